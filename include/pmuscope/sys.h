@@ -1,0 +1,115 @@
+/* The kernel seam.
+ *
+ * Every interaction pmuscope has with the kernel goes through a struct pms_sys:
+ *  - a root directory fd under which sys/... and proc/... are opened with
+ *    openat() (default "/"; tests point it at an unpacked machine snapshot);
+ *  - an ops table for perf_event_open, ioctl, read, mmap, munmap, close,
+ *    move_pages and get_mempolicy (default: raw syscall(); tests install a
+ *    fake kernel).
+ *
+ * Op convention: every op returns >= 0 on success and a negative errno on
+ * failure (never -1 + errno), so fakes need not touch errno.
+ *
+ * A context whose root is not "/" or whose ops are not the real ones is "not
+ * this system": live-only calls (attaching to pids, reading /proc/self) refuse
+ * with PMS_ENOTLIVE instead of mixing the host with a snapshot.
+ *
+ * Ownership: pms_sys_new() gives the caller a context released with
+ * pms_sys_free(); opts and the ops table are copied; ops->ud is borrowed and
+ * must outlive the context.
+ */
+#ifndef PMUSCOPE_SYS_H
+#define PMUSCOPE_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perf_event_attr;
+
+struct pms_sys_ops {
+	void *ud; /* passed back to every op */
+	int (*perf_event_open)(void *ud, struct perf_event_attr *attr, pid_t pid,
+			       int cpu, int group_fd, unsigned long flags);
+	int (*ioctl)(void *ud, int fd, unsigned long request, unsigned long arg);
+	ssize_t (*read)(void *ud, int fd, void *buf, size_t count);
+	/* On success stores the mapping in *out and returns 0. */
+	int (*mmap)(void *ud, size_t length, int prot, int flags, int fd,
+		    off_t offset, void **out);
+	int (*munmap)(void *ud, void *addr, size_t length);
+	int (*close)(void *ud, int fd);
+	long (*move_pages)(void *ud, int pid, unsigned long count, void **pages,
+			   const int *nodes, int *status, int flags);
+	long (*get_mempolicy)(void *ud, int *mode, unsigned long *nodemask,
+			      unsigned long maxnode, void *addr, unsigned long flags);
+};
+
+#define PMS_SYS_OPTS_VERSION 1
+struct pms_sys_opts {
+	unsigned version;          /* PMS_SYS_OPTS_VERSION */
+	const char *root;          /* NULL or "/" = this machine */
+	const struct pms_sys_ops *ops; /* NULL = real syscalls */
+};
+#define PMS_SYS_OPTS_INIT { PMS_SYS_OPTS_VERSION, NULL, NULL }
+
+struct pms_sys;
+
+/* Create a context; opts may be NULL for "this machine, real syscalls".
+ * The environment is not consulted (that is the CLI's business). */
+int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts);
+void pms_sys_free(struct pms_sys *sys);
+
+/* The real syscall ops table. */
+const struct pms_sys_ops *pms_sys_real_ops(void);
+
+/* The ops table in use (never NULL). */
+const struct pms_sys_ops *pms_sys_ops(const struct pms_sys *sys);
+
+/* The root directory fd (owned by the context) and its path. */
+int pms_sys_root_fd(const struct pms_sys *sys);
+const char *pms_sys_root(const struct pms_sys *sys);
+
+/* True when root is "/" and ops are the real syscalls. */
+bool pms_sys_is_live(const struct pms_sys *sys);
+
+/* Read a whole file below the root (relpath like "sys/devices/system/cpu/online",
+ * no leading '/') into a NUL-terminated malloc'd buffer owned by the caller.
+ * Trailing newlines are kept.  Files larger than 16 MiB are refused (PMS_ERANGE).
+ * *len (optional) gets the byte count. */
+int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out,
+		      size_t *len);
+
+/* Like pms_sys_read_file, but strips trailing whitespace. */
+int pms_sys_read_line(const struct pms_sys *sys, const char *relpath, char **out);
+
+/* Parse a file holding one integer (decimal, or hex with 0x). */
+int pms_sys_read_u64(const struct pms_sys *sys, const char *relpath, uint64_t *out);
+
+/* True when relpath exists below the root. */
+bool pms_sys_exists(const struct pms_sys *sys, const char *relpath);
+
+/* List the entry names of a directory below the root, sorted with a natural
+ * (numeric-aware) order, "." and ".." excluded.  *names is a malloc'd array
+ * of malloc'd strings; free with pms_sys_names_free(). */
+int pms_sys_list_dir(const struct pms_sys *sys, const char *relpath, char ***names,
+		     size_t *count);
+void pms_sys_names_free(char **names, size_t count);
+
+/* Thin wrappers that call the ops table and turn a failure into a pms error
+ * whose message names `what` (e.g. "perf_event_open(ibs_op/...)").
+ * They return the op's non-negative result or a negative PMS_E* code; the raw
+ * errno is in pms_error_errno(). */
+int pms_sys_perf_event_open(const struct pms_sys *sys, struct perf_event_attr *attr,
+			    pid_t pid, int cpu, int group_fd, unsigned long flags,
+			    const char *what);
+int pms_sys_close(const struct pms_sys *sys, int fd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,362 @@
+/* The kernel seam: root fd + ops table (see include/pmuscope/sys.h). */
+#include "pmuscope/sys.h"
+#include "util/error.h"
+#include "util/natsort.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct pms_sys {
+	int root_fd;
+	char *root;
+	struct pms_sys_ops ops;
+	bool live;
+};
+
+static int real_perf_event_open(void *ud, struct perf_event_attr *attr, pid_t pid,
+				int cpu, int group_fd, unsigned long flags)
+{
+	(void)ud;
+	long r = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return r < 0 ? -errno : (int)r;
+}
+
+static int real_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
+{
+	(void)ud;
+	int r = ioctl(fd, request, arg);
+	return r < 0 ? -errno : r;
+}
+
+static ssize_t real_read(void *ud, int fd, void *buf, size_t count)
+{
+	(void)ud;
+	ssize_t r;
+	do
+		r = read(fd, buf, count);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+static int real_mmap(void *ud, size_t length, int prot, int flags, int fd, off_t offset,
+		     void **out)
+{
+	(void)ud;
+	void *p = mmap(NULL, length, prot, flags, fd, offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	*out = p;
+	return 0;
+}
+
+static int real_munmap(void *ud, void *addr, size_t length)
+{
+	(void)ud;
+	return munmap(addr, length) < 0 ? -errno : 0;
+}
+
+static int real_close(void *ud, int fd)
+{
+	(void)ud;
+	return close(fd) < 0 ? -errno : 0;
+}
+
+static long real_move_pages(void *ud, int pid, unsigned long count, void **pages,
+			    const int *nodes, int *status, int flags)
+{
+	(void)ud;
+	long r = syscall(SYS_move_pages, pid, count, pages, nodes, status, flags);
+	return r < 0 ? -errno : r;
+}
+
+static long real_get_mempolicy(void *ud, int *mode, unsigned long *nodemask,
+			       unsigned long maxnode, void *addr, unsigned long flags)
+{
+	(void)ud;
+	long r = syscall(SYS_get_mempolicy, mode, nodemask, maxnode, addr, flags);
+	return r < 0 ? -errno : r;
+}
+
+static const struct pms_sys_ops real_ops = {
+	.ud = NULL,
+	.perf_event_open = real_perf_event_open,
+	.ioctl = real_ioctl,
+	.read = real_read,
+	.mmap = real_mmap,
+	.munmap = real_munmap,
+	.close = real_close,
+	.move_pages = real_move_pages,
+	.get_mempolicy = real_get_mempolicy,
+};
+
+const struct pms_sys_ops *pms_sys_real_ops(void)
+{
+	return &real_ops;
+}
+
+int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
+{
+	struct pms_sys *sys = NULL;
+	const char *root = "/";
+	int ret = 0;
+
+	if (!out)
+		return pms_err(PMS_EINVAL, "pms_sys_new: out is NULL");
+	*out = NULL;
+	if (opts && opts->version != PMS_SYS_OPTS_VERSION)
+		return pms_err(PMS_EINVAL, "pms_sys_new: opts version %u, expected %u",
+			       opts->version, PMS_SYS_OPTS_VERSION);
+	if (opts && opts->root && opts->root[0])
+		root = opts->root;
+
+	sys = calloc(1, sizeof(*sys));
+	if (!sys)
+		return pms_err(PMS_ENOMEM, "pms_sys_new: out of memory");
+	sys->root_fd = -1;
+	sys->root = strdup(root);
+	if (!sys->root) {
+		ret = pms_err(PMS_ENOMEM, "pms_sys_new: out of memory");
+		goto out;
+	}
+	sys->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sys->root_fd < 0) {
+		ret = pms_err_errno(0, errno, "cannot open root directory '%s'", root);
+		goto out;
+	}
+	sys->ops = (opts && opts->ops) ? *opts->ops : real_ops;
+	sys->live = strcmp(root, "/") == 0 && !(opts && opts->ops && opts->ops != &real_ops);
+	*out = sys;
+	sys = NULL;
+out:
+	pms_sys_free(sys);
+	return ret;
+}
+
+void pms_sys_free(struct pms_sys *sys)
+{
+	if (!sys)
+		return;
+	if (sys->root_fd >= 0)
+		close(sys->root_fd);
+	free(sys->root);
+	free(sys);
+}
+
+const struct pms_sys_ops *pms_sys_ops(const struct pms_sys *sys)
+{
+	return &sys->ops;
+}
+
+int pms_sys_root_fd(const struct pms_sys *sys)
+{
+	return sys->root_fd;
+}
+
+const char *pms_sys_root(const struct pms_sys *sys)
+{
+	return sys->root;
+}
+
+bool pms_sys_is_live(const struct pms_sys *sys)
+{
+	return sys->live;
+}
+
+static const char *rel(const char *p)
+{
+	while (*p == '/')
+		p++;
+	return *p ? p : ".";
+}
+
+#define PMS_SYS_MAX_FILE (16u << 20)
+
+int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out,
+		      size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 4096, n = 0;
+	int fd, ret = 0;
+
+	*out = NULL;
+	fd = openat(sys->root_fd, rel(relpath), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pms_err_errno(0, errno, "cannot open %s/%s", sys->root, rel(relpath));
+	buf = malloc(cap + 1);
+	if (!buf) {
+		ret = pms_err(PMS_ENOMEM, "out of memory reading %s", relpath);
+		goto out;
+	}
+	for (;;) {
+		ssize_t r;
+		if (n == cap) {
+			char *nb;
+			if (cap >= PMS_SYS_MAX_FILE) {
+				ret = pms_err(PMS_ERANGE, "%s/%s is larger than %u bytes",
+					      sys->root, rel(relpath), PMS_SYS_MAX_FILE);
+				goto out;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				ret = pms_err(PMS_ENOMEM, "out of memory reading %s", relpath);
+				goto out;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = pms_err_errno(PMS_EIO, errno, "cannot read %s/%s", sys->root,
+					    rel(relpath));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	*out = buf;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int pms_sys_read_line(const struct pms_sys *sys, const char *relpath, char **out)
+{
+	size_t len;
+	int ret = pms_sys_read_file(sys, relpath, out, &len);
+	if (ret < 0)
+		return ret;
+	while (len && strchr(" \t\r\n", (*out)[len - 1]))
+		(*out)[--len] = '\0';
+	return 0;
+}
+
+int pms_sys_read_u64(const struct pms_sys *sys, const char *relpath, uint64_t *out)
+{
+	char *s = NULL, *end;
+	unsigned long long v;
+	int ret = pms_sys_read_line(sys, relpath, &s);
+	if (ret < 0)
+		return ret;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end != '\0' || s[0] == '-') {
+		ret = pms_err(PMS_EPARSE, "%s/%s: expected an unsigned integer, found '%.40s'",
+			      sys->root, rel(relpath), s);
+	} else {
+		*out = v;
+	}
+	free(s);
+	return ret;
+}
+
+bool pms_sys_exists(const struct pms_sys *sys, const char *relpath)
+{
+	return faccessat(sys->root_fd, rel(relpath), F_OK, 0) == 0;
+}
+
+void pms_sys_names_free(char **names, size_t count)
+{
+	if (!names)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return pms_natcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pms_sys_list_dir(const struct pms_sys *sys, const char *relpath, char ***names,
+		     size_t *count)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d;
+	struct dirent *de;
+	int fd, ret = 0;
+
+	*names = NULL;
+	*count = 0;
+	fd = openat(sys->root_fd, rel(relpath), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return pms_err_errno(0, errno, "cannot open directory %s/%s", sys->root,
+				     rel(relpath));
+	d = fdopendir(fd);
+	if (!d) {
+		ret = pms_err_errno(0, errno, "cannot read directory %s/%s", sys->root,
+				    rel(relpath));
+		close(fd);
+		return ret;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **nv = realloc(v, nc * sizeof(*v));
+			if (!nv) {
+				ret = pms_err(PMS_ENOMEM, "out of memory listing %s", relpath);
+				goto out;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[n] = strdup(de->d_name);
+		if (!v[n]) {
+			ret = pms_err(PMS_ENOMEM, "out of memory listing %s", relpath);
+			goto out;
+		}
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_names);
+	*names = v;
+	*count = n;
+	v = NULL;
+out:
+	if (v)
+		pms_sys_names_free(v, n);
+	closedir(d);
+	return ret;
+}
+
+int pms_sys_perf_event_open(const struct pms_sys *sys, struct perf_event_attr *attr,
+			    pid_t pid, int cpu, int group_fd, unsigned long flags,
+			    const char *what)
+{
+	int r = sys->ops.perf_event_open(sys->ops.ud, attr, pid, cpu, group_fd, flags);
+	if (r < 0)
+		return pms_err_errno(0, -r,
+				     "perf_event_open(%s, type=%" PRIu32 " config=0x%" PRIx64
+				     ", pid=%d, cpu=%d) failed",
+				     what ? what : "event", attr->type, (uint64_t)attr->config,
+				     (int)pid, cpu);
+	return r;
+}
+
+int pms_sys_close(const struct pms_sys *sys, int fd)
+{
+	int r = sys->ops.close(sys->ops.ud, fd);
+	if (r < 0)
+		return pms_err_errno(0, -r, "close(fd %d) failed", fd);
+	return 0;
+}

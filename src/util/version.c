@@ -1,0 +1,6 @@
+#include "version.h"
+
+const char *pms_version(void)
+{
+	return PMS_VERSION_STRING;
+}

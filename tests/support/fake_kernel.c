@@ -1,0 +1,221 @@
+#include "fake_kernel.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fk_fd *fk_fd(struct fk *fk, int fd)
+{
+	int i = fd - FK_FD_BASE;
+	if (i < 0 || i >= FK_MAX_FDS || !fk->fds[i].used)
+		return NULL;
+	return &fk->fds[i];
+}
+
+static int fk_perf_event_open(void *ud, struct perf_event_attr *attr, pid_t pid, int cpu,
+			      int group_fd, unsigned long flags)
+{
+	struct fk *fk = ud;
+	int r = 0, i;
+
+	/* kernel/events/core.c perf_copy_attr(): size 0 means VER0, a size
+	 * below VER0 or above PAGE_SIZE is E2BIG. */
+	if (attr->size && (attr->size < PERF_ATTR_SIZE_VER0 || attr->size > 4096))
+		r = -E2BIG;
+	/* kernel/events/core.c SYSCALL_DEFINE5(perf_event_open): pid == -1 and
+	 * cpu == -1 together is EINVAL. */
+	else if (pid == -1 && cpu == -1)
+		r = -EINVAL;
+	else if (group_fd != -1 && !fk_fd(fk, group_fd))
+		r = -EBADF;
+	else if (fk->rule)
+		r = fk->rule(fk, attr, pid, cpu, group_fd, flags);
+	if (r >= 0) {
+		for (i = 0; i < FK_MAX_FDS && fk->fds[i].used; i++)
+			;
+		if (i == FK_MAX_FDS) {
+			r = -EMFILE;
+		} else {
+			memset(&fk->fds[i], 0, sizeof(fk->fds[i]));
+			fk->fds[i].used = 1;
+			fk->fds[i].attr = *attr;
+			fk->fds[i].cpu = cpu;
+			fk->fds[i].pid = pid;
+			fk->nopen++;
+			r = FK_FD_BASE + i;
+		}
+	}
+	if (fk->nlog < (int)(sizeof(fk->log) / sizeof(fk->log[0]))) {
+		struct fk_open_log *l = &fk->log[fk->nlog++];
+		l->attr = *attr;
+		l->pid = pid;
+		l->cpu = cpu;
+		l->group_fd = group_fd;
+		l->flags = flags;
+		l->result = r;
+	}
+	return r;
+}
+
+static int fk_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
+{
+	struct fk_fd *f = fk_fd(ud, fd);
+	(void)arg;
+	if (!f)
+		return -EBADF;
+	f->ioctl_last = request;
+	f->ioctl_count++;
+	return 0;
+}
+
+static ssize_t fk_read(void *ud, int fd, void *buf, size_t count)
+{
+	struct fk_fd *f = fk_fd(ud, fd);
+	if (!f)
+		return -EBADF;
+	if (f->read_errno)
+		return -f->read_errno;
+	/* kernel/events/core.c perf_read_one(): a buffer smaller than the
+	 * read_format size is ENOSPC. */
+	if (count < f->read_len)
+		return -ENOSPC;
+	memcpy(buf, f->read_data, f->read_len);
+	return (ssize_t)f->read_len;
+}
+
+static int fk_mmap(void *ud, size_t length, int prot, int flags, int fd, off_t offset,
+		   void **out)
+{
+	struct fk_fd *f = fk_fd(ud, fd);
+	void *p;
+	(void)prot;
+	(void)flags;
+	(void)offset;
+	if (!f)
+		return -EBADF;
+	if (length == 0)
+		return -EINVAL;
+	p = aligned_alloc(4096, (length + 4095) & ~(size_t)4095);
+	if (!p)
+		return -ENOMEM;
+	memset(p, 0, length);
+	f->map = p;
+	f->map_len = length;
+	*out = p;
+	return 0;
+}
+
+static int fk_munmap(void *ud, void *addr, size_t length)
+{
+	struct fk *fk = ud;
+	(void)length;
+	for (int i = 0; i < FK_MAX_FDS; i++)
+		if (fk->fds[i].map == addr)
+			fk->fds[i].map = NULL;
+	free(addr);
+	return 0;
+}
+
+static int fk_close(void *ud, int fd)
+{
+	struct fk *fk = ud;
+	struct fk_fd *f = fk_fd(fk, fd);
+	if (!f)
+		return -EBADF;
+	f->used = 0;
+	fk->nopen--;
+	return 0;
+}
+
+static int page_lookup(struct fk *fk, uint64_t addr, int *node)
+{
+	uint64_t page = addr & ~(uint64_t)(fk->page_size - 1);
+	for (int i = 0; i < fk->npages; i++)
+		if (fk->page_addr[i] == page) {
+			*node = fk->page_node[i];
+			return 1;
+		}
+	return 0;
+}
+
+static long fk_move_pages(void *ud, int pid, unsigned long count, void **pages,
+			  const int *nodes, int *status, int flags)
+{
+	struct fk *fk = ud;
+	(void)pid;
+	(void)flags;
+	fk->move_pages_calls++;
+	/* mm/migrate.c do_pages_stat(): nodes == NULL queries; a page that is
+	 * not mapped reports -EFAULT, one not yet faulted in -ENOENT. */
+	if (nodes)
+		return -EPERM; /* the fake does not migrate */
+	for (unsigned long i = 0; i < count; i++) {
+		int node;
+		status[i] = page_lookup(fk, (uint64_t)(uintptr_t)pages[i], &node) ? node : -EFAULT;
+	}
+	return 0;
+}
+
+static long fk_get_mempolicy(void *ud, int *mode, unsigned long *nodemask,
+			     unsigned long maxnode, void *addr, unsigned long flags)
+{
+	struct fk *fk = ud;
+	int node;
+	(void)nodemask;
+	(void)maxnode;
+	(void)flags;
+	fk->get_mempolicy_calls++;
+	if (!page_lookup(fk, (uint64_t)(uintptr_t)addr, &node) || node < 0)
+		return -EFAULT;
+	if (mode)
+		*mode = node;
+	return 0;
+}
+
+void fk_set_page(struct fk *fk, uint64_t addr, int node)
+{
+	uint64_t page = addr & ~(uint64_t)(fk->page_size - 1);
+	for (int i = 0; i < fk->npages; i++)
+		if (fk->page_addr[i] == page) {
+			fk->page_node[i] = node;
+			return;
+		}
+	if (fk->npages < FK_MAX_PAGES) {
+		fk->page_addr[fk->npages] = page;
+		fk->page_node[fk->npages++] = node;
+	}
+}
+
+struct fk *fk_new(void)
+{
+	struct fk *fk = calloc(1, sizeof(*fk));
+	if (!fk)
+		return NULL;
+	fk->page_size = 4096;
+	fk->ops = (struct pms_sys_ops){
+		.ud = fk,
+		.perf_event_open = fk_perf_event_open,
+		.ioctl = fk_ioctl,
+		.read = fk_read,
+		.mmap = fk_mmap,
+		.munmap = fk_munmap,
+		.close = fk_close,
+		.move_pages = fk_move_pages,
+		.get_mempolicy = fk_get_mempolicy,
+	};
+	return fk;
+}
+
+void fk_free(struct fk *fk)
+{
+	if (!fk)
+		return;
+	for (int i = 0; i < FK_MAX_FDS; i++)
+		free(fk->fds[i].map);
+	free(fk);
+}
+
+const struct pms_sys_ops *fk_ops(struct fk *fk)
+{
+	return &fk->ops;
+}

@@ -1,0 +1,80 @@
+/* A scriptable fake kernel behind the pms_sys ops table.
+ *
+ * It keeps a table of fake fds, logs every perf_event_open attr, lets a test
+ * install an acceptance rule (which encodes a real kernel's rules and cites
+ * them), serves mmap with zeroed memory a test can fill like the kernel
+ * fills a ring, and answers move_pages/get_mempolicy from a page -> node map.
+ *
+ * Ownership: fk_new() returns a fake released with fk_free(); it must outlive
+ * every pms_sys built on fk_ops().
+ */
+#ifndef PMS_TESTS_FAKE_KERNEL_H
+#define PMS_TESTS_FAKE_KERNEL_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmuscope/sys.h"
+
+#define FK_MAX_FDS 256
+#define FK_MAX_PAGES 4096
+#define FK_FD_BASE 1000
+
+struct fk;
+
+/* Return a non-negative value to accept (the fake then allocates the fd) or a
+ * negative errno to refuse, as the real kernel would. */
+typedef int (*fk_open_rule)(struct fk *fk, const struct perf_event_attr *attr, pid_t pid,
+			    int cpu, int group_fd, unsigned long flags);
+
+struct fk_open_log {
+	struct perf_event_attr attr;
+	pid_t pid;
+	int cpu;
+	int group_fd;
+	unsigned long flags;
+	int result; /* fd or -errno */
+};
+
+struct fk_fd {
+	int used;
+	struct perf_event_attr attr;
+	int cpu;
+	pid_t pid;
+	/* What read() returns (copied; at most 4096 bytes). */
+	unsigned char read_data[4096];
+	size_t read_len;
+	int read_errno; /* when non-zero, read fails with it */
+	void *map;      /* last mmap of this fd */
+	size_t map_len;
+	unsigned long ioctl_last;
+	int ioctl_count;
+};
+
+struct fk {
+	fk_open_rule rule;
+	void *rule_ud;
+	struct fk_open_log log[512];
+	int nlog;
+	struct fk_fd fds[FK_MAX_FDS];
+	int nopen; /* currently open fds */
+	/* page -> node map for move_pages / get_mempolicy */
+	uint64_t page_addr[FK_MAX_PAGES];
+	int page_node[FK_MAX_PAGES];
+	int npages;
+	long page_size;
+	long move_pages_calls;
+	long get_mempolicy_calls;
+	struct pms_sys_ops ops;
+};
+
+struct fk *fk_new(void);
+void fk_free(struct fk *fk);
+const struct pms_sys_ops *fk_ops(struct fk *fk);
+struct fk_fd *fk_fd(struct fk *fk, int fd);
+/* Map the page holding addr to node (negative = that -errno status). */
+void fk_set_page(struct fk *fk, uint64_t addr, int node);
+
+#endif

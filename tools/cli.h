@@ -1,0 +1,51 @@
+/* The pmuscope CLI: one file per subcommand (cmd_<name>.c), registered in
+ * commands[] in main.c.  Subcommands print; the library never does. */
+#ifndef PMS_TOOLS_CLI_H
+#define PMS_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pmuscope/sys.h"
+
+struct cli_global {
+	const char *root; /* --root DIR or $PMUSCOPE_ROOT, NULL = this machine */
+	const char *prog; /* argv[0] */
+};
+
+/* Each subcommand: argv[0] is the subcommand name. Returns the exit code. */
+typedef int (*cli_cmd_fn)(const struct cli_global *g, int argc, char **argv);
+
+struct cli_cmd {
+	const char *name;
+	cli_cmd_fn fn;
+	const char *summary;
+};
+
+/* Open the kernel seam for g->root; prints the error and returns NULL on failure. */
+struct pms_sys *cli_open_sys(const struct cli_global *g);
+
+/* Print "pmuscope: <what>: <pms_error_last()>" to stderr; returns exit code 1. */
+int cli_fail(const char *what);
+
+/* Minimal streaming JSON writer for --json output. */
+struct json {
+	FILE *f;
+	int depth;
+	bool need_comma[64];
+	bool pretty;
+};
+void json_init(struct json *j, FILE *f);
+void json_begin_object(struct json *j, const char *key);
+void json_end_object(struct json *j);
+void json_begin_array(struct json *j, const char *key);
+void json_end_array(struct json *j);
+void json_str(struct json *j, const char *key, const char *val); /* NULL -> null */
+void json_int(struct json *j, const char *key, long long val);
+void json_uint(struct json *j, const char *key, unsigned long long val);
+void json_bool(struct json *j, const char *key, bool val);
+void json_double(struct json *j, const char *key, double val);
+void json_null(struct json *j, const char *key);
+void json_finish(struct json *j); /* newline */
+
+#endif

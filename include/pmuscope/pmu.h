@@ -1,0 +1,157 @@
+/* PMU discovery from /sys/bus/event_source/devices (through the kernel seam).
+ *
+ * pms_pmus_load() reads every PMU directory below the context's root: type,
+ * cpumask / cpus, caps/*, format/* (parsed into bit ranges), events/* (with
+ * .scale/.unit/.per-pkg/.snapshot), nr_addr_filters; and classifies each PMU
+ * (core, uncore, software, tracepoint, precise engine...).
+ *
+ * Ownership: pms_pmus_load() gives the caller a struct pms_pmus released with
+ * pms_pmus_free(); every pointer inside (PMUs, strings, arrays) is owned by it
+ * and lives until that call.  Lookups return borrowed pointers.
+ */
+#ifndef PMUSCOPE_PMU_H
+#define PMUSCOPE_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/cpuset.h"
+#include "pmuscope/sys.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which perf_event_attr word a format term writes. */
+enum pms_cfg_field {
+	PMS_CFG_CONFIG = 0,
+	PMS_CFG_CONFIG1 = 1,
+	PMS_CFG_CONFIG2 = 2,
+	PMS_CFG_CONFIG3 = 3,
+	PMS_CFG_CONFIG4 = 4,
+};
+#define PMS_CFG_NFIELDS 5
+
+/* One contiguous bit range lo..hi (inclusive) of a config word. */
+struct pms_bitrange {
+	uint8_t lo, hi;
+};
+
+#define PMS_FORMAT_MAX_RANGES 8
+/* A sysfs format term, e.g. "event" -> "config:0-7,32-35". The value's bits
+ * are scattered over the ranges in order, least significant first. */
+struct pms_format {
+	char *name;
+	enum pms_cfg_field field;
+	struct pms_bitrange ranges[PMS_FORMAT_MAX_RANGES];
+	int nranges;
+	int width; /* total bits */
+};
+
+/* An events/ alias, e.g. "cpu-cycles" -> "event=0x3c". */
+struct pms_pmu_event {
+	char *name;
+	char *value;  /* the alias text, trailing newline removed */
+	char *unit;   /* from NAME.unit, or NULL */
+	double scale; /* from NAME.scale, 1.0 if absent */
+	bool per_pkg;
+	bool snapshot;
+};
+
+struct pms_pmu_cap {
+	char *name;
+	char *value;
+};
+
+enum pms_pmu_kind {
+	PMS_PMU_OTHER = 0,
+	PMS_PMU_CORE,       /* "cpu", cpu_core/cpu_atom, armv8_*, armv9_*, apple_*_pmu */
+	PMS_PMU_UNCORE,     /* uncore_*, amd_df, amd_l3, arm_cmn, arm_dsu, dmc620 ... */
+	PMS_PMU_SOFTWARE,   /* "software" */
+	PMS_PMU_TRACEPOINT, /* "tracepoint" */
+	PMS_PMU_BREAKPOINT, /* "breakpoint" */
+	PMS_PMU_PRECISE,    /* ibs_op, ibs_fetch, arm_spe_N */
+};
+
+enum pms_precise_engine {
+	PMS_ENGINE_NONE = 0,
+	PMS_ENGINE_IBS_OP,
+	PMS_ENGINE_IBS_FETCH,
+	PMS_ENGINE_PEBS, /* a core PMU with caps/max_precise > 0 */
+	PMS_ENGINE_SPE,
+};
+
+enum pms_uncore_scope {
+	PMS_SCOPE_NONE = 0,
+	PMS_SCOPE_SYSTEM,  /* one instance for the machine */
+	PMS_SCOPE_PACKAGE, /* one reader CPU per socket in cpumask */
+	PMS_SCOPE_DIE,
+	PMS_SCOPE_CLUSTER, /* e.g. arm_dsu per cluster */
+	PMS_SCOPE_CPU,
+};
+
+struct pms_pmu {
+	char *name;
+	uint32_t type;
+	enum pms_pmu_kind kind;
+	enum pms_precise_engine engine;
+	enum pms_uncore_scope scope;
+	bool has_cpus;         /* a "cpus" file (hybrid/big.LITTLE core PMUs) */
+	bool has_cpumask;      /* a "cpumask" file (uncore reader CPUs) */
+	struct pms_cpuset cpus; /* from "cpus" or "cpumask"; empty = all CPUs */
+	int nr_addr_filters;   /* -1 if absent */
+	int max_precise;       /* caps/max_precise, -1 if absent */
+	char *box;             /* uncore box family ("uncore_cha"), NULL otherwise */
+	int box_index;         /* uncore box number (uncore_cha_12 -> 12), -1 if none */
+	struct pms_format *formats;
+	size_t nformats;
+	struct pms_pmu_event *events;
+	size_t nevents;
+	struct pms_pmu_cap *caps;
+	size_t ncaps;
+};
+
+struct pms_pmus {
+	struct pms_pmu *pmus;
+	size_t count;
+};
+
+/* Load every PMU; a missing event_source directory gives an empty list (not
+ * an error).  A PMU whose own files are unreadable or malformed fails the
+ * call with a message naming the file. */
+int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out);
+void pms_pmus_free(struct pms_pmus *pmus);
+
+const struct pms_pmu *pms_pmu_find(const struct pms_pmus *pmus, const char *name);
+const struct pms_pmu *pms_pmu_find_type(const struct pms_pmus *pmus, uint32_t type);
+const struct pms_format *pms_pmu_format(const struct pms_pmu *pmu, const char *term);
+const struct pms_pmu_event *pms_pmu_event(const struct pms_pmu *pmu, const char *name);
+/* Value of caps/NAME, or NULL. */
+const char *pms_pmu_cap(const struct pms_pmu *pmu, const char *name);
+
+/* The core PMU that counts on CPU n: the one whose "cpus" contains n, else the
+ * single core PMU without a cpus file; NULL if none. */
+const struct pms_pmu *pms_pmus_core_for_cpu(const struct pms_pmus *pmus, int cpu);
+
+/* Number of hardware core PMUs (2+ on hybrid / big.LITTLE machines). */
+size_t pms_pmus_core_count(const struct pms_pmus *pmus);
+
+/* Parse one format file's text ("config1:0-7,32-35\n") into f (name not set).
+ * PMS_EPARSE with the column on malformed input. */
+int pms_format_parse(const char *text, struct pms_format *f);
+
+/* Place value into a format term's bits: ORs them into *word.  Fails with
+ * PMS_ERANGE when value does not fit in f->width bits. */
+int pms_format_encode(const struct pms_format *f, uint64_t value, uint64_t *word);
+/* Mask of all bits the term covers. */
+uint64_t pms_format_mask(const struct pms_format *f);
+
+const char *pms_pmu_kind_name(enum pms_pmu_kind kind);
+const char *pms_engine_name(enum pms_precise_engine engine);
+const char *pms_scope_name(enum pms_uncore_scope scope);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -14,10 +14,13 @@
 CLI_COMMANDS(DECLARE)
 #undef DECLARE
 
+static int cmd_help(const struct cli_global *g, int argc, char **argv);
+
 static const struct cli_cmd commands[] = {
 #define ENTRY(name, summary) { #name, cmd_##name, summary },
 	CLI_COMMANDS(ENTRY)
 #undef ENTRY
+	{ "help", cmd_help, "this overview ('pmuscope COMMAND --help' for one command)" },
 };
 
 struct pms_sys *cli_open_sys(const struct cli_global *g)
@@ -50,6 +53,15 @@ static void usage(FILE *f)
 		   "               also taken from $PMUSCOPE_ROOT\n"
 		   "  --version    print the version\n"
 		   "  --help       this text; 'pmuscope COMMAND --help' for a command\n");
+}
+
+static int cmd_help(const struct cli_global *g, int argc, char **argv)
+{
+	(void)g;
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 /* PMU discovery from /sys/bus/event_source/devices (through the kernel seam).
  *
  * pms_pmus_load() reads every PMU directory below the context's root: type,
- * cpumask / cpus, caps/*, format/* (parsed into bit ranges), events/* (with
+ * cpumask / cpus, caps/..., format/... (parsed into bit ranges), events/... (with
  * .scale/.unit/.per-pkg/.snapshot), nr_addr_filters; and classifies each PMU
  * (core, uncore, software, tracepoint, precise engine...).
  *

@@ -1,0 +1,384 @@
+/* perf.data writer: see include/pmuscope/perfdata.h for the layout.
+ *
+ * Everything is written in host byte order; readers detect the order from
+ * the magic (tools/perf/util/header.c, check_magic_endian). */
+#include "pmuscope/perfdata.h"
+
+#include "util/error.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* struct perf_file_section (tools/perf/util/header.h). */
+struct file_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+/* struct perf_file_header (tools/perf/util/header.h): 104 bytes. */
+struct file_header {
+	uint64_t magic;
+	uint64_t size;      /* sizeof(struct file_header) */
+	uint64_t attr_size; /* sizeof(attr) + sizeof(struct file_section) */
+	struct file_section attrs;
+	struct file_section data;
+	struct file_section event_types; /* obsolete; left zero */
+	uint64_t adds_features[PMS_PERFDATA_FEAT_MAX / 64];
+};
+
+_Static_assert(sizeof(struct file_header) == PMS_PERFDATA_HEADER_SIZE,
+	       "perf_file_header is 104 bytes");
+
+/* perf's NAME_ALIGN (tools/perf/util/header.h) for string features. */
+#define STRING_ALIGN 64
+
+struct wattr {
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	size_t nids;
+};
+
+struct feature {
+	unsigned char *payload; /* NULL = not set */
+	size_t len;
+};
+
+struct pms_perfdata_writer {
+	int fd;
+	bool closed;
+	struct wattr *attrs;
+	size_t nattrs;
+	uint64_t data_size;
+	uint64_t nrecords;
+	struct feature feats[PMS_PERFDATA_FEAT_MAX];
+};
+
+/* Write all of buf at off; what names the section for the message. */
+static int write_at(int fd, const void *buf, size_t len, uint64_t off, const char *what)
+{
+	const unsigned char *p = buf;
+	while (len > 0) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return pms_err_errno(PMS_EIO, errno,
+					     "perf.data: writing %s (%zu bytes at offset %" PRIu64 ")",
+					     what, len, off);
+		if (n == 0)
+			return pms_err(PMS_EIO,
+				       "perf.data: writing %s (%zu bytes at offset %" PRIu64
+				       "): the fd accepted no bytes",
+				       what, len, off);
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int pms_perfdata_writer_open(int fd, struct pms_perfdata_writer **out)
+{
+	struct pms_perfdata_writer *w = NULL;
+	static const unsigned char zero[PMS_PERFDATA_HEADER_SIZE];
+	int r;
+
+	if (!out)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_open: out is NULL");
+	*out = NULL;
+	if (fd < 0)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_open: fd %d is not an fd", fd);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory");
+	w->fd = fd;
+	/* Zeroed placeholder: a file left unfinished has no magic and no
+	 * reader mistakes it for a complete one. */
+	r = write_at(fd, zero, sizeof(zero), 0, "header placeholder");
+	if (r < 0)
+		goto out;
+	*out = w;
+	w = NULL;
+out:
+	pms_perfdata_writer_free(w);
+	return r;
+}
+
+static int check_open(const struct pms_perfdata_writer *w, const char *fn)
+{
+	if (!w)
+		return pms_err(PMS_EINVAL, "%s: writer is NULL", fn);
+	if (w->closed)
+		return pms_err(PMS_EINVAL, "%s: the writer is already closed", fn);
+	return 0;
+}
+
+int pms_perfdata_writer_add_attr(struct pms_perfdata_writer *w,
+				 const struct perf_event_attr *attr,
+				 const uint64_t *ids, size_t nids)
+{
+	struct wattr *grown, *a;
+	int r = check_open(w, "pms_perfdata_writer_add_attr");
+
+	if (r < 0)
+		return r;
+	if (!attr || (nids && !ids))
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_add_attr: attr or ids is NULL");
+	if (w->nrecords)
+		return pms_err(PMS_EINVAL,
+			       "pms_perfdata_writer_add_attr: attr %zu added after %" PRIu64
+			       " records; add every attr before the first record",
+			       w->nattrs, w->nrecords);
+	if (nids > SIZE_MAX / sizeof(uint64_t))
+		return pms_err(PMS_ERANGE, "pms_perfdata_writer_add_attr: %zu ids", nids);
+	grown = realloc(w->attrs, (w->nattrs + 1) * sizeof(*grown));
+	if (!grown)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory for attr %zu",
+			       w->nattrs);
+	w->attrs = grown;
+	a = &w->attrs[w->nattrs];
+	memset(a, 0, sizeof(*a));
+	if (nids) {
+		a->ids = malloc(nids * sizeof(uint64_t));
+		if (!a->ids)
+			return pms_err(PMS_ENOMEM, "perf.data writer: out of memory for %zu ids",
+				       nids);
+		memcpy(a->ids, ids, nids * sizeof(uint64_t));
+	}
+	a->attr = *attr;
+	a->attr.size = sizeof(struct perf_event_attr);
+	a->nids = nids;
+	w->nattrs++;
+	return 0;
+}
+
+int pms_perfdata_writer_write(struct pms_perfdata_writer *w, const void *record, size_t len)
+{
+	struct perf_event_header h;
+	int r = check_open(w, "pms_perfdata_writer_write");
+
+	if (r < 0)
+		return r;
+	if (!record)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write: record is NULL");
+	if (w->nattrs == 0)
+		return pms_err(PMS_EINVAL,
+			       "pms_perfdata_writer_write: no attr added; add the events first");
+	if (len < sizeof(h) || len % 8 != 0)
+		return pms_err(PMS_EINVAL,
+			       "pms_perfdata_writer_write: record %" PRIu64 " is %zu bytes; "
+			       "records are at least 8 bytes and a multiple of 8",
+			       w->nrecords, len);
+	memcpy(&h, record, sizeof(h));
+	if (h.size != len)
+		return pms_err(PMS_EINVAL,
+			       "pms_perfdata_writer_write: record %" PRIu64
+			       " (type %" PRIu32 ") has header.size %u but %zu bytes were given",
+			       w->nrecords, h.type, (unsigned)h.size, len);
+	if (w->data_size > UINT64_MAX - PMS_PERFDATA_HEADER_SIZE - len)
+		return pms_err(PMS_ERANGE, "pms_perfdata_writer_write: data section too large");
+	{
+		char what[64];
+		snprintf(what, sizeof(what), "data section record %" PRIu64, w->nrecords);
+		r = write_at(w->fd, record, len, PMS_PERFDATA_HEADER_SIZE + w->data_size, what);
+	}
+	if (r < 0)
+		return r;
+	w->data_size += len;
+	w->nrecords++;
+	return 0;
+}
+
+int pms_perfdata_writer_set_feature(struct pms_perfdata_writer *w, unsigned feat,
+				    const void *payload, size_t len)
+{
+	unsigned char *copy;
+	int r = check_open(w, "pms_perfdata_writer_set_feature");
+
+	if (r < 0)
+		return r;
+	/* Bit 0 is HEADER_RESERVED and bit 1 TRACING_DATA, whose payload perf
+	 * reads from outside the table; neither is a plain byte blob. */
+	if (feat < 2 || feat >= PMS_PERFDATA_FEAT_MAX)
+		return pms_err(PMS_EINVAL,
+			       "pms_perfdata_writer_set_feature: feature %u is not one this "
+			       "writer can store (2..%d)",
+			       feat, PMS_PERFDATA_FEAT_MAX - 1);
+	if (!payload && len)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_set_feature: payload is NULL");
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory for feature %u",
+			       feat);
+	if (len)
+		memcpy(copy, payload, len);
+	free(w->feats[feat].payload);
+	w->feats[feat].payload = copy;
+	w->feats[feat].len = len;
+	return 0;
+}
+
+int pms_perfdata_writer_set_string(struct pms_perfdata_writer *w, unsigned feat,
+				   const char *s)
+{
+	unsigned char *buf;
+	size_t slen, padded;
+	uint32_t len32;
+	int r;
+
+	if (!s)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_set_string: string is NULL");
+	slen = strlen(s) + 1;
+	if (slen > UINT32_MAX - STRING_ALIGN)
+		return pms_err(PMS_ERANGE, "pms_perfdata_writer_set_string: string too long");
+	padded = (slen + STRING_ALIGN - 1) / STRING_ALIGN * STRING_ALIGN;
+	buf = calloc(1, sizeof(len32) + padded);
+	if (!buf)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory for feature %u",
+			       feat);
+	len32 = (uint32_t)padded;
+	memcpy(buf, &len32, sizeof(len32));
+	memcpy(buf + sizeof(len32), s, slen);
+	r = pms_perfdata_writer_set_feature(w, feat, buf, sizeof(len32) + padded);
+	free(buf);
+	return r;
+}
+
+int pms_perfdata_writer_set_nrcpus(struct pms_perfdata_writer *w, uint32_t online,
+				   uint32_t avail)
+{
+	/* header.c write_nrcpus: nr_cpus_avail first, then nr_cpus_online. */
+	uint32_t v[2] = { avail, online };
+	return pms_perfdata_writer_set_feature(w, PMS_PERFDATA_FEAT_NRCPUS, v, sizeof(v));
+}
+
+uint64_t pms_perfdata_writer_records(const struct pms_perfdata_writer *w)
+{
+	return w ? w->nrecords : 0;
+}
+
+uint64_t pms_perfdata_writer_data_size(const struct pms_perfdata_writer *w)
+{
+	return w ? w->data_size : 0;
+}
+
+/* Feature table: one {offset,size} per set bit, in bit order, at the end of
+ * the data section; the payloads follow the table. Returns the end offset in
+ * *end. */
+static int write_features(struct pms_perfdata_writer *w, struct file_header *fh,
+			  uint64_t *end)
+{
+	struct file_section *table = NULL;
+	size_t n = 0, i = 0;
+	uint64_t table_off = fh->data.offset + fh->data.size, off;
+	int r = 0;
+
+	for (unsigned f = 0; f < PMS_PERFDATA_FEAT_MAX; f++)
+		if (w->feats[f].payload)
+			n++;
+	*end = table_off;
+	if (n == 0)
+		return 0;
+	table = calloc(n, sizeof(*table));
+	if (!table)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory for the feature table");
+	off = table_off + n * sizeof(*table);
+	for (unsigned f = 0; f < PMS_PERFDATA_FEAT_MAX; f++) {
+		char what[40];
+		if (!w->feats[f].payload)
+			continue;
+		fh->adds_features[f / 64] |= UINT64_C(1) << (f % 64);
+		table[i].offset = off;
+		table[i].size = w->feats[f].len;
+		snprintf(what, sizeof(what), "feature %u payload", f);
+		r = write_at(w->fd, w->feats[f].payload, w->feats[f].len, off, what);
+		if (r < 0)
+			goto out;
+		off += w->feats[f].len;
+		i++;
+	}
+	r = write_at(w->fd, table, n * sizeof(*table), table_off, "feature table");
+	if (r < 0)
+		goto out;
+	*end = off;
+out:
+	free(table);
+	return r;
+}
+
+/* struct perf_file_attr: the attr, then the section holding its ids. */
+struct file_attr {
+	struct perf_event_attr attr;
+	struct file_section ids;
+};
+
+int pms_perfdata_writer_close(struct pms_perfdata_writer *w)
+{
+	struct file_header fh;
+	struct file_attr *fattrs = NULL;
+	uint64_t off;
+	int r = check_open(w, "pms_perfdata_writer_close");
+
+	if (r < 0)
+		return r;
+	w->closed = true;
+	if (w->nattrs == 0)
+		return pms_err(PMS_EINVAL,
+			       "pms_perfdata_writer_close: no attr added; perf cannot read a "
+			       "file without events");
+	memset(&fh, 0, sizeof(fh));
+	fh.magic = PMS_PERFDATA_MAGIC;
+	fh.size = sizeof(fh);
+	fh.attr_size = sizeof(struct file_attr);
+	fh.data.offset = PMS_PERFDATA_HEADER_SIZE;
+	fh.data.size = w->data_size;
+
+	r = write_features(w, &fh, &off);
+	if (r < 0)
+		goto out;
+	fattrs = calloc(w->nattrs, sizeof(*fattrs));
+	if (!fattrs) {
+		r = pms_err(PMS_ENOMEM, "perf.data writer: out of memory for attrs");
+		goto out;
+	}
+	for (size_t i = 0; i < w->nattrs; i++) {
+		fattrs[i].attr = w->attrs[i].attr;
+		fattrs[i].ids.offset = off;
+		fattrs[i].ids.size = w->attrs[i].nids * sizeof(uint64_t);
+		if (w->attrs[i].nids) {
+			char what[32];
+			snprintf(what, sizeof(what), "ids of attr %zu", i);
+			r = write_at(w->fd, w->attrs[i].ids, fattrs[i].ids.size, off, what);
+			if (r < 0)
+				goto out;
+		}
+		off += fattrs[i].ids.size;
+	}
+	fh.attrs.offset = off;
+	fh.attrs.size = w->nattrs * sizeof(*fattrs);
+	r = write_at(w->fd, fattrs, fh.attrs.size, off, "attrs");
+	if (r < 0)
+		goto out;
+	r = write_at(w->fd, &fh, sizeof(fh), 0, "header");
+out:
+	free(fattrs);
+	return r;
+}
+
+void pms_perfdata_writer_free(struct pms_perfdata_writer *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->nattrs; i++)
+		free(w->attrs[i].ids);
+	free(w->attrs);
+	for (unsigned f = 0; f < PMS_PERFDATA_FEAT_MAX; f++)
+		free(w->feats[f].payload);
+	free(w);
+}

@@ -89,6 +89,7 @@ enum pms_uncore_scope {
 	PMS_SCOPE_DIE,
 	PMS_SCOPE_CLUSTER, /* e.g. arm_dsu per cluster */
 	PMS_SCOPE_CPU,
+	PMS_SCOPE_LLC,     /* one reader CPU per last-level cache (amd_l3: per CCX) */
 };
 
 struct pms_pmu {
@@ -150,6 +151,17 @@ uint64_t pms_format_mask(const struct pms_format *f);
 const char *pms_pmu_kind_name(enum pms_pmu_kind kind);
 const char *pms_engine_name(enum pms_precise_engine engine);
 const char *pms_scope_name(enum pms_uncore_scope scope);
+
+/* "config", "config1" ... "config4". */
+const char *pms_cfg_field_name(enum pms_cfg_field field);
+
+/* Write a term back in sysfs form ("config1:0-7,32-35"); returns the length
+ * it needed, like snprintf. */
+size_t pms_format_str(const struct pms_format *f, char *buf, size_t size);
+
+/* True when at least one hardware PMU (core, uncore or precise engine) is
+ * exposed; false on e.g. a VM without a virtual PMU. */
+bool pms_pmus_has_hardware(const struct pms_pmus *pmus);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,42 @@
+/* The real machine's PMUs load without error (root "/"). */
+#include "check.h"
+#include "pmuscope/error.h"
+#include "pmuscope/pmu.h"
+
+PMS_TEST(live_root_loads)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	const struct pms_pmu *sw;
+
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	if (!sys)
+		return;
+	CHECK_OK(pms_pmus_load(sys, &pmus));
+	if (pmus) {
+		/* Every Linux with perf_events has the software PMU at
+		 * PERF_TYPE_SOFTWARE (include/uapi/linux/perf_event.h). */
+		sw = pms_pmu_find(pmus, "software");
+		CHECK(sw != NULL);
+		if (sw) {
+			CHECK_EQ_INT(sw->type, 1);
+			CHECK_EQ_INT(sw->kind, PMS_PMU_SOFTWARE);
+		}
+		CHECK(pms_pmu_find_type(pmus, 2) != NULL);
+		for (size_t i = 0; i < pmus->count; i++)
+			fprintf(stderr, "  %s type=%u kind=%s engine=%s formats=%zu events=%zu\n",
+				pmus->pmus[i].name, pmus->pmus[i].type,
+				pms_pmu_kind_name(pmus->pmus[i].kind),
+				pms_engine_name(pmus->pmus[i].engine), pmus->pmus[i].nformats,
+				pmus->pmus[i].nevents);
+		/* On a machine with a hardware core PMU, every CPU 0 has one. */
+		if (pms_pmus_core_count(pmus) > 0)
+			CHECK(pms_pmus_core_for_cpu(pmus, 0) != NULL);
+		else
+			CHECK(!pms_pmus_has_hardware(pmus) || pms_pmus_core_count(pmus) == 0);
+	}
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+}
+
+PMS_TEST_MAIN()

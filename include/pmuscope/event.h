@@ -1,0 +1,90 @@
+/* Event strings in perf's syntax -> struct perf_event_attr (+ target CPUs).
+ *
+ * Accepted forms (comma-separated, optionally grouped as {a,b}:mods):
+ *   cycles, instructions, ...        generic hardware / software events
+ *   L1-dcache-load-misses, LLC-...   generic hardware-cache events
+ *   r1a8                             raw event (hex) on the core PMU(s)
+ *   cpu/event=0x3c,umask=0,period=1000,name=x/   PMU terms from format/
+ *   cpu/mem-loads,ldlat=30/          an alias from the PMU's events/ dir
+ *   cpu_cycles                       a bare alias looked up in the PMUs
+ * followed by modifiers ":u k h G H p pp ppp P S D I W e" (after a PMU's
+ * closing '/' the ':' may be left out).
+ *
+ * Generic hardware and cache events on machines with several core PMUs
+ * (hybrid / big.LITTLE) expand to one event per core PMU, with that PMU's type
+ * in config bits 32-63 and its CPUs as target; groups are split per core PMU.
+ *
+ * Ownership: pms_event_parse() gives the caller a struct pms_event_list
+ * released with pms_event_list_free(); every pointer inside it is owned by the
+ * list.  The pms_pmus argument is borrowed for the duration of the call only.
+ */
+#ifndef PMUSCOPE_EVENT_H
+#define PMUSCOPE_EVENT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/cpuset.h"
+#include "pmuscope/pmu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Extended type for PERF_TYPE_HARDWARE / PERF_TYPE_HW_CACHE: the PMU type
+ * goes in config bits 32-63 (include/uapi/linux/perf_event.h). */
+#define PMS_PMU_TYPE_SHIFT 32
+
+struct pms_event {
+	struct perf_event_attr attr; /* size = sizeof(struct perf_event_attr) */
+	uint64_t config4;    /* format terms on config4 (not in every uapi header) */
+	char *name;          /* the name= term, else the event as written */
+	char *pmu;           /* PMU it binds to; NULL for software / PMU-less */
+	struct pms_cpuset cpus; /* target CPUs; empty = every CPU */
+	int group;           /* group index, -1 when not in a group */
+	bool group_leader;
+	bool weak;           /* W: the group may be broken up if it fails */
+	bool precise_max;    /* P: the highest precise_ip the PMU accepts */
+	bool sample_read;    /* S */
+	bool percore;        /* percore term */
+	bool per_pkg;        /* from the alias's .per-pkg */
+	bool snapshot;       /* from the alias's .snapshot */
+	double scale;        /* from the alias's .scale, 1.0 otherwise */
+	char *unit;          /* from the alias's .unit, or NULL */
+	char *metric_id;     /* metric-id term, or NULL */
+	char *call_graph;    /* call-graph term ("fp", "dwarf", "lbr"), or NULL */
+	char *branch_type;   /* branch_type term, or NULL */
+	uint64_t stack_size; /* stack-size term, 0 if absent */
+	int column;          /* 1-based column where the event starts in the text */
+};
+
+struct pms_event_list {
+	struct pms_event *events;
+	size_t count;
+	int ngroups; /* groups are numbered 0 .. ngroups-1 */
+};
+
+/* Parse text (one or more comma-separated events) against pmus (may be NULL:
+ * only generic, software and raw events then resolve).
+ * Errors: PMS_EPARSE (syntax, overlapping terms), PMS_ENOENT (unknown event,
+ * PMU or term), PMS_ERANGE (a value wider than its term); the message holds
+ * the original string and the 1-based column of the offending part. */
+int pms_event_parse(const struct pms_pmus *pmus, const char *text,
+		    struct pms_event_list **out);
+void pms_event_list_free(struct pms_event_list *list);
+
+/* Format attr's set fields perf-style, e.g.
+ * "type=4,config=0x1cd,config1=0x40,precise_ip=2,exclude_kernel".
+ * Returns the length it needed (like snprintf). */
+size_t pms_event_attr_describe(const struct perf_event_attr *attr, char *buf,
+			       size_t size);
+
+/* Like pms_event_attr_describe, plus config4 when set. */
+size_t pms_event_describe(const struct pms_event *ev, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -352,7 +352,7 @@ int pms_perfdata_writer_close(struct pms_perfdata_writer *w)
 		fattrs[i].ids.offset = off;
 		fattrs[i].ids.size = w->attrs[i].nids * sizeof(uint64_t);
 		if (w->attrs[i].nids) {
-			char what[32];
+			char what[48];
 			snprintf(what, sizeof(what), "ids of attr %zu", i);
 			r = write_at(w->fd, w->attrs[i].ids, fattrs[i].ids.size, off, what);
 			if (r < 0)

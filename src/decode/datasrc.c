@@ -1,0 +1,443 @@
+/* union perf_mem_data_src: pack/unpack and perf's text.
+ *
+ * The text rules and vocabularies are those of tools/perf/util/mem-events.c
+ * (perf v7.3-rc7: perf_mem__{op,lvl,snp,tlb,lck,blk}_scnprintf,
+ * perf_script__meminfo_scnprintf, mem_stat_index) and builtin-script.c
+ * data_src__fprintf.  See include/pmuscope/datasrc.h for the length policy. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmuscope/datasrc.h"
+
+/* ---- pack / unpack ------------------------------------------------------- */
+
+#define FIELD(v, grp) \
+	((unsigned)(((v) >> PMS_MEM_##grp##_SHIFT) & ((1u << PMS_MEM_##grp##_WIDTH) - 1)))
+#define PUT(x, grp) \
+	((uint64_t)((x) & ((1u << PMS_MEM_##grp##_WIDTH) - 1)) << PMS_MEM_##grp##_SHIFT)
+
+void pms_datasrc_unpack(uint64_t val, struct pms_datasrc *out)
+{
+	out->op = FIELD(val, OP);
+	out->lvl = FIELD(val, LVL);
+	out->snoop = FIELD(val, SNOOP);
+	out->lock = FIELD(val, LOCK);
+	out->dtlb = FIELD(val, TLB);
+	out->lvl_num = FIELD(val, LVLNUM);
+	out->remote = FIELD(val, REMOTE);
+	out->snoopx = FIELD(val, SNOOPX);
+	out->blk = FIELD(val, BLK);
+	out->hops = FIELD(val, HOPS);
+	out->region = FIELD(val, REGION);
+}
+
+uint64_t pms_datasrc_pack(const struct pms_datasrc *d)
+{
+	return PUT(d->op, OP) | PUT(d->lvl, LVL) | PUT(d->snoop, SNOOP) | PUT(d->lock, LOCK) |
+	       PUT(d->dtlb, TLB) | PUT(d->lvl_num, LVLNUM) | PUT(d->remote, REMOTE) |
+	       PUT(d->snoopx, SNOOPX) | PUT(d->blk, BLK) | PUT(d->hops, HOPS) |
+	       PUT(d->region, REGION);
+}
+
+/* ---- vocabularies (mem-events.c string tables, indexed by bit or value) --- */
+
+/* tlb_access[]: by bit of mem_dtlb. */
+static const char *const tlb_names[PMS_MEM_TLB_WIDTH] = {
+	"N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault",
+};
+
+/* mem_lvl[]: by bit of mem_lvl. */
+static const char *const lvl_names[PMS_MEM_LVL_WIDTH] = {
+	"N/A", "HIT", "MISS", "L1", "LFB/MAB", "L2", "L3", "Local RAM",
+	"Remote RAM (1 hop)", "Remote RAM (2 hops)", "Remote Cache (1 hop)",
+	"Remote Cache (2 hops)", "I/O", "Uncached",
+};
+
+/* snoop_access[] then snoopx_access[]: by bit. */
+static const char *const snoop_names[PMS_MEM_SNOOP_WIDTH] = {
+	"N/A", "None", "Hit", "Miss", "HitM",
+};
+static const char *const snoopx_names[PMS_MEM_SNOOPX_WIDTH] = { "Fwd", "Peer" };
+
+/* mem_lvlnum[]: by value; NULL prints "Unknown level N" (L0 = 7 has no name
+ * in perf 7.3). */
+static const char *const lvlnum_names[1u << PMS_MEM_LVLNUM_WIDTH] = {
+	[PMS_MEM_LVLNUM_L1] = "L1",
+	[PMS_MEM_LVLNUM_L2] = "L2",
+	[PMS_MEM_LVLNUM_L3] = "L3",
+	[PMS_MEM_LVLNUM_L4] = "L4",
+	[PMS_MEM_LVLNUM_L2_MHB] = "L2 MHB",
+	[PMS_MEM_LVLNUM_MSC] = "Memory-side Cache",
+	[PMS_MEM_LVLNUM_UNC] = "Uncached",
+	[PMS_MEM_LVLNUM_CXL] = "CXL",
+	[PMS_MEM_LVLNUM_IO] = "I/O",
+	[PMS_MEM_LVLNUM_ANY_CACHE] = "Any cache",
+	[PMS_MEM_LVLNUM_LFB] = "LFB/MAB",
+	[PMS_MEM_LVLNUM_RAM] = "RAM",
+	[PMS_MEM_LVLNUM_PMEM] = "PMEM",
+	[PMS_MEM_LVLNUM_NA] = "N/A",
+};
+
+/* mem_hops[]: by value; 5..7 are outside perf's array. */
+static const char *const hops_names[5] = {
+	"N/A", "core, same node", "node, same socket", "socket, same board", "board",
+};
+
+/* perf_mem__op_scnprintf: first matching bit wins, in this order. */
+static const struct {
+	unsigned bit;
+	const char *name;
+} op_order[] = {
+	{ PMS_MEM_OP_NA, "N/A" },
+	{ PMS_MEM_OP_LOAD, "LOAD" },
+	{ PMS_MEM_OP_STORE, "STORE" },
+	{ PMS_MEM_OP_PFETCH, "PFETCH" },
+	{ PMS_MEM_OP_EXEC, "EXEC" },
+};
+
+/* ---- a bounded string builder that counts the full length ---------------- */
+
+struct sb {
+	char *buf;
+	size_t size; /* capacity including the NUL */
+	size_t len;  /* full length of the text so far */
+};
+
+static void sb_init(struct sb *s, char *buf, size_t size)
+{
+	s->buf = buf;
+	s->size = size;
+	s->len = 0;
+	if (buf && size)
+		buf[0] = '\0';
+}
+
+static void sb_putn(struct sb *s, const char *str, size_t n)
+{
+	if (s->buf && s->size && s->len < s->size - 1) {
+		size_t room = s->size - 1 - s->len;
+		size_t k = n < room ? n : room;
+		memcpy(s->buf + s->len, str, k);
+		s->buf[s->len + k] = '\0';
+	}
+	s->len += n;
+}
+
+static void sb_puts(struct sb *s, const char *str)
+{
+	sb_putn(s, str, strlen(str));
+}
+
+static void sb_putu(struct sb *s, unsigned v)
+{
+	char tmp[16];
+	int n = snprintf(tmp, sizeof(tmp), "%u", v);
+	sb_putn(s, tmp, (size_t)n);
+}
+
+/* Copy text (full length len) into buf with the snprintf contract. */
+static size_t out_text(const char *text, size_t len, char *buf, size_t size)
+{
+	if (buf && size) {
+		size_t k = len < size - 1 ? len : size - 1;
+		memcpy(buf, text, k);
+		buf[k] = '\0';
+	}
+	return len;
+}
+
+/* ---- the pieces ---------------------------------------------------------- */
+
+static void piece_op(struct sb *s, uint64_t val)
+{
+	unsigned op = FIELD(val, OP);
+	for (size_t i = 0; i < sizeof(op_order) / sizeof(op_order[0]); i++) {
+		if (op & op_order[i].bit) {
+			sb_puts(s, op_order[i].name);
+			return;
+		}
+	}
+	sb_puts(s, "No");
+}
+
+/* perf_mem__lvl_scnprintf. */
+static void piece_lvl(struct sb *s, uint64_t val)
+{
+	unsigned lvl = FIELD(val, LVL), num = FIELD(val, LVLNUM);
+	const char *hit_miss = "";
+
+	if (lvl & PMS_MEM_LVL_HIT)
+		hit_miss = "hit";
+	else if (lvl & PMS_MEM_LVL_MISS)
+		hit_miss = "miss";
+
+	if (num != 0 && num != PMS_MEM_LVLNUM_NA) {
+		unsigned hops = FIELD(val, HOPS);
+		if (FIELD(val, REMOTE))
+			sb_puts(s, "Remote ");
+		if (hops) {
+			if (hops < sizeof(hops_names) / sizeof(hops_names[0])) {
+				sb_puts(s, hops_names[hops]);
+			} else {
+				/* perf reads past mem_hops[] here (undefined). */
+				sb_puts(s, "Unknown hops ");
+				sb_putu(s, hops);
+			}
+			sb_puts(s, " ");
+		}
+		if (lvlnum_names[num]) {
+			sb_puts(s, lvlnum_names[num]);
+		} else {
+			sb_puts(s, "Unknown level ");
+			sb_putu(s, num);
+		}
+		sb_puts(s, " ");
+		sb_puts(s, hit_miss);
+		return;
+	}
+
+	lvl &= ~(PMS_MEM_LVL_NA | PMS_MEM_LVL_HIT | PMS_MEM_LVL_MISS);
+	if (!lvl) {
+		sb_puts(s, "N/A");
+		return;
+	}
+	bool first = true;
+	for (unsigned i = 3; i < PMS_MEM_LVL_WIDTH; i++) {
+		if (!(lvl & (1u << i)))
+			continue;
+		if (!first)
+			sb_puts(s, " or ");
+		sb_puts(s, lvl_names[i]);
+		first = false;
+	}
+	sb_puts(s, " ");
+	sb_puts(s, hit_miss);
+}
+
+/* perf_mem__snp_scnprintf: snoop bits then snoopx bits, one " or " list. */
+static void piece_snoop(struct sb *s, uint64_t val)
+{
+	unsigned snp = FIELD(val, SNOOP), snpx = FIELD(val, SNOOPX);
+	bool any = false;
+
+	for (unsigned i = 0; i < PMS_MEM_SNOOP_WIDTH; i++) {
+		if (!(snp & (1u << i)))
+			continue;
+		if (any)
+			sb_puts(s, " or ");
+		sb_puts(s, snoop_names[i]);
+		any = true;
+	}
+	for (unsigned i = 0; i < PMS_MEM_SNOOPX_WIDTH; i++) {
+		if (!(snpx & (1u << i)))
+			continue;
+		if (any)
+			sb_puts(s, " or ");
+		sb_puts(s, snoopx_names[i]);
+		any = true;
+	}
+	if (!any)
+		sb_puts(s, "N/A");
+}
+
+/* perf_mem__tlb_scnprintf: HIT/MISS become suffixes after the level names. */
+static void piece_tlb(struct sb *s, uint64_t val)
+{
+	unsigned m = FIELD(val, TLB);
+	bool hit = m & PMS_MEM_TLB_HIT, miss = m & PMS_MEM_TLB_MISS, any = false;
+
+	m &= ~(PMS_MEM_TLB_HIT | PMS_MEM_TLB_MISS);
+	for (unsigned i = 0; i < PMS_MEM_TLB_WIDTH; i++) {
+		if (!(m & (1u << i)))
+			continue;
+		if (any)
+			sb_puts(s, " or ");
+		sb_puts(s, tlb_names[i]);
+		any = true;
+	}
+	if (!any)
+		sb_puts(s, "N/A");
+	if (hit)
+		sb_puts(s, " hit");
+	if (miss)
+		sb_puts(s, " miss");
+}
+
+/* perf_mem__lck_scnprintf: NA wins over LOCKED; 0 is "No". */
+static void piece_lock(struct sb *s, uint64_t val)
+{
+	unsigned l = FIELD(val, LOCK);
+	if (l & PMS_MEM_LOCK_NA)
+		sb_puts(s, "N/A");
+	else if (l & PMS_MEM_LOCK_LOCKED)
+		sb_puts(s, "Yes");
+	else
+		sb_puts(s, "No");
+}
+
+/* perf_mem__blk_scnprintf: always starts with a space. */
+static void piece_blk(struct sb *s, uint64_t val)
+{
+	unsigned b = FIELD(val, BLK);
+	if (!b || (b & PMS_MEM_BLK_NA)) {
+		sb_puts(s, " N/A");
+		return;
+	}
+	if (b & PMS_MEM_BLK_DATA)
+		sb_puts(s, " Data");
+	if (b & PMS_MEM_BLK_ADDR)
+		sb_puts(s, " Addr");
+}
+
+/* Enough for the longest decode (every level bit: ~170 characters). */
+#define FULL_MAX 512
+
+static void meminfo(struct sb *s, uint64_t val)
+{
+	sb_puts(s, "|OP ");
+	piece_op(s, val);
+	sb_puts(s, "|LVL ");
+	piece_lvl(s, val);
+	sb_puts(s, "|SNP ");
+	piece_snoop(s, val);
+	sb_puts(s, "|TLB ");
+	piece_tlb(s, val);
+	sb_puts(s, "|LCK ");
+	piece_lock(s, val);
+	sb_puts(s, "|BLK ");
+	piece_blk(s, val);
+}
+
+size_t pms_datasrc_format(uint64_t val, char *buf, size_t size)
+{
+	char full[FULL_MAX];
+	struct sb s;
+
+	sb_init(&s, full, sizeof(full));
+	meminfo(&s, val);
+	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
+	return out_text(full, len, buf, size);
+}
+
+size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size)
+{
+	char full[FULL_MAX];
+	char hex[24];
+	struct sb s;
+
+	sb_init(&s, full, sizeof(full));
+	snprintf(hex, sizeof(hex), "%16" PRIx64 " ", val);
+	sb_puts(&s, hex);
+	meminfo(&s, val);
+	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
+	return out_text(full, len, buf, size);
+}
+
+#define COLUMN_FN(name, piece)                                        \
+	size_t pms_datasrc_format_##name(uint64_t val, char *buf, size_t size) \
+	{                                                             \
+		struct sb s;                                          \
+		sb_init(&s, buf, size);                               \
+		piece(&s, val);                                       \
+		return s.len;                                         \
+	}
+
+COLUMN_FN(op, piece_op)
+COLUMN_FN(mem, piece_lvl)
+COLUMN_FN(snoop, piece_snoop)
+COLUMN_FN(tlb, piece_tlb)
+COLUMN_FN(lock, piece_lock)
+COLUMN_FN(blk, piece_blk)
+
+/* ---- mem-stat names (tools/perf/util/mem-events.c mem_stat_index) -------- */
+
+struct stat_row {
+	unsigned key;
+	const char *name;
+};
+
+static const char *stat_lookup(const struct stat_row *rows, size_t n, unsigned key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].key == key)
+			return rows[i].name;
+	return NULL;
+}
+
+#define NROWS(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *pms_datasrc_stat_op(uint64_t val)
+{
+	/* Exact mem_op values first, then single bits in this order. */
+	static const struct stat_row exact[] = {
+		{ PMS_MEM_OP_LOAD, "Load" },
+		{ PMS_MEM_OP_STORE, "Store" },
+		{ PMS_MEM_OP_LOAD | PMS_MEM_OP_STORE, "Ld+St" },
+	};
+	static const struct stat_row bits[] = {
+		{ PMS_MEM_OP_PFETCH, "Pfetch" },
+		{ PMS_MEM_OP_EXEC, "Exec" },
+	};
+	unsigned op = FIELD(val, OP);
+	const char *n = stat_lookup(exact, NROWS(exact), op);
+	if (n)
+		return n;
+	for (size_t i = 0; i < NROWS(bits); i++)
+		if (op & bits[i].key)
+			return bits[i].name;
+	return "Other";
+}
+
+const char *pms_datasrc_stat_cache(uint64_t val)
+{
+	static const struct stat_row rows[] = {
+		{ PMS_MEM_LVLNUM_L1, "L1" },
+		{ PMS_MEM_LVLNUM_L2, "L2" },
+		{ PMS_MEM_LVLNUM_L3, "L3" },
+		{ PMS_MEM_LVLNUM_L4, "L4" },
+		{ PMS_MEM_LVLNUM_LFB, "L1-buf" },
+		{ PMS_MEM_LVLNUM_L2_MHB, "L2-buf" },
+	};
+	const char *n = stat_lookup(rows, NROWS(rows), FIELD(val, LVLNUM));
+	return n ? n : "Other";
+}
+
+const char *pms_datasrc_stat_memory(uint64_t val)
+{
+	static const struct stat_row rows[] = {
+		{ PMS_MEM_LVLNUM_RAM, "RAM" },
+		{ PMS_MEM_LVLNUM_MSC, "MSC" },
+		{ PMS_MEM_LVLNUM_UNC, "Uncach" },
+		{ PMS_MEM_LVLNUM_CXL, "CXL" },
+		{ PMS_MEM_LVLNUM_IO, "IO" },
+		{ PMS_MEM_LVLNUM_PMEM, "PMEM" },
+	};
+	const char *n = stat_lookup(rows, NROWS(rows), FIELD(val, LVLNUM));
+	return n ? n : "Other";
+}
+
+const char *pms_datasrc_stat_snoop(uint64_t val)
+{
+	static const struct stat_row rows[] = {
+		{ PMS_MEM_SNOOP_HIT, "Hit" },
+		{ PMS_MEM_SNOOP_HITM, "HitM" },
+		{ PMS_MEM_SNOOP_MISS, "Miss" },
+	};
+	const char *n = stat_lookup(rows, NROWS(rows), FIELD(val, SNOOP));
+	return n ? n : "Other";
+}
+
+const char *pms_datasrc_stat_dtlb(uint64_t val)
+{
+	static const struct stat_row rows[] = {
+		{ PMS_MEM_TLB_L1 | PMS_MEM_TLB_HIT, "L1-Hit" },
+		{ PMS_MEM_TLB_L2 | PMS_MEM_TLB_HIT, "L2-Hit" },
+		{ PMS_MEM_TLB_L1 | PMS_MEM_TLB_L2 | PMS_MEM_TLB_HIT, "L?-Hit" },
+	};
+	unsigned t = FIELD(val, TLB);
+	const char *n = stat_lookup(rows, NROWS(rows), t);
+	if (n)
+		return n;
+	return (t & PMS_MEM_TLB_MISS) ? "Miss" : "Other";
+}

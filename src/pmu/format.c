@@ -26,19 +26,29 @@ static int col(const char *text, const char *p)
 	return (int)(p - text) + 1;
 }
 
+/* Length of text without trailing whitespace, for messages. */
+static int shown(const char *text)
+{
+	size_t n = strlen(text);
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	return n > 64 ? 64 : (int)n;
+}
+
 static int parse_bit(const char *text, const char **p, int *out)
 {
+	const char *start = *p;
 	int v = 0;
 	if (!isdigit((unsigned char)**p))
 		return pms_err(PMS_EPARSE,
-			       "format '%.64s': expected a bit number at column %d", text,
-			       col(text, *p));
+			       "format '%.*s': expected a bit number at column %d", shown(text),
+			       text, col(text, *p));
 	while (isdigit((unsigned char)**p)) {
 		v = v * 10 + (**p - '0');
 		if (v > 63)
 			return pms_err(PMS_EPARSE,
-				       "format '%.64s': bit number at column %d is above 63",
-				       text, col(text, *p));
+				       "format '%.*s': bit number at column %d is above 63",
+				       shown(text), text, col(text, start));
 		(*p)++;
 	}
 	*out = v;
@@ -64,21 +74,21 @@ int pms_format_parse(const char *text, struct pms_format *f)
 	nlen = (size_t)(name_end - p);
 	if (nlen == 0)
 		return pms_err(PMS_EPARSE,
-			       "format '%.64s': expected config, config1..config4 at column 1",
-			       text);
+			       "format '%.*s': expected config, config1..config4 at column 1",
+			       shown(text), text);
 	for (i = 0; i < (int)(sizeof(cfg_fields) / sizeof(cfg_fields[0])); i++)
 		if (strlen(cfg_fields[i].name) == nlen && !memcmp(cfg_fields[i].name, p, nlen))
 			break;
 	if (i == (int)(sizeof(cfg_fields) / sizeof(cfg_fields[0])))
 		return pms_err(PMS_EPARSE,
-			       "format '%.64s': unknown field '%.*s' at column 1 (expected config, "
+			       "format '%.*s': unknown field '%.*s' at column 1 (expected config, "
 			       "config1..config4)",
-			       text, (int)(nlen > 32 ? 32 : nlen), p);
+			       shown(text), text, (int)(nlen > 32 ? 32 : nlen), p);
 	f->field = cfg_fields[i].field;
 	p = name_end;
 	if (*p != ':')
-		return pms_err(PMS_EPARSE, "format '%.64s': expected ':' at column %d", text,
-			       col(text, p));
+		return pms_err(PMS_EPARSE, "format '%.*s': expected ':' at column %d",
+			       shown(text), text, col(text, p));
 	p++;
 
 	for (;;) {
@@ -94,8 +104,8 @@ int pms_format_parse(const char *text, struct pms_format *f)
 				goto fail;
 			if (hi < lo) {
 				ret = pms_err(PMS_EPARSE,
-					      "format '%.64s': range %d-%d at column %d is backwards",
-					      text, lo, hi, col(text, start));
+					      "format '%.*s': range %d-%d at column %d is backwards",
+					      shown(text), text, lo, hi, col(text, start));
 				goto fail;
 			}
 		}
@@ -103,14 +113,14 @@ int pms_format_parse(const char *text, struct pms_format *f)
 		    ~((UINT64_C(1) << lo) - 1);
 		if (m & seen) {
 			ret = pms_err(PMS_EPARSE,
-				      "format '%.64s': range at column %d overlaps an earlier one",
-				      text, col(text, start));
+				      "format '%.*s': range at column %d overlaps an earlier one",
+				      shown(text), text, col(text, start));
 			goto fail;
 		}
 		if (f->nranges == PMS_FORMAT_MAX_RANGES) {
 			ret = pms_err(PMS_EPARSE,
-				      "format '%.64s': more than %d ranges (column %d)", text,
-				      PMS_FORMAT_MAX_RANGES, col(text, start));
+				      "format '%.*s': more than %d ranges (column %d)", shown(text),
+				      text, PMS_FORMAT_MAX_RANGES, col(text, start));
 			goto fail;
 		}
 		seen |= m;
@@ -128,8 +138,9 @@ int pms_format_parse(const char *text, struct pms_format *f)
 	while (*p == '\n' || *p == ' ' || *p == '\t' || *p == '\r')
 		p++;
 	if (*p != '\0') {
-		ret = pms_err(PMS_EPARSE, "format '%.64s': unexpected '%c' at column %d", text,
-			      isprint((unsigned char)*p) ? *p : '?', col(text, p));
+		ret = pms_err(PMS_EPARSE, "format '%.*s': unexpected '%c' at column %d",
+			      shown(text), text, isprint((unsigned char)*p) ? *p : '?',
+			      col(text, p));
 		goto fail;
 	}
 	/* Keep ranges ascending: perf assigns value bits in ascending bit order

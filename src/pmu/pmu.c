@@ -8,6 +8,7 @@
 #include "pmu/classify.h"
 #include "util/error.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,9 +251,29 @@ out:
 	return ret;
 }
 
-/* cpus / cpumask are printed as CPU lists by the kernel (cpumap_print_to_pagebuf
+/* True for the kernel's hex mask form: comma-separated groups of exactly 8
+ * hex digits (bitmap_print_to_pagebuf with list=false).  A CPU list never
+ * has such groups below PMS_CPUSET_MAX. */
+static bool is_hex_mask(const char *t)
+{
+	size_t run = 0;
+	for (; *t; t++) {
+		if (*t == ',') {
+			if (run != 8)
+				return false;
+			run = 0;
+		} else if (isxdigit((unsigned char)*t)) {
+			run++;
+		} else {
+			return false;
+		}
+	}
+	return run == 8;
+}
+
+/* cpus / cpumask are printed as CPU lists by most drivers (cpumap_print_to_pagebuf
  * with list=true in drivers/perf/arm_pmu.c, arch/x86/events/intel/uncore.c);
- * a few drivers print hex masks, which a list parse rejects. */
+ * a few print hex masks. */
 static int load_cpus(const struct pms_sys *sys, struct pms_pmu *p, const char *file)
 {
 	char path[512], *text = NULL;
@@ -261,9 +282,10 @@ static int load_cpus(const struct pms_sys *sys, struct pms_pmu *p, const char *f
 		return ret;
 	if ((ret = pms_sys_read_line(sys, path, &text)) < 0)
 		return ret;
-	ret = pms_cpuset_parse_list(&p->cpus, text);
-	if (ret < 0 && strchr(text, ',') && strlen(text) > 8)
+	if (is_hex_mask(text))
 		ret = pms_cpuset_parse_mask(&p->cpus, text);
+	else
+		ret = pms_cpuset_parse_list(&p->cpus, text);
 	if (ret < 0) {
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s", pms_error_last());

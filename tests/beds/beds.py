@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""QEMU verification beds: build the initramfs, boot the guest under a
+timeout, parse its console and assert.
+
+    beds.py run BED WORKDIR     (BED: x86, a64plain, a64icount, a64numa)
+
+Each bed's QEMU topology is described once (BEDS below); the command line and
+the expectations are both derived from it, so they cannot drift apart.
+Exit status: 0 pass, 1 fail (the console log is printed), 77 skip.
+"""
+import gzip  # noqa: F401  (kept for callers that want a compressed initrd)
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+CACHE = os.environ.get('PMS_BEDS_CACHE', os.path.join(HERE, 'cache'))
+
+# Four nodes, node 3 memory-only, an asymmetric distance matrix (1->0 differs
+# from 0->1) so a transposed matrix is caught.
+X86_DIST = [[10, 12, 21, 31],
+            [14, 10, 22, 32],
+            [21, 22, 10, 13],
+            [31, 32, 13, 10]]
+A64_NUMA_DIST = [[10, 15],
+                 [15, 10]]
+
+BEDS = {
+    'x86': dict(arch='x86_64', smp=4, mem_mb=2048,
+                nodes=[dict(cpus=[0, 1], mem_mb=512), dict(cpus=[2], mem_mb=512),
+                       dict(cpus=[3], mem_mb=512), dict(cpus=[], mem_mb=512)],
+                dist=X86_DIST, icount=False, timeout=120),
+    'a64plain': dict(arch='aarch64', smp=2, mem_mb=1024, nodes=None, dist=None,
+                     icount=False, timeout=120),
+    'a64icount': dict(arch='aarch64', smp=2, mem_mb=1024, nodes=None, dist=None,
+                      icount=True, timeout=120),
+    'a64numa': dict(arch='aarch64', smp=2, mem_mb=1024,
+                    nodes=[dict(cpus=[0], mem_mb=512), dict(cpus=[1], mem_mb=512)],
+                    dist=A64_NUMA_DIST, icount=False, timeout=120),
+}
+
+# Applets /init uses; the initramfs gets a link for each.
+APPLETS = ['sh', 'mount', 'mkdir', 'sed', 'cut', 'grep', 'uname', 'poweroff', 'cat',
+           'echo', 'ls']
+
+
+def kernel_for(arch):
+    if arch == 'x86_64':
+        cur = os.path.join(CACHE, 'kernel-amd64', 'current')
+        vml = os.path.join(cur, 'vmlinux')
+        if os.path.exists(vml):
+            return vml
+    else:
+        cur = os.path.join(CACHE, 'kernel-arm64', 'current')
+    boot = os.path.join(cur, 'root', 'boot')
+    for f in sorted(os.listdir(boot)):
+        if f.startswith('vmlinuz-'):
+            return os.path.join(boot, f)
+    raise SystemExit('no kernel in %s' % boot)
+
+
+# ---- initramfs (newc cpio, written directly) --------------------------------
+
+def cpio_entry(name, mode, data=b'', ino=[1000]):
+    ino[0] += 1
+    name_b = name.encode() + b'\0'
+    hdr = '070701' + ''.join('%08x' % v for v in (
+        ino[0], mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(name_b), 0))
+    out = hdr.encode() + name_b
+    out += b'\0' * (-len(out) % 4)
+    out += data
+    out += b'\0' * (-len(out) % 4)
+    return out
+
+
+def make_initrd(arch, bindir, path):
+    busybox = os.path.join(CACHE, 'busybox-amd64' if arch == 'x86_64' else 'busybox-arm64')
+    parts = [cpio_entry('bin', stat.S_IFDIR | 0o755)]
+    for d in ('proc', 'sys', 'dev', 'tmp'):
+        parts.append(cpio_entry(d, stat.S_IFDIR | 0o755))
+    parts.append(cpio_entry('init', stat.S_IFREG | 0o755,
+                            open(os.path.join(HERE, 'init.sh'), 'rb').read()))
+    parts.append(cpio_entry('bin/busybox', stat.S_IFREG | 0o755, open(busybox, 'rb').read()))
+    for a in APPLETS:
+        parts.append(cpio_entry('bin/' + a, stat.S_IFLNK | 0o777, b'busybox'))
+    for exe in ('pmuscope', 'bedcheck'):
+        parts.append(cpio_entry('bin/' + exe, stat.S_IFREG | 0o755,
+                                open(os.path.join(bindir, exe), 'rb').read()))
+    parts.append(cpio_entry('TRAILER!!!', 0))
+    with open(path, 'wb') as f:
+        f.write(b''.join(parts))
+
+
+# ---- QEMU command lines -----------------------------------------------------
+
+def qemu_cmd(name, bed, kernel, initrd):
+    if bed['arch'] == 'x86_64':
+        cmd = ['qemu-system-x86_64', '-accel', 'tcg,thread=multi', '-cpu', 'max']
+        console = 'ttyS0'
+    else:
+        # pauth-impdef: QARMA pointer auth is ~3x slower to emulate.
+        cmd = ['qemu-system-aarch64', '-M', 'virt', '-cpu', 'max,pauth-impdef=on']
+        console = 'ttyAMA0'
+        if bed['icount']:
+            cmd += ['-icount', 'shift=0']
+    cmd += ['-m', '%dM' % bed['mem_mb'], '-smp', str(bed['smp'])]
+    if bed['nodes']:
+        for i, n in enumerate(bed['nodes']):
+            cmd += ['-object', 'memory-backend-ram,id=m%d,size=%dM' % (i, n['mem_mb'])]
+            spec = 'node,nodeid=%d,memdev=m%d' % (i, i)
+            if n['cpus']:
+                spec += ',cpus=%d-%d' % (min(n['cpus']), max(n['cpus']))
+            cmd += ['-numa', spec]
+        d = bed['dist']
+        for i in range(len(d)):
+            for j in range(len(d)):
+                if i != j:
+                    cmd += ['-numa', 'dist,src=%d,dst=%d,val=%d' % (i, j, d[i][j])]
+    cmd += ['-kernel', kernel, '-initrd', initrd,
+            '-append', 'console=%s loglevel=%s panic=-1 pmsbed=%s'
+            % (console, os.environ.get('PMS_BEDS_LOGLEVEL', '3'), name),
+            '-nographic', '-no-reboot', '-nodefaults', '-serial', 'stdio']
+    return cmd
+
+
+# ---- console parsing ----------------------------------------------------------
+
+def parse_console(text):
+    """-> (blocks: name -> {'rc': int|None, 'lines': [...]}, findings: [dict], markers)"""
+    blocks, findings, markers = {}, [], {}
+    cur = None
+    for raw in text.replace('\r', '').split('\n'):
+        line = raw
+        m = re.search(r'@@(BED-START|BED-DONE)(.*)$', line)
+        if m:
+            markers[m.group(1)] = m.group(2).strip()
+            continue
+        m = re.match(r'^@@BEGIN (\S+)$', line)
+        if m:
+            cur = m.group(1)
+            blocks[cur] = {'rc': None, 'lines': []}
+            continue
+        m = re.match(r'^@@END (\S+) rc=(\d+)$', line)
+        if m:
+            if m.group(1) in blocks:
+                blocks[m.group(1)]['rc'] = int(m.group(2))
+            cur = None
+            continue
+        if cur is not None:
+            blocks[cur]['lines'].append(line)
+        m = re.match(r'^BED (\{.*\})\s*$', line)
+        if m:
+            try:
+                f = json.loads(m.group(1))
+                f['_block'] = cur
+                findings.append(f)
+            except ValueError:
+                findings.append({'check': 'unparsable', 'line': line})
+    return blocks, findings, markers
+
+
+def parse_list(text):
+    """'0-2,5' -> [0, 1, 2, 5]"""
+    out = []
+    for part in text.split(','):
+        part = part.strip()
+        if not part:
+            continue
+        if '-' in part:
+            a, b = part.split('-')
+            out.extend(range(int(a), int(b) + 1))
+        else:
+            out.append(int(part))
+    return out
+
+
+def fmt_list(xs):
+    xs = sorted(xs)
+    out, i = [], 0
+    while i < len(xs):
+        j = i
+        while j + 1 < len(xs) and xs[j + 1] == xs[j] + 1:
+            j += 1
+        out.append(str(xs[i]) if i == j else '%d-%d' % (xs[i], xs[j]))
+        i = j + 1
+    return ','.join(out)
+
+
+class Checker:
+    def __init__(self, name):
+        self.name = name
+        self.failed = 0
+        self.passed = 0
+        self.notes = []
+
+    def ok(self, cond, what):
+        if cond:
+            self.passed += 1
+            print('  PASS %s' % what)
+        else:
+            self.failed += 1
+            print('  FAIL %s' % what)
+        return cond
+
+    def note(self, what):
+        self.notes.append(what)
+        print('  NOTE %s' % what)
+
+
+def find(findings, check, **kw):
+    return [f for f in findings if f.get('check') == check and
+            all(f.get(k) == v for k, v in kw.items())]
+
+
+def json_block(blocks, name):
+    b = blocks.get(name)
+    if not b:
+        return None, 'not run (the subcommand is not in this build)'
+    text = '\n'.join(b['lines']).strip()
+    try:
+        return json.loads(text), None
+    except ValueError as e:
+        return None, 'output is not JSON (%s): %.200s' % (e, text)
+
+
+# ---- assertions -----------------------------------------------------------
+
+def check_nodes_sysfs(c, bed, findings):
+    nodes = bed['nodes']
+    nn = len(nodes)
+    s = find(findings, 'sysfs_nodes')
+    if not c.ok(len(s) == 1, 'sysfs node lists reported'):
+        return
+    s = s[0]
+    c.ok(s['online'] == fmt_list(range(nn)), 'online nodes %s == %s' % (s['online'], fmt_list(range(nn))))
+    with_cpu = [i for i, n in enumerate(nodes) if n['cpus']]
+    c.ok(s['has_cpu'] == fmt_list(with_cpu), 'has_cpu %s == %s' % (s['has_cpu'], fmt_list(with_cpu)))
+    c.ok(s['has_memory'] == fmt_list(range(nn)), 'has_memory %s' % s['has_memory'])
+    for i, n in enumerate(nodes):
+        r = find(findings, 'sysfs_node', node=i)
+        if not c.ok(len(r) == 1, 'node%d in sysfs' % i):
+            continue
+        r = r[0]
+        c.ok(parse_list(r['cpulist']) == n['cpus'],
+             'node%d cpulist "%s" == %s' % (i, r['cpulist'], n['cpus']))
+        dist = [int(x) for x in r['distance'].split()]
+        c.ok(dist == bed['dist'][i], 'node%d distance %s == %s' % (i, dist, bed['dist'][i]))
+        mb = r['mem_kb'] / 1024.0
+        c.ok(0.5 * n['mem_mb'] < mb <= n['mem_mb'],
+             'node%d MemTotal %.0f MiB of %d MiB' % (i, mb, n['mem_mb']))
+
+
+def check_numa(c, bed, findings):
+    nn = len(bed['nodes'])
+    for node in range(nn):
+        for how in ('mbind', 'set_mempolicy'):
+            r = find(findings, 'numa', how=how, node=node)
+            if not c.ok(len(r) == 1, 'numa %s node%d reported' % (how, node)):
+                continue
+            r = r[0]
+            c.ok(r['move_pages'] == r['pages'] and r['get_mempolicy'] == r['pages'],
+                 '%s to node%d: move_pages %d/%d, get_mempolicy %d/%d pages on node%d'
+                 % (how, node, r['move_pages'], r['pages'], r['get_mempolicy'], r['pages'], node))
+        to = (node + 1) % nn
+        r = find(findings, 'numa', how='move_pages', **{'from': node})
+        if not c.ok(len(r) == 1, 'numa migration from node%d reported' % node):
+            continue
+        r = r[0]
+        c.ok(r['node'] == to and r.get('moved') == r['pages'],
+             'move_pages node%d -> node%d: %s/%d pages moved' % (node, r['node'], r.get('moved'), r['pages']))
+        c.ok(r['move_pages'] == r['pages'] and r['get_mempolicy'] == r['pages'],
+             'after migration: move_pages %d/%d, get_mempolicy %d/%d pages on node%d'
+             % (r['move_pages'], r['pages'], r['get_mempolicy'], r['pages'], to))
+
+
+def check_swsample(c, findings):
+    r = find(findings, 'swsample')
+    if not c.ok(len(r) == 1, 'page-fault sampler reported'):
+        return
+    r = r[0]
+    c.ok(r['pages_seen'] == r['pages'],
+         'every touched page sampled with its data address (%d/%d pages)' % (r['pages_seen'], r['pages']))
+    c.ok(r['inside'] >= r['pages'] and r['samples'] >= r['inside'],
+         '%d samples, %d with addr inside the buffer' % (r['samples'], r['inside']))
+    c.ok(r['pid_ok'] == r['samples'], 'all samples carry our pid (%d/%d)' % (r['pid_ok'], r['samples']))
+
+
+def topo_nodes(doc):
+    """Nodes from `pmuscope topology --json`, as {id: {'cpus': [...], 'distance': [...]}}.
+    Accepts cpus as a list or a cpulist string and distances as a list."""
+    nodes = doc.get('nodes') if isinstance(doc, dict) else None
+    if nodes is None and isinstance(doc, dict) and isinstance(doc.get('numa'), dict):
+        nodes = doc['numa'].get('nodes')
+    out = {}
+    for n in nodes or []:
+        nid = n.get('id', n.get('node'))
+        cpus = n.get('cpus', n.get('cpulist', []))
+        if isinstance(cpus, str):
+            cpus = parse_list(cpus)
+        dist = n.get('distances', n.get('distance'))
+        out[nid] = {'cpus': sorted(cpus), 'distance': dist, 'raw': n}
+    return out
+
+
+def check_topology_json(c, bed, blocks):
+    doc, why = json_block(blocks, 'topology_json')
+    if doc is None:
+        c.note('pmuscope topology --json: %s' % why)
+        if 'topology_json' in blocks:
+            c.ok(False, 'pmuscope topology --json gives JSON')
+        return
+    c.ok(blocks['topology_json']['rc'] == 0, 'pmuscope topology --json exit 0')
+    nodes = topo_nodes(doc)
+    want = bed['nodes'] or [dict(cpus=list(range(bed['smp'])), mem_mb=bed['mem_mb'])]
+    dist = bed['dist'] or [[10]]
+    c.ok(sorted(nodes) == list(range(len(want))),
+         'topology: nodes %s == %s' % (sorted(nodes), list(range(len(want)))))
+    for i, n in enumerate(want):
+        got = nodes.get(i)
+        if got is None:
+            continue
+        c.ok(got['cpus'] == n['cpus'], 'topology: node%d cpus %s == %s' % (i, got['cpus'], n['cpus']))
+        c.ok(got['distance'] == dist[i], 'topology: node%d distances %s == %s' % (i, got['distance'], dist[i]))
+    memonly = [i for i, n in enumerate(want) if not n['cpus']]
+    for i in memonly:
+        got = nodes.get(i)
+        c.ok(got is not None and got['cpus'] == [] and got['raw'].get('has_cpu') is not True,
+             'topology: node%d is memory-only (no CPUs)' % i)
+    # Optional fields: asserted when the JSON has them.
+    for i, n in enumerate(want):
+        raw = nodes.get(i, {}).get('raw', {})
+        if 'has_cpu' in raw:
+            c.ok(raw['has_cpu'] == bool(n['cpus']), 'topology: node%d has_cpu %s' % (i, raw['has_cpu']))
+        if 'has_memory' in raw:
+            c.ok(raw['has_memory'] is True, 'topology: node%d has_memory %s' % (i, raw['has_memory']))
+        if 'memory_blocks' in raw and doc.get('mem_block_size'):
+            got_mb = raw['memory_blocks'] * doc['mem_block_size'] // (1 << 20)
+            c.ok(got_mb == n['mem_mb'], 'topology: node%d memory %d MiB (blocks) == %d MiB given to QEMU'
+                 % (i, got_mb, n['mem_mb']))
+    if 'ncpus' in doc:
+        c.ok(doc['ncpus'] == bed['smp'], 'topology: ncpus %s == %d' % (doc['ncpus'], bed['smp']))
+    if isinstance(doc.get('cpus'), list):
+        node_of = {cpu: i for i, n in enumerate(want) for cpu in n['cpus']}
+        got = {e.get('cpu'): e.get('node') for e in doc['cpus'] if isinstance(e, dict)}
+        c.ok(got == node_of, 'topology: cpu -> node %s == %s' % (got, node_of))
+
+
+def find_pmu(doc, name):
+    pmus = doc.get('pmus', doc) if isinstance(doc, dict) else doc
+    if isinstance(pmus, dict):
+        return pmus.get(name)
+    for p in pmus or []:
+        if isinstance(p, dict) and p.get('name') == name:
+            return p
+    return None
+
+
+def names_of(x):
+    if isinstance(x, dict):
+        return set(x)
+    return {e.get('name') if isinstance(e, dict) else e for e in (x or [])}
+
+
+def check_a64_pmu(c, bed, findings, blocks):
+    sysfs = find(findings, 'pmu_sysfs')
+    if not c.ok(len(sysfs) == 1, 'armv8_pmuv3 present in sysfs'):
+        return
+    ent = {(e['dir'], e['name']): e['value'] for e in find(findings, 'pmu_sysfs_entry')}
+    for term, val in (('event', 'config:0-15'), ('long', 'config1:0'), ('rdpmc', 'config1:1')):
+        c.ok(ent.get(('format', term)) == val,
+             'sysfs format/%s = %s (want %s)' % (term, ent.get(('format', term)), val))
+    events = {n for (d, n) in ent if d == 'events'}
+    c.ok('cpu_cycles' in events, 'sysfs events/ lists cpu_cycles (PMCEID)')
+    if bed['icount']:
+        c.ok('inst_retired' in events, 'sysfs events/ lists inst_retired with icount (PMCEID)')
+    doc, why = json_block(blocks, 'list_json')
+    if doc is None:
+        c.note('pmuscope list --json: %s' % why)
+        if 'list_json' in blocks:
+            c.ok(False, 'pmuscope list --json gives JSON')
+        return
+    c.ok(blocks['list_json']['rc'] == 0, 'pmuscope list --json exit 0')
+    p = find_pmu(doc, 'armv8_pmuv3')
+    if not c.ok(p is not None, 'list --json has armv8_pmuv3'):
+        return
+    c.ok(p.get('type') == sysfs[0]['type'], 'list: type %s == sysfs %s' % (p.get('type'), sysfs[0]['type']))
+    fmts = names_of(p.get('formats', p.get('format')))
+    c.ok({'event', 'long', 'rdpmc'} <= fmts, 'list: formats %s include event, long, rdpmc' % sorted(fmts))
+    evs = names_of(p.get('events'))
+    c.ok(evs == events, 'list: events %s == sysfs (PMCEID-derived) %s' % (sorted(evs), sorted(events)))
+
+
+def within(v, want, frac):
+    return abs(v - want) <= frac * want
+
+
+def check_a64_count(c, bed, findings):
+    icount = bed['icount']
+    for ev in ('cpu_cycles', 'inst_retired'):
+        rs = find(findings, 'count', event=ev)
+        if not c.ok(len(rs) == 2 and all(r['rc'] == 0 for r in rs), '%s opened and read twice' % ev):
+            continue
+        for r in rs:
+            c.ok(r['enabled'] > 0 and r['running'] == r['enabled'],
+                 '%s: ran the whole time (enabled %d, running %d)' % (ev, r['enabled'], r['running']))
+        a, b = rs
+        if ev == 'cpu_cycles' and not icount:
+            # Without icount TCG derives cycles from host time: only "counts".
+            c.ok(a['value'] > 0 and b['value'] > 0,
+                 'cpu_cycles counts: %d for %d iters, %d for %d (host-time based under TCG)'
+                 % (a['value'], a['iters'], b['value'], b['iters']))
+        elif ev == 'cpu_cycles':
+            c.ok(a['value'] > 0 and b['value'] > 1.5 * a['value'],
+                 'cpu_cycles counts and scales with the loop: %d for %d iters, %d for %d'
+                 % (a['value'], a['iters'], b['value'], b['iters']))
+        elif icount:
+            for r in rs:
+                c.ok(within(r['value'], r['insns_in_loop'], 0.01),
+                     'inst_retired %d within 1%% of %d loop instructions' % (r['value'], r['insns_in_loop']))
+                # icount makes it exact: the loop plus the few EL0
+                # instructions between the enable and disable syscalls.
+                c.ok(0 <= r['value'] - r['insns_in_loop'] <= 1000,
+                     'inst_retired - loop = %d EL0 instructions of syscall wrappers (0..1000)'
+                     % (r['value'] - r['insns_in_loop']))
+            c.ok(within(b['value'] - a['value'], b['insns_in_loop'] - a['insns_in_loop'], 0.01),
+                 'inst_retired difference %d within 1%% of %d' % (b['value'] - a['value'],
+                                                                 b['insns_in_loop'] - a['insns_in_loop']))
+        else:
+            c.note('inst_retired without icount: %d / %d (QEMU TCG counts instructions only with -icount)'
+                   % (a['value'], b['value']))
+    g = find(findings, 'group')
+    if c.ok(len(g) == 1 and 'nr' in g[0], 'group {cpu_cycles, inst_retired} read in one read()'):
+        g = g[0]
+        c.ok(g['nr'] == 2 and g['running'] == g['enabled'] > 0, 'group: nr 2, ran the whole time')
+        c.ok(g['cpu_cycles'] > 0, 'group: cpu_cycles %d > 0' % g['cpu_cycles'])
+        if icount:
+            c.ok(within(g['inst_retired'], g['insns_in_loop'], 0.01),
+                 'group: inst_retired %d within 1%% of %d' % (g['inst_retired'], g['insns_in_loop']))
+
+
+def check_a64_userread(c, bed, findings):
+    sc = find(findings, 'user_access_sysctl')
+    if not c.ok(len(sc) == 2 and all(s['rc'] == 0 for s in sc),
+                'perf_user_access sysctl present and writable (%s)' % [s['rc'] for s in sc]):
+        return
+    c.ok(sc[0]['rdpmc_bit'] == 1, 'rdpmc format bit is config1:1')
+    for r in find(findings, 'userread', sysctl='0'):
+        c.ok(r['rc'] == 0 and (r['cap_user_rdpmc'] == 0 or r['index'] == 0),
+             'perf_user_access=0: %s not readable from EL0 (cap_user_rdpmc %d, index %d)'
+             % (r['event'], r['cap_user_rdpmc'], r['index']))
+    for r in find(findings, 'userread', sysctl='1'):
+        ev = r['event']
+        if not c.ok(r['rc'] == 0, 'perf_user_access=1: %s opens with config1=%#x' % (ev, r['config1'])):
+            continue
+        if not r['cap_user_rdpmc'] or not r['index']:
+            c.note('perf_user_access=1: %s cap_user_rdpmc=%d index=%d: the kernel did not grant EL0 reads'
+                   % (ev, r['cap_user_rdpmc'], r['index']))
+            continue
+        c.ok(r['signal'] == 0, '%s: EL0 counter read did not trap (signal %d)' % (ev, r['signal']))
+        c.ok(r['used_counter'] == 1, '%s: self-read used counter register index-1=%d' % (ev, r['index'] - 1))
+        c.ok(r['read_rc'] == 24 and r['read_before'] <= r['self'] <= r['read'],
+             '%s: read() %d <= EL0 self-read %d <= read() %d' % (ev, r['read_before'], r['self'], r['read']))
+        if ev == 'inst_retired' and not bed['icount']:
+            c.note('inst_retired self-read %d (no icount: QEMU does not count instructions)' % r['self'])
+            continue
+        c.ok(r['self'] > 0, '%s: EL0 self-read %d > 0' % (ev, r['self']))
+        if bed['icount']:
+            c.ok(within(r['self'], r['read'], 0.01),
+                 '%s: EL0 self-read %d within 1%% of the next read() %d' % (ev, r['self'], r['read']))
+            c.ok(r['self'] >= 2 * r['iters'],
+                 '%s: self-read %d covers the %d-instruction loop' % (ev, r['self'], 2 * r['iters']))
+
+
+def run_bed(name, work):
+    bed = dict(BEDS[name])
+    if os.environ.get('PMS_BEDS_TIMEOUT'):
+        bed['timeout'] = int(os.environ['PMS_BEDS_TIMEOUT'])
+    arch = bed['arch']
+    qbin = 'qemu-system-x86_64' if arch == 'x86_64' else 'qemu-system-aarch64'
+    if not shutil.which(qbin) or not shutil.which('timeout'):
+        print('SKIP: %s or timeout not installed' % qbin)
+        return 77
+    os.makedirs(work, exist_ok=True)
+    bindir = os.path.join(CACHE, 'build-' + arch)
+    initrd = os.path.join(work, 'initrd-%s.cpio' % name)
+    make_initrd(arch, bindir, initrd)
+    cmd = qemu_cmd(name, bed, kernel_for(arch), initrd)
+    log = os.path.join(work, 'console-%s.log' % name)
+    print('bed %s: %s' % (name, ' '.join(cmd)))
+    t0 = time.time()
+    with open(log, 'wb') as out:
+        # `timeout` bounds QEMU; the Python timeout is a backstop for timeout itself.
+        p = subprocess.run(['timeout', '-k', '5', str(bed['timeout'])] + cmd,
+                           stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                           timeout=bed['timeout'] + 30)
+    wall = time.time() - t0
+    text = open(log, 'rb').read().decode('utf-8', 'replace')
+    blocks, findings, markers = parse_console(text)
+    c = Checker(name)
+    print('bed %s: QEMU exit %d after %.1f s; console in %s' % (name, p.returncode, wall, log))
+    c.ok(p.returncode == 0, 'QEMU exited by itself (rc %d; 124 = killed by the %d s timeout)'
+         % (p.returncode, bed['timeout']))
+    if not c.ok('BED-DONE' in markers, 'guest ran /init to the end (%s)'
+                % markers.get('BED-START', 'no start marker')):
+        # A hung or crashed guest: its console is the evidence, nothing else to check.
+        print('bed %s: FAILED: the guest did not finish; console log (%s), last 20000 chars:'
+              % (name, log))
+        print(text[-20000:])
+        print('bed %s: (PMS_BEDS_LOGLEVEL=7 shows all kernel messages)' % name)
+        return 1
+    for b, v in sorted(blocks.items()):
+        if b in ('topology_json', 'list_json'):
+            continue
+        c.ok(v['rc'] == 0, '%s exit status %s' % (b, v['rc']))
+    for f in find(findings, 'error'):
+        c.ok(False, 'in-guest error: %s' % json.dumps(f))
+    c.ok(any(l.startswith('pmuscope ') for l in blocks.get('version', {'lines': []})['lines']),
+         'pmuscope --version runs in the guest')
+    if name in ('x86', 'a64numa'):
+        check_nodes_sysfs(c, bed, findings)
+        check_numa(c, bed, findings)
+    if name == 'x86' or name.startswith('a64') and name != 'a64numa':
+        check_swsample(c, findings)
+    if name in ('a64plain', 'a64icount'):
+        check_a64_pmu(c, bed, findings, blocks)
+        check_a64_count(c, bed, findings)
+        check_a64_userread(c, bed, findings)
+    check_topology_json(c, bed, blocks)
+    summary = dict(bed=name, wall_s=round(wall, 2), qemu_rc=p.returncode, passed=c.passed,
+                   failed=c.failed, notes=c.notes, markers=markers,
+                   findings=[{k: v for k, v in f.items() if k != '_block'} for f in findings])
+    with open(os.path.join(work, 'result-%s.json' % name), 'w') as f:
+        json.dump(summary, f, indent=1)
+    print('bed %s: %d passed, %d failed, wall %.1f s' % (name, c.passed, c.failed, wall))
+    if c.failed:
+        print('---- console log (%s) ----' % log)
+        print(text[-20000:])
+        return 1
+    return 0
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] != 'run' or sys.argv[2] not in BEDS:
+        print(__doc__)
+        return 2
+    return run_bed(sys.argv[2], sys.argv[3])
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,808 @@
+/* bedcheck: the in-guest half of the QEMU verification beds (tests/beds).
+ *
+ * Runs inside a QEMU guest booted from an initramfs, drives the kernel only
+ * through pmuscope's seam (struct pms_sys ops: perf_event_open, ioctl, read,
+ * mmap, move_pages, get_mempolicy; sysfs through pms_sys_read_*), and prints
+ * one line per finding:  BED {"check":"...", ...}  which the host side
+ * (check.py) parses and asserts on.  bedcheck itself asserts nothing: it
+ * reports what the kernel said, so a failure on the host shows the numbers.
+ *
+ * Test-only set-up that has no seam op (mbind, set_mempolicy, the
+ * perf_user_access sysctl) is done here with plain syscalls/writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/mempolicy.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pmuscope/cpuset.h"
+#include "pmuscope/error.h"
+#include "pmuscope/ring.h"
+#include "pmuscope/sys.h"
+
+static struct pms_sys *S;
+static const struct pms_sys_ops *OPS;
+static long PSZ;
+
+/* ---- output ------------------------------------------------------------ */
+
+static void jstr(const char *key, const char *v)
+{
+	printf(",\"%s\":\"", key);
+	for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static void jint(const char *key, long long v)
+{
+	printf(",\"%s\":%lld", key, v);
+}
+
+static void ju64(const char *key, uint64_t v)
+{
+	printf(",\"%s\":%" PRIu64, key, v);
+}
+
+static void begin(const char *check)
+{
+	printf("BED {\"check\":\"%s\"", check);
+}
+
+static void end(void)
+{
+	printf("}\n");
+	fflush(stdout);
+}
+
+/* A failed set-up step: reported as its own finding, the check goes on. */
+static void report_error(const char *check, const char *what, int code)
+{
+	begin("error");
+	jstr("in", check);
+	jstr("what", what);
+	jint("code", code);
+	jstr("message", code < 0 ? pms_error_last() : strerror(errno));
+	end();
+}
+
+static char *read_line_or_empty(const char *rel)
+{
+	char *s = NULL;
+	if (pms_sys_read_line(S, rel, &s) < 0)
+		return strdup("");
+	return s;
+}
+
+/* ---- sysfs: what QEMU gave the guest (ground truth for the host) --------- */
+
+static uint64_t node_mem_kb(int node)
+{
+	char path[96], *text = NULL, *p;
+	uint64_t kb = 0;
+
+	snprintf(path, sizeof(path), "sys/devices/system/node/node%d/meminfo", node);
+	if (pms_sys_read_file(S, path, &text, NULL) < 0)
+		return 0;
+	p = strstr(text, "MemTotal:");
+	if (p)
+		kb = strtoull(p + strlen("MemTotal:"), NULL, 10);
+	free(text);
+	return kb;
+}
+
+static int cmd_sysfs(void)
+{
+	static const char *const lists[] = { "online", "possible", "has_cpu", "has_memory" };
+	char **names = NULL;
+	size_t n = 0;
+	int ret;
+
+	begin("sysfs_nodes");
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		char path[64], *v;
+		snprintf(path, sizeof(path), "sys/devices/system/node/%s", lists[i]);
+		v = read_line_or_empty(path);
+		jstr(lists[i], v);
+		free(v);
+	}
+	end();
+
+	ret = pms_sys_list_dir(S, "sys/devices/system/node", &names, &n);
+	if (ret < 0) {
+		report_error("sysfs", "list sys/devices/system/node", ret);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char path[96], *cpus, *dist;
+		int node;
+		char tail;
+		if (sscanf(names[i], "node%d%c", &node, &tail) != 1)
+			continue;
+		snprintf(path, sizeof(path), "sys/devices/system/node/%s/cpulist", names[i]);
+		cpus = read_line_or_empty(path);
+		snprintf(path, sizeof(path), "sys/devices/system/node/%s/distance", names[i]);
+		dist = read_line_or_empty(path);
+		begin("sysfs_node");
+		jint("node", node);
+		jstr("cpulist", cpus);
+		jstr("distance", dist);
+		ju64("mem_kb", node_mem_kb(node));
+		end();
+		free(cpus);
+		free(dist);
+	}
+	pms_sys_names_free(names, n);
+	return 0;
+}
+
+/* ---- NUMA: bind pages to each node, classify every page ------------------ */
+
+/* How many of the pages the two seam oracles place on `want`. */
+static void classify(void **pages, unsigned long n, int want, unsigned long *mp_ok,
+		     unsigned long *gm_ok, int *mp_first_bad, int *gm_first_bad)
+{
+	int *status = calloc(n, sizeof(int));
+	long r;
+
+	*mp_ok = *gm_ok = 0;
+	*mp_first_bad = *gm_first_bad = -1000;
+	if (!status)
+		return;
+	/* nodes == NULL: move_pages only reports where each page is. */
+	r = OPS->move_pages(OPS->ud, 0, n, pages, NULL, status, 0);
+	for (unsigned long i = 0; r >= 0 && i < n; i++) {
+		if (status[i] == want)
+			(*mp_ok)++;
+		else if (*mp_first_bad == -1000)
+			*mp_first_bad = status[i];
+	}
+	if (r < 0)
+		*mp_first_bad = (int)r;
+	for (unsigned long i = 0; i < n; i++) {
+		int node = -1;
+		r = OPS->get_mempolicy(OPS->ud, &node, NULL, 0, pages[i],
+				       MPOL_F_NODE | MPOL_F_ADDR);
+		if (r >= 0 && node == want)
+			(*gm_ok)++;
+		else if (*gm_first_bad == -1000)
+			*gm_first_bad = r < 0 ? (int)r : node;
+	}
+	free(status);
+}
+
+static void report_numa(const char *how, int from, int node, unsigned long n, void **pages,
+			long moved)
+{
+	unsigned long mp_ok, gm_ok;
+	int mp_bad, gm_bad;
+
+	classify(pages, n, node, &mp_ok, &gm_ok, &mp_bad, &gm_bad);
+	begin("numa");
+	jstr("how", how);
+	jint("from", from);
+	jint("node", node);
+	jint("pages", (long long)n);
+	if (moved >= -1)
+		jint("moved", moved);
+	jint("move_pages", (long long)mp_ok);
+	jint("get_mempolicy", (long long)gm_ok);
+	if (mp_ok != n)
+		jint("move_pages_first_bad", mp_bad);
+	if (gm_ok != n)
+		jint("get_mempolicy_first_bad", gm_bad);
+	end();
+}
+
+static void *map_pages(unsigned long n, void **pages)
+{
+	char *buf = mmap(NULL, n * PSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	if (buf == MAP_FAILED)
+		return NULL;
+	/* One node per 4 KiB page is what is checked: keep THP out of it. */
+	madvise(buf, n * PSZ, MADV_NOHUGEPAGE);
+	for (unsigned long i = 0; i < n; i++)
+		pages[i] = buf + i * PSZ;
+	return buf;
+}
+
+static void touch(void *buf, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		((volatile char *)buf)[i * PSZ] = (char)i;
+}
+
+static int cmd_numa(unsigned long n)
+{
+	struct pms_cpuset mem = { 0 };
+	char *has_memory = read_line_or_empty("sys/devices/system/node/has_memory");
+	void **pages = calloc(n, sizeof(void *));
+	int *target = calloc(n, sizeof(int));
+	int *status = calloc(n, sizeof(int));
+	int ret = pms_cpuset_parse_list(&mem, has_memory);
+	int rc = 0;
+
+	if (ret < 0 || !pages || !target || !status) {
+		report_error("numa", "parse has_memory", ret);
+		rc = 1;
+		goto out;
+	}
+	for (int node = pms_cpuset_first(&mem); node >= 0; node = pms_cpuset_next(&mem, node + 1)) {
+		unsigned long mask = 1UL << node;
+		int to = pms_cpuset_next(&mem, node + 1);
+		char *buf;
+		long r;
+
+		if (to < 0)
+			to = pms_cpuset_first(&mem);
+		if (node >= 64)
+			break;
+
+		/* mbind(MPOL_BIND) on a fresh range, then first touch. */
+		buf = map_pages(n, pages);
+		if (!buf) {
+			report_error("numa", "mmap", 0);
+			rc = 1;
+			goto out;
+		}
+		r = syscall(SYS_mbind, buf, n * PSZ, MPOL_BIND, &mask, 65UL, 0U);
+		if (r < 0)
+			report_error("numa", "mbind(MPOL_BIND)", 0);
+		touch(buf, n);
+		report_numa("mbind", node, node, n, pages, -2);
+
+		/* Drop the binding, then migrate every page to the next node. */
+		syscall(SYS_mbind, buf, n * PSZ, MPOL_DEFAULT, NULL, 0UL, 0U);
+		for (unsigned long i = 0; i < n; i++)
+			target[i] = to;
+		r = OPS->move_pages(OPS->ud, 0, n, pages, target, status, MPOL_MF_MOVE);
+		{
+			long moved = 0;
+			for (unsigned long i = 0; r >= 0 && i < n; i++)
+				moved += status[i] == to;
+			report_numa("move_pages", node, to, n, pages, r < 0 ? r : moved);
+		}
+		munmap(buf, n * PSZ);
+
+		/* set_mempolicy(MPOL_BIND) for the task, then first touch. */
+		r = syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 65UL);
+		if (r < 0)
+			report_error("numa", "set_mempolicy(MPOL_BIND)", 0);
+		buf = map_pages(n, pages);
+		if (buf)
+			touch(buf, n);
+		syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0UL);
+		if (!buf) {
+			report_error("numa", "mmap", 0);
+			rc = 1;
+			goto out;
+		}
+		report_numa("set_mempolicy", node, node, n, pages, -2);
+		munmap(buf, n * PSZ);
+	}
+out:
+	pms_cpuset_fini(&mem);
+	free(has_memory);
+	free(pages);
+	free(target);
+	free(status);
+	return rc;
+}
+
+/* ---- software-event sampler: page faults with data addresses ------------- */
+
+struct sw_ctx {
+	uintptr_t lo, hi;
+	unsigned char *seen;
+	unsigned long samples, inside, pid_ok, other;
+	uint32_t pid;
+};
+
+/* sample_type IP|TID|ADDR: header, ip, pid, tid, addr (kernel/events/core.c
+ * perf_output_sample writes the fields in PERF_SAMPLE_* bit order). */
+static int sw_cb(void *ud, const void *rec, size_t len)
+{
+	struct sw_ctx *c = ud;
+	struct perf_event_header h;
+	uint64_t addr;
+	uint32_t pid;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.type != PERF_RECORD_SAMPLE || len < sizeof(h) + 24) {
+		c->other++;
+		return 0;
+	}
+	memcpy(&pid, (const char *)rec + 16, sizeof(pid));
+	memcpy(&addr, (const char *)rec + 24, sizeof(addr));
+	c->samples++;
+	if (pid == c->pid)
+		c->pid_ok++;
+	if (addr >= c->lo && addr < c->hi) {
+		c->inside++;
+		c->seen[(addr - c->lo) / PSZ] = 1;
+	}
+	return 0;
+}
+
+static int cmd_swsample(unsigned long n)
+{
+	struct perf_event_attr a;
+	struct pms_ring *ring = NULL;
+	struct sw_ctx c = { 0 };
+	unsigned long seen = 0;
+	char *buf;
+	int fd, ret, drained;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = pms_sys_perf_event_open(S, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, "page-faults");
+	if (fd < 0) {
+		report_error("swsample", "perf_event_open", fd);
+		return 1;
+	}
+	ret = pms_ring_open(S, fd, 16, &ring);
+	if (ret < 0) {
+		report_error("swsample", "pms_ring_open", ret);
+		return 1;
+	}
+	buf = mmap(NULL, n * PSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c.seen = calloc(n, 1);
+	if (buf == MAP_FAILED || !c.seen) {
+		report_error("swsample", "mmap", 0);
+		return 1;
+	}
+	madvise(buf, n * PSZ, MADV_NOHUGEPAGE);
+	c.lo = (uintptr_t)buf;
+	c.hi = c.lo + n * PSZ;
+	c.pid = (uint32_t)getpid();
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch(buf, n);
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_DISABLE, 0);
+	drained = pms_ring_drain(ring, sw_cb, &c);
+	for (unsigned long i = 0; i < n; i++)
+		seen += c.seen[i];
+	begin("swsample");
+	jint("pages", (long long)n);
+	jint("drained", drained);
+	ju64("samples", c.samples);
+	ju64("inside", c.inside);
+	ju64("pages_seen", seen);
+	ju64("pid_ok", c.pid_ok);
+	ju64("other_records", c.other);
+	end();
+	pms_ring_free(ring);
+	OPS->close(OPS->ud, fd);
+	munmap(buf, n * PSZ);
+	free(c.seen);
+	return 0;
+}
+
+/* ---- ARM PMUv3 counting ------------------------------------------------- */
+
+/* A loop of exactly 2 instructions per iteration at EL0. */
+static __attribute__((noinline)) void work(unsigned long iters)
+{
+#if defined(__aarch64__)
+	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(iters) : : "cc");
+#elif defined(__x86_64__)
+	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(iters) : : "cc");
+#else
+	for (volatile unsigned long i = 0; i < iters; i++)
+		;
+#endif
+}
+
+#define PMU_DIR "sys/bus/event_source/devices/armv8_pmuv3"
+
+static int pmu_type(uint64_t *type)
+{
+	int ret = pms_sys_read_u64(S, PMU_DIR "/type", type);
+	if (ret < 0)
+		report_error("pmu", "read " PMU_DIR "/type", ret);
+	return ret;
+}
+
+/* Everything the PMU directory says, for the host to compare `pmuscope list`
+ * against. */
+static int cmd_pmusysfs(void)
+{
+	static const char *const subdirs[] = { "format", "events", "caps" };
+	uint64_t type;
+	char *cpus;
+
+	if (pmu_type(&type) < 0)
+		return 1;
+	cpus = read_line_or_empty(PMU_DIR "/cpus");
+	begin("pmu_sysfs");
+	jstr("name", "armv8_pmuv3");
+	ju64("type", type);
+	jstr("cpus", cpus);
+	end();
+	free(cpus);
+	for (size_t d = 0; d < sizeof(subdirs) / sizeof(subdirs[0]); d++) {
+		char path[128], **names = NULL;
+		size_t n = 0;
+		snprintf(path, sizeof(path), PMU_DIR "/%s", subdirs[d]);
+		if (pms_sys_list_dir(S, path, &names, &n) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			char file[256], *v;
+			snprintf(file, sizeof(file), "%s/%s", path, names[i]);
+			v = read_line_or_empty(file);
+			begin("pmu_sysfs_entry");
+			jstr("dir", subdirs[d]);
+			jstr("name", names[i]);
+			jstr("value", v);
+			end();
+			free(v);
+		}
+		pms_sys_names_free(names, n);
+	}
+	return 0;
+}
+
+static void attr_init(struct perf_event_attr *a, uint32_t type, uint64_t config,
+		      uint64_t config1)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	a->config1 = config1;
+	a->disabled = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+}
+
+static const struct {
+	const char *name;
+	uint64_t config; /* ARMv8 common event number (arch/arm64/kernel/perf_event.c) */
+} a64_events[] = {
+	{ "cpu_cycles", 0x11 },
+	{ "inst_retired", 0x08 },
+};
+
+static int count_one(uint32_t type, uint64_t config, unsigned long iters, uint64_t v[3])
+{
+	struct perf_event_attr a;
+	int fd;
+	ssize_t r;
+
+	attr_init(&a, type, config, 0);
+	fd = pms_sys_perf_event_open(S, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, "count");
+	if (fd < 0)
+		return fd;
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_RESET, 0);
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_ENABLE, 0);
+	work(iters);
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_DISABLE, 0);
+	r = OPS->read(OPS->ud, fd, v, 3 * sizeof(uint64_t));
+	OPS->close(OPS->ud, fd);
+	return r == 3 * sizeof(uint64_t) ? 0 : (int)(r < 0 ? r : -EIO);
+}
+
+static int cmd_count(unsigned long iters)
+{
+	uint64_t type;
+	int rc = 0;
+
+	if (pmu_type(&type) < 0)
+		return 1;
+	for (size_t e = 0; e < sizeof(a64_events) / sizeof(a64_events[0]); e++) {
+		for (unsigned long mult = 1; mult <= 2; mult++) {
+			uint64_t v[3];
+			int r = count_one((uint32_t)type, a64_events[e].config, iters * mult, v);
+			begin("count");
+			jstr("event", a64_events[e].name);
+			ju64("type", type);
+			ju64("config", a64_events[e].config);
+			jint("iters", (long long)(iters * mult));
+			jint("insns_in_loop", (long long)(2 * iters * mult));
+			jint("rc", r);
+			if (r == 0) {
+				ju64("value", v[0]);
+				ju64("enabled", v[1]);
+				ju64("running", v[2]);
+			} else {
+				jstr("message", pms_error_last());
+				rc = 1;
+			}
+			end();
+		}
+	}
+
+	/* A {cycles, instructions} group read in one read(). */
+	{
+		struct perf_event_attr a;
+		uint64_t v[5] = { 0 };
+		int lead, mem;
+		ssize_t r = -1;
+
+		attr_init(&a, (uint32_t)type, 0x11, 0);
+		a.read_format |= PERF_FORMAT_GROUP;
+		lead = pms_sys_perf_event_open(S, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, "group leader");
+		attr_init(&a, (uint32_t)type, 0x08, 0);
+		a.read_format |= PERF_FORMAT_GROUP;
+		a.disabled = 0;
+		mem = lead < 0 ? -1
+			       : pms_sys_perf_event_open(S, &a, 0, -1, lead, PERF_FLAG_FD_CLOEXEC,
+							 "group member");
+		if (lead >= 0 && mem >= 0) {
+			OPS->ioctl(OPS->ud, lead, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
+			OPS->ioctl(OPS->ud, lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+			work(iters);
+			OPS->ioctl(OPS->ud, lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+			r = OPS->read(OPS->ud, lead, v, sizeof(v));
+		}
+		begin("group");
+		jint("iters", (long long)iters);
+		jint("insns_in_loop", (long long)(2 * iters));
+		jint("bytes", (long long)r);
+		if (r == (ssize_t)sizeof(v)) {
+			ju64("nr", v[0]);
+			ju64("enabled", v[1]);
+			ju64("running", v[2]);
+			ju64("cpu_cycles", v[3]);
+			ju64("inst_retired", v[4]);
+		} else {
+			jstr("message", pms_error_last());
+			rc = 1;
+		}
+		end();
+		if (mem >= 0)
+			OPS->close(OPS->ud, mem);
+		if (lead >= 0)
+			OPS->close(OPS->ud, lead);
+	}
+	return rc;
+}
+
+/* ---- arm64 user-space counter reads (perf_user_access, config1 rdpmc) ---- */
+
+static sigjmp_buf sigill_jmp;
+
+static void on_sigill(int sig)
+{
+	siglongjmp(sigill_jmp, sig);
+}
+
+#if defined(__aarch64__)
+/* PMEVCNTR<n>_EL0 / PMCCNTR_EL0: the register is part of the instruction, so
+ * one case per counter.  The kernel's user index - 1 is the counter number,
+ * 31 meaning the cycle counter (arch/arm64/kernel/perf_event.c,
+ * armv8pmu_user_event_idx: ARMV8_IDX_CYCLE_COUNTER_USER = 32). */
+#define RDCNT(n)                                                              \
+	case n:                                                               \
+		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v));     \
+		break;
+static uint64_t read_counter(unsigned idx)
+{
+	uint64_t v = 0;
+	switch (idx) {
+	RDCNT(0) RDCNT(1) RDCNT(2) RDCNT(3) RDCNT(4) RDCNT(5) RDCNT(6) RDCNT(7)
+	RDCNT(8) RDCNT(9) RDCNT(10) RDCNT(11) RDCNT(12) RDCNT(13) RDCNT(14)
+	RDCNT(15) RDCNT(16) RDCNT(17) RDCNT(18) RDCNT(19) RDCNT(20) RDCNT(21)
+	RDCNT(22) RDCNT(23) RDCNT(24) RDCNT(25) RDCNT(26) RDCNT(27) RDCNT(28)
+	RDCNT(29) RDCNT(30)
+	case 31:
+		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+		break;
+	}
+	return v;
+}
+#define HAVE_READ_COUNTER 1
+#endif
+
+struct self_read {
+	uint32_t index;
+	uint16_t width;
+	int cap_user_rdpmc;
+	uint64_t value;
+	int used_counter;
+};
+
+/* The user page seqlock (kernel-abi-facts.md §1.3): retry while `lock`
+ * changes; add the sign-extended counter to `offset` when index != 0. */
+static void self_read(volatile struct perf_event_mmap_page *pc, struct self_read *out)
+{
+	uint32_t seq;
+	do {
+		seq = pc->lock;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		out->index = pc->index;
+		out->width = pc->pmc_width;
+		out->cap_user_rdpmc = (int)pc->cap_user_rdpmc;
+		out->value = (uint64_t)pc->offset;
+		out->used_counter = 0;
+#ifdef HAVE_READ_COUNTER
+		if (out->cap_user_rdpmc && out->index && out->width && out->width <= 64) {
+			uint64_t raw = read_counter(out->index - 1);
+			unsigned sh = 64u - out->width;
+			out->value += (uint64_t)((int64_t)(raw << sh) >> sh);
+			out->used_counter = 1;
+		}
+#endif
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	} while (pc->lock != seq);
+}
+
+/* The config1 bit of the PMU's "rdpmc" format term ("config1:1"). */
+static int rdpmc_bit(void)
+{
+	char *v = read_line_or_empty(PMU_DIR "/format/rdpmc");
+	int bit = -1;
+	if (sscanf(v, "config1:%d", &bit) != 1)
+		bit = -1;
+	free(v);
+	return bit;
+}
+
+static int set_user_access(const char *v, char *old, size_t oldsz)
+{
+	int fd = open("/proc/sys/kernel/perf_user_access", O_RDWR);
+	ssize_t r;
+	if (fd < 0)
+		return -errno;
+	r = read(fd, old, oldsz - 1);
+	old[r > 0 ? r : 0] = '\0';
+	old[strcspn(old, "\n")] = '\0';
+	r = pwrite(fd, v, strlen(v), 0);
+	close(fd);
+	return r < 0 ? -errno : 0;
+}
+
+static void userread_one(uint32_t type, const char *name, uint64_t config, int bit,
+			 const char *sysctl, unsigned long iters)
+{
+	struct perf_event_attr a;
+	struct self_read sr = { 0 };
+	uint64_t v[3] = { 0 }, v0[3] = { 0 };
+	void *page = NULL;
+	int fd, mr, sig = 0;
+	ssize_t r = -1, r0 = -1;
+
+	attr_init(&a, type, config, bit >= 0 ? 1ULL << bit : 0);
+	fd = pms_sys_perf_event_open(S, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, name);
+	begin("userread");
+	jstr("event", name);
+	jstr("sysctl", sysctl);
+	ju64("config1", a.config1);
+	jint("iters", (long long)iters);
+	if (fd < 0) {
+		jint("rc", fd);
+		jstr("message", pms_error_last());
+		end();
+		return;
+	}
+	mr = OPS->mmap(OPS->ud, (size_t)PSZ, PROT_READ, MAP_SHARED, fd, 0, &page);
+	if (mr < 0) {
+		jint("rc", mr);
+		jstr("message", "mmap of the user page failed");
+		end();
+		OPS->close(OPS->ud, fd);
+		return;
+	}
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_RESET, 0);
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_ENABLE, 0);
+	work(iters);
+	/* read() before and after the EL0 read: a correct self-read lies
+	 * between them whatever the clock does (TCG cycles follow host time). */
+	r0 = OPS->read(OPS->ud, fd, v0, sizeof(v0));
+	sig = sigsetjmp(sigill_jmp, 1);
+	if (!sig)
+		self_read(page, &sr);
+	r = OPS->read(OPS->ud, fd, v, sizeof(v));
+	OPS->ioctl(OPS->ud, fd, PERF_EVENT_IOC_DISABLE, 0);
+	jint("rc", 0);
+	jint("cap_user_rdpmc", sr.cap_user_rdpmc);
+	jint("index", sr.index);
+	jint("pmc_width", sr.width);
+	jint("used_counter", sr.used_counter);
+	jint("signal", sig);
+	ju64("self", sr.value);
+	jint("read_rc", (long long)(r0 < 0 ? r0 : r));
+	ju64("read_before", v0[0]);
+	ju64("read", v[0]);
+	end();
+	OPS->munmap(OPS->ud, page, (size_t)PSZ);
+	OPS->close(OPS->ud, fd);
+}
+
+static int cmd_userread(unsigned long iters)
+{
+	uint64_t type;
+	char old[32] = "";
+	int bit = rdpmc_bit();
+	int r;
+	struct sigaction sa;
+
+	if (pmu_type(&type) < 0)
+		return 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigill;
+	sigaction(SIGILL, &sa, NULL);
+	for (int on = 1; on >= 0; on--) {
+		const char *want = on ? "1" : "0";
+		r = set_user_access(want, old, sizeof(old));
+		begin("user_access_sysctl");
+		jstr("set", want);
+		jstr("was", old);
+		jint("rc", r);
+		jint("rdpmc_bit", bit);
+		end();
+		for (size_t e = 0; e < sizeof(a64_events) / sizeof(a64_events[0]); e++)
+			userread_one((uint32_t)type, a64_events[e].name, a64_events[e].config, bit,
+				     r < 0 ? "missing" : want, iters);
+	}
+	return 0;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
+	cpu_set_t one;
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	PSZ = sysconf(_SC_PAGESIZE);
+	if (argc < 2) {
+		fprintf(stderr, "usage: bedcheck sysfs|numa N|swsample N|pmusysfs|count N|userread N\n");
+		return 2;
+	}
+	if (pms_sys_new(&S, NULL) < 0) {
+		report_error(argv[1], "pms_sys_new", -1);
+		return 1;
+	}
+	OPS = pms_sys_ops(S);
+	/* Counting and self-reads are checked on one CPU; nothing here needs two. */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+
+	if (!strcmp(argv[1], "sysfs"))
+		rc = cmd_sysfs();
+	else if (!strcmp(argv[1], "numa"))
+		rc = cmd_numa(n ? n : 256);
+	else if (!strcmp(argv[1], "swsample"))
+		rc = cmd_swsample(n ? n : 64);
+	else if (!strcmp(argv[1], "pmusysfs"))
+		rc = cmd_pmusysfs();
+	else if (!strcmp(argv[1], "count"))
+		rc = cmd_count(n ? n : 1000000);
+	else if (!strcmp(argv[1], "userread"))
+		rc = cmd_userread(n ? n : 1000000);
+	else {
+		fprintf(stderr, "bedcheck: unknown check %s\n", argv[1]);
+		rc = 2;
+	}
+	pms_sys_free(S);
+	return rc;
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# /init of the bed guests (busybox sh).  Runs the checks named by the kernel
+# command line's pmsbed=..., each framed by @@BEGIN/@@END lines that the host
+# (check.py) parses, then powers off so QEMU exits by itself.
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+bed=$(sed -n 's/.*pmsbed=\([a-z0-9_]*\).*/\1/p' /proc/cmdline)
+echo "@@BED-START bed=$bed kernel=$(uname -r) machine=$(uname -m) uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+run() { # name command...
+	name=$1
+	shift
+	echo "@@BEGIN $name"
+	"$@" 2>&1
+	echo "@@END $name rc=$?"
+}
+
+# pmuscope subcommands that exist in this build (help lists them).
+has_cmd() { /bin/pmuscope help 2>/dev/null | grep -q "^  $1 "; }
+
+run version /bin/pmuscope --version
+run help /bin/pmuscope help
+case $bed in
+x86)
+	run sysfs /bin/bedcheck sysfs
+	run numa /bin/bedcheck numa 256
+	run swsample /bin/bedcheck swsample 64
+	;;
+a64plain|a64icount)
+	run sysfs /bin/bedcheck sysfs
+	run pmusysfs /bin/bedcheck pmusysfs
+	run swsample /bin/bedcheck swsample 64
+	run count /bin/bedcheck count 1000000
+	run userread /bin/bedcheck userread 1000000
+	;;
+a64numa)
+	run sysfs /bin/bedcheck sysfs
+	run numa /bin/bedcheck numa 256
+	;;
+*)
+	echo "@@ERROR unknown bed '$bed'"
+	;;
+esac
+has_cmd topology && run topology_json /bin/pmuscope topology --json
+has_cmd list && run list_json /bin/pmuscope list --json
+echo "@@BED-DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
+poweroff -f

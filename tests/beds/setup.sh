@@ -1,0 +1,119 @@
+#!/bin/bash
+# Prepare the QEMU verification beds: Debian packages, the guest kernels and
+# the arm64 busybox.  Idempotent; everything downloaded is cached in
+# tests/beds/cache/ (git-ignored).  Kernels are fetched with apt-get download
+# and unpacked with dpkg-deb -x: nothing is installed into this machine's /boot.
+#
+# Exit status: 0 ready, 77 cannot be prepared here (no root to install, no
+# network, no package) -- the bed tests turn that into a meson SKIP.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd -P)
+CACHE=${PMS_BEDS_CACHE:-$HERE/cache}
+mkdir -p "$CACHE" || exit 77
+LOG=$CACHE/setup.log
+
+skip() { echo "beds setup: SKIP: $*" >&2; exit 77; }
+say() { echo "beds setup: $*" >&2; }
+
+# Serialise concurrent setups (meson may start several beds).
+exec 9>"$CACHE/.lock"
+flock 9 2>/dev/null || true
+
+if [ -f "$CACHE/ready" ] && [ -z "${PMS_BEDS_REFRESH:-}" ]; then
+	exit 0
+fi
+
+HOST_PKGS="qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu libc6-dev-arm64-cross python3 xz-utils"
+missing=""
+for p in $HOST_PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+# libc.a for static x86_64 links comes with libc6-dev.
+[ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing="$missing libc6-dev"
+
+apt_updated=""
+apt_update() {
+	[ -n "$apt_updated" ] && return 0
+	say "apt-get update"
+	timeout 300 apt-get update >>"$LOG" 2>&1 || skip "apt-get update failed (see $LOG)"
+	apt_updated=1
+}
+
+if [ -n "$missing" ]; then
+	[ "$(id -u)" = 0 ] || skip "missing packages:$missing (run this script as root once)"
+	command -v apt-get >/dev/null || skip "no apt-get; install:$missing"
+	apt_update
+	say "installing$missing"
+	DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y --no-install-recommends $missing \
+		>>"$LOG" 2>&1 || skip "apt-get install$missing failed (see $LOG)"
+fi
+
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	[ "$(id -u)" = 0 ] || skip "arm64 is not a dpkg architecture here (dpkg --add-architecture arm64 as root)"
+	dpkg --add-architecture arm64 || skip "dpkg --add-architecture arm64 failed"
+	apt_updated=""
+fi
+# The arm64 package lists must be present for apt-get download of :arm64.
+if ! apt-cache show linux-image-arm64:arm64 >/dev/null 2>&1; then
+	[ "$(id -u)" = 0 ] || skip "no arm64 package lists (apt-get update as root)"
+	apt_update
+fi
+
+# Resolve the kernel ABI (e.g. 6.1.0-57) from the meta-package's dependency,
+# so security updates move it without editing this file.
+resolve_image() { # $1 = amd64|arm64
+	apt-cache depends "linux-image-$1:$1" 2>/dev/null |
+		sed -n "s/^ *Depends: \(linux-image-[0-9][^:]*-$1\)\(:$1\)\{0,1\}\$/\1/p" |
+		grep -v -- '-unsigned$' | head -n1
+}
+
+fetch_deb() { # $1 = package[:arch], $2 = dir; leaves the .deb's path in $deb
+	local pkg=$1 dir=$2
+	mkdir -p "$dir"
+	deb=$(ls "$dir"/*.deb 2>/dev/null | head -n1)
+	if [ -z "$deb" ]; then
+		say "apt-get download $pkg"
+		(cd "$dir" && timeout 600 apt-get download "$pkg" >>"$LOG" 2>&1) ||
+			skip "apt-get download $pkg failed (see $LOG)"
+		deb=$(ls "$dir"/*.deb 2>/dev/null | head -n1)
+		[ -n "$deb" ] || skip "apt-get download $pkg produced no .deb"
+	fi
+}
+
+for arch in amd64 arm64; do
+	img=$(resolve_image $arch)
+	[ -n "$img" ] || skip "cannot resolve the linux-image-$arch ABI with apt-cache depends"
+	abi=${img#linux-image-}
+	kdir=$CACHE/kernel-$arch
+	if [ ! -f "$kdir/$abi/ok" ]; then
+		rm -rf "$kdir"
+		fetch_deb "$img:$arch" "$kdir/deb"
+		mkdir -p "$kdir/$abi"
+		dpkg-deb -x "$deb" "$kdir/$abi/root" || skip "dpkg-deb -x $deb failed"
+		rm -rf "$kdir/deb"        # keep only what the beds boot (~70 MB saved)
+		rm -rf "$kdir/$abi/root/lib" "$kdir/$abi/root/usr"  # modules: not needed, initramfs-only guests
+		touch "$kdir/$abi/ok"
+	fi
+	ln -sfn "$abi" "$kdir/current"
+	say "kernel $arch: $abi"
+done
+
+# The amd64 bzImage boots ~2x faster under TCG when its ELF vmlinux is booted
+# directly through PVH (skips SeaBIOS and in-guest xz decompression).
+kx=$CACHE/kernel-amd64/current
+if [ ! -f "$kx/vmlinux" ]; then
+	python3 "$HERE/extract-vmlinux.py" "$kx"/root/boot/vmlinuz-* "$kx/vmlinux.tmp" &&
+		mv "$kx/vmlinux.tmp" "$kx/vmlinux" || say "vmlinux extraction failed; the bzImage will be booted"
+fi
+
+# arm64 busybox: the static binary from busybox-static:arm64, downloaded only.
+if [ ! -x "$CACHE/busybox-arm64" ]; then
+	fetch_deb busybox-static:arm64 "$CACHE/bb-arm64"
+	dpkg-deb -x "$deb" "$CACHE/bb-arm64/root" || skip "dpkg-deb -x $deb failed"
+	cp "$CACHE/bb-arm64/root/bin/busybox" "$CACHE/busybox-arm64" || skip "no bin/busybox in $deb"
+	rm -rf "$CACHE/bb-arm64"
+fi
+cp "$(command -v busybox || echo /bin/busybox)" "$CACHE/busybox-amd64" 2>/dev/null || skip "no /bin/busybox (busybox-static)"
+
+touch "$CACHE/ready"
+say "ready ($CACHE)"

@@ -8,7 +8,9 @@
 #include "version.h"
 
 /* Subcommands, one file each. */
-#define CLI_COMMANDS(X)
+#define CLI_COMMANDS(X) \
+	X(encode, "event strings -> perf_event_attr (perf syntax)") \
+
 
 #define DECLARE(name, summary) int cmd_##name(const struct cli_global *g, int argc, char **argv);
 CLI_COMMANDS(DECLARE)

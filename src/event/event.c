@@ -10,73 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- small PMU lookups ---- */
+/* ---- small PMU helpers ---- */
 
-static const struct pms_pmu *find_pmu(const struct pms_pmus *pmus, const char *name)
-{
-	for (size_t i = 0; pmus && i < pmus->count; i++)
-		if (pmus->pmus[i].name && !strcmp(pmus->pmus[i].name, name))
-			return &pmus->pmus[i];
-	return NULL;
-}
-
-static const struct pms_format *find_format(const struct pms_pmu *pmu, const char *term)
-{
-	for (size_t i = 0; i < pmu->nformats; i++)
-		if (pmu->formats[i].name && !strcmp(pmu->formats[i].name, term))
-			return &pmu->formats[i];
-	return NULL;
-}
-
-static const struct pms_pmu_event *find_alias(const struct pms_pmu *pmu, const char *name)
-{
-	for (size_t i = 0; i < pmu->nevents; i++)
-		if (pmu->events[i].name && !strcmp(pmu->events[i].name, name))
-			return &pmu->events[i];
-	return NULL;
-}
-
-static uint64_t format_mask(const struct pms_format *f)
-{
-	uint64_t m = 0;
-	for (int r = 0; r < f->nranges && r < PMS_FORMAT_MAX_RANGES; r++)
-		for (unsigned b = f->ranges[r].lo; b <= f->ranges[r].hi && b < 64; b++)
-			m |= UINT64_C(1) << b;
-	return m;
-}
-
-/* Scatter value over the term's ranges, least significant bits first. */
+/* Scatter value over the term's bits (width already checked). */
 static uint64_t format_place(const struct pms_format *f, uint64_t value)
 {
 	uint64_t w = 0;
-	unsigned src = 0;
-	for (int r = 0; r < f->nranges && r < PMS_FORMAT_MAX_RANGES; r++)
-		for (unsigned b = f->ranges[r].lo; b <= f->ranges[r].hi && b < 64; b++, src++)
-			if (src < 64 && (value >> src & 1))
-				w |= UINT64_C(1) << b;
+	(void)pms_format_encode(f, value, &w);
 	return w;
-}
-
-static const char *const field_names[PMS_CFG_NFIELDS] = {
-	"config", "config1", "config2", "config3", "config4",
-};
-
-/* "config:0-7,32-35" */
-static void format_desc(const struct pms_format *f, char *buf, size_t size)
-{
-	size_t n = 0;
-	int w;
-	unsigned fld = (unsigned)f->field < PMS_CFG_NFIELDS ? (unsigned)f->field : 0;
-	w = snprintf(buf, size, "%s:", field_names[fld]);
-	n = w > 0 ? (size_t)w : 0;
-	for (int r = 0; r < f->nranges && r < PMS_FORMAT_MAX_RANGES && n < size; r++) {
-		const struct pms_bitrange *br = &f->ranges[r];
-		if (br->lo == br->hi)
-			w = snprintf(buf + n, size - n, "%s%u", r ? "," : "", br->lo);
-		else
-			w = snprintf(buf + n, size - n, "%s%u-%u", r ? "," : "", br->lo, br->hi);
-		n += w > 0 ? (size_t)w : 0;
-	}
 }
 
 static bool is_core(const struct pms_pmu *p)
@@ -168,6 +109,8 @@ static int event_init(struct pms_event *e, const struct ev_ast *a, const struct 
 
 struct wrec {
 	const char *key;
+	const struct pms_format *fmt; /* NULL for config..config4 terms */
+	uint64_t value;               /* as written, before placement */
 	unsigned field;
 	uint64_t mask;
 	bool alias;
@@ -214,12 +157,22 @@ static int terr(const struct tctx *t, int code, int col, const char *fmt, ...)
 	return pms_ev_err(code, t->b->src, col, "%s", what);
 }
 
-/* Write value (already shifted into place) under mask of a config word,
- * refusing two terms that set the same bit differently.  A term written
- * by the user wins over one that came from an alias, whatever the order. */
-static int write_bits(const struct tctx *t, unsigned f, uint64_t mask, uint64_t value,
-		      const char *key, bool alias, int col, const char *desc)
+static void describe_write(const struct pms_format *fmt, unsigned f, char *buf, size_t size)
 {
+	if (fmt)
+		pms_format_str(fmt, buf, size);
+	else
+		snprintf(buf, size, "%s:0-63", pms_cfg_field_name((enum pms_cfg_field)f));
+}
+
+/* Write raw into config word f (placed by fmt, or the whole word when fmt
+ * is NULL), refusing two terms that set the same bit differently.  A term written
+ * by the user wins over one that came from an alias, whatever the order. */
+static int write_bits(const struct tctx *t, unsigned f, const struct pms_format *fmt,
+		      uint64_t raw, bool alias, int col, const char *key)
+{
+	uint64_t mask = fmt ? pms_format_mask(fmt) : UINT64_MAX;
+	uint64_t value = fmt ? format_place(fmt, raw) : raw;
 	struct tstate *st = t->st;
 	uint64_t overlap = st->written[f] & mask;
 	uint64_t differ = (st->words[f] ^ value) & overlap;
@@ -236,15 +189,18 @@ static int write_bits(const struct tctx *t, unsigned f, uint64_t mask, uint64_t 
 				value = (value & ~(r->mask & differ)) | (st->words[f] & r->mask & differ);
 				continue;
 			}
+			char d1[96], d2[96];
+			describe_write(fmt, f, d1, sizeof(d1));
+			describe_write(r->fmt, f, d2, sizeof(d2));
 			return terr(t, PMS_EPARSE, col,
-				    "term '%s' (%s) sets bits 0x%" PRIx64
-				    " of %s already set differently by term '%s'",
-				    key, desc, r->mask & differ, field_names[f], r->key);
+				    "term '%s=0x%" PRIx64 "' (%s) overlaps term '%s=0x%" PRIx64
+				    "' (%s) with a different value in bits 0x%" PRIx64,
+				    key, raw, d1, r->key, r->value, d2, r->mask & differ);
 		}
 	}
 	if (st->nrecs == MAX_WRITES)
 		return terr(t, PMS_ERANGE, col, "more than %d terms", MAX_WRITES);
-	st->recs[st->nrecs++] = (struct wrec){ key, f, mask, alias };
+	st->recs[st->nrecs++] = (struct wrec){ key, fmt, raw, f, mask, alias };
 	st->words[f] = (st->words[f] & ~mask) | (value & mask);
 	st->written[f] |= mask;
 	st->raw_write = true;
@@ -341,7 +297,7 @@ static int apply_keyword(const struct tctx *t, const struct ev_term *term, int c
 
 	*handled = true;
 	for (unsigned f = 0; f < PMS_CFG_NFIELDS; f++) {
-		if (strcmp(k, field_names[f]))
+		if (strcmp(k, pms_cfg_field_name((enum pms_cfg_field)f)))
 			continue;
 		if ((ret = need_value(t, term, col, &v)) < 0)
 			return ret;
@@ -349,7 +305,7 @@ static int apply_keyword(const struct tctx *t, const struct ev_term *term, int c
 			return terr(t, PMS_EPARSE, col,
 				    "term '%s' cannot be combined with generic event '%s'", k,
 				    st->generic_key);
-		return write_bits(t, f, UINT64_MAX, v, k, alias, col, field_names[f]);
+		return write_bits(t, f, NULL, v, alias, col, k);
 	}
 	if (!strcmp(k, "period")) {
 		if ((ret = need_value(t, term, col, &v)) < 0)
@@ -431,9 +387,9 @@ static int apply_term(const struct tctx *t, const struct ev_term *term, bool ali
 	if (ret < 0 || handled)
 		return ret;
 
-	if ((f = find_format(t->pmu, term->key))) {
+	if ((f = pms_pmu_format(t->pmu, term->key))) {
 		unsigned fld = (unsigned)f->field;
-		format_desc(f, desc, sizeof(desc));
+		pms_format_str(f, desc, sizeof(desc));
 		if (fld >= PMS_CFG_NFIELDS)
 			return terr(t, PMS_EPARSE, col, "term '%s' (%s) names no config word",
 				    term->key, desc);
@@ -455,10 +411,9 @@ static int apply_term(const struct tctx *t, const struct ev_term *term, bool ali
 			return terr(t, PMS_EPARSE, col,
 				    "term '%s' cannot be combined with generic event '%s'",
 				    term->key, t->st->generic_key);
-		return write_bits(t, fld, format_mask(f), format_place(f, v), f->name, alias,
-				  col, desc);
+		return write_bits(t, fld, f, v, alias, col, f->name);
 	}
-	if (!term->val && !alias && (al = find_alias(t->pmu, term->key)))
+	if (!term->val && !alias && (al = pms_pmu_event(t->pmu, term->key)))
 		return expand_alias(t, al, col);
 	if (!term->val && is_core(t->pmu)) {
 		kind = pms_ev_generic_lookup(term->key, &cfg);
@@ -664,7 +619,7 @@ static int bind_bare(const struct bctx *b, const struct ev_ast *a, const struct 
 	for (int pass = 0; pass < 2 && !found; pass++) {
 		for (size_t i = 0; pmus && i < pmus->count; i++) {
 			const struct pms_pmu *p = &pmus->pmus[i];
-			if (is_core(p) != (pass == 0) || !find_alias(p, name))
+			if (is_core(p) != (pass == 0) || !pms_pmu_event(p, name))
 				continue;
 			if ((ret = bind_on_pmu(b, a, gm, p, &term, 1, out)) < 0)
 				return ret;
@@ -675,7 +630,7 @@ static int bind_bare(const struct bctx *b, const struct ev_ast *a, const struct 
 		return 0;
 
 	/* a PMU named alone, as perf takes "ibs_op" for "ibs_op//" */
-	const struct pms_pmu *p = find_pmu(pmus, name);
+	const struct pms_pmu *p = pms_pmu_find(pmus, name);
 	if (p)
 		return bind_on_pmu(b, a, gm, p, NULL, 0, out);
 	return pms_ev_err(PMS_ENOENT, b->src, a->name_col,
@@ -687,7 +642,7 @@ static int bind_pmu_form(const struct bctx *b, const struct ev_ast *a, const str
 			 struct evvec *out)
 {
 	const struct pms_pmus *pmus = b->pmus;
-	const struct pms_pmu *p = find_pmu(pmus, a->pmu);
+	const struct pms_pmu *p = pms_pmu_find(pmus, a->pmu);
 	size_t found = 0;
 	int ret;
 

@@ -1,0 +1,144 @@
+/* pmuscope encode: event strings -> the perf_event_attr(s) they open. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pmuscope/error.h"
+#include "pmuscope/event.h"
+#include "pmuscope/pmu.h"
+
+int cmd_encode(const struct cli_global *g, int argc, char **argv);
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: pmuscope [--root DIR] encode [--json] EVENT...\n\n"
+		   "Parse perf-style event strings against this machine's PMUs and print\n"
+		   "the perf_event_attr each one opens, one line per event:\n"
+		   "  NAME  PMU  ATTR  cpus=LIST  [group=N [leader]]\n"
+		   "Generic events on hybrid machines print one line per core PMU.\n"
+		   "Syntax: cycles:u, r1a8, L1-dcache-load-misses, cpu/event=0x3c,umask=0/pp,\n"
+		   "cpu/mem-loads,ldlat=30/P, {cycles,instructions}:W (see perf-list(1)).\n\n"
+		   "  --json   machine-readable output\n"
+		   "  --help   this text\n");
+}
+
+#define SETBUF 8192
+
+static void print_json(struct json *j, const struct pms_event *e, char *buf)
+{
+	json_begin_object(j, NULL);
+	json_str(j, "name", e->name);
+	json_str(j, "pmu", e->pmu);
+	json_uint(j, "type", e->attr.type);
+	json_uint(j, "config", e->attr.config);
+	json_uint(j, "config1", e->attr.config1);
+	json_uint(j, "config2", e->attr.config2);
+	json_uint(j, "config3", e->attr.config3);
+	json_uint(j, "config4", e->config4);
+	json_uint(j, e->attr.freq ? "sample_freq" : "sample_period", e->attr.sample_period);
+	json_uint(j, "precise_ip", e->attr.precise_ip);
+	json_bool(j, "precise_max", e->precise_max);
+	pms_event_describe(e, buf, SETBUF);
+	json_str(j, "attr", buf);
+	pms_cpuset_format(&e->cpus, buf, SETBUF);
+	json_str(j, "cpus", pms_cpuset_count(&e->cpus) ? buf : NULL);
+	if (e->group >= 0)
+		json_int(j, "group", e->group);
+	else
+		json_null(j, "group");
+	json_bool(j, "group_leader", e->group_leader);
+	json_bool(j, "weak", e->weak);
+	json_bool(j, "sample_read", e->sample_read);
+	json_double(j, "scale", e->scale);
+	json_str(j, "unit", e->unit);
+	json_end_object(j);
+}
+
+static void print_text(const struct pms_event *e, char *buf)
+{
+	pms_event_describe(e, buf, SETBUF);
+	printf("%s\t%s\t%s", e->name, e->pmu ? e->pmu : "-", buf);
+	pms_cpuset_format(&e->cpus, buf, SETBUF);
+	printf("\tcpus=%s", pms_cpuset_count(&e->cpus) ? buf : "all");
+	if (e->group >= 0)
+		printf("\tgroup=%d%s", e->group, e->group_leader ? " leader" : "");
+	if (e->weak)
+		printf(" weak");
+	if (e->scale != 1.0 || e->unit)
+		printf("\tscale=%g unit=%s", e->scale, e->unit ? e->unit : "");
+	putchar('\n');
+}
+
+int cmd_encode(const struct cli_global *g, int argc, char **argv)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	struct pms_event_list **lists = NULL;
+	bool json_out = false;
+	int first = 1, rc = 1;
+	char *buf = NULL;
+
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		if (!strcmp(argv[first], "--help") || !strcmp(argv[first], "-h")) {
+			help(stdout);
+			return 0;
+		} else if (!strcmp(argv[first], "--json")) {
+			json_out = true;
+		} else if (!strcmp(argv[first], "--")) {
+			first++;
+			break;
+		} else {
+			fprintf(stderr, "pmuscope: encode: unknown option '%s'\n", argv[first]);
+			help(stderr);
+			return 2;
+		}
+	}
+	if (first >= argc) {
+		help(stderr);
+		return 2;
+	}
+	if (!(sys = cli_open_sys(g)))
+		return 1;
+	if (pms_pmus_load(sys, &pmus) < 0) {
+		rc = cli_fail("cannot load PMUs");
+		goto out;
+	}
+	lists = calloc((size_t)argc, sizeof(*lists));
+	buf = malloc(SETBUF);
+	if (!lists || !buf) {
+		fprintf(stderr, "pmuscope: encode: out of memory\n");
+		goto out;
+	}
+	/* parse everything first so an error prints nothing on stdout */
+	for (int i = first; i < argc; i++)
+		if (pms_event_parse(pmus, argv[i], &lists[i]) < 0) {
+			rc = cli_fail("encode");
+			goto out;
+		}
+	if (json_out) {
+		struct json j;
+		json_init(&j, stdout);
+		json_begin_object(&j, NULL);
+		json_begin_array(&j, "events");
+		for (int i = first; i < argc; i++)
+			for (size_t e = 0; e < lists[i]->count; e++)
+				print_json(&j, &lists[i]->events[e], buf);
+		json_end_array(&j);
+		json_end_object(&j);
+		json_finish(&j);
+	} else {
+		for (int i = first; i < argc; i++)
+			for (size_t e = 0; e < lists[i]->count; e++)
+				print_text(&lists[i]->events[e], buf);
+	}
+	rc = 0;
+out:
+	for (int i = 0; lists && i < argc; i++)
+		pms_event_list_free(lists[i]);
+	free(lists);
+	free(buf);
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+	return rc;
+}

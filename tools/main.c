@@ -9,6 +9,7 @@
 
 /* Subcommands, one file each. */
 #define CLI_COMMANDS(X) \
+	X(list, "PMUs: type, kind, scope, CPUs, caps, precise engine, formats, events") \
 	X(encode, "event strings -> perf_event_attr (perf syntax)") \
 
 

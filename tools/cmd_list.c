@@ -1,0 +1,306 @@
+/* pmuscope list: the PMUs the kernel exposes, how pmuscope classifies them,
+ * and their caps, format terms and event aliases.
+ * JSON schema: docs/json-list.md. */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pmuscope/error.h"
+#include "pmuscope/pmu.h"
+
+int cmd_list(const struct cli_global *g, int argc, char **argv);
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: pmuscope [--root DIR] list [PATTERN] [--json]\n\n"
+		   "List the PMUs in /sys/bus/event_source/devices: type, kind (core,\n"
+		   "uncore, precise engine, software...), uncore scope, the CPUs they count\n"
+		   "on or are read from, caps, precise sampling engine (PEBS, IBS, SPE),\n"
+		   "format terms and event aliases.\n\n"
+		   "  PATTERN  only PMUs whose name contains PATTERN, or matches it as a\n"
+		   "           shell glob when it has * ? or [ (e.g. 'uncore_cha_*')\n"
+		   "  --json   machine-readable output (schema: docs/json-list.md)\n"
+		   "  --help   this text\n");
+}
+
+static bool matches(const char *pattern, const char *name)
+{
+	if (!pattern)
+		return true;
+	if (strpbrk(pattern, "*?["))
+		return fnmatch(pattern, name, 0) == 0;
+	return strstr(name, pattern) != NULL;
+}
+
+/* A CPU set as a malloc'd list string ("" when empty). */
+static char *set_str(const struct pms_cpuset *s)
+{
+	size_t n = pms_cpuset_format(s, NULL, 0);
+	char *b = malloc(n + 1);
+	if (b)
+		pms_cpuset_format(s, b, n + 1);
+	return b;
+}
+
+/* The guest-without-PMU case: the cpuinfo "hypervisor" flag (x86, set from
+ * CPUID.1:ECX[31]) or a /sys/hypervisor/type (Xen). */
+static bool under_hypervisor(struct pms_sys *sys, char *what, size_t size)
+{
+	char *text = NULL;
+	bool yes = false;
+	if (pms_sys_read_line(sys, "sys/hypervisor/type", &text) == 0 && text[0]) {
+		snprintf(what, size, "/sys/hypervisor/type says '%s'", text);
+		yes = true;
+	}
+	free(text);
+	text = NULL;
+	if (!yes && pms_sys_read_file(sys, "proc/cpuinfo", &text, NULL) == 0) {
+		for (char *line = text; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			if (!strncmp(line, "flags", 5) &&
+			    (strstr(line, " hypervisor ") || strstr(line, " hypervisor\t") ||
+			     (strlen(line) >= 11 && !strcmp(line + strlen(line) - 11, " hypervisor")))) {
+				snprintf(what, size, "/proc/cpuinfo has the 'hypervisor' flag");
+				yes = true;
+				break;
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	free(text);
+	pms_error_clear();
+	return yes;
+}
+
+static void no_hw_note(char *buf, size_t size, const struct pms_pmus *pmus, bool hv,
+		       const char *hv_what)
+{
+	char names[256] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < pmus->count && len < sizeof(names); i++) {
+		int n = snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+				 pmus->pmus[i].name);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	snprintf(buf, size,
+		 "No hardware PMU is exposed: the kernel lists only PMUs that need no "
+		 "counter hardware (%s) and no core PMU (cpu, cpu_core/cpu_atom, armv8_*...), "
+		 "uncore PMU or IBS/SPE engine, so hardware events cannot be counted or "
+		 "sampled here. %s%s%sThis usually means a virtual machine whose hypervisor "
+		 "gives the guest no virtual PMU (KVM/QEMU: start the guest with '-cpu host' "
+		 "and the PMU enabled; clouds: use a bare-metal or PMU-enabled instance "
+		 "type), or a kernel built without the CPU's PMU driver.",
+		 names[0] ? names : "none", hv ? "This system runs under a hypervisor (" : "",
+		 hv ? hv_what : "", hv ? "). " : "");
+}
+
+static const char *precise_str(const struct pms_pmu *p, char *buf, size_t size)
+{
+	if (p->engine == PMS_ENGINE_NONE)
+		return "-";
+	if (p->engine == PMS_ENGINE_PEBS)
+		snprintf(buf, size, "pebs (max_precise %d)", p->max_precise);
+	else
+		snprintf(buf, size, "%s", pms_engine_name(p->engine));
+	return buf;
+}
+
+static void print_text(const struct pms_pmus *pmus, const char *pattern)
+{
+	for (size_t i = 0; i < pmus->count; i++) {
+		const struct pms_pmu *p = &pmus->pmus[i];
+		char eng[64], *cpus;
+		if (!matches(pattern, p->name))
+			continue;
+		cpus = set_str(&p->cpus);
+		printf("%s\n  type %" PRIu32 ", %s", p->name, p->type, pms_pmu_kind_name(p->kind));
+		if (p->kind == PMS_PMU_UNCORE)
+			printf(", scope %s", pms_scope_name(p->scope));
+		if (p->has_cpus)
+			printf(", counts on CPUs %s", cpus ? cpus : "?");
+		else if (p->has_cpumask)
+			printf(", read on CPUs %s", cpus ? cpus : "?");
+		printf(", precise: %s", precise_str(p, eng, sizeof(eng)));
+		if (p->nr_addr_filters >= 0)
+			printf(", %d address filters", p->nr_addr_filters);
+		printf("\n");
+		free(cpus);
+		if (p->ncaps) {
+			printf("  caps:");
+			for (size_t k = 0; k < p->ncaps; k++)
+				printf(" %s=%s", p->caps[k].name, p->caps[k].value);
+			printf("\n");
+		}
+		if (p->nformats) {
+			printf("  format:");
+			for (size_t k = 0; k < p->nformats; k++) {
+				char bits[128];
+				pms_format_str(&p->formats[k], bits, sizeof(bits));
+				printf(" %s=%s", p->formats[k].name, bits);
+			}
+			printf("\n");
+		}
+		if (p->nevents) {
+			printf("  events:\n");
+			for (size_t k = 0; k < p->nevents; k++) {
+				const struct pms_pmu_event *e = &p->events[k];
+				printf("    %s/%s/  %s", p->name, e->name, e->value);
+				if (e->unit || e->scale != 1.0)
+					printf("  (%.6g %s)", e->scale, e->unit ? e->unit : "");
+				if (e->per_pkg)
+					printf(" per-pkg");
+				if (e->snapshot)
+					printf(" snapshot");
+				printf("\n");
+			}
+		}
+	}
+}
+
+static void print_json(const struct pms_pmus *pmus, const char *pattern, const char *root,
+		       bool has_hw, bool hv, const char *note)
+{
+	struct json j;
+	json_init(&j, stdout);
+	json_begin_object(&j, NULL);
+	json_int(&j, "schema_version", 1);
+	json_str(&j, "root", root);
+	json_str(&j, "pattern", pattern);
+	json_bool(&j, "hardware_pmu", has_hw);
+	json_bool(&j, "hypervisor", hv);
+	json_str(&j, "note", note);
+	json_begin_array(&j, "pmus");
+	for (size_t i = 0; i < pmus->count; i++) {
+		const struct pms_pmu *p = &pmus->pmus[i];
+		char *cpus;
+		if (!matches(pattern, p->name))
+			continue;
+		cpus = set_str(&p->cpus);
+		json_begin_object(&j, NULL);
+		json_str(&j, "name", p->name);
+		json_uint(&j, "type", p->type);
+		json_str(&j, "kind", pms_pmu_kind_name(p->kind));
+		json_str(&j, "scope", p->kind == PMS_PMU_UNCORE ? pms_scope_name(p->scope) : NULL);
+		json_str(&j, "engine", p->engine ? pms_engine_name(p->engine) : NULL);
+		json_str(&j, "cpus", (p->has_cpus || p->has_cpumask) ? cpus : NULL);
+		json_str(&j, "cpus_file", p->has_cpus ? "cpus" : p->has_cpumask ? "cpumask" : NULL);
+		if (p->max_precise >= 0)
+			json_int(&j, "max_precise", p->max_precise);
+		else
+			json_null(&j, "max_precise");
+		if (p->nr_addr_filters >= 0)
+			json_int(&j, "nr_addr_filters", p->nr_addr_filters);
+		else
+			json_null(&j, "nr_addr_filters");
+		json_str(&j, "box", p->box);
+		if (p->box_index >= 0)
+			json_int(&j, "box_index", p->box_index);
+		else
+			json_null(&j, "box_index");
+		json_begin_object(&j, "caps");
+		for (size_t k = 0; k < p->ncaps; k++)
+			json_str(&j, p->caps[k].name, p->caps[k].value);
+		json_end_object(&j);
+		json_begin_array(&j, "formats");
+		for (size_t k = 0; k < p->nformats; k++) {
+			const struct pms_format *f = &p->formats[k];
+			char bits[128], mask[24];
+			pms_format_str(f, bits, sizeof(bits));
+			snprintf(mask, sizeof(mask), "0x%" PRIx64, pms_format_mask(f));
+			json_begin_object(&j, NULL);
+			json_str(&j, "name", f->name);
+			json_str(&j, "field", pms_cfg_field_name(f->field));
+			json_str(&j, "bits", strchr(bits, ':') ? strchr(bits, ':') + 1 : bits);
+			json_int(&j, "width", f->width);
+			json_str(&j, "mask", mask);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_begin_array(&j, "events");
+		for (size_t k = 0; k < p->nevents; k++) {
+			const struct pms_pmu_event *e = &p->events[k];
+			json_begin_object(&j, NULL);
+			json_str(&j, "name", e->name);
+			json_str(&j, "value", e->value);
+			json_str(&j, "unit", e->unit);
+			json_double(&j, "scale", e->scale);
+			json_bool(&j, "per_pkg", e->per_pkg);
+			json_bool(&j, "snapshot", e->snapshot);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+		free(cpus);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+int cmd_list(const struct cli_global *g, int argc, char **argv)
+{
+	const char *pattern = NULL;
+	bool json = false, hv = false, has_hw;
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	char hv_what[160] = "", note[1024] = "";
+	size_t shown = 0;
+	int rc = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "pmuscope: list: unknown option '%s'\n", argv[i]);
+			help(stderr);
+			return 2;
+		} else if (!pattern) {
+			pattern = argv[i];
+		} else {
+			fprintf(stderr, "pmuscope: list: one PATTERN only ('%s' is extra)\n", argv[i]);
+			return 2;
+		}
+	}
+	sys = cli_open_sys(g);
+	if (!sys)
+		return 1;
+	if (pms_pmus_load(sys, &pmus) < 0) {
+		rc = cli_fail("cannot list PMUs");
+		goto out;
+	}
+	has_hw = pms_pmus_has_hardware(pmus);
+	hv = under_hypervisor(sys, hv_what, sizeof(hv_what));
+	if (!has_hw)
+		no_hw_note(note, sizeof(note), pmus, hv, hv_what);
+	for (size_t i = 0; i < pmus->count; i++)
+		shown += matches(pattern, pmus->pmus[i].name);
+
+	if (json) {
+		print_json(pmus, pattern, pms_sys_root(sys), has_hw, hv, has_hw ? NULL : note);
+	} else {
+		if (pmus->count == 0)
+			printf("The kernel lists no PMUs at all (%s/sys/bus/event_source/devices is "
+			       "missing or empty): perf_events is not available.\n",
+			       strcmp(pms_sys_root(sys), "/") ? pms_sys_root(sys) : "");
+		print_text(pmus, pattern);
+		if (!has_hw)
+			printf("\n%s\n", note);
+	}
+	if (pattern && shown == 0) {
+		fprintf(stderr, "pmuscope: list: no PMU name matches '%s'\n", pattern);
+		rc = 1;
+	}
+out:
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+	return rc;
+}

@@ -114,4 +114,22 @@ fi
 if "$cli" --root "$tmp/nope" list >/dev/null 2>"$tmp/err"; then bad "missing root exited 0"; fi
 grep -q "pmuscope: .*$tmp/nope" "$tmp/err" || bad "missing root message: $(cat "$tmp/err")"
 
+# scripts/capture-sysfs.sh: a capture replays to the same list, here and for a
+# fixture (whose tree it must reproduce file for file).
+cap="$top/scripts/capture-sysfs.sh"
+if "$cap" "$tmp/live" >/dev/null 2>"$tmp/err"; then
+  diff <("$cli" list --json | grep -v '"root"') \
+       <("$cli" --root "$tmp/live" list --json | grep -v '"root"') >"$tmp/diff" ||
+    bad "capture of this machine lists differently: $(head -20 "$tmp/diff")"
+else
+  bad "capture-sysfs.sh failed: $(cat "$tmp/err")"
+fi
+for m in neoverse-n1-spe adl-hybrid; do
+  CAPTURE_SYSFS_SRC="$fx/$m" "$cap" "$tmp/cap-$m" >/dev/null 2>"$tmp/err" ||
+    bad "capture of $m failed: $(cat "$tmp/err")"
+  rm -f "$tmp/cap-$m/CAPTURE.txt"
+  diff -r "$fx/$m" "$tmp/cap-$m" >"$tmp/diff" || bad "capture of $m differs: $(head "$tmp/diff")"
+done
+"$cap" "$tmp/live" >/dev/null 2>&1 && bad "capture-sysfs.sh overwrote an existing DIR"
+
 exit $fail

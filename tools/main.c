@@ -9,8 +9,10 @@
 
 /* Subcommands, one file each. */
 #define CLI_COMMANDS(X) \
+	X(datasrc, "decode perf_mem_data_src values as perf prints them; IBS/PEBS/SPE raw words") \
 	X(list, "PMUs: type, kind, scope, CPUs, caps, precise engine, formats, events") \
 	X(encode, "event strings -> perf_event_attr (perf syntax)") \
+	X(topology, "packages, NUMA nodes, SNC, core types, uncore box -> node") \
 
 
 #define DECLARE(name, summary) int cmd_##name(const struct cli_global *g, int argc, char **argv);

@@ -1,0 +1,351 @@
+/* pmuscope datasrc: decode perf_mem_data_src values exactly as perf prints
+ * them (perf script -F data_src, perf mem report columns), and turn vendor
+ * raw words (IBS OpData2/3, PEBS status, SPE source/events) into data_src. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pmuscope/datasrc.h"
+#include "pmuscope/error.h"
+
+int cmd_datasrc(const struct cli_global *g, int argc, char **argv);
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope datasrc [--json] [--columns] [--dec] VALUE...\n"
+		"       pmuscope datasrc [--json] [--columns] --ibs-op DATA2,DATA3[,FAMILY,MODEL,CAPS]\n"
+		"       pmuscope datasrc [--json] [--columns] --pebs UARCH:STATUS[:KIND]\n"
+		"       pmuscope datasrc [--json] [--columns] --spe MIDR:SOURCE:ld|st[:EVENTS]\n\n"
+		"Decode perf_mem_data_src values as perf 7.3 prints them.  Each line is\n"
+		"the perf script -F data_src field: the value as %%16x, then\n"
+		"|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .. (cut at 99 characters, like perf).\n\n"
+		"  VALUE        hex, with or without 0x (as perf script prints it)\n"
+		"  --dec        read VALUEs without 0x as decimal instead\n"
+		"  --columns    tab-separated perf mem report columns instead: value, op,\n"
+		"               Memory access, Snoop, TLB access, Locked, Blocked\n"
+		"  --json       per value: script text, columns, mem-stat names, fields\n"
+		"  --ibs-op D2,D3[,FAMILY,MODEL,CAPS]\n"
+		"               AMD IBS IbsOpData2/IbsOpData3 (hex) of a valid op sample;\n"
+		"               the CPU defaults to family 0x19 model 0x61 caps 0x800 (Zen 4)\n"
+		"  --pebs UARCH:STATUS[:KIND]\n"
+		"               Intel PEBS status/aux word; UARCH one of nhm snb skl skx glc\n"
+		"               glc_hybrid grt cmt lnc pnc arw; KIND load (default), store,\n"
+		"               precise-store, hsw-load, hsw-store, hsw-na\n"
+		"  --spe MIDR:SOURCE:ld|st[:EVENTS]\n"
+		"               Arm SPE: MIDR, data source packet, op, event bit mask (hex);\n"
+		"               DATA_SNOOPED is taken as not implemented\n"
+		"  --help       this text\n\n"
+		"Exit status: 0 ok, 1 bad value or spec, 2 usage error.\n");
+}
+
+struct item {
+	uint64_t val;
+	const char *arg; /* where it came from */
+};
+
+/* Hex (0x optional) or, with dec, bare decimal; the whole string must be a
+ * number that fits in 64 bits. */
+static int parse_u64(const char *s, bool dec, uint64_t *out)
+{
+	int base = 16;
+	char *end;
+
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		s += 2;
+	else if (dec)
+		base = 10;
+	if (!*s || strchr("+- \t", *s))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int bad(const char *opt, const char *arg, const char *why)
+{
+	if (opt)
+		fprintf(stderr, "pmuscope: datasrc: %s '%s': %s\n", opt, arg, why);
+	else
+		fprintf(stderr, "pmuscope: datasrc: '%s': %s\n", arg, why);
+	return 1;
+}
+
+/* Split s at sep into at most max fields (in place in a copy). */
+static int split(char *s, char sep, char **f, int max)
+{
+	int n = 0;
+	for (char *p = s; n < max; n++) {
+		f[n] = p;
+		p = strchr(p, sep);
+		if (!p)
+			return n + 1;
+		*p++ = '\0';
+	}
+	return -1;
+}
+
+static int ibs_item(const char *arg, uint64_t *out)
+{
+	char tmp[256], *f[5];
+	uint64_t v[5] = { 0, 0, 0x19, 0x61, PMS_IBS_CAPS_ZEN4 };
+	if (strlen(arg) >= sizeof(tmp))
+		return bad("--ibs-op", arg, "too long");
+	strcpy(tmp, arg);
+	int n = split(tmp, ',', f, 5);
+	if (n != 2 && n != 5)
+		return bad("--ibs-op", arg, "want DATA2,DATA3 or DATA2,DATA3,FAMILY,MODEL,CAPS");
+	for (int i = 0; i < n; i++)
+		if (parse_u64(f[i], false, &v[i]) < 0)
+			return bad("--ibs-op", arg, "fields must be hex numbers");
+	struct pms_ibs_op_regs r = { 0 };
+	struct pms_ibs_cpu c = { (unsigned)v[2], (unsigned)v[3], (uint32_t)v[4] };
+	struct pms_ibs_op_sample s;
+	r.op_ctl = 1ULL << 18; /* IbsOpVal */
+	r.op_data2 = v[0];
+	r.op_data3 = v[1];
+	if (pms_ibs_op_decode(&r, &c, PMS_IBS_SAMPLE_DATA_SRC, 0, &s) < 0)
+		return bad("--ibs-op", arg, pms_error_last());
+	*out = s.data_src;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	enum pms_pebs_kind kind;
+} pebs_kinds[] = {
+	{ "load", PMS_PEBS_LOAD_LATENCY },      { "store", PMS_PEBS_STORE_LATENCY },
+	{ "precise-store", PMS_PEBS_PRECISE_STORE }, { "hsw-load", PMS_PEBS_HSW_LOAD },
+	{ "hsw-store", PMS_PEBS_HSW_STORE },    { "hsw-na", PMS_PEBS_HSW_NA },
+};
+
+static int pebs_item(const char *arg, uint64_t *out)
+{
+	char tmp[256], *f[3];
+	enum pms_pebs_uarch u;
+	enum pms_pebs_kind kind = PMS_PEBS_LOAD_LATENCY;
+	uint64_t st;
+	if (strlen(arg) >= sizeof(tmp))
+		return bad("--pebs", arg, "too long");
+	strcpy(tmp, arg);
+	int n = split(tmp, ':', f, 3);
+	if (n != 2 && n != 3)
+		return bad("--pebs", arg, "want UARCH:STATUS[:KIND]");
+	if (pms_pebs_uarch_from_name(f[0], &u) < 0)
+		return bad("--pebs", arg, pms_error_last());
+	if (parse_u64(f[1], false, &st) < 0)
+		return bad("--pebs", arg, "STATUS must be a hex number");
+	if (n == 3) {
+		size_t k, nk = sizeof(pebs_kinds) / sizeof(pebs_kinds[0]);
+		for (k = 0; k < nk && strcmp(f[2], pebs_kinds[k].name); k++)
+			;
+		if (k == nk)
+			return bad("--pebs", arg,
+				   "KIND must be load, store, precise-store, hsw-load, hsw-store "
+				   "or hsw-na");
+		kind = pebs_kinds[k].kind;
+	}
+	if (pms_pebs_data_src(u, kind, st, out) < 0)
+		return bad("--pebs", arg, pms_error_last());
+	return 0;
+}
+
+static int spe_item(const char *arg, uint64_t *out)
+{
+	char tmp[256], *f[4];
+	struct pms_spe_in in = { 0 };
+	uint64_t midr, src, ev = 0;
+	if (strlen(arg) >= sizeof(tmp))
+		return bad("--spe", arg, "too long");
+	strcpy(tmp, arg);
+	int n = split(tmp, ':', f, 4);
+	if (n != 3 && n != 4)
+		return bad("--spe", arg, "want MIDR:SOURCE:ld|st[:EVENTS]");
+	if (parse_u64(f[0], false, &midr) < 0 || parse_u64(f[1], false, &src) < 0 ||
+	    src > 0xffff || (n == 4 && parse_u64(f[3], false, &ev) < 0))
+		return bad("--spe", arg, "MIDR, SOURCE (16 bits) and EVENTS must be hex numbers");
+	if (!strcmp(f[2], "ld"))
+		in.op = PMS_SPE_OP_MEM | PMS_SPE_OP_LD;
+	else if (!strcmp(f[2], "st"))
+		in.op = PMS_SPE_OP_MEM | PMS_SPE_OP_ST;
+	else
+		return bad("--spe", arg, "the op must be ld or st");
+	in.midr = midr;
+	in.midr_valid = true;
+	in.source = (uint16_t)src;
+	in.events = ev;
+	*out = pms_spe_data_src(&in);
+	return 0;
+}
+
+static void print_json(struct json *j, const struct item *it)
+{
+	char b[256], hex[24];
+	struct pms_datasrc d;
+
+	json_begin_object(j, NULL);
+	json_str(j, "input", it->arg);
+	snprintf(hex, sizeof(hex), "0x%016" PRIx64, it->val);
+	json_str(j, "value", hex);
+	pms_datasrc_format_script(it->val, b, sizeof(b));
+	json_str(j, "script", b);
+	pms_datasrc_format(it->val, b, sizeof(b));
+	json_str(j, "meminfo", b);
+
+	json_begin_object(j, "columns");
+	pms_datasrc_format_op(it->val, b, sizeof(b));
+	json_str(j, "op", b);
+	pms_datasrc_format_mem(it->val, b, sizeof(b));
+	json_str(j, "mem", b);
+	pms_datasrc_format_snoop(it->val, b, sizeof(b));
+	json_str(j, "snoop", b);
+	pms_datasrc_format_tlb(it->val, b, sizeof(b));
+	json_str(j, "tlb", b);
+	pms_datasrc_format_lock(it->val, b, sizeof(b));
+	json_str(j, "locked", b);
+	pms_datasrc_format_blk(it->val, b, sizeof(b));
+	json_str(j, "blocked", b);
+	json_end_object(j);
+
+	json_begin_object(j, "stat");
+	json_str(j, "op", pms_datasrc_stat_op(it->val));
+	json_str(j, "cache", pms_datasrc_stat_cache(it->val));
+	json_str(j, "memory", pms_datasrc_stat_memory(it->val));
+	json_str(j, "snoop", pms_datasrc_stat_snoop(it->val));
+	json_str(j, "dtlb", pms_datasrc_stat_dtlb(it->val));
+	json_end_object(j);
+
+	pms_datasrc_unpack(it->val, &d);
+	json_begin_object(j, "fields");
+	json_uint(j, "op", d.op);
+	json_uint(j, "lvl", d.lvl);
+	json_uint(j, "snoop", d.snoop);
+	json_uint(j, "lock", d.lock);
+	json_uint(j, "dtlb", d.dtlb);
+	json_uint(j, "lvl_num", d.lvl_num);
+	json_uint(j, "remote", d.remote);
+	json_uint(j, "snoopx", d.snoopx);
+	json_uint(j, "blk", d.blk);
+	json_uint(j, "hops", d.hops);
+	json_uint(j, "region", d.region);
+	json_uint(j, "rsvd", it->val >> PMS_MEM_RSVD_SHIFT);
+	json_end_object(j);
+	json_end_object(j);
+}
+
+static void print_columns(const struct item *it)
+{
+	char op[64], mem[256], snp[128], tlb[128], lck[16], blk[32];
+	pms_datasrc_format_op(it->val, op, sizeof(op));
+	pms_datasrc_format_mem(it->val, mem, sizeof(mem));
+	pms_datasrc_format_snoop(it->val, snp, sizeof(snp));
+	pms_datasrc_format_tlb(it->val, tlb, sizeof(tlb));
+	pms_datasrc_format_lock(it->val, lck, sizeof(lck));
+	pms_datasrc_format_blk(it->val, blk, sizeof(blk));
+	printf("0x%016" PRIx64 "\t%s\t%s\t%s\t%s\t%s\t%s\n", it->val, op, mem, snp, tlb, lck, blk);
+}
+
+int cmd_datasrc(const struct cli_global *g, int argc, char **argv)
+{
+	bool json = false, columns = false, dec = false;
+	struct item *items = NULL;
+	int n = 0, rc = 0;
+
+	(void)g;
+	/* First pass: options that change how VALUEs read. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--dec"))
+			dec = true;
+	}
+
+	items = calloc((size_t)argc, sizeof(*items));
+	if (!items) {
+		fprintf(stderr, "pmuscope: datasrc: out of memory\n");
+		return 1;
+	}
+	bool opts_done = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!opts_done && a[0] == '-' && a[1] == '-') {
+			if (!strcmp(a, "--")) {
+				opts_done = true;
+			} else if (!strcmp(a, "--json")) {
+				json = true;
+			} else if (!strcmp(a, "--columns")) {
+				columns = true;
+			} else if (!strcmp(a, "--dec")) {
+				/* handled above */
+			} else if (!strcmp(a, "--ibs-op") || !strcmp(a, "--pebs") || !strcmp(a, "--spe")) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "pmuscope: datasrc: %s needs an argument\n", a);
+					rc = 2;
+					goto out;
+				}
+				const char *spec = argv[++i];
+				int r = !strcmp(a, "--ibs-op") ? ibs_item(spec, &items[n].val)
+					: !strcmp(a, "--pebs") ? pebs_item(spec, &items[n].val)
+							       : spe_item(spec, &items[n].val);
+				if (r) {
+					rc = r;
+					goto out;
+				}
+				items[n++].arg = spec;
+			} else {
+				fprintf(stderr, "pmuscope: datasrc: unknown option '%s'\n", a);
+				help(stderr);
+				rc = 2;
+				goto out;
+			}
+			continue;
+		}
+		if (parse_u64(a, dec, &items[n].val) < 0) {
+			rc = bad(NULL, a,
+				 dec ? "not a number (decimal, or hex with 0x)"
+				     : "not a 64-bit hex number (0x optional; --dec for decimal)");
+			goto out;
+		}
+		items[n++].arg = a;
+	}
+	if (n == 0) {
+		fprintf(stderr, "pmuscope: datasrc: no VALUE given (see 'pmuscope datasrc --help')\n");
+		rc = 2;
+		goto out;
+	}
+
+	if (json) {
+		struct json j;
+		json_init(&j, stdout);
+		json_begin_object(&j, NULL);
+		json_begin_array(&j, "values");
+		for (int i = 0; i < n; i++)
+			print_json(&j, &items[i]);
+		json_end_array(&j);
+		json_end_object(&j);
+		json_finish(&j);
+	} else if (columns) {
+		printf("data_src\top\tMemory access\tSnoop\tTLB access\tLocked\tBlocked\n");
+		for (int i = 0; i < n; i++)
+			print_columns(&items[i]);
+	} else {
+		char b[128];
+		for (int i = 0; i < n; i++) {
+			pms_datasrc_format_script(items[i].val, b, sizeof(b));
+			printf("%s\n", b);
+		}
+	}
+out:
+	free(items);
+	return rc;
+}

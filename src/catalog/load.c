@@ -733,8 +733,11 @@ static int load_armdata_dir(struct pms_catalog *cat, const char *dir,
 	for (size_t i = 0; i < n; i++) {
 		char p[4096];
 		json_error_t err;
-		if ((r = join(p, sizeof(p), pdir, "/", names[i])) < 0)
+		int jr = join(p, sizeof(p), pdir, "/", names[i]);
+		if (jr < 0) {
+			r = jr;
 			break;
+		}
 		json_t *root = json_load_file(p, 0, &err);
 		if (!root) {
 			r = parse_error(p, &err);

@@ -392,8 +392,38 @@ def check_a64_pmu(c, bed, findings, blocks):
     c.ok(p.get('type') == sysfs[0]['type'], 'list: type %s == sysfs %s' % (p.get('type'), sysfs[0]['type']))
     fmts = names_of(p.get('formats', p.get('format')))
     c.ok({'event', 'long', 'rdpmc'} <= fmts, 'list: formats %s include event, long, rdpmc' % sorted(fmts))
+    for f in p.get('formats') or []:
+        if isinstance(f, dict) and 'field' in f and 'bits' in f:
+            text = '%s:%s' % (f['field'], f['bits'])
+            c.ok(ent.get(('format', f['name'])) == text,
+                 'list: format %s = %s, sysfs says %s' % (f['name'], text, ent.get(('format', f['name']))))
     evs = names_of(p.get('events'))
     c.ok(evs == events, 'list: events %s == sysfs (PMCEID-derived) %s' % (sorted(evs), sorted(events)))
+    for e in p.get('events') or []:
+        if isinstance(e, dict) and 'value' in e:
+            c.ok(ent.get(('events', e['name'])) == e['value'],
+                 'list: event %s = %s as in sysfs' % (e['name'], e['value']))
+    if 'kind' in p:
+        c.ok(p['kind'] == 'core', 'list: armv8_pmuv3 kind %s == core' % p['kind'])
+    if 'cpus' in p:
+        c.ok(p['cpus'] == sysfs[0]['cpus'], 'list: cpus %s == sysfs %s' % (p['cpus'], sysfs[0]['cpus']))
+    if isinstance(doc, dict) and 'hardware_pmu' in doc:
+        c.ok(doc['hardware_pmu'] is True, 'list: hardware_pmu true on the PMUv3 guest')
+
+
+def check_x86_list(c, blocks):
+    """QEMU TCG gives x86 guests no PMU: list must say so, not invent one."""
+    doc, why = json_block(blocks, 'list_json')
+    if doc is None:
+        c.note('pmuscope list --json: %s' % why)
+        if 'list_json' in blocks:
+            c.ok(False, 'pmuscope list --json gives JSON')
+        return
+    c.ok(blocks['list_json']['rc'] == 0, 'pmuscope list --json exit 0')
+    c.ok(find_pmu(doc, 'software') is not None, 'list: software PMU present')
+    c.ok(find_pmu(doc, 'cpu') is None, 'list: no "cpu" core PMU under TCG')
+    if isinstance(doc, dict) and 'hardware_pmu' in doc:
+        c.ok(doc['hardware_pmu'] is False, 'list: hardware_pmu false on the TCG x86 guest')
 
 
 def within(v, want, frac):
@@ -527,6 +557,8 @@ def run_bed(name, work):
         check_numa(c, bed, findings)
     if name == 'x86' or name.startswith('a64') and name != 'a64numa':
         check_swsample(c, findings)
+    if name == 'x86':
+        check_x86_list(c, blocks)
     if name in ('a64plain', 'a64icount'):
         check_a64_pmu(c, bed, findings, blocks)
         check_a64_count(c, bed, findings)

@@ -18,12 +18,14 @@ mkdir -p "$out"
 
 # meson lists: every files('a.c', ...) of pms_sources / cli_sources.
 src_mesons=$(sed -n "s/^ *subdir('\\(src\/[a-z_0-9]*\\)').*/\\1\/meson.build/p" "$TOP/meson.build")
+CACHE=${PMS_BEDS_CACHE:-$HERE/cache}
+deps=$(sed -n "s/.*dependency('\([^']*\)'.*/\1/p" "$TOP/meson.build" | sort -u | tr '\n' ' ')
 lib_srcs=$(python3 "$HERE/meson-files.py" "$TOP" pms_sources $src_mesons)
 cli_srcs=$(python3 "$HERE/meson-files.py" "$TOP" cli_sources tools/meson.build)
 
 stamp=$( (cd "$TOP" && cat meson.build $lib_srcs $cli_srcs $src_mesons tools/meson.build \
 	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c "$HERE/build.sh" 2>/dev/null;
-	echo "$CC") | sha256sum | cut -c1-16)
+	echo "$CC $deps") | sha256sum | cut -c1-16)
 if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] &&
 	[ -x "$out/pmuscope" ] && [ -x "$out/bedcheck" ]; then
 	exit 0
@@ -38,6 +40,20 @@ sed -e "s/@PMS_VERSION_MAJOR@/$vmaj/" -e "s/@PMS_VERSION_MINOR@/$vmin/" \
 	"$TOP/include/pmuscope/version.h.in" >"$out/version.h"
 
 CFLAGS="-std=c11 -O2 -g0 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$TOP/include -I$TOP/src -I$out"
+# The library's own dependencies (meson.build dependency('...')), through
+# pkg-config: the host's for x86_64, the arm64 -dev packages setup.sh unpacked
+# into cache/sysroot-arm64 for aarch64.
+LIBS=""
+for d in $deps; do
+	if [ "$arch" = aarch64 ]; then
+		pc="env PKG_CONFIG_SYSROOT_DIR=$CACHE/sysroot-arm64 PKG_CONFIG_LIBDIR=$CACHE/sysroot-arm64/usr/lib/aarch64-linux-gnu/pkgconfig pkg-config"
+	else
+		pc=pkg-config
+	fi
+	$pc --exists "$d" || { echo "build.sh: pkg-config finds no $d for $arch (run setup.sh)" >&2; exit 1; }
+	CFLAGS="$CFLAGS $($pc --cflags "$d")"
+	LIBS="$LIBS $($pc --static --libs "$d")"
+done
 # bookworm's cross sysroot has 6.1 UAPI headers, whose perf_event_attr lacks
 # config3 (added in 6.3) that the library uses; the host's linux-libc-dev
 # (6.12 from bookworm-backports, see scripts/deps.sh) is newer.
@@ -66,6 +82,32 @@ done
 fail=0
 for pid in "${pids[@]}"; do wait "$pid" || fail=1; done
 [ $fail = 0 ] || { grep -B2 -A6 'error' "$out/build.log" | head -60 >&2; echo "build.sh: library build failed for $arch" >&2; exit 1; }
-$CC $CFLAGS -I"$TOP/tools" -static -o "$out/pmuscope" $(for s in $cli_srcs; do echo "$TOP/$s"; done) "${objs[@]}" -lm
-$CC $CFLAGS -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror -static -o "$out/bedcheck" "$HERE/guest/bedcheck.c" "${objs[@]}" -lm
+# The CLI's objects.  A fully static link puts the CLI and the dependency
+# archives in one namespace: a CLI function named like a library export (the
+# CLI's json_null() vs jansson's) would be a duplicate definition.  Such
+# names are renamed in the CLI objects only (definition and callers alike);
+# the dynamic meson build does not need this.
+cli_objs=()
+for s in $cli_srcs; do
+	o=$out/obj/$(echo "$s" | tr / _).o
+	$CC $CFLAGS -I"$TOP/tools" -c "$TOP/$s" -o "$o" 2>>"$out/build.log" ||
+		{ grep -B2 -A6 error "$out/build.log" | head -40 >&2; exit 1; }
+	cli_objs+=("$o")
+done
+NM=${CC%gcc}nm OBJCOPY=${CC%gcc}objcopy
+libdirs=$(for f in $LIBS; do case $f in -L*) echo "${f#-L}" ;; esac; done)
+archives=$(for f in $LIBS; do case $f in -l*)
+	for d in $libdirs $(dirname "$($CC -print-file-name=lib${f#-l}.a)"); do
+		[ -f "$d/lib${f#-l}.a" ] && { echo "$d/lib${f#-l}.a"; break; }
+	done ;; esac; done)
+if [ -n "$archives" ]; then
+	clash=$(comm -12 <($NM -g --defined-only "${cli_objs[@]}" 2>/dev/null | awk 'NF==3{print $3}' | sort -u) \
+		<($NM -g --defined-only $archives 2>/dev/null | awk 'NF==3{print $3}' | sort -u))
+	for sym in $clash; do
+		echo "build.sh: note: CLI symbol $sym is also defined by a dependency; renamed to pmscli_$sym for the static link" >>"$out/build.log"
+		for o in "${cli_objs[@]}"; do $OBJCOPY --redefine-sym "$sym=pmscli_$sym" "$o"; done
+	done
+fi
+$CC -static -o "$out/pmuscope" "${cli_objs[@]}" "${objs[@]}" $LIBS -lm
+$CC $CFLAGS -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror -static -o "$out/bedcheck" "$HERE/guest/bedcheck.c" "${objs[@]}" $LIBS -lm
 echo "$stamp" >"$out/stamp"

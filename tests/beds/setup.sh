@@ -19,11 +19,26 @@ say() { echo "beds setup: $*" >&2; }
 exec 9>"$CACHE/.lock"
 flock 9 2>/dev/null || true
 
-if [ -f "$CACHE/ready" ] && [ -z "${PMS_BEDS_REFRESH:-}" ]; then
+# Libraries the library links (meson.build's dependency('...')), as pkg-config
+# name=Debian -dev package.  The amd64 one is installed; the arm64 one is only
+# downloaded and unpacked into cache/sysroot-arm64 for the static cross link.
+DEV_PKGS="jansson=libjansson-dev"
+TOP=$(cd "$HERE/../.." && pwd -P)
+deps=$(sed -n "s/.*dependency('\([^']*\)'.*/\1/p" "$TOP/meson.build" | sort -u | tr '\n' ' ')
+dev_pkgs=""
+for d in $deps; do
+	pkg=""
+	for m in $DEV_PKGS; do [ "${m%%=*}" = "$d" ] && pkg=${m#*=}; done
+	[ -n "$pkg" ] || { echo "beds setup: meson dependency '$d' has no Debian package in DEV_PKGS (tests/beds/setup.sh)" >&2; exit 1; }
+	dev_pkgs="$dev_pkgs $pkg"
+done
+want_ready="v1 deps:$dev_pkgs"
+
+if [ -f "$CACHE/ready" ] && [ "$(cat "$CACHE/ready")" = "$want_ready" ] && [ -z "${PMS_BEDS_REFRESH:-}" ]; then
 	exit 0
 fi
 
-HOST_PKGS="qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu libc6-dev-arm64-cross python3 xz-utils"
+HOST_PKGS="qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu libc6-dev-arm64-cross python3 xz-utils pkg-config$dev_pkgs"
 missing=""
 for p in $HOST_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
@@ -115,5 +130,15 @@ if [ ! -x "$CACHE/busybox-arm64" ]; then
 fi
 cp "$(command -v busybox || echo /bin/busybox)" "$CACHE/busybox-amd64" 2>/dev/null || skip "no /bin/busybox (busybox-static)"
 
-touch "$CACHE/ready"
+# arm64 -dev packages of the library's dependencies (static .a + .pc).
+for pkg in $dev_pkgs; do
+	if [ ! -f "$CACHE/sysroot-arm64/.$pkg" ]; then
+		fetch_deb "$pkg:arm64" "$CACHE/dev-arm64-$pkg"
+		dpkg-deb -x "$deb" "$CACHE/sysroot-arm64" || skip "dpkg-deb -x $deb failed"
+		rm -rf "$CACHE/dev-arm64-$pkg"
+		touch "$CACHE/sysroot-arm64/.$pkg"
+	fi
+done
+
+echo "$want_ready" >"$CACHE/ready"
 say "ready ($CACHE)"

@@ -13,6 +13,7 @@
 	X(list, "PMUs: type, kind, scope, CPUs, caps, precise engine, formats, events") \
 	X(encode, "event strings -> perf_event_attr (perf syntax)") \
 	X(topology, "packages, NUMA nodes, SNC, core types, uncore box -> node") \
+	X(events, "catalog events: perf encodings, ARM tiers, Apple tables; --explain N") \
 
 
 #define DECLARE(name, summary) int cmd_##name(const struct cli_global *g, int argc, char **argv);

@@ -1,0 +1,464 @@
+/* pmuscope events: named events from a catalog (a JSON catalog directory or
+ * file, the built-in ARM PMUv3 table, or the Apple tables), their perf
+ * encodings, ARM tiers and availability on this machine; --explain for an
+ * ARM event number.  JSON schema: docs/json-events.md. */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "pmuscope/armpmu.h"
+#include "pmuscope/catalog.h"
+#include "pmuscope/error.h"
+#include "pmuscope/pmu.h"
+
+int cmd_events(const struct cli_global *g, int argc, char **argv);
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope [--root DIR] events [PATTERN] [--pmu PMU] [--cpu ID] [--apple GEN]\n"
+		"                [--catalog PATH] [--json]\n"
+		"       pmuscope events --explain NUMBER [--json]\n"
+		"       pmuscope events --facts [--json]\n\n"
+		"List catalog events with the perf encoding to use with 'stat -e', the ARM\n"
+		"tier, whether this machine's PMUs have them, and the description.\n\n"
+		"  PATTERN         names containing PATTERN (case-insensitive), or a shell\n"
+		"                  glob when it has * ? or [\n"
+		"  --pmu PMU       only events of PMU (cpu_core, uncore_imc, uncore_imc_3 ...)\n"
+		"  --cpu ID        the CPU to pick catalog files for: a MIDR (0x413fd0c1) or\n"
+		"                  vendor-family-model (GenuineIntel-6-AD); default: this\n"
+		"                  machine (per core PMU on big.LITTLE)\n"
+		"  --catalog PATH  a kernel tools/perf/pmu-events/arch tree, an Intel perfmon\n"
+		"                  or ARM-software/data checkout, or one JSON file (also\n"
+		"                  'perf list -j' output); default $PMUSCOPE_CATALOG, else\n"
+		"                  the built-in ARM PMUv3 architected events\n"
+		"  --apple GEN     the built-in Apple table for as1, a14, as3, as4-1 or as5;\n"
+		"                  'all' prints each event's number on every generation\n"
+		"  --explain N     explain an ARM PMUv3 event number (tier, block, discovery)\n"
+		"  --facts         the ARM PMUv3 counter facts (long/chained, user access ...)\n"
+		"  --json          machine-readable output (schema: docs/json-events.md)\n"
+		"  --help          this text\n");
+}
+
+static bool matches(const char *pattern, const char *name)
+{
+	if (!pattern)
+		return true;
+	if (strpbrk(pattern, "*?["))
+		return fnmatch(pattern, name, FNM_CASEFOLD) == 0;
+	size_t pl = strlen(pattern);
+	for (const char *p = name; *p; p++)
+		if (!strncasecmp(p, pattern, pl))
+			return true;
+	return false;
+}
+
+/* "event=0x11" in a sysfs alias -> 0x11; -1 if the alias is not that. */
+static long long alias_code(const char *value)
+{
+	const char *p = strstr(value, "event=");
+	if (!p || (p != value && p[-1] != ','))
+		return -1;
+	return strtoll(p + 6, NULL, 0);
+}
+
+/* Is ev countable here?  "yes", "no" or "?" (the machine cannot say). */
+static const char *availability(const struct pms_pmus *pmus, const struct pms_cat_event *ev,
+				const char *core_pmu)
+{
+	if (!pmus)
+		return "?";
+	const char *want = ev->pmu ? ev->pmu : core_pmu;
+	if (want) {
+		const struct pms_pmu *hit = pms_pmu_find(pmus, want);
+		for (size_t i = 0; !hit && i < pmus->count; i++)
+			if (pmus->pmus[i].box && !strcmp(pmus->pmus[i].box, want))
+				hit = &pmus->pmus[i];
+		if (!hit)
+			return "no";
+		if (ev->pmu)
+			return "yes";
+		/* ARM core events advertised by PMCEID appear in events/. */
+		if (ev->tier != PMS_TIER_NONE && (ev->code < 0x40 || (ev->code >= 0x4000 && ev->code < 0x4040))) {
+			for (size_t i = 0; i < hit->nevents; i++)
+				if (alias_code(hit->events[i].value) == (long long)ev->code)
+					return "yes";
+			return "no";
+		}
+		return "?";
+	}
+	return "?";
+}
+
+static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
+{
+	struct pms_arm_class c;
+	char text[2048];
+	pms_arm_explain(number, text, sizeof(text));
+	if (pms_arm_classify(number, &c) < 0)
+		return cli_fail("--explain");
+	/* Which of this machine's ARM core PMUs list it. */
+	char here[512] = "";
+	size_t hl = 0;
+	for (size_t i = 0; pmus && i < pmus->count; i++) {
+		const struct pms_pmu *p = &pmus->pmus[i];
+		if (p->kind != PMS_PMU_CORE || strncmp(p->name, "armv", 4))
+			continue;
+		bool has = false;
+		for (size_t k = 0; k < p->nevents && !has; k++)
+			has = alias_code(p->events[k].value) == (long long)number;
+		int n = snprintf(here + hl, sizeof(here) - hl, "%s%s: %s", hl ? ", " : "", p->name,
+				 has ? "listed in events/" : c.pmceid_reg >= 0 ? "not advertised" : "not listed (not PMCEID-discoverable)");
+		if (n > 0 && (size_t)n < sizeof(here) - hl)
+			hl += (size_t)n;
+	}
+	if (json) {
+		struct json j;
+		json_init(&j, stdout);
+		json_begin_object(&j, NULL);
+		json_int(&j, "schema_version", 1);
+		json_uint(&j, "number", c.number);
+		json_str(&j, "name", c.event ? c.event->name : NULL);
+		json_str(&j, "tier", pms_event_tier_name(c.tier));
+		json_bool(&j, "architectural", c.tier == PMS_TIER_ARCHITECTURAL);
+		json_str(&j, "block", c.block->name);
+		json_uint(&j, "block_first", c.block->first);
+		json_uint(&j, "block_last", c.block->last);
+		json_str(&j, "block_description", c.block->what);
+		if (c.pmceid_reg >= 0) {
+			json_int(&j, "pmceid_register", c.pmceid_reg);
+			json_int(&j, "pmceid_bit", c.pmceid_bit);
+		} else {
+			json_null(&j, "pmceid_register");
+			json_null(&j, "pmceid_bit");
+		}
+		json_str(&j, "description", c.event ? c.event->desc : NULL);
+		json_str(&j, "here", hl ? here : NULL);
+		json_end_object(&j);
+		json_finish(&j);
+		return 0;
+	}
+	fputs(text, stdout);
+	if (hl)
+		printf("  here: %s\n", here);
+	return 0;
+}
+
+static int facts(bool json)
+{
+	if (json) {
+		struct json j;
+		json_init(&j, stdout);
+		json_begin_object(&j, NULL);
+		json_int(&j, "schema_version", 1);
+		json_begin_array(&j, "facts");
+		for (size_t i = 0; i < pms_arm_fact_count(); i++) {
+			const struct pms_arm_fact *f = pms_arm_fact_at(i);
+			json_begin_object(&j, NULL);
+			json_str(&j, "key", f->key);
+			json_str(&j, "term", f->term);
+			json_str(&j, "fact", f->fact);
+			json_str(&j, "source", f->cite);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+		json_finish(&j);
+		return 0;
+	}
+	for (size_t i = 0; i < pms_arm_fact_count(); i++) {
+		const struct pms_arm_fact *f = pms_arm_fact_at(i);
+		printf("%-20s %s\n", f->key, f->term ? f->term : "");
+		printf("    %s\n    [%s]\n", f->fact, f->cite);
+	}
+	return 0;
+}
+
+/* --apple all: each known event's number on every generation. */
+static int apple_all(const char *pattern, bool json)
+{
+	struct json j;
+	if (json) {
+		json_init(&j, stdout);
+		json_begin_object(&j, NULL);
+		json_int(&j, "schema_version", 1);
+		json_begin_array(&j, "generations");
+		for (size_t g = 0; g < pms_apple_gen_count(); g++) {
+			const struct pms_apple_gen *ag = pms_apple_gen_at(g);
+			json_begin_object(&j, NULL);
+			json_str(&j, "id", ag->id);
+			json_str(&j, "chip", ag->chip);
+			json_uint(&j, "events", ag->n_events);
+			json_uint(&j, "arm_prefixed", ag->n_arm_prefixed);
+			json_uint(&j, "fixed_counters", ag->fixed_counters);
+			json_uint(&j, "config_counters_mask", ag->config_counters);
+			json_bool(&j, "pmuv3_numbering", ag->pmuv3_numbering);
+			json_bool(&j, "partial", ag->partial);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_begin_array(&j, "events");
+	} else {
+		printf("%-24s", "EVENT");
+		for (size_t g = 0; g < pms_apple_gen_count(); g++)
+			printf(" %7s", pms_apple_gen_at(g)->id);
+		printf("\n");
+	}
+	for (size_t i = 0; i < pms_apple_event_count(); i++) {
+		const struct pms_apple_event *e = pms_apple_event_at(i);
+		if (!matches(pattern, e->name))
+			continue;
+		if (json) {
+			json_begin_object(&j, NULL);
+			json_str(&j, "name", e->name);
+			json_begin_object(&j, "numbers");
+			for (size_t g = 0; g < pms_apple_gen_count(); g++) {
+				if (e->number[g] >= 0)
+					json_uint(&j, pms_apple_gen_at(g)->id, (unsigned)e->number[g]);
+				else
+					json_null(&j, pms_apple_gen_at(g)->id);
+			}
+			json_end_object(&j);
+			json_end_object(&j);
+			continue;
+		}
+		printf("%-24s", e->name);
+		for (size_t g = 0; g < pms_apple_gen_count(); g++) {
+			char b[16];
+			if (e->number[g] >= 0)
+				snprintf(b, sizeof(b), "%s0x%x", pms_apple_linux_expressible((uint32_t)e->number[g]) ? "" : "*", (unsigned)e->number[g]);
+			else
+				snprintf(b, sizeof(b), "%s", e->number[g] == PMS_APPLE_ABSENT ? "-" : "?");
+			printf(" %7s", b);
+		}
+		printf("\n");
+	}
+	if (json) {
+		json_end_array(&j);
+		json_end_object(&j);
+		json_finish(&j);
+	} else {
+		printf("\n* above 0xFF: not expressible through Linux's event=config:0-7\n"
+		       "- not in that generation's catalog; ? not known to pmuscope\n"
+		       "From as4-1 (M4) on, the common subset uses PMUv3 numbers. The table is partial.\n");
+	}
+	return 0;
+}
+
+struct source {
+	struct pms_catalog *cat;
+	const char *core_pmu; /* PMU the catalog's pmu-less events belong to, or NULL */
+};
+
+int cmd_events(const struct cli_global *g, int argc, char **argv)
+{
+	const char *pattern = NULL, *pmu = NULL, *cpu = NULL, *apple = NULL, *explain_arg = NULL;
+	const char *catalog = getenv("PMUSCOPE_CATALOG");
+	bool json = false, want_facts = false;
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	struct source src[16];
+	size_t nsrc = 0;
+	int rc = 1;
+	char idbuf[64];
+	const char *what = "built-in ARM PMUv3 architected events";
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			help(stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--facts")) {
+			want_facts = true;
+		} else if ((!strcmp(a, "--pmu") || !strcmp(a, "--cpu") || !strcmp(a, "--apple") ||
+			    !strcmp(a, "--catalog") || !strcmp(a, "--explain")) && i + 1 < argc) {
+			const char *v = argv[++i];
+			if (!strcmp(a, "--pmu"))
+				pmu = v;
+			else if (!strcmp(a, "--cpu"))
+				cpu = v;
+			else if (!strcmp(a, "--apple"))
+				apple = v;
+			else if (!strcmp(a, "--catalog"))
+				catalog = v;
+			else
+				explain_arg = v;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "pmuscope: events: unknown or incomplete option '%s'\n", a);
+			help(stderr);
+			return 1;
+		} else if (!pattern) {
+			pattern = a;
+		} else {
+			fprintf(stderr, "pmuscope: events: more than one PATTERN ('%s', '%s')\n", pattern, a);
+			return 1;
+		}
+	}
+	if (want_facts)
+		return facts(json);
+	if (apple && !strcmp(apple, "all"))
+		return apple_all(pattern, json);
+
+	/* This machine's PMUs, for availability; a machine without them is fine. */
+	sys = cli_open_sys(g);
+	if (!sys)
+		return 1;
+	if (pms_pmus_load(sys, &pmus) < 0) {
+		pmus = NULL;
+		pms_error_clear();
+	}
+	if (explain_arg) {
+		char *end;
+		unsigned long long n = strtoull(explain_arg, &end, 0);
+		if (*end || end == explain_arg) {
+			fprintf(stderr, "pmuscope: events: --explain wants a number (0x4005), not '%s'\n",
+				explain_arg);
+			goto out;
+		}
+		rc = explain(n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, json, pmus);
+		goto out;
+	}
+
+	if (apple) {
+		if (pms_catalog_new(&src[0].cat) < 0 || pms_catalog_add_apple(src[0].cat, apple) < 0) {
+			rc = cli_fail("--apple");
+			goto out_cats;
+		}
+		src[0].core_pmu = NULL;
+		nsrc = 1;
+		what = "built-in Apple table (partial)";
+	} else if (catalog && *catalog) {
+		struct pms_catalog_select sel = PMS_CATALOG_SELECT_INIT;
+		what = catalog;
+		if (cpu && pms_catalog_select_parse(&sel, cpu) < 0) {
+			rc = cli_fail("--cpu");
+			goto out;
+		}
+		if (!cpu && pms_catalog_identify(sys, 0, &sel, idbuf, sizeof(idbuf)) < 0)
+			pms_error_clear(); /* the loader says what it needs */
+		if (!cpu && sel.has_midr && pmus && pms_pmus_core_count(pmus) > 1) {
+			/* big.LITTLE: one catalog per cluster PMU, by its first CPU's MIDR. */
+			for (size_t i = 0; i < pmus->count && nsrc < 16; i++) {
+				const struct pms_pmu *p = &pmus->pmus[i];
+				struct pms_catalog_select cs = PMS_CATALOG_SELECT_INIT;
+				if (p->kind != PMS_PMU_CORE)
+					continue;
+				int first = p->has_cpus ? pms_cpuset_first(&p->cpus) : 0;
+				if (first < 0 || pms_catalog_identify(sys, first, &cs, idbuf, sizeof(idbuf)) < 0 ||
+				    !cs.has_midr)
+					continue;
+				if (pms_catalog_new(&src[nsrc].cat) < 0)
+					goto out_cats;
+				src[nsrc].core_pmu = p->name;
+				nsrc++;
+				if (pms_catalog_load(src[nsrc - 1].cat, catalog, &cs) < 0) {
+					rc = cli_fail(catalog);
+					goto out_cats;
+				}
+			}
+		}
+		if (!nsrc) {
+			if (pms_catalog_new(&src[0].cat) < 0)
+				goto out_cats;
+			nsrc = 1;
+			src[0].core_pmu = NULL;
+			if (pms_catalog_load(src[0].cat, catalog, &sel) < 0) {
+				rc = cli_fail(catalog);
+				goto out_cats;
+			}
+		}
+	} else {
+		if (pms_catalog_new(&src[0].cat) < 0 || pms_catalog_add_arm_common(src[0].cat) < 0) {
+			rc = cli_fail("built-in catalog");
+			goto out_cats;
+		}
+		nsrc = 1;
+		src[0].core_pmu = NULL;
+	}
+	/* pmu-less events on a single-core-PMU machine belong to that PMU. */
+	if (nsrc == 1 && !src[0].core_pmu && pmus && pms_pmus_core_count(pmus) == 1) {
+		for (size_t i = 0; i < pmus->count; i++)
+			if (pmus->pmus[i].kind == PMS_PMU_CORE)
+				src[0].core_pmu = pmus->pmus[i].name;
+	}
+
+	struct json j;
+	size_t shown = 0;
+	if (json) {
+		json_init(&j, stdout);
+		json_begin_object(&j, NULL);
+		json_int(&j, "schema_version", 1);
+		json_str(&j, "catalog", what);
+		json_str(&j, "pattern", pattern);
+		json_str(&j, "pmu", pmu);
+		json_begin_array(&j, "events");
+	} else {
+		printf("catalog: %s\n%-40s %-44s %-18s %-3s %s\n", what, "NAME", "ENCODING (stat -e)",
+		       "TIER", "OK?", "DESCRIPTION");
+	}
+	for (size_t s = 0; s < nsrc; s++) {
+		for (size_t i = 0; i < pms_catalog_count(src[s].cat); i++) {
+			const struct pms_cat_event *e = pms_catalog_event(src[s].cat, i);
+			const char *epmu = e->pmu ? e->pmu : src[s].core_pmu;
+			char enc[600];
+			if (!matches(pattern, e->name))
+				continue;
+			if (pmu && (!epmu || strncasecmp(epmu, pmu, strlen(epmu))))
+				continue;
+			pms_cat_event_string(e, epmu, enc, sizeof(enc));
+			const char *here = availability(pmus, e, src[s].core_pmu);
+			const char *desc = e->desc ? e->desc : e->long_desc;
+			shown++;
+			if (json) {
+				json_begin_object(&j, NULL);
+				json_str(&j, "name", e->name);
+				json_str(&j, "pmu", epmu);
+				json_str(&j, "encoding", enc);
+				json_uint(&j, "code", e->code);
+				json_str(&j, "tier", e->tier ? pms_event_tier_name(e->tier) : NULL);
+				json_str(&j, "available", here);
+				json_bool(&j, "uncore", e->uncore);
+				json_bool(&j, "per_pkg", e->per_pkg);
+				json_bool(&j, "experimental", e->experimental);
+				json_bool(&j, "deprecated", e->deprecated);
+				json_str(&j, "description", desc);
+				json_str(&j, "note", e->note);
+				json_str(&j, "format", pms_catalog_format_name(e->format));
+				json_str(&j, "source", e->source);
+				json_end_object(&j);
+				continue;
+			}
+			/* Text keeps one line per event; --json has the whole text. */
+			char brief[76];
+			snprintf(brief, sizeof(brief), "%s", desc ? desc : "");
+			if (desc && strlen(desc) >= sizeof(brief))
+				memcpy(brief + sizeof(brief) - 4, "...", 4);
+			printf("%-40s %-44s %-18s %-3s %s%s%s%s\n", e->name, enc,
+			       e->tier ? pms_event_tier_name(e->tier) : "-", here, brief,
+			       e->uncore ? " [per-domain]" : "", e->note ? " NOTE: " : "",
+			       e->note ? e->note : "");
+		}
+	}
+	if (json) {
+		json_end_array(&j);
+		json_uint(&j, "count", shown);
+		json_end_object(&j);
+		json_finish(&j);
+	} else if (!shown) {
+		printf("(no event matches)\n");
+	}
+	rc = 0;
+out_cats:
+	for (size_t s = 0; s < nsrc; s++)
+		pms_catalog_free(src[s].cat);
+out:
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+	return rc;
+}

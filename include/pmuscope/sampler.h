@@ -1,0 +1,182 @@
+/* Memory sampling: pick the best precise engine the machine offers (AMD IBS,
+ * Intel PEBS, Arm SPE) or an honestly labelled software fallback, open it per
+ * CPU or per thread, drain its rings and deliver engine-neutral
+ * struct pms_memsample values plus the side-band records (MMAP2, COMM, FORK,
+ * EXIT) a report needs to name code and data.
+ *
+ * Ownership: pms_sampler_open() gives the caller a sampler released with
+ * pms_sampler_free(); sys, pmus and topo are borrowed and must outlive it.
+ * Pointers it returns (attempts, info strings) are owned by the sampler.
+ * Records and samples passed to callbacks are borrowed for the callback only.
+ * pms_child_spawn() gives the caller a child released with pms_child_free().
+ */
+#ifndef PMUSCOPE_SAMPLER_H
+#define PMUSCOPE_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmuscope/cpuset.h"
+#include "pmuscope/memsample.h"
+#include "pmuscope/pmu.h"
+#include "pmuscope/record.h"
+#include "pmuscope/sys.h"
+#include "pmuscope/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pms_sampler_target {
+	PMS_TARGET_CHILD = 0, /* pid from pms_child_spawn(): inherit + enable_on_exec */
+	PMS_TARGET_PID,       /* an existing process: inherit (new children) */
+	PMS_TARGET_CPUS,      /* system-wide on opts.cpus (empty = every online CPU) */
+};
+
+/* Which privilege levels to sample.  On IBS without BIT63 filtering this goes
+ * through the swfilt term, never through a bare exclude_* bit. */
+enum pms_sampler_priv {
+	PMS_PRIV_ANY = 0,  /* user and kernel (retried as user-only when refused) */
+	PMS_PRIV_USER,
+	PMS_PRIV_KERNEL,
+};
+
+/* opts.ops */
+#define PMS_SAMPLER_LOADS  0x1u
+#define PMS_SAMPLER_STORES 0x2u
+
+#define PMS_SAMPLER_OPTS_VERSION 1
+struct pms_sampler_opts {
+	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
+	enum pms_sampler_target target;
+	pid_t pid;                    /* CHILD and PID targets */
+	struct pms_cpuset cpus;       /* CPUS target; empty = all online */
+	uint64_t period;              /* sample period; 0 = engine default */
+	uint64_t freq;                /* when non-zero: frequency mode (Hz), period ignored */
+	unsigned ldlat;               /* load-latency threshold in cycles; 0 = none */
+	enum pms_sampler_priv priv;
+	unsigned ops;                 /* PMS_SAMPLER_LOADS|STORES; 0 = both */
+	bool want_phys;               /* ask for PERF_SAMPLE_PHYS_ADDR (dropped with a reason) */
+	bool want_raw;                /* IBS: also PERF_SAMPLE_RAW, cross-checked with the
+					 * register decoder (counted in stats) */
+	bool l3missonly;              /* IBS: only ops that missed L3 (skews the period) */
+	enum pms_engine engine;       /* PMS_ENG_NONE = best available; else only this one */
+	bool no_fallback;             /* do not fall back to software page faults */
+	size_t data_pages;            /* ring data pages (power of two); 0 = 64 */
+	size_t aux_pages;             /* SPE AUX pages (power of two); 0 = 128 */
+	uint32_t wakeup_bytes;        /* poll watermark; 0 = a quarter of the ring */
+};
+#define PMS_SAMPLER_OPTS_INIT                                                    \
+	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
+	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0 }
+
+/* One perf_event_open tried by the ladder. */
+struct pms_sampler_attempt {
+	enum pms_engine engine;
+	char pmu[32];        /* "ibs_op", "cpu_core", "arm_spe_0", "software" */
+	char attr[320];      /* the attr as pms_event_attr_describe() writes it */
+	pid_t pid;
+	int cpu;
+	int err;             /* 0 = the kernel accepted it, else the positive errno */
+	bool chosen;         /* this attr is the one the sampler runs */
+	char reason[256];    /* why it was tried / why it was refused / what was dropped */
+};
+
+/* What was chosen. */
+struct pms_sampler_info {
+	enum pms_engine engine;
+	const char *pmus;         /* PMU name(s) opened, comma-separated */
+	const char *label;        /* one line for every output, e.g. the fallback warning */
+	const char *notes;        /* caveats (l3missonly skew, PA dropped ...), "" if none */
+	bool phys;                /* PHYS_ADDR is in the samples */
+	bool data_src;            /* the engine gives a real data source */
+	uint64_t sample_type;     /* of the main event(s) */
+	size_t nstreams;          /* fds opened (per CPU / per core PMU) */
+};
+
+struct pms_sampler_stats {
+	uint64_t samples;         /* delivered to cb->sample */
+	uint64_t samples_dropped; /* parsed but not delivered (e.g. no data address) */
+	uint64_t records;         /* records read from the rings */
+	uint64_t wrapped;         /* records that straddled the end of a ring */
+	uint64_t corrupt_bytes;   /* ring bytes skipped after an impossible header */
+	uint64_t parse_errors;    /* records pms_record_parse refused */
+	uint64_t lost_records;    /* PERF_RECORD_LOST records */
+	uint64_t lost;            /* sum of their counts (records the kernel dropped) */
+	uint64_t lost_samples;    /* sum of PERF_RECORD_LOST_SAMPLES counts */
+	uint64_t throttle, unthrottle;
+	uint64_t sideband;        /* MMAP/MMAP2/COMM/FORK/EXIT delivered */
+	uint64_t aux_records;     /* PERF_RECORD_AUX */
+	uint64_t aux_bytes;       /* AUX bytes handed to the decoder */
+	uint64_t aux_truncated, aux_overwrite, aux_partial, aux_collision; /* PERF_AUX_FLAG_* */
+	uint64_t aux_decode_errors;
+	uint64_t ibs_raw_checked;  /* IBS samples whose RAW registers were decoded */
+	uint64_t ibs_raw_mismatch; /* ... and disagreed with the kernel's fields */
+};
+
+struct pms_sampler_callbacks {
+	/* One memory sample; return 0 to go on, negative to stop the poll. */
+	int (*sample)(void *ud, const struct pms_memsample *s);
+	/* MMAP, MMAP2, COMM, FORK, EXIT (rec->type says which); may be NULL. */
+	int (*sideband)(void *ud, const struct pms_record *rec);
+};
+
+struct pms_sampler;
+
+/* Run the ladder on the target, open the chosen engine on every CPU/thread
+ * (disabled; see pms_sampler_enable) and map its rings.  Fails with
+ * PMS_ENOTSUP when no engine (fallback included, unless opts.no_fallback)
+ * could be opened; the message then lists each attempt's errno. */
+int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
+		     const struct pms_topo *topo, const struct pms_sampler_opts *opts,
+		     struct pms_sampler **out);
+void pms_sampler_free(struct pms_sampler *s);
+
+/* PERF_EVENT_IOC_ENABLE / DISABLE on every fd.  A CHILD target needs no
+ * enable: its events start at exec (enable_on_exec). */
+int pms_sampler_enable(struct pms_sampler *s);
+int pms_sampler_disable(struct pms_sampler *s);
+
+/* Wait up to timeout_ms (0 = do not wait, -1 = forever) for a ring to pass its
+ * watermark, then drain every ring, delivering samples and side-band records.
+ * On a context that is not this system (a fake kernel) it drains without
+ * waiting.  Returns the number of records read (>= 0), or a callback's
+ * negative code, or a negative PMS_E*. */
+int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
+		     const struct pms_sampler_callbacks *cb, void *ud);
+
+void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out);
+void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out);
+/* The ladder log, in the order tried. */
+const struct pms_sampler_attempt *pms_sampler_attempts(const struct pms_sampler *s,
+						       size_t *count);
+
+/* Run only the ladder (open and close a probe event per candidate) and give
+ * the log; *engine gets the engine that would be chosen (PMS_ENG_NONE when
+ * none).  attempts is malloc'd, freed by the caller with free(). */
+int pms_sampler_probe(struct pms_sys *sys, const struct pms_pmus *pmus,
+		      const struct pms_topo *topo, const struct pms_sampler_opts *opts,
+		      enum pms_engine *engine, struct pms_sampler_attempt **attempts,
+		      size_t *count);
+
+/* A command started stopped before exec: fork, the child waits on a pipe,
+ * then execvp(argv[0], argv) once pms_child_start() is called.  Live contexts
+ * only (PMS_ENOTLIVE otherwise). */
+struct pms_child;
+int pms_child_spawn(struct pms_sys *sys, char *const argv[], struct pms_child **out);
+pid_t pms_child_pid(const struct pms_child *c);
+/* Let the child exec; fails with PMS_ENOENT/PMS_ESYS (errno in the message)
+ * when execvp failed in the child. */
+int pms_child_start(struct pms_child *c);
+/* waitpid; *status (optional) gets the wait status.  Returns 0 when the child
+ * has exited, 1 when it still runs and nohang is set, or a negative code. */
+int pms_child_wait(struct pms_child *c, bool nohang, int *status);
+/* Kills (SIGKILL) and reaps a child that was never waited for. */
+void pms_child_free(struct pms_child *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -50,6 +50,17 @@ APPLETS = ['sh', 'mount', 'mkdir', 'sed', 'cut', 'grep', 'uname', 'poweroff', 'c
            'echo', 'ls']
 
 
+def datasrc_values():
+    """perf_mem_data_src values decoded in every guest and on the host: the
+    README's examples plus deterministic random words covering every field."""
+    import random
+    rnd = random.Random(20261130)
+    vals = [0, 0x540, 0x1a29081042, 0x103a49082042, 0x183a00000040, 0x7a00000080,
+            0x0000010268100142, 0x1e05080021]
+    vals += [rnd.getrandbits(51) for _ in range(40)]
+    return ['0x%x' % v for v in vals]
+
+
 def kernel_for(arch):
     if arch == 'x86_64':
         cur = os.path.join(CACHE, 'kernel-amd64', 'current')
@@ -92,6 +103,8 @@ def make_initrd(arch, bindir, path):
     for exe in ('pmuscope', 'bedcheck'):
         parts.append(cpio_entry('bin/' + exe, stat.S_IFREG | 0o755,
                                 open(os.path.join(bindir, exe), 'rb').read()))
+    parts.append(cpio_entry('datasrc-values', stat.S_IFREG | 0o644,
+                            (' '.join(datasrc_values()) + '\n').encode()))
     parts.append(cpio_entry('TRAILER!!!', 0))
     with open(path, 'wb') as f:
         f.write(b''.join(parts))
@@ -426,6 +439,32 @@ def check_x86_list(c, blocks):
         c.ok(doc['hardware_pmu'] is False, 'list: hardware_pmu false on the TCG x86 guest')
 
 
+def check_datasrc_cross(c, name, blocks):
+    """The guest's `pmuscope datasrc --json` (built for the guest's arch) must
+    print byte for byte what the host's x86_64 build prints."""
+    b = blocks.get('datasrc_json')
+    if b is None:
+        c.note('pmuscope datasrc: not in this build')
+        return
+    host = os.path.join(CACHE, 'build-x86_64', 'pmuscope')
+    if not os.path.exists(host):
+        lock = open(os.path.join(CACHE, '.build-x86_64.lock'), 'w')
+        import fcntl
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(['bash', os.path.join(HERE, 'build.sh'), 'x86_64',
+                        os.path.join(CACHE, 'build-x86_64')], check=False)
+        lock.close()
+    if not os.path.exists(host):
+        c.ok(False, 'host x86_64 pmuscope built for the datasrc comparison')
+        return
+    want = subprocess.run([host, 'datasrc', '--json'] + datasrc_values(),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()
+    got = '\n'.join(b['lines']).strip()
+    c.ok(b['rc'] == 0 and got == want.strip(),
+         'datasrc --json of %d values in the guest == host x86_64 build (%d bytes)'
+         % (len(datasrc_values()), len(want)))
+
+
 def within(v, want, frac):
     return abs(v - want) <= frac * want
 
@@ -545,7 +584,7 @@ def run_bed(name, work):
         print('bed %s: (PMS_BEDS_LOGLEVEL=7 shows all kernel messages)' % name)
         return 1
     for b, v in sorted(blocks.items()):
-        if b in ('topology_json', 'list_json'):
+        if b in ('topology_json', 'list_json', 'datasrc_json'):
             continue
         c.ok(v['rc'] == 0, '%s exit status %s' % (b, v['rc']))
     for f in find(findings, 'error'):
@@ -564,6 +603,7 @@ def run_bed(name, work):
         check_a64_count(c, bed, findings)
         check_a64_userread(c, bed, findings)
     check_topology_json(c, bed, blocks)
+    check_datasrc_cross(c, name, blocks)
     summary = dict(bed=name, wall_s=round(wall, 2), qemu_rc=p.returncode, passed=c.passed,
                    failed=c.failed, notes=c.notes, markers=markers,
                    findings=[{k: v for k, v in f.items() if k != '_block'} for f in findings])

@@ -672,7 +672,7 @@ static bool hybrid_expanded(const struct evvec *v)
 	return false;
 }
 
-static int leader_mods(const struct bctx *b, struct pms_event *ev, const struct ev_mods *gm)
+static void leader_mods(struct pms_event *ev, const struct ev_mods *gm)
 {
 	if (gm->D)
 		ev->attr.pinned = 1;
@@ -682,7 +682,6 @@ static int leader_mods(const struct bctx *b, struct pms_event *ev, const struct 
 		ev->sample_read = true;
 	if (gm->W)
 		ev->weak = true;
-	return 0;
 }
 
 /* Move events [first, last) of exps into final as group(s).  When a generic
@@ -734,7 +733,7 @@ static int emit_group(const struct bctx *b, const struct ev_ast_list *al, struct
 				ev->group = gid;
 				ev->group_leader = leader;
 				if (leader)
-					leader_mods(b, ev, gm);
+					leader_mods(ev, gm);
 				leader = false;
 				int ret = evvec_push(final, ev);
 				memset(ev, 0, sizeof(*ev)); /* moved */
@@ -760,9 +759,7 @@ int pms_event_parse(const struct pms_pmus *pmus, const char *text,
 		*out = NULL;
 	if (!text || !out)
 		return pms_err(PMS_EINVAL, "pms_event_parse: NULL %s", text ? "out" : "text");
-	for (size_t i = 0; pmus && i < pmus->count; i++)
-		if (is_core(&pmus->pmus[i]))
-			b.ncores++;
+	b.ncores = pms_pmus_core_count(pmus);
 
 	if ((ret = pms_ev_ast_parse(text, &al)) < 0)
 		return ret;

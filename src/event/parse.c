@@ -25,6 +25,9 @@ int pms_ev_err(int code, const char *src, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	/* keep the column in the (bounded) message even for very long strings */
+	if (strlen(src) > 200)
+		return pms_err(code, "event '%.200s...': %s at column %d", src, what, col);
 	return pms_err(code, "event '%s': %s at column %d", src, what, col);
 }
 
@@ -235,9 +238,13 @@ static int parse_mods(struct pp *p, struct ev_mods *m)
 					    "more than 3 'p' modifiers (precise_ip is 0-3)");
 			break;
 		default:
+			/* "sched:sched_switch" is perf's tracepoint syntax */
 			return perr(p, PMS_EPARSE, p->i,
-				    "unknown modifier %s (known: u k h G H p pp ppp P S D I W e)",
-				    char_desc(p, p->i, cb, sizeof(cb)));
+				    "unknown modifier %s (known: u k h G H p pp ppp P S D I W e%s)",
+				    char_desc(p, p->i, cb, sizeof(cb)),
+				    p->i == start && name_len(p->s + start) > 1
+					    ? "; tracepoints 'sys:name' are not supported"
+					    : "");
 		}
 	}
 	if (p->i == start)

@@ -83,7 +83,8 @@ static const struct ev_row rows[] = {
 	{ "cycles:W", 0, "type=0,config=0x0 W" },
 	{ "cycles:pppp", PMS_EPARSE, "more than 3 'p' modifiers (precise_ip is 0-3) at column 11" },
 	{ "cycles:x", PMS_EPARSE, "unknown modifier 'x'" },
-	{ "cycles:ux", PMS_EPARSE, "at column 9" },
+	{ "cycles:ux", PMS_EPARSE, "(known: u k h G H p pp ppp P S D I W e) at column 9" },
+	{ "sched:sched_switch", PMS_EPARSE, "tracepoints 'sys:name' are not supported) at column 7" },
 	{ "cycles:", PMS_EPARSE, "expected modifiers after ':', found end of string at column 8" },
 	{ "cycles:,instructions", PMS_EPARSE, "found ',' at column 8" },
 	/* lists and groups */
@@ -155,6 +156,23 @@ PMS_TEST(names_columns_and_flags)
 	CHECK_EQ_INT(l->events[0].attr.size, sizeof(struct perf_event_attr));
 	CHECK(l->events[0].scale == 1.0);
 	CHECK(l->events[0].unit == NULL);
+	pms_event_list_free(l);
+}
+
+PMS_TEST(long_strings_keep_the_column)
+{
+	char text[2048] = "";
+	struct pms_event_list *l = NULL;
+	for (int i = 0; i < 100; i++)
+		strcat(text, "cycles,");
+	strcat(text, "nope");
+	CHECK_EQ_INT(pms_event_parse(NULL, text, &l), PMS_ENOENT);
+	CHECK(strstr(pms_error_last(), "unknown event 'nope'") != NULL);
+	CHECK(strstr(pms_error_last(), "at column 701") != NULL);
+	CHECK(strstr(pms_error_last(), "event 'cycles,cycles,") != NULL);
+	text[strlen(text) - 5] = '\0';
+	CHECK_OK(pms_event_parse(NULL, text, &l));
+	CHECK(l && l->count == 100);
 	pms_event_list_free(l);
 }
 

@@ -575,6 +575,44 @@ PMS_TEST(pebs_cpu_table)
 	CHECK_EQ_INT(pms_pebs_uarch_table(PMS_PEBS_UARCH_ARW), PMS_PEBS_TBL_ARW_L2HIT);
 }
 
+/* Real data: the 14 load-latency samples of quipper's perf.data.weight_struct
+ * (Skylake-SP, model 0x55, MEM_TRANS_RETIRED.LOAD_LATENCY) as decoded into
+ * ../shared/data/derived/weight_struct_samples.txt.  Every data_src the
+ * kernel wrote must be what pms_pebs_data_src gives for some status byte. */
+PMS_TEST(pebs_real_skx_samples)
+{
+	const char *dir = pms_t_shared_data();
+	char path[1024], line[1024];
+	if (!dir)
+		PMS_SKIP("no ../shared/data: the real SKX samples are not available");
+	snprintf(path, sizeof(path), "%s/derived/weight_struct_samples.txt", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		PMS_SKIP("%s is missing", path);
+
+	enum pms_pebs_uarch u;
+	CHECK_OK(pms_pebs_uarch_for_cpu(6, 0x55, false, &u));
+	CHECK_EQ_INT(u, PMS_PEBS_UARCH_SKX);
+	int n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "'data_src': '0x");
+		if (!p)
+			continue;
+		uint64_t want = strtoull(p + strlen("'data_src': '0x"), NULL, 16);
+		int found = -1;
+		for (unsigned st = 0; st < 0x100 && found < 0; st++) {
+			uint64_t v;
+			if (pms_pebs_data_src(u, PMS_PEBS_LOAD_LATENCY, st, &v) == 0 && v == want)
+				found = (int)st;
+		}
+		CHECK_MSG(found >= 0, "sample %d: data_src 0x%" PRIx64 " is no SKX ldlat output", n,
+			  want);
+		n++;
+	}
+	fclose(f);
+	CHECK_EQ_INT(n, 14);
+}
+
 /* ---- Arm SPE ------------------------------------------------------------- */
 
 #define EV(x) PMS_SPE_EV_##x

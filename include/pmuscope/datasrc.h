@@ -162,8 +162,8 @@ uint64_t pms_datasrc_pack(const struct pms_datasrc *d);
  * Length policy.  perf formats the script decode into a 100-byte buffer, so
  * its text is at most 99 characters.  For decodes whose full text is longer
  * (many level, snoop or TLB bits at once) perf's own output is not well
- * defined: perf_mem__tlb/snp/lvl_scnprintf join names with an unbounded
- * strcat and reserve one byte per piece, so perf garbles or overruns there.
+ * defined: several of its piece printers join names with strcat and size
+ * arithmetic that is not bounded, so perf garbles or overruns there.
  * pmuscope builds the full text and cuts it at 99 characters; for every text
  * that fits, this is byte-for-byte perf's output.
  *

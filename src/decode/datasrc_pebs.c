@@ -450,6 +450,11 @@ struct cpu_row {
 	enum pms_pebs_uarch p_core, e_core; /* e_core NONE_E: not hybrid */
 };
 
+/* Model numbers: arch/x86/include/asm/intel-family.h (not in the facts file;
+ * checked against a recent copy).  Westmere shares the Nehalem setup
+ * (nhm table, pebs_no_tlb).  Parts core.c knows but the facts do not place
+ * (Bartlett Lake, Panther Lake-R, Lakefield, Tremont and older Atoms) are
+ * left out, so they get PMS_ENOENT rather than a guess. */
 static const struct cpu_row cpu_rows[] = {
 	{ 6, 0x1e, "NEHALEM", PMS_PEBS_UARCH_NHM, NONE_E },
 	{ 6, 0x1f, "NEHALEM_G", PMS_PEBS_UARCH_NHM, NONE_E },

@@ -54,6 +54,7 @@ static void print_json(const char *root, const struct pms_topo *t,
 	json_int(&j, "snc", t->snc);
 	json_bool(&j, "snc_distances_agree", t->snc_distances_agree);
 	json_bool(&j, "numa_synthetic", t->numa_synthetic);
+	json_bool(&j, "numa_overlap", t->numa_overlap);
 	json_uint(&j, "mem_block_size", t->mem_block_size);
 
 	json_begin_array(&j, "packages");
@@ -199,7 +200,9 @@ static void print_text(const struct pms_topo *t, const struct pms_uncore_box *bo
 		printf("  L3 #%d: %llu KiB, cpus %s\n", c->logical,
 		       (unsigned long long)(c->size >> 10), set_str(&c->cpus, b, SETBUF));
 	}
-	printf("NUMA nodes: %zu%s\n", t->nnodes, t->numa_synthetic ? " (no NUMA in sysfs)" : "");
+	printf("NUMA nodes: %zu%s%s\n", t->nnodes, t->numa_synthetic ? " (no NUMA in sysfs)" : "",
+	       t->numa_overlap ? " (warning: nodes share CPUs; each CPU kept its lowest node)"
+			       : "");
 	for (size_t i = 0; i < t->nnodes; i++) {
 		const struct pms_topo_node *n = &t->nodes[i];
 		printf("  node %d: cpus %s%s%s", n->id,

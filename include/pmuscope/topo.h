@@ -96,6 +96,9 @@ struct pms_topo {
 	struct pms_topo_node *nodes; /* sorted by id */
 	size_t nnodes;
 	bool numa_synthetic; /* no node directory: one node 0 was made up */
+	/* Some CPU is in several nodes' cpulists (broken firmware tables, as in
+	 * hwloc's 8em64t-2s2ca2c-buggynuma); each CPU keeps its lowest node. */
+	bool numa_overlap;
 	struct pms_topo_package *packages; /* sorted by id */
 	size_t npackages;
 	struct pms_topo_core_type *core_types;

@@ -57,6 +57,11 @@ static int read_int_opt(struct pms_sys *sys, const char *path, int def, int *out
 	ret = pms_sys_read_line(sys, path, &s);
 	if (ret < 0)
 		return ret;
+	if (!s[0]) {
+		/* Empty (hwloc's 128ia64-17n4s2c cpu0/online): as if absent. */
+		free(s);
+		return 0;
+	}
 	errno = 0;
 	v = strtol(s, &end, 0);
 	if (errno || end == s || *end || v < -1 || v > INT32_MAX)
@@ -90,20 +95,23 @@ static int read_hex_opt(struct pms_sys *sys, const char *path, uint64_t *out)
 	return ret;
 }
 
-/* Read a CPU set from list_path, else from the hex mask mask_path.
- * *found = false (and 0 returned) when neither exists. */
-static int read_set_opt(struct pms_sys *sys, const char *list_path, const char *mask_path,
-			struct pms_cpuset *set, bool *found)
+/* Read a CPU set from list_path or the hex mask mask_path (either may be
+ * NULL), the mask first when mask_first.  *found = false (and 0 returned)
+ * when neither exists. */
+static int read_set_any(struct pms_sys *sys, const char *list_path, const char *mask_path,
+			bool mask_first, struct pms_cpuset *set, bool *found)
 {
 	const char *path = NULL;
+	bool has_list = list_path && pms_sys_exists(sys, list_path);
+	bool has_mask = mask_path && pms_sys_exists(sys, mask_path);
 	char *s = NULL;
 	int ret;
 
 	*found = false;
-	if (list_path && pms_sys_exists(sys, list_path))
-		path = list_path;
-	else if (mask_path && pms_sys_exists(sys, mask_path))
+	if (has_mask && (mask_first || !has_list))
 		path = mask_path;
+	else if (has_list)
+		path = list_path;
 	if (!path)
 		return 0;
 	ret = pms_sys_read_file(sys, path, &s, NULL);
@@ -116,6 +124,13 @@ static int read_set_opt(struct pms_sys *sys, const char *list_path, const char *
 		*found = true;
 	free(s);
 	return ret;
+}
+
+/* The list form first. */
+static int read_set_opt(struct pms_sys *sys, const char *list_path, const char *mask_path,
+			struct pms_cpuset *set, bool *found)
+{
+	return read_set_any(sys, list_path, mask_path, false, set, found);
 }
 
 /* "28160K" -> bytes. */
@@ -310,12 +325,14 @@ static int load_caches(struct pms_sys *sys, struct pms_topo *t, int cpu)
 			goto out;
 		{
 			char lp[192], mp[192];
+			/* The mask first, as hwloc reads it: hand-made snapshots
+			 * (hwloc's 64fake-4n2s2ca2c2t) carry stale lists. */
 			snprintf(lp, sizeof(lp), "%s/%s/shared_cpu_list", dir, names[i]);
 			snprintf(mp, sizeof(mp), "%s/%s/shared_cpu_map", dir, names[i]);
-			if ((ret = read_set_opt(sys, lp, mp, &c.cpus, &found)) < 0)
+			if ((ret = read_set_any(sys, lp, mp, true, &c.cpus, &found)) < 0)
 				goto out;
 		}
-		if (!found || pms_cpuset_count(&c.cpus) == 0) {
+		if (!found || !pms_cpuset_has(&c.cpus, cpu)) {
 			pms_cpuset_clear(&c.cpus);
 			if ((ret = pms_cpuset_add(&c.cpus, cpu)) < 0)
 				goto out;
@@ -339,6 +356,21 @@ static int load_cpu(struct pms_sys *sys, struct pms_topo *t, struct pms_topo_cpu
 	snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", c->cpu);
 	if ((ret = read_int_opt(sys, path, -1, &c->package)) < 0)
 		return ret;
+	if (c->package < 0) {
+		/* ppc64 reports physical_package_id -1 (hwloc's 256ppc-8n8s4t):
+		 * name the package after the lowest CPU of its sibling set. */
+		struct pms_cpuset pk = { 0 };
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/package_cpus_list", c->cpu);
+		snprintf(p2, sizeof(p2), CPU_DIR "/cpu%d/topology/core_siblings_list", c->cpu);
+		if (!pms_sys_exists(sys, path))
+			snprintf(path, sizeof(path), "%s", p2);
+		ret = read_set_opt(sys, path, NULL, &pk, &found);
+		if (ret >= 0 && found && pms_cpuset_has(&pk, c->cpu))
+			c->package = pms_cpuset_first(&pk);
+		pms_cpuset_fini(&pk);
+		if (ret < 0)
+			return ret;
+	}
 	snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/die_id", c->cpu);
 	if ((ret = read_int_opt(sys, path, -1, &c->die)) < 0)
 		return ret;
@@ -564,7 +596,9 @@ out:
 			const struct pms_cpuset *s = &t->nodes[i].cpus;
 			for (int c = pms_cpuset_first(s); c >= 0; c = pms_cpuset_next(s, c + 1)) {
 				struct pms_topo_cpu *tc = find_cpu(t, c);
-				if (tc && tc->node < 0)
+				if (tc && tc->node >= 0)
+					t->numa_overlap = true;
+				else if (tc)
 					tc->node = t->nodes[i].id;
 			}
 		}

@@ -66,12 +66,12 @@ extern "C" {
 	 PMS_SAMPLE_CPU | PMS_SAMPLE_IDENTIFIER)
 
 /* attr.read_format bits (enum perf_event_read_format). */
-#define PMS_FORMAT_TOTAL_TIME_ENABLED (1ULL << 0)
-#define PMS_FORMAT_TOTAL_TIME_RUNNING (1ULL << 1)
-#define PMS_FORMAT_ID                 (1ULL << 2)
-#define PMS_FORMAT_GROUP              (1ULL << 3)
-#define PMS_FORMAT_LOST               (1ULL << 4)
-#define PMS_FORMAT_KNOWN_MASK         ((1ULL << 5) - 1)
+#define PMS_READ_TOTAL_TIME_ENABLED (1ULL << 0)
+#define PMS_READ_TOTAL_TIME_RUNNING (1ULL << 1)
+#define PMS_READ_ID                 (1ULL << 2)
+#define PMS_READ_GROUP              (1ULL << 3)
+#define PMS_READ_LOST               (1ULL << 4)
+#define PMS_READ_KNOWN_MASK         ((1ULL << 5) - 1)
 
 /* attr.branch_sample_type bits that change the record layout
  * (PERF_SAMPLE_BRANCH_HW_INDEX_SHIFT 17, PERF_SAMPLE_BRANCH_COUNTERS_SHIFT 19;
@@ -138,7 +138,7 @@ extern "C" {
 /* How the records of one event are laid out: the attr fields that decide it. */
 struct pms_sample_layout {
 	uint64_t sample_type;        /* PMS_SAMPLE_* */
-	uint64_t read_format;        /* PMS_FORMAT_* */
+	uint64_t read_format;        /* PMS_READ_* */
 	uint64_t branch_sample_type; /* only HW_INDEX and COUNTERS matter */
 	uint64_t sample_regs_user;   /* register mask: popcount = regs per sample */
 	uint64_t sample_regs_intr;
@@ -177,7 +177,7 @@ struct pms_read_entry {
 	uint64_t value, id, lost;
 };
 
-/* PERF_SAMPLE_READ / PERF_RECORD_READ values.  Without PMS_FORMAT_GROUP,
+/* PERF_SAMPLE_READ / PERF_RECORD_READ values.  Without PMS_READ_GROUP,
  * nr is 1 and the single entry is in `one`; with it, `entries` borrows nr
  * entries of entry_words u64 each (value, id?, lost?) from the record.
  * Read any entry with pms_sample_read_entry(). */
@@ -368,7 +368,9 @@ int pms_record_parse(const struct pms_sample_layout *l, const void *rec, size_t 
 
 /* Encode r (type, misc, the union member for type, sample_id when
  * l->sample_id_all) into buf; same size rules and errors as
- * pms_sample_encode.  Strings are padded with NULs to the next 8 bytes. */
+ * pms_sample_encode.  Strings are padded with NULs to the next 8 bytes.
+ * A SAMPLE is encoded from r->sample (header.misc from r->sample.misc);
+ * types without a decoder here from body/body_len. */
 int pms_record_encode(const struct pms_sample_layout *l, const struct pms_record *r,
 		      void *buf, size_t cap, size_t *len);
 

@@ -39,7 +39,7 @@ int pms_rd_open(struct pms_rd *r, const void *rec, size_t len, uint32_t *type,
 
 static unsigned read_entry_words(uint64_t rf)
 {
-	return 1u + !!(rf & PMS_FORMAT_ID) + !!(rf & PMS_FORMAT_LOST);
+	return 1u + !!(rf & PMS_READ_ID) + !!(rf & PMS_READ_LOST);
 }
 
 /* read_format layout: include/uapi/linux/perf_event.h struct read_format;
@@ -48,22 +48,22 @@ int pms_rd_read_format(struct pms_rd *r, uint64_t rf, struct pms_sample_read *ou
 {
 	int rc;
 
-	if (rf & ~PMS_FORMAT_KNOWN_MASK)
+	if (rf & ~PMS_READ_KNOWN_MASK)
 		return pms_err(PMS_ENOTSUP,
 			       "%s: read_format 0x%llx has bits this decoder does not know "
 			       "(known: 0x%llx)",
 			       r->what, (unsigned long long)rf,
-			       (unsigned long long)PMS_FORMAT_KNOWN_MASK);
+			       (unsigned long long)PMS_READ_KNOWN_MASK);
 	memset(out, 0, sizeof(*out));
 	out->read_format = rf;
 	out->entry_words = read_entry_words(rf);
-	if (rf & PMS_FORMAT_GROUP) {
+	if (rf & PMS_READ_GROUP) {
 		if ((rc = pms_rd_u64(r, "read.nr", &out->nr)) < 0)
 			return rc;
-		if ((rf & PMS_FORMAT_TOTAL_TIME_ENABLED) &&
+		if ((rf & PMS_READ_TOTAL_TIME_ENABLED) &&
 		    (rc = pms_rd_u64(r, "read.time_enabled", &out->time_enabled)) < 0)
 			return rc;
-		if ((rf & PMS_FORMAT_TOTAL_TIME_RUNNING) &&
+		if ((rf & PMS_READ_TOTAL_TIME_RUNNING) &&
 		    (rc = pms_rd_u64(r, "read.time_running", &out->time_running)) < 0)
 			return rc;
 		return pms_rd_array(r, "read.values", out->nr, 8u * out->entry_words,
@@ -72,45 +72,45 @@ int pms_rd_read_format(struct pms_rd *r, uint64_t rf, struct pms_sample_read *ou
 	out->nr = 1;
 	if ((rc = pms_rd_u64(r, "read.value", &out->one.value)) < 0)
 		return rc;
-	if ((rf & PMS_FORMAT_TOTAL_TIME_ENABLED) &&
+	if ((rf & PMS_READ_TOTAL_TIME_ENABLED) &&
 	    (rc = pms_rd_u64(r, "read.time_enabled", &out->time_enabled)) < 0)
 		return rc;
-	if ((rf & PMS_FORMAT_TOTAL_TIME_RUNNING) &&
+	if ((rf & PMS_READ_TOTAL_TIME_RUNNING) &&
 	    (rc = pms_rd_u64(r, "read.time_running", &out->time_running)) < 0)
 		return rc;
-	if ((rf & PMS_FORMAT_ID) && (rc = pms_rd_u64(r, "read.id", &out->one.id)) < 0)
+	if ((rf & PMS_READ_ID) && (rc = pms_rd_u64(r, "read.id", &out->one.id)) < 0)
 		return rc;
-	if ((rf & PMS_FORMAT_LOST) && (rc = pms_rd_u64(r, "read.lost", &out->one.lost)) < 0)
+	if ((rf & PMS_READ_LOST) && (rc = pms_rd_u64(r, "read.lost", &out->one.lost)) < 0)
 		return rc;
 	return 0;
 }
 
 int pms_wr_read_format(struct pms_wr *w, uint64_t rf, const struct pms_sample_read *in)
 {
-	if (rf & ~PMS_FORMAT_KNOWN_MASK)
+	if (rf & ~PMS_READ_KNOWN_MASK)
 		return pms_err(PMS_ENOTSUP, "encode: read_format 0x%llx has unknown bits",
 			       (unsigned long long)rf);
-	if (rf & PMS_FORMAT_GROUP) {
+	if (rf & PMS_READ_GROUP) {
 		if (in->nr && !in->entries)
 			return pms_err(PMS_EINVAL,
 				       "encode: read.nr is %llu but read.entries is NULL",
 				       (unsigned long long)in->nr);
 		pms_wr_u64(w, in->nr);
-		if (rf & PMS_FORMAT_TOTAL_TIME_ENABLED)
+		if (rf & PMS_READ_TOTAL_TIME_ENABLED)
 			pms_wr_u64(w, in->time_enabled);
-		if (rf & PMS_FORMAT_TOTAL_TIME_RUNNING)
+		if (rf & PMS_READ_TOTAL_TIME_RUNNING)
 			pms_wr_u64(w, in->time_running);
 		pms_wr_array(w, in->entries, in->nr, 8u * read_entry_words(rf));
 		return 0;
 	}
 	pms_wr_u64(w, in->one.value);
-	if (rf & PMS_FORMAT_TOTAL_TIME_ENABLED)
+	if (rf & PMS_READ_TOTAL_TIME_ENABLED)
 		pms_wr_u64(w, in->time_enabled);
-	if (rf & PMS_FORMAT_TOTAL_TIME_RUNNING)
+	if (rf & PMS_READ_TOTAL_TIME_RUNNING)
 		pms_wr_u64(w, in->time_running);
-	if (rf & PMS_FORMAT_ID)
+	if (rf & PMS_READ_ID)
 		pms_wr_u64(w, in->one.id);
-	if (rf & PMS_FORMAT_LOST)
+	if (rf & PMS_READ_LOST)
 		pms_wr_u64(w, in->one.lost);
 	return 0;
 }
@@ -129,9 +129,9 @@ int pms_sample_read_entry(const struct pms_sample_read *r, uint64_t i,
 	const unsigned char *e = (const unsigned char *)r->entries + i * 8u * r->entry_words;
 	size_t k = 0;
 	out->value = pms_u64_at(e, k++);
-	if (r->read_format & PMS_FORMAT_ID)
+	if (r->read_format & PMS_READ_ID)
 		out->id = pms_u64_at(e, k++);
-	if (r->read_format & PMS_FORMAT_LOST)
+	if (r->read_format & PMS_READ_LOST)
 		out->lost = pms_u64_at(e, k);
 	return 0;
 }

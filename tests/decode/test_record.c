@@ -54,14 +54,14 @@ static void full_sample(const struct pms_sample_layout *l, struct pms_sample *s)
 	s->period = 10007;
 	s->read.time_enabled = 500;
 	s->read.time_running = 400;
-	if (l->read_format & PMS_FORMAT_GROUP) {
+	if (l->read_format & PMS_READ_GROUP) {
 		s->read.nr = 3;
 		s->read.entries = group;
 	} else {
 		s->read.nr = 1;
 		s->read.one.value = 77;
-		s->read.one.id = (l->read_format & PMS_FORMAT_ID) ? 78 : 0;
-		s->read.one.lost = (l->read_format & PMS_FORMAT_LOST) ? 79 : 0;
+		s->read.one.id = (l->read_format & PMS_READ_ID) ? 78 : 0;
+		s->read.one.lost = (l->read_format & PMS_READ_LOST) ? 79 : 0;
 	}
 	s->callchain_nr = 5;
 	s->callchain = chain;
@@ -132,20 +132,20 @@ static int compare(const struct pms_sample_layout *l, const struct pms_sample *a
 	if (st & PMS_SAMPLE_READ) {
 		uint64_t rf = l->read_format;
 		CHECK_EQ_U64(a->read.nr, b->read.nr);
-		if (rf & PMS_FORMAT_TOTAL_TIME_ENABLED)
+		if (rf & PMS_READ_TOTAL_TIME_ENABLED)
 			CHECK_EQ_U64(a->read.time_enabled, b->read.time_enabled);
-		if (rf & PMS_FORMAT_TOTAL_TIME_RUNNING)
+		if (rf & PMS_READ_TOTAL_TIME_RUNNING)
 			CHECK_EQ_U64(a->read.time_running, b->read.time_running);
 		for (uint64_t i = 0; i < b->read.nr && i < a->read.nr; i++) {
 			struct pms_read_entry eb;
 			CHECK_OK(pms_sample_read_entry(&b->read, i, &eb));
-			if (rf & PMS_FORMAT_GROUP) {
-				unsigned w = 1 + !!(rf & PMS_FORMAT_ID) + !!(rf & PMS_FORMAT_LOST);
+			if (rf & PMS_READ_GROUP) {
+				unsigned w = 1 + !!(rf & PMS_READ_ID) + !!(rf & PMS_READ_LOST);
 				const uint64_t *e = (const uint64_t *)a->read.entries + i * w;
 				CHECK_EQ_U64(eb.value, e[0]);
-				if (rf & PMS_FORMAT_ID)
+				if (rf & PMS_READ_ID)
 					CHECK_EQ_U64(eb.id, e[1]);
-				if (rf & PMS_FORMAT_LOST)
+				if (rf & PMS_READ_LOST)
 					CHECK_EQ_U64(eb.lost, e[w - 1]);
 			} else {
 				CHECK_EQ_U64(eb.value, a->read.one.value);
@@ -280,7 +280,7 @@ PMS_TEST(every_bit_alone)
 	for (int bit = 0; bit < 25; bit++) {
 		layout_init(&l, 1ULL << bit);
 		if (l.sample_type == PMS_SAMPLE_READ) {
-			for (uint64_t rf = 0; rf <= PMS_FORMAT_KNOWN_MASK; rf++) {
+			for (uint64_t rf = 0; rf <= PMS_READ_KNOWN_MASK; rf++) {
 				l.read_format = rf;
 				full_sample(&l, &s);
 				snprintf(ctx, sizeof(ctx), "READ read_format 0x%llx",
@@ -316,7 +316,7 @@ PMS_TEST(all_bits_together)
 	uint64_t all = PMS_SAMPLE_KNOWN_MASK;
 	uint64_t variants[2] = {all & ~PMS_SAMPLE_WEIGHT, all & ~PMS_SAMPLE_WEIGHT_STRUCT};
 	for (int v = 0; v < 2; v++)
-		for (uint64_t rf = 0; rf <= PMS_FORMAT_KNOWN_MASK; rf++) {
+		for (uint64_t rf = 0; rf <= PMS_READ_KNOWN_MASK; rf++) {
 			layout_init(&l, variants[v]);
 			l.read_format = rf;
 			l.branch_sample_type = PMS_BRANCH_HW_INDEX | PMS_BRANCH_COUNTERS;
@@ -325,7 +325,7 @@ PMS_TEST(all_bits_together)
 		}
 	/* Empty arrays and abi 0 registers too. */
 	layout_init(&l, variants[0]);
-	l.read_format = PMS_FORMAT_GROUP | PMS_FORMAT_ID;
+	l.read_format = PMS_READ_GROUP | PMS_READ_ID;
 	full_sample(&l, &s);
 	s.read.nr = 0;
 	s.callchain_nr = 0;
@@ -359,7 +359,7 @@ PMS_TEST(random_subsets)
 		layout_init(&l, rng() & PMS_SAMPLE_KNOWN_MASK);
 		if ((l.sample_type & PMS_SAMPLE_WEIGHT_TYPE) == PMS_SAMPLE_WEIGHT_TYPE)
 			l.sample_type &= ~(rng() & 1 ? PMS_SAMPLE_WEIGHT : PMS_SAMPLE_WEIGHT_STRUCT);
-		l.read_format = rng() & PMS_FORMAT_KNOWN_MASK;
+		l.read_format = rng() & PMS_READ_KNOWN_MASK;
 		l.branch_sample_type = rng() & (PMS_BRANCH_HW_INDEX | PMS_BRANCH_COUNTERS | 0x3);
 		l.sample_regs_user = rng();
 		l.sample_regs_intr = rng() & rng();
@@ -387,7 +387,7 @@ PMS_TEST(every_truncation_fails)
 	size_t len = 0;
 
 	layout_init(&l, PMS_SAMPLE_KNOWN_MASK & ~PMS_SAMPLE_WEIGHT);
-	l.read_format = PMS_FORMAT_KNOWN_MASK;
+	l.read_format = PMS_READ_KNOWN_MASK;
 	l.branch_sample_type = PMS_BRANCH_HW_INDEX | PMS_BRANCH_COUNTERS;
 	full_sample(&l, &s);
 	CHECK_OK(pms_sample_encode(&l, &s, big, BUFCAP, &len));
@@ -496,7 +496,7 @@ PMS_TEST(overflowing_counts)
 
 	/* read group nr huge. */
 	layout_init(&l, PMS_SAMPLE_READ);
-	l.read_format = PMS_FORMAT_GROUP | PMS_FORMAT_ID | PMS_FORMAT_LOST;
+	l.read_format = PMS_READ_GROUP | PMS_READ_ID | PMS_READ_LOST;
 	memset(r, 0, sizeof(r));
 	r[0] = PMS_RECORD_SAMPLE | (40ULL << 48);
 	r[1] = 0x5555555555555556ULL; /* * 24 wraps */
@@ -690,7 +690,7 @@ PMS_TEST(golden_callchain_branch_sample)
 	l.sample_type = PMS_SAMPLE_IDENTIFIER | PMS_SAMPLE_IP | PMS_SAMPLE_READ |
 			PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_RAW | PMS_SAMPLE_BRANCH_STACK |
 			PMS_SAMPLE_REGS_USER | PMS_SAMPLE_STACK_USER;
-	l.read_format = PMS_FORMAT_GROUP | PMS_FORMAT_TOTAL_TIME_ENABLED | PMS_FORMAT_ID;
+	l.read_format = PMS_READ_GROUP | PMS_READ_TOTAL_TIME_ENABLED | PMS_READ_ID;
 	l.branch_sample_type = PMS_BRANCH_HW_INDEX;
 	l.sample_regs_user = 0x5;
 	unsigned char *p = dup_exact(golden2, sizeof(golden2));
@@ -919,8 +919,8 @@ PMS_TEST(non_sample_roundtrips)
 			memset(&l, 0, sizeof(l));
 			l.sample_type = trailer_types[t];
 			l.sample_id_all = all;
-			l.read_format = PMS_FORMAT_GROUP | PMS_FORMAT_ID | PMS_FORMAT_LOST |
-					PMS_FORMAT_TOTAL_TIME_RUNNING;
+			l.read_format = PMS_READ_GROUP | PMS_READ_ID | PMS_READ_LOST |
+					PMS_READ_TOTAL_TIME_RUNNING;
 			for (uint32_t type = 1; type <= 15; type++) {
 				if (type == PMS_RECORD_SAMPLE)
 					continue;
@@ -1250,14 +1250,14 @@ PMS_TEST(layout_from_attr)
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.sample_type = PMS_SAMPLE_IP | PMS_SAMPLE_BRANCH_STACK;
-	a.read_format = PMS_FORMAT_ID;
+	a.read_format = PMS_READ_ID;
 	a.sample_id_all = 1;
 	a.branch_sample_type = PMS_BRANCH_HW_INDEX;
 	a.sample_regs_user = 0xff;
 	a.sample_regs_intr = 0xf0;
 	pms_sample_layout_from_attr(&l, &a);
 	CHECK_EQ_U64(l.sample_type, a.sample_type);
-	CHECK_EQ_U64(l.read_format, PMS_FORMAT_ID);
+	CHECK_EQ_U64(l.read_format, PMS_READ_ID);
 	CHECK(l.sample_id_all);
 	CHECK_EQ_U64(l.branch_sample_type, PMS_BRANCH_HW_INDEX);
 	CHECK_EQ_U64(l.sample_regs_user, 0xff);
@@ -1279,7 +1279,7 @@ PMS_TEST(layout_from_attr)
 	CHECK_EQ_U64(PMS_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_SWITCH_CPU_WIDE);
 	CHECK_EQ_U64(PMS_MISC_MMAP_BUILD_ID, PERF_RECORD_MISC_MMAP_BUILD_ID);
 	CHECK_EQ_U64(PMS_AUX_FLAG_COLLISION, PERF_AUX_FLAG_COLLISION);
-	CHECK_EQ_U64(PMS_FORMAT_GROUP, PERF_FORMAT_GROUP);
+	CHECK_EQ_U64(PMS_READ_GROUP, PERF_FORMAT_GROUP);
 }
 
 PMS_TEST_MAIN()

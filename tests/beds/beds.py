@@ -90,7 +90,30 @@ def cpio_entry(name, mode, data=b'', ino=[1000]):
     return out
 
 
+class arch_lock:
+    """The lock run-bed.sh holds while build.sh writes cache/build-ARCH: held
+    while its binaries are read, so a concurrent rebuild (another checkout's
+    bed, same cache) never hands out a half-written file."""
+
+    def __init__(self, arch):
+        self.path = os.path.join(CACHE, '.build-%s.lock' % arch)
+
+    def __enter__(self):
+        import fcntl
+        self.f = open(self.path, 'a')
+        fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
 def make_initrd(arch, bindir, path):
+    with arch_lock(arch):
+        _make_initrd(arch, bindir, path)
+
+
+def _make_initrd(arch, bindir, path):
     busybox = os.path.join(CACHE, 'busybox-amd64' if arch == 'x86_64' else 'busybox-arm64')
     parts = [cpio_entry('bin', stat.S_IFDIR | 0o755)]
     for d in ('proc', 'sys', 'dev', 'tmp'):
@@ -447,18 +470,16 @@ def check_datasrc_cross(c, name, blocks):
         c.note('pmuscope datasrc: not in this build')
         return
     host = os.path.join(CACHE, 'build-x86_64', 'pmuscope')
-    if not os.path.exists(host):
-        lock = open(os.path.join(CACHE, '.build-x86_64.lock'), 'w')
-        import fcntl
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run(['bash', os.path.join(HERE, 'build.sh'), 'x86_64',
-                        os.path.join(CACHE, 'build-x86_64')], check=False)
-        lock.close()
-    if not os.path.exists(host):
-        c.ok(False, 'host x86_64 pmuscope built for the datasrc comparison')
-        return
-    want = subprocess.run([host, 'datasrc', '--json'] + datasrc_values(),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()
+    with arch_lock('x86_64'):
+        # The same sources as the guest's binary (build.sh is a no-op when
+        # its stamp matches).
+        r = subprocess.run(['bash', os.path.join(HERE, 'build.sh'), 'x86_64',
+                            os.path.join(CACHE, 'build-x86_64')], check=False)
+        if r.returncode != 0 or not os.path.exists(host):
+            c.ok(False, 'host x86_64 pmuscope built for the datasrc comparison')
+            return
+        want = subprocess.run([host, 'datasrc', '--json'] + datasrc_values(),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()
     got = '\n'.join(b['lines']).strip()
     c.ok(b['rc'] == 0 and got == want.strip(),
          'datasrc --json of %d values in the guest == host x86_64 build (%d bytes)'

@@ -30,7 +30,7 @@ if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] &&
 	[ -x "$out/pmuscope" ] && [ -x "$out/bedcheck" ]; then
 	exit 0
 fi
-rm -f "$out/stamp"
+rm -f "$out/stamp" "$out/pmuscope" "$out/bedcheck"  # never leave a stale binary behind a failed build
 
 # version.h as meson's configure_file makes it.
 ver=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" "$TOP/meson.build" | head -n1)

@@ -246,15 +246,16 @@ static int cmd_numa(unsigned long n)
 		goto out;
 	}
 	for (int node = pms_cpuset_first(&mem); node >= 0; node = pms_cpuset_next(&mem, node + 1)) {
-		unsigned long mask = 1UL << node;
+		unsigned long mask;
 		int to = pms_cpuset_next(&mem, node + 1);
 		char *buf;
 		long r;
 
+		if (node >= 64) /* one-word node masks are plenty for a guest */
+			break;
+		mask = 1UL << node;
 		if (to < 0)
 			to = pms_cpuset_first(&mem);
-		if (node >= 64)
-			break;
 
 		/* mbind(MPOL_BIND) on a fresh range, then first touch. */
 		buf = map_pages(n, pages);

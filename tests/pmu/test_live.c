@@ -3,6 +3,8 @@
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
 
+#include <dirent.h>
+
 PMS_TEST(live_root_loads)
 {
 	struct pms_sys *sys = NULL;
@@ -29,11 +31,39 @@ PMS_TEST(live_root_loads)
 				pms_pmu_kind_name(pmus->pmus[i].kind),
 				pms_engine_name(pmus->pmus[i].engine), pmus->pmus[i].nformats,
 				pmus->pmus[i].nevents);
+		/* every entry of the directory became a PMU, with its type file's value */
+		{
+			DIR *d = opendir("/sys/bus/event_source/devices");
+			struct dirent *de;
+			size_t n = 0;
+			while (d && (de = readdir(d)) != NULL) {
+				char path[512];
+				FILE *f;
+				unsigned t = 0;
+				const struct pms_pmu *p;
+				if (de->d_name[0] == '.')
+					continue;
+				n++;
+				p = pms_pmu_find(pmus, de->d_name);
+				CHECK_MSG(p != NULL, "PMU %s not loaded", de->d_name);
+				snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type",
+					 de->d_name);
+				f = fopen(path, "r");
+				if (f && fscanf(f, "%u", &t) == 1 && p)
+					CHECK_MSG(p->type == t, "%s: type %u, file says %u", p->name,
+						  p->type, t);
+				if (f)
+					fclose(f);
+			}
+			if (d)
+				closedir(d);
+			CHECK_MSG(n == pmus->count, "%zu entries, %zu PMUs loaded", n, pmus->count);
+		}
 		/* On a machine with a hardware core PMU, every CPU 0 has one. */
 		if (pms_pmus_core_count(pmus) > 0)
 			CHECK(pms_pmus_core_for_cpu(pmus, 0) != NULL);
 		else
-			CHECK(!pms_pmus_has_hardware(pmus) || pms_pmus_core_count(pmus) == 0);
+			CHECK(pms_pmus_core_for_cpu(pmus, 0) == NULL);
 	}
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

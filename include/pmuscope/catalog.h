@@ -85,7 +85,8 @@ void pms_catalog_free(struct pms_catalog *cat);
  * sel's CPU; without sel (or a CPU the directory does not list) it fails with
  * PMS_ENOENT naming the identity.  Any other directory loads every *.json in
  * it.  Malformed JSON fails with PMS_EPARSE naming the file, line and column.
- * sel may be NULL.  Returns the number of events added. */
+ * sel may be NULL.  Returns the number of events added; a failed load adds
+ * none. */
 int pms_catalog_load(struct pms_catalog *cat, const char *path,
 		     const struct pms_catalog_select *sel);
 

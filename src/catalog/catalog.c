@@ -84,6 +84,12 @@ int pms_cat_add(struct pms_catalog *cat, const struct pms_cat_event *tmpl)
 	return 0;
 }
 
+void pms_cat_truncate(struct pms_catalog *cat, size_t n)
+{
+	while (cat->n > n)
+		event_release(&cat->ev[--cat->n]);
+}
+
 size_t pms_catalog_count(const struct pms_catalog *cat)
 {
 	return cat ? cat->n : 0;

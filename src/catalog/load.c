@@ -451,8 +451,11 @@ int pms_catalog_load_buffer(struct pms_catalog *cat, const char *name, const cha
 	json_t *root = json_loadb(data ? data : "", len, JSON_REJECT_DUPLICATES, &err);
 	if (!root)
 		return parse_error(name, &err);
+	size_t n0 = cat->n;
 	int r = load_json(cat, root, name, NULL);
 	json_decref(root);
+	if (r < 0)
+		pms_cat_truncate(cat, n0);
 	return r;
 }
 
@@ -756,13 +759,26 @@ static int load_armdata_dir(struct pms_catalog *cat, const char *dir,
 	return r;
 }
 
+static int catalog_load(struct pms_catalog *cat, const char *path,
+			const struct pms_catalog_select *sel);
+
 int pms_catalog_load(struct pms_catalog *cat, const char *path,
 		     const struct pms_catalog_select *sel)
 {
-	char p[4096], pm[4096];
-	int r;
 	if (!cat || !path)
 		return pms_err(PMS_EINVAL, "pms_catalog_load: NULL argument");
+	size_t n0 = cat->n;
+	int r = catalog_load(cat, path, sel);
+	if (r < 0)
+		pms_cat_truncate(cat, n0);
+	return r;
+}
+
+static int catalog_load(struct pms_catalog *cat, const char *path,
+			const struct pms_catalog_select *sel)
+{
+	char p[4096], pm[4096];
+	int r;
 	if (sel && sel->apple_gen)
 		return pms_catalog_add_apple(cat, sel->apple_gen);
 	if (!is_dir(path))

@@ -22,10 +22,10 @@ static const struct mrow rows[] = {
 	{ "*", { "nosuchevent", PMS_ENOENT, "unknown event 'nosuchevent'" } },
 	{ "*", { "cycles:q", PMS_EPARSE, "unknown modifier 'q'" } },
 	{ "*", { "{cycles", PMS_EPARSE, "missing the '}'" } },
-	{ "*", { "software//", 0, "software:type=1,config=0x0" } },
 
 	/* ---- zen4-ibs: one core PMU "cpu" (type 4), IBS, amd_df/amd_l3 ---- */
 	{ "zen4-ibs", { "cycles", 0, "cpu:type=0,config=0x0" } },
+	{ "zen4-ibs", { "software//", 0, "software:type=1,config=0x0" } },
 	{ "zen4-ibs", { "cycles:P", 0, "cpu:type=0,config=0x0 P" } }, /* caps/max_precise = 0 */
 	{ "zen4-ibs", { "r76:k", 0, "cpu:type=4,config=0x76,exclude_user,exclude_hv" } },
 	{ "zen4-ibs", { "L1-dcache-load-misses", 0, "cpu:type=3,config=0x10000" } },
@@ -196,6 +196,10 @@ static const struct mrow rows[] = {
 	{ "neoverse-n1-spe", { "arm_dsu/cycles/", 0,
 			       "arm_dsu_0:type=11,config=0x11@0 ; arm_dsu_1:type=12,config=0x11@2" } },
 
+	/* ---- gnr-snc3: "cpu" plus 120 CHA boxes with only type and cpumask ---- */
+	{ "gnr-snc3", { "cycles:pp", 0, "cpu:type=0,config=0x0,precise_ip=2" } },
+	{ "gnr-snc3", { "uncore_cha_7//", 0, "uncore_cha_7:type=37,config=0x0@0,120" } },
+
 	/* ---- vm-nopmu: no hardware PMU ---- */
 	{ "vm-nopmu", { "cycles", 0, "type=0,config=0x0" } },
 	{ "vm-nopmu", { "r1a8", 0, "type=4,config=0x1a8" } },
@@ -235,14 +239,13 @@ static size_t list_machines(char names[][64], size_t max)
 		return 0;
 	while ((de = readdir(d)) && n < max) {
 		char ev[1400];
-		FILE *f;
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= 64)
 			continue;
-		snprintf(ev, sizeof(ev), "%s/%s/sys/bus/event_source/devices/software/type", path,
-			 de->d_name);
-		if (!(f = fopen(ev, "r")))
+		DIR *sub;
+		snprintf(ev, sizeof(ev), "%s/%s/sys/bus/event_source/devices", path, de->d_name);
+		if (!(sub = opendir(ev)))
 			continue;
-		fclose(f);
+		closedir(sub);
 		snprintf(names[n++], 64, "%s", de->d_name);
 	}
 	closedir(d);
@@ -252,7 +255,8 @@ static size_t list_machines(char names[][64], size_t max)
 PMS_TEST(table_rows_per_machine)
 {
 	static const char *const named[] = { "zen4-ibs", "adl-hybrid", "arm-biglittle",
-					     "apple-m1", "neoverse-n1-spe", "vm-nopmu" };
+					     "apple-m1", "neoverse-n1-spe", "vm-nopmu",
+					     "gnr-snc3" };
 	char all[64][64];
 	size_t nall = list_machines(all, 64);
 	if (!pms_t_fixtures())
@@ -281,7 +285,7 @@ PMS_TEST(table_rows_per_machine)
 		pms_pmus_free(pmus);
 		pms_sys_free(sys);
 	}
-	CHECK(nall >= 6);
+	CHECK(nall >= 9);
 	for (size_t m = 0; m < nall; m++) {
 		struct pms_sys *sys;
 		struct pms_pmus *pmus;

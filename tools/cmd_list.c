@@ -131,6 +131,11 @@ static void print_text(const struct pms_pmus *pmus, const char *pattern)
 			printf(", %d address filters", p->nr_addr_filters);
 		printf("\n");
 		free(cpus);
+		if (p->has_associated_cpus) {
+			char *assoc = set_str(&p->associated_cpus);
+			printf("  serves CPUs %s\n", assoc ? assoc : "?");
+			free(assoc);
+		}
 		if (p->ncaps) {
 			printf("  caps:");
 			for (size_t k = 0; k < p->ncaps; k++)
@@ -190,6 +195,13 @@ static void print_json(const struct pms_pmus *pmus, const char *pattern, const c
 		json_str(&j, "engine", p->engine ? pms_engine_name(p->engine) : NULL);
 		json_str(&j, "cpus", (p->has_cpus || p->has_cpumask) ? cpus : NULL);
 		json_str(&j, "cpus_file", p->has_cpus ? "cpus" : p->has_cpumask ? "cpumask" : NULL);
+		if (p->has_associated_cpus) {
+			char *assoc = set_str(&p->associated_cpus);
+			json_str(&j, "associated_cpus", assoc);
+			free(assoc);
+		} else {
+			json_null(&j, "associated_cpus");
+		}
 		if (p->max_precise >= 0)
 			json_int(&j, "max_precise", p->max_precise);
 		else

@@ -111,6 +111,10 @@ struct pms_pmu {
 	size_t nevents;
 	struct pms_pmu_cap *caps;
 	size_t ncaps;
+	/* "associated_cpus" (arm_dsu: the cluster's CPUs, while cpumask holds the
+	 * one reader CPU); empty when has_associated_cpus is false. */
+	bool has_associated_cpus;
+	struct pms_cpuset associated_cpus;
 };
 
 struct pms_pmus {

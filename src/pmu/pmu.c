@@ -47,6 +47,7 @@ static void free_pmu(struct pms_pmu *p)
 	free(p->name);
 	free(p->box);
 	pms_cpuset_fini(&p->cpus);
+	pms_cpuset_fini(&p->associated_cpus);
 	for (size_t i = 0; i < p->nformats; i++)
 		free(p->formats[i].name);
 	free(p->formats);
@@ -274,7 +275,8 @@ static bool is_hex_mask(const char *t)
 /* cpus / cpumask are printed as CPU lists by most drivers (cpumap_print_to_pagebuf
  * with list=true in drivers/perf/arm_pmu.c, arch/x86/events/intel/uncore.c);
  * a few print hex masks. */
-static int load_cpus(const struct pms_sys *sys, struct pms_pmu *p, const char *file)
+static int load_cpus(const struct pms_sys *sys, struct pms_pmu *p, const char *file,
+		     struct pms_cpuset *set)
 {
 	char path[512], *text = NULL;
 	int ret;
@@ -283,9 +285,9 @@ static int load_cpus(const struct pms_sys *sys, struct pms_pmu *p, const char *f
 	if ((ret = pms_sys_read_line(sys, path, &text)) < 0)
 		return ret;
 	if (is_hex_mask(text))
-		ret = pms_cpuset_parse_mask(&p->cpus, text);
+		ret = pms_cpuset_parse_mask(set, text);
 	else
-		ret = pms_cpuset_parse_list(&p->cpus, text);
+		ret = pms_cpuset_parse_list(set, text);
 	if (ret < 0) {
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s", pms_error_last());
@@ -342,10 +344,17 @@ static int load_one(const struct pms_sys *sys, const char *name, struct pms_pmu 
 		return ret;
 	p->has_cpumask = pms_sys_exists(sys, path);
 	if (p->has_cpus)
-		ret = load_cpus(sys, p, "cpus");
+		ret = load_cpus(sys, p, "cpus", &p->cpus);
 	else if (p->has_cpumask)
-		ret = load_cpus(sys, p, "cpumask");
+		ret = load_cpus(sys, p, "cpumask", &p->cpus);
 	if (ret < 0)
+		return ret;
+	/* drivers/perf/arm_dsu_pmu.c: the CPUs of the cluster the DSU serves */
+	if ((ret = path_of(path, sizeof(path), name, "associated_cpus", NULL)) < 0)
+		return ret;
+	p->has_associated_cpus = pms_sys_exists(sys, path);
+	if (p->has_associated_cpus &&
+	    (ret = load_cpus(sys, p, "associated_cpus", &p->associated_cpus)) < 0)
 		return ret;
 
 	if ((ret = read_int_file(sys, name, "nr_addr_filters", NULL, &p->nr_addr_filters)) < 0)

@@ -61,6 +61,8 @@ assert d["pattern"] == "armv8_*"
 expect_json neoverse-n1-spe "" '
 assert p["arm_spe_0"]["engine"] == "spe" and p["arm_spe_0"]["kind"] == "precise"
 assert p["arm_cmn_0"]["kind"] == "uncore" and p["arm_dsu_0"]["scope"] == "cluster"
+assert p["arm_dsu_1"]["cpus"] == "2" and p["arm_dsu_1"]["associated_cpus"] == "2-3"
+assert p["arm_cmn_0"]["associated_cpus"] is None
 assert p["armv8_pmuv3_0"]["kind"] == "core"
 '
 expect_json apple-m1 "apple" '

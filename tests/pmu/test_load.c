@@ -421,6 +421,28 @@ static const struct core_row core_rows[] = {
 	{ "vm-nopmu", 0, NULL },
 };
 
+PMS_TEST(dsu_associated_cpus)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = load_machine("neoverse-n1-spe", &sys);
+	const char *want[] = { "arm_dsu_0", "0-1", "arm_dsu_1", "2-3" };
+	for (int i = 0; pmus && i < 4; i += 2) {
+		const struct pms_pmu *p = pms_pmu_find(pmus, want[i]);
+		char buf[64];
+		CHECK(p && p->has_associated_cpus);
+		if (!p)
+			continue;
+		pms_cpuset_format(&p->associated_cpus, buf, sizeof(buf));
+		CHECK_MSG(!strcmp(buf, want[i + 1]), "%s associated_cpus '%s'", want[i], buf);
+	}
+	if (pmus) {
+		const struct pms_pmu *p = pms_pmu_find(pmus, "arm_cmn_0");
+		CHECK(p && !p->has_associated_cpus && pms_cpuset_count(&p->associated_cpus) == 0);
+	}
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+}
+
 PMS_TEST(core_for_cpu)
 {
 	for (size_t i = 0; i < sizeof(core_rows) / sizeof(core_rows[0]); i++) {
@@ -545,6 +567,7 @@ static const struct bad_row bad_rows[] = {
 	{ "events/e.scale", "fast\n", "p/events/e.scale", PMS_EPARSE },
 	{ "caps/max_precise", "-1\n", "p/caps/max_precise", PMS_EPARSE },
 	{ "nr_addr_filters", "lots\n", "p/nr_addr_filters", PMS_EPARSE },
+	{ "associated_cpus", "0-1-2\n", "p/associated_cpus", PMS_EPARSE },
 };
 
 PMS_TEST(malformed_files_name_the_file)

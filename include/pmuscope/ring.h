@@ -49,6 +49,9 @@ struct pms_ring_stats {
 	uint64_t bytes;         /* consumed */
 	uint64_t wrapped;       /* records that straddled the end of the ring */
 	uint64_t corrupt_bytes; /* skipped after an impossible header */
+	uint64_t aux_bytes;     /* AUX bytes handed out */
+	uint64_t aux_wrapped;   /* AUX ranges that straddled the end of the area */
+	uint64_t aux_overrun;   /* AUX bytes the kernel overwrote before we read them */
 };
 void pms_ring_stats(const struct pms_ring *ring, struct pms_ring_stats *out);
 
@@ -56,6 +59,35 @@ void pms_ring_stats(const struct pms_ring *ring, struct pms_ring_stats *out);
  * reads and AUX set-up. */
 void *pms_ring_user_page(const struct pms_ring *ring);
 size_t pms_ring_data_size(const struct pms_ring *ring);
+
+/* ---- AUX area (SPE, PT) ----------------------------------------------------
+ * pms_ring_aux_open() writes aux_offset (just past the data area) and aux_size
+ * into the user page and maps aux_pages pages there (a power of two, >= 2 for
+ * SPE: drivers/perf/arm_spe_pmu.c arm_spe_pmu_setup_aux), read-write so the
+ * kernel runs in non-overwrite mode and honours aux_tail
+ * (kernel/events/ring_buffer.c rb_alloc_aux: overwrite = !VM_WRITE). */
+int pms_ring_aux_open(struct pms_ring *ring, size_t aux_pages);
+size_t pms_ring_aux_size(const struct pms_ring *ring);
+/* AUX bytes between aux_tail and aux_head (aux_head read with acquire). */
+uint64_t pms_ring_aux_pending(const struct pms_ring *ring);
+
+/* Called with one contiguous AUX byte range; offset is its position in the
+ * AUX stream (monotonic, like aux_head).  Return 0 or a negative PMS_E*. */
+typedef int (*pms_ring_aux_cb)(void *ud, const void *data, size_t len, uint64_t offset);
+
+/* Hand out the AUX bytes [offset, offset + size) named by a PERF_RECORD_AUX
+ * as one contiguous range (copied when they straddle the end of the area),
+ * then publish aux_tail = offset + size with release semantics.  Bytes the
+ * kernel has already overwritten (offset + aux_size < aux_head) are not handed
+ * out: the range is cut to what is still intact, the rest counted in
+ * aux_overrun.  PMS_ERANGE when the range lies beyond aux_head;
+ * PMS_EINVAL without an AUX area. */
+int pms_ring_aux_read(struct pms_ring *ring, uint64_t offset, uint64_t size,
+		      pms_ring_aux_cb cb, void *ud);
+
+/* Hand out everything between aux_tail and aux_head as one range (copied
+ * when it wraps), then publish aux_tail. */
+int pms_ring_aux_drain(struct pms_ring *ring, pms_ring_aux_cb cb, void *ud);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,10 @@ struct pms_ring {
 	uint64_t data_size; /* power of two */
 	unsigned char *scratch; /* for records straddling the end */
 	size_t scratch_len;
+	unsigned char *aux;     /* AUX area, NULL until pms_ring_aux_open */
+	uint64_t aux_size;      /* power of two */
+	unsigned char *aux_scratch;
+	size_t aux_scratch_len;
 	struct pms_ring_stats stats;
 };
 
@@ -59,11 +63,16 @@ void pms_ring_free(struct pms_ring *r)
 {
 	if (!r)
 		return;
+	if (r->aux) {
+		const struct pms_sys_ops *ops = pms_sys_ops(r->sys);
+		ops->munmap(ops->ud, r->aux, (size_t)r->aux_size);
+	}
 	if (r->page) {
 		const struct pms_sys_ops *ops = pms_sys_ops(r->sys);
 		ops->munmap(ops->ud, r->page, r->map_len);
 	}
 	free(r->scratch);
+	free(r->aux_scratch);
 	free(r);
 }
 
@@ -106,6 +115,11 @@ int pms_ring_drain(struct pms_ring *r, pms_ring_cb cb, void *ud)
 	uint64_t mask = r->data_size - 1;
 	int n = 0, ret = 0;
 
+	/* In non-overwrite mode the kernel never runs more than one ring ahead
+	 * of data_tail (kernel/events/ring_buffer.c perf_output_begin); a larger
+	 * gap means the control page is garbage. */
+	if (head > tail && head - tail > r->data_size)
+		goto corrupt;
 	while (tail < head) {
 		struct perf_event_header h;
 		uint64_t off = tail & mask;
@@ -121,7 +135,8 @@ int pms_ring_drain(struct pms_ring *r, pms_ring_cb cb, void *ud)
 			memcpy(&h, r->data + off, first);
 			memcpy((unsigned char *)&h + first, r->data, sizeof(h) - first);
 		}
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > head - tail)
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > head - tail ||
+		    h.size > r->data_size)
 			goto corrupt;
 		if (off + h.size <= r->data_size) {
 			rec = r->data + off;
@@ -168,4 +183,125 @@ void *pms_ring_user_page(const struct pms_ring *r)
 size_t pms_ring_data_size(const struct pms_ring *r)
 {
 	return (size_t)r->data_size;
+}
+
+int pms_ring_aux_open(struct pms_ring *r, size_t aux_pages)
+{
+	const struct pms_sys_ops *ops = pms_sys_ops(r->sys);
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t off = r->map_len, size;
+	void *map = NULL;
+	int ret;
+
+	if (r->aux)
+		return pms_err(PMS_EINVAL, "fd %d already has an AUX area", r->fd);
+	/* kernel/events/core.c perf_mmap: the AUX pages must be a power of two. */
+	if (aux_pages < 2 || (aux_pages & (aux_pages - 1)))
+		return pms_err(PMS_EINVAL,
+			       "AUX area of %zu pages: needs a power of two >= 2 "
+			       "(kernel/events/core.c perf_mmap, arm_spe_pmu_setup_aux)",
+			       aux_pages);
+	size = (uint64_t)aux_pages * (uint64_t)psz;
+	/* The kernel takes the AUX placement from the user page: aux_offset
+	 * must be page aligned and past the data area, aux_size must equal the
+	 * mapping length (kernel/events/core.c perf_mmap). */
+	__atomic_store_n(&r->page->aux_offset, off, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->page->aux_size, size, __ATOMIC_RELAXED);
+	ret = ops->mmap(ops->ud, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+			(off_t)off, &map);
+	if (ret < 0)
+		return pms_err_errno(0, -ret,
+				     "mmap of the %zu-page AUX area of fd %d at offset %llu failed "
+				     "(fewer --aux-pages, or raise perf_event_mlock_kb)",
+				     aux_pages, r->fd, (unsigned long long)off);
+	r->aux = map;
+	r->aux_size = size;
+	return 0;
+}
+
+size_t pms_ring_aux_size(const struct pms_ring *r)
+{
+	return (size_t)r->aux_size;
+}
+
+static uint64_t load_aux_head(const struct pms_ring *r)
+{
+	/* Same protocol as data_head (include/uapi/linux/perf_event.h, the
+	 * aux_head comment): acquire pairs with the kernel's publication. */
+	return __atomic_load_n(&r->page->aux_head, __ATOMIC_ACQUIRE);
+}
+
+uint64_t pms_ring_aux_pending(const struct pms_ring *r)
+{
+	if (!r->aux)
+		return 0;
+	return load_aux_head(r) - __atomic_load_n(&r->page->aux_tail, __ATOMIC_RELAXED);
+}
+
+int pms_ring_aux_read(struct pms_ring *r, uint64_t offset, uint64_t size, pms_ring_aux_cb cb,
+		      void *ud)
+{
+	uint64_t head, end, off, mask;
+	const unsigned char *p;
+	int ret = 0;
+
+	if (!r->aux)
+		return pms_err(PMS_EINVAL, "fd %d has no AUX area", r->fd);
+	head = load_aux_head(r);
+	end = offset + size;
+	if (end < offset || end > head)
+		return pms_err(PMS_ERANGE,
+			       "AUX range [%llu, %llu) of fd %d lies past aux_head %llu",
+			       (unsigned long long)offset, (unsigned long long)end, r->fd,
+			       (unsigned long long)head);
+	/* Anything older than head - aux_size has been overwritten. */
+	if (head - offset > r->aux_size) {
+		uint64_t keep_from = head - r->aux_size;
+		uint64_t lost = (keep_from < end ? keep_from : end) - offset;
+		r->stats.aux_overrun += lost;
+		offset += lost;
+		size -= lost;
+	}
+	if (size) {
+		mask = r->aux_size - 1;
+		off = offset & mask;
+		if (off + size <= r->aux_size) {
+			p = r->aux + off;
+		} else {
+			size_t first = (size_t)(r->aux_size - off);
+			if (r->aux_scratch_len < size) {
+				unsigned char *n = realloc(r->aux_scratch, (size_t)size);
+				if (!n)
+					return pms_err(PMS_ENOMEM,
+						       "out of memory copying %llu wrapped AUX bytes",
+						       (unsigned long long)size);
+				r->aux_scratch = n;
+				r->aux_scratch_len = (size_t)size;
+			}
+			memcpy(r->aux_scratch, r->aux + off, first);
+			memcpy(r->aux_scratch + first, r->aux, (size_t)size - first);
+			p = r->aux_scratch;
+			r->stats.aux_wrapped++;
+		}
+		ret = cb(ud, p, (size_t)size, offset);
+		r->stats.aux_bytes += size;
+	}
+	/* Release: our reads of the AUX bytes are done before the kernel may
+	 * reuse them.  Never move the tail backwards. */
+	if (end > __atomic_load_n(&r->page->aux_tail, __ATOMIC_RELAXED))
+		__atomic_store_n(&r->page->aux_tail, end, __ATOMIC_RELEASE);
+	return ret < 0 ? ret : 0;
+}
+
+int pms_ring_aux_drain(struct pms_ring *r, pms_ring_aux_cb cb, void *ud)
+{
+	uint64_t head, tail;
+
+	if (!r->aux)
+		return pms_err(PMS_EINVAL, "fd %d has no AUX area", r->fd);
+	head = load_aux_head(r);
+	tail = __atomic_load_n(&r->page->aux_tail, __ATOMIC_RELAXED);
+	if (head <= tail)
+		return 0;
+	return pms_ring_aux_read(r, tail, head - tail, cb, ud);
 }

@@ -90,17 +90,35 @@ static int fk_mmap(void *ud, size_t length, int prot, int flags, int fd, off_t o
 	void *p;
 	(void)prot;
 	(void)flags;
-	(void)offset;
 	if (!f)
 		return -EBADF;
 	if (length == 0)
 		return -EINVAL;
+	if (offset != 0) {
+		/* kernel/events/core.c perf_mmap: a non-zero offset maps the AUX
+		 * area; it needs the ring first, and must match the aux_offset /
+		 * aux_size the user wrote into the user page, with a power-of-two
+		 * page count; one AUX area per event (EINVAL otherwise). */
+		struct perf_event_mmap_page *pg = f->map;
+		size_t pages = length / 4096;
+		if (!pg || f->aux_map)
+			return -EINVAL;
+		if (pg->aux_offset != (uint64_t)offset || pg->aux_size != length ||
+		    (length & 4095) || (pages & (pages - 1)) ||
+		    (uint64_t)offset < f->map_len)
+			return -EINVAL;
+	}
 	p = aligned_alloc(4096, (length + 4095) & ~(size_t)4095);
 	if (!p)
 		return -ENOMEM;
 	memset(p, 0, length);
-	f->map = p;
-	f->map_len = length;
+	if (offset != 0) {
+		f->aux_map = p;
+		f->aux_map_len = length;
+	} else {
+		f->map = p;
+		f->map_len = length;
+	}
 	*out = p;
 	return 0;
 }
@@ -109,9 +127,12 @@ static int fk_munmap(void *ud, void *addr, size_t length)
 {
 	struct fk *fk = ud;
 	(void)length;
-	for (int i = 0; i < FK_MAX_FDS; i++)
+	for (int i = 0; i < FK_MAX_FDS; i++) {
 		if (fk->fds[i].map == addr)
 			fk->fds[i].map = NULL;
+		if (fk->fds[i].aux_map == addr)
+			fk->fds[i].aux_map = NULL;
+	}
 	free(addr);
 	return 0;
 }
@@ -210,12 +231,60 @@ void fk_free(struct fk *fk)
 {
 	if (!fk)
 		return;
-	for (int i = 0; i < FK_MAX_FDS; i++)
+	for (int i = 0; i < FK_MAX_FDS; i++) {
 		free(fk->fds[i].map);
+		free(fk->fds[i].aux_map);
+	}
 	free(fk);
 }
 
 const struct pms_sys_ops *fk_ops(struct fk *fk)
 {
 	return &fk->ops;
+}
+
+int fk_ring_put(struct fk *fk, int fd, const void *rec, size_t len)
+{
+	struct fk_fd *f = fk_fd(fk, fd);
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	uint64_t size, head, tail;
+
+	if (!f || !f->map || f->map_len <= 4096)
+		return -EBADF;
+	pg = f->map;
+	data = (unsigned char *)f->map + 4096;
+	size = f->map_len - 4096;
+	head = pg->data_head;
+	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE);
+	if (head + len - tail > size)
+		return -ENOSPC;
+	for (size_t i = 0; i < len; i++)
+		data[(head + i) & (size - 1)] = ((const unsigned char *)rec)[i];
+	__atomic_store_n(&pg->data_head, head + len, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int fk_aux_put(struct fk *fk, int fd, const void *bytes, size_t len, uint64_t *offset)
+{
+	struct fk_fd *f = fk_fd(fk, fd);
+	struct perf_event_mmap_page *pg;
+	unsigned char *aux;
+	uint64_t size, head, tail;
+
+	if (!f || !f->map || !f->aux_map)
+		return -EBADF;
+	pg = f->map;
+	aux = f->aux_map;
+	size = f->aux_map_len;
+	head = pg->aux_head;
+	tail = __atomic_load_n(&pg->aux_tail, __ATOMIC_ACQUIRE);
+	if (head + len - tail > size)
+		return -ENOSPC;
+	for (size_t i = 0; i < len; i++)
+		aux[(head + i) & (size - 1)] = ((const unsigned char *)bytes)[i];
+	if (offset)
+		*offset = head;
+	__atomic_store_n(&pg->aux_head, head + len, __ATOMIC_RELEASE);
+	return 0;
 }

@@ -47,8 +47,10 @@ struct fk_fd {
 	unsigned char read_data[4096];
 	size_t read_len;
 	int read_errno; /* when non-zero, read fails with it */
-	void *map;      /* last mmap of this fd */
+	void *map;      /* the ring mmap of this fd (offset 0) */
 	size_t map_len;
+	void *aux_map;  /* the AUX mmap (offset = user page aux_offset), or NULL */
+	size_t aux_map_len;
 	unsigned long ioctl_last;
 	int ioctl_count;
 };
@@ -76,5 +78,16 @@ const struct pms_sys_ops *fk_ops(struct fk *fk);
 struct fk_fd *fk_fd(struct fk *fk, int fd);
 /* Map the page holding addr to node (negative = that -errno status). */
 void fk_set_page(struct fk *fk, uint64_t addr, int node);
+
+/* Write one record into fd's ring at data_head the way the kernel does
+ * (kernel/events/ring_buffer.c perf_output_copy: byte-wise wrap at the end of
+ * the data area) and publish the new data_head.  Returns 0, or -ENOSPC when
+ * the record does not fit before data_tail (the kernel would then count it as
+ * lost), -EBADF without a ring. */
+int fk_ring_put(struct fk *fk, int fd, const void *rec, size_t len);
+/* Write len bytes at aux_head of fd's AUX area (wrapping) and publish the new
+ * aux_head; -ENOSPC when they would overrun aux_tail, -EBADF without an AUX
+ * area. *offset (optional) gets the stream offset of the first byte. */
+int fk_aux_put(struct fk *fk, int fd, const void *bytes, size_t len, uint64_t *offset);
 
 #endif

@@ -1,0 +1,634 @@
+/* The sampler: open the planned events per CPU (per thread through inherit),
+ * map their rings, drain them and turn records into pms_memsample values and
+ * side-band callbacks. */
+#include "sample/sampler_int.h"
+#include "util/error.h"
+
+#include "pmuscope/datasrc.h"
+#include "pmuscope/event.h"
+#include "pmuscope/ring.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+struct stream {
+	int fd;
+	int ev;  /* index into plan.ev */
+	int cpu;
+	struct pms_ring *ring;
+	struct pms_sample_layout layout;
+};
+
+struct pms_sampler {
+	struct pms_sys *sys;
+	struct pms_sampler_opts o;
+	struct smp_plan plan;
+	struct stream *st;
+	size_t nst;
+	struct pollfd *pfd;
+	struct pms_sampler_stats stats;
+	struct pms_ibs_cpu ibs_cpu;
+	char pmus[160];
+	char label[256];
+};
+
+/* ---- opening ---------------------------------------------------------------- */
+
+static int add_sideband_event(struct smp_plan *p)
+{
+	struct smp_event *ev;
+	if (p->nev >= SMP_MAX_EVENTS)
+		return pms_err(PMS_ERANGE, "too many events for one sampler");
+	ev = &p->ev[p->nev++];
+	memset(ev, 0, sizeof(*ev));
+	ev->engine = p->engine;
+	ev->role = SMP_ROLE_SIDEBAND;
+	ev->leader = -1;
+	ev->ok = true;
+	snprintf(ev->pmu_name, sizeof(ev->pmu_name), "software");
+	ev->attr.size = sizeof(ev->attr);
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_DUMMY;
+	ev->attr.disabled = 1;
+	ev->attr.sample_id_all = 1;
+	ev->attr.sample_type = PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_CPU;
+	ev->attr.exclude_kernel = p->ev[0].attr.exclude_kernel;
+	ev->attr.exclude_user = p->ev[0].attr.exclude_user;
+	return 0;
+}
+
+static bool covers_all(const struct smp_plan *p, const struct smp_event *ev)
+{
+	for (int c = pms_cpuset_first(&p->cpus); c >= 0; c = pms_cpuset_next(&p->cpus, c + 1))
+		if (!pms_smp_event_on_cpu(ev, c))
+			return false;
+	return true;
+}
+
+static void set_sideband_bits(struct perf_event_attr *a)
+{
+	/* MMAP2 (with data mappings) names code and data; COMM/FORK/EXIT
+	 * track processes (include/uapi/linux/perf_event.h attr bits). */
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->mmap_data = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+}
+
+static void ibs_cpu_from_cpuinfo(struct pms_sys *sys, struct pms_ibs_cpu *cpu)
+{
+	char *text = NULL;
+	const char *p;
+
+	memset(cpu, 0, sizeof(*cpu));
+	if (pms_sys_read_file(sys, "proc/cpuinfo", &text, NULL) < 0)
+		return;
+	if ((p = strstr(text, "cpu family")) && (p = strchr(p, ':')))
+		cpu->family = (unsigned)strtoul(p + 1, NULL, 10);
+	if ((p = strstr(text, "\nmodel\t")) && (p = strchr(p, ':')))
+		cpu->model = (unsigned)strtoul(p + 1, NULL, 10);
+	free(text);
+}
+
+static int map_ring(struct pms_sampler *s, struct stream *st, size_t pages)
+{
+	int ret;
+	/* Shrink on refusal: unprivileged users hit perf_event_mlock_kb. */
+	for (;;) {
+		ret = pms_ring_open(s->sys, st->fd, pages, &st->ring);
+		if (ret >= 0 || pages <= 1 || (ret != PMS_EPERM && ret != PMS_ENOMEM))
+			return ret;
+		pages /= 2;
+	}
+}
+
+static void label_build(struct pms_sampler *s)
+{
+	struct smp_plan *p = &s->plan;
+	size_t len = 0;
+
+	s->pmus[0] = 0;
+	for (int i = 0; i < p->nev; i++) {
+		if (p->ev[i].role == SMP_ROLE_SIDEBAND || p->ev[i].role == SMP_ROLE_AUX_LEADER)
+			continue;
+		if (strstr(s->pmus, p->ev[i].pmu_name))
+			continue;
+		len += (size_t)snprintf(s->pmus + len, sizeof(s->pmus) - len, "%s%s",
+					len ? "," : "", p->ev[i].pmu_name);
+		if (len >= sizeof(s->pmus))
+			break;
+	}
+	if (p->engine == PMS_ENG_SOFTWARE) {
+		size_t refused = 0;
+		for (size_t a = 0; a < p->natt; a++)
+			if (p->att[a].engine != PMS_ENG_SOFTWARE && p->att[a].err)
+				refused++;
+		snprintf(s->label, sizeof(s->label),
+			 "FALLBACK: software page-fault samples (first touch of each page: code "
+			 "and data address, no data source, no latency); %zu precise-engine "
+			 "attempt(s) refused, see the attempts",
+			 refused);
+	} else {
+		snprintf(s->label, sizeof(s->label), "%s on %s", pms_engine_label(p->engine),
+			 s->pmus);
+	}
+}
+
+static int open_streams(struct pms_sampler *s)
+{
+	struct smp_plan *p = &s->plan;
+	pid_t pid = s->o.target == PMS_TARGET_CPUS ? -1 : s->o.pid;
+	size_t pages = s->o.data_pages ? s->o.data_pages : 64;
+	size_t cap = 0;
+	int ret = 0;
+
+	for (int cpu = pms_cpuset_first(&p->cpus); cpu >= 0;
+	     cpu = pms_cpuset_next(&p->cpus, cpu + 1)) {
+		int fds[SMP_MAX_EVENTS];
+		for (int i = 0; i < p->nev; i++) {
+			struct smp_event *ev = &p->ev[i];
+			struct stream *st;
+			char what[160];
+			int gfd = -1, fd;
+
+			fds[i] = -1;
+			if (!pms_smp_event_on_cpu(ev, cpu))
+				continue;
+			if (ev->leader >= 0) {
+				gfd = fds[ev->leader];
+				if (gfd < 0)
+					continue;
+			}
+			snprintf(what, sizeof(what), "perf_event_open(%s, pid %d, cpu %d)",
+				 ev->pmu_name, (int)pid, cpu);
+			fd = pms_sys_perf_event_open(s->sys, &ev->attr, pid, cpu, gfd,
+						     PERF_FLAG_FD_CLOEXEC, what);
+			if (fd < 0)
+				return fd;
+			fds[i] = fd;
+			if (s->nst == cap) {
+				size_t n = cap ? cap * 2 : 16;
+				struct stream *ns = realloc(s->st, n * sizeof(*ns));
+				if (!ns) {
+					pms_sys_close(s->sys, fd);
+					return pms_err(PMS_ENOMEM, "out of memory for sampler streams");
+				}
+				s->st = ns;
+				cap = n;
+			}
+			st = &s->st[s->nst++];
+			memset(st, 0, sizeof(*st));
+			st->fd = fd;
+			st->ev = i;
+			st->cpu = cpu;
+			pms_sample_layout_from_attr(&st->layout, &ev->attr);
+			if ((ret = map_ring(s, st, pages)) < 0)
+				return ret;
+			if (ev->engine == PMS_ENG_SPE && ev->role != SMP_ROLE_SIDEBAND) {
+				size_t ap = s->o.aux_pages ? s->o.aux_pages : 128;
+				if ((ret = pms_ring_aux_open(st->ring, ap)) < 0)
+					return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+static void close_streams(struct pms_sampler *s)
+{
+	/* Members before leaders: close in reverse order of opening. */
+	for (size_t i = s->nst; i-- > 0;) {
+		pms_ring_free(s->st[i].ring);
+		pms_sys_close(s->sys, s->st[i].fd);
+	}
+	free(s->st);
+	s->st = NULL;
+	s->nst = 0;
+}
+
+static int no_engine_error(const struct smp_plan *p)
+{
+	char msg[1024];
+	size_t len = 0;
+
+	len += (size_t)snprintf(msg, sizeof(msg), "no sampling engine could be opened:");
+	for (size_t a = 0; a < p->natt && len < sizeof(msg); a++)
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len, " [%s%s%s: %s]",
+					pms_engine_label(p->att[a].engine),
+					p->att[a].pmu[0] ? " " : "", p->att[a].pmu,
+					p->att[a].reason);
+	return pms_err(PMS_ENOTSUP, "%s", msg);
+}
+
+int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
+		     const struct pms_topo *topo, const struct pms_sampler_opts *opts,
+		     struct pms_sampler **out)
+{
+	struct pms_sampler *s;
+	int ret;
+	uint32_t wake;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
+	s->sys = sys;
+	if (opts)
+		s->o = *opts;
+	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
+	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
+	if (ret < 0)
+		goto out;
+	if (s->plan.engine == PMS_ENG_NONE) {
+		ret = no_engine_error(&s->plan);
+		goto out;
+	}
+	if (s->o.data_pages && (s->o.data_pages & (s->o.data_pages - 1))) {
+		ret = pms_err(PMS_EINVAL, "data_pages %zu is not a power of two", s->o.data_pages);
+		goto out;
+	}
+	/* Side-band on the main event when it runs on every CPU, else on a
+	 * dummy software event that does. */
+	if (covers_all(&s->plan, &s->plan.ev[0]) && s->plan.ev[0].role == SMP_ROLE_MAIN) {
+		set_sideband_bits(&s->plan.ev[0].attr);
+	} else {
+		for (int i = 0; i < s->plan.nev; i++)
+			if (s->plan.ev[i].role == SMP_ROLE_MAIN)
+				s->plan.ev[i].role = SMP_ROLE_EXTRA;
+		if ((ret = add_sideband_event(&s->plan)) < 0)
+			goto out;
+		set_sideband_bits(&s->plan.ev[s->plan.nev - 1].attr);
+	}
+	wake = s->o.wakeup_bytes;
+	if (!wake)
+		wake = (uint32_t)((s->o.data_pages ? s->o.data_pages : 64) *
+				  (size_t)sysconf(_SC_PAGESIZE) / 4);
+	for (int i = 0; i < s->plan.nev; i++) {
+		struct perf_event_attr *a = &s->plan.ev[i].attr;
+		bool member = s->plan.ev[i].leader >= 0;
+		/* Wake the poller only once a watermark of bytes is waiting. */
+		a->watermark = 1;
+		a->wakeup_watermark = wake;
+		if (s->o.target != PMS_TARGET_CPUS)
+			a->inherit = 1; /* children of the target too */
+		if (s->o.target == PMS_TARGET_CHILD && !member)
+			a->enable_on_exec = 1; /* starts at the exec of the waiting child */
+		a->disabled = member ? 0 : 1;
+	}
+	if (s->plan.engine == PMS_ENG_IBS)
+		ibs_cpu_from_cpuinfo(sys, &s->ibs_cpu);
+	if ((ret = open_streams(s)) < 0)
+		goto out;
+	s->pfd = calloc(s->nst ? s->nst : 1, sizeof(*s->pfd));
+	if (!s->pfd) {
+		ret = pms_err(PMS_ENOMEM, "out of memory for poll fds");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nst; i++) {
+		s->pfd[i].fd = s->st[i].fd;
+		s->pfd[i].events = POLLIN;
+	}
+	label_build(s);
+	*out = s;
+	s = NULL;
+	ret = 0;
+out:
+	pms_sampler_free(s);
+	return ret;
+}
+
+void pms_sampler_free(struct pms_sampler *s)
+{
+	if (!s)
+		return;
+	close_streams(s);
+	free(s->pfd);
+	pms_smp_plan_fini(&s->plan);
+	free(s);
+}
+
+static int ioctl_all(struct pms_sampler *s, unsigned long req, const char *what)
+{
+	const struct pms_sys_ops *ops = pms_sys_ops(s->sys);
+	for (size_t i = 0; i < s->nst; i++) {
+		int r;
+		if (s->plan.ev[s->st[i].ev].leader >= 0)
+			continue; /* group members follow their leader */
+		r = ops->ioctl(ops->ud, s->st[i].fd, req, 0);
+		if (r < 0)
+			return pms_err_errno(0, -r, "%s on fd %d (%s, cpu %d)", what, s->st[i].fd,
+					     s->plan.ev[s->st[i].ev].pmu_name, s->st[i].cpu);
+	}
+	return 0;
+}
+
+int pms_sampler_enable(struct pms_sampler *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
+}
+
+int pms_sampler_disable(struct pms_sampler *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
+}
+
+/* ---- draining ---------------------------------------------------------------- */
+
+struct drain_ctx {
+	struct pms_sampler *s;
+	struct stream *st;
+	const struct pms_sampler_callbacks *cb;
+	void *ud;
+	int stop; /* a callback's negative code */
+};
+
+/* IBS: the kernel's fields, checked against the RAW registers when present. */
+static void ibs_fill(struct drain_ctx *c, const struct pms_sample *in, struct pms_memsample *m)
+{
+	struct pms_sampler *s = c->s;
+	struct pms_ibs_op_regs regs;
+	struct pms_ibs_op_sample dec;
+	struct pms_ibs_cpu cpu = s->ibs_cpu;
+	uint64_t ldlat = s->plan.ev[c->st->ev].attr.config1 & 0xfff;
+
+	if (in->raw && in->raw_size &&
+	    pms_ibs_op_raw_parse(in->raw, in->raw_size, &regs, &cpu.caps) == 0 &&
+	    pms_ibs_op_decode(&regs, &cpu, c->st->layout.sample_type, (unsigned)ldlat, &dec) == 0) {
+		bool bad = dec.dropped;
+		s->stats.ibs_raw_checked++;
+		/* Validity from the registers' own valid bits (DcLinAddrValid,
+		 * DcPhyAddrValid, load && DcMiss for the latency). */
+		m->valid &= ~(uint32_t)(PMS_MS_ADDR | PMS_MS_WEIGHT | PMS_MS_INS_LAT | PMS_MS_PHYS);
+		if (dec.addr_filled && (in->present & PMS_SAMPLE_ADDR))
+			m->valid |= PMS_MS_ADDR;
+		if (dec.weight_filled && (in->present & PMS_SAMPLE_WEIGHT_TYPE)) {
+			m->valid |= PMS_MS_WEIGHT;
+			if (in->present & PMS_SAMPLE_WEIGHT_STRUCT)
+				m->valid |= PMS_MS_INS_LAT;
+		}
+		if (dec.phys_addr_filled && (in->present & PMS_SAMPLE_PHYS_ADDR)) {
+			m->valid |= PMS_MS_PHYS;
+			m->phys_addr = in->phys_addr;
+		}
+		if ((in->present & PMS_SAMPLE_DATA_SRC) && dec.data_src_filled &&
+		    dec.data_src != in->data_src)
+			bad = true;
+		if (in->present & PMS_SAMPLE_WEIGHT_TYPE) {
+			uint64_t want = dec.weight_filled ? dec.weight : 0;
+			if (want != in->weight)
+				bad = true;
+		}
+		if ((in->present & PMS_SAMPLE_ADDR) && dec.addr_filled && dec.addr != in->addr)
+			bad = true;
+		if (bad)
+			s->stats.ibs_raw_mismatch++;
+		return;
+	}
+	/* Without RAW the kernel leaves unfilled fields at 0 (ibs.c
+	 * perf_ibs_parse_ld_st_data fills only under the valid bits). */
+	if ((in->present & PMS_SAMPLE_ADDR) && in->addr)
+		m->valid |= PMS_MS_ADDR;
+}
+
+static bool priv_ok(const struct pms_sampler *s, const struct pms_sample *in)
+{
+	if (s->o.priv == PMS_PRIV_USER)
+		return in->cpumode == PMS_MISC_USER;
+	if (s->o.priv == PMS_PRIV_KERNEL)
+		return in->cpumode == PMS_MISC_KERNEL;
+	return true;
+}
+
+static int on_sample(struct drain_ctx *c, const struct pms_sample *in)
+{
+	struct pms_sampler *s = c->s;
+	const struct smp_event *ev = &s->plan.ev[c->st->ev];
+	struct pms_memsample m;
+
+	if (ev->role == SMP_ROLE_AUX_LEADER || ev->role == SMP_ROLE_SIDEBAND ||
+	    (ev->filter_priv && !priv_ok(s, in))) {
+		s->stats.samples_dropped++;
+		return 0;
+	}
+	memset(&m, 0, sizeof(m));
+	m.engine = ev->engine;
+	if (in->present & PMS_SAMPLE_IP) {
+		m.valid |= PMS_MS_IP;
+		m.ip = in->ip;
+		if (in->exact_ip)
+			m.valid |= PMS_MS_EXACT_IP;
+		if (in->cpumode == PMS_MISC_KERNEL)
+			m.valid |= PMS_MS_KERNEL_IP;
+	}
+	if (in->present & PMS_SAMPLE_TID) {
+		m.valid |= PMS_MS_TID;
+		m.pid = in->pid;
+		m.tid = in->tid;
+	}
+	if (in->present & PMS_SAMPLE_TIME) {
+		m.valid |= PMS_MS_TIME;
+		m.time = in->time;
+	}
+	if (in->present & PMS_SAMPLE_CPU) {
+		m.valid |= PMS_MS_CPU;
+		m.cpu = in->cpu;
+	}
+	if (in->present & PMS_SAMPLE_PERIOD)
+		m.period = in->period;
+	m.addr = (in->present & PMS_SAMPLE_ADDR) ? in->addr : 0;
+	if ((in->present & PMS_SAMPLE_DATA_SRC) && in->data_src &&
+	    in->data_src != PMS_MEM_NA_VALUE) {
+		m.valid |= PMS_MS_DATA_SRC;
+		m.data_src = in->data_src;
+	}
+	if (in->present & PMS_SAMPLE_WEIGHT_STRUCT) {
+		m.weight = in->weight_var1_dw;
+		m.ins_lat = in->weight_var2_w;
+		if (m.weight)
+			m.valid |= PMS_MS_WEIGHT;
+		if (m.ins_lat)
+			m.valid |= PMS_MS_INS_LAT;
+	} else if (in->present & PMS_SAMPLE_WEIGHT) {
+		m.weight = in->weight;
+		if (m.weight)
+			m.valid |= PMS_MS_WEIGHT;
+	}
+	if ((in->present & PMS_SAMPLE_PHYS_ADDR) && in->phys_addr) {
+		m.valid |= PMS_MS_PHYS;
+		m.phys_addr = in->phys_addr;
+	}
+	if ((in->present & PMS_SAMPLE_DATA_PAGE_SIZE) && in->data_page_size) {
+		m.valid |= PMS_MS_PAGE_SIZE;
+		m.page_size = in->data_page_size;
+	}
+	switch (ev->engine) {
+	case PMS_ENG_IBS:
+		ibs_fill(c, in, &m);
+		break;
+	case PMS_ENG_SOFTWARE:
+		/* The faulting address is the datum itself (perf_swevent with
+		 * the fault address: mm/memory.c, arch fault handlers). */
+		if (in->present & PMS_SAMPLE_ADDR)
+			m.valid |= PMS_MS_ADDR;
+		break;
+	default:
+		if ((in->present & PMS_SAMPLE_ADDR) && in->addr)
+			m.valid |= PMS_MS_ADDR;
+		break;
+	}
+	if (!(m.valid & PMS_MS_ADDR))
+		m.addr = 0;
+	if (!(m.valid & PMS_MS_WEIGHT))
+		m.weight = 0;
+	if (!(m.valid & PMS_MS_INS_LAT))
+		m.ins_lat = 0;
+	if (!(m.valid & PMS_MS_PHYS))
+		m.phys_addr = 0;
+	s->stats.samples++;
+	if (c->cb && c->cb->sample)
+		return c->cb->sample(c->ud, &m);
+	return 0;
+}
+
+static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
+{
+	struct drain_ctx *c = ud;
+	(void)data;
+	(void)offset;
+	/* The SPE packet decoder is a separate module; until it is wired in,
+	 * AUX bytes are accounted for but not turned into samples. */
+	c->s->stats.aux_bytes += len;
+	return 0;
+}
+
+static int on_record(void *ud, const void *rec, size_t len)
+{
+	struct drain_ctx *c = ud;
+	struct pms_sampler *s = c->s;
+	struct pms_record r;
+	int ret = 0;
+
+	if (c->stop)
+		return c->stop; /* leave the rest for the next poll */
+	s->stats.records++;
+	if (pms_record_parse(&c->st->layout, rec, len, &r) < 0) {
+		s->stats.parse_errors++;
+		return 0;
+	}
+	switch (r.type) {
+	case PMS_RECORD_SAMPLE:
+		ret = on_sample(c, &r.sample);
+		break;
+	case PMS_RECORD_MMAP:
+	case PMS_RECORD_MMAP2:
+	case PMS_RECORD_COMM:
+	case PMS_RECORD_FORK:
+	case PMS_RECORD_EXIT:
+		s->stats.sideband++;
+		if (c->cb && c->cb->sideband)
+			ret = c->cb->sideband(c->ud, &r);
+		break;
+	case PMS_RECORD_LOST:
+		s->stats.lost_records++;
+		s->stats.lost += r.lost.lost;
+		break;
+	case PMS_RECORD_LOST_SAMPLES:
+		s->stats.lost_samples += r.lost.lost;
+		break;
+	case PMS_RECORD_THROTTLE:
+		s->stats.throttle++;
+		break;
+	case PMS_RECORD_UNTHROTTLE:
+		s->stats.unthrottle++;
+		break;
+	case PMS_RECORD_AUX:
+		s->stats.aux_records++;
+		if (r.aux.flags & PMS_AUX_FLAG_TRUNCATED)
+			s->stats.aux_truncated++;
+		if (r.aux.flags & PMS_AUX_FLAG_OVERWRITE)
+			s->stats.aux_overwrite++;
+		if (r.aux.flags & PMS_AUX_FLAG_PARTIAL)
+			s->stats.aux_partial++;
+		if (r.aux.flags & PMS_AUX_FLAG_COLLISION)
+			s->stats.aux_collision++;
+		if (r.aux.aux_size && pms_ring_aux_size(c->st->ring) &&
+		    pms_ring_aux_read(c->st->ring, r.aux.aux_offset, r.aux.aux_size, on_aux_bytes,
+				      c) < 0)
+			s->stats.aux_decode_errors++;
+		break;
+	default:
+		break;
+	}
+	if (ret < 0)
+		c->stop = ret; /* this record is consumed; the next one stops */
+	return 0;
+}
+
+int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
+		     const struct pms_sampler_callbacks *cb, void *ud)
+{
+	int total = 0;
+
+	if (timeout_ms != 0 && s->nst && pms_sys_is_live(s->sys)) {
+		/* poll() is not in the seam's ops table; fake contexts drain
+		 * without waiting. */
+		int r = poll(s->pfd, (nfds_t)s->nst, timeout_ms);
+		if (r < 0 && errno != EINTR)
+			return pms_err_errno(0, errno, "poll on %zu perf fds", s->nst);
+	}
+	for (size_t i = 0; i < s->nst; i++) {
+		struct drain_ctx c = { s, &s->st[i], cb, ud, 0 };
+		int r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		if (c.stop)
+			return c.stop;
+		if (r == PMS_EPARSE)
+			continue; /* counted in the ring's corrupt_bytes */
+		if (r < 0)
+			return r;
+		total += r;
+	}
+	return total;
+}
+
+void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out)
+{
+	*out = s->stats;
+	for (size_t i = 0; i < s->nst; i++) {
+		struct pms_ring_stats rs;
+		pms_ring_stats(s->st[i].ring, &rs);
+		out->wrapped += rs.wrapped;
+		out->corrupt_bytes += rs.corrupt_bytes;
+	}
+}
+
+void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->engine = s->plan.engine;
+	out->pmus = s->pmus;
+	out->label = s->label;
+	out->notes = s->plan.notes;
+	out->phys = s->plan.phys;
+	out->data_src = s->plan.engine != PMS_ENG_SOFTWARE && s->plan.engine != PMS_ENG_NONE;
+	out->sample_type = s->plan.ev[0].attr.sample_type;
+	for (int i = 0; i < s->plan.nev; i++)
+		if (s->plan.ev[i].role == SMP_ROLE_MAIN || s->plan.ev[i].role == SMP_ROLE_EXTRA) {
+			out->sample_type = s->plan.ev[i].attr.sample_type;
+			break;
+		}
+	out->nstreams = s->nst;
+}
+
+const struct pms_sampler_attempt *pms_sampler_attempts(const struct pms_sampler *s,
+						       size_t *count)
+{
+	*count = s->plan.natt;
+	return s->plan.att;
+}

@@ -1,0 +1,57 @@
+/* Internal: the engine ladder's plan, shared by probe.c and sampler.c. */
+#ifndef PMS_SAMPLE_SAMPLER_INT_H
+#define PMS_SAMPLE_SAMPLER_INT_H
+
+#include "pmuscope/sampler.h"
+
+#include <linux/perf_event.h>
+
+#define SMP_MAX_EVENTS 16
+
+enum smp_role {
+	SMP_ROLE_MAIN = 0,  /* delivers samples; carries the side-band bits */
+	SMP_ROLE_EXTRA,     /* delivers samples (e.g. PEBS mem-stores, 2nd core PMU) */
+	SMP_ROLE_AUX_LEADER, /* PEBS mem-loads-aux group leader: its samples are dropped */
+	SMP_ROLE_SIDEBAND    /* a dummy software event carrying only the side-band bits */
+};
+
+struct smp_event {
+	struct perf_event_attr attr;
+	enum pms_engine engine;
+	const struct pms_pmu *pmu; /* NULL for software events */
+	char pmu_name[32];
+	enum smp_role role;
+	int leader;        /* index of the group leader event, -1 */
+	bool ok;           /* the probe open succeeded */
+	bool filter_priv;  /* drop samples whose cpumode is not opts.priv (no
+			    * kernel-side filter available) */
+};
+
+struct smp_plan {
+	enum pms_engine engine;
+	struct smp_event ev[SMP_MAX_EVENTS];
+	int nev;
+	bool phys;
+	char notes[768];
+	int paranoid;      /* -99 when unreadable */
+	bool perfmon;      /* CAP_PERFMON or CAP_SYS_ADMIN in CapEff */
+	struct pms_cpuset cpus; /* CPUs to open on (target ∩ online) */
+	struct pms_sampler_attempt *att;
+	size_t natt, catt;
+};
+
+/* Run the ladder; fills plan (engine PMS_ENG_NONE when nothing worked).
+ * Returns 0, or a negative code for failures that are not the kernel's
+ * refusals (out of memory, unreadable CPU list). */
+int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus,
+		 const struct pms_topo *topo, const struct pms_sampler_opts *opts,
+		 struct smp_plan *plan);
+void pms_smp_plan_fini(struct smp_plan *plan);
+
+/* CPUs of an event: plan->cpus ∩ the PMU's CPUs (first one via *first). */
+bool pms_smp_event_on_cpu(const struct smp_event *ev, int cpu);
+
+/* The sample period an engine uses when the options give none. */
+uint64_t pms_smp_default_period(enum pms_engine e);
+
+#endif

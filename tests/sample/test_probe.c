@@ -1,0 +1,487 @@
+/* The engine ladder against the fake kernel's rules on the fixture machines. */
+#include "check.h"
+#include "sample_helpers.h"
+
+#include "pmuscope/error.h"
+#include "pmuscope/event.h"
+#include "pmuscope/record.h"
+#include "pmuscope/sampler.h"
+
+#include <errno.h>
+
+#define ZEN4_CAPS (FKR_IBS_CAPS_ZEN4 | FKR_IBS_CAPS_OPLDLAT | FKR_IBS_CAPS_OPCNT)
+
+static const struct pms_sampler_attempt *chosen(const struct pms_sampler_attempt *a, size_t n,
+						 const char *pmu)
+{
+	const struct pms_sampler_attempt *last = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (a[i].chosen && (!pmu || strcmp(a[i].pmu, pmu) == 0))
+			last = &a[i];
+	return last;
+}
+
+/* The last accepted open of attr.type in the fake kernel's log. */
+static const struct perf_event_attr *last_ok(struct fk *fk, uint32_t type)
+{
+	const struct perf_event_attr *a = NULL;
+	for (int i = 0; i < fk->nlog; i++)
+		if (fk->log[i].attr.type == type && fk->log[i].result >= 0)
+			a = &fk->log[i].attr;
+	return a;
+}
+
+/* Seed 000, E2: ibs_op with IP|ADDR|DATA_SRC|WEIGHT|PHYS_ADDR, filters varied,
+ * on a Zen 4 without BIT63 filtering at perf_event_paranoid = -1. */
+PMS_TEST(ibs_errno_matrix_of_seed_000)
+{
+	static const struct {
+		int exclude_kernel, exclude_hv;
+		uint64_t config2;
+		int want; /* fd >= 0 -> 0, else -errno */
+	} rows[] = {
+		{ 1, 1, 0, -EINVAL },
+		{ 1, 0, 0, -EINVAL },
+		{ 0, 0, 0, 0 },
+		{ 0, 1, 0, -EINVAL },
+		{ 1, 0, 1, 0 }, /* swfilt: the recipe */
+	};
+	struct fk *fk = fk_new();
+	struct fkr_machine m = { .paranoid = -1, .perfmon = false, .ibs_op_type = 10,
+				 .ibs_caps = ZEN4_CAPS };
+	fkr_install(fk, &m);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct perf_event_attr a = { .size = sizeof(a), .type = 10 };
+		int fd;
+		a.sample_period = 20000;
+		a.sample_type = PMS_SAMPLE_IP | PMS_SAMPLE_ADDR | PMS_SAMPLE_DATA_SRC |
+				PMS_SAMPLE_WEIGHT | PMS_SAMPLE_PHYS_ADDR;
+		a.exclude_kernel = (unsigned)rows[i].exclude_kernel;
+		a.exclude_hv = (unsigned)rows[i].exclude_hv;
+		a.config2 = rows[i].config2;
+		fd = fk_ops(fk)->perf_event_open(fk, &a, 0, -1, -1, 0);
+		CHECK_MSG((fd >= 0 ? 0 : fd) == rows[i].want, "row %zu: got %d want %d", i, fd,
+			  rows[i].want);
+		if (fd >= 0)
+			fk_ops(fk)->close(fk, fd);
+	}
+	/* Other perf_ibs_init rules: ldlat range, period minimum, config mask. */
+	{
+		struct perf_event_attr a = { .size = sizeof(a), .type = 10 };
+		a.sample_period = 0x10000;
+		a.config1 = 127;
+		CHECK_EQ_INT(fk_ops(fk)->perf_event_open(fk, &a, 0, -1, -1, 0), -EINVAL);
+		a.config1 = 2049;
+		CHECK_EQ_INT(fk_ops(fk)->perf_event_open(fk, &a, 0, -1, -1, 0), -EINVAL);
+		a.config1 = 2048;
+		CHECK(fk_ops(fk)->perf_event_open(fk, &a, 0, -1, -1, 0) >= 0);
+		a.config1 = 0;
+		a.sample_period = 0x80; /* below the op minimum 0x90 */
+		CHECK_EQ_INT(fk_ops(fk)->perf_event_open(fk, &a, 0, -1, -1, 0), -EINVAL);
+		a.sample_period = 0x10000;
+		a.config = 1ULL << 40; /* outside config_mask */
+		CHECK_EQ_INT(fk_ops(fk)->perf_event_open(fk, &a, 0, -1, -1, 0), -EINVAL);
+	}
+	fk_free(fk);
+}
+
+PMS_TEST(ladder_picks_swfilt_for_user_only_on_zen4)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler_attempt *att = NULL;
+	enum pms_engine e;
+	size_t n = 0;
+
+	if (th_root_open(&r, "zen4-ibs", "0-3", -1, false) < 0)
+		goto out;
+	r.m.ibs_op_type = 10;
+	r.m.ibs_caps = ZEN4_CAPS;
+	o.target = PMS_TARGET_CHILD;
+	o.pid = 4242;
+	o.priv = PMS_PRIV_USER;
+	o.want_phys = true;
+	CHECK_OK(pms_sampler_probe(r.sys, r.pmus, NULL, &o, &e, &att, &n));
+	CHECK_EQ_INT(e, PMS_ENG_IBS);
+	CHECK(n >= 1);
+	CHECK_EQ_INT(att[0].err, 0); /* the first build is already right */
+	{
+		const struct perf_event_attr *a = last_ok(r.fk, 10);
+		CHECK(a != NULL);
+		if (a) {
+			CHECK_EQ_U64(a->config2 & 1, 1); /* swfilt */
+			CHECK_EQ_INT(a->exclude_kernel, 1);
+			CHECK_EQ_INT(a->exclude_hv, 0);
+			CHECK_EQ_INT(a->exclude_user, 0);
+			CHECK(a->sample_type & PMS_SAMPLE_PHYS_ADDR);
+			CHECK(a->sample_type & PMS_SAMPLE_DATA_SRC);
+			CHECK(a->sample_type & PMS_SAMPLE_WEIGHT_STRUCT);
+			CHECK_EQ_U64(a->sample_period & 0xf, 0);
+		}
+	}
+	CHECK(chosen(att, n, "ibs_op") != NULL);
+	free(att);
+out:
+	th_root_close(&r);
+}
+
+PMS_TEST(ladder_paranoid2_drops_phys_then_goes_user_only_via_swfilt)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+	const struct pms_sampler_attempt *att;
+	size_t n = 0;
+
+	if (th_root_open(&r, "zen4-ibs", "0-1", 2, false) < 0)
+		goto out;
+	r.m.ibs_op_type = 10;
+	r.m.ibs_caps = ZEN4_CAPS;
+	o.pid = 4242;
+	o.want_phys = true;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	att = pms_sampler_attempts(s, &n);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		CHECK_EQ_INT(att[0].err, EACCES);
+		CHECK(strstr(att[1].reason, "PHYS_ADDR refused") != NULL);
+		CHECK(strstr(att[1].reason, "perf_event_paranoid=2") != NULL);
+		CHECK_EQ_INT(att[1].err, EACCES); /* kernel samples still asked for */
+		CHECK(strstr(att[2].reason, "swfilt") != NULL);
+		CHECK_EQ_INT(att[2].err, 0);
+		CHECK(att[2].chosen);
+		CHECK(strstr(att[2].attr, "exclude_kernel") != NULL);
+	}
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.engine, PMS_ENG_IBS);
+	CHECK(!info.phys);
+	CHECK(info.data_src);
+	CHECK(!(info.sample_type & PMS_SAMPLE_PHYS_ADDR));
+	CHECK(strstr(info.notes, "no physical addresses") != NULL);
+	/* Per CPU with inherit for a child: 2 CPUs -> 2 streams, enable_on_exec. */
+	CHECK_EQ_INT(info.nstreams, 2);
+	{
+		int fd = th_fd_of_type(r.fk, 10, 0);
+		struct fk_fd *f = fk_fd(r.fk, fd);
+		CHECK(f != NULL);
+		if (f) {
+			CHECK_EQ_INT(f->attr.inherit, 1);
+			CHECK_EQ_INT(f->attr.enable_on_exec, 1);
+			CHECK_EQ_INT(f->attr.disabled, 1);
+			CHECK_EQ_INT(f->attr.mmap2, 1);
+			CHECK_EQ_INT(f->attr.exclude_hv, 0);
+			CHECK_EQ_INT(f->pid, 4242);
+			CHECK(f->map != NULL);
+		}
+	}
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST(ibs_ldlat_and_l3missonly_terms)
+{
+	static const struct {
+		unsigned ldlat;
+		uint64_t config1;
+		const char *note;
+	} rows[] = {
+		{ 64, 0, "outside [128, 2048]" },
+		{ 128, 128, NULL },
+		{ 2048, 2048, NULL },
+		{ 3000, 0, "outside [128, 2048]" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct th_root r;
+		struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+		struct pms_sampler *s = NULL;
+		struct pms_sampler_info info;
+
+		if (th_root_open(&r, "zen4-ibs", "0", -1, true) < 0) {
+			th_root_close(&r);
+			return;
+		}
+		r.m.ibs_op_type = 10;
+		r.m.ibs_caps = ZEN4_CAPS;
+		o.target = PMS_TARGET_CPUS;
+		o.ldlat = rows[i].ldlat;
+		o.l3missonly = true;
+		o.period = 100001; /* not a multiple of 16 */
+		CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+		if (s) {
+			const struct perf_event_attr *a = last_ok(r.fk, 10);
+			pms_sampler_info(s, &info);
+			CHECK_MSG(a && a->config1 == rows[i].config1, "row %zu: config1 %llu", i,
+				  a ? (unsigned long long)a->config1 : 0ULL);
+			CHECK_MSG(a && (a->config & (1ULL << 16)), "row %zu: l3missonly", i);
+			CHECK_MSG(a && a->sample_period == 100000, "row %zu: period", i);
+			CHECK(strstr(info.notes, "l3missonly") != NULL);
+			CHECK(strstr(info.notes, "rounded down") != NULL);
+			if (rows[i].note)
+				CHECK_MSG(strstr(info.notes, rows[i].note) != NULL, "row %zu: %s", i,
+					  info.notes);
+		}
+		pms_sampler_free(s);
+		th_root_close(&r);
+	}
+}
+
+/* Alder Lake hybrid: cpu_core type 4, cpu_atom type 10 (fixture). */
+static void adl_machine(struct th_root *r, int max_precise, bool pdir)
+{
+	r->m.npebs = 2;
+	r->m.pebs[0] = (struct fkr_pebs_pmu){ .type = 4, .max_precise = max_precise,
+					      .pdir_mem = pdir, .needs_loads_aux = true,
+					      .loads_aux_config = 0x8203,
+					      .loads_config = 0x01cd };
+	r->m.pebs[1] = (struct fkr_pebs_pmu){ .type = 10, .max_precise = max_precise,
+					      .pdir_mem = pdir };
+}
+
+PMS_TEST(pebs_precise_ip_falls_back_3_2_1)
+{
+	static const struct {
+		int kernel_max;  /* what x86_pmu_max_precise() says */
+		bool pdir;
+		unsigned want;   /* precise_ip finally used */
+		int refusals;    /* refused opens of cpu_atom/mem-loads */
+	} rows[] = {
+		{ 3, true, 3, 0 },
+		{ 3, false, 2, 1 }, /* PDIR not schedulable for mem events: EINVAL */
+		{ 1, false, 1, 2 }, /* EOPNOTSUPP twice */
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct th_root r;
+		struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+		struct pms_sampler_attempt *att = NULL;
+		enum pms_engine e;
+		size_t n = 0;
+		int refused = 0;
+
+		if (th_root_open(&r, "adl-hybrid", "0-15", -1, true) < 0) {
+			th_root_close(&r);
+			return;
+		}
+		adl_machine(&r, rows[i].kernel_max, rows[i].pdir);
+		o.pid = 77;
+		o.ops = PMS_SAMPLER_LOADS;
+		CHECK_OK(pms_sampler_probe(r.sys, r.pmus, NULL, &o, &e, &att, &n));
+		CHECK_EQ_INT(e, PMS_ENG_PEBS);
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(att[k].pmu, "cpu_atom") == 0 && att[k].err)
+				refused++;
+		CHECK_MSG(refused == rows[i].refusals, "row %zu: %d refusals", i, refused);
+		{
+			const struct perf_event_attr *a = last_ok(r.fk, 10);
+			CHECK_MSG(a && a->precise_ip == rows[i].want, "row %zu: precise_ip %u", i,
+				  a ? a->precise_ip : 99);
+			CHECK(a && (a->config & 0xffff) == 0x05d0); /* cpu_atom mem-loads */
+			CHECK(a && a->config1 == 30);               /* ldlat default */
+		}
+		CHECK(chosen(att, n, "cpu_atom") != NULL);
+		CHECK(chosen(att, n, "cpu_core") != NULL);
+		free(att);
+		th_root_close(&r);
+	}
+}
+
+PMS_TEST(pebs_mem_loads_aux_pairing)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+
+	if (th_root_open(&r, "adl-hybrid", "0,8", -1, true) < 0)
+		goto out;
+	adl_machine(&r, 3, true);
+	/* The rule itself: mem-loads sampling DATA_SRC without the aux leader. */
+	{
+		struct perf_event_attr a = { .size = sizeof(a), .type = 4, .config = 0x01cd };
+		a.sample_type = PMS_SAMPLE_DATA_SRC;
+		a.sample_period = 1000;
+		CHECK_EQ_INT(fk_ops(r.fk)->perf_event_open(r.fk, &a, 1, 0, -1, 0), -ENODATA);
+	}
+	o.target = PMS_TARGET_CPUS;
+	o.ldlat = 50;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.engine, PMS_ENG_PEBS);
+	CHECK_EQ_STR(info.pmus, "cpu_atom,cpu_core"); /* sysfs order */
+	/* CPU 0 (P-core): aux leader + loads + stores; CPU 8 (E-core): loads +
+	 * stores; a dummy side-band event on both. */
+	CHECK_EQ_INT(info.nstreams, 3 + 2 + 2);
+	{
+		int lfd = -1, mfd = -1;
+		for (int i = 0; i < FK_MAX_FDS; i++) {
+			struct fk_fd *f = &r.fk->fds[i];
+			if (!f->used || f->attr.type != 4)
+				continue;
+			if ((f->attr.config & 0xffff) == 0x8203)
+				lfd = FK_FD_BASE + i;
+			if ((f->attr.config & 0xffff) == 0x01cd)
+				mfd = FK_FD_BASE + i;
+		}
+		CHECK(lfd >= 0 && mfd >= 0);
+		for (int i = 0; i < r.fk->nlog; i++)
+			if ((r.fk->log[i].attr.config & 0xffff) == 0x01cd && r.fk->log[i].result >= 0) {
+				CHECK_EQ_INT(r.fk->log[i].group_fd, lfd);
+				CHECK_EQ_U64(r.fk->log[i].attr.config1, 50);
+				CHECK_EQ_INT(r.fk->log[i].cpu, 0);
+			}
+		/* The side-band event is a software dummy on every CPU. */
+		CHECK(th_fd_of_type(r.fk, PERF_TYPE_SOFTWARE, 1) >= 0);
+	}
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST(spe_pa_refused_at_paranoid2_and_min_latency_dropped)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+	const struct pms_sampler_attempt *att;
+	size_t n = 0;
+
+	if (th_root_open(&r, "neoverse-n1-spe", "0-3", 2, false) < 0)
+		goto out;
+	r.m.spe_type = 9;
+	r.m.spe_cpus = 0xf;
+	r.m.spe_filt_lat = false;
+	o.pid = 99;
+	o.priv = PMS_PRIV_USER;
+	o.want_phys = true;
+	o.ldlat = 100;
+	o.freq = 1000; /* SPE refuses freq: the ladder uses an interval */
+	o.aux_pages = 4;
+	o.data_pages = 2;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	att = pms_sampler_attempts(s, &n);
+	/* IBS and PEBS are absent (one ENOENT entry each), then SPE. */
+	CHECK_EQ_INT(n, 5);
+	CHECK(n >= 2 && att[0].err == ENOENT && att[1].err == ENOENT);
+	att += 2;
+	n -= 2;
+	if (n >= 3) {
+		/* min_latency first (EOPNOTSUPP comes before the permission
+		 * check in arm_spe_pmu_event_init), then pa_enable. */
+		CHECK_EQ_INT(att[0].err, EOPNOTSUPP);
+		CHECK(strstr(att[1].reason, "min_latency refused") != NULL);
+		CHECK_EQ_INT(att[1].err, EACCES);
+		CHECK(strstr(att[2].reason, "pa_enable refused") != NULL);
+		CHECK_EQ_INT(att[2].err, 0);
+	}
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.engine, PMS_ENG_SPE);
+	CHECK(!info.phys);
+	CHECK(strstr(info.notes, "interval") != NULL);
+	{
+		const struct perf_event_attr *a = last_ok(r.fk, 9);
+		CHECK(a && a->freq == 0);
+		CHECK(a && a->sample_period == 4096);
+		CHECK(a && (a->config & 0x2) == 0);          /* pa_enable off */
+		CHECK(a && (a->config & 0x1) == 1);          /* ts_enable */
+		CHECK(a && (a->config & (1ULL << 16)));      /* jitter */
+		CHECK(a && (a->config & (3ULL << 33)) == (3ULL << 33)); /* load+store filter */
+		CHECK(a && a->exclude_kernel == 1);
+		CHECK(a && a->config2 == 0);
+	}
+	/* Each SPE stream has an AUX area. */
+	{
+		int fd = th_fd_of_type(r.fk, 9, 0);
+		struct fk_fd *f = fk_fd(r.fk, fd);
+		CHECK(f && f->aux_map && f->aux_map_len == 4 * 4096);
+	}
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST(vm_without_pmu_falls_back_with_every_attempt_logged)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+	const struct pms_sampler_attempt *att;
+	size_t n = 0;
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		goto out;
+	o.pid = 5;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	att = pms_sampler_attempts(s, &n);
+	CHECK_EQ_INT(n, 4);
+	if (n == 4) {
+		CHECK_EQ_INT(att[0].engine, PMS_ENG_IBS);
+		CHECK_EQ_INT(att[0].err, ENOENT);
+		CHECK_EQ_INT(att[1].engine, PMS_ENG_PEBS);
+		CHECK_EQ_INT(att[2].engine, PMS_ENG_SPE);
+		CHECK_EQ_INT(att[3].engine, PMS_ENG_SOFTWARE);
+		CHECK_EQ_INT(att[3].err, 0);
+		CHECK(att[3].chosen);
+	}
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.engine, PMS_ENG_SOFTWARE);
+	CHECK(!info.data_src);
+	CHECK(strstr(info.label, "FALLBACK") != NULL);
+	CHECK(strstr(info.label, "3 precise-engine attempt(s) refused") != NULL);
+	{
+		const struct perf_event_attr *a = last_ok(r.fk, PERF_TYPE_SOFTWARE);
+		CHECK(a && a->config == PERF_COUNT_SW_PAGE_FAULTS);
+		CHECK(a && a->sample_period == 1);
+		CHECK(a && (a->sample_type & PMS_SAMPLE_ADDR));
+		CHECK(a && !(a->sample_type & PMS_SAMPLE_DATA_SRC));
+	}
+	pms_sampler_free(s);
+	s = NULL;
+	/* Only IBS asked for: no fallback, and the error lists the attempt. */
+	o.engine = PMS_ENG_IBS;
+	CHECK_EQ_INT(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s), PMS_ENOTSUP);
+	CHECK(s == NULL);
+	CHECK(strstr(pms_error_last(), "ibs_op") != NULL);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST(old_kernel_without_weight_struct)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler_attempt *att = NULL;
+	enum pms_engine e;
+	size_t n = 0;
+
+	if (th_root_open(&r, "zen4-ibs", "0", -1, true) < 0)
+		goto out;
+	r.m.ibs_op_type = 10;
+	r.m.ibs_caps = ZEN4_CAPS;
+	r.m.no_weight_struct = true;
+	o.pid = 3;
+	CHECK_OK(pms_sampler_probe(r.sys, r.pmus, NULL, &o, &e, &att, &n));
+	CHECK_EQ_INT(e, PMS_ENG_IBS);
+	CHECK_EQ_INT(n, 2);
+	if (n == 2) {
+		CHECK_EQ_INT(att[0].err, EINVAL);
+		CHECK(strstr(att[1].reason, "WEIGHT_STRUCT") != NULL);
+		CHECK_EQ_INT(att[1].err, 0);
+	}
+	free(att);
+out:
+	th_root_close(&r);
+}
+
+PMS_TEST_MAIN()

@@ -1,0 +1,68 @@
+/* Acceptance rules for the fake kernel, one file per engine, each encoding a
+ * real kernel's perf_event_open checks (file and function cited at each rule):
+ *   fake_rules_core.c  kernel/events/core.c (paranoid, PHYS_ADDR, sample_type)
+ *   fake_rules_ibs.c   arch/x86/events/amd/ibs.c perf_ibs_init
+ *   fake_rules_pebs.c  arch/x86/events/core.c, arch/x86/events/intel/core.c
+ *   fake_rules_spe.c   drivers/perf/arm_spe_pmu.c arm_spe_pmu_event_init
+ *
+ * A test describes the machine in a struct fkr_machine and installs
+ * fkr_rule with it as rule_ud.
+ */
+#ifndef PMS_TESTS_FAKE_RULES_H
+#define PMS_TESTS_FAKE_RULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fake_kernel.h"
+
+/* IBS caps bits (CPUID 0x8000001B EAX; kernel-abi-facts §3.5). */
+#define FKR_IBS_CAPS_OPCNT (1u << 4)
+#define FKR_IBS_CAPS_OPCNTEXT (1u << 6)
+#define FKR_IBS_CAPS_ZEN4 (1u << 11)
+#define FKR_IBS_CAPS_OPLDLAT (1u << 12)
+#define FKR_IBS_CAPS_BIT63_FILTER (1u << 15)
+
+struct fkr_pebs_pmu {
+	uint32_t type;
+	int max_precise;       /* caps/max_precise = x86_pmu_max_precise() */
+	bool pdir_mem;         /* precise_ip 3 schedulable for the mem events */
+	bool needs_loads_aux;  /* require_mem_loads_aux_event (SPR, ADL P-core) */
+	uint64_t loads_aux_config; /* mem-loads-aux encoding (event|umask<<8) */
+	uint64_t loads_config;     /* mem-loads encoding */
+};
+
+struct fkr_machine {
+	int paranoid;     /* /proc/sys/kernel/perf_event_paranoid */
+	bool perfmon;     /* the opener has CAP_PERFMON or CAP_SYS_ADMIN */
+	bool no_weight_struct; /* a kernel before 5.12 */
+	/* AMD IBS op */
+	uint32_t ibs_op_type; /* 0 = none */
+	uint32_t ibs_caps;
+	/* Intel core PMUs with PEBS */
+	struct fkr_pebs_pmu pebs[2];
+	int npebs;
+	/* Arm SPE */
+	uint32_t spe_type;    /* 0 = none */
+	uint64_t spe_cpus;    /* bit mask of supported CPUs */
+	bool spe_filt_lat;    /* FEAT_FILT_LAT */
+	/* counters for tests */
+	int opens_ok, opens_refused;
+};
+
+int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
+	     int group_fd, unsigned long flags);
+void fkr_install(struct fk *fk, struct fkr_machine *m);
+
+/* The per-area checks, each returning 0 or a negative errno. */
+int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pid_t pid,
+	     int cpu);
+int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr);
+int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
+	     const struct perf_event_attr *attr, int group_fd);
+int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu);
+
+/* perf_allow_kernel(): 0 or -EACCES. */
+int fkr_allow_kernel(const struct fkr_machine *m);
+
+#endif

@@ -1,0 +1,73 @@
+/* Generic perf_event_open checks (kernel/events/core.c, v6.x-7.x) and the
+ * dispatcher that hands an attr to the engine rule for its PMU type. */
+#include "fake_rules.h"
+
+#include <errno.h>
+
+/* kernel/events/core.c perf_allow_kernel(): paranoid > 1 without
+ * perfmon_capable() is EACCES. */
+int fkr_allow_kernel(const struct fkr_machine *m)
+{
+	return m->paranoid > 1 && !m->perfmon ? -EACCES : 0;
+}
+
+/* The checks perf_event_open() makes before the PMU sees the event. */
+int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pid_t pid,
+	     int cpu)
+{
+	/* perf_copy_attr(): unknown sample_type bits are EINVAL.  WEIGHT_STRUCT
+	 * (bit 24) is unknown before Linux 5.12. */
+	uint64_t max = m->no_weight_struct ? (1ULL << 24) : (1ULL << 25);
+	(void)pid;
+	(void)cpu;
+	if (attr->sample_type & ~(max - 1))
+		return -EINVAL;
+	/* perf_event_open(): "if (!attr.exclude_kernel) perf_allow_kernel()". */
+	if (!attr->exclude_kernel && fkr_allow_kernel(m))
+		return -EACCES;
+	/* perf_event_open(): "Only privileged users can get physical
+	 * addresses" -> perf_allow_kernel(). */
+	if ((attr->sample_type & (1ULL << 19)) && fkr_allow_kernel(m))
+		return -EACCES;
+	return 0;
+}
+
+int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
+	     int group_fd, unsigned long flags)
+{
+	struct fkr_machine *m = fk->rule_ud;
+	int r = fkr_core(m, attr, pid, cpu);
+	(void)flags;
+
+	if (r == 0) {
+		/* kernel/events/core.c perf_init_event(): the PMU is found by type;
+		 * no PMU for the type is ENOENT. */
+		if (attr->type == PERF_TYPE_SOFTWARE) {
+			r = attr->config < PERF_COUNT_SW_MAX ? 0 : -ENOENT;
+		} else if (m->ibs_op_type && attr->type == m->ibs_op_type) {
+			r = fkr_ibs_op(m, attr);
+		} else if (m->spe_type && attr->type == m->spe_type) {
+			r = fkr_spe(m, attr, cpu);
+		} else {
+			r = -ENOENT;
+			for (int i = 0; i < m->npebs; i++)
+				if (attr->type == m->pebs[i].type)
+					r = fkr_pebs(fk, m, &m->pebs[i], attr, group_fd);
+		}
+	}
+	/* kernel/events/core.c find_get_context(): a CPU-wide event (no task)
+	 * needs perf_allow_cpu(): paranoid > 0 without perfmon is EACCES. */
+	if (r == 0 && pid == -1 && m->paranoid > 0 && !m->perfmon)
+		r = -EACCES;
+	if (r == 0)
+		m->opens_ok++;
+	else
+		m->opens_refused++;
+	return r;
+}
+
+void fkr_install(struct fk *fk, struct fkr_machine *m)
+{
+	fk->rule = fkr_rule;
+	fk->rule_ud = m;
+}

@@ -303,6 +303,7 @@ def check_numa(c, bed, findings):
             c.ok(r['move_pages'] == r['pages'] and r['get_mempolicy'] == r['pages'],
                  '%s to node%d: move_pages %d/%d, get_mempolicy %d/%d pages on node%d'
                  % (how, node, r['move_pages'], r['pages'], r['get_mempolicy'], r['pages'], node))
+            check_phys(c, r, '%s to node%d' % (how, node))
         to = (node + 1) % nn
         r = find(findings, 'numa', how='move_pages', **{'from': node})
         if not c.ok(len(r) == 1, 'numa migration from node%d reported' % node):
@@ -313,6 +314,16 @@ def check_numa(c, bed, findings):
         c.ok(r['move_pages'] == r['pages'] and r['get_mempolicy'] == r['pages'],
              'after migration: move_pages %d/%d, get_mempolicy %d/%d pages on node%d'
              % (r['move_pages'], r['pages'], r['get_mempolicy'], r['pages'], to))
+        check_phys(c, r, 'after migration node%d -> node%d' % (node, to))
+
+
+def check_phys(c, r, what):
+    """pms_topo_node_of_phys (memory blocks) on each page's frame from pagemap."""
+    c.ok(r.get('phys_oracle') == r['pages'],
+         '%s: pms_topo_node_of_phys puts %s/%d page frames on node%d%s'
+         % (what, r.get('phys_oracle'), r['pages'], r['node'],
+            '' if r.get('phys_oracle') == r['pages'] else
+            ' (first miss: %s)' % r.get('phys_oracle_first_bad')))
 
 
 def check_swsample(c, findings):

@@ -30,6 +30,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/ring.h"
 #include "pmuscope/sys.h"
+#include "pmuscope/topo.h"
 
 static struct pms_sys *S;
 static const struct pms_sys_ops *OPS;
@@ -155,15 +156,48 @@ static int cmd_sysfs(void)
 
 /* ---- NUMA: bind pages to each node, classify every page ------------------ */
 
-/* How many of the pages the two seam oracles place on `want`. */
+static struct pms_topo *TOPO;
+
+/* The library's physical-address oracle: pagemap gives the page's frame
+ * (root only; bit 63 present, bits 0-54 PFN, Documentation/admin-guide/mm/
+ * pagemap.rst), pms_topo_node_of_phys() its node from the memory blocks. */
+static int phys_node(int pagemap, void *page, uint64_t *paddr)
+{
+	uint64_t e = 0;
+	off_t off = (off_t)((uintptr_t)page / (uintptr_t)PSZ) * 8;
+
+	*paddr = 0;
+	if (pread(pagemap, &e, sizeof(e), off) != (ssize_t)sizeof(e))
+		return -1000 - errno;
+	if (!(e >> 63) || !(e & ((1ULL << 55) - 1)))
+		return -2000; /* not present, or the PFN is hidden (not root) */
+	*paddr = (e & ((1ULL << 55) - 1)) * (uint64_t)PSZ;
+	return pms_topo_node_of_phys(TOPO, *paddr);
+}
+
+/* How many of the pages the two seam oracles and the library's phys oracle
+ * place on `want`. */
 static void classify(void **pages, unsigned long n, int want, unsigned long *mp_ok,
-		     unsigned long *gm_ok, int *mp_first_bad, int *gm_first_bad)
+		     unsigned long *gm_ok, int *mp_first_bad, int *gm_first_bad,
+		     unsigned long *ph_ok, long long *ph_first_bad)
 {
 	int *status = calloc(n, sizeof(int));
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
 	long r;
 
-	*mp_ok = *gm_ok = 0;
+	*mp_ok = *gm_ok = *ph_ok = 0;
 	*mp_first_bad = *gm_first_bad = -1000;
+	*ph_first_bad = -1000;
+	for (unsigned long i = 0; TOPO && pagemap >= 0 && i < n; i++) {
+		uint64_t pa;
+		int node = phys_node(pagemap, pages[i], &pa);
+		if (node == want)
+			(*ph_ok)++;
+		else if (*ph_first_bad == -1000)
+			*ph_first_bad = node < 0 ? node : (long long)pa;
+	}
+	if (pagemap >= 0)
+		close(pagemap);
 	if (!status)
 		return;
 	/* nodes == NULL: move_pages only reports where each page is. */
@@ -191,10 +225,11 @@ static void classify(void **pages, unsigned long n, int want, unsigned long *mp_
 static void report_numa(const char *how, int from, int node, unsigned long n, void **pages,
 			long moved)
 {
-	unsigned long mp_ok, gm_ok;
+	unsigned long mp_ok, gm_ok, ph_ok;
 	int mp_bad, gm_bad;
+	long long ph_bad;
 
-	classify(pages, n, node, &mp_ok, &gm_ok, &mp_bad, &gm_bad);
+	classify(pages, n, node, &mp_ok, &gm_ok, &mp_bad, &gm_bad, &ph_ok, &ph_bad);
 	begin("numa");
 	jstr("how", how);
 	jint("from", from);
@@ -208,6 +243,9 @@ static void report_numa(const char *how, int from, int node, unsigned long n, vo
 		jint("move_pages_first_bad", mp_bad);
 	if (gm_ok != n)
 		jint("get_mempolicy_first_bad", gm_bad);
+	jint("phys_oracle", TOPO ? (long long)ph_ok : -1);
+	if (TOPO && ph_ok != n)
+		jint("phys_oracle_first_bad", ph_bad);
 	end();
 }
 
@@ -244,6 +282,11 @@ static int cmd_numa(unsigned long n)
 		report_error("numa", "parse has_memory", ret);
 		rc = 1;
 		goto out;
+	}
+	ret = pms_topo_load(S, &TOPO);
+	if (ret < 0) {
+		report_error("numa", "pms_topo_load", ret);
+		rc = 1;
 	}
 	for (int node = pms_cpuset_first(&mem); node >= 0; node = pms_cpuset_next(&mem, node + 1)) {
 		unsigned long mask;
@@ -300,6 +343,8 @@ static int cmd_numa(unsigned long n)
 		munmap(buf, n * PSZ);
 	}
 out:
+	pms_topo_free(TOPO);
+	TOPO = NULL;
 	pms_cpuset_fini(&mem);
 	free(has_memory);
 	free(pages);

@@ -246,7 +246,8 @@ static size_t list_machines(char names[][64], size_t max)
 		if (!(sub = opendir(ev)))
 			continue;
 		closedir(sub);
-		snprintf(names[n++], 64, "%s", de->d_name);
+		/* length checked above (< 64) */
+		memcpy(names[n++], de->d_name, strlen(de->d_name) + 1);
 	}
 	closedir(d);
 	return n;

@@ -271,6 +271,12 @@ PMS_TEST(malformed_json_names_file_line_column)
 	static const char badcode[] = "[{\"EventName\": \"X\", \"EventCode\": \"0xZZ\"}]";
 	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "code.json", badcode, sizeof(badcode) - 1), PMS_EPARSE);
 	CHECK(strstr(pms_error_last(), "code.json") && strstr(pms_error_last(), "EventCode"));
+	/* A bad row after good ones: the load fails and adds nothing. */
+	static const char late[] = "[{\"EventName\": \"OK1\", \"EventCode\": \"0x1\"},"
+				   " {\"EventName\": \"BAD\", \"EventCode\": \"0x1q\"}]";
+	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "late.json", late, sizeof(late) - 1), PMS_EPARSE);
+	CHECK(strstr(pms_error_last(), "event #1") != NULL);
+	CHECK_EQ_INT(pms_catalog_count(cat), 0);
 	static const char badstd[] = "[{\"ArchStdEvent\": \"NOT_AN_EVENT\"}]";
 	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "std.json", badstd, sizeof(badstd) - 1), PMS_ENOENT);
 	CHECK(strstr(pms_error_last(), "NOT_AN_EVENT") != NULL);

@@ -338,6 +338,32 @@ def check_swsample(c, findings):
     c.ok(r['pid_ok'] == r['samples'], 'all samples carry our pid (%d/%d)' % (r['pid_ok'], r['samples']))
 
 
+def check_sampler(c, findings):
+    """pms_sampler on a TCG guest: no precise engine, so the labelled
+    software fallback, with every touched page's address in its samples."""
+    r = find(findings, 'sampler')
+    if not c.ok(len(r) == 1, 'pms_sampler opened, ran and reported'):
+        return
+    r = r[0]
+    c.ok(r['engine_label'].startswith('software'),
+         'sampler engine is the software fallback (%s)' % r['engine_label'])
+    c.ok(r['label'].startswith('FALLBACK'), 'sampler labels the fallback: "%.60s..."' % r['label'])
+    c.ok(r['data_src'] == 0, 'sampler claims no data source')
+    att = find(findings, 'sampler_attempt')
+    chosen = [a for a in att if a['chosen']]
+    c.ok(len(chosen) == 1 and chosen[0]['engine'] == r['engine'] and chosen[0]['err'] == 0,
+         'ladder log: exactly one chosen attempt, the engine in use, accepted')
+    c.ok(all(a['err'] != 0 for a in att if a['engine'] != r['engine']),
+         'ladder log: every precise engine refused with a reason (%s)'
+         % '; '.join(a['reason'] for a in att if a['engine'] != r['engine']))
+    c.ok(r['pages_seen'] == r['pages'],
+         'sampler: every touched page sampled with its data address (%d/%d)' % (r['pages_seen'], r['pages']))
+    c.ok(r['samples'] == r['engine_ok'] == r['our_pid'] == r['with_addr'] and r['samples'] >= r['inside'],
+         'sampler: %d samples, all software, ours, with an address' % r['samples'])
+    c.ok(r['lost'] == 0 and r['parse_errors'] == 0 and r['corrupt_bytes'] == 0,
+         'sampler: nothing lost, no parse errors, no corrupt bytes')
+
+
 def topo_nodes(doc):
     """Nodes from `pmuscope topology --json`, as {id: {'cpus': [...], 'distance': [...]}}.
     Accepts cpus as a list or a cpulist string and distances as a list."""
@@ -628,6 +654,7 @@ def run_bed(name, work):
         check_numa(c, bed, findings)
     if name == 'x86' or name.startswith('a64') and name != 'a64numa':
         check_swsample(c, findings)
+        check_sampler(c, findings)
     if name == 'x86':
         check_x86_list(c, blocks)
     if name in ('a64plain', 'a64icount'):

@@ -28,11 +28,13 @@ x86)
 	run sysfs /bin/bedcheck sysfs
 	run numa /bin/bedcheck numa 256
 	run swsample /bin/bedcheck swsample 64
+	run sampler /bin/bedcheck sampler 64
 	;;
 a64plain|a64icount)
 	run sysfs /bin/bedcheck sysfs
 	run pmusysfs /bin/bedcheck pmusysfs
 	run swsample /bin/bedcheck swsample 64
+	run sampler /bin/bedcheck sampler 64
 	run count /bin/bedcheck count 1000000
 	run userread /bin/bedcheck userread 1000000
 	;;

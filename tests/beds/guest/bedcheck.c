@@ -28,7 +28,9 @@
 
 #include "pmuscope/cpuset.h"
 #include "pmuscope/error.h"
+#include "pmuscope/pmu.h"
 #include "pmuscope/ring.h"
+#include "pmuscope/sampler.h"
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
@@ -448,6 +450,132 @@ static int cmd_swsample(unsigned long n)
 	return 0;
 }
 
+/* ---- the library's memory sampler (engine ladder, software fallback) ----- */
+
+struct ms_ctx {
+	uintptr_t lo, hi;
+	unsigned char *seen;
+	unsigned long samples, with_addr, inside, our_pid, engine_ok;
+	uint32_t pid;
+};
+
+static int ms_cb(void *ud, const struct pms_memsample *m)
+{
+	struct ms_ctx *c = ud;
+	c->samples++;
+	if (m->engine == PMS_ENG_SOFTWARE)
+		c->engine_ok++;
+	if ((m->valid & PMS_MS_TID) && m->pid == c->pid)
+		c->our_pid++;
+	if (!(m->valid & PMS_MS_ADDR))
+		return 0;
+	c->with_addr++;
+	if (m->addr >= c->lo && m->addr < c->hi) {
+		c->inside++;
+		c->seen[(m->addr - c->lo) / PSZ] = 1;
+	}
+	return 0;
+}
+
+/* pms_sampler on this process: no IBS, PEBS or SPE in a TCG guest, so the
+ * ladder must end in the labelled software fallback, and its samples must
+ * carry the data addresses of the pages touched. */
+static int cmd_sampler(unsigned long n)
+{
+	struct pms_pmus *pmus = NULL;
+	struct pms_topo *topo = NULL;
+	struct pms_sampler *sm = NULL;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler_callbacks cb = { ms_cb, NULL };
+	struct pms_sampler_info info;
+	struct pms_sampler_stats st;
+	const struct pms_sampler_attempt *att;
+	struct ms_ctx c = { 0 };
+	size_t natt = 0;
+	unsigned long seen = 0;
+	char *buf = MAP_FAILED;
+	int ret, rc = 1, polls = 0;
+
+	if ((ret = pms_pmus_load(S, &pmus)) < 0) {
+		report_error("sampler", "pms_pmus_load", ret);
+		goto out;
+	}
+	if ((ret = pms_topo_load(S, &topo)) < 0) {
+		report_error("sampler", "pms_topo_load", ret);
+		goto out;
+	}
+	o.target = PMS_TARGET_PID;
+	o.pid = getpid();
+	o.period = 1;
+	o.priv = PMS_PRIV_USER;
+	if ((ret = pms_sampler_open(S, pmus, topo, &o, &sm)) < 0) {
+		report_error("sampler", "pms_sampler_open", ret);
+		goto out;
+	}
+	att = pms_sampler_attempts(sm, &natt);
+	for (size_t i = 0; i < natt; i++) {
+		begin("sampler_attempt");
+		jint("engine", att[i].engine);
+		jstr("pmu", att[i].pmu);
+		jint("err", att[i].err);
+		jint("chosen", att[i].chosen);
+		jstr("reason", att[i].reason);
+		end();
+	}
+	buf = mmap(NULL, n * PSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c.seen = calloc(n, 1);
+	if (buf == MAP_FAILED || !c.seen) {
+		report_error("sampler", "mmap", 0);
+		goto out;
+	}
+	madvise(buf, n * PSZ, MADV_NOHUGEPAGE);
+	c.lo = (uintptr_t)buf;
+	c.hi = c.lo + n * PSZ;
+	c.pid = (uint32_t)getpid();
+	if ((ret = pms_sampler_enable(sm)) < 0) {
+		report_error("sampler", "pms_sampler_enable", ret);
+		goto out;
+	}
+	touch(buf, n);
+	pms_sampler_disable(sm);
+	/* Drain until a poll finds nothing more. */
+	while (polls < 100 && (ret = pms_sampler_poll(sm, 0, &cb, &c)) > 0)
+		polls++;
+	if (ret < 0)
+		report_error("sampler", "pms_sampler_poll", ret);
+	pms_sampler_info(sm, &info);
+	pms_sampler_stats(sm, &st);
+	for (unsigned long i = 0; i < n; i++)
+		seen += c.seen[i];
+	begin("sampler");
+	jint("engine", info.engine);
+	jstr("engine_label", pms_engine_label(info.engine));
+	jstr("label", info.label);
+	jstr("pmus", info.pmus);
+	jint("data_src", info.data_src);
+	jint("streams", (long long)info.nstreams);
+	jint("pages", (long long)n);
+	ju64("samples", c.samples);
+	ju64("engine_ok", c.engine_ok);
+	ju64("our_pid", c.our_pid);
+	ju64("with_addr", c.with_addr);
+	ju64("inside", c.inside);
+	ju64("pages_seen", seen);
+	ju64("lost", st.lost);
+	ju64("parse_errors", st.parse_errors);
+	ju64("corrupt_bytes", st.corrupt_bytes);
+	end();
+	rc = ret < 0;
+out:
+	if (buf != MAP_FAILED)
+		munmap(buf, n * PSZ);
+	free(c.seen);
+	pms_sampler_free(sm);
+	pms_topo_free(topo);
+	pms_pmus_free(pmus);
+	return rc;
+}
+
 /* ---- ARM PMUv3 counting ------------------------------------------------- */
 
 /* A loop of exactly 2 instructions per iteration at EL0. */
@@ -820,7 +948,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	PSZ = sysconf(_SC_PAGESIZE);
 	if (argc < 2) {
-		fprintf(stderr, "usage: bedcheck sysfs|numa N|swsample N|pmusysfs|count N|userread N\n");
+		fprintf(stderr, "usage: bedcheck sysfs|numa N|swsample N|sampler N|pmusysfs|count N|userread N\n");
 		return 2;
 	}
 	if (pms_sys_new(&S, NULL) < 0) {
@@ -839,6 +967,8 @@ int main(int argc, char **argv)
 		rc = cmd_numa(n ? n : 256);
 	else if (!strcmp(argv[1], "swsample"))
 		rc = cmd_swsample(n ? n : 64);
+	else if (!strcmp(argv[1], "sampler"))
+		rc = cmd_sampler(n ? n : 64);
 	else if (!strcmp(argv[1], "pmusysfs"))
 		rc = cmd_pmusysfs();
 	else if (!strcmp(argv[1], "count"))

@@ -8,7 +8,6 @@ Each bed's QEMU topology is described once (BEDS below); the command line and
 the expectations are both derived from it, so they cannot drift apart.
 Exit status: 0 pass, 1 fail (the console log is printed), 77 skip.
 """
-import gzip  # noqa: F401  (kept for callers that want a compressed initrd)
 import json
 import os
 import re

@@ -49,6 +49,7 @@ esac
 has_cmd topology && run topology_json /bin/pmuscope topology --json
 has_cmd list && run list_json /bin/pmuscope list --json
 # The host compares this with its own x86_64 build (cross-arch decode check).
+# shellcheck disable=SC2046 # one argument per value, split on purpose
 has_cmd datasrc && run datasrc_json /bin/pmuscope datasrc --json $(cat /datasrc-values)
 echo "@@BED-DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
 poweroff -f

@@ -1,0 +1,247 @@
+/* The address -> node oracle on the fake kernel (batching, caching,
+ * negative statuses, invalidation, verify) and on this kernel. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fake_kernel.h"
+#include "pmuscope/error.h"
+#include "pmuscope/numa.h"
+
+static struct pms_sys *fake_sys(struct fk *fk)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
+	o.ops = fk_ops(fk);
+	CHECK_OK(pms_sys_new(&sys, &o));
+	return sys;
+}
+
+#define BASE 0x7f0000000000ULL
+
+PMS_TEST(batches_unique_pages_one_call_per_512)
+{
+	struct fk *fk = fk_new();
+	struct pms_sys *sys = fake_sys(fk);
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	struct pms_numa_oracle *o = NULL;
+	no.pid = 1234;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
+	/* 1200 pages on nodes 0..3; each sampled 3 times at different offsets. */
+	enum { NP = 1200, NS = NP * 3 };
+	for (int p = 0; p < NP; p++)
+		fk_set_page(fk, BASE + (uint64_t)p * 4096, p % 4);
+	uint64_t *addrs = calloc(NS, sizeof(*addrs));
+	int *nodes = calloc(NS, sizeof(*nodes));
+	for (int i = 0; i < NS; i++)
+		addrs[i] = BASE + (uint64_t)(i % NP) * 4096 + (uint64_t)(i / NP) * 64 + 8;
+	int calls = pms_numa_oracle_resolve(o, addrs, NS, nodes);
+	CHECK_EQ_INT(calls, 3); /* ceil(1200 / 512) */
+	CHECK_EQ_INT((int)fk->move_pages_calls, 3);
+	int bad = 0;
+	for (int i = 0; i < NS; i++)
+		bad += nodes[i] != (i % NP) % 4;
+	CHECK_EQ_INT(bad, 0);
+	/* Second drain over the same pages: all from the cache, no syscall. */
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, addrs, NS, nodes), 0);
+	CHECK_EQ_INT((int)fk->move_pages_calls, 3);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.lookups, 2 * NS);
+	CHECK_EQ_U64(st.pages_queried, NP);
+	CHECK_EQ_U64(st.cache_hits, NS); /* second pass only: duplicates in a pass are pending, not cached */
+	CHECK_EQ_U64(st.resolved, 2 * NS);
+	CHECK_EQ_U64(st.cached, NP);
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE + 5 * 4096 + 100), 1);
+	free(addrs);
+	free(nodes);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+PMS_TEST(negative_status_kept_counted_not_cached)
+{
+	struct fk *fk = fk_new();
+	struct pms_sys *sys = fake_sys(fk);
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	fk_set_page(fk, BASE, 1);
+	fk_set_page(fk, BASE + 4096, -ENOENT);
+	/* BASE + 8192 is unknown to the fake: -EFAULT. */
+	uint64_t a[4] = { BASE + 1, BASE + 4096 + 2, BASE + 8192 + 3, BASE + 9 };
+	int n[4];
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 4, n), 1);
+	CHECK_EQ_INT(n[0], 1);
+	CHECK_EQ_INT(n[1], -ENOENT);
+	CHECK_EQ_INT(n[2], -EFAULT);
+	CHECK_EQ_INT(n[3], 1);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.resolved, 2);
+	CHECK_EQ_U64(st.enoent, 1);
+	CHECK_EQ_U64(st.efault, 1);
+	CHECK_EQ_U64(st.cached, 1);
+	/* The not-present page gets faulted in: asked again, now a node. */
+	fk_set_page(fk, BASE + 4096, 2);
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 4, n), 1);
+	CHECK_EQ_INT(n[1], 2);
+	CHECK_EQ_INT(n[2], -EFAULT);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+PMS_TEST(invalidate_range_and_all)
+{
+	struct fk *fk = fk_new();
+	struct pms_sys *sys = fake_sys(fk);
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	uint64_t a[8];
+	int n[8];
+	for (int i = 0; i < 8; i++) {
+		fk_set_page(fk, BASE + (uint64_t)i * 4096, 0);
+		a[i] = BASE + (uint64_t)i * 4096;
+	}
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 8, n), 1);
+	/* Pages 2..4 remapped (migrated to node 3 behind our back). */
+	for (int i = 2; i < 5; i++)
+		fk_set_page(fk, a[i], 3);
+	pms_numa_oracle_invalidate(o, a[2] + 100, 3 * 4096 - 200);
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, a[1]), 0);
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, a[2]), PMS_NODE_UNKNOWN);
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, a[4]), PMS_NODE_UNKNOWN);
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, a[5]), 0);
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 8, n), 1);
+	CHECK_EQ_INT(n[3], 3);
+	CHECK_EQ_INT(n[5], 0);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.pages_queried, 8 + 3);
+	pms_numa_oracle_invalidate(o, 0, 0); /* EXIT */
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, a[0]), PMS_NODE_UNKNOWN);
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.cached, 0);
+	CHECK_EQ_U64(st.invalidations, 3 + 8);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+/* get_mempolicy that disagrees on one page, to see the counter move. */
+static const struct pms_sys_ops *inner;
+static long liar_gmp(void *ud, int *mode, unsigned long *nm, unsigned long maxnode,
+		     void *addr, unsigned long flags)
+{
+	long r = inner->get_mempolicy(ud, mode, nm, maxnode, addr, flags);
+	if (r == 0 && (uint64_t)(uintptr_t)addr == BASE + 4096)
+		*mode = 7;
+	return r;
+}
+
+PMS_TEST(verify_counts_disagreements_for_the_caller_only)
+{
+	struct fk *fk = fk_new();
+	inner = fk_ops(fk);
+	struct pms_sys_ops ops = *inner;
+	ops.get_mempolicy = liar_gmp;
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = &ops;
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	for (int i = 0; i < 4; i++)
+		fk_set_page(fk, BASE + (uint64_t)i * 4096, 1);
+	uint64_t a[4] = { BASE, BASE + 4096, BASE + 8192, BASE + 12288 };
+	int n[4];
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.verify = true;
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 4, n), 1);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.verify_checked, 4);
+	CHECK_EQ_U64(st.verify_disagree, 1);
+	CHECK_EQ_INT(n[1], 1); /* move_pages' answer is kept */
+	pms_numa_oracle_free(o);
+	/* Another process: get_mempolicy cannot answer for it, nothing checked. */
+	no.pid = 4321;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 4, n), 1);
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.verify_checked, 0);
+	CHECK_EQ_INT((int)fk->get_mempolicy_calls, 4);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+PMS_TEST(real_kernel_own_pages)
+{
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t np = 600;
+	unsigned char *buf = mmap(NULL, np * (size_t)psz, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(buf != MAP_FAILED);
+	if (buf == MAP_FAILED)
+		return;
+	/* Touch all but the last page; unmap a hole to get -EFAULT. */
+	for (size_t i = 0; i + 1 < np; i++)
+		buf[i * (size_t)psz] = 1;
+	unsigned char *hole = mmap(NULL, (size_t)psz, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(hole, (size_t)psz);
+	uint64_t *a = calloc(np + 1, sizeof(*a));
+	int *n = calloc(np + 1, sizeof(*n));
+	for (size_t i = 0; i < np; i++)
+		a[i] = (uint64_t)(uintptr_t)(buf + i * (size_t)psz + 17);
+	a[np] = (uint64_t)(uintptr_t)hole;
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.verify = true;
+	no.page_size = (size_t)psz;
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, np + 1, n), 2);
+	int bad = 0;
+	for (size_t i = 0; i + 1 < np; i++)
+		bad += n[i] < 0;
+	CHECK_EQ_INT(bad, 0);
+	/* Mapped, never touched: -ENOENT (mm/migrate.c: no page). */
+	CHECK_EQ_INT(n[np - 1], -ENOENT);
+	CHECK_EQ_INT(n[np], -EFAULT);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.verify_checked, np - 1);
+	CHECK_EQ_U64(st.verify_disagree, 0);
+	CHECK_EQ_U64(st.verify_errors, 0);
+	CHECK_EQ_U64(st.efault, 1);
+	CHECK_EQ_U64(st.enoent, 1);
+	free(a);
+	free(n);
+	munmap(buf, np * (size_t)psz);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+}
+
+PMS_TEST(phys_through_memory_blocks)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_topo *topo = NULL;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_topo_load(sys, &topo));
+	if (topo && topo->mem_block_size && topo->nnodes && topo->nodes[0].nmem_blocks) {
+		const struct pms_topo_node *nd = &topo->nodes[topo->nnodes - 1];
+		uint64_t pa = nd->mem_blocks[0] * topo->mem_block_size + 4096;
+		CHECK_EQ_INT(pms_numa_node_of_phys(topo, pa), nd->id);
+	}
+	CHECK(pms_numa_node_of_phys(NULL, 0) == PMS_EINVAL);
+	pms_topo_free(topo);
+	pms_sys_free(sys);
+}
+
+PMS_TEST_MAIN()

@@ -50,13 +50,17 @@ int pms_catalog_identify(struct pms_sys *sys, int cpu, struct pms_catalog_select
 		return pms_err(PMS_ENOENT,
 			       "cannot identify the CPU: neither %s nor proc/cpuinfo is readable; give --cpu",
 			       path);
-	char vendor[64], family[16], model[16];
+	char vendor[64], family[16], model[16], stepping[16];
 	int r = 0;
 	if (cpuinfo_field(text, "vendor_id", vendor, sizeof(vendor)) &&
 	    cpuinfo_field(text, "cpu family", family, sizeof(family)) &&
 	    cpuinfo_field(text, "model", model, sizeof(model))) {
-		snprintf(idbuf, idlen, "%s-%lu-%lX", vendor, strtoul(family, NULL, 10),
-			 strtoul(model, NULL, 10));
+		if (cpuinfo_field(text, "stepping", stepping, sizeof(stepping)))
+			snprintf(idbuf, idlen, "%s-%lu-%lX-%lX", vendor, strtoul(family, NULL, 10),
+				 strtoul(model, NULL, 10), strtoul(stepping, NULL, 10));
+		else
+			snprintf(idbuf, idlen, "%s-%lu-%lX", vendor, strtoul(family, NULL, 10),
+				 strtoul(model, NULL, 10));
 		sel->x86_id = idbuf;
 	} else {
 		r = pms_err(PMS_ENOENT,

@@ -611,23 +611,64 @@ static size_t csv_split(char *line, char **f, size_t max)
 
 /* Does the mapfile's Family-model regex match the identity fully, with or
  * without a stepping suffix (perf's ids are vendor-family-model-stepping)? */
+/* Does the mapfile's Family-model regex match id fully? */
 static bool x86_id_matches(const char *pattern, const char *id)
 {
-	char pat[512], cand[160];
+	char pat[512];
 	regex_t re;
-	bool ok = false;
+	bool ok;
 
 	snprintf(pat, sizeof(pat), "^(%s)$", pattern);
 	if (regcomp(&re, pat, REG_EXTENDED | REG_ICASE | REG_NOSUB))
 		return false;
-	if (!regexec(&re, id, 0, NULL, 0))
-		ok = true;
-	for (int s = 0; !ok && s < 16; s++) {
-		snprintf(cand, sizeof(cand), "%s-%X", id, s);
-		ok = !regexec(&re, cand, 0, NULL, 0);
-	}
+	ok = !regexec(&re, id, 0, NULL, 0);
 	regfree(&re);
 	return ok;
+}
+
+/* perf's x86 ids are vendor-family-model-stepping, and mapfile rows match
+ * with or without the stepping ("GenuineIntel-6-55-[01234]" for SKX,
+ * "GenuineIntel-6-AD" for GNR).  Choose the form of id the mapfile knows:
+ * id as given, then without its stepping; an id without a stepping tries
+ * steppings 0-F in order, so "GenuineIntel-6-55" picks SKX and
+ * "GenuineIntel-6-55-7" CLX. */
+static bool pick_x86_id(FILE *f, const char *id, char *out, size_t size)
+{
+	char cands[18][96], line[1024];
+	size_t nc = 0;
+	int dashes = 0;
+
+	for (const char *c = id; *c; c++)
+		dashes += *c == '-';
+	snprintf(cands[nc++], sizeof(cands[0]), "%.80s", id);
+	if (dashes >= 3) {
+		snprintf(cands[nc], sizeof(cands[0]), "%.80s", id);
+		*strrchr(cands[nc], '-') = '\0';
+		nc++;
+	} else {
+		for (int st = 0; st < 16; st++)
+			snprintf(cands[nc++], sizeof(cands[0]), "%.80s-%X", id, st);
+	}
+	for (size_t i = 0; i < nc; i++) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f)) {
+			char *fld[8];
+			if (line[0] == '#' || line[0] == '\n' || (line[0] == '0' && line[1] == 'x'))
+				continue;
+			if (csv_split(line, fld, 8) < 3 || !strcmp(fld[0], "Family-model"))
+				continue;
+			if (x86_id_matches(fld[0], cands[i])) {
+				size_t l = strlen(cands[i]);
+				rewind(f);
+				if (l >= size)
+					return false;
+				memcpy(out, cands[i], l + 1);
+				return true;
+			}
+		}
+	}
+	rewind(f);
+	return false;
 }
 
 #define MIDR_MATCH_MASK 0xFF0FFFF0u /* ignore variant [23:20] and revision [3:0] */
@@ -644,6 +685,9 @@ static int load_mapfile(struct pms_catalog *cat, const char *dir,
 
 	if (!f)
 		return pms_err_errno(PMS_ENOENT, errno, "cannot open %s", path);
+	char x86_id[96] = "";
+	if (sel && sel->x86_id && !pick_x86_id(f, sel->x86_id, x86_id, sizeof(x86_id)))
+		x86_id[0] = '\0';
 	while (fgets(line, sizeof(line), f)) {
 		char *fld[8];
 		if (line[0] == '#' || line[0] == '\n')
@@ -662,9 +706,9 @@ static int load_mapfile(struct pms_catalog *cat, const char *dir,
 			uint64_t m = strtoull(fld[0], NULL, 16);
 			hit = ((uint32_t)m & MIDR_MATCH_MASK) == ((uint32_t)sel->midr & MIDR_MATCH_MASK);
 		} else {
-			if (!sel || !sel->x86_id)
+			if (!x86_id[0])
 				continue;
-			hit = x86_id_matches(fld[0], sel->x86_id);
+			hit = x86_id_matches(fld[0], x86_id);
 		}
 		if (!hit)
 			continue;

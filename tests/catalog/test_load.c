@@ -203,6 +203,39 @@ PMS_TEST(arm_data_by_midr)
 	pms_catalog_free(cat);
 }
 
+/* Rows with a stepping range: SKX is stepping 0-4 of model 0x55, CLX 5-F. */
+PMS_TEST(perfmon_stepping_rows)
+{
+	if (!pms_t_shared_data())
+		PMS_SKIP("../shared/data absent: no perfmon mapfile");
+	static const struct {
+		const char *id, *file;
+	} rows[] = {
+		{ "GenuineIntel-6-55-4", "skylakex_core.json" },
+		{ "GenuineIntel-6-55-7", "cascadelakex_core.json" },
+		{ "GenuineIntel-6-55", "skylakex_core.json" },
+		{ "genuineintel-6-ad-1", "graniterapids_core.json" }, /* row without stepping */
+	};
+	char p[1024];
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct pms_catalog *cat = NULL;
+		struct pms_catalog_select sel = PMS_CATALOG_SELECT_INIT;
+		sel.x86_id = rows[i].id;
+		CHECK_OK(pms_catalog_new(&cat));
+		CHECK_OK(pms_catalog_load(cat, data_path(p, sizeof(p), "intel-perfmon"), &sel));
+		bool found = false, other = false;
+		for (size_t k = 0; k < pms_catalog_count(cat); k++) {
+			const char *src = pms_catalog_event(cat, k)->source;
+			if (strstr(src, rows[i].file))
+				found = true;
+			else if (strstr(src, "_core.json"))
+				other = true;
+		}
+		CHECK_MSG(found && !other, "row %zu %s: found %d other %d", i, rows[i].id, found, other);
+		pms_catalog_free(cat);
+	}
+}
+
 PMS_TEST(kernel_mapfile_selection)
 {
 	if (!pms_t_shared_data())
@@ -315,8 +348,8 @@ PMS_TEST(identify_fixture_machines)
 		const char *x86;
 		uint64_t midr;
 	} rows[] = {
-		{ "adl-hybrid", 0, "GenuineIntel-6-9A", 0 },
-		{ "gnr-nosnc", 0, "GenuineIntel-6-AD", 0 },
+		{ "adl-hybrid", 0, "GenuineIntel-6-9A-3", 0 },
+		{ "gnr-nosnc", 0, "GenuineIntel-6-AD-1", 0 },
 		{ "neoverse-n1-spe", 0, NULL, 0x413fd0c1 },
 		{ "arm-biglittle", 0, NULL, 0x410fd034 },
 		{ "arm-biglittle", 4, NULL, 0x410fd082 },

@@ -405,14 +405,15 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	for (size_t s = 0; s < nsrc; s++) {
 		for (size_t i = 0; i < pms_catalog_count(src[s].cat); i++) {
 			const struct pms_cat_event *e = pms_catalog_event(src[s].cat, i);
-			const char *epmu = e->pmu ? e->pmu : src[s].core_pmu;
+			/* A catalog that does not name the PMU takes --pmu's. */
+			const char *epmu = e->pmu ? e->pmu : src[s].core_pmu ? src[s].core_pmu : pmu;
 			char enc[600];
 			if (!matches(pattern, e->name))
 				continue;
-			if (pmu && (!epmu || strncasecmp(epmu, pmu, strlen(epmu))))
+			if (pmu && epmu != pmu && strncasecmp(epmu, pmu, strlen(epmu)))
 				continue;
 			pms_cat_event_string(e, epmu, enc, sizeof(enc));
-			const char *here = availability(pmus, e, src[s].core_pmu);
+			const char *here = availability(pmus, e, epmu);
 			const char *desc = e->desc ? e->desc : e->long_desc;
 			shown++;
 			if (json) {

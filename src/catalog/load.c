@@ -573,7 +573,9 @@ static int load_dir_json(struct pms_catalog *cat, const char *dir, int depth)
 			break;
 		size_t l = strlen(names[i]);
 		if (is_dir(p)) {
-			if (depth < 4)
+			char mf[4096];
+			/* A subtree with its own mapfile is chosen by CPU, not loaded whole. */
+			if (depth < 4 && join(mf, sizeof(mf), p, "/", "mapfile.csv") == 0 && !is_file(mf))
 				r = load_dir_json(cat, p, depth + 1);
 			else
 				r = 0;
@@ -844,6 +846,16 @@ static int catalog_load(struct pms_catalog *cat, const char *path,
 			return r;
 		if (is_file(p))
 			return load_mapfile(cat, pm, sel);
+	}
+	static const char *const arches[] = { "x86", "arm64" };
+	for (size_t i = 0; i < 2; i++) {
+		if ((r = join(p, sizeof(p), path, "/", arches[i])) < 0 ||
+		    (r = join(pm, sizeof(pm), p, "/", "mapfile.csv")) < 0)
+			return r;
+		if (is_file(pm) && !(sel && (sel->x86_id || sel->has_midr)))
+			return pms_err(PMS_ENOENT,
+				       "%s is a pmu-events/arch tree: its mapfile.csv files select by CPU; give one (--cpu 0x413fd0c1 or GenuineIntel-6-AD)",
+				       path);
 	}
 	return load_dir_json(cat, path, 0);
 }

@@ -248,6 +248,9 @@ PMS_TEST(kernel_mapfile_selection)
 	sel.x86_id = "GenuineIntel-6-AD";
 	CHECK_EQ_INT(pms_catalog_load(cat, data_path(p, sizeof(p), KERNEL), &sel), PMS_ENOENT);
 	CHECK(strstr(pms_error_last(), "GenuineIntel-6-AD") && strstr(pms_error_last(), "mapfile.csv"));
+	/* A whole arch tree needs an identity rather than loading every CPU. */
+	CHECK_EQ_INT(pms_catalog_load(cat, data_path(p, sizeof(p), KERNEL), NULL), PMS_ENOENT);
+	CHECK(strstr(pms_error_last(), "pmu-events/arch tree") != NULL);
 	/* Without an identity a mapfile directory says what to give. */
 	CHECK_EQ_INT(pms_catalog_load(cat, data_path(p, sizeof(p), KERNEL "/x86"), NULL), PMS_ENOENT);
 	CHECK(strstr(pms_error_last(), "--cpu") != NULL);

@@ -120,7 +120,7 @@ void json_double(struct json *j, const char *k, double v)
 {
 	key(j, k);
 	if (isfinite(v))
-		fprintf(j->f, "%.6g", v);
+		fprintf(j->f, "%.17g", v);
 	else
 		fputs("null", j->f);
 }

@@ -114,6 +114,9 @@ struct pms_sampler_stats {
 	uint64_t aux_decode_errors;
 	uint64_t ibs_raw_checked;  /* IBS samples whose RAW registers were decoded */
 	uint64_t ibs_raw_mismatch; /* ... and disagreed with the kernel's fields */
+	uint64_t streams_hup;      /* fds whose task is gone (POLLHUP); when this
+				    * equals pms_sampler_info.nstreams, every
+				    * target has exited */
 };
 
 struct pms_sampler_callbacks {

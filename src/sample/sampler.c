@@ -582,6 +582,15 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 		int r = poll(s->pfd, (nfds_t)s->nst, timeout_ms);
 		if (r < 0 && errno != EINTR)
 			return pms_err_errno(0, errno, "poll on %zu perf fds", s->nst);
+		/* POLLHUP: the event's task is gone (kernel/events/core.c
+		 * perf_poll, is_event_hup); it stays set, so stop waiting on
+		 * that fd (a negative fd is ignored by poll) but keep draining
+		 * its ring. */
+		for (size_t i = 0; r > 0 && i < s->nst; i++)
+			if (s->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				s->pfd[i].fd = -1;
+				s->stats.streams_hup++;
+			}
 	}
 	for (size_t i = 0; i < s->nst; i++) {
 		struct drain_ctx c = { s, &s->st[i], cb, ud, 0 };

@@ -1,0 +1,96 @@
+/* Names for addresses: the mappings of a process (from /proc/PID/maps through
+ * the seam, or from MMAP2 records), code addresses -> function and source
+ * line through elfutils libdwfl (workload and shared libraries) or
+ * /proc/kallsyms (kernel, only where the caller may see kernel addresses),
+ * and data addresses -> the mapping and static symbol they fall in.
+ *
+ * Ownership: pms_maps_new() and pms_symbolizer_new() give the caller objects
+ * released with pms_maps_free() / pms_symbolizer_free().  The symbolizer
+ * copies the maps it is given.  Strings in a struct pms_symbol are owned by
+ * the symbolizer and live until it is freed.
+ */
+#ifndef PMUSCOPE_SYMBOLS_H
+#define PMUSCOPE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmuscope/sys.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pms_map_kind {
+	PMS_MAP_FILE = 0, /* backed by a file */
+	PMS_MAP_ANON,     /* anonymous (no name) */
+	PMS_MAP_HEAP,     /* [heap] */
+	PMS_MAP_STACK,    /* [stack] */
+	PMS_MAP_SPECIAL,  /* [vdso], [vvar], [anon:name], ... */
+};
+
+struct pms_map {
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;      /* file offset of start */
+	uint64_t ino;
+	bool exec;
+	enum pms_map_kind kind;
+	char *path;          /* file path or [name]; "" for anonymous */
+};
+
+struct pms_maps {
+	struct pms_map *v; /* sorted by start, not overlapping */
+	size_t n, cap;
+};
+
+int pms_maps_new(struct pms_maps **out);
+void pms_maps_free(struct pms_maps *m);
+/* Add one mapping (an MMAP2 record, or a line of maps); it replaces whatever
+ * it overlaps, as a new mmap() does. */
+int pms_maps_add(struct pms_maps *m, uint64_t start, uint64_t len, uint64_t pgoff,
+		 uint64_t ino, bool exec, const char *path);
+/* Remove [start, start + len). */
+void pms_maps_remove(struct pms_maps *m, uint64_t start, uint64_t len);
+/* Merge proc/PID/maps (through sys's root) into m.  PMS_ENOENT when the
+ * process is gone. */
+int pms_maps_read_proc(struct pms_maps *m, struct pms_sys *sys, pid_t pid);
+/* Parse maps text (the /proc/PID/maps format) into m. */
+int pms_maps_parse(struct pms_maps *m, const char *text);
+const struct pms_map *pms_maps_find(const struct pms_maps *m, uint64_t addr);
+const char *pms_map_kind_name(enum pms_map_kind k); /* "file", "anon", "heap", ... */
+
+struct pms_symbol {
+	const char *func;    /* function / object symbol, NULL if unknown */
+	uint64_t offset;     /* addr - symbol start */
+	const char *file;    /* source file, NULL if no line info */
+	int line;            /* 0 if no line info */
+	const char *module;  /* file path of the module, "[kernel]" for the kernel */
+	bool kernel;
+};
+
+struct pms_symbolizer;
+
+/* maps is copied.  Files are opened below sys's root. */
+int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
+		       struct pms_symbolizer **out);
+void pms_symbolizer_free(struct pms_symbolizer *s);
+
+/* Code address -> function, source line.  Kernel addresses (kernel true) are
+ * looked up in proc/kallsyms when its addresses are visible.  Returns 0,
+ * PMS_ENOENT when nothing names it (out->module may still be set). */
+int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
+			struct pms_symbol *out);
+/* Data address -> static symbol of the file mapping it falls in (func is the
+ * object's name).  0, or PMS_ENOENT. */
+int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out);
+
+/* Whether proc/kallsyms shows real addresses to this caller (kptr_restrict,
+ * CAP_SYSLOG): when false, kernel addresses must not be shown. */
+bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,258 @@
+/* Code and data addresses -> names: elfutils libdwfl for user-space modules
+ * (fed the mappings as /proc/PID/maps text, so it computes load biases
+ * itself), /proc/kallsyms for the kernel. */
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuscope/symbols.h"
+#include "util/error.h"
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+struct pms_symbolizer {
+	struct pms_sys *sys;
+	Dwfl *dwfl;
+	struct pms_maps *maps;
+	bool kernel_loaded, kernel_visible;
+	struct ksym *ksyms;
+	size_t nksyms;
+};
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/* The file-backed mappings as maps text, paths below sys's root. */
+static char *maps_text(const struct pms_maps *m, const char *root, size_t *len)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+	if (!f)
+		return NULL;
+	bool prefix = root && strcmp(root, "/") != 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct pms_map *p = &m->v[i];
+		size_t pl = strlen(p->path);
+		if (p->kind != PMS_MAP_FILE || p->path[0] != '/' ||
+		    (pl > 10 && !strcmp(p->path + pl - 10, " (deleted)")))
+			continue;
+		fprintf(f, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " 00:01 %" PRIu64 " %s%s\n",
+			p->start, p->end, p->exec ? "r-xp" : "r--p", p->pgoff, p->ino ? p->ino : 1,
+			prefix ? root : "", p->path);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = sz;
+	return buf;
+}
+
+int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
+		       struct pms_symbolizer **out)
+{
+	struct pms_symbolizer *s = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (out)
+		*out = NULL;
+	if (!sys || !maps || !out)
+		return pms_err(PMS_EINVAL, "symbolizer: NULL argument");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "symbolizer: no memory");
+	s->sys = sys;
+	rc = pms_maps_new(&s->maps);
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct pms_map *p = &maps->v[i];
+		rc = pms_maps_add(s->maps, p->start, p->end - p->start, p->pgoff, p->ino, p->exec,
+				  p->path);
+		if (rc < 0)
+			goto out;
+	}
+	s->dwfl = dwfl_begin(&dwfl_cbs);
+	if (!s->dwfl) {
+		rc = pms_err(PMS_ENOMEM, "symbolizer: dwfl_begin: %s", dwfl_errmsg(-1));
+		goto out;
+	}
+	text = maps_text(s->maps, pms_sys_root(sys), &len);
+	if (!text) {
+		rc = pms_err(PMS_ENOMEM, "symbolizer: no memory for the maps text");
+		goto out;
+	}
+	dwfl_report_begin(s->dwfl);
+	if (len) {
+		FILE *f = fmemopen(text, len, "r");
+		if (!f) {
+			rc = pms_err(PMS_ENOMEM, "symbolizer: fmemopen");
+			goto out;
+		}
+		/* A module that cannot be opened is simply not reported; lookups
+		 * in it then say "no symbol" rather than failing the report. */
+		(void)dwfl_linux_proc_maps_report(s->dwfl, f);
+		fclose(f);
+	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	*out = s;
+	s = NULL;
+out:
+	free(text);
+	pms_symbolizer_free(s);
+	return rc;
+}
+
+void pms_symbolizer_free(struct pms_symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->nksyms; i++)
+		free(s->ksyms[i].name);
+	free(s->ksyms);
+	pms_maps_free(s->maps);
+	free(s);
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* proc/kallsyms: with kptr_restrict (or no CAP_SYSLOG) the kernel prints
+ * every address as 0 (kernel/kallsyms.c, s_show / kallsyms_show_value);
+ * then nothing is loaded and kernel addresses are not to be shown. */
+static void load_kernel(struct pms_symbolizer *s)
+{
+	char *text = NULL;
+	s->kernel_loaded = true;
+	if (pms_sys_read_file(s->sys, "proc/kallsyms", &text, NULL) < 0)
+		return;
+	size_t cap = 0;
+	for (char *l = text; l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = 0;
+		char *end;
+		uint64_t a = strtoull(l, &end, 16);
+		if (end != l && a) {
+			s->kernel_visible = true;
+			char type = 0, name[256];
+			if (sscanf(end, " %c %255s", &type, name) == 2 &&
+			    (type == 't' || type == 'T' || type == 'w' || type == 'W')) {
+				if (s->nksyms == cap) {
+					cap = cap ? cap * 2 : 4096;
+					struct ksym *v = realloc(s->ksyms, cap * sizeof(*v));
+					if (!v)
+						break;
+					s->ksyms = v;
+				}
+				s->ksyms[s->nksyms].addr = a;
+				s->ksyms[s->nksyms].name = strdup(name);
+				if (s->ksyms[s->nksyms].name)
+					s->nksyms++;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
+}
+
+bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s)
+{
+	if (!s)
+		return false;
+	if (!s->kernel_loaded)
+		load_kernel(s);
+	return s->kernel_visible;
+}
+
+static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbol *out)
+{
+	out->kernel = true;
+	out->module = "[kernel]";
+	if (!pms_symbolizer_kernel_visible(s) || !s->nksyms || ip < s->ksyms[0].addr)
+		return pms_err(PMS_ENOENT, "no kernel symbol for this address%s",
+			       s->kernel_visible ? "" : " (proc/kallsyms hides addresses: kptr_restrict)");
+	size_t lo = 0, hi = s->nksyms;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ksyms[mid].addr <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	out->func = s->ksyms[lo].name;
+	out->offset = ip - s->ksyms[lo].addr;
+	return 0;
+}
+
+static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
+		       struct pms_symbol *out)
+{
+	const struct pms_map *m = pms_maps_find(s->maps, addr);
+	if (m)
+		out->module = m->path;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	if (!mod)
+		return pms_err(PMS_ENOENT, "no module maps 0x%" PRIx64, addr);
+	const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!out->module && mname)
+		out->module = mname;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		out->func = name;
+		out->offset = off;
+	}
+	if (want_line) {
+		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+		int lineno = 0;
+		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+		if (src) {
+			out->file = src;
+			out->line = lineno;
+		}
+	}
+	return out->func || out->file ? 0 : pms_err(PMS_ENOENT, "no symbol for 0x%" PRIx64, addr);
+}
+
+int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
+			struct pms_symbol *out)
+{
+	if (!s || !out)
+		return pms_err(PMS_EINVAL, "symbolizer: NULL argument");
+	memset(out, 0, sizeof(*out));
+	if (kernel)
+		return kernel_lookup(s, ip, out);
+	return dwfl_lookup(s, ip, true, out);
+}
+
+int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out)
+{
+	if (!s || !out)
+		return pms_err(PMS_EINVAL, "symbolizer: NULL argument");
+	memset(out, 0, sizeof(*out));
+	const struct pms_map *m = pms_maps_find(s->maps, addr);
+	if (!m || m->kind != PMS_MAP_FILE) {
+		if (m)
+			out->module = m->path;
+		return pms_err(PMS_ENOENT, "0x%" PRIx64 " is not in a file mapping", addr);
+	}
+	return dwfl_lookup(s, addr, false, out);
+}

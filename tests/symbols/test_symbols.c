@@ -1,0 +1,130 @@
+/* Symbols: this test binary's own function by address -> name and
+ * file:line (it is built with -g); data addresses -> mappings; maps edits. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "pmuscope/error.h"
+#include "pmuscope/symbols.h"
+
+int pms_t_symbols_global_table[64] = { 1 };
+
+enum { TARGET_LINE = __LINE__ + 2 };
+__attribute__((noinline)) int pms_t_symbols_target(volatile int *p);
+__attribute__((noinline)) int pms_t_symbols_target(volatile int *p)
+{
+	return *p + 1;
+}
+
+PMS_TEST(own_function_name_and_line)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_maps *maps = NULL;
+	struct pms_symbolizer *sym = NULL;
+	void *h = malloc(100); /* before maps are read: the heap may grow */
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_maps_new(&maps));
+	CHECK_OK(pms_maps_read_proc(maps, sys, getpid()));
+	CHECK_OK(pms_symbolizer_new(sys, maps, &sym));
+	if (!sym)
+		return;
+	volatile int x = 1;
+	CHECK_EQ_INT(pms_t_symbols_target(&x), 2);
+	uint64_t ip = (uint64_t)(uintptr_t)&pms_t_symbols_target;
+	struct pms_symbol s;
+	CHECK_OK(pms_symbolizer_code(sym, ip + 1, false, &s));
+	CHECK(s.func && !strcmp(s.func, "pms_t_symbols_target"));
+	CHECK_EQ_U64(s.offset, 1);
+	CHECK_MSG(s.file && strstr(s.file, "test_symbols.c"), "file %s", s.file ? s.file : "(null)");
+	CHECK_MSG(s.line >= TARGET_LINE && s.line <= TARGET_LINE + 2, "line %d, function at %d",
+		  s.line, TARGET_LINE);
+	CHECK(s.module && strstr(s.module, "test_symbols_") != NULL);
+	CHECK(!s.kernel);
+
+	/* A libc function through its shared library. */
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&getpid, false, &s));
+	CHECK(s.func && strstr(s.func, "getpid"));
+	CHECK(s.module && strstr(s.module, "libc"));
+
+	/* Data: the global table is a static object of the binary. */
+	CHECK_OK(pms_symbolizer_data(sym, (uint64_t)(uintptr_t)&pms_t_symbols_global_table[3], &s));
+	CHECK(s.func && !strcmp(s.func, "pms_t_symbols_global_table"));
+	CHECK_EQ_U64(s.offset, 12);
+
+	/* The heap and the stack are mappings, not symbols. */
+	const struct pms_map *m = pms_maps_find(maps, (uint64_t)(uintptr_t)h);
+	CHECK(m && (m->kind == PMS_MAP_HEAP || m->kind == PMS_MAP_ANON));
+	m = pms_maps_find(maps, (uint64_t)(uintptr_t)&x);
+	CHECK(m && m->kind == PMS_MAP_STACK);
+	CHECK(pms_symbolizer_data(sym, (uint64_t)(uintptr_t)&x, &s) == PMS_ENOENT);
+	free(h);
+
+	/* Unmapped: nothing. */
+	CHECK(pms_symbolizer_code(sym, 16, false, &s) == PMS_ENOENT);
+	pms_symbolizer_free(sym);
+	pms_maps_free(maps);
+	pms_sys_free(sys);
+}
+
+PMS_TEST(kernel_addresses_only_when_visible)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_maps *maps = NULL;
+	struct pms_symbolizer *sym = NULL;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_maps_new(&maps));
+	CHECK_OK(pms_symbolizer_new(sys, maps, &sym));
+	struct pms_symbol s;
+	if (pms_symbolizer_kernel_visible(sym)) {
+		/* Find a real kernel text address the same way a caller would. */
+		char *text = NULL;
+		CHECK_OK(pms_sys_read_file(sys, "proc/kallsyms", &text, NULL));
+		char *p = text ? strstr(text, " T schedule\n") : NULL;
+		if (p) {
+			while (p > text && p[-1] != '\n')
+				p--;
+			uint64_t a = strtoull(p, NULL, 16);
+			CHECK_OK(pms_symbolizer_code(sym, a + 4, true, &s));
+			CHECK(s.func && !strcmp(s.func, "schedule"));
+			CHECK_EQ_U64(s.offset, 4);
+		}
+		free(text);
+	} else {
+		CHECK(pms_symbolizer_code(sym, 0xffffffff81000000ULL, true, &s) == PMS_ENOENT);
+		CHECK(s.func == NULL);
+	}
+	pms_symbolizer_free(sym);
+	pms_maps_free(maps);
+	pms_sys_free(sys);
+}
+
+PMS_TEST(maps_replace_split_and_parse)
+{
+	struct pms_maps *m = NULL;
+	CHECK_OK(pms_maps_new(&m));
+	CHECK_OK(pms_maps_parse(m, "1000-5000 r-xp 00000000 08:01 42 /bin/x\n"
+				   "6000-7000 rw-p 00000000 00:00 0 [heap]\n"
+				   "7000-8000 rw-p 00000000 00:00 0 \n"));
+	CHECK_EQ_INT((int)m->n, 3);
+	/* An mmap over the middle of /bin/x splits it; pgoff follows. */
+	CHECK_OK(pms_maps_add(m, 0x2000, 0x1000, 0, 0, false, ""));
+	CHECK_EQ_INT((int)m->n, 5);
+	const struct pms_map *p = pms_maps_find(m, 0x3800);
+	CHECK(p && p->start == 0x3000 && p->pgoff == 0x2000 && p->kind == PMS_MAP_FILE);
+	p = pms_maps_find(m, 0x2800);
+	CHECK(p && p->kind == PMS_MAP_ANON);
+	p = pms_maps_find(m, 0x6010);
+	CHECK(p && p->kind == PMS_MAP_HEAP);
+	CHECK(pms_maps_find(m, 0x5800) == NULL);
+	pms_maps_remove(m, 0x0, 0x6800);
+	p = pms_maps_find(m, 0x6900);
+	CHECK(p && p->start == 0x6800);
+	CHECK_EQ_INT((int)m->n, 2);
+	CHECK(pms_maps_parse(m, "garbage\n") == PMS_EPARSE);
+	pms_maps_free(m);
+}
+
+PMS_TEST_MAIN()

@@ -1,0 +1,179 @@
+/* The `pmuscope mem` profile: a collector that takes memory samples and
+ * side-band records while recording, resolves each sample's data page to a
+ * NUMA node in batches, and, at the end, a report struct with every number
+ * the CLI renders (text, JSON, CSV).  The library never prints.
+ *
+ * Ownership: pms_memprof_new() gives the caller a collector released with
+ * pms_memprof_free(); pms_memprof_report() gives a report released with
+ * pms_memreport_free(); every pointer inside the report is owned by it.
+ * topo, oracle and symbolizer arguments are borrowed.
+ */
+#ifndef PMUSCOPE_REPORT_H
+#define PMUSCOPE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmuscope/memsample.h"
+#include "pmuscope/numa.h"
+#include "pmuscope/record.h"
+#include "pmuscope/sampler.h"
+#include "pmuscope/symbols.h"
+#include "pmuscope/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMS_MEMPROF_OPTS_VERSION 1
+struct pms_memprof_opts {
+	unsigned version;       /* PMS_MEMPROF_OPTS_VERSION */
+	pid_t pid;              /* process whose maps/exit matter; 0 = any */
+	int home_node;          /* the workload's home node, -1 = unknown */
+	uint64_t home_start;    /* the workload buffer [start, end); 0,0 = none */
+	uint64_t home_end;
+	const char *home_name;  /* its name in the data-object list (copied) */
+	size_t top;             /* entries per top list; 0 = 10 */
+};
+#define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0 }
+
+struct pms_memprof;
+
+int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *opts,
+		    struct pms_memprof **out);
+void pms_memprof_free(struct pms_memprof *p);
+
+/* Keep one sample (its node is resolved later, by pms_memprof_resolve). */
+int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s);
+/* MMAP/MMAP2 add to the maps and drop the oracle's cached pages there; EXIT
+ * of the profiled process (and exec, COMM with the exec bit) drops them all.
+ * oracle may be NULL. */
+int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
+			 struct pms_numa_oracle *oracle);
+/* Resolve the nodes of the samples added since the last call: a physical
+ * address through the topology's memory blocks, else the data address
+ * through the oracle (one batched call for all of them).  oracle may be
+ * NULL (nothing alive to ask: those samples stay unresolved).  Returns the
+ * oracle's syscall count or a negative PMS_E*; a failed move_pages leaves
+ * its samples with the -errno status and is not an error here. */
+int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle);
+/* The mappings gathered so far (add /proc/PID/maps into them while the
+ * process lives). */
+struct pms_maps *pms_memprof_maps(struct pms_memprof *p);
+size_t pms_memprof_count(const struct pms_memprof *p);
+
+/* ---- the report ---------------------------------------------------------- */
+
+struct pms_memreport_sample {
+	struct pms_memsample s;
+	int mem_node; /* >= 0 node; < 0: -errno status or PMS_NODE_UNKNOWN */
+	int cpu_node; /* node of s.cpu, -1 when unknown */
+	bool node_from_phys; /* mem_node came from the physical address */
+};
+
+struct pms_memreport_count {
+	char *name;
+	uint64_t samples;
+};
+
+struct pms_memreport_latency {
+	uint64_t n; /* samples with a valid weight */
+	uint64_t min, median, p90, p99, max; /* nearest-rank percentiles */
+	double mean;
+};
+
+/* One instruction, function or data object. */
+struct pms_memreport_site {
+	uint64_t addr;       /* IP (instructions), first IP seen (functions), start (objects) */
+	uint64_t size;       /* objects: bytes of the object; else 0 */
+	bool kernel;
+	bool addr_hidden;    /* a kernel address the caller may not see: addr is 0 */
+	char *name;          /* function / object name; "[unknown]" when none */
+	char *file;          /* source file (instructions/functions), NULL if unknown */
+	int line;
+	char *module;        /* binary or mapping path, "" if none */
+	char *kind;          /* objects: "file", "heap", "stack", "anon", "workload" ... */
+	uint64_t samples;
+	uint64_t latency;    /* total weight of its samples with a valid weight */
+	uint64_t weighted;   /* how many had one */
+	uint64_t resolved;   /* samples with a memory node */
+	uint64_t remote;     /* ... on a node other than the sampling CPU's */
+	uint64_t on_home;    /* ... on the home node */
+};
+
+struct pms_memreport_input {
+	enum pms_engine engine;
+	const char *pmus, *label, *notes;
+	bool data_src;                /* the engine reports a data source */
+	bool phys;
+	const struct pms_sampler_attempt *attempts;
+	size_t nattempts;
+	const struct pms_sampler_stats *stats; /* may be NULL */
+	const struct pms_numa_stats *numa;     /* may be NULL */
+	bool verify_requested;
+	uint64_t duration_ns;
+};
+
+struct pms_memreport {
+	enum pms_engine engine;
+	char *pmus, *label, *notes;
+	bool data_src_available;
+	char *data_src_note;          /* "data source unavailable: ..." or "" */
+	bool phys;
+	struct pms_sampler_attempt *attempts;
+	size_t nattempts;
+	struct pms_sampler_stats stats;
+	struct pms_numa_stats numa;
+	bool verify_requested;
+	uint64_t duration_ns;
+	bool kernel_visible;
+
+	uint64_t samples;             /* total */
+	uint64_t with_addr;           /* with a data address */
+	uint64_t with_data_src;       /* with a data source other than "not available" */
+	struct pms_memreport_count *levels; /* perf's level text, most samples first */
+	size_t nlevels;
+	struct pms_memreport_count *ops;    /* Load / Store / ... (perf mem-stat names) */
+	size_t nops;
+	struct pms_memreport_latency latency;
+
+	int home_node;
+	uint64_t on_home, elsewhere;  /* resolved samples */
+	uint64_t resolved, from_phys;
+	uint64_t unresolved;          /* with an address but no node */
+	uint64_t st_efault, st_enoent, st_other, st_not_asked;
+	uint64_t no_addr;             /* samples without a data address */
+
+	/* CPU node x memory node: node_ids are the topology's node ids; the
+	 * matrix is nnodes x nnodes (row = CPU node, column = memory node),
+	 * row-major, over resolved samples whose CPU node is known. */
+	int *node_ids;
+	size_t nnodes;
+	uint64_t *matrix;
+	uint64_t matrix_cpu_unknown;  /* resolved samples without a CPU node */
+
+	struct pms_memreport_site *top_ips_samples, *top_ips_latency;
+	size_t ntop_ips_samples, ntop_ips_latency;
+	struct pms_memreport_site *top_funcs_samples, *top_funcs_latency;
+	size_t ntop_funcs_samples, ntop_funcs_latency;
+	struct pms_memreport_site *top_objects;
+	size_t ntop_objects;
+
+	struct pms_memreport_sample *all; /* every sample, in arrival order */
+	size_t nall;
+};
+
+/* Build the report.  sym may be NULL (no names). */
+int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
+		       const struct pms_memreport_input *in, struct pms_memreport **out);
+void pms_memreport_free(struct pms_memreport *r);
+
+/* Nearest-rank percentile (0 < pct <= 100) of n sorted values; 0 if n == 0. */
+uint64_t pms_percentile(const uint64_t *sorted, size_t n, double pct);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,403 @@
+/* IBS-, PEBS-, SPE- and software-like sample streams through the whole
+ * pipeline (collector -> batched node oracle on the fake kernel -> report),
+ * with every number asserted. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fake_kernel.h"
+#include "pmuscope/datasrc.h"
+#include "pmuscope/error.h"
+#include "pmuscope/report.h"
+
+/* Stand-ins for the workload's code: their addresses are sample IPs, so the
+ * symbolizer has real functions to name. */
+__attribute__((noinline)) uint64_t pms_t_chase(const uint64_t *w, uint64_t i, long n);
+__attribute__((noinline)) uint64_t pms_t_chase(const uint64_t *w, uint64_t i, long n)
+{
+	while (n-- > 0)
+		i = w[i];
+	return i;
+}
+__attribute__((noinline)) void pms_t_fill(uint64_t *w, long n);
+__attribute__((noinline)) void pms_t_fill(uint64_t *w, long n)
+{
+	for (long i = 0; i < n; i++)
+		w[i] = (uint64_t)i;
+}
+
+#define BASE 0x7f1200000000ULL
+#define PG 4096ULL
+
+/* Four CPUs on two nodes; node 0 holds memory blocks 0-1, node 1 blocks 2-3. */
+static struct pms_topo_cpu cpus[4];
+static struct pms_topo_node nodes[2];
+static uint64_t blocks0[2] = { 0, 1 }, blocks1[2] = { 2, 3 };
+static struct pms_topo topo;
+#define BLOCK (128ULL << 20)
+
+static void make_topo(void)
+{
+	memset(&topo, 0, sizeof(topo));
+	for (int c = 0; c < 4; c++)
+		cpus[c] = (struct pms_topo_cpu){ .cpu = c, .online = true, .node = c / 2 };
+	nodes[0] = (struct pms_topo_node){ .id = 0, .has_memory = true, .mem_blocks = blocks0,
+					   .nmem_blocks = 2 };
+	nodes[1] = (struct pms_topo_node){ .id = 1, .has_memory = true, .mem_blocks = blocks1,
+					   .nmem_blocks = 2 };
+	topo.cpus = cpus;
+	topo.ncpus = 4;
+	topo.nodes = nodes;
+	topo.nnodes = 2;
+	topo.mem_block_size = BLOCK;
+}
+
+static uint64_t ds(unsigned op, unsigned lvl, unsigned lvlnum)
+{
+	struct pms_datasrc d = { 0 };
+	d.op = op;
+	d.lvl = lvl;
+	d.lvl_num = lvlnum;
+	d.snoop = PMS_MEM_SNOOP_NA;
+	d.dtlb = PMS_MEM_TLB_NA;
+	return pms_datasrc_pack(&d);
+}
+
+static uint64_t level_count(const struct pms_memreport *r, const char *name)
+{
+	for (size_t i = 0; i < r->nlevels; i++)
+		if (!strcmp(r->levels[i].name, name))
+			return r->levels[i].samples;
+	return 0;
+}
+
+static struct pms_symbolizer *self_symbolizer(struct pms_sys *real)
+{
+	struct pms_maps *m = NULL;
+	struct pms_symbolizer *sym = NULL;
+	CHECK_OK(pms_maps_new(&m));
+	CHECK_OK(pms_maps_read_proc(m, real, getpid()));
+	CHECK_OK(pms_symbolizer_new(real, m, &sym));
+	pms_maps_free(m);
+	return sym;
+}
+
+PMS_TEST(ibs_stream_through_the_pipeline)
+{
+	make_topo();
+	struct fk *fk = fk_new();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = fk_ops(fk);
+	struct pms_sys *sys = NULL, *real = NULL;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	CHECK_OK(pms_sys_new(&real, NULL));
+	for (int p = 0; p < 64; p++)
+		fk_set_page(fk, BASE + (uint64_t)p * PG, p < 48 ? 0 : 1);
+
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.pid = 4242;
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, &topo, &no, &o));
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.pid = 4242;
+	po.home_node = 0;
+	po.home_start = BASE;
+	po.home_end = BASE + 64 * PG;
+	po.home_name = "chase buffer";
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(&topo, &po, &p));
+
+	uint64_t chase_ip = (uint64_t)(uintptr_t)&pms_t_chase + 8;
+	uint64_t fill_ip = (uint64_t)(uintptr_t)&pms_t_fill + 4;
+	const uint64_t RAM = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_LOC_RAM | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_RAM);
+	const uint64_t L1 = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_L1 | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_L1);
+	const uint64_t L2 = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_L2 | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_L2);
+	const uint64_t ST = ds(PMS_MEM_OP_STORE, PMS_MEM_LVL_L1 | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_L1);
+	char l1txt[64], ramtxt[64], l2txt[64];
+	pms_datasrc_format_mem(L1, l1txt, sizeof(l1txt));
+	pms_datasrc_format_mem(RAM, ramtxt, sizeof(ramtxt));
+	pms_datasrc_format_mem(L2, l2txt, sizeof(l2txt));
+	CHECK_EQ_STR(ramtxt, "RAM hit");
+	CHECK_EQ_STR(l1txt, "L1 hit");
+
+	int calls = 0;
+	for (int i = 0; i < 82; i++) {
+		struct pms_memsample s = { 0 };
+		s.valid = PMS_MS_IP | PMS_MS_TID | PMS_MS_CPU | PMS_MS_ADDR | PMS_MS_DATA_SRC |
+			  PMS_MS_EXACT_IP;
+		s.engine = PMS_ENG_IBS;
+		s.pid = s.tid = 4242;
+		if (i < 60) { /* the pointer-chase load */
+			s.ip = chase_ip;
+			s.addr = BASE + (uint64_t)(i % 64) * PG + 8;
+			s.cpu = i < 50 ? (unsigned)(i % 2) : 2u;
+			if (i % 3 == 0) {
+				s.data_src = RAM;
+				s.weight = 300 + (uint64_t)i;
+				s.valid |= PMS_MS_WEIGHT;
+			} else if (i % 3 == 1) {
+				s.data_src = L1;
+			} else {
+				s.data_src = L2;
+				s.weight = 20;
+				s.valid |= PMS_MS_WEIGHT;
+			}
+		} else if (i < 80) { /* stores that hit L1 */
+			s.ip = fill_ip;
+			s.addr = BASE + 16;
+			s.cpu = 0;
+			s.data_src = ST;
+		} else { /* an unmapped data address */
+			s.ip = fill_ip;
+			s.addr = 0x1000;
+			s.cpu = 1;
+			s.data_src = PMS_MEM_NA_VALUE;
+		}
+		CHECK_OK(pms_memprof_add(p, &s));
+		if (i == 39) { /* end of the first drain */
+			int c = pms_memprof_resolve(p, o);
+			CHECK_OK(c);
+			calls += c;
+		}
+	}
+	int c = pms_memprof_resolve(p, o);
+	CHECK_OK(c);
+	calls += c;
+	CHECK_EQ_INT(calls, 2);
+	CHECK_EQ_INT((int)fk->move_pages_calls, 2);
+	CHECK_EQ_INT((int)fk->get_mempolicy_calls, 0);
+
+	struct pms_symbolizer *sym = self_symbolizer(real);
+	struct pms_numa_stats nst;
+	pms_numa_oracle_stats(o, &nst);
+	struct pms_memreport_input in = { .engine = PMS_ENG_IBS, .pmus = "ibs_op", .label = "IBS",
+					  .notes = "", .data_src = true, .numa = &nst };
+	struct pms_memreport *r = NULL;
+	CHECK_OK(pms_memprof_report(p, sym, &in, &r));
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->samples, 82);
+	CHECK(r->data_src_available);
+	CHECK_EQ_STR(r->data_src_note, "");
+	CHECK_EQ_U64(r->with_data_src, 80);
+	CHECK_EQ_U64(level_count(r, "L1 hit"), 40);
+	CHECK_EQ_U64(level_count(r, "RAM hit"), 20);
+	CHECK_EQ_U64(level_count(r, l2txt), 20);
+	CHECK_EQ_STR(r->levels[0].name, "L1 hit"); /* most samples first */
+	/* 20 weights of 20 and 300, 303, ..., 357 */
+	CHECK_EQ_U64(r->latency.n, 40);
+	CHECK_EQ_U64(r->latency.min, 20);
+	CHECK_EQ_U64(r->latency.median, 20);
+	CHECK_EQ_U64(r->latency.p90, 345);
+	CHECK_EQ_U64(r->latency.p99, 357);
+	CHECK_EQ_U64(r->latency.max, 357);
+	/* nodes */
+	CHECK_EQ_U64(r->resolved, 80);
+	CHECK_EQ_U64(r->on_home, 68);
+	CHECK_EQ_U64(r->elsewhere, 12);
+	CHECK_EQ_U64(r->unresolved, 2);
+	CHECK_EQ_U64(r->st_efault, 2);
+	CHECK_EQ_INT((int)r->nnodes, 2);
+	CHECK_EQ_U64(r->matrix[0 * 2 + 0], 68);
+	CHECK_EQ_U64(r->matrix[0 * 2 + 1], 2);
+	CHECK_EQ_U64(r->matrix[1 * 2 + 0], 0);
+	CHECK_EQ_U64(r->matrix[1 * 2 + 1], 10);
+	/* the top instruction is the pointer-chase load, by samples and latency */
+	CHECK(r->ntop_ips_samples == 2);
+	CHECK_EQ_U64(r->top_ips_samples[0].addr, chase_ip);
+	CHECK_EQ_U64(r->top_ips_samples[0].samples, 60);
+	CHECK_EQ_STR(r->top_ips_samples[0].name, "pms_t_chase");
+	CHECK(r->top_ips_samples[0].file && strstr(r->top_ips_samples[0].file, "test_memprof.c"));
+	CHECK(r->top_ips_samples[0].line > 0);
+	CHECK_EQ_U64(r->top_ips_latency[0].addr, chase_ip);
+	CHECK_EQ_U64(r->top_ips_latency[0].latency, 20 * 20 + 20 * 300 + 3 * (19 * 20 / 2));
+	CHECK_EQ_INT((int)r->ntop_ips_latency, 1); /* the stores carry no weight */
+	CHECK_EQ_STR(r->top_funcs_samples[0].name, "pms_t_chase");
+	CHECK_EQ_U64(r->top_funcs_samples[0].remote, 2);
+	CHECK_EQ_U64(r->top_funcs_samples[0].resolved, 60);
+	CHECK_EQ_STR(r->top_funcs_samples[1].name, "pms_t_fill");
+	CHECK_EQ_U64(r->top_funcs_samples[1].remote, 0);
+	/* data objects */
+	CHECK_EQ_INT((int)r->ntop_objects, 2);
+	CHECK_EQ_STR(r->top_objects[0].name, "chase buffer");
+	CHECK_EQ_STR(r->top_objects[0].kind, "workload");
+	CHECK_EQ_U64(r->top_objects[0].samples, 80);
+	CHECK_EQ_U64(r->top_objects[0].on_home, 68);
+	CHECK_EQ_STR(r->top_objects[1].name, "[unmapped]");
+	CHECK_EQ_U64(r->nall, 82);
+	CHECK_EQ_INT(r->all[81].mem_node, -EFAULT);
+	CHECK_EQ_INT(r->all[55].mem_node, 1);
+	CHECK_EQ_INT(r->all[55].cpu_node, 1);
+	pms_memreport_free(r);
+	pms_symbolizer_free(sym);
+	pms_memprof_free(p);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	pms_sys_free(real);
+	fk_free(fk);
+}
+
+PMS_TEST(spe_stream_nodes_from_physical_addresses)
+{
+	make_topo();
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.home_node = 1;
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(&topo, &po, &p));
+	const uint64_t RAM = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_RAM);
+	for (int i = 0; i < 30; i++) {
+		struct pms_memsample s = { 0 };
+		s.valid = PMS_MS_IP | PMS_MS_CPU | PMS_MS_ADDR | PMS_MS_PHYS | PMS_MS_DATA_SRC |
+			  PMS_MS_WEIGHT;
+		s.engine = PMS_ENG_SPE;
+		s.ip = 0x400000 + (uint64_t)(i % 2) * 4;
+		s.addr = BASE + (uint64_t)i * 64;
+		/* 20 in node 1's blocks, 10 in node 0's */
+		s.phys_addr = (i < 20 ? 2 * BLOCK : 0) + (uint64_t)i * PG;
+		s.cpu = 3;
+		s.data_src = RAM;
+		s.weight = (uint64_t)(i + 1) * 10;
+		CHECK_OK(pms_memprof_add(p, &s));
+	}
+	/* No live process to ask: physical addresses are enough. */
+	CHECK_EQ_INT(pms_memprof_resolve(p, NULL), 0);
+	struct pms_memreport_input in = { .engine = PMS_ENG_SPE, .data_src = true, .phys = true };
+	struct pms_memreport *r = NULL;
+	CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->resolved, 30);
+	CHECK_EQ_U64(r->from_phys, 30);
+	CHECK_EQ_U64(r->on_home, 20);
+	CHECK_EQ_U64(r->elsewhere, 10);
+	CHECK_EQ_U64(r->matrix[1 * 2 + 1], 20);
+	CHECK_EQ_U64(r->matrix[1 * 2 + 0], 10);
+	CHECK_EQ_U64(r->latency.min, 10);
+	CHECK_EQ_U64(r->latency.median, 150);
+	CHECK_EQ_U64(r->latency.p90, 270);
+	CHECK_EQ_U64(r->latency.p99, 300);
+	CHECK_EQ_U64(level_count(r, "RAM hit"), 30);
+	CHECK_EQ_STR(r->top_ips_samples[0].name, "[unknown]");
+	CHECK_EQ_U64(r->top_ips_samples[0].remote, 5); /* half of the 10 node-0 samples */
+	pms_memreport_free(r);
+	pms_memprof_free(p);
+}
+
+PMS_TEST(pebs_latency_percentiles_and_kernel_ips_hidden)
+{
+	make_topo();
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(&topo, NULL, &p));
+	/* weights 1..1000 in a scrambled order */
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct pms_memsample s = { 0 };
+		s.valid = PMS_MS_IP | PMS_MS_WEIGHT | PMS_MS_DATA_SRC;
+		s.engine = PMS_ENG_PEBS;
+		s.ip = i < 10 ? 0xffffffff81234560ULL : 0x401000;
+		if (i < 10)
+			s.valid |= PMS_MS_KERNEL_IP;
+		s.weight = (i * 389) % 1000 + 1;
+		s.data_src = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_L3 | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_L3);
+		CHECK_OK(pms_memprof_add(p, &s));
+	}
+	CHECK_OK(pms_memprof_resolve(p, NULL));
+	struct pms_memreport_input in = { .engine = PMS_ENG_PEBS, .data_src = true };
+	struct pms_memreport *r = NULL;
+	/* No symbolizer: nobody said kernel addresses may be shown. */
+	CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->latency.min, 1);
+	CHECK_EQ_U64(r->latency.median, 500);
+	CHECK_EQ_U64(r->latency.p90, 900);
+	CHECK_EQ_U64(r->latency.p99, 990);
+	CHECK_EQ_U64(r->latency.max, 1000);
+	CHECK_EQ_U64(r->no_addr, 1000);
+	CHECK(!r->kernel_visible);
+	CHECK_EQ_STR(r->top_ips_samples[1].name, "[kernel]");
+	CHECK(r->top_ips_samples[1].addr_hidden);
+	CHECK_EQ_U64(r->top_ips_samples[1].addr, 0);
+	CHECK_EQ_U64(r->all[0].s.ip, 0);
+	pms_memreport_free(r);
+	pms_memprof_free(p);
+}
+
+PMS_TEST(software_fallback_says_data_source_unavailable)
+{
+	make_topo();
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(&topo, NULL, &p));
+	struct pms_memsample s = { 0 };
+	s.valid = PMS_MS_IP | PMS_MS_ADDR | PMS_MS_CPU;
+	s.engine = PMS_ENG_SOFTWARE;
+	s.ip = 0x401000;
+	s.addr = BASE;
+	CHECK_OK(pms_memprof_add(p, &s));
+	CHECK_OK(pms_memprof_resolve(p, NULL));
+	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE, .data_src = false };
+	struct pms_memreport *r = NULL;
+	CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+	if (!r)
+		return;
+	CHECK(!r->data_src_available);
+	CHECK_EQ_STR(r->data_src_note,
+		     "data source unavailable: software page-fault sampling does not report it");
+	CHECK_EQ_INT((int)r->nlevels, 0);
+	CHECK_EQ_U64(r->latency.n, 0);
+	CHECK_EQ_U64(r->unresolved, 1);
+	CHECK_EQ_U64(r->st_not_asked, 1); /* no oracle: not guessed */
+	pms_memreport_free(r);
+	pms_memprof_free(p);
+}
+
+PMS_TEST(sideband_maps_and_invalidation)
+{
+	struct fk *fk = fk_new();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = fk_ops(fk);
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(NULL, NULL, &p));
+	fk_set_page(fk, BASE, 0);
+	uint64_t a = BASE;
+	int n;
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, &a, 1, &n), 1);
+	struct pms_record rec = { 0 };
+	rec.type = PMS_RECORD_MMAP2;
+	rec.mmap.addr = BASE;
+	rec.mmap.len = 2 * PG;
+	rec.mmap.prot = 3;
+	rec.mmap.filename = "//anon";
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), PMS_NODE_UNKNOWN);
+	const struct pms_map *m = pms_maps_find(pms_memprof_maps(p), BASE + 5);
+	CHECK(m && m->kind == PMS_MAP_ANON && !m->exec);
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, &a, 1, &n), 1);
+	rec = (struct pms_record){ 0 };
+	rec.type = PMS_RECORD_EXIT;
+	rec.fork.pid = rec.fork.tid = 77;
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), PMS_NODE_UNKNOWN);
+	pms_memprof_free(p);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+PMS_TEST(percentile_nearest_rank)
+{
+	uint64_t v[5] = { 1, 2, 3, 4, 5 };
+	CHECK_EQ_U64(pms_percentile(v, 5, 50), 3);
+	CHECK_EQ_U64(pms_percentile(v, 5, 90), 5);
+	CHECK_EQ_U64(pms_percentile(v, 5, 20), 1);
+	CHECK_EQ_U64(pms_percentile(v, 1, 99), 1);
+	CHECK_EQ_U64(pms_percentile(v, 0, 50), 0);
+}
+
+PMS_TEST_MAIN()

@@ -7,6 +7,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/event.h"
 #include "pmuscope/ring.h"
+#include "pmuscope/spe.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -22,6 +23,12 @@ struct stream {
 	int cpu;
 	struct pms_ring *ring;
 	struct pms_sample_layout layout;
+	/* SPE: bytes after the last complete record of the previous AUX chunk,
+	 * and the MIDR of the stream's CPU for the data-source tables. */
+	uint8_t *carry;
+	size_t ncarry, capcarry;
+	bool carry_whole; /* carry holds records left by a callback stop */
+	uint32_t midr;
 };
 
 struct pms_sampler {
@@ -141,6 +148,19 @@ static void label_build(struct pms_sampler *s)
 	}
 }
 
+/* MIDR_EL1 of a CPU (sysfs regs/identification), 0 when unreadable: the
+ * SPE data-source tables are chosen by it (kernel-abi-facts §4.1). */
+static uint32_t read_midr(struct pms_sys *sys, int cpu)
+{
+	char path[96];
+	uint64_t v = 0;
+	snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%d/regs/identification/midr_el1",
+		 cpu);
+	if (pms_sys_read_u64(sys, path, &v) < 0)
+		return 0;
+	return (uint32_t)v;
+}
+
 static int open_streams(struct pms_sampler *s)
 {
 	struct smp_plan *p = &s->plan;
@@ -195,6 +215,7 @@ static int open_streams(struct pms_sampler *s)
 				size_t ap = s->o.aux_pages ? s->o.aux_pages : 128;
 				if ((ret = pms_ring_aux_open(st->ring, ap)) < 0)
 					return ret;
+				st->midr = read_midr(s->sys, cpu);
 			}
 		}
 	}
@@ -205,6 +226,7 @@ static void close_streams(struct pms_sampler *s)
 {
 	/* Members before leaders: close in reverse order of opening. */
 	for (size_t i = s->nst; i-- > 0;) {
+		free(s->st[i].carry);
 		pms_ring_free(s->st[i].ring);
 		pms_sys_close(s->sys, s->st[i].fd);
 	}
@@ -497,14 +519,114 @@ static int on_sample(struct drain_ctx *c, const struct pms_sample *in)
 	return 0;
 }
 
+/* SPE timestamps are counter ticks; the user page gives the conversion to
+ * perf time when cap_user_time_zero is set (include/uapi/linux/perf_event.h,
+ * the time_zero comment; kernel-abi-facts §1.3).  false: no conversion. */
+static bool spe_time(const struct stream *st, uint64_t cyc, uint64_t *ns)
+{
+	const struct perf_event_mmap_page *pg = pms_ring_user_page(st->ring);
+	uint64_t caps = pg->capabilities, quot, rem;
+	unsigned shift = pg->time_shift;
+
+	if (!(caps & (1ULL << 4)) || shift >= 64) /* cap_user_time_zero */
+		return false;
+	if (caps & (1ULL << 5)) /* cap_user_time_short */
+		cyc = pg->time_cycles + ((cyc - pg->time_cycles) & pg->time_mask);
+	quot = cyc >> shift;
+	rem = cyc & ((1ULL << shift) - 1);
+	*ns = pg->time_zero + quot * pg->time_mult + ((rem * pg->time_mult) >> shift);
+	return true;
+}
+
+static int carry_keep(struct stream *st, const uint8_t *p, size_t n)
+{
+	/* One record is at most 2 KiB (PMSIDR_EL1.MaxSize, arm_spe_pmu.c); a
+	 * longer tail is not a record in progress. */
+	if (n > 4096)
+		return PMS_ERANGE;
+	if (n > st->capcarry) {
+		uint8_t *q = realloc(st->carry, n);
+		if (!q)
+			return PMS_ENOMEM;
+		st->carry = q;
+		st->capcarry = n;
+	}
+	memmove(st->carry, p, n);
+	st->ncarry = n;
+	return 0;
+}
+
 static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 {
 	struct drain_ctx *c = ud;
-	(void)data;
+	struct pms_sampler *s = c->s;
+	struct stream *st = c->st;
+	struct pms_spe_reader rd;
+	struct pms_spe_record rec;
+	const uint8_t *buf = data;
+	size_t n = len;
+	int r;
+
 	(void)offset;
-	/* The SPE packet decoder is a separate module; until it is wired in,
-	 * AUX bytes are accounted for but not turned into samples. */
-	c->s->stats.aux_bytes += len;
+	s->stats.aux_bytes += len;
+	st->carry_whole = false;
+	if (st->ncarry && len == 0) {
+		buf = st->carry;
+		n = st->ncarry;
+	} else if (st->ncarry) {
+		/* Prepend the record cut at the end of the previous chunk. */
+		size_t need = st->ncarry + len;
+		if (need > st->capcarry) {
+			uint8_t *q = realloc(st->carry, need);
+			if (!q)
+				return pms_err(PMS_ENOMEM, "out of memory joining AUX chunks");
+			st->carry = q;
+			st->capcarry = need;
+		}
+		memcpy(st->carry + st->ncarry, data, len);
+		buf = st->carry;
+		n = need;
+	}
+	pms_spe_reader_init(&rd, buf, n);
+	while ((r = pms_spe_record_next(&rd, &rec)) != 0) {
+		struct pms_memsample m;
+		uint64_t ns;
+		if (r < 0) {
+			s->stats.aux_decode_errors++;
+			continue;
+		}
+		if (pms_spe_record_memsample(&rec, st->midr, false, &m) < 0) {
+			s->stats.aux_decode_errors++;
+			continue;
+		}
+		if (!(m.valid & PMS_MS_CPU)) {
+			m.valid |= PMS_MS_CPU;
+			m.cpu = (uint32_t)st->cpu;
+		}
+		if (m.valid & PMS_MS_TIME) {
+			if (spe_time(st, m.time, &ns))
+				m.time = ns;
+			else {
+				m.valid &= ~(uint32_t)PMS_MS_TIME;
+				m.time = 0;
+			}
+		}
+		m.period = s->plan.ev[st->ev].attr.sample_period;
+		s->stats.samples++;
+		if (c->cb && c->cb->sample && (r = c->cb->sample(c->ud, &m)) < 0) {
+			/* Keep the rest for the next poll. */
+			c->stop = r;
+			if (carry_keep(st, buf + rd.pos, n - rd.pos) < 0)
+				s->stats.aux_decode_errors++;
+			else
+				st->carry_whole = st->ncarry > 0;
+			return 0;
+		}
+	}
+	if (carry_keep(st, buf + (n - rd.left), rd.left) < 0) {
+		s->stats.aux_decode_errors++;
+		st->ncarry = 0;
+	}
 	return 0;
 }
 
@@ -562,6 +684,10 @@ static int on_record(void *ud, const void *rec, size_t len)
 		    pms_ring_aux_read(c->st->ring, r.aux.aux_offset, r.aux.aux_size, on_aux_bytes,
 				      c) < 0)
 			s->stats.aux_decode_errors++;
+		/* After truncation or data loss the next chunk does not continue
+		 * the record cut at the end of this one. */
+		if (r.aux.flags & (PMS_AUX_FLAG_TRUNCATED | PMS_AUX_FLAG_PARTIAL))
+			c->st->ncarry = 0;
 		break;
 	default:
 		break;
@@ -594,7 +720,13 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 	}
 	for (size_t i = 0; i < s->nst; i++) {
 		struct drain_ctx c = { s, &s->st[i], cb, ud, 0 };
-		int r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		int r;
+		/* SPE records a callback stop left behind come first. */
+		if (s->st[i].carry_whole)
+			on_aux_bytes(&c, NULL, 0, 0);
+		if (c.stop)
+			return c.stop;
+		r = pms_ring_drain(s->st[i].ring, on_record, &c);
 		if (c.stop)
 			return c.stop;
 		if (r == PMS_EPARSE)

@@ -3,6 +3,7 @@
 #include "check.h"
 #include "pmuscope/error.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -24,7 +25,7 @@ static int put(const char *dir, const char *rel, const char *text)
 int th_root_open(struct th_root *r, const char *machine, const char *online, int paranoid,
 		 bool perfmon)
 {
-	char path[512], text[512];
+	char path[1024], text[1024];
 	const char *dirs[] = { "sys", "sys/devices", "sys/devices/system",
 			       "sys/devices/system/cpu", "proc", "proc/sys",
 			       "proc/sys/kernel", "proc/self" };
@@ -51,6 +52,26 @@ int th_root_open(struct th_root *r, const char *machine, const char *online, int
 	if (symlink(path, text) < 0) {
 		CHECK(!"symlink cpuinfo");
 		return -1;
+	}
+	/* The per-CPU directories (MIDR for arm64 machines). */
+	{
+		char cpus[512];
+		DIR *d;
+		struct dirent *e;
+		snprintf(cpus, sizeof(cpus), "%s/machines/%s/sys/devices/system/cpu",
+			 pms_t_fixtures(), machine);
+		if ((d = opendir(cpus))) {
+			while ((e = readdir(d)))
+				if (strncmp(e->d_name, "cpu", 3) == 0 && e->d_name[3] >= '0' &&
+				    e->d_name[3] <= '9') {
+					snprintf(path, sizeof(path), "%s/%s", cpus, e->d_name);
+					snprintf(text, sizeof(text), "%s/sys/devices/system/cpu/%s",
+						 r->dir, e->d_name);
+					if (symlink(path, text) < 0)
+						CHECK(!"symlink cpu dir");
+				}
+			closedir(d);
+		}
 	}
 	snprintf(text, sizeof(text), "%s\n", online);
 	put(r->dir, "sys/devices/system/cpu/online", text);

@@ -9,6 +9,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/record.h"
 #include "pmuscope/sampler.h"
+#include "pmuscope/spe.h"
 
 #include <errno.h>
 
@@ -513,7 +514,7 @@ PMS_TEST(spe_aux_records_flags_and_truncation)
 		goto out;
 	fd = th_fd_of_type(r.fk, 9, 0);
 	CHECK(fd >= 0);
-	memset(bytes, 0x5a, sizeof(bytes));
+	memset(bytes, 0, sizeof(bytes)); /* SPE padding: no records */
 	CHECK_EQ_INT(fk_aux_put(r.fk, fd, bytes, sizeof(bytes), &off), 0);
 	{
 		struct pms_record rec;
@@ -556,6 +557,158 @@ PMS_TEST(spe_aux_records_flags_and_truncation)
 		CHECK_EQ_U64(pg->aux_offset, 4096 * (1 + 64));
 		CHECK_EQ_U64(pg->aux_size, 8192);
 	}
+out:
+	free(g);
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+/* Two SPE records (a Neoverse N1 DRAM load and a store) in the AUX area, the
+ * store cut across two AUX chunks. */
+static size_t spe_records(uint8_t *out, size_t cap, size_t *first_len)
+{
+	struct pms_spe_record ld, st;
+	int n1, n2;
+
+	memset(&ld, 0, sizeof(ld));
+	ld.valid = PMS_SPE_R_PC | PMS_SPE_R_OP | PMS_SPE_R_EVENTS | PMS_SPE_R_TOTAL_LAT |
+		   PMS_SPE_R_VADDR | PMS_SPE_R_PADDR | PMS_SPE_R_DATA_SOURCE |
+		   PMS_SPE_R_TIMESTAMP;
+	ld.pc = 0xaaaa00401000ULL;
+	ld.pc_ns = true;
+	ld.op_class = PMS_SPE_OPC_LDST;
+	ld.op_raw = 0x00; /* load, general-purpose register */
+	ld.events = PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_RETIRED) |
+		    PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_L1D_ACCESS) |
+		    PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_L1D_REFILL) |
+		    PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_TLB_ACCESS) |
+		    PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_LLC_ACCESS) |
+		    PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_LLC_MISS);
+	ld.total_lat = 500;
+	ld.vaddr = 0xaaaa12345678ULL;
+	ld.paddr = 0x812345678ULL;
+	ld.paddr_ns = true;
+	ld.data_source = 0xe; /* DRAM on the Neoverse common table */
+	ld.data_source_len = 1;
+	ld.timestamp = 1000000;
+	memset(&st, 0, sizeof(st));
+	st.valid = PMS_SPE_R_PC | PMS_SPE_R_OP | PMS_SPE_R_EVENTS | PMS_SPE_R_TOTAL_LAT |
+		   PMS_SPE_R_VADDR;
+	st.pc = 0xaaaa00401040ULL;
+	st.pc_ns = true;
+	st.op_class = PMS_SPE_OPC_LDST;
+	st.op_raw = 0x01; /* store, general-purpose register */
+	st.events = PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_RETIRED) |
+		    PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_L1D_ACCESS);
+	st.total_lat = 8;
+	st.vaddr = 0xaaaa12346000ULL;
+	n1 = pms_spe_encode_record(&ld, out, cap);
+	CHECK(n1 > 0);
+	n2 = pms_spe_encode_record(&st, out + n1, cap - (size_t)n1);
+	CHECK(n2 > 0);
+	*first_len = (size_t)n1;
+	return (size_t)(n1 + n2);
+}
+
+static void aux_rec(struct fk *fk, int fd, uint64_t off, uint64_t size)
+{
+	struct pms_record rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PMS_RECORD_AUX;
+	rec.aux.aux_offset = off;
+	rec.aux.aux_size = size;
+	sid(&rec, 1, 10, 0);
+	CHECK_EQ_INT(put_rec(fk, fd, &rec), 0);
+}
+
+PMS_TEST(spe_records_decoded_across_aux_chunks)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	struct got *g = calloc(1, sizeof(*g));
+	uint8_t bytes[256];
+	size_t n, first, cut;
+	uint64_t off = 0;
+	int fd;
+
+	if (th_root_open(&r, "neoverse-n1-spe", "0", -1, true) < 0)
+		goto out;
+	r.m.spe_type = 9;
+	r.m.spe_cpus = 0xf;
+	o.target = PMS_TARGET_CPUS;
+	o.aux_pages = 2;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	fd = th_fd_of_type(r.fk, 9, 0);
+	CHECK(fd >= 0);
+	{
+		/* perf time = time_zero + ticks * mult >> shift (user page). */
+		struct perf_event_mmap_page *pg = fk_fd(r.fk, fd)->map;
+		pg->capabilities |= 1ULL << 4; /* cap_user_time_zero */
+		pg->time_zero = 5000;
+		pg->time_mult = 3;
+		pg->time_shift = 1;
+	}
+	n = spe_records(bytes, sizeof(bytes), &first);
+	cut = first + 7; /* inside the store record */
+	CHECK_EQ_INT(fk_aux_put(r.fk, fd, bytes, cut, &off), 0);
+	aux_rec(r.fk, fd, off, cut);
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, g), 1);
+	CHECK_EQ_INT(g->n, 1);
+	CHECK_EQ_INT(fk_aux_put(r.fk, fd, bytes + cut, n - cut, &off), 0);
+	aux_rec(r.fk, fd, off, n - cut);
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, g), 1);
+	CHECK_EQ_INT(g->n, 2);
+	if (g->n == 2) {
+		const struct pms_memsample *m = &g->s[0];
+		CHECK_EQ_INT(m->engine, PMS_ENG_SPE);
+		CHECK_EQ_U64(m->ip, 0xaaaa00401000ULL);
+		CHECK(m->valid & PMS_MS_EXACT_IP);
+		CHECK_EQ_U64(m->addr, 0xaaaa12345678ULL);
+		CHECK(m->valid & PMS_MS_PHYS);
+		CHECK_EQ_U64(m->phys_addr, 0x812345678ULL);
+		CHECK(m->valid & PMS_MS_WEIGHT);
+		CHECK_EQ_U64(m->weight, 500);
+		/* kernel-abi-facts §4.4: "SPE common load src=0xe DRAM, TLB-access";
+		 * the N1 MIDR came from the fixture's cpu0/regs/identification. */
+		CHECK(m->valid & PMS_MS_DATA_SRC);
+		CHECK_EQ_U64(m->data_src, 0x0000001a88101042ULL);
+		CHECK(m->valid & PMS_MS_TIME);
+		CHECK_EQ_U64(m->time, 5000 + (1000000ULL * 3 >> 1));
+		CHECK(m->valid & PMS_MS_CPU);
+		CHECK_EQ_INT(m->cpu, 0);
+		CHECK_EQ_U64(m->period, 4096);
+		m = &g->s[1];
+		CHECK_EQ_U64(m->ip, 0xaaaa00401040ULL);
+		CHECK_EQ_U64(m->addr, 0xaaaa12346000ULL);
+		CHECK(!(m->valid & PMS_MS_PHYS));
+		CHECK(!(m->valid & PMS_MS_TIME)); /* END-terminated: no timestamp */
+		CHECK_EQ_U64(m->weight, 8);
+		{
+			struct pms_datasrc d;
+			pms_datasrc_unpack(m->data_src, &d);
+			CHECK_EQ_INT(d.op, PMS_MEM_OP_STORE);
+		}
+	}
+	/* Both records in one chunk, the callback stops after the first: the
+	 * second comes on the next poll without new AUX data. */
+	CHECK_EQ_INT(fk_aux_put(r.fk, fd, bytes, n, &off), 0);
+	aux_rec(r.fk, fd, off, n);
+	g->stop_at = 3;
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, g), PMS_EBUSY);
+	CHECK_EQ_INT(g->n, 3);
+	g->stop_at = 0;
+	CHECK(pms_sampler_poll(s, 0, &cbs, g) >= 0);
+	CHECK_EQ_INT(g->n, 4);
+	if (g->n == 4)
+		CHECK_EQ_U64(g->s[3].addr, 0xaaaa12346000ULL);
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_INT(st.samples, 4);
+	CHECK_EQ_INT(st.aux_decode_errors, 0);
+	CHECK_EQ_INT(st.aux_bytes, 2 * n);
 out:
 	free(g);
 	pms_sampler_free(s);

@@ -19,7 +19,7 @@ mkdir -p "$out"
 # meson lists: every files('a.c', ...) of pms_sources / cli_sources.
 src_mesons=$(sed -n "s/^ *subdir('\\(src\/[a-z_0-9]*\\)').*/\\1\/meson.build/p" "$TOP/meson.build")
 CACHE=${PMS_BEDS_CACHE:-$HERE/cache}
-deps=$(sed -n "s/.*dependency('\([^']*\)'.*/\1/p" "$TOP/meson.build" | sort -u | tr '\n' ' ')
+deps=$(grep -v '^ *#' "$TOP/meson.build" | grep -o "dependency('[^']*'" | cut -d"'" -f2 | sort -u | tr '\n' ' ')
 lib_srcs=$(python3 "$HERE/meson-files.py" "$TOP" pms_sources $src_mesons)
 cli_srcs=$(python3 "$HERE/meson-files.py" "$TOP" cli_sources tools/meson.build)
 
@@ -71,13 +71,21 @@ objs=()
 pids=()
 mkdir -p "$out/obj"
 : >"$out/build.log"
+# Objects are cached by content: the key covers the source, every header and
+# the flags, so while others edit the tree only what changed is recompiled.
+hdr_key=$( (cat "$TOP"/include/pmuscope/*.h "$TOP"/src/*/*.h "$out/version.h" 2>/dev/null;
+	echo "$CC $CFLAGS") | sha256sum | cut -c1-16)
 for s in $lib_srcs; do
-	o=$out/obj/$(echo "$s" | tr / _).o
+	flat=$(echo "$s" | tr / _)
+	key=$( (cat "$TOP/$s"; echo "$hdr_key") | sha256sum | cut -c1-16)
+	o=$out/obj/$flat-$key.o
+	objs+=("$o")
+	[ -f "$o" ] && continue
+	rm -f "$out/obj/$flat"-*.o
 	# Library warnings are the library CI's business (-Werror there); keep them
 	# in build.log so a bed run shows only what failed.
-	$CC $CFLAGS -c "$TOP/$s" -o "$o" 2>>"$out/build.log" &
+	$CC $CFLAGS -c "$TOP/$s" -o "$o.tmp" 2>>"$out/build.log" && mv "$o.tmp" "$o" &
 	pids+=($!)
-	objs+=("$o")
 done
 fail=0
 for pid in "${pids[@]}"; do wait "$pid" || fail=1; done
@@ -108,6 +116,17 @@ if [ -n "$archives" ]; then
 		for o in "${cli_objs[@]}"; do $OBJCOPY --redefine-sym "$sym=pmscli_$sym" "$o"; done
 	done
 fi
-$CC -static -o "$out/pmuscope" "${cli_objs[@]}" "${objs[@]}" $LIBS -lm
-$CC $CFLAGS -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror -static -o "$out/bedcheck" "$HERE/guest/bedcheck.c" "${objs[@]}" $LIBS -lm
+# Link notes (glibc's "dlopen in statically linked applications", pulled in by
+# libdw) go to build.log; bedcheck itself must compile warning-free.
+link_fail() { grep -v "^$" "$out/build.log" | tail -40 >&2; echo "build.sh: $1 link failed for $arch" >&2; exit 1; }
+$CC -static -o "$out/pmuscope" "${cli_objs[@]}" "${objs[@]}" $LIBS -lm 2>>"$out/build.log" ||
+	link_fail pmuscope
+$CC $CFLAGS -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror -c \
+	"$HERE/guest/bedcheck.c" -o "$out/obj/bedcheck.o" || exit 1
+$CC -static -o "$out/bedcheck" "$out/obj/bedcheck.o" "${objs[@]}" $LIBS -lm 2>>"$out/build.log" ||
+	link_fail bedcheck
+# Drop objects of sources that are gone or changed.
+for f in "$out"/obj/*.o; do
+	case " ${objs[*]} ${cli_objs[*]} $out/obj/bedcheck.o " in *" $f "*) ;; *) rm -f "$f" ;; esac
+done
 echo "$stamp" >"$out/stamp"

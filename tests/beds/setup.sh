@@ -20,17 +20,19 @@ exec 9>"$CACHE/.lock"
 flock 9 2>/dev/null || true
 
 # Libraries the library links (meson.build's dependency('...')), as pkg-config
-# name=Debian -dev package.  The amd64 one is installed; the arm64 one is only
-# downloaded and unpacked into cache/sysroot-arm64 for the static cross link.
-DEV_PKGS="jansson=libjansson-dev"
+# name=Debian -dev packages (comma-separated: a static link needs the private
+# dependencies' archives too, e.g. libdw's libelf, zlib, xz, bzip2).  The
+# amd64 ones are installed; the arm64 ones are only downloaded and unpacked
+# into cache/sysroot-arm64 for the static cross link.
+DEV_PKGS="jansson=libjansson-dev libdw=libdw-dev,libelf-dev,zlib1g-dev,liblzma-dev,libbz2-dev libzstd=libzstd-dev"
 TOP=$(cd "$HERE/../.." && pwd -P)
-deps=$(sed -n "s/.*dependency('\([^']*\)'.*/\1/p" "$TOP/meson.build" | sort -u | tr '\n' ' ')
+deps=$(grep -v '^ *#' "$TOP/meson.build" | grep -o "dependency('[^']*'" | cut -d"'" -f2 | sort -u | tr '\n' ' ')
 dev_pkgs=""
 for d in $deps; do
 	pkg=""
 	for m in $DEV_PKGS; do [ "${m%%=*}" = "$d" ] && pkg=${m#*=}; done
 	[ -n "$pkg" ] || { echo "beds setup: meson dependency '$d' has no Debian package in DEV_PKGS (tests/beds/setup.sh)" >&2; exit 1; }
-	dev_pkgs="$dev_pkgs $pkg"
+	dev_pkgs="$dev_pkgs ${pkg//,/ }"
 done
 want_ready="v1 deps:$dev_pkgs"
 

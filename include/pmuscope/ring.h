@@ -81,7 +81,8 @@ typedef int (*pms_ring_aux_cb)(void *ud, const void *data, size_t len, uint64_t 
  * kernel has already overwritten (offset + aux_size < aux_head) are not handed
  * out: the range is cut to what is still intact, the rest counted in
  * aux_overrun.  PMS_ERANGE when the range lies beyond aux_head;
- * PMS_EINVAL without an AUX area. */
+ * PMS_EINVAL without an AUX area.  The tail moves even when cb fails (the
+ * bytes were handed out), and cb's code is returned. */
 int pms_ring_aux_read(struct pms_ring *ring, uint64_t offset, uint64_t size,
 		      pms_ring_aux_cb cb, void *ud);
 

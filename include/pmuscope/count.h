@@ -1,0 +1,151 @@
+/* Counting: a list of parsed events opened as perf groups on a task or on
+ * CPUs, read with time_enabled/time_running, and aggregated per CPU, core,
+ * cluster, L3, die, socket, NUMA node (uncore boxes by their SNC node), core
+ * type or globally.
+ *
+ * Placement rules:
+ *  - task targets (PMS_COUNT_CHILD/PID/TID) open core and software events with
+ *    pid = the thread(s), cpu = -1; a CHILD's group leaders are opened
+ *    disabled with enable_on_exec and inherit, so counting starts at its exec;
+ *  - PMS_COUNT_CPUS opens them with pid = -1 on every CPU of the set that the
+ *    event's PMU covers (hybrid expansions only on their core type's CPUs);
+ *  - uncore events are always per box: once on each box's reader CPU from
+ *    pms_uncore_map() (SNC-correct), pid = -1, whatever the target.
+ *
+ * Ownership: pms_counter_open() gives the caller a counter released with
+ * pms_counter_free().  sys, pmus, topo and the event list are borrowed and
+ * must outlive it.  Rows from pms_counter_rows() belong to the caller
+ * (pms_count_rows_free()); their strings point into the counter.
+ */
+#ifndef PMUSCOPE_COUNT_H
+#define PMUSCOPE_COUNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmuscope/cpuset.h"
+#include "pmuscope/event.h"
+#include "pmuscope/pmu.h"
+#include "pmuscope/sys.h"
+#include "pmuscope/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pms_count_target {
+	PMS_COUNT_CHILD = 0, /* pid is a child stopped before exec (pms_child_spawn) */
+	PMS_COUNT_PID,       /* every thread listed in /proc/<pid>/task */
+	PMS_COUNT_TID,       /* exactly one thread */
+	PMS_COUNT_CPUS,      /* system-wide on cpus (empty = every online CPU) */
+};
+
+#define PMS_COUNT_OPTS_VERSION 1
+struct pms_count_opts {
+	unsigned version;            /* PMS_COUNT_OPTS_VERSION */
+	enum pms_count_target target;
+	pid_t pid;                   /* CHILD / PID / TID */
+	const struct pms_cpuset *cpus; /* CPUS: borrowed during open; NULL = all online */
+	bool strict;                 /* pms_counter_read fails unless every counter ran 100% */
+	bool no_inherit;             /* do not count children of the task */
+};
+#define PMS_COUNT_OPTS_INIT { PMS_COUNT_OPTS_VERSION, PMS_COUNT_CHILD, 0, NULL, false, false }
+
+/* One value as the kernel reports it, with the multiplexing estimate. */
+struct pms_count_value {
+	uint64_t raw;          /* counted while on the PMU */
+	uint64_t enabled;      /* time_enabled, ns */
+	uint64_t running;      /* time_running, ns */
+	double scaled;         /* raw * enabled / running (raw when equal, 0 when running is 0) */
+	double fraction;       /* running / enabled (1 when enabled is 0) */
+};
+
+/* One opened perf fd. */
+struct pms_count_instance {
+	size_t event;      /* index into the counter's event list */
+	int cpu;           /* -1 for task counters */
+	pid_t tid;         /* -1 for CPU counters */
+	int node;          /* NUMA node (uncore: the box's SNC node), -1 if unknown */
+	int package;       /* -1 if unknown */
+	const struct pms_uncore_box *box; /* uncore placement, or NULL */
+	int group_slot;    /* which group instance it belongs to, -1 alone */
+	struct pms_count_value v; /* last read, cumulative since open */
+};
+
+enum pms_count_agg {
+	PMS_AGG_GLOBAL = 0,
+	PMS_AGG_CPU,
+	PMS_AGG_CORE,      /* id = core_id, package = its package */
+	PMS_AGG_CLUSTER,   /* id = cluster_id, package = its package */
+	PMS_AGG_L3,        /* id = logical L3 number */
+	PMS_AGG_DIE,       /* id = die_id, package = its package */
+	PMS_AGG_SOCKET,    /* id = package */
+	PMS_AGG_NODE,      /* id = NUMA node; uncore boxes by their SNC node */
+	PMS_AGG_CORE_TYPE, /* id = core type index / core PMU; name says which */
+	PMS_AGG_THREAD,    /* id = tid */
+};
+
+/* One aggregated line: an event (hybrid expansions of one written event
+ * merged unless split by core type) summed over the instances in a bucket. */
+struct pms_count_row {
+	size_t event;        /* first event of the list it stands for */
+	const char *name;    /* the event as written (or its name= term) */
+	const char *pmu;     /* the PMU when the row is one PMU's, else NULL */
+	enum pms_count_agg agg;
+	int id;              /* bucket id, -1 = unknown / not per CPU (task counters) */
+	int package;         /* for CORE / CLUSTER / DIE, else -1 */
+	const char *type_name; /* CORE_TYPE: "cpu_core", "Cortex-A76", "type0" */
+	int ninstances;      /* fds summed */
+	int nunscheduled;    /* of them: enabled > 0 but never running */
+	uint64_t raw, enabled, running; /* sums */
+	double scaled;       /* sum of the instances' estimates */
+	double fraction;     /* running / enabled of the sums */
+	double scale;        /* the alias's .scale (1.0 otherwise) */
+	const char *unit;    /* the alias's .unit, or NULL */
+};
+
+struct pms_counter;
+
+/* Open every event of list for the target.  topo may be NULL for task targets
+ * without uncore events; it is needed for PMS_COUNT_CPUS and uncore boxes.
+ * Errors name the event, the CPU / pid and the cause read from the machine
+ * (paranoid level, capabilities, fd limit, missing PMU, VM without vPMU). */
+int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
+		     const struct pms_topo *topo, const struct pms_event_list *list,
+		     const struct pms_count_opts *opts, struct pms_counter **out);
+void pms_counter_free(struct pms_counter *c);
+
+/* PERF_EVENT_IOC_ENABLE / DISABLE / RESET on every group leader. */
+int pms_counter_enable(struct pms_counter *c);
+int pms_counter_disable(struct pms_counter *c);
+
+/* Read every fd (group leaders with PERF_FORMAT_GROUP).  Strict mode fails
+ * with PMS_EBUSY naming the first event that did not run all the time. */
+int pms_counter_read(struct pms_counter *c);
+
+const struct pms_event_list *pms_counter_events(const struct pms_counter *c);
+size_t pms_counter_ninstances(const struct pms_counter *c);
+const struct pms_count_instance *pms_counter_instance(const struct pms_counter *c, size_t i);
+/* The fd of instance i (for poll, or tests that script the fake kernel). */
+int pms_counter_fd(const struct pms_counter *c, size_t i);
+
+/* Groups whose leader was enabled but never ran in the last read (they could
+ * not be scheduled together); the count, and with buf the event names. */
+int pms_counter_unscheduled_groups(const struct pms_counter *c, char *buf, size_t size);
+
+/* Aggregate the last read.  Rows are ordered by event, then bucket id. */
+int pms_counter_rows(const struct pms_counter *c, enum pms_count_agg agg,
+		     struct pms_count_row **rows, size_t *n);
+void pms_count_rows_free(struct pms_count_row *rows);
+
+/* Estimate from one value: fills scaled and fraction from raw/enabled/running. */
+void pms_count_value_scale(struct pms_count_value *v);
+
+const char *pms_count_agg_name(enum pms_count_agg agg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

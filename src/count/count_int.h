@@ -1,0 +1,35 @@
+/* Internal: the counter object shared by count.c and aggregate.c. */
+#ifndef PMS_COUNT_INT_H
+#define PMS_COUNT_INT_H
+
+#include "pmuscope/count.h"
+
+struct pms_count_inst {
+	struct pms_count_instance pub;
+	int fd;
+	bool leader;      /* leader of a group slot (or a lone event) */
+};
+
+/* One opened group (or lone event) on one CPU / thread: instances
+ * first .. first+n-1, the first being the leader. */
+struct pms_count_slot {
+	size_t first, n;
+	int group;        /* the event list's group index, -1 alone */
+	bool unscheduled; /* last read: enabled > 0, running == 0 */
+};
+
+struct pms_counter {
+	struct pms_sys *sys;
+	const struct pms_pmus *pmus;
+	const struct pms_topo *topo;
+	const struct pms_event_list *list;
+	struct pms_count_opts opts;
+	struct pms_count_inst *inst;
+	size_t ninst, cap_inst;
+	struct pms_count_slot *slots;
+	size_t nslots, cap_slots;
+	struct pms_uncore_box *boxes;
+	size_t nboxes;
+};
+
+#endif

@@ -358,7 +358,7 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 				src[nsrc].core_pmu = p->name;
 				nsrc++;
 				if (pms_catalog_load(src[nsrc - 1].cat, catalog, &cs) < 0) {
-					rc = cli_fail(catalog);
+					rc = cli_fail("events");
 					goto out_cats;
 				}
 			}
@@ -369,7 +369,7 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 			nsrc = 1;
 			src[0].core_pmu = NULL;
 			if (pms_catalog_load(src[0].cat, catalog, &sel) < 0) {
-				rc = cli_fail(catalog);
+				rc = cli_fail("events");
 				goto out_cats;
 			}
 		}

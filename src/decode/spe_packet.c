@@ -56,6 +56,7 @@
 #define HDR_EXT_MASK 0xfc
 #define HDR_EXT 0x20
 #define ADDR56 0x00ffffffffffffffULL
+#define PAD_RUN_MAX ((size_t)1 << 30)
 
 /* Header classes of the packets that have a fixed pattern: header & mask ==
  * match.  ext_ok: the class may follow an extended-header prefix. */
@@ -106,8 +107,9 @@ static enum parse_status parse(const uint8_t *buf, size_t len, struct pms_spe_pa
 	memset(p, 0, sizeof(*p));
 	p->header = hdr;
 	if (hdr == HDR_PAD) {
-		size_t n = 1;
-		while (n < len && buf[n] == HDR_PAD)
+		/* Capped so the size always fits the int return. */
+		size_t n = 1, max = len < PAD_RUN_MAX ? len : PAD_RUN_MAX;
+		while (n < max && buf[n] == HDR_PAD)
 			n++;
 		p->kind = PMS_SPE_PKT_PAD;
 		p->size = n;

@@ -502,6 +502,42 @@ PMS_TEST(padding_and_cut_stream)
 	}
 }
 
+/* AUX data arrives in chunks: split a stream at every point, carry the
+ * reader's left bytes into the next chunk, and get every record exactly once. */
+PMS_TEST(chunked_stream_carry)
+{
+	uint8_t buf[160], chunk[160];
+	size_t n = 0;
+
+	memcpy(buf + n, n1_load, sizeof(n1_load)), n += sizeof(n1_load);
+	buf[n++] = 0x00;
+	memcpy(buf + n, branch_rec, sizeof(branch_rec)), n += sizeof(branch_rec);
+	memcpy(buf + n, n1_store, sizeof(n1_store)), n += sizeof(n1_store);
+	for (size_t split = 0; split <= n; split++) {
+		struct pms_spe_reader r;
+		struct pms_spe_record rec;
+		uint64_t pcs[4];
+		int got = 0;
+		size_t carry;
+
+		pms_spe_reader_init(&r, buf, split);
+		while (pms_spe_record_next(&r, &rec) == 1 && got < 4)
+			pcs[got++] = rec.pc;
+		carry = r.left;
+		memcpy(chunk, buf + split - carry, carry);
+		memcpy(chunk + carry, buf + split, n - split);
+		pms_spe_reader_init(&r, chunk, carry + n - split);
+		while (pms_spe_record_next(&r, &rec) == 1 && got < 4)
+			pcs[got++] = rec.pc;
+		CHECK_MSG(got == 3 && r.left == 0, "split %zu: %d records, %zu left", split, got,
+			  r.left);
+		if (got == 3)
+			CHECK_MSG(pcs[0] == 0xaaaa00401000ULL && pcs[1] == 0xaaaa00401008ULL &&
+					  pcs[2] == 0xffff800010203040ULL,
+				  "split %zu: records out of order", split);
+	}
+}
+
 PMS_TEST(unknown_packets_skipped)
 {
 	static const uint8_t bytes[] = {

@@ -373,7 +373,7 @@ static int load_armdata(struct pms_catalog *cat, json_t *root, const char *file)
 /* `perf list -j`: objects with EventName, Unit and "Encoding": "pmu/terms/". */
 static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 {
-	char pmu[128], terms[512];
+	char pmu[128], terms[512], bare[256];
 	int added = 0;
 
 	for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -384,8 +384,11 @@ static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 			return pms_err(PMS_EPARSE, "%s: element #%zu is not an object", file, i);
 		e.name = jstr(o, "EventName");
 		const char *enc = jstr(o, "Encoding");
+		const char *etype = jstr(o, "EventType");
 		if (!e.name || !enc)
 			continue; /* software/tool events and metrics carry no encoding */
+		if (etype && !strcmp(etype, "Raw event descriptor"))
+			continue; /* syntax templates ("cpu/config=0..0xfff.../modifier") */
 		const char *slash = strchr(enc, '/');
 		size_t elen = strlen(enc);
 		if (slash && elen >= 2 && enc[elen - 1] == '/' && slash != enc + elen - 1) {
@@ -393,6 +396,13 @@ static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 			snprintf(terms, sizeof(terms), "%.*s", (int)(elen - (size_t)(slash - enc) - 2),
 				 slash + 1);
 			e.pmu = pmu;
+			/* Kernel PMU events are listed as "msr/tsc/": keep the bare name. */
+			size_t pl = strlen(pmu), nl = strlen(e.name);
+			if (nl > pl + 2 && !strncmp(e.name, pmu, pl) && e.name[pl] == '/' &&
+			    e.name[nl - 1] == '/') {
+				snprintf(bare, sizeof(bare), "%.*s", (int)(nl - pl - 2), e.name + pl + 1);
+				e.name = bare;
+			}
 		} else {
 			snprintf(terms, sizeof(terms), "%s", enc);
 		}

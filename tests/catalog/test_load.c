@@ -267,11 +267,17 @@ PMS_TEST(perf_list_json)
 		"{\n\t\"EventName\": \"cpu-clock\",\n\t\"EventType\": \"Software event\"\n},\n"
 		"{\n\t\"Unit\": \"uncore_imc_free_running\",\n\t\"EventName\": \"unc_mc0_rdcas_count_freerun\",\n"
 		"\t\"EventType\": \"Kernel PMU event\",\n"
-		"\t\"Encoding\": \"uncore_imc_free_running/event=0xff,umask=0x20/\"\n}\n]\n";
+		"\t\"Encoding\": \"uncore_imc_free_running/event=0xff,umask=0x20/\"\n},\n"
+		"{\"Unit\": \"msr\", \"EventName\": \"msr/tsc/\", \"EventType\": \"Kernel PMU event\", \"Encoding\": \"msr/event=0/\"},\n"
+		"{\"EventName\": \"cpu/config=0..0xffffffffffffffff,.../modifier\", \"EventType\": \"Raw event descriptor\",\n"
+		" \"Encoding\": \"cpu/config=0..0xffffffffffffffff,name=string/modifier\"},\n"
+		"{\"MetricName\": \"backend_bound\", \"MetricExpr\": \"a / b\"}\n]\n";
 	struct pms_catalog *cat = NULL;
 	struct pms_cat_match m;
 	CHECK_OK(pms_catalog_new(&cat));
-	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "perf-list.json", doc, sizeof(doc) - 1), 2);
+	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "perf-list.json", doc, sizeof(doc) - 1), 3);
+	CHECK_OK(pms_catalog_lookup(cat, "tsc", "msr", &m));
+	CHECK_EQ_STR(m.perf_string, "msr/event=0/");
 	CHECK_OK(pms_catalog_lookup(cat, "L1D.REPLACEMENT", NULL, &m));
 	CHECK_EQ_STR(m.perf_string, "cpu_core/event=0x51,umask=0x1/");
 	CHECK_EQ_INT(m.event->format, PMS_CATFMT_PERFLIST);

@@ -9,6 +9,7 @@
 
 /* Subcommands, one file each. */
 #define CLI_COMMANDS(X) \
+	X(mem, "memory-access profile: levels, latency, NUMA node of every sample, top code/data") \
 	X(datasrc, "decode perf_mem_data_src values as perf prints them; IBS/PEBS/SPE raw words") \
 	X(list, "PMUs: type, kind, scope, CPUs, caps, precise engine, formats, events") \
 	X(encode, "event strings -> perf_event_attr (perf syntax)") \

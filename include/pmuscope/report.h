@@ -62,6 +62,9 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle);
 /* The mappings gathered so far (add /proc/PID/maps into them while the
  * process lives). */
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p);
+/* Set the home node and buffer range once they are known (the workload
+ * tells them after it starts); same meaning as in the opts. */
+void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint64_t end);
 size_t pms_memprof_count(const struct pms_memprof *p);
 
 /* ---- the report ---------------------------------------------------------- */
@@ -144,6 +147,9 @@ struct pms_memreport {
 	uint64_t resolved, from_phys;
 	uint64_t unresolved;          /* with an address but no node */
 	uint64_t st_efault, st_enoent, st_other, st_not_asked;
+	/* the process was gone when asked (move_pages: -ESRCH, or -EINVAL for
+	 * a task without an mm, mm/migrate.c find_mm_struct) */
+	uint64_t st_gone;
 	uint64_t no_addr;             /* samples without a data address */
 
 	/* CPU node x memory node: node_ids are the topology's node ids; the

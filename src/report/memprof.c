@@ -90,6 +90,15 @@ struct pms_maps *pms_memprof_maps(struct pms_memprof *p)
 	return p ? p->maps : NULL;
 }
 
+void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint64_t end)
+{
+	if (!p)
+		return;
+	p->home_node = node;
+	p->home_start = start;
+	p->home_end = end;
+}
+
 size_t pms_memprof_count(const struct pms_memprof *p)
 {
 	return p ? p->n : 0;
@@ -209,7 +218,7 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
 	if (!k)
 		return 0;
 	rc = pms_numa_oracle_resolve(oracle, p->addrs, k, p->nodes);
-	if (rc == PMS_ENOMEM || rc == PMS_EINVAL)
+	if (rc == PMS_ENOMEM)
 		return rc;
 	for (size_t j = 0; j < k; j++)
 		p->v[p->idx[j]].mem_node = p->nodes[j];
@@ -593,6 +602,8 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 				r->st_enoent++;
 			else if (x->mem_node == PMS_NODE_UNKNOWN)
 				r->st_not_asked++;
+			else if (x->mem_node == -ESRCH || x->mem_node == -EINVAL)
+				r->st_gone++;
 			else
 				r->st_other++;
 			continue;

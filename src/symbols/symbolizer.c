@@ -216,6 +216,11 @@ static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	/* For data, only a symbol that contains the address names it; the
+	 * nearest preceding one (what addrinfo falls back to) would mislabel
+	 * GOT entries and relocated tables. */
+	if (name && !want_line && (sym.st_size == 0 || off >= sym.st_size))
+		name = NULL;
 	if (name) {
 		out->func = name;
 		out->offset = off;

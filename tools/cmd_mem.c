@@ -1,0 +1,1328 @@
+/* pmuscope mem: the memory-access profile with NUMA-node attribution.
+ * Records with the best engine the machine offers (IBS, PEBS, SPE, or the
+ * labelled software fallback), resolves every sampled data address to its
+ * node while the process lives, and prints which instruction touched which
+ * data, served from which level, how slowly, and from which node.
+ * JSON schema and field meanings: docs/mem.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mem_workload.h"
+#include "pmuscope/datasrc.h"
+#include "pmuscope/error.h"
+#include "pmuscope/numa.h"
+#include "pmuscope/perfdata.h"
+#include "pmuscope/pmu.h"
+#include "pmuscope/record.h"
+#include "pmuscope/report.h"
+#include "pmuscope/sampler.h"
+#include "pmuscope/symbols.h"
+#include "pmuscope/topo.h"
+
+int cmd_mem(const struct cli_global *g, int argc, char **argv);
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope mem [OPTIONS]                 profile the built-in workload\n"
+		"       pmuscope mem [OPTIONS] -- COMMAND ...  profile a command\n"
+		"       pmuscope mem [OPTIONS] -p PID          attach to a process\n"
+		"       pmuscope mem [OPTIONS] -a              system-wide\n\n"
+		"Sample memory accesses with the best precise engine this machine has\n"
+		"(AMD IBS, Intel PEBS, Arm SPE; else software page-fault sampling, said\n"
+		"so), resolve each data address to its NUMA node while the process\n"
+		"lives (batched move_pages, cached per page), and report data-source\n"
+		"levels, latency percentiles, home node vs elsewhere, the CPU-node x\n"
+		"memory-node matrix, and top instructions, functions and data objects.\n\n"
+		"Built-in workload (a dependent pointer chase over a random cycle):\n"
+		"  --size BYTES      buffer size (K/M/G suffixes; default 64M)\n"
+		"  --node N          bind the buffer to node N (default: first touch)\n"
+		"  --threads N       chasing threads (default 1)\n"
+		"  --steps N         dependent loads per thread (default 4 x words)\n"
+		"Recording:\n"
+		"  -p, --pid PID     attach to PID (until it exits, Ctrl-C or --duration)\n"
+		"  -a, --all-cpus    system-wide (nodes only from physical addresses)\n"
+		"  --duration SEC    stop after SEC seconds\n"
+		"  --engine NAME     ibs, pebs, spe or software (default: best available)\n"
+		"  --period N        sample period (default: the engine's)\n"
+		"  --phys            ask for physical addresses (privileged)\n"
+		"  --verify-node     cross-check page nodes with get_mempolicy (built-in\n"
+		"                    workload: every buffer page, in the workload itself)\n"
+		"Output:\n"
+		"  --json            everything as JSON (schema: docs/mem.md)\n"
+		"  --samples         with --json: every sample too\n"
+		"  --csv             one CSV row per sample\n"
+		"  -o FILE           also write the samples as perf.data to FILE\n"
+		"  --top N           entries per top list (default 10)\n"
+		"  --progress        progress line on stderr (default when it is a terminal)\n"
+		"  --quiet           no progress line\n"
+		"  --help            this text\n\n"
+		"Exit status: the command's exit status; 128+N when a signal N ended it;\n"
+		"1 when pmuscope itself failed.\n");
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+enum target_kind { T_WORKLOAD, T_COMMAND, T_PID, T_SYSTEM };
+
+struct mem_opts {
+	enum target_kind kind;
+	struct mem_workload_opts wl;
+	pid_t pid;
+	double duration;
+	enum pms_engine engine;
+	uint64_t period;
+	bool phys, verify, json, samples, csv, quiet, progress;
+	const char *out;
+	size_t top;
+	char **cmd;
+	bool run_workload; /* internal: this process is the workload */
+};
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Engine names are data: the one table the option and the output share. */
+static const struct {
+	const char *name;
+	enum pms_engine e;
+} engine_names[] = {
+	{ "ibs", PMS_ENG_IBS },
+	{ "pebs", PMS_ENG_PEBS },
+	{ "spe", PMS_ENG_SPE },
+	{ "software", PMS_ENG_SOFTWARE },
+	{ "none", PMS_ENG_NONE },
+};
+
+static const char *engine_name(enum pms_engine e)
+{
+	for (size_t i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++)
+		if (engine_names[i].e == e)
+			return engine_names[i].name;
+	return "?";
+}
+
+enum {
+	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
+	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
+	O_REPORTFD, O_RELEASEFD,
+};
+
+static int parse_opts(int argc, char **argv, struct mem_opts *o)
+{
+	static const struct option lo[] = {
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "node", required_argument, NULL, O_NODE },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "steps", required_argument, NULL, O_STEPS },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "engine", required_argument, NULL, O_ENGINE },
+		{ "period", required_argument, NULL, O_PERIOD },
+		{ "phys", no_argument, NULL, O_PHYS },
+		{ "verify-node", no_argument, NULL, O_VERIFY },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "samples", no_argument, NULL, O_SAMPLES },
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "output", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "progress", no_argument, NULL, O_PROGRESS },
+		{ "help", no_argument, NULL, O_HELP },
+		{ "run-workload", no_argument, NULL, O_RUNWL },
+		{ "report-fd", required_argument, NULL, O_REPORTFD },
+		{ "release-fd", required_argument, NULL, O_RELEASEFD },
+		{ NULL, 0, NULL, 0 },
+	};
+	long v;
+	int c;
+	memset(o, 0, sizeof(*o));
+	o->wl.size = 64u << 20;
+	o->wl.node = -1;
+	o->wl.threads = 1;
+	o->wl.report_fd = -1;
+	o->wl.release_fd = -1;
+	o->kind = T_WORKLOAD;
+	o->top = 10;
+	o->engine = PMS_ENG_NONE;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:ao:", lo, NULL)) != -1) {
+		switch (c) {
+		case O_SIZE:
+			if (parse_size(optarg, &o->wl.size) < 0 || o->wl.size < 16) {
+				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes >= 16 (K/M/G suffixes)\n", optarg);
+				return -1;
+			}
+			break;
+		case O_NODE:
+			if (parse_long(optarg, 0, 1023, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", optarg);
+				return -1;
+			}
+			o->wl.node = (int)v;
+			break;
+		case O_THREADS:
+			if (parse_long(optarg, 1, 1024, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", optarg);
+				return -1;
+			}
+			o->wl.threads = (int)v;
+			break;
+		case O_STEPS:
+			if (parse_long(optarg, 1, 0x7fffffffffffffffL, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", optarg);
+				return -1;
+			}
+			o->wl.steps = (uint64_t)v;
+			break;
+		case 'p':
+			if (parse_long(optarg, 1, 0x7fffffff, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", optarg);
+				return -1;
+			}
+			o->pid = (pid_t)v;
+			o->kind = T_PID;
+			break;
+		case 'a':
+			o->kind = T_SYSTEM;
+			break;
+		case O_DURATION: {
+			char *end;
+			o->duration = strtod(optarg, &end);
+			if (end == optarg || *end || o->duration <= 0) {
+				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", optarg);
+				return -1;
+			}
+			break;
+		}
+		case O_ENGINE: {
+			size_t i;
+			for (i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]) - 1; i++)
+				if (!strcmp(optarg, engine_names[i].name))
+					break;
+			if (i == sizeof(engine_names) / sizeof(engine_names[0]) - 1) {
+				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe or software\n",
+					optarg);
+				return -1;
+			}
+			o->engine = engine_names[i].e;
+			break;
+		}
+		case O_PERIOD:
+			if (parse_long(optarg, 1, 0x7fffffffffffffffL, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", optarg);
+				return -1;
+			}
+			o->period = (uint64_t)v;
+			break;
+		case O_PHYS: o->phys = true; break;
+		case O_VERIFY: o->verify = true; break;
+		case O_JSON: o->json = true; break;
+		case O_SAMPLES: o->samples = true; break;
+		case O_CSV: o->csv = true; break;
+		case 'o': o->out = optarg; break;
+		case O_TOP:
+			if (parse_long(optarg, 1, 100000, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --top '%s': want 1..100000\n", optarg);
+				return -1;
+			}
+			o->top = (size_t)v;
+			break;
+		case O_QUIET: o->quiet = true; break;
+		case O_PROGRESS: o->progress = true; break;
+		case O_HELP: help(stdout); return 1;
+		case O_RUNWL: o->run_workload = true; break;
+		case O_REPORTFD:
+			if (parse_long(optarg, 0, 1 << 20, &v) < 0)
+				return -1;
+			o->wl.report_fd = (int)v;
+			break;
+		case O_RELEASEFD:
+			if (parse_long(optarg, 0, 1 << 20, &v) < 0)
+				return -1;
+			o->wl.release_fd = (int)v;
+			break;
+		default:
+			fprintf(stderr, "pmuscope: mem: unknown option '%s' (try --help)\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		if (o->kind != T_WORKLOAD) {
+			fprintf(stderr, "pmuscope: mem: a COMMAND cannot be combined with -p or -a\n");
+			return -1;
+		}
+		o->kind = T_COMMAND;
+		o->cmd = argv + optind;
+	}
+	if (o->json + o->csv > 1) {
+		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- recording ----------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+struct rec_ctx {
+	struct pms_memprof *prof;
+	struct pms_numa_oracle *oracle;
+	struct pms_perfdata_writer *w;
+	struct pms_sample_layout lay;
+	int werr; /* first perf.data write error */
+	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
+};
+
+static void write_rec(struct rec_ctx *c, const struct pms_record *r)
+{
+	size_t len = 0;
+	if (!c->w || c->werr)
+		return;
+	int rc = pms_record_encode(&c->lay, r, c->buf, sizeof(c->buf), &len);
+	if (rc >= 0)
+		rc = pms_perfdata_writer_write(c->w, c->buf, len);
+	if (rc < 0)
+		c->werr = rc;
+}
+
+static int on_sample(void *ud, const struct pms_memsample *s)
+{
+	struct rec_ctx *c = ud;
+	int rc = pms_memprof_add(c->prof, s);
+	if (rc < 0)
+		return rc;
+	if (c->w) {
+		struct pms_record r;
+		memset(&r, 0, sizeof(r));
+		r.type = PMS_RECORD_SAMPLE;
+		/* user or kernel IP, as the kernel marks it (uapi perf_event.h) */
+		r.sample.misc = (s->valid & PMS_MS_KERNEL_IP) ? PERF_RECORD_MISC_KERNEL
+							       : PERF_RECORD_MISC_USER;
+		if (s->valid & PMS_MS_EXACT_IP)
+			r.sample.misc |= PERF_RECORD_MISC_EXACT_IP;
+		r.sample.ip = s->ip;
+		r.sample.pid = s->pid;
+		r.sample.tid = s->tid;
+		r.sample.time = s->time;
+		r.sample.addr = s->addr;
+		r.sample.cpu = s->cpu;
+		r.sample.period = s->period;
+		r.sample.weight = s->weight;
+		r.sample.data_src = (s->valid & PMS_MS_DATA_SRC) ? s->data_src : PMS_MEM_NA_VALUE;
+		r.sample.phys_addr = s->phys_addr;
+		write_rec(c, &r);
+	}
+	return 0;
+}
+
+static int on_sideband(void *ud, const struct pms_record *rec)
+{
+	struct rec_ctx *c = ud;
+	int rc = pms_memprof_sideband(c->prof, rec, c->oracle);
+	if (rc < 0)
+		return rc;
+	if (rec->type == PMS_RECORD_MMAP2 || rec->type == PMS_RECORD_MMAP ||
+	    rec->type == PMS_RECORD_COMM || rec->type == PMS_RECORD_FORK ||
+	    rec->type == PMS_RECORD_EXIT)
+		write_rec(c, rec);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What the workload child told us on its report pipe. */
+struct wl_info {
+	bool have;
+	bool done; /* the chase finished; the workload waits for release */
+	uint64_t start, size;
+	int home;
+	int threads;
+	long vchecked, vdis, verr;
+};
+
+static void read_wl_pipe(int fd, char *buf, size_t *len, size_t cap, struct wl_info *wi)
+{
+	if (fd < 0 || wi->done)
+		return;
+	ssize_t n = read(fd, buf + *len, cap - 1 - *len);
+	if (n <= 0)
+		return;
+	*len += (size_t)n;
+	buf[*len] = 0;
+	if (!wi->have && strchr(buf, '\n') &&
+	    sscanf(buf, "buffer %" SCNx64 " %" SCNx64 " home %d threads %d verify %ld %ld %ld",
+		   &wi->start, &wi->size, &wi->home, &wi->threads, &wi->vchecked, &wi->vdis,
+		   &wi->verr) == 7)
+		wi->have = true;
+	if (strstr(buf, "\ndone\n"))
+		wi->done = true;
+}
+
+struct outcome {
+	bool have_status;
+	int status;       /* wait status */
+	bool interrupted; /* Ctrl-C / SIGTERM reached pmuscope */
+	int stop_signal;
+	bool timed_out;   /* --duration */
+	bool target_gone; /* -p: the process went away */
+	double seconds;
+};
+
+static const char *sig_name(int sig)
+{
+	const char *d = sigabbrev_np(sig);
+	return d ? d : "?";
+}
+
+static int perfdata_begin(struct rec_ctx *c, int fd, const struct pms_sampler_info *info,
+			  const struct pms_pmus *pmus)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	if (info->engine == PMS_ENG_SOFTWARE) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	} else {
+		/* the first PMU the sampler opened gives the type */
+		char name[64] = "";
+		snprintf(name, sizeof(name), "%s", info->pmus ? info->pmus : "");
+		name[strcspn(name, ",")] = 0;
+		const struct pms_pmu *p = pms_pmu_find(pmus, name);
+		a.type = p ? p->type : PERF_TYPE_RAW;
+	}
+	/* One layout for every engine: what struct pms_memsample carries. */
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |
+			PERF_SAMPLE_DATA_SRC;
+	if (info->phys)
+		a.sample_type |= PERF_SAMPLE_PHYS_ADDR;
+	a.sample_period = 1;
+	a.mmap = a.mmap2 = a.comm = a.task = 1;
+	a.mmap_data = 1;
+	pms_sample_layout_from_attr(&c->lay, &a);
+	int rc = pms_perfdata_writer_open(fd, &c->w);
+	if (rc >= 0)
+		rc = pms_perfdata_writer_add_attr(c->w, &a, NULL, 0);
+	return rc;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static void hex(char *buf, size_t n, uint64_t v)
+{
+	snprintf(buf, n, "0x%" PRIx64, v);
+}
+
+static void json_hex(struct json *j, const char *key, bool valid, uint64_t v)
+{
+	char b[32];
+	if (!valid) {
+		json_null(j, key);
+		return;
+	}
+	hex(b, sizeof(b), v);
+	json_str(j, key, b);
+}
+
+static void json_site(struct json *j, const struct pms_memreport_site *s, bool object)
+{
+	json_begin_object(j, NULL);
+	json_hex(j, object ? "start" : "addr", !s->addr_hidden && (object ? s->size != 0 : true),
+		 s->addr);
+	if (object)
+		json_uint(j, "size", s->size);
+	json_str(j, "name", s->name);
+	json_str(j, object ? "kind" : "file", object ? s->kind : s->file);
+	if (!object) {
+		if (s->line)
+			json_int(j, "line", s->line);
+		else
+			json_null(j, "line");
+	}
+	json_str(j, "module", s->module);
+	json_bool(j, "kernel", s->kernel);
+	json_uint(j, "samples", s->samples);
+	json_uint(j, "latency_total", s->latency);
+	json_uint(j, "latency_samples", s->weighted);
+	json_uint(j, "resolved", s->resolved);
+	json_uint(j, "remote", s->remote);
+	if (s->resolved)
+		json_double(j, "remote_share", (double)s->remote / (double)s->resolved);
+	else
+		json_null(j, "remote_share");
+	json_uint(j, "on_home", s->on_home);
+	json_end_object(j);
+}
+
+static void json_sites(struct json *j, const char *key, const struct pms_memreport_site *v,
+		       size_t n, bool object)
+{
+	json_begin_array(j, key);
+	for (size_t i = 0; i < n; i++)
+		json_site(j, &v[i], object);
+	json_end_array(j);
+}
+
+static const char *status_name(int node)
+{
+	if (node >= 0)
+		return "ok";
+	if (node == PMS_NODE_UNKNOWN)
+		return "not_asked";
+	if (node == -EFAULT)
+		return "EFAULT";
+	if (node == -ENOENT)
+		return "ENOENT";
+	const char *n = strerrorname_np(-node);
+	return n ? n : "error";
+}
+
+struct run_desc {
+	const struct mem_opts *o;
+	pid_t pid;
+	const struct wl_info *wl;
+	const struct outcome *oc;
+	const struct pms_sampler_info *info;
+};
+
+static void print_json(const struct run_desc *d, const struct pms_memreport *r)
+{
+	struct json j;
+	char b[64];
+	json_init(&j, stdout);
+	json_begin_object(&j, NULL);
+	json_int(&j, "schema_version", 1);
+	json_begin_object(&j, "target");
+	static const char *const kinds[] = { "workload", "command", "pid", "system" };
+	json_str(&j, "kind", kinds[d->o->kind]);
+	if (d->pid > 0)
+		json_int(&j, "pid", d->pid);
+	else
+		json_null(&j, "pid");
+	json_begin_array(&j, "argv");
+	for (char **a = d->o->cmd; a && *a; a++)
+		json_str(&j, NULL, *a);
+	json_end_array(&j);
+	json_end_object(&j);
+	if (d->o->kind == T_WORKLOAD) {
+		json_begin_object(&j, "workload");
+		json_hex(&j, "buffer_start", d->wl->have, d->wl->start);
+		json_uint(&j, "buffer_size", d->wl->have ? d->wl->size : d->o->wl.size);
+		json_int(&j, "threads", d->o->wl.threads);
+		if (d->o->wl.node >= 0)
+			json_int(&j, "requested_node", d->o->wl.node);
+		else
+			json_null(&j, "requested_node");
+		if (d->wl->have && d->wl->home >= 0)
+			json_int(&j, "home_node", d->wl->home);
+		else
+			json_null(&j, "home_node");
+		json_end_object(&j);
+	} else {
+		json_null(&j, "workload");
+	}
+	json_begin_object(&j, "exit");
+	if (!d->oc->have_status) {
+		json_str(&j, "how", d->pid > 0 && d->o->kind == T_PID ? "still running" : "none");
+		json_null(&j, "code");
+		json_null(&j, "signal");
+	} else if (WIFEXITED(d->oc->status)) {
+		json_str(&j, "how", "exited");
+		json_int(&j, "code", WEXITSTATUS(d->oc->status));
+		json_null(&j, "signal");
+	} else {
+		json_str(&j, "how", "signaled");
+		json_null(&j, "code");
+		json_int(&j, "signal", WTERMSIG(d->oc->status));
+		json_str(&j, "signal_name", sig_name(WTERMSIG(d->oc->status)));
+		json_bool(&j, "core_dumped", WCOREDUMP(d->oc->status));
+	}
+	json_bool(&j, "interrupted", d->oc->interrupted);
+	json_bool(&j, "timed_out", d->oc->timed_out);
+	json_end_object(&j);
+	json_double(&j, "duration_s", d->oc->seconds);
+
+	json_begin_object(&j, "engine");
+	json_str(&j, "name", engine_name(r->engine));
+	json_str(&j, "label", r->label);
+	json_str(&j, "pmus", r->pmus);
+	json_str(&j, "notes", r->notes);
+	json_bool(&j, "data_src", r->data_src_available);
+	json_bool(&j, "phys", r->phys);
+	hex(b, sizeof(b), d->info->sample_type);
+	json_str(&j, "sample_type", b);
+	json_end_object(&j);
+	json_begin_array(&j, "attempts");
+	for (size_t i = 0; i < r->nattempts; i++) {
+		const struct pms_sampler_attempt *a = &r->attempts[i];
+		json_begin_object(&j, NULL);
+		json_str(&j, "engine", engine_name(a->engine));
+		json_str(&j, "pmu", a->pmu);
+		json_str(&j, "attr", a->attr);
+		json_int(&j, "errno", a->err);
+		json_str(&j, "error", a->err ? strerrorname_np(a->err) : NULL);
+		json_bool(&j, "chosen", a->chosen);
+		json_str(&j, "reason", a->reason);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+
+	json_begin_object(&j, "samples");
+	json_uint(&j, "total", r->samples);
+	json_uint(&j, "with_addr", r->with_addr);
+	json_uint(&j, "with_data_src", r->with_data_src);
+	json_uint(&j, "dropped", r->stats.samples_dropped);
+	json_uint(&j, "lost", r->stats.lost);
+	json_uint(&j, "lost_records", r->stats.lost_records);
+	json_uint(&j, "lost_samples", r->stats.lost_samples);
+	json_uint(&j, "throttle", r->stats.throttle);
+	json_uint(&j, "unthrottle", r->stats.unthrottle);
+	json_uint(&j, "parse_errors", r->stats.parse_errors);
+	json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
+	json_uint(&j, "aux_truncated", r->stats.aux_truncated);
+	json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
+	json_end_object(&j);
+
+	json_begin_object(&j, "data_source");
+	json_bool(&j, "available", r->data_src_available);
+	json_str(&j, "note", r->data_src_note);
+	json_begin_array(&j, "levels");
+	for (size_t i = 0; i < r->nlevels; i++) {
+		json_begin_object(&j, NULL);
+		json_str(&j, "level", r->levels[i].name);
+		json_uint(&j, "samples", r->levels[i].samples);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_begin_array(&j, "ops");
+	for (size_t i = 0; i < r->nops; i++) {
+		json_begin_object(&j, NULL);
+		json_str(&j, "op", r->ops[i].name);
+		json_uint(&j, "samples", r->ops[i].samples);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+
+	json_begin_object(&j, "latency");
+	json_uint(&j, "samples", r->latency.n);
+	if (r->latency.n) {
+		json_uint(&j, "min", r->latency.min);
+		json_uint(&j, "median", r->latency.median);
+		json_uint(&j, "p90", r->latency.p90);
+		json_uint(&j, "p99", r->latency.p99);
+		json_uint(&j, "max", r->latency.max);
+		json_double(&j, "mean", r->latency.mean);
+	} else {
+		json_null(&j, "min");
+		json_null(&j, "median");
+		json_null(&j, "p90");
+		json_null(&j, "p99");
+		json_null(&j, "max");
+		json_null(&j, "mean");
+	}
+	json_end_object(&j);
+
+	json_begin_object(&j, "numa");
+	if (r->home_node >= 0)
+		json_int(&j, "home_node", r->home_node);
+	else
+		json_null(&j, "home_node");
+	json_uint(&j, "resolved", r->resolved);
+	json_uint(&j, "on_home", r->on_home);
+	json_uint(&j, "elsewhere", r->elsewhere);
+	json_uint(&j, "from_phys", r->from_phys);
+	json_uint(&j, "unresolved", r->unresolved);
+	json_uint(&j, "efault", r->st_efault);
+	json_uint(&j, "enoent", r->st_enoent);
+	json_uint(&j, "other_status", r->st_other);
+	json_uint(&j, "not_asked", r->st_not_asked);
+	json_uint(&j, "process_gone", r->st_gone);
+	json_uint(&j, "no_addr", r->no_addr);
+	json_begin_object(&j, "oracle");
+	json_uint(&j, "lookups", r->numa.lookups);
+	json_uint(&j, "cache_hits", r->numa.cache_hits);
+	json_uint(&j, "pages_queried", r->numa.pages_queried);
+	json_uint(&j, "move_pages_calls", r->numa.move_pages_calls);
+	json_uint(&j, "call_errors", r->numa.call_errors);
+	json_uint(&j, "invalidations", r->numa.invalidations);
+	json_end_object(&j);
+	json_begin_object(&j, "verify");
+	json_bool(&j, "requested", d->o->verify);
+	if (d->o->verify && d->wl->have && d->wl->vchecked >= 0) {
+		json_str(&j, "how", "workload buffer pages: get_mempolicy vs move_pages, in the workload");
+		json_int(&j, "checked", d->wl->vchecked);
+		json_int(&j, "disagree", d->wl->vdis);
+		json_int(&j, "errors", d->wl->verr);
+	} else {
+		json_str(&j, "how", d->o->verify ? "not possible: get_mempolicy answers only for the "
+						   "calling process, and the profiled one is another"
+						 : NULL);
+		json_null(&j, "checked");
+		json_null(&j, "disagree");
+		json_null(&j, "errors");
+	}
+	json_end_object(&j);
+	json_begin_array(&j, "nodes");
+	for (size_t i = 0; i < r->nnodes; i++)
+		json_int(&j, NULL, r->node_ids[i]);
+	json_end_array(&j);
+	json_begin_array(&j, "matrix");
+	for (size_t a = 0; a < r->nnodes; a++) {
+		json_begin_array(&j, NULL);
+		for (size_t m = 0; m < r->nnodes; m++)
+			json_uint(&j, NULL, r->matrix[a * r->nnodes + m]);
+		json_end_array(&j);
+	}
+	json_end_array(&j);
+	json_uint(&j, "matrix_outside", r->matrix_cpu_unknown);
+	json_end_object(&j);
+	json_bool(&j, "kernel_addresses_visible", r->kernel_visible);
+
+	json_begin_object(&j, "top");
+	json_sites(&j, "instructions_by_samples", r->top_ips_samples, r->ntop_ips_samples, false);
+	json_sites(&j, "instructions_by_latency", r->top_ips_latency, r->ntop_ips_latency, false);
+	json_sites(&j, "functions_by_samples", r->top_funcs_samples, r->ntop_funcs_samples, false);
+	json_sites(&j, "functions_by_latency", r->top_funcs_latency, r->ntop_funcs_latency, false);
+	json_sites(&j, "data_objects", r->top_objects, r->ntop_objects, true);
+	json_end_object(&j);
+
+	if (d->o->samples) {
+		json_begin_array(&j, "sample_list");
+		for (size_t i = 0; i < r->nall; i++) {
+			const struct pms_memreport_sample *x = &r->all[i];
+			const struct pms_memsample *s = &x->s;
+			json_begin_object(&j, NULL);
+			if (s->valid & PMS_MS_TIME)
+				json_uint(&j, "time", s->time);
+			else
+				json_null(&j, "time");
+			json_int(&j, "pid", s->valid & PMS_MS_TID ? (long long)s->pid : -1);
+			json_int(&j, "tid", s->valid & PMS_MS_TID ? (long long)s->tid : -1);
+			if (s->valid & PMS_MS_CPU)
+				json_uint(&j, "cpu", s->cpu);
+			else
+				json_null(&j, "cpu");
+			if (x->cpu_node >= 0)
+				json_int(&j, "cpu_node", x->cpu_node);
+			else
+				json_null(&j, "cpu_node");
+			json_hex(&j, "ip", (s->valid & PMS_MS_IP) && s->ip, s->ip);
+			json_hex(&j, "addr", (s->valid & PMS_MS_ADDR) != 0, s->addr);
+			json_hex(&j, "phys_addr", (s->valid & PMS_MS_PHYS) != 0, s->phys_addr);
+			if (x->mem_node >= 0)
+				json_int(&j, "mem_node", x->mem_node);
+			else
+				json_null(&j, "mem_node");
+			json_str(&j, "node_status", status_name(x->mem_node));
+			if (s->valid & PMS_MS_DATA_SRC) {
+				char t[128];
+				json_hex(&j, "data_src", true, s->data_src);
+				pms_datasrc_format_mem(s->data_src, t, sizeof(t));
+				json_str(&j, "level", t);
+			} else {
+				json_null(&j, "data_src");
+				json_null(&j, "level");
+			}
+			if (s->valid & PMS_MS_WEIGHT)
+				json_uint(&j, "weight", s->weight);
+			else
+				json_null(&j, "weight");
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+	}
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+static void print_csv(const struct pms_memreport *r)
+{
+	printf("time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight\n");
+	for (size_t i = 0; i < r->nall; i++) {
+		const struct pms_memreport_sample *x = &r->all[i];
+		const struct pms_memsample *s = &x->s;
+		char lvl[128] = "";
+		if (s->valid & PMS_MS_DATA_SRC)
+			pms_datasrc_format_mem(s->data_src, lvl, sizeof(lvl));
+		if (s->valid & PMS_MS_TIME)
+			printf("%" PRIu64, s->time);
+		printf(",");
+		if (s->valid & PMS_MS_TID)
+			printf("%u,%u", s->pid, s->tid);
+		else
+			printf(",");
+		printf(",");
+		if (s->valid & PMS_MS_CPU)
+			printf("%u", s->cpu);
+		printf(",");
+		if (x->cpu_node >= 0)
+			printf("%d", x->cpu_node);
+		printf(",");
+		if ((s->valid & PMS_MS_IP) && s->ip)
+			printf("0x%" PRIx64, s->ip);
+		printf(",");
+		if (s->valid & PMS_MS_ADDR)
+			printf("0x%" PRIx64, s->addr);
+		printf(",");
+		if (s->valid & PMS_MS_PHYS)
+			printf("0x%" PRIx64, s->phys_addr);
+		printf(",");
+		if (x->mem_node >= 0)
+			printf("%d", x->mem_node);
+		printf(",%s,", status_name(x->mem_node));
+		if (s->valid & PMS_MS_DATA_SRC)
+			printf("0x%" PRIx64, s->data_src);
+		printf(",\"%s\",", lvl);
+		if (s->valid & PMS_MS_WEIGHT)
+			printf("%" PRIu64, s->weight);
+		printf("\n");
+	}
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void text_sites(const char *title, const struct pms_memreport_site *v, size_t n,
+		       uint64_t total, bool by_latency)
+{
+	printf("\n%s:\n", title);
+	if (!n) {
+		printf("  (none)\n");
+		return;
+	}
+	printf("  %8s %6s %12s %7s  %-18s %s\n", "samples", "%", "latency", "remote", "address",
+	       "where");
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_memreport_site *s = &v[i];
+		char addr[32] = "-", lat[32] = "-", rem[16] = "-";
+		if (!s->addr_hidden && s->addr)
+			hex(addr, sizeof(addr), s->addr);
+		if (s->weighted)
+			snprintf(lat, sizeof(lat), "%" PRIu64, s->latency);
+		if (s->resolved)
+			snprintf(rem, sizeof(rem), "%.0f%%", pct(s->remote, s->resolved));
+		printf("  %8" PRIu64 " %5.1f%% %12s %7s  %-18s %s", s->samples, pct(s->samples, total),
+		       lat, rem, addr, s->name);
+		if (s->file && s->line)
+			printf("  %s:%d", s->file, s->line);
+		else if (s->file)
+			printf("  %s", s->file);
+		else if (s->module && *s->module && strcmp(s->module, s->name))
+			printf("  (%s)", s->module);
+		printf("\n");
+	}
+	(void)by_latency;
+}
+
+static void print_text(const struct run_desc *d, const struct pms_memreport *r)
+{
+	const struct mem_opts *o = d->o;
+	printf("pmuscope mem: ");
+	switch (o->kind) {
+	case T_WORKLOAD:
+		printf("built-in pointer chase, %zu bytes, %d thread(s)", o->wl.size, o->wl.threads);
+		break;
+	case T_COMMAND:
+		printf("command");
+		for (char **a = o->cmd; *a; a++)
+			printf(" %s", *a);
+		break;
+	case T_PID: printf("pid %d", (int)d->pid); break;
+	case T_SYSTEM: printf("system-wide"); break;
+	}
+	printf(" (%.2f s)\n", d->oc->seconds);
+	printf("engine: %s [%s]\n", r->label && *r->label ? r->label : engine_name(r->engine),
+	       r->pmus ? r->pmus : "");
+	if (r->notes && *r->notes)
+		printf("  notes: %s\n", r->notes);
+	for (size_t i = 0; i < r->nattempts; i++) {
+		const struct pms_sampler_attempt *a = &r->attempts[i];
+		printf("  tried %-9s %-12s %s%s%s\n", engine_name(a->engine), a->pmu,
+		       a->chosen ? "chosen" : a->err ? strerrorname_np(a->err) : "ok",
+		       *a->reason ? ": " : "", a->reason);
+	}
+	printf("samples: %" PRIu64 " (%" PRIu64 " with a data address); lost %" PRIu64
+	       " in %" PRIu64 " records, lost samples %" PRIu64 ", throttled %" PRIu64
+	       ", dropped %" PRIu64 "\n",
+	       r->samples, r->with_addr, r->stats.lost, r->stats.lost_records, r->stats.lost_samples,
+	       r->stats.throttle, r->stats.samples_dropped);
+
+	printf("\ndata source levels:\n");
+	if (!r->nlevels)
+		printf("  %s\n", *r->data_src_note ? r->data_src_note : "no samples with a data source");
+	for (size_t i = 0; i < r->nlevels; i++)
+		printf("  %-24s %8" PRIu64 " %5.1f%%\n", r->levels[i].name, r->levels[i].samples,
+		       pct(r->levels[i].samples, r->with_data_src));
+
+	printf("\nlatency (cycles, %" PRIu64 " samples with a valid weight):", r->latency.n);
+	if (r->latency.n)
+		printf(" min %" PRIu64 "  median %" PRIu64 "  p90 %" PRIu64 "  p99 %" PRIu64
+		       "  max %" PRIu64 "\n",
+		       r->latency.min, r->latency.median, r->latency.p90, r->latency.p99, r->latency.max);
+	else
+		printf(" none (%s)\n", engine_name(r->engine));
+
+	printf("\nNUMA nodes of sampled data (%" PRIu64 " with an address):\n",
+	       r->with_addr);
+	if (r->home_node >= 0)
+		printf("  home node %d: %" PRIu64 " on it (%.1f%%), %" PRIu64 " elsewhere\n",
+		       r->home_node, r->on_home, pct(r->on_home, r->resolved), r->elsewhere);
+	printf("  resolved %" PRIu64 " (%" PRIu64 " from physical addresses); unresolved %" PRIu64
+	       " (not mapped/EFAULT %" PRIu64 ", not present/ENOENT %" PRIu64 ", process gone %" PRIu64
+	       ", other %" PRIu64 ", not asked %" PRIu64 ")\n",
+	       r->resolved, r->from_phys, r->unresolved, r->st_efault, r->st_enoent, r->st_gone,
+	       r->st_other, r->st_not_asked);
+	printf("  oracle: %" PRIu64 " lookups, %" PRIu64 " cache hits, %" PRIu64
+	       " unique pages in %" PRIu64 " move_pages calls\n",
+	       r->numa.lookups, r->numa.cache_hits, r->numa.pages_queried, r->numa.move_pages_calls);
+	if (o->verify) {
+		if (d->wl->have && d->wl->vchecked >= 0)
+			printf("  verify: %ld buffer pages, get_mempolicy vs move_pages: %ld disagree, "
+			       "%ld errors\n",
+			       d->wl->vchecked, d->wl->vdis, d->wl->verr);
+		else
+			printf("  verify: not possible (get_mempolicy answers only for the calling "
+			       "process)\n");
+	}
+	if (r->nnodes) {
+		printf("\nCPU node x memory node (resolved samples):\n  %-8s", "cpu\\mem");
+		for (size_t m = 0; m < r->nnodes; m++)
+			printf(" %9d", r->node_ids[m]);
+		printf("\n");
+		for (size_t a = 0; a < r->nnodes; a++) {
+			printf("  %-8d", r->node_ids[a]);
+			for (size_t m = 0; m < r->nnodes; m++)
+				printf(" %9" PRIu64, r->matrix[a * r->nnodes + m]);
+			printf("\n");
+		}
+		if (r->matrix_cpu_unknown)
+			printf("  (%" PRIu64 " resolved samples without a CPU node)\n",
+			       r->matrix_cpu_unknown);
+	}
+	text_sites("top instructions by samples", r->top_ips_samples, r->ntop_ips_samples,
+		   r->samples, false);
+	if (r->latency.n)
+		text_sites("top instructions by total latency", r->top_ips_latency,
+			   r->ntop_ips_latency, r->samples, true);
+	text_sites("top functions by samples (remote = share on another node than the CPU's)",
+		   r->top_funcs_samples, r->ntop_funcs_samples, r->samples, false);
+	if (r->latency.n)
+		text_sites("top functions by total latency", r->top_funcs_latency,
+			   r->ntop_funcs_latency, r->samples, true);
+	printf("\ntop data objects:\n");
+	if (!r->ntop_objects)
+		printf("  (none)\n");
+	for (size_t i = 0; i < r->ntop_objects; i++) {
+		const struct pms_memreport_site *s = &r->top_objects[i];
+		char addr[32] = "-";
+		if (!s->addr_hidden && s->size)
+			hex(addr, sizeof(addr), s->addr);
+		printf("  %8" PRIu64 " %5.1f%%  %-8s %-18s %s", s->samples, pct(s->samples, r->with_addr),
+		       s->kind, addr, s->name);
+		if (s->resolved && r->home_node >= 0)
+			printf("  (%.0f%% on home node)", pct(s->on_home, s->resolved));
+		printf("\n");
+	}
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static char *self_exe(const char *fallback)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return strdup(fallback);
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+int cmd_mem(const struct cli_global *g, int argc, char **argv)
+{
+	struct mem_opts o;
+	int prc = parse_opts(argc, argv, &o);
+	if (prc != 0)
+		return prc < 0 ? 1 : 0;
+	if (o.run_workload)
+		return mem_workload_run(&o.wl);
+
+	int rc = 1, exit_code = 1;
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	struct pms_topo *topo = NULL;
+	struct pms_child *child = NULL;
+	struct pms_sampler *smp = NULL;
+	struct pms_numa_oracle *oracle = NULL;
+	struct pms_memprof *prof = NULL;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_memreport *rep = NULL;
+	struct rec_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct wl_info wi = { 0 };
+	struct outcome oc = { 0 };
+	struct pms_sampler_info info = { 0 };
+	char *exe = NULL, *wl_argv[16] = { 0 }, argbuf[6][32];
+	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1;
+	char pipebuf[256];
+	size_t pipelen = 0;
+	pid_t pid = -1;
+	struct sigaction sa, old_int, old_term;
+	bool handlers = false;
+
+	if (!ctx) {
+		fprintf(stderr, "pmuscope: mem: out of memory\n");
+		return 1;
+	}
+	sys = cli_open_sys(g);
+	if (!sys)
+		goto out;
+	if (!pms_sys_is_live(sys)) {
+		fprintf(stderr, "pmuscope: mem: records this machine only; --root %s is a snapshot\n",
+			pms_sys_root(sys));
+		goto out;
+	}
+	if (pms_pmus_load(sys, &pmus) < 0) {
+		cli_fail("mem: PMU discovery");
+		goto out;
+	}
+	if (pms_topo_load(sys, &topo) < 0) {
+		cli_fail("mem: topology");
+		goto out;
+	}
+
+	/* The target. */
+	if (o.kind == T_WORKLOAD || o.kind == T_COMMAND) {
+		char **cargv = o.cmd;
+		if (o.kind == T_WORKLOAD) {
+			if (pipe(pipefd) < 0 || pipe(relfd) < 0) {
+				fprintf(stderr, "pmuscope: mem: pipe: %s\n", strerror(errno));
+				goto out;
+			}
+			fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
+			fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+			fcntl(relfd[1], F_SETFD, FD_CLOEXEC);
+			exe = self_exe(g->prog);
+			int k = 0;
+			wl_argv[k++] = exe;
+			wl_argv[k++] = (char *)"mem";
+			wl_argv[k++] = (char *)"--run-workload";
+			snprintf(argbuf[0], sizeof(argbuf[0]), "%zu", o.wl.size);
+			wl_argv[k++] = (char *)"--size";
+			wl_argv[k++] = argbuf[0];
+			snprintf(argbuf[1], sizeof(argbuf[1]), "%d", o.wl.threads);
+			wl_argv[k++] = (char *)"--threads";
+			wl_argv[k++] = argbuf[1];
+			if (o.wl.node >= 0) {
+				snprintf(argbuf[2], sizeof(argbuf[2]), "%d", o.wl.node);
+				wl_argv[k++] = (char *)"--node";
+				wl_argv[k++] = argbuf[2];
+			}
+			if (o.wl.steps) {
+				snprintf(argbuf[3], sizeof(argbuf[3]), "%" PRIu64, o.wl.steps);
+				wl_argv[k++] = (char *)"--steps";
+				wl_argv[k++] = argbuf[3];
+			}
+			snprintf(argbuf[4], sizeof(argbuf[4]), "%d", pipefd[1]);
+			wl_argv[k++] = (char *)"--report-fd";
+			wl_argv[k++] = argbuf[4];
+			snprintf(argbuf[5], sizeof(argbuf[5]), "%d", relfd[0]);
+			wl_argv[k++] = (char *)"--release-fd";
+			wl_argv[k++] = argbuf[5];
+			if (o.verify)
+				wl_argv[k++] = (char *)"--verify-node";
+			wl_argv[k] = NULL;
+			cargv = wl_argv;
+		}
+		if (pms_child_spawn(sys, cargv, &child) < 0) {
+			cli_fail("mem: starting the command");
+			goto out;
+		}
+		pid = pms_child_pid(child);
+		if (pipefd[1] >= 0) {
+			close(pipefd[1]);
+			pipefd[1] = -1;
+		}
+		if (relfd[0] >= 0) {
+			close(relfd[0]);
+			relfd[0] = -1;
+		}
+	} else if (o.kind == T_PID) {
+		pid = o.pid;
+	}
+
+	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
+	so.target = o.kind == T_SYSTEM ? PMS_TARGET_CPUS
+		    : o.kind == T_PID  ? PMS_TARGET_PID
+				       : PMS_TARGET_CHILD;
+	so.pid = pid;
+	so.period = o.period;
+	so.want_phys = o.phys;
+	so.engine = o.engine;
+	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
+		cli_fail("mem: no sampling engine could be opened");
+		goto out;
+	}
+	pms_sampler_info(smp, &info);
+
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.pid = pid > 0 ? pid : 0;
+	no.page_size = (size_t)sysconf(_SC_PAGESIZE);
+	if (pms_numa_oracle_new(sys, topo, &no, &oracle) < 0) {
+		cli_fail("mem: node oracle");
+		goto out;
+	}
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.pid = pid > 0 ? pid : 0;
+	po.top = o.top;
+	po.home_name = "workload buffer (pointer chase)";
+	if (pms_memprof_new(topo, &po, &prof) < 0) {
+		cli_fail("mem: profile");
+		goto out;
+	}
+	ctx->prof = prof;
+	/* System-wide samples come from many processes: one pid's oracle would
+	 * answer wrongly for the others, so only physical addresses resolve. */
+	ctx->oracle = o.kind == T_SYSTEM ? NULL : oracle;
+	if (o.out) {
+		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (outfd < 0) {
+			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, strerror(errno));
+			goto out;
+		}
+		if (perfdata_begin(ctx, outfd, &info, pmus) < 0) {
+			cli_fail("mem: perf.data");
+			goto out;
+		}
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	handlers = true;
+
+	if (child && pms_child_start(child) < 0) {
+		cli_fail("mem: running the command");
+		pms_child_wait(child, false, NULL);
+		goto out;
+	}
+	if (!child && pms_sampler_enable(smp) < 0) {
+		cli_fail("mem: enabling the sampler");
+		goto out;
+	}
+
+	struct pms_sampler_callbacks cb = { on_sample, on_sideband };
+	bool show_progress = !o.quiet && (o.progress || isatty(2));
+	double t0 = now_s(), last_progress = t0;
+	bool forwarded = false, done = false;
+	while (!done) {
+		int pr = pms_sampler_poll(smp, 100, &cb, ctx);
+		if (pr < 0 && !stop_sig) {
+			cli_fail("mem: reading samples");
+			break;
+		}
+		read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
+		if (wi.done && relfd[1] >= 0) {
+			/* the workload finished and waits: drain what is left
+			 * while its pages still exist, then let it exit */
+			(void)pms_sampler_poll(smp, 0, &cb, ctx);
+		}
+		/* While the process lives: its mappings, then the nodes. */
+		if (pid > 0 && o.kind != T_SYSTEM)
+			(void)pms_maps_read_proc(pms_memprof_maps(prof), sys, pid);
+		(void)pms_memprof_resolve(prof, ctx->oracle);
+		if (wi.done && relfd[1] >= 0) {
+			close(relfd[1]);
+			relfd[1] = -1;
+		}
+		double t = now_s();
+		if (show_progress && t - last_progress >= 1.0) {
+			struct pms_sampler_stats st;
+			pms_sampler_stats(smp, &st);
+			fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ",
+				t - t0, pms_memprof_count(prof), st.lost + st.lost_samples);
+			last_progress = t;
+		}
+		if (stop_sig && !oc.interrupted) {
+			oc.interrupted = true;
+			oc.stop_signal = stop_sig;
+		}
+		if (o.duration > 0 && t - t0 >= o.duration && !oc.timed_out) {
+			oc.timed_out = true;
+			if (child)
+				kill(pid, SIGINT);
+		}
+		if (child) {
+			if (oc.interrupted && !forwarded) {
+				kill(pid, oc.stop_signal);
+				forwarded = true;
+			}
+			int st;
+			if (pms_child_wait(child, true, &st) == 0) {
+				oc.have_status = true;
+				oc.status = st;
+				done = true;
+			}
+		} else {
+			if (oc.interrupted || oc.timed_out)
+				done = true;
+			if (o.kind == T_PID && kill(pid, 0) < 0 && errno == ESRCH) {
+				oc.target_gone = true;
+				done = true;
+			}
+		}
+	}
+	oc.seconds = now_s() - t0;
+	if (show_progress)
+		fprintf(stderr, "\n");
+	pms_sampler_disable(smp);
+	(void)pms_sampler_poll(smp, 0, &cb, ctx);
+	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
+	(void)pms_memprof_resolve(prof, ctx->oracle);
+
+	/* The report. */
+	struct pms_sampler_stats sst;
+	struct pms_numa_stats nst;
+	size_t natt = 0;
+	const struct pms_sampler_attempt *att = pms_sampler_attempts(smp, &natt);
+	pms_sampler_stats(smp, &sst);
+	pms_numa_oracle_stats(oracle, &nst);
+	if (wi.have) /* the workload said where its buffer is and on which node */
+		pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
+	if (pms_symbolizer_new(sys, pms_memprof_maps(prof), &sym) < 0)
+		sym = NULL; /* names are a nicety: the numbers stand without them */
+	struct pms_memreport_input in = {
+		.engine = info.engine, .pmus = info.pmus, .label = info.label, .notes = info.notes,
+		.data_src = info.data_src, .phys = info.phys, .attempts = att, .nattempts = natt,
+		.stats = &sst, .numa = &nst, .verify_requested = o.verify,
+		.duration_ns = (uint64_t)(oc.seconds * 1e9),
+	};
+	if (pms_memprof_report(prof, sym, &in, &rep) < 0) {
+		cli_fail("mem: building the report");
+		goto out;
+	}
+	struct run_desc d = { &o, pid, &wi, &oc, &info };
+	if (o.json)
+		print_json(&d, rep);
+	else if (o.csv)
+		print_csv(rep);
+	else
+		print_text(&d, rep);
+	fflush(stdout);
+	if (ctx->w) {
+		int wrc = ctx->werr;
+		if (!wrc)
+			wrc = pms_perfdata_writer_close(ctx->w);
+		if (wrc < 0)
+			cli_fail("mem: writing perf.data");
+		else
+			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
+				pms_perfdata_writer_records(ctx->w), o.out);
+	}
+
+	/* Exit status: what happened to the workload. */
+	exit_code = 0;
+	if (oc.have_status) {
+		if (WIFEXITED(oc.status)) {
+			exit_code = WEXITSTATUS(oc.status);
+			if (exit_code)
+				fprintf(stderr, "pmuscope: mem: the command exited with status %d\n",
+					exit_code);
+		} else if (WIFSIGNALED(oc.status)) {
+			int s = WTERMSIG(oc.status);
+			exit_code = 128 + s;
+			fprintf(stderr, "pmuscope: mem: the command was killed by SIG%s (signal %d)%s\n",
+				sig_name(s), s, WCOREDUMP(oc.status) ? ", core dumped" : "");
+		}
+	} else if (oc.interrupted) {
+		exit_code = 128 + oc.stop_signal;
+	}
+	rc = 0;
+out:
+	if (handlers) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+	if (ctx->w)
+		pms_perfdata_writer_free(ctx->w);
+	if (outfd >= 0)
+		close(outfd);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (relfd[0] >= 0)
+		close(relfd[0]);
+	if (relfd[1] >= 0)
+		close(relfd[1]);
+	pms_memreport_free(rep);
+	pms_symbolizer_free(sym);
+	pms_memprof_free(prof);
+	pms_numa_oracle_free(oracle);
+	pms_sampler_free(smp);
+	pms_child_free(child);
+	pms_topo_free(topo);
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+	free(exe);
+	free(ctx);
+	return rc < 0 || rc == 1 ? 1 : exit_code;
+}

@@ -1,0 +1,560 @@
+/* pmuscope stat: count events for a command, a process or thread, or CPUs;
+ * aggregate per CPU / core / cluster / L3 / die / socket / NUMA node / core
+ * type; human, CSV (-x) or JSON output.  JSON schema: docs/stat.md. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "pmuscope/count.h"
+#include "pmuscope/error.h"
+#include "pmuscope/event.h"
+#include "pmuscope/pmu.h"
+#include "pmuscope/sampler.h"
+#include "pmuscope/topo.h"
+
+int cmd_stat(const struct cli_global *g, int argc, char **argv);
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope [--root DIR] stat [-e EVENTS] [-p PID | -t TID | -a | -C CPUS]\n"
+		"                [--per-cpu|--per-core|--per-cluster|--per-cache|--per-die|\n"
+		"                 --per-socket|--per-node|--per-core-type|--per-thread]\n"
+		"                [-I MS] [-x SEP | --json] [--strict] [--no-inherit] [-- COMMAND ...]\n\n"
+		"Count events (perf syntax, e.g. -e '{cycles,instructions},page-faults') for\n"
+		"COMMAND (started at its exec, children included), an existing process (-p,\n"
+		"all its threads) or thread (-t), or system-wide on every CPU (-a) or some\n"
+		"(-C 0-3).  Without -e: task-clock, context-switches, cpu-migrations,\n"
+		"page-faults, plus cycles and instructions where a core PMU exists.\n"
+		"Hybrid generic events count on every core PMU and are summed (split them\n"
+		"with --per-core-type); uncore events count once per box on the CPU of its\n"
+		"NUMA node (sub-NUMA clustering included), so --per-node shows each node's.\n"
+		"Values are scaled when counters were multiplexed; the percent of time\n"
+		"counted is shown when below 100%%.\n\n"
+		"  -e EVENTS       events to count\n"
+		"  -p PID          attach to every thread of PID until it exits (or Ctrl-C)\n"
+		"  -t TID          attach to one thread\n"
+		"  -a              all online CPUs;  -C CPUS  these CPUs (list: 0-3,8)\n"
+		"  --per-X         aggregate per cpu, core, cluster, cache (L3), die,\n"
+		"                  socket, node, core-type, thread (default: global)\n"
+		"  -I MS           print counts every MS milliseconds\n"
+		"  -x SEP          CSV: [agg SEP] value SEP unit SEP event SEP run_ns SEP pct\n"
+		"  --json          JSON (schema: docs/stat.md); with -I one object per line\n"
+		"  --strict        fail unless every counter ran 100%% of the time\n"
+		"  --no-inherit    do not count the children of the task\n"
+		"  --help          this text\n");
+}
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const struct {
+	const char *opt;
+	enum pms_count_agg agg;
+	bool per_cpu; /* needs CPU counters (-a / -C) to mean anything */
+} agg_opts[] = {
+	{ "--per-cpu", PMS_AGG_CPU, true },         { "--per-core", PMS_AGG_CORE, true },
+	{ "--per-cluster", PMS_AGG_CLUSTER, true }, { "--per-cache", PMS_AGG_L3, true },
+	{ "--per-die", PMS_AGG_DIE, true },         { "--per-socket", PMS_AGG_SOCKET, false },
+	{ "--per-node", PMS_AGG_NODE, false },      { "--per-core-type", PMS_AGG_CORE_TYPE, false },
+	{ "--per-thread", PMS_AGG_THREAD, false },
+};
+
+/* Clock events count nanoseconds; perf prints them in msec
+ * (tools/perf/util/stat-display.c, evsel__is_clock). */
+static bool is_clock(const char *name)
+{
+	static const char *const clocks[] = { "task-clock", "cpu-clock" };
+	size_t n;
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		n = strlen(clocks[i]);
+		if (!strncmp(name, clocks[i], n) && (name[n] == '\0' || name[n] == ':'))
+			return true;
+	}
+	return false;
+}
+
+struct out {
+	enum pms_count_agg agg;
+	const char *sep;   /* CSV */
+	bool json;
+	const char *target_desc;
+	char *const *cmd;
+	const struct pms_counter *c;
+	enum pms_count_target target;
+	pid_t pid;
+	const struct pms_count_row *cum; /* interval mode: the cumulative rows */
+};
+
+static void agg_label(const struct pms_count_row *r, char *buf, size_t size)
+{
+	static const char *const prefix[] = {
+		[PMS_AGG_GLOBAL] = "",  [PMS_AGG_CPU] = "CPU", [PMS_AGG_CORE] = "C",
+		[PMS_AGG_CLUSTER] = "K", [PMS_AGG_L3] = "L3-", [PMS_AGG_DIE] = "D",
+		[PMS_AGG_SOCKET] = "S", [PMS_AGG_NODE] = "N",  [PMS_AGG_CORE_TYPE] = "",
+		[PMS_AGG_THREAD] = "T",
+	};
+	if (r->agg == PMS_AGG_CORE_TYPE) {
+		if (r->type_name)
+			snprintf(buf, size, "%s", r->type_name);
+		else if (r->id >= 0)
+			snprintf(buf, size, "type%d", r->id);
+		else
+			snprintf(buf, size, "all");
+		return;
+	}
+	if (r->id < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (r->package >= 0)
+		snprintf(buf, size, "S%d-%s%d", r->package, prefix[r->agg], r->id);
+	else
+		snprintf(buf, size, "%s%d", prefix[r->agg], r->id);
+}
+
+/* The displayed value and unit of a row. */
+static double display(const struct pms_count_row *r, const char **unit)
+{
+	if (is_clock(r->name)) {
+		*unit = "msec";
+		return r->scaled / 1e6;
+	}
+	*unit = r->unit;
+	return r->scaled * r->scale;
+}
+
+/* Never enabled, or no instance ever ran.  In interval mode the
+ * cumulative rows decide (an idle interval of a counted task is 0, not
+ * "not counted"). */
+static bool not_counted(const struct out *o, size_t i, const struct pms_count_row *r)
+{
+	if (o->cum)
+		r = &o->cum[i];
+	return r->enabled == 0 || r->nunscheduled == r->ninstances;
+}
+
+static void print_human(const struct out *o, const struct pms_count_row *rows, size_t n,
+			double t, double elapsed)
+{
+	char label[64];
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_count_row *r = &rows[i];
+		const char *unit;
+		double v = display(r, &unit);
+		if (t >= 0)
+			printf("%12.6f ", t);
+		if (o->agg != PMS_AGG_GLOBAL) {
+			agg_label(r, label, sizeof(label));
+			printf("%-12s ", label);
+		}
+		if (not_counted(o, i, r))
+			printf("%18s %-5s ", "<not counted>", "");
+		else if (unit || r->scale != 1.0)
+			printf("%18.2f %-5s ", v, unit ? unit : "");
+		else
+			printf("%18.0f %-5s ", v, "");
+		printf("%-32s", r->name);
+		if (r->pmu && o->agg != PMS_AGG_CORE_TYPE)
+			printf(" [%s]", r->pmu);
+		if (r->nunscheduled)
+			printf("  (%d of %d never scheduled: group does not fit)", r->nunscheduled,
+			       r->ninstances);
+		else if (!not_counted(o, i, r) && r->fraction < 1.0)
+			printf("  (%.2f%%)", 100.0 * r->fraction);
+		printf("\n");
+	}
+	if (t < 0)
+		printf("\n%18.9f seconds time elapsed\n", elapsed);
+}
+
+static void print_csv(const struct out *o, const struct pms_count_row *rows, size_t n,
+		      double t)
+{
+	char label[64];
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_count_row *r = &rows[i];
+		const char *unit;
+		double v = display(r, &unit);
+		if (t >= 0)
+			printf("%.6f%s", t, o->sep);
+		if (o->agg != PMS_AGG_GLOBAL) {
+			agg_label(r, label, sizeof(label));
+			printf("%s%s", label, o->sep);
+		}
+		if (not_counted(o, i, r))
+			printf("<not counted>");
+		else if (unit || r->scale != 1.0)
+			printf("%.2f", v);
+		else
+			printf("%.0f", v);
+		printf("%s%s%s%s%s%llu%s%.2f\n", o->sep, unit ? unit : "", o->sep, r->name, o->sep,
+		       (unsigned long long)r->running, o->sep, 100.0 * r->fraction);
+	}
+}
+
+static void print_json(const struct out *o, const struct pms_count_row *rows, size_t n,
+		       double t, double elapsed, int exit_status)
+{
+	struct json j;
+	char groups[1024];
+	json_init(&j, stdout);
+	j.pretty = t < 0; /* interval mode: one object per line */
+	json_begin_object(&j, NULL);
+	json_int(&j, "schema_version", 1);
+	json_str(&j, "target", o->target_desc);
+	if (o->target != PMS_COUNT_CPUS && o->target != PMS_COUNT_CHILD)
+		json_int(&j, "pid", o->pid);
+	if (o->cmd) {
+		json_begin_array(&j, "command");
+		for (char *const *a = o->cmd; *a; a++)
+			json_str(&j, NULL, *a);
+		json_end_array(&j);
+	}
+	json_str(&j, "aggregation", pms_count_agg_name(o->agg));
+	if (t >= 0)
+		json_double(&j, "interval_end_s", t);
+	else
+		json_double(&j, "elapsed_s", elapsed);
+	if (exit_status >= 0)
+		json_int(&j, "exit_status", exit_status);
+	json_begin_array(&j, "rows");
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_count_row *r = &rows[i];
+		const char *unit;
+		double v = display(r, &unit);
+		json_begin_object(&j, NULL);
+		json_str(&j, "event", r->name);
+		json_str(&j, "pmu", r->pmu);
+		json_int(&j, "id", r->id);
+		if (r->package >= 0)
+			json_int(&j, "package", r->package);
+		if (r->agg == PMS_AGG_CORE_TYPE)
+			json_str(&j, "core_type", r->type_name);
+		json_double(&j, "value", v);
+		json_str(&j, "unit", unit);
+		json_double(&j, "scaled", r->scaled);
+		json_uint(&j, "raw", r->raw);
+		json_uint(&j, "time_enabled", r->enabled);
+		json_uint(&j, "time_running", r->running);
+		json_double(&j, "fraction_running", r->fraction);
+		json_bool(&j, "counted", !not_counted(o, i, r));
+		json_int(&j, "instances", r->ninstances);
+		json_int(&j, "unscheduled", r->nunscheduled);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	if (pms_counter_unscheduled_groups(o->c, groups, sizeof(groups)) > 0)
+		json_str(&j, "unscheduled_groups", groups);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+static void emit(const struct out *o, const struct pms_count_row *rows, size_t n, double t,
+		 double elapsed, int exit_status)
+{
+	if (o->json)
+		print_json(o, rows, n, t, elapsed, exit_status);
+	else if (o->sep)
+		print_csv(o, rows, n, t);
+	else
+		print_human(o, rows, n, t, elapsed);
+	fflush(stdout);
+}
+
+/* rows minus prev, for interval output (same aggregation: same order). */
+static void delta_rows(struct pms_count_row *rows, const struct pms_count_row *prev,
+		       size_t n)
+{
+	for (size_t i = 0; i < n && prev; i++) {
+		struct pms_count_value v = { rows[i].raw - prev[i].raw,
+					     rows[i].enabled - prev[i].enabled,
+					     rows[i].running - prev[i].running, 0, 0 };
+		pms_count_value_scale(&v);
+		/* Sum of the instances' estimates, minus the previous sum. */
+		rows[i].scaled = rows[i].scaled - prev[i].scaled;
+		rows[i].raw = v.raw;
+		rows[i].enabled = v.enabled;
+		rows[i].running = v.running;
+		rows[i].fraction = v.enabled ? v.fraction : 1.0;
+	}
+}
+
+static int default_events(const struct pms_pmus *pmus, char *buf, size_t size)
+{
+	return snprintf(buf, size, "task-clock,context-switches,cpu-migrations,page-faults%s",
+			pmus && pms_pmus_core_count(pmus) > 0 ? ",cycles,instructions" : "");
+}
+
+/* Is the watched target still there? */
+static bool target_alive(struct pms_child *child, enum pms_count_target target, pid_t pid,
+			 int *status)
+{
+	if (child)
+		return pms_child_wait(child, true, status) == 1;
+	if (target == PMS_COUNT_PID || target == PMS_COUNT_TID)
+		return kill(pid, 0) == 0 || errno != ESRCH;
+	return true;
+}
+
+int cmd_stat(const struct cli_global *g, int argc, char **argv)
+{
+	const char *events = NULL, *cpus_arg = NULL, *sep = NULL;
+	enum pms_count_agg agg = PMS_AGG_GLOBAL;
+	bool per_cpu_agg = false, json = false, all = false;
+	struct pms_count_opts co = PMS_COUNT_OPTS_INIT;
+	long interval_ms = 0;
+	char **cmd = NULL, defbuf[128], desc[128];
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	struct pms_topo *topo = NULL;
+	struct pms_event_list *list = NULL;
+	struct pms_counter *c = NULL;
+	struct pms_child *child = NULL;
+	struct pms_cpuset cpus = { 0 };
+	struct pms_count_row *rows = NULL, *prev = NULL;
+	size_t n = 0, nprev = 0;
+	int rc = 1, status = 0, exit_status = -1, i;
+	pid_t pid = 0;
+	bool have_pid = false;
+	double t0, next;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool matched = false;
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		for (size_t k = 0; k < sizeof(agg_opts) / sizeof(agg_opts[0]); k++)
+			if (!strcmp(a, agg_opts[k].opt)) {
+				agg = agg_opts[k].agg;
+				per_cpu_agg = agg_opts[k].per_cpu;
+				matched = true;
+			}
+		if (matched)
+			continue;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			help(stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--strict")) {
+			co.strict = true;
+		} else if (!strcmp(a, "--no-inherit")) {
+			co.no_inherit = true;
+		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
+			all = true;
+		} else if (a[1] && strchr("eptCIx", a[1]) && a[1] != '-' &&
+			   (a[2] || i + 1 < argc)) {
+			/* -x, and -x , (perf accepts both forms) */
+			const char *v = a[2] ? a + 2 : argv[++i];
+			char *end;
+			switch (a[1]) {
+			case 'e': events = v; break;
+			case 'C': cpus_arg = v; break;
+			case 'x': sep = v; break;
+			case 'p':
+			case 't':
+				pid = (pid_t)strtol(v, &end, 10);
+				if (*end || pid <= 0) {
+					fprintf(stderr, "pmuscope: stat: %s needs a pid > 0, not '%s'\n", a, v);
+					return 1;
+				}
+				co.target = a[1] == 'p' ? PMS_COUNT_PID : PMS_COUNT_TID;
+				have_pid = true;
+				break;
+			case 'I':
+				interval_ms = strtol(v, &end, 10);
+				if (*end || interval_ms < 1) {
+					fprintf(stderr, "pmuscope: stat: -I needs milliseconds >= 1, not '%s'\n", v);
+					return 1;
+				}
+				break;
+			}
+		} else {
+			fprintf(stderr, "pmuscope: stat: unknown or incomplete option '%s' (see --help)\n", a);
+			return 1;
+		}
+	}
+	if (i < argc)
+		cmd = &argv[i];
+	if (json && sep) {
+		fprintf(stderr, "pmuscope: stat: -x and --json exclude each other\n");
+		return 1;
+	}
+	if ((all || cpus_arg) && have_pid) {
+		fprintf(stderr, "pmuscope: stat: -p/-t and -a/-C exclude each other\n");
+		return 1;
+	}
+	if (have_pid && cmd) {
+		fprintf(stderr, "pmuscope: stat: give either -p/-t or a command, not both\n");
+		return 1;
+	}
+	if (!have_pid && !all && !cpus_arg && !cmd) {
+		fprintf(stderr, "pmuscope: stat: nothing to count: give a command, -p PID, -a or -C "
+				"(see --help)\n");
+		return 1;
+	}
+	if (per_cpu_agg && !all && !cpus_arg) {
+		fprintf(stderr, "pmuscope: stat: %s needs per-CPU counting (-a or -C): task "
+				"counters have no CPU\n", pms_count_agg_name(agg));
+		return 1;
+	}
+	if (all || cpus_arg)
+		co.target = PMS_COUNT_CPUS;
+	if (cpus_arg && pms_cpuset_parse_list(&cpus, cpus_arg) < 0)
+		return cli_fail("-C");
+
+	sys = cli_open_sys(g);
+	if (!sys)
+		goto out;
+	if (pms_pmus_load(sys, &pmus) < 0) {
+		cli_fail("PMU discovery");
+		goto out;
+	}
+	if (pms_topo_load(sys, &topo) < 0) {
+		if (co.target == PMS_COUNT_CPUS || per_cpu_agg) {
+			cli_fail("topology");
+			goto out;
+		}
+		topo = NULL; /* task counting works without it */
+	}
+	if (!events) {
+		default_events(pmus, defbuf, sizeof(defbuf));
+		events = defbuf;
+	}
+	if (pms_event_parse(pmus, events, &list) < 0) {
+		cli_fail("event");
+		goto out;
+	}
+	if (cmd) {
+		if (pms_child_spawn(sys, cmd, &child) < 0) {
+			cli_fail(cmd[0]);
+			goto out;
+		}
+		if (co.target != PMS_COUNT_CPUS) {
+			co.target = PMS_COUNT_CHILD;
+			pid = pms_child_pid(child);
+		}
+	}
+	co.pid = pid;
+	co.cpus = cpus_arg ? &cpus : NULL;
+	if (pms_counter_open(sys, pmus, topo, list, &co, &c) < 0) {
+		cli_fail("stat");
+		goto out;
+	}
+	if (co.target == PMS_COUNT_CPUS)
+		snprintf(desc, sizeof(desc), cpus_arg ? "cpus %s" : "system wide",
+			 cpus_arg ? cpus_arg : "");
+	else if (co.target == PMS_COUNT_CHILD)
+		snprintf(desc, sizeof(desc), "command");
+	else
+		snprintf(desc, sizeof(desc), "%s %d", co.target == PMS_COUNT_PID ? "process" : "thread",
+			 (int)pid);
+	struct out o = { agg, sep, json, desc, cmd, c, co.target, pid, NULL };
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = now_s();
+	if (child && pms_child_start(child) < 0) {
+		cli_fail(cmd[0]);
+		goto out;
+	}
+	next = t0 + (double)interval_ms / 1000.0;
+	for (;;) {
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		bool alive = !stop_flag && target_alive(child, co.target, pid, &status);
+		bool tick = interval_ms && now_s() >= next;
+		if (child && !alive && !stop_flag)
+			exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (tick || (interval_ms && !alive)) {
+			if (pms_counter_read(c) < 0) {
+				cli_fail("read");
+				goto out;
+			}
+			if (pms_counter_rows(c, agg, &rows, &n) < 0) {
+				cli_fail("aggregate");
+				goto out;
+			}
+			struct pms_count_row *keep = malloc((n ? n : 1) * sizeof(*keep));
+			if (!keep)
+				goto out;
+			memcpy(keep, rows, n * sizeof(*rows));
+			delta_rows(rows, nprev == n ? prev : NULL, n);
+			o.cum = keep;
+			emit(&o, rows, n, now_s() - t0, 0, -1);
+			o.cum = NULL;
+			pms_count_rows_free(prev);
+			pms_count_rows_free(rows);
+			rows = NULL;
+			prev = keep;
+			nprev = n;
+			next += (double)interval_ms / 1000.0;
+		}
+		if (!alive)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (!interval_ms) {
+		int r = pms_counter_read(c);
+		if (r < 0) {
+			cli_fail("stat");
+			goto out;
+		}
+		if (pms_counter_rows(c, agg, &rows, &n) < 0) {
+			cli_fail("aggregate");
+			goto out;
+		}
+		if (!json && !sep) {
+			printf("\n Performance counter stats for ");
+			if (cmd) {
+				printf("'");
+				for (char **a = cmd; *a; a++)
+					printf("%s%s", a == cmd ? "" : " ", *a);
+				printf("'");
+			} else {
+				printf("%s", desc);
+			}
+			printf(":\n\n");
+		}
+		emit(&o, rows, n, -1, now_s() - t0, exit_status);
+	}
+	{
+		char groups[1024];
+		if (!json && pms_counter_unscheduled_groups(c, groups, sizeof(groups)) > 0)
+			fprintf(stderr, "pmuscope: stat: never scheduled (group does not fit the "
+					"PMU's counters): %s\n", groups);
+	}
+	rc = exit_status > 0 ? exit_status : 0;
+out:
+	pms_count_rows_free(rows);
+	pms_count_rows_free(prev);
+	pms_counter_free(c);
+	pms_child_free(child);
+	pms_event_list_free(list);
+	pms_topo_free(topo);
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+	pms_cpuset_fini(&cpus);
+	return rc;
+}

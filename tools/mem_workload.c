@@ -1,0 +1,190 @@
+/* The built-in workload, shaped like seed 000's probe: a random cyclic
+ * permutation (Sattolo's algorithm) over a buffer of 64-bit words, then a
+ * dependent chase i = w[i], so each load waits for the previous one and,
+ * with a buffer wider than the L3, most of them go to DRAM.
+ *
+ * It runs in the profiled child (pmuscope re-executes itself), so its
+ * syscalls are the workload's own, not the library's: mbind(2) is called
+ * directly because the seam has no op for it; the home node is then read
+ * back through the seam's get_mempolicy op (MPOL_F_NODE|MPOL_F_ADDR), so the
+ * report states where the pages really are, not where they were asked to be. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mem_workload.h"
+#include "pmuscope/sys.h"
+
+/* include/uapi/linux/mempolicy.h */
+#define MPOL_BIND_ 2
+#define MPOL_MF_STRICT_ (1 << 0)
+#define MPOL_MF_MOVE_ (1 << 1)
+#define MPOL_F_NODE_ (1 << 0)
+#define MPOL_F_ADDR_ (1 << 1)
+
+struct chase {
+	const uint64_t *w;
+	uint64_t start, steps, end;
+};
+
+/* xorshift64*: a fixed seed keeps runs comparable. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+__attribute__((noinline)) static uint64_t pms_workload_chase(const uint64_t *w, uint64_t i,
+							      uint64_t steps)
+{
+	/* The load below is the one the report should name. */
+	while (steps--)
+		i = ((const volatile uint64_t *)w)[i];
+	return i;
+}
+
+static void *chase_thread(void *arg)
+{
+	struct chase *c = arg;
+	c->end = pms_workload_chase(c->w, c->start, c->steps);
+	return NULL;
+}
+
+int mem_workload_run(const struct mem_workload_opts *o)
+{
+	size_t n = o->size / sizeof(uint64_t);
+	if (n < 2) {
+		fprintf(stderr, "pmuscope mem workload: --size %zu is too small\n", o->size);
+		return 2;
+	}
+	size_t bytes = n * sizeof(uint64_t);
+	uint64_t *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED) {
+		fprintf(stderr, "pmuscope mem workload: mmap %zu bytes: %s\n", bytes, strerror(errno));
+		return 2;
+	}
+	if (o->node >= 0) {
+		unsigned long mask[16] = { 0 };
+		if (o->node >= (int)(sizeof(mask) * 8)) {
+			fprintf(stderr, "pmuscope mem workload: --node %d is out of range\n", o->node);
+			return 2;
+		}
+		mask[o->node / (8 * sizeof(long))] |= 1UL << (o->node % (8 * sizeof(long)));
+		if (syscall(SYS_mbind, w, bytes, MPOL_BIND_, mask, sizeof(mask) * 8 + 1,
+			    MPOL_MF_STRICT_ | MPOL_MF_MOVE_) != 0) {
+			fprintf(stderr, "pmuscope mem workload: mbind to node %d: %s\n", o->node,
+				strerror(errno));
+			return 2;
+		}
+	}
+	/* Sattolo: one cycle through every word. */
+	for (size_t i = 0; i < n; i++)
+		w[i] = i;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)(rnd(&seed) % i);
+		uint64_t t = w[i];
+		w[i] = w[j];
+		w[j] = t;
+	}
+	int home = -1;
+	struct pms_sys *sys = NULL;
+	if (pms_sys_new(&sys, NULL) == 0) {
+		const struct pms_sys_ops *ops = pms_sys_ops(sys);
+		int mode = -1;
+		if (ops->get_mempolicy(ops->ud, &mode, NULL, 0, w, MPOL_F_NODE_ | MPOL_F_ADDR_) == 0)
+			home = mode;
+		pms_sys_free(sys);
+	}
+	/* --verify-node: both page -> node oracles on every page of the buffer,
+	 * in the process that owns it (get_mempolicy answers only for its
+	 * caller): move_pages batched, get_mempolicy one page at a time. */
+	long vchecked = -1, vdis = 0, verr = 0;
+	if (o->verify) {
+		struct pms_sys *vs = NULL;
+		long psz = sysconf(_SC_PAGESIZE);
+		size_t np = (bytes + (size_t)psz - 1) / (size_t)psz;
+		void **pages = calloc(np, sizeof(*pages));
+		int *st = calloc(np, sizeof(*st));
+		if (pages && st && pms_sys_new(&vs, NULL) == 0) {
+			const struct pms_sys_ops *ops = pms_sys_ops(vs);
+			for (size_t i = 0; i < np; i++)
+				pages[i] = (char *)w + i * (size_t)psz;
+			vchecked = 0;
+			for (size_t off = 0; off < np; off += 512) {
+				size_t cnt = np - off < 512 ? np - off : 512;
+				if (ops->move_pages(ops->ud, 0, cnt, pages + off, NULL, st + off, 0) < 0)
+					for (size_t k = 0; k < cnt; k++)
+						st[off + k] = -EIO;
+			}
+			for (size_t i = 0; i < np; i++) {
+				int mode = -1;
+				long r = ops->get_mempolicy(ops->ud, &mode, NULL, 0, pages[i],
+							    MPOL_F_NODE_ | MPOL_F_ADDR_);
+				vchecked++;
+				if (r < 0 || st[i] < 0)
+					verr++;
+				else if (mode != st[i])
+					vdis++;
+			}
+		}
+		pms_sys_free(vs);
+		free(pages);
+		free(st);
+	}
+	if (o->report_fd >= 0) {
+		char line[200];
+		int len = snprintf(line, sizeof(line),
+				   "buffer 0x%" PRIxPTR " 0x%zx home %d threads %d verify %ld %ld %ld\n",
+				   (uintptr_t)w, bytes, home, o->threads, vchecked, vdis, verr);
+		if (write(o->report_fd, line, (size_t)len) != len) {
+			/* the parent went away; the run is still a valid workload */
+		}
+	}
+	int nt = o->threads > 0 ? o->threads : 1;
+	uint64_t steps = o->steps ? o->steps : 4 * (uint64_t)n;
+	struct chase *c = calloc((size_t)nt, sizeof(*c));
+	pthread_t *tid = calloc((size_t)nt, sizeof(*tid));
+	if (!c || !tid)
+		return 2;
+	for (int t = 0; t < nt; t++) {
+		c[t] = (struct chase){ w, (uint64_t)t * (n / (size_t)nt), steps, 0 };
+		if (t && pthread_create(&tid[t], NULL, chase_thread, &c[t]) != 0) {
+			fprintf(stderr, "pmuscope mem workload: thread %d: %s\n", t, strerror(errno));
+			return 2;
+		}
+	}
+	chase_thread(&c[0]);
+	for (int t = 1; t < nt; t++)
+		pthread_join(tid[t], NULL);
+	uint64_t sum = 0;
+	for (int t = 0; t < nt; t++)
+		sum += c[t].end;
+	free(c);
+	free(tid);
+	/* Keep the buffer mapped until the parent has resolved the last
+	 * samples' pages: a process that is gone has no pages to ask about. */
+	if (o->report_fd >= 0) {
+		if (write(o->report_fd, "done\n", 5) != 5) {
+			/* nobody listens: nothing to wait for */
+		}
+		close(o->report_fd);
+	}
+	if (o->release_fd >= 0) {
+		char b;
+		while (read(o->release_fd, &b, 1) > 0)
+			;
+		close(o->release_fd);
+	}
+	munmap(w, bytes);
+	/* sum keeps the chase from being optimised away */
+	return sum == UINT64_MAX ? 1 : 0;
+}

@@ -15,6 +15,7 @@
 	X(encode, "event strings -> perf_event_attr (perf syntax)") \
 	X(topology, "packages, NUMA nodes, SNC, core types, uncore box -> node") \
 	X(events, "catalog events: perf encodings, ARM tiers, Apple tables; --explain N") \
+	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \
 
 
 #define DECLARE(name, summary) int cmd_##name(const struct cli_global *g, int argc, char **argv);

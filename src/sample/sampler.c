@@ -544,6 +544,10 @@ static int carry_keep(struct stream *st, const uint8_t *p, size_t n)
 	 * longer tail is not a record in progress. */
 	if (n > 4096)
 		return PMS_ERANGE;
+	if (n == 0) {
+		st->ncarry = 0;
+		return 0;
+	}
 	if (n > st->capcarry) {
 		uint8_t *q = realloc(st->carry, n);
 		if (!q)

@@ -581,18 +581,24 @@ def check_a64_userread(c, bed, findings):
              'perf_user_access=0: %s not readable from EL0 (cap_user_rdpmc %d, index %d)'
              % (r['event'], r['cap_user_rdpmc'], r['index']))
     for r in find(findings, 'userread', sysctl='1'):
-        ev = r['event']
+        ev = r['event'] + (' (long)' if r.get('long') else '')
+        if r.get('long') and r['rc'] != 0:
+            c.note('perf_user_access=1: %s with config1=%#x refused: rc %d %s'
+                   % (ev, r['config1'], r['rc'], r.get('message', '')))
+            continue
         if not c.ok(r['rc'] == 0, 'perf_user_access=1: %s opens with config1=%#x' % (ev, r['config1'])):
             continue
         if not r['cap_user_rdpmc'] or not r['index']:
             c.note('perf_user_access=1: %s cap_user_rdpmc=%d index=%d: the kernel did not grant EL0 reads'
                    % (ev, r['cap_user_rdpmc'], r['index']))
             continue
+        c.ok(r['pmc_width'] == (64 if r.get('long') else 32),
+             '%s: pmc_width %d' % (ev, r['pmc_width']))
         c.ok(r['signal'] == 0, '%s: EL0 counter read did not trap (signal %d)' % (ev, r['signal']))
         c.ok(r['used_counter'] == 1, '%s: self-read used counter register index-1=%d' % (ev, r['index'] - 1))
         c.ok(r['read_rc'] == 24 and r['read_before'] <= r['self'] <= r['read'],
              '%s: read() %d <= EL0 self-read %d <= read() %d' % (ev, r['read_before'], r['self'], r['read']))
-        if ev == 'inst_retired' and not bed['icount']:
+        if r['event'] == 'inst_retired' and not bed['icount']:
             c.note('inst_retired self-read %d (no icount: QEMU does not count instructions)' % r['self'])
             continue
         c.ok(r['self'] > 0, '%s: EL0 self-read %d > 0' % (ev, r['self']))

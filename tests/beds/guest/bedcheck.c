@@ -826,10 +826,13 @@ static void self_read(volatile struct perf_event_mmap_page *pc, struct self_read
 	} while (pc->lock != seq);
 }
 
-/* The config1 bit of the PMU's "rdpmc" format term ("config1:1"). */
-static int rdpmc_bit(void)
+/* The config1 bit of a one-bit PMU format term ("rdpmc" = "config1:1",
+ * "long" = "config1:0"), -1 when absent. */
+static int config1_bit(const char *term)
 {
-	char *v = read_line_or_empty(PMU_DIR "/format/rdpmc");
+	char path[128], *v;
+	snprintf(path, sizeof(path), PMU_DIR "/format/%s", term);
+	v = read_line_or_empty(path);
 	int bit = -1;
 	if (sscanf(v, "config1:%d", &bit) != 1)
 		bit = -1;
@@ -851,8 +854,8 @@ static int set_user_access(const char *v, char *old, size_t oldsz)
 	return r < 0 ? -errno : 0;
 }
 
-static void userread_one(uint32_t type, const char *name, uint64_t config, int bit,
-			 const char *sysctl, unsigned long iters)
+static void userread_one(uint32_t type, const char *name, uint64_t config,
+			 uint64_t config1, int is_long, const char *sysctl, unsigned long iters)
 {
 	struct perf_event_attr a;
 	struct self_read sr = { 0 };
@@ -861,10 +864,11 @@ static void userread_one(uint32_t type, const char *name, uint64_t config, int b
 	int fd, mr, sig = 0;
 	ssize_t r = -1, r0 = -1;
 
-	attr_init(&a, type, config, bit >= 0 ? 1ULL << bit : 0);
+	attr_init(&a, type, config, config1);
 	fd = pms_sys_perf_event_open(S, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, name);
 	begin("userread");
 	jstr("event", name);
+	jint("long", is_long);
 	jstr("sysctl", sysctl);
 	ju64("config1", a.config1);
 	jint("iters", (long long)iters);
@@ -912,7 +916,8 @@ static int cmd_userread(unsigned long iters)
 {
 	uint64_t type;
 	char old[32] = "";
-	int bit = rdpmc_bit();
+	int bit = config1_bit("rdpmc");
+	int long_bit = config1_bit("long");
 	int r;
 	struct sigaction sa;
 
@@ -930,9 +935,16 @@ static int cmd_userread(unsigned long iters)
 		jint("rc", r);
 		jint("rdpmc_bit", bit);
 		end();
-		for (size_t e = 0; e < sizeof(a64_events) / sizeof(a64_events[0]); e++)
-			userread_one((uint32_t)type, a64_events[e].name, a64_events[e].config, bit,
-				     r < 0 ? "missing" : want, iters);
+		uint64_t rd = bit >= 0 ? 1ULL << bit : 0;
+		for (size_t e = 0; e < sizeof(a64_events) / sizeof(a64_events[0]); e++) {
+			userread_one((uint32_t)type, a64_events[e].name, a64_events[e].config, rd,
+				     0, r < 0 ? "missing" : want, iters);
+			/* 64-bit counters (format "long"): pmc_width 64 when granted. */
+			if (long_bit >= 0)
+				userread_one((uint32_t)type, a64_events[e].name,
+					     a64_events[e].config, rd | 1ULL << long_bit, 1,
+					     r < 0 ? "missing" : want, iters);
+		}
 	}
 	return 0;
 }

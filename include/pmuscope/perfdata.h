@@ -21,8 +21,11 @@
 #ifndef PMUSCOPE_PERFDATA_H
 #define PMUSCOPE_PERFDATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "pmuscope/record.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +43,7 @@ struct pms_perfdata_writer;
 /* Feature bits of the header's adds_features bitmap
  * (tools/perf/util/header.h, enum HEADER_*). */
 enum pms_perfdata_feature {
+	PMS_PERFDATA_FEAT_BUILD_ID = 2,
 	PMS_PERFDATA_FEAT_HOSTNAME = 3,
 	PMS_PERFDATA_FEAT_OSRELEASE = 4,
 	PMS_PERFDATA_FEAT_VERSION = 5,
@@ -47,6 +51,28 @@ enum pms_perfdata_feature {
 	PMS_PERFDATA_FEAT_NRCPUS = 7,
 	PMS_PERFDATA_FEAT_CPUDESC = 8,
 	PMS_PERFDATA_FEAT_CPUID = 9,
+	PMS_PERFDATA_FEAT_TOTAL_MEM = 10,
+	PMS_PERFDATA_FEAT_CMDLINE = 11,
+	PMS_PERFDATA_FEAT_EVENT_DESC = 12,
+	PMS_PERFDATA_FEAT_CPU_TOPOLOGY = 13,
+	PMS_PERFDATA_FEAT_NUMA_TOPOLOGY = 14,
+	PMS_PERFDATA_FEAT_BRANCH_STACK = 15,
+	PMS_PERFDATA_FEAT_PMU_MAPPINGS = 16,
+	PMS_PERFDATA_FEAT_GROUP_DESC = 17,
+	PMS_PERFDATA_FEAT_AUXTRACE = 18,
+	PMS_PERFDATA_FEAT_STAT = 19,
+	PMS_PERFDATA_FEAT_CACHE = 20,
+	PMS_PERFDATA_FEAT_SAMPLE_TIME = 21,
+	PMS_PERFDATA_FEAT_MEM_TOPOLOGY = 22,
+	PMS_PERFDATA_FEAT_CLOCKID = 23,
+	PMS_PERFDATA_FEAT_DIR_FORMAT = 24,
+	PMS_PERFDATA_FEAT_BPF_PROG_INFO = 25,
+	PMS_PERFDATA_FEAT_BPF_BTF = 26,
+	PMS_PERFDATA_FEAT_COMPRESSED = 27,
+	PMS_PERFDATA_FEAT_CPU_PMU_CAPS = 28,
+	PMS_PERFDATA_FEAT_CLOCK_DATA = 29,
+	PMS_PERFDATA_FEAT_HYBRID_TOPOLOGY = 30,
+	PMS_PERFDATA_FEAT_PMU_CAPS = 31,
 	PMS_PERFDATA_FEAT_MAX = 256 /* size of the bitmap, not a feature */
 };
 
@@ -85,6 +111,28 @@ int pms_perfdata_writer_set_string(struct pms_perfdata_writer *w, unsigned feat,
 int pms_perfdata_writer_set_nrcpus(struct pms_perfdata_writer *w, uint32_t online,
 				   uint32_t avail);
 
+/* Structured features, in the payload formats perf reads
+ * (tools/perf/util/header.c write_*); the structs are the reader's, declared
+ * below.  Each replaces an earlier payload of the same feature.
+ * NUMA_TOPOLOGY: u32 nr; per node u32 node, u64 mem_total, u64 mem_free
+ * (kB), string cpus. */
+struct pms_perfdata_numa_node;
+struct pms_perfdata_mem_node;
+struct pms_perfdata_pmu_map;
+int pms_perfdata_writer_set_numa_topology(struct pms_perfdata_writer *w,
+					  const struct pms_perfdata_numa_node *nodes, size_t n);
+/* MEM_TOPOLOGY: u64 version (1), u64 block_size, u64 nr; per node u64 node,
+ * u64 size (= nbits), then the bitmap as u64 nbits and its words. */
+int pms_perfdata_writer_set_mem_topology(struct pms_perfdata_writer *w, uint64_t block_size,
+					 const struct pms_perfdata_mem_node *nodes, size_t n);
+/* PMU_MAPPINGS: u32 nr; per PMU u32 type, string name. */
+int pms_perfdata_writer_set_pmu_mappings(struct pms_perfdata_writer *w,
+					 const struct pms_perfdata_pmu_map *pmus, size_t n);
+/* Append one entry to BUILD_ID: a perf_record_header_build_id (pid, 20-byte
+ * id of which size bytes are used, filename padded to 8). */
+int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
+				     const uint8_t *id, uint8_t size, const char *filename);
+
 /* Number of records and bytes written to the data section so far. */
 uint64_t pms_perfdata_writer_records(const struct pms_perfdata_writer *w);
 uint64_t pms_perfdata_writer_data_size(const struct pms_perfdata_writer *w);
@@ -97,6 +145,233 @@ int pms_perfdata_writer_close(struct pms_perfdata_writer *w);
 
 /* Release w (NULL is fine).  Does not close the fd or finish the file. */
 void pms_perfdata_writer_free(struct pms_perfdata_writer *w);
+
+/* ======================================================================
+ * Reading perf.data
+ *
+ * A reader takes the bytes of a perf.data file in file mode ("PERFILE2"
+ * header with attr, data and feature sections) or pipe mode (a 16-byte
+ * header, then a stream in which HEADER_ATTR, HEADER_FEATURE, ... records
+ * carry what file mode keeps in sections), written in either byte order.
+ * Everything it hands out is in host byte order.  Records come in file
+ * order (perf sorts by time between FINISHED_ROUNDs; this reader does not);
+ * PERF_RECORD_COMPRESSED/COMPRESSED2 are unpacked (zstd) and their records
+ * returned in their place.  AUXTRACE payloads are skipped (size is given).
+ *
+ * Every offset and size is checked against the bytes there are.  A file
+ * whose header, attrs or data section cannot be trusted is refused with
+ * PMS_EPARSE naming the section and offset.  Inside the data, a record that
+ * does not decode is skipped and counted (stats.bad_records), like perf,
+ * which warns and goes on; a record whose size cannot be trusted ends the
+ * data there (stats.truncated).  A bad feature section is left out
+ * (stats.bad_features) and the rest is read.
+ *
+ * Ownership: pms_perfdata_reader_open_fd/_open_mem give the caller a reader
+ * released with pms_perfdata_reader_free() (which does not close the fd).
+ * A memory buffer is borrowed and must outlive the reader.  Everything the
+ * reader returns (info, attrs, event contents) is owned by the reader;
+ * what pms_perfdata_next() fills stays valid until the next call.
+ * ====================================================================== */
+
+struct pms_perfdata_reader;
+
+/* One event (attr) of the file. */
+struct pms_perfdata_attr {
+	struct perf_event_attr *attr; /* host order, zero past the recorded size */
+	uint32_t recorded_size;       /* attr.size as written (64..) */
+	const uint64_t *ids;          /* sample ids of this event */
+	size_t nids;
+	const char *name;             /* EVENT_DESC name, or NULL */
+	uint64_t sample_type;         /* attr->sample_type, for convenience */
+};
+
+struct pms_perfdata_str_pair {
+	const char *a, *b;
+};
+
+struct pms_perfdata_numa_node {
+	uint32_t node;
+	uint64_t mem_total_kb, mem_free_kb;
+	const char *cpus; /* cpu list, "0-27,56-83" */
+};
+
+struct pms_perfdata_mem_node {
+	uint64_t node;
+	uint64_t size;          /* perf's n->size: the bitmap's length in blocks
+				 * (memory = blocks set x mem_block_size) */
+	uint64_t nbits;         /* memory block bitmap (as recorded; = size) */
+	const uint64_t *bitmap; /* ceil(nbits/64) words; bit b = block b */
+};
+
+struct pms_perfdata_pmu_map {
+	uint32_t type;
+	const char *name;
+};
+
+struct pms_perfdata_pmu_caps {
+	const char *pmu; /* "cpu" for CPU_PMU_CAPS */
+	size_t ncaps;
+	const struct pms_perfdata_str_pair *caps; /* name, value */
+};
+
+struct pms_perfdata_build_id {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t size; /* bytes of id used (20 when the record does not say) */
+	uint8_t id[20];
+	const char *filename;
+};
+
+struct pms_perfdata_group {
+	const char *name;
+	uint32_t leader_idx, nr_members;
+};
+
+/* The header features found (a `has` bit per feature number; fields of
+ * absent features are 0/NULL). */
+struct pms_perfdata_info {
+	uint64_t has[PMS_PERFDATA_FEAT_MAX / 64];
+	const char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	size_t ncmdline;
+	const char *const *cmdline;
+	/* CPU_TOPOLOGY */
+	size_t ncore_sibs, nthread_sibs, ndie_sibs;
+	const char *const *core_sibs, *const *thread_sibs, *const *die_sibs;
+	size_t ncpu_topo;          /* entries in core_id/socket_id (0 if absent) */
+	const uint32_t *core_id, *socket_id, *die_id; /* die_id may be NULL */
+	/* NUMA_TOPOLOGY */
+	size_t nnuma;
+	const struct pms_perfdata_numa_node *numa;
+	/* MEM_TOPOLOGY */
+	uint64_t mem_version, mem_block_size;
+	size_t nmem;
+	const struct pms_perfdata_mem_node *mem;
+	/* PMU_MAPPINGS */
+	size_t npmu;
+	const struct pms_perfdata_pmu_map *pmu;
+	/* HYBRID_TOPOLOGY: a = pmu name, b = cpus */
+	size_t nhybrid;
+	const struct pms_perfdata_str_pair *hybrid;
+	/* CPU_PMU_CAPS then PMU_CAPS, one entry per PMU */
+	size_t npmu_caps;
+	const struct pms_perfdata_pmu_caps *pmu_caps;
+	/* BUILD_ID */
+	size_t nbuild_ids;
+	const struct pms_perfdata_build_id *build_ids;
+	/* GROUP_DESC */
+	size_t ngroups;
+	const struct pms_perfdata_group *groups;
+	/* CLOCKID: resolution of the sampling clock */
+	uint64_t clockid_res_ns;
+	/* COMPRESSED */
+	uint32_t comp_version, comp_type, comp_level, comp_ratio, comp_mmap_len;
+};
+
+struct pms_perfdata_stats {
+	uint64_t records;        /* records returned (after unpacking) */
+	uint64_t samples;
+	uint64_t by_type[128];   /* records by type (< 128) */
+	uint64_t bad_records;    /* skipped: did not decode */
+	uint64_t unknown_id;     /* samples whose id matched no attr (given attr 0) */
+	uint64_t compressed;     /* COMPRESSED/COMPRESSED2 records unpacked */
+	uint64_t lost;           /* sum of LOST.lost */
+	uint64_t lost_samples;   /* sum of LOST_SAMPLES.lost */
+	uint64_t bad_features;   /* feature sections that did not parse */
+	bool truncated;          /* the data ended inside a record */
+};
+
+/* One record from pms_perfdata_next(). */
+struct pms_perfdata_event {
+	struct pms_record rec;         /* decoded (see record.h); host order */
+	const void *raw;               /* the record's bytes, host order */
+	size_t raw_len;
+	const struct pms_perfdata_attr *attr; /* the event it belongs to (never NULL) */
+	size_t attr_idx;
+	uint64_t file_offset;          /* of the record, or of its COMPRESSED record */
+	bool from_compressed;
+	/* Offline NUMA node of a SAMPLE's PHYS_ADDR from MEM_TOPOLOGY: >= 0,
+	 * or -1 (see pms_perfdata_reader_nodes_why()). */
+	int node;
+};
+
+/* Open a reader on fd (a regular file is mapped; a pipe or other stream is
+ * read as it comes, in pipe mode only).  The fd is not closed.  PMS_EPARSE
+ * for a file that is not perf.data or whose header, attrs or ids cannot be
+ * trusted; PMS_EIO when reading fails. */
+int pms_perfdata_reader_open_fd(int fd, struct pms_perfdata_reader **out);
+
+/* Open a reader on len bytes at buf (borrowed; either mode). */
+int pms_perfdata_reader_open_mem(const void *buf, size_t len,
+				 struct pms_perfdata_reader **out);
+
+/* Next record into *ev: 1, 0 at the end of the data, or a negative PMS_E*
+ * (PMS_EIO reading a stream, PMS_ENOMEM, PMS_EPARSE for a pipe-mode stream
+ * that cannot be followed).  Records that do not decode are skipped and
+ * counted, and the last one's message is kept for
+ * pms_perfdata_reader_last_skip(). */
+int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev);
+
+/* The features and events.  In pipe mode, what the stream has delivered so
+ * far (perf writes HEADER_ATTR and HEADER_FEATURE records first). */
+const struct pms_perfdata_info *pms_perfdata_reader_info(const struct pms_perfdata_reader *r);
+size_t pms_perfdata_reader_nattrs(const struct pms_perfdata_reader *r);
+const struct pms_perfdata_attr *pms_perfdata_reader_attr(const struct pms_perfdata_reader *r,
+							 size_t i);
+const struct pms_perfdata_stats *pms_perfdata_reader_stats(const struct pms_perfdata_reader *r);
+
+/* File facts: pipe mode, foreign byte order, the file's attr_size (0 in
+ * pipe mode), data section offset and size (file mode). */
+bool pms_perfdata_reader_is_pipe(const struct pms_perfdata_reader *r);
+bool pms_perfdata_reader_swapped(const struct pms_perfdata_reader *r);
+uint64_t pms_perfdata_reader_attr_size(const struct pms_perfdata_reader *r);
+
+/* Message of the last skipped record ("" if none). */
+const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r);
+
+/* NUMA node holding physical address phys per the MEM_TOPOLOGY header:
+ * >= 0; PMS_ENOENT when no recorded block holds it; PMS_ENOTSUP without a
+ * usable MEM_TOPOLOGY header (the message says which). */
+int pms_perfdata_reader_node_of_phys(const struct pms_perfdata_reader *r, uint64_t phys);
+
+/* NULL when samples get nodes (some attr has PHYS_ADDR and MEM_TOPOLOGY is
+ * there), else why not, as a sentence. */
+const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r);
+
+/* Release r (NULL is fine); does not close the fd. */
+void pms_perfdata_reader_free(struct pms_perfdata_reader *r);
+
+/* Human name of feature number feat ("NUMA_TOPOLOGY"), or NULL. */
+const char *pms_perfdata_feature_name(unsigned feat);
+
+/* ---- Summary: the `pmuscope report` aggregation of a recorded file ------
+ * Memory grows with distinct keys (data_src values, IPs, weights, nodes),
+ * not with samples. */
+struct pms_perfdata_summary;
+
+struct pms_perfdata_summary_row {
+	uint64_t key;      /* data_src value, ip, node ... */
+	uint64_t samples;
+	uint64_t weight;   /* sum of the samples' weights (latency var1) */
+};
+
+int pms_perfdata_summary_new(struct pms_perfdata_summary **out);
+/* Add one record (only SAMPLEs are counted). */
+int pms_perfdata_summary_add(struct pms_perfdata_summary *s,
+			     const struct pms_perfdata_event *ev);
+/* Totals. */
+uint64_t pms_perfdata_summary_samples(const struct pms_perfdata_summary *s);
+uint64_t pms_perfdata_summary_mem_samples(const struct pms_perfdata_summary *s); /* with DATA_SRC */
+/* Rows sorted by samples (then key), into a caller array of up to max rows;
+ * returns the number of distinct keys (may be > max).
+ * what: 0 data_src values, 1 ips, 2 nodes (key = node, ~0 = unknown),
+ * 3 weights (key = weight value, sorted by key). */
+size_t pms_perfdata_summary_rows(const struct pms_perfdata_summary *s, int what,
+				 struct pms_perfdata_summary_row *rows, size_t max);
+/* Weight percentile p (0..100) over samples that have a weight; 0 if none. */
+uint64_t pms_perfdata_summary_weight_pct(const struct pms_perfdata_summary *s, double p);
+void pms_perfdata_summary_free(struct pms_perfdata_summary *s);
 
 #ifdef __cplusplus
 }

@@ -382,3 +382,158 @@ void pms_perfdata_writer_free(struct pms_perfdata_writer *w)
 		free(w->feats[f].payload);
 	free(w);
 }
+
+/* ---- structured features ------------------------------------------------- */
+
+/* A growing byte buffer for feature payloads. */
+struct wbuf {
+	unsigned char *b;
+	size_t n, cap;
+	bool oom;
+};
+
+static void wb_put(struct wbuf *wb, const void *p, size_t n)
+{
+	if (wb->oom)
+		return;
+	if (wb->n + n > wb->cap) {
+		size_t ncap = wb->cap ? wb->cap : 256;
+		unsigned char *nb;
+		while (ncap < wb->n + n)
+			ncap *= 2;
+		nb = realloc(wb->b, ncap);
+		if (!nb) {
+			wb->oom = true;
+			return;
+		}
+		wb->b = nb;
+		wb->cap = ncap;
+	}
+	memcpy(wb->b + wb->n, p, n);
+	wb->n += n;
+}
+
+static void wb_u32(struct wbuf *wb, uint32_t v)
+{
+	wb_put(wb, &v, 4);
+}
+
+static void wb_u64(struct wbuf *wb, uint64_t v)
+{
+	wb_put(wb, &v, 8);
+}
+
+/* do_write_string: u32 len (NUL included, rounded up to 64), then the bytes. */
+static void wb_str(struct wbuf *wb, const char *s)
+{
+	static const unsigned char zero[STRING_ALIGN];
+	size_t slen = strlen(s ? s : "") + 1;
+	size_t padded = (slen + STRING_ALIGN - 1) / STRING_ALIGN * STRING_ALIGN;
+	wb_u32(wb, (uint32_t)padded);
+	wb_put(wb, s ? s : "", slen);
+	wb_put(wb, zero, padded - slen);
+}
+
+static int wb_finish(struct pms_perfdata_writer *w, unsigned feat, struct wbuf *wb)
+{
+	int r;
+	if (wb->oom) {
+		free(wb->b);
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory for feature %u", feat);
+	}
+	r = pms_perfdata_writer_set_feature(w, feat, wb->b, wb->n);
+	free(wb->b);
+	return r;
+}
+
+int pms_perfdata_writer_set_numa_topology(struct pms_perfdata_writer *w,
+					  const struct pms_perfdata_numa_node *nodes, size_t n)
+{
+	struct wbuf wb = { 0 };
+	if (n && !nodes)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_set_numa_topology: nodes is NULL");
+	wb_u32(&wb, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		wb_u32(&wb, nodes[i].node);
+		wb_u64(&wb, nodes[i].mem_total_kb);
+		wb_u64(&wb, nodes[i].mem_free_kb);
+		wb_str(&wb, nodes[i].cpus);
+	}
+	return wb_finish(w, PMS_PERFDATA_FEAT_NUMA_TOPOLOGY, &wb);
+}
+
+int pms_perfdata_writer_set_mem_topology(struct pms_perfdata_writer *w, uint64_t block_size,
+					 const struct pms_perfdata_mem_node *nodes, size_t n)
+{
+	struct wbuf wb = { 0 };
+	if (n && !nodes)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_set_mem_topology: nodes is NULL");
+	wb_u64(&wb, 1); /* version */
+	wb_u64(&wb, block_size);
+	wb_u64(&wb, n);
+	for (size_t i = 0; i < n; i++) {
+		if (nodes[i].nbits && !nodes[i].bitmap) {
+			free(wb.b);
+			return pms_err(PMS_EINVAL,
+				       "pms_perfdata_writer_set_mem_topology: node %zu has no bitmap", i);
+		}
+		wb_u64(&wb, nodes[i].node);
+		wb_u64(&wb, nodes[i].nbits);
+		wb_u64(&wb, nodes[i].nbits);
+		wb_put(&wb, nodes[i].bitmap, (size_t)((nodes[i].nbits + 63) / 64) * 8);
+	}
+	return wb_finish(w, PMS_PERFDATA_FEAT_MEM_TOPOLOGY, &wb);
+}
+
+int pms_perfdata_writer_set_pmu_mappings(struct pms_perfdata_writer *w,
+					 const struct pms_perfdata_pmu_map *pmus, size_t n)
+{
+	struct wbuf wb = { 0 };
+	if (n && !pmus)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_set_pmu_mappings: pmus is NULL");
+	wb_u32(&wb, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		wb_u32(&wb, pmus[i].type);
+		wb_str(&wb, pmus[i].name);
+	}
+	return wb_finish(w, PMS_PERFDATA_FEAT_PMU_MAPPINGS, &wb);
+}
+
+int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
+				     const uint8_t *id, uint8_t size, const char *filename)
+{
+	struct feature *f;
+	struct wbuf wb = { 0 };
+	unsigned char idb[24] = { 0 };
+	size_t flen, padded;
+	struct perf_event_header h;
+	static const unsigned char zero[8];
+	int r = check_open(w, "pms_perfdata_writer_add_build_id");
+
+	if (r < 0)
+		return r;
+	if (!id || !filename || size > 20)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_add_build_id: id or filename "
+					   "is NULL, or size %u > 20", size);
+	flen = strlen(filename) + 1;
+	padded = (flen + 7) / 8 * 8;
+	if (36 + padded > UINT16_MAX)
+		return pms_err(PMS_ERANGE, "pms_perfdata_writer_add_build_id: filename too long");
+	f = &w->feats[PMS_PERFDATA_FEAT_BUILD_ID];
+	if (f->payload)
+		wb_put(&wb, f->payload, f->len);
+	memcpy(idb, id, size);
+	idb[20] = size;
+	/* header.type is PERF_RECORD_HEADER_BUILD_ID; misc carries
+	 * PERF_RECORD_MISC_BUILD_ID_SIZE (bit 15) so the size byte is read. */
+	h.type = 67;
+	h.misc = (uint16_t)((pid == -1 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
+			    (1u << 15));
+	h.size = (uint16_t)(36 + padded);
+	wb_put(&wb, &h, sizeof(h));
+	wb_put(&wb, &pid, 4);
+	wb_put(&wb, idb, sizeof(idb));
+	wb_put(&wb, filename, flen);
+	wb_put(&wb, zero, padded - flen);
+	return wb_finish(w, PMS_PERFDATA_FEAT_BUILD_ID, &wb);
+}

@@ -1,0 +1,1000 @@
+/* perf.data reader: see include/pmuscope/perfdata.h.
+ *
+ * File layout (tools/perf/util/header.h, struct perf_file_header): magic,
+ * header size, attr_size, the attrs, data and event_types sections, and a
+ * 256-bit feature bitmap; the feature table ({offset, size} per set bit, in
+ * bit order) sits at data.offset + data.size (perf_header__process_sections).
+ * Pipe mode writes only {magic, size = 16}; attrs, features and build ids
+ * then come as HEADER_ATTR, HEADER_FEATURE and HEADER_BUILD_ID records
+ * (tools/perf/util/header.c, perf_event__process_attr/_feature). */
+#include "reader_int.h"
+
+#include "util/error.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+/* Largest decompressed output of one COMPRESSED record we accept; perf's
+ * own buffer is the mmap size (HEADER_COMPRESSED mmap_len, a few MB). */
+#define MAX_DECOMP (64u << 20)
+
+void *pd_alloc(struct pms_perfdata_reader *r, size_t size)
+{
+	struct arena_blk *b;
+	if (size > SIZE_MAX - sizeof(*b))
+		return NULL;
+	b = calloc(1, sizeof(*b) + size);
+	if (!b)
+		return NULL;
+	b->next = r->arena;
+	r->arena = b;
+	return b->data;
+}
+
+static uint64_t rd64(const struct pms_perfdata_reader *r, const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return r->swap ? pd_bswap64(v) : v;
+}
+
+static uint32_t rd32(const struct pms_perfdata_reader *r, const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return r->swap ? pd_bswap32(v) : v;
+}
+
+static uint16_t rd16(const struct pms_perfdata_reader *r, const unsigned char *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return r->swap ? pd_bswap16(v) : v;
+}
+
+/* ---- id -> attr ----------------------------------------------------------- */
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static int idmap_put(struct idmap *m, uint64_t id, uint32_t idx)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		uint64_t *nk = calloc(ncap, sizeof(*nk));
+		uint32_t *nv = calloc(ncap, sizeof(*nv));
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory for ids");
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			size_t j;
+			if (!m->vals[i])
+				continue;
+			for (j = mix(m->keys[i]) & (ncap - 1); nv[j]; j = (j + 1) & (ncap - 1))
+				;
+			nk[j] = m->keys[i];
+			nv[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = nk;
+		m->vals = nv;
+		m->cap = ncap;
+	}
+	for (size_t j = mix(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		if (!m->vals[j]) {
+			m->keys[j] = id;
+			m->vals[j] = idx + 1;
+			m->n++;
+			return 0;
+		}
+		if (m->keys[j] == id) {
+			m->vals[j] = idx + 1; /* the later mapping wins, as in perf */
+			return 0;
+		}
+	}
+}
+
+static long idmap_get(const struct idmap *m, uint64_t id)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t j = mix(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		if (!m->vals[j])
+			return -1;
+		if (m->keys[j] == id)
+			return (long)m->vals[j] - 1;
+	}
+}
+
+/* ---- attrs ------------------------------------------------------------------ */
+
+/* Add an attr from its recorded bytes (host order after swapping). */
+static int add_attr(struct pms_perfdata_reader *r, const unsigned char *abytes, size_t asz,
+		    const unsigned char *ids, uint64_t nids, const char *where, uint64_t off)
+{
+	struct rattr *grown, *a;
+	unsigned char tmp[512];
+	size_t copy = asz < sizeof(struct perf_event_attr) ? asz : sizeof(struct perf_event_attr);
+
+	if (asz > sizeof(tmp))
+		return pms_err(PMS_EPARSE,
+			       "perf.data: %s at offset %" PRIu64 ": attr.size %zu is not a "
+			       "perf_event_attr size (64..%zu)",
+			       where, off, asz, sizeof(tmp));
+	if (r->nattrs >= 1u << 20)
+		return pms_err(PMS_EPARSE, "perf.data: %s at offset %" PRIu64 ": too many attrs",
+			       where, off);
+	grown = realloc(r->attrs, (r->nattrs + 1) * sizeof(*grown));
+	if (!grown)
+		return pms_err(PMS_ENOMEM, "perf.data reader: out of memory for attrs");
+	r->attrs = grown;
+	/* Re-point the public views: realloc may have moved them. */
+	for (size_t i = 0; i < r->nattrs; i++)
+		r->attrs[i].pub.attr = &r->attrs[i].attr;
+	a = &r->attrs[r->nattrs];
+	memset(a, 0, sizeof(*a));
+	memcpy(tmp, abytes, asz);
+	if (r->swap)
+		pd_swap_attr(tmp, asz);
+	memcpy(&a->attr, tmp, copy);
+	a->pub.recorded_size = a->attr.size;
+	a->attr.size = (uint32_t)copy;
+	if (nids) {
+		a->ids = malloc(nids * sizeof(uint64_t));
+		if (!a->ids)
+			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory for ids");
+		for (uint64_t i = 0; i < nids; i++) {
+			int rc;
+			a->ids[i] = rd64(r, ids + i * 8);
+			rc = idmap_put(&r->ids, a->ids[i], (uint32_t)r->nattrs);
+			if (rc < 0) {
+				free(a->ids);
+				return rc;
+			}
+		}
+	}
+	a->pub.attr = &a->attr;
+	a->pub.ids = a->ids;
+	a->pub.nids = (size_t)nids;
+	a->pub.sample_type = a->attr.sample_type;
+	pms_sample_layout_from_attr(&a->layout, &a->attr);
+	if (a->attr.sample_type & PMS_SAMPLE_PHYS_ADDR)
+		r->any_phys = true;
+	r->nattrs++;
+	return 0;
+}
+
+/* The recorded attr.size at p (0 means PERF_ATTR_SIZE_VER0). */
+static size_t attr_recorded_size(const struct pms_perfdata_reader *r, const unsigned char *p)
+{
+	uint32_t sz = rd32(r, p + 4);
+	return sz ? sz : PD_ATTR_VER0;
+}
+
+static int read_file_attrs(struct pms_perfdata_reader *r, uint64_t off, uint64_t size)
+{
+	uint64_t n;
+
+	if (r->attr_size < PD_ATTR_VER0 + 16 || r->attr_size > 4096)
+		return pms_err(PMS_EPARSE,
+			       "perf.data: header at offset 16: attr_size %" PRIu64 " is not "
+			       "possible (a perf_event_attr of 64..4080 bytes plus its 16-byte "
+			       "ids section)",
+			       r->attr_size);
+	if (off > r->len || size > r->len - off)
+		return pms_err(PMS_EPARSE,
+			       "perf.data: attrs section (offset %" PRIu64 ", %" PRIu64
+			       " bytes) lies past the end of the file (%zu bytes)",
+			       off, size, r->len);
+	n = size / r->attr_size;
+	if (n == 0)
+		return pms_err(PMS_EPARSE,
+			       "perf.data: attrs section at offset %" PRIu64 " holds no attr "
+			       "(%" PRIu64 " bytes, attr_size %" PRIu64 ")",
+			       off, size, r->attr_size);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t at = off + i * r->attr_size;
+		const unsigned char *p = r->buf + at;
+		size_t asz = attr_recorded_size(r, p);
+		uint64_t ioff, isize;
+		int rc;
+
+		/* perf reads the ids section right after attr.size bytes
+		 * (header.c read_attr); it must fit in the entry. */
+		if (asz < PD_ATTR_VER0 || asz + 16 > r->attr_size)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
+				       ": attr.size %zu does not fit attr_size %" PRIu64,
+				       i, at, asz, r->attr_size);
+		ioff = rd64(r, p + asz);
+		isize = rd64(r, p + asz + 8);
+		if (ioff > r->len || isize > r->len - ioff || isize % 8)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
+				       ": its ids section (offset %" PRIu64 ", %" PRIu64
+				       " bytes) is not inside the file (%zu bytes) or not u64s",
+				       i, at, ioff, isize, r->len);
+		rc = add_attr(r, p, asz, r->buf + ioff, isize / 8, "attrs section", at);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- sources ---------------------------------------------------------------- */
+
+static int grow(unsigned char **buf, size_t *cap, size_t need)
+{
+	unsigned char *nb;
+	size_t ncap = *cap ? *cap : 4096;
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return pms_err(PMS_ENOMEM, "perf.data reader: out of memory (%zu bytes)", need);
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+/* Read exactly n bytes from the stream; returns bytes read (< n at EOF). */
+static ssize_t read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, (char *)buf + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+static int parse_magic(struct pms_perfdata_reader *r, const unsigned char *p, size_t n)
+{
+	uint64_t magic, hsize;
+	if (n < PIPE_HEADER_SIZE)
+		return pms_err(PMS_EPARSE,
+			       "perf.data: header at offset 0: %zu bytes, too short for a "
+			       "perf.data header (16 in pipe mode, 104 in file mode)",
+			       n);
+	memcpy(&magic, p, 8);
+	if (magic == PMS_PERFDATA_MAGIC)
+		r->swap = false;
+	else if (pd_bswap64(magic) == PMS_PERFDATA_MAGIC)
+		r->swap = true;
+	else if (!memcmp(p, "PERFFILE", 8))
+		return pms_err(PMS_EPARSE,
+			       "perf.data: magic \"PERFFILE\" at offset 0 is the version-1 "
+			       "format (before 2010), which this reader does not read");
+	else
+		return pms_err(PMS_EPARSE,
+			       "perf.data: magic at offset 0 is 0x%016" PRIx64 ", not "
+			       "\"PERFILE2\" in either byte order: not a perf.data file",
+			       magic);
+	hsize = rd64(r, p + 8);
+	if (hsize == PIPE_HEADER_SIZE)
+		r->pipe = true;
+	else if (hsize == FILE_HEADER_SIZE)
+		r->pipe = false;
+	else
+		return pms_err(PMS_EPARSE,
+			       "perf.data: header at offset 8: header size %" PRIu64 " is "
+			       "neither 16 (pipe mode) nor 104 (file mode)",
+			       hsize);
+	return 0;
+}
+
+static int read_features(struct pms_perfdata_reader *r, const unsigned char *bitmap,
+			 uint64_t table_off)
+{
+	uint64_t at = table_off;
+	for (unsigned f = 0; f < PMS_PERFDATA_FEAT_MAX; f++) {
+		uint64_t word = rd64(r, bitmap + (f / 64) * 8), off, size;
+		if (!(word & (UINT64_C(1) << (f % 64))))
+			continue;
+		if (at > r->len || r->len - at < 16) {
+			r->stats.bad_features++;
+			pms_err(PMS_EPARSE,
+				"perf.data: feature table entry for feature %u at offset %" PRIu64
+				" is past the end of the file (%zu bytes)",
+				f, at, r->len);
+			return 0;
+		}
+		off = rd64(r, r->buf + at);
+		size = rd64(r, r->buf + at + 8);
+		at += 16;
+		if (off > r->len || size > r->len - off) {
+			r->stats.bad_features++;
+			continue;
+		}
+		if (f == 1 /* TRACING_DATA: its own format, not needed here */) {
+			r->info.has[0] |= 2;
+			continue;
+		}
+		(void)pd_feature_parse(r, f, r->buf + off, (size_t)size, off);
+	}
+	return 0;
+}
+
+static int open_common(struct pms_perfdata_reader *r)
+{
+	const unsigned char *p = r->buf;
+	uint64_t aoff, asize, doff, dsize;
+	int rc;
+
+	r->dummy.pub.attr = &r->dummy.attr;
+	if ((rc = parse_magic(r, p, r->len)) < 0)
+		return rc;
+	if (r->pipe) {
+		r->pos = PIPE_HEADER_SIZE;
+		r->end = r->len;
+		return 0;
+	}
+	if (r->len < FILE_HEADER_SIZE)
+		return pms_err(PMS_EPARSE,
+			       "perf.data: header at offset 0: the file has %zu bytes, less than "
+			       "the 104-byte file header",
+			       r->len);
+	r->attr_size = rd64(r, p + 16);
+	aoff = rd64(r, p + 24);
+	asize = rd64(r, p + 32);
+	doff = rd64(r, p + 40);
+	dsize = rd64(r, p + 48);
+	if (doff > r->len || dsize > r->len - doff)
+		return pms_err(PMS_EPARSE,
+			       "perf.data: data section (offset %" PRIu64 ", %" PRIu64
+			       " bytes) ends past the end of the file (%zu bytes): truncated "
+			       "or corrupt file",
+			       doff, dsize, r->len);
+	if ((rc = read_file_attrs(r, aoff, asize)) < 0)
+		return rc;
+	r->pos = doff;
+	r->end = doff + dsize;
+	return read_features(r, p + 72, doff + dsize);
+}
+
+int pms_perfdata_reader_open_mem(const void *buf, size_t len, struct pms_perfdata_reader **out)
+{
+	struct pms_perfdata_reader *r;
+	int rc;
+
+	if (!out)
+		return pms_err(PMS_EINVAL, "pms_perfdata_reader_open_mem: out is NULL");
+	*out = NULL;
+	if (!buf && len)
+		return pms_err(PMS_EINVAL, "pms_perfdata_reader_open_mem: buf is NULL");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pms_err(PMS_ENOMEM, "perf.data reader: out of memory");
+	r->fd = -1;
+	r->buf = buf;
+	r->len = len;
+	rc = open_common(r);
+	if (rc < 0) {
+		pms_perfdata_reader_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int pms_perfdata_reader_open_fd(int fd, struct pms_perfdata_reader **out)
+{
+	struct pms_perfdata_reader *r = NULL;
+	struct stat st;
+	unsigned char hdr[PIPE_HEADER_SIZE];
+	ssize_t n;
+	int rc;
+
+	if (!out)
+		return pms_err(PMS_EINVAL, "pms_perfdata_reader_open_fd: out is NULL");
+	*out = NULL;
+	if (fd < 0)
+		return pms_err(PMS_EINVAL, "pms_perfdata_reader_open_fd: fd %d is not an fd", fd);
+	if (fstat(fd, &st) < 0)
+		return pms_err_errno(PMS_EIO, errno, "perf.data: fstat of fd %d", fd);
+	if (S_ISREG(st.st_mode)) {
+		void *m;
+		if (st.st_size == 0)
+			return pms_err(PMS_EPARSE, "perf.data: the file is empty (0 bytes)");
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED)
+			return pms_err_errno(PMS_EIO, errno, "perf.data: mapping %lld bytes of fd %d",
+					     (long long)st.st_size, fd);
+		(void)madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+		rc = pms_perfdata_reader_open_mem(m, (size_t)st.st_size, &r);
+		if (rc < 0) {
+			munmap(m, (size_t)st.st_size);
+			return rc;
+		}
+		r->map = m;
+		r->map_len = (size_t)st.st_size;
+		*out = r;
+		return 0;
+	}
+	/* A pipe: only pipe mode can be followed without seeking. */
+	n = read_full(fd, hdr, sizeof(hdr));
+	if (n < 0)
+		return pms_err_errno(PMS_EIO, errno, "perf.data: reading the header from fd %d", fd);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pms_err(PMS_ENOMEM, "perf.data reader: out of memory");
+	r->fd = fd;
+	r->stream = true;
+	r->dummy.pub.attr = &r->dummy.attr;
+	rc = parse_magic(r, hdr, (size_t)n);
+	if (rc == 0 && !r->pipe)
+		rc = pms_err(PMS_EPARSE,
+			     "perf.data: fd %d is a stream holding a file-mode perf.data; file "
+			     "mode needs a seekable regular file (save it to a file first)",
+			     fd);
+	if (rc < 0) {
+		pms_perfdata_reader_free(r);
+		return rc;
+	}
+	r->stream_pos = PIPE_HEADER_SIZE;
+	*out = r;
+	return 0;
+}
+
+void pms_perfdata_reader_free(struct pms_perfdata_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nattrs; i++)
+		free(r->attrs[i].ids);
+	free(r->attrs);
+	free(r->ids.keys);
+	free(r->ids.vals);
+	while (r->arena) {
+		struct arena_blk *b = r->arena;
+		r->arena = b->next;
+		free(b);
+	}
+	if (r->zds)
+		ZSTD_freeDStream(r->zds);
+	free(r->dbuf);
+	free(r->rbuf);
+	if (r->map)
+		munmap(r->map, r->map_len);
+	free(r);
+}
+
+/* ---- records ------------------------------------------------------------------ */
+
+/* Where the next raw record comes from. */
+struct raw {
+	const unsigned char *p; /* file byte order */
+	size_t len;
+	uint64_t off;
+	bool compressed;
+};
+
+/* Skip n payload bytes that follow a record (AUXTRACE, pipe TRACING_DATA). */
+static int skip_payload(struct pms_perfdata_reader *r, uint64_t n, uint64_t at)
+{
+	if (r->stream) {
+		unsigned char tmp[4096];
+		while (n) {
+			size_t k = n < sizeof(tmp) ? (size_t)n : sizeof(tmp);
+			ssize_t got = read_full(r->fd, tmp, k);
+			if (got < 0)
+				return pms_err_errno(PMS_EIO, errno, "perf.data: reading fd %d", r->fd);
+			if ((size_t)got < k) {
+				r->stats.truncated = true;
+				r->stream_eof = true;
+				return 0;
+			}
+			r->stream_pos += k;
+			n -= k;
+		}
+		return 0;
+	}
+	if (n > r->end - r->pos) {
+		r->stats.truncated = true;
+		return pms_err(PMS_EPARSE,
+			       "perf.data: data section: the %" PRIu64 "-byte payload after the "
+			       "record at offset %" PRIu64 " runs past the end of the data",
+			       n, at);
+	}
+	r->pos += n;
+	return 0;
+}
+
+/* The next record of the file (not of a COMPRESSED record): 1, 0 at end. */
+static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
+{
+	uint16_t size;
+	uint32_t type;
+
+	if (r->stream) {
+		unsigned char h[8];
+		ssize_t n;
+		if (r->stream_eof)
+			return 0;
+		n = read_full(r->fd, h, 8);
+		if (n < 0)
+			return pms_err_errno(PMS_EIO, errno, "perf.data: reading fd %d", r->fd);
+		if (n == 0)
+			return 0;
+		if (n < 8) {
+			r->stats.truncated = true;
+			return 0;
+		}
+		memcpy(&size, h + 6, 2);
+		memcpy(&type, h, 4);
+		if (r->swap) {
+			size = pd_bswap16(size);
+			type = pd_bswap32(type);
+		}
+		if (size < 8)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: pipe stream: record of type %" PRIu32
+				       " at offset %" PRIu64 " has size %u, less than its 8-byte "
+				       "header; the stream cannot be followed past it",
+				       type, r->stream_pos, (unsigned)size);
+		if (grow(&r->rbuf, &r->rcap, size) < 0)
+			return PMS_ENOMEM;
+		memcpy(r->rbuf, h, 8);
+		n = read_full(r->fd, r->rbuf + 8, size - 8u);
+		if (n < 0)
+			return pms_err_errno(PMS_EIO, errno, "perf.data: reading fd %d", r->fd);
+		if ((size_t)n < size - 8u) {
+			r->stats.truncated = true;
+			r->stream_eof = true;
+			return 0;
+		}
+		out->p = r->rbuf;
+		out->len = size;
+		out->off = r->stream_pos;
+		out->compressed = false;
+		r->stream_pos += size;
+		return 1;
+	}
+	if (r->pos >= r->end)
+		return 0;
+	if (r->end - r->pos < 8) {
+		r->stats.truncated = true;
+		return 0;
+	}
+	size = rd16(r, r->buf + r->pos + 6);
+	type = rd32(r, r->buf + r->pos);
+	if (size < 8 || size > r->end - r->pos) {
+		r->stats.truncated = true;
+		return pms_err(PMS_EPARSE,
+			       "perf.data: data section: record of type %" PRIu32 " at offset %" PRIu64
+			       " has size %u, %s; the data cannot be followed past it",
+			       type, r->pos, (unsigned)size,
+			       size < 8 ? "less than its 8-byte header"
+					: "more than the bytes left in the data section");
+	}
+	out->p = r->buf + r->pos;
+	out->len = size;
+	out->off = r->pos;
+	out->compressed = false;
+	r->pos += size;
+	return 1;
+}
+
+/* Unpack a COMPRESSED (body = zstd data) or COMPRESSED2 (u64 data size,
+ * then the data, padded) record into dbuf, after what is left there. */
+static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint32_t type)
+{
+	const unsigned char *src = raw->p + 8;
+	size_t srclen = raw->len - 8, produced = 0;
+	ZSTD_inBuffer in;
+
+	if (type == PD_COMPRESSED2) {
+		uint64_t dsz;
+		if (srclen < 8)
+			return pms_err(PMS_EPARSE, "perf.data: COMPRESSED2 record at offset %" PRIu64
+						   " has no data size", raw->off);
+		dsz = rd64(r, src);
+		src += 8;
+		srclen -= 8;
+		if (dsz > srclen)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: COMPRESSED2 record at offset %" PRIu64
+				       ": data size %" PRIu64 " is more than its %zu bytes",
+				       raw->off, dsz, srclen);
+		srclen = (size_t)dsz;
+	}
+	if (!r->zds) {
+		r->zds = ZSTD_createDStream();
+		if (!r->zds)
+			return pms_err(PMS_ENOMEM, "perf.data reader: zstd stream");
+		ZSTD_initDStream(r->zds);
+	}
+	/* Drop consumed bytes, keep the partial record. */
+	if (r->dpos) {
+		memmove(r->dbuf, r->dbuf + r->dpos, r->dlen - r->dpos);
+		r->dlen -= r->dpos;
+		r->dpos = 0;
+	}
+	in.src = src;
+	in.size = srclen;
+	in.pos = 0;
+	while (in.pos < in.size) {
+		ZSTD_outBuffer o;
+		size_t zr;
+		if (grow(&r->dbuf, &r->dcap, r->dlen + 65536) < 0)
+			return PMS_ENOMEM;
+		o.dst = r->dbuf + r->dlen;
+		o.size = r->dcap - r->dlen;
+		o.pos = 0;
+		zr = ZSTD_decompressStream(r->zds, &o, &in);
+		if (ZSTD_isError(zr)) {
+			ZSTD_initDStream(r->zds);
+			return pms_err(PMS_EPARSE,
+				       "perf.data: COMPRESSED record at offset %" PRIu64
+				       ": zstd: %s",
+				       raw->off, ZSTD_getErrorName(zr));
+		}
+		r->dlen += o.pos;
+		produced += o.pos;
+		if (produced > MAX_DECOMP)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: COMPRESSED record at offset %" PRIu64
+				       " unpacks to more than %u bytes",
+				       raw->off, MAX_DECOMP);
+		if (o.pos == 0 && zr != 0 && in.pos == in.size)
+			break;
+	}
+	r->comp_off = raw->off;
+	r->stats.compressed++;
+	r->stats.by_type[type]++;
+	return 0;
+}
+
+/* A record waiting in dbuf: 1, or 0 when none is complete. */
+static int next_inner(struct pms_perfdata_reader *r, struct raw *out)
+{
+	uint16_t size;
+	if (r->dlen - r->dpos < 8)
+		return 0;
+	size = rd16(r, r->dbuf + r->dpos + 6);
+	if (size < 8) {
+		/* Nothing after it can be trusted: drop the buffer. */
+		r->dpos = r->dlen;
+		return pms_err(PMS_EPARSE,
+			       "perf.data: record inside the COMPRESSED record at offset %" PRIu64
+			       " has size %u",
+			       r->comp_off, (unsigned)size);
+	}
+	if (size > r->dlen - r->dpos)
+		return 0;
+	out->p = r->dbuf + r->dpos;
+	out->len = size;
+	out->off = r->comp_off;
+	out->compressed = true;
+	r->dpos += size;
+	return 1;
+}
+
+/* The attr a kernel record belongs to (by its id), or -1 (unknown id). */
+static long attr_of(struct pms_perfdata_reader *r, const unsigned char *p, size_t len)
+{
+	uint64_t id;
+	long i;
+	if (r->nattrs <= 1 || r->ids.n == 0)
+		return 0;
+	/* perf requires every event's id at the same place (evlist id_pos),
+	 * so the first attr's layout finds it. */
+	if (pms_record_peek_id(&r->attrs[0].layout, p, len, &id) < 0)
+		return 0;
+	if (r->swap)
+		id = pd_bswap64(id);
+	i = idmap_get(&r->ids, id);
+	return i;
+}
+
+static void note_skip(struct pms_perfdata_reader *r, uint64_t off, bool comp, uint32_t type)
+{
+	r->stats.bad_records++;
+	snprintf(r->skipmsg, sizeof(r->skipmsg), "record %s (type %" PRIu32 ") at offset %" PRIu64
+		 "%s skipped: %s",
+		 pms_record_type_name(type), type, off, comp ? " (in a COMPRESSED record)" : "",
+		 pms_error_last());
+}
+
+/* perf-tool records that carry header data (pipe mode) or id maps. */
+static int user_record(struct pms_perfdata_reader *r, const unsigned char *p, size_t len,
+		       uint32_t type, uint64_t off)
+{
+	switch (type) {
+	case PD_HEADER_ATTR: {
+		size_t asz;
+		if (len < 8 + PD_ATTR_VER0)
+			return pms_err(PMS_EPARSE, "perf.data: HEADER_ATTR at offset %" PRIu64
+						   " is %zu bytes, too short for an attr",
+				       off, len);
+		asz = attr_recorded_size(r, p + 8);
+		if (asz < PD_ATTR_VER0 || asz > len - 8 || (len - 8 - asz) % 8)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: HEADER_ATTR at offset %" PRIu64 ": attr.size %zu "
+				       "does not fit its %zu-byte record",
+				       off, asz, len);
+		return add_attr(r, p + 8, asz, p + 8 + asz, (len - 8 - asz) / 8, "HEADER_ATTR",
+				off);
+	}
+	case PD_HEADER_FEATURE: {
+		uint64_t feat;
+		if (len < 16)
+			return pms_err(PMS_EPARSE, "perf.data: HEADER_FEATURE at offset %" PRIu64
+						   " has no feature number", off);
+		feat = rd64(r, p + 8);
+		if (feat >= PMS_PERFDATA_FEAT_MAX)
+			return pms_err(PMS_EPARSE, "perf.data: HEADER_FEATURE at offset %" PRIu64
+						   ": feature %" PRIu64 " is out of range", off, feat);
+		if (feat == 1) {
+			r->info.has[0] |= 2;
+			return 0;
+		}
+		return pd_feature_parse(r, (unsigned)feat, p + 16, len - 16, off + 16);
+	}
+	case PD_HEADER_BUILD_ID: {
+		struct pms_perfdata_info *in = &r->info;
+		struct pms_perfdata_build_id *v = pd_alloc(r, (in->nbuild_ids + 1) * sizeof(*v));
+		if (!v)
+			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory");
+		if (in->nbuild_ids)
+			memcpy(v, in->build_ids, in->nbuild_ids * sizeof(*v));
+		if (pd_build_id_add(r, p, len, r->swap, &v[in->nbuild_ids]) < 0)
+			return pms_err(PMS_EPARSE, "perf.data: HEADER_BUILD_ID at offset %" PRIu64
+						   " is malformed", off);
+		in->build_ids = v;
+		in->nbuild_ids++;
+		in->has[0] |= UINT64_C(1) << PMS_PERFDATA_FEAT_BUILD_ID;
+		return 0;
+	}
+	case PD_ID_INDEX: {
+		/* u64 nr, then nr {id, idx, cpu, tid} (perf/event.h
+		 * id_index_entry); idx is the ring-buffer index, not the
+		 * attr's, so the entries only need to fit.  Newer perf may
+		 * append a second table after them. */
+		uint64_t nr;
+		if (len < 16)
+			return pms_err(PMS_EPARSE, "perf.data: ID_INDEX at offset %" PRIu64
+						   " has no count", off);
+		nr = rd64(r, p + 8);
+		if (nr > (len - 16) / 32)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: ID_INDEX at offset %" PRIu64 ": %" PRIu64
+				       " entries do not fit its %zu bytes",
+				       off, nr, len);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	if (!r || !ev)
+		return pms_err(PMS_EINVAL, "pms_perfdata_next: reader or event is NULL");
+	for (;;) {
+		struct raw raw = { NULL, 0, 0, false };
+		const unsigned char *p;
+		uint32_t type;
+		long ai = 0;
+		const struct rattr *a;
+		uint16_t misc;
+		int rc;
+
+		rc = next_inner(r, &raw);
+		if (rc < 0) {
+			note_skip(r, r->comp_off, true, 0);
+			continue;
+		}
+		if (rc == 0) {
+			rc = next_outer(r, &raw);
+			if (rc <= 0)
+				return rc;
+		}
+		type = rd32(r, raw.p);
+		if (type == PD_COMPRESSED || type == PD_COMPRESSED2) {
+			if (raw.compressed) {
+				note_skip(r, raw.off, true, type);
+				continue;
+			}
+			if ((rc = decompress(r, &raw, type)) == PMS_ENOMEM)
+				return rc;
+			if (rc < 0)
+				note_skip(r, raw.off, false, type);
+			continue;
+		}
+		if (type < PMS_RECORD_USER_TYPE_START && r->nattrs) {
+			ai = attr_of(r, raw.p, raw.len);
+			if (ai < 0) {
+				if (type == PMS_RECORD_SAMPLE) {
+					/* perf drops these (evlist__event2evsel NULL). */
+					r->stats.unknown_id++;
+					continue;
+				}
+				ai = 0;
+			}
+		}
+		a = r->nattrs && type < PMS_RECORD_USER_TYPE_START ? &r->attrs[ai]
+			: r->nattrs ? &r->attrs[0] : &r->dummy;
+		/* Header data and payload sizes are read from the bytes as
+		 * recorded (the helpers swap), before the record is swapped
+		 * for the decoders. */
+		misc = rd16(r, raw.p + 4);
+		if (type == PD_AUXTRACE && raw.len >= 16) {
+			if (!raw.compressed && (rc = skip_payload(r, rd64(r, raw.p + 8), raw.off)) < 0)
+				return rc;
+		} else if (type == PD_HEADER_TRACING_DATA && raw.len >= 12 && r->pipe) {
+			if (!raw.compressed && (rc = skip_payload(r, rd32(r, raw.p + 8), raw.off)) < 0)
+				return rc;
+		}
+		if (type >= PMS_RECORD_USER_TYPE_START) {
+			if (user_record(r, raw.p, raw.len, type, raw.off) < 0) {
+				note_skip(r, raw.off, raw.compressed, type);
+				continue;
+			}
+			if (type == PD_HEADER_ATTR)
+				a = &r->attrs[r->nattrs - 1];
+			else if (!r->nattrs)
+				a = &r->dummy;
+		}
+		p = raw.p;
+		if (r->swap) {
+			/* A record read from a stream is in rbuf already. */
+			if (p != r->rbuf) {
+				if (grow(&r->rbuf, &r->rcap, raw.len) < 0)
+					return PMS_ENOMEM;
+				memcpy(r->rbuf, p, raw.len);
+			}
+			pd_swap_record(r->rbuf, raw.len,
+				       type < PMS_RECORD_USER_TYPE_START ? &a->layout : NULL);
+			p = r->rbuf;
+		}
+		memset(ev, 0, sizeof(*ev));
+		if (type >= PMS_RECORD_USER_TYPE_START) {
+			/* perf-tool records: passed through as bytes; old perf
+			 * wrote some (HEADER_FEATURE, TRACING_DATA) with sizes
+			 * that are not multiples of 8. */
+			ev->rec.type = type;
+			ev->rec.misc = misc;
+			ev->rec.size = (uint16_t)raw.len;
+			ev->rec.body = p + 8;
+			ev->rec.body_len = raw.len - 8;
+		} else if (pms_record_parse(&a->layout, p, raw.len, &ev->rec) < 0) {
+			note_skip(r, raw.off, raw.compressed, type);
+			continue;
+		}
+		ev->raw = p;
+		ev->raw_len = raw.len;
+		ev->attr = &a->pub;
+		ev->attr_idx = a == &r->dummy ? 0 : (size_t)(a - r->attrs);
+		ev->file_offset = raw.off;
+		ev->from_compressed = raw.compressed;
+		ev->node = -1;
+		r->stats.records++;
+		if (type < 128)
+			r->stats.by_type[type]++;
+		if (type == PMS_RECORD_SAMPLE) {
+			r->stats.samples++;
+			if ((ev->rec.sample.present & PMS_SAMPLE_PHYS_ADDR) && r->info.nmem) {
+				int node = pms_perfdata_reader_node_of_phys(r, ev->rec.sample.phys_addr);
+				ev->node = node >= 0 ? node : -1;
+			}
+		} else if (type == PMS_RECORD_LOST) {
+			r->stats.lost += ev->rec.lost.lost;
+		} else if (type == PMS_RECORD_LOST_SAMPLES) {
+			r->stats.lost_samples += ev->rec.lost.lost;
+		}
+		return 1;
+	}
+}
+
+/* ---- accessors ----------------------------------------------------------------- */
+
+const struct pms_perfdata_info *pms_perfdata_reader_info(const struct pms_perfdata_reader *r)
+{
+	return r ? &r->info : NULL;
+}
+
+size_t pms_perfdata_reader_nattrs(const struct pms_perfdata_reader *r)
+{
+	return r ? r->nattrs : 0;
+}
+
+const struct pms_perfdata_attr *pms_perfdata_reader_attr(const struct pms_perfdata_reader *r,
+							 size_t i)
+{
+	return r && i < r->nattrs ? &r->attrs[i].pub : NULL;
+}
+
+const struct pms_perfdata_stats *pms_perfdata_reader_stats(const struct pms_perfdata_reader *r)
+{
+	return r ? &r->stats : NULL;
+}
+
+bool pms_perfdata_reader_is_pipe(const struct pms_perfdata_reader *r)
+{
+	return r && r->pipe;
+}
+
+bool pms_perfdata_reader_swapped(const struct pms_perfdata_reader *r)
+{
+	return r && r->swap;
+}
+
+uint64_t pms_perfdata_reader_attr_size(const struct pms_perfdata_reader *r)
+{
+	return r ? r->attr_size : 0;
+}
+
+const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r)
+{
+	return r ? r->skipmsg : "";
+}
+
+int pms_perfdata_reader_node_of_phys(const struct pms_perfdata_reader *r, uint64_t phys)
+{
+	const struct pms_perfdata_info *in;
+	uint64_t block;
+
+	if (!r)
+		return pms_err(PMS_EINVAL, "pms_perfdata_reader_node_of_phys: reader is NULL");
+	in = &r->info;
+	if (!in->nmem)
+		return pms_err(PMS_ENOTSUP,
+			       "perf.data: no MEM_TOPOLOGY header (perf writes it since 4.19 "
+			       "when /sys/devices/system/memory exists): the physical address "
+			       "cannot be put on a node offline");
+	if (!in->mem_block_size)
+		return pms_err(PMS_ENOTSUP,
+			       "perf.data: MEM_TOPOLOGY has block size 0; nodes cannot be resolved");
+	block = phys / in->mem_block_size;
+	for (size_t i = 0; i < in->nmem; i++) {
+		const struct pms_perfdata_mem_node *m = &in->mem[i];
+		if (block < m->nbits && (m->bitmap[block / 64] >> (block % 64)) & 1)
+			return m->node > INT32_MAX ? PMS_ERANGE : (int)m->node;
+	}
+	return pms_err(PMS_ENOENT,
+		       "perf.data: physical address 0x%" PRIx64 " (memory block %" PRIu64
+		       ") is in no node's block list in MEM_TOPOLOGY",
+		       phys, block);
+}
+
+const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r)
+{
+	struct pms_perfdata_reader *w = (struct pms_perfdata_reader *)r;
+	if (!r)
+		return "no reader";
+	if (r->any_phys && r->info.nmem && r->info.mem_block_size)
+		return NULL;
+	snprintf(w->nodes_why, sizeof(w->nodes_why), "%s%s%s",
+		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with --phys-data)",
+		 !r->any_phys && !(r->info.nmem && r->info.mem_block_size) ? "; " : "",
+		 !r->info.nmem ? "the file has no MEM_TOPOLOGY header"
+		 : !r->info.mem_block_size ? "MEM_TOPOLOGY has block size 0" : "");
+	return w->nodes_why;
+}

@@ -1,0 +1,119 @@
+/* Internal: the perf.data reader's state, shared by reader.c (sections,
+ * records, compression), features.c (header features) and swap.c (foreign
+ * byte order). */
+#ifndef PMS_PERFDATA_READER_INT_H
+#define PMS_PERFDATA_READER_INT_H
+
+#include "pmuscope/perfdata.h"
+#include "pmuscope/record.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* perf-tool record types (tools/lib/perf/include/perf/event.h). */
+#define PD_HEADER_ATTR 64
+#define PD_HEADER_EVENT_TYPE 65
+#define PD_HEADER_TRACING_DATA 66
+#define PD_HEADER_BUILD_ID 67
+#define PD_FINISHED_ROUND 68
+#define PD_ID_INDEX 69
+#define PD_AUXTRACE_INFO 70
+#define PD_AUXTRACE 71
+#define PD_HEADER_FEATURE 80
+#define PD_COMPRESSED 81
+#define PD_COMPRESSED2 83
+
+/* PERF_ATTR_SIZE_VER0: the smallest attr perf accepts. */
+#define PD_ATTR_VER0 64
+
+struct rattr {
+	struct pms_perfdata_attr pub;
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	struct pms_sample_layout layout;
+	char *name;
+};
+
+/* A block of memory freed with the reader. */
+struct arena_blk {
+	struct arena_blk *next;
+	max_align_t data[];
+};
+
+/* id -> attr index, open addressing (key 0 is stored apart: ids may be 0). */
+struct idmap {
+	uint64_t *keys;
+	uint32_t *vals; /* attr index + 1; 0 = empty slot */
+	size_t cap, n;
+};
+
+struct pms_perfdata_reader {
+	/* Source: a whole buffer (memory or mapped file), or a stream fd. */
+	const unsigned char *buf;
+	size_t len;
+	void *map;
+	size_t map_len;
+	int fd;
+	bool stream, stream_eof;
+	uint64_t stream_pos;
+
+	bool pipe, swap;
+	uint64_t attr_size;
+	uint64_t pos, end; /* next record and end of the data (buffer modes) */
+
+	unsigned char *rbuf; /* one record (stream reads, swapped copies) */
+	size_t rcap;
+
+	struct rattr *attrs;
+	size_t nattrs;
+	struct idmap ids;
+	struct rattr dummy; /* for records before any attr (pipe mode) */
+
+	struct pms_perfdata_info info;
+	struct arena_blk *arena;
+
+	/* Decompressed records of COMPRESSED, with what is left over from the
+	 * previous one (records may straddle two). */
+	void *zds;
+	unsigned char *dbuf;
+	size_t dlen, dpos, dcap;
+	uint64_t comp_off;
+
+	struct pms_perfdata_stats stats;
+	char skipmsg[512];
+	bool any_phys;
+	char nodes_why[200];
+};
+
+/* Zeroed memory owned by the reader; NULL when out of memory. */
+void *pd_alloc(struct pms_perfdata_reader *r, size_t size);
+
+/* Bounds-checked cursor over a feature payload, swapping when asked. */
+struct pd_cur {
+	const unsigned char *p;
+	size_t len, pos;
+	bool swap;
+	bool bad;
+};
+
+/* Parse feature feat from payload (len bytes at p).  0 or PMS_EPARSE /
+ * PMS_ENOMEM with a message naming the feature. */
+int pd_feature_parse(struct pms_perfdata_reader *r, unsigned feat, const unsigned char *p,
+		     size_t len, uint64_t file_off);
+
+/* Parse one BUILD_ID record body (pipe HEADER_BUILD_ID or feature entry). */
+int pd_build_id_add(struct pms_perfdata_reader *r, const unsigned char *rec, size_t len,
+		    bool swap, struct pms_perfdata_build_id *out);
+
+/* Byte swapping. */
+uint16_t pd_bswap16(uint16_t v);
+uint32_t pd_bswap32(uint32_t v);
+uint64_t pd_bswap64(uint64_t v);
+/* Swap a recorded attr in place (size bytes at p). */
+void pd_swap_attr(unsigned char *p, size_t size);
+/* Swap a whole record in place, header first; l is the layout of the event
+ * it belongs to (NULL for perf-tool types). */
+void pd_swap_record(unsigned char *p, size_t len, const struct pms_sample_layout *l);
+
+#endif

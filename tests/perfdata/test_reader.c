@@ -1,0 +1,596 @@
+/* perf.data reader on files built here: writer -> reader round trip (every
+ * record's bytes and fields, attrs by id, features, offline nodes), pipe
+ * mode through a real pipe, a big-endian stream encoded by hand, zstd
+ * COMPRESSED records with a record straddling two of them, corrupt inputs
+ * (refused with the section and offset, or skipped and counted), and the
+ * report summary. */
+#include "check.h"
+#include "perf_tool.h"
+
+#include "pmuscope/error.h"
+#include "pmuscope/perfdata.h"
+#include "pmuscope/record.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <zstd.h>
+
+#define ST (PMS_SAMPLE_IDENTIFIER | PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME | \
+	    PMS_SAMPLE_ADDR | PMS_SAMPLE_CPU | PMS_SAMPLE_WEIGHT_STRUCT |              \
+	    PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_PHYS_ADDR)
+
+static struct perf_event_attr mk_attr(uint64_t config)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_RAW;
+	a.size = sizeof(a);
+	a.config = config;
+	a.sample_period = 1000;
+	a.sample_type = ST;
+	a.sample_id_all = 1;
+	a.comm = 1;
+	a.mmap2 = 1;
+	return a;
+}
+
+/* A growing byte buffer. */
+struct bb {
+	unsigned char b[1 << 16];
+	size_t n;
+};
+
+static void bb_put(struct bb *b, const void *p, size_t n)
+{
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+struct expect {
+	unsigned char raw[512];
+	size_t len;
+};
+
+/* Encode a record; returns its length. */
+static size_t enc(const struct pms_sample_layout *l, const struct pms_record *r,
+		  unsigned char *buf, size_t cap)
+{
+	size_t len = 0;
+	int rc = pms_record_encode(l, r, buf, cap, &len);
+	CHECK_MSG(rc == 0, "encode: %s", pms_error_last());
+	return len;
+}
+
+static void mk_sample(struct pms_record *r, uint64_t id, uint64_t i)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = PMS_RECORD_SAMPLE;
+	r->sample.misc = PMS_MISC_USER;
+	r->sample.id = id;
+	r->sample.ip = 0x401000 + i;
+	r->sample.pid = 100;
+	r->sample.tid = 101;
+	r->sample.time = 1000000 + i;
+	r->sample.addr = 0x7f0000001000 + i * 64;
+	r->sample.cpu = (uint32_t)(i % 4);
+	r->sample.weight = (uint64_t)(30 + i) | (UINT64_C(7) << 32);
+	r->sample.weight_var1_dw = (uint32_t)(30 + i);
+	r->sample.weight_var2_w = 7;
+	r->sample.data_src = 0x10268100142ULL;
+	/* Block 0..3 of 128 MiB: node 0 holds 0,1 and node 1 holds 2; block 5
+	 * is in no node. */
+	r->sample.phys_addr = (i % 4 == 3 ? 5 : i % 3) * (UINT64_C(128) << 20) + 0x40;
+}
+
+static void mk_comm(struct pms_record *r, uint32_t pid, const char *comm, uint64_t id)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = PMS_RECORD_COMM;
+	r->comm.pid = pid;
+	r->comm.tid = pid;
+	r->comm.comm = comm;
+	r->sample_id.pid = pid;
+	r->sample_id.tid = pid;
+	r->sample_id.time = 5;
+	r->sample_id.id = id;
+	r->sample_id.cpu = 1;
+}
+
+static void mk_mmap2(struct pms_record *r, uint64_t id)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = PMS_RECORD_MMAP2;
+	r->misc = PMS_MISC_USER;
+	r->mmap.pid = 100;
+	r->mmap.tid = 100;
+	r->mmap.addr = 0x400000;
+	r->mmap.len = 0x10000;
+	r->mmap.maj = 8;
+	r->mmap.ino = 42;
+	r->mmap.prot = 5;
+	r->mmap.flags = 2;
+	r->mmap.filename = "/usr/bin/workload";
+	r->sample_id.pid = 100;
+	r->sample_id.tid = 100;
+	r->sample_id.time = 6;
+	r->sample_id.id = id;
+}
+
+#define NREC 40
+
+/* Writes a file with two attrs (ids 11,12 and 21,22) and NREC records. */
+static int write_file(int fd, struct expect *ex, size_t *nex)
+{
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a0 = mk_attr(0x1cd), a1 = mk_attr(0x2cd);
+	const uint64_t ids0[2] = { 11, 12 }, ids1[2] = { 21, 22 };
+	struct pms_sample_layout l;
+	struct pms_record r;
+	uint64_t bm0 = 0x3, bm1 = 0x4;
+	const struct pms_perfdata_numa_node numa[2] = { { 0, 1000, 500, "0-1" },
+							 { 1, 2000, 700, "2-3" } };
+	const struct pms_perfdata_mem_node mem[2] = { { 0, 3, 3, &bm0 }, { 1, 3, 3, &bm1 } };
+	const struct pms_perfdata_pmu_map pmus[2] = { { 4, "cpu" }, { 24, "uncore_imc_0" } };
+	const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef };
+
+	pms_sample_layout_from_attr(&l, &a0);
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a0, ids0, 2));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a1, ids1, 2));
+	*nex = 0;
+	mk_comm(&r, 100, "workload", 11);
+	ex[*nex].len = enc(&l, &r, ex[*nex].raw, sizeof(ex[0].raw));
+	(*nex)++;
+	mk_mmap2(&r, 21);
+	ex[*nex].len = enc(&l, &r, ex[*nex].raw, sizeof(ex[0].raw));
+	(*nex)++;
+	while (*nex < NREC) {
+		uint64_t i = *nex;
+		mk_sample(&r, i % 2 ? 22 : 12, i);
+		ex[*nex].len = enc(&l, &r, ex[*nex].raw, sizeof(ex[0].raw));
+		(*nex)++;
+	}
+	for (size_t i = 0; i < *nex; i++)
+		CHECK_OK(pms_perfdata_writer_write(w, ex[i].raw, ex[i].len));
+	CHECK_OK(pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_HOSTNAME, "testhost"));
+	CHECK_OK(pms_perfdata_writer_set_nrcpus(w, 4, 4));
+	CHECK_OK(pms_perfdata_writer_set_numa_topology(w, numa, 2));
+	CHECK_OK(pms_perfdata_writer_set_mem_topology(w, UINT64_C(128) << 20, mem, 2));
+	CHECK_OK(pms_perfdata_writer_set_pmu_mappings(w, pmus, 2));
+	CHECK_OK(pms_perfdata_writer_add_build_id(w, -1, bid, 20, "[kernel.kallsyms]"));
+	CHECK_OK(pms_perfdata_writer_add_build_id(w, 100, bid, 4, "/usr/bin/workload"));
+	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
+	return 0;
+}
+
+static void check_roundtrip(struct pms_perfdata_reader *r, const struct expect *ex, size_t nex)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	struct pms_perfdata_event ev;
+	size_t i = 0;
+	int rc;
+
+	CHECK_EQ_INT(pms_perfdata_reader_nattrs(r), 2);
+	CHECK_EQ_U64(pms_perfdata_reader_attr(r, 1)->attr->config, 0x2cd);
+	CHECK_EQ_INT(pms_perfdata_reader_attr(r, 1)->nids, 2);
+	CHECK_EQ_STR(in->hostname, "testhost");
+	CHECK_EQ_INT(in->nr_cpus_online, 4);
+	CHECK_EQ_INT(in->nnuma, 2);
+	if (in->nnuma == 2) {
+		CHECK_EQ_STR(in->numa[1].cpus, "2-3");
+		CHECK_EQ_U64(in->numa[1].mem_total_kb, 2000);
+		CHECK_EQ_U64(in->numa[1].mem_free_kb, 700);
+	}
+	CHECK_EQ_INT(in->npmu, 2);
+	if (in->npmu == 2) {
+		CHECK_EQ_STR(in->pmu[1].name, "uncore_imc_0");
+		CHECK_EQ_INT(in->pmu[1].type, 24);
+	}
+	CHECK_EQ_INT(in->nbuild_ids, 2);
+	if (in->nbuild_ids == 2) {
+		CHECK_EQ_INT(in->build_ids[0].pid, -1);
+		CHECK_EQ_STR(in->build_ids[1].filename, "/usr/bin/workload");
+		CHECK_EQ_INT(in->build_ids[1].size, 4);
+		CHECK_EQ_INT(in->build_ids[1].id[3], 0xef);
+	}
+	CHECK_EQ_U64(in->mem_block_size, UINT64_C(128) << 20);
+	CHECK(pms_perfdata_reader_nodes_why(r) == NULL);
+	CHECK_EQ_INT(pms_perfdata_reader_node_of_phys(r, UINT64_C(128) << 20), 0);
+	CHECK_EQ_INT(pms_perfdata_reader_node_of_phys(r, UINT64_C(2) << 27), 1);
+	CHECK_EQ_INT(pms_perfdata_reader_node_of_phys(r, UINT64_C(5) << 27), PMS_ENOENT);
+	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
+		if (i >= nex) {
+			CHECK_MSG(0, "more records than written");
+			break;
+		}
+		CHECK_EQ_INT(ev.raw_len, ex[i].len);
+		CHECK_MSG(ev.raw_len == ex[i].len && !memcmp(ev.raw, ex[i].raw, ex[i].len),
+			  "record %zu bytes differ", i);
+		if (ev.rec.type == PMS_RECORD_SAMPLE) {
+			struct pms_record want;
+			mk_sample(&want, i % 2 ? 22 : 12, i);
+			CHECK_EQ_INT(ev.attr_idx, i % 2);
+			CHECK_EQ_U64(ev.rec.sample.ip, want.sample.ip);
+			CHECK_EQ_U64(ev.rec.sample.addr, want.sample.addr);
+			CHECK_EQ_U64(ev.rec.sample.weight_var1_dw, 30 + i);
+			CHECK_EQ_U64(ev.rec.sample.data_src, want.sample.data_src);
+			CHECK_EQ_INT(ev.node, i % 4 == 3 ? -1 : (i % 3 == 2 ? 1 : 0));
+		} else if (ev.rec.type == PMS_RECORD_COMM) {
+			CHECK_EQ_STR(ev.rec.comm.comm, "workload");
+			CHECK_EQ_INT(ev.attr_idx, 0);
+		} else {
+			CHECK_EQ_INT(ev.rec.type, PMS_RECORD_MMAP2);
+			CHECK_EQ_STR(ev.rec.mmap.filename, "/usr/bin/workload");
+			CHECK_EQ_INT(ev.attr_idx, 1);
+		}
+		i++;
+	}
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(i, nex);
+	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->samples, nex - 2);
+	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->bad_records, 0);
+}
+
+static struct expect ex_g[NREC];
+
+PMS_TEST(roundtrip_file_fd_and_memory)
+{
+	char dir[256], path[512];
+	struct pms_perfdata_reader *r = NULL;
+	size_t nex = 0;
+	struct stat st;
+	unsigned char *buf;
+	int fd;
+
+	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
+	snprintf(path, sizeof(path), "%s/rt.data", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	write_file(fd, ex_g, &nex);
+	CHECK_OK(pms_perfdata_reader_open_fd(fd, &r));
+	if (r) {
+		CHECK(!pms_perfdata_reader_is_pipe(r));
+		CHECK_EQ_U64(pms_perfdata_reader_attr_size(r), sizeof(struct perf_event_attr) + 16);
+		check_roundtrip(r, ex_g, nex);
+	}
+	pms_perfdata_reader_free(r);
+	r = NULL;
+	CHECK(fstat(fd, &st) == 0);
+	buf = malloc((size_t)st.st_size);
+	CHECK(pread(fd, buf, (size_t)st.st_size, 0) == st.st_size);
+	CHECK_OK(pms_perfdata_reader_open_mem(buf, (size_t)st.st_size, &r));
+	if (r)
+		check_roundtrip(r, ex_g, nex);
+	pms_perfdata_reader_free(r);
+
+	/* Truncating the file cuts the data section: refused, naming it. */
+	r = NULL;
+	CHECK_EQ_INT(pms_perfdata_reader_open_mem(buf, 300, &r), PMS_EPARSE);
+	CHECK(strstr(pms_error_last(), "data section") != NULL);
+	CHECK(r == NULL);
+	/* A bad magic. */
+	buf[0] ^= 0xff;
+	CHECK_EQ_INT(pms_perfdata_reader_open_mem(buf, (size_t)st.st_size, &r), PMS_EPARSE);
+	CHECK(strstr(pms_error_last(), "magic") != NULL);
+	buf[0] ^= 0xff;
+	/* A record size of 0 in the data: the records before it come, then
+	 * PMS_EPARSE naming the offset. */
+	{
+		uint64_t off = PMS_PERFDATA_HEADER_SIZE + ex_g[0].len + ex_g[1].len;
+		struct pms_perfdata_event ev;
+		int rc = 0, n = 0;
+		char want[64];
+		memset(buf + off + 6, 0, 2);
+		CHECK_OK(pms_perfdata_reader_open_mem(buf, (size_t)st.st_size, &r));
+		while (r && (rc = pms_perfdata_next(r, &ev)) > 0)
+			n++;
+		CHECK_EQ_INT(n, 2);
+		CHECK_EQ_INT(rc, PMS_EPARSE);
+		snprintf(want, sizeof(want), "offset %" PRIu64, off);
+		CHECK_MSG(strstr(pms_error_last(), want) != NULL, "%s", pms_error_last());
+		pms_perfdata_reader_free(r);
+		r = NULL;
+		/* A sample one u64 shorter than its layout: skipped and counted,
+		 * the rest still read.  Shrink the record and pad a FINISHED_ROUND
+		 * into the freed 8 bytes. */
+		memcpy(buf + off + 6, &(uint16_t){ (uint16_t)(ex_g[2].len - 8) }, 2);
+		{
+			struct perf_event_header fr = { 68, 0, 8 };
+			memcpy(buf + off + ex_g[2].len - 8, &fr, 8);
+		}
+		CHECK_OK(pms_perfdata_reader_open_mem(buf, (size_t)st.st_size, &r));
+		n = 0;
+		while (r && (rc = pms_perfdata_next(r, &ev)) > 0)
+			n++;
+		CHECK_EQ_INT(rc, 0);
+		CHECK_EQ_INT(n, (int)nex); /* nex - 1 records + the FINISHED_ROUND */
+		CHECK_EQ_U64(pms_perfdata_reader_stats(r)->bad_records, 1);
+		CHECK(strstr(pms_perfdata_reader_last_skip(r), "SAMPLE") != NULL);
+		pms_perfdata_reader_free(r);
+	}
+	free(buf);
+	close(fd);
+	pt_rmdir(dir);
+}
+
+/* ---- pipe mode and the other byte order, encoded by hand ---------------- */
+
+struct enc_be {
+	struct bb b;
+	bool be;
+};
+
+static void e32(struct enc_be *e, uint32_t v)
+{
+	if (e->be)
+		v = __builtin_bswap32(v);
+	bb_put(&e->b, &v, 4);
+}
+
+static void e64(struct enc_be *e, uint64_t v)
+{
+	if (e->be)
+		v = __builtin_bswap64(v);
+	bb_put(&e->b, &v, 8);
+}
+
+static void e16(struct enc_be *e, uint16_t v)
+{
+	if (e->be)
+		v = (uint16_t)(v >> 8 | v << 8);
+	bb_put(&e->b, &v, 2);
+}
+
+static void ehdr(struct enc_be *e, uint32_t type, uint16_t misc, uint16_t size)
+{
+	e32(e, type);
+	e16(e, misc);
+	e16(e, size);
+}
+
+static unsigned char rev8(unsigned char b)
+{
+	unsigned char o = 0;
+	for (int i = 0; i < 8; i++)
+		if (b & (1u << i))
+			o |= (unsigned char)(0x80u >> i);
+	return o;
+}
+
+/* A pipe-mode stream: header, HEADER_ATTR (VER5 112-byte attr, id 77),
+ * HEADER_FEATURE HOSTNAME, COMM, SAMPLE, FINISHED_ROUND. */
+static void mk_stream(struct enc_be *e, bool be)
+{
+	uint64_t flags = (UINT64_C(1) << 18) /* sample_id_all */ | (UINT64_C(1) << 9) /* comm */;
+	const uint64_t st = PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_ID |
+			    PMS_SAMPLE_CPU | PMS_SAMPLE_WEIGHT_STRUCT | PMS_SAMPLE_DATA_SRC;
+	unsigned char fb[8];
+
+	memset(e, 0, sizeof(*e));
+	e->be = be;
+	bb_put(&e->b, be ? "2ELIFREP" : "PERFILE2", 8);
+	e64(e, 16);
+	/* HEADER_ATTR: 8 + 112 + 8 (one id) */
+	ehdr(e, 64, 0, 128);
+	e32(e, PERF_TYPE_RAW);
+	e32(e, 112);
+	e64(e, 0x1cd);
+	e64(e, 4000);
+	e64(e, st);
+	e64(e, 0);
+	/* The flag word: little-endian bit order in memory, or big-endian's
+	 * most-significant-first bit-field order. */
+	memcpy(fb, &flags, 8);
+	if (be)
+		for (int i = 0; i < 8; i++)
+			fb[i] = rev8(fb[i]);
+	bb_put(&e->b, fb, 8);
+	for (int i = 0; i < (112 - 48) / 8; i++)
+		e64(e, 0);
+	e64(e, 77);
+	/* HEADER_FEATURE HOSTNAME: u64 feat, u32 len 8, "bigbox\0\0", pad 4 */
+	ehdr(e, 80, 0, 8 + 8 + 4 + 8 + 4);
+	e64(e, PMS_PERFDATA_FEAT_HOSTNAME);
+	e32(e, 8);
+	bb_put(&e->b, be ? "bigbox\0\0" : "litbox\0\0", 8);
+	e32(e, 0);
+	/* COMM pid 9 "cat" + trailer TID TIME ID CPU */
+	ehdr(e, PMS_RECORD_COMM, 0, 8 + 8 + 8 + 32);
+	e32(e, 9);
+	e32(e, 9);
+	bb_put(&e->b, "cat\0\0\0\0\0", 8);
+	e32(e, 9);
+	e32(e, 9);
+	e64(e, 123);
+	e64(e, 77);
+	e32(e, 3);
+	e32(e, 0);
+	/* SAMPLE: IP TID TIME ID CPU WEIGHT_STRUCT DATA_SRC */
+	ehdr(e, PMS_RECORD_SAMPLE, PMS_MISC_USER, 8 + 7 * 8);
+	e64(e, 0xabcdef);
+	e32(e, 9);
+	e32(e, 10);
+	e64(e, 456);
+	e64(e, 77);
+	e32(e, 3);
+	e32(e, 0);
+	e32(e, 250); /* var1 */
+	e16(e, 12);  /* var2 ins_lat */
+	e16(e, 0);
+	e64(e, 0x11868100242ULL);
+	ehdr(e, 68, 0, 8);
+}
+
+static void check_stream(struct pms_perfdata_reader *r, bool be)
+{
+	struct pms_perfdata_event ev;
+	int rc, n = 0, samples = 0;
+
+	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
+		n++;
+		if (ev.rec.type == PMS_RECORD_COMM) {
+			CHECK_EQ_STR(ev.rec.comm.comm, "cat");
+			CHECK_EQ_INT(ev.rec.sample_id.cpu, 3);
+			CHECK_EQ_U64(ev.rec.sample_id.time, 123);
+		} else if (ev.rec.type == PMS_RECORD_SAMPLE) {
+			samples++;
+			CHECK_EQ_U64(ev.rec.sample.ip, 0xabcdef);
+			CHECK_EQ_INT(ev.rec.sample.pid, 9);
+			CHECK_EQ_INT(ev.rec.sample.tid, 10);
+			CHECK_EQ_U64(ev.rec.sample.time, 456);
+			CHECK_EQ_U64(ev.rec.sample.id, 77);
+			CHECK_EQ_INT(ev.rec.sample.cpu, 3);
+			CHECK_EQ_INT(ev.rec.sample.weight_var1_dw, 250);
+			CHECK_EQ_INT(ev.rec.sample.weight_var2_w, 12);
+			CHECK_EQ_U64(ev.rec.sample.data_src, 0x11868100242ULL);
+		}
+	}
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(n, 5); /* ATTR, FEATURE, COMM, SAMPLE, FINISHED_ROUND */
+	CHECK_EQ_INT(samples, 1);
+	CHECK(pms_perfdata_reader_is_pipe(r));
+	CHECK(pms_perfdata_reader_swapped(r) == be);
+	CHECK_EQ_INT(pms_perfdata_reader_nattrs(r), 1);
+	if (pms_perfdata_reader_nattrs(r) == 1) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, 0);
+		CHECK_EQ_U64(a->attr->config, 0x1cd);
+		CHECK_EQ_INT(a->recorded_size, 112);
+		CHECK_EQ_INT(a->attr->sample_id_all, 1);
+		CHECK_EQ_INT(a->attr->comm, 1);
+		CHECK_EQ_INT(a->attr->mmap, 0);
+	}
+	CHECK_EQ_STR(pms_perfdata_reader_info(r)->hostname, be ? "bigbox" : "litbox");
+	CHECK_EQ_STR(pms_perfdata_reader_nodes_why(r),
+		     "no event samples PHYS_ADDR (record with --phys-data); the file has no "
+		     "MEM_TOPOLOGY header");
+}
+
+PMS_TEST(pipe_mode_both_byte_orders_memory_and_pipe)
+{
+	static struct enc_be e;
+	for (int be = 0; be < 2; be++) {
+		struct pms_perfdata_reader *r = NULL;
+		int p[2];
+		mk_stream(&e, be);
+		CHECK_OK(pms_perfdata_reader_open_mem(e.b.b, e.b.n, &r));
+		if (r)
+			check_stream(r, be);
+		pms_perfdata_reader_free(r);
+		r = NULL;
+		/* The same bytes through a pipe (read as a stream). */
+		CHECK(pipe(p) == 0);
+		CHECK(write(p[1], e.b.b, e.b.n) == (ssize_t)e.b.n);
+		close(p[1]);
+		CHECK_OK(pms_perfdata_reader_open_fd(p[0], &r));
+		if (r)
+			check_stream(r, be);
+		pms_perfdata_reader_free(r);
+		close(p[0]);
+	}
+}
+
+PMS_TEST(compressed_records_with_a_straddling_record)
+{
+	static struct enc_be e, out;
+	unsigned char z[4096];
+	size_t inner_off, inner_len, half, zn;
+	struct pms_perfdata_reader *r = NULL;
+	struct pms_perfdata_event ev;
+	int rc = 0, n = 0, samples = 0, from_comp = 0;
+
+	mk_stream(&e, false);
+	/* Everything after HEADER_ATTR and HEADER_FEATURE (COMM, SAMPLE,
+	 * FINISHED_ROUND) goes into two COMPRESSED records, split inside the
+	 * SAMPLE. */
+	inner_off = 16 + 128 + 32;
+	inner_len = e.b.n - inner_off;
+	half = 56 + 20;
+	memset(&out, 0, sizeof(out));
+	bb_put(&out.b, e.b.b, inner_off);
+	for (int part = 0; part < 2; part++) {
+		const unsigned char *src = e.b.b + inner_off + (part ? half : 0);
+		size_t sn = part ? inner_len - half : half;
+		struct perf_event_header h = { part ? 83 : 81, 0, 0 };
+		static const unsigned char zero[8];
+		zn = ZSTD_compress(z, sizeof(z), src, sn, 1);
+		CHECK(!ZSTD_isError(zn));
+		if (part == 0) {
+			/* COMPRESSED: the size is exact, not a multiple of 8
+			 * (perf's zstd_compress_stream_to_records). */
+			h.size = (uint16_t)(8 + zn);
+			bb_put(&out.b, &h, 8);
+			bb_put(&out.b, z, zn);
+		} else {
+			/* COMPRESSED2: u64 data size, data, zero padding to 8. */
+			uint64_t dsz = zn;
+			h.size = (uint16_t)(16 + (zn + 7) / 8 * 8);
+			bb_put(&out.b, &h, 8);
+			bb_put(&out.b, &dsz, 8);
+			bb_put(&out.b, z, zn);
+			bb_put(&out.b, zero, (zn + 7) / 8 * 8 - zn);
+		}
+	}
+	CHECK_OK(pms_perfdata_reader_open_mem(out.b.b, out.b.n, &r));
+	while (r && (rc = pms_perfdata_next(r, &ev)) > 0) {
+		n++;
+		samples += ev.rec.type == PMS_RECORD_SAMPLE;
+		from_comp += ev.from_compressed;
+		if (ev.rec.type == PMS_RECORD_SAMPLE)
+			CHECK_EQ_U64(ev.rec.sample.data_src, 0x11868100242ULL);
+	}
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_INT(samples, 1);
+	CHECK_EQ_INT(from_comp, 3);
+	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->compressed, 2);
+	pms_perfdata_reader_free(r);
+}
+
+PMS_TEST(summary_counts_and_percentiles)
+{
+	struct pms_perfdata_summary *s = NULL;
+	struct pms_perfdata_event ev;
+	struct pms_perfdata_summary_row rows[4];
+
+	CHECK_OK(pms_perfdata_summary_new(&s));
+	memset(&ev, 0, sizeof(ev));
+	ev.rec.type = PMS_RECORD_SAMPLE;
+	ev.rec.sample.present = PMS_SAMPLE_IP | PMS_SAMPLE_WEIGHT | PMS_SAMPLE_DATA_SRC;
+	for (int i = 1; i <= 100; i++) {
+		ev.rec.sample.ip = i <= 70 ? 0x10 : 0x20;
+		ev.rec.sample.weight = (uint64_t)i;
+		ev.rec.sample.data_src = i <= 90 ? 0x1 : 0x2;
+		CHECK_OK(pms_perfdata_summary_add(s, &ev));
+	}
+	ev.rec.type = PMS_RECORD_COMM;
+	CHECK_OK(pms_perfdata_summary_add(s, &ev));
+	CHECK_EQ_U64(pms_perfdata_summary_samples(s), 100);
+	CHECK_EQ_U64(pms_perfdata_summary_mem_samples(s), 100);
+	CHECK_EQ_U64(pms_perfdata_summary_weight_pct(s, 50), 50);
+	CHECK_EQ_U64(pms_perfdata_summary_weight_pct(s, 99), 99);
+	CHECK_EQ_U64(pms_perfdata_summary_weight_pct(s, 100), 100);
+	CHECK_EQ_INT(pms_perfdata_summary_rows(s, 1, rows, 4), 2);
+	CHECK_EQ_U64(rows[0].key, 0x10);
+	CHECK_EQ_U64(rows[0].samples, 70);
+	CHECK_EQ_U64(rows[0].weight, 70 * 71 / 2);
+	CHECK_EQ_INT(pms_perfdata_summary_rows(s, 0, rows, 4), 2);
+	CHECK_EQ_U64(rows[1].key, 0x2);
+	CHECK_EQ_U64(rows[1].samples, 10);
+	pms_perfdata_summary_free(s);
+}
+
+PMS_TEST(refuses_bad_arguments_and_short_headers)
+{
+	struct pms_perfdata_reader *r = (struct pms_perfdata_reader *)1;
+	unsigned char b[104] = "PERFILE2";
+	CHECK_EQ_INT(pms_perfdata_reader_open_mem(b, 8, &r), PMS_EPARSE);
+	CHECK(r == NULL);
+	b[8] = 104; /* file mode, but no attrs */
+	CHECK_EQ_INT(pms_perfdata_reader_open_mem(b, sizeof(b), &r), PMS_EPARSE);
+	CHECK(strstr(pms_error_last(), "attr_size") != NULL);
+	CHECK_EQ_INT(pms_perfdata_reader_open_fd(-1, &r), PMS_EINVAL);
+	pms_perfdata_reader_free(NULL);
+}
+
+PMS_TEST_MAIN()

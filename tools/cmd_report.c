@@ -1,0 +1,313 @@
+/* pmuscope report: the memory-access summary of a recorded perf.data file
+ * (pmuscope's own recordings and `perf mem record` / `perf record -d`
+ * files): samples by data source level in perf's text, latency
+ * percentiles, NUMA nodes when the file can give them, and top IPs. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pmuscope/datasrc.h"
+#include "pmuscope/error.h"
+#include "pmuscope/perfdata.h"
+
+int cmd_report(const struct cli_global *g, int argc, char **argv);
+
+/* In cmd_script.c. */
+void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
+int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope report [-i FILE] [--json] [--top N] [--header]\n\n"
+		"Summarise the samples of a perf.data file (file or pipe mode, either byte\n"
+		"order, zstd-compressed) like `pmuscope mem` does for a live run:\n"
+		"  - samples and memory samples (those with PERF_SAMPLE_DATA_SRC),\n"
+		"  - samples by memory level (perf mem report's \"Memory access\" text)\n"
+		"    and by full data_src value (perf script's text),\n"
+		"  - weight (load latency) percentiles,\n"
+		"  - NUMA node of each sample from PHYS_ADDR and the MEM_TOPOLOGY header,\n"
+		"    or why nodes are unavailable,\n"
+		"  - the top IPs (no symbol names: this report does not symbolize).\n\n"
+		"  -i FILE   the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+		"            (default perf.data)\n"
+		"  --top N   rows per table (default 10)\n"
+		"  --json    the same as one JSON object\n"
+		"  --header  also print the header features\n"
+		"  --help    this text\n\n"
+		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
+}
+
+/* Samples of data_src rows grouped by a text of the value. */
+struct group {
+	char text[PMS_DATASRC_TEXT_MAX + 1];
+	uint64_t samples, weight;
+};
+
+static int by_samples(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->text, y->text);
+}
+
+static size_t group_levels(const struct pms_perfdata_summary_row *rows, size_t n,
+			   struct group *g)
+{
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		char t[PMS_DATASRC_TEXT_MAX + 1];
+		size_t k;
+		pms_datasrc_format_mem(rows[i].key, t, sizeof(t));
+		for (k = 0; k < ng && strcmp(g[k].text, t); k++)
+			;
+		if (k == ng) {
+			memcpy(g[k].text, t, sizeof(t));
+			g[k].samples = g[k].weight = 0;
+			ng++;
+		}
+		g[k].samples += rows[i].samples;
+		g[k].weight += rows[i].weight;
+	}
+	qsort(g, ng, sizeof(*g), by_samples);
+	return ng;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static double avg(uint64_t w, uint64_t n)
+{
+	return n ? (double)w / (double)n : 0.0;
+}
+
+int cmd_report(const struct cli_global *g, int argc, char **argv)
+{
+	const char *path = "perf.data";
+	bool json = false, header = false;
+	size_t top = 10;
+	struct pms_perfdata_reader *r = NULL;
+	struct pms_perfdata_summary *s = NULL;
+	struct pms_perfdata_event ev;
+	struct pms_perfdata_summary_row *rows = NULL, *ips = NULL, *nodes = NULL;
+	struct group *groups = NULL;
+	size_t nds = 0, nips = 0, nnodes = 0, ngroups = 0;
+	uint64_t total, mem;
+	static const double pcts[] = { 50, 90, 99, 100 };
+	const struct pms_perfdata_stats *st;
+	const char *why;
+	int fd = -1, rc, ret = 0;
+
+	(void)g;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--header")) {
+			header = true;
+		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
+			path = argv[++i];
+		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+			if (*end || v == 0 || v > 100000) {
+				fprintf(stderr, "pmuscope: report: --top '%s': give 1..100000\n", argv[i]);
+				return 2;
+			}
+			top = v;
+		} else {
+			fprintf(stderr, "pmuscope: report: unknown argument '%s' (see --help)\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	if (cli_perfdata_open("report", path, &fd, &r))
+		return 1;
+	if (pms_perfdata_summary_new(&s) < 0) {
+		ret = cli_fail("report");
+		goto out;
+	}
+	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
+		if (pms_perfdata_summary_add(s, &ev) < 0) {
+			ret = cli_fail("report");
+			goto out;
+		}
+	}
+	if (rc < 0) {
+		fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
+			path, pms_error_last());
+		ret = 1;
+	}
+	st = pms_perfdata_reader_stats(r);
+	total = pms_perfdata_summary_samples(s);
+	mem = pms_perfdata_summary_mem_samples(s);
+	nds = pms_perfdata_summary_rows(s, 0, NULL, 0);
+	nips = pms_perfdata_summary_rows(s, 1, NULL, 0);
+	nnodes = pms_perfdata_summary_rows(s, 2, NULL, 0);
+	rows = calloc(nds + 1, sizeof(*rows));
+	groups = calloc(nds + 1, sizeof(*groups));
+	ips = calloc((nips < top ? nips : top) + 1, sizeof(*ips));
+	nodes = calloc(nnodes + 1, sizeof(*nodes));
+	if (!rows || !groups || !ips || !nodes) {
+		fprintf(stderr, "pmuscope: report: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	pms_perfdata_summary_rows(s, 0, rows, nds);
+	pms_perfdata_summary_rows(s, 1, ips, top);
+	pms_perfdata_summary_rows(s, 2, nodes, nnodes);
+	ngroups = group_levels(rows, nds, groups);
+	why = pms_perfdata_reader_nodes_why(r);
+
+	if (json) {
+		struct json j;
+		char hx[24];
+		json_init(&j, stdout);
+		json_begin_object(&j, NULL);
+		json_str(&j, "file", path);
+		json_bool(&j, "pipe_mode", pms_perfdata_reader_is_pipe(r));
+		json_uint(&j, "records", st->records);
+		json_uint(&j, "samples", total);
+		json_uint(&j, "mem_samples", mem);
+		json_uint(&j, "skipped_records", st->bad_records);
+		json_uint(&j, "lost", st->lost);
+		json_begin_array(&j, "events");
+		for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+			const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
+			json_begin_object(&j, NULL);
+			json_str(&j, "name", a->name);
+			json_uint(&j, "type", a->attr->type);
+			snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->config);
+			json_str(&j, "config", hx);
+			snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->sample_type);
+			json_str(&j, "sample_type", hx);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_begin_array(&j, "levels");
+		for (size_t i = 0; i < ngroups && i < top; i++) {
+			json_begin_object(&j, NULL);
+			json_str(&j, "memory_access", groups[i].text);
+			json_uint(&j, "samples", groups[i].samples);
+			json_double(&j, "percent", pct(groups[i].samples, mem));
+			json_double(&j, "avg_weight", avg(groups[i].weight, groups[i].samples));
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_begin_array(&j, "data_src");
+		for (size_t i = 0; i < nds && i < top; i++) {
+			char t[PMS_DATASRC_TEXT_MAX + 1];
+			json_begin_object(&j, NULL);
+			snprintf(hx, sizeof(hx), "0x%" PRIx64, rows[i].key);
+			json_str(&j, "value", hx);
+			pms_datasrc_format(rows[i].key, t, sizeof(t));
+			json_str(&j, "text", t);
+			json_uint(&j, "samples", rows[i].samples);
+			json_double(&j, "avg_weight", avg(rows[i].weight, rows[i].samples));
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_begin_object(&j, "weight_percentiles");
+		for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+			char k[8];
+			snprintf(k, sizeof(k), "p%.0f", pcts[i]);
+			json_uint(&j, k, pms_perfdata_summary_weight_pct(s, pcts[i]));
+		}
+		json_end_object(&j);
+		if (why) {
+			json_null(&j, "nodes");
+			json_str(&j, "nodes_unavailable", why);
+		} else {
+			json_begin_array(&j, "nodes");
+			for (size_t i = 0; i < nnodes; i++) {
+				json_begin_object(&j, NULL);
+				if (nodes[i].key == ~UINT64_C(0))
+					json_null(&j, "node");
+				else
+					json_uint(&j, "node", nodes[i].key);
+				json_uint(&j, "samples", nodes[i].samples);
+				json_double(&j, "avg_weight", avg(nodes[i].weight, nodes[i].samples));
+				json_end_object(&j);
+			}
+			json_end_array(&j);
+		}
+		json_begin_array(&j, "top_ips");
+		for (size_t i = 0; i < nips && i < top; i++) {
+			json_begin_object(&j, NULL);
+			snprintf(hx, sizeof(hx), "0x%" PRIx64, ips[i].key);
+			json_str(&j, "ip", hx);
+			json_uint(&j, "samples", ips[i].samples);
+			json_double(&j, "avg_weight", avg(ips[i].weight, ips[i].samples));
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+		json_finish(&j);
+		goto out;
+	}
+
+	printf("# pmuscope report of %s (%s mode)\n", path,
+	       pms_perfdata_reader_is_pipe(r) ? "pipe" : "file");
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
+		printf("# event %zu: %s (type %" PRIu32 ", config 0x%" PRIx64 ")\n", i,
+		       a->name ? a->name : "?", a->attr->type, (uint64_t)a->attr->config);
+	}
+	printf("# samples: %" PRIu64 ", memory samples (with data_src): %" PRIu64
+	       ", records: %" PRIu64 ", skipped: %" PRIu64 ", lost: %" PRIu64 "\n",
+	       total, mem, st->records, st->bad_records, st->lost);
+	printf("\n%-28s %10s %8s %10s\n", "Memory access", "Samples", "%", "Avg weight");
+	for (size_t i = 0; i < ngroups && i < top; i++)
+		printf("%-28s %10" PRIu64 " %7.2f%% %10.1f\n", groups[i].text, groups[i].samples,
+		       pct(groups[i].samples, mem), avg(groups[i].weight, groups[i].samples));
+	printf("\n%10s %8s %10s  %s\n", "Samples", "%", "Avg weight", "data_src");
+	for (size_t i = 0; i < nds && i < top; i++) {
+		char t[PMS_DATASRC_TEXT_MAX + 1];
+		pms_datasrc_format_script(rows[i].key, t, sizeof(t));
+		printf("%10" PRIu64 " %7.2f%% %10.1f  %s\n", rows[i].samples,
+		       pct(rows[i].samples, mem), avg(rows[i].weight, rows[i].samples), t);
+	}
+	printf("\n# weight percentiles:");
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+		printf(" p%.0f=%" PRIu64, pcts[i], pms_perfdata_summary_weight_pct(s, pcts[i]));
+	printf("\n");
+	if (why) {
+		printf("# nodes: unavailable: %s\n", why);
+	} else {
+		printf("\n%-6s %10s %8s %10s\n", "Node", "Samples", "%", "Avg weight");
+		for (size_t i = 0; i < nnodes; i++) {
+			if (nodes[i].key == ~UINT64_C(0))
+				printf("%-6s", "?");
+			else
+				printf("%-6" PRIu64, nodes[i].key);
+			printf(" %10" PRIu64 " %7.2f%% %10.1f\n", nodes[i].samples,
+			       pct(nodes[i].samples, total), avg(nodes[i].weight, nodes[i].samples));
+		}
+	}
+	printf("\n%18s %10s %8s %10s\n", "IP", "Samples", "%", "Avg weight");
+	for (size_t i = 0; i < nips && i < top; i++)
+		printf("%#18" PRIx64 " %10" PRIu64 " %7.2f%% %10.1f\n", ips[i].key, ips[i].samples,
+		       pct(ips[i].samples, total), avg(ips[i].weight, ips[i].samples));
+	if (header) {
+		printf("\n");
+		cli_perfdata_print_header(stdout, r);
+	}
+out:
+	free(rows);
+	free(groups);
+	free(ips);
+	free(nodes);
+	pms_perfdata_summary_free(s);
+	pms_perfdata_reader_free(r);
+	if (fd > 0)
+		close(fd);
+	return ret;
+}

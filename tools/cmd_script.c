@@ -1,0 +1,507 @@
+/* pmuscope script: one line (or JSON object) per sample of a perf.data file,
+ * with data_src in perf's exact `perf script -F data_src` text. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pmuscope/datasrc.h"
+#include "pmuscope/error.h"
+#include "pmuscope/perfdata.h"
+
+int cmd_script(const struct cli_global *g, int argc, char **argv);
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope script [-i FILE] [-F FIELDS] [--json] [--header]\n\n"
+		"Print every sample of a perf.data file (file or pipe mode, either byte\n"
+		"order, zstd-compressed records unpacked), one line per sample in file\n"
+		"order, fields separated by spaces in the order given.\n\n"
+		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+		"               (default perf.data)\n"
+		"  -F FIELDS    comma-separated: comm pid tid cpu time event ip addr\n"
+		"               phys_addr node period weight ins_lat data_src type\n"
+		"               (default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
+		"               data_src is perf script's text: value as %%16x, then\n"
+		"               |OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK ..\n"
+		"  --json       one JSON object per line per sample (JSON Lines)\n"
+		"  --header     print the header features and record counts instead\n"
+		"  --help       this text\n\n"
+		"Records that do not decode are skipped and counted on stderr, as perf\n"
+		"does.  Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
+}
+
+enum field {
+	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_ADDR, F_PHYS, F_NODE,
+	F_PERIOD, F_WEIGHT, F_INSLAT, F_DSRC, F_TYPE, F_N
+};
+
+static const char *const field_names[F_N] = {
+	"comm", "pid", "tid", "cpu", "time", "event", "ip", "addr", "phys_addr", "node",
+	"period", "weight", "ins_lat", "data_src", "type",
+};
+
+/* tid -> comm from COMM records (open addressing; comm is <= 16 bytes). */
+struct comms {
+	uint32_t *tid;
+	char (*name)[16];
+	size_t cap, n;
+};
+
+static void comm_set(struct comms *c, uint32_t tid, const char *name)
+{
+	size_t j;
+	if ((c->n + 1) * 2 > c->cap) {
+		struct comms nc = { NULL, NULL, c->cap ? c->cap * 2 : 1024, 0 };
+		nc.tid = calloc(nc.cap, sizeof(*nc.tid));
+		nc.name = calloc(nc.cap, sizeof(*nc.name));
+		if (!nc.tid || !nc.name) {
+			free(nc.tid);
+			free(nc.name);
+			return;
+		}
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->name[i][0])
+				comm_set(&nc, c->tid[i], c->name[i]);
+		free(c->tid);
+		free(c->name);
+		*c = nc;
+	}
+	for (j = (tid * 2654435761u) & (c->cap - 1); c->name[j][0] && c->tid[j] != tid;
+	     j = (j + 1) & (c->cap - 1))
+		;
+	if (!c->name[j][0])
+		c->n++;
+	c->tid[j] = tid;
+	snprintf(c->name[j], sizeof(c->name[j]), "%s", name[0] ? name : ":");
+}
+
+static const char *comm_get(const struct comms *c, uint32_t tid)
+{
+	if (!c->cap)
+		return NULL;
+	for (size_t j = (tid * 2654435761u) & (c->cap - 1); c->name[j][0];
+	     j = (j + 1) & (c->cap - 1))
+		if (c->tid[j] == tid)
+			return c->name[j];
+	return NULL;
+}
+
+/* data_src text cache: the same few values repeat in every file. */
+struct dcache {
+	uint64_t val[256];
+	bool used[256];
+	char text[256][PMS_DATASRC_TEXT_MAX + 1];
+};
+
+static const char *dsrc_text(struct dcache *d, uint64_t v)
+{
+	unsigned k = (unsigned)((v * 0x9e3779b97f4a7c15ULL) >> 56);
+	if (!d->used[k] || d->val[k] != v) {
+		pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
+		d->val[k] = v;
+		d->used[k] = true;
+	}
+	return d->text[k];
+}
+
+static const char *event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
+{
+	if (a->name)
+		return a->name;
+	snprintf(buf, size, "type%" PRIu32 "/0x%" PRIx64 "/", a->attr->type, (uint64_t)a->attr->config);
+	return buf;
+}
+
+static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
+		       const struct comms *comms, struct dcache *dc)
+{
+	const struct pms_sample *s = &ev->rec.sample;
+	char nb[64];
+	for (size_t i = 0; i < nf; i++) {
+		const char *comm;
+		if (i)
+			fputc(' ', o);
+		switch (fs[i]) {
+		case F_COMM:
+			comm = comm_get(comms, s->tid);
+			fprintf(o, "%16s", comm ? comm : ":-1");
+			break;
+		case F_PID:
+			fprintf(o, "%7" PRIu32, s->pid);
+			break;
+		case F_TID:
+			fprintf(o, "%7" PRIu32, s->tid);
+			break;
+		case F_CPU:
+			fprintf(o, "[%03" PRIu32 "]", s->cpu);
+			break;
+		case F_TIME:
+			fprintf(o, "%" PRIu64 ".%06" PRIu64 ":", s->time / 1000000000u,
+				s->time % 1000000000u / 1000u);
+			break;
+		case F_EVENT:
+			fprintf(o, "%s:", event_name(ev->attr, nb, sizeof(nb)));
+			break;
+		case F_IP:
+			fprintf(o, "%16" PRIx64, s->ip);
+			break;
+		case F_ADDR:
+			fprintf(o, "%16" PRIx64, s->addr);
+			break;
+		case F_PHYS:
+			fprintf(o, "%16" PRIx64, s->phys_addr);
+			break;
+		case F_NODE:
+			if (ev->node >= 0)
+				fprintf(o, "%d", ev->node);
+			else
+				fputc('-', o);
+			break;
+		case F_PERIOD:
+			fprintf(o, "%10" PRIu64, s->period);
+			break;
+		case F_WEIGHT:
+			fprintf(o, "%7" PRIu64,
+				(s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
+			break;
+		case F_INSLAT:
+			fprintf(o, "%7u", (unsigned)s->weight_var2_w);
+			break;
+		case F_DSRC:
+			fputs(dsrc_text(dc, s->data_src), o);
+			break;
+		case F_TYPE:
+			fputs("SAMPLE", o);
+			break;
+		case F_N:
+			break;
+		}
+	}
+	fputc('\n', o);
+}
+
+static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
+		       const struct comms *comms, struct dcache *dc)
+{
+	const struct pms_sample *s = &ev->rec.sample;
+	struct json j;
+	char nb[64];
+	json_init(&j, o);
+	j.pretty = false;
+	json_begin_object(&j, NULL);
+	for (size_t i = 0; i < nf; i++) {
+		const char *k = field_names[fs[i]];
+		switch (fs[i]) {
+		case F_COMM:
+			json_str(&j, k, comm_get(comms, s->tid));
+			break;
+		case F_PID:
+			json_uint(&j, k, s->pid);
+			break;
+		case F_TID:
+			json_uint(&j, k, s->tid);
+			break;
+		case F_CPU:
+			json_uint(&j, k, s->cpu);
+			break;
+		case F_TIME:
+			json_uint(&j, k, s->time);
+			break;
+		case F_EVENT:
+			json_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
+			break;
+		case F_IP:
+		case F_ADDR:
+		case F_PHYS: {
+			char hx[24];
+			uint64_t v = fs[i] == F_IP ? s->ip : fs[i] == F_ADDR ? s->addr : s->phys_addr;
+			snprintf(hx, sizeof(hx), "0x%" PRIx64, v);
+			json_str(&j, k, hx);
+			break;
+		}
+		case F_NODE:
+			if (ev->node >= 0)
+				json_int(&j, k, ev->node);
+			else
+				json_null(&j, k);
+			break;
+		case F_PERIOD:
+			json_uint(&j, k, s->period);
+			break;
+		case F_WEIGHT:
+			json_uint(&j, k,
+				  (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
+			break;
+		case F_INSLAT:
+			json_uint(&j, k, s->weight_var2_w);
+			break;
+		case F_DSRC: {
+			char hx[24];
+			char txt[PMS_DATASRC_TEXT_MAX + 1];
+			snprintf(hx, sizeof(hx), "0x%" PRIx64, s->data_src);
+			json_str(&j, k, hx);
+			pms_datasrc_format(s->data_src, txt, sizeof(txt));
+			(void)dc;
+			json_str(&j, "data_src_text", txt);
+			break;
+		}
+		case F_TYPE:
+			json_str(&j, k, "SAMPLE");
+			break;
+		case F_N:
+			break;
+		}
+	}
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+/* perf-tool record types 64.. (tools/lib/perf/include/perf/event.h). */
+static const char *const user_types[] = {
+	"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
+	"FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR",
+	"THREAD_MAP", "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND", "EVENT_UPDATE",
+	"TIME_CONV", "HEADER_FEATURE", "COMPRESSED", "FINISHED_INIT", "COMPRESSED2",
+	"BPF_METADATA", "SCHEDSTAT_CPU", "SCHEDSTAT_DOMAIN",
+};
+
+static const char *type_name(unsigned t)
+{
+	if (t >= 64 && t - 64 < sizeof(user_types) / sizeof(user_types[0]))
+		return user_types[t - 64];
+	return pms_record_type_name(t);
+}
+
+/* Shared with cmd_report.c: --header output. */
+void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
+
+void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
+	const char *why;
+
+	fprintf(o, "# mode: %s%s\n", pms_perfdata_reader_is_pipe(r) ? "pipe" : "file",
+		pms_perfdata_reader_swapped(r) ? ", foreign byte order" : "");
+	if (!pms_perfdata_reader_is_pipe(r))
+		fprintf(o, "# attr_size: %" PRIu64 "\n", pms_perfdata_reader_attr_size(r));
+	if (in->hostname)
+		fprintf(o, "# hostname : %s\n", in->hostname);
+	if (in->osrelease)
+		fprintf(o, "# os release : %s\n", in->osrelease);
+	if (in->version)
+		fprintf(o, "# perf version : %s\n", in->version);
+	if (in->arch)
+		fprintf(o, "# arch : %s\n", in->arch);
+	if (in->nr_cpus_avail)
+		fprintf(o, "# nrcpus online : %u\n# nrcpus avail : %u\n", in->nr_cpus_online,
+			in->nr_cpus_avail);
+	if (in->cpudesc)
+		fprintf(o, "# cpudesc : %s\n", in->cpudesc);
+	if (in->cpuid)
+		fprintf(o, "# cpuid : %s\n", in->cpuid);
+	if (in->total_mem_kb)
+		fprintf(o, "# total memory : %" PRIu64 " kB\n", in->total_mem_kb);
+	if (in->ncmdline) {
+		fputs("# cmdline :", o);
+		for (size_t i = 0; i < in->ncmdline; i++)
+			fprintf(o, " %s", in->cmdline[i]);
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
+		fprintf(o, "# event : name = %s, type = %" PRIu32 ", size = %" PRIu32
+			   ", config = 0x%" PRIx64 ", sample_type = 0x%" PRIx64 ", ids = %zu\n",
+			a->name ? a->name : "?", a->attr->type, a->recorded_size, (uint64_t)a->attr->config,
+			(uint64_t)a->attr->sample_type, a->nids);
+	}
+	for (size_t i = 0; i < in->ncore_sibs; i++)
+		fprintf(o, "# sibling sockets : %s\n", in->core_sibs[i]);
+	for (size_t i = 0; i < in->ndie_sibs; i++)
+		fprintf(o, "# sibling dies    : %s\n", in->die_sibs[i]);
+	for (size_t i = 0; i < in->nthread_sibs; i++)
+		fprintf(o, "# sibling threads : %s\n", in->thread_sibs[i]);
+	for (size_t i = 0; i < in->nnuma; i++)
+		fprintf(o, "# node%u meminfo  : total = %" PRIu64 " kB, free = %" PRIu64 " kB\n"
+			   "# node%u cpu list : %s\n",
+			in->numa[i].node, in->numa[i].mem_total_kb, in->numa[i].mem_free_kb,
+			in->numa[i].node, in->numa[i].cpus);
+	if (in->nmem) {
+		fprintf(o, "# memory nodes (nr %zu, block size 0x%" PRIx64 "):\n", in->nmem,
+			in->mem_block_size);
+		for (size_t i = 0; i < in->nmem; i++) {
+			uint64_t set = 0;
+			for (uint64_t w = 0; w < (in->mem[i].nbits + 63) / 64; w++)
+				set += (uint64_t)__builtin_popcountll(in->mem[i].bitmap[w]);
+			fprintf(o, "#    %3" PRIu64 " [%" PRIu64 "M]: %" PRIu64 " blocks\n",
+				in->mem[i].node, set * in->mem_block_size >> 20, set);
+		}
+	}
+	for (size_t i = 0; i < in->nhybrid; i++)
+		fprintf(o, "# %s cpu list : %s\n", in->hybrid[i].a, in->hybrid[i].b);
+	for (size_t i = 0; i < in->npmu_caps; i++) {
+		fprintf(o, "# %s pmu capabilities:", in->pmu_caps[i].pmu ? in->pmu_caps[i].pmu : "?");
+		for (size_t k = 0; k < in->pmu_caps[i].ncaps; k++)
+			fprintf(o, "%s %s=%s", k ? "," : "", in->pmu_caps[i].caps[k].a,
+				in->pmu_caps[i].caps[k].b);
+		fputc('\n', o);
+	}
+	if (in->npmu) {
+		fputs("# pmu mappings:", o);
+		for (size_t i = 0; i < in->npmu; i++)
+			fprintf(o, "%s %s = %u", i ? "," : "", in->pmu[i].name, in->pmu[i].type);
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < in->ngroups; i++)
+		fprintf(o, "# group: %s{leader %u, %u members}\n",
+			in->groups[i].name ? in->groups[i].name : "", in->groups[i].leader_idx,
+			in->groups[i].nr_members);
+	if (in->has[0] & (UINT64_C(1) << PMS_PERFDATA_FEAT_CLOCKID))
+		fprintf(o, "# clockid frequency: %" PRIu64 " MHz\n",
+			in->clockid_res_ns ? 1000 / in->clockid_res_ns : 0);
+	if (in->comp_type)
+		fprintf(o, "# compressed : %s, level = %u, ratio = %u\n",
+			in->comp_type == 1 ? "Zstd" : "Unknown", in->comp_level, in->comp_ratio);
+	fprintf(o, "# build ids: %zu\n", in->nbuild_ids);
+	fputs("# features:", o);
+	for (unsigned f = 0; f < PMS_PERFDATA_FEAT_MAX; f++)
+		if (in->has[f / 64] & (UINT64_C(1) << (f % 64))) {
+			const char *n = pms_perfdata_feature_name(f);
+			if (n)
+				fprintf(o, " %s", n);
+			else
+				fprintf(o, " %u", f);
+		}
+	fputc('\n', o);
+	fprintf(o, "# records: %" PRIu64 ", samples: %" PRIu64 ", skipped: %" PRIu64
+		   ", compressed: %" PRIu64 ", lost: %" PRIu64 "%s\n",
+		st->records, st->samples, st->bad_records, st->compressed, st->lost,
+		st->truncated ? ", data truncated" : "");
+	for (unsigned t = 0; t < 128; t++)
+		if (st->by_type[t])
+			fprintf(o, "#   %-20s %" PRIu64 "\n", type_name(t), st->by_type[t]);
+	why = pms_perfdata_reader_nodes_why(r);
+	fprintf(o, "# nodes: %s\n", why ? why : "from PHYS_ADDR and MEM_TOPOLOGY");
+}
+
+/* Shared with cmd_report.c: open -i FILE ('-' = stdin). */
+int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
+
+int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r)
+{
+	*fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (*fd < 0) {
+		fprintf(stderr, "pmuscope: %s: %s: %s\n", cmd, path, strerror(errno));
+		return 1;
+	}
+	if (pms_perfdata_reader_open_fd(*fd, r) < 0) {
+		fprintf(stderr, "pmuscope: %s: %s: %s\n", cmd, path, pms_error_last());
+		if (*fd > 0)
+			close(*fd);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_script(const struct cli_global *g, int argc, char **argv)
+{
+	const char *path = "perf.data", *fields = NULL;
+	bool json = false, header = false;
+	enum field fs[32];
+	size_t nf = 0;
+	struct pms_perfdata_reader *r = NULL;
+	struct pms_perfdata_event ev;
+	struct comms comms = { 0 };
+	struct dcache *dc = NULL;
+	static char obuf[1 << 20];
+	int fd = -1, rc, ret = 0;
+
+	(void)g;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--header")) {
+			header = true;
+		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
+			path = argv[++i];
+		} else if ((!strcmp(argv[i], "-F") || !strcmp(argv[i], "--fields")) && i + 1 < argc) {
+			fields = argv[++i];
+		} else {
+			fprintf(stderr, "pmuscope: script: unknown argument '%s' (see --help)\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	if (!fields)
+		fields = "comm,pid,tid,cpu,time,event,ip,addr,weight,data_src";
+	for (const char *p = fields; *p;) {
+		size_t n = strcspn(p, ",");
+		size_t k;
+		for (k = 0; k < F_N; k++)
+			if (strlen(field_names[k]) == n && !strncmp(p, field_names[k], n))
+				break;
+		if (k == F_N || nf == sizeof(fs) / sizeof(fs[0])) {
+			fprintf(stderr, "pmuscope: script: -F: unknown field '%.*s' (see --help)\n",
+				(int)n, p);
+			return 2;
+		}
+		fs[nf++] = (enum field)k;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (cli_perfdata_open("script", path, &fd, &r))
+		return 1;
+	dc = calloc(1, sizeof(*dc));
+	if (!dc) {
+		ret = cli_fail("script");
+		goto out;
+	}
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
+		if (ev.rec.type == PMS_RECORD_COMM) {
+			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
+			continue;
+		}
+		if (ev.rec.type != PMS_RECORD_SAMPLE || header)
+			continue;
+		if (json)
+			print_json(stdout, fs, nf, &ev, &comms, dc);
+		else
+			print_text(stdout, fs, nf, &ev, &comms, dc);
+	}
+	if (header)
+		cli_perfdata_print_header(stdout, r);
+	fflush(stdout);
+	if (rc < 0) {
+		fprintf(stderr, "pmuscope: script: %s: %s\n", path, pms_error_last());
+		ret = 1;
+	}
+	{
+		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
+		if (st->bad_records)
+			fprintf(stderr, "pmuscope: script: %s: %" PRIu64 " records skipped; last: %s\n",
+				path, st->bad_records, pms_perfdata_reader_last_skip(r));
+		if (st->unknown_id)
+			fprintf(stderr, "pmuscope: script: %s: %" PRIu64
+					" samples with an id of no event dropped\n",
+				path, st->unknown_id);
+	}
+out:
+	free(dc);
+	free(comms.tid);
+	free(comms.name);
+	pms_perfdata_reader_free(r);
+	if (fd > 0)
+		close(fd);
+	return ret;
+}

@@ -319,6 +319,7 @@ struct rec_ctx {
 	struct pms_perfdata_writer *w;
 	struct pms_sample_layout lay;
 	int werr; /* first perf.data write error */
+	bool hide_kernel; /* proc/kallsyms hides kernel addresses from this caller */
 	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
 };
 
@@ -349,7 +350,7 @@ static int on_sample(void *ud, const struct pms_memsample *s)
 							       : PERF_RECORD_MISC_USER;
 		if (s->valid & PMS_MS_EXACT_IP)
 			r.sample.misc |= PERF_RECORD_MISC_EXACT_IP;
-		r.sample.ip = s->ip;
+		r.sample.ip = (c->hide_kernel && (s->valid & PMS_MS_KERNEL_IP)) ? 0 : s->ip;
 		r.sample.pid = s->pid;
 		r.sample.tid = s->tid;
 		r.sample.time = s->time;
@@ -1001,8 +1002,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	int prc = parse_opts(argc, argv, &o);
 	if (prc != 0)
 		return prc < 0 ? 1 : 0;
-	if (o.run_workload)
+	if (o.run_workload) {
+		o.wl.verify = o.verify;
 		return mem_workload_run(&o.wl);
+	}
 
 	int rc = 1, exit_code = 1;
 	struct pms_sys *sys = NULL;
@@ -1046,6 +1049,17 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cli_fail("mem: topology");
 		goto out;
 	}
+
+	/* Catch SIGINT/SIGTERM before the command is forked: a caught signal
+	 * is reset to its default at exec, so the command can be interrupted
+	 * even where pmuscope was started with SIGINT ignored (a background
+	 * job of a non-interactive shell). */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	handlers = true;
 
 	/* The target. */
 	if (o.kind == T_WORKLOAD || o.kind == T_COMMAND) {
@@ -1146,18 +1160,21 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, strerror(errno));
 			goto out;
 		}
+		/* perf.data gets the same rule as the report: no kernel
+		 * addresses for a caller that proc/kallsyms hides them from */
+		struct pms_maps *none = NULL;
+		struct pms_symbolizer *probe = NULL;
+		if (pms_maps_new(&none) == 0 && pms_symbolizer_new(sys, none, &probe) == 0)
+			ctx->hide_kernel = !pms_symbolizer_kernel_visible(probe);
+		else
+			ctx->hide_kernel = true;
+		pms_symbolizer_free(probe);
+		pms_maps_free(none);
 		if (perfdata_begin(ctx, outfd, &info, pmus) < 0) {
 			cli_fail("mem: perf.data");
 			goto out;
 		}
 	}
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	handlers = true;
 
 	if (child && pms_child_start(child) < 0) {
 		cli_fail("mem: running the command");
@@ -1172,7 +1189,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_sampler_callbacks cb = { on_sample, on_sideband };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
 	double t0 = now_s(), last_progress = t0;
-	bool forwarded = false, done = false;
+	bool forwarded = false, killed = false, done = false;
+	double forwarded_at = 0;
 	while (!done) {
 		int pr = pms_sampler_poll(smp, 100, &cb, ctx);
 		if (pr < 0 && !stop_sig) {
@@ -1214,6 +1232,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			if (oc.interrupted && !forwarded) {
 				kill(pid, oc.stop_signal);
 				forwarded = true;
+				forwarded_at = t;
+			} else if (forwarded && t - forwarded_at > 5.0 && !killed) {
+				/* it did not stop on the forwarded signal */
+				kill(pid, SIGKILL);
+				killed = true;
 			}
 			int st;
 			if (pms_child_wait(child, true, &st) == 0) {

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# pmuscope mem on this kernel: the built-in workload, child commands, -p,
+# Ctrl-C, a crashing child; JSON checked with python3.  $1 = pmuscope.
+set -u
+cli=${1:?usage: mem.sh PMUSCOPE}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+
+# A machine where perf_event_open is refused for everything gets no report.
+if ! "$cli" mem --quiet --json --size 1M --steps 1000 >"$tmp/probe.json" 2>"$tmp/probe.err"; then
+  if grep -q "no sampling engine" "$tmp/probe.err"; then
+    echo "SKIP: no sampling engine here: $(cat "$tmp/probe.err")"; exit 77
+  fi
+fi
+
+"$cli" mem --help >"$tmp/help" || bad "--help exit status"
+grep -q -- "--verify-node" "$tmp/help" || bad "--help lists --verify-node"
+"$cli" mem --size nonsense >/dev/null 2>"$tmp/err" && bad "bad --size accepted"
+grep -q "^pmuscope: mem: --size 'nonsense'" "$tmp/err" || { bad "bad --size message"; cat "$tmp/err"; }
+
+check() { # json-file python-assertions...
+  python3 - "$@" <<'PY' || fail=1
+import json, sys
+path, checks = sys.argv[1], sys.argv[2:]
+d = json.load(open(path))
+for c in checks:
+    try:
+        ok = eval(c, {"d": d})
+    except Exception as e:
+        ok = False; c += " (raised %r)" % e
+    if not ok:
+        print("FAIL: %s: %s" % (path, c))
+        sys.exit(1)
+PY
+}
+
+# 1. The built-in workload (small: 8 MiB, 2M dependent loads).
+"$cli" mem --quiet --json --samples --verify-node --size 8M --steps 2000000 >"$tmp/wl.json" 2>"$tmp/wl.err" \
+  || { bad "workload exit status $?"; cat "$tmp/wl.err"; }
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+check "$tmp/wl.json" \
+  'd["schema_version"] == 1' \
+  'd["target"]["kind"] == "workload"' \
+  'd["exit"]["how"] == "exited" and d["exit"]["code"] == 0' \
+  'd["workload"]["buffer_size"] == 8 << 20' \
+  'd["workload"]["home_node"] is not None and d["workload"]["home_node"] >= 0' \
+  'd["samples"]["total"] > 0 and d["samples"]["with_addr"] > 0' \
+  'any(a["chosen"] for a in d["attempts"])' \
+  'd["numa"]["home_node"] == d["workload"]["home_node"]' \
+  'd["numa"]["resolved"] + d["numa"]["unresolved"] + d["numa"]["no_addr"] == d["samples"]["total"]' \
+  'd["numa"]["resolved"] > 0' \
+  'sum(map(sum, d["numa"]["matrix"])) + d["numa"]["matrix_outside"] == d["numa"]["resolved"]' \
+  'd["numa"]["oracle"]["move_pages_calls"] * 512 >= d["numa"]["oracle"]["pages_queried"]' \
+  'd["numa"]["verify"]["requested"] and d["numa"]["verify"]["checked"] > 0 and d["numa"]["verify"]["disagree"] == 0' \
+  'len(d["sample_list"]) == d["samples"]["total"]' \
+  'all(s["mem_node"] is None or s["mem_node"] >= 0 for s in d["sample_list"])' \
+  'd["top"]["data_objects"][0]["kind"] == "workload"'
+# The buffer is first touched by one thread: its pages are on the home node.
+check "$tmp/wl.json" \
+  'd["top"]["data_objects"][0]["on_home"] == d["top"]["data_objects"][0]["resolved"] > 0'
+if [ "$nodes" -le 1 ]; then
+  check "$tmp/wl.json" 'd["numa"]["elsewhere"] == 0' 'd["workload"]["home_node"] == 0'
+fi
+# Engine-specific truth: the fallback has no data source and no latency, and
+# its samples are first touches (the buffer fill); a precise engine's top
+# instruction is the chase load.
+check "$tmp/wl.json" \
+  '(d["engine"]["name"] != "software") or (not d["data_source"]["available"] and d["data_source"]["note"] == "data source unavailable: software page-fault sampling does not report it" and d["latency"]["samples"] == 0 and d["data_source"]["levels"] == [])' \
+  '(d["engine"]["name"] != "software") or d["top"]["functions_by_samples"][0]["name"] == "mem_workload_run"' \
+  '(d["engine"]["name"] == "software") or d["top"]["functions_by_samples"][0]["name"] == "pms_workload_chase"'
+
+# Text report says the same.
+"$cli" mem --quiet --size 4M --steps 100000 >"$tmp/wl.txt" 2>&1 || bad "text exit status"
+for p in "^engine: " "^samples: " "^data source levels:" "^latency " "home node [0-9]+: " \
+         "^CPU node x memory node" "^top instructions by samples:" "^top data objects:" "workload buffer"; do
+  grep -Eq "$p" "$tmp/wl.txt" || { bad "text has no /$p/"; }
+done
+[ $fail = 0 ] || cat "$tmp/wl.txt"
+
+# CSV: a header and one row per sample.
+"$cli" mem --quiet --csv --size 4M --steps 100000 >"$tmp/wl.csv" 2>/dev/null || bad "csv exit status"
+head -1 "$tmp/wl.csv" | grep -q "^time,pid,tid,cpu,cpu_node,ip,addr," || bad "csv header"
+[ "$(wc -l <"$tmp/wl.csv")" -gt 10 ] || bad "csv rows"
+
+# 2. A child that does nothing, and one that touches 32 MiB and stays alive.
+"$cli" mem --quiet --json -- /bin/true >"$tmp/true.json" 2>"$tmp/err" || { bad "/bin/true: $?"; cat "$tmp/err"; }
+check "$tmp/true.json" 'd["target"]["kind"] == "command" and d["target"]["argv"] == ["/bin/true"]' \
+  'd["exit"]["how"] == "exited" and d["exit"]["code"] == 0' 'd["workload"] is None'
+"$cli" mem --quiet --json -- python3 -c 'import time; b = bytearray(b"\x01") * (32 << 20); time.sleep(0.5)' \
+  >"$tmp/touch.json" 2>"$tmp/err" || { bad "touch program: $?"; cat "$tmp/err"; }
+check "$tmp/touch.json" 'd["exit"]["code"] == 0' 'd["samples"]["total"] > 1000' \
+  'd["numa"]["resolved"] > 1000' 'd["numa"]["oracle"]["move_pages_calls"] >= 1'
+[ "$nodes" -le 1 ] && check "$tmp/touch.json" 'd["numa"]["matrix"] == [[d["numa"]["resolved"] - d["numa"]["matrix_outside"]]]'
+
+# A command that fails and one that crashes: the status says what happened.
+"$cli" mem --quiet --json -- sh -c 'exit 3' >"$tmp/exit3.json" 2>"$tmp/err"; rc=$?
+[ $rc = 3 ] || bad "exit 3 -> pmuscope exit $rc"
+check "$tmp/exit3.json" 'd["exit"]["how"] == "exited" and d["exit"]["code"] == 3'
+"$cli" mem --quiet --json -- sh -c 'kill -SEGV $$' >"$tmp/segv.json" 2>"$tmp/err"; rc=$?
+[ $rc = 139 ] || bad "SIGSEGV -> pmuscope exit $rc"
+grep -q "killed by SIGSEGV" "$tmp/err" || { bad "no SIGSEGV message"; cat "$tmp/err"; }
+check "$tmp/segv.json" 'd["exit"]["how"] == "signaled" and d["exit"]["signal"] == 11' \
+  'd["samples"]["total"] >= 0'
+
+# 3. Ctrl-C: SIGINT to pmuscope reaches the sleeping child; the report and
+# the perf.data file are complete.
+"$cli" mem --quiet --json -o "$tmp/int.data" -- sleep 30 >"$tmp/int.json" 2>"$tmp/int.err" &
+pm=$!
+sleep 1
+kill -INT $pm
+wait $pm; rc=$?
+[ $rc = 130 ] || { bad "SIGINT -> pmuscope exit $rc"; cat "$tmp/int.err"; }
+check "$tmp/int.json" 'd["exit"]["interrupted"] is True' \
+  'd["exit"]["how"] == "signaled" and d["exit"]["signal"] == 2' 'd["samples"]["total"] > 0'
+python3 - "$tmp/int.data" <<'PY' || fail=1
+import struct, sys, os
+b = open(sys.argv[1], "rb").read()
+magic, size, attr_size = struct.unpack_from("<QQQ", b, 0)
+a_off, a_size, d_off, d_size = struct.unpack_from("<QQQQ", b, 24)
+ok = magic == 0x32454c4946524550 and size == 104 and a_size == attr_size and d_size > 0 \
+     and a_off + a_size <= len(b) and d_off + d_size <= len(b)
+# walk the data section record by record
+off, n = d_off, 0
+while ok and off < d_off + d_size:
+    typ, misc, sz = struct.unpack_from("<IHH", b, off)
+    ok = sz >= 8 and off + sz <= d_off + d_size
+    off += sz; n += 1
+if not ok or off != d_off + d_size:
+    print("FAIL: perf.data after SIGINT is not complete"); sys.exit(1)
+PY
+
+# 4. -p: attach to a running process for a while.
+sleep 3 & sl=$!
+"$cli" mem --quiet --json -p $sl --duration 0.5 >"$tmp/pid.json" 2>"$tmp/err" || { bad "-p exit status $?"; cat "$tmp/err"; }
+kill $sl 2>/dev/null; wait $sl 2>/dev/null
+check "$tmp/pid.json" 'd["target"]["kind"] == "pid"' 'd["exit"]["timed_out"] is True'
+
+exit $fail

@@ -117,6 +117,7 @@ struct pms_sampler_stats {
 	uint64_t streams_hup;      /* fds whose task is gone (POLLHUP); when this
 				    * equals pms_sampler_info.nstreams, every
 				    * target has exited */
+	uint64_t aux_overrun;      /* AUX bytes overwritten before they were read */
 };
 
 struct pms_sampler_callbacks {

@@ -28,6 +28,11 @@ struct stream {
 	uint8_t *carry;
 	size_t ncarry, capcarry;
 	bool carry_whole; /* carry holds records left by a callback stop */
+	/* The task of the AUX data being decoded: the AUX record's sample_id.
+	 * The driver ends an AUX transaction at sched-out or from its IRQ, both
+	 * in the context of the task the per-task event ran for. */
+	bool aux_tid_valid;
+	uint32_t aux_pid, aux_tid;
 	uint32_t midr;
 };
 
@@ -607,6 +612,11 @@ static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 			m.valid |= PMS_MS_CPU;
 			m.cpu = (uint32_t)st->cpu;
 		}
+		if (st->aux_tid_valid && !(m.valid & PMS_MS_TID)) {
+			m.valid |= PMS_MS_TID;
+			m.pid = st->aux_pid;
+			m.tid = st->aux_tid;
+		}
 		if (m.valid & PMS_MS_TIME) {
 			if (spe_time(st, m.time, &ns))
 				m.time = ns;
@@ -684,6 +694,9 @@ static int on_record(void *ud, const void *rec, size_t len)
 			s->stats.aux_partial++;
 		if (r.aux.flags & PMS_AUX_FLAG_COLLISION)
 			s->stats.aux_collision++;
+		c->st->aux_tid_valid = (r.sample_id.present & PMS_SAMPLE_TID) != 0;
+		c->st->aux_pid = r.sample_id.pid;
+		c->st->aux_tid = r.sample_id.tid;
 		if (r.aux.aux_size && pms_ring_aux_size(c->st->ring) &&
 		    pms_ring_aux_read(c->st->ring, r.aux.aux_offset, r.aux.aux_size, on_aux_bytes,
 				      c) < 0)
@@ -750,6 +763,7 @@ void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *ou
 		pms_ring_stats(s->st[i].ring, &rs);
 		out->wrapped += rs.wrapped;
 		out->corrupt_bytes += rs.corrupt_bytes;
+		out->aux_overrun += rs.aux_overrun;
 	}
 }
 

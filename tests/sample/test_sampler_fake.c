@@ -681,6 +681,10 @@ PMS_TEST(spe_records_decoded_across_aux_chunks)
 		CHECK(m->valid & PMS_MS_CPU);
 		CHECK_EQ_INT(m->cpu, 0);
 		CHECK_EQ_U64(m->period, 4096);
+		/* The task from the AUX record's sample_id (sid(): pid = tid = 1). */
+		CHECK(m->valid & PMS_MS_TID);
+		CHECK_EQ_INT(m->pid, 1);
+		CHECK_EQ_INT(m->tid, 1);
 		m = &g->s[1];
 		CHECK_EQ_U64(m->ip, 0xaaaa00401040ULL);
 		CHECK_EQ_U64(m->addr, 0xaaaa12346000ULL);
@@ -709,6 +713,7 @@ PMS_TEST(spe_records_decoded_across_aux_chunks)
 	CHECK_EQ_INT(st.samples, 4);
 	CHECK_EQ_INT(st.aux_decode_errors, 0);
 	CHECK_EQ_INT(st.aux_bytes, 2 * n);
+	CHECK_EQ_INT(st.aux_overrun, 0);
 out:
 	free(g);
 	pms_sampler_free(s);

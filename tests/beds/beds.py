@@ -529,6 +529,34 @@ def check_datasrc_cross(c, name, blocks):
          % (len(datasrc_values()), len(want)))
 
 
+def check_a64_encode(c, findings, blocks):
+    """`pmuscope encode` on the guest's live PMU gives the attrs bedcheck
+    counted and self-read with (type from sysfs, raw event, config1 bits)."""
+    doc, why = json_block(blocks, 'encode_json')
+    if doc is None:
+        if 'encode_json' in blocks or in_tree('encode'):
+            c.ok(False, 'pmuscope encode --json ran and gave JSON (%s)' % why)
+        else:
+            c.note('pmuscope encode: %s' % why)
+        return
+    sysfs = find(findings, 'pmu_sysfs')
+    ptype = sysfs[0]['type'] if sysfs else None
+    rd = [r for r in find(findings, 'userread', sysctl='1') if r.get('long')]
+    ev = doc.get('events', [])
+    if not c.ok(len(ev) == 3, 'encode: 3 events'):
+        return
+    a, b, r = ev
+    c.ok(a.get('type') == ptype and a.get('config') == 0x11 and a.get('config1') == 0,
+         'encode armv8_pmuv3/cpu_cycles/ -> type %s config %#x (sysfs type %s, event 0x11)'
+         % (a.get('type'), a.get('config'), ptype))
+    want_c1 = rd[0]['config1'] if rd else 3
+    c.ok(b.get('type') == ptype and b.get('config') == 0x8 and b.get('config1') == want_c1
+         and 'exclude_kernel' in b.get('attr', ''),
+         'encode armv8_pmuv3/event=0x8,long,rdpmc/u -> config %#x config1 %#x (bedcheck used %#x), %s'
+         % (b.get('config'), b.get('config1'), want_c1, b.get('attr')))
+    c.ok(r.get('type') == 4 and r.get('config') == 0x11, 'encode r11 -> PERF_TYPE_RAW config 0x11')
+
+
 def within(v, want, frac):
     return abs(v - want) <= frac * want
 
@@ -654,7 +682,7 @@ def run_bed(name, work):
         print('bed %s: (PMS_BEDS_LOGLEVEL=7 shows all kernel messages)' % name)
         return 1
     for b, v in sorted(blocks.items()):
-        if b in ('topology_json', 'list_json', 'datasrc_json'):
+        if b in ('topology_json', 'list_json', 'datasrc_json', 'encode_json'):
             continue
         c.ok(v['rc'] == 0, '%s exit status %s' % (b, v['rc']))
     for f in find(findings, 'error'):
@@ -673,6 +701,7 @@ def run_bed(name, work):
         check_a64_pmu(c, bed, findings, blocks)
         check_a64_count(c, bed, findings)
         check_a64_userread(c, bed, findings)
+        check_a64_encode(c, findings, blocks)
     check_topology_json(c, bed, blocks)
     check_datasrc_cross(c, name, blocks)
     summary = dict(bed=name, wall_s=round(wall, 2), qemu_rc=p.returncode, passed=c.passed,

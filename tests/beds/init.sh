@@ -37,6 +37,9 @@ a64plain|a64icount)
 	run sampler /bin/bedcheck sampler 64
 	run count /bin/bedcheck count 1000000
 	run userread /bin/bedcheck userread 1000000
+	# The attrs `encode` builds must be the ones bedcheck counted with.
+	has_cmd encode && run encode_json /bin/pmuscope encode --json \
+		armv8_pmuv3/cpu_cycles/ 'armv8_pmuv3/event=0x8,long,rdpmc/u' r11
 	;;
 a64numa)
 	run sysfs /bin/bedcheck sysfs

@@ -580,6 +580,54 @@ PMS_TEST(summary_counts_and_percentiles)
 	pms_perfdata_summary_free(s);
 }
 
+/* The features the writer adds are read by perf itself. */
+PMS_TEST(perf_reads_the_written_features)
+{
+	char dir[256], path[512], ver[128], cmd[2048], line[1024];
+	static struct expect ex[NREC];
+	size_t nex = 0;
+	FILE *p;
+	int fd, seen = 0;
+	static const char *const want[] = {
+		"# hostname : testhost",
+		"# node0 meminfo  : total = 1000 kB, free = 500 kB",
+		"# node1 cpu list : 2-3",
+		"# pmu mappings: cpu = 4, uncore_imc_0 = 24",
+		"# memory nodes (nr 2, block size 0x8000000):",
+		"deadbeef00000000000000000000000000000000 [kernel.kallsyms]",
+		"deadbeef                                 /usr/bin/workload",
+		"SAMPLE events:         38",
+	};
+
+	if (!pt_perf_version(ver, sizeof(ver)))
+		PMS_SKIP(PT_SKIP_MSG);
+	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
+	pt_perf_env(dir);
+	snprintf(path, sizeof(path), "%s/feat.data", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	write_file(fd, ex, &nex);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "(perf report --force --header-only -I -i '%s'; perf buildid-list --force -i '%s'; "
+		 "perf report --force --stats -i '%s') 2>/dev/null </dev/null",
+		 path, path, path);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (getenv("PMS_DEBUG_PERF"))
+			fprintf(stderr, "perf: %s\n", line);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (strstr(line, want[i]) && !strncmp(line + strspn(line, " "), want[i], strlen(want[i])))
+				seen |= 1 << i;
+	}
+	if (p)
+		pclose(p);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK_MSG(seen & (1 << i), "perf output has no line '%s'", want[i]);
+	pt_rmdir(dir);
+}
+
 PMS_TEST(refuses_bad_arguments_and_short_headers)
 {
 	struct pms_perfdata_reader *r = (struct pms_perfdata_reader *)1;

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# pmuscope report: usage errors and (with ../shared/data) the weight_struct
+# summary: levels in perf's "Memory access" text, percentiles, nodes.
+set -u
+pms=${1:?usage: report.sh PMUSCOPE}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+expect() { # name, want, got
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1"; echo "  want: [$2]"; echo "  got:  [$3]"; fail=1
+  fi
+}
+
+"$pms" report --help >/dev/null; expect "--help exit" 0 $?
+"$pms" report --top 0 >/dev/null 2>&1; expect "bad --top exit" 2 $?
+"$pms" report -i "$tmp/none" >/dev/null 2>"$tmp/err"; expect "missing file exit" 1 $?
+grep -q "^pmuscope: report: " "$tmp/err" || { echo "FAIL: missing file message"; fail=1; }
+
+data=${PMS_SHARED_DATA:-$(dirname "$0")/../../../shared/data}
+ws=$data/perf_data_converter/src/quipper/testdata/perf.data.weight_struct
+if [ ! -r "$ws" ]; then
+  echo "SKIP: ../shared/data absent; only the error paths were checked"
+  [ $fail = 0 ] && exit 77 || exit 1
+fi
+
+"$pms" report -i "$ws" >"$tmp/out" 2>&1; expect "exit" 0 $?
+grep -q "^# samples: 14, memory samples (with data_src): 14, records: 12964, skipped: 0, lost: 0$" "$tmp/out" \
+  || { echo "FAIL: totals"; cat "$tmp/out"; fail=1; }
+expect "levels" "LFB/MAB hit 5
+L1 hit 4
+L3 hit 4
+L2 hit 1" "$(sed -n '/^Memory access/,/^$/p' "$tmp/out" | awk 'NR>1 && NF {n=NF-3; s=$1; for(i=2;i<=n;i++) s=s" "$i; print s, $(n+1)}')"
+grep -q "^# weight percentiles: p50=89 p90=240 p99=249 p100=249$" "$tmp/out" || { echo "FAIL: percentiles"; fail=1; }
+grep -q "^# nodes: unavailable: no event samples PHYS_ADDR" "$tmp/out" || { echo "FAIL: nodes reason"; fail=1; }
+
+if command -v python3 >/dev/null; then
+  got=$("$pms" report --json -i "$ws" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["samples"], sum(l["samples"] for l in d["levels"]), d["weight_percentiles"]["p50"], d["nodes"], len(d["top_ips"]))
+' 2>&1)
+  expect "json" "14 14 89 None 10" "$got"
+fi
+exit $fail

@@ -297,10 +297,17 @@ static void delta_rows(struct pms_count_row *rows, const struct pms_count_row *p
 	}
 }
 
-static int default_events(const struct pms_pmus *pmus, char *buf, size_t size)
+/* The default set; user_only adds ':u' (what an unprivileged process may
+ * count at perf_event_paranoid 2, as perf stat falls back to). */
+static int default_events(const struct pms_pmus *pmus, bool user_only, char *buf, size_t size)
 {
-	return snprintf(buf, size, "task-clock,context-switches,cpu-migrations,page-faults%s",
-			pmus && pms_pmus_core_count(pmus) > 0 ? ",cycles,instructions" : "");
+	const char *u = user_only ? ":u" : "";
+	if (pmus && pms_pmus_core_count(pmus) > 0)
+		return snprintf(buf, size,
+				"task-clock%s,context-switches%s,cpu-migrations%s,page-faults%s,"
+				"cycles%s,instructions%s", u, u, u, u, u, u);
+	return snprintf(buf, size, "task-clock%s,context-switches%s,cpu-migrations%s,page-faults%s",
+			u, u, u, u);
 }
 
 /* Is the watched target still there? */
@@ -318,10 +325,10 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 {
 	const char *events = NULL, *cpus_arg = NULL, *sep = NULL;
 	enum pms_count_agg agg = PMS_AGG_GLOBAL;
-	bool per_cpu_agg = false, json = false, all = false;
+	bool per_cpu_agg = false, json = false, all = false, defaults = false;
 	struct pms_count_opts co = PMS_COUNT_OPTS_INIT;
 	long interval_ms = 0;
-	char **cmd = NULL, defbuf[128], desc[128];
+	char **cmd = NULL, defbuf[256], desc[128];
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
@@ -440,8 +447,9 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		topo = NULL; /* task counting works without it */
 	}
 	if (!events) {
-		default_events(pmus, defbuf, sizeof(defbuf));
+		default_events(pmus, false, defbuf, sizeof(defbuf));
 		events = defbuf;
+		defaults = true;
 	}
 	if (pms_event_parse(pmus, events, &list) < 0) {
 		cli_fail("event");
@@ -459,7 +467,21 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	}
 	co.pid = pid;
 	co.cpus = cpus_arg ? &cpus : NULL;
-	if (pms_counter_open(sys, pmus, topo, list, &co, &c) < 0) {
+	if (pms_counter_open(sys, pmus, topo, list, &co, &c) == PMS_EPERM && defaults) {
+		/* Refused for privilege: retry the default set for user space
+		 * only, and say so. */
+		fprintf(stderr, "pmuscope: stat: %s\npmuscope: stat: counting user space only "
+				"(':u') instead\n", pms_error_last());
+		pms_event_list_free(list);
+		list = NULL;
+		default_events(pmus, true, defbuf, sizeof(defbuf));
+		if (pms_event_parse(pmus, defbuf, &list) < 0) {
+			cli_fail("event");
+			goto out;
+		}
+		pms_counter_open(sys, pmus, topo, list, &co, &c);
+	}
+	if (!c) {
 		cli_fail("stat");
 		goto out;
 	}

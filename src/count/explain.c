@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 struct sbuf {
 	char *p;
@@ -244,12 +245,23 @@ static void why_inval(const struct pms_sys *sys, const struct pms_pmus *pmus,
 	       "perf' may say more");
 }
 
-/* "Max open files   <soft>   <hard>   files" from proc/self/limits. */
+static void rlim_str(rlim_t v, char *buf, size_t size)
+{
+	if (v == RLIM_INFINITY)
+		snprintf(buf, size, "unlimited");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+/* "Max open files   <soft>   <hard>   files" from proc/self/limits.  With
+ * no fd left that file cannot be opened: a live context then asks
+ * getrlimit(), which needs none. */
 static void fd_limits(const struct pms_sys *sys, char *soft, char *hard, size_t size)
 {
 	char *text = NULL, *p;
-	snprintf(soft, size, "?");
-	snprintf(hard, size, "?");
+	struct rlimit rl;
+	snprintf(soft, size, "unknown");
+	snprintf(hard, size, "unknown");
 	if (pms_sys_read_file(sys, "proc/self/limits", &text, NULL) >= 0 &&
 	    (p = strstr(text, "Max open files")) != NULL) {
 		char s[32], h[32];
@@ -257,6 +269,9 @@ static void fd_limits(const struct pms_sys *sys, char *soft, char *hard, size_t 
 			snprintf(soft, size, "%s", s);
 			snprintf(hard, size, "%s", h);
 		}
+	} else if (pms_sys_is_live(sys) && getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rlim_str(rl.rlim_cur, soft, size);
+		rlim_str(rl.rlim_max, hard, size);
 	}
 	free(text);
 	pms_error_clear();

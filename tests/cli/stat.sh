@@ -106,6 +106,32 @@ else
 	echo "SKIP -a: $(cat "$tmp/a.err")" >&2
 fi
 
+# Privilege on the real kernel: as nobody at perf_event_paranoid >= 2,
+# counting the kernel is refused and the message gives the level; the
+# default set falls back to user space only.
+par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo -1)
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ "$par" -ge 2 ] &&
+	"${nobody[@]}" "$PMS" --version >/dev/null 2>&1; then
+	"${nobody[@]}" "$PMS" stat -e page-faults -- true >/dev/null 2>"$tmp/np.err" &&
+		bad "kernel counting as nobody at paranoid $par succeeded"
+	grep -q "perf_event_paranoid is $par" "$tmp/np.err" || bad "paranoid message: $(cat "$tmp/np.err")"
+	grep -q "CAP_PERFMON: no" "$tmp/np.err" || bad "capability message: $(cat "$tmp/np.err")"
+	"${nobody[@]}" "$PMS" stat -- true >"$tmp/np.out" 2>"$tmp/np2.err" ||
+		bad "default set as nobody: $(cat "$tmp/np2.err")"
+	grep -q 'page-faults:u' "$tmp/np.out" || bad "no :u fallback: $(cat "$tmp/np.out")"
+	grep -q 'user space only' "$tmp/np2.err" || bad "fallback not announced: $(cat "$tmp/np2.err")"
+else
+	echo "SKIP privilege checks: need root, setpriv, paranoid >= 2 (is $par)" >&2
+fi
+
+# EMFILE on the real kernel: 15 counters with 12 fds.
+evs=$(printf 'page-faults,%.0s' $(seq 15))
+(ulimit -n 12 && exec "$PMS" stat -e "${evs%,}" -- true) >/dev/null 2>"$tmp/mf.err" &&
+	bad "15 counters within ulimit -n 12"
+grep -q "soft 12, hard 12" "$tmp/mf.err" || bad "EMFILE limits: $(cat "$tmp/mf.err")"
+grep -q "ulimit -n" "$tmp/mf.err" || bad "EMFILE advice: $(cat "$tmp/mf.err")"
+
 # Argument errors.
 "$PMS" stat >/dev/null 2>"$tmp/e1" && bad "no target accepted"
 grep -q 'nothing to count' "$tmp/e1" || bad "no-target message: $(cat "$tmp/e1")"

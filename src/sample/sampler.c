@@ -166,16 +166,57 @@ static uint32_t read_midr(struct pms_sys *sys, int cpu)
 	return (uint32_t)v;
 }
 
+/* The threads to attach to: every task of an existing process (an event on
+ * a pid follows that one thread; inherit only covers threads created later),
+ * the single pid of a child waiting before exec, or -1 for CPU-wide. */
+static int target_tids(struct pms_sampler *s, pid_t **out, size_t *n)
+{
+	char path[64], **names = NULL;
+	size_t count = 0;
+	pid_t *t;
+
+	*out = NULL;
+	*n = 0;
+	if (s->o.target == PMS_TARGET_PID) {
+		snprintf(path, sizeof(path), "proc/%d/task", (int)s->o.pid);
+		if (pms_sys_list_dir(s->sys, path, &names, &count) < 0)
+			count = 0; /* a fake root: the pid alone */
+	}
+	t = calloc(count ? count : 1, sizeof(*t));
+	if (!t) {
+		pms_sys_names_free(names, count);
+		return pms_err(PMS_ENOMEM, "out of memory for the thread list");
+	}
+	if (count == 0) {
+		t[0] = s->o.target == PMS_TARGET_CPUS ? -1 : s->o.pid;
+		*n = 1;
+	} else {
+		for (size_t i = 0; i < count; i++) {
+			char *end;
+			long v = strtol(names[i], &end, 10);
+			if (*end == 0 && v > 0)
+				t[(*n)++] = (pid_t)v;
+		}
+	}
+	pms_sys_names_free(names, count);
+	*out = t;
+	return 0;
+}
+
 static int open_streams(struct pms_sampler *s)
 {
 	struct smp_plan *p = &s->plan;
-	pid_t pid = s->o.target == PMS_TARGET_CPUS ? -1 : s->o.pid;
 	size_t pages = s->o.data_pages ? s->o.data_pages : 64;
-	size_t cap = 0;
+	size_t cap = 0, ntids = 0;
+	pid_t *tids = NULL;
 	int ret = 0;
 
+	if ((ret = target_tids(s, &tids, &ntids)) < 0)
+		return ret;
+	for (size_t ti = 0; ti < ntids; ti++)
 	for (int cpu = pms_cpuset_first(&p->cpus); cpu >= 0;
 	     cpu = pms_cpuset_next(&p->cpus, cpu + 1)) {
+		pid_t pid = tids[ti];
 		int fds[SMP_MAX_EVENTS];
 		for (int i = 0; i < p->nev; i++) {
 			struct smp_event *ev = &p->ev[i];
@@ -195,14 +236,20 @@ static int open_streams(struct pms_sampler *s)
 				 ev->pmu_name, (int)pid, cpu);
 			fd = pms_sys_perf_event_open(s->sys, &ev->attr, pid, cpu, gfd,
 						     PERF_FLAG_FD_CLOEXEC, what);
-			if (fd < 0)
+			if (fd < 0) {
+				/* A thread that exited since the task list was read. */
+				if (ntids > 1 && pms_error_errno() == ESRCH)
+					break;
+				free(tids);
 				return fd;
+			}
 			fds[i] = fd;
 			if (s->nst == cap) {
 				size_t n = cap ? cap * 2 : 16;
 				struct stream *ns = realloc(s->st, n * sizeof(*ns));
 				if (!ns) {
 					pms_sys_close(s->sys, fd);
+					free(tids);
 					return pms_err(PMS_ENOMEM, "out of memory for sampler streams");
 				}
 				s->st = ns;
@@ -215,16 +262,19 @@ static int open_streams(struct pms_sampler *s)
 			st->cpu = cpu;
 			pms_sample_layout_from_attr(&st->layout, &ev->attr);
 			if ((ret = map_ring(s, st, pages)) < 0)
-				return ret;
+				goto out;
 			if (ev->engine == PMS_ENG_SPE && ev->role != SMP_ROLE_SIDEBAND) {
 				size_t ap = s->o.aux_pages ? s->o.aux_pages : 128;
 				if ((ret = pms_ring_aux_open(st->ring, ap)) < 0)
-					return ret;
+					goto out;
 				st->midr = read_midr(s->sys, cpu);
 			}
 		}
 	}
-	return 0;
+	ret = 0;
+out:
+	free(tids);
+	return ret;
 }
 
 static void close_streams(struct pms_sampler *s)

@@ -144,8 +144,13 @@ static int run_child(struct pms_sys *sys, const struct pms_pmus *pmus, char *con
 	c->pid = pms_child_pid(ch);
 	o.target = target;
 	o.pid = c->pid;
-	if (target == PMS_TARGET_PID)
-		CHECK_OK(pms_child_start(ch)); /* attach to a running process */
+	if (target == PMS_TARGET_PID) {
+		/* Attach to a running process whose threads already exist (the
+		 * child waits before touching its pages). */
+		struct timespec ts = { 0, 200 * 1000000L };
+		CHECK_OK(pms_child_start(ch));
+		nanosleep(&ts, NULL);
+	}
 	CHECK_OK(pms_sampler_open(sys, pmus, NULL, &o, &s));
 	if (!s)
 		goto out;
@@ -267,6 +272,45 @@ PMS_TEST(fallback_attached_to_a_running_pid)
 				(unsigned long long)c.all, (unsigned long long)c.in_buf);
 			CHECK(c.in_buf >= NPAGES);
 			CHECK_EQ_INT(c.wrong_pid, 0);
+			CHECK_EQ_INT(st.lost, 0);
+		}
+	}
+	unlink(file);
+	free(c.addrs);
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+}
+
+PMS_TEST(fallback_attached_to_a_running_multithreaded_pid)
+{
+	struct pms_sys *sys = live_sys();
+	struct pms_pmus *pmus = NULL;
+	struct pms_sampler_stats st;
+	struct count c = { 0 };
+	char exe[512], file[] = "/tmp/pms_touch_XXXXXX", nbuf[16];
+	int fd;
+
+	if (!sys)
+		return;
+	if (!touch_exe(exe, sizeof(exe))) {
+		pms_sys_free(sys);
+		PMS_SKIP("pms_touch_pages not built (PMS_BUILD_DIR unset?)");
+	}
+	fd = mkstemp(file);
+	if (fd >= 0)
+		close(fd);
+	snprintf(nbuf, sizeof(nbuf), "%d", NPAGES);
+	{
+		/* 4 threads exist before the attach; each touches a quarter. */
+		char *argv[] = { exe, nbuf, file, "700", "4", NULL };
+		CHECK_OK(pms_pmus_load(sys, &pmus));
+		if (run_child(sys, pmus, argv, PMS_TARGET_PID, &c, &st) == 0) {
+			check_in_buffer(&c, file);
+			fprintf(stderr, "threads attach: %llu samples, %llu in the buffer\n",
+				(unsigned long long)c.all, (unsigned long long)c.in_buf);
+			/* Without per-thread attach only the main thread's quarter
+			 * would be seen. */
+			CHECK(c.in_buf >= NPAGES);
 			CHECK_EQ_INT(st.lost, 0);
 		}
 	}

@@ -8,6 +8,8 @@
 #include "pmuscope/sampler.h"
 
 #include <errno.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #define ZEN4_CAPS (FKR_IBS_CAPS_ZEN4 | FKR_IBS_CAPS_OPLDLAT | FKR_IBS_CAPS_OPCNT)
 
@@ -452,6 +454,53 @@ PMS_TEST(vm_without_pmu_falls_back_with_every_attempt_logged)
 	CHECK_EQ_INT(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s), PMS_ENOTSUP);
 	CHECK(s == NULL);
 	CHECK(strstr(pms_error_last(), "ibs_op") != NULL);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST(pid_target_opens_every_listed_thread_on_every_cpu)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+	char path[600];
+	int seen[2] = { 0, 0 };
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		goto out;
+	snprintf(path, sizeof(path), "%s/proc/4242", r.dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/4242/task", r.dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/4242/task/4242", r.dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/4242/task/4250", r.dir);
+	mkdir(path, 0755);
+	o.target = PMS_TARGET_PID;
+	o.pid = 4242;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.nstreams, 4); /* 2 threads x 2 CPUs */
+	for (int i = 0; i < FK_MAX_FDS; i++) {
+		struct fk_fd *f = &r.fk->fds[i];
+		if (!f->used)
+			continue;
+		CHECK(f->pid == 4242 || f->pid == 4250);
+		CHECK(f->cpu == 0 || f->cpu == 1);
+		CHECK_EQ_INT(f->attr.inherit, 1);
+		CHECK_EQ_INT(f->attr.enable_on_exec, 0); /* a running process */
+		seen[f->pid == 4250]++;
+	}
+	CHECK_EQ_INT(seen[0], 2);
+	CHECK_EQ_INT(seen[1], 2);
+	CHECK_OK(pms_sampler_enable(s));
+	for (int i = 0; i < FK_MAX_FDS; i++)
+		if (r.fk->fds[i].used)
+			CHECK_EQ_U64(r.fk->fds[i].ioctl_last, PERF_EVENT_IOC_ENABLE);
 out:
 	pms_sampler_free(s);
 	th_root_close(&r);

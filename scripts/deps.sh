@@ -28,17 +28,29 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+ensure_backports() {
+  if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/pmuscope-backports.list >/dev/null
+    updated=0
+  fi
+  apt_update
+}
+
+# pmuscope builds against the Linux UAPI perf_event.h of 6.3 or later
+# (perf_event_attr.config3); bookworm's linux-libc-dev is 6.1, backports has 6.12.
+if ! grep -qs 'config3' /usr/include/linux/perf_event.h; then
+  ensure_backports
+  echo "deps: installing linux-libc-dev (UAPI headers >= 6.3) from bookworm-backports" >&2
+  $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports linux-libc-dev >/dev/null
+fi
+
 # The differential tests compare against perf 6.12 from bookworm-backports
 # (bookworm's own perf is 6.1).
 if [ "$mode" = test ]; then
   perf_major() { perf --version 2>/dev/null | sed -n 's/^perf version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p'; }
   read -r maj min < <(perf_major || echo "0 0") || true
   if [ -z "${maj:-}" ] || [ "$maj" -lt 6 ] || { [ "$maj" -eq 6 ] && [ "$min" -lt 12 ]; }; then
-    if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-      echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/pmuscope-backports.list >/dev/null
-      updated=0
-    fi
-    apt_update
+    ensure_backports
     echo "deps: installing linux-perf from bookworm-backports" >&2
     $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports linux-perf >/dev/null
   fi

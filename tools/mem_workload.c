@@ -150,7 +150,7 @@ int mem_workload_run(const struct mem_workload_opts *o)
 		}
 	}
 	int nt = o->threads > 0 ? o->threads : 1;
-	uint64_t steps = o->steps ? o->steps : 4 * (uint64_t)n;
+	uint64_t steps = o->steps ? o->steps : (uint64_t)n; /* one lap of the cycle */
 	struct chase *c = calloc((size_t)nt, sizeof(*c));
 	pthread_t *tid = calloc((size_t)nt, sizeof(*tid));
 	if (!c || !tid)

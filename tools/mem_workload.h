@@ -10,7 +10,7 @@ struct mem_workload_opts {
 	size_t size;       /* buffer bytes */
 	int node;          /* bind the buffer here (-1: first touch, the default policy) */
 	int threads;       /* chasing threads */
-	uint64_t steps;    /* dependent loads per thread; 0 = 4 x the buffer's words */
+	uint64_t steps;    /* dependent loads per thread; 0 = one lap (the word count) */
 	int report_fd;     /* where to write the "buffer ..." line, -1 = none */
 	int release_fd;    /* after "done", wait for EOF here (the parent has
 			    * asked about our pages), -1 = exit at once */

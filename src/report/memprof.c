@@ -756,7 +756,8 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
-	memcpy(r->all, p->v, p->n * sizeof(*r->all));
+	if (p->n)
+		memcpy(r->all, p->v, p->n * sizeof(*r->all));
 	r->nall = p->n;
 	if (!r->kernel_visible)
 		for (size_t i = 0; i < r->nall; i++) {

@@ -1,6 +1,7 @@
 /* Code and data addresses -> names: elfutils libdwfl for user-space modules
  * (fed the mappings as /proc/PID/maps text, so it computes load biases
  * itself), /proc/kallsyms for the kernel. */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -201,6 +202,29 @@ static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbo
 	return 0;
 }
 
+/* The CU whose ranges hold addr, found by walking every CU.  libdw finds
+ * CUs through .debug_aranges, which clang does not emit by default, so
+ * dwfl_module_getsrc() finds nothing in clang-built binaries. */
+static const char *line_by_cu_walk(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = NULL;
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, start, end, a = addr - bias;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (a < start || a >= end)
+				continue;
+			Dwarf_Line *l = dwarf_getsrc_die(cu, a);
+			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+			if (src && dwarf_lineno(l, lineno) == 0)
+				return src;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
 static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 		       struct pms_symbol *out)
 {
@@ -229,6 +253,8 @@ static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
 		int lineno = 0;
 		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+		if (!src)
+			src = line_by_cu_walk(mod, addr, &lineno);
 		if (src) {
 			out->file = src;
 			out->line = lineno;

@@ -137,4 +137,19 @@ sleep 3 & sl=$!
 kill $sl 2>/dev/null; wait $sl 2>/dev/null
 check "$tmp/pid.json" 'd["target"]["kind"] == "pid"' 'd["exit"]["timed_out"] is True'
 
+# 5. Unprivileged with perf_event_paranoid 2: own process, user space still
+# works; kernel addresses are not shown (proc/kallsyms hides them).
+par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ "$par" = 2 ]; then
+  chmod 755 "$tmp"; cp "$cli" "$tmp/pmuscope"; chmod 755 "$tmp/pmuscope"
+  (cd "$tmp" && setpriv --reuid 65534 --regid 65534 --clear-groups ./pmuscope mem --quiet --json \
+     --size 32M --steps 100000) >"$tmp/unpriv.json" 2>"$tmp/err" || { bad "unprivileged exit status"; cat "$tmp/err"; }
+  check "$tmp/unpriv.json" 'd["kernel_addresses_visible"] is False' 'd["samples"]["total"] > 0' \
+    'd["numa"]["resolved"] > 0' \
+    'all(s["addr"] is None for k in d["top"] for s in d["top"][k] if s["kernel"])' \
+    'any(a["chosen"] for a in d["attempts"])'
+else
+  echo "note: unprivileged run skipped (needs root, setpriv and perf_event_paranoid 2; have uid $(id -u), paranoid $par)"
+fi
+
 exit $fail

@@ -90,6 +90,15 @@ void pms_catalog_free(struct pms_catalog *cat);
 int pms_catalog_load(struct pms_catalog *cat, const char *path,
 		     const struct pms_catalog_select *sel);
 
+/* pms_catalog_load, then give pmu to every event it added without one (core
+ * events, which otherwise belong to "the core PMU of the CPU the catalog was
+ * chosen for"): how a big.LITTLE machine keeps each cluster's catalog, chosen
+ * by that cluster's MIDR, in one catalog ("armv8_cortex_a53" for the A53's
+ * files).  pmu NULL is pms_catalog_load.  Returns the number of events added;
+ * a failed load adds none. */
+int pms_catalog_load_for_pmu(struct pms_catalog *cat, const char *path,
+			     const struct pms_catalog_select *sel, const char *pmu);
+
 /* Load one catalog from memory; name is used in messages and as the source. */
 int pms_catalog_load_buffer(struct pms_catalog *cat, const char *name, const char *data,
 			    size_t len);

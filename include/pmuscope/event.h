@@ -7,6 +7,9 @@
  *   cpu/event=0x3c,umask=0,period=1000,name=x/   PMU terms from format/
  *   cpu/mem-loads,ldlat=30/          an alias from the PMU's events/ dir
  *   cpu_cycles                       a bare alias looked up in the PMUs
+ *   inst_retired, uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/
+ *                                    a catalog event name (pms_event_parse_ex
+ *                                    with a catalog; see there)
  * followed by modifiers ":u k h G H p pp ppp P S D I W e" (after a PMU's
  * closing '/' the ':' may be left out).
  *
@@ -16,7 +19,8 @@
  *
  * Ownership: pms_event_parse() gives the caller a struct pms_event_list
  * released with pms_event_list_free(); every pointer inside it is owned by the
- * list.  The pms_pmus argument is borrowed for the duration of the call only.
+ * list.  The pms_pmus argument and the options (with their catalog) are
+ * borrowed for the duration of the call only.
  */
 #ifndef PMUSCOPE_EVENT_H
 #define PMUSCOPE_EVENT_H
@@ -32,6 +36,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct pms_catalog; /* pmuscope/catalog.h */
 
 /* Extended type for PERF_TYPE_HARDWARE / PERF_TYPE_HW_CACHE: the PMU type
  * goes in config bits 32-63 (include/uapi/linux/perf_event.h). */
@@ -49,7 +55,7 @@ struct pms_event {
 	bool precise_max;    /* P: the highest precise_ip the PMU accepts */
 	bool sample_read;    /* S */
 	bool percore;        /* percore term */
-	bool per_pkg;        /* from the alias's .per-pkg */
+	bool per_pkg;        /* from the alias's .per-pkg, or the catalog's PerPkg */
 	bool snapshot;       /* from the alias's .snapshot */
 	double scale;        /* from the alias's .scale, 1.0 otherwise */
 	char *unit;          /* from the alias's .unit, or NULL */
@@ -74,6 +80,30 @@ struct pms_event_list {
 int pms_event_parse(const struct pms_pmus *pmus, const char *text,
 		    struct pms_event_list **out);
 void pms_event_list_free(struct pms_event_list *list);
+
+/* Options for pms_event_parse_ex.  Set version to PMS_EVENT_PARSE_OPTS_VERSION
+ * (the _INIT macro does); fields are only ever appended. */
+#define PMS_EVENT_PARSE_OPTS_VERSION 1
+struct pms_event_parse_opts {
+	unsigned version;
+	/* Named events from a catalog (pms_catalog_new/load), or NULL.  A name
+	 * resolves in this order: generic event, raw rNNN, the PMU's sysfs
+	 * events/ alias, then the catalog -- sysfs aliases win over catalog
+	 * names.  Bare names bind to every PMU the catalog gives them: a core
+	 * event (catalog PMU NULL) to every core PMU, a hybrid name to each core
+	 * PMU with its own encoding, an uncore name ("uncore_imc") to every box of
+	 * the family (uncore_imc_0 .. N).  In pmu/NAME/ the catalog entry must be
+	 * for that PMU (or its family); a core event on an uncore PMU or the
+	 * other way round fails with PMS_ENOENT naming the PMU it is for.  The
+	 * event gets the entry's per_pkg. */
+	const struct pms_catalog *catalog;
+};
+#define PMS_EVENT_PARSE_OPTS_INIT { PMS_EVENT_PARSE_OPTS_VERSION, NULL }
+
+/* pms_event_parse with options; opts NULL is the same as pms_event_parse.
+ * PMS_EINVAL for an opts->version this library does not know. */
+int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
+		       const struct pms_event_parse_opts *opts, struct pms_event_list **out);
 
 /* Format attr's set fields perf-style, e.g.
  * "type=4,config=0x1cd,config1=0x40,precise_ip=2,exclude_kernel".

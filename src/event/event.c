@@ -1,6 +1,7 @@
 /* Binding parsed event strings to PMUs: format terms -> config words,
  * aliases -> their terms, generic events -> one event per core PMU. */
 #include "pmuscope/event.h"
+#include "pmuscope/catalog.h"
 #include "event/event_int.h"
 #include "util/error.h"
 
@@ -36,6 +37,7 @@ struct bctx {
 	const struct pms_pmus *pmus;
 	const char *src;
 	size_t ncores;
+	const struct pms_catalog *cat; /* may be NULL */
 };
 
 static void event_fini(struct pms_event *e)
@@ -130,6 +132,7 @@ struct tstate {
 	/* the alias being expanded, for messages */
 	const char *alias_name;
 	const char *alias_text;
+	const char *alias_what; /* "alias" (sysfs) or "catalog event" */
 };
 
 struct tctx {
@@ -152,8 +155,9 @@ static int terr(const struct tctx *t, int code, int col, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (t->st->alias_name)
-		return pms_ev_err(code, t->b->src, col, "in alias '%s' of PMU '%s' ('%s'): %s",
-				  t->st->alias_name, t->pmu->name, t->st->alias_text, what);
+		return pms_ev_err(code, t->b->src, col, "in %s '%s' of PMU '%s' ('%s'): %s",
+				  t->st->alias_what, t->st->alias_name, t->pmu->name,
+				  t->st->alias_text, what);
 	return pms_ev_err(code, t->b->src, col, "%s", what);
 }
 
@@ -241,7 +245,10 @@ static int need_bool(const struct tctx *t, const struct ev_term *term, int col, 
 static int apply_terms(const struct tctx *t, const struct ev_term *terms, size_t n,
 		       bool alias, int alias_col);
 
-static int expand_alias(const struct tctx *t, const struct pms_pmu_event *al, int col)
+/* what: "alias" for a sysfs events/ alias, "catalog event" for a catalog
+ * entry dressed as one (see expand_catalog). */
+static int expand_alias(const struct tctx *t, const struct pms_pmu_event *al, int col,
+			const char *what)
 {
 	struct ev_term *terms = NULL;
 	size_t n = 0;
@@ -250,13 +257,15 @@ static int expand_alias(const struct tctx *t, const struct pms_pmu_event *al, in
 	ret = pms_ev_terms_parse(al->value ? al->value : "", &terms, &n, &bad);
 	if (ret < 0)
 		return pms_ev_err(PMS_EPARSE, t->b->src, col,
-				  "alias '%s' of PMU '%s' has malformed text '%s' (at its column %d)",
-				  al->name, t->pmu->name, al->value ? al->value : "", bad);
+				  "%s '%s' of PMU '%s' has malformed text '%s' (at its column %d)",
+				  what, al->name, t->pmu->name, al->value ? al->value : "", bad);
 	t->st->alias_name = al->name;
 	t->st->alias_text = al->value;
+	t->st->alias_what = what;
 	ret = apply_terms(t, terms, n, true, col);
 	t->st->alias_name = NULL;
 	t->st->alias_text = NULL;
+	t->st->alias_what = NULL;
 	pms_ev_terms_free(terms, n);
 	if (ret < 0)
 		return ret;
@@ -359,6 +368,80 @@ static int apply_keyword(const struct tctx *t, const struct ev_term *term, int c
 	return 0;
 }
 
+/* ---- catalog names ---- */
+
+#define MAX_CAT_MATCHES 16
+
+/* The catalog entry for name on pmu, or NULL.  An entry names its PMU (or
+ * box family: "uncore_imc" fits uncore_imc_3), or has none, meaning the core
+ * PMU of the CPU the catalog was chosen for: that fits core PMUs only.  An
+ * entry naming the PMU beats one without. */
+static const struct pms_cat_event *catalog_entry(const struct pms_catalog *cat,
+						 const char *name, const struct pms_pmu *pmu)
+{
+	const struct pms_cat_event *m[MAX_CAT_MATCHES], *pmuless = NULL;
+	size_t n = pms_catalog_lookup_all(cat, name, pmu->name, m, MAX_CAT_MATCHES);
+	if (n > MAX_CAT_MATCHES)
+		n = MAX_CAT_MATCHES;
+	for (size_t i = 0; i < n; i++) {
+		if (m[i]->pmu)
+			return m[i];
+		if (!pmuless && is_core(pmu))
+			pmuless = m[i];
+	}
+	return pmuless;
+}
+
+/* Where the catalog's entries for name belong, for messages:
+ * "PMU 'cpu_atom', 'cpu_core'", "a core PMU" (entries without a PMU), or
+ * "PMU 'uncore_imc' or a core PMU". */
+static void catalog_pmus(const struct pms_catalog *cat, const char *name, char *buf,
+			 size_t size)
+{
+	const struct pms_cat_event *m[MAX_CAT_MATCHES];
+	size_t n = pms_catalog_lookup_all(cat, name, NULL, m, MAX_CAT_MATCHES), len = 0;
+	bool core = false;
+	if (n > MAX_CAT_MATCHES)
+		n = MAX_CAT_MATCHES;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		bool dup = false;
+		if (!m[i]->pmu) {
+			core = true;
+			continue;
+		}
+		for (size_t k = 0; k < i; k++)
+			dup |= m[k]->pmu && !strcmp(m[k]->pmu, m[i]->pmu);
+		if (dup)
+			continue;
+		int w = snprintf(buf + len, size - len, "%s'%s'", len ? ", " : "PMU ", m[i]->pmu);
+		len += w > 0 ? (size_t)w : 0;
+	}
+	if (core && len < size)
+		snprintf(buf + len, size - len, "%sa core PMU", len ? " or " : "");
+}
+
+/* pmu/NAME/ where NAME is in the catalog: expand its terms as an alias. */
+static int expand_catalog(const struct tctx *t, const struct ev_term *term, int col)
+{
+	const struct pms_cat_event *ce = catalog_entry(t->b->cat, term->key, t->pmu);
+	char where[256];
+
+	if (!ce) {
+		catalog_pmus(t->b->cat, term->key, where, sizeof(where));
+		return terr(t, PMS_ENOENT, col,
+			    "catalog event '%s' is for %s, not for %s PMU '%s'; write it "
+			    "bare or on its own PMU",
+			    term->key, where, pms_pmu_kind_name(t->pmu->kind), t->pmu->name);
+	}
+	/* a catalog entry reads like a sysfs alias: name -> terms, plus per_pkg */
+	struct pms_pmu_event al = {
+		.name = (char *)ce->name, .value = (char *)ce->terms, .scale = 1.0,
+		.per_pkg = ce->per_pkg,
+	};
+	return expand_alias(t, &al, col, "catalog event");
+}
+
 static void known_terms(const struct pms_pmu *pmu, char *buf, size_t size)
 {
 	size_t n = 0;
@@ -414,15 +497,19 @@ static int apply_term(const struct tctx *t, const struct ev_term *term, bool ali
 		return write_bits(t, fld, f, v, alias, col, f->name);
 	}
 	if (!term->val && !alias && (al = pms_pmu_event(t->pmu, term->key)))
-		return expand_alias(t, al, col);
+		return expand_alias(t, al, col, "alias");
 	if (!term->val && is_core(t->pmu)) {
 		kind = pms_ev_generic_lookup(term->key, &cfg);
 		if (kind == EV_GEN_HW || kind == EV_GEN_CACHE)
 			return set_generic(t, term, col, kind, cfg);
 	}
+	if (!term->val && !alias && t->b->cat &&
+	    pms_catalog_lookup_all(t->b->cat, term->key, NULL, NULL, 0))
+		return expand_catalog(t, term, col);
 	known_terms(t->pmu, desc, sizeof(desc));
-	return terr(t, PMS_ENOENT, col, "unknown term '%s' for PMU '%s' (format terms: %s)",
-		    term->key, t->pmu->name, desc);
+	return terr(t, PMS_ENOENT, col, "unknown term '%s' for PMU '%s' (format terms: %s%s)",
+		    term->key, t->pmu->name, desc,
+		    t->b->cat && !alias ? "; not in the catalog either" : "");
 }
 
 static int apply_terms(const struct tctx *t, const struct ev_term *terms, size_t n,
@@ -633,9 +720,32 @@ static int bind_bare(const struct bctx *b, const struct ev_ast *a, const struct 
 	const struct pms_pmu *p = pms_pmu_find(pmus, name);
 	if (p)
 		return bind_on_pmu(b, a, gm, p, NULL, 0, out);
+
+	/* a catalog name: every PMU it has an entry for (core PMUs first), so a
+	 * hybrid name gives one event per core PMU and an uncore one every box */
+	if (b->cat && pms_catalog_lookup_all(b->cat, name, NULL, NULL, 0)) {
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t i = 0; pmus && i < pmus->count; i++) {
+				p = &pmus->pmus[i];
+				if (is_core(p) != (pass == 0) || !catalog_entry(b->cat, name, p))
+					continue;
+				if ((ret = bind_on_pmu(b, a, gm, p, &term, 1, out)) < 0)
+					return ret;
+				found++;
+			}
+		}
+		if (found)
+			return 0;
+		char where[256];
+		catalog_pmus(b->cat, name, where, sizeof(where));
+		return pms_ev_err(PMS_ENOENT, b->src, a->name_col,
+				  "catalog event '%s' is for %s, which this machine does not "
+				  "have (was the catalog chosen for this CPU?)",
+				  name, where);
+	}
 	return pms_ev_err(PMS_ENOENT, b->src, a->name_col,
-			  "unknown event '%s' (not a generic event, raw rNNN, PMU alias or PMU)",
-			  name);
+			  "unknown event '%s' (not a generic event, raw rNNN, PMU alias%s or PMU)",
+			  name, b->cat ? ", catalog name" : "");
 }
 
 static int bind_pmu_form(const struct bctx *b, const struct ev_ast *a, const struct ev_mods *gm,
@@ -748,8 +858,14 @@ static int emit_group(const struct bctx *b, const struct ev_ast_list *al, struct
 int pms_event_parse(const struct pms_pmus *pmus, const char *text,
 		    struct pms_event_list **out)
 {
+	return pms_event_parse_ex(pmus, text, NULL, out);
+}
+
+int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
+		       const struct pms_event_parse_opts *opts, struct pms_event_list **out)
+{
 	struct ev_ast_list al = { 0 };
-	struct bctx b = { pmus, text, 0 };
+	struct bctx b = { pmus, text, 0, NULL };
 	struct evvec *exps = NULL, final = { 0 };
 	struct pms_event_list *list = NULL;
 	int ngroups = 0;
@@ -759,6 +875,13 @@ int pms_event_parse(const struct pms_pmus *pmus, const char *text,
 		*out = NULL;
 	if (!text || !out)
 		return pms_err(PMS_EINVAL, "pms_event_parse: NULL %s", text ? "out" : "text");
+	if (opts && (opts->version < 1 || opts->version > PMS_EVENT_PARSE_OPTS_VERSION))
+		return pms_err(PMS_EINVAL,
+			       "pms_event_parse_ex: options version %u unknown (this library has "
+			       "1..%d; use PMS_EVENT_PARSE_OPTS_INIT)",
+			       opts->version, PMS_EVENT_PARSE_OPTS_VERSION);
+	if (opts)
+		b.cat = opts->catalog;
 	b.ncores = pms_pmus_core_count(pmus);
 
 	if ((ret = pms_ev_ast_parse(text, &al)) < 0)

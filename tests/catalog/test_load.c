@@ -203,6 +203,60 @@ PMS_TEST(arm_data_by_midr)
 	pms_catalog_free(cat);
 }
 
+/* big.LITTLE in one catalog: each cluster's files loaded for its PMU, so the
+ * A53-only LD_RETIRED and the A72-only L1D_CACHE_RD each name one PMU and a
+ * shared name has an entry per cluster; events that name a PMU keep it. */
+PMS_TEST(load_for_pmu_per_cluster)
+{
+	if (!pms_t_shared_data())
+		PMS_SKIP("../shared/data absent: no ARM-software/data");
+	char p[1024];
+	struct pms_catalog *cat = NULL;
+	struct pms_catalog_select a53 = PMS_CATALOG_SELECT_INIT, a72 = PMS_CATALOG_SELECT_INIT;
+	const struct pms_cat_event *m[4];
+	struct pms_cat_match r;
+	data_path(p, sizeof(p), "arm-software-data");
+	CHECK_OK(pms_catalog_select_parse(&a53, "0x410fd034"));
+	CHECK_OK(pms_catalog_select_parse(&a72, "0x410fd082"));
+	CHECK_OK(pms_catalog_new(&cat));
+	int n53 = pms_catalog_load_for_pmu(cat, p, &a53, "armv8_cortex_a53");
+	int n72 = pms_catalog_load_for_pmu(cat, p, &a72, "armv8_cortex_a72");
+	CHECK(n53 > 0 && n72 > 0);
+	CHECK_EQ_INT((int)pms_catalog_count(cat), n53 + n72);
+	for (size_t i = 0; i < pms_catalog_count(cat); i++)
+		CHECK_EQ_STR(pms_catalog_event(cat, i)->pmu,
+			     (int)i < n53 ? "armv8_cortex_a53" : "armv8_cortex_a72");
+	CHECK_EQ_INT((int)pms_catalog_lookup_all(cat, "LD_RETIRED", NULL, m, 4), 1);
+	CHECK_EQ_STR(m[0]->pmu, "armv8_cortex_a53");
+	CHECK_EQ_INT((int)pms_catalog_lookup_all(cat, "L1D_CACHE_RD", NULL, m, 4), 1);
+	CHECK_EQ_STR(m[0]->pmu, "armv8_cortex_a72");
+	CHECK_EQ_INT((int)pms_catalog_lookup_all(cat, "INST_RETIRED", NULL, m, 4), 2);
+	CHECK_OK(pms_catalog_lookup(cat, "INST_RETIRED", "armv8_cortex_a72", &r));
+	CHECK_EQ_STR(r.perf_string, "armv8_cortex_a72/event=0x8/");
+	CHECK_EQ_INT(pms_catalog_lookup(cat, "LD_RETIRED", "armv8_cortex_a72", &r), PMS_ENOENT);
+	/* a failed load adds nothing; pmu NULL is pms_catalog_load */
+	a72.midr = 0x41000000;
+	CHECK_EQ_INT(pms_catalog_load_for_pmu(cat, p, &a72, "x"), PMS_ENOENT);
+	CHECK_EQ_INT((int)pms_catalog_count(cat), n53 + n72);
+	pms_catalog_free(cat);
+
+	static const char json[] = "[{\"EventName\": \"A\", \"EventCode\": \"0x1\"},"
+				   " {\"EventName\": \"B\", \"EventCode\": \"0x2\", \"Unit\": \"IMC\"}]";
+	char tmp[] = "/tmp/pms_catpmu_XXXXXX";
+	int fd = mkstemp(tmp);
+	CHECK(fd >= 0);
+	CHECK(write(fd, json, sizeof(json) - 1) == (ssize_t)(sizeof(json) - 1));
+	close(fd);
+	CHECK_OK(pms_catalog_new(&cat));
+	CHECK_EQ_INT(pms_catalog_load_for_pmu(cat, tmp, NULL, "cpu_core"), 2);
+	CHECK_EQ_STR(pms_catalog_event(cat, 0)->pmu, "cpu_core");
+	CHECK_EQ_STR(pms_catalog_event(cat, 1)->pmu, "uncore_imc");
+	CHECK_EQ_INT(pms_catalog_load_for_pmu(cat, tmp, NULL, NULL), 2);
+	CHECK(pms_catalog_event(cat, 2)->pmu == NULL);
+	pms_catalog_free(cat);
+	unlink(tmp);
+}
+
 /* Rows with a stepping range: SKX is stepping 0-4 of model 0x55, CLX 5-F. */
 PMS_TEST(perfmon_stepping_rows)
 {

@@ -43,14 +43,17 @@ struct ev_row {
 	const char *expect;
 };
 
-static inline void ev_run_rows(const struct pms_pmus *pmus, const char *where,
-			       const struct ev_row *rows, size_t nrows)
+/* The rows parsed with opts (NULL: plain pms_event_parse). */
+static inline void ev_run_rows_opts(const struct pms_pmus *pmus,
+				    const struct pms_event_parse_opts *opts, const char *where,
+				    const struct ev_row *rows, size_t nrows)
 {
 	for (size_t i = 0; i < nrows; i++) {
 		const struct ev_row *r = &rows[i];
 		struct pms_event_list *l = (struct pms_event_list *)1;
 		char got[4096];
-		int rc = pms_event_parse(pmus, r->text, &l);
+		int rc = opts ? pms_event_parse_ex(pmus, r->text, opts, &l)
+			      : pms_event_parse(pmus, r->text, &l);
 		if (rc != r->rc) {
 			CHECK_MSG(rc == r->rc, "[%s] row %zu '%s': rc %s, want %s (%s)", where, i,
 				  r->text, pms_error_name(rc), pms_error_name(r->rc),
@@ -71,6 +74,12 @@ static inline void ev_run_rows(const struct pms_pmus *pmus, const char *where,
 		}
 		pms_event_list_free(rc == 0 ? l : NULL);
 	}
+}
+
+static inline void ev_run_rows(const struct pms_pmus *pmus, const char *where,
+			       const struct ev_row *rows, size_t nrows)
+{
+	ev_run_rows_opts(pmus, NULL, where, rows, nrows);
 }
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_catalog.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
@@ -12,15 +13,17 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv);
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: pmuscope [--root DIR] encode [--json] EVENT...\n\n"
+	fprintf(f, "usage: pmuscope [--root DIR] encode [--json] [--catalog PATH] EVENT...\n\n"
 		   "Parse perf-style event strings against this machine's PMUs and print\n"
 		   "the perf_event_attr each one opens, one line per event:\n"
 		   "  NAME  PMU  ATTR  cpus=LIST  [group=N [leader]]\n"
 		   "Generic events on hybrid machines print one line per core PMU.\n"
 		   "Syntax: cycles:u, r1a8, L1-dcache-load-misses, cpu/event=0x3c,umask=0/pp,\n"
-		   "cpu/mem-loads,ldlat=30/P, {cycles,instructions}:W (see perf-list(1)).\n\n"
-		   "  --json   machine-readable output\n"
-		   "  --help   this text\n");
+		   "cpu/mem-loads,ldlat=30/P, {cycles,instructions}:W (see perf-list(1)),\n"
+		   "and catalog names: inst_retired, uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/.\n\n"
+		   "  --json          machine-readable output\n"
+		   CLI_CATALOG_HELP
+		   "  --help          this text\n");
 }
 
 #define SETBUF 8192
@@ -50,6 +53,7 @@ static void print_json(struct json *j, const struct pms_event *e, char *buf)
 	json_bool(j, "group_leader", e->group_leader);
 	json_bool(j, "weak", e->weak);
 	json_bool(j, "sample_read", e->sample_read);
+	json_bool(j, "per_pkg", e->per_pkg);
 	json_double(j, "scale", e->scale);
 	json_str(j, "unit", e->unit);
 	json_end_object(j);
@@ -75,6 +79,9 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_event_list **lists = NULL;
+	struct pms_catalog *cat = NULL;
+	struct pms_event_parse_opts opts = PMS_EVENT_PARSE_OPTS_INIT;
+	const char *catalog = NULL;
 	bool json_out = false;
 	int first = 1, rc = 1;
 	char *buf = NULL;
@@ -85,6 +92,10 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[first], "--json")) {
 			json_out = true;
+		} else if (!strcmp(argv[first], "--catalog") && first + 1 < argc) {
+			catalog = argv[++first];
+		} else if (!strncmp(argv[first], "--catalog=", 10)) {
+			catalog = argv[first] + 10;
 		} else if (!strcmp(argv[first], "--")) {
 			first++;
 			break;
@@ -104,6 +115,9 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 		rc = cli_fail("cannot load PMUs");
 		goto out;
 	}
+	if (cli_catalog_open("encode", sys, pmus, catalog, &cat))
+		goto out;
+	opts.catalog = cat;
 	lists = calloc((size_t)argc, sizeof(*lists));
 	buf = malloc(SETBUF);
 	if (!lists || !buf) {
@@ -112,7 +126,7 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 	}
 	/* parse everything first so an error prints nothing on stdout */
 	for (int i = first; i < argc; i++)
-		if (pms_event_parse(pmus, argv[i], &lists[i]) < 0) {
+		if (pms_event_parse_ex(pmus, argv[i], &opts, &lists[i]) < 0) {
 			rc = cli_fail("encode");
 			goto out;
 		}
@@ -138,6 +152,7 @@ out:
 		pms_event_list_free(lists[i]);
 	free(lists);
 	free(buf);
+	pms_catalog_free(cat);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	return rc;

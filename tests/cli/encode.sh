@@ -48,7 +48,64 @@ expect "error text" \
   "pmuscope: encode: event 'cpu/umask=0x100/': value 0x100 does not fit term 'umask' (config:8-15, 8 bits) at column 5" \
   "$(cat "$tmp/e")"
 
+# catalog names: the built-in ARM PMUv3 table by default on arm64, where
+# sysfs has no alias (neither cluster lists l1d_tlb_refill); sysfs wins
+out=$(env -u PMUSCOPE_CATALOG "$pms" --root "$m/arm-biglittle" encode l1d_tlb_refill:u armv8_cortex_a72/l1d_tlb_refill/ 2>&1)
+want=$(printf '%s\n' \
+  "l1d_tlb_refill:u	armv8_cortex_a53	type=8,config=0x5,exclude_kernel,exclude_hv	cpus=0-3" \
+  "l1d_tlb_refill:u	armv8_cortex_a72	type=9,config=0x5,exclude_kernel,exclude_hv	cpus=4-5" \
+  "armv8_cortex_a72/l1d_tlb_refill/	armv8_cortex_a72	type=9,config=0x5	cpus=4-5")
+expect "arm built-in catalog" "$want" "$out"
+env -u PMUSCOPE_CATALOG "$pms" --root "$m/neoverse-n1-spe" encode arm_cmn_0/l1d_tlb_refill/ >"$tmp/o" 2>"$tmp/e" \
+  && { echo "FAIL: core catalog event on arm_cmn_0 exited 0"; fail=1; }
+expect "wrong PMU kind" \
+  "pmuscope: encode: event 'arm_cmn_0/l1d_tlb_refill/': catalog event 'l1d_tlb_refill' is for a core PMU, not for uncore PMU 'arm_cmn_0'; write it bare or on its own PMU at column 11" \
+  "$(cat "$tmp/e")"
+# x86 without a catalog: catalog names stay unknown
+env -u PMUSCOPE_CATALOG "$pms" --root "$m/adl-hybrid" encode ARITH.FPDIV_ACTIVE >/dev/null 2>"$tmp/e" \
+  && { echo "FAIL: catalog name without a catalog exited 0"; fail=1; }
+grep -q "unknown event 'ARITH.FPDIV_ACTIVE'.* at column 1" "$tmp/e" || { echo "FAIL: unknown event text"; cat "$tmp/e"; fail=1; }
+"$pms" --root "$m/zen4-ibs" encode --catalog /nonexistent/catalog cycles >"$tmp/o" 2>"$tmp/e" \
+  && { echo "FAIL: missing catalog exited 0"; fail=1; }
+grep -q "^pmuscope: encode: catalog /nonexistent/catalog: " "$tmp/e" || { echo "FAIL: missing catalog text"; cat "$tmp/e"; fail=1; }
+
+data="$(cd "$(dirname "$0")/../.." && pwd)/../shared/data"
+if [ -d "$data/intel-perfmon" ] && [ -d "$data/arm-software-data" ]; then
+  # hybrid: one name, each core PMU's own code (perfmon ADL: 0xb0/0x1 cmask 1 on
+  # Golden Cove, 0xcd/0x2 on Gracemont); --catalog, then $PMUSCOPE_CATALOG
+  want=$(printf '%s\n' \
+    "ARITH.FPDIV_ACTIVE	cpu_atom	type=10,config=0x2cd	cpus=8-15" \
+    "ARITH.FPDIV_ACTIVE	cpu_core	type=4,config=0x10001b0	cpus=0-7")
+  out=$("$pms" --root "$m/adl-hybrid" encode --catalog "$data/intel-perfmon" ARITH.FPDIV_ACTIVE 2>&1)
+  expect "adl --catalog" "$want" "$out"
+  out=$(PMUSCOPE_CATALOG="$data/intel-perfmon" "$pms" --root "$m/adl-hybrid" encode ARITH.FPDIV_ACTIVE 2>&1)
+  expect "adl \$PMUSCOPE_CATALOG" "$want" "$out"
+  # big.LITTLE: each cluster's ARM-software/data file by its MIDR; LD_RETIRED
+  # (0x06) is an A53 event only, L1D_CACHE_RD (0x40) an A72 one
+  out=$("$pms" --root "$m/arm-biglittle" encode --catalog "$data/arm-software-data" LD_RETIRED L1D_CACHE_RD 2>&1)
+  want=$(printf '%s\n' \
+    "LD_RETIRED	armv8_cortex_a53	type=8,config=0x6	cpus=0-3" \
+    "L1D_CACHE_RD	armv8_cortex_a72	type=9,config=0x40	cpus=4-5")
+  expect "big.LITTLE per-cluster catalog" "$want" "$out"
+  "$pms" --root "$m/arm-biglittle" encode --catalog "$data/arm-software-data" armv8_cortex_a72/LD_RETIRED/ 2>"$tmp/e" >/dev/null \
+    && { echo "FAIL: A53-only event on the A72 exited 0"; fail=1; }
+  grep -q "catalog event 'LD_RETIRED' is for PMU 'armv8_cortex_a53', not for core PMU 'armv8_cortex_a72'" "$tmp/e" \
+    || { echo "FAIL: wrong-cluster text"; cat "$tmp/e"; fail=1; }
+  # a catalog for another CPU: the mapfile has no row for the Zen 4 fixture
+  "$pms" --root "$m/zen4-ibs" encode --catalog "$data/intel-perfmon" cycles >/dev/null 2>"$tmp/e" \
+    && { echo "FAIL: catalog without a row for the CPU exited 0"; fail=1; }
+  grep -q "^pmuscope: encode: catalog $data/intel-perfmon: .*AuthenticAMD-25-11" "$tmp/e" \
+    || { echo "FAIL: no-row text"; cat "$tmp/e"; fail=1; }
+  # --json carries per_pkg (false for a core event; the uncore case is in
+  # tests/event/test_catalog.c, as no fixture's IMC boxes have format/)
+  "$pms" --root "$m/adl-hybrid" encode --json --catalog "$data/intel-perfmon" ARITH.FPDIV_ACTIVE >"$tmp/j"
+  grep -Eq '"per_pkg": *false' "$tmp/j" || { echo "FAIL: json lacks per_pkg"; cat "$tmp/j"; fail=1; }
+else
+  echo "SKIP: $data absent: catalog rows on intel-perfmon / arm-software-data not run"
+fi
+
 "$pms" encode --help | grep -q "usage: pmuscope" || { echo "FAIL: --help"; fail=1; }
+"$pms" encode --help | grep -q -- "--catalog PATH" || { echo "FAIL: --help lacks --catalog"; fail=1; }
 "$pms" encode >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: no args should exit 2"; fail=1; }
 "$pms" encode --bogus x >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad option should exit 2"; fail=1; }
 exit $fail

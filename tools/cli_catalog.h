@@ -1,0 +1,29 @@
+/* The catalog that event-taking subcommands (encode, stat) resolve catalog
+ * event names with: --catalog PATH, else $PMUSCOPE_CATALOG, selected for this
+ * machine's CPU; the built-in ARM PMUv3 table on arm64 without either. */
+#ifndef PMS_TOOLS_CLI_CATALOG_H
+#define PMS_TOOLS_CLI_CATALOG_H
+
+#include "pmuscope/catalog.h"
+#include "pmuscope/pmu.h"
+#include "pmuscope/sys.h"
+
+/* Help text for the --catalog option, to print under a subcommand's usage. */
+#define CLI_CATALOG_HELP                                                          \
+	"  --catalog PATH  resolve catalog event names (inst_retired,\n"              \
+	"                  uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/) with PATH: a kernel\n" \
+	"                  pmu-events arch tree, an Intel perfmon or ARM-software/data\n" \
+	"                  checkout, or one JSON file, chosen for this CPU; default\n"  \
+	"                  $PMUSCOPE_CATALOG, else the built-in ARM PMUv3 events on\n"  \
+	"                  arm64 and none elsewhere; sysfs aliases win over it\n"
+
+/* Load the catalog for this machine into *out: path (NULL: $PMUSCOPE_CATALOG)
+ * selected by pms_catalog_identify (per core PMU on big.LITTLE, each
+ * cluster's core events then named for its PMU); with neither, the built-in
+ * ARM PMUv3 events when the CPU has a MIDR, else *out = NULL.  pmus may be
+ * NULL.  On failure prints "pmuscope: <cmd>: ..." and returns 1; 0 otherwise.
+ * Release with pms_catalog_free. */
+int cli_catalog_open(const char *cmd, struct pms_sys *sys, const struct pms_pmus *pmus,
+		     const char *path, struct pms_catalog **out);
+
+#endif

@@ -26,6 +26,8 @@
 /* Largest decompressed output of one COMPRESSED record we accept; perf's
  * own buffer is the mmap size (HEADER_COMPRESSED mmap_len, a few MB). */
 #define MAX_DECOMP (64u << 20)
+/* Mapped file pages are given back in chunks of this many bytes. */
+#define DROP_CHUNK (UINT64_C(16) << 20)
 
 void *pd_alloc(struct pms_perfdata_reader *r, size_t size)
 {
@@ -574,6 +576,17 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		out->compressed = false;
 		r->stream_pos += size;
 		return 1;
+	}
+	if (r->map && r->pos - r->dropped >= DROP_CHUNK) {
+		/* Give back the mapped pages already read, so memory stays
+		 * bounded on files larger than RAM; nothing handed out points
+		 * there any more (an event is valid until the next call). */
+		uint64_t upto = r->pos & ~(uint64_t)(DROP_CHUNK - 1);
+		if (upto > r->dropped) {
+			(void)madvise((char *)r->map + r->dropped, (size_t)(upto - r->dropped),
+				      MADV_DONTNEED);
+			r->dropped = upto;
+		}
 	}
 	if (r->pos >= r->end)
 		return 0;

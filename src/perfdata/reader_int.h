@@ -54,6 +54,7 @@ struct pms_perfdata_reader {
 	size_t len;
 	void *map;
 	size_t map_len;
+	uint64_t dropped; /* mapped bytes before this were given back */
 	int fd;
 	bool stream, stream_eof;
 	uint64_t stream_pos;

@@ -1,0 +1,154 @@
+/* Writes a large perf.data file of memory samples for bench/perfdata_bench.sh
+ * with the library's writer: one PEBS-style load-latency event (sample_type
+ * IP|TID|TIME|ADDR|CPU|PERIOD|WEIGHT|DATA_SRC, like `perf mem record`),
+ * COMM and MMAP2 records for THREADS threads that all map a real binary
+ * (so perf has symbols to resolve), and SAMPLES samples whose IPs fall in
+ * that binary, with a dozen real data_src values and latencies.
+ *
+ * usage: perfdata_gen OUT [SAMPLES [THREADS [BINARY]]]
+ *        (default 5000000 64 /usr/lib/x86_64-linux-gnu/libc.so.6) */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmuscope/error.h"
+#include "pmuscope/perfdata.h"
+#include "pmuscope/record.h"
+
+#define ST (PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_ADDR | \
+	    PMS_SAMPLE_CPU | PMS_SAMPLE_PERIOD | PMS_SAMPLE_WEIGHT | PMS_SAMPLE_DATA_SRC)
+
+/* Skylake-SP load-latency data_src values (quipper's weight_struct file)
+ * and a few remote/RAM ones. */
+static const uint64_t dsrc[] = {
+	0x10268100142ULL, 0x11868100242ULL, 0x1026a100142ULL, 0x10668100842ULL,
+	0x10468100442ULL, 0x10650100842ULL, 0x1a29081042ULL,  0x183a00000040ULL,
+	0x10668100842ULL, 0x11868100242ULL, 0x10268100142ULL, 0x10268100142ULL,
+};
+
+static uint64_t rng = 88172645463325252ULL;
+static uint64_t xrand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int put(struct pms_perfdata_writer *w, const struct pms_sample_layout *l,
+	       const struct pms_record *r)
+{
+	unsigned char buf[512];
+	size_t len = 0;
+	if (pms_record_encode(l, r, buf, sizeof(buf), &len) < 0 ||
+	    pms_perfdata_writer_write(w, buf, len) < 0) {
+		fprintf(stderr, "perfdata_gen: %s\n", pms_error_last());
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = argc > 1 ? argv[1] : NULL;
+	uint64_t nsamples = argc > 2 ? strtoull(argv[2], NULL, 10) : 5000000;
+	unsigned threads = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 64;
+	const char *bin = argc > 4 ? argv[4] : "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a;
+	struct pms_sample_layout l;
+	struct pms_record r;
+	struct stat st;
+	uint64_t base = 0x7f0000000000ULL, text;
+	int fd;
+
+	if (!out || !threads) {
+		fprintf(stderr, "usage: perfdata_gen OUT [SAMPLES [THREADS [BINARY]]]\n");
+		return 2;
+	}
+	if (stat(bin, &st) < 0) {
+		perror(bin);
+		return 1;
+	}
+	text = (uint64_t)st.st_size;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_RAW;
+	a.size = sizeof(a);
+	a.config = 0x1cd;
+	a.config1 = 30; /* ldlat */
+	a.sample_period = 4000;
+	a.sample_type = ST;
+	a.precise_ip = 2;
+	a.sample_id_all = 1;
+	a.mmap = a.comm = a.mmap2 = a.mmap_data = 1;
+	pms_sample_layout_from_attr(&l, &a);
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(out);
+		return 1;
+	}
+	if (pms_perfdata_writer_open(fd, &w) < 0 || pms_perfdata_writer_add_attr(w, &a, NULL, 0) < 0)
+		goto fail;
+	for (unsigned t = 0; t < threads; t++) {
+		char comm[32];
+		snprintf(comm, sizeof(comm), "worker-%u", t);
+		memset(&r, 0, sizeof(r));
+		r.type = PMS_RECORD_COMM;
+		r.comm.pid = r.comm.tid = 1000 + t;
+		r.comm.comm = comm;
+		r.sample_id.pid = r.sample_id.tid = 1000 + t;
+		if (put(w, &l, &r) < 0)
+			goto fail;
+		memset(&r, 0, sizeof(r));
+		r.type = PMS_RECORD_MMAP2;
+		r.misc = PMS_MISC_USER;
+		r.mmap.pid = r.mmap.tid = 1000 + t;
+		r.mmap.addr = base;
+		r.mmap.len = (text + 4095) & ~4095ULL;
+		r.mmap.maj = 8;
+		r.mmap.ino = (uint64_t)st.st_ino;
+		r.mmap.prot = 5;
+		r.mmap.flags = 2;
+		r.mmap.filename = bin;
+		r.sample_id.pid = r.sample_id.tid = 1000 + t;
+		if (put(w, &l, &r) < 0)
+			goto fail;
+	}
+	for (uint64_t i = 0; i < nsamples; i++) {
+		uint64_t x = xrand();
+		unsigned t = (unsigned)(x % threads);
+		memset(&r, 0, sizeof(r));
+		r.type = PMS_RECORD_SAMPLE;
+		r.sample.misc = PMS_MISC_USER | PMS_MISC_EXACT_IP;
+		/* IPs in the first 1 MiB of the binary, 4-byte steps: many
+		 * distinct IPs, a few thousand functions. */
+		r.sample.ip = base + 0x28000 + ((x >> 8) % (text < 0x128000 ? text / 2 : 0x100000) & ~3ULL);
+		r.sample.pid = r.sample.tid = 1000 + t;
+		r.sample.time = 1000000000ULL + i * 250;
+		r.sample.addr = 0x55d000000000ULL + ((x >> 20) % (1ULL << 30) & ~7ULL);
+		r.sample.cpu = t % 16;
+		r.sample.period = 4000;
+		r.sample.weight = 30 + (x >> 40) % 470;
+		r.sample.data_src = dsrc[(x >> 50) % (sizeof(dsrc) / sizeof(dsrc[0]))];
+		if (put(w, &l, &r) < 0)
+			goto fail;
+	}
+	if (pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_HOSTNAME, "bench") < 0 ||
+	    pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_ARCH, "x86_64") < 0 ||
+	    pms_perfdata_writer_set_nrcpus(w, 16, 16) < 0 || pms_perfdata_writer_close(w) < 0)
+		goto fail;
+	pms_perfdata_writer_free(w);
+	close(fd);
+	printf("%s: %" PRIu64 " samples, %u threads mapping %s\n", out, nsamples, threads, bin);
+	return 0;
+fail:
+	fprintf(stderr, "perfdata_gen: %s\n", pms_error_last());
+	pms_perfdata_writer_free(w);
+	close(fd);
+	return 1;
+}

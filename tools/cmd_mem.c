@@ -754,8 +754,13 @@ static void print_json(const struct run_desc *d, const struct pms_memreport *r)
 				json_uint(&j, "time", s->time);
 			else
 				json_null(&j, "time");
-			json_int(&j, "pid", s->valid & PMS_MS_TID ? (long long)s->pid : -1);
-			json_int(&j, "tid", s->valid & PMS_MS_TID ? (long long)s->tid : -1);
+			if (s->valid & PMS_MS_TID) {
+				json_uint(&j, "pid", s->pid);
+				json_uint(&j, "tid", s->tid);
+			} else {
+				json_null(&j, "pid");
+				json_null(&j, "tid");
+			}
 			if (s->valid & PMS_MS_CPU)
 				json_uint(&j, "cpu", s->cpu);
 			else
@@ -843,7 +848,7 @@ static double pct(uint64_t a, uint64_t b)
 }
 
 static void text_sites(const char *title, const struct pms_memreport_site *v, size_t n,
-		       uint64_t total, bool by_latency)
+		       uint64_t total)
 {
 	printf("\n%s:\n", title);
 	if (!n) {
@@ -871,7 +876,6 @@ static void text_sites(const char *title, const struct pms_memreport_site *v, si
 			printf("  (%s)", s->module);
 		printf("\n");
 	}
-	(void)by_latency;
 }
 
 static void print_text(const struct run_desc *d, const struct pms_memreport *r)
@@ -960,15 +964,15 @@ static void print_text(const struct run_desc *d, const struct pms_memreport *r)
 			       r->matrix_cpu_unknown);
 	}
 	text_sites("top instructions by samples", r->top_ips_samples, r->ntop_ips_samples,
-		   r->samples, false);
+		   r->samples);
 	if (r->latency.n)
 		text_sites("top instructions by total latency", r->top_ips_latency,
-			   r->ntop_ips_latency, r->samples, true);
+			   r->ntop_ips_latency, r->samples);
 	text_sites("top functions by samples (remote = share on another node than the CPU's)",
-		   r->top_funcs_samples, r->ntop_funcs_samples, r->samples, false);
+		   r->top_funcs_samples, r->ntop_funcs_samples, r->samples);
 	if (r->latency.n)
 		text_sites("top functions by total latency", r->top_funcs_latency,
-			   r->ntop_funcs_latency, r->samples, true);
+			   r->ntop_funcs_latency, r->samples);
 	printf("\ntop data objects:\n");
 	if (!r->ntop_objects)
 		printf("  (none)\n");

@@ -1,7 +1,9 @@
 /* libFuzzer target for the event-string parser.  Input: the event string
  * (first byte even: parsed against a small in-memory hybrid machine; odd:
- * against no PMUs).  On success the result must be consistent: names set,
+ * against no PMUs; bit 1 set: with a small catalog of core, hybrid, uncore,
+ * alias-shadowed, too-wide and malformed entries).  On success the result must be consistent: names set,
  * every group has exactly one leader, every event describes. */
+#include "pmuscope/catalog.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
@@ -34,6 +36,21 @@ static const struct ev_def core_evs[] = {
 };
 static const struct fmt_def unc_fmts[] = { { "event", "config:0-7" }, { "umask", "config:8-15" } };
 static const struct ev_def unc_evs[] = { { "clockticks", "event=0xff" } };
+
+/* kernel pmu-events rows, then `perf list -j` rows with free-form encodings */
+static const char cat_kernel[] =
+	"[{\"EventName\": \"cat_core\", \"EventCode\": \"0x11\"},"
+	" {\"EventName\": \"cat_hyb\", \"EventCode\": \"0x12\", \"Unit\": \"cpu_core\"},"
+	" {\"EventName\": \"cat_hyb\", \"EventCode\": \"0x13\", \"UMask\": \"0x1\", \"Unit\": \"cpu_atom\"},"
+	" {\"EventName\": \"cat_unc\", \"EventCode\": \"0x14\", \"Unit\": \"box\", \"PerPkg\": \"1\"},"
+	" {\"EventName\": \"mem-loads\", \"EventCode\": \"0x99\"},"
+	" {\"EventName\": \"cat_wide\", \"EventCode\": \"0x12345\"},"
+	" {\"EventName\": \"cat_gone\", \"EventCode\": \"0x1\", \"Unit\": \"IMC\"}]";
+static const char cat_perflist[] =
+	"[{\"EventName\": \"cat_bad\", \"Encoding\": \"cpu_core/event=,=/\"},"
+	" {\"EventName\": \"cat_nest\", \"Encoding\": \"cpu_core/cat_core,mem-loads/\"},"
+	" {\"EventName\": \"cat_chip\", \"Encoding\": \"cpu_core/per-chip,period=7/\"}]";
+static struct pms_catalog *cat;
 
 static struct pms_pmu pmu_arr[4];
 static struct pms_pmus pmus = { pmu_arr, 4 };
@@ -81,6 +98,11 @@ static void setup(void)
 	     sizeof(core_evs) / sizeof(core_evs[0]));
 	fill(&pmu_arr[2], "uncore_box_0", 20, PMS_PMU_UNCORE, "0", unc_fmts, 2, unc_evs, 1);
 	fill(&pmu_arr[3], "uncore_box_1", 21, PMS_PMU_UNCORE, "0", unc_fmts, 2, unc_evs, 1);
+	if (pms_catalog_new(&cat) < 0 ||
+	    pms_catalog_load_buffer(cat, "fuzz-kernel.json", cat_kernel, sizeof(cat_kernel) - 1) != 7 ||
+	    pms_catalog_load_buffer(cat, "fuzz-perflist.json", cat_perflist,
+				    sizeof(cat_perflist) - 1) != 3)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -97,7 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
-	rc = pms_event_parse((data[0] & 1) ? NULL : &pmus, text, &l);
+	struct pms_event_parse_opts opts = PMS_EVENT_PARSE_OPTS_INIT;
+	opts.catalog = (data[0] & 2) ? cat : NULL;
+	rc = pms_event_parse_ex((data[0] & 1) ? NULL : &pmus, text, &opts, &l);
 	if (rc < 0) {
 		if (l != NULL || !*pms_error_last())
 			abort();

@@ -223,7 +223,7 @@ struct pms_perfdata_build_id {
 };
 
 struct pms_perfdata_group {
-	const char *name;
+	const char *name; /* as written: "{anon_group}" for unnamed groups */
 	uint32_t leader_idx, nr_members;
 };
 
@@ -272,7 +272,8 @@ struct pms_perfdata_info {
 struct pms_perfdata_stats {
 	uint64_t records;        /* records returned (after unpacking) */
 	uint64_t samples;
-	uint64_t by_type[128];   /* records by type (< 128) */
+	uint64_t by_type[128];   /* records by type (< 128), COMPRESSED ones
+				  * included (unpacked, not returned) */
 	uint64_t bad_records;    /* skipped: did not decode */
 	uint64_t unknown_id;     /* samples whose id matched no attr (given attr 0) */
 	uint64_t compressed;     /* COMPRESSED/COMPRESSED2 records unpacked */
@@ -292,7 +293,8 @@ struct pms_perfdata_event {
 	uint64_t file_offset;          /* of the record, or of its COMPRESSED record */
 	bool from_compressed;
 	/* Offline NUMA node of a SAMPLE's PHYS_ADDR from MEM_TOPOLOGY: >= 0,
-	 * or -1 (see pms_perfdata_reader_nodes_why()). */
+	 * or -1: phys_addr 0 (the kernel could not translate), an address in
+	 * no recorded block, or no way to tell (pms_perfdata_reader_nodes_why). */
 	int node;
 };
 

@@ -913,7 +913,10 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			r->stats.by_type[type]++;
 		if (type == PMS_RECORD_SAMPLE) {
 			r->stats.samples++;
-			if ((ev->rec.sample.present & PMS_SAMPLE_PHYS_ADDR) && r->info.nmem) {
+			/* phys_addr 0 is the kernel's "could not translate"
+			 * (kernel/events/core.c perf_virt_to_phys). */
+			if ((ev->rec.sample.present & PMS_SAMPLE_PHYS_ADDR) && r->info.nmem &&
+			    ev->rec.sample.phys_addr) {
 				int node = pms_perfdata_reader_node_of_phys(r, ev->rec.sample.phys_addr);
 				ev->node = node >= 0 ? node : -1;
 			}

@@ -648,6 +648,83 @@ PMS_TEST(zstd_compressed_cpp_inlining)
 	close_r(r, fd);
 }
 
+/* A file perf records here with PHYS_ADDR (page faults of dd): its
+ * MEM_TOPOLOGY must describe this machine's /sys memory blocks, so offline
+ * attribution puts a block's address on the node sysfs lists it under.
+ * Skips where perf cannot record. */
+PMS_TEST(perf_recorded_mem_topology_matches_sysfs)
+{
+	char dir[256], ver[128], path[512], cmd[1024], p[512];
+	struct pms_perfdata_reader *r;
+	const struct pms_perfdata_info *in;
+	struct pms_perfdata_event ev;
+	unsigned long long bsz = 0;
+	FILE *f;
+	DIR *d;
+	struct dirent *e;
+	int fd, checked = 0, samples = 0;
+
+	if (!pt_perf_version(ver, sizeof(ver)))
+		PMS_SKIP(PT_SKIP_MSG);
+	f = fopen("/sys/devices/system/memory/block_size_bytes", "r");
+	if (!f || fscanf(f, "%llx", &bsz) != 1 || !bsz) {
+		if (f)
+			fclose(f);
+		PMS_SKIP("no /sys/devices/system/memory: perf writes no MEM_TOPOLOGY here");
+	}
+	fclose(f);
+	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
+	pt_perf_env(dir);
+	snprintf(path, sizeof(path), "%s/phys.data", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q -d --phys-data -e page-faults -o '%s' -- "
+		 "dd if=/dev/zero of=/dev/null bs=1M count=20 >/dev/null 2>&1 </dev/null",
+		 path);
+	if (pt_status(system(cmd)) != 0 || access(path, R_OK) != 0) {
+		pt_rmdir(dir);
+		PMS_SKIP("perf record --phys-data -e page-faults does not run here");
+	}
+	r = open_path(path, &fd);
+	if (!r) {
+		pt_rmdir(dir);
+		return;
+	}
+	in = pms_perfdata_reader_info(r);
+	CHECK_EQ_U64(in->mem_block_size, bsz);
+	CHECK(in->nmem > 0);
+	CHECK(pms_perfdata_reader_nodes_why(r) == NULL);
+	while (pms_perfdata_next(r, &ev) > 0) {
+		if (ev.rec.type != PMS_RECORD_SAMPLE)
+			continue;
+		samples++;
+		CHECK(ev.rec.sample.present & PMS_SAMPLE_PHYS_ADDR);
+		/* Page-fault samples have no translation yet: phys 0, no node. */
+		if (!ev.rec.sample.phys_addr)
+			CHECK_EQ_INT(ev.node, -1);
+	}
+	CHECK(samples > 0);
+	/* Every block sysfs lists under a node maps back to that node. */
+	for (size_t i = 0; i < in->nmem; i++) {
+		snprintf(p, sizeof(p), "/sys/devices/system/node/node%" PRIu64, in->mem[i].node);
+		d = opendir(p);
+		CHECK_MSG(d != NULL, "%s", p);
+		while (d && (e = readdir(d))) {
+			unsigned long long blk;
+			if (sscanf(e->d_name, "memory%llu", &blk) != 1)
+				continue;
+			CHECK_MSG(pms_perfdata_reader_node_of_phys(r, blk * bsz + 64) ==
+					  (int)in->mem[i].node,
+				  "block %llu", blk);
+			checked++;
+		}
+		if (d)
+			closedir(d);
+	}
+	CHECK(checked > 0);
+	close_r(r, fd);
+	pt_rmdir(dir);
+}
+
 /* ---- corrupt inputs ------------------------------------------------------- */
 
 static void on_alarm(int sig)

@@ -61,6 +61,10 @@ struct pms_cat_event {
 	bool per_pkg;
 	bool experimental;
 	bool deprecated;
+	/* ScaleUnit ("64Bytes", "6.103515625e-5MiB"; kernel and perf list -j
+	 * rows): count * scale is in scale_unit.  0 and NULL when absent. */
+	double scale;
+	const char *scale_unit;
 };
 
 /* Which CPU the catalog is for.  Version 1. */

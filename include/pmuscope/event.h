@@ -57,8 +57,8 @@ struct pms_event {
 	bool percore;        /* percore term */
 	bool per_pkg;        /* from the alias's .per-pkg, or the catalog's PerPkg */
 	bool snapshot;       /* from the alias's .snapshot */
-	double scale;        /* from the alias's .scale, 1.0 otherwise */
-	char *unit;          /* from the alias's .unit, or NULL */
+	double scale;        /* from the alias's .scale (or catalog ScaleUnit), 1.0 otherwise */
+	char *unit;          /* from the alias's .unit (or catalog ScaleUnit), or NULL */
 	char *metric_id;     /* metric-id term, or NULL */
 	char *call_graph;    /* call-graph term ("fp", "dwarf", "lbr"), or NULL */
 	char *branch_type;   /* branch_type term, or NULL */
@@ -95,7 +95,7 @@ struct pms_event_parse_opts {
 	 * the family (uncore_imc_0 .. N).  In pmu/NAME/ the catalog entry must be
 	 * for that PMU (or its family); a core event on an uncore PMU or the
 	 * other way round fails with PMS_ENOENT naming the PMU it is for.  The
-	 * event gets the entry's per_pkg. */
+	 * event gets the entry's per_pkg, and scale/unit from its ScaleUnit. */
 	const struct pms_catalog *catalog;
 };
 #define PMS_EVENT_PARSE_OPTS_INIT { PMS_EVENT_PARSE_OPTS_VERSION, NULL }

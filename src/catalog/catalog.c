@@ -31,6 +31,7 @@ static void event_release(struct pms_cat_event *e)
 	free((char *)e->topic);
 	free((char *)e->source);
 	free((char *)e->note);
+	free((char *)e->scale_unit);
 }
 
 void pms_catalog_free(struct pms_catalog *cat)
@@ -71,12 +72,14 @@ int pms_cat_add(struct pms_catalog *cat, const struct pms_cat_event *tmpl)
 		cat->cap = ncap;
 	}
 	e.name = e.pmu = e.unit = e.terms = e.desc = e.long_desc = e.topic = e.source = e.note = NULL;
+	e.scale_unit = NULL;
 	if ((r = dup_str(tmpl->name, &e.name)) < 0 || (r = dup_str(tmpl->pmu, &e.pmu)) < 0 ||
 	    (r = dup_str(tmpl->unit, &e.unit)) < 0 || (r = dup_str(tmpl->terms, &e.terms)) < 0 ||
 	    (r = dup_str(tmpl->desc, &e.desc)) < 0 ||
 	    (r = dup_str(tmpl->long_desc, &e.long_desc)) < 0 ||
 	    (r = dup_str(tmpl->topic, &e.topic)) < 0 || (r = dup_str(tmpl->source, &e.source)) < 0 ||
-	    (r = dup_str(tmpl->note, &e.note)) < 0) {
+	    (r = dup_str(tmpl->note, &e.note)) < 0 ||
+	    (r = dup_str(tmpl->scale_unit, &e.scale_unit)) < 0) {
 		event_release(&e);
 		return r;
 	}

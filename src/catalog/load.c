@@ -76,6 +76,30 @@ static bool jflag(json_t *o, const char *key)
 	return false;
 }
 
+/* ScaleUnit "<number><unit>" (tools/perf/pmu-events/jevents.py keeps it as
+ * text; tools/perf/util/pmu.c convert_scale reads the number with strtod and
+ * takes the rest as the unit).  A missing number means scale 1. */
+static int scale_unit(json_t *o, const char *file, size_t i, struct pms_cat_event *e,
+		      char *unit, size_t size)
+{
+	const char *su = jstr(o, "ScaleUnit");
+	char *end;
+	if (!su)
+		return 0;
+	double v = strtod(su, &end);
+	if (end == su)
+		v = 1.0;
+	if (!(v > 0 && v < 1e300))
+		return pms_err(PMS_EPARSE, "%s: event #%zu: ScaleUnit \"%s\" has no positive scale",
+			       file, i, su);
+	while (*end == ' ')
+		end++;
+	snprintf(unit, size, "%s", end);
+	e->scale = v;
+	e->scale_unit = *unit ? unit : NULL;
+	return 0;
+}
+
 /* ---- Unit -> PMU (tools/perf/pmu-events/jevents.py unit_to_pmu) ---- */
 
 static const struct {
@@ -227,7 +251,7 @@ static void arm_tier(struct pms_cat_event *e, bool arch_flag)
 static int load_kernel(struct pms_catalog *cat, json_t *arr, const char *file,
 		       const char *pmu_override)
 {
-	char topic[128], unitbuf[96], terms[512];
+	char topic[128], unitbuf[96], terms[512], subuf[64];
 	int added = 0;
 	bool arm = strstr(file, "arm64") != NULL;
 
@@ -263,6 +287,8 @@ static int load_kernel(struct pms_catalog *cat, json_t *arr, const char *file,
 		e.deprecated = jflag(o, "Deprecated");
 		e.uncore = e.pmu && strcmp(e.pmu, "cpu_core") && strcmp(e.pmu, "cpu_atom") &&
 			   strcmp(e.pmu, "cpu");
+		if ((r = scale_unit(o, file, i, &e, subuf, sizeof(subuf))) < 0)
+			return r;
 		if (std && !json_object_get(o, "EventCode")) {
 			/* Resolved against the architected table, as perf resolves
 			 * it against arm64's common-and-microarch.json. */
@@ -373,7 +399,7 @@ static int load_armdata(struct pms_catalog *cat, json_t *root, const char *file)
 /* `perf list -j`: objects with EventName, Unit and "Encoding": "pmu/terms/". */
 static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 {
-	char pmu[128], terms[512], bare[256];
+	char pmu[128], terms[512], bare[256], subuf[64];
 	int added = 0;
 
 	for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -413,6 +439,8 @@ static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 		e.long_desc = jstr(o, "PublicDescription");
 		e.source = file;
 		e.format = PMS_CATFMT_PERFLIST;
+		if ((r = scale_unit(o, file, i, &e, subuf, sizeof(subuf))) < 0)
+			return r;
 		e.uncore = e.pmu && (!strncmp(e.pmu, "uncore_", 7) || !strncmp(e.pmu, "arm_", 4) ||
 				     !strncmp(e.pmu, "amd_", 4));
 		if ((r = pms_cat_add(cat, &e)) < 0)

@@ -434,9 +434,11 @@ static int expand_catalog(const struct tctx *t, const struct ev_term *term, int 
 			    "bare or on its own PMU",
 			    term->key, where, pms_pmu_kind_name(t->pmu->kind), t->pmu->name);
 	}
-	/* a catalog entry reads like a sysfs alias: name -> terms, plus per_pkg */
+	/* a catalog entry reads like a sysfs alias: name -> terms, plus per_pkg
+	 * and ScaleUnit as the alias's .per-pkg, .scale and .unit */
 	struct pms_pmu_event al = {
-		.name = (char *)ce->name, .value = (char *)ce->terms, .scale = 1.0,
+		.name = (char *)ce->name, .value = (char *)ce->terms,
+		.scale = ce->scale > 0 ? ce->scale : 1.0, .unit = (char *)ce->scale_unit,
 		.per_pkg = ce->per_pkg,
 	};
 	return expand_alias(t, &al, col, "catalog event");

@@ -257,6 +257,50 @@ PMS_TEST(load_for_pmu_per_cluster)
 	unlink(tmp);
 }
 
+/* ScaleUnit: the number is the scale, the rest the unit, as perf reads it. */
+PMS_TEST(scale_unit_kernel_and_perf_list)
+{
+	static const char kernel[] =
+		"[{\"EventName\": \"RD\", \"EventCode\": \"0x5\", \"Unit\": \"IMC\","
+		"  \"ScaleUnit\": \"64Bytes\"},"
+		" {\"EventName\": \"MB\", \"EventCode\": \"0x6\", \"ScaleUnit\": \"6.103515625e-5MiB\"},"
+		" {\"EventName\": \"PCT\", \"EventCode\": \"0x7\", \"ScaleUnit\": \"100%\"},"
+		" {\"EventName\": \"JUST\", \"EventCode\": \"0x8\", \"ScaleUnit\": \"Joules\"},"
+		" {\"EventName\": \"NONE\", \"EventCode\": \"0x9\"}]";
+	static const char perflist[] =
+		"[{\"EventName\": \"X\", \"Encoding\": \"uncore_imc/event=0x1/\", \"ScaleUnit\": \"32Bytes\"}]";
+	static const char bad[] =
+		"[{\"EventName\": \"Y\", \"EventCode\": \"0x1\", \"ScaleUnit\": \"-1Bytes\"}]";
+	struct pms_catalog *cat = NULL;
+	CHECK_OK(pms_catalog_new(&cat));
+	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "k.json", kernel, sizeof(kernel) - 1), 5);
+	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "p.json", perflist, sizeof(perflist) - 1), 1);
+	static const struct {
+		const char *name;
+		double scale;
+		const char *unit;
+	} rows[] = {
+		{ "RD", 64, "Bytes" }, { "MB", 6.103515625e-5, "MiB" }, { "PCT", 100, "%" },
+		{ "JUST", 1, "Joules" }, { "NONE", 0, NULL }, { "X", 32, "Bytes" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct pms_cat_match m;
+		CHECK_OK(pms_catalog_lookup(cat, rows[i].name, NULL, &m));
+		if (!m.event)
+			continue;
+		CHECK_MSG(m.event->scale == rows[i].scale, "row %zu %s: scale %g", i, rows[i].name,
+			  m.event->scale);
+		CHECK_MSG(rows[i].unit ? m.event->scale_unit && !strcmp(m.event->scale_unit, rows[i].unit)
+				       : !m.event->scale_unit,
+			  "row %zu %s: unit %s", i, rows[i].name,
+			  m.event->scale_unit ? m.event->scale_unit : "(null)");
+	}
+	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "bad.json", bad, sizeof(bad) - 1), PMS_EPARSE);
+	CHECK(strstr(pms_error_last(), "bad.json: event #0: ScaleUnit \"-1Bytes\"") != NULL);
+	CHECK_EQ_INT((int)pms_catalog_count(cat), 6);
+	pms_catalog_free(cat);
+}
+
 /* Rows with a stepping range: SKX is stepping 0-4 of model 0x55, CLX 5-F. */
 PMS_TEST(perfmon_stepping_rows)
 {

@@ -371,6 +371,38 @@ PMS_TEST(arm_builtin_table_without_sysfs_alias)
 	pms_catalog_free(cat);
 }
 
+/* ---- ScaleUnit becomes the event's scale and unit, like .scale/.unit ---- */
+
+PMS_TEST(scale_unit_and_per_pkg)
+{
+	static const char json[] =
+		"[{\"EventName\": \"UNC_RD\", \"EventCode\": \"0x4\", \"UMask\": \"0x3\","
+		"  \"Unit\": \"L3PMC\", \"PerPkg\": \"1\", \"ScaleUnit\": \"64Bytes\"},"
+		" {\"EventName\": \"CORE_X\", \"EventCode\": \"0x76\"}]";
+	struct pms_catalog *cat = NULL;
+	struct pms_pmus *pmus = load_fixture("zen4-ibs");
+	struct pms_event_parse_opts o = PMS_EVENT_PARSE_OPTS_INIT;
+	struct pms_event_list *l = NULL;
+	CHECK_OK(pms_catalog_new(&cat));
+	CHECK_EQ_INT(pms_catalog_load_buffer(cat, "t.json", json, sizeof(json) - 1), 2);
+	o.catalog = cat;
+	/* L3PMC is amd_l3 (jevents.py unit_to_pmu) */
+	CHECK_OK(pms_event_parse_ex(pmus, "UNC_RD,CORE_X", &o, &l));
+	if (l) {
+		CHECK_EQ_INT((int)l->count, 2);
+		CHECK_EQ_STR(l->events[0].pmu, "amd_l3");
+		CHECK_EQ_U64(l->events[0].attr.config, 0x304);
+		CHECK(l->events[0].per_pkg);
+		CHECK(l->events[0].scale == 64.0);
+		CHECK_EQ_STR(l->events[0].unit ? l->events[0].unit : "(null)", "Bytes");
+		CHECK_EQ_STR(l->events[1].pmu, "cpu");
+		CHECK(!l->events[1].per_pkg && l->events[1].scale == 1.0 && !l->events[1].unit);
+	}
+	pms_event_list_free(l);
+	pms_catalog_free(cat);
+	pms_pmus_free(pmus);
+}
+
 /* ---- a catalog chosen for another machine ---- */
 
 PMS_TEST(catalog_pmu_absent_here)

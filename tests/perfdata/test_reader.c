@@ -358,44 +358,36 @@ static unsigned char rev8(unsigned char b)
 	return o;
 }
 
-/* A pipe-mode stream: header, HEADER_ATTR (VER5 112-byte attr, id 77),
- * HEADER_FEATURE HOSTNAME, COMM, SAMPLE, FINISHED_ROUND. */
-static void mk_stream(struct enc_be *e, bool be)
+/* The 112-byte (VER5) attr of the hand-encoded files: raw 0x1cd, id 77's
+ * layout, sample_id_all and comm set. */
+#define HAND_ST (PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_ID | \
+		 PMS_SAMPLE_CPU | PMS_SAMPLE_WEIGHT_STRUCT | PMS_SAMPLE_DATA_SRC)
+
+static void e_attr(struct enc_be *e)
 {
 	uint64_t flags = (UINT64_C(1) << 18) /* sample_id_all */ | (UINT64_C(1) << 9) /* comm */;
-	const uint64_t st = PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_ID |
-			    PMS_SAMPLE_CPU | PMS_SAMPLE_WEIGHT_STRUCT | PMS_SAMPLE_DATA_SRC;
 	unsigned char fb[8];
-
-	memset(e, 0, sizeof(*e));
-	e->be = be;
-	bb_put(&e->b, be ? "2ELIFREP" : "PERFILE2", 8);
-	e64(e, 16);
-	/* HEADER_ATTR: 8 + 112 + 8 (one id) */
-	ehdr(e, 64, 0, 128);
 	e32(e, PERF_TYPE_RAW);
 	e32(e, 112);
 	e64(e, 0x1cd);
 	e64(e, 4000);
-	e64(e, st);
+	e64(e, HAND_ST);
 	e64(e, 0);
 	/* The flag word: little-endian bit order in memory, or big-endian's
 	 * most-significant-first bit-field order. */
 	memcpy(fb, &flags, 8);
-	if (be)
+	if (e->be)
 		for (int i = 0; i < 8; i++)
 			fb[i] = rev8(fb[i]);
 	bb_put(&e->b, fb, 8);
 	for (int i = 0; i < (112 - 48) / 8; i++)
 		e64(e, 0);
-	e64(e, 77);
-	/* HEADER_FEATURE HOSTNAME: u64 feat, u32 len 8, "bigbox\0\0", pad 4 */
-	ehdr(e, 80, 0, 8 + 8 + 4 + 8 + 4);
-	e64(e, PMS_PERFDATA_FEAT_HOSTNAME);
-	e32(e, 8);
-	bb_put(&e->b, be ? "bigbox\0\0" : "litbox\0\0", 8);
-	e32(e, 0);
-	/* COMM pid 9 "cat" + trailer TID TIME ID CPU */
+}
+
+/* COMM pid 9 "cat", SAMPLE, FINISHED_ROUND. */
+static void e_records(struct enc_be *e)
+{
+	/* COMM + trailer TID TIME ID CPU */
 	ehdr(e, PMS_RECORD_COMM, 0, 8 + 8 + 8 + 32);
 	e32(e, 9);
 	e32(e, 9);
@@ -422,7 +414,65 @@ static void mk_stream(struct enc_be *e, bool be)
 	ehdr(e, 68, 0, 8);
 }
 
-static void check_stream(struct pms_perfdata_reader *r, bool be)
+/* A pipe-mode stream: header, HEADER_ATTR (the attr, id 77), HEADER_FEATURE
+ * HOSTNAME, then the records. */
+static void mk_stream(struct enc_be *e, bool be)
+{
+	memset(e, 0, sizeof(*e));
+	e->be = be;
+	bb_put(&e->b, be ? "2ELIFREP" : "PERFILE2", 8);
+	e64(e, 16);
+	ehdr(e, 64, 0, 128); /* HEADER_ATTR: 8 + 112 + one id */
+	e_attr(e);
+	e64(e, 77);
+	/* HEADER_FEATURE HOSTNAME: u64 feat, u32 len 8, "bigbox\0\0", pad 4 */
+	ehdr(e, 80, 0, 8 + 8 + 4 + 8 + 4);
+	e64(e, PMS_PERFDATA_FEAT_HOSTNAME);
+	e32(e, 8);
+	bb_put(&e->b, be ? "bigbox\0\0" : "litbox\0\0", 8);
+	e32(e, 0);
+	e_records(e);
+}
+
+/* The same in file mode: header, data, feature table (HOSTNAME, NRCPUS),
+ * payloads, ids, attrs. */
+static void mk_file(struct enc_be *e, bool be)
+{
+	size_t data_off = 104, data_size = 56 + 64 + 8, ft, ids, attrs;
+	memset(e, 0, sizeof(*e));
+	e->be = be;
+	ft = data_off + data_size;
+	ids = ft + 2 * 16 + 12 + 8;
+	attrs = ids + 8;
+	bb_put(&e->b, be ? "2ELIFREP" : "PERFILE2", 8);
+	e64(e, 104);
+	e64(e, 112 + 16);
+	e64(e, attrs);
+	e64(e, 112 + 16);
+	e64(e, data_off);
+	e64(e, data_size);
+	e64(e, 0);
+	e64(e, 0);
+	e64(e, (UINT64_C(1) << PMS_PERFDATA_FEAT_HOSTNAME) | (UINT64_C(1) << PMS_PERFDATA_FEAT_NRCPUS));
+	e64(e, 0);
+	e64(e, 0);
+	e64(e, 0);
+	e_records(e);
+	e64(e, ft + 32);
+	e64(e, 12);
+	e64(e, ft + 32 + 12);
+	e64(e, 8);
+	e32(e, 8);
+	bb_put(&e->b, be ? "bigbox\0\0" : "litbox\0\0", 8);
+	e32(e, 6); /* avail */
+	e32(e, 5); /* online */
+	e64(e, 77);
+	e_attr(e);
+	e64(e, ids);
+	e64(e, 8);
+}
+
+static void check_stream(struct pms_perfdata_reader *r, bool be, bool pipe)
 {
 	struct pms_perfdata_event ev;
 	int rc, n = 0, samples = 0;
@@ -447,9 +497,10 @@ static void check_stream(struct pms_perfdata_reader *r, bool be)
 		}
 	}
 	CHECK_EQ_INT(rc, 0);
-	CHECK_EQ_INT(n, 5); /* ATTR, FEATURE, COMM, SAMPLE, FINISHED_ROUND */
+	/* (pipe: ATTR, FEATURE,) COMM, SAMPLE, FINISHED_ROUND */
+	CHECK_EQ_INT(n, pipe ? 5 : 3);
 	CHECK_EQ_INT(samples, 1);
-	CHECK(pms_perfdata_reader_is_pipe(r));
+	CHECK(pms_perfdata_reader_is_pipe(r) == pipe);
 	CHECK(pms_perfdata_reader_swapped(r) == be);
 	CHECK_EQ_INT(pms_perfdata_reader_nattrs(r), 1);
 	if (pms_perfdata_reader_nattrs(r) == 1) {
@@ -475,7 +526,7 @@ PMS_TEST(pipe_mode_both_byte_orders_memory_and_pipe)
 		mk_stream(&e, be);
 		CHECK_OK(pms_perfdata_reader_open_mem(e.b.b, e.b.n, &r));
 		if (r)
-			check_stream(r, be);
+			check_stream(r, be, true);
 		pms_perfdata_reader_free(r);
 		r = NULL;
 		/* The same bytes through a pipe (read as a stream). */
@@ -484,9 +535,28 @@ PMS_TEST(pipe_mode_both_byte_orders_memory_and_pipe)
 		close(p[1]);
 		CHECK_OK(pms_perfdata_reader_open_fd(p[0], &r));
 		if (r)
-			check_stream(r, be);
+			check_stream(r, be, true);
 		pms_perfdata_reader_free(r);
 		close(p[0]);
+	}
+}
+
+PMS_TEST(file_mode_both_byte_orders)
+{
+	static struct enc_be e;
+	for (int be = 0; be < 2; be++) {
+		struct pms_perfdata_reader *r = NULL;
+		mk_file(&e, be);
+		CHECK_OK(pms_perfdata_reader_open_mem(e.b.b, e.b.n, &r));
+		if (r) {
+			CHECK_EQ_U64(pms_perfdata_reader_attr_size(r), 128);
+			CHECK_EQ_INT(pms_perfdata_reader_info(r)->nr_cpus_avail, 6);
+			CHECK_EQ_INT(pms_perfdata_reader_info(r)->nr_cpus_online, 5);
+			CHECK_EQ_INT(pms_perfdata_reader_attr(r, 0)->nids, 1);
+			CHECK_EQ_U64(pms_perfdata_reader_attr(r, 0)->ids[0], 77);
+			check_stream(r, be, false);
+		}
+		pms_perfdata_reader_free(r);
 	}
 }
 

@@ -14,6 +14,7 @@ int main(int argc, char **argv){
 	int fd=open(p,O_RDWR|O_CREAT|O_TRUNC,0644); write_file(fd,ex,&nex); close(fd);
 	mk_stream(&e,false); snprintf(p,sizeof p,"%s/pipe_le.data",dir); dump(p,e.b.b,e.b.n);
 	mk_stream(&e,true); snprintf(p,sizeof p,"%s/pipe_be.data",dir); dump(p,e.b.b,e.b.n);
+	mk_file(&e,true); snprintf(p,sizeof p,"%s/file_be.data",dir); dump(p,e.b.b,e.b.n);
 	/* compressed pipe: as in the test */
 	{ static struct enc_be out; unsigned char z[4096]; size_t inner_off=16+128+32, inner_len, half=56+20, zn;
 	  mk_stream(&e,false); inner_len=e.b.n-inner_off; memset(&out,0,sizeof out); bb_put(&out.b,e.b.b,inner_off);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
+#include "cli_catalog.h"
 #include "pmuscope/count.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
@@ -48,6 +49,7 @@ static void help(FILE *f)
 		"  --json          JSON (schema: docs/stat.md); with -I one object per line\n"
 		"  --strict        fail unless every counter ran 100%% of the time\n"
 		"  --no-inherit    do not count the children of the task\n"
+		CLI_CATALOG_HELP
 		"  --help          this text\n");
 }
 
@@ -323,7 +325,9 @@ static bool target_alive(struct pms_child *child, enum pms_count_target target, 
 
 int cmd_stat(const struct cli_global *g, int argc, char **argv)
 {
-	const char *events = NULL, *cpus_arg = NULL, *sep = NULL;
+	const char *events = NULL, *cpus_arg = NULL, *sep = NULL, *catalog_path = NULL;
+	struct pms_catalog *cat = NULL;
+	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
 	enum pms_count_agg agg = PMS_AGG_GLOBAL;
 	bool per_cpu_agg = false, json = false, all = false, defaults = false;
 	struct pms_count_opts co = PMS_COUNT_OPTS_INIT;
@@ -369,6 +373,10 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 			co.strict = true;
 		} else if (!strcmp(a, "--no-inherit")) {
 			co.no_inherit = true;
+		} else if (!strcmp(a, "--catalog") && i + 1 < argc) {
+			catalog_path = argv[++i];
+		} else if (!strncmp(a, "--catalog=", 10)) {
+			catalog_path = a + 10;
 		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
 			all = true;
 		} else if (a[1] && strchr("eptCIx", a[1]) && a[1] != '-' &&
@@ -446,12 +454,15 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		}
 		topo = NULL; /* task counting works without it */
 	}
+	if (cli_catalog_open("stat", sys, pmus, catalog_path, &cat))
+		goto out;
+	po.catalog = cat;
 	if (!events) {
 		default_events(pmus, false, defbuf, sizeof(defbuf));
 		events = defbuf;
 		defaults = true;
 	}
-	if (pms_event_parse(pmus, events, &list) < 0) {
+	if (pms_event_parse_ex(pmus, events, &po, &list) < 0) {
 		cli_fail("event");
 		goto out;
 	}
@@ -475,7 +486,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		pms_event_list_free(list);
 		list = NULL;
 		default_events(pmus, true, defbuf, sizeof(defbuf));
-		if (pms_event_parse(pmus, defbuf, &list) < 0) {
+		if (pms_event_parse_ex(pmus, defbuf, &po, &list) < 0) {
 			cli_fail("event");
 			goto out;
 		}
@@ -574,6 +585,7 @@ out:
 	pms_counter_free(c);
 	pms_child_free(child);
 	pms_event_list_free(list);
+	pms_catalog_free(cat);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

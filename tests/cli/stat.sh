@@ -140,6 +140,11 @@ grep -q 'needs per-CPU counting' "$tmp/e2" || bad "per-core message: $(cat "$tmp
 "$PMS" stat -e 'no-such-event-xyz' -- true >/dev/null 2>"$tmp/e3" && bad "unknown event accepted"
 grep -q "^pmuscope: event: " "$tmp/e3" || bad "unknown event message: $(cat "$tmp/e3")"
 
+# Catalog names: a missing catalog is named; a catalog without this CPU says so.
+"$PMS" stat --catalog /no/such/catalog -e inst_retired -- true >/dev/null 2>"$tmp/c1" && bad "missing catalog accepted"
+grep -q "^pmuscope: stat: catalog" "$tmp/c1" || bad "catalog message: $(cat "$tmp/c1")"
+"$PMS" stat --catalog /no/such/catalog --help | grep -q -- '--catalog PATH' || bad "--help lacks --catalog"
+
 # A fixture machine is not this system: starting a command there is refused.
 root=$(dirname "$0")/../fixtures/machines/zen4-ibs
 "$PMS" --root "$root" stat -e task-clock -- true >/dev/null 2>"$tmp/r.err" && bad "--root stat ran"

@@ -58,18 +58,6 @@ static void rm_tree(const char *tmp)
 	CHECK(system(cmd) == 0);
 }
 
-static void put(const char *root, const char *rel, const char *text)
-{
-	char path[1400];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	FILE *f = fopen(path, "w");
-	CHECK_MSG(f != NULL, "cannot write %s", path);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 /* config = EventCode | UMask << 8 | CounterMask << 24 of the row named name
  * in a JSON file (a kernel array or a perfmon {"Events": [...]}); false when
  * the row is absent. */
@@ -107,27 +95,11 @@ static void run(const struct pms_pmus *pmus, const struct pms_catalog *cat, cons
 
 /* ---- GNR: uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/ over the 12 IMC boxes ---- */
 
-/* gnr-snc3's IMC boxes carry no format/ (the fixture models topology only);
- * the scratch copy gives them the SPR/GNR uncore raw layout, event
- * config:0-7 and umask config:8-15 (arch/x86/events/intel/uncore_snbep.c,
- * spr_uncore_raw_formats_attr). */
+/* gnr-snc3's uncore boxes carry the generic Intel uncore raw format terms
+ * (event config:0-7, umask config:8-15, ...; see gen_gnr.py). */
 static bool gnr_with_formats(char *tmp, size_t size)
 {
-	char rel[256];
-	if (!copy_fixture("gnr-snc3", tmp, size))
-		return false;
-	for (int i = 0; i < 12; i++) {
-		snprintf(rel, sizeof(rel), DEV "uncore_imc_%d/format", i);
-		char dir[1400];
-		snprintf(dir, sizeof(dir), "%s/%s", tmp, rel);
-		if (mkdir(dir, 0755) < 0)
-			return false;
-		snprintf(rel, sizeof(rel), DEV "uncore_imc_%d/format/event", i);
-		put(tmp, rel, "config:0-7\n");
-		snprintf(rel, sizeof(rel), DEV "uncore_imc_%d/format/umask", i);
-		put(tmp, rel, "config:8-15\n");
-	}
-	return true;
+	return copy_fixture("gnr-snc3", tmp, size);
 }
 
 /* "uncore_imc_0:type=150,config=0x..@0,120 ; ... uncore_imc_11:..." */
@@ -163,7 +135,7 @@ static void gnr_rows(const struct pms_pmus *pmus, const struct pms_catalog *cat,
 		  "alias, catalog name or PMU) at column 8" },
 		{ "uncore_imc/UNC_M_CAS_COUNT_SCH0.RDX/", PMS_ENOENT,
 		  "unknown term 'UNC_M_CAS_COUNT_SCH0.RDX' for PMU 'uncore_imc_0' (format terms: "
-		  "event, umask; not in the catalog either) at column 12" },
+		  "edge, event, inv, thresh, umask; not in the catalog either) at column 12" },
 	};
 	run(pmus, cat, where, rows, sizeof(rows) / sizeof(rows[0]));
 

@@ -12,6 +12,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/perfdata.h"
+#include "pmuscope/symbols.h"
 
 int cmd_report(const struct cli_global *g, int argc, char **argv);
 
@@ -31,12 +32,15 @@ static void help(FILE *f)
 		"  - weight (load latency) percentiles,\n"
 		"  - NUMA node of each sample from PHYS_ADDR and the MEM_TOPOLOGY header,\n"
 		"    or why nodes are unavailable,\n"
-		"  - the top IPs (no symbol names: this report does not symbolize).\n\n"
+		"  - the top IPs, named from the file's MMAP/MMAP2 records and the binaries\n"
+		"    found here (below --root); kernel IPs are not named (this machine's\n"
+		"    kallsyms would not describe the recording's kernel).\n\n"
 		"  -i FILE   the perf.data file; '-' reads a pipe-mode stream from stdin\n"
 		"            (default perf.data)\n"
 		"  --top N   rows per table (default 10)\n"
 		"  --json    the same as one JSON object\n"
 		"  --header  also print the header features\n"
+		"  --no-symbols  do not name the top IPs (skips the second pass)\n"
 		"  --help    this text\n\n"
 		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
 }
@@ -77,6 +81,144 @@ static size_t group_levels(const struct pms_perfdata_summary_row *rows, size_t n
 	return ng;
 }
 
+/* ---- naming the top IPs -------------------------------------------------
+ * A second pass over the file: MMAP/MMAP2 records build each process's
+ * mappings as perf does (no FORK inheritance: a child's own mmaps only), and
+ * the first user-mode sample of each top IP whose mapping is known by then
+ * is looked up with the mappings of its process at that moment. */
+
+#define MAX_NAMED 64
+
+struct named {
+	char sym[512];
+	bool done;
+};
+
+struct pidmaps {
+	uint32_t pid;
+	struct pms_maps *maps;
+};
+
+struct pidtab {
+	struct pidmaps *v;
+	size_t n, cap;
+};
+
+static struct pms_maps *pid_maps(struct pidtab *t, uint32_t pid, bool create)
+{
+	size_t j;
+	if (t->cap == 0 || (t->n + 1) * 2 > t->cap) {
+		struct pidtab nt = { NULL, 0, t->cap ? t->cap * 2 : 256 };
+		if (!create && t->cap)
+			goto look;
+		nt.v = calloc(nt.cap, sizeof(*nt.v));
+		if (!nt.v)
+			return NULL;
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->v[i].maps)
+				continue;
+			for (j = (t->v[i].pid * 2654435761u) & (nt.cap - 1); nt.v[j].maps;
+			     j = (j + 1) & (nt.cap - 1))
+				;
+			nt.v[j] = t->v[i];
+			nt.n++;
+		}
+		free(t->v);
+		*t = nt;
+	}
+look:
+	if (!t->cap)
+		return NULL;
+	for (j = (pid * 2654435761u) & (t->cap - 1); t->v[j].maps; j = (j + 1) & (t->cap - 1))
+		if (t->v[j].pid == pid)
+			return t->v[j].maps;
+	if (!create || pms_maps_new(&t->v[j].maps) < 0)
+		return NULL;
+	t->v[j].pid = pid;
+	t->n++;
+	return t->v[j].maps;
+}
+
+static void name_ips(const struct cli_global *g, const char *path,
+		     const struct pms_perfdata_summary_row *ips, size_t n, struct named *out)
+{
+	struct pms_perfdata_reader *r = NULL;
+	struct pms_perfdata_event ev;
+	struct pidtab pt = { NULL, 0, 0 };
+	struct pms_sys *sys = NULL;
+	size_t left = n;
+	int fd = -1;
+
+	if (!n || !strcmp(path, "-"))
+		return; /* a stream cannot be read twice */
+	sys = cli_open_sys(g);
+	if (!sys || cli_perfdata_open("report", path, &fd, &r))
+		goto out;
+	while (left && pms_perfdata_next(r, &ev) > 0) {
+		const struct pms_rec_mmap *m = &ev.rec.mmap;
+		if ((ev.rec.type == PMS_RECORD_MMAP || ev.rec.type == PMS_RECORD_MMAP2) &&
+		    m->pid != UINT32_MAX && m->filename && m->len) {
+			struct pms_maps *pm = pid_maps(&pt, m->pid, true);
+			/* MMAP has no prot: data mappings carry MMAP_DATA. */
+			bool exec = ev.rec.type == PMS_RECORD_MMAP2 ? (m->prot & 4) != 0
+				    : !(ev.rec.misc & PMS_MISC_MMAP_DATA);
+			/* perf records only executable mappings without -d; the
+			 * symbolizer places an ELF by the mapping of its offset
+			 * 0, so stand one in below the text where none is known
+			 * (shared objects map file offset = address - base). */
+			if (pm && exec && m->pgoff && m->pgoff <= m->addr && m->filename[0] == '/' &&
+			    !pms_maps_find(pm, m->addr - m->pgoff))
+				pms_maps_add(pm, m->addr - m->pgoff, m->pgoff, 0, m->ino, false,
+					     m->filename);
+			if (pm)
+				pms_maps_add(pm, m->addr, m->len, m->pgoff, m->ino, exec, m->filename);
+			continue;
+		}
+		if (ev.rec.type != PMS_RECORD_SAMPLE)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			struct pms_symbolizer *sy = NULL;
+			struct pms_symbol so;
+			struct pms_maps *pm;
+			const struct pms_map *mp;
+			if (out[i].done || ips[i].key != ev.rec.sample.ip)
+				continue;
+			if (ev.rec.sample.cpumode == PMS_MISC_KERNEL ||
+			    ev.rec.sample.cpumode == PMS_MISC_GUEST_KERNEL) {
+				snprintf(out[i].sym, sizeof(out[i].sym), "[kernel]");
+				out[i].done = true;
+				left--;
+				break;
+			}
+			/* Records are in file order, not time order (perf sorts
+			 * per FINISHED_ROUND): a sample may come before the MMAP2
+			 * of its mapping, so a later sample of the IP may do. */
+			pm = pid_maps(&pt, ev.rec.sample.pid, false);
+			mp = pm ? pms_maps_find(pm, ev.rec.sample.ip) : NULL;
+			if (!mp)
+				break;
+			out[i].done = true;
+			left--;
+			if (pms_symbolizer_new(sys, pm, &sy) == 0 &&
+			    pms_symbolizer_code(sy, ev.rec.sample.ip, false, &so) == 0 && so.func)
+				snprintf(out[i].sym, sizeof(out[i].sym), "%s+0x%" PRIx64 " (%s)", so.func,
+					 so.offset, mp->path);
+			else
+				snprintf(out[i].sym, sizeof(out[i].sym), "(%s)", mp->path);
+			pms_symbolizer_free(sy);
+			break;
+		}
+	}
+out:
+	for (size_t i = 0; i < pt.cap; i++)
+		pms_maps_free(pt.v[i].maps);
+	free(pt.v);
+	pms_perfdata_reader_free(r);
+	if (fd > 0)
+		close(fd);
+	pms_sys_free(sys);
+}
+
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0.0;
@@ -90,8 +232,9 @@ static double avg(uint64_t w, uint64_t n)
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data";
-	bool json = false, header = false;
+	bool json = false, header = false, symbols = true;
 	size_t top = 10;
+	struct named *names = NULL;
 	struct pms_perfdata_reader *r = NULL;
 	struct pms_perfdata_summary *s = NULL;
 	struct pms_perfdata_event ev;
@@ -113,6 +256,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[i], "--header")) {
 			header = true;
+		} else if (!strcmp(argv[i], "--no-symbols")) {
+			symbols = false;
 		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
 			path = argv[++i];
 		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
@@ -166,6 +311,14 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	pms_perfdata_summary_rows(s, 2, nodes, nnodes);
 	ngroups = group_levels(rows, nds, groups);
 	why = pms_perfdata_reader_nodes_why(r);
+	{
+		size_t nn = nips < top ? nips : top;
+		if (nn > MAX_NAMED)
+			nn = MAX_NAMED;
+		names = calloc(nn + 1, sizeof(*names));
+		if (names && symbols)
+			name_ips(g, path, ips, nn, names);
+	}
 
 	if (json) {
 		struct json j;
@@ -244,6 +397,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			json_begin_object(&j, NULL);
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, ips[i].key);
 			json_str(&j, "ip", hx);
+			json_str(&j, "symbol", i < MAX_NAMED && names && names[i].sym[0] ? names[i].sym : NULL);
 			json_uint(&j, "samples", ips[i].samples);
 			json_double(&j, "avg_weight", avg(ips[i].weight, ips[i].samples));
 			json_end_object(&j);
@@ -292,15 +446,17 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			       pct(nodes[i].samples, total), avg(nodes[i].weight, nodes[i].samples));
 		}
 	}
-	printf("\n%18s %10s %8s %10s\n", "IP", "Samples", "%", "Avg weight");
+	printf("\n%18s %10s %8s %10s  %s\n", "IP", "Samples", "%", "Avg weight", "Symbol");
 	for (size_t i = 0; i < nips && i < top; i++)
-		printf("%#18" PRIx64 " %10" PRIu64 " %7.2f%% %10.1f\n", ips[i].key, ips[i].samples,
-		       pct(ips[i].samples, total), avg(ips[i].weight, ips[i].samples));
+		printf("%#18" PRIx64 " %10" PRIu64 " %7.2f%% %10.1f  %s\n", ips[i].key, ips[i].samples,
+		       pct(ips[i].samples, total), avg(ips[i].weight, ips[i].samples),
+		       i < MAX_NAMED && names && names[i].sym[0] ? names[i].sym : "");
 	if (header) {
 		printf("\n");
 		cli_perfdata_print_header(stdout, r);
 	}
 out:
+	free(names);
 	free(rows);
 	free(groups);
 	free(ips);

@@ -35,17 +35,17 @@ struct json {
 	bool need_comma[64];
 	bool pretty;
 };
-void json_init(struct json *j, FILE *f);
-void json_begin_object(struct json *j, const char *key);
-void json_end_object(struct json *j);
-void json_begin_array(struct json *j, const char *key);
-void json_end_array(struct json *j);
-void json_str(struct json *j, const char *key, const char *val); /* NULL -> null */
-void json_int(struct json *j, const char *key, long long val);
-void json_uint(struct json *j, const char *key, unsigned long long val);
-void json_bool(struct json *j, const char *key, bool val);
-void json_double(struct json *j, const char *key, double val);
-void json_null(struct json *j, const char *key);
-void json_finish(struct json *j); /* newline */
+void cli_json_init(struct json *j, FILE *f);
+void cli_json_begin_object(struct json *j, const char *key);
+void cli_json_end_object(struct json *j);
+void cli_json_begin_array(struct json *j, const char *key);
+void cli_json_end_array(struct json *j);
+void cli_json_str(struct json *j, const char *key, const char *val); /* NULL -> null */
+void cli_json_int(struct json *j, const char *key, long long val);
+void cli_json_uint(struct json *j, const char *key, unsigned long long val);
+void cli_json_bool(struct json *j, const char *key, bool val);
+void cli_json_double(struct json *j, const char *key, double val);
+void cli_json_null(struct json *j, const char *key);
+void cli_json_finish(struct json *j); /* newline */
 
 #endif

@@ -189,54 +189,54 @@ static void print_json(struct json *j, const struct item *it)
 	char b[256], hex[24];
 	struct pms_datasrc d;
 
-	json_begin_object(j, NULL);
-	json_str(j, "input", it->arg);
+	cli_json_begin_object(j, NULL);
+	cli_json_str(j, "input", it->arg);
 	snprintf(hex, sizeof(hex), "0x%016" PRIx64, it->val);
-	json_str(j, "value", hex);
+	cli_json_str(j, "value", hex);
 	pms_datasrc_format_script(it->val, b, sizeof(b));
-	json_str(j, "script", b);
+	cli_json_str(j, "script", b);
 	pms_datasrc_format(it->val, b, sizeof(b));
-	json_str(j, "meminfo", b);
+	cli_json_str(j, "meminfo", b);
 
-	json_begin_object(j, "columns");
+	cli_json_begin_object(j, "columns");
 	pms_datasrc_format_op(it->val, b, sizeof(b));
-	json_str(j, "op", b);
+	cli_json_str(j, "op", b);
 	pms_datasrc_format_mem(it->val, b, sizeof(b));
-	json_str(j, "mem", b);
+	cli_json_str(j, "mem", b);
 	pms_datasrc_format_snoop(it->val, b, sizeof(b));
-	json_str(j, "snoop", b);
+	cli_json_str(j, "snoop", b);
 	pms_datasrc_format_tlb(it->val, b, sizeof(b));
-	json_str(j, "tlb", b);
+	cli_json_str(j, "tlb", b);
 	pms_datasrc_format_lock(it->val, b, sizeof(b));
-	json_str(j, "locked", b);
+	cli_json_str(j, "locked", b);
 	pms_datasrc_format_blk(it->val, b, sizeof(b));
-	json_str(j, "blocked", b);
-	json_end_object(j);
+	cli_json_str(j, "blocked", b);
+	cli_json_end_object(j);
 
-	json_begin_object(j, "stat");
-	json_str(j, "op", pms_datasrc_stat_op(it->val));
-	json_str(j, "cache", pms_datasrc_stat_cache(it->val));
-	json_str(j, "memory", pms_datasrc_stat_memory(it->val));
-	json_str(j, "snoop", pms_datasrc_stat_snoop(it->val));
-	json_str(j, "dtlb", pms_datasrc_stat_dtlb(it->val));
-	json_end_object(j);
+	cli_json_begin_object(j, "stat");
+	cli_json_str(j, "op", pms_datasrc_stat_op(it->val));
+	cli_json_str(j, "cache", pms_datasrc_stat_cache(it->val));
+	cli_json_str(j, "memory", pms_datasrc_stat_memory(it->val));
+	cli_json_str(j, "snoop", pms_datasrc_stat_snoop(it->val));
+	cli_json_str(j, "dtlb", pms_datasrc_stat_dtlb(it->val));
+	cli_json_end_object(j);
 
 	pms_datasrc_unpack(it->val, &d);
-	json_begin_object(j, "fields");
-	json_uint(j, "op", d.op);
-	json_uint(j, "lvl", d.lvl);
-	json_uint(j, "snoop", d.snoop);
-	json_uint(j, "lock", d.lock);
-	json_uint(j, "dtlb", d.dtlb);
-	json_uint(j, "lvl_num", d.lvl_num);
-	json_uint(j, "remote", d.remote);
-	json_uint(j, "snoopx", d.snoopx);
-	json_uint(j, "blk", d.blk);
-	json_uint(j, "hops", d.hops);
-	json_uint(j, "region", d.region);
-	json_uint(j, "rsvd", it->val >> PMS_MEM_RSVD_SHIFT);
-	json_end_object(j);
-	json_end_object(j);
+	cli_json_begin_object(j, "fields");
+	cli_json_uint(j, "op", d.op);
+	cli_json_uint(j, "lvl", d.lvl);
+	cli_json_uint(j, "snoop", d.snoop);
+	cli_json_uint(j, "lock", d.lock);
+	cli_json_uint(j, "dtlb", d.dtlb);
+	cli_json_uint(j, "lvl_num", d.lvl_num);
+	cli_json_uint(j, "remote", d.remote);
+	cli_json_uint(j, "snoopx", d.snoopx);
+	cli_json_uint(j, "blk", d.blk);
+	cli_json_uint(j, "hops", d.hops);
+	cli_json_uint(j, "region", d.region);
+	cli_json_uint(j, "rsvd", it->val >> PMS_MEM_RSVD_SHIFT);
+	cli_json_end_object(j);
+	cli_json_end_object(j);
 }
 
 static void print_columns(const struct item *it)
@@ -326,14 +326,14 @@ int cmd_datasrc(const struct cli_global *g, int argc, char **argv)
 
 	if (json) {
 		struct json j;
-		json_init(&j, stdout);
-		json_begin_object(&j, NULL);
-		json_begin_array(&j, "values");
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_begin_array(&j, "values");
 		for (int i = 0; i < n; i++)
 			print_json(&j, &items[i]);
-		json_end_array(&j);
-		json_end_object(&j);
-		json_finish(&j);
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
 	} else if (columns) {
 		printf("data_src\top\tMemory access\tSnoop\tTLB access\tLocked\tBlocked\n");
 		for (int i = 0; i < n; i++)

@@ -30,33 +30,33 @@ static void help(FILE *f)
 
 static void print_json(struct json *j, const struct pms_event *e, char *buf)
 {
-	json_begin_object(j, NULL);
-	json_str(j, "name", e->name);
-	json_str(j, "pmu", e->pmu);
-	json_uint(j, "type", e->attr.type);
-	json_uint(j, "config", e->attr.config);
-	json_uint(j, "config1", e->attr.config1);
-	json_uint(j, "config2", e->attr.config2);
-	json_uint(j, "config3", e->attr.config3);
-	json_uint(j, "config4", e->config4);
-	json_uint(j, e->attr.freq ? "sample_freq" : "sample_period", e->attr.sample_period);
-	json_uint(j, "precise_ip", e->attr.precise_ip);
-	json_bool(j, "precise_max", e->precise_max);
+	cli_json_begin_object(j, NULL);
+	cli_json_str(j, "name", e->name);
+	cli_json_str(j, "pmu", e->pmu);
+	cli_json_uint(j, "type", e->attr.type);
+	cli_json_uint(j, "config", e->attr.config);
+	cli_json_uint(j, "config1", e->attr.config1);
+	cli_json_uint(j, "config2", e->attr.config2);
+	cli_json_uint(j, "config3", e->attr.config3);
+	cli_json_uint(j, "config4", e->config4);
+	cli_json_uint(j, e->attr.freq ? "sample_freq" : "sample_period", e->attr.sample_period);
+	cli_json_uint(j, "precise_ip", e->attr.precise_ip);
+	cli_json_bool(j, "precise_max", e->precise_max);
 	pms_event_describe(e, buf, SETBUF);
-	json_str(j, "attr", buf);
+	cli_json_str(j, "attr", buf);
 	pms_cpuset_format(&e->cpus, buf, SETBUF);
-	json_str(j, "cpus", pms_cpuset_count(&e->cpus) ? buf : NULL);
+	cli_json_str(j, "cpus", pms_cpuset_count(&e->cpus) ? buf : NULL);
 	if (e->group >= 0)
-		json_int(j, "group", e->group);
+		cli_json_int(j, "group", e->group);
 	else
-		json_null(j, "group");
-	json_bool(j, "group_leader", e->group_leader);
-	json_bool(j, "weak", e->weak);
-	json_bool(j, "sample_read", e->sample_read);
-	json_bool(j, "per_pkg", e->per_pkg);
-	json_double(j, "scale", e->scale);
-	json_str(j, "unit", e->unit);
-	json_end_object(j);
+		cli_json_null(j, "group");
+	cli_json_bool(j, "group_leader", e->group_leader);
+	cli_json_bool(j, "weak", e->weak);
+	cli_json_bool(j, "sample_read", e->sample_read);
+	cli_json_bool(j, "per_pkg", e->per_pkg);
+	cli_json_double(j, "scale", e->scale);
+	cli_json_str(j, "unit", e->unit);
+	cli_json_end_object(j);
 }
 
 static void print_text(const struct pms_event *e, char *buf)
@@ -132,15 +132,15 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 		}
 	if (json_out) {
 		struct json j;
-		json_init(&j, stdout);
-		json_begin_object(&j, NULL);
-		json_begin_array(&j, "events");
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_begin_array(&j, "events");
 		for (int i = first; i < argc; i++)
 			for (size_t e = 0; e < lists[i]->count; e++)
 				print_json(&j, &lists[i]->events[e], buf);
-		json_end_array(&j);
-		json_end_object(&j);
-		json_finish(&j);
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
 	} else {
 		for (int i = first; i < argc; i++)
 			for (size_t e = 0; e < lists[i]->count; e++)

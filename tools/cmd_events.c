@@ -118,28 +118,28 @@ static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
 	}
 	if (json) {
 		struct json j;
-		json_init(&j, stdout);
-		json_begin_object(&j, NULL);
-		json_int(&j, "schema_version", 1);
-		json_uint(&j, "number", c.number);
-		json_str(&j, "name", c.event ? c.event->name : NULL);
-		json_str(&j, "tier", pms_event_tier_name(c.tier));
-		json_bool(&j, "architectural", c.tier == PMS_TIER_ARCHITECTURAL);
-		json_str(&j, "block", c.block->name);
-		json_uint(&j, "block_first", c.block->first);
-		json_uint(&j, "block_last", c.block->last);
-		json_str(&j, "block_description", c.block->what);
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "schema_version", 1);
+		cli_json_uint(&j, "number", c.number);
+		cli_json_str(&j, "name", c.event ? c.event->name : NULL);
+		cli_json_str(&j, "tier", pms_event_tier_name(c.tier));
+		cli_json_bool(&j, "architectural", c.tier == PMS_TIER_ARCHITECTURAL);
+		cli_json_str(&j, "block", c.block->name);
+		cli_json_uint(&j, "block_first", c.block->first);
+		cli_json_uint(&j, "block_last", c.block->last);
+		cli_json_str(&j, "block_description", c.block->what);
 		if (c.pmceid_reg >= 0) {
-			json_int(&j, "pmceid_register", c.pmceid_reg);
-			json_int(&j, "pmceid_bit", c.pmceid_bit);
+			cli_json_int(&j, "pmceid_register", c.pmceid_reg);
+			cli_json_int(&j, "pmceid_bit", c.pmceid_bit);
 		} else {
-			json_null(&j, "pmceid_register");
-			json_null(&j, "pmceid_bit");
+			cli_json_null(&j, "pmceid_register");
+			cli_json_null(&j, "pmceid_bit");
 		}
-		json_str(&j, "description", c.event ? c.event->desc : NULL);
-		json_str(&j, "here", hl ? here : NULL);
-		json_end_object(&j);
-		json_finish(&j);
+		cli_json_str(&j, "description", c.event ? c.event->desc : NULL);
+		cli_json_str(&j, "here", hl ? here : NULL);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
 		return 0;
 	}
 	fputs(text, stdout);
@@ -152,22 +152,22 @@ static int facts(bool json)
 {
 	if (json) {
 		struct json j;
-		json_init(&j, stdout);
-		json_begin_object(&j, NULL);
-		json_int(&j, "schema_version", 1);
-		json_begin_array(&j, "facts");
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "schema_version", 1);
+		cli_json_begin_array(&j, "facts");
 		for (size_t i = 0; i < pms_arm_fact_count(); i++) {
 			const struct pms_arm_fact *f = pms_arm_fact_at(i);
-			json_begin_object(&j, NULL);
-			json_str(&j, "key", f->key);
-			json_str(&j, "term", f->term);
-			json_str(&j, "fact", f->fact);
-			json_str(&j, "source", f->cite);
-			json_end_object(&j);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "key", f->key);
+			cli_json_str(&j, "term", f->term);
+			cli_json_str(&j, "fact", f->fact);
+			cli_json_str(&j, "source", f->cite);
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_end_object(&j);
-		json_finish(&j);
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
 		return 0;
 	}
 	for (size_t i = 0; i < pms_arm_fact_count(); i++) {
@@ -183,25 +183,25 @@ static int apple_all(const char *pattern, bool json)
 {
 	struct json j;
 	if (json) {
-		json_init(&j, stdout);
-		json_begin_object(&j, NULL);
-		json_int(&j, "schema_version", 1);
-		json_begin_array(&j, "generations");
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "schema_version", 1);
+		cli_json_begin_array(&j, "generations");
 		for (size_t g = 0; g < pms_apple_gen_count(); g++) {
 			const struct pms_apple_gen *ag = pms_apple_gen_at(g);
-			json_begin_object(&j, NULL);
-			json_str(&j, "id", ag->id);
-			json_str(&j, "chip", ag->chip);
-			json_uint(&j, "events", ag->n_events);
-			json_uint(&j, "arm_prefixed", ag->n_arm_prefixed);
-			json_uint(&j, "fixed_counters", ag->fixed_counters);
-			json_uint(&j, "config_counters_mask", ag->config_counters);
-			json_bool(&j, "pmuv3_numbering", ag->pmuv3_numbering);
-			json_bool(&j, "partial", ag->partial);
-			json_end_object(&j);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "id", ag->id);
+			cli_json_str(&j, "chip", ag->chip);
+			cli_json_uint(&j, "events", ag->n_events);
+			cli_json_uint(&j, "arm_prefixed", ag->n_arm_prefixed);
+			cli_json_uint(&j, "fixed_counters", ag->fixed_counters);
+			cli_json_uint(&j, "config_counters_mask", ag->config_counters);
+			cli_json_bool(&j, "pmuv3_numbering", ag->pmuv3_numbering);
+			cli_json_bool(&j, "partial", ag->partial);
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_begin_array(&j, "events");
+		cli_json_end_array(&j);
+		cli_json_begin_array(&j, "events");
 	} else {
 		printf("%-24s", "EVENT");
 		for (size_t g = 0; g < pms_apple_gen_count(); g++)
@@ -213,17 +213,17 @@ static int apple_all(const char *pattern, bool json)
 		if (!matches(pattern, e->name))
 			continue;
 		if (json) {
-			json_begin_object(&j, NULL);
-			json_str(&j, "name", e->name);
-			json_begin_object(&j, "numbers");
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "name", e->name);
+			cli_json_begin_object(&j, "numbers");
 			for (size_t g = 0; g < pms_apple_gen_count(); g++) {
 				if (e->number[g] >= 0)
-					json_uint(&j, pms_apple_gen_at(g)->id, (unsigned)e->number[g]);
+					cli_json_uint(&j, pms_apple_gen_at(g)->id, (unsigned)e->number[g]);
 				else
-					json_null(&j, pms_apple_gen_at(g)->id);
+					cli_json_null(&j, pms_apple_gen_at(g)->id);
 			}
-			json_end_object(&j);
-			json_end_object(&j);
+			cli_json_end_object(&j);
+			cli_json_end_object(&j);
 			continue;
 		}
 		printf("%-24s", e->name);
@@ -238,9 +238,9 @@ static int apple_all(const char *pattern, bool json)
 		printf("\n");
 	}
 	if (json) {
-		json_end_array(&j);
-		json_end_object(&j);
-		json_finish(&j);
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
 	} else {
 		printf("\n* above 0xFF: not expressible through Linux's event=config:0-7\n"
 		       "- not in that generation's catalog; ? not known to pmuscope\n"
@@ -391,13 +391,13 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	struct json j;
 	size_t shown = 0;
 	if (json) {
-		json_init(&j, stdout);
-		json_begin_object(&j, NULL);
-		json_int(&j, "schema_version", 1);
-		json_str(&j, "catalog", what);
-		json_str(&j, "pattern", pattern);
-		json_str(&j, "pmu", pmu);
-		json_begin_array(&j, "events");
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "schema_version", 1);
+		cli_json_str(&j, "catalog", what);
+		cli_json_str(&j, "pattern", pattern);
+		cli_json_str(&j, "pmu", pmu);
+		cli_json_begin_array(&j, "events");
 	} else {
 		printf("catalog: %s\n%-40s %-44s %-18s %-3s %s\n", what, "NAME", "ENCODING (stat -e)",
 		       "TIER", "OK?", "DESCRIPTION");
@@ -417,22 +417,22 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 			const char *desc = e->desc ? e->desc : e->long_desc;
 			shown++;
 			if (json) {
-				json_begin_object(&j, NULL);
-				json_str(&j, "name", e->name);
-				json_str(&j, "pmu", epmu);
-				json_str(&j, "encoding", enc);
-				json_uint(&j, "code", e->code);
-				json_str(&j, "tier", e->tier ? pms_event_tier_name(e->tier) : NULL);
-				json_str(&j, "available", here);
-				json_bool(&j, "uncore", e->uncore);
-				json_bool(&j, "per_pkg", e->per_pkg);
-				json_bool(&j, "experimental", e->experimental);
-				json_bool(&j, "deprecated", e->deprecated);
-				json_str(&j, "description", desc);
-				json_str(&j, "note", e->note);
-				json_str(&j, "format", pms_catalog_format_name(e->format));
-				json_str(&j, "source", e->source);
-				json_end_object(&j);
+				cli_json_begin_object(&j, NULL);
+				cli_json_str(&j, "name", e->name);
+				cli_json_str(&j, "pmu", epmu);
+				cli_json_str(&j, "encoding", enc);
+				cli_json_uint(&j, "code", e->code);
+				cli_json_str(&j, "tier", e->tier ? pms_event_tier_name(e->tier) : NULL);
+				cli_json_str(&j, "available", here);
+				cli_json_bool(&j, "uncore", e->uncore);
+				cli_json_bool(&j, "per_pkg", e->per_pkg);
+				cli_json_bool(&j, "experimental", e->experimental);
+				cli_json_bool(&j, "deprecated", e->deprecated);
+				cli_json_str(&j, "description", desc);
+				cli_json_str(&j, "note", e->note);
+				cli_json_str(&j, "format", pms_catalog_format_name(e->format));
+				cli_json_str(&j, "source", e->source);
+				cli_json_end_object(&j);
 				continue;
 			}
 			/* Text keeps one line per event; --json has the whole text. */
@@ -447,10 +447,10 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		}
 	}
 	if (json) {
-		json_end_array(&j);
-		json_uint(&j, "count", shown);
-		json_end_object(&j);
-		json_finish(&j);
+		cli_json_end_array(&j);
+		cli_json_uint(&j, "count", shown);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
 	} else if (!shown) {
 		printf("(no event matches)\n");
 	}

@@ -172,87 +172,87 @@ static void print_json(const struct pms_pmus *pmus, const char *pattern, const c
 		       bool has_hw, bool hv, const char *note)
 {
 	struct json j;
-	json_init(&j, stdout);
-	json_begin_object(&j, NULL);
-	json_int(&j, "schema_version", 1);
-	json_str(&j, "root", root);
-	json_str(&j, "pattern", pattern);
-	json_bool(&j, "hardware_pmu", has_hw);
-	json_bool(&j, "hypervisor", hv);
-	json_str(&j, "note", note);
-	json_begin_array(&j, "pmus");
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j, NULL);
+	cli_json_int(&j, "schema_version", 1);
+	cli_json_str(&j, "root", root);
+	cli_json_str(&j, "pattern", pattern);
+	cli_json_bool(&j, "hardware_pmu", has_hw);
+	cli_json_bool(&j, "hypervisor", hv);
+	cli_json_str(&j, "note", note);
+	cli_json_begin_array(&j, "pmus");
 	for (size_t i = 0; i < pmus->count; i++) {
 		const struct pms_pmu *p = &pmus->pmus[i];
 		char *cpus;
 		if (!matches(pattern, p->name))
 			continue;
 		cpus = set_str(&p->cpus);
-		json_begin_object(&j, NULL);
-		json_str(&j, "name", p->name);
-		json_uint(&j, "type", p->type);
-		json_str(&j, "kind", pms_pmu_kind_name(p->kind));
-		json_str(&j, "scope", p->kind == PMS_PMU_UNCORE ? pms_scope_name(p->scope) : NULL);
-		json_str(&j, "engine", p->engine ? pms_engine_name(p->engine) : NULL);
-		json_str(&j, "cpus", (p->has_cpus || p->has_cpumask) ? cpus : NULL);
-		json_str(&j, "cpus_file", p->has_cpus ? "cpus" : p->has_cpumask ? "cpumask" : NULL);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "name", p->name);
+		cli_json_uint(&j, "type", p->type);
+		cli_json_str(&j, "kind", pms_pmu_kind_name(p->kind));
+		cli_json_str(&j, "scope", p->kind == PMS_PMU_UNCORE ? pms_scope_name(p->scope) : NULL);
+		cli_json_str(&j, "engine", p->engine ? pms_engine_name(p->engine) : NULL);
+		cli_json_str(&j, "cpus", (p->has_cpus || p->has_cpumask) ? cpus : NULL);
+		cli_json_str(&j, "cpus_file", p->has_cpus ? "cpus" : p->has_cpumask ? "cpumask" : NULL);
 		if (p->has_associated_cpus) {
 			char *assoc = set_str(&p->associated_cpus);
-			json_str(&j, "associated_cpus", assoc);
+			cli_json_str(&j, "associated_cpus", assoc);
 			free(assoc);
 		} else {
-			json_null(&j, "associated_cpus");
+			cli_json_null(&j, "associated_cpus");
 		}
 		if (p->max_precise >= 0)
-			json_int(&j, "max_precise", p->max_precise);
+			cli_json_int(&j, "max_precise", p->max_precise);
 		else
-			json_null(&j, "max_precise");
+			cli_json_null(&j, "max_precise");
 		if (p->nr_addr_filters >= 0)
-			json_int(&j, "nr_addr_filters", p->nr_addr_filters);
+			cli_json_int(&j, "nr_addr_filters", p->nr_addr_filters);
 		else
-			json_null(&j, "nr_addr_filters");
-		json_str(&j, "box", p->box);
+			cli_json_null(&j, "nr_addr_filters");
+		cli_json_str(&j, "box", p->box);
 		if (p->box_index >= 0)
-			json_int(&j, "box_index", p->box_index);
+			cli_json_int(&j, "box_index", p->box_index);
 		else
-			json_null(&j, "box_index");
-		json_begin_object(&j, "caps");
+			cli_json_null(&j, "box_index");
+		cli_json_begin_object(&j, "caps");
 		for (size_t k = 0; k < p->ncaps; k++)
-			json_str(&j, p->caps[k].name, p->caps[k].value);
-		json_end_object(&j);
-		json_begin_array(&j, "formats");
+			cli_json_str(&j, p->caps[k].name, p->caps[k].value);
+		cli_json_end_object(&j);
+		cli_json_begin_array(&j, "formats");
 		for (size_t k = 0; k < p->nformats; k++) {
 			const struct pms_format *f = &p->formats[k];
 			char bits[128], mask[24];
 			pms_format_str(f, bits, sizeof(bits));
 			snprintf(mask, sizeof(mask), "0x%" PRIx64, pms_format_mask(f));
-			json_begin_object(&j, NULL);
-			json_str(&j, "name", f->name);
-			json_str(&j, "field", pms_cfg_field_name(f->field));
-			json_str(&j, "bits", strchr(bits, ':') ? strchr(bits, ':') + 1 : bits);
-			json_int(&j, "width", f->width);
-			json_str(&j, "mask", mask);
-			json_end_object(&j);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "name", f->name);
+			cli_json_str(&j, "field", pms_cfg_field_name(f->field));
+			cli_json_str(&j, "bits", strchr(bits, ':') ? strchr(bits, ':') + 1 : bits);
+			cli_json_int(&j, "width", f->width);
+			cli_json_str(&j, "mask", mask);
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_begin_array(&j, "events");
+		cli_json_end_array(&j);
+		cli_json_begin_array(&j, "events");
 		for (size_t k = 0; k < p->nevents; k++) {
 			const struct pms_pmu_event *e = &p->events[k];
-			json_begin_object(&j, NULL);
-			json_str(&j, "name", e->name);
-			json_str(&j, "value", e->value);
-			json_str(&j, "unit", e->unit);
-			json_double(&j, "scale", e->scale);
-			json_bool(&j, "per_pkg", e->per_pkg);
-			json_bool(&j, "snapshot", e->snapshot);
-			json_end_object(&j);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "name", e->name);
+			cli_json_str(&j, "value", e->value);
+			cli_json_str(&j, "unit", e->unit);
+			cli_json_double(&j, "scale", e->scale);
+			cli_json_bool(&j, "per_pkg", e->per_pkg);
+			cli_json_bool(&j, "snapshot", e->snapshot);
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_end_object(&j);
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
 		free(cpus);
 	}
-	json_end_array(&j);
-	json_end_object(&j);
-	json_finish(&j);
+	cli_json_end_array(&j);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
 }
 
 int cmd_list(const struct cli_global *g, int argc, char **argv)

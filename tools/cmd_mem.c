@@ -474,50 +474,50 @@ static void json_hex(struct json *j, const char *key, bool valid, uint64_t v)
 {
 	char b[32];
 	if (!valid) {
-		json_null(j, key);
+		cli_json_null(j, key);
 		return;
 	}
 	hex(b, sizeof(b), v);
-	json_str(j, key, b);
+	cli_json_str(j, key, b);
 }
 
 static void json_site(struct json *j, const struct pms_memreport_site *s, bool object)
 {
-	json_begin_object(j, NULL);
+	cli_json_begin_object(j, NULL);
 	json_hex(j, object ? "start" : "addr", !s->addr_hidden && (object ? s->size != 0 : true),
 		 s->addr);
 	if (object)
-		json_uint(j, "size", s->size);
-	json_str(j, "name", s->name);
-	json_str(j, object ? "kind" : "file", object ? s->kind : s->file);
+		cli_json_uint(j, "size", s->size);
+	cli_json_str(j, "name", s->name);
+	cli_json_str(j, object ? "kind" : "file", object ? s->kind : s->file);
 	if (!object) {
 		if (s->line)
-			json_int(j, "line", s->line);
+			cli_json_int(j, "line", s->line);
 		else
-			json_null(j, "line");
+			cli_json_null(j, "line");
 	}
-	json_str(j, "module", s->module);
-	json_bool(j, "kernel", s->kernel);
-	json_uint(j, "samples", s->samples);
-	json_uint(j, "latency_total", s->latency);
-	json_uint(j, "latency_samples", s->weighted);
-	json_uint(j, "resolved", s->resolved);
-	json_uint(j, "remote", s->remote);
+	cli_json_str(j, "module", s->module);
+	cli_json_bool(j, "kernel", s->kernel);
+	cli_json_uint(j, "samples", s->samples);
+	cli_json_uint(j, "latency_total", s->latency);
+	cli_json_uint(j, "latency_samples", s->weighted);
+	cli_json_uint(j, "resolved", s->resolved);
+	cli_json_uint(j, "remote", s->remote);
 	if (s->resolved)
-		json_double(j, "remote_share", (double)s->remote / (double)s->resolved);
+		cli_json_double(j, "remote_share", (double)s->remote / (double)s->resolved);
 	else
-		json_null(j, "remote_share");
-	json_uint(j, "on_home", s->on_home);
-	json_end_object(j);
+		cli_json_null(j, "remote_share");
+	cli_json_uint(j, "on_home", s->on_home);
+	cli_json_end_object(j);
 }
 
 static void json_sites(struct json *j, const char *key, const struct pms_memreport_site *v,
 		       size_t n, bool object)
 {
-	json_begin_array(j, key);
+	cli_json_begin_array(j, key);
 	for (size_t i = 0; i < n; i++)
 		json_site(j, &v[i], object);
-	json_end_array(j);
+	cli_json_end_array(j);
 }
 
 static const char *status_name(int node)
@@ -546,256 +546,256 @@ static void print_json(const struct run_desc *d, const struct pms_memreport *r)
 {
 	struct json j;
 	char b[64];
-	json_init(&j, stdout);
-	json_begin_object(&j, NULL);
-	json_int(&j, "schema_version", 1);
-	json_begin_object(&j, "target");
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j, NULL);
+	cli_json_int(&j, "schema_version", 1);
+	cli_json_begin_object(&j, "target");
 	static const char *const kinds[] = { "workload", "command", "pid", "system" };
-	json_str(&j, "kind", kinds[d->o->kind]);
+	cli_json_str(&j, "kind", kinds[d->o->kind]);
 	if (d->pid > 0)
-		json_int(&j, "pid", d->pid);
+		cli_json_int(&j, "pid", d->pid);
 	else
-		json_null(&j, "pid");
-	json_begin_array(&j, "argv");
+		cli_json_null(&j, "pid");
+	cli_json_begin_array(&j, "argv");
 	for (char **a = d->o->cmd; a && *a; a++)
-		json_str(&j, NULL, *a);
-	json_end_array(&j);
-	json_end_object(&j);
+		cli_json_str(&j, NULL, *a);
+	cli_json_end_array(&j);
+	cli_json_end_object(&j);
 	if (d->o->kind == T_WORKLOAD) {
-		json_begin_object(&j, "workload");
+		cli_json_begin_object(&j, "workload");
 		json_hex(&j, "buffer_start", d->wl->have, d->wl->start);
-		json_uint(&j, "buffer_size", d->wl->have ? d->wl->size : d->o->wl.size);
-		json_int(&j, "threads", d->o->wl.threads);
+		cli_json_uint(&j, "buffer_size", d->wl->have ? d->wl->size : d->o->wl.size);
+		cli_json_int(&j, "threads", d->o->wl.threads);
 		if (d->o->wl.node >= 0)
-			json_int(&j, "requested_node", d->o->wl.node);
+			cli_json_int(&j, "requested_node", d->o->wl.node);
 		else
-			json_null(&j, "requested_node");
+			cli_json_null(&j, "requested_node");
 		if (d->wl->have && d->wl->home >= 0)
-			json_int(&j, "home_node", d->wl->home);
+			cli_json_int(&j, "home_node", d->wl->home);
 		else
-			json_null(&j, "home_node");
-		json_end_object(&j);
+			cli_json_null(&j, "home_node");
+		cli_json_end_object(&j);
 	} else {
-		json_null(&j, "workload");
+		cli_json_null(&j, "workload");
 	}
-	json_begin_object(&j, "exit");
+	cli_json_begin_object(&j, "exit");
 	if (!d->oc->have_status) {
-		json_str(&j, "how", d->pid > 0 && d->o->kind == T_PID ? "still running" : "none");
-		json_null(&j, "code");
-		json_null(&j, "signal");
+		cli_json_str(&j, "how", d->pid > 0 && d->o->kind == T_PID ? "still running" : "none");
+		cli_json_null(&j, "code");
+		cli_json_null(&j, "signal");
 	} else if (WIFEXITED(d->oc->status)) {
-		json_str(&j, "how", "exited");
-		json_int(&j, "code", WEXITSTATUS(d->oc->status));
-		json_null(&j, "signal");
+		cli_json_str(&j, "how", "exited");
+		cli_json_int(&j, "code", WEXITSTATUS(d->oc->status));
+		cli_json_null(&j, "signal");
 	} else {
-		json_str(&j, "how", "signaled");
-		json_null(&j, "code");
-		json_int(&j, "signal", WTERMSIG(d->oc->status));
-		json_str(&j, "signal_name", sig_name(WTERMSIG(d->oc->status)));
-		json_bool(&j, "core_dumped", WCOREDUMP(d->oc->status));
+		cli_json_str(&j, "how", "signaled");
+		cli_json_null(&j, "code");
+		cli_json_int(&j, "signal", WTERMSIG(d->oc->status));
+		cli_json_str(&j, "signal_name", sig_name(WTERMSIG(d->oc->status)));
+		cli_json_bool(&j, "core_dumped", WCOREDUMP(d->oc->status));
 	}
-	json_bool(&j, "interrupted", d->oc->interrupted);
-	json_bool(&j, "timed_out", d->oc->timed_out);
-	json_end_object(&j);
-	json_double(&j, "duration_s", d->oc->seconds);
+	cli_json_bool(&j, "interrupted", d->oc->interrupted);
+	cli_json_bool(&j, "timed_out", d->oc->timed_out);
+	cli_json_end_object(&j);
+	cli_json_double(&j, "duration_s", d->oc->seconds);
 
-	json_begin_object(&j, "engine");
-	json_str(&j, "name", engine_name(r->engine));
-	json_str(&j, "label", r->label);
-	json_str(&j, "pmus", r->pmus);
-	json_str(&j, "notes", r->notes);
-	json_bool(&j, "data_src", r->data_src_available);
-	json_bool(&j, "phys", r->phys);
+	cli_json_begin_object(&j, "engine");
+	cli_json_str(&j, "name", engine_name(r->engine));
+	cli_json_str(&j, "label", r->label);
+	cli_json_str(&j, "pmus", r->pmus);
+	cli_json_str(&j, "notes", r->notes);
+	cli_json_bool(&j, "data_src", r->data_src_available);
+	cli_json_bool(&j, "phys", r->phys);
 	hex(b, sizeof(b), d->info->sample_type);
-	json_str(&j, "sample_type", b);
-	json_end_object(&j);
-	json_begin_array(&j, "attempts");
+	cli_json_str(&j, "sample_type", b);
+	cli_json_end_object(&j);
+	cli_json_begin_array(&j, "attempts");
 	for (size_t i = 0; i < r->nattempts; i++) {
 		const struct pms_sampler_attempt *a = &r->attempts[i];
-		json_begin_object(&j, NULL);
-		json_str(&j, "engine", engine_name(a->engine));
-		json_str(&j, "pmu", a->pmu);
-		json_str(&j, "attr", a->attr);
-		json_int(&j, "errno", a->err);
-		json_str(&j, "error", a->err ? strerrorname_np(a->err) : NULL);
-		json_bool(&j, "chosen", a->chosen);
-		json_str(&j, "reason", a->reason);
-		json_end_object(&j);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "engine", engine_name(a->engine));
+		cli_json_str(&j, "pmu", a->pmu);
+		cli_json_str(&j, "attr", a->attr);
+		cli_json_int(&j, "errno", a->err);
+		cli_json_str(&j, "error", a->err ? strerrorname_np(a->err) : NULL);
+		cli_json_bool(&j, "chosen", a->chosen);
+		cli_json_str(&j, "reason", a->reason);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
+	cli_json_end_array(&j);
 
-	json_begin_object(&j, "samples");
-	json_uint(&j, "total", r->samples);
-	json_uint(&j, "with_addr", r->with_addr);
-	json_uint(&j, "with_data_src", r->with_data_src);
-	json_uint(&j, "dropped", r->stats.samples_dropped);
-	json_uint(&j, "lost", r->stats.lost);
-	json_uint(&j, "lost_records", r->stats.lost_records);
-	json_uint(&j, "lost_samples", r->stats.lost_samples);
-	json_uint(&j, "throttle", r->stats.throttle);
-	json_uint(&j, "unthrottle", r->stats.unthrottle);
-	json_uint(&j, "parse_errors", r->stats.parse_errors);
-	json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
-	json_uint(&j, "aux_truncated", r->stats.aux_truncated);
-	json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
-	json_end_object(&j);
+	cli_json_begin_object(&j, "samples");
+	cli_json_uint(&j, "total", r->samples);
+	cli_json_uint(&j, "with_addr", r->with_addr);
+	cli_json_uint(&j, "with_data_src", r->with_data_src);
+	cli_json_uint(&j, "dropped", r->stats.samples_dropped);
+	cli_json_uint(&j, "lost", r->stats.lost);
+	cli_json_uint(&j, "lost_records", r->stats.lost_records);
+	cli_json_uint(&j, "lost_samples", r->stats.lost_samples);
+	cli_json_uint(&j, "throttle", r->stats.throttle);
+	cli_json_uint(&j, "unthrottle", r->stats.unthrottle);
+	cli_json_uint(&j, "parse_errors", r->stats.parse_errors);
+	cli_json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
+	cli_json_uint(&j, "aux_truncated", r->stats.aux_truncated);
+	cli_json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
+	cli_json_end_object(&j);
 
-	json_begin_object(&j, "data_source");
-	json_bool(&j, "available", r->data_src_available);
-	json_str(&j, "note", r->data_src_note);
-	json_begin_array(&j, "levels");
+	cli_json_begin_object(&j, "data_source");
+	cli_json_bool(&j, "available", r->data_src_available);
+	cli_json_str(&j, "note", r->data_src_note);
+	cli_json_begin_array(&j, "levels");
 	for (size_t i = 0; i < r->nlevels; i++) {
-		json_begin_object(&j, NULL);
-		json_str(&j, "level", r->levels[i].name);
-		json_uint(&j, "samples", r->levels[i].samples);
-		json_end_object(&j);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "level", r->levels[i].name);
+		cli_json_uint(&j, "samples", r->levels[i].samples);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
-	json_begin_array(&j, "ops");
+	cli_json_end_array(&j);
+	cli_json_begin_array(&j, "ops");
 	for (size_t i = 0; i < r->nops; i++) {
-		json_begin_object(&j, NULL);
-		json_str(&j, "op", r->ops[i].name);
-		json_uint(&j, "samples", r->ops[i].samples);
-		json_end_object(&j);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "op", r->ops[i].name);
+		cli_json_uint(&j, "samples", r->ops[i].samples);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
-	json_end_object(&j);
+	cli_json_end_array(&j);
+	cli_json_end_object(&j);
 
-	json_begin_object(&j, "latency");
-	json_uint(&j, "samples", r->latency.n);
+	cli_json_begin_object(&j, "latency");
+	cli_json_uint(&j, "samples", r->latency.n);
 	if (r->latency.n) {
-		json_uint(&j, "min", r->latency.min);
-		json_uint(&j, "median", r->latency.median);
-		json_uint(&j, "p90", r->latency.p90);
-		json_uint(&j, "p99", r->latency.p99);
-		json_uint(&j, "max", r->latency.max);
-		json_double(&j, "mean", r->latency.mean);
+		cli_json_uint(&j, "min", r->latency.min);
+		cli_json_uint(&j, "median", r->latency.median);
+		cli_json_uint(&j, "p90", r->latency.p90);
+		cli_json_uint(&j, "p99", r->latency.p99);
+		cli_json_uint(&j, "max", r->latency.max);
+		cli_json_double(&j, "mean", r->latency.mean);
 	} else {
-		json_null(&j, "min");
-		json_null(&j, "median");
-		json_null(&j, "p90");
-		json_null(&j, "p99");
-		json_null(&j, "max");
-		json_null(&j, "mean");
+		cli_json_null(&j, "min");
+		cli_json_null(&j, "median");
+		cli_json_null(&j, "p90");
+		cli_json_null(&j, "p99");
+		cli_json_null(&j, "max");
+		cli_json_null(&j, "mean");
 	}
-	json_end_object(&j);
+	cli_json_end_object(&j);
 
-	json_begin_object(&j, "numa");
+	cli_json_begin_object(&j, "numa");
 	if (r->home_node >= 0)
-		json_int(&j, "home_node", r->home_node);
+		cli_json_int(&j, "home_node", r->home_node);
 	else
-		json_null(&j, "home_node");
-	json_uint(&j, "resolved", r->resolved);
-	json_uint(&j, "on_home", r->on_home);
-	json_uint(&j, "elsewhere", r->elsewhere);
-	json_uint(&j, "from_phys", r->from_phys);
-	json_uint(&j, "unresolved", r->unresolved);
-	json_uint(&j, "efault", r->st_efault);
-	json_uint(&j, "enoent", r->st_enoent);
-	json_uint(&j, "other_status", r->st_other);
-	json_uint(&j, "not_asked", r->st_not_asked);
-	json_uint(&j, "process_gone", r->st_gone);
-	json_uint(&j, "no_addr", r->no_addr);
-	json_begin_object(&j, "oracle");
-	json_uint(&j, "lookups", r->numa.lookups);
-	json_uint(&j, "cache_hits", r->numa.cache_hits);
-	json_uint(&j, "pages_queried", r->numa.pages_queried);
-	json_uint(&j, "move_pages_calls", r->numa.move_pages_calls);
-	json_uint(&j, "call_errors", r->numa.call_errors);
-	json_uint(&j, "invalidations", r->numa.invalidations);
-	json_end_object(&j);
-	json_begin_object(&j, "verify");
-	json_bool(&j, "requested", d->o->verify);
+		cli_json_null(&j, "home_node");
+	cli_json_uint(&j, "resolved", r->resolved);
+	cli_json_uint(&j, "on_home", r->on_home);
+	cli_json_uint(&j, "elsewhere", r->elsewhere);
+	cli_json_uint(&j, "from_phys", r->from_phys);
+	cli_json_uint(&j, "unresolved", r->unresolved);
+	cli_json_uint(&j, "efault", r->st_efault);
+	cli_json_uint(&j, "enoent", r->st_enoent);
+	cli_json_uint(&j, "other_status", r->st_other);
+	cli_json_uint(&j, "not_asked", r->st_not_asked);
+	cli_json_uint(&j, "process_gone", r->st_gone);
+	cli_json_uint(&j, "no_addr", r->no_addr);
+	cli_json_begin_object(&j, "oracle");
+	cli_json_uint(&j, "lookups", r->numa.lookups);
+	cli_json_uint(&j, "cache_hits", r->numa.cache_hits);
+	cli_json_uint(&j, "pages_queried", r->numa.pages_queried);
+	cli_json_uint(&j, "move_pages_calls", r->numa.move_pages_calls);
+	cli_json_uint(&j, "call_errors", r->numa.call_errors);
+	cli_json_uint(&j, "invalidations", r->numa.invalidations);
+	cli_json_end_object(&j);
+	cli_json_begin_object(&j, "verify");
+	cli_json_bool(&j, "requested", d->o->verify);
 	if (d->o->verify && d->wl->have && d->wl->vchecked >= 0) {
-		json_str(&j, "how", "workload buffer pages: get_mempolicy vs move_pages, in the workload");
-		json_int(&j, "checked", d->wl->vchecked);
-		json_int(&j, "disagree", d->wl->vdis);
-		json_int(&j, "errors", d->wl->verr);
+		cli_json_str(&j, "how", "workload buffer pages: get_mempolicy vs move_pages, in the workload");
+		cli_json_int(&j, "checked", d->wl->vchecked);
+		cli_json_int(&j, "disagree", d->wl->vdis);
+		cli_json_int(&j, "errors", d->wl->verr);
 	} else {
-		json_str(&j, "how", d->o->verify ? "not possible: get_mempolicy answers only for the "
+		cli_json_str(&j, "how", d->o->verify ? "not possible: get_mempolicy answers only for the "
 						   "calling process, and the profiled one is another"
 						 : NULL);
-		json_null(&j, "checked");
-		json_null(&j, "disagree");
-		json_null(&j, "errors");
+		cli_json_null(&j, "checked");
+		cli_json_null(&j, "disagree");
+		cli_json_null(&j, "errors");
 	}
-	json_end_object(&j);
-	json_begin_array(&j, "nodes");
+	cli_json_end_object(&j);
+	cli_json_begin_array(&j, "nodes");
 	for (size_t i = 0; i < r->nnodes; i++)
-		json_int(&j, NULL, r->node_ids[i]);
-	json_end_array(&j);
-	json_begin_array(&j, "matrix");
+		cli_json_int(&j, NULL, r->node_ids[i]);
+	cli_json_end_array(&j);
+	cli_json_begin_array(&j, "matrix");
 	for (size_t a = 0; a < r->nnodes; a++) {
-		json_begin_array(&j, NULL);
+		cli_json_begin_array(&j, NULL);
 		for (size_t m = 0; m < r->nnodes; m++)
-			json_uint(&j, NULL, r->matrix[a * r->nnodes + m]);
-		json_end_array(&j);
+			cli_json_uint(&j, NULL, r->matrix[a * r->nnodes + m]);
+		cli_json_end_array(&j);
 	}
-	json_end_array(&j);
-	json_uint(&j, "matrix_outside", r->matrix_cpu_unknown);
-	json_end_object(&j);
-	json_bool(&j, "kernel_addresses_visible", r->kernel_visible);
+	cli_json_end_array(&j);
+	cli_json_uint(&j, "matrix_outside", r->matrix_cpu_unknown);
+	cli_json_end_object(&j);
+	cli_json_bool(&j, "kernel_addresses_visible", r->kernel_visible);
 
-	json_begin_object(&j, "top");
+	cli_json_begin_object(&j, "top");
 	json_sites(&j, "instructions_by_samples", r->top_ips_samples, r->ntop_ips_samples, false);
 	json_sites(&j, "instructions_by_latency", r->top_ips_latency, r->ntop_ips_latency, false);
 	json_sites(&j, "functions_by_samples", r->top_funcs_samples, r->ntop_funcs_samples, false);
 	json_sites(&j, "functions_by_latency", r->top_funcs_latency, r->ntop_funcs_latency, false);
 	json_sites(&j, "data_objects", r->top_objects, r->ntop_objects, true);
-	json_end_object(&j);
+	cli_json_end_object(&j);
 
 	if (d->o->samples) {
-		json_begin_array(&j, "sample_list");
+		cli_json_begin_array(&j, "sample_list");
 		for (size_t i = 0; i < r->nall; i++) {
 			const struct pms_memreport_sample *x = &r->all[i];
 			const struct pms_memsample *s = &x->s;
-			json_begin_object(&j, NULL);
+			cli_json_begin_object(&j, NULL);
 			if (s->valid & PMS_MS_TIME)
-				json_uint(&j, "time", s->time);
+				cli_json_uint(&j, "time", s->time);
 			else
-				json_null(&j, "time");
+				cli_json_null(&j, "time");
 			if (s->valid & PMS_MS_TID) {
-				json_uint(&j, "pid", s->pid);
-				json_uint(&j, "tid", s->tid);
+				cli_json_uint(&j, "pid", s->pid);
+				cli_json_uint(&j, "tid", s->tid);
 			} else {
-				json_null(&j, "pid");
-				json_null(&j, "tid");
+				cli_json_null(&j, "pid");
+				cli_json_null(&j, "tid");
 			}
 			if (s->valid & PMS_MS_CPU)
-				json_uint(&j, "cpu", s->cpu);
+				cli_json_uint(&j, "cpu", s->cpu);
 			else
-				json_null(&j, "cpu");
+				cli_json_null(&j, "cpu");
 			if (x->cpu_node >= 0)
-				json_int(&j, "cpu_node", x->cpu_node);
+				cli_json_int(&j, "cpu_node", x->cpu_node);
 			else
-				json_null(&j, "cpu_node");
+				cli_json_null(&j, "cpu_node");
 			json_hex(&j, "ip", (s->valid & PMS_MS_IP) && s->ip, s->ip);
 			json_hex(&j, "addr", (s->valid & PMS_MS_ADDR) != 0, s->addr);
 			json_hex(&j, "phys_addr", (s->valid & PMS_MS_PHYS) != 0, s->phys_addr);
 			if (x->mem_node >= 0)
-				json_int(&j, "mem_node", x->mem_node);
+				cli_json_int(&j, "mem_node", x->mem_node);
 			else
-				json_null(&j, "mem_node");
-			json_str(&j, "node_status", status_name(x->mem_node));
+				cli_json_null(&j, "mem_node");
+			cli_json_str(&j, "node_status", status_name(x->mem_node));
 			if (s->valid & PMS_MS_DATA_SRC) {
 				char t[128];
 				json_hex(&j, "data_src", true, s->data_src);
 				pms_datasrc_format_mem(s->data_src, t, sizeof(t));
-				json_str(&j, "level", t);
+				cli_json_str(&j, "level", t);
 			} else {
-				json_null(&j, "data_src");
-				json_null(&j, "level");
+				cli_json_null(&j, "data_src");
+				cli_json_null(&j, "level");
 			}
 			if (s->valid & PMS_MS_WEIGHT)
-				json_uint(&j, "weight", s->weight);
+				cli_json_uint(&j, "weight", s->weight);
 			else
-				json_null(&j, "weight");
-			json_end_object(&j);
+				cli_json_null(&j, "weight");
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
+		cli_json_end_array(&j);
 	}
-	json_end_object(&j);
-	json_finish(&j);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
 }
 
 static void print_csv(const struct pms_memreport *r)

@@ -323,88 +323,88 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (json) {
 		struct json j;
 		char hx[24];
-		json_init(&j, stdout);
-		json_begin_object(&j, NULL);
-		json_str(&j, "file", path);
-		json_bool(&j, "pipe_mode", pms_perfdata_reader_is_pipe(r));
-		json_uint(&j, "records", st->records);
-		json_uint(&j, "samples", total);
-		json_uint(&j, "mem_samples", mem);
-		json_uint(&j, "skipped_records", st->bad_records);
-		json_uint(&j, "lost", st->lost);
-		json_begin_array(&j, "events");
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "file", path);
+		cli_json_bool(&j, "pipe_mode", pms_perfdata_reader_is_pipe(r));
+		cli_json_uint(&j, "records", st->records);
+		cli_json_uint(&j, "samples", total);
+		cli_json_uint(&j, "mem_samples", mem);
+		cli_json_uint(&j, "skipped_records", st->bad_records);
+		cli_json_uint(&j, "lost", st->lost);
+		cli_json_begin_array(&j, "events");
 		for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
 			const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-			json_begin_object(&j, NULL);
-			json_str(&j, "name", a->name);
-			json_uint(&j, "type", a->attr->type);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "name", a->name);
+			cli_json_uint(&j, "type", a->attr->type);
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->config);
-			json_str(&j, "config", hx);
+			cli_json_str(&j, "config", hx);
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->sample_type);
-			json_str(&j, "sample_type", hx);
-			json_end_object(&j);
+			cli_json_str(&j, "sample_type", hx);
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_begin_array(&j, "levels");
+		cli_json_end_array(&j);
+		cli_json_begin_array(&j, "levels");
 		for (size_t i = 0; i < ngroups && i < top; i++) {
-			json_begin_object(&j, NULL);
-			json_str(&j, "memory_access", groups[i].text);
-			json_uint(&j, "samples", groups[i].samples);
-			json_double(&j, "percent", pct(groups[i].samples, mem));
-			json_double(&j, "avg_weight", avg(groups[i].weight, groups[i].samples));
-			json_end_object(&j);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "memory_access", groups[i].text);
+			cli_json_uint(&j, "samples", groups[i].samples);
+			cli_json_double(&j, "percent", pct(groups[i].samples, mem));
+			cli_json_double(&j, "avg_weight", avg(groups[i].weight, groups[i].samples));
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_begin_array(&j, "data_src");
+		cli_json_end_array(&j);
+		cli_json_begin_array(&j, "data_src");
 		for (size_t i = 0; i < nds && i < top; i++) {
 			char t[PMS_DATASRC_TEXT_MAX + 1];
-			json_begin_object(&j, NULL);
+			cli_json_begin_object(&j, NULL);
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, rows[i].key);
-			json_str(&j, "value", hx);
+			cli_json_str(&j, "value", hx);
 			pms_datasrc_format(rows[i].key, t, sizeof(t));
-			json_str(&j, "text", t);
-			json_uint(&j, "samples", rows[i].samples);
-			json_double(&j, "avg_weight", avg(rows[i].weight, rows[i].samples));
-			json_end_object(&j);
+			cli_json_str(&j, "text", t);
+			cli_json_uint(&j, "samples", rows[i].samples);
+			cli_json_double(&j, "avg_weight", avg(rows[i].weight, rows[i].samples));
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_begin_object(&j, "weight_percentiles");
+		cli_json_end_array(&j);
+		cli_json_begin_object(&j, "weight_percentiles");
 		for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 			char k[8];
 			snprintf(k, sizeof(k), "p%.0f", pcts[i]);
-			json_uint(&j, k, pms_perfdata_summary_weight_pct(s, pcts[i]));
+			cli_json_uint(&j, k, pms_perfdata_summary_weight_pct(s, pcts[i]));
 		}
-		json_end_object(&j);
+		cli_json_end_object(&j);
 		if (why) {
-			json_null(&j, "nodes");
-			json_str(&j, "nodes_unavailable", why);
+			cli_json_null(&j, "nodes");
+			cli_json_str(&j, "nodes_unavailable", why);
 		} else {
-			json_begin_array(&j, "nodes");
+			cli_json_begin_array(&j, "nodes");
 			for (size_t i = 0; i < nnodes; i++) {
-				json_begin_object(&j, NULL);
+				cli_json_begin_object(&j, NULL);
 				if (nodes[i].key == ~UINT64_C(0))
-					json_null(&j, "node");
+					cli_json_null(&j, "node");
 				else
-					json_uint(&j, "node", nodes[i].key);
-				json_uint(&j, "samples", nodes[i].samples);
-				json_double(&j, "avg_weight", avg(nodes[i].weight, nodes[i].samples));
-				json_end_object(&j);
+					cli_json_uint(&j, "node", nodes[i].key);
+				cli_json_uint(&j, "samples", nodes[i].samples);
+				cli_json_double(&j, "avg_weight", avg(nodes[i].weight, nodes[i].samples));
+				cli_json_end_object(&j);
 			}
-			json_end_array(&j);
+			cli_json_end_array(&j);
 		}
-		json_begin_array(&j, "top_ips");
+		cli_json_begin_array(&j, "top_ips");
 		for (size_t i = 0; i < nips && i < top; i++) {
-			json_begin_object(&j, NULL);
+			cli_json_begin_object(&j, NULL);
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, ips[i].key);
-			json_str(&j, "ip", hx);
-			json_str(&j, "symbol", i < MAX_NAMED && names && names[i].sym[0] ? names[i].sym : NULL);
-			json_uint(&j, "samples", ips[i].samples);
-			json_double(&j, "avg_weight", avg(ips[i].weight, ips[i].samples));
-			json_end_object(&j);
+			cli_json_str(&j, "ip", hx);
+			cli_json_str(&j, "symbol", i < MAX_NAMED && names && names[i].sym[0] ? names[i].sym : NULL);
+			cli_json_uint(&j, "samples", ips[i].samples);
+			cli_json_double(&j, "avg_weight", avg(ips[i].weight, ips[i].samples));
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
-		json_end_object(&j);
-		json_finish(&j);
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
 		goto out;
 	}
 

@@ -247,29 +247,29 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 	const struct pms_sample *s = &ev->rec.sample;
 	struct json j;
 	char nb[64];
-	json_init(&j, o);
+	cli_json_init(&j, o);
 	j.pretty = false;
-	json_begin_object(&j, NULL);
+	cli_json_begin_object(&j, NULL);
 	for (size_t i = 0; i < nf; i++) {
 		const char *k = field_names[fs[i]];
 		switch (fs[i]) {
 		case F_COMM:
-			json_str(&j, k, comm_get(comms, s->tid));
+			cli_json_str(&j, k, comm_get(comms, s->tid));
 			break;
 		case F_PID:
-			json_uint(&j, k, s->pid);
+			cli_json_uint(&j, k, s->pid);
 			break;
 		case F_TID:
-			json_uint(&j, k, s->tid);
+			cli_json_uint(&j, k, s->tid);
 			break;
 		case F_CPU:
-			json_uint(&j, k, s->cpu);
+			cli_json_uint(&j, k, s->cpu);
 			break;
 		case F_TIME:
-			json_uint(&j, k, s->time);
+			cli_json_uint(&j, k, s->time);
 			break;
 		case F_EVENT:
-			json_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
+			cli_json_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
 			break;
 		case F_IP:
 		case F_ADDR:
@@ -277,44 +277,44 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 			char hx[24];
 			uint64_t v = fs[i] == F_IP ? s->ip : fs[i] == F_ADDR ? s->addr : s->phys_addr;
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, v);
-			json_str(&j, k, hx);
+			cli_json_str(&j, k, hx);
 			break;
 		}
 		case F_NODE:
 			if (ev->node >= 0)
-				json_int(&j, k, ev->node);
+				cli_json_int(&j, k, ev->node);
 			else
-				json_null(&j, k);
+				cli_json_null(&j, k);
 			break;
 		case F_PERIOD:
-			json_uint(&j, k, s->period);
+			cli_json_uint(&j, k, s->period);
 			break;
 		case F_WEIGHT:
-			json_uint(&j, k,
+			cli_json_uint(&j, k,
 				  (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
 			break;
 		case F_INSLAT:
-			json_uint(&j, k, s->weight_var2_w);
+			cli_json_uint(&j, k, s->weight_var2_w);
 			break;
 		case F_DSRC: {
 			char hx[24];
 			char txt[PMS_DATASRC_TEXT_MAX + 1];
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, s->data_src);
-			json_str(&j, k, hx);
+			cli_json_str(&j, k, hx);
 			pms_datasrc_format(s->data_src, txt, sizeof(txt));
 			(void)dc;
-			json_str(&j, "data_src_text", txt);
+			cli_json_str(&j, "data_src_text", txt);
 			break;
 		}
 		case F_TYPE:
-			json_str(&j, k, "SAMPLE");
+			cli_json_str(&j, k, "SAMPLE");
 			break;
 		case F_N:
 			break;
 		}
 	}
-	json_end_object(&j);
-	json_finish(&j);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
 }
 
 /* perf-tool record types 64.. (tools/lib/perf/include/perf/event.h). */

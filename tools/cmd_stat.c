@@ -217,56 +217,56 @@ static void print_json(const struct out *o, const struct pms_count_row *rows, si
 {
 	struct json j;
 	char groups[1024];
-	json_init(&j, stdout);
+	cli_json_init(&j, stdout);
 	j.pretty = t < 0; /* interval mode: one object per line */
-	json_begin_object(&j, NULL);
-	json_int(&j, "schema_version", 1);
-	json_str(&j, "target", o->target_desc);
+	cli_json_begin_object(&j, NULL);
+	cli_json_int(&j, "schema_version", 1);
+	cli_json_str(&j, "target", o->target_desc);
 	if (o->target != PMS_COUNT_CPUS && o->target != PMS_COUNT_CHILD)
-		json_int(&j, "pid", o->pid);
+		cli_json_int(&j, "pid", o->pid);
 	if (o->cmd) {
-		json_begin_array(&j, "command");
+		cli_json_begin_array(&j, "command");
 		for (char *const *a = o->cmd; *a; a++)
-			json_str(&j, NULL, *a);
-		json_end_array(&j);
+			cli_json_str(&j, NULL, *a);
+		cli_json_end_array(&j);
 	}
-	json_str(&j, "aggregation", pms_count_agg_name(o->agg));
+	cli_json_str(&j, "aggregation", pms_count_agg_name(o->agg));
 	if (t >= 0)
-		json_double(&j, "interval_end_s", t);
+		cli_json_double(&j, "interval_end_s", t);
 	else
-		json_double(&j, "elapsed_s", elapsed);
+		cli_json_double(&j, "elapsed_s", elapsed);
 	if (exit_status >= 0)
-		json_int(&j, "exit_status", exit_status);
-	json_begin_array(&j, "rows");
+		cli_json_int(&j, "exit_status", exit_status);
+	cli_json_begin_array(&j, "rows");
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_count_row *r = &rows[i];
 		const char *unit;
 		double v = display(r, &unit);
-		json_begin_object(&j, NULL);
-		json_str(&j, "event", r->name);
-		json_str(&j, "pmu", r->pmu);
-		json_int(&j, "id", r->id);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "event", r->name);
+		cli_json_str(&j, "pmu", r->pmu);
+		cli_json_int(&j, "id", r->id);
 		if (r->package >= 0)
-			json_int(&j, "package", r->package);
+			cli_json_int(&j, "package", r->package);
 		if (r->agg == PMS_AGG_CORE_TYPE)
-			json_str(&j, "core_type", r->type_name);
-		json_double(&j, "value", v);
-		json_str(&j, "unit", unit);
-		json_double(&j, "scaled", r->scaled);
-		json_uint(&j, "raw", r->raw);
-		json_uint(&j, "time_enabled", r->enabled);
-		json_uint(&j, "time_running", r->running);
-		json_double(&j, "fraction_running", r->fraction);
-		json_bool(&j, "counted", !not_counted(o, i, r));
-		json_int(&j, "instances", r->ninstances);
-		json_int(&j, "unscheduled", r->nunscheduled);
-		json_end_object(&j);
+			cli_json_str(&j, "core_type", r->type_name);
+		cli_json_double(&j, "value", v);
+		cli_json_str(&j, "unit", unit);
+		cli_json_double(&j, "scaled", r->scaled);
+		cli_json_uint(&j, "raw", r->raw);
+		cli_json_uint(&j, "time_enabled", r->enabled);
+		cli_json_uint(&j, "time_running", r->running);
+		cli_json_double(&j, "fraction_running", r->fraction);
+		cli_json_bool(&j, "counted", !not_counted(o, i, r));
+		cli_json_int(&j, "instances", r->ninstances);
+		cli_json_int(&j, "unscheduled", r->nunscheduled);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
+	cli_json_end_array(&j);
 	if (pms_counter_unscheduled_groups(o->c, groups, sizeof(groups)) > 0)
-		json_str(&j, "unscheduled_groups", groups);
-	json_end_object(&j);
-	json_finish(&j);
+		cli_json_str(&j, "unscheduled_groups", groups);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
 }
 
 static void emit(const struct out *o, const struct pms_count_row *rows, size_t n, double t,

@@ -40,127 +40,127 @@ static void print_json(const char *root, const struct pms_topo *t,
 	char *b = malloc(SETBUF);
 	if (!b)
 		return;
-	json_init(&j, stdout);
-	json_begin_object(&j, NULL);
-	json_int(&j, "schema_version", 1);
-	json_str(&j, "root", root ? root : "/");
-	json_str(&j, "vendor", t->vendor[0] ? t->vendor : NULL);
-	json_int(&j, "family", t->family);
-	json_int(&j, "model", t->model);
-	json_int(&j, "stepping", t->stepping);
-	json_str(&j, "model_name", t->model_name);
-	json_int(&j, "ncpus", (long long)t->ncpus);
-	json_str(&j, "online", set_str(&t->online, b, SETBUF));
-	json_int(&j, "snc", t->snc);
-	json_bool(&j, "snc_distances_agree", t->snc_distances_agree);
-	json_bool(&j, "numa_synthetic", t->numa_synthetic);
-	json_bool(&j, "numa_overlap", t->numa_overlap);
-	json_uint(&j, "mem_block_size", t->mem_block_size);
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j, NULL);
+	cli_json_int(&j, "schema_version", 1);
+	cli_json_str(&j, "root", root ? root : "/");
+	cli_json_str(&j, "vendor", t->vendor[0] ? t->vendor : NULL);
+	cli_json_int(&j, "family", t->family);
+	cli_json_int(&j, "model", t->model);
+	cli_json_int(&j, "stepping", t->stepping);
+	cli_json_str(&j, "model_name", t->model_name);
+	cli_json_int(&j, "ncpus", (long long)t->ncpus);
+	cli_json_str(&j, "online", set_str(&t->online, b, SETBUF));
+	cli_json_int(&j, "snc", t->snc);
+	cli_json_bool(&j, "snc_distances_agree", t->snc_distances_agree);
+	cli_json_bool(&j, "numa_synthetic", t->numa_synthetic);
+	cli_json_bool(&j, "numa_overlap", t->numa_overlap);
+	cli_json_uint(&j, "mem_block_size", t->mem_block_size);
 
-	json_begin_array(&j, "packages");
+	cli_json_begin_array(&j, "packages");
 	for (size_t i = 0; i < t->npackages; i++) {
 		const struct pms_topo_package *p = &t->packages[i];
-		json_begin_object(&j, NULL);
-		json_int(&j, "id", p->id);
-		json_str(&j, "cpus", set_str(&p->cpus, b, SETBUF));
-		json_str(&j, "nodes", set_str(&p->nodes, b, SETBUF));
-		json_int(&j, "dies", p->ndies);
-		json_int(&j, "l3", p->nl3);
-		json_int(&j, "snc", p->snc);
-		json_end_object(&j);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "id", p->id);
+		cli_json_str(&j, "cpus", set_str(&p->cpus, b, SETBUF));
+		cli_json_str(&j, "nodes", set_str(&p->nodes, b, SETBUF));
+		cli_json_int(&j, "dies", p->ndies);
+		cli_json_int(&j, "l3", p->nl3);
+		cli_json_int(&j, "snc", p->snc);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
+	cli_json_end_array(&j);
 
-	json_begin_array(&j, "caches");
+	cli_json_begin_array(&j, "caches");
 	for (size_t i = 0; i < t->ncaches; i++) {
 		const struct pms_topo_cache *c = &t->caches[i];
-		json_begin_object(&j, NULL);
-		json_int(&j, "level", c->level);
-		json_str(&j, "type", pms_cache_type_name(c->type));
-		json_int(&j, "logical", c->logical);
-		json_int(&j, "id", c->id);
-		json_uint(&j, "size", c->size);
-		json_str(&j, "cpus", set_str(&c->cpus, b, SETBUF));
-		json_end_object(&j);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "level", c->level);
+		cli_json_str(&j, "type", pms_cache_type_name(c->type));
+		cli_json_int(&j, "logical", c->logical);
+		cli_json_int(&j, "id", c->id);
+		cli_json_uint(&j, "size", c->size);
+		cli_json_str(&j, "cpus", set_str(&c->cpus, b, SETBUF));
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
+	cli_json_end_array(&j);
 
-	json_begin_array(&j, "nodes");
+	cli_json_begin_array(&j, "nodes");
 	for (size_t i = 0; i < t->nnodes; i++) {
 		const struct pms_topo_node *n = &t->nodes[i];
-		json_begin_object(&j, NULL);
-		json_int(&j, "id", n->id);
-		json_str(&j, "cpus", set_str(&n->cpus, b, SETBUF));
-		json_bool(&j, "has_cpu", n->has_cpu);
-		json_bool(&j, "has_memory", n->has_memory);
-		json_uint(&j, "memory_blocks", n->nmem_blocks);
-		json_begin_array(&j, "distances");
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "id", n->id);
+		cli_json_str(&j, "cpus", set_str(&n->cpus, b, SETBUF));
+		cli_json_bool(&j, "has_cpu", n->has_cpu);
+		cli_json_bool(&j, "has_memory", n->has_memory);
+		cli_json_uint(&j, "memory_blocks", n->nmem_blocks);
+		cli_json_begin_array(&j, "distances");
 		for (size_t k = 0; k < n->ndistances; k++)
-			json_int(&j, NULL, n->distances[k]);
-		json_end_array(&j);
-		json_end_object(&j);
+			cli_json_int(&j, NULL, n->distances[k]);
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
+	cli_json_end_array(&j);
 
-	json_begin_array(&j, "core_types");
+	cli_json_begin_array(&j, "core_types");
 	for (size_t i = 0; i < t->ncore_types; i++) {
 		const struct pms_topo_core_type *ct = &t->core_types[i];
 		char midr[24];
 		snprintf(midr, sizeof(midr), "0x%llx", (unsigned long long)ct->midr);
-		json_begin_object(&j, NULL);
-		json_int(&j, "index", ct->index);
-		json_str(&j, "cpus", set_str(&ct->cpus, b, SETBUF));
-		json_str(&j, "midr", ct->midr ? midr : NULL);
-		json_str(&j, "name", ct->name);
-		json_uint(&j, "capacity", ct->capacity);
-		json_uint(&j, "base_khz", ct->base_khz);
-		json_end_object(&j);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "index", ct->index);
+		cli_json_str(&j, "cpus", set_str(&ct->cpus, b, SETBUF));
+		cli_json_str(&j, "midr", ct->midr ? midr : NULL);
+		cli_json_str(&j, "name", ct->name);
+		cli_json_uint(&j, "capacity", ct->capacity);
+		cli_json_uint(&j, "base_khz", ct->base_khz);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
+	cli_json_end_array(&j);
 
-	json_begin_array(&j, "cpus");
+	cli_json_begin_array(&j, "cpus");
 	for (size_t i = 0; i < t->ncpus; i++) {
 		const struct pms_topo_cpu *c = &t->cpus[i];
-		json_begin_object(&j, NULL);
-		json_int(&j, "cpu", c->cpu);
-		json_bool(&j, "online", c->online);
-		json_int(&j, "package", c->package);
-		json_int(&j, "die", c->die);
-		json_int(&j, "cluster", c->cluster);
-		json_int(&j, "core", c->core);
-		json_int(&j, "node", c->node);
-		json_int(&j, "l3", c->l3);
-		json_str(&j, "smt_siblings", set_str(&c->smt_siblings, b, SETBUF));
-		json_uint(&j, "capacity", c->capacity);
-		json_uint(&j, "midr", c->midr);
-		json_int(&j, "core_type", c->core_type);
-		json_end_object(&j);
+		cli_json_begin_object(&j, NULL);
+		cli_json_int(&j, "cpu", c->cpu);
+		cli_json_bool(&j, "online", c->online);
+		cli_json_int(&j, "package", c->package);
+		cli_json_int(&j, "die", c->die);
+		cli_json_int(&j, "cluster", c->cluster);
+		cli_json_int(&j, "core", c->core);
+		cli_json_int(&j, "node", c->node);
+		cli_json_int(&j, "l3", c->l3);
+		cli_json_str(&j, "smt_siblings", set_str(&c->smt_siblings, b, SETBUF));
+		cli_json_uint(&j, "capacity", c->capacity);
+		cli_json_uint(&j, "midr", c->midr);
+		cli_json_int(&j, "core_type", c->core_type);
+		cli_json_end_object(&j);
 	}
-	json_end_array(&j);
+	cli_json_end_array(&j);
 
 	if (uncore_error) {
-		json_str(&j, "uncore_error", uncore_error);
+		cli_json_str(&j, "uncore_error", uncore_error);
 	} else {
-		json_begin_array(&j, "uncore");
+		cli_json_begin_array(&j, "uncore");
 		for (size_t i = 0; i < nboxes; i++) {
 			const struct pms_uncore_box *x = &boxes[i];
-			json_begin_object(&j, NULL);
-			json_str(&j, "pmu", x->pmu);
-			json_str(&j, "box", x->box);
-			json_int(&j, "index", x->index);
-			json_int(&j, "package", x->package);
-			json_int(&j, "kernel_cpu", x->kernel_cpu);
-			json_int(&j, "node", x->node);
-			json_int(&j, "reader_cpu", x->reader_cpu);
-			json_int(&j, "snc_domain", x->snc_domain);
-			json_str(&j, "how", pms_uncore_how_name(x->how));
-			json_str(&j, "warning", x->warning);
-			json_end_object(&j);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "pmu", x->pmu);
+			cli_json_str(&j, "box", x->box);
+			cli_json_int(&j, "index", x->index);
+			cli_json_int(&j, "package", x->package);
+			cli_json_int(&j, "kernel_cpu", x->kernel_cpu);
+			cli_json_int(&j, "node", x->node);
+			cli_json_int(&j, "reader_cpu", x->reader_cpu);
+			cli_json_int(&j, "snc_domain", x->snc_domain);
+			cli_json_str(&j, "how", pms_uncore_how_name(x->how));
+			cli_json_str(&j, "warning", x->warning);
+			cli_json_end_object(&j);
 		}
-		json_end_array(&j);
+		cli_json_end_array(&j);
 	}
-	json_end_object(&j);
-	json_finish(&j);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
 	free(b);
 }
 

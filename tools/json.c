@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-void json_init(struct json *j, FILE *f)
+void cli_json_init(struct json *j, FILE *f)
 {
 	j->f = f;
 	j->depth = 0;
@@ -53,7 +53,7 @@ static void key(struct json *j, const char *k)
 	}
 }
 
-void json_begin_object(struct json *j, const char *k)
+void cli_json_begin_object(struct json *j, const char *k)
 {
 	key(j, k);
 	fputc('{', j->f);
@@ -62,7 +62,7 @@ void json_begin_object(struct json *j, const char *k)
 	j->need_comma[j->depth] = false;
 }
 
-void json_end_object(struct json *j)
+void cli_json_end_object(struct json *j)
 {
 	bool had = j->need_comma[j->depth];
 	j->depth--;
@@ -71,7 +71,7 @@ void json_end_object(struct json *j)
 	fputc('}', j->f);
 }
 
-void json_begin_array(struct json *j, const char *k)
+void cli_json_begin_array(struct json *j, const char *k)
 {
 	key(j, k);
 	fputc('[', j->f);
@@ -80,7 +80,7 @@ void json_begin_array(struct json *j, const char *k)
 	j->need_comma[j->depth] = false;
 }
 
-void json_end_array(struct json *j)
+void cli_json_end_array(struct json *j)
 {
 	bool had = j->need_comma[j->depth];
 	j->depth--;
@@ -89,7 +89,7 @@ void json_end_array(struct json *j)
 	fputc(']', j->f);
 }
 
-void json_str(struct json *j, const char *k, const char *v)
+void cli_json_str(struct json *j, const char *k, const char *v)
 {
 	key(j, k);
 	if (v)
@@ -98,25 +98,25 @@ void json_str(struct json *j, const char *k, const char *v)
 		fputs("null", j->f);
 }
 
-void json_int(struct json *j, const char *k, long long v)
+void cli_json_int(struct json *j, const char *k, long long v)
 {
 	key(j, k);
 	fprintf(j->f, "%lld", v);
 }
 
-void json_uint(struct json *j, const char *k, unsigned long long v)
+void cli_json_uint(struct json *j, const char *k, unsigned long long v)
 {
 	key(j, k);
 	fprintf(j->f, "%llu", v);
 }
 
-void json_bool(struct json *j, const char *k, bool v)
+void cli_json_bool(struct json *j, const char *k, bool v)
 {
 	key(j, k);
 	fputs(v ? "true" : "false", j->f);
 }
 
-void json_double(struct json *j, const char *k, double v)
+void cli_json_double(struct json *j, const char *k, double v)
 {
 	key(j, k);
 	if (isfinite(v))
@@ -125,13 +125,13 @@ void json_double(struct json *j, const char *k, double v)
 		fputs("null", j->f);
 }
 
-void json_null(struct json *j, const char *k)
+void cli_json_null(struct json *j, const char *k)
 {
 	key(j, k);
 	fputs("null", j->f);
 }
 
-void json_finish(struct json *j)
+void cli_json_finish(struct json *j)
 {
 	fputc('\n', j->f);
 }

@@ -21,6 +21,10 @@ run() { # name command...
 # pmuscope subcommands that exist in this build (help lists them).
 has_cmd() { /bin/pmuscope help 2>/dev/null | grep -q "^  $1 "; }
 
+# Iterations of the loop `pmuscope stat` counts (2 instructions each); beds.py
+# reads it back from the @@BED-START line.
+LOOP=100000000
+echo "@@LOOP $LOOP"
 run version /bin/pmuscope --version
 run help /bin/pmuscope help
 case $bed in
@@ -29,6 +33,14 @@ x86)
 	run numa /bin/bedcheck numa 256
 	run swsample /bin/bedcheck swsample 64
 	run sampler /bin/bedcheck sampler 64
+	# pmuscope mem's built-in workload bound to each node with memory: the
+	# buffer's samples must resolve to that node (beds.py check_mem).
+	for d in /sys/devices/system/node/node*; do
+		n=${d##*node}
+		run mem_node$n /bin/pmuscope mem --quiet --json --verify-node --node "$n" \
+			--size 8M --steps 100000
+	done
+	run stat_pernode_json /bin/pmuscope stat --json --per-node -a -e cpu-clock -- /bin/sleep 0.2
 	;;
 a64plain|a64icount)
 	run sysfs /bin/bedcheck sysfs
@@ -40,6 +52,15 @@ a64plain|a64icount)
 	# The attrs `encode` builds must be the ones bedcheck counted with.
 	has_cmd encode && run encode_json /bin/pmuscope encode --json \
 		armv8_pmuv3/cpu_cycles/ 'armv8_pmuv3/event=0x8,long,rdpmc/u' r11
+	run selfmon /bin/bedcheck selfmon 10000000
+	# `bedcheck loop N` retires exactly 2N instructions in its loop.
+	run stat_json /bin/pmuscope stat --json -e cpu_cycles,inst_retired -- /bin/bedcheck loop $LOOP
+	run stat_group_json /bin/pmuscope stat --json -e '{cpu_cycles,inst_retired}' -- \
+		/bin/bedcheck loop $LOOP
+	# The same with :u: only the loop and the static libc's start-up and exit.
+	run stat_u_json /bin/pmuscope stat --json -e cpu_cycles:u,inst_retired:u -- \
+		/bin/bedcheck loop $LOOP
+	run events_json /bin/pmuscope events --json
 	;;
 a64numa)
 	run sysfs /bin/bedcheck sysfs

@@ -1,7 +1,7 @@
 #!/bin/sh
 # /init of the bed guests (busybox sh).  Runs the checks named by the kernel
 # command line's pmsbed=..., each framed by @@BEGIN/@@END lines that the host
-# (check.py) parses, then powers off so QEMU exits by itself.
+# (beds.py) parses, then powers off so QEMU exits by itself.
 export PATH=/bin
 mkdir -p /proc /sys /dev /tmp
 mount -t proc proc /proc

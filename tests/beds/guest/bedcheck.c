@@ -4,7 +4,7 @@
  * through pmuscope's seam (struct pms_sys ops: perf_event_open, ioctl, read,
  * mmap, move_pages, get_mempolicy; sysfs through pms_sys_read_*), and prints
  * one line per finding:  BED {"check":"...", ...}  which the host side
- * (check.py) parses and asserts on.  bedcheck itself asserts nothing: it
+ * (beds.py) parses and asserts on.  bedcheck itself asserts nothing: it
  * reports what the kernel said, so a failure on the host shows the numbers.
  *
  * Test-only set-up that has no seam op (mbind, set_mempolicy, the

@@ -9,6 +9,7 @@
 #include "catalog/arm_int.h"
 #include "catalog/catalog_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 int pms_catalog_new(struct pms_catalog **out)
 {
@@ -63,14 +64,8 @@ int pms_cat_add(struct pms_catalog *cat, const struct pms_cat_event *tmpl)
 
 	if (!tmpl->name || !tmpl->terms)
 		return pms_err(PMS_EINVAL, "catalog entry without a name or encoding");
-	if (cat->n == cat->cap) {
-		size_t ncap = cat->cap ? cat->cap * 2 : 256;
-		struct pms_cat_event *nev = realloc(cat->ev, ncap * sizeof(*nev));
-		if (!nev)
-			return pms_err(PMS_ENOMEM, "out of memory growing the catalog to %zu events", ncap);
-		cat->ev = nev;
-		cat->cap = ncap;
-	}
+	if (pms_grow(&cat->ev, &cat->cap, cat->n + 1, sizeof(*cat->ev), 256, "the catalog") < 0)
+		return PMS_ENOMEM;
 	e.name = e.pmu = e.unit = e.terms = e.desc = e.long_desc = e.topic = e.source = e.note = NULL;
 	e.scale_unit = NULL;
 	if ((r = dup_str(tmpl->name, &e.name)) < 0 || (r = dup_str(tmpl->pmu, &e.pmu)) < 0 ||

@@ -5,6 +5,7 @@
 
 #include "pmuscope/error.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -31,14 +32,8 @@ struct places {
 
 static int places_add(struct places *ps, int cpu, pid_t tid, const struct pms_uncore_box *box)
 {
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 16;
-		struct place *p = realloc(ps->p, cap * sizeof(*p));
-		if (!p)
-			return pms_err(PMS_ENOMEM, "out of memory for counter placements");
-		ps->p = p;
-		ps->cap = cap;
-	}
+	if (pms_grow(&ps->p, &ps->cap, ps->n + 1, sizeof(*ps->p), 16, "counter placements") < 0)
+		return PMS_ENOMEM;
 	ps->p[ps->n++] = (struct place){ cpu, tid, box };
 	return 0;
 }
@@ -145,21 +140,6 @@ static int place_group(struct pms_counter *c, const struct pms_event *ev, const 
 	return r;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 32;
-	while (ncap < need)
-		ncap *= 2;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return pms_err(PMS_ENOMEM, "out of memory for counters");
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static void inst_location(const struct pms_counter *c, struct pms_count_instance *in,
 			  const struct place *pl)
 {
@@ -205,10 +185,10 @@ static int open_slot(struct pms_counter *c, const size_t *members, size_t n, int
 	int leader_fd = -1, r;
 	size_t first = c->ninst;
 
-	r = grow((void **)&c->inst, &c->cap_inst, c->ninst + n, sizeof(*c->inst));
+	r = pms_grow(&c->inst, &c->cap_inst, c->ninst + n, sizeof(*c->inst), 32, "counters");
 	if (r < 0)
 		return r;
-	r = grow((void **)&c->slots, &c->cap_slots, c->nslots + 1, sizeof(*c->slots));
+	r = pms_grow(&c->slots, &c->cap_slots, c->nslots + 1, sizeof(*c->slots), 32, "counter slots");
 	if (r < 0)
 		return r;
 	for (size_t k = 0; k < n; k++) {

@@ -4,6 +4,7 @@
 #include "pmuscope/catalog.h"
 #include "event/event_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -62,15 +63,9 @@ static void evvec_fini(struct evvec *v)
 /* Takes ownership of *e (also on failure). */
 static int evvec_push(struct evvec *v, struct pms_event *e)
 {
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 4;
-		struct pms_event *n = realloc(v->v, nc * sizeof(*n));
-		if (!n) {
-			event_fini(e);
-			return pms_err(PMS_ENOMEM, "out of memory binding events");
-		}
-		v->v = n;
-		v->cap = nc;
+	if (pms_grow(&v->v, &v->cap, v->n + 1, sizeof(*v->v), 4, "the bound events") < 0) {
+		event_fini(e);
+		return PMS_ENOMEM;
 	}
 	v->v[v->n++] = *e;
 	return 0;

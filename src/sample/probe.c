@@ -7,6 +7,7 @@
  */
 #include "sample/sampler_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include "pmuscope/event.h"
 
@@ -63,14 +64,9 @@ static int attempt_add(struct smp_plan *p, const struct smp_event *ev, pid_t pid
 	struct pms_sampler_attempt *a;
 	va_list ap;
 
-	if (p->natt == p->catt) {
-		size_t n = p->catt ? p->catt * 2 : 16;
-		struct pms_sampler_attempt *na = realloc(p->att, n * sizeof(*na));
-		if (!na)
-			return pms_err(PMS_ENOMEM, "out of memory for the engine ladder log");
-		p->att = na;
-		p->catt = n;
-	}
+	if (pms_grow(&p->att, &p->catt, p->natt + 1, sizeof(*p->att), 16,
+		     "the engine ladder log") < 0)
+		return PMS_ENOMEM;
 	a = &p->att[p->natt++];
 	memset(a, 0, sizeof(*a));
 	a->engine = ev ? ev->engine : PMS_ENG_NONE;

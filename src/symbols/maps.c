@@ -8,6 +8,7 @@
 
 #include "pmuscope/symbols.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 int pms_maps_new(struct pms_maps **out)
 {
@@ -50,17 +51,7 @@ const char *pms_map_kind_name(enum pms_map_kind k)
 
 static int reserve(struct pms_maps *m, size_t n)
 {
-	if (n <= m->cap)
-		return 0;
-	size_t cap = m->cap ? m->cap * 2 : 64;
-	while (cap < n)
-		cap *= 2;
-	struct pms_map *v = realloc(m->v, cap * sizeof(*v));
-	if (!v)
-		return pms_err(PMS_ENOMEM, "maps: no memory for %zu mappings", cap);
-	m->v = v;
-	m->cap = cap;
-	return 0;
+	return pms_grow(&m->v, &m->cap, n, sizeof(*m->v), 64, "the mapping list");
 }
 
 /* Cut [start, end) out of every mapping; a mapping straddling it splits. */

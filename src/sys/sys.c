@@ -1,6 +1,7 @@
 /* The kernel seam: root fd + ops table (see include/pmuscope/sys.h). */
 #include "pmuscope/sys.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/natsort.h"
 
 #include <dirent.h>
@@ -310,16 +311,8 @@ int pms_sys_list_dir(const struct pms_sys *sys, const char *relpath, char ***nam
 	while ((de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			char **nv = realloc(v, nc * sizeof(*v));
-			if (!nv) {
-				ret = pms_err(PMS_ENOMEM, "out of memory listing %s", relpath);
-				goto out;
-			}
-			v = nv;
-			cap = nc;
-		}
+		if ((ret = pms_grow(&v, &cap, n + 1, sizeof(*v), 16, "a directory listing")) < 0)
+			goto out;
 		v[n] = strdup(de->d_name);
 		if (!v[n]) {
 			ret = pms_err(PMS_ENOMEM, "out of memory listing %s", relpath);

@@ -4,6 +4,7 @@
  * node while the process lives, and prints which instruction touched which
  * data, served from which level, how slowly, and from which node.
  * JSON schema and field meanings: docs/mem.md. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -320,6 +322,8 @@ struct rec_ctx {
 	struct pms_perfdata_writer *w;
 	struct pms_sample_layout lay;
 	int werr; /* first perf.data write error */
+	char **paths; /* distinct mapped files, for BUILD_ID */
+	size_t npaths;
 	bool hide_kernel; /* proc/kallsyms hides kernel addresses from this caller */
 	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
 };
@@ -334,6 +338,20 @@ static void write_rec(struct rec_ctx *c, const struct pms_record *r)
 		rc = pms_perfdata_writer_write(c->w, c->buf, len);
 	if (rc < 0)
 		c->werr = rc;
+}
+
+/* Remember a mapped file once (a process maps a few dozen). */
+static void path_note(struct rec_ctx *c, const char *path)
+{
+	for (size_t i = 0; i < c->npaths; i++)
+		if (!strcmp(c->paths[i], path))
+			return;
+	char **v = realloc(c->paths, (c->npaths + 1) * sizeof(*v));
+	if (!v)
+		return;
+	c->paths = v;
+	if ((v[c->npaths] = strdup(path)) != NULL)
+		c->npaths++;
 }
 
 static int on_sample(void *ud, const struct pms_memsample *s)
@@ -376,6 +394,9 @@ static int on_sideband(void *ud, const struct pms_record *rec)
 	    rec->type == PMS_RECORD_COMM || rec->type == PMS_RECORD_FORK ||
 	    rec->type == PMS_RECORD_EXIT)
 		write_rec(c, rec);
+	if (c->w && (rec->type == PMS_RECORD_MMAP2 || rec->type == PMS_RECORD_MMAP) &&
+	    rec->mmap.filename && rec->mmap.filename[0] == '/')
+		path_note(c, rec->mmap.filename);
 	return 0;
 }
 
@@ -460,6 +481,165 @@ static int perfdata_begin(struct rec_ctx *c, int fd, const struct pms_sampler_in
 	int rc = pms_perfdata_writer_open(fd, &c->w);
 	if (rc >= 0)
 		rc = pms_perfdata_writer_add_attr(c->w, &a, NULL, 0);
+	return rc;
+}
+
+/* GNU build id of an ELF file (its NT_GNU_BUILD_ID note, found through the
+ * program headers' PT_NOTE segments; elf.h): the id's length, or 0 when the
+ * file is not a readable native ELF or has none. */
+static size_t elf_build_id(const char *path, uint8_t id[20])
+{
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf64_Ehdr eh;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_phnum > 256)
+		goto out;
+	for (unsigned i = 0; i < eh.e_phnum && !got; i++) {
+		Elf64_Phdr ph;
+		unsigned char note[4096];
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
+			goto out;
+		if (ph.p_type != PT_NOTE || ph.p_filesz > sizeof(note))
+			continue;
+		ssize_t n = pread(fd, note, ph.p_filesz, (off_t)ph.p_offset);
+		size_t al = ph.p_align == 8 ? 8 : 4;
+		for (size_t off = 0; n > 0 && off + sizeof(Elf64_Nhdr) <= (size_t)n;) {
+			Elf64_Nhdr nh;
+			memcpy(&nh, note + off, sizeof(nh));
+			size_t name_at = off + sizeof(nh);
+			size_t desc_at = name_at + ((nh.n_namesz + al - 1) & ~(al - 1));
+			size_t next = desc_at + ((nh.n_descsz + al - 1) & ~(al - 1));
+			if (desc_at > (size_t)n || nh.n_descsz > (size_t)n - desc_at)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(note + name_at, "GNU", 4) && nh.n_descsz && nh.n_descsz <= 20) {
+				memcpy(id, note + desc_at, nh.n_descsz);
+				got = nh.n_descsz;
+				break;
+			}
+			off = next;
+		}
+	}
+out:
+	close(fd);
+	return got;
+}
+
+/* Read one "Node N MemTotal:  123 kB" value from nodeN/meminfo text. */
+static uint64_t meminfo_kb(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/* The header features perf needs to name things and place memory:
+ * HOSTNAME, OSRELEASE, ARCH, NRCPUS, NUMA_TOPOLOGY, MEM_TOPOLOGY,
+ * PMU_MAPPINGS and the build ids of the mapped files
+ * (tools/perf/util/header.c write_* for the payloads). */
+static int perfdata_features(struct rec_ctx *c, struct pms_sys *sys, const struct pms_topo *topo,
+			     const struct pms_pmus *pmus)
+{
+	struct pms_perfdata_writer *w = c->w;
+	struct utsname u;
+	int rc = 0;
+	if (uname(&u) == 0) {
+		rc = pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_HOSTNAME, u.nodename);
+		if (rc >= 0)
+			rc = pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_OSRELEASE, u.release);
+		if (rc >= 0)
+			rc = pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_ARCH, u.machine);
+		if (rc < 0)
+			return rc;
+	}
+	uint32_t avail = 0;
+	for (size_t i = 0; i < topo->ncpus; i++)
+		if ((uint32_t)topo->cpus[i].cpu + 1 > avail)
+			avail = (uint32_t)topo->cpus[i].cpu + 1;
+	rc = pms_perfdata_writer_set_nrcpus(w, (uint32_t)pms_cpuset_count(&topo->online), avail);
+	if (rc < 0)
+		return rc;
+
+	size_t nn = topo->nnodes;
+	struct pms_perfdata_numa_node *numa = calloc(nn ? nn : 1, sizeof(*numa));
+	struct pms_perfdata_mem_node *mem = calloc(nn ? nn : 1, sizeof(*mem));
+	char **cpus = calloc(nn ? nn : 1, sizeof(*cpus));
+	uint64_t **bits = calloc(nn ? nn : 1, sizeof(*bits));
+	uint64_t nbits = 0;
+	if (!numa || !mem || !cpus || !bits) {
+		rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
+		goto out;
+	}
+	for (size_t i = 0; i < nn; i++) {
+		const struct pms_topo_node *n = &topo->nodes[i];
+		char rel[96], *text = NULL;
+		cpus[i] = malloc(4096);
+		if (!cpus[i]) {
+			rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
+			goto out;
+		}
+		pms_cpuset_format(&n->cpus, cpus[i], 4096);
+		snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/meminfo", n->id);
+		if (pms_sys_read_file(sys, rel, &text, NULL) < 0)
+			text = NULL; /* sizes are informative: 0 when unreadable */
+		numa[i] = (struct pms_perfdata_numa_node){ (uint32_t)n->id, meminfo_kb(text, "MemTotal:"),
+							  meminfo_kb(text, "MemFree:"), cpus[i] };
+		free(text);
+		for (size_t b = 0; b < n->nmem_blocks; b++)
+			if (n->mem_blocks[b] + 1 > nbits)
+				nbits = n->mem_blocks[b] + 1;
+	}
+	rc = pms_perfdata_writer_set_numa_topology(w, numa, nn);
+	if (rc < 0)
+		goto out;
+	if (topo->mem_block_size && nbits) {
+		/* every node's bitmap spans all blocks, as perf's does */
+		for (size_t i = 0; i < nn; i++) {
+			const struct pms_topo_node *n = &topo->nodes[i];
+			bits[i] = calloc((nbits + 63) / 64, sizeof(uint64_t));
+			if (!bits[i]) {
+				rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
+				goto out;
+			}
+			for (size_t b = 0; b < n->nmem_blocks; b++)
+				bits[i][n->mem_blocks[b] / 64] |= 1ULL << (n->mem_blocks[b] % 64);
+			mem[i] = (struct pms_perfdata_mem_node){ (uint64_t)n->id, nbits, nbits, bits[i] };
+		}
+		rc = pms_perfdata_writer_set_mem_topology(w, topo->mem_block_size, mem, nn);
+		if (rc < 0)
+			goto out;
+	}
+	if (pmus && pmus->count) {
+		struct pms_perfdata_pmu_map *pm = calloc(pmus->count, sizeof(*pm));
+		if (!pm) {
+			rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
+			goto out;
+		}
+		for (size_t i = 0; i < pmus->count; i++)
+			pm[i] = (struct pms_perfdata_pmu_map){ pmus->pmus[i].type, pmus->pmus[i].name };
+		rc = pms_perfdata_writer_set_pmu_mappings(w, pm, pmus->count);
+		free(pm);
+		if (rc < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < c->npaths; i++) {
+		uint8_t id[20];
+		size_t n = elf_build_id(c->paths[i], id);
+		if (n && (rc = pms_perfdata_writer_add_build_id(w, -1, id, (uint8_t)n, c->paths[i])) < 0)
+			goto out;
+	}
+out:
+	for (size_t i = 0; i < nn && cpus && bits; i++) {
+		free(cpus[i]);
+		free(bits[i]);
+	}
+	free(cpus);
+	free(bits);
+	free(numa);
+	free(mem);
 	return rc;
 }
 
@@ -1298,6 +1478,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (ctx->w) {
 		int wrc = ctx->werr;
 		if (!wrc)
+			wrc = perfdata_features(ctx, sys, topo, pmus);
+		if (wrc >= 0)
 			wrc = pms_perfdata_writer_close(ctx->w);
 		if (wrc < 0)
 			cli_fail("mem: writing perf.data");
@@ -1351,6 +1533,9 @@ out:
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	free(exe);
+	for (size_t i = 0; i < ctx->npaths; i++)
+		free(ctx->paths[i]);
+	free(ctx->paths);
 	free(ctx);
 	return rc < 0 || rc == 1 ? 1 : exit_code;
 }

@@ -129,7 +129,9 @@ int pms_perfdata_writer_set_mem_topology(struct pms_perfdata_writer *w, uint64_t
 int pms_perfdata_writer_set_pmu_mappings(struct pms_perfdata_writer *w,
 					 const struct pms_perfdata_pmu_map *pmus, size_t n);
 /* Append one entry to BUILD_ID: a perf_record_header_build_id (pid, 20-byte
- * id of which size bytes are used, filename padded to 8). */
+ * id of which size bytes are used, filename padded to 8).  pid is the
+ * machine's: -1 for the host, as perf writes it.  misc says KERNEL for
+ * "[kernel...]" names and kernel modules (.ko), USER otherwise. */
 int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
 				     const uint8_t *id, uint8_t size, const char *filename);
 

@@ -499,6 +499,15 @@ int pms_perfdata_writer_set_pmu_mappings(struct pms_perfdata_writer *w,
 	return wb_finish(w, PMS_PERFDATA_FEAT_PMU_MAPPINGS, &wb);
 }
 
+/* perf files a build id under a kernel DSO ([kernel.kallsyms], modules)
+ * when misc says KERNEL (header.c, __event_process_build_id). */
+static bool kernel_dso(const char *f)
+{
+	size_t n = strlen(f);
+	return !strncmp(f, "[kernel", 7) || (n > 3 && !strcmp(f + n - 3, ".ko")) ||
+	       strstr(f, ".ko.") != NULL;
+}
+
 int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
 				     const uint8_t *id, uint8_t size, const char *filename)
 {
@@ -527,8 +536,8 @@ int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
 	/* header.type is PERF_RECORD_HEADER_BUILD_ID; misc carries
 	 * PERF_RECORD_MISC_BUILD_ID_SIZE (bit 15) so the size byte is read. */
 	h.type = 67;
-	h.misc = (uint16_t)((pid == -1 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
-			    (1u << 15));
+	h.misc = (uint16_t)((kernel_dso(filename) ? PERF_RECORD_MISC_KERNEL
+						  : PERF_RECORD_MISC_USER) | (1u << 15));
 	h.size = (uint16_t)(36 + padded);
 	wb_put(&wb, &h, sizeof(h));
 	wb_put(&wb, &pid, 4);

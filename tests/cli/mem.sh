@@ -152,4 +152,35 @@ else
   echo "note: unprivileged run skipped (needs root, setpriv and perf_event_paranoid 2; have uid $(id -u), paranoid $par)"
 fi
 
+
+# -o FILE: perf itself opens the file, with the features it needs to name
+# things, and shows the same samples and data_src texts as pmuscope script.
+"$cli" mem --quiet --size 4M --steps 200000 -o "$tmp/mem.data" >/dev/null 2>"$tmp/err" \
+  || { bad "mem -o exit status"; cat "$tmp/err"; }
+"$cli" script -i "$tmp/mem.data" -F ip,addr,data_src 2>"$tmp/err" \
+  | awk '{ip=$1; $1=""; sub(/^ +/, ""); gsub(/ +/, " "); print $0, ip}' >"$tmp/pms.script" \
+  || { bad "pmuscope script of the mem -o file"; cat "$tmp/err"; }
+[ -s "$tmp/pms.script" ] || bad "pmuscope script printed no sample of the mem -o file"
+if [ -x /usr/bin/perf ] && /usr/bin/perf --version >/dev/null 2>&1; then
+  ph=$tmp/perfhome; mkdir -p "$ph"
+  P() { HOME=$ph PERF_CONFIG=/dev/null /usr/bin/perf "$@" </dev/null; }
+  P report --header-only -I -i "$tmp/mem.data" >"$tmp/hdr" 2>&1 || { bad "perf report --header-only"; cat "$tmp/hdr"; }
+  for p in "^# hostname : " "^# os release : " "^# arch : " "^# nrcpus online : " \
+           "^# node[0-9]+ cpu list : " "^# memory nodes \(nr [0-9]+, block size" "^# pmu mappings: "; do
+    grep -Eq "$p" "$tmp/hdr" || bad "perf report --header-only has no /$p/"
+  done
+  grep -q "^# missing features:.* NUMA_TOPOLOGY" "$tmp/hdr" && bad "NUMA_TOPOLOGY missing"
+  P report -D -i "$tmp/mem.data" 2>/dev/null | grep -Eq "^ +COMM events: +[1-9]" || bad "no COMM record"
+  P report -D -i "$tmp/mem.data" 2>/dev/null | grep -Eq "^ +MMAP2 events: +[1-9]" || bad "no MMAP2 record"
+  P buildid-list -i "$tmp/mem.data" 2>/dev/null | grep -Eq "^[0-9a-f]{40} /" || bad "no build id for a mapped file"
+  P script -F ip,addr,data_src -i "$tmp/mem.data" 2>/dev/null \
+    | awk '{ip=$NF; $NF=""; sub(/^ +/, ""); sub(/ +$/, ""); gsub(/ +/, " "); print $0, ip}' >"$tmp/perf.script"
+  [ "$(wc -l <"$tmp/perf.script")" = "$(wc -l <"$tmp/pms.script")" ] \
+    || bad "perf script shows $(wc -l <"$tmp/perf.script") samples, pmuscope script $(wc -l <"$tmp/pms.script")"
+  cmp -s "$tmp/perf.script" "$tmp/pms.script" || { bad "perf script and pmuscope script differ (addr data_src ip)"; diff "$tmp/perf.script" "$tmp/pms.script" | head -5; }
+  P mem report --stdio -i "$tmp/mem.data" >"$tmp/memrep" 2>&1 || { bad "perf mem report exit status"; tail -5 "$tmp/memrep"; }
+else
+  echo "note: /usr/bin/perf absent; the mem -o file was not opened with perf"
+fi
+
 exit $fail

@@ -1,7 +1,8 @@
 /* Self-monitoring for harnesses: counters on the calling thread, read from
  * the event's mmap'd user page without a syscall when the kernel allows it
- * (x86 rdpmc; arm64 user access with config1:1 and perf_user_access = 1),
- * else with read().  Each value says which path served it.
+ * (x86 rdpmc; arm64 user access with config1:1 and perf_user_access = 1,
+ * with 64-bit counters (config1:0) where the PMU has them), else with read().
+ * Each value says which path served it.
  *
  * The user-space read follows the loop documented in
  * include/uapi/linux/perf_event.h (struct perf_event_mmap_page): seqlock on
@@ -62,15 +63,25 @@ struct pms_selfmon_hooks {
 	uint64_t (*read_cycles)(void *ud);
 };
 
-#define PMS_SELFMON_OPTS_VERSION 1
+struct pms_catalog;
+
+/* Fields are only ever appended; version says which the caller has (1: up to
+ * hooks, 2: catalog).  PMS_EINVAL for a version this library does not know. */
+#define PMS_SELFMON_OPTS_VERSION 2
 struct pms_selfmon_opts {
 	unsigned version;          /* PMS_SELFMON_OPTS_VERSION */
 	bool no_user_read;         /* always read() */
 	bool no_arm64_user_access; /* do not set config1 bit 1 on arm64 PMUs */
 	unsigned max_retries;      /* seqlock retries before read(); 0 = 1000 */
 	const struct pms_selfmon_hooks *hooks; /* NULL = the real instructions */
+	/* Version 2.  Named events from a catalog, as pms_event_parse_ex takes
+	 * them (borrowed during open only).  NULL: on an arm64 machine (a MIDR
+	 * in sysfs) the built-in ARM PMUv3 table, so "inst_retired" resolves
+	 * even when the PMU's events/ lacks the alias; elsewhere sysfs names
+	 * only. */
+	const struct pms_catalog *catalog;
 };
-#define PMS_SELFMON_OPTS_INIT { PMS_SELFMON_OPTS_VERSION, false, false, 0, NULL }
+#define PMS_SELFMON_OPTS_INIT { PMS_SELFMON_OPTS_VERSION, false, false, 0, NULL, NULL }
 
 struct pms_selfmon;
 
@@ -89,12 +100,19 @@ void *pms_selfmon_page(const struct pms_selfmon *s, size_t i);
 /* True when the kernel granted arm64 user access (config1:1 with
  * /proc/sys/kernel/perf_user_access = 1) for counter i. */
 bool pms_selfmon_arm64_access(const struct pms_selfmon *s, size_t i);
+/* True when counter i was opened with the arm64 PMU's "long" term (config1:0,
+ * a 64-bit counter: pmc_width 64); false where the kernel refused it
+ * (EOPNOTSUPP: no 64-bit event counters) and the open was retried without. */
+bool pms_selfmon_arm64_long(const struct pms_selfmon *s, size_t i);
 
 /* Read counter i. */
 int pms_selfmon_read(struct pms_selfmon *s, size_t i, struct pms_selfmon_value *out);
 
-/* PERF_EVENT_IOC_RESET / ENABLE / DISABLE on every counter. */
+/* Zero every counter.  While the counters are enabled this is DISABLE,
+ * RESET, ENABLE on each (the user page is then recomputed when the counter is
+ * programmed again, see selfmon.c); while disabled, RESET alone. */
 int pms_selfmon_reset(struct pms_selfmon *s);
+/* PERF_EVENT_IOC_ENABLE / DISABLE on every counter. */
 int pms_selfmon_enable(struct pms_selfmon *s);
 int pms_selfmon_disable(struct pms_selfmon *s);
 

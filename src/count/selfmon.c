@@ -5,6 +5,7 @@
 #include "pmuscope/selfmon.h"
 
 #include "count/explain.h"
+#include "pmuscope/catalog.h"
 #include "pmuscope/event.h"
 #include "util/error.h"
 
@@ -32,6 +33,7 @@ struct sm_counter {
 	void *page;
 	size_t page_len;
 	bool arm64_access;
+	bool arm64_long;
 };
 
 struct pms_selfmon {
@@ -41,6 +43,7 @@ struct pms_selfmon {
 	struct pms_selfmon_opts opts;
 	struct pms_selfmon_hooks hooks;
 	bool have_user_read;
+	bool enabled; /* as the last open/enable/disable left the counters */
 };
 
 /* ---- the instructions ------------------------------------------------ */
@@ -122,26 +125,68 @@ static const struct pms_pmu *event_pmu(const struct pms_pmus *pmus, const struct
 	return NULL;
 }
 
-/* arm64: ask for user access with the PMU's "rdpmc" format term (config1:1,
- * drivers/perf/arm_pmuv3.c) when /proc/sys/kernel/perf_user_access is 1. */
-static bool arm64_user_access(struct pms_sys *sys, const struct pms_pmu *pmu,
-			      struct perf_event_attr *a)
+/* Set (on) or clear one single-bit format term of pmu in a. */
+static bool format_term(const struct pms_pmu *pmu, const char *term, bool on,
+			struct perf_event_attr *a)
 {
-	const struct pms_format *f = pmu ? pms_pmu_format(pmu, "rdpmc") : NULL;
-	uint64_t on = 0, word = 0;
-	if (!f || pms_sys_read_u64(sys, "proc/sys/kernel/perf_user_access", &on) < 0 || on != 1) {
+	const struct pms_format *f = pmu ? pms_pmu_format(pmu, term) : NULL;
+	uint64_t word = 0;
+	__u64 *dst;
+	if (!f || pms_format_encode(f, 1, &word) < 0) {
 		pms_error_clear();
 		return false;
 	}
-	if (pms_format_encode(f, 1, &word) < 0)
-		return false;
 	switch (f->field) {
-	case PMS_CFG_CONFIG: a->config |= word; break;
-	case PMS_CFG_CONFIG1: a->config1 |= word; break;
-	case PMS_CFG_CONFIG2: a->config2 |= word; break;
+	case PMS_CFG_CONFIG: dst = &a->config; break;
+	case PMS_CFG_CONFIG1: dst = &a->config1; break;
+	case PMS_CFG_CONFIG2: dst = &a->config2; break;
 	default: return false;
 	}
+	*dst = on ? *dst | word : *dst & ~word;
 	return true;
+}
+
+/* arm64: ask for user access with the PMU's "rdpmc" format term (config1:1,
+ * drivers/perf/arm_pmuv3.c; arch/arm64/kernel/perf_event.c before 6.4) when
+ * /proc/sys/kernel/perf_user_access is 1. */
+static bool arm64_user_access(struct pms_sys *sys, const struct pms_pmu *pmu,
+			      struct perf_event_attr *a)
+{
+	uint64_t on = 0;
+	if (!pmu || !pms_pmu_format(pmu, "rdpmc") ||
+	    pms_sys_read_u64(sys, "proc/sys/kernel/perf_user_access", &on) < 0 || on != 1) {
+		pms_error_clear();
+		return false;
+	}
+	return format_term(pmu, "rdpmc", true, a);
+}
+
+/* The catalog names resolve through: the caller's, else on arm64 (a MIDR in
+ * sysfs) the built-in ARM PMUv3 table -- what `pmuscope stat` does
+ * (tools/cli_catalog.c) -- so a common event QEMU's PMCEID leaves out of
+ * events/ ("inst_retired" without -icount) still has its name. */
+static int parse_events(struct pms_sys *sys, const struct pms_pmus *pmus, const char *events,
+			const struct pms_catalog *catalog, struct pms_event_list **list)
+{
+	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
+	struct pms_catalog_select sel = PMS_CATALOG_SELECT_INIT;
+	struct pms_catalog *own = NULL;
+	char idbuf[64];
+	int r;
+
+	if (!catalog) {
+		if (pms_catalog_identify(sys, 0, &sel, idbuf, sizeof(idbuf)) < 0 || !sel.has_midr)
+			pms_error_clear(); /* not arm64: sysfs names only */
+		else if ((r = pms_catalog_new(&own)) < 0 ||
+			 (r = pms_catalog_add_arm_common(own)) < 0)
+			goto out;
+		catalog = own;
+	}
+	po.catalog = catalog;
+	r = pms_event_parse_ex(pmus, events, &po, list);
+out:
+	pms_catalog_free(own);
+	return r;
 }
 
 void pms_selfmon_free(struct pms_selfmon *s)
@@ -176,8 +221,14 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 		return pms_err(PMS_EINVAL, "pms_selfmon_open: missing sys or events");
 	if (!opts)
 		opts = &def;
+	if (opts->version < 1 || opts->version > PMS_SELFMON_OPTS_VERSION)
+		return pms_err(PMS_EINVAL,
+			       "pms_selfmon_open: opts version %u unknown (this library has 1..%d; "
+			       "start from PMS_SELFMON_OPTS_INIT)",
+			       opts->version, PMS_SELFMON_OPTS_VERSION);
 	ops = pms_sys_ops(sys);
-	r = pms_event_parse(pmus, events, &list);
+	/* A version-1 caller's struct ends at hooks: never read catalog there. */
+	r = parse_events(sys, pmus, events, opts->version >= 2 ? opts->catalog : NULL, &list);
 	if (r < 0)
 		return r;
 	s = calloc(1, sizeof(*s));
@@ -186,7 +237,11 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 		goto out;
 	}
 	s->sys = sys;
-	s->opts = *opts;
+	s->opts.version = PMS_SELFMON_OPTS_VERSION;
+	s->opts.no_user_read = opts->no_user_read;
+	s->opts.no_arm64_user_access = opts->no_arm64_user_access;
+	s->opts.max_retries = opts->max_retries;
+	s->opts.hooks = opts->hooks;
 	if (!s->opts.max_retries)
 		s->opts.max_retries = 1000;
 	if (opts->hooks) {
@@ -217,9 +272,32 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		a.disabled = 0;
 		a.inherit = 0;
-		if (!opts->no_arm64_user_access)
-			c->arm64_access = arm64_user_access(sys, event_pmu(pmus, ev), &a);
+		if (!opts->no_arm64_user_access) {
+			const struct pms_pmu *pmu = event_pmu(pmus, ev);
+			c->arm64_access = arm64_user_access(sys, pmu, &a);
+			/* With user access, ask for a 64-bit counter ("long",
+			 * config1:0): pmc_width is then 64 and the user page
+			 * needs no sign extension.  With 32-bit counters Linux
+			 * 6.1's armpmu_event_update (drivers/perf/arm_pmu.c)
+			 * leaves prev_count zero-extended while
+			 * armpmu_event_set_period stores it sign-extended, so a
+			 * user page computed after a read (PERF_EVENT_IOC_RESET
+			 * does one) is 2^32 off whenever bit 31 of the counter
+			 * is set. */
+			if (c->arm64_access)
+				c->arm64_long = format_term(pmu, "long", true, &a);
+		}
 		fd = ops->perf_event_open(ops->ud, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd == -EOPNOTSUPP && c->arm64_long) {
+			/* armv8pmu map_event refuses user access + long on a
+			 * PMU without 64-bit event counters (no PMUv3p5) for
+			 * anything but CPU_CYCLES (drivers/perf/arm_pmuv3.c;
+			 * arch/arm64/kernel/perf_event.c in 6.1): a 32-bit
+			 * counter then, pms_selfmon_reset copes with it. */
+			format_term(event_pmu(pmus, ev), "long", false, &a);
+			c->arm64_long = false;
+			fd = ops->perf_event_open(ops->ud, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0) {
 			struct pms_open_ctx ctx = { ev->name, ev->pmu, -1, 0, (int)i };
 			r = pms_count_explain(sys, pmus, &a, &ctx, -fd);
@@ -233,6 +311,7 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 			c->page_len = (size_t)psz;
 		}
 	}
+	s->enabled = true; /* opened with disabled = 0 */
 	*out = s;
 	s = NULL;
 	r = 0;
@@ -378,19 +457,46 @@ static int ioctl_all(struct pms_selfmon *s, unsigned long req, const char *what)
 	return 0;
 }
 
+/* PERF_EVENT_IOC_RESET of a running event (kernel/events/core.c
+ * _perf_event_reset) reads it -- the PMU's event_update, which on arm's PMUs
+ * (drivers/perf/arm_pmu.c armpmu_event_update) stores prev_count as the
+ * unsigned counter value -- then writes the user page with offset =
+ * 0 - prev_count.  The page's documented read sign-extends the counter by
+ * pmc_width, so with 32-bit arm64 counters (bit 31 set, as the kernel
+ * starts them at 2^31 + 1) the sum comes out 2^32 low.  Stopping the counter
+ * first avoids that page: the reset then finds it inactive (index 0), and
+ * ENABLE programs it again through armpmu_event_set_period (x86:
+ * x86_perf_event_set_period), which stores prev_count sign-extended and
+ * writes the page.  Right for every width and architecture, at the cost of
+ * two more ioctls per counter. */
 int pms_selfmon_reset(struct pms_selfmon *s)
 {
-	return ioctl_all(s, PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET");
+	int r;
+	if (!s->enabled)
+		return ioctl_all(s, PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET");
+	r = pms_selfmon_disable(s);
+	if (r < 0)
+		return r;
+	r = ioctl_all(s, PERF_EVENT_IOC_RESET, "PERF_EVENT_IOC_RESET");
+	if (r < 0)
+		return r;
+	return pms_selfmon_enable(s);
 }
 
 int pms_selfmon_enable(struct pms_selfmon *s)
 {
-	return ioctl_all(s, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
+	int r = ioctl_all(s, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
+	if (r == 0)
+		s->enabled = true;
+	return r;
 }
 
 int pms_selfmon_disable(struct pms_selfmon *s)
 {
-	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
+	int r = ioctl_all(s, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
+	if (r == 0)
+		s->enabled = false;
+	return r;
 }
 
 size_t pms_selfmon_count(const struct pms_selfmon *s)
@@ -416,6 +522,11 @@ void *pms_selfmon_page(const struct pms_selfmon *s, size_t i)
 bool pms_selfmon_arm64_access(const struct pms_selfmon *s, size_t i)
 {
 	return i < s->n && s->c[i].arm64_access;
+}
+
+bool pms_selfmon_arm64_long(const struct pms_selfmon *s, size_t i)
+{
+	return i < s->n && s->c[i].arm64_long;
 }
 
 const char *pms_read_path_name(enum pms_read_path p)

@@ -4,6 +4,7 @@
  * extension and time_mult/shift/cycles/mask arithmetic run anywhere. */
 #include "check.h"
 #include "count_helpers.h"
+#include "pmuscope/catalog.h"
 #include "pmuscope/error.h"
 #include "pmuscope/selfmon.h"
 
@@ -251,7 +252,8 @@ PMS_TEST(time_scaling)
 }
 
 /* arm64: config1 bit 1 (the PMU's "rdpmc" format term) only when
- * /proc/sys/kernel/perf_user_access is 1. */
+ * /proc/sys/kernel/perf_user_access is 1, and with it bit 0 ("long": a
+ * 64-bit counter, pmc_width 64). */
 PMS_TEST(arm64_user_access_request)
 {
 	for (int on = 0; on <= 1; on++) {
@@ -264,13 +266,185 @@ PMS_TEST(arm64_user_access_request)
 		CHECK_OK(pms_selfmon_open(r.sys, r.pmus, "cpu_cycles:u", NULL, &s));
 		if (s) {
 			CHECK_EQ_INT(pms_selfmon_arm64_access(s, 0), on);
-			CHECK_EQ_U64(r.fk->log[0].attr.config1 & 2, on ? 2 : 0);
+			CHECK_EQ_INT(pms_selfmon_arm64_long(s, 0), on);
+			CHECK_EQ_U64(r.fk->log[0].attr.config1, on ? 3 : 0);
+			CHECK_EQ_INT(r.fk->nlog, 1);
 			CHECK_EQ_INT(r.fk->log[0].pid, 0);
 			CHECK_EQ_INT(r.fk->log[0].cpu, -1);
 		}
 		pms_selfmon_free(s);
 		ch_root_close(&r);
 	}
+}
+
+/* The armv8 PMU without 64-bit event counters (before PMUv3p5): user access
+ * + long is EOPNOTSUPP except for CPU_CYCLES, which takes the 64-bit cycle
+ * counter (armv8pmu map_event, drivers/perf/arm_pmuv3.c). */
+static int no_long_events(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
+			  int group_fd, unsigned long flags)
+{
+	(void)fk;
+	(void)pid;
+	(void)cpu;
+	(void)group_fd;
+	(void)flags;
+	if ((attr->config1 & 3) == 3 && (attr->config & 0xffff) != 0x11)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+PMS_TEST(arm64_long_refused_retries_without)
+{
+	struct ch_root r;
+	struct pms_selfmon *s = NULL;
+	if (ch_root_open(&r, "neoverse-n1-spe", 2, true) < 0)
+		return;
+	r.fk->rule = no_long_events;
+	ch_put(&r, "proc/sys/kernel/perf_user_access", "1\n");
+	CHECK_OK(pms_selfmon_open(r.sys, r.pmus, "cpu_cycles:u,inst_retired:u", NULL, &s));
+	if (s) {
+		CHECK_EQ_INT(r.fk->nlog, 3);
+		CHECK_EQ_U64(r.fk->log[0].attr.config, 0x11);
+		CHECK_EQ_U64(r.fk->log[0].attr.config1, 3);
+		CHECK(r.fk->log[0].result >= 0);
+		CHECK_EQ_U64(r.fk->log[1].attr.config, 0x8);
+		CHECK_EQ_U64(r.fk->log[1].attr.config1, 3);
+		CHECK_EQ_INT(r.fk->log[1].result, -EOPNOTSUPP);
+		CHECK_EQ_U64(r.fk->log[2].attr.config, 0x8);
+		CHECK_EQ_U64(r.fk->log[2].attr.config1, 2); /* user access kept */
+		CHECK(r.fk->log[2].result >= 0);
+		CHECK_EQ_INT(pms_selfmon_arm64_long(s, 0), 1);
+		CHECK_EQ_INT(pms_selfmon_arm64_long(s, 1), 0);
+		CHECK_EQ_INT(pms_selfmon_arm64_access(s, 1), 1);
+		CHECK_EQ_INT(r.fk->nopen, 2);
+	}
+	pms_selfmon_free(s);
+	ch_root_close(&r);
+
+	/* Without user access there is no long to drop: EOPNOTSUPP is the
+	 * answer, explained, and nothing is retried. */
+	if (ch_root_open(&r, "neoverse-n1-spe", 2, true) < 0)
+		return;
+	r.fk->rule = no_long_events;
+	ch_put(&r, "proc/sys/kernel/perf_user_access", "0\n");
+	CHECK_OK(pms_selfmon_open(r.sys, r.pmus, "inst_retired:u", NULL, &s));
+	CHECK_EQ_INT(r.fk->nlog, 1);
+	CHECK_EQ_U64(r.fk->log[0].attr.config1, 0);
+	pms_selfmon_free(s);
+	ch_root_close(&r);
+}
+
+/* Reset of running counters goes DISABLE, RESET, ENABLE (the user page is
+ * then rewritten when the counter is programmed again); of stopped ones,
+ * RESET alone, and they stay stopped. */
+PMS_TEST(reset_stops_running_counters)
+{
+	struct ch_root r;
+	struct pms_selfmon *s = NULL;
+	if (ch_root_open(&r, "zen4-ibs", 2, true) < 0)
+		return;
+	r.fk->rule = accept;
+	CHECK_OK(pms_selfmon_open(r.sys, r.pmus, "cycles:u,instructions:u", NULL, &s));
+	if (!s) {
+		ch_root_close(&r);
+		return;
+	}
+	static const struct {
+		int (*op)(struct pms_selfmon *);
+		const char *what;
+		int count;           /* ioctls on each fd so far */
+		unsigned long last;
+	} steps[] = {
+		{ pms_selfmon_reset, "reset while enabled", 3, PERF_EVENT_IOC_ENABLE },
+		{ pms_selfmon_disable, "disable", 4, PERF_EVENT_IOC_DISABLE },
+		{ pms_selfmon_reset, "reset while disabled", 5, PERF_EVENT_IOC_RESET },
+		{ pms_selfmon_enable, "enable", 6, PERF_EVENT_IOC_ENABLE },
+		{ pms_selfmon_reset, "reset after enable", 9, PERF_EVENT_IOC_ENABLE },
+	};
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		CHECK_OK(steps[k].op(s));
+		for (size_t i = 0; i < pms_selfmon_count(s); i++) {
+			struct fk_fd *f = fk_fd(r.fk, pms_selfmon_fd(s, i));
+			CHECK_MSG(f && f->ioctl_count == steps[k].count &&
+					  f->ioctl_last == steps[k].last,
+				  "step %zu (%s), counter %zu: %d ioctls, last 0x%lx", k,
+				  steps[k].what, i, f ? f->ioctl_count : -1,
+				  f ? f->ioctl_last : 0UL);
+		}
+	}
+	pms_selfmon_free(s);
+	ch_root_close(&r);
+}
+
+/* Hide pmu's events/ alias name (in place, same length) as QEMU's guest
+ * kernel does for INST_RETIRED without -icount (PMCEID). */
+static void hide_alias(struct pms_pmus *pmus, const char *pmu, const char *name)
+{
+	const struct pms_pmu *p = pms_pmu_find(pmus, pmu);
+	CHECK(p != NULL);
+	for (size_t i = 0; p && i < p->nevents; i++)
+		if (!strcmp(p->events[i].name, name))
+			p->events[i].name[0] = '_';
+}
+
+PMS_TEST(catalog_names_without_alias)
+{
+	struct ch_root r;
+	struct pms_selfmon *s = NULL;
+	struct pms_selfmon_opts o = PMS_SELFMON_OPTS_INIT;
+	struct pms_catalog *empty = NULL;
+	const struct pms_pmu *p;
+
+	if (ch_root_open(&r, "neoverse-n1-spe", 2, true) < 0)
+		return;
+	r.fk->rule = accept;
+	ch_put(&r, "proc/sys/kernel/perf_user_access", "1\n");
+	hide_alias(r.pmus, "armv8_pmuv3_0", "inst_retired");
+	p = pms_pmu_find(r.pmus, "armv8_pmuv3_0");
+	/* NULL catalog on arm64 (the fixture has a MIDR): the built-in ARM
+	 * PMUv3 table names INST_RETIRED (0x08) and BR_RETIRED (0x21, never an
+	 * alias in this fixture). */
+	CHECK_OK(pms_selfmon_open(r.sys, r.pmus, "cpu_cycles:u,inst_retired:u,br_retired:u", NULL,
+				  &s));
+	if (s && p) {
+		static const uint64_t cfg[] = { 0x11, 0x8, 0x21 };
+		CHECK_EQ_INT(r.fk->nlog, 3);
+		for (int i = 0; i < 3 && i < r.fk->nlog; i++) {
+			const struct perf_event_attr *a = &r.fk->log[i].attr;
+			CHECK_MSG(a->type == p->type && a->config == cfg[i] && a->exclude_kernel &&
+					  pms_selfmon_arm64_access(s, (size_t)i),
+				  "event %d: type %u config 0x%llx", i, a->type,
+				  (unsigned long long)a->config);
+		}
+	}
+	pms_selfmon_free(s);
+	s = NULL;
+
+	/* The caller's catalog replaces the built-in table: an empty one
+	 * leaves the name unknown. */
+	CHECK_OK(pms_catalog_new(&empty));
+	o.catalog = empty;
+	CHECK(pms_selfmon_open(r.sys, r.pmus, "inst_retired:u", &o, &s) < 0);
+	CHECK(s == NULL);
+	/* A version-1 caller's struct has no catalog field: never read. */
+	o.version = 1;
+	CHECK_OK(pms_selfmon_open(r.sys, r.pmus, "inst_retired:u", &o, &s));
+	pms_selfmon_free(s);
+	s = NULL;
+	o.version = PMS_SELFMON_OPTS_VERSION + 1;
+	CHECK_EQ_INT(pms_selfmon_open(r.sys, r.pmus, "cpu_cycles:u", &o, &s), PMS_EINVAL);
+	CHECK(strstr(pms_error_last(), "version") != NULL);
+	pms_catalog_free(empty);
+	ch_root_close(&r);
+
+	/* Not arm64 (x86 fixture, no MIDR): no ARM names. */
+	if (ch_root_open(&r, "zen4-ibs", 2, true) < 0)
+		return;
+	r.fk->rule = accept;
+	CHECK(pms_selfmon_open(r.sys, r.pmus, "br_retired:u", NULL, &s) < 0);
+	CHECK(s == NULL);
+	CHECK_EQ_INT(r.fk->nlog, 0);
+	ch_root_close(&r);
 }
 
 PMS_TEST(open_error_names_cause)

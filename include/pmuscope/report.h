@@ -27,7 +27,8 @@
 extern "C" {
 #endif
 
-#define PMS_MEMPROF_OPTS_VERSION 1
+/* Version 2 added `aggregate`; version 1 callers are still accepted. */
+#define PMS_MEMPROF_OPTS_VERSION 2
 struct pms_memprof_opts {
 	unsigned version;       /* PMS_MEMPROF_OPTS_VERSION */
 	pid_t pid;              /* process whose maps/exit matter; 0 = any */
@@ -36,8 +37,23 @@ struct pms_memprof_opts {
 	uint64_t home_end;
 	const char *home_name;  /* its name in the data-object list (copied) */
 	size_t top;             /* entries per top list; 0 = 10 */
+	/* Aggregate on the fly instead of keeping every sample (a recorded
+	 * file: memory bounded by distinct IPs, data objects, data_src values
+	 * and node pairs).  Then: nodes are taken when a sample is added
+	 * (pms_memprof_add_node, or pms_memprof_add: CPU node and physical
+	 * address through the topology, nothing asked later);
+	 * pms_memprof_resolve does nothing; the home node/range must be set
+	 * before the samples; COMM exec drops no mappings (a later MMAP
+	 * replaces what it overlaps); a data object is named by the mappings
+	 * when its first sample came; report.all is empty; and the latency
+	 * percentiles come from a histogram: exact for weights below 65536,
+	 * above it each weight keeps its 9 most significant bits (the bucket's
+	 * lowest value is reported, relative error < 1/256).  min, max and mean
+	 * are exact in both modes; the kept-samples mode (live `pmuscope mem`)
+	 * sorts every weight and its percentiles are exact. */
+	bool aggregate;
 };
-#define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0 }
+#define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0, false }
 
 struct pms_memprof;
 
@@ -47,6 +63,16 @@ void pms_memprof_free(struct pms_memprof *p);
 
 /* Keep one sample (its node is resolved later, by pms_memprof_resolve). */
 int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s);
+/* Add one sample whose nodes the caller knows (a recorded file: PHYS_ADDR
+ * through its MEM_TOPOLOGY header, the CPU through its NUMA_TOPOLOGY).
+ * mem_node: >= 0, a -errno status, or PMS_NODE_UNKNOWN (not asked);
+ * cpu_node: >= 0 or -1.  pms_memprof_resolve leaves these alone. */
+int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, int mem_node,
+			 int cpu_node);
+/* Aggregate mode: node ids the CPU-node x memory-node matrix lists even
+ * without samples (a file's NUMA_TOPOLOGY nodes); besides the topology's
+ * and those seen.  PMS_EINVAL in the kept-samples mode. */
+int pms_memprof_set_node_ids(struct pms_memprof *p, const int *ids, size_t n);
 /* MMAP/MMAP2 add to the maps and drop the oracle's cached pages there; EXIT
  * of the profiled process (and exec, COMM with the exec bit) drops them all.
  * oracle may be NULL. */
@@ -167,7 +193,8 @@ struct pms_memreport {
 	struct pms_memreport_site *top_objects;
 	size_t ntop_objects;
 
-	struct pms_memreport_sample *all; /* every sample, in arrival order */
+	struct pms_memreport_sample *all; /* every sample, in arrival order
+					   * (none in aggregate mode) */
 	size_t nall;
 };
 

@@ -30,6 +30,57 @@ struct pms_memprof {
 	int *nodes;
 	size_t *idx;
 	size_t scratch_cap;
+	struct agg *agg; /* aggregate mode: everything below instead of v */
+};
+
+/* ---- aggregate mode ---------------------------------------------------------
+ * Samples are folded into per-key counters as they come; memory grows with
+ * distinct IPs, data objects, data_src values and node pairs, not with
+ * samples.  Latency percentiles come from a histogram that is exact below
+ * WH_EXACT cycles and, above, keeps each value's 9 most significant bits
+ * (relative error < 1/256, the bucket's lowest value is reported); min,
+ * max and mean stay exact. */
+#define WH_EXACT 65536u
+#define WH_SUB 256u /* buckets per power of two above WH_EXACT */
+
+struct u64map { /* open addressing, key -> index + 1 (0 = empty) */
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+struct objacc {
+	struct pms_memreport_site site; /* name/kind/module set at first sight */
+	uint64_t addr0;                 /* first data address seen in it */
+};
+
+struct pair {
+	int cpu, mem;
+	uint64_t n;
+};
+
+struct agg {
+	uint64_t samples, with_addr, with_data_src;
+	bool any_kernel;
+	struct u64map ipmap, objmap, dsmap;
+	struct pms_memreport_site *ips;
+	size_t nips, ipcap;
+	struct objacc *objs;
+	size_t nobjs, objcap;
+	struct dsc {
+		uint64_t key, n;
+	} *ds;
+	size_t nds, dscap;
+	struct pair *pairs;
+	size_t npairs;
+	uint64_t *wlo, *whi; /* histogram: exact part, log part */
+	uint64_t wn, wmin, wmax;
+	double wsum;
+	/* node counters, as build_nodes computes them from kept samples */
+	uint64_t no_addr, unresolved, resolved, from_phys, on_home, elsewhere;
+	uint64_t st_efault, st_enoent, st_not_asked, st_gone, st_other;
+	int *ids; /* node ids named by pms_memprof_set_node_ids */
+	size_t nids;
 };
 
 int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *opts,
@@ -45,7 +96,7 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 		return pms_err(PMS_EINVAL, "memprof: NULL out");
 	if (!opts)
 		opts = &def;
-	if (opts->version != PMS_MEMPROF_OPTS_VERSION)
+	if (opts->version < 1 || opts->version > PMS_MEMPROF_OPTS_VERSION)
 		return pms_err(PMS_EINVAL, "memprof: opts.version %u, this library knows %u",
 			       opts->version, PMS_MEMPROF_OPTS_VERSION);
 	p = calloc(1, sizeof(*p));
@@ -58,6 +109,13 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	p->home_end = opts->home_end;
 	p->home_name = strdup(opts->home_name ? opts->home_name : "workload buffer");
 	p->top = opts->top ? opts->top : DEFAULT_TOP;
+	if (opts->version >= 2 && opts->aggregate) {
+		p->agg = calloc(1, sizeof(*p->agg));
+		if (!p->agg) {
+			rc = pms_err(PMS_ENOMEM, "memprof: no memory");
+			goto out;
+		}
+	}
 	if (!p->home_name) {
 		rc = pms_err(PMS_ENOMEM, "memprof: no memory");
 		goto out;
@@ -72,10 +130,39 @@ out:
 	return rc;
 }
 
+static void sites_free(struct pms_memreport_site *v, size_t n);
+
+static void agg_free(struct agg *a)
+{
+	if (!a)
+		return;
+	free(a->ipmap.keys);
+	free(a->ipmap.vals);
+	free(a->objmap.keys);
+	free(a->objmap.vals);
+	free(a->dsmap.keys);
+	free(a->dsmap.vals);
+	sites_free(a->ips, a->nips);
+	for (size_t i = 0; i < a->nobjs; i++) {
+		free(a->objs[i].site.name);
+		free(a->objs[i].site.kind);
+		free(a->objs[i].site.module);
+		free(a->objs[i].site.file);
+	}
+	free(a->objs);
+	free(a->ds);
+	free(a->pairs);
+	free(a->wlo);
+	free(a->whi);
+	free(a->ids);
+	free(a);
+}
+
 void pms_memprof_free(struct pms_memprof *p)
 {
 	if (!p)
 		return;
+	agg_free(p->agg);
 	free(p->v);
 	free(p->home_name);
 	pms_maps_free(p->maps);
@@ -101,13 +188,306 @@ void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint6
 
 size_t pms_memprof_count(const struct pms_memprof *p)
 {
-	return p ? p->n : 0;
+	return !p ? 0 : p->agg ? (size_t)p->agg->samples : p->n;
+}
+
+/* Index of key in m, adding it as `next` (the caller's new slot) when absent:
+ * the index, or -1 when there is no memory. */
+static long u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added)
+{
+	*added = false;
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		uint64_t *k = calloc(cap, sizeof(*k));
+		uint32_t *v = calloc(cap, sizeof(*v));
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return -1;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->vals[i])
+				continue;
+			size_t j = (m->keys[i] * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+			while (v[j])
+				j = (j + 1) & (cap - 1);
+			k[j] = m->keys[i];
+			v[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = k;
+		m->vals = v;
+		m->cap = cap;
+	}
+	size_t j = (key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key)
+			return (long)m->vals[j] - 1;
+		j = (j + 1) & (m->cap - 1);
+	}
+	if (next >= UINT32_MAX)
+		return -1;
+	m->keys[j] = key;
+	m->vals[j] = (uint32_t)next + 1;
+	m->n++;
+	*added = true;
+	return (long)next;
+}
+
+/* Grow *v (elements of size sz) to hold n + 1. */
+static int grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 256;
+	void *nv = realloc(*v, c * sz);
+	if (!nv)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	memset((char *)nv + *cap * sz, 0, (c - *cap) * sz);
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static void site_account(struct pms_memreport_site *s, const struct pms_memreport_sample *x,
+			 int home);
+static bool kernel_ip(const struct pms_memsample *s);
+
+/* The histogram bucket of a weight >= WH_EXACT: its power of two above
+ * 2^16 and its next 8 bits. */
+static size_t wh_bucket(uint64_t w)
+{
+	unsigned msb = 63u - (unsigned)__builtin_clzll(w);
+	return (size_t)(msb - 16) * WH_SUB + (size_t)((w >> (msb - 8)) & (WH_SUB - 1));
+}
+
+static uint64_t wh_value(size_t b)
+{
+	unsigned msb = (unsigned)(b / WH_SUB) + 16;
+	return (1ULL << msb) | ((uint64_t)(b % WH_SUB) << (msb - 8));
+}
+
+static int agg_weight(struct agg *a, uint64_t w)
+{
+	if (w < WH_EXACT) {
+		if (!a->wlo && !(a->wlo = calloc(WH_EXACT, sizeof(*a->wlo))))
+			return pms_err(PMS_ENOMEM, "memprof: no memory for the latency histogram");
+		a->wlo[w]++;
+	} else {
+		if (!a->whi && !(a->whi = calloc((64 - 16) * WH_SUB, sizeof(*a->whi))))
+			return pms_err(PMS_ENOMEM, "memprof: no memory for the latency histogram");
+		a->whi[wh_bucket(w)]++;
+	}
+	if (!a->wn || w < a->wmin)
+		a->wmin = w;
+	if (!a->wn || w > a->wmax)
+		a->wmax = w;
+	a->wn++;
+	a->wsum += (double)w;
+	return 0;
+}
+
+/* Nearest-rank percentile from the histogram (same rank rule as
+ * pms_percentile). */
+static uint64_t agg_pct(const struct agg *a, double pct)
+{
+	if (!a->wn)
+		return 0;
+	double rank = ceil(pct / 100.0 * (double)a->wn);
+	uint64_t want = rank < 1 ? 1 : (uint64_t)rank, cum = 0;
+	if (want > a->wn)
+		want = a->wn;
+	for (size_t i = 0; a->wlo && i < WH_EXACT; i++)
+		if ((cum += a->wlo[i]) >= want)
+			return i;
+	for (size_t b = 0; a->whi && b < (64 - 16) * WH_SUB; b++)
+		if ((cum += a->whi[b]) >= want)
+			return wh_value(b) > a->wmax ? a->wmax : wh_value(b);
+	return a->wmax;
+}
+
+static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
+{
+	struct agg *a = p->agg;
+	const struct pms_memsample *s = &x->s;
+	bool added;
+	long i;
+	int rc;
+
+	a->samples++;
+	if (kernel_ip(s) || ((s->valid & PMS_MS_ADDR) && s->addr >= (1ULL << 63)))
+		a->any_kernel = true;
+	if ((s->valid & PMS_MS_WEIGHT) && (rc = agg_weight(a, s->weight)) < 0)
+		return rc;
+	if ((s->valid & PMS_MS_DATA_SRC) && s->data_src && s->data_src != PMS_MEM_NA_VALUE) {
+		a->with_data_src++;
+		if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
+			return rc;
+		if ((i = u64map_get(&a->dsmap, s->data_src, a->nds, &added)) < 0)
+			return pms_err(PMS_ENOMEM, "memprof: no memory");
+		if (added)
+			a->ds[a->nds++] = (struct dsc){ s->data_src, 0 };
+		a->ds[i].n++;
+	}
+	if (s->valid & PMS_MS_IP) {
+		if ((rc = grow((void **)&a->ips, &a->ipcap, a->nips, sizeof(*a->ips))) < 0)
+			return rc;
+		if ((i = u64map_get(&a->ipmap, s->ip, a->nips, &added)) < 0)
+			return pms_err(PMS_ENOMEM, "memprof: no memory");
+		if (added) {
+			a->ips[a->nips].addr = s->ip;
+			a->ips[a->nips++].kernel = kernel_ip(s);
+		}
+		site_account(&a->ips[i], x, p->home_node);
+	}
+	/* nodes, as build_nodes counts them */
+	if (!(s->valid & (PMS_MS_ADDR | PMS_MS_PHYS))) {
+		a->no_addr++;
+	} else if (x->mem_node < 0) {
+		a->unresolved++;
+		if (x->mem_node == -EFAULT)
+			a->st_efault++;
+		else if (x->mem_node == -ENOENT)
+			a->st_enoent++;
+		else if (x->mem_node == PMS_NODE_UNKNOWN)
+			a->st_not_asked++;
+		else if (x->mem_node == -ESRCH || x->mem_node == -EINVAL)
+			a->st_gone++;
+		else
+			a->st_other++;
+	} else {
+		a->resolved++;
+		a->from_phys += x->node_from_phys;
+		if (p->home_node >= 0) {
+			if (x->mem_node == p->home_node)
+				a->on_home++;
+			else
+				a->elsewhere++;
+		}
+		size_t k;
+		for (k = 0; k < a->npairs; k++)
+			if (a->pairs[k].cpu == x->cpu_node && a->pairs[k].mem == x->mem_node)
+				break;
+		if (k == a->npairs) {
+			struct pair *np = realloc(a->pairs, (k + 1) * sizeof(*np));
+			if (!np)
+				return pms_err(PMS_ENOMEM, "memprof: no memory");
+			a->pairs = np;
+			np[k] = (struct pair){ x->cpu_node, x->mem_node, 0 };
+			a->npairs++;
+		}
+		a->pairs[k].n++;
+	}
+	if (!(s->valid & PMS_MS_ADDR))
+		return 0;
+	a->with_addr++;
+	/* the data object, named by the mappings as they are now */
+	uint64_t addr = s->addr, start;
+	const struct pms_map *m = NULL;
+	if (p->home_end > p->home_start && addr >= p->home_start && addr < p->home_end) {
+		start = p->home_start;
+	} else {
+		m = pms_maps_find(p->maps, addr);
+		start = m ? m->start : UINT64_MAX;
+	}
+	if ((rc = grow((void **)&a->objs, &a->objcap, a->nobjs, sizeof(*a->objs))) < 0)
+		return rc;
+	if ((i = u64map_get(&a->objmap, start, a->nobjs, &added)) < 0)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	if (added) {
+		struct objacc *o = &a->objs[a->nobjs++];
+		char buf[256];
+		const char *name, *kind, *module = "";
+		o->addr0 = addr;
+		if (start == UINT64_MAX) {
+			name = "[unmapped]";
+			kind = "unmapped";
+		} else if (!m) {
+			o->site.addr = p->home_start;
+			o->site.size = p->home_end - p->home_start;
+			name = p->home_name;
+			kind = "workload";
+		} else {
+			o->site.addr = m->start;
+			o->site.size = m->end - m->start;
+			kind = pms_map_kind_name(m->kind);
+			module = m->path;
+			if (m->kind == PMS_MAP_ANON) {
+				snprintf(buf, sizeof(buf), "anon 0x%" PRIx64 " (%" PRIu64 " KiB)", m->start,
+					 (m->end - m->start) >> 10);
+				name = buf;
+			} else {
+				name = *m->path ? m->path : "[anon]";
+			}
+		}
+		o->site.name = strdup(name);
+		o->site.kind = strdup(kind);
+		o->site.module = strdup(module);
+		if (!o->site.name || !o->site.kind || !o->site.module)
+			return pms_err(PMS_ENOMEM, "memprof: no memory");
+	}
+	site_account(&a->objs[i].site, x, p->home_node);
+	return 0;
+}
+
+int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, int mem_node,
+			 int cpu_node)
+{
+	if (!p || !s)
+		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
+	struct pms_memreport_sample x;
+	memset(&x, 0, sizeof(x));
+	x.s = *s;
+	x.mem_node = mem_node;
+	x.cpu_node = cpu_node >= 0 ? cpu_node : -1;
+	x.node_from_phys = mem_node >= 0 && (s->valid & PMS_MS_PHYS);
+	if (p->agg)
+		return agg_add(p, &x);
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 4096;
+		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu samples", cap);
+		p->v = v;
+		p->cap = cap;
+	}
+	/* resolved already: pms_memprof_resolve passes over it */
+	if (p->pending == p->n)
+		p->pending++;
+	p->v[p->n++] = x;
+	return 0;
+}
+
+int pms_memprof_set_node_ids(struct pms_memprof *p, const int *ids, size_t n)
+{
+	if (!p || (n && !ids))
+		return pms_err(PMS_EINVAL, "memprof set_node_ids: NULL argument");
+	if (!p->agg)
+		return pms_err(PMS_EINVAL, "memprof set_node_ids: only in aggregate mode");
+	int *v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	if (n)
+		memcpy(v, ids, n * sizeof(*v));
+	free(p->agg->ids);
+	p->agg->ids = v;
+	p->agg->nids = n;
+	return 0;
 }
 
 int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s)
 {
 	if (!p || !s)
 		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
+	if (p->agg) {
+		/* nodes now: the CPU's from the topology, the memory's from a
+		 * physical address (nothing alive to ask later) */
+		int cn = (s->valid & PMS_MS_CPU) && p->topo ? pms_topo_node_of_cpu(p->topo, (int)s->cpu) : -1;
+		int mn = (s->valid & PMS_MS_PHYS) && p->topo ? pms_topo_node_of_phys(p->topo, s->phys_addr)
+							     : PMS_NODE_UNKNOWN;
+		return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
+	}
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 4096;
 		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
@@ -149,7 +529,10 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		return 0;
 	}
 	case PMS_RECORD_COMM:
-		if ((rec->misc & PMS_MISC_COMM_EXEC) && (!p->pid || (pid_t)rec->comm.pid == p->pid)) {
+		/* aggregate mode (a recorded file, many processes): a later
+		 * mapping replaces what it overlaps, nothing is dropped */
+		if (!p->agg && (rec->misc & PMS_MISC_COMM_EXEC) &&
+		    (!p->pid || (pid_t)rec->comm.pid == p->pid)) {
 			/* exec replaced the address space */
 			pms_maps_remove(p->maps, 0, UINT64_MAX);
 			pms_numa_oracle_invalidate(oracle, 0, 0);
@@ -191,6 +574,8 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
 {
 	if (!p)
 		return pms_err(PMS_EINVAL, "memprof resolve: NULL argument");
+	if (p->agg)
+		return 0; /* resolved as they were added */
 	size_t k = 0;
 	int rc = scratch(p, p->n - p->pending);
 	if (rc < 0)
@@ -250,11 +635,11 @@ static char *xstrdup(const char *s, int *rc)
 	return d;
 }
 
-static int count_add(struct pms_memreport_count **v, size_t *n, const char *name)
+static int count_addn(struct pms_memreport_count **v, size_t *n, const char *name, uint64_t k)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*v)[i].name, name)) {
-			(*v)[i].samples++;
+			(*v)[i].samples += k;
 			return 0;
 		}
 	struct pms_memreport_count *nv = realloc(*v, (*n + 1) * sizeof(**v));
@@ -264,9 +649,14 @@ static int count_add(struct pms_memreport_count **v, size_t *n, const char *name
 	nv[*n].name = strdup(name);
 	if (!nv[*n].name)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	nv[*n].samples = 1;
+	nv[*n].samples = k;
 	(*n)++;
 	return 0;
+}
+
+static int count_add(struct pms_memreport_count **v, size_t *n, const char *name)
+{
+	return count_addn(v, n, name, 1);
 }
 
 static int count_cmp(const void *a, const void *b)
@@ -405,35 +795,42 @@ static bool kernel_ip(const struct pms_memsample *s)
 	return (s->valid & PMS_MS_KERNEL_IP) != 0;
 }
 
-/* Instructions and functions. */
-static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
+/* Name each instruction site, group them into functions (same module and
+ * name; sorted, so n log n), and fill the four top lists.  ips is consumed. */
+struct fkey {
+	size_t i;
+	const struct pms_memreport_site *s;
+};
+
+static int fkey_cmp(const void *a, const void *b)
+{
+	const struct pms_memreport_site *x = ((const struct fkey *)a)->s,
+					*y = ((const struct fkey *)b)->s;
+	int c = strcmp(x->module, y->module);
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (!c)
+		c = x->addr < y->addr ? -1 : x->addr > y->addr;
+	return c;
+}
+
+static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+		       struct pms_memreport_site *ips, size_t nips)
 {
 	int rc = 0;
-	size_t nk = 0, nips = 0, nfuncs = 0;
-	struct ipkey *keys = calloc(p->n ? p->n : 1, sizeof(*keys));
-	struct pms_memreport_site *ips = NULL, *funcs = NULL;
-	if (!keys)
-		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].s.valid & PMS_MS_IP)
-			keys[nk++] = (struct ipkey){ p->v[i].s.ip, i };
-	qsort(keys, nk, sizeof(*keys), ipkey_cmp);
-	ips = calloc(nk ? nk : 1, sizeof(*ips));
-	funcs = calloc(nk ? nk : 1, sizeof(*funcs));
-	if (!ips || !funcs) {
+	size_t nfuncs = 0;
+	struct pms_memreport_site *funcs = calloc(nips ? nips : 1, sizeof(*funcs));
+	struct fkey *fk = calloc(nips ? nips : 1, sizeof(*fk));
+	if (!funcs || !fk) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
-	for (size_t a = 0; a < nk;) {
-		size_t b = a;
-		const struct pms_memsample *s0 = &p->v[keys[a].i].s;
-		struct pms_memreport_site *st = &ips[nips++];
-		bool kern = kernel_ip(s0);
-		st->addr = s0->ip;
-		st->kernel = kern;
+	for (size_t i = 0; i < nips; i++) {
+		struct pms_memreport_site *st = &ips[i];
+		bool kern = st->kernel;
 		struct pms_symbol sy = { 0 };
 		if (sym && (!kern || r->kernel_visible))
-			(void)pms_symbolizer_code(sym, s0->ip, kern, &sy);
+			(void)pms_symbolizer_code(sym, st->addr, kern, &sy);
 		if (kern && !r->kernel_visible) {
 			st->addr = 0;
 			st->addr_hidden = true;
@@ -444,35 +841,34 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		st->module = xstrdup(sy.module ? sy.module : (kern ? "[kernel]" : ""), &rc);
 		if (rc < 0)
 			goto out;
-		for (; b < nk && keys[b].ip == keys[a].ip; b++)
-			site_account(st, &p->v[keys[b].i], p->home_node);
-		a = b;
+		fk[i] = (struct fkey){ i, st };
 	}
 	/* Functions: instructions with the same (module, name); the unknown
-	 * ones stay per module. */
-	for (size_t i = 0; i < nips; i++) {
-		size_t j;
-		for (j = 0; j < nfuncs; j++)
-			if (!strcmp(funcs[j].name, ips[i].name) && !strcmp(funcs[j].module, ips[i].module))
-				break;
-		if (j == nfuncs) {
-			rc = site_copy(&funcs[nfuncs++], &ips[i]);
-			if (rc < 0)
-				goto out;
-			funcs[j].samples = funcs[j].latency = funcs[j].weighted = 0;
-			funcs[j].resolved = funcs[j].remote = funcs[j].on_home = 0;
-			if (funcs[j].file && ips[i].line) {
-				/* a function's line is where its hottest instruction is;
-				 * keep the file, not a misleading line */
-				funcs[j].line = 0;
-			}
+	 * ones stay per module.  A function's first IP is its lowest. */
+	qsort(fk, nips, sizeof(*fk), fkey_cmp);
+	for (size_t a = 0; a < nips;) {
+		size_t b = a;
+		const struct pms_memreport_site *s0 = fk[a].s;
+		struct pms_memreport_site *f = &funcs[nfuncs];
+		rc = site_copy(f, s0);
+		nfuncs++;
+		if (rc < 0)
+			goto out;
+		f->samples = f->latency = f->weighted = 0;
+		f->resolved = f->remote = f->on_home = 0;
+		/* a function's line would be one instruction's: keep the file */
+		f->line = 0;
+		for (; b < nips && !strcmp(fk[b].s->module, s0->module) && !strcmp(fk[b].s->name, s0->name);
+		     b++) {
+			const struct pms_memreport_site *x = fk[b].s;
+			f->samples += x->samples;
+			f->latency += x->latency;
+			f->weighted += x->weighted;
+			f->resolved += x->resolved;
+			f->remote += x->remote;
+			f->on_home += x->on_home;
 		}
-		funcs[j].samples += ips[i].samples;
-		funcs[j].latency += ips[i].latency;
-		funcs[j].weighted += ips[i].weighted;
-		funcs[j].resolved += ips[i].resolved;
-		funcs[j].remote += ips[i].remote;
-		funcs[j].on_home += ips[i].on_home;
+		a = b;
 	}
 	rc = top_of(ips, nips, p->top, by_samples, false, &r->top_ips_samples, &r->ntop_ips_samples);
 	if (rc >= 0)
@@ -484,9 +880,43 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		rc = top_of(funcs, nfuncs, p->top, by_latency, true, &r->top_funcs_latency,
 			    &r->ntop_funcs_latency);
 out:
+	free(fk);
+	sites_free(funcs, nfuncs);
+	return rc;
+}
+
+/* Instructions and functions from the kept samples. */
+static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
+{
+	int rc = 0;
+	size_t nk = 0, nips = 0;
+	struct ipkey *keys = calloc(p->n ? p->n : 1, sizeof(*keys));
+	struct pms_memreport_site *ips = NULL;
+	if (!keys)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].s.valid & PMS_MS_IP)
+			keys[nk++] = (struct ipkey){ p->v[i].s.ip, i };
+	qsort(keys, nk, sizeof(*keys), ipkey_cmp);
+	ips = calloc(nk ? nk : 1, sizeof(*ips));
+	if (!ips) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t a = 0; a < nk;) {
+		size_t b = a;
+		const struct pms_memsample *s0 = &p->v[keys[a].i].s;
+		struct pms_memreport_site *st = &ips[nips++];
+		st->addr = s0->ip;
+		st->kernel = kernel_ip(s0);
+		for (; b < nk && keys[b].ip == keys[a].ip; b++)
+			site_account(st, &p->v[keys[b].i], p->home_node);
+		a = b;
+	}
+	rc = finish_code(p, r, sym, ips, nips);
+out:
 	free(keys);
 	sites_free(ips, nips);
-	sites_free(funcs, nfuncs);
 	return rc;
 }
 
@@ -578,6 +1008,147 @@ out:
 	return rc;
 }
 
+/* Data objects from the aggregate: named at first sight; a file's static
+ * symbol is looked up now. */
+static int agg_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
+{
+	struct agg *a = p->agg;
+	size_t no = 0;
+	int rc = 0;
+	struct pms_memreport_site *objs = calloc(a->nobjs ? a->nobjs : 1, sizeof(*objs));
+	if (!objs)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < a->nobjs; i++) {
+		struct pms_memreport_site *o = &objs[no];
+		rc = site_copy(o, &a->objs[i].site);
+		no++;
+		if (rc < 0)
+			goto out;
+		struct pms_symbol sy = { 0 };
+		if (!strcmp(o->kind, "file") && sym &&
+		    pms_symbolizer_data(sym, a->objs[i].addr0, &sy) == 0 && sy.func) {
+			free(o->name);
+			o->name = xstrdup(sy.func, &rc);
+			if (rc < 0)
+				goto out;
+		}
+		if (!r->kernel_visible && o->addr >= (1ULL << 63)) {
+			o->addr = 0;
+			o->addr_hidden = true;
+		}
+	}
+	rc = top_of(objs, no, p->top, by_samples, false, &r->top_objects, &r->ntop_objects);
+out:
+	sites_free(objs, no);
+	return rc;
+}
+
+static int int_cmp(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Node counters and the matrix from the aggregate; the nodes are the
+ * topology's, those named by pms_memprof_set_node_ids, and any seen. */
+static int agg_nodes(struct pms_memprof *p, struct pms_memreport *r)
+{
+	struct agg *a = p->agg;
+	size_t tn = p->topo ? p->topo->nnodes : 0, cap = tn + a->nids + 2 * a->npairs, nn = 0;
+	int *ids = calloc(cap ? cap : 1, sizeof(*ids));
+	if (!ids)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < tn; i++)
+		ids[nn++] = p->topo->nodes[i].id;
+	for (size_t i = 0; i < a->nids; i++)
+		ids[nn++] = a->ids[i];
+	for (size_t i = 0; i < a->npairs; i++) {
+		if (a->pairs[i].cpu >= 0)
+			ids[nn++] = a->pairs[i].cpu;
+		ids[nn++] = a->pairs[i].mem;
+	}
+	qsort(ids, nn, sizeof(*ids), int_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < nn; i++)
+		if (!u || ids[u - 1] != ids[i])
+			ids[u++] = ids[i];
+	r->node_ids = ids;
+	r->nnodes = u;
+	r->matrix = calloc(u ? u * u : 1, sizeof(*r->matrix));
+	if (!r->matrix)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < a->npairs; i++) {
+		size_t row = u, col = u;
+		for (size_t k = 0; k < u; k++) {
+			if (ids[k] == a->pairs[i].cpu)
+				row = k;
+			if (ids[k] == a->pairs[i].mem)
+				col = k;
+		}
+		if (row < u && col < u)
+			r->matrix[row * u + col] += a->pairs[i].n;
+		else
+			r->matrix_cpu_unknown += a->pairs[i].n;
+	}
+	r->no_addr = a->no_addr;
+	r->unresolved = a->unresolved;
+	r->resolved = a->resolved;
+	r->from_phys = a->from_phys;
+	r->on_home = a->on_home;
+	r->elsewhere = a->elsewhere;
+	r->st_efault = a->st_efault;
+	r->st_enoent = a->st_enoent;
+	r->st_not_asked = a->st_not_asked;
+	r->st_gone = a->st_gone;
+	r->st_other = a->st_other;
+	return 0;
+}
+
+/* Everything the kept-samples path computes, from the aggregate. */
+static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
+{
+	struct agg *a = p->agg;
+	int rc = 0;
+	r->samples = a->samples;
+	r->with_addr = a->with_addr;
+	r->with_data_src = a->with_data_src;
+	for (size_t i = 0; i < a->nds && rc >= 0; i++) {
+		char txt[128];
+		pms_datasrc_format_mem(a->ds[i].key, txt, sizeof(txt));
+		rc = count_addn(&r->levels, &r->nlevels, txt, a->ds[i].n);
+		if (rc >= 0)
+			rc = count_addn(&r->ops, &r->nops, pms_datasrc_stat_op(a->ds[i].key), a->ds[i].n);
+	}
+	if (rc < 0)
+		return rc;
+	if (r->nlevels)
+		qsort(r->levels, r->nlevels, sizeof(*r->levels), count_cmp);
+	if (r->nops)
+		qsort(r->ops, r->nops, sizeof(*r->ops), count_cmp);
+	r->latency.n = a->wn;
+	if (a->wn) {
+		r->latency.min = a->wmin;
+		r->latency.max = a->wmax;
+		r->latency.median = agg_pct(a, 50);
+		r->latency.p90 = agg_pct(a, 90);
+		r->latency.p99 = agg_pct(a, 99);
+		r->latency.mean = a->wsum / (double)a->wn;
+	}
+	if ((rc = agg_nodes(p, r)) < 0)
+		return rc;
+	/* the code sites are named into a copy, so a second report works */
+	struct pms_memreport_site *ips = calloc(a->nips ? a->nips : 1, sizeof(*ips));
+	if (!ips)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	if (a->nips)
+		memcpy(ips, a->ips, a->nips * sizeof(*ips));
+	rc = finish_code(p, r, sym, ips, a->nips);
+	sites_free(ips, a->nips);
+	if (rc >= 0)
+		rc = agg_objects(p, r, sym);
+	return rc;
+}
+
 static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 {
 	size_t nn = p->topo ? p->topo->nnodes : 0;
@@ -644,6 +1215,18 @@ static const char *engine_short(enum pms_engine e)
 	return (unsigned)e < sizeof(names) / sizeof(names[0]) && names[e] ? names[e] : "?";
 }
 
+static void data_src_note(struct pms_memreport *r, const struct pms_memreport_input *in, int *rc)
+{
+	char note[256] = "";
+	const char *eng = engine_short(in->engine);
+	r->data_src_available = in->data_src && r->with_data_src > 0;
+	if (!in->data_src)
+		snprintf(note, sizeof(note), "data source unavailable: %s does not report it", eng);
+	else if (!r->with_data_src)
+		snprintf(note, sizeof(note), "data source unavailable: no %s sample carried one", eng);
+	r->data_src_note = xstrdup(note, rc);
+}
+
 int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		       const struct pms_memreport_input *in, struct pms_memreport **out)
 {
@@ -682,6 +1265,17 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	if (rc < 0)
 		goto out;
 
+	if (p->agg) {
+		r->kernel_visible = p->agg->any_kernel && sym && pms_symbolizer_kernel_visible(sym);
+		if ((rc = agg_report(p, r, sym)) < 0)
+			goto out;
+		data_src_note(r, in, &rc);
+		if (rc < 0)
+			goto out;
+		*out = r;
+		r = NULL;
+		goto out;
+	}
 	bool any_kernel = false;
 	for (size_t i = 0; i < p->n && !any_kernel; i++)
 		any_kernel = kernel_ip(&p->v[i].s) ||
@@ -717,19 +1311,9 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		qsort(r->levels, r->nlevels, sizeof(*r->levels), count_cmp);
 	if (r->nops)
 		qsort(r->ops, r->nops, sizeof(*r->ops), count_cmp);
-	r->data_src_available = in->data_src && r->with_data_src > 0;
-	{
-		char note[256] = "";
-		const char *eng = engine_short(in->engine);
-		if (!in->data_src)
-			snprintf(note, sizeof(note), "data source unavailable: %s does not report it", eng);
-		else if (!r->with_data_src)
-			snprintf(note, sizeof(note),
-				 "data source unavailable: no %s sample carried one", eng);
-		r->data_src_note = xstrdup(note, &rc);
-		if (rc < 0)
-			goto out;
-	}
+	data_src_note(r, in, &rc);
+	if (rc < 0)
+		goto out;
 	qsort(w, nw, sizeof(*w), u64_cmp);
 	r->latency.n = nw;
 	if (nw) {

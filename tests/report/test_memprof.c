@@ -3,6 +3,7 @@
  * with every number asserted. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -398,6 +399,170 @@ PMS_TEST(percentile_nearest_rank)
 	CHECK_EQ_U64(pms_percentile(v, 5, 20), 1);
 	CHECK_EQ_U64(pms_percentile(v, 1, 99), 1);
 	CHECK_EQ_U64(pms_percentile(v, 0, 50), 0);
+}
+
+/* One stream through both modes: the aggregate report must equal the
+ * kept-samples one in every count (weights < 65536 keep exact percentiles). */
+static void feed(struct pms_memprof *p)
+{
+	struct pms_record rec = { 0 };
+	rec.type = PMS_RECORD_MMAP2;
+	rec.mmap.addr = BASE;
+	rec.mmap.len = 64 * PG;
+	rec.mmap.prot = 3;
+	rec.mmap.filename = "//anon";
+	CHECK_OK(pms_memprof_sideband(p, &rec, NULL));
+	const uint64_t L1 = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_L1 | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_L1);
+	const uint64_t RAM = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_LOC_RAM | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_RAM);
+	const uint64_t ST = ds(PMS_MEM_OP_STORE, PMS_MEM_LVL_L1 | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_L1);
+	for (uint64_t i = 0; i < 5000; i++) {
+		struct pms_memsample s = { 0 };
+		s.valid = PMS_MS_IP | PMS_MS_CPU | PMS_MS_WEIGHT | PMS_MS_DATA_SRC;
+		s.ip = 0x401000 + 4 * (i % 37);
+		s.cpu = (uint32_t)(i % 4);
+		s.weight = (i * 7919) % 3001 + 1;
+		s.data_src = i % 3 == 0 ? RAM : i % 3 == 1 ? L1 : ST;
+		if (i % 10) {
+			s.valid |= PMS_MS_ADDR;
+			s.addr = i % 5 ? BASE + (i % 64) * PG : 0x1000;
+		}
+		int mem = !(s.valid & PMS_MS_ADDR) ? PMS_NODE_UNKNOWN : i % 7 == 0 ? -EFAULT : (int)(i % 2);
+		CHECK_OK(pms_memprof_add_node(p, &s, mem, (int)(s.cpu / 2)));
+	}
+}
+
+PMS_TEST(aggregate_mode_equals_kept_samples)
+{
+	make_topo();
+	struct pms_memprof *pk = NULL, *pa = NULL;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.home_node = 1;
+	CHECK_OK(pms_memprof_new(&topo, &po, &pk));
+	po.aggregate = true;
+	CHECK_OK(pms_memprof_new(&topo, &po, &pa));
+	if (!pk || !pa)
+		return;
+	feed(pk);
+	feed(pa);
+	CHECK_OK(pms_memprof_resolve(pk, NULL));
+	CHECK_EQ_U64(pms_memprof_count(pa), 5000);
+	struct pms_memreport_input in = { .engine = PMS_ENG_PEBS, .data_src = true };
+	struct pms_memreport *k = NULL, *a = NULL;
+	CHECK_OK(pms_memprof_report(pk, NULL, &in, &k));
+	CHECK_OK(pms_memprof_report(pa, NULL, &in, &a));
+	if (!k || !a)
+		return;
+	CHECK_EQ_U64(a->nall, 0);
+	CHECK_EQ_U64(k->nall, 5000);
+	CHECK_EQ_U64(a->samples, k->samples);
+	CHECK_EQ_U64(a->with_addr, k->with_addr);
+	CHECK_EQ_U64(a->with_data_src, k->with_data_src);
+	CHECK_EQ_U64(a->nlevels, k->nlevels);
+	for (size_t i = 0; i < k->nlevels && i < a->nlevels; i++) {
+		CHECK_EQ_STR(a->levels[i].name, k->levels[i].name);
+		CHECK_EQ_U64(a->levels[i].samples, k->levels[i].samples);
+	}
+	CHECK_EQ_U64(a->nops, k->nops);
+	for (size_t i = 0; i < k->nops && i < a->nops; i++)
+		CHECK_EQ_U64(a->ops[i].samples, k->ops[i].samples);
+	CHECK_EQ_U64(a->latency.n, k->latency.n);
+	CHECK_EQ_U64(a->latency.min, k->latency.min);
+	CHECK_EQ_U64(a->latency.median, k->latency.median);
+	CHECK_EQ_U64(a->latency.p90, k->latency.p90);
+	CHECK_EQ_U64(a->latency.p99, k->latency.p99);
+	CHECK_EQ_U64(a->latency.max, k->latency.max);
+	CHECK(a->latency.mean > k->latency.mean - 1e-6 && a->latency.mean < k->latency.mean + 1e-6);
+	CHECK_EQ_U64(a->resolved, k->resolved);
+	CHECK_EQ_U64(a->unresolved, k->unresolved);
+	CHECK_EQ_U64(a->st_efault, k->st_efault);
+	CHECK_EQ_U64(a->st_not_asked, k->st_not_asked);
+	CHECK_EQ_U64(a->no_addr, k->no_addr);
+	CHECK_EQ_U64(a->on_home, k->on_home);
+	CHECK_EQ_U64(a->elsewhere, k->elsewhere);
+	CHECK_EQ_U64(a->nnodes, k->nnodes);
+	for (size_t i = 0; i < k->nnodes * k->nnodes && a->nnodes == k->nnodes; i++)
+		CHECK_EQ_U64(a->matrix[i], k->matrix[i]);
+	CHECK_EQ_U64(a->matrix_cpu_unknown, k->matrix_cpu_unknown);
+	CHECK_EQ_U64(a->ntop_ips_samples, k->ntop_ips_samples);
+	for (size_t i = 0; i < k->ntop_ips_samples && i < a->ntop_ips_samples; i++) {
+		CHECK_EQ_U64(a->top_ips_samples[i].addr, k->top_ips_samples[i].addr);
+		CHECK_EQ_U64(a->top_ips_samples[i].samples, k->top_ips_samples[i].samples);
+		CHECK_EQ_U64(a->top_ips_samples[i].latency, k->top_ips_samples[i].latency);
+		CHECK_EQ_U64(a->top_ips_samples[i].remote, k->top_ips_samples[i].remote);
+		CHECK_EQ_U64(a->top_ips_latency[i].addr, k->top_ips_latency[i].addr);
+	}
+	CHECK_EQ_U64(a->ntop_funcs_samples, k->ntop_funcs_samples);
+	CHECK_EQ_U64(a->top_funcs_samples[0].samples, k->top_funcs_samples[0].samples);
+	CHECK_EQ_U64(a->ntop_objects, k->ntop_objects);
+	for (size_t i = 0; i < k->ntop_objects && i < a->ntop_objects; i++) {
+		CHECK_EQ_STR(a->top_objects[i].name, k->top_objects[i].name);
+		CHECK_EQ_STR(a->top_objects[i].kind, k->top_objects[i].kind);
+		CHECK_EQ_U64(a->top_objects[i].samples, k->top_objects[i].samples);
+		CHECK_EQ_U64(a->top_objects[i].on_home, k->top_objects[i].on_home);
+	}
+	/* a second report from the same aggregate is the same */
+	struct pms_memreport *a2 = NULL;
+	CHECK_OK(pms_memprof_report(pa, NULL, &in, &a2));
+	if (a2)
+		CHECK_EQ_U64(a2->top_ips_samples[0].samples, a->top_ips_samples[0].samples);
+	pms_memreport_free(a2);
+	pms_memreport_free(k);
+	pms_memreport_free(a);
+	pms_memprof_free(pk);
+	pms_memprof_free(pa);
+	/* set_node_ids is for the aggregate mode only */
+	CHECK_OK(pms_memprof_new(&topo, NULL, &pk));
+	int ids[1] = { 3 };
+	CHECK_EQ_INT(pms_memprof_set_node_ids(pk, ids, 1), PMS_EINVAL);
+	pms_memprof_free(pk);
+}
+
+/* Above 65536 cycles the histogram keeps 9 significant bits: percentiles
+ * are the bucket's lowest value, within 1/256 below the exact one. */
+PMS_TEST(aggregate_latency_histogram_bounds)
+{
+	struct pms_memprof *pa = NULL, *pk = NULL;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	CHECK_OK(pms_memprof_new(NULL, &po, &pk));
+	po.aggregate = true;
+	CHECK_OK(pms_memprof_new(NULL, &po, &pa));
+	if (!pa || !pk)
+		return;
+	int ids[3] = { 0, 4, 2 };
+	CHECK_OK(pms_memprof_set_node_ids(pa, ids, 3));
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct pms_memsample s = { 0 };
+		s.valid = PMS_MS_WEIGHT;
+		s.weight = i < 5000 ? i + 1 : 1000000 + (i * 104729) % 9000000;
+		CHECK_OK(pms_memprof_add(pa, &s));
+		CHECK_OK(pms_memprof_add(pk, &s));
+	}
+	struct pms_memreport_input in = { .engine = PMS_ENG_PEBS, .data_src = true };
+	struct pms_memreport *k = NULL, *a = NULL;
+	CHECK_OK(pms_memprof_report(pk, NULL, &in, &k));
+	CHECK_OK(pms_memprof_report(pa, NULL, &in, &a));
+	if (!k || !a)
+		return;
+	CHECK_EQ_U64(a->latency.min, k->latency.min);
+	CHECK_EQ_U64(a->latency.max, k->latency.max);
+	const uint64_t want[3] = { k->latency.median, k->latency.p90, k->latency.p99 };
+	const uint64_t got[3] = { a->latency.median, a->latency.p90, a->latency.p99 };
+	for (int i = 0; i < 3; i++) {
+		if (!(got[i] <= want[i] && got[i] >= want[i] - want[i] / 256))
+			printf("percentile %d: histogram %llu, exact %llu\n", i,
+			       (unsigned long long)got[i], (unsigned long long)want[i]);
+		CHECK(got[i] <= want[i] && got[i] >= want[i] - want[i] / 256);
+	}
+	CHECK_EQ_U64(a->latency.median, 5000); /* below 65536: exact */
+	CHECK_EQ_U64(a->nnodes, 3);
+	CHECK_EQ_INT(a->node_ids[0], 0);
+	CHECK_EQ_INT(a->node_ids[1], 2);
+	CHECK_EQ_INT(a->node_ids[2], 4);
+	CHECK_EQ_U64(a->no_addr, 10000);
+	pms_memreport_free(k);
+	pms_memreport_free(a);
+	pms_memprof_free(pk);
+	pms_memprof_free(pa);
 }
 
 PMS_TEST_MAIN()

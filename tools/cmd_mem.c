@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mem_render.h"
 #include "mem_workload.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
@@ -125,26 +126,6 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-/* Engine names are data: the one table the option and the output share. */
-static const struct {
-	const char *name;
-	enum pms_engine e;
-} engine_names[] = {
-	{ "ibs", PMS_ENG_IBS },
-	{ "pebs", PMS_ENG_PEBS },
-	{ "spe", PMS_ENG_SPE },
-	{ "software", PMS_ENG_SOFTWARE },
-	{ "none", PMS_ENG_NONE },
-};
-
-static const char *engine_name(enum pms_engine e)
-{
-	for (size_t i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++)
-		if (engine_names[i].e == e)
-			return engine_names[i].name;
-	return "?";
-}
-
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
@@ -240,19 +221,13 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			}
 			break;
 		}
-		case O_ENGINE: {
-			size_t i;
-			for (i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]) - 1; i++)
-				if (!strcmp(optarg, engine_names[i].name))
-					break;
-			if (i == sizeof(engine_names) / sizeof(engine_names[0]) - 1) {
+		case O_ENGINE:
+			if (mem_engine_parse(optarg, &o->engine) < 0) {
 				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe or software\n",
 					optarg);
 				return -1;
 			}
-			o->engine = engine_names[i].e;
 			break;
-		}
 		case O_PERIOD:
 			if (parse_long(optarg, 1, 0x7fffffffffffffffL, &v) < 0) {
 				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", optarg);
@@ -643,76 +618,7 @@ out:
 	return rc;
 }
 
-/* ---- output -------------------------------------------------------------- */
-
-static void hex(char *buf, size_t n, uint64_t v)
-{
-	snprintf(buf, n, "0x%" PRIx64, v);
-}
-
-static void json_hex(struct json *j, const char *key, bool valid, uint64_t v)
-{
-	char b[32];
-	if (!valid) {
-		cli_json_null(j, key);
-		return;
-	}
-	hex(b, sizeof(b), v);
-	cli_json_str(j, key, b);
-}
-
-static void json_site(struct json *j, const struct pms_memreport_site *s, bool object)
-{
-	cli_json_begin_object(j, NULL);
-	json_hex(j, object ? "start" : "addr", !s->addr_hidden && (object ? s->size != 0 : true),
-		 s->addr);
-	if (object)
-		cli_json_uint(j, "size", s->size);
-	cli_json_str(j, "name", s->name);
-	cli_json_str(j, object ? "kind" : "file", object ? s->kind : s->file);
-	if (!object) {
-		if (s->line)
-			cli_json_int(j, "line", s->line);
-		else
-			cli_json_null(j, "line");
-	}
-	cli_json_str(j, "module", s->module);
-	cli_json_bool(j, "kernel", s->kernel);
-	cli_json_uint(j, "samples", s->samples);
-	cli_json_uint(j, "latency_total", s->latency);
-	cli_json_uint(j, "latency_samples", s->weighted);
-	cli_json_uint(j, "resolved", s->resolved);
-	cli_json_uint(j, "remote", s->remote);
-	if (s->resolved)
-		cli_json_double(j, "remote_share", (double)s->remote / (double)s->resolved);
-	else
-		cli_json_null(j, "remote_share");
-	cli_json_uint(j, "on_home", s->on_home);
-	cli_json_end_object(j);
-}
-
-static void json_sites(struct json *j, const char *key, const struct pms_memreport_site *v,
-		       size_t n, bool object)
-{
-	cli_json_begin_array(j, key);
-	for (size_t i = 0; i < n; i++)
-		json_site(j, &v[i], object);
-	cli_json_end_array(j);
-}
-
-static const char *status_name(int node)
-{
-	if (node >= 0)
-		return "ok";
-	if (node == PMS_NODE_UNKNOWN)
-		return "not_asked";
-	if (node == -EFAULT)
-		return "EFAULT";
-	if (node == -ENOENT)
-		return "ENOENT";
-	const char *n = strerrorname_np(-node);
-	return n ? n : "error";
-}
+/* ---- output: the run-specific parts (the rest is mem_render.c) -------- */
 
 struct run_desc {
 	const struct mem_opts *o;
@@ -722,403 +628,84 @@ struct run_desc {
 	const struct pms_sampler_info *info;
 };
 
-static void print_json(const struct run_desc *d, const struct pms_memreport *r)
+static void mem_json_run(struct json *j, const void *ud)
 {
-	struct json j;
-	char b[64];
-	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j, NULL);
-	cli_json_int(&j, "schema_version", 1);
-	cli_json_begin_object(&j, "target");
+	const struct run_desc *d = ud;
+	cli_json_begin_object(j, "target");
 	static const char *const kinds[] = { "workload", "command", "pid", "system" };
-	cli_json_str(&j, "kind", kinds[d->o->kind]);
+	cli_json_str(j, "kind", kinds[d->o->kind]);
 	if (d->pid > 0)
-		cli_json_int(&j, "pid", d->pid);
+		cli_json_int(j, "pid", d->pid);
 	else
-		cli_json_null(&j, "pid");
-	cli_json_begin_array(&j, "argv");
+		cli_json_null(j, "pid");
+	cli_json_begin_array(j, "argv");
 	for (char **a = d->o->cmd; a && *a; a++)
-		cli_json_str(&j, NULL, *a);
-	cli_json_end_array(&j);
-	cli_json_end_object(&j);
+		cli_json_str(j, NULL, *a);
+	cli_json_end_array(j);
+	cli_json_end_object(j);
 	if (d->o->kind == T_WORKLOAD) {
-		cli_json_begin_object(&j, "workload");
-		json_hex(&j, "buffer_start", d->wl->have, d->wl->start);
-		cli_json_uint(&j, "buffer_size", d->wl->have ? d->wl->size : d->o->wl.size);
-		cli_json_int(&j, "threads", d->o->wl.threads);
+		cli_json_begin_object(j, "workload");
+		mem_render_json_hex(j, "buffer_start", d->wl->have, d->wl->start);
+		cli_json_uint(j, "buffer_size", d->wl->have ? d->wl->size : d->o->wl.size);
+		cli_json_int(j, "threads", d->o->wl.threads);
 		if (d->o->wl.node >= 0)
-			cli_json_int(&j, "requested_node", d->o->wl.node);
+			cli_json_int(j, "requested_node", d->o->wl.node);
 		else
-			cli_json_null(&j, "requested_node");
+			cli_json_null(j, "requested_node");
 		if (d->wl->have && d->wl->home >= 0)
-			cli_json_int(&j, "home_node", d->wl->home);
+			cli_json_int(j, "home_node", d->wl->home);
 		else
-			cli_json_null(&j, "home_node");
-		cli_json_end_object(&j);
+			cli_json_null(j, "home_node");
+		cli_json_end_object(j);
 	} else {
-		cli_json_null(&j, "workload");
+		cli_json_null(j, "workload");
 	}
-	cli_json_begin_object(&j, "exit");
+	cli_json_begin_object(j, "exit");
 	if (!d->oc->have_status) {
-		cli_json_str(&j, "how", d->pid > 0 && d->o->kind == T_PID ? "still running" : "none");
-		cli_json_null(&j, "code");
-		cli_json_null(&j, "signal");
+		cli_json_str(j, "how", d->pid > 0 && d->o->kind == T_PID ? "still running" : "none");
+		cli_json_null(j, "code");
+		cli_json_null(j, "signal");
 	} else if (WIFEXITED(d->oc->status)) {
-		cli_json_str(&j, "how", "exited");
-		cli_json_int(&j, "code", WEXITSTATUS(d->oc->status));
-		cli_json_null(&j, "signal");
+		cli_json_str(j, "how", "exited");
+		cli_json_int(j, "code", WEXITSTATUS(d->oc->status));
+		cli_json_null(j, "signal");
 	} else {
-		cli_json_str(&j, "how", "signaled");
-		cli_json_null(&j, "code");
-		cli_json_int(&j, "signal", WTERMSIG(d->oc->status));
-		cli_json_str(&j, "signal_name", sig_name(WTERMSIG(d->oc->status)));
-		cli_json_bool(&j, "core_dumped", WCOREDUMP(d->oc->status));
+		cli_json_str(j, "how", "signaled");
+		cli_json_null(j, "code");
+		cli_json_int(j, "signal", WTERMSIG(d->oc->status));
+		cli_json_str(j, "signal_name", sig_name(WTERMSIG(d->oc->status)));
+		cli_json_bool(j, "core_dumped", WCOREDUMP(d->oc->status));
 	}
-	cli_json_bool(&j, "interrupted", d->oc->interrupted);
-	cli_json_bool(&j, "timed_out", d->oc->timed_out);
-	cli_json_end_object(&j);
-	cli_json_double(&j, "duration_s", d->oc->seconds);
+	cli_json_bool(j, "interrupted", d->oc->interrupted);
+	cli_json_bool(j, "timed_out", d->oc->timed_out);
+	cli_json_end_object(j);
+	cli_json_double(j, "duration_s", d->oc->seconds);
 
-	cli_json_begin_object(&j, "engine");
-	cli_json_str(&j, "name", engine_name(r->engine));
-	cli_json_str(&j, "label", r->label);
-	cli_json_str(&j, "pmus", r->pmus);
-	cli_json_str(&j, "notes", r->notes);
-	cli_json_bool(&j, "data_src", r->data_src_available);
-	cli_json_bool(&j, "phys", r->phys);
-	hex(b, sizeof(b), d->info->sample_type);
-	cli_json_str(&j, "sample_type", b);
-	cli_json_end_object(&j);
-	cli_json_begin_array(&j, "attempts");
-	for (size_t i = 0; i < r->nattempts; i++) {
-		const struct pms_sampler_attempt *a = &r->attempts[i];
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "engine", engine_name(a->engine));
-		cli_json_str(&j, "pmu", a->pmu);
-		cli_json_str(&j, "attr", a->attr);
-		cli_json_int(&j, "errno", a->err);
-		cli_json_str(&j, "error", a->err ? strerrorname_np(a->err) : NULL);
-		cli_json_bool(&j, "chosen", a->chosen);
-		cli_json_str(&j, "reason", a->reason);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
+}
 
-	cli_json_begin_object(&j, "samples");
-	cli_json_uint(&j, "total", r->samples);
-	cli_json_uint(&j, "with_addr", r->with_addr);
-	cli_json_uint(&j, "with_data_src", r->with_data_src);
-	cli_json_uint(&j, "dropped", r->stats.samples_dropped);
-	cli_json_uint(&j, "lost", r->stats.lost);
-	cli_json_uint(&j, "lost_records", r->stats.lost_records);
-	cli_json_uint(&j, "lost_samples", r->stats.lost_samples);
-	cli_json_uint(&j, "throttle", r->stats.throttle);
-	cli_json_uint(&j, "unthrottle", r->stats.unthrottle);
-	cli_json_uint(&j, "parse_errors", r->stats.parse_errors);
-	cli_json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
-	cli_json_uint(&j, "aux_truncated", r->stats.aux_truncated);
-	cli_json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
-	cli_json_end_object(&j);
-
-	cli_json_begin_object(&j, "data_source");
-	cli_json_bool(&j, "available", r->data_src_available);
-	cli_json_str(&j, "note", r->data_src_note);
-	cli_json_begin_array(&j, "levels");
-	for (size_t i = 0; i < r->nlevels; i++) {
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "level", r->levels[i].name);
-		cli_json_uint(&j, "samples", r->levels[i].samples);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_begin_array(&j, "ops");
-	for (size_t i = 0; i < r->nops; i++) {
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "op", r->ops[i].name);
-		cli_json_uint(&j, "samples", r->ops[i].samples);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_end_object(&j);
-
-	cli_json_begin_object(&j, "latency");
-	cli_json_uint(&j, "samples", r->latency.n);
-	if (r->latency.n) {
-		cli_json_uint(&j, "min", r->latency.min);
-		cli_json_uint(&j, "median", r->latency.median);
-		cli_json_uint(&j, "p90", r->latency.p90);
-		cli_json_uint(&j, "p99", r->latency.p99);
-		cli_json_uint(&j, "max", r->latency.max);
-		cli_json_double(&j, "mean", r->latency.mean);
-	} else {
-		cli_json_null(&j, "min");
-		cli_json_null(&j, "median");
-		cli_json_null(&j, "p90");
-		cli_json_null(&j, "p99");
-		cli_json_null(&j, "max");
-		cli_json_null(&j, "mean");
-	}
-	cli_json_end_object(&j);
-
-	cli_json_begin_object(&j, "numa");
-	if (r->home_node >= 0)
-		cli_json_int(&j, "home_node", r->home_node);
-	else
-		cli_json_null(&j, "home_node");
-	cli_json_uint(&j, "resolved", r->resolved);
-	cli_json_uint(&j, "on_home", r->on_home);
-	cli_json_uint(&j, "elsewhere", r->elsewhere);
-	cli_json_uint(&j, "from_phys", r->from_phys);
-	cli_json_uint(&j, "unresolved", r->unresolved);
-	cli_json_uint(&j, "efault", r->st_efault);
-	cli_json_uint(&j, "enoent", r->st_enoent);
-	cli_json_uint(&j, "other_status", r->st_other);
-	cli_json_uint(&j, "not_asked", r->st_not_asked);
-	cli_json_uint(&j, "process_gone", r->st_gone);
-	cli_json_uint(&j, "no_addr", r->no_addr);
-	cli_json_begin_object(&j, "oracle");
-	cli_json_uint(&j, "lookups", r->numa.lookups);
-	cli_json_uint(&j, "cache_hits", r->numa.cache_hits);
-	cli_json_uint(&j, "pages_queried", r->numa.pages_queried);
-	cli_json_uint(&j, "move_pages_calls", r->numa.move_pages_calls);
-	cli_json_uint(&j, "call_errors", r->numa.call_errors);
-	cli_json_uint(&j, "invalidations", r->numa.invalidations);
-	cli_json_end_object(&j);
-	cli_json_begin_object(&j, "verify");
-	cli_json_bool(&j, "requested", d->o->verify);
+static void mem_json_verify(struct json *j, const void *ud)
+{
+	const struct run_desc *d = ud;
+	cli_json_bool(j, "requested", d->o->verify);
 	if (d->o->verify && d->wl->have && d->wl->vchecked >= 0) {
-		cli_json_str(&j, "how", "workload buffer pages: get_mempolicy vs move_pages, in the workload");
-		cli_json_int(&j, "checked", d->wl->vchecked);
-		cli_json_int(&j, "disagree", d->wl->vdis);
-		cli_json_int(&j, "errors", d->wl->verr);
+		cli_json_str(j, "how", "workload buffer pages: get_mempolicy vs move_pages, in the workload");
+		cli_json_int(j, "checked", d->wl->vchecked);
+		cli_json_int(j, "disagree", d->wl->vdis);
+		cli_json_int(j, "errors", d->wl->verr);
 	} else {
-		cli_json_str(&j, "how", d->o->verify ? "not possible: get_mempolicy answers only for the "
+		cli_json_str(j, "how", d->o->verify ? "not possible: get_mempolicy answers only for the "
 						   "calling process, and the profiled one is another"
 						 : NULL);
-		cli_json_null(&j, "checked");
-		cli_json_null(&j, "disagree");
-		cli_json_null(&j, "errors");
-	}
-	cli_json_end_object(&j);
-	cli_json_begin_array(&j, "nodes");
-	for (size_t i = 0; i < r->nnodes; i++)
-		cli_json_int(&j, NULL, r->node_ids[i]);
-	cli_json_end_array(&j);
-	cli_json_begin_array(&j, "matrix");
-	for (size_t a = 0; a < r->nnodes; a++) {
-		cli_json_begin_array(&j, NULL);
-		for (size_t m = 0; m < r->nnodes; m++)
-			cli_json_uint(&j, NULL, r->matrix[a * r->nnodes + m]);
-		cli_json_end_array(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_uint(&j, "matrix_outside", r->matrix_cpu_unknown);
-	cli_json_end_object(&j);
-	cli_json_bool(&j, "kernel_addresses_visible", r->kernel_visible);
-
-	cli_json_begin_object(&j, "top");
-	json_sites(&j, "instructions_by_samples", r->top_ips_samples, r->ntop_ips_samples, false);
-	json_sites(&j, "instructions_by_latency", r->top_ips_latency, r->ntop_ips_latency, false);
-	json_sites(&j, "functions_by_samples", r->top_funcs_samples, r->ntop_funcs_samples, false);
-	json_sites(&j, "functions_by_latency", r->top_funcs_latency, r->ntop_funcs_latency, false);
-	json_sites(&j, "data_objects", r->top_objects, r->ntop_objects, true);
-	cli_json_end_object(&j);
-
-	if (d->o->samples) {
-		cli_json_begin_array(&j, "sample_list");
-		for (size_t i = 0; i < r->nall; i++) {
-			const struct pms_memreport_sample *x = &r->all[i];
-			const struct pms_memsample *s = &x->s;
-			cli_json_begin_object(&j, NULL);
-			if (s->valid & PMS_MS_TIME)
-				cli_json_uint(&j, "time", s->time);
-			else
-				cli_json_null(&j, "time");
-			if (s->valid & PMS_MS_TID) {
-				cli_json_uint(&j, "pid", s->pid);
-				cli_json_uint(&j, "tid", s->tid);
-			} else {
-				cli_json_null(&j, "pid");
-				cli_json_null(&j, "tid");
-			}
-			if (s->valid & PMS_MS_CPU)
-				cli_json_uint(&j, "cpu", s->cpu);
-			else
-				cli_json_null(&j, "cpu");
-			if (x->cpu_node >= 0)
-				cli_json_int(&j, "cpu_node", x->cpu_node);
-			else
-				cli_json_null(&j, "cpu_node");
-			json_hex(&j, "ip", (s->valid & PMS_MS_IP) && s->ip, s->ip);
-			json_hex(&j, "addr", (s->valid & PMS_MS_ADDR) != 0, s->addr);
-			json_hex(&j, "phys_addr", (s->valid & PMS_MS_PHYS) != 0, s->phys_addr);
-			if (x->mem_node >= 0)
-				cli_json_int(&j, "mem_node", x->mem_node);
-			else
-				cli_json_null(&j, "mem_node");
-			cli_json_str(&j, "node_status", status_name(x->mem_node));
-			if (s->valid & PMS_MS_DATA_SRC) {
-				char t[128];
-				json_hex(&j, "data_src", true, s->data_src);
-				pms_datasrc_format_mem(s->data_src, t, sizeof(t));
-				cli_json_str(&j, "level", t);
-			} else {
-				cli_json_null(&j, "data_src");
-				cli_json_null(&j, "level");
-			}
-			if (s->valid & PMS_MS_WEIGHT)
-				cli_json_uint(&j, "weight", s->weight);
-			else
-				cli_json_null(&j, "weight");
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-	}
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
-}
-
-static void print_csv(const struct pms_memreport *r)
-{
-	printf("time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight\n");
-	for (size_t i = 0; i < r->nall; i++) {
-		const struct pms_memreport_sample *x = &r->all[i];
-		const struct pms_memsample *s = &x->s;
-		char lvl[128] = "";
-		if (s->valid & PMS_MS_DATA_SRC)
-			pms_datasrc_format_mem(s->data_src, lvl, sizeof(lvl));
-		if (s->valid & PMS_MS_TIME)
-			printf("%" PRIu64, s->time);
-		printf(",");
-		if (s->valid & PMS_MS_TID)
-			printf("%u,%u", s->pid, s->tid);
-		else
-			printf(",");
-		printf(",");
-		if (s->valid & PMS_MS_CPU)
-			printf("%u", s->cpu);
-		printf(",");
-		if (x->cpu_node >= 0)
-			printf("%d", x->cpu_node);
-		printf(",");
-		if ((s->valid & PMS_MS_IP) && s->ip)
-			printf("0x%" PRIx64, s->ip);
-		printf(",");
-		if (s->valid & PMS_MS_ADDR)
-			printf("0x%" PRIx64, s->addr);
-		printf(",");
-		if (s->valid & PMS_MS_PHYS)
-			printf("0x%" PRIx64, s->phys_addr);
-		printf(",");
-		if (x->mem_node >= 0)
-			printf("%d", x->mem_node);
-		printf(",%s,", status_name(x->mem_node));
-		if (s->valid & PMS_MS_DATA_SRC)
-			printf("0x%" PRIx64, s->data_src);
-		printf(",\"%s\",", lvl);
-		if (s->valid & PMS_MS_WEIGHT)
-			printf("%" PRIu64, s->weight);
-		printf("\n");
+		cli_json_null(j, "checked");
+		cli_json_null(j, "disagree");
+		cli_json_null(j, "errors");
 	}
 }
 
-static double pct(uint64_t a, uint64_t b)
+static void mem_text_verify(const void *ud)
 {
-	return b ? 100.0 * (double)a / (double)b : 0.0;
-}
-
-static void text_sites(const char *title, const struct pms_memreport_site *v, size_t n,
-		       uint64_t total)
-{
-	printf("\n%s:\n", title);
-	if (!n) {
-		printf("  (none)\n");
-		return;
-	}
-	printf("  %8s %6s %12s %7s  %-18s %s\n", "samples", "%", "latency", "remote", "address",
-	       "where");
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_memreport_site *s = &v[i];
-		char addr[32] = "-", lat[32] = "-", rem[16] = "-";
-		if (!s->addr_hidden && s->addr)
-			hex(addr, sizeof(addr), s->addr);
-		if (s->weighted)
-			snprintf(lat, sizeof(lat), "%" PRIu64, s->latency);
-		if (s->resolved)
-			snprintf(rem, sizeof(rem), "%.0f%%", pct(s->remote, s->resolved));
-		printf("  %8" PRIu64 " %5.1f%% %12s %7s  %-18s %s", s->samples, pct(s->samples, total),
-		       lat, rem, addr, s->name);
-		if (s->file && s->line)
-			printf("  %s:%d", s->file, s->line);
-		else if (s->file)
-			printf("  %s", s->file);
-		else if (s->module && *s->module && strcmp(s->module, s->name))
-			printf("  (%s)", s->module);
-		printf("\n");
-	}
-}
-
-static void print_text(const struct run_desc *d, const struct pms_memreport *r)
-{
+	const struct run_desc *d = ud;
 	const struct mem_opts *o = d->o;
-	printf("pmuscope mem: ");
-	switch (o->kind) {
-	case T_WORKLOAD:
-		printf("built-in pointer chase, %zu bytes, %d thread(s)", o->wl.size, o->wl.threads);
-		break;
-	case T_COMMAND:
-		printf("command");
-		for (char **a = o->cmd; *a; a++)
-			printf(" %s", *a);
-		break;
-	case T_PID: printf("pid %d", (int)d->pid); break;
-	case T_SYSTEM: printf("system-wide"); break;
-	}
-	printf(" (%.2f s)\n", d->oc->seconds);
-	printf("engine: %s [%s]\n", r->label && *r->label ? r->label : engine_name(r->engine),
-	       r->pmus ? r->pmus : "");
-	if (r->notes && *r->notes)
-		printf("  notes: %s\n", r->notes);
-	for (size_t i = 0; i < r->nattempts; i++) {
-		const struct pms_sampler_attempt *a = &r->attempts[i];
-		printf("  tried %-9s %-12s %s%s%s\n", engine_name(a->engine), a->pmu,
-		       a->chosen ? "chosen" : a->err ? strerrorname_np(a->err) : "ok",
-		       *a->reason ? ": " : "", a->reason);
-	}
-	printf("samples: %" PRIu64 " (%" PRIu64 " with a data address); lost %" PRIu64
-	       " in %" PRIu64 " records, lost samples %" PRIu64 ", throttled %" PRIu64
-	       ", dropped %" PRIu64 "\n",
-	       r->samples, r->with_addr, r->stats.lost, r->stats.lost_records, r->stats.lost_samples,
-	       r->stats.throttle, r->stats.samples_dropped);
-
-	printf("\ndata source levels:\n");
-	if (!r->nlevels)
-		printf("  %s\n", *r->data_src_note ? r->data_src_note : "no samples with a data source");
-	for (size_t i = 0; i < r->nlevels; i++)
-		printf("  %-24s %8" PRIu64 " %5.1f%%\n", r->levels[i].name, r->levels[i].samples,
-		       pct(r->levels[i].samples, r->with_data_src));
-
-	printf("\nlatency (cycles, %" PRIu64 " samples with a valid weight):", r->latency.n);
-	if (r->latency.n)
-		printf(" min %" PRIu64 "  median %" PRIu64 "  p90 %" PRIu64 "  p99 %" PRIu64
-		       "  max %" PRIu64 "\n",
-		       r->latency.min, r->latency.median, r->latency.p90, r->latency.p99, r->latency.max);
-	else
-		printf(" none (%s)\n", engine_name(r->engine));
-
-	printf("\nNUMA nodes of sampled data (%" PRIu64 " with an address):\n",
-	       r->with_addr);
-	if (r->home_node >= 0)
-		printf("  home node %d: %" PRIu64 " on it (%.1f%%), %" PRIu64 " elsewhere\n",
-		       r->home_node, r->on_home, pct(r->on_home, r->resolved), r->elsewhere);
-	printf("  resolved %" PRIu64 " (%" PRIu64 " from physical addresses); unresolved %" PRIu64
-	       " (not mapped/EFAULT %" PRIu64 ", not present/ENOENT %" PRIu64 ", process gone %" PRIu64
-	       ", other %" PRIu64 ", not asked %" PRIu64 ")\n",
-	       r->resolved, r->from_phys, r->unresolved, r->st_efault, r->st_enoent, r->st_gone,
-	       r->st_other, r->st_not_asked);
-	printf("  oracle: %" PRIu64 " lookups, %" PRIu64 " cache hits, %" PRIu64
-	       " unique pages in %" PRIu64 " move_pages calls\n",
-	       r->numa.lookups, r->numa.cache_hits, r->numa.pages_queried, r->numa.move_pages_calls);
 	if (o->verify) {
 		if (d->wl->have && d->wl->vchecked >= 0)
 			printf("  verify: %ld buffer pages, get_mempolicy vs move_pages: %ld disagree, "
@@ -1128,44 +715,25 @@ static void print_text(const struct run_desc *d, const struct pms_memreport *r)
 			printf("  verify: not possible (get_mempolicy answers only for the calling "
 			       "process)\n");
 	}
-	if (r->nnodes) {
-		printf("\nCPU node x memory node (resolved samples):\n  %-8s", "cpu\\mem");
-		for (size_t m = 0; m < r->nnodes; m++)
-			printf(" %9d", r->node_ids[m]);
-		printf("\n");
-		for (size_t a = 0; a < r->nnodes; a++) {
-			printf("  %-8d", r->node_ids[a]);
-			for (size_t m = 0; m < r->nnodes; m++)
-				printf(" %9" PRIu64, r->matrix[a * r->nnodes + m]);
-			printf("\n");
-		}
-		if (r->matrix_cpu_unknown)
-			printf("  (%" PRIu64 " resolved samples without a CPU node)\n",
-			       r->matrix_cpu_unknown);
-	}
-	text_sites("top instructions by samples", r->top_ips_samples, r->ntop_ips_samples,
-		   r->samples);
-	if (r->latency.n)
-		text_sites("top instructions by total latency", r->top_ips_latency,
-			   r->ntop_ips_latency, r->samples);
-	text_sites("top functions by samples (remote = share on another node than the CPU's)",
-		   r->top_funcs_samples, r->ntop_funcs_samples, r->samples);
-	if (r->latency.n)
-		text_sites("top functions by total latency", r->top_funcs_latency,
-			   r->ntop_funcs_latency, r->samples);
-	printf("\ntop data objects:\n");
-	if (!r->ntop_objects)
-		printf("  (none)\n");
-	for (size_t i = 0; i < r->ntop_objects; i++) {
-		const struct pms_memreport_site *s = &r->top_objects[i];
-		char addr[32] = "-";
-		if (!s->addr_hidden && s->size)
-			hex(addr, sizeof(addr), s->addr);
-		printf("  %8" PRIu64 " %5.1f%%  %-8s %-18s %s", s->samples, pct(s->samples, r->with_addr),
-		       s->kind, addr, s->name);
-		if (s->resolved && r->home_node >= 0)
-			printf("  (%.0f%% on home node)", pct(s->on_home, s->resolved));
-		printf("\n");
+}
+
+/* "built-in pointer chase, ..." for the report's first line. */
+static void mem_target_text(const struct run_desc *d, char *buf, size_t size)
+{
+	const struct mem_opts *o = d->o;
+	size_t k = 0;
+	switch (o->kind) {
+	case T_WORKLOAD:
+		snprintf(buf, size, "built-in pointer chase, %zu bytes, %d thread(s)", o->wl.size,
+			 o->wl.threads);
+		break;
+	case T_COMMAND:
+		k = (size_t)snprintf(buf, size, "command");
+		for (char **a = o->cmd; *a && k < size; a++)
+			k += (size_t)snprintf(buf + k, size - k, " %s", *a);
+		break;
+	case T_PID: snprintf(buf, size, "pid %d", (int)d->pid); break;
+	case T_SYSTEM: snprintf(buf, size, "system-wide"); break;
 	}
 }
 
@@ -1468,12 +1036,20 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	struct run_desc d = { &o, pid, &wi, &oc, &info };
+	char target[512];
+	mem_target_text(&d, target, sizeof(target));
+	struct mem_render mr = {
+		.command = "mem", .target_text = target, .seconds = oc.seconds,
+		.sample_type = info.sample_type, .samples = o.samples, .oracle = true,
+		.json_run = mem_json_run, .json_verify = mem_json_verify,
+		.text_verify = mem_text_verify, .ud = &d,
+	};
 	if (o.json)
-		print_json(&d, rep);
+		mem_render_json(&mr, rep);
 	else if (o.csv)
-		print_csv(rep);
+		mem_render_csv(rep);
 	else
-		print_text(&d, rep);
+		mem_render_text(&mr, rep);
 	fflush(stdout);
 	if (ctx->w) {
 		int wrc = ctx->werr;

@@ -1,0 +1,44 @@
+/* The `pmuscope mem` report's text, JSON and CSV renderers, shared by
+ * `pmuscope mem` and `pmuscope report`; the command supplies what only it
+ * knows (target, exit status, verification) through callbacks.
+ * Ownership: everything is borrowed for the call. */
+#ifndef PMUSCOPE_TOOLS_MEM_RENDER_H
+#define PMUSCOPE_TOOLS_MEM_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "pmuscope/report.h"
+
+struct mem_render {
+	const char *command;     /* "mem" or "report": the text's first word */
+	const char *target_text; /* the text's first line: what was profiled */
+	double seconds;
+	uint64_t sample_type;    /* JSON engine.sample_type */
+	bool samples;            /* JSON: the sample_list (report.all) */
+	bool oracle;             /* a live node oracle was asked: show its counts */
+	const char *nodes_why;   /* NULL, or why nodes are unavailable */
+	/* JSON members after schema_version: target, workload, exit, duration_s */
+	void (*json_run)(struct json *j, const void *ud);
+	/* JSON numa.verify members; NULL: "not requested" */
+	void (*json_verify)(struct json *j, const void *ud);
+	/* text lines after the node counts; NULL: none */
+	void (*text_verify)(const void *ud);
+	const void *ud;
+};
+
+void mem_render_text(const struct mem_render *m, const struct pms_memreport *r);
+void mem_render_json(const struct mem_render *m, const struct pms_memreport *r);
+/* CSV: one row per sample (a file report prints rows while it reads). */
+void mem_render_csv(const struct pms_memreport *r);
+void mem_render_csv_header(void);
+void mem_render_csv_row(const struct pms_memreport_sample *x);
+
+/* "0x..." string member, or null when !valid. */
+void mem_render_json_hex(struct json *j, const char *key, bool valid, uint64_t v);
+const char *mem_engine_name(enum pms_engine e);
+/* ibs, pebs, spe, software: 0, else -1. */
+int mem_engine_parse(const char *name, enum pms_engine *e);
+
+#endif

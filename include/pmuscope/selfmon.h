@@ -80,8 +80,11 @@ struct pms_selfmon_opts {
 	 * even when the PMU's events/ lacks the alias; elsewhere sysfs names
 	 * only. */
 	const struct pms_catalog *catalog;
+	/* Version 2.  With arm64 user access, keep 32-bit counters (do not set
+	 * the PMU's "long" term, config1:0). */
+	bool no_arm64_long;
 };
-#define PMS_SELFMON_OPTS_INIT { PMS_SELFMON_OPTS_VERSION, false, false, 0, NULL, NULL }
+#define PMS_SELFMON_OPTS_INIT { PMS_SELFMON_OPTS_VERSION, false, false, 0, NULL, NULL, false }
 
 struct pms_selfmon;
 

@@ -284,7 +284,7 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 			 * user page computed after a read (PERF_EVENT_IOC_RESET
 			 * does one) is 2^32 off whenever bit 31 of the counter
 			 * is set. */
-			if (c->arm64_access)
+			if (c->arm64_access && !(opts->version >= 2 && opts->no_arm64_long))
 				c->arm64_long = format_term(pmu, "long", true, &a);
 		}
 		fd = ops->perf_event_open(ops->ud, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);

@@ -334,6 +334,27 @@ PMS_TEST(arm64_long_refused_retries_without)
 	ch_root_close(&r);
 }
 
+/* opts.no_arm64_long: user access with a 32-bit counter. */
+PMS_TEST(arm64_no_long_option)
+{
+	struct ch_root r;
+	struct pms_selfmon *s = NULL;
+	struct pms_selfmon_opts o = PMS_SELFMON_OPTS_INIT;
+	if (ch_root_open(&r, "neoverse-n1-spe", 2, true) < 0)
+		return;
+	r.fk->rule = accept;
+	ch_put(&r, "proc/sys/kernel/perf_user_access", "1\n");
+	o.no_arm64_long = true;
+	CHECK_OK(pms_selfmon_open(r.sys, r.pmus, "cpu_cycles:u", &o, &s));
+	if (s) {
+		CHECK_EQ_U64(r.fk->log[0].attr.config1, 2);
+		CHECK_EQ_INT(pms_selfmon_arm64_access(s, 0), 1);
+		CHECK_EQ_INT(pms_selfmon_arm64_long(s, 0), 0);
+	}
+	pms_selfmon_free(s);
+	ch_root_close(&r);
+}
+
 /* Reset of running counters goes DISABLE, RESET, ENABLE (the user page is
  * then rewritten when the counter is programmed again); of stopped ones,
  * RESET alone, and they stay stopped. */

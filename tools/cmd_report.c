@@ -1,7 +1,12 @@
-/* pmuscope report: the memory-access summary of a recorded perf.data file
+/* pmuscope report: the `pmuscope mem` report of a recorded perf.data file
  * (pmuscope's own recordings and `perf mem record` / `perf record -d`
- * files): samples by data source level in perf's text, latency
- * percentiles, NUMA nodes when the file can give them, and top IPs. */
+ * files), rendered by the same code (mem_render.c) in text, JSON and CSV.
+ * The samples and the file's COMM/MMAP2 side-band go through the memprof
+ * builder in aggregate mode, so memory grows with distinct IPs, data
+ * objects and data_src values, not with samples.  Nodes come from
+ * PHYS_ADDR and the file's MEM_TOPOLOGY header; nothing is asked of live
+ * processes. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +14,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "pmuscope/datasrc.h"
+#include "mem_render.h"
+#include "pmuscope/cpuset.h"
 #include "pmuscope/error.h"
 #include "pmuscope/perfdata.h"
+#include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 
 int cmd_report(const struct cli_global *g, int argc, char **argv);
@@ -23,237 +30,300 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: pmuscope report [-i FILE] [--json] [--top N] [--header]\n\n"
-		"Summarise the samples of a perf.data file (file or pipe mode, either byte\n"
-		"order, zstd-compressed) like `pmuscope mem` does for a live run:\n"
-		"  - samples and memory samples (those with PERF_SAMPLE_DATA_SRC),\n"
-		"  - samples by memory level (perf mem report's \"Memory access\" text)\n"
-		"    and by full data_src value (perf script's text),\n"
-		"  - weight (load latency) percentiles,\n"
-		"  - NUMA node of each sample from PHYS_ADDR and the MEM_TOPOLOGY header,\n"
-		"    or why nodes are unavailable,\n"
-		"  - the top IPs, named from the file's MMAP/MMAP2 records and the binaries\n"
-		"    found here (below --root); kernel IPs are not named (this machine's\n"
-		"    kallsyms would not describe the recording's kernel).\n\n"
-		"  -i FILE   the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-		"            (default perf.data)\n"
-		"  --top N   rows per table (default 10)\n"
-		"  --json    the same as one JSON object\n"
-		"  --header  also print the header features\n"
-		"  --no-symbols  do not name the top IPs (skips the second pass)\n"
-		"  --help    this text\n\n"
+		"usage: pmuscope report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]\n\n"
+		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
+		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
+		"record` files): data-source levels in perf's text, latency percentiles,\n"
+		"NUMA nodes, CPU-node x memory-node matrix, top instructions, functions\n"
+		"and data objects, in the same layout as `pmuscope mem`.\n"
+		"  - Nodes come from each sample's PHYS_ADDR and the file's MEM_TOPOLOGY\n"
+		"    header (a physical address of 0 counts as not mapped, one in no\n"
+		"    recorded block as not present); otherwise the report says why they\n"
+		"    are unavailable.  No live process is asked.\n"
+		"  - Instructions are named from the file's MMAP/MMAP2 records and the\n"
+		"    binaries found here (below --root); kernel IPs are not named (this\n"
+		"    machine's kallsyms would not describe the recording's kernel).\n"
+		"  - Latency percentiles come from a histogram: exact below 65536 cycles,\n"
+		"    9 significant bits above (docs/perfdata.md); `pmuscope mem` sorts\n"
+		"    every weight of a live run.\n\n"
+		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+		"               (default perf.data)\n"
+		"  --top N      entries per top list (default 10)\n"
+		"  --json       the report as JSON (schema: docs/mem.md; target.kind \"file\")\n"
+		"  --samples    with --json: every sample too (keeps them all in memory)\n"
+		"  --csv        one CSV row per sample, as `pmuscope mem --csv`\n"
+		"  --header     also print the header features (text)\n"
+		"  --no-symbols do not name instructions or data objects\n"
+		"  --help       this text\n\n"
 		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
 }
 
-/* Samples of data_src rows grouped by a text of the value. */
-struct group {
-	char text[PMS_DATASRC_TEXT_MAX + 1];
-	uint64_t samples, weight;
+/* Engine of a recorded event, from its PMU's name (PMU_MAPPINGS) or type.
+ * PMU names as the kernel registers them: arch/x86/events/amd/ibs.c
+ * ("ibs_op", "ibs_fetch"), arch/x86/events/intel/core.c ("cpu", and
+ * "cpu_core"/"cpu_atom" on hybrids), drivers/perf/arm_spe_pmu.c
+ * ("arm_spe_N"). */
+static const struct {
+	const char *prefix;
+	enum pms_engine e;
+} pmu_engines[] = {
+	{ "ibs_op", PMS_ENG_IBS },
+	{ "ibs_fetch", PMS_ENG_IBS },
+	{ "arm_spe", PMS_ENG_SPE },
+	{ "cpu_core", PMS_ENG_PEBS },
+	{ "cpu_atom", PMS_ENG_PEBS },
+	{ "cpu", PMS_ENG_PEBS },
 };
 
-static int by_samples(const void *a, const void *b)
+static const char *pmu_name(const struct pms_perfdata_info *in, uint32_t type)
 {
-	const struct group *x = a, *y = b;
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
-	return strcmp(x->text, y->text);
+	for (size_t i = 0; i < in->npmu; i++)
+		if (in->pmu[i].type == type)
+			return in->pmu[i].name;
+	return NULL;
 }
 
-static size_t group_levels(const struct pms_perfdata_summary_row *rows, size_t n,
-			   struct group *g)
+static enum pms_engine attr_engine(const struct pms_perfdata_info *in,
+				   const struct pms_perfdata_attr *a)
 {
-	size_t ng = 0;
-	for (size_t i = 0; i < n; i++) {
-		char t[PMS_DATASRC_TEXT_MAX + 1];
-		size_t k;
-		pms_datasrc_format_mem(rows[i].key, t, sizeof(t));
-		for (k = 0; k < ng && strcmp(g[k].text, t); k++)
-			;
-		if (k == ng) {
-			memcpy(g[k].text, t, sizeof(t));
-			g[k].samples = g[k].weight = 0;
-			ng++;
-		}
-		g[k].samples += rows[i].samples;
-		g[k].weight += rows[i].weight;
-	}
-	qsort(g, ng, sizeof(*g), by_samples);
-	return ng;
+	const char *name = pmu_name(in, a->attr->type);
+	if (a->attr->type == 1 /* PERF_TYPE_SOFTWARE */)
+		return PMS_ENG_SOFTWARE;
+	for (size_t i = 0; name && i < sizeof(pmu_engines) / sizeof(pmu_engines[0]); i++)
+		if (!strncmp(name, pmu_engines[i].prefix, strlen(pmu_engines[i].prefix)))
+			return pmu_engines[i].e;
+	return PMS_ENG_NONE;
 }
 
-/* ---- naming the top IPs -------------------------------------------------
- * A second pass over the file: MMAP/MMAP2 records build each process's
- * mappings as perf does (no FORK inheritance: a child's own mmaps only), and
- * the first user-mode sample of each top IP whose mapping is known by then
- * is looked up with the mappings of its process at that moment. */
-
-#define MAX_NAMED 64
-
-struct named {
-	char sym[512];
-	bool done;
+/* CPU -> node from the file's NUMA_TOPOLOGY cpu lists. */
+struct cpunodes {
+	int *node;
+	size_t n;
 };
 
-struct pidmaps {
-	uint32_t pid;
-	struct pms_maps *maps;
-};
-
-struct pidtab {
-	struct pidmaps *v;
-	size_t n, cap;
-};
-
-static struct pms_maps *pid_maps(struct pidtab *t, uint32_t pid, bool create)
+static int cpunodes_load(const struct pms_perfdata_info *in, struct cpunodes *cn)
 {
-	size_t j;
-	if (t->cap == 0 || (t->n + 1) * 2 > t->cap) {
-		struct pidtab nt = { NULL, 0, t->cap ? t->cap * 2 : 256 };
-		if (!create && t->cap)
-			goto look;
-		nt.v = calloc(nt.cap, sizeof(*nt.v));
-		if (!nt.v)
-			return NULL;
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->v[i].maps)
-				continue;
-			for (j = (t->v[i].pid * 2654435761u) & (nt.cap - 1); nt.v[j].maps;
-			     j = (j + 1) & (nt.cap - 1))
-				;
-			nt.v[j] = t->v[i];
-			nt.n++;
-		}
-		free(t->v);
-		*t = nt;
-	}
-look:
-	if (!t->cap)
-		return NULL;
-	for (j = (pid * 2654435761u) & (t->cap - 1); t->v[j].maps; j = (j + 1) & (t->cap - 1))
-		if (t->v[j].pid == pid)
-			return t->v[j].maps;
-	if (!create || pms_maps_new(&t->v[j].maps) < 0)
-		return NULL;
-	t->v[j].pid = pid;
-	t->n++;
-	return t->v[j].maps;
-}
-
-static void name_ips(const struct cli_global *g, const char *path,
-		     const struct pms_perfdata_summary_row *ips, size_t n, struct named *out)
-{
-	struct pms_perfdata_reader *r = NULL;
-	struct pms_perfdata_event ev;
-	struct pidtab pt = { NULL, 0, 0 };
-	struct pms_sys *sys = NULL;
-	size_t left = n;
-	int fd = -1;
-
-	if (!n || !strcmp(path, "-"))
-		return; /* a stream cannot be read twice */
-	sys = cli_open_sys(g);
-	if (!sys || cli_perfdata_open("report", path, &fd, &r))
-		goto out;
-	while (left && pms_perfdata_next(r, &ev) > 0) {
-		const struct pms_rec_mmap *m = &ev.rec.mmap;
-		if ((ev.rec.type == PMS_RECORD_MMAP || ev.rec.type == PMS_RECORD_MMAP2) &&
-		    m->pid != UINT32_MAX && m->filename && m->len) {
-			struct pms_maps *pm = pid_maps(&pt, m->pid, true);
-			/* MMAP has no prot: data mappings carry MMAP_DATA. */
-			bool exec = ev.rec.type == PMS_RECORD_MMAP2 ? (m->prot & 4) != 0
-				    : !(ev.rec.misc & PMS_MISC_MMAP_DATA);
-			/* perf records only executable mappings without -d; the
-			 * symbolizer places an ELF by the mapping of its offset
-			 * 0, so stand one in below the text where none is known
-			 * (shared objects map file offset = address - base). */
-			if (pm && exec && m->pgoff && m->pgoff <= m->addr && m->filename[0] == '/' &&
-			    !pms_maps_find(pm, m->addr - m->pgoff))
-				pms_maps_add(pm, m->addr - m->pgoff, m->pgoff, 0, m->ino, false,
-					     m->filename);
-			if (pm)
-				pms_maps_add(pm, m->addr, m->len, m->pgoff, m->ino, exec, m->filename);
+	for (size_t i = 0; i < in->nnuma; i++) {
+		struct pms_cpuset cs = { 0 };
+		if (!in->numa[i].cpus || pms_cpuset_parse_list(&cs, in->numa[i].cpus) < 0)
 			continue;
-		}
-		if (ev.rec.type != PMS_RECORD_SAMPLE)
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			struct pms_symbolizer *sy = NULL;
-			struct pms_symbol so;
-			struct pms_maps *pm;
-			const struct pms_map *mp;
-			if (out[i].done || ips[i].key != ev.rec.sample.ip)
-				continue;
-			if (ev.rec.sample.cpumode == PMS_MISC_KERNEL ||
-			    ev.rec.sample.cpumode == PMS_MISC_GUEST_KERNEL) {
-				snprintf(out[i].sym, sizeof(out[i].sym), "[kernel]");
-				out[i].done = true;
-				left--;
-				break;
+		for (int c = pms_cpuset_first(&cs); c >= 0; c = pms_cpuset_next(&cs, c + 1)) {
+			if ((size_t)c >= cn->n) {
+				size_t n = (size_t)c + 64;
+				int *v = realloc(cn->node, n * sizeof(*v));
+				if (!v) {
+					pms_cpuset_fini(&cs);
+					return -1;
+				}
+				for (size_t k = cn->n; k < n; k++)
+					v[k] = -1;
+				cn->node = v;
+				cn->n = n;
 			}
-			/* Records are in file order, not time order (perf sorts
-			 * per FINISHED_ROUND): a sample may come before the MMAP2
-			 * of its mapping, so a later sample of the IP may do. */
-			pm = pid_maps(&pt, ev.rec.sample.pid, false);
-			mp = pm ? pms_maps_find(pm, ev.rec.sample.ip) : NULL;
-			if (!mp)
-				break;
-			out[i].done = true;
-			left--;
-			if (pms_symbolizer_new(sys, pm, &sy) == 0 &&
-			    pms_symbolizer_code(sy, ev.rec.sample.ip, false, &so) == 0 && so.func)
-				snprintf(out[i].sym, sizeof(out[i].sym), "%s+0x%" PRIx64 " (%s)", so.func,
-					 so.offset, mp->path);
-			else
-				snprintf(out[i].sym, sizeof(out[i].sym), "(%s)", mp->path);
-			pms_symbolizer_free(sy);
-			break;
+			cn->node[c] = (int)in->numa[i].node;
 		}
+		pms_cpuset_fini(&cs);
 	}
-out:
-	for (size_t i = 0; i < pt.cap; i++)
-		pms_maps_free(pt.v[i].maps);
-	free(pt.v);
-	pms_perfdata_reader_free(r);
-	if (fd > 0)
-		close(fd);
-	pms_sys_free(sys);
+	return 0;
 }
 
-static double pct(uint64_t a, uint64_t b)
+/* One SAMPLE as the engine-neutral memory sample the builder takes.  A weight
+ * counts only when it is not 0 (what the live engines mark valid). */
+static void to_memsample(const struct pms_perfdata_event *ev, enum pms_engine eng,
+			 struct pms_memsample *m)
 {
-	return b ? 100.0 * (double)a / (double)b : 0.0;
+	const struct pms_sample *s = &ev->rec.sample;
+	memset(m, 0, sizeof(*m));
+	m->engine = eng;
+	if (s->present & PMS_SAMPLE_IP) {
+		m->valid |= PMS_MS_IP;
+		m->ip = s->ip;
+		if (s->cpumode == PMS_MISC_KERNEL || s->cpumode == PMS_MISC_GUEST_KERNEL)
+			m->valid |= PMS_MS_KERNEL_IP;
+		if (s->exact_ip)
+			m->valid |= PMS_MS_EXACT_IP;
+	}
+	if (s->present & PMS_SAMPLE_TID) {
+		m->valid |= PMS_MS_TID;
+		m->pid = s->pid;
+		m->tid = s->tid;
+	}
+	if (s->present & PMS_SAMPLE_TIME) {
+		m->valid |= PMS_MS_TIME;
+		m->time = s->time;
+	}
+	if (s->present & PMS_SAMPLE_CPU) {
+		m->valid |= PMS_MS_CPU;
+		m->cpu = s->cpu;
+	}
+	if (s->present & PMS_SAMPLE_ADDR) {
+		m->valid |= PMS_MS_ADDR;
+		m->addr = s->addr;
+	}
+	if (s->present & PMS_SAMPLE_PHYS_ADDR) {
+		m->valid |= PMS_MS_PHYS;
+		m->phys_addr = s->phys_addr;
+	}
+	if (s->present & PMS_SAMPLE_DATA_SRC) {
+		m->valid |= PMS_MS_DATA_SRC;
+		m->data_src = s->data_src;
+	}
+	/* WEIGHT_STRUCT's var1 is the latency perf shows as "weight", var2
+	 * the instruction latency (uapi perf_event.h, union perf_sample_weight) */
+	uint64_t w = (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight;
+	if ((s->present & PMS_SAMPLE_WEIGHT_TYPE) && w) {
+		m->valid |= PMS_MS_WEIGHT;
+		m->weight = w;
+	}
+	if ((s->present & PMS_SAMPLE_WEIGHT_STRUCT) && s->weight_var2_w) {
+		m->valid |= PMS_MS_INS_LAT;
+		m->ins_lat = s->weight_var2_w;
+	}
+	if (s->present & PMS_SAMPLE_DATA_PAGE_SIZE) {
+		m->valid |= PMS_MS_PAGE_SIZE;
+		m->page_size = s->data_page_size;
+	}
+	if (s->present & PMS_SAMPLE_PERIOD)
+		m->period = s->period;
 }
 
-static double avg(uint64_t w, uint64_t n)
+/* Memory node of a sample: from PHYS_ADDR and MEM_TOPOLOGY (the reader's
+ * ev->node), else not asked. */
+static int mem_node_of(const struct pms_perfdata_event *ev, bool nodes_ok)
 {
-	return n ? (double)w / (double)n : 0.0;
+	const struct pms_sample *s = &ev->rec.sample;
+	if (!nodes_ok || !(s->present & PMS_SAMPLE_PHYS_ADDR))
+		return PMS_NODE_UNKNOWN;
+	if (ev->node >= 0)
+		return ev->node;
+	return s->phys_addr ? -ENOENT : -EFAULT;
+}
+
+/* What the text and JSON say about the file (the report's "target"). */
+struct file_desc {
+	const char *path;
+	bool pipe;
+	const struct pms_perfdata_stats *st;
+	double seconds;
+	size_t nattrs;
+	struct pms_perfdata_reader *r;
+};
+
+static void report_json_run(struct json *j, const void *ud)
+{
+	const struct file_desc *d = ud;
+	char hx[24];
+	cli_json_begin_object(j, "target");
+	cli_json_str(j, "kind", "file");
+	cli_json_null(j, "pid");
+	cli_json_begin_array(j, "argv");
+	cli_json_end_array(j);
+	cli_json_str(j, "path", d->path);
+	cli_json_bool(j, "pipe_mode", d->pipe);
+	cli_json_uint(j, "records", d->st->records);
+	cli_json_uint(j, "skipped_records", d->st->bad_records);
+	cli_json_bool(j, "truncated", d->st->truncated);
+	cli_json_begin_array(j, "events");
+	for (size_t i = 0; i < d->nattrs; i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(d->r, i);
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "name", a->name);
+		cli_json_uint(j, "type", a->attr->type);
+		snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->config);
+		cli_json_str(j, "config", hx);
+		snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->sample_type);
+		cli_json_str(j, "sample_type", hx);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+	cli_json_null(j, "workload");
+	cli_json_begin_object(j, "exit");
+	cli_json_str(j, "how", "none");
+	cli_json_null(j, "code");
+	cli_json_null(j, "signal");
+	cli_json_bool(j, "interrupted", false);
+	cli_json_bool(j, "timed_out", false);
+	cli_json_end_object(j);
+	cli_json_double(j, "duration_s", d->seconds);
+}
+
+struct pass {
+	struct pms_memprof *prof;
+	struct cpunodes cn;
+	enum pms_engine *eng; /* per attr */
+	bool nodes_ok, csv;
+	uint64_t t0, t1;
+};
+
+static int feed(struct pass *ps, const struct pms_perfdata_event *ev)
+{
+	const struct pms_record *rec = &ev->rec;
+	if (rec->type == PMS_RECORD_SAMPLE) {
+		struct pms_memsample m;
+		to_memsample(ev, ps->eng[ev->attr_idx], &m);
+		if (m.valid & PMS_MS_TIME) {
+			if (!ps->t0 || m.time < ps->t0)
+				ps->t0 = m.time;
+			if (m.time > ps->t1)
+				ps->t1 = m.time;
+		}
+		int cn = (m.valid & PMS_MS_CPU) && m.cpu < ps->cn.n ? ps->cn.node[m.cpu] : -1;
+		int mn = mem_node_of(ev, ps->nodes_ok);
+		if (ps->csv) {
+			struct pms_memreport_sample x = { m, mn, cn, mn >= 0 };
+			mem_render_csv_row(&x);
+			return 0;
+		}
+		return pms_memprof_add_node(ps->prof, &m, mn, cn);
+	}
+	if (rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) {
+		const struct pms_rec_mmap *m = &rec->mmap;
+		/* pid -1: the kernel's own maps, not a process's */
+		if (m->pid == UINT32_MAX || !m->filename || !m->len)
+			return 0;
+		bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & 4 /* PROT_EXEC */) != 0
+							  : !(rec->misc & PMS_MISC_MMAP_DATA);
+		/* perf records only executable mappings without -d; the
+		 * symbolizer places an ELF by the mapping of its offset 0, so
+		 * stand one in below the text where none is known (shared
+		 * objects map file offset = address - base). */
+		struct pms_maps *pm = pms_memprof_maps(ps->prof);
+		if (exec && m->pgoff && m->pgoff <= m->addr && m->filename[0] == '/' &&
+		    !pms_maps_find(pm, m->addr - m->pgoff))
+			(void)pms_maps_add(pm, m->addr - m->pgoff, m->pgoff, 0, m->ino, false, m->filename);
+		return pms_memprof_sideband(ps->prof, rec, NULL);
+	}
+	if (rec->type == PMS_RECORD_COMM || rec->type == PMS_RECORD_EXIT)
+		return pms_memprof_sideband(ps->prof, rec, NULL);
+	return 0;
 }
 
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data";
-	bool json = false, header = false, symbols = true;
+	bool json = false, csv = false, header = false, symbols = true, samples = false;
 	size_t top = 10;
-	struct named *names = NULL;
 	struct pms_perfdata_reader *r = NULL;
-	struct pms_perfdata_summary *s = NULL;
 	struct pms_perfdata_event ev;
-	struct pms_perfdata_summary_row *rows = NULL, *ips = NULL, *nodes = NULL;
-	struct group *groups = NULL;
-	size_t nds = 0, nips = 0, nnodes = 0, ngroups = 0;
-	uint64_t total, mem;
-	static const double pcts[] = { 50, 90, 99, 100 };
-	const struct pms_perfdata_stats *st;
-	const char *why;
+	struct pms_sys *sys = NULL;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_memreport *rep = NULL;
+	struct pass ps;
 	int fd = -1, rc, ret = 0;
+	char *pmus = NULL, *label = NULL;
 
-	(void)g;
+	memset(&ps, 0, sizeof(ps));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			help(stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--csv")) {
+			csv = true;
+		} else if (!strcmp(argv[i], "--samples")) {
+			samples = true;
 		} else if (!strcmp(argv[i], "--header")) {
 			header = true;
 		} else if (!strcmp(argv[i], "--no-symbols")) {
@@ -274,14 +344,73 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			return 2;
 		}
 	}
+	if (json && csv) {
+		fprintf(stderr, "pmuscope: report: --json and --csv exclude each other\n");
+		return 2;
+	}
+	if (samples && !json) {
+		fprintf(stderr, "pmuscope: report: --samples goes with --json\n");
+		return 2;
+	}
 	if (cli_perfdata_open("report", path, &fd, &r))
 		return 1;
-	if (pms_perfdata_summary_new(&s) < 0) {
-		ret = cli_fail("report");
+
+	/* The events, from what the file has given so far (in pipe mode the
+	 * HEADER_ATTR records come first; one more attr later is "none"). */
+	size_t nattrs = pms_perfdata_reader_nattrs(r);
+	const struct pms_perfdata_info *info = pms_perfdata_reader_info(r);
+	ps.eng = calloc(nattrs + 64, sizeof(*ps.eng));
+	pmus = calloc(1, 512);
+	label = calloc(1, 512);
+	if (!ps.eng || !pmus || !label || cpunodes_load(info, &ps.cn) < 0) {
+		fprintf(stderr, "pmuscope: report: out of memory\n");
+		ret = 1;
 		goto out;
 	}
+	enum pms_engine engine = PMS_ENG_NONE;
+	bool data_src = false, phys = false;
+	uint64_t sample_type = 0;
+	size_t lp = 0, ll = 0;
+	for (size_t i = 0; i < nattrs; i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
+		const char *pn = pmu_name(info, a->attr->type);
+		ps.eng[i] = attr_engine(info, a);
+		if (engine == PMS_ENG_NONE || (a->sample_type & PMS_SAMPLE_DATA_SRC && !data_src))
+			engine = ps.eng[i];
+		data_src |= (a->sample_type & PMS_SAMPLE_DATA_SRC) != 0;
+		phys |= (a->sample_type & PMS_SAMPLE_PHYS_ADDR) != 0;
+		sample_type |= a->sample_type;
+		if (lp < 500)
+			lp += (size_t)snprintf(pmus + lp, 512 - lp, "%s%s", i ? "," : "",
+					       pn ? pn : "?");
+		if (ll < 500)
+			ll += (size_t)snprintf(label + ll, 512 - ll, "%s%s", i ? ", " : "recorded: ",
+					       a->name ? a->name : "?");
+	}
+	const char *why = pms_perfdata_reader_nodes_why(r);
+	ps.nodes_ok = why == NULL;
+	ps.csv = csv;
+
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.top = top;
+	po.aggregate = !samples;
+	if (pms_memprof_new(NULL, &po, &ps.prof) < 0) {
+		ret = cli_fail("report: profile");
+		goto out;
+	}
+	if (po.aggregate && info->nnuma) {
+		int ids[256];
+		size_t n = 0;
+		for (size_t i = 0; i < info->nnuma && n < 256; i++)
+			ids[n++] = (int)info->numa[i].node;
+		(void)pms_memprof_set_node_ids(ps.prof, ids, n);
+	}
+	if (csv)
+		mem_render_csv_header();
 	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
-		if (pms_perfdata_summary_add(s, &ev) < 0) {
+		if (ev.attr_idx >= nattrs + 64)
+			continue;
+		if (feed(&ps, &ev) < 0) {
 			ret = cli_fail("report");
 			goto out;
 		}
@@ -291,177 +420,66 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			path, pms_error_last());
 		ret = 1;
 	}
-	st = pms_perfdata_reader_stats(r);
-	total = pms_perfdata_summary_samples(s);
-	mem = pms_perfdata_summary_mem_samples(s);
-	nds = pms_perfdata_summary_rows(s, 0, NULL, 0);
-	nips = pms_perfdata_summary_rows(s, 1, NULL, 0);
-	nnodes = pms_perfdata_summary_rows(s, 2, NULL, 0);
-	rows = calloc(nds + 1, sizeof(*rows));
-	groups = calloc(nds + 1, sizeof(*groups));
-	ips = calloc((nips < top ? nips : top) + 1, sizeof(*ips));
-	nodes = calloc(nnodes + 1, sizeof(*nodes));
-	if (!rows || !groups || !ips || !nodes) {
-		fprintf(stderr, "pmuscope: report: out of memory\n");
-		ret = 1;
+	if (csv)
+		goto out;
+
+	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
+	struct pms_sampler_stats sst;
+	memset(&sst, 0, sizeof(sst));
+	sst.samples = st->samples;
+	sst.records = st->records;
+	sst.parse_errors = st->bad_records;
+	sst.lost_records = st->by_type[2];  /* PERF_RECORD_LOST */
+	sst.lost = st->lost;
+	sst.lost_samples = st->lost_samples;
+	sst.throttle = st->by_type[5];      /* PERF_RECORD_THROTTLE */
+	sst.unthrottle = st->by_type[6];    /* PERF_RECORD_UNTHROTTLE */
+	struct file_desc fdsc = { path, pms_perfdata_reader_is_pipe(r), st,
+				  ps.t1 > ps.t0 ? (double)(ps.t1 - ps.t0) / 1e9 : 0.0, nattrs, r };
+	char notes[256];
+	snprintf(notes, sizeof(notes), "from a recorded file; %" PRIu64 " records%s%s", st->records,
+		 st->bad_records ? ", some skipped" : "", st->truncated ? ", data truncated" : "");
+	if (symbols) {
+		sys = cli_open_sys(g);
+		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
+			sym = NULL; /* names are a nicety: the numbers stand without them */
+	}
+	struct pms_memreport_input in = {
+		.engine = engine, .pmus = pmus, .label = label, .notes = notes,
+		.data_src = data_src && engine != PMS_ENG_SOFTWARE, .phys = phys, .stats = &sst,
+		.duration_ns = (uint64_t)(fdsc.seconds * 1e9), .recorded = true,
+	};
+	if (pms_memprof_report(ps.prof, sym, &in, &rep) < 0) {
+		ret = cli_fail("report: building the report");
 		goto out;
 	}
-	pms_perfdata_summary_rows(s, 0, rows, nds);
-	pms_perfdata_summary_rows(s, 1, ips, top);
-	pms_perfdata_summary_rows(s, 2, nodes, nnodes);
-	ngroups = group_levels(rows, nds, groups);
-	why = pms_perfdata_reader_nodes_why(r);
-	{
-		size_t nn = nips < top ? nips : top;
-		if (nn > MAX_NAMED)
-			nn = MAX_NAMED;
-		names = calloc(nn + 1, sizeof(*names));
-		if (names && symbols)
-			name_ips(g, path, ips, nn, names);
-	}
-
+	char target[1024];
+	snprintf(target, sizeof(target), "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
+		 path, fdsc.pipe ? "pipe" : "file", st->records, st->bad_records);
+	struct mem_render mr = {
+		.command = "report", .target_text = target, .seconds = fdsc.seconds,
+		.sample_type = sample_type, .samples = samples, .oracle = false, .nodes_why = why,
+		.json_run = report_json_run, .ud = &fdsc,
+	};
 	if (json) {
-		struct json j;
-		char hx[24];
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "file", path);
-		cli_json_bool(&j, "pipe_mode", pms_perfdata_reader_is_pipe(r));
-		cli_json_uint(&j, "records", st->records);
-		cli_json_uint(&j, "samples", total);
-		cli_json_uint(&j, "mem_samples", mem);
-		cli_json_uint(&j, "skipped_records", st->bad_records);
-		cli_json_uint(&j, "lost", st->lost);
-		cli_json_begin_array(&j, "events");
-		for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
-			const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-			cli_json_begin_object(&j, NULL);
-			cli_json_str(&j, "name", a->name);
-			cli_json_uint(&j, "type", a->attr->type);
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->config);
-			cli_json_str(&j, "config", hx);
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->sample_type);
-			cli_json_str(&j, "sample_type", hx);
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_begin_array(&j, "levels");
-		for (size_t i = 0; i < ngroups && i < top; i++) {
-			cli_json_begin_object(&j, NULL);
-			cli_json_str(&j, "memory_access", groups[i].text);
-			cli_json_uint(&j, "samples", groups[i].samples);
-			cli_json_double(&j, "percent", pct(groups[i].samples, mem));
-			cli_json_double(&j, "avg_weight", avg(groups[i].weight, groups[i].samples));
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_begin_array(&j, "data_src");
-		for (size_t i = 0; i < nds && i < top; i++) {
-			char t[PMS_DATASRC_TEXT_MAX + 1];
-			cli_json_begin_object(&j, NULL);
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, rows[i].key);
-			cli_json_str(&j, "value", hx);
-			pms_datasrc_format(rows[i].key, t, sizeof(t));
-			cli_json_str(&j, "text", t);
-			cli_json_uint(&j, "samples", rows[i].samples);
-			cli_json_double(&j, "avg_weight", avg(rows[i].weight, rows[i].samples));
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_begin_object(&j, "weight_percentiles");
-		for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
-			char k[8];
-			snprintf(k, sizeof(k), "p%.0f", pcts[i]);
-			cli_json_uint(&j, k, pms_perfdata_summary_weight_pct(s, pcts[i]));
-		}
-		cli_json_end_object(&j);
-		if (why) {
-			cli_json_null(&j, "nodes");
-			cli_json_str(&j, "nodes_unavailable", why);
-		} else {
-			cli_json_begin_array(&j, "nodes");
-			for (size_t i = 0; i < nnodes; i++) {
-				cli_json_begin_object(&j, NULL);
-				if (nodes[i].key == ~UINT64_C(0))
-					cli_json_null(&j, "node");
-				else
-					cli_json_uint(&j, "node", nodes[i].key);
-				cli_json_uint(&j, "samples", nodes[i].samples);
-				cli_json_double(&j, "avg_weight", avg(nodes[i].weight, nodes[i].samples));
-				cli_json_end_object(&j);
-			}
-			cli_json_end_array(&j);
-		}
-		cli_json_begin_array(&j, "top_ips");
-		for (size_t i = 0; i < nips && i < top; i++) {
-			cli_json_begin_object(&j, NULL);
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, ips[i].key);
-			cli_json_str(&j, "ip", hx);
-			cli_json_str(&j, "symbol", i < MAX_NAMED && names && names[i].sym[0] ? names[i].sym : NULL);
-			cli_json_uint(&j, "samples", ips[i].samples);
-			cli_json_double(&j, "avg_weight", avg(ips[i].weight, ips[i].samples));
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_end_object(&j);
-		cli_json_finish(&j);
-		goto out;
-	}
-
-	printf("# pmuscope report of %s (%s mode)\n", path,
-	       pms_perfdata_reader_is_pipe(r) ? "pipe" : "file");
-	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
-		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-		printf("# event %zu: %s (type %" PRIu32 ", config 0x%" PRIx64 ")\n", i,
-		       a->name ? a->name : "?", a->attr->type, (uint64_t)a->attr->config);
-	}
-	printf("# samples: %" PRIu64 ", memory samples (with data_src): %" PRIu64
-	       ", records: %" PRIu64 ", skipped: %" PRIu64 ", lost: %" PRIu64 "\n",
-	       total, mem, st->records, st->bad_records, st->lost);
-	printf("\n%-28s %10s %8s %10s\n", "Memory access", "Samples", "%", "Avg weight");
-	for (size_t i = 0; i < ngroups && i < top; i++)
-		printf("%-28s %10" PRIu64 " %7.2f%% %10.1f\n", groups[i].text, groups[i].samples,
-		       pct(groups[i].samples, mem), avg(groups[i].weight, groups[i].samples));
-	printf("\n%10s %8s %10s  %s\n", "Samples", "%", "Avg weight", "data_src");
-	for (size_t i = 0; i < nds && i < top; i++) {
-		char t[PMS_DATASRC_TEXT_MAX + 1];
-		pms_datasrc_format_script(rows[i].key, t, sizeof(t));
-		printf("%10" PRIu64 " %7.2f%% %10.1f  %s\n", rows[i].samples,
-		       pct(rows[i].samples, mem), avg(rows[i].weight, rows[i].samples), t);
-	}
-	printf("\n# weight percentiles:");
-	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
-		printf(" p%.0f=%" PRIu64, pcts[i], pms_perfdata_summary_weight_pct(s, pcts[i]));
-	printf("\n");
-	if (why) {
-		printf("# nodes: unavailable: %s\n", why);
+		mem_render_json(&mr, rep);
 	} else {
-		printf("\n%-6s %10s %8s %10s\n", "Node", "Samples", "%", "Avg weight");
-		for (size_t i = 0; i < nnodes; i++) {
-			if (nodes[i].key == ~UINT64_C(0))
-				printf("%-6s", "?");
-			else
-				printf("%-6" PRIu64, nodes[i].key);
-			printf(" %10" PRIu64 " %7.2f%% %10.1f\n", nodes[i].samples,
-			       pct(nodes[i].samples, total), avg(nodes[i].weight, nodes[i].samples));
+		mem_render_text(&mr, rep);
+		if (header) {
+			printf("\n");
+			cli_perfdata_print_header(stdout, r);
 		}
-	}
-	printf("\n%18s %10s %8s %10s  %s\n", "IP", "Samples", "%", "Avg weight", "Symbol");
-	for (size_t i = 0; i < nips && i < top; i++)
-		printf("%#18" PRIx64 " %10" PRIu64 " %7.2f%% %10.1f  %s\n", ips[i].key, ips[i].samples,
-		       pct(ips[i].samples, total), avg(ips[i].weight, ips[i].samples),
-		       i < MAX_NAMED && names && names[i].sym[0] ? names[i].sym : "");
-	if (header) {
-		printf("\n");
-		cli_perfdata_print_header(stdout, r);
 	}
 out:
-	free(names);
-	free(rows);
-	free(groups);
-	free(ips);
-	free(nodes);
-	pms_perfdata_summary_free(s);
+	fflush(stdout);
+	pms_memreport_free(rep);
+	pms_symbolizer_free(sym);
+	pms_sys_free(sys);
+	pms_memprof_free(ps.prof);
+	free(ps.cn.node);
+	free(ps.eng);
+	free(pmus);
+	free(label);
 	pms_perfdata_reader_free(r);
 	if (fd > 0)
 		close(fd);

@@ -143,6 +143,10 @@ struct pms_memreport_input {
 	const struct pms_numa_stats *numa;     /* may be NULL */
 	bool verify_requested;
 	uint64_t duration_ns;
+	/* The samples come from a recorded file: kernel addresses are shown as
+	 * recorded, and kernel IPs are not named (this machine's kallsyms does
+	 * not describe the recording's kernel). */
+	bool recorded;
 };
 
 struct pms_memreport {

@@ -31,6 +31,7 @@ struct pms_memprof {
 	size_t *idx;
 	size_t scratch_cap;
 	struct agg *agg; /* aggregate mode: everything below instead of v */
+	bool recorded;   /* the report being built is of a recorded file */
 };
 
 /* ---- aggregate mode ---------------------------------------------------------
@@ -829,7 +830,7 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		struct pms_memreport_site *st = &ips[i];
 		bool kern = st->kernel;
 		struct pms_symbol sy = { 0 };
-		if (sym && (!kern || r->kernel_visible))
+		if (sym && (!kern || (r->kernel_visible && !p->recorded)))
 			(void)pms_symbolizer_code(sym, st->addr, kern, &sy);
 		if (kern && !r->kernel_visible) {
 			st->addr = 0;
@@ -1265,8 +1266,10 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	if (rc < 0)
 		goto out;
 
+	p->recorded = in->recorded;
 	if (p->agg) {
-		r->kernel_visible = p->agg->any_kernel && sym && pms_symbolizer_kernel_visible(sym);
+		r->kernel_visible = p->agg->any_kernel &&
+				    (in->recorded || (sym && pms_symbolizer_kernel_visible(sym)));
 		if ((rc = agg_report(p, r, sym)) < 0)
 			goto out;
 		data_src_note(r, in, &rc);
@@ -1280,7 +1283,7 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	for (size_t i = 0; i < p->n && !any_kernel; i++)
 		any_kernel = kernel_ip(&p->v[i].s) ||
 			     ((p->v[i].s.valid & PMS_MS_ADDR) && p->v[i].s.addr >= (1ULL << 63));
-	r->kernel_visible = any_kernel && sym && pms_symbolizer_kernel_visible(sym);
+	r->kernel_visible = any_kernel && (in->recorded || (sym && pms_symbolizer_kernel_visible(sym)));
 
 	/* Levels and ops over samples with a real data source. */
 	r->samples = p->n;

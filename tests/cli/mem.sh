@@ -155,8 +155,31 @@ fi
 
 # -o FILE: perf itself opens the file, with the features it needs to name
 # things, and shows the same samples and data_src texts as pmuscope script.
-"$cli" mem --quiet --size 4M --steps 200000 -o "$tmp/mem.data" >/dev/null 2>"$tmp/err" \
+"$cli" mem --quiet --json --size 4M --steps 200000 -o "$tmp/mem.data" >"$tmp/o.json" 2>"$tmp/err" \
   || { bad "mem -o exit status"; cat "$tmp/err"; }
+# pmuscope report of that file: the same report, from the file (no live
+# node lookups: without --phys it says why nodes are unavailable).
+"$cli" report --json -i "$tmp/mem.data" >"$tmp/rep.json" 2>"$tmp/err" || { bad "report of the mem -o file"; cat "$tmp/err"; }
+python3 - "$tmp/o.json" "$tmp/rep.json" <<'PY' || fail=1
+import json, sys
+m, r = (json.load(open(p)) for p in sys.argv[1:3])
+checks = [
+    ("samples", m["samples"]["total"], r["samples"]["total"]),
+    ("with_addr", m["samples"]["with_addr"], r["samples"]["with_addr"]),
+    ("with_data_src", m["samples"]["with_data_src"], r["samples"]["with_data_src"]),
+    ("levels", m["data_source"]["levels"], r["data_source"]["levels"]),
+    ("latency", m["latency"]["samples"], r["latency"]["samples"]),
+    ("engine", m["engine"]["name"], r["engine"]["name"]),
+    ("top function", m["top"]["functions_by_samples"][0]["name"], r["top"]["functions_by_samples"][0]["name"]),
+    ("top ip samples", m["top"]["instructions_by_samples"][0]["samples"], r["top"]["instructions_by_samples"][0]["samples"]),
+    ("kind", "file", r["target"]["kind"]),
+]
+if not m["engine"]["phys"]:
+    checks.append(("nodes why", True, bool(r["numa"]["nodes_unavailable"])))
+for name, a, b in checks:
+    if a != b:
+        print("FAIL: mem -o then report: %s: mem %r, report %r" % (name, a, b)); sys.exit(1)
+PY
 "$cli" script -i "$tmp/mem.data" -F ip,addr,data_src 2>"$tmp/err" \
   | awk '{ip=$1; $1=""; sub(/^ +/, ""); gsub(/ +/, " "); print $0, ip}' >"$tmp/pms.script" \
   || { bad "pmuscope script of the mem -o file"; cat "$tmp/err"; }

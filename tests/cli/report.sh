@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# pmuscope report: usage errors and (with ../shared/data) the weight_struct
-# summary: levels in perf's "Memory access" text, percentiles, nodes.
+# pmuscope report: usage errors, the `pmuscope mem` report layout for a
+# recorded file, and (with ../shared/data) the weight_struct numbers: levels
+# in perf's "Memory access" text, latency percentiles, nodes.
 set -u
 pms=${1:?usage: report.sh PMUSCOPE}
 fail=0
@@ -31,7 +32,8 @@ if perf record -q -e task-clock -c 100000 -o "$tmp/loop.data" -- \
     named=$((named + 1))
     want=$(awk -v ip="${ip#0x}" '$1 == ip {print $2; exit}' "$tmp/psym")
     [ "${sym%%+0x*}" = "$want" ] && same=$((same + 1))
-  done < <(sed -n '/^ *IP  *Samples/,$p' "$tmp/rep" | tail -n +2)
+  done < <(sed -n '/^top instructions by samples:/,/^$/p' "$tmp/rep" | tail -n +3 \
+             | awk 'NF >= 6 && $6 != "[unknown]" {print $5, "-", "-", "-", $6}')
   [ "$named" -ge 8 ] && [ "$same" -ge 4 ] || { echo "FAIL: named top IPs: $named named, $same as perf"; cat "$tmp/rep"; fail=1; }
 else
   echo "note: perf cannot record here; top-IP names not compared"
@@ -45,21 +47,44 @@ if [ ! -r "$ws" ]; then
 fi
 
 "$pms" report -i "$ws" >"$tmp/out" 2>&1; expect "exit" 0 $?
-grep -q "^# samples: 14, memory samples (with data_src): 14, records: 12964, skipped: 0, lost: 0$" "$tmp/out" \
+grep -q "^pmuscope report: .*perf.data.weight_struct (file mode, 12964 records, 0 skipped)" "$tmp/out" \
+  || { echo "FAIL: title"; cat "$tmp/out"; fail=1; }
+grep -q "^samples: 14 (14 with a data address); lost 0 in 0 records, lost samples 0, throttled 0, dropped 0$" "$tmp/out" \
   || { echo "FAIL: totals"; cat "$tmp/out"; fail=1; }
 expect "levels" "LFB/MAB hit 5
 L1 hit 4
 L3 hit 4
-L2 hit 1" "$(sed -n '/^Memory access/,/^$/p' "$tmp/out" | awk 'NR>1 && NF {n=NF-3; s=$1; for(i=2;i<=n;i++) s=s" "$i; print s, $(n+1)}')"
-grep -q "^# weight percentiles: p50=89 p90=240 p99=249 p100=249$" "$tmp/out" || { echo "FAIL: percentiles"; fail=1; }
-grep -q "^# nodes: unavailable: no event samples PHYS_ADDR" "$tmp/out" || { echo "FAIL: nodes reason"; fail=1; }
+L2 hit 1" "$(sed -n '/^data source levels:/,/^$/p' "$tmp/out" | awk 'NR>1 && NF {n=NF-2; s=$1; for(i=2;i<=n;i++) s=s" "$i; print s, $(n+1)}')"
+grep -q "^latency (cycles, 14 samples with a valid weight): min 70  median 89  p90 240  p99 249  max 249$" "$tmp/out" \
+  || { echo "FAIL: percentiles"; fail=1; }
+grep -q "^  nodes unavailable: no event samples PHYS_ADDR" "$tmp/out" || { echo "FAIL: nodes reason"; fail=1; }
+# the same sections as pmuscope mem's text
+for p in "^engine: " "^data source levels:" "^NUMA nodes of sampled data" "^CPU node x memory node" \
+         "^top instructions by samples:" "^top functions by samples" "^top data objects:"; do
+  grep -Eq "$p" "$tmp/out" || { echo "FAIL: no /$p/"; fail=1; }
+done
 
 if command -v python3 >/dev/null; then
   got=$("$pms" report --json -i "$ws" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(d["samples"], sum(l["samples"] for l in d["levels"]), d["weight_percentiles"]["p50"], d["nodes"], len(d["top_ips"]), "symbol" in d["top_ips"][0])
+print(d["samples"]["total"], sum(l["samples"] for l in d["data_source"]["levels"]), d["latency"]["median"],
+      d["latency"]["p90"], d["latency"]["p99"], d["numa"]["resolved"], d["numa"]["nodes_unavailable"][:21],
+      len(d["top"]["instructions_by_samples"]), d["target"]["kind"], d["data_source"]["available"])
 ' 2>&1)
-  expect "json" "14 14 89 None 10 True" "$got"
+  expect "json" "14 14 89 240 249 0 no event samples PHYS 10 file True" "$got"
+  # --samples: every sample, with the weights (derived/weight_struct_samples.txt
+  # var1: 70 70 71 77 ...) and data_src texts of the file
+  got=$("$pms" report --json --samples -i "$ws" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+l = d["sample_list"]
+print(len(l), sorted(s["weight"] for s in l)[:3], sum(1 for s in l if s["level"] == "L1 hit"))
+' 2>&1)
+  expect "json samples" "14 [70, 70, 71] 4" "$got"
 fi
+"$pms" report --csv -i "$ws" >"$tmp/csv" 2>&1; expect "csv exit" 0 $?
+expect "csv rows" 15 "$(wc -l <"$tmp/csv")"
+head -1 "$tmp/csv" | grep -q "^time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight$" \
+  || { echo "FAIL: csv header"; fail=1; }
 exit $fail

@@ -815,31 +815,126 @@ static int fkey_cmp(const void *a, const void *b)
 	return c;
 }
 
+struct symres {
+	const char *func, *module, *file; /* the symbolizer's strings */
+	int line;
+	uint64_t start;
+	bool done, between;
+};
+
+static bool may_name(const struct pms_memprof *p, const struct pms_memreport *r,
+		     const struct pms_symbolizer *sym, bool kern)
+{
+	return sym && (!kern || (r->kernel_visible && !p->recorded));
+}
+
+/* Look up the k-th IP in address order. */
+static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+		   const struct pms_memreport_site *ips, const struct ipkey *ord, struct symres *res,
+		   size_t k)
+{
+	size_t i = ord[k].i;
+	struct pms_symbol sy = { 0 };
+	if (res[i].done)
+		return;
+	res[i].done = true;
+	if (!may_name(p, r, sym, ips[i].kernel) ||
+	    pms_symbolizer_code(sym, ips[i].addr, ips[i].kernel, &sy) < 0)
+		return;
+	res[i] = (struct symres){ sy.func, sy.module, sy.file, sy.line, ips[i].addr - sy.offset,
+				  true, false };
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+			const struct pms_memreport_site *ips, const struct ipkey *ord,
+			struct symres *res, size_t lo, size_t hi)
+{
+	while (hi - lo > 1) {
+		const struct symres *a = &res[ord[lo].i], *b = &res[ord[hi].i];
+		if (a->func && b->func && str_eq(a->func, b->func) && str_eq(a->module, b->module) &&
+		    a->start == b->start && ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
+			for (size_t k = lo + 1; k < hi; k++) {
+				struct symres *x = &res[ord[k].i];
+				*x = *a;
+				x->file = NULL;
+				x->line = 0;
+				x->between = true;
+			}
+			return;
+		}
+		size_t mid = lo + (hi - lo) / 2;
+		sym_at(p, r, sym, ips, ord, res, mid);
+		sym_between(p, r, sym, ips, ord, res, lo, mid);
+		lo = mid;
+	}
+}
+
+/* The top instructions named one by one (file and line of each). */
+static int top_lines(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+		     struct pms_memreport_site *v, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		struct pms_symbol sy = { 0 };
+		if (v[i].addr_hidden || v[i].file || !may_name(p, r, sym, v[i].kernel) ||
+		    pms_symbolizer_code(sym, v[i].addr, v[i].kernel, &sy) < 0 || !sy.file)
+			continue;
+		v[i].file = xstrdup(sy.file, &rc);
+		v[i].line = sy.line;
+	}
+	return rc;
+}
+
 static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
 		       struct pms_memreport_site *ips, size_t nips)
 {
 	int rc = 0;
 	size_t nfuncs = 0;
+	struct ipkey *ord = NULL;
+	struct symres *res = NULL;
 	struct pms_memreport_site *funcs = calloc(nips ? nips : 1, sizeof(*funcs));
 	struct fkey *fk = calloc(nips ? nips : 1, sizeof(*fk));
 	if (!funcs || !fk) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
+	/* Name the IPs in address order, bisecting: when two IPs resolve to
+	 * the same symbol (same module, name and start), every IP between them
+	 * lies in it too (a symbol is one contiguous range), so a function
+	 * costs about log2(its distinct IPs) lookups, not one per IP (each
+	 * lookup scans a symbol table).  Those in between get no line; the top
+	 * lists are looked up again one by one below. */
+	ord = calloc(nips ? nips : 1, sizeof(*ord));
+	res = calloc(nips ? nips : 1, sizeof(*res));
+	if (!ord || !res) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nips; i++)
+		ord[i] = (struct ipkey){ ips[i].addr, i };
+	qsort(ord, nips, sizeof(*ord), ipkey_cmp);
+	if (nips) {
+		sym_at(p, r, sym, ips, ord, res, 0);
+		sym_at(p, r, sym, ips, ord, res, nips - 1);
+		sym_between(p, r, sym, ips, ord, res, 0, nips - 1);
+	}
 	for (size_t i = 0; i < nips; i++) {
 		struct pms_memreport_site *st = &ips[i];
 		bool kern = st->kernel;
-		struct pms_symbol sy = { 0 };
-		if (sym && (!kern || (r->kernel_visible && !p->recorded)))
-			(void)pms_symbolizer_code(sym, st->addr, kern, &sy);
+		const struct symres *sy = &res[i];
 		if (kern && !r->kernel_visible) {
 			st->addr = 0;
 			st->addr_hidden = true;
 		}
-		st->name = xstrdup(sy.func ? sy.func : (kern ? "[kernel]" : "[unknown]"), &rc);
-		st->file = sy.file ? xstrdup(sy.file, &rc) : NULL;
-		st->line = sy.line;
-		st->module = xstrdup(sy.module ? sy.module : (kern ? "[kernel]" : ""), &rc);
+		st->name = xstrdup(sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]"), &rc);
+		st->file = sy->file ? xstrdup(sy->file, &rc) : NULL;
+		st->line = sy->line;
+		st->module = xstrdup(sy->module ? sy->module : (kern ? "[kernel]" : ""), &rc);
 		if (rc < 0)
 			goto out;
 		fk[i] = (struct fkey){ i, st };
@@ -880,7 +975,13 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 	if (rc >= 0)
 		rc = top_of(funcs, nfuncs, p->top, by_latency, true, &r->top_funcs_latency,
 			    &r->ntop_funcs_latency);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_ips_samples, r->ntop_ips_samples);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_ips_latency, r->ntop_ips_latency);
 out:
+	free(ord);
+	free(res);
 	free(fk);
 	sites_free(funcs, nfuncs);
 	return rc;

@@ -184,6 +184,25 @@ PY
   | awk '{ip=$1; $1=""; sub(/^ +/, ""); gsub(/ +/, " "); print $0, ip}' >"$tmp/pms.script" \
   || { bad "pmuscope script of the mem -o file"; cat "$tmp/err"; }
 [ -s "$tmp/pms.script" ] || bad "pmuscope script printed no sample of the mem -o file"
+# With --phys (where allowed), the report of the file takes each sample's
+# node from PHYS_ADDR and the file's MEM_TOPOLOGY: as many as the live run
+# resolved from physical addresses, all of them from there.
+if "$cli" mem --quiet --json --phys --size 4M --steps 100000 -o "$tmp/phys.data" >"$tmp/phys.json" 2>/dev/null \
+   && python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["engine"]["phys"] else 1)' "$tmp/phys.json"; then
+  "$cli" report --json -i "$tmp/phys.data" >"$tmp/physrep.json" || bad "report of the --phys file"
+  python3 - "$tmp/phys.json" "$tmp/physrep.json" <<'PY' || fail=1
+import json, sys
+m, r = (json.load(open(p)) for p in sys.argv[1:3])
+ok = (r["numa"]["nodes_unavailable"] is None and r["numa"]["resolved"] == m["numa"]["from_phys"]
+      and r["numa"]["from_phys"] == r["numa"]["resolved"] and r["numa"]["not_asked"] == 0
+      and sum(map(sum, r["numa"]["matrix"])) + r["numa"]["matrix_outside"] == r["numa"]["resolved"])
+if not ok:
+    print("FAIL: report of a --phys file: live from_phys %d, report numa %r" % (m["numa"]["from_phys"], r["numa"]))
+    sys.exit(1)
+PY
+else
+  echo "note: mem --phys not allowed here; file node attribution not checked end to end"
+fi
 if [ -x /usr/bin/perf ] && /usr/bin/perf --version >/dev/null 2>&1; then
   ph=$tmp/perfhome; mkdir -p "$ph"
   P() { HOME=$ph PERF_CONFIG=/dev/null /usr/bin/perf "$@" </dev/null; }

@@ -250,18 +250,41 @@ static void report_json_run(struct json *j, const void *ud)
 
 struct pass {
 	struct pms_memprof *prof;
+	struct pms_perfdata_reader *r;
 	struct cpunodes cn;
-	enum pms_engine *eng; /* per attr */
+	bool started;    /* the first sample came: headers are all known */
 	bool nodes_ok, csv;
 	uint64_t t0, t1;
 };
+
+/* In pipe mode the attrs and features come as records before the data, so
+ * what depends on them is settled at the first sample. */
+static int first_sample(struct pass *ps)
+{
+	const struct pms_perfdata_info *info = pms_perfdata_reader_info(ps->r);
+	ps->started = true;
+	ps->nodes_ok = pms_perfdata_reader_nodes_why(ps->r) == NULL;
+	if (cpunodes_load(info, &ps->cn) < 0)
+		return PMS_ENOMEM;
+	if (info->nnuma) {
+		int ids[256];
+		size_t n = 0;
+		for (size_t i = 0; i < info->nnuma && n < 256; i++)
+			ids[n++] = (int)info->numa[i].node;
+		(void)pms_memprof_set_node_ids(ps->prof, ids, n); /* aggregate mode only */
+	}
+	return 0;
+}
 
 static int feed(struct pass *ps, const struct pms_perfdata_event *ev)
 {
 	const struct pms_record *rec = &ev->rec;
 	if (rec->type == PMS_RECORD_SAMPLE) {
 		struct pms_memsample m;
-		to_memsample(ev, ps->eng[ev->attr_idx], &m);
+		int rc;
+		if (!ps->started && (rc = first_sample(ps)) < 0)
+			return rc;
+		to_memsample(ev, attr_engine(pms_perfdata_reader_info(ps->r), ev->attr), &m);
 		if (m.valid & PMS_MS_TIME) {
 			if (!ps->t0 || m.time < ps->t0)
 				ps->t0 = m.time;
@@ -355,42 +378,6 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (cli_perfdata_open("report", path, &fd, &r))
 		return 1;
 
-	/* The events, from what the file has given so far (in pipe mode the
-	 * HEADER_ATTR records come first; one more attr later is "none"). */
-	size_t nattrs = pms_perfdata_reader_nattrs(r);
-	const struct pms_perfdata_info *info = pms_perfdata_reader_info(r);
-	ps.eng = calloc(nattrs + 64, sizeof(*ps.eng));
-	pmus = calloc(1, 512);
-	label = calloc(1, 512);
-	if (!ps.eng || !pmus || !label || cpunodes_load(info, &ps.cn) < 0) {
-		fprintf(stderr, "pmuscope: report: out of memory\n");
-		ret = 1;
-		goto out;
-	}
-	enum pms_engine engine = PMS_ENG_NONE;
-	bool data_src = false, phys = false;
-	uint64_t sample_type = 0;
-	size_t lp = 0, ll = 0;
-	for (size_t i = 0; i < nattrs; i++) {
-		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-		const char *pn = pmu_name(info, a->attr->type);
-		ps.eng[i] = attr_engine(info, a);
-		if (engine == PMS_ENG_NONE || (a->sample_type & PMS_SAMPLE_DATA_SRC && !data_src))
-			engine = ps.eng[i];
-		data_src |= (a->sample_type & PMS_SAMPLE_DATA_SRC) != 0;
-		phys |= (a->sample_type & PMS_SAMPLE_PHYS_ADDR) != 0;
-		sample_type |= a->sample_type;
-		if (lp < 500)
-			lp += (size_t)snprintf(pmus + lp, 512 - lp, "%s%s", i ? "," : "",
-					       pn ? pn : "?");
-		if (ll < 500)
-			ll += (size_t)snprintf(label + ll, 512 - ll, "%s%s", i ? ", " : "recorded: ",
-					       a->name ? a->name : "?");
-	}
-	const char *why = pms_perfdata_reader_nodes_why(r);
-	ps.nodes_ok = why == NULL;
-	ps.csv = csv;
-
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
 	po.aggregate = !samples;
@@ -398,18 +385,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		ret = cli_fail("report: profile");
 		goto out;
 	}
-	if (po.aggregate && info->nnuma) {
-		int ids[256];
-		size_t n = 0;
-		for (size_t i = 0; i < info->nnuma && n < 256; i++)
-			ids[n++] = (int)info->numa[i].node;
-		(void)pms_memprof_set_node_ids(ps.prof, ids, n);
-	}
+	ps.r = r;
+	ps.csv = csv;
 	if (csv)
 		mem_render_csv_header();
 	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
-		if (ev.attr_idx >= nattrs + 64)
-			continue;
 		if (feed(&ps, &ev) < 0) {
 			ret = cli_fail("report");
 			goto out;
@@ -422,6 +402,39 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	if (csv)
 		goto out;
+
+	/* The events, now that the file (or stream) has given all of them. */
+	size_t nattrs = pms_perfdata_reader_nattrs(r);
+	const struct pms_perfdata_info *info = pms_perfdata_reader_info(r);
+	pmus = calloc(1, 512);
+	label = calloc(1, 512);
+	if (!pmus || !label) {
+		fprintf(stderr, "pmuscope: report: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	enum pms_engine engine = PMS_ENG_NONE;
+	bool data_src = false, phys = false;
+	uint64_t sample_type = 0;
+	size_t lp = 0, ll = 0;
+	for (size_t i = 0; i < nattrs; i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
+		const char *pn = pmu_name(info, a->attr->type);
+		enum pms_engine e = attr_engine(info, a);
+		if (engine == PMS_ENG_NONE || (a->sample_type & PMS_SAMPLE_DATA_SRC && !data_src))
+			engine = e;
+		data_src |= (a->sample_type & PMS_SAMPLE_DATA_SRC) != 0;
+		phys |= (a->sample_type & PMS_SAMPLE_PHYS_ADDR) != 0;
+		sample_type |= a->sample_type;
+		if (lp < 500)
+			lp += (size_t)snprintf(pmus + lp, 512 - lp, "%s%s", i ? "," : "",
+					       pn ? pn : "?");
+		if (ll < 500)
+			ll += (size_t)snprintf(label + ll, 512 - ll, "%s%s", i ? ", " : "recorded: ",
+					       a->name ? a->name : "?");
+	}
+	const char *why = pms_perfdata_reader_nodes_why(r);
+
 
 	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
 	struct pms_sampler_stats sst;
@@ -477,7 +490,6 @@ out:
 	pms_sys_free(sys);
 	pms_memprof_free(ps.prof);
 	free(ps.cn.node);
-	free(ps.eng);
 	free(pmus);
 	free(label);
 	pms_perfdata_reader_free(r);

@@ -35,6 +35,13 @@ if perf record -q -e task-clock -c 100000 -o "$tmp/loop.data" -- \
   done < <(sed -n '/^top instructions by samples:/,/^$/p' "$tmp/rep" | tail -n +3 \
              | awk 'NF >= 6 && $6 != "[unknown]" {print $5, "-", "-", "-", $6}')
   [ "$named" -ge 8 ] && [ "$same" -ge 4 ] || { echo "FAIL: named top IPs: $named named, $same as perf"; cat "$tmp/rep"; fail=1; }
+  # The same file as a pipe-mode stream (perf inject writes one): the same
+  # report, the attrs and features arriving as records before the samples.
+  if perf inject -i "$tmp/loop.data" -o - >"$tmp/loop.pipe" 2>/dev/null </dev/null && command -v python3 >/dev/null; then
+    a=$("$pms" report --json -i "$tmp/loop.data" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["samples"]["total"], d["engine"]["name"], d["top"]["functions_by_samples"][1]["name"], d["target"]["pipe_mode"])')
+    b=$("$pms" report --json -i - <"$tmp/loop.pipe" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["samples"]["total"], d["engine"]["name"], d["top"]["functions_by_samples"][1]["name"], d["target"]["pipe_mode"])')
+    expect "pipe mode report" "${a% False} True" "$b"
+  fi
 else
   echo "note: perf cannot record here; top-IP names not compared"
 fi

@@ -66,7 +66,8 @@ int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s);
 /* Add one sample whose nodes the caller knows (a recorded file: PHYS_ADDR
  * through its MEM_TOPOLOGY header, the CPU through its NUMA_TOPOLOGY).
  * mem_node: >= 0, a -errno status, or PMS_NODE_UNKNOWN (not asked);
- * cpu_node: >= 0 or -1.  pms_memprof_resolve leaves these alone. */
+ * cpu_node: >= 0 or -1.  pms_memprof_resolve leaves a given node (not
+ * PMS_NODE_UNKNOWN) alone. */
 int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, int mem_node,
 			 int cpu_node);
 /* Aggregate mode: node ids the CPU-node x memory-node matrix lists even

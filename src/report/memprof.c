@@ -453,9 +453,7 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 		p->v = v;
 		p->cap = cap;
 	}
-	/* resolved already: pms_memprof_resolve passes over it */
-	if (p->pending == p->n)
-		p->pending++;
+	/* a node given here is kept: pms_memprof_resolve passes over it */
 	p->v[p->n++] = x;
 	return 0;
 }
@@ -583,6 +581,8 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
 		return rc;
 	for (size_t i = p->pending; i < p->n; i++) {
 		struct pms_memreport_sample *r = &p->v[i];
+		if (r->mem_node != PMS_NODE_UNKNOWN)
+			continue; /* pms_memprof_add_node gave it */
 		if ((r->s.valid & PMS_MS_CPU) && p->topo)
 			r->cpu_node = pms_topo_node_of_cpu(p->topo, (int)r->s.cpu);
 		if (r->cpu_node < 0)

@@ -565,4 +565,33 @@ PMS_TEST(aggregate_latency_histogram_bounds)
 	pms_memprof_free(pa);
 }
 
+PMS_TEST(add_node_survives_resolve)
+{
+	make_topo();
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(&topo, NULL, &p));
+	if (!p)
+		return;
+	struct pms_memsample s = { 0 };
+	s.valid = PMS_MS_ADDR | PMS_MS_PHYS | PMS_MS_CPU;
+	s.addr = BASE;
+	s.phys_addr = 2 * BLOCK; /* node 1 by the topology */
+	CHECK_OK(pms_memprof_add(p, &s));      /* pending: resolved below */
+	s.phys_addr = 0;
+	CHECK_OK(pms_memprof_add_node(p, &s, 0, 0)); /* given: kept */
+	CHECK_OK(pms_memprof_resolve(p, NULL));
+	struct pms_memreport_input in = { .engine = PMS_ENG_SPE, .data_src = true };
+	struct pms_memreport *r = NULL;
+	CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+	if (r) {
+		CHECK_EQ_U64(r->nall, 2);
+		CHECK_EQ_INT(r->all[0].mem_node, 1);
+		CHECK(r->all[0].node_from_phys);
+		CHECK_EQ_INT(r->all[1].mem_node, 0);
+		CHECK_EQ_U64(r->resolved, 2);
+	}
+	pms_memreport_free(r);
+	pms_memprof_free(p);
+}
+
 PMS_TEST_MAIN()

@@ -245,8 +245,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t sz)
 	void *nv = realloc(*v, c * sz);
 	if (!nv)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
-	memset((char *)nv + *cap * sz, 0, (c - *cap) * sz);
-	*v = nv;
+	*v = nv; /* the caller zeroes each entry it takes (untouched pages stay free) */
 	*cap = c;
 	return 0;
 }
@@ -337,6 +336,7 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		if ((i = u64map_get(&a->ipmap, s->ip, a->nips, &added)) < 0)
 			return pms_err(PMS_ENOMEM, "memprof: no memory");
 		if (added) {
+			memset(&a->ips[a->nips], 0, sizeof(a->ips[a->nips]));
 			a->ips[a->nips].addr = s->ip;
 			a->ips[a->nips++].kernel = kernel_ip(s);
 		}
@@ -398,6 +398,7 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
 	if (added) {
 		struct objacc *o = &a->objs[a->nobjs++];
+		memset(o, 0, sizeof(*o));
 		char buf[256];
 		const char *name, *kind, *module = "";
 		o->addr0 = addr;

@@ -349,34 +349,6 @@ void pms_perfdata_reader_free(struct pms_perfdata_reader *r);
 /* Human name of feature number feat ("NUMA_TOPOLOGY"), or NULL. */
 const char *pms_perfdata_feature_name(unsigned feat);
 
-/* ---- Summary: the `pmuscope report` aggregation of a recorded file ------
- * Memory grows with distinct keys (data_src values, IPs, weights, nodes),
- * not with samples. */
-struct pms_perfdata_summary;
-
-struct pms_perfdata_summary_row {
-	uint64_t key;      /* data_src value, ip, node ... */
-	uint64_t samples;
-	uint64_t weight;   /* sum of the samples' weights (latency var1) */
-};
-
-int pms_perfdata_summary_new(struct pms_perfdata_summary **out);
-/* Add one record (only SAMPLEs are counted). */
-int pms_perfdata_summary_add(struct pms_perfdata_summary *s,
-			     const struct pms_perfdata_event *ev);
-/* Totals. */
-uint64_t pms_perfdata_summary_samples(const struct pms_perfdata_summary *s);
-uint64_t pms_perfdata_summary_mem_samples(const struct pms_perfdata_summary *s); /* with DATA_SRC */
-/* Rows sorted by samples (then key), into a caller array of up to max rows;
- * returns the number of distinct keys (may be > max).
- * what: 0 data_src values, 1 ips, 2 nodes (key = node, ~0 = unknown),
- * 3 weights (key = weight value, sorted by key). */
-size_t pms_perfdata_summary_rows(const struct pms_perfdata_summary *s, int what,
-				 struct pms_perfdata_summary_row *rows, size_t max);
-/* Weight percentile p (0..100) over samples that have a weight; 0 if none. */
-uint64_t pms_perfdata_summary_weight_pct(const struct pms_perfdata_summary *s, double p);
-void pms_perfdata_summary_free(struct pms_perfdata_summary *s);
-
 #ifdef __cplusplus
 }
 #endif

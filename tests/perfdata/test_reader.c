@@ -617,39 +617,6 @@ PMS_TEST(compressed_records_with_a_straddling_record)
 	pms_perfdata_reader_free(r);
 }
 
-PMS_TEST(summary_counts_and_percentiles)
-{
-	struct pms_perfdata_summary *s = NULL;
-	struct pms_perfdata_event ev;
-	struct pms_perfdata_summary_row rows[4];
-
-	CHECK_OK(pms_perfdata_summary_new(&s));
-	memset(&ev, 0, sizeof(ev));
-	ev.rec.type = PMS_RECORD_SAMPLE;
-	ev.rec.sample.present = PMS_SAMPLE_IP | PMS_SAMPLE_WEIGHT | PMS_SAMPLE_DATA_SRC;
-	for (int i = 1; i <= 100; i++) {
-		ev.rec.sample.ip = i <= 70 ? 0x10 : 0x20;
-		ev.rec.sample.weight = (uint64_t)i;
-		ev.rec.sample.data_src = i <= 90 ? 0x1 : 0x2;
-		CHECK_OK(pms_perfdata_summary_add(s, &ev));
-	}
-	ev.rec.type = PMS_RECORD_COMM;
-	CHECK_OK(pms_perfdata_summary_add(s, &ev));
-	CHECK_EQ_U64(pms_perfdata_summary_samples(s), 100);
-	CHECK_EQ_U64(pms_perfdata_summary_mem_samples(s), 100);
-	CHECK_EQ_U64(pms_perfdata_summary_weight_pct(s, 50), 50);
-	CHECK_EQ_U64(pms_perfdata_summary_weight_pct(s, 99), 99);
-	CHECK_EQ_U64(pms_perfdata_summary_weight_pct(s, 100), 100);
-	CHECK_EQ_INT(pms_perfdata_summary_rows(s, 1, rows, 4), 2);
-	CHECK_EQ_U64(rows[0].key, 0x10);
-	CHECK_EQ_U64(rows[0].samples, 70);
-	CHECK_EQ_U64(rows[0].weight, 70 * 71 / 2);
-	CHECK_EQ_INT(pms_perfdata_summary_rows(s, 0, rows, 4), 2);
-	CHECK_EQ_U64(rows[1].key, 0x2);
-	CHECK_EQ_U64(rows[1].samples, 10);
-	pms_perfdata_summary_free(s);
-}
-
 /* The features the writer adds are read by perf itself. */
 PMS_TEST(perf_reads_the_written_features)
 {

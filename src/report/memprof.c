@@ -1313,7 +1313,7 @@ static const char *engine_short(enum pms_engine e)
 		[PMS_ENG_IBS] = "AMD IBS",
 		[PMS_ENG_PEBS] = "Intel PEBS",
 		[PMS_ENG_SPE] = "Arm SPE",
-		[PMS_ENG_SOFTWARE] = "software page-fault sampling",
+		[PMS_ENG_SOFTWARE] = "software-event sampling",
 	};
 	return (unsigned)e < sizeof(names) / sizeof(names[0]) && names[e] ? names[e] : "?";
 }

@@ -345,7 +345,7 @@ PMS_TEST(software_fallback_says_data_source_unavailable)
 		return;
 	CHECK(!r->data_src_available);
 	CHECK_EQ_STR(r->data_src_note,
-		     "data source unavailable: software page-fault sampling does not report it");
+		     "data source unavailable: software-event sampling does not report it");
 	CHECK_EQ_INT((int)r->nlevels, 0);
 	CHECK_EQ_U64(r->latency.n, 0);
 	CHECK_EQ_U64(r->unresolved, 1);

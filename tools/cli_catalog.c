@@ -16,6 +16,12 @@ static int fail(const char *cmd, const char *path)
 int cli_catalog_open(const char *cmd, struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const char *path, struct pms_catalog **out)
 {
+	return cli_catalog_open_cpu(cmd, sys, pmus, path, NULL, out);
+}
+
+int cli_catalog_open_cpu(const char *cmd, struct pms_sys *sys, const struct pms_pmus *pmus,
+			 const char *path, const char *cpu, struct pms_catalog **out)
+{
 	struct pms_catalog *cat = NULL;
 	struct pms_catalog_select sel = PMS_CATALOG_SELECT_INIT;
 	char idbuf[64];
@@ -25,9 +31,15 @@ int cli_catalog_open(const char *cmd, struct pms_sys *sys, const struct pms_pmus
 	*out = NULL;
 	if (!path)
 		path = getenv("PMUSCOPE_CATALOG");
-	known = pms_catalog_identify(sys, 0, &sel, idbuf, sizeof(idbuf)) == 0;
-	if (!known)
-		pms_error_clear(); /* the loader says what it needs */
+	if (cpu) {
+		if (pms_catalog_select_parse(&sel, cpu) < 0)
+			return fail(cmd, cpu);
+		known = true;
+	} else {
+		known = pms_catalog_identify(sys, 0, &sel, idbuf, sizeof(idbuf)) == 0;
+		if (!known)
+			pms_error_clear(); /* the loader says what it needs */
+	}
 	if ((!path || !*path) && !(known && sel.has_midr))
 		return 0; /* no catalog: sysfs names only */
 	if (pms_catalog_new(&cat) < 0)
@@ -40,7 +52,7 @@ int cli_catalog_open(const char *cmd, struct pms_sys *sys, const struct pms_pmus
 		*out = cat;
 		return 0;
 	}
-	if (known && sel.has_midr && pmus && pms_pmus_core_count(pmus) > 1) {
+	if (!cpu && known && sel.has_midr && pmus && pms_pmus_core_count(pmus) > 1) {
 		/* big.LITTLE: each cluster's files by its first CPU's MIDR */
 		for (size_t i = 0; i < pmus->count; i++) {
 			const struct pms_pmu *p = &pmus->pmus[i];

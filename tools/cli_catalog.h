@@ -26,4 +26,9 @@
 int cli_catalog_open(const char *cmd, struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const char *path, struct pms_catalog **out);
 
+/* The same, with the CPU given (cpu: a MIDR or vendor-family-model, as
+ * `events --cpu` takes) instead of this machine's; no per-cluster split then. */
+int cli_catalog_open_cpu(const char *cmd, struct pms_sys *sys, const struct pms_pmus *pmus,
+			 const char *path, const char *cpu, struct pms_catalog **out);
+
 #endif

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cli_catalog.h"
 #include "pmuscope/armpmu.h"
 #include "pmuscope/catalog.h"
 #include "pmuscope/error.h"
@@ -261,10 +262,9 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	bool json = false, want_facts = false;
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
-	struct source src[16];
+	struct source src[1];
 	size_t nsrc = 0;
 	int rc = 1;
-	char idbuf[64];
 	const char *what = "built-in ARM PMUv3 architected events";
 
 	for (int i = 1; i < argc; i++) {
@@ -334,45 +334,13 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		nsrc = 1;
 		what = "built-in Apple table (partial)";
 	} else if (catalog && *catalog) {
-		struct pms_catalog_select sel = PMS_CATALOG_SELECT_INIT;
+		/* The selection encode and stat use: per cluster PMU on big.LITTLE
+		 * (core events then carry their PMU), or the --cpu given. */
 		what = catalog;
-		if (cpu && pms_catalog_select_parse(&sel, cpu) < 0) {
-			rc = cli_fail("--cpu");
-			goto out;
-		}
-		if (!cpu && pms_catalog_identify(sys, 0, &sel, idbuf, sizeof(idbuf)) < 0)
-			pms_error_clear(); /* the loader says what it needs */
-		if (!cpu && sel.has_midr && pmus && pms_pmus_core_count(pmus) > 1) {
-			/* big.LITTLE: one catalog per cluster PMU, by its first CPU's MIDR. */
-			for (size_t i = 0; i < pmus->count && nsrc < 16; i++) {
-				const struct pms_pmu *p = &pmus->pmus[i];
-				struct pms_catalog_select cs = PMS_CATALOG_SELECT_INIT;
-				if (p->kind != PMS_PMU_CORE)
-					continue;
-				int first = p->has_cpus ? pms_cpuset_first(&p->cpus) : 0;
-				if (first < 0 || pms_catalog_identify(sys, first, &cs, idbuf, sizeof(idbuf)) < 0 ||
-				    !cs.has_midr)
-					continue;
-				if (pms_catalog_new(&src[nsrc].cat) < 0)
-					goto out_cats;
-				src[nsrc].core_pmu = p->name;
-				nsrc++;
-				if (pms_catalog_load(src[nsrc - 1].cat, catalog, &cs) < 0) {
-					rc = cli_fail("events");
-					goto out_cats;
-				}
-			}
-		}
-		if (!nsrc) {
-			if (pms_catalog_new(&src[0].cat) < 0)
-				goto out_cats;
-			nsrc = 1;
-			src[0].core_pmu = NULL;
-			if (pms_catalog_load(src[0].cat, catalog, &sel) < 0) {
-				rc = cli_fail("events");
-				goto out_cats;
-			}
-		}
+		if (cli_catalog_open_cpu("events", sys, pmus, catalog, cpu, &src[0].cat))
+			goto out_cats;
+		src[0].core_pmu = NULL;
+		nsrc = 1;
 	} else {
 		if (pms_catalog_new(&src[0].cat) < 0 || pms_catalog_add_arm_common(src[0].cat) < 0) {
 			rc = cli_fail("built-in catalog");

@@ -131,6 +131,7 @@ out:
 	return rc;
 }
 
+static void site_free(struct pms_memreport_site *s);
 static void sites_free(struct pms_memreport_site *v, size_t n);
 
 static void agg_free(struct agg *a)
@@ -144,12 +145,8 @@ static void agg_free(struct agg *a)
 	free(a->dsmap.keys);
 	free(a->dsmap.vals);
 	sites_free(a->ips, a->nips);
-	for (size_t i = 0; i < a->nobjs; i++) {
-		free(a->objs[i].site.name);
-		free(a->objs[i].site.kind);
-		free(a->objs[i].site.module);
-		free(a->objs[i].site.file);
-	}
+	for (size_t i = 0; i < a->nobjs; i++)
+		site_free(&a->objs[i].site);
 	free(a->objs);
 	free(a->ds);
 	free(a->pairs);

@@ -201,123 +201,90 @@ static void check_in_buffer(struct count *c, const char *file)
 			c->in_buf++;
 }
 
-PMS_TEST(fallback_on_a_child_sees_every_first_touch)
+/* Run pms_touch_pages over NPAGES pages (extra arguments: the delay before
+ * touching, in ms, and the thread count; NULL ends them) under the software
+ * fallback with `target`; fill c (its addresses owned by the caller) and st.
+ * Returns true when the run happened and its samples were counted. */
+static bool touch_run(const char *delay, const char *threads, enum pms_sampler_target target,
+		      struct count *c, struct pms_sampler_stats *st)
 {
 	struct pms_sys *sys = live_sys();
 	struct pms_pmus *pmus = NULL;
-	struct pms_sampler_stats st;
-	struct count c = { 0 };
 	char exe[512], file[] = "/tmp/pms_touch_XXXXXX", nbuf[16];
+	bool ran = false;
 	int fd;
 
 	if (!sys)
-		return;
+		return false;
 	if (!touch_exe(exe, sizeof(exe))) {
 		pms_sys_free(sys);
-		PMS_SKIP("pms_touch_pages not built (PMS_BUILD_DIR unset?)");
+		fprintf(stderr, "SKIP: pms_touch_pages not built (PMS_BUILD_DIR unset?)\n");
+		pms_t_skipped++;
+		return false;
 	}
 	fd = mkstemp(file);
 	if (fd >= 0)
 		close(fd);
 	snprintf(nbuf, sizeof(nbuf), "%d", NPAGES);
-	{
-		char *argv[] = { exe, nbuf, file, NULL };
-		CHECK_OK(pms_pmus_load(sys, &pmus));
-		if (run_child(sys, pmus, argv, PMS_TARGET_CHILD, &c, &st) == 0) {
-			check_in_buffer(&c, file);
-			fprintf(stderr, "child: %llu samples, %llu in the %d-page buffer, lost %llu\n",
-				(unsigned long long)c.all, (unsigned long long)c.in_buf, NPAGES,
-				(unsigned long long)st.lost);
-			CHECK(c.in_buf >= NPAGES);
-			CHECK_EQ_INT(c.no_addr, 0);
-			CHECK_EQ_INT(c.wrong_pid, 0);
-			CHECK_EQ_INT(st.lost, 0);
-			CHECK_EQ_INT(st.lost_samples, 0);
-			CHECK_EQ_INT(st.parse_errors, 0);
-			CHECK(c.comm_exec >= 1); /* the exec of the child, as side-band */
-		}
+	char *argv[] = { exe, nbuf, file, (char *)delay, (char *)threads, NULL };
+	CHECK_OK(pms_pmus_load(sys, &pmus));
+	if (pmus && run_child(sys, pmus, argv, target, c, st) == 0) {
+		check_in_buffer(c, file);
+		fprintf(stderr, "%s: %llu samples, %llu in the %d-page buffer, lost %llu\n",
+			target == PMS_TARGET_CHILD ? "child" : "pid attach",
+			(unsigned long long)c->all, (unsigned long long)c->in_buf, NPAGES,
+			(unsigned long long)st->lost);
+		ran = true;
 	}
 	unlink(file);
-	free(c.addrs);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
+	return ran;
+}
+
+PMS_TEST(fallback_on_a_child_sees_every_first_touch)
+{
+	struct pms_sampler_stats st;
+	struct count c = { 0 };
+
+	if (touch_run(NULL, NULL, PMS_TARGET_CHILD, &c, &st)) {
+		CHECK(c.in_buf >= NPAGES);
+		CHECK_EQ_INT(c.no_addr, 0);
+		CHECK_EQ_INT(c.wrong_pid, 0);
+		CHECK_EQ_INT(st.lost, 0);
+		CHECK_EQ_INT(st.lost_samples, 0);
+		CHECK_EQ_INT(st.parse_errors, 0);
+		CHECK(c.comm_exec >= 1); /* the exec of the child, as side-band */
+	}
+	free(c.addrs);
 }
 
 PMS_TEST(fallback_attached_to_a_running_pid)
 {
-	struct pms_sys *sys = live_sys();
-	struct pms_pmus *pmus = NULL;
 	struct pms_sampler_stats st;
 	struct count c = { 0 };
-	char exe[512], file[] = "/tmp/pms_touch_XXXXXX", nbuf[16];
-	int fd;
 
-	if (!sys)
-		return;
-	if (!touch_exe(exe, sizeof(exe))) {
-		pms_sys_free(sys);
-		PMS_SKIP("pms_touch_pages not built (PMS_BUILD_DIR unset?)");
+	/* The child waits 500 ms before touching, time enough to attach. */
+	if (touch_run("500", NULL, PMS_TARGET_PID, &c, &st)) {
+		CHECK(c.in_buf >= NPAGES);
+		CHECK_EQ_INT(c.wrong_pid, 0);
+		CHECK_EQ_INT(st.lost, 0);
 	}
-	fd = mkstemp(file);
-	if (fd >= 0)
-		close(fd);
-	snprintf(nbuf, sizeof(nbuf), "%d", NPAGES);
-	{
-		/* The child waits 500 ms before touching, time enough to attach. */
-		char *argv[] = { exe, nbuf, file, "500", NULL };
-		CHECK_OK(pms_pmus_load(sys, &pmus));
-		if (run_child(sys, pmus, argv, PMS_TARGET_PID, &c, &st) == 0) {
-			check_in_buffer(&c, file);
-			fprintf(stderr, "pid attach: %llu samples, %llu in the buffer\n",
-				(unsigned long long)c.all, (unsigned long long)c.in_buf);
-			CHECK(c.in_buf >= NPAGES);
-			CHECK_EQ_INT(c.wrong_pid, 0);
-			CHECK_EQ_INT(st.lost, 0);
-		}
-	}
-	unlink(file);
 	free(c.addrs);
-	pms_pmus_free(pmus);
-	pms_sys_free(sys);
 }
 
 PMS_TEST(fallback_attached_to_a_running_multithreaded_pid)
 {
-	struct pms_sys *sys = live_sys();
-	struct pms_pmus *pmus = NULL;
 	struct pms_sampler_stats st;
 	struct count c = { 0 };
-	char exe[512], file[] = "/tmp/pms_touch_XXXXXX", nbuf[16];
-	int fd;
 
-	if (!sys)
-		return;
-	if (!touch_exe(exe, sizeof(exe))) {
-		pms_sys_free(sys);
-		PMS_SKIP("pms_touch_pages not built (PMS_BUILD_DIR unset?)");
+	/* 4 threads exist before the attach; each touches a quarter.  Without
+	 * per-thread attach only the main thread's quarter would be seen. */
+	if (touch_run("700", "4", PMS_TARGET_PID, &c, &st)) {
+		CHECK(c.in_buf >= NPAGES);
+		CHECK_EQ_INT(st.lost, 0);
 	}
-	fd = mkstemp(file);
-	if (fd >= 0)
-		close(fd);
-	snprintf(nbuf, sizeof(nbuf), "%d", NPAGES);
-	{
-		/* 4 threads exist before the attach; each touches a quarter. */
-		char *argv[] = { exe, nbuf, file, "700", "4", NULL };
-		CHECK_OK(pms_pmus_load(sys, &pmus));
-		if (run_child(sys, pmus, argv, PMS_TARGET_PID, &c, &st) == 0) {
-			check_in_buffer(&c, file);
-			fprintf(stderr, "threads attach: %llu samples, %llu in the buffer\n",
-				(unsigned long long)c.all, (unsigned long long)c.in_buf);
-			/* Without per-thread attach only the main thread's quarter
-			 * would be seen. */
-			CHECK(c.in_buf >= NPAGES);
-			CHECK_EQ_INT(st.lost, 0);
-		}
-	}
-	unlink(file);
 	free(c.addrs);
-	pms_pmus_free(pmus);
-	pms_sys_free(sys);
 }
 
 /* perf record -e page-faults -c 1 -d on the same deterministic child. */

@@ -24,6 +24,7 @@
 #include "mem_workload.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/pmu.h"
@@ -329,10 +330,11 @@ static void path_note(struct rec_ctx *c, const char *path)
 		c->npaths++;
 }
 
-static int on_sample(void *ud, const struct pms_memsample *s)
+static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct rec_ctx *c = ud;
-	int rc = pms_memprof_add(c->prof, s);
+	const struct pms_memsample *s = &x->ms;
+	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc < 0)
 		return rc;
 	if (c->w) {
@@ -359,8 +361,9 @@ static int on_sample(void *ud, const struct pms_memsample *s)
 	return 0;
 }
 
-static int on_sideband(void *ud, const struct pms_record *rec)
+static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 {
+	(void)attr_idx;
 	struct rec_ctx *c = ud;
 	int rc = pms_memprof_sideband(c->prof, rec, c->oracle);
 	if (rc < 0)
@@ -766,6 +769,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_topo *topo = NULL;
 	struct pms_child *child = NULL;
 	struct pms_sampler *smp = NULL;
+	struct pms_memsrc *src = NULL;
 	struct pms_numa_oracle *oracle = NULL;
 	struct pms_memprof *prof = NULL;
 	struct pms_symbolizer *sym = NULL;
@@ -887,6 +891,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	pms_sampler_info(smp, &info);
+	if (pms_memsrc_open_live(smp, topo, &src) < 0) {
+		cli_fail("mem: sample source");
+		goto out;
+	}
 
 	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
 	no.pid = pid > 0 ? pid : 0;
@@ -939,13 +947,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 
-	struct pms_sampler_callbacks cb = { on_sample, on_sideband };
+	struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
 	double t0 = now_s(), last_progress = t0;
 	bool forwarded = false, killed = false, done = false;
 	double forwarded_at = 0;
 	while (!done) {
-		int pr = pms_sampler_poll(smp, 100, &cb, ctx);
+		int pr = pms_memsrc_poll(src, 100, &cb, ctx);
 		if (pr < 0 && !stop_sig) {
 			cli_fail("mem: reading samples");
 			break;
@@ -954,7 +962,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (wi.done && relfd[1] >= 0) {
 			/* the workload finished and waits: drain what is left
 			 * while its pages still exist, then let it exit */
-			(void)pms_sampler_poll(smp, 0, &cb, ctx);
+			(void)pms_memsrc_poll(src, 0, &cb, ctx);
 		}
 		/* While the process lives: its mappings, then the nodes. */
 		if (pid > 0 && o.kind != T_SYSTEM)
@@ -966,8 +974,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 		double t = now_s();
 		if (show_progress && t - last_progress >= 1.0) {
-			struct pms_sampler_stats st;
-			pms_sampler_stats(smp, &st);
+			struct pms_memsrc_stats st;
+			pms_memsrc_stats(src, &st);
 			fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ",
 				t - t0, pms_memprof_count(prof), st.lost + st.lost_samples);
 			last_progress = t;
@@ -1010,27 +1018,25 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (show_progress)
 		fprintf(stderr, "\n");
 	pms_sampler_disable(smp);
-	(void)pms_sampler_poll(smp, 0, &cb, ctx);
+	(void)pms_memsrc_poll(src, 0, &cb, ctx);
 	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 	(void)pms_memprof_resolve(prof, ctx->oracle);
 
 	/* The report. */
-	struct pms_sampler_stats sst;
+	struct pms_memsrc_stats sst;
+	struct pms_memsrc_info si;
 	struct pms_numa_stats nst;
-	size_t natt = 0;
-	const struct pms_sampler_attempt *att = pms_sampler_attempts(smp, &natt);
-	pms_sampler_stats(smp, &sst);
+	pms_memsrc_info(src, &si);
+	pms_memsrc_stats(src, &sst);
 	pms_numa_oracle_stats(oracle, &nst);
 	if (wi.have) /* the workload said where its buffer is and on which node */
 		pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
 	if (pms_symbolizer_new(sys, pms_memprof_maps(prof), &sym) < 0)
 		sym = NULL; /* names are a nicety: the numbers stand without them */
 	struct pms_memreport_input in = {
-		.engine = info.engine, .pmus = info.pmus, .label = info.label, .notes = info.notes,
-		.data_src = info.data_src, .phys = info.phys, .attempts = att, .nattempts = natt,
-		.stats = &sst, .numa = &nst, .verify_requested = o.verify,
-		.duration_ns = (uint64_t)(oc.seconds * 1e9),
+		.numa = &nst, .verify_requested = o.verify, .duration_ns = (uint64_t)(oc.seconds * 1e9),
 	};
+	pms_memreport_input_from_src(&in, &si, &sst);
 	if (pms_memprof_report(prof, sym, &in, &rep) < 0) {
 		cli_fail("mem: building the report");
 		goto out;
@@ -1103,6 +1109,7 @@ out:
 	pms_symbolizer_free(sym);
 	pms_memprof_free(prof);
 	pms_numa_oracle_free(oracle);
+	pms_memsrc_free(src);
 	pms_sampler_free(smp);
 	pms_child_free(child);
 	pms_topo_free(topo);

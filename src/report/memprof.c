@@ -456,6 +456,29 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	return 0;
 }
 
+int pms_memprof_add_src(struct pms_memprof *p, const struct pms_memsrc_sample *s)
+{
+	if (!p || !s)
+		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
+	return pms_memprof_add_node(p, &s->ms, s->mem_node, s->cpu_node);
+}
+
+void pms_memreport_input_from_src(struct pms_memreport_input *in,
+				  const struct pms_memsrc_info *info,
+				  const struct pms_memsrc_stats *st)
+{
+	in->engine = info->engine;
+	in->pmus = info->pmus;
+	in->label = info->label;
+	in->notes = info->notes;
+	in->data_src = info->data_src;
+	in->phys = info->phys;
+	in->attempts = info->attempts;
+	in->nattempts = info->nattempts;
+	in->stats = st;
+	in->recorded = info->kind == PMS_MEMSRC_FILE;
+}
+
 int pms_memprof_set_node_ids(struct pms_memprof *p, const int *ids, size_t n)
 {
 	if (!p || (n && !ids))
@@ -510,7 +533,9 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 	case PMS_RECORD_MMAP:
 	case PMS_RECORD_MMAP2: {
 		const struct pms_rec_mmap *m = &rec->mmap;
-		if ((p->pid && (pid_t)m->pid != p->pid) || !m->len)
+		/* pid -1: the kernel's own maps (perf synthesizes them), not a
+		 * process's */
+		if ((p->pid && (pid_t)m->pid != p->pid) || !m->len || m->pid == UINT32_MAX)
 			return 0;
 		bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
 							  : !(rec->misc & PMS_MISC_MMAP_DATA);
@@ -518,7 +543,17 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		const char *path = m->filename ? m->filename : "";
 		if (!strcmp(path, "//anon"))
 			path = "";
-		int rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff,
+		int rc;
+		/* perf records only executable mappings without -d; the
+		 * symbolizer places an ELF by the mapping of its offset 0, so
+		 * stand one in below the text where none is known (shared
+		 * objects map file offset = address - base). */
+		if (exec && m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
+		    !pms_maps_find(p->maps, m->addr - m->pgoff) &&
+		    (rc = pms_maps_add(p->maps, m->addr - m->pgoff, m->pgoff, 0,
+				       rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, false, path)) < 0)
+			return rc;
+		rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff,
 				      rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, exec, path);
 		if (rc < 0)
 			return rc;

@@ -18,6 +18,7 @@
 
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/record.h"
 #include "pmuscope/report.h"
 #include "pmuscope/sampler.h"
@@ -52,6 +53,7 @@ struct pipe {
 	struct th_root r;
 	struct pms_topo *topo; /* for memprof: CPU nodes and memory blocks */
 	struct pms_sampler *s;
+	struct pms_memsrc *src;
 	struct pms_sampler_info info;
 	struct pms_numa_oracle *oracle;
 	struct pms_memprof *prof;
@@ -61,18 +63,19 @@ struct pipe {
 	struct pms_symbolizer *sym;
 };
 
-static int on_sample(void *ud, const struct pms_memsample *s)
+static int on_sample(void *ud, const struct pms_memsrc_sample *s)
 {
-	return pms_memprof_add(((struct pipe *)ud)->prof, s);
+	return pms_memprof_add_src(((struct pipe *)ud)->prof, s);
 }
 
-static int on_side(void *ud, const struct pms_record *r)
+static int on_side(void *ud, const struct pms_record *r, size_t attr_idx)
 {
 	struct pipe *p = ud;
+	(void)attr_idx;
 	return pms_memprof_sideband(p->prof, r, p->oracle);
 }
 
-static const struct pms_sampler_callbacks pipe_cb = { on_sample, on_side };
+static const struct pms_memsrc_callbacks pipe_cb = { on_sample, on_side };
 
 /* Open the sampler (which must choose engine), the oracle for po->pid (none
  * when 0: nothing alive to ask) and the collector.  0, or -1 after a failed
@@ -84,6 +87,9 @@ static int pipe_open(struct pipe *p, const struct pms_sampler_opts *o, enum pms_
 	if (!p->s)
 		return -1;
 	pms_sampler_info(p->s, &p->info);
+	CHECK_OK(pms_memsrc_open_live(p->s, p->topo, &p->src));
+	if (!p->src)
+		return -1;
 	CHECK_EQ_INT(p->info.engine, engine);
 	if (p->info.engine != engine) {
 		size_t na = 0;
@@ -106,7 +112,7 @@ static int pipe_open(struct pipe *p, const struct pms_sampler_opts *o, enum pms_
 /* One drain: expect records read from the rings, then resolve the nodes. */
 static void pipe_drain(struct pipe *p, int records)
 {
-	CHECK_EQ_INT(pms_sampler_poll(p->s, 0, &pipe_cb, p), records);
+	CHECK_EQ_INT(pms_memsrc_poll(p->src, 0, &pipe_cb, p), records);
 	CHECK(pms_memprof_resolve(p->prof, p->oracle) >= 0);
 }
 
@@ -114,10 +120,9 @@ static void pipe_drain(struct pipe *p, int records)
  * function lives).  0, or -1 after a failed CHECK. */
 static int pipe_report(struct pipe *p)
 {
-	struct pms_sampler_stats st;
+	struct pms_memsrc_stats st;
+	struct pms_memsrc_info si;
 	struct pms_numa_stats nst;
-	size_t natt = 0;
-	const struct pms_sampler_attempt *att = pms_sampler_attempts(p->s, &natt);
 
 	CHECK_OK(pms_sys_new(&p->real, NULL));
 	CHECK_OK(pms_maps_new(&p->maps));
@@ -125,15 +130,13 @@ static int pipe_report(struct pipe *p)
 		return -1;
 	CHECK_OK(pms_maps_read_proc(p->maps, p->real, getpid()));
 	CHECK_OK(pms_symbolizer_new(p->real, p->maps, &p->sym));
-	pms_sampler_stats(p->s, &st);
+	pms_memsrc_stats(p->src, &st);
+	pms_memsrc_info(p->src, &si);
 	memset(&nst, 0, sizeof(nst));
 	if (p->oracle)
 		pms_numa_oracle_stats(p->oracle, &nst);
-	struct pms_memreport_input in = { .engine = p->info.engine, .pmus = p->info.pmus,
-					  .label = p->info.label, .notes = p->info.notes,
-					  .data_src = p->info.data_src, .phys = p->info.phys,
-					  .attempts = att, .nattempts = natt, .stats = &st,
-					  .numa = p->oracle ? &nst : NULL };
+	struct pms_memreport_input in = { .numa = p->oracle ? &nst : NULL };
+	pms_memreport_input_from_src(&in, &si, &st);
 	CHECK_OK(pms_memprof_report(p->prof, p->sym, &in, &p->rep));
 	if (!p->rep)
 		return -1;
@@ -150,6 +153,7 @@ static void pipe_close(struct pipe *p)
 	pms_sys_free(p->real);
 	pms_memprof_free(p->prof);
 	pms_numa_oracle_free(p->oracle);
+	pms_memsrc_free(p->src);
 	pms_sampler_free(p->s);
 	pms_topo_free(p->topo);
 	th_root_close(&p->r);

@@ -473,7 +473,12 @@ static int build_sw(struct ctx *c)
 		return PMS_ERANGE;
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	ev->attr.sample_type = base_sample_type(c->o);
+	/* DATA_SRC and WEIGHT too, though no software event fills them: the
+	 * kernel then writes PERF_MEM_NA and 0 (kernel/events/core.c
+	 * perf_prepare_sample), which the converter does not count as
+	 * values, and a `mem -o` file is one `perf mem report` accepts (it
+	 * wants DATA_SRC in the attr, tools/perf/builtin-report.c). */
+	ev->attr.sample_type = base_sample_type(c->o) | PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_WEIGHT;
 	set_period(c, ev);
 	set_priv_native(c, ev);
 	return 1;

@@ -62,7 +62,10 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 		    struct pms_memprof **out);
 void pms_memprof_free(struct pms_memprof *p);
 
-/* Keep one sample (its node is resolved later, by pms_memprof_resolve). */
+/* Keep one sample with the node hints of the collector's topology (the
+ * CPU's node; the memory node of a physical address in a known memory
+ * block), as a live source gives them; an unknown memory node is resolved
+ * later, by pms_memprof_resolve. */
 int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s);
 /* Add one sample whose nodes the caller knows (a recorded file: PHYS_ADDR
  * through its MEM_TOPOLOGY header, the CPU through its NUMA_TOPOLOGY).
@@ -83,12 +86,13 @@ int pms_memprof_add_src(struct pms_memprof *p, const struct pms_memsrc_sample *s
  * oracle may be NULL. */
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 struct pms_numa_oracle *oracle);
-/* Resolve the nodes of the samples added since the last call: a physical
- * address through the topology's memory blocks, else the data address
- * through the oracle (one batched call for all of them).  oracle may be
- * NULL (nothing alive to ask: those samples stay unresolved).  Returns the
- * oracle's syscall count or a negative PMS_E*; a failed move_pages leaves
- * its samples with the -errno status and is not an error here. */
+/* Resolve the memory nodes the samples added since the last call came
+ * without (PMS_NODE_UNKNOWN) through the oracle, one batched call for all
+ * of them; nodes come only from the hints given at add time and from here.
+ * oracle may be NULL (nothing alive to ask: those samples stay
+ * unresolved).  Returns the oracle's syscall count or a negative PMS_E*; a
+ * failed move_pages leaves its samples with the -errno status and is not an
+ * error here. */
 int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle);
 /* The mappings gathered so far (add /proc/PID/maps into them while the
  * process lives). */

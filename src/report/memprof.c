@@ -500,28 +500,13 @@ int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s)
 {
 	if (!p || !s)
 		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
-	if (p->agg) {
-		/* nodes now: the CPU's from the topology, the memory's from a
-		 * physical address (nothing alive to ask later) */
-		int cn = (s->valid & PMS_MS_CPU) && p->topo ? pms_topo_node_of_cpu(p->topo, (int)s->cpu) : -1;
-		int mn = (s->valid & PMS_MS_PHYS) && p->topo ? pms_topo_node_of_phys(p->topo, s->phys_addr)
-							     : PMS_NODE_UNKNOWN;
-		return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
-	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 4096;
-		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
-		if (!v)
-			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu samples", cap);
-		p->v = v;
-		p->cap = cap;
-	}
-	struct pms_memreport_sample *r = &p->v[p->n++];
-	memset(r, 0, sizeof(*r));
-	r->s = *s;
-	r->mem_node = PMS_NODE_UNKNOWN;
-	r->cpu_node = -1;
-	return 0;
+	/* The hints a live source gives (memsrc.c live_sample): the CPU's
+	 * node from the topology, the memory's from a physical address in a
+	 * known memory block; the rest is for the oracle. */
+	int cn = (s->valid & PMS_MS_CPU) && p->topo ? pms_topo_node_of_cpu(p->topo, (int)s->cpu) : -1;
+	int mn = (s->valid & PMS_MS_PHYS) && p->topo ? pms_topo_node_of_phys(p->topo, s->phys_addr)
+						     : PMS_NODE_UNKNOWN;
+	return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
 }
 
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
@@ -614,20 +599,10 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
 		return rc;
 	for (size_t i = p->pending; i < p->n; i++) {
 		struct pms_memreport_sample *r = &p->v[i];
+		/* nodes come from the source's hints (given when the sample
+		 * was added) or from the oracle, nowhere else */
 		if (r->mem_node != PMS_NODE_UNKNOWN)
-			continue; /* pms_memprof_add_node gave it */
-		if ((r->s.valid & PMS_MS_CPU) && p->topo)
-			r->cpu_node = pms_topo_node_of_cpu(p->topo, (int)r->s.cpu);
-		if (r->cpu_node < 0)
-			r->cpu_node = -1;
-		if ((r->s.valid & PMS_MS_PHYS) && p->topo) {
-			int nd = pms_topo_node_of_phys(p->topo, r->s.phys_addr);
-			if (nd >= 0) {
-				r->mem_node = nd;
-				r->node_from_phys = true;
-				continue;
-			}
-		}
+			continue;
 		if ((r->s.valid & PMS_MS_ADDR) && oracle) {
 			p->addrs[k] = r->s.addr;
 			p->idx[k++] = i;

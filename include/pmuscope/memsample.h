@@ -20,6 +20,8 @@ enum pms_engine {
 	PMS_ENG_PEBS,     /* Intel PEBS load latency / stores */
 	PMS_ENG_SPE,      /* Arm SPE through the AUX area */
 	PMS_ENG_SOFTWARE, /* fallback: software page-fault samples (first touch) */
+	PMS_ENG_IBS_FETCH, /* AMD IBS fetch sampling (ibs_fetch): instruction
+			    * fetches, no data address; not a memory engine */
 };
 
 /* A node that is not known (not asked: no address, no pid, no topology);
@@ -57,7 +59,15 @@ struct pms_memsample {
 	uint64_t period;
 };
 
+/* The one engine name table.  name: the identifier options and JSON use
+ * ("ibs", "pebs", "spe", "software", "ibs_fetch", "none"); brand: for
+ * sentences ("AMD IBS"); label: one line for reports.  "?" for a value
+ * outside the enum. */
+const char *pms_engine_name(enum pms_engine e);
+const char *pms_engine_brand(enum pms_engine e);
 const char *pms_engine_label(enum pms_engine e);
+/* The engine of a name as pms_engine_name writes it: 0, or PMS_ENOENT. */
+int pms_engine_parse(const char *name, enum pms_engine *out);
 
 /* ---- one record -> one memory sample ------------------------------------ */
 

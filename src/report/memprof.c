@@ -1312,23 +1312,10 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 	return 0;
 }
 
-/* Short engine names for sentences ("... does not report it"). */
-static const char *engine_short(enum pms_engine e)
-{
-	static const char *const names[] = {
-		[PMS_ENG_NONE] = "no engine",
-		[PMS_ENG_IBS] = "AMD IBS",
-		[PMS_ENG_PEBS] = "Intel PEBS",
-		[PMS_ENG_SPE] = "Arm SPE",
-		[PMS_ENG_SOFTWARE] = "software-event sampling",
-	};
-	return (unsigned)e < sizeof(names) / sizeof(names[0]) && names[e] ? names[e] : "?";
-}
-
 static void data_src_note(struct pms_memreport *r, const struct pms_memreport_input *in, int *rc)
 {
 	char note[256] = "";
-	const char *eng = engine_short(in->engine);
+	const char *eng = pms_engine_brand(in->engine);
 	r->data_src_available = in->data_src && r->with_data_src > 0;
 	if (!in->data_src)
 		snprintf(note, sizeof(note), "data source unavailable: %s does not report it", eng);

@@ -152,7 +152,7 @@ PMS_TEST(null_arguments)
 PMS_TEST(engine_of_pmu)
 {
 	CHECK_EQ_INT(pms_engine_of_pmu("ibs_op", NULL), PMS_ENG_IBS);
-	CHECK_EQ_INT(pms_engine_of_pmu("ibs_fetch", "AuthenticAMD"), PMS_ENG_IBS);
+	CHECK_EQ_INT(pms_engine_of_pmu("ibs_fetch", "AuthenticAMD"), PMS_ENG_IBS_FETCH);
 	CHECK_EQ_INT(pms_engine_of_pmu("arm_spe_0", ""), PMS_ENG_SPE);
 	CHECK_EQ_INT(pms_engine_of_pmu("cpu_core", "GenuineIntel"), PMS_ENG_PEBS);
 	CHECK_EQ_INT(pms_engine_of_pmu("cpu_atom", NULL), PMS_ENG_PEBS);
@@ -164,6 +164,27 @@ PMS_TEST(engine_of_pmu)
 	CHECK_EQ_INT(pms_engine_of_pmu("cpus", NULL), PMS_ENG_NONE);
 	CHECK_EQ_INT(pms_engine_of_pmu("uncore_imc_0", NULL), PMS_ENG_NONE);
 	CHECK_EQ_INT(pms_engine_of_pmu(NULL, NULL), PMS_ENG_NONE);
+}
+
+/* The one engine name table: names round-trip, labels and brands exist. */
+PMS_TEST(engine_names)
+{
+	static const enum pms_engine all[] = { PMS_ENG_NONE, PMS_ENG_IBS, PMS_ENG_PEBS,
+					       PMS_ENG_SPE, PMS_ENG_SOFTWARE,
+					       PMS_ENG_IBS_FETCH };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		enum pms_engine e = PMS_ENG_NONE;
+		CHECK_OK(pms_engine_parse(pms_engine_name(all[i]), &e));
+		CHECK_EQ_INT(e, all[i]);
+		CHECK(strcmp(pms_engine_label(all[i]), "?") != 0);
+		CHECK(strcmp(pms_engine_brand(all[i]), "?") != 0);
+	}
+	CHECK_EQ_STR(pms_engine_name(PMS_ENG_IBS), "ibs");
+	CHECK_EQ_STR(pms_engine_name(PMS_ENG_SPE), "spe");
+	CHECK_EQ_STR(pms_engine_name((enum pms_engine)99), "?");
+	enum pms_engine e = PMS_ENG_SPE;
+	CHECK(pms_engine_parse("ibs_op", &e) < 0);
+	CHECK_EQ_INT(e, PMS_ENG_SPE);
 }
 
 PMS_TEST_MAIN()

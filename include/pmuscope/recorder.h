@@ -1,8 +1,9 @@
 /* Writing a memory-sample source to perf.data: the source's events (attrs)
  * as they were opened, its records as the kernel wrote them (each encoded
  * with its own event's layout), and the header features perf needs to name
- * code and place memory: HOSTNAME, OSRELEASE, ARCH, NRCPUS, NUMA_TOPOLOGY,
- * MEM_TOPOLOGY, PMU_MAPPINGS and the build ids of the mapped files.
+ * code and place memory: HOSTNAME, OSRELEASE, ARCH, NRCPUS, CPUID,
+ * NUMA_TOPOLOGY, MEM_TOPOLOGY, PMU_MAPPINGS and the build ids of the
+ * mapped files.
  *
  * Records carry no sample id (the sampler does not ask for
  * PERF_SAMPLE_IDENTIFIER), so a reader gives every record to the first
@@ -57,7 +58,8 @@ int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *
 int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, size_t attr_idx);
 
 /* Add the header features from this machine (sys: HOSTNAME, OSRELEASE and
- * ARCH from proc/sys/kernel, node meminfo; topo: NRCPUS, NUMA_TOPOLOGY,
+ * ARCH from proc/sys/kernel, node meminfo; topo: NRCPUS, CPUID (vendor,
+ * family, model, stepping on x86, the MIDR on arm64), NUMA_TOPOLOGY,
  * MEM_TOPOLOGY; pmus: PMU_MAPPINGS, may be NULL; build ids of the files the
  * MMAP/MMAP2 records named), then finish the file.  A feature whose facts
  * cannot be read is left out; a write error fails with PMS_EIO. */

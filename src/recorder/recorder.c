@@ -261,6 +261,25 @@ out:
 	return rc;
 }
 
+/* CPUID as perf writes it: "vendor,family,model,stepping" on x86
+ * (tools/perf/arch/x86/util/header.c get_cpuid), the MIDR as 0x%016lx on
+ * arm64 (tools/perf/arch/arm64/util/header.c).  A reader takes the vendor
+ * for the PMU -> engine mapping and family/model for the IBS RAW check. */
+static int cpuid_feature(struct pms_recorder *r, const struct pms_topo *topo)
+{
+	char buf[96];
+	if (topo->vendor[0] && topo->family >= 0 && topo->model >= 0 &&
+	    (!strcmp(topo->vendor, "GenuineIntel") || !strcmp(topo->vendor, "AuthenticAMD") ||
+	     !strcmp(topo->vendor, "HygonGenuine")))
+		snprintf(buf, sizeof(buf), "%s,%d,%d,%d", topo->vendor, topo->family, topo->model,
+			 topo->stepping >= 0 ? topo->stepping : 0);
+	else if (topo->ncpus && topo->cpus[0].midr)
+		snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)topo->cpus[0].midr);
+	else
+		return 0;
+	return pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_CPUID, buf);
+}
+
 int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
 			const struct pms_pmus *pmus)
 {
@@ -270,7 +289,7 @@ int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struc
 		return pms_err(PMS_EINVAL, "recorder_finish: NULL recorder");
 	if (sys && (rc = host_features(r, sys)) < 0)
 		return rc;
-	if (topo && (rc = topo_features(r, sys, topo)) < 0)
+	if (topo && ((rc = topo_features(r, sys, topo)) < 0 || (rc = cpuid_feature(r, topo)) < 0))
 		return rc;
 	if (pmus && pmus->count) {
 		struct pms_perfdata_pmu_map *pm = calloc(pmus->count, sizeof(*pm));

@@ -194,4 +194,68 @@ out:
 	unlink(path);
 }
 
+/* The core PMU "cpu" is PEBS on Intel and not on AMD: the recorded source
+ * decides by the file's CPUID header (perf's "vendor,family,model,stepping"). */
+static enum pms_engine engine_with_cpuid(const char *cpuid, char *vendor, size_t vsize)
+{
+	char path[] = "/tmp/pms-file-cpuid-XXXXXX";
+	enum pms_engine e = (enum pms_engine)-1;
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return e;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_RAW;
+	a.config = 0x1cd;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	struct pms_sample_layout lay;
+	pms_sample_layout_from_attr(&lay, &a);
+	struct pms_perfdata_writer *w = NULL;
+	const struct pms_perfdata_pmu_map pm[1] = { { PERF_TYPE_RAW, "cpu" } };
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	if (w) {
+		CHECK_OK(pms_perfdata_writer_add_attr(w, &a, NULL, 0));
+		sample(w, &lay, 0, 0, 0);
+		CHECK_OK(pms_perfdata_writer_set_pmu_mappings(w, pm, 1));
+		CHECK_OK(pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_CPUID, cpuid));
+		CHECK_OK(pms_perfdata_writer_close(w));
+	}
+	pms_perfdata_writer_free(w);
+	struct pms_perfdata_reader *rd = NULL;
+	struct pms_memsrc *src = NULL;
+	CHECK_OK(pms_perfdata_reader_open_fd(fd, &rd));
+	if (rd)
+		CHECK_OK(pms_memsrc_open_reader(rd, &src));
+	if (src) {
+		size_t n = 0;
+		const struct pms_memsrc_attr *at = pms_memsrc_attrs(src, &n);
+		struct pms_memsrc_info info;
+		pms_memsrc_info(src, &info);
+		CHECK_EQ_INT((int)n, 1);
+		CHECK_EQ_STR(at[0].pmu, "cpu");
+		e = at[0].engine;
+		CHECK_EQ_INT(info.engine, e);
+		snprintf(vendor, vsize, "%s", info.vendor);
+	}
+	pms_memsrc_free(src);
+	pms_perfdata_reader_free(rd);
+	close(fd);
+	unlink(path);
+	return e;
+}
+
+PMS_TEST(cpu_pmu_engine_from_the_files_vendor)
+{
+	char v[32] = "";
+	CHECK_EQ_INT(engine_with_cpuid("GenuineIntel,6,143,8", v, sizeof(v)), PMS_ENG_PEBS);
+	CHECK_EQ_STR(v, "GenuineIntel");
+	CHECK_EQ_INT(engine_with_cpuid("AuthenticAMD,25,17,1", v, sizeof(v)), PMS_ENG_NONE);
+	CHECK_EQ_STR(v, "AuthenticAMD");
+	/* an arm64 MIDR names no x86 vendor: unknown, "cpu" is taken as PEBS */
+	CHECK_EQ_INT(engine_with_cpuid("0x00000000410fd0c0", v, sizeof(v)), PMS_ENG_PEBS);
+	CHECK_EQ_STR(v, "");
+}
+
 PMS_TEST_MAIN()

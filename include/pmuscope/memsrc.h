@@ -3,7 +3,8 @@
  * A source delivers, through one set of callbacks, every memory sample with
  * its node hints, the decoded record it came from and the event (attr) that
  * wrote it, and the side-band records (COMM, MMAP, MMAP2, FORK, EXIT) a
- * report needs to name code and data.  Two implementations:
+ * report needs to name code and data (and the LOST/THROTTLE accounting
+ * records, so that a recording keeps them).  Two implementations:
  *   live      the sampler (pms_sampler) on this machine: its rings
  *   recorded  a perf.data reader (pms_perfdata_reader), file or pipe mode
  * Both turn records into samples with pms_memsample_from_sample() (one set
@@ -128,7 +129,10 @@ struct pms_memsrc_sample {
 struct pms_memsrc_callbacks {
 	/* One memory sample; return 0 to go on, negative to stop. */
 	int (*sample)(void *ud, const struct pms_memsrc_sample *s);
-	/* COMM, MMAP, MMAP2, FORK, EXIT of event attr_idx; may be NULL. */
+	/* Side-band records of event attr_idx: COMM, MMAP, MMAP2, FORK, EXIT,
+	 * and the accounting records LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE
+	 * (already counted in the stats; a recorder writes them); may be
+	 * NULL. */
 	int (*sideband)(void *ud, const struct pms_record *rec, size_t attr_idx);
 };
 

@@ -327,13 +327,17 @@ static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 			return s->cb->sideband(s->ud, r, ev->attr_idx);
 		return 0;
 	case PMS_RECORD_LOST:
-		s->st.lost_records++;
-		return 0;
+	case PMS_RECORD_LOST_SAMPLES:
 	case PMS_RECORD_THROTTLE:
-		s->st.throttle++;
-		return 0;
 	case PMS_RECORD_UNTHROTTLE:
-		s->st.unthrottle++;
+		if (r->type == PMS_RECORD_LOST)
+			s->st.lost_records++;
+		else if (r->type == PMS_RECORD_THROTTLE)
+			s->st.throttle++;
+		else if (r->type == PMS_RECORD_UNTHROTTLE)
+			s->st.unthrottle++;
+		if (s->cb && s->cb->sideband)
+			return s->cb->sideband(s->ud, r, ev->attr_idx);
 		return 0;
 	case PMS_RECORD_AUX:
 		s->st.aux_records++;

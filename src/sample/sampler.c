@@ -632,15 +632,20 @@ static int on_record(void *ud, const void *rec, size_t len)
 	case PMS_RECORD_LOST:
 		s->stats.lost_records++;
 		s->stats.lost += r.lost.lost;
-		break;
+		goto accounting;
 	case PMS_RECORD_LOST_SAMPLES:
 		s->stats.lost_samples += r.lost.lost;
-		break;
+		goto accounting;
 	case PMS_RECORD_THROTTLE:
 		s->stats.throttle++;
-		break;
+		goto accounting;
 	case PMS_RECORD_UNTHROTTLE:
 		s->stats.unthrottle++;
+	accounting:
+		/* the memory-sample source passes these on (a recorder writes
+		 * them); the public callbacks never had them */
+		if (c->h && c->h->sideband)
+			ret = c->h->sideband(c->ud, &r, c->st->ev);
 		break;
 	case PMS_RECORD_AUX:
 		s->stats.aux_records++;

@@ -86,6 +86,12 @@ int pms_t_report_diff(const struct pms_memreport *a, const struct pms_memreport 
 	R(phys);
 	R(kernel_visible);
 	R(stats.samples);
+	R(stats.lost_records);
+	R(stats.lost);
+	R(stats.lost_samples);
+	R(stats.throttle);
+	R(stats.unthrottle);
+	R(stats.sideband);
 	R(samples);
 	R(with_addr);
 	R(with_data_src);

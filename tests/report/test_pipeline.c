@@ -385,7 +385,23 @@ PMS_TEST(ibs_ring_to_report)
 		if (i == 19)
 			pipe_drain(&p, 20);
 	}
-	pipe_drain(&p, 15);
+	/* the kernel's accounting records travel with the samples (and into
+	 * the recording): 3 samples lost, one throttle/unthrottle pair */
+	{
+		struct pms_record acc;
+		memset(&acc, 0, sizeof(acc));
+		acc.type = PMS_RECORD_LOST;
+		acc.lost.lost = 3;
+		acc.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_CPU;
+		acc.sample_id.pid = acc.sample_id.tid = 777;
+		put_rec(p.r.fk, fd, &acc);
+		acc.type = PMS_RECORD_THROTTLE;
+		acc.throttle.time = 5;
+		put_rec(p.r.fk, fd, &acc);
+		acc.type = PMS_RECORD_UNTHROTTLE;
+		put_rec(p.r.fk, fd, &acc);
+	}
+	pipe_drain(&p, 18);
 	/* the first drain saw all 16 pages; the second is answered from the cache */
 	CHECK_EQ_INT((int)p.r.fk->move_pages_calls, 1);
 
@@ -394,6 +410,10 @@ PMS_TEST(ibs_ring_to_report)
 	const struct pms_memreport *rep = p.rep;
 	CHECK_EQ_U64(rep->samples, 35);
 	CHECK_EQ_U64(rep->stats.ibs_raw_mismatch, 0);
+	CHECK_EQ_U64(rep->stats.lost_records, 1);
+	CHECK_EQ_U64(rep->stats.lost, 3);
+	CHECK_EQ_U64(rep->stats.throttle, 1);
+	CHECK_EQ_U64(rep->stats.unthrottle, 1);
 	/* levels as perf prints the ibs.c data_src */
 	CHECK_EQ_U64(level(rep, "RAM hit"), 10);
 	CHECK_EQ_U64(level(rep, "L1 hit"), 20);

@@ -35,6 +35,7 @@ struct pms_memsrc {
 	/* both */
 	struct pms_memsrc_attr *attrs;
 	size_t nattrs;
+	uint64_t *ids[SMP_MAX_EVENTS]; /* live: per event, its fds' ids */
 	int *node_ids;
 	size_t nnode_ids;
 	struct pms_memsrc_stats st;  /* what the source counts itself */
@@ -117,11 +118,21 @@ int pms_memsrc_open_live(struct pms_sampler *smp, const struct pms_topo *topo,
 	}
 	for (int i = 0; i < p->nev; i++) {
 		const struct smp_event *ev = &p->ev[i];
+		size_t nids = pms_smp_event_ids(smp, i, NULL, 0);
 		s->attrs[i] = (struct pms_memsrc_attr){
 			.attr = &ev->attr, .name = ev->pmu_name, .pmu = ev->pmu_name,
 			.engine = ev->engine,
 			.samples = ev->role == SMP_ROLE_MAIN || ev->role == SMP_ROLE_EXTRA,
 		};
+		if (nids) {
+			if (!(s->ids[i] = calloc(nids, sizeof(uint64_t)))) {
+				pms_memsrc_free(s);
+				return pms_err(PMS_ENOMEM, "out of memory for event ids");
+			}
+			pms_smp_event_ids(smp, i, s->ids[i], nids);
+			s->attrs[i].ids = s->ids[i];
+			s->attrs[i].nids = nids;
+		}
 	}
 	s->nattrs = (size_t)p->nev;
 	for (size_t i = 0; topo && i < topo->nnodes; i++)
@@ -384,6 +395,8 @@ void pms_memsrc_free(struct pms_memsrc *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < SMP_MAX_EVENTS; i++)
+		free(s->ids[i]);
 	free(s->attrs);
 	free(s->node_ids);
 	free(s->cpunode);

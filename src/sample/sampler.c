@@ -34,6 +34,7 @@ struct stream {
 	bool aux_tid_valid;
 	uint32_t aux_pid, aux_tid;
 	uint32_t midr;
+	uint64_t id; /* PERF_EVENT_IOC_ID, when the events carry IDENTIFIER */
 };
 
 struct pms_sampler {
@@ -244,6 +245,17 @@ static int open_streams(struct pms_sampler *s)
 				return fd;
 			}
 			fds[i] = fd;
+			uint64_t id = 0;
+			if (ev->attr.sample_type & PMS_SAMPLE_IDENTIFIER) {
+				const struct pms_sys_ops *ops = pms_sys_ops(s->sys);
+				int r = ops->ioctl(ops->ud, fd, PERF_EVENT_IOC_ID,
+						   (unsigned long)(uintptr_t)&id);
+				if (r < 0) {
+					pms_sys_close(s->sys, fd);
+					free(tids);
+					return pms_err_errno(0, -r, "PERF_EVENT_IOC_ID on %s", what);
+				}
+			}
 			if (s->nst == cap) {
 				size_t n = cap ? cap * 2 : 16;
 				struct stream *ns = realloc(s->st, n * sizeof(*ns));
@@ -258,6 +270,7 @@ static int open_streams(struct pms_sampler *s)
 			st = &s->st[s->nst++];
 			memset(st, 0, sizeof(*st));
 			st->fd = fd;
+			st->id = id;
 			st->ev = i;
 			st->cpu = cpu;
 			pms_sample_layout_from_attr(&st->layout, &ev->attr);
@@ -343,6 +356,13 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 			goto out;
 		set_sideband_bits(&s->plan.ev[s->plan.nev - 1].attr);
 	}
+	/* Several events: every record says which one wrote it
+	 * (PERF_SAMPLE_IDENTIFIER, at a fixed place in every record, and with
+	 * sample_id_all in side-band records too), so a recording can tell
+	 * them apart (perf refuses a file of several events without ids). */
+	if (s->plan.nev > 1)
+		for (int i = 0; i < s->plan.nev; i++)
+			s->plan.ev[i].attr.sample_type |= PMS_SAMPLE_IDENTIFIER;
 	wake = s->o.wakeup_bytes;
 	if (!wake)
 		wake = (uint32_t)((s->o.data_pages ? s->o.data_pages : 64) *
@@ -733,6 +753,18 @@ int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_h
 const struct smp_plan *pms_smp_sampler_plan(const struct pms_sampler *s)
 {
 	return &s->plan;
+}
+
+size_t pms_smp_event_ids(const struct pms_sampler *s, int ev, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nst; i++)
+		if (s->st[i].ev == ev && (s->plan.ev[ev].attr.sample_type & PMS_SAMPLE_IDENTIFIER)) {
+			if (n < cap)
+				out[n] = s->st[i].id;
+			n++;
+		}
+	return n;
 }
 
 const struct pms_ibs_cpu *pms_smp_sampler_ibs_cpu(const struct pms_sampler *s)

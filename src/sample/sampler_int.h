@@ -62,6 +62,9 @@ struct smp_hooks {
 int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_hooks *h,
 		       void *ud);
 const struct smp_plan *pms_smp_sampler_plan(const struct pms_sampler *s);
+/* The ids (PERF_EVENT_IOC_ID) of event ev's fds, when the events carry
+ * PERF_SAMPLE_IDENTIFIER: how many there are (out gets at most cap). */
+size_t pms_smp_event_ids(const struct pms_sampler *s, int ev, uint64_t *out, size_t cap);
 struct pms_ibs_cpu;
 const struct pms_ibs_cpu *pms_smp_sampler_ibs_cpu(const struct pms_sampler *s);
 

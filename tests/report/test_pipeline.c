@@ -209,6 +209,14 @@ static uint64_t pipe_differential(struct pipe *p)
 		pms_memsrc_info(f.src, &si);
 		pms_memsrc_stats(f.src, &st);
 		n = st.samples;
+		/* several events: every record's id names its event */
+		CHECK_EQ_U64(st.unknown_id, 0);
+		size_t na = 0, nl = 0;
+		const struct pms_memsrc_attr *fa = pms_memsrc_attrs(f.src, &na);
+		(void)pms_memsrc_attrs(p->src, &nl);
+		CHECK_EQ_INT((int)na, (int)nl);
+		for (size_t i = 0; nl > 1 && i < na; i++)
+			CHECK(fa[i].nids > 0);
 		struct pms_memreport_input in = { 0 };
 		pms_memreport_input_from_src(&in, &si, &st);
 		CHECK_OK(pms_memprof_report(f.prof, p->sym, &in, &p->file_rep));
@@ -287,7 +295,13 @@ static void put_rec(struct fk *fk, int fd, const struct pms_record *r)
 	if (!f)
 		return;
 	pms_sample_layout_from_attr(&l, &f->attr);
-	CHECK_OK(pms_record_encode(&l, r, buf, sizeof(buf), &len));
+	/* the event's id, as the kernel writes it into every record */
+	struct pms_record c = *r;
+	c.sample.id = FK_EVENT_ID(fd);
+	c.sample_id.id = FK_EVENT_ID(fd);
+	if (c.type != PMS_RECORD_SAMPLE && (l.sample_type & PMS_SAMPLE_IDENTIFIER))
+		c.sample_id.present |= PMS_SAMPLE_IDENTIFIER;
+	CHECK_OK(pms_record_encode(&l, &c, buf, sizeof(buf), &len));
 	CHECK_EQ_INT(fk_ring_put(fk, fd, buf, len), 0);
 }
 

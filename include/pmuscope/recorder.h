@@ -5,12 +5,14 @@
  * NUMA_TOPOLOGY, MEM_TOPOLOGY, PMU_MAPPINGS and the build ids of the
  * mapped files.
  *
- * Records carry no sample id (the sampler does not ask for
- * PERF_SAMPLE_IDENTIFIER), so a reader gives every record to the first
- * attr: the recorder writes the events that deliver samples first, and a
- * side-band event's sample_id fields (TID, TIME, CPU) are the same as the
- * sample event's.  Samples decoded from an AUX trace (SPE) have no record
- * and are counted as not written (pms_recorder_skipped).
+ * With several events the sampler asks for PERF_SAMPLE_IDENTIFIER and the
+ * source gives each event's ids, which the recorder writes with its attr,
+ * so every record names its event.  The events that deliver samples come
+ * first (a reader without ids gives records to the first attr).  Side-band
+ * records are encoded with that first event's layout; their sample_id
+ * fields (TID, TIME, CPU, IDENTIFIER) are the same in every event of a
+ * sampler.  Samples decoded from an AUX trace (SPE) have no record and are
+ * counted as not written (pms_recorder_skipped): AUX recording is not done.
  *
  * Ownership: pms_recorder_open() gives the caller a recorder released with
  * pms_recorder_free(), which does not close fd; the source, sys, topo and

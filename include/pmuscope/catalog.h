@@ -17,9 +17,12 @@
 
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* Where a catalog entry came from. */
 enum pms_catalog_format {
@@ -158,6 +161,7 @@ int pms_catalog_identify(struct pms_sys *sys, int cpu, struct pms_catalog_select
 const char *pms_catalog_format_name(enum pms_catalog_format f);
 const char *pms_event_tier_name(enum pms_event_tier t);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

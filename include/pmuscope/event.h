@@ -33,9 +33,12 @@
 #include "pmuscope/cpuset.h"
 #include "pmuscope/pmu.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct pms_catalog; /* pmuscope/catalog.h */
 
@@ -114,6 +117,7 @@ size_t pms_event_attr_describe(const struct perf_event_attr *attr, char *buf,
 /* Like pms_event_attr_describe, plus config4 when set. */
 size_t pms_event_describe(const struct pms_event *ev, char *buf, size_t size);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

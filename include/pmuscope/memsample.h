@@ -10,9 +10,12 @@
 
 #include <stdint.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_engine {
 	PMS_ENG_NONE = 0,
@@ -55,6 +58,7 @@ struct pms_memsample {
 
 const char *pms_engine_label(enum pms_engine e);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -19,9 +19,12 @@
 #include "pmuscope/cpuset.h"
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* Which perf_event_attr word a format term writes. */
 enum pms_cfg_field {
@@ -167,6 +170,7 @@ size_t pms_format_str(const struct pms_format *f, char *buf, size_t size);
  * exposed; false on e.g. a VM without a virtual PMU. */
 bool pms_pmus_has_hardware(const struct pms_pmus *pmus);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

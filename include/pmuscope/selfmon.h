@@ -24,9 +24,12 @@
 #include "pmuscope/pmu.h"
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_read_path {
 	PMS_PATH_USER = 0, /* rdpmc / mrs from the user page */
@@ -122,6 +125,7 @@ int pms_selfmon_disable(struct pms_selfmon *s);
 const char *pms_read_path_name(enum pms_read_path p);
 const char *pms_selfmon_why_name(enum pms_selfmon_why w);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

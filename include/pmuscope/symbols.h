@@ -19,9 +19,12 @@
 
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_map_kind {
 	PMS_MAP_FILE = 0, /* backed by a file */
@@ -90,6 +93,7 @@ int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symb
  * CAP_SYSLOG): when false, kernel addresses must not be shown. */
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

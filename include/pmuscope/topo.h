@@ -17,9 +17,12 @@
 #include "pmuscope/pmu.h"
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* One logical CPU (a cpuN directory).  Fields the kernel did not provide
  * (offline CPUs have no topology/ directory) are -1 / 0 / empty. */
@@ -178,6 +181,7 @@ int pms_uncore_map(const struct pms_topo *topo, const struct pms_pmus *pmus,
 void pms_uncore_boxes_free(struct pms_uncore_box *boxes, size_t n);
 const char *pms_uncore_how_name(enum pms_uncore_how how);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -70,15 +70,16 @@ struct pms_cat_event {
 	const char *scale_unit;
 };
 
-/* Which CPU the catalog is for.  Version 1. */
+/* Which CPU the catalog is for.  NULL selects nothing (every row). */
+#define PMS_CATALOG_SELECT_VERSION 1
 struct pms_catalog_select {
-	unsigned version;
+	unsigned version;     /* PMS_CATALOG_SELECT_VERSION */
 	const char *x86_id;   /* "GenuineIntel-6-AD" (vendor-family-model), or NULL */
 	uint64_t midr;        /* arm64 MIDR_EL1 (variant and revision ignored) */
 	bool has_midr;
 	const char *apple_gen; /* "as1", "a14", "as3", "as4-1", "as5", or NULL */
 };
-#define PMS_CATALOG_SELECT_INIT { 1, NULL, 0, false, NULL }
+#define PMS_CATALOG_SELECT_INIT { PMS_CATALOG_SELECT_VERSION, NULL, 0, false, NULL }
 
 struct pms_catalog;
 

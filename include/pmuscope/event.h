@@ -104,7 +104,7 @@ struct pms_event_parse_opts {
 #define PMS_EVENT_PARSE_OPTS_INIT { PMS_EVENT_PARSE_OPTS_VERSION, NULL }
 
 /* pms_event_parse with options; opts NULL is the same as pms_event_parse.
- * PMS_EINVAL for an opts->version this library does not know. */
+ * Options versions follow docs/api.md (older accepted, newer refused). */
 int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		       const struct pms_event_parse_opts *opts, struct pms_event_list **out);
 

@@ -69,7 +69,7 @@ struct pms_selfmon_hooks {
 struct pms_catalog;
 
 /* Fields are only ever appended; version says which the caller has (1: up to
- * hooks, 2: catalog).  PMS_EINVAL for a version this library does not know. */
+ * hooks, 2: catalog).  NULL and versions follow docs/api.md. */
 #define PMS_SELFMON_OPTS_VERSION 2
 struct pms_selfmon_opts {
 	unsigned version;          /* PMS_SELFMON_OPTS_VERSION */

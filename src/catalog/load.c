@@ -15,6 +15,7 @@
 #include "catalog/arm_int.h"
 #include "catalog/catalog_int.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 /* ---- JSON field helpers ---- */
 
@@ -851,6 +852,10 @@ int pms_catalog_load(struct pms_catalog *cat, const char *path,
 {
 	if (!cat || !path)
 		return pms_err(PMS_EINVAL, "pms_catalog_load: NULL argument");
+	int v = sel ? pms_opts_check("pms_catalog_load", "PMS_CATALOG_SELECT_INIT", sel->version,
+				     PMS_CATALOG_SELECT_VERSION) : 0;
+	if (v < 0)
+		return v;
 	size_t n0 = cat->n;
 	int r = catalog_load(cat, path, sel);
 	if (r < 0)

@@ -8,6 +8,7 @@
 #include "pmuscope/catalog.h"
 #include "pmuscope/event.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -221,11 +222,9 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 		return pms_err(PMS_EINVAL, "pms_selfmon_open: missing sys or events");
 	if (!opts)
 		opts = &def;
-	if (opts->version < 1 || opts->version > PMS_SELFMON_OPTS_VERSION)
-		return pms_err(PMS_EINVAL,
-			       "pms_selfmon_open: opts version %u unknown (this library has 1..%d; "
-			       "start from PMS_SELFMON_OPTS_INIT)",
-			       opts->version, PMS_SELFMON_OPTS_VERSION);
+	if ((r = pms_opts_check("pms_selfmon_open", "PMS_SELFMON_OPTS_INIT", opts->version,
+				PMS_SELFMON_OPTS_VERSION)) < 0)
+		return r;
 	ops = pms_sys_ops(sys);
 	/* A version-1 caller's struct ends at hooks: never read catalog there. */
 	r = parse_events(sys, pmus, events, opts->version >= 2 ? opts->catalog : NULL, &list);

@@ -8,6 +8,7 @@
 #include "sample/sampler_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include "pmuscope/event.h"
 
@@ -779,14 +780,17 @@ void pms_smp_plan_fini(struct smp_plan *p)
 int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct pms_topo *topo,
 		 const struct pms_sampler_opts *o, struct smp_plan *p)
 {
-	struct ctx c = { sys, pmus, o, p, -1 };
+	static const struct pms_sampler_opts def = PMS_SAMPLER_OPTS_INIT;
+	struct ctx c = { sys, pmus, o ? o : &def, p, -1 };
 	static const struct pms_pmus no_pmus = { NULL, 0 };
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	if (!o || o->version < 1)
-		return pms_err(PMS_EINVAL, "sampler options without a version (use "
-					   "PMS_SAMPLER_OPTS_INIT)");
+	if (!o)
+		o = &def;
+	if ((ret = pms_opts_check("pms_sampler_open", "PMS_SAMPLER_OPTS_INIT", o->version,
+				  PMS_SAMPLER_OPTS_VERSION)) < 0)
+		return ret;
 	if (!pmus)
 		c.pmus = &no_pmus;
 	if (o->target != PMS_TARGET_CPUS) {

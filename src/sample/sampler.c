@@ -317,8 +317,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
-	if (opts)
-		s->o = *opts;
+	s->o = opts ? *opts : (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
 	if (ret < 0)

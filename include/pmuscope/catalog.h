@@ -24,6 +24,8 @@ extern "C" {
 #endif
 PMS_API_BEGIN
 
+struct pms_topo;
+
 /* Where a catalog entry came from. */
 enum pms_catalog_format {
 	PMS_CATFMT_UNKNOWN = 0,
@@ -151,11 +153,14 @@ size_t pms_cat_event_string(const struct pms_cat_event *ev, const char *pmu, cha
  * string is borrowed by sel->x86_id.  PMS_EINVAL on anything else. */
 int pms_catalog_select_parse(struct pms_catalog_select *sel, const char *text);
 
-/* This machine's identity through the kernel seam: x86 vendor-family-model
- * from /proc/cpuinfo, or the MIDR of CPU cpu from
- * /sys/devices/system/cpu/cpuN/regs/identification/midr_el1.  The x86 id is
- * written to idbuf (sel->x86_id points at it).  PMS_ENOENT when neither is
- * readable. */
+/* The selection for CPU cpu of a loaded topology, which holds the machine's
+ * identity: the MIDR of that CPU (arm64), else x86 vendor-family-model
+ * [-stepping] written to idbuf (sel->x86_id points at it).  PMS_ENOENT when
+ * the topology has neither. */
+int pms_catalog_select_for_topo(const struct pms_topo *topo, int cpu,
+				struct pms_catalog_select *sel, char *idbuf, size_t idlen);
+/* The same for the machine below sys: loads its identity
+ * (pms_topo_load_cpuid) and calls pms_catalog_select_for_topo. */
 int pms_catalog_identify(struct pms_sys *sys, int cpu, struct pms_catalog_select *sel,
 			 char *idbuf, size_t idlen);
 

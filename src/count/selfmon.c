@@ -131,19 +131,10 @@ static bool format_term(const struct pms_pmu *pmu, const char *term, bool on,
 			struct perf_event_attr *a)
 {
 	const struct pms_format *f = pmu ? pms_pmu_format(pmu, term) : NULL;
-	uint64_t word = 0;
-	__u64 *dst;
-	if (!f || pms_format_encode(f, 1, &word) < 0) {
+	if (!f || pms_format_attr_set(f, a, on ? 1 : 0) < 0) {
 		pms_error_clear();
 		return false;
 	}
-	switch (f->field) {
-	case PMS_CFG_CONFIG: dst = &a->config; break;
-	case PMS_CFG_CONFIG1: dst = &a->config1; break;
-	case PMS_CFG_CONFIG2: dst = &a->config2; break;
-	default: return false;
-	}
-	*dst = on ? *dst | word : *dst & ~word;
 	return true;
 }
 

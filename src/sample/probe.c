@@ -88,18 +88,10 @@ static int attempt_add(struct smp_plan *p, const struct smp_event *ev, pid_t pid
 static int set_term(struct smp_event *ev, const char *term, uint64_t value)
 {
 	const struct pms_format *f = ev->pmu ? pms_pmu_format(ev->pmu, term) : NULL;
-	uint64_t *word;
 
 	if (!f)
 		return PMS_ENOENT;
-	switch (f->field) {
-	case PMS_CFG_CONFIG: word = (uint64_t *)&ev->attr.config; break;
-	case PMS_CFG_CONFIG1: word = (uint64_t *)&ev->attr.config1; break;
-	case PMS_CFG_CONFIG2: word = (uint64_t *)&ev->attr.config2; break;
-	default: return PMS_ENOTSUP;
-	}
-	*word &= ~pms_format_mask(f);
-	return pms_format_encode(f, value, word);
+	return pms_format_attr_set(f, &ev->attr, value);
 }
 
 static bool term_set(const struct smp_event *ev, const char *term)
@@ -107,14 +99,8 @@ static bool term_set(const struct smp_event *ev, const char *term)
 	const struct pms_format *f = ev->pmu ? pms_pmu_format(ev->pmu, term) : NULL;
 	uint64_t word;
 
-	if (!f)
+	if (!f || pms_format_attr_get(f, &ev->attr, &word) < 0)
 		return false;
-	switch (f->field) {
-	case PMS_CFG_CONFIG: word = ev->attr.config; break;
-	case PMS_CFG_CONFIG1: word = ev->attr.config1; break;
-	case PMS_CFG_CONFIG2: word = ev->attr.config2; break;
-	default: return false;
-	}
 	return (word & pms_format_mask(f)) != 0;
 }
 

@@ -107,6 +107,27 @@ for f in sorted(os.listdir(tools)) if os.path.isdir(tools) else []:
             continue
         bad.append(f"tools/{f}: reaches {os.path.relpath(h, top)}: the CLI uses only include/pmuscope/")
 
+# One of each (src/README.md): who may read the CPU identity, detect a
+# hypervisor, or map a format field to a perf_event_attr word.
+single = [
+    (r'"proc/cpuinfo"', "topo", "the CPU identity is read once, by src/topo (use the topology)"),
+    (r'regs/identification/midr_el1"', "topo", "MIDRs are read once, by src/topo (pms_topo_cpu()->midr)"),
+    (r'"sys/hypervisor/type"', "topo", "VM detection is pms_hypervisor_detect()"),
+    (r'case PMS_CFG_CONFIG1\b', "pmu", "format field -> attr word is pms_format_attr_set/get()"),
+]
+for base in ("src", "tools"):
+    for root, _, files in os.walk(os.path.join(top, base)):
+        for f in sorted(files):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, top)
+            owner_dir = rel.split(os.sep)[1] if base == "src" else "tools"
+            for n, line in enumerate(open(path, errors="replace"), 1):
+                for pat, home, why in single:
+                    if owner_dir != home and re.search(pat, line):
+                        bad.append(f"{rel}:{n}: {why}")
+
 # What the objects call: decode makes no syscalls, decode and perfdata open
 # nothing by path (perfdata's reader and writer work on the fd they are given).
 opens = {"open", "open64", "openat", "openat64", "fopen", "fopen64", "opendir", "creat",
@@ -176,6 +197,9 @@ if [ "${1:-}" = "--self-test" ]; then
   # The CLI reaching an internal header.
   fresh; sed -i '1i #include "util/error.h"' "$tmp/t/tools/json.c"
   expect_fail "tools internal" "tools/json.c: reaches src/util/error.h"
+  # A second reader of something that has one home.
+  fresh; sed -i '1i static const char *p = "proc/cpuinfo";' "$tmp/t/src/sample/ring.c"
+  expect_fail "second cpuinfo reader" "src/sample/ring.c:1: the CPU identity is read once"
   # A row that lost a dependency the code has.
   fresh; sed -i 's/^\(report .*\)(util, \(.*\))$/\1(\2)/' "$tmp/t/src/README.md"
   grep -q '^report.*(util' "$tmp/t/src/README.md" && { echo "FAIL: self-test could not edit the report row"; fail=1; }

@@ -134,6 +134,8 @@ opens = {"open", "open64", "openat", "openat64", "fopen", "fopen64", "opendir", 
          "stat", "stat64", "lstat", "access", "readlink", "unlink", "mkdir", "getenv"}
 fdio = {"read", "write", "pread", "pread64", "pwrite", "pwrite64", "mmap", "mmap64", "munmap",
         "fstat", "fstat64", "lseek", "lseek64", "ioctl", "syscall", "close", "fdopen"}
+if lib and not os.path.exists(lib):
+    bad.append(f"{lib} is not built: the object checks need it (ninja first)")
 if lib and os.path.exists(lib):
     out = subprocess.run(["nm", "-A", "--undefined-only", lib], capture_output=True, text=True).stdout
     for line in out.splitlines():
@@ -174,7 +176,7 @@ if [ "${1:-}" = "--self-test" ]; then
   fail=0
   fresh() { rm -rf "$tmp/t"; mkdir -p "$tmp/t"; cp -r "$top/src" "$top/include" "$top/tools" "$tmp/t/"; }
   expect_fail() { # NAME PATTERN: the check must fail and name PATTERN
-    if check "$tmp/t" >"$tmp/out" 2>&1; then
+    if check "$tmp/t" "${lib:-}" >"$tmp/out" 2>&1; then
       echo "FAIL: self-test $1: the check passed"; fail=1
     elif ! grep -q -- "$2" "$tmp/out"; then
       echo "FAIL: self-test $1: no line matching '$2':"; cat "$tmp/out"; fail=1
@@ -204,6 +206,19 @@ if [ "${1:-}" = "--self-test" ]; then
   fresh; sed -i 's/^\(report .*\)(util, \(.*\))$/\1(\2)/' "$tmp/t/src/README.md"
   grep -q '^report.*(util' "$tmp/t/src/README.md" && { echo "FAIL: self-test could not edit the report row"; fail=1; }
   expect_fail "table row" "src/report/memprof.c: reaches .* (util)"
+  # On objects: a decode file that opens a path, and two catalog files that
+  # call each other.
+  fresh; mkdir -p "$tmp/o"
+  printf '#include <fcntl.h>\nint pms_t_d(void);\nint pms_t_d(void) { return open("x", O_RDONLY); }\n' >"$tmp/o/d.c"
+  printf 'int pms_t_b(int);\nint pms_t_a(int);\nint pms_t_a(int n) { return n ? pms_t_b(n - 1) : 0; }\n' >"$tmp/o/a.c"
+  printf 'int pms_t_a(int);\nint pms_t_b(int);\nint pms_t_b(int n) { return n ? pms_t_a(n - 1) : 1; }\n' >"$tmp/o/b.c"
+  "$cc" -c "$tmp/o/d.c" -o "$tmp/o/src_decode_d.c.o" && "$cc" -c "$tmp/o/a.c" -o "$tmp/o/src_catalog_a.c.o" &&
+    "$cc" -c "$tmp/o/b.c" -o "$tmp/o/src_catalog_b.c.o" &&
+    ar rcs "$tmp/o/lib.a" "$tmp/o/src_decode_d.c.o" "$tmp/o/src_catalog_a.c.o" "$tmp/o/src_catalog_b.c.o" ||
+    { echo "FAIL: self-test could not build its objects"; fail=1; }
+  lib=$tmp/o/lib.a
+  expect_fail "decode opens a path" "src_decode_d.c.o: calls open()"
+  expect_fail "call cycle" "src_catalog_a.c.o and src_catalog_b.c.o call each other"
   exit $fail
 fi
 check "$top" "$build/libpmuscope.a"

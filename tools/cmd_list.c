@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
+#include "pmuscope/topo.h"
 
 int cmd_list(const struct cli_global *g, int argc, char **argv);
 
@@ -43,38 +44,6 @@ static char *set_str(const struct pms_cpuset *s)
 	if (b)
 		pms_cpuset_format(s, b, n + 1);
 	return b;
-}
-
-/* The guest-without-PMU case: the cpuinfo "hypervisor" flag (x86, set from
- * CPUID.1:ECX[31]) or a /sys/hypervisor/type (Xen). */
-static bool under_hypervisor(struct pms_sys *sys, char *what, size_t size)
-{
-	char *text = NULL;
-	bool yes = false;
-	if (pms_sys_read_line(sys, "sys/hypervisor/type", &text) == 0 && text[0]) {
-		snprintf(what, size, "/sys/hypervisor/type says '%s'", text);
-		yes = true;
-	}
-	free(text);
-	text = NULL;
-	if (!yes && pms_sys_read_file(sys, "proc/cpuinfo", &text, NULL) == 0) {
-		for (char *line = text; line && *line;) {
-			char *nl = strchr(line, '\n');
-			if (nl)
-				*nl = '\0';
-			if (!strncmp(line, "flags", 5) &&
-			    (strstr(line, " hypervisor ") || strstr(line, " hypervisor\t") ||
-			     (strlen(line) >= 11 && !strcmp(line + strlen(line) - 11, " hypervisor")))) {
-				snprintf(what, size, "/proc/cpuinfo has the 'hypervisor' flag");
-				yes = true;
-				break;
-			}
-			line = nl ? nl + 1 : NULL;
-		}
-	}
-	free(text);
-	pms_error_clear();
-	return yes;
 }
 
 static void no_hw_note(char *buf, size_t size, const struct pms_pmus *pmus, bool hv,
@@ -290,7 +259,7 @@ int cmd_list(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	has_hw = pms_pmus_has_hardware(pmus);
-	hv = under_hypervisor(sys, hv_what, sizeof(hv_what));
+	hv = pms_hypervisor_detect(sys, hv_what, sizeof(hv_what));
 	if (!has_hw)
 		no_hw_note(note, sizeof(note), pmus, hv, hv_what);
 	for (size_t i = 0; i < pmus->count; i++)

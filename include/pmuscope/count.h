@@ -31,9 +31,12 @@
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_count_target {
 	PMS_COUNT_CHILD = 0, /* pid is a child stopped before exec (pms_child_spawn) */
@@ -145,6 +148,7 @@ void pms_count_value_scale(struct pms_count_value *v);
 
 const char *pms_count_agg_name(enum pms_count_agg agg);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

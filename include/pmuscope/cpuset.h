@@ -12,9 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct pms_cpuset {
 	uint64_t *bits;
@@ -51,6 +54,7 @@ int pms_cpuset_parse_mask(struct pms_cpuset *s, const char *text);
 /* Format as a list ("0-3,8"); returns the length it needed (like snprintf). */
 size_t pms_cpuset_format(const struct pms_cpuset *s, char *buf, size_t size);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -12,9 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* ---- The union (include/uapi/linux/perf_event.h, v7.3-rc7) ---------------
  * Field values below are the unshifted field values, as in the kernel's
@@ -388,6 +391,7 @@ enum pms_spe_decoder pms_spe_decoder_for_midr(uint64_t midr);
 /* data_src as perf synthesises it (arm_spe__synth_data_source). */
 uint64_t pms_spe_data_src(const struct pms_spe_in *in);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -33,9 +33,12 @@
 #include "pmuscope/cpuset.h"
 #include "pmuscope/pmu.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct pms_catalog; /* pmuscope/catalog.h */
 
@@ -101,7 +104,7 @@ struct pms_event_parse_opts {
 #define PMS_EVENT_PARSE_OPTS_INIT { PMS_EVENT_PARSE_OPTS_VERSION, NULL }
 
 /* pms_event_parse with options; opts NULL is the same as pms_event_parse.
- * PMS_EINVAL for an opts->version this library does not know. */
+ * Options versions follow docs/api.md (older accepted, newer refused). */
 int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		       const struct pms_event_parse_opts *opts, struct pms_event_list **out);
 
@@ -114,6 +117,7 @@ size_t pms_event_attr_describe(const struct perf_event_attr *attr, char *buf,
 /* Like pms_event_attr_describe, plus config4 when set. */
 size_t pms_event_describe(const struct pms_event *ev, char *buf, size_t size);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,9 +10,12 @@
 
 #include <stdint.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_engine {
 	PMS_ENG_NONE = 0,
@@ -105,6 +108,7 @@ int pms_memsample_from_sample(const struct pms_sample *in, const struct pms_memc
  * PMS_ENG_NONE when the PMU is no memory-sampling engine. */
 enum pms_engine pms_engine_of_pmu(const char *pmu, const char *vendor);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

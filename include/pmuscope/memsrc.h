@@ -27,6 +27,7 @@
 #ifndef PMUSCOPE_MEMSRC_H
 #define PMUSCOPE_MEMSRC_H
 
+#include "pmuscope/api.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+PMS_API_BEGIN
 
 struct perf_event_attr;
 struct pms_memsrc;
@@ -173,6 +176,8 @@ uint64_t pms_memsrc_span_ns(const struct pms_memsrc *s);
 /* The underlying sampler (live) or reader (recorded), NULL for the other. */
 struct pms_sampler *pms_memsrc_sampler(const struct pms_memsrc *s);
 struct pms_perfdata_reader *pms_memsrc_reader(const struct pms_memsrc *s);
+
+PMS_API_END
 
 #ifdef __cplusplus
 }

@@ -18,9 +18,12 @@
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* A node result that is not a node: the oracle never guesses.  Values >= 0
  * are node ids; values < 0 are either the page's negative errno status as
@@ -91,6 +94,7 @@ int pms_numa_node_of_phys(const struct pms_topo *topo, uint64_t paddr);
 
 void pms_numa_oracle_stats(const struct pms_numa_oracle *o, struct pms_numa_stats *out);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -27,9 +27,12 @@
 
 #include "pmuscope/record.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct perf_event_attr;
 struct pms_perfdata_writer;
@@ -349,6 +352,7 @@ void pms_perfdata_reader_free(struct pms_perfdata_reader *r);
 /* Human name of feature number feat ("NUMA_TOPOLOGY"), or NULL. */
 const char *pms_perfdata_feature_name(unsigned feat);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -20,9 +20,14 @@
 #include "pmuscope/memsample.h"
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
+
+struct perf_event_attr;
 
 /* Which perf_event_attr word a format term writes. */
 enum pms_cfg_field {
@@ -147,6 +152,14 @@ int pms_format_parse(const char *text, struct pms_format *f);
 int pms_format_encode(const struct pms_format *f, uint64_t value, uint64_t *word);
 /* Mask of all bits the term covers. */
 uint64_t pms_format_mask(const struct pms_format *f);
+/* The one field -> perf_event_attr word mapping (config, config1, config2,
+ * config3).  set: the term's bits in attr become value (cleared first);
+ * get: *word is the attr word that holds the term.  PMS_ENOTSUP for a term
+ * in config4, which perf_event_attr does not have. */
+int pms_format_attr_set(const struct pms_format *f, struct perf_event_attr *attr,
+			uint64_t value);
+int pms_format_attr_get(const struct pms_format *f, const struct perf_event_attr *attr,
+			uint64_t *word);
 
 const char *pms_pmu_kind_name(enum pms_pmu_kind kind);
 const char *pms_scope_name(enum pms_uncore_scope scope);
@@ -162,6 +175,7 @@ size_t pms_format_str(const struct pms_format *f, char *buf, size_t size);
  * exposed; false on e.g. a VM without a virtual PMU. */
 bool pms_pmus_has_hardware(const struct pms_pmus *pmus);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 #ifndef PMUSCOPE_RECORDER_H
 #define PMUSCOPE_RECORDER_H
 
+#include "pmuscope/api.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+PMS_API_BEGIN
 
 #define PMS_RECORDER_OPTS_VERSION 1
 struct pms_recorder_opts {
@@ -70,6 +73,8 @@ int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struc
 
 uint64_t pms_recorder_records(const struct pms_recorder *r);
 uint64_t pms_recorder_skipped(const struct pms_recorder *r);
+
+PMS_API_END
 
 #ifdef __cplusplus
 }

@@ -25,9 +25,12 @@
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_sampler_target {
 	PMS_TARGET_CHILD = 0, /* pid from pms_child_spawn(): inherit + enable_on_exec */
@@ -180,6 +183,7 @@ int pms_child_wait(struct pms_child *c, bool nohang, int *status);
 /* Kills (SIGKILL) and reaps a child that was never waited for. */
 void pms_child_free(struct pms_child *c);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

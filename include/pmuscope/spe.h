@@ -20,9 +20,12 @@
 
 #include "pmuscope/memsample.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* ---- One packet ----------------------------------------------------------- */
 
@@ -246,6 +249,7 @@ int pms_spe_record_memsample(const struct pms_spe_record *r, uint32_t midr,
  * that (buf may be NULL with size 0 to measure).  PMS_EINVAL for NULL rec. */
 int pms_spe_encode_record(const struct pms_spe_record *rec, uint8_t *buf, size_t size);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

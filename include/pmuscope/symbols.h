@@ -19,9 +19,12 @@
 
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_map_kind {
 	PMS_MAP_FILE = 0, /* backed by a file */
@@ -95,6 +98,7 @@ bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s);
  * cannot be opened or has no build id, PMS_EPARSE when it is not ELF. */
 int pms_elf_build_id(const char *path, uint8_t id[20], size_t *len);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -26,9 +26,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct perf_event_attr;
 
@@ -109,6 +112,7 @@ int pms_sys_perf_event_open(const struct pms_sys *sys, struct perf_event_attr *a
 			    const char *what);
 int pms_sys_close(const struct pms_sys *sys, int fd);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

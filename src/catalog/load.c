@@ -15,6 +15,7 @@
 #include "catalog/arm_int.h"
 #include "catalog/catalog_int.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 /* ---- JSON field helpers ---- */
 
@@ -846,11 +847,33 @@ static int load_armdata_dir(struct pms_catalog *cat, const char *dir,
 static int catalog_load(struct pms_catalog *cat, const char *path,
 			const struct pms_catalog_select *sel);
 
+int pms_catalog_load_for_pmu(struct pms_catalog *cat, const char *path,
+			     const struct pms_catalog_select *sel, const char *pmu)
+{
+	size_t first = cat ? cat->n : 0;
+	int r = pms_catalog_load(cat, path, sel);
+	if (r < 0 || !pmu)
+		return r;
+	for (size_t i = first; i < cat->n; i++) {
+		if (cat->ev[i].pmu)
+			continue;
+		if (!(cat->ev[i].pmu = strdup(pmu))) {
+			pms_cat_truncate(cat, first);
+			return pms_err(PMS_ENOMEM, "out of memory copying catalog text");
+		}
+	}
+	return (int)(cat->n - first);
+}
+
 int pms_catalog_load(struct pms_catalog *cat, const char *path,
 		     const struct pms_catalog_select *sel)
 {
 	if (!cat || !path)
 		return pms_err(PMS_EINVAL, "pms_catalog_load: NULL argument");
+	int v = sel ? pms_opts_check("pms_catalog_load", "PMS_CATALOG_SELECT_INIT", sel->version,
+				     PMS_CATALOG_SELECT_VERSION) : 0;
+	if (v < 0)
+		return v;
 	size_t n0 = cat->n;
 	int r = catalog_load(cat, path, sel);
 	if (r < 0)

@@ -6,6 +6,7 @@
 #include "pmuscope/error.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -265,6 +266,7 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_event_list *list,
 		     const struct pms_count_opts *opts, struct pms_counter **out)
 {
+	static const struct pms_count_opts def = PMS_COUNT_OPTS_INIT;
 	struct pms_counter *c = NULL;
 	struct places ps = { 0 };
 	pid_t *tids = NULL;
@@ -273,8 +275,13 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	int r;
 
 	*out = NULL;
-	if (!sys || !list || !opts || opts->version < 1)
-		return pms_err(PMS_EINVAL, "pms_counter_open: missing sys, event list or options");
+	if (!opts)
+		opts = &def;
+	if (!sys || !list)
+		return pms_err(PMS_EINVAL, "pms_counter_open: missing sys or event list");
+	if ((r = pms_opts_check("pms_counter_open", "PMS_COUNT_OPTS_INIT", opts->version,
+				PMS_COUNT_OPTS_VERSION)) < 0)
+		return r;
 	if (!list->count)
 		return pms_err(PMS_EINVAL, "pms_counter_open: no events to count");
 	if (opts->target == PMS_COUNT_CPUS && !topo)

@@ -6,6 +6,7 @@
 
 #include "pmuscope/numa.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 /* include/uapi/linux/mempolicy.h: get_mempolicy flags. */
 #define MPOL_F_NODE_ (1u << 0)
@@ -126,9 +127,9 @@ int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
 		return pms_err(PMS_EINVAL, "numa oracle: NULL sys or out");
 	if (!opts)
 		opts = &def;
-	if (opts->version != PMS_NUMA_OPTS_VERSION)
-		return pms_err(PMS_EINVAL, "numa oracle: opts.version %u, this library knows %u",
-			       opts->version, PMS_NUMA_OPTS_VERSION);
+	if ((rc = pms_opts_check("pms_numa_oracle_new", "PMS_NUMA_OPTS_INIT", opts->version,
+				 PMS_NUMA_OPTS_VERSION)) < 0)
+		return rc;
 	size_t psz = opts->page_size ? opts->page_size : 4096;
 	if (psz & (psz - 1))
 		return pms_err(PMS_EINVAL, "numa oracle: page size %zu is not a power of two", psz);

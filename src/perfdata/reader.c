@@ -29,19 +29,6 @@
 /* Mapped file pages are given back in chunks of this many bytes. */
 #define DROP_CHUNK (UINT64_C(16) << 20)
 
-void *pd_alloc(struct pms_perfdata_reader *r, size_t size)
-{
-	struct arena_blk *b;
-	if (size > SIZE_MAX - sizeof(*b))
-		return NULL;
-	b = calloc(1, sizeof(*b) + size);
-	if (!b)
-		return NULL;
-	b->next = r->arena;
-	r->arena = b;
-	return b->data;
-}
-
 static uint64_t rd64(const struct pms_perfdata_reader *r, const unsigned char *p)
 {
 	uint64_t v;

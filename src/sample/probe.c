@@ -8,6 +8,7 @@
 #include "sample/sampler_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include "pmuscope/event.h"
 
@@ -87,18 +88,10 @@ static int attempt_add(struct smp_plan *p, const struct smp_event *ev, pid_t pid
 static int set_term(struct smp_event *ev, const char *term, uint64_t value)
 {
 	const struct pms_format *f = ev->pmu ? pms_pmu_format(ev->pmu, term) : NULL;
-	uint64_t *word;
 
 	if (!f)
 		return PMS_ENOENT;
-	switch (f->field) {
-	case PMS_CFG_CONFIG: word = (uint64_t *)&ev->attr.config; break;
-	case PMS_CFG_CONFIG1: word = (uint64_t *)&ev->attr.config1; break;
-	case PMS_CFG_CONFIG2: word = (uint64_t *)&ev->attr.config2; break;
-	default: return PMS_ENOTSUP;
-	}
-	*word &= ~pms_format_mask(f);
-	return pms_format_encode(f, value, word);
+	return pms_format_attr_set(f, &ev->attr, value);
 }
 
 static bool term_set(const struct smp_event *ev, const char *term)
@@ -106,14 +99,8 @@ static bool term_set(const struct smp_event *ev, const char *term)
 	const struct pms_format *f = ev->pmu ? pms_pmu_format(ev->pmu, term) : NULL;
 	uint64_t word;
 
-	if (!f)
+	if (!f || pms_format_attr_get(f, &ev->attr, &word) < 0)
 		return false;
-	switch (f->field) {
-	case PMS_CFG_CONFIG: word = ev->attr.config; break;
-	case PMS_CFG_CONFIG1: word = ev->attr.config1; break;
-	case PMS_CFG_CONFIG2: word = ev->attr.config2; break;
-	default: return false;
-	}
 	return (word & pms_format_mask(f)) != 0;
 }
 
@@ -784,14 +771,17 @@ void pms_smp_plan_fini(struct smp_plan *p)
 int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct pms_topo *topo,
 		 const struct pms_sampler_opts *o, struct smp_plan *p)
 {
-	struct ctx c = { sys, pmus, o, p, -1 };
+	static const struct pms_sampler_opts def = PMS_SAMPLER_OPTS_INIT;
+	struct ctx c = { sys, pmus, o ? o : &def, p, -1 };
 	static const struct pms_pmus no_pmus = { NULL, 0 };
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	if (!o || o->version < 1)
-		return pms_err(PMS_EINVAL, "sampler options without a version (use "
-					   "PMS_SAMPLER_OPTS_INIT)");
+	if (!o)
+		o = &def;
+	if ((ret = pms_opts_check("pms_sampler_open", "PMS_SAMPLER_OPTS_INIT", o->version,
+				  PMS_SAMPLER_OPTS_VERSION)) < 0)
+		return ret;
 	if (!pmus)
 		c.pmus = &no_pmus;
 	if (o->target != PMS_TARGET_CPUS) {

@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/natsort.h"
+#include "util/opts.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -113,9 +114,9 @@ int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
 	if (!out)
 		return pms_err(PMS_EINVAL, "pms_sys_new: out is NULL");
 	*out = NULL;
-	if (opts && opts->version != PMS_SYS_OPTS_VERSION)
-		return pms_err(PMS_EINVAL, "pms_sys_new: opts version %u, expected %u",
-			       opts->version, PMS_SYS_OPTS_VERSION);
+	if (opts && (ret = pms_opts_check("pms_sys_new", "PMS_SYS_OPTS_INIT", opts->version,
+					  PMS_SYS_OPTS_VERSION)) < 0)
+		return ret;
 	if (opts && opts->root && opts->root[0])
 		root = opts->root;
 

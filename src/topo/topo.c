@@ -891,6 +891,7 @@ int pms_topo_load(struct pms_sys *sys, struct pms_topo **out)
 		goto out;
 	if ((ret = pms_topo_read_cpuinfo(sys, t)) < 0)
 		goto out;
+	pms_hypervisor_detect(sys, t->hypervisor, sizeof(t->hypervisor));
 	*out = t;
 	t = NULL;
 	ret = 0;
@@ -1019,4 +1020,40 @@ const char *pms_cache_type_name(enum pms_cache_type type)
 	case PMS_CACHE_INSTRUCTION: return "instruction";
 	default: return "unified";
 	}
+}
+
+/* Only the identity: the same readers as pms_topo_load, for snapshots and
+ * callers that need no more than who the CPU is. */
+int pms_topo_load_cpuid(struct pms_sys *sys, struct pms_topo **out)
+{
+	struct pms_topo *t = NULL;
+	char path[128];
+	int ret;
+
+	if (!out)
+		return pms_err(PMS_EINVAL, "pms_topo_load_cpuid: out is NULL");
+	*out = NULL;
+	if (!sys)
+		return pms_err(PMS_EINVAL, "pms_topo_load_cpuid: sys is NULL");
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return pms_err(PMS_ENOMEM, "pms_topo_load_cpuid: out of memory");
+	t->family = t->model = t->stepping = -1;
+	if (list_cpus(sys, t) < 0)
+		pms_error_clear(); /* no cpuN directories: no MIDRs, cpuinfo still tells */
+	for (size_t i = 0; i < t->ncpus; i++) {
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/regs/identification/midr_el1",
+			 t->cpus[i].cpu);
+		if ((ret = read_hex_opt(sys, path, &t->cpus[i].midr)) < 0)
+			goto out;
+	}
+	if ((ret = pms_topo_read_cpuinfo(sys, t)) < 0)
+		goto out;
+	pms_hypervisor_detect(sys, t->hypervisor, sizeof(t->hypervisor));
+	*out = t;
+	t = NULL;
+	ret = 0;
+out:
+	pms_topo_free(t);
+	return ret;
 }

@@ -462,7 +462,7 @@ PMS_TEST(errno_messages)
 		{ "zen4-ibs", 2, true, EMFILE, "page-faults:u", PMS_COUNT_TID, PMS_EBUSY,
 		  { "soft 1024, hard 524288", "ulimit -n", "Too many open files" } },
 		{ "vm-nopmu", 2, true, ENOENT, "cycles:u", PMS_COUNT_TID, PMS_ENOENT,
-		  { "virtual machine", "hypervisor flag", "no core PMU" } },
+		  { "virtual machine", "'hypervisor' flag", "no core PMU" } },
 		{ "zen4-ibs", 2, true, ENOENT, "r1234:u", PMS_COUNT_TID, PMS_ENOENT,
 		  { "no such event", "config=0x1234", NULL } },
 		{ "neoverse-n1-spe", 2, true, EOPNOTSUPP, "cycles:uI", PMS_COUNT_TID, PMS_ENOTSUP,

@@ -277,7 +277,9 @@ PMS_TEST(roundtrip_file_fd_and_memory)
 	/* A record size of 0 in the data: the records before it come, then
 	 * PMS_EPARSE naming the offset. */
 	{
-		uint64_t off = PMS_PERFDATA_HEADER_SIZE + ex_g[0].len + ex_g[1].len;
+		uint64_t off, doff;
+		memcpy(&doff, buf + 40, 8);
+		off = doff + ex_g[0].len + ex_g[1].len;
 		struct pms_perfdata_event ev;
 		int rc = 0, n = 0;
 		char want[64];

@@ -65,6 +65,12 @@ static int in_file(const struct blob *bl, struct sect s)
 	return s.offset <= bl->n && s.size <= bl->n - s.offset;
 }
 
+/* Leave an unrelated message behind, as other calls do between writes. */
+static void pms_err_set_for_test(void)
+{
+	pms_perfdata_reader_open_mem("x", 1, &(struct pms_perfdata_reader *){ NULL });
+}
+
 static int open_new(const char *dir, const char *name, char *path, size_t size)
 {
 	snprintf(path, size, "%s/%s", dir, name);
@@ -140,7 +146,9 @@ PMS_TEST(header_attrs_ids_data_features)
 	evt = sect_at(&bl, 56);
 	CHECK_EQ_U64(attrs.size, attr_size);
 	CHECK(in_file(&bl, attrs));
-	CHECK_EQ_U64(data.offset, 104);
+	/* perf's layout: the ids, then the attrs, then the data. */
+	CHECK_EQ_U64(attrs.offset, 104 + 16);
+	CHECK_EQ_U64(data.offset, 104 + 16 + attr_size);
 	CHECK_EQ_U64(data.size, total);
 	CHECK_EQ_U64(evt.offset, 0);
 	CHECK_EQ_U64(evt.size, 0);
@@ -151,7 +159,7 @@ PMS_TEST(header_attrs_ids_data_features)
 	CHECK_EQ_U64(u64_at(&bl, 96), 0);
 
 	/* Data: the records in order; the first is the COMM. */
-	CHECK_EQ_U64(u32_at(&bl, 104), PERF_RECORD_COMM);
+	CHECK_EQ_U64(u32_at(&bl, data.offset), PERF_RECORD_COMM);
 	{
 		uint64_t off = data.offset, n = 0;
 		while (off + 8 <= data.offset + data.size) {
@@ -229,8 +237,8 @@ PMS_TEST(long_string_feature_padding)
 	bl = slurp(path);
 	CHECK_EQ_U64(u64_at(&bl, 40 + 8), 0); /* no records */
 	CHECK_EQ_U64(u64_at(&bl, 72), 1u << 4);
-	f = sect_at(&bl, 104);
-	CHECK_EQ_U64(f.offset, 104 + 16);
+	f = sect_at(&bl, u64_at(&bl, 40));
+	CHECK_EQ_U64(f.offset, u64_at(&bl, 40) + 16);
 	CHECK_EQ_U64(f.size, 4 + 128);
 	CHECK_EQ_U64(u32_at(&bl, f.offset), 128);
 	CHECK(in_file(&bl, f) && memcmp(bl.b + f.offset + 4, s, 65) == 0);
@@ -377,9 +385,16 @@ PMS_TEST(write_errors_name_the_section)
 		  pms_error_last());
 	CHECK(strstr(pms_error_last(), "errno 9") != NULL);
 	CHECK_EQ_U64(pms_perfdata_writer_records(w), 1);
-	/* ... and close names the first section it could not write. */
+	/* The failure is kept: later writes and close return it again with
+	 * its own message, never a later or stale one. */
+	pms_err_set_for_test();
+	CHECK_EQ_INT(pms_perfdata_writer_write(w, r.b, n), PMS_EIO);
+	CHECK_MSG(strstr(pms_error_last(), "data section record 1") != NULL, "%s",
+		  pms_error_last());
+	CHECK_EQ_U64(pms_perfdata_writer_records(w), 1);
+	pms_err_set_for_test();
 	CHECK_EQ_INT(pms_perfdata_writer_close(w), PMS_EIO);
-	CHECK_MSG(strstr(pms_error_last(), "feature 3 payload") != NULL, "%s",
+	CHECK_MSG(strstr(pms_error_last(), "data section record 1") != NULL, "%s",
 		  pms_error_last());
 	pms_perfdata_writer_free(w);
 
@@ -474,7 +489,7 @@ PMS_TEST(perf_opens_written_file)
 	CHECK_MSG(strstr(out, "# arch : x86_64") != NULL, "%s", out);
 	CHECK_MSG(strstr(out, "# nrcpus online : 4") != NULL, "%s", out);
 	CHECK_MSG(strstr(out, "# nrcpus avail : 8") != NULL, "%s", out);
-	CHECK_MSG(strstr(out, "# data offset    : 104") != NULL, "%s", out);
+	CHECK_MSG(strstr(out, "# data offset    : 272") != NULL, "%s", out);
 
 	/* perf script: one line per sample, named by the COMM record. */
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F comm,tid,ip,addr 2>/dev/null", path);

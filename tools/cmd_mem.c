@@ -297,6 +297,7 @@ struct rec_ctx {
 	struct pms_perfdata_writer *w;
 	struct pms_sample_layout lay;
 	int werr; /* first perf.data write error */
+	char wmsg[512]; /* and its message */
 	char **paths; /* distinct mapped files, for BUILD_ID */
 	size_t npaths;
 	bool hide_kernel; /* proc/kallsyms hides kernel addresses from this caller */
@@ -311,8 +312,11 @@ static void write_rec(struct rec_ctx *c, const struct pms_record *r)
 	int rc = pms_record_encode(&c->lay, r, c->buf, sizeof(c->buf), &len);
 	if (rc >= 0)
 		rc = pms_perfdata_writer_write(c->w, c->buf, len);
-	if (rc < 0)
+	if (rc < 0 && !c->werr) {
 		c->werr = rc;
+		/* kept: later calls overwrite the library's message */
+		snprintf(c->wmsg, sizeof(c->wmsg), "%s", pms_error_last());
+	}
 }
 
 /* Remember a mapped file once (a process maps a few dozen). */
@@ -367,7 +371,9 @@ static int on_sideband(void *ud, const struct pms_record *rec)
 		return rc;
 	if (rec->type == PMS_RECORD_MMAP2 || rec->type == PMS_RECORD_MMAP ||
 	    rec->type == PMS_RECORD_COMM || rec->type == PMS_RECORD_FORK ||
-	    rec->type == PMS_RECORD_EXIT)
+	    rec->type == PMS_RECORD_EXIT || rec->type == PMS_RECORD_LOST ||
+	    rec->type == PMS_RECORD_LOST_SAMPLES || rec->type == PMS_RECORD_THROTTLE ||
+	    rec->type == PMS_RECORD_UNTHROTTLE)
 		write_rec(c, rec);
 	if (c->w && (rec->type == PMS_RECORD_MMAP2 || rec->type == PMS_RECORD_MMAP) &&
 	    rec->mmap.filename && rec->mmap.filename[0] == '/')
@@ -908,7 +914,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	 * answer wrongly for the others, so only physical addresses resolve. */
 	ctx->oracle = o.kind == T_SYSTEM ? NULL : oracle;
 	if (o.out) {
-		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* 0600 as perf: samples show code and data addresses */
+		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (outfd < 0) {
 			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, strerror(errno));
 			goto out;
@@ -923,7 +930,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			ctx->hide_kernel = true;
 		pms_symbolizer_free(probe);
 		pms_maps_free(none);
-		if (perfdata_begin(ctx, outfd, &info, pmus) < 0) {
+		if (perfdata_begin(ctx, outfd, &info, pmus) < 0 ||
+		    pms_perfdata_writer_sync(ctx->w) < 0) {
 			cli_fail("mem: perf.data");
 			goto out;
 		}
@@ -941,7 +949,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 
 	struct pms_sampler_callbacks cb = { on_sample, on_sideband };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
-	double t0 = now_s(), last_progress = t0;
+	double t0 = now_s(), last_progress = t0, last_sync = t0;
 	bool forwarded = false, killed = false, done = false;
 	double forwarded_at = 0;
 	while (!done) {
@@ -965,6 +973,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			relfd[1] = -1;
 		}
 		double t = now_s();
+		if (ctx->w && !ctx->werr && t - last_sync >= 1.0) {
+			/* the file stays readable (by perf too) if we are killed */
+			int src = pms_perfdata_writer_sync(ctx->w);
+			if (src < 0) {
+				ctx->werr = src;
+				snprintf(ctx->wmsg, sizeof(ctx->wmsg), "%s", pms_error_last());
+			}
+			last_sync = t;
+		}
 		if (show_progress && t - last_progress >= 1.0) {
 			struct pms_sampler_stats st;
 			pms_sampler_stats(smp, &st);
@@ -1014,6 +1031,34 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 	(void)pms_memprof_resolve(prof, ctx->oracle);
 
+	/* The file is finished before anything is printed: a reader that
+	 * closes stdout early (| head) must not cost the recording. */
+	bool write_failed = false;
+	if (ctx->w) {
+		int wrc = perfdata_features(ctx, sys, topo, pmus);
+		if (wrc < 0 && !ctx->werr) {
+			ctx->werr = wrc;
+			snprintf(ctx->wmsg, sizeof(ctx->wmsg), "%s", pms_error_last());
+		}
+		/* close writes what it can (the records before a failure stay
+		 * readable) and returns the first failure */
+		wrc = pms_perfdata_writer_close(ctx->w);
+		if (wrc < 0 && !ctx->werr) {
+			ctx->werr = wrc;
+			snprintf(ctx->wmsg, sizeof(ctx->wmsg), "%s", pms_error_last());
+		}
+		if (ctx->werr) {
+			write_failed = true;
+			fprintf(stderr, "pmuscope: mem: writing %s failed: %s; the %" PRIu64
+					" records before the failure are readable (pmuscope report, "
+					"perf report); free space or choose another -o\n",
+				o.out, ctx->wmsg, pms_perfdata_writer_records(ctx->w));
+		} else {
+			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
+				pms_perfdata_writer_records(ctx->w), o.out);
+		}
+	}
+
 	/* The report. */
 	struct pms_sampler_stats sst;
 	struct pms_numa_stats nst;
@@ -1051,18 +1096,6 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	else
 		mem_render_text(&mr, rep);
 	fflush(stdout);
-	if (ctx->w) {
-		int wrc = ctx->werr;
-		if (!wrc)
-			wrc = perfdata_features(ctx, sys, topo, pmus);
-		if (wrc >= 0)
-			wrc = pms_perfdata_writer_close(ctx->w);
-		if (wrc < 0)
-			cli_fail("mem: writing perf.data");
-		else
-			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
-				pms_perfdata_writer_records(ctx->w), o.out);
-	}
 
 	/* Exit status: what happened to the workload. */
 	exit_code = 0;
@@ -1081,6 +1114,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	} else if (oc.interrupted) {
 		exit_code = 128 + oc.stop_signal;
 	}
+	if (write_failed)
+		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
 	rc = 0;
 out:
 	if (handlers) {

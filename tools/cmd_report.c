@@ -26,6 +26,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv);
 /* In cmd_script.c. */
 void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r);
 
 static void help(FILE *f)
 {
@@ -223,6 +225,12 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_uint(j, "records", d->st->records);
 	cli_json_uint(j, "skipped_records", d->st->bad_records);
 	cli_json_bool(j, "truncated", d->st->truncated);
+	cli_json_bool(j, "unfinished", d->st->unfinished);
+	cli_json_uint(j, "skipped_features", d->st->bad_features);
+	cli_json_begin_array(j, "problems");
+	for (size_t i = 0; pms_perfdata_reader_problem(d->r, i); i++)
+		cli_json_str(j, NULL, pms_perfdata_reader_problem(d->r, i));
+	cli_json_end_array(j);
 	cli_json_begin_array(j, "events");
 	for (size_t i = 0; i < d->nattrs; i++) {
 		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(d->r, i);
@@ -450,8 +458,13 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct file_desc fdsc = { path, pms_perfdata_reader_is_pipe(r), st,
 				  ps.t1 > ps.t0 ? (double)(ps.t1 - ps.t0) / 1e9 : 0.0, nattrs, r };
 	char notes[256];
-	snprintf(notes, sizeof(notes), "from a recorded file; %" PRIu64 " records%s%s", st->records,
-		 st->bad_records ? ", some skipped" : "", st->truncated ? ", data truncated" : "");
+	snprintf(notes, sizeof(notes), "from a recorded file; %" PRIu64 " records%s%s%s%s",
+		 st->records, st->bad_records ? ", some skipped" : "",
+		 st->truncated ? ", data truncated" : "",
+		 st->unfinished ? "; the file was NOT FINISHED (its recorder was killed or the "
+				  "disk failed): read up to its end" : "",
+		 st->bad_features ? "; some header features skipped (see the warnings)" : "");
+	cli_perfdata_problems("report", path, r);
 	if (symbols) {
 		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)

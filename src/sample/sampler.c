@@ -759,6 +759,12 @@ static int on_record(void *ud, const void *rec, size_t len)
 	default:
 		break;
 	}
+	/* Accounting records go to the sideband callback too, so that a
+	 * recording keeps them (perf report --stats shows the loss). */
+	if ((r.type == PMS_RECORD_LOST || r.type == PMS_RECORD_LOST_SAMPLES ||
+	     r.type == PMS_RECORD_THROTTLE || r.type == PMS_RECORD_UNTHROTTLE) &&
+	    c->cb && c->cb->sideband)
+		ret = c->cb->sideband(c->ud, &r);
 	if (ret < 0)
 		c->stop = ret; /* this record is consumed; the next one stops */
 	return 0;

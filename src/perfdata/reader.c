@@ -942,7 +942,11 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			if (ai < 0) {
 				if (type == PMS_RECORD_SAMPLE) {
 					/* perf drops these (evlist__event2evsel NULL). */
-					r->stats.unknown_id++;
+					if (!r->stats.unknown_id++)
+						pd_problem(r, "SAMPLE at offset %" PRIu64 " has an id "
+							      "of no event; it and any like it are "
+							      "dropped, as perf drops them",
+							   raw.off);
 					continue;
 				}
 				ai = 0;

@@ -45,6 +45,11 @@ struct pms_perfdata_writer;
 
 /* "PERFILE2" read as a little-endian u64. */
 #define PMS_PERFDATA_MAGIC 0x32454c4946524550ULL
+/* "UNFINISH" read as a little-endian u64: while a writer has not closed the
+ * file, the header's event_types.offset holds it (perf has ignored that
+ * obsolete section since 2012; pmuscope's reader takes it as "not
+ * finished"). */
+#define PMS_PERFDATA_UNFINISHED_MARK 0x4853494e49464e55ULL
 /* sizeof(struct perf_file_header): magic, size, attr_size, 3 sections,
  * 256-bit feature bitmap. */
 #define PMS_PERFDATA_HEADER_SIZE 104
@@ -309,9 +314,10 @@ struct pms_perfdata_stats {
 	uint64_t lost_samples;   /* sum of LOST_SAMPLES.lost */
 	uint64_t bad_features;   /* feature sections that did not parse */
 	bool truncated;          /* the data ended inside a record */
-	/* The writer did not finish the file (killed, power cut): the header
-	 * lists no features and data.size is 0, or records follow the data
-	 * section, or the data section runs past the end of the file.  The
+	/* The writer did not finish the file (killed, power cut, full disk):
+	 * the header has PMS_PERFDATA_UNFINISHED_MARK, or lists no features
+	 * and has data.size 0 (perf's own unfinished files), records after the
+	 * data section or a data section past the end of the file.  The
 	 * records are read up to the end of the file (the last complete one). */
 	bool unfinished;
 	uint64_t recovered_bytes; /* data bytes read past the header's data.size */

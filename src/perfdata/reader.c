@@ -409,23 +409,28 @@ static int open_common(struct pms_perfdata_reader *r)
 	 * features: its header was written before the data was complete
 	 * (data.size 0 as perf leaves it, or what pmuscope's writer last
 	 * synced).  Its records are read up to the end of the file. */
-	bool nofeat = true;
+	bool nofeat = true, mark = rd64(r, p + 56) == PMS_PERFDATA_UNFINISHED_MARK;
 	for (int i = 0; i < 4; i++)
 		nofeat &= rd64(r, p + 72 + 8 * i) == 0;
-	if (nofeat && doff >= FILE_HEADER_SIZE && doff <= r->len &&
-	    (dsize == 0 || dsize > r->len - doff || r->len - doff - dsize >= 8)) {
+	if ((mark || nofeat) && doff >= FILE_HEADER_SIZE && doff <= r->len &&
+	    (mark || dsize == 0 || dsize > r->len - doff || r->len - doff - dsize >= 8)) {
 		r->stats.unfinished = true;
 		if (dsize > r->len - doff)
 			dsize = r->len - doff;
 		r->stats.recovered_bytes = r->len - doff - dsize;
-		pd_problem(r, "the file was not finished (its writer was killed or the disk "
-			      "failed): the header lists no features and %s; the records up to the "
-			      "end of the file are read (%" PRIu64 " bytes past the header's data size)",
-			   rd64(r, p + 48) == 0 ? "data size 0"
-			   : rd64(r, p + 48) > r->len - doff ? "a data size past the end of the file"
-							     : "records follow the data section",
+		pd_problem(r, "the file was not finished (its writer was killed, or the disk "
+			      "failed): %s; the records up to the end of the file are read (%" PRIu64
+			      " bytes past the header's data size)",
+			   mark ? "the header still has the writer's in-progress mark"
+			   : rd64(r, p + 48) == 0 ? "the header lists no features and data size 0"
+			   : rd64(r, p + 48) > r->len - doff
+				   ? "the header lists no features and a data size past the end of the file"
+				   : "the header lists no features and records follow the data section",
 			   r->stats.recovered_bytes);
 		dsize = r->len - doff;
+		/* a feature table cannot be trusted in a file being written */
+		if (mark && !nofeat)
+			memset(r->info.has, 0, sizeof(r->info.has));
 	}
 	if (doff > r->len || dsize > r->len - doff)
 		return pms_err(PMS_EPARSE,
@@ -437,6 +442,8 @@ static int open_common(struct pms_perfdata_reader *r)
 		return rc;
 	r->pos = doff;
 	r->end = doff + dsize;
+	if (r->stats.unfinished)
+		return 0; /* what follows the data is more data, not features */
 	return read_features(r, p + 72, doff + dsize);
 }
 

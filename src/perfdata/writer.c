@@ -201,6 +201,10 @@ static void header_init(const struct pms_perfdata_writer *w, struct file_header 
 	fh->attrs.size = w->nattrs * sizeof(struct file_attr);
 	fh->data.offset = w->data_off;
 	fh->data.size = w->data_size;
+	/* Until close, the obsolete event_types section (perf ignores it)
+	 * carries a mark that says the file is being written. */
+	if (!w->closed)
+		fh->event_types.offset = PMS_PERFDATA_UNFINISHED_MARK;
 }
 
 /* Lay the ids and attrs down right after the header, as perf does
@@ -501,8 +505,11 @@ int pms_perfdata_writer_close(struct pms_perfdata_writer *w)
 	header_init(w, &fh);
 	r = write_features(w, &fh, &off);
 	if (r < 0) {
+		/* no features: the data stays readable, and readers are told
+		 * the file is not whole */
 		(void)sticky(w, r);
 		header_init(w, &fh);
+		fh.event_types.offset = PMS_PERFDATA_UNFINISHED_MARK;
 	}
 	r = write_at(w->fd, &fh, sizeof(fh), 0, "header");
 	if (r < 0)

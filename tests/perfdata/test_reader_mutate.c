@@ -27,7 +27,6 @@ static const char *const files[] = {
 	"perf_data_converter/src/quipper/testdata/perf.data.group_desc-4.14",
 	"perf_data_converter/src/quipper/testdata/perf.data.ctx_switch_namespaces-4.14",
 	"perf_data_converter/src/quipper/testdata/perf.data.singleprocess-3.8",
-	"perf_data_converter/src/quipper/testdata/perf.data.i686-3.4",
 	"kdab-perfparser/tests/auto/perfdata/probe.data.file",
 	"kdab-perfparser/tests/auto/perfdata/cpp-inlining/cpp-inlining.perf.data",
 };
@@ -161,7 +160,7 @@ static void try_mutant(struct run *rn, uint64_t off, uint64_t val, const char *w
 	memcpy(rn->buf + off, &old, 8);
 }
 
-/* The values tried for a field: 0, all ones, a high bit, +/-8 and random. */
+/* The values tried for a field: 0, all ones, a high bit, +8 and random. */
 static void mutate_word(struct run *rn, uint64_t off, uint64_t *seed, int nrand, const char *what)
 {
 	uint64_t v = rd64(rn->orig, rn->len, off);
@@ -169,7 +168,6 @@ static void mutate_word(struct run *rn, uint64_t off, uint64_t *seed, int nrand,
 	try_mutant(rn, off, ~UINT64_C(0), what);
 	try_mutant(rn, off, v ^ (UINT64_C(1) << 40), what);
 	try_mutant(rn, off, v + 8, what);
-	try_mutant(rn, off, v - 8, what);
 	for (int i = 0; i < nrand; i++) {
 		uint64_t x = rnd(seed);
 		/* small values hit sizes and counts; flips hit everything */
@@ -220,7 +218,7 @@ static void mutate_file(const char *dir, const char *rel)
 
 	/* the header, field by field */
 	for (uint64_t off = 8; off < 104; off += 8)
-		mutate_word(&rn, off, &seed, 3, "header field");
+		mutate_word(&rn, off, &seed, 2, "header field");
 	/* every word of every attr and of its ids section */
 	asz = rd64(orig, rn.len, 16);
 	aoff = rd64(orig, rn.len, 24);
@@ -228,13 +226,13 @@ static void mutate_file(const char *dir, const char *rel)
 	for (uint64_t a = 0; asz && a < asize / asz && a < 4; a++) {
 		uint64_t base = aoff + a * asz;
 		for (uint64_t w = 0; w < asz; w += 8)
-			mutate_word(&rn, base + w, &seed, 1, "attr word");
+			mutate_word(&rn, base + w, &seed, 0, "attr word");
 		{
 			uint32_t sz;
 			memcpy(&sz, orig + base + 4, 4);
 			uint64_t ioff = rd64(orig, rn.len, base + (sz ? sz : 64));
 			uint64_t isz = rd64(orig, rn.len, base + (sz ? sz : 64) + 8);
-			for (uint64_t w = 0; w < isz && w < 64; w += 8)
+			for (uint64_t w = 0; w < isz && w < 16; w += 8)
 				mutate_word(&rn, ioff + w, &seed, 0, "attr id");
 		}
 	}
@@ -246,10 +244,10 @@ static void mutate_file(const char *dir, const char *rel)
 	for (uint64_t i = 0; i < nfeat; i++) {
 		uint64_t t = doff + dsize + 16 * i;
 		uint64_t poff = rd64(orig, rn.len, t), psize = rd64(orig, rn.len, t + 8);
-		mutate_word(&rn, t, &seed, 2, "feature table offset");
-		mutate_word(&rn, t + 8, &seed, 2, "feature table size");
-		for (uint64_t w = 0; w + 8 <= psize && w < 64; w += 8)
-			mutate_word(&rn, poff + w, &seed, 1, "feature payload word");
+		mutate_word(&rn, t, &seed, 1, "feature table offset");
+		mutate_word(&rn, t + 8, &seed, 1, "feature table size");
+		for (uint64_t w = 0; w + 8 <= psize && w < 32; w += 8)
+			mutate_word(&rn, poff + w, &seed, 0, "feature payload word");
 	}
 	fprintf(stderr, "%s: %ld mutants: %ld refused, %ld read the same, %ld said what they "
 			"skipped, %ld silent\n",

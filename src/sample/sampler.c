@@ -519,6 +519,8 @@ static int on_sample(struct drain_ctx *c, const struct pms_sample *in)
 	}
 	if (in->present & PMS_SAMPLE_PERIOD)
 		m.period = in->period;
+	else if (!ev->attr.freq)
+		m.period = ev->attr.sample_period; /* fixed: each sample stands for it */
 	m.addr = (in->present & PMS_SAMPLE_ADDR) ? in->addr : 0;
 	if ((in->present & PMS_SAMPLE_DATA_SRC) && in->data_src &&
 	    in->data_src != PMS_MEM_NA_VALUE) {

@@ -97,16 +97,24 @@ struct mem_opts {
 static int parse_size(const char *s, size_t *out)
 {
 	char *end;
+	unsigned shift = 0;
 	errno = 0;
+	/* strtoull takes "-1" as 2^64-1: no sign here */
+	if (strchr(s, '-'))
+		return -1;
 	unsigned long long v = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
 	default: break;
 	}
+	/* at most 1 TiB, and no wrap in the shift */
+	if (v > (UINT64_C(1) << 40) >> shift)
+		return -1;
+	v <<= shift;
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	if (*end)
@@ -176,7 +184,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		switch (c) {
 		case O_SIZE:
 			if (parse_size(optarg, &o->wl.size) < 0 || o->wl.size < 16) {
-				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes >= 16 (K/M/G suffixes)\n", optarg);
+				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", optarg);
 				return -1;
 			}
 			break;
@@ -878,6 +886,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 	} else if (o.kind == T_PID) {
 		pid = o.pid;
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "pmuscope: mem: -p %d: no such process\n", (int)pid);
+			goto out;
+		}
 	}
 
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
@@ -889,7 +901,23 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.want_phys = o.phys;
 	so.engine = o.engine;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
+		/* the engines' refusals are summed up in one message that names
+		 * their errnos */
+		bool denied = pms_error_errno() == EACCES || pms_error_errno() == EPERM ||
+			      strstr(pms_error_last(), "EACCES") || strstr(pms_error_last(), "EPERM");
 		cli_fail("mem: no sampling engine could be opened");
+		if (denied && o.kind == T_SYSTEM) {
+			char *par = NULL;
+			(void)pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &par);
+			fprintf(stderr, "pmuscope: mem: system-wide sampling (-a) needs CAP_PERFMON "
+					"(or root), or kernel.perf_event_paranoid <= 0 (it is %s)\n",
+				par ? par : "unreadable");
+			free(par);
+		} else if (denied && o.kind == T_PID) {
+			fprintf(stderr, "pmuscope: mem: -p %d: watching another user's process needs "
+					"the right to ptrace it (same user), or CAP_PERFMON (or root)\n",
+				(int)pid);
+		}
 		goto out;
 	}
 	pms_sampler_info(smp, &info);

@@ -525,9 +525,15 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		for (k = 0; k < F_N; k++)
 			if (strlen(field_names[k]) == n && !strncmp(p, field_names[k], n))
 				break;
-		if (k == F_N || nf == sizeof(fs) / sizeof(fs[0])) {
+		if (k == F_N) {
 			fprintf(stderr, "pmuscope: script: -F: unknown field '%.*s' (see --help)\n",
 				(int)n, p);
+			return 2;
+		}
+		if (nf == sizeof(fs) / sizeof(fs[0])) {
+			fprintf(stderr, "pmuscope: script: -F: at most %zu fields; '%.*s' would be "
+					"field %zu\n",
+				sizeof(fs) / sizeof(fs[0]), (int)n, p, nf + 1);
 			return 2;
 		}
 		fs[nf++] = (enum field)k;

@@ -218,7 +218,7 @@ static void mutate_file(const char *dir, const char *rel)
 
 	/* the header, field by field */
 	for (uint64_t off = 8; off < 104; off += 8)
-		mutate_word(&rn, off, &seed, 2, "header field");
+		mutate_word(&rn, off, &seed, 1, "header field");
 	/* every word of every attr and of its ids section */
 	asz = rd64(orig, rn.len, 16);
 	aoff = rd64(orig, rn.len, 24);

@@ -169,6 +169,10 @@ int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
 /* Number of records and bytes written to the data section so far. */
 uint64_t pms_perfdata_writer_records(const struct pms_perfdata_writer *w);
 uint64_t pms_perfdata_writer_data_size(const struct pms_perfdata_writer *w);
+/* File offset at which the next record goes (data.offset + data size), for
+ * indexes of records by offset (AUXTRACE); 0 until the attrs are down (the
+ * first record or pms_perfdata_writer_sync()). */
+uint64_t pms_perfdata_writer_next_offset(const struct pms_perfdata_writer *w);
 
 /* Finish the file: write the feature table and payloads after the data, then
  * the ids and attrs, then the real header.  PMS_EIO names the section

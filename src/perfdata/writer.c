@@ -434,6 +434,11 @@ uint64_t pms_perfdata_writer_data_size(const struct pms_perfdata_writer *w)
 	return w ? w->data_size : 0;
 }
 
+uint64_t pms_perfdata_writer_next_offset(const struct pms_perfdata_writer *w)
+{
+	return w && w->data_off ? w->data_off + w->data_size : 0;
+}
+
 /* Feature table: one {offset,size} per set bit, in bit order, at the end of
  * the data section; the payloads follow the table. Returns the end offset in
  * *end. */

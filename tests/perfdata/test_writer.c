@@ -110,6 +110,8 @@ static uint64_t write_small(int fd, int nsamples, uint64_t *nrec)
 		total += n;
 	}
 	CHECK_EQ_U64(pms_perfdata_writer_data_size(w), total);
+	CHECK_EQ_U64(pms_perfdata_writer_next_offset(w),
+		     104 + 16 + sizeof(struct perf_event_attr) + 16 + total);
 	*nrec = pms_perfdata_writer_records(w);
 	CHECK_OK(pms_perfdata_writer_close(w));
 	pms_perfdata_writer_free(w);

@@ -96,16 +96,24 @@ struct mem_opts {
 static int parse_size(const char *s, size_t *out)
 {
 	char *end;
+	unsigned shift = 0;
 	errno = 0;
+	/* strtoull takes "-1" as 2^64-1: no sign here */
+	if (strchr(s, '-'))
+		return -1;
 	unsigned long long v = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
 	default: break;
 	}
+	/* at most 1 TiB, and no wrap in the shift */
+	if (v > (UINT64_C(1) << 40) >> shift)
+		return -1;
+	v <<= shift;
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	if (*end)
@@ -175,7 +183,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		switch (c) {
 		case O_SIZE:
 			if (parse_size(optarg, &o->wl.size) < 0 || o->wl.size < 16) {
-				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes >= 16 (K/M/G suffixes)\n", optarg);
+				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", optarg);
 				return -1;
 			}
 			break;
@@ -295,7 +303,16 @@ struct rec_ctx {
 	struct pms_numa_oracle *oracle;
 	struct pms_recorder *rec; /* -o: the perf.data file */
 	int werr;                 /* first perf.data write error */
+	char wmsg[512];           /* and its message (later calls overwrite the library's) */
 };
+
+static void note_werr(struct rec_ctx *c, int rc)
+{
+	if (rc < 0 && !c->werr) {
+		c->werr = rc;
+		snprintf(c->wmsg, sizeof(c->wmsg), "%s", pms_error_last());
+	}
+}
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
@@ -303,8 +320,8 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc < 0)
 		return rc;
-	if (c->rec && !c->werr && (rc = pms_recorder_sample(c->rec, x)) < 0)
-		c->werr = rc;
+	if (c->rec && !c->werr)
+		note_werr(c, pms_recorder_sample(c->rec, x));
 	return 0;
 }
 
@@ -314,8 +331,8 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	int rc = pms_memprof_sideband(c->prof, rec, c->oracle);
 	if (rc < 0)
 		return rc;
-	if (c->rec && !c->werr && (rc = pms_recorder_sideband(c->rec, rec, attr_idx)) < 0)
-		c->werr = rc;
+	if (c->rec && !c->werr)
+		note_werr(c, pms_recorder_sideband(c->rec, rec, attr_idx));
 	return 0;
 }
 
@@ -625,6 +642,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 	} else if (o.kind == T_PID) {
 		pid = o.pid;
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "pmuscope: mem: -p %d: no such process\n", (int)pid);
+			goto out;
+		}
 	}
 
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
@@ -636,7 +657,23 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.want_phys = o.phys;
 	so.engine = o.engine;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
+		/* the engines' refusals are summed up in one message that names
+		 * their errnos */
+		bool denied = pms_error_errno() == EACCES || pms_error_errno() == EPERM ||
+			      strstr(pms_error_last(), "EACCES") || strstr(pms_error_last(), "EPERM");
 		cli_fail("mem: no sampling engine could be opened");
+		if (denied && o.kind == T_SYSTEM) {
+			char *par = NULL;
+			(void)pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &par);
+			fprintf(stderr, "pmuscope: mem: system-wide sampling (-a) needs CAP_PERFMON "
+					"(or root), or kernel.perf_event_paranoid <= 0 (it is %s)\n",
+				par ? par : "unreadable");
+			free(par);
+		} else if (denied && o.kind == T_PID) {
+			fprintf(stderr, "pmuscope: mem: -p %d: watching another user's process needs "
+					"the right to ptrace it (same user), or CAP_PERFMON (or root)\n",
+				(int)pid);
+		}
 		goto out;
 	}
 	pms_sampler_info(smp, &info);
@@ -665,7 +702,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	 * answer wrongly for the others, so only physical addresses resolve. */
 	ctx->oracle = o.kind == T_SYSTEM ? NULL : oracle;
 	if (o.out) {
-		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* 0600 as perf: samples show code and data addresses */
+		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (outfd < 0) {
 			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, strerror(errno));
 			goto out;
@@ -681,7 +719,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			ro.hide_kernel_ips = true;
 		pms_symbolizer_free(probe);
 		pms_maps_free(none);
-		if (pms_recorder_open(outfd, src, &ro, &ctx->rec) < 0) {
+		if (pms_recorder_open(outfd, src, &ro, &ctx->rec) < 0 ||
+		    pms_recorder_sync(ctx->rec) < 0) {
 			cli_fail("mem: perf.data");
 			goto out;
 		}
@@ -699,7 +738,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 
 	struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
-	double t0 = now_s(), last_progress = t0;
+	double t0 = now_s(), last_progress = t0, last_sync = t0;
 	bool forwarded = false, killed = false, done = false;
 	double forwarded_at = 0;
 	while (!done) {
@@ -723,6 +762,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			relfd[1] = -1;
 		}
 		double t = now_s();
+		if (ctx->rec && !ctx->werr && t - last_sync >= 1.0) {
+			/* the file stays readable (by perf too) if we are killed */
+			note_werr(ctx, pms_recorder_sync(ctx->rec));
+			last_sync = t;
+		}
 		if (show_progress && t - last_progress >= 1.0) {
 			struct pms_memsrc_stats st;
 			pms_memsrc_stats(src, &st);
@@ -772,6 +816,25 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 	(void)pms_memprof_resolve(prof, ctx->oracle);
 
+	/* The file is finished before anything is printed: a reader that
+	 * closes stdout early (| head) must not cost the recording. */
+	bool write_failed = false;
+	if (ctx->rec) {
+		/* finish writes what it can (the records before a failure stay
+		 * readable) and returns the first failure */
+		note_werr(ctx, pms_recorder_finish(ctx->rec, sys, topo, pmus));
+		if (ctx->werr) {
+			write_failed = true;
+			fprintf(stderr, "pmuscope: mem: writing %s failed: %s; the %" PRIu64
+					" records before the failure are readable (pmuscope report, "
+					"perf report); free space or choose another -o\n",
+				o.out, ctx->wmsg, pms_recorder_records(ctx->rec));
+		} else {
+			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
+				pms_recorder_records(ctx->rec), o.out);
+		}
+	}
+
 	/* The report. */
 	struct pms_memsrc_stats sst;
 	struct pms_memsrc_info si;
@@ -807,16 +870,6 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	else
 		mem_render_text(&mr, rep);
 	fflush(stdout);
-	if (ctx->rec) {
-		int wrc = ctx->werr;
-		if (!wrc)
-			wrc = pms_recorder_finish(ctx->rec, sys, topo, pmus);
-		if (wrc < 0)
-			cli_fail("mem: writing perf.data");
-		else
-			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
-				pms_recorder_records(ctx->rec), o.out);
-	}
 
 	/* Exit status: what happened to the workload. */
 	exit_code = 0;
@@ -835,6 +888,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	} else if (oc.interrupted) {
 		exit_code = 128 + oc.stop_signal;
 	}
+	if (write_failed)
+		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
 	rc = 0;
 out:
 	if (handlers) {

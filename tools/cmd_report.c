@@ -26,6 +26,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv);
 /* In cmd_script.c. */
 void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r);
 
 static void help(FILE *f)
 {
@@ -82,6 +84,12 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_uint(j, "records", d->st->records);
 	cli_json_uint(j, "skipped_records", d->st->bad_records);
 	cli_json_bool(j, "truncated", d->st->truncated);
+	cli_json_bool(j, "unfinished", d->st->unfinished);
+	cli_json_uint(j, "skipped_features", d->st->bad_features);
+	cli_json_begin_array(j, "problems");
+	for (size_t i = 0; pms_perfdata_reader_problem(d->r, i); i++)
+		cli_json_str(j, NULL, pms_perfdata_reader_problem(d->r, i));
+	cli_json_end_array(j);
 	cli_json_begin_array(j, "events");
 	for (size_t i = 0; i < d->nattrs; i++) {
 		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(d->r, i);
@@ -226,6 +234,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct file_desc fdsc = { path, info.pipe, st,
 				  (double)pms_memsrc_span_ns(ps.src) / 1e9,
 				  pms_perfdata_reader_nattrs(r), r };
+	cli_perfdata_problems("report", path, r);
 	if (symbols) {
 		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)

@@ -438,6 +438,10 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r)
 		   ", compressed: %" PRIu64 ", lost: %" PRIu64 "%s\n",
 		st->records, st->samples, st->bad_records, st->compressed, st->lost,
 		st->truncated ? ", data truncated" : "");
+	if (st->unfinished || st->bad_features)
+		fprintf(o, "# not read: %s%" PRIu64 " features skipped\n",
+			st->unfinished ? "unfinished file (recovered to its end), " : "",
+			st->bad_features);
 	for (unsigned t = 0; t < 128; t++)
 		if (st->by_type[t])
 			fprintf(o, "#   %-20s %" PRIu64 "\n", type_name(t), st->by_type[t]);
@@ -462,6 +466,23 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 		return 1;
 	}
 	return 0;
+}
+
+/* Shared with cmd_report.c: say on stderr what the reader skipped or found
+ * corrupt (features, records, a cut or unfinished file). */
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r);
+
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r)
+{
+	size_t n = pms_perfdata_reader_nproblems(r), i;
+	const char *m;
+	for (i = 0; (m = pms_perfdata_reader_problem(r, i)) != NULL; i++)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %s\n", cmd, path, m);
+	if (n > i)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %zu more problems not shown\n", cmd,
+			path, n - i);
 }
 
 int cmd_script(const struct cli_global *g, int argc, char **argv)
@@ -504,9 +525,15 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		for (k = 0; k < F_N; k++)
 			if (strlen(field_names[k]) == n && !strncmp(p, field_names[k], n))
 				break;
-		if (k == F_N || nf == sizeof(fs) / sizeof(fs[0])) {
+		if (k == F_N) {
 			fprintf(stderr, "pmuscope: script: -F: unknown field '%.*s' (see --help)\n",
 				(int)n, p);
+			return 2;
+		}
+		if (nf == sizeof(fs) / sizeof(fs[0])) {
+			fprintf(stderr, "pmuscope: script: -F: at most %zu fields; '%.*s' would be "
+					"field %zu\n",
+				sizeof(fs) / sizeof(fs[0]), (int)n, p, nf + 1);
 			return 2;
 		}
 		fs[nf++] = (enum field)k;
@@ -543,6 +570,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	{
 		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
+		cli_perfdata_problems("script", path, r);
 		if (st->bad_records)
 			fprintf(stderr, "pmuscope: script: %s: %" PRIu64 " records skipped; last: %s\n",
 				path, st->bad_records, pms_perfdata_reader_last_skip(r));

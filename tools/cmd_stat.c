@@ -399,9 +399,10 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 				have_pid = true;
 				break;
 			case 'I':
+				errno = 0;
 				interval_ms = strtol(v, &end, 10);
-				if (*end || interval_ms < 1) {
-					fprintf(stderr, "pmuscope: stat: -I needs milliseconds >= 1, not '%s'\n", v);
+				if (errno || end == v || *end || interval_ms < 1 || interval_ms > 86400000) {
+					fprintf(stderr, "pmuscope: stat: -I needs milliseconds 1..86400000 (a day), not '%s'\n", v);
 					return 1;
 				}
 				break;

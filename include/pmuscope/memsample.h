@@ -87,6 +87,9 @@ struct pms_memconv_ctx {
 	 * decoded and the kernel's fields are taken as they are. */
 	const struct pms_ibs_cpu *ibs_cpu;
 	unsigned ibs_ldlat;                /* IBS: attr.config1 bits 0-11 */
+	/* attr.sample_period when the event is not in frequency mode: a
+	 * sample without PERIOD stands for that many events (0 = unknown) */
+	uint64_t fixed_period;
 };
 
 /* *flags of pms_memsample_from_sample */

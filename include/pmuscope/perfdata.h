@@ -1,14 +1,23 @@
 /* Writing perf.data files (the "PERFILE2" format that `perf report` and
  * `perf script` read).
  *
- * A writer lays a file out as
- *     [header 104 B][data: the records][feature table + payloads][ids][attrs]
- * The data section must come right after the header's placeholder because
- * perf finds the feature table at data.offset + data.size
- * (tools/perf/util/header.c, perf_header__process_sections).  Attrs, ids and
- * features are kept in memory and written by pms_perfdata_writer_close(),
- * which then patches the header.  The writer only does pwrite() on the fd it
- * is given; it never opens, seeks, syncs or closes anything.
+ * A writer lays a file out as perf does
+ *     [header 104 B][ids][attrs][data: the records][feature table + payloads]
+ * (perf finds the feature table at data.offset + data.size,
+ * tools/perf/util/header.c perf_header__process_sections).  The ids and
+ * attrs go down with the first record (or pms_perfdata_writer_sync()),
+ * together with a header that makes the file readable from then on: no
+ * features yet, data.size brought up to date every MiB of records and at
+ * each sync.  A file whose writer was killed thus reads, with perf, up to
+ * the last update, and pmuscope's reader recovers the records after it and
+ * says the file was not finished (stats.unfinished).  Close writes the
+ * features and the final header.  The writer only does pwrite() on the fd
+ * it is given; it never opens, seeks, syncs or closes anything.
+ *
+ * A failed write (a full disk) is kept: every later call that writes
+ * returns the same PMS_EIO with the same message (the section and the
+ * errno), and close still writes the header that makes the records before
+ * the failure readable, then returns that first failure.
  *
  * Attrs are written with the size of the struct perf_event_attr this library
  * was compiled against (attr.size is set to it).  perf refuses attrs larger
@@ -39,6 +48,11 @@ struct pms_perfdata_writer;
 
 /* "PERFILE2" read as a little-endian u64. */
 #define PMS_PERFDATA_MAGIC 0x32454c4946524550ULL
+/* "UNFINISH" read as a little-endian u64: while a writer has not closed the
+ * file, the header's event_types.offset holds it (perf has ignored that
+ * obsolete section since 2012; pmuscope's reader takes it as "not
+ * finished"). */
+#define PMS_PERFDATA_UNFINISHED_MARK 0x4853494e49464e55ULL
 /* sizeof(struct perf_file_header): magic, size, attr_size, 3 sections,
  * 256-bit feature bitmap. */
 #define PMS_PERFDATA_HEADER_SIZE 104
@@ -100,6 +114,23 @@ int pms_perfdata_writer_add_attr(struct pms_perfdata_writer *w,
 int pms_perfdata_writer_write(struct pms_perfdata_writer *w, const void *record,
 			      size_t len);
 
+/* Accounting records, as the kernel writes them to the ring (uapi
+ * perf_event.h) and perf copies them into the file, so that `perf report
+ * --stats` and readers see what was lost: LOST (id of the event, number of
+ * records lost) and LOST_SAMPLES (samples the kernel dropped).  Attr 0's
+ * sample_id trailer is appended when it has sample_id_all (zero but for the
+ * id).  THROTTLE/UNTHROTTLE records come from the kernel whole and are
+ * written with pms_perfdata_writer_write(). */
+int pms_perfdata_writer_lost(struct pms_perfdata_writer *w, uint64_t id, uint64_t lost);
+int pms_perfdata_writer_lost_samples(struct pms_perfdata_writer *w, uint64_t lost);
+
+/* Make the file on disk readable as it is now: the attrs (once) and a
+ * header whose data.size covers every record written so far (no features:
+ * those come at close).  Cheap (one 104-byte write); call it now and then
+ * (the writer also does it every MiB).  PMS_EINVAL before any attr; a
+ * kept write failure otherwise. */
+int pms_perfdata_writer_sync(struct pms_perfdata_writer *w);
+
 /* Set feature feat's payload to len raw bytes (replacing an earlier one). */
 int pms_perfdata_writer_set_feature(struct pms_perfdata_writer *w, unsigned feat,
 				    const void *payload, size_t len);
@@ -141,6 +172,10 @@ int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
 /* Number of records and bytes written to the data section so far. */
 uint64_t pms_perfdata_writer_records(const struct pms_perfdata_writer *w);
 uint64_t pms_perfdata_writer_data_size(const struct pms_perfdata_writer *w);
+/* File offset at which the next record goes (data.offset + data size), for
+ * indexes of records by offset (AUXTRACE); 0 until the attrs are down (the
+ * first record or pms_perfdata_writer_sync()). */
+uint64_t pms_perfdata_writer_next_offset(const struct pms_perfdata_writer *w);
 
 /* Finish the file: write the feature table and payloads after the data, then
  * the ids and attrs, then the real header.  PMS_EIO names the section
@@ -286,6 +321,13 @@ struct pms_perfdata_stats {
 	uint64_t lost_samples;   /* sum of LOST_SAMPLES.lost */
 	uint64_t bad_features;   /* feature sections that did not parse */
 	bool truncated;          /* the data ended inside a record */
+	/* The writer did not finish the file (killed, power cut, full disk):
+	 * the header has PMS_PERFDATA_UNFINISHED_MARK, or lists no features
+	 * and has data.size 0 (perf's own unfinished files), records after the
+	 * data section or a data section past the end of the file.  The
+	 * records are read up to the end of the file (the last complete one). */
+	bool unfinished;
+	uint64_t recovered_bytes; /* data bytes read past the header's data.size */
 };
 
 /* One record from pms_perfdata_next(). */
@@ -333,6 +375,14 @@ const struct pms_perfdata_stats *pms_perfdata_reader_stats(const struct pms_perf
 bool pms_perfdata_reader_is_pipe(const struct pms_perfdata_reader *r);
 bool pms_perfdata_reader_swapped(const struct pms_perfdata_reader *r);
 uint64_t pms_perfdata_reader_attr_size(const struct pms_perfdata_reader *r);
+
+/* What the reader skipped or found corrupt so far, as sentences naming the
+ * part and its offset: features left out, records skipped, a truncated
+ * data section, an unfinished file.  nproblems counts all of them; the
+ * first 32 are kept (problem(i) is NULL past those).  Records add problems
+ * as they are read: ask again after pms_perfdata_next() returned 0. */
+size_t pms_perfdata_reader_nproblems(const struct pms_perfdata_reader *r);
+const char *pms_perfdata_reader_problem(const struct pms_perfdata_reader *r, size_t i);
 
 /* Message of the last skipped record ("" if none). */
 const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r);

@@ -126,7 +126,8 @@ struct pms_sampler_stats {
 struct pms_sampler_callbacks {
 	/* One memory sample; return 0 to go on, negative to stop the poll. */
 	int (*sample)(void *ud, const struct pms_memsample *s);
-	/* MMAP, MMAP2, COMM, FORK, EXIT (rec->type says which); may be NULL. */
+	/* MMAP, MMAP2, COMM, FORK, EXIT, and the accounting records LOST,
+	 * LOST_SAMPLES, THROTTLE, UNTHROTTLE (rec->type says which); may be NULL. */
 	int (*sideband)(void *ud, const struct pms_record *rec);
 };
 

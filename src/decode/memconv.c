@@ -119,6 +119,8 @@ int pms_memsample_from_sample(const struct pms_sample *in, const struct pms_memc
 	}
 	if (in->present & PMS_SAMPLE_PERIOD)
 		m.period = in->period;
+	else
+		m.period = ctx->fixed_period;
 	if ((in->present & PMS_SAMPLE_DATA_SRC) && in->data_src &&
 	    in->data_src != PMS_MEM_NA_VALUE) {
 		m.valid |= PMS_MS_DATA_SRC;

@@ -12,6 +12,7 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,36 @@ static int parse_magic(struct pms_perfdata_reader *r, const unsigned char *p, si
 	return 0;
 }
 
+static const char *feat_label(unsigned f)
+{
+	const char *n = pms_perfdata_feature_name(f);
+	return n ? n : "?";
+}
+
+void pd_problem(struct pms_perfdata_reader *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	char *copy;
+	const char **grown;
+
+	r->nproblems_all++;
+	if (r->nproblems >= PD_MAX_PROBLEMS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	copy = pd_alloc(r, strlen(msg) + 1);
+	grown = pd_alloc(r, (r->nproblems + 1) * sizeof(*grown));
+	if (!copy || !grown)
+		return;
+	memcpy(copy, msg, strlen(msg) + 1);
+	if (r->nproblems)
+		memcpy(grown, r->problems, r->nproblems * sizeof(*grown));
+	grown[r->nproblems++] = copy;
+	r->problems = grown;
+}
+
 static int read_features(struct pms_perfdata_reader *r, const unsigned char *bitmap,
 			 uint64_t table_off)
 {
@@ -306,11 +337,14 @@ static int read_features(struct pms_perfdata_reader *r, const unsigned char *bit
 		if (!(word & (UINT64_C(1) << (f % 64))))
 			continue;
 		if (at > r->len || r->len - at < 16) {
-			r->stats.bad_features++;
-			pms_err(PMS_EPARSE,
-				"perf.data: feature table entry for feature %u at offset %" PRIu64
-				" is past the end of the file (%zu bytes)",
-				f, at, r->len);
+			/* every feature from here on is lost */
+			for (unsigned g = f; g < PMS_PERFDATA_FEAT_MAX; g++)
+				if (rd64(r, bitmap + (g / 64) * 8) & (UINT64_C(1) << (g % 64)))
+					r->stats.bad_features++;
+			pd_problem(r, "feature %s (%u) and the features after it skipped: the "
+				      "feature table entry at offset %" PRIu64 " is past the end of "
+				      "the file (%zu bytes); the file is truncated",
+				   feat_label(f), f, at, r->len);
 			return 0;
 		}
 		off = rd64(r, r->buf + at);
@@ -318,13 +352,18 @@ static int read_features(struct pms_perfdata_reader *r, const unsigned char *bit
 		at += 16;
 		if (off > r->len || size > r->len - off) {
 			r->stats.bad_features++;
+			pd_problem(r, "feature %s (%u) skipped: its section (offset %" PRIu64
+				      ", %" PRIu64 " bytes) is not inside the file (%zu bytes)",
+				   feat_label(f), f, off, size, r->len);
 			continue;
 		}
 		if (f == 1 /* TRACING_DATA: its own format, not needed here */) {
 			r->info.has[0] |= 2;
 			continue;
 		}
-		(void)pd_feature_parse(r, f, r->buf + off, (size_t)size, off);
+		if (pd_feature_parse(r, f, r->buf + off, (size_t)size, off) == PMS_EPARSE)
+			pd_problem(r, "feature %s (%u) skipped: %s", feat_label(f), f,
+				   pms_error_last());
 	}
 	return 0;
 }
@@ -353,6 +392,33 @@ static int open_common(struct pms_perfdata_reader *r)
 	asize = rd64(r, p + 32);
 	doff = rd64(r, p + 40);
 	dsize = rd64(r, p + 48);
+	/* A file whose writer did not finish (killed, power cut) lists no
+	 * features: its header was written before the data was complete
+	 * (data.size 0 as perf leaves it, or what pmuscope's writer last
+	 * synced).  Its records are read up to the end of the file. */
+	bool nofeat = true, mark = rd64(r, p + 56) == PMS_PERFDATA_UNFINISHED_MARK;
+	for (int i = 0; i < 4; i++)
+		nofeat &= rd64(r, p + 72 + 8 * i) == 0;
+	if ((mark || nofeat) && doff >= FILE_HEADER_SIZE && doff <= r->len &&
+	    (mark || dsize == 0 || dsize > r->len - doff || r->len - doff - dsize >= 8)) {
+		r->stats.unfinished = true;
+		if (dsize > r->len - doff)
+			dsize = r->len - doff;
+		r->stats.recovered_bytes = r->len - doff - dsize;
+		pd_problem(r, "the file was not finished (its writer was killed, or the disk "
+			      "failed): %s; the records up to the end of the file are read (%" PRIu64
+			      " bytes past the header's data size)",
+			   mark ? "the header still has the writer's in-progress mark"
+			   : rd64(r, p + 48) == 0 ? "the header lists no features and data size 0"
+			   : rd64(r, p + 48) > r->len - doff
+				   ? "the header lists no features and a data size past the end of the file"
+				   : "the header lists no features and records follow the data section",
+			   r->stats.recovered_bytes);
+		dsize = r->len - doff;
+		/* a feature table cannot be trusted in a file being written */
+		if (mark && !nofeat)
+			memset(r->info.has, 0, sizeof(r->info.has));
+	}
 	if (doff > r->len || dsize > r->len - doff)
 		return pms_err(PMS_EPARSE,
 			       "perf.data: data section (offset %" PRIu64 ", %" PRIu64
@@ -363,6 +429,8 @@ static int open_common(struct pms_perfdata_reader *r)
 		return rc;
 	r->pos = doff;
 	r->end = doff + dsize;
+	if (r->stats.unfinished)
+		return 0; /* what follows the data is more data, not features */
 	return read_features(r, p + 72, doff + dsize);
 }
 
@@ -532,6 +600,8 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 			return 0;
 		if (n < 8) {
 			r->stats.truncated = true;
+			pd_problem(r, "pipe stream: ends inside a record header at offset %" PRIu64,
+				   r->stream_pos);
 			return 0;
 		}
 		memcpy(&size, h + 6, 2);
@@ -555,6 +625,8 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		if ((size_t)n < size - 8u) {
 			r->stats.truncated = true;
 			r->stream_eof = true;
+			pd_problem(r, "pipe stream: ends inside the %u-byte record at offset %" PRIu64,
+				   (unsigned)size, r->stream_pos);
 			return 0;
 		}
 		out->p = r->rbuf;
@@ -579,12 +651,29 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		return 0;
 	if (r->end - r->pos < 8) {
 		r->stats.truncated = true;
+		pd_problem(r, "data section: the last %" PRIu64 " bytes (offset %" PRIu64
+			      ") are less than a record header; dropped",
+			   r->end - r->pos, r->pos);
+		r->pos = r->end;
 		return 0;
 	}
 	size = rd16(r, r->buf + r->pos + 6);
 	type = rd32(r, r->buf + r->pos);
+	if ((size < 8 || size > r->end - r->pos) && r->stats.unfinished) {
+		/* Where an unfinished file was cut: the record being written
+		 * when it stopped, or pages that never reached the disk. */
+		r->stats.truncated = true;
+		pd_problem(r, "unfinished file: the data ends at offset %" PRIu64 " with %" PRIu64
+			      " bytes that are not a complete record (record size %u); dropped",
+			   r->pos, r->end - r->pos, (unsigned)size);
+		r->pos = r->end;
+		return 0;
+	}
 	if (size < 8 || size > r->end - r->pos) {
 		r->stats.truncated = true;
+		pd_problem(r, "data section: record of type %" PRIu32 " at offset %" PRIu64
+			      " has size %u; %" PRIu64 " bytes from there on not read",
+			   type, r->pos, (unsigned)size, r->end - r->pos);
 		return pms_err(PMS_EPARSE,
 			       "perf.data: data section: record of type %" PRIu32 " at offset %" PRIu64
 			       " has size %u, %s; the data cannot be followed past it",
@@ -605,7 +694,7 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint32_t type)
 {
 	const unsigned char *src = raw->p + 8;
-	size_t srclen = raw->len - 8, produced = 0;
+	size_t srclen = raw->len - 8, produced = 0, zr = 0;
 	ZSTD_inBuffer in;
 
 	if (type == PD_COMPRESSED2) {
@@ -621,6 +710,16 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 				       "perf.data: COMPRESSED2 record at offset %" PRIu64
 				       ": data size %" PRIu64 " is more than its %zu bytes",
 				       raw->off, dsz, srclen);
+		/* perf sizes the record as data_size padded to 8
+		 * (record.c, process_comp_header): more than 7 bytes after the
+		 * data mean data_size was cut, and the records in those bytes
+		 * would be lost; perf: "Couldn't decompress data". */
+		if (srclen - dsz >= 8)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: COMPRESSED2 record at offset %" PRIu64
+				       ": data size %" PRIu64 " leaves %" PRIu64 " of its %zu bytes "
+				       "unread (padding is at most 7): couldn't decompress data",
+				       raw->off, dsz, (uint64_t)(srclen - dsz), srclen);
 		srclen = (size_t)dsz;
 	}
 	if (!r->zds) {
@@ -638,9 +737,8 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 	in.src = src;
 	in.size = srclen;
 	in.pos = 0;
-	while (in.pos < in.size) {
+	for (;;) {
 		ZSTD_outBuffer o;
-		size_t zr;
 		if (grow(&r->dbuf, &r->dcap, r->dlen + 65536) < 0)
 			return PMS_ENOMEM;
 		o.dst = r->dbuf + r->dlen;
@@ -649,6 +747,7 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 		zr = ZSTD_decompressStream(r->zds, &o, &in);
 		if (ZSTD_isError(zr)) {
 			ZSTD_initDStream(r->zds);
+			r->dlen -= produced;
 			return pms_err(PMS_EPARSE,
 				       "perf.data: COMPRESSED record at offset %" PRIu64
 				       ": zstd: %s",
@@ -661,7 +760,10 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 				       "perf.data: COMPRESSED record at offset %" PRIu64
 				       " unpacks to more than %u bytes",
 				       raw->off, MAX_DECOMP);
-		if (o.pos == 0 && zr != 0 && in.pos == in.size)
+		/* done: all input read and no more output can come without
+		 * more (a zstd frame may go on in the next record: perf cuts
+		 * its output into records of at most 64 KiB, util/zstd.c) */
+		if (in.pos == in.size && (zr == 0 || o.pos < o.size))
 			break;
 	}
 	r->comp_off = raw->off;
@@ -719,6 +821,7 @@ static void note_skip(struct pms_perfdata_reader *r, uint64_t off, bool comp, ui
 		 "%s skipped: %s",
 		 pms_record_type_name(type), type, off, comp ? " (in a COMPRESSED record)" : "",
 		 pms_error_last());
+	pd_problem(r, "%s", r->skipmsg);
 }
 
 /* perf-tool records that carry header data (pipe mode) or id maps. */
@@ -833,7 +936,11 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			if (ai < 0) {
 				if (type == PMS_RECORD_SAMPLE) {
 					/* perf drops these (evlist__event2evsel NULL). */
-					r->stats.unknown_id++;
+					if (!r->stats.unknown_id++)
+						pd_problem(r, "SAMPLE at offset %" PRIu64 " has an id "
+							      "of no event; it and any like it are "
+							      "dropped, as perf drops them",
+							   raw.off);
 					continue;
 				}
 				ai = 0;
@@ -952,6 +1059,16 @@ bool pms_perfdata_reader_swapped(const struct pms_perfdata_reader *r)
 uint64_t pms_perfdata_reader_attr_size(const struct pms_perfdata_reader *r)
 {
 	return r ? r->attr_size : 0;
+}
+
+size_t pms_perfdata_reader_nproblems(const struct pms_perfdata_reader *r)
+{
+	return r ? r->nproblems_all : 0;
+}
+
+const char *pms_perfdata_reader_problem(const struct pms_perfdata_reader *r, size_t i)
+{
+	return r && i < r->nproblems ? r->problems[i] : NULL;
 }
 
 const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r)

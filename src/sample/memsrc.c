@@ -298,6 +298,7 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	memset(&cx, 0, sizeof(cx));
 	cx.engine = a->engine;
 	cx.sample_type = a->attr->sample_type;
+	cx.fixed_period = a->attr->freq ? 0 : a->attr->sample_period;
 	if (a->engine == PMS_ENG_IBS && s->ibs_cpu_known) {
 		cx.ibs_cpu = &s->ibs_cpu;
 		cx.ibs_ldlat = (unsigned)(a->attr->config1 & 0xfff);
@@ -491,9 +492,12 @@ void pms_memsrc_info(const struct pms_memsrc *cs, struct pms_memsrc_info *out)
 	}
 	if (out->engine == PMS_ENG_SOFTWARE)
 		out->data_src = false;
-	snprintf(s->notes, sizeof(s->notes), "from a recorded file; %" PRIu64 " records%s%s",
+	snprintf(s->notes, sizeof(s->notes), "from a recorded file; %" PRIu64 " records%s%s%s%s",
 		 st->records, st->bad_records ? ", some skipped" : "",
-		 st->truncated ? ", data truncated" : "");
+		 st->truncated ? ", data truncated" : "",
+		 st->unfinished ? "; the file was NOT FINISHED (its recorder was killed or the "
+				  "disk failed): read up to its end" : "",
+		 st->bad_features ? "; some header features skipped (see the warnings)" : "");
 	out->pmus = s->pmus;
 	out->label = s->label;
 	out->notes = s->notes;

@@ -467,6 +467,13 @@ static int build_sw(struct ctx *c)
 	 * wants DATA_SRC in the attr, tools/perf/builtin-report.c). */
 	ev->attr.sample_type = base_sample_type(c->o) | PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_WEIGHT;
 	set_period(c, ev);
+	/* kernel/events/core.c perf_swevent_event: a software event that
+	 * samples PERIOD without freq overflows on every event, whatever
+	 * sample_period says.  Without PERIOD it counts sample_period events
+	 * per sample, so --period N > 1 drops PERIOD: each sample stands for
+	 * the attr's N faults (the sampler fills it in). */
+	if (!ev->attr.freq && ev->attr.sample_period > 1)
+		ev->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	set_priv_native(c, ev);
 	return 1;
 }

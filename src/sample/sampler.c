@@ -470,6 +470,7 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 	memset(&cx, 0, sizeof(cx));
 	cx.engine = ev->engine;
 	cx.sample_type = c->st->layout.sample_type;
+	cx.fixed_period = ev->attr.freq ? 0 : ev->attr.sample_period;
 	if (ev->engine == PMS_ENG_IBS) {
 		/* the RAW registers cross-check the kernel's fields */
 		cx.ibs_cpu = &s->ibs_cpu;
@@ -689,6 +690,12 @@ static int on_record(void *ud, const void *rec, size_t len)
 	default:
 		break;
 	}
+	/* Accounting records go to the sideband callback too, so that a
+	 * recording keeps them (perf report --stats shows the loss). */
+	if ((r.type == PMS_RECORD_LOST || r.type == PMS_RECORD_LOST_SAMPLES ||
+	     r.type == PMS_RECORD_THROTTLE || r.type == PMS_RECORD_UNTHROTTLE) &&
+	    c->cb && c->cb->sideband)
+		ret = c->cb->sideband(c->ud, &r);
 	if (ret < 0)
 		c->stop = ret; /* this record is consumed; the next one stops */
 	return 0;

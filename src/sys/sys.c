@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -190,9 +191,31 @@ int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out
 	int fd, ret = 0;
 
 	*out = NULL;
-	fd = openat(sys->root_fd, rel(relpath), O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or a device) in a --root tree must not hang the
+	 * open; then only regular files are read (sysfs and procfs files are
+	 * regular files). */
+	fd = openat(sys->root_fd, rel(relpath), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return pms_err_errno(0, errno, "cannot open %s/%s", sys->root, rel(relpath));
+	{
+		struct stat st;
+		if (fstat(fd, &st) < 0) {
+			ret = pms_err_errno(PMS_EIO, errno, "cannot stat %s/%s", sys->root,
+					    rel(relpath));
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			ret = pms_err(PMS_EIO,
+				      "%s/%s is not a regular file (%s); a machine's sysfs and "
+				      "procfs files are: check the --root tree",
+				      sys->root, rel(relpath),
+				      S_ISFIFO(st.st_mode)  ? "a FIFO"
+				      : S_ISDIR(st.st_mode) ? "a directory"
+				      : S_ISSOCK(st.st_mode) ? "a socket"
+							     : "a device");
+			goto out;
+		}
+	}
 	buf = malloc(cap + 1);
 	if (!buf) {
 		ret = pms_err(PMS_ENOMEM, "out of memory reading %s", relpath);
@@ -270,7 +293,12 @@ int pms_sys_read_u64(const struct pms_sys *sys, const char *relpath, uint64_t *o
 
 bool pms_sys_exists(const struct pms_sys *sys, const char *relpath)
 {
-	return faccessat(sys->root_fd, rel(relpath), F_OK, 0) == 0;
+	if (faccessat(sys->root_fd, rel(relpath), F_OK, 0) == 0)
+		return true;
+	/* A symlink loop is there, and broken: say "exists" so that reading
+	 * it fails with an error naming the path, rather than taking it for
+	 * absent (a CPU left out of the topology). */
+	return errno == ELOOP;
 }
 
 void pms_sys_names_free(char **names, size_t count)

@@ -61,6 +61,20 @@ const char *pms_damon_label(void)
 	       "samples a region was found accessed";
 }
 
+/* Prefix the last error's message (copied first: pms_err writes the buffer
+ * pms_error_last() points into). */
+static int rewrap(int code, const char *fmt, ...) PMS_PRINTF(2, 3);
+static int rewrap(int code, const char *fmt, ...)
+{
+	char last[768], head[512];
+	va_list ap;
+	snprintf(last, sizeof(last), "%s", pms_error_last());
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	return pms_err(code, "%s: %s", head, last);
+}
+
 static uint64_t now_us(void)
 {
 	struct timespec ts;
@@ -196,8 +210,8 @@ static int configure(struct pms_damon *d)
 	if ((r = wrf(d, "1", "%s/contexts/nr_contexts", d->kdir)) < 0)
 		return r;
 	if ((r = wrf(d, "vaddr", "%s/operations", C)) < 0)
-		return r == PMS_EINVAL ? pms_err(PMS_ENOTSUP, "%s (this kernel's DAMON has no "
-						 "virtual-address operations)", pms_error_last())
+		return r == PMS_EINVAL ? rewrap(PMS_ENOTSUP, "this kernel's DAMON has no "
+						"virtual-address operations")
 				       : r;
 #define W(val, ...) \
 	do { if ((r = wrf(d, val, __VA_ARGS__)) < 0) return r; } while (0)
@@ -319,9 +333,9 @@ int pms_damon_start(struct pms_sys *sys, const struct pms_topo *topo,
 		/* The write failed: the kernel made nothing we own, and
 		 * writing nr_kdamonds again could touch someone else's. */
 		int e = pms_error_errno();
-		ret = pms_err(e == EBUSY ? PMS_EBUSY : e == EACCES || e == EPERM ? PMS_EPERM : ret,
-			      "DAMON refused to add a kdamond: %s%s", pms_error_last(),
-			      e == EACCES || e == EPERM ? " (DAMON needs root)" : "");
+		ret = rewrap(e == EBUSY ? PMS_EBUSY : e == EACCES || e == EPERM ? PMS_EPERM : ret,
+			     "DAMON refused to add a kdamond%s",
+			     e == EACCES || e == EPERM ? " (DAMON needs root)" : "");
 		goto out;
 	}
 	d->state = PMS_DAMON_ADDED;
@@ -336,21 +350,19 @@ int pms_damon_start(struct pms_sys *sys, const struct pms_topo *topo,
 		goto out;
 	}
 	if ((ret = configure(d)) < 0) {
-		ret = pms_err(ret, "DAMON: configuring kdamond %s: %s", d->kdir,
-			      pms_error_last());
+		ret = rewrap(ret, "DAMON: configuring kdamond %s", d->kdir);
 		goto out;
 	}
 	d->state = PMS_DAMON_CONFIGURED;
 	if ((ret = wrf(d, "on", "%s/state", d->kdir)) < 0) {
 		int e = pms_error_errno();
 		if (e == EBUSY)
-			ret = pms_err(PMS_EBUSY, "DAMON is busy: turning kdamond %s on was refused "
-				      "(another DAMON user runs exclusively, mm/damon/core.c "
-				      "damon_start): %s", d->kdir, pms_error_last());
+			ret = rewrap(PMS_EBUSY, "DAMON is busy: turning kdamond %s on was refused "
+				     "(another DAMON user runs exclusively, mm/damon/core.c "
+				     "damon_start)", d->kdir);
 		else
-			ret = pms_err(ret, "DAMON: turning kdamond %s on failed (target pid "
-				      "gone, or the intervals/region limits refused): %s",
-				      d->kdir, pms_error_last());
+			ret = rewrap(ret, "DAMON: turning kdamond %s on failed (target pid "
+				     "gone, or the intervals/region limits refused)", d->kdir);
 		goto out;
 	}
 	d->state = PMS_DAMON_RUNNING;
@@ -404,10 +416,9 @@ int pms_damon_stop(struct pms_damon *d)
 			nap_ms(20); /* a pending command or the kdamond still exiting */
 		}
 		if (r < 0 && !first)
-			first = pms_err(r, "DAMON: removing kdamond %s failed: %s (remove it with "
-					"'echo off > /sys/%s/state; echo 0 > /sys/" KDAMONDS
-					"/nr_kdamonds')", d->kdir, pms_error_last(),
-					d->kdir + 4);
+			first = rewrap(r, "DAMON: removing kdamond %s failed (remove it with "
+				       "'echo off > /%s/state; echo 0 > /" KDAMONDS
+				       "/nr_kdamonds')", d->kdir, d->kdir);
 		if (r == 0)
 			d->state = PMS_DAMON_REMOVED;
 	} else if (r == 0 && !first) {

@@ -49,6 +49,16 @@ struct pms_damon_probe {
 };
 int pms_damon_probe(struct pms_sys *sys, struct pms_damon_probe *out);
 
+/* The sampler ladder's place for DAMON: after the precise engines (IBS,
+ * PEBS, SPE), before software page faults.  Runs the ladder's probe
+ * (pms_sampler_probe, which opens and closes one probe event per candidate)
+ * and pms_damon_probe; *use_damon is true when no precise engine opens and
+ * DAMON is usable.  reason gets one sentence saying why, either way. */
+struct pms_pmus;
+int pms_damon_choose(struct pms_sys *sys, const struct pms_pmus *pmus,
+		     const struct pms_topo *topo, bool *use_damon, char *reason,
+		     size_t reason_len);
+
 #define PMS_DAMON_OPTS_VERSION 1
 struct pms_damon_opts {
 	unsigned version;           /* PMS_DAMON_OPTS_VERSION */
@@ -120,6 +130,11 @@ int pms_damon_sample(struct pms_damon *d);
 
 const struct pms_damon_snapshot *pms_damon_snapshots(const struct pms_damon *d,
 						     size_t *count);
+/* The mapping addr of target falls in, from its /proc/PID/maps as read at
+ * the snapshots: a file path, [heap], [stack], [anon] or [unmapped]. */
+const char *pms_damon_object_name(const struct pms_damon *d, unsigned target, uint64_t addr);
+/* The pid of target index t. */
+pid_t pms_damon_pid(const struct pms_damon *d, unsigned t);
 
 /* Turn our kdamond off and remove it (nr_kdamonds 0, only while ours is the
  * only one).  Idempotent; safe from a signal-free path after SIGINT.  The

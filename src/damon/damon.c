@@ -630,3 +630,18 @@ int pms_damon_sample(struct pms_damon *d)
 	}
 	return added;
 }
+
+const char *pms_damon_object_name(const struct pms_damon *d, unsigned target, uint64_t addr)
+{
+	if (!d || target >= d->npids || !d->maps[target])
+		return "[unmapped]";
+	const struct pms_map *m = pms_maps_find(d->maps[target], addr);
+	if (!m)
+		return "[unmapped]";
+	return m->path && m->path[0] ? m->path : "[anon]";
+}
+
+pid_t pms_damon_pid(const struct pms_damon *d, unsigned t)
+{
+	return d && t < d->npids ? d->pids[t] : 0;
+}

@@ -120,7 +120,7 @@ static int parse(int argc, char **argv, struct dopts *o)
 	};
 	int c, li = -1;
 	uint64_t v;
-	optind = 1;
+	optind = 0; /* glibc: re-initialise (cmd_mem may have parsed argv) */
 	while ((li = -1, c = getopt_long(argc, argv, "+p:ao:h", lo, &li)) != -1) {
 		const char *name = li >= 0 ? lo[li].name : "-o";
 		switch (c) {

@@ -191,6 +191,17 @@ int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_rep
 		}
 		if (nb < 2)
 			continue;
+		/* mapping boundaries too: a DAMON region across two mappings
+		 * gives each its bytes' part (DAMON's own uniformity premise) */
+		if (d->maps[t] && d->maps[t]->n) {
+			if ((ret = pms_grow(&bounds, &bcap, nb + 2 * d->maps[t]->n, sizeof(*bounds),
+					    1024, "DAMON region boundaries")) < 0)
+				goto out;
+			for (size_t m = 0; m < d->maps[t]->n; m++) {
+				bounds[nb++] = d->maps[t]->v[m].start;
+				bounds[nb++] = d->maps[t]->v[m].end;
+			}
+		}
 		qsort(bounds, nb, sizeof(*bounds), cmp_u64);
 		size_t u = 1;
 		for (size_t i = 1; i < nb; i++)

@@ -42,6 +42,26 @@ x86)
 	done
 	run stat_pernode_json /bin/pmuscope stat --json --per-node -a -e cpu-clock -- /bin/sleep 0.2
 	;;
+x86damon)
+	# DAMON (docs/damon.md): 5 runs, Ctrl-C, a crashing workload, someone
+	# else's kdamond, the automatic choice; after each, no kdamond is left.
+	D=/sys/kernel/mm/damon/admin/kdamonds
+	gone() { cat $D/nr_kdamonds; ls $D; }
+	A="--quiet --json --damon-sample-us 5000 --damon-aggr-us 100000 --damon-update-us 500000 --damon-min-regions 10 --damon-max-regions 100"
+	run damon_sysfs gone
+	for i in 1 2 3 4 5; do
+		run damon_run$i /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 256 4 /tmp/wl$i
+		run damon_wl$i cat /tmp/wl$i
+		run damon_after$i gone
+	done
+	run damon_sigint sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 60 /tmp/wls & p=\$!; sleep 4; kill -INT \$p; wait \$p; echo PMSRC=\$?"
+	run damon_sigint_after gone
+	run damon_crash sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 3 /tmp/wlc crash; echo PMSRC=\$?"
+	run damon_crash_after gone
+	run damon_foreign sh -c "echo 1 > $D/nr_kdamonds; /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 1 1 1 /tmp/wlf; echo PMSRC=\$?; cat $D/nr_kdamonds $D/0/state; echo 0 > $D/nr_kdamonds"
+	run damon_auto sh -c "/bin/pmuscope mem --json --quiet -- /bin/bedcheck damonwl 4 16 2 /tmp/wla; echo PMSRC=\$?"
+	run damon_auto_after gone
+	;;
 a64plain|a64icount)
 	run sysfs /bin/bedcheck sysfs
 	run pmusysfs /bin/bedcheck pmusysfs

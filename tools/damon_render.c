@@ -353,6 +353,7 @@ static void render_json(const struct pms_damon *d, const struct pms_damon_report
 		cli_json_str(&j, "start", b);
 		hexs(b, sizeof(b), x->end);
 		cli_json_str(&j, "end", b);
+		cli_json_uint(&j, "bytes_monitored", x->bytes);
 		cli_json_double(&j, "heat", x->heat);
 		cli_json_double(&j, "share", x->share);
 		cli_json_double(&j, "freq_mean", x->freq_mean);
@@ -491,7 +492,7 @@ static void render_text(const struct pms_damon_report *r, const struct dopts *o,
 		const struct pms_damon_object *x = &r->objects[i];
 		nodes_text(&x->nodes, c, sizeof(c));
 		printf("  %6.1f%% %6.3f %8s %-22s %s\n", 100 * x->share, x->freq_mean,
-		       human(x->end - x->start, b, sizeof(b)), c, x->name);
+		       human(x->bytes, b, sizeof(b)), c, x->name);
 	}
 
 	printf("\nRemote-hot share by CPU node (threads' last CPU at each snapshot, not per "

@@ -173,10 +173,12 @@ struct pms_damon_range {
 	struct pms_damon_nodes nodes;
 };
 
-/* One mapping (data object) of a target. */
+/* One mapping (data object) of a target; "[unmapped]" (DAMON regions over
+ * no mapping) has start = end = 0. */
 struct pms_damon_object {
 	unsigned target;
 	uint64_t start, end;
+	uint64_t bytes;       /* monitored bytes of it (in some region) */
 	const char *name;
 	double heat, share, freq_mean;
 	struct pms_damon_nodes nodes;

@@ -304,8 +304,7 @@ int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_rep
 		for (size_t k = 0; k < r->nobjects; k++)
 			if (r->objects[k].target == x->target &&
 			    !strcmp(r->objects[k].name, x->object) &&
-			    (x->object_start ? r->objects[k].start == x->object_start
-					     : x->start >= r->objects[k].start))
+			    r->objects[k].start == x->object_start)
 				ob = &r->objects[k];
 		if (!ob) {
 			if ((ret = pms_grow(&r->objects, &ocap, r->nobjects + 1, sizeof(*r->objects),
@@ -314,9 +313,11 @@ int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_rep
 			ob = &r->objects[r->nobjects];
 			memset(ob, 0, sizeof(*ob));
 			ob->target = x->target;
+			/* "[unmapped]" (regions over no mapping, e.g. before the
+			 * exec) is one object without an address range */
 			const struct pms_map *m = pms_maps_find(d->maps[x->target], x->start);
-			ob->start = m ? m->start : x->start;
-			ob->end = m ? m->end : x->end;
+			ob->start = m ? m->start : 0;
+			ob->end = m ? m->end : 0;
 			if (!(ob->name = strdup(x->object))) {
 				ret = pms_err(PMS_ENOMEM, "DAMON report: out of memory");
 				goto out;
@@ -324,10 +325,7 @@ int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_rep
 			r->nobjects++;
 		}
 		ob->heat += x->heat;
-		if (x->end > ob->end)
-			ob->end = x->end;
-		if (x->start < ob->start)
-			ob->start = x->start;
+		ob->bytes += x->end - x->start;
 		ob->nodes.sampled += x->nodes.sampled;
 		ob->nodes.absent += x->nodes.absent;
 		for (int n = 0; n < PMS_DAMON_MAX_NODES; n++)
@@ -335,11 +333,7 @@ int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_rep
 	}
 	for (size_t k = 0; k < r->nobjects; k++) {
 		struct pms_damon_object *ob = &r->objects[k];
-		double bytes = 0;
-		for (size_t i = 0; i < r->nranges; i++)
-			if (r->ranges[i].target == ob->target && r->ranges[i].start >= ob->start &&
-			    r->ranges[i].end <= ob->end && !strcmp(r->ranges[i].object, ob->name))
-				bytes += (double)(r->ranges[i].end - r->ranges[i].start);
+		double bytes = (double)ob->bytes;
 		ob->freq_mean = bytes > 0 ? ob->heat / (bytes * nsnap_t[ob->target]) : 0;
 		ob->share = r->total_heat > 0 ? ob->heat / r->total_heat : 0;
 		finish_nodes(&ob->nodes);

@@ -985,6 +985,21 @@ def check_x86_damon(c, bed, blocks, findings):
         damon_gone(c, blocks, 'damon_after%d' % i, what)
     c.note('damon: hot-range share of heat over %d runs: %s'
            % (len(shares), ', '.join('%.1f %%' % (100 * s) for s in shares)))
+    ls = blocks.get('damon_text', {'lines': []})['lines']
+    txt = '\n'.join(ls)
+    c.ok('no IP, no data source, no latency' in txt and 'Hot ranges' in txt
+         and 'Remote-hot share by CPU node' in txt and 'Heat over time' in txt
+         and 'removed' in txt,
+         'damon text: labelled, hot ranges, remote-hot share, heat over time, kdamond removed')
+    hot_row = [l for l in ls if re.match(r'^  1 +[0-9a-f]+-[0-9a-f]+ +16\.0M .* hot ', l)]
+    c.ok(len(hot_row) == 1 and ' n1:' in hot_row[0],
+         'damon text: the first hot range is the 16 MiB on node 1 (%s)' % hot_row)
+    ls = blocks.get('damon_csv', {'lines': []})['lines']
+    rows = [l.split(',') for l in ls if re.match(r'^[0-9.]+,\d+,0x', l)]
+    c.ok(len(ls) > 2 and ls[0].startswith('# DAMON') and 'no latency' in ls[0]
+         and ls[1] == 't_s,pid,start,end,bytes,nr_accesses,freq,age,object' and len(rows) > 10
+         and all(len(r) == 9 and int(r[3], 16) - int(r[2], 16) == int(r[4]) for r in rows),
+         'damon csv: label line, header, %d region rows with consistent sizes' % len(rows))
     for name, want_rc, outcome in (('sigint', 130, 'interrupted (SIGINT)'),
                                    ('crash', 128 + 11, 'the command was killed by a signal')):
         what = 'damon %s' % name

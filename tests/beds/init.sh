@@ -48,12 +48,16 @@ x86damon)
 	D=/sys/kernel/mm/damon/admin/kdamonds
 	gone() { cat $D/nr_kdamonds; ls $D; }
 	A="--quiet --json --damon-sample-us 5000 --damon-aggr-us 100000 --damon-update-us 500000 --damon-min-regions 10 --damon-max-regions 100"
+	run sysfs /bin/bedcheck sysfs
 	run damon_sysfs gone
 	for i in 1 2 3 4 5; do
 		run damon_run$i /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 256 4 /tmp/wl$i
 		run damon_wl$i cat /tmp/wl$i
 		run damon_after$i gone
 	done
+	# the text and CSV renderings of the same kind of run
+	run damon_text /bin/pmuscope mem --engine damon --quiet --top 5 -- /bin/bedcheck damonwl 16 64 2 /tmp/wlt
+	run damon_csv /bin/pmuscope mem --engine damon --quiet --csv -- /bin/bedcheck damonwl 16 64 2 /tmp/wlv
 	run damon_sigint sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 60 /tmp/wls & p=\$!; sleep 4; kill -INT \$p; wait \$p; echo PMSRC=\$?"
 	run damon_sigint_after gone
 	run damon_crash sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 3 /tmp/wlc crash; echo PMSRC=\$?"

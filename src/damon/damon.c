@@ -569,7 +569,11 @@ static int sample_nodes(struct pms_damon *d, unsigned t, const struct pms_damon_
 		struct pms_damon_page *p = &d->pages[d->npages++];
 		p->addr = addrs[i];
 		p->target = t;
-		p->node = nodes[i] >= 0 ? nodes[i] : nodes[i] == PMS_NODE_UNKNOWN ? -1 : -2;
+		/* -ENOENT (not present) and -EFAULT (not mapped) are the
+		 * page's status; anything else (a failed call: the process is
+		 * exiting) says nothing about it */
+		p->node = nodes[i] >= 0 ? nodes[i]
+			  : nodes[i] == -ENOENT || nodes[i] == -EFAULT ? -2 : -1;
 		p->snap = d->nsnaps;
 	}
 out:

@@ -69,15 +69,26 @@ static void count_nodes(const struct pms_damon_page *pg, size_t n, unsigned t, u
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < n && pg[i].target == t && pg[i].addr < end; i++) {
-		if (i + 1 < n && pg[i + 1].target == t && pg[i + 1].addr == pg[i].addr)
-			continue; /* a later sample of the same page follows */
+	for (size_t i = lo; i < n && pg[i].target == t && pg[i].addr < end;) {
+		/* one page: its latest node if any sample had one, else
+		 * absent if a sample said so (samples are in time order) */
+		int node = -1;
+		bool absent = false;
+		uint64_t a = pg[i].addr;
+		for (; i < n && pg[i].target == t && pg[i].addr == a; i++) {
+			if (pg[i].node >= 0 && pg[i].node < PMS_DAMON_MAX_NODES)
+				node = pg[i].node;
+			else if (pg[i].node == -2)
+				absent = true;
+		}
+		if (node < 0 && !absent)
+			continue; /* never answered */
 		out->sampled++;
-		if (pg[i].node >= 0 && pg[i].node < PMS_DAMON_MAX_NODES) {
-			out->pages[pg[i].node]++;
-			if (pg[i].node > *maxnode)
-				*maxnode = pg[i].node;
-		} else if (pg[i].node == -2) {
+		if (node >= 0) {
+			out->pages[node]++;
+			if (node > *maxnode)
+				*maxnode = node;
+		} else {
 			out->absent++;
 		}
 	}

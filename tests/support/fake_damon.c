@@ -423,6 +423,8 @@ static long fdm_move_pages(void *ud, int pid, unsigned long count, void **pages,
 	(void)nodes;
 	(void)flags;
 	f->move_pages_calls++;
+	if (f->move_pages_err)
+		return -f->move_pages_err;
 	for (unsigned long i = 0; i < count; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)pages[i];
 		status[i] = -EFAULT;

@@ -45,6 +45,7 @@ struct fdm {
 	struct { uint64_t start, end; int node; } node_ranges[FDM_MAX_NODE_RANGES];
 	size_t nnode_ranges;
 	long move_pages_calls;
+	int move_pages_err; /* non-zero: every call fails with -this (process gone) */
 };
 
 struct fdm *fdm_new(void);

@@ -974,8 +974,9 @@ def check_damon_doc(c, what, d, w):
 
 
 def check_x86_damon(c, bed, blocks, findings):
-    """The DAMON bed (init.sh x86damon): 5 runs, Ctrl-C, a crashing workload,
-    someone else's kdamond, and the engine ladder's automatic choice."""
+    """The DAMON bed (init.sh x86damon): 5 runs attached (-p) to the workload
+    once it has touched both ranges, Ctrl-C and a crashing workload (command
+    runs), someone else's kdamond, and the engine ladder's automatic choice."""
     lines = [l.strip() for l in blocks.get('damon_sysfs', {'lines': []})['lines']]
     c.ok(lines[:1] == ['0'], 'guest kernel has DAMON sysfs, no kdamond at boot (%s)' % lines)
     shares = []
@@ -984,7 +985,8 @@ def check_x86_damon(c, bed, blocks, findings):
         w = damon_wl(c, blocks, 'damon_wl%d' % i, what)
         d = damon_doc(blocks.get('damon_run%d' % i, {'lines': []})['lines'])
         if c.ok(d is not None, '%s: JSON document' % what) and w:
-            c.ok(d['outcome'] == 'the command exited', '%s: outcome %s' % (what, d['outcome']))
+            c.ok(d['outcome'] == '--duration reached' and d['pids'] == [w and w['pid']],
+                 '%s: -p %s, outcome %s' % (what, d['pids'], d['outcome']))
             shares.append(check_damon_doc(c, what, d, w))
         damon_gone(c, blocks, 'damon_after%d' % i, what)
     c.note('damon: hot-range share of heat over %d runs: %s'

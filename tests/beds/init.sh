@@ -50,13 +50,25 @@ x86damon)
 	A="--quiet --json --damon-sample-us 5000 --damon-aggr-us 100000 --damon-update-us 500000 --damon-min-regions 10 --damon-max-regions 100"
 	run sysfs /bin/bedcheck sysfs
 	run damon_sysfs gone
+	# wl FILE HOT COLD SECONDS: the workload in the background ($w), once it
+	# has touched both ranges (FILE written); -p then sees its steady state
+	wl() {
+		/bin/bedcheck damonwl "$2" "$3" "$4" "$1" &
+		w=$!
+		n=0
+		while [ ! -s "$1" ] && [ $n -lt 180 ]; do sleep 1; n=$((n + 1)); done
+	}
 	for i in 1 2 3 4 5; do
-		run damon_run$i /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 256 4 /tmp/wl$i
+		wl /tmp/wl$i 16 256 120
+		run damon_run$i /bin/pmuscope mem --engine damon $A -p $w --duration 4
+		kill $w; wait $w
 		run damon_wl$i cat /tmp/wl$i
 		run damon_after$i gone
 	done
-	# the text and CSV renderings of the same kind of run
-	run damon_text /bin/pmuscope mem --engine damon --quiet --top 5 -- /bin/bedcheck damonwl 16 64 2 /tmp/wlt
+	# the text and CSV renderings (CSV: of a command run)
+	wl /tmp/wlt 16 64 120
+	run damon_text /bin/pmuscope mem --engine damon --quiet --top 5 -p $w --duration 3
+	kill $w; wait $w
 	run damon_csv /bin/pmuscope mem --engine damon --quiet --csv -- /bin/bedcheck damonwl 16 64 2 /tmp/wlv
 	run damon_sigint sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 60 /tmp/wls & p=\$!; sleep 4; kill -INT \$p; wait \$p; echo PMSRC=\$?"
 	run damon_sigint_after gone

@@ -47,7 +47,7 @@ x86damon)
 	# else's kdamond, the automatic choice; after each, no kdamond is left.
 	D=/sys/kernel/mm/damon/admin/kdamonds
 	gone() { cat $D/nr_kdamonds; ls $D; }
-	A="--quiet --json --damon-sample-us 5000 --damon-aggr-us 100000 --damon-update-us 500000 --damon-min-regions 10 --damon-max-regions 100"
+	A="--quiet --json --damon-sample-us 5000 --damon-aggr-us 100000 --damon-update-us 500000 --damon-min-regions 50 --damon-max-regions 200"
 	run sysfs /bin/bedcheck sysfs
 	run damon_sysfs gone
 	# wl FILE HOT COLD SECONDS: the workload in the background ($w), once it
@@ -60,7 +60,7 @@ x86damon)
 	}
 	for i in 1 2 3 4 5; do
 		wl /tmp/wl$i 16 256 120
-		run damon_run$i /bin/pmuscope mem --engine damon $A -p $w --duration 4
+		run damon_run$i /bin/pmuscope mem --engine damon $A -p $w --duration 8
 		kill $w; wait $w
 		run damon_wl$i cat /tmp/wl$i
 		run damon_after$i gone

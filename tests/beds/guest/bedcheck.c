@@ -1082,7 +1082,8 @@ static int cmd_selfmon(unsigned long iters)
 
 /* `damonwl HOT_MB COLD_MB SECONDS OUTFILE [crash]`: the DAMON bed's workload
  * (docs/damon.md).  On CPU 0: COLD_MB bound to node 0 and touched once,
- * HOT_MB bound to node 1 and touched (every page) until SECONDS pass; then
+ * HOT_MB bound to node 1 and touched (every page, then its TLB entries
+ * flushed) until SECONDS pass; then
  * exit 0, or die of SIGSEGV with "crash".  Its ranges and the nodes
  * move_pages reports for them go to OUTFILE as one BED line, so the
  * profiler's stdout stays a clean JSON document. */
@@ -1133,6 +1134,12 @@ static int cmd_damonwl(int argc, char **argv)
 	do {
 		for (size_t i = 0; i < hot_sz; i += psz)
 			((volatile char *)hot)[i]++;
+		/* DAMON clears Accessed bits without a TLB flush
+		 * (mm/damon/ops-common.c:47,62), and a CPU -- TCG too -- sets
+		 * them only on a page walk: 8 huge pages would stay in the TLB
+		 * and look cold.  A protection round trip flushes the range. */
+		mprotect(hot, hot_sz, PROT_READ);
+		mprotect(hot, hot_sz, PROT_READ | PROT_WRITE);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
 	if (argc > 6 && !strcmp(argv[6], "crash"))

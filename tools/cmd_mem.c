@@ -818,9 +818,12 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (pms_damon_choose(sys, pmus, topo, &use_damon, why, sizeof(why)) == 0 &&
 		    use_damon) {
 			fprintf(stderr, "pmuscope: mem: engine damon: %s\n", why);
-			rc = 0;
-			exit_code = mem_damon_main(g, argc, argv, why);
-			goto out;
+			int dr = mem_damon_main(g, argc, argv, why);
+			if (dr != MEM_DAMON_FALLBACK) {
+				rc = 0;
+				exit_code = dr;
+				goto out;
+			}
 		}
 	}
 

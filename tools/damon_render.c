@@ -592,8 +592,16 @@ int mem_damon_main(const struct cli_global *g, int argc, char **argv, const char
 	 * (vaddr re-reads the mappings every update interval). */
 	if (pms_damon_start(sys, topo, &o.d, &d) < 0) {
 		cli_fail("mem: DAMON");
-		fprintf(stderr, "pmuscope: mem: DAMON could not be used; try --engine software "
-			"(page-fault samples, first touch only)\n");
+		if (auto_reason) {
+			/* the command never ran (it waits before exec and is
+			 * killed below): the ladder's next engine takes over */
+			fprintf(stderr, "pmuscope: mem: DAMON could not be used; falling back to "
+				"software page-fault samples\n");
+			exit_code = MEM_DAMON_FALLBACK;
+		} else {
+			fprintf(stderr, "pmuscope: mem: DAMON could not be used; try --engine "
+				"software (page-fault samples, first touch only)\n");
+		}
 		goto out;
 	}
 	snprintf(kdir, sizeof(kdir), "%s", pms_damon_kdamond_dir(d));

@@ -11,8 +11,13 @@
 /* True when argv (a `mem` command line) asks for --engine damon. */
 bool mem_damon_requested(int argc, char **argv);
 
+/* mem_damon_main's answer when DAMON was chosen automatically but could not
+ * start (busy, refused): nothing ran, the caller goes on with page faults. */
+#define MEM_DAMON_FALLBACK (-2)
+
 /* Run `mem` with DAMON.  auto_reason: NULL when the user asked for it, else
- * why the engine ladder chose it (printed).  Returns the exit code. */
+ * why the engine ladder chose it (printed).  Returns the exit code, or
+ * MEM_DAMON_FALLBACK (auto_reason only). */
 int mem_damon_main(const struct cli_global *g, int argc, char **argv, const char *auto_reason);
 
 #endif

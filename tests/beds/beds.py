@@ -1022,6 +1022,18 @@ def check_x86_damon(c, bed, blocks, findings):
     c.ok(block_rc(ls) == 1 and any('DAMON is in use' in l for l in ls)
          and ls[-2:] == ['1', 'off'],
          'someone else\'s kdamond: refused (exit 1, "in use"), left as it was (%s)' % ls[-3:])
+    ls = [l.strip() for l in blocks.get('damon_busy', {'lines': []})['lines']]
+    c.ok(block_rc(ls) == 1 and any('DAMON is busy' in l for l in ls) and ls[-1:] == ['0'],
+         'DAMON_RECLAIM running (exclusive): --engine damon says busy, exit 1, nothing '
+         'left (%s)' % [l[:90] for l in ls[-4:]])
+    ls = blocks.get('damon_busy_auto', {'lines': []})['lines']
+    d = damon_doc(ls)
+    ls = [l.strip() for l in ls]
+    c.ok(block_rc(ls) == 0 and any('falling back to software' in l for l in ls)
+         and d is not None and d.get('engine', {}).get('name') == 'software'
+         and ls[-1:] == ['0'],
+         'DAMON_RECLAIM running: mem alone tries DAMON, falls back to page faults (%s)'
+         % [l[:90] for l in ls[-4:]])
     ls = blocks.get('damon_auto', {'lines': []})['lines']
     d = damon_doc(ls)
     c.ok(block_rc(ls) == 0 and d is not None and d['engine'] == 'damon'

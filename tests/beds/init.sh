@@ -75,6 +75,11 @@ x86damon)
 	run damon_crash sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 3 /tmp/wlc crash; echo PMSRC=\$?"
 	run damon_crash_after gone
 	run damon_foreign sh -c "echo 1 > $D/nr_kdamonds; /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 1 1 1 /tmp/wlf; echo PMSRC=\$?; cat $D/nr_kdamonds $D/0/state; echo 0 > $D/nr_kdamonds"
+	# DAMON_RECLAIM runs exclusively (mm/damon/reclaim.c:248): "on" is
+	# refused with EBUSY; --engine damon says busy, mem alone falls back
+	R=/sys/module/damon_reclaim/parameters/enabled
+	run damon_busy sh -c "echo Y > $R; /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 1 1 1 /tmp/wlb; echo PMSRC=\$?; cat $D/nr_kdamonds"
+	run damon_busy_auto sh -c "/bin/pmuscope mem --json --quiet -- /bin/bedcheck damonwl 1 4 1 /tmp/wlb2; echo PMSRC=\$?; echo N > $R; cat $D/nr_kdamonds"
 	run damon_auto sh -c "/bin/pmuscope mem --json --quiet -- /bin/bedcheck damonwl 4 16 2 /tmp/wla; echo PMSRC=\$?"
 	run damon_auto_after gone
 	;;

@@ -137,8 +137,9 @@ const char *pms_damon_object_name(const struct pms_damon *d, unsigned target, ui
 pid_t pms_damon_pid(const struct pms_damon *d, unsigned t);
 
 /* Turn our kdamond off and remove it (nr_kdamonds 0, only while ours is the
- * only one).  Idempotent; safe from a signal-free path after SIGINT.  The
- * first failure is returned, and cleanup continues past it. */
+ * only one).  Idempotent; not async-signal-safe (call it after the signal
+ * handler returned).  The first failure is returned, and cleanup continues
+ * past it. */
 int pms_damon_stop(struct pms_damon *d);
 /* Stops first when needed. */
 void pms_damon_free(struct pms_damon *d);

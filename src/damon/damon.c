@@ -9,7 +9,8 @@
  *    trylock: a concurrent writer gives a transient -EBUSY (retried here).
  *  - sysfs.c:1492-1519  "on" needs exactly one context (-EINVAL), -EBUSY when
  *    already running; core.c:1104 damon_start() -EBUSY while an exclusive
- *    DAMON user (e.g. DAMON_RECLAIM in older kernels) runs.
+ *    DAMON user runs (DAMON_RECLAIM and DAMON_LRU_SORT: reclaim.c:248,
+ *    lru_sort.c:240).
  *  - sysfs.c:1546-1592  commands other than on/off (update_schemes_tried_
  *    regions) need a running kdamond (-EINVAL) and the write returns after
  *    the kdamond handled it (or finished).

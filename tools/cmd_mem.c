@@ -18,8 +18,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "damon_render.h"
 #include "mem_render.h"
 #include "mem_workload.h"
+#include "pmuscope/damon.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
@@ -57,7 +59,9 @@ static void help(FILE *f)
 		"  -p, --pid PID     attach to PID (until it exits, Ctrl-C or --duration)\n"
 		"  -a, --all-cpus    system-wide (nodes only from physical addresses)\n"
 		"  --duration SEC    stop after SEC seconds\n"
-		"  --engine NAME     ibs, pebs, spe or software (default: best available)\n"
+		"  --engine NAME     ibs, pebs, spe, damon or software (default: best\n"
+		"                    available; damon before software: pmuscope mem\n"
+		"                    --engine damon --help)\n"
 		"  --period N        sample period (default: the engine's)\n"
 		"  --phys            ask for physical addresses (privileged)\n"
 		"  --verify-node     cross-check page nodes with get_mempolicy (built-in\n"
@@ -521,6 +525,8 @@ static char *self_exe(const char *fallback)
 int cmd_mem(const struct cli_global *g, int argc, char **argv)
 {
 	struct mem_opts o;
+	if (mem_damon_requested(argc, argv))
+		return mem_damon_main(g, argc, argv, NULL);
 	int prc = parse_opts(argc, argv, &o);
 	if (prc != 0)
 		return prc < 0 ? 1 : 0;
@@ -571,6 +577,24 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (pms_topo_load(sys, &topo) < 0) {
 		cli_fail("mem: topology");
 		goto out;
+	}
+
+	/* No precise engine: DAMON before page faults (docs/damon.md);
+	 * PMUSCOPE_NO_DAMON keeps the automatic choice off (the test suites). */
+	if (o.engine == PMS_ENG_NONE && o.kind != T_SYSTEM && !o.out && !o.samples &&
+	    !o.phys && !o.verify && !o.period && !getenv("PMUSCOPE_NO_DAMON")) {
+		bool use_damon = false;
+		char why[400];
+		if (pms_damon_choose(sys, pmus, topo, &use_damon, why, sizeof(why)) == 0 &&
+		    use_damon) {
+			fprintf(stderr, "pmuscope: mem: engine damon: %s\n", why);
+			int dr = mem_damon_main(g, argc, argv, why);
+			if (dr != MEM_DAMON_FALLBACK) {
+				rc = 0;
+				exit_code = dr;
+				goto out;
+			}
+		}
 	}
 
 	/* Catch SIGINT/SIGTERM before the command is forked: a caught signal

@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pmuscope/cpuset.h"
@@ -1079,6 +1080,73 @@ static int cmd_selfmon(unsigned long iters)
 
 /* ---- main --------------------------------------------------------------- */
 
+/* `damonwl HOT_MB COLD_MB SECONDS OUTFILE [crash]`: the DAMON bed's workload
+ * (docs/damon.md).  On CPU 0: COLD_MB bound to node 0 and touched once,
+ * HOT_MB bound to node 1 and touched (every page, then its TLB entries
+ * flushed) until SECONDS pass; then
+ * exit 0, or die of SIGSEGV with "crash".  Its ranges and the nodes
+ * move_pages reports for them go to OUTFILE as one BED line, so the
+ * profiler's stdout stays a clean JSON document. */
+static int node_of(void *p)
+{
+	void *pages[1] = { p };
+	int status[1] = { -1 };
+	if (syscall(SYS_move_pages, 0, 1UL, pages, NULL, status, 0) < 0)
+		return -1000 - errno;
+	return status[0];
+}
+
+static int cmd_damonwl(int argc, char **argv)
+{
+	size_t hot_sz, cold_sz, psz = (size_t)sysconf(_SC_PAGESIZE);
+	double secs;
+	cpu_set_t one;
+	struct timespec t0, t;
+	unsigned long m0 = 1, m1 = 2;
+	if (argc < 6)
+		return 2;
+	hot_sz = strtoul(argv[2], NULL, 0) << 20;
+	cold_sz = strtoul(argv[3], NULL, 0) << 20;
+	secs = strtod(argv[4], NULL);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	char *cold = mmap(NULL, cold_sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *hot = mmap(NULL, hot_sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (cold == MAP_FAILED || hot == MAP_FAILED)
+		return 3;
+	if (syscall(SYS_mbind, cold, cold_sz, MPOL_BIND, &m0, 65UL, 0U) < 0 ||
+	    syscall(SYS_mbind, hot, hot_sz, MPOL_BIND, &m1, 65UL, 0U) < 0)
+		return 4;
+	memset(cold, 1, cold_sz);
+	memset(hot, 1, hot_sz);
+	FILE *f = fopen(argv[5], "w");
+	if (!f)
+		return 5;
+	fprintf(f, "BED {\"check\":\"damonwl\",\"pid\":%d,\"hot_start\":\"0x%lx\","
+		"\"hot_end\":\"0x%lx\",\"cold_start\":\"0x%lx\",\"cold_end\":\"0x%lx\","
+		"\"hot_node\":%d,\"cold_node\":%d,\"hot_node_last\":%d,\"cold_node_last\":%d}\n",
+		(int)getpid(), (unsigned long)hot, (unsigned long)(hot + hot_sz),
+		(unsigned long)cold, (unsigned long)(cold + cold_sz), node_of(hot), node_of(cold),
+		node_of(hot + hot_sz - psz), node_of(cold + cold_sz - psz));
+	fclose(f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (size_t i = 0; i < hot_sz; i += psz)
+			((volatile char *)hot)[i]++;
+		/* DAMON clears Accessed bits without a TLB flush
+		 * (mm/damon/ops-common.c:47,62), and a CPU -- TCG too -- sets
+		 * them only on a page walk: 8 huge pages would stay in the TLB
+		 * and look cold.  A protection round trip flushes the range. */
+		mprotect(hot, hot_sz, PROT_READ);
+		mprotect(hot, hot_sz, PROT_READ | PROT_WRITE);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	if (argc > 6 && !strcmp(argv[6], "crash"))
+		raise(SIGSEGV);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
@@ -1092,6 +1160,8 @@ int main(int argc, char **argv)
 		work(n);
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "damonwl"))
+		return cmd_damonwl(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	PSZ = sysconf(_SC_PAGESIZE);
 	if (argc < 2) {

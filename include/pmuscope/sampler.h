@@ -184,6 +184,55 @@ int pms_child_wait(struct pms_child *c, bool nohang, int *status);
 /* Kills (SIGKILL) and reaps a child that was never waited for. */
 void pms_child_free(struct pms_child *c);
 
+/* Exit hold: with opts.hold_exits every process of the command's tree (the
+ * command and whatever it forks, clones or execs) is traced with ptrace
+ * (PTRACE_SEIZE + PTRACE_O_TRACEEXIT, kernel/ptrace.c) and stops in do_exit
+ * before its memory is released (kernel/exit.c: ptrace_event(PTRACE_EVENT_EXIT)
+ * comes before exit_mm()).  The caller then asks about the pages it sampled
+ * (move_pages with the held thread's id works while it is stopped there) and
+ * lets it go with pms_child_release().  Signals are passed on unchanged and
+ * job-control stops are kept (PTRACE_LISTEN).  Tracing needs the right to
+ * ptrace one's own child (Yama ptrace_scope <= 1, or CAP_SYS_PTRACE); a
+ * set-user-ID program runs without its privileges while traced (fs/exec.c,
+ * LSM_UNSAFE_PTRACE), so callers should not hold such commands.
+ * Only the thread that spawned the child may poll and release. */
+#define PMS_CHILD_OPTS_VERSION 1
+struct pms_child_opts {
+	unsigned version; /* PMS_CHILD_OPTS_VERSION */
+	bool hold_exits;  /* stop every process of the tree at exit (above) */
+};
+#define PMS_CHILD_OPTS_INIT { PMS_CHILD_OPTS_VERSION, false }
+
+/* pms_child_spawn with options; opts NULL = defaults (no hold). */
+int pms_child_spawn_opts(struct pms_sys *sys, char *const argv[],
+			 const struct pms_child_opts *opts, struct pms_child **out);
+
+enum pms_child_event_kind {
+	PMS_CHILD_EV_NONE = 0, /* nothing happened (non-blocking poll) */
+	PMS_CHILD_EV_HELD,     /* a thread stopped at exit; memory still mapped */
+	PMS_CHILD_EV_EXITED,   /* the command itself ended; status is its wait status */
+};
+
+struct pms_child_event {
+	enum pms_child_event_kind kind;
+	pid_t tid;  /* HELD: the stopped thread (release it with this id) */
+	pid_t pid;  /* HELD: its process (thread group); EXITED: the command */
+	int status; /* HELD: the exit code given to exit(); EXITED: the wait status */
+};
+
+/* Wait for the next event of the command's tree (block: wait, else return
+ * PMS_CHILD_EV_NONE at once).  Every other ptrace stop (fork, clone, exec,
+ * signal delivery, group stop) is handled inside.  Works without hold_exits
+ * too (then it only reports EXITED).  0 or a negative PMS_E*. */
+int pms_child_poll(struct pms_child *c, bool block, struct pms_child_event *ev);
+/* Let a thread held at exit go on exiting. */
+int pms_child_release(struct pms_child *c, pid_t tid);
+/* Threads held now (not yet released). */
+size_t pms_child_held(const struct pms_child *c);
+/* Whether exits are really held (hold_exits asked and ptrace accepted); when
+ * asked but refused, the reason is in *why (static text, may be NULL). */
+bool pms_child_holding(const struct pms_child *c, const char **why);
+
 PMS_API_END
 #ifdef __cplusplus
 }

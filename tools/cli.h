@@ -8,6 +8,8 @@
 
 #include "pmuscope/sys.h"
 
+struct cli_spec;
+
 struct cli_global {
 	const char *root; /* --root DIR or $PMUSCOPE_ROOT, NULL = this machine */
 	const char *prog; /* argv[0] */
@@ -20,6 +22,7 @@ struct cli_cmd {
 	const char *name;
 	cli_cmd_fn fn;
 	const char *summary;
+	const struct cli_spec *spec; /* options and help (cli_opt.h); NULL for help */
 };
 
 /* Open the kernel seam for g->root; prints the error and returns NULL on failure. */

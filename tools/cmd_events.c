@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "cli_catalog.h"
 #include "pmuscope/armpmu.h"
 #include "pmuscope/catalog.h"
@@ -18,32 +19,42 @@
 
 int cmd_events(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope [--root DIR] events [PATTERN] [--pmu PMU] [--cpu ID] [--apple GEN]\n"
-		"                [--catalog PATH] [--json]\n"
-		"       pmuscope events --explain NUMBER [--json]\n"
-		"       pmuscope events --facts [--json]\n\n"
+enum { O_JSON = 256, O_FACTS, O_PMU, O_CPU, O_APPLE, O_CATALOG, O_EXPLAIN };
+
+static const struct cli_opt opts[] = {
+	{ "pmu", 0, CLI_ARG, "PMU", O_PMU, "only events of PMU (cpu_core, uncore_imc, uncore_imc_3 ...)" },
+	{ "cpu", 0, CLI_ARG, "ID", O_CPU,
+	  "the CPU to pick catalog files for: a MIDR (0x413fd0c1) or\n"
+	  "vendor-family-model (GenuineIntel-6-AD); default: this\n"
+	  "machine (per core PMU on big.LITTLE)" },
+	{ "catalog", 0, CLI_ARG, "PATH", O_CATALOG,
+	  "a kernel tools/perf/pmu-events/arch tree, an Intel perfmon\n"
+	  "or ARM-software/data checkout, or one JSON file (also\n"
+	  "'perf list -j' output); default $PMUSCOPE_CATALOG, else\n"
+	  "the built-in ARM PMUv3 architected events" },
+	{ "apple", 0, CLI_ARG, "GEN", O_APPLE,
+	  "the built-in Apple table for as1, a14, as3, as4-1 or as5;\n"
+	  "'all' prints each event's number on every generation" },
+	{ "explain", 0, CLI_ARG, "N", O_EXPLAIN, "explain an ARM PMUv3 event number (tier, block, discovery)" },
+	{ "facts", 0, CLI_NOARG, NULL, O_FACTS, "the ARM PMUv3 counter facts (long/chained, user access ...)" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "machine-readable output (schema: docs/json-events.md)" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_events = {
+	.name = "events",
+	.synopsis = "[--root DIR] events [PATTERN] [--pmu PMU] [--cpu ID] [--apple GEN]\n"
+		    "                [--catalog PATH] [--json]\n"
+		    "events --explain NUMBER [--json]\n"
+		    "events --facts [--json]",
+	.description =
 		"List catalog events with the perf encoding to use with 'stat -e', the ARM\n"
 		"tier, whether this machine's PMUs have them, and the description.\n\n"
-		"  PATTERN         names containing PATTERN (case-insensitive), or a shell\n"
-		"                  glob when it has * ? or [\n"
-		"  --pmu PMU       only events of PMU (cpu_core, uncore_imc, uncore_imc_3 ...)\n"
-		"  --cpu ID        the CPU to pick catalog files for: a MIDR (0x413fd0c1) or\n"
-		"                  vendor-family-model (GenuineIntel-6-AD); default: this\n"
-		"                  machine (per core PMU on big.LITTLE)\n"
-		"  --catalog PATH  a kernel tools/perf/pmu-events/arch tree, an Intel perfmon\n"
-		"                  or ARM-software/data checkout, or one JSON file (also\n"
-		"                  'perf list -j' output); default $PMUSCOPE_CATALOG, else\n"
-		"                  the built-in ARM PMUv3 architected events\n"
-		"  --apple GEN     the built-in Apple table for as1, a14, as3, as4-1 or as5;\n"
-		"                  'all' prints each event's number on every generation\n"
-		"  --explain N     explain an ARM PMUv3 event number (tier, block, discovery)\n"
-		"  --facts         the ARM PMUv3 counter facts (long/chained, user access ...)\n"
-		"  --json          machine-readable output (schema: docs/json-events.md)\n"
-		"  --help          this text\n");
-}
+		"PATTERN: names containing PATTERN (case-insensitive), or a shell glob\n"
+		"when it has * ? or [.",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 failure, 2 usage error.",
+};
 
 static bool matches(const char *pattern, const char *name)
 {
@@ -267,38 +278,33 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	int rc = 1;
 	const char *what = "built-in ARM PMUv3 architected events";
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--facts")) {
-			want_facts = true;
-		} else if ((!strcmp(a, "--pmu") || !strcmp(a, "--cpu") || !strcmp(a, "--apple") ||
-			    !strcmp(a, "--catalog") || !strcmp(a, "--explain")) && i + 1 < argc) {
-			const char *v = argv[++i];
-			if (!strcmp(a, "--pmu"))
-				pmu = v;
-			else if (!strcmp(a, "--cpu"))
-				cpu = v;
-			else if (!strcmp(a, "--apple"))
-				apple = v;
-			else if (!strcmp(a, "--catalog"))
-				catalog = v;
-			else
-				explain_arg = v;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "pmuscope: events: unknown or incomplete option '%s'\n", a);
-			help(stderr);
-			return 1;
-		} else if (!pattern) {
-			pattern = a;
-		} else {
-			fprintf(stderr, "pmuscope: events: more than one PATTERN ('%s', '%s')\n", pattern, a);
-			return 1;
+	struct cli_parser p;
+	int c;
+	cli_parser_init(&p, &cli_spec_events, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		const char *v = p.arg;
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_FACTS: want_facts = true; break;
+		case O_PMU: pmu = v; break;
+		case O_CPU: cpu = v; break;
+		case O_APPLE: apple = v; break;
+		case O_CATALOG: catalog = v; break;
+		case O_EXPLAIN: explain_arg = v; break;
+		default:
+			if (pattern)
+				return cli_usage(&cli_spec_events, "more than one PATTERN ('%s', '%s')",
+						 pattern, v);
+			pattern = v;
 		}
+	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	for (int k = p.ind; k < argc; k++) {
+		if (pattern)
+			return cli_usage(&cli_spec_events, "more than one PATTERN ('%s', '%s')", pattern,
+					 argv[k]);
+		pattern = argv[k];
 	}
 	if (want_facts)
 		return facts(json);
@@ -317,8 +323,8 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		char *end;
 		unsigned long long n = strtoull(explain_arg, &end, 0);
 		if (*end || end == explain_arg) {
-			fprintf(stderr, "pmuscope: events: --explain wants a number (0x4005), not '%s'\n",
-				explain_arg);
+			rc = cli_usage(&cli_spec_events, "--explain '%s': want an event number (0x4005)",
+				       explain_arg);
 			goto out;
 		}
 		rc = explain(n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, json, pmus);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "mem_render.h"
 #include "mem_workload.h"
 #include "pmuscope/datasrc.h"
@@ -34,47 +35,6 @@
 #include "pmuscope/topo.h"
 
 int cmd_mem(const struct cli_global *g, int argc, char **argv);
-
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope mem [OPTIONS]                 profile the built-in workload\n"
-		"       pmuscope mem [OPTIONS] -- COMMAND ...  profile a command\n"
-		"       pmuscope mem [OPTIONS] -p PID          attach to a process\n"
-		"       pmuscope mem [OPTIONS] -a              system-wide\n\n"
-		"Sample memory accesses with the best precise engine this machine has\n"
-		"(AMD IBS, Intel PEBS, Arm SPE; else software page-fault sampling, said\n"
-		"so), resolve each data address to its NUMA node while the process\n"
-		"lives (batched move_pages, cached per page), and report data-source\n"
-		"levels, latency percentiles, home node vs elsewhere, the CPU-node x\n"
-		"memory-node matrix, and top instructions, functions and data objects.\n\n"
-		"Built-in workload (a dependent pointer chase over a random cycle):\n"
-		"  --size BYTES      buffer size (K/M/G suffixes; default 64M)\n"
-		"  --node N          bind the buffer to node N (default: first touch)\n"
-		"  --threads N       chasing threads (default 1)\n"
-		"  --steps N         dependent loads per thread (default: one lap,\n"
-		"                    the buffer's word count)\n"
-		"Recording:\n"
-		"  -p, --pid PID     attach to PID (until it exits, Ctrl-C or --duration)\n"
-		"  -a, --all-cpus    system-wide (nodes only from physical addresses)\n"
-		"  --duration SEC    stop after SEC seconds\n"
-		"  --engine NAME     ibs, pebs, spe or software (default: best available)\n"
-		"  --period N        sample period (default: the engine's)\n"
-		"  --phys            ask for physical addresses (privileged)\n"
-		"  --verify-node     cross-check page nodes with get_mempolicy (built-in\n"
-		"                    workload: every buffer page, in the workload itself)\n"
-		"Output:\n"
-		"  --json            everything as JSON (schema: docs/mem.md)\n"
-		"  --samples         with --json: every sample too\n"
-		"  --csv             one CSV row per sample\n"
-		"  -o FILE           also write the samples as perf.data to FILE\n"
-		"  --top N           entries per top list (default 10)\n"
-		"  --progress        progress line on stderr (default when it is a terminal)\n"
-		"  --quiet           no progress line\n"
-		"  --help            this text\n\n"
-		"Exit status: the command's exit status; 128+N when a signal N ended it;\n"
-		"1 when pmuscope itself failed.\n");
-}
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -132,33 +92,62 @@ enum {
 	O_REPORTFD, O_RELEASEFD,
 };
 
+static const struct cli_opt opts[] = {
+	{ NULL, 0, 0, NULL, 0, "Built-in workload (a dependent pointer chase over a random cycle):" },
+	{ "size", 0, CLI_ARG, "BYTES", O_SIZE, "buffer size (K/M/G suffixes; default 64M)" },
+	{ "node", 0, CLI_ARG, "N", O_NODE, "bind the buffer to node N (default: first touch)" },
+	{ "threads", 0, CLI_ARG, "N", O_THREADS, "chasing threads (default 1)" },
+	{ "steps", 0, CLI_ARG, "N", O_STEPS,
+	  "dependent loads per thread (default: one lap,\nthe buffer's word count)" },
+	{ NULL, 0, 0, NULL, 0, "Recording:" },
+	{ "pid", 'p', CLI_ARG, "PID", 'p', "attach to PID (until it exits, Ctrl-C or --duration)" },
+	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "system-wide (nodes only from physical addresses)" },
+	{ "duration", 0, CLI_ARG, "SEC", O_DURATION, "stop after SEC seconds" },
+	{ "engine", 0, CLI_ARG, "NAME", O_ENGINE, "ibs, pebs, spe or software (default: best available)" },
+	{ "period", 0, CLI_ARG, "N", O_PERIOD, "sample period (default: the engine's)" },
+	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "verify-node", 0, CLI_NOARG, NULL, O_VERIFY,
+	  "cross-check page nodes with get_mempolicy (built-in\n"
+	  "workload: every buffer page, in the workload itself)" },
+	{ NULL, 0, 0, NULL, 0, "Output:" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "everything as JSON (schema: docs/mem.md)" },
+	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too" },
+	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample" },
+	{ "output", 'o', CLI_ARG, "FILE", 'o', "also write the samples as perf.data to FILE" },
+	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
+	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
+	/* internal: the re-executed built-in workload */
+	{ "run-workload", 0, CLI_NOARG, NULL, O_RUNWL, NULL },
+	{ "report-fd", 0, CLI_ARG, NULL, O_REPORTFD, NULL },
+	{ "release-fd", 0, CLI_ARG, NULL, O_RELEASEFD, NULL },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_mem = {
+	.name = "mem",
+	.synopsis = "mem [OPTIONS]                 profile the built-in workload\n"
+		    "mem [OPTIONS] -- COMMAND ...  profile a command\n"
+		    "mem [OPTIONS] -p PID          attach to a process\n"
+		    "mem [OPTIONS] -a              system-wide",
+	.description =
+		"Sample memory accesses with the best precise engine this machine has\n"
+		"(AMD IBS, Intel PEBS, Arm SPE; else software page-fault sampling, said\n"
+		"so), resolve each data address to its NUMA node while the process\n"
+		"lives (batched move_pages, cached per page), and report data-source\n"
+		"levels, latency percentiles, home node vs elsewhere, the CPU-node x\n"
+		"memory-node matrix, and top instructions, functions and data objects.",
+	.opts = opts,
+	.footer = "Exit status: the command's exit status; 128+N when a signal N ended it;\n"
+		  "1 when pmuscope itself failed, 2 usage error.",
+	.stop_at_operand = true,
+};
+
+/* 0, or CLI_HELP / CLI_USAGE (printed) */
 static int parse_opts(int argc, char **argv, struct mem_opts *o)
 {
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "node", required_argument, NULL, O_NODE },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "steps", required_argument, NULL, O_STEPS },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "engine", required_argument, NULL, O_ENGINE },
-		{ "period", required_argument, NULL, O_PERIOD },
-		{ "phys", no_argument, NULL, O_PHYS },
-		{ "verify-node", no_argument, NULL, O_VERIFY },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "samples", no_argument, NULL, O_SAMPLES },
-		{ "csv", no_argument, NULL, O_CSV },
-		{ "output", required_argument, NULL, 'o' },
-		{ "top", required_argument, NULL, O_TOP },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "progress", no_argument, NULL, O_PROGRESS },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "run-workload", no_argument, NULL, O_RUNWL },
-		{ "report-fd", required_argument, NULL, O_REPORTFD },
-		{ "release-fd", required_argument, NULL, O_RELEASEFD },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_parser p;
+	const char *arg;
 	long v;
 	int c;
 	memset(o, 0, sizeof(*o));
@@ -170,41 +159,41 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	o->kind = T_WORKLOAD;
 	o->top = 10;
 	o->engine = PMS_ENG_NONE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:ao:", lo, NULL)) != -1) {
+	cli_parser_init(&p, &cli_spec_mem, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		arg = p.arg;
 		switch (c) {
 		case O_SIZE:
-			if (parse_size(optarg, &o->wl.size) < 0 || o->wl.size < 16) {
-				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes >= 16 (K/M/G suffixes)\n", optarg);
-				return -1;
+			if (parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
+				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes >= 16 (K/M/G suffixes)\n", arg);
+				return CLI_USAGE;
 			}
 			break;
 		case O_NODE:
-			if (parse_long(optarg, 0, 1023, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", optarg);
-				return -1;
+			if (parse_long(arg, 0, 1023, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", arg);
+				return CLI_USAGE;
 			}
 			o->wl.node = (int)v;
 			break;
 		case O_THREADS:
-			if (parse_long(optarg, 1, 1024, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 1024, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", arg);
+				return CLI_USAGE;
 			}
 			o->wl.threads = (int)v;
 			break;
 		case O_STEPS:
-			if (parse_long(optarg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", arg);
+				return CLI_USAGE;
 			}
 			o->wl.steps = (uint64_t)v;
 			break;
 		case 'p':
-			if (parse_long(optarg, 1, 0x7fffffff, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 0x7fffffff, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", arg);
+				return CLI_USAGE;
 			}
 			o->pid = (pid_t)v;
 			o->kind = T_PID;
@@ -214,24 +203,24 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			break;
 		case O_DURATION: {
 			char *end;
-			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end || o->duration <= 0) {
-				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", optarg);
-				return -1;
+			o->duration = strtod(arg, &end);
+			if (end == arg || *end || o->duration <= 0) {
+				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", arg);
+				return CLI_USAGE;
 			}
 			break;
 		}
 		case O_ENGINE:
-			if (mem_engine_parse(optarg, &o->engine) < 0) {
+			if (mem_engine_parse(arg, &o->engine) < 0) {
 				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe or software\n",
-					optarg);
-				return -1;
+					arg);
+				return CLI_USAGE;
 			}
 			break;
 		case O_PERIOD:
-			if (parse_long(optarg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
+				return CLI_USAGE;
 			}
 			o->period = (uint64_t)v;
 			break;
@@ -240,44 +229,42 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_JSON: o->json = true; break;
 		case O_SAMPLES: o->samples = true; break;
 		case O_CSV: o->csv = true; break;
-		case 'o': o->out = optarg; break;
+		case 'o': o->out = arg; break;
 		case O_TOP:
-			if (parse_long(optarg, 1, 100000, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --top '%s': want 1..100000\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 100000, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --top '%s': want 1..100000\n", arg);
+				return CLI_USAGE;
 			}
 			o->top = (size_t)v;
 			break;
 		case O_QUIET: o->quiet = true; break;
 		case O_PROGRESS: o->progress = true; break;
-		case O_HELP: help(stdout); return 1;
 		case O_RUNWL: o->run_workload = true; break;
 		case O_REPORTFD:
-			if (parse_long(optarg, 0, 1 << 20, &v) < 0)
-				return -1;
+			if (parse_long(arg, 0, 1 << 20, &v) < 0)
+				return CLI_USAGE;
 			o->wl.report_fd = (int)v;
 			break;
 		case O_RELEASEFD:
-			if (parse_long(optarg, 0, 1 << 20, &v) < 0)
-				return -1;
+			if (parse_long(arg, 0, 1 << 20, &v) < 0)
+				return CLI_USAGE;
 			o->wl.release_fd = (int)v;
 			break;
-		default:
-			fprintf(stderr, "pmuscope: mem: unknown option '%s' (try --help)\n", argv[optind - 1]);
-			return -1;
 		}
 	}
-	if (optind < argc) {
+	if (c != CLI_END)
+		return c;
+	if (p.ind < argc) {
 		if (o->kind != T_WORKLOAD) {
 			fprintf(stderr, "pmuscope: mem: a COMMAND cannot be combined with -p or -a\n");
-			return -1;
+			return CLI_USAGE;
 		}
 		o->kind = T_COMMAND;
-		o->cmd = argv + optind;
+		o->cmd = argv + p.ind;
 	}
 	if (o->json + o->csv > 1) {
 		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
-		return -1;
+		return CLI_USAGE;
 	}
 	return 0;
 }
@@ -754,7 +741,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct mem_opts o;
 	int prc = parse_opts(argc, argv, &o);
 	if (prc != 0)
-		return prc < 0 ? 1 : 0;
+		return cli_exit_code(prc);
 	if (o.run_workload) {
 		o.wl.verify = o.verify;
 		return mem_workload_run(&o.wl);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "cli_catalog.h"
 #include "pmuscope/count.h"
 #include "pmuscope/error.h"
@@ -20,38 +21,6 @@
 #include "pmuscope/topo.h"
 
 int cmd_stat(const struct cli_global *g, int argc, char **argv);
-
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope [--root DIR] stat [-e EVENTS] [-p PID | -t TID | -a | -C CPUS]\n"
-		"                [--per-cpu|--per-core|--per-cluster|--per-cache|--per-die|\n"
-		"                 --per-socket|--per-node|--per-core-type|--per-thread]\n"
-		"                [-I MS] [-x SEP | --json] [--strict] [--no-inherit] [-- COMMAND ...]\n\n"
-		"Count events (perf syntax, e.g. -e '{cycles,instructions},page-faults') for\n"
-		"COMMAND (started at its exec, children included), an existing process (-p,\n"
-		"all its threads) or thread (-t), or system-wide on every CPU (-a) or some\n"
-		"(-C 0-3).  Without -e: task-clock, context-switches, cpu-migrations,\n"
-		"page-faults, plus cycles and instructions where a core PMU exists.\n"
-		"Hybrid generic events count on every core PMU and are summed (split them\n"
-		"with --per-core-type); uncore events count once per box on the CPU of its\n"
-		"NUMA node (sub-NUMA clustering included), so --per-node shows each node's.\n"
-		"Values are scaled when counters were multiplexed; the percent of time\n"
-		"counted is shown when below 100%%.\n\n"
-		"  -e EVENTS       events to count\n"
-		"  -p PID          attach to every thread of PID until it exits (or Ctrl-C)\n"
-		"  -t TID          attach to one thread\n"
-		"  -a              all online CPUs;  -C CPUS  these CPUs (list: 0-3,8)\n"
-		"  --per-X         aggregate per cpu, core, cluster, cache (L3), die,\n"
-		"                  socket, node, core-type, thread (default: global)\n"
-		"  -I MS           print counts every MS milliseconds\n"
-		"  -x SEP          CSV: [agg SEP] value SEP unit SEP event SEP run_ns SEP pct\n"
-		"  --json          JSON (schema: docs/stat.md); with -I one object per line\n"
-		"  --strict        fail unless every counter ran 100%% of the time\n"
-		"  --no-inherit    do not count the children of the task\n"
-		CLI_CATALOG_HELP
-		"  --help          this text\n");
-}
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig)
@@ -77,6 +46,57 @@ static const struct {
 	{ "--per-die", PMS_AGG_DIE, true },         { "--per-socket", PMS_AGG_SOCKET, false },
 	{ "--per-node", PMS_AGG_NODE, false },      { "--per-core-type", PMS_AGG_CORE_TYPE, false },
 	{ "--per-thread", PMS_AGG_THREAD, false },
+};
+
+enum { O_JSON = 256, O_STRICT, O_NOINHERIT, O_CATALOG, O_AGG = 300 };
+
+static const struct cli_opt opts[] = {
+	{ "event", 'e', CLI_ARG, "EVENTS", 'e', "events to count" },
+	{ "pid", 'p', CLI_ARG, "PID", 'p', "attach to every thread of PID until it exits (or Ctrl-C)" },
+	{ "tid", 't', CLI_ARG, "TID", 't', "attach to one thread" },
+	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "all online CPUs" },
+	{ "cpu", 'C', CLI_ARG, "CPUS", 'C', "these CPUs (list: 0-3,8)" },
+	{ "per-cpu", 0, CLI_NOARG, NULL, O_AGG + 0, "aggregate per CPU (also -A, --no-aggr)" },
+	{ "no-aggr", 'A', CLI_NOARG, NULL, O_AGG + 0, NULL },
+	{ "per-core", 0, CLI_NOARG, NULL, O_AGG + 1, "aggregate per core" },
+	{ "per-cluster", 0, CLI_NOARG, NULL, O_AGG + 2, "aggregate per cluster" },
+	{ "per-cache", 0, CLI_NOARG, NULL, O_AGG + 3, "aggregate per L3 cache" },
+	{ "per-die", 0, CLI_NOARG, NULL, O_AGG + 4, "aggregate per die" },
+	{ "per-socket", 0, CLI_NOARG, NULL, O_AGG + 5, "aggregate per socket" },
+	{ "per-node", 0, CLI_NOARG, NULL, O_AGG + 6, "aggregate per NUMA node" },
+	{ "per-core-type", 0, CLI_NOARG, NULL, O_AGG + 7, "aggregate per core type (hybrid, big.LITTLE)" },
+	{ "per-thread", 0, CLI_NOARG, NULL, O_AGG + 8, "aggregate per thread (default: global)" },
+	{ "interval-print", 'I', CLI_ARG, "MS", 'I', "print counts every MS milliseconds" },
+	{ "field-separator", 'x', CLI_ARG, "SEP", 'x',
+	  "CSV: [agg SEP] value SEP unit SEP event SEP run_ns SEP pct" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "JSON (schema: docs/stat.md); with -I one object per line" },
+	{ "strict", 0, CLI_NOARG, NULL, O_STRICT, "fail unless every counter ran 100% of the time" },
+	{ "no-inherit", 'i', CLI_NOARG, NULL, O_NOINHERIT, "do not count the children of the task" },
+	CLI_CATALOG_OPT(O_CATALOG),
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_stat = {
+	.name = "stat",
+	.synopsis = "[--root DIR] stat [-e EVENTS] [-p PID | -t TID | -a | -C CPUS]\n"
+		    "                [--per-cpu|--per-core|--per-cluster|--per-cache|--per-die|\n"
+		    "                 --per-socket|--per-node|--per-core-type|--per-thread]\n"
+		    "                [-I MS] [-x SEP | --json] [--strict] [--no-inherit] [-- COMMAND ...]",
+	.description =
+		"Count events (perf syntax, e.g. -e '{cycles,instructions},page-faults') for\n"
+		"COMMAND (started at its exec, children included), an existing process (-p,\n"
+		"all its threads) or thread (-t), or system-wide on every CPU (-a) or some\n"
+		"(-C 0-3).  Without -e: task-clock, context-switches, cpu-migrations,\n"
+		"page-faults, plus cycles and instructions where a core PMU exists.\n"
+		"Hybrid generic events count on every core PMU and are summed (split them\n"
+		"with --per-core-type); uncore events count once per box on the CPU of its\n"
+		"NUMA node (sub-NUMA clustering included), so --per-node shows each node's.\n"
+		"Values are scaled when counters were multiplexed; the percent of time\n"
+		"counted is shown when below 100%.",
+	.opts = opts,
+	.footer = "Exit status: 0 ok (with a COMMAND: the command's status, 128+N when\n"
+		  "signal N ended it), 1 failure, 2 usage error.",
+	.stop_at_operand = true,
 };
 
 /* Clock events count nanoseconds; perf prints them in msec
@@ -347,93 +367,61 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	bool have_pid = false;
 	double t0, next;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool matched = false;
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;
-		for (size_t k = 0; k < sizeof(agg_opts) / sizeof(agg_opts[0]); k++)
-			if (!strcmp(a, agg_opts[k].opt)) {
-				agg = agg_opts[k].agg;
-				per_cpu_agg = agg_opts[k].per_cpu;
-				matched = true;
-			}
-		if (matched)
+	struct cli_parser cp;
+	int oc;
+	cli_parser_init(&cp, &cli_spec_stat, argc, argv);
+	while ((oc = cli_next(&cp)) > 0) {
+		const char *v = cp.arg;
+		char *end;
+		if (oc >= O_AGG && oc < O_AGG + (int)(sizeof(agg_opts) / sizeof(agg_opts[0]))) {
+			agg = agg_opts[oc - O_AGG].agg;
+			per_cpu_agg = agg_opts[oc - O_AGG].per_cpu;
 			continue;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--strict")) {
-			co.strict = true;
-		} else if (!strcmp(a, "--no-inherit")) {
-			co.no_inherit = true;
-		} else if (!strcmp(a, "--catalog") && i + 1 < argc) {
-			catalog_path = argv[++i];
-		} else if (!strncmp(a, "--catalog=", 10)) {
-			catalog_path = a + 10;
-		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
-			all = true;
-		} else if (a[1] && strchr("eptCIx", a[1]) && a[1] != '-' &&
-			   (a[2] || i + 1 < argc)) {
-			/* -x, and -x , (perf accepts both forms) */
-			const char *v = a[2] ? a + 2 : argv[++i];
-			char *end;
-			switch (a[1]) {
-			case 'e': events = v; break;
-			case 'C': cpus_arg = v; break;
-			case 'x': sep = v; break;
-			case 'p':
-			case 't':
-				pid = (pid_t)strtol(v, &end, 10);
-				if (*end || pid <= 0) {
-					fprintf(stderr, "pmuscope: stat: %s needs a pid > 0, not '%s'\n", a, v);
-					return 1;
-				}
-				co.target = a[1] == 'p' ? PMS_COUNT_PID : PMS_COUNT_TID;
-				have_pid = true;
-				break;
-			case 'I':
-				interval_ms = strtol(v, &end, 10);
-				if (*end || interval_ms < 1) {
-					fprintf(stderr, "pmuscope: stat: -I needs milliseconds >= 1, not '%s'\n", v);
-					return 1;
-				}
-				break;
-			}
-		} else {
-			fprintf(stderr, "pmuscope: stat: unknown or incomplete option '%s' (see --help)\n", a);
-			return 1;
+		}
+		switch (oc) {
+		case O_JSON: json = true; break;
+		case O_STRICT: co.strict = true; break;
+		case O_NOINHERIT: co.no_inherit = true; break;
+		case O_CATALOG: catalog_path = v; break;
+		case 'a': all = true; break;
+		case 'e': events = v; break;
+		case 'C': cpus_arg = v; break;
+		case 'x': sep = v; break;
+		case 'p':
+		case 't':
+			pid = (pid_t)strtol(v, &end, 10);
+			if (*end || pid <= 0)
+				return cli_bad_arg(&cp, "a pid > 0");
+			co.target = oc == 'p' ? PMS_COUNT_PID : PMS_COUNT_TID;
+			have_pid = true;
+			break;
+		case 'I':
+			interval_ms = strtol(v, &end, 10);
+			if (*end || interval_ms < 1)
+				return cli_bad_arg(&cp, "milliseconds >= 1");
+			break;
 		}
 	}
+	if (oc != CLI_END)
+		return cli_exit_code(oc);
+	i = cp.ind;
 	if (i < argc)
 		cmd = &argv[i];
 	if (json && sep) {
-		fprintf(stderr, "pmuscope: stat: -x and --json exclude each other\n");
-		return 1;
+		return cli_usage(&cli_spec_stat, "-x and --json exclude each other");
 	}
 	if ((all || cpus_arg) && have_pid) {
-		fprintf(stderr, "pmuscope: stat: -p/-t and -a/-C exclude each other\n");
-		return 1;
+		return cli_usage(&cli_spec_stat, "-p/-t and -a/-C exclude each other");
 	}
 	if (have_pid && cmd) {
-		fprintf(stderr, "pmuscope: stat: give either -p/-t or a command, not both\n");
-		return 1;
+		return cli_usage(&cli_spec_stat, "give either -p/-t or a command, not both");
 	}
 	if (!have_pid && !all && !cpus_arg && !cmd) {
-		fprintf(stderr, "pmuscope: stat: nothing to count: give a command, -p PID, -a or -C "
-				"(see --help)\n");
-		return 1;
+		return cli_usage(&cli_spec_stat, "nothing to count: give a command, -p PID, -a or -C");
 	}
 	if (per_cpu_agg && !all && !cpus_arg) {
-		fprintf(stderr, "pmuscope: stat: %s needs per-CPU counting (-a or -C): task "
-				"counters have no CPU\n", pms_count_agg_name(agg));
-		return 1;
+		return cli_usage(&cli_spec_stat, "--per-%s needs per-CPU counting (-a or -C): task "
+				 "counters have no CPU", pms_count_agg_name(agg));
 	}
 	if (all || cpus_arg)
 		co.target = PMS_COUNT_CPUS;

@@ -6,23 +6,32 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
 #include "pmuscope/topo.h"
 
 int cmd_topology(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: pmuscope [--root DIR] topology [--json]\n\n"
-		   "Show packages, dies, L3 domains, NUMA nodes and their distances,\n"
-		   "sub-NUMA clustering (SNC-N per package), core types (big.LITTLE /\n"
-		   "hybrid), and for every uncore PMU the NUMA node its counts belong to\n"
-		   "and the CPU to read it on (corrected for SNC where the platform is\n"
-		   "known; otherwise reported per socket with a warning).\n\n"
-		   "  --json   machine-readable output (schema: docs/json-topology.md)\n"
-		   "  --help   this text\n");
-}
+enum { O_JSON = 256 };
+
+static const struct cli_opt opts[] = {
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "machine-readable output (schema: docs/json-topology.md)" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_topology = {
+	.name = "topology",
+	.synopsis = "[--root DIR] topology [--json]",
+	.description =
+		"Show packages, dies, L3 domains, NUMA nodes and their distances,\n"
+		"sub-NUMA clustering (SNC-N per package), core types (big.LITTLE /\n"
+		"hybrid), and for every uncore PMU the NUMA node its counts belong to\n"
+		"and the CPU to read it on (corrected for SNC where the platform is\n"
+		"known; otherwise reported per socket with a warning).",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 the machine's topology cannot be read, 2 usage error.",
+};
 
 static const char *set_str(const struct pms_cpuset *s, char *buf, size_t size)
 {
@@ -271,18 +280,19 @@ int cmd_topology(const struct cli_global *g, int argc, char **argv)
 	bool json = false;
 	int rc = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	struct cli_parser p;
+	int c;
+	cli_parser_init(&p, &cli_spec_topology, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		if (c == O_JSON)
 			json = true;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "pmuscope: topology: unknown argument '%s'\n", argv[i]);
-			help(stderr);
-			return 2;
-		}
+		else
+			return cli_usage(&cli_spec_topology, "'%s' is not an argument of topology", p.arg);
 	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (p.ind < argc)
+		return cli_usage(&cli_spec_topology, "'%s' is not an argument of topology", argv[p.ind]);
 	sys = cli_open_sys(g);
 	if (!sys)
 		return 1;

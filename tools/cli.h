@@ -31,6 +31,11 @@ struct pms_sys *cli_open_sys(const struct cli_global *g);
 /* Print "pmuscope: <what>: <pms_error_last()>" to stderr; returns exit code 1. */
 int cli_fail(const char *what);
 
+/* A COMMAND that could not be started (exec failed): prints
+ * "pmuscope: <cmd>: cannot run '<file>': <cause>" and returns the exit code,
+ * 127 when it does not exist and 126 otherwise (as env(1), time(1)). */
+int cli_exec_failed(const char *cmd, const char *file);
+
 /* Minimal streaming JSON writer for --json output. */
 struct json {
 	FILE *f;

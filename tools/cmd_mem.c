@@ -49,6 +49,7 @@ struct mem_opts {
 	uint64_t period;
 	bool phys, verify, json, samples, csv, quiet, progress;
 	const char *out;
+	const char *report_file;
 	size_t top;
 	char **cmd;
 	bool run_workload; /* internal: this process is the workload */
@@ -89,7 +90,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
-	O_REPORTFD, O_RELEASEFD,
+	O_REPORTFD, O_RELEASEFD, O_REPORTFILE,
 };
 
 static const struct cli_opt opts[] = {
@@ -114,6 +115,9 @@ static const struct cli_opt opts[] = {
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too" },
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "also write the samples as perf.data to FILE" },
+	{ "report-file", 0, CLI_ARG, "FILE", O_REPORTFILE,
+	  "write the report (text, --json or --csv) to FILE instead\n"
+	  "of stdout, apart from the COMMAND's output (perf stat -o)" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
 	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
 	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
@@ -230,6 +234,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_SAMPLES: o->samples = true; break;
 		case O_CSV: o->csv = true; break;
 		case 'o': o->out = arg; break;
+		case O_REPORTFILE: o->report_file = arg; break;
 		case O_TOP:
 			if (parse_long(arg, 1, 100000, &v) < 0) {
 				fprintf(stderr, "pmuscope: mem: --top '%s': want 1..100000\n", arg);
@@ -762,7 +767,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct outcome oc = { 0 };
 	struct pms_sampler_info info = { 0 };
 	char *exe = NULL, *wl_argv[16] = { 0 }, argbuf[6][32];
-	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1;
+	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1, repfd = -1;
 	char pipebuf[256];
 	size_t pipelen = 0;
 	pid_t pid = -1;
@@ -772,6 +777,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (!ctx) {
 		fprintf(stderr, "pmuscope: mem: out of memory\n");
 		return 1;
+	}
+	if (o.report_file) {
+		/* opened before anything runs: a bad path costs no recording */
+		repfd = open(o.report_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (repfd < 0) {
+			fprintf(stderr, "pmuscope: mem: --report-file %s: %s\n", o.report_file,
+				strerror(errno));
+			goto out;
+		}
 	}
 	sys = cli_open_sys(g);
 	if (!sys)
@@ -917,8 +931,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 
 	if (child && pms_child_start(child) < 0) {
-		cli_fail("mem: running the command");
+		exit_code = cli_exec_failed("mem", o.cmd[0]);
 		pms_child_wait(child, false, NULL);
+		rc = 0;
 		goto out;
 	}
 	if (!child && pms_sampler_enable(smp) < 0) {
@@ -1031,13 +1046,25 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
 	};
+	if (repfd >= 0) {
+		/* the command (our child) is gone: stdout becomes the report file */
+		fflush(stdout);
+		if (dup2(repfd, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "pmuscope: mem: --report-file %s: %s\n", o.report_file,
+				strerror(errno));
+			goto out;
+		}
+	}
 	if (o.json)
 		mem_render_json(&mr, rep);
 	else if (o.csv)
 		mem_render_csv(rep);
 	else
 		mem_render_text(&mr, rep);
-	fflush(stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pmuscope: mem: writing the report: %s\n", strerror(errno));
+		goto out;
+	}
 	if (ctx->w) {
 		int wrc = ctx->werr;
 		if (!wrc)
@@ -1078,6 +1105,8 @@ out:
 		pms_perfdata_writer_free(ctx->w);
 	if (outfd >= 0)
 		close(outfd);
+	if (repfd >= 0)
+		close(repfd);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)

@@ -48,7 +48,7 @@ static const struct {
 	{ "--per-thread", PMS_AGG_THREAD, false },
 };
 
-enum { O_JSON = 256, O_STRICT, O_NOINHERIT, O_CATALOG, O_AGG = 300 };
+enum { O_JSON = 256, O_STRICT, O_NOINHERIT, O_CATALOG, O_APPEND, O_AGG = 300 };
 
 static const struct cli_opt opts[] = {
 	{ "event", 'e', CLI_ARG, "EVENTS", 'e', "events to count" },
@@ -69,7 +69,9 @@ static const struct cli_opt opts[] = {
 	{ "interval-print", 'I', CLI_ARG, "MS", 'I', "print counts every MS milliseconds" },
 	{ "field-separator", 'x', CLI_ARG, "SEP", 'x',
 	  "CSV: [agg SEP] value SEP unit SEP event SEP run_ns SEP pct" },
-	{ "json", 0, CLI_NOARG, NULL, O_JSON, "JSON (schema: docs/stat.md); with -I one object per line" },
+	{ "json", 'j', CLI_NOARG, NULL, O_JSON, "JSON (schema: docs/stat.md); with -I one object per line" },
+	{ "output", 'o', CLI_ARG, "FILE", 'o', "write the counts to FILE instead of stderr" },
+	{ "append", 0, CLI_NOARG, NULL, O_APPEND, "with -o: append to FILE" },
 	{ "strict", 0, CLI_NOARG, NULL, O_STRICT, "fail unless every counter ran 100% of the time" },
 	{ "no-inherit", 'i', CLI_NOARG, NULL, O_NOINHERIT, "do not count the children of the task" },
 	CLI_CATALOG_OPT(O_CATALOG),
@@ -114,6 +116,7 @@ static bool is_clock(const char *name)
 }
 
 struct out {
+	FILE *f;           /* stderr as perf stat, or -o FILE */
 	enum pms_count_agg agg;
 	const char *sep;   /* CSV */
 	bool json;
@@ -182,29 +185,29 @@ static void print_human(const struct out *o, const struct pms_count_row *rows, s
 		const char *unit;
 		double v = display(r, &unit);
 		if (t >= 0)
-			printf("%12.6f ", t);
+			fprintf(o->f, "%12.6f ", t);
 		if (o->agg != PMS_AGG_GLOBAL) {
 			agg_label(r, label, sizeof(label));
-			printf("%-12s ", label);
+			fprintf(o->f, "%-12s ", label);
 		}
 		if (not_counted(o, i, r))
-			printf("%18s %-5s ", "<not counted>", "");
+			fprintf(o->f, "%18s %-5s ", "<not counted>", "");
 		else if (unit || r->scale != 1.0)
-			printf("%18.2f %-5s ", v, unit ? unit : "");
+			fprintf(o->f, "%18.2f %-5s ", v, unit ? unit : "");
 		else
-			printf("%18.0f %-5s ", v, "");
-		printf("%-32s", r->name);
+			fprintf(o->f, "%18.0f %-5s ", v, "");
+		fprintf(o->f, "%-32s", r->name);
 		if (r->pmu && o->agg != PMS_AGG_CORE_TYPE)
-			printf(" [%s]", r->pmu);
+			fprintf(o->f, " [%s]", r->pmu);
 		if (r->nunscheduled)
-			printf("  (%d of %d never scheduled: group does not fit)", r->nunscheduled,
+			fprintf(o->f, "  (%d of %d never scheduled: group does not fit)", r->nunscheduled,
 			       r->ninstances);
 		else if (!not_counted(o, i, r) && r->fraction < 1.0)
-			printf("  (%.2f%%)", 100.0 * r->fraction);
-		printf("\n");
+			fprintf(o->f, "  (%.2f%%)", 100.0 * r->fraction);
+		fputc('\n', o->f);
 	}
 	if (t < 0)
-		printf("\n%18.9f seconds time elapsed\n", elapsed);
+		fprintf(o->f, "\n%18.9f seconds time elapsed\n", elapsed);
 }
 
 static void print_csv(const struct out *o, const struct pms_count_row *rows, size_t n,
@@ -216,18 +219,18 @@ static void print_csv(const struct out *o, const struct pms_count_row *rows, siz
 		const char *unit;
 		double v = display(r, &unit);
 		if (t >= 0)
-			printf("%.6f%s", t, o->sep);
+			fprintf(o->f, "%.6f%s", t, o->sep);
 		if (o->agg != PMS_AGG_GLOBAL) {
 			agg_label(r, label, sizeof(label));
-			printf("%s%s", label, o->sep);
+			fprintf(o->f, "%s%s", label, o->sep);
 		}
 		if (not_counted(o, i, r))
-			printf("<not counted>");
+			fprintf(o->f, "<not counted>");
 		else if (unit || r->scale != 1.0)
-			printf("%.2f", v);
+			fprintf(o->f, "%.2f", v);
 		else
-			printf("%.0f", v);
-		printf("%s%s%s%s%s%llu%s%.2f\n", o->sep, unit ? unit : "", o->sep, r->name, o->sep,
+			fprintf(o->f, "%.0f", v);
+		fprintf(o->f, "%s%s%s%s%s%llu%s%.2f\n", o->sep, unit ? unit : "", o->sep, r->name, o->sep,
 		       (unsigned long long)r->running, o->sep, 100.0 * r->fraction);
 	}
 }
@@ -237,7 +240,7 @@ static void print_json(const struct out *o, const struct pms_count_row *rows, si
 {
 	struct json j;
 	char groups[1024];
-	cli_json_init(&j, stdout);
+	cli_json_init(&j, o->f);
 	j.pretty = t < 0; /* interval mode: one object per line */
 	cli_json_begin_object(&j, NULL);
 	cli_json_int(&j, "schema_version", 1);
@@ -298,7 +301,7 @@ static void emit(const struct out *o, const struct pms_count_row *rows, size_t n
 		print_csv(o, rows, n, t);
 	else
 		print_human(o, rows, n, t, elapsed);
-	fflush(stdout);
+	fflush(o->f);
 }
 
 /* rows minus prev, for interval output (same aggregation: same order). */
@@ -346,6 +349,9 @@ static bool target_alive(struct pms_child *child, enum pms_count_target target, 
 int cmd_stat(const struct cli_global *g, int argc, char **argv)
 {
 	const char *events = NULL, *cpus_arg = NULL, *sep = NULL, *catalog_path = NULL;
+	const char *out_path = NULL;
+	bool append = false;
+	FILE *outf = stderr;
 	struct pms_catalog *cat = NULL;
 	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
 	enum pms_count_agg agg = PMS_AGG_GLOBAL;
@@ -383,6 +389,8 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		case O_STRICT: co.strict = true; break;
 		case O_NOINHERIT: co.no_inherit = true; break;
 		case O_CATALOG: catalog_path = v; break;
+		case 'o': out_path = v; break;
+		case O_APPEND: append = true; break;
 		case 'a': all = true; break;
 		case 'e': events = v; break;
 		case 'C': cpus_arg = v; break;
@@ -425,8 +433,18 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	}
 	if (all || cpus_arg)
 		co.target = PMS_COUNT_CPUS;
+	if (append && !out_path)
+		return cli_usage(&cli_spec_stat, "--append goes with -o FILE");
 	if (cpus_arg && pms_cpuset_parse_list(&cpus, cpus_arg) < 0)
-		return cli_fail("-C");
+		return cli_usage(&cli_spec_stat, "-C '%s': want a CPU list (0-3,8)", cpus_arg);
+	if (out_path) {
+		/* opened before the command runs: a bad path fails before any work */
+		outf = fopen(out_path, append ? "a" : "w");
+		if (!outf) {
+			fprintf(stderr, "pmuscope: stat: -o %s: %s\n", out_path, strerror(errno));
+			return CLI_EXIT_FAIL;
+		}
+	}
 
 	sys = cli_open_sys(g);
 	if (!sys)
@@ -492,13 +510,13 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	else
 		snprintf(desc, sizeof(desc), "%s %d", co.target == PMS_COUNT_PID ? "process" : "thread",
 			 (int)pid);
-	struct out o = { agg, sep, json, desc, cmd, c, co.target, pid, NULL };
+	struct out o = { outf, agg, sep, json, desc, cmd, c, co.target, pid, NULL };
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	t0 = now_s();
 	if (child && pms_child_start(child) < 0) {
-		cli_fail(cmd[0]);
+		rc = cli_exec_failed("stat", cmd[0]);
 		goto out;
 	}
 	next = t0 + (double)interval_ms / 1000.0;
@@ -547,16 +565,16 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 			goto out;
 		}
 		if (!json && !sep) {
-			printf("\n Performance counter stats for ");
+			fprintf(outf, "\n Performance counter stats for ");
 			if (cmd) {
-				printf("'");
+				fprintf(outf, "'");
 				for (char **a = cmd; *a; a++)
-					printf("%s%s", a == cmd ? "" : " ", *a);
-				printf("'");
+					fprintf(outf, "%s%s", a == cmd ? "" : " ", *a);
+				fprintf(outf, "'");
 			} else {
-				printf("%s", desc);
+				fprintf(outf, "%s", desc);
 			}
-			printf(":\n\n");
+			fprintf(outf, ":\n\n");
 		}
 		emit(&o, rows, n, -1, now_s() - t0, exit_status);
 	}
@@ -578,5 +596,9 @@ out:
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	pms_cpuset_fini(&cpus);
+	if (outf != stderr && fclose(outf) != 0 && rc == 0) {
+		fprintf(stderr, "pmuscope: stat: -o %s: %s\n", out_path, strerror(errno));
+		rc = CLI_EXIT_FAIL;
+	}
 	return rc;
 }

@@ -1,4 +1,5 @@
 /* pmuscope: command-line front end.  Dispatches to cmd_<name>.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,14 @@ int cli_fail(const char *what)
 {
 	fprintf(stderr, "pmuscope: %s: %s\n", what, pms_error_last());
 	return 1;
+}
+
+int cli_exec_failed(const char *cmd, const char *file)
+{
+	int e = pms_error_errno();
+	fprintf(stderr, "pmuscope: %s: cannot run '%s': %s\n", cmd, file,
+		e ? strerror(e) : pms_error_last());
+	return e == ENOENT ? 127 : 126;
 }
 
 static const char global_opts[] =

@@ -72,7 +72,10 @@ static const struct cli_opt opts[] = {
 	{ "json", 'j', CLI_NOARG, NULL, O_JSON, "JSON (schema: docs/stat.md); with -I one object per line" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "write the counts to FILE instead of stderr" },
 	{ "append", 0, CLI_NOARG, NULL, O_APPEND, "with -o: append to FILE" },
-	{ "strict", 0, CLI_NOARG, NULL, O_STRICT, "fail unless every counter ran 100% of the time" },
+	{ "strict", 0, CLI_NOARG, NULL, O_STRICT,
+	  "all or nothing: fail when an event cannot be opened or did\n"
+	  "not count 100% of the time (default: an event this machine\n"
+	  "does not support reads <not supported>, the rest count)" },
 	{ "no-inherit", 'i', CLI_NOARG, NULL, O_NOINHERIT, "do not count the children of the task" },
 	CLI_CATALOG_OPT(O_CATALOG),
 	{ 0 },
@@ -190,7 +193,9 @@ static void print_human(const struct out *o, const struct pms_count_row *rows, s
 			agg_label(r, label, sizeof(label));
 			fprintf(o->f, "%-12s ", label);
 		}
-		if (not_counted(o, i, r))
+		if (r->unsupported)
+			fprintf(o->f, "%18s %-5s ", "<not supported>", "");
+		else if (not_counted(o, i, r))
 			fprintf(o->f, "%18s %-5s ", "<not counted>", "");
 		else if (unit || r->scale != 1.0)
 			fprintf(o->f, "%18.2f %-5s ", v, unit ? unit : "");
@@ -224,7 +229,9 @@ static void print_csv(const struct out *o, const struct pms_count_row *rows, siz
 			agg_label(r, label, sizeof(label));
 			fprintf(o->f, "%s%s", label, o->sep);
 		}
-		if (not_counted(o, i, r))
+		if (r->unsupported)
+			fprintf(o->f, "<not supported>");
+		else if (not_counted(o, i, r))
 			fprintf(o->f, "<not counted>");
 		else if (unit || r->scale != 1.0)
 			fprintf(o->f, "%.2f", v);
@@ -280,7 +287,10 @@ static void print_json(const struct out *o, const struct pms_count_row *rows, si
 		cli_json_uint(&j, "time_enabled", r->enabled);
 		cli_json_uint(&j, "time_running", r->running);
 		cli_json_double(&j, "fraction_running", r->fraction);
-		cli_json_bool(&j, "counted", !not_counted(o, i, r));
+		cli_json_bool(&j, "counted", !r->unsupported && !not_counted(o, i, r));
+		cli_json_bool(&j, "supported", !r->unsupported);
+		if (r->unsupported)
+			cli_json_str(&j, "unsupported_reason", r->unsupported);
 		cli_json_int(&j, "instances", r->ninstances);
 		cli_json_int(&j, "unscheduled", r->nunscheduled);
 		cli_json_end_object(&j);
@@ -387,6 +397,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		switch (oc) {
 		case O_JSON: json = true; break;
 		case O_STRICT: co.strict = true; break;
+
 		case O_NOINHERIT: co.no_inherit = true; break;
 		case O_CATALOG: catalog_path = v; break;
 		case 'o': out_path = v; break;
@@ -433,6 +444,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	}
 	if (all || cpus_arg)
 		co.target = PMS_COUNT_CPUS;
+	co.skip_unsupported = !co.strict;
 	if (append && !out_path)
 		return cli_usage(&cli_spec_stat, "--append goes with -o FILE");
 	if (cpus_arg && pms_cpuset_parse_list(&cpus, cpus_arg) < 0)
@@ -580,9 +592,15 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	}
 	{
 		char groups[1024];
+		size_t nu;
 		if (!json && pms_counter_unscheduled_groups(c, groups, sizeof(groups)) > 0)
 			fprintf(stderr, "pmuscope: stat: never scheduled (group does not fit the "
 					"PMU's counters): %s\n", groups);
+		/* the reason, once, below the table (--json: in the rows) */
+		if (!json && (nu = pms_counter_unsupported(c, groups, sizeof(groups))) > 0)
+			fprintf(outf, "%s<not supported>: %zu event%s; the first: %s\n"
+				      "(--strict makes this an error)\n", sep ? "" : "\n", nu,
+				nu > 1 ? "s" : "", groups);
 	}
 	rc = exit_status > 0 ? exit_status : 0;
 out:

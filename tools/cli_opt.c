@@ -68,10 +68,17 @@ int cli_next(struct cli_parser *p)
 		}
 		return CLI_USAGE;
 	}
-	if (li >= 0)
+	if (li >= 0) {
 		snprintf(p->optbuf, sizeof(p->optbuf), "--%s", p->lo[li].name);
-	else
+	} else {
 		snprintf(p->optbuf, sizeof(p->optbuf), "-%c", c);
+		/* a short letter stands for its entry's id (-j = --json) */
+		for (const struct cli_opt *o = p->spec->opts; o && (o->lng || o->shrt || o->help); o++)
+			if (o->id && o->shrt == c) {
+				c = o->id;
+				break;
+			}
+	}
 	p->opt = p->optbuf;
 	return c;
 }

@@ -2,12 +2,14 @@
  * aggregate per CPU / core / cluster / L3 / die / socket / NUMA node / core
  * type; human, CSV (-x) or JSON output.  JSON schema: docs/stat.md. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "cli.h"
@@ -71,6 +73,9 @@ static const struct cli_opt opts[] = {
 	  "CSV: [agg SEP] value SEP unit SEP event SEP run_ns SEP pct" },
 	{ "json", 'j', CLI_NOARG, NULL, O_JSON, "JSON (schema: docs/stat.md); with -I one object per line" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "write the counts to FILE instead of stderr" },
+	{ "repeat", 'r', CLI_ARG, "N", 'r',
+	  "run the COMMAND N times; print the means and the relative\n"
+	  "standard deviation of the mean ( +- x% ), as perf stat -r" },
 	{ "append", 0, CLI_NOARG, NULL, O_APPEND, "with -o: append to FILE" },
 	{ "strict", 0, CLI_NOARG, NULL, O_STRICT,
 	  "all or nothing: fail when an event cannot be opened or did\n"
@@ -129,6 +134,11 @@ struct out {
 	enum pms_count_target target;
 	pid_t pid;
 	const struct pms_count_row *cum; /* interval mode: the cumulative rows */
+	const double *rsd; /* -r N: per row, relative stddev of the mean in %, or NULL */
+	int runs;
+	double elapsed;     /* s: the run, or the interval (for CPUs utilized) */
+	double elapsed_rsd; /* -r N: of the elapsed time, % */
+	double user_s, sys_s; /* the command's rusage, -1 without one */
 };
 
 static void agg_label(const struct pms_count_row *r, char *buf, size_t size)
@@ -179,52 +189,151 @@ static bool not_counted(const struct out *o, size_t i, const struct pms_count_ro
 	return r->enabled == 0 || r->nunscheduled == r->ninstances;
 }
 
-static void print_human(const struct out *o, const struct pms_count_row *rows, size_t n,
-			double t, double elapsed)
+static double tv_s(const struct timeval *tv)
 {
-	char label[64];
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_count_row *r = &rows[i];
-		const char *unit;
-		double v = display(r, &unit);
-		if (t >= 0)
-			fprintf(o->f, "%12.6f ", t);
-		if (o->agg != PMS_AGG_GLOBAL) {
-			agg_label(r, label, sizeof(label));
-			fprintf(o->f, "%-12s ", label);
-		}
-		if (r->unsupported)
-			fprintf(o->f, "%18s %-5s ", "<not supported>", "");
-		else if (not_counted(o, i, r))
-			fprintf(o->f, "%18s %-5s ", "<not counted>", "");
-		else if (unit || r->scale != 1.0)
-			fprintf(o->f, "%18.2f %-5s ", v, unit ? unit : "");
-		else
-			fprintf(o->f, "%18.0f %-5s ", v, "");
-		fprintf(o->f, "%-32s", r->name);
-		if (r->pmu && o->agg != PMS_AGG_CORE_TYPE)
-			fprintf(o->f, " [%s]", r->pmu);
-		if (r->nunscheduled)
-			fprintf(o->f, "  (%d of %d never scheduled: group does not fit)", r->nunscheduled,
-			       r->ninstances);
-		else if (!not_counted(o, i, r) && r->fraction < 1.0)
-			fprintf(o->f, "  (%.2f%%)", 100.0 * r->fraction);
-		fputc('\n', o->f);
-	}
-	if (t < 0)
-		fprintf(o->f, "\n%18.9f seconds time elapsed\n", elapsed);
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
+/* The event's name without modifiers ("page-faults:u" -> is "page-faults"). */
+static bool name_is(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+	return !strncmp(name, base, n) && (name[n] == '\0' || name[n] == ':');
+}
+
+static const struct pms_count_row *sibling(const struct pms_count_row *rows, size_t n,
+					   const struct pms_count_row *r, const char *const *names)
+{
+	for (size_t i = 0; i < n; i++)
+		for (const char *const *nm = names; *nm; nm++)
+			if (!rows[i].unsupported && name_is(rows[i].name, *nm) &&
+			    rows[i].id == r->id && rows[i].package == r->package)
+				return &rows[i];
+	return NULL;
+}
+
+/* perf stat's shadow metrics for the events pmuscope counts by default
+ * (tools/perf/util/stat-shadow.c): CPUs utilized for the clocks (over the
+ * elapsed time), events per second of task-clock for the software events,
+ * instructions per cycle, and the cycles' GHz.  false when none applies. */
+static bool metric(const struct out *o, const struct pms_count_row *rows, size_t n,
+		   const struct pms_count_row *r, double *val, const char **unit)
+{
+	static const char *const clocks[] = { "task-clock", "cpu-clock", NULL };
+	static const char *const cycles[] = { "cycles", "cpu-cycles", "cpu_cycles", NULL };
+	static const char *const sw[] = { "context-switches", "cs", "cpu-migrations", "migrations",
+					  "page-faults", "faults", "minor-faults", "major-faults",
+					  "alignment-faults", "emulation-faults", NULL };
+	const struct pms_count_row *t;
+	if (r->unsupported || not_counted(o, (size_t)(r - rows), r))
+		return false;
+	for (const char *const *nm = clocks; *nm; nm++)
+		if (name_is(r->name, *nm)) {
+			if (o->elapsed <= 0)
+				return false;
+			*val = r->scaled / 1e9 / o->elapsed;
+			*unit = "CPUs utilized";
+			return true;
+		}
+	for (const char *const *nm = sw; *nm; nm++)
+		if (name_is(r->name, *nm)) {
+			static const char *const units[] = { "/sec", "K/sec", "M/sec", "G/sec" };
+			int k = 0;
+			if (!(t = sibling(rows, n, r, clocks)) || t->scaled <= 0)
+				return false;
+			*val = r->scaled / (t->scaled / 1e9);
+			while (*val >= 1000 && k < 3) {
+				*val /= 1000;
+				k++;
+			}
+			*unit = units[k];
+			return true;
+		}
+	if (name_is(r->name, "instructions") || name_is(r->name, "inst_retired")) {
+		if (!(t = sibling(rows, n, r, cycles)) || t->scaled <= 0)
+			return false;
+		*val = r->scaled / t->scaled;
+		*unit = "insn per cycle";
+		return true;
+	}
+	for (const char *const *nm = cycles; *nm; nm++)
+		if (name_is(r->name, *nm)) {
+			if (!(t = sibling(rows, n, r, clocks)) || t->scaled <= 0)
+				return false;
+			*val = r->scaled / t->scaled;
+			*unit = "GHz";
+			return true;
+		}
+	return false;
+}
+
+static void print_human(const struct out *o, const struct pms_count_row *rows, size_t n,
+			double t)
+{
+	char label[64], line[512];
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_count_row *r = &rows[i];
+		const char *unit, *munit;
+		double v = display(r, &unit), mv;
+		int len = 0;
+#define ADD(...) len += snprintf(line + len, len < (int)sizeof(line) ? sizeof(line) - (size_t)len : 0, __VA_ARGS__)
+		if (t >= 0)
+			ADD("%16.9f ", t);
+		if (o->agg != PMS_AGG_GLOBAL) {
+			agg_label(r, label, sizeof(label));
+			ADD("%-12s ", label);
+		}
+		if (r->unsupported)
+			ADD("%18s %-5s ", "<not supported>", "");
+		else if (not_counted(o, i, r))
+			ADD("%18s %-5s ", "<not counted>", "");
+		else if (unit || r->scale != 1.0)
+			ADD("%18.2f %-5s ", v, unit ? unit : "");
+		else
+			ADD("%18.0f %-5s ", v, "");
+		ADD("%-32s", r->name);
+		if (r->pmu && o->agg != PMS_AGG_CORE_TYPE)
+			ADD(" [%s]", r->pmu);
+		if (metric(o, rows, n, r, &mv, &munit))
+			ADD(" # %8.3f %-14s", mv, munit);
+		if (r->nunscheduled)
+			ADD("  (%d of %d never scheduled: group does not fit)", r->nunscheduled,
+			    r->ninstances);
+		else if (!r->unsupported && !not_counted(o, i, r) && r->fraction < 1.0)
+			ADD("  (%.2f%%)", 100.0 * r->fraction);
+		if (o->rsd && !r->unsupported)
+			ADD("  ( +- %5.2f%% )", o->rsd[i]);
+#undef ADD
+		/* no trailing spaces */
+		if (len >= (int)sizeof(line))
+			len = (int)sizeof(line) - 1;
+		while (len > 0 && line[len - 1] == ' ')
+			len--;
+		fprintf(o->f, "%.*s\n", len, line);
+	}
+	if (t < 0) {
+		fprintf(o->f, "\n%18.9f seconds time elapsed", o->elapsed);
+		if (o->runs > 1)
+			fprintf(o->f, "  ( +- %5.2f%% )", o->elapsed_rsd);
+		fputc('\n', o->f);
+		if (o->user_s >= 0)
+			fprintf(o->f, "\n%18.9f seconds user\n%18.9f seconds sys\n", o->user_s, o->sys_s);
+	}
+}
+
+/* perf stat -x's fields (tools/perf/util/stat-display.c, CSV): [time,]
+ * [aggregate,] value, unit, event, [variance% with -r,] run time (ns),
+ * percent running, metric value, metric unit. */
 static void print_csv(const struct out *o, const struct pms_count_row *rows, size_t n,
 		      double t)
 {
 	char label[64];
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_count_row *r = &rows[i];
-		const char *unit;
-		double v = display(r, &unit);
+		const char *unit, *munit;
+		double v = display(r, &unit), mv;
 		if (t >= 0)
-			fprintf(o->f, "%.6f%s", t, o->sep);
+			fprintf(o->f, "%.9f%s", t, o->sep);
 		if (o->agg != PMS_AGG_GLOBAL) {
 			agg_label(r, label, sizeof(label));
 			fprintf(o->f, "%s%s", label, o->sep);
@@ -237,8 +346,15 @@ static void print_csv(const struct out *o, const struct pms_count_row *rows, siz
 			fprintf(o->f, "%.2f", v);
 		else
 			fprintf(o->f, "%.0f", v);
-		fprintf(o->f, "%s%s%s%s%s%llu%s%.2f\n", o->sep, unit ? unit : "", o->sep, r->name, o->sep,
-		       (unsigned long long)r->running, o->sep, 100.0 * r->fraction);
+		fprintf(o->f, "%s%s%s%s", o->sep, unit ? unit : "", o->sep, r->name);
+		if (o->rsd)
+			fprintf(o->f, "%s%.2f%%", o->sep, o->rsd[i]);
+		fprintf(o->f, "%s%llu%s%.2f", o->sep, (unsigned long long)r->running, o->sep,
+			100.0 * r->fraction);
+		if (metric(o, rows, n, r, &mv, &munit))
+			fprintf(o->f, "%s%.3f%s%s\n", o->sep, mv, o->sep, munit);
+		else
+			fprintf(o->f, "%s%s\n", o->sep, o->sep);
 	}
 }
 
@@ -267,6 +383,15 @@ static void print_json(const struct out *o, const struct pms_count_row *rows, si
 		cli_json_double(&j, "elapsed_s", elapsed);
 	if (exit_status >= 0)
 		cli_json_int(&j, "exit_status", exit_status);
+	if (t < 0) {
+		cli_json_int(&j, "runs", o->runs);
+		if (o->runs > 1)
+			cli_json_double(&j, "elapsed_stddev_pct", o->elapsed_rsd);
+		if (o->user_s >= 0) {
+			cli_json_double(&j, "user_s", o->user_s);
+			cli_json_double(&j, "sys_s", o->sys_s);
+		}
+	}
 	cli_json_begin_array(&j, "rows");
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_count_row *r = &rows[i];
@@ -293,6 +418,16 @@ static void print_json(const struct out *o, const struct pms_count_row *rows, si
 			cli_json_str(&j, "unsupported_reason", r->unsupported);
 		cli_json_int(&j, "instances", r->ninstances);
 		cli_json_int(&j, "unscheduled", r->nunscheduled);
+		{
+			double mv;
+			const char *mu;
+			if (metric(o, rows, n, r, &mv, &mu)) {
+				cli_json_double(&j, "metric_value", mv);
+				cli_json_str(&j, "metric_unit", mu);
+			}
+		}
+		if (o->rsd)
+			cli_json_double(&j, "stddev_pct", o->rsd[i]);
 		cli_json_end_object(&j);
 	}
 	cli_json_end_array(&j);
@@ -310,7 +445,7 @@ static void emit(const struct out *o, const struct pms_count_row *rows, size_t n
 	else if (o->sep)
 		print_csv(o, rows, n, t);
 	else
-		print_human(o, rows, n, t, elapsed);
+		print_human(o, rows, n, t);
 	fflush(o->f);
 }
 
@@ -362,6 +497,8 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	const char *out_path = NULL;
 	bool append = false;
 	FILE *outf = stderr;
+	double *sum = NULL, *sq = NULL, *rsd = NULL;
+	long repeat = 1;
 	struct pms_catalog *cat = NULL;
 	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
 	enum pms_count_agg agg = PMS_AGG_GLOBAL;
@@ -401,6 +538,10 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		case O_NOINHERIT: co.no_inherit = true; break;
 		case O_CATALOG: catalog_path = v; break;
 		case 'o': out_path = v; break;
+		case 'r':
+			if (cli_parse_long(v, 1, 100000, &repeat) < 0)
+				return cli_bad_arg(&cp, "a run count 1..100000");
+			break;
 		case O_APPEND: append = true; break;
 		case 'a': all = true; break;
 		case 'e': events = v; break;
@@ -445,6 +586,10 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	if (all || cpus_arg)
 		co.target = PMS_COUNT_CPUS;
 	co.skip_unsupported = !co.strict;
+	if (repeat > 1 && !cmd)
+		return cli_usage(&cli_spec_stat, "-r repeats a COMMAND: give one after --");
+	if (repeat > 1 && interval_ms)
+		return cli_usage(&cli_spec_stat, "-r and -I exclude each other");
 	if (append && !out_path)
 		return cli_usage(&cli_spec_stat, "--append goes with -o FILE");
 	if (cpus_arg && pms_cpuset_parse_list(&cpus, cpus_arg) < 0)
@@ -484,91 +629,121 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		cli_fail("event");
 		goto out;
 	}
-	if (cmd) {
-		if (pms_child_spawn(sys, cmd, &child) < 0) {
-			cli_fail(cmd[0]);
-			goto out;
-		}
-		if (co.target != PMS_COUNT_CPUS) {
-			co.target = PMS_COUNT_CHILD;
-			pid = pms_child_pid(child);
-		}
-	}
-	co.pid = pid;
 	co.cpus = cpus_arg ? &cpus : NULL;
-	if (pms_counter_open(sys, pmus, topo, list, &co, &c) == PMS_EPERM && defaults) {
-		/* Refused for privilege: retry the default set for user space
-		 * only, and say so. */
-		fprintf(stderr, "pmuscope: stat: %s\npmuscope: stat: counting user space only "
-				"(':u') instead\n", pms_error_last());
-		pms_event_list_free(list);
-		list = NULL;
-		default_events(pmus, true, defbuf, sizeof(defbuf));
-		if (pms_event_parse_ex(pmus, defbuf, &po, &list) < 0) {
-			cli_fail("event");
-			goto out;
-		}
-		pms_counter_open(sys, pmus, topo, list, &co, &c);
-	}
-	if (!c) {
-		cli_fail("stat");
-		goto out;
-	}
 	if (co.target == PMS_COUNT_CPUS)
-		snprintf(desc, sizeof(desc), cpus_arg ? "cpus %s" : "system wide",
+		snprintf(desc, sizeof(desc), cpus_arg ? "CPU(s) %s" : "system wide",
 			 cpus_arg ? cpus_arg : "");
-	else if (co.target == PMS_COUNT_CHILD)
+	else if (cmd)
 		snprintf(desc, sizeof(desc), "command");
 	else
 		snprintf(desc, sizeof(desc), "%s %d", co.target == PMS_COUNT_PID ? "process" : "thread",
 			 (int)pid);
-	struct out o = { outf, agg, sep, json, desc, cmd, c, co.target, pid, NULL };
+	struct out o = { outf, agg, sep, json, desc, cmd, NULL, co.target, pid, NULL,
+			 NULL, 1, 0, 0, -1, -1 };
+	enum pms_count_target target0 = co.target;
+	pid_t pid0 = pid;
+	double el_sum = 0, el_sq = 0, user_s = 0, sys_s = 0;
+	size_t nrows0 = 0;
+	int runs = 0;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	t0 = now_s();
-	if (child && pms_child_start(child) < 0) {
-		rc = cli_exec_failed("stat", cmd[0]);
-		goto out;
-	}
-	next = t0 + (double)interval_ms / 1000.0;
-	for (;;) {
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
-		bool alive = !stop_flag && target_alive(child, co.target, pid, &status);
-		bool tick = interval_ms && now_s() >= next;
-		if (child && !alive && !stop_flag)
-			exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		if (tick || (interval_ms && !alive)) {
-			if (pms_counter_read(c) < 0) {
-				cli_fail("read");
-				goto out;
-			}
-			if (pms_counter_rows(c, agg, &rows, &n) < 0) {
-				cli_fail("aggregate");
-				goto out;
-			}
-			struct pms_count_row *keep = malloc((n ? n : 1) * sizeof(*keep));
-			if (!keep)
-				goto out;
-			memcpy(keep, rows, n * sizeof(*rows));
-			delta_rows(rows, nprev == n ? prev : NULL, n);
-			o.cum = keep;
-			emit(&o, rows, n, now_s() - t0, 0, -1);
-			o.cum = NULL;
-			pms_count_rows_free(prev);
+	if (interval_ms && !json && !sep)
+		fprintf(outf, "#%15s %s%18s %-5s %s\n", "time", agg != PMS_AGG_GLOBAL ? "agg          " : "",
+			"counts", "unit", "events");
+	for (int run = 0; run < repeat && !stop_flag; run++) {
+		struct rusage ru0, ru1;
+		if (run) { /* the previous run's counters, child and rows */
+			pms_counter_free(c);
+			c = NULL;
+			pms_child_free(child);
+			child = NULL;
 			pms_count_rows_free(rows);
 			rows = NULL;
-			prev = keep;
-			nprev = n;
-			next += (double)interval_ms / 1000.0;
+			co.target = target0;
+			pid = pid0;
 		}
-		if (!alive)
+		if (cmd) {
+			if (pms_child_spawn(sys, cmd, &child) < 0) {
+				cli_fail(cmd[0]);
+				goto out;
+			}
+			if (co.target != PMS_COUNT_CPUS) {
+				co.target = PMS_COUNT_CHILD;
+				pid = pms_child_pid(child);
+			}
+		}
+		co.pid = pid;
+		if (pms_counter_open(sys, pmus, topo, list, &co, &c) == PMS_EPERM && defaults) {
+			/* Refused for privilege: retry the default set for user space
+			 * only, and say so. */
+			fprintf(stderr, "pmuscope: stat: %s\npmuscope: stat: counting user space only "
+					"(':u') instead\n", pms_error_last());
+			pms_event_list_free(list);
+			list = NULL;
+			default_events(pmus, true, defbuf, sizeof(defbuf));
+			if (pms_event_parse_ex(pmus, defbuf, &po, &list) < 0) {
+				cli_fail("event");
+				goto out;
+			}
+			defaults = false;
+			pms_counter_open(sys, pmus, topo, list, &co, &c);
+		}
+		if (!c) {
+			cli_fail("stat");
+			goto out;
+		}
+		o.c = c;
+		getrusage(RUSAGE_CHILDREN, &ru0);
+		t0 = now_s();
+		if (child && pms_child_start(child) < 0) {
+			rc = cli_exec_failed("stat", cmd[0]);
+			goto out;
+		}
+		next = t0 + (double)interval_ms / 1000.0;
+		for (;;) {
+			struct timespec ts = { 0, 5 * 1000 * 1000 };
+			bool alive = !stop_flag && target_alive(child, co.target, pid, &status);
+			bool tick = interval_ms && now_s() >= next;
+			if (child && !alive && !stop_flag)
+				exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
+								: 128 + WTERMSIG(status);
+			if (tick || (interval_ms && !alive)) {
+				double tnow = now_s();
+				if (pms_counter_read(c) < 0) {
+					cli_fail("read");
+					goto out;
+				}
+				if (pms_counter_rows(c, agg, &rows, &n) < 0) {
+					cli_fail("aggregate");
+					goto out;
+				}
+				struct pms_count_row *keep = malloc((n ? n : 1) * sizeof(*keep));
+				if (!keep)
+					goto out;
+				memcpy(keep, rows, n * sizeof(*rows));
+				delta_rows(rows, nprev == n ? prev : NULL, n);
+				o.cum = keep;
+				o.elapsed = tnow - (next - (double)interval_ms / 1000.0);
+				if (o.elapsed <= 0 || o.elapsed > tnow - t0)
+					o.elapsed = tnow - t0;
+				emit(&o, rows, n, tnow - t0, 0, -1);
+				o.cum = NULL;
+				pms_count_rows_free(prev);
+				pms_count_rows_free(rows);
+				rows = NULL;
+				prev = keep;
+				nprev = n;
+				next += (double)interval_ms / 1000.0;
+			}
+			if (!alive)
+				break;
+			nanosleep(&ts, NULL);
+		}
+		if (interval_ms)
 			break;
-		nanosleep(&ts, NULL);
-	}
-	if (!interval_ms) {
-		int r = pms_counter_read(c);
-		if (r < 0) {
+		double el = now_s() - t0;
+		if (pms_counter_read(c) < 0) {
 			cli_fail("stat");
 			goto out;
 		}
@@ -576,21 +751,69 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 			cli_fail("aggregate");
 			goto out;
 		}
+		getrusage(RUSAGE_CHILDREN, &ru1);
+		user_s += tv_s(&ru1.ru_utime) - tv_s(&ru0.ru_utime);
+		sys_s += tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_stime);
+		if (run == 0) {
+			nrows0 = n;
+			sum = calloc(n + 1, sizeof(*sum));
+			sq = calloc(n + 1, sizeof(*sq));
+			rsd = calloc(n + 1, sizeof(*rsd));
+			if (!sum || !sq || !rsd) {
+				fprintf(stderr, "pmuscope: stat: out of memory\n");
+				goto out;
+			}
+		} else if (n != nrows0) {
+			fprintf(stderr, "pmuscope: stat: run %d gave %zu rows, the first %zu\n", run + 1,
+				n, nrows0);
+			goto out;
+		}
+		for (size_t k = 0; k < n; k++) {
+			sum[k] += rows[k].scaled;
+			sq[k] += rows[k].scaled * rows[k].scaled;
+		}
+		el_sum += el;
+		el_sq += el * el;
+		runs++;
+	}
+	if (!interval_ms && runs) {
+		/* -r: means, and the relative standard deviation of the mean
+		 * (perf's "( +- x% )", util/stat.c rel_stddev_stats) */
+		o.runs = runs;
+		for (size_t k = 0; k < n; k++) {
+			double mean = sum[k] / runs;
+			if (runs > 1) {
+				double var = (sq[k] - runs * mean * mean) / (runs - 1);
+				rsd[k] = mean > 0 && var > 0 ? 100.0 * sqrt(var / runs) / mean : 0;
+				rows[k].raw = (uint64_t)(mean + 0.5);
+			}
+			rows[k].scaled = mean;
+		}
+		o.rsd = runs > 1 ? rsd : NULL;
+		o.elapsed = el_sum / runs;
+		if (runs > 1) {
+			double var = (el_sq - runs * o.elapsed * o.elapsed) / (runs - 1);
+			o.elapsed_rsd = o.elapsed > 0 && var > 0 ? 100.0 * sqrt(var / runs) / o.elapsed : 0;
+		}
 		if (!json && !sep) {
 			fprintf(outf, "\n Performance counter stats for ");
-			if (cmd) {
+			if (cmd && co.target != PMS_COUNT_CPUS) {
 				fprintf(outf, "'");
 				for (char **a = cmd; *a; a++)
 					fprintf(outf, "%s%s", a == cmd ? "" : " ", *a);
 				fprintf(outf, "'");
 			} else {
-				fprintf(outf, "%s", desc);
+				fprintf(outf, "'%s'", desc);
 			}
+			if (runs > 1)
+				fprintf(outf, " (%d runs)", runs);
 			fprintf(outf, ":\n\n");
 		}
-		emit(&o, rows, n, -1, now_s() - t0, exit_status);
+		o.user_s = cmd ? user_s / runs : -1;
+		o.sys_s = cmd ? sys_s / runs : -1;
+		emit(&o, rows, n, -1, o.elapsed, exit_status);
 	}
-	{
+	if (c) {
 		char groups[1024];
 		size_t nu;
 		if (!json && pms_counter_unscheduled_groups(c, groups, sizeof(groups)) > 0)
@@ -606,6 +829,9 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 out:
 	pms_count_rows_free(rows);
 	pms_count_rows_free(prev);
+	free(sum);
+	free(sq);
+	free(rsd);
 	pms_counter_free(c);
 	pms_child_free(child);
 	pms_event_list_free(list);

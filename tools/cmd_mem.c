@@ -46,7 +46,9 @@ struct mem_opts {
 	pid_t pid;
 	double duration;
 	enum pms_engine engine;
-	uint64_t period;
+	uint64_t period, freq;
+	unsigned ops, ldlat;
+	enum pms_sampler_priv priv;
 	bool phys, verify, json, samples, csv, quiet, progress;
 	const char *out;
 	const char *report_file;
@@ -90,7 +92,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
-	O_REPORTFD, O_RELEASEFD, O_REPORTFILE,
+	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL,
 };
 
 static const struct cli_opt opts[] = {
@@ -106,6 +108,16 @@ static const struct cli_opt opts[] = {
 	{ "duration", 0, CLI_ARG, "SEC", O_DURATION, "stop after SEC seconds" },
 	{ "engine", 0, CLI_ARG, "NAME", O_ENGINE, "ibs, pebs, spe or software (default: best available)" },
 	{ "period", 0, CLI_ARG, "N", O_PERIOD, "sample period (default: the engine's)" },
+	{ "count", 'c', CLI_ARG, "N", 'c', "the same as --period (perf record -c)" },
+	{ "freq", 'F', CLI_ARG, "HZ", 'F', "sample at HZ samples per second instead of a period\n(perf record -F)" },
+	{ "type", 't', CLI_ARG, "OPS", 't', "load, store or load,store: the memory operations to\nsample (perf mem -t; default both)" },
+	{ "ldlat", 0, CLI_ARG, "CYCLES", O_LDLAT, "load-latency threshold (perf mem --ldlat; PEBS, IBS)" },
+	{ "event", 'e', CLI_ARG, "EVENT", 'e',
+	  "perf mem's event names: mem-loads / ldlat-loads (= -t load),\n"
+	  "mem-stores / ldlat-stores (= -t store); 'list' lists them.\n"
+	  "The engine's own event is chosen for it (see --engine)" },
+	{ "all-user", 'U', CLI_NOARG, NULL, O_USER, "sample user space only (perf mem -U)" },
+	{ "all-kernel", 'K', CLI_NOARG, NULL, O_KERNEL, "sample the kernel only (perf mem -K)" },
 	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
 	{ "verify-node", 0, CLI_NOARG, NULL, O_VERIFY,
 	  "cross-check page nodes with get_mempolicy (built-in\n"
@@ -146,6 +158,28 @@ const struct cli_spec cli_spec_mem = {
 		  "1 when pmuscope itself failed, 2 usage error.",
 	.stop_at_operand = true,
 };
+
+/* perf mem -t: "load", "store", "load,store" (also "ldlat-loads" ...). */
+static int parse_ops(const char *s, unsigned *ops)
+{
+	unsigned v = 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		if ((n == 4 && !strncmp(s, "load", 4)) || (n == 5 && !strncmp(s, "loads", 5)))
+			v |= PMS_SAMPLER_LOADS;
+		else if ((n == 5 && !strncmp(s, "store", 5)) || (n == 6 && !strncmp(s, "stores", 6)))
+			v |= PMS_SAMPLER_STORES;
+		else
+			return -1;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	if (!v)
+		return -1;
+	*ops = v;
+	return 0;
+}
 
 /* 0, or CLI_HELP / CLI_USAGE (printed) */
 static int parse_opts(int argc, char **argv, struct mem_opts *o)
@@ -221,6 +255,49 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 				return CLI_USAGE;
 			}
 			break;
+		case 'F':
+			if (parse_long(arg, 1, 1000000, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: -F '%s': want samples per second 1..1000000\n", arg);
+				return CLI_USAGE;
+			}
+			o->freq = (uint64_t)v;
+			break;
+		case 't':
+			if (parse_ops(arg, &o->ops) < 0) {
+				fprintf(stderr, "pmuscope: mem: -t '%s': want load, store or load,store\n", arg);
+				return CLI_USAGE;
+			}
+			break;
+		case 'e':
+			if (!strcmp(arg, "list")) {
+				printf("mem-loads      (= -t load; ldlat-loads too)\n"
+				       "mem-stores     (= -t store; ldlat-stores too)\n"
+				       "the engine's event is chosen for each: ibs_op, PEBS mem-loads/mem-stores,\n"
+				       "arm_spe, or software page faults (--engine)\n");
+				return CLI_HELP;
+			}
+			if (!strcmp(arg, "mem-loads") || !strcmp(arg, "ldlat-loads")) {
+				o->ops |= PMS_SAMPLER_LOADS;
+			} else if (!strcmp(arg, "mem-stores") || !strcmp(arg, "ldlat-stores")) {
+				o->ops |= PMS_SAMPLER_STORES;
+			} else {
+				fprintf(stderr, "pmuscope: mem: -e '%s': mem samples with the engine's own "
+						"event; say what to sample with -t load|store and which "
+						"engine with --engine ibs|pebs|spe|software (to count any "
+						"event: pmuscope stat -e)\n", arg);
+				return CLI_USAGE;
+			}
+			break;
+		case O_LDLAT:
+			if (parse_long(arg, 1, 65535, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --ldlat '%s': want cycles 1..65535\n", arg);
+				return CLI_USAGE;
+			}
+			o->ldlat = (unsigned)v;
+			break;
+		case O_USER: o->priv = PMS_PRIV_USER; break;
+		case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
+		case 'c':
 		case O_PERIOD:
 			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
 				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
@@ -266,6 +343,10 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		}
 		o->kind = T_COMMAND;
 		o->cmd = argv + p.ind;
+	}
+	if (o->freq && o->period) {
+		fprintf(stderr, "pmuscope: mem: -F and --period/-c exclude each other\n");
+		return CLI_USAGE;
 	}
 	if (o->json + o->csv > 1) {
 		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
@@ -803,6 +884,21 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cli_fail("mem: topology");
 		goto out;
 	}
+	/* causes first, before anything runs */
+	if (o.kind == T_PID && kill(o.pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, "pmuscope: mem: no process %d\n", (int)o.pid);
+		goto out;
+	}
+	if (o.wl.node >= 0 && o.kind == T_WORKLOAD && !pms_topo_node(topo, o.wl.node)) {
+		char have[256];
+		size_t len = 0;
+		for (size_t i = 0; i < topo->nnodes && len < sizeof(have); i++)
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%d", i ? ", " : "",
+						topo->nodes[i].id);
+		fprintf(stderr, "pmuscope: mem: node %d does not exist (this machine has node%s %s)\n",
+			o.wl.node, topo->nnodes == 1 ? "" : "s", have);
+		goto out;
+	}
 
 	/* Catch SIGINT/SIGTERM before the command is forked: a caught signal
 	 * is reset to its default at exec, so the command can be interrupted
@@ -881,10 +977,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 				       : PMS_TARGET_CHILD;
 	so.pid = pid;
 	so.period = o.period;
+	so.freq = o.freq;
+	so.ops = o.ops;
+	so.ldlat = o.ldlat;
+	so.priv = o.priv;
 	so.want_phys = o.phys;
 	so.engine = o.engine;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
-		cli_fail("mem: no sampling engine could be opened");
+		/* the library's message says it ("no sampling engine could be opened: ...") */
+		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
 		goto out;
 	}
 	pms_sampler_info(smp, &info);

@@ -18,6 +18,7 @@
 #include "mem_render.h"
 #include "pmuscope/cpuset.h"
 #include "pmuscope/error.h"
+#include "pmuscope/event.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
@@ -434,7 +435,10 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 					       pn ? pn : "?");
 		if (ll < 500)
 			ll += (size_t)snprintf(label + ll, 512 - ll, "%s%s", i ? ", " : "recorded: ",
-					       a->name ? a->name : "?");
+					       a->name ? a->name
+					       : pms_event_generic_name(a->attr->type, a->attr->config)
+					       ? pms_event_generic_name(a->attr->type, a->attr->config)
+					       : pn ? pn : "?");
 	}
 	const char *why = pms_perfdata_reader_nodes_why(r);
 

@@ -12,6 +12,7 @@
 #include "cli_opt.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/event.h"
 #include "pmuscope/perfdata.h"
 
 int cmd_script(const struct cli_global *g, int argc, char **argv);
@@ -121,8 +122,12 @@ static const char *dsrc_text(struct dcache *d, uint64_t v)
 
 static const char *event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
 {
+	const char *g;
 	if (a->name)
 		return a->name;
+	/* a file without EVENT_DESC: perf's name for generic events */
+	if ((g = pms_event_generic_name(a->attr->type, a->attr->config)))
+		return g;
 	snprintf(buf, size, "type%" PRIu32 "/0x%" PRIx64 "/", a->attr->type, (uint64_t)a->attr->config);
 	return buf;
 }

@@ -1008,7 +1008,7 @@ const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r)
 	if (r->any_phys && r->info.nmem && r->info.mem_block_size)
 		return NULL;
 	snprintf(w->nodes_why, sizeof(w->nodes_why), "%s%s%s",
-		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with --phys-data)",
+		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data)",
 		 !r->any_phys && !(r->info.nmem && r->info.mem_block_size) ? "; " : "",
 		 !r->info.nmem ? "the file has no MEM_TOPOLOGY header"
 		 : !r->info.mem_block_size ? "MEM_TOPOLOGY has block size 0" : "");

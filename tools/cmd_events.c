@@ -4,6 +4,7 @@
  * ARM event number.  JSON schema: docs/json-events.md. */
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "pmuscope/armpmu.h"
 #include "pmuscope/catalog.h"
 #include "pmuscope/error.h"
+#include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
 
 int cmd_events(const struct cli_global *g, int argc, char **argv);
@@ -266,6 +268,90 @@ struct source {
 	const char *core_pmu; /* PMU the catalog's pmu-less events belong to, or NULL */
 };
 
+/* One row of the machine's own events, in the catalog rows' layout. */
+static void machine_row(struct json *j, const char *name, const char *pmu, const char *enc,
+			const char *kind, const char *desc)
+{
+	if (j) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "name", name);
+		cli_json_str(j, "pmu", pmu);
+		cli_json_str(j, "encoding", enc);
+		cli_json_str(j, "kind", kind);
+		cli_json_str(j, "tier", NULL);
+		cli_json_str(j, "available", "yes");
+		cli_json_str(j, "description", desc);
+		cli_json_str(j, "source", "machine");
+		cli_json_end_object(j);
+		return;
+	}
+	if (desc && *desc)
+		printf("%-40s %-44s %-18s %-3s %s\n", name, enc, kind, "yes", desc);
+	else
+		printf("%-40s %-44s %-18s yes\n", name, enc, kind);
+}
+
+/* What this machine can count, as perf list shows it: the generic hardware
+ * events (where a core PMU exists), the software events, each PMU's sysfs
+ * event aliases, and the tracepoints.  Returns the rows shown. */
+static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
+			     const char *pattern, const char *pmu, struct json *j)
+{
+	size_t shown = 0;
+	char enc[600];
+	bool core = pmus && pms_pmus_core_count(pmus) > 0;
+	struct pms_tracepoint *tp = NULL;
+	size_t ntp = 0;
+
+	for (int type = PERF_TYPE_HARDWARE; type <= PERF_TYPE_SOFTWARE; type++) {
+		const char *tpmu = type == PERF_TYPE_SOFTWARE ? "software" : NULL;
+		if (type == PERF_TYPE_HARDWARE && !core)
+			continue; /* no core PMU (a VM without vPMU): they cannot count */
+		if (type != PERF_TYPE_HARDWARE && type != PERF_TYPE_SOFTWARE)
+			continue;
+		if (pmu && (!tpmu || strcasecmp(pmu, tpmu)))
+			continue;
+		for (uint64_t cfg = 0; cfg < 64; cfg++) {
+			const char *name = pms_event_generic_name((uint32_t)type, cfg);
+			if (!name || !matches(pattern, name))
+				continue;
+			if (type == PERF_TYPE_SOFTWARE && (cfg == PERF_COUNT_SW_DUMMY ||
+							   cfg == PERF_COUNT_SW_BPF_OUTPUT))
+				continue; /* count nothing */
+			machine_row(j, name, tpmu, name,
+				    type == PERF_TYPE_HARDWARE ? "hardware event" : "software event",
+				    NULL);
+			shown++;
+		}
+	}
+	for (size_t p = 0; pmus && p < pmus->count; p++) {
+		const struct pms_pmu *pp = &pmus->pmus[p];
+		if (pmu && strcasecmp(pmu, pp->name))
+			continue;
+		for (size_t e = 0; e < pp->nevents; e++) {
+			snprintf(enc, sizeof(enc), "%s/%s/", pp->name, pp->events[e].name);
+			if (!matches(pattern, enc))
+				continue;
+			machine_row(j, enc, pp->name, enc,
+				    pp->kind == PMS_PMU_UNCORE ? "uncore PMU event" : "kernel PMU event",
+				    pp->events[e].value);
+			shown++;
+		}
+	}
+	if ((!pmu || !strcasecmp(pmu, "tracepoint")) && pms_tracepoints_list(sys, &tp, &ntp) == 0) {
+		for (size_t i = 0; i < ntp; i++) {
+			if (!matches(pattern, tp[i].name))
+				continue;
+			snprintf(enc, sizeof(enc), "tracepoint/config=%" PRIu64 "/", tp[i].id);
+			machine_row(j, tp[i].name, "tracepoint", enc, "tracepoint event", NULL);
+			shown++;
+		}
+	}
+	pms_error_clear(); /* no tracefs: no tracepoints, not an error */
+	pms_tracepoints_free(tp, ntp);
+	return shown;
+}
+
 int cmd_events(const struct cli_global *g, int argc, char **argv)
 {
 	const char *pattern = NULL, *pmu = NULL, *cpu = NULL, *apple = NULL, *explain_arg = NULL;
@@ -277,6 +363,7 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	size_t nsrc = 0;
 	int rc = 1;
 	const char *what = "built-in ARM PMUv3 architected events";
+	bool machine = false;
 
 	struct cli_parser p;
 	int c;
@@ -347,13 +434,26 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 			goto out_cats;
 		src[0].core_pmu = NULL;
 		nsrc = 1;
-	} else {
+	} else if (cpu) {
 		if (pms_catalog_new(&src[0].cat) < 0 || pms_catalog_add_arm_common(src[0].cat) < 0) {
 			rc = cli_fail("built-in catalog");
 			goto out_cats;
 		}
 		nsrc = 1;
 		src[0].core_pmu = NULL;
+	} else {
+		/* "what can I count here": this machine's events, then the
+		 * catalog of its CPU where there is one (built-in ARM PMUv3
+		 * events on arm64; none elsewhere without --catalog) */
+		machine = true;
+		what = "this machine (software, hardware, PMU sysfs and tracepoint events)";
+		if (cli_catalog_open("events", sys, pmus, NULL, &src[0].cat))
+			goto out_cats;
+		src[0].core_pmu = NULL;
+		nsrc = src[0].cat ? 1 : 0;
+		if (nsrc)
+			what = "this machine (software, hardware, PMU sysfs and tracepoint events) and "
+			       "its CPU's catalog";
 	}
 	/* pmu-less events on a single-core-PMU machine belong to that PMU. */
 	if (nsrc == 1 && !src[0].core_pmu && pmus && pms_pmus_core_count(pmus) == 1) {
@@ -376,11 +476,15 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		printf("catalog: %s\n%-40s %-44s %-18s %-3s %s\n", what, "NAME", "ENCODING (stat -e)",
 		       "TIER", "OK?", "DESCRIPTION");
 	}
+	if (machine)
+		shown += machine_events(sys, pmus, pattern, pmu, json ? &j : NULL);
 	for (size_t s = 0; s < nsrc; s++) {
 		for (size_t i = 0; i < pms_catalog_count(src[s].cat); i++) {
 			const struct pms_cat_event *e = pms_catalog_event(src[s].cat, i);
 			/* A catalog that does not name the PMU takes --pmu's. */
 			const char *epmu = e->pmu ? e->pmu : src[s].core_pmu ? src[s].core_pmu : pmu;
+			if (!e->pmu && e->format == PMS_CATFMT_PERFLIST)
+				epmu = NULL; /* perf's generic events: the name is the encoding */
 			char enc[600];
 			if (!matches(pattern, e->name))
 				continue;
@@ -425,10 +529,14 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		cli_json_uint(&j, "count", shown);
 		cli_json_end_object(&j);
 		cli_json_finish(&j);
-	} else if (!shown) {
-		printf("(no event matches)\n");
 	}
 	rc = 0;
+	if (!shown) {
+		fprintf(stderr, "pmuscope: events: no event matches%s%s%s%s%s\n",
+			pattern ? " '" : "", pattern ? pattern : "", pattern ? "'" : "",
+			pmu ? " on PMU " : "", pmu ? pmu : "");
+		rc = 1;
+	}
 out_cats:
 	for (size_t s = 0; s < nsrc; s++)
 		pms_catalog_free(src[s].cat);

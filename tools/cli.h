@@ -4,6 +4,8 @@
 #define PMS_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pmuscope/sys.h"
@@ -35,6 +37,10 @@ int cli_fail(const char *what);
  * "pmuscope: <cmd>: cannot run '<file>': <cause>" and returns the exit code,
  * 127 when it does not exist and 126 otherwise (as env(1), time(1)). */
 int cli_exec_failed(const char *cmd, const char *file);
+
+/* bytes as people read them: "64 MiB", "1.5 GiB", "512 bytes" (IEC units,
+ * one decimal when not whole); returns buf. */
+const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
 
 /* Minimal streaming JSON writer for --json output. */
 struct json {

@@ -103,6 +103,13 @@ static void print_json(const char *root, const struct pms_topo *t,
 		cli_json_bool(&j, "has_cpu", n->has_cpu);
 		cli_json_bool(&j, "has_memory", n->has_memory);
 		cli_json_uint(&j, "memory_blocks", n->nmem_blocks);
+		if (n->mem_total) {
+			cli_json_uint(&j, "mem_total_bytes", n->mem_total);
+			cli_json_uint(&j, "mem_free_bytes", n->mem_free);
+		} else {
+			cli_json_null(&j, "mem_total_bytes");
+			cli_json_null(&j, "mem_free_bytes");
+		}
 		cli_json_begin_array(&j, "distances");
 		for (size_t k = 0; k < n->ndistances; k++)
 			cli_json_int(&j, NULL, n->distances[k]);
@@ -206,8 +213,9 @@ static void print_text(const struct pms_topo *t, const struct pms_uncore_box *bo
 		const struct pms_topo_cache *c = &t->caches[i];
 		if (c->level != 3 || c->type == PMS_CACHE_INSTRUCTION)
 			continue;
-		printf("  L3 #%d: %llu KiB, cpus %s\n", c->logical,
-		       (unsigned long long)(c->size >> 10), set_str(&c->cpus, b, SETBUF));
+		char hs[32];
+		printf("  L3 #%d: %s, cpus %s\n", c->logical, cli_human_size(c->size, hs, sizeof(hs)),
+		       set_str(&c->cpus, b, SETBUF));
 	}
 	printf("NUMA nodes: %zu%s%s\n", t->nnodes, t->numa_synthetic ? " (no NUMA in sysfs)" : "",
 	       t->numa_overlap ? " (warning: nodes share CPUs; each CPU kept its lowest node)"
@@ -217,8 +225,17 @@ static void print_text(const struct pms_topo *t, const struct pms_uncore_box *bo
 		printf("  node %d: cpus %s%s%s", n->id,
 		       pms_cpuset_count(&n->cpus) ? set_str(&n->cpus, b, SETBUF) : "-",
 		       n->has_memory ? "" : ", no memory", n->has_cpu ? "" : ", memory only");
-		if (n->nmem_blocks)
+		if (n->mem_total) {
+			char h1[32], h2[32];
+			printf(", size %s, free %s", cli_human_size(n->mem_total, h1, sizeof(h1)),
+			       cli_human_size(n->mem_free, h2, sizeof(h2)));
+		}
+		if (n->nmem_blocks) {
+			char h1[32];
 			printf(", %zu memory blocks", n->nmem_blocks);
+			if (t->mem_block_size)
+				printf(" of %s", cli_human_size(t->mem_block_size, h1, sizeof(h1)));
+		}
 		printf("\n");
 	}
 	if (t->nnodes > 1 && t->nodes[0].ndistances) {

@@ -63,6 +63,24 @@ int cli_exec_failed(const char *cmd, const char *file)
 	return e == ENOENT ? 127 : 126;
 }
 
+const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
+	else if (v == (double)(uint64_t)v)
+		snprintf(buf, size, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, size, "%.1f %s", v, units[u]);
+	return buf;
+}
+
 static const char global_opts[] =
 	"Global options:\n"
 	"  --root DIR      read /sys and /proc below DIR (a machine snapshot);\n"

@@ -42,13 +42,20 @@ int cli_exec_failed(const char *cmd, const char *file);
  * one decimal when not whole); returns buf. */
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
 
-/* Minimal streaming JSON writer for --json output. */
+/* JSON output (tools/json.c, on jansson): the calls build a tree that
+ * cli_json_finish writes to f and releases. */
+struct json_t;
 struct json {
 	FILE *f;
 	int depth;
-	bool need_comma[64];
+	struct json_t *stack[64];
+	struct json_t *root;
+	/* true: one indented document with schema_version and the "pmuscope"
+	 * producer object first; false: one compact line as it was built */
 	bool pretty;
 };
+/* The --root the producer object describes (main sets it). */
+void cli_json_set_global(const struct cli_global *g);
 void cli_json_init(struct json *j, FILE *f);
 void cli_json_begin_object(struct json *j, const char *key);
 void cli_json_end_object(struct json *j);
@@ -60,6 +67,6 @@ void cli_json_uint(struct json *j, const char *key, unsigned long long val);
 void cli_json_bool(struct json *j, const char *key, bool val);
 void cli_json_double(struct json *j, const char *key, double val);
 void cli_json_null(struct json *j, const char *key);
-void cli_json_finish(struct json *j); /* newline */
+void cli_json_finish(struct json *j); /* writes, newline, releases the tree */
 
 #endif

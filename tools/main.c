@@ -198,6 +198,7 @@ int main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	c = find_cmd(argv[i]);
+	cli_json_set_global(&g);
 	if (c)
 		return c->fn(&g, argc - i, argv + i);
 	fprintf(stderr, "pmuscope: unknown command '%s' (see 'pmuscope --help')\n", argv[i]);

@@ -154,7 +154,10 @@ void cli_spec_help(const struct cli_spec *s, FILE *f)
 	while (l && *l) {
 		const char *e = strchr(l, '\n');
 		int len = e ? (int)(e - l) : (int)strlen(l);
-		fprintf(f, "%s pmuscope %.*s\n", first ? "usage:" : "      ", len, l);
+		if (*l == ' ') /* a continuation, aligned in the text itself */
+			fprintf(f, "%.*s\n", len, l);
+		else
+			fprintf(f, "%s pmuscope %.*s\n", first ? "usage:" : "      ", len, l);
 		first = false;
 		l = e ? e + 1 : l + len;
 	}
@@ -245,7 +248,15 @@ void cli_spec_man(const struct cli_spec *s, const char *summary, const char *ver
 	for (const char *l = s->synopsis; l && *l;) {
 		const char *e = strchr(l, '\n');
 		size_t len = e ? (size_t)(e - l) : strlen(l);
-		fputs(".B pmuscope ", f);
+		if (*l == ' ') {
+			while (len && *l == ' ') {
+				l++;
+				len--;
+			}
+			fputs("    ", f);
+		} else {
+			fputs("\\fBpmuscope\\fR ", f);
+		}
 		man_text(f, l, len);
 		fputc('\n', f);
 		l = e ? e + 1 : l + len;

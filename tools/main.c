@@ -16,7 +16,7 @@
 	X(list, "PMUs: type, kind, scope, CPUs, caps, precise engine, formats, events") \
 	X(encode, "event strings -> perf_event_attr (perf syntax)") \
 	X(topology, "packages, NUMA nodes, SNC, core types, uncore box -> node") \
-	X(events, "catalog events: perf encodings, ARM tiers, Apple tables; --explain N") \
+	X(events, "what this machine can count (as perf list); catalogs, ARM tiers, --explain N") \
 	X(report, "memory-access report of a perf.data file (also from perf mem record)") \
 	X(script, "one line or JSON object per sample of a perf.data file") \
 	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \

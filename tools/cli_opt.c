@@ -63,6 +63,20 @@ int cli_next(struct cli_parser *p)
 		} else if (c == '?' && given[0] == '-' && given[1] == '-' && strchr(given, '=') &&
 			   optopt) {
 			cli_usage(p->spec, "'%s': this option takes no argument", given);
+		} else if (c == '?' && given[0] == '-' && given[1] == '-' && given[2]) {
+			/* a prefix of several long options (getopt_long accepts a unique one) */
+			char names[256] = "";
+			size_t len = strcspn(given + 2, "="), nn = 0, nm = 0;
+			for (const struct option *o = p->lo; o->name; o++)
+				if (!strncmp(o->name, given + 2, len) && nn + strlen(o->name) + 5 < sizeof(names)) {
+					nn += (size_t)snprintf(names + nn, sizeof(names) - nn, "%s--%s",
+							       nm ? ", " : "", o->name);
+					nm++;
+				}
+			if (nm > 1)
+				cli_usage(p->spec, "'%s' is ambiguous: %s", given, names);
+			else
+				cli_usage(p->spec, "'%s' %s", given, what);
 		} else {
 			cli_usage(p->spec, "'%s' %s", given, what);
 		}

@@ -45,6 +45,10 @@ for a in "mem --top=0" "report --top=x" "stat -I 0 -- true" "stat -p 0" "stat -x
   $pms $a >/dev/null 2>"$tmp/e"; expect "'$a' exit" 2 $?
   [ -s "$tmp/e" ] || { echo "FAIL: '$a' says nothing"; fail=1; }
 done
+# an abbreviation: unique is taken (as getopt_long and perf), several are named
+"$pms" stat --per -- true >/dev/null 2>"$tmp/e"; expect "ambiguous --per exit" 2 $?
+grep -q "'--per' is ambiguous: --per-cpu, --per-core" "$tmp/e" || { echo "FAIL: ambiguous message: $(cat "$tmp/e")"; fail=1; }
+"$pms" report --to=2 --js -i /nonexistent >/dev/null 2>&1; expect "unique prefixes --to= --js" 1 $?
 "$pms" nosuchcmd >/dev/null 2>&1; expect "unknown command exit" 2 $?
 "$pms" >/dev/null 2>&1; expect "no command exit" 2 $?
 "$pms" -V >/dev/null 2>"$tmp/e"; expect "-V exit" 2 $?

@@ -53,6 +53,7 @@ struct json {
 	/* true: one indented document with schema_version and the "pmuscope"
 	 * producer object first; false: one compact line as it was built */
 	bool pretty;
+	bool big; /* a u64 beyond long long was written (json.c) */
 };
 /* The --root the producer object describes (main sets it). */
 void cli_json_set_global(const struct cli_global *g);

@@ -153,11 +153,43 @@ void cli_json_int(struct json *j, const char *k, long long v)
 	put(j, k, json_integer(v));
 }
 
+/* jansson's integers are long long: a larger u64 (a config word with bit 63)
+ * goes in as a marked string that cli_json_finish turns back into the exact
+ * number in the text jansson wrote. */
+#define BIG_MARK "\x01u64:"
+#define BIG_MARK_DUMPED "\"\\u0001u64:"
+
 void cli_json_uint(struct json *j, const char *k, unsigned long long v)
 {
-	/* json_int_t is long long: beyond it, a real keeps the magnitude */
-	put(j, k, v <= (unsigned long long)LLONG_MAX ? json_integer((json_int_t)v)
-						      : json_real((double)v));
+	char b[40];
+	if (v <= (unsigned long long)LLONG_MAX) {
+		put(j, k, json_integer((json_int_t)v));
+		return;
+	}
+	snprintf(b, sizeof(b), BIG_MARK "%llu", v);
+	j->big = true;
+	put(j, k, json_string(b));
+}
+
+/* The dumped text with each "\u0001u64:DIGITS" string made the bare number. */
+static void write_unmarked(FILE *f, const char *text)
+{
+	const char *p = text, *m;
+	size_t ml = strlen(BIG_MARK_DUMPED);
+	while ((m = strstr(p, BIG_MARK_DUMPED))) {
+		const char *d = m + ml, *e = d;
+		while (*e >= '0' && *e <= '9')
+			e++;
+		fwrite(p, 1, (size_t)(m - p), f);
+		if (*e == '"') {
+			fwrite(d, 1, (size_t)(e - d), f);
+			p = e + 1;
+		} else { /* not ours after all: keep it */
+			fwrite(m, 1, ml, f);
+			p = m + ml;
+		}
+	}
+	fputs(p, f);
 }
 
 void cli_json_bool(struct json *j, const char *k, bool v)
@@ -239,11 +271,20 @@ void cli_json_finish(struct json *j)
 	} else {
 		json_incref(out);
 	}
-	if (json_dumpf(out, j->f, flags) < 0)
+	if (j->big) {
+		char *text = json_dumps(out, flags);
+		if (text)
+			write_unmarked(j->f, text);
+		else
+			fprintf(stderr, "pmuscope: writing JSON failed\n");
+		free(text);
+	} else if (json_dumpf(out, j->f, flags) < 0) {
 		fprintf(stderr, "pmuscope: writing JSON failed\n");
+	}
 	fputc('\n', j->f);
 	json_decref(out);
 	json_decref(j->root);
 	j->root = NULL;
 	j->depth = 0;
+	j->big = false;
 }

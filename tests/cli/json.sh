@@ -43,6 +43,12 @@ import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 assert d["command"][-1] == "\ufffd", d["command"]' "$tmp/ff.json" || bad "0xff not replaced by U+FFFD"
 "$pms" mem --json --quiet -- sh -c true $'a\xffb' >"$tmp/mff.json" 2>/dev/null; check "mem argv 0xff" "$tmp/mff.json"
+# a u64 beyond 2^63 stays exact (jansson's integers are long long)
+"$pms" encode --json 'software/config=0xffffffffffffffff/' >"$tmp/big.json"; check "encode u64" "$tmp/big.json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["events"][0]["config"] == 2**64 - 1, d["events"][0]["config"]' "$tmp/big.json" || bad "u64 config not exact"
 # JSON Lines (script --json, stat -I --json): one compact valid document per line
 "$pms" script --json -F ip,event -i "$tmp/m.data" | head -50 >"$tmp/s.jsonl"
 python3 -c '

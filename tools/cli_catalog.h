@@ -10,13 +10,13 @@
 #include "pmuscope/sys.h"
 
 /* The --catalog option's entry in a subcommand's option table (cli_opt.h). */
-#define CLI_CATALOG_OPT(id)                                                        \
-	{ "catalog", 0, CLI_ARG, "PATH", (id),                                          \
-	  "resolve catalog event names (inst_retired,\n"                               \
-	  "uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/) with PATH: a kernel\n"                 \
-	  "pmu-events arch tree, an Intel perfmon or ARM-software/data\n"              \
-	  "checkout, one JSON file, or `perf list -j` output, chosen for\n"            \
-	  "default $PMUSCOPE_CATALOG, else the built-in ARM\n"                   \
+#define CLI_CATALOG_OPT(id)                                                      \
+	{ "catalog", 0, CLI_ARG, "PATH", (id),                                        \
+	  "resolve catalog event names (inst_retired,\n"                             \
+	  "uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/) with PATH: a kernel\n"               \
+	  "pmu-events arch tree, an Intel perfmon or ARM-software/data\n"            \
+	  "checkout, one JSON file or `perf list -j` output, chosen for\n"           \
+	  "this CPU; default $PMUSCOPE_CATALOG, else the built-in ARM\n"             \
 	  "PMUv3 events on arm64 and none elsewhere; sysfs aliases win" }
 
 /* Load the catalog for this machine into *out: path (NULL: $PMUSCOPE_CATALOG)

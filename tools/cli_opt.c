@@ -208,7 +208,7 @@ void cli_spec_help(const struct cli_spec *s, FILE *f)
 				fprintf(f, "%24s", "");
 		}
 	}
-	fprintf(f, "  -h, --help              this text (also 'pmuscope help %s')\n", s->name);
+	fprintf(f, "  -h, --help            this text (also 'pmuscope help %s')\n", s->name);
 	if (s->footer)
 		fprintf(f, "\n%s\n", s->footer);
 }

@@ -70,7 +70,8 @@ static const struct cli_opt opts[] = {
 	{ "per-thread", 0, CLI_NOARG, NULL, O_AGG + 8, "aggregate per thread (default: global)" },
 	{ "interval-print", 'I', CLI_ARG, "MS", 'I', "print counts every MS milliseconds" },
 	{ "field-separator", 'x', CLI_ARG, "SEP", 'x',
-	  "CSV: [agg SEP] value SEP unit SEP event SEP run_ns SEP pct" },
+	  "CSV with perf stat's fields: [agg SEP] value SEP unit SEP\n"
+	  "event SEP [variance% SEP] run_ns SEP pct SEP metric SEP unit" },
 	{ "json", 'j', CLI_NOARG, NULL, O_JSON, "JSON (schema: docs/stat.md); with -I one object per line" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "write the counts to FILE instead of stderr" },
 	{ "repeat", 'r', CLI_ARG, "N", 'r',

@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "mem_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
+#include "pmuscope/event.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
@@ -29,15 +31,31 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 void cli_perfdata_problems(const char *cmd, const char *path,
 			   const struct pms_perfdata_reader *r);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]\n\n"
+enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO };
+
+static const struct cli_opt opts[] = {
+	{ "input", 'i', CLI_ARG, "FILE", 'i',
+	  "the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+	  "(default perf.data)" },
+	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/mem.md; target.kind \"file\")" },
+	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too (keeps them all in memory)" },
+	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
+	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
+	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
+	{ "stdio", 0, CLI_NOARG, NULL, O_STDIO, "accepted for perf's habit: the text report is the default" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_report = {
+	.name = "report",
+	.synopsis = "report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]",
+	.description =
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
 		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
 		"record` files): data-source levels in perf's text, latency percentiles,\n"
 		"NUMA nodes, CPU-node x memory-node matrix, top instructions, functions\n"
-		"and data objects, in the same layout as `pmuscope mem`.\n"
+		"and data objects, in the same layout as `pmuscope mem`.\n\n"
 		"  - Nodes come from each sample's PHYS_ADDR and the file's MEM_TOPOLOGY\n"
 		"    header (a physical address of 0 counts as not mapped, one in no\n"
 		"    recorded block as not present); otherwise the report says why they\n"
@@ -47,18 +65,11 @@ static void help(FILE *f)
 		"    machine's kallsyms would not describe the recording's kernel).\n"
 		"  - Latency percentiles come from a histogram: exact below 65536 cycles,\n"
 		"    9 significant bits above (docs/perfdata.md); `pmuscope mem` sorts\n"
-		"    every weight of a live run.\n\n"
-		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-		"               (default perf.data)\n"
-		"  --top N      entries per top list (default 10)\n"
-		"  --json       the report as JSON (schema: docs/mem.md; target.kind \"file\")\n"
-		"  --samples    with --json: every sample too (keeps them all in memory)\n"
-		"  --csv        one CSV row per sample, as `pmuscope mem --csv`\n"
-		"  --header     also print the header features (text)\n"
-		"  --no-symbols do not name instructions or data objects\n"
-		"  --help       this text\n\n"
-		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
-}
+		"    every weight of a live run.",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 the file cannot be read, 2 usage error.",
+};
+
 
 /* What the text and JSON say about the file (the report's "target"). */
 struct file_desc {
@@ -163,43 +174,36 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	int fd = -1, rc, ret = 0;
 
 	memset(&ps, 0, sizeof(ps));
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--csv")) {
-			csv = true;
-		} else if (!strcmp(argv[i], "--samples")) {
-			samples = true;
-		} else if (!strcmp(argv[i], "--header")) {
-			header = true;
-		} else if (!strcmp(argv[i], "--no-symbols")) {
-			symbols = false;
-		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
-			path = argv[++i];
-		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			if (*end || v == 0 || v > 100000) {
-				fprintf(stderr, "pmuscope: report: --top '%s': give 1..100000\n", argv[i]);
-				return 2;
-			}
-			top = v;
-		} else {
-			fprintf(stderr, "pmuscope: report: unknown argument '%s' (see --help)\n",
-				argv[i]);
-			return 2;
+	struct cli_parser p;
+	int c;
+	long v;
+	cli_parser_init(&p, &cli_spec_report, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_CSV: csv = true; break;
+		case O_SAMPLES: samples = true; break;
+		case O_HEADER: header = true; break;
+		case O_NOSYM: symbols = false; break;
+		case O_STDIO: break;
+		case 'i': path = p.arg; break;
+		case O_TOP:
+			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
+				return cli_bad_arg(&p, "1..100000");
+			top = (size_t)v;
+			break;
+		default: return cli_usage(&cli_spec_report, "'%s' is not an argument of report", p.arg);
 		}
 	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (p.ind < argc)
+		return cli_usage(&cli_spec_report, "'%s' is not an argument of report", argv[p.ind]);
 	if (json && csv) {
-		fprintf(stderr, "pmuscope: report: --json and --csv exclude each other\n");
-		return 2;
+		return cli_usage(&cli_spec_report, "--json and --csv exclude each other");
 	}
 	if (samples && !json) {
-		fprintf(stderr, "pmuscope: report: --samples goes with --json\n");
-		return 2;
+		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
 	if (cli_perfdata_open("report", path, &fd, &r))
 		return 1;

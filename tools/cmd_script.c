@@ -9,32 +9,42 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/event.h"
 #include "pmuscope/perfdata.h"
 
 int cmd_script(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope script [-i FILE] [-F FIELDS] [--json] [--header]\n\n"
+enum { O_JSON = 256, O_HEADER };
+
+static const struct cli_opt opts[] = {
+	{ "input", 'i', CLI_ARG, "FILE", 'i',
+	  "the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+	  "(default perf.data)" },
+	{ "fields", 'F', CLI_ARG, "FIELDS", 'F',
+	  "comma-separated: comm pid tid cpu time event ip addr\n"
+	  "phys_addr node period weight ins_lat data_src type\n"
+	  "(default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
+	  "data_src is perf script's text: value as %16x, then\n"
+	  "|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .." },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "one JSON object per line per sample (JSON Lines)" },
+	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "print the header features and record counts instead" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_script = {
+	.name = "script",
+	.synopsis = "script [-i FILE] [-F FIELDS] [--json] [--header]",
+	.description =
 		"Print every sample of a perf.data file (file or pipe mode, either byte\n"
 		"order, zstd-compressed records unpacked), one line per sample in file\n"
-		"order, fields separated by spaces in the order given.\n\n"
-		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-		"               (default perf.data)\n"
-		"  -F FIELDS    comma-separated: comm pid tid cpu time event ip addr\n"
-		"               phys_addr node period weight ins_lat data_src type\n"
-		"               (default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
-		"               data_src is perf script's text: value as %%16x, then\n"
-		"               |OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK ..\n"
-		"  --json       one JSON object per line per sample (JSON Lines)\n"
-		"  --header     print the header features and record counts instead\n"
-		"  --help       this text\n\n"
-		"Records that do not decode are skipped and counted on stderr, as perf\n"
-		"does.  Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
-}
+		"order, fields separated by spaces in the order given.",
+	.opts = opts,
+	.footer = "Records that do not decode are skipped and counted on stderr, as perf\n"
+		  "does.  Exit status: 0 ok, 1 the file cannot be read, 2 usage error.",
+};
 
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_ADDR, F_PHYS, F_NODE,
@@ -112,8 +122,12 @@ static const char *dsrc_text(struct dcache *d, uint64_t v)
 
 static const char *event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
 {
+	const char *g;
 	if (a->name)
 		return a->name;
+	/* a file without EVENT_DESC: perf's name for generic events */
+	if ((g = pms_event_generic_name(a->attr->type, a->attr->config)))
+		return g;
 	snprintf(buf, size, "type%" PRIu32 "/0x%" PRIx64 "/", a->attr->type, (uint64_t)a->attr->config);
 	return buf;
 }
@@ -498,25 +512,23 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	static char obuf[1 << 20];
 	int fd = -1, rc, ret = 0;
 
+	struct cli_parser cp;
+	int c;
 	(void)g;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--header")) {
-			header = true;
-		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
-			path = argv[++i];
-		} else if ((!strcmp(argv[i], "-F") || !strcmp(argv[i], "--fields")) && i + 1 < argc) {
-			fields = argv[++i];
-		} else {
-			fprintf(stderr, "pmuscope: script: unknown argument '%s' (see --help)\n",
-				argv[i]);
-			return 2;
+	cli_parser_init(&cp, &cli_spec_script, argc, argv);
+	while ((c = cli_next(&cp)) > 0) {
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_HEADER: header = true; break;
+		case 'i': path = cp.arg; break;
+		case 'F': fields = cp.arg; break;
+		default: return cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg);
 		}
 	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (cp.ind < argc)
+		return cli_usage(&cli_spec_script, "'%s' is not an argument of script", argv[cp.ind]);
 	if (!fields)
 		fields = "comm,pid,tid,cpu,time,event,ip,addr,weight,data_src";
 	for (const char *p = fields; *p;) {
@@ -525,17 +537,11 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		for (k = 0; k < F_N; k++)
 			if (strlen(field_names[k]) == n && !strncmp(p, field_names[k], n))
 				break;
-		if (k == F_N) {
-			fprintf(stderr, "pmuscope: script: -F: unknown field '%.*s' (see --help)\n",
-				(int)n, p);
-			return 2;
-		}
-		if (nf == sizeof(fs) / sizeof(fs[0])) {
-			fprintf(stderr, "pmuscope: script: -F: at most %zu fields; '%.*s' would be "
-					"field %zu\n",
-				sizeof(fs) / sizeof(fs[0]), (int)n, p, nf + 1);
-			return 2;
-		}
+		if (k == F_N)
+			return cli_usage(&cli_spec_script, "-F: unknown field '%.*s'", (int)n, p);
+		if (nf == sizeof(fs) / sizeof(fs[0]))
+			return cli_usage(&cli_spec_script, "-F: at most %zu fields; '%.*s' would be field %zu",
+					 sizeof(fs) / sizeof(fs[0]), (int)n, p, nf + 1);
 		fs[nf++] = (enum field)k;
 		p += n;
 		if (*p == ',')

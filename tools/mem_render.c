@@ -418,13 +418,26 @@ static void text_sites(const char *title, const struct pms_memreport_site *v, si
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 {
 	printf("pmuscope %s: %s (%.2f s)\n", m->command, m->target_text, m->seconds);
-	printf("engine: %s [%s]\n", r->label && *r->label ? r->label : mem_engine_name(r->engine),
-	       r->pmus ? r->pmus : "");
+	{
+		const char *lab = r->label && *r->label ? r->label : mem_engine_name(r->engine);
+		/* "[pmus]" only where it adds something to the label */
+		if (r->pmus && *r->pmus && strcmp(r->pmus, lab) && !strstr(lab, r->pmus))
+			printf("engine: %s [%s]\n", lab, r->pmus);
+		else
+			printf("engine: %s\n", lab);
+	}
 	if (r->notes && *r->notes)
 		printf("  notes: %s\n", r->notes);
 	for (size_t i = 0; i < r->nattempts; i++) {
 		const struct pms_sampler_attempt *a = &r->attempts[i];
-		printf("  tried %-9s %-12s %s%s%s\n", mem_engine_name(a->engine), a->pmu,
+		const char *en = mem_engine_name(a->engine);
+		char what[64];
+		/* the PMU only where it says more than the engine's name */
+		if (*a->pmu && strcmp(a->pmu, en))
+			snprintf(what, sizeof(what), "%s (%s)", en, a->pmu);
+		else
+			snprintf(what, sizeof(what), "%s", en);
+		printf("  tried %-22s %s%s%s\n", what,
 		       a->chosen ? "chosen" : a->err ? strerrorname_np(a->err) : "ok",
 		       *a->reason ? ": " : "", a->reason);
 	}

@@ -75,6 +75,11 @@ struct pms_event_list {
 	int ngroups; /* groups are numbered 0 .. ngroups-1 */
 };
 
+/* perf's name of a generic hardware or software event (PERF_TYPE_HARDWARE
+ * or PERF_TYPE_SOFTWARE and its config: "cycles", "page-faults"), as perf
+ * prints it for an attr; NULL for anything else.  The string is static. */
+const char *pms_event_generic_name(uint32_t type, uint64_t config);
+
 /* Parse text (one or more comma-separated events) against pmus (may be NULL:
  * only generic, software and raw events then resolve).
  * Errors: PMS_EPARSE (syntax, overlapping terms), PMS_ENOENT (unknown event,

@@ -129,6 +129,18 @@ struct pms_pmus {
 int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out);
 void pms_pmus_free(struct pms_pmus *pmus);
 
+/* A tracepoint: "subsystem:event" (perf's name) and the id that goes in
+ * attr.config of a PERF_TYPE_TRACEPOINT event. */
+struct pms_tracepoint {
+	char *name;
+	uint64_t id;
+};
+/* The tracepoints tracefs lists (sys/kernel/tracing/events, else below
+ * debugfs), in directory order; PMS_ENOENT naming the paths when tracefs
+ * is not there.  *out is the caller's, released with pms_tracepoints_free. */
+int pms_tracepoints_list(struct pms_sys *sys, struct pms_tracepoint **out, size_t *n);
+void pms_tracepoints_free(struct pms_tracepoint *tp, size_t n);
+
 const struct pms_pmu *pms_pmu_find(const struct pms_pmus *pmus, const char *name);
 const struct pms_pmu *pms_pmu_find_type(const struct pms_pmus *pmus, uint32_t type);
 const struct pms_format *pms_pmu_format(const struct pms_pmu *pmu, const char *term);

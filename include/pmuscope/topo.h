@@ -67,6 +67,10 @@ struct pms_topo_node {
 	size_t ndistances;      /* == pms_topo.nnodes when the file was consistent, else 0 */
 	uint64_t *mem_blocks;   /* sorted memory block numbers (nodeN/memoryM) */
 	size_t nmem_blocks;
+	/* nodeN/meminfo MemTotal and MemFree in bytes (drivers/base/node.c
+	 * node_read_meminfo), read at load time; 0 when the file is absent */
+	uint64_t mem_total;
+	uint64_t mem_free;
 };
 
 /* One package (socket). */

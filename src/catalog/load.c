@@ -412,8 +412,14 @@ static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 		e.name = jstr(o, "EventName");
 		const char *enc = jstr(o, "Encoding");
 		const char *etype = jstr(o, "EventType");
+		/* perf's generic events carry no encoding: their name is one
+		 * (the event parser knows "page-faults", "cycles", "L1-dcache-loads") */
+		if (!enc && e.name && etype &&
+		    (!strcmp(etype, "Software event") || !strcmp(etype, "Hardware event") ||
+		     !strcmp(etype, "Hardware cache event")))
+			enc = e.name;
 		if (!e.name || !enc)
-			continue; /* software/tool events and metrics carry no encoding */
+			continue; /* tool events and metrics carry no encoding */
 		if (etype && !strcmp(etype, "Raw event descriptor"))
 			continue; /* syntax templates ("cpu/config=0..0xfff.../modifier") */
 		const char *slash = strchr(enc, '/');

@@ -199,20 +199,31 @@ static int read_file_attrs(struct pms_perfdata_reader *r, uint64_t off, uint64_t
 			       "perf.data: attrs section at offset %" PRIu64 " holds no attr "
 			       "(%" PRIu64 " bytes, attr_size %" PRIu64 ")",
 			       off, size, r->attr_size);
+	/* As perf (tools/perf/util/header.c perf_session__read_header and
+	 * read_attr): the header's attr_size only counts the entries; each attr
+	 * is read by its own attr.size with its 16-byte ids section right
+	 * after it, and the next entry follows that.  A file whose attr_size
+	 * disagrees with attr.size + 16 (some writers leave the ids out of it)
+	 * is read as perf reads it (docs/perfdata.md). */
+	uint64_t at = off;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t at = off + i * r->attr_size;
 		const unsigned char *p = r->buf + at;
-		size_t asz = attr_recorded_size(r, p);
+		size_t asz;
 		uint64_t ioff, isize;
 		int rc;
 
-		/* perf reads the ids section right after attr.size bytes
-		 * (header.c read_attr); it must fit in the entry. */
-		if (asz < PD_ATTR_VER0 || asz + 16 > r->attr_size)
+		if (at > r->len || r->len - at < PD_ATTR_VER0 + 16)
 			return pms_err(PMS_EPARSE,
 				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
-				       ": attr.size %zu does not fit attr_size %" PRIu64,
-				       i, at, asz, r->attr_size);
+				       " lies past the end of the file (%zu bytes)",
+				       i, at, r->len);
+		asz = attr_recorded_size(r, p);
+		if (asz < PD_ATTR_VER0 || asz > 4096 || asz + 16 > r->len - at)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
+				       ": attr.size %zu is not possible here (64..4096 bytes and its "
+				       "16-byte ids section inside the file)",
+				       i, at, asz);
 		ioff = rd64(r, p + asz);
 		isize = rd64(r, p + asz + 8);
 		if (ioff > r->len || isize > r->len - ioff || isize % 8)
@@ -224,6 +235,7 @@ static int read_file_attrs(struct pms_perfdata_reader *r, uint64_t off, uint64_t
 		rc = add_attr(r, p, asz, r->buf + ioff, isize / 8, "attrs section", at);
 		if (rc < 0)
 			return rc;
+		at += asz + 16;
 	}
 	return 0;
 }
@@ -1112,7 +1124,7 @@ const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r)
 	if (r->any_phys && r->info.nmem && r->info.mem_block_size)
 		return NULL;
 	snprintf(w->nodes_why, sizeof(w->nodes_why), "%s%s%s",
-		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with --phys-data)",
+		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data)",
 		 !r->any_phys && !(r->info.nmem && r->info.mem_block_size) ? "; " : "",
 		 !r->info.nmem ? "the file has no MEM_TOPOLOGY header"
 		 : !r->info.mem_block_size ? "MEM_TOPOLOGY has block size 0" : "");

@@ -7,6 +7,7 @@
 
 #include "pmuscope/cpuset.h"
 #include "pmuscope/datasrc.h"
+#include "pmuscope/event.h"
 #include "pmuscope/memsrc.h"
 
 #include <errno.h>
@@ -200,7 +201,12 @@ static int file_attrs(struct pms_memsrc *s)
 		v[i].attr = a->attr;
 		v[i].ids = a->ids;
 		v[i].nids = a->nids;
-		v[i].name = a->name ? a->name : pmu;
+		/* the file's own name, else perf's name of a generic event
+		 * ("page-faults", not "type1/0x2/"), else the PMU's */
+		v[i].name = a->name ? a->name
+			  : pms_event_generic_name(a->attr->type, a->attr->config)
+			  ? pms_event_generic_name(a->attr->type, a->attr->config)
+			  : pmu;
 		v[i].pmu = pmu;
 		v[i].engine = pms_engine_of_pmu(pmu, s->vendor);
 		/* a dummy event (PERF_COUNT_SW_DUMMY, 9) carries side-band only */

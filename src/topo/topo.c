@@ -480,6 +480,13 @@ static int parse_distances(const char *path, const char *text, struct pms_topo_n
 	return 0;
 }
 
+/* "Node 0 MemTotal:       16318484 kB" -> bytes; 0 when the key is absent. */
+static uint64_t meminfo_bytes(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+	return p ? strtoull(p + strlen(key), NULL, 10) * 1024 : 0;
+}
+
 static int load_node(struct pms_sys *sys, struct pms_topo *t, struct pms_topo_node *nd,
 		     const struct pms_cpuset *has_cpu, const struct pms_cpuset *has_mem,
 		     bool have_has_cpu, bool have_has_mem)
@@ -509,6 +516,15 @@ static int load_node(struct pms_sys *sys, struct pms_topo *t, struct pms_topo_no
 		free(text);
 		if (ret < 0)
 			return ret;
+	}
+
+	snprintf(lp, sizeof(lp), "%s/meminfo", dir);
+	if (pms_sys_exists(sys, lp)) {
+		if ((ret = pms_sys_read_file(sys, lp, &text, NULL)) < 0)
+			return ret;
+		nd->mem_total = meminfo_bytes(text, "MemTotal:");
+		nd->mem_free = meminfo_bytes(text, "MemFree:");
+		free(text);
 	}
 
 	if ((ret = pms_sys_list_dir(sys, dir, &names, &n)) < 0)

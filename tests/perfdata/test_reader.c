@@ -515,7 +515,7 @@ static void check_stream(struct pms_perfdata_reader *r, bool be, bool pipe)
 	}
 	CHECK_EQ_STR(pms_perfdata_reader_info(r)->hostname, be ? "bigbox" : "litbox");
 	CHECK_EQ_STR(pms_perfdata_reader_nodes_why(r),
-		     "no event samples PHYS_ADDR (record with --phys-data); the file has no "
+		     "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data); the file has no "
 		     "MEM_TOPOLOGY header");
 }
 

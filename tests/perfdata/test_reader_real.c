@@ -644,7 +644,7 @@ PMS_TEST(zstd_compressed_cpp_inlining)
 	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->compressed, 13);
 	CHECK_EQ_INT(pms_perfdata_reader_info(r)->nmem, 1);
 	CHECK_EQ_STR(pms_perfdata_reader_nodes_why(r),
-		     "no event samples PHYS_ADDR (record with --phys-data)");
+		     "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data)");
 	close_r(r, fd);
 }
 

@@ -703,4 +703,117 @@ PMS_TEST(spe_aux_matches_perf_script)
 		fprintf(stderr, "kept %s\n", dir);
 }
 
+/* The two known differences that are perf's doing, one hand-made stream
+ * each, as docs/spe.md shows them packet by packet.
+ *   K2: a load whose PC packet (b0) carries 0xffff800010001234 at EL2 with
+ *       NS = 0: payload bits [55:0] = 0xff800010001234 (bit 55 set), [62:61]
+ *       = 0b10, bit 63 = 0.  perf prints 0xff800010001234 (it fills the top
+ *       byte only when NS = 1); pmuscope 0xffff800010001234 (bit 55
+ *       sign-extended in either security state).
+ *   K4: a chunk whose last record stops inside its data VA packet (b2 and 2
+ *       of 8 payload bytes), the chunk a multiple of 8 bytes so no padding
+ *       completes it: perf samples the packets before the cut (PC, OP,
+ *       EVENTS), pmuscope drops the record and counts the chunk as cut. */
+PMS_TEST(spe_known_differences_shown)
+{
+	char ver[256], dir[512], path[600], errpath[600];
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr attr;
+	uint64_t id = 42, priv[2] = { SPE_PMU_TYPE, 1 };
+	struct pms_perfdata_auxtrace a = { 0 };
+	struct pms_side mine;
+	struct seq theirs[NCPU];
+	struct pms_spe_chunk_stats st = { 0 };
+	uint8_t buf[128];
+	size_t n = 0;
+	struct pms_spe_record r;
+	int fd, rc;
+
+	if (!pt_perf_version(ver, sizeof(ver)))
+		PMS_SKIP(PT_SKIP_MSG);
+	if (!pt_mkdtemp(dir, sizeof(dir))) {
+		CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	pt_perf_env(dir);
+	snprintf(path, sizeof(path), "%s/spe-k.data", dir);
+	snprintf(errpath, sizeof(errpath), "%s/perf.err", dir);
+	/* K2: load, PC at EL2 with NS = 0. */
+	memset(&r, 0, sizeof(r));
+	r.valid = PMS_SPE_R_PC | PMS_SPE_R_OP | PMS_SPE_R_TOTAL_LAT | PMS_SPE_R_VADDR;
+	r.pc = 0xffff800010001234ULL;
+	r.pc_el = 2;
+	r.pc_ns = false;
+	r.op_class = PMS_SPE_OPC_LDST;
+	r.total_lat = 77;
+	r.vaddr = 0x7fff00001000ULL;
+	n += (size_t)pms_spe_encode_record(&r, buf + n, sizeof(buf) - n);
+	/* K4: PC 0x400200 (EL0, NS), OP load, EVENTS L1D_ACCESS, then the data
+	 * VA packet cut after 2 of its 8 payload bytes. */
+	memset(&r, 0, sizeof(r));
+	r.valid = PMS_SPE_R_PC | PMS_SPE_R_OP | PMS_SPE_R_EVENTS | PMS_SPE_R_VADDR;
+	r.pc = 0x400200;
+	r.pc_ns = true;
+	r.op_class = PMS_SPE_OPC_LDST;
+	r.events = PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_L1D_ACCESS);
+	r.vaddr = 0x7fff00002000ULL;
+	{
+		uint8_t tmp[64];
+		int k = pms_spe_encode_record(&r, tmp, sizeof(tmp));
+		/* PC 9 + OP 2 + EVENTS 2 = 13 bytes, then b2 and 2 bytes. */
+		size_t keep = 13 + 3;
+		CHECK(k > (int)keep);
+		/* Pad in front so the chunk is a multiple of 8 (no zero padding
+		 * after the cut). */
+		size_t front = (8 - (n + keep) % 8) % 8;
+		memmove(buf + front, buf, n);
+		memset(buf, 0, front);
+		n += front;
+		memcpy(buf + n, tmp, keep);
+		n += keep;
+	}
+	CHECK_EQ_INT(n % 8, 0);
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	CHECK(fd >= 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.type = SPE_PMU_TYPE;
+	attr.size = sizeof(attr);
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT |
+			   PERF_SAMPLE_PHYS_ADDR;
+	attr.sample_id_all = 1;
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &attr, &id, 1));
+	CHECK_OK(pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_CPUID, "0x00000000410fd0c0"));
+	CHECK_OK(pms_perfdata_writer_write_auxtrace_info(w, PMS_AUXTRACE_TYPE_ARM_SPE, priv, 2));
+	a.tid = UINT32_MAX;
+	CHECK_OK(pms_perfdata_writer_write_auxtrace(w, &a, buf, n));
+	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
+	close(fd);
+
+	memset(&mine, 0, sizeof(mine));
+	memset(theirs, 0, sizeof(theirs));
+	pms_decode(path, &mine, 0x410fd0c0, &st);
+	rc = perf_decode(path, errpath, theirs);
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(st.records, 1);
+	CHECK_EQ_INT(st.cut_chunks, 1);
+	CHECK_EQ_INT(st.cut_bytes, 16);
+	CHECK_EQ_INT(mine.cpu[0].n, 1);
+	CHECK_EQ_INT(theirs[0].n, 2);
+	if (mine.cpu[0].n == 1 && theirs[0].n == 2) {
+		CHECK_EQ_U64(mine.cpu[0].v[0].ip, 0xffff800010001234ULL);
+		CHECK_EQ_U64(theirs[0].v[0].ip, 0x00ff800010001234ULL); /* K2 */
+		CHECK_EQ_U64(theirs[0].v[0].weight, 77);
+		CHECK_EQ_U64(theirs[0].v[1].ip, 0x400200); /* K4: the cut record */
+		CHECK_EQ_U64(theirs[0].v[1].addr, 0);
+		CHECK_EQ_U64(theirs[0].v[1].weight, 0);
+	}
+	free(mine.cpu[0].v);
+	free(theirs[0].v);
+	pt_rmdir(dir);
+}
+
 PMS_TEST_MAIN()

@@ -215,8 +215,9 @@ static void gen_record(const struct midr_case *mc, struct gen_rec *g)
 /* ---- perf 6.12's data_src rules ---------------------------------------------------
  * pmuscope follows perf 7.3 (kernel-abi-facts.md 4.4).  perf 6.12.95, the
  * oracle here, is older; what it does was established from its output on
- * these files and matches tools/perf/util/arm-spe.c of the 6.12 stable
- * series: arm_spe__synth_data_source runs the common table only for Neoverse
+ * these files and matches tools/perf/util/arm-spe.c of 6.12.95 (Debian
+ * linux-source-6.12 6.12.95-1~bpo12+1, lines 414-548):
+ * arm_spe__synth_data_source runs the common table only for Neoverse
  * N1, N2 and V1 (no other Cortex/Neoverse part, no AmpereOne, no HIP12
  * table), whose REMOTE row (0xd) is LVL N/A, lvl_num N/A, remote, snoopx
  * PEER; when no table applies it falls back to arm_spe__synth_memory_level:

@@ -537,16 +537,23 @@ static void pms_decode(const char *path, struct pms_side *out, uint64_t want_mid
 
 /* ---- perf's side -------------------------------------------------------------- */
 
-static int perf_decode(const char *path, const char *errpath, struct seq *out)
+/* perf's samples, or (cli set) `pmuscope script`'s, which print the fields
+ * in the same order. */
+static int script_decode(const char *cli, const char *path, const char *errpath, struct seq *out)
 {
 	char cmd[16384], line[4096];
 	FILE *p;
 	int st;
 
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -i '%s' --itrace=M -F cpu,addr,data_src,weight,ip,phys_addr "
-		 "2>'%s'",
-		 path, errpath);
+	if (cli)
+		snprintf(cmd, sizeof(cmd),
+			 "'%s' script -i '%s' -F cpu,addr,data_src,weight,ip,phys_addr 2>'%s'", cli,
+			 path, errpath);
+	else
+		snprintf(cmd, sizeof(cmd),
+			 "perf script -i '%s' --itrace=M -F cpu,addr,data_src,weight,ip,phys_addr "
+			 "2>'%s'",
+			 path, errpath);
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -579,7 +586,8 @@ PMS_TEST(spe_aux_matches_perf_script)
 {
 	char ver[256], dir[512], path[600], errpath[600];
 	uint64_t total_records = 0, total_samples = 0, k1 = 0, k2 = 0, k3 = 0, ds_same = 0;
-	uint64_t mismatches = 0, model_off = 0, k4 = 0, k3_table = 0;
+	uint64_t mismatches = 0, model_off = 0, k4 = 0, k3_table = 0, cli_samples = 0;
+	uint64_t cli_bad = 0;
 	struct pms_spe_chunk_stats st = { 0 };
 
 	if (!pt_perf_version(ver, sizeof(ver)))
@@ -627,9 +635,33 @@ PMS_TEST(spe_aux_matches_perf_script)
 			}
 			seq_push(&mine.cpu[c], &e);
 		}
-		rc = perf_decode(path, errpath, theirs);
+		rc = script_decode(NULL, path, errpath, theirs);
 		CHECK_MSG(rc == 0, "perf script on %s (%s) exited %d; see %s", path, mc->what, rc,
 			  errpath);
+		/* `pmuscope script` prints exactly the library's samples. */
+		if (pms_t_cli()) {
+			struct seq cli[NCPU];
+			memset(cli, 0, sizeof(cli));
+			rc = script_decode(pms_t_cli(), path, errpath, cli);
+			CHECK_MSG(rc == 0, "pmuscope script on %s exited %d; see %s", path, rc,
+				  errpath);
+			for (unsigned c = 0; c < NCPU; c++) {
+				size_t n = mine.cpu[c].n - (tails.has[c] ? 1 : 0);
+				CHECK_MSG(cli[c].n == n, "%s, cpu %u: pmuscope script %zu samples, "
+					  "library %zu", mc->what, c, cli[c].n, n);
+				for (size_t i = 0; i < n && i < cli[c].n; i++) {
+					const struct expect *a = &mine.cpu[c].v[i], *b = &cli[c].v[i];
+					bool same = a->ip == b->ip && a->addr == b->addr &&
+						    a->data_src == b->data_src &&
+						    a->weight == b->weight && a->phys == b->phys;
+					if (!same && cli_bad++ < 5)
+						CHECK_MSG(0, "%s, cpu %u, sample %zu: pmuscope script "
+							  "differs from the library", mc->what, c, i);
+					cli_samples++;
+				}
+				free(cli[c].v);
+			}
+		}
 		for (unsigned c = 0; c < NCPU; c++) {
 			struct seq *ms = &mine.cpu[c];
 			CHECK_MSG(ms->n == theirs[c].n,
@@ -701,6 +733,10 @@ PMS_TEST(spe_aux_matches_perf_script)
 		}
 	}
 	CHECK_EQ_INT(mismatches, 0);
+	CHECK_EQ_INT(cli_bad, 0);
+	if (pms_t_cli())
+		fprintf(stderr, "SPE: pmuscope script printed the library's %" PRIu64
+				" samples\n", cli_samples);
 	fprintf(stderr,
 		"SPE: %" PRIu64 " records written, %" PRIu64 " decoded (%" PRIu64
 		" memory samples compared with perf); %" PRIu64 " chunks, %" PRIu64
@@ -815,7 +851,7 @@ PMS_TEST(spe_known_differences_shown)
 	memset(&mine, 0, sizeof(mine));
 	memset(theirs, 0, sizeof(theirs));
 	pms_decode(path, &mine, 0x410fd0c0, &st);
-	rc = perf_decode(path, errpath, theirs);
+	rc = script_decode(NULL, path, errpath, theirs);
 	CHECK_EQ_INT(rc, 0);
 	CHECK_EQ_INT(st.records, 1);
 	CHECK_EQ_INT(st.cut_chunks, 1);

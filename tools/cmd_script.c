@@ -526,13 +526,15 @@ static void script_spe(struct spe_print *p, const struct pms_perfdata_event *ev,
 }
 
 /* An ibs_op sample recorded with RAW only: the fields the kernel did not
- * write come from the registers (pms_ibs_raw_memsample, docs/ibs.md). */
+ * write, as the one converter fills them from the registers
+ * (pms_memsample_from_sample; docs/ibs.md). */
 static void ibs_fill(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
 {
 	struct pms_sample *s = &ev->rec.sample;
 	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
 	const char *pmu = NULL;
 	struct pms_ibs_cpu cpu;
+	struct pms_memconv_ctx cx;
 	struct pms_memsample m;
 
 	if (!(s->present & PMS_SAMPLE_RAW) || !in->cpuid ||
@@ -541,8 +543,14 @@ static void ibs_fill(struct pms_perfdata_reader *r, struct pms_perfdata_event *e
 	for (size_t i = 0; i < in->npmu; i++)
 		if (in->pmu[i].type == ev->attr->attr->type)
 			pmu = in->pmu[i].name;
-	if (!pmu || strncmp(pmu, "ibs_op", 6) ||
-	    pms_ibs_raw_memsample(s->raw, s->raw_size, false, &cpu, &m) < 0)
+	if (!pmu || strncmp(pmu, "ibs_op", 6))
+		return;
+	memset(&cx, 0, sizeof(cx));
+	cx.engine = PMS_ENG_IBS;
+	cx.sample_type = ev->attr->sample_type;
+	cx.ibs_cpu = &cpu;
+	cx.ibs_ldlat = (unsigned)(ev->attr->attr->config1 & 0xfff);
+	if (pms_memsample_from_sample(s, &cx, &m, NULL) < 0)
 		return;
 	if (!(s->present & PMS_SAMPLE_DATA_SRC) && (m.valid & PMS_MS_DATA_SRC))
 		s->data_src = m.data_src;

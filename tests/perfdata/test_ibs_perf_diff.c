@@ -621,7 +621,7 @@ static void compare_fetch(const struct cpu_case *cc, size_t i, const struct samp
 PMS_TEST(ibs_raw_matches_perf_report_dump)
 {
 	char ver[256], dir[512], path[600], errpath[600];
-	uint64_t total = 0, ops = 0, fetches = 0, checked_ds = 0, reread = 0;
+	uint64_t total = 0, ops = 0, fetches = 0, checked_ds = 0, reread = 0, cli_checked = 0;
 	unsigned bad = 0;
 
 	if (!pt_perf_version(ver, sizeof(ver)))
@@ -667,6 +667,55 @@ PMS_TEST(ibs_raw_matches_perf_report_dump)
 			}
 			total++;
 		}
+		/* `pmuscope script` fills these raw-only samples through the one
+		 * converter: its addr, phys_addr, weight and data_src equal
+		 * pms_ibs_raw_memsample's for every op sample. */
+		if (pms_t_cli()) {
+			char cmd[2048], line[1024];
+			FILE *p;
+			size_t lines = 0;
+			snprintf(cmd, sizeof(cmd),
+				 "'%s' script -i '%s' -F ip,addr,phys_addr,weight,data_src 2>'%s'",
+				 pms_t_cli(), path, errpath);
+			p = popen(cmd, "r");
+			while (p && fgets(line, sizeof(line), p)) {
+				unsigned long long ip, addr, phys, w, ds;
+				size_t i;
+				struct pms_ibs_cpu cpu;
+				struct pms_memsample m;
+				unsigned char raw[4 + 9 * 8];
+				if (sscanf(line, "%llx %llx %llx %llu %llx", &ip, &addr, &phys, &w, &ds) != 5) {
+					CHECK_MSG(0, "pmuscope script line: %s", line);
+					continue;
+				}
+				lines++;
+				i = (size_t)(ip - 0x10000000ULL);
+				if (i >= SAMPLES_PER_FILE || gens[i].fetch)
+					continue;
+				memcpy(raw, &cc->caps, 4);
+				memcpy(raw + 4, &gens[i].op.op_ctl, 8);
+				memcpy(raw + 12, &gens[i].op.op_rip, 8);
+				memcpy(raw + 20, &gens[i].op.op_data, 8);
+				memcpy(raw + 28, &gens[i].op.op_data2, 8);
+				memcpy(raw + 36, &gens[i].op.op_data3, 8);
+				memcpy(raw + 44, &gens[i].op.dc_lin_ad, 8);
+				memcpy(raw + 52, &gens[i].op.dc_phys_ad, 8);
+				memcpy(raw + 60, &gens[i].op.br_target, 8);
+				memcpy(raw + 68, &gens[i].op.op_data4, 8);
+				CHECK_OK(pms_ibs_cpu_from_cpuid(cc->cpuid, 0, &cpu));
+				if (pms_ibs_raw_memsample(raw, sizeof(raw), false, &cpu, &m) < 0)
+					memset(&m, 0, sizeof(m));
+				if ((addr != ((m.valid & PMS_MS_ADDR) ? m.addr : 0) ||
+				     phys != ((m.valid & PMS_MS_PHYS) ? m.phys_addr : 0) ||
+				     w != ((m.valid & PMS_MS_WEIGHT) ? m.weight : 0) ||
+				     ds != ((m.valid & PMS_MS_DATA_SRC) ? m.data_src : 0)) &&
+				    bad++ < 20)
+					CHECK_MSG(0, "%s sample %zu: pmuscope script %s", cc->what, i, line);
+				cli_checked++;
+			}
+			CHECK(p && pt_status(pclose(p)) == 0);
+			CHECK_EQ_INT(lines, SAMPLES_PER_FILE);
+		}
 		/* The library's reader hands back the raw payloads as written. */
 		fd = open(path, O_RDONLY);
 		CHECK_OK(pms_perfdata_reader_open_fd(fd, &r));
@@ -701,6 +750,9 @@ PMS_TEST(ibs_raw_matches_perf_report_dump)
 		"report -D, %" PRIu64 " field values, %" PRIu64 " data_src values checked "
 		"against the kernel rule; %" PRIu64 " re-read through pms_perfdata_reader\n",
 		total, ops, fetches, fields, checked_ds, reread);
+	if (pms_t_cli())
+		fprintf(stderr, "IBS: pmuscope script matched the library on %" PRIu64 " op samples\n",
+			cli_checked);
 	CHECK_EQ_INT(bad, 0);
 	CHECK(total >= 100000);
 	CHECK_EQ_INT(reread, total);

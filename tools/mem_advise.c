@@ -234,7 +234,11 @@ static void plan_text(const struct pms_advice *p, pid_t pid, char **cmd)
 				    : "costs from the node distance matrix",
 	       p->capacity_checked ? "capacity checked against node free memory"
 				   : "node free memory unknown: capacity not checked");
-	if (!p->nitems)
+	if (!p->samples)
+		printf("  no sample has both a memory node and a CPU node: nothing to advise on (a "
+		       "recorded file needs physical addresses: pmuscope mem --phys -o, perf mem "
+		       "record --phys-data)\n");
+	else if (!p->nitems)
 		printf("  no hot data object or page range (each needs >= 2 %% of the samples)\n");
 	for (size_t i = 0; i < p->nitems; i++) {
 		const struct pms_advice_item *it = &p->items[i];

@@ -773,7 +773,8 @@ int pms_advisor_plan(const struct pms_advisor *a, const struct pms_memreport *r,
 		while (j < nla && la[j].pid == la[i].pid &&
 		       (j == i || la[j].page <= la[j - 1].page + RANGE_GAP_PAGES * a->o.page_size))
 			n += la[j++].n;
-		if (n >= hot) {
+		/* a page range is an item only with enough samples to judge */
+		if (n >= hot && n >= a->o.min_samples) {
 			if (nrg == capr) {
 				size_t nc = capr ? capr * 2 : 16;
 				struct range *nr = realloc(rg, nc * sizeof(*nr));

@@ -224,6 +224,8 @@ PMS_TEST(few_samples_and_page_ranges)
 	feed(a, HOT, 4 * MiB, 10, 2, 0, false);
 	/* a hot range no object covers: 100 pages at COLD */
 	feed(a, COLD, 400 * 1024, 400, 2, 1, false);
+	/* and a lone page with fewer samples than a judgement needs: no item */
+	feed(a, COLD + 64 * MiB, 4096, 20, 2, 1, false);
 	CHECK_OK(pms_advisor_plan(a, &o.r, &p));
 	CHECK(p && p->nitems == 2);
 	if (p && p->nitems == 2) {

@@ -239,6 +239,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (ma.advise) {
 		/* a recorded file: no distances of its machine, no free memory */
 		struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
+		ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
 		if (pms_advisor_new(NULL, &ao, &ps.adv) < 0) {
 			ret = cli_fail("report: advise");
 			goto out;

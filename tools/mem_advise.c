@@ -17,10 +17,12 @@ static size_t page_size(void)
 	return ps > 0 ? (size_t)ps : 4096;
 }
 
-static int new_advisor(const struct pms_topo *topo, struct pms_advisor **out)
+static int new_advisor(const struct pms_topo *topo, const struct pms_memreport *rep,
+		       struct pms_advisor **out)
 {
 	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
 	ao.page_size = page_size();
+	ao.stores_unknown = !rep->data_src_available;
 	if (pms_advisor_new(topo, &ao, out) < 0) {
 		fprintf(stderr, "pmuscope: advise: %s\n", pms_error_last());
 		return -1;
@@ -32,7 +34,7 @@ static int plan_from(struct mem_advise *ma, const struct pms_topo *topo,
 		     const struct pms_memreport *rep, struct pms_advisor **adv)
 {
 	if (!*adv) {
-		if (new_advisor(topo, adv) < 0)
+		if (new_advisor(topo, rep, adv) < 0)
 			return -1;
 		if (pms_advisor_add_report(*adv, rep) < 0) {
 			fprintf(stderr, "pmuscope: advise: %s\n", pms_error_last());
@@ -125,7 +127,7 @@ int mem_advise_finish(struct mem_advise *ma, const struct pms_topo *topo,
 			 "nothing applied: the target ended before --duration ran out");
 	}
 	if (ma->phase == 1) {
-		if (new_advisor(topo, &ma->adv_after) < 0 ||
+		if (new_advisor(topo, rep, &ma->adv_after) < 0 ||
 		    pms_advisor_add_report(ma->adv_after, rep) < 0)
 			return -1;
 		return 0;

@@ -51,8 +51,11 @@ struct pms_advise_opts {
 	uint64_t headroom;      /* bytes a target node keeps free; 0 = 64 MiB */
 	size_t page_size;       /* 0 = 4096 */
 	size_t max_items;       /* 0 = 16 */
+	/* The engine tells no loads from stores (no data source): shared data
+	 * is taken as read-mostly, and the reason says it was assumed. */
+	bool stores_unknown;
 };
-#define PMS_ADVISE_OPTS_INIT { PMS_ADVISE_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define PMS_ADVISE_OPTS_INIT { PMS_ADVISE_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, false }
 
 enum pms_advice_action {
 	PMS_ADVICE_LEAVE = 0,

@@ -532,9 +532,13 @@ static void decide(const struct pms_advisor *a, struct pms_advice *p, struct pms
 			it->predicted_remote = remote;
 			it->move_pages = bytes / ps;
 			it->move_bytes = it->move_pages * ps;
-			int len = snprintf(it->reason, sizeof(it->reason),
-					   "read-mostly (%.0f %% stores) and shared: ",
-					   100 * it->store_share);
+			int len = a->o.stores_unknown
+					  ? snprintf(it->reason, sizeof(it->reason),
+						     "shared, read-mostly assumed (this engine does not "
+						     "tell stores from loads): ")
+					  : snprintf(it->reason, sizeof(it->reason),
+						     "read-mostly (%.0f %% stores) and shared: ",
+						     100 * it->store_share);
 			for (size_t k = 0; k < nsh && len > 0 && (size_t)len < sizeof(it->reason); k++)
 				len += snprintf(it->reason + len, sizeof(it->reason) - (size_t)len,
 						"%snode %d %.0f %%", k ? ", " : "", sh[k],

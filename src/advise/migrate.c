@@ -196,7 +196,10 @@ int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t e
 		int *after = before; /* reuse: the before values are no longer needed */
 		long q2 = ops->move_pages(ops->ud, (int)pid, m, pages, NULL, after, 0);
 		for (size_t i = 0; i < m; i++) {
-			bool there = q2 >= 0 ? after[i] == tnodes[i] : st[i] == tnodes[i];
+			/* the query's word, unless it cannot see the page now (not
+			 * present: reclaimed or unmapped since): then the move's */
+			bool there = q2 >= 0 && after[i] >= 0 ? after[i] == tnodes[i]
+							       : st[i] == tnodes[i];
 			if (there) {
 				res->moved++;
 			} else {

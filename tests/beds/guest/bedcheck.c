@@ -1166,6 +1166,7 @@ static int cmd_damonwl(int argc, char **argv)
  * get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR), each page read first. */
 #define ADV_CHUNK 8
 static volatile sig_atomic_t adv_stop;
+static pthread_barrier_t adv_round; /* both threads fault as many pages per round */
 static char *adv_buf;
 static size_t adv_size, adv_psz;
 static double adv_secs;
@@ -1198,7 +1199,16 @@ static void *adv_run(void *arg)
 	double t0 = adv_now();
 	size_t chunk = ADV_CHUNK * adv_psz;
 	unsigned sum = 0;
-	while (!adv_stop && adv_now() - t0 < adv_secs) {
+	for (;;) {
+		/* both threads agree to go on, so neither runs a round alone */
+		int go = !adv_stop && adv_now() - t0 < adv_secs, other;
+		static volatile int votes[2];
+		votes[th->parity] = go;
+		pthread_barrier_wait(&adv_round);
+		other = votes[!th->parity];
+		pthread_barrier_wait(&adv_round);
+		if (!go || !other)
+			break;
 		for (size_t off = (size_t)th->parity * chunk; off < adv_size && !adv_stop;
 		     off += 2 * chunk) {
 			size_t len = off + chunk <= adv_size ? chunk : adv_size - off;
@@ -1260,6 +1270,7 @@ static int cmd_advwl(int argc, char **argv)
 	memset(adv_buf, 1, adv_size);
 	memset(cold, 1, cold_sz);
 	int start_node = node_of(adv_buf);
+	pthread_barrier_init(&adv_round, NULL, 2);
 	th[0].cpu = 0;
 	th[1].cpu = share ? 2 : 1;
 	for (int i = 0; i < 2; i++) {

@@ -1164,7 +1164,7 @@ static int cmd_damonwl(int argc, char **argv)
  * Until SIGINT/SIGTERM or SECONDS; then one BED line to OUTFILE: the ranges
  * and, per buffer, its pages per node by move_pages (query) and by
  * get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR), each page read first. */
-#define ADV_CHUNK 8
+#define ADV_CHUNK 4
 static volatile sig_atomic_t adv_stop;
 static pthread_barrier_t adv_round; /* both threads fault as many pages per round */
 static char *adv_buf;

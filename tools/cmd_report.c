@@ -294,7 +294,7 @@ static int feed(struct pass *ps, const struct pms_perfdata_event *ev)
 		int cn = (m.valid & PMS_MS_CPU) && m.cpu < ps->cn.n ? ps->cn.node[m.cpu] : -1;
 		int mn = mem_node_of(ev, ps->nodes_ok);
 		if (ps->csv) {
-			struct pms_memreport_sample x = { m, mn, cn, mn >= 0 };
+			struct pms_memreport_sample x = { m, mn, cn, mn >= 0, -1, -1 };
 			mem_render_csv_row(&x);
 			return 0;
 		}

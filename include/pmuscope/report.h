@@ -101,6 +101,10 @@ struct pms_memreport_sample {
 	int mem_node; /* >= 0 node; < 0: -errno status or PMS_NODE_UNKNOWN */
 	int cpu_node; /* node of s.cpu, -1 when unknown */
 	bool node_from_phys; /* mem_node came from the physical address */
+	/* In a built report (kept-samples mode): the index of the sample's
+	 * instruction in report.sites and of its data object in
+	 * report.objects; -1 when it has none (no IP / no data address). */
+	long site, object;
 };
 
 struct pms_memreport_count {
@@ -201,6 +205,14 @@ struct pms_memreport {
 	struct pms_memreport_sample *all; /* every sample, in arrival order
 					   * (none in aggregate mode) */
 	size_t nall;
+	/* Kept-samples mode: every instruction (named as the top lists; a
+	 * function is the instructions with the same module and name) and
+	 * every data object, in no particular order; all[i].site and
+	 * all[i].object index them.  Empty in aggregate mode. */
+	struct pms_memreport_site *sites;
+	size_t nsites;
+	struct pms_memreport_site *objects;
+	size_t nobjects;
 };
 
 /* Build the report.  sym may be NULL (no names). */

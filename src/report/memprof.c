@@ -703,6 +703,8 @@ void pms_memreport_free(struct pms_memreport *r)
 	sites_free(r->top_funcs_samples, r->ntop_funcs_samples);
 	sites_free(r->top_funcs_latency, r->ntop_funcs_latency);
 	sites_free(r->top_objects, r->ntop_objects);
+	sites_free(r->sites, r->nsites);
+	sites_free(r->objects, r->nobjects);
 	free(r->all);
 	free(r);
 }
@@ -752,6 +754,22 @@ static int by_latency(const void *a, const void *b)
 	if (x->latency != y->latency)
 		return x->latency > y->latency ? -1 : 1;
 	return by_samples(a, b);
+}
+
+/* Copy n sites into *out (the report's full lists). */
+static int sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memreport_site **out,
+		      size_t *nout)
+{
+	int rc = 0;
+	*nout = 0;
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!*out)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		rc = site_copy(&(*out)[i], &v[i]);
+		*nout = i + 1;
+	}
+	return rc;
 }
 
 /* Sort all n sites with cmp and copy the first `top` into *out. */
@@ -964,7 +982,11 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		}
 		a = b;
 	}
-	rc = top_of(ips, nips, p->top, by_samples, false, &r->top_ips_samples, &r->ntop_ips_samples);
+	/* every instruction, before top_of reorders them (samples index them) */
+	rc = sites_copy(ips, nips, &r->sites, &r->nsites);
+	if (rc >= 0)
+		rc = top_of(ips, nips, p->top, by_samples, false, &r->top_ips_samples,
+			    &r->ntop_ips_samples);
 	if (rc >= 0)
 		rc = top_of(ips, nips, p->top, by_latency, true, &r->top_ips_latency, &r->ntop_ips_latency);
 	if (rc >= 0)
@@ -994,9 +1016,11 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	struct pms_memreport_site *ips = NULL;
 	if (!keys)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
+		p->v[i].site = -1;
 		if (p->v[i].s.valid & PMS_MS_IP)
 			keys[nk++] = (struct ipkey){ p->v[i].s.ip, i };
+	}
 	qsort(keys, nk, sizeof(*keys), ipkey_cmp);
 	ips = calloc(nk ? nk : 1, sizeof(*ips));
 	if (!ips) {
@@ -1009,8 +1033,10 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		struct pms_memreport_site *st = &ips[nips++];
 		st->addr = s0->ip;
 		st->kernel = kernel_ip(s0);
-		for (; b < nk && keys[b].ip == keys[a].ip; b++)
+		for (; b < nk && keys[b].ip == keys[a].ip; b++) {
 			site_account(st, &p->v[keys[b].i], p->home_node);
+			p->v[keys[b].i].site = (long)(nips - 1);
+		}
 		a = b;
 	}
 	rc = finish_code(p, r, sym, ips, nips);
@@ -1038,6 +1064,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 	/* Key each sample by the start of the object it falls in. */
 	for (size_t i = 0; i < p->n; i++) {
 		const struct pms_memsample *s = &p->v[i].s;
+		p->v[i].object = -1;
 		if (!(s->valid & PMS_MS_ADDR))
 			continue;
 		uint64_t a = s->addr, start;
@@ -1097,11 +1124,15 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 		o->module = xstrdup(module, &rc);
 		if (rc < 0)
 			goto out;
-		for (; b < nk && keys[b].start == keys[a].start; b++)
+		for (; b < nk && keys[b].start == keys[a].start; b++) {
 			site_account(o, &p->v[keys[b].i], p->home_node);
+			p->v[keys[b].i].object = (long)(no - 1);
+		}
 		a = b;
 	}
-	rc = top_of(objs, no, p->top, by_samples, false, &r->top_objects, &r->ntop_objects);
+	rc = sites_copy(objs, no, &r->objects, &r->nobjects);
+	if (rc >= 0)
+		rc = top_of(objs, no, p->top, by_samples, false, &r->top_objects, &r->ntop_objects);
 out:
 	free(keys);
 	sites_free(objs, no);

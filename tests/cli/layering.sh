@@ -14,6 +14,7 @@ owner = {
     "catalog": "catalog", "armpmu": "catalog", "uncore_enc": "catalog",
     "event": "event", "ring": "sample", "sampler": "sample", "numa": "numa",
     "symbols": "symbols", "report": "report", "count": "count", "selfmon": "count",
+    "export": "export",
 }
 allowed = {}
 text = open(os.path.join(top, "src/README.md")).read()

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mem_export.h"
 #include "mem_render.h"
 #include "mem_workload.h"
 #include "pmuscope/datasrc.h"
@@ -68,6 +69,7 @@ static void help(FILE *f)
 		"  --samples         with --json: every sample too\n"
 		"  --csv             one CSV row per sample\n"
 		"  -o FILE           also write the samples as perf.data to FILE\n"
+		MEM_EXPORT_HELP
 		"  --top N           entries per top list (default 10)\n"
 		"  --progress        progress line on stderr (default when it is a terminal)\n"
 		"  --quiet           no progress line\n"
@@ -92,6 +94,7 @@ struct mem_opts {
 	size_t top;
 	char **cmd;
 	bool run_workload; /* internal: this process is the workload */
+	struct mem_export exp; /* --html, --pprof, --folded */
 };
 
 static int parse_size(const char *s, size_t *out)
@@ -129,7 +132,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
-	O_REPORTFD, O_RELEASEFD,
+	O_REPORTFD, O_RELEASEFD, O_EXPORT,
 };
 
 static int parse_opts(int argc, char **argv, struct mem_opts *o)
@@ -157,6 +160,9 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		{ "run-workload", no_argument, NULL, O_RUNWL },
 		{ "report-fd", required_argument, NULL, O_REPORTFD },
 		{ "release-fd", required_argument, NULL, O_RELEASEFD },
+		{ "html", required_argument, NULL, O_EXPORT },
+		{ "pprof", required_argument, NULL, O_EXPORT },
+		{ "folded", optional_argument, NULL, O_EXPORT },
 		{ NULL, 0, NULL, 0 },
 	};
 	long v;
@@ -172,7 +178,8 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	o->engine = PMS_ENG_NONE;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:ao:", lo, NULL)) != -1) {
+	int li = 0;
+	while ((c = getopt_long(argc, argv, "+p:ao:", lo, &li)) != -1) {
 		switch (c) {
 		case O_SIZE:
 			if (parse_size(optarg, &o->wl.size) < 0 || o->wl.size < 16) {
@@ -262,6 +269,10 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 				return -1;
 			o->wl.release_fd = (int)v;
 			break;
+		case O_EXPORT:
+			if (mem_export_opt(&o->exp, "mem", lo[li].name, optarg) < 0)
+				return -1;
+			break;
 		default:
 			fprintf(stderr, "pmuscope: mem: unknown option '%s' (try --help)\n", argv[optind - 1]);
 			return -1;
@@ -275,8 +286,8 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		o->kind = T_COMMAND;
 		o->cmd = argv + optind;
 	}
-	if (o->json + o->csv > 1) {
-		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
+	if (o->json + o->csv + o->exp.folded > 1) {
+		fprintf(stderr, "pmuscope: mem: --json, --csv and --folded exclude each other\n");
 		return -1;
 	}
 	return 0;
@@ -1044,7 +1055,12 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
 	};
-	if (o.json)
+	o.exp.maps = pms_memprof_maps(prof);
+	o.exp.topo = topo;
+	int xrc = mem_export_write(&o.exp, &mr, rep);
+	if (o.exp.folded)
+		; /* the collapsed stacks were the output */
+	else if (o.json)
 		mem_render_json(&mr, rep);
 	else if (o.csv)
 		mem_render_csv(rep);
@@ -1081,6 +1097,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	} else if (oc.interrupted) {
 		exit_code = 128 + oc.stop_signal;
 	}
+	if (xrc && !exit_code)
+		exit_code = 1; /* an export could not be written (said why) */
 	rc = 0;
 out:
 	if (handlers) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mem_export.h"
 #include "mem_render.h"
 #include "pmuscope/cpuset.h"
 #include "pmuscope/error.h"
@@ -30,7 +31,8 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: pmuscope report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]\n\n"
+		"usage: pmuscope report [-i FILE] [--json [--samples] | --csv | --folded[=latency]]\n"
+		"                       [--html FILE] [--pprof FILE] [--top N] [--header]\n\n"
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
 		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
 		"record` files): data-source levels in perf's text, latency percentiles,\n"
@@ -54,6 +56,7 @@ static void help(FILE *f)
 		"  --csv        one CSV row per sample, as `pmuscope mem --csv`\n"
 		"  --header     also print the header features (text)\n"
 		"  --no-symbols do not name instructions or data objects\n"
+		MEM_EXPORT_HELP
 		"  --help       this text\n\n"
 		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
 }
@@ -333,7 +336,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pass ps;
-	int fd = -1, rc, ret = 0;
+	struct mem_export xo = { 0 };
+	int fd = -1, rc, ret = 0, xa;
 	char *pmus = NULL, *label = NULL;
 
 	memset(&ps, 0, sizeof(ps));
@@ -351,6 +355,9 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			header = true;
 		} else if (!strcmp(argv[i], "--no-symbols")) {
 			symbols = false;
+		} else if ((xa = mem_export_arg(&xo, "report", argc, argv, &i)) != 0) {
+			if (xa < 0)
+				return 2;
 		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
 			path = argv[++i];
 		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
@@ -367,8 +374,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (json && csv) {
-		fprintf(stderr, "pmuscope: report: --json and --csv exclude each other\n");
+	if (json + csv + xo.folded > 1) {
+		fprintf(stderr, "pmuscope: report: --json, --csv and --folded exclude each other\n");
 		return 2;
 	}
 	if (samples && !json) {
@@ -380,7 +387,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
-	po.aggregate = !samples;
+	po.aggregate = !samples && !mem_export_wanted(&xo); /* exports need the samples */
 	if (pms_memprof_new(NULL, &po, &ps.prof) < 0) {
 		ret = cli_fail("report: profile");
 		goto out;
@@ -474,7 +481,20 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.sample_type = sample_type, .samples = samples, .oracle = false, .nodes_why = why,
 		.json_run = report_json_run, .ud = &fdsc,
 	};
-	if (json) {
+	struct pms_export_build_id *bids = calloc(info->nbuild_ids + 1, sizeof(*bids));
+	for (size_t i = 0; bids && i < info->nbuild_ids; i++)
+		bids[i] = (struct pms_export_build_id){ info->build_ids[i].filename,
+							info->build_ids[i].id, info->build_ids[i].size };
+	xo.host = info->hostname;
+	xo.maps = pms_memprof_maps(ps.prof);
+	xo.build_ids = bids;
+	xo.nbuild_ids = bids ? info->nbuild_ids : 0;
+	if (mem_export_write(&xo, &mr, rep))
+		ret = 1;
+	free(bids);
+	if (xo.folded) {
+		/* the collapsed stacks were the output */
+	} else if (json) {
 		mem_render_json(&mr, rep);
 	} else {
 		mem_render_text(&mr, rep);

@@ -1057,6 +1057,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	};
 	o.exp.maps = pms_memprof_maps(prof);
 	o.exp.topo = topo;
+	o.exp.build_id_of = elf_build_id;
 	int xrc = mem_export_write(&o.exp, &mr, rep);
 	if (o.exp.folded)
 		; /* the collapsed stacks were the output */

@@ -483,8 +483,12 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	};
 	struct pms_export_build_id *bids = calloc(info->nbuild_ids + 1, sizeof(*bids));
 	for (size_t i = 0; bids && i < info->nbuild_ids; i++)
-		bids[i] = (struct pms_export_build_id){ info->build_ids[i].filename,
-							info->build_ids[i].id, info->build_ids[i].size };
+		bids[i] = (struct pms_export_build_id){
+			/* perf names the kernel [kernel.kallsyms]; the report [kernel] */
+			info->build_ids[i].filename && !strcmp(info->build_ids[i].filename,
+							       "[kernel.kallsyms]")
+				? "[kernel]" : info->build_ids[i].filename,
+			info->build_ids[i].id, info->build_ids[i].size };
 	xo.host = info->hostname;
 	xo.maps = pms_memprof_maps(ps.prof);
 	xo.build_ids = bids;

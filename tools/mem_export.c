@@ -336,6 +336,52 @@ out:
 	return ret;
 }
 
+/* The build ids of the report's modules that are files (a live run). */
+struct idbuf {
+	struct pms_export_build_id b;
+	uint8_t id[20];
+};
+
+static int module_build_ids(const struct mem_export *x, const struct pms_memreport *r,
+			    struct pms_export_build_id **out, size_t *n)
+{
+	struct idbuf *v = calloc(r->nsites + 1, sizeof(*v));
+	size_t k = 0;
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < r->nsites; i++) {
+		const char *mod = r->sites[i].module;
+		bool seen = false;
+		if (!mod || mod[0] != '/')
+			continue;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = !strcmp(v[j].b.path, mod);
+		if (seen)
+			continue;
+		size_t len = x->build_id_of(mod, v[k].id);
+		if (!len)
+			continue;
+		v[k].b = (struct pms_export_build_id){ mod, NULL, len };
+		k++;
+	}
+	/* the struct array the library takes, pointing into v */
+	struct pms_export_build_id *b = calloc(k + 1, sizeof(*b) + sizeof(v[0].id));
+	if (!b) {
+		free(v);
+		return -1;
+	}
+	uint8_t *ids = (uint8_t *)(b + k + 1);
+	for (size_t j = 0; j < k; j++) {
+		memcpy(ids + 20 * j, v[j].id, 20);
+		b[j] = v[j].b;
+		b[j].id = ids + 20 * j;
+	}
+	free(v);
+	*out = b;
+	*n = k;
+	return 0;
+}
+
 int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		     const struct pms_memreport *r)
 {
@@ -359,7 +405,8 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 	if (x->pprof) {
 		struct pms_export_pprof_opts po = PMS_EXPORT_PPROF_OPTS_INIT;
 		void *buf = NULL;
-		size_t len = 0;
+		size_t len = 0, nids = 0;
+		struct pms_export_build_id *ids = NULL;
 		char comment[600];
 		snprintf(comment, sizeof(comment), "pmuscope %s: %s", m->command,
 			 m->target_text ? m->target_text : "");
@@ -367,6 +414,10 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		po.maps = x->maps;
 		po.build_ids = x->build_ids;
 		po.nbuild_ids = x->nbuild_ids;
+		if (!x->nbuild_ids && x->build_id_of && module_build_ids(x, r, &ids, &nids) == 0) {
+			po.build_ids = ids;
+			po.nbuild_ids = nids;
+		}
 		po.host = x->host;
 		po.comment = comment;
 		if (pms_export_pprof(st, &po, &buf, &len) < 0)
@@ -374,6 +425,7 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		else if (write_file(m->command, x->pprof, buf, len))
 			ret = 1;
 		free(buf);
+		free(ids);
 	}
 	if (x->html && write_html(x, m, r, st))
 		ret = 1;

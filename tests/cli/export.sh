@@ -30,7 +30,7 @@ ws=$data/perf_data_converter/src/quipper/testdata/perf.data.weight_struct
 # One live run: its JSON, pprof and HTML come from the same report; -o keeps
 # its samples for the file reports below.
 live() {
-  "$pms" mem --size 8M --duration 1 --quiet --top 100000 --json --pprof "$tmp/live.pb.gz" \
+  "$pms" mem --size 8M --quiet --top 100000 --json --pprof "$tmp/live.pb.gz" \
     --html "$tmp/live.html" -o "$tmp/live.data" >"$tmp/live.json" 2>"$tmp/live.err"
   expect "mem with exports exit" 0 $?
 }
@@ -58,7 +58,7 @@ folded)
     $check folded "$tmp/f.json" "$tmp/f.lat" latency || fail=1
   done
   # Live: --folded prints the stacks instead of the report.
-  "$pms" mem --size 8M --duration 1 --quiet --folded >"$tmp/m.folded" 2>/dev/null
+  "$pms" mem --size 8M --quiet --folded >"$tmp/m.folded" 2>/dev/null
   expect "mem --folded exit" 0 $?
   grep -Eq '^mem_workload_run [0-9]+$' "$tmp/m.folded" || { echo "FAIL: mem --folded"; head "$tmp/m.folded"; fail=1; }
   ;;

@@ -53,9 +53,10 @@ def check_pprof(rep, path):
     locs_part = text.split("\nLocations\n", 1)[1].split("\nMappings\n", 1)[0]
     locfunc = {}
     for line in locs_part.splitlines():
-        m = re.match(r"\s*(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(.*?) \S*:\d+ s=\d+$", line)
+        # pprof shows a demangled name with the name as written after it
+        m = re.match(r"\s*(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(.*?) \S*:\d+ s=\d+(?:\((.*)\))?$", line)
         if m:
-            locfunc[int(m.group(1))] = m.group(2)
+            locfunc[int(m.group(1))] = m.group(3) or m.group(2)
     total = 0
     lat = 0
     funcs = collections.Counter()

@@ -78,7 +78,8 @@ struct pms_export_pprof_opts {
 
 /* The profile as pprof's profile.proto, gzip-compressed (what `go tool
  * pprof`, Pyroscope and Parca read).  Sample types: samples/count and
- * latency/cycles.  One sample per report sample, with labels: level
+ * latency/cycles.  One pprof sample per distinct (call path, labels) of
+ * the report's samples, its values summed over them; labels: level
  * (perf's data-source text), snoop, op (perf mem-stat names), object (its
  * data object), remote ("yes"/"no", when both nodes are known), and the
  * numeric labels mem_node and cpu_node (unit "node") when known.

@@ -226,6 +226,64 @@ static int64_t function_of(struct build *b, const char *name, const char *file)
 	return (int64_t)fn->id;
 }
 
+/* Samples with the same locations and labels are one pprof sample with
+ * their values summed (what every pprof reader does with them anyway):
+ * sort an index by (locations, labels, position) and fold each run into
+ * its first member. */
+static int sample_key_cmp(const Sample *x, const Sample *y)
+{
+	if (x->n_location_id != y->n_location_id)
+		return x->n_location_id < y->n_location_id ? -1 : 1;
+	for (size_t k = 0; k < x->n_location_id; k++)
+		if (x->location_id[k] != y->location_id[k])
+			return x->location_id[k] < y->location_id[k] ? -1 : 1;
+	if (x->n_label != y->n_label)
+		return x->n_label < y->n_label ? -1 : 1;
+	for (size_t k = 0; k < x->n_label; k++) {
+		const Label *a = x->label[k], *b = y->label[k];
+		if (a->key != b->key)
+			return a->key < b->key ? -1 : 1;
+		if (a->str != b->str)
+			return a->str < b->str ? -1 : 1;
+		if (a->num != b->num)
+			return a->num < b->num ? -1 : 1;
+	}
+	return 0;
+}
+
+static int sample_ptr_cmp(const void *pa, const void *pb)
+{
+	const Sample *x = *(Sample *const *)pa, *y = *(Sample *const *)pb;
+	int c = sample_key_cmp(x, y);
+	if (c)
+		return c;
+	return x < y ? -1 : x > y; /* the earlier sample first */
+}
+
+static size_t merge_samples(Sample **v, size_t n)
+{
+	Sample **ord = malloc((n ? n : 1) * sizeof(*ord));
+	if (!ord)
+		return n; /* unmerged is still correct */
+	memcpy(ord, v, n * sizeof(*ord));
+	qsort(ord, n, sizeof(*ord), sample_ptr_cmp);
+	for (size_t a = 0; a < n;) {
+		size_t b = a + 1;
+		for (; b < n && !sample_key_cmp(ord[a], ord[b]); b++) {
+			for (size_t k = 0; k < ord[a]->n_value; k++)
+				ord[a]->value[k] += ord[b]->value[k];
+			ord[b]->n_value = 0; /* folded into ord[a] */
+		}
+		a = b;
+	}
+	free(ord);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->n_value)
+			v[k++] = v[i];
+	return k;
+}
+
 static bool has_src(const struct pms_memsample *s)
 {
 	return (s->valid & PMS_MS_DATA_SRC) && s->data_src && s->data_src != PMS_MEM_NA_VALUE;
@@ -384,7 +442,7 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 	p->period_type = &b.period_type;
 	p->period = 1;
 	p->sample = b.samplep;
-	p->n_sample = n;
+	p->n_sample = merge_samples(b.samplep, n);
 	p->location = b.locp;
 	p->n_location = nsites;
 	p->function = b.funcp;

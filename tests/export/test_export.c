@@ -76,8 +76,8 @@ struct fixture {
 	char exe[4096];
 };
 
-/* Four samples: A twice (L1 local, L3 remote), B once (no source, no
- * weight, node not present), one without an IP. */
+/* Five samples: A twice (L1 local, L3 remote), B once (no source, no
+ * weight, node not present), one without an IP, and A's first again. */
 static void build(struct fixture *f, bool aggregate)
 {
 	memset(f, 0, sizeof(*f));
@@ -96,6 +96,8 @@ static void build(struct fixture *f, bool aggregate)
 	add(f->prof, a + 2, DATA + 128, ds(PMS_MEM_LVLNUM_L3), 30, 1, 0);
 	add(f->prof, b + 1, DATA + 4096, 0, 0, -ENOENT, 1);
 	add(f->prof, 0, DATA + 8192, 0, 5, 1, 1);
+	/* the first one again: one pprof sample with the first */
+	add(f->prof, a + 1, DATA + 72, ds(PMS_MEM_LVLNUM_L1), 20, 0, 0);
 	struct pms_memreport_input in = { .engine = PMS_ENG_PEBS, .pmus = "cpu", .label = "t",
 					  .notes = "", .data_src = true, .duration_ns = 2000000 };
 	CHECK_OK(pms_memprof_report(f->prof, f->sym, &in, &f->rep));
@@ -116,15 +118,15 @@ PMS_TEST(stacks_one_frame_per_sample_with_an_ip)
 	struct pms_export_stacks *st = NULL;
 	build(&f, false);
 	CHECK_OK(pms_export_stacks_new(f.rep, &st));
-	CHECK_EQ_U64(st->nsamples, 4);
-	CHECK_EQ_U64(st->off[4], 3);
+	CHECK_EQ_U64(st->nsamples, 5);
+	CHECK_EQ_U64(st->off[5], 4);
 	for (size_t i = 0; i < 3; i++)
 		CHECK_EQ_U64(st->off[i + 1] - st->off[i], 1);
 	CHECK_EQ_U64(st->off[4] - st->off[3], 0);
 	CHECK_EQ_STR(f.rep->sites[st->frame[0]].name, "pms_t_load_a");
 	CHECK_EQ_STR(f.rep->sites[st->frame[2]].name, "pms_t_load_b");
 	/* every sample's object is the anonymous mapping */
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 5; i++)
 		CHECK(f.rep->all[i].object >= 0 && !strcmp(f.rep->objects[f.rep->all[i].object].kind, "anon"));
 	pms_export_stacks_free(st);
 	fixture_free(&f);
@@ -150,11 +152,11 @@ PMS_TEST(folded_by_samples_and_latency)
 	build(&f, false);
 	CHECK_OK(pms_export_stacks_new(f.rep, &st));
 	CHECK_OK(pms_export_folded(st, PMS_EXPORT_SAMPLES, &txt, &len));
-	CHECK_EQ_STR(txt, "[no ip] 1\npms_t_load_a 2\npms_t_load_b 1\n");
+	CHECK_EQ_STR(txt, "[no ip] 1\npms_t_load_a 3\npms_t_load_b 1\n");
 	CHECK_EQ_U64(len, strlen(txt));
 	free(txt);
 	CHECK_OK(pms_export_folded(st, PMS_EXPORT_LATENCY, &txt, &len));
-	CHECK_EQ_STR(txt, "[no ip] 5\npms_t_load_a 40\n"); /* B has no latency */
+	CHECK_EQ_STR(txt, "[no ip] 5\npms_t_load_a 60\n"); /* B has no latency */
 	free(txt);
 	pms_export_stacks_free(st);
 	fixture_free(&f);
@@ -254,11 +256,11 @@ PMS_TEST(pprof_values_labels_locations_mappings)
 	CHECK_EQ_U64(p->duration_nanos, 2000000);
 	CHECK_EQ_U64(p->n_comment, 1);
 	CHECK_EQ_U64(p->n_sample, 4);
-	/* sample 0: A, L1 hit, local */
+	/* sample 0: A, L1 hit, local; twice (the fifth folded into it) */
 	const Perftools__Profiles__Sample *s = p->sample[0];
 	CHECK_EQ_U64(s->n_value, 2);
-	CHECK_EQ_U64(s->value[0], 1);
-	CHECK_EQ_U64(s->value[1], 10);
+	CHECK_EQ_U64(s->value[0], 2);
+	CHECK_EQ_U64(s->value[1], 30);
 	CHECK_EQ_U64(s->n_location_id, 1);
 	CHECK_EQ_STR(func_of(p, s->location_id[0]), "pms_t_load_a");
 	CHECK_EQ_STR(label_str(p, s, "level"), "L1 hit");

@@ -300,7 +300,7 @@
   /* ---- flame graph (icicle) of call paths ---- */
   var fs = section("Call paths (icicle)");
   var maxDepth = d3.max(S.paths, function (p) { return p.length; }) || 0;
-  note(fs, maxDepth > 1 ? "Call paths, root at the top; width = weight; colour = remote share (blue 0%, red 100%, grey: no node)."
+  note(fs, maxDepth > 1 ? "Call paths, root at the top; width = weight; colour = remote share (blue 0%, red 100%, grey: no node). Click a frame to zoom into it."
     : "The samples carry no call chains: each path is the sampled instruction's function (one level). " +
       "Width = weight; colour = remote share (blue 0%, red 100%, grey: no node).");
   var ctl = fs.append("div");
@@ -335,9 +335,13 @@
     })(root);
     return root;
   }
-  function drawFlame(weight) {
+  var trees = {};
+  function drawFlame(weight, focus) {
     flameDiv.selectAll("*").remove();
-    var root = tree(weight);
+    var root = focus || (trees[weight] = trees[weight] || tree(weight));
+    if (focus) {
+      flameDiv.append("button").text("\u2190 all call paths").on("click", function () { drawFlame(weight); });
+    }
     if (!root.v) { note(flameDiv, "Nothing to draw for this weight."); return; }
     var W3 = 1100, RH = 20;
     var part = d3.layout.partition().children(function (d) { return d.children; })
@@ -347,7 +351,9 @@
     var svg3 = flameDiv.append("svg").attr("class", "flame").attr("width", W3).attr("height", depth * RH + 4);
     var col3 = d3.scale.linear().domain([0, 0.5, 1]).range(["#4575b4", "#ffffbf", "#d73027"]);
     var gs = svg3.selectAll("g").data(ndsAll).enter().append("g")
-      .attr("transform", function (d) { return "translate(" + d.x * W3 + "," + d.depth * RH + ")"; });
+      .attr("transform", function (d) { return "translate(" + d.x * W3 + "," + d.depth * RH + ")"; })
+      .style("cursor", function (d) { return d.children && d !== root ? "pointer" : null; })
+      .on("click", function (d) { if (d.children && d !== root) drawFlame(weight, d); });
     gs.append("rect").attr("width", function (d) { return Math.max(0.5, d.dx * W3); }).attr("height", RH - 1)
       .attr("fill", function (d) {
         var src = d.selfOf || d;

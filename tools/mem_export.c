@@ -15,6 +15,7 @@
 #include "mem_export.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/symbols.h"
 
 /* tools/html: embedded by embed.py */
 extern const char pms_html_d3[];
@@ -342,8 +343,8 @@ struct idbuf {
 	uint8_t id[20];
 };
 
-static int module_build_ids(const struct mem_export *x, const struct pms_memreport *r,
-			    struct pms_export_build_id **out, size_t *n)
+static int module_build_ids(const struct pms_memreport *r, struct pms_export_build_id **out,
+			    size_t *n)
 {
 	struct idbuf *v = calloc(r->nsites + 1, sizeof(*v));
 	size_t k = 0;
@@ -358,8 +359,8 @@ static int module_build_ids(const struct mem_export *x, const struct pms_memrepo
 			seen = !strcmp(v[j].b.path, mod);
 		if (seen)
 			continue;
-		size_t len = x->build_id_of(mod, v[k].id);
-		if (!len)
+		size_t len = 0;
+		if (pms_elf_build_id(mod, v[k].id, &len) < 0 || !len)
 			continue;
 		v[k].b = (struct pms_export_build_id){ mod, NULL, len };
 		k++;
@@ -414,7 +415,7 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		po.maps = x->maps;
 		po.build_ids = x->build_ids;
 		po.nbuild_ids = x->nbuild_ids;
-		if (!x->nbuild_ids && x->build_id_of && module_build_ids(x, r, &ids, &nids) == 0) {
+		if (!x->nbuild_ids && x->read_build_ids && module_build_ids(r, &ids, &nids) == 0) {
 			po.build_ids = ids;
 			po.nbuild_ids = nids;
 		}

@@ -26,9 +26,9 @@ struct mem_export {
 	size_t nbuild_ids;
 	const struct pms_topo *topo;     /* node distances for the HTML page */
 	int64_t time_ns;                 /* wall-clock start, pprof time_nanos */
-	/* Live runs: the build id of a module's file (its length, 0 = none);
-	 * used for the modules without one in build_ids. */
-	size_t (*build_id_of)(const char *path, uint8_t id[20]);
+	/* Live runs: read the modules' build ids from their files
+	 * (pms_elf_build_id) when build_ids gives none. */
+	bool read_build_ids;
 };
 
 /* Options help text, for the commands' --help. */

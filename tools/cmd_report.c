@@ -31,7 +31,7 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: pmuscope report [-i FILE] [--json [--samples] | --csv | --folded[=latency]]\n"
+		"usage: pmuscope report [-i FILE]... [--json [--samples] | --csv | --folded[=latency]]\n"
 		"                       [--html FILE] [--pprof FILE] [--top N] [--header]\n\n"
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
 		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
@@ -49,7 +49,9 @@ static void help(FILE *f)
 		"    9 significant bits above (docs/perfdata.md); `pmuscope mem` sorts\n"
 		"    every weight of a live run.\n\n"
 		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-		"               (default perf.data)\n"
+		"               (default perf.data).  Several -i merge their files into one\n"
+		"               report (e.g. one per host), each file's samples labelled\n"
+		"               with its host name (HOSTNAME header, else its path)\n"
 		"  --top N      entries per top list (default 10)\n"
 		"  --json       the report as JSON (schema: docs/mem.md; target.kind \"file\")\n"
 		"  --samples    with --json: every sample too (keeps them all in memory)\n"
@@ -61,33 +63,31 @@ static void help(FILE *f)
 		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
 }
 
-/* What the text and JSON say about the file (the report's "target"). */
-struct file_desc {
+/* One input file (several -i merge their files into one report). */
+#define MAX_INPUTS 64
+struct input {
 	const char *path;
-	bool pipe;
-	const struct pms_perfdata_stats *st;
-	double seconds;
-	size_t nattrs;
+	int fd;
 	struct pms_perfdata_reader *r;
+	struct pms_memsrc *src;
 };
 
-static void report_json_run(struct json *j, const void *ud)
+/* What the text and JSON say about the files (the report's "target"). */
+struct file_desc {
+	const struct input *in;
+	size_t nin;
+	bool pipe;
+	struct pms_perfdata_stats st; /* summed over the files */
+	double seconds;
+};
+
+static void json_events(struct json *j, struct pms_perfdata_reader *r)
 {
-	const struct file_desc *d = ud;
 	char hx[24];
-	cli_json_begin_object(j, "target");
-	cli_json_str(j, "kind", "file");
-	cli_json_null(j, "pid");
-	cli_json_begin_array(j, "argv");
-	cli_json_end_array(j);
-	cli_json_str(j, "path", d->path);
-	cli_json_bool(j, "pipe_mode", d->pipe);
-	cli_json_uint(j, "records", d->st->records);
-	cli_json_uint(j, "skipped_records", d->st->bad_records);
-	cli_json_bool(j, "truncated", d->st->truncated);
+	size_t nattrs = pms_perfdata_reader_nattrs(r);
 	cli_json_begin_array(j, "events");
-	for (size_t i = 0; i < d->nattrs; i++) {
-		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(d->r, i);
+	for (size_t i = 0; i < nattrs; i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
 		cli_json_begin_object(j, NULL);
 		cli_json_str(j, "name", a->name);
 		cli_json_uint(j, "type", a->attr->type);
@@ -95,6 +95,36 @@ static void report_json_run(struct json *j, const void *ud)
 		cli_json_str(j, "config", hx);
 		snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->sample_type);
 		cli_json_str(j, "sample_type", hx);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static void report_json_run(struct json *j, const void *ud)
+{
+	const struct file_desc *d = ud;
+	cli_json_begin_object(j, "target");
+	cli_json_str(j, "kind", "file");
+	cli_json_null(j, "pid");
+	cli_json_begin_array(j, "argv");
+	cli_json_end_array(j);
+	/* the first file; "files" lists every one of a merged report */
+	cli_json_str(j, "path", d->in[0].path);
+	cli_json_bool(j, "pipe_mode", d->pipe);
+	cli_json_uint(j, "records", d->st.records);
+	cli_json_uint(j, "skipped_records", d->st.bad_records);
+	cli_json_bool(j, "truncated", d->st.truncated);
+	json_events(j, d->in[0].r);
+	cli_json_begin_array(j, "files");
+	for (size_t i = 0; i < d->nin; i++) {
+		const struct pms_perfdata_info *info = pms_perfdata_reader_info(d->in[i].r);
+		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(d->in[i].r);
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "path", d->in[i].path);
+		cli_json_str(j, "host", info->hostname);
+		cli_json_uint(j, "records", st->records);
+		cli_json_uint(j, "skipped_records", st->bad_records);
+		cli_json_bool(j, "truncated", st->truncated);
 		cli_json_end_object(j);
 	}
 	cli_json_end_array(j);
@@ -112,25 +142,41 @@ static void report_json_run(struct json *j, const void *ud)
 
 struct pass {
 	struct pms_memprof *prof;
-	struct pms_memsrc *src;
-	bool started;    /* the first sample came: headers are all known */
-	bool csv;
+	const struct input *in; /* the file being read */
+	bool started;    /* its first sample came: its headers are all known */
+	bool csv, merge;
+	int ids[256];    /* node ids of the files read so far */
+	size_t nids;
 };
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct pass *ps = ud;
 	if (!ps->started) {
-		/* the CPU-node x memory-node matrix lists the file's nodes */
+		/* the CPU-node x memory-node matrix lists the files' nodes */
 		size_t n = 0;
-		const int *ids = pms_memsrc_node_ids(ps->src, &n);
+		const int *ids = pms_memsrc_node_ids(ps->in->src, &n);
 		ps->started = true;
-		if (n && !ps->csv)
-			(void)pms_memprof_set_node_ids(ps->prof, ids, n); /* aggregate mode only */
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+			while (k < ps->nids && ps->ids[k] != ids[i])
+				k++;
+			if (k == ps->nids && ps->nids < 256)
+				ps->ids[ps->nids++] = ids[i];
+		}
+		if (ps->nids && !ps->csv)
+			(void)pms_memprof_set_node_ids(ps->prof, ps->ids, ps->nids); /* aggregate mode only */
+		if (ps->merge && !ps->csv) {
+			/* in pipe mode the HOSTNAME feature came before the data */
+			const char *h = pms_perfdata_reader_info(ps->in->r)->hostname;
+			int rc = pms_memprof_set_source(ps->prof, h && *h ? h : ps->in->path);
+			if (rc < 0)
+				return rc;
+		}
 	}
 	if (ps->csv) {
 		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys,
-						    -1, -1 };
+						    -1, -1, -1 };
 		mem_render_csv_row(&row);
 		return 0;
 	}
@@ -146,20 +192,36 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	return pms_memprof_sideband(ps->prof, rec, NULL);
 }
 
+/* Counts of several sources added up. */
+static void stats_add(struct pms_memsrc_stats *a, const struct pms_memsrc_stats *b)
+{
+#define ADD(f) a->f += b->f
+	ADD(samples); ADD(samples_dropped); ADD(records); ADD(wrapped); ADD(corrupt_bytes);
+	ADD(parse_errors); ADD(lost_records); ADD(lost); ADD(lost_samples); ADD(throttle);
+	ADD(unthrottle); ADD(sideband); ADD(aux_records); ADD(aux_bytes); ADD(aux_truncated);
+	ADD(aux_overwrite); ADD(aux_partial); ADD(aux_collision); ADD(aux_decode_errors);
+	ADD(aux_overrun); ADD(ibs_raw_checked); ADD(ibs_raw_mismatch); ADD(streams_hup);
+	ADD(unknown_id); ADD(compressed); ADD(bad_features);
+#undef ADD
+	a->truncated |= b->truncated;
+}
+
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
-	const char *path = "perf.data";
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
 	size_t top = 10;
-	struct pms_perfdata_reader *r = NULL;
+	struct input in[MAX_INPUTS];
+	size_t nin = 0;
 	struct pms_sys *sys = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
+	struct pms_export_build_id *bids = NULL;
 	struct pass ps;
 	struct mem_export xo = { 0 };
-	int fd = -1, rc, ret = 0, xa;
+	int rc, ret = 0, xa;
 
 	memset(&ps, 0, sizeof(ps));
+	memset(in, 0, sizeof(in));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			help(stdout);
@@ -178,7 +240,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			if (xa < 0)
 				return 2;
 		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
-			path = argv[++i];
+			if (nin == MAX_INPUTS) {
+				fprintf(stderr, "pmuscope: report: at most %d input files\n", MAX_INPUTS);
+				return 2;
+			}
+			in[nin++].path = argv[++i];
 		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
 			char *end;
 			unsigned long v = strtoul(argv[++i], &end, 10);
@@ -201,95 +267,144 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		fprintf(stderr, "pmuscope: report: --samples goes with --json\n");
 		return 2;
 	}
-	if (cli_perfdata_open("report", path, &fd, &r))
-		return 1;
+	if (!nin)
+		in[nin++].path = "perf.data";
+	for (size_t i = 0; i < nin; i++) {
+		in[i].fd = -1;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(in[i].path, "-") && !strcmp(in[k].path, "-")) {
+				fprintf(stderr, "pmuscope: report: stdin ('-') can be read once\n");
+				return 2;
+			}
+	}
 
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
 	po.aggregate = !samples && !mem_export_wanted(&xo); /* exports need the samples */
-	if (pms_memprof_new(NULL, &po, &ps.prof) < 0 || pms_memsrc_open_reader(r, &ps.src) < 0) {
+	if (pms_memprof_new(NULL, &po, &ps.prof) < 0) {
 		ret = cli_fail("report: profile");
 		goto out;
 	}
 	ps.csv = csv;
+	ps.merge = nin > 1;
 	if (csv)
 		mem_render_csv_header();
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
-	while ((rc = pms_memsrc_poll(ps.src, -1, &cb, &ps)) > 0)
-		;
-	if (rc < 0) {
-		fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
-			path, pms_error_last());
-		ret = 1;
+	/* The files one after the other into the one profile: the report of
+	 * their samples as if they were one file's. */
+	struct pms_memsrc_stats sst;
+	memset(&sst, 0, sizeof(sst));
+	uint64_t span = 0;
+	for (size_t i = 0; i < nin; i++) {
+		if (cli_perfdata_open("report", in[i].path, &in[i].fd, &in[i].r)) {
+			ret = 1;
+			goto out;
+		}
+		if (pms_memsrc_open_reader(in[i].r, &in[i].src) < 0) {
+			ret = cli_fail("report: profile");
+			goto out;
+		}
+		ps.in = &in[i];
+		ps.started = false;
+		const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+		while ((rc = pms_memsrc_poll(in[i].src, -1, &cb, &ps)) > 0)
+			;
+		if (rc < 0) {
+			fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
+				in[i].path, pms_error_last());
+			ret = 1;
+		}
+		struct pms_memsrc_stats one;
+		pms_memsrc_stats(in[i].src, &one);
+		stats_add(&sst, &one);
+		if (pms_memsrc_span_ns(in[i].src) > span)
+			span = pms_memsrc_span_ns(in[i].src);
 	}
 	if (csv)
 		goto out;
 
-	/* The events, now that the file (or stream) has given all of them. */
+	/* The events, now that the files (or streams) have given all of them;
+	 * a merged report takes its engine from the first file. */
 	struct pms_memsrc_info info;
-	struct pms_memsrc_stats sst;
-	pms_memsrc_info(ps.src, &info);
-	pms_memsrc_stats(ps.src, &sst);
-	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
-	struct file_desc fdsc = { path, info.pipe, st,
-				  (double)pms_memsrc_span_ns(ps.src) / 1e9,
-				  pms_perfdata_reader_nattrs(r), r };
+	pms_memsrc_info(in[0].src, &info);
+	struct file_desc fdsc = { in, nin, info.pipe, { 0 }, (double)span / 1e9 };
+	for (size_t i = 0; i < nin; i++) {
+		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(in[i].r);
+		fdsc.st.records += st->records;
+		fdsc.st.bad_records += st->bad_records;
+		fdsc.st.truncated |= st->truncated;
+	}
 	if (symbols) {
 		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
 			sym = NULL; /* names are a nicety: the numbers stand without them */
 	}
-	struct pms_memreport_input in = { .duration_ns = pms_memsrc_span_ns(ps.src) };
-	pms_memreport_input_from_src(&in, &info, &sst);
-	if (pms_memprof_report(ps.prof, sym, &in, &rep) < 0) {
+	struct pms_memreport_input rin = { .duration_ns = span };
+	pms_memreport_input_from_src(&rin, &info, &sst);
+	if (pms_memprof_report(ps.prof, sym, &rin, &rep) < 0) {
 		ret = cli_fail("report: building the report");
 		goto out;
 	}
 	char target[1024];
-	snprintf(target, sizeof(target), "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
-		 path, fdsc.pipe ? "pipe" : "file", st->records, st->bad_records);
+	if (nin == 1)
+		snprintf(target, sizeof(target), "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
+			 in[0].path, fdsc.pipe ? "pipe" : "file", fdsc.st.records, fdsc.st.bad_records);
+	else
+		snprintf(target, sizeof(target), "%s and %zu more file(s) merged (%" PRIu64
+			 " records, %" PRIu64 " skipped)",
+			 in[0].path, nin - 1, fdsc.st.records, fdsc.st.bad_records);
 	struct mem_render mr = {
 		.command = "report", .target_text = target, .seconds = fdsc.seconds,
 		.sample_type = info.sample_type, .samples = samples, .oracle = false,
 		.nodes_why = info.nodes_why,
 		.json_run = report_json_run, .ud = &fdsc,
 	};
-	const struct pms_perfdata_info *pinfo = pms_perfdata_reader_info(r);
-	struct pms_export_build_id *bids = calloc(pinfo->nbuild_ids + 1, sizeof(*bids));
-	for (size_t i = 0; bids && i < pinfo->nbuild_ids; i++)
-		bids[i] = (struct pms_export_build_id){
-			/* perf names the kernel [kernel.kallsyms]; the report [kernel] */
-			pinfo->build_ids[i].filename && !strcmp(pinfo->build_ids[i].filename,
-								"[kernel.kallsyms]")
-				? "[kernel]" : pinfo->build_ids[i].filename,
-			pinfo->build_ids[i].id, pinfo->build_ids[i].size };
-	xo.host = pinfo->hostname;
+	/* Build ids of every file (perf names the kernel [kernel.kallsyms];
+	 * the report [kernel]). */
+	size_t nb = 0, nbids = 0;
+	for (size_t i = 0; i < nin; i++)
+		nb += pms_perfdata_reader_info(in[i].r)->nbuild_ids;
+	bids = calloc(nb + 1, sizeof(*bids));
+	for (size_t i = 0; bids && i < nin; i++) {
+		const struct pms_perfdata_info *pi = pms_perfdata_reader_info(in[i].r);
+		for (size_t k = 0; k < pi->nbuild_ids; k++) {
+			const struct pms_perfdata_build_id *b = &pi->build_ids[k];
+			bids[nbids++] = (struct pms_export_build_id){
+				b->filename && !strcmp(b->filename, "[kernel.kallsyms]") ? "[kernel]"
+											   : b->filename,
+				b->id, b->size };
+		}
+	}
+	xo.host = nin == 1 ? pms_perfdata_reader_info(in[0].r)->hostname : NULL;
 	xo.maps = pms_memprof_maps(ps.prof);
 	xo.build_ids = bids;
-	xo.nbuild_ids = bids ? pinfo->nbuild_ids : 0;
+	xo.nbuild_ids = nbids;
 	if (mem_export_write(&xo, &mr, rep))
 		ret = 1;
-	free(bids);
 	if (xo.folded) {
 		/* the collapsed stacks were the output */
 	} else if (json) {
 		mem_render_json(&mr, rep);
 	} else {
 		mem_render_text(&mr, rep);
-		if (header) {
+		for (size_t i = 0; header && i < nin; i++) {
 			printf("\n");
-			cli_perfdata_print_header(stdout, r);
+			if (nin > 1)
+				printf("# %s\n", in[i].path);
+			cli_perfdata_print_header(stdout, in[i].r);
 		}
 	}
 out:
 	fflush(stdout);
+	free(bids);
 	pms_memreport_free(rep);
 	pms_symbolizer_free(sym);
 	pms_sys_free(sys);
-	pms_memsrc_free(ps.src);
 	pms_memprof_free(ps.prof);
-	pms_perfdata_reader_free(r);
-	if (fd > 0)
-		close(fd);
+	for (size_t i = 0; i < nin; i++) {
+		pms_memsrc_free(in[i].src);
+		pms_perfdata_reader_free(in[i].r);
+		if (in[i].fd > 0)
+			close(in[i].fd);
+	}
 	return ret;
 }

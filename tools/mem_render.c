@@ -144,6 +144,15 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "aux_truncated", r->stats.aux_truncated);
 	cli_json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
 	cli_json_end_object(&j);
+	/* the hosts of a merged report (`report -i A -i B`), else empty */
+	cli_json_begin_array(&j, "sources");
+	for (size_t i = 0; i < r->nsources; i++) {
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "host", r->sources[i].name);
+		cli_json_uint(&j, "samples", r->sources[i].samples);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
 
 	cli_json_begin_object(&j, "data_source");
 	cli_json_bool(&j, "available", r->data_src_available);
@@ -408,6 +417,9 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	       ", dropped %" PRIu64 "\n",
 	       r->samples, r->with_addr, r->stats.lost, r->stats.lost_records, r->stats.lost_samples,
 	       r->stats.throttle, r->stats.samples_dropped);
+	for (size_t i = 0; i < r->nsources; i++)
+		printf("%s%s %" PRIu64 "%s", i ? ", " : "merged from: ", r->sources[i].name,
+		       r->sources[i].samples, i + 1 == r->nsources ? "\n" : "");
 
 	printf("\ndata source levels:\n");
 	if (!r->nlevels)

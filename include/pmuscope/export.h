@@ -71,7 +71,8 @@ struct pms_export_pprof_opts {
 	const struct pms_maps *maps;      /* mapping ranges of the modules; may be NULL */
 	const struct pms_export_build_id *build_ids; /* may be NULL */
 	size_t nbuild_ids;
-	const char *host;                 /* a "host" label on every sample; NULL = none */
+	const char *host;                 /* a "host" label on every sample without a
+					   * source (report.sources); NULL = none */
 	const char *comment;              /* a profile comment; NULL = none */
 };
 #define PMS_EXPORT_PPROF_OPTS_INIT { PMS_EXPORT_PPROF_OPTS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL }
@@ -82,7 +83,8 @@ struct pms_export_pprof_opts {
  * the report's samples, its values summed over them; labels: level
  * (perf's data-source text), snoop, op (perf mem-stat names), object (its
  * data object), remote ("yes"/"no", when both nodes are known), and the
- * numeric labels mem_node and cpu_node (unit "node") when known.
+ * numeric labels mem_node and cpu_node (unit "node") when known, and host
+ * (the sample's source in a merged report, else opts->host).
  * Locations are the report's instructions, with function, file and line
  * where known, and a mapping per module (its range from opts->maps, its
  * build id from opts->build_ids).  opts may be NULL. */

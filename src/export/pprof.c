@@ -416,7 +416,9 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 			NUM_LABEL(k_cpu, x->cpu_node);
 		if (x->mem_node >= 0 && x->cpu_node >= 0)
 			STR_LABEL(k_remote, x->mem_node != x->cpu_node ? k_yes : k_no);
-		if (o.host)
+		if (x->source >= 0 && (size_t)x->source < r->nsources)
+			STR_LABEL(k_host, intern(&b.st, r->sources[x->source].name));
+		else if (o.host)
 			STR_LABEL(k_host, v_host);
 #undef STR_LABEL
 #undef NUM_LABEL

@@ -32,6 +32,9 @@ struct pms_memprof {
 	size_t scratch_cap;
 	struct agg *agg; /* aggregate mode: everything below instead of v */
 	bool recorded;   /* the report being built is of a recorded file */
+	struct pms_memreport_count *sources; /* pms_memprof_set_source */
+	size_t nsources;
+	long cur_source; /* -1: none */
 };
 
 /* ---- aggregate mode ---------------------------------------------------------
@@ -110,6 +113,7 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	p->home_end = opts->home_end;
 	p->home_name = strdup(opts->home_name ? opts->home_name : "workload buffer");
 	p->top = opts->top ? opts->top : DEFAULT_TOP;
+	p->cur_source = -1;
 	if (opts->version >= 2 && opts->aggregate) {
 		p->agg = calloc(1, sizeof(*p->agg));
 		if (!p->agg) {
@@ -167,7 +171,30 @@ void pms_memprof_free(struct pms_memprof *p)
 	free(p->addrs);
 	free(p->nodes);
 	free(p->idx);
+	for (size_t i = 0; i < p->nsources; i++)
+		free(p->sources[i].name);
+	free(p->sources);
 	free(p);
+}
+
+int pms_memprof_set_source(struct pms_memprof *p, const char *name)
+{
+	if (!p || !name)
+		return pms_err(PMS_EINVAL, "memprof set_source: NULL argument");
+	for (size_t i = 0; i < p->nsources; i++)
+		if (!strcmp(p->sources[i].name, name)) {
+			p->cur_source = (long)i;
+			return 0;
+		}
+	struct pms_memreport_count *v = realloc(p->sources, (p->nsources + 1) * sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "memprof: no memory for source '%s'", name);
+	p->sources = v;
+	if (!(v[p->nsources].name = strdup(name)))
+		return pms_err(PMS_ENOMEM, "memprof: no memory for source '%s'", name);
+	v[p->nsources].samples = 0;
+	p->cur_source = (long)p->nsources++;
+	return 0;
 }
 
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p)
@@ -441,6 +468,10 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	x.mem_node = mem_node;
 	x.cpu_node = cpu_node >= 0 ? cpu_node : -1;
 	x.node_from_phys = mem_node >= 0 && (s->valid & PMS_MS_PHYS);
+	x.site = x.object = -1;
+	x.source = p->cur_source;
+	if (p->cur_source >= 0)
+		p->sources[p->cur_source].samples++;
 	if (p->agg)
 		return agg_add(p, &x);
 	if (p->n == p->cap) {
@@ -715,6 +746,9 @@ void pms_memreport_free(struct pms_memreport *r)
 	sites_free(r->top_objects, r->ntop_objects);
 	sites_free(r->sites, r->nsites);
 	sites_free(r->objects, r->nobjects);
+	for (size_t i = 0; i < r->nsources; i++)
+		free(r->sources[i].name);
+	free(r->sources);
 	free(r->all);
 	free(r);
 }
@@ -1393,6 +1427,20 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	if (rc < 0)
 		goto out;
 
+	if (p->nsources) {
+		r->sources = calloc(p->nsources, sizeof(*r->sources));
+		if (!r->sources) {
+			rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+			goto out;
+		}
+		for (size_t i = 0; i < p->nsources; i++) {
+			r->sources[i].name = xstrdup(p->sources[i].name, &rc);
+			r->sources[i].samples = p->sources[i].samples;
+			r->nsources = i + 1;
+		}
+		if (rc < 0)
+			goto out;
+	}
 	p->recorded = in->recorded;
 	if (p->agg) {
 		r->kernel_visible = p->agg->any_kernel &&

@@ -308,6 +308,77 @@ out:
 	fixture_free(&f);
 }
 
+PMS_TEST(sources_name_each_samples_host)
+{
+	struct pms_memprof *prof = NULL;
+	struct pms_memreport *rep = NULL;
+	struct pms_export_stacks *st = NULL;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	void *gz = NULL;
+	size_t len = 0;
+	CHECK_OK(pms_memprof_new(NULL, &po, &prof));
+	add(prof, 0x1000, 0, 0, 0, -1, -1); /* before any source: none */
+	CHECK_OK(pms_memprof_set_source(prof, "hostA"));
+	add(prof, 0x1000, 0, 0, 0, -1, -1);
+	add(prof, 0x1000, 0, 0, 0, -1, -1);
+	CHECK_OK(pms_memprof_set_source(prof, "hostB"));
+	add(prof, 0x1000, 0, 0, 0, -1, -1);
+	CHECK_OK(pms_memprof_set_source(prof, "hostA")); /* continues hostA */
+	add(prof, 0x1000, 0, 0, 0, -1, -1);
+	CHECK_EQ_INT(pms_memprof_set_source(prof, NULL), PMS_EINVAL);
+	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE, .pmus = "", .label = "",
+					  .notes = "" };
+	CHECK_OK(pms_memprof_report(prof, NULL, &in, &rep));
+	CHECK_EQ_U64(rep->nsources, 2);
+	CHECK_EQ_STR(rep->sources[0].name, "hostA");
+	CHECK_EQ_U64(rep->sources[0].samples, 3);
+	CHECK_EQ_STR(rep->sources[1].name, "hostB");
+	CHECK_EQ_U64(rep->sources[1].samples, 1);
+	long want[5] = { -1, 0, 0, 1, 0 };
+	for (size_t i = 0; i < 5 && i < rep->nall; i++)
+		CHECK_EQ_INT(rep->all[i].source, want[i]);
+	CHECK_OK(pms_export_stacks_new(rep, &st));
+	struct pms_export_pprof_opts o = PMS_EXPORT_PPROF_OPTS_INIT;
+	o.host = "fallback";
+	CHECK_OK(pms_export_pprof(st, &o, &gz, &len));
+	Perftools__Profiles__Profile *p = decode(gz, len);
+	CHECK(p != NULL);
+	if (p) {
+		/* same location, labels differ by host: three pprof samples */
+		uint64_t a = 0, b = 0, fb = 0;
+		CHECK_EQ_U64(p->n_sample, 3);
+		for (size_t i = 0; i < p->n_sample; i++) {
+			const char *h = label_str(p, p->sample[i], "host");
+			uint64_t v = (uint64_t)p->sample[i]->value[0];
+			if (h && !strcmp(h, "hostA"))
+				a += v;
+			else if (h && !strcmp(h, "hostB"))
+				b += v;
+			else if (h && !strcmp(h, "fallback"))
+				fb += v;
+		}
+		CHECK_EQ_U64(a, 3);
+		CHECK_EQ_U64(b, 1);
+		CHECK_EQ_U64(fb, 1);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	/* aggregate mode counts sources too */
+	struct pms_memprof *ag = NULL;
+	struct pms_memreport *ar = NULL;
+	po.aggregate = true;
+	CHECK_OK(pms_memprof_new(NULL, &po, &ag));
+	CHECK_OK(pms_memprof_set_source(ag, "h1"));
+	add(ag, 0x1000, 0, 0, 0, -1, -1);
+	CHECK_OK(pms_memprof_report(ag, NULL, &in, &ar));
+	CHECK(ar->nsources == 1 && ar->sources[0].samples == 1);
+	pms_memreport_free(ar);
+	pms_memprof_free(ag);
+	free(gz);
+	pms_export_stacks_free(st);
+	pms_memreport_free(rep);
+	pms_memprof_free(prof);
+}
+
 PMS_TEST(pprof_of_an_empty_report)
 {
 	struct pms_memprof *prof = NULL;

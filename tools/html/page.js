@@ -80,6 +80,11 @@
       { title: "error", key: "error" }, { title: "reason", key: "reason" },
       { title: "attr", key: "attr", mono: true }], R.attempts, false);
   }
+  if (R.sources && R.sources.length) {
+    run.append("h3").text("Merged from");
+    table(run, "t-sources", [{ title: "host", key: "host", mono: true },
+      { title: "samples", key: "samples", num: true, fmt: fmt }], R.sources, true);
+  }
   var caveats = [];
   if (R.data_source && R.data_source.note) caveats.push(R.data_source.note);
   if (R.numa && R.numa.nodes_unavailable) caveats.push("NUMA nodes unavailable: " + R.numa.nodes_unavailable);

@@ -125,11 +125,10 @@ static char *capture(void (*fn)(const struct mem_render *, const struct pms_memr
 	return buf;
 }
 
-/* Sample order by call path, to number the distinct paths. */
-static const struct pms_export_stacks *g_st;
-
-static int path_cmp(const void *a, const void *b)
+/* Sample order by call path, to number the distinct paths (qsort_r). */
+static int path_cmp(const void *a, const void *b, void *ud)
 {
+	const struct pms_export_stacks *g_st = ud;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 	size_t ni = g_st->off[i + 1] - g_st->off[i], nj = g_st->off[j + 1] - g_st->off[j];
 	for (size_t k = 0; k < ni && k < nj; k++) {
@@ -157,13 +156,12 @@ static int samples_blob(FILE *f, const struct mem_export *x, const struct pms_me
 	}
 	for (size_t i = 0; i < n; i++)
 		ord[i] = i;
-	g_st = st;
-	qsort(ord, n, sizeof(*ord), path_cmp);
+	qsort_r(ord, n, sizeof(*ord), path_cmp, (void *)st);
 	fputs("{\"paths\":[", f);
 	long np = -1;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = ord[k];
-		if (k == 0 || path_cmp(&ord[k - 1], &ord[k])) {
+		if (k == 0 || path_cmp(&ord[k - 1], &ord[k], (void *)st)) {
 			fputs(np >= 0 ? ",[" : "[", f);
 			for (size_t q = st->off[i]; q < st->off[i + 1]; q++)
 				fprintf(f, "%s%zu", q > st->off[i] ? "," : "", st->frame[q]);

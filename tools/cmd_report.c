@@ -189,6 +189,12 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	(void)attr_idx;
 	if (ps->csv)
 		return 0;
+	/* A file holds many processes (and a merged report many files): keep
+	 * every mapping across exec, a later one replacing what it overlaps,
+	 * as the aggregate mode does, so that keeping the samples (--samples,
+	 * exports) names code and data as the plain report does. */
+	if (rec->type == PMS_RECORD_COMM && (rec->misc & PMS_MISC_COMM_EXEC))
+		return 0;
 	return pms_memprof_sideband(ps->prof, rec, NULL);
 }
 
@@ -323,9 +329,16 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 
 	/* The events, now that the files (or streams) have given all of them;
-	 * a merged report takes its engine from the first file. */
+	 * a merged report takes its engine from the first file whose engine
+	 * gives a data source, else from the first file. */
 	struct pms_memsrc_info info;
 	pms_memsrc_info(in[0].src, &info);
+	for (size_t i = 1; i < nin && !info.data_src; i++) {
+		struct pms_memsrc_info one;
+		pms_memsrc_info(in[i].src, &one);
+		if (one.data_src)
+			info = one;
+	}
 	struct file_desc fdsc = { in, nin, info.pipe, { 0 }, (double)span / 1e9 };
 	for (size_t i = 0; i < nin; i++) {
 		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(in[i].r);

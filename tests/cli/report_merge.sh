@@ -79,6 +79,28 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# Code is named through each file's mappings: the functions of a recording
+# and of perf's file (other binaries) add up.  (One executable at two
+# bases, as in two recordings of one program, is named at one of them
+# only: the symbolizer keeps one module per file.)
+if [ -r "$ws" ]; then
+  "$pms" report -i "$tmp/a.data" -i "$ws" --json --samples --top 100000 >"$tmp/aw.json" 2>/dev/null
+  python3 - "$tmp/a.data.kept.json" "$tmp/$(basename "$ws").kept.json" "$tmp/aw.json" <<'PY' || fail=1
+import collections, json, sys
+a, w, m = (json.load(open(f)) for f in sys.argv[1:4])
+def named(r):
+    c = collections.Counter()
+    for x in r["top"]["functions_by_samples"]:
+        if x["name"] not in ("[unknown]", "[kernel]"):
+            c[x["name"]] += x["samples"]
+    return c
+want, got = named(a) + named(w), named(m)
+if want != got or not want:
+    print("FAIL: merged functions: want %r, got %r" % (dict(want), dict(got)))
+    sys.exit(1)
+PY
+fi
+
 # pprof: the host label of every sample is its file's host
 if command -v go >/dev/null; then
   "$pms" report "${args[@]}" --pprof "$tmp/m.pb.gz" >/dev/null 2>&1; expect "merged pprof exit" 0 $?

@@ -132,11 +132,12 @@
   var hs = section("Latency per data-source level");
   var n = S.weight.length;
   var byLevel = {};
-  var maxW = 0;
+  var maxW = 0, minW = Infinity;
   for (var i = 0; i < n; i++) {
     var w = S.weight[i];
     if (!w) continue;
     maxW = Math.max(maxW, w);
+    minW = Math.min(minW, w);
     var key = S.level[i] >= 0 ? S.levels[S.level[i]] : "(no data source)";
     (byLevel[key] = byLevel[key] || []).push(w);
   }
@@ -145,9 +146,11 @@
   } else {
     note(hs, "Samples by latency in cycles, on a log axis (bins of a quarter power of two); one chart per level.");
     var grid = hs.append("div").attr("class", "grid");
-    var lo = 1, hi = Math.pow(2, Math.ceil(Math.log(maxW + 1) / Math.LN2));
+    /* from the power of two below the smallest latency to the one above the largest */
+    var lo = Math.pow(2, Math.floor(Math.log(minW) / Math.LN2)),
+      hi = Math.pow(2, Math.ceil(Math.log(maxW + 1) / Math.LN2));
     var edges = [];
-    for (var e = 0; Math.pow(2, e / 4) <= hi; e++) edges.push(Math.pow(2, e / 4));
+    for (var e = Math.round(4 * Math.log(lo) / Math.LN2); Math.pow(2, e / 4) <= hi; e++) edges.push(Math.pow(2, e / 4));
     Object.keys(byLevel).sort(function (a, b) { return byLevel[b].length - byLevel[a].length; })
       .forEach(function (lv) {
         var ws = byLevel[lv];

@@ -95,6 +95,10 @@ html)
   if [ -r "$ws" ]; then
     "$pms" report -i "$ws" --json --top 100000 --html "$tmp/ws.html" >"$tmp/ws.json" 2>/dev/null
     pages+=(ws)
+    # a merged report: its hosts
+    "$pms" report -i "$tmp/live.data" -i "$ws" --json --top 100000 --html "$tmp/merged.html" \
+      >"$tmp/merged.json" 2>/dev/null
+    pages+=(merged)
   fi
   # a report without one sample draws too (a perf file of a short run)
   if PERF_CONFIG=/dev/null perf record -q -e task-clock -c 1000000000000 -o "$tmp/none.data" -- true \

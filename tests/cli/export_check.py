@@ -113,6 +113,7 @@ def check_html(rep, path):
     want_eq("page levels", {l["level"]: l["samples"] for l in rep["data_source"]["levels"]}, chk["levels"])
     if rep["numa"]["nodes"]:
         want_eq("page matrix", rep["numa"]["matrix"], chk["matrix"])
+    want_eq("page sources", {s["host"]: s["samples"] for s in rep.get("sources", [])}, chk["sources"])
     want_eq("page functions",
             {f["name"]: f["samples"] for f in rep["top"]["functions_by_samples"]}, chk["functions"])
 

@@ -391,7 +391,11 @@
 
   /* ---- what the tables show, for the tests ---- */
   function cellv(sel) { var v = sel.attr("data-v"); return v === null ? null : Number(v); }
-  var chk = { samples: cellv(d3.select('#t-summary td[data-k="total"]')), levels: {}, matrix: [], functions: {} };
+  var chk = { samples: cellv(d3.select('#t-summary td[data-k="total"]')), levels: {}, matrix: [], functions: {},
+    sources: {} };
+  d3.selectAll("#t-sources tbody tr").each(function () {
+    chk.sources[this.cells[0].textContent] = Number(this.cells[1].getAttribute("data-v"));
+  });
   d3.selectAll("#t-levels tbody tr").each(function () {
     chk.levels[this.cells[0].textContent] = Number(this.cells[1].getAttribute("data-v"));
   });

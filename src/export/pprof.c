@@ -442,6 +442,7 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 	p->sample_type = b.vtp;
 	p->n_sample_type = 2;
 	p->period_type = &b.period_type;
+	p->default_sample_type = k_samples; /* pprof's default is the last type */
 	p->period = 1;
 	p->sample = b.samplep;
 	p->n_sample = merge_samples(b.samplep, n);

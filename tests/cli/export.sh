@@ -68,6 +68,9 @@ pprof)
   go tool pprof -raw "$tmp/live.pb.gz" >"$tmp/live.raw" 2>"$tmp/err"; expect "pprof -raw (live)" 0 $?
   $check pprof "$tmp/live.json" "$tmp/live.raw" || fail=1
   grep -q 'mem_workload_run' "$tmp/live.raw" || { echo "FAIL: no function in the raw profile"; fail=1; }
+  # samples, not latency, is what pprof shows by default
+  go tool pprof -top "$tmp/live.pb.gz" 2>/dev/null | grep -q '^Type: samples$' \
+    || { echo "FAIL: default sample type"; go tool pprof -top "$tmp/live.pb.gz" 2>&1 | head -5; fail=1; }
   # a live run reads the build ids from the binaries themselves
   sed -n '/^Mappings/,$p' "$tmp/live.raw" | grep -Eq "^ *[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $pms +[0-9a-f]{40}" \
     || { echo "FAIL: no build id for $pms (live)"; sed -n '/^Mappings/,$p' "$tmp/live.raw"; fail=1; }

@@ -254,6 +254,7 @@ PMS_TEST(pprof_values_labels_locations_mappings)
 	CHECK_EQ_STR(p->string_table[p->sample_type[1]->type], "latency");
 	CHECK_EQ_STR(p->string_table[p->sample_type[1]->unit], "cycles");
 	CHECK_EQ_U64(p->duration_nanos, 2000000);
+	CHECK_EQ_STR(p->string_table[p->default_sample_type], "samples");
 	CHECK_EQ_U64(p->n_comment, 1);
 	CHECK_EQ_U64(p->n_sample, 4);
 	/* sample 0: A, L1 hit, local; twice (the fifth folded into it) */

@@ -25,10 +25,12 @@
    * cells keep their raw value in data-v.  Sortable by clicking a header. */
   function table(sel, id, cols, rows, sortable) {
     var t = sel.append("table").attr("id", id);
-    var hr = t.append("thead").append("tr");
+    var titled = cols.some(function (c) { return c.title; });
+    var hr = titled ? t.append("thead").append("tr") : d3.select(null);
     var tb = t.append("tbody");
     var dir = {};
     cols.forEach(function (c, i) {
+      if (!titled) return;
       var th = hr.append("th").text(c.title).classed("num", !!c.num);
       if (sortable) {
         th.classed("sortable", true).on("click", function () {

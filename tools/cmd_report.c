@@ -14,10 +14,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
+#include "mem_advise.h"
 #include "mem_export.h"
 #include "mem_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
+#include "pmuscope/event.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
@@ -27,17 +30,42 @@ int cmd_report(const struct cli_global *g, int argc, char **argv);
 /* In cmd_script.c. */
 void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope report [-i FILE]... [--json [--samples] | --csv | --folded[=latency]]\n"
-		"                       [--html FILE] [--pprof FILE] [--top N] [--header]\n\n"
+enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE };
+
+static const struct cli_opt opts[] = {
+	{ "input", 'i', CLI_ARG, "FILE", 'i',
+	  "the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+	  "(default perf.data).  Several -i merge their files into one\n"
+	  "report (e.g. one per host), each file's samples labelled\n"
+	  "with its host name (HOSTNAME header, else its path)" },
+	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/mem.md; target.kind \"file\")" },
+	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too (keeps them all in memory)" },
+	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
+	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
+	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
+	MEM_EXPORT_CLI_OPTS,
+	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
+	  "NUMA placement advice for the hot data (docs/advise.md);\n"
+	  "needs samples with both nodes (a file with physical\n"
+	  "addresses: pmuscope mem --phys -o, perf mem record --phys-data)" },
+	{ "stdio", 0, CLI_NOARG, NULL, O_STDIO, "accepted for perf's habit: the text report is the default" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_report = {
+	.name = "report",
+	.synopsis = "report [-i FILE]... [--json [--samples] | --csv | --folded[=latency]]\n"
+		    "       [--html FILE] [--pprof FILE] [--top N] [--header] [--advise]",
+	.description =
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
 		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
 		"record` files): data-source levels in perf's text, latency percentiles,\n"
 		"NUMA nodes, CPU-node x memory-node matrix, top instructions, functions\n"
-		"and data objects, in the same layout as `pmuscope mem`.\n"
+		"and data objects, in the same layout as `pmuscope mem`.\n\n"
 		"  - Nodes come from each sample's PHYS_ADDR and the file's MEM_TOPOLOGY\n"
 		"    header (a physical address of 0 counts as not mapped, one in no\n"
 		"    recorded block as not present); otherwise the report says why they\n"
@@ -47,21 +75,11 @@ static void help(FILE *f)
 		"    machine's kallsyms would not describe the recording's kernel).\n"
 		"  - Latency percentiles come from a histogram: exact below 65536 cycles,\n"
 		"    9 significant bits above (docs/perfdata.md); `pmuscope mem` sorts\n"
-		"    every weight of a live run.\n\n"
-		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-		"               (default perf.data).  Several -i merge their files into one\n"
-		"               report (e.g. one per host), each file's samples labelled\n"
-		"               with its host name (HOSTNAME header, else its path)\n"
-		"  --top N      entries per top list (default 10)\n"
-		"  --json       the report as JSON (schema: docs/mem.md; target.kind \"file\")\n"
-		"  --samples    with --json: every sample too (keeps them all in memory)\n"
-		"  --csv        one CSV row per sample, as `pmuscope mem --csv`\n"
-		"  --header     also print the header features (text)\n"
-		"  --no-symbols do not name instructions or data objects\n"
-		MEM_EXPORT_HELP
-		"  --help       this text\n\n"
-		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
-}
+		"    every weight of a live run.",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 the file cannot be read, 2 usage error.",
+};
+
 
 /* One input file (several -i merge their files into one report). */
 #define MAX_INPUTS 64
@@ -79,6 +97,7 @@ struct file_desc {
 	bool pipe;
 	struct pms_perfdata_stats st; /* summed over the files */
 	double seconds;
+	const struct mem_advise *ma; /* --advise */
 };
 
 static void json_events(struct json *j, struct pms_perfdata_reader *r)
@@ -114,6 +133,25 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_uint(j, "records", d->st.records);
 	cli_json_uint(j, "skipped_records", d->st.bad_records);
 	cli_json_bool(j, "truncated", d->st.truncated);
+	cli_json_bool(j, "unfinished", d->st.unfinished);
+	cli_json_uint(j, "skipped_features", d->st.bad_features);
+	/* what the reader skipped, of every file (a merged report names it) */
+	cli_json_begin_array(j, "problems");
+	for (size_t f = 0; f < d->nin; f++) {
+		const char *pr;
+		for (size_t i = 0; (pr = pms_perfdata_reader_problem(d->in[f].r, i)); i++) {
+			if (d->nin == 1) {
+				cli_json_str(j, NULL, pr);
+			} else {
+				char *m = NULL;
+				if (asprintf(&m, "%s: %s", d->in[f].path, pr) < 0)
+					m = NULL;
+				cli_json_str(j, NULL, m ? m : pr);
+				free(m);
+			}
+		}
+	}
+	cli_json_end_array(j);
 	json_events(j, d->in[0].r);
 	cli_json_begin_array(j, "files");
 	for (size_t i = 0; i < d->nin; i++) {
@@ -125,6 +163,7 @@ static void report_json_run(struct json *j, const void *ud)
 		cli_json_uint(j, "records", st->records);
 		cli_json_uint(j, "skipped_records", st->bad_records);
 		cli_json_bool(j, "truncated", st->truncated);
+		cli_json_bool(j, "unfinished", st->unfinished);
 		cli_json_end_object(j);
 	}
 	cli_json_end_array(j);
@@ -138,11 +177,13 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_bool(j, "timed_out", false);
 	cli_json_end_object(j);
 	cli_json_double(j, "duration_s", d->seconds);
+	mem_advise_json(j, d->ma, NULL, 0, NULL);
 }
 
 struct pass {
 	struct pms_memprof *prof;
 	const struct input *in; /* the file being read */
+	struct pms_advisor *adv; /* --advise */
 	bool started;    /* its first sample came: its headers are all known */
 	bool csv, merge;
 	int ids[256];    /* node ids of the files read so far */
@@ -180,6 +221,14 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 		mem_render_csv_row(&row);
 		return 0;
 	}
+	if (ps->adv && (x->ms.valid & PMS_MS_ADDR)) {
+		/* PERF_MEM_OP_STORE: bit 2 of data_src's mem_op */
+		bool store = (x->ms.valid & PMS_MS_DATA_SRC) && (x->ms.data_src & 0x04);
+		int arc = pms_advisor_add(ps->adv, x->ms.pid, x->ms.addr, x->mem_node, x->cpu_node,
+					  (x->ms.valid & PMS_MS_WEIGHT) ? x->ms.weight : 0, store);
+		if (arc < 0)
+			return arc;
+	}
 	return pms_memprof_add_src(ps->prof, x);
 }
 
@@ -206,6 +255,7 @@ static void stats_add(struct pms_memsrc_stats *a, const struct pms_memsrc_stats 
 	ADD(parse_errors); ADD(lost_records); ADD(lost); ADD(lost_samples); ADD(throttle);
 	ADD(unthrottle); ADD(sideband); ADD(aux_records); ADD(aux_bytes); ADD(aux_truncated);
 	ADD(aux_overwrite); ADD(aux_partial); ADD(aux_collision); ADD(aux_decode_errors);
+	ADD(aux_cut_records); ADD(aux_cut_bytes);
 	ADD(aux_overrun); ADD(ibs_raw_checked); ADD(ibs_raw_mismatch); ADD(streams_hup);
 	ADD(unknown_id); ADD(compressed); ADD(bad_features);
 #undef ADD
@@ -224,64 +274,62 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_export_build_id *bids = NULL;
 	struct pass ps;
 	struct mem_export xo = { 0 };
-	int rc, ret = 0, xa;
+	struct mem_advise ma = { 0 };
+	int rc, ret = 0;
 
 	memset(&ps, 0, sizeof(ps));
 	memset(in, 0, sizeof(in));
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--csv")) {
-			csv = true;
-		} else if (!strcmp(argv[i], "--samples")) {
-			samples = true;
-		} else if (!strcmp(argv[i], "--header")) {
-			header = true;
-		} else if (!strcmp(argv[i], "--no-symbols")) {
-			symbols = false;
-		} else if ((xa = mem_export_arg(&xo, "report", argc, argv, &i)) != 0) {
-			if (xa < 0)
-				return 2;
-		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
-			if (nin == MAX_INPUTS) {
-				fprintf(stderr, "pmuscope: report: at most %d input files\n", MAX_INPUTS);
-				return 2;
-			}
-			in[nin++].path = argv[++i];
-		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			if (*end || v == 0 || v > 100000) {
-				fprintf(stderr, "pmuscope: report: --top '%s': give 1..100000\n", argv[i]);
-				return 2;
-			}
-			top = v;
-		} else {
-			fprintf(stderr, "pmuscope: report: unknown argument '%s' (see --help)\n",
-				argv[i]);
-			return 2;
+	struct cli_parser p;
+	int c, xr;
+	long v;
+	cli_parser_init(&p, &cli_spec_report, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_CSV: csv = true; break;
+		case O_SAMPLES: samples = true; break;
+		case O_HEADER: header = true; break;
+		case O_NOSYM: symbols = false; break;
+		case O_STDIO: break;
+		case O_ADVISE: ma.advise = true; break;
+		case 'i':
+			if (nin == MAX_INPUTS)
+				return cli_usage(&cli_spec_report, "at most %d input files (-i)", MAX_INPUTS);
+			in[nin++].path = p.arg;
+			break;
+		case O_TOP:
+			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
+				return cli_bad_arg(&p, "1..100000");
+			top = (size_t)v;
+			break;
+		default:
+			xr = mem_export_cli(&xo, &p, c);
+			if (xr == 0)
+				return cli_usage(&cli_spec_report, "'%s' is not an argument of report", p.opt);
+			if (xr != 1)
+				return CLI_EXIT_USAGE;
+			break;
 		}
 	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (p.ind < argc)
+		return cli_usage(&cli_spec_report, "'%s' is not an argument of report", argv[p.ind]);
 	if (json + csv + xo.folded > 1) {
-		fprintf(stderr, "pmuscope: report: --json, --csv and --folded exclude each other\n");
-		return 2;
+		return cli_usage(&cli_spec_report, "--json, --csv and --folded exclude each other");
 	}
 	if (samples && !json) {
-		fprintf(stderr, "pmuscope: report: --samples goes with --json\n");
-		return 2;
+		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
+	if (ma.advise && (csv || xo.folded))
+		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
 	if (!nin)
 		in[nin++].path = "perf.data";
 	for (size_t i = 0; i < nin; i++) {
 		in[i].fd = -1;
 		for (size_t k = 0; k < i; k++)
-			if (!strcmp(in[i].path, "-") && !strcmp(in[k].path, "-")) {
-				fprintf(stderr, "pmuscope: report: stdin ('-') can be read once\n");
-				return 2;
-			}
+			if (!strcmp(in[i].path, "-") && !strcmp(in[k].path, "-"))
+				return cli_usage(&cli_spec_report, "stdin ('-') can be read once");
 	}
 
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
@@ -293,6 +341,15 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	ps.csv = csv;
 	ps.merge = nin > 1;
+	if (ma.advise) {
+		/* a recorded file: no distances of its machine, no free memory */
+		struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
+		ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
+		if (pms_advisor_new(NULL, &ao, &ps.adv) < 0) {
+			ret = cli_fail("report: advise");
+			goto out;
+		}
+	}
 	if (csv)
 		mem_render_csv_header();
 	/* The files one after the other into the one profile: the report of
@@ -339,12 +396,15 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		if (one.data_src)
 			info = one;
 	}
-	struct file_desc fdsc = { in, nin, info.pipe, { 0 }, (double)span / 1e9 };
+	struct file_desc fdsc = { in, nin, info.pipe, { 0 }, (double)span / 1e9, &ma };
 	for (size_t i = 0; i < nin; i++) {
 		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(in[i].r);
 		fdsc.st.records += st->records;
 		fdsc.st.bad_records += st->bad_records;
+		fdsc.st.bad_features += st->bad_features;
 		fdsc.st.truncated |= st->truncated;
+		fdsc.st.unfinished |= st->unfinished;
+		cli_perfdata_problems("report", in[i].path, in[i].r);
 	}
 	if (symbols) {
 		sys = cli_open_sys(g);
@@ -355,6 +415,12 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	pms_memreport_input_from_src(&rin, &info, &sst);
 	if (pms_memprof_report(ps.prof, sym, &rin, &rep) < 0) {
 		ret = cli_fail("report: building the report");
+		goto out;
+	}
+	ma.adv_before = ps.adv;
+	ps.adv = NULL;
+	if (mem_advise_finish(&ma, NULL, rep) < 0) {
+		ret = 1;
 		goto out;
 	}
 	char target[1024];
@@ -399,6 +465,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		mem_render_json(&mr, rep);
 	} else {
 		mem_render_text(&mr, rep);
+		mem_advise_text(&ma, NULL, 0, NULL);
 		for (size_t i = 0; header && i < nin; i++) {
 			printf("\n");
 			if (nin > 1)
@@ -410,6 +477,8 @@ out:
 	fflush(stdout);
 	free(bids);
 	pms_memreport_free(rep);
+	mem_advise_release(&ma);
+	pms_advisor_free(ps.adv);
 	pms_symbolizer_free(sym);
 	pms_sys_free(sys);
 	pms_memprof_free(ps.prof);

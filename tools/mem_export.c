@@ -22,48 +22,30 @@ extern const char pms_html_d3[];
 extern const char pms_html_js[];
 extern const char pms_html_css[];
 
-int mem_export_opt(struct mem_export *x, const char *cmd, const char *name, const char *val)
+int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id)
 {
-	if (!strcmp(name, "html")) {
-		x->html = val;
-	} else if (!strcmp(name, "pprof")) {
-		x->pprof = val;
-	} else if (!strcmp(name, "folded")) {
+	switch (id) {
+	case MEM_EXPORT_O_HTML:
+	case MEM_EXPORT_O_PPROF:
+		if (!p->arg || !*p->arg)
+			return cli_bad_arg(p, "a file name");
+		if (id == MEM_EXPORT_O_HTML)
+			x->html = p->arg;
+		else
+			x->pprof = p->arg;
+		return 1;
+	case MEM_EXPORT_O_FOLDED:
 		x->folded = true;
-		if (!val || !strcmp(val, "samples")) {
+		if (!p->arg || !strcmp(p->arg, "samples"))
 			x->folded_weight = PMS_EXPORT_SAMPLES;
-		} else if (!strcmp(val, "latency")) {
+		else if (!strcmp(p->arg, "latency"))
 			x->folded_weight = PMS_EXPORT_LATENCY;
-		} else {
-			fprintf(stderr, "pmuscope: %s: --folded=%s: want samples or latency\n", cmd, val);
-			return -1;
-		}
-	} else {
-		return -1;
+		else
+			return cli_bad_arg(p, "samples or latency");
+		return 1;
+	default:
+		return 0;
 	}
-	if ((!strcmp(name, "html") || !strcmp(name, "pprof")) && (!val || !*val)) {
-		fprintf(stderr, "pmuscope: %s: --%s needs a file name\n", cmd, name);
-		return -1;
-	}
-	return 0;
-}
-
-int mem_export_arg(struct mem_export *x, const char *cmd, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i];
-	if (!strcmp(a, "--html") || !strcmp(a, "--pprof")) {
-		if (*i + 1 >= argc) {
-			fprintf(stderr, "pmuscope: %s: %s needs a file name\n", cmd, a);
-			return -1;
-		}
-		*i += 1;
-		return mem_export_opt(x, cmd, a + 2, argv[*i]) < 0 ? -1 : 1;
-	}
-	if (!strcmp(a, "--folded"))
-		return mem_export_opt(x, cmd, "folded", NULL) < 0 ? -1 : 1;
-	if (!strncmp(a, "--folded=", 9))
-		return mem_export_opt(x, cmd, "folded", a + 9) < 0 ? -1 : 1;
-	return 0;
 }
 
 bool mem_export_wanted(const struct mem_export *x)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_opt.h"
 #include "mem_render.h"
 #include "pmuscope/export.h"
 #include "pmuscope/topo.h"
@@ -31,19 +32,23 @@ struct mem_export {
 	bool read_build_ids;
 };
 
-/* Options help text, for the commands' --help. */
-#define MEM_EXPORT_HELP                                                                          \
-	"  --html FILE       also write a self-contained HTML report (docs/export.md)\n"          \
-	"  --pprof FILE      also write a gzip-compressed pprof profile (go tool pprof, Pyroscope)\n" \
-	"  --folded[=latency] collapsed stacks (flamegraph.pl, speedscope) on stdout instead\n"    \
-	"                    of the report, counted in samples or in latency cycles\n"
+/* The export options, for a command's option table (tools/cli_opt.h): the
+ * help text comes from these entries.  Their ids are above every command's
+ * own (which start at 256). */
+enum { MEM_EXPORT_O_HTML = 0x1000, MEM_EXPORT_O_PPROF, MEM_EXPORT_O_FOLDED };
+#define MEM_EXPORT_CLI_OPTS                                                                     \
+	{ "html", 0, CLI_ARG, "FILE", MEM_EXPORT_O_HTML,                                         \
+	  "also write a self-contained HTML report (docs/export.md)" },                          \
+	{ "pprof", 0, CLI_ARG, "FILE", MEM_EXPORT_O_PPROF,                                       \
+	  "also write a gzip-compressed pprof profile (go tool pprof,\nPyroscope)" },           \
+	{ "folded", 0, CLI_OPTARG, "latency", MEM_EXPORT_O_FOLDED,                               \
+	  "collapsed stacks (flamegraph.pl, speedscope) on stdout instead\n"                     \
+	  "of the report, counted in samples (the default) or in latency\ncycles" }
 
-/* Take one export option by its long name ("html", "pprof", "folded") and
- * value (NULL when none).  0, or -1 after printing why. */
-int mem_export_opt(struct mem_export *x, const char *cmd, const char *name, const char *val);
-/* For hand-written option loops: consume argv[*i] (and its value) when it
- * is an export option.  1 taken, 0 not one, -1 bad (printed). */
-int mem_export_arg(struct mem_export *x, const char *cmd, int argc, char **argv, int *i);
+/* Take an option cli_next returned: 1 when id is an export option and its
+ * argument is good, 0 when id is not an export option, CLI_EXIT_USAGE after
+ * printing the usage error. */
+int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id);
 /* Whether the report must keep its samples (every export needs them). */
 bool mem_export_wanted(const struct mem_export *x);
 /* Write what was asked.  m is how the command renders the report (the HTML

@@ -12,6 +12,7 @@
 #ifndef PMUSCOPE_EXPORT_H
 #define PMUSCOPE_EXPORT_H
 
+#include "pmuscope/api.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+PMS_API_BEGIN
 
 /* The call path of every sample as frames, leaf first.  A frame is an
  * instruction of report.sites (address, function, file:line, module).
@@ -90,6 +93,8 @@ struct pms_export_pprof_opts {
  * build id from opts->build_ids).  opts may be NULL. */
 int pms_export_pprof(const struct pms_export_stacks *st, const struct pms_export_pprof_opts *opts,
 		     void **out, size_t *len);
+
+PMS_API_END
 
 #ifdef __cplusplus
 }

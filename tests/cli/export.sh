@@ -40,7 +40,7 @@ folded)
   "$pms" report --html >/dev/null 2>&1; expect "--html without a file" 2 $?
   "$pms" report --folded=bogus >/dev/null 2>&1; expect "--folded=bogus" 2 $?
   "$pms" report --json --folded >/dev/null 2>&1; expect "--json with --folded" 2 $?
-  "$pms" mem --folded --csv >/dev/null 2>&1; expect "mem --folded with --csv" 1 $?
+  "$pms" mem --folded --csv >/dev/null 2>&1; expect "mem --folded with --csv (usage error)" 2 $?
   live
   head -c 2 "$tmp/live.pb.gz" | od -An -tx1 | tr -d ' \n' >"$tmp/magic"
   expect "pprof is gzip" "1f8b" "$(cat "$tmp/magic")"

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "callpath_render.h"
 #include "mem_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
@@ -131,6 +132,7 @@ struct pass {
 	struct pms_memsrc *src;
 	bool started;    /* the first sample came: headers are all known */
 	bool csv;
+	struct pms_pathprof *paths; /* samples by call path (when they have one) */
 };
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
@@ -149,7 +151,10 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 		mem_render_csv_row(&row);
 		return 0;
 	}
-	return pms_memprof_add_src(ps->prof, x);
+	int rc = pms_memprof_add_src(ps->prof, x);
+	if (rc >= 0 && ps->paths)
+		rc = pms_pathprof_add_src(ps->paths, x, pms_memprof_maps(ps->prof));
+	return rc;
 }
 
 static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
@@ -170,6 +175,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
+	struct pms_pathreport *prep = NULL;
 	struct pass ps;
 	int fd = -1, rc, ret = 0;
 
@@ -218,6 +224,17 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	ps.csv = csv;
 	if (csv)
 		mem_render_csv_header();
+	if (!csv && (sys = cli_open_sys(g))) {
+		/* Kernel frames are shown as recorded (the recording's kernel, not
+		 * this one's kallsyms). */
+		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
+		pp.top = top;
+		pp.kept_samples = samples;
+		if (pms_pathprof_new(sys, &pp, &ps.paths) < 0) {
+			ret = cli_fail("report: call paths");
+			goto out;
+		}
+	}
 	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
 	while ((rc = pms_memsrc_poll(ps.src, -1, &cb, &ps)) > 0)
 		;
@@ -240,7 +257,6 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 				  pms_perfdata_reader_nattrs(r), r };
 	cli_perfdata_problems("report", path, r);
 	if (symbols) {
-		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
 			sym = NULL; /* names are a nicety: the numbers stand without them */
 	}
@@ -250,6 +266,14 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		ret = cli_fail("report: building the report");
 		goto out;
 	}
+	if (ps.paths && pms_pathprof_report(ps.paths, rep, sym, false, &prep) < 0) {
+		ret = cli_fail("report: call paths");
+		goto out;
+	}
+	if (prep && !prep->with_path) { /* a file without call paths: no section */
+		pms_pathreport_free(prep);
+		prep = NULL;
+	}
 	char target[1024];
 	snprintf(target, sizeof(target), "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
 		 path, fdsc.pipe ? "pipe" : "file", st->records, st->bad_records);
@@ -258,6 +282,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.sample_type = info.sample_type, .samples = samples, .oracle = false,
 		.nodes_why = info.nodes_why,
 		.json_run = report_json_run, .ud = &fdsc,
+		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
 	};
 	if (json) {
 		mem_render_json(&mr, rep);
@@ -271,6 +296,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 out:
 	fflush(stdout);
 	pms_memreport_free(rep);
+	pms_pathreport_free(prep);
+	pms_pathprof_free(ps.paths);
 	pms_symbolizer_free(sym);
 	pms_sys_free(sys);
 	pms_memsrc_free(ps.src);

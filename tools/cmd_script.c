@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "pmuscope/callpath.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
@@ -26,6 +27,7 @@ static const struct cli_opt opts[] = {
 	{ "fields", 'F', CLI_ARG, "FIELDS", 'F',
 	  "comma-separated: comm pid tid cpu time event ip addr\n"
 	  "phys_addr node period weight ins_lat data_src type\n"
+	  "callchain (one frame a line after the sample's, as perf)\n"
 	  "(default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
 	  "data_src is perf script's text: value as %16x, then\n"
 	  "|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .." },
@@ -48,12 +50,12 @@ const struct cli_spec cli_spec_script = {
 
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_ADDR, F_PHYS, F_NODE,
-	F_PERIOD, F_WEIGHT, F_INSLAT, F_DSRC, F_TYPE, F_N
+	F_PERIOD, F_WEIGHT, F_INSLAT, F_DSRC, F_TYPE, F_CALLCHAIN, F_N
 };
 
 static const char *const field_names[F_N] = {
 	"comm", "pid", "tid", "cpu", "time", "event", "ip", "addr", "phys_addr", "node",
-	"period", "weight", "ins_lat", "data_src", "type",
+	"period", "weight", "ins_lat", "data_src", "type", "callchain",
 };
 
 /* tid -> comm from COMM records (open addressing; comm is <= 16 bytes). */
@@ -181,6 +183,20 @@ static void l_num(struct line *l, uint64_t v, unsigned base, size_t width)
 		l->b[l->n++] = t[--n];
 }
 
+/* One frame a line (tab, address as %16x) and an empty line after them,
+ * as perf script prints a callchain; context markers are not frames. */
+static void print_chain(FILE *o, const struct pms_sample *s)
+{
+	struct pms_frame f[PMS_CALLPATH_MAX];
+	size_t n = 0;
+	if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
+	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f, PMS_CALLPATH_MAX, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "\t%16" PRIx64 "\n", f[i].ip);
+	fputc('\n', o);
+}
+
 static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
 		       const struct comms *comms, struct dcache *dc)
 {
@@ -247,12 +263,16 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 		case F_TYPE:
 			l_str(&l, "SAMPLE", 0);
 			break;
+		case F_CALLCHAIN: /* the frames follow the line, as perf script's */
 		case F_N:
 			break;
 		}
 	}
 	l.b[l.n++] = '\n';
 	fwrite(l.b, 1, l.n, o);
+	for (size_t i = 0; i < nf; i++)
+		if (fs[i] == F_CALLCHAIN)
+			print_chain(o, s);
 }
 
 static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
@@ -323,6 +343,24 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 		case F_TYPE:
 			cli_json_str(&j, k, "SAMPLE");
 			break;
+		case F_CALLCHAIN: {
+			struct pms_frame f[PMS_CALLPATH_MAX];
+			size_t n = 0;
+			if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
+			    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f,
+						    PMS_CALLPATH_MAX, &n) < 0) {
+				cli_json_null(&j, k);
+				break;
+			}
+			cli_json_begin_array(&j, k);
+			for (size_t c = 0; c < n; c++) {
+				char hx[24];
+				snprintf(hx, sizeof(hx), "0x%" PRIx64, f[c].ip);
+				cli_json_str(&j, NULL, hx);
+			}
+			cli_json_end_array(&j);
+			break;
+		}
 		case F_N:
 			break;
 		}

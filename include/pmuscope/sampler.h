@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmuscope/callpath.h"
 #include "pmuscope/cpuset.h"
 #include "pmuscope/memsample.h"
 #include "pmuscope/pmu.h"
@@ -50,7 +51,8 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_LOADS  0x1u
 #define PMS_SAMPLER_STORES 0x2u
 
-#define PMS_SAMPLER_OPTS_VERSION 1
+/* Version 2 added callgraph, stack_size, max_stack and branch_filter. */
+#define PMS_SAMPLER_OPTS_VERSION 2
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
 	enum pms_sampler_target target;
@@ -70,10 +72,20 @@ struct pms_sampler_opts {
 	size_t data_pages;            /* ring data pages (power of two); 0 = 64 */
 	size_t aux_pages;             /* SPE AUX pages (power of two); 0 = 128 */
 	uint32_t wakeup_bytes;        /* poll watermark; 0 = a quarter of the ring */
+	/* version 2 */
+	/* Call paths on every sample (perf record -g / --call-graph): FP asks
+	 * the kernel for PERF_SAMPLE_CALLCHAIN; DWARF for the kernel part of
+	 * it plus PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, unwound by
+	 * the consumer (unwind.h).  SPE samples (decoded from AUX data) get
+	 * none: the info notes say so. */
+	enum pms_callgraph callgraph;
+	uint32_t stack_size;          /* DWARF: user stack bytes per sample; 0 = 8192 */
+	uint16_t max_stack;           /* attr.sample_max_stack; 0 = the kernel's sysctl */
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
-	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0 }
+	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,         \
+	  PMS_CALLGRAPH_NONE, 0, 0 }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {

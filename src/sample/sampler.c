@@ -339,6 +339,10 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		goto out;
 	if ((ret = pms_smp_callgraph(&s->plan, &s->o)) < 0)
 		goto out;
+	/* A DWARF sample carries a stack copy (8 KiB by default): a ring of
+	 * 64 pages holds only about thirty of them. */
+	if (s->o.callgraph == PMS_CALLGRAPH_DWARF && !s->o.data_pages)
+		s->o.data_pages = 512;
 	if (s->plan.engine == PMS_ENG_NONE) {
 		ret = no_engine_error(&s->plan);
 		goto out;

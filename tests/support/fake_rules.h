@@ -36,6 +36,7 @@ struct fkr_machine {
 	int paranoid;     /* /proc/sys/kernel/perf_event_paranoid */
 	bool perfmon;     /* the opener has CAP_PERFMON or CAP_SYS_ADMIN */
 	bool no_weight_struct; /* a kernel before 5.12 */
+	int max_stack;    /* /proc/sys/kernel/perf_event_max_stack; 0 = 127 */
 	/* AMD IBS op */
 	uint32_t ibs_op_type; /* 0 = none */
 	uint32_t ibs_caps;

@@ -22,6 +22,24 @@ int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pi
 	(void)cpu;
 	if (attr->sample_type & ~(max - 1))
 		return -EINVAL;
+	/* perf_copy_attr(): REGS_USER goes through perf_reg_validate()
+	 * (arch/x86/kernel/perf_regs.c: an empty mask or one with DS, ES, FS,
+	 * GS or a bit past R15 is EINVAL on x86-64); STACK_USER needs a size
+	 * below USHRT_MAX that is a multiple of 8. */
+	if (attr->sample_type & PERF_SAMPLE_REGS_USER) {
+		uint64_t mask = attr->sample_regs_user;
+		if (!mask || (mask & (0xfULL << 12)) || (mask >> 24))
+			return -EINVAL;
+	}
+	if ((attr->sample_type & PERF_SAMPLE_STACK_USER) &&
+	    (attr->sample_stack_user >= 0xffff || attr->sample_stack_user % 8))
+		return -EINVAL;
+	/* kernel/events/callchain.c get_callchain_buffers(): a
+	 * sample_max_stack above the sysctl perf_event_max_stack is
+	 * EOVERFLOW (0 means the sysctl's value, perf_copy_attr()). */
+	if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    attr->sample_max_stack > (m->max_stack ? m->max_stack : 127))
+		return -EOVERFLOW;
 	/* perf_event_open(): "if (!attr.exclude_kernel) perf_allow_kernel()". */
 	if (!attr->exclude_kernel && fkr_allow_kernel(m))
 		return -EACCES;

@@ -51,7 +51,7 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_LOADS  0x1u
 #define PMS_SAMPLER_STORES 0x2u
 
-/* Version 2 added callgraph, stack_size, max_stack and branch_filter. */
+/* Version 2 added callgraph, stack_size, max_stack and event. */
 #define PMS_SAMPLER_OPTS_VERSION 2
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
@@ -82,11 +82,19 @@ struct pms_sampler_opts {
 	enum pms_callgraph callgraph;
 	uint32_t stack_size;          /* DWARF: user stack bytes per sample; 0 = 8192 */
 	uint16_t max_stack;           /* attr.sample_max_stack; 0 = the kernel's sysctl */
+	/* Overflow (IP) sampling instead of a memory engine (pmuscope record):
+	 * these events in perf's syntax (event.h), each sampled on its own
+	 * (hybrid machines: one event per core PMU, on that PMU's CPUs), with
+	 * freq / period (neither: 4000 Hz, perf's default; a period= term
+	 * wins).  When a hardware event is refused (no PMU: a VM) and
+	 * no_fallback is not set, cpu-clock is sampled instead and the info
+	 * notes say why.  NULL: memory sampling (the engine ladder). */
+	const char *event;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,         \
-	  PMS_CALLGRAPH_NONE, 0, 0 }
+	  PMS_CALLGRAPH_NONE, 0, 0, NULL }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {

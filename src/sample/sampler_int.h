@@ -75,6 +75,13 @@ int pms_smp_callgraph(struct smp_plan *plan, const struct pms_sampler_opts *opts
  * (attr.sample_regs_user), 0 where none is known. */
 uint64_t pms_smp_unwind_regs(void);
 
+/* Overflow sampling (overflow.c): the events of opts->event as sampling
+ * events appended to the plan (how many, or a negative PMS_E*; *needs_hw
+ * says whether one needs a hardware PMU), and the cpu-clock fallback. */
+int pms_smp_build_overflow(struct smp_plan *plan, const struct pms_pmus *pmus,
+			   const struct pms_sampler_opts *opts, bool *needs_hw);
+int pms_smp_build_cpu_clock(struct smp_plan *plan, const struct pms_sampler_opts *opts);
+
 /* The sample period an engine uses when the options give none. */
 uint64_t pms_smp_default_period(enum pms_engine e);
 

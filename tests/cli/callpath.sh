@@ -29,80 +29,8 @@ command -v perf >/dev/null || { echo "no perf"; exit 77; }
 "$cli" mem --call-graph dwarf,70000 -- true >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || { bad "--call-graph dwarf,70000 accepted"; cat "$tmp/err"; }
 
-# compare.py OURS.json PERF.txt MODE: stack multisets and the expected path.
-cat >"$tmp/compare.py" <<'PY'
-import collections, json, sys
-ours_json, perf_txt, mode = sys.argv[1:4]
-j = json.load(open(ours_json))
-cp = j["callpaths"]
-hidden = any(f["ip"] is None for p in cp["by_samples"] for f in p["frames"])
-ours = collections.Counter()
-want = ["cp_leaf_touch", "cp_middle", "cp_outer", "main"]
-in_leaf = good = 0
-for p in cp["by_samples"]:
-    fr, first_user = [], True
-    for f in p["frames"]:
-        if f["kernel"]:
-            if not hidden:
-                fr.append(int(f["ip"], 16))
-            continue
-        ip = int(f["ip"], 16)
-        if mode == "dwarf" and not first_user:
-            ip -= 1   # perf's libdw unwinder shows a caller's pc - 1
-        first_user = False
-        fr.append(ip)
-    ours[tuple(fr)] += p["samples"]
-    funcs = [f["func"] for f in p["frames"] if not f["kernel"]]
-    if funcs and funcs[0] == "cp_leaf_touch":
-        in_leaf += p["samples"]
-        if funcs[:4] == want:
-            good += p["samples"]
-# perf script -F tid,ip: a line with the tid starts each sample, its frames
-# follow indented; a sample perf could not unwind at all has none.
-theirs = collections.Counter()
-stacks, cur = [], None
-for l in open(perf_txt):
-    if not l.strip():
-        continue
-    if not l.startswith("\t"):
-        if cur is not None:
-            stacks.append(cur)
-        cur = []
-    else:
-        cur.append(int(l.split()[0], 16))
-if cur is not None:
-    stacks.append(cur)
-empty = 0
-for ips in stacks:
-    if hidden:
-        ips = [i for i in ips if i < (1 << 63)]
-    if ips:
-        theirs[tuple(ips)] += 1
-    else:
-        empty += 1
-# Where perf's unwinder gives up entirely it prints no frame; ours keeps the
-# sampled IP alone: those one-frame stacks stand for perf's empty ones.
-for k in list((ours - theirs)):
-    if len(k) == 1 and empty:
-        take = min(empty, (ours - theirs)[k])
-        theirs[k] += take
-        empty -= take
-ok = True
-if cp["samples"] != sum(ours.values()) or cp["without_path"]:
-    print(f"{mode}: {cp['samples']} samples, {sum(ours.values())} with a path"); ok = False
-if ours != theirs:
-    print(f"{mode}: stacks differ from perf script: {sum((ours - theirs).values())} only here, "
-          f"{sum((theirs - ours).values())} only in perf ({sum(ours.values())} vs {sum(theirs.values())})")
-    for k in list((ours - theirs))[:2]: print("  here:", [hex(x) for x in k])
-    for k in list((theirs - ours))[:2]: print("  perf:", [hex(x) for x in k])
-    ok = False
-if sys.argv[4:] and sys.argv[4] == "expect":
-    if in_leaf < 50 or good < 0.95 * in_leaf:
-        print(f"{mode}: expected path for {good} of {in_leaf} samples in cp_leaf_touch"); ok = False
-    else:
-        print(f"{mode}: expected path for {good} of {in_leaf} samples in cp_leaf_touch")
-sys.exit(0 if ok else 1)
-PY
+cmp_py=$(dirname "$0")/callpath_compare.py
+want=cp_leaf_touch,cp_middle,cp_outer,main
 
 live() { # live MODE-ARGS BIN NAME
   local name=$3
@@ -118,13 +46,13 @@ live() { # live MODE-ARGS BIN NAME
 # 1. frame pointers
 live "-g" "$fp" fp
 perf script -i "$tmp/fp.data" -F tid,ip >"$tmp/fp.perf" 2>"$tmp/perr" || { bad "perf script of mem -g -o"; cat "$tmp/perr"; }
-python3 "$tmp/compare.py" "$tmp/fp.json" "$tmp/fp.perf" fp expect || bad "mem -g vs perf script"
+python3 "$cmp_py" "$tmp/fp.json" "$tmp/fp.perf" fp $want || bad "mem -g vs perf script"
 
 # 2. DWARF on code without frame pointers
 live "--call-graph dwarf" "$nofp" dwarf
 perf script -i "$tmp/dwarf.data" -F tid,ip --no-inline >"$tmp/dwarf.perf" 2>"$tmp/perr" \
   || { bad "perf script of mem --call-graph dwarf -o"; cat "$tmp/perr"; }
-python3 "$tmp/compare.py" "$tmp/dwarf.json" "$tmp/dwarf.perf" dwarf expect || bad "mem --call-graph dwarf vs perf script"
+python3 "$cmp_py" "$tmp/dwarf.json" "$tmp/dwarf.perf" dwarf $want || bad "mem --call-graph dwarf vs perf script"
 # ... and frame pointers there give no callers: the DWARF result is the unwinder's
 python3 - "$tmp/dwarf.json" <<'PY' || bad "dwarf frames not flagged"
 import json, sys
@@ -145,7 +73,7 @@ for m in fp dwarf; do
     || { bad "report of perf record $cg"; cat "$tmp/err"; continue; }
   opt=$([ $m = dwarf ] && echo "--no-inline" || true)
   perf script -i "$tmp/p$m.data" -F tid,ip $opt >"$tmp/p$m.perf" 2>/dev/null
-  python3 "$tmp/compare.py" "$tmp/p$m.json" "$tmp/p$m.perf" $m || bad "report of perf record $cg vs perf script"
+  python3 "$cmp_py" "$tmp/p$m.json" "$tmp/p$m.perf" $m || bad "report of perf record $cg vs perf script"
   if [ $m = fp ]; then
     perf script -i "$tmp/p$m.data" -F ip >"$tmp/p$m.perfip" 2>/dev/null
     "$cli" script -i "$tmp/p$m.data" -F callchain >"$tmp/p$m.ours" 2>"$tmp/err" || bad "script -F callchain"

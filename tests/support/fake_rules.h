@@ -30,6 +30,7 @@ struct fkr_pebs_pmu {
 	bool needs_loads_aux;  /* require_mem_loads_aux_event (SPR, ADL P-core) */
 	uint64_t loads_aux_config; /* mem-loads-aux encoding (event|umask<<8) */
 	uint64_t loads_config;     /* mem-loads encoding */
+	uint64_t cpus;             /* CPUs it serves (bit mask); 0 = every CPU */
 };
 
 struct fkr_machine {
@@ -62,6 +63,10 @@ int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr);
 int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
 	     const struct perf_event_attr *attr, int group_fd);
 int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu);
+/* A generic hardware / cache event (PERF_TYPE_HARDWARE, HW_CACHE) or raw
+ * event on the core PMUs. */
+int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_event_attr *attr,
+		int cpu, int group_fd);
 
 /* perf_allow_kernel(): 0 or -EACCES. */
 int fkr_allow_kernel(const struct fkr_machine *m);

@@ -50,6 +50,30 @@ int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pi
 	return 0;
 }
 
+int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_event_attr *attr,
+		int cpu, int group_fd)
+{
+	/* kernel/events/core.c perf_init_event(): for HARDWARE and HW_CACHE
+	 * the PMU type may sit in config bits 32-63 (extended type); 0 there,
+	 * and PERF_TYPE_RAW, mean the (first) core PMU.  No core PMU
+	 * registered (a VM without a vPMU): nothing takes the type, ENOENT. */
+	uint32_t ext = attr->type == PERF_TYPE_RAW ? 0 : (uint32_t)(attr->config >> 32);
+	const struct fkr_pebs_pmu *p = NULL;
+	for (int i = 0; i < m->npebs; i++)
+		if (!ext || m->pebs[i].type == ext) {
+			p = &m->pebs[i];
+			break;
+		}
+	if (!p)
+		return -ENOENT;
+	/* A hybrid core PMU serves only its own CPUs: arch/x86/events/core.c
+	 * x86_pmu_event_init() / drivers/perf/arm_pmu.c armpmu_event_init()
+	 * refuse an event bound to another CPU with ENOENT. */
+	if (p->cpus && cpu >= 0 && (cpu >= 64 || !(p->cpus & (1ULL << cpu))))
+		return -ENOENT;
+	return fkr_pebs(fk, m, p, attr, group_fd);
+}
+
 int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
 	     int group_fd, unsigned long flags)
 {
@@ -62,6 +86,9 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 		 * no PMU for the type is ENOENT. */
 		if (attr->type == PERF_TYPE_SOFTWARE) {
 			r = attr->config < PERF_COUNT_SW_MAX ? 0 : -ENOENT;
+		} else if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
+			   attr->type == PERF_TYPE_RAW) {
+			r = fkr_core_hw(fk, m, attr, cpu, group_fd);
 		} else if (m->ibs_op_type && attr->type == m->ibs_op_type) {
 			r = fkr_ibs_op(m, attr);
 		} else if (m->spe_type && attr->type == m->spe_type) {

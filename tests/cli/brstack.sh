@@ -35,7 +35,7 @@ for f in "${files[@]}"; do
   python3 - "$tmp/ours.json" "$tmp/perf.txt" <<'PY' || bad "brstack JSON of $f"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-perf = [l.split() for l in open(sys.argv[2]) if l.strip()]
+perf = [l.split() for l in open(sys.argv[2])]  # one line a sample, empty without branches
 assert len(rows) == len(perf), (len(rows), len(perf))
 for r, p in zip(rows, perf):
     assert len(r["brstack"]) == len(p)

@@ -44,6 +44,13 @@ const char *pms_callgraph_name(enum pms_callgraph g);
  * PMS_EINVAL with a message that says what is accepted. */
 int pms_callgraph_parse(const char *arg, enum pms_callgraph *g, uint32_t *stack_size);
 
+/* Branch-stack filters (attr.branch_sample_type, PERF_SAMPLE_BRANCH_*) from
+ * perf record -j's comma-separated words: u, k, hv (privilege), any,
+ * any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx,
+ * stack (call stack), save_type, priv, no_flags, no_cycles.  0, or
+ * PMS_EINVAL naming the word and listing the accepted ones. */
+int pms_branch_filter_parse(const char *text, uint64_t *out);
+
 /* Frame flags */
 #define PMS_FRAME_KERNEL 0x1u /* a kernel address */
 #define PMS_FRAME_DWARF  0x2u /* found by the DWARF unwinder, not the kernel */

@@ -51,7 +51,7 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_LOADS  0x1u
 #define PMS_SAMPLER_STORES 0x2u
 
-/* Version 2 added callgraph, stack_size, max_stack and event. */
+/* Version 2 added callgraph, stack_size, max_stack, event and branch_filter. */
 #define PMS_SAMPLER_OPTS_VERSION 2
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
@@ -90,11 +90,18 @@ struct pms_sampler_opts {
 	 * no_fallback is not set, cpu-clock is sampled instead and the info
 	 * notes say why.  NULL: memory sampling (the engine ladder). */
 	const char *event;
+	/* A branch stack with every sample (perf record -b / -j): the
+	 * PERF_SAMPLE_BRANCH_* filter (pms_branch_filter_parse); without u/k/hv
+	 * the kernel takes the event's privilege levels.  Needs the core PMU's
+	 * branch records (Intel LBR, AMD LbrExtV2/BRS, Arm BRBE): IBS, SPE and
+	 * software events have none (refused before opening, with the reason).
+	 * 0 = none. */
+	uint64_t branch_filter;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,         \
-	  PMS_CALLGRAPH_NONE, 0, 0, NULL }
+	  PMS_CALLGRAPH_NONE, 0, 0, NULL, 0 }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {

@@ -61,6 +61,51 @@ int pms_callgraph_parse(const char *arg, enum pms_callgraph *g, uint32_t *stack_
 		       arg);
 }
 
+/* include/uapi/linux/perf_event.h enum perf_branch_sample_type_shift */
+static const struct {
+	const char *name;
+	unsigned bit;
+} branch_words[] = {
+	{ "u", 0 },         { "k", 1 },         { "hv", 2 },       { "any", 3 },
+	{ "any_call", 4 },  { "any_ret", 5 },   { "ind_call", 6 }, { "abort_tx", 7 },
+	{ "in_tx", 8 },     { "no_tx", 9 },     { "cond", 10 },    { "stack", 11 },
+	{ "ind_jmp", 12 },  { "call", 13 },     { "no_flags", 14 }, { "no_cycles", 15 },
+	{ "save_type", 16 }, { "priv", 18 },
+};
+
+int pms_branch_filter_parse(const char *text, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *p = text;
+	if (!text || !out)
+		return pms_err(PMS_EINVAL, "branch filter: NULL argument");
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		bool found = false;
+		for (size_t i = 0; i < sizeof(branch_words) / sizeof(branch_words[0]); i++)
+			if (strlen(branch_words[i].name) == n && !strncmp(p, branch_words[i].name, n)) {
+				v |= 1ULL << branch_words[i].bit;
+				found = true;
+			}
+		if (!found)
+			return pms_err(PMS_EINVAL,
+				       "branch filter '%.*s' is not known: use any, any_call, any_ret, "
+				       "ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, stack, "
+				       "save_type, priv, no_flags, no_cycles, u, k, hv",
+				       (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	/* kernel/events/core.c perf_copy_attr(): at least one branch type
+	 * besides the privilege bits (u, k, hv). */
+	if (!(v & ~7ULL))
+		return pms_err(PMS_EINVAL, "branch filter '%s' names no branch type (add any, call, ...)",
+			       text);
+	*out = v;
+	return 0;
+}
+
 int pms_callpath_from_chain(const void *chain, uint64_t nr, bool user, struct pms_frame *out,
 			    size_t cap, size_t *n)
 {

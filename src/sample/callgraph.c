@@ -30,11 +30,48 @@ static void note(struct smp_plan *p, const char *text)
 	snprintf(p->notes + l, sizeof(p->notes) - l, "%s%s", l ? "; " : "", text);
 }
 
+/* Branch stacks come from the core PMU's branch records; events of other
+ * PMUs have none and their drivers refuse the request. */
+static int branches(struct smp_plan *p, const struct pms_sampler_opts *o)
+{
+	for (int i = 0; i < p->nev; i++) {
+		struct smp_event *ev = &p->ev[i];
+		struct perf_event_attr *a = &ev->attr;
+		if (ev->role != SMP_ROLE_MAIN && ev->role != SMP_ROLE_EXTRA)
+			continue;
+		if (ev->engine == PMS_ENG_IBS)
+			return pms_err(PMS_ENOTSUP,
+				       "branch stacks: IBS op samples carry none (arch/x86/events/amd/"
+				       "ibs.c perf_ibs_init refuses PERF_SAMPLE_BRANCH_STACK); sample "
+				       "a core event instead: pmuscope record -e cycles -b");
+		if (ev->engine == PMS_ENG_SPE)
+			return pms_err(PMS_ENOTSUP,
+				       "branch stacks: SPE records come from the AUX trace, not with "
+				       "a branch stack; sample a core event: pmuscope record -e "
+				       "cpu_cycles -b (BRBE)");
+		if (a->type == PERF_TYPE_SOFTWARE)
+			return pms_err(PMS_ENOTSUP,
+				       "branch stacks: software events (%s) have no branch records "
+				       "(kernel/events/core.c perf_swevent_init: EOPNOTSUPP); they "
+				       "need a core PMU with LBR, AMD LbrExtV2 or Arm BRBE",
+				       ev->engine == PMS_ENG_SOFTWARE ? "page faults"
+					: a->config == PERF_COUNT_SW_CPU_CLOCK ? "cpu-clock" : "this one");
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = o->branch_filter;
+	}
+	return 0;
+}
+
 int pms_smp_callgraph(struct smp_plan *p, const struct pms_sampler_opts *o)
 {
 	uint32_t stack = o->stack_size ? o->stack_size : PMS_CALLGRAPH_DWARF_DEFAULT;
 	uint64_t regs = pms_smp_unwind_regs();
 
+	if (o->branch_filter) {
+		int rc = branches(p, o);
+		if (rc < 0)
+			return rc;
+	}
 	if (o->callgraph == PMS_CALLGRAPH_NONE)
 		return 0;
 	if (o->callgraph != PMS_CALLGRAPH_FP && o->callgraph != PMS_CALLGRAPH_DWARF)

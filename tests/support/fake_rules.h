@@ -31,6 +31,11 @@ struct fkr_pebs_pmu {
 	uint64_t loads_aux_config; /* mem-loads-aux encoding (event|umask<<8) */
 	uint64_t loads_config;     /* mem-loads encoding */
 	uint64_t cpus;             /* CPUs it serves (bit mask); 0 = every CPU */
+	/* Branch records of this core PMU: how many (0 = none) and whose
+	 * rules apply (fake_rules_branch.c). */
+	int lbr_nr;
+	enum { FKR_BR_INTEL_LBR = 0, FKR_BR_AMD_LBR, FKR_BR_ARM_BRBE } branch_kind;
+	bool lbr_callstack;        /* Intel: LBR call-stack mode (Haswell and later) */
 };
 
 struct fkr_machine {
@@ -63,6 +68,10 @@ int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr);
 int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
 	     const struct perf_event_attr *attr, int group_fd);
 int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu);
+/* PERF_SAMPLE_BRANCH_STACK on a core PMU event: 0 or a negative errno. */
+int fkr_branch(const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
+	       const struct perf_event_attr *attr);
+
 /* A generic hardware / cache event (PERF_TYPE_HARDWARE, HW_CACHE) or raw
  * event on the core PMUs. */
 int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_event_attr *attr,

@@ -40,6 +40,20 @@ int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pi
 	if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
 	    attr->sample_max_stack > (m->max_stack ? m->max_stack : 127))
 		return -EOVERFLOW;
+	/* perf_copy_attr(): a branch stack needs a branch type besides the
+	 * privilege bits (EINVAL), known bits only (EINVAL); without
+	 * privilege bits it takes the event's; kernel or hv branches need
+	 * perf_allow_kernel() (EACCES). */
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t mask = attr->branch_sample_type;
+		if (mask >> 20 || !(mask & ~7ULL))
+			return -EINVAL;
+		if (!(mask & 7ULL))
+			mask |= (attr->exclude_kernel ? 0 : 2ULL) | (attr->exclude_user ? 0 : 1ULL) |
+				(attr->exclude_hv ? 0 : 4ULL);
+		if ((mask & 6ULL) && fkr_allow_kernel(m))
+			return -EACCES;
+	}
 	/* perf_event_open(): "if (!attr.exclude_kernel) perf_allow_kernel()". */
 	if (!attr->exclude_kernel && fkr_allow_kernel(m))
 		return -EACCES;
@@ -86,6 +100,10 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 		 * no PMU for the type is ENOENT. */
 		if (attr->type == PERF_TYPE_SOFTWARE) {
 			r = attr->config < PERF_COUNT_SW_MAX ? 0 : -ENOENT;
+			/* perf_swevent_init() and cpu_clock_event_init(): "no
+			 * branch sampling for software events" */
+			if (r == 0 && (attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
+				r = -EOPNOTSUPP;
 		} else if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
 			   attr->type == PERF_TYPE_RAW) {
 			r = fkr_core_hw(fk, m, attr, cpu, group_fd);

@@ -56,8 +56,47 @@ static void text_list(const char *title, const struct pms_pathreport_path *v, si
 	}
 }
 
+static void text_branches(const char *title, const struct pms_pathreport_branch *v, size_t n,
+			  uint64_t total)
+{
+	printf("\n%s:\n", title);
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_pathreport_branch *b = &v[i];
+		printf("  %8" PRIu64 " %5.1f%%", b->samples, pct(b->samples, total));
+		if (b->weighted)
+			printf("  latency %" PRIu64 " (mean %.0f)", b->latency,
+			       (double)b->latency / (double)b->weighted);
+		if (b->mispredicted)
+			printf("  mispredicted %.0f%%", pct(b->mispredicted, b->samples));
+		printf("\n      %016" PRIx64 " %s -> %016" PRIx64 " %s", b->from,
+		       b->from_func ? b->from_func : "[unknown]", b->to,
+		       b->to_func ? b->to_func : "[unknown]");
+		if (b->to_file)
+			printf(" %s:%d", b->to_file, b->to_line);
+		printf("\n");
+	}
+}
+
+static void text_branch_section(const struct pms_pathreport *r)
+{
+	if (!r->with_branches)
+		return;
+	printf("\nlast branch before the sample (branch stacks: %" PRIu64 " of %" PRIu64
+	       " samples):\n",
+	       r->with_branches, r->samples);
+	text_branches("  by samples", r->branches_by_samples, r->nbranches_by_samples,
+		      r->with_branches);
+	if (r->nbranches_by_latency)
+		text_branches("  by total latency of the samples", r->branches_by_latency,
+			      r->nbranches_by_latency, r->with_branches);
+}
+
 void callpath_render_text(const struct pms_pathreport *r)
 {
+	if (!r->with_path) {
+		text_branch_section(r);
+		return;
+	}
 	printf("\ncall paths (%s): %" PRIu64 " of %" PRIu64 " samples with one, %zu distinct",
 	       pms_callgraph_name(r->how), r->with_path, r->samples, r->distinct);
 	if (r->truncated)
@@ -75,6 +114,7 @@ void callpath_render_text(const struct pms_pathreport *r)
 	if (r->nby_remote)
 		text_list("top call paths by remote share (of samples with a memory node)",
 			  r->by_remote, r->nby_remote, r->with_path);
+	text_branch_section(r);
 }
 
 static void hexs(struct json *j, const char *key, uint64_t v)
@@ -130,6 +170,30 @@ static void json_list(struct json *j, const char *key, const struct pms_pathrepo
 	cli_json_end_array(j);
 }
 
+static void json_branches(struct json *j, const char *key, const struct pms_pathreport_branch *v,
+			  size_t n)
+{
+	cli_json_begin_array(j, key);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_begin_object(j, NULL);
+		hexs(j, "from", v[i].from);
+		hexs(j, "to", v[i].to);
+		cli_json_str(j, "from_func", v[i].from_func);
+		cli_json_str(j, "to_func", v[i].to_func);
+		cli_json_str(j, "to_file", v[i].to_file);
+		if (v[i].to_file)
+			cli_json_int(j, "to_line", v[i].to_line);
+		else
+			cli_json_null(j, "to_line");
+		cli_json_uint(j, "samples", v[i].samples);
+		cli_json_uint(j, "latency", v[i].latency);
+		cli_json_uint(j, "weighted", v[i].weighted);
+		cli_json_uint(j, "mispredicted", v[i].mispredicted);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
 void callpath_render_json(struct json *j, const struct pms_pathreport *r)
 {
 	cli_json_begin_object(j, "callpaths");
@@ -149,6 +213,9 @@ void callpath_render_json(struct json *j, const struct pms_pathreport *r)
 	json_list(j, "by_samples", r->by_samples, r->nby_samples);
 	json_list(j, "by_latency", r->by_latency, r->nby_latency);
 	json_list(j, "by_remote_share", r->by_remote, r->nby_remote);
+	cli_json_uint(j, "with_branches", r->with_branches);
+	json_branches(j, "last_branch_by_samples", r->branches_by_samples, r->nbranches_by_samples);
+	json_branches(j, "last_branch_by_latency", r->branches_by_latency, r->nbranches_by_latency);
 	cli_json_end_object(j);
 }
 

@@ -60,6 +60,7 @@ struct mem_opts {
 	enum pms_callgraph cg; /* -g / --call-graph */
 	uint32_t cg_stack;
 	const char *folded;    /* --folded FILE */
+	uint64_t branches;     /* -b / -j: branch_sample_type */
 };
 
 static int parse_size(const char *s, size_t *out)
@@ -140,6 +141,8 @@ static const struct cli_opt opts[] = {
 	{ NULL, 'g', CLI_NOARG, NULL, 'g', "a call path with every sample: frame pointers\n(perf record -g)" },
 	{ "call-graph", 0, CLI_ARG, "MODE", O_CALLGRAPH,
 	  "fp, dwarf or dwarf,SIZE (bytes of stack copied per\nsample, default 8192): how call paths are taken\n(perf record --call-graph)" },
+	{ "branch-any", 'b', CLI_NOARG, NULL, 'b', "a branch stack with every sample: the last taken\nbranches before it (perf record -b; LBR, BRBE)" },
+	{ "branch-filter", 'j', CLI_ARG, "LIST", 'j', "branch stack of these types: any, call, any_ret,\nind_call, cond, ..., u, k (perf record -j)" },
 	{ "folded", 0, CLI_ARG, "FILE", O_FOLDED, "with -g: every call path as folded stacks (flame graphs)" },
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "everything as JSON (schema: docs/mem.md)" },
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too" },
@@ -337,6 +340,13 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			}
 			break;
 		case O_FOLDED: o->folded = arg; break;
+		case 'b': o->branches |= 1ULL << 3; break; /* PERF_SAMPLE_BRANCH_ANY */
+		case 'j':
+			if (pms_branch_filter_parse(arg, &o->branches) < 0) {
+				fprintf(stderr, "pmuscope: mem: -j: %s\n", pms_error_last());
+				return CLI_USAGE;
+			}
+			break;
 		case O_SAMPLES: o->samples = true; break;
 		case O_CSV: o->csv = true; break;
 		case 'o': o->out = arg; break;
@@ -835,6 +845,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.engine = o.engine;
 	so.callgraph = o.cg;
 	so.stack_size = o.cg_stack;
+	so.branch_filter = o.branches;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
 		/* the library's message says it ("no sampling engine could be opened: ...");
 		 * the engines' refusals name their errnos */
@@ -878,7 +889,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 	ctx->prof = prof;
 	bool kvis = mem_kernel_visible(sys);
-	if (o.cg != PMS_CALLGRAPH_NONE) {
+	if (o.cg != PMS_CALLGRAPH_NONE || o.branches) {
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = o.top;
 		pp.hide_kernel = !kvis;

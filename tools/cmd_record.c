@@ -38,6 +38,8 @@ static const struct cli_opt opts[] = {
 	{ "cpu", 'C', CLI_ARG, "CPUS", 'C', "system-wide on these CPUs only (0-3,8)" },
 	{ NULL, 'g', CLI_NOARG, NULL, 'g', "a call path with every sample: frame pointers" },
 	{ "call-graph", 0, CLI_ARG, "MODE", O_CALLGRAPH, "fp, dwarf or dwarf,SIZE (perf record --call-graph)" },
+	{ "branch-any", 'b', CLI_NOARG, NULL, 'b', "a branch stack with every sample (perf record -b)" },
+	{ "branch-filter", 'j', CLI_ARG, "LIST", 'j', "branch stack of these types: any, call, any_ret,\nind_call, cond, ..., u, k (perf record -j)" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "also write the samples as perf.data to FILE" },
 	{ "duration", 0, CLI_ARG, "SEC", O_DURATION, "stop after SEC seconds" },
 	{ "no-fallback", 0, CLI_NOARG, NULL, O_NOFALLBACK, "fail instead of sampling cpu-clock when the event\nneeds a hardware PMU this machine does not have" },
@@ -228,6 +230,13 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 			}
 			break;
 		case 'o': out = p.arg; break;
+		case 'b': so.branch_filter |= 1ULL << 3; break; /* PERF_SAMPLE_BRANCH_ANY */
+		case 'j':
+			if (pms_branch_filter_parse(p.arg, &so.branch_filter) < 0) {
+				pms_cpuset_fini(&cpus);
+				return cli_usage(&cli_spec_record, "-j: %s", pms_error_last());
+			}
+			break;
 		case O_DURATION:
 			if (cli_parse_double(p.arg, 0.001, 1e9, &duration) < 0)
 				return cli_bad_arg(&p, "seconds > 0");
@@ -328,7 +337,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		goto out_sig;
 	}
 	bool kvis = kernel_visible(sys);
-	if (so.callgraph != PMS_CALLGRAPH_NONE) {
+	if (so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter) {
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = top;
 		pp.hide_kernel = !kvis;

@@ -270,7 +270,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		ret = cli_fail("report: call paths");
 		goto out;
 	}
-	if (prep && !prep->with_path) { /* a file without call paths: no section */
+	if (prep && !prep->with_path && !prep->with_branches) { /* neither: no section */
 		pms_pathreport_free(prep);
 		prep = NULL;
 	}

@@ -52,7 +52,8 @@ int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
 		     struct pms_pathprof **out);
 void pms_pathprof_free(struct pms_pathprof *p);
 
-/* One memory sample of a source.  A DWARF sample (s->path.how DWARF) is
+/* One memory sample of a source (its branch stack, when it has one, gives
+ * the last branch before it).  A DWARF sample (s->path.how DWARF) is
  * unwound now, against maps (the process's mappings so far, e.g.
  * pms_memprof_maps()); maps may be NULL for FP samples.  A sample without
  * a path is counted as such.  0 or a negative PMS_E*. */
@@ -80,6 +81,19 @@ struct pms_pathreport_path {
 	bool truncated;      /* some of its samples' paths were cut */
 };
 
+/* The last branch taken before samples (entry 0 of their branch stacks:
+ * the path into the sampled access). */
+struct pms_pathreport_branch {
+	uint64_t from, to;
+	char *from_func, *to_func;  /* NULL when unknown */
+	char *to_file;              /* source of the branch target, NULL if unknown */
+	int to_line;
+	uint64_t samples;
+	uint64_t latency;           /* total weight of its samples with one */
+	uint64_t weighted;
+	uint64_t mispredicted;      /* of its samples, the branch was mispredicted */
+};
+
 struct pms_pathreport {
 	enum pms_callgraph how;          /* of the samples (NONE when none had a path) */
 	uint64_t samples;                /* added */
@@ -92,6 +106,11 @@ struct pms_pathreport {
 	/* every distinct path, most samples first (for folded stacks) */
 	struct pms_pathreport_path *all;
 	size_t nall;
+	/* samples with a branch stack, and their last branches by samples and
+	 * by total latency */
+	uint64_t with_branches;
+	struct pms_pathreport_branch *branches_by_samples, *branches_by_latency;
+	size_t nbranches_by_samples, nbranches_by_latency;
 };
 
 /* Build the report.  mem: the memory report of the same samples (its

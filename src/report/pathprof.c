@@ -19,6 +19,10 @@ struct path {
 	bool truncated;
 };
 
+struct lastbr {
+	uint64_t from, to, samples, latency, weighted, mispred;
+};
+
 struct pms_pathprof {
 	struct pms_pathprof_opts o;
 	struct pms_unwinder *uw;
@@ -31,6 +35,9 @@ struct pms_pathprof {
 	uint64_t samples, with_path, without_path, truncated;
 	enum pms_callgraph how;
 	struct pms_frame buf[PMS_CALLPATH_MAX];
+	struct lastbr *br; /* open addressing on (from, to); from == to == 0 empty */
+	size_t nbr, capbr;
+	uint64_t with_branches;
 };
 
 int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
@@ -72,6 +79,7 @@ void pms_pathprof_free(struct pms_pathprof *p)
 	free(p->v);
 	free(p->slots);
 	free(p->of);
+	free(p->br);
 	pms_unwinder_free(p->uw);
 	free(p);
 }
@@ -172,6 +180,54 @@ static size_t hide_kernel(struct pms_frame *f, size_t n)
 	return k;
 }
 
+static size_t br_slot(const struct lastbr *v, size_t cap, uint64_t from, uint64_t to)
+{
+	uint64_t h = (from * 0x9e3779b97f4a7c15ULL) ^ (to + (to << 17));
+	size_t k = (size_t)(h ^ (h >> 31)) & (cap - 1);
+	while ((v[k].from || v[k].to) && (v[k].from != from || v[k].to != to))
+		k = (k + 1) & (cap - 1);
+	return k;
+}
+
+/* The sample's most recent branch (entry 0, as the kernel writes them). */
+static int add_branch(struct pms_pathprof *p, const struct pms_memsrc_sample *s)
+{
+	const struct pms_sample *in = &s->rec->sample;
+	struct pms_branch b;
+	if (!(in->present & PMS_SAMPLE_BRANCH_STACK) || !in->branch.nr)
+		return 0;
+	b = pms_branch_at(in->branch.entries, 0);
+	if (!b.from && !b.to)
+		return 0;
+	if ((p->nbr + 1) * 2 > p->capbr) {
+		size_t nc = p->capbr ? p->capbr * 2 : 64;
+		struct lastbr *v = calloc(nc, sizeof(*v));
+		if (!v)
+			return pms_err(PMS_ENOMEM, "pathprof: no memory");
+		for (size_t i = 0; i < p->capbr; i++)
+			if (p->br[i].from || p->br[i].to)
+				v[br_slot(v, nc, p->br[i].from, p->br[i].to)] = p->br[i];
+		free(p->br);
+		p->br = v;
+		p->capbr = nc;
+	}
+	struct lastbr *x = &p->br[br_slot(p->br, p->capbr, b.from, b.to)];
+	if (!x->from && !x->to) {
+		x->from = b.from;
+		x->to = b.to;
+		p->nbr++;
+	}
+	x->samples++;
+	if (b.mispred)
+		x->mispred++;
+	if (s->ms.valid & PMS_MS_WEIGHT) {
+		x->latency += s->ms.weight;
+		x->weighted++;
+	}
+	p->with_branches++;
+	return 0;
+}
+
 int pms_pathprof_add_src(struct pms_pathprof *p, const struct pms_memsrc_sample *s,
 			 const struct pms_maps *maps)
 {
@@ -182,6 +238,11 @@ int pms_pathprof_add_src(struct pms_pathprof *p, const struct pms_memsrc_sample 
 	if (!p || !s)
 		return pms_err(PMS_EINVAL, "pathprof: NULL argument");
 	p->samples++;
+	if (s->rec) {
+		int rc = add_branch(p, s);
+		if (rc < 0)
+			return rc;
+	}
 	if (s->path.how == PMS_CALLGRAPH_DWARF && s->rec && maps) {
 		int rc = pms_unwinder_sample(p->uw, maps, &s->rec->sample, p->buf, PMS_CALLPATH_MAX,
 					     &n);
@@ -252,6 +313,16 @@ static void paths_free(struct pms_pathreport_path *v, size_t n)
 	free(v);
 }
 
+static void branches_free(struct pms_pathreport_branch *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].from_func);
+		free(v[i].to_func);
+		free(v[i].to_file);
+	}
+	free(v);
+}
+
 void pms_pathreport_free(struct pms_pathreport *r)
 {
 	if (!r)
@@ -260,6 +331,8 @@ void pms_pathreport_free(struct pms_pathreport *r)
 	paths_free(r->by_latency, r->nby_latency);
 	paths_free(r->by_remote, r->nby_remote);
 	paths_free(r->all, r->nall);
+	branches_free(r->branches_by_samples, r->nbranches_by_samples);
+	branches_free(r->branches_by_latency, r->nbranches_by_latency);
 	free(r);
 }
 
@@ -367,6 +440,87 @@ static int list_of(struct path **ord, size_t n, size_t top, struct pms_symbolize
 	return rc;
 }
 
+static int br_by_samples(const void *a, const void *b)
+{
+	const struct lastbr *x = *(const struct lastbr *const *)a, *y = *(const struct lastbr *const *)b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from ? 1 : (x->to < y->to ? -1 : x->to > y->to);
+}
+
+static int br_by_latency(const void *a, const void *b)
+{
+	const struct lastbr *x = *(const struct lastbr *const *)a, *y = *(const struct lastbr *const *)b;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return br_by_samples(a, b);
+}
+
+static int br_list(struct lastbr **ord, size_t n, size_t top, struct pms_symbolizer *sym,
+		   bool name_kernel, struct pms_pathreport_branch **out, size_t *nout)
+{
+	size_t k = n < top ? n : top;
+	int rc = 0;
+	*out = calloc(k ? k : 1, sizeof(**out));
+	if (!*out)
+		return pms_err(PMS_ENOMEM, "pathreport: no memory");
+	*nout = k;
+	for (size_t i = 0; i < k && rc >= 0; i++) {
+		struct pms_pathreport_branch *b = &(*out)[i];
+		const struct lastbr *s = ord[i];
+		b->from = s->from;
+		b->to = s->to;
+		b->samples = s->samples;
+		b->latency = s->latency;
+		b->weighted = s->weighted;
+		b->mispredicted = s->mispred;
+		for (int end = 0; end < 2 && sym; end++) {
+			uint64_t a = end ? s->to : s->from;
+			bool kern = a >= (1ULL << 63);
+			struct pms_symbol sy = { 0 };
+			if ((kern && !name_kernel) || pms_symbolizer_code(sym, a, kern, &sy) < 0 || !sy.func)
+				continue;
+			if (end) {
+				b->to_func = dup0(sy.func, &rc);
+				b->to_file = dup0(sy.file, &rc);
+				b->to_line = sy.line;
+			} else {
+				b->from_func = dup0(sy.func, &rc);
+			}
+		}
+	}
+	return rc;
+}
+
+static int report_branches(struct pms_pathprof *p, struct pms_pathreport *r,
+			   struct pms_symbolizer *sym, bool name_kernel)
+{
+	struct lastbr **ord;
+	size_t n = 0, nl = 0;
+	int rc;
+	r->with_branches = p->with_branches;
+	ord = calloc(p->nbr ? p->nbr : 1, sizeof(*ord));
+	if (!ord)
+		return pms_err(PMS_ENOMEM, "pathreport: no memory");
+	for (size_t i = 0; i < p->capbr; i++)
+		if (p->br[i].from || p->br[i].to)
+			ord[n++] = &p->br[i];
+	qsort(ord, n, sizeof(*ord), br_by_samples);
+	rc = br_list(ord, n, p->o.top, sym, name_kernel, &r->branches_by_samples,
+		     &r->nbranches_by_samples);
+	if (rc >= 0) {
+		qsort(ord, n, sizeof(*ord), br_by_latency);
+		while (nl < n && ord[nl]->weighted)
+			nl++;
+		rc = br_list(ord, nl, p->o.top, sym, name_kernel, &r->branches_by_latency,
+			     &r->nbranches_by_latency);
+	}
+	free(ord);
+	return rc;
+}
+
 int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 			struct pms_symbolizer *sym, bool name_kernel, struct pms_pathreport **out)
 {
@@ -429,6 +583,8 @@ int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 	qsort(ord, nrem, sizeof(*ord), cmp_remote);
 	if ((rc = list_of(ord, nrem, p->o.top, sym, name_kernel, &r->by_remote,
 			  &r->nby_remote)) < 0)
+		goto out;
+	if ((rc = report_branches(p, r, sym, name_kernel)) < 0)
 		goto out;
 	*out = r;
 	r = NULL;

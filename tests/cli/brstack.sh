@@ -2,7 +2,8 @@
 # Branch stacks decoded from real files against perf script -F brstack:
 #  - AMD Zen 4 (Genoa) branch-stack samples (quipper's perf.data.branch_stack_spec)
 #  - Intel LBR samples (perfparser's perf.lbr.data, a Qt qCompress blob)
-# Every sample's line must be byte-identical; --json gives the same count.
+# Every sample's line must be byte-identical; --json gives the same count;
+# `pmuscope report` counts the last branch of each sample as perf shows it.
 # $1 = pmuscope.  Needs PMS_SHARED_DATA and perf.
 set -u
 cli=${1:?usage: brstack.sh PMUSCOPE}
@@ -42,6 +43,23 @@ for r, p in zip(rows, perf):
     for b, t in zip(r["brstack"], p):
         fr, to = t.split("/")[:2]
         assert int(b["from"], 16) == int(fr, 16) and int(b["to"], 16) == int(to, 16)
+PY
+  # pmuscope report: the last branch of each sample (entry 0) counted as
+  # perf script shows them
+  "$cli" report --json --top 100000 -i "$f" >"$tmp/rep.json" 2>/dev/null || bad "report $f"
+  python3 - "$tmp/rep.json" "$tmp/perf.txt" <<'PY' || bad "report's last branches of $f"
+import collections, json, sys
+cp = json.load(open(sys.argv[1]))["callpaths"]
+want = collections.Counter()
+for l in open(sys.argv[2]):
+    t = l.split()
+    if t:
+        fr, to = t[0].split("/")[:2]
+        want[(int(fr, 16), int(to, 16))] += 1
+got = collections.Counter({(int(b["from"], 16), int(b["to"], 16)): b["samples"]
+                           for b in cp["last_branch_by_samples"]})
+assert cp["with_branches"] == sum(want.values()), (cp["with_branches"], sum(want.values()))
+assert got == want, (got.most_common(3), want.most_common(3))
 PY
 done
 [ $checked -gt 0 ] || { echo "no file checked"; [ $fail -eq 0 ] && exit 77; }

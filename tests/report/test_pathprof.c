@@ -146,6 +146,52 @@ PMS_TEST(kept_nodes_and_hidden_kernel)
 	pms_sys_free(sys);
 }
 
+PMS_TEST(last_branches)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_pathprof *p = NULL;
+	struct pms_pathreport *r = NULL;
+	/* struct perf_branch_entry: from, to, flags (mispred is bit 0) */
+	const uint64_t st1[] = { 0x1000, 0x2000, 1, 0x3000, 0x4000, 0 };
+	const uint64_t st2[] = { 0x5000, 0x6000, 0 };
+	struct pms_record rec;
+
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_pathprof_new(sys, NULL, &p));
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PMS_RECORD_SAMPLE;
+	rec.sample.present = PMS_SAMPLE_BRANCH_STACK;
+	for (int i = 0; i < 3; i++) {
+		struct pms_memsrc_sample x = mk(NULL, 0, 100, 0, 0);
+		rec.sample.branch.nr = 2;
+		rec.sample.branch.entries = st1;
+		x.rec = &rec;
+		CHECK_OK(pms_pathprof_add_src(p, &x, NULL));
+	}
+	struct pms_memsrc_sample x = mk(NULL, 0, 1000, 0, 0);
+	rec.sample.branch.nr = 1;
+	rec.sample.branch.entries = st2;
+	x.rec = &rec;
+	CHECK_OK(pms_pathprof_add_src(p, &x, NULL));
+	rec.sample.branch.nr = 0; /* an empty stack counts for nothing */
+	CHECK_OK(pms_pathprof_add_src(p, &x, NULL));
+	CHECK_OK(pms_pathprof_report(p, NULL, NULL, false, &r));
+	if (r) {
+		CHECK_EQ_U64(r->with_branches, 4);
+		CHECK_EQ_U64(r->nbranches_by_samples, 2);
+		CHECK_EQ_U64(r->branches_by_samples[0].from, 0x1000);
+		CHECK_EQ_U64(r->branches_by_samples[0].to, 0x2000);
+		CHECK_EQ_U64(r->branches_by_samples[0].samples, 3);
+		CHECK_EQ_U64(r->branches_by_samples[0].mispredicted, 3);
+		CHECK_EQ_U64(r->branches_by_latency[0].from, 0x5000);
+		CHECK_EQ_U64(r->branches_by_latency[0].latency, 1000);
+		CHECK_EQ_U64(r->with_path, 0);
+	}
+	pms_pathreport_free(r);
+	pms_pathprof_free(p);
+	pms_sys_free(sys);
+}
+
 /* ---- the unwinder on this process's stack ----------------------------------- */
 
 #if defined(__x86_64__)

@@ -225,6 +225,10 @@ static void print_chain(FILE *o, const struct pms_sample *s)
 	if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
 	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f, PMS_CALLPATH_MAX, &n) < 0)
 		return;
+	/* A chain without frames (the kernel could not walk it): perf shows
+	 * the sample's IP alone (builtin-script.c, no callchain cursor). */
+	if (!n && (s->present & PMS_SAMPLE_IP))
+		fprintf(o, "\t%16" PRIx64 "\n", s->ip);
 	for (size_t i = 0; i < n; i++)
 		fprintf(o, "\t%16" PRIx64 "\n", f[i].ip);
 	fputc('\n', o);

@@ -78,6 +78,13 @@ static void fill_path(struct pms_memsrc *s, struct pms_memsrc_sample *x)
 				     PMS_CALLPATH_MAX, &n);
 	if (rc < 0)
 		return;
+	/* A chain the kernel could not walk (no frame): the sampled IP alone,
+	 * as perf script shows it. */
+	if (!n && !dwarf && (in->present & PMS_SAMPLE_IP)) {
+		s->frames[0].ip = in->ip;
+		s->frames[0].flags = in->cpumode == PMS_MISC_USER ? 0 : PMS_FRAME_KERNEL;
+		n = 1;
+	}
 	x->path.frames = s->frames;
 	x->path.n = n;
 	x->path.truncated = rc > 0;

@@ -21,6 +21,7 @@
 	X(record, "overflow (IP) sampling of any event: hot functions, lines, call paths; -o perf.data") \
 	X(script, "one line or JSON object per sample of a perf.data file") \
 	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \
+	X(migrate, "move a live process's pages (an address range) to a NUMA node; moved/failed by errno") \
 
 
 #define DECLARE(name, summary) \

@@ -49,11 +49,12 @@ void pms_unwinder_free(struct pms_unwinder *u);
  * registers and stack copy with the binaries mapped in maps (the process's
  * mappings when it was sampled: MMAP2 records or /proc/PID/maps).  The
  * registers are read as this machine's architecture's (x86-64, AArch64).
- * Writes at most cap frames; *n gets the count.  Returns 0, or 1 when
- * frames were dropped for want of room; PMS_ENOTSUP when the sample has
+ * Writes at most cap frames; *n gets the count.  Returns 0, or 1 when the
+ * path is incomplete: frames dropped for want of room, or the unwind
+ * stopped on an error before the outermost frame (no CFI, the stack copy
+ * too short: the frames found are given); PMS_ENOTSUP when the sample has
  * no user registers and stack, or this architecture has no register map
- * here; PMS_EINVAL for NULL.  An unwind that stops early (no CFI, the
- * stack copy too short) is not an error: the frames found are given. */
+ * here; PMS_EINVAL for NULL. */
 int pms_unwinder_sample(struct pms_unwinder *u, const struct pms_maps *maps,
 			const struct pms_sample *s, struct pms_frame *out, size_t cap, size_t *n);
 

@@ -254,7 +254,8 @@ static void load_kernel(struct pms_symbolizer *s)
 		l = nl ? nl + 1 : NULL;
 	}
 	free(text);
-	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
+	if (s->nksyms) /* qsort's base must not be NULL, even for 0 elements */
+		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s)

@@ -284,14 +284,12 @@ int pms_unwinder_sample(struct pms_unwinder *u, const struct pms_maps *maps,
 		/* The architecture comes from the first module with an ELF. */
 		u->attached = dwfl_attach_state(u->dwfl, NULL, u->tid, &thread_cbs, u);
 	}
-	if (u->attached)
-		(void)dwfl_getthread_frames(u->dwfl, u->tid, on_frame, u);
-	if (u->n == 0 && u->cap) {
-		/* No module knew the PC: the sampled IP alone. */
-		u->out[0].ip = u->pc;
-		u->out[0].flags = PMS_FRAME_DWARF;
-		u->n = 1;
-	}
+	/* An unwind that ends on an error (not at the outermost frame) is
+	 * incomplete: said as a cut (perf's libdw unwinder drops such a
+	 * stack entirely; the frames found are kept here). */
+	if (u->attached && dwfl_getthread_frames(u->dwfl, u->tid, on_frame, u) != 0)
+		u->cut = true;
+	/* No module knew the PC: no user frame (as perf's unwinder gives). */
 	if (u->n > 1)
 		u->st.unwound++;
 	else

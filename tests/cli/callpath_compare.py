@@ -11,6 +11,7 @@ j = json.load(open(ours_json))
 cp = j["callpaths"]
 hidden = any(f["ip"] is None for p in cp["by_samples"] for f in p["frames"])
 ours = collections.Counter()
+cut = set()  # stacks of paths cut short (perf drops a failed DWARF unwind)
 want = sys.argv[4].split(",") if sys.argv[4:] else []
 in_leaf = good = 0
 for p in cp["by_samples"]:
@@ -26,6 +27,8 @@ for p in cp["by_samples"]:
         first_user = False
         fr.append(ip)
     ours[tuple(fr)] += p["samples"]
+    if p["truncated"]:
+        cut.add(tuple(fr))
     funcs = [f["func"] for f in p["frames"] if not f["kernel"]]
     if want and funcs and funcs[0] == want[0]:
         in_leaf += p["samples"]
@@ -54,16 +57,48 @@ for ips in stacks:
         theirs[tuple(ips)] += 1
     else:
         empty += 1
-# Where perf's unwinder gives up entirely it prints no frame; ours keeps the
-# sampled IP alone: those one-frame stacks stand for perf's empty ones.
-for k in list((ours - theirs)):
-    if len(k) == 1 and empty:
+ok = True
+without = cp["without_path"]
+if cp["samples"] != sum(ours.values()) + without:
+    print(f"{mode}: {cp['samples']} samples, {sum(ours.values())} with a path"); ok = False
+# A sample perf shows no frame for is one we have no path for (a DWARF
+# unwind that found nothing and no kernel part).
+m = min(empty, without)
+empty -= m
+without -= m
+for k in list(ours - theirs):
+    if k in cut and empty:
         take = min(empty, (ours - theirs)[k])
         theirs[k] += take
         empty -= take
-ok = True
-if cp["samples"] != sum(ours.values()) or cp["without_path"]:
-    print(f"{mode}: {cp['samples']} samples, {sum(ours.values())} with a path"); ok = False
+# perf drops the user part of a DWARF stack whose PC it cannot place in a
+# mapping it knows at that time (samples during exec, before the MMAP2 of
+# the loader reaches its time-ordered view), leaving a stack one frame
+# shorter; allowed for at most 1 % of the samples, and counted.
+shorter = 0
+only_here, only_perf = ours - theirs, theirs - ours
+perf_empty = empty
+for k, c in list(only_here.items()):
+    for _ in range(c):
+        t = k[:-1]
+        if t and only_perf[t] > 0:
+            only_perf[t] -= 1
+        elif not t and perf_empty > 0:
+            perf_empty -= 1
+        else:
+            continue
+        theirs[k] += 1
+        if t:
+            theirs[t] -= 1
+        shorter += 1
+theirs = +theirs
+empty = perf_empty
+if shorter:
+    print(f"{mode}: {shorter} stacks one user frame shorter in perf (PC not in its mappings)")
+    if shorter > max(2, 0.01 * cp["samples"]):
+        ok = False
+if without or empty:
+    print(f"{mode}: {without} samples without a path here, {empty} without frames in perf"); ok = False
 if ours != theirs:
     print(f"{mode}: stacks differ from perf script: {sum((ours - theirs).values())} only here, "
           f"{sum((theirs - ours).values())} only in perf ({sum(ours.values())} vs {sum(theirs.values())})")

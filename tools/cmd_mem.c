@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "cli_opt.h"
 #include "damon_render.h"
+#include "callpath_render.h"
 #include "mem_advise.h"
 #include "mem_export.h"
 #include "mem_render.h"
@@ -58,6 +59,9 @@ struct mem_opts {
 	size_t top;
 	char **cmd;
 	bool run_workload; /* internal: this process is the workload */
+	enum pms_callgraph cg; /* -g / --call-graph */
+	uint32_t cg_stack;
+	uint64_t branches;     /* -b / -j: branch_sample_type */
 	bool advise, apply; /* --advise, --apply (docs/advise.md) */
 	struct mem_export exp; /* --html, --pprof, --folded */
 };
@@ -106,6 +110,7 @@ enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
 	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
+	O_CALLGRAPH = 400,
 };
 
 static const struct cli_opt opts[] = {
@@ -136,6 +141,11 @@ static const struct cli_opt opts[] = {
 	  "cross-check page nodes with get_mempolicy (built-in\n"
 	  "workload: every buffer page, in the workload itself)" },
 	{ NULL, 0, 0, NULL, 0, "Output:" },
+	{ NULL, 'g', CLI_NOARG, NULL, 'g', "a call path with every sample: frame pointers\n(perf record -g)" },
+	{ "call-graph", 0, CLI_ARG, "MODE", O_CALLGRAPH,
+	  "fp, dwarf or dwarf,SIZE (bytes of stack copied per\nsample, default 8192): how call paths are taken\n(perf record --call-graph)" },
+	{ "branch-any", 'b', CLI_NOARG, NULL, 'b', "a branch stack with every sample: the last taken\nbranches before it (perf record -b; LBR, BRBE)" },
+	{ "branch-filter", 'j', CLI_ARG, "LIST", 'j', "branch stack of these types: any, call, any_ret,\nind_call, cond, ..., u, k (perf record -j)" },
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "everything as JSON (schema: docs/mem.md)" },
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too" },
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample" },
@@ -331,6 +341,23 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_PHYS: o->phys = true; break;
 		case O_VERIFY: o->verify = true; break;
 		case O_JSON: o->json = true; break;
+		case 'g':
+			if (o->cg == PMS_CALLGRAPH_NONE)
+				o->cg = PMS_CALLGRAPH_FP;
+			break;
+		case O_CALLGRAPH:
+			if (pms_callgraph_parse(arg, &o->cg, &o->cg_stack) < 0) {
+				fprintf(stderr, "pmuscope: mem: --call-graph: %s\n", pms_error_last());
+				return CLI_USAGE;
+			}
+			break;
+		case 'b': o->branches |= 1ULL << 3; break; /* PERF_SAMPLE_BRANCH_ANY */
+		case 'j':
+			if (pms_branch_filter_parse(arg, &o->branches) < 0) {
+				fprintf(stderr, "pmuscope: mem: -j: %s\n", pms_error_last());
+				return CLI_USAGE;
+			}
+			break;
 		case O_SAMPLES: o->samples = true; break;
 		case O_CSV: o->csv = true; break;
 		case 'o': o->out = arg; break;
@@ -411,9 +438,25 @@ struct rec_ctx {
 	struct pms_memprof *prof;
 	struct pms_numa_oracle *oracle;
 	struct pms_recorder *rec; /* -o: the perf.data file */
+	struct pms_pathprof *paths; /* -g: samples by call path */
 	int werr;                 /* first perf.data write error */
 	char wmsg[512];           /* and its message (later calls overwrite the library's) */
 };
+
+/* Whether proc/kallsyms shows this caller kernel addresses: the report,
+ * the call paths and the -o file show none when it does not. */
+static bool mem_kernel_visible(struct pms_sys *sys)
+{
+	struct pms_maps *none = NULL;
+	struct pms_symbolizer *probe = NULL;
+	bool v = false;
+	if (pms_maps_new(&none) == 0 && pms_symbolizer_new(sys, none, &probe) == 0)
+		v = pms_symbolizer_kernel_visible(probe);
+	pms_symbolizer_free(probe);
+	pms_maps_free(none);
+	return v;
+}
+
 
 static void note_werr(struct rec_ctx *c, int rc)
 {
@@ -428,6 +471,8 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 	struct rec_ctx *c = ud;
 	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc < 0)
+		return rc;
+	if (c->paths && (rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof))) < 0)
 		return rc;
 	if (c->rec && !c->werr)
 		note_werr(c, pms_recorder_sample(c->rec, x));
@@ -654,6 +699,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_memprof *prof = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
+	struct pms_pathreport *prep = NULL;
 	struct mem_advise ma = { .advise = o.advise, .apply = o.apply };
 	struct rec_ctx *ctx = calloc(1, sizeof(*ctx));
 	struct wl_info wi = { 0 };
@@ -817,6 +863,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.priv = o.priv;
 	so.want_phys = o.phys;
 	so.engine = o.engine;
+	so.callgraph = o.cg;
+	so.stack_size = o.cg_stack;
+	so.branch_filter = o.branches;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
 		/* the library's message says it ("no sampling engine could be opened: ...");
 		 * the engines' refusals name their errnos */
@@ -859,6 +908,17 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	ctx->prof = prof;
+	bool kvis = mem_kernel_visible(sys);
+	if (o.cg != PMS_CALLGRAPH_NONE || o.branches) {
+		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
+		pp.top = o.top;
+		pp.hide_kernel = !kvis;
+		pp.kept_samples = true;
+		if (pms_pathprof_new(sys, &pp, &ctx->paths) < 0) {
+			cli_fail("mem: call paths");
+			goto out;
+		}
+	}
 	/* System-wide samples come from many processes: one pid's oracle would
 	 * answer wrongly for the others, so only physical addresses resolve. */
 	ctx->oracle = o.kind == T_SYSTEM ? NULL : oracle;
@@ -872,14 +932,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		/* perf.data gets the same rule as the report: no kernel
 		 * addresses for a caller that proc/kallsyms hides them from */
 		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
-		struct pms_maps *none = NULL;
-		struct pms_symbolizer *probe = NULL;
-		if (pms_maps_new(&none) == 0 && pms_symbolizer_new(sys, none, &probe) == 0)
-			ro.hide_kernel_ips = !pms_symbolizer_kernel_visible(probe);
-		else
-			ro.hide_kernel_ips = true;
-		pms_symbolizer_free(probe);
-		pms_maps_free(none);
+		ro.hide_kernel_ips = !kvis;
 		if (pms_recorder_open(outfd, src, &ro, &ctx->rec) < 0 ||
 		    pms_recorder_sync(ctx->rec) < 0) {
 			cli_fail("mem: perf.data");
@@ -1028,6 +1081,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cli_fail("mem: building the report");
 		goto out;
 	}
+	if (ctx->paths && pms_pathprof_report(ctx->paths, rep, sym, kvis, &prep) < 0) {
+		cli_fail("mem: call paths");
+		goto out;
+	}
 	if (mem_advise_finish(&ma, topo, rep) < 0)
 		goto out;
 	/* --apply: the main report is the first measurement's */
@@ -1040,6 +1097,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.sample_type = info.sample_type, .samples = o.samples, .oracle = true,
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
+		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
 	};
 	if (repfd >= 0) {
 		/* the command (our child) is gone: stdout becomes the report file */
@@ -1056,6 +1114,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	o.exp.maps = pms_memprof_maps(prof);
 	o.exp.topo = topo;
 	o.exp.read_build_ids = true;
+	o.exp.paths = prep;
 	int xrc = mem_export_write(&o.exp, &mr, shown);
 	if (o.exp.folded) {
 		; /* the collapsed stacks were the output */
@@ -1113,6 +1172,8 @@ out:
 	if (relfd[1] >= 0)
 		close(relfd[1]);
 	pms_memreport_free(rep);
+	pms_pathreport_free(prep);
+	pms_pathprof_free(ctx->paths);
 	mem_advise_release(&ma);
 	pms_symbolizer_free(sym);
 	pms_memprof_free(prof);

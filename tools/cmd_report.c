@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "callpath_render.h"
 #include "mem_advise.h"
 #include "mem_export.h"
 #include "mem_render.h"
@@ -188,6 +189,7 @@ struct pass {
 	bool csv, merge;
 	int ids[256];    /* node ids of the files read so far */
 	size_t nids;
+	struct pms_pathprof *paths; /* samples by call path (when they have one) */
 };
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
@@ -229,7 +231,10 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 		if (arc < 0)
 			return arc;
 	}
-	return pms_memprof_add_src(ps->prof, x);
+	int rc = pms_memprof_add_src(ps->prof, x);
+	if (rc >= 0 && ps->paths)
+		rc = pms_pathprof_add_src(ps->paths, x, pms_memprof_maps(ps->prof));
+	return rc;
 }
 
 static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
@@ -272,6 +277,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pms_export_build_id *bids = NULL;
+	struct pms_pathreport *prep = NULL;
 	struct pass ps;
 	struct mem_export xo = { 0 };
 	struct mem_advise ma = { 0 };
@@ -352,6 +358,17 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	if (csv)
 		mem_render_csv_header();
+	if (!csv && (sys = cli_open_sys(g))) {
+		/* Kernel frames are shown as recorded (the recording's kernel, not
+		 * this one's kallsyms). */
+		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
+		pp.top = top;
+		pp.kept_samples = samples;
+		if (pms_pathprof_new(sys, &pp, &ps.paths) < 0) {
+			ret = cli_fail("report: call paths");
+			goto out;
+		}
+	}
 	/* The files one after the other into the one profile: the report of
 	 * their samples as if they were one file's. */
 	struct pms_memsrc_stats sst;
@@ -407,7 +424,6 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		cli_perfdata_problems("report", in[i].path, in[i].r);
 	}
 	if (symbols) {
-		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
 			sym = NULL; /* names are a nicety: the numbers stand without them */
 	}
@@ -416,6 +432,14 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (pms_memprof_report(ps.prof, sym, &rin, &rep) < 0) {
 		ret = cli_fail("report: building the report");
 		goto out;
+	}
+	if (ps.paths && pms_pathprof_report(ps.paths, rep, sym, false, &prep) < 0) {
+		ret = cli_fail("report: call paths");
+		goto out;
+	}
+	if (prep && !prep->with_path && !prep->with_branches) { /* neither: no section */
+		pms_pathreport_free(prep);
+		prep = NULL;
 	}
 	ma.adv_before = ps.adv;
 	ps.adv = NULL;
@@ -436,6 +460,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.sample_type = info.sample_type, .samples = samples, .oracle = false,
 		.nodes_why = info.nodes_why,
 		.json_run = report_json_run, .ud = &fdsc,
+		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
 	};
 	/* Build ids of every file (perf names the kernel [kernel.kallsyms];
 	 * the report [kernel]). */
@@ -455,6 +480,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	xo.host = nin == 1 ? pms_perfdata_reader_info(in[0].r)->hostname : NULL;
 	xo.maps = pms_memprof_maps(ps.prof);
+	xo.paths = prep;
 	xo.build_ids = bids;
 	xo.nbuild_ids = nbids;
 	if (mem_export_write(&xo, &mr, rep))
@@ -477,6 +503,8 @@ out:
 	fflush(stdout);
 	free(bids);
 	pms_memreport_free(rep);
+	pms_pathreport_free(prep);
+	pms_pathprof_free(ps.paths);
 	mem_advise_release(&ma);
 	pms_advisor_free(ps.adv);
 	pms_symbolizer_free(sym);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "pmuscope/callpath.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
@@ -28,6 +29,8 @@ static const struct cli_opt opts[] = {
 	{ "fields", 'F', CLI_ARG, "FIELDS", 'F',
 	  "comma-separated: comm pid tid cpu time event ip addr\n"
 	  "phys_addr node period weight ins_lat data_src type\n"
+	  "callchain (one frame a line after the sample's, as perf)\n"
+	  "brstack (perf's FROM/TO/M/X/A/CYCLES/TYPE/SPEC per branch)\n"
 	  "(default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
 	  "data_src is perf script's text: value as %16x, then\n"
 	  "|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .." },
@@ -50,12 +53,12 @@ const struct cli_spec cli_spec_script = {
 
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_ADDR, F_PHYS, F_NODE,
-	F_PERIOD, F_WEIGHT, F_INSLAT, F_DSRC, F_TYPE, F_N
+	F_PERIOD, F_WEIGHT, F_INSLAT, F_DSRC, F_TYPE, F_CALLCHAIN, F_BRSTACK, F_N
 };
 
 static const char *const field_names[F_N] = {
 	"comm", "pid", "tid", "cpu", "time", "event", "ip", "addr", "phys_addr", "node",
-	"period", "weight", "ins_lat", "data_src", "type",
+	"period", "weight", "ins_lat", "data_src", "type", "callchain", "brstack",
 };
 
 /* tid -> comm from COMM records (open addressing; comm is <= 16 bytes). */
@@ -183,6 +186,56 @@ static void l_num(struct line *l, uint64_t v, unsigned base, size_t width)
 		l->b[l->n++] = t[--n];
 }
 
+/* perf's names (tools/perf/util/branch.c branch_type_name, branch_new_type_name,
+ * branch_spec_desc) of the perf_branch_entry type, new_type and spec fields
+ * (include/uapi/linux/perf_event.h PERF_BR_*). */
+static const char *br_type(const struct pms_branch *b)
+{
+	static const char *const types[] = { "", "COND", "UNCOND", "IND", "CALL", "IND_CALL",
+					     "RET", "SYSCALL", "SYSRET", "COND_CALL", "COND_RET",
+					     "ERET", "IRQ", "SERROR", "NO_TX" };
+	static const char *const new_types[] = { "FAULT_ALGN", "FAULT_DATA", "FAULT_INST",
+						 "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5" };
+	if (b->type == 15) /* PERF_BR_EXTEND_ABI */
+		return b->new_type < 8 ? new_types[b->new_type] : "";
+	return b->type < 15 ? types[b->type] : "";
+}
+
+static const char *br_spec(const struct pms_branch *b)
+{
+	/* builtin-script.c print_bstack_flags: "-" for spec 0 (N/A) */
+	static const char *const spec[] = { "-", "SPEC_WRONG_PATH", "NON_SPEC_CORRECT_PATH",
+					    "SPEC_CORRECT_PATH" };
+	return spec[b->spec & 3];
+}
+
+/* One branch as perf script -F brstack prints it (builtin-script.c
+ * perf_sample__fprintf_brstack: " FROM/TO/M|P|-/X|-/A|-/CYCLES/TYPE/SPEC "). */
+static void br_text(char *buf, size_t n, const struct pms_branch *b)
+{
+	snprintf(buf, n, " 0x%" PRIx64 "/0x%" PRIx64 "/%c/%c/%c/%u/%s/%s ", b->from, b->to,
+		 b->mispred ? 'M' : b->predicted ? 'P' : '-', b->in_tx ? 'X' : '-',
+		 b->abort ? 'A' : '-', (unsigned)b->cycles, br_type(b), br_spec(b));
+}
+
+/* One frame a line (tab, address as %16x) and an empty line after them,
+ * as perf script prints a callchain; context markers are not frames. */
+static void print_chain(FILE *o, const struct pms_sample *s)
+{
+	struct pms_frame f[PMS_CALLPATH_MAX];
+	size_t n = 0;
+	if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
+	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f, PMS_CALLPATH_MAX, &n) < 0)
+		return;
+	/* A chain without frames (the kernel could not walk it): perf shows
+	 * the sample's IP alone (builtin-script.c, no callchain cursor). */
+	if (!n && (s->present & PMS_SAMPLE_IP))
+		fprintf(o, "\t%16" PRIx64 "\n", s->ip);
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "\t%16" PRIx64 "\n", f[i].ip);
+	fputc('\n', o);
+}
+
 static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
 		       const struct comms *comms, struct dcache *dc)
 {
@@ -249,12 +302,25 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 		case F_TYPE:
 			l_str(&l, "SAMPLE", 0);
 			break;
+		case F_CALLCHAIN: /* the frames follow the line, as perf script's */
+		case F_BRSTACK:   /* at the end of the line: it can be long */
 		case F_N:
 			break;
 		}
 	}
-	l.b[l.n++] = '\n';
 	fwrite(l.b, 1, l.n, o);
+	for (size_t i = 0; i < nf; i++)
+		if (fs[i] == F_BRSTACK && (s->present & PMS_SAMPLE_BRANCH_STACK))
+			for (uint64_t k = 0; k < s->branch.nr; k++) {
+				char b[160];
+				struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)k);
+				br_text(b, sizeof(b), &br);
+				fputs(b, o);
+			}
+	fputc('\n', o);
+	for (size_t i = 0; i < nf; i++)
+		if (fs[i] == F_CALLCHAIN)
+			print_chain(o, s);
 }
 
 static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
@@ -325,6 +391,49 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 		case F_TYPE:
 			cli_json_str(&j, k, "SAMPLE");
 			break;
+		case F_BRSTACK:
+			if (!(s->present & PMS_SAMPLE_BRANCH_STACK)) {
+				cli_json_null(&j, k);
+				break;
+			}
+			cli_json_begin_array(&j, k);
+			for (uint64_t b = 0; b < s->branch.nr; b++) {
+				struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)b);
+				char hx[24];
+				cli_json_begin_object(&j, NULL);
+				snprintf(hx, sizeof(hx), "0x%" PRIx64, br.from);
+				cli_json_str(&j, "from", hx);
+				snprintf(hx, sizeof(hx), "0x%" PRIx64, br.to);
+				cli_json_str(&j, "to", hx);
+				cli_json_bool(&j, "mispred", br.mispred);
+				cli_json_bool(&j, "predicted", br.predicted);
+				cli_json_bool(&j, "in_tx", br.in_tx);
+				cli_json_bool(&j, "abort", br.abort);
+				cli_json_uint(&j, "cycles", br.cycles);
+				cli_json_str(&j, "type", br_type(&br));
+				cli_json_str(&j, "spec", br_spec(&br));
+				cli_json_end_object(&j);
+			}
+			cli_json_end_array(&j);
+			break;
+		case F_CALLCHAIN: {
+			struct pms_frame f[PMS_CALLPATH_MAX];
+			size_t n = 0;
+			if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
+			    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f,
+						    PMS_CALLPATH_MAX, &n) < 0) {
+				cli_json_null(&j, k);
+				break;
+			}
+			cli_json_begin_array(&j, k);
+			for (size_t c = 0; c < n; c++) {
+				char hx[24];
+				snprintf(hx, sizeof(hx), "0x%" PRIx64, f[c].ip);
+				cli_json_str(&j, NULL, hx);
+			}
+			cli_json_end_array(&j);
+			break;
+		}
 		case F_N:
 			break;
 		}

@@ -18,6 +18,7 @@
 	X(topology, "packages, NUMA nodes, SNC, core types, uncore box -> node") \
 	X(events, "what this machine can count (as perf list); catalogs, ARM tiers, --explain N") \
 	X(report, "memory-access report of a perf.data file (also from perf mem record)") \
+	X(record, "overflow (IP) sampling of any event: hot functions, lines, call paths; -o perf.data") \
 	X(script, "one line or JSON object per sample of a perf.data file") \
 	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \
 	X(migrate, "move a live process's pages (an address range) to a NUMA node; moved/failed by errno") \

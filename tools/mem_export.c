@@ -372,7 +372,30 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		return 0;
 	if (pms_export_stacks_new(r, &st) < 0)
 		return cli_fail(m->command);
-	if (x->folded) {
+	if (x->folded && x->paths && x->paths->with_path) {
+		/* the samples' own call paths, leaf last as flamegraph.pl wants */
+		char *buf = NULL;
+		size_t cap = 0;
+		for (size_t i = 0; i < x->paths->nall && !ret; i++) {
+			const struct pms_pathreport_path *pp = &x->paths->all[i];
+			uint64_t w = x->folded_weight == PMS_EXPORT_LATENCY ? pp->latency : pp->samples;
+			size_t need = pms_pathreport_folded(pp, buf, cap);
+			if (need + 1 > cap) {
+				char *nb = realloc(buf, need + 1);
+				if (!nb) {
+					ret = cli_fail(m->command);
+					break;
+				}
+				buf = nb;
+				cap = need + 1;
+				pms_pathreport_folded(pp, buf, cap);
+			}
+			if (w)
+				printf("%s %" PRIu64 "\n", buf, w);
+		}
+		free(buf);
+		fflush(stdout);
+	} else if (x->folded) {
 		char *txt = NULL;
 		size_t len = 0;
 		if (pms_export_folded(st, x->folded_weight, &txt, &len) < 0) {

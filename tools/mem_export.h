@@ -13,6 +13,7 @@
 #include "cli_opt.h"
 #include "mem_render.h"
 #include "pmuscope/export.h"
+#include "pmuscope/pathprof.h"
 #include "pmuscope/topo.h"
 
 struct mem_export {
@@ -30,6 +31,9 @@ struct mem_export {
 	/* Live runs: read the modules' build ids from their files
 	 * (pms_elf_build_id) when build_ids gives none. */
 	bool read_build_ids;
+	/* Call paths, when the samples carried them (-g, --call-graph, or a
+	 * file recorded so): --folded writes their whole stacks. */
+	const struct pms_pathreport *paths;
 };
 
 /* The export options, for a command's option table (tools/cli_opt.h): the

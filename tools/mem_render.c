@@ -334,6 +334,8 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 		}
 		cli_json_end_array(&j);
 	}
+	if (m->json_extra)
+		m->json_extra(&j, m->extra_ud);
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
 }
@@ -539,4 +541,6 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 			printf("  (%.0f%% on home node)", pct(s->on_home, s->resolved));
 		printf("\n");
 	}
+	if (m->text_extra)
+		m->text_extra(m->extra_ud);
 }

@@ -26,6 +26,11 @@ struct mem_render {
 	/* text lines after the node counts; NULL: none */
 	void (*text_verify)(const void *ud);
 	const void *ud;
+	/* more JSON members at the end of the object / text at the end of the
+	 * report (call paths); NULL: none */
+	void (*json_extra)(struct json *j, const void *extra_ud);
+	void (*text_extra)(const void *extra_ud);
+	const void *extra_ud;
 };
 
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r);

@@ -25,6 +25,10 @@ enum pms_engine {
 	PMS_ENG_SOFTWARE, /* fallback: software page-fault samples (first touch) */
 	PMS_ENG_IBS_FETCH, /* AMD IBS fetch sampling (ibs_fetch): instruction
 			    * fetches, no data address; not a memory engine */
+	PMS_ENG_OVERFLOW,  /* overflow (IP) sampling of any event (cycles,
+			    * instructions, cpu-clock ...): the IP, thread,
+			    * CPU and call path when a counter overflows; no
+			    * data address; not a memory engine */
 };
 
 /* A node that is not known (not asked: no address, no pid, no topology);

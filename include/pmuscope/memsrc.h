@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmuscope/callpath.h"
 #include "pmuscope/memsample.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
@@ -130,6 +131,12 @@ struct pms_memsrc_sample {
 	 * under attr_idx's attr. */
 	const struct pms_record *rec;
 	size_t attr_idx;      /* index into pms_memsrc_attrs() */
+	/* Its call path, leaf first (how NONE: the record has none).  FP: the
+	 * kernel's callchain, every frame.  DWARF (the record carries the
+	 * user registers and a stack copy): only the kernel frames are here;
+	 * pms_unwinder_sample() (unwind.h) gives the whole path.  The frames
+	 * are borrowed for the call only. */
+	struct pms_callpath path;
 };
 
 struct pms_memsrc_callbacks {

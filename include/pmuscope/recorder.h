@@ -41,8 +41,9 @@ PMS_API_BEGIN
 #define PMS_RECORDER_OPTS_VERSION 1
 struct pms_recorder_opts {
 	unsigned version;  /* PMS_RECORDER_OPTS_VERSION */
-	/* Write kernel IPs as 0 (for a caller that proc/kallsyms hides kernel
-	 * addresses from: the file then shows no more than the report). */
+	/* Write kernel IPs as 0 and leave the kernel part out of callchains
+	 * (for a caller that proc/kallsyms hides kernel addresses from: the
+	 * file then shows no more than the report). */
 	bool hide_kernel_ips;
 };
 #define PMS_RECORDER_OPTS_INIT { PMS_RECORDER_OPTS_VERSION, false }

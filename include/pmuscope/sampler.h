@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmuscope/callpath.h"
 #include "pmuscope/cpuset.h"
 #include "pmuscope/memsample.h"
 #include "pmuscope/pmu.h"
@@ -50,7 +51,8 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_LOADS  0x1u
 #define PMS_SAMPLER_STORES 0x2u
 
-#define PMS_SAMPLER_OPTS_VERSION 1
+/* Version 2 added callgraph, stack_size, max_stack, event and branch_filter. */
+#define PMS_SAMPLER_OPTS_VERSION 2
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
 	enum pms_sampler_target target;
@@ -67,7 +69,8 @@ struct pms_sampler_opts {
 	bool l3missonly;              /* IBS: only ops that missed L3 (skews the period) */
 	enum pms_engine engine;       /* PMS_ENG_NONE = best available; else only this one */
 	bool no_fallback;             /* do not fall back to software page faults */
-	size_t data_pages;            /* ring data pages (power of two); 0 = 64 */
+	size_t data_pages;            /* ring data pages (power of two); 0 = 64 (512
+					 * with callgraph DWARF) */
 	size_t aux_pages;             /* SPE AUX pages (power of two); 0 = 128 */
 	uint32_t wakeup_bytes;        /* poll watermark; 0 = a quarter of the ring */
 	/* Arm SPE filters (drivers/perf/arm_spe_pmu.c formats; each dropped
@@ -80,11 +83,35 @@ struct pms_sampler_opts {
 	/* AMD IBS op: the period counts dispatched ops (IbsOpCntCtl = 1, the
 	 * cnt_ctl term, IBS_CAPS_OPCNT) instead of cycles */
 	bool ibs_count_ops;
+	/* version 2 */
+	/* Call paths on every sample (perf record -g / --call-graph): FP asks
+	 * the kernel for PERF_SAMPLE_CALLCHAIN; DWARF for the kernel part of
+	 * it plus PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, unwound by
+	 * the consumer (unwind.h).  SPE samples (decoded from AUX data) get
+	 * none: the info notes say so. */
+	enum pms_callgraph callgraph;
+	uint32_t stack_size;          /* DWARF: user stack bytes per sample; 0 = 8192 */
+	uint16_t max_stack;           /* attr.sample_max_stack; 0 = the kernel's sysctl */
+	/* Overflow (IP) sampling instead of a memory engine (pmuscope record):
+	 * these events in perf's syntax (event.h), each sampled on its own
+	 * (hybrid machines: one event per core PMU, on that PMU's CPUs), with
+	 * freq / period (neither: 4000 Hz, perf's default; a period= term
+	 * wins).  When a hardware event is refused (no PMU: a VM) and
+	 * no_fallback is not set, cpu-clock is sampled instead and the info
+	 * notes say why.  NULL: memory sampling (the engine ladder). */
+	const char *event;
+	/* A branch stack with every sample (perf record -b / -j): the
+	 * PERF_SAMPLE_BRANCH_* filter (pms_branch_filter_parse); without u/k/hv
+	 * the kernel takes the event's privilege levels.  Needs the core PMU's
+	 * branch records (Intel LBR, AMD LbrExtV2/BRS, Arm BRBE): IBS, SPE and
+	 * software events have none (refused before opening, with the reason).
+	 * 0 = none. */
+	uint64_t branch_filter;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
-	  0, 0, false, false }
+	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0 }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {

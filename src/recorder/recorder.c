@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A record holds at most this many u64s. */
+#define PMS_RECORDER_CHAIN_MAX (PMS_RECORD_MAX_SIZE / 8)
+
 struct pms_recorder {
 	struct pms_perfdata_writer *w;
 	struct pms_recorder_opts o;
@@ -22,6 +25,7 @@ struct pms_recorder {
 	size_t npaths, cpaths;
 	uint64_t skipped;
 	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
+	uint64_t chain[PMS_RECORDER_CHAIN_MAX]; /* a callchain with its kernel part hidden */
 };
 
 int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_recorder_opts *opts,
@@ -99,6 +103,27 @@ static int put(struct pms_recorder *r, const struct pms_sample_layout *l,
 	return pms_perfdata_writer_write(r->w, r->buf, len);
 }
 
+/* A callchain without its kernel part (PERF_CONTEXT_KERNEL and the frames
+ * after it up to the next user marker), for a caller who may not see
+ * kernel addresses; the user part stays as the kernel wrote it. */
+static void hide_kernel_chain(struct pms_recorder *r, struct pms_sample *smp)
+{
+	const uint64_t ctx_max = (uint64_t)-4095, ctx_user = (uint64_t)-512;
+	size_t k = 0;
+	bool kernel = true;
+	if (!(smp->present & PMS_SAMPLE_CALLCHAIN) || !smp->callchain_nr)
+		return;
+	for (uint64_t i = 0; i < smp->callchain_nr && k < PMS_RECORDER_CHAIN_MAX; i++) {
+		uint64_t v = pms_u64_at(smp->callchain, (size_t)i);
+		if (v >= ctx_max)
+			kernel = v != ctx_user;
+		if (!kernel)
+			r->chain[k++] = v;
+	}
+	smp->callchain = r->chain;
+	smp->callchain_nr = k;
+}
+
 int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *s)
 {
 	if (!r || !s)
@@ -107,9 +132,12 @@ int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *
 		r->skipped++;
 		return 0;
 	}
-	if (r->o.hide_kernel_ips && s->rec->sample.cpumode == PMS_MISC_KERNEL) {
+	if (r->o.hide_kernel_ips && (s->rec->sample.cpumode == PMS_MISC_KERNEL ||
+				     (s->rec->sample.present & PMS_SAMPLE_CALLCHAIN))) {
 		struct pms_record c = *s->rec;
-		c.sample.ip = 0;
+		if (c.sample.cpumode == PMS_MISC_KERNEL)
+			c.sample.ip = 0;
+		hide_kernel_chain(r, &c.sample);
 		return put(r, &r->lay[s->attr_idx], &c);
 	}
 	return put(r, &r->lay[s->attr_idx], s->rec);

@@ -43,6 +43,7 @@ struct pms_memsrc {
 	struct pms_memsrc_stats st;  /* what the source counts itself */
 	uint64_t t0, t1;
 	char pmus[512], label[512], notes[512];
+	struct pms_frame frames[PMS_CALLPATH_MAX]; /* the path of the sample being delivered */
 	/* the callbacks of the poll in progress */
 	const struct pms_memsrc_callbacks *cb;
 	void *ud;
@@ -58,6 +59,39 @@ static void span_note(struct pms_memsrc *s, const struct pms_memsample *m)
 		s->t1 = m->time;
 }
 
+/* The path of a sample: the callchain's frames (FP), or, when the record
+ * carries the user registers and stack for a DWARF unwind, only the
+ * kernel part of the chain (the unwinder adds the user frames). */
+static void fill_path(struct pms_memsrc *s, struct pms_memsrc_sample *x)
+{
+	const struct pms_sample *in;
+	size_t n = 0;
+	bool dwarf;
+	int rc;
+
+	if (!x->rec)
+		return;
+	in = &x->rec->sample;
+	dwarf = (in->present & PMS_SAMPLE_STACK_USER) && (in->present & PMS_SAMPLE_REGS_USER);
+	if (!(in->present & PMS_SAMPLE_CALLCHAIN) && !dwarf)
+		return;
+	rc = pms_callpath_from_chain(in->callchain, in->callchain_nr, !dwarf, s->frames,
+				     PMS_CALLPATH_MAX, &n);
+	if (rc < 0)
+		return;
+	/* A chain the kernel could not walk (no frame): the sampled IP alone,
+	 * as perf script shows it. */
+	if (!n && !dwarf && (in->present & PMS_SAMPLE_IP)) {
+		s->frames[0].ip = in->ip;
+		s->frames[0].flags = in->cpumode == PMS_MISC_USER ? 0 : PMS_FRAME_KERNEL;
+		n = 1;
+	}
+	x->path.frames = s->frames;
+	x->path.n = n;
+	x->path.truncated = rc > 0;
+	x->path.how = dwarf ? PMS_CALLGRAPH_DWARF : PMS_CALLGRAPH_FP;
+}
+
 /* ---- live --------------------------------------------------------------- */
 
 static int live_sample(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
@@ -70,6 +104,7 @@ static int live_sample(void *ud, const struct pms_memsample *m, const struct pms
 	x.ms = *m;
 	x.rec = rec;
 	x.attr_idx = (size_t)ev;
+	fill_path(s, &x);
 	x.cpu_node = (m->valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)m->cpu) : -1;
 	x.mem_node = PMS_NODE_UNKNOWN;
 	if ((m->valid & PMS_MS_PHYS) && s->topo) {
@@ -323,6 +358,7 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)x.ms.cpu) : -1;
 	x.rec = &ev->rec;
 	x.attr_idx = ev->attr_idx;
+	fill_path(s, &x);
 	s->st.samples++;
 	span_note(s, &x.ms);
 	if (s->cb && s->cb->sample)

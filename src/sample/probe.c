@@ -150,6 +150,7 @@ struct ctx {
 	const struct pms_sampler_opts *o;
 	struct smp_plan *p;
 	pid_t probe_pid;
+	bool needs_hw; /* overflow: an event of the caller's needs a hardware PMU */
 };
 
 static unsigned want_ops(const struct pms_sampler_opts *o)
@@ -856,11 +857,12 @@ out:
 }
 
 /* The ladder: precise engines first, in this order, then the fallback. */
-static const struct {
+struct rung {
 	enum pms_engine engine;
 	int (*build)(struct ctx *c);
 	const char *absent;
-} ladder[] = {
+};
+static const struct rung ladder[] = {
 	{ PMS_ENG_IBS, build_ibs,
 	  "no ibs_op PMU (AMD IBS op sampling) under sys/bus/event_source/devices" },
 	{ PMS_ENG_PEBS, build_pebs,
@@ -872,6 +874,32 @@ static const struct {
 	  "says so in dmesg)" },
 	{ PMS_ENG_SOFTWARE, build_sw, NULL },
 };
+
+/* Overflow sampling (opts.event): the caller's events, then cpu-clock when
+ * a hardware event was refused. */
+static int build_overflow(struct ctx *c)
+{
+	return pms_smp_build_overflow(c->p, c->pmus, c->o, &c->needs_hw);
+}
+
+static int build_cpu_clock(struct ctx *c)
+{
+	return pms_smp_build_cpu_clock(c->p, c->o);
+}
+
+static const struct rung overflow_ladder[] = {
+	{ PMS_ENG_OVERFLOW, build_overflow, "the event list is empty" },
+	{ PMS_ENG_OVERFLOW, build_cpu_clock, NULL },
+};
+
+/* The errno name of the first refused attempt. */
+static const char *first_refusal(const struct smp_plan *p)
+{
+	for (size_t a = 0; a < p->natt; a++)
+		if (p->att[a].err)
+			return errno_name(p->att[a].err);
+	return "refused";
+}
 
 void pms_smp_plan_fini(struct smp_plan *p)
 {
@@ -886,7 +914,7 @@ int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct 
 		 const struct pms_sampler_opts *o, struct smp_plan *p)
 {
 	static const struct pms_sampler_opts def = PMS_SAMPLER_OPTS_INIT;
-	struct ctx c = { sys, pmus, o ? o : &def, p, -1 };
+	struct ctx c = { sys, pmus, o ? o : &def, p, -1, false };
 	static const struct pms_pmus no_pmus = { NULL, 0 };
 	int ret;
 
@@ -909,21 +937,27 @@ int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct 
 	if ((ret = plan_cpus(sys, topo, o, &p->cpus)) < 0)
 		return ret;
 
-	for (size_t r = 0; r < sizeof(ladder) / sizeof(ladder[0]); r++) {
-		enum pms_engine e = ladder[r].engine;
+	bool overflow = o->version >= 2 && o->event;
+	const struct rung *lad = overflow ? overflow_ladder : ladder;
+	size_t nrungs = overflow ? sizeof(overflow_ladder) / sizeof(overflow_ladder[0])
+				 : sizeof(ladder) / sizeof(ladder[0]);
+	for (size_t r = 0; r < nrungs; r++) {
+		enum pms_engine e = lad[r].engine;
 		int first = p->nev, n, main_ok = 0;
 
 		bool want = o->engine == PMS_ENG_NONE ? (e != PMS_ENG_SOFTWARE || !o->no_fallback)
 						      : o->engine == e;
+		if (overflow)
+			want = r == 0 || (c.needs_hw && !o->no_fallback);
 		if (!want)
 			continue;
-		n = ladder[r].build(&c);
+		n = lad[r].build(&c);
 		if (n < 0)
 			return n;
 		if (n == 0) {
 			struct smp_event none = { .engine = e };
 			if ((ret = attempt_add(p, &none, c.probe_pid, -1, ENOENT, "%s",
-					       ladder[r].absent)) < 0)
+					       lad[r].absent)) < 0)
 				return ret;
 			continue;
 		}
@@ -984,6 +1018,11 @@ int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct 
 			}
 			if (o->want_phys && !p->phys)
 				note_add(p, "no physical addresses: see the PHYS_ADDR attempts");
+			if (overflow && r > 0)
+				note_add(p, "FALLBACK: the kernel refused '%s' (%s: no hardware PMU "
+					    "for it here, see the attempts); sampling cpu-clock, a "
+					    "timer, instead",
+					 o->event, first_refusal(p));
 			return 0;
 		}
 		p->nev = first;

@@ -10,6 +10,7 @@
 #include "pmuscope/spe.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,11 +328,21 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
-	s->o = opts ? *opts : (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
+	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
+	/* A version 1 caller's struct ends before callgraph (util/opts.h). */
+	if (opts)
+		memcpy(&s->o, opts, opts->version >= 2 ? sizeof(*opts)
+						       : offsetof(struct pms_sampler_opts, callgraph));
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
 	if (ret < 0)
 		goto out;
+	if ((ret = pms_smp_callgraph(&s->plan, &s->o)) < 0)
+		goto out;
+	/* A DWARF sample carries a stack copy (8 KiB by default): a ring of
+	 * 64 pages holds only about thirty of them. */
+	if (s->o.callgraph == PMS_CALLGRAPH_DWARF && !s->o.data_pages)
+		s->o.data_pages = 512;
 	if (s->plan.engine == PMS_ENG_NONE) {
 		ret = no_engine_error(&s->plan);
 		goto out;

@@ -68,6 +68,20 @@ size_t pms_smp_event_ids(const struct pms_sampler *s, int ev, uint64_t *out, siz
 struct pms_ibs_cpu;
 const struct pms_ibs_cpu *pms_smp_sampler_ibs_cpu(const struct pms_sampler *s);
 
+/* Ask the sample-delivering events of the plan for call paths as
+ * opts->callgraph says (callgraph.c); notes what cannot have them. */
+int pms_smp_callgraph(struct smp_plan *plan, const struct pms_sampler_opts *opts);
+/* The user registers a DWARF unwind needs on this architecture
+ * (attr.sample_regs_user), 0 where none is known. */
+uint64_t pms_smp_unwind_regs(void);
+
+/* Overflow sampling (overflow.c): the events of opts->event as sampling
+ * events appended to the plan (how many, or a negative PMS_E*; *needs_hw
+ * says whether one needs a hardware PMU), and the cpu-clock fallback. */
+int pms_smp_build_overflow(struct smp_plan *plan, const struct pms_pmus *pmus,
+			   const struct pms_sampler_opts *opts, bool *needs_hw);
+int pms_smp_build_cpu_clock(struct smp_plan *plan, const struct pms_sampler_opts *opts);
+
 /* The sample period an engine uses when the options give none. */
 uint64_t pms_smp_default_period(enum pms_engine e);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pmuscope/symbols.h"
+#include "symbols/symbols_int.h"
 #include "util/error.h"
 
 #ifdef PMS_HAVE_LIBIBERTY
@@ -110,7 +111,7 @@ bool pms_symbolizer_demangles(const struct pms_symbolizer *s)
 }
 
 /* The file-backed mappings as maps text, paths below sys's root. */
-static char *maps_text(const struct pms_maps *m, const char *root, size_t *len)
+char *pms_sym_maps_text(const struct pms_maps *m, const char *root, size_t *len)
 {
 	char *buf = NULL;
 	size_t sz = 0;
@@ -168,7 +169,7 @@ int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
 		rc = pms_err(PMS_ENOMEM, "symbolizer: dwfl_begin: %s", dwfl_errmsg(-1));
 		goto out;
 	}
-	text = maps_text(s->maps, pms_sys_root(sys), &len);
+	text = pms_sym_maps_text(s->maps, pms_sys_root(sys), &len);
 	if (!text) {
 		rc = pms_err(PMS_ENOMEM, "symbolizer: no memory for the maps text");
 		goto out;
@@ -253,7 +254,8 @@ static void load_kernel(struct pms_symbolizer *s)
 		l = nl ? nl + 1 : NULL;
 	}
 	free(text);
-	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
+	if (s->nksyms) /* qsort's base must not be NULL, even for 0 elements */
+		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s)

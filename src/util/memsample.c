@@ -17,6 +17,8 @@ static const struct {
 	  "software page-fault sampling (first touch; no data source)" },
 	{ PMS_ENG_IBS_FETCH, "ibs_fetch", "AMD IBS fetch sampling",
 	  "AMD IBS fetch sampling (ibs_fetch; instruction fetches, no data address)" },
+	{ PMS_ENG_OVERFLOW, "overflow", "overflow (IP) sampling",
+	  "overflow sampling (the IP when a counter overflows; no data address)" },
 };
 
 static size_t row(enum pms_engine e)

@@ -21,7 +21,8 @@ top, build, cc, lib = sys.argv[1:5]
 # Public headers whose concern is not their own name.
 owner = {
     "cpuset": "util", "error": "util", "memsample": "util", "version": "util", "api": "util",
-    "record": "decode", "datasrc": "decode", "spe": "decode",
+    "record": "decode", "datasrc": "decode", "spe": "decode", "callpath": "decode",
+    "unwind": "symbols", "pathprof": "report",
     "armpmu": "catalog", "uncore_enc": "catalog",
     "ring": "sample", "sampler": "sample", "memsrc": "sample",
     "selfmon": "count",

@@ -30,12 +30,19 @@ struct fkr_pebs_pmu {
 	bool needs_loads_aux;  /* require_mem_loads_aux_event (SPR, ADL P-core) */
 	uint64_t loads_aux_config; /* mem-loads-aux encoding (event|umask<<8) */
 	uint64_t loads_config;     /* mem-loads encoding */
+	uint64_t cpus;             /* CPUs it serves (bit mask); 0 = every CPU */
+	/* Branch records of this core PMU: how many (0 = none) and whose
+	 * rules apply (fake_rules_branch.c). */
+	int lbr_nr;
+	enum { FKR_BR_INTEL_LBR = 0, FKR_BR_AMD_LBR, FKR_BR_ARM_BRBE } branch_kind;
+	bool lbr_callstack;        /* Intel: LBR call-stack mode (Haswell and later) */
 };
 
 struct fkr_machine {
 	int paranoid;     /* /proc/sys/kernel/perf_event_paranoid */
 	bool perfmon;     /* the opener has CAP_PERFMON or CAP_SYS_ADMIN */
 	bool no_weight_struct; /* a kernel before 5.12 */
+	int max_stack;    /* /proc/sys/kernel/perf_event_max_stack; 0 = 127 */
 	/* AMD IBS op */
 	uint32_t ibs_op_type; /* 0 = none */
 	uint32_t ibs_caps;
@@ -65,6 +72,14 @@ int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr);
 int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
 	     const struct perf_event_attr *attr, int group_fd);
 int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu);
+/* PERF_SAMPLE_BRANCH_STACK on a core PMU event: 0 or a negative errno. */
+int fkr_branch(const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
+	       const struct perf_event_attr *attr);
+
+/* A generic hardware / cache event (PERF_TYPE_HARDWARE, HW_CACHE) or raw
+ * event on the core PMUs. */
+int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_event_attr *attr,
+		int cpu, int group_fd);
 
 /* perf_allow_kernel(): 0 or -EACCES. */
 int fkr_allow_kernel(const struct fkr_machine *m);

@@ -22,6 +22,38 @@ int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pi
 	(void)cpu;
 	if (attr->sample_type & ~(max - 1))
 		return -EINVAL;
+	/* perf_copy_attr(): REGS_USER goes through perf_reg_validate()
+	 * (arch/x86/kernel/perf_regs.c: an empty mask or one with DS, ES, FS,
+	 * GS or a bit past R15 is EINVAL on x86-64); STACK_USER needs a size
+	 * below USHRT_MAX that is a multiple of 8. */
+	if (attr->sample_type & PERF_SAMPLE_REGS_USER) {
+		uint64_t mask = attr->sample_regs_user;
+		if (!mask || (mask & (0xfULL << 12)) || (mask >> 24))
+			return -EINVAL;
+	}
+	if ((attr->sample_type & PERF_SAMPLE_STACK_USER) &&
+	    (attr->sample_stack_user >= 0xffff || attr->sample_stack_user % 8))
+		return -EINVAL;
+	/* kernel/events/callchain.c get_callchain_buffers(): a
+	 * sample_max_stack above the sysctl perf_event_max_stack is
+	 * EOVERFLOW (0 means the sysctl's value, perf_copy_attr()). */
+	if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    attr->sample_max_stack > (m->max_stack ? m->max_stack : 127))
+		return -EOVERFLOW;
+	/* perf_copy_attr(): a branch stack needs a branch type besides the
+	 * privilege bits (EINVAL), known bits only (EINVAL); without
+	 * privilege bits it takes the event's; kernel or hv branches need
+	 * perf_allow_kernel() (EACCES). */
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t mask = attr->branch_sample_type;
+		if (mask >> 20 || !(mask & ~7ULL))
+			return -EINVAL;
+		if (!(mask & 7ULL))
+			mask |= (attr->exclude_kernel ? 0 : 2ULL) | (attr->exclude_user ? 0 : 1ULL) |
+				(attr->exclude_hv ? 0 : 4ULL);
+		if ((mask & 6ULL) && fkr_allow_kernel(m))
+			return -EACCES;
+	}
 	/* perf_event_open(): "if (!attr.exclude_kernel) perf_allow_kernel()". */
 	if (!attr->exclude_kernel && fkr_allow_kernel(m))
 		return -EACCES;
@@ -30,6 +62,30 @@ int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pi
 	if ((attr->sample_type & (1ULL << 19)) && fkr_allow_kernel(m))
 		return -EACCES;
 	return 0;
+}
+
+int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_event_attr *attr,
+		int cpu, int group_fd)
+{
+	/* kernel/events/core.c perf_init_event(): for HARDWARE and HW_CACHE
+	 * the PMU type may sit in config bits 32-63 (extended type); 0 there,
+	 * and PERF_TYPE_RAW, mean the (first) core PMU.  No core PMU
+	 * registered (a VM without a vPMU): nothing takes the type, ENOENT. */
+	uint32_t ext = attr->type == PERF_TYPE_RAW ? 0 : (uint32_t)(attr->config >> 32);
+	const struct fkr_pebs_pmu *p = NULL;
+	for (int i = 0; i < m->npebs; i++)
+		if (!ext || m->pebs[i].type == ext) {
+			p = &m->pebs[i];
+			break;
+		}
+	if (!p)
+		return -ENOENT;
+	/* A hybrid core PMU serves only its own CPUs: arch/x86/events/core.c
+	 * x86_pmu_event_init() / drivers/perf/arm_pmu.c armpmu_event_init()
+	 * refuse an event bound to another CPU with ENOENT. */
+	if (p->cpus && cpu >= 0 && (cpu >= 64 || !(p->cpus & (1ULL << cpu))))
+		return -ENOENT;
+	return fkr_pebs(fk, m, p, attr, group_fd);
 }
 
 int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -44,6 +100,13 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 		 * no PMU for the type is ENOENT. */
 		if (attr->type == PERF_TYPE_SOFTWARE) {
 			r = attr->config < PERF_COUNT_SW_MAX ? 0 : -ENOENT;
+			/* perf_swevent_init() and cpu_clock_event_init(): "no
+			 * branch sampling for software events" */
+			if (r == 0 && (attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
+				r = -EOPNOTSUPP;
+		} else if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
+			   attr->type == PERF_TYPE_RAW) {
+			r = fkr_core_hw(fk, m, attr, cpu, group_fd);
 		} else if (m->ibs_op_type && attr->type == m->ibs_op_type) {
 			r = fkr_ibs_op(m, attr);
 		} else if (m->spe_type && attr->type == m->spe_type) {

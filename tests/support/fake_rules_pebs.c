@@ -13,6 +13,11 @@ int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_p
 	 * EOPNOTSUPP. */
 	if ((int)attr->precise_ip > p->max_precise)
 		return -EOPNOTSUPP;
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		int r = fkr_branch(m, p, attr);
+		if (r)
+			return r;
+	}
 	/* Level 3 (PDIR/PDist) needs a counter the event's constraint allows
 	 * (intel/core.c, precise_ip == 3 special cases); when none fits, the
 	 * group validation at open fails with EINVAL.  Modelled by pdir_mem. */

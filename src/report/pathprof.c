@@ -1,0 +1,638 @@
+/* Memory samples by call path: paths interned as they come, counts per
+ * path, then the top lists with every frame named. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuscope/pathprof.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+#define DEFAULT_TOP 10
+
+struct path {
+	struct pms_frame *f;
+	size_t n;
+	uint64_t hash;
+	uint64_t samples, latency, weighted, resolved, remote;
+	bool truncated;
+};
+
+struct lastbr {
+	uint64_t from, to, samples, latency, weighted, mispred;
+};
+
+struct pms_pathprof {
+	struct pms_pathprof_opts o;
+	struct pms_unwinder *uw;
+	struct path *v;
+	size_t n, cap;
+	uint32_t *slots; /* open addressing: path index + 1, 0 empty */
+	size_t nslots;
+	uint32_t *of;    /* kept mode: path index + 1 of each sample (0 none) */
+	size_t nof, capof;
+	uint64_t samples, with_path, without_path, truncated;
+	enum pms_callgraph how;
+	struct pms_frame buf[PMS_CALLPATH_MAX];
+	struct lastbr *br; /* open addressing on (from, to); from == to == 0 empty */
+	size_t nbr, capbr;
+	uint64_t with_branches;
+};
+
+int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
+		     struct pms_pathprof **out)
+{
+	struct pms_pathprof_opts def = PMS_PATHPROF_OPTS_INIT;
+	struct pms_pathprof *p;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!sys || !out)
+		return pms_err(PMS_EINVAL, "pathprof: NULL argument");
+	if (!opts)
+		opts = &def;
+	if ((rc = pms_opts_check("pms_pathprof_new", "PMS_PATHPROF_OPTS_INIT", opts->version,
+				 PMS_PATHPROF_OPTS_VERSION)) < 0)
+		return rc;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return pms_err(PMS_ENOMEM, "pathprof: no memory");
+	p->o = *opts;
+	if (!p->o.top)
+		p->o.top = DEFAULT_TOP;
+	if ((rc = pms_unwinder_new(sys, &p->uw)) < 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void pms_pathprof_free(struct pms_pathprof *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].f);
+	free(p->v);
+	free(p->slots);
+	free(p->of);
+	free(p->br);
+	pms_unwinder_free(p->uw);
+	free(p);
+}
+
+static uint64_t frames_hash(const struct pms_frame *f, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL ^ n;
+	for (size_t i = 0; i < n; i++) {
+		h ^= f[i].ip + ((uint64_t)f[i].flags << 56);
+		h *= 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static bool frames_eq(const struct path *a, const struct pms_frame *f, size_t n)
+{
+	if (a->n != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (a->f[i].ip != f[i].ip || a->f[i].flags != f[i].flags)
+			return false;
+	return true;
+}
+
+static int rehash(struct pms_pathprof *p)
+{
+	size_t ns = p->nslots ? p->nslots * 2 : 256;
+	uint32_t *s = calloc(ns, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "pathprof: no memory");
+	for (size_t i = 0; i < p->n; i++) {
+		size_t h = (size_t)p->v[i].hash & (ns - 1);
+		while (s[h])
+			h = (h + 1) & (ns - 1);
+		s[h] = (uint32_t)(i + 1);
+	}
+	free(p->slots);
+	p->slots = s;
+	p->nslots = ns;
+	return 0;
+}
+
+/* The index of the path f[0..n), added when new; negative on no memory. */
+static long intern(struct pms_pathprof *p, const struct pms_frame *f, size_t n)
+{
+	uint64_t h = frames_hash(f, n);
+	size_t k;
+	int rc;
+
+	if ((p->n + 1) * 2 > p->nslots && (rc = rehash(p)) < 0)
+		return rc;
+	k = (size_t)h & (p->nslots - 1);
+	while (p->slots[k]) {
+		struct path *x = &p->v[p->slots[k] - 1];
+		if (x->hash == h && frames_eq(x, f, n))
+			return (long)(p->slots[k] - 1);
+		k = (k + 1) & (p->nslots - 1);
+	}
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 64;
+		struct path *v = realloc(p->v, nc * sizeof(*v));
+		if (!v)
+			return pms_err(PMS_ENOMEM, "pathprof: no memory");
+		p->v = v;
+		p->cap = nc;
+	}
+	struct path *x = &p->v[p->n];
+	memset(x, 0, sizeof(*x));
+	x->f = malloc((n ? n : 1) * sizeof(*x->f));
+	if (!x->f)
+		return pms_err(PMS_ENOMEM, "pathprof: no memory");
+	memcpy(x->f, f, n * sizeof(*f));
+	x->n = n;
+	x->hash = h;
+	p->slots[k] = (uint32_t)(p->n + 1);
+	return (long)p->n++;
+}
+
+/* Kernel frames fold into one hidden frame when they may not be shown. */
+static size_t hide_kernel(struct pms_frame *f, size_t n)
+{
+	size_t k = 0;
+	bool hidden = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!(f[i].flags & PMS_FRAME_KERNEL)) {
+			f[k++] = f[i];
+			hidden = false;
+			continue;
+		}
+		if (hidden)
+			continue;
+		f[k].ip = 0;
+		f[k].flags = PMS_FRAME_KERNEL | PMS_FRAME_HIDDEN;
+		k++;
+		hidden = true;
+	}
+	return k;
+}
+
+static size_t br_slot(const struct lastbr *v, size_t cap, uint64_t from, uint64_t to)
+{
+	uint64_t h = (from * 0x9e3779b97f4a7c15ULL) ^ (to + (to << 17));
+	size_t k = (size_t)(h ^ (h >> 31)) & (cap - 1);
+	while ((v[k].from || v[k].to) && (v[k].from != from || v[k].to != to))
+		k = (k + 1) & (cap - 1);
+	return k;
+}
+
+/* The sample's most recent branch (entry 0, as the kernel writes them). */
+static int add_branch(struct pms_pathprof *p, const struct pms_memsrc_sample *s)
+{
+	const struct pms_sample *in = &s->rec->sample;
+	struct pms_branch b;
+	if (!(in->present & PMS_SAMPLE_BRANCH_STACK) || !in->branch.nr)
+		return 0;
+	b = pms_branch_at(in->branch.entries, 0);
+	if (!b.from && !b.to)
+		return 0;
+	if ((p->nbr + 1) * 2 > p->capbr) {
+		size_t nc = p->capbr ? p->capbr * 2 : 64;
+		struct lastbr *v = calloc(nc, sizeof(*v));
+		if (!v)
+			return pms_err(PMS_ENOMEM, "pathprof: no memory");
+		for (size_t i = 0; i < p->capbr; i++)
+			if (p->br[i].from || p->br[i].to)
+				v[br_slot(v, nc, p->br[i].from, p->br[i].to)] = p->br[i];
+		free(p->br);
+		p->br = v;
+		p->capbr = nc;
+	}
+	struct lastbr *x = &p->br[br_slot(p->br, p->capbr, b.from, b.to)];
+	if (!x->from && !x->to) {
+		x->from = b.from;
+		x->to = b.to;
+		p->nbr++;
+	}
+	x->samples++;
+	if (b.mispred)
+		x->mispred++;
+	if (s->ms.valid & PMS_MS_WEIGHT) {
+		x->latency += s->ms.weight;
+		x->weighted++;
+	}
+	p->with_branches++;
+	return 0;
+}
+
+int pms_pathprof_add_src(struct pms_pathprof *p, const struct pms_memsrc_sample *s,
+			 const struct pms_maps *maps)
+{
+	size_t n = 0;
+	bool cut = false;
+	long idx = -1;
+
+	if (!p || !s)
+		return pms_err(PMS_EINVAL, "pathprof: NULL argument");
+	p->samples++;
+	if (s->rec) {
+		int rc = add_branch(p, s);
+		if (rc < 0)
+			return rc;
+	}
+	if (s->path.how == PMS_CALLGRAPH_DWARF && s->rec && maps) {
+		int rc = pms_unwinder_sample(p->uw, maps, &s->rec->sample, p->buf, PMS_CALLPATH_MAX,
+					     &n);
+		if (rc < 0 && rc != PMS_ENOTSUP)
+			return rc;
+		cut = rc == 1;
+	} else if (s->path.how != PMS_CALLGRAPH_NONE) {
+		n = s->path.n < PMS_CALLPATH_MAX ? s->path.n : PMS_CALLPATH_MAX;
+		memcpy(p->buf, s->path.frames, n * sizeof(*p->buf));
+		cut = s->path.truncated || s->path.n > PMS_CALLPATH_MAX;
+	}
+	if (p->o.hide_kernel)
+		n = hide_kernel(p->buf, n);
+	if (n) {
+		if ((idx = intern(p, p->buf, n)) < 0)
+			return (int)idx;
+		struct path *x = &p->v[idx];
+		x->samples++;
+		if (s->ms.valid & PMS_MS_WEIGHT) {
+			x->latency += s->ms.weight;
+			x->weighted++;
+		}
+		if (s->mem_node >= 0) {
+			x->resolved++;
+			if (s->cpu_node >= 0 && s->mem_node != s->cpu_node)
+				x->remote++;
+		}
+		if (cut) {
+			x->truncated = true;
+			p->truncated++;
+		}
+		p->with_path++;
+		if (p->how == PMS_CALLGRAPH_NONE)
+			p->how = s->path.how;
+	} else {
+		p->without_path++;
+	}
+	if (p->o.kept_samples) {
+		if (p->nof == p->capof) {
+			size_t nc = p->capof ? p->capof * 2 : 1024;
+			uint32_t *v = realloc(p->of, nc * sizeof(*v));
+			if (!v)
+				return pms_err(PMS_ENOMEM, "pathprof: no memory");
+			p->of = v;
+			p->capof = nc;
+		}
+		p->of[p->nof++] = (uint32_t)(idx + 1);
+	}
+	return 0;
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+static void path_free(struct pms_pathreport_path *x)
+{
+	for (size_t i = 0; i < x->nframes; i++) {
+		free(x->frames[i].func);
+		free(x->frames[i].file);
+		free(x->frames[i].module);
+	}
+	free(x->frames);
+}
+
+static void paths_free(struct pms_pathreport_path *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		path_free(&v[i]);
+	free(v);
+}
+
+static void branches_free(struct pms_pathreport_branch *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].from_func);
+		free(v[i].to_func);
+		free(v[i].to_file);
+	}
+	free(v);
+}
+
+void pms_pathreport_free(struct pms_pathreport *r)
+{
+	if (!r)
+		return;
+	paths_free(r->by_samples, r->nby_samples);
+	paths_free(r->by_latency, r->nby_latency);
+	paths_free(r->by_remote, r->nby_remote);
+	paths_free(r->all, r->nall);
+	branches_free(r->branches_by_samples, r->nbranches_by_samples);
+	branches_free(r->branches_by_latency, r->nbranches_by_latency);
+	free(r);
+}
+
+static char *dup0(const char *s, int *rc)
+{
+	char *d;
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*rc = pms_err(PMS_ENOMEM, "pathreport: no memory");
+	return d;
+}
+
+static int name_frames(struct pms_pathreport_path *x, const struct path *src,
+		       struct pms_symbolizer *sym, bool name_kernel)
+{
+	int rc = 0;
+	x->frames = calloc(src->n ? src->n : 1, sizeof(*x->frames));
+	if (!x->frames)
+		return pms_err(PMS_ENOMEM, "pathreport: no memory");
+	x->nframes = src->n;
+	for (size_t i = 0; i < src->n && rc >= 0; i++) {
+		struct pms_pathreport_frame *f = &x->frames[i];
+		bool kern = src->f[i].flags & PMS_FRAME_KERNEL;
+		struct pms_symbol sy = { 0 };
+		f->ip = src->f[i].ip;
+		f->flags = src->f[i].flags;
+		f->module = dup0(kern ? "[kernel]" : "", &rc);
+		if (!sym || (f->flags & PMS_FRAME_HIDDEN) || (kern && !name_kernel) || !f->ip)
+			continue;
+		/* A caller's frame holds a return address: the call is the
+		 * instruction before it (name ip - 1, as debuggers do). */
+		uint64_t at = i ? f->ip - 1 : f->ip;
+		if (pms_symbolizer_code(sym, at, kern, &sy) < 0 && !sy.module)
+			continue;
+		if (sy.module && !kern) {
+			free(f->module);
+			f->module = dup0(sy.module, &rc);
+		}
+		if (sy.func) {
+			f->func = dup0(sy.func, &rc);
+			f->offset = sy.offset + (f->ip - at);
+		}
+		if (sy.file) {
+			f->file = dup0(sy.file, &rc);
+			f->line = sy.line;
+		}
+	}
+	return rc;
+}
+
+static int cmp_samples(const void *a, const void *b)
+{
+	const struct path *x = *(const struct path *const *)a, *y = *(const struct path *const *)b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static int cmp_latency(const void *a, const void *b)
+{
+	const struct path *x = *(const struct path *const *)a, *y = *(const struct path *const *)b;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return cmp_samples(a, b);
+}
+
+/* Remote share first (remote / resolved, cross-multiplied), then remote
+ * count, then samples. */
+static int cmp_remote(const void *a, const void *b)
+{
+	const struct path *x = *(const struct path *const *)a, *y = *(const struct path *const *)b;
+	long double l = (long double)x->remote * (long double)y->resolved;
+	long double r = (long double)y->remote * (long double)x->resolved;
+	if (l != r)
+		return l > r ? -1 : 1;
+	if (x->remote != y->remote)
+		return x->remote > y->remote ? -1 : 1;
+	return cmp_samples(a, b);
+}
+
+static int list_of(struct path **ord, size_t n, size_t top, struct pms_symbolizer *sym,
+		   bool name_kernel, struct pms_pathreport_path **out, size_t *nout)
+{
+	size_t k = n < top ? n : top;
+	int rc = 0;
+	*out = calloc(k ? k : 1, sizeof(**out));
+	if (!*out)
+		return pms_err(PMS_ENOMEM, "pathreport: no memory");
+	*nout = k;
+	for (size_t i = 0; i < k && rc >= 0; i++) {
+		struct pms_pathreport_path *x = &(*out)[i];
+		const struct path *s = ord[i];
+		x->samples = s->samples;
+		x->latency = s->latency;
+		x->weighted = s->weighted;
+		x->resolved = s->resolved;
+		x->remote = s->remote;
+		x->truncated = s->truncated;
+		rc = name_frames(x, s, sym, name_kernel);
+	}
+	return rc;
+}
+
+static int br_by_samples(const void *a, const void *b)
+{
+	const struct lastbr *x = *(const struct lastbr *const *)a, *y = *(const struct lastbr *const *)b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from ? 1 : (x->to < y->to ? -1 : x->to > y->to);
+}
+
+static int br_by_latency(const void *a, const void *b)
+{
+	const struct lastbr *x = *(const struct lastbr *const *)a, *y = *(const struct lastbr *const *)b;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return br_by_samples(a, b);
+}
+
+static int br_list(struct lastbr **ord, size_t n, size_t top, struct pms_symbolizer *sym,
+		   bool name_kernel, struct pms_pathreport_branch **out, size_t *nout)
+{
+	size_t k = n < top ? n : top;
+	int rc = 0;
+	*out = calloc(k ? k : 1, sizeof(**out));
+	if (!*out)
+		return pms_err(PMS_ENOMEM, "pathreport: no memory");
+	*nout = k;
+	for (size_t i = 0; i < k && rc >= 0; i++) {
+		struct pms_pathreport_branch *b = &(*out)[i];
+		const struct lastbr *s = ord[i];
+		b->from = s->from;
+		b->to = s->to;
+		b->samples = s->samples;
+		b->latency = s->latency;
+		b->weighted = s->weighted;
+		b->mispredicted = s->mispred;
+		for (int end = 0; end < 2 && sym; end++) {
+			uint64_t a = end ? s->to : s->from;
+			bool kern = a >= (1ULL << 63);
+			struct pms_symbol sy = { 0 };
+			if ((kern && !name_kernel) || pms_symbolizer_code(sym, a, kern, &sy) < 0 || !sy.func)
+				continue;
+			if (end) {
+				b->to_func = dup0(sy.func, &rc);
+				b->to_file = dup0(sy.file, &rc);
+				b->to_line = sy.line;
+			} else {
+				b->from_func = dup0(sy.func, &rc);
+			}
+		}
+	}
+	return rc;
+}
+
+static int report_branches(struct pms_pathprof *p, struct pms_pathreport *r,
+			   struct pms_symbolizer *sym, bool name_kernel)
+{
+	struct lastbr **ord;
+	size_t n = 0, nl = 0;
+	int rc;
+	r->with_branches = p->with_branches;
+	ord = calloc(p->nbr ? p->nbr : 1, sizeof(*ord));
+	if (!ord)
+		return pms_err(PMS_ENOMEM, "pathreport: no memory");
+	for (size_t i = 0; i < p->capbr; i++)
+		if (p->br[i].from || p->br[i].to)
+			ord[n++] = &p->br[i];
+	qsort(ord, n, sizeof(*ord), br_by_samples);
+	rc = br_list(ord, n, p->o.top, sym, name_kernel, &r->branches_by_samples,
+		     &r->nbranches_by_samples);
+	if (rc >= 0) {
+		qsort(ord, n, sizeof(*ord), br_by_latency);
+		while (nl < n && ord[nl]->weighted)
+			nl++;
+		rc = br_list(ord, nl, p->o.top, sym, name_kernel, &r->branches_by_latency,
+			     &r->nbranches_by_latency);
+	}
+	free(ord);
+	return rc;
+}
+
+int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
+			struct pms_symbolizer *sym, bool name_kernel, struct pms_pathreport **out)
+{
+	struct pms_pathreport *r = NULL;
+	struct path **ord = NULL;
+	size_t nrem = 0;
+	int rc = 0;
+
+	if (out)
+		*out = NULL;
+	if (!p || !out)
+		return pms_err(PMS_EINVAL, "pathreport: NULL argument");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pms_err(PMS_ENOMEM, "pathreport: no memory");
+	/* Kept samples: nodes as the memory report resolved them. */
+	if (p->o.kept_samples && mem && mem->nall == p->nof) {
+		for (size_t i = 0; i < p->n; i++)
+			p->v[i].resolved = p->v[i].remote = 0;
+		for (size_t i = 0; i < p->nof; i++) {
+			const struct pms_memreport_sample *x = &mem->all[i];
+			if (!p->of[i] || x->mem_node < 0)
+				continue;
+			struct path *s = &p->v[p->of[i] - 1];
+			s->resolved++;
+			if (x->cpu_node >= 0 && x->mem_node != x->cpu_node)
+				s->remote++;
+		}
+	}
+	r->how = p->how;
+	r->samples = p->samples;
+	r->with_path = p->with_path;
+	r->without_path = p->without_path;
+	r->truncated = p->truncated;
+	r->distinct = p->n;
+	pms_unwinder_stats(p->uw, &r->unwind);
+	ord = calloc(p->n ? p->n : 1, sizeof(*ord));
+	if (!ord) {
+		rc = pms_err(PMS_ENOMEM, "pathreport: no memory");
+		goto out;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		ord[i] = &p->v[i];
+	qsort(ord, p->n, sizeof(*ord), cmp_samples);
+	if ((rc = list_of(ord, p->n, p->n, sym, name_kernel, &r->all, &r->nall)) < 0 ||
+	    (rc = list_of(ord, p->n, p->o.top, sym, name_kernel, &r->by_samples,
+			  &r->nby_samples)) < 0)
+		goto out;
+	qsort(ord, p->n, sizeof(*ord), cmp_latency);
+	size_t nlat = 0;
+	while (nlat < p->n && ord[nlat]->weighted)
+		nlat++;
+	if ((rc = list_of(ord, nlat, p->o.top, sym, name_kernel, &r->by_latency,
+			  &r->nby_latency)) < 0)
+		goto out;
+	/* Remote share: only paths with a resolved sample. */
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].resolved)
+			ord[nrem++] = &p->v[i];
+	qsort(ord, nrem, sizeof(*ord), cmp_remote);
+	if ((rc = list_of(ord, nrem, p->o.top, sym, name_kernel, &r->by_remote,
+			  &r->nby_remote)) < 0)
+		goto out;
+	if ((rc = report_branches(p, r, sym, name_kernel)) < 0)
+		goto out;
+	*out = r;
+	r = NULL;
+out:
+	free(ord);
+	pms_pathreport_free(r);
+	return rc;
+}
+
+static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t len)
+{
+	if (at < cap) {
+		size_t k = cap - at - 1 < len ? cap - at - 1 : len;
+		memcpy(buf + at, s, k);
+		buf[at + k] = 0;
+	}
+	return at + len;
+}
+
+size_t pms_pathreport_folded(const struct pms_pathreport_path *path, char *buf, size_t cap)
+{
+	size_t at = 0;
+	if (cap && buf)
+		buf[0] = 0;
+	else
+		cap = 0;
+	if (!path)
+		return 0;
+	for (size_t i = path->nframes; i-- > 0;) {
+		const struct pms_pathreport_frame *f = &path->frames[i];
+		char tmp[64];
+		const char *name = f->func;
+		if (!name) {
+			if (f->flags & PMS_FRAME_HIDDEN)
+				name = "[kernel]";
+			else {
+				const char *m = f->module && *f->module ? strrchr(f->module, '/') : NULL;
+				snprintf(tmp, sizeof(tmp), "%s%s0x%" PRIx64,
+					 m ? m + 1 : (f->module ? f->module : ""),
+					 f->module && *f->module ? "+" : "", f->ip);
+				name = tmp;
+			}
+		}
+		if (i + 1 != path->nframes)
+			at = put(buf, cap, at, ";", 1);
+		/* ';' separates frames in the folded format: none inside a name. */
+		for (const char *c = name; *c; c++)
+			at = put(buf, cap, at, *c == ';' ? ":" : c, 1);
+	}
+	return at;
+}

@@ -1,0 +1,116 @@
+/* Overflow (IP) sampling plans: the caller's events in perf's syntax as
+ * sampling events (pmuscope record), and the cpu-clock fallback for a
+ * machine without a hardware PMU.  probe.c probes what these build, as it
+ * does the memory engines' events. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pmuscope/event.h"
+#include "sample/sampler_int.h"
+#include "util/error.h"
+
+/* perf record's default: 4000 samples per second (tools/perf/util/
+ * record.c, opts->user_freq / freq default). */
+#define DEFAULT_FREQ 4000
+
+static const struct pms_pmu *pmu_by_name(const struct pms_pmus *pmus, const char *name)
+{
+	for (size_t i = 0; pmus && name && i < pmus->count; i++)
+		if (!strcmp(pmus->pmus[i].name, name))
+			return &pmus->pmus[i];
+	return NULL;
+}
+
+static struct smp_event *ev_add(struct smp_plan *p, const struct pms_pmu *pmu, const char *name)
+{
+	struct smp_event *ev;
+	if (p->nev >= SMP_MAX_EVENTS)
+		return NULL;
+	ev = &p->ev[p->nev++];
+	memset(ev, 0, sizeof(*ev));
+	ev->engine = PMS_ENG_OVERFLOW;
+	ev->pmu = pmu;
+	ev->role = p->nev == 1 ? SMP_ROLE_MAIN : SMP_ROLE_EXTRA;
+	ev->leader = -1;
+	snprintf(ev->pmu_name, sizeof(ev->pmu_name), "%s", name);
+	return ev;
+}
+
+static void sampling_bits(struct perf_event_attr *a, const struct pms_sampler_opts *o,
+			  bool has_period)
+{
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->sample_id_all = 1;
+	a->sample_type |= PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_CPU |
+			  PMS_SAMPLE_PERIOD;
+	if (o->freq) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else if (o->period) {
+		a->freq = 0;
+		a->sample_period = o->period;
+	} else if (!has_period) {
+		a->freq = 1;
+		a->sample_freq = DEFAULT_FREQ;
+	}
+	/* Privilege from the options when the event string said nothing. */
+	if (!a->exclude_user && !a->exclude_kernel) {
+		if (o->priv == PMS_PRIV_USER)
+			a->exclude_kernel = 1;
+		else if (o->priv == PMS_PRIV_KERNEL)
+			a->exclude_user = 1;
+	}
+}
+
+/* Whether an attr needs a hardware PMU (a generic hardware or cache event,
+ * a raw event, or an event of a PMU with its own type). */
+static bool hardware(const struct perf_event_attr *a)
+{
+	return a->type != PERF_TYPE_SOFTWARE && a->type != PERF_TYPE_TRACEPOINT &&
+	       a->type != PERF_TYPE_BREAKPOINT;
+}
+
+int pms_smp_build_overflow(struct smp_plan *p, const struct pms_pmus *pmus,
+			   const struct pms_sampler_opts *o, bool *needs_hw)
+{
+	struct pms_event_list *l = NULL;
+	int rc, n = 0;
+
+	*needs_hw = false;
+	rc = pms_event_parse(pmus, o->event, &l);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < l->count; i++) {
+		const struct pms_event *e = &l->events[i];
+		const struct pms_pmu *pmu = pmu_by_name(pmus, e->pmu);
+		struct smp_event *ev = ev_add(p, pmu, e->pmu ? e->pmu : "software");
+		if (!ev) {
+			rc = pms_err(PMS_ERANGE, "record: at most %d events", SMP_MAX_EVENTS);
+			goto out;
+		}
+		ev->attr = e->attr;
+		/* Groups are not sampled as groups: each event on its own. */
+		sampling_bits(&ev->attr, o, e->attr.sample_period != 0 && !e->attr.freq);
+		if (e->attr.freq && !o->freq && !o->period)
+			ev->attr.sample_freq = e->attr.sample_freq;
+		if (hardware(&ev->attr))
+			*needs_hw = true;
+		n++;
+	}
+	rc = n;
+out:
+	pms_event_list_free(l);
+	return rc;
+}
+
+int pms_smp_build_cpu_clock(struct smp_plan *p, const struct pms_sampler_opts *o)
+{
+	struct smp_event *ev = ev_add(p, NULL, "software");
+	if (!ev)
+		return PMS_ERANGE;
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	sampling_bits(&ev->attr, o, false);
+	return 1;
+}

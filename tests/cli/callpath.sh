@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Call paths of memory samples against perf, on this kernel's software
+# engine (page faults), with the known-path workload of tests/sample/
+# callpath_wl.c (main -> cp_outer -> cp_middle -> cp_leaf_touch):
+#  1. -g (frame pointers): `pmuscope mem -g -o F` gives the expected path for
+#     >= 95% of the samples in cp_leaf_touch, and `perf script` of F shows
+#     the same call stacks: the multiset of stacks is equal.
+#  2. --call-graph dwarf on the workload built without frame pointers
+#     (-O2 -fomit-frame-pointer): the expected path for >= 95% of those
+#     samples, and the stacks equal perf's own DWARF unwinding of F
+#     (perf script --no-inline; perf shows a caller's return address - 1).
+#  3. Files written by perf record -g and --call-graph dwarf: `pmuscope
+#     script -F callchain` prints what `perf script -F ip` prints, and
+#     `pmuscope report` aggregates the same stacks as perf script.
+# $1 = pmuscope.  Needs PMS_BUILD_DIR (the workloads) and perf.
+set -u
+cli=${1:?usage: callpath.sh PMUSCOPE}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+fp=${PMS_BUILD_DIR:-}/tests/sample/pms_callpath_fp
+nofp=${PMS_BUILD_DIR:-}/tests/sample/pms_callpath_nofp
+[ -x "$fp" ] && [ -x "$nofp" ] || { echo "no workloads (PMS_BUILD_DIR)"; exit 77; }
+command -v perf >/dev/null || { echo "no perf"; exit 77; }
+
+# Usage errors first (exit 2, the reason named).
+"$cli" mem --call-graph lbr -- true >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "lbr is not supported" "$tmp/err" || { bad "--call-graph lbr"; cat "$tmp/err"; }
+"$cli" mem --call-graph dwarf,70000 -- true >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || { bad "--call-graph dwarf,70000 accepted"; cat "$tmp/err"; }
+
+cmp_py=$(dirname "$0")/callpath_compare.py
+want=cp_leaf_touch,cp_middle,cp_outer,main
+
+live() { # live MODE-ARGS BIN NAME
+  local name=$3
+  if ! "$cli" mem $1 --engine software --period 4 --quiet --json --top 100000 \
+       -o "$tmp/$name.data" -- "$2" touch 3000 >"$tmp/$name.json" 2>"$tmp/err"; then
+    if grep -q "no sampling engine\|EACCES\|EPERM" "$tmp/err"; then
+      echo "no software sampling here: $(cat "$tmp/err")"; exit 77
+    fi
+    bad "mem $1"; cat "$tmp/err"; return
+  fi
+}
+
+# 1. frame pointers
+live "-g" "$fp" fp
+perf script -i "$tmp/fp.data" -F tid,ip >"$tmp/fp.perf" 2>"$tmp/perr" || { bad "perf script of mem -g -o"; cat "$tmp/perr"; }
+python3 "$cmp_py" "$tmp/fp.json" "$tmp/fp.perf" fp $want || bad "mem -g vs perf script"
+
+# 2. DWARF on code without frame pointers
+live "--call-graph dwarf" "$nofp" dwarf
+perf script -i "$tmp/dwarf.data" -F tid,ip --no-inline >"$tmp/dwarf.perf" 2>"$tmp/perr" \
+  || { bad "perf script of mem --call-graph dwarf -o"; cat "$tmp/perr"; }
+python3 "$cmp_py" "$tmp/dwarf.json" "$tmp/dwarf.perf" dwarf $want || bad "mem --call-graph dwarf vs perf script"
+# ... and frame pointers there give no callers: the DWARF result is the unwinder's
+python3 - "$tmp/dwarf.json" <<'PY' || bad "dwarf frames not flagged"
+import json, sys
+cp = json.load(open(sys.argv[1]))["callpaths"]
+assert cp["mode"] == "dwarf" and cp["dwarf_unwind"]["unwound"] > 0, cp["dwarf_unwind"]
+assert all(f["dwarf"] for p in cp["by_samples"] for f in p["frames"] if not f["kernel"])
+PY
+
+# 3. perf-written files
+for m in fp dwarf; do
+  cg=$([ $m = fp ] && echo "-g" || echo "--call-graph dwarf")
+  bin=$([ $m = fp ] && echo "$fp" || echo "$nofp")
+  if ! perf record -q $cg -e page-faults -c 4 -o "$tmp/p$m.data" -- "$bin" touch 3000 \
+       >/dev/null 2>"$tmp/perr"; then
+    echo "perf record $cg refused here: $(head -c 300 "$tmp/perr")"; continue
+  fi
+  "$cli" report --json --top 100000 -i "$tmp/p$m.data" >"$tmp/p$m.json" 2>"$tmp/err" \
+    || { bad "report of perf record $cg"; cat "$tmp/err"; continue; }
+  opt=$([ $m = dwarf ] && echo "--no-inline" || true)
+  perf script -i "$tmp/p$m.data" -F tid,ip $opt >"$tmp/p$m.perf" 2>/dev/null
+  python3 "$cmp_py" "$tmp/p$m.json" "$tmp/p$m.perf" $m || bad "report of perf record $cg vs perf script"
+  if [ $m = fp ]; then
+    perf script -i "$tmp/p$m.data" -F ip >"$tmp/p$m.perfip" 2>/dev/null
+    "$cli" script -i "$tmp/p$m.data" -F callchain >"$tmp/p$m.ours" 2>"$tmp/err" || bad "script -F callchain"
+    cmp -s "$tmp/p$m.perfip" "$tmp/p$m.ours" || { bad "script -F callchain differs from perf script -F ip"; diff "$tmp/p$m.perfip" "$tmp/p$m.ours" | head -5; }
+  fi
+done
+exit $fail

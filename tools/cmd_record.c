@@ -1,0 +1,514 @@
+/* pmuscope record: overflow (IP) sampling of any event (perf record):
+ * where the time goes -- hot functions and source lines, call paths --
+ * and a perf.data file that perf reads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "callpath_render.h"
+#include "cli.h"
+#include "cli_opt.h"
+#include "pmuscope/error.h"
+#include "pmuscope/event.h"
+#include "pmuscope/memsrc.h"
+#include "pmuscope/pathprof.h"
+#include "pmuscope/recorder.h"
+#include "pmuscope/report.h"
+#include "pmuscope/sampler.h"
+#include "pmuscope/symbols.h"
+
+int cmd_record(const struct cli_global *g, int argc, char **argv);
+
+enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK };
+
+static const struct cli_opt opts[] = {
+	{ "event", 'e', CLI_ARG, "EVENT",
+	  'e', "what to sample, in perf's syntax (default cycles):\ncycles, instructions, cpu-clock, r1a8, cpu/.../, :u :k :p ..." },
+	{ "freq", 'F', CLI_ARG, "HZ", 'F', "samples per second (default 4000, as perf)" },
+	{ "count", 'c', CLI_ARG, "N", 'c', "one sample every N events (a period)" },
+	{ "pid", 'p', CLI_ARG, "PID", 'p', "attach to PID (until it exits, Ctrl-C or --duration)" },
+	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "system-wide" },
+	{ "cpu", 'C', CLI_ARG, "CPUS", 'C', "system-wide on these CPUs only (0-3,8)" },
+	{ NULL, 'g', CLI_NOARG, NULL, 'g', "a call path with every sample: frame pointers" },
+	{ "call-graph", 0, CLI_ARG, "MODE", O_CALLGRAPH, "fp, dwarf or dwarf,SIZE (perf record --call-graph)" },
+	{ "branch-any", 'b', CLI_NOARG, NULL, 'b', "a branch stack with every sample (perf record -b)" },
+	{ "branch-filter", 'j', CLI_ARG, "LIST", 'j', "branch stack of these types: any, call, any_ret,\nind_call, cond, ..., u, k (perf record -j)" },
+	{ "output", 'o', CLI_ARG, "FILE", 'o', "also write the samples as perf.data to FILE" },
+	{ "duration", 0, CLI_ARG, "SEC", O_DURATION, "stop after SEC seconds" },
+	{ "no-fallback", 0, CLI_NOARG, NULL, O_NOFALLBACK, "fail instead of sampling cpu-clock when the event\nneeds a hardware PMU this machine does not have" },
+	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "folded", 0, CLI_ARG, "FILE", O_FOLDED, "with -g: every call path as folded stacks (flame graphs)" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_record = {
+	.name = "record",
+	.synopsis = "record [OPTIONS] -- COMMAND ...  sample a command\n"
+		    "record [OPTIONS] -p PID          attach to a process\n"
+		    "record [OPTIONS] -a | -C CPUS    system-wide",
+	.description =
+		"Overflow (IP) sampling, as perf record: program a counter to overflow\n"
+		"every N events (-c) or about HZ times a second (-F), and take the\n"
+		"instruction pointer, thread, CPU and (-g, --call-graph) call path at\n"
+		"each overflow.  On hybrid / big.LITTLE machines a generic event opens\n"
+		"once per core PMU, each on its own CPUs.  Without a hardware PMU (a\n"
+		"VM) a hardware event is replaced by cpu-clock, and the report says so.\n\n"
+		"The report: hot functions, hot source lines, call paths (by samples);\n"
+		"-o writes a perf.data file perf report / perf script read.",
+	.opts = opts,
+	.footer = "Exit status: the command's when one was run; 1 failure, 2 usage error.",
+	.stop_at_operand = true,
+};
+
+static volatile sig_atomic_t stop_sig;
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+struct rctx {
+	struct pms_memprof *prof;
+	struct pms_pathprof *paths;
+	struct pms_recorder *rec;
+	int werr;
+};
+
+static int on_sample(void *ud, const struct pms_memsrc_sample *x)
+{
+	struct rctx *c = ud;
+	int rc = pms_memprof_add_src(c->prof, x);
+	if (rc >= 0 && c->paths)
+		rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof));
+	if (rc >= 0 && c->rec && !c->werr && pms_recorder_sample(c->rec, x) < 0)
+		c->werr = -1;
+	return rc;
+}
+
+static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
+{
+	struct rctx *c = ud;
+	int rc = pms_memprof_sideband(c->prof, rec, NULL);
+	if (rc >= 0 && c->rec && !c->werr && pms_recorder_sideband(c->rec, rec, attr_idx) < 0)
+		c->werr = -1;
+	return rc;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void text_sites(const char *title, const struct pms_memreport_site *v, size_t n,
+		       uint64_t total, bool lines)
+{
+	printf("\n%s:\n", title);
+	if (!n)
+		printf("  (none)\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_memreport_site *s = &v[i];
+		const char *mod = s->module ? strrchr(s->module, '/') : NULL;
+		mod = mod ? mod + 1 : s->module ? s->module : "";
+		printf("  %8" PRIu64 " %5.1f%%  %s", s->samples, pct(s->samples, total), s->name);
+		if (lines && s->file)
+			printf("  %s:%d", s->file, s->line);
+		else if (!lines && s->file)
+			printf("  %s", s->file);
+		printf("  (%s)\n", *mod ? mod : "?");
+	}
+}
+
+static void json_sites(struct json *j, const char *key, const struct pms_memreport_site *v,
+		       size_t n)
+{
+	cli_json_begin_array(j, key);
+	for (size_t i = 0; i < n; i++) {
+		char hx[24];
+		cli_json_begin_object(j, NULL);
+		cli_json_uint(j, "samples", v[i].samples);
+		if (v[i].addr_hidden)
+			cli_json_null(j, "ip");
+		else {
+			snprintf(hx, sizeof(hx), "0x%" PRIx64, v[i].addr);
+			cli_json_str(j, "ip", hx);
+		}
+		cli_json_str(j, "func", v[i].name);
+		cli_json_str(j, "file", v[i].file);
+		if (v[i].file)
+			cli_json_int(j, "line", v[i].line);
+		else
+			cli_json_null(j, "line");
+		cli_json_str(j, "module", v[i].module);
+		cli_json_bool(j, "kernel", v[i].kernel);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+/* perf's name of a generic event ("cpu-clock"), else the source's name. */
+static const char *event_name(const struct pms_memsrc_attr *a)
+{
+	const char *g = pms_event_generic_name(a->attr->type, a->attr->config);
+	return g ? g : a->name;
+}
+
+static bool kernel_visible(struct pms_sys *sys)
+{
+	struct pms_maps *none = NULL;
+	struct pms_symbolizer *probe = NULL;
+	bool v = false;
+	if (pms_maps_new(&none) == 0 && pms_symbolizer_new(sys, none, &probe) == 0)
+		v = pms_symbolizer_kernel_visible(probe);
+	pms_symbolizer_free(probe);
+	pms_maps_free(none);
+	return v;
+}
+
+int cmd_record(const struct cli_global *g, int argc, char **argv)
+{
+	const char *event = "cycles", *out = NULL, *folded = NULL;
+	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
+	struct pms_cpuset cpus = { 0 };
+	bool json = false, system = false;
+	size_t top = 10;
+	double duration = 0;
+	pid_t pid = -1;
+	long v;
+	int c;
+
+	struct cli_parser p;
+	cli_parser_init(&p, &cli_spec_record, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case 'e': event = p.arg; break;
+		case 'F':
+			if (cli_parse_long(p.arg, 1, 1000000, &v) < 0)
+				return cli_bad_arg(&p, "samples per second 1..1000000");
+			so.freq = (uint64_t)v;
+			break;
+		case 'c':
+			if (cli_parse_long(p.arg, 1, 0x7fffffffffffffffL, &v) < 0)
+				return cli_bad_arg(&p, "a positive count");
+			so.period = (uint64_t)v;
+			break;
+		case 'p':
+			if (cli_parse_long(p.arg, 1, 0x7fffffff, &v) < 0)
+				return cli_bad_arg(&p, "a process id");
+			pid = (pid_t)v;
+			break;
+		case 'a': system = true; break;
+		case 'C':
+			pms_cpuset_fini(&cpus);
+			if (pms_cpuset_parse_list(&cpus, p.arg) < 0 || pms_cpuset_count(&cpus) <= 0) {
+				pms_cpuset_fini(&cpus);
+				return cli_bad_arg(&p, "a CPU list such as 0-3,8");
+			}
+			system = true;
+			break;
+		case 'g':
+			if (so.callgraph == PMS_CALLGRAPH_NONE)
+				so.callgraph = PMS_CALLGRAPH_FP;
+			break;
+		case O_CALLGRAPH:
+			if (pms_callgraph_parse(p.arg, &so.callgraph, &so.stack_size) < 0) {
+				pms_cpuset_fini(&cpus);
+				return cli_usage(&cli_spec_record, "--call-graph: %s", pms_error_last());
+			}
+			break;
+		case 'o': out = p.arg; break;
+		case 'b': so.branch_filter |= 1ULL << 3; break; /* PERF_SAMPLE_BRANCH_ANY */
+		case 'j':
+			if (pms_branch_filter_parse(p.arg, &so.branch_filter) < 0) {
+				pms_cpuset_fini(&cpus);
+				return cli_usage(&cli_spec_record, "-j: %s", pms_error_last());
+			}
+			break;
+		case O_DURATION:
+			if (cli_parse_double(p.arg, 0.001, 1e9, &duration) < 0)
+				return cli_bad_arg(&p, "seconds > 0");
+			break;
+		case O_NOFALLBACK: so.no_fallback = true; break;
+		case O_TOP:
+			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
+				return cli_bad_arg(&p, "1..100000");
+			top = (size_t)v;
+			break;
+		case O_FOLDED: folded = p.arg; break;
+		case O_JSON: json = true; break;
+		}
+	}
+	if (c != CLI_END) {
+		pms_cpuset_fini(&cpus);
+		return cli_exit_code(c);
+	}
+	char **cmd = p.ind < argc ? argv + p.ind : NULL;
+	if ((cmd != NULL) + (pid > 0) + system != 1) {
+		pms_cpuset_fini(&cpus);
+		return cli_usage(&cli_spec_record, "say what to sample: -- COMMAND, -p PID, -a or -C CPUS "
+						   "(one of them)");
+	}
+	if (so.freq && so.period) {
+		pms_cpuset_fini(&cpus);
+		return cli_usage(&cli_spec_record, "-F and -c exclude each other");
+	}
+	if (folded && so.callgraph == PMS_CALLGRAPH_NONE) {
+		pms_cpuset_fini(&cpus);
+		return cli_usage(&cli_spec_record, "--folded needs call paths (-g or --call-graph)");
+	}
+
+	int rc = 1, exit_code = 1, outfd = -1;
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	struct pms_topo *topo = NULL;
+	struct pms_child *child = NULL;
+	struct pms_sampler *smp = NULL;
+	struct pms_memsrc *src = NULL;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_memreport *rep = NULL;
+	struct pms_pathreport *prep = NULL;
+	struct rctx ctx = { 0 };
+	struct sigaction sa, old_int, old_term;
+	int status = 0;
+	bool have_status = false;
+
+	sys = cli_open_sys(g);
+	if (!sys)
+		goto out;
+	if (!pms_sys_is_live(sys)) {
+		fprintf(stderr, "pmuscope: record: records this machine only; --root %s is a snapshot\n",
+			pms_sys_root(sys));
+		goto out;
+	}
+	if (pms_pmus_load(sys, &pmus) < 0) {
+		cli_fail("record: PMU discovery");
+		goto out;
+	}
+	if (pms_topo_load(sys, &topo) < 0) {
+		cli_fail("record: topology");
+		goto out;
+	}
+	if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, "pmuscope: record: no process %d\n", (int)pid);
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (cmd) {
+		if (pms_child_spawn(sys, cmd, &child) < 0) {
+			cli_fail("record: starting the command");
+			goto out_sig;
+		}
+		pid = pms_child_pid(child);
+	}
+	so.event = event;
+	so.target = system ? PMS_TARGET_CPUS : cmd ? PMS_TARGET_CHILD : PMS_TARGET_PID;
+	so.pid = pid;
+	so.cpus = cpus;
+	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
+		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
+		goto out_sig;
+	}
+	if (pms_memsrc_open_live(smp, topo, &src) < 0) {
+		cli_fail("record: sample source");
+		goto out_sig;
+	}
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.pid = pid > 0 ? pid : 0;
+	po.top = top;
+	if (pms_memprof_new(topo, &po, &ctx.prof) < 0) {
+		cli_fail("record: profile");
+		goto out_sig;
+	}
+	bool kvis = kernel_visible(sys);
+	if (so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter) {
+		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
+		pp.top = top;
+		pp.hide_kernel = !kvis;
+		pp.kept_samples = true;
+		if (pms_pathprof_new(sys, &pp, &ctx.paths) < 0) {
+			cli_fail("record: call paths");
+			goto out_sig;
+		}
+	}
+	if (out) {
+		outfd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
+		ro.hide_kernel_ips = !kvis;
+		if (outfd < 0) {
+			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, strerror(errno));
+			goto out_sig;
+		}
+		if (pms_recorder_open(outfd, src, &ro, &ctx.rec) < 0) {
+			cli_fail("record: perf.data");
+			goto out_sig;
+		}
+	}
+	if (child && pms_child_start(child) < 0) {
+		exit_code = cli_exec_failed("record", cmd[0]);
+		pms_child_wait(child, false, NULL);
+		rc = 0;
+		goto out_sig;
+	}
+	if (!child && pms_sampler_enable(smp) < 0) {
+		cli_fail("record: enabling the sampler");
+		goto out_sig;
+	}
+
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	double t0 = now_s(), t = t0;
+	bool done = false, forwarded = false;
+	while (!done) {
+		if (pms_memsrc_poll(src, 100, &cb, &ctx) < 0 && !stop_sig) {
+			cli_fail("record: reading samples");
+			break;
+		}
+		if (pid > 0 && !system)
+			(void)pms_maps_read_proc(pms_memprof_maps(ctx.prof), sys, pid);
+		t = now_s();
+		bool timeout = duration > 0 && t - t0 >= duration;
+		if (child) {
+			if ((stop_sig || timeout) && !forwarded) {
+				kill(pid, stop_sig ? stop_sig : SIGINT);
+				forwarded = true;
+			}
+			if (pms_child_wait(child, true, &status) == 0) {
+				have_status = true;
+				done = true;
+			}
+		} else {
+			done = stop_sig || timeout || (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH);
+		}
+	}
+	(void)pms_memsrc_poll(src, 0, &cb, &ctx);
+	if (!child)
+		(void)pms_sampler_disable(smp);
+	if (ctx.rec && pms_recorder_finish(ctx.rec, sys, topo, pmus) < 0)
+		ctx.werr = -1;
+	if (ctx.werr)
+		fprintf(stderr, "pmuscope: record: writing %s failed: %s\n", out, pms_error_last());
+
+	struct pms_memsrc_info si;
+	struct pms_memsrc_stats sst;
+	pms_memsrc_info(src, &si);
+	pms_memsrc_stats(src, &sst);
+	if (pms_symbolizer_new(sys, pms_memprof_maps(ctx.prof), &sym) < 0)
+		sym = NULL;
+	struct pms_memreport_input in = { .duration_ns = (uint64_t)((t - t0) * 1e9) };
+	pms_memreport_input_from_src(&in, &si, &sst);
+	if (pms_memprof_report(ctx.prof, sym, &in, &rep) < 0 ||
+	    (ctx.paths && pms_pathprof_report(ctx.paths, rep, sym, kvis, &prep) < 0)) {
+		cli_fail("record: building the report");
+		goto out_sig;
+	}
+	if (folded) {
+		FILE *f = fopen(folded, "w");
+		if (!f || callpath_write_folded(f, prep) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "pmuscope: record: --folded %s: %s\n", folded, strerror(errno));
+			goto out_sig;
+		}
+	}
+	const struct pms_memsrc_attr *attrs;
+	size_t nattrs = 0;
+	attrs = pms_memsrc_attrs(src, &nattrs);
+	if (json) {
+		struct json j;
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "event", event);
+		cli_json_str(&j, "engine", pms_engine_name(si.engine));
+		cli_json_str(&j, "pmus", si.pmus);
+		cli_json_str(&j, "notes", si.notes);
+		cli_json_bool(&j, "fallback_cpu_clock", strstr(si.notes, "FALLBACK") != NULL);
+		cli_json_begin_array(&j, "events");
+		for (size_t i = 0; i < nattrs; i++) {
+			if (!attrs[i].samples)
+				continue;
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "name", event_name(&attrs[i]));
+			cli_json_str(&j, "pmu", attrs[i].pmu);
+			cli_json_uint(&j, "type", attrs[i].attr->type);
+			cli_json_uint(&j, "config", attrs[i].attr->config);
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
+		cli_json_uint(&j, "samples", rep->samples);
+		cli_json_uint(&j, "lost", sst.lost + sst.lost_samples);
+		cli_json_double(&j, "duration_s", t - t0);
+		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
+		json_sites(&j, "hot_instructions", rep->top_ips_samples, rep->ntop_ips_samples);
+		if (prep)
+			callpath_render_json(&j, prep);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
+	} else {
+		printf("pmuscope record: %s, %" PRIu64 " samples in %.2f s", event, rep->samples,
+		       t - t0);
+		if (sst.lost + sst.lost_samples)
+			printf(" (%" PRIu64 " lost)", sst.lost + sst.lost_samples);
+		printf("\nsampled: ");
+		bool first = true;
+		for (size_t i = 0; i < nattrs; i++) {
+			if (!attrs[i].samples)
+				continue;
+			printf("%s%s on %s", first ? "" : ", ", event_name(&attrs[i]), attrs[i].pmu);
+			first = false;
+		}
+		printf("\n");
+		if (si.notes && *si.notes)
+			printf("notes: %s\n", si.notes);
+		text_sites("hot functions", rep->top_funcs_samples, rep->ntop_funcs_samples,
+			   rep->samples, false);
+		text_sites("hot instructions", rep->top_ips_samples, rep->ntop_ips_samples, rep->samples,
+			   true);
+		if (prep)
+			callpath_render_text(prep);
+	}
+	fflush(stdout);
+	exit_code = 0;
+	if (have_status) {
+		if (WIFEXITED(status))
+			exit_code = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			exit_code = 128 + WTERMSIG(status);
+	}
+	if (ctx.werr)
+		exit_code = 74;
+	rc = 0;
+out_sig:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out:
+	pms_recorder_free(ctx.rec);
+	if (outfd >= 0)
+		close(outfd);
+	pms_pathreport_free(prep);
+	pms_memreport_free(rep);
+	pms_symbolizer_free(sym);
+	pms_pathprof_free(ctx.paths);
+	pms_memprof_free(ctx.prof);
+	pms_memsrc_free(src);
+	pms_sampler_free(smp);
+	pms_child_free(child);
+	pms_topo_free(topo);
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+	pms_cpuset_fini(&cpus);
+	return rc ? 1 : exit_code;
+}

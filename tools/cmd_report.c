@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "mem_render.h"
+#include "report_feed.h"
 #include "pmuscope/cpuset.h"
 #include "pmuscope/error.h"
 #include "pmuscope/perfdata.h"
@@ -83,7 +84,7 @@ static const char *pmu_name(const struct pms_perfdata_info *in, uint32_t type)
 	return NULL;
 }
 
-static enum pms_engine attr_engine(const struct pms_perfdata_info *in,
+enum pms_engine attr_engine(const struct pms_perfdata_info *in,
 				   const struct pms_perfdata_attr *a)
 {
 	const char *name = pmu_name(in, a->attr->type);
@@ -96,12 +97,7 @@ static enum pms_engine attr_engine(const struct pms_perfdata_info *in,
 }
 
 /* CPU -> node from the file's NUMA_TOPOLOGY cpu lists. */
-struct cpunodes {
-	int *node;
-	size_t n;
-};
-
-static int cpunodes_load(const struct pms_perfdata_info *in, struct cpunodes *cn)
+int cpunodes_load(const struct pms_perfdata_info *in, struct cpunodes *cn)
 {
 	for (size_t i = 0; i < in->nnuma; i++) {
 		struct pms_cpuset cs = { 0 };
@@ -129,7 +125,7 @@ static int cpunodes_load(const struct pms_perfdata_info *in, struct cpunodes *cn
 
 /* One SAMPLE as the engine-neutral memory sample the builder takes.  A weight
  * counts only when it is not 0 (what the live engines mark valid). */
-static void to_memsample(const struct pms_perfdata_event *ev, enum pms_engine eng,
+void to_memsample(const struct pms_perfdata_event *ev, enum pms_engine eng,
 			 struct pms_memsample *m)
 {
 	const struct pms_sample *s = &ev->rec.sample;
@@ -189,7 +185,7 @@ static void to_memsample(const struct pms_perfdata_event *ev, enum pms_engine en
 
 /* Memory node of a sample: from PHYS_ADDR and MEM_TOPOLOGY (the reader's
  * ev->node), else not asked. */
-static int mem_node_of(const struct pms_perfdata_event *ev, bool nodes_ok)
+int mem_node_of(const struct pms_perfdata_event *ev, bool nodes_ok)
 {
 	const struct pms_sample *s = &ev->rec.sample;
 	if (!nodes_ok || !(s->present & PMS_SAMPLE_PHYS_ADDR))
@@ -276,6 +272,24 @@ static int first_sample(struct pass *ps)
 	return 0;
 }
 
+/* An MMAP/MMAP2 record of a process (false: the kernel's own, or empty).
+ * perf records only executable mappings without -d; the symbolizer places
+ * an ELF by the mapping of its offset 0, so stand one in below the text
+ * where none is known (shared objects map file offset = address - base). */
+bool mmap_standin(struct pms_maps *pm, const struct pms_record *rec)
+{
+	const struct pms_rec_mmap *m = &rec->mmap;
+	/* pid -1: the kernel's own maps, not a process's */
+	if (m->pid == UINT32_MAX || !m->filename || !m->len)
+		return false;
+	bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & 4 /* PROT_EXEC */) != 0
+						  : !(rec->misc & PMS_MISC_MMAP_DATA);
+	if (exec && m->pgoff && m->pgoff <= m->addr && m->filename[0] == '/' &&
+	    !pms_maps_find(pm, m->addr - m->pgoff))
+		(void)pms_maps_add(pm, m->addr - m->pgoff, m->pgoff, 0, m->ino, false, m->filename);
+	return true;
+}
+
 static int feed(struct pass *ps, const struct pms_perfdata_event *ev)
 {
 	const struct pms_record *rec = &ev->rec;
@@ -301,20 +315,8 @@ static int feed(struct pass *ps, const struct pms_perfdata_event *ev)
 		return pms_memprof_add_node(ps->prof, &m, mn, cn);
 	}
 	if (rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) {
-		const struct pms_rec_mmap *m = &rec->mmap;
-		/* pid -1: the kernel's own maps, not a process's */
-		if (m->pid == UINT32_MAX || !m->filename || !m->len)
+		if (!mmap_standin(pms_memprof_maps(ps->prof), rec))
 			return 0;
-		bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & 4 /* PROT_EXEC */) != 0
-							  : !(rec->misc & PMS_MISC_MMAP_DATA);
-		/* perf records only executable mappings without -d; the
-		 * symbolizer places an ELF by the mapping of its offset 0, so
-		 * stand one in below the text where none is known (shared
-		 * objects map file offset = address - base). */
-		struct pms_maps *pm = pms_memprof_maps(ps->prof);
-		if (exec && m->pgoff && m->pgoff <= m->addr && m->filename[0] == '/' &&
-		    !pms_maps_find(pm, m->addr - m->pgoff))
-			(void)pms_maps_add(pm, m->addr - m->pgoff, m->pgoff, 0, m->ino, false, m->filename);
 		return pms_memprof_sideband(ps->prof, rec, NULL);
 	}
 	if (rec->type == PMS_RECORD_COMM || rec->type == PMS_RECORD_EXIT)

@@ -16,6 +16,7 @@
 	X(topology, "packages, NUMA nodes, SNC, core types, uncore box -> node") \
 	X(events, "catalog events: perf encodings, ARM tiers, Apple tables; --explain N") \
 	X(report, "memory-access report of a perf.data file (also from perf mem record)") \
+	X(c2c, "cache-line contention (false/true sharing) with each line's NUMA node, any engine") \
 	X(script, "one line or JSON object per sample of a perf.data file") \
 	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \
 

@@ -124,6 +124,17 @@ uint64_t pms_c2c_llc_misses(const struct pms_c2c_stats *st)
 	return st->lcl_dram + st->rmt_dram + st->rmt_hitm + st->rmt_hit;
 }
 
+uint64_t pms_c2c_perf_loads(const struct pms_c2c_stats *st)
+{
+	return pms_c2c_llc_misses(st) + st->ld_fbhit + st->ld_l1hit + st->ld_l2hit + st->ld_llchit +
+	       st->lcl_hitm;
+}
+
+uint64_t pms_c2c_perf_records(const struct pms_c2c_stats *st)
+{
+	return pms_c2c_perf_loads(st) + st->st_l1hit + st->st_l1miss + st->st_na;
+}
+
 #define NSTATS (sizeof(struct pms_c2c_stats) / sizeof(uint64_t))
 
 static void stats_add(struct pms_c2c_stats *a, const struct pms_c2c_stats *b)

@@ -632,6 +632,8 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 	src.kind = "file";
 	src.path = o->input;
 	src.exit_status = -1;
+	struct pms_c2c_opts mo = o->mo;
+	mo.recorded = true;
 	if (cli_perfdata_open("c2c", o->input, &fd, &r))
 		return 1;
 	if (pms_maps_new(&maps) < 0) {
@@ -658,7 +660,7 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 					if (a->sample_type & PMS_SAMPLE_DATA_SRC)
 						break;
 				}
-				if (pms_c2c_new(engine, &o->mo, &c) < 0) {
+				if (pms_c2c_new(engine, &mo, &c) < 0) {
 					ret = cli_fail("c2c");
 					goto out;
 				}
@@ -674,7 +676,11 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 				goto out;
 			}
 		} else if (rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) {
-			if (mmap_standin(maps, rec))
+			/* the kernel's own maps (pid -1) too: perf's nomap check
+			 * looks for kernel data addresses there */
+			bool kmap = rec->mmap.pid == UINT32_MAX && rec->mmap.len &&
+				    rec->mmap.addr >= (1ULL << 63) && rec->mmap.filename;
+			if (mmap_standin(maps, rec) || kmap)
 				(void)pms_maps_add(maps, rec->mmap.addr, rec->mmap.len, rec->mmap.pgoff,
 						   rec->mmap.ino,
 						   rec->type == PMS_RECORD_MMAP2 ? (rec->mmap.prot & 4) != 0
@@ -687,7 +693,7 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 			o->input, pms_error_last());
 		ret = 1;
 	}
-	if (!c && pms_c2c_new(engine, &o->mo, &c) < 0) {
+	if (!c && pms_c2c_new(engine, &mo, &c) < 0) {
 		ret = cli_fail("c2c");
 		goto out;
 	}

@@ -97,8 +97,12 @@ struct pms_c2c_opts {
 	bool all_lines;            /* list every line with a data address, not
 				    * only the shared ones (perf's --show-all) */
 	size_t max_lines;          /* 0 = no limit */
+	/* the samples come from a recorded file: kernel IPs are not named
+	 * (this machine's kallsyms does not describe the recording's kernel) */
+	bool recorded;
 };
-#define PMS_C2C_OPTS_INIT { PMS_C2C_OPTS_VERSION, false, PMS_C2C_AUTO, PMS_C2C_SORT_METRIC, false, 0 }
+#define PMS_C2C_OPTS_INIT \
+	{ PMS_C2C_OPTS_VERSION, false, PMS_C2C_AUTO, PMS_C2C_SORT_METRIC, false, 0, false }
 
 struct pms_c2c;
 
@@ -192,7 +196,10 @@ struct pms_c2c_report {
 
 /* Build the report.  maps (the data mappings: object names, perf's nomap
  * check) and sym (function names, source lines, static data symbols) may
- * be NULL; without maps no sample counts as nomap. */
+ * be NULL; without maps no sample counts as nomap.  nomap is judged against
+ * maps as a whole (perf: the sampled process's maps); kernel addresses
+ * count as mapped unless maps hold a kernel-half mapping (a file's kernel
+ * MMAP records). */
 int pms_c2c_report(struct pms_c2c *c, const struct pms_maps *maps, struct pms_symbolizer *sym,
 		   struct pms_c2c_report **out);
 void pms_c2c_report_free(struct pms_c2c_report *r);

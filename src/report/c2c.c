@@ -622,7 +622,7 @@ static int ivec_copy(const struct ivec *s, int **out, size_t *n)
 	return 0;
 }
 
-static int build_access(const struct acc *a, struct pms_symbolizer *sym,
+static int build_access(const struct acc *a, struct pms_symbolizer *sym, bool recorded,
 			struct pms_c2c_access *o)
 {
 	int rc = 0;
@@ -635,7 +635,8 @@ static int build_access(const struct acc *a, struct pms_symbolizer *sym,
 	o->lat_all = a->lat_all;
 	struct pms_symbol sy;
 	memset(&sy, 0, sizeof(sy));
-	bool named = a->ip_valid && sym && pms_symbolizer_code(sym, a->ip, a->kernel, &sy) == 0;
+	bool named = a->ip_valid && sym && !(a->kernel && recorded) &&
+		     pms_symbolizer_code(sym, a->ip, a->kernel, &sy) == 0;
 	o->func = dup_or(named ? sy.func : NULL, a->kernel ? "[kernel]" : "[unknown]", &rc);
 	o->file = named && sy.file ? dup_or(sy.file, "", &rc) : NULL;
 	o->line = named ? sy.line : 0;
@@ -654,7 +655,7 @@ static int build_access(const struct acc *a, struct pms_symbolizer *sym,
 }
 
 static int build_line(const struct line *l, const struct lsum *ls, uint32_t size,
-		      const struct pms_maps *maps, struct pms_symbolizer *sym,
+		      const struct pms_maps *maps, struct pms_symbolizer *sym, bool recorded,
 		      struct pms_c2c_line *o)
 {
 	int rc = 0;
@@ -671,13 +672,14 @@ static int build_line(const struct line *l, const struct lsum *ls, uint32_t size
 	o->nwriters = ls->nwriters;
 	if (ivec_copy(&l->mem_nodes, &o->mem_nodes, &o->nmem_nodes) < 0)
 		return PMS_ENOMEM;
-	const struct pms_map *m = maps && !l->kernel ? pms_maps_find(maps, l->addr) : NULL;
+	const struct pms_map *m = maps ? pms_maps_find(maps, l->addr) : NULL;
 	const char *name = l->kernel ? "[kernel]" : "[unknown]", *kind = l->kernel ? "kernel" : "";
 	if (m) {
 		struct pms_symbol sy = { 0 };
 		o->object_start = m->start;
 		kind = pms_map_kind_name(m->kind);
-		if (m->kind == PMS_MAP_FILE && sym && pms_symbolizer_data(sym, l->addr, &sy) == 0 &&
+		if (m->kind == PMS_MAP_FILE && sym && !l->kernel &&
+		    pms_symbolizer_data(sym, l->addr, &sy) == 0 &&
 		    sy.func) {
 			name = sy.func;
 		} else if (m->kind == PMS_MAP_ANON || !*m->path || !strcmp(m->path, "//anon")) {
@@ -697,7 +699,7 @@ static int build_line(const struct line *l, const struct lsum *ls, uint32_t size
 		return PMS_ENOMEM;
 	o->nacc = l->nacc;
 	for (size_t i = 0; i < l->nacc && rc >= 0; i++) {
-		rc = build_access(&l->acc[i], sym, &o->acc[i]);
+		rc = build_access(&l->acc[i], sym, recorded, &o->acc[i]);
 		for (size_t k = 0; k < l->acc[i].cpu_nodes.n && rc >= 0; k++)
 			rc = ivec_add(&cn, l->acc[i].cpu_nodes.v[k]);
 		if (l->acc[i].lat_all.n) {
@@ -718,21 +720,23 @@ static int build_line(const struct line *l, const struct lsum *ls, uint32_t size
 }
 
 /* perf's nomap: a sample that got past the level counts whose data address
- * or IP is in no mapping.  Kernel addresses count as mapped (perf has the
- * kernel's maps from the kernel MMAP record). */
+ * or IP is in no mapping.  Kernel addresses are judged by the maps when
+ * they hold a kernel mapping (a file's kernel MMAP records), else count as
+ * mapped (a live run knows no kernel mappings).  perf looks in the
+ * sampled process's maps; these maps are every process's together. */
 static void count_nomap(struct pms_c2c *c, const struct pms_maps *maps)
 {
 	if (!maps)
 		return;
+	bool kmaps = maps->n && maps->v[maps->n - 1].start >= (1ULL << 63);
 	for (size_t i = 0; i < c->nlines; i++) {
 		struct line *l = &c->lines[i];
-		bool dmapped = l->kernel || pms_maps_find(maps, l->addr) != NULL;
+		bool dmapped = (l->kernel && !kmaps) || pms_maps_find(maps, l->addr) != NULL;
 		for (size_t k = 0; k < l->nacc; k++) {
 			struct acc *a = &l->acc[k];
-			bool imapped = a->ip_valid && (a->kernel || a->ip >= (1ULL << 63) ||
-						       pms_maps_find(maps, a->ip) != NULL);
-			uint64_t n = (!dmapped || !imapped) ? a->reached : 0;
-			a->st.nomap = n;
+			bool kip = a->kernel || a->ip >= (1ULL << 63);
+			bool imapped = a->ip_valid && ((kip && !kmaps) || pms_maps_find(maps, a->ip) != NULL);
+			a->st.nomap = (!dmapped || !imapped) ? a->reached : 0;
 		}
 	}
 	c->total.nomap = 0;
@@ -820,7 +824,7 @@ int pms_c2c_report(struct pms_c2c *c, const struct pms_maps *maps, struct pms_sy
 	for (size_t i = 0; i < keep; i++) {
 		r->nlines = i + 1;
 		rc = build_line(&c->lines[ls[i].idx], &ls[i], c->o.double_cl ? 128 : 64, maps, sym,
-				&r->lines[i]);
+				c->o.recorded, &r->lines[i]);
 		if (rc < 0) {
 			rc = pms_err(PMS_ENOMEM, "c2c report: out of memory");
 			goto out;

@@ -13,7 +13,7 @@ owner = {
     "perfdata": "perfdata", "pmu": "pmu", "topo": "topo",
     "catalog": "catalog", "armpmu": "catalog", "uncore_enc": "catalog",
     "event": "event", "ring": "sample", "sampler": "sample", "numa": "numa",
-    "symbols": "symbols", "report": "report", "count": "count", "selfmon": "count",
+    "symbols": "symbols", "report": "report", "c2c": "report", "count": "count", "selfmon": "count",
 }
 allowed = {}
 text = open(os.path.join(top, "src/README.md")).read()

@@ -19,7 +19,7 @@
 
 #include "cli.h"
 #include "mem_render.h"
-#include "report_feed.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/c2c.h"
 #include "pmuscope/error.h"
 #include "pmuscope/numa.h"
@@ -611,130 +611,7 @@ static void render(const struct c2c_opts *o, const struct source *src, const str
 	fflush(stdout);
 }
 
-/* ---- a recorded file --------------------------------------------------------------- */
-
-static int run_file(const struct cli_global *g, const struct c2c_opts *o)
-{
-	struct pms_perfdata_reader *r = NULL;
-	struct pms_perfdata_event ev;
-	struct pms_c2c *c = NULL;
-	struct pms_c2c_report *rep = NULL;
-	struct pms_maps *maps = NULL;
-	struct pms_sys *sys = NULL;
-	struct pms_symbolizer *sym = NULL;
-	struct cpunodes cn = { 0 };
-	struct source src;
-	bool started = false, nodes_ok = false;
-	enum pms_engine engine = PMS_ENG_NONE;
-	int fd = -1, rc, ret = 0;
-
-	memset(&src, 0, sizeof(src));
-	src.kind = "file";
-	src.path = o->input;
-	src.exit_status = -1;
-	struct pms_c2c_opts mo = o->mo;
-	mo.recorded = true;
-	if (cli_perfdata_open("c2c", o->input, &fd, &r))
-		return 1;
-	if (pms_maps_new(&maps) < 0) {
-		ret = cli_fail("c2c: maps");
-		goto out;
-	}
-	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
-		const struct pms_record *rec = &ev.rec;
-		if (rec->type == PMS_RECORD_SAMPLE) {
-			const struct pms_perfdata_info *info = pms_perfdata_reader_info(r);
-			if (!started) {
-				/* pipe mode: attrs and features precede the first sample;
-				 * the engine is the first memory event's (a data source) */
-				started = true;
-				nodes_ok = pms_perfdata_reader_nodes_why(r) == NULL;
-				if (cpunodes_load(info, &cn) < 0) {
-					ret = cli_fail("c2c: out of memory");
-					goto out;
-				}
-				for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
-					const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-					if (engine == PMS_ENG_NONE || (a->sample_type & PMS_SAMPLE_DATA_SRC))
-						engine = attr_engine(info, a);
-					if (a->sample_type & PMS_SAMPLE_DATA_SRC)
-						break;
-				}
-				if (pms_c2c_new(engine, &mo, &c) < 0) {
-					ret = cli_fail("c2c");
-					goto out;
-				}
-			}
-			struct pms_memreport_sample x;
-			memset(&x, 0, sizeof(x));
-			to_memsample(&ev, attr_engine(info, ev.attr), &x.s);
-			x.cpu_node = (x.s.valid & PMS_MS_CPU) && x.s.cpu < cn.n ? cn.node[x.s.cpu] : -1;
-			x.mem_node = mem_node_of(&ev, nodes_ok);
-			x.node_from_phys = x.mem_node >= 0;
-			if (pms_c2c_add(c, &x) < 0) {
-				ret = cli_fail("c2c");
-				goto out;
-			}
-		} else if (rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) {
-			/* the kernel's own maps (pid -1) too: perf's nomap check
-			 * looks for kernel data addresses there */
-			bool kmap = rec->mmap.pid == UINT32_MAX && rec->mmap.len &&
-				    rec->mmap.addr >= (1ULL << 63) && rec->mmap.filename;
-			if (mmap_standin(maps, rec) || kmap)
-				(void)pms_maps_add(maps, rec->mmap.addr, rec->mmap.len, rec->mmap.pgoff,
-						   rec->mmap.ino,
-						   rec->type == PMS_RECORD_MMAP2 ? (rec->mmap.prot & 4) != 0
-										 : !(rec->misc & PMS_MISC_MMAP_DATA),
-						   rec->mmap.filename);
-		}
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pmuscope: c2c: %s: %s (the report covers the records before it)\n",
-			o->input, pms_error_last());
-		ret = 1;
-	}
-	if (!c && pms_c2c_new(engine, &mo, &c) < 0) {
-		ret = cli_fail("c2c");
-		goto out;
-	}
-	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
-	src.records = st->records;
-	src.skipped = st->bad_records;
-	src.truncated = st->truncated;
-	src.lost = st->lost + st->lost_samples;
-	src.nodes_why = pms_perfdata_reader_nodes_why(r);
-	snprintf(src.what, sizeof(src.what), "%s (%s mode, %" PRIu64 " samples)", o->input,
-		 pms_perfdata_reader_is_pipe(r) ? "pipe" : "file", st->samples);
-	size_t lp = 0;
-	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r) && lp + 64 < sizeof(src.label); i++) {
-		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-		lp += (size_t)snprintf(src.label + lp, sizeof(src.label) - lp, "%s%s",
-				       i ? ", " : "recorded: ", a->name ? a->name : "?");
-	}
-	if (o->symbols) {
-		sys = cli_open_sys(g);
-		if (!sys || pms_symbolizer_new(sys, maps, &sym) < 0)
-			sym = NULL; /* names are a nicety: the numbers stand without them */
-	}
-	if (pms_c2c_report(c, maps, sym, &rep) < 0) {
-		ret = cli_fail("c2c: building the report");
-		goto out;
-	}
-	render(o, &src, rep);
-out:
-	pms_c2c_report_free(rep);
-	pms_symbolizer_free(sym);
-	pms_sys_free(sys);
-	pms_c2c_free(c);
-	pms_maps_free(maps);
-	free(cn.node);
-	pms_perfdata_reader_free(r);
-	if (fd > 0)
-		close(fd);
-	return ret;
-}
-
-/* ---- a live run ------------------------------------------------------------------------ */
+/* ---- the samples: one memory-sample source, live or recorded -------------------- */
 
 static volatile sig_atomic_t stop_sig;
 
@@ -743,21 +620,49 @@ static void on_signal(int sig)
 	stop_sig = sig;
 }
 
-struct live {
-	struct pms_memprof *prof;
-	struct pms_numa_oracle *oracle;
+struct run {
+	const struct c2c_opts *o;
+	struct pms_memsrc *src;
+	struct pms_memprof *prof;        /* side-band -> maps; live: the samples too */
+	struct pms_numa_oracle *oracle;  /* live, not system-wide */
+	struct pms_c2c *c;               /* recorded: fed as samples come */
+	struct pms_c2c_opts mo;
 };
 
-static int on_sample(void *ud, const struct pms_memsample *s)
+/* The model, once the source knows its engine (pipe mode: at the first
+ * sample). */
+static int model(struct run *rn)
 {
-	struct live *l = ud;
-	return pms_memprof_add(l->prof, s);
+	struct pms_memsrc_info info;
+	if (rn->c)
+		return 0;
+	pms_memsrc_info(rn->src, &info);
+	return pms_c2c_new(info.engine, &rn->mo, &rn->c);
 }
 
-static int on_sideband(void *ud, const struct pms_record *rec)
+static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
-	struct live *l = ud;
-	return pms_memprof_sideband(l->prof, rec, l->oracle);
+	struct run *rn = ud;
+	int rc;
+	if (pms_memsrc_kind(rn->src) == PMS_MEMSRC_LIVE)
+		return pms_memprof_add_src(rn->prof, x); /* nodes resolved later */
+	if ((rc = model(rn)) < 0)
+		return rc;
+	return pms_c2c_add_src(rn->c, x);
+}
+
+static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
+{
+	struct run *rn = ud;
+	(void)attr_idx;
+	/* A file's kernel maps (pid -1) too: perf's nomap check looks for
+	 * kernel data addresses there (the collector keeps process maps only). */
+	if ((rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) &&
+	    rec->mmap.pid == UINT32_MAX && rec->mmap.len && rec->mmap.addr >= (1ULL << 63) &&
+	    rec->mmap.filename)
+		(void)pms_maps_add(pms_memprof_maps(rn->prof), rec->mmap.addr, rec->mmap.len,
+				   rec->mmap.pgoff, 0, true, rec->mmap.filename);
+	return pms_memprof_sideband(rn->prof, rec, rn->oracle);
 }
 
 static double now_s(void)
@@ -767,8 +672,110 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The samples go through the `pmuscope mem` collector (kept samples, nodes
- * resolved in batches while the process lives), then into the c2c model. */
+/* After the source is drained: the report, rendered. */
+static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sys,
+		  struct source *src)
+{
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats st;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_memreport *mrep = NULL;
+	struct pms_c2c_report *rep = NULL;
+	struct pms_sys *own = NULL;
+	int ret = 1;
+
+	pms_memsrc_info(rn->src, &info);
+	pms_memsrc_stats(rn->src, &st);
+	if (model(rn) < 0) {
+		cli_fail("c2c");
+		goto out;
+	}
+	if (info.kind == PMS_MEMSRC_LIVE) {
+		/* the collector resolved the nodes (oracle, physical addresses) */
+		struct pms_memreport_input in = { .duration_ns = 0 };
+		pms_memreport_input_from_src(&in, &info, &st);
+		if (pms_memprof_report(rn->prof, NULL, &in, &mrep) < 0) {
+			cli_fail("c2c: collecting the samples");
+			goto out;
+		}
+		for (size_t i = 0; i < mrep->nall; i++)
+			if (pms_c2c_add(rn->c, &mrep->all[i]) < 0) {
+				cli_fail("c2c");
+				goto out;
+			}
+	}
+	if (rn->o->symbols) {
+		if (!sys)
+			sys = own = cli_open_sys(g);
+		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(rn->prof), &sym) < 0)
+			sym = NULL; /* names are a nicety: the numbers stand without them */
+	}
+	if (pms_c2c_report(rn->c, pms_memprof_maps(rn->prof), sym, &rep) < 0) {
+		cli_fail("c2c: building the report");
+		goto out;
+	}
+	src->records = st.records;
+	src->skipped = st.parse_errors;
+	src->truncated = st.truncated;
+	src->lost = st.lost + st.lost_samples;
+	src->nodes_why = info.kind == PMS_MEMSRC_FILE ? info.nodes_why : NULL;
+	snprintf(src->label, sizeof(src->label), "%s", info.label ? info.label : "");
+	render(rn->o, src, rep);
+	ret = 0;
+out:
+	pms_c2c_report_free(rep);
+	pms_memreport_free(mrep);
+	pms_symbolizer_free(sym);
+	pms_sys_free(own);
+	return ret;
+}
+
+static int run_file(const struct cli_global *g, const struct c2c_opts *o)
+{
+	struct pms_perfdata_reader *r = NULL;
+	struct run rn = { .o = o, .mo = o->mo };
+	struct source src;
+	int fd = -1, rc, ret = 1;
+
+	memset(&src, 0, sizeof(src));
+	src.kind = "file";
+	src.path = o->input;
+	src.exit_status = -1;
+	rn.mo.recorded = true;
+	if (cli_perfdata_open("c2c", o->input, &fd, &r))
+		return 1;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.aggregate = true; /* it keeps the maps; c2c keeps the samples */
+	if (pms_memprof_new(NULL, &po, &rn.prof) < 0 || pms_memsrc_open_reader(r, &rn.src) < 0) {
+		cli_fail("c2c");
+		goto out;
+	}
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	while ((rc = pms_memsrc_poll(rn.src, -1, &cb, &rn)) > 0)
+		;
+	if (rc < 0)
+		fprintf(stderr, "pmuscope: c2c: %s: %s (the report covers the records before it)\n",
+			o->input, pms_error_last());
+	struct pms_memsrc_stats st;
+	pms_memsrc_stats(rn.src, &st);
+	snprintf(src.what, sizeof(src.what), "%s (%s mode, %" PRIu64 " samples)", o->input,
+		 pms_perfdata_reader_is_pipe(r) ? "pipe" : "file", st.samples);
+	ret = finish(g, &rn, NULL, &src);
+	if (rc < 0)
+		ret = 1;
+out:
+	pms_c2c_free(rn.c);
+	pms_memsrc_free(rn.src);
+	pms_memprof_free(rn.prof);
+	pms_perfdata_reader_free(r);
+	if (fd > 0)
+		close(fd);
+	return ret;
+}
+
+/* Live: the sampler's source feeds the `pmuscope mem` collector (kept
+ * samples, nodes resolved in batches while the process lives), whose
+ * samples then go into the c2c model. */
 static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 {
 	struct pms_sys *sys = NULL;
@@ -776,16 +783,9 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_topo *topo = NULL;
 	struct pms_child *child = NULL;
 	struct pms_sampler *smp = NULL;
-	struct pms_numa_oracle *oracle = NULL;
-	struct pms_memprof *prof = NULL;
-	struct pms_symbolizer *sym = NULL;
-	struct pms_memreport *mrep = NULL;
-	struct pms_c2c *c = NULL;
-	struct pms_c2c_report *rep = NULL;
-	struct pms_sampler_info info = { 0 };
 	struct sigaction sa, old_int, old_term;
+	struct run rn = { .o = o, .mo = o->mo };
 	struct source src;
-	struct live lv = { 0 };
 	pid_t pid = o->pid;
 	int ret = 1;
 	bool handlers = false;
@@ -824,26 +824,25 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	so.period = o->period;
 	so.want_phys = o->phys;
 	so.engine = o->engine;
-	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
+	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0 ||
+	    pms_memsrc_open_live(smp, topo, &rn.src) < 0) {
 		cli_fail("c2c: no sampling engine could be opened");
 		if (child)
 			pms_child_wait(child, false, NULL);
 		goto out;
 	}
-	pms_sampler_info(smp, &info);
 	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
 	no.pid = pid > 0 ? pid : 0;
 	no.page_size = (size_t)sysconf(_SC_PAGESIZE);
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
-	if (pms_numa_oracle_new(sys, topo, &no, &oracle) < 0 ||
-	    pms_memprof_new(topo, &po, &prof) < 0) {
+	if (pms_numa_oracle_new(sys, topo, &no, &rn.oracle) < 0 ||
+	    pms_memprof_new(topo, &po, &rn.prof) < 0) {
 		cli_fail("c2c: node oracle / collector");
 		goto out;
 	}
-	lv.prof = prof;
 	/* system-wide: one pid's oracle would answer wrongly for the others */
-	lv.oracle = o->system ? NULL : oracle;
+	struct pms_numa_oracle *ask = o->system ? NULL : rn.oracle;
 	if (child && pms_child_start(child) < 0) {
 		cli_fail("c2c: running the command");
 		pms_child_wait(child, false, NULL);
@@ -853,17 +852,17 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 		cli_fail("c2c: enabling the sampler");
 		goto out;
 	}
-	struct pms_sampler_callbacks cb = { on_sample, on_sideband };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
 	double t0 = now_s();
 	bool done = false, forwarded = false;
 	while (!done) {
-		if (pms_sampler_poll(smp, 100, &cb, &lv) < 0 && !stop_sig) {
+		if (pms_memsrc_poll(rn.src, 100, &cb, &rn) < 0 && !stop_sig) {
 			cli_fail("c2c: reading samples");
 			break;
 		}
 		if (pid > 0 && !o->system)
-			(void)pms_maps_read_proc(pms_memprof_maps(prof), sys, pid);
-		(void)pms_memprof_resolve(prof, lv.oracle);
+			(void)pms_maps_read_proc(pms_memprof_maps(rn.prof), sys, pid);
+		(void)pms_memprof_resolve(rn.prof, ask);
 		bool timed_out = o->duration > 0 && now_s() - t0 >= o->duration;
 		if (child) {
 			if ((stop_sig || timed_out) && !forwarded) {
@@ -880,36 +879,10 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 		}
 	}
 	pms_sampler_disable(smp);
-	(void)pms_sampler_poll(smp, 0, &cb, &lv);
-	(void)pms_memprof_resolve(prof, lv.oracle);
-
-	struct pms_sampler_stats sst;
-	pms_sampler_stats(smp, &sst);
-	if (pms_symbolizer_new(sys, pms_memprof_maps(prof), &sym) < 0 || !o->symbols) {
-		pms_symbolizer_free(sym);
-		sym = NULL;
-	}
-	struct pms_memreport_input in = {
-		.engine = info.engine, .pmus = info.pmus, .label = info.label, .notes = info.notes,
-		.data_src = info.data_src, .phys = info.phys, .stats = &sst,
-	};
-	if (pms_memprof_report(prof, NULL, &in, &mrep) < 0 || pms_c2c_new(info.engine, &o->mo, &c) < 0) {
-		cli_fail("c2c: building the report");
-		goto out;
-	}
-	for (size_t i = 0; i < mrep->nall; i++)
-		if (pms_c2c_add(c, &mrep->all[i]) < 0) {
-			cli_fail("c2c");
-			goto out;
-		}
-	if (pms_c2c_report(c, pms_memprof_maps(prof), sym, &rep) < 0) {
-		cli_fail("c2c: building the report");
-		goto out;
-	}
-	src.lost = sst.lost + sst.lost_samples;
+	(void)pms_memsrc_poll(rn.src, 0, &cb, &rn);
+	(void)pms_memprof_resolve(rn.prof, ask);
 	if (o->cmd) {
-		size_t p = 0;
-		p += (size_t)snprintf(src.what, sizeof(src.what), "command");
+		size_t p = (size_t)snprintf(src.what, sizeof(src.what), "command");
 		for (char **a = o->cmd; *a && p + 2 < sizeof(src.what); a++)
 			p += (size_t)snprintf(src.what + p, sizeof(src.what) - p, " %s", *a);
 	} else if (o->pid) {
@@ -917,24 +890,22 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	} else {
 		snprintf(src.what, sizeof(src.what), "system-wide");
 	}
-	snprintf(src.label, sizeof(src.label), "%s", info.label);
-	render(o, &src, rep);
-	ret = 0;
-	if (src.exit_status >= 0 && !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0))
+	ret = finish(g, &rn, sys, &src);
+	if (ret == 0 && src.exit_status >= 0 &&
+	    !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0))
 		fprintf(stderr, "pmuscope: c2c: the command ended with status %d%s\n",
-			WIFEXITED(src.exit_status) ? WEXITSTATUS(src.exit_status) : 128 + WTERMSIG(src.exit_status),
+			WIFEXITED(src.exit_status) ? WEXITSTATUS(src.exit_status)
+						   : 128 + WTERMSIG(src.exit_status),
 			WIFSIGNALED(src.exit_status) ? " (signal)" : "");
 out:
 	if (handlers) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 	}
-	pms_c2c_report_free(rep);
-	pms_c2c_free(c);
-	pms_memreport_free(mrep);
-	pms_symbolizer_free(sym);
-	pms_memprof_free(prof);
-	pms_numa_oracle_free(oracle);
+	pms_c2c_free(rn.c);
+	pms_memsrc_free(rn.src);
+	pms_memprof_free(rn.prof);
+	pms_numa_oracle_free(rn.oracle);
 	pms_sampler_free(smp);
 	pms_child_free(child);
 	pms_topo_free(topo);

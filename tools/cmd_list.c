@@ -102,9 +102,9 @@ static void no_hw_note(char *buf, size_t size, const struct pms_pmus *pmus, bool
 
 static const char *precise_str(const struct pms_pmu *p, char *buf, size_t size)
 {
-	if (p->engine == PMS_ENGINE_NONE)
+	if (p->engine == PMS_ENG_NONE)
 		return "-";
-	if (p->engine == PMS_ENGINE_PEBS)
+	if (p->engine == PMS_ENG_PEBS)
 		snprintf(buf, size, "pebs (max_precise %d)", p->max_precise);
 	else
 		snprintf(buf, size, "%s", pms_engine_name(p->engine));

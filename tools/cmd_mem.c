@@ -4,7 +4,6 @@
  * node while the process lives, and prints which instruction touched which
  * data, served from which level, how slowly, and from which node.
  * JSON schema and field meanings: docs/mem.md. */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -14,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,8 +22,9 @@
 #include "mem_workload.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
-#include "pmuscope/perfdata.h"
+#include "pmuscope/recorder.h"
 #include "pmuscope/pmu.h"
 #include "pmuscope/record.h"
 #include "pmuscope/report.h"
@@ -294,84 +293,29 @@ static void on_signal(int sig)
 struct rec_ctx {
 	struct pms_memprof *prof;
 	struct pms_numa_oracle *oracle;
-	struct pms_perfdata_writer *w;
-	struct pms_sample_layout lay;
-	int werr; /* first perf.data write error */
-	char **paths; /* distinct mapped files, for BUILD_ID */
-	size_t npaths;
-	bool hide_kernel; /* proc/kallsyms hides kernel addresses from this caller */
-	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
+	struct pms_recorder *rec; /* -o: the perf.data file */
+	int werr;                 /* first perf.data write error */
 };
 
-static void write_rec(struct rec_ctx *c, const struct pms_record *r)
-{
-	size_t len = 0;
-	if (!c->w || c->werr)
-		return;
-	int rc = pms_record_encode(&c->lay, r, c->buf, sizeof(c->buf), &len);
-	if (rc >= 0)
-		rc = pms_perfdata_writer_write(c->w, c->buf, len);
-	if (rc < 0)
-		c->werr = rc;
-}
-
-/* Remember a mapped file once (a process maps a few dozen). */
-static void path_note(struct rec_ctx *c, const char *path)
-{
-	for (size_t i = 0; i < c->npaths; i++)
-		if (!strcmp(c->paths[i], path))
-			return;
-	char **v = realloc(c->paths, (c->npaths + 1) * sizeof(*v));
-	if (!v)
-		return;
-	c->paths = v;
-	if ((v[c->npaths] = strdup(path)) != NULL)
-		c->npaths++;
-}
-
-static int on_sample(void *ud, const struct pms_memsample *s)
+static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct rec_ctx *c = ud;
-	int rc = pms_memprof_add(c->prof, s);
+	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc < 0)
 		return rc;
-	if (c->w) {
-		struct pms_record r;
-		memset(&r, 0, sizeof(r));
-		r.type = PMS_RECORD_SAMPLE;
-		/* user or kernel IP, as the kernel marks it (uapi perf_event.h) */
-		r.sample.misc = (s->valid & PMS_MS_KERNEL_IP) ? PERF_RECORD_MISC_KERNEL
-							       : PERF_RECORD_MISC_USER;
-		if (s->valid & PMS_MS_EXACT_IP)
-			r.sample.misc |= PERF_RECORD_MISC_EXACT_IP;
-		r.sample.ip = (c->hide_kernel && (s->valid & PMS_MS_KERNEL_IP)) ? 0 : s->ip;
-		r.sample.pid = s->pid;
-		r.sample.tid = s->tid;
-		r.sample.time = s->time;
-		r.sample.addr = s->addr;
-		r.sample.cpu = s->cpu;
-		r.sample.period = s->period;
-		r.sample.weight = s->weight;
-		r.sample.data_src = (s->valid & PMS_MS_DATA_SRC) ? s->data_src : PMS_MEM_NA_VALUE;
-		r.sample.phys_addr = s->phys_addr;
-		write_rec(c, &r);
-	}
+	if (c->rec && !c->werr && (rc = pms_recorder_sample(c->rec, x)) < 0)
+		c->werr = rc;
 	return 0;
 }
 
-static int on_sideband(void *ud, const struct pms_record *rec)
+static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 {
 	struct rec_ctx *c = ud;
 	int rc = pms_memprof_sideband(c->prof, rec, c->oracle);
 	if (rc < 0)
 		return rc;
-	if (rec->type == PMS_RECORD_MMAP2 || rec->type == PMS_RECORD_MMAP ||
-	    rec->type == PMS_RECORD_COMM || rec->type == PMS_RECORD_FORK ||
-	    rec->type == PMS_RECORD_EXIT)
-		write_rec(c, rec);
-	if (c->w && (rec->type == PMS_RECORD_MMAP2 || rec->type == PMS_RECORD_MMAP) &&
-	    rec->mmap.filename && rec->mmap.filename[0] == '/')
-		path_note(c, rec->mmap.filename);
+	if (c->rec && !c->werr && (rc = pms_recorder_sideband(c->rec, rec, attr_idx)) < 0)
+		c->werr = rc;
 	return 0;
 }
 
@@ -424,198 +368,6 @@ static const char *sig_name(int sig)
 {
 	const char *d = sigabbrev_np(sig);
 	return d ? d : "?";
-}
-
-static int perfdata_begin(struct rec_ctx *c, int fd, const struct pms_sampler_info *info,
-			  const struct pms_pmus *pmus)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	if (info->engine == PMS_ENG_SOFTWARE) {
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	} else {
-		/* the first PMU the sampler opened gives the type */
-		char name[64] = "";
-		snprintf(name, sizeof(name), "%s", info->pmus ? info->pmus : "");
-		name[strcspn(name, ",")] = 0;
-		const struct pms_pmu *p = pms_pmu_find(pmus, name);
-		a.type = p ? p->type : PERF_TYPE_RAW;
-	}
-	/* One layout for every engine: what struct pms_memsample carries. */
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |
-			PERF_SAMPLE_DATA_SRC;
-	if (info->phys)
-		a.sample_type |= PERF_SAMPLE_PHYS_ADDR;
-	a.sample_period = 1;
-	a.mmap = a.mmap2 = a.comm = a.task = 1;
-	a.mmap_data = 1;
-	pms_sample_layout_from_attr(&c->lay, &a);
-	int rc = pms_perfdata_writer_open(fd, &c->w);
-	if (rc >= 0)
-		rc = pms_perfdata_writer_add_attr(c->w, &a, NULL, 0);
-	return rc;
-}
-
-/* GNU build id of an ELF file (its NT_GNU_BUILD_ID note, found through the
- * program headers' PT_NOTE segments; elf.h): the id's length, or 0 when the
- * file is not a readable native ELF or has none. */
-static size_t elf_build_id(const char *path, uint8_t id[20])
-{
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	Elf64_Ehdr eh;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh.e_phnum > 256)
-		goto out;
-	for (unsigned i = 0; i < eh.e_phnum && !got; i++) {
-		Elf64_Phdr ph;
-		unsigned char note[4096];
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
-			goto out;
-		if (ph.p_type != PT_NOTE || ph.p_filesz > sizeof(note))
-			continue;
-		ssize_t n = pread(fd, note, ph.p_filesz, (off_t)ph.p_offset);
-		size_t al = ph.p_align == 8 ? 8 : 4;
-		for (size_t off = 0; n > 0 && off + sizeof(Elf64_Nhdr) <= (size_t)n;) {
-			Elf64_Nhdr nh;
-			memcpy(&nh, note + off, sizeof(nh));
-			size_t name_at = off + sizeof(nh);
-			size_t desc_at = name_at + ((nh.n_namesz + al - 1) & ~(al - 1));
-			size_t next = desc_at + ((nh.n_descsz + al - 1) & ~(al - 1));
-			if (desc_at > (size_t)n || nh.n_descsz > (size_t)n - desc_at)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp(note + name_at, "GNU", 4) && nh.n_descsz && nh.n_descsz <= 20) {
-				memcpy(id, note + desc_at, nh.n_descsz);
-				got = nh.n_descsz;
-				break;
-			}
-			off = next;
-		}
-	}
-out:
-	close(fd);
-	return got;
-}
-
-/* Read one "Node N MemTotal:  123 kB" value from nodeN/meminfo text. */
-static uint64_t meminfo_kb(const char *text, const char *key)
-{
-	const char *p = text ? strstr(text, key) : NULL;
-	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
-}
-
-/* The header features perf needs to name things and place memory:
- * HOSTNAME, OSRELEASE, ARCH, NRCPUS, NUMA_TOPOLOGY, MEM_TOPOLOGY,
- * PMU_MAPPINGS and the build ids of the mapped files
- * (tools/perf/util/header.c write_* for the payloads). */
-static int perfdata_features(struct rec_ctx *c, struct pms_sys *sys, const struct pms_topo *topo,
-			     const struct pms_pmus *pmus)
-{
-	struct pms_perfdata_writer *w = c->w;
-	struct utsname u;
-	int rc = 0;
-	if (uname(&u) == 0) {
-		rc = pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_HOSTNAME, u.nodename);
-		if (rc >= 0)
-			rc = pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_OSRELEASE, u.release);
-		if (rc >= 0)
-			rc = pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_ARCH, u.machine);
-		if (rc < 0)
-			return rc;
-	}
-	uint32_t avail = 0;
-	for (size_t i = 0; i < topo->ncpus; i++)
-		if ((uint32_t)topo->cpus[i].cpu + 1 > avail)
-			avail = (uint32_t)topo->cpus[i].cpu + 1;
-	rc = pms_perfdata_writer_set_nrcpus(w, (uint32_t)pms_cpuset_count(&topo->online), avail);
-	if (rc < 0)
-		return rc;
-
-	size_t nn = topo->nnodes;
-	struct pms_perfdata_numa_node *numa = calloc(nn ? nn : 1, sizeof(*numa));
-	struct pms_perfdata_mem_node *mem = calloc(nn ? nn : 1, sizeof(*mem));
-	char **cpus = calloc(nn ? nn : 1, sizeof(*cpus));
-	uint64_t **bits = calloc(nn ? nn : 1, sizeof(*bits));
-	uint64_t nbits = 0;
-	if (!numa || !mem || !cpus || !bits) {
-		rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
-		goto out;
-	}
-	for (size_t i = 0; i < nn; i++) {
-		const struct pms_topo_node *n = &topo->nodes[i];
-		char rel[96], *text = NULL;
-		cpus[i] = malloc(4096);
-		if (!cpus[i]) {
-			rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
-			goto out;
-		}
-		pms_cpuset_format(&n->cpus, cpus[i], 4096);
-		snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/meminfo", n->id);
-		if (pms_sys_read_file(sys, rel, &text, NULL) < 0)
-			text = NULL; /* sizes are informative: 0 when unreadable */
-		numa[i] = (struct pms_perfdata_numa_node){ (uint32_t)n->id, meminfo_kb(text, "MemTotal:"),
-							  meminfo_kb(text, "MemFree:"), cpus[i] };
-		free(text);
-		for (size_t b = 0; b < n->nmem_blocks; b++)
-			if (n->mem_blocks[b] + 1 > nbits)
-				nbits = n->mem_blocks[b] + 1;
-	}
-	rc = pms_perfdata_writer_set_numa_topology(w, numa, nn);
-	if (rc < 0)
-		goto out;
-	if (topo->mem_block_size && nbits) {
-		/* every node's bitmap spans all blocks, as perf's does */
-		for (size_t i = 0; i < nn; i++) {
-			const struct pms_topo_node *n = &topo->nodes[i];
-			bits[i] = calloc((nbits + 63) / 64, sizeof(uint64_t));
-			if (!bits[i]) {
-				rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
-				goto out;
-			}
-			for (size_t b = 0; b < n->nmem_blocks; b++)
-				bits[i][n->mem_blocks[b] / 64] |= 1ULL << (n->mem_blocks[b] % 64);
-			mem[i] = (struct pms_perfdata_mem_node){ (uint64_t)n->id, nbits, nbits, bits[i] };
-		}
-		rc = pms_perfdata_writer_set_mem_topology(w, topo->mem_block_size, mem, nn);
-		if (rc < 0)
-			goto out;
-	}
-	if (pmus && pmus->count) {
-		struct pms_perfdata_pmu_map *pm = calloc(pmus->count, sizeof(*pm));
-		if (!pm) {
-			rc = PMS_ENOMEM; /* cli_fail names "writing perf.data" */
-			goto out;
-		}
-		for (size_t i = 0; i < pmus->count; i++)
-			pm[i] = (struct pms_perfdata_pmu_map){ pmus->pmus[i].type, pmus->pmus[i].name };
-		rc = pms_perfdata_writer_set_pmu_mappings(w, pm, pmus->count);
-		free(pm);
-		if (rc < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < c->npaths; i++) {
-		uint8_t id[20];
-		size_t n = elf_build_id(c->paths[i], id);
-		if (n && (rc = pms_perfdata_writer_add_build_id(w, -1, id, (uint8_t)n, c->paths[i])) < 0)
-			goto out;
-	}
-out:
-	for (size_t i = 0; i < nn && cpus && bits; i++) {
-		free(cpus[i]);
-		free(bits[i]);
-	}
-	free(cpus);
-	free(bits);
-	free(numa);
-	free(mem);
-	return rc;
 }
 
 /* ---- output: the run-specific parts (the rest is mem_render.c) -------- */
@@ -766,6 +518,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_topo *topo = NULL;
 	struct pms_child *child = NULL;
 	struct pms_sampler *smp = NULL;
+	struct pms_memsrc *src = NULL;
 	struct pms_numa_oracle *oracle = NULL;
 	struct pms_memprof *prof = NULL;
 	struct pms_symbolizer *sym = NULL;
@@ -887,6 +640,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	pms_sampler_info(smp, &info);
+	if (pms_memsrc_open_live(smp, topo, &src) < 0) {
+		cli_fail("mem: sample source");
+		goto out;
+	}
 
 	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
 	no.pid = pid > 0 ? pid : 0;
@@ -915,15 +672,16 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 		/* perf.data gets the same rule as the report: no kernel
 		 * addresses for a caller that proc/kallsyms hides them from */
+		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
 		struct pms_maps *none = NULL;
 		struct pms_symbolizer *probe = NULL;
 		if (pms_maps_new(&none) == 0 && pms_symbolizer_new(sys, none, &probe) == 0)
-			ctx->hide_kernel = !pms_symbolizer_kernel_visible(probe);
+			ro.hide_kernel_ips = !pms_symbolizer_kernel_visible(probe);
 		else
-			ctx->hide_kernel = true;
+			ro.hide_kernel_ips = true;
 		pms_symbolizer_free(probe);
 		pms_maps_free(none);
-		if (perfdata_begin(ctx, outfd, &info, pmus) < 0) {
+		if (pms_recorder_open(outfd, src, &ro, &ctx->rec) < 0) {
 			cli_fail("mem: perf.data");
 			goto out;
 		}
@@ -939,13 +697,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 
-	struct pms_sampler_callbacks cb = { on_sample, on_sideband };
+	struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
 	double t0 = now_s(), last_progress = t0;
 	bool forwarded = false, killed = false, done = false;
 	double forwarded_at = 0;
 	while (!done) {
-		int pr = pms_sampler_poll(smp, 100, &cb, ctx);
+		int pr = pms_memsrc_poll(src, 100, &cb, ctx);
 		if (pr < 0 && !stop_sig) {
 			cli_fail("mem: reading samples");
 			break;
@@ -954,7 +712,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (wi.done && relfd[1] >= 0) {
 			/* the workload finished and waits: drain what is left
 			 * while its pages still exist, then let it exit */
-			(void)pms_sampler_poll(smp, 0, &cb, ctx);
+			(void)pms_memsrc_poll(src, 0, &cb, ctx);
 		}
 		/* While the process lives: its mappings, then the nodes. */
 		if (pid > 0 && o.kind != T_SYSTEM)
@@ -966,8 +724,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 		double t = now_s();
 		if (show_progress && t - last_progress >= 1.0) {
-			struct pms_sampler_stats st;
-			pms_sampler_stats(smp, &st);
+			struct pms_memsrc_stats st;
+			pms_memsrc_stats(src, &st);
 			fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ",
 				t - t0, pms_memprof_count(prof), st.lost + st.lost_samples);
 			last_progress = t;
@@ -1010,27 +768,25 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (show_progress)
 		fprintf(stderr, "\n");
 	pms_sampler_disable(smp);
-	(void)pms_sampler_poll(smp, 0, &cb, ctx);
+	(void)pms_memsrc_poll(src, 0, &cb, ctx);
 	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 	(void)pms_memprof_resolve(prof, ctx->oracle);
 
 	/* The report. */
-	struct pms_sampler_stats sst;
+	struct pms_memsrc_stats sst;
+	struct pms_memsrc_info si;
 	struct pms_numa_stats nst;
-	size_t natt = 0;
-	const struct pms_sampler_attempt *att = pms_sampler_attempts(smp, &natt);
-	pms_sampler_stats(smp, &sst);
+	pms_memsrc_info(src, &si);
+	pms_memsrc_stats(src, &sst);
 	pms_numa_oracle_stats(oracle, &nst);
 	if (wi.have) /* the workload said where its buffer is and on which node */
 		pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
 	if (pms_symbolizer_new(sys, pms_memprof_maps(prof), &sym) < 0)
 		sym = NULL; /* names are a nicety: the numbers stand without them */
 	struct pms_memreport_input in = {
-		.engine = info.engine, .pmus = info.pmus, .label = info.label, .notes = info.notes,
-		.data_src = info.data_src, .phys = info.phys, .attempts = att, .nattempts = natt,
-		.stats = &sst, .numa = &nst, .verify_requested = o.verify,
-		.duration_ns = (uint64_t)(oc.seconds * 1e9),
+		.numa = &nst, .verify_requested = o.verify, .duration_ns = (uint64_t)(oc.seconds * 1e9),
 	};
+	pms_memreport_input_from_src(&in, &si, &sst);
 	if (pms_memprof_report(prof, sym, &in, &rep) < 0) {
 		cli_fail("mem: building the report");
 		goto out;
@@ -1051,17 +807,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	else
 		mem_render_text(&mr, rep);
 	fflush(stdout);
-	if (ctx->w) {
+	if (ctx->rec) {
 		int wrc = ctx->werr;
 		if (!wrc)
-			wrc = perfdata_features(ctx, sys, topo, pmus);
-		if (wrc >= 0)
-			wrc = pms_perfdata_writer_close(ctx->w);
+			wrc = pms_recorder_finish(ctx->rec, sys, topo, pmus);
 		if (wrc < 0)
 			cli_fail("mem: writing perf.data");
 		else
 			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
-				pms_perfdata_writer_records(ctx->w), o.out);
+				pms_recorder_records(ctx->rec), o.out);
 	}
 
 	/* Exit status: what happened to the workload. */
@@ -1087,8 +841,7 @@ out:
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 	}
-	if (ctx->w)
-		pms_perfdata_writer_free(ctx->w);
+	pms_recorder_free(ctx->rec);
 	if (outfd >= 0)
 		close(outfd);
 	if (pipefd[0] >= 0)
@@ -1103,15 +856,13 @@ out:
 	pms_symbolizer_free(sym);
 	pms_memprof_free(prof);
 	pms_numa_oracle_free(oracle);
+	pms_memsrc_free(src);
 	pms_sampler_free(smp);
 	pms_child_free(child);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	free(exe);
-	for (size_t i = 0; i < ctx->npaths; i++)
-		free(ctx->paths[i]);
-	free(ctx->paths);
 	free(ctx);
 	return rc < 0 || rc == 1 ? 1 : exit_code;
 }

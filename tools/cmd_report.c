@@ -15,9 +15,8 @@
 
 #include "cli.h"
 #include "mem_render.h"
-#include "report_feed.h"
-#include "pmuscope/cpuset.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
@@ -57,142 +56,6 @@ static void help(FILE *f)
 		"  --no-symbols do not name instructions or data objects\n"
 		"  --help       this text\n\n"
 		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
-}
-
-/* Engine of a recorded event, from its PMU's name (PMU_MAPPINGS) or type.
- * PMU names as the kernel registers them: arch/x86/events/amd/ibs.c
- * ("ibs_op", "ibs_fetch"), arch/x86/events/intel/core.c ("cpu", and
- * "cpu_core"/"cpu_atom" on hybrids), drivers/perf/arm_spe_pmu.c
- * ("arm_spe_N"). */
-static const struct {
-	const char *prefix;
-	enum pms_engine e;
-} pmu_engines[] = {
-	{ "ibs_op", PMS_ENG_IBS },
-	{ "ibs_fetch", PMS_ENG_IBS },
-	{ "arm_spe", PMS_ENG_SPE },
-	{ "cpu_core", PMS_ENG_PEBS },
-	{ "cpu_atom", PMS_ENG_PEBS },
-	{ "cpu", PMS_ENG_PEBS },
-};
-
-static const char *pmu_name(const struct pms_perfdata_info *in, uint32_t type)
-{
-	for (size_t i = 0; i < in->npmu; i++)
-		if (in->pmu[i].type == type)
-			return in->pmu[i].name;
-	return NULL;
-}
-
-enum pms_engine attr_engine(const struct pms_perfdata_info *in,
-				   const struct pms_perfdata_attr *a)
-{
-	const char *name = pmu_name(in, a->attr->type);
-	if (a->attr->type == 1 /* PERF_TYPE_SOFTWARE */)
-		return PMS_ENG_SOFTWARE;
-	for (size_t i = 0; name && i < sizeof(pmu_engines) / sizeof(pmu_engines[0]); i++)
-		if (!strncmp(name, pmu_engines[i].prefix, strlen(pmu_engines[i].prefix)))
-			return pmu_engines[i].e;
-	return PMS_ENG_NONE;
-}
-
-/* CPU -> node from the file's NUMA_TOPOLOGY cpu lists. */
-int cpunodes_load(const struct pms_perfdata_info *in, struct cpunodes *cn)
-{
-	for (size_t i = 0; i < in->nnuma; i++) {
-		struct pms_cpuset cs = { 0 };
-		if (!in->numa[i].cpus || pms_cpuset_parse_list(&cs, in->numa[i].cpus) < 0)
-			continue;
-		for (int c = pms_cpuset_first(&cs); c >= 0; c = pms_cpuset_next(&cs, c + 1)) {
-			if ((size_t)c >= cn->n) {
-				size_t n = (size_t)c + 64;
-				int *v = realloc(cn->node, n * sizeof(*v));
-				if (!v) {
-					pms_cpuset_fini(&cs);
-					return -1;
-				}
-				for (size_t k = cn->n; k < n; k++)
-					v[k] = -1;
-				cn->node = v;
-				cn->n = n;
-			}
-			cn->node[c] = (int)in->numa[i].node;
-		}
-		pms_cpuset_fini(&cs);
-	}
-	return 0;
-}
-
-/* One SAMPLE as the engine-neutral memory sample the builder takes.  A weight
- * counts only when it is not 0 (what the live engines mark valid). */
-void to_memsample(const struct pms_perfdata_event *ev, enum pms_engine eng,
-			 struct pms_memsample *m)
-{
-	const struct pms_sample *s = &ev->rec.sample;
-	memset(m, 0, sizeof(*m));
-	m->engine = eng;
-	if (s->present & PMS_SAMPLE_IP) {
-		m->valid |= PMS_MS_IP;
-		m->ip = s->ip;
-		if (s->cpumode == PMS_MISC_KERNEL || s->cpumode == PMS_MISC_GUEST_KERNEL)
-			m->valid |= PMS_MS_KERNEL_IP;
-		if (s->exact_ip)
-			m->valid |= PMS_MS_EXACT_IP;
-	}
-	if (s->present & PMS_SAMPLE_TID) {
-		m->valid |= PMS_MS_TID;
-		m->pid = s->pid;
-		m->tid = s->tid;
-	}
-	if (s->present & PMS_SAMPLE_TIME) {
-		m->valid |= PMS_MS_TIME;
-		m->time = s->time;
-	}
-	if (s->present & PMS_SAMPLE_CPU) {
-		m->valid |= PMS_MS_CPU;
-		m->cpu = s->cpu;
-	}
-	if (s->present & PMS_SAMPLE_ADDR) {
-		m->valid |= PMS_MS_ADDR;
-		m->addr = s->addr;
-	}
-	if (s->present & PMS_SAMPLE_PHYS_ADDR) {
-		m->valid |= PMS_MS_PHYS;
-		m->phys_addr = s->phys_addr;
-	}
-	if (s->present & PMS_SAMPLE_DATA_SRC) {
-		m->valid |= PMS_MS_DATA_SRC;
-		m->data_src = s->data_src;
-	}
-	/* WEIGHT_STRUCT's var1 is the latency perf shows as "weight", var2
-	 * the instruction latency (uapi perf_event.h, union perf_sample_weight) */
-	uint64_t w = (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight;
-	if ((s->present & PMS_SAMPLE_WEIGHT_TYPE) && w) {
-		m->valid |= PMS_MS_WEIGHT;
-		m->weight = w;
-	}
-	if ((s->present & PMS_SAMPLE_WEIGHT_STRUCT) && s->weight_var2_w) {
-		m->valid |= PMS_MS_INS_LAT;
-		m->ins_lat = s->weight_var2_w;
-	}
-	if (s->present & PMS_SAMPLE_DATA_PAGE_SIZE) {
-		m->valid |= PMS_MS_PAGE_SIZE;
-		m->page_size = s->data_page_size;
-	}
-	if (s->present & PMS_SAMPLE_PERIOD)
-		m->period = s->period;
-}
-
-/* Memory node of a sample: from PHYS_ADDR and MEM_TOPOLOGY (the reader's
- * ev->node), else not asked. */
-int mem_node_of(const struct pms_perfdata_event *ev, bool nodes_ok)
-{
-	const struct pms_sample *s = &ev->rec.sample;
-	if (!nodes_ok || !(s->present & PMS_SAMPLE_PHYS_ADDR))
-		return PMS_NODE_UNKNOWN;
-	if (ev->node >= 0)
-		return ev->node;
-	return s->phys_addr ? -ENOENT : -EFAULT;
 }
 
 /* What the text and JSON say about the file (the report's "target"). */
@@ -246,82 +109,37 @@ static void report_json_run(struct json *j, const void *ud)
 
 struct pass {
 	struct pms_memprof *prof;
-	struct pms_perfdata_reader *r;
-	struct cpunodes cn;
+	struct pms_memsrc *src;
 	bool started;    /* the first sample came: headers are all known */
-	bool nodes_ok, csv;
-	uint64_t t0, t1;
+	bool csv;
 };
 
-/* In pipe mode the attrs and features come as records before the data, so
- * what depends on them is settled at the first sample. */
-static int first_sample(struct pass *ps)
+static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
-	const struct pms_perfdata_info *info = pms_perfdata_reader_info(ps->r);
-	ps->started = true;
-	ps->nodes_ok = pms_perfdata_reader_nodes_why(ps->r) == NULL;
-	if (cpunodes_load(info, &ps->cn) < 0)
-		return PMS_ENOMEM;
-	if (info->nnuma) {
-		int ids[256];
+	struct pass *ps = ud;
+	if (!ps->started) {
+		/* the CPU-node x memory-node matrix lists the file's nodes */
 		size_t n = 0;
-		for (size_t i = 0; i < info->nnuma && n < 256; i++)
-			ids[n++] = (int)info->numa[i].node;
-		(void)pms_memprof_set_node_ids(ps->prof, ids, n); /* aggregate mode only */
+		const int *ids = pms_memsrc_node_ids(ps->src, &n);
+		ps->started = true;
+		if (n && !ps->csv)
+			(void)pms_memprof_set_node_ids(ps->prof, ids, n); /* aggregate mode only */
 	}
-	return 0;
+	if (ps->csv) {
+		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys };
+		mem_render_csv_row(&row);
+		return 0;
+	}
+	return pms_memprof_add_src(ps->prof, x);
 }
 
-/* An MMAP/MMAP2 record of a process (false: the kernel's own, or empty).
- * perf records only executable mappings without -d; the symbolizer places
- * an ELF by the mapping of its offset 0, so stand one in below the text
- * where none is known (shared objects map file offset = address - base). */
-bool mmap_standin(struct pms_maps *pm, const struct pms_record *rec)
+static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 {
-	const struct pms_rec_mmap *m = &rec->mmap;
-	/* pid -1: the kernel's own maps, not a process's */
-	if (m->pid == UINT32_MAX || !m->filename || !m->len)
-		return false;
-	bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & 4 /* PROT_EXEC */) != 0
-						  : !(rec->misc & PMS_MISC_MMAP_DATA);
-	if (exec && m->pgoff && m->pgoff <= m->addr && m->filename[0] == '/' &&
-	    !pms_maps_find(pm, m->addr - m->pgoff))
-		(void)pms_maps_add(pm, m->addr - m->pgoff, m->pgoff, 0, m->ino, false, m->filename);
-	return true;
-}
-
-static int feed(struct pass *ps, const struct pms_perfdata_event *ev)
-{
-	const struct pms_record *rec = &ev->rec;
-	if (rec->type == PMS_RECORD_SAMPLE) {
-		struct pms_memsample m;
-		int rc;
-		if (!ps->started && (rc = first_sample(ps)) < 0)
-			return rc;
-		to_memsample(ev, attr_engine(pms_perfdata_reader_info(ps->r), ev->attr), &m);
-		if (m.valid & PMS_MS_TIME) {
-			if (!ps->t0 || m.time < ps->t0)
-				ps->t0 = m.time;
-			if (m.time > ps->t1)
-				ps->t1 = m.time;
-		}
-		int cn = (m.valid & PMS_MS_CPU) && m.cpu < ps->cn.n ? ps->cn.node[m.cpu] : -1;
-		int mn = mem_node_of(ev, ps->nodes_ok);
-		if (ps->csv) {
-			struct pms_memreport_sample x = { m, mn, cn, mn >= 0 };
-			mem_render_csv_row(&x);
-			return 0;
-		}
-		return pms_memprof_add_node(ps->prof, &m, mn, cn);
-	}
-	if (rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) {
-		if (!mmap_standin(pms_memprof_maps(ps->prof), rec))
-			return 0;
-		return pms_memprof_sideband(ps->prof, rec, NULL);
-	}
-	if (rec->type == PMS_RECORD_COMM || rec->type == PMS_RECORD_EXIT)
-		return pms_memprof_sideband(ps->prof, rec, NULL);
-	return 0;
+	struct pass *ps = ud;
+	(void)attr_idx;
+	if (ps->csv)
+		return 0;
+	return pms_memprof_sideband(ps->prof, rec, NULL);
 }
 
 int cmd_report(const struct cli_global *g, int argc, char **argv)
@@ -330,13 +148,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
 	size_t top = 10;
 	struct pms_perfdata_reader *r = NULL;
-	struct pms_perfdata_event ev;
 	struct pms_sys *sys = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pass ps;
 	int fd = -1, rc, ret = 0;
-	char *pmus = NULL, *label = NULL;
 
 	memset(&ps, 0, sizeof(ps));
 	for (int i = 1; i < argc; i++) {
@@ -383,20 +199,16 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
 	po.aggregate = !samples;
-	if (pms_memprof_new(NULL, &po, &ps.prof) < 0) {
+	if (pms_memprof_new(NULL, &po, &ps.prof) < 0 || pms_memsrc_open_reader(r, &ps.src) < 0) {
 		ret = cli_fail("report: profile");
 		goto out;
 	}
-	ps.r = r;
 	ps.csv = csv;
 	if (csv)
 		mem_render_csv_header();
-	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
-		if (feed(&ps, &ev) < 0) {
-			ret = cli_fail("report");
-			goto out;
-		}
-	}
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	while ((rc = pms_memsrc_poll(ps.src, -1, &cb, &ps)) > 0)
+		;
 	if (rc < 0) {
 		fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
 			path, pms_error_last());
@@ -406,64 +218,21 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 
 	/* The events, now that the file (or stream) has given all of them. */
-	size_t nattrs = pms_perfdata_reader_nattrs(r);
-	const struct pms_perfdata_info *info = pms_perfdata_reader_info(r);
-	pmus = calloc(1, 512);
-	label = calloc(1, 512);
-	if (!pmus || !label) {
-		fprintf(stderr, "pmuscope: report: out of memory\n");
-		ret = 1;
-		goto out;
-	}
-	enum pms_engine engine = PMS_ENG_NONE;
-	bool data_src = false, phys = false;
-	uint64_t sample_type = 0;
-	size_t lp = 0, ll = 0;
-	for (size_t i = 0; i < nattrs; i++) {
-		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-		const char *pn = pmu_name(info, a->attr->type);
-		enum pms_engine e = attr_engine(info, a);
-		if (engine == PMS_ENG_NONE || (a->sample_type & PMS_SAMPLE_DATA_SRC && !data_src))
-			engine = e;
-		data_src |= (a->sample_type & PMS_SAMPLE_DATA_SRC) != 0;
-		phys |= (a->sample_type & PMS_SAMPLE_PHYS_ADDR) != 0;
-		sample_type |= a->sample_type;
-		if (lp < 500)
-			lp += (size_t)snprintf(pmus + lp, 512 - lp, "%s%s", i ? "," : "",
-					       pn ? pn : "?");
-		if (ll < 500)
-			ll += (size_t)snprintf(label + ll, 512 - ll, "%s%s", i ? ", " : "recorded: ",
-					       a->name ? a->name : "?");
-	}
-	const char *why = pms_perfdata_reader_nodes_why(r);
-
-
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats sst;
+	pms_memsrc_info(ps.src, &info);
+	pms_memsrc_stats(ps.src, &sst);
 	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
-	struct pms_sampler_stats sst;
-	memset(&sst, 0, sizeof(sst));
-	sst.samples = st->samples;
-	sst.records = st->records;
-	sst.parse_errors = st->bad_records;
-	sst.lost_records = st->by_type[2];  /* PERF_RECORD_LOST */
-	sst.lost = st->lost;
-	sst.lost_samples = st->lost_samples;
-	sst.throttle = st->by_type[5];      /* PERF_RECORD_THROTTLE */
-	sst.unthrottle = st->by_type[6];    /* PERF_RECORD_UNTHROTTLE */
-	struct file_desc fdsc = { path, pms_perfdata_reader_is_pipe(r), st,
-				  ps.t1 > ps.t0 ? (double)(ps.t1 - ps.t0) / 1e9 : 0.0, nattrs, r };
-	char notes[256];
-	snprintf(notes, sizeof(notes), "from a recorded file; %" PRIu64 " records%s%s", st->records,
-		 st->bad_records ? ", some skipped" : "", st->truncated ? ", data truncated" : "");
+	struct file_desc fdsc = { path, info.pipe, st,
+				  (double)pms_memsrc_span_ns(ps.src) / 1e9,
+				  pms_perfdata_reader_nattrs(r), r };
 	if (symbols) {
 		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
 			sym = NULL; /* names are a nicety: the numbers stand without them */
 	}
-	struct pms_memreport_input in = {
-		.engine = engine, .pmus = pmus, .label = label, .notes = notes,
-		.data_src = data_src && engine != PMS_ENG_SOFTWARE, .phys = phys, .stats = &sst,
-		.duration_ns = (uint64_t)(fdsc.seconds * 1e9), .recorded = true,
-	};
+	struct pms_memreport_input in = { .duration_ns = pms_memsrc_span_ns(ps.src) };
+	pms_memreport_input_from_src(&in, &info, &sst);
 	if (pms_memprof_report(ps.prof, sym, &in, &rep) < 0) {
 		ret = cli_fail("report: building the report");
 		goto out;
@@ -473,7 +242,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		 path, fdsc.pipe ? "pipe" : "file", st->records, st->bad_records);
 	struct mem_render mr = {
 		.command = "report", .target_text = target, .seconds = fdsc.seconds,
-		.sample_type = sample_type, .samples = samples, .oracle = false, .nodes_why = why,
+		.sample_type = info.sample_type, .samples = samples, .oracle = false,
+		.nodes_why = info.nodes_why,
 		.json_run = report_json_run, .ud = &fdsc,
 	};
 	if (json) {
@@ -490,10 +260,8 @@ out:
 	pms_memreport_free(rep);
 	pms_symbolizer_free(sym);
 	pms_sys_free(sys);
+	pms_memsrc_free(ps.src);
 	pms_memprof_free(ps.prof);
-	free(ps.cn.node);
-	free(pmus);
-	free(label);
 	pms_perfdata_reader_free(r);
 	if (fd > 0)
 		close(fd);

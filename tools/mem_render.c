@@ -10,35 +10,20 @@
 #include "mem_render.h"
 #include "pmuscope/datasrc.h"
 
-/* Engine names are data: the one table the option and the output share. */
-static const struct {
-	const char *name;
-	enum pms_engine e;
-} engine_names[] = {
-	{ "ibs", PMS_ENG_IBS },
-	{ "pebs", PMS_ENG_PEBS },
-	{ "spe", PMS_ENG_SPE },
-	{ "software", PMS_ENG_SOFTWARE },
-	{ "none", PMS_ENG_NONE },
-};
-
+/* Engine names: the library's one table (memsample.h). */
 const char *mem_engine_name(enum pms_engine e)
 {
-	for (size_t i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++)
-		if (engine_names[i].e == e)
-			return engine_names[i].name;
-	return "?";
+	return pms_engine_name(e);
 }
 
 int mem_engine_parse(const char *name, enum pms_engine *e)
 {
-	/* "none" is an output name only */
-	for (size_t i = 0; i + 1 < sizeof(engine_names) / sizeof(engine_names[0]); i++)
-		if (!strcmp(name, engine_names[i].name)) {
-			*e = engine_names[i].e;
-			return 0;
-		}
-	return -1;
+	enum pms_engine v;
+	/* memory engines only: "none" and "ibs_fetch" are no choice */
+	if (pms_engine_parse(name, &v) < 0 || v == PMS_ENG_NONE || v == PMS_ENG_IBS_FETCH)
+		return -1;
+	*e = v;
+	return 0;
 }
 
 static void hex(char *buf, size_t n, uint64_t v)

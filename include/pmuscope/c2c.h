@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "pmuscope/memsample.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 
@@ -112,6 +113,9 @@ void pms_c2c_free(struct pms_c2c *c);
  * s.cpu_node (-1 unknown).  A sample without a data source counts as
  * PMS_MEM_NA_VALUE (perf: unable to parse). */
 int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *s);
+/* One sample of a memory-sample source (include/pmuscope/memsrc.h) with
+ * its node hints: the same as pms_c2c_add. */
+int pms_c2c_add_src(struct pms_c2c *c, const struct pms_memsrc_sample *s);
 uint64_t pms_c2c_count(const struct pms_c2c *c);
 
 /* ---- the report ------------------------------------------------------------ */

@@ -20,7 +20,13 @@ enum pms_engine {
 	PMS_ENG_PEBS,     /* Intel PEBS load latency / stores */
 	PMS_ENG_SPE,      /* Arm SPE through the AUX area */
 	PMS_ENG_SOFTWARE, /* fallback: software page-fault samples (first touch) */
+	PMS_ENG_IBS_FETCH, /* AMD IBS fetch sampling (ibs_fetch): instruction
+			    * fetches, no data address; not a memory engine */
 };
+
+/* A node that is not known (not asked: no address, no pid, no topology);
+ * node results are ids >= 0, or a negative errno status, or this. */
+#define PMS_NODE_UNKNOWN (-100000)
 
 enum pms_memsample_valid {
 	PMS_MS_IP = 1u << 0,
@@ -53,7 +59,51 @@ struct pms_memsample {
 	uint64_t period;
 };
 
+/* The one engine name table.  name: the identifier options and JSON use
+ * ("ibs", "pebs", "spe", "software", "ibs_fetch", "none"); brand: for
+ * sentences ("AMD IBS"); label: one line for reports.  "?" for a value
+ * outside the enum. */
+const char *pms_engine_name(enum pms_engine e);
+const char *pms_engine_brand(enum pms_engine e);
 const char *pms_engine_label(enum pms_engine e);
+/* The engine of a name as pms_engine_name writes it: 0, or PMS_ENOENT. */
+int pms_engine_parse(const char *name, enum pms_engine *out);
+
+/* ---- one record -> one memory sample ------------------------------------ */
+
+struct pms_sample;
+struct pms_ibs_cpu;
+
+/* What the converter needs besides the record: the engine that wrote it and
+ * that engine's context. */
+struct pms_memconv_ctx {
+	enum pms_engine engine;
+	uint64_t sample_type;              /* the event's attr.sample_type */
+	/* IBS: the CPU (family, model) to decode a PERF_SAMPLE_RAW payload
+	 * with (its caps word comes from the payload); NULL = RAW is not
+	 * decoded and the kernel's fields are taken as they are. */
+	const struct pms_ibs_cpu *ibs_cpu;
+	unsigned ibs_ldlat;                /* IBS: attr.config1 bits 0-11 */
+};
+
+/* *flags of pms_memsample_from_sample */
+#define PMS_MEMCONV_RAW_CHECKED  0x1u /* IBS RAW registers were decoded */
+#define PMS_MEMCONV_RAW_MISMATCH 0x2u /* ... and disagreed with the kernel's fields */
+
+/* Turn one decoded PERF_RECORD_SAMPLE into a memory sample, with one set of
+ * validity rules per engine (docs/mem.md "Validity rules"; the rules cite
+ * the kernel code that fills each field).  Used by the live sampler and by
+ * the recorded-file source alike.  flags may be NULL.  Returns 0, or
+ * PMS_EINVAL for a NULL argument. */
+int pms_memsample_from_sample(const struct pms_sample *in, const struct pms_memconv_ctx *ctx,
+			      struct pms_memsample *out, unsigned *flags);
+
+/* The engine of an event from its PMU's name as the kernel registers it
+ * ("ibs_op", "cpu", "cpu_core", "arm_spe_0", "software") and the CPU
+ * vendor ("GenuineIntel", "AuthenticAMD"; NULL or "" when unknown): the
+ * core PMU "cpu" is PEBS only on Intel (AMD's core PMU has the same name).
+ * PMS_ENG_NONE when the PMU is no memory-sampling engine. */
+enum pms_engine pms_engine_of_pmu(const char *pmu, const char *vendor);
 
 #ifdef __cplusplus
 }

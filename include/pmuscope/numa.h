@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmuscope/memsample.h"
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
@@ -23,8 +24,8 @@ extern "C" {
 
 /* A node result that is not a node: the oracle never guesses.  Values >= 0
  * are node ids; values < 0 are either the page's negative errno status as
- * move_pages reported it (-EFAULT, -ENOENT, ...) or one of these. */
-#define PMS_NODE_UNKNOWN (-100000)  /* not asked (no address, no pid) */
+ * move_pages reported it (-EFAULT, -ENOENT, ...) or PMS_NODE_UNKNOWN (not
+ * asked; memsample.h). */
 
 #define PMS_NUMA_OPTS_VERSION 1
 struct pms_numa_opts {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "pmuscope/cpuset.h"
+#include "pmuscope/memsample.h"
 #include "pmuscope/sys.h"
 
 #ifdef __cplusplus
@@ -74,14 +75,6 @@ enum pms_pmu_kind {
 	PMS_PMU_PRECISE,    /* ibs_op, ibs_fetch, arm_spe_N */
 };
 
-enum pms_precise_engine {
-	PMS_ENGINE_NONE = 0,
-	PMS_ENGINE_IBS_OP,
-	PMS_ENGINE_IBS_FETCH,
-	PMS_ENGINE_PEBS, /* a core PMU with caps/max_precise > 0 */
-	PMS_ENGINE_SPE,
-};
-
 enum pms_uncore_scope {
 	PMS_SCOPE_NONE = 0,
 	PMS_SCOPE_SYSTEM,  /* one instance for the machine */
@@ -96,7 +89,10 @@ struct pms_pmu {
 	char *name;
 	uint32_t type;
 	enum pms_pmu_kind kind;
-	enum pms_precise_engine engine;
+	/* the precise engine it is (memsample.h): PMS_ENG_IBS (ibs_op),
+	 * PMS_ENG_IBS_FETCH, PMS_ENG_SPE, PMS_ENG_PEBS (a core PMU with
+	 * caps/max_precise > 0), else PMS_ENG_NONE */
+	enum pms_engine engine;
 	enum pms_uncore_scope scope;
 	bool has_cpus;         /* a "cpus" file (hybrid/big.LITTLE core PMUs) */
 	bool has_cpumask;      /* a "cpumask" file (uncore reader CPUs) */
@@ -153,7 +149,6 @@ int pms_format_encode(const struct pms_format *f, uint64_t value, uint64_t *word
 uint64_t pms_format_mask(const struct pms_format *f);
 
 const char *pms_pmu_kind_name(enum pms_pmu_kind kind);
-const char *pms_engine_name(enum pms_precise_engine engine);
 const char *pms_scope_name(enum pms_uncore_scope scope);
 
 /* "config", "config1" ... "config4". */

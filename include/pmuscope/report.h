@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "pmuscope/memsample.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/record.h"
 #include "pmuscope/sampler.h"
@@ -61,7 +62,10 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 		    struct pms_memprof **out);
 void pms_memprof_free(struct pms_memprof *p);
 
-/* Keep one sample (its node is resolved later, by pms_memprof_resolve). */
+/* Keep one sample with the node hints of the collector's topology (the
+ * CPU's node; the memory node of a physical address in a known memory
+ * block), as a live source gives them; an unknown memory node is resolved
+ * later, by pms_memprof_resolve. */
 int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s);
 /* Add one sample whose nodes the caller knows (a recorded file: PHYS_ADDR
  * through its MEM_TOPOLOGY header, the CPU through its NUMA_TOPOLOGY).
@@ -74,17 +78,21 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
  * without samples (a file's NUMA_TOPOLOGY nodes); besides the topology's
  * and those seen.  PMS_EINVAL in the kept-samples mode. */
 int pms_memprof_set_node_ids(struct pms_memprof *p, const int *ids, size_t n);
+/* One sample of a memory-sample source, with the source's node hints
+ * (pms_memprof_add_node with s->mem_node and s->cpu_node). */
+int pms_memprof_add_src(struct pms_memprof *p, const struct pms_memsrc_sample *s);
 /* MMAP/MMAP2 add to the maps and drop the oracle's cached pages there; EXIT
  * of the profiled process (and exec, COMM with the exec bit) drops them all.
  * oracle may be NULL. */
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 struct pms_numa_oracle *oracle);
-/* Resolve the nodes of the samples added since the last call: a physical
- * address through the topology's memory blocks, else the data address
- * through the oracle (one batched call for all of them).  oracle may be
- * NULL (nothing alive to ask: those samples stay unresolved).  Returns the
- * oracle's syscall count or a negative PMS_E*; a failed move_pages leaves
- * its samples with the -errno status and is not an error here. */
+/* Resolve the memory nodes the samples added since the last call came
+ * without (PMS_NODE_UNKNOWN) through the oracle, one batched call for all
+ * of them; nodes come only from the hints given at add time and from here.
+ * oracle may be NULL (nothing alive to ask: those samples stay
+ * unresolved).  Returns the oracle's syscall count or a negative PMS_E*; a
+ * failed move_pages leaves its samples with the -errno status and is not an
+ * error here. */
 int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle);
 /* The mappings gathered so far (add /proc/PID/maps into them while the
  * process lives). */
@@ -140,7 +148,7 @@ struct pms_memreport_input {
 	bool phys;
 	const struct pms_sampler_attempt *attempts;
 	size_t nattempts;
-	const struct pms_sampler_stats *stats; /* may be NULL */
+	const struct pms_memsrc_stats *stats;  /* may be NULL */
 	const struct pms_numa_stats *numa;     /* may be NULL */
 	bool verify_requested;
 	uint64_t duration_ns;
@@ -158,7 +166,7 @@ struct pms_memreport {
 	bool phys;
 	struct pms_sampler_attempt *attempts;
 	size_t nattempts;
-	struct pms_sampler_stats stats;
+	struct pms_memsrc_stats stats;
 	struct pms_numa_stats numa;
 	bool verify_requested;
 	uint64_t duration_ns;
@@ -202,6 +210,14 @@ struct pms_memreport {
 					   * (none in aggregate mode) */
 	size_t nall;
 };
+
+/* The input's source part from a memory-sample source's info and stats
+ * (engine, PMUs, label, notes, data_src, phys, attempts, stats, recorded);
+ * numa, verify_requested and duration_ns are left as they are.  The
+ * pointers are borrowed from info/st, which must outlive the input. */
+void pms_memreport_input_from_src(struct pms_memreport_input *in,
+				  const struct pms_memsrc_info *info,
+				  const struct pms_memsrc_stats *st);
 
 /* Build the report.  sym may be NULL (no names). */
 int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,

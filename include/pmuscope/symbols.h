@@ -90,6 +90,11 @@ int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symb
  * CAP_SYSLOG): when false, kernel addresses must not be shown. */
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s);
 
+/* The GNU build id of the ELF file at path (its NT_GNU_BUILD_ID note, read
+ * with elfutils): id gets *len (<= 20) bytes.  PMS_ENOENT when the file
+ * cannot be opened or has no build id, PMS_EPARSE when it is not ELF. */
+int pms_elf_build_id(const char *path, uint8_t id[20], size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,7 +16,7 @@ struct pmu_rule {
 	const char *pattern; /* exact name or prefix */
 	const char *suffix;  /* PREFIX_SUFFIX only */
 	enum pms_pmu_kind kind;
-	enum pms_precise_engine engine;
+	enum pms_engine engine;
 	enum pms_uncore_scope scope;
 	const char *source; /* kernel file that registers the name */
 };
@@ -39,10 +39,10 @@ static const struct pmu_rule rules[] = {
 	{ PREFIX_SUFFIX, "apple_", "_pmu", PMS_PMU_CORE, 0, 0, "drivers/perf/apple_m1_cpu_pmu.c" },
 
 	/* Precise sampling engines. */
-	{ EXACT, "ibs_op", NULL, PMS_PMU_PRECISE, PMS_ENGINE_IBS_OP, 0, "arch/x86/events/amd/ibs.c" },
-	{ EXACT, "ibs_fetch", NULL, PMS_PMU_PRECISE, PMS_ENGINE_IBS_FETCH, 0,
+	{ EXACT, "ibs_op", NULL, PMS_PMU_PRECISE, PMS_ENG_IBS, 0, "arch/x86/events/amd/ibs.c" },
+	{ EXACT, "ibs_fetch", NULL, PMS_PMU_PRECISE, PMS_ENG_IBS_FETCH, 0,
 	  "arch/x86/events/amd/ibs.c" },
-	{ PREFIX, "arm_spe_", NULL, PMS_PMU_PRECISE, PMS_ENGINE_SPE, 0, "drivers/perf/arm_spe_pmu.c" },
+	{ PREFIX, "arm_spe_", NULL, PMS_PMU_PRECISE, PMS_ENG_SPE, 0, "drivers/perf/arm_spe_pmu.c" },
 
 	/* Uncore and other system-wide PMUs, with the scope of one instance. */
 	{ PREFIX, "uncore_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE,
@@ -108,7 +108,7 @@ int pms_pmu_classify(struct pms_pmu *pmu)
 	const struct pmu_rule *r = NULL;
 
 	pmu->kind = PMS_PMU_OTHER;
-	pmu->engine = PMS_ENGINE_NONE;
+	pmu->engine = PMS_ENG_NONE;
 	pmu->scope = PMS_SCOPE_NONE;
 	pmu->box = NULL;
 	pmu->box_index = -1;
@@ -129,7 +129,7 @@ int pms_pmu_classify(struct pms_pmu *pmu)
 	/* PEBS: the x86 core PMU reports caps/max_precise > 0 (arch/x86/events/core.c
 	 * max_precise_show -> x86_pmu_max_precise). */
 	if (pmu->kind == PMS_PMU_CORE && pmu->max_precise > 0)
-		pmu->engine = PMS_ENGINE_PEBS;
+		pmu->engine = PMS_ENG_PEBS;
 	if (pmu->kind == PMS_PMU_UNCORE)
 		return split_box(pmu);
 	return 0;

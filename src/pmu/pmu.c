@@ -516,17 +516,6 @@ const char *pms_pmu_kind_name(enum pms_pmu_kind kind)
 	return names[kind];
 }
 
-const char *pms_engine_name(enum pms_precise_engine engine)
-{
-	static const char *const names[] = {
-		[PMS_ENGINE_NONE] = "none",     [PMS_ENGINE_IBS_OP] = "ibs_op",
-		[PMS_ENGINE_IBS_FETCH] = "ibs_fetch", [PMS_ENGINE_PEBS] = "pebs",
-		[PMS_ENGINE_SPE] = "spe",
-	};
-	if ((unsigned)engine >= sizeof(names) / sizeof(names[0]))
-		return "?";
-	return names[engine];
-}
 
 const char *pms_scope_name(enum pms_uncore_scope scope)
 {

@@ -453,6 +453,12 @@ int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *rs)
 	return 0;
 }
 
+int pms_c2c_add_src(struct pms_c2c *c, const struct pms_memsrc_sample *s)
+{
+	struct pms_memreport_sample x = { s->ms, s->mem_node, s->cpu_node, s->node_from_phys };
+	return pms_c2c_add(c, &x);
+}
+
 uint64_t pms_c2c_count(const struct pms_c2c *c)
 {
 	return c->samples;

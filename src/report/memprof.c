@@ -456,6 +456,29 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	return 0;
 }
 
+int pms_memprof_add_src(struct pms_memprof *p, const struct pms_memsrc_sample *s)
+{
+	if (!p || !s)
+		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
+	return pms_memprof_add_node(p, &s->ms, s->mem_node, s->cpu_node);
+}
+
+void pms_memreport_input_from_src(struct pms_memreport_input *in,
+				  const struct pms_memsrc_info *info,
+				  const struct pms_memsrc_stats *st)
+{
+	in->engine = info->engine;
+	in->pmus = info->pmus;
+	in->label = info->label;
+	in->notes = info->notes;
+	in->data_src = info->data_src;
+	in->phys = info->phys;
+	in->attempts = info->attempts;
+	in->nattempts = info->nattempts;
+	in->stats = st;
+	in->recorded = info->kind == PMS_MEMSRC_FILE;
+}
+
 int pms_memprof_set_node_ids(struct pms_memprof *p, const int *ids, size_t n)
 {
 	if (!p || (n && !ids))
@@ -477,28 +500,13 @@ int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s)
 {
 	if (!p || !s)
 		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
-	if (p->agg) {
-		/* nodes now: the CPU's from the topology, the memory's from a
-		 * physical address (nothing alive to ask later) */
-		int cn = (s->valid & PMS_MS_CPU) && p->topo ? pms_topo_node_of_cpu(p->topo, (int)s->cpu) : -1;
-		int mn = (s->valid & PMS_MS_PHYS) && p->topo ? pms_topo_node_of_phys(p->topo, s->phys_addr)
-							     : PMS_NODE_UNKNOWN;
-		return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
-	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 4096;
-		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
-		if (!v)
-			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu samples", cap);
-		p->v = v;
-		p->cap = cap;
-	}
-	struct pms_memreport_sample *r = &p->v[p->n++];
-	memset(r, 0, sizeof(*r));
-	r->s = *s;
-	r->mem_node = PMS_NODE_UNKNOWN;
-	r->cpu_node = -1;
-	return 0;
+	/* The hints a live source gives (memsrc.c live_sample): the CPU's
+	 * node from the topology, the memory's from a physical address in a
+	 * known memory block; the rest is for the oracle. */
+	int cn = (s->valid & PMS_MS_CPU) && p->topo ? pms_topo_node_of_cpu(p->topo, (int)s->cpu) : -1;
+	int mn = (s->valid & PMS_MS_PHYS) && p->topo ? pms_topo_node_of_phys(p->topo, s->phys_addr)
+						     : PMS_NODE_UNKNOWN;
+	return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
 }
 
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
@@ -510,7 +518,9 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 	case PMS_RECORD_MMAP:
 	case PMS_RECORD_MMAP2: {
 		const struct pms_rec_mmap *m = &rec->mmap;
-		if ((p->pid && (pid_t)m->pid != p->pid) || !m->len)
+		/* pid -1: the kernel's own maps (perf synthesizes them), not a
+		 * process's */
+		if ((p->pid && (pid_t)m->pid != p->pid) || !m->len || m->pid == UINT32_MAX)
 			return 0;
 		bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
 							  : !(rec->misc & PMS_MISC_MMAP_DATA);
@@ -518,7 +528,17 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		const char *path = m->filename ? m->filename : "";
 		if (!strcmp(path, "//anon"))
 			path = "";
-		int rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff,
+		int rc;
+		/* perf records only executable mappings without -d; the
+		 * symbolizer places an ELF by the mapping of its offset 0, so
+		 * stand one in below the text where none is known (shared
+		 * objects map file offset = address - base). */
+		if (exec && m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
+		    !pms_maps_find(p->maps, m->addr - m->pgoff) &&
+		    (rc = pms_maps_add(p->maps, m->addr - m->pgoff, m->pgoff, 0,
+				       rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, false, path)) < 0)
+			return rc;
+		rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff,
 				      rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, exec, path);
 		if (rc < 0)
 			return rc;
@@ -579,20 +599,10 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
 		return rc;
 	for (size_t i = p->pending; i < p->n; i++) {
 		struct pms_memreport_sample *r = &p->v[i];
+		/* nodes come from the source's hints (given when the sample
+		 * was added) or from the oracle, nowhere else */
 		if (r->mem_node != PMS_NODE_UNKNOWN)
-			continue; /* pms_memprof_add_node gave it */
-		if ((r->s.valid & PMS_MS_CPU) && p->topo)
-			r->cpu_node = pms_topo_node_of_cpu(p->topo, (int)r->s.cpu);
-		if (r->cpu_node < 0)
-			r->cpu_node = -1;
-		if ((r->s.valid & PMS_MS_PHYS) && p->topo) {
-			int nd = pms_topo_node_of_phys(p->topo, r->s.phys_addr);
-			if (nd >= 0) {
-				r->mem_node = nd;
-				r->node_from_phys = true;
-				continue;
-			}
-		}
+			continue;
 		if ((r->s.valid & PMS_MS_ADDR) && oracle) {
 			p->addrs[k] = r->s.addr;
 			p->idx[k++] = i;
@@ -1302,23 +1312,10 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 	return 0;
 }
 
-/* Short engine names for sentences ("... does not report it"). */
-static const char *engine_short(enum pms_engine e)
-{
-	static const char *const names[] = {
-		[PMS_ENG_NONE] = "no engine",
-		[PMS_ENG_IBS] = "AMD IBS",
-		[PMS_ENG_PEBS] = "Intel PEBS",
-		[PMS_ENG_SPE] = "Arm SPE",
-		[PMS_ENG_SOFTWARE] = "software-event sampling",
-	};
-	return (unsigned)e < sizeof(names) / sizeof(names[0]) && names[e] ? names[e] : "?";
-}
-
 static void data_src_note(struct pms_memreport *r, const struct pms_memreport_input *in, int *rc)
 {
 	char note[256] = "";
-	const char *eng = engine_short(in->engine);
+	const char *eng = pms_engine_brand(in->engine);
 	r->data_src_available = in->data_src && r->with_data_src > 0;
 	if (!in->data_src)
 		snprintf(note, sizeof(note), "data source unavailable: %s does not report it", eng);

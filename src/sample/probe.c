@@ -229,7 +229,7 @@ static int build_ibs(struct ctx *c)
 	uint64_t period;
 
 	for (size_t i = 0; i < c->pmus->count; i++)
-		if (c->pmus->pmus[i].engine == PMS_ENGINE_IBS_OP)
+		if (c->pmus->pmus[i].engine == PMS_ENG_IBS)
 			pmu = &c->pmus->pmus[i];
 	if (!pmu)
 		return 0;
@@ -328,7 +328,7 @@ static int build_pebs(struct ctx *c)
 		struct smp_event *ev;
 		int leader = -1;
 
-		if (pmu->engine != PMS_ENGINE_PEBS || pmu->kind != PMS_PMU_CORE)
+		if (pmu->engine != PMS_ENG_PEBS || pmu->kind != PMS_PMU_CORE)
 			continue;
 		if ((ops & PMS_SAMPLER_LOADS) && pms_pmu_event(pmu, "mem-loads")) {
 			/* Where the PMU has mem-loads-aux, the kernel wants it as the
@@ -419,7 +419,7 @@ static int build_spe(struct ctx *c)
 		const char *mi;
 		uint64_t period;
 
-		if (pmu->engine != PMS_ENGINE_SPE)
+		if (pmu->engine != PMS_ENG_SPE)
 			continue;
 		ev = ev_new(c, PMS_ENG_SPE, pmu, pmu->name, added ? SMP_ROLE_EXTRA : SMP_ROLE_MAIN);
 		if (!ev)
@@ -473,7 +473,12 @@ static int build_sw(struct ctx *c)
 		return PMS_ERANGE;
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	ev->attr.sample_type = base_sample_type(c->o);
+	/* DATA_SRC and WEIGHT too, though no software event fills them: the
+	 * kernel then writes PERF_MEM_NA and 0 (kernel/events/core.c
+	 * perf_prepare_sample), which the converter does not count as
+	 * values, and a `mem -o` file is one `perf mem report` accepts (it
+	 * wants DATA_SRC in the attr, tools/perf/builtin-report.c). */
+	ev->attr.sample_type = base_sample_type(c->o) | PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_WEIGHT;
 	set_period(c, ev);
 	set_priv_native(c, ev);
 	return 1;

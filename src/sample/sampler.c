@@ -34,6 +34,7 @@ struct stream {
 	bool aux_tid_valid;
 	uint32_t aux_pid, aux_tid;
 	uint32_t midr;
+	uint64_t id; /* PERF_EVENT_IOC_ID, when the events carry IDENTIFIER */
 };
 
 struct pms_sampler {
@@ -244,6 +245,17 @@ static int open_streams(struct pms_sampler *s)
 				return fd;
 			}
 			fds[i] = fd;
+			uint64_t id = 0;
+			if (ev->attr.sample_type & PMS_SAMPLE_IDENTIFIER) {
+				const struct pms_sys_ops *ops = pms_sys_ops(s->sys);
+				int r = ops->ioctl(ops->ud, fd, PERF_EVENT_IOC_ID,
+						   (unsigned long)(uintptr_t)&id);
+				if (r < 0) {
+					pms_sys_close(s->sys, fd);
+					free(tids);
+					return pms_err_errno(0, -r, "PERF_EVENT_IOC_ID on %s", what);
+				}
+			}
 			if (s->nst == cap) {
 				size_t n = cap ? cap * 2 : 16;
 				struct stream *ns = realloc(s->st, n * sizeof(*ns));
@@ -258,6 +270,7 @@ static int open_streams(struct pms_sampler *s)
 			st = &s->st[s->nst++];
 			memset(st, 0, sizeof(*st));
 			st->fd = fd;
+			st->id = id;
 			st->ev = i;
 			st->cpu = cpu;
 			pms_sample_layout_from_attr(&st->layout, &ev->attr);
@@ -343,6 +356,13 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 			goto out;
 		set_sideband_bits(&s->plan.ev[s->plan.nev - 1].attr);
 	}
+	/* Several events: every record says which one wrote it
+	 * (PERF_SAMPLE_IDENTIFIER, at a fixed place in every record, and with
+	 * sample_id_all in side-band records too), so a recording can tell
+	 * them apart (perf refuses a file of several events without ids). */
+	if (s->plan.nev > 1)
+		for (int i = 0; i < s->plan.nev; i++)
+			s->plan.ev[i].attr.sample_type |= PMS_SAMPLE_IDENTIFIER;
 	wake = s->o.wakeup_bytes;
 	if (!wake)
 		wake = (uint32_t)((s->o.data_pages ? s->o.data_pages : 64) *
@@ -422,57 +442,10 @@ struct drain_ctx {
 	struct pms_sampler *s;
 	struct stream *st;
 	const struct pms_sampler_callbacks *cb;
+	const struct smp_hooks *h; /* the memory-sample source's, or NULL */
 	void *ud;
 	int stop; /* a callback's negative code */
 };
-
-/* IBS: the kernel's fields, checked against the RAW registers when present. */
-static void ibs_fill(struct drain_ctx *c, const struct pms_sample *in, struct pms_memsample *m)
-{
-	struct pms_sampler *s = c->s;
-	struct pms_ibs_op_regs regs;
-	struct pms_ibs_op_sample dec;
-	struct pms_ibs_cpu cpu = s->ibs_cpu;
-	uint64_t ldlat = s->plan.ev[c->st->ev].attr.config1 & 0xfff;
-
-	if (in->raw && in->raw_size &&
-	    pms_ibs_op_raw_parse(in->raw, in->raw_size, &regs, &cpu.caps) == 0 &&
-	    pms_ibs_op_decode(&regs, &cpu, c->st->layout.sample_type, (unsigned)ldlat, &dec) == 0) {
-		bool bad = dec.dropped;
-		s->stats.ibs_raw_checked++;
-		/* Validity from the registers' own valid bits (DcLinAddrValid,
-		 * DcPhyAddrValid, load && DcMiss for the latency). */
-		m->valid &= ~(uint32_t)(PMS_MS_ADDR | PMS_MS_WEIGHT | PMS_MS_INS_LAT | PMS_MS_PHYS);
-		if (dec.addr_filled && (in->present & PMS_SAMPLE_ADDR))
-			m->valid |= PMS_MS_ADDR;
-		if (dec.weight_filled && (in->present & PMS_SAMPLE_WEIGHT_TYPE)) {
-			m->valid |= PMS_MS_WEIGHT;
-			if (in->present & PMS_SAMPLE_WEIGHT_STRUCT)
-				m->valid |= PMS_MS_INS_LAT;
-		}
-		if (dec.phys_addr_filled && (in->present & PMS_SAMPLE_PHYS_ADDR)) {
-			m->valid |= PMS_MS_PHYS;
-			m->phys_addr = in->phys_addr;
-		}
-		if ((in->present & PMS_SAMPLE_DATA_SRC) && dec.data_src_filled &&
-		    dec.data_src != in->data_src)
-			bad = true;
-		if (in->present & PMS_SAMPLE_WEIGHT_TYPE) {
-			uint64_t want = dec.weight_filled ? dec.weight : 0;
-			if (want != in->weight)
-				bad = true;
-		}
-		if ((in->present & PMS_SAMPLE_ADDR) && dec.addr_filled && dec.addr != in->addr)
-			bad = true;
-		if (bad)
-			s->stats.ibs_raw_mismatch++;
-		return;
-	}
-	/* Without RAW the kernel leaves unfilled fields at 0 (ibs.c
-	 * perf_ibs_parse_ld_st_data fills only under the valid bits). */
-	if ((in->present & PMS_SAMPLE_ADDR) && in->addr)
-		m->valid |= PMS_MS_ADDR;
-}
 
 static bool priv_ok(const struct pms_sampler *s, const struct pms_sample *in)
 {
@@ -483,92 +456,39 @@ static bool priv_ok(const struct pms_sampler *s, const struct pms_sample *in)
 	return true;
 }
 
-static int on_sample(struct drain_ctx *c, const struct pms_sample *in)
+static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 {
 	struct pms_sampler *s = c->s;
+	const struct pms_sample *in = &r->sample;
 	const struct smp_event *ev = &s->plan.ev[c->st->ev];
+	struct pms_memconv_ctx cx;
 	struct pms_memsample m;
+	unsigned flags = 0;
 
 	if (ev->role == SMP_ROLE_AUX_LEADER || ev->role == SMP_ROLE_SIDEBAND ||
 	    (ev->filter_priv && !priv_ok(s, in))) {
 		s->stats.samples_dropped++;
 		return 0;
 	}
-	memset(&m, 0, sizeof(m));
-	m.engine = ev->engine;
-	if (in->present & PMS_SAMPLE_IP) {
-		m.valid |= PMS_MS_IP;
-		m.ip = in->ip;
-		if (in->exact_ip)
-			m.valid |= PMS_MS_EXACT_IP;
-		if (in->cpumode == PMS_MISC_KERNEL)
-			m.valid |= PMS_MS_KERNEL_IP;
+	memset(&cx, 0, sizeof(cx));
+	cx.engine = ev->engine;
+	cx.sample_type = c->st->layout.sample_type;
+	if (ev->engine == PMS_ENG_IBS) {
+		/* the RAW registers cross-check the kernel's fields */
+		cx.ibs_cpu = &s->ibs_cpu;
+		cx.ibs_ldlat = (unsigned)(ev->attr.config1 & 0xfff);
 	}
-	if (in->present & PMS_SAMPLE_TID) {
-		m.valid |= PMS_MS_TID;
-		m.pid = in->pid;
-		m.tid = in->tid;
+	if (pms_memsample_from_sample(in, &cx, &m, &flags) < 0) {
+		s->stats.parse_errors++;
+		return 0;
 	}
-	if (in->present & PMS_SAMPLE_TIME) {
-		m.valid |= PMS_MS_TIME;
-		m.time = in->time;
-	}
-	if (in->present & PMS_SAMPLE_CPU) {
-		m.valid |= PMS_MS_CPU;
-		m.cpu = in->cpu;
-	}
-	if (in->present & PMS_SAMPLE_PERIOD)
-		m.period = in->period;
-	m.addr = (in->present & PMS_SAMPLE_ADDR) ? in->addr : 0;
-	if ((in->present & PMS_SAMPLE_DATA_SRC) && in->data_src &&
-	    in->data_src != PMS_MEM_NA_VALUE) {
-		m.valid |= PMS_MS_DATA_SRC;
-		m.data_src = in->data_src;
-	}
-	if (in->present & PMS_SAMPLE_WEIGHT_STRUCT) {
-		m.weight = in->weight_var1_dw;
-		m.ins_lat = in->weight_var2_w;
-		if (m.weight)
-			m.valid |= PMS_MS_WEIGHT;
-		if (m.ins_lat)
-			m.valid |= PMS_MS_INS_LAT;
-	} else if (in->present & PMS_SAMPLE_WEIGHT) {
-		m.weight = in->weight;
-		if (m.weight)
-			m.valid |= PMS_MS_WEIGHT;
-	}
-	if ((in->present & PMS_SAMPLE_PHYS_ADDR) && in->phys_addr) {
-		m.valid |= PMS_MS_PHYS;
-		m.phys_addr = in->phys_addr;
-	}
-	if ((in->present & PMS_SAMPLE_DATA_PAGE_SIZE) && in->data_page_size) {
-		m.valid |= PMS_MS_PAGE_SIZE;
-		m.page_size = in->data_page_size;
-	}
-	switch (ev->engine) {
-	case PMS_ENG_IBS:
-		ibs_fill(c, in, &m);
-		break;
-	case PMS_ENG_SOFTWARE:
-		/* The faulting address is the datum itself (perf_swevent with
-		 * the fault address: mm/memory.c, arch fault handlers). */
-		if (in->present & PMS_SAMPLE_ADDR)
-			m.valid |= PMS_MS_ADDR;
-		break;
-	default:
-		if ((in->present & PMS_SAMPLE_ADDR) && in->addr)
-			m.valid |= PMS_MS_ADDR;
-		break;
-	}
-	if (!(m.valid & PMS_MS_ADDR))
-		m.addr = 0;
-	if (!(m.valid & PMS_MS_WEIGHT))
-		m.weight = 0;
-	if (!(m.valid & PMS_MS_INS_LAT))
-		m.ins_lat = 0;
-	if (!(m.valid & PMS_MS_PHYS))
-		m.phys_addr = 0;
+	if (flags & PMS_MEMCONV_RAW_CHECKED)
+		s->stats.ibs_raw_checked++;
+	if (flags & PMS_MEMCONV_RAW_MISMATCH)
+		s->stats.ibs_raw_mismatch++;
 	s->stats.samples++;
+	if (c->h && c->h->sample)
+		return c->h->sample(c->ud, &m, r, c->st->ev);
 	if (c->cb && c->cb->sample)
 		return c->cb->sample(c->ud, &m);
 	return 0;
@@ -677,7 +597,13 @@ static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 		}
 		m.period = s->plan.ev[st->ev].attr.sample_period;
 		s->stats.samples++;
-		if (c->cb && c->cb->sample && (r = c->cb->sample(c->ud, &m)) < 0) {
+		if (c->h && c->h->sample)
+			r = c->h->sample(c->ud, &m, NULL, st->ev);
+		else if (c->cb && c->cb->sample)
+			r = c->cb->sample(c->ud, &m);
+		else
+			r = 0;
+		if (r < 0) {
 			/* Keep the rest for the next poll. */
 			c->stop = r;
 			if (carry_keep(st, buf + rd.pos, n - rd.pos) < 0)
@@ -710,7 +636,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 	}
 	switch (r.type) {
 	case PMS_RECORD_SAMPLE:
-		ret = on_sample(c, &r.sample);
+		ret = on_sample(c, &r);
 		break;
 	case PMS_RECORD_MMAP:
 	case PMS_RECORD_MMAP2:
@@ -718,21 +644,28 @@ static int on_record(void *ud, const void *rec, size_t len)
 	case PMS_RECORD_FORK:
 	case PMS_RECORD_EXIT:
 		s->stats.sideband++;
-		if (c->cb && c->cb->sideband)
+		if (c->h && c->h->sideband)
+			ret = c->h->sideband(c->ud, &r, c->st->ev);
+		else if (c->cb && c->cb->sideband)
 			ret = c->cb->sideband(c->ud, &r);
 		break;
 	case PMS_RECORD_LOST:
 		s->stats.lost_records++;
 		s->stats.lost += r.lost.lost;
-		break;
+		goto accounting;
 	case PMS_RECORD_LOST_SAMPLES:
 		s->stats.lost_samples += r.lost.lost;
-		break;
+		goto accounting;
 	case PMS_RECORD_THROTTLE:
 		s->stats.throttle++;
-		break;
+		goto accounting;
 	case PMS_RECORD_UNTHROTTLE:
 		s->stats.unthrottle++;
+	accounting:
+		/* the memory-sample source passes these on (a recorder writes
+		 * them); the public callbacks never had them */
+		if (c->h && c->h->sideband)
+			ret = c->h->sideband(c->ud, &r, c->st->ev);
 		break;
 	case PMS_RECORD_AUX:
 		s->stats.aux_records++;
@@ -764,8 +697,8 @@ static int on_record(void *ud, const void *rec, size_t len)
 	return 0;
 }
 
-int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
-		     const struct pms_sampler_callbacks *cb, void *ud)
+static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
+		     const struct smp_hooks *h, void *ud)
 {
 	int total = 0;
 
@@ -786,7 +719,7 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 			}
 	}
 	for (size_t i = 0; i < s->nst; i++) {
-		struct drain_ctx c = { s, &s->st[i], cb, ud, 0 };
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
 		int r;
 		/* SPE records a callback stop left behind come first. */
 		if (s->st[i].carry_whole)
@@ -803,6 +736,40 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 		total += r;
 	}
 	return total;
+}
+
+int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
+		     const struct pms_sampler_callbacks *cb, void *ud)
+{
+	return poll_impl(s, timeout_ms, cb, NULL, ud);
+}
+
+int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_hooks *h,
+		       void *ud)
+{
+	return poll_impl(s, timeout_ms, NULL, h, ud);
+}
+
+const struct smp_plan *pms_smp_sampler_plan(const struct pms_sampler *s)
+{
+	return &s->plan;
+}
+
+size_t pms_smp_event_ids(const struct pms_sampler *s, int ev, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nst; i++)
+		if (s->st[i].ev == ev && (s->plan.ev[ev].attr.sample_type & PMS_SAMPLE_IDENTIFIER)) {
+			if (n < cap)
+				out[n] = s->st[i].id;
+			n++;
+		}
+	return n;
+}
+
+const struct pms_ibs_cpu *pms_smp_sampler_ibs_cpu(const struct pms_sampler *s)
+{
+	return &s->ibs_cpu;
 }
 
 void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out)

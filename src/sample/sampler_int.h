@@ -51,6 +51,23 @@ void pms_smp_plan_fini(struct smp_plan *plan);
 /* CPUs of an event: plan->cpus ∩ the PMU's CPUs (first one via *first). */
 bool pms_smp_event_on_cpu(const struct smp_event *ev, int cpu);
 
+/* The memory-sample source's view of a sampler (memsrc_live.c): each
+ * sample with its record (NULL for an AUX-decoded SPE sample) and the index
+ * of its event in the plan, and each side-band record with its event. */
+struct smp_hooks {
+	int (*sample)(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
+		      int ev);
+	int (*sideband)(void *ud, const struct pms_record *rec, int ev);
+};
+int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_hooks *h,
+		       void *ud);
+const struct smp_plan *pms_smp_sampler_plan(const struct pms_sampler *s);
+/* The ids (PERF_EVENT_IOC_ID) of event ev's fds, when the events carry
+ * PERF_SAMPLE_IDENTIFIER: how many there are (out gets at most cap). */
+size_t pms_smp_event_ids(const struct pms_sampler *s, int ev, uint64_t *out, size_t cap);
+struct pms_ibs_cpu;
+const struct pms_ibs_cpu *pms_smp_sampler_ibs_cpu(const struct pms_sampler *s);
+
 /* The sample period an engine uses when the options give none. */
 uint64_t pms_smp_default_period(enum pms_engine e);
 

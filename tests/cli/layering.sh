@@ -12,8 +12,8 @@ owner = {
     "sys": "sys", "record": "decode", "datasrc": "decode", "spe": "decode",
     "perfdata": "perfdata", "pmu": "pmu", "topo": "topo",
     "catalog": "catalog", "armpmu": "catalog", "uncore_enc": "catalog",
-    "event": "event", "ring": "sample", "sampler": "sample", "numa": "numa",
-    "symbols": "symbols", "report": "report", "c2c": "report", "count": "count", "selfmon": "count",
+    "event": "event", "ring": "sample", "sampler": "sample", "memsrc": "sample", "numa": "numa",
+    "symbols": "symbols", "recorder": "recorder", "report": "report", "c2c": "report", "count": "count", "selfmon": "count",
 }
 allowed = {}
 text = open(os.path.join(top, "src/README.md")).read()

@@ -31,7 +31,7 @@ EOF
 expect_json zen4-ibs "" '
 assert d["hardware_pmu"] is True and d["note"] is None
 assert p["cpu"]["kind"] == "core" and p["cpu"]["type"] == 4 and p["cpu"]["engine"] is None
-assert p["ibs_op"]["engine"] == "ibs_op" and p["ibs_op"]["type"] == 10
+assert p["ibs_op"]["engine"] == "ibs" and p["ibs_op"]["type"] == 10
 assert p["ibs_fetch"]["engine"] == "ibs_fetch" and p["ibs_fetch"]["type"] == 9
 assert p["ibs_op"]["caps"]["zen4_ibs_extensions"] == "1"
 f = {x["name"]: x for x in p["ibs_op"]["formats"]}
@@ -79,7 +79,7 @@ assert sorted(p) == ["breakpoint", "msr", "software", "tracepoint", "uprobe"]
 out=$("$cli" --root "$fx/zen4-ibs" list ibs 2>&1) || bad "list ibs exited non-zero"
 names=$(printf '%s\n' "$out" | grep -E '^[a-z]' | tr '\n' ' ')
 [ "$names" = "ibs_fetch ibs_op " ] || bad "list ibs printed PMUs '$names'"
-printf '%s\n' "$out" | grep -q 'precise: ibs_op' || bad "list ibs: no engine shown"
+printf '%s\n' "$out" | grep -q 'precise: ibs$' || bad "list ibs: no engine shown"
 printf '%s\n' "$out" | grep -q 'swfilt=config2:0' || bad "list ibs: no swfilt format shown"
 printf '%s\n' "$out" | grep -q 'zen4_ibs_extensions=1' || bad "list ibs: no caps shown"
 

@@ -149,7 +149,7 @@ PMS_TEST(names)
 	CHECK_EQ_STR(pms_cfg_field_name(PMS_CFG_CONFIG), "config");
 	CHECK_EQ_STR(pms_cfg_field_name(PMS_CFG_CONFIG4), "config4");
 	CHECK_EQ_STR(pms_pmu_kind_name(PMS_PMU_PRECISE), "precise");
-	CHECK_EQ_STR(pms_engine_name(PMS_ENGINE_SPE), "spe");
+	CHECK_EQ_STR(pms_engine_name(PMS_ENG_SPE), "spe");
 	CHECK_EQ_STR(pms_scope_name(PMS_SCOPE_LLC), "llc");
 	CHECK_EQ_STR(pms_scope_name((enum pms_uncore_scope)99), "?");
 }

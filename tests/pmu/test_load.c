@@ -33,7 +33,7 @@ struct pmu_row {
 	const char *name;
 	unsigned type;
 	enum pms_pmu_kind kind;
-	enum pms_precise_engine engine;
+	enum pms_engine engine;
 	enum pms_uncore_scope scope;
 	const char *cpus; /* NULL: no cpus/cpumask file */
 	int has_cpus;     /* 1: "cpus" file, 0: "cpumask" (when cpus != NULL) */
@@ -48,13 +48,13 @@ struct machine_row {
 };
 
 #define K(x) PMS_PMU_##x
-#define E(x) PMS_ENGINE_##x
+#define E(x) PMS_ENG_##x
 #define S(x) PMS_SCOPE_##x
 
 static const struct pmu_row zen4_pmus[] = {
 	{ "cpu", 4, K(CORE), E(NONE), S(NONE), NULL, 0 },
 	{ "ibs_fetch", 9, K(PRECISE), E(IBS_FETCH), S(NONE), NULL, 0 },
-	{ "ibs_op", 10, K(PRECISE), E(IBS_OP), S(NONE), NULL, 0 },
+	{ "ibs_op", 10, K(PRECISE), E(IBS), S(NONE), NULL, 0 },
 	{ "amd_df", 11, K(UNCORE), E(NONE), S(PACKAGE), "0,96", 0 },
 	{ "amd_l3", 12, K(UNCORE), E(NONE), S(LLC),
 	  "0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,184", 0 },

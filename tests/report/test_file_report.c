@@ -1,9 +1,10 @@
-/* `pmuscope report` of a file written here with the library's writer: two
+/* The report of a file written here with the library's writer: two
  * nodes in NUMA_TOPOLOGY (CPUs 0-1, 2-3) and MEM_TOPOLOGY (128 MiB blocks
  * 0-1 on node 0, 2-3 on node 1), samples with PHYS_ADDR.  Each sample's
  * node must come from the file (never from this machine), a physical
  * address of 0 counts as not mapped, one in no block as not present, and
  * the CPU-node x memory-node matrix must follow the file's CPU lists. */
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -14,8 +15,10 @@
 #include "check.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
+#include "pmuscope/report.h"
 
 #define BLOCK (128ULL << 20)
 
@@ -40,17 +43,27 @@ static void sample(struct pms_perfdata_writer *w, const struct pms_sample_layout
 	CHECK_OK(pms_perfdata_writer_write(w, buf, len));
 }
 
-/* Run the CLI; its stdout into out (NUL-terminated). */
-static int run(const char *args, char *out, size_t size)
+/* Per-sample node hints, as the source gives them. */
+struct tally {
+	struct pms_memprof *prof;
+	int rows, node1_cpu0, efault, enoent;
+};
+
+static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
-	char cmd[1024];
-	snprintf(cmd, sizeof(cmd), "%s report %s", pms_t_cli(), args);
-	FILE *f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(out, 1, size - 1, f);
-	out[n] = 0;
-	return pclose(f);
+	struct tally *t = ud;
+	t->rows++;
+	t->node1_cpu0 += x->mem_node == 1 && x->cpu_node == 0 && x->ms.cpu == 0 &&
+			 x->node_from_phys;
+	t->efault += x->mem_node == -EFAULT && !(x->ms.valid & PMS_MS_PHYS);
+	t->enoent += x->mem_node == -ENOENT;
+	return pms_memprof_add_src(t->prof, x);
+}
+
+static int on_side(void *ud, const struct pms_record *r, size_t attr_idx)
+{
+	(void)attr_idx;
+	return pms_memprof_sideband(((struct tally *)ud)->prof, r, NULL);
 }
 
 PMS_TEST(nodes_from_the_files_mem_topology)
@@ -97,43 +110,152 @@ PMS_TEST(nodes_from_the_files_mem_topology)
 	pms_perfdata_writer_free(w);
 	close(fd);
 
-	static char out[65536];
-	char args[256];
-	snprintf(args, sizeof(args), "--no-symbols -i %s", path);
-	CHECK_EQ_INT(run(args, out, sizeof(out)), 0);
-	const char *want[] = {
-		"samples: 20 (20 with a data address)",
-		("  resolved 15 (15 from physical addresses); unresolved 5 (not mapped/EFAULT 2, "
-		 "not present/ENOENT 3, process gone 0, other 0, not asked 0)"),
-		"  cpu\\mem          0         1\n  0                0        10\n  1                5         0\n",
-		"latency (cycles, 20 samples with a valid weight): min 50  median 104  p90 300  p99 300  max 300",
-		"  L1 hit                         20 100.0%",
-	};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		if (!strstr(out, want[i]))
-			printf("row %zu: no \"%s\" in:\n%s\n", i, want[i], out);
-		CHECK(strstr(out, want[i]) != NULL);
+	/* The file through the recorded source into the report builder, as
+	 * `pmuscope report` does. */
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	struct pms_perfdata_reader *rd = NULL;
+	struct pms_memsrc *src = NULL;
+	struct pms_memreport *rep = NULL;
+	struct tally t = { 0 };
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.aggregate = true;
+	CHECK_OK(pms_perfdata_reader_open_fd(fd, &rd));
+	CHECK_OK(pms_memprof_new(NULL, &po, &t.prof));
+	if (rd)
+		CHECK_OK(pms_memsrc_open_reader(rd, &src));
+	if (!src || !t.prof)
+		goto out;
+	size_t nids = 0;
+	const int *ids = pms_memsrc_node_ids(src, &nids);
+	CHECK_EQ_INT((int)nids, 2);
+	CHECK_OK(pms_memprof_set_node_ids(t.prof, ids, nids));
+	CHECK_EQ_INT(pms_memsrc_cpu_node(src, 1), 0);
+	CHECK_EQ_INT(pms_memsrc_cpu_node(src, 3), 1);
+	CHECK_EQ_INT(pms_memsrc_cpu_node(src, 4), -1);
+	const struct pms_memsrc_callbacks cb = { on_sample, on_side };
+	int rc;
+	while ((rc = pms_memsrc_poll(src, 0, &cb, &t)) > 0)
+		;
+	CHECK_EQ_INT(rc, 0);
+	/* one row per sample with the node the file gives it */
+	CHECK_EQ_INT(t.rows, 20);
+	CHECK_EQ_INT(t.node1_cpu0, 10);
+	CHECK_EQ_INT(t.efault, 2);
+	CHECK_EQ_INT(t.enoent, 3);
+
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats st;
+	pms_memsrc_info(src, &info);
+	pms_memsrc_stats(src, &st);
+	CHECK_EQ_INT(info.kind, PMS_MEMSRC_FILE);
+	CHECK(info.nodes_why == NULL);
+	CHECK(info.phys);
+	CHECK_EQ_U64(st.samples, 20);
+	CHECK_EQ_U64(st.records, 20);
+	struct pms_memreport_input in = { 0 };
+	pms_memreport_input_from_src(&in, &info, &st);
+	CHECK_OK(pms_memprof_report(t.prof, NULL, &in, &rep));
+	if (!rep)
+		goto out;
+	CHECK_EQ_U64(rep->samples, 20);
+	CHECK_EQ_U64(rep->with_addr, 20);
+	CHECK_EQ_U64(rep->resolved, 15);
+	CHECK_EQ_U64(rep->from_phys, 15);
+	CHECK_EQ_U64(rep->unresolved, 5);
+	CHECK_EQ_U64(rep->st_efault, 2);
+	CHECK_EQ_U64(rep->st_enoent, 3);
+	CHECK_EQ_U64(rep->st_not_asked, 0);
+	/* CPU node x memory node: row = CPU node */
+	CHECK_EQ_INT((int)rep->nnodes, 2);
+	if (rep->nnodes == 2) {
+		CHECK_EQ_U64(rep->matrix[0 * 2 + 0], 0);
+		CHECK_EQ_U64(rep->matrix[0 * 2 + 1], 10);
+		CHECK_EQ_U64(rep->matrix[1 * 2 + 0], 5);
+		CHECK_EQ_U64(rep->matrix[1 * 2 + 1], 0);
 	}
-	CHECK(strstr(out, "nodes unavailable") == NULL);
-	/* CSV: one row per sample with the node the file gives it */
-	snprintf(args, sizeof(args), "--csv -i %s", path);
-	CHECK_EQ_INT(run(args, out, sizeof(out)), 0);
-	int rows = 0, node1 = 0, efault = 0, enoent = 0;
-	char *save = NULL;
-	/* time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,... */
-	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(l, "time,", 5))
-			continue;
-		rows++;
-		node1 += strstr(l, ",0,0x401000,") && strstr(l, ",1,ok,");
-		efault += strstr(l, ",0x0,,EFAULT,") != NULL;
-		enoent += strstr(l, ",,ENOENT,") != NULL;
+	CHECK_EQ_U64(rep->latency.n, 20);
+	CHECK_EQ_U64(rep->latency.min, 50);
+	CHECK_EQ_U64(rep->latency.median, 104);
+	CHECK_EQ_U64(rep->latency.p90, 300);
+	CHECK_EQ_U64(rep->latency.max, 300);
+	CHECK_EQ_INT((int)rep->nlevels, 1);
+	if (rep->nlevels == 1) {
+		CHECK_EQ_STR(rep->levels[0].name, "L1 hit");
+		CHECK_EQ_U64(rep->levels[0].samples, 20);
 	}
-	CHECK_EQ_INT(rows, 20);
-	CHECK_EQ_INT(node1, 10);
-	CHECK_EQ_INT(efault, 2);
-	CHECK_EQ_INT(enoent, 3);
+out:
+	pms_memreport_free(rep);
+	pms_memsrc_free(src);
+	pms_memprof_free(t.prof);
+	pms_perfdata_reader_free(rd);
+	if (fd >= 0)
+		close(fd);
 	unlink(path);
+}
+
+/* The core PMU "cpu" is PEBS on Intel and not on AMD: the recorded source
+ * decides by the file's CPUID header (perf's "vendor,family,model,stepping"). */
+static enum pms_engine engine_with_cpuid(const char *cpuid, char *vendor, size_t vsize)
+{
+	char path[] = "/tmp/pms-file-cpuid-XXXXXX";
+	enum pms_engine e = (enum pms_engine)-1;
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return e;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_RAW;
+	a.config = 0x1cd;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+	struct pms_sample_layout lay;
+	pms_sample_layout_from_attr(&lay, &a);
+	struct pms_perfdata_writer *w = NULL;
+	const struct pms_perfdata_pmu_map pm[1] = { { PERF_TYPE_RAW, "cpu" } };
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	if (w) {
+		CHECK_OK(pms_perfdata_writer_add_attr(w, &a, NULL, 0));
+		sample(w, &lay, 0, 0, 0);
+		CHECK_OK(pms_perfdata_writer_set_pmu_mappings(w, pm, 1));
+		CHECK_OK(pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_CPUID, cpuid));
+		CHECK_OK(pms_perfdata_writer_close(w));
+	}
+	pms_perfdata_writer_free(w);
+	struct pms_perfdata_reader *rd = NULL;
+	struct pms_memsrc *src = NULL;
+	CHECK_OK(pms_perfdata_reader_open_fd(fd, &rd));
+	if (rd)
+		CHECK_OK(pms_memsrc_open_reader(rd, &src));
+	if (src) {
+		size_t n = 0;
+		const struct pms_memsrc_attr *at = pms_memsrc_attrs(src, &n);
+		struct pms_memsrc_info info;
+		pms_memsrc_info(src, &info);
+		CHECK_EQ_INT((int)n, 1);
+		CHECK_EQ_STR(at[0].pmu, "cpu");
+		e = at[0].engine;
+		CHECK_EQ_INT(info.engine, e);
+		snprintf(vendor, vsize, "%s", info.vendor);
+	}
+	pms_memsrc_free(src);
+	pms_perfdata_reader_free(rd);
+	close(fd);
+	unlink(path);
+	return e;
+}
+
+PMS_TEST(cpu_pmu_engine_from_the_files_vendor)
+{
+	char v[32] = "";
+	CHECK_EQ_INT(engine_with_cpuid("GenuineIntel,6,143,8", v, sizeof(v)), PMS_ENG_PEBS);
+	CHECK_EQ_STR(v, "GenuineIntel");
+	CHECK_EQ_INT(engine_with_cpuid("AuthenticAMD,25,17,1", v, sizeof(v)), PMS_ENG_NONE);
+	CHECK_EQ_STR(v, "AuthenticAMD");
+	/* an arm64 MIDR names no x86 vendor: unknown, "cpu" is taken as PEBS */
+	CHECK_EQ_INT(engine_with_cpuid("0x00000000410fd0c0", v, sizeof(v)), PMS_ENG_PEBS);
+	CHECK_EQ_STR(v, "");
 }
 
 PMS_TEST_MAIN()

@@ -18,6 +18,10 @@
 
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
+#include "pmuscope/perfdata.h"
+#include "pmuscope/recorder.h"
+#include "report_diff.h"
 #include "pmuscope/record.h"
 #include "pmuscope/report.h"
 #include "pmuscope/sampler.h"
@@ -52,6 +56,13 @@ struct pipe {
 	struct th_root r;
 	struct pms_topo *topo; /* for memprof: CPU nodes and memory blocks */
 	struct pms_sampler *s;
+	struct pms_memsrc *src;
+	/* the perf.data file recorded in the same run, and its report */
+	struct pms_recorder *rec;
+	char path[64];
+	int fd;
+	struct pms_memprof_opts po;
+	struct pms_memreport *file_rep;
 	struct pms_sampler_info info;
 	struct pms_numa_oracle *oracle;
 	struct pms_memprof *prof;
@@ -61,18 +72,21 @@ struct pipe {
 	struct pms_symbolizer *sym;
 };
 
-static int on_sample(void *ud, const struct pms_memsample *s)
-{
-	return pms_memprof_add(((struct pipe *)ud)->prof, s);
-}
-
-static int on_side(void *ud, const struct pms_record *r)
+static int on_sample(void *ud, const struct pms_memsrc_sample *s)
 {
 	struct pipe *p = ud;
+	CHECK_OK(pms_recorder_sample(p->rec, s));
+	return pms_memprof_add_src(p->prof, s);
+}
+
+static int on_side(void *ud, const struct pms_record *r, size_t attr_idx)
+{
+	struct pipe *p = ud;
+	CHECK_OK(pms_recorder_sideband(p->rec, r, attr_idx));
 	return pms_memprof_sideband(p->prof, r, p->oracle);
 }
 
-static const struct pms_sampler_callbacks pipe_cb = { on_sample, on_side };
+static const struct pms_memsrc_callbacks pipe_cb = { on_sample, on_side };
 
 /* Open the sampler (which must choose engine), the oracle for po->pid (none
  * when 0: nothing alive to ask) and the collector.  0, or -1 after a failed
@@ -84,6 +98,18 @@ static int pipe_open(struct pipe *p, const struct pms_sampler_opts *o, enum pms_
 	if (!p->s)
 		return -1;
 	pms_sampler_info(p->s, &p->info);
+	CHECK_OK(pms_memsrc_open_live(p->s, p->topo, &p->src));
+	if (!p->src)
+		return -1;
+	snprintf(p->path, sizeof(p->path), "/tmp/pms-pipeline-XXXXXX");
+	p->fd = mkstemp(p->path);
+	CHECK(p->fd >= 0);
+	if (p->fd < 0)
+		return -1;
+	CHECK_OK(pms_recorder_open(p->fd, p->src, NULL, &p->rec));
+	if (!p->rec)
+		return -1;
+	p->po = *po;
 	CHECK_EQ_INT(p->info.engine, engine);
 	if (p->info.engine != engine) {
 		size_t na = 0;
@@ -103,10 +129,22 @@ static int pipe_open(struct pipe *p, const struct pms_sampler_opts *o, enum pms_
 	return p->prof ? 0 : -1;
 }
 
+static int file_sample(void *ud, const struct pms_memsrc_sample *s)
+{
+	return pms_memprof_add_src(((struct pipe *)ud)->prof, s);
+}
+
+static int file_side(void *ud, const struct pms_record *r, size_t attr_idx)
+{
+	struct pipe *p = ud;
+	(void)attr_idx;
+	return pms_memprof_sideband(p->prof, r, p->oracle);
+}
+
 /* One drain: expect records read from the rings, then resolve the nodes. */
 static void pipe_drain(struct pipe *p, int records)
 {
-	CHECK_EQ_INT(pms_sampler_poll(p->s, 0, &pipe_cb, p), records);
+	CHECK_EQ_INT(pms_memsrc_poll(p->src, 0, &pipe_cb, p), records);
 	CHECK(pms_memprof_resolve(p->prof, p->oracle) >= 0);
 }
 
@@ -114,10 +152,9 @@ static void pipe_drain(struct pipe *p, int records)
  * function lives).  0, or -1 after a failed CHECK. */
 static int pipe_report(struct pipe *p)
 {
-	struct pms_sampler_stats st;
+	struct pms_memsrc_stats st;
+	struct pms_memsrc_info si;
 	struct pms_numa_stats nst;
-	size_t natt = 0;
-	const struct pms_sampler_attempt *att = pms_sampler_attempts(p->s, &natt);
 
 	CHECK_OK(pms_sys_new(&p->real, NULL));
 	CHECK_OK(pms_maps_new(&p->maps));
@@ -125,15 +162,13 @@ static int pipe_report(struct pipe *p)
 		return -1;
 	CHECK_OK(pms_maps_read_proc(p->maps, p->real, getpid()));
 	CHECK_OK(pms_symbolizer_new(p->real, p->maps, &p->sym));
-	pms_sampler_stats(p->s, &st);
+	pms_memsrc_stats(p->src, &st);
+	pms_memsrc_info(p->src, &si);
 	memset(&nst, 0, sizeof(nst));
 	if (p->oracle)
 		pms_numa_oracle_stats(p->oracle, &nst);
-	struct pms_memreport_input in = { .engine = p->info.engine, .pmus = p->info.pmus,
-					  .label = p->info.label, .notes = p->info.notes,
-					  .data_src = p->info.data_src, .phys = p->info.phys,
-					  .attempts = att, .nattempts = natt, .stats = &st,
-					  .numa = p->oracle ? &nst : NULL };
+	struct pms_memreport_input in = { .numa = p->oracle ? &nst : NULL };
+	pms_memreport_input_from_src(&in, &si, &st);
 	CHECK_OK(pms_memprof_report(p->prof, p->sym, &in, &p->rep));
 	if (!p->rep)
 		return -1;
@@ -142,14 +177,73 @@ static int pipe_report(struct pipe *p)
 	return 0;
 }
 
+/* The differential: the perf.data file the recorder wrote in the same run,
+ * read back through the recorded source into a collector with the same
+ * options, topology, oracle and symbolizer, must give the live report in
+ * every field but the live-only ones (docs/mem.md).  Returns the number of
+ * samples the file holds. */
+static uint64_t pipe_differential(struct pipe *p)
+{
+	struct pms_perfdata_reader *rd = NULL;
+	struct pipe f;
+	int rc;
+
+	CHECK_OK(pms_recorder_finish(p->rec, p->r.sys, p->topo, p->r.pmus));
+	memset(&f, 0, sizeof(f));
+	f.rec = NULL;
+	CHECK_OK(pms_perfdata_reader_open_fd(p->fd, &rd));
+	if (!rd)
+		return 0;
+	CHECK_OK(pms_memsrc_open_reader(rd, &f.src));
+	CHECK_OK(pms_memprof_new(p->topo, &p->po, &f.prof));
+	f.oracle = p->oracle;
+	uint64_t n = 0;
+	if (f.src && f.prof) {
+		const struct pms_memsrc_callbacks cb = { file_sample, file_side };
+		while ((rc = pms_memsrc_poll(f.src, 0, &cb, &f)) > 0)
+			;
+		CHECK_EQ_INT(rc, 0);
+		CHECK(pms_memprof_resolve(f.prof, f.oracle) >= 0);
+		struct pms_memsrc_info si;
+		struct pms_memsrc_stats st;
+		pms_memsrc_info(f.src, &si);
+		pms_memsrc_stats(f.src, &st);
+		n = st.samples;
+		/* several events: every record's id names its event */
+		CHECK_EQ_U64(st.unknown_id, 0);
+		size_t na = 0, nl = 0;
+		const struct pms_memsrc_attr *fa = pms_memsrc_attrs(f.src, &na);
+		(void)pms_memsrc_attrs(p->src, &nl);
+		CHECK_EQ_INT((int)na, (int)nl);
+		for (size_t i = 0; nl > 1 && i < na; i++)
+			CHECK(fa[i].nids > 0);
+		struct pms_memreport_input in = { 0 };
+		pms_memreport_input_from_src(&in, &si, &st);
+		CHECK_OK(pms_memprof_report(f.prof, p->sym, &in, &p->file_rep));
+		if (p->file_rep && st.samples)
+			CHECK_EQ_INT(pms_t_report_diff(p->rep, p->file_rep), 0);
+	}
+	pms_memprof_free(f.prof);
+	pms_memsrc_free(f.src);
+	pms_perfdata_reader_free(rd);
+	return n;
+}
+
 static void pipe_close(struct pipe *p)
 {
+	pms_memreport_free(p->file_rep);
+	pms_recorder_free(p->rec);
+	if (p->path[0]) {
+		unlink(p->path);
+		close(p->fd);
+	}
 	pms_memreport_free(p->rep);
 	pms_symbolizer_free(p->sym);
 	pms_maps_free(p->maps);
 	pms_sys_free(p->real);
 	pms_memprof_free(p->prof);
 	pms_numa_oracle_free(p->oracle);
+	pms_memsrc_free(p->src);
 	pms_sampler_free(p->s);
 	pms_topo_free(p->topo);
 	th_root_close(&p->r);
@@ -201,7 +295,13 @@ static void put_rec(struct fk *fk, int fd, const struct pms_record *r)
 	if (!f)
 		return;
 	pms_sample_layout_from_attr(&l, &f->attr);
-	CHECK_OK(pms_record_encode(&l, r, buf, sizeof(buf), &len));
+	/* the event's id, as the kernel writes it into every record */
+	struct pms_record c = *r;
+	c.sample.id = FK_EVENT_ID(fd);
+	c.sample_id.id = FK_EVENT_ID(fd);
+	if (c.type != PMS_RECORD_SAMPLE && (l.sample_type & PMS_SAMPLE_IDENTIFIER))
+		c.sample_id.present |= PMS_SAMPLE_IDENTIFIER;
+	CHECK_OK(pms_record_encode(&l, &c, buf, sizeof(buf), &len));
 	CHECK_EQ_INT(fk_ring_put(fk, fd, buf, len), 0);
 }
 
@@ -299,7 +399,23 @@ PMS_TEST(ibs_ring_to_report)
 		if (i == 19)
 			pipe_drain(&p, 20);
 	}
-	pipe_drain(&p, 15);
+	/* the kernel's accounting records travel with the samples (and into
+	 * the recording): 3 samples lost, one throttle/unthrottle pair */
+	{
+		struct pms_record acc;
+		memset(&acc, 0, sizeof(acc));
+		acc.type = PMS_RECORD_LOST;
+		acc.lost.lost = 3;
+		acc.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME | PMS_SAMPLE_CPU;
+		acc.sample_id.pid = acc.sample_id.tid = 777;
+		put_rec(p.r.fk, fd, &acc);
+		acc.type = PMS_RECORD_THROTTLE;
+		acc.throttle.time = 5;
+		put_rec(p.r.fk, fd, &acc);
+		acc.type = PMS_RECORD_UNTHROTTLE;
+		put_rec(p.r.fk, fd, &acc);
+	}
+	pipe_drain(&p, 18);
 	/* the first drain saw all 16 pages; the second is answered from the cache */
 	CHECK_EQ_INT((int)p.r.fk->move_pages_calls, 1);
 
@@ -308,6 +424,10 @@ PMS_TEST(ibs_ring_to_report)
 	const struct pms_memreport *rep = p.rep;
 	CHECK_EQ_U64(rep->samples, 35);
 	CHECK_EQ_U64(rep->stats.ibs_raw_mismatch, 0);
+	CHECK_EQ_U64(rep->stats.lost_records, 1);
+	CHECK_EQ_U64(rep->stats.lost, 3);
+	CHECK_EQ_U64(rep->stats.throttle, 1);
+	CHECK_EQ_U64(rep->stats.unthrottle, 1);
 	/* levels as perf prints the ibs.c data_src */
 	CHECK_EQ_U64(level(rep, "RAM hit"), 10);
 	CHECK_EQ_U64(level(rep, "L1 hit"), 20);
@@ -322,6 +442,8 @@ PMS_TEST(ibs_ring_to_report)
 		CHECK_EQ_STR(rep->top_objects[0].kind, "workload");
 		CHECK_EQ_U64(rep->top_objects[0].samples, 30);
 	}
+	/* the file recorded in the same run gives the same report */
+	CHECK_EQ_U64(pipe_differential(&p), p.rep->samples);
 out:
 	pipe_close(&p);
 }
@@ -484,6 +606,8 @@ PMS_TEST(pebs_ring_to_report)
 		}
 	}
 	CHECK_EQ_INT(remote_ram, 5);
+	/* the file recorded in the same run gives the same report */
+	CHECK_EQ_U64(pipe_differential(&p), p.rep->samples);
 out:
 	pipe_close(&p);
 }
@@ -670,6 +794,10 @@ PMS_TEST(spe_aux_to_report)
 		CHECK_EQ_U64(rep->top_ips_samples[0].remote, 5);
 		CHECK_EQ_U64(rep->top_ips_samples[0].on_home, 15);
 	}
+	/* SPE samples come from the AUX trace, which the recorder does not
+	 * write yet (no record to write): none of them is in the file. */
+	CHECK_EQ_U64(pipe_differential(&p), 0);
+	CHECK_EQ_U64(pms_recorder_skipped(p.rec), p.rep->samples);
 out:
 	pipe_close(&p);
 }

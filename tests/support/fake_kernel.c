@@ -60,9 +60,18 @@ static int fk_perf_event_open(void *ud, struct perf_event_attr *attr, pid_t pid,
 static int fk_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
 {
 	struct fk_fd *f = fk_fd(ud, fd);
-	(void)arg;
 	if (!f)
 		return -EBADF;
+	/* PERF_EVENT_IOC_ID writes the event's id (kernel/events/core.c
+	 * _perf_ioctl -> primary_event_id; ids are unique per event,
+	 * perf_event_alloc).  A query: not logged as the last request. */
+	if (request == PERF_EVENT_IOC_ID) {
+		uint64_t id = FK_EVENT_ID(fd);
+		if (!arg)
+			return -EFAULT;
+		memcpy((void *)(uintptr_t)arg, &id, sizeof(id));
+		return 0;
+	}
 	f->ioctl_last = request;
 	f->ioctl_count++;
 	return 0;

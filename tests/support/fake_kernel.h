@@ -38,6 +38,10 @@ struct fk_open_log {
 	int result; /* fd or -errno */
 };
 
+/* The id the fake gives the event behind fd (PERF_EVENT_IOC_ID); tests put
+ * it into records of events that sample PERF_SAMPLE_IDENTIFIER. */
+#define FK_EVENT_ID(fd) (1000u + (uint64_t)(fd))
+
 struct fk_fd {
 	int used;
 	struct perf_event_attr attr;

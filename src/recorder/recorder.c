@@ -1,0 +1,324 @@
+/* perf.data from a memory-sample source (include/pmuscope/recorder.h): the
+ * source's attrs and records, and the header features from this machine
+ * through the seam, the topology and the PMU list.  The byte work (header,
+ * sections, feature payloads) is the perfdata writer's. */
+#include "pmuscope/perfdata.h"
+#include "pmuscope/recorder.h"
+#include "pmuscope/symbols.h"
+#include "util/error.h"
+
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pms_recorder {
+	struct pms_perfdata_writer *w;
+	struct pms_recorder_opts o;
+	size_t nattrs;
+	struct pms_sample_layout *lay; /* per source attr */
+	size_t side_attr;              /* the layout side-band records take */
+	char **paths;                  /* distinct mapped files, for BUILD_ID */
+	size_t npaths, cpaths;
+	uint64_t skipped;
+	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
+};
+
+int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_recorder_opts *opts,
+		      struct pms_recorder **out)
+{
+	const struct pms_memsrc_attr *a;
+	struct pms_recorder *r;
+	size_t n = 0;
+	int rc;
+
+	if (!src || !out)
+		return pms_err(PMS_EINVAL, "recorder_open: NULL argument");
+	*out = NULL;
+	if (opts && opts->version < 1)
+		return pms_err(PMS_EINVAL, "recorder_open: opts.version %u (want >= 1)",
+			       opts->version);
+	a = pms_memsrc_attrs(src, &n);
+	if (!n)
+		return pms_err(PMS_EINVAL, "recorder_open: the source has no events yet");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pms_err(PMS_ENOMEM, "out of memory for a recorder");
+	r->o = (struct pms_recorder_opts)PMS_RECORDER_OPTS_INIT;
+	if (opts)
+		r->o.hide_kernel_ips = opts->hide_kernel_ips;
+	r->nattrs = n;
+	r->lay = calloc(n, sizeof(*r->lay));
+	if (!r->lay) {
+		rc = pms_err(PMS_ENOMEM, "out of memory for a recorder");
+		goto out;
+	}
+	if ((rc = pms_perfdata_writer_open(fd, &r->w)) < 0)
+		goto out;
+	/* Sample events first: a reader without sample ids gives every
+	 * record to the first attr. */
+	r->side_attr = SIZE_MAX;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			if (a[i].samples != (pass == 0))
+				continue;
+			pms_sample_layout_from_attr(&r->lay[i], a[i].attr);
+			if (r->side_attr == SIZE_MAX)
+				r->side_attr = i;
+			if ((rc = pms_perfdata_writer_add_attr(r->w, a[i].attr, a[i].ids,
+							       a[i].nids)) < 0)
+				goto out;
+		}
+	*out = r;
+	r = NULL;
+	rc = 0;
+out:
+	pms_recorder_free(r);
+	return rc;
+}
+
+void pms_recorder_free(struct pms_recorder *r)
+{
+	if (!r)
+		return;
+	pms_perfdata_writer_free(r->w);
+	for (size_t i = 0; i < r->npaths; i++)
+		free(r->paths[i]);
+	free(r->paths);
+	free(r->lay);
+	free(r);
+}
+
+static int put(struct pms_recorder *r, const struct pms_sample_layout *l,
+	       const struct pms_record *rec)
+{
+	size_t len = 0;
+	int rc = pms_record_encode(l, rec, r->buf, sizeof(r->buf), &len);
+	if (rc < 0)
+		return rc;
+	return pms_perfdata_writer_write(r->w, r->buf, len);
+}
+
+int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *s)
+{
+	if (!r || !s)
+		return pms_err(PMS_EINVAL, "recorder_sample: NULL argument");
+	if (!s->rec || s->attr_idx >= r->nattrs) {
+		r->skipped++;
+		return 0;
+	}
+	if (r->o.hide_kernel_ips && s->rec->sample.cpumode == PMS_MISC_KERNEL) {
+		struct pms_record c = *s->rec;
+		c.sample.ip = 0;
+		return put(r, &r->lay[s->attr_idx], &c);
+	}
+	return put(r, &r->lay[s->attr_idx], s->rec);
+}
+
+/* Remember a mapped file once (a process maps a few dozen). */
+static int path_note(struct pms_recorder *r, const char *path)
+{
+	for (size_t i = 0; i < r->npaths; i++)
+		if (!strcmp(r->paths[i], path))
+			return 0;
+	if (r->npaths == r->cpaths) {
+		size_t n = r->cpaths ? 2 * r->cpaths : 32;
+		char **v = realloc(r->paths, n * sizeof(*v));
+		if (!v)
+			return pms_err(PMS_ENOMEM, "out of memory for the mapped-file list");
+		r->paths = v;
+		r->cpaths = n;
+	}
+	if (!(r->paths[r->npaths] = strdup(path)))
+		return pms_err(PMS_ENOMEM, "out of memory for the mapped-file list");
+	r->npaths++;
+	return 0;
+}
+
+int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, size_t attr_idx)
+{
+	int rc;
+	if (!r || !rec)
+		return pms_err(PMS_EINVAL, "recorder_sideband: NULL argument");
+	(void)attr_idx; /* every side-band record takes the first attr's sample_id */
+	if ((rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) && rec->mmap.filename &&
+	    rec->mmap.filename[0] == '/' && (rc = path_note(r, rec->mmap.filename)) < 0)
+		return rc;
+	return put(r, &r->lay[r->side_attr], rec);
+}
+
+/* One line of proc/sys/kernel (hostname, osrelease, arch), NUL-terminated
+ * without its newline; NULL when unreadable. */
+static char *kernel_line(struct pms_sys *sys, const char *name)
+{
+	char rel[64], *text = NULL;
+	snprintf(rel, sizeof(rel), "proc/sys/kernel/%s", name);
+	if (pms_sys_read_file(sys, rel, &text, NULL) < 0)
+		return NULL;
+	text[strcspn(text, "\n")] = 0;
+	return text;
+}
+
+/* "Node 0 MemTotal:  123 kB" from nodeN/meminfo text. */
+static uint64_t meminfo_kb(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+static int host_features(struct pms_recorder *r, struct pms_sys *sys)
+{
+	static const struct {
+		const char *name;
+		unsigned feat;
+	} f[] = {
+		{ "hostname", PMS_PERFDATA_FEAT_HOSTNAME },
+		{ "osrelease", PMS_PERFDATA_FEAT_OSRELEASE },
+		{ "arch", PMS_PERFDATA_FEAT_ARCH },
+	};
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		char *v = kernel_line(sys, f[i].name);
+		int rc = v ? pms_perfdata_writer_set_string(r->w, f[i].feat, v) : 0;
+		free(v);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* NRCPUS, NUMA_TOPOLOGY and MEM_TOPOLOGY (tools/perf/util/header.c
+ * write_nrcpus, write_numa_topology, write_mem_topology). */
+static int topo_features(struct pms_recorder *r, struct pms_sys *sys,
+			 const struct pms_topo *topo)
+{
+	size_t nn = topo->nnodes;
+	struct pms_perfdata_numa_node *numa = calloc(nn ? nn : 1, sizeof(*numa));
+	struct pms_perfdata_mem_node *mem = calloc(nn ? nn : 1, sizeof(*mem));
+	char **cpus = calloc(nn ? nn : 1, sizeof(*cpus));
+	uint64_t **bits = calloc(nn ? nn : 1, sizeof(*bits));
+	uint64_t nbits = 0;
+	uint32_t avail = 0;
+	int rc;
+
+	if (!numa || !mem || !cpus || !bits) {
+		rc = pms_err(PMS_ENOMEM, "out of memory for the topology features");
+		goto out;
+	}
+	for (size_t i = 0; i < topo->ncpus; i++)
+		if ((uint32_t)topo->cpus[i].cpu + 1 > avail)
+			avail = (uint32_t)topo->cpus[i].cpu + 1;
+	rc = pms_perfdata_writer_set_nrcpus(r->w, (uint32_t)pms_cpuset_count(&topo->online), avail);
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < nn; i++) {
+		const struct pms_topo_node *n = &topo->nodes[i];
+		char rel[96], *text = NULL;
+		if (!(cpus[i] = malloc(4096))) {
+			rc = pms_err(PMS_ENOMEM, "out of memory for the topology features");
+			goto out;
+		}
+		pms_cpuset_format(&n->cpus, cpus[i], 4096);
+		snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/meminfo", n->id);
+		if (pms_sys_read_file(sys, rel, &text, NULL) < 0)
+			text = NULL; /* sizes are informative: 0 when unreadable */
+		numa[i] = (struct pms_perfdata_numa_node){ (uint32_t)n->id,
+							  meminfo_kb(text, "MemTotal:"),
+							  meminfo_kb(text, "MemFree:"), cpus[i] };
+		free(text);
+		for (size_t b = 0; b < n->nmem_blocks; b++)
+			if (n->mem_blocks[b] + 1 > nbits)
+				nbits = n->mem_blocks[b] + 1;
+	}
+	if (nn && (rc = pms_perfdata_writer_set_numa_topology(r->w, numa, nn)) < 0)
+		goto out;
+	if (topo->mem_block_size && nbits) {
+		/* every node's bitmap spans all blocks, as perf's does */
+		for (size_t i = 0; i < nn; i++) {
+			const struct pms_topo_node *n = &topo->nodes[i];
+			if (!(bits[i] = calloc((nbits + 63) / 64, sizeof(uint64_t)))) {
+				rc = pms_err(PMS_ENOMEM, "out of memory for MEM_TOPOLOGY");
+				goto out;
+			}
+			for (size_t b = 0; b < n->nmem_blocks; b++)
+				bits[i][n->mem_blocks[b] / 64] |= 1ULL << (n->mem_blocks[b] % 64);
+			mem[i] = (struct pms_perfdata_mem_node){ (uint64_t)n->id, nbits, nbits,
+								bits[i] };
+		}
+		if ((rc = pms_perfdata_writer_set_mem_topology(r->w, topo->mem_block_size, mem,
+							      nn)) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < nn && cpus && bits; i++) {
+		free(cpus[i]);
+		free(bits[i]);
+	}
+	free(cpus);
+	free(bits);
+	free(numa);
+	free(mem);
+	return rc;
+}
+
+/* CPUID as perf writes it: "vendor,family,model,stepping" on x86
+ * (tools/perf/arch/x86/util/header.c get_cpuid), the MIDR as 0x%016lx on
+ * arm64 (tools/perf/arch/arm64/util/header.c).  A reader takes the vendor
+ * for the PMU -> engine mapping and family/model for the IBS RAW check. */
+static int cpuid_feature(struct pms_recorder *r, const struct pms_topo *topo)
+{
+	char buf[96];
+	if (topo->vendor[0] && topo->family >= 0 && topo->model >= 0 &&
+	    (!strcmp(topo->vendor, "GenuineIntel") || !strcmp(topo->vendor, "AuthenticAMD") ||
+	     !strcmp(topo->vendor, "HygonGenuine")))
+		snprintf(buf, sizeof(buf), "%s,%d,%d,%d", topo->vendor, topo->family, topo->model,
+			 topo->stepping >= 0 ? topo->stepping : 0);
+	else if (topo->ncpus && topo->cpus[0].midr)
+		snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)topo->cpus[0].midr);
+	else
+		return 0;
+	return pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_CPUID, buf);
+}
+
+int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
+			const struct pms_pmus *pmus)
+{
+	int rc = 0;
+
+	if (!r)
+		return pms_err(PMS_EINVAL, "recorder_finish: NULL recorder");
+	if (sys && (rc = host_features(r, sys)) < 0)
+		return rc;
+	if (topo && ((rc = topo_features(r, sys, topo)) < 0 || (rc = cpuid_feature(r, topo)) < 0))
+		return rc;
+	if (pmus && pmus->count) {
+		struct pms_perfdata_pmu_map *pm = calloc(pmus->count, sizeof(*pm));
+		if (!pm)
+			return pms_err(PMS_ENOMEM, "out of memory for PMU_MAPPINGS");
+		for (size_t i = 0; i < pmus->count; i++)
+			pm[i] = (struct pms_perfdata_pmu_map){ pmus->pmus[i].type, pmus->pmus[i].name };
+		rc = pms_perfdata_writer_set_pmu_mappings(r->w, pm, pmus->count);
+		free(pm);
+		if (rc < 0)
+			return rc;
+	}
+	for (size_t i = 0; i < r->npaths; i++) {
+		uint8_t id[20];
+		size_t n = 0;
+		if (pms_elf_build_id(r->paths[i], id, &n) < 0)
+			continue; /* gone, not ELF or no note: perf goes without it too */
+		if ((rc = pms_perfdata_writer_add_build_id(r->w, -1, id, (uint8_t)n, r->paths[i])) < 0)
+			return rc;
+	}
+	return pms_perfdata_writer_close(r->w);
+}
+
+uint64_t pms_recorder_records(const struct pms_recorder *r)
+{
+	return pms_perfdata_writer_records(r->w);
+}
+
+uint64_t pms_recorder_skipped(const struct pms_recorder *r)
+{
+	return r->skipped;
+}

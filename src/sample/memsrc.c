@@ -1,0 +1,580 @@
+/* The memory-sample source (include/pmuscope/memsrc.h): one callback set,
+ * one info struct and one statistics struct over the live sampler and over a
+ * perf.data reader.  Both kinds convert records with
+ * pms_memsample_from_sample (src/decode/memconv.c). */
+#include "sample/sampler_int.h"
+#include "util/error.h"
+
+#include "pmuscope/cpuset.h"
+#include "pmuscope/datasrc.h"
+#include "pmuscope/memsrc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Records a recorded source hands out per pms_memsrc_poll call. */
+#define FILE_BATCH 4096
+
+struct pms_memsrc {
+	enum pms_memsrc_kind kind;
+	/* live */
+	struct pms_sampler *smp;
+	const struct pms_topo *topo;
+	/* recorded */
+	struct pms_perfdata_reader *rd;
+	bool started;       /* the first sample came: pipe-mode headers are known */
+	bool ended;
+	int *cpunode;       /* CPU -> node from NUMA_TOPOLOGY */
+	size_t ncpunode;
+	char vendor[32];
+	struct pms_ibs_cpu ibs_cpu;
+	bool ibs_cpu_known;
+	/* both */
+	struct pms_memsrc_attr *attrs;
+	size_t nattrs;
+	uint64_t *ids[SMP_MAX_EVENTS]; /* live: per event, its fds' ids */
+	int *node_ids;
+	size_t nnode_ids;
+	struct pms_memsrc_stats st;  /* what the source counts itself */
+	uint64_t t0, t1;
+	char pmus[512], label[512], notes[512];
+	/* the callbacks of the poll in progress */
+	const struct pms_memsrc_callbacks *cb;
+	void *ud;
+};
+
+static void span_note(struct pms_memsrc *s, const struct pms_memsample *m)
+{
+	if (!(m->valid & PMS_MS_TIME))
+		return;
+	if (!s->t0 || m->time < s->t0)
+		s->t0 = m->time;
+	if (m->time > s->t1)
+		s->t1 = m->time;
+}
+
+/* ---- live --------------------------------------------------------------- */
+
+static int live_sample(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
+		       int ev)
+{
+	struct pms_memsrc *s = ud;
+	struct pms_memsrc_sample x;
+
+	memset(&x, 0, sizeof(x));
+	x.ms = *m;
+	x.rec = rec;
+	x.attr_idx = (size_t)ev;
+	x.cpu_node = (m->valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)m->cpu) : -1;
+	x.mem_node = PMS_NODE_UNKNOWN;
+	if ((m->valid & PMS_MS_PHYS) && s->topo) {
+		int nd = pms_topo_node_of_phys(s->topo, m->phys_addr);
+		if (nd >= 0) {
+			x.mem_node = nd;
+			x.node_from_phys = true;
+		}
+	}
+	span_note(s, m);
+	if (s->cb && s->cb->sample)
+		return s->cb->sample(s->ud, &x);
+	return 0;
+}
+
+static int live_sideband(void *ud, const struct pms_record *rec, int ev)
+{
+	struct pms_memsrc *s = ud;
+	if (s->cb && s->cb->sideband)
+		return s->cb->sideband(s->ud, rec, (size_t)ev);
+	return 0;
+}
+
+static const struct smp_hooks live_hooks = { live_sample, live_sideband };
+
+int pms_memsrc_open_live(struct pms_sampler *smp, const struct pms_topo *topo,
+			 struct pms_memsrc **out)
+{
+	struct pms_memsrc *s;
+	const struct smp_plan *p;
+
+	if (!out || !smp)
+		return pms_err(PMS_EINVAL, "memsrc_open_live: NULL argument");
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "out of memory for a memory-sample source");
+	s->kind = PMS_MEMSRC_LIVE;
+	s->smp = smp;
+	s->topo = topo;
+	p = pms_smp_sampler_plan(smp);
+	s->attrs = calloc((size_t)(p->nev ? p->nev : 1), sizeof(*s->attrs));
+	if (topo && topo->nnodes)
+		s->node_ids = calloc(topo->nnodes, sizeof(*s->node_ids));
+	if (!s->attrs || (topo && topo->nnodes && !s->node_ids)) {
+		pms_memsrc_free(s);
+		return pms_err(PMS_ENOMEM, "out of memory for a memory-sample source");
+	}
+	for (int i = 0; i < p->nev; i++) {
+		const struct smp_event *ev = &p->ev[i];
+		size_t nids = pms_smp_event_ids(smp, i, NULL, 0);
+		s->attrs[i] = (struct pms_memsrc_attr){
+			.attr = &ev->attr, .name = ev->pmu_name, .pmu = ev->pmu_name,
+			.engine = ev->engine,
+			.samples = ev->role == SMP_ROLE_MAIN || ev->role == SMP_ROLE_EXTRA,
+		};
+		if (nids) {
+			if (!(s->ids[i] = calloc(nids, sizeof(uint64_t)))) {
+				pms_memsrc_free(s);
+				return pms_err(PMS_ENOMEM, "out of memory for event ids");
+			}
+			pms_smp_event_ids(smp, i, s->ids[i], nids);
+			s->attrs[i].ids = s->ids[i];
+			s->attrs[i].nids = nids;
+		}
+	}
+	s->nattrs = (size_t)p->nev;
+	for (size_t i = 0; topo && i < topo->nnodes; i++)
+		s->node_ids[i] = topo->nodes[i].id;
+	s->nnode_ids = topo ? topo->nnodes : 0;
+	if (topo)
+		snprintf(s->vendor, sizeof(s->vendor), "%s", topo->vendor);
+	*out = s;
+	return 0;
+}
+
+/* ---- recorded ------------------------------------------------------------ */
+
+static const char *pmu_name_of(const struct pms_perfdata_info *in, uint32_t type)
+{
+	for (size_t i = 0; i < in->npmu; i++)
+		if (in->pmu[i].type == type)
+			return in->pmu[i].name;
+	/* The fixed types (uapi perf_event.h enum perf_type_id): SOFTWARE is
+	 * the "software" PMU; HARDWARE and RAW go to the core PMU, which
+	 * registers as "cpu" on x86 (arch/x86/events/core.c). */
+	switch (type) {
+	case 1: return "software";
+	case 0:
+	case 4: return "cpu";
+	default: return "";
+	}
+}
+
+/* perf's CPUID string: "GenuineIntel,6,85,4" / "AuthenticAMD,25,17,1" on x86
+ * (tools/perf/arch/x86/util/header.c get_cpuid: vendor,family,model,stepping),
+ * a MIDR in hex on arm64. */
+static void vendor_from_cpuid(struct pms_memsrc *s, const char *cpuid)
+{
+	const char *c;
+	s->vendor[0] = 0;
+	s->ibs_cpu_known = false;
+	if (!cpuid || !(c = strchr(cpuid, ',')) || (size_t)(c - cpuid) >= sizeof(s->vendor))
+		return;
+	memcpy(s->vendor, cpuid, (size_t)(c - cpuid));
+	s->vendor[c - cpuid] = 0;
+	unsigned fam = 0, model = 0;
+	if (sscanf(c + 1, "%u,%u", &fam, &model) == 2) {
+		memset(&s->ibs_cpu, 0, sizeof(s->ibs_cpu));
+		s->ibs_cpu.family = fam;
+		s->ibs_cpu.model = model;
+		s->ibs_cpu_known = true;
+	}
+}
+
+/* The attrs as the reader knows them now (pipe mode: they grow). */
+static int file_attrs(struct pms_memsrc *s)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(s->rd);
+	size_t n = pms_perfdata_reader_nattrs(s->rd);
+	struct pms_memsrc_attr *v;
+
+	vendor_from_cpuid(s, in->cpuid);
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "out of memory for %zu attrs", n);
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(s->rd, i);
+		const char *pmu = pmu_name_of(in, a->attr->type);
+		v[i].attr = a->attr;
+		v[i].ids = a->ids;
+		v[i].nids = a->nids;
+		v[i].name = a->name ? a->name : pmu;
+		v[i].pmu = pmu;
+		v[i].engine = pms_engine_of_pmu(pmu, s->vendor);
+		/* a dummy event (PERF_COUNT_SW_DUMMY, 9) carries side-band only */
+		v[i].samples = !(a->attr->type == 1 && a->attr->config == 9);
+	}
+	free(s->attrs);
+	s->attrs = v;
+	s->nattrs = n;
+	return 0;
+}
+
+static int file_nodes(struct pms_memsrc *s)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(s->rd);
+	free(s->node_ids);
+	s->node_ids = calloc(in->nnuma ? in->nnuma : 1, sizeof(*s->node_ids));
+	if (!s->node_ids)
+		return pms_err(PMS_ENOMEM, "out of memory for the node list");
+	s->nnode_ids = in->nnuma;
+	for (size_t i = 0; i < in->nnuma; i++) {
+		struct pms_cpuset cs = { 0 };
+		s->node_ids[i] = (int)in->numa[i].node;
+		if (!in->numa[i].cpus || pms_cpuset_parse_list(&cs, in->numa[i].cpus) < 0)
+			continue;
+		for (int c = pms_cpuset_first(&cs); c >= 0; c = pms_cpuset_next(&cs, c + 1)) {
+			if ((size_t)c >= s->ncpunode) {
+				size_t n = (size_t)c + 64;
+				int *v = realloc(s->cpunode, n * sizeof(*v));
+				if (!v) {
+					pms_cpuset_fini(&cs);
+					return pms_err(PMS_ENOMEM, "out of memory for the CPU node table");
+				}
+				for (size_t k = s->ncpunode; k < n; k++)
+					v[k] = -1;
+				s->cpunode = v;
+				s->ncpunode = n;
+			}
+			s->cpunode[c] = (int)in->numa[i].node;
+		}
+		pms_cpuset_fini(&cs);
+	}
+	return 0;
+}
+
+/* In pipe mode the attrs and features come as records before the data, so
+ * what depends on them is settled at the first sample. */
+static int file_start(struct pms_memsrc *s)
+{
+	int rc;
+	s->started = true;
+	if ((rc = file_attrs(s)) < 0)
+		return rc;
+	return file_nodes(s);
+}
+
+/* Memory node of a recorded sample: its PHYS_ADDR through the file's
+ * MEM_TOPOLOGY (the reader's ev->node); 0 = the kernel had no translation
+ * (perf_virt_to_phys), an address in no block is not present; without
+ * both, not known (nothing alive to ask). */
+static int file_mem_node(const struct pms_memsrc *s, const struct pms_perfdata_event *ev,
+			 bool *from_phys)
+{
+	const struct pms_sample *in = &ev->rec.sample;
+	*from_phys = false;
+	if (pms_perfdata_reader_nodes_why(s->rd) || !(in->present & PMS_SAMPLE_PHYS_ADDR))
+		return PMS_NODE_UNKNOWN;
+	if (ev->node >= 0) {
+		*from_phys = true;
+		return ev->node;
+	}
+	return in->phys_addr ? -ENOENT : -EFAULT;
+}
+
+static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
+{
+	const struct pms_memsrc_attr *a;
+	struct pms_memconv_ctx cx;
+	struct pms_memsrc_sample x;
+	unsigned flags = 0;
+	int rc;
+
+	if (!s->started || ev->attr_idx >= s->nattrs) {
+		if ((rc = file_start(s)) < 0)
+			return rc;
+		if (ev->attr_idx >= s->nattrs) {
+			s->st.parse_errors++;
+			return 0;
+		}
+	}
+	a = &s->attrs[ev->attr_idx];
+	if (!a->samples) {
+		s->st.samples_dropped++;
+		return 0;
+	}
+	memset(&cx, 0, sizeof(cx));
+	cx.engine = a->engine;
+	cx.sample_type = a->attr->sample_type;
+	if (a->engine == PMS_ENG_IBS && s->ibs_cpu_known) {
+		cx.ibs_cpu = &s->ibs_cpu;
+		cx.ibs_ldlat = (unsigned)(a->attr->config1 & 0xfff);
+	}
+	memset(&x, 0, sizeof(x));
+	if (pms_memsample_from_sample(&ev->rec.sample, &cx, &x.ms, &flags) < 0) {
+		s->st.parse_errors++;
+		return 0;
+	}
+	if (flags & PMS_MEMCONV_RAW_CHECKED)
+		s->st.ibs_raw_checked++;
+	if (flags & PMS_MEMCONV_RAW_MISMATCH)
+		s->st.ibs_raw_mismatch++;
+	x.mem_node = file_mem_node(s, ev, &x.node_from_phys);
+	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)x.ms.cpu) : -1;
+	x.rec = &ev->rec;
+	x.attr_idx = ev->attr_idx;
+	s->st.samples++;
+	span_note(s, &x.ms);
+	if (s->cb && s->cb->sample)
+		return s->cb->sample(s->ud, &x);
+	return 0;
+}
+
+static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
+{
+	const struct pms_record *r = &ev->rec;
+	switch (r->type) {
+	case PMS_RECORD_SAMPLE:
+		return file_sample(s, ev);
+	case PMS_RECORD_MMAP:
+	case PMS_RECORD_MMAP2:
+	case PMS_RECORD_COMM:
+	case PMS_RECORD_FORK:
+	case PMS_RECORD_EXIT:
+		s->st.sideband++;
+		if (s->cb && s->cb->sideband)
+			return s->cb->sideband(s->ud, r, ev->attr_idx);
+		return 0;
+	case PMS_RECORD_LOST:
+	case PMS_RECORD_LOST_SAMPLES:
+	case PMS_RECORD_THROTTLE:
+	case PMS_RECORD_UNTHROTTLE:
+		if (r->type == PMS_RECORD_LOST)
+			s->st.lost_records++;
+		else if (r->type == PMS_RECORD_THROTTLE)
+			s->st.throttle++;
+		else if (r->type == PMS_RECORD_UNTHROTTLE)
+			s->st.unthrottle++;
+		if (s->cb && s->cb->sideband)
+			return s->cb->sideband(s->ud, r, ev->attr_idx);
+		return 0;
+	case PMS_RECORD_AUX:
+		s->st.aux_records++;
+		if (r->aux.flags & PMS_AUX_FLAG_TRUNCATED)
+			s->st.aux_truncated++;
+		if (r->aux.flags & PMS_AUX_FLAG_OVERWRITE)
+			s->st.aux_overwrite++;
+		if (r->aux.flags & PMS_AUX_FLAG_PARTIAL)
+			s->st.aux_partial++;
+		if (r->aux.flags & PMS_AUX_FLAG_COLLISION)
+			s->st.aux_collision++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int pms_memsrc_open_reader(struct pms_perfdata_reader *r, struct pms_memsrc **out)
+{
+	struct pms_memsrc *s;
+	int rc;
+
+	if (!out || !r)
+		return pms_err(PMS_EINVAL, "memsrc_open_reader: NULL argument");
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "out of memory for a memory-sample source");
+	s->kind = PMS_MEMSRC_FILE;
+	s->rd = r;
+	/* file mode: everything is known now; pipe mode: again at the first
+	 * sample */
+	if ((rc = file_attrs(s)) < 0 || (rc = file_nodes(s)) < 0) {
+		pms_memsrc_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* ---- both ---------------------------------------------------------------- */
+
+void pms_memsrc_free(struct pms_memsrc *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < SMP_MAX_EVENTS; i++)
+		free(s->ids[i]);
+	free(s->attrs);
+	free(s->node_ids);
+	free(s->cpunode);
+	free(s);
+}
+
+int pms_memsrc_poll(struct pms_memsrc *s, int timeout_ms, const struct pms_memsrc_callbacks *cb,
+		    void *ud)
+{
+	struct pms_perfdata_event ev;
+	int rc = 0, n = 0;
+
+	if (!s)
+		return pms_err(PMS_EINVAL, "memsrc_poll: NULL source");
+	s->cb = cb;
+	s->ud = ud;
+	if (s->kind == PMS_MEMSRC_LIVE) {
+		rc = pms_smp_poll_hooks(s->smp, timeout_ms, &live_hooks, s);
+		s->cb = NULL;
+		return rc;
+	}
+	while (!s->ended && n < FILE_BATCH) {
+		rc = pms_perfdata_next(s->rd, &ev);
+		if (rc <= 0) {
+			s->ended = true;
+			break;
+		}
+		n++;
+		if ((rc = file_record(s, &ev)) < 0)
+			break;
+	}
+	s->cb = NULL;
+	return rc < 0 ? rc : n;
+}
+
+enum pms_memsrc_kind pms_memsrc_kind(const struct pms_memsrc *s)
+{
+	return s->kind;
+}
+
+void pms_memsrc_info(const struct pms_memsrc *cs, struct pms_memsrc_info *out)
+{
+	struct pms_memsrc *s = (struct pms_memsrc *)cs; /* the text buffers */
+	memset(out, 0, sizeof(*out));
+	out->kind = s->kind;
+	out->vendor = s->vendor;
+	if (s->kind == PMS_MEMSRC_LIVE) {
+		struct pms_sampler_info si;
+		pms_sampler_info(s->smp, &si);
+		out->engine = si.engine;
+		out->pmus = si.pmus;
+		out->label = si.label;
+		out->notes = si.notes;
+		out->phys = si.phys;
+		out->data_src = si.data_src;
+		out->sample_type = si.sample_type;
+		out->nstreams = si.nstreams;
+		out->attempts = pms_sampler_attempts(s->smp, &out->nattempts);
+		out->nodes_why = !si.phys ? "the samples carry no physical address"
+				 : !s->topo || !s->topo->mem_block_size
+					 ? "this machine's memory blocks are not known"
+					 : NULL;
+		return;
+	}
+	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(s->rd);
+	if (pms_perfdata_reader_nattrs(s->rd) != s->nattrs)
+		(void)file_attrs(s);
+	size_t lp = 0, ll = 0;
+	s->pmus[0] = s->label[0] = 0;
+	for (size_t i = 0; i < s->nattrs; i++) {
+		const struct pms_memsrc_attr *a = &s->attrs[i];
+		uint64_t t = a->attr->sample_type;
+		if (a->samples) {
+			if (out->engine == PMS_ENG_NONE ||
+			    ((t & PMS_SAMPLE_DATA_SRC) && !out->data_src))
+				out->engine = a->engine;
+			out->data_src |= (t & PMS_SAMPLE_DATA_SRC) != 0;
+			out->phys |= (t & PMS_SAMPLE_PHYS_ADDR) != 0;
+			out->sample_type |= t;
+		}
+		if (lp < sizeof(s->pmus) - 12)
+			lp += (size_t)snprintf(s->pmus + lp, sizeof(s->pmus) - lp, "%s%s",
+					       i ? "," : "", a->pmu[0] ? a->pmu : "?");
+		if (ll < sizeof(s->label) - 12)
+			ll += (size_t)snprintf(s->label + ll, sizeof(s->label) - ll, "%s%s",
+					       i ? ", " : "recorded: ", a->name ? a->name : "?");
+	}
+	if (out->engine == PMS_ENG_SOFTWARE)
+		out->data_src = false;
+	snprintf(s->notes, sizeof(s->notes), "from a recorded file; %" PRIu64 " records%s%s",
+		 st->records, st->bad_records ? ", some skipped" : "",
+		 st->truncated ? ", data truncated" : "");
+	out->pmus = s->pmus;
+	out->label = s->label;
+	out->notes = s->notes;
+	out->pipe = pms_perfdata_reader_is_pipe(s->rd);
+	out->nodes_why = pms_perfdata_reader_nodes_why(s->rd);
+}
+
+void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
+{
+	*out = s->st;
+	if (s->kind == PMS_MEMSRC_LIVE) {
+		struct pms_sampler_stats ss;
+		pms_sampler_stats(s->smp, &ss);
+		memset(out, 0, sizeof(*out));
+		out->samples = ss.samples;
+		out->samples_dropped = ss.samples_dropped;
+		out->records = ss.records;
+		out->wrapped = ss.wrapped;
+		out->corrupt_bytes = ss.corrupt_bytes;
+		out->parse_errors = ss.parse_errors;
+		out->lost_records = ss.lost_records;
+		out->lost = ss.lost;
+		out->lost_samples = ss.lost_samples;
+		out->throttle = ss.throttle;
+		out->unthrottle = ss.unthrottle;
+		out->sideband = ss.sideband;
+		out->aux_records = ss.aux_records;
+		out->aux_bytes = ss.aux_bytes;
+		out->aux_truncated = ss.aux_truncated;
+		out->aux_overwrite = ss.aux_overwrite;
+		out->aux_partial = ss.aux_partial;
+		out->aux_collision = ss.aux_collision;
+		out->aux_decode_errors = ss.aux_decode_errors;
+		out->aux_overrun = ss.aux_overrun;
+		out->ibs_raw_checked = ss.ibs_raw_checked;
+		out->ibs_raw_mismatch = ss.ibs_raw_mismatch;
+		out->streams_hup = ss.streams_hup;
+		return;
+	}
+	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(s->rd);
+	out->records = st->records;
+	out->parse_errors += st->bad_records;
+	out->lost = st->lost;
+	out->lost_samples = st->lost_samples;
+	out->unknown_id = st->unknown_id;
+	out->compressed = st->compressed;
+	out->bad_features = st->bad_features;
+	out->truncated = st->truncated;
+}
+
+const struct pms_memsrc_attr *pms_memsrc_attrs(const struct pms_memsrc *s, size_t *n)
+{
+	if (s->kind == PMS_MEMSRC_FILE && pms_perfdata_reader_nattrs(s->rd) != s->nattrs)
+		(void)file_attrs((struct pms_memsrc *)s);
+	*n = s->nattrs;
+	return s->attrs;
+}
+
+int pms_memsrc_cpu_node(const struct pms_memsrc *s, int cpu)
+{
+	if (cpu < 0)
+		return -1;
+	if (s->kind == PMS_MEMSRC_LIVE) {
+		int nd = s->topo ? pms_topo_node_of_cpu(s->topo, cpu) : -1;
+		return nd >= 0 ? nd : -1;
+	}
+	return (size_t)cpu < s->ncpunode ? s->cpunode[cpu] : -1;
+}
+
+const int *pms_memsrc_node_ids(const struct pms_memsrc *s, size_t *n)
+{
+	*n = s->nnode_ids;
+	return s->node_ids;
+}
+
+uint64_t pms_memsrc_span_ns(const struct pms_memsrc *s)
+{
+	return s->t1 > s->t0 ? s->t1 - s->t0 : 0;
+}
+
+struct pms_sampler *pms_memsrc_sampler(const struct pms_memsrc *s)
+{
+	return s->kind == PMS_MEMSRC_LIVE ? s->smp : NULL;
+}
+
+struct pms_perfdata_reader *pms_memsrc_reader(const struct pms_memsrc *s)
+{
+	return s->kind == PMS_MEMSRC_FILE ? s->rd : NULL;
+}

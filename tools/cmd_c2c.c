@@ -265,7 +265,8 @@ static void nodes_text(char *buf, size_t n, const int *v, size_t k, const char *
 		snprintf(buf, n, "%s", none);
 }
 
-static void text_report(const struct source *src, const struct pms_c2c_report *r)
+static void text_report(const struct source *src, const struct pms_c2c_report *r,
+			enum pms_c2c_sort sort)
 {
 	const struct pms_c2c_stats *t = &r->total, *s = &r->shared;
 	uint64_t llc = pms_c2c_llc_misses(t);
@@ -339,7 +340,7 @@ static void text_report(const struct source *src, const struct pms_c2c_report *r
 	printf("  Total Merged records              : %10" PRIu64 "\n", s->lcl_hitm + s->rmt_hitm + s->store);
 
 	printf("\nShared cache line table (%zu lines, metric %s, sorted by %s)\n", r->nlines,
-	       r->metric_name, "the --sort key");
+	       r->metric_name, pms_c2c_sort_name(sort));
 	if (!r->nlines) {
 		printf("  (none)\n");
 		return;
@@ -607,7 +608,7 @@ static void render(const struct c2c_opts *o, const struct source *src, const str
 	else if (o->csv)
 		csv_report(r);
 	else
-		text_report(src, r);
+		text_report(src, r, o->mo.sort);
 	fflush(stdout);
 }
 
@@ -629,39 +630,35 @@ struct run {
 	struct pms_c2c_opts mo;
 };
 
-/* The model, once the source knows its engine (pipe mode: at the first
+/* The model's engine, once the source knows it (pipe mode: at the first
  * sample). */
-static int model(struct run *rn)
+static void set_engine(struct run *rn)
 {
 	struct pms_memsrc_info info;
-	if (rn->c)
-		return 0;
 	pms_memsrc_info(rn->src, &info);
-	return pms_c2c_new(info.engine, &rn->mo, &rn->c);
+	pms_c2c_set_engine(rn->c, info.engine);
 }
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct run *rn = ud;
-	int rc;
 	if (pms_memsrc_kind(rn->src) == PMS_MEMSRC_LIVE)
 		return pms_memprof_add_src(rn->prof, x); /* nodes resolved later */
-	if ((rc = model(rn)) < 0)
-		return rc;
+	if (!pms_c2c_count(rn->c))
+		set_engine(rn);
 	return pms_c2c_add_src(rn->c, x);
 }
 
 static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 {
 	struct run *rn = ud;
+	int rc;
 	(void)attr_idx;
-	/* A file's kernel maps (pid -1) too: perf's nomap check looks for
-	 * kernel data addresses there (the collector keeps process maps only). */
-	if ((rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) &&
-	    rec->mmap.pid == UINT32_MAX && rec->mmap.len && rec->mmap.addr >= (1ULL << 63) &&
-	    rec->mmap.filename)
-		(void)pms_maps_add(pms_memprof_maps(rn->prof), rec->mmap.addr, rec->mmap.len,
-				   rec->mmap.pgoff, 0, true, rec->mmap.filename);
+	/* a file's: the model keeps each process's maps and the kernel's for
+	 * perf's nomap at each sample's time (a live run's maps come from
+	 * /proc too, so the model judges those at the end) */
+	if (pms_memsrc_kind(rn->src) == PMS_MEMSRC_FILE && (rc = pms_c2c_sideband(rn->c, rec)) < 0)
+		return rc;
 	return pms_memprof_sideband(rn->prof, rec, rn->oracle);
 }
 
@@ -686,10 +683,7 @@ static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sy
 
 	pms_memsrc_info(rn->src, &info);
 	pms_memsrc_stats(rn->src, &st);
-	if (model(rn) < 0) {
-		cli_fail("c2c");
-		goto out;
-	}
+	set_engine(rn);
 	if (info.kind == PMS_MEMSRC_LIVE) {
 		/* the collector resolved the nodes (oracle, physical addresses) */
 		struct pms_memreport_input in = { .duration_ns = 0 };
@@ -746,7 +740,8 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 		return 1;
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.aggregate = true; /* it keeps the maps; c2c keeps the samples */
-	if (pms_memprof_new(NULL, &po, &rn.prof) < 0 || pms_memsrc_open_reader(r, &rn.src) < 0) {
+	if (pms_memprof_new(NULL, &po, &rn.prof) < 0 || pms_memsrc_open_reader(r, &rn.src) < 0 ||
+	    pms_c2c_new(PMS_ENG_NONE, &rn.mo, &rn.c) < 0) {
 		cli_fail("c2c");
 		goto out;
 	}
@@ -837,7 +832,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
 	if (pms_numa_oracle_new(sys, topo, &no, &rn.oracle) < 0 ||
-	    pms_memprof_new(topo, &po, &rn.prof) < 0) {
+	    pms_memprof_new(topo, &po, &rn.prof) < 0 || pms_c2c_new(PMS_ENG_NONE, &rn.mo, &rn.c) < 0) {
 		cli_fail("c2c: node oracle / collector");
 		goto out;
 	}

@@ -22,6 +22,7 @@
 
 #include "pmuscope/memsample.h"
 #include "pmuscope/memsrc.h"
+#include "pmuscope/record.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 
@@ -117,6 +118,16 @@ int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *s);
  * its node hints: the same as pms_c2c_add. */
 int pms_c2c_add_src(struct pms_c2c *c, const struct pms_memsrc_sample *s);
 uint64_t pms_c2c_count(const struct pms_c2c *c);
+/* The engine, once a source knows it (a pipe-mode file: at its first
+ * sample); it picks the AUTO metric. */
+void pms_c2c_set_engine(struct pms_c2c *c, enum pms_engine engine);
+/* Side-band of a recorded source, in record order with the samples
+ * (MMAP/MMAP2 of a process or of the kernel, pid -1; FORK: a new process
+ * starts with a copy of its parent's maps).  Once given, perf's nomap is
+ * judged per process when each later sample is added, against that
+ * process's maps and the kernel's, as perf does; without it, at report
+ * time against the maps given there. */
+int pms_c2c_sideband(struct pms_c2c *c, const struct pms_record *rec);
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -200,10 +211,9 @@ struct pms_c2c_report {
 
 /* Build the report.  maps (the data mappings: object names, perf's nomap
  * check) and sym (function names, source lines, static data symbols) may
- * be NULL; without maps no sample counts as nomap.  nomap is judged against
- * maps as a whole (perf: the sampled process's maps); kernel addresses
- * count as mapped unless maps hold a kernel-half mapping (a file's kernel
- * MMAP records). */
+ * be NULL.  Without side-band (pms_c2c_sideband), nomap is judged here
+ * against maps as a whole (no maps: nothing counts as nomap); kernel
+ * addresses count as mapped unless maps hold a kernel-half mapping. */
 int pms_c2c_report(struct pms_c2c *c, const struct pms_maps *maps, struct pms_symbolizer *sym,
 		   struct pms_c2c_report **out);
 void pms_c2c_report_free(struct pms_c2c_report *r);

@@ -253,6 +253,7 @@ struct acc {
 	bool kernel, ip_valid;
 	struct pms_c2c_stats st;
 	uint64_t reached; /* samples that got to perf's nomap check */
+	uint64_t nomap_sb; /* ... and had no mapping by the side-band (pms_c2c_sideband) */
 	struct pms_c2c_lat lat[PMS_C2C_LAT_N], lat_all;
 	struct pms_c2c_thread *th;
 	size_t nth, thcap;
@@ -279,7 +280,97 @@ struct pms_c2c {
 	size_t nlines, cap;
 	uint32_t *slots; /* open addressing: line index + 1, 0 = empty */
 	size_t nslots;
+	/* side-band given (pms_c2c_sideband): each process's maps (sorted by
+	 * pid) and the kernel's, for perf's nomap at the sample's time */
+	bool have_sb;
+	struct pidmaps *pm;
+	size_t npm, pmcap;
+	struct pms_maps *kmaps;
 };
+
+struct pidmaps {
+	uint32_t pid;
+	struct pms_maps *m;
+};
+
+/* The maps of process pid; created (empty) when create is set. */
+static struct pms_maps *maps_of(struct pms_c2c *c, uint32_t pid, bool create)
+{
+	size_t lo = 0, hi = c->npm;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->pm[mid].pid == pid)
+			return c->pm[mid].m;
+		if (c->pm[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	struct pms_maps *m = NULL;
+	if (!create || pms_grow(&c->pm, &c->pmcap, c->npm + 1, sizeof(*c->pm), 16, "c2c maps") < 0 ||
+	    pms_maps_new(&m) < 0)
+		return NULL;
+	memmove(c->pm + lo + 1, c->pm + lo, (c->npm - lo) * sizeof(*c->pm));
+	c->pm[lo].pid = pid;
+	c->pm[lo].m = m;
+	c->npm++;
+	return m;
+}
+
+int pms_c2c_sideband(struct pms_c2c *c, const struct pms_record *rec)
+{
+	if (!c || !rec)
+		return pms_err(PMS_EINVAL, "c2c sideband: NULL argument");
+	c->have_sb = true;
+	if (!c->kmaps && pms_maps_new(&c->kmaps) < 0)
+		return PMS_ENOMEM;
+	switch (rec->type) {
+	case PMS_RECORD_MMAP:
+	case PMS_RECORD_MMAP2: {
+		const struct pms_rec_mmap *m = &rec->mmap;
+		if (!m->len)
+			return 0;
+		struct pms_maps *to = m->pid == UINT32_MAX ? c->kmaps : maps_of(c, m->pid, true);
+		if (!to)
+			return PMS_ENOMEM;
+		return pms_maps_add(to, m->addr, m->len, m->pgoff, 0, false,
+				    m->filename ? m->filename : "");
+	}
+	case PMS_RECORD_FORK: {
+		/* a new process starts with a copy of its parent's maps
+		 * (perf: thread__fork); a new thread shares them */
+		const struct pms_rec_fork *f = &rec->fork;
+		if (f->pid == f->ppid || maps_of(c, f->pid, false))
+			return 0;
+		struct pms_maps *from = maps_of(c, f->ppid, false);
+		struct pms_maps *to = maps_of(c, f->pid, true);
+		if (!to)
+			return PMS_ENOMEM;
+		for (size_t i = 0; from && i < from->n; i++) {
+			const struct pms_map *x = &from->v[i];
+			int rc = pms_maps_add(to, x->start, x->end - x->start, x->pgoff, x->ino, x->exec,
+					      x->path);
+			if (rc < 0)
+				return rc;
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* perf's "mapped" (util/machine.c sample__resolve_mem): the IP is looked
+ * up in the process's maps and the kernel's (ip__resolve_ams tries every
+ * cpumode), the data address only in the space of the sample's cpumode
+ * (ip__resolve_data): the kernel's maps for a sample taken in the kernel,
+ * else the process's. */
+static bool sb_mapped(struct pms_c2c *c, uint32_t pid, uint64_t addr, int space)
+{
+	const struct pms_maps *m = space != 1 ? maps_of(c, pid, false) : NULL;
+	const struct pms_maps *k = space != 0 ? c->kmaps : NULL;
+	return (m && pms_maps_find(m, addr)) || (k && pms_maps_find(k, addr));
+}
 
 int pms_c2c_new(enum pms_engine engine, const struct pms_c2c_opts *opts, struct pms_c2c **out)
 {
@@ -430,6 +521,12 @@ int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *rs)
 		return PMS_ENOMEM;
 	stats_add(&a->st, &one);
 	a->reached += reached == 0;
+	if (c->have_sb && reached == 0) {
+		uint32_t p = (s->valid & PMS_MS_TID) ? s->pid : 0;
+		bool kmode = (s->valid & PMS_MS_KERNEL_IP) != 0;
+		if (!sb_mapped(c, p, s->addr, kmode ? 1 : 0) || !ipv || !sb_mapped(c, p, s->ip, 2))
+			a->nomap_sb++;
+	}
 	struct pms_datasrc d;
 	pms_datasrc_unpack(ds, &d);
 	if ((s->valid & PMS_MS_TID) &&
@@ -459,6 +556,12 @@ int pms_c2c_add_src(struct pms_c2c *c, const struct pms_memsrc_sample *s)
 	return pms_c2c_add(c, &x);
 }
 
+void pms_c2c_set_engine(struct pms_c2c *c, enum pms_engine engine)
+{
+	if (c)
+		c->engine = engine;
+}
+
 uint64_t pms_c2c_count(const struct pms_c2c *c)
 {
 	return c->samples;
@@ -483,6 +586,10 @@ void pms_c2c_free(struct pms_c2c *c)
 	}
 	free(c->lines);
 	free(c->slots);
+	for (size_t i = 0; i < c->npm; i++)
+		pms_maps_free(c->pm[i].m);
+	free(c->pm);
+	pms_maps_free(c->kmaps);
 	free(c);
 }
 
@@ -732,6 +839,13 @@ static int build_line(const struct line *l, const struct lsum *ls, uint32_t size
  * sampled process's maps; these maps are every process's together. */
 static void count_nomap(struct pms_c2c *c, const struct pms_maps *maps)
 {
+	if (c->have_sb) {
+		/* judged per process when each sample came (pms_c2c_sideband) */
+		for (size_t i = 0; i < c->nlines; i++)
+			for (size_t k = 0; k < c->lines[i].nacc; k++)
+				c->lines[i].acc[k].st.nomap = c->lines[i].acc[k].nomap_sb;
+		goto sum;
+	}
 	if (!maps)
 		return;
 	bool kmaps = maps->n && maps->v[maps->n - 1].start >= (1ULL << 63);
@@ -745,6 +859,7 @@ static void count_nomap(struct pms_c2c *c, const struct pms_maps *maps)
 			a->st.nomap = (!dmapped || !imapped) ? a->reached : 0;
 		}
 	}
+sum:
 	c->total.nomap = 0;
 	for (size_t i = 0; i < c->nlines; i++) {
 		struct line *l = &c->lines[i];

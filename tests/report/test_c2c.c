@@ -245,6 +245,59 @@ PMS_TEST(software_lists_lines_of_several_threads)
 	pms_maps_free(m);
 }
 
+static void sb_mmap(struct pms_c2c *c, uint32_t pid, uint64_t addr, uint64_t len, const char *path)
+{
+	struct pms_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = PMS_RECORD_MMAP2;
+	r.mmap.pid = r.mmap.tid = pid;
+	r.mmap.addr = addr;
+	r.mmap.len = len;
+	r.mmap.filename = path;
+	CHECK_OK(pms_c2c_sideband(c, &r));
+}
+
+/* perf's nomap with side-band: per process, a forked process inherits its
+ * parent's maps, a kernel-mode sample's data address is looked up in the
+ * kernel's maps only, its IP in both. */
+PMS_TEST(nomap_per_process_from_sideband)
+{
+	struct pms_c2c *c = NULL;
+	struct pms_c2c_report *r = NULL;
+	uint64_t l1 = ds(LD, PMS_MEM_LVL_L1 | HIT, 0, 0, 0);
+	CHECK_OK(pms_c2c_new(PMS_ENG_PEBS, NULL, &c));
+	sb_mmap(c, 10, 0x400000, 0x1000, "/bin/x");
+	sb_mmap(c, 10, 0x600000, 0x1000, "//anon");
+	sb_mmap(c, UINT32_MAX, 0xffffffff81000000ULL, 0x1000000, "[kernel.kallsyms]_text");
+	struct pms_record f;
+	memset(&f, 0, sizeof(f));
+	f.type = PMS_RECORD_FORK;
+	f.fork.pid = f.fork.tid = 20;
+	f.fork.ppid = f.fork.ptid = 10;
+	CHECK_OK(pms_c2c_sideband(c, &f));
+	add(c, 10, 10, 0, 0x600010, 0x400010, true, l1, 0, -1, -1); /* mapped */
+	add(c, 20, 20, 0, 0x600010, 0x400010, true, l1, 0, -1, -1); /* inherited: mapped */
+	add(c, 30, 30, 0, 0x600010, 0x400010, true, l1, 0, -1, -1); /* pid 30: no maps */
+	/* a kernel-mode sample: its IP in the kernel's maps; a user data
+	 * address does not count as mapped, a kernel text one does */
+	struct pms_memreport_sample x;
+	memset(&x, 0, sizeof(x));
+	x.s.valid = PMS_MS_IP | PMS_MS_TID | PMS_MS_ADDR | PMS_MS_DATA_SRC | PMS_MS_KERNEL_IP;
+	x.s.pid = x.s.tid = 10;
+	x.s.ip = 0xffffffff81000100ULL;
+	x.s.addr = 0x600020;
+	x.s.data_src = l1;
+	x.mem_node = x.cpu_node = -1;
+	CHECK_OK(pms_c2c_add(c, &x));
+	x.s.addr = 0xffffffff81000800ULL;
+	CHECK_OK(pms_c2c_add(c, &x));
+	CHECK_OK(pms_c2c_report(c, NULL, NULL, &r));
+	if (r)
+		CHECK_EQ_INT(r->total.nomap, 2);
+	pms_c2c_report_free(r);
+	pms_c2c_free(c);
+}
+
 PMS_TEST(names_and_errors)
 {
 	enum pms_c2c_metric m;

@@ -6,7 +6,10 @@
  * --double-cl.  Every global count of "Trace Event Information" and
  * "Global Shared Cache Line Event Information" must be equal, the listed
  * shared lines the same, and per line the node, PA count, HITM/peer, load,
- * store and per-level counts equal.  perf's decoder is the oracle; it was
+ * store and per-level counts equal; with perf's default display also every
+ * row of its Pareto table (per line, the (offset, code address) entries
+ * with stores or HITM): mean remote-HITM, local-HITM and load cycles,
+ * records, CPU count and CPU nodes.  perf's decoder is the oracle; it was
  * written independently of pmuscope's (src/report/c2c.c). */
 #include <jansson.h>
 #include <stdlib.h>
@@ -137,6 +140,134 @@ static size_t perf_lines(const char *out, struct perf_line *pl, size_t max)
 		p = e + 1;
 	}
 	return n;
+}
+
+/* One row of perf's "Shared Cache Line Distribution Pareto": an (offset,
+ * code address) entry of a line. */
+struct perf_off {
+	uint64_t line, offset, ip;
+	char rmt[16], lcl[16], load[16]; /* mean cycles as perf prints them */
+	uint64_t records, cpus;
+	uint64_t nodes; /* CPU nodes, bit mask */
+};
+
+static size_t perf_pareto(const char *out, struct perf_off *po, size_t max)
+{
+	const char *p = strstr(out, "Shared Cache Line Distribution Pareto");
+	uint64_t line = 0;
+	size_t n = 0;
+	int dashes = 0;
+	if (!p)
+		return 0;
+	p = strstr(p, "\n#\n");
+	p = p ? strstr(p + 3, "\n#\n") : NULL; /* the second "#" line ends the header */
+	while (p && *p && n < max) {
+		const char *e = strchr(p, '\n');
+		char row[1024];
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len >= sizeof(row))
+			len = sizeof(row) - 1;
+		memcpy(row, p, len);
+		row[len] = 0;
+		p = e ? e + 1 : p + len;
+		char *tok[48], *save = NULL;
+		int nt = 0;
+		for (char *t = strtok_r(row, " ", &save); t && nt < 48; t = strtok_r(NULL, " ", &save))
+			tok[nt++] = t;
+		if (!nt || tok[0][0] == '#')
+			continue;
+		if (!strncmp(tok[0], "-----", 5)) {
+			dashes++;
+			continue;
+		}
+		if (dashes % 2 == 1) { /* the line's own row: its address is last */
+			line = strtoull(tok[nt - 1], NULL, 16);
+			continue;
+		}
+		/* 5 percentages, offset, node, PA cnt, code address, 3 cycles,
+		 * records, cpu cnt, [.], symbol, object, source, CPU nodes */
+		CHECK_MSG(nt >= 19, "perf pareto row has %d fields", nt);
+		if (nt < 19)
+			continue;
+		po[n].line = line;
+		po[n].offset = strtoull(tok[5], NULL, 16);
+		po[n].ip = strtoull(tok[8], NULL, 16);
+		snprintf(po[n].rmt, sizeof(po[n].rmt), "%s", tok[9]);
+		snprintf(po[n].lcl, sizeof(po[n].lcl), "%s", tok[10]);
+		snprintf(po[n].load, sizeof(po[n].load), "%s", tok[11]);
+		po[n].records = strtoull(tok[12], NULL, 10);
+		po[n].cpus = strtoull(tok[13], NULL, 10);
+		po[n].nodes = 0;
+		for (int k = 18; k < nt; k++)
+			po[n].nodes |= 1ULL << (strtoul(tok[k], NULL, 10) & 63);
+		n++;
+	}
+	return n;
+}
+
+/* perf's "%.0f" of a latency mean, "0" without samples */
+static void mean_text(json_t *lat, char *buf, size_t n)
+{
+	json_t *m = json_object_get(lat, "mean");
+	snprintf(buf, n, "%.0f", json_is_number(m) ? json_number_value(m) : 0.0);
+}
+
+/* Every Pareto row against the listed line's access with that offset and
+ * IP; perf lists the accesses with stores or HITM (is_valid_hist_entry). */
+static void pareto(uint64_t seed, const char *pout, json_t *lines)
+{
+	static struct perf_off po[4096];
+	size_t n = perf_pareto(pout, po, 4096), want = 0;
+	for (size_t k = 0; k < json_array_size(lines); k++) {
+		json_t *offs = json_object_get(json_array_get(lines, k), "offsets");
+		for (size_t i = 0; i < json_array_size(offs); i++) {
+			json_t *st = json_object_get(json_array_get(offs, i), "stats");
+			want += js(st, "store") || js(st, "tot_hitm");
+		}
+	}
+	CHECK_MSG(n > 0, "seed %llu: no Pareto rows parsed", (unsigned long long)seed);
+	CHECK_MSG(n == want, "seed %llu: perf's pareto has %zu rows, pmuscope %zu accesses with stores or HITM",
+		  (unsigned long long)seed, n, want);
+	for (size_t r = 0; r < n; r++) {
+		json_t *a = NULL;
+		for (size_t k = 0; k < json_array_size(lines) && !a; k++) {
+			json_t *l = json_array_get(lines, k);
+			if (strtoull(json_string_value(json_object_get(l, "address")), NULL, 16) != po[r].line)
+				continue;
+			json_t *offs = json_object_get(l, "offsets");
+			for (size_t i = 0; i < json_array_size(offs); i++) {
+				json_t *x = json_array_get(offs, i);
+				if (js(x, "offset") == po[r].offset &&
+				    strtoull(json_string_value(json_object_get(x, "ip")), NULL, 16) == po[r].ip)
+					a = x;
+			}
+		}
+		CHECK_MSG(a != NULL, "seed %llu: perf's %#llx +%#llx ip %#llx not in pmuscope's",
+			  (unsigned long long)seed, (unsigned long long)po[r].line,
+			  (unsigned long long)po[r].offset, (unsigned long long)po[r].ip);
+		if (!a)
+			continue;
+		json_t *lat = json_object_get(a, "latency");
+		char rmt[32], lcl[32], load[32];
+		mean_text(json_object_get(lat, "rmt_hitm"), rmt, sizeof(rmt));
+		mean_text(json_object_get(lat, "lcl_hitm"), lcl, sizeof(lcl));
+		mean_text(json_object_get(lat, "load"), load, sizeof(load));
+		uint64_t nodes = 0;
+		json_t *cn = json_object_get(a, "cpu_nodes");
+		for (size_t k = 0; k < json_array_size(cn); k++)
+			nodes |= 1ULL << json_integer_value(json_array_get(cn, k));
+		CHECK_MSG(!strcmp(rmt, po[r].rmt) && !strcmp(lcl, po[r].lcl) && !strcmp(load, po[r].load) &&
+			  js(json_object_get(a, "stats"), "tot_recs") == po[r].records &&
+			  json_array_size(json_object_get(a, "cpus")) == po[r].cpus && nodes == po[r].nodes,
+			  "seed %llu %#llx +%#llx ip %#llx: perf cycles %s/%s/%s records %llu cpus %llu "
+			  "nodes %#llx; pmuscope %s/%s/%s %llu %zu %#llx",
+			  (unsigned long long)seed, (unsigned long long)po[r].line,
+			  (unsigned long long)po[r].offset, (unsigned long long)po[r].ip, po[r].rmt,
+			  po[r].lcl, po[r].load, (unsigned long long)po[r].records,
+			  (unsigned long long)po[r].cpus, (unsigned long long)po[r].nodes, rmt, lcl, load,
+			  (unsigned long long)js(json_object_get(a, "stats"), "tot_recs"),
+			  json_array_size(json_object_get(a, "cpus")), (unsigned long long)nodes);
+	}
 }
 
 static char *slurp(const char *cmd)
@@ -314,6 +445,10 @@ static void one(uint64_t seed)
 				  (unsigned long long)seed, (unsigned long long)pl[i].addr, col[k],
 				  (unsigned long long)pl[i].v[k], (unsigned long long)got[k]);
 	}
+	/* the per-offset entries (perf's default display only: its Pareto
+	 * columns are the HITM ones) */
+	if (seed % 3 == 0)
+		pareto(seed, pout, lines);
 	json_decref(root);
 out:
 	free(pout);

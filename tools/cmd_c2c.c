@@ -708,6 +708,18 @@ static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sy
 		cli_fail("c2c: building the report");
 		goto out;
 	}
+	/* a live run shows no kernel address its caller may not see (the rule
+	 * of `pmuscope mem`: proc/kallsyms hides them from this caller) */
+	if (info.kind == PMS_MEMSRC_LIVE && sym && !pms_symbolizer_kernel_visible(sym))
+		for (size_t i = 0; i < rep->nlines; i++) {
+			if (rep->lines[i].kernel)
+				rep->lines[i].addr = 0;
+			for (size_t k = 0; k < rep->lines[i].nacc; k++)
+				if (rep->lines[i].acc[k].kernel) {
+					rep->lines[i].acc[k].ip = 0;
+					rep->lines[i].acc[k].ip_valid = false;
+				}
+		}
 	src->records = st.records;
 	src->skipped = st.parse_errors;
 	src->truncated = st.truncated;

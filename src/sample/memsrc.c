@@ -223,8 +223,10 @@ static int file_nodes(struct pms_memsrc *s)
 	for (size_t i = 0; i < in->nnuma; i++) {
 		struct pms_cpuset cs = { 0 };
 		s->node_ids[i] = (int)in->numa[i].node;
-		if (!in->numa[i].cpus || pms_cpuset_parse_list(&cs, in->numa[i].cpus) < 0)
+		if (!in->numa[i].cpus || pms_cpuset_parse_list(&cs, in->numa[i].cpus) < 0) {
+			pms_cpuset_fini(&cs); /* a failed parse may have grown it */
 			continue;
+		}
 		for (int c = pms_cpuset_first(&cs); c >= 0; c = pms_cpuset_next(&cs, c + 1)) {
 			if ((size_t)c >= s->ncpunode) {
 				size_t n = (size_t)c + 64;
@@ -282,13 +284,11 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	unsigned flags = 0;
 	int rc;
 
-	if (!s->started || ev->attr_idx >= s->nattrs) {
-		if ((rc = file_start(s)) < 0)
-			return rc;
-		if (ev->attr_idx >= s->nattrs) {
-			s->st.parse_errors++;
-			return 0;
-		}
+	if (!s->started && (rc = file_start(s)) < 0)
+		return rc;
+	if (ev->attr_idx >= s->nattrs) {
+		s->st.parse_errors++;
+		return 0;
 	}
 	a = &s->attrs[ev->attr_idx];
 	if (!a->samples) {
@@ -325,6 +325,11 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
 {
 	const struct pms_record *r = &ev->rec;
+	int rc;
+	/* A pipe-mode stream may add attrs (HEADER_ATTR) at any point: the
+	 * reader's array moves, so the view of it is taken again. */
+	if (pms_perfdata_reader_nattrs(s->rd) != s->nattrs && (rc = file_attrs(s)) < 0)
+		return rc;
 	switch (r->type) {
 	case PMS_RECORD_SAMPLE:
 		return file_sample(s, ev);

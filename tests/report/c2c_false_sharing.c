@@ -14,8 +14,10 @@
  * faults, observe both threads writing their counters (the page stays
  * mapped most of the time, so its node can be asked).  A hardware
  * engine (PEBS, IBS, SPE) needs no --refault.  The main thread never
- * touches the page.  Prints "line 0x... a +0 b +N" on stderr (stdout is
- * the profiler's). */
+ * touches the page.  After the threads end the process lingers 300 ms, its
+ * page still mapped, so that a profiler that reads its samples late can
+ * still ask where the page is.  Prints "line 0x... a +0 b +N" on stderr
+ * (stdout is the profiler's). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -116,5 +118,7 @@ int main(int argc, char **argv)
 		}
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	struct timespec linger = { 0, 300 * 1000 * 1000 };
+	nanosleep(&linger, NULL);
 	return *w[0].counter && *w[1].counter ? 0 : 3;
 }

@@ -16,6 +16,7 @@
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -101,6 +102,30 @@ static inline uint64_t c2g_pick_ds(uint64_t *s)
 	}
 }
 
+/* EVENT_DESC as perf writes it (tools/perf/util/header.c write_event_desc):
+ * u32 nr, u32 attr size, then per event the attr, u32 nr_ids, the name as
+ * a perf string (u32 len padded to 64, bytes, NULs) and the ids. */
+static inline size_t c2g_event_desc(unsigned char *buf, const struct perf_event_attr *a,
+				    const char *const *names, const uint64_t *ids, unsigned n)
+{
+	size_t p = 0;
+	uint32_t v = n, sz = sizeof(*a);
+	memcpy(buf + p, &v, 4), p += 4;
+	memcpy(buf + p, &sz, 4), p += 4;
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(buf + p, &a[i], sizeof(*a)), p += sizeof(*a);
+		v = 1;
+		memcpy(buf + p, &v, 4), p += 4;
+		uint32_t len = (uint32_t)((strlen(names[i]) + 1 + 63) / 64 * 64);
+		memcpy(buf + p, &len, 4), p += 4;
+		memset(buf + p, 0, len);
+		memcpy(buf + p, names[i], strlen(names[i]));
+		p += len;
+		memcpy(buf + p, &ids[i], 8), p += 8;
+	}
+	return p;
+}
+
 static inline void c2g_write(struct pms_perfdata_writer *w, const struct pms_sample_layout *lay,
 			     const struct pms_record *r)
 {
@@ -126,12 +151,34 @@ static inline int c2g_file(int fd, uint64_t seed, unsigned *nsamples)
 	a.sample_id_all = 1;
 	a.mmap = a.mmap2 = a.comm = 1;
 	a.precise_ip = 2;
+	bool two = seed % 2 == 0;
+	struct perf_event_attr a2[2];
+	static const char *const names[2] = { "cpu/mem-loads,ldlat=30/P", "cpu/mem-stores/P" };
+	const uint64_t ids[2] = { 101, 102 };
+	if (two) {
+		a.type = 4; /* the core PMU "cpu" of PMU_MAPPINGS */
+		a.sample_type |= PERF_SAMPLE_IDENTIFIER;
+		a2[0] = a;
+		a2[0].config = 0x1cd;
+		a2[0].config1 = 30;
+		a2[1] = a;
+		a2[1].config = 0x82d0;
+		a2[1].config1 = 0;
+	}
 	struct pms_sample_layout lay;
 	pms_sample_layout_from_attr(&lay, &a);
 	struct pms_perfdata_writer *w = NULL;
 	if (pms_perfdata_writer_open(fd, &w) < 0)
 		return -1;
-	CHECK_OK(pms_perfdata_writer_add_attr(w, &a, NULL, 0));
+	if (two) {
+		CHECK_OK(pms_perfdata_writer_add_attr(w, &a2[0], &ids[0], 1));
+		CHECK_OK(pms_perfdata_writer_add_attr(w, &a2[1], &ids[1], 1));
+		static unsigned char desc[2048];
+		size_t dl = c2g_event_desc(desc, a2, names, ids, 2);
+		CHECK_OK(pms_perfdata_writer_set_feature(w, PMS_PERFDATA_FEAT_EVENT_DESC, desc, dl));
+	} else {
+		CHECK_OK(pms_perfdata_writer_add_attr(w, &a, NULL, 0));
+	}
 
 	struct pms_record r;
 	uint64_t t = 1000000;
@@ -141,7 +188,8 @@ static inline int c2g_file(int fd, uint64_t seed, unsigned *nsamples)
 	r.misc = PERF_RECORD_MISC_COMM_EXEC;
 	r.comm.pid = r.comm.tid = C2G_PID;
 	r.comm.comm = "c2cgen";
-	r.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME;
+	r.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME | (two ? PMS_SAMPLE_IDENTIFIER : 0);
+	r.sample_id.id = ids[0];
 	r.sample_id.pid = r.sample_id.tid = C2G_PID;
 	r.sample_id.time = t++;
 	c2g_write(w, &lay, &r);
@@ -153,7 +201,8 @@ static inline int c2g_file(int fd, uint64_t seed, unsigned *nsamples)
 		r.fork.tid = C2G_PID + i;
 		r.fork.ptid = C2G_PID;
 		r.fork.time = t;
-		r.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME;
+		r.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME | (two ? PMS_SAMPLE_IDENTIFIER : 0);
+		r.sample_id.id = ids[0];
 		r.sample_id.pid = C2G_PID;
 		r.sample_id.tid = C2G_PID + i;
 		r.sample_id.time = t++;
@@ -170,7 +219,8 @@ static inline int c2g_file(int fd, uint64_t seed, unsigned *nsamples)
 	r.mmap.flags = 2; /* MAP_PRIVATE */
 	r.mmap.ino = 99;
 	r.mmap.filename = "/nonexistent/c2cgen";
-	r.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME;
+	r.sample_id.present = PMS_SAMPLE_TID | PMS_SAMPLE_TIME | (two ? PMS_SAMPLE_IDENTIFIER : 0);
+	r.sample_id.id = ids[0];
 	r.sample_id.pid = r.sample_id.tid = C2G_PID;
 	r.sample_id.time = t++;
 	c2g_write(w, &lay, &r);
@@ -215,6 +265,11 @@ static inline int c2g_file(int fd, uint64_t seed, unsigned *nsamples)
 		r.sample.period = 1000;
 		r.sample.weight = 20 + c2g_rand(&s) % 400;
 		r.sample.data_src = c2g_pick_ds(&s);
+		if (two) {
+			struct pms_datasrc dd;
+			pms_datasrc_unpack(r.sample.data_src, &dd);
+			r.sample.id = (dd.op & PMS_MEM_OP_STORE) ? ids[1] : ids[0];
+		}
 		r.sample.addr = C2G_DATA + ln * 64 + off;
 		if (c2g_rand(&s) % 40 == 0)
 			r.sample.addr = 0; /* no address */

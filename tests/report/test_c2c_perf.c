@@ -2,8 +2,8 @@
  * (perf 6.12) on perf.data files written here with the library's writer
  * (c2c_gen.h: HITM, peer, remote-hit, DRAM, store, locked, blocked and
  * unparsable data sources over a few cache lines, several threads, two
- * nodes; even seeds with perf c2c record's two named events), randomized over seeds and over perf's displays (tot, peer) and
- * --double-cl.  Every global count of "Trace Event Information" and
+ * nodes; even seeds with perf c2c record's two named events), randomized
+ * over seeds and over perf's displays (tot, peer) and --double-cl.  Every global count of "Trace Event Information" and
  * "Global Shared Cache Line Event Information" must be equal, the listed
  * shared lines the same, and per line the node, PA count, HITM/peer, load,
  * store and per-level counts equal; with perf's default display also every

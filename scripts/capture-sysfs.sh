@@ -10,7 +10,7 @@
 #                                             cpuN/topology/*, cpuN/cache/index*/*,
 #                                             cpuN/regs/identification/*, cpu_capacity
 #   DIR/sys/devices/system/node/nodeN/        cpulist cpumap distance meminfo
-#   DIR/proc/cpuinfo
+#   DIR/proc/cpuinfo, DIR/proc/sys/kernel/{hostname,osrelease}  (JSON producer object)
 #
 # /sys/bus/event_source/devices/* are symlinks into /sys/devices; they become
 # real directories here.  Only regular readable files are copied; unreadable
@@ -107,6 +107,9 @@ for nd in "$node"/node[0-9]*; do
 done
 
 copy_file "$src/proc/cpuinfo" "$out/proc/cpuinfo"
+for f in hostname osrelease; do
+  copy_file "$src/proc/sys/kernel/$f" "$out/proc/sys/kernel/$f"
+done
 
 echo "pmus: $n" >>"$log"
 echo "captured $n PMUs into $out (see $log)"

@@ -4,9 +4,13 @@
 #define PMS_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pmuscope/sys.h"
+
+struct cli_spec;
 
 struct cli_global {
 	const char *root; /* --root DIR or $PMUSCOPE_ROOT, NULL = this machine */
@@ -20,6 +24,7 @@ struct cli_cmd {
 	const char *name;
 	cli_cmd_fn fn;
 	const char *summary;
+	const struct cli_spec *spec; /* options and help (cli_opt.h); NULL for help */
 };
 
 /* Open the kernel seam for g->root; prints the error and returns NULL on failure. */
@@ -28,13 +33,30 @@ struct pms_sys *cli_open_sys(const struct cli_global *g);
 /* Print "pmuscope: <what>: <pms_error_last()>" to stderr; returns exit code 1. */
 int cli_fail(const char *what);
 
-/* Minimal streaming JSON writer for --json output. */
+/* A COMMAND that could not be started (exec failed): prints
+ * "pmuscope: <cmd>: cannot run '<file>': <cause>" and returns the exit code,
+ * 127 when it does not exist and 126 otherwise (as env(1), time(1)). */
+int cli_exec_failed(const char *cmd, const char *file);
+
+/* bytes as people read them: "64 MiB", "1.5 GiB", "512 bytes" (IEC units,
+ * one decimal when not whole); returns buf. */
+const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
+
+/* JSON output (tools/json.c, on jansson): the calls build a tree that
+ * cli_json_finish writes to f and releases. */
+struct json_t;
 struct json {
 	FILE *f;
 	int depth;
-	bool need_comma[64];
+	struct json_t *stack[64];
+	struct json_t *root;
+	/* true: one indented document with schema_version and the "pmuscope"
+	 * producer object first; false: one compact line as it was built */
 	bool pretty;
+	bool big; /* a u64 beyond long long was written (json.c) */
 };
+/* The --root the producer object describes (main sets it). */
+void cli_json_set_global(const struct cli_global *g);
 void cli_json_init(struct json *j, FILE *f);
 void cli_json_begin_object(struct json *j, const char *key);
 void cli_json_end_object(struct json *j);
@@ -46,6 +68,6 @@ void cli_json_uint(struct json *j, const char *key, unsigned long long val);
 void cli_json_bool(struct json *j, const char *key, bool val);
 void cli_json_double(struct json *j, const char *key, double val);
 void cli_json_null(struct json *j, const char *key);
-void cli_json_finish(struct json *j); /* newline */
+void cli_json_finish(struct json *j); /* writes, newline, releases the tree */
 
 #endif

@@ -4,18 +4,20 @@
 #ifndef PMS_TOOLS_CLI_CATALOG_H
 #define PMS_TOOLS_CLI_CATALOG_H
 
+#include "cli_opt.h"
 #include "pmuscope/catalog.h"
 #include "pmuscope/pmu.h"
 #include "pmuscope/sys.h"
 
-/* Help text for the --catalog option, to print under a subcommand's usage. */
-#define CLI_CATALOG_HELP                                                          \
-	"  --catalog PATH  resolve catalog event names (inst_retired,\n"              \
-	"                  uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/) with PATH: a kernel\n" \
-	"                  pmu-events arch tree, an Intel perfmon or ARM-software/data\n" \
-	"                  checkout, or one JSON file, chosen for this CPU; default\n"  \
-	"                  $PMUSCOPE_CATALOG, else the built-in ARM PMUv3 events on\n"  \
-	"                  arm64 and none elsewhere; sysfs aliases win over it\n"
+/* The --catalog option's entry in a subcommand's option table (cli_opt.h). */
+#define CLI_CATALOG_OPT(id)                                                      \
+	{ "catalog", 0, CLI_ARG, "PATH", (id),                                        \
+	  "resolve catalog event names (inst_retired,\n"                             \
+	  "uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/) with PATH: a kernel\n"               \
+	  "pmu-events arch tree, an Intel perfmon or ARM-software/data\n"            \
+	  "checkout, one JSON file or `perf list -j` output, chosen for\n"           \
+	  "this CPU; default $PMUSCOPE_CATALOG, else the built-in ARM\n"             \
+	  "PMUv3 events on arm64 and none elsewhere; sysfs aliases win" }
 
 /* Load the catalog for this machine into *out: path (NULL: $PMUSCOPE_CATALOG)
  * selected by pms_catalog_identify (per core PMU on big.LITTLE, each

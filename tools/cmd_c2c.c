@@ -6,8 +6,8 @@
  * parses options and renders text, JSON (docs/c2c.md) and CSV. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "mem_render.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/c2c.h"
@@ -35,14 +36,47 @@ int cmd_c2c(const struct cli_global *g, int argc, char **argv);
 /* In cmd_script.c. */
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope c2c [OPTIONS] -i FILE          a recorded perf.data file\n"
-		"       pmuscope c2c [OPTIONS] -- COMMAND ...   profile a command\n"
-		"       pmuscope c2c [OPTIONS] -p PID | -a      attach to a process / system-wide\n\n"
+/* ---- options (the one parser: tools/cli_opt.h) ------------------------------- */
+
+enum { O_DURATION = 256, O_ENGINE, O_PERIOD, O_PHYS, O_DOUBLE, O_DISPLAY, O_SORT, O_ALL,
+       O_LINES, O_NOSYM, O_JSON, O_CSV };
+
+static const struct cli_opt opts[] = {
+	{ NULL, 0, CLI_NOARG, NULL, 0, "Target (exactly one):" },
+	{ "input", 'i', CLI_ARG, "FILE", 'i', "read FILE ('-' a pipe-mode stream on stdin)" },
+	{ "pid", 'p', CLI_ARG, "PID", 'p', "attach to PID (until it exits, Ctrl-C or --duration)" },
+	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "system-wide (nodes only from physical addresses)" },
+	{ NULL, 0, CLI_NOARG, NULL, 0, "Live runs:" },
+	{ "duration", 0, CLI_ARG, "SEC", O_DURATION, "stop a live run after SEC seconds" },
+	{ "engine", 0, CLI_ARG, "NAME", O_ENGINE, "ibs, pebs, spe or software (default: best available)" },
+	{ "period", 0, CLI_ARG, "N", O_PERIOD, "sample period (default: the engine's)" },
+	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ NULL, 0, CLI_NOARG, NULL, 0, "The model and the report:" },
+	{ "double-cl", 0, CLI_NOARG, NULL, O_DOUBLE, "128-byte lines (adjacent-line prefetch makes pairs one)" },
+	{ "display", 0, CLI_ARG, "M", O_DISPLAY,
+	  "rank and select lines by M: tot (tot_hitm), lcl, rmt,\n"
+	  "peer, score, sharers (default by engine: tot for PEBS\n"
+	  "and IBS, score for SPE, sharers for software)" },
+	{ "sort", 0, CLI_ARG, "KEY", O_SORT,
+	  "order of the line table: metric (default), hitm,\n"
+	  "rmt_hitm, lcl_hitm, peer, loads, stores, samples,\n"
+	  "threads, latency, address" },
+	{ "all", 0, CLI_NOARG, NULL, O_ALL, "list every line with a data address, not only shared" },
+	{ "lines", 0, CLI_ARG, "N", O_LINES, "list at most N lines" },
+	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/c2c.md)" },
+	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per (line, offset, instruction)" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_c2c = {
+	.name = "c2c",
+	.synopsis = "c2c [OPTIONS] -i FILE          a recorded perf.data file\n"
+		    "c2c [OPTIONS] -- COMMAND ...   profile a command\n"
+		    "c2c [OPTIONS] -p PID | -a      attach to a process / system-wide",
+	.description =
 		"Cache-line contention (false and true sharing), as `perf c2c report`\n"
-		"shows it, on every engine:\n"
+		"shows it, on every engine:\n\n"
 		"  - the counts perf c2c prints (loads and stores by level, local/remote\n"
 		"    HITM, peer hits, LLC misses to local/remote DRAM, locked and blocked\n"
 		"    accesses), classified by perf's rules (mem-events.c c2c_decode_stats);\n"
@@ -53,38 +87,15 @@ static void help(FILE *f)
 		"    their latency.\n"
 		"  - Arm SPE reports no HITM: lines are ranked by a contention score (peer\n"
 		"    hits + remote cache hits), labelled so.  The software fallback has no\n"
-		"    data source: lines touched by several threads are listed instead.\n"
+		"    data source: lines touched by several threads are listed instead.\n\n"
 		"Files from `perf c2c record` / `perf mem record` read as they are; nodes\n"
 		"come from PHYS_ADDR and the file's MEM_TOPOLOGY.  Live runs resolve each\n"
-		"data page's node while the process lives (move_pages).\n\n"
-		"  -i, --input FILE   read FILE ('-' a pipe-mode stream on stdin)\n"
-		"  -p, --pid PID      attach to PID (until it exits, Ctrl-C or --duration)\n"
-		"  -a, --all-cpus     system-wide (nodes only from physical addresses)\n"
-		"  --duration SEC     stop a live run after SEC seconds\n"
-		"  --engine NAME      ibs, pebs, spe or software (default: best available)\n"
-		"  --period N         sample period (default: the engine's)\n"
-		"  --phys             ask for physical addresses (privileged)\n"
-		"  --double-cl        128-byte lines (adjacent-line prefetch makes pairs one)\n"
-		"  --display M        rank and select lines by M: tot (tot_hitm), lcl, rmt,\n"
-		"                     peer, score, sharers (default by engine: tot for PEBS\n"
-		"                     and IBS, score for SPE, sharers for software)\n"
-		"  --sort KEY         order of the line table: metric (default), hitm,\n"
-		"                     rmt_hitm, lcl_hitm, peer, loads, stores, samples,\n"
-		"                     threads, latency, address\n"
-		"  --all              list every line with a data address, not only shared\n"
-		"  --lines N          list at most N lines\n"
-		"  --no-symbols       do not name instructions or data objects\n"
-		"  --json             the report as JSON (schema: docs/c2c.md)\n"
-		"  --csv              one CSV row per (line, offset, instruction)\n"
-		"  --help             this text\n\n"
-		"Exit status: 0 ok (a live command's failure is reported, not passed on),\n"
-		"1 the file cannot be read or recording failed, 2 usage error.\n");
-}
-
-/* ---- options (one getopt_long block) ----------------------------------------- */
-
-enum { O_DURATION = 256, O_ENGINE, O_PERIOD, O_PHYS, O_DOUBLE, O_DISPLAY, O_SORT, O_ALL,
-       O_LINES, O_NOSYM, O_JSON, O_CSV, O_HELP };
+		"data page's node while the process lives (move_pages).",
+	.opts = opts,
+	.footer = "Exit status: 0 ok (a live command's failure is reported, not passed on),\n"
+		  "1 the file cannot be read or recording failed, 2 usage error.",
+	.stop_at_operand = true,
+};
 
 struct c2c_opts {
 	const char *input;
@@ -97,121 +108,76 @@ struct c2c_opts {
 	char **cmd;
 };
 
+/* -1: go on; else the exit code. */
 static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 {
-	static const struct option lo[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "engine", required_argument, NULL, O_ENGINE },
-		{ "period", required_argument, NULL, O_PERIOD },
-		{ "phys", no_argument, NULL, O_PHYS },
-		{ "double-cl", no_argument, NULL, O_DOUBLE },
-		{ "display", required_argument, NULL, O_DISPLAY },
-		{ "sort", required_argument, NULL, O_SORT },
-		{ "all", no_argument, NULL, O_ALL },
-		{ "lines", required_argument, NULL, O_LINES },
-		{ "no-symbols", no_argument, NULL, O_NOSYM },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "csv", no_argument, NULL, O_CSV },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct cli_spec *sp = &cli_spec_c2c;
 	struct pms_c2c_opts def = PMS_C2C_OPTS_INIT;
-	char *end;
+	struct cli_parser p;
+	double d;
+	long v;
 	int c;
 	memset(o, 0, sizeof(*o));
 	o->mo = def;
 	o->symbols = true;
 	o->engine = PMS_ENG_NONE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:p:ah", lo, NULL)) != -1) {
+	cli_parser_init(&p, sp, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
-		case 'i': o->input = optarg; break;
-		case 'p': {
-			long v = strtol(optarg, &end, 10);
-			if (*end || v <= 0 || v > 0x7fffffff) {
-				fprintf(stderr, "pmuscope: c2c: -p '%s': want a process id\n", optarg);
-				return 2;
-			}
+		case 'i': o->input = p.arg; break;
+		case 'p':
+			if (cli_parse_long(p.arg, 1, 0x7fffffff, &v) < 0)
+				return cli_bad_arg(&p, "a process id");
 			o->pid = (pid_t)v;
 			break;
-		}
 		case 'a': o->system = true; break;
 		case O_DURATION:
-			o->duration = strtod(optarg, &end);
-			if (*end || !(o->duration > 0)) {
-				fprintf(stderr, "pmuscope: c2c: --duration '%s': want seconds > 0\n", optarg);
-				return 2;
-			}
+			if (cli_parse_double(p.arg, 1e-9, 1e9, &d) < 0)
+				return cli_bad_arg(&p, "seconds > 0");
+			o->duration = d;
 			break;
 		case O_ENGINE:
-			if (mem_engine_parse(optarg, &o->engine) < 0) {
-				fprintf(stderr, "pmuscope: c2c: --engine '%s': want ibs, pebs, spe or software\n",
-					optarg);
-				return 2;
-			}
+			if (mem_engine_parse(p.arg, &o->engine) < 0)
+				return cli_bad_arg(&p, "ibs, pebs, spe or software");
 			break;
 		case O_PERIOD:
-			o->period = strtoull(optarg, &end, 10);
-			if (*end || !o->period || *optarg == '-') {
-				fprintf(stderr, "pmuscope: c2c: --period '%s': want a positive count\n", optarg);
-				return 2;
-			}
+			if (cli_parse_long(p.arg, 1, LONG_MAX, &v) < 0)
+				return cli_bad_arg(&p, "a positive count");
+			o->period = (uint64_t)v;
 			break;
 		case O_PHYS: o->phys = true; break;
 		case O_DOUBLE: o->mo.double_cl = true; break;
 		case O_DISPLAY:
-			if (pms_c2c_metric_parse(optarg, &o->mo.metric) < 0 || o->mo.metric == PMS_C2C_AUTO) {
-				fprintf(stderr, "pmuscope: c2c: --display '%s': want tot, lcl, rmt, peer, score or sharers\n",
-					optarg);
-				return 2;
-			}
+			if (pms_c2c_metric_parse(p.arg, &o->mo.metric) < 0 || o->mo.metric == PMS_C2C_AUTO)
+				return cli_bad_arg(&p, "tot, lcl, rmt, peer, score or sharers");
 			break;
 		case O_SORT:
-			if (pms_c2c_sort_parse(optarg, &o->mo.sort) < 0) {
-				fprintf(stderr, "pmuscope: c2c: --sort: %s\n", pms_error_last());
-				return 2;
-			}
+			if (pms_c2c_sort_parse(p.arg, &o->mo.sort) < 0)
+				return cli_usage(sp, "%s '%s': %s", p.opt, p.arg, pms_error_last());
 			break;
 		case O_ALL: o->mo.all_lines = true; break;
-		case O_LINES: {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !v || *optarg == '-') {
-				fprintf(stderr, "pmuscope: c2c: --lines '%s': want a count > 0\n", optarg);
-				return 2;
-			}
-			o->mo.max_lines = v;
+		case O_LINES:
+			if (cli_parse_long(p.arg, 1, LONG_MAX, &v) < 0)
+				return cli_bad_arg(&p, "a count > 0");
+			o->mo.max_lines = (size_t)v;
 			break;
-		}
 		case O_NOSYM: o->symbols = false; break;
 		case O_JSON: o->json = true; break;
 		case O_CSV: o->csv = true; break;
-		case 'h':
-		case O_HELP: help(stdout); return 0;
-		default:
-			fprintf(stderr, "pmuscope: c2c: unknown or incomplete option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return 2;
+		default: return cli_usage(sp, "'%s' is not an argument of c2c", p.arg);
 		}
 	}
-	if (optind < argc)
-		o->cmd = argv + optind;
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (p.ind < argc)
+		o->cmd = argv + p.ind;
 	int targets = (o->input != NULL) + (o->pid > 0) + o->system + (o->cmd != NULL);
-	if (targets != 1) {
-		fprintf(stderr, "pmuscope: c2c: give exactly one of -i FILE, -p PID, -a or -- COMMAND\n");
-		return 2;
-	}
-	if (o->json && o->csv) {
-		fprintf(stderr, "pmuscope: c2c: --json and --csv exclude each other\n");
-		return 2;
-	}
-	if (o->input && (o->duration > 0 || o->engine != PMS_ENG_NONE || o->period || o->phys)) {
-		fprintf(stderr, "pmuscope: c2c: --duration, --engine, --period and --phys are for live runs\n");
-		return 2;
-	}
+	if (targets != 1)
+		return cli_usage(sp, "give exactly one of -i FILE, -p PID, -a or -- COMMAND");
+	if (o->json && o->csv)
+		return cli_usage(sp, "--json and --csv exclude each other");
+	if (o->input && (o->duration > 0 || o->engine != PMS_ENG_NONE || o->period || o->phys))
+		return cli_usage(sp, "--duration, --engine, --period and --phys are for live runs");
 	return -1; /* go on */
 }
 

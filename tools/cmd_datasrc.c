@@ -8,42 +8,51 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 
 int cmd_datasrc(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope datasrc [--json] [--columns] [--dec] VALUE...\n"
-		"       pmuscope datasrc [--json] [--columns] --ibs-op DATA2,DATA3[,FAMILY,MODEL,CAPS]\n"
-		"       pmuscope datasrc [--json] [--columns] --pebs UARCH:STATUS[:KIND]\n"
-		"       pmuscope datasrc [--json] [--columns] --spe MIDR:SOURCE:ld|st[:EVENTS]\n\n"
+enum { O_JSON = 256, O_COLUMNS, O_DEC, O_IBS, O_PEBS, O_SPE };
+
+static const struct cli_opt opts[] = {
+	{ "dec", 0, CLI_NOARG, NULL, O_DEC, "read VALUEs without 0x as decimal instead" },
+	{ "columns", 0, CLI_NOARG, NULL, O_COLUMNS,
+	  "tab-separated perf mem report columns instead: value, op,\n"
+	  "Memory access, Snoop, TLB access, Locked, Blocked" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "per value: script text, columns, mem-stat names, fields" },
+	{ "ibs-op", 0, CLI_ARG, "D2,D3[,FAMILY,MODEL,CAPS]", O_IBS,
+	  "AMD IBS IbsOpData2/IbsOpData3 (hex) of a valid op sample;\n"
+	  "the CPU defaults to family 0x19 model 0x61 caps 0x800 (Zen 4)" },
+	{ "pebs", 0, CLI_ARG, "UARCH:STATUS[:KIND]", O_PEBS,
+	  "Intel PEBS status/aux word; UARCH one of nhm snb skl skx glc\n"
+	  "glc_hybrid grt cmt lnc pnc arw; KIND load (default), store,\n"
+	  "precise-store, hsw-load, hsw-store, hsw-na" },
+	{ "spe", 0, CLI_ARG, "MIDR:SOURCE:ld|st[:EVENTS]", O_SPE,
+	  "Arm SPE: MIDR, data source packet, op, event bit mask (hex);\n"
+	  "DATA_SNOOPED is taken as not implemented" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_datasrc = {
+	.name = "datasrc",
+	.synopsis = "datasrc [--json] [--columns] [--dec] VALUE...\n"
+		    "datasrc [--json] [--columns] --ibs-op DATA2,DATA3[,FAMILY,MODEL,CAPS]\n"
+		    "datasrc [--json] [--columns] --pebs UARCH:STATUS[:KIND]\n"
+		    "datasrc [--json] [--columns] --spe MIDR:SOURCE:ld|st[:EVENTS]",
+	.description =
 		"Decode perf_mem_data_src values as perf 7.3 prints them.  Each line is\n"
-		"the perf script -F data_src field: the value as %%16x, then\n"
+		"the perf script -F data_src field: the value as %16x, then\n"
 		"|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .. (cut at 99 characters, like perf).\n\n"
-		"  VALUE        hex, with or without 0x (as perf script prints it)\n"
-		"  --dec        read VALUEs without 0x as decimal instead\n"
-		"  --columns    tab-separated perf mem report columns instead: value, op,\n"
-		"               Memory access, Snoop, TLB access, Locked, Blocked\n"
-		"  --json       per value: script text, columns, mem-stat names, fields\n"
-		"  --ibs-op D2,D3[,FAMILY,MODEL,CAPS]\n"
-		"               AMD IBS IbsOpData2/IbsOpData3 (hex) of a valid op sample;\n"
-		"               the CPU defaults to family 0x19 model 0x61 caps 0x800 (Zen 4)\n"
-		"  --pebs UARCH:STATUS[:KIND]\n"
-		"               Intel PEBS status/aux word; UARCH one of nhm snb skl skx glc\n"
-		"               glc_hybrid grt cmt lnc pnc arw; KIND load (default), store,\n"
-		"               precise-store, hsw-load, hsw-store, hsw-na\n"
-		"  --spe MIDR:SOURCE:ld|st[:EVENTS]\n"
-		"               Arm SPE: MIDR, data source packet, op, event bit mask (hex);\n"
-		"               DATA_SNOOPED is taken as not implemented\n"
-		"  --help       this text\n\n"
-		"Exit status: 0 ok, 1 bad value or spec, 2 usage error.\n");
-}
+		"VALUE: hex, with or without 0x (as perf script prints it).",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 bad value or spec, 2 usage error.",
+};
 
 struct item {
 	uint64_t val;
+	int kind; /* CLI_OPERAND or O_IBS/O_PEBS/O_SPE */
 	const char *arg; /* where it came from */
 };
 
@@ -257,70 +266,54 @@ int cmd_datasrc(const struct cli_global *g, int argc, char **argv)
 	struct item *items = NULL;
 	int n = 0, rc = 0;
 
+	struct cli_parser p;
+	int c;
 	(void)g;
-	/* First pass: options that change how VALUEs read. */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--dec"))
-			dec = true;
-	}
-
 	items = calloc((size_t)argc, sizeof(*items));
 	if (!items) {
 		fprintf(stderr, "pmuscope: datasrc: out of memory\n");
 		return 1;
 	}
-	bool opts_done = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!opts_done && a[0] == '-' && a[1] == '-') {
-			if (!strcmp(a, "--")) {
-				opts_done = true;
-			} else if (!strcmp(a, "--json")) {
-				json = true;
-			} else if (!strcmp(a, "--columns")) {
-				columns = true;
-			} else if (!strcmp(a, "--dec")) {
-				/* handled above */
-			} else if (!strcmp(a, "--ibs-op") || !strcmp(a, "--pebs") || !strcmp(a, "--spe")) {
-				if (i + 1 >= argc) {
-					fprintf(stderr, "pmuscope: datasrc: %s needs an argument\n", a);
-					rc = 2;
-					goto out;
-				}
-				const char *spec = argv[++i];
-				int r = !strcmp(a, "--ibs-op") ? ibs_item(spec, &items[n].val)
-					: !strcmp(a, "--pebs") ? pebs_item(spec, &items[n].val)
-							       : spe_item(spec, &items[n].val);
-				if (r) {
-					rc = r;
-					goto out;
-				}
-				items[n++].arg = spec;
-			} else {
-				fprintf(stderr, "pmuscope: datasrc: unknown option '%s'\n", a);
-				help(stderr);
-				rc = 2;
-				goto out;
-			}
-			continue;
+	/* Collect in order first: --dec changes how every VALUE reads. */
+	cli_parser_init(&p, &cli_spec_datasrc, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_COLUMNS: columns = true; break;
+		case O_DEC: dec = true; break;
+		default:
+			items[n].kind = c;
+			items[n++].arg = p.arg;
 		}
-		if (parse_u64(a, dec, &items[n].val) < 0) {
-			rc = bad(NULL, a,
-				 dec ? "not a number (decimal, or hex with 0x)"
-				     : "not a 64-bit hex number (0x optional; --dec for decimal)");
+	}
+	if (c != CLI_END) {
+		rc = cli_exit_code(c);
+		goto out;
+	}
+	for (int k = p.ind; k < argc; k++) {
+		items[n].kind = CLI_OPERAND;
+		items[n++].arg = argv[k];
+	}
+	for (int i = 0; i < n; i++) {
+		int r;
+		switch (items[i].kind) {
+		case O_IBS: r = ibs_item(items[i].arg, &items[i].val); break;
+		case O_PEBS: r = pebs_item(items[i].arg, &items[i].val); break;
+		case O_SPE: r = spe_item(items[i].arg, &items[i].val); break;
+		default:
+			r = 0;
+			if (parse_u64(items[i].arg, dec, &items[i].val) < 0)
+				r = bad(NULL, items[i].arg,
+					dec ? "not a number (decimal, or hex with 0x)"
+					    : "not a 64-bit hex number (0x optional; --dec for decimal)");
+		}
+		if (r) {
+			rc = r;
 			goto out;
 		}
-		items[n++].arg = a;
 	}
 	if (n == 0) {
-		fprintf(stderr, "pmuscope: datasrc: no VALUE given (see 'pmuscope datasrc --help')\n");
-		rc = 2;
+		rc = cli_usage(&cli_spec_datasrc, "no VALUE given");
 		goto out;
 	}
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "cli_catalog.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
@@ -11,20 +12,29 @@
 
 int cmd_encode(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: pmuscope [--root DIR] encode [--json] [--catalog PATH] EVENT...\n\n"
-		   "Parse perf-style event strings against this machine's PMUs and print\n"
-		   "the perf_event_attr each one opens, one line per event:\n"
-		   "  NAME  PMU  ATTR  cpus=LIST  [group=N [leader]]\n"
-		   "Generic events on hybrid machines print one line per core PMU.\n"
-		   "Syntax: cycles:u, r1a8, L1-dcache-load-misses, cpu/event=0x3c,umask=0/pp,\n"
-		   "cpu/mem-loads,ldlat=30/P, {cycles,instructions}:W (see perf-list(1)),\n"
-		   "and catalog names: inst_retired, uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/.\n\n"
-		   "  --json          machine-readable output\n"
-		   CLI_CATALOG_HELP
-		   "  --help          this text\n");
-}
+enum { O_JSON = 256, O_CATALOG };
+
+static const struct cli_opt encode_opts[] = {
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "machine-readable output" },
+	CLI_CATALOG_OPT(O_CATALOG),
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_encode = {
+	.name = "encode",
+	.synopsis = "[--root DIR] encode [--json] [--catalog PATH] EVENT...",
+	.description =
+		"Parse perf-style event strings against this machine's PMUs and print\n"
+		"the perf_event_attr each one opens, one line per event:\n"
+		"  NAME  PMU  ATTR  cpus=LIST  [group=N [leader]]\n"
+		"Generic events on hybrid machines print one line per core PMU.\n"
+		"Syntax: cycles:u, r1a8, L1-dcache-load-misses, cpu/event=0x3c,umask=0/pp,\n"
+		"cpu/mem-loads,ldlat=30/P, {cycles,instructions}:W (see perf-list(1)),\n"
+		"and catalog names: inst_retired, uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/.",
+	.opts = encode_opts,
+	.footer = "Exit status: 0 ok, 1 an event does not parse or the PMUs cannot be read,\n"
+		  "2 usage error.",
+};
 
 #define SETBUF 8192
 
@@ -86,29 +96,23 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 	int first = 1, rc = 1;
 	char *buf = NULL;
 
-	for (; first < argc && argv[first][0] == '-'; first++) {
-		if (!strcmp(argv[first], "--help") || !strcmp(argv[first], "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(argv[first], "--json")) {
-			json_out = true;
-		} else if (!strcmp(argv[first], "--catalog") && first + 1 < argc) {
-			catalog = argv[++first];
-		} else if (!strncmp(argv[first], "--catalog=", 10)) {
-			catalog = argv[first] + 10;
-		} else if (!strcmp(argv[first], "--")) {
-			first++;
-			break;
-		} else {
-			fprintf(stderr, "pmuscope: encode: unknown option '%s'\n", argv[first]);
-			help(stderr);
-			return 2;
+	struct cli_parser p;
+	int c, nev = 0;
+	cli_parser_init(&p, &cli_spec_encode, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case O_JSON: json_out = true; break;
+		case O_CATALOG: catalog = p.arg; break;
+		case CLI_OPERAND: argv[1 + nev++] = (char *)p.arg; break;
 		}
 	}
-	if (first >= argc) {
-		help(stderr);
-		return 2;
-	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	for (int k = p.ind; k < argc; k++)
+		argv[1 + nev++] = argv[k];
+	argc = 1 + nev;
+	if (first >= argc)
+		return cli_usage(&cli_spec_encode, "give at least one EVENT");
 	if (!(sys = cli_open_sys(g)))
 		return 1;
 	if (pms_pmus_load(sys, &pmus) < 0) {

@@ -4,46 +4,59 @@
  * ARM event number.  JSON schema: docs/json-events.md. */
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "cli_catalog.h"
 #include "pmuscope/armpmu.h"
 #include "pmuscope/catalog.h"
 #include "pmuscope/error.h"
+#include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
 
 int cmd_events(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope [--root DIR] events [PATTERN] [--pmu PMU] [--cpu ID] [--apple GEN]\n"
-		"                [--catalog PATH] [--json]\n"
-		"       pmuscope events --explain NUMBER [--json]\n"
-		"       pmuscope events --facts [--json]\n\n"
+enum { O_JSON = 256, O_FACTS, O_PMU, O_CPU, O_APPLE, O_CATALOG, O_EXPLAIN };
+
+static const struct cli_opt opts[] = {
+	{ "pmu", 0, CLI_ARG, "PMU", O_PMU, "only events of PMU (cpu_core, uncore_imc, uncore_imc_3 ...)" },
+	{ "cpu", 0, CLI_ARG, "ID", O_CPU,
+	  "the CPU to pick catalog files for: a MIDR (0x413fd0c1) or\n"
+	  "vendor-family-model (GenuineIntel-6-AD); default: this\n"
+	  "machine (per core PMU on big.LITTLE)" },
+	{ "catalog", 0, CLI_ARG, "PATH", O_CATALOG,
+	  "a kernel tools/perf/pmu-events/arch tree, an Intel perfmon\n"
+	  "or ARM-software/data checkout, or one JSON file (also\n"
+	  "'perf list -j' output); default $PMUSCOPE_CATALOG, else\n"
+	  "the built-in ARM PMUv3 architected events" },
+	{ "apple", 0, CLI_ARG, "GEN", O_APPLE,
+	  "the built-in Apple table for as1, a14, as3, as4-1 or as5;\n"
+	  "'all' prints each event's number on every generation" },
+	{ "explain", 0, CLI_ARG, "N", O_EXPLAIN, "explain an ARM PMUv3 event number (tier, block, discovery)" },
+	{ "facts", 0, CLI_NOARG, NULL, O_FACTS, "the ARM PMUv3 counter facts (long/chained, user access ...)" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "machine-readable output (schema: docs/json-events.md)" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_events = {
+	.name = "events",
+	.synopsis = "[--root DIR] events [PATTERN] [--pmu PMU] [--cpu ID] [--apple GEN]\n"
+		    "                [--catalog PATH] [--json]\n"
+		    "events --explain NUMBER [--json]\n"
+		    "events --facts [--json]",
+	.description =
 		"List catalog events with the perf encoding to use with 'stat -e', the ARM\n"
 		"tier, whether this machine's PMUs have them, and the description.\n\n"
-		"  PATTERN         names containing PATTERN (case-insensitive), or a shell\n"
-		"                  glob when it has * ? or [\n"
-		"  --pmu PMU       only events of PMU (cpu_core, uncore_imc, uncore_imc_3 ...)\n"
-		"  --cpu ID        the CPU to pick catalog files for: a MIDR (0x413fd0c1) or\n"
-		"                  vendor-family-model (GenuineIntel-6-AD); default: this\n"
-		"                  machine (per core PMU on big.LITTLE)\n"
-		"  --catalog PATH  a kernel tools/perf/pmu-events/arch tree, an Intel perfmon\n"
-		"                  or ARM-software/data checkout, or one JSON file (also\n"
-		"                  'perf list -j' output); default $PMUSCOPE_CATALOG, else\n"
-		"                  the built-in ARM PMUv3 architected events\n"
-		"  --apple GEN     the built-in Apple table for as1, a14, as3, as4-1 or as5;\n"
-		"                  'all' prints each event's number on every generation\n"
-		"  --explain N     explain an ARM PMUv3 event number (tier, block, discovery)\n"
-		"  --facts         the ARM PMUv3 counter facts (long/chained, user access ...)\n"
-		"  --json          machine-readable output (schema: docs/json-events.md)\n"
-		"  --help          this text\n");
-}
+		"PATTERN: names containing PATTERN (case-insensitive), or a shell glob\n"
+		"when it has * ? or [.",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 failure, 2 usage error.",
+};
 
 static bool matches(const char *pattern, const char *name)
 {
@@ -255,6 +268,90 @@ struct source {
 	const char *core_pmu; /* PMU the catalog's pmu-less events belong to, or NULL */
 };
 
+/* One row of the machine's own events, in the catalog rows' layout. */
+static void machine_row(struct json *j, const char *name, const char *pmu, const char *enc,
+			const char *kind, const char *desc)
+{
+	if (j) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "name", name);
+		cli_json_str(j, "pmu", pmu);
+		cli_json_str(j, "encoding", enc);
+		cli_json_str(j, "kind", kind);
+		cli_json_str(j, "tier", NULL);
+		cli_json_str(j, "available", "yes");
+		cli_json_str(j, "description", desc);
+		cli_json_str(j, "source", "machine");
+		cli_json_end_object(j);
+		return;
+	}
+	if (desc && *desc)
+		printf("%-40s %-44s %-18s %-3s %s\n", name, enc, kind, "yes", desc);
+	else
+		printf("%-40s %-44s %-18s yes\n", name, enc, kind);
+}
+
+/* What this machine can count, as perf list shows it: the generic hardware
+ * events (where a core PMU exists), the software events, each PMU's sysfs
+ * event aliases, and the tracepoints.  Returns the rows shown. */
+static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
+			     const char *pattern, const char *pmu, struct json *j)
+{
+	size_t shown = 0;
+	char enc[600];
+	bool core = pmus && pms_pmus_core_count(pmus) > 0;
+	struct pms_tracepoint *tp = NULL;
+	size_t ntp = 0;
+
+	for (int type = PERF_TYPE_HARDWARE; type <= PERF_TYPE_SOFTWARE; type++) {
+		const char *tpmu = type == PERF_TYPE_SOFTWARE ? "software" : NULL;
+		if (type == PERF_TYPE_HARDWARE && !core)
+			continue; /* no core PMU (a VM without vPMU): they cannot count */
+		if (type != PERF_TYPE_HARDWARE && type != PERF_TYPE_SOFTWARE)
+			continue;
+		if (pmu && (!tpmu || strcasecmp(pmu, tpmu)))
+			continue;
+		for (uint64_t cfg = 0; cfg < 64; cfg++) {
+			const char *name = pms_event_generic_name((uint32_t)type, cfg);
+			if (!name || !matches(pattern, name))
+				continue;
+			if (type == PERF_TYPE_SOFTWARE && (cfg == PERF_COUNT_SW_DUMMY ||
+							   cfg == PERF_COUNT_SW_BPF_OUTPUT))
+				continue; /* count nothing */
+			machine_row(j, name, tpmu, name,
+				    type == PERF_TYPE_HARDWARE ? "hardware event" : "software event",
+				    NULL);
+			shown++;
+		}
+	}
+	for (size_t p = 0; pmus && p < pmus->count; p++) {
+		const struct pms_pmu *pp = &pmus->pmus[p];
+		if (pmu && strcasecmp(pmu, pp->name))
+			continue;
+		for (size_t e = 0; e < pp->nevents; e++) {
+			snprintf(enc, sizeof(enc), "%s/%s/", pp->name, pp->events[e].name);
+			if (!matches(pattern, enc))
+				continue;
+			machine_row(j, enc, pp->name, enc,
+				    pp->kind == PMS_PMU_UNCORE ? "uncore PMU event" : "kernel PMU event",
+				    pp->events[e].value);
+			shown++;
+		}
+	}
+	if ((!pmu || !strcasecmp(pmu, "tracepoint")) && pms_tracepoints_list(sys, &tp, &ntp) == 0) {
+		for (size_t i = 0; i < ntp; i++) {
+			if (!matches(pattern, tp[i].name))
+				continue;
+			snprintf(enc, sizeof(enc), "tracepoint/config=%" PRIu64 "/", tp[i].id);
+			machine_row(j, tp[i].name, "tracepoint", enc, "tracepoint event", NULL);
+			shown++;
+		}
+	}
+	pms_error_clear(); /* no tracefs: no tracepoints, not an error */
+	pms_tracepoints_free(tp, ntp);
+	return shown;
+}
+
 int cmd_events(const struct cli_global *g, int argc, char **argv)
 {
 	const char *pattern = NULL, *pmu = NULL, *cpu = NULL, *apple = NULL, *explain_arg = NULL;
@@ -266,39 +363,35 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	size_t nsrc = 0;
 	int rc = 1;
 	const char *what = "built-in ARM PMUv3 architected events";
+	bool machine = false;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--facts")) {
-			want_facts = true;
-		} else if ((!strcmp(a, "--pmu") || !strcmp(a, "--cpu") || !strcmp(a, "--apple") ||
-			    !strcmp(a, "--catalog") || !strcmp(a, "--explain")) && i + 1 < argc) {
-			const char *v = argv[++i];
-			if (!strcmp(a, "--pmu"))
-				pmu = v;
-			else if (!strcmp(a, "--cpu"))
-				cpu = v;
-			else if (!strcmp(a, "--apple"))
-				apple = v;
-			else if (!strcmp(a, "--catalog"))
-				catalog = v;
-			else
-				explain_arg = v;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "pmuscope: events: unknown or incomplete option '%s'\n", a);
-			help(stderr);
-			return 1;
-		} else if (!pattern) {
-			pattern = a;
-		} else {
-			fprintf(stderr, "pmuscope: events: more than one PATTERN ('%s', '%s')\n", pattern, a);
-			return 1;
+	struct cli_parser p;
+	int c;
+	cli_parser_init(&p, &cli_spec_events, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		const char *v = p.arg;
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_FACTS: want_facts = true; break;
+		case O_PMU: pmu = v; break;
+		case O_CPU: cpu = v; break;
+		case O_APPLE: apple = v; break;
+		case O_CATALOG: catalog = v; break;
+		case O_EXPLAIN: explain_arg = v; break;
+		default:
+			if (pattern)
+				return cli_usage(&cli_spec_events, "more than one PATTERN ('%s', '%s')",
+						 pattern, v);
+			pattern = v;
 		}
+	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	for (int k = p.ind; k < argc; k++) {
+		if (pattern)
+			return cli_usage(&cli_spec_events, "more than one PATTERN ('%s', '%s')", pattern,
+					 argv[k]);
+		pattern = argv[k];
 	}
 	if (want_facts)
 		return facts(json);
@@ -317,8 +410,8 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		char *end;
 		unsigned long long n = strtoull(explain_arg, &end, 0);
 		if (*end || end == explain_arg) {
-			fprintf(stderr, "pmuscope: events: --explain wants a number (0x4005), not '%s'\n",
-				explain_arg);
+			rc = cli_usage(&cli_spec_events, "--explain '%s': want an event number (0x4005)",
+				       explain_arg);
 			goto out;
 		}
 		rc = explain(n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, json, pmus);
@@ -341,13 +434,26 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 			goto out_cats;
 		src[0].core_pmu = NULL;
 		nsrc = 1;
-	} else {
+	} else if (cpu) {
 		if (pms_catalog_new(&src[0].cat) < 0 || pms_catalog_add_arm_common(src[0].cat) < 0) {
 			rc = cli_fail("built-in catalog");
 			goto out_cats;
 		}
 		nsrc = 1;
 		src[0].core_pmu = NULL;
+	} else {
+		/* "what can I count here": this machine's events, then the
+		 * catalog of its CPU where there is one (built-in ARM PMUv3
+		 * events on arm64; none elsewhere without --catalog) */
+		machine = true;
+		what = "this machine (software, hardware, PMU sysfs and tracepoint events)";
+		if (cli_catalog_open("events", sys, pmus, NULL, &src[0].cat))
+			goto out_cats;
+		src[0].core_pmu = NULL;
+		nsrc = src[0].cat ? 1 : 0;
+		if (nsrc)
+			what = "this machine (software, hardware, PMU sysfs and tracepoint events) and "
+			       "its CPU's catalog";
 	}
 	/* pmu-less events on a single-core-PMU machine belong to that PMU. */
 	if (nsrc == 1 && !src[0].core_pmu && pmus && pms_pmus_core_count(pmus) == 1) {
@@ -370,11 +476,15 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		printf("catalog: %s\n%-40s %-44s %-18s %-3s %s\n", what, "NAME", "ENCODING (stat -e)",
 		       "TIER", "OK?", "DESCRIPTION");
 	}
+	if (machine)
+		shown += machine_events(sys, pmus, pattern, pmu, json ? &j : NULL);
 	for (size_t s = 0; s < nsrc; s++) {
 		for (size_t i = 0; i < pms_catalog_count(src[s].cat); i++) {
 			const struct pms_cat_event *e = pms_catalog_event(src[s].cat, i);
 			/* A catalog that does not name the PMU takes --pmu's. */
 			const char *epmu = e->pmu ? e->pmu : src[s].core_pmu ? src[s].core_pmu : pmu;
+			if (!e->pmu && e->format == PMS_CATFMT_PERFLIST)
+				epmu = NULL; /* perf's generic events: the name is the encoding */
 			char enc[600];
 			if (!matches(pattern, e->name))
 				continue;
@@ -419,10 +529,14 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		cli_json_uint(&j, "count", shown);
 		cli_json_end_object(&j);
 		cli_json_finish(&j);
-	} else if (!shown) {
-		printf("(no event matches)\n");
 	}
 	rc = 0;
+	if (!shown) {
+		fprintf(stderr, "pmuscope: events: no event matches%s%s%s%s%s\n",
+			pattern ? " '" : "", pattern ? pattern : "", pattern ? "'" : "",
+			pmu ? " on PMU " : "", pmu ? pmu : "");
+		rc = 1;
+	}
 out_cats:
 	for (size_t s = 0; s < nsrc; s++)
 		pms_catalog_free(src[s].cat);

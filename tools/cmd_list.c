@@ -8,23 +8,33 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
+#include "pmuscope/topo.h"
 
 int cmd_list(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: pmuscope [--root DIR] list [PATTERN] [--json]\n\n"
-		   "List the PMUs in /sys/bus/event_source/devices: type, kind (core,\n"
-		   "uncore, precise engine, software...), uncore scope, the CPUs they count\n"
-		   "on or are read from, caps, precise sampling engine (PEBS, IBS, SPE),\n"
-		   "format terms and event aliases.\n\n"
-		   "  PATTERN  only PMUs whose name contains PATTERN, or matches it as a\n"
-		   "           shell glob when it has * ? or [ (e.g. 'uncore_cha_*')\n"
-		   "  --json   machine-readable output (schema: docs/json-list.md)\n"
-		   "  --help   this text\n");
-}
+enum { O_JSON = 256 };
+
+static const struct cli_opt opts[] = {
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "machine-readable output (schema: docs/json-list.md)" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_list = {
+	.name = "list",
+	.synopsis = "[--root DIR] list [PATTERN] [--json]",
+	.description =
+		"List the PMUs in /sys/bus/event_source/devices: type, kind (core,\n"
+		"uncore, precise engine, software...), uncore scope, the CPUs they count\n"
+		"on or are read from, caps, precise sampling engine (PEBS, IBS, SPE),\n"
+		"format terms and event aliases.\n\n"
+		"PATTERN: only PMUs whose name contains PATTERN, or matches it as a\n"
+		"shell glob when it has * ? or [ (e.g. 'uncore_cha_*').",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 the PMUs cannot be read, 2 usage error.",
+};
 
 static bool matches(const char *pattern, const char *name)
 {
@@ -43,38 +53,6 @@ static char *set_str(const struct pms_cpuset *s)
 	if (b)
 		pms_cpuset_format(s, b, n + 1);
 	return b;
-}
-
-/* The guest-without-PMU case: the cpuinfo "hypervisor" flag (x86, set from
- * CPUID.1:ECX[31]) or a /sys/hypervisor/type (Xen). */
-static bool under_hypervisor(struct pms_sys *sys, char *what, size_t size)
-{
-	char *text = NULL;
-	bool yes = false;
-	if (pms_sys_read_line(sys, "sys/hypervisor/type", &text) == 0 && text[0]) {
-		snprintf(what, size, "/sys/hypervisor/type says '%s'", text);
-		yes = true;
-	}
-	free(text);
-	text = NULL;
-	if (!yes && pms_sys_read_file(sys, "proc/cpuinfo", &text, NULL) == 0) {
-		for (char *line = text; line && *line;) {
-			char *nl = strchr(line, '\n');
-			if (nl)
-				*nl = '\0';
-			if (!strncmp(line, "flags", 5) &&
-			    (strstr(line, " hypervisor ") || strstr(line, " hypervisor\t") ||
-			     (strlen(line) >= 11 && !strcmp(line + strlen(line) - 11, " hypervisor")))) {
-				snprintf(what, size, "/proc/cpuinfo has the 'hypervisor' flag");
-				yes = true;
-				break;
-			}
-			line = nl ? nl + 1 : NULL;
-		}
-	}
-	free(text);
-	pms_error_clear();
-	return yes;
 }
 
 static void no_hw_note(char *buf, size_t size, const struct pms_pmus *pmus, bool hv,
@@ -265,22 +243,24 @@ int cmd_list(const struct cli_global *g, int argc, char **argv)
 	size_t shown = 0;
 	int rc = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
+	struct cli_parser p;
+	int c;
+	cli_parser_init(&p, &cli_spec_list, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		if (c == O_JSON) {
 			json = true;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "pmuscope: list: unknown option '%s'\n", argv[i]);
-			help(stderr);
-			return 2;
 		} else if (!pattern) {
-			pattern = argv[i];
+			pattern = p.arg;
 		} else {
-			fprintf(stderr, "pmuscope: list: one PATTERN only ('%s' is extra)\n", argv[i]);
-			return 2;
+			return cli_usage(&cli_spec_list, "one PATTERN only ('%s' is extra)", p.arg);
 		}
+	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	for (int k = p.ind; k < argc; k++) {
+		if (pattern)
+			return cli_usage(&cli_spec_list, "one PATTERN only ('%s' is extra)", argv[k]);
+		pattern = argv[k];
 	}
 	sys = cli_open_sys(g);
 	if (!sys)
@@ -290,7 +270,7 @@ int cmd_list(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	has_hw = pms_pmus_has_hardware(pmus);
-	hv = under_hypervisor(sys, hv_what, sizeof(hv_what));
+	hv = pms_hypervisor_detect(sys, hv_what, sizeof(hv_what));
 	if (!has_hw)
 		no_hw_note(note, sizeof(note), pmus, hv, hv_what);
 	for (size_t i = 0; i < pmus->count; i++)

@@ -18,8 +18,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "damon_render.h"
+#include "cli_opt.h"
+#include "mem_advise.h"
 #include "mem_render.h"
 #include "mem_workload.h"
+#include "pmuscope/damon.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
@@ -34,47 +38,6 @@
 
 int cmd_mem(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope mem [OPTIONS]                 profile the built-in workload\n"
-		"       pmuscope mem [OPTIONS] -- COMMAND ...  profile a command\n"
-		"       pmuscope mem [OPTIONS] -p PID          attach to a process\n"
-		"       pmuscope mem [OPTIONS] -a              system-wide\n\n"
-		"Sample memory accesses with the best precise engine this machine has\n"
-		"(AMD IBS, Intel PEBS, Arm SPE; else software page-fault sampling, said\n"
-		"so), resolve each data address to its NUMA node while the process\n"
-		"lives (batched move_pages, cached per page), and report data-source\n"
-		"levels, latency percentiles, home node vs elsewhere, the CPU-node x\n"
-		"memory-node matrix, and top instructions, functions and data objects.\n\n"
-		"Built-in workload (a dependent pointer chase over a random cycle):\n"
-		"  --size BYTES      buffer size (K/M/G suffixes; default 64M)\n"
-		"  --node N          bind the buffer to node N (default: first touch)\n"
-		"  --threads N       chasing threads (default 1)\n"
-		"  --steps N         dependent loads per thread (default: one lap,\n"
-		"                    the buffer's word count)\n"
-		"Recording:\n"
-		"  -p, --pid PID     attach to PID (until it exits, Ctrl-C or --duration)\n"
-		"  -a, --all-cpus    system-wide (nodes only from physical addresses)\n"
-		"  --duration SEC    stop after SEC seconds\n"
-		"  --engine NAME     ibs, pebs, spe or software (default: best available)\n"
-		"  --period N        sample period (default: the engine's)\n"
-		"  --phys            ask for physical addresses (privileged)\n"
-		"  --verify-node     cross-check page nodes with get_mempolicy (built-in\n"
-		"                    workload: every buffer page, in the workload itself)\n"
-		"Output:\n"
-		"  --json            everything as JSON (schema: docs/mem.md)\n"
-		"  --samples         with --json: every sample too\n"
-		"  --csv             one CSV row per sample\n"
-		"  -o FILE           also write the samples as perf.data to FILE\n"
-		"  --top N           entries per top list (default 10)\n"
-		"  --progress        progress line on stderr (default when it is a terminal)\n"
-		"  --quiet           no progress line\n"
-		"  --help            this text\n\n"
-		"Exit status: the command's exit status; 128+N when a signal N ended it;\n"
-		"1 when pmuscope itself failed.\n");
-}
-
 /* ---- options ------------------------------------------------------------- */
 
 enum target_kind { T_WORKLOAD, T_COMMAND, T_PID, T_SYSTEM };
@@ -85,27 +48,39 @@ struct mem_opts {
 	pid_t pid;
 	double duration;
 	enum pms_engine engine;
-	uint64_t period;
+	uint64_t period, freq;
+	unsigned ops, ldlat;
+	enum pms_sampler_priv priv;
 	bool phys, verify, json, samples, csv, quiet, progress;
 	const char *out;
+	const char *report_file;
 	size_t top;
 	char **cmd;
 	bool run_workload; /* internal: this process is the workload */
+	bool advise, apply; /* --advise, --apply (docs/advise.md) */
 };
 
 static int parse_size(const char *s, size_t *out)
 {
 	char *end;
+	unsigned shift = 0;
 	errno = 0;
+	/* strtoull takes "-1" as 2^64-1: no sign here */
+	if (strchr(s, '-'))
+		return -1;
 	unsigned long long v = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
 	default: break;
 	}
+	/* at most 1 TiB, and no wrap in the shift */
+	if (v > (UINT64_C(1) << 40) >> shift)
+		return -1;
+	v <<= shift;
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	if (*end)
@@ -128,36 +103,109 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
-	O_REPORTFD, O_RELEASEFD,
+	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
 };
 
+static const struct cli_opt opts[] = {
+	{ NULL, 0, 0, NULL, 0, "Built-in workload (a dependent pointer chase over a random cycle):" },
+	{ "size", 0, CLI_ARG, "BYTES", O_SIZE, "buffer size (K/M/G suffixes; default 64M)" },
+	{ "node", 0, CLI_ARG, "N", O_NODE, "bind the buffer to node N (default: first touch)" },
+	{ "threads", 0, CLI_ARG, "N", O_THREADS, "chasing threads (default 1)" },
+	{ "steps", 0, CLI_ARG, "N", O_STEPS,
+	  "dependent loads per thread (default: one lap,\nthe buffer's word count)" },
+	{ NULL, 0, 0, NULL, 0, "Recording:" },
+	{ "pid", 'p', CLI_ARG, "PID", 'p', "attach to PID (until it exits, Ctrl-C or --duration)" },
+	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "system-wide (nodes only from physical addresses)" },
+	{ "duration", 0, CLI_ARG, "SEC", O_DURATION, "stop after SEC seconds" },
+	{ "engine", 0, CLI_ARG, "NAME", O_ENGINE, "ibs, pebs, spe, damon or software (default: best available;\ndamon before software: pmuscope mem --engine damon --help)" },
+	{ "period", 0, CLI_ARG, "N", O_PERIOD, "sample period (default: the engine's)" },
+	{ "count", 'c', CLI_ARG, "N", 'c', "the same as --period (perf record -c)" },
+	{ "freq", 'F', CLI_ARG, "HZ", 'F', "sample at HZ samples per second instead of a period\n(perf record -F)" },
+	{ "type", 't', CLI_ARG, "OPS", 't', "load, store or load,store: the memory operations to\nsample (perf mem -t; default both)" },
+	{ "ldlat", 0, CLI_ARG, "CYCLES", O_LDLAT, "load-latency threshold (perf mem --ldlat; PEBS, IBS)" },
+	{ "event", 'e', CLI_ARG, "EVENT", 'e',
+	  "perf mem's event names: mem-loads / ldlat-loads (= -t load),\n"
+	  "mem-stores / ldlat-stores (= -t store); 'list' lists them.\n"
+	  "The engine's own event is chosen for it (see --engine)" },
+	{ "all-user", 'U', CLI_NOARG, NULL, O_USER, "sample user space only (perf mem -U)" },
+	{ "all-kernel", 'K', CLI_NOARG, NULL, O_KERNEL, "sample the kernel only (perf mem -K)" },
+	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "verify-node", 0, CLI_NOARG, NULL, O_VERIFY,
+	  "cross-check page nodes with get_mempolicy (built-in\n"
+	  "workload: every buffer page, in the workload itself)" },
+	{ NULL, 0, 0, NULL, 0, "Output:" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "everything as JSON (schema: docs/mem.md)" },
+	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too" },
+	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample" },
+	{ "output", 'o', CLI_ARG, "FILE", 'o', "also write the samples as perf.data to FILE" },
+	{ "report-file", 0, CLI_ARG, "FILE", O_REPORTFILE,
+	  "write the report (text, --json or --csv) to FILE instead\n"
+	  "of stdout, apart from the COMMAND's output (perf stat -o)" },
+	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
+	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
+	{ NULL, 0, 0, NULL, 0, "NUMA placement advice (docs/advise.md):" },
+	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
+	  "after the report: for each hot data object and page range,\n"
+	  "move it, interleave it, move the threads, or leave it, with\n"
+	  "the reason, confidence, cost and the commands to do it" },
+	{ "apply", 0, CLI_NOARG, NULL, O_APPLY,
+	  "with --duration SEC: measure SEC, migrate what the advice\n"
+	  "moves (move_pages), measure SEC again, print before/after\n"
+	  "(a command, the workload or -p PID; implies --advise)" },
+	/* internal: the re-executed built-in workload */
+	{ "run-workload", 0, CLI_NOARG, NULL, O_RUNWL, NULL },
+	{ "report-fd", 0, CLI_ARG, NULL, O_REPORTFD, NULL },
+	{ "release-fd", 0, CLI_ARG, NULL, O_RELEASEFD, NULL },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_mem = {
+	.name = "mem",
+	.synopsis = "mem [OPTIONS]                 profile the built-in workload\n"
+		    "mem [OPTIONS] -- COMMAND ...  profile a command\n"
+		    "mem [OPTIONS] -p PID          attach to a process\n"
+		    "mem [OPTIONS] -a              system-wide",
+	.description =
+		"Sample memory accesses with the best precise engine this machine has\n"
+		"(AMD IBS, Intel PEBS, Arm SPE; else software page-fault sampling, said\n"
+		"so), resolve each data address to its NUMA node while the process\n"
+		"lives (batched move_pages, cached per page), and report data-source\n"
+		"levels, latency percentiles, home node vs elsewhere, the CPU-node x\n"
+		"memory-node matrix, and top instructions, functions and data objects.",
+	.opts = opts,
+	.footer = "Exit status: the command's exit status; 128+N when a signal N ended it;\n"
+		  "1 when pmuscope itself failed, 2 usage error.",
+	.stop_at_operand = true,
+};
+
+/* perf mem -t: "load", "store", "load,store" (also "ldlat-loads" ...). */
+static int parse_ops(const char *s, unsigned *ops)
+{
+	unsigned v = 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		if ((n == 4 && !strncmp(s, "load", 4)) || (n == 5 && !strncmp(s, "loads", 5)))
+			v |= PMS_SAMPLER_LOADS;
+		else if ((n == 5 && !strncmp(s, "store", 5)) || (n == 6 && !strncmp(s, "stores", 6)))
+			v |= PMS_SAMPLER_STORES;
+		else
+			return -1;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	if (!v)
+		return -1;
+	*ops = v;
+	return 0;
+}
+
+/* 0, or CLI_HELP / CLI_USAGE (printed) */
 static int parse_opts(int argc, char **argv, struct mem_opts *o)
 {
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "node", required_argument, NULL, O_NODE },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "steps", required_argument, NULL, O_STEPS },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "engine", required_argument, NULL, O_ENGINE },
-		{ "period", required_argument, NULL, O_PERIOD },
-		{ "phys", no_argument, NULL, O_PHYS },
-		{ "verify-node", no_argument, NULL, O_VERIFY },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "samples", no_argument, NULL, O_SAMPLES },
-		{ "csv", no_argument, NULL, O_CSV },
-		{ "output", required_argument, NULL, 'o' },
-		{ "top", required_argument, NULL, O_TOP },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "progress", no_argument, NULL, O_PROGRESS },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "run-workload", no_argument, NULL, O_RUNWL },
-		{ "report-fd", required_argument, NULL, O_REPORTFD },
-		{ "release-fd", required_argument, NULL, O_RELEASEFD },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_parser p;
+	const char *arg;
 	long v;
 	int c;
 	memset(o, 0, sizeof(*o));
@@ -169,41 +217,41 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	o->kind = T_WORKLOAD;
 	o->top = 10;
 	o->engine = PMS_ENG_NONE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:ao:", lo, NULL)) != -1) {
+	cli_parser_init(&p, &cli_spec_mem, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		arg = p.arg;
 		switch (c) {
 		case O_SIZE:
-			if (parse_size(optarg, &o->wl.size) < 0 || o->wl.size < 16) {
-				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes >= 16 (K/M/G suffixes)\n", optarg);
-				return -1;
+			if (parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
+				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", arg);
+				return CLI_USAGE;
 			}
 			break;
 		case O_NODE:
-			if (parse_long(optarg, 0, 1023, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", optarg);
-				return -1;
+			if (parse_long(arg, 0, 1023, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", arg);
+				return CLI_USAGE;
 			}
 			o->wl.node = (int)v;
 			break;
 		case O_THREADS:
-			if (parse_long(optarg, 1, 1024, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 1024, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", arg);
+				return CLI_USAGE;
 			}
 			o->wl.threads = (int)v;
 			break;
 		case O_STEPS:
-			if (parse_long(optarg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", arg);
+				return CLI_USAGE;
 			}
 			o->wl.steps = (uint64_t)v;
 			break;
 		case 'p':
-			if (parse_long(optarg, 1, 0x7fffffff, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 0x7fffffff, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", arg);
+				return CLI_USAGE;
 			}
 			o->pid = (pid_t)v;
 			o->kind = T_PID;
@@ -213,24 +261,67 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			break;
 		case O_DURATION: {
 			char *end;
-			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end || o->duration <= 0) {
-				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", optarg);
-				return -1;
+			o->duration = strtod(arg, &end);
+			if (end == arg || *end || o->duration <= 0) {
+				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", arg);
+				return CLI_USAGE;
 			}
 			break;
 		}
 		case O_ENGINE:
-			if (mem_engine_parse(optarg, &o->engine) < 0) {
+			if (mem_engine_parse(arg, &o->engine) < 0) {
 				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe or software\n",
-					optarg);
-				return -1;
+					arg);
+				return CLI_USAGE;
 			}
 			break;
+		case 'F':
+			if (parse_long(arg, 1, 1000000, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: -F '%s': want samples per second 1..1000000\n", arg);
+				return CLI_USAGE;
+			}
+			o->freq = (uint64_t)v;
+			break;
+		case 't':
+			if (parse_ops(arg, &o->ops) < 0) {
+				fprintf(stderr, "pmuscope: mem: -t '%s': want load, store or load,store\n", arg);
+				return CLI_USAGE;
+			}
+			break;
+		case 'e':
+			if (!strcmp(arg, "list")) {
+				printf("mem-loads      (= -t load; ldlat-loads too)\n"
+				       "mem-stores     (= -t store; ldlat-stores too)\n"
+				       "the engine's event is chosen for each: ibs_op, PEBS mem-loads/mem-stores,\n"
+				       "arm_spe, or software page faults (--engine)\n");
+				return CLI_HELP;
+			}
+			if (!strcmp(arg, "mem-loads") || !strcmp(arg, "ldlat-loads")) {
+				o->ops |= PMS_SAMPLER_LOADS;
+			} else if (!strcmp(arg, "mem-stores") || !strcmp(arg, "ldlat-stores")) {
+				o->ops |= PMS_SAMPLER_STORES;
+			} else {
+				fprintf(stderr, "pmuscope: mem: -e '%s': mem samples with the engine's own "
+						"event; say what to sample with -t load|store and which "
+						"engine with --engine ibs|pebs|spe|software (to count any "
+						"event: pmuscope stat -e)\n", arg);
+				return CLI_USAGE;
+			}
+			break;
+		case O_LDLAT:
+			if (parse_long(arg, 1, 65535, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --ldlat '%s': want cycles 1..65535\n", arg);
+				return CLI_USAGE;
+			}
+			o->ldlat = (unsigned)v;
+			break;
+		case O_USER: o->priv = PMS_PRIV_USER; break;
+		case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
+		case 'c':
 		case O_PERIOD:
-			if (parse_long(optarg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
+				return CLI_USAGE;
 			}
 			o->period = (uint64_t)v;
 			break;
@@ -239,44 +330,59 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_JSON: o->json = true; break;
 		case O_SAMPLES: o->samples = true; break;
 		case O_CSV: o->csv = true; break;
-		case 'o': o->out = optarg; break;
+		case 'o': o->out = arg; break;
+		case O_REPORTFILE: o->report_file = arg; break;
 		case O_TOP:
-			if (parse_long(optarg, 1, 100000, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --top '%s': want 1..100000\n", optarg);
-				return -1;
+			if (parse_long(arg, 1, 100000, &v) < 0) {
+				fprintf(stderr, "pmuscope: mem: --top '%s': want 1..100000\n", arg);
+				return CLI_USAGE;
 			}
 			o->top = (size_t)v;
 			break;
 		case O_QUIET: o->quiet = true; break;
+		case O_ADVISE: o->advise = true; break;
+		case O_APPLY: o->apply = o->advise = true; break;
 		case O_PROGRESS: o->progress = true; break;
-		case O_HELP: help(stdout); return 1;
 		case O_RUNWL: o->run_workload = true; break;
 		case O_REPORTFD:
-			if (parse_long(optarg, 0, 1 << 20, &v) < 0)
-				return -1;
+			if (parse_long(arg, 0, 1 << 20, &v) < 0)
+				return CLI_USAGE;
 			o->wl.report_fd = (int)v;
 			break;
 		case O_RELEASEFD:
-			if (parse_long(optarg, 0, 1 << 20, &v) < 0)
-				return -1;
+			if (parse_long(arg, 0, 1 << 20, &v) < 0)
+				return CLI_USAGE;
 			o->wl.release_fd = (int)v;
 			break;
-		default:
-			fprintf(stderr, "pmuscope: mem: unknown option '%s' (try --help)\n", argv[optind - 1]);
-			return -1;
 		}
 	}
-	if (optind < argc) {
+	if (c != CLI_END)
+		return c;
+	if (p.ind < argc) {
 		if (o->kind != T_WORKLOAD) {
 			fprintf(stderr, "pmuscope: mem: a COMMAND cannot be combined with -p or -a\n");
-			return -1;
+			return CLI_USAGE;
 		}
 		o->kind = T_COMMAND;
-		o->cmd = argv + optind;
+		o->cmd = argv + p.ind;
+	}
+	if (o->freq && o->period) {
+		fprintf(stderr, "pmuscope: mem: -F and --period/-c exclude each other\n");
+		return CLI_USAGE;
 	}
 	if (o->json + o->csv > 1) {
 		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
-		return -1;
+		return CLI_USAGE;
+	}
+	if (o->advise && (o->csv || o->kind == T_SYSTEM)) {
+		fprintf(stderr, "pmuscope: mem: --advise needs one process (not -a) and the text or "
+				"--json report (not --csv)\n");
+		return CLI_USAGE;
+	}
+	if (o->apply && o->duration <= 0) {
+		fprintf(stderr, "pmuscope: mem: --apply needs --duration SEC: it measures SEC, "
+				"applies the advice, and measures SEC again\n");
+		return CLI_USAGE;
 	}
 	return 0;
 }
@@ -295,7 +401,16 @@ struct rec_ctx {
 	struct pms_numa_oracle *oracle;
 	struct pms_recorder *rec; /* -o: the perf.data file */
 	int werr;                 /* first perf.data write error */
+	char wmsg[512];           /* and its message (later calls overwrite the library's) */
 };
+
+static void note_werr(struct rec_ctx *c, int rc)
+{
+	if (rc < 0 && !c->werr) {
+		c->werr = rc;
+		snprintf(c->wmsg, sizeof(c->wmsg), "%s", pms_error_last());
+	}
+}
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
@@ -303,8 +418,8 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc < 0)
 		return rc;
-	if (c->rec && !c->werr && (rc = pms_recorder_sample(c->rec, x)) < 0)
-		c->werr = rc;
+	if (c->rec && !c->werr)
+		note_werr(c, pms_recorder_sample(c->rec, x));
 	return 0;
 }
 
@@ -314,8 +429,8 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	int rc = pms_memprof_sideband(c->prof, rec, c->oracle);
 	if (rc < 0)
 		return rc;
-	if (c->rec && !c->werr && (rc = pms_recorder_sideband(c->rec, rec, attr_idx)) < 0)
-		c->werr = rc;
+	if (c->rec && !c->werr)
+		note_werr(c, pms_recorder_sideband(c->rec, rec, attr_idx));
 	return 0;
 }
 
@@ -378,6 +493,8 @@ struct run_desc {
 	const struct wl_info *wl;
 	const struct outcome *oc;
 	const struct pms_sampler_info *info;
+	const struct mem_advise *ma;       /* --advise */
+	const struct pms_memreport *after; /* --apply: the second measurement */
 };
 
 static void mem_json_run(struct json *j, const void *ud)
@@ -432,6 +549,7 @@ static void mem_json_run(struct json *j, const void *ud)
 	cli_json_bool(j, "timed_out", d->oc->timed_out);
 	cli_json_end_object(j);
 	cli_json_double(j, "duration_s", d->oc->seconds);
+	mem_advise_json(j, d->ma, d->after, d->pid, d->o->cmd);
 
 }
 
@@ -504,9 +622,11 @@ static char *self_exe(const char *fallback)
 int cmd_mem(const struct cli_global *g, int argc, char **argv)
 {
 	struct mem_opts o;
+	if (mem_damon_requested(argc, argv))
+		return mem_damon_main(g, argc, argv, NULL);
 	int prc = parse_opts(argc, argv, &o);
 	if (prc != 0)
-		return prc < 0 ? 1 : 0;
+		return cli_exit_code(prc);
 	if (o.run_workload) {
 		o.wl.verify = o.verify;
 		return mem_workload_run(&o.wl);
@@ -523,12 +643,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_memprof *prof = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
+	struct mem_advise ma = { .advise = o.advise, .apply = o.apply };
 	struct rec_ctx *ctx = calloc(1, sizeof(*ctx));
 	struct wl_info wi = { 0 };
 	struct outcome oc = { 0 };
 	struct pms_sampler_info info = { 0 };
 	char *exe = NULL, *wl_argv[16] = { 0 }, argbuf[6][32];
-	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1;
+	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1, repfd = -1;
 	char pipebuf[256];
 	size_t pipelen = 0;
 	pid_t pid = -1;
@@ -538,6 +659,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (!ctx) {
 		fprintf(stderr, "pmuscope: mem: out of memory\n");
 		return 1;
+	}
+	if (o.report_file) {
+		/* opened before anything runs: a bad path costs no recording */
+		repfd = open(o.report_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (repfd < 0) {
+			fprintf(stderr, "pmuscope: mem: --report-file %s: %s\n", o.report_file,
+				strerror(errno));
+			goto out;
+		}
 	}
 	sys = cli_open_sys(g);
 	if (!sys)
@@ -554,6 +684,39 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (pms_topo_load(sys, &topo) < 0) {
 		cli_fail("mem: topology");
 		goto out;
+	}
+	/* causes first, before anything runs */
+	if (o.kind == T_PID && kill(o.pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, "pmuscope: mem: no process %d\n", (int)o.pid);
+		goto out;
+	}
+	if (o.wl.node >= 0 && o.kind == T_WORKLOAD && !pms_topo_node(topo, o.wl.node)) {
+		char have[256];
+		size_t len = 0;
+		for (size_t i = 0; i < topo->nnodes && len < sizeof(have); i++)
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%d", i ? ", " : "",
+						topo->nodes[i].id);
+		fprintf(stderr, "pmuscope: mem: node %d does not exist (this machine has node%s %s)\n",
+			o.wl.node, topo->nnodes == 1 ? "" : "s", have);
+		goto out;
+	}
+
+	/* No precise engine: DAMON before page faults (docs/damon.md);
+	 * PMUSCOPE_NO_DAMON keeps the automatic choice off (the test suites). */
+	if (o.engine == PMS_ENG_NONE && o.kind != T_SYSTEM && !o.out && !o.samples &&
+	    !o.advise && !o.phys && !o.verify && !o.period && !getenv("PMUSCOPE_NO_DAMON")) {
+		bool use_damon = false;
+		char why[400];
+		if (pms_damon_choose(sys, pmus, topo, &use_damon, why, sizeof(why)) == 0 &&
+		    use_damon) {
+			fprintf(stderr, "pmuscope: mem: engine damon: %s\n", why);
+			int dr = mem_damon_main(g, argc, argv, why);
+			if (dr != MEM_DAMON_FALLBACK) {
+				rc = 0;
+				exit_code = dr;
+				goto out;
+			}
+		}
 	}
 
 	/* Catch SIGINT/SIGTERM before the command is forked: a caught signal
@@ -625,6 +788,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 	} else if (o.kind == T_PID) {
 		pid = o.pid;
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "pmuscope: mem: -p %d: no such process\n", (int)pid);
+			goto out;
+		}
 	}
 
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
@@ -633,10 +800,30 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 				       : PMS_TARGET_CHILD;
 	so.pid = pid;
 	so.period = o.period;
+	so.freq = o.freq;
+	so.ops = o.ops;
+	so.ldlat = o.ldlat;
+	so.priv = o.priv;
 	so.want_phys = o.phys;
 	so.engine = o.engine;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
-		cli_fail("mem: no sampling engine could be opened");
+		/* the library's message says it ("no sampling engine could be opened: ...");
+		 * the engines' refusals name their errnos */
+		bool denied = pms_error_errno() == EACCES || pms_error_errno() == EPERM ||
+			      strstr(pms_error_last(), "EACCES") || strstr(pms_error_last(), "EPERM");
+		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
+		if (denied && o.kind == T_SYSTEM) {
+			char *par = NULL;
+			(void)pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &par);
+			fprintf(stderr, "pmuscope: mem: system-wide sampling (-a) needs CAP_PERFMON "
+					"(or root), or kernel.perf_event_paranoid <= 0 (it is %s)\n",
+				par ? par : "unreadable");
+			free(par);
+		} else if (denied && o.kind == T_PID) {
+			fprintf(stderr, "pmuscope: mem: -p %d: watching another user's process needs "
+					"the right to ptrace it (same user), or CAP_PERFMON (or root)\n",
+				(int)pid);
+		}
 		goto out;
 	}
 	pms_sampler_info(smp, &info);
@@ -665,7 +852,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	 * answer wrongly for the others, so only physical addresses resolve. */
 	ctx->oracle = o.kind == T_SYSTEM ? NULL : oracle;
 	if (o.out) {
-		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* 0600 as perf: samples show code and data addresses */
+		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (outfd < 0) {
 			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, strerror(errno));
 			goto out;
@@ -681,15 +869,17 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			ro.hide_kernel_ips = true;
 		pms_symbolizer_free(probe);
 		pms_maps_free(none);
-		if (pms_recorder_open(outfd, src, &ro, &ctx->rec) < 0) {
+		if (pms_recorder_open(outfd, src, &ro, &ctx->rec) < 0 ||
+		    pms_recorder_sync(ctx->rec) < 0) {
 			cli_fail("mem: perf.data");
 			goto out;
 		}
 	}
 
 	if (child && pms_child_start(child) < 0) {
-		cli_fail("mem: running the command");
+		exit_code = cli_exec_failed("mem", o.cmd[0]);
 		pms_child_wait(child, false, NULL);
+		rc = 0;
 		goto out;
 	}
 	if (!child && pms_sampler_enable(smp) < 0) {
@@ -699,7 +889,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 
 	struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
-	double t0 = now_s(), last_progress = t0;
+	double t0 = now_s(), last_progress = t0, last_sync = t0;
 	bool forwarded = false, killed = false, done = false;
 	double forwarded_at = 0;
 	while (!done) {
@@ -723,6 +913,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			relfd[1] = -1;
 		}
 		double t = now_s();
+		if (ctx->rec && !ctx->werr && t - last_sync >= 1.0) {
+			/* the file stays readable (by perf too) if we are killed */
+			note_werr(ctx, pms_recorder_sync(ctx->rec));
+			last_sync = t;
+		}
 		if (show_progress && t - last_progress >= 1.0) {
 			struct pms_memsrc_stats st;
 			pms_memsrc_stats(src, &st);
@@ -733,6 +928,18 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (stop_sig && !oc.interrupted) {
 			oc.interrupted = true;
 			oc.stop_signal = stop_sig;
+		}
+		if (ma.apply && ma.phase == 0 && o.duration > 0 && t - t0 >= o.duration) {
+			/* the first measurement is done: plan, migrate, measure again */
+			(void)pms_memsrc_poll(src, 0, &cb, ctx);
+			if (wi.have)
+				pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
+			(void)pms_memprof_resolve(prof, ctx->oracle);
+			if (mem_advise_switch(&ma, sys, topo, pid, src, oracle, &po, &prof, t - t0) < 0)
+				goto out;
+			ctx->prof = prof;
+			t0 = now_s();
+			continue;
 		}
 		if (o.duration > 0 && t - t0 >= o.duration && !oc.timed_out) {
 			oc.timed_out = true;
@@ -772,6 +979,25 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 	(void)pms_memprof_resolve(prof, ctx->oracle);
 
+	/* The file is finished before anything is printed: a reader that
+	 * closes stdout early (| head) must not cost the recording. */
+	bool write_failed = false;
+	if (ctx->rec) {
+		/* finish writes what it can (the records before a failure stay
+		 * readable) and returns the first failure */
+		note_werr(ctx, pms_recorder_finish(ctx->rec, sys, topo, pmus));
+		if (ctx->werr) {
+			write_failed = true;
+			fprintf(stderr, "pmuscope: mem: writing %s failed: %s; the %" PRIu64
+					" records before the failure are readable (pmuscope report, "
+					"perf report); free space or choose another -o\n",
+				o.out, ctx->wmsg, pms_recorder_records(ctx->rec));
+		} else {
+			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
+				pms_recorder_records(ctx->rec), o.out);
+		}
+	}
+
 	/* The report. */
 	struct pms_memsrc_stats sst;
 	struct pms_memsrc_info si;
@@ -791,7 +1017,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cli_fail("mem: building the report");
 		goto out;
 	}
-	struct run_desc d = { &o, pid, &wi, &oc, &info };
+	if (mem_advise_finish(&ma, topo, rep) < 0)
+		goto out;
+	/* --apply: the main report is the first measurement's */
+	const struct pms_memreport *shown = ma.phase == 1 ? ma.before : rep;
+	struct run_desc d = { &o, pid, &wi, &oc, &info, &ma, ma.phase == 1 ? rep : NULL };
 	char target[512];
 	mem_target_text(&d, target, sizeof(target));
 	struct mem_render mr = {
@@ -800,22 +1030,28 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
 	};
-	if (o.json)
-		mem_render_json(&mr, rep);
-	else if (o.csv)
+	if (repfd >= 0) {
+		/* the command (our child) is gone: stdout becomes the report file */
+		fflush(stdout);
+		if (dup2(repfd, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "pmuscope: mem: --report-file %s: %s\n", o.report_file,
+				strerror(errno));
+			goto out;
+		}
+	}
+	if (ma.phase == 1)
+		mr.seconds = ma.before_s;
+	if (o.json) {
+		mem_render_json(&mr, shown);
+	} else if (o.csv) {
 		mem_render_csv(rep);
-	else
-		mem_render_text(&mr, rep);
-	fflush(stdout);
-	if (ctx->rec) {
-		int wrc = ctx->werr;
-		if (!wrc)
-			wrc = pms_recorder_finish(ctx->rec, sys, topo, pmus);
-		if (wrc < 0)
-			cli_fail("mem: writing perf.data");
-		else
-			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
-				pms_recorder_records(ctx->rec), o.out);
+	} else {
+		mem_render_text(&mr, shown);
+		mem_advise_text(&ma, rep, pid, o.cmd);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pmuscope: mem: writing the report: %s\n", strerror(errno));
+		goto out;
 	}
 
 	/* Exit status: what happened to the workload. */
@@ -835,6 +1071,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	} else if (oc.interrupted) {
 		exit_code = 128 + oc.stop_signal;
 	}
+	if (write_failed)
+		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
 	rc = 0;
 out:
 	if (handlers) {
@@ -844,6 +1082,8 @@ out:
 	pms_recorder_free(ctx->rec);
 	if (outfd >= 0)
 		close(outfd);
+	if (repfd >= 0)
+		close(repfd);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
@@ -853,6 +1093,7 @@ out:
 	if (relfd[1] >= 0)
 		close(relfd[1]);
 	pms_memreport_free(rep);
+	mem_advise_release(&ma);
 	pms_symbolizer_free(sym);
 	pms_memprof_free(prof);
 	pms_numa_oracle_free(oracle);

@@ -14,9 +14,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
+#include "mem_advise.h"
 #include "mem_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
+#include "pmuscope/event.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
@@ -26,16 +29,38 @@ int cmd_report(const struct cli_global *g, int argc, char **argv);
 /* In cmd_script.c. */
 void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]\n\n"
+enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE };
+
+static const struct cli_opt opts[] = {
+	{ "input", 'i', CLI_ARG, "FILE", 'i',
+	  "the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+	  "(default perf.data)" },
+	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/mem.md; target.kind \"file\")" },
+	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too (keeps them all in memory)" },
+	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
+	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
+	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
+	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
+	  "NUMA placement advice for the hot data (docs/advise.md);\n"
+	  "needs samples with both nodes (a file with physical\n"
+	  "addresses: pmuscope mem --phys -o, perf mem record --phys-data)" },
+	{ "stdio", 0, CLI_NOARG, NULL, O_STDIO, "accepted for perf's habit: the text report is the default" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_report = {
+	.name = "report",
+	.synopsis = "report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]",
+	.description =
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
 		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
 		"record` files): data-source levels in perf's text, latency percentiles,\n"
 		"NUMA nodes, CPU-node x memory-node matrix, top instructions, functions\n"
-		"and data objects, in the same layout as `pmuscope mem`.\n"
+		"and data objects, in the same layout as `pmuscope mem`.\n\n"
 		"  - Nodes come from each sample's PHYS_ADDR and the file's MEM_TOPOLOGY\n"
 		"    header (a physical address of 0 counts as not mapped, one in no\n"
 		"    recorded block as not present); otherwise the report says why they\n"
@@ -45,18 +70,11 @@ static void help(FILE *f)
 		"    machine's kallsyms would not describe the recording's kernel).\n"
 		"  - Latency percentiles come from a histogram: exact below 65536 cycles,\n"
 		"    9 significant bits above (docs/perfdata.md); `pmuscope mem` sorts\n"
-		"    every weight of a live run.\n\n"
-		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-		"               (default perf.data)\n"
-		"  --top N      entries per top list (default 10)\n"
-		"  --json       the report as JSON (schema: docs/mem.md; target.kind \"file\")\n"
-		"  --samples    with --json: every sample too (keeps them all in memory)\n"
-		"  --csv        one CSV row per sample, as `pmuscope mem --csv`\n"
-		"  --header     also print the header features (text)\n"
-		"  --no-symbols do not name instructions or data objects\n"
-		"  --help       this text\n\n"
-		"Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
-}
+		"    every weight of a live run.",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 the file cannot be read, 2 usage error.",
+};
+
 
 /* What the text and JSON say about the file (the report's "target"). */
 struct file_desc {
@@ -66,6 +84,7 @@ struct file_desc {
 	double seconds;
 	size_t nattrs;
 	struct pms_perfdata_reader *r;
+	const struct mem_advise *ma; /* --advise */
 };
 
 static void report_json_run(struct json *j, const void *ud)
@@ -82,6 +101,12 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_uint(j, "records", d->st->records);
 	cli_json_uint(j, "skipped_records", d->st->bad_records);
 	cli_json_bool(j, "truncated", d->st->truncated);
+	cli_json_bool(j, "unfinished", d->st->unfinished);
+	cli_json_uint(j, "skipped_features", d->st->bad_features);
+	cli_json_begin_array(j, "problems");
+	for (size_t i = 0; pms_perfdata_reader_problem(d->r, i); i++)
+		cli_json_str(j, NULL, pms_perfdata_reader_problem(d->r, i));
+	cli_json_end_array(j);
 	cli_json_begin_array(j, "events");
 	for (size_t i = 0; i < d->nattrs; i++) {
 		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(d->r, i);
@@ -105,11 +130,13 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_bool(j, "timed_out", false);
 	cli_json_end_object(j);
 	cli_json_double(j, "duration_s", d->seconds);
+	mem_advise_json(j, d->ma, NULL, 0, NULL);
 }
 
 struct pass {
 	struct pms_memprof *prof;
 	struct pms_memsrc *src;
+	struct pms_advisor *adv; /* --advise */
 	bool started;    /* the first sample came: headers are all known */
 	bool csv;
 };
@@ -129,6 +156,14 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys };
 		mem_render_csv_row(&row);
 		return 0;
+	}
+	if (ps->adv && (x->ms.valid & PMS_MS_ADDR)) {
+		/* PERF_MEM_OP_STORE: bit 2 of data_src's mem_op */
+		bool store = (x->ms.valid & PMS_MS_DATA_SRC) && (x->ms.data_src & 0x04);
+		int arc = pms_advisor_add(ps->adv, x->ms.pid, x->ms.addr, x->mem_node, x->cpu_node,
+					  (x->ms.valid & PMS_MS_WEIGHT) ? x->ms.weight : 0, store);
+		if (arc < 0)
+			return arc;
 	}
 	return pms_memprof_add_src(ps->prof, x);
 }
@@ -152,47 +187,44 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pass ps;
+	struct mem_advise ma = { 0 };
 	int fd = -1, rc, ret = 0;
 
 	memset(&ps, 0, sizeof(ps));
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--csv")) {
-			csv = true;
-		} else if (!strcmp(argv[i], "--samples")) {
-			samples = true;
-		} else if (!strcmp(argv[i], "--header")) {
-			header = true;
-		} else if (!strcmp(argv[i], "--no-symbols")) {
-			symbols = false;
-		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
-			path = argv[++i];
-		} else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			if (*end || v == 0 || v > 100000) {
-				fprintf(stderr, "pmuscope: report: --top '%s': give 1..100000\n", argv[i]);
-				return 2;
-			}
-			top = v;
-		} else {
-			fprintf(stderr, "pmuscope: report: unknown argument '%s' (see --help)\n",
-				argv[i]);
-			return 2;
+	struct cli_parser p;
+	int c;
+	long v;
+	cli_parser_init(&p, &cli_spec_report, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_CSV: csv = true; break;
+		case O_SAMPLES: samples = true; break;
+		case O_HEADER: header = true; break;
+		case O_NOSYM: symbols = false; break;
+		case O_STDIO: break;
+		case O_ADVISE: ma.advise = true; break;
+		case 'i': path = p.arg; break;
+		case O_TOP:
+			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
+				return cli_bad_arg(&p, "1..100000");
+			top = (size_t)v;
+			break;
+		default: return cli_usage(&cli_spec_report, "'%s' is not an argument of report", p.arg);
 		}
 	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (p.ind < argc)
+		return cli_usage(&cli_spec_report, "'%s' is not an argument of report", argv[p.ind]);
 	if (json && csv) {
-		fprintf(stderr, "pmuscope: report: --json and --csv exclude each other\n");
-		return 2;
+		return cli_usage(&cli_spec_report, "--json and --csv exclude each other");
 	}
 	if (samples && !json) {
-		fprintf(stderr, "pmuscope: report: --samples goes with --json\n");
-		return 2;
+		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
+	if (ma.advise && csv)
+		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
 	if (cli_perfdata_open("report", path, &fd, &r))
 		return 1;
 
@@ -204,6 +236,15 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	ps.csv = csv;
+	if (ma.advise) {
+		/* a recorded file: no distances of its machine, no free memory */
+		struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
+		ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
+		if (pms_advisor_new(NULL, &ao, &ps.adv) < 0) {
+			ret = cli_fail("report: advise");
+			goto out;
+		}
+	}
 	if (csv)
 		mem_render_csv_header();
 	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
@@ -225,7 +266,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
 	struct file_desc fdsc = { path, info.pipe, st,
 				  (double)pms_memsrc_span_ns(ps.src) / 1e9,
-				  pms_perfdata_reader_nattrs(r), r };
+				  pms_perfdata_reader_nattrs(r), r, &ma };
+	cli_perfdata_problems("report", path, r);
 	if (symbols) {
 		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
@@ -235,6 +277,12 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	pms_memreport_input_from_src(&in, &info, &sst);
 	if (pms_memprof_report(ps.prof, sym, &in, &rep) < 0) {
 		ret = cli_fail("report: building the report");
+		goto out;
+	}
+	ma.adv_before = ps.adv;
+	ps.adv = NULL;
+	if (mem_advise_finish(&ma, NULL, rep) < 0) {
+		ret = 1;
 		goto out;
 	}
 	char target[1024];
@@ -250,6 +298,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		mem_render_json(&mr, rep);
 	} else {
 		mem_render_text(&mr, rep);
+		mem_advise_text(&ma, NULL, 0, NULL);
 		if (header) {
 			printf("\n");
 			cli_perfdata_print_header(stdout, r);
@@ -258,6 +307,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 out:
 	fflush(stdout);
 	pms_memreport_free(rep);
+	mem_advise_release(&ma);
+	pms_advisor_free(ps.adv);
 	pms_symbolizer_free(sym);
 	pms_sys_free(sys);
 	pms_memsrc_free(ps.src);

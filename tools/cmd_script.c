@@ -9,32 +9,44 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/event.h"
+#include "pmuscope/memsample.h"
 #include "pmuscope/perfdata.h"
+#include "pmuscope/spe.h"
 
 int cmd_script(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope script [-i FILE] [-F FIELDS] [--json] [--header]\n\n"
+enum { O_JSON = 256, O_HEADER };
+
+static const struct cli_opt opts[] = {
+	{ "input", 'i', CLI_ARG, "FILE", 'i',
+	  "the perf.data file; '-' reads a pipe-mode stream from stdin\n"
+	  "(default perf.data)" },
+	{ "fields", 'F', CLI_ARG, "FIELDS", 'F',
+	  "comma-separated: comm pid tid cpu time event ip addr\n"
+	  "phys_addr node period weight ins_lat data_src type\n"
+	  "(default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
+	  "data_src is perf script's text: value as %16x, then\n"
+	  "|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .." },
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "one JSON object per line per sample (JSON Lines)" },
+	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "print the header features and record counts instead" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_script = {
+	.name = "script",
+	.synopsis = "script [-i FILE] [-F FIELDS] [--json] [--header]",
+	.description =
 		"Print every sample of a perf.data file (file or pipe mode, either byte\n"
 		"order, zstd-compressed records unpacked), one line per sample in file\n"
-		"order, fields separated by spaces in the order given.\n\n"
-		"  -i FILE      the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-		"               (default perf.data)\n"
-		"  -F FIELDS    comma-separated: comm pid tid cpu time event ip addr\n"
-		"               phys_addr node period weight ins_lat data_src type\n"
-		"               (default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
-		"               data_src is perf script's text: value as %%16x, then\n"
-		"               |OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK ..\n"
-		"  --json       one JSON object per line per sample (JSON Lines)\n"
-		"  --header     print the header features and record counts instead\n"
-		"  --help       this text\n\n"
-		"Records that do not decode are skipped and counted on stderr, as perf\n"
-		"does.  Exit status: 0 ok, 1 the file cannot be read, 2 usage error.\n");
-}
+		"order, fields separated by spaces in the order given.",
+	.opts = opts,
+	.footer = "Records that do not decode are skipped and counted on stderr, as perf\n"
+		  "does.  Exit status: 0 ok, 1 the file cannot be read, 2 usage error.",
+};
 
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_EVENT, F_IP, F_ADDR, F_PHYS, F_NODE,
@@ -112,8 +124,12 @@ static const char *dsrc_text(struct dcache *d, uint64_t v)
 
 static const char *event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
 {
+	const char *g;
 	if (a->name)
 		return a->name;
+	/* a file without EVENT_DESC: perf's name for generic events */
+	if ((g = pms_event_generic_name(a->attr->type, a->attr->config)))
+		return g;
 	snprintf(buf, size, "type%" PRIu32 "/0x%" PRIx64 "/", a->attr->type, (uint64_t)a->attr->config);
 	return buf;
 }
@@ -438,11 +454,133 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r)
 		   ", compressed: %" PRIu64 ", lost: %" PRIu64 "%s\n",
 		st->records, st->samples, st->bad_records, st->compressed, st->lost,
 		st->truncated ? ", data truncated" : "");
+	if (st->unfinished || st->bad_features)
+		fprintf(o, "# not read: %s%" PRIu64 " features skipped\n",
+			st->unfinished ? "unfinished file (recovered to its end), " : "",
+			st->bad_features);
 	for (unsigned t = 0; t < 128; t++)
 		if (st->by_type[t])
 			fprintf(o, "#   %-20s %" PRIu64 "\n", type_name(t), st->by_type[t]);
 	why = pms_perfdata_reader_nodes_why(r);
 	fprintf(o, "# nodes: %s\n", why ? why : "from PHYS_ADDR and MEM_TOPOLOGY");
+}
+
+/* ---- recorded hardware samples the kernel did not write as records -------- */
+
+struct spe_print {
+	FILE *o;
+	const enum field *fs;
+	size_t nf;
+	bool json;
+	const struct comms *comms;
+	struct dcache *dc;
+	struct pms_perfdata_reader *r;
+	const struct pms_perfdata_attr *attr;
+	uint64_t printed;
+};
+
+/* A memory sample as a SAMPLE line: only the fields it has. */
+static void memsample_as_event(const struct pms_memsample *m, const struct pms_perfdata_attr *a,
+			       struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	struct pms_sample *s = &ev->rec.sample;
+	memset(ev, 0, sizeof(*ev));
+	ev->rec.type = PMS_RECORD_SAMPLE;
+	ev->attr = a;
+	ev->node = -1;
+	s->ip = m->ip;
+	s->pid = m->pid;
+	s->tid = m->tid;
+	s->cpu = m->cpu;
+	s->addr = m->addr;
+	s->phys_addr = m->phys_addr;
+	s->weight = m->weight;
+	s->data_src = m->data_src;
+	s->period = m->period;
+	if ((m->valid & PMS_MS_PHYS) && m->phys_addr && !pms_perfdata_reader_nodes_why(r)) {
+		int n = pms_perfdata_reader_node_of_phys(r, m->phys_addr);
+		ev->node = n >= 0 ? n : -1;
+	}
+}
+
+static int spe_print_one(void *arg, const struct pms_spe_record *rec, const struct pms_memsample *m)
+{
+	struct spe_print *p = arg;
+	struct pms_perfdata_event ev;
+	if (!pms_spe_record_is_mem(rec))
+		return 0;
+	memsample_as_event(m, p->attr, p->r, &ev);
+	ev.rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
+	if (p->json)
+		print_json(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
+	else
+		print_text(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
+	p->printed++;
+	return 0;
+}
+
+/* An arm_spe AUXTRACE chunk: its load/store records, as perf script
+ * --itrace=M shows them (docs/spe.md). */
+static void script_spe(struct spe_print *p, const struct pms_perfdata_event *ev,
+		       struct pms_spe_chunk_stats *cs)
+{
+	struct pms_perfdata_spe_meta meta;
+	struct pms_spe_chunk_ctx cx = { 0 };
+	uint64_t midr = 0;
+
+	if (pms_perfdata_reader_spe_meta(p->r, &meta) < 0)
+		return;
+	p->attr = NULL;
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(p->r); i++)
+		if (pms_perfdata_reader_attr(p->r, i)->attr->type == meta.pmu_type)
+			p->attr = pms_perfdata_reader_attr(p->r, i);
+	if (!p->attr)
+		p->attr = ev->attr;
+	(void)pms_perfdata_reader_spe_midr(p->r, ev->auxtrace.cpu, &midr);
+	cx.midr = midr;
+	cx.cpu = ev->auxtrace.cpu;
+	cx.tid = ev->auxtrace.tid;
+	(void)pms_spe_chunk_decode(ev->aux_data, ev->aux_len, &cx, cs, spe_print_one, p);
+}
+
+/* An ibs_op sample recorded with RAW only: the fields the kernel did not
+ * write, as the one converter fills them from the registers
+ * (pms_memsample_from_sample; docs/ibs.md). */
+static void ibs_fill(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	struct pms_sample *s = &ev->rec.sample;
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	const char *pmu = NULL;
+	struct pms_ibs_cpu cpu;
+	struct pms_memconv_ctx cx;
+	struct pms_memsample m;
+
+	if (!(s->present & PMS_SAMPLE_RAW) || !in->cpuid ||
+	    pms_ibs_cpu_from_cpuid(in->cpuid, 0, &cpu) < 0)
+		return;
+	for (size_t i = 0; i < in->npmu; i++)
+		if (in->pmu[i].type == ev->attr->attr->type)
+			pmu = in->pmu[i].name;
+	if (!pmu || strncmp(pmu, "ibs_op", 6))
+		return;
+	memset(&cx, 0, sizeof(cx));
+	cx.engine = PMS_ENG_IBS;
+	cx.sample_type = ev->attr->sample_type;
+	cx.ibs_cpu = &cpu;
+	cx.ibs_ldlat = (unsigned)(ev->attr->attr->config1 & 0xfff);
+	if (pms_memsample_from_sample(s, &cx, &m, NULL) < 0)
+		return;
+	if (!(s->present & PMS_SAMPLE_DATA_SRC) && (m.valid & PMS_MS_DATA_SRC))
+		s->data_src = m.data_src;
+	if (!(s->present & PMS_SAMPLE_ADDR) && (m.valid & PMS_MS_ADDR))
+		s->addr = m.addr;
+	if (!(s->present & PMS_SAMPLE_PHYS_ADDR) && (m.valid & PMS_MS_PHYS))
+		s->phys_addr = m.phys_addr;
+	if (!(s->present & (PMS_SAMPLE_WEIGHT | PMS_SAMPLE_WEIGHT_STRUCT)) &&
+	    (m.valid & PMS_MS_WEIGHT)) {
+		s->weight = m.weight;
+		s->weight_var2_w = (uint16_t)m.ins_lat;
+	}
 }
 
 /* Shared with cmd_report.c: open -i FILE ('-' = stdin). */
@@ -464,6 +602,23 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 	return 0;
 }
 
+/* Shared with cmd_report.c: say on stderr what the reader skipped or found
+ * corrupt (features, records, a cut or unfinished file). */
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r);
+
+void cli_perfdata_problems(const char *cmd, const char *path,
+			   const struct pms_perfdata_reader *r)
+{
+	size_t n = pms_perfdata_reader_nproblems(r), i;
+	const char *m;
+	for (i = 0; (m = pms_perfdata_reader_problem(r, i)) != NULL; i++)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %s\n", cmd, path, m);
+	if (n > i)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %zu more problems not shown\n", cmd,
+			path, n - i);
+}
+
 int cmd_script(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data", *fields = NULL;
@@ -474,28 +629,27 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct pms_perfdata_event ev;
 	struct comms comms = { 0 };
 	struct dcache *dc = NULL;
+	struct pms_spe_chunk_stats spe_st = { 0 };
 	static char obuf[1 << 20];
 	int fd = -1, rc, ret = 0;
 
+	struct cli_parser cp;
+	int c;
 	(void)g;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--header")) {
-			header = true;
-		} else if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--input")) && i + 1 < argc) {
-			path = argv[++i];
-		} else if ((!strcmp(argv[i], "-F") || !strcmp(argv[i], "--fields")) && i + 1 < argc) {
-			fields = argv[++i];
-		} else {
-			fprintf(stderr, "pmuscope: script: unknown argument '%s' (see --help)\n",
-				argv[i]);
-			return 2;
+	cli_parser_init(&cp, &cli_spec_script, argc, argv);
+	while ((c = cli_next(&cp)) > 0) {
+		switch (c) {
+		case O_JSON: json = true; break;
+		case O_HEADER: header = true; break;
+		case 'i': path = cp.arg; break;
+		case 'F': fields = cp.arg; break;
+		default: return cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg);
 		}
 	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (cp.ind < argc)
+		return cli_usage(&cli_spec_script, "'%s' is not an argument of script", argv[cp.ind]);
 	if (!fields)
 		fields = "comm,pid,tid,cpu,time,event,ip,addr,weight,data_src";
 	for (const char *p = fields; *p;) {
@@ -504,11 +658,11 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		for (k = 0; k < F_N; k++)
 			if (strlen(field_names[k]) == n && !strncmp(p, field_names[k], n))
 				break;
-		if (k == F_N || nf == sizeof(fs) / sizeof(fs[0])) {
-			fprintf(stderr, "pmuscope: script: -F: unknown field '%.*s' (see --help)\n",
-				(int)n, p);
-			return 2;
-		}
+		if (k == F_N)
+			return cli_usage(&cli_spec_script, "-F: unknown field '%.*s'", (int)n, p);
+		if (nf == sizeof(fs) / sizeof(fs[0]))
+			return cli_usage(&cli_spec_script, "-F: at most %zu fields; '%.*s' would be field %zu",
+					 sizeof(fs) / sizeof(fs[0]), (int)n, p, nf + 1);
 		fs[nf++] = (enum field)k;
 		p += n;
 		if (*p == ',')
@@ -527,8 +681,14 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
 			continue;
 		}
+		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
+			struct spe_print sp = { stdout, fs, nf, json, &comms, dc, r, NULL, 0 };
+			script_spe(&sp, &ev, &spe_st);
+			continue;
+		}
 		if (ev.rec.type != PMS_RECORD_SAMPLE || header)
 			continue;
+		ibs_fill(r, &ev);
 		if (json)
 			print_json(stdout, fs, nf, &ev, &comms, dc);
 		else
@@ -543,6 +703,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	{
 		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
+		cli_perfdata_problems("script", path, r);
 		if (st->bad_records)
 			fprintf(stderr, "pmuscope: script: %s: %" PRIu64 " records skipped; last: %s\n",
 				path, st->bad_records, pms_perfdata_reader_last_skip(r));
@@ -550,6 +711,13 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			fprintf(stderr, "pmuscope: script: %s: %" PRIu64
 					" samples with an id of no event dropped\n",
 				path, st->unknown_id);
+		if (spe_st.cut_chunks || st->aux_truncated || st->aux_partial)
+			fprintf(stderr,
+				"pmuscope: script: %s: AUX data lost: %" PRIu64 " SPE records cut by "
+				"the end of their chunk (%" PRIu64 " bytes) dropped; %" PRIu64
+				" AUX records truncated, %" PRIu64 " partial\n",
+				path, spe_st.cut_chunks, spe_st.cut_bytes, st->aux_truncated,
+				st->aux_partial);
 	}
 out:
 	free(dc);

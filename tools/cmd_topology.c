@@ -6,23 +6,32 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
 #include "pmuscope/topo.h"
 
 int cmd_topology(const struct cli_global *g, int argc, char **argv);
 
-static void help(FILE *f)
-{
-	fprintf(f, "usage: pmuscope [--root DIR] topology [--json]\n\n"
-		   "Show packages, dies, L3 domains, NUMA nodes and their distances,\n"
-		   "sub-NUMA clustering (SNC-N per package), core types (big.LITTLE /\n"
-		   "hybrid), and for every uncore PMU the NUMA node its counts belong to\n"
-		   "and the CPU to read it on (corrected for SNC where the platform is\n"
-		   "known; otherwise reported per socket with a warning).\n\n"
-		   "  --json   machine-readable output (schema: docs/json-topology.md)\n"
-		   "  --help   this text\n");
-}
+enum { O_JSON = 256 };
+
+static const struct cli_opt opts[] = {
+	{ "json", 0, CLI_NOARG, NULL, O_JSON, "machine-readable output (schema: docs/json-topology.md)" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_topology = {
+	.name = "topology",
+	.synopsis = "[--root DIR] topology [--json]",
+	.description =
+		"Show packages, dies, L3 domains, NUMA nodes and their distances,\n"
+		"sub-NUMA clustering (SNC-N per package), core types (big.LITTLE /\n"
+		"hybrid), and for every uncore PMU the NUMA node its counts belong to\n"
+		"and the CPU to read it on (corrected for SNC where the platform is\n"
+		"known; otherwise reported per socket with a warning).",
+	.opts = opts,
+	.footer = "Exit status: 0 ok, 1 the machine's topology cannot be read, 2 usage error.",
+};
 
 static const char *set_str(const struct pms_cpuset *s, char *buf, size_t size)
 {
@@ -94,6 +103,13 @@ static void print_json(const char *root, const struct pms_topo *t,
 		cli_json_bool(&j, "has_cpu", n->has_cpu);
 		cli_json_bool(&j, "has_memory", n->has_memory);
 		cli_json_uint(&j, "memory_blocks", n->nmem_blocks);
+		if (n->mem_total) {
+			cli_json_uint(&j, "mem_total_bytes", n->mem_total);
+			cli_json_uint(&j, "mem_free_bytes", n->mem_free);
+		} else {
+			cli_json_null(&j, "mem_total_bytes");
+			cli_json_null(&j, "mem_free_bytes");
+		}
 		cli_json_begin_array(&j, "distances");
 		for (size_t k = 0; k < n->ndistances; k++)
 			cli_json_int(&j, NULL, n->distances[k]);
@@ -197,8 +213,9 @@ static void print_text(const struct pms_topo *t, const struct pms_uncore_box *bo
 		const struct pms_topo_cache *c = &t->caches[i];
 		if (c->level != 3 || c->type == PMS_CACHE_INSTRUCTION)
 			continue;
-		printf("  L3 #%d: %llu KiB, cpus %s\n", c->logical,
-		       (unsigned long long)(c->size >> 10), set_str(&c->cpus, b, SETBUF));
+		char hs[32];
+		printf("  L3 #%d: %s, cpus %s\n", c->logical, cli_human_size(c->size, hs, sizeof(hs)),
+		       set_str(&c->cpus, b, SETBUF));
 	}
 	printf("NUMA nodes: %zu%s%s\n", t->nnodes, t->numa_synthetic ? " (no NUMA in sysfs)" : "",
 	       t->numa_overlap ? " (warning: nodes share CPUs; each CPU kept its lowest node)"
@@ -208,8 +225,17 @@ static void print_text(const struct pms_topo *t, const struct pms_uncore_box *bo
 		printf("  node %d: cpus %s%s%s", n->id,
 		       pms_cpuset_count(&n->cpus) ? set_str(&n->cpus, b, SETBUF) : "-",
 		       n->has_memory ? "" : ", no memory", n->has_cpu ? "" : ", memory only");
-		if (n->nmem_blocks)
+		if (n->mem_total) {
+			char h1[32], h2[32];
+			printf(", size %s, free %s", cli_human_size(n->mem_total, h1, sizeof(h1)),
+			       cli_human_size(n->mem_free, h2, sizeof(h2)));
+		}
+		if (n->nmem_blocks) {
+			char h1[32];
 			printf(", %zu memory blocks", n->nmem_blocks);
+			if (t->mem_block_size)
+				printf(" of %s", cli_human_size(t->mem_block_size, h1, sizeof(h1)));
+		}
 		printf("\n");
 	}
 	if (t->nnodes > 1 && t->nodes[0].ndistances) {
@@ -271,18 +297,19 @@ int cmd_topology(const struct cli_global *g, int argc, char **argv)
 	bool json = false;
 	int rc = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	struct cli_parser p;
+	int c;
+	cli_parser_init(&p, &cli_spec_topology, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		if (c == O_JSON)
 			json = true;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "pmuscope: topology: unknown argument '%s'\n", argv[i]);
-			help(stderr);
-			return 2;
-		}
+		else
+			return cli_usage(&cli_spec_topology, "'%s' is not an argument of topology", p.arg);
 	}
+	if (c != CLI_END)
+		return cli_exit_code(c);
+	if (p.ind < argc)
+		return cli_usage(&cli_spec_topology, "'%s' is not an argument of topology", argv[p.ind]);
 	sys = cli_open_sys(g);
 	if (!sys)
 		return 1;

@@ -1,137 +1,290 @@
+/* JSON output of every subcommand, written with jansson (already linked for
+ * the catalogs) rather than by hand: the cli_json_* calls build a tree that
+ * cli_json_finish dumps.  Strings that are not valid UTF-8 (an argv byte
+ * 0xff) are repaired with U+FFFD; reals are printed with 10 significant
+ * digits; non-finite reals are null.  Every pretty (one-document) output
+ * starts with schema_version and a "pmuscope" object: version, host,
+ * kernel, CPU model (docs/cli.md). */
 #include "cli.h"
 
+#include <jansson.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "pmuscope/error.h"
+#include "pmuscope/topo.h"
+#include "version.h"
+
+static const struct cli_global *meta_global;
+
+void cli_json_set_global(const struct cli_global *g)
+{
+	meta_global = g;
+}
 
 void cli_json_init(struct json *j, FILE *f)
 {
+	memset(j, 0, sizeof(*j));
 	j->f = f;
-	j->depth = 0;
-	j->need_comma[0] = false;
 	j->pretty = true;
 }
 
-static void indent(struct json *j)
+/* Length of the valid UTF-8 sequence at p (1..4), 0 when invalid (RFC 3629:
+ * no overlongs, no surrogates, nothing past U+10FFFF). */
+static size_t utf8_seq(const unsigned char *p)
 {
-	if (!j->pretty)
-		return;
-	fputc('\n', j->f);
-	for (int i = 0; i < j->depth; i++)
-		fputs("  ", j->f);
+	unsigned c = p[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
 }
 
-static void put_string(FILE *f, const char *s)
+/* A jansson string of s, invalid bytes each replaced by U+FFFD. */
+static json_t *jstring(const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
+	json_t *v = json_string(s);
+	size_t n, o = 0;
+	char *b;
+	if (v)
+		return v;
+	n = strlen(s);
+	b = malloc(3 * n + 1);
+	if (!b)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t k = utf8_seq(p);
+		if (k) {
+			memcpy(b + o, p, k);
+			o += k;
+			p += k;
+		} else {
+			memcpy(b + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
 		}
 	}
-	fputc('"', f);
+	b[o] = 0;
+	v = json_string(b);
+	free(b);
+	return v;
 }
 
-static void key(struct json *j, const char *k)
+/* Attach v under key (objects) or at the end (arrays); the root otherwise. */
+static void add(struct json *j, const char *key, json_t *v)
 {
-	if (j->depth > 0) {
-		if (j->need_comma[j->depth])
-			fputc(',', j->f);
-		indent(j);
-	}
-	j->need_comma[j->depth] = true;
-	if (k) {
-		put_string(j->f, k);
-		fputs(j->pretty ? ": " : ":", j->f);
+	json_t *parent = j->depth > 0 ? j->stack[j->depth - 1] : NULL;
+	if (!v)
+		v = json_null(); /* out of memory: keep the document's shape */
+	if (!parent) {
+		if (j->root)
+			json_decref(j->root);
+		j->root = json_incref(v);
+	} else if (json_is_object(parent)) {
+		json_t *k = jstring(key ? key : "");
+		json_object_set(parent, k ? json_string_value(k) : "", v);
+		json_decref(k);
+	} else {
+		json_array_append(parent, v);
 	}
 }
 
-void cli_json_begin_object(struct json *j, const char *k)
+static void begin(struct json *j, const char *key, json_t *c)
 {
-	key(j, k);
-	fputc('{', j->f);
-	if (j->depth < 63)
-		j->depth++;
-	j->need_comma[j->depth] = false;
+	add(j, key, c);
+	if (j->depth < (int)(sizeof(j->stack) / sizeof(j->stack[0])))
+		j->stack[j->depth++] = c;
+	json_decref(c); /* held by its parent (or j->root) */
+}
+
+void cli_json_begin_object(struct json *j, const char *key)
+{
+	begin(j, key, json_object());
 }
 
 void cli_json_end_object(struct json *j)
 {
-	bool had = j->need_comma[j->depth];
-	j->depth--;
-	if (had)
-		indent(j);
-	fputc('}', j->f);
+	if (j->depth > 0)
+		j->depth--;
 }
 
-void cli_json_begin_array(struct json *j, const char *k)
+void cli_json_begin_array(struct json *j, const char *key)
 {
-	key(j, k);
-	fputc('[', j->f);
-	if (j->depth < 63)
-		j->depth++;
-	j->need_comma[j->depth] = false;
+	begin(j, key, json_array());
 }
 
 void cli_json_end_array(struct json *j)
 {
-	bool had = j->need_comma[j->depth];
-	j->depth--;
-	if (had)
-		indent(j);
-	fputc(']', j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+static void put(struct json *j, const char *key, json_t *v)
+{
+	add(j, key, v);
+	json_decref(v);
 }
 
 void cli_json_str(struct json *j, const char *k, const char *v)
 {
-	key(j, k);
-	if (v)
-		put_string(j->f, v);
-	else
-		fputs("null", j->f);
+	put(j, k, v ? jstring(v) : json_null());
 }
 
 void cli_json_int(struct json *j, const char *k, long long v)
 {
-	key(j, k);
-	fprintf(j->f, "%lld", v);
+	put(j, k, json_integer(v));
 }
+
+/* jansson's integers are long long: a larger u64 (a config word with bit 63)
+ * goes in as a marked string that cli_json_finish turns back into the exact
+ * number in the text jansson wrote. */
+#define BIG_MARK "\x01u64:"
+#define BIG_MARK_DUMPED "\"\\u0001u64:"
 
 void cli_json_uint(struct json *j, const char *k, unsigned long long v)
 {
-	key(j, k);
-	fprintf(j->f, "%llu", v);
+	char b[40];
+	if (v <= (unsigned long long)LLONG_MAX) {
+		put(j, k, json_integer((json_int_t)v));
+		return;
+	}
+	snprintf(b, sizeof(b), BIG_MARK "%llu", v);
+	j->big = true;
+	put(j, k, json_string(b));
+}
+
+/* The dumped text with each "\u0001u64:DIGITS" string made the bare number. */
+static void write_unmarked(FILE *f, const char *text)
+{
+	const char *p = text, *m;
+	size_t ml = strlen(BIG_MARK_DUMPED);
+	while ((m = strstr(p, BIG_MARK_DUMPED))) {
+		const char *d = m + ml, *e = d;
+		while (*e >= '0' && *e <= '9')
+			e++;
+		fwrite(p, 1, (size_t)(m - p), f);
+		if (*e == '"') {
+			fwrite(d, 1, (size_t)(e - d), f);
+			p = e + 1;
+		} else { /* not ours after all: keep it */
+			fwrite(m, 1, ml, f);
+			p = m + ml;
+		}
+	}
+	fputs(p, f);
 }
 
 void cli_json_bool(struct json *j, const char *k, bool v)
 {
-	key(j, k);
-	fputs(v ? "true" : "false", j->f);
+	put(j, k, json_boolean(v));
 }
 
 void cli_json_double(struct json *j, const char *k, double v)
 {
-	key(j, k);
-	if (isfinite(v))
-		fprintf(j->f, "%.17g", v);
-	else
-		fputs("null", j->f);
+	put(j, k, isfinite(v) ? json_real(v) : json_null());
 }
 
 void cli_json_null(struct json *j, const char *k)
 {
-	key(j, k);
-	fputs("null", j->f);
+	put(j, k, json_null());
+}
+
+/* {"version", "host", "kernel", "cpu_model"} of the machine described:
+ * this one, or the --root snapshot's files. */
+static json_t *meta(void)
+{
+	json_t *m = json_object();
+	struct utsname u;
+	struct pms_sys *sys = NULL;
+	struct pms_topo *topo = NULL;
+	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
+	char *host = NULL, *kernel = NULL;
+	if (!m)
+		return NULL;
+	json_object_set_new(m, "version", json_string(pms_version()));
+	o.root = meta_global ? meta_global->root : NULL;
+	if (pms_sys_new(&sys, &o) == 0) {
+		if (pms_sys_is_live(sys) && uname(&u) == 0) {
+			host = strdup(u.nodename);
+			kernel = strdup(u.release);
+		} else {
+			if (pms_sys_read_line(sys, "proc/sys/kernel/hostname", &host) < 0)
+				host = NULL;
+			if (pms_sys_read_line(sys, "proc/sys/kernel/osrelease", &kernel) < 0)
+				kernel = NULL;
+		}
+		if (pms_topo_load(sys, &topo) < 0)
+			topo = NULL;
+	}
+	pms_error_clear();
+	json_object_set_new(m, "host", host ? jstring(host) : json_null());
+	json_object_set_new(m, "kernel", kernel ? jstring(kernel) : json_null());
+	json_object_set_new(m, "cpu_model",
+			    topo && topo->model_name ? jstring(topo->model_name) : json_null());
+	free(host);
+	free(kernel);
+	pms_topo_free(topo);
+	pms_sys_free(sys);
+	return m;
 }
 
 void cli_json_finish(struct json *j)
 {
+	static json_t *cached_meta;
+	json_t *out = j->root;
+	size_t flags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10) |
+		       (j->pretty ? JSON_INDENT(2) : JSON_COMPACT);
+	if (!out)
+		return;
+	if (j->pretty && json_is_object(out)) {
+		/* schema_version and the producer first, then the document */
+		json_t *doc = json_object();
+		if (!cached_meta)
+			cached_meta = meta();
+		if (doc) {
+			json_object_set_new(doc, "schema_version", json_integer(1));
+			if (cached_meta)
+				json_object_set(doc, "pmuscope", cached_meta);
+			json_object_update(doc, out);
+			out = doc;
+		} else {
+			json_incref(out);
+		}
+	} else {
+		json_incref(out);
+	}
+	if (j->big) {
+		char *text = json_dumps(out, flags);
+		if (text)
+			write_unmarked(j->f, text);
+		else
+			fprintf(stderr, "pmuscope: writing JSON failed\n");
+		free(text);
+	} else if (json_dumpf(out, j->f, flags) < 0) {
+		fprintf(stderr, "pmuscope: writing JSON failed\n");
+	}
 	fputc('\n', j->f);
+	json_decref(out);
+	json_decref(j->root);
+	j->root = NULL;
+	j->depth = 0;
+	j->big = false;
 }

@@ -95,6 +95,26 @@ static const char *status_name(int node)
 	return n ? n : "error";
 }
 
+/* Loss above this share of samples+lost is warned about (text and JSON). */
+#define LOSS_WARN_RATIO 0.02
+
+/* lost / (samples + lost), and the warning to give when it is high (NULL
+ * when it is not): what was lost and what to do. */
+static double loss_ratio(const struct pms_memreport *r, char *warn, size_t size)
+{
+	uint64_t lost = r->stats.lost + r->stats.lost_samples;
+	double ratio = r->samples + lost ? (double)lost / (double)(r->samples + lost) : 0.0;
+	warn[0] = '\0';
+	if (ratio > LOSS_WARN_RATIO)
+		snprintf(warn, size,
+			 "lost %.1f%% of the samples (%" PRIu64 " lost, %" PRIu64 " kept): the "
+			 "kernel dropped them while the ring buffer was full, so the profile "
+			 "under-counts the busiest moments; sample less often (a larger "
+			 "--period) or watch fewer threads or CPUs",
+			 100.0 * ratio, lost, r->samples);
+	return ratio;
+}
+
 void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 {
 	struct json j;
@@ -139,10 +159,17 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "lost_samples", r->stats.lost_samples);
 	cli_json_uint(&j, "throttle", r->stats.throttle);
 	cli_json_uint(&j, "unthrottle", r->stats.unthrottle);
+	{
+		char warn[400];
+		cli_json_double(&j, "loss_ratio", loss_ratio(r, warn, sizeof(warn)));
+		cli_json_str(&j, "loss_warning", warn[0] ? warn : NULL);
+	}
 	cli_json_uint(&j, "parse_errors", r->stats.parse_errors);
 	cli_json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
 	cli_json_uint(&j, "aux_truncated", r->stats.aux_truncated);
 	cli_json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
+	cli_json_uint(&j, "aux_partial", r->stats.aux_partial);
+	cli_json_uint(&j, "aux_cut_records", r->stats.aux_cut_records);
 	cli_json_end_object(&j);
 
 	cli_json_begin_object(&j, "data_source");
@@ -393,13 +420,26 @@ static void text_sites(const char *title, const struct pms_memreport_site *v, si
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 {
 	printf("pmuscope %s: %s (%.2f s)\n", m->command, m->target_text, m->seconds);
-	printf("engine: %s [%s]\n", r->label && *r->label ? r->label : mem_engine_name(r->engine),
-	       r->pmus ? r->pmus : "");
+	{
+		const char *lab = r->label && *r->label ? r->label : mem_engine_name(r->engine);
+		/* "[pmus]" only where it adds something to the label */
+		if (r->pmus && *r->pmus && strcmp(r->pmus, lab) && !strstr(lab, r->pmus))
+			printf("engine: %s [%s]\n", lab, r->pmus);
+		else
+			printf("engine: %s\n", lab);
+	}
 	if (r->notes && *r->notes)
 		printf("  notes: %s\n", r->notes);
 	for (size_t i = 0; i < r->nattempts; i++) {
 		const struct pms_sampler_attempt *a = &r->attempts[i];
-		printf("  tried %-9s %-12s %s%s%s\n", mem_engine_name(a->engine), a->pmu,
+		const char *en = mem_engine_name(a->engine);
+		char what[64];
+		/* the PMU only where it says more than the engine's name */
+		if (*a->pmu && strcmp(a->pmu, en))
+			snprintf(what, sizeof(what), "%s (%s)", en, a->pmu);
+		else
+			snprintf(what, sizeof(what), "%s", en);
+		printf("  tried %-22s %s%s%s\n", what,
 		       a->chosen ? "chosen" : a->err ? strerrorname_np(a->err) : "ok",
 		       *a->reason ? ": " : "", a->reason);
 	}
@@ -408,6 +448,12 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	       ", dropped %" PRIu64 "\n",
 	       r->samples, r->with_addr, r->stats.lost, r->stats.lost_records, r->stats.lost_samples,
 	       r->stats.throttle, r->stats.samples_dropped);
+	{
+		char warn[400];
+		loss_ratio(r, warn, sizeof(warn));
+		if (warn[0])
+			printf("  WARNING: %s\n", warn);
+	}
 
 	printf("\ndata source levels:\n");
 	if (!r->nlevels)

@@ -13,9 +13,12 @@
 
 #include "pmuscope/catalog.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* One architected event (common, recommended, or extension-block). */
 struct pms_arm_event {
@@ -125,6 +128,7 @@ struct pms_apple_compat {
 size_t pms_apple_compat_count(void);
 const struct pms_apple_compat *pms_apple_compat_at(size_t i);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -26,9 +26,12 @@
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* perf's struct c2c_stats (tools/perf/util/mem-events.h), field for field,
  * with the same meaning; pms_c2c_classify fills it. */
@@ -227,6 +230,7 @@ int pms_c2c_metric_parse(const char *s, enum pms_c2c_metric *out);
 const char *pms_c2c_sort_name(enum pms_c2c_sort s);
 int pms_c2c_sort_parse(const char *s, enum pms_c2c_sort *out);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

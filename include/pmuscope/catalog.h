@@ -17,9 +17,14 @@
 
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
+
+struct pms_topo;
 
 /* Where a catalog entry came from. */
 enum pms_catalog_format {
@@ -67,15 +72,16 @@ struct pms_cat_event {
 	const char *scale_unit;
 };
 
-/* Which CPU the catalog is for.  Version 1. */
+/* Which CPU the catalog is for.  NULL selects nothing (every row). */
+#define PMS_CATALOG_SELECT_VERSION 1
 struct pms_catalog_select {
-	unsigned version;
+	unsigned version;     /* PMS_CATALOG_SELECT_VERSION */
 	const char *x86_id;   /* "GenuineIntel-6-AD" (vendor-family-model), or NULL */
 	uint64_t midr;        /* arm64 MIDR_EL1 (variant and revision ignored) */
 	bool has_midr;
 	const char *apple_gen; /* "as1", "a14", "as3", "as4-1", "as5", or NULL */
 };
-#define PMS_CATALOG_SELECT_INIT { 1, NULL, 0, false, NULL }
+#define PMS_CATALOG_SELECT_INIT { PMS_CATALOG_SELECT_VERSION, NULL, 0, false, NULL }
 
 struct pms_catalog;
 
@@ -147,17 +153,21 @@ size_t pms_cat_event_string(const struct pms_cat_event *ev, const char *pmu, cha
  * string is borrowed by sel->x86_id.  PMS_EINVAL on anything else. */
 int pms_catalog_select_parse(struct pms_catalog_select *sel, const char *text);
 
-/* This machine's identity through the kernel seam: x86 vendor-family-model
- * from /proc/cpuinfo, or the MIDR of CPU cpu from
- * /sys/devices/system/cpu/cpuN/regs/identification/midr_el1.  The x86 id is
- * written to idbuf (sel->x86_id points at it).  PMS_ENOENT when neither is
- * readable. */
+/* The selection for CPU cpu of a loaded topology, which holds the machine's
+ * identity: the MIDR of that CPU (arm64), else x86 vendor-family-model
+ * [-stepping] written to idbuf (sel->x86_id points at it).  PMS_ENOENT when
+ * the topology has neither. */
+int pms_catalog_select_for_topo(const struct pms_topo *topo, int cpu,
+				struct pms_catalog_select *sel, char *idbuf, size_t idlen);
+/* The same for the machine below sys: loads its identity
+ * (pms_topo_load_cpuid) and calls pms_catalog_select_for_topo. */
 int pms_catalog_identify(struct pms_sys *sys, int cpu, struct pms_catalog_select *sel,
 			 char *idbuf, size_t idlen);
 
 const char *pms_catalog_format_name(enum pms_catalog_format f);
 const char *pms_event_tier_name(enum pms_event_tier t);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -31,9 +31,12 @@
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_count_target {
 	PMS_COUNT_CHILD = 0, /* pid is a child stopped before exec (pms_child_spawn) */
@@ -42,7 +45,7 @@ enum pms_count_target {
 	PMS_COUNT_CPUS,      /* system-wide on cpus (empty = every online CPU) */
 };
 
-#define PMS_COUNT_OPTS_VERSION 1
+#define PMS_COUNT_OPTS_VERSION 2
 struct pms_count_opts {
 	unsigned version;            /* PMS_COUNT_OPTS_VERSION */
 	enum pms_count_target target;
@@ -50,8 +53,14 @@ struct pms_count_opts {
 	const struct pms_cpuset *cpus; /* CPUS: borrowed during open; NULL = all online */
 	bool strict;                 /* pms_counter_read fails unless every counter ran 100% */
 	bool no_inherit;             /* do not count children of the task */
+	/* version >= 2: an event (or group) the kernel or machine does not
+	 * support (perf_event_open EINVAL, ENOENT, ENODEV, ENXIO, EOPNOTSUPP,
+	 * ENOSYS, or no CPU of the target covered by its PMU) is left out
+	 * instead of failing the open, as perf stat does; its rows say why
+	 * (pms_count_row.unsupported).  Privilege and fd-limit errors still fail. */
+	bool skip_unsupported;
 };
-#define PMS_COUNT_OPTS_INIT { PMS_COUNT_OPTS_VERSION, PMS_COUNT_CHILD, 0, NULL, false, false }
+#define PMS_COUNT_OPTS_INIT { PMS_COUNT_OPTS_VERSION, PMS_COUNT_CHILD, 0, NULL, false, false, false }
 
 /* One value as the kernel reports it, with the multiplexing estimate. */
 struct pms_count_value {
@@ -104,6 +113,9 @@ struct pms_count_row {
 	double fraction;     /* running / enabled of the sums */
 	double scale;        /* the alias's .scale (1.0 otherwise) */
 	const char *unit;    /* the alias's .unit, or NULL */
+	/* skip_unsupported: why the event could not be opened (the counter's
+	 * message), the row then has no instances; NULL when it counts */
+	const char *unsupported;
 };
 
 struct pms_counter;
@@ -135,7 +147,12 @@ int pms_counter_fd(const struct pms_counter *c, size_t i);
  * not be scheduled together); the count, and with buf the event names. */
 int pms_counter_unscheduled_groups(const struct pms_counter *c, char *buf, size_t size);
 
-/* Aggregate the last read.  Rows are ordered by event, then bucket id. */
+/* With skip_unsupported: how many events were left out; with buf, the reason
+ * of the first ("event 'cycles': ... (ENOENT)"). */
+size_t pms_counter_unsupported(const struct pms_counter *c, char *buf, size_t size);
+
+/* Aggregate the last read.  Rows are ordered by event, then bucket id; an
+ * event left out by skip_unsupported has one row (id -1) with .unsupported. */
 int pms_counter_rows(const struct pms_counter *c, enum pms_count_agg agg,
 		     struct pms_count_row **rows, size_t *n);
 void pms_count_rows_free(struct pms_count_row *rows);
@@ -145,6 +162,7 @@ void pms_count_value_scale(struct pms_count_value *v);
 
 const char *pms_count_agg_name(enum pms_count_agg agg);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -12,9 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct pms_cpuset {
 	uint64_t *bits;
@@ -41,16 +44,19 @@ void pms_cpuset_clear(struct pms_cpuset *s);
 
 /* Parse "0-3,8" (whitespace/newline at the end allowed, empty = empty set).
  * On error returns PMS_EPARSE with the column in the message; *s is left
- * empty. */
+ * empty with its storage freed (as after pms_cpuset_fini), so a caller
+ * that gives up on it leaks nothing. */
 int pms_cpuset_parse_list(struct pms_cpuset *s, const char *text);
 
 /* Parse a hex mask "ffffffff,000000ff" (comma-separated 32-bit words,
- * most significant first; an optional 0x is accepted). */
+ * most significant first; an optional 0x is accepted).  On error *s is
+ * left empty with its storage freed. */
 int pms_cpuset_parse_mask(struct pms_cpuset *s, const char *text);
 
 /* Format as a list ("0-3,8"); returns the length it needed (like snprintf). */
 size_t pms_cpuset_format(const struct pms_cpuset *s, char *buf, size_t size);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -11,9 +11,12 @@
 #ifndef PMUSCOPE_ERROR_H
 #define PMUSCOPE_ERROR_H
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_error {
 	PMS_OK = 0,
@@ -42,6 +45,7 @@ const char *pms_error_name(int code);
 /* Forget the last error on this thread. */
 void pms_error_clear(void);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -33,9 +33,12 @@
 #include "pmuscope/cpuset.h"
 #include "pmuscope/pmu.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct pms_catalog; /* pmuscope/catalog.h */
 
@@ -72,6 +75,11 @@ struct pms_event_list {
 	int ngroups; /* groups are numbered 0 .. ngroups-1 */
 };
 
+/* perf's name of a generic hardware or software event (PERF_TYPE_HARDWARE
+ * or PERF_TYPE_SOFTWARE and its config: "cycles", "page-faults"), as perf
+ * prints it for an attr; NULL for anything else.  The string is static. */
+const char *pms_event_generic_name(uint32_t type, uint64_t config);
+
 /* Parse text (one or more comma-separated events) against pmus (may be NULL:
  * only generic, software and raw events then resolve).
  * Errors: PMS_EPARSE (syntax, overlapping terms), PMS_ENOENT (unknown event,
@@ -101,7 +109,7 @@ struct pms_event_parse_opts {
 #define PMS_EVENT_PARSE_OPTS_INIT { PMS_EVENT_PARSE_OPTS_VERSION, NULL }
 
 /* pms_event_parse with options; opts NULL is the same as pms_event_parse.
- * PMS_EINVAL for an opts->version this library does not know. */
+ * Options versions follow docs/api.md (older accepted, newer refused). */
 int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		       const struct pms_event_parse_opts *opts, struct pms_event_list **out);
 
@@ -114,6 +122,7 @@ size_t pms_event_attr_describe(const struct perf_event_attr *attr, char *buf,
 /* Like pms_event_attr_describe, plus config4 when set. */
 size_t pms_event_describe(const struct pms_event *ev, char *buf, size_t size);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,9 +10,12 @@
 
 #include <stdint.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_engine {
 	PMS_ENG_NONE = 0,
@@ -84,6 +87,9 @@ struct pms_memconv_ctx {
 	 * decoded and the kernel's fields are taken as they are. */
 	const struct pms_ibs_cpu *ibs_cpu;
 	unsigned ibs_ldlat;                /* IBS: attr.config1 bits 0-11 */
+	/* attr.sample_period when the event is not in frequency mode: a
+	 * sample without PERIOD stands for that many events (0 = unknown) */
+	uint64_t fixed_period;
 };
 
 /* *flags of pms_memsample_from_sample */
@@ -105,6 +111,7 @@ int pms_memsample_from_sample(const struct pms_sample *in, const struct pms_memc
  * PMS_ENG_NONE when the PMU is no memory-sampling engine. */
 enum pms_engine pms_engine_of_pmu(const char *pmu, const char *vendor);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

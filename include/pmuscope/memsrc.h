@@ -27,6 +27,7 @@
 #ifndef PMUSCOPE_MEMSRC_H
 #define PMUSCOPE_MEMSRC_H
 
+#include "pmuscope/api.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+PMS_API_BEGIN
 
 struct perf_event_attr;
 struct pms_memsrc;
@@ -100,6 +103,9 @@ struct pms_memsrc_stats {
 	uint64_t aux_bytes;       /* AUX bytes decoded */
 	uint64_t aux_truncated, aux_overwrite, aux_partial, aux_collision; /* PERF_AUX_FLAG_* */
 	uint64_t aux_decode_errors;
+	uint64_t aux_cut_records; /* recorded: SPE records cut by the end of their
+				   * AUXTRACE chunk (truncated data), dropped */
+	uint64_t aux_cut_bytes;   /* ... and their bytes */
 	uint64_t aux_overrun;     /* live: AUX bytes overwritten before read */
 	uint64_t ibs_raw_checked;  /* IBS samples whose RAW registers were decoded */
 	uint64_t ibs_raw_mismatch; /* ... and disagreed with the kernel's fields */
@@ -173,6 +179,8 @@ uint64_t pms_memsrc_span_ns(const struct pms_memsrc *s);
 /* The underlying sampler (live) or reader (recorded), NULL for the other. */
 struct pms_sampler *pms_memsrc_sampler(const struct pms_memsrc *s);
 struct pms_perfdata_reader *pms_memsrc_reader(const struct pms_memsrc *s);
+
+PMS_API_END
 
 #ifdef __cplusplus
 }

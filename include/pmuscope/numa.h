@@ -18,9 +18,12 @@
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* A node result that is not a node: the oracle never guesses.  Values >= 0
  * are node ids; values < 0 are either the page's negative errno status as
@@ -74,12 +77,24 @@ void pms_numa_oracle_free(struct pms_numa_oracle *o);
 int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, size_t n,
 			    int *nodes);
 
-/* Cached node of addr's page, or PMS_NODE_UNKNOWN; never makes a syscall. */
+/* The same for the pages of process pid (0 = the caller), whatever
+ * opts.pid says: one oracle serves every process of a system-wide or
+ * multi-process run, its cache keyed by (pid, page).  A pid can also be a
+ * thread id (move_pages finds the task by id, mm/migrate.c find_mm_struct),
+ * which is how a process held at exit is asked about. */
+int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint64_t *addrs,
+				size_t n, int *nodes);
+
+/* Cached node of addr's page (of opts.pid), or PMS_NODE_UNKNOWN; never makes
+ * a syscall. */
 int pms_numa_oracle_cached(const struct pms_numa_oracle *o, uint64_t addr);
 
 /* Drop cached pages overlapping [start, start + len) (a new mapping or an
- * unmap there); len 0 drops everything (the process exited or exec'd). */
+ * unmap there) of every process; len 0 drops everything. */
 void pms_numa_oracle_invalidate(struct pms_numa_oracle *o, uint64_t start, uint64_t len);
+/* The same for one process only (its MMAP, or len 0: it exited or exec'd). */
+void pms_numa_oracle_invalidate_pid(struct pms_numa_oracle *o, pid_t pid, uint64_t start,
+				    uint64_t len);
 
 /* Change the process asked about (drops the cache). */
 void pms_numa_oracle_set_pid(struct pms_numa_oracle *o, pid_t pid);
@@ -91,6 +106,7 @@ int pms_numa_node_of_phys(const struct pms_topo *topo, uint64_t paddr);
 
 void pms_numa_oracle_stats(const struct pms_numa_oracle *o, struct pms_numa_stats *out);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -20,9 +20,14 @@
 #include "pmuscope/memsample.h"
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
+
+struct perf_event_attr;
 
 /* Which perf_event_attr word a format term writes. */
 enum pms_cfg_field {
@@ -124,6 +129,18 @@ struct pms_pmus {
 int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out);
 void pms_pmus_free(struct pms_pmus *pmus);
 
+/* A tracepoint: "subsystem:event" (perf's name) and the id that goes in
+ * attr.config of a PERF_TYPE_TRACEPOINT event. */
+struct pms_tracepoint {
+	char *name;
+	uint64_t id;
+};
+/* The tracepoints tracefs lists (sys/kernel/tracing/events, else below
+ * debugfs), in directory order; PMS_ENOENT naming the paths when tracefs
+ * is not there.  *out is the caller's, released with pms_tracepoints_free. */
+int pms_tracepoints_list(struct pms_sys *sys, struct pms_tracepoint **out, size_t *n);
+void pms_tracepoints_free(struct pms_tracepoint *tp, size_t n);
+
 const struct pms_pmu *pms_pmu_find(const struct pms_pmus *pmus, const char *name);
 const struct pms_pmu *pms_pmu_find_type(const struct pms_pmus *pmus, uint32_t type);
 const struct pms_format *pms_pmu_format(const struct pms_pmu *pmu, const char *term);
@@ -147,6 +164,14 @@ int pms_format_parse(const char *text, struct pms_format *f);
 int pms_format_encode(const struct pms_format *f, uint64_t value, uint64_t *word);
 /* Mask of all bits the term covers. */
 uint64_t pms_format_mask(const struct pms_format *f);
+/* The one field -> perf_event_attr word mapping (config, config1, config2,
+ * config3).  set: the term's bits in attr become value (cleared first);
+ * get: *word is the attr word that holds the term.  PMS_ENOTSUP for a term
+ * in config4, which perf_event_attr does not have. */
+int pms_format_attr_set(const struct pms_format *f, struct perf_event_attr *attr,
+			uint64_t value);
+int pms_format_attr_get(const struct pms_format *f, const struct perf_event_attr *attr,
+			uint64_t *word);
 
 const char *pms_pmu_kind_name(enum pms_pmu_kind kind);
 const char *pms_scope_name(enum pms_uncore_scope scope);
@@ -162,6 +187,7 @@ size_t pms_format_str(const struct pms_format *f, char *buf, size_t size);
  * exposed; false on e.g. a VM without a virtual PMU. */
 bool pms_pmus_has_hardware(const struct pms_pmus *pmus);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

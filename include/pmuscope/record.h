@@ -25,9 +25,12 @@
 
 #include <linux/perf_event.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* attr.sample_type bits (include/uapi/linux/perf_event.h enum
  * perf_event_sample_format).  Defined here so the decoder does not depend on
@@ -384,6 +387,7 @@ int pms_record_peek_id(const struct pms_sample_layout *l, const void *rec, size_
 /* "SAMPLE", "MMAP2", ...; "UNKNOWN" for other types. */
 const char *pms_record_type_name(uint32_t type);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 #ifndef PMUSCOPE_RECORDER_H
 #define PMUSCOPE_RECORDER_H
 
+#include "pmuscope/api.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+PMS_API_BEGIN
 
 #define PMS_RECORDER_OPTS_VERSION 1
 struct pms_recorder_opts {
@@ -59,17 +62,26 @@ int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *
 /* Write a side-band record of event attr_idx. */
 int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, size_t attr_idx);
 
+/* Put the header down now so the file is readable (by perf too) up to the
+ * records written so far if the recorder is killed; cheap enough to call
+ * once a second. */
+int pms_recorder_sync(struct pms_recorder *r);
+
 /* Add the header features from this machine (sys: HOSTNAME, OSRELEASE and
  * ARCH from proc/sys/kernel, node meminfo; topo: NRCPUS, CPUID (vendor,
  * family, model, stepping on x86, the MIDR on arm64), NUMA_TOPOLOGY,
  * MEM_TOPOLOGY; pmus: PMU_MAPPINGS, may be NULL; build ids of the files the
  * MMAP/MMAP2 records named), then finish the file.  A feature whose facts
- * cannot be read is left out; a write error fails with PMS_EIO. */
+ * cannot be read is left out.  The file is closed even after a failure (its
+ * records before the failure stay readable) and the first failure is
+ * returned. */
 int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
 			const struct pms_pmus *pmus);
 
 uint64_t pms_recorder_records(const struct pms_recorder *r);
 uint64_t pms_recorder_skipped(const struct pms_recorder *r);
+
+PMS_API_END
 
 #ifdef __cplusplus
 }

@@ -24,9 +24,12 @@
 #include "pmuscope/symbols.h"
 #include "pmuscope/topo.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* Version 2 added `aggregate`; version 1 callers are still accepted. */
 #define PMS_MEMPROF_OPTS_VERSION 2
@@ -227,6 +230,7 @@ void pms_memreport_free(struct pms_memreport *r);
 /* Nearest-rank percentile (0 < pct <= 100) of n sorted values; 0 if n == 0. */
 uint64_t pms_percentile(const uint64_t *sorted, size_t n, double pct);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

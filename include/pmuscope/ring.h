@@ -20,9 +20,12 @@
 
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct pms_ring;
 
@@ -90,6 +93,7 @@ int pms_ring_aux_read(struct pms_ring *ring, uint64_t offset, uint64_t size,
  * when it wraps), then publish aux_tail. */
 int pms_ring_aux_drain(struct pms_ring *ring, pms_ring_aux_cb cb, void *ud);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

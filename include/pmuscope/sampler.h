@@ -25,9 +25,12 @@
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_sampler_target {
 	PMS_TARGET_CHILD = 0, /* pid from pms_child_spawn(): inherit + enable_on_exec */
@@ -67,10 +70,21 @@ struct pms_sampler_opts {
 	size_t data_pages;            /* ring data pages (power of two); 0 = 64 */
 	size_t aux_pages;             /* SPE AUX pages (power of two); 0 = 128 */
 	uint32_t wakeup_bytes;        /* poll watermark; 0 = a quarter of the ring */
+	/* Arm SPE filters (drivers/perf/arm_spe_pmu.c formats; each dropped
+	 * with a note where the PMU lacks it): */
+	uint64_t spe_events;          /* event_filter (PMSEVFR_EL1): keep records with all
+				       * these event bits (PMS_SPE_EVENT_BIT); 0 = none */
+	uint64_t spe_not_events;      /* inv_event_filter (PMSNEVFR_EL1, FEAT_SPEv1p2): drop
+				       * records with any of these; 0 = none */
+	bool spe_branches;            /* also sample branches (branch_filter) */
+	/* AMD IBS op: the period counts dispatched ops (IbsOpCntCtl = 1, the
+	 * cnt_ctl term, IBS_CAPS_OPCNT) instead of cycles */
+	bool ibs_count_ops;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
-	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0 }
+	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
+	  0, 0, false, false }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {
@@ -123,7 +137,8 @@ struct pms_sampler_stats {
 struct pms_sampler_callbacks {
 	/* One memory sample; return 0 to go on, negative to stop the poll. */
 	int (*sample)(void *ud, const struct pms_memsample *s);
-	/* MMAP, MMAP2, COMM, FORK, EXIT (rec->type says which); may be NULL. */
+	/* MMAP, MMAP2, COMM, FORK, EXIT, and the accounting records LOST,
+	 * LOST_SAMPLES, THROTTLE, UNTHROTTLE (rec->type says which); may be NULL. */
 	int (*sideband)(void *ud, const struct pms_record *rec);
 };
 
@@ -180,6 +195,56 @@ int pms_child_wait(struct pms_child *c, bool nohang, int *status);
 /* Kills (SIGKILL) and reaps a child that was never waited for. */
 void pms_child_free(struct pms_child *c);
 
+/* Exit hold: with opts.hold_exits every process of the command's tree (the
+ * command and whatever it forks, clones or execs) is traced with ptrace
+ * (PTRACE_SEIZE + PTRACE_O_TRACEEXIT, kernel/ptrace.c) and stops in do_exit
+ * before its memory is released (kernel/exit.c: ptrace_event(PTRACE_EVENT_EXIT)
+ * comes before exit_mm()).  The caller then asks about the pages it sampled
+ * (move_pages with the held thread's id works while it is stopped there) and
+ * lets it go with pms_child_release().  Signals are passed on unchanged and
+ * job-control stops are kept (PTRACE_LISTEN).  Tracing needs the right to
+ * ptrace one's own child (Yama ptrace_scope <= 1, or CAP_SYS_PTRACE); a
+ * set-user-ID program runs without its privileges while traced (fs/exec.c,
+ * LSM_UNSAFE_PTRACE), so callers should not hold such commands.
+ * Only the thread that spawned the child may poll and release. */
+#define PMS_CHILD_OPTS_VERSION 1
+struct pms_child_opts {
+	unsigned version; /* PMS_CHILD_OPTS_VERSION */
+	bool hold_exits;  /* stop every process of the tree at exit (above) */
+};
+#define PMS_CHILD_OPTS_INIT { PMS_CHILD_OPTS_VERSION, false }
+
+/* pms_child_spawn with options; opts NULL = defaults (no hold). */
+int pms_child_spawn_opts(struct pms_sys *sys, char *const argv[],
+			 const struct pms_child_opts *opts, struct pms_child **out);
+
+enum pms_child_event_kind {
+	PMS_CHILD_EV_NONE = 0, /* nothing happened (non-blocking poll) */
+	PMS_CHILD_EV_HELD,     /* a thread stopped at exit; memory still mapped */
+	PMS_CHILD_EV_EXITED,   /* the command itself ended; status is its wait status */
+};
+
+struct pms_child_event {
+	enum pms_child_event_kind kind;
+	pid_t tid;  /* HELD: the stopped thread (release it with this id) */
+	pid_t pid;  /* HELD: its process (thread group); EXITED: the command */
+	int status; /* HELD: the exit code given to exit(); EXITED: the wait status */
+};
+
+/* Wait for the next event of the command's tree (block: wait, else return
+ * PMS_CHILD_EV_NONE at once).  Every other ptrace stop (fork, clone, exec,
+ * signal delivery, group stop) is handled inside.  Works without hold_exits
+ * too (then it only reports EXITED).  0 or a negative PMS_E*. */
+int pms_child_poll(struct pms_child *c, bool block, struct pms_child_event *ev);
+/* Let a thread held at exit go on exiting. */
+int pms_child_release(struct pms_child *c, pid_t tid);
+/* Threads held now (not yet released). */
+size_t pms_child_held(const struct pms_child *c);
+/* Whether exits are really held (hold_exits asked and ptrace accepted); when
+ * asked but refused, the reason is in *why (static text, may be NULL). */
+bool pms_child_holding(const struct pms_child *c, const char **why);
+
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

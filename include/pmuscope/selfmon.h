@@ -24,9 +24,12 @@
 #include "pmuscope/pmu.h"
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_read_path {
 	PMS_PATH_USER = 0, /* rdpmc / mrs from the user page */
@@ -66,7 +69,7 @@ struct pms_selfmon_hooks {
 struct pms_catalog;
 
 /* Fields are only ever appended; version says which the caller has (1: up to
- * hooks, 2: catalog).  PMS_EINVAL for a version this library does not know. */
+ * hooks, 2: catalog).  NULL and versions follow docs/api.md. */
 #define PMS_SELFMON_OPTS_VERSION 2
 struct pms_selfmon_opts {
 	unsigned version;          /* PMS_SELFMON_OPTS_VERSION */
@@ -122,6 +125,7 @@ int pms_selfmon_disable(struct pms_selfmon *s);
 const char *pms_read_path_name(enum pms_read_path p);
 const char *pms_selfmon_why_name(enum pms_selfmon_why w);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

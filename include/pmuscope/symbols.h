@@ -19,9 +19,12 @@
 
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 enum pms_map_kind {
 	PMS_MAP_FILE = 0, /* backed by a file */
@@ -86,6 +89,13 @@ int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
  * object's name).  0, or PMS_ENOENT. */
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out);
 
+/* C++ and Rust names come back demangled (GNU libiberty's demangler:
+ * Itanium C++ ABI, Rust legacy and v0) unless turned off here; the default
+ * is on.  pms_symbolizer_demangles() says whether names really are (false
+ * when off, or in a build without the demangler). */
+void pms_symbolizer_set_demangle(struct pms_symbolizer *s, bool on);
+bool pms_symbolizer_demangles(const struct pms_symbolizer *s);
+
 /* Whether proc/kallsyms shows real addresses to this caller (kptr_restrict,
  * CAP_SYSLOG): when false, kernel addresses must not be shown. */
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s);
@@ -95,6 +105,7 @@ bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s);
  * cannot be opened or has no build id, PMS_EPARSE when it is not ELF. */
 int pms_elf_build_id(const char *path, uint8_t id[20], size_t *len);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

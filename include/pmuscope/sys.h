@@ -4,8 +4,8 @@
  *  - a root directory fd under which sys/... and proc/... are opened with
  *    openat() (default "/"; tests point it at an unpacked machine snapshot);
  *  - an ops table for perf_event_open, ioctl, read, mmap, munmap, close,
- *    move_pages and get_mempolicy (default: raw syscall(); tests install a
- *    fake kernel).
+ *    move_pages, get_mempolicy and write_file (default: raw syscall(), and a
+ *    write confined below the root; tests install a fake kernel).
  *
  * Op convention: every op returns >= 0 on success and a negative errno on
  * failure (never -1 + errno), so fakes need not touch errno.
@@ -26,9 +26,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 struct perf_event_attr;
 
@@ -47,6 +50,12 @@ struct pms_sys_ops {
 			   const int *nodes, int *status, int flags);
 	long (*get_mempolicy)(void *ud, int *mode, unsigned long *nodemask,
 			      unsigned long maxnode, void *addr, unsigned long flags);
+	/* Write len bytes with one write() to relpath (no leading '/', no
+	 * "..") opened below dirfd, the context's root fd, without following
+	 * a symlink or leaving the root.  Returns 0 or a negative errno.  NULL
+	 * in a caller's table = the real one (tables written before this op). */
+	int (*write_file)(void *ud, int dirfd, const char *relpath, const void *buf,
+			  size_t len);
 };
 
 #define PMS_SYS_OPTS_VERSION 1
@@ -100,6 +109,13 @@ int pms_sys_list_dir(const struct pms_sys *sys, const char *relpath, char ***nam
 		     size_t *count);
 void pms_sys_names_free(char **names, size_t count);
 
+/* Write the string data (one write() call, as sysfs wants) to relpath below
+ * the root, through ops->write_file.  A path with a ".." component is refused
+ * (PMS_EINVAL); the real op resolves it beneath the root (openat2
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so a snapshot or fake root never
+ * reaches this machine's /sys.  The error names the file and the errno. */
+int pms_sys_write_file(const struct pms_sys *sys, const char *relpath, const char *data);
+
 /* Thin wrappers that call the ops table and turn a failure into a pms error
  * whose message names `what` (e.g. "perf_event_open(ibs_op/...)").
  * They return the op's non-negative result or a negative PMS_E* code; the raw
@@ -109,6 +125,7 @@ int pms_sys_perf_event_open(const struct pms_sys *sys, struct perf_event_attr *a
 			    const char *what);
 int pms_sys_close(const struct pms_sys *sys, int fd);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

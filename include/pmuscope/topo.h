@@ -17,9 +17,12 @@
 #include "pmuscope/pmu.h"
 #include "pmuscope/sys.h"
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* One logical CPU (a cpuN directory).  Fields the kernel did not provide
  * (offline CPUs have no topology/ directory) are -1 / 0 / empty. */
@@ -64,6 +67,10 @@ struct pms_topo_node {
 	size_t ndistances;      /* == pms_topo.nnodes when the file was consistent, else 0 */
 	uint64_t *mem_blocks;   /* sorted memory block numbers (nodeN/memoryM) */
 	size_t nmem_blocks;
+	/* nodeN/meminfo MemTotal and MemFree in bytes (drivers/base/node.c
+	 * node_read_meminfo), read at load time; 0 when the file is absent */
+	uint64_t mem_total;
+	uint64_t mem_free;
 };
 
 /* One package (socket). */
@@ -115,12 +122,19 @@ struct pms_topo {
 	int model;
 	int stepping;
 	char *model_name;  /* NULL if absent */
+	/* How a hypervisor was told (pms_hypervisor_detect), "" on bare metal. */
+	char hypervisor[96];
 };
 
 /* Read the topology below sys's root.  Missing optional files give -1/0
  * fields; a malformed file fails with a message naming it. */
 int pms_topo_load(struct pms_sys *sys, struct pms_topo **out);
 void pms_topo_free(struct pms_topo *topo);
+/* Only the CPU identity, with the same readers: vendor, family, model,
+ * stepping, model name, hypervisor, and cpus[] with just cpu and midr (no
+ * other field is filled).  Works on snapshots that hold only proc/cpuinfo;
+ * fails only on a malformed file. */
+int pms_topo_load_cpuid(struct pms_sys *sys, struct pms_topo **out);
 
 /* Lookups; NULL / -1 / negative PMS_E* when not found. */
 const struct pms_topo_cpu *pms_topo_cpu(const struct pms_topo *topo, int cpu);
@@ -139,6 +153,12 @@ int pms_topo_package_node(const struct pms_topo *topo, int package, int d);
 const char *pms_cache_type_name(enum pms_cache_type t);
 /* Name of an Arm core from its MIDR ("Cortex-A725"), NULL if not in the table. */
 const char *pms_midr_core_name(uint64_t midr);
+/* Vendor of an Arm MIDR's implementer ("Fujitsu" for 0x46), NULL if unknown. */
+const char *pms_midr_vendor(uint64_t midr);
+/* Whether this machine runs under a hypervisor: /sys/hypervisor/type, or the
+ * "hypervisor" flag of /proc/cpuinfo (x86).  The one rule every caller uses;
+ * what (may be NULL) says which evidence was found. */
+bool pms_hypervisor_detect(const struct pms_sys *sys, char *what, size_t size);
 
 /* ---- uncore box -> node ---------------------------------------------- */
 
@@ -178,6 +198,7 @@ int pms_uncore_map(const struct pms_topo *topo, const struct pms_pmus *pmus,
 void pms_uncore_boxes_free(struct pms_uncore_box *boxes, size_t n);
 const char *pms_uncore_how_name(enum pms_uncore_how how);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

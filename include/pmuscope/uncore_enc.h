@@ -13,9 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmuscope/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+PMS_API_BEGIN
 
 /* config, config1, config2 */
 struct pms_uncore_config {
@@ -86,6 +89,7 @@ int pms_uncore_format(enum pms_uncore_device dev, const struct pms_uncore_config
 /* "arm_cmn", "arm_dsu", "arm_dmc620" */
 const char *pms_uncore_device_pmu(enum pms_uncore_device dev);
 
+PMS_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -88,24 +88,6 @@ void pms_cat_truncate(struct pms_catalog *cat, size_t n)
 		event_release(&cat->ev[--cat->n]);
 }
 
-int pms_catalog_load_for_pmu(struct pms_catalog *cat, const char *path,
-			     const struct pms_catalog_select *sel, const char *pmu)
-{
-	size_t first = cat ? cat->n : 0;
-	int r = pms_catalog_load(cat, path, sel);
-	if (r < 0 || !pmu)
-		return r;
-	for (size_t i = first; i < cat->n; i++) {
-		if (cat->ev[i].pmu)
-			continue;
-		if ((r = dup_str(pmu, &cat->ev[i].pmu)) < 0) {
-			pms_cat_truncate(cat, first);
-			return r;
-		}
-	}
-	return (int)(cat->n - first);
-}
-
 size_t pms_catalog_count(const struct pms_catalog *cat)
 {
 	return cat ? cat->n : 0;

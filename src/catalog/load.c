@@ -15,6 +15,7 @@
 #include "catalog/arm_int.h"
 #include "catalog/catalog_int.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 /* ---- JSON field helpers ---- */
 
@@ -411,8 +412,14 @@ static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 		e.name = jstr(o, "EventName");
 		const char *enc = jstr(o, "Encoding");
 		const char *etype = jstr(o, "EventType");
+		/* perf's generic events carry no encoding: their name is one
+		 * (the event parser knows "page-faults", "cycles", "L1-dcache-loads") */
+		if (!enc && e.name && etype &&
+		    (!strcmp(etype, "Software event") || !strcmp(etype, "Hardware event") ||
+		     !strcmp(etype, "Hardware cache event")))
+			enc = e.name;
 		if (!e.name || !enc)
-			continue; /* software/tool events and metrics carry no encoding */
+			continue; /* tool events and metrics carry no encoding */
 		if (etype && !strcmp(etype, "Raw event descriptor"))
 			continue; /* syntax templates ("cpu/config=0..0xfff.../modifier") */
 		const char *slash = strchr(enc, '/');
@@ -846,11 +853,33 @@ static int load_armdata_dir(struct pms_catalog *cat, const char *dir,
 static int catalog_load(struct pms_catalog *cat, const char *path,
 			const struct pms_catalog_select *sel);
 
+int pms_catalog_load_for_pmu(struct pms_catalog *cat, const char *path,
+			     const struct pms_catalog_select *sel, const char *pmu)
+{
+	size_t first = cat ? cat->n : 0;
+	int r = pms_catalog_load(cat, path, sel);
+	if (r < 0 || !pmu)
+		return r;
+	for (size_t i = first; i < cat->n; i++) {
+		if (cat->ev[i].pmu)
+			continue;
+		if (!(cat->ev[i].pmu = strdup(pmu))) {
+			pms_cat_truncate(cat, first);
+			return pms_err(PMS_ENOMEM, "out of memory copying catalog text");
+		}
+	}
+	return (int)(cat->n - first);
+}
+
 int pms_catalog_load(struct pms_catalog *cat, const char *path,
 		     const struct pms_catalog_select *sel)
 {
 	if (!cat || !path)
 		return pms_err(PMS_EINVAL, "pms_catalog_load: NULL argument");
+	int v = sel ? pms_opts_check("pms_catalog_load", "PMS_CATALOG_SELECT_INIT", sel->version,
+				     PMS_CATALOG_SELECT_VERSION) : 0;
+	if (v < 0)
+		return v;
 	size_t n0 = cat->n;
 	int r = catalog_load(cat, path, sel);
 	if (r < 0)

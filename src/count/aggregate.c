@@ -142,7 +142,7 @@ int pms_counter_rows(const struct pms_counter *c, enum pms_count_agg agg,
 	    !c->topo)
 		return pms_err(PMS_EINVAL, "aggregation per %s needs the topology",
 			       pms_count_agg_name(agg));
-	r = calloc(c->ninst ? c->ninst : 1, sizeof(*r));
+	r = calloc(c->ninst + c->list->count + 1, sizeof(*r));
 	if (!r)
 		return pms_err(PMS_ENOMEM, "out of memory for %zu rows", c->ninst);
 	for (size_t i = 0; i < c->ninst; i++) {
@@ -180,6 +180,20 @@ int pms_counter_rows(const struct pms_counter *c, enum pms_count_agg agg,
 		row->enabled += in->v.enabled;
 		row->running += in->v.running;
 		row->scaled += in->v.scaled;
+	}
+	for (size_t e = 0; e < c->list->count; e++) {
+		const struct pms_event *ev = &c->list->events[e];
+		bool have = false;
+		if (!c->unsupported[e] || source_event(c->list, e) != e)
+			continue;
+		for (size_t j = 0; j < nr && !have; j++)
+			have = r[j].event == e;
+		if (have)
+			continue; /* a hybrid sibling counts: that row stands for it */
+		r[nr++] = (struct pms_count_row){ .event = e, .name = ev->name, .pmu = ev->pmu,
+						 .agg = agg, .id = -1, .package = -1,
+						 .scale = ev->scale, .unit = ev->unit,
+						 .unsupported = c->unsupported[e] };
 	}
 	for (size_t j = 0; j < nr; j++)
 		r[j].fraction = r[j].enabled ? (double)r[j].running / (double)r[j].enabled : 1.0;

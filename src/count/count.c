@@ -6,9 +6,11 @@
 #include "pmuscope/error.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +217,7 @@ static int open_slot(struct pms_counter *c, const size_t *members, size_t n, int
 					  PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
 			char label[256];
+			c->open_errno = -fd;
 			struct pms_open_ctx ctx = { label, ev->pmu, pl->cpu, pid, (int)c->ninst };
 			group_label(c->list, members, n, k, label, sizeof(label));
 			return pms_count_explain(c->sys, c->pmus, &a, &ctx, -fd);
@@ -261,10 +264,58 @@ int pms_counter_disable(struct pms_counter *c)
 	return ioctl_leaders(c, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE", false);
 }
 
+/* skip_unsupported: after a failed open of a group whose cause is the
+ * machine not supporting it (perf stat's list, builtin-stat.c
+ * stat_handle_error: EINVAL ENOSYS ENOENT EOPNOTSUPP ENXIO; ENODEV too, a
+ * PMU type that is gone), close what the group opened since inst0/slot0 and
+ * remember the message for its events.  0 when skipped, -1 when the error
+ * stands. */
+static int skip_group(struct pms_counter *c, const size_t *members, size_t n, size_t inst0,
+		      size_t slot0)
+{
+	int e = c->open_errno;
+	char *why;
+	if (!c->opts.skip_unsupported)
+		return -1;
+	if (e != EINVAL && e != ENOSYS && e != ENOENT && e != EOPNOTSUPP && e != ENXIO &&
+	    e != ENODEV)
+		return -1;
+	while (c->ninst > inst0)
+		pms_sys_close(c->sys, c->inst[--c->ninst].fd);
+	c->nslots = slot0;
+	why = strdup(pms_error_last());
+	if (!why)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		if (c->unsupported[members[k]])
+			continue;
+		c->unsupported[members[k]] = k ? strdup(why) : why;
+		c->nunsupported++;
+	}
+	if (c->unsupported[members[0]] != why)
+		free(why);
+	return 0;
+}
+
+size_t pms_counter_unsupported(const struct pms_counter *c, char *buf, size_t size)
+{
+	if (buf && size)
+		buf[0] = 0;
+	if (!c)
+		return 0;
+	for (size_t i = 0; buf && size && i < c->list->count; i++)
+		if (c->unsupported[i]) {
+			snprintf(buf, size, "%s", c->unsupported[i]);
+			break;
+		}
+	return c->nunsupported;
+}
+
 int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_event_list *list,
 		     const struct pms_count_opts *opts, struct pms_counter **out)
 {
+	static const struct pms_count_opts def = PMS_COUNT_OPTS_INIT;
 	struct pms_counter *c = NULL;
 	struct places ps = { 0 };
 	pid_t *tids = NULL;
@@ -273,8 +324,13 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	int r;
 
 	*out = NULL;
-	if (!sys || !list || !opts || opts->version < 1)
-		return pms_err(PMS_EINVAL, "pms_counter_open: missing sys, event list or options");
+	if (!opts)
+		opts = &def;
+	if (!sys || !list)
+		return pms_err(PMS_EINVAL, "pms_counter_open: missing sys or event list");
+	if ((r = pms_opts_check("pms_counter_open", "PMS_COUNT_OPTS_INIT", opts->version,
+				PMS_COUNT_OPTS_VERSION)) < 0)
+		return r;
 	if (!list->count)
 		return pms_err(PMS_EINVAL, "pms_counter_open: no events to count");
 	if (opts->target == PMS_COUNT_CPUS && !topo)
@@ -292,7 +348,14 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	c->pmus = pmus;
 	c->topo = topo;
 	c->list = list;
-	c->opts = *opts;
+	/* a version-1 caller's struct ends before skip_unsupported */
+	memcpy(&c->opts, opts, opts->version >= 2 ? sizeof(c->opts)
+						   : offsetof(struct pms_count_opts, skip_unsupported));
+	c->unsupported = calloc(list->count, sizeof(*c->unsupported));
+	if (!c->unsupported) {
+		r = pms_err(PMS_ENOMEM, "out of memory for a counter");
+		goto out;
+	}
 	for (size_t i = 0; i < list->count; i++) {
 		const struct pms_pmu *p = list->events[i].pmu && pmus
 						  ? pms_pmu_find(pmus, list->events[i].pmu)
@@ -327,14 +390,22 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		if (!ps.n) {
 			r = pms_err(PMS_ENOENT, "event '%s': no CPU of the target is covered by %s",
 				    ev->name, ev->pmu ? ev->pmu : "its PMU");
+			c->open_errno = ENOENT;
+			if (skip_group(c, members, n, c->ninst, c->nslots) == 0)
+				continue;
 			goto out;
 		}
+		size_t inst0 = c->ninst, slot0 = c->nslots;
 		for (size_t k = 0; k < ps.n; k++) {
+			c->open_errno = 0;
 			r = open_slot(c, members, n, ev->group, &ps.p[k]);
+			if (r < 0 && skip_group(c, members, n, inst0, slot0) == 0)
+				break;
 			if (r < 0)
 				goto out;
 		}
 	}
+	pms_error_clear();
 	/* CPU-wide counters (and all of a PID/TID/CPUS target) start now;
 	 * a CHILD's task counters start at its exec. */
 	r = ioctl_leaders(c, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE", true);
@@ -361,6 +432,9 @@ void pms_counter_free(struct pms_counter *c)
 	free(c->inst);
 	free(c->slots);
 	pms_uncore_boxes_free(c->boxes, c->nboxes);
+	for (size_t i = 0; c->unsupported && i < c->list->count; i++)
+		free(c->unsupported[i]);
+	free(c->unsupported);
 	free(c);
 }
 

@@ -30,6 +30,9 @@ struct pms_counter {
 	size_t nslots, cap_slots;
 	struct pms_uncore_box *boxes;
 	size_t nboxes;
+	char **unsupported;   /* per event of list: why it was left out, or NULL */
+	size_t nunsupported;
+	int open_errno;       /* errno of the last failed perf_event_open */
 };
 
 #endif

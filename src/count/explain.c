@@ -7,6 +7,7 @@
 #include "count/explain.h"
 
 #include "pmuscope/event.h"
+#include "pmuscope/topo.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -118,24 +119,6 @@ static void why_privilege(const struct pms_sys *sys, const struct pms_pmus *pmus
 	       "CAP_PERFMON");
 }
 
-static bool is_vm(const struct pms_sys *sys)
-{
-	char *text = NULL;
-	bool vm = false;
-	if (pms_sys_read_file(sys, "proc/cpuinfo", &text, NULL) >= 0) {
-		/* x86 "flags" (CPUID.1:ECX[31]); the word is surrounded by spaces
-		 * or ends the line. */
-		for (char *p = text; (p = strstr(p, "hypervisor")) != NULL; p += 10)
-			if (p > text && p[-1] == ' ' && (p[10] == ' ' || p[10] == '\n' || !p[10])) {
-				vm = true;
-				break;
-			}
-	}
-	free(text);
-	pms_error_clear();
-	return vm;
-}
-
 static bool hardware_type(const struct perf_event_attr *a, const struct pms_pmus *pmus)
 {
 	const struct pms_pmu *p;
@@ -153,11 +136,12 @@ static bool vm_without_pmu(const struct pms_sys *sys, const struct pms_pmus *pmu
 {
 	if (!hardware_type(a, pmus) || (pmus && pms_pmus_core_count(pmus) > 0))
 		return false;
-	if (is_vm(sys))
-		put(b, "this is a virtual machine (hypervisor flag in /proc/cpuinfo) without a "
+	char hv[96];
+	if (pms_hypervisor_detect(sys, hv, sizeof(hv)))
+		put(b, "this is a virtual machine (%s) without a "
 		       "virtual PMU (no core PMU in /sys/bus/event_source/devices): hardware "
 		       "events cannot be counted here; use software events (task-clock, "
-		       "page-faults, context-switches) or enable the vPMU in the hypervisor");
+		       "page-faults, context-switches) or enable the vPMU in the hypervisor", hv);
 	else
 		put(b, "no core PMU in /sys/bus/event_source/devices: this kernel or CPU "
 		       "exposes no hardware counters; software events still work");

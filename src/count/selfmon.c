@@ -8,6 +8,7 @@
 #include "pmuscope/catalog.h"
 #include "pmuscope/event.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -130,19 +131,10 @@ static bool format_term(const struct pms_pmu *pmu, const char *term, bool on,
 			struct perf_event_attr *a)
 {
 	const struct pms_format *f = pmu ? pms_pmu_format(pmu, term) : NULL;
-	uint64_t word = 0;
-	__u64 *dst;
-	if (!f || pms_format_encode(f, 1, &word) < 0) {
+	if (!f || pms_format_attr_set(f, a, on ? 1 : 0) < 0) {
 		pms_error_clear();
 		return false;
 	}
-	switch (f->field) {
-	case PMS_CFG_CONFIG: dst = &a->config; break;
-	case PMS_CFG_CONFIG1: dst = &a->config1; break;
-	case PMS_CFG_CONFIG2: dst = &a->config2; break;
-	default: return false;
-	}
-	*dst = on ? *dst | word : *dst & ~word;
 	return true;
 }
 
@@ -221,11 +213,9 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 		return pms_err(PMS_EINVAL, "pms_selfmon_open: missing sys or events");
 	if (!opts)
 		opts = &def;
-	if (opts->version < 1 || opts->version > PMS_SELFMON_OPTS_VERSION)
-		return pms_err(PMS_EINVAL,
-			       "pms_selfmon_open: opts version %u unknown (this library has 1..%d; "
-			       "start from PMS_SELFMON_OPTS_INIT)",
-			       opts->version, PMS_SELFMON_OPTS_VERSION);
+	if ((r = pms_opts_check("pms_selfmon_open", "PMS_SELFMON_OPTS_INIT", opts->version,
+				PMS_SELFMON_OPTS_VERSION)) < 0)
+		return r;
 	ops = pms_sys_ops(sys);
 	/* A version-1 caller's struct ends at hooks: never read catalog there. */
 	r = parse_events(sys, pmus, events, opts->version >= 2 ? opts->catalog : NULL, &list);

@@ -5,6 +5,7 @@
 #include "event/event_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -872,11 +873,9 @@ int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		*out = NULL;
 	if (!text || !out)
 		return pms_err(PMS_EINVAL, "pms_event_parse: NULL %s", text ? "out" : "text");
-	if (opts && (opts->version < 1 || opts->version > PMS_EVENT_PARSE_OPTS_VERSION))
-		return pms_err(PMS_EINVAL,
-			       "pms_event_parse_ex: options version %u unknown (this library has "
-			       "1..%d; use PMS_EVENT_PARSE_OPTS_INIT)",
-			       opts->version, PMS_EVENT_PARSE_OPTS_VERSION);
+	if (opts && (ret = pms_opts_check("pms_event_parse_ex", "PMS_EVENT_PARSE_OPTS_INIT",
+					  opts->version, PMS_EVENT_PARSE_OPTS_VERSION)) < 0)
+		return ret;
 	if (opts)
 		b.cat = opts->catalog;
 	b.ncores = pms_pmus_core_count(pmus);

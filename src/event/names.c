@@ -5,6 +5,7 @@
  * tools/perf/util/evsel.c evsel__hw_cache, evsel__hw_cache_op,
  * evsel__hw_cache_result, evsel__hw_cache_stat). */
 #include "event/event_int.h"
+#include "pmuscope/event.h"
 
 #include <linux/perf_event.h>
 #include <string.h>
@@ -15,15 +16,18 @@ struct gen_name {
 	uint64_t id;
 };
 
-/* include/uapi/linux/perf_event.h enum perf_hw_id */
+/* include/uapi/linux/perf_event.h enum perf_hw_id.  In this table and the
+ * software one the first spelling of each id is the name perf prints for an
+ * attr (tools/perf/util/evsel.c evsel__hw_names, evsel__sw_names):
+ * pms_event_generic_name() answers with it. */
 static const struct gen_name hw_names[] = {
-	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES },
 	{ "cycles", PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES },
 	{ "instructions", PERF_COUNT_HW_INSTRUCTIONS },
 	{ "cache-references", PERF_COUNT_HW_CACHE_REFERENCES },
 	{ "cache-misses", PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
 	{ "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
 	{ "branch-misses", PERF_COUNT_HW_BRANCH_MISSES },
 	{ "bus-cycles", PERF_COUNT_HW_BUS_CYCLES },
 	{ "stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
@@ -191,4 +195,16 @@ enum ev_generic_kind pms_ev_generic_lookup(const char *name, uint64_t *config)
 	if (cache_lookup(name, config))
 		return EV_GEN_CACHE;
 	return EV_GEN_NONE;
+}
+
+const char *pms_event_generic_name(uint32_t type, uint64_t config)
+{
+	const struct gen_name *t = type == PERF_TYPE_HARDWARE ? hw_names
+				   : type == PERF_TYPE_SOFTWARE ? sw_names : NULL;
+	size_t n = type == PERF_TYPE_HARDWARE ? sizeof(hw_names) / sizeof(hw_names[0])
+					      : sizeof(sw_names) / sizeof(sw_names[0]);
+	for (size_t i = 0; t && i < n; i++)
+		if (t[i].id == config)
+			return t[i].name;
+	return NULL;
 }

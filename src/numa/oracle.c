@@ -6,6 +6,7 @@
 
 #include "pmuscope/numa.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 /* include/uapi/linux/mempolicy.h: get_mempolicy flags. */
 #define MPOL_F_NODE_ (1u << 0)
@@ -13,10 +14,11 @@
 
 #define DEFAULT_BATCH 512
 
-/* One cache slot: key is page number + 1 (0 = empty). */
+/* One cache slot: key is page number + 1 (0 = empty), of process pid. */
 struct slot {
 	uint64_t key;
 	int node;
+	pid_t pid;
 };
 
 struct table {
@@ -63,12 +65,12 @@ static int table_init(struct table *t, size_t cap)
 	return 0;
 }
 
-static struct slot *table_find(const struct table *t, uint64_t key)
+static struct slot *table_find(const struct table *t, pid_t pid, uint64_t key)
 {
 	size_t m = t->cap - 1;
-	for (size_t i = mix(key) & m;; i = (i + 1) & m) {
+	for (size_t i = mix(key ^ ((uint64_t)(uint32_t)pid << 44)) & m;; i = (i + 1) & m) {
 		struct slot *s = &t->slots[i];
-		if (s->key == key || s->key == 0)
+		if ((s->key == key && s->pid == pid) || s->key == 0)
 			return s;
 	}
 }
@@ -81,7 +83,7 @@ static int table_grow(struct table *t)
 		return rc;
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->slots[i].key) {
-			*table_find(&n, t->slots[i].key) = t->slots[i];
+			*table_find(&n, t->slots[i].pid, t->slots[i].key) = t->slots[i];
 			n.used++;
 		}
 	free(t->slots);
@@ -90,17 +92,18 @@ static int table_grow(struct table *t)
 }
 
 /* Insert or overwrite; keeps the load under one half. */
-static int table_put(struct table *t, uint64_t key, int val)
+static int table_put(struct table *t, pid_t pid, uint64_t key, int val)
 {
-	struct slot *s = table_find(t, key);
+	struct slot *s = table_find(t, pid, key);
 	if (s->key == 0) {
 		if ((t->used + 1) * 2 > t->cap) {
 			int rc = table_grow(t);
 			if (rc < 0)
 				return rc;
-			s = table_find(t, key);
+			s = table_find(t, pid, key);
 		}
 		s->key = key;
+		s->pid = pid;
 		t->used++;
 	}
 	s->node = val;
@@ -126,9 +129,9 @@ int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
 		return pms_err(PMS_EINVAL, "numa oracle: NULL sys or out");
 	if (!opts)
 		opts = &def;
-	if (opts->version != PMS_NUMA_OPTS_VERSION)
-		return pms_err(PMS_EINVAL, "numa oracle: opts.version %u, this library knows %u",
-			       opts->version, PMS_NUMA_OPTS_VERSION);
+	if ((rc = pms_opts_check("pms_numa_oracle_new", "PMS_NUMA_OPTS_INIT", opts->version,
+				 PMS_NUMA_OPTS_VERSION)) < 0)
+		return rc;
 	size_t psz = opts->page_size ? opts->page_size : 4096;
 	if (psz & (psz - 1))
 		return pms_err(PMS_EINVAL, "numa oracle: page size %zu is not a power of two", psz);
@@ -211,8 +214,22 @@ static void verify_page(struct pms_numa_oracle *o, void *page, int node)
 		o->st.verify_disagree++;
 }
 
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
 int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, size_t n,
 			    int *nodes)
+{
+	if (!o)
+		return pms_err(PMS_EINVAL, "numa oracle resolve: NULL argument");
+	return pms_numa_oracle_resolve_pid(o, o->pid, addrs, n, nodes);
+}
+
+int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint64_t *addrs,
+				size_t n, int *nodes)
 {
 	size_t npages = 0;
 	int calls = 0, rc = 0;
@@ -224,32 +241,39 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 	/* Pass 1: answer from the cache, collect unique uncached pages. */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = (addrs[i] >> o->page_shift) + 1;
-		const struct slot *s = table_find(&o->cache, key);
+		const struct slot *s = table_find(&o->cache, pid, key);
 		if (s->key) {
 			nodes[i] = s->node;
 			o->st.cache_hits++;
 			continue;
 		}
 		nodes[i] = PMS_NODE_UNKNOWN;
-		struct slot *p = table_find(&o->pending, key);
+		struct slot *p = table_find(&o->pending, 0, key);
 		if (p->key)
 			continue;
 		rc = scratch_reserve(o, npages + 1);
 		if (rc < 0)
 			return rc;
 		o->pages[npages] = (void *)(uintptr_t)(addrs[i] & o->page_mask);
-		rc = table_put(&o->pending, key, (int)npages);
+		rc = table_put(&o->pending, 0, key, 0);
 		if (rc < 0)
 			return rc;
 		npages++;
 	}
+	/* The kernel walks the page tables of a call in its order: pages in
+	 * address order cost it about half as much as random ones (bench/
+	 * numa_oracle), so each batch goes sorted. */
+	qsort(o->pages, npages, sizeof(*o->pages), ptr_cmp);
+	for (size_t k = 0; k < npages; k++)
+		table_find(&o->pending, 0, ((uint64_t)(uintptr_t)o->pages[k] >> o->page_shift) + 1)->node =
+			(int)k;
 	/* Pass 2: one move_pages per batch (nodes == NULL: query only,
 	 * mm/migrate.c do_pages_stat). */
 	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
 	int call_err = 0;
 	for (size_t off = 0; off < npages; off += o->batch) {
 		size_t cnt = npages - off < o->batch ? npages - off : o->batch;
-		long r = ops->move_pages(ops->ud, (int)o->pid, cnt, o->pages + off, NULL,
+		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->pages + off, NULL,
 					 o->status + off, 0);
 		calls++;
 		o->st.move_pages_calls++;
@@ -266,9 +290,10 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 			int st = o->status[off + k];
 			if (st < 0)
 				continue;
-			if (o->verify && o->pid == 0)
+			if (o->verify && pid == 0)
 				verify_page(o, o->pages[off + k], st);
-			rc = table_put(&o->cache, ((uint64_t)(uintptr_t)o->pages[off + k] >> o->page_shift) + 1, st);
+			rc = table_put(&o->cache, pid,
+				       ((uint64_t)(uintptr_t)o->pages[off + k] >> o->page_shift) + 1, st);
 			if (rc < 0)
 				return rc;
 		}
@@ -276,7 +301,7 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 	/* Pass 3: fill the misses. */
 	for (size_t i = 0; i < n; i++) {
 		if (nodes[i] == PMS_NODE_UNKNOWN) {
-			const struct slot *p = table_find(&o->pending, (addrs[i] >> o->page_shift) + 1);
+			const struct slot *p = table_find(&o->pending, 0, (addrs[i] >> o->page_shift) + 1);
 			nodes[i] = o->status[p->node];
 		}
 		count_status(&o->st, nodes[i]);
@@ -284,7 +309,7 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 	o->st.cached = o->cache.used;
 	if (call_err)
 		return pms_err_errno(0, call_err, "move_pages(pid %d, %zu pages, query)",
-				     (int)o->pid, npages);
+				     (int)pid, npages);
 	return calls;
 }
 
@@ -292,46 +317,64 @@ int pms_numa_oracle_cached(const struct pms_numa_oracle *o, uint64_t addr)
 {
 	if (!o)
 		return PMS_NODE_UNKNOWN;
-	const struct slot *s = table_find(&o->cache, (addr >> o->page_shift) + 1);
+	const struct slot *s = table_find(&o->cache, o->pid, (addr >> o->page_shift) + 1);
 	return s->key ? s->node : PMS_NODE_UNKNOWN;
 }
 
-void pms_numa_oracle_invalidate(struct pms_numa_oracle *o, uint64_t start, uint64_t len)
+/* Drop the cached pages of [start, start + len) (len 0: every page) of one
+ * process (all: every process). */
+static void drop(struct pms_numa_oracle *o, bool all, pid_t pid, uint64_t start, uint64_t len)
 {
-	if (!o)
-		return;
-	if (len == 0) {
+	uint64_t first = 1, last = UINT64_MAX;
+	if (len) {
+		first = (start >> o->page_shift) + 1;
+		last = ((start + len - 1) >> o->page_shift) + 1;
+		if (last < first)
+			last = UINT64_MAX; /* wrapped: to the end */
+	}
+	if (all && !len) {
 		o->st.invalidations += o->cache.used;
 		table_clear(&o->cache);
 		o->st.cached = 0;
 		return;
 	}
-	uint64_t first = (start >> o->page_shift) + 1;
-	uint64_t last = ((start + len - 1) >> o->page_shift) + 1;
-	if (last < first)
-		last = UINT64_MAX; /* wrapped: to the end */
 	/* Rebuild without the range: invalidations are rare (mmap/munmap
-	 * side-band), lookups are hot, so no tombstones on the lookup path. */
+	 * side-band, exits), lookups are hot, so no tombstones on the lookup
+	 * path. */
 	struct table n;
 	if (table_init(&n, o->cache.cap) < 0) {
 		o->st.invalidations += o->cache.used;
 		table_clear(&o->cache);
+		o->st.cached = 0;
 		return;
 	}
 	for (size_t i = 0; i < o->cache.cap; i++) {
 		const struct slot *s = &o->cache.slots[i];
 		if (!s->key)
 			continue;
-		if (s->key >= first && s->key <= last) {
+		if ((all || s->pid == pid) && s->key >= first && s->key <= last) {
 			o->st.invalidations++;
 			continue;
 		}
-		*table_find(&n, s->key) = *s;
+		*table_find(&n, s->pid, s->key) = *s;
 		n.used++;
 	}
 	free(o->cache.slots);
 	o->cache = n;
 	o->st.cached = n.used;
+}
+
+void pms_numa_oracle_invalidate(struct pms_numa_oracle *o, uint64_t start, uint64_t len)
+{
+	if (o)
+		drop(o, true, 0, start, len);
+}
+
+void pms_numa_oracle_invalidate_pid(struct pms_numa_oracle *o, pid_t pid, uint64_t start,
+				    uint64_t len)
+{
+	if (o)
+		drop(o, false, pid, start, len);
 }
 
 void pms_numa_oracle_set_pid(struct pms_numa_oracle *o, pid_t pid)

@@ -11,6 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The reader's arena (freed with the reader); here, not in reader.c, so that
+ * reader.c builds on this file and not the other way round. */
+void *pd_alloc(struct pms_perfdata_reader *r, size_t size)
+{
+	struct arena_blk *b;
+	if (size > SIZE_MAX - sizeof(*b))
+		return NULL;
+	b = calloc(1, sizeof(*b) + size);
+	if (!b)
+		return NULL;
+	b->next = r->arena;
+	r->arena = b;
+	return b->data;
+}
+
 static const char *const feat_names[] = {
 	[0] = "RESERVED",       [1] = "TRACING_DATA",   [2] = "BUILD_ID",
 	[3] = "HOSTNAME",       [4] = "OSRELEASE",      [5] = "VERSION",

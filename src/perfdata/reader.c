@@ -12,6 +12,7 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,19 +29,6 @@
 #define MAX_DECOMP (64u << 20)
 /* Mapped file pages are given back in chunks of this many bytes. */
 #define DROP_CHUNK (UINT64_C(16) << 20)
-
-void *pd_alloc(struct pms_perfdata_reader *r, size_t size)
-{
-	struct arena_blk *b;
-	if (size > SIZE_MAX - sizeof(*b))
-		return NULL;
-	b = calloc(1, sizeof(*b) + size);
-	if (!b)
-		return NULL;
-	b->next = r->arena;
-	r->arena = b;
-	return b->data;
-}
 
 static uint64_t rd64(const struct pms_perfdata_reader *r, const unsigned char *p)
 {
@@ -211,20 +199,31 @@ static int read_file_attrs(struct pms_perfdata_reader *r, uint64_t off, uint64_t
 			       "perf.data: attrs section at offset %" PRIu64 " holds no attr "
 			       "(%" PRIu64 " bytes, attr_size %" PRIu64 ")",
 			       off, size, r->attr_size);
+	/* As perf (tools/perf/util/header.c perf_session__read_header and
+	 * read_attr): the header's attr_size only counts the entries; each attr
+	 * is read by its own attr.size with its 16-byte ids section right
+	 * after it, and the next entry follows that.  A file whose attr_size
+	 * disagrees with attr.size + 16 (some writers leave the ids out of it)
+	 * is read as perf reads it (docs/perfdata.md). */
+	uint64_t at = off;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t at = off + i * r->attr_size;
 		const unsigned char *p = r->buf + at;
-		size_t asz = attr_recorded_size(r, p);
+		size_t asz;
 		uint64_t ioff, isize;
 		int rc;
 
-		/* perf reads the ids section right after attr.size bytes
-		 * (header.c read_attr); it must fit in the entry. */
-		if (asz < PD_ATTR_VER0 || asz + 16 > r->attr_size)
+		if (at > r->len || r->len - at < PD_ATTR_VER0 + 16)
 			return pms_err(PMS_EPARSE,
 				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
-				       ": attr.size %zu does not fit attr_size %" PRIu64,
-				       i, at, asz, r->attr_size);
+				       " lies past the end of the file (%zu bytes)",
+				       i, at, r->len);
+		asz = attr_recorded_size(r, p);
+		if (asz < PD_ATTR_VER0 || asz > 4096 || asz + 16 > r->len - at)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
+				       ": attr.size %zu is not possible here (64..4096 bytes and its "
+				       "16-byte ids section inside the file)",
+				       i, at, asz);
 		ioff = rd64(r, p + asz);
 		isize = rd64(r, p + asz + 8);
 		if (ioff > r->len || isize > r->len - ioff || isize % 8)
@@ -236,6 +235,7 @@ static int read_file_attrs(struct pms_perfdata_reader *r, uint64_t off, uint64_t
 		rc = add_attr(r, p, asz, r->buf + ioff, isize / 8, "attrs section", at);
 		if (rc < 0)
 			return rc;
+		at += asz + 16;
 	}
 	return 0;
 }
@@ -310,6 +310,36 @@ static int parse_magic(struct pms_perfdata_reader *r, const unsigned char *p, si
 	return 0;
 }
 
+static const char *feat_label(unsigned f)
+{
+	const char *n = pms_perfdata_feature_name(f);
+	return n ? n : "?";
+}
+
+void pd_problem(struct pms_perfdata_reader *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	char *copy;
+	const char **grown;
+
+	r->nproblems_all++;
+	if (r->nproblems >= PD_MAX_PROBLEMS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	copy = pd_alloc(r, strlen(msg) + 1);
+	grown = pd_alloc(r, (r->nproblems + 1) * sizeof(*grown));
+	if (!copy || !grown)
+		return;
+	memcpy(copy, msg, strlen(msg) + 1);
+	if (r->nproblems)
+		memcpy(grown, r->problems, r->nproblems * sizeof(*grown));
+	grown[r->nproblems++] = copy;
+	r->problems = grown;
+}
+
 static int read_features(struct pms_perfdata_reader *r, const unsigned char *bitmap,
 			 uint64_t table_off)
 {
@@ -319,11 +349,14 @@ static int read_features(struct pms_perfdata_reader *r, const unsigned char *bit
 		if (!(word & (UINT64_C(1) << (f % 64))))
 			continue;
 		if (at > r->len || r->len - at < 16) {
-			r->stats.bad_features++;
-			pms_err(PMS_EPARSE,
-				"perf.data: feature table entry for feature %u at offset %" PRIu64
-				" is past the end of the file (%zu bytes)",
-				f, at, r->len);
+			/* every feature from here on is lost */
+			for (unsigned g = f; g < PMS_PERFDATA_FEAT_MAX; g++)
+				if (rd64(r, bitmap + (g / 64) * 8) & (UINT64_C(1) << (g % 64)))
+					r->stats.bad_features++;
+			pd_problem(r, "feature %s (%u) and the features after it skipped: the "
+				      "feature table entry at offset %" PRIu64 " is past the end of "
+				      "the file (%zu bytes); the file is truncated",
+				   feat_label(f), f, at, r->len);
 			return 0;
 		}
 		off = rd64(r, r->buf + at);
@@ -331,13 +364,18 @@ static int read_features(struct pms_perfdata_reader *r, const unsigned char *bit
 		at += 16;
 		if (off > r->len || size > r->len - off) {
 			r->stats.bad_features++;
+			pd_problem(r, "feature %s (%u) skipped: its section (offset %" PRIu64
+				      ", %" PRIu64 " bytes) is not inside the file (%zu bytes)",
+				   feat_label(f), f, off, size, r->len);
 			continue;
 		}
 		if (f == 1 /* TRACING_DATA: its own format, not needed here */) {
 			r->info.has[0] |= 2;
 			continue;
 		}
-		(void)pd_feature_parse(r, f, r->buf + off, (size_t)size, off);
+		if (pd_feature_parse(r, f, r->buf + off, (size_t)size, off) == PMS_EPARSE)
+			pd_problem(r, "feature %s (%u) skipped: %s", feat_label(f), f,
+				   pms_error_last());
 	}
 	return 0;
 }
@@ -366,6 +404,33 @@ static int open_common(struct pms_perfdata_reader *r)
 	asize = rd64(r, p + 32);
 	doff = rd64(r, p + 40);
 	dsize = rd64(r, p + 48);
+	/* A file whose writer did not finish (killed, power cut) lists no
+	 * features: its header was written before the data was complete
+	 * (data.size 0 as perf leaves it, or what pmuscope's writer last
+	 * synced).  Its records are read up to the end of the file. */
+	bool nofeat = true, mark = rd64(r, p + 56) == PMS_PERFDATA_UNFINISHED_MARK;
+	for (int i = 0; i < 4; i++)
+		nofeat &= rd64(r, p + 72 + 8 * i) == 0;
+	if ((mark || nofeat) && doff >= FILE_HEADER_SIZE && doff <= r->len &&
+	    (mark || dsize == 0 || dsize > r->len - doff || r->len - doff - dsize >= 8)) {
+		r->stats.unfinished = true;
+		if (dsize > r->len - doff)
+			dsize = r->len - doff;
+		r->stats.recovered_bytes = r->len - doff - dsize;
+		pd_problem(r, "the file was not finished (its writer was killed, or the disk "
+			      "failed): %s; the records up to the end of the file are read (%" PRIu64
+			      " bytes past the header's data size)",
+			   mark ? "the header still has the writer's in-progress mark"
+			   : rd64(r, p + 48) == 0 ? "the header lists no features and data size 0"
+			   : rd64(r, p + 48) > r->len - doff
+				   ? "the header lists no features and a data size past the end of the file"
+				   : "the header lists no features and records follow the data section",
+			   r->stats.recovered_bytes);
+		dsize = r->len - doff;
+		/* a feature table cannot be trusted in a file being written */
+		if (mark && !nofeat)
+			memset(r->info.has, 0, sizeof(r->info.has));
+	}
 	if (doff > r->len || dsize > r->len - doff)
 		return pms_err(PMS_EPARSE,
 			       "perf.data: data section (offset %" PRIu64 ", %" PRIu64
@@ -376,6 +441,8 @@ static int open_common(struct pms_perfdata_reader *r)
 		return rc;
 	r->pos = doff;
 	r->end = doff + dsize;
+	if (r->stats.unfinished)
+		return 0; /* what follows the data is more data, not features */
 	return read_features(r, p + 72, doff + dsize);
 }
 
@@ -481,6 +548,7 @@ void pms_perfdata_reader_free(struct pms_perfdata_reader *r)
 		ZSTD_freeDStream(r->zds);
 	free(r->dbuf);
 	free(r->rbuf);
+	free(r->abuf);
 	if (r->map)
 		munmap(r->map, r->map_len);
 	free(r);
@@ -527,6 +595,49 @@ static int skip_payload(struct pms_perfdata_reader *r, uint64_t n, uint64_t at)
 	return 0;
 }
 
+/* The n trace bytes after an AUXTRACE record: pointed to in a buffer, read
+ * into abuf from a stream.  Bytes the data does not hold are counted
+ * (stats.auxtrace_short) and end the data, like a record cut by the end. */
+static int take_payload(struct pms_perfdata_reader *r, uint64_t n, uint64_t at,
+			const void **data, size_t *len)
+{
+	*data = NULL;
+	*len = 0;
+	if (r->stream) {
+		ssize_t got;
+		if (n > MAX_DECOMP) {
+			r->stats.auxtrace_short++;
+			return skip_payload(r, n, at);
+		}
+		if (grow(&r->abuf, &r->acap, (size_t)n ? (size_t)n : 1) < 0)
+			return PMS_ENOMEM;
+		got = read_full(r->fd, r->abuf, (size_t)n);
+		if (got < 0)
+			return pms_err_errno(PMS_EIO, errno, "perf.data: reading fd %d", r->fd);
+		r->stream_pos += (uint64_t)got;
+		*data = r->abuf;
+		*len = (size_t)got;
+		if ((uint64_t)got < n) {
+			r->stats.auxtrace_short++;
+			r->stats.truncated = true;
+			r->stream_eof = true;
+		}
+		return 0;
+	}
+	*data = r->buf + r->pos;
+	if (n > r->end - r->pos) {
+		*len = (size_t)(r->end - r->pos);
+		r->stats.auxtrace_short++;
+		r->stats.truncated = true;
+		r->pos = r->end;
+		return 0;
+	}
+	*len = (size_t)n;
+	r->pos += n;
+	(void)at;
+	return 0;
+}
+
 /* The next record of the file (not of a COMPRESSED record): 1, 0 at end. */
 static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 {
@@ -545,6 +656,8 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 			return 0;
 		if (n < 8) {
 			r->stats.truncated = true;
+			pd_problem(r, "pipe stream: ends inside a record header at offset %" PRIu64,
+				   r->stream_pos);
 			return 0;
 		}
 		memcpy(&size, h + 6, 2);
@@ -568,6 +681,8 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		if ((size_t)n < size - 8u) {
 			r->stats.truncated = true;
 			r->stream_eof = true;
+			pd_problem(r, "pipe stream: ends inside the %u-byte record at offset %" PRIu64,
+				   (unsigned)size, r->stream_pos);
 			return 0;
 		}
 		out->p = r->rbuf;
@@ -592,12 +707,29 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		return 0;
 	if (r->end - r->pos < 8) {
 		r->stats.truncated = true;
+		pd_problem(r, "data section: the last %" PRIu64 " bytes (offset %" PRIu64
+			      ") are less than a record header; dropped",
+			   r->end - r->pos, r->pos);
+		r->pos = r->end;
 		return 0;
 	}
 	size = rd16(r, r->buf + r->pos + 6);
 	type = rd32(r, r->buf + r->pos);
+	if ((size < 8 || size > r->end - r->pos) && r->stats.unfinished) {
+		/* Where an unfinished file was cut: the record being written
+		 * when it stopped, or pages that never reached the disk. */
+		r->stats.truncated = true;
+		pd_problem(r, "unfinished file: the data ends at offset %" PRIu64 " with %" PRIu64
+			      " bytes that are not a complete record (record size %u); dropped",
+			   r->pos, r->end - r->pos, (unsigned)size);
+		r->pos = r->end;
+		return 0;
+	}
 	if (size < 8 || size > r->end - r->pos) {
 		r->stats.truncated = true;
+		pd_problem(r, "data section: record of type %" PRIu32 " at offset %" PRIu64
+			      " has size %u; %" PRIu64 " bytes from there on not read",
+			   type, r->pos, (unsigned)size, r->end - r->pos);
 		return pms_err(PMS_EPARSE,
 			       "perf.data: data section: record of type %" PRIu32 " at offset %" PRIu64
 			       " has size %u, %s; the data cannot be followed past it",
@@ -618,7 +750,7 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint32_t type)
 {
 	const unsigned char *src = raw->p + 8;
-	size_t srclen = raw->len - 8, produced = 0;
+	size_t srclen = raw->len - 8, produced = 0, zr = 0;
 	ZSTD_inBuffer in;
 
 	if (type == PD_COMPRESSED2) {
@@ -634,6 +766,16 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 				       "perf.data: COMPRESSED2 record at offset %" PRIu64
 				       ": data size %" PRIu64 " is more than its %zu bytes",
 				       raw->off, dsz, srclen);
+		/* perf sizes the record as data_size padded to 8
+		 * (record.c, process_comp_header): more than 7 bytes after the
+		 * data mean data_size was cut, and the records in those bytes
+		 * would be lost; perf: "Couldn't decompress data". */
+		if (srclen - dsz >= 8)
+			return pms_err(PMS_EPARSE,
+				       "perf.data: COMPRESSED2 record at offset %" PRIu64
+				       ": data size %" PRIu64 " leaves %" PRIu64 " of its %zu bytes "
+				       "unread (padding is at most 7): couldn't decompress data",
+				       raw->off, dsz, (uint64_t)(srclen - dsz), srclen);
 		srclen = (size_t)dsz;
 	}
 	if (!r->zds) {
@@ -651,9 +793,8 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 	in.src = src;
 	in.size = srclen;
 	in.pos = 0;
-	while (in.pos < in.size) {
+	for (;;) {
 		ZSTD_outBuffer o;
-		size_t zr;
 		if (grow(&r->dbuf, &r->dcap, r->dlen + 65536) < 0)
 			return PMS_ENOMEM;
 		o.dst = r->dbuf + r->dlen;
@@ -662,6 +803,7 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 		zr = ZSTD_decompressStream(r->zds, &o, &in);
 		if (ZSTD_isError(zr)) {
 			ZSTD_initDStream(r->zds);
+			r->dlen -= produced;
 			return pms_err(PMS_EPARSE,
 				       "perf.data: COMPRESSED record at offset %" PRIu64
 				       ": zstd: %s",
@@ -674,7 +816,10 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 				       "perf.data: COMPRESSED record at offset %" PRIu64
 				       " unpacks to more than %u bytes",
 				       raw->off, MAX_DECOMP);
-		if (o.pos == 0 && zr != 0 && in.pos == in.size)
+		/* done: all input read and no more output can come without
+		 * more (a zstd frame may go on in the next record: perf cuts
+		 * its output into records of at most 64 KiB, util/zstd.c) */
+		if (in.pos == in.size && (zr == 0 || o.pos < o.size))
 			break;
 	}
 	r->comp_off = raw->off;
@@ -732,6 +877,7 @@ static void note_skip(struct pms_perfdata_reader *r, uint64_t off, bool comp, ui
 		 "%s skipped: %s",
 		 pms_record_type_name(type), type, off, comp ? " (in a COMPRESSED record)" : "",
 		 pms_error_last());
+	pd_problem(r, "%s", r->skipmsg);
 }
 
 /* perf-tool records that carry header data (pipe mode) or id maps. */
@@ -784,6 +930,26 @@ static int user_record(struct pms_perfdata_reader *r, const unsigned char *p, si
 		in->has[0] |= UINT64_C(1) << PMS_PERFDATA_FEAT_BUILD_ID;
 		return 0;
 	}
+	case PD_AUXTRACE_INFO: {
+		/* u32 type, u32 reserved, u64 priv[] (perf/event.h). */
+		uint64_t *priv;
+		size_t n;
+		if (len < 16)
+			return pms_err(PMS_EPARSE, "perf.data: AUXTRACE_INFO at offset %" PRIu64
+						   " has no type", off);
+		if (r->info.auxtrace_type)
+			return 0; /* perf keeps the first one too */
+		n = (len - 16) / 8;
+		priv = pd_alloc(r, n ? n * 8 : 8);
+		if (!priv)
+			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory");
+		for (size_t i = 0; i < n; i++)
+			priv[i] = rd64(r, p + 16 + i * 8);
+		r->info.auxtrace_type = rd32(r, p + 8);
+		r->info.auxtrace_priv = priv;
+		r->info.nauxtrace_priv = n;
+		return 0;
+	}
 	case PD_ID_INDEX: {
 		/* u64 nr, then nr {id, idx, cpu, tid} (perf/event.h
 		 * id_index_entry); idx is the ring-buffer index, not the
@@ -818,6 +984,9 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		const struct rattr *a;
 		uint16_t misc;
 		int rc;
+		struct pms_perfdata_auxtrace aux;
+		const void *aux_data;
+		size_t aux_len;
 
 		rc = next_inner(r, &raw);
 		if (rc < 0) {
@@ -846,7 +1015,11 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			if (ai < 0) {
 				if (type == PMS_RECORD_SAMPLE) {
 					/* perf drops these (evlist__event2evsel NULL). */
-					r->stats.unknown_id++;
+					if (!r->stats.unknown_id++)
+						pd_problem(r, "SAMPLE at offset %" PRIu64 " has an id "
+							      "of no event; it and any like it are "
+							      "dropped, as perf drops them",
+							   raw.off);
 					continue;
 				}
 				ai = 0;
@@ -858,7 +1031,20 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		 * recorded (the helpers swap), before the record is swapped
 		 * for the decoders. */
 		misc = rd16(r, raw.p + 4);
-		if (type == PD_AUXTRACE && raw.len >= 16) {
+		memset(&aux, 0, sizeof(aux));
+		aux_data = NULL;
+		aux_len = 0;
+		if (type == PD_AUXTRACE && raw.len >= 48) {
+			aux.size = rd64(r, raw.p + 8);
+			aux.offset = rd64(r, raw.p + 16);
+			aux.reference = rd64(r, raw.p + 24);
+			aux.idx = rd32(r, raw.p + 32);
+			aux.tid = rd32(r, raw.p + 36);
+			aux.cpu = rd32(r, raw.p + 40);
+			if (!raw.compressed &&
+			    (rc = take_payload(r, aux.size, raw.off, &aux_data, &aux_len)) < 0)
+				return rc;
+		} else if (type == PD_AUXTRACE && raw.len >= 16) {
 			if (!raw.compressed && (rc = skip_payload(r, rd64(r, raw.p + 8), raw.off)) < 0)
 				return rc;
 		} else if (type == PD_HEADER_TRACING_DATA && raw.len >= 12 && r->pipe) {
@@ -908,6 +1094,18 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		ev->file_offset = raw.off;
 		ev->from_compressed = raw.compressed;
 		ev->node = -1;
+		ev->auxtrace = aux;
+		ev->aux_data = aux_data;
+		ev->aux_len = aux_len;
+		if (type == PD_AUXTRACE)
+			r->stats.auxtrace_bytes += aux_len;
+		else if (type == PMS_RECORD_AUX) {
+			uint64_t fl = ev->rec.aux.flags;
+			r->stats.aux_records++;
+			r->stats.aux_truncated += !!(fl & PMS_AUX_FLAG_TRUNCATED);
+			r->stats.aux_partial += !!(fl & PMS_AUX_FLAG_PARTIAL);
+			r->stats.aux_collision += !!(fl & PMS_AUX_FLAG_COLLISION);
+		}
 		r->stats.records++;
 		if (type < 128)
 			r->stats.by_type[type]++;
@@ -967,6 +1165,16 @@ uint64_t pms_perfdata_reader_attr_size(const struct pms_perfdata_reader *r)
 	return r ? r->attr_size : 0;
 }
 
+size_t pms_perfdata_reader_nproblems(const struct pms_perfdata_reader *r)
+{
+	return r ? r->nproblems_all : 0;
+}
+
+const char *pms_perfdata_reader_problem(const struct pms_perfdata_reader *r, size_t i)
+{
+	return r && i < r->nproblems ? r->problems[i] : NULL;
+}
+
 const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r)
 {
 	return r ? r->skipmsg : "";
@@ -1008,7 +1216,7 @@ const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r)
 	if (r->any_phys && r->info.nmem && r->info.mem_block_size)
 		return NULL;
 	snprintf(w->nodes_why, sizeof(w->nodes_why), "%s%s%s",
-		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with --phys-data)",
+		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data)",
 		 !r->any_phys && !(r->info.nmem && r->info.mem_block_size) ? "; " : "",
 		 !r->info.nmem ? "the file has no MEM_TOPOLOGY header"
 		 : !r->info.mem_block_size ? "MEM_TOPOLOGY has block size 0" : "");

@@ -65,6 +65,8 @@ struct pms_perfdata_reader {
 
 	unsigned char *rbuf; /* one record (stream reads, swapped copies) */
 	size_t rcap;
+	unsigned char *abuf; /* AUXTRACE trace bytes read from a stream */
+	size_t acap;
 
 	struct rattr *attrs;
 	size_t nattrs;
@@ -83,9 +85,23 @@ struct pms_perfdata_reader {
 
 	struct pms_perfdata_stats stats;
 	char skipmsg[512];
+	/* What was skipped or found corrupt, in file order (the first
+	 * PD_MAX_PROBLEMS kept; nproblems_all counts all). */
+	const char **problems;
+	size_t nproblems, nproblems_all;
 	bool any_phys;
 	char nodes_why[200];
 };
+
+#define PD_MAX_PROBLEMS 32
+
+/* Record something skipped or corrupt, as a sentence (no "perf.data: "
+ * prefix needed). */
+void pd_problem(struct pms_perfdata_reader *r, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 
 /* Zeroed memory owned by the reader; NULL when out of memory. */
 void *pd_alloc(struct pms_perfdata_reader *r, size_t size);

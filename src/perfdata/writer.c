@@ -49,13 +49,23 @@ struct feature {
 	size_t len;
 };
 
+/* The header is rewritten (data.size brought up to date) each time this
+ * many data bytes were added since the last rewrite: a file cut by SIGKILL
+ * or a power cut then reads, with perf too, up to the last rewrite, and
+ * pmuscope's reader recovers the records after it. */
+#define SYNC_BYTES (UINT64_C(1) << 20)
+
 struct pms_perfdata_writer {
 	int fd;
 	bool closed;
 	struct wattr *attrs;
 	size_t nattrs;
-	uint64_t data_size;
+	uint64_t data_off;  /* 0 until the ids and attrs are on disk */
+	uint64_t data_size; /* bytes of complete records */
+	uint64_t synced;    /* data.size in the header on disk */
 	uint64_t nrecords;
+	int err;            /* first write failure, kept: see sticky() */
+	char errmsg[512];
 	struct feature feats[PMS_PERFDATA_FEAT_MAX];
 };
 
@@ -81,6 +91,23 @@ static int write_at(int fd, const void *buf, size_t len, uint64_t off, const cha
 		off += (uint64_t)n;
 	}
 	return 0;
+}
+
+/* A write failure is kept: every later call that writes returns it again,
+ * with its message, so a caller that checks only close() still learns of
+ * it, and never from a stale message. */
+static int sticky(struct pms_perfdata_writer *w, int rc)
+{
+	if (rc < 0 && !w->err) {
+		w->err = rc;
+		snprintf(w->errmsg, sizeof(w->errmsg), "%s", pms_error_last());
+	}
+	return rc;
+}
+
+static int replay(const struct pms_perfdata_writer *w)
+{
+	return pms_err(w->err, "%s", w->errmsg);
 }
 
 int pms_perfdata_writer_open(int fd, struct pms_perfdata_writer **out)
@@ -158,6 +185,90 @@ int pms_perfdata_writer_add_attr(struct pms_perfdata_writer *w,
 	return 0;
 }
 
+/* struct perf_file_attr: the attr, then the section holding its ids. */
+struct file_attr {
+	struct perf_event_attr attr;
+	struct file_section ids;
+};
+
+static void header_init(const struct pms_perfdata_writer *w, struct file_header *fh)
+{
+	memset(fh, 0, sizeof(*fh));
+	fh->magic = PMS_PERFDATA_MAGIC;
+	fh->size = sizeof(*fh);
+	fh->attr_size = sizeof(struct file_attr);
+	fh->attrs.offset = w->data_off - w->nattrs * sizeof(struct file_attr);
+	fh->attrs.size = w->nattrs * sizeof(struct file_attr);
+	fh->data.offset = w->data_off;
+	fh->data.size = w->data_size;
+	/* Until close, the obsolete event_types section (perf ignores it)
+	 * carries a mark that says the file is being written. */
+	if (!w->closed)
+		fh->event_types.offset = PMS_PERFDATA_UNFINISHED_MARK;
+}
+
+/* Lay the ids and attrs down right after the header, as perf does
+ * (header.c, perf_session__do_write_header), and write a header that
+ * makes the file readable from now on: data.size 0 and no features, which
+ * perf reads as "not properly terminated" and pmuscope as unfinished. */
+static int commit_attrs(struct pms_perfdata_writer *w)
+{
+	struct file_attr *fattrs = NULL;
+	struct file_header fh;
+	uint64_t off = PMS_PERFDATA_HEADER_SIZE;
+	int r = 0;
+
+	fattrs = calloc(w->nattrs, sizeof(*fattrs));
+	if (!fattrs)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory for attrs");
+	for (size_t i = 0; i < w->nattrs; i++) {
+		fattrs[i].attr = w->attrs[i].attr;
+		fattrs[i].ids.offset = off;
+		fattrs[i].ids.size = w->attrs[i].nids * sizeof(uint64_t);
+		if (w->attrs[i].nids) {
+			char what[48];
+			snprintf(what, sizeof(what), "ids of attr %zu", i);
+			r = write_at(w->fd, w->attrs[i].ids, fattrs[i].ids.size, off, what);
+			if (r < 0)
+				goto out;
+		}
+		off += fattrs[i].ids.size;
+	}
+	r = write_at(w->fd, fattrs, w->nattrs * sizeof(*fattrs), off, "attrs");
+	if (r < 0)
+		goto out;
+	w->data_off = off + w->nattrs * sizeof(*fattrs);
+	header_init(w, &fh);
+	fh.data.size = 0;
+	r = write_at(w->fd, &fh, sizeof(fh), 0, "header");
+	if (r < 0)
+		w->data_off = 0;
+out:
+	free(fattrs);
+	return sticky(w, r);
+}
+
+int pms_perfdata_writer_sync(struct pms_perfdata_writer *w)
+{
+	struct file_header fh;
+	int r = check_open(w, "pms_perfdata_writer_sync");
+
+	if (r < 0)
+		return r;
+	if (w->err)
+		return replay(w);
+	if (w->nattrs == 0)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_sync: no attr added; add the events first");
+	if (!w->data_off)
+		return commit_attrs(w);
+	header_init(w, &fh);
+	r = write_at(w->fd, &fh, sizeof(fh), 0, "header");
+	if (r < 0)
+		return sticky(w, r);
+	w->synced = w->data_size;
+	return 0;
+}
+
 int pms_perfdata_writer_write(struct pms_perfdata_writer *w, const void *record, size_t len)
 {
 	struct perf_event_header h;
@@ -181,18 +292,73 @@ int pms_perfdata_writer_write(struct pms_perfdata_writer *w, const void *record,
 			       "pms_perfdata_writer_write: record %" PRIu64
 			       " (type %" PRIu32 ") has header.size %u but %zu bytes were given",
 			       w->nrecords, h.type, (unsigned)h.size, len);
-	if (w->data_size > UINT64_MAX - PMS_PERFDATA_HEADER_SIZE - len)
+	if (w->err)
+		return replay(w);
+	if (!w->data_off && (r = commit_attrs(w)) < 0)
+		return r;
+	if (w->data_size > UINT64_MAX - w->data_off - len)
 		return pms_err(PMS_ERANGE, "pms_perfdata_writer_write: data section too large");
 	{
 		char what[64];
 		snprintf(what, sizeof(what), "data section record %" PRIu64, w->nrecords);
-		r = write_at(w->fd, record, len, PMS_PERFDATA_HEADER_SIZE + w->data_size, what);
+		r = write_at(w->fd, record, len, w->data_off + w->data_size, what);
 	}
 	if (r < 0)
-		return r;
+		return sticky(w, r);
 	w->data_size += len;
 	w->nrecords++;
+	if (w->data_size - w->synced >= SYNC_BYTES)
+		return pms_perfdata_writer_sync(w);
 	return 0;
+}
+
+/* A record with the sample_id trailer attr 0 asks for (sample_id_all):
+ * TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER (uapi perf_event.h, struct
+ * sample_id), zero but for the ids.  body is len bytes after the header. */
+static int write_accounting(struct pms_perfdata_writer *w, uint32_t type, const void *body,
+			    size_t len, uint64_t id)
+{
+	unsigned char rec[64];
+	struct perf_event_header h;
+	size_t n = sizeof(h) + len;
+	int r = check_open(w, "pms_perfdata_writer_lost");
+
+	if (r < 0)
+		return r;
+	if (w->nattrs == 0)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_lost: no attr added; add the events first");
+	memcpy(rec + sizeof(h), body, len);
+	if (w->attrs[0].attr.sample_id_all) {
+		uint64_t st = w->attrs[0].attr.sample_type;
+		const uint64_t bits[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+					  PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+					  PERF_SAMPLE_IDENTIFIER };
+		for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+			uint64_t v = 0;
+			if (!(st & bits[i]))
+				continue;
+			if (bits[i] == PERF_SAMPLE_ID || bits[i] == PERF_SAMPLE_IDENTIFIER)
+				v = id;
+			memcpy(rec + n, &v, 8);
+			n += 8;
+		}
+	}
+	memset(&h, 0, sizeof(h));
+	h.type = type;
+	h.size = (uint16_t)n;
+	memcpy(rec, &h, sizeof(h));
+	return pms_perfdata_writer_write(w, rec, n);
+}
+
+int pms_perfdata_writer_lost(struct pms_perfdata_writer *w, uint64_t id, uint64_t lost)
+{
+	uint64_t body[2] = { id, lost };
+	return write_accounting(w, PERF_RECORD_LOST, body, sizeof(body), id);
+}
+
+int pms_perfdata_writer_lost_samples(struct pms_perfdata_writer *w, uint64_t lost)
+{
+	return write_accounting(w, PERF_RECORD_LOST_SAMPLES, &lost, sizeof(lost), 0);
 }
 
 int pms_perfdata_writer_set_feature(struct pms_perfdata_writer *w, unsigned feat,
@@ -268,6 +434,11 @@ uint64_t pms_perfdata_writer_data_size(const struct pms_perfdata_writer *w)
 	return w ? w->data_size : 0;
 }
 
+uint64_t pms_perfdata_writer_next_offset(const struct pms_perfdata_writer *w)
+{
+	return w && w->data_off ? w->data_off + w->data_size : 0;
+}
+
 /* Feature table: one {offset,size} per set bit, in bit order, at the end of
  * the data section; the payloads follow the table. Returns the end offset in
  * *end. */
@@ -312,63 +483,43 @@ out:
 	return r;
 }
 
-/* struct perf_file_attr: the attr, then the section holding its ids. */
-struct file_attr {
-	struct perf_event_attr attr;
-	struct file_section ids;
-};
-
 int pms_perfdata_writer_close(struct pms_perfdata_writer *w)
 {
 	struct file_header fh;
-	struct file_attr *fattrs = NULL;
 	uint64_t off;
 	int r = check_open(w, "pms_perfdata_writer_close");
 
 	if (r < 0)
 		return r;
-	w->closed = true;
-	if (w->nattrs == 0)
+	if (w->nattrs == 0) {
+		w->closed = true;
 		return pms_err(PMS_EINVAL,
 			       "pms_perfdata_writer_close: no attr added; perf cannot read a "
 			       "file without events");
-	memset(&fh, 0, sizeof(fh));
-	fh.magic = PMS_PERFDATA_MAGIC;
-	fh.size = sizeof(fh);
-	fh.attr_size = sizeof(struct file_attr);
-	fh.data.offset = PMS_PERFDATA_HEADER_SIZE;
-	fh.data.size = w->data_size;
-
+	}
+	if (!w->data_off && !w->err && (r = commit_attrs(w)) < 0) {
+		w->closed = true;
+		return r;
+	}
+	w->closed = true;
+	if (!w->data_off)
+		return replay(w);
+	/* After a failed write (a full disk) the records written before it
+	 * are still made readable: features if they fit, then the header with
+	 * the data that is complete; the first failure is what is returned. */
+	header_init(w, &fh);
 	r = write_features(w, &fh, &off);
-	if (r < 0)
-		goto out;
-	fattrs = calloc(w->nattrs, sizeof(*fattrs));
-	if (!fattrs) {
-		r = pms_err(PMS_ENOMEM, "perf.data writer: out of memory for attrs");
-		goto out;
+	if (r < 0) {
+		/* no features: the data stays readable, and readers are told
+		 * the file is not whole */
+		(void)sticky(w, r);
+		header_init(w, &fh);
+		fh.event_types.offset = PMS_PERFDATA_UNFINISHED_MARK;
 	}
-	for (size_t i = 0; i < w->nattrs; i++) {
-		fattrs[i].attr = w->attrs[i].attr;
-		fattrs[i].ids.offset = off;
-		fattrs[i].ids.size = w->attrs[i].nids * sizeof(uint64_t);
-		if (w->attrs[i].nids) {
-			char what[48];
-			snprintf(what, sizeof(what), "ids of attr %zu", i);
-			r = write_at(w->fd, w->attrs[i].ids, fattrs[i].ids.size, off, what);
-			if (r < 0)
-				goto out;
-		}
-		off += fattrs[i].ids.size;
-	}
-	fh.attrs.offset = off;
-	fh.attrs.size = w->nattrs * sizeof(*fattrs);
-	r = write_at(w->fd, fattrs, fh.attrs.size, off, "attrs");
-	if (r < 0)
-		goto out;
 	r = write_at(w->fd, &fh, sizeof(fh), 0, "header");
-out:
-	free(fattrs);
-	return r;
+	if (r < 0)
+		(void)sticky(w, r);
+	return w->err ? replay(w) : 0;
 }
 
 void pms_perfdata_writer_free(struct pms_perfdata_writer *w)
@@ -545,4 +696,129 @@ int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
 	wb_put(&wb, filename, flen);
 	wb_put(&wb, zero, padded - flen);
 	return wb_finish(w, PMS_PERFDATA_FEAT_BUILD_ID, &wb);
+}
+
+int pms_perfdata_writer_set_pmu_caps(struct pms_perfdata_writer *w, const char *pmu,
+				     const struct pms_perfdata_str_pair *caps, size_t ncaps)
+{
+	struct wbuf wb = { 0 };
+	if (!pmu || (ncaps && !caps))
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_set_pmu_caps: pmu or caps is NULL");
+	for (size_t i = 0; i < ncaps; i++)
+		if (!caps[i].a || !caps[i].b)
+			return pms_err(PMS_EINVAL,
+				       "pms_perfdata_writer_set_pmu_caps: cap %zu has a NULL name "
+				       "or value", i);
+	wb_u32(&wb, 1);
+	wb_u32(&wb, (uint32_t)ncaps);
+	for (size_t i = 0; i < ncaps; i++) {
+		wb_str(&wb, caps[i].a);
+		wb_str(&wb, caps[i].b);
+	}
+	wb_str(&wb, pmu);
+	return wb_finish(w, PMS_PERFDATA_FEAT_PMU_CAPS, &wb);
+}
+
+/* ---- AUX traces ---------------------------------------------------------- */
+
+/* Append len bytes to the data section as part of record number w->nrecords
+ * (no header check: AUXTRACE payloads follow their record). */
+/* Bytes of one record into the data section, where pms_perfdata_writer_write
+ * puts records (after the attrs, which go down with the first record), with
+ * its kept-failure rule; the caller counts the record. */
+static int append_data(struct pms_perfdata_writer *w, const void *p, size_t len)
+{
+	char what[64];
+	int r;
+	if (w->err)
+		return replay(w);
+	if (!w->data_off && (r = commit_attrs(w)) < 0)
+		return r;
+	if (w->data_size > UINT64_MAX - w->data_off - len)
+		return pms_err(PMS_ERANGE, "perf.data writer: data section too large");
+	snprintf(what, sizeof(what), "data section record %" PRIu64, w->nrecords);
+	r = write_at(w->fd, p, len, w->data_off + w->data_size, what);
+	if (r < 0)
+		return sticky(w, r);
+	w->data_size += len;
+	return 0;
+}
+
+int pms_perfdata_writer_write_auxtrace_info(struct pms_perfdata_writer *w, uint32_t type,
+					    const uint64_t *priv, size_t npriv)
+{
+	unsigned char *buf;
+	size_t len;
+	struct perf_event_header h;
+	uint32_t reserved = 0;
+	int r = check_open(w, "pms_perfdata_writer_write_auxtrace_info");
+
+	if (r < 0)
+		return r;
+	if (npriv && !priv)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write_auxtrace_info: priv is NULL");
+	if (npriv > (UINT16_MAX - 16) / 8)
+		return pms_err(PMS_ERANGE,
+			       "pms_perfdata_writer_write_auxtrace_info: %zu priv words do not fit "
+			       "a record (at most %d)", npriv, (UINT16_MAX - 16) / 8);
+	len = 16 + npriv * 8;
+	buf = malloc(len);
+	if (!buf)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory");
+	h.type = PMS_PERFDATA_RECORD_AUXTRACE_INFO;
+	h.misc = 0;
+	h.size = (uint16_t)len;
+	memcpy(buf, &h, 8);
+	memcpy(buf + 8, &type, 4);
+	memcpy(buf + 12, &reserved, 4);
+	if (npriv)
+		memcpy(buf + 16, priv, npriv * 8);
+	r = pms_perfdata_writer_write(w, buf, len);
+	free(buf);
+	return r;
+}
+
+int pms_perfdata_writer_write_auxtrace(struct pms_perfdata_writer *w,
+				       const struct pms_perfdata_auxtrace *a, const void *data,
+				       size_t len)
+{
+	static const unsigned char zero[8];
+	unsigned char rec[48];
+	struct perf_event_header h;
+	uint64_t padded;
+	uint32_t reserved = 0;
+	int r = check_open(w, "pms_perfdata_writer_write_auxtrace");
+
+	if (r < 0)
+		return r;
+	if (!a || (len && !data))
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write_auxtrace: a or data is NULL");
+	if (len > UINT64_MAX - 8)
+		return pms_err(PMS_ERANGE, "pms_perfdata_writer_write_auxtrace: %zu bytes", len);
+	padded = ((uint64_t)len + 7) & ~UINT64_C(7);
+	h.type = PMS_PERFDATA_RECORD_AUXTRACE;
+	h.misc = 0;
+	h.size = sizeof(rec);
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, &padded, 8);
+	memcpy(rec + 16, &a->offset, 8);
+	memcpy(rec + 24, &a->reference, 8);
+	memcpy(rec + 32, &a->idx, 4);
+	memcpy(rec + 36, &a->tid, 4);
+	memcpy(rec + 40, &a->cpu, 4);
+	memcpy(rec + 44, &reserved, 4);
+	if (w->nattrs == 0)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write_auxtrace: no attr added; "
+					   "add the events first");
+	/* The record, then its payload: both belong to record nrecords. */
+	if ((r = append_data(w, rec, sizeof(rec))) < 0)
+		return r;
+	if (len && (r = append_data(w, data, len)) < 0)
+		return r;
+	if (padded > len && (r = append_data(w, zero, (size_t)(padded - len))) < 0)
+		return r;
+	w->nrecords++;
+	if (w->data_size - w->synced >= SYNC_BYTES)
+		return pms_perfdata_writer_sync(w);
+	return 0;
 }

@@ -8,6 +8,7 @@
 #include "util/error.h"
 
 #include <ctype.h>
+#include <linux/perf_event.h>
 #include <string.h>
 
 /* The attr words a format may name (struct perf_event_attr config..config4,
@@ -189,5 +190,42 @@ int pms_format_encode(const struct pms_format *f, uint64_t value, uint64_t *word
 		*word |= part << lo;
 		shift += n;
 	}
+	return 0;
+}
+
+/* Where each field lives in perf_event_attr; config4 has no attr word. */
+static __u64 *attr_word(enum pms_cfg_field field, struct perf_event_attr *attr)
+{
+	switch (field) {
+	case PMS_CFG_CONFIG: return &attr->config;
+	case PMS_CFG_CONFIG1: return &attr->config1;
+	case PMS_CFG_CONFIG2: return &attr->config2;
+	case PMS_CFG_CONFIG3: return &attr->config3;
+	default: return NULL;
+	}
+}
+
+int pms_format_attr_get(const struct pms_format *f, const struct perf_event_attr *attr,
+			uint64_t *word)
+{
+	const __u64 *w = f && attr ? attr_word(f->field, (struct perf_event_attr *)attr) : NULL;
+	if (!w)
+		return pms_err(PMS_ENOTSUP, "format term '%s' is not in config..config3 (the "
+					    "words perf_event_attr has)", f && f->name ? f->name : "?");
+	*word = *w;
+	return 0;
+}
+
+int pms_format_attr_set(const struct pms_format *f, struct perf_event_attr *attr,
+			uint64_t value)
+{
+	uint64_t word;
+	int r = pms_format_attr_get(f, attr, &word);
+	if (r < 0)
+		return r;
+	word &= ~pms_format_mask(f);
+	if ((r = pms_format_encode(f, value, &word)) < 0)
+		return r;
+	*attr_word(f->field, attr) = word;
 	return 0;
 }

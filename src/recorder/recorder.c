@@ -280,13 +280,19 @@ static int cpuid_feature(struct pms_recorder *r, const struct pms_topo *topo)
 	return pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_CPUID, buf);
 }
 
-int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
-			const struct pms_pmus *pmus)
+int pms_recorder_sync(struct pms_recorder *r)
+{
+	if (!r)
+		return pms_err(PMS_EINVAL, "recorder_sync: NULL recorder");
+	return pms_perfdata_writer_sync(r->w);
+}
+
+/* The header features; the first failure, or 0. */
+static int features(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
+		    const struct pms_pmus *pmus)
 {
 	int rc = 0;
 
-	if (!r)
-		return pms_err(PMS_EINVAL, "recorder_finish: NULL recorder");
 	if (sys && (rc = host_features(r, sys)) < 0)
 		return rc;
 	if (topo && ((rc = topo_features(r, sys, topo)) < 0 || (rc = cpuid_feature(r, topo)) < 0))
@@ -310,7 +316,24 @@ int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struc
 		if ((rc = pms_perfdata_writer_add_build_id(r->w, -1, id, (uint8_t)n, r->paths[i])) < 0)
 			return rc;
 	}
-	return pms_perfdata_writer_close(r->w);
+	return 0;
+}
+
+int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
+			const struct pms_pmus *pmus)
+{
+	if (!r)
+		return pms_err(PMS_EINVAL, "recorder_finish: NULL recorder");
+	int rc = features(r, sys, topo, pmus);
+	/* Close even after a failure: the writer puts down a header covering
+	 * every record before it, and returns its own first failure. */
+	char msg[512] = "";
+	if (rc < 0)
+		snprintf(msg, sizeof(msg), "%s", pms_error_last());
+	int crc = pms_perfdata_writer_close(r->w);
+	if (rc < 0)
+		return pms_err(rc, "%s", msg);
+	return crc;
 }
 
 uint64_t pms_recorder_records(const struct pms_recorder *r)

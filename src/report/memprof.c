@@ -12,6 +12,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/report.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #define DEFAULT_TOP 10
 
@@ -97,9 +98,9 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 		return pms_err(PMS_EINVAL, "memprof: NULL out");
 	if (!opts)
 		opts = &def;
-	if (opts->version < 1 || opts->version > PMS_MEMPROF_OPTS_VERSION)
-		return pms_err(PMS_EINVAL, "memprof: opts.version %u, this library knows %u",
-			       opts->version, PMS_MEMPROF_OPTS_VERSION);
+	if ((rc = pms_opts_check("pms_memprof_new", "PMS_MEMPROF_OPTS_INIT", opts->version,
+				 PMS_MEMPROF_OPTS_VERSION)) < 0)
+		return rc;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");

@@ -8,6 +8,7 @@
 #include "sample/sampler_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include "pmuscope/event.h"
 
@@ -87,18 +88,10 @@ static int attempt_add(struct smp_plan *p, const struct smp_event *ev, pid_t pid
 static int set_term(struct smp_event *ev, const char *term, uint64_t value)
 {
 	const struct pms_format *f = ev->pmu ? pms_pmu_format(ev->pmu, term) : NULL;
-	uint64_t *word;
 
 	if (!f)
 		return PMS_ENOENT;
-	switch (f->field) {
-	case PMS_CFG_CONFIG: word = (uint64_t *)&ev->attr.config; break;
-	case PMS_CFG_CONFIG1: word = (uint64_t *)&ev->attr.config1; break;
-	case PMS_CFG_CONFIG2: word = (uint64_t *)&ev->attr.config2; break;
-	default: return PMS_ENOTSUP;
-	}
-	*word &= ~pms_format_mask(f);
-	return pms_format_encode(f, value, word);
+	return pms_format_attr_set(f, &ev->attr, value);
 }
 
 static bool term_set(const struct smp_event *ev, const char *term)
@@ -106,14 +99,8 @@ static bool term_set(const struct smp_event *ev, const char *term)
 	const struct pms_format *f = ev->pmu ? pms_pmu_format(ev->pmu, term) : NULL;
 	uint64_t word;
 
-	if (!f)
+	if (!f || pms_format_attr_get(f, &ev->attr, &word) < 0)
 		return false;
-	switch (f->field) {
-	case PMS_CFG_CONFIG: word = ev->attr.config; break;
-	case PMS_CFG_CONFIG1: word = ev->attr.config1; break;
-	case PMS_CFG_CONFIG2: word = ev->attr.config2; break;
-	default: return false;
-	}
 	return (word & pms_format_mask(f)) != 0;
 }
 
@@ -288,6 +275,13 @@ static int build_ibs(struct ctx *c)
 		else
 			set_term(ev, "ldlat", c->o->ldlat);
 	}
+	/* cnt_ctl (config:19) is visible and in the op config mask only with
+	 * IBS_CAPS_OPCNT (ibs.c v6.12:635-653, 1228-1229); outside the mask the
+	 * kernel says EINVAL (ibs.c:287). */
+	if (c->o->ibs_count_ops && set_term(ev, "cnt_ctl", 1) < 0)
+		note_add(c->p, "%s has no cnt_ctl term (no IBS_CAPS_OPCNT): the period counts "
+			       "cycles, not dispatched ops",
+			 pmu->name);
 	if (c->o->l3missonly) {
 		if (set_term(ev, "l3missonly", 1) == 0)
 			note_add(c->p, "l3missonly: only ops that miss L3 are tagged, so the sample "
@@ -408,6 +402,70 @@ static int build_pebs(struct ctx *c)
 
 /* ---- Arm SPE -------------------------------------------------------------- */
 
+/* min_latency (PMSLATFR_EL1.MINLAT, config2:0-11): the counters are
+ * caps/count_size bits wide (arm_spe_pmu.c, SPE_PMU_CAP_CNT_SZ), so a
+ * threshold above their maximum would never match; clamp to it and to the
+ * format's width. */
+static void spe_min_latency(struct ctx *c, struct smp_event *ev, const struct pms_pmu *pmu)
+{
+	const struct pms_format *f = pms_pmu_format(pmu, "min_latency");
+	const char *cs = pms_pmu_cap(pmu, "count_size");
+	uint64_t max = f ? pms_format_mask(f) >> __builtin_ctzll(pms_format_mask(f) | 1) : 0;
+	uint64_t lat = c->o->ldlat;
+
+	if (!f) {
+		note_add(c->p, "%s has no min_latency term: latency filter not applied", pmu->name);
+		return;
+	}
+	if (cs && strtoull(cs, NULL, 0) > 0 && strtoull(cs, NULL, 0) < 64) {
+		uint64_t cmax = (1ULL << strtoull(cs, NULL, 0)) - 1;
+		if (cmax < max)
+			max = cmax;
+	}
+	if (lat > max) {
+		note_add(c->p, "%s min_latency %llu clamped to %llu (caps/count_size %s, format "
+			       "width)",
+			 pmu->name, (unsigned long long)lat, (unsigned long long)max, cs ? cs : "?");
+		lat = max;
+	}
+	set_term(ev, "min_latency", lat);
+}
+
+/* event_filter, inv_event_filter and branch_filter
+ * (arm_spe_pmu.c v6.12 arm_spe_pmu_event_init:716-746): event bits the
+ * CPU does not implement (caps/event_filter, the complement of its PMSEVFR
+ * RES0 bits) are EOPNOTSUPP, so they are dropped here with a note. */
+static void spe_filters(struct ctx *c, struct smp_event *ev, const struct pms_pmu *pmu)
+{
+	const char *capf = pms_pmu_cap(pmu, "event_filter");
+	uint64_t ok = capf ? strtoull(capf, NULL, 0) : UINT64_MAX;
+	uint64_t want[2] = { c->o->spe_events, c->o->spe_not_events };
+	static const char *const term[2] = { "event_filter", "inv_event_filter" };
+
+	for (int i = 0; i < 2; i++) {
+		int rc;
+		if (!want[i])
+			continue;
+		if (want[i] & ~ok)
+			note_add(c->p, "%s %s bits 0x%llx are not in caps/event_filter 0x%llx "
+				       "(EOPNOTSUPP in arm_spe_pmu_event_init): dropped",
+				 pmu->name, term[i], (unsigned long long)(want[i] & ~ok),
+				 (unsigned long long)ok);
+		if (!(want[i] & ok))
+			continue;
+		rc = set_term(ev, term[i], want[i] & ok);
+		if (rc == PMS_ENOENT)
+			note_add(c->p, "%s has no %s term%s: not applied", pmu->name, term[i],
+				 i ? " (FEAT_SPEv1p2 absent)" : "");
+		else if (rc < 0)
+			note_add(c->p, "%s %s lives in a config word this build's perf_event_attr "
+				       "lacks: not applied",
+				 pmu->name, term[i]);
+	}
+	if (c->o->spe_branches && set_term(ev, "branch_filter", 1) < 0)
+		note_add(c->p, "%s has no branch_filter term: branches not sampled", pmu->name);
+}
+
 static int build_spe(struct ctx *c)
 {
 	unsigned ops = want_ops(c->o);
@@ -452,12 +510,9 @@ static int build_spe(struct ctx *c)
 		}
 		if (c->o->want_phys && set_term(ev, "pa_enable", 1) < 0)
 			note_add(c->p, "%s has no pa_enable term: no physical addresses", pmu->name);
-		if (c->o->ldlat) {
-			unsigned lat = c->o->ldlat > 4095 ? 4095 : c->o->ldlat;
-			if (set_term(ev, "min_latency", lat) < 0)
-				note_add(c->p, "%s has no min_latency term: latency filter not applied",
-					 pmu->name);
-		}
+		if (c->o->ldlat)
+			spe_min_latency(c, ev, pmu);
+		spe_filters(c, ev, pmu);
 		set_priv_native(c, ev);
 		added++;
 	}
@@ -480,6 +535,13 @@ static int build_sw(struct ctx *c)
 	 * wants DATA_SRC in the attr, tools/perf/builtin-report.c). */
 	ev->attr.sample_type = base_sample_type(c->o) | PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_WEIGHT;
 	set_period(c, ev);
+	/* kernel/events/core.c perf_swevent_event: a software event that
+	 * samples PERIOD without freq overflows on every event, whatever
+	 * sample_period says.  Without PERIOD it counts sample_period events
+	 * per sample, so --period N > 1 drops PERIOD: each sample stands for
+	 * the attr's N faults (the sampler fills it in). */
+	if (!ev->attr.freq && ev->attr.sample_period > 1)
+		ev->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	set_priv_native(c, ev);
 	return 1;
 }
@@ -588,6 +650,41 @@ static bool relax_spe_lat(struct ctx *c, struct smp_event *ev, int err, char *wh
 	return true;
 }
 
+/* arm_spe_pmu_event_init (v6.12:735-746): an event filter without
+ * FEAT_FILT_EVT (or an inverted one without FEAT_SPEv1p2) is EOPNOTSUPP. */
+static bool relax_spe_filters(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
+{
+	(void)c;
+	if (err != EOPNOTSUPP || ev->engine != PMS_ENG_SPE)
+		return false;
+	if (term_set(ev, "inv_event_filter")) {
+		set_term(ev, "inv_event_filter", 0);
+		snprintf(why, n, "inv_event_filter refused (EOPNOTSUPP): no FEAT_SPEv1p2 inverted "
+				 "event filter (arm_spe_pmu_event_init); retrying without it");
+		return true;
+	}
+	if (term_set(ev, "event_filter")) {
+		set_term(ev, "event_filter", 0);
+		snprintf(why, n, "event_filter refused (EOPNOTSUPP): no event filtering or an "
+				 "unimplemented event (arm_spe_pmu_event_init); retrying without it");
+		return true;
+	}
+	return false;
+}
+
+/* perf_ibs_init (ibs.c v6.12.95:287): cnt_ctl outside the op config mask
+ * (no IBS_CAPS_OPCNT) is EINVAL. */
+static bool relax_ibs_cnt_ctl(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
+{
+	(void)c;
+	if (err != EINVAL || ev->engine != PMS_ENG_IBS || !term_set(ev, "cnt_ctl"))
+		return false;
+	set_term(ev, "cnt_ctl", 0);
+	snprintf(why, n, "cnt_ctl refused (EINVAL): no IBS_CAPS_OPCNT, so IbsOpCntCtl is not in "
+			 "the op config mask (ibs.c perf_ibs_init); retrying counting cycles");
+	return true;
+}
+
 /* kernel/events/core.c perf_copy_attr: sample_type bits past the kernel's
  * PERF_SAMPLE_MAX are EINVAL; WEIGHT_STRUCT arrived in Linux 5.12. */
 static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
@@ -605,6 +702,7 @@ static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why
 
 static const relax_fn relaxations[] = {
 	relax_phys, relax_spe_pa, relax_user_only, relax_precise, relax_spe_lat, relax_weight,
+	relax_spe_filters, relax_ibs_cnt_ctl,
 };
 
 /* ---- probing ---------------------------------------------------------------- */
@@ -768,7 +866,10 @@ static const struct {
 	{ PMS_ENG_PEBS, build_pebs,
 	  "no core PMU with caps/max_precise > 0 and a mem-loads or mem-stores event "
 	  "(Intel PEBS)" },
-	{ PMS_ENG_SPE, build_spe, "no arm_spe_N PMU (Arm SPE)" },
+	{ PMS_ENG_SPE, build_spe,
+	  "no arm_spe_N PMU (Arm SPE; the driver registers none when a higher exception "
+	  "level owns the profiling buffer, PMBIDR_EL1.P, arm_spe_pmu.c v6.12:1001, and "
+	  "says so in dmesg)" },
 	{ PMS_ENG_SOFTWARE, build_sw, NULL },
 };
 
@@ -784,14 +885,17 @@ void pms_smp_plan_fini(struct smp_plan *p)
 int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct pms_topo *topo,
 		 const struct pms_sampler_opts *o, struct smp_plan *p)
 {
-	struct ctx c = { sys, pmus, o, p, -1 };
+	static const struct pms_sampler_opts def = PMS_SAMPLER_OPTS_INIT;
+	struct ctx c = { sys, pmus, o ? o : &def, p, -1 };
 	static const struct pms_pmus no_pmus = { NULL, 0 };
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	if (!o || o->version < 1)
-		return pms_err(PMS_EINVAL, "sampler options without a version (use "
-					   "PMS_SAMPLER_OPTS_INIT)");
+	if (!o)
+		o = &def;
+	if ((ret = pms_opts_check("pms_sampler_open", "PMS_SAMPLER_OPTS_INIT", o->version,
+				  PMS_SAMPLER_OPTS_VERSION)) < 0)
+		return ret;
 	if (!pmus)
 		c.pmus = &no_pmus;
 	if (o->target != PMS_TARGET_CPUS) {

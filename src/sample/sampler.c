@@ -46,6 +46,8 @@ struct pms_sampler {
 	struct pollfd *pfd;
 	struct pms_sampler_stats stats;
 	struct pms_ibs_cpu ibs_cpu;
+	const struct pms_topo *id; /* CPU identity: the caller's topo or own_id */
+	struct pms_topo *own_id;
 	char pmus[160];
 	char label[256];
 };
@@ -95,19 +97,19 @@ static void set_sideband_bits(struct perf_event_attr *a)
 	a->task = 1;
 }
 
-static void ibs_cpu_from_cpuinfo(struct pms_sys *sys, struct pms_ibs_cpu *cpu)
+/* The CPU identity the decoders need comes from the topology (the one
+ * reader, src/topo); a caller without one gets just its identity part. */
+static void load_identity(struct pms_sampler *s, const struct pms_topo *topo)
 {
-	char *text = NULL;
-	const char *p;
-
-	memset(cpu, 0, sizeof(*cpu));
-	if (pms_sys_read_file(sys, "proc/cpuinfo", &text, NULL) < 0)
-		return;
-	if ((p = strstr(text, "cpu family")) && (p = strchr(p, ':')))
-		cpu->family = (unsigned)strtoul(p + 1, NULL, 10);
-	if ((p = strstr(text, "\nmodel\t")) && (p = strchr(p, ':')))
-		cpu->model = (unsigned)strtoul(p + 1, NULL, 10);
-	free(text);
+	s->id = topo;
+	if (!topo && pms_topo_load_cpuid(s->sys, &s->own_id) == 0)
+		s->id = s->own_id;
+	pms_error_clear();
+	memset(&s->ibs_cpu, 0, sizeof(s->ibs_cpu));
+	if (s->id && s->id->family >= 0 && s->id->model >= 0) {
+		s->ibs_cpu.family = (unsigned)s->id->family;
+		s->ibs_cpu.model = (unsigned)s->id->model;
+	}
 }
 
 static int map_ring(struct pms_sampler *s, struct stream *st, size_t pages)
@@ -154,17 +156,12 @@ static void label_build(struct pms_sampler *s)
 	}
 }
 
-/* MIDR_EL1 of a CPU (sysfs regs/identification), 0 when unreadable: the
- * SPE data-source tables are chosen by it (kernel-abi-facts §4.1). */
-static uint32_t read_midr(struct pms_sys *sys, int cpu)
+/* MIDR_EL1 of a CPU (the topology's), 0 when unknown: the SPE data-source
+ * tables are chosen by it (kernel-abi-facts §4.1). */
+static uint32_t cpu_midr(const struct pms_sampler *s, int cpu)
 {
-	char path[96];
-	uint64_t v = 0;
-	snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%d/regs/identification/midr_el1",
-		 cpu);
-	if (pms_sys_read_u64(sys, path, &v) < 0)
-		return 0;
-	return (uint32_t)v;
+	const struct pms_topo_cpu *c = s->id ? pms_topo_cpu(s->id, cpu) : NULL;
+	return c ? (uint32_t)c->midr : 0;
 }
 
 /* The threads to attach to: every task of an existing process (an event on
@@ -280,7 +277,7 @@ static int open_streams(struct pms_sampler *s)
 				size_t ap = s->o.aux_pages ? s->o.aux_pages : 128;
 				if ((ret = pms_ring_aux_open(st->ring, ap)) < 0)
 					goto out;
-				st->midr = read_midr(s->sys, cpu);
+				st->midr = cpu_midr(s, cpu);
 			}
 		}
 	}
@@ -330,8 +327,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
-	if (opts)
-		s->o = *opts;
+	s->o = opts ? *opts : (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
 	if (ret < 0)
@@ -379,8 +375,8 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 			a->enable_on_exec = 1; /* starts at the exec of the waiting child */
 		a->disabled = member ? 0 : 1;
 	}
-	if (s->plan.engine == PMS_ENG_IBS)
-		ibs_cpu_from_cpuinfo(sys, &s->ibs_cpu);
+	if (s->plan.engine == PMS_ENG_IBS || s->plan.engine == PMS_ENG_SPE)
+		load_identity(s, topo);
 	if ((ret = open_streams(s)) < 0)
 		goto out;
 	s->pfd = calloc(s->nst ? s->nst : 1, sizeof(*s->pfd));
@@ -408,6 +404,7 @@ void pms_sampler_free(struct pms_sampler *s)
 	close_streams(s);
 	free(s->pfd);
 	pms_smp_plan_fini(&s->plan);
+	pms_topo_free(s->own_id);
 	free(s);
 }
 
@@ -473,6 +470,7 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 	memset(&cx, 0, sizeof(cx));
 	cx.engine = ev->engine;
 	cx.sample_type = c->st->layout.sample_type;
+	cx.fixed_period = ev->attr.freq ? 0 : ev->attr.sample_period;
 	if (ev->engine == PMS_ENG_IBS) {
 		/* the RAW registers cross-check the kernel's fields */
 		cx.ibs_cpu = &s->ibs_cpu;
@@ -692,6 +690,12 @@ static int on_record(void *ud, const void *rec, size_t len)
 	default:
 		break;
 	}
+	/* Accounting records go to the sideband callback too, so that a
+	 * recording keeps them (perf report --stats shows the loss). */
+	if ((r.type == PMS_RECORD_LOST || r.type == PMS_RECORD_LOST_SAMPLES ||
+	     r.type == PMS_RECORD_THROTTLE || r.type == PMS_RECORD_UNTHROTTLE) &&
+	    c->cb && c->cb->sideband)
+		ret = c->cb->sideband(c->ud, &r);
 	if (ret < 0)
 		c->stop = ret; /* this record is consumed; the next one stops */
 	return 0;

@@ -11,6 +11,13 @@
 #include "pmuscope/symbols.h"
 #include "util/error.h"
 
+#ifdef PMS_HAVE_LIBIBERTY
+/* GNU libiberty's demangler (binutils, gdb and perf's own fallback use it):
+ * Itanium C++ ABI (_Z...) and Rust (legacy _ZN...17h<hash>E and v0 _R...)
+ * names; the hash of a legacy Rust name is dropped as rustfilt does. */
+#include <libiberty/demangle.h>
+#endif
+
 struct ksym {
 	uint64_t addr;
 	char *name;
@@ -23,12 +30,84 @@ struct pms_symbolizer {
 	bool kernel_loaded, kernel_visible;
 	struct ksym *ksyms;
 	size_t nksyms;
+	/* Demangled names, keyed by the mangled string's address (libdwfl's
+	 * and kallsyms' names live as long as the symbolizer). */
+	bool demangle;
+	struct dm_slot {
+		const char *mangled;
+		char *pretty; /* NULL: not a mangled name, shown as is */
+	} *dm;
+	size_t dm_cap, dm_used;
 };
 
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = dwfl_linux_proc_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
+
+static size_t dm_hash(const char *p, size_t cap)
+{
+	uint64_t k = (uint64_t)(uintptr_t)p;
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+/* The demangled form of name (cached), or name itself when it is not a
+ * mangled name, demangling is off or there is no memory for the cache. */
+static const char *demangled(struct pms_symbolizer *s, const char *name)
+{
+#ifdef PMS_HAVE_LIBIBERTY
+	if (!name || !s->demangle || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	if (s->dm_used * 2 >= s->dm_cap) {
+		size_t cap = s->dm_cap ? s->dm_cap * 2 : 256;
+		struct dm_slot *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return name;
+		for (size_t i = 0; i < s->dm_cap; i++) {
+			if (!s->dm[i].mangled)
+				continue;
+			size_t h = dm_hash(s->dm[i].mangled, cap);
+			while (n[h].mangled)
+				h = (h + 1) & (cap - 1);
+			n[h] = s->dm[i];
+		}
+		free(s->dm);
+		s->dm = n;
+		s->dm_cap = cap;
+	}
+	size_t h = dm_hash(name, s->dm_cap);
+	while (s->dm[h].mangled && s->dm[h].mangled != name)
+		h = (h + 1) & (s->dm_cap - 1);
+	if (!s->dm[h].mangled) {
+		s->dm[h].mangled = name;
+		s->dm[h].pretty = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+		s->dm_used++;
+	}
+	return s->dm[h].pretty ? s->dm[h].pretty : name;
+#else
+	(void)s;
+	return name;
+#endif
+}
+
+void pms_symbolizer_set_demangle(struct pms_symbolizer *s, bool on)
+{
+	if (s)
+		s->demangle = on;
+}
+
+bool pms_symbolizer_demangles(const struct pms_symbolizer *s)
+{
+#ifdef PMS_HAVE_LIBIBERTY
+	return s && s->demangle;
+#else
+	(void)s;
+	return false;
+#endif
+}
 
 /* The file-backed mappings as maps text, paths below sys's root. */
 static char *maps_text(const struct pms_maps *m, const char *root, size_t *len)
@@ -73,6 +152,7 @@ int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "symbolizer: no memory");
 	s->sys = sys;
+	s->demangle = true;
 	rc = pms_maps_new(&s->maps);
 	if (rc < 0)
 		goto out;
@@ -123,6 +203,9 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->nksyms; i++)
 		free(s->ksyms[i].name);
 	free(s->ksyms);
+	for (size_t i = 0; i < s->dm_cap; i++)
+		free(s->dm[i].pretty);
+	free(s->dm);
 	pms_maps_free(s->maps);
 	free(s);
 }
@@ -197,7 +280,7 @@ static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbo
 		else
 			hi = mid;
 	}
-	out->func = s->ksyms[lo].name;
+	out->func = demangled(s, s->ksyms[lo].name);
 	out->offset = ip - s->ksyms[lo].addr;
 	return 0;
 }
@@ -246,7 +329,7 @@ static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 	if (name && !want_line && (sym.st_size == 0 || off >= sym.st_size))
 		name = NULL;
 	if (name) {
-		out->func = name;
+		out->func = demangled(s, name);
 		out->offset = off;
 	}
 	if (want_line) {

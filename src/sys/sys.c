@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/natsort.h"
+#include "util/opts.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -87,6 +89,57 @@ static long real_get_mempolicy(void *ud, int *mode, unsigned long *nodemask,
 	return r < 0 ? -errno : r;
 }
 
+#ifndef RESOLVE_BENEATH
+#define RESOLVE_NO_MAGICLINKS 0x02
+#define RESOLVE_NO_SYMLINKS 0x04
+#define RESOLVE_BENEATH 0x08
+#endif
+struct pms_open_how { /* struct open_how, linux/openat2.h (5.6) */
+	uint64_t flags, mode, resolve;
+};
+
+static bool has_dotdot(const char *p)
+{
+	for (const char *c = p; *c; c++)
+		if (c[0] == '.' && c[1] == '.' && (c == p || c[-1] == '/') &&
+		    (c[2] == '/' || c[2] == '\0'))
+			return true;
+	return false;
+}
+
+static int real_write_file(void *ud, int dirfd, const char *relpath, const void *buf,
+			   size_t len)
+{
+	(void)ud;
+	int fd = -1;
+	if (relpath[0] == '/' || has_dotdot(relpath))
+		return -EINVAL;
+#ifdef SYS_openat2
+	struct pms_open_how how = { O_WRONLY | O_TRUNC | O_CLOEXEC, 0,
+				    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+					    RESOLVE_NO_MAGICLINKS };
+	long r = syscall(SYS_openat2, dirfd, relpath, &how, sizeof(how));
+	if (r >= 0)
+		fd = (int)r;
+	else if (errno != ENOSYS)
+		return -errno;
+#endif
+	if (fd < 0) {
+		/* kernels before 5.6: no "..", and the last component is
+		 * no symlink (a symlinked directory above it is not caught) */
+		fd = openat(dirfd, relpath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return -errno;
+	}
+	ssize_t w;
+	do
+		w = write(fd, buf, len);
+	while (w < 0 && errno == EINTR);
+	int err = w < 0 ? errno : (size_t)w != len ? EIO : 0;
+	close(fd);
+	return -err;
+}
+
 static const struct pms_sys_ops real_ops = {
 	.ud = NULL,
 	.perf_event_open = real_perf_event_open,
@@ -97,6 +150,7 @@ static const struct pms_sys_ops real_ops = {
 	.close = real_close,
 	.move_pages = real_move_pages,
 	.get_mempolicy = real_get_mempolicy,
+	.write_file = real_write_file,
 };
 
 const struct pms_sys_ops *pms_sys_real_ops(void)
@@ -113,9 +167,9 @@ int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
 	if (!out)
 		return pms_err(PMS_EINVAL, "pms_sys_new: out is NULL");
 	*out = NULL;
-	if (opts && opts->version != PMS_SYS_OPTS_VERSION)
-		return pms_err(PMS_EINVAL, "pms_sys_new: opts version %u, expected %u",
-			       opts->version, PMS_SYS_OPTS_VERSION);
+	if (opts && (ret = pms_opts_check("pms_sys_new", "PMS_SYS_OPTS_INIT", opts->version,
+					  PMS_SYS_OPTS_VERSION)) < 0)
+		return ret;
 	if (opts && opts->root && opts->root[0])
 		root = opts->root;
 
@@ -134,6 +188,8 @@ int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
 		goto out;
 	}
 	sys->ops = (opts && opts->ops) ? *opts->ops : real_ops;
+	if (!sys->ops.write_file)
+		sys->ops.write_file = real_write_file;
 	sys->live = strcmp(root, "/") == 0 && !(opts && opts->ops && opts->ops != &real_ops);
 	*out = sys;
 	sys = NULL;
@@ -189,9 +245,31 @@ int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out
 	int fd, ret = 0;
 
 	*out = NULL;
-	fd = openat(sys->root_fd, rel(relpath), O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or a device) in a --root tree must not hang the
+	 * open; then only regular files are read (sysfs and procfs files are
+	 * regular files). */
+	fd = openat(sys->root_fd, rel(relpath), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return pms_err_errno(0, errno, "cannot open %s/%s", sys->root, rel(relpath));
+	{
+		struct stat st;
+		if (fstat(fd, &st) < 0) {
+			ret = pms_err_errno(PMS_EIO, errno, "cannot stat %s/%s", sys->root,
+					    rel(relpath));
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			ret = pms_err(PMS_EIO,
+				      "%s/%s is not a regular file (%s); a machine's sysfs and "
+				      "procfs files are: check the --root tree",
+				      sys->root, rel(relpath),
+				      S_ISFIFO(st.st_mode)  ? "a FIFO"
+				      : S_ISDIR(st.st_mode) ? "a directory"
+				      : S_ISSOCK(st.st_mode) ? "a socket"
+							     : "a device");
+			goto out;
+		}
+	}
 	buf = malloc(cap + 1);
 	if (!buf) {
 		ret = pms_err(PMS_ENOMEM, "out of memory reading %s", relpath);
@@ -269,7 +347,12 @@ int pms_sys_read_u64(const struct pms_sys *sys, const char *relpath, uint64_t *o
 
 bool pms_sys_exists(const struct pms_sys *sys, const char *relpath)
 {
-	return faccessat(sys->root_fd, rel(relpath), F_OK, 0) == 0;
+	if (faccessat(sys->root_fd, rel(relpath), F_OK, 0) == 0)
+		return true;
+	/* A symlink loop is there, and broken: say "exists" so that reading
+	 * it fails with an error naming the path, rather than taking it for
+	 * absent (a CPU left out of the topology). */
+	return errno == ELOOP;
 }
 
 void pms_sys_names_free(char **names, size_t count)
@@ -330,6 +413,18 @@ out:
 		pms_sys_names_free(v, n);
 	closedir(d);
 	return ret;
+}
+
+int pms_sys_write_file(const struct pms_sys *sys, const char *relpath, const char *data)
+{
+	const char *p = rel(relpath);
+	if (has_dotdot(p) || !strcmp(p, "."))
+		return pms_err(PMS_EINVAL, "refusing to write '%s': the path must stay below %s",
+			       relpath, sys->root);
+	int r = sys->ops.write_file(sys->ops.ud, sys->root_fd, p, data, strlen(data));
+	if (r < 0)
+		return pms_err_errno(0, -r, "cannot write '%.60s' to %s/%s", data, sys->root, p);
+	return 0;
 }
 
 int pms_sys_perf_event_open(const struct pms_sys *sys, struct perf_event_attr *attr,

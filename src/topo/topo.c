@@ -480,6 +480,13 @@ static int parse_distances(const char *path, const char *text, struct pms_topo_n
 	return 0;
 }
 
+/* "Node 0 MemTotal:       16318484 kB" -> bytes; 0 when the key is absent. */
+static uint64_t meminfo_bytes(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+	return p ? strtoull(p + strlen(key), NULL, 10) * 1024 : 0;
+}
+
 static int load_node(struct pms_sys *sys, struct pms_topo *t, struct pms_topo_node *nd,
 		     const struct pms_cpuset *has_cpu, const struct pms_cpuset *has_mem,
 		     bool have_has_cpu, bool have_has_mem)
@@ -509,6 +516,15 @@ static int load_node(struct pms_sys *sys, struct pms_topo *t, struct pms_topo_no
 		free(text);
 		if (ret < 0)
 			return ret;
+	}
+
+	snprintf(lp, sizeof(lp), "%s/meminfo", dir);
+	if (pms_sys_exists(sys, lp)) {
+		if ((ret = pms_sys_read_file(sys, lp, &text, NULL)) < 0)
+			return ret;
+		nd->mem_total = meminfo_bytes(text, "MemTotal:");
+		nd->mem_free = meminfo_bytes(text, "MemFree:");
+		free(text);
 	}
 
 	if ((ret = pms_sys_list_dir(sys, dir, &names, &n)) < 0)
@@ -891,6 +907,7 @@ int pms_topo_load(struct pms_sys *sys, struct pms_topo **out)
 		goto out;
 	if ((ret = pms_topo_read_cpuinfo(sys, t)) < 0)
 		goto out;
+	pms_hypervisor_detect(sys, t->hypervisor, sizeof(t->hypervisor));
 	*out = t;
 	t = NULL;
 	ret = 0;
@@ -1019,4 +1036,40 @@ const char *pms_cache_type_name(enum pms_cache_type type)
 	case PMS_CACHE_INSTRUCTION: return "instruction";
 	default: return "unified";
 	}
+}
+
+/* Only the identity: the same readers as pms_topo_load, for snapshots and
+ * callers that need no more than who the CPU is. */
+int pms_topo_load_cpuid(struct pms_sys *sys, struct pms_topo **out)
+{
+	struct pms_topo *t = NULL;
+	char path[128];
+	int ret;
+
+	if (!out)
+		return pms_err(PMS_EINVAL, "pms_topo_load_cpuid: out is NULL");
+	*out = NULL;
+	if (!sys)
+		return pms_err(PMS_EINVAL, "pms_topo_load_cpuid: sys is NULL");
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return pms_err(PMS_ENOMEM, "pms_topo_load_cpuid: out of memory");
+	t->family = t->model = t->stepping = -1;
+	if (list_cpus(sys, t) < 0)
+		pms_error_clear(); /* no cpuN directories: no MIDRs, cpuinfo still tells */
+	for (size_t i = 0; i < t->ncpus; i++) {
+		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/regs/identification/midr_el1",
+			 t->cpus[i].cpu);
+		if ((ret = read_hex_opt(sys, path, &t->cpus[i].midr)) < 0)
+			goto out;
+	}
+	if ((ret = pms_topo_read_cpuinfo(sys, t)) < 0)
+		goto out;
+	pms_hypervisor_detect(sys, t->hypervisor, sizeof(t->hypervisor));
+	*out = t;
+	t = NULL;
+	ret = 0;
+out:
+	pms_topo_free(t);
+	return ret;
 }

@@ -200,7 +200,9 @@ int pms_cpuset_parse_list(struct pms_cpuset *s, const char *text)
 		return 0;
 	}
 fail:
-	pms_cpuset_clear(s);
+	/* empty and unallocated: a caller that drops the set after a
+	 * failed parse (without pms_cpuset_fini) leaks nothing */
+	pms_cpuset_fini(s);
 	return ret;
 }
 
@@ -240,12 +242,12 @@ int pms_cpuset_parse_mask(struct pms_cpuset *s, const char *text)
 			if (!(v >> i & 1))
 				continue;
 			if (bit > PMS_CPUSET_MAX) {
-				pms_cpuset_clear(s);
+				pms_cpuset_fini(s);
 				return pms_err(PMS_ERANGE, "CPU mask '%.64s' names CPUs above %d",
 					       text, PMS_CPUSET_MAX);
 			}
 			if ((ret = pms_cpuset_add(s, bit)) < 0) {
-				pms_cpuset_clear(s);
+				pms_cpuset_fini(s);
 				return ret;
 			}
 		}

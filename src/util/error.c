@@ -7,6 +7,16 @@
 
 static _Thread_local char last_msg[1024];
 static _Thread_local int last_errno;
+/* Messages are formatted here and then copied to last_msg, so a message
+ * may quote the previous one (pms_err(c, "%s: %s", path, pms_error_last()))
+ * without vsnprintf reading the buffer it writes, which is undefined. */
+static _Thread_local char scratch[sizeof(last_msg)];
+
+static void set_msg(void)
+{
+	memcpy(last_msg, scratch, sizeof(last_msg));
+	last_msg[sizeof(last_msg) - 1] = '\0';
+}
 
 const char *pms_error_last(void)
 {
@@ -42,8 +52,9 @@ int pms_err(int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	vsnprintf(scratch, sizeof(scratch), fmt, ap);
 	va_end(ap);
+	set_msg();
 	last_errno = 0;
 	return code;
 }
@@ -68,11 +79,12 @@ int pms_err_errno(int code, int err, const char *fmt, ...)
 	va_list ap;
 	int n;
 	va_start(ap, fmt);
-	n = vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	n = vsnprintf(scratch, sizeof(scratch), fmt, ap);
 	va_end(ap);
-	if (n >= 0 && (size_t)n < sizeof(last_msg))
-		snprintf(last_msg + n, sizeof(last_msg) - (size_t)n, ": %s (errno %d)",
+	if (n >= 0 && (size_t)n < sizeof(scratch))
+		snprintf(scratch + n, sizeof(scratch) - (size_t)n, ": %s (errno %d)",
 			 strerror(err), err);
+	set_msg();
 	last_errno = err;
 	return code ? code : pms_code_from_errno(err);
 }

@@ -2,7 +2,7 @@
 """QEMU verification beds: build the initramfs, boot the guest under a
 timeout, parse its console and assert.
 
-    beds.py run BED WORKDIR     (BED: x86, a64plain, a64icount, a64numa)
+    beds.py run BED WORKDIR     (BED: x86, x86damon, a64plain, a64icount, a64numa)
 
 Each bed's QEMU topology is described once (BEDS below); the command line and
 the expectations are both derived from it, so they cannot drift apart.
@@ -29,12 +29,22 @@ X86_DIST = [[10, 12, 21, 31],
             [31, 32, 13, 10]]
 A64_NUMA_DIST = [[10, 15],
                  [15, 10]]
+X86_DAMON_DIST = [[10, 20],
+                  [20, 10]]
 
 BEDS = {
     'x86': dict(arch='x86_64', smp=4, mem_mb=2048,
                 nodes=[dict(cpus=[0, 1], mem_mb=512), dict(cpus=[2], mem_mb=512),
                        dict(cpus=[3], mem_mb=512), dict(cpus=[], mem_mb=512)],
                 dist=X86_DIST, icount=False, timeout=120),
+    # DAMON (docs/damon.md): bookworm-backports' 6.12 kernel (DAMON sysfs),
+    # two nodes with one CPU each, small memory, short intervals.
+    'x86damon': dict(arch='x86_64', smp=2, mem_mb=1024,
+                     nodes=[dict(cpus=[0], mem_mb=512), dict(cpus=[1], mem_mb=512)],
+                     dist=X86_DAMON_DIST, icount=False, timeout=420, kernel='amd64-bpo',
+                     # a loaded host makes TCG's timer look broken to 6.12's
+                     # IO-APIC check ("IO-APIC + timer doesn't work!" panic)
+                     append='no_timer_check'),
     'a64plain': dict(arch='aarch64', smp=2, mem_mb=1024, nodes=None, dist=None,
                      icount=False, timeout=120),
     'a64icount': dict(arch='aarch64', smp=2, mem_mb=1024, nodes=None, dist=None,
@@ -46,7 +56,7 @@ BEDS = {
 
 # Applets /init uses; the initramfs gets a link for each.
 APPLETS = ['sh', 'mount', 'mkdir', 'sed', 'cut', 'grep', 'uname', 'poweroff', 'cat',
-           'echo', 'ls', 'sleep']
+           'echo', 'ls', 'sleep', 'kill']
 
 
 def datasrc_values():
@@ -60,14 +70,21 @@ def datasrc_values():
     return ['0x%x' % v for v in vals]
 
 
-def kernel_for(arch):
-    if arch == 'x86_64':
+def kernel_for(arch, kernel=None):
+    if kernel:
+        cur = os.path.join(CACHE, 'kernel-' + kernel, 'current')
+        if not os.path.isdir(cur):
+            return None
+        vml = os.path.join(cur, 'vmlinux')
+        if os.path.exists(vml):
+            return vml
+    elif arch == 'x86_64':
         cur = os.path.join(CACHE, 'kernel-amd64', 'current')
         vml = os.path.join(cur, 'vmlinux')
         if os.path.exists(vml):
             return vml
     else:
-        cur = os.path.join(CACHE, 'kernel-arm64', 'current')
+            cur = os.path.join(CACHE, 'kernel-arm64', 'current')
     boot = os.path.join(cur, 'root', 'boot')
     for f in sorted(os.listdir(boot)):
         if f.startswith('vmlinuz-'):
@@ -158,8 +175,9 @@ def qemu_cmd(name, bed, kernel, initrd):
                 if i != j:
                     cmd += ['-numa', 'dist,src=%d,dst=%d,val=%d' % (i, j, d[i][j])]
     cmd += ['-kernel', kernel, '-initrd', initrd,
-            '-append', 'console=%s loglevel=%s panic=-1 pmsbed=%s'
-            % (console, os.environ.get('PMS_BEDS_LOGLEVEL', '3'), name),
+            '-append', 'console=%s loglevel=%s panic=-1 pmsbed=%s%s'
+            % (console, os.environ.get('PMS_BEDS_LOGLEVEL', '3'), name,
+               ' ' + bed['append'] if bed.get('append') else ''),
             '-nographic', '-no-reboot', '-nodefaults', '-serial', 'stdio']
     return cmd
 
@@ -524,7 +542,18 @@ def check_datasrc_cross(c, name, blocks):
         want = subprocess.run([host, 'datasrc', '--json'] + datasrc_values(),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()
     got = '\n'.join(b['lines']).strip()
-    c.ok(b['rc'] == 0 and got == want.strip(),
+    # the producer object names each machine (host, kernel, CPU): compare
+    # the documents without it, the rest byte for byte
+    def strip_producer(text):
+        try:
+            d = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(d, dict):
+            d.pop('pmuscope', None)
+        return json.dumps(d, indent=2)
+    got, want = strip_producer(got), strip_producer(want.strip())
+    c.ok(b['rc'] == 0 and got == want,
          'datasrc --json of %d values in the guest == host x86_64 build (%d bytes)'
          % (len(datasrc_values()), len(want)))
 
@@ -773,7 +802,9 @@ def check_a64_events(c, bed, findings, blocks):
         m = re.match(r'^event=(0x[0-9a-fA-F]+)$', v) if d == 'events' else None
         if m:
             listed.add(int(m.group(1), 16))
-    evs = {e['code']: e for e in doc.get('events', [])}
+    # catalog rows (the machine's own software/PMU/tracepoint rows carry no code)
+    cat = [e for e in doc.get('events', []) if 'code' in e]
+    evs = {e['code']: e for e in cat}
     # The library's table (src/catalog/arm_events_table.c) marks INST_RETIRED
     # architectural and CPU_CYCLES a common (non-architectural) event.
     for code, name, tier, avail in ((0x08, 'INST_RETIRED', 'architectural', bed['icount']),
@@ -789,7 +820,7 @@ def check_a64_events(c, bed, findings, blocks):
              'events: %s available "%s" (%s)' % (name, e['available'],
                                                  'in PMCEID / events/' if avail else
                                                  'QEMU advertises it only with icount'))
-    common = [e for e in doc.get('events', []) if e['code'] < 0x40]
+    common = [e for e in cat if e['code'] < 0x40]
     bad = [(hex(e['code']), e['available']) for e in common
            if e['available'] != ('yes' if e['code'] in listed else 'no')]
     c.ok(common and not bad,
@@ -917,6 +948,228 @@ def check_x86_stat_pernode(c, bed, blocks):
              '%s: node%d %.1f msec ~ %d CPU(s) x %.1f ms elapsed' % (what, i, r['value'], ncpu, el))
 
 
+def check_x86_advise(c, bed, blocks):
+    """`pmuscope mem --apply` on a hot buffer on node 2 read by threads on
+    node 0 (and a cold buffer on node 0), and `--advise` on a buffer read
+    by nodes 0 and 1 (docs/advise.md)."""
+    if not in_tree('migrate'):
+        return
+    def wl(name, what):
+        fs = [json.loads(l[4:]) for l in blocks.get(name, {'lines': []})['lines']
+              if l.startswith('BED {')]
+        c.ok(len(fs) == 1 and fs[0].get('check') == 'advwl', '%s: the workload wrote its ranges'
+             % what)
+        return fs[0] if len(fs) == 1 else None
+
+    def item_at(doc, start):
+        its = [i for i in doc['advice']['items'] if int(i['start'], 16) == int(start, 16)]
+        return its[0] if its else None
+
+    what = 'mem --apply (hot on node 2, threads on node 0)'
+    d = cli_json(c, blocks, 'advise_move', 'pmuscope ' + what)
+    w = wl('advise_move_wl', what)
+    if d is not None and w is not None:
+        n = w['pages']
+        c.ok(w['hot_start_node'] == 2, '%s: hot buffer on node %d before' % (what, w['hot_start_node']))
+        it = item_at(d, w['hot_start'])
+        if c.ok(it is not None, '%s: the advice names the hot buffer (%s)' % (
+                what, [(i['name'], i['start'], i['action']) for i in d['advice']['items']])):
+            c.ok(it['action'] == 'move' and it['target'] == 0,
+                 '%s: advice %s to node %s (want move to 0): %s' % (what, it['action'], it['target'],
+                                                                    it['reason']))
+            a = it.get('applied') or {}
+            c.ok(a.get('moved', 0) + a.get('already', 0) >= 0.99 * n,
+                 '%s: move_pages status: moved %s + already %s of %d pages (>= 99 %%); failed %s %s, '
+                 'not present %s' % (what, a.get('moved'), a.get('already'), n, a.get('failed'),
+                                     a.get('failed_by_errno'), a.get('not_present')))
+            c.ok(w['hot_mp'][0] >= 0.99 * n and w['hot_gm'][0] >= 0.99 * n,
+                 '%s: at the end %d (move_pages) and %d (get_mempolicy) of %d pages on node 0'
+                 % (what, w['hot_mp'][0], w['hot_gm'][0], n))
+            b, af = it.get('before') or {}, it.get('after') or {}
+            c.ok(b.get('samples', 0) >= 100 and b.get('remote_share', 0) >= 0.95,
+                 '%s: remote share before %.3f of %s samples (about 100 %%)'
+                 % (what, b.get('remote_share', -1), b.get('samples')))
+            c.ok(af.get('samples', 0) >= 100 and af.get('remote_share', 1) <= 0.05,
+                 '%s: remote share after %.3f of %s samples (<= 5 %%)'
+                 % (what, af.get('remote_share', -1), af.get('samples')))
+            c.note('%s: before %s, after %s; totals before %s after %s' % (
+                what, b, af, d['advice'].get('before'), d['advice'].get('after')))
+        c.ok(w['cold_mp'] == w['cold_gm'] == [256, 0, 0, 0],
+             '%s: the cold buffer stayed on node 0 (move_pages %s, get_mempolicy %s)'
+             % (what, w['cold_mp'], w['cold_gm']))
+        ci = item_at(d, w['cold_start'])
+        c.ok(ci is None or not ci.get('applied'), '%s: the cold buffer was not migrated' % what)
+
+    what = 'mem --advise (buffer on node 0 read by nodes 0 and 1)'
+    d = cli_json(c, blocks, 'advise_share', 'pmuscope ' + what)
+    w = wl('advise_share_wl', what)
+    if d is not None and w is not None:
+        it = item_at(d, w['hot_start'])
+        if c.ok(it is not None, '%s: the advice names the shared buffer' % what):
+            c.ok(it['action'] == 'interleave' and sorted(it['interleave']) == [0, 1],
+                 '%s: advice %s %s (want interleave 0,1): %s; CPU nodes %s'
+                 % (what, it['action'], it['interleave'], it['reason'],
+                    [(x['node'], round(x['share'], 3)) for x in it['cpu_nodes']]))
+
+
+def damon_doc(lines):
+    """The JSON document in a block whose other lines are stderr / PMSRC."""
+    try:
+        i = lines.index('{')
+        j = len(lines) - 1 - lines[::-1].index('}')
+        return json.loads('\n'.join(lines[i:j + 1]))
+    except ValueError:
+        return None
+
+
+def block_rc(lines):
+    for l in lines:
+        m = re.match(r'^PMSRC=(\d+)$', l)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def damon_gone(c, blocks, name, what):
+    """`cat nr_kdamonds; ls kdamonds`: 0, and no kdamond directory."""
+    lines = [l.strip() for l in blocks.get(name, {'lines': []})['lines'] if l.strip()]
+    c.ok(lines[:1] == ['0'] and 'nr_kdamonds' in lines
+         and not any(l.isdigit() for l in lines[1:]),
+         '%s: no kdamond left (nr_kdamonds, kdamonds/: %s)' % (what, lines))
+
+
+def damon_wl(c, blocks, name, what):
+    fs = [json.loads(l[4:]) for l in blocks.get(name, {'lines': []})['lines']
+          if l.startswith('BED {')]
+    if not c.ok(len(fs) == 1 and fs[0].get('check') == 'damonwl',
+                '%s: the workload wrote its ranges' % what):
+        return None
+    w = fs[0]
+    c.ok(w['hot_node'] == w['hot_node_last'] == 1 and w['cold_node'] == w['cold_node_last'] == 0,
+         '%s: workload pages where bound: hot on node %d/%d, cold on node %d/%d (move_pages)'
+         % (what, w['hot_node'], w['hot_node_last'], w['cold_node'], w['cold_node_last']))
+    return w
+
+
+def check_damon_doc(c, what, d, w):
+    """One `pmuscope mem --engine damon --json` run over `bedcheck damonwl`:
+    honest labels, the hot range hot (>= 90 % of all heat) on node 1, the
+    cold range cold on node 0, remote-hot share of CPU node 0 (the workload
+    runs on CPU 0), and the kdamond removed.  Returns the numbers."""
+    c.ok(d['engine'] == 'damon' and not d['has_ip'] and not d['has_data_source']
+         and not d['has_latency'] and 'no IP, no data source, no latency' in d['label'],
+         '%s: engine damon, labelled: no IP, no data source, no latency' % what)
+    c.ok(d['kdamond_removed'] and d['kdamond'].endswith('kdamonds/0'),
+         '%s: kdamond %s created and removed' % (what, d['kdamond']))
+    hs, he, cs, ce = (int(w[k], 16) for k in ('hot_start', 'hot_end', 'cold_start', 'cold_end'))
+    rs = d['ranges']
+
+    def inside(r, s, e):
+        return int(r['start'], 16) >= s and int(r['end'], 16) <= e
+
+    tot = d['total_heat']
+    hot = [r for r in rs if inside(r, hs, he)]
+    cold = [r for r in rs if inside(r, cs, ce)]
+    hot_heat = sum(r['heat'] for r in hot)
+    share = hot_heat / tot if tot > 0 else 0
+    c.ok(d['snapshots'] >= 10, '%s: %d snapshots over %.1f s' % (what, d['snapshots'],
+                                                                  d['duration_s']))
+    c.ok(share >= 0.9, '%s: the hot 16 MiB hold %.1f %% of all heat (>= 90 %%)'
+         % (what, 100 * share))
+    hot_b = sum(r['bytes'] for r in hot if r['class'] == 'hot')
+    c.ok(hot_b >= 0.9 * (he - hs), '%s: %.1f MiB of the hot range classed hot'
+         % (what, hot_b / 1048576.0))
+    cold_b = sum(r['bytes'] for r in cold if r['class'] == 'cold')
+    c.ok(cold_b >= 0.9 * (ce - cs), '%s: %.1f of %.1f MiB of the cold range classed cold'
+         % (what, cold_b / 1048576.0, (ce - cs) / 1048576.0))
+
+    def pages(rr, node):
+        on = sum(r['nodes']['pages_by_node'].get(str(node), 0) for r in rr)
+        known = sum(sum(r['nodes']['pages_by_node'].values()) for r in rr)
+        return on, known
+
+    on1, k1 = pages(hot, 1)
+    on0, k0 = pages(cold, 0)
+    c.ok(k1 > 0 and on1 == k1, '%s: hot range on node 1: %d/%d sampled pages' % (what, on1, k1))
+    c.ok(k0 > 0 and on0 == k0, '%s: cold range on node 0: %d/%d sampled pages' % (what, on0, k0))
+    cn = {x['node']: x for x in d['cpu_nodes']}
+    c.ok(0 in cn and cn[0]['remote_share'] >= 0.9,
+         '%s: CPU node 0 (the workload\'s CPU): remote-hot share %.1f %% (hot pages on node 1)'
+         % (what, 100 * cn[0]['remote_share'] if 0 in cn else -1))
+    return share
+
+
+def check_x86_damon(c, bed, blocks, findings):
+    """The DAMON bed (init.sh x86damon): 5 runs attached (-p) to the workload
+    once it has touched both ranges, Ctrl-C and a crashing workload (command
+    runs), someone else's kdamond, and the engine ladder's automatic choice."""
+    lines = [l.strip() for l in blocks.get('damon_sysfs', {'lines': []})['lines']]
+    c.ok(lines[:1] == ['0'], 'guest kernel has DAMON sysfs, no kdamond at boot (%s)' % lines)
+    shares = []
+    for i in range(1, 6):
+        what = 'damon run %d' % i
+        w = damon_wl(c, blocks, 'damon_wl%d' % i, what)
+        d = damon_doc(blocks.get('damon_run%d' % i, {'lines': []})['lines'])
+        if c.ok(d is not None, '%s: JSON document' % what) and w:
+            c.ok(d['outcome'] == '--duration reached' and d['pids'] == [w and w['pid']],
+                 '%s: -p %s, outcome %s' % (what, d['pids'], d['outcome']))
+            shares.append(check_damon_doc(c, what, d, w))
+        damon_gone(c, blocks, 'damon_after%d' % i, what)
+    c.note('damon: hot-range share of heat over %d runs: %s'
+           % (len(shares), ', '.join('%.1f %%' % (100 * s) for s in shares)))
+    ls = blocks.get('damon_text', {'lines': []})['lines']
+    txt = '\n'.join(ls)
+    c.ok('no IP, no data source, no latency' in txt and 'Hot ranges' in txt
+         and 'Remote-hot share by CPU node' in txt and 'Heat over time' in txt
+         and 'removed' in txt,
+         'damon text: labelled, hot ranges, remote-hot share, heat over time, kdamond removed')
+    hot_row = [l for l in ls if re.match(r'^  1 +[0-9a-f]+-[0-9a-f]+ +16\.0M .* hot ', l)]
+    c.ok(len(hot_row) == 1 and ' n1:' in hot_row[0],
+         'damon text: the first hot range is the 16 MiB on node 1 (%s)' % hot_row)
+    ls = blocks.get('damon_csv', {'lines': []})['lines']
+    rows = [l.split(',') for l in ls if re.match(r'^[0-9.]+,\d+,0x', l)]
+    c.ok(len(ls) > 2 and ls[0].startswith('# DAMON') and 'no latency' in ls[0]
+         and ls[1] == 't_s,pid,start,end,bytes,nr_accesses,freq,age,object' and len(rows) > 10
+         and all(len(r) == 9 and int(r[3], 16) - int(r[2], 16) == int(r[4]) for r in rows),
+         'damon csv: label line, header, %d region rows with consistent sizes' % len(rows))
+    for name, want_rc, outcome in (('sigint', 130, 'interrupted (SIGINT)'),
+                                   ('crash', 128 + 11, 'the command was killed by a signal')):
+        what = 'damon %s' % name
+        ls = blocks.get('damon_' + name, {'lines': []})['lines']
+        d = damon_doc(ls)
+        c.ok(block_rc(ls) == want_rc, '%s: pmuscope exit status %s (want %d)'
+             % (what, block_rc(ls), want_rc))
+        if c.ok(d is not None, '%s: JSON document' % what):
+            c.ok(d['outcome'] == outcome and d['kdamond_removed'],
+                 '%s: outcome "%s", kdamond removed %s' % (what, d['outcome'],
+                                                           d['kdamond_removed']))
+        damon_gone(c, blocks, 'damon_%s_after' % name, what)
+    ls = [l.strip() for l in blocks.get('damon_foreign', {'lines': []})['lines']]
+    c.ok(block_rc(ls) == 1 and any('DAMON is in use' in l for l in ls)
+         and ls[-2:] == ['1', 'off'],
+         'someone else\'s kdamond: refused (exit 1, "in use"), left as it was (%s)' % ls[-3:])
+    ls = [l.strip() for l in blocks.get('damon_busy', {'lines': []})['lines']]
+    c.ok(block_rc(ls) == 1 and any('DAMON is busy' in l for l in ls) and ls[-1:] == ['0'],
+         'DAMON_RECLAIM running (exclusive): --engine damon says busy, exit 1, nothing '
+         'left (%s)' % [l[:90] for l in ls[-4:]])
+    ls = blocks.get('damon_busy_auto', {'lines': []})['lines']
+    d = damon_doc(ls)
+    ls = [l.strip() for l in ls]
+    c.ok(block_rc(ls) == 0 and any('falling back to software' in l for l in ls)
+         and d is not None and d.get('engine', {}).get('name') == 'software'
+         and ls[-1:] == ['0'],
+         'DAMON_RECLAIM running: mem alone tries DAMON, falls back to page faults (%s)'
+         % [l[:90] for l in ls[-4:]])
+    ls = blocks.get('damon_auto', {'lines': []})['lines']
+    d = damon_doc(ls)
+    c.ok(block_rc(ls) == 0 and d is not None and d['engine'] == 'damon'
+         and 'no precise engine' in d['engine_reason']
+         and any('engine damon: no precise engine' in l for l in ls),
+         'mem without --engine: DAMON chosen before page faults, reason said (%s)'
+         % (d and d.get('engine_reason')))
+    damon_gone(c, blocks, 'damon_auto_after', 'damon auto')
+
+
 def run_bed(name, work):
     bed = dict(BEDS[name])
     if os.environ.get('PMS_BEDS_TIMEOUT'):
@@ -929,8 +1182,12 @@ def run_bed(name, work):
     os.makedirs(work, exist_ok=True)
     bindir = os.path.join(CACHE, 'build-' + arch)
     initrd = os.path.join(work, 'initrd-%s.cpio' % name)
+    kernel = kernel_for(arch, bed.get('kernel'))
+    if kernel is None:
+        print('SKIP: no kernel-%s in %s (setup.sh could not fetch it)' % (bed['kernel'], CACHE))
+        return 77
     make_initrd(arch, bindir, initrd)
-    cmd = qemu_cmd(name, bed, kernel_for(arch), initrd)
+    cmd = qemu_cmd(name, bed, kernel, initrd)
     log = os.path.join(work, 'console-%s.log' % name)
     print('bed %s: %s' % (name, ' '.join(cmd)))
     t0 = time.time()
@@ -968,11 +1225,15 @@ def run_bed(name, work):
     if name == 'x86' or name.startswith('a64') and name != 'a64numa':
         check_swsample(c, findings)
         check_sampler(c, findings)
+    if name == 'x86damon':
+        check_nodes_sysfs(c, bed, findings)
+        check_x86_damon(c, bed, blocks, findings)
     if name == 'x86':
         check_x86_list(c, blocks)
         check_x86_mem(c, bed, blocks)
         check_x86_stat_pernode(c, bed, blocks)
         check_x86_c2c(c, bed, blocks)
+        check_x86_advise(c, bed, blocks)
     if name in ('a64plain', 'a64icount'):
         check_a64_pmu(c, bed, findings, blocks)
         check_a64_count(c, bed, findings)

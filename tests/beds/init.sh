@@ -47,6 +47,58 @@ x86)
 		run c2c_shared /bin/pmuscope c2c --json -- /bin/c2c_false_sharing shared 400 --refault
 		run c2c_padded /bin/pmuscope c2c --json -- /bin/c2c_false_sharing padded 400 --refault
 	fi
+	# The placement advisor (docs/advise.md, beds.py check_x86_advise): a hot
+	# buffer on node 2 read by threads on node 0 (advice applied, measured
+	# again); a buffer on node 0 read by node 0 and node 1 (interleave).
+	if has_cmd migrate; then
+		run advise_move /bin/pmuscope mem --quiet --json --engine software --apply \
+			--duration 3 -- /bin/bedcheck advwl move 120 /tmp/advm
+		run advise_move_wl cat /tmp/advm
+		run advise_share /bin/pmuscope mem --quiet --json --engine software --advise \
+			--duration 3 -- /bin/bedcheck advwl share 120 /tmp/advs
+		run advise_share_wl cat /tmp/advs
+	fi
+	;;
+x86damon)
+	# DAMON (docs/damon.md): 5 runs, Ctrl-C, a crashing workload, someone
+	# else's kdamond, the automatic choice; after each, no kdamond is left.
+	D=/sys/kernel/mm/damon/admin/kdamonds
+	gone() { cat $D/nr_kdamonds; ls $D; }
+	A="--quiet --json --damon-sample-us 5000 --damon-aggr-us 100000 --damon-update-us 500000 --damon-min-regions 50 --damon-max-regions 200"
+	run sysfs /bin/bedcheck sysfs
+	run damon_sysfs gone
+	# wl FILE HOT COLD SECONDS: the workload in the background ($w), once it
+	# has touched both ranges (FILE written); -p then sees its steady state
+	wl() {
+		/bin/bedcheck damonwl "$2" "$3" "$4" "$1" &
+		w=$!
+		n=0
+		while [ ! -s "$1" ] && [ $n -lt 180 ]; do sleep 1; n=$((n + 1)); done
+	}
+	for i in 1 2 3 4 5; do
+		wl /tmp/wl$i 16 256 120
+		run damon_run$i /bin/pmuscope mem --engine damon $A -p $w --duration 8
+		kill $w; wait $w
+		run damon_wl$i cat /tmp/wl$i
+		run damon_after$i gone
+	done
+	# the text and CSV renderings (CSV: of a command run)
+	wl /tmp/wlt 16 64 120
+	run damon_text /bin/pmuscope mem --engine damon --quiet --top 5 -p $w --duration 3
+	kill $w; wait $w
+	run damon_csv /bin/pmuscope mem --engine damon --quiet --csv -- /bin/bedcheck damonwl 16 64 2 /tmp/wlv
+	run damon_sigint sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 60 /tmp/wls & p=\$!; sleep 4; kill -INT \$p; wait \$p; echo PMSRC=\$?"
+	run damon_sigint_after gone
+	run damon_crash sh -c "/bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 16 64 3 /tmp/wlc crash; echo PMSRC=\$?"
+	run damon_crash_after gone
+	run damon_foreign sh -c "echo 1 > $D/nr_kdamonds; /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 1 1 1 /tmp/wlf; echo PMSRC=\$?; cat $D/nr_kdamonds $D/0/state; echo 0 > $D/nr_kdamonds"
+	# DAMON_RECLAIM runs exclusively (mm/damon/reclaim.c:248): "on" is
+	# refused with EBUSY; --engine damon says busy, mem alone falls back
+	R=/sys/module/damon_reclaim/parameters/enabled
+	run damon_busy sh -c "echo Y > $R; /bin/pmuscope mem --engine damon $A -- /bin/bedcheck damonwl 1 1 1 /tmp/wlb; echo PMSRC=\$?; cat $D/nr_kdamonds"
+	run damon_busy_auto sh -c "/bin/pmuscope mem --json --quiet -- /bin/bedcheck damonwl 1 4 1 /tmp/wlb2; echo PMSRC=\$?; echo N > $R; cat $D/nr_kdamonds"
+	run damon_auto sh -c "/bin/pmuscope mem --json --quiet -- /bin/bedcheck damonwl 4 16 2 /tmp/wla; echo PMSRC=\$?"
+	run damon_auto_after gone
 	;;
 a64plain|a64icount)
 	run sysfs /bin/bedcheck sysfs

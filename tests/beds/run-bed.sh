@@ -1,6 +1,6 @@
 #!/bin/bash
 # One QEMU verification bed, as a test: run-bed.sh BED [WORKDIR]
-# BED: x86 (4-node NUMA x86_64), a64plain, a64icount, a64numa (aarch64 PMUv3).
+# BED: x86 (4-node NUMA x86_64), x86damon (2 nodes, 6.12, DAMON), a64plain, a64icount, a64numa (aarch64 PMUv3).
 # Prepares the bed (setup.sh, cached), builds the static guest binaries,
 # boots the guest under `timeout` and asserts on its console (beds.py).
 # Exit: 0 pass, 1 fail, 77 skip (no apt/network/qemu here; never in CI).
@@ -24,7 +24,7 @@ rc=$?
 [ $rc = 0 ] || { [ $rc = 77 ] && skip "setup unavailable (see above)"; exit 1; }
 
 case $bed in
-	x86) arch=x86_64 ;;
+	x86|x86damon) arch=x86_64 ;;
 	a64*) arch=aarch64 ;;
 	*) echo "run-bed.sh: unknown bed $bed" >&2; exit 2 ;;
 esac

@@ -34,13 +34,13 @@ for d in $deps; do
 	[ -n "$pkg" ] || { echo "beds setup: meson dependency '$d' has no Debian package in DEV_PKGS (tests/beds/setup.sh)" >&2; exit 1; }
 	dev_pkgs="$dev_pkgs ${pkg//,/ }"
 done
-want_ready="v1 deps:$dev_pkgs"
+want_ready="v1 bpo612 deps:$dev_pkgs"
 
 if [ -f "$CACHE/ready" ] && [ "$(cat "$CACHE/ready")" = "$want_ready" ] && [ -z "${PMS_BEDS_REFRESH:-}" ]; then
 	exit 0
 fi
 
-HOST_PKGS="qemu-system-x86 qemu-system-arm busybox-static cpio gcc-aarch64-linux-gnu libc6-dev-arm64-cross python3 xz-utils pkg-config$dev_pkgs"
+HOST_PKGS="qemu-system-x86 qemu-system-arm busybox-static cpio zstd gcc-aarch64-linux-gnu libc6-dev-arm64-cross python3 xz-utils pkg-config$dev_pkgs"
 missing=""
 for p in $HOST_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
@@ -114,6 +114,50 @@ for arch in amd64 arm64; do
 	ln -sfn "$abi" "$kdir/current"
 	say "kernel $arch: $abi"
 done
+
+# The DAMON bed's kernel: bookworm-backports' 6.12 (CONFIG_DAMON_SYSFS=y;
+# bookworm's 6.1 has no DAMON sysfs).  Optional: where it cannot be had,
+# only that bed (x86damon) skips.
+resolve_bpo() {
+	apt-cache depends linux-image-amd64/bookworm-backports 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-6\.12[^:]*-amd64\)$/\1/p' |
+		grep -v -- '-unsigned$' | head -n1
+}
+bimg=$(resolve_bpo)
+if [ -z "$bimg" ] && [ "$(id -u)" = 0 ] && ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	say "adding bookworm-backports to apt sources (the DAMON bed's 6.12 kernel)"
+	echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/sources.list.d/pmuscope-backports.list
+	apt_updated=""
+	apt_update
+	bimg=$(resolve_bpo)
+fi
+if [ -z "$bimg" ]; then
+	say "no bookworm-backports 6.12 kernel (linux-image-amd64/bookworm-backports): the x86damon bed will skip"
+else
+	babi=${bimg#linux-image-}
+	bdir=$CACHE/kernel-amd64-bpo
+	if [ ! -f "$bdir/$babi/ok" ]; then
+		rm -rf "$bdir"
+		mkdir -p "$bdir/deb"
+		say "apt-get download $bimg (bookworm-backports)"
+		if (cd "$bdir/deb" && timeout 600 apt-get download "$bimg/bookworm-backports" >>"$LOG" 2>&1) &&
+			bdeb=$(ls "$bdir"/deb/*.deb 2>/dev/null | head -n1) && [ -n "$bdeb" ] &&
+			mkdir -p "$bdir/$babi" && dpkg-deb -x "$bdeb" "$bdir/$babi/root"; then
+			rm -rf "$bdir/deb" "$bdir/$babi/root/lib" "$bdir/$babi/root/usr"
+			touch "$bdir/$babi/ok"
+		else
+			say "apt-get download $bimg failed (see $LOG): the x86damon bed will skip"
+			rm -rf "$bdir"
+		fi
+	fi
+	if [ -f "$bdir/$babi/ok" ]; then
+		ln -sfn "$babi" "$bdir/current"
+		say "kernel amd64 (DAMON bed): $babi"
+		[ -f "$bdir/$babi/vmlinux" ] ||
+			python3 "$HERE/extract-vmlinux.py" "$bdir/$babi"/root/boot/vmlinuz-* "$bdir/$babi/vmlinux" ||
+			say "6.12 vmlinux extraction failed; its bzImage will be booted"
+	fi
+fi
 
 # The amd64 bzImage boots ~2x faster under TCG when its ELF vmlinux is booted
 # directly through PVH (skips SeaBIOS and in-guest xz decompression).

@@ -55,7 +55,7 @@ if command -v python3 >/dev/null; then
 fi
 
 # errors: exit 1, nothing on stdout, the message names the bad argument
-for bad in xyz 0x 12345678901234567 -5 1g; do
+for bad in xyz 0x 12345678901234567 1g; do
   if "$pms" datasrc 0x40 "$bad" >"$tmp/o" 2>"$tmp/e"; then echo "FAIL: '$bad' exited 0"; fail=1; fi
   "$pms" datasrc 0x40 "$bad" >/dev/null 2>&1; rc=$?
   [ $rc -eq 1 ] || { echo "FAIL: '$bad' exit $rc, want 1"; fail=1; }
@@ -70,5 +70,8 @@ grep -Fq "'1'" "$tmp/e" || { echo "FAIL: --ibs-op message: $(cat "$tmp/e")"; fai
 "$pms" datasrc --help | grep -q "usage: pmuscope datasrc" || { echo "FAIL: --help"; fail=1; }
 "$pms" datasrc >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: no args should exit 2"; fail=1; }
 "$pms" datasrc --bogus 1 >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad option should exit 2"; fail=1; }
+# a dash word is an option (usage error, named), not a value
+"$pms" datasrc 0x40 -5 >/dev/null 2>"$tmp/e"; [ $? -eq 2 ] || { echo "FAIL: '-5' should exit 2"; fail=1; }
+grep -Fq "'-5'" "$tmp/e" || { echo "FAIL: message does not name '-5': $(cat "$tmp/e")"; fail=1; }
 "$pms" --help | grep -q "datasrc" || { echo "FAIL: datasrc not in the command list"; fail=1; }
 exit $fail

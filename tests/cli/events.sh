@@ -8,6 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 fx="$top/tests/fixtures/machines"
 data="$top/../shared/data"
 fail=0
+skipped=0  # a part that cannot run here makes the whole test exit 77
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 unset PMUSCOPE_CATALOG PMUSCOPE_ROOT
 
@@ -90,6 +91,7 @@ assert all("cortex-a53" in x["source"] or "cortex-a72" in x["source"] for x in d
   has "$tmp/err" "0x41000000"
 else
   echo "SKIP: $data absent: catalog-directory checks not run"
+  skipped=1
 fi
 
 # Malformed catalog: file, line and column in the error, exit 1.
@@ -98,4 +100,5 @@ if "$cli" events --catalog "$tmp/bad.json" >"$tmp/o" 2>"$tmp/err"; then bad "mal
 has "$tmp/err" "bad.json:3:"
 if "$cli" events --bogus >"$tmp/o" 2>"$tmp/err"; then bad "--bogus accepted"; fi
 
+[ "$fail" = 0 ] && [ "$skipped" = 1 ] && exit 77
 exit $fail

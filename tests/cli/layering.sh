@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# The dependency rules written in src/README.md hold: every include in
-# src/<concern>/ names only the concern itself or one it may depend on.
+# The dependency rules written in src/README.md hold for what each file really
+# uses: every header that a src/<concern>/ file reaches, directly or through
+# other headers (the compiler's own dependency list, cc -MM), belongs to the
+# concern itself or to one its row lists.  tools/ reaches only public headers.
+# decode makes no syscalls; decode and perfdata open no file by path (checked
+# on the built objects' undefined symbols).
+#   layering.sh [PMUSCOPE_CLI]   check this tree
+#   layering.sh --self-test      show that the check fails on violations,
+#                                direct and through a header
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-python3 - "$top" <<'PY'
-import os, re, sys
-top = sys.argv[1]
-# Which concern owns each public header.
+build=${PMS_BUILD_DIR:-$top/build}
+cc=${CC:-cc}
+command -v "$cc" >/dev/null || { echo "layering: no C compiler ($cc)"; exit 77; }
+
+check() { # check TOP [LIB.a]: 0 when the rules hold
+python3 - "$1" "$build" "$cc" "${2:-}" <<'PY'
+import os, re, subprocess, sys
+top, build, cc, lib = sys.argv[1:5]
+# Public headers whose concern is not their own name.
 owner = {
-    "cpuset": "util", "error": "util", "memsample": "util", "version": "util",
-    "sys": "sys", "record": "decode", "datasrc": "decode", "spe": "decode",
-    "perfdata": "perfdata", "pmu": "pmu", "topo": "topo",
-    "catalog": "catalog", "armpmu": "catalog", "uncore_enc": "catalog",
-    "event": "event", "ring": "sample", "sampler": "sample", "memsrc": "sample", "numa": "numa",
-    "symbols": "symbols", "recorder": "recorder", "report": "report", "c2c": "report", "count": "count", "selfmon": "count",
+    "cpuset": "util", "error": "util", "memsample": "util", "version": "util", "api": "util",
+    "record": "decode", "datasrc": "decode", "spe": "decode",
+    "armpmu": "catalog", "uncore_enc": "catalog",
+    "ring": "sample", "sampler": "sample", "memsrc": "sample",
+    "selfmon": "count", "c2c": "report",
 }
 allowed = {}
 text = open(os.path.join(top, "src/README.md")).read()
@@ -25,9 +36,42 @@ for block in re.split(r"\n(?=\S)", table.strip()):
     deps = re.findall(r"\(([^()]*)\)", block)[-1]
     allowed[name] = {name} | (set() if deps == "depends on nothing"
                               else {d.strip() for d in deps.split(",")})
+src = os.path.join(top, "src")
+inc = os.path.join(top, "include", "pmuscope")
+
+def concern_of(path):
+    """The concern a reached header belongs to, or None for tools/ files."""
+    p = os.path.realpath(path)
+    if os.path.dirname(p) == os.path.realpath(inc):
+        name = os.path.basename(p)[:-2]
+        if name in owner:
+            return owner[name]
+        if os.path.isdir(os.path.join(src, name)):
+            return name
+        return "?pmuscope/" + name + ".h (add it to layering.sh's owner map)"
+    if p == os.path.realpath(os.path.join(build, "version.h")):
+        return "util"
+    rel = os.path.relpath(p, os.path.realpath(src))
+    if not rel.startswith(".."):
+        return rel.split(os.sep)[0]
+    rel = os.path.relpath(p, os.path.realpath(os.path.join(top, "tools")))
+    if not rel.startswith(".."):
+        return None
+    return "?" + path
+
+def reached(path, extra_inc):
+    args = [cc, "-MM", "-MG", "-x", "c", "-std=c11", "-D_GNU_SOURCE",
+            "-I" + os.path.join(top, "include"), "-I" + src, "-I" + build] + extra_inc + [path]
+    out = subprocess.run(args, capture_output=True, text=True)
+    if out.returncode != 0:
+        return None, out.stderr.strip()
+    deps = out.stdout.split(":", 1)[1].replace("\\\n", " ").split()
+    return [d for d in deps if os.path.realpath(d) != os.path.realpath(path)], None
+
 bad = []
-for concern in sorted(os.listdir(os.path.join(top, "src"))):
-    d = os.path.join(top, "src", concern)
+nfiles = 0
+for concern in sorted(os.listdir(src)):
+    d = os.path.join(src, concern)
     if not os.path.isdir(d):
         continue
     if concern not in allowed:
@@ -36,16 +80,145 @@ for concern in sorted(os.listdir(os.path.join(top, "src"))):
     for f in sorted(os.listdir(d)):
         if not f.endswith((".c", ".h")):
             continue
-        for line in open(os.path.join(d, f)):
-            m = re.match(r'#include "(?:pmuscope/(\w+)\.h|(\w+)/\w+\.h)"', line)
-            if not m:
-                continue
-            dep = owner.get(m.group(1), "?" + str(m.group(1))) if m.group(1) else m.group(2)
-            if dep not in allowed[concern]:
-                bad.append(f"src/{concern}/{f}: includes {line.strip()[9:]} ({dep}), "
+        nfiles += 1
+        deps, err = reached(os.path.join(d, f), [])
+        if deps is None:
+            bad.append(f"src/{concern}/{f}: cc -MM failed: {err}")
+            continue
+        for h in deps:
+            c = concern_of(h)
+            if c is None or c not in allowed[concern]:
+                what = "a tools/ header" if c is None else c
+                bad.append(f"src/{concern}/{f}: reaches {os.path.relpath(h, top)} ({what}), "
                            f"not among {sorted(allowed[concern])}")
+tools = os.path.join(top, "tools")
+for f in sorted(os.listdir(tools)) if os.path.isdir(tools) else []:
+    if not f.endswith((".c", ".h")):
+        continue
+    nfiles += 1
+    deps, err = reached(os.path.join(tools, f), ["-I" + tools])
+    if deps is None:
+        bad.append(f"tools/{f}: cc -MM failed: {err}")
+        continue
+    for h in deps:
+        p = os.path.realpath(h)
+        if os.path.dirname(p) in (os.path.realpath(inc), os.path.realpath(tools)) or \
+           p == os.path.realpath(os.path.join(build, "version.h")):
+            continue
+        bad.append(f"tools/{f}: reaches {os.path.relpath(h, top)}: the CLI uses only include/pmuscope/")
+
+# One of each (src/README.md): who may read the CPU identity, detect a
+# hypervisor, or map a format field to a perf_event_attr word.
+single = [
+    (r'"proc/cpuinfo"', "topo", "the CPU identity is read once, by src/topo (use the topology)"),
+    (r'regs/identification/midr_el1"', "topo", "MIDRs are read once, by src/topo (pms_topo_cpu()->midr)"),
+    (r'"sys/hypervisor/type"', "topo", "VM detection is pms_hypervisor_detect()"),
+    (r'case PMS_CFG_CONFIG1\b', "pmu", "format field -> attr word is pms_format_attr_set/get()"),
+]
+for base in ("src", "tools"):
+    for root, _, files in os.walk(os.path.join(top, base)):
+        for f in sorted(files):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, top)
+            owner_dir = rel.split(os.sep)[1] if base == "src" else "tools"
+            for n, line in enumerate(open(path, errors="replace"), 1):
+                for pat, home, why in single:
+                    if owner_dir != home and re.search(pat, line):
+                        bad.append(f"{rel}:{n}: {why}")
+
+# What the objects call: decode makes no syscalls, decode and perfdata open
+# nothing by path (perfdata's reader and writer work on the fd they are given).
+opens = {"open", "open64", "openat", "openat64", "fopen", "fopen64", "opendir", "creat",
+         "stat", "stat64", "lstat", "access", "readlink", "unlink", "mkdir", "getenv"}
+fdio = {"read", "write", "pread", "pread64", "pwrite", "pwrite64", "mmap", "mmap64", "munmap",
+        "fstat", "fstat64", "lseek", "lseek64", "ioctl", "syscall", "close", "fdopen"}
+if lib and not os.path.exists(lib):
+    bad.append(f"{lib} is not built: the object checks need it (ninja first)")
+if lib and os.path.exists(lib):
+    out = subprocess.run(["nm", "-A", "--undefined-only", lib], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        m = re.match(r".*:(\S+\.o):\s+U (\S+)", line)
+        if not m:
+            continue
+        obj, sym = m.group(1), m.group(2).split("@")[0]
+        mm = re.match(r"src_(decode|perfdata)_", obj)
+        if not mm:
+            continue
+        if sym in opens or (mm.group(1) == "decode" and sym in fdio):
+            bad.append(f"{obj}: calls {sym}(), which src/README.md rules out for {mm.group(1)}")
+    # No two files of one concern call each other (src/README.md).
+    out = subprocess.run(["nm", "-A", lib], capture_output=True, text=True).stdout
+    defs, uses = {}, {}
+    for line in out.splitlines():
+        m = re.match(r".*:(src_[a-z]+_\S+\.o):\s*(?:[0-9a-f]+ )?([A-Za-z]) (\S+)$", line)
+        if not m:
+            continue
+        obj, kind, sym = m.groups()
+        if kind in "TDRB":
+            defs[sym] = obj
+        elif kind == "U":
+            uses.setdefault(obj, set()).add(sym)
+    calls = {(o, defs[s]) for o, ss in uses.items() for s in ss if s in defs and defs[s] != o}
+    for a, b in sorted(calls):
+        if a < b and (b, a) in calls and a.split("_")[1] == b.split("_")[1]:
+            bad.append(f"{a} and {b} call each other: move the shared part so one builds on the other")
 for b in bad:
     print("FAIL:", b)
-print(f"{len(allowed)} concerns checked, {len(bad)} violations")
+print(f"{len(allowed)} concerns, {nfiles} files checked, {len(bad)} violations")
 sys.exit(1 if bad else 0)
 PY
+}
+
+if [ "${1:-}" = "--self-test" ]; then
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  fail=0
+  fresh() { rm -rf "$tmp/t"; mkdir -p "$tmp/t"; cp -r "$top/src" "$top/include" "$top/tools" "$tmp/t/"; }
+  expect_fail() { # NAME PATTERN: the check must fail and name PATTERN
+    if check "$tmp/t" "${lib:-}" >"$tmp/out" 2>&1; then
+      echo "FAIL: self-test $1: the check passed"; fail=1
+    elif ! grep -q -- "$2" "$tmp/out"; then
+      echo "FAIL: self-test $1: no line matching '$2':"; cat "$tmp/out"; fail=1
+    else
+      echo "ok: $1: $(grep -m1 -- "$2" "$tmp/out")"
+    fi
+  }
+  fresh
+  check "$tmp/t" >"$tmp/out" 2>&1 || { echo "FAIL: self-test: the unchanged copy fails:"; cat "$tmp/out"; fail=1; }
+  # A direct include of a concern util may not use.
+  fresh; sed -i '1i #include "pmuscope/topo.h"' "$tmp/t/src/util/natsort.c"
+  expect_fail "direct include" "src/util/natsort.c: reaches include/pmuscope/topo.h (topo)"
+  # Only through a header: natsort.c includes nothing new, but a util header
+  # it includes now pulls in topo (a direct-include scan sees nothing).
+  fresh; sed -i '1i #include "pmuscope/topo.h"' "$tmp/t/src/util/natsort.h"
+  expect_fail "through a header" "src/util/natsort.c: reaches include/pmuscope/topo.h (topo)"
+  # A module's internal header used from another module.
+  fresh; sed -i '1i #include "count/count_int.h"' "$tmp/t/src/report/memprof.c"
+  expect_fail "internal header" "src/report/memprof.c: reaches src/count/count_int.h (count)"
+  # The CLI reaching an internal header.
+  fresh; sed -i '1i #include "util/error.h"' "$tmp/t/tools/json.c"
+  expect_fail "tools internal" "tools/json.c: reaches src/util/error.h"
+  # A second reader of something that has one home.
+  fresh; sed -i '1i static const char *p = "proc/cpuinfo";' "$tmp/t/src/sample/ring.c"
+  expect_fail "second cpuinfo reader" "src/sample/ring.c:1: the CPU identity is read once"
+  # A row that lost a dependency the code has.
+  fresh; sed -i 's/^\(report .*\)(util, \(.*\))$/\1(\2)/' "$tmp/t/src/README.md"
+  grep -q '^report.*(util' "$tmp/t/src/README.md" && { echo "FAIL: self-test could not edit the report row"; fail=1; }
+  expect_fail "table row" "src/report/memprof.c: reaches .* (util)"
+  # On objects: a decode file that opens a path, and two catalog files that
+  # call each other.
+  fresh; mkdir -p "$tmp/o"
+  printf '#include <fcntl.h>\nint pms_t_d(void);\nint pms_t_d(void) { return open("x", O_RDONLY); }\n' >"$tmp/o/d.c"
+  printf 'int pms_t_b(int);\nint pms_t_a(int);\nint pms_t_a(int n) { return n ? pms_t_b(n - 1) : 0; }\n' >"$tmp/o/a.c"
+  printf 'int pms_t_a(int);\nint pms_t_b(int);\nint pms_t_b(int n) { return n ? pms_t_a(n - 1) : 1; }\n' >"$tmp/o/b.c"
+  "$cc" -c "$tmp/o/d.c" -o "$tmp/o/src_decode_d.c.o" && "$cc" -c "$tmp/o/a.c" -o "$tmp/o/src_catalog_a.c.o" &&
+    "$cc" -c "$tmp/o/b.c" -o "$tmp/o/src_catalog_b.c.o" &&
+    ar rcs "$tmp/o/lib.a" "$tmp/o/src_decode_d.c.o" "$tmp/o/src_catalog_a.c.o" "$tmp/o/src_catalog_b.c.o" ||
+    { echo "FAIL: self-test could not build its objects"; fail=1; }
+  lib=$tmp/o/lib.a
+  expect_fail "decode opens a path" "src_decode_d.c.o: calls open()"
+  expect_fail "call cycle" "src_catalog_a.c.o and src_catalog_b.c.o call each other"
+  exit $fail
+fi
+check "$top" "$build/libpmuscope.a"

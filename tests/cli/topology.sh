@@ -59,6 +59,17 @@ grep -E "uncore_" "$tmp/nosnc" | grep -vEq "\(kernel cpumask [0-9]+, cpumask\)" 
 "$cli" --root "$tmp" topology >/dev/null 2>"$tmp/err"; [ $? -eq 1 ] || bad "empty root exit status"
 expect "$tmp/err" "^pmuscope: topology: .*sys/devices/system/cpu" "empty root message"
 
+# Fujitsu A64FX (issue 18: vendor was null): the N1 fixture with A64FX's
+# implementer 0x46 and part 0x001 (arch/arm64/include/asm/cputype.h).
+cp -r "$fx/neoverse-n1-spe" "$tmp/a64fx"
+sed -i 's/^CPU implementer\t: 0x41/CPU implementer\t: 0x46/; s/^CPU part\t: 0xd0c/CPU part\t: 0x001/' "$tmp/a64fx/proc/cpuinfo"
+for m in "$tmp"/a64fx/sys/devices/system/cpu/cpu*/regs/identification/midr_el1; do
+  echo 0x00000000461f0010 >"$m"
+done
+"$cli" --root "$tmp/a64fx" topology --json >"$tmp/a64fx.json" 2>"$tmp/err" || { bad "a64fx topology"; cat "$tmp/err"; }
+expect "$tmp/a64fx.json" '"vendor": "Fujitsu"' "A64FX vendor"
+expect "$tmp/a64fx.json" '"A64FX"' "A64FX core name"
+
 # This machine: must work and print JSON.
 "$cli" topology --json >"$tmp/live.json" 2>"$tmp/err" || { bad "live topology"; cat "$tmp/err"; }
 if command -v python3 >/dev/null; then

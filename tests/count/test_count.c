@@ -462,7 +462,7 @@ PMS_TEST(errno_messages)
 		{ "zen4-ibs", 2, true, EMFILE, "page-faults:u", PMS_COUNT_TID, PMS_EBUSY,
 		  { "soft 1024, hard 524288", "ulimit -n", "Too many open files" } },
 		{ "vm-nopmu", 2, true, ENOENT, "cycles:u", PMS_COUNT_TID, PMS_ENOENT,
-		  { "virtual machine", "hypervisor flag", "no core PMU" } },
+		  { "virtual machine", "'hypervisor' flag", "no core PMU" } },
 		{ "zen4-ibs", 2, true, ENOENT, "r1234:u", PMS_COUNT_TID, PMS_ENOENT,
 		  { "no such event", "config=0x1234", NULL } },
 		{ "neoverse-n1-spe", 2, true, EOPNOTSUPP, "cycles:uI", PMS_COUNT_TID, PMS_ENOTSUP,
@@ -516,6 +516,73 @@ PMS_TEST(errno_messages)
 		pms_event_list_free(l);
 		ch_root_close(&r);
 	}
+}
+
+/* skip_unsupported: the kernel refuses hardware events (ENOENT, as a VM
+ * without a vPMU does); the software events beside them count, a group with
+ * one refused member is left out whole (its opened leader closed again),
+ * and a privilege error still fails the open. */
+static int hw_errno;
+static int no_hw_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
+		      int group_fd, unsigned long flags)
+{
+	if (attr->type == PERF_TYPE_HARDWARE)
+		return -hw_errno;
+	return accept_rule(fk, attr, pid, cpu, group_fd, flags);
+}
+
+PMS_TEST(skip_unsupported)
+{
+	struct ch_root r;
+	struct pms_event_list *l = NULL;
+	struct pms_count_opts o = PMS_COUNT_OPTS_INIT;
+	struct pms_counter *c = NULL;
+	struct pms_count_row *rows = NULL;
+	size_t n = 0;
+	char why[512];
+	if (ch_root_open(&r, "zen4-ibs", 2, true) < 0)
+		return;
+	r.fk->rule = no_hw_rule;
+	hw_errno = ENOENT;
+	CHECK_OK(pms_event_parse(r.pmus, "page-faults:u,cycles:u,{context-switches:u,instructions:u}", &l));
+	o.target = PMS_COUNT_TID;
+	o.pid = 4242;
+	/* default: all or nothing */
+	CHECK_EQ_INT(pms_counter_open(r.sys, r.pmus, r.topo, l, &o, &c), PMS_ENOENT);
+	CHECK_EQ_INT(r.fk->nopen, 0);
+	o.skip_unsupported = true;
+	CHECK_OK(pms_counter_open(r.sys, r.pmus, r.topo, l, &o, &c));
+	if (c) {
+		CHECK_EQ_INT(pms_counter_ninstances(c), 1);
+		CHECK_EQ_INT(r.fk->nopen, 1); /* the group's leader was closed again */
+		CHECK_EQ_INT(pms_counter_unsupported(c, why, sizeof(why)), 3);
+		CHECK(strstr(why, "cycles") != NULL);
+		script_one(r.fk, pms_counter_fd(c, 0), 12, 100, 100);
+		CHECK_OK(pms_counter_read(c));
+		CHECK_OK(pms_counter_rows(c, PMS_AGG_GLOBAL, &rows, &n));
+		CHECK_EQ_INT(n, 4);
+		if (n == 4) {
+			CHECK_EQ_STR(rows[0].name, "page-faults:u");
+			CHECK(rows[0].unsupported == NULL && rows[0].raw == 12);
+			CHECK_EQ_STR(rows[1].name, "cycles:u");
+			CHECK(rows[1].unsupported && strstr(rows[1].unsupported, "cycles"));
+			CHECK_EQ_INT(rows[1].ninstances, 0);
+			CHECK_EQ_STR(rows[2].name, "context-switches:u");
+			CHECK(rows[2].unsupported != NULL);
+			CHECK_EQ_STR(rows[3].name, "instructions:u");
+			CHECK(rows[3].unsupported != NULL);
+		}
+		pms_count_rows_free(rows);
+	}
+	pms_counter_free(c);
+	c = NULL;
+	CHECK_EQ_INT(r.fk->nopen, 0);
+	/* not a matter of support: fails whatever skip_unsupported says */
+	hw_errno = EACCES;
+	CHECK_EQ_INT(pms_counter_open(r.sys, r.pmus, r.topo, l, &o, &c), PMS_EPERM);
+	CHECK_EQ_INT(r.fk->nopen, 0);
+	pms_event_list_free(l);
+	ch_root_close(&r);
 }
 
 PMS_TEST_MAIN()

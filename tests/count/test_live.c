@@ -74,7 +74,7 @@ PMS_TEST(selfmon_software_uses_read)
 		return;
 	rc = pms_selfmon_open(l.sys, l.pmus, "page-faults:u,task-clock:u", NULL, &s);
 	if (refused(rc)) {
-		fprintf(stderr, "SKIP selfmon: %s\n", pms_error_last());
+		PMS_SKIP_PART("selfmon: %s", pms_error_last());
 		live_close(&l);
 		return;
 	}
@@ -119,7 +119,7 @@ PMS_TEST(count_own_thread)
 	o.pid = (pid_t)syscall(SYS_gettid);
 	rc = pms_counter_open(l.sys, l.pmus, l.topo, list, &o, &c);
 	if (refused(rc)) {
-		fprintf(stderr, "SKIP count: %s\n", pms_error_last());
+		PMS_SKIP_PART("count: %s", pms_error_last());
 	} else {
 		CHECK_MSG(rc == 0, "%s", pms_error_last());
 	}
@@ -162,7 +162,7 @@ PMS_TEST(count_child_group_inherit)
 	o.pid = pms_child_pid(child);
 	rc = pms_counter_open(l.sys, l.pmus, l.topo, list, &o, &c);
 	if (refused(rc))
-		fprintf(stderr, "SKIP child: %s\n", pms_error_last());
+		PMS_SKIP_PART("child: %s", pms_error_last());
 	else
 		CHECK_MSG(rc == 0, "%s", pms_error_last());
 	if (c) {
@@ -200,7 +200,7 @@ PMS_TEST(count_all_cpus)
 	if (live_open(&l) < 0)
 		return;
 	if (!l.topo) {
-		fprintf(stderr, "SKIP all cpus: no topology: %s\n", pms_error_last());
+		PMS_SKIP_PART("all cpus: no topology: %s", pms_error_last());
 		live_close(&l);
 		return;
 	}
@@ -208,7 +208,7 @@ PMS_TEST(count_all_cpus)
 	o.target = PMS_COUNT_CPUS;
 	rc = pms_counter_open(l.sys, l.pmus, l.topo, list, &o, &c);
 	if (refused(rc))
-		fprintf(stderr, "SKIP all cpus: %s\n", pms_error_last());
+		PMS_SKIP_PART("all cpus: %s", pms_error_last());
 	else
 		CHECK_MSG(rc == 0, "%s", pms_error_last());
 	if (c) {

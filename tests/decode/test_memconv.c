@@ -29,7 +29,7 @@ static struct pms_sample base(void)
 
 static struct pms_memsample conv(enum pms_engine e, const struct pms_sample *s)
 {
-	struct pms_memconv_ctx cx = { e, s->present, NULL, 0 };
+	struct pms_memconv_ctx cx = { e, s->present, NULL, 0, 0 };
 	struct pms_memsample m;
 	unsigned fl = 99;
 	memset(&m, 0xff, sizeof(m));
@@ -141,7 +141,7 @@ PMS_TEST(null_arguments)
 {
 	struct pms_sample s = base();
 	struct pms_memsample m;
-	struct pms_memconv_ctx cx = { PMS_ENG_IBS, 0, NULL, 0 };
+	struct pms_memconv_ctx cx = { PMS_ENG_IBS, 0, NULL, 0, 0 };
 	CHECK(pms_memsample_from_sample(NULL, &cx, &m, NULL) < 0);
 	CHECK(pms_memsample_from_sample(&s, NULL, &m, NULL) < 0);
 	CHECK(pms_memsample_from_sample(&s, &cx, NULL, NULL) < 0);

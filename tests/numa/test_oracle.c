@@ -244,4 +244,80 @@ PMS_TEST(phys_through_memory_blocks)
 	pms_sys_free(sys);
 }
 
+/* A kernel whose processes hold different pages: pid 100 has every page on
+ * node page % 2, pid 200 on node 3, any other pid is gone (-ESRCH).  It
+ * also checks that every call's pages come in address order. */
+static long calls_by_pid[2], unsorted_calls;
+static long per_pid_move_pages(void *ud, int pid, unsigned long count, void **pages,
+			       const int *nodes, int *status, int flags)
+{
+	(void)ud;
+	(void)nodes;
+	(void)flags;
+	if (pid != 100 && pid != 200)
+		return -ESRCH;
+	calls_by_pid[pid == 200]++;
+	for (unsigned long i = 0; i < count; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)pages[i];
+		if (i && a <= (uint64_t)(uintptr_t)pages[i - 1])
+			unsorted_calls++;
+		status[i] = pid == 100 ? (int)((a / 4096) % 2) : 3;
+	}
+	return 0;
+}
+
+PMS_TEST(one_oracle_many_processes)
+{
+	struct pms_sys_ops ops = *pms_sys_real_ops();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	struct pms_sys *sys = NULL;
+	struct pms_numa_oracle *o = NULL;
+	ops.move_pages = per_pid_move_pages;
+	so.ops = &ops;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	enum { N = 2000 };
+	uint64_t *a = calloc(N, sizeof(*a));
+	int *n = calloc(N, sizeof(*n));
+	/* Random page order: the oracle sorts each batch. */
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		a[i] = BASE + (x % 5000) * 4096 + (x >> 40) % 4096;
+	}
+	CHECK(pms_numa_oracle_resolve_pid(o, 100, a, N, n) > 0);
+	int bad = 0;
+	for (int i = 0; i < N; i++)
+		bad += n[i] != (int)((a[i] / 4096) % 2);
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(unsorted_calls, 0);
+	/* The same addresses in another process: their own nodes, not the
+	 * first process's cached ones. */
+	CHECK(pms_numa_oracle_resolve_pid(o, 200, a, N, n) > 0);
+	bad = 0;
+	for (int i = 0; i < N; i++)
+		bad += n[i] != 3;
+	CHECK_EQ_INT(bad, 0);
+	long before = calls_by_pid[0] + calls_by_pid[1];
+	CHECK_EQ_INT(pms_numa_oracle_resolve_pid(o, 100, a, N, n), 0); /* all cached */
+	CHECK_EQ_INT(pms_numa_oracle_resolve_pid(o, 200, a, N, n), 0);
+	CHECK_EQ_INT(calls_by_pid[0] + calls_by_pid[1], before);
+	/* pid 100 exits: only its pages are dropped. */
+	pms_numa_oracle_invalidate_pid(o, 100, 0, 0);
+	CHECK_EQ_INT(pms_numa_oracle_resolve_pid(o, 200, a, N, n), 0);
+	CHECK(pms_numa_oracle_resolve_pid(o, 100, a, N, n) > 0);
+	/* A range of pid 200 only. */
+	pms_numa_oracle_invalidate_pid(o, 200, BASE, 4096);
+	CHECK_EQ_INT(pms_numa_oracle_resolve_pid(o, 100, a, N, n), 0);
+	/* A process that is gone: every lookup says so, nothing cached. */
+	uint64_t g = BASE;
+	int gn;
+	CHECK(pms_numa_oracle_resolve_pid(o, 300, &g, 1, &gn) < 0);
+	CHECK_EQ_INT(gn, -ESRCH);
+	free(a);
+	free(n);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+}
+
 PMS_TEST_MAIN()

@@ -277,7 +277,9 @@ PMS_TEST(roundtrip_file_fd_and_memory)
 	/* A record size of 0 in the data: the records before it come, then
 	 * PMS_EPARSE naming the offset. */
 	{
-		uint64_t off = PMS_PERFDATA_HEADER_SIZE + ex_g[0].len + ex_g[1].len;
+		uint64_t off, doff;
+		memcpy(&doff, buf + 40, 8);
+		off = doff + ex_g[0].len + ex_g[1].len;
 		struct pms_perfdata_event ev;
 		int rc = 0, n = 0;
 		char want[64];
@@ -513,7 +515,7 @@ static void check_stream(struct pms_perfdata_reader *r, bool be, bool pipe)
 	}
 	CHECK_EQ_STR(pms_perfdata_reader_info(r)->hostname, be ? "bigbox" : "litbox");
 	CHECK_EQ_STR(pms_perfdata_reader_nodes_why(r),
-		     "no event samples PHYS_ADDR (record with --phys-data); the file has no "
+		     "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data); the file has no "
 		     "MEM_TOPOLOGY header");
 }
 
@@ -564,7 +566,7 @@ PMS_TEST(compressed_records_with_a_straddling_record)
 {
 	static struct enc_be e, out;
 	unsigned char z[4096];
-	size_t inner_off, inner_len, half, zn;
+	size_t inner_off, inner_len, half, zn, c2_off = 0;
 	struct pms_perfdata_reader *r = NULL;
 	struct pms_perfdata_event ev;
 	int rc = 0, n = 0, samples = 0, from_comp = 0;
@@ -595,6 +597,7 @@ PMS_TEST(compressed_records_with_a_straddling_record)
 			/* COMPRESSED2: u64 data size, data, zero padding to 8. */
 			uint64_t dsz = zn;
 			h.size = (uint16_t)(16 + (zn + 7) / 8 * 8);
+			c2_off = out.b.n;
 			bb_put(&out.b, &h, 8);
 			bb_put(&out.b, &dsz, 8);
 			bb_put(&out.b, z, zn);
@@ -614,7 +617,33 @@ PMS_TEST(compressed_records_with_a_straddling_record)
 	CHECK_EQ_INT(samples, 1);
 	CHECK_EQ_INT(from_comp, 3);
 	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->compressed, 2);
+	CHECK_EQ_INT((int)pms_perfdata_reader_nproblems(r), 0);
 	pms_perfdata_reader_free(r);
+
+	/* COMPRESSED2 whose data_size is 8 bytes short: perf says "Couldn't
+	 * decompress data"; the reader skips it and says so, it does not
+	 * hand out what the cut frame gives. */
+	{
+		uint64_t dsz;
+		memcpy(&dsz, out.b.b + c2_off + 8, 8);
+		dsz -= 8;
+		memcpy(out.b.b + c2_off + 8, &dsz, 8);
+		r = NULL;
+		n = samples = 0;
+		CHECK_OK(pms_perfdata_reader_open_mem(out.b.b, out.b.n, &r));
+		while (r && (rc = pms_perfdata_next(r, &ev)) > 0) {
+			n++;
+			samples += ev.rec.type == PMS_RECORD_SAMPLE;
+		}
+		CHECK_EQ_INT(rc, 0);
+		CHECK_EQ_INT(samples, 0);
+		CHECK_EQ_U64(pms_perfdata_reader_stats(r)->bad_records, 1);
+		CHECK(pms_perfdata_reader_nproblems(r) >= 1);
+		CHECK_MSG(pms_perfdata_reader_problem(r, 0) &&
+				  strstr(pms_perfdata_reader_problem(r, 0), "couldn't decompress"),
+			  "%s", pms_perfdata_reader_problem(r, 0));
+		pms_perfdata_reader_free(r);
+	}
 }
 
 /* The features the writer adds are read by perf itself. */

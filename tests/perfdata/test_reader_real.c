@@ -579,7 +579,7 @@ PMS_TEST(real_files_agree_with_perf)
 		close_r(r, fd);
 	}
 	if (!have_perf)
-		fprintf(stderr, "note: %s; only parsed the files\n", PT_SKIP_MSG);
+		PMS_SKIP_PART("%s; only parsed the files", PT_SKIP_MSG);
 	CHECK(nfiles > 0);
 	pt_rmdir(dir);
 }
@@ -644,7 +644,7 @@ PMS_TEST(zstd_compressed_cpp_inlining)
 	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->compressed, 13);
 	CHECK_EQ_INT(pms_perfdata_reader_info(r)->nmem, 1);
 	CHECK_EQ_STR(pms_perfdata_reader_nodes_why(r),
-		     "no event samples PHYS_ADDR (record with --phys-data)");
+		     "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data)");
 	close_r(r, fd);
 }
 

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 struct sect {
@@ -65,6 +67,12 @@ static int in_file(const struct blob *bl, struct sect s)
 	return s.offset <= bl->n && s.size <= bl->n - s.offset;
 }
 
+/* Leave an unrelated message behind, as other calls do between writes. */
+static void pms_err_set_for_test(void)
+{
+	pms_perfdata_reader_open_mem("x", 1, &(struct pms_perfdata_reader *){ NULL });
+}
+
 static int open_new(const char *dir, const char *name, char *path, size_t size)
 {
 	snprintf(path, size, "%s/%s", dir, name);
@@ -102,6 +110,8 @@ static uint64_t write_small(int fd, int nsamples, uint64_t *nrec)
 		total += n;
 	}
 	CHECK_EQ_U64(pms_perfdata_writer_data_size(w), total);
+	CHECK_EQ_U64(pms_perfdata_writer_next_offset(w),
+		     104 + 16 + sizeof(struct perf_event_attr) + 16 + total);
 	*nrec = pms_perfdata_writer_records(w);
 	CHECK_OK(pms_perfdata_writer_close(w));
 	pms_perfdata_writer_free(w);
@@ -140,7 +150,9 @@ PMS_TEST(header_attrs_ids_data_features)
 	evt = sect_at(&bl, 56);
 	CHECK_EQ_U64(attrs.size, attr_size);
 	CHECK(in_file(&bl, attrs));
-	CHECK_EQ_U64(data.offset, 104);
+	/* perf's layout: the ids, then the attrs, then the data. */
+	CHECK_EQ_U64(attrs.offset, 104 + 16);
+	CHECK_EQ_U64(data.offset, 104 + 16 + attr_size);
 	CHECK_EQ_U64(data.size, total);
 	CHECK_EQ_U64(evt.offset, 0);
 	CHECK_EQ_U64(evt.size, 0);
@@ -151,7 +163,7 @@ PMS_TEST(header_attrs_ids_data_features)
 	CHECK_EQ_U64(u64_at(&bl, 96), 0);
 
 	/* Data: the records in order; the first is the COMM. */
-	CHECK_EQ_U64(u32_at(&bl, 104), PERF_RECORD_COMM);
+	CHECK_EQ_U64(u32_at(&bl, data.offset), PERF_RECORD_COMM);
 	{
 		uint64_t off = data.offset, n = 0;
 		while (off + 8 <= data.offset + data.size) {
@@ -229,8 +241,8 @@ PMS_TEST(long_string_feature_padding)
 	bl = slurp(path);
 	CHECK_EQ_U64(u64_at(&bl, 40 + 8), 0); /* no records */
 	CHECK_EQ_U64(u64_at(&bl, 72), 1u << 4);
-	f = sect_at(&bl, 104);
-	CHECK_EQ_U64(f.offset, 104 + 16);
+	f = sect_at(&bl, u64_at(&bl, 40));
+	CHECK_EQ_U64(f.offset, u64_at(&bl, 40) + 16);
 	CHECK_EQ_U64(f.size, 4 + 128);
 	CHECK_EQ_U64(u32_at(&bl, f.offset), 128);
 	CHECK(in_file(&bl, f) && memcmp(bl.b + f.offset + 4, s, 65) == 0);
@@ -324,7 +336,6 @@ PMS_TEST(argument_checks)
 	CHECK(strstr(pms_error_last(), "already closed") != NULL);
 	pms_perfdata_writer_free(w);
 	pms_perfdata_writer_free(NULL);
-	CHECK_EQ_U64(pms_perfdata_writer_records(NULL), 0);
 	close(fd);
 
 	/* A file without attrs is refused at close. */
@@ -377,9 +388,16 @@ PMS_TEST(write_errors_name_the_section)
 		  pms_error_last());
 	CHECK(strstr(pms_error_last(), "errno 9") != NULL);
 	CHECK_EQ_U64(pms_perfdata_writer_records(w), 1);
-	/* ... and close names the first section it could not write. */
+	/* The failure is kept: later writes and close return it again with
+	 * its own message, never a later or stale one. */
+	pms_err_set_for_test();
+	CHECK_EQ_INT(pms_perfdata_writer_write(w, r.b, n), PMS_EIO);
+	CHECK_MSG(strstr(pms_error_last(), "data section record 1") != NULL, "%s",
+		  pms_error_last());
+	CHECK_EQ_U64(pms_perfdata_writer_records(w), 1);
+	pms_err_set_for_test();
 	CHECK_EQ_INT(pms_perfdata_writer_close(w), PMS_EIO);
-	CHECK_MSG(strstr(pms_error_last(), "feature 3 payload") != NULL, "%s",
+	CHECK_MSG(strstr(pms_error_last(), "data section record 1") != NULL, "%s",
 		  pms_error_last());
 	pms_perfdata_writer_free(w);
 
@@ -474,7 +492,7 @@ PMS_TEST(perf_opens_written_file)
 	CHECK_MSG(strstr(out, "# arch : x86_64") != NULL, "%s", out);
 	CHECK_MSG(strstr(out, "# nrcpus online : 4") != NULL, "%s", out);
 	CHECK_MSG(strstr(out, "# nrcpus avail : 8") != NULL, "%s", out);
-	CHECK_MSG(strstr(out, "# data offset    : 104") != NULL, "%s", out);
+	CHECK_MSG(strstr(out, "# data offset    : 272") != NULL, "%s", out);
 
 	/* perf script: one line per sample, named by the COMM record. */
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F comm,tid,ip,addr 2>/dev/null", path);
@@ -500,6 +518,199 @@ PMS_TEST(perf_opens_written_file)
 		CHECK_EQ_INT(pt_status(pclose(p)), 0);
 		CHECK(saw_samples);
 		CHECK(saw_mmap2);
+	}
+	pt_rmdir(dir);
+}
+
+/* Count the records pmuscope's reader gives for path; *st gets its stats. */
+static long read_back(const char *path, struct pms_perfdata_stats *st, char *problem,
+		      size_t psize)
+{
+	struct pms_perfdata_reader *r = NULL;
+	struct pms_perfdata_event ev;
+	long n = 0;
+	int rc, fd = open(path, O_RDONLY);
+	if (problem && psize)
+		problem[0] = '\0';
+	if (fd < 0)
+		return -1;
+	if (pms_perfdata_reader_open_fd(fd, &r) < 0) {
+		close(fd);
+		return -2;
+	}
+	while ((rc = pms_perfdata_next(r, &ev)) > 0)
+		n++;
+	if (st)
+		*st = *pms_perfdata_reader_stats(r);
+	if (problem && pms_perfdata_reader_problem(r, 0))
+		snprintf(problem, psize, "%s", pms_perfdata_reader_problem(r, 0));
+	pms_perfdata_reader_free(r);
+	close(fd);
+	return rc < 0 ? -3 : n;
+}
+
+/* A writer that is never closed (SIGKILL, power cut): the file is
+ * perf.data from the first record on, and pmuscope's reader recovers every
+ * complete record and says the file was not finished. */
+PMS_TEST(killed_writer_file_is_recovered)
+{
+	char dir[256], path[512], problem[512];
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a = rec_attr();
+	struct pms_perfdata_stats st;
+	struct rec r;
+	size_t n;
+	int fd;
+	const int N = 20000; /* > 1 MiB of data: one header sync on the way */
+
+	if (!pt_mkdtemp(dir, sizeof(dir)))
+		PMS_SKIP("mkdtemp failed: %s", strerror(errno));
+	fd = open_new(dir, "killed.data", path, sizeof(path));
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a, NULL, 0));
+	CHECK_OK(pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_HOSTNAME, "h"));
+	/* valid (and empty) as soon as the attrs are down */
+	CHECK_OK(pms_perfdata_writer_sync(w));
+	CHECK_EQ_INT(read_back(path, &st, problem, sizeof(problem)), 0);
+	CHECK(st.unfinished);
+	for (int i = 0; i < N; i++) {
+		n = rec_sample(&r, 0x401000 + (uint64_t)i, 100, 101, 2000 + (uint64_t)i,
+			       0x7fff0000, 1, 30, 0x1a00001042);
+		CHECK_OK(pms_perfdata_writer_write(w, r.b, n));
+	}
+	/* and the record being written when the power went: half of it */
+	CHECK(pwrite(fd, r.b, n / 2, lseek(fd, 0, SEEK_END)) == (ssize_t)(n / 2));
+	pms_perfdata_writer_free(w); /* no close: killed */
+	close(fd);
+	CHECK_EQ_INT(read_back(path, &st, problem, sizeof(problem)), N);
+	CHECK(st.unfinished);
+	CHECK(st.truncated);
+	CHECK(st.recovered_bytes > 0);
+	CHECK_MSG(strstr(problem, "not finished") != NULL, "%s", problem);
+	/* perf reads what the last sync covered (at least 1 MiB of it) */
+	{
+		char ver[128], cmd[1024], line[256];
+		if (pt_perf_version(ver, sizeof(ver))) {
+			long got = 0;
+			FILE *p;
+			pt_perf_env(dir);
+			snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip 2>/dev/null", path);
+			p = popen(cmd, "r");
+			while (p && fgets(line, sizeof(line), p))
+				got++;
+			if (p)
+				pclose(p);
+			CHECK_MSG(got * (long)n >= (1L << 20) && got <= N, "perf read %ld samples", got);
+		}
+	}
+	pt_rmdir(dir);
+}
+
+/* A full disk (here: RLIMIT_FSIZE, which fails writes with EFBIG as a full
+ * disk fails them with ENOSPC): the failure is kept, close returns it with
+ * its message, and the records before it read back, with perf too. */
+PMS_TEST(write_failure_keeps_records_before_it)
+{
+	char dir[256], path[512], problem[512];
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a = rec_attr();
+	struct pms_perfdata_stats st;
+	struct rec r;
+	struct rlimit old, lim;
+	size_t n = 0;
+	int fd, rc = 0;
+	uint64_t ok = 0;
+
+	if (!pt_mkdtemp(dir, sizeof(dir)))
+		PMS_SKIP("mkdtemp failed: %s", strerror(errno));
+	fd = open_new(dir, "full.data", path, sizeof(path));
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a, NULL, 0));
+	CHECK_OK(pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_HOSTNAME, "h"));
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 64 * 1024 + 100; /* cuts a record in two */
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	for (int i = 0; i < 5000 && rc == 0; i++) {
+		n = rec_sample(&r, 0x401000 + (uint64_t)i, 100, 101, 2000 + (uint64_t)i,
+			       0x7fff0000, 1, 30, 0x1a00001042);
+		rc = pms_perfdata_writer_write(w, r.b, n);
+		if (rc == 0)
+			ok++;
+	}
+	CHECK_EQ_INT(rc, PMS_EIO);
+	CHECK_EQ_INT(pms_error_errno(), EFBIG);
+	/* kept */
+	CHECK_EQ_INT(pms_perfdata_writer_write(w, r.b, n), PMS_EIO);
+	pms_err_set_for_test();
+	CHECK_EQ_INT(pms_perfdata_writer_close(w), PMS_EIO);
+	CHECK_MSG(strstr(pms_error_last(), "data section record") != NULL &&
+			  strstr(pms_error_last(), "File too large") != NULL,
+		  "%s", pms_error_last());
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	pms_perfdata_writer_free(w);
+	close(fd);
+	CHECK_EQ_INT(read_back(path, &st, problem, sizeof(problem)), (long)ok);
+	{
+		char ver[128], cmd[1024], line[256];
+		if (pt_perf_version(ver, sizeof(ver))) {
+			long got = 0;
+			FILE *p;
+			pt_perf_env(dir);
+			snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip 2>/dev/null", path);
+			p = popen(cmd, "r");
+			while (p && fgets(line, sizeof(line), p))
+				got++;
+			CHECK_EQ_INT(p ? pt_status(pclose(p)) : -1, 0);
+			CHECK_EQ_INT(got, (long)ok);
+		}
+	}
+	pt_rmdir(dir);
+}
+
+/* LOST and LOST_SAMPLES records: perf report --stats counts the loss. */
+PMS_TEST(lost_records_reach_perf_stats)
+{
+	char dir[256], path[512], ver[128], cmd[1024], line[256];
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a = rec_attr();
+	struct pms_perfdata_stats st;
+	struct rec r;
+	size_t n;
+	int fd;
+
+	if (!pt_mkdtemp(dir, sizeof(dir)))
+		PMS_SKIP("mkdtemp failed: %s", strerror(errno));
+	fd = open_new(dir, "lost.data", path, sizeof(path));
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a, NULL, 0));
+	n = rec_sample(&r, 0x401000, 100, 101, 2000, 0x7fff0000, 1, 30, 0x1a00001042);
+	CHECK_OK(pms_perfdata_writer_write(w, r.b, n));
+	CHECK_OK(pms_perfdata_writer_lost(w, 0, 927520));
+	CHECK_OK(pms_perfdata_writer_lost_samples(w, 12));
+	CHECK_OK(pms_perfdata_writer_set_string(w, PMS_PERFDATA_FEAT_HOSTNAME, "h"));
+	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
+	close(fd);
+	CHECK_EQ_INT(read_back(path, &st, NULL, 0), 3);
+	CHECK_EQ_U64(st.lost, 927520);
+	CHECK_EQ_U64(st.lost_samples, 12);
+	CHECK(!st.unfinished);
+	if (pt_perf_version(ver, sizeof(ver))) {
+		int saw_lost = 0, saw_ls = 0;
+		FILE *p;
+		pt_perf_env(dir);
+		snprintf(cmd, sizeof(cmd), "perf report --stats -i '%s' 2>&1", path);
+		p = popen(cmd, "r");
+		while (p && fgets(line, sizeof(line), p)) {
+			saw_lost |= strstr(line, "LOST events:") && strstr(line, " 1");
+			saw_ls |= strstr(line, "LOST_SAMPLES events:") && strstr(line, " 1");
+		}
+		CHECK_EQ_INT(p ? pt_status(pclose(p)) : -1, 0);
+		CHECK(saw_lost);
+		CHECK(saw_ls);
 	}
 	pt_rmdir(dir);
 }

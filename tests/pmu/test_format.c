@@ -3,6 +3,10 @@
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
 
+#include <linux/perf_event.h>
+
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 struct parse_row {
@@ -162,6 +166,63 @@ PMS_TEST(format_str_truncates_like_snprintf)
 	CHECK_EQ_INT(pms_format_str(&f, small, sizeof(small)), 17);
 	CHECK_EQ_STR(small, "config1");
 	CHECK_EQ_INT(pms_format_str(&f, NULL, 0), 17);
+}
+
+/* The one field -> attr word mapping: each of config..config3 lands in its
+ * own word, other bits are kept, set clears the term first; config4 (not in
+ * perf_event_attr) is refused. */
+PMS_TEST(attr_words)
+{
+	static const struct {
+		const char *format;
+		size_t off;
+	} rows[] = {
+		{ "config:8-15", offsetof(struct perf_event_attr, config) },
+		{ "config1:0-3", offsetof(struct perf_event_attr, config1) },
+		{ "config2:32-39", offsetof(struct perf_event_attr, config2) },
+		{ "config3:1", offsetof(struct perf_event_attr, config3) },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct pms_format f = { 0 }; /* name is the sysfs file's, unset here */
+		struct perf_event_attr a;
+		uint64_t w = 0, mask;
+		memset(&a, 0, sizeof(a));
+		CHECK_OK(pms_format_parse(rows[i].format, &f));
+		mask = pms_format_mask(&f);
+		/* Neighbouring bits in the same word survive. */
+		memcpy((char *)&a + rows[i].off, &(uint64_t){ ~mask }, 8);
+		CHECK_OK(pms_format_attr_set(&f, &a, 1));
+		CHECK_OK(pms_format_attr_get(&f, &a, &w));
+		CHECK_EQ_U64(w & mask, mask & -mask); /* value 1: the lowest bit */
+		CHECK_EQ_U64(w & ~mask, ~mask);
+		CHECK_OK(pms_format_attr_set(&f, &a, 0));
+		CHECK_OK(pms_format_attr_get(&f, &a, &w));
+		CHECK_EQ_U64(w, ~mask);
+		/* No other word was touched. */
+		for (size_t o = offsetof(struct perf_event_attr, config);
+		     o <= offsetof(struct perf_event_attr, config3); o += 8) {
+			uint64_t v;
+			if (o != rows[i].off && (o == offsetof(struct perf_event_attr, config) ||
+						 o == offsetof(struct perf_event_attr, config1) ||
+						 o == offsetof(struct perf_event_attr, config2) ||
+						 o == offsetof(struct perf_event_attr, config3))) {
+				memcpy(&v, (char *)&a + o, 8);
+				CHECK_EQ_U64(v, 0);
+			}
+		}
+		CHECK_EQ_INT(pms_format_attr_set(&f, &a, 0x1ff), f.width < 9 ? PMS_ERANGE : 0);
+	}
+	struct pms_format f4 = { 0 };
+	struct perf_event_attr a;
+	uint64_t w;
+	memset(&a, 0, sizeof(a));
+	CHECK_OK(pms_format_parse("config4:0-7", &f4));
+	CHECK_EQ_INT(pms_format_attr_set(&f4, &a, 1), PMS_ENOTSUP);
+	CHECK_EQ_INT(pms_format_attr_get(&f4, &a, &w), PMS_ENOTSUP);
+	CHECK(strstr(pms_error_last(), "config..config3") != NULL);
+	f4.name = (char *)"wide";
+	CHECK_EQ_INT(pms_format_attr_get(&f4, &a, &w), PMS_ENOTSUP);
+	CHECK(strstr(pms_error_last(), "'wide'") != NULL);
 }
 
 PMS_TEST_MAIN()

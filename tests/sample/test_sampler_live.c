@@ -218,8 +218,7 @@ static bool touch_run(const char *delay, const char *threads, enum pms_sampler_t
 		return false;
 	if (!touch_exe(exe, sizeof(exe))) {
 		pms_sys_free(sys);
-		fprintf(stderr, "SKIP: pms_touch_pages not built (PMS_BUILD_DIR unset?)\n");
-		pms_t_skipped++;
+		PMS_SKIP_PART("pms_touch_pages not built (PMS_BUILD_DIR unset?)");
 		return false;
 	}
 	fd = mkstemp(file);
@@ -342,7 +341,7 @@ PMS_TEST(fallback_count_matches_perf_record_within_one_percent)
 			ours[i]);
 	}
 	if (perf_n[0] <= 0) {
-		fprintf(stderr, "SKIP-NOTE: perf record produced no samples here\n");
+		PMS_SKIP_PART("perf record produced no samples here: counts not compared");
 	} else {
 		/* Compare medians: single runs differ by a few faults (ld.so,
 		 * ASLR placement). */

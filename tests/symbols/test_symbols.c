@@ -19,6 +19,60 @@ __attribute__((noinline)) int pms_t_symbols_target(volatile int *p)
 	return *p + 1;
 }
 
+/* Functions named as a C++ and a Rust compiler would name them (asm labels
+ * give a C function the mangled symbol). */
+__attribute__((noinline, used)) int pms_t_cxx(volatile int *p) __asm__("_ZN7pmscope5chaseERKSt6vectorIlSaIlEEm");
+__attribute__((noinline, used)) int pms_t_cxx(volatile int *p)
+{
+	return *p + 2;
+}
+__attribute__((noinline, used)) int pms_t_rust_v0(volatile int *p) __asm__("_RNvNtCs1234_7mycrate5inner5chase");
+__attribute__((noinline, used)) int pms_t_rust_v0(volatile int *p)
+{
+	return *p + 3;
+}
+__attribute__((noinline, used)) int pms_t_rust_legacy(volatile int *p) __asm__("_ZN7mycrate5inner5chase17h0123456789abcdefE");
+__attribute__((noinline, used)) int pms_t_rust_legacy(volatile int *p)
+{
+	return *p + 4;
+}
+
+PMS_TEST(demangled_names)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_maps *maps = NULL;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_symbol s;
+	volatile int x = 1;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_maps_new(&maps));
+	CHECK_OK(pms_maps_read_proc(maps, sys, getpid()));
+	CHECK_OK(pms_symbolizer_new(sys, maps, &sym));
+	if (!sym)
+		return;
+	CHECK_EQ_INT(pms_t_cxx(&x) + pms_t_rust_v0(&x) + pms_t_rust_legacy(&x), 12);
+	CHECK(pms_symbolizer_demangles(sym));
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&pms_t_cxx + 1, false, &s));
+	CHECK_EQ_STR(s.func, "pmscope::chase(std::vector<long, std::allocator<long> > const&, unsigned long)");
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&pms_t_rust_v0 + 1, false, &s));
+	CHECK_EQ_STR(s.func, "mycrate::inner::chase");
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&pms_t_rust_legacy + 1, false, &s));
+	CHECK_EQ_STR(s.func, "mycrate::inner::chase");
+	/* A C name stays as it is; the same pointer twice comes from the cache. */
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&pms_t_symbols_target + 1, false, &s));
+	CHECK_EQ_STR(s.func, "pms_t_symbols_target");
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&pms_t_cxx + 2, false, &s));
+	CHECK(s.func && !strncmp(s.func, "pmscope::chase(", 15));
+	/* --no-demangle */
+	pms_symbolizer_set_demangle(sym, false);
+	CHECK(!pms_symbolizer_demangles(sym));
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&pms_t_cxx + 1, false, &s));
+	CHECK_EQ_STR(s.func, "_ZN7pmscope5chaseERKSt6vectorIlSaIlEEm");
+	pms_symbolizer_free(sym);
+	pms_maps_free(maps);
+	pms_sys_free(sys);
+}
+
 PMS_TEST(own_function_name_and_line)
 {
 	struct pms_sys *sys = NULL;

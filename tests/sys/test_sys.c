@@ -152,4 +152,49 @@ PMS_TEST(real_syscalls_on_software_events)
 	pms_sys_free(sys);
 }
 
+/* pms_sys_write_file stays below the root: "..", an absolute escape and a
+ * symlink out of the root are refused, and nothing outside changes. */
+PMS_TEST(write_file_stays_below_root)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
+	char outside[64], link[600], victim[600], *s = NULL;
+
+	snprintf(tmpl, sizeof(tmpl), "/tmp/pms_sysw_XXXXXX");
+	snprintf(outside, sizeof(outside), "/tmp/pms_sysw_out_XXXXXX");
+	CHECK(mkdtemp(tmpl) != NULL);
+	CHECK(mkdtemp(outside) != NULL);
+	write_file("sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "0\n");
+	snprintf(victim, sizeof(victim), "%s/nr_kdamonds", outside);
+	FILE *f = fopen(victim, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("7\n", f);
+		fclose(f);
+	}
+	snprintf(link, sizeof(link), "%s/sys/kernel/mm/damon/admin/escape", tmpl);
+	CHECK(symlink(outside, link) == 0);
+	o.root = tmpl;
+	CHECK_OK(pms_sys_new(&sys, &o));
+	CHECK_OK(pms_sys_write_file(sys, "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "1"));
+	CHECK_OK(pms_sys_read_line(sys, "sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", &s));
+	CHECK_EQ_STR(s, "1");
+	free(s);
+	CHECK_EQ_INT(pms_sys_write_file(sys, "sys/../../../tmp/x", "1"), PMS_EINVAL);
+	CHECK(strstr(pms_error_last(), "below") != NULL);
+	CHECK(pms_sys_write_file(sys, "sys/kernel/mm/damon/admin/escape/nr_kdamonds", "1") < 0);
+	CHECK(pms_sys_write_file(sys, "sys/kernel/mm/damon/admin/kdamonds/missing", "1") < 0);
+	CHECK(strstr(pms_error_last(), "missing") != NULL);
+	f = fopen(victim, "r");
+	char buf[8] = { 0 };
+	CHECK(f && fgets(buf, sizeof(buf), f));
+	if (f)
+		fclose(f);
+	CHECK_EQ_STR(buf, "7\n");
+	pms_sys_free(sys);
+	unlink(victim);
+	unlink(link);
+	rmdir(outside);
+}
+
 PMS_TEST_MAIN()

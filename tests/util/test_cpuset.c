@@ -50,6 +50,24 @@ PMS_TEST(list_errors_name_the_column)
 	pms_cpuset_fini(&s);
 }
 
+/* A failed parse leaves nothing allocated: `stat -C 0-3,zz` and a bad
+ * NUMA_TOPOLOGY cpu list in `report` dropped the set without fini. */
+PMS_TEST(failed_parse_frees_the_set)
+{
+	struct pms_cpuset s = { 0 };
+	CHECK_EQ_INT(pms_cpuset_parse_list(&s, "0-3,zz"), PMS_EPARSE);
+	CHECK(s.bits == NULL);
+	CHECK_EQ_U64(s.nwords, 0);
+	CHECK_EQ_INT(pms_cpuset_parse_list(&s, "0-200,300-"), PMS_EPARSE);
+	CHECK(s.bits == NULL);
+	CHECK(pms_cpuset_parse_mask(&s, "ff,ff,zz") < 0);
+	CHECK(s.bits == NULL);
+	/* and the set is usable again */
+	CHECK_OK(pms_cpuset_parse_list(&s, "1-2"));
+	CHECK_EQ_INT(pms_cpuset_count(&s), 2);
+	pms_cpuset_fini(&s);
+}
+
 PMS_TEST(mask_forms)
 {
 	struct pms_cpuset s = { 0 };

@@ -899,9 +899,18 @@ def check_x86_c2c(c, bed, blocks):
              and not d['hitm_available'],
              '%s: engine %s, metric %s (no HITM: sharers)' % (what, d['engine'], d['metric']['name']))
         if variant == 'padded':
-            c.ok(d['lines'] == [] and d['shared_lines'] == 0 and d['lines_seen'] >= 2,
-                 '%s: no shared line (%d listed), %d lines seen' % (what, len(d['lines']),
-                                                                  d['lines_seen']))
+            # the workload's two lines are not shared; another line both
+            # threads fault on (the [vvar] page of clock_gettime, once in
+            # two runs) is real sharing and only noted
+            mine = {addr & ~63, (addr + off) & ~63}
+            hit = [l['address'] for l in d['lines'] if int(l['address'], 16) in mine]
+            c.ok(hit == [] and d['lines_seen'] >= 2,
+                 '%s: neither workload line %s shared (listed: %s), %d lines seen'
+                 % (what, [hex(x) for x in sorted(mine)], hit, d['lines_seen']))
+            others = ['%s %s' % (l['address'], l['object']['name']) for l in d['lines']
+                      if int(l['address'], 16) not in mine]
+            if others:
+                c.note('%s: other lines touched by both threads: %s' % (what, others))
             continue
         ls = [l for l in d['lines'] if int(l['address'], 16) == addr & ~63]
         if not c.ok(len(ls) == 1, '%s: line %#x listed (lines %s)'

@@ -19,6 +19,7 @@
 	X(events, "what this machine can count (as perf list); catalogs, ARM tiers, --explain N") \
 	X(report, "memory-access report of a perf.data file (also from perf mem record)") \
 	X(record, "overflow (IP) sampling of any event: hot functions, lines, call paths; -o perf.data") \
+	X(c2c, "cache-line contention (false/true sharing) with each line's NUMA node, any engine") \
 	X(script, "one line or JSON object per sample of a perf.data file") \
 	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \
 	X(migrate, "move a live process's pages (an address range) to a NUMA node; moved/failed by errno") \

@@ -24,14 +24,14 @@ lib_srcs=$(python3 "$HERE/meson-files.py" "$TOP" pms_sources $src_mesons)
 cli_srcs=$(python3 "$HERE/meson-files.py" "$TOP" cli_sources tools/meson.build)
 
 stamp=$( (cd "$TOP" && cat meson.build $lib_srcs $cli_srcs $src_mesons tools/meson.build \
-	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c "$HERE/build.sh" \
-	src/export/profile.proto tools/html/* 2>/dev/null;
+	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c tests/report/c2c_false_sharing.c \
+	"$HERE/build.sh" src/export/profile.proto tools/html/* 2>/dev/null;
 	echo "$CC $deps") | sha256sum | cut -c1-16)
 if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] &&
-	[ -x "$out/pmuscope" ] && [ -x "$out/bedcheck" ]; then
+	[ -x "$out/pmuscope" ] && [ -x "$out/bedcheck" ] && [ -x "$out/c2c_false_sharing" ]; then
 	exit 0
 fi
-rm -f "$out/stamp" "$out/pmuscope" "$out/bedcheck"  # never leave a stale binary behind a failed build
+rm -f "$out/stamp" "$out/pmuscope" "$out/bedcheck" "$out/c2c_false_sharing"  # never leave a stale binary behind a failed build
 
 # version.h as meson's configure_file makes it.
 ver=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" "$TOP/meson.build" | head -n1)
@@ -141,6 +141,9 @@ $CC $CFLAGS -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror -c \
 	"$HERE/guest/bedcheck.c" -o "$out/obj/bedcheck.o" || exit 1
 $CC -static -o "$out/bedcheck" "$out/obj/bedcheck.o" "${objs[@]}" $LIBS -lm 2>>"$out/build.log" ||
 	link_fail bedcheck
+# The two-thread false-sharing workload `pmuscope c2c` profiles (x86 bed).
+$CC $CFLAGS -Werror -static -pthread "$TOP/tests/report/c2c_false_sharing.c" \
+	-o "$out/c2c_false_sharing" 2>>"$out/build.log" || link_fail c2c_false_sharing
 # Drop objects of sources that are gone or changed.
 for f in "$out"/obj/*.o; do
 	case " ${objs[*]} ${cli_objs[*]} $out/obj/bedcheck.o " in *" $f "*) ;; *) rm -f "$f" ;; esac

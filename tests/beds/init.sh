@@ -41,6 +41,12 @@ x86)
 			--size 8M --steps 100000
 	done
 	run stat_pernode_json /bin/pmuscope stat --json --per-node -a -e cpu-clock -- /bin/sleep 0.2
+	# Two threads on CPUs of different nodes writing counters in one line,
+	# then 64 bytes apart (beds.py check_x86_c2c).
+	if has_cmd c2c; then
+		run c2c_shared /bin/pmuscope c2c --json -- /bin/c2c_false_sharing shared 400 --refault
+		run c2c_padded /bin/pmuscope c2c --json -- /bin/c2c_false_sharing padded 400 --refault
+	fi
 	# The placement advisor (docs/advise.md, beds.py check_x86_advise): a hot
 	# buffer on node 2 read by threads on node 0 (advice applied, measured
 	# again); a buffer on node 0 read by node 0 and node 1 (interleave).

@@ -22,7 +22,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$gcc" -std=c11 -I"$top/include" -I"$build" -aux-info "$tmp/aux" -c "$tmp/all.c" -o "$tmp/all.o" || exit 1
 # Lines look like: /* include/pmuscope/sys.h:64:NC */ extern int pms_sys_new (...);
 # Keep non-static prototypes from the public headers (version.h is generated).
-grep -E '^/\* [^ ]*(include/pmuscope/[a-z_]+\.h|/version\.h):[0-9]+:' "$tmp/aux" |
+grep -E '^/\* [^ ]*(include/pmuscope/[a-z0-9_]+\.h|/version\.h):[0-9]+:' "$tmp/aux" |
   grep -v '\*/ static ' |
   sed -E 's/^\/\* [^*]*\*\/ //; s/ \(.*$//; s/.*[ *]//' | sort -u >"$tmp/declared"
 "$nm" -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | sort -u >"$tmp/exported"

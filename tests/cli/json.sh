@@ -36,6 +36,7 @@ PY
 "$pms" stat -j -e task-clock,page-faults -r 2 -- true 2>"$tmp/stat.json"; check stat "$tmp/stat.json"
 "$pms" mem --json --quiet --size 1M -o "$tmp/m.data" >"$tmp/mem.json" 2>/dev/null; check mem "$tmp/mem.json"
 "$pms" report --json -i "$tmp/m.data" >"$tmp/report.json"; check report "$tmp/report.json"
+"$pms" c2c --json -i "$tmp/m.data" >"$tmp/c2c.json"; check c2c "$tmp/c2c.json"
 # argv with a byte 0xff: the document stays valid UTF-8 (U+FFFD in its place)
 "$pms" stat -j -e task-clock -- sh -c true $'\xff' 2>"$tmp/ff.json"; check "stat argv 0xff" "$tmp/ff.json"
 python3 -c '

@@ -7,7 +7,7 @@ set -u
 pms=${1:?usage: options.sh PMUSCOPE}
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cmds="mem datasrc list encode topology events report script stat"
+cmds="mem datasrc list encode topology events report script stat c2c record migrate"
 
 expect() { # name, want, got
   if [ "$2" != "$3" ]; then echo "FAIL: $1: want [$2] got [$3]"; fail=1; fi

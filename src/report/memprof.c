@@ -61,18 +61,41 @@ struct pair {
 	uint64_t n;
 };
 
+/* One instruction's counters in one 64-byte slot of an open-addressing
+ * table: the hottest lookup of the aggregate costs one cache miss (a key
+ * map, an index and a separate site were three). */
+struct ipslot {
+	uint64_t ip, samples, latency, weighted, resolved, remote, on_home;
+	uint8_t used, kernel;
+};
+
+struct iptab {
+	struct ipslot *v;
+	size_t cap, n;
+	unsigned shift; /* 64 - log2(cap) */
+};
+
+/* The data_src bits the report reads: the level text (lvl, lvl_num,
+ * remote, hops) and the op; snoop, TLB, lock, block and the rest do not
+ * change a line, so they do not make a key of their own. */
+#define DS_KEY_MASK                                                                   \
+	((((1ULL << PMS_MEM_OP_WIDTH) - 1) << PMS_MEM_OP_SHIFT) |                     \
+	 (((1ULL << PMS_MEM_LVL_WIDTH) - 1) << PMS_MEM_LVL_SHIFT) |                   \
+	 (((1ULL << PMS_MEM_LVLNUM_WIDTH) - 1) << PMS_MEM_LVLNUM_SHIFT) |             \
+	 (((1ULL << PMS_MEM_REMOTE_WIDTH) - 1) << PMS_MEM_REMOTE_SHIFT) |             \
+	 (((1ULL << PMS_MEM_HOPS_WIDTH) - 1) << PMS_MEM_HOPS_SHIFT))
+
 struct agg {
 	uint64_t samples, with_addr, with_data_src;
 	bool any_kernel;
-	struct u64map ipmap, objmap, dsmap;
-	struct pms_memreport_site *ips;
-	size_t nips, ipcap;
+	struct u64map objmap, dsmap;
+	struct iptab ipt;
 	struct objacc *objs;
 	size_t nobjs, objcap;
 	struct dsc {
-		uint64_t key, n;
+		uint64_t key, n; /* key: data_src & DS_KEY_MASK */
 	} *ds;
-	size_t nds, dscap;
+	size_t nds, dscap, ds_last;
 	struct pair *pairs;
 	size_t npairs;
 	uint64_t *wlo, *whi; /* histogram: exact part, log part */
@@ -139,13 +162,11 @@ static void agg_free(struct agg *a)
 {
 	if (!a)
 		return;
-	free(a->ipmap.keys);
-	free(a->ipmap.vals);
+	free(a->ipt.v);
 	free(a->objmap.keys);
 	free(a->objmap.vals);
 	free(a->dsmap.keys);
 	free(a->dsmap.vals);
-	sites_free(a->ips, a->nips);
 	for (size_t i = 0; i < a->nobjs; i++)
 		site_free(&a->objs[i].site);
 	free(a->objs);
@@ -252,6 +273,40 @@ static void site_account(struct pms_memreport_site *s, const struct pms_memrepor
 			 int home);
 static bool kernel_ip(const struct pms_memsample *s);
 
+static size_t iptab_home(const struct iptab *t, uint64_t ip)
+{
+	return (size_t)((ip * 0x9e3779b97f4a7c15ULL) >> t->shift);
+}
+
+/* The slot of ip (used == 0: a free one for it), growing the table to
+ * keep it at most 3/4 full; NULL when there is no memory. */
+static struct ipslot *iptab_get(struct iptab *t, uint64_t ip)
+{
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
+		struct ipslot *v = aligned_alloc(64, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v, 0, cap * sizeof(*v));
+		struct iptab nt = { v, cap, t->n, shift };
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->v[i].used)
+				continue;
+			size_t j = iptab_home(&nt, t->v[i].ip);
+			while (v[j].used)
+				j = (j + 1) & (cap - 1);
+			v[j] = t->v[i];
+		}
+		free(t->v);
+		*t = nt;
+	}
+	size_t j = iptab_home(t, ip);
+	while (t->v[j].used && t->v[j].ip != ip)
+		j = (j + 1) & (t->cap - 1);
+	return &t->v[j];
+}
+
 /* The histogram bucket of a weight >= WH_EXACT: its power of two above
  * 2^16 and its next 8 bits. */
 static size_t wh_bucket(uint64_t w)
@@ -319,26 +374,42 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	if ((s->valid & PMS_MS_WEIGHT) && (rc = agg_weight(a, s->weight)) < 0)
 		return rc;
 	if ((s->valid & PMS_MS_DATA_SRC) && s->data_src && s->data_src != PMS_MEM_NA_VALUE) {
+		uint64_t key = s->data_src & DS_KEY_MASK;
 		a->with_data_src++;
-		if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
-			return rc;
-		if ((i = u64map_get(&a->dsmap, s->data_src, a->nds, &added)) < 0)
-			return pms_err(PMS_ENOMEM, "memprof: no memory");
-		if (added)
-			a->ds[a->nds++] = (struct dsc){ s->data_src, 0 };
-		a->ds[i].n++;
+		if (!a->nds || a->ds[a->ds_last].key != key) {
+			if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
+				return rc;
+			if ((i = u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
+				return pms_err(PMS_ENOMEM, "memprof: no memory");
+			if (added)
+				a->ds[a->nds++] = (struct dsc){ key, 0 };
+			a->ds_last = (size_t)i;
+		}
+		a->ds[a->ds_last].n++;
 	}
 	if (s->valid & PMS_MS_IP) {
-		if ((rc = grow((void **)&a->ips, &a->ipcap, a->nips, sizeof(*a->ips))) < 0)
-			return rc;
-		if ((i = u64map_get(&a->ipmap, s->ip, a->nips, &added)) < 0)
-			return pms_err(PMS_ENOMEM, "memprof: no memory");
-		if (added) {
-			memset(&a->ips[a->nips], 0, sizeof(a->ips[a->nips]));
-			a->ips[a->nips].addr = s->ip;
-			a->ips[a->nips++].kernel = kernel_ip(s);
+		struct ipslot *e = iptab_get(&a->ipt, s->ip);
+		if (!e)
+			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu instructions",
+				       a->ipt.n + 1);
+		if (!e->used) {
+			e->used = 1;
+			e->ip = s->ip;
+			e->kernel = kernel_ip(s);
+			a->ipt.n++;
 		}
-		site_account(&a->ips[i], x, p->home_node);
+		e->samples++;
+		if (s->valid & PMS_MS_WEIGHT) {
+			e->latency += s->weight;
+			e->weighted++;
+		}
+		if (x->mem_node >= 0) {
+			e->resolved++;
+			if (x->cpu_node >= 0 && x->mem_node != x->cpu_node)
+				e->remote++;
+			if (p->home_node >= 0 && x->mem_node == p->home_node)
+				e->on_home++;
+		}
 	}
 	/* nodes, as build_nodes counts them */
 	if (!(s->valid & (PMS_MS_ADDR | PMS_MS_PHYS))) {
@@ -1248,13 +1319,26 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	if ((rc = agg_nodes(p, r)) < 0)
 		return rc;
 	/* the code sites are named into a copy, so a second report works */
-	struct pms_memreport_site *ips = calloc(a->nips ? a->nips : 1, sizeof(*ips));
+	size_t nips = 0;
+	struct pms_memreport_site *ips = calloc(a->ipt.n ? a->ipt.n : 1, sizeof(*ips));
 	if (!ips)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	if (a->nips)
-		memcpy(ips, a->ips, a->nips * sizeof(*ips));
-	rc = finish_code(p, r, sym, ips, a->nips);
-	sites_free(ips, a->nips);
+	for (size_t i = 0; i < a->ipt.cap; i++) {
+		const struct ipslot *e = &a->ipt.v[i];
+		if (!e->used)
+			continue;
+		struct pms_memreport_site *st = &ips[nips++];
+		st->addr = e->ip;
+		st->kernel = e->kernel;
+		st->samples = e->samples;
+		st->latency = e->latency;
+		st->weighted = e->weighted;
+		st->resolved = e->resolved;
+		st->remote = e->remote;
+		st->on_home = e->on_home;
+	}
+	rc = finish_code(p, r, sym, ips, nips);
+	sites_free(ips, nips);
 	if (rc >= 0)
 		rc = agg_objects(p, r, sym);
 	return rc;

@@ -23,6 +23,22 @@ struct ksym {
 	char *name;
 };
 
+/* A module's symbol table sorted by address, built at its first lookup:
+ * dwfl_module_addrinfo scans the whole table on every call (thousands of
+ * symbols per lookup), a binary search here does not. */
+struct msym {
+	uint64_t addr, size;
+	const char *name; /* libdwfl's string, lives as long as the Dwfl */
+	unsigned idx;       /* index in the table: libdwfl keeps the first of equals */
+	unsigned char bind; /* 2 global, 1 weak, 0 local (libdwfl's preference) */
+};
+
+struct modsyms {
+	Dwfl_Module *mod;
+	struct msym *v; /* NULL: no table; lookups go to libdwfl */
+	size_t n;
+};
+
 struct pms_symbolizer {
 	struct pms_sys *sys;
 	Dwfl *dwfl;
@@ -38,6 +54,8 @@ struct pms_symbolizer {
 		char *pretty; /* NULL: not a mangled name, shown as is */
 	} *dm;
 	size_t dm_cap, dm_used;
+	struct modsyms *mods;
+	size_t nmods, last_mod;
 };
 
 static const Dwfl_Callbacks dwfl_cbs = {
@@ -206,6 +224,9 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);
 	free(s->dm);
+	for (size_t i = 0; i < s->nmods; i++)
+		free(s->mods[i].v);
+	free(s->mods);
 	pms_maps_free(s->maps);
 	free(s);
 }
@@ -308,6 +329,93 @@ static const char *line_by_cu_walk(Dwfl_Module *mod, Dwarf_Addr addr, int *linen
 	return NULL;
 }
 
+static int msym_cmp(const void *a, const void *b)
+{
+	const struct msym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->bind != y->bind)
+		return x->bind > y->bind ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The sorted table of mod (built once), or NULL where there is none or no
+ * memory (the caller then asks libdwfl). */
+static const struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
+{
+	if (s->last_mod < s->nmods && s->mods[s->last_mod].mod == mod)
+		return &s->mods[s->last_mod];
+	for (size_t i = 0; i < s->nmods; i++)
+		if (s->mods[i].mod == mod) {
+			s->last_mod = i;
+			return &s->mods[i];
+		}
+	struct modsyms *nm = realloc(s->mods, (s->nmods + 1) * sizeof(*nm));
+	if (!nm)
+		return NULL;
+	s->mods = nm;
+	struct modsyms *m = &nm[s->nmods];
+	*m = (struct modsyms){ mod, NULL, 0 };
+	int n = dwfl_module_getsymtab(mod);
+	if (n > 1 && (m->v = malloc((size_t)n * sizeof(*m->v)))) {
+		for (int i = 1; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Addr a = 0;
+			GElf_Word shndx = 0;
+			const char *name = dwfl_module_getsym_info(mod, i, &sym, &a, &shndx, NULL, NULL);
+			int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+			/* what libdwfl's addrsym considers: defined, named code and
+			 * data symbols */
+			if (!name || !*name || shndx == SHN_UNDEF ||
+			    (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE &&
+			     type != STT_GNU_IFUNC))
+				continue;
+			m->v[m->n++] = (struct msym){ a, sym.st_size, name, (unsigned)i,
+						      (unsigned char)(bind == STB_GLOBAL ? 2
+								      : bind == STB_WEAK ? 1 : 0) };
+		}
+		qsort(m->v, m->n, sizeof(*m->v), msym_cmp);
+	}
+	s->last_mod = s->nmods++;
+	return m;
+}
+
+/* libdwfl's choice (dwfl_module_addrsym.c) over the sorted table: the
+ * sized symbol holding addr with the highest start (a global before a
+ * weak before a local at one address); else the nearest sizeless symbol
+ * that no sized one ends after.  Sized symbols rarely nest, so the search
+ * back for a holder stops after a few hundred entries. */
+static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct msym *sizeless = NULL;
+	uint64_t min_label = 0;
+	for (size_t k = lo, seen = 0; k-- > 0 && seen < 256; seen++) {
+		const struct msym *e = &m->v[k];
+		if (e->size && addr < e->addr + e->size) {
+			/* the best bound holder at this start comes first */
+			for (; k > 0 && m->v[k - 1].addr == e->addr; k--)
+				if (m->v[k - 1].size && addr < m->v[k - 1].addr + m->v[k - 1].size)
+					e = &m->v[k - 1];
+			return e;
+		}
+		if (e->size && e->addr + e->size > min_label)
+			min_label = e->addr + e->size;
+		if (!e->size && (!sizeless || (e->addr == sizeless->addr && e->bind >= sizeless->bind)))
+			sizeless = e; /* sorted: the last taken at one start is the best bound */
+	}
+	return sizeless && sizeless->addr >= min_label ? sizeless : NULL;
+}
+
 static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 		       struct pms_symbol *out)
 {
@@ -322,7 +430,19 @@ static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 		out->module = mname;
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	const char *name = NULL;
+	const struct modsyms *ms = mod_syms(s, mod);
+	if (ms && ms->v) {
+		const struct msym *e = msym_find(ms, addr);
+		memset(&sym, 0, sizeof(sym));
+		if (e) {
+			name = e->name;
+			off = addr - e->addr;
+			sym.st_size = e->size;
+		}
+	} else {
+		name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	}
 	/* For data, only a symbol that contains the address names it; the
 	 * nearest preceding one (what addrinfo falls back to) would mislabel
 	 * GOT entries and relocated tables. */

@@ -106,7 +106,13 @@ struct agg {
 	uint64_t st_efault, st_enoent, st_not_asked, st_gone, st_other;
 	int *ids; /* node ids named by pms_memprof_set_node_ids */
 	size_t nids;
+	/* Samples are folded in AGG_LAG behind their arrival, their slot
+	 * prefetched meanwhile (the table outgrows the caches at a few
+	 * hundred thousand instructions); agg_flush folds the rest. */
+	struct pms_memreport_sample lag[16];
+	size_t lag_head, lag_n;
 };
+#define AGG_LAG 16
 
 int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *opts,
 		    struct pms_memprof **out)
@@ -368,7 +374,6 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	long i;
 	int rc;
 
-	a->samples++;
 	if (kernel_ip(s) || ((s->valid & PMS_MS_ADDR) && s->addr >= (1ULL << 63)))
 		a->any_kernel = true;
 	if ((s->valid & PMS_MS_WEIGHT) && (rc = agg_weight(a, s->weight)) < 0)
@@ -502,6 +507,38 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	return 0;
 }
 
+static int agg_push(struct pms_memprof *p, const struct pms_memreport_sample *x)
+{
+	struct agg *a = p->agg;
+	int rc = 0;
+	if (a->lag_n == AGG_LAG) {
+		rc = agg_add(p, &a->lag[a->lag_head]);
+		a->lag_head = (a->lag_head + 1) % AGG_LAG;
+		a->lag_n--;
+	}
+	a->lag[(a->lag_head + a->lag_n++) % AGG_LAG] = *x;
+	a->samples++;
+	if ((x->s.valid & PMS_MS_IP) && a->ipt.v)
+		__builtin_prefetch(&a->ipt.v[iptab_home(&a->ipt, x->s.ip)]);
+	return rc;
+}
+
+/* Fold the lagging samples (before the mappings change and before a
+ * report). */
+static int agg_flush(struct pms_memprof *p)
+{
+	struct agg *a = p->agg;
+	int rc = 0;
+	while (a && a->lag_n) {
+		int r = agg_add(p, &a->lag[a->lag_head]);
+		if (r < 0 && rc >= 0)
+			rc = r;
+		a->lag_head = (a->lag_head + 1) % AGG_LAG;
+		a->lag_n--;
+	}
+	return rc;
+}
+
 int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, int mem_node,
 			 int cpu_node)
 {
@@ -514,7 +551,7 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	x.cpu_node = cpu_node >= 0 ? cpu_node : -1;
 	x.node_from_phys = mem_node >= 0 && (s->valid & PMS_MS_PHYS);
 	if (p->agg)
-		return agg_add(p, &x);
+		return agg_push(p, &x);
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 4096;
 		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
@@ -586,6 +623,9 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 {
 	if (!p || !rec)
 		return pms_err(PMS_EINVAL, "memprof sideband: NULL argument");
+	int frc = agg_flush(p); /* the samples before it see the mappings before it */
+	if (frc < 0)
+		return frc;
 	switch (rec->type) {
 	case PMS_RECORD_MMAP:
 	case PMS_RECORD_MMAP2: {
@@ -1449,6 +1489,8 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 
 	p->recorded = in->recorded;
 	if (p->agg) {
+		if ((rc = agg_flush(p)) < 0)
+			goto out;
 		r->kernel_visible = p->agg->any_kernel &&
 				    (in->recorded || (sym && pms_symbolizer_kernel_visible(sym)));
 		if ((rc = agg_report(p, r, sym)) < 0)

@@ -30,13 +30,21 @@ struct msym {
 	uint64_t addr, size;
 	const char *name; /* libdwfl's string, lives as long as the Dwfl */
 	unsigned idx;       /* index in the table: libdwfl keeps the first of equals */
+	unsigned shndx;     /* its section (a sizeless one names only its own section) */
 	unsigned char bind; /* 2 global, 1 weak, 0 local (libdwfl's preference) */
+};
+
+struct msec {
+	uint64_t lo, hi; /* module address range (bias applied) */
+	unsigned idx;
 };
 
 struct modsyms {
 	Dwfl_Module *mod;
 	struct msym *v; /* NULL: no table; lookups go to libdwfl */
 	size_t n;
+	struct msec *sec; /* the symbol file's sections in address order */
+	size_t nsec;
 };
 
 struct pms_symbolizer {
@@ -224,8 +232,10 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);
 	free(s->dm);
-	for (size_t i = 0; i < s->nmods; i++)
+	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].v);
+		free(s->mods[i].sec);
+	}
 	free(s->mods);
 	pms_maps_free(s->maps);
 	free(s);
@@ -355,14 +365,22 @@ static const struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod
 		return NULL;
 	s->mods = nm;
 	struct modsyms *m = &nm[s->nmods];
-	*m = (struct modsyms){ mod, NULL, 0 };
+	*m = (struct modsyms){ mod, NULL, 0, NULL, 0 };
 	int n = dwfl_module_getsymtab(mod);
+	Elf *symelf = NULL;
+	Dwarf_Addr sbias = 0;
 	if (n > 1 && (m->v = malloc((size_t)n * sizeof(*m->v)))) {
 		for (int i = 1; i < n; i++) {
 			GElf_Sym sym;
 			GElf_Addr a = 0;
 			GElf_Word shndx = 0;
-			const char *name = dwfl_module_getsym_info(mod, i, &sym, &a, &shndx, NULL, NULL);
+			Elf *e = NULL;
+			Dwarf_Addr b = 0;
+			const char *name = dwfl_module_getsym_info(mod, i, &sym, &a, &shndx, &e, &b);
+			if (e && e != symelf && !symelf) {
+				symelf = e;
+				sbias = b;
+			}
 			int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 			/* what libdwfl's addrsym considers: defined, named code and
 			 * data symbols */
@@ -370,11 +388,25 @@ static const struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod
 			    (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE &&
 			     type != STT_GNU_IFUNC))
 				continue;
-			m->v[m->n++] = (struct msym){ a, sym.st_size, name, (unsigned)i,
+			if (e != symelf)
+				shndx = SHN_UNDEF; /* another symbol file (aux table): never same_section */
+			m->v[m->n++] = (struct msym){ a, sym.st_size, name, (unsigned)i, (unsigned)shndx,
 						      (unsigned char)(bind == STB_GLOBAL ? 2
 								      : bind == STB_WEAK ? 1 : 0) };
 		}
 		qsort(m->v, m->n, sizeof(*m->v), msym_cmp);
+		size_t nscn = 0;
+		Elf_Scn *scn = NULL;
+		if (symelf && elf_getshdrnum(symelf, &nscn) == 0 && nscn &&
+		    (m->sec = calloc(nscn, sizeof(*m->sec)))) {
+			while ((scn = elf_nextscn(symelf, scn)) != NULL) {
+				GElf_Shdr sh;
+				if (gelf_getshdr(scn, &sh) && sh.sh_size && m->nsec < nscn)
+					m->sec[m->nsec++] = (struct msec){ sh.sh_addr + sbias,
+									   sh.sh_addr + sbias + sh.sh_size,
+									   (unsigned)elf_ndxscn(scn) };
+			}
+		}
 	}
 	s->last_mod = s->nmods++;
 	return m;
@@ -385,6 +417,16 @@ static const struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod
  * weak before a local at one address); else the nearest sizeless symbol
  * that no sized one ends after.  Sized symbols rarely nest, so the search
  * back for a holder stops after a few hundred entries. */
+/* The first section (in the file's order, as libdwfl's same_section
+ * scans) holding addr; SHN_UNDEF when none. */
+static unsigned msec_of(const struct modsyms *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->nsec; i++)
+		if (addr >= m->sec[i].lo && addr < m->sec[i].hi)
+			return m->sec[i].idx;
+	return SHN_UNDEF;
+}
+
 static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n;
@@ -410,7 +452,9 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 		}
 		if (e->size && e->addr + e->size > min_label)
 			min_label = e->addr + e->size;
-		if (!e->size && (!sizeless || (e->addr == sizeless->addr && e->bind >= sizeless->bind)))
+		if (!e->size && (!sizeless || (e->addr == sizeless->addr && e->bind >= sizeless->bind)) &&
+		    (e->shndx >= SHN_LORESERVE ? e->addr == addr
+					       : e->shndx != SHN_UNDEF && e->shndx == msec_of(m, addr)))
 			sizeless = e; /* sorted: the last taken at one start is the best bound */
 	}
 	return sizeless && sizeless->addr >= min_label ? sizeless : NULL;

@@ -49,7 +49,7 @@ static const struct cli_opt opts[] = {
 
 const struct cli_spec cli_spec_report = {
 	.name = "report",
-	.synopsis = "report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]",
+	.synopsis = "report [-i FILE | FILE] [--json [--samples] | --csv] [--top N] [--header]",
 	.description =
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
 		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
@@ -164,7 +164,8 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data";
-	bool json = false, csv = false, header = false, symbols = true, samples = false;
+	bool json = false, csv = false, header = false, symbols = true, samples = false, have_i = false;
+	const char *operand = NULL;
 	size_t top = 10;
 	struct pms_perfdata_reader *r = NULL;
 	struct pms_sys *sys = NULL;
@@ -186,7 +187,13 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		case O_HEADER: header = true; break;
 		case O_NOSYM: symbols = false; break;
 		case O_STDIO: break;
-		case 'i': path = p.arg; break;
+		case 'i': path = p.arg; have_i = true; break;
+		case CLI_OPERAND:
+			/* `report FILE` as users type it; -i FILE as perf takes it */
+			if (operand)
+				return cli_usage(&cli_spec_report, "one FILE at most ('%s' and '%s')", operand, p.arg);
+			operand = p.arg;
+			break;
 		case O_TOP:
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
 				return cli_bad_arg(&p, "1..100000");
@@ -199,6 +206,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		return cli_exit_code(c);
 	if (p.ind < argc)
 		return cli_usage(&cli_spec_report, "'%s' is not an argument of report", argv[p.ind]);
+	if (operand) {
+		if (have_i)
+			return cli_usage(&cli_spec_report, "'%s': the file is already given by -i", operand);
+		path = operand;
+	}
 	if (json && csv) {
 		return cli_usage(&cli_spec_report, "--json and --csv exclude each other");
 	}

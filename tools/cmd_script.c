@@ -36,7 +36,7 @@ static const struct cli_opt opts[] = {
 
 const struct cli_spec cli_spec_script = {
 	.name = "script",
-	.synopsis = "script [-i FILE] [-F FIELDS] [--json] [--header]",
+	.synopsis = "script [-i FILE | FILE] [-F FIELDS] [--json] [--header]",
 	.description =
 		"Print every sample of a perf.data file (file or pipe mode, either byte\n"
 		"order, zstd-compressed records unpacked), one line per sample in file\n"
@@ -502,6 +502,8 @@ void cli_perfdata_problems(const char *cmd, const char *path,
 int cmd_script(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data", *fields = NULL;
+	bool have_i = false;
+	const char *operand = NULL;
 	bool json = false, header = false;
 	enum field fs[32];
 	size_t nf = 0;
@@ -520,7 +522,13 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		switch (c) {
 		case O_JSON: json = true; break;
 		case O_HEADER: header = true; break;
-		case 'i': path = cp.arg; break;
+		case 'i': path = cp.arg; have_i = true; break;
+		case CLI_OPERAND:
+			/* `script FILE` as users type it; -i FILE as perf takes it */
+			if (operand)
+				return cli_usage(&cli_spec_script, "one FILE at most ('%s' and '%s')", operand, cp.arg);
+			operand = cp.arg;
+			break;
 		case 'F': fields = cp.arg; break;
 		default: return cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg);
 		}
@@ -529,6 +537,11 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		return cli_exit_code(c);
 	if (cp.ind < argc)
 		return cli_usage(&cli_spec_script, "'%s' is not an argument of script", argv[cp.ind]);
+	if (operand) {
+		if (have_i)
+			return cli_usage(&cli_spec_script, "'%s': the file is already given by -i", operand);
+		path = operand;
+	}
 	if (!fields)
 		fields = "comm,pid,tid,cpu,time,event,ip,addr,weight,data_src";
 	for (const char *p = fields; *p;) {

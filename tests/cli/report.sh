@@ -57,6 +57,12 @@ if [ ! -r "$ws" ]; then
 fi
 
 "$pms" report -i "$ws" >"$tmp/out" 2>&1; expect "exit" 0 $?
+# the file as an operand (issue 21), the same report and script as -i
+"$pms" report "$ws" >"$tmp/pos" 2>&1; expect "report FILE exit" 0 $?
+cmp -s "$tmp/out" "$tmp/pos" || { echo "FAIL: report FILE differs from report -i FILE"; fail=1; }
+expect "script FILE" "$("$pms" script -i "$ws" | md5sum)" "$("$pms" script "$ws" | md5sum)"
+"$pms" report -i "$ws" "$ws" >/dev/null 2>&1; expect "-i and FILE exit" 2 $?
+"$pms" script "$ws" "$ws" >/dev/null 2>&1; expect "two FILEs exit" 2 $?
 grep -q "^pmuscope report: .*perf.data.weight_struct (file mode, 12964 records, 0 skipped)" "$tmp/out" \
   || { echo "FAIL: title"; cat "$tmp/out"; fail=1; }
 grep -q "^samples: 14 (14 with a data address); lost 0 in 0 records, lost samples 0, throttled 0, dropped 0$" "$tmp/out" \

@@ -5,13 +5,16 @@
  * (so perf has symbols to resolve), and SAMPLES samples whose IPs fall in
  * that binary, with a dozen real data_src values and latencies.
  *
- * usage: perfdata_gen OUT [SAMPLES [THREADS [BINARY[:BINARY...] [DISTINCT]]]]
+ * usage: perfdata_gen OUT [SAMPLES [THREADS [BINARY[:BINARY...] [DISTINCT [rand]]]]]
  *        (default 5000000 64 /usr/lib/x86_64-linux-gnu/libc.so.6)
  *
  * With several binaries (a colon list) or DISTINCT, the samples' IPs come
  * from a pool of DISTINCT addresses (default 300000) spread evenly over the
  * executable segments of all the binaries, each mapped 256 MiB apart: the
- * "many DSOs with symbols" shape of bench/perfdata_bench.sh. */
+ * "many DSOs with symbols" shape of bench/perfdata_bench.sh.  "rand" sets
+ * random snoop, TLB, lock, block and region bits in each data_src, so
+ * distinct data_src words track samples (24 bits of them) while the
+ * levels stay a dozen: the shape of the report memory bound. */
 #include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -95,6 +98,7 @@ int main(int argc, char **argv)
 	unsigned threads = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 64;
 	const char *binlist = argc > 4 ? argv[4] : "/usr/lib/x86_64-linux-gnu/libc.so.6";
 	size_t distinct = argc > 5 ? (size_t)strtoull(argv[5], NULL, 10) : 0;
+	int randsrc = argc > 6 && !strcmp(argv[6], "rand");
 	char *bins[MAXBIN], *list = strdup(binlist), *save = NULL;
 	uint64_t boff[MAXBIN], blen[MAXBIN], bsize[MAXBIN], bino[MAXBIN];
 	uint64_t *pool = NULL;
@@ -205,6 +209,12 @@ int main(int argc, char **argv)
 		r.sample.period = 4000;
 		r.sample.weight = 30 + (x >> 40) % 470;
 		r.sample.data_src = dsrc[(x >> 50) % (sizeof(dsrc) / sizeof(dsrc[0]))];
+		if (randsrc) { /* snoop 19-23, lock 24-25, tlb 26-32, snoopx 38-39, blk 40-42, region 46-50 */
+			uint64_t y = xrand();
+			r.sample.data_src &= ~(0x3fffULL << 19 | 0x3ULL << 38 | 0x7ULL << 40 | 0x1fULL << 46);
+			r.sample.data_src |= (y & 0x3fffULL) << 19 | ((y >> 14) & 0x3) << 38 |
+					     ((y >> 16) & 0x7) << 40 | ((y >> 19) & 0x1f) << 46;
+		}
 		if (put(w, &l, &r) < 0)
 			goto fail;
 	}

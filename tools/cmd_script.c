@@ -109,11 +109,14 @@ struct dcache {
 	char text[256][PMS_DATASRC_TEXT_MAX + 1];
 };
 
-static const char *dsrc_text(struct dcache *d, uint64_t v)
+static const char *dsrc_text(struct dcache *d, uint64_t v, bool full)
 {
 	unsigned k = (unsigned)((v * 0x9e3779b97f4a7c15ULL) >> 56);
 	if (!d->used[k] || d->val[k] != v) {
-		pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
+		if (full) /* --json's data_src_text */
+			pms_datasrc_format(v, d->text[k], sizeof(d->text[k]));
+		else
+			pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
 		d->val[k] = v;
 		d->used[k] = true;
 	}
@@ -242,7 +245,7 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			l_num(&l, s->weight_var2_w, 10, 7);
 			break;
 		case F_DSRC:
-			l_str(&l, dsrc_text(dc, s->data_src), 0);
+			l_str(&l, dsrc_text(dc, s->data_src, false), 0);
 			break;
 		case F_TYPE:
 			l_str(&l, "SAMPLE", 0);
@@ -259,31 +262,29 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 		       const struct comms *comms, struct dcache *dc)
 {
 	const struct pms_sample *s = &ev->rec.sample;
-	struct json j;
+	struct json_row j;
 	char nb[64];
-	cli_json_init(&j, o);
-	j.pretty = false;
-	cli_json_begin_object(&j, NULL);
+	cli_jrow_begin(&j);
 	for (size_t i = 0; i < nf; i++) {
 		const char *k = field_names[fs[i]];
 		switch (fs[i]) {
 		case F_COMM:
-			cli_json_str(&j, k, comm_get(comms, s->tid));
+			cli_jrow_str(&j, k, comm_get(comms, s->tid));
 			break;
 		case F_PID:
-			cli_json_uint(&j, k, s->pid);
+			cli_jrow_uint(&j, k, s->pid);
 			break;
 		case F_TID:
-			cli_json_uint(&j, k, s->tid);
+			cli_jrow_uint(&j, k, s->tid);
 			break;
 		case F_CPU:
-			cli_json_uint(&j, k, s->cpu);
+			cli_jrow_uint(&j, k, s->cpu);
 			break;
 		case F_TIME:
-			cli_json_uint(&j, k, s->time);
+			cli_jrow_uint(&j, k, s->time);
 			break;
 		case F_EVENT:
-			cli_json_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
+			cli_jrow_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
 			break;
 		case F_IP:
 		case F_ADDR:
@@ -291,44 +292,40 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 			char hx[24];
 			uint64_t v = fs[i] == F_IP ? s->ip : fs[i] == F_ADDR ? s->addr : s->phys_addr;
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, v);
-			cli_json_str(&j, k, hx);
+			cli_jrow_str(&j, k, hx);
 			break;
 		}
 		case F_NODE:
 			if (ev->node >= 0)
-				cli_json_int(&j, k, ev->node);
+				cli_jrow_int(&j, k, ev->node);
 			else
-				cli_json_null(&j, k);
+				cli_jrow_null(&j, k);
 			break;
 		case F_PERIOD:
-			cli_json_uint(&j, k, s->period);
+			cli_jrow_uint(&j, k, s->period);
 			break;
 		case F_WEIGHT:
-			cli_json_uint(&j, k,
+			cli_jrow_uint(&j, k,
 				  (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
 			break;
 		case F_INSLAT:
-			cli_json_uint(&j, k, s->weight_var2_w);
+			cli_jrow_uint(&j, k, s->weight_var2_w);
 			break;
 		case F_DSRC: {
 			char hx[24];
-			char txt[PMS_DATASRC_TEXT_MAX + 1];
 			snprintf(hx, sizeof(hx), "0x%" PRIx64, s->data_src);
-			cli_json_str(&j, k, hx);
-			pms_datasrc_format(s->data_src, txt, sizeof(txt));
-			(void)dc;
-			cli_json_str(&j, "data_src_text", txt);
+			cli_jrow_str(&j, k, hx);
+			cli_jrow_str(&j, "data_src_text", dsrc_text(&dc[1], s->data_src, true));
 			break;
 		}
 		case F_TYPE:
-			cli_json_str(&j, k, "SAMPLE");
+			cli_jrow_str(&j, k, "SAMPLE");
 			break;
 		case F_N:
 			break;
 		}
 	}
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
+	cli_jrow_end(&j, o);
 }
 
 /* perf-tool record types 64.. (tools/lib/perf/include/perf/event.h). */
@@ -562,7 +559,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	if (cli_perfdata_open("script", path, &fd, &r))
 		return 1;
-	dc = calloc(1, sizeof(*dc));
+	dc = calloc(2, sizeof(*dc)) /* [0] script text, [1] --json text */;
 	if (!dc) {
 		ret = cli_fail("script");
 		goto out;

@@ -958,9 +958,12 @@ static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	if (res[i].done)
 		return;
 	res[i].done = true;
-	if (!may_name(p, r, sym, ips[i].kernel) ||
-	    pms_symbolizer_code(sym, ips[i].addr, ips[i].kernel, &sy) < 0)
+	if (!may_name(p, r, sym, ips[i].kernel))
 		return;
+	if (pms_symbolizer_code_func(sym, ips[i].addr, ips[i].kernel, &sy) < 0) {
+		res[i].module = sy.module; /* unknown ones group per module */
+		return;
+	}
 	res[i] = (struct symres){ sy.func, sy.module, sy.file, sy.line, ips[i].addr - sy.offset,
 				  true, false };
 }
@@ -994,18 +997,20 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 	}
 }
 
-/* The top instructions named one by one (file and line of each). */
+/* The top instructions named one by one (file and line of each; a
+ * function gets the file of its first instruction, no line). */
 static int top_lines(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-		     struct pms_memreport_site *v, size_t n)
+		     struct pms_memreport_site *v, size_t n, bool line)
 {
 	int rc = 0;
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		struct pms_symbol sy = { 0 };
 		if (v[i].addr_hidden || v[i].file || !may_name(p, r, sym, v[i].kernel) ||
+		    (!line && !strcmp(v[i].name, "[unknown]")) ||
 		    pms_symbolizer_code(sym, v[i].addr, v[i].kernel, &sy) < 0 || !sy.file)
 			continue;
 		v[i].file = xstrdup(sy.file, &rc);
-		v[i].line = sy.line;
+		v[i].line = line ? sy.line : 0;
 	}
 	return rc;
 }
@@ -1023,7 +1028,8 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
-	/* Name the IPs in address order, bisecting: when two IPs resolve to
+	/* Name the IPs in address order (names only: lines are looked up for
+	 * the top lists below), bisecting: when two IPs resolve to
 	 * the same symbol (same module, name and start), every IP between them
 	 * lies in it too (a symbol is one contiguous range), so a function
 	 * costs about log2(its distinct IPs) lookups, not one per IP (each
@@ -1096,9 +1102,13 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		rc = top_of(funcs, nfuncs, p->top, by_latency, true, &r->top_funcs_latency,
 			    &r->ntop_funcs_latency);
 	if (rc >= 0)
-		rc = top_lines(p, r, sym, r->top_ips_samples, r->ntop_ips_samples);
+		rc = top_lines(p, r, sym, r->top_ips_samples, r->ntop_ips_samples, true);
 	if (rc >= 0)
-		rc = top_lines(p, r, sym, r->top_ips_latency, r->ntop_ips_latency);
+		rc = top_lines(p, r, sym, r->top_ips_latency, r->ntop_ips_latency, true);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_funcs_samples, r->ntop_funcs_samples, false);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_funcs_latency, r->ntop_funcs_latency, false);
 out:
 	free(ord);
 	free(res);

@@ -460,7 +460,9 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 	return sizeless && sizeless->addr >= min_label ? sizeless : NULL;
 }
 
-static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
+/* code: the nearest symbol names it (libdwfl's rule); else only a symbol
+ * holding it.  want_line: also the source file and line. */
+static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool code, bool want_line,
 		       struct pms_symbol *out)
 {
 	const struct pms_map *m = pms_maps_find(s->maps, addr);
@@ -490,7 +492,7 @@ static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 	/* For data, only a symbol that contains the address names it; the
 	 * nearest preceding one (what addrinfo falls back to) would mislabel
 	 * GOT entries and relocated tables. */
-	if (name && !want_line && (sym.st_size == 0 || off >= sym.st_size))
+	if (name && !code && (sym.st_size == 0 || off >= sym.st_size))
 		name = NULL;
 	if (name) {
 		out->func = demangled(s, name);
@@ -518,7 +520,18 @@ int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 	memset(out, 0, sizeof(*out));
 	if (kernel)
 		return kernel_lookup(s, ip, out);
-	return dwfl_lookup(s, ip, true, out);
+	return dwfl_lookup(s, ip, true, true, out);
+}
+
+int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
+			     struct pms_symbol *out)
+{
+	if (!s || !out)
+		return pms_err(PMS_EINVAL, "symbolizer: NULL argument");
+	memset(out, 0, sizeof(*out));
+	if (kernel)
+		return kernel_lookup(s, ip, out);
+	return dwfl_lookup(s, ip, true, false, out);
 }
 
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out)
@@ -532,5 +545,5 @@ int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symb
 			out->module = m->path;
 		return pms_err(PMS_ENOENT, "0x%" PRIx64 " is not in a file mapping", addr);
 	}
-	return dwfl_lookup(s, addr, false, out);
+	return dwfl_lookup(s, addr, false, false, out);
 }

@@ -78,6 +78,7 @@ void cli_jrow_begin(struct json_row *r);
 void cli_jrow_str(struct json_row *r, const char *key, const char *val); /* NULL -> null */
 void cli_jrow_uint(struct json_row *r, const char *key, unsigned long long val);
 void cli_jrow_int(struct json_row *r, const char *key, long long val);
+void cli_jrow_hex(struct json_row *r, const char *key, unsigned long long val); /* "0x..." */
 void cli_jrow_null(struct json_row *r, const char *key);
 void cli_jrow_end(struct json_row *r, FILE *f); /* "}\n" and the line out */
 void cli_json_finish(struct json *j); /* writes, newline, releases the tree */

@@ -184,6 +184,31 @@ static void l_num(struct line *l, uint64_t v, unsigned base, size_t width)
 		l->b[l->n++] = t[--n];
 }
 
+/* v in base 10, zero-padded to width (perf's %03u, %06lu). */
+static void l_zero(struct line *l, uint64_t v, size_t width)
+{
+	char t[24];
+	size_t n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (l->n + (width > n ? width : n) + 2 > sizeof(l->b))
+		return;
+	while (width > n) {
+		l->b[l->n++] = '0';
+		width--;
+	}
+	while (n)
+		l->b[l->n++] = t[--n];
+}
+
+static void l_chr(struct line *l, char c)
+{
+	if (l->n + 2 < sizeof(l->b))
+		l->b[l->n++] = c;
+}
+
 static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
 		       const struct comms *comms, struct dcache *dc)
 {
@@ -207,13 +232,15 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			l_num(&l, s->tid, 10, 7);
 			break;
 		case F_CPU:
-			snprintf(nb, sizeof(nb), "[%03" PRIu32 "]", s->cpu);
-			l_str(&l, nb, 0);
+			l_chr(&l, '[');
+			l_zero(&l, s->cpu, 3);
+			l_chr(&l, ']');
 			break;
 		case F_TIME:
-			snprintf(nb, sizeof(nb), "%" PRIu64 ".%06" PRIu64 ":", s->time / 1000000000u,
-				 s->time % 1000000000u / 1000u);
-			l_str(&l, nb, 0);
+			l_num(&l, s->time / 1000000000u, 10, 0);
+			l_chr(&l, '.');
+			l_zero(&l, s->time % 1000000000u / 1000u, 6);
+			l_chr(&l, ':');
 			break;
 		case F_EVENT:
 			l_str(&l, event_name(ev->attr, nb, sizeof(nb)), 0);
@@ -289,10 +316,8 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 		case F_IP:
 		case F_ADDR:
 		case F_PHYS: {
-			char hx[24];
 			uint64_t v = fs[i] == F_IP ? s->ip : fs[i] == F_ADDR ? s->addr : s->phys_addr;
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, v);
-			cli_jrow_str(&j, k, hx);
+			cli_jrow_hex(&j, k, v);
 			break;
 		}
 		case F_NODE:
@@ -312,9 +337,7 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 			cli_jrow_uint(&j, k, s->weight_var2_w);
 			break;
 		case F_DSRC: {
-			char hx[24];
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, s->data_src);
-			cli_jrow_str(&j, k, hx);
+			cli_jrow_hex(&j, k, s->data_src);
 			cli_jrow_str(&j, "data_src_text", dsrc_text(&dc[1], s->data_src, true));
 			break;
 		}

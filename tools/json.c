@@ -373,6 +373,22 @@ void cli_jrow_uint(struct json_row *r, const char *k, unsigned long long v)
 	row_raw(r, t + n, sizeof(t) - n);
 }
 
+void cli_jrow_hex(struct json_row *r, const char *k, unsigned long long v)
+{
+	char t[24];
+	size_t n = sizeof(t);
+	t[--n] = '"';
+	do {
+		t[--n] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	t[--n] = 'x';
+	t[--n] = '0';
+	t[--n] = '"';
+	row_key(r, k);
+	row_raw(r, t + n, sizeof(t) - n);
+}
+
 void cli_jrow_int(struct json_row *r, const char *k, long long v)
 {
 	if (v >= 0) {

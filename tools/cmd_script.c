@@ -106,17 +106,20 @@ static const char *comm_get(const struct comms *c, uint32_t tid)
 struct dcache {
 	uint64_t val[256];
 	bool used[256];
-	char text[256][PMS_DATASRC_TEXT_MAX + 1];
+	char text[256][2 * PMS_DATASRC_TEXT_MAX + 8]; /* room for a JSON-quoted text */
 };
 
 static const char *dsrc_text(struct dcache *d, uint64_t v, bool full)
 {
 	unsigned k = (unsigned)((v * 0x9e3779b97f4a7c15ULL) >> 56);
 	if (!d->used[k] || d->val[k] != v) {
-		if (full) /* --json's data_src_text */
-			pms_datasrc_format(v, d->text[k], sizeof(d->text[k]));
-		else
+		if (full) { /* --json's data_src_text, quoted once */
+			char t[PMS_DATASRC_TEXT_MAX + 1];
+			pms_datasrc_format(v, t, sizeof(t));
+			cli_json_quote(t, d->text[k], sizeof(d->text[k]));
+		} else {
 			pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
+		}
 		d->val[k] = v;
 		d->used[k] = true;
 	}
@@ -338,7 +341,8 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 			break;
 		case F_DSRC: {
 			cli_jrow_hex(&j, k, s->data_src);
-			cli_jrow_str(&j, "data_src_text", dsrc_text(&dc[1], s->data_src, true));
+			const char *q = dsrc_text(&dc[1], s->data_src, true);
+			cli_jrow_raw(&j, "data_src_text", q, strlen(q));
 			break;
 		}
 		case F_TYPE:

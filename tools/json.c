@@ -389,6 +389,29 @@ void cli_jrow_hex(struct json_row *r, const char *k, unsigned long long v)
 	row_raw(r, t + n, sizeof(t) - n);
 }
 
+void cli_jrow_raw(struct json_row *r, const char *k, const char *json, size_t len)
+{
+	row_key(r, k);
+	row_raw(r, json, len);
+}
+
+size_t cli_json_quote(const char *s, char *out, size_t size)
+{
+	struct json_row *t = malloc(sizeof(*t));
+	size_t n = 0;
+	if (!t || !size) {
+		free(t);
+		return 0;
+	}
+	t->n = 0;
+	row_quoted(t, s);
+	n = t->n < size - 1 ? t->n : size - 1;
+	memcpy(out, t->b, n);
+	out[n] = 0;
+	free(t);
+	return n;
+}
+
 void cli_jrow_int(struct json_row *r, const char *k, long long v)
 {
 	if (v >= 0) {

@@ -41,6 +41,17 @@ x86)
 			--size 8M --steps 100000
 	done
 	run stat_pernode_json /bin/pmuscope stat --json --per-node -a -e cpu-clock -- /bin/sleep 0.2
+	# The placement advisor (docs/advise.md, beds.py check_x86_advise): a hot
+	# buffer on node 2 read by threads on node 0 (advice applied, measured
+	# again); a buffer on node 0 read by node 0 and node 1 (interleave).
+	if has_cmd migrate; then
+		run advise_move /bin/pmuscope mem --quiet --json --engine software --apply \
+			--duration 3 -- /bin/bedcheck advwl move 120 /tmp/advm
+		run advise_move_wl cat /tmp/advm
+		run advise_share /bin/pmuscope mem --quiet --json --engine software --advise \
+			--duration 3 -- /bin/bedcheck advwl share 120 /tmp/advs
+		run advise_share_wl cat /tmp/advs
+	fi
 	;;
 x86damon)
 	# DAMON (docs/damon.md): 5 runs, Ctrl-C, a crashing workload, someone

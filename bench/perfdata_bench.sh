@@ -1,52 +1,103 @@
 #!/usr/bin/env bash
-# pmuscope script/report against perf script/perf mem report on the same large
-# perf.data file.  Not a test: prints wall time and peak RSS of each and the
-# ratios (perf / pmuscope).  Run by hand:
+# pmuscope report/script against perf's fair equivalents on the same
+# perf.data files (issue 21).  Not a test: it prints medians and ratios.
 #
-#   bench/perfdata_bench.sh [BUILD_DIR [SAMPLES [FILE]]]
+#   bench/perfdata_bench.sh [BUILD_DIR [SAMPLES [RUNS [SHAPES]]]]
 #
-# BUILD_DIR (default build) must hold pmuscope and bench/perfdata_gen;
-# SAMPLES defaults to 5000000; FILE (default $TMPDIR/pms-bench.data) is
-# generated when missing (COMM/MMAP2 for 64 threads mapping libc, so perf has
-# symbols to resolve).  Uses /usr/bin/time -v for peak RSS when present.
+# BUILD_DIR (default build) holds pmuscope and bench/perfdata_gen; SAMPLES
+# (default 5000000) per generated file; RUNS (default 3) paired runs per
+# command; SHAPES (default "bench dso rand") which files:
+#   bench  64 threads mapping libc, IPs in its first MiB (~262 K distinct)
+#   dso    300 K distinct IPs over the text of 20 system shared objects
+#   rand   like bench, but random snoop/TLB/lock/block bits: distinct
+#          data_src words track samples (the report memory shape)
+# Files are generated under ${TMPDIR:-/tmp}/pms-bench-*.data when missing.
+#
+# Paired and interleaved: each run does pmuscope then perf, one after the
+# other, so a loaded machine slows both alike; figures are medians of
+# RUNS.  "cpu" is user+sys seconds, "wall" elapsed, "rss" peak resident
+# (GNU time).  The load average before and after is printed: say it with
+# the figures.
 set -eu
 build=${1:-build}
 n=${2:-5000000}
-file=${3:-${TMPDIR:-/tmp}/pms-bench.data}
+runs=${3:-3}
+shapes=${4:-bench dso rand}
 pms=$build/pmuscope
 gen=$build/bench/perfdata_gen
 [ -x "$pms" ] && [ -x "$gen" ] || { echo "build $build first (ninja -C $build)" >&2; exit 2; }
 command -v perf >/dev/null || { echo "perf is not installed" >&2; exit 2; }
-[ -s "$file" ] || "$gen" "$file" "$n"
+[ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 2; }
 home=$(mktemp -d); trap 'rm -rf "$home"' EXIT
 export HOME=$home PERF_CONFIG=/dev/null LC_ALL=C
 unset DEBUGINFOD_URLS
+lib=/usr/lib/x86_64-linux-gnu
+dsos=
+for f in libcrypto.so.3 libpython3.11.so.1.0 libgtk-3.so.0 libperl.so.5.36 libprotobuf.so.32 \
+	 libicui18n.so.72 libstdc++.so.6 libgnutls.so.30 libgfortran.so.5 libcapstone.so.4 \
+	 libx265.so.199 librsvg-2.so.2 libaom.so.3 libgrpc.so.29 libz3.so.4 libasan.so.8 \
+	 libtsan.so.2 libubsan.so.1 liblsan.so.0 libgprofng.so.0 libLLVM-15.so.1 libclang-14.so.14 \
+	 libpython3.12.so.1.0 libicuuc.so.72 libxml2.so.2 libsqlite3.so.0 libglib-2.0.so.0 libc.so.6; do
+	[ -r "$lib/$f" ] || continue
+	[ "$(echo "$dsos" | tr ':' '\n' | grep -c .)" -ge 20 ] && break
+	dsos=${dsos:+$dsos:}$(readlink -f "$lib/$f")
+done
 
-# run NAME CMD...: wall seconds and peak RSS (kB) into $wall $rss.
-run() {
-  local name=$1; shift
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -v -o "$home/t" "$@" >"$home/$name.out" 2>"$home/$name.err" || true
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$home/t")
-    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$home/t")
-  else
-    local t0 t1
-    t0=$(date +%s.%N); "$@" >"$home/$name.out" 2>"$home/$name.err" || true; t1=$(date +%s.%N)
-    wall=$(echo "$t1 - $t0" | bc); rss=0
-  fi
-  printf '%-34s %9.2f s %10s kB  %s lines\n' "$name" "$wall" "$rss" "$(wc -l <"$home/$name.out")"
+file_of() { echo "${TMPDIR:-/tmp}/pms-bench-$1-$n.data"; }
+make_file() {
+	local f; f=$(file_of "$1")
+	[ -s "$f" ] && return 0
+	case $1 in
+	bench) "$gen" "$f" "$n" >&2 ;;
+	dso) "$gen" "$f" "$n" 64 "$dsos" 300000 >&2 ;;
+	rand) "$gen" "$f" "$n" 64 "$lib/libc.so.6" 0 rand >&2 ;;
+	esac
 }
 
-printf 'file: %s (%s bytes)\n' "$file" "$(stat -c %s "$file")"
-run "pmuscope script" "$pms" script -i "$file" -F ip,addr,data_src,weight
-sw=$wall; sr=$rss
-run "perf script -F ip,addr,data_src,weight" perf script --force -i "$file" -F ip,addr,data_src,weight
-pw=$wall; pr=$rss
-run "pmuscope report" "$pms" report -i "$file"
-rw=$wall; rr=$rss
-run "perf mem report --stdio" perf mem report --force --stdio -i "$file"
-mw=$wall; mr=$rss
+# one NAME CMD...: appends "wall cpu rss" to $home/NAME.
+one() {
+	local name=$1; shift
+	/usr/bin/time -f '%e %U %S %M' -o "$home/t" "$@" >"$home/out" 2>/dev/null || true
+	awk '{printf "%.3f %.3f %d\n", $1, $2 + $3, $4}' "$home/t" >>"$home/$name"
+}
+# med NAME COL: the median of a column (1 wall, 2 cpu, 3 rss).
+med() { awk -v c="$2" '{print $c}' "$home/$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "n/a" }'; }
-echo
-echo "script: perf/pmuscope wall $(ratio "$pw" "$sw"), peak RSS $(ratio "$pr" "$sr")"
-echo "report: perf/pmuscope wall $(ratio "$mw" "$rw"), peak RSS $(ratio "$mr" "$rr")"
+show() { # label, pms name, perf name
+	printf '  %-44s pmuscope %7.2f s cpu %7.2f s wall %7d kB | perf %7.2f s cpu %7.2f s wall %7d kB | perf/pmuscope cpu %s wall %s rss %s\n' \
+		"$1" "$(med "$2" 2)" "$(med "$2" 1)" "$(med "$2" 3)" "$(med "$3" 2)" "$(med "$3" 1)" "$(med "$3" 3)" \
+		"$(ratio "$(med "$3" 2)" "$(med "$2" 2)")" "$(ratio "$(med "$3" 1)" "$(med "$2" 1)")" \
+		"$(ratio "$(med "$3" 3)" "$(med "$2" 3)")"
+}
+
+echo "perfdata_bench: $n samples a file, $runs paired runs, $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "pmuscope $("$pms" --version 2>/dev/null | head -1); $(perf --version)"
+for shape in $shapes; do
+	make_file "$shape"
+	f=$(file_of "$shape")
+	rm -f "$home"/p_* "$home"/f_*
+	for _ in $(seq "$runs"); do
+		one p_rep "$pms" report "$f"   # the file as an operand, as users type it
+		one f_agg perf mem report --force --stdio --sort=mem -i "$f"
+		one p_rep2 "$pms" report "$f"
+		one f_per perf mem report --force --stdio -i "$f"
+		one p_nos "$pms" report --no-symbols -i "$f"
+		one p_read "$pms" script -F ip -i "$f"
+		one p_scr "$pms" script -F ip,addr,data_src,weight -i "$f"
+		one f_scr perf script --force -i "$f" -F ip,addr,data_src,weight
+		one p_json "$pms" script --json -F ip,addr,data_src,weight -i "$f"
+		one p_scrall "$pms" script -i "$f"
+		one f_scrall perf script --force -i "$f"
+	done
+	cat "$home/p_rep2" >>"$home/p_rep"
+	echo "$shape: $f ($(stat -c %s "$f") bytes)"
+	show "report vs perf mem report --sort=mem" p_rep f_agg
+	show "report vs perf mem report (per sample)" p_rep f_per
+	show "script -F ip,addr,data_src,weight" p_scr f_scr
+	show "script --json -F ... vs perf script -F ..." p_json f_scr
+	show "script (default fields)" p_scrall f_scrall
+	nos=$(med p_nos 2); rd=$(med p_read 2)
+	printf '  report --no-symbols: %.2f s cpu = %.1f M samples/s; script -F ip (read+decode+print): %.2f s cpu; ratio %s\n' \
+		"$nos" "$(awk -v n="$n" -v t="$nos" 'BEGIN { print (t > 0 ? n / t / 1e6 : 0) }')" "$rd" "$(ratio "$nos" "$rd")"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

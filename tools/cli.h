@@ -68,6 +68,23 @@ void cli_json_uint(struct json *j, const char *key, unsigned long long val);
 void cli_json_bool(struct json *j, const char *key, bool val);
 void cli_json_double(struct json *j, const char *key, double val);
 void cli_json_null(struct json *j, const char *key);
+/* One flat JSON object per line (JSON Lines rows), the text the tree's
+ * compact dump would write, built in r's buffer (json.c). */
+struct json_row {
+	char b[8192];
+	size_t n;
+};
+void cli_jrow_begin(struct json_row *r);
+void cli_jrow_str(struct json_row *r, const char *key, const char *val); /* NULL -> null */
+void cli_jrow_uint(struct json_row *r, const char *key, unsigned long long val);
+void cli_jrow_int(struct json_row *r, const char *key, long long val);
+/* A value already in JSON (len bytes), e.g. one quoted once by
+ * cli_json_quote (s as a JSON string, NUL-terminated in out; its length). */
+void cli_jrow_raw(struct json_row *r, const char *key, const char *json, size_t len);
+size_t cli_json_quote(const char *s, char *out, size_t size);
+void cli_jrow_hex(struct json_row *r, const char *key, unsigned long long val); /* "0x..." */
+void cli_jrow_null(struct json_row *r, const char *key);
+void cli_jrow_end(struct json_row *r, FILE *f); /* "}\n" and the line out */
 void cli_json_finish(struct json *j); /* writes, newline, releases the tree */
 
 #endif

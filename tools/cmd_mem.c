@@ -51,6 +51,7 @@ struct mem_opts {
 	double duration;
 	enum pms_engine engine;
 	uint64_t period, freq;
+	size_t mmap_pages; /* 0: the sampler's default */
 	unsigned ops, ldlat;
 	enum pms_sampler_priv priv;
 	bool phys, verify, json, samples, csv, quiet, progress;
@@ -111,6 +112,7 @@ enum {
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
 	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
 	O_CALLGRAPH = 400,
+	O_MMAP_PAGES,
 };
 
 static const struct cli_opt opts[] = {
@@ -127,6 +129,10 @@ static const struct cli_opt opts[] = {
 	{ "engine", 0, CLI_ARG, "NAME", O_ENGINE, "ibs, pebs, spe, damon or software (default: best available;\ndamon before software: pmuscope mem --engine damon --help)" },
 	{ "period", 0, CLI_ARG, "N", O_PERIOD, "sample period (default: the engine's)" },
 	{ "count", 'c', CLI_ARG, "N", 'c', "the same as --period (perf record -c)" },
+	{ "mmap-pages", 'm', CLI_ARG, "N", O_MMAP_PAGES,
+	  "ring buffer data pages per ring (a power of two) or a size\n"
+	  "with a K/M/G suffix rounded up to one (perf record -m;\n"
+	  "default 512K, perf's)" },
 	{ "freq", 'F', CLI_ARG, "HZ", 'F', "sample at HZ samples per second instead of a period\n(perf record -F)" },
 	{ "type", 't', CLI_ARG, "OPS", 't', "load, store or load,store: the memory operations to\nsample (perf mem -t; default both)" },
 	{ "ldlat", 0, CLI_ARG, "CYCLES", O_LDLAT, "load-latency threshold (perf mem --ldlat; PEBS, IBS)" },
@@ -338,6 +344,31 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			}
 			o->period = (uint64_t)v;
 			break;
+		case O_MMAP_PAGES: {
+			/* perf's rule (evlist.c __perf_evlist__parse_mmap_pages):
+			 * a page count must be a power of two; a size is rounded
+			 * up to one */
+			size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = 0;
+			const char *e = arg + strspn(arg, "0123456789");
+			if (*e && e != arg) {
+				size_t b = 0;
+				if (parse_size(arg, &b) < 0 || !b) {
+					fprintf(stderr, "pmuscope: mem: -m '%s': want a size (K/M/G)\n", arg);
+					return CLI_USAGE;
+				}
+				n = 1;
+				while (n * psz < b && n < ((size_t)1 << 30))
+					n <<= 1;
+			} else if (parse_long(arg, 1, 1L << 30, &v) < 0 || (v & (v - 1))) {
+				fprintf(stderr, "pmuscope: mem: -m '%s': want a power of two of pages "
+						"or a size with K/M/G\n", arg);
+				return CLI_USAGE;
+			} else {
+				n = (size_t)v;
+			}
+			o->mmap_pages = n;
+			break;
+		}
 		case O_PHYS: o->phys = true; break;
 		case O_VERIFY: o->verify = true; break;
 		case O_JSON: o->json = true; break;
@@ -858,6 +889,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.pid = pid;
 	so.period = o.period;
 	so.freq = o.freq;
+	so.data_pages = o.mmap_pages;
 	so.ops = o.ops;
 	so.ldlat = o.ldlat;
 	so.priv = o.priv;

@@ -59,7 +59,7 @@ static const struct cli_opt opts[] = {
 
 const struct cli_spec cli_spec_report = {
 	.name = "report",
-	.synopsis = "report [-i FILE]... [--json [--samples] | --csv | --folded[=latency]]\n"
+	.synopsis = "report [-i FILE | FILE]... [--json [--samples] | --csv | --folded[=latency]]\n"
 		    "       [--html FILE] [--pprof FILE] [--top N] [--header] [--advise]",
 	.description =
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
@@ -299,8 +299,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		case O_STDIO: break;
 		case O_ADVISE: ma.advise = true; break;
 		case 'i':
+		case CLI_OPERAND:
+			/* -i FILE as perf takes it, or `report FILE` as users type it;
+			 * several files make one merged report */
 			if (nin == MAX_INPUTS)
-				return cli_usage(&cli_spec_report, "at most %d input files (-i)", MAX_INPUTS);
+				return cli_usage(&cli_spec_report, "at most %d input files", MAX_INPUTS);
 			in[nin++].path = p.arg;
 			break;
 		case O_TOP:

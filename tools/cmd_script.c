@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static const struct cli_opt opts[] = {
 
 const struct cli_spec cli_spec_script = {
 	.name = "script",
-	.synopsis = "script [-i FILE] [-F FIELDS] [--json] [--header]",
+	.synopsis = "script [-i FILE | FILE] [-F FIELDS] [--json] [--header]",
 	.description =
 		"Print every sample of a perf.data file (file or pipe mode, either byte\n"
 		"order, zstd-compressed records unpacked), one line per sample in file\n"
@@ -111,14 +112,20 @@ static const char *comm_get(const struct comms *c, uint32_t tid)
 struct dcache {
 	uint64_t val[256];
 	bool used[256];
-	char text[256][PMS_DATASRC_TEXT_MAX + 1];
+	char text[256][2 * PMS_DATASRC_TEXT_MAX + 8]; /* room for a JSON-quoted text */
 };
 
-static const char *dsrc_text(struct dcache *d, uint64_t v)
+static const char *dsrc_text(struct dcache *d, uint64_t v, bool full)
 {
 	unsigned k = (unsigned)((v * 0x9e3779b97f4a7c15ULL) >> 56);
 	if (!d->used[k] || d->val[k] != v) {
-		pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
+		if (full) { /* --json's data_src_text, quoted once */
+			char t[PMS_DATASRC_TEXT_MAX + 1];
+			pms_datasrc_format(v, t, sizeof(t));
+			cli_json_quote(t, d->text[k], sizeof(d->text[k]));
+		} else {
+			pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
+		}
 		d->val[k] = v;
 		d->used[k] = true;
 	}
@@ -236,6 +243,31 @@ static void print_chain(FILE *o, const struct pms_sample *s)
 	fputc('\n', o);
 }
 
+/* v in base 10, zero-padded to width (perf's %03u, %06lu). */
+static void l_zero(struct line *l, uint64_t v, size_t width)
+{
+	char t[24];
+	size_t n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (l->n + (width > n ? width : n) + 2 > sizeof(l->b))
+		return;
+	while (width > n) {
+		l->b[l->n++] = '0';
+		width--;
+	}
+	while (n)
+		l->b[l->n++] = t[--n];
+}
+
+static void l_chr(struct line *l, char c)
+{
+	if (l->n + 2 < sizeof(l->b))
+		l->b[l->n++] = c;
+}
+
 static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
 		       const struct comms *comms, struct dcache *dc)
 {
@@ -259,13 +291,15 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			l_num(&l, s->tid, 10, 7);
 			break;
 		case F_CPU:
-			snprintf(nb, sizeof(nb), "[%03" PRIu32 "]", s->cpu);
-			l_str(&l, nb, 0);
+			l_chr(&l, '[');
+			l_zero(&l, s->cpu, 3);
+			l_chr(&l, ']');
 			break;
 		case F_TIME:
-			snprintf(nb, sizeof(nb), "%" PRIu64 ".%06" PRIu64 ":", s->time / 1000000000u,
-				 s->time % 1000000000u / 1000u);
-			l_str(&l, nb, 0);
+			l_num(&l, s->time / 1000000000u, 10, 0);
+			l_chr(&l, '.');
+			l_zero(&l, s->time % 1000000000u / 1000u, 6);
+			l_chr(&l, ':');
 			break;
 		case F_EVENT:
 			l_str(&l, event_name(ev->attr, nb, sizeof(nb)), 0);
@@ -297,7 +331,7 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			l_num(&l, s->weight_var2_w, 10, 7);
 			break;
 		case F_DSRC:
-			l_str(&l, dsrc_text(dc, s->data_src), 0);
+			l_str(&l, dsrc_text(dc, s->data_src, false), 0);
 			break;
 		case F_TYPE:
 			l_str(&l, "SAMPLE", 0);
@@ -323,98 +357,99 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			print_chain(o, s);
 }
 
+/* A nested value (branch stack, call chain) into the row: built with
+ * jansson, written compact; null when it could not be built. */
+static void jrow_json(struct json_row *j, const char *k, json_t *v)
+{
+	char *txt = v ? json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	if (txt)
+		cli_jrow_raw(j, k, txt, strlen(txt));
+	else
+		cli_jrow_null(j, k);
+	free(txt);
+	json_decref(v);
+}
+
 static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
 		       const struct comms *comms, struct dcache *dc)
 {
 	const struct pms_sample *s = &ev->rec.sample;
-	struct json j;
+	struct json_row j;
 	char nb[64];
-	cli_json_init(&j, o);
-	j.pretty = false;
-	cli_json_begin_object(&j, NULL);
+	cli_jrow_begin(&j);
 	for (size_t i = 0; i < nf; i++) {
 		const char *k = field_names[fs[i]];
 		switch (fs[i]) {
 		case F_COMM:
-			cli_json_str(&j, k, comm_get(comms, s->tid));
+			cli_jrow_str(&j, k, comm_get(comms, s->tid));
 			break;
 		case F_PID:
-			cli_json_uint(&j, k, s->pid);
+			cli_jrow_uint(&j, k, s->pid);
 			break;
 		case F_TID:
-			cli_json_uint(&j, k, s->tid);
+			cli_jrow_uint(&j, k, s->tid);
 			break;
 		case F_CPU:
-			cli_json_uint(&j, k, s->cpu);
+			cli_jrow_uint(&j, k, s->cpu);
 			break;
 		case F_TIME:
-			cli_json_uint(&j, k, s->time);
+			cli_jrow_uint(&j, k, s->time);
 			break;
 		case F_EVENT:
-			cli_json_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
+			cli_jrow_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
 			break;
 		case F_IP:
 		case F_ADDR:
 		case F_PHYS: {
-			char hx[24];
 			uint64_t v = fs[i] == F_IP ? s->ip : fs[i] == F_ADDR ? s->addr : s->phys_addr;
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, v);
-			cli_json_str(&j, k, hx);
+			cli_jrow_hex(&j, k, v);
 			break;
 		}
 		case F_NODE:
 			if (ev->node >= 0)
-				cli_json_int(&j, k, ev->node);
+				cli_jrow_int(&j, k, ev->node);
 			else
-				cli_json_null(&j, k);
+				cli_jrow_null(&j, k);
 			break;
 		case F_PERIOD:
-			cli_json_uint(&j, k, s->period);
+			cli_jrow_uint(&j, k, s->period);
 			break;
 		case F_WEIGHT:
-			cli_json_uint(&j, k,
+			cli_jrow_uint(&j, k,
 				  (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
 			break;
 		case F_INSLAT:
-			cli_json_uint(&j, k, s->weight_var2_w);
+			cli_jrow_uint(&j, k, s->weight_var2_w);
 			break;
 		case F_DSRC: {
-			char hx[24];
-			char txt[PMS_DATASRC_TEXT_MAX + 1];
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, s->data_src);
-			cli_json_str(&j, k, hx);
-			pms_datasrc_format(s->data_src, txt, sizeof(txt));
-			(void)dc;
-			cli_json_str(&j, "data_src_text", txt);
+			cli_jrow_hex(&j, k, s->data_src);
+			const char *q = dsrc_text(&dc[1], s->data_src, true);
+			cli_jrow_raw(&j, "data_src_text", q, strlen(q));
 			break;
 		}
 		case F_TYPE:
-			cli_json_str(&j, k, "SAMPLE");
+			cli_jrow_str(&j, k, "SAMPLE");
 			break;
 		case F_BRSTACK:
 			if (!(s->present & PMS_SAMPLE_BRANCH_STACK)) {
-				cli_json_null(&j, k);
+				cli_jrow_null(&j, k);
 				break;
 			}
-			cli_json_begin_array(&j, k);
-			for (uint64_t b = 0; b < s->branch.nr; b++) {
-				struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)b);
-				char hx[24];
-				cli_json_begin_object(&j, NULL);
-				snprintf(hx, sizeof(hx), "0x%" PRIx64, br.from);
-				cli_json_str(&j, "from", hx);
-				snprintf(hx, sizeof(hx), "0x%" PRIx64, br.to);
-				cli_json_str(&j, "to", hx);
-				cli_json_bool(&j, "mispred", br.mispred);
-				cli_json_bool(&j, "predicted", br.predicted);
-				cli_json_bool(&j, "in_tx", br.in_tx);
-				cli_json_bool(&j, "abort", br.abort);
-				cli_json_uint(&j, "cycles", br.cycles);
-				cli_json_str(&j, "type", br_type(&br));
-				cli_json_str(&j, "spec", br_spec(&br));
-				cli_json_end_object(&j);
+			{
+				json_t *arr = json_array();
+				for (uint64_t b = 0; arr && b < s->branch.nr; b++) {
+					struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)b);
+					char from[24], to[24];
+					snprintf(from, sizeof(from), "0x%" PRIx64, br.from);
+					snprintf(to, sizeof(to), "0x%" PRIx64, br.to);
+					json_array_append_new(arr, json_pack("{s:s,s:s,s:b,s:b,s:b,s:b,s:I,s:s,s:s}",
+						"from", from, "to", to, "mispred", br.mispred,
+						"predicted", br.predicted, "in_tx", br.in_tx, "abort", br.abort,
+						"cycles", (json_int_t)br.cycles, "type", br_type(&br),
+						"spec", br_spec(&br)));
+				}
+				jrow_json(&j, k, arr);
 			}
-			cli_json_end_array(&j);
 			break;
 		case F_CALLCHAIN: {
 			struct pms_frame f[PMS_CALLPATH_MAX];
@@ -422,24 +457,23 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 			if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
 			    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f,
 						    PMS_CALLPATH_MAX, &n) < 0) {
-				cli_json_null(&j, k);
+				cli_jrow_null(&j, k);
 				break;
 			}
-			cli_json_begin_array(&j, k);
-			for (size_t c = 0; c < n; c++) {
+			json_t *arr = json_array();
+			for (size_t c = 0; arr && c < n; c++) {
 				char hx[24];
 				snprintf(hx, sizeof(hx), "0x%" PRIx64, f[c].ip);
-				cli_json_str(&j, NULL, hx);
+				json_array_append_new(arr, json_string(hx));
 			}
-			cli_json_end_array(&j);
+			jrow_json(&j, k, arr);
 			break;
 		}
 		case F_N:
 			break;
 		}
 	}
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
+	cli_jrow_end(&j, o);
 }
 
 /* perf-tool record types 64.. (tools/lib/perf/include/perf/event.h). */
@@ -731,6 +765,8 @@ void cli_perfdata_problems(const char *cmd, const char *path,
 int cmd_script(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data", *fields = NULL;
+	bool have_i = false;
+	const char *operand = NULL;
 	bool json = false, header = false;
 	enum field fs[32];
 	size_t nf = 0;
@@ -750,7 +786,13 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		switch (c) {
 		case O_JSON: json = true; break;
 		case O_HEADER: header = true; break;
-		case 'i': path = cp.arg; break;
+		case 'i': path = cp.arg; have_i = true; break;
+		case CLI_OPERAND:
+			/* `script FILE` as users type it; -i FILE as perf takes it */
+			if (operand)
+				return cli_usage(&cli_spec_script, "one FILE at most ('%s' and '%s')", operand, cp.arg);
+			operand = cp.arg;
+			break;
 		case 'F': fields = cp.arg; break;
 		default: return cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg);
 		}
@@ -759,6 +801,11 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		return cli_exit_code(c);
 	if (cp.ind < argc)
 		return cli_usage(&cli_spec_script, "'%s' is not an argument of script", argv[cp.ind]);
+	if (operand) {
+		if (have_i)
+			return cli_usage(&cli_spec_script, "'%s': the file is already given by -i", operand);
+		path = operand;
+	}
 	if (!fields)
 		fields = "comm,pid,tid,cpu,time,event,ip,addr,weight,data_src";
 	for (const char *p = fields; *p;) {
@@ -779,7 +826,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	if (cli_perfdata_open("script", path, &fd, &r))
 		return 1;
-	dc = calloc(1, sizeof(*dc));
+	dc = calloc(2, sizeof(*dc)) /* [0] script text, [1] --json text */;
 	if (!dc) {
 		ret = cli_fail("script");
 		goto out;

@@ -288,3 +288,151 @@ void cli_json_finish(struct json *j)
 	j->depth = 0;
 	j->big = false;
 }
+
+/* ---- flat rows --------------------------------------------------------------
+ * One flat object per line written straight into a buffer: the same text as
+ * the tree's compact dump (jansson's escapes, invalid UTF-8 as U+FFFD), for
+ * JSON Lines of millions of rows, where a tree per row was most of the time. */
+static void row_raw(struct json_row *r, const char *s, size_t n)
+{
+	if (r->n + n + 4 > sizeof(r->b)) /* room for "}\n" stays */
+		n = r->n + 4 < sizeof(r->b) ? sizeof(r->b) - 4 - r->n : 0;
+	memcpy(r->b + r->n, s, n);
+	r->n += n;
+}
+
+static void row_quoted(struct json_row *r, const char *s)
+{
+	row_raw(r, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		const char *run = (const char *)p;
+		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+		row_raw(r, run, (size_t)((const char *)p - run));
+		if (!*p)
+			break;
+		char e[8];
+		size_t k;
+		switch (*p) {
+		case '"': row_raw(r, "\\\"", 2); p++; continue;
+		case '\\': row_raw(r, "\\\\", 2); p++; continue;
+		case '\b': row_raw(r, "\\b", 2); p++; continue;
+		case '\f': row_raw(r, "\\f", 2); p++; continue;
+		case '\n': row_raw(r, "\\n", 2); p++; continue;
+		case '\r': row_raw(r, "\\r", 2); p++; continue;
+		case '\t': row_raw(r, "\\t", 2); p++; continue;
+		default: break;
+		}
+		if (*p < 0x20) {
+			snprintf(e, sizeof(e), "\\u%04X", *p);
+			row_raw(r, e, 6);
+			p++;
+		} else if ((k = utf8_seq(p))) {
+			row_raw(r, (const char *)p, k);
+			p += k;
+		} else {
+			row_raw(r, "\xef\xbf\xbd", 3);
+			p++;
+		}
+	}
+	row_raw(r, "\"", 1);
+}
+
+static void row_key(struct json_row *r, const char *k)
+{
+	if (r->n > 1)
+		row_raw(r, ",", 1);
+	row_quoted(r, k);
+	row_raw(r, ":", 1);
+}
+
+void cli_jrow_begin(struct json_row *r)
+{
+	r->b[0] = '{';
+	r->n = 1;
+}
+
+void cli_jrow_str(struct json_row *r, const char *k, const char *v)
+{
+	row_key(r, k);
+	if (v)
+		row_quoted(r, v);
+	else
+		row_raw(r, "null", 4);
+}
+
+void cli_jrow_uint(struct json_row *r, const char *k, unsigned long long v)
+{
+	char t[24];
+	size_t n = sizeof(t);
+	do {
+		t[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	row_key(r, k);
+	row_raw(r, t + n, sizeof(t) - n);
+}
+
+void cli_jrow_hex(struct json_row *r, const char *k, unsigned long long v)
+{
+	char t[24];
+	size_t n = sizeof(t);
+	t[--n] = '"';
+	do {
+		t[--n] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	t[--n] = 'x';
+	t[--n] = '0';
+	t[--n] = '"';
+	row_key(r, k);
+	row_raw(r, t + n, sizeof(t) - n);
+}
+
+void cli_jrow_raw(struct json_row *r, const char *k, const char *json, size_t len)
+{
+	row_key(r, k);
+	row_raw(r, json, len);
+}
+
+size_t cli_json_quote(const char *s, char *out, size_t size)
+{
+	struct json_row *t = malloc(sizeof(*t));
+	size_t n = 0;
+	if (!t || !size) {
+		free(t);
+		return 0;
+	}
+	t->n = 0;
+	row_quoted(t, s);
+	n = t->n < size - 1 ? t->n : size - 1;
+	memcpy(out, t->b, n);
+	out[n] = 0;
+	free(t);
+	return n;
+}
+
+void cli_jrow_int(struct json_row *r, const char *k, long long v)
+{
+	if (v >= 0) {
+		cli_jrow_uint(r, k, (unsigned long long)v);
+		return;
+	}
+	char t[24];
+	int n = snprintf(t, sizeof(t), "%lld", v);
+	row_key(r, k);
+	row_raw(r, t, (size_t)n);
+}
+
+void cli_jrow_null(struct json_row *r, const char *k)
+{
+	row_key(r, k);
+	row_raw(r, "null", 4);
+}
+
+void cli_jrow_end(struct json_row *r, FILE *f)
+{
+	r->b[r->n++] = '}';
+	r->b[r->n++] = '\n';
+	fwrite(r->b, 1, r->n, f);
+}

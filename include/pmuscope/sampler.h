@@ -69,8 +69,8 @@ struct pms_sampler_opts {
 	bool l3missonly;              /* IBS: only ops that missed L3 (skews the period) */
 	enum pms_engine engine;       /* PMS_ENG_NONE = best available; else only this one */
 	bool no_fallback;             /* do not fall back to software page faults */
-	size_t data_pages;            /* ring data pages (power of two); 0 = 64 (512
-					 * with callgraph DWARF) */
+	size_t data_pages;            /* ring data pages (power of two); 0 = 512 KiB of them
+					 * (perf record's default) */
 	size_t aux_pages;             /* SPE AUX pages (power of two); 0 = 128 */
 	uint32_t wakeup_bytes;        /* poll watermark; 0 = a quarter of the ring */
 	/* Arm SPE filters (drivers/perf/arm_spe_pmu.c formats; each dropped

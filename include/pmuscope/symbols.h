@@ -85,6 +85,10 @@ void pms_symbolizer_free(struct pms_symbolizer *s);
  * PMS_ENOENT when nothing names it (out->module may still be set). */
 int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 			struct pms_symbol *out);
+/* The same without the source file and line (no DWARF line lookup): for
+ * naming many instructions, whose lines only a few need. */
+int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
+			     struct pms_symbol *out);
 /* Data address -> static symbol of the file mapping it falls in (func is the
  * object's name).  0, or PMS_ENOENT. */
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out);

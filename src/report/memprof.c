@@ -64,18 +64,41 @@ struct pair {
 	uint64_t n;
 };
 
+/* One instruction's counters in one 64-byte slot of an open-addressing
+ * table: the hottest lookup of the aggregate costs one cache miss (a key
+ * map, an index and a separate site were three). */
+struct ipslot {
+	uint64_t ip, samples, latency, weighted, resolved, remote, on_home;
+	uint8_t used, kernel;
+};
+
+struct iptab {
+	struct ipslot *v;
+	size_t cap, n;
+	unsigned shift; /* 64 - log2(cap) */
+};
+
+/* The data_src bits the report reads: the level text (lvl, lvl_num,
+ * remote, hops) and the op; snoop, TLB, lock, block and the rest do not
+ * change a line, so they do not make a key of their own. */
+#define DS_KEY_MASK                                                                   \
+	((((1ULL << PMS_MEM_OP_WIDTH) - 1) << PMS_MEM_OP_SHIFT) |                     \
+	 (((1ULL << PMS_MEM_LVL_WIDTH) - 1) << PMS_MEM_LVL_SHIFT) |                   \
+	 (((1ULL << PMS_MEM_LVLNUM_WIDTH) - 1) << PMS_MEM_LVLNUM_SHIFT) |             \
+	 (((1ULL << PMS_MEM_REMOTE_WIDTH) - 1) << PMS_MEM_REMOTE_SHIFT) |             \
+	 (((1ULL << PMS_MEM_HOPS_WIDTH) - 1) << PMS_MEM_HOPS_SHIFT))
+
 struct agg {
 	uint64_t samples, with_addr, with_data_src;
 	bool any_kernel;
-	struct u64map ipmap, objmap, dsmap;
-	struct pms_memreport_site *ips;
-	size_t nips, ipcap;
+	struct u64map objmap, dsmap;
+	struct iptab ipt;
 	struct objacc *objs;
 	size_t nobjs, objcap;
 	struct dsc {
-		uint64_t key, n;
+		uint64_t key, n; /* key: data_src & DS_KEY_MASK */
 	} *ds;
-	size_t nds, dscap;
+	size_t nds, dscap, ds_last;
 	struct pair *pairs;
 	size_t npairs;
 	uint64_t *wlo, *whi; /* histogram: exact part, log part */
@@ -86,7 +109,13 @@ struct agg {
 	uint64_t st_efault, st_enoent, st_not_asked, st_gone, st_other;
 	int *ids; /* node ids named by pms_memprof_set_node_ids */
 	size_t nids;
+	/* Samples are folded in AGG_LAG behind their arrival, their slot
+	 * prefetched meanwhile (the table outgrows the caches at a few
+	 * hundred thousand instructions); agg_flush folds the rest. */
+	struct pms_memreport_sample lag[16];
+	size_t lag_head, lag_n;
 };
+#define AGG_LAG 16
 
 int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *opts,
 		    struct pms_memprof **out)
@@ -143,13 +172,11 @@ static void agg_free(struct agg *a)
 {
 	if (!a)
 		return;
-	free(a->ipmap.keys);
-	free(a->ipmap.vals);
+	free(a->ipt.v);
 	free(a->objmap.keys);
 	free(a->objmap.vals);
 	free(a->dsmap.keys);
 	free(a->dsmap.vals);
-	sites_free(a->ips, a->nips);
 	for (size_t i = 0; i < a->nobjs; i++)
 		site_free(&a->objs[i].site);
 	free(a->objs);
@@ -279,6 +306,40 @@ static void site_account(struct pms_memreport_site *s, const struct pms_memrepor
 			 int home);
 static bool kernel_ip(const struct pms_memsample *s);
 
+static size_t iptab_home(const struct iptab *t, uint64_t ip)
+{
+	return (size_t)((ip * 0x9e3779b97f4a7c15ULL) >> t->shift);
+}
+
+/* The slot of ip (used == 0: a free one for it), growing the table to
+ * keep it at most 3/4 full; NULL when there is no memory. */
+static struct ipslot *iptab_get(struct iptab *t, uint64_t ip)
+{
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
+		struct ipslot *v = aligned_alloc(64, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v, 0, cap * sizeof(*v));
+		struct iptab nt = { v, cap, t->n, shift };
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->v[i].used)
+				continue;
+			size_t j = iptab_home(&nt, t->v[i].ip);
+			while (v[j].used)
+				j = (j + 1) & (cap - 1);
+			v[j] = t->v[i];
+		}
+		free(t->v);
+		*t = nt;
+	}
+	size_t j = iptab_home(t, ip);
+	while (t->v[j].used && t->v[j].ip != ip)
+		j = (j + 1) & (t->cap - 1);
+	return &t->v[j];
+}
+
 /* The histogram bucket of a weight >= WH_EXACT: its power of two above
  * 2^16 and its next 8 bits. */
 static size_t wh_bucket(uint64_t w)
@@ -340,32 +401,47 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	long i;
 	int rc;
 
-	a->samples++;
 	if (kernel_ip(s) || ((s->valid & PMS_MS_ADDR) && s->addr >= (1ULL << 63)))
 		a->any_kernel = true;
 	if ((s->valid & PMS_MS_WEIGHT) && (rc = agg_weight(a, s->weight)) < 0)
 		return rc;
 	if ((s->valid & PMS_MS_DATA_SRC) && s->data_src && s->data_src != PMS_MEM_NA_VALUE) {
+		uint64_t key = s->data_src & DS_KEY_MASK;
 		a->with_data_src++;
-		if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
-			return rc;
-		if ((i = u64map_get(&a->dsmap, s->data_src, a->nds, &added)) < 0)
-			return pms_err(PMS_ENOMEM, "memprof: no memory");
-		if (added)
-			a->ds[a->nds++] = (struct dsc){ s->data_src, 0 };
-		a->ds[i].n++;
+		if (!a->nds || a->ds[a->ds_last].key != key) {
+			if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
+				return rc;
+			if ((i = u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
+				return pms_err(PMS_ENOMEM, "memprof: no memory");
+			if (added)
+				a->ds[a->nds++] = (struct dsc){ key, 0 };
+			a->ds_last = (size_t)i;
+		}
+		a->ds[a->ds_last].n++;
 	}
 	if (s->valid & PMS_MS_IP) {
-		if ((rc = grow((void **)&a->ips, &a->ipcap, a->nips, sizeof(*a->ips))) < 0)
-			return rc;
-		if ((i = u64map_get(&a->ipmap, s->ip, a->nips, &added)) < 0)
-			return pms_err(PMS_ENOMEM, "memprof: no memory");
-		if (added) {
-			memset(&a->ips[a->nips], 0, sizeof(a->ips[a->nips]));
-			a->ips[a->nips].addr = s->ip;
-			a->ips[a->nips++].kernel = kernel_ip(s);
+		struct ipslot *e = iptab_get(&a->ipt, s->ip);
+		if (!e)
+			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu instructions",
+				       a->ipt.n + 1);
+		if (!e->used) {
+			e->used = 1;
+			e->ip = s->ip;
+			e->kernel = kernel_ip(s);
+			a->ipt.n++;
 		}
-		site_account(&a->ips[i], x, p->home_node);
+		e->samples++;
+		if (s->valid & PMS_MS_WEIGHT) {
+			e->latency += s->weight;
+			e->weighted++;
+		}
+		if (x->mem_node >= 0) {
+			e->resolved++;
+			if (x->cpu_node >= 0 && x->mem_node != x->cpu_node)
+				e->remote++;
+			if (p->home_node >= 0 && x->mem_node == p->home_node)
+				e->on_home++;
+		}
 	}
 	/* nodes, as build_nodes counts them */
 	if (!(s->valid & (PMS_MS_ADDR | PMS_MS_PHYS))) {
@@ -458,6 +534,38 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	return 0;
 }
 
+static int agg_push(struct pms_memprof *p, const struct pms_memreport_sample *x)
+{
+	struct agg *a = p->agg;
+	int rc = 0;
+	if (a->lag_n == AGG_LAG) {
+		rc = agg_add(p, &a->lag[a->lag_head]);
+		a->lag_head = (a->lag_head + 1) % AGG_LAG;
+		a->lag_n--;
+	}
+	a->lag[(a->lag_head + a->lag_n++) % AGG_LAG] = *x;
+	a->samples++;
+	if ((x->s.valid & PMS_MS_IP) && a->ipt.v)
+		__builtin_prefetch(&a->ipt.v[iptab_home(&a->ipt, x->s.ip)]);
+	return rc;
+}
+
+/* Fold the lagging samples (before the mappings change and before a
+ * report). */
+static int agg_flush(struct pms_memprof *p)
+{
+	struct agg *a = p->agg;
+	int rc = 0;
+	while (a && a->lag_n) {
+		int r = agg_add(p, &a->lag[a->lag_head]);
+		if (r < 0 && rc >= 0)
+			rc = r;
+		a->lag_head = (a->lag_head + 1) % AGG_LAG;
+		a->lag_n--;
+	}
+	return rc;
+}
+
 int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, int mem_node,
 			 int cpu_node)
 {
@@ -474,7 +582,7 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	if (p->cur_source >= 0)
 		p->sources[p->cur_source].samples++;
 	if (p->agg)
-		return agg_add(p, &x);
+		return agg_push(p, &x);
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 4096;
 		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
@@ -546,6 +654,9 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 {
 	if (!p || !rec)
 		return pms_err(PMS_EINVAL, "memprof sideband: NULL argument");
+	int frc = agg_flush(p); /* the samples before it see the mappings before it */
+	if (frc < 0)
+		return frc;
 	switch (rec->type) {
 	case PMS_RECORD_MMAP:
 	case PMS_RECORD_MMAP2: {
@@ -899,9 +1010,12 @@ static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	if (res[i].done)
 		return;
 	res[i].done = true;
-	if (!may_name(p, r, sym, ips[i].kernel) ||
-	    pms_symbolizer_code(sym, ips[i].addr, ips[i].kernel, &sy) < 0)
+	if (!may_name(p, r, sym, ips[i].kernel))
 		return;
+	if (pms_symbolizer_code_func(sym, ips[i].addr, ips[i].kernel, &sy) < 0) {
+		res[i].module = sy.module; /* unknown ones group per module */
+		return;
+	}
 	res[i] = (struct symres){ sy.func, sy.module, sy.file, sy.line, ips[i].addr - sy.offset,
 				  true, false };
 }
@@ -935,18 +1049,20 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 	}
 }
 
-/* The top instructions named one by one (file and line of each). */
+/* The top instructions named one by one (file and line of each; a
+ * function gets the file of its first instruction, no line). */
 static int top_lines(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-		     struct pms_memreport_site *v, size_t n)
+		     struct pms_memreport_site *v, size_t n, bool line)
 {
 	int rc = 0;
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		struct pms_symbol sy = { 0 };
 		if (v[i].addr_hidden || v[i].file || !may_name(p, r, sym, v[i].kernel) ||
+		    (!line && !strcmp(v[i].name, "[unknown]")) ||
 		    pms_symbolizer_code(sym, v[i].addr, v[i].kernel, &sy) < 0 || !sy.file)
 			continue;
 		v[i].file = xstrdup(sy.file, &rc);
-		v[i].line = sy.line;
+		v[i].line = line ? sy.line : 0;
 	}
 	return rc;
 }
@@ -964,7 +1080,8 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
-	/* Name the IPs in address order, bisecting: when two IPs resolve to
+	/* Name the IPs in address order (names only: lines are looked up for
+	 * the top lists below), bisecting: when two IPs resolve to
 	 * the same symbol (same module, name and start), every IP between them
 	 * lies in it too (a symbol is one contiguous range), so a function
 	 * costs about log2(its distinct IPs) lookups, not one per IP (each
@@ -1041,9 +1158,13 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		rc = top_of(funcs, nfuncs, p->top, by_latency, true, &r->top_funcs_latency,
 			    &r->ntop_funcs_latency);
 	if (rc >= 0)
-		rc = top_lines(p, r, sym, r->top_ips_samples, r->ntop_ips_samples);
+		rc = top_lines(p, r, sym, r->top_ips_samples, r->ntop_ips_samples, true);
 	if (rc >= 0)
-		rc = top_lines(p, r, sym, r->top_ips_latency, r->ntop_ips_latency);
+		rc = top_lines(p, r, sym, r->top_ips_latency, r->ntop_ips_latency, true);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_funcs_samples, r->ntop_funcs_samples, false);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_funcs_latency, r->ntop_funcs_latency, false);
 out:
 	free(ord);
 	free(res);
@@ -1313,13 +1434,26 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	if ((rc = agg_nodes(p, r)) < 0)
 		return rc;
 	/* the code sites are named into a copy, so a second report works */
-	struct pms_memreport_site *ips = calloc(a->nips ? a->nips : 1, sizeof(*ips));
+	size_t nips = 0;
+	struct pms_memreport_site *ips = calloc(a->ipt.n ? a->ipt.n : 1, sizeof(*ips));
 	if (!ips)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	if (a->nips)
-		memcpy(ips, a->ips, a->nips * sizeof(*ips));
-	rc = finish_code(p, r, sym, ips, a->nips);
-	sites_free(ips, a->nips);
+	for (size_t i = 0; i < a->ipt.cap; i++) {
+		const struct ipslot *e = &a->ipt.v[i];
+		if (!e->used)
+			continue;
+		struct pms_memreport_site *st = &ips[nips++];
+		st->addr = e->ip;
+		st->kernel = e->kernel;
+		st->samples = e->samples;
+		st->latency = e->latency;
+		st->weighted = e->weighted;
+		st->resolved = e->resolved;
+		st->remote = e->remote;
+		st->on_home = e->on_home;
+	}
+	rc = finish_code(p, r, sym, ips, nips);
+	sites_free(ips, nips);
 	if (rc >= 0)
 		rc = agg_objects(p, r, sym);
 	return rc;
@@ -1444,6 +1578,8 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	}
 	p->recorded = in->recorded;
 	if (p->agg) {
+		if ((rc = agg_flush(p)) < 0)
+			goto out;
 		r->kernel_visible = p->agg->any_kernel &&
 				    (in->recorded || (sym && pms_symbolizer_kernel_visible(sym)));
 		if ((rc = agg_report(p, r, sym)) < 0)

@@ -309,7 +309,8 @@ static int file_mem_node(const struct pms_memsrc *s, const struct pms_perfdata_e
 {
 	const struct pms_sample *in = &ev->rec.sample;
 	*from_phys = false;
-	if (pms_perfdata_reader_nodes_why(s->rd) || !(in->present & PMS_SAMPLE_PHYS_ADDR))
+	/* cheap test first: nodes_why formats its reason on every call */
+	if (!(in->present & PMS_SAMPLE_PHYS_ADDR) || pms_perfdata_reader_nodes_why(s->rd))
 		return PMS_NODE_UNKNOWN;
 	if (ev->node >= 0) {
 		*from_phys = true;

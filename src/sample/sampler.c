@@ -202,10 +202,20 @@ static int target_tids(struct pms_sampler *s, pid_t **out, size_t *n)
 	return 0;
 }
 
+/* Ring data pages: the caller's, else perf record's default of 512 KiB
+ * (tools/perf/util/evlist.c, perf_event_mlock_kb's 516 KiB less the user
+ * page): the ring perf keeps the same workload's samples in. */
+static size_t ring_pages(const struct pms_sampler *s)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t n = psz > 0 && psz <= (512 << 10) ? (size_t)(512 << 10) / (size_t)psz : 1;
+	return s->o.data_pages ? s->o.data_pages : n;
+}
+
 static int open_streams(struct pms_sampler *s)
 {
 	struct smp_plan *p = &s->plan;
-	size_t pages = s->o.data_pages ? s->o.data_pages : 64;
+	size_t pages = ring_pages(s);
 	size_t cap = 0, ntids = 0;
 	pid_t *tids = NULL;
 	int ret = 0;
@@ -372,8 +382,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 			s->plan.ev[i].attr.sample_type |= PMS_SAMPLE_IDENTIFIER;
 	wake = s->o.wakeup_bytes;
 	if (!wake)
-		wake = (uint32_t)((s->o.data_pages ? s->o.data_pages : 64) *
-				  (size_t)sysconf(_SC_PAGESIZE) / 4);
+		wake = (uint32_t)(ring_pages(s) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	for (int i = 0; i < s->plan.nev; i++) {
 		struct perf_event_attr *a = &s->plan.ev[i].attr;
 		bool member = s->plan.ev[i].leader >= 0;

@@ -24,6 +24,30 @@ struct ksym {
 	char *name;
 };
 
+/* A module's symbol table sorted by address, built at its first lookup:
+ * dwfl_module_addrinfo scans the whole table on every call (thousands of
+ * symbols per lookup), a binary search here does not. */
+struct msym {
+	uint64_t addr, size;
+	const char *name; /* libdwfl's string, lives as long as the Dwfl */
+	unsigned idx;       /* index in the table: libdwfl keeps the first of equals */
+	unsigned shndx;     /* its section (a sizeless one names only its own section) */
+	unsigned char bind; /* 2 global, 1 weak, 0 local (libdwfl's preference) */
+};
+
+struct msec {
+	uint64_t lo, hi; /* module address range (bias applied) */
+	unsigned idx;
+};
+
+struct modsyms {
+	Dwfl_Module *mod;
+	struct msym *v; /* NULL: no table; lookups go to libdwfl */
+	size_t n;
+	struct msec *sec; /* the symbol file's sections in address order */
+	size_t nsec;
+};
+
 struct pms_symbolizer {
 	struct pms_sys *sys;
 	Dwfl *dwfl;
@@ -39,6 +63,8 @@ struct pms_symbolizer {
 		char *pretty; /* NULL: not a mangled name, shown as is */
 	} *dm;
 	size_t dm_cap, dm_used;
+	struct modsyms *mods;
+	size_t nmods, last_mod;
 };
 
 static const Dwfl_Callbacks dwfl_cbs = {
@@ -207,6 +233,11 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);
 	free(s->dm);
+	for (size_t i = 0; i < s->nmods; i++) {
+		free(s->mods[i].v);
+		free(s->mods[i].sec);
+	}
+	free(s->mods);
 	pms_maps_free(s->maps);
 	free(s);
 }
@@ -310,7 +341,130 @@ static const char *line_by_cu_walk(Dwfl_Module *mod, Dwarf_Addr addr, int *linen
 	return NULL;
 }
 
-static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
+static int msym_cmp(const void *a, const void *b)
+{
+	const struct msym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->bind != y->bind)
+		return x->bind > y->bind ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The sorted table of mod (built once), or NULL where there is none or no
+ * memory (the caller then asks libdwfl). */
+static const struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
+{
+	if (s->last_mod < s->nmods && s->mods[s->last_mod].mod == mod)
+		return &s->mods[s->last_mod];
+	for (size_t i = 0; i < s->nmods; i++)
+		if (s->mods[i].mod == mod) {
+			s->last_mod = i;
+			return &s->mods[i];
+		}
+	struct modsyms *nm = realloc(s->mods, (s->nmods + 1) * sizeof(*nm));
+	if (!nm)
+		return NULL;
+	s->mods = nm;
+	struct modsyms *m = &nm[s->nmods];
+	*m = (struct modsyms){ mod, NULL, 0, NULL, 0 };
+	int n = dwfl_module_getsymtab(mod);
+	Elf *symelf = NULL;
+	Dwarf_Addr sbias = 0;
+	if (n > 1 && (m->v = malloc((size_t)n * sizeof(*m->v)))) {
+		for (int i = 1; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Addr a = 0;
+			GElf_Word shndx = 0;
+			Elf *e = NULL;
+			Dwarf_Addr b = 0;
+			const char *name = dwfl_module_getsym_info(mod, i, &sym, &a, &shndx, &e, &b);
+			if (e && e != symelf && !symelf) {
+				symelf = e;
+				sbias = b;
+			}
+			int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+			/* what libdwfl's addrsym considers: defined, named code and
+			 * data symbols */
+			if (!name || !*name || shndx == SHN_UNDEF ||
+			    (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE &&
+			     type != STT_GNU_IFUNC))
+				continue;
+			if (e != symelf)
+				shndx = SHN_UNDEF; /* another symbol file (aux table): never same_section */
+			m->v[m->n++] = (struct msym){ a, sym.st_size, name, (unsigned)i, (unsigned)shndx,
+						      (unsigned char)(bind == STB_GLOBAL ? 2
+								      : bind == STB_WEAK ? 1 : 0) };
+		}
+		qsort(m->v, m->n, sizeof(*m->v), msym_cmp);
+		size_t nscn = 0;
+		Elf_Scn *scn = NULL;
+		if (symelf && elf_getshdrnum(symelf, &nscn) == 0 && nscn &&
+		    (m->sec = calloc(nscn, sizeof(*m->sec)))) {
+			while ((scn = elf_nextscn(symelf, scn)) != NULL) {
+				GElf_Shdr sh;
+				if (gelf_getshdr(scn, &sh) && sh.sh_size && m->nsec < nscn)
+					m->sec[m->nsec++] = (struct msec){ sh.sh_addr + sbias,
+									   sh.sh_addr + sbias + sh.sh_size,
+									   (unsigned)elf_ndxscn(scn) };
+			}
+		}
+	}
+	s->last_mod = s->nmods++;
+	return m;
+}
+
+/* libdwfl's choice (dwfl_module_addrsym.c) over the sorted table: the
+ * sized symbol holding addr with the highest start (a global before a
+ * weak before a local at one address); else the nearest sizeless symbol
+ * that no sized one ends after.  Sized symbols rarely nest, so the search
+ * back for a holder stops after a few hundred entries. */
+/* The first section (in the file's order, as libdwfl's same_section
+ * scans) holding addr; SHN_UNDEF when none. */
+static unsigned msec_of(const struct modsyms *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->nsec; i++)
+		if (addr >= m->sec[i].lo && addr < m->sec[i].hi)
+			return m->sec[i].idx;
+	return SHN_UNDEF;
+}
+
+static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct msym *sizeless = NULL;
+	uint64_t min_label = 0;
+	for (size_t k = lo, seen = 0; k-- > 0 && seen < 256; seen++) {
+		const struct msym *e = &m->v[k];
+		if (e->size && addr < e->addr + e->size) {
+			/* the best bound holder at this start comes first */
+			for (; k > 0 && m->v[k - 1].addr == e->addr; k--)
+				if (m->v[k - 1].size && addr < m->v[k - 1].addr + m->v[k - 1].size)
+					e = &m->v[k - 1];
+			return e;
+		}
+		if (e->size && e->addr + e->size > min_label)
+			min_label = e->addr + e->size;
+		if (!e->size && (!sizeless || (e->addr == sizeless->addr && e->bind >= sizeless->bind)) &&
+		    (e->shndx >= SHN_LORESERVE ? e->addr == addr
+					       : e->shndx != SHN_UNDEF && e->shndx == msec_of(m, addr)))
+			sizeless = e; /* sorted: the last taken at one start is the best bound */
+	}
+	return sizeless && sizeless->addr >= min_label ? sizeless : NULL;
+}
+
+/* code: the nearest symbol names it (libdwfl's rule); else only a symbol
+ * holding it.  want_line: also the source file and line. */
+static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool code, bool want_line,
 		       struct pms_symbol *out)
 {
 	const struct pms_map *m = pms_maps_find(s->maps, addr);
@@ -324,11 +478,23 @@ static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool want_line,
 		out->module = mname;
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	const char *name = NULL;
+	const struct modsyms *ms = mod_syms(s, mod);
+	if (ms && ms->v) {
+		const struct msym *e = msym_find(ms, addr);
+		memset(&sym, 0, sizeof(sym));
+		if (e) {
+			name = e->name;
+			off = addr - e->addr;
+			sym.st_size = e->size;
+		}
+	} else {
+		name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	}
 	/* For data, only a symbol that contains the address names it; the
 	 * nearest preceding one (what addrinfo falls back to) would mislabel
 	 * GOT entries and relocated tables. */
-	if (name && !want_line && (sym.st_size == 0 || off >= sym.st_size))
+	if (name && !code && (sym.st_size == 0 || off >= sym.st_size))
 		name = NULL;
 	if (name) {
 		out->func = demangled(s, name);
@@ -356,7 +522,18 @@ int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 	memset(out, 0, sizeof(*out));
 	if (kernel)
 		return kernel_lookup(s, ip, out);
-	return dwfl_lookup(s, ip, true, out);
+	return dwfl_lookup(s, ip, true, true, out);
+}
+
+int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
+			     struct pms_symbol *out)
+{
+	if (!s || !out)
+		return pms_err(PMS_EINVAL, "symbolizer: NULL argument");
+	memset(out, 0, sizeof(*out));
+	if (kernel)
+		return kernel_lookup(s, ip, out);
+	return dwfl_lookup(s, ip, true, false, out);
 }
 
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out)
@@ -370,5 +547,5 @@ int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symb
 			out->module = m->path;
 		return pms_err(PMS_ENOENT, "0x%" PRIx64 " is not in a file mapping", addr);
 	}
-	return dwfl_lookup(s, addr, false, out);
+	return dwfl_lookup(s, addr, false, false, out);
 }

@@ -40,8 +40,8 @@ done
 # bad option values and conflicting options are usage errors too
 for a in "mem --top=0" "report --top=x" "stat -I 0 -- true" "stat -p 0" "stat -x, --json -- true" \
          "stat" "encode" "datasrc" "report --samples" "report --json --csv" "list a b" "events a b" \
-         "events --explain zz" "topology extra" "script extra" "report extra" "mem --engine=nope" \
-         "mem -p 1 -- true" "help nosuchcmd" "help mem stat"; do
+         "events --explain zz" "topology extra" "script one two" "mem --engine=nope" \
+         "mem -p 1 -- true" "mem -m 3 -- true" "mem -m 0 -- true" "mem -m 1X -- true" "help nosuchcmd" "help mem stat"; do
   $pms $a >/dev/null 2>"$tmp/e"; expect "'$a' exit" 2 $?
   [ -s "$tmp/e" ] || { echo "FAIL: '$a' says nothing"; fail=1; }
 done

@@ -71,6 +71,15 @@ if [ ! -r "$ws" ]; then
 fi
 
 "$pms" report -i "$ws" >"$tmp/out" 2>&1; expect "exit" 0 $?
+# the file as an operand (issue 21), the same report and script as -i
+"$pms" report "$ws" >"$tmp/pos" 2>&1; expect "report FILE exit" 0 $?
+cmp -s "$tmp/out" "$tmp/pos" || { echo "FAIL: report FILE differs from report -i FILE"; fail=1; }
+expect "script FILE" "$("$pms" script -i "$ws" | md5sum)" "$("$pms" script "$ws" | md5sum)"
+# -i and operands both name input files: two give one merged report
+"$pms" report --json -i "$ws" "$ws" >"$tmp/two.json" 2>/dev/null; expect "-i and FILE exit" 0 $?
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["samples"]["total"] == 28 else 1)' "$tmp/two.json" \
+  || { echo "FAIL: report -i F F is not the merge of both (28 samples)"; fail=1; }
+"$pms" script "$ws" "$ws" >/dev/null 2>&1; expect "two FILEs exit" 2 $?
 grep -q "^pmuscope report: .*perf.data.weight_struct (file mode, 12964 records, 0 skipped)" "$tmp/out" \
   || { echo "FAIL: title"; cat "$tmp/out"; fail=1; }
 grep -q "^samples: 14 (14 with a data address); lost 0 in 0 records, lost samples 0, throttled 0, dropped 0$" "$tmp/out" \

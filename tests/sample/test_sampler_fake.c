@@ -554,7 +554,7 @@ PMS_TEST(spe_aux_records_flags_and_truncation)
 	{
 		struct perf_event_mmap_page *pg = fk_fd(r.fk, fd)->map;
 		CHECK_EQ_U64(pg->aux_tail, 10000);
-		CHECK_EQ_U64(pg->aux_offset, 4096 * (1 + 64));
+		CHECK_EQ_U64(pg->aux_offset, 4096 * (1 + 128)); /* default ring: 512 KiB */
 		CHECK_EQ_U64(pg->aux_size, 8192);
 	}
 out:

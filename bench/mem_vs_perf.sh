@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `pmuscope mem` against `perf record -e page-faults -c 1 -d` on the same
+# workload (issue 21): samples kept, samples lost, the recorder's own peak
+# resident memory and CPU time, paired and interleaved over RUNS runs, and
+# the ratios of the medians.  Not a test: figures depend on the machine.
+#
+#   bench/mem_vs_perf.sh [PMUSCOPE [RUNS [SIZE [MMAP]]]]
+#
+# The workload touches SIZE (default 1G) of fresh memory in 16 processes at
+# once (dd, SIZE/16 blocks): every page faults once, one sample each at
+# period 1.  MMAP (optional) is passed to both as -m.  The recorder's own
+# figures (not the workload's) come from /proc/PID: VmHWM and utime+stime,
+# read every 20 ms until it exits (the last read is at most 20 ms early).
+set -u
+pms=${1:-build/pmuscope}
+runs=${2:-5}
+size=${3:-1G}
+mm=${4:-}
+command -v perf >/dev/null || { echo "perf is not installed" >&2; exit 2; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp PERF_CONFIG=/dev/null LC_ALL=C
+mib=$(( $(numfmt --from=iec "$size") / 1048576 ))
+per="$(( mib / 16 ))M"
+wl="for i in \$(seq 16); do dd if=/dev/zero of=/dev/null bs=$per count=1 2>/dev/null & done; wait"
+tck=$(getconf CLK_TCK)
+
+# watch CMD...: runs it in the background, polls /proc; sets hwm (kB), cpu (s).
+watch() {
+	"$@" >"$tmp/out" 2>"$tmp/err" &
+	local pid=$! h=0 c=0 st
+	while kill -0 "$pid" 2>/dev/null; do
+		st=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$st" ] && h=$st
+		st=$(awk -v t="$tck" '{print ($14 + $15) / t}' "/proc/$pid/stat" 2>/dev/null) && [ -n "$st" ] && c=$st
+		sleep 0.02
+	done
+	wait "$pid"
+	hwm=$h cpu=$c
+}
+med() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+echo "mem_vs_perf: $runs paired runs, $size touched by 16 processes, $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-4s %-9s %9s %8s %9s %7s\n' run tool samples lost "hwm kB" "cpu s"
+for r in $(seq "$runs"); do
+	watch "$pms" mem --json --quiet --period 1 ${mm:+-m "$mm"} -- sh -c "$wl"
+	read -r ps pl < <(python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["samples"]
+print(s["total"], s["lost"] + s["lost_samples"])' "$tmp/out" 2>/dev/null || echo "0 -1")
+	printf '%-4s %-9s %9s %8s %9s %7s\n' "$r" pmuscope "$ps" "$pl" "$hwm" "$cpu"
+	echo "$ps $pl $hwm $cpu" >>"$tmp/pms"
+	watch perf record -q -e page-faults -c 1 -d ${mm:+-m "$mm"} -o "$tmp/perf.data" -- sh -c "$wl"
+	fs=$(perf report --stats -i "$tmp/perf.data" 2>/dev/null | awk '$1 == "SAMPLE" && $2 == "events:" {print $3; exit}')
+	fl=$(perf report -D -i "$tmp/perf.data" 2>/dev/null | awk '/PERF_RECORD_LOST / {for (i = 1; i < NF; i++) if ($i == "lost") n += $(i + 1)} /PERF_RECORD_LOST_SAMPLES/ {for (i = 1; i < NF; i++) if ($i == "lost") n += $(i + 1)} END {print n + 0}')
+	printf '%-4s %-9s %9s %8s %9s %7s\n' "$r" perf "${fs:-0}" "$fl" "$hwm" "$cpu"
+	echo "${fs:-0} $fl $hwm $cpu" >>"$tmp/perf"
+done
+for k in 1 2 3 4; do
+	eval "p$k=\$(awk -v k=$k '{print \$k}' \"$tmp/pms\" | med)"
+	eval "f$k=\$(awk -v k=$k '{print \$k}' \"$tmp/perf\" | med)"
+done
+maxl() { awk '{print $2}' "$1" | sort -g | tail -1; }
+echo "medians: pmuscope samples $p1 lost $p2 hwm $p3 kB cpu $p4 s | perf samples $f1 lost $f2 hwm $f3 kB cpu $f4 s"
+echo "worst lost over $runs runs: pmuscope $(maxl "$tmp/pms"), perf $(maxl "$tmp/perf")"
+awk -v a="$p3" -v b="$f3" -v c="$p4" -v d="$f4" 'BEGIN {
+	printf "pmuscope/perf: resident %.2fx (goal <= 1.5x), cpu %.2fx (goal <= 1.1x)\n",
+	       (b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -145,7 +145,7 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 			(void)pms_memprof_set_node_ids(ps->prof, ids, n); /* aggregate mode only */
 	}
 	if (ps->csv) {
-		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys };
+		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys, 0 };
 		mem_render_csv_row(&row);
 		return 0;
 	}

@@ -346,7 +346,14 @@ PMS_TEST(software_fallback_says_data_source_unavailable)
 	CHECK(!r->data_src_available);
 	CHECK_EQ_STR(r->data_src_note,
 		     "data source unavailable: software-event sampling does not report it");
-	CHECK_EQ_INT((int)r->nlevels, 0);
+	/* every sample has a level: without a data source it is perf's "N/A" */
+	CHECK_EQ_INT((int)r->nlevels, 1);
+	if (r->nlevels) {
+		CHECK_EQ_STR(r->levels[0].name, "N/A");
+		CHECK_EQ_U64(r->levels[0].samples, 1);
+	}
+	CHECK_EQ_U64(r->with_data_src, 0);
+	CHECK_EQ_INT((int)r->nops, 0);
 	CHECK_EQ_U64(r->latency.n, 0);
 	CHECK_EQ_U64(r->unresolved, 1);
 	CHECK_EQ_U64(r->st_not_asked, 1); /* no oracle: not guessed */
@@ -362,7 +369,9 @@ PMS_TEST(sideband_maps_and_invalidation)
 	struct pms_sys *sys = NULL;
 	CHECK_OK(pms_sys_new(&sys, &so));
 	struct pms_numa_oracle *o = NULL;
-	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.pid = 77; /* the cache answers for process 77 */
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
 	struct pms_memprof *p = NULL;
 	CHECK_OK(pms_memprof_new(NULL, NULL, &p));
 	fk_set_page(fk, BASE, 0);
@@ -381,7 +390,11 @@ PMS_TEST(sideband_maps_and_invalidation)
 	CHECK(m && m->kind == PMS_MAP_ANON && !m->exec);
 	CHECK_EQ_INT(pms_numa_oracle_resolve(o, &a, 1, &n), 1);
 	rec = (struct pms_record){ 0 };
+	/* another process's exit leaves 77's pages; 77's own drops them */
 	rec.type = PMS_RECORD_EXIT;
+	rec.fork.pid = rec.fork.tid = 78;
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), 0);
 	rec.fork.pid = rec.fork.tid = 77;
 	CHECK_OK(pms_memprof_sideband(p, &rec, o));
 	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), PMS_NODE_UNKNOWN);

@@ -1097,6 +1097,13 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 {
 	while (hi - lo > 1) {
 		const struct symres *a = &res[ord[lo].i], *b = &res[ord[hi].i];
+		if (ips[ord[lo].i].addr == ips[ord[hi].i].addr &&
+		    ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
+			/* one address of several processes (-a): one lookup */
+			for (size_t k = lo + 1; k < hi; k++)
+				res[ord[k].i] = *a;
+			return;
+		}
 		if (a->func && b->func && str_eq(a->func, b->func) && str_eq(a->module, b->module) &&
 		    a->start == b->start && ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
 			for (size_t k = lo + 1; k < hi; k++) {

@@ -99,7 +99,8 @@ bool mem_render_empty(const struct mem_render *m, const struct pms_memreport *r,
 			 what, m->system_wide ? "" : ", or -a (system-wide)");
 		return true;
 	}
-	if (r->with_addr && !r->resolved) {
+	/* a file without physical addresses: the report says why already */
+	if (r->with_addr && !r->resolved && !m->nodes_why) {
 		char hint[700];
 		unresolved_hint(m, r, hint, sizeof(hint));
 		snprintf(buf, size, "no sampled address resolved to a node: %s",

@@ -74,8 +74,8 @@ check "$tmp/wl.json" \
 
 # Text report says the same.
 "$cli" mem --quiet --size 4M --steps 100000 >"$tmp/wl.txt" 2>&1 || bad "text exit status"
-for p in "^engine: " "^samples: " "^data source levels:" "^latency " "home node [0-9]+: " \
-         "^CPU node x memory node" "^top instructions by samples:" "^top data objects:" "workload buffer"; do
+for p in "^engine: " "^samples: " "^data source levels \\(% of all" "^latency " "home node [0-9]+: " \
+         "^CPU node x memory node" "^top instructions by samples \\(% of all" "^top data objects \\(% of the" "workload buffer"; do
   grep -Eq "$p" "$tmp/wl.txt" || { bad "text has no /$p/"; }
 done
 [ $fail = 0 ] || cat "$tmp/wl.txt"

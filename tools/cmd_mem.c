@@ -805,10 +805,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.ops = o.ops;
 	so.ldlat = o.ldlat;
 	so.priv = o.priv;
-	/* system-wide: physical addresses where the kernel allows them (the
-	 * sampler drops them with a reason otherwise); they outlive the
-	 * process */
-	so.want_phys = o.phys || o.kind == T_SYSTEM;
+	so.want_phys = o.phys;
 	so.engine = o.engine;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
 		/* the library's message says it ("no sampling engine could be opened: ...");

@@ -811,9 +811,17 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 			calls += r;
 		for (size_t j = 0; j < m; j++) {
 			struct pms_memreport_sample *x = &p->v[keys[a + j].i];
-			x->mem_node = p->nodes[j];
+			int nd = p->nodes[j];
 			if (x->tries < UINT16_MAX)
 				x->tries++;
+			if ((nd == -ESRCH || nd == -EINVAL) &&
+			    (x->mem_node == -EFAULT || x->mem_node == -ENOENT)) {
+				/* gone by the retry: the page was not there
+				 * while it lived, which says more; no more asks */
+				x->tries = PMS_MEMPROF_RESOLVE_TRIES + 1;
+				continue;
+			}
+			x->mem_node = nd;
 			if (as_tid > 0 && x->mem_node >= 0)
 				p->resolved_held++;
 		}

@@ -1,6 +1,5 @@
 /* `pmuscope mem --engine damon` (see damon_render.h, docs/damon.md). */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,18 +9,56 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_opt.h"
 #include "damon_render.h"
 #include "pmuscope/damon.h"
 #include "pmuscope/error.h"
 #include "pmuscope/sampler.h"
 #include "pmuscope/topo.h"
 
-static void help(FILE *f)
-{
-	fprintf(f,
-		"usage: pmuscope mem --engine damon [OPTIONS] -- COMMAND ...\n"
-		"       pmuscope mem --engine damon [OPTIONS] -p PID[,PID...]\n"
-		"       pmuscope mem --engine damon [OPTIONS]     (the built-in workload)\n\n"
+enum {
+	D_SIZE = 256, D_NODE, D_THREADS, D_STEPS, D_DURATION, D_ENGINE, D_JSON, D_CSV, D_SAMPLES,
+	D_TOP, D_QUIET, D_PROGRESS, D_SUS, D_AUS, D_UUS, D_MINR, D_MAXR, D_PAGES,
+	D_NOTHERE,
+};
+
+static const struct cli_opt damon_opts[] = {
+	{ "pid", 'p', CLI_ARG, "PID[,PID]", 'p', "monitor running processes (up to 8)" },
+	{ "duration", 0, CLI_ARG, "SEC", D_DURATION, "stop after SEC seconds" },
+	{ "engine", 0, CLI_ARG, "damon", D_ENGINE, "this engine (the page you are reading)" },
+	{ "damon-sample-us", 0, CLI_ARG, "US", D_SUS, "sampling interval (default 5000)" },
+	{ "damon-aggr-us", 0, CLI_ARG, "US", D_AUS,
+	  "aggregation interval = one snapshot (default 100000)" },
+	{ "damon-update-us", 0, CLI_ARG, "US", D_UUS, "regions update interval (default 1000000)" },
+	{ "damon-min-regions", 0, CLI_ARG, "N", D_MINR, "(default 10)" },
+	{ "damon-max-regions", 0, CLI_ARG, "N", D_MAXR, "(default 1000)" },
+	{ "damon-pages", 0, CLI_ARG, "N", D_PAGES, "pages per region asked for their node (default 4)" },
+	{ "size", 0, CLI_ARG, "BYTES", D_SIZE, "the built-in workload, as in `mem`" },
+	{ "node", 0, CLI_ARG, "N", D_NODE, "the built-in workload, as in `mem`" },
+	{ "threads", 0, CLI_ARG, "N", D_THREADS, "the built-in workload, as in `mem`" },
+	{ "steps", 0, CLI_ARG, "N", D_STEPS, "the built-in workload, as in `mem`" },
+	{ "json", 0, CLI_NOARG, NULL, D_JSON,
+	  "JSON (schema: docs/damon.md); with --samples every snapshot's regions\n"
+	  "too (the address x time heatmap)" },
+	{ "samples", 0, CLI_NOARG, NULL, D_SAMPLES, "with --json: every snapshot's regions" },
+	{ "csv", 0, CLI_NOARG, NULL, D_CSV, "one row per region per snapshot (heatmap data)" },
+	{ "top", 0, CLI_ARG, "N", D_TOP, "ranges listed (default 10)" },
+	{ "progress", 0, CLI_NOARG, NULL, D_PROGRESS, "progress line on stderr (default when a terminal)" },
+	{ "quiet", 0, CLI_NOARG, NULL, D_QUIET, "no progress line" },
+	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "not supported: DAMON monitors processes" },
+	{ "output", 'o', CLI_ARG, "FILE", 'o', "not supported: DAMON gives no samples" },
+	{ "period", 0, CLI_ARG, "N", D_NOTHERE, "not supported with damon" },
+	{ "phys", 0, CLI_NOARG, NULL, D_NOTHERE, "not supported with damon" },
+	{ "verify-node", 0, CLI_NOARG, NULL, D_NOTHERE, "not supported with damon" },
+	{ 0 },
+};
+
+const struct cli_spec cli_spec_mem_damon = {
+	.name = "mem",
+	.synopsis = "mem --engine damon [OPTIONS] -- COMMAND ...\n"
+		    "mem --engine damon [OPTIONS] -p PID[,PID...]\n"
+		    "mem --engine damon [OPTIONS]     (the built-in workload)",
+	.description =
 		"Profile memory access frequency with DAMON (the kernel's Data Access\n"
 		"MONitor: page-table Accessed bits sampled per adaptive address region),\n"
 		"for machines without a precise memory-sampling PMU.  pmuscope adds its\n"
@@ -29,25 +66,13 @@ static void help(FILE *f)
 		"Ctrl-C and when the command dies.  Reported: hot ranges (access\n"
 		"frequency x size, over time), their mapping, the NUMA node of sampled\n"
 		"pages, the remote-hot share per CPU node.  NOT reported: instruction\n"
-		"pointers, data sources, latencies (DAMON has none).\n\n"
-		"  -p, --pid PID[,PID]    monitor running processes (up to 8)\n"
-		"  --duration SEC         stop after SEC seconds\n"
-		"  --damon-sample-us US   sampling interval (default 5000)\n"
-		"  --damon-aggr-us US     aggregation interval = one snapshot (default 100000)\n"
-		"  --damon-update-us US   regions update interval (default 1000000)\n"
-		"  --damon-min-regions N  (default 10)\n"
-		"  --damon-max-regions N  (default 1000)\n"
-		"  --damon-pages N        pages per region asked for their node (default 4)\n"
-		"  --size, --node, --threads, --steps   the built-in workload, as in `mem`\n"
-		"  --json                 JSON (schema: docs/damon.md); with --samples every\n"
-		"                         snapshot's regions too (the address x time heatmap)\n"
-		"  --csv                  one row per region per snapshot (heatmap data)\n"
-		"  --top N                ranges listed (default 10)\n"
-		"  --progress / --quiet   progress line on stderr (default when a terminal)\n"
-		"  --help                 this text\n\n"
-		"Needs root and a kernel with CONFIG_DAMON_SYSFS and DAMON vaddr.\n"
-		"Exit status: the command's; 128+N after signal N; 1 when pmuscope failed.\n");
-}
+		"pointers, data sources, latencies (DAMON has none).",
+	.opts = damon_opts,
+	.footer = "Needs root and a kernel with CONFIG_DAMON_SYSFS and DAMON vaddr.\n"
+		  "Exit status: the command's; 128+N after signal N; 1 when pmuscope failed;\n"
+		  "2 for a usage error.",
+	.stop_at_operand = true,
+};
 
 bool mem_damon_requested(int argc, char **argv)
 {
@@ -72,11 +97,6 @@ struct dopts {
 	const char *size, *node, *threads, *steps; /* built-in workload, passed on */
 };
 
-enum {
-	D_SIZE = 256, D_NODE, D_THREADS, D_STEPS, D_DURATION, D_ENGINE, D_JSON, D_CSV, D_SAMPLES,
-	D_TOP, D_QUIET, D_PROGRESS, D_HELP, D_SUS, D_AUS, D_UUS, D_MINR, D_MAXR, D_PAGES,
-	D_NOTHERE,
-};
 
 static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
@@ -89,81 +109,52 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
+/* 0 parsed, CLI_HELP (help printed) or CLI_USAGE (usage error printed). */
 static int parse(int argc, char **argv, struct dopts *o)
 {
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, D_SIZE },
-		{ "node", required_argument, NULL, D_NODE },
-		{ "threads", required_argument, NULL, D_THREADS },
-		{ "steps", required_argument, NULL, D_STEPS },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, D_DURATION },
-		{ "engine", required_argument, NULL, D_ENGINE },
-		{ "period", required_argument, NULL, D_NOTHERE },
-		{ "phys", no_argument, NULL, D_NOTHERE },
-		{ "verify-node", no_argument, NULL, D_NOTHERE },
-		{ "json", no_argument, NULL, D_JSON },
-		{ "samples", no_argument, NULL, D_SAMPLES },
-		{ "csv", no_argument, NULL, D_CSV },
-		{ "top", required_argument, NULL, D_TOP },
-		{ "progress", no_argument, NULL, D_PROGRESS },
-		{ "quiet", no_argument, NULL, D_QUIET },
-		{ "help", no_argument, NULL, D_HELP },
-		{ "damon-sample-us", required_argument, NULL, D_SUS },
-		{ "damon-aggr-us", required_argument, NULL, D_AUS },
-		{ "damon-update-us", required_argument, NULL, D_UUS },
-		{ "damon-min-regions", required_argument, NULL, D_MINR },
-		{ "damon-max-regions", required_argument, NULL, D_MAXR },
-		{ "damon-pages", required_argument, NULL, D_PAGES },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, li = -1;
+	struct cli_parser cp;
+	int c;
 	uint64_t v;
-	optind = 0; /* glibc: re-initialise (cmd_mem may have parsed argv) */
-	while ((li = -1, c = getopt_long(argc, argv, "+p:ao:h", lo, &li)) != -1) {
-		const char *name = li >= 0 ? lo[li].name : "-o";
+	cli_parser_init(&cp, &cli_spec_mem_damon, argc, argv);
+	while ((c = cli_next(&cp)) > 0) {
+		const char *arg = cp.arg;
 		switch (c) {
-		case D_SIZE: o->size = optarg; break;
-		case D_NODE: o->node = optarg; break;
-		case D_THREADS: o->threads = optarg; break;
-		case D_STEPS: o->steps = optarg; break;
+		case D_SIZE: o->size = arg; break;
+		case D_NODE: o->node = arg; break;
+		case D_THREADS: o->threads = arg; break;
+		case D_STEPS: o->steps = arg; break;
 		case 'p': {
-			char *s = optarg, *tok, *save = NULL;
-			for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char buf[256], *tok, *save = NULL;
+			snprintf(buf, sizeof(buf), "%s", arg);
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (o->npids == PMS_DAMON_MAX_TARGETS ||
 				    parse_u64(tok, 1, 0x7fffffff, &v) < 0) {
-					fprintf(stderr, "pmuscope: mem: -p '%s': want up to %d process ids\n",
-						tok, PMS_DAMON_MAX_TARGETS);
-					return -1;
+					cli_bad_arg(&cp, "up to 8 process ids, comma-separated");
+					return CLI_USAGE;
 				}
 				o->pids[o->npids++] = (pid_t)v;
 			}
 			break;
 		}
 		case 'a':
-			fprintf(stderr, "pmuscope: mem: --engine damon monitors processes' virtual "
-				"addresses; -a (system-wide) is not supported\n");
-			return -1;
+			cli_usage(&cli_spec_mem_damon, "--engine damon monitors processes' virtual "
+				  "addresses; -a (system-wide) is not supported");
+			return CLI_USAGE;
 		case 'o':
 		case D_NOTHERE:
-			fprintf(stderr, "pmuscope: mem: %s%s has no meaning with the damon engine (no "
-				"samples, no perf.data)\n", li >= 0 ? "--" : "", name);
-			return -1;
-		case D_DURATION: {
-			char *end;
-			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end || o->duration <= 0) {
-				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", optarg);
-				return -1;
+			cli_usage(&cli_spec_mem_damon, "%s has no meaning with the damon engine (no "
+				  "samples, no perf.data)", cp.opt);
+			return CLI_USAGE;
+		case D_DURATION:
+			if (cli_parse_double(arg, 1e-6, 1e9, &o->duration) < 0) {
+				cli_bad_arg(&cp, "seconds > 0");
+				return CLI_USAGE;
 			}
 			break;
-		}
 		case D_ENGINE:
-			if (strcmp(optarg, "damon")) {
-				fprintf(stderr, "pmuscope: mem: --engine '%s' here, where damon was chosen\n",
-					optarg);
-				return -1;
+			if (strcmp(arg, "damon")) {
+				cli_usage(&cli_spec_mem_damon, "--engine '%s' here, where damon was chosen", arg);
+				return CLI_USAGE;
 			}
 			break;
 		case D_JSON: o->json = true; break;
@@ -172,21 +163,20 @@ static int parse(int argc, char **argv, struct dopts *o)
 		case D_QUIET: o->quiet = true; break;
 		case D_PROGRESS: o->progress = true; break;
 		case D_TOP:
-			if (parse_u64(optarg, 1, 100000, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --top '%s': want a positive count\n", optarg);
-				return -1;
+			if (parse_u64(arg, 1, 100000, &v) < 0) {
+				cli_bad_arg(&cp, "a count 1..100000");
+				return CLI_USAGE;
 			}
 			o->top = (size_t)v;
 			break;
-		case 'h':
-		case D_HELP: help(stdout); return 1;
 		case D_SUS: case D_AUS: case D_UUS: case D_MINR: case D_MAXR: case D_PAGES: {
 			uint64_t hi = c == D_PAGES ? 64 : c == D_MINR || c == D_MAXR ? 1000000
 										   : 3600000000ull;
-			if (parse_u64(optarg, 1, hi, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --%s '%s': want 1..%" PRIu64 "\n",
-					name, optarg, hi);
-				return -1;
+			if (parse_u64(arg, 1, hi, &v) < 0) {
+				char want[64];
+				snprintf(want, sizeof(want), "1..%" PRIu64, hi);
+				cli_bad_arg(&cp, want);
+				return CLI_USAGE;
 			}
 			if (c == D_SUS) o->d.sample_us = v;
 			if (c == D_AUS) o->d.aggr_us = v;
@@ -197,20 +187,22 @@ static int parse(int argc, char **argv, struct dopts *o)
 			break;
 		}
 		default:
-			fprintf(stderr, "pmuscope: mem: try 'pmuscope mem --engine damon --help'\n");
-			return -1;
+			cli_usage(&cli_spec_mem_damon, "unexpected option %s", cp.opt);
+			return CLI_USAGE;
 		}
 	}
-	if (optind < argc) {
+	if (c != CLI_END)
+		return c;
+	if (cp.ind < argc) {
 		if (o->npids) {
-			fprintf(stderr, "pmuscope: mem: give a command or -p, not both\n");
-			return -1;
+			cli_usage(&cli_spec_mem_damon, "give a command or -p, not both");
+			return CLI_USAGE;
 		}
-		o->cmd = argv + optind;
+		o->cmd = argv + cp.ind;
 	}
 	if (o->json && o->csv) {
-		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
-		return -1;
+		cli_usage(&cli_spec_mem_damon, "--json and --csv exclude each other");
+		return CLI_USAGE;
 	}
 	return 0;
 }
@@ -546,7 +538,7 @@ int mem_damon_main(const struct cli_global *g, int argc, char **argv, const char
 	o.d = (struct pms_damon_opts)PMS_DAMON_OPTS_INIT;
 	int prc = parse(argc, argv, &o);
 	if (prc)
-		return prc < 0 ? 1 : 0;
+		return cli_exit_code(prc);
 	sys = cli_open_sys(g);
 	if (!sys)
 		goto out;

@@ -9,6 +9,11 @@
 #include "cli.h"
 
 /* True when argv (a `mem` command line) asks for --engine damon. */
+#include "cli_opt.h"
+
+/* the options of `mem --engine damon` (its --help and man text) */
+extern const struct cli_spec cli_spec_mem_damon;
+
 bool mem_damon_requested(int argc, char **argv);
 
 /* mem_damon_main's answer when DAMON was chosen automatically but could not

@@ -94,7 +94,7 @@ fi
 
 # 3. system-wide while four programs run
 if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
-  "$cli" mem -a --duration 6 -c 4 --quiet --json --samples >"$tmp/all.json" 2>"$tmp/err.all" &
+  "$cli" mem -a --duration 6 -c 16 --quiet --json --samples >"$tmp/all.json" 2>"$tmp/err.all" &
   mp=$!
   # the sampler is open once the process has its perf fds (no fixed sleep
   # decides the result: only that the programs start while it records)

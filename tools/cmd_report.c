@@ -31,7 +31,7 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 void cli_perfdata_problems(const char *cmd, const char *path,
 			   const struct pms_perfdata_reader *r);
 
-enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO };
+enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_NODEMANGLE };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -43,6 +43,7 @@ static const struct cli_opt opts[] = {
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
 	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
+	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
 	{ "stdio", 0, CLI_NOARG, NULL, O_STDIO, "accepted for perf's habit: the text report is the default" },
 	{ 0 },
 };
@@ -165,6 +166,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data";
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
+	bool demangle = true;
 	size_t top = 10;
 	struct pms_perfdata_reader *r = NULL;
 	struct pms_sys *sys = NULL;
@@ -185,6 +187,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		case O_SAMPLES: samples = true; break;
 		case O_HEADER: header = true; break;
 		case O_NOSYM: symbols = false; break;
+		case O_NODEMANGLE: demangle = false; break;
 		case O_STDIO: break;
 		case 'i': path = p.arg; break;
 		case O_TOP:
@@ -243,6 +246,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
 			sym = NULL; /* names are a nicety: the numbers stand without them */
+		else if (!demangle)
+			pms_symbolizer_set_demangle(sym, false);
 	}
 	struct pms_memreport_input in = { .duration_ns = pms_memsrc_span_ns(ps.src) };
 	pms_memreport_input_from_src(&in, &info, &sst);

@@ -14,6 +14,8 @@
 #     (stderr and JSON "empty"), exit 0.
 #  6. Unprivileged (setpriv to nobody, paranoid >= 2): the own command works,
 #     -a is refused with the reason, no physical or kernel address is shown.
+#  7. Names: "[unknown] (/path)" for a stripped binary; C++ demangled unless
+#     --no-demangle.
 # $1 = pmuscope.  Needs PMS_BUILD_DIR (the touch-pages workload).
 set -u
 cli=${1:?usage: attrib.sh PMUSCOPE}
@@ -176,6 +178,31 @@ PY
   rc=$?
   [ $rc = 1 ] || bad "unprivileged -a: exit $rc"
   grep -q "needs CAP_PERFMON" "$tmp/err" || { bad "unprivileged -a: no reason"; cat "$tmp/err"; }
+fi
+
+# 7. names: a function of a binary without symbols is "[unknown] (/path)";
+#    C++ names demangled, or not with --no-demangle
+if [ "$ran" = 1 ] && command -v strip >/dev/null; then
+  strip -o "$tmp/stripped" "$wl" && chmod 755 "$tmp/stripped"
+  "$cli" mem --quiet --top 3 -- "$tmp/stripped" 4096 "$tmp/r7" >"$tmp/strip.txt" 2>&1 || bad "mem of a stripped binary"
+  grep -q "\[unknown\] ($tmp/stripped)" "$tmp/strip.txt" || { bad "no '[unknown] (path)'"; sed -n '/^top functions/,/^$/p' "$tmp/strip.txt"; }
+fi
+if [ "$ran" = 1 ] && command -v g++ >/dev/null; then
+  cat >"$tmp/cxx.cc" <<'CC'
+#include <cstdlib>
+#include <sys/mman.h>
+namespace pms { struct Toucher { static long run(char *b, long n); }; }
+__attribute__((noinline)) long pms::Toucher::run(char *b, long n)
+{ for (long i = 0; i < n; i += 4096) b[i] = 1; return n; }
+int main() { long n = 16L << 20; char *b = (char *)mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  madvise(b, n, MADV_NOHUGEPAGE); return pms::Toucher::run(b, n) == n ? 0 : 1; }
+CC
+  if g++ -O1 -g -o "$tmp/cxx" "$tmp/cxx.cc" 2>/dev/null; then
+    "$cli" mem --quiet --top 3 -- "$tmp/cxx" >"$tmp/cxx.txt" 2>&1 || bad "mem of a C++ program"
+    grep -q "pms::Toucher::run(char\*, long)" "$tmp/cxx.txt" || { bad "C++ name not demangled"; sed -n '/^top functions/,/^$/p' "$tmp/cxx.txt"; }
+    "$cli" mem --quiet --top 3 --no-demangle -- "$tmp/cxx" >"$tmp/cxx2.txt" 2>&1 || bad "mem --no-demangle"
+    grep -q "_ZN3pms7Toucher3runEPcl" "$tmp/cxx2.txt" || { bad "--no-demangle: mangled name not shown"; sed -n '/^top functions/,/^$/p' "$tmp/cxx2.txt"; }
+  fi
 fi
 
 [ "$ran" = 0 ] && exit 77

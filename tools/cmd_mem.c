@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "damon_render.h"
 #include "cli_opt.h"
+#include "mem_advise.h"
 #include "mem_render.h"
 #include "mem_workload.h"
 #include "pmuscope/damon.h"
@@ -57,6 +58,7 @@ struct mem_opts {
 	size_t top;
 	char **cmd;
 	bool run_workload; /* internal: this process is the workload */
+	bool advise, apply; /* --advise, --apply (docs/advise.md) */
 };
 
 static int parse_size(const char *s, size_t *out)
@@ -102,8 +104,8 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
-	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_NOHOLD, O_PERPROC,
-	O_PERTHREAD, O_NODEMANGLE,
+	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
+	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
 };
 
 static const struct cli_opt opts[] = {
@@ -152,6 +154,15 @@ static const struct cli_opt opts[] = {
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
 	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
 	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
+	{ NULL, 0, 0, NULL, 0, "NUMA placement advice (docs/advise.md):" },
+	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
+	  "after the report: for each hot data object and page range,\n"
+	  "move it, interleave it, move the threads, or leave it, with\n"
+	  "the reason, confidence, cost and the commands to do it" },
+	{ "apply", 0, CLI_NOARG, NULL, O_APPLY,
+	  "with --duration SEC: measure SEC, migrate what the advice\n"
+	  "moves (move_pages), measure SEC again, print before/after\n"
+	  "(a command, the workload or -p PID; implies --advise)" },
 	/* internal: the re-executed built-in workload */
 	{ "run-workload", 0, CLI_NOARG, NULL, O_RUNWL, NULL },
 	{ "report-fd", 0, CLI_ARG, NULL, O_REPORTFD, NULL },
@@ -345,6 +356,8 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			o->top = (size_t)v;
 			break;
 		case O_QUIET: o->quiet = true; break;
+		case O_ADVISE: o->advise = true; break;
+		case O_APPLY: o->apply = o->advise = true; break;
 		case O_PROGRESS: o->progress = true; break;
 		case O_RUNWL: o->run_workload = true; break;
 		case O_REPORTFD:
@@ -375,6 +388,16 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	}
 	if (o->json + o->csv > 1) {
 		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
+		return CLI_USAGE;
+	}
+	if (o->advise && (o->csv || o->kind == T_SYSTEM)) {
+		fprintf(stderr, "pmuscope: mem: --advise needs one process (not -a) and the text or "
+				"--json report (not --csv)\n");
+		return CLI_USAGE;
+	}
+	if (o->apply && o->duration <= 0) {
+		fprintf(stderr, "pmuscope: mem: --apply needs --duration SEC: it measures SEC, "
+				"applies the advice, and measures SEC again\n");
 		return CLI_USAGE;
 	}
 	return 0;
@@ -486,6 +509,8 @@ struct run_desc {
 	const struct wl_info *wl;
 	const struct outcome *oc;
 	const struct pms_sampler_info *info;
+	const struct mem_advise *ma;       /* --advise */
+	const struct pms_memreport *after; /* --apply: the second measurement */
 };
 
 static void mem_json_run(struct json *j, const void *ud)
@@ -540,6 +565,7 @@ static void mem_json_run(struct json *j, const void *ud)
 	cli_json_bool(j, "timed_out", d->oc->timed_out);
 	cli_json_end_object(j);
 	cli_json_double(j, "duration_s", d->oc->seconds);
+	mem_advise_json(j, d->ma, d->after, d->pid, d->o->cmd);
 
 }
 
@@ -633,6 +659,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_memprof *prof = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
+	struct mem_advise ma = { .advise = o.advise, .apply = o.apply };
 	struct rec_ctx *ctx = calloc(1, sizeof(*ctx));
 	struct wl_info wi = { 0 };
 	struct outcome oc = { 0 };
@@ -693,7 +720,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	/* No precise engine: DAMON before page faults (docs/damon.md);
 	 * PMUSCOPE_NO_DAMON keeps the automatic choice off (the test suites). */
 	if (o.engine == PMS_ENG_NONE && o.kind != T_SYSTEM && !o.out && !o.samples &&
-	    !o.phys && !o.verify && !o.period && !getenv("PMUSCOPE_NO_DAMON")) {
+	    !o.advise && !o.phys && !o.verify && !o.period && !getenv("PMUSCOPE_NO_DAMON")) {
 		bool use_damon = false;
 		char why[400];
 		if (pms_damon_choose(sys, pmus, topo, &use_damon, why, sizeof(why)) == 0 &&
@@ -935,6 +962,18 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			oc.interrupted = true;
 			oc.stop_signal = stop_sig;
 		}
+		if (ma.apply && ma.phase == 0 && o.duration > 0 && t - t0 >= o.duration) {
+			/* the first measurement is done: plan, migrate, measure again */
+			(void)pms_memsrc_poll(src, 0, &cb, ctx);
+			if (wi.have)
+				pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
+			(void)pms_memprof_resolve(prof, ctx->oracle);
+			if (mem_advise_switch(&ma, sys, topo, pid, src, oracle, &po, &prof, t - t0) < 0)
+				goto out;
+			ctx->prof = prof;
+			t0 = now_s();
+			continue;
+		}
 		if (o.duration > 0 && t - t0 >= o.duration && !oc.timed_out) {
 			oc.timed_out = true;
 			if (child)
@@ -1034,7 +1073,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cli_fail("mem: building the report");
 		goto out;
 	}
-	struct run_desc d = { &o, pid, &wi, &oc, &info };
+	if (mem_advise_finish(&ma, topo, rep) < 0)
+		goto out;
+	/* --apply: the main report is the first measurement's */
+	const struct pms_memreport *shown = ma.phase == 1 ? ma.before : rep;
+	struct run_desc d = { &o, pid, &wi, &oc, &info, &ma, ma.phase == 1 ? rep : NULL };
 	char target[512];
 	mem_target_text(&d, target, sizeof(target));
 	struct mem_render mr = {
@@ -1055,17 +1098,21 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (o.json)
-		mem_render_json(&mr, rep);
-	else if (o.csv)
+	if (ma.phase == 1)
+		mr.seconds = ma.before_s;
+	if (o.json) {
+		mem_render_json(&mr, shown);
+	} else if (o.csv) {
 		mem_render_csv(rep);
-	else
-		mem_render_text(&mr, rep);
+	} else {
+		mem_render_text(&mr, shown);
+		mem_advise_text(&ma, rep, pid, o.cmd);
+	}
 	{
 		/* an empty result is said, on stderr too (the report may be JSON
 		 * or CSV, or in a file) */
 		char why[600];
-		if (mem_render_empty(&mr, rep, why, sizeof(why)))
+		if (mem_render_empty(&mr, shown, why, sizeof(why)))
 			fprintf(stderr, "pmuscope: mem: %s\n", why);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -1112,6 +1159,7 @@ out:
 	if (relfd[1] >= 0)
 		close(relfd[1]);
 	pms_memreport_free(rep);
+	mem_advise_release(&ma);
 	pms_symbolizer_free(sym);
 	pms_memprof_free(prof);
 	pms_numa_oracle_free(oracle);

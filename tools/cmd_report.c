@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "mem_advise.h"
 #include "mem_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
@@ -31,7 +32,7 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 void cli_perfdata_problems(const char *cmd, const char *path,
 			   const struct pms_perfdata_reader *r);
 
-enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_NODEMANGLE };
+enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -44,6 +45,10 @@ static const struct cli_opt opts[] = {
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
 	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
+	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
+	  "NUMA placement advice for the hot data (docs/advise.md);\n"
+	  "needs samples with both nodes (a file with physical\n"
+	  "addresses: pmuscope mem --phys -o, perf mem record --phys-data)" },
 	{ "stdio", 0, CLI_NOARG, NULL, O_STDIO, "accepted for perf's habit: the text report is the default" },
 	{ 0 },
 };
@@ -80,6 +85,7 @@ struct file_desc {
 	double seconds;
 	size_t nattrs;
 	struct pms_perfdata_reader *r;
+	const struct mem_advise *ma; /* --advise */
 };
 
 static void report_json_run(struct json *j, const void *ud)
@@ -125,11 +131,13 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_bool(j, "timed_out", false);
 	cli_json_end_object(j);
 	cli_json_double(j, "duration_s", d->seconds);
+	mem_advise_json(j, d->ma, NULL, 0, NULL);
 }
 
 struct pass {
 	struct pms_memprof *prof;
 	struct pms_memsrc *src;
+	struct pms_advisor *adv; /* --advise */
 	bool started;    /* the first sample came: headers are all known */
 	bool csv;
 };
@@ -149,6 +157,14 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys, 0 };
 		mem_render_csv_row(&row);
 		return 0;
+	}
+	if (ps->adv && (x->ms.valid & PMS_MS_ADDR)) {
+		/* PERF_MEM_OP_STORE: bit 2 of data_src's mem_op */
+		bool store = (x->ms.valid & PMS_MS_DATA_SRC) && (x->ms.data_src & 0x04);
+		int arc = pms_advisor_add(ps->adv, x->ms.pid, x->ms.addr, x->mem_node, x->cpu_node,
+					  (x->ms.valid & PMS_MS_WEIGHT) ? x->ms.weight : 0, store);
+		if (arc < 0)
+			return arc;
 	}
 	return pms_memprof_add_src(ps->prof, x);
 }
@@ -173,6 +189,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pass ps;
+	struct mem_advise ma = { 0 };
 	int fd = -1, rc, ret = 0;
 
 	memset(&ps, 0, sizeof(ps));
@@ -189,6 +206,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		case O_NOSYM: symbols = false; break;
 		case O_NODEMANGLE: demangle = false; break;
 		case O_STDIO: break;
+		case O_ADVISE: ma.advise = true; break;
 		case 'i': path = p.arg; break;
 		case O_TOP:
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
@@ -208,6 +226,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (samples && !json) {
 		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
+	if (ma.advise && csv)
+		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
 	if (cli_perfdata_open("report", path, &fd, &r))
 		return 1;
 
@@ -219,6 +239,15 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	ps.csv = csv;
+	if (ma.advise) {
+		/* a recorded file: no distances of its machine, no free memory */
+		struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
+		ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
+		if (pms_advisor_new(NULL, &ao, &ps.adv) < 0) {
+			ret = cli_fail("report: advise");
+			goto out;
+		}
+	}
 	if (csv)
 		mem_render_csv_header();
 	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
@@ -240,7 +269,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
 	struct file_desc fdsc = { path, info.pipe, st,
 				  (double)pms_memsrc_span_ns(ps.src) / 1e9,
-				  pms_perfdata_reader_nattrs(r), r };
+				  pms_perfdata_reader_nattrs(r), r, &ma };
 	cli_perfdata_problems("report", path, r);
 	if (symbols) {
 		sys = cli_open_sys(g);
@@ -253,6 +282,12 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	pms_memreport_input_from_src(&in, &info, &sst);
 	if (pms_memprof_report(ps.prof, sym, &in, &rep) < 0) {
 		ret = cli_fail("report: building the report");
+		goto out;
+	}
+	ma.adv_before = ps.adv;
+	ps.adv = NULL;
+	if (mem_advise_finish(&ma, NULL, rep) < 0) {
+		ret = 1;
 		goto out;
 	}
 	char target[1024];
@@ -268,6 +303,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		mem_render_json(&mr, rep);
 	} else {
 		mem_render_text(&mr, rep);
+		mem_advise_text(&ma, NULL, 0, NULL);
 		if (header) {
 			printf("\n");
 			cli_perfdata_print_header(stdout, r);
@@ -276,6 +312,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 out:
 	fflush(stdout);
 	pms_memreport_free(rep);
+	mem_advise_release(&ma);
+	pms_advisor_free(ps.adv);
 	pms_symbolizer_free(sym);
 	pms_sys_free(sys);
 	pms_memsrc_free(ps.src);

@@ -13,7 +13,9 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
+#include "pmuscope/memsample.h"
 #include "pmuscope/perfdata.h"
+#include "pmuscope/spe.h"
 
 int cmd_script(const struct cli_global *g, int argc, char **argv);
 
@@ -463,6 +465,124 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r)
 	fprintf(o, "# nodes: %s\n", why ? why : "from PHYS_ADDR and MEM_TOPOLOGY");
 }
 
+/* ---- recorded hardware samples the kernel did not write as records -------- */
+
+struct spe_print {
+	FILE *o;
+	const enum field *fs;
+	size_t nf;
+	bool json;
+	const struct comms *comms;
+	struct dcache *dc;
+	struct pms_perfdata_reader *r;
+	const struct pms_perfdata_attr *attr;
+	uint64_t printed;
+};
+
+/* A memory sample as a SAMPLE line: only the fields it has. */
+static void memsample_as_event(const struct pms_memsample *m, const struct pms_perfdata_attr *a,
+			       struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	struct pms_sample *s = &ev->rec.sample;
+	memset(ev, 0, sizeof(*ev));
+	ev->rec.type = PMS_RECORD_SAMPLE;
+	ev->attr = a;
+	ev->node = -1;
+	s->ip = m->ip;
+	s->pid = m->pid;
+	s->tid = m->tid;
+	s->cpu = m->cpu;
+	s->addr = m->addr;
+	s->phys_addr = m->phys_addr;
+	s->weight = m->weight;
+	s->data_src = m->data_src;
+	s->period = m->period;
+	if ((m->valid & PMS_MS_PHYS) && m->phys_addr && !pms_perfdata_reader_nodes_why(r)) {
+		int n = pms_perfdata_reader_node_of_phys(r, m->phys_addr);
+		ev->node = n >= 0 ? n : -1;
+	}
+}
+
+static int spe_print_one(void *arg, const struct pms_spe_record *rec, const struct pms_memsample *m)
+{
+	struct spe_print *p = arg;
+	struct pms_perfdata_event ev;
+	if (!pms_spe_record_is_mem(rec))
+		return 0;
+	memsample_as_event(m, p->attr, p->r, &ev);
+	ev.rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
+	if (p->json)
+		print_json(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
+	else
+		print_text(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
+	p->printed++;
+	return 0;
+}
+
+/* An arm_spe AUXTRACE chunk: its load/store records, as perf script
+ * --itrace=M shows them (docs/spe.md). */
+static void script_spe(struct spe_print *p, const struct pms_perfdata_event *ev,
+		       struct pms_spe_chunk_stats *cs)
+{
+	struct pms_perfdata_spe_meta meta;
+	struct pms_spe_chunk_ctx cx = { 0 };
+	uint64_t midr = 0;
+
+	if (pms_perfdata_reader_spe_meta(p->r, &meta) < 0)
+		return;
+	p->attr = NULL;
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(p->r); i++)
+		if (pms_perfdata_reader_attr(p->r, i)->attr->type == meta.pmu_type)
+			p->attr = pms_perfdata_reader_attr(p->r, i);
+	if (!p->attr)
+		p->attr = ev->attr;
+	(void)pms_perfdata_reader_spe_midr(p->r, ev->auxtrace.cpu, &midr);
+	cx.midr = midr;
+	cx.cpu = ev->auxtrace.cpu;
+	cx.tid = ev->auxtrace.tid;
+	(void)pms_spe_chunk_decode(ev->aux_data, ev->aux_len, &cx, cs, spe_print_one, p);
+}
+
+/* An ibs_op sample recorded with RAW only: the fields the kernel did not
+ * write, as the one converter fills them from the registers
+ * (pms_memsample_from_sample; docs/ibs.md). */
+static void ibs_fill(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	struct pms_sample *s = &ev->rec.sample;
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	const char *pmu = NULL;
+	struct pms_ibs_cpu cpu;
+	struct pms_memconv_ctx cx;
+	struct pms_memsample m;
+
+	if (!(s->present & PMS_SAMPLE_RAW) || !in->cpuid ||
+	    pms_ibs_cpu_from_cpuid(in->cpuid, 0, &cpu) < 0)
+		return;
+	for (size_t i = 0; i < in->npmu; i++)
+		if (in->pmu[i].type == ev->attr->attr->type)
+			pmu = in->pmu[i].name;
+	if (!pmu || strncmp(pmu, "ibs_op", 6))
+		return;
+	memset(&cx, 0, sizeof(cx));
+	cx.engine = PMS_ENG_IBS;
+	cx.sample_type = ev->attr->sample_type;
+	cx.ibs_cpu = &cpu;
+	cx.ibs_ldlat = (unsigned)(ev->attr->attr->config1 & 0xfff);
+	if (pms_memsample_from_sample(s, &cx, &m, NULL) < 0)
+		return;
+	if (!(s->present & PMS_SAMPLE_DATA_SRC) && (m.valid & PMS_MS_DATA_SRC))
+		s->data_src = m.data_src;
+	if (!(s->present & PMS_SAMPLE_ADDR) && (m.valid & PMS_MS_ADDR))
+		s->addr = m.addr;
+	if (!(s->present & PMS_SAMPLE_PHYS_ADDR) && (m.valid & PMS_MS_PHYS))
+		s->phys_addr = m.phys_addr;
+	if (!(s->present & (PMS_SAMPLE_WEIGHT | PMS_SAMPLE_WEIGHT_STRUCT)) &&
+	    (m.valid & PMS_MS_WEIGHT)) {
+		s->weight = m.weight;
+		s->weight_var2_w = (uint16_t)m.ins_lat;
+	}
+}
+
 /* Shared with cmd_report.c: open -i FILE ('-' = stdin). */
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
 
@@ -509,6 +629,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct pms_perfdata_event ev;
 	struct comms comms = { 0 };
 	struct dcache *dc = NULL;
+	struct pms_spe_chunk_stats spe_st = { 0 };
 	static char obuf[1 << 20];
 	int fd = -1, rc, ret = 0;
 
@@ -560,8 +681,14 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
 			continue;
 		}
+		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
+			struct spe_print sp = { stdout, fs, nf, json, &comms, dc, r, NULL, 0 };
+			script_spe(&sp, &ev, &spe_st);
+			continue;
+		}
 		if (ev.rec.type != PMS_RECORD_SAMPLE || header)
 			continue;
+		ibs_fill(r, &ev);
 		if (json)
 			print_json(stdout, fs, nf, &ev, &comms, dc);
 		else
@@ -584,6 +711,13 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			fprintf(stderr, "pmuscope: script: %s: %" PRIu64
 					" samples with an id of no event dropped\n",
 				path, st->unknown_id);
+		if (spe_st.cut_chunks || st->aux_truncated || st->aux_partial)
+			fprintf(stderr,
+				"pmuscope: script: %s: AUX data lost: %" PRIu64 " SPE records cut by "
+				"the end of their chunk (%" PRIu64 " bytes) dropped; %" PRIu64
+				" AUX records truncated, %" PRIu64 " partial\n",
+				path, spe_st.cut_chunks, spe_st.cut_bytes, st->aux_truncated,
+				st->aux_partial);
 	}
 out:
 	free(dc);

@@ -20,6 +20,7 @@
 	X(report, "memory-access report of a perf.data file (also from perf mem record)") \
 	X(script, "one line or JSON object per sample of a perf.data file") \
 	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \
+	X(migrate, "move a live process's pages (an address range) to a NUMA node; moved/failed by errno") \
 
 
 #define DECLARE(name, summary) \

@@ -286,6 +286,8 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
 	cli_json_uint(&j, "aux_truncated", r->stats.aux_truncated);
 	cli_json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
+	cli_json_uint(&j, "aux_partial", r->stats.aux_partial);
+	cli_json_uint(&j, "aux_cut_records", r->stats.aux_cut_records);
 	cli_json_end_object(&j);
 
 	cli_json_begin_object(&j, "data_source");

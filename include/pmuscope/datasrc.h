@@ -282,6 +282,91 @@ uint64_t pms_ibs_data_src_entry(bool zen4, unsigned code, bool rmt_node);
 int pms_ibs_op_raw_parse(const void *raw, size_t size, struct pms_ibs_op_regs *regs,
 			 uint32_t *caps);
 
+/* Every field of the op registers (arch/x86/include/asm/amd/ibs.h), as a
+ * recording's PERF_SAMPLE_RAW carries them. */
+struct pms_ibs_op_fields {
+	bool zen4;                /* caps has PMS_IBS_CAPS_ZEN4: 5-bit DataSrc, L3MissOnly */
+	/* IbsOpCtl */
+	uint32_t max_cnt;         /* ((MaxCntExt[26:20] << 16) | MaxCnt[15:0]) << 4 */
+	bool l3_miss_only, en, val;
+	bool cnt_ctl;             /* 1: counts dispatched ops, 0: cycles */
+	uint32_t cur_cnt;         /* [58:32] */
+	unsigned ldlat_thrsh;     /* [62:59] */
+	bool ldlat_en;            /* 63 */
+	/* IbsOpData */
+	uint16_t comp_to_ret_ctr, tag_to_ret_ctr;
+	bool op_return, brn_taken, brn_misp, brn_ret, rip_invalid, brn_fuse, microcode;
+	/* IbsOpData2; data2_valid is false where erratum 1293 makes the
+	 * register meaningless (family 0x19 model < 0x10 with SwPf or
+	 * DcMissNoMabAlloc); the fields below then still hold its bits */
+	bool data2_valid;
+	unsigned data_src;        /* DataSrc: [2:0], or [7:6]:[2:0] on Zen 4 */
+	bool rmt_node, cache_hit_st, strm_st, rmt_socket;
+	/* IbsOpData3 */
+	bool ld_op, st_op, dc_l1tlb_miss, dc_l2tlb_miss, dc_l1tlb_hit_2m, dc_l1tlb_hit_1g;
+	bool dc_l2tlb_hit_2m, dc_miss, dc_mis_acc, dc_wc_mem_acc, dc_uc_mem_acc, dc_locked_op;
+	bool dc_miss_no_mab_alloc, dc_lin_addr_valid, dc_phy_addr_valid, dc_l2tlb_hit_1g;
+	bool l2_miss, sw_pf;
+	bool l2_miss_valid;       /* false under erratum 1293, as for OpDcMissOpenMemReqs */
+	unsigned op_mem_width;    /* bytes: 1 << (OpMemWidth - 1); 0 when the field is 0 */
+	unsigned op_dc_miss_open_mem_reqs;
+	uint16_t dc_miss_lat, tlb_refill_lat;
+};
+
+/* Decode every field; cpu gives the family/model (errata) and caps.
+ * Returns 0 or PMS_EINVAL. */
+int pms_ibs_op_fields_decode(const struct pms_ibs_op_regs *regs, const struct pms_ibs_cpu *cpu,
+			     struct pms_ibs_op_fields *out);
+
+/* The fetch MSRs as the driver reads them (PERF_SAMPLE_RAW order). */
+struct pms_ibs_fetch_regs {
+	uint64_t fetch_ctl;  /* IbsFetchCtl    0xC0011030 */
+	uint64_t lin_ad;     /* IbsFetchLinAd  0xC0011031 */
+	uint64_t phys_ad;    /* IbsFetchPhysAd 0xC0011032 */
+	uint64_t extd_ctl;   /* IcIbsExtdCtl   0xC001103C, if has_extd_ctl */
+	bool has_extd_ctl;
+};
+
+struct pms_ibs_fetch_fields {
+	uint32_t max_cnt, cnt;   /* << 4, as the hardware counts */
+	uint16_t lat;
+	bool en, val, comp, ic_miss, phy_addr_valid;
+	unsigned l1tlb_pgsz;     /* field value 0..3 */
+	bool l1tlb_miss, l2tlb_miss, rand_en, l2_miss, l3_miss_only, oc_miss, l3_miss;
+	uint16_t itlb_refill_lat; /* IcIbsExtdCtl[15:0] */
+};
+
+/* Parse an ibs_fetch PERF_SAMPLE_RAW payload (u32 caps, IbsFetchCtl,
+ * IbsFetchLinAd, IbsFetchPhysAd, then IcIbsExtdCtl if caps has
+ * FETCHCTLEXTD), host byte order.  0 or PMS_EPARSE. */
+#define PMS_IBS_CAPS_FETCHCTLEXTD (1u << 9)
+int pms_ibs_fetch_raw_parse(const void *raw, size_t size, struct pms_ibs_fetch_regs *regs,
+			    uint32_t *caps);
+int pms_ibs_fetch_fields_decode(const struct pms_ibs_fetch_regs *regs,
+				struct pms_ibs_fetch_fields *out);
+
+/* The CPU of a recording from its HEADER_CPUID string ("AuthenticAMD,25,17,1":
+ * vendor, family, model, stepping, decimal; perf's x86 get_cpuid) and the
+ * caps word of a raw sample.  PMS_ENOENT for a string that is not AMD's. */
+int pms_ibs_cpu_from_cpuid(const char *cpuid, uint32_t caps, struct pms_ibs_cpu *out);
+
+/* A raw IBS sample of a recording (`perf record -e ibs_op//` with
+ * PERF_SAMPLE_RAW) as the memory sample the kernel would have produced had
+ * DATA_SRC, WEIGHT, ADDR and PHYS_ADDR been requested: ibs_op (fetch false)
+ * through pms_ibs_op_decode, its valid-bit rules included (ip only when
+ * RipInvalid is clear; addr only with DcLinAddrValid, phys_addr with
+ * DcPhyAddrValid; data_src and addr only for loads and stores; weight =
+ * DcMissLat and ins_lat = TagToRetCtr only for loads that missed); ibs_fetch
+ * (fetch true): ip = IbsFetchLinAd, phys_addr = IbsFetchPhysAd when
+ * PhyAddrValid, no data source.  The caps word is the raw sample's own; cpu
+ * gives family and model (errata).  Returns 0; PMS_ENOENT when the driver
+ * drops the sample (Val clear; a zero fetch address on family 0x19 model <
+ * 0x10, erratum 1197); PMS_EPARSE for a payload whose size does not match
+ * its caps; PMS_EINVAL. */
+struct pms_memsample;
+int pms_ibs_raw_memsample(const void *raw, size_t size, bool fetch, const struct pms_ibs_cpu *cpu,
+			  struct pms_memsample *out);
+
 /* ---- Intel PEBS (arch/x86/events/intel/ds.c, core.c; v7.3-rc7) ----------- */
 
 /* The tables, as the kernel builds them (patched copies of the default). */

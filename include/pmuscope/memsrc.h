@@ -103,6 +103,9 @@ struct pms_memsrc_stats {
 	uint64_t aux_bytes;       /* AUX bytes decoded */
 	uint64_t aux_truncated, aux_overwrite, aux_partial, aux_collision; /* PERF_AUX_FLAG_* */
 	uint64_t aux_decode_errors;
+	uint64_t aux_cut_records; /* recorded: SPE records cut by the end of their
+				   * AUXTRACE chunk (truncated data), dropped */
+	uint64_t aux_cut_bytes;   /* ... and their bytes */
 	uint64_t aux_overrun;     /* live: AUX bytes overwritten before read */
 	uint64_t ibs_raw_checked;  /* IBS samples whose RAW registers were decoded */
 	uint64_t ibs_raw_mismatch; /* ... and disagreed with the kernel's fields */

@@ -130,6 +130,43 @@ int pms_perfdata_writer_lost_samples(struct pms_perfdata_writer *w, uint64_t los
  * (the writer also does it every MiB).  PMS_EINVAL before any attr; a
  * kept write failure otherwise. */
 int pms_perfdata_writer_sync(struct pms_perfdata_writer *w);
+/* ---- AUX traces (perf-tool records, tools/lib/perf/include/perf/event.h) ----
+ * PERF_RECORD_AUXTRACE_INFO (70): u32 type, u32 reserved, u64 priv[];
+ * PERF_RECORD_AUXTRACE (71): u64 size, offset, reference; u32 idx, tid, cpu,
+ * reserved; then `size` bytes of trace that header.size does not count. */
+#define PMS_PERFDATA_RECORD_AUXTRACE_INFO 70
+#define PMS_PERFDATA_RECORD_AUXTRACE 71
+/* auxtrace_info.type (tools/perf/util/auxtrace.h, enum auxtrace_type). */
+#define PMS_AUXTRACE_TYPE_INTEL_PT 1
+#define PMS_AUXTRACE_TYPE_ARM_SPE 4
+
+struct pms_perfdata_auxtrace {
+	uint64_t size;      /* trace bytes after the record (a multiple of 8) */
+	uint64_t offset;    /* of the chunk in the AUX area */
+	uint64_t reference; /* a unique value perf uses to order chunks */
+	uint32_t idx;       /* AUX mmap index: the queue */
+	uint32_t tid;       /* thread of a per-thread mmap, (u32)-1 for per-CPU */
+	uint32_t cpu;       /* CPU of a per-CPU mmap, (u32)-1 for per-thread */
+};
+
+/* Append a PERF_RECORD_AUXTRACE_INFO of the given type with npriv u64s. */
+int pms_perfdata_writer_write_auxtrace_info(struct pms_perfdata_writer *w, uint32_t type,
+					    const uint64_t *priv, size_t npriv);
+
+/* Append a PERF_RECORD_AUXTRACE and its len trace bytes, padded with zero
+ * bytes to a multiple of 8 as perf record does (auxtrace_mmap__read); a->size
+ * is ignored and the padded size written.  a->offset/reference/idx/tid/cpu
+ * are written as given. */
+int pms_perfdata_writer_write_auxtrace(struct pms_perfdata_writer *w,
+				       const struct pms_perfdata_auxtrace *a, const void *data,
+				       size_t len);
+
+/* Set PMU_CAPS to one PMU's caps (name/value pairs), e.g. "ibs_op" with
+ * "zen4_ibs_extensions" = "1": u32 nr_pmu (1), then u32 nr_caps, the pairs
+ * as strings, then the PMU name (header.c, write_pmu_caps). */
+struct pms_perfdata_str_pair;
+int pms_perfdata_writer_set_pmu_caps(struct pms_perfdata_writer *w, const char *pmu,
+				     const struct pms_perfdata_str_pair *caps, size_t ncaps);
 
 /* Set feature feat's payload to len raw bytes (replacing an earlier one). */
 int pms_perfdata_writer_set_feature(struct pms_perfdata_writer *w, unsigned feat,
@@ -307,6 +344,11 @@ struct pms_perfdata_info {
 	uint64_t clockid_res_ns;
 	/* COMPRESSED */
 	uint32_t comp_version, comp_type, comp_level, comp_ratio, comp_mmap_len;
+	/* The AUXTRACE_INFO record (the first one met; perf uses one):
+	 * auxtrace_type 0 when none has been read yet. */
+	uint32_t auxtrace_type;   /* PMS_AUXTRACE_TYPE_* */
+	size_t nauxtrace_priv;
+	const uint64_t *auxtrace_priv;
 };
 
 struct pms_perfdata_stats {
@@ -328,6 +370,13 @@ struct pms_perfdata_stats {
 	 * records are read up to the end of the file (the last complete one). */
 	bool unfinished;
 	uint64_t recovered_bytes; /* data bytes read past the header's data.size */
+	/* AUX traces: PERF_RECORD_AUX flags (each record counted once per
+	 * flag) and the AUXTRACE bytes.  Truncated: the AUX buffer was full and
+	 * data was lost; partial: the record holds an incomplete sample;
+	 * collision: the hardware overwrote data. */
+	uint64_t aux_records, aux_truncated, aux_partial, aux_collision;
+	uint64_t auxtrace_bytes;  /* trace bytes of AUXTRACE records */
+	uint64_t auxtrace_short;  /* AUXTRACE records whose bytes the data cut */
 };
 
 /* One record from pms_perfdata_next(). */
@@ -343,6 +392,12 @@ struct pms_perfdata_event {
 	 * or -1: phys_addr 0 (the kernel could not translate), an address in
 	 * no recorded block, or no way to tell (pms_perfdata_reader_nodes_why). */
 	int node;
+	/* PERF_RECORD_AUXTRACE: its fields and the trace bytes after it
+	 * (aux_data, aux_len; borrowed, valid until the next call; aux_len is
+	 * less than auxtrace.size when the data ends early).  Zero otherwise. */
+	struct pms_perfdata_auxtrace auxtrace;
+	const void *aux_data;
+	size_t aux_len;
 };
 
 /* Open a reader on fd (a regular file is mapped; a pipe or other stream is
@@ -395,6 +450,40 @@ int pms_perfdata_reader_node_of_phys(const struct pms_perfdata_reader *r, uint64
 /* NULL when samples get nodes (some attr has PHYS_ADDR and MEM_TOPOLOGY is
  * there), else why not, as a sentence. */
 const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r);
+
+/* ---- Arm SPE metadata (AUXTRACE_INFO of type ARM_SPE) ---------------------
+ * tools/perf/util/arm-spe.h: version 1 priv[] = {PMU type, per-CPU mmaps}
+ * (a record of exactly 2 words); version 2 priv[] = {version, header words
+ * (4), PMU type, nr CPUs}, then per CPU {magic 0x1010101010101010, cpu,
+ * nr_params, MIDR, PMU type, min interval[, event filter]}. */
+struct pms_perfdata_spe_cpu {
+	uint32_t cpu;
+	uint64_t midr;
+	uint64_t pmu_type;     /* UINT64_MAX: the CPU has no SPE PMU */
+	uint64_t min_interval; /* caps/min_interval, 0 when unknown */
+	uint64_t event_filter; /* caps/event_filter, when has_event_filter */
+	bool has_event_filter;
+};
+
+struct pms_perfdata_spe_meta {
+	unsigned version;         /* 1 or 2 (or higher: header words still read) */
+	uint64_t pmu_type;        /* the attr.type of the SPE event */
+	bool per_cpu_mmaps;       /* version 1 only */
+	size_t ncpus;
+	const struct pms_perfdata_spe_cpu *cpus; /* version 2; owned by the reader */
+};
+
+/* The SPE metadata of the file's AUXTRACE_INFO: 0; PMS_ENOENT when the file
+ * has no AUXTRACE_INFO of type ARM_SPE (yet: it comes before the trace);
+ * PMS_EPARSE when it is malformed (the message names the word). */
+int pms_perfdata_reader_spe_meta(const struct pms_perfdata_reader *r,
+				 struct pms_perfdata_spe_meta *out);
+
+/* MIDR of cpu: version-2 per-CPU metadata, else the HEADER_CPUID string
+ * (hex, "0x00000000410fd0c0", as perf writes it on arm64).  0, or PMS_ENOENT
+ * when neither says (perf then has no data-source table either). */
+int pms_perfdata_reader_spe_midr(const struct pms_perfdata_reader *r, uint32_t cpu,
+				 uint64_t *midr);
 
 /* Release r (NULL is fine); does not close the fd. */
 void pms_perfdata_reader_free(struct pms_perfdata_reader *r);

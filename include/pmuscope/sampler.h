@@ -70,10 +70,21 @@ struct pms_sampler_opts {
 	size_t data_pages;            /* ring data pages (power of two); 0 = 64 */
 	size_t aux_pages;             /* SPE AUX pages (power of two); 0 = 128 */
 	uint32_t wakeup_bytes;        /* poll watermark; 0 = a quarter of the ring */
+	/* Arm SPE filters (drivers/perf/arm_spe_pmu.c formats; each dropped
+	 * with a note where the PMU lacks it): */
+	uint64_t spe_events;          /* event_filter (PMSEVFR_EL1): keep records with all
+				       * these event bits (PMS_SPE_EVENT_BIT); 0 = none */
+	uint64_t spe_not_events;      /* inv_event_filter (PMSNEVFR_EL1, FEAT_SPEv1p2): drop
+				       * records with any of these; 0 = none */
+	bool spe_branches;            /* also sample branches (branch_filter) */
+	/* AMD IBS op: the period counts dispatched ops (IbsOpCntCtl = 1, the
+	 * cnt_ctl term, IBS_CAPS_OPCNT) instead of cycles */
+	bool ibs_count_ops;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
-	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0 }
+	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
+	  0, 0, false, false }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {

@@ -238,6 +238,50 @@ int pms_spe_record_next(struct pms_spe_reader *r, struct pms_spe_record *rec);
 int pms_spe_record_memsample(const struct pms_spe_record *r, uint32_t midr,
 			     bool snoop_event_supported, struct pms_memsample *out);
 
+/* ---- One AUX chunk of a recording (a PERF_RECORD_AUXTRACE payload) -------- */
+
+/* Where the chunk came from: the AUXTRACE record's cpu and tid, and the MIDR
+ * of that CPU (perfdata.h, pms_perfdata_reader_spe_midr; 0 = unknown). */
+struct pms_spe_chunk_ctx {
+	uint64_t midr;
+	bool snoop_event_supported; /* the CPU implements DATA_SNOOPED */
+	uint32_t cpu;               /* (uint32_t)-1: per-thread buffer */
+	uint32_t tid;               /* (uint32_t)-1: per-CPU buffer */
+};
+
+struct pms_spe_chunk_stats {
+	uint64_t chunks;          /* chunks decoded */
+	uint64_t records;         /* complete records */
+	uint64_t mem_records;     /* of which memory operations (pms_spe_record_is_mem) */
+	uint64_t context_records; /* of which carried a CONTEXT packet */
+	uint64_t pad_bytes;
+	uint64_t unknown_packets;
+	uint64_t bad_headers;     /* invalid headers (the record in progress is dropped) */
+	uint64_t cut_chunks;      /* chunks ending inside a record (lost, truncated data) */
+	uint64_t cut_bytes;       /* bytes of those incomplete records */
+};
+
+/* Called for every complete record, with the record and its memory sample
+ * (pms_spe_record_memsample with the context's MIDR; cpu from the chunk;
+ * pid = tid = the CONTEXT packet's value when the record has one, which is
+ * what the kernel writes there (CONTEXTIDR_EL1 holds the pid when the
+ * kernel runs with CONFIG_PID_IN_CONTEXTIDR), else the chunk's tid).  A
+ * non-zero return stops the decoding and is returned. */
+typedef int (*pms_spe_record_fn)(void *arg, const struct pms_spe_record *rec,
+				 const struct pms_memsample *ms);
+
+/* Decode one chunk.  Each chunk is decoded on its own, as perf does (the
+ * driver pads every AUX record to a record boundary, so a record never
+ * straddles two chunks); bytes after the last complete record are counted as
+ * cut (stats.cut_chunks, cut_bytes).  stats accumulates (zero it first).
+ * Returns 0, fn's non-zero value, or PMS_EINVAL. */
+int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk_ctx *ctx,
+			 struct pms_spe_chunk_stats *stats, pms_spe_record_fn fn, void *arg);
+
+/* A record perf turns into a "memory" sample (tools/perf/util/arm-spe.c,
+ * arm_spe_sample: a load/store/atomic operation type). */
+bool pms_spe_record_is_mem(const struct pms_spe_record *rec);
+
 /* ---- The inverse, for tests and fake AUX streams ------------------------- */
 
 /* Write rec as packets: CONTEXT, PC, OP_TYPE (op_class/op_raw; op_flags is

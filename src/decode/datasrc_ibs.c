@@ -5,9 +5,11 @@
  * perf_ibs_get_mem_snoop, perf_ibs_get_tlb_lvl, perf_ibs_get_op_data2;
  * DataSrc codes and register fields from arch/x86/include/asm/amd/ibs.h;
  * caps bits from arch/x86/include/asm/perf_event.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmuscope/datasrc.h"
+#include "pmuscope/memsample.h"
 #include "util/error.h"
 
 #define BIT(n) (1ULL << (n))
@@ -325,4 +327,259 @@ int pms_ibs_op_raw_parse(const void *raw, size_t size, struct pms_ibs_op_regs *r
 	if (caps)
 		*caps = c;
 	return 0;
+}
+
+/* ---- Every field (arch/x86/include/asm/amd/ibs.h) -------------------------- */
+
+#define FLD(v, lo, w) ((unsigned)(((v) >> (lo)) & ((1ULL << (w)) - 1)))
+#define BITF(v, n) ((((v) >> (n)) & 1) != 0)
+
+int pms_ibs_op_fields_decode(const struct pms_ibs_op_regs *regs, const struct pms_ibs_cpu *cpu,
+			     struct pms_ibs_op_fields *out)
+{
+	uint64_t c, d, d2, d3;
+	bool erratum;
+
+	if (!regs || !cpu || !out)
+		return pms_err(PMS_EINVAL, "pms_ibs_op_fields_decode: NULL argument");
+	memset(out, 0, sizeof(*out));
+	c = regs->op_ctl;
+	d = regs->op_data;
+	d2 = regs->op_data2;
+	d3 = regs->op_data3;
+	out->zen4 = cpu->caps & PMS_IBS_CAPS_ZEN4;
+	/* IbsOpCtl: MaxCnt [15:0], L3MissOnly 16, En 17, Val 18, CntCtl 19,
+	 * MaxCntExt [26:20], CurCnt [58:32], LdLatThrsh [62:59], LdLatEn 63. */
+	out->max_cnt = (uint32_t)(((FLD(c, 20, 7) << 16) | FLD(c, 0, 16)) << 4);
+	out->l3_miss_only = BITF(c, 16);
+	out->en = BITF(c, 17);
+	out->val = BITF(c, 18);
+	out->cnt_ctl = BITF(c, 19);
+	out->cur_cnt = FLD(c, 32, 27);
+	out->ldlat_thrsh = FLD(c, 59, 4);
+	out->ldlat_en = BITF(c, 63);
+	/* IbsOpData: CompToRetCtr [15:0], TagToRetCtr [31:16], OpReturn 34,
+	 * OpBrnTaken 35, OpBrnMisp 36, OpBrnRet 37, RipInvalid 38, BrnFuse 39,
+	 * Microcode 40. */
+	out->comp_to_ret_ctr = (uint16_t)FLD(d, 0, 16);
+	out->tag_to_ret_ctr = (uint16_t)FLD(d, 16, 16);
+	out->op_return = BITF(d, 34);
+	out->brn_taken = BITF(d, 35);
+	out->brn_misp = BITF(d, 36);
+	out->brn_ret = BITF(d, 37);
+	out->rip_invalid = BITF(d, 38);
+	out->brn_fuse = BITF(d, 39);
+	out->microcode = BITF(d, 40);
+	/* IbsOpData2: DataSrcLo [2:0], RmtNode 4, CacheHitSt 5, DataSrcHi [7:6],
+	 * StrmSt 8, RmtSocket 9. */
+	out->data_src = data_src_code(d2, out->zen4);
+	out->rmt_node = BITF(d2, 4);
+	out->cache_hit_st = BITF(d2, 5);
+	out->strm_st = BITF(d2, 8);
+	out->rmt_socket = BITF(d2, 9);
+	/* IbsOpData3 (bit numbers in the defines at the top and ibs.h). */
+	out->ld_op = BITF(d3, 0);
+	out->st_op = BITF(d3, 1);
+	out->dc_l1tlb_miss = BITF(d3, 2);
+	out->dc_l2tlb_miss = BITF(d3, 3);
+	out->dc_l1tlb_hit_2m = BITF(d3, 4);
+	out->dc_l1tlb_hit_1g = BITF(d3, 5);
+	out->dc_l2tlb_hit_2m = BITF(d3, 6);
+	out->dc_miss = BITF(d3, 7);
+	out->dc_mis_acc = BITF(d3, 8);
+	out->dc_wc_mem_acc = BITF(d3, 13);
+	out->dc_uc_mem_acc = BITF(d3, 14);
+	out->dc_locked_op = BITF(d3, 15);
+	out->dc_miss_no_mab_alloc = BITF(d3, 16);
+	out->dc_lin_addr_valid = BITF(d3, 17);
+	out->dc_phy_addr_valid = BITF(d3, 18);
+	out->dc_l2tlb_hit_1g = BITF(d3, 19);
+	out->l2_miss = BITF(d3, 20);
+	out->sw_pf = BITF(d3, 21);
+	out->op_mem_width = FLD(d3, 22, 4) ? 1u << (FLD(d3, 22, 4) - 1) : 0;
+	out->op_dc_miss_open_mem_reqs = FLD(d3, 26, 6);
+	out->dc_miss_lat = (uint16_t)FLD(d3, 32, 16);
+	out->tlb_refill_lat = (uint16_t)FLD(d3, 48, 16);
+	erratum = IN(erratum_1293, cpu) && (out->sw_pf || out->dc_miss_no_mab_alloc);
+	out->data2_valid = !erratum;
+	out->l2_miss_valid = !erratum;
+	return 0;
+}
+
+/* ---- Fetch samples ---------------------------------------------------------- */
+
+#define IBS_FETCH_BASE_REGS 3
+
+int pms_ibs_fetch_raw_parse(const void *raw, size_t size, struct pms_ibs_fetch_regs *regs,
+			    uint32_t *caps)
+{
+	const unsigned char *p = raw;
+	uint64_t r[IBS_FETCH_BASE_REGS + 1];
+	uint32_t c;
+	size_t n;
+
+	if (!raw || !regs)
+		return pms_err(PMS_EINVAL, "pms_ibs_fetch_raw_parse: NULL argument");
+	memset(regs, 0, sizeof(*regs));
+	if (size < 4)
+		return pms_err(PMS_EPARSE,
+			       "IBS fetch raw payload: %zu bytes, too short for the caps word", size);
+	memcpy(&c, p, 4);
+	n = IBS_FETCH_BASE_REGS + ((c & PMS_IBS_CAPS_FETCHCTLEXTD) ? 1 : 0);
+	if (size != 4 + 8 * n)
+		return pms_err(PMS_EPARSE,
+			       "IBS fetch raw payload: %zu bytes, but caps 0x%x announce %zu "
+			       "registers (%zu bytes); is this an ibs_op sample?",
+			       size, c, n, 4 + 8 * n);
+	memcpy(r, p + 4, 8 * n);
+	regs->fetch_ctl = r[0];
+	regs->lin_ad = r[1];
+	regs->phys_ad = r[2];
+	if (n > IBS_FETCH_BASE_REGS) {
+		regs->extd_ctl = r[3];
+		regs->has_extd_ctl = true;
+	}
+	if (caps)
+		*caps = c;
+	return 0;
+}
+
+int pms_ibs_fetch_fields_decode(const struct pms_ibs_fetch_regs *regs,
+				struct pms_ibs_fetch_fields *out)
+{
+	uint64_t f;
+
+	if (!regs || !out)
+		return pms_err(PMS_EINVAL, "pms_ibs_fetch_fields_decode: NULL argument");
+	memset(out, 0, sizeof(*out));
+	f = regs->fetch_ctl;
+	/* IbsFetchCtl: MaxCnt [15:0], Cnt [31:16], Lat [47:32], En 48, Val 49,
+	 * Comp 50, IcMiss 51, PhyAddrValid 52, L1TlbPgSz [54:53], L1TlbMiss 55,
+	 * L2TlbMiss 56, RandEn 57, L2Miss 58, L3MissOnly 59, OcMiss 60, L3Miss 61. */
+	out->max_cnt = FLD(f, 0, 16) << 4;
+	out->cnt = FLD(f, 16, 16) << 4;
+	out->lat = (uint16_t)FLD(f, 32, 16);
+	out->en = BITF(f, 48);
+	out->val = BITF(f, 49);
+	out->comp = BITF(f, 50);
+	out->ic_miss = BITF(f, 51);
+	out->phy_addr_valid = BITF(f, 52);
+	out->l1tlb_pgsz = FLD(f, 53, 2);
+	out->l1tlb_miss = BITF(f, 55);
+	out->l2tlb_miss = BITF(f, 56);
+	out->rand_en = BITF(f, 57);
+	out->l2_miss = BITF(f, 58);
+	out->l3_miss_only = BITF(f, 59);
+	out->oc_miss = BITF(f, 60);
+	out->l3_miss = BITF(f, 61);
+	out->itlb_refill_lat = (uint16_t)FLD(regs->extd_ctl, 0, 16);
+	return 0;
+}
+
+int pms_ibs_cpu_from_cpuid(const char *cpuid, uint32_t caps, struct pms_ibs_cpu *out)
+{
+	unsigned fam, model;
+	const char *p;
+	char *end;
+
+	if (!cpuid || !out)
+		return pms_err(PMS_EINVAL, "pms_ibs_cpu_from_cpuid: NULL argument");
+	if (strncmp(cpuid, "AuthenticAMD,", 13) != 0 && strncmp(cpuid, "HygonGenuine,", 13) != 0)
+		return pms_err(PMS_ENOENT,
+			       "CPUID \"%.40s\" is not an AMD one (\"AuthenticAMD,family,model,"
+			       "stepping\"): the file was not recorded on an IBS machine",
+			       cpuid);
+	p = cpuid + 13;
+	fam = (unsigned)strtoul(p, &end, 10);
+	if (end == p || *end != ',')
+		return pms_err(PMS_EPARSE, "CPUID \"%.40s\": no family after the vendor", cpuid);
+	p = end + 1;
+	model = (unsigned)strtoul(p, &end, 10);
+	if (end == p)
+		return pms_err(PMS_EPARSE, "CPUID \"%.40s\": no model after the family", cpuid);
+	out->family = fam;
+	out->model = model;
+	out->caps = caps;
+	return 0;
+}
+
+/* ---- Raw sample -> memory sample ---------------------------------------------- */
+
+static const struct model_range erratum_1197[] = { { 0x19, 0x00, 0x0f } };
+
+int pms_ibs_raw_memsample(const void *raw, size_t size, bool fetch, const struct pms_ibs_cpu *cpu,
+			  struct pms_memsample *out)
+{
+	struct pms_ibs_cpu c;
+	uint32_t caps = 0;
+	int rc;
+
+	if (!raw || !cpu || !out)
+		return pms_err(PMS_EINVAL, "pms_ibs_raw_memsample: NULL argument");
+	c = *cpu;
+	if (fetch) {
+		struct pms_ibs_fetch_regs fr;
+		struct pms_memsample m = { 0 };
+		if ((rc = pms_ibs_fetch_raw_parse(raw, size, &fr, &caps)) < 0)
+			return rc;
+		c.caps = caps;
+		if (!(fr.fetch_ctl & BIT(49)))
+			return pms_err(PMS_ENOENT, "IBS fetch sample: IbsFetchVal (bit 49) is clear; "
+						   "the driver drops it");
+		if (IN(erratum_1197, &c) && !fr.lin_ad)
+			return pms_err(PMS_ENOENT, "IBS fetch sample: zero IbsFetchLinAd on family "
+						   "0x19 model < 0x10 (erratum 1197); the driver "
+						   "drops it");
+		m.engine = PMS_ENG_IBS;
+		m.ip = fr.lin_ad;
+		m.valid = PMS_MS_IP | PMS_MS_EXACT_IP;
+		if (fr.fetch_ctl & BIT(52)) {
+			m.phys_addr = fr.phys_ad;
+			m.valid |= PMS_MS_PHYS;
+		}
+		*out = m;
+		return 0;
+	} else {
+		struct pms_ibs_op_regs r;
+		struct pms_ibs_op_sample s;
+		struct pms_memsample m = { 0 };
+		if ((rc = pms_ibs_op_raw_parse(raw, size, &r, &caps)) < 0)
+			return rc;
+		c.caps = caps;
+		rc = pms_ibs_op_decode(&r, &c,
+				       PMS_IBS_SAMPLE_DATA_SRC | PMS_IBS_SAMPLE_WEIGHT |
+					       PMS_IBS_SAMPLE_ADDR | PMS_IBS_SAMPLE_PHYS_ADDR,
+				       0, &s);
+		if (rc < 0)
+			return rc;
+		if (s.dropped)
+			return pms_err(PMS_ENOENT, "IBS op sample: %s; the driver drops it",
+				       s.drop_reason);
+		m.engine = PMS_ENG_IBS;
+		if (!s.ip_from_regs) {
+			m.ip = s.ip;
+			m.valid |= PMS_MS_IP | PMS_MS_EXACT_IP;
+		}
+		if (s.data_src_filled) {
+			m.data_src = s.data_src;
+			m.valid |= PMS_MS_DATA_SRC;
+		}
+		if (s.weight_filled) {
+			m.weight = s.weight_var1;
+			m.ins_lat = DATA_TAG_TO_RET(r.op_data);
+			m.valid |= PMS_MS_WEIGHT | PMS_MS_INS_LAT;
+		}
+		/* The driver fills ADDR and PHYS_ADDR for loads and stores only
+		 * (perf_ibs_parse_ld_st_data returns before them otherwise). */
+		if (s.addr_filled && (s.data_src_filled)) {
+			m.addr = s.addr;
+			m.valid |= PMS_MS_ADDR;
+		}
+		if (s.phys_addr_filled && (s.data_src_filled)) {
+			m.phys_addr = s.phys_addr;
+			m.valid |= PMS_MS_PHYS;
+		}
+		*out = m;
+		return 0;
+	}
 }

@@ -74,6 +74,34 @@ static void ibs_raw(const struct pms_sample *in, const struct pms_memconv_ctx *c
 		m->valid |= PMS_MS_PHYS;
 		m->phys_addr = in->phys_addr;
 	}
+	/* A recording made without the kernel's fields (`perf record -e
+	 * ibs_op//`: RAW only) gets them from the registers, under the same
+	 * valid-bit rules (pms_ibs_raw_memsample; docs/ibs.md). */
+	{
+		struct pms_memsample r;
+		uint64_t want = PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_ADDR | PMS_SAMPLE_WEIGHT_TYPE |
+				PMS_SAMPLE_PHYS_ADDR;
+		if ((in->present & want) != want &&
+		    pms_ibs_raw_memsample(in->raw, in->raw_size, false, ctx->ibs_cpu, &r) == 0) {
+			if (!(in->present & PMS_SAMPLE_DATA_SRC) && (r.valid & PMS_MS_DATA_SRC)) {
+				m->valid |= PMS_MS_DATA_SRC;
+				m->data_src = r.data_src;
+			}
+			if (!(in->present & PMS_SAMPLE_ADDR) && (r.valid & PMS_MS_ADDR)) {
+				m->valid |= PMS_MS_ADDR;
+				m->addr = r.addr;
+			}
+			if (!(in->present & PMS_SAMPLE_WEIGHT_TYPE) && (r.valid & PMS_MS_WEIGHT)) {
+				m->valid |= PMS_MS_WEIGHT | PMS_MS_INS_LAT;
+				m->weight = r.weight;
+				m->ins_lat = r.ins_lat;
+			}
+			if (!(in->present & PMS_SAMPLE_PHYS_ADDR) && (r.valid & PMS_MS_PHYS)) {
+				m->valid |= PMS_MS_PHYS;
+				m->phys_addr = r.phys_addr;
+			}
+		}
+	}
 	if ((in->present & PMS_SAMPLE_DATA_SRC) && dec.data_src_filled &&
 	    dec.data_src != in->data_src)
 		bad = true;

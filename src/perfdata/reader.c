@@ -548,6 +548,7 @@ void pms_perfdata_reader_free(struct pms_perfdata_reader *r)
 		ZSTD_freeDStream(r->zds);
 	free(r->dbuf);
 	free(r->rbuf);
+	free(r->abuf);
 	if (r->map)
 		munmap(r->map, r->map_len);
 	free(r);
@@ -591,6 +592,49 @@ static int skip_payload(struct pms_perfdata_reader *r, uint64_t n, uint64_t at)
 			       n, at);
 	}
 	r->pos += n;
+	return 0;
+}
+
+/* The n trace bytes after an AUXTRACE record: pointed to in a buffer, read
+ * into abuf from a stream.  Bytes the data does not hold are counted
+ * (stats.auxtrace_short) and end the data, like a record cut by the end. */
+static int take_payload(struct pms_perfdata_reader *r, uint64_t n, uint64_t at,
+			const void **data, size_t *len)
+{
+	*data = NULL;
+	*len = 0;
+	if (r->stream) {
+		ssize_t got;
+		if (n > MAX_DECOMP) {
+			r->stats.auxtrace_short++;
+			return skip_payload(r, n, at);
+		}
+		if (grow(&r->abuf, &r->acap, (size_t)n ? (size_t)n : 1) < 0)
+			return PMS_ENOMEM;
+		got = read_full(r->fd, r->abuf, (size_t)n);
+		if (got < 0)
+			return pms_err_errno(PMS_EIO, errno, "perf.data: reading fd %d", r->fd);
+		r->stream_pos += (uint64_t)got;
+		*data = r->abuf;
+		*len = (size_t)got;
+		if ((uint64_t)got < n) {
+			r->stats.auxtrace_short++;
+			r->stats.truncated = true;
+			r->stream_eof = true;
+		}
+		return 0;
+	}
+	*data = r->buf + r->pos;
+	if (n > r->end - r->pos) {
+		*len = (size_t)(r->end - r->pos);
+		r->stats.auxtrace_short++;
+		r->stats.truncated = true;
+		r->pos = r->end;
+		return 0;
+	}
+	*len = (size_t)n;
+	r->pos += n;
+	(void)at;
 	return 0;
 }
 
@@ -886,6 +930,26 @@ static int user_record(struct pms_perfdata_reader *r, const unsigned char *p, si
 		in->has[0] |= UINT64_C(1) << PMS_PERFDATA_FEAT_BUILD_ID;
 		return 0;
 	}
+	case PD_AUXTRACE_INFO: {
+		/* u32 type, u32 reserved, u64 priv[] (perf/event.h). */
+		uint64_t *priv;
+		size_t n;
+		if (len < 16)
+			return pms_err(PMS_EPARSE, "perf.data: AUXTRACE_INFO at offset %" PRIu64
+						   " has no type", off);
+		if (r->info.auxtrace_type)
+			return 0; /* perf keeps the first one too */
+		n = (len - 16) / 8;
+		priv = pd_alloc(r, n ? n * 8 : 8);
+		if (!priv)
+			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory");
+		for (size_t i = 0; i < n; i++)
+			priv[i] = rd64(r, p + 16 + i * 8);
+		r->info.auxtrace_type = rd32(r, p + 8);
+		r->info.auxtrace_priv = priv;
+		r->info.nauxtrace_priv = n;
+		return 0;
+	}
 	case PD_ID_INDEX: {
 		/* u64 nr, then nr {id, idx, cpu, tid} (perf/event.h
 		 * id_index_entry); idx is the ring-buffer index, not the
@@ -920,6 +984,9 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		const struct rattr *a;
 		uint16_t misc;
 		int rc;
+		struct pms_perfdata_auxtrace aux;
+		const void *aux_data;
+		size_t aux_len;
 
 		rc = next_inner(r, &raw);
 		if (rc < 0) {
@@ -964,7 +1031,20 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		 * recorded (the helpers swap), before the record is swapped
 		 * for the decoders. */
 		misc = rd16(r, raw.p + 4);
-		if (type == PD_AUXTRACE && raw.len >= 16) {
+		memset(&aux, 0, sizeof(aux));
+		aux_data = NULL;
+		aux_len = 0;
+		if (type == PD_AUXTRACE && raw.len >= 48) {
+			aux.size = rd64(r, raw.p + 8);
+			aux.offset = rd64(r, raw.p + 16);
+			aux.reference = rd64(r, raw.p + 24);
+			aux.idx = rd32(r, raw.p + 32);
+			aux.tid = rd32(r, raw.p + 36);
+			aux.cpu = rd32(r, raw.p + 40);
+			if (!raw.compressed &&
+			    (rc = take_payload(r, aux.size, raw.off, &aux_data, &aux_len)) < 0)
+				return rc;
+		} else if (type == PD_AUXTRACE && raw.len >= 16) {
 			if (!raw.compressed && (rc = skip_payload(r, rd64(r, raw.p + 8), raw.off)) < 0)
 				return rc;
 		} else if (type == PD_HEADER_TRACING_DATA && raw.len >= 12 && r->pipe) {
@@ -1014,6 +1094,18 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		ev->file_offset = raw.off;
 		ev->from_compressed = raw.compressed;
 		ev->node = -1;
+		ev->auxtrace = aux;
+		ev->aux_data = aux_data;
+		ev->aux_len = aux_len;
+		if (type == PD_AUXTRACE)
+			r->stats.auxtrace_bytes += aux_len;
+		else if (type == PMS_RECORD_AUX) {
+			uint64_t fl = ev->rec.aux.flags;
+			r->stats.aux_records++;
+			r->stats.aux_truncated += !!(fl & PMS_AUX_FLAG_TRUNCATED);
+			r->stats.aux_partial += !!(fl & PMS_AUX_FLAG_PARTIAL);
+			r->stats.aux_collision += !!(fl & PMS_AUX_FLAG_COLLISION);
+		}
 		r->stats.records++;
 		if (type < 128)
 			r->stats.by_type[type]++;

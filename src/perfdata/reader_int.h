@@ -65,6 +65,8 @@ struct pms_perfdata_reader {
 
 	unsigned char *rbuf; /* one record (stream reads, swapped copies) */
 	size_t rcap;
+	unsigned char *abuf; /* AUXTRACE trace bytes read from a stream */
+	size_t acap;
 
 	struct rattr *attrs;
 	size_t nattrs;

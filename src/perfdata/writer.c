@@ -697,3 +697,128 @@ int pms_perfdata_writer_add_build_id(struct pms_perfdata_writer *w, int32_t pid,
 	wb_put(&wb, zero, padded - flen);
 	return wb_finish(w, PMS_PERFDATA_FEAT_BUILD_ID, &wb);
 }
+
+int pms_perfdata_writer_set_pmu_caps(struct pms_perfdata_writer *w, const char *pmu,
+				     const struct pms_perfdata_str_pair *caps, size_t ncaps)
+{
+	struct wbuf wb = { 0 };
+	if (!pmu || (ncaps && !caps))
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_set_pmu_caps: pmu or caps is NULL");
+	for (size_t i = 0; i < ncaps; i++)
+		if (!caps[i].a || !caps[i].b)
+			return pms_err(PMS_EINVAL,
+				       "pms_perfdata_writer_set_pmu_caps: cap %zu has a NULL name "
+				       "or value", i);
+	wb_u32(&wb, 1);
+	wb_u32(&wb, (uint32_t)ncaps);
+	for (size_t i = 0; i < ncaps; i++) {
+		wb_str(&wb, caps[i].a);
+		wb_str(&wb, caps[i].b);
+	}
+	wb_str(&wb, pmu);
+	return wb_finish(w, PMS_PERFDATA_FEAT_PMU_CAPS, &wb);
+}
+
+/* ---- AUX traces ---------------------------------------------------------- */
+
+/* Append len bytes to the data section as part of record number w->nrecords
+ * (no header check: AUXTRACE payloads follow their record). */
+/* Bytes of one record into the data section, where pms_perfdata_writer_write
+ * puts records (after the attrs, which go down with the first record), with
+ * its kept-failure rule; the caller counts the record. */
+static int append_data(struct pms_perfdata_writer *w, const void *p, size_t len)
+{
+	char what[64];
+	int r;
+	if (w->err)
+		return replay(w);
+	if (!w->data_off && (r = commit_attrs(w)) < 0)
+		return r;
+	if (w->data_size > UINT64_MAX - w->data_off - len)
+		return pms_err(PMS_ERANGE, "perf.data writer: data section too large");
+	snprintf(what, sizeof(what), "data section record %" PRIu64, w->nrecords);
+	r = write_at(w->fd, p, len, w->data_off + w->data_size, what);
+	if (r < 0)
+		return sticky(w, r);
+	w->data_size += len;
+	return 0;
+}
+
+int pms_perfdata_writer_write_auxtrace_info(struct pms_perfdata_writer *w, uint32_t type,
+					    const uint64_t *priv, size_t npriv)
+{
+	unsigned char *buf;
+	size_t len;
+	struct perf_event_header h;
+	uint32_t reserved = 0;
+	int r = check_open(w, "pms_perfdata_writer_write_auxtrace_info");
+
+	if (r < 0)
+		return r;
+	if (npriv && !priv)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write_auxtrace_info: priv is NULL");
+	if (npriv > (UINT16_MAX - 16) / 8)
+		return pms_err(PMS_ERANGE,
+			       "pms_perfdata_writer_write_auxtrace_info: %zu priv words do not fit "
+			       "a record (at most %d)", npriv, (UINT16_MAX - 16) / 8);
+	len = 16 + npriv * 8;
+	buf = malloc(len);
+	if (!buf)
+		return pms_err(PMS_ENOMEM, "perf.data writer: out of memory");
+	h.type = PMS_PERFDATA_RECORD_AUXTRACE_INFO;
+	h.misc = 0;
+	h.size = (uint16_t)len;
+	memcpy(buf, &h, 8);
+	memcpy(buf + 8, &type, 4);
+	memcpy(buf + 12, &reserved, 4);
+	if (npriv)
+		memcpy(buf + 16, priv, npriv * 8);
+	r = pms_perfdata_writer_write(w, buf, len);
+	free(buf);
+	return r;
+}
+
+int pms_perfdata_writer_write_auxtrace(struct pms_perfdata_writer *w,
+				       const struct pms_perfdata_auxtrace *a, const void *data,
+				       size_t len)
+{
+	static const unsigned char zero[8];
+	unsigned char rec[48];
+	struct perf_event_header h;
+	uint64_t padded;
+	uint32_t reserved = 0;
+	int r = check_open(w, "pms_perfdata_writer_write_auxtrace");
+
+	if (r < 0)
+		return r;
+	if (!a || (len && !data))
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write_auxtrace: a or data is NULL");
+	if (len > UINT64_MAX - 8)
+		return pms_err(PMS_ERANGE, "pms_perfdata_writer_write_auxtrace: %zu bytes", len);
+	padded = ((uint64_t)len + 7) & ~UINT64_C(7);
+	h.type = PMS_PERFDATA_RECORD_AUXTRACE;
+	h.misc = 0;
+	h.size = sizeof(rec);
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, &padded, 8);
+	memcpy(rec + 16, &a->offset, 8);
+	memcpy(rec + 24, &a->reference, 8);
+	memcpy(rec + 32, &a->idx, 4);
+	memcpy(rec + 36, &a->tid, 4);
+	memcpy(rec + 40, &a->cpu, 4);
+	memcpy(rec + 44, &reserved, 4);
+	if (w->nattrs == 0)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write_auxtrace: no attr added; "
+					   "add the events first");
+	/* The record, then its payload: both belong to record nrecords. */
+	if ((r = append_data(w, rec, sizeof(rec))) < 0)
+		return r;
+	if (len && (r = append_data(w, data, len)) < 0)
+		return r;
+	if (padded > len && (r = append_data(w, zero, (size_t)(padded - len))) < 0)
+		return r;
+	w->nrecords++;
+	if (w->data_size - w->synced >= SYNC_BYTES)
+		return pms_perfdata_writer_sync(w);
+	return 0;
+}

@@ -275,6 +275,13 @@ static int build_ibs(struct ctx *c)
 		else
 			set_term(ev, "ldlat", c->o->ldlat);
 	}
+	/* cnt_ctl (config:19) is visible and in the op config mask only with
+	 * IBS_CAPS_OPCNT (ibs.c v6.12:635-653, 1228-1229); outside the mask the
+	 * kernel says EINVAL (ibs.c:287). */
+	if (c->o->ibs_count_ops && set_term(ev, "cnt_ctl", 1) < 0)
+		note_add(c->p, "%s has no cnt_ctl term (no IBS_CAPS_OPCNT): the period counts "
+			       "cycles, not dispatched ops",
+			 pmu->name);
 	if (c->o->l3missonly) {
 		if (set_term(ev, "l3missonly", 1) == 0)
 			note_add(c->p, "l3missonly: only ops that miss L3 are tagged, so the sample "
@@ -395,6 +402,70 @@ static int build_pebs(struct ctx *c)
 
 /* ---- Arm SPE -------------------------------------------------------------- */
 
+/* min_latency (PMSLATFR_EL1.MINLAT, config2:0-11): the counters are
+ * caps/count_size bits wide (arm_spe_pmu.c, SPE_PMU_CAP_CNT_SZ), so a
+ * threshold above their maximum would never match; clamp to it and to the
+ * format's width. */
+static void spe_min_latency(struct ctx *c, struct smp_event *ev, const struct pms_pmu *pmu)
+{
+	const struct pms_format *f = pms_pmu_format(pmu, "min_latency");
+	const char *cs = pms_pmu_cap(pmu, "count_size");
+	uint64_t max = f ? pms_format_mask(f) >> __builtin_ctzll(pms_format_mask(f) | 1) : 0;
+	uint64_t lat = c->o->ldlat;
+
+	if (!f) {
+		note_add(c->p, "%s has no min_latency term: latency filter not applied", pmu->name);
+		return;
+	}
+	if (cs && strtoull(cs, NULL, 0) > 0 && strtoull(cs, NULL, 0) < 64) {
+		uint64_t cmax = (1ULL << strtoull(cs, NULL, 0)) - 1;
+		if (cmax < max)
+			max = cmax;
+	}
+	if (lat > max) {
+		note_add(c->p, "%s min_latency %llu clamped to %llu (caps/count_size %s, format "
+			       "width)",
+			 pmu->name, (unsigned long long)lat, (unsigned long long)max, cs ? cs : "?");
+		lat = max;
+	}
+	set_term(ev, "min_latency", lat);
+}
+
+/* event_filter, inv_event_filter and branch_filter
+ * (arm_spe_pmu.c v6.12 arm_spe_pmu_event_init:716-746): event bits the
+ * CPU does not implement (caps/event_filter, the complement of its PMSEVFR
+ * RES0 bits) are EOPNOTSUPP, so they are dropped here with a note. */
+static void spe_filters(struct ctx *c, struct smp_event *ev, const struct pms_pmu *pmu)
+{
+	const char *capf = pms_pmu_cap(pmu, "event_filter");
+	uint64_t ok = capf ? strtoull(capf, NULL, 0) : UINT64_MAX;
+	uint64_t want[2] = { c->o->spe_events, c->o->spe_not_events };
+	static const char *const term[2] = { "event_filter", "inv_event_filter" };
+
+	for (int i = 0; i < 2; i++) {
+		int rc;
+		if (!want[i])
+			continue;
+		if (want[i] & ~ok)
+			note_add(c->p, "%s %s bits 0x%llx are not in caps/event_filter 0x%llx "
+				       "(EOPNOTSUPP in arm_spe_pmu_event_init): dropped",
+				 pmu->name, term[i], (unsigned long long)(want[i] & ~ok),
+				 (unsigned long long)ok);
+		if (!(want[i] & ok))
+			continue;
+		rc = set_term(ev, term[i], want[i] & ok);
+		if (rc == PMS_ENOENT)
+			note_add(c->p, "%s has no %s term%s: not applied", pmu->name, term[i],
+				 i ? " (FEAT_SPEv1p2 absent)" : "");
+		else if (rc < 0)
+			note_add(c->p, "%s %s lives in a config word this build's perf_event_attr "
+				       "lacks: not applied",
+				 pmu->name, term[i]);
+	}
+	if (c->o->spe_branches && set_term(ev, "branch_filter", 1) < 0)
+		note_add(c->p, "%s has no branch_filter term: branches not sampled", pmu->name);
+}
+
 static int build_spe(struct ctx *c)
 {
 	unsigned ops = want_ops(c->o);
@@ -439,12 +510,9 @@ static int build_spe(struct ctx *c)
 		}
 		if (c->o->want_phys && set_term(ev, "pa_enable", 1) < 0)
 			note_add(c->p, "%s has no pa_enable term: no physical addresses", pmu->name);
-		if (c->o->ldlat) {
-			unsigned lat = c->o->ldlat > 4095 ? 4095 : c->o->ldlat;
-			if (set_term(ev, "min_latency", lat) < 0)
-				note_add(c->p, "%s has no min_latency term: latency filter not applied",
-					 pmu->name);
-		}
+		if (c->o->ldlat)
+			spe_min_latency(c, ev, pmu);
+		spe_filters(c, ev, pmu);
 		set_priv_native(c, ev);
 		added++;
 	}
@@ -582,6 +650,41 @@ static bool relax_spe_lat(struct ctx *c, struct smp_event *ev, int err, char *wh
 	return true;
 }
 
+/* arm_spe_pmu_event_init (v6.12:735-746): an event filter without
+ * FEAT_FILT_EVT (or an inverted one without FEAT_SPEv1p2) is EOPNOTSUPP. */
+static bool relax_spe_filters(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
+{
+	(void)c;
+	if (err != EOPNOTSUPP || ev->engine != PMS_ENG_SPE)
+		return false;
+	if (term_set(ev, "inv_event_filter")) {
+		set_term(ev, "inv_event_filter", 0);
+		snprintf(why, n, "inv_event_filter refused (EOPNOTSUPP): no FEAT_SPEv1p2 inverted "
+				 "event filter (arm_spe_pmu_event_init); retrying without it");
+		return true;
+	}
+	if (term_set(ev, "event_filter")) {
+		set_term(ev, "event_filter", 0);
+		snprintf(why, n, "event_filter refused (EOPNOTSUPP): no event filtering or an "
+				 "unimplemented event (arm_spe_pmu_event_init); retrying without it");
+		return true;
+	}
+	return false;
+}
+
+/* perf_ibs_init (ibs.c v6.12.95:287): cnt_ctl outside the op config mask
+ * (no IBS_CAPS_OPCNT) is EINVAL. */
+static bool relax_ibs_cnt_ctl(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
+{
+	(void)c;
+	if (err != EINVAL || ev->engine != PMS_ENG_IBS || !term_set(ev, "cnt_ctl"))
+		return false;
+	set_term(ev, "cnt_ctl", 0);
+	snprintf(why, n, "cnt_ctl refused (EINVAL): no IBS_CAPS_OPCNT, so IbsOpCntCtl is not in "
+			 "the op config mask (ibs.c perf_ibs_init); retrying counting cycles");
+	return true;
+}
+
 /* kernel/events/core.c perf_copy_attr: sample_type bits past the kernel's
  * PERF_SAMPLE_MAX are EINVAL; WEIGHT_STRUCT arrived in Linux 5.12. */
 static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
@@ -599,6 +702,7 @@ static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why
 
 static const relax_fn relaxations[] = {
 	relax_phys, relax_spe_pa, relax_user_only, relax_precise, relax_spe_lat, relax_weight,
+	relax_spe_filters, relax_ibs_cnt_ctl,
 };
 
 /* ---- probing ---------------------------------------------------------------- */
@@ -762,7 +866,10 @@ static const struct {
 	{ PMS_ENG_PEBS, build_pebs,
 	  "no core PMU with caps/max_precise > 0 and a mem-loads or mem-stores event "
 	  "(Intel PEBS)" },
-	{ PMS_ENG_SPE, build_spe, "no arm_spe_N PMU (Arm SPE)" },
+	{ PMS_ENG_SPE, build_spe,
+	  "no arm_spe_N PMU (Arm SPE; the driver registers none when a higher exception "
+	  "level owns the profiling buffer, PMBIDR_EL1.P, arm_spe_pmu.c v6.12:1001, and "
+	  "says so in dmesg)" },
 	{ PMS_ENG_SOFTWARE, build_sw, NULL },
 };
 

@@ -953,6 +953,70 @@ def check_x86_stat_pernode(c, bed, blocks):
              '%s: node%d %.1f msec ~ %d CPU(s) x %.1f ms elapsed' % (what, i, r['value'], ncpu, el))
 
 
+def check_x86_advise(c, bed, blocks):
+    """`pmuscope mem --apply` on a hot buffer on node 2 read by threads on
+    node 0 (and a cold buffer on node 0), and `--advise` on a buffer read
+    by nodes 0 and 1 (docs/advise.md)."""
+    if not in_tree('migrate'):
+        return
+    def wl(name, what):
+        fs = [json.loads(l[4:]) for l in blocks.get(name, {'lines': []})['lines']
+              if l.startswith('BED {')]
+        c.ok(len(fs) == 1 and fs[0].get('check') == 'advwl', '%s: the workload wrote its ranges'
+             % what)
+        return fs[0] if len(fs) == 1 else None
+
+    def item_at(doc, start):
+        its = [i for i in doc['advice']['items'] if int(i['start'], 16) == int(start, 16)]
+        return its[0] if its else None
+
+    what = 'mem --apply (hot on node 2, threads on node 0)'
+    d = cli_json(c, blocks, 'advise_move', 'pmuscope ' + what)
+    w = wl('advise_move_wl', what)
+    if d is not None and w is not None:
+        n = w['pages']
+        c.ok(w['hot_start_node'] == 2, '%s: hot buffer on node %d before' % (what, w['hot_start_node']))
+        it = item_at(d, w['hot_start'])
+        if c.ok(it is not None, '%s: the advice names the hot buffer (%s)' % (
+                what, [(i['name'], i['start'], i['action']) for i in d['advice']['items']])):
+            c.ok(it['action'] == 'move' and it['target'] == 0,
+                 '%s: advice %s to node %s (want move to 0): %s' % (what, it['action'], it['target'],
+                                                                    it['reason']))
+            a = it.get('applied') or {}
+            c.ok(a.get('moved', 0) + a.get('already', 0) >= 0.99 * n,
+                 '%s: move_pages status: moved %s + already %s of %d pages (>= 99 %%); failed %s %s, '
+                 'not present %s' % (what, a.get('moved'), a.get('already'), n, a.get('failed'),
+                                     a.get('failed_by_errno'), a.get('not_present')))
+            c.ok(w['hot_mp'][0] >= 0.99 * n and w['hot_gm'][0] >= 0.99 * n,
+                 '%s: at the end %d (move_pages) and %d (get_mempolicy) of %d pages on node 0'
+                 % (what, w['hot_mp'][0], w['hot_gm'][0], n))
+            b, af = it.get('before') or {}, it.get('after') or {}
+            c.ok(b.get('samples', 0) >= 100 and b.get('remote_share', 0) >= 0.95,
+                 '%s: remote share before %.3f of %s samples (about 100 %%)'
+                 % (what, b.get('remote_share', -1), b.get('samples')))
+            c.ok(af.get('samples', 0) >= 100 and af.get('remote_share', 1) <= 0.05,
+                 '%s: remote share after %.3f of %s samples (<= 5 %%)'
+                 % (what, af.get('remote_share', -1), af.get('samples')))
+            c.note('%s: before %s, after %s; totals before %s after %s' % (
+                what, b, af, d['advice'].get('before'), d['advice'].get('after')))
+        c.ok(w['cold_mp'] == w['cold_gm'] == [256, 0, 0, 0],
+             '%s: the cold buffer stayed on node 0 (move_pages %s, get_mempolicy %s)'
+             % (what, w['cold_mp'], w['cold_gm']))
+        ci = item_at(d, w['cold_start'])
+        c.ok(ci is None or not ci.get('applied'), '%s: the cold buffer was not migrated' % what)
+
+    what = 'mem --advise (buffer on node 0 read by nodes 0 and 1)'
+    d = cli_json(c, blocks, 'advise_share', 'pmuscope ' + what)
+    w = wl('advise_share_wl', what)
+    if d is not None and w is not None:
+        it = item_at(d, w['hot_start'])
+        if c.ok(it is not None, '%s: the advice names the shared buffer' % what):
+            c.ok(it['action'] == 'interleave' and sorted(it['interleave']) == [0, 1],
+                 '%s: advice %s %s (want interleave 0,1): %s; CPU nodes %s'
+                 % (what, it['action'], it['interleave'], it['reason'],
+                    [(x['node'], round(x['share'], 3)) for x in it['cpu_nodes']]))
+
+
 def damon_doc(lines):
     """The JSON document in a block whose other lines are stderr / PMSRC."""
     try:
@@ -1174,6 +1238,7 @@ def run_bed(name, work):
         check_x86_mem(c, bed, blocks)
         check_x86_stat_pernode(c, bed, blocks)
         check_x86_attrib(c, bed, blocks)
+        check_x86_advise(c, bed, blocks)
     if name in ('a64plain', 'a64icount'):
         check_a64_pmu(c, bed, findings, blocks)
         check_a64_count(c, bed, findings)

@@ -58,6 +58,17 @@ x86)
 			run attrib_thp${n}_$i sh -c "cat /sys/kernel/mm/transparent_hugepage/enabled; /bin/pmuscope mem --quiet --csv --report-file /tmp/thp.csv -- $T touchnode $n 16 /tmp/t thp; $T csvshare /tmp/thp.csv /tmp/t"
 		done
 	done
+	# The placement advisor (docs/advise.md, beds.py check_x86_advise): a hot
+	# buffer on node 2 read by threads on node 0 (advice applied, measured
+	# again); a buffer on node 0 read by node 0 and node 1 (interleave).
+	if has_cmd migrate; then
+		run advise_move /bin/pmuscope mem --quiet --json --engine software --apply \
+			--duration 3 -- /bin/bedcheck advwl move 120 /tmp/advm
+		run advise_move_wl cat /tmp/advm
+		run advise_share /bin/pmuscope mem --quiet --json --engine software --advise \
+			--duration 3 -- /bin/bedcheck advwl share 120 /tmp/advs
+		run advise_share_wl cat /tmp/advs
+	fi
 	;;
 x86damon)
 	# DAMON (docs/damon.md): 5 runs, Ctrl-C, a crashing workload, someone

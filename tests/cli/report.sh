@@ -48,6 +48,20 @@ else
   skipped=1
 fi
 
+# A recorded arm_spe file (fuzz seed; docs/spe.md): 4 load/store samples
+# from the AUX trace, the record cut by its chunk's end counted.
+seeds=$(dirname "$0")/../fuzz/corpus/auxtrace
+"$pms" report -i "$seeds/spe_v1_n1.data" --json >"$tmp/spe.json" 2>&1
+grep -q '"aux_cut_records": *1' "$tmp/spe.json" || { echo "FAIL: spe report aux_cut_records"; cat "$tmp/spe.json"; fail=1; }
+"$pms" report -i "$seeds/spe_v1_n1.data" >"$tmp/spe.txt" 2>&1
+grep -q "^samples: 4 (4 with a data address)" "$tmp/spe.txt" || { echo "FAIL: spe report samples"; cat "$tmp/spe.txt"; fail=1; }
+grep -q "RAM hit  *2  50.0%" "$tmp/spe.txt" || { echo "FAIL: spe report levels"; cat "$tmp/spe.txt"; fail=1; }
+# A Zen 4 ibs_op file recorded with RAW only: the data source comes from the
+# registers (docs/ibs.md).
+"$pms" report -i "$seeds/ibs_zen4.data" >"$tmp/ibs.txt" 2>&1
+grep -q "Remote node, same socket RAM hit  *1" "$tmp/ibs.txt" || { echo "FAIL: ibs report levels"; cat "$tmp/ibs.txt"; fail=1; }
+grep -q "latency (cycles, 1 samples with a valid weight): min 200" "$tmp/ibs.txt" || { echo "FAIL: ibs report latency"; cat "$tmp/ibs.txt"; fail=1; }
+
 data=${PMS_SHARED_DATA:-$(dirname "$0")/../../../shared/data}
 ws=$data/perf_data_converter/src/quipper/testdata/perf.data.weight_struct
 if [ ! -r "$ws" ]; then

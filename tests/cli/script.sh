@@ -22,6 +22,28 @@ printf 'NOTPERF0%0120d' 0 >"$tmp/junk"
 "$pms" script -i "$tmp/junk" >/dev/null 2>"$tmp/err"; expect "junk exit" 1 $?
 grep -q 'not "PERFILE2" in either byte order' "$tmp/err" || { echo "FAIL: junk message"; cat "$tmp/err"; fail=1; }
 
+# Recorded hardware samples (docs/spe.md, docs/ibs.md), in the fuzz seeds:
+# an arm_spe file (Neoverse N1 MIDR; two chunks, the second cut inside its
+# last record), whose load/store samples perf 6.12 prints as
+#   7fff00001000 1a88101042 |OP LOAD|LVL RAM hit|..  77 ffff800010001234
+#   7fff00002000 1e00080024 |OP STORE|LVL N/A|..      5           400100
+# (plus, from the cut record, one more: known difference K4), and a Zen 4
+# ibs_op file recorded with RAW only.
+seeds=$(dirname "$0")/../fuzz/corpus/auxtrace
+out=$("$pms" script -i "$seeds/spe_v1_n1.data" -F cpu,ip,addr,weight,data_src 2>"$tmp/err")
+expect "spe lines" 4 "$(printf '%s\n' "$out" | wc -l)"
+expect "spe first" \
+  "[000] ffff800010001234     7fff00001000      77       1a88101042 |OP LOAD|LVL RAM hit|SNP None|TLB Walker hit|LCK No|BLK  N/A" \
+  "$(printf '%s\n' "$out" | head -1)"
+expect "spe second" \
+  "[000]           400100     7fff00002000       5       1e00080024 |OP STORE|LVL N/A|SNP N/A|TLB N/A|LCK No|BLK  N/A" \
+  "$(printf '%s\n' "$out" | sed -n 2p)"
+grep -q "AUX data lost: 1 SPE records cut by the end of their chunk (19 bytes)" "$tmp/err" || { echo "FAIL: spe cut count"; cat "$tmp/err"; fail=1; }
+out=$("$pms" script -i "$seeds/ibs_zen4.data" -F ip,addr,weight,data_src 2>&1)
+expect "ibs raw-only load" \
+  "          401000         7fff1000     200     103a29082042 |OP LOAD|LVL Remote node, same socket RAM hit|SNP N/A|TLB L1 hit|LCK N/A|BLK  N/A" \
+  "$(printf '%s\n' "$out" | head -1)"
+
 data=${PMS_SHARED_DATA:-$(dirname "$0")/../../../shared/data}
 q=$data/perf_data_converter/src/quipper/testdata
 if [ ! -r "$q/perf.data.weight_struct" ]; then

@@ -409,6 +409,153 @@ out:
 	th_root_close(&r);
 }
 
+/* SPE filters the engine programs from the options, each against the fake
+ * kernel's arm_spe_pmu_event_init rules (tests/support/fake_rules_spe.c). */
+PMS_TEST(spe_event_and_branch_filters_min_latency_from_caps)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+	uint64_t ev = (1ULL << 3) | (1ULL << 9); /* L1D_REFILL, LLC_MISS */
+
+	if (th_root_open(&r, "neoverse-n1-spe", "0-3", 2, false) < 0)
+		goto out;
+	r.m.spe_type = 9;
+	r.m.spe_cpus = 0xf;
+	r.m.spe_filt_lat = true;
+	o.pid = 99;
+	o.spe_events = ev;
+	o.spe_not_events = 1ULL << 7;
+	o.spe_branches = true;
+	o.ldlat = 100000; /* above the 12-bit counters (caps/count_size 12) */
+	o.aux_pages = 4;
+	o.data_pages = 2;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.engine, PMS_ENG_SPE);
+	{
+		const struct perf_event_attr *a = last_ok(r.fk, 9);
+		CHECK(a && a->config1 == ev);                  /* event_filter */
+		CHECK(a && (a->config & (1ULL << 32)));        /* branch_filter */
+		CHECK(a && (a->config & (3ULL << 33)) == (3ULL << 33));
+		CHECK(a && a->config2 == 4095);                /* min_latency clamped */
+	}
+	CHECK(strstr(info.notes, "clamped to 4095") != NULL);
+	/* N1 is SPEv1p1: no inv_event_filter format. */
+	CHECK(strstr(info.notes, "no inv_event_filter term (FEAT_SPEv1p2 absent)") != NULL);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST(spe_filters_refused_by_the_cpu_are_dropped)
+{
+	static const struct {
+		bool no_filt_evt;
+		uint64_t res0;
+		bool no_filt_typ;
+	} rows[] = {
+		{ true, 0, false },          /* no event filtering at all */
+		{ false, 1ULL << 20, false }, /* L2D_MISS is RES0 on this PMSVer */
+		{ false, 0, true },          /* no type filtering */
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct th_root r;
+		struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+		struct pms_sampler *s = NULL;
+		struct pms_sampler_info info;
+		const struct pms_sampler_attempt *att;
+		size_t n = 0;
+
+		if (th_root_open(&r, "neoverse-n1-spe", "0-3", 2, false) < 0) {
+			th_root_close(&r);
+			return;
+		}
+		r.m.spe_type = 9;
+		r.m.spe_cpus = 0xf;
+		r.m.spe_no_filt_evt = rows[i].no_filt_evt;
+		r.m.spe_evfr_res0 = rows[i].res0;
+		r.m.spe_no_filt_typ = rows[i].no_filt_typ;
+		o.pid = 99;
+		o.spe_events = (1ULL << 20) | (1ULL << 3);
+		o.aux_pages = 4;
+		o.data_pages = 2;
+		if (rows[i].no_filt_typ) {
+			/* Loads+stores need FT: SPE is refused, the ladder goes on. */
+			CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+			if (s) {
+				pms_sampler_info(s, &info);
+				CHECK_MSG(info.engine != PMS_ENG_SPE, "row %zu", i);
+			}
+		} else {
+			CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+			if (s) {
+				const struct perf_event_attr *a = last_ok(r.fk, 9);
+				bool seen = false;
+				pms_sampler_info(s, &info);
+				CHECK_EQ_INT(info.engine, PMS_ENG_SPE);
+				CHECK_MSG(a && a->config1 == 0, "row %zu: event_filter dropped", i);
+				att = pms_sampler_attempts(s, &n);
+				for (size_t k = 0; k < n; k++)
+					if (att[k].err == EOPNOTSUPP && k + 1 < n &&
+					    strstr(att[k + 1].reason, "event_filter refused"))
+						seen = true;
+				CHECK_MSG(seen, "row %zu: EOPNOTSUPP then a retry without the filter",
+					  i);
+			}
+		}
+		pms_sampler_free(s);
+		th_root_close(&r);
+	}
+}
+
+/* IbsOpCntCtl: counted ops with IBS_CAPS_OPCNT; without it the kernel's op
+ * config mask lacks bit 19 (EINVAL) and the ladder retries counting cycles. */
+PMS_TEST(ibs_count_ops_option)
+{
+	for (int with = 1; with >= 0; with--) {
+		struct th_root r;
+		struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+		struct pms_sampler *s = NULL;
+		struct pms_sampler_info info;
+		const struct pms_sampler_attempt *att;
+		size_t n = 0;
+
+		if (th_root_open(&r, "zen4-ibs", "0", -1, true) < 0) {
+			th_root_close(&r);
+			return;
+		}
+		r.m.ibs_op_type = 10;
+		r.m.ibs_caps = with ? ZEN4_CAPS : (ZEN4_CAPS & ~FKR_IBS_CAPS_OPCNT);
+		o.target = PMS_TARGET_CPUS;
+		o.ibs_count_ops = true;
+		CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+		if (s) {
+			const struct perf_event_attr *a = last_ok(r.fk, 10);
+			pms_sampler_info(s, &info);
+			CHECK_EQ_INT(info.engine, PMS_ENG_IBS);
+			CHECK_MSG(a && !!(a->config & (1ULL << 19)) == with, "with OPCNT %d", with);
+			att = pms_sampler_attempts(s, &n);
+			if (!with) {
+				bool seen = false;
+				for (size_t k = 0; k < n; k++)
+					if (strstr(att[k].reason, "cnt_ctl refused (EINVAL)"))
+						seen = true;
+				CHECK(seen);
+			}
+			/* Where no SPE PMU exists, the reason names the higher-EL case. */
+			for (size_t k = 0; k < n; k++)
+				if (att[k].engine == PMS_ENG_SPE)
+					CHECK(strstr(att[k].reason, "higher exception level") != NULL);
+		}
+		pms_sampler_free(s);
+		th_root_close(&r);
+	}
+}
+
 PMS_TEST(vm_without_pmu_falls_back_with_every_attempt_logged)
 {
 	struct th_root r;

@@ -168,22 +168,157 @@ static int page_lookup(struct fk *fk, uint64_t addr, int *node)
 	return 0;
 }
 
+static int page_index(struct fk *fk, uint64_t addr)
+{
+	uint64_t page = addr & ~(uint64_t)(fk->page_size - 1);
+	for (int i = 0; i < fk->npages; i++)
+		if (fk->page_addr[i] == page)
+			return i;
+	return -1;
+}
+
+#define FK_MPOL_MF_MOVE (1 << 1)     /* include/uapi/linux/mempolicy.h */
+#define FK_MPOL_MF_MOVE_ALL (1 << 2)
+
+/* mm/migrate.c move_pages_and_store_status() -> do_move_pages_to_node() ->
+ * migrate_pages(): the queued pages [start, i) go to node; a target page
+ * that cannot be allocated (__GFP_THISNODE on a full node,
+ * alloc_migration_target) ends it with -ENOMEM; pages migrate_pages could
+ * not move make it return their count plus the pages not yet tried
+ * (err += nr_pages - i); only full success stores the node as the status
+ * of [start, i) (store_status). */
+static long fk_flush(struct fk *fk, int node, int *queue, int nq, int *status, int start, int i,
+		     unsigned long nr_pages)
+{
+	long failed = 0;
+	if (!nq)
+		return 0;
+	for (int k = 0; k < nq; k++) {
+		int pi = queue[k];
+		if (fk->page_flags[pi] & FK_PAGE_AGAIN) {
+			failed++;
+			continue;
+		}
+		if (fk->node_free_pages[node] == 0)
+			return -ENOMEM;
+		if (fk->node_free_pages[node] > 0)
+			fk->node_free_pages[node]--;
+		int from = fk->page_node[pi];
+		if (from >= 0 && from < FK_MAX_NODES && fk->node_free_pages[from] >= 0)
+			fk->node_free_pages[from]++;
+		fk->page_node[pi] = node;
+		fk->pages_moved++;
+	}
+	if (failed)
+		return failed + (long)(nr_pages - (unsigned long)i);
+	for (int k = start; k < i; k++)
+		status[k] = node;
+	return 0;
+}
+
 static long fk_move_pages(void *ud, int pid, unsigned long count, void **pages,
 			  const int *nodes, int *status, int flags)
 {
 	struct fk *fk = ud;
 	(void)pid;
-	(void)flags;
 	fk->move_pages_calls++;
-	/* mm/migrate.c do_pages_stat(): nodes == NULL queries; a page that is
-	 * not mapped reports -EFAULT, one not yet faulted in -ENOENT. */
-	if (nodes)
-		return -EPERM; /* the fake does not migrate */
-	for (unsigned long i = 0; i < count; i++) {
-		int node;
-		status[i] = page_lookup(fk, (uint64_t)(uintptr_t)pages[i], &node) ? node : -EFAULT;
+	/* mm/migrate.c kernel_move_pages(): unknown flags -EINVAL; MOVE_ALL
+	 * without CAP_SYS_NICE -EPERM; find_mm_struct(): no task -ESRCH,
+	 * ptrace_may_access(PTRACE_MODE_READ_REALCREDS) refused -EPERM. */
+	if (flags & ~(FK_MPOL_MF_MOVE | FK_MPOL_MF_MOVE_ALL))
+		return -EINVAL;
+	if ((flags & FK_MPOL_MF_MOVE_ALL) && !fk->cap_sys_nice)
+		return -EPERM;
+	if (fk->find_mm_errno)
+		return -fk->find_mm_errno;
+	if (!nodes) {
+		/* do_pages_stat(): nodes == NULL queries; a page that is not
+		 * mapped reports -EFAULT, one not yet faulted in -ENOENT. */
+		for (unsigned long i = 0; i < count; i++) {
+			int node;
+			status[i] = page_lookup(fk, (uint64_t)(uintptr_t)pages[i], &node) ? node
+											 : -EFAULT;
+		}
+		return 0;
 	}
-	return 0;
+	/* do_pages_move(): pages go to their node in runs of the same node;
+	 * a bad node stops the call (-ENODEV: out of range or without memory,
+	 * N_MEMORY; -EACCES: outside the task's cpuset mems) after flushing
+	 * the run so far; a page that is not queued gets its status at once
+	 * and flushes the run. */
+	fk->move_calls++;
+	int *queue = malloc((count ? count : 1) * sizeof(int));
+	if (!queue)
+		return -ENOMEM;
+	int nq = 0, current = -1, start = 0;
+	long err = 0, err1;
+	unsigned long i;
+	for (i = 0; i < count; i++) {
+		int node = nodes[i];
+		err = -ENODEV;
+		if (node < 0 || node >= FK_MAX_NODES)
+			goto out_flush;
+		if (fk->nodes_with_memory && !(fk->nodes_with_memory & (1ull << node)))
+			goto out_flush;
+		err = -EACCES;
+		if (fk->nodes_allowed && !(fk->nodes_allowed & (1ull << node)))
+			goto out_flush;
+		if (current < 0) {
+			current = node;
+			start = (int)i;
+		} else if (node != current) {
+			err = fk_flush(fk, current, queue, nq, status, start, (int)i, count);
+			nq = 0;
+			if (err)
+				goto out;
+			start = (int)i;
+			current = node;
+		}
+		/* add_page_for_migration(): no VMA -EFAULT; not present -ENOENT;
+		 * on the node already: 0 (status = node); mapcount > 1 without
+		 * MPOL_MF_MOVE_ALL -EACCES; isolate_lru_page failing -EBUSY;
+		 * else queued. */
+		int pi = page_index(fk, (uint64_t)(uintptr_t)pages[i]);
+		if (pi < 0)
+			err = -EFAULT;
+		else if (fk->page_node[pi] < 0)
+			err = fk->page_node[pi];
+		else if (fk->page_node[pi] == current)
+			err = 0;
+		else if ((fk->page_flags[pi] & FK_PAGE_SHARED) && !(flags & FK_MPOL_MF_MOVE_ALL))
+			err = -EACCES;
+		else if (fk->page_flags[pi] & FK_PAGE_BUSY)
+			err = -EBUSY;
+		else
+			err = 1;
+		if (err > 0) {
+			queue[nq++] = pi;
+			continue;
+		}
+		status[i] = err ? (int)err : current;
+		err = fk_flush(fk, current, queue, nq, status, start, (int)i, count);
+		nq = 0;
+		if (err) {
+			if (err > 0)
+				err--; /* page i is accounted for */
+			goto out;
+		}
+		current = -1;
+	}
+out_flush:
+	err1 = fk_flush(fk, current, queue, nq, status, start, (int)i, count);
+	if (err >= 0)
+		err = err1;
+out:
+	free(queue);
+	return err;
+}
+
+void fk_set_page_flags(struct fk *fk, uint64_t addr, int flags)
+{
+	int pi = page_index(fk, addr);
+	if (pi >= 0)
+		fk->page_flags[pi] = flags;
 }
 
 static long fk_get_mempolicy(void *ud, int *mode, unsigned long *nodemask,
@@ -222,6 +357,8 @@ struct fk *fk_new(void)
 	if (!fk)
 		return NULL;
 	fk->page_size = 4096;
+	for (int n = 0; n < FK_MAX_NODES; n++)
+		fk->node_free_pages[n] = -1;
 	fk->ops = (struct pms_sys_ops){
 		.ud = fk,
 		.perf_event_open = fk_perf_event_open,

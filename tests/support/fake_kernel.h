@@ -12,6 +12,7 @@
 #define PMS_TESTS_FAKE_KERNEL_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -21,6 +22,7 @@
 #define FK_MAX_FDS 256
 #define FK_MAX_PAGES 4096
 #define FK_FD_BASE 1000
+#define FK_MAX_NODES 64
 
 struct fk;
 
@@ -74,7 +76,25 @@ struct fk {
 	long move_pages_calls;
 	long get_mempolicy_calls;
 	struct pms_sys_ops ops;
+	/* Migration (move_pages with nodes), the kernel's rules
+	 * (mm/migrate.c; fake_kernel.c cites each): */
+	int page_flags[FK_MAX_PAGES]; /* FK_PAGE_* of each page */
+	uint64_t nodes_with_memory;   /* N_MEMORY mask; 0 = every node */
+	uint64_t nodes_allowed;       /* the task's cpuset mems; 0 = every node */
+	long node_free_pages[FK_MAX_NODES]; /* free pages; < 0 = unlimited (fk_new) */
+	int find_mm_errno;            /* ESRCH / EPERM refusing the task, 0 = ok */
+	bool cap_sys_nice;            /* MPOL_MF_MOVE_ALL allowed */
+	long pages_moved;             /* pages the fake migrated */
+	long move_calls;              /* move_pages calls with nodes */
 };
+
+enum {
+	FK_PAGE_BUSY = 1,   /* isolate_lru_page fails: -EBUSY */
+	FK_PAGE_SHARED = 2, /* mapcount > 1: -EACCES without MPOL_MF_MOVE_ALL */
+	FK_PAGE_AGAIN = 4,  /* migrate_pages fails it (counted, status not written) */
+};
+/* Flags of the page holding addr (after fk_set_page). */
+void fk_set_page_flags(struct fk *fk, uint64_t addr, int flags);
 
 struct fk *fk_new(void);
 void fk_free(struct fk *fk);

@@ -46,6 +46,10 @@ struct fkr_machine {
 	uint32_t spe_type;    /* 0 = none */
 	uint64_t spe_cpus;    /* bit mask of supported CPUs */
 	bool spe_filt_lat;    /* FEAT_FILT_LAT */
+	bool spe_no_filt_evt; /* no SPE_PMU_FEAT_FILT_EVT (PMSIDR_EL1.FE clear) */
+	bool spe_no_filt_typ; /* no SPE_PMU_FEAT_FILT_TYP (PMSIDR_EL1.FT clear) */
+	bool spe_inv_filt_evt; /* SPE_PMU_FEAT_INV_FILT_EVT (FEAT_SPEv1p2) */
+	uint64_t spe_evfr_res0; /* PMSEVFR_EL1 RES0 bits for the CPU's PMSVer */
 	/* counters for tests */
 	int opens_ok, opens_refused;
 };

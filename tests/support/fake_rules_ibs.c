@@ -17,13 +17,16 @@ int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr)
 	uint32_t caps = m->ibs_caps;
 	bool swfilt = attr->config2 & IBS_SW_FILTER_MASK;
 
+	/* ibs.c v6.12.95:1228-1229 "if (ibs_caps & IBS_CAPS_OPCNT)
+	 * perf_ibs_op.config_mask |= IBS_OP_CNT_CTL;" */
 	if (caps & FKR_IBS_CAPS_OPCNT)
 		mask |= IBS_OP_CNT_CTL;
 	if (caps & FKR_IBS_CAPS_OPCNTEXT)
 		mask |= IBS_OP_MAX_CNT_EXT;
 	if (caps & FKR_IBS_CAPS_ZEN4)
 		mask |= IBS_OP_L3MISSONLY;
-	/* perf_ibs_init: config bits outside config_mask are EINVAL. */
+	/* perf_ibs_init (ibs.c v6.12.95:287): config bits outside config_mask
+	 * are EINVAL. */
 	if (attr->config & ~mask)
 		return -EINVAL;
 	/* perf_ibs_init: has_branch_stack() is EOPNOTSUPP. */

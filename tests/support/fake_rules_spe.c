@@ -1,4 +1,6 @@
-/* Arm SPE: arm_spe_pmu_event_init() (drivers/perf/arm_spe_pmu.c, v6.18). */
+/* Arm SPE: arm_spe_pmu_event_init() (drivers/perf/arm_spe_pmu.c; quotes
+ * from v6.18, line numbers of v6.12.95, Debian linux-source-6.12
+ * 6.12.95-1~bpo12+1, where the function starts at line 702). */
 #include "fake_rules.h"
 
 #include <errno.h>
@@ -6,6 +8,9 @@
 #define SPE_PA_ENABLE (1ULL << 1)  /* config:1  PMSCR_EL1.PA */
 #define SPE_PCT_ENABLE (1ULL << 2) /* config:2  PMSCR_EL1.PCT */
 #define SPE_MIN_LATENCY 0xfffULL   /* config2:0-11 PMSLATFR_EL1.MINLAT */
+#define SPE_BRANCH_FILTER (1ULL << 32) /* config:32 PMSFCR_EL1.B */
+#define SPE_LOAD_FILTER (1ULL << 33)   /* config:33 PMSFCR_EL1.LD */
+#define SPE_STORE_FILTER (1ULL << 34)  /* config:34 PMSFCR_EL1.ST */
 
 int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu)
 {
@@ -13,6 +18,11 @@ int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int
 	 * &spe_pmu->supported_cpus)) return -ENOENT;" */
 	if (cpu >= 0 && (cpu >= 64 || !(m->spe_cpus >> cpu & 1)))
 		return -ENOENT;
+	/* :716-720 "if (arm_spe_event_to_pmsevfr(event) &
+	 * arm_spe_pmsevfr_res0(spe_pmu->pmsver)) return -EOPNOTSUPP;" and the
+	 * same for pmsnevfr (config3, which this build's attr cannot carry). */
+	if (attr->config1 & m->spe_evfr_res0)
+		return -EOPNOTSUPP;
 	/* "if (attr->exclude_idle) return -EOPNOTSUPP;" */
 	if (attr->exclude_idle)
 		return -EOPNOTSUPP;
@@ -20,7 +30,16 @@ int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int
 	 * (attr->freq) return -EINVAL;" */
 	if (attr->freq)
 		return -EINVAL;
-	/* PMSFCR_EL1.FL without SPE_PMU_FEAT_FILT_LAT: -EOPNOTSUPP. */
+	/* :736-738 PMSFCR_EL1.FE (event_filter non-zero) without
+	 * SPE_PMU_FEAT_FILT_EVT: -EOPNOTSUPP. */
+	if (attr->config1 && m->spe_no_filt_evt)
+		return -EOPNOTSUPP;
+	/* :744-746 PMSFCR_EL1.FT (any of branch/load/store_filter) without
+	 * SPE_PMU_FEAT_FILT_TYP: -EOPNOTSUPP. */
+	if ((attr->config & (SPE_BRANCH_FILTER | SPE_LOAD_FILTER | SPE_STORE_FILTER)) &&
+	    m->spe_no_filt_typ)
+		return -EOPNOTSUPP;
+	/* :748-750 PMSFCR_EL1.FL without SPE_PMU_FEAT_FILT_LAT: -EOPNOTSUPP. */
 	if ((attr->config2 & SPE_MIN_LATENCY) && !m->spe_filt_lat)
 		return -EOPNOTSUPP;
 	/* "if (reg & (PMSCR_EL1_PA | PMSCR_EL1_PCT)) return perf_allow_kernel();" */

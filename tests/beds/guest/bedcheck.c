@@ -15,10 +15,12 @@
 #include <inttypes.h>
 #include <linux/mempolicy.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1235,6 +1237,153 @@ static int cmd_csvshare(int argc, char **argv)
 		fclose(r);
 		fclose(c);
 	}
+/* `advwl move|share SECONDS OUTFILE`: the placement advisor's workload
+ * (docs/advise.md).  The software engine samples page faults only, so the
+ * hot buffer is a shared memfd mapping whose page-table entries are dropped
+ * a few pages at a time (MADV_DONTNEED: the pages stay in the page cache,
+ * on their node) and read again at once: each read is a minor fault the
+ * sampler sees at the page's address, on the reading CPU, while the page
+ * stays where it is (or where it was moved).
+ *  move:  two threads on node 0's CPUs 0 and 1; hot 8 MiB bound to node 2;
+ *         cold 1 MiB private, bound to node 0, written once.
+ *  share: a thread on CPU 0 (node 0) and one on CPU 2 (node 1) read a 4 MiB
+ *         buffer bound to node 0, every other chunk each.
+ * Until SIGINT/SIGTERM or SECONDS; then one BED line to OUTFILE: the ranges
+ * and, per buffer, its pages per node by move_pages (query) and by
+ * get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR), each page read first. */
+#define ADV_CHUNK 4
+static volatile sig_atomic_t adv_stop;
+static pthread_barrier_t adv_round; /* both threads fault as many pages per round */
+static char *adv_buf;
+static size_t adv_size, adv_psz;
+static double adv_secs;
+
+static void adv_on_sig(int sig)
+{
+	(void)sig;
+	adv_stop = 1;
+}
+
+struct adv_thread {
+	int cpu, parity;
+	pthread_t t;
+};
+
+static double adv_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *adv_run(void *arg)
+{
+	struct adv_thread *th = arg;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(th->cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	double t0 = adv_now();
+	size_t chunk = ADV_CHUNK * adv_psz;
+	unsigned sum = 0;
+	for (;;) {
+		/* both threads agree to go on, so neither runs a round alone */
+		int go = !adv_stop && adv_now() - t0 < adv_secs, other;
+		static volatile int votes[2];
+		votes[th->parity] = go;
+		pthread_barrier_wait(&adv_round);
+		other = votes[!th->parity];
+		pthread_barrier_wait(&adv_round);
+		if (!go || !other)
+			break;
+		for (size_t off = (size_t)th->parity * chunk; off < adv_size && !adv_stop;
+		     off += 2 * chunk) {
+			size_t len = off + chunk <= adv_size ? chunk : adv_size - off;
+			madvise(adv_buf + off, len, MADV_DONTNEED);
+			for (size_t p = 0; p < len; p += adv_psz)
+				sum += ((volatile char *)adv_buf)[off + p];
+		}
+		struct timespec nap = { 0, 20 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+	}
+	return (void *)(uintptr_t)sum;
+}
+
+static void adv_count(char *buf, size_t size, int mp[8], int gm[8])
+{
+	memset(mp, 0, 8 * sizeof(int));
+	memset(gm, 0, 8 * sizeof(int));
+	for (size_t off = 0; off < size; off += adv_psz) {
+		unsigned dummy = ((volatile char *)buf)[off];
+		(void)dummy;
+		int n = node_of(buf + off), g = -1;
+		if (n >= 0 && n < 8)
+			mp[n]++;
+		if (syscall(SYS_get_mempolicy, &g, NULL, 0UL, buf + off,
+			    (unsigned long)(MPOL_F_NODE | MPOL_F_ADDR)) == 0 && g >= 0 && g < 8)
+			gm[g]++;
+	}
+}
+
+static void adv_arr(FILE *f, const char *key, const int v[8])
+{
+	fprintf(f, ",\"%s\":[%d,%d,%d,%d]", key, v[0], v[1], v[2], v[3]);
+}
+
+static int cmd_advwl(int argc, char **argv)
+{
+	unsigned long m0 = 1, mhot;
+	struct adv_thread th[2];
+	if (argc < 5)
+		return 2;
+	bool share = !strcmp(argv[2], "share");
+	adv_secs = strtod(argv[3], NULL);
+	adv_psz = (size_t)sysconf(_SC_PAGESIZE);
+	adv_size = share ? 4u << 20 : 8u << 20;
+	mhot = share ? 1 : 4; /* node 0 / node 2 */
+	signal(SIGINT, adv_on_sig);
+	signal(SIGTERM, adv_on_sig);
+	int fd = (int)syscall(SYS_memfd_create, "advhot", 0U);
+	if (fd < 0 || ftruncate(fd, (off_t)adv_size) < 0)
+		return 3;
+	adv_buf = mmap(NULL, adv_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	size_t cold_sz = 1u << 20;
+	char *cold = mmap(NULL, cold_sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (adv_buf == MAP_FAILED || cold == MAP_FAILED)
+		return 3;
+	if (syscall(SYS_mbind, adv_buf, adv_size, MPOL_BIND, &mhot, 65UL, 0U) < 0 ||
+	    syscall(SYS_mbind, cold, cold_sz, MPOL_BIND, &m0, 65UL, 0U) < 0)
+		return 4;
+	memset(adv_buf, 1, adv_size);
+	memset(cold, 1, cold_sz);
+	int start_node = node_of(adv_buf);
+	pthread_barrier_init(&adv_round, NULL, 2);
+	th[0].cpu = 0;
+	th[1].cpu = share ? 2 : 1;
+	for (int i = 0; i < 2; i++) {
+		th[i].parity = i;
+		if (pthread_create(&th[i].t, NULL, adv_run, &th[i]) != 0)
+			return 5;
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i].t, NULL);
+	int hmp[8], hgm[8], cmp[8], cgm[8];
+	adv_count(adv_buf, adv_size, hmp, hgm);
+	adv_count(cold, cold_sz, cmp, cgm);
+	FILE *f = fopen(argv[4], "w");
+	if (!f)
+		return 6;
+	fprintf(f, "BED {\"check\":\"advwl\",\"mode\":\"%s\",\"pid\":%d,\"hot_start\":\"0x%lx\","
+		   "\"hot_end\":\"0x%lx\",\"cold_start\":\"0x%lx\",\"cold_end\":\"0x%lx\","
+		   "\"hot_start_node\":%d,\"pages\":%zu",
+		argv[2], (int)getpid(), (unsigned long)adv_buf, (unsigned long)(adv_buf + adv_size),
+		(unsigned long)cold, (unsigned long)(cold + cold_sz), start_node, adv_size / adv_psz);
+	adv_arr(f, "hot_mp", hmp);
+	adv_arr(f, "hot_gm", hgm);
+	adv_arr(f, "cold_mp", cmp);
+	adv_arr(f, "cold_gm", cgm);
+	fprintf(f, "}\n");
+	fclose(f);
 	return 0;
 }
 
@@ -1253,6 +1402,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "damonwl"))
 		return cmd_damonwl(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "advwl"))
+		return cmd_advwl(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	PSZ = sysconf(_SC_PAGESIZE);
 	if (argc > 1 && !strcmp(argv[1], "touchnode"))

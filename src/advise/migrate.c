@@ -1,0 +1,243 @@
+/* Page migration through the seam's move_pages: query, move what is not on
+ * its target, query again; every page's outcome counted by errno.
+ * The kernel's rules (mm/migrate.c, torvalds/linux, v6.x):
+ *  - kernel_move_pages: flags other than MPOL_MF_MOVE|MOVE_ALL -> -EINVAL;
+ *    find_mm_struct: no such task -> -ESRCH, ptrace_may_access(READ_REALCREDS)
+ *    refused (another user's process without CAP_SYS_PTRACE) -> -EPERM, no mm
+ *    -> -EINVAL;
+ *  - do_pages_move: a node < 0, >= MAX_NUMNODES or without memory (N_MEMORY)
+ *    -> the call fails with -ENODEV; a node outside the task's cpuset mems ->
+ *    -EACCES for the call;
+ *  - add_page_for_migration, per page status: no VMA or a special (zero)
+ *    page -> -EFAULT, not faulted in -> -ENOENT, already on the node -> the
+ *    node, mapped by several processes without MPOL_MF_MOVE_ALL -> -EACCES,
+ *    not isolatable from the LRU (pinned, under writeback) -> -EBUSY;
+ *  - move_pages_and_store_status: migrate_pages failing for some pages
+ *    returns their count (positive) and the statuses of that batch are not
+ *    written; a failed target allocation (node full, __GFP_THISNODE) ends
+ *    the call with -ENOMEM, also without those statuses.
+ * Pages whose status the kernel did not write keep our sentinel and are
+ * counted under the call's errno (EAGAIN for a positive return). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuscope/advise.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+#define MPOL_MF_MOVE_ (1 << 1) /* include/uapi/linux/mempolicy.h */
+#define NOT_WRITTEN INT_MIN
+
+static void count_err(struct pms_migrate_result *r, int err, uint64_t n)
+{
+	if (err < 0)
+		err = -err;
+	for (size_t i = 0; i < r->nerrs; i++)
+		if (r->errs[i].err == err) {
+			r->errs[i].pages += n;
+			return;
+		}
+	if (r->nerrs < PMS_MIGRATE_MAX_ERRNOS) {
+		r->errs[r->nerrs].err = err;
+		r->errs[r->nerrs++].pages = n;
+	} else {
+		r->errs[PMS_MIGRATE_MAX_ERRNOS - 1].pages += n; /* the last slot takes the rest */
+	}
+}
+
+static int fatal_errno(long e)
+{
+	/* errors that hold for every page of the process, not for this batch */
+	return e == -ESRCH || e == -EPERM || e == -ENODEV || e == -EACCES || e == -EINVAL ||
+	       e == -ENOSYS;
+}
+
+int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t end,
+		      const int *nodes, size_t nnodes, const struct pms_migrate_opts *opts,
+		      struct pms_migrate_result *res)
+{
+	static const struct pms_migrate_opts defaults = PMS_MIGRATE_OPTS_INIT;
+	void **pages = NULL;
+	int *tnodes = NULL, *before = NULL, *st = NULL;
+	int rc;
+	if (!res)
+		return pms_err(PMS_EINVAL, "pms_migrate_range: res is NULL");
+	memset(res, 0, sizeof(*res));
+	if (!sys || !nodes || !nnodes)
+		return pms_err(PMS_EINVAL, "pms_migrate_range: no context or no target node");
+	if (!opts)
+		opts = &defaults;
+	if ((rc = pms_opts_check("pms_migrate_range", "PMS_MIGRATE_OPTS_INIT", opts->version,
+				 PMS_MIGRATE_OPTS_VERSION)) < 0)
+		return rc;
+	size_t ps = opts->page_size ? opts->page_size : 4096;
+	size_t batch = opts->batch ? opts->batch : 512;
+	if (ps & (ps - 1))
+		return pms_err(PMS_EINVAL, "pms_migrate_range: page size %zu is not a power of two", ps);
+	if (end <= start)
+		return pms_err(PMS_EINVAL, "pms_migrate_range: empty range 0x%llx-0x%llx",
+			       (unsigned long long)start, (unsigned long long)end);
+	for (size_t i = 0; i < nnodes; i++)
+		if (nodes[i] < 0)
+			return pms_err(PMS_EINVAL, "pms_migrate_range: node %d", nodes[i]);
+	uint64_t first = start & ~(uint64_t)(ps - 1);
+	uint64_t npages = (end - first + ps - 1) / ps;
+	res->pages = npages;
+	const struct pms_sys_ops *ops = pms_sys_ops(sys);
+
+	pages = malloc(batch * sizeof(*pages));
+	tnodes = malloc(batch * sizeof(*tnodes));
+	before = malloc(batch * sizeof(*before));
+	st = malloc(batch * sizeof(*st));
+	if (!pages || !tnodes || !before || !st) {
+		rc = pms_err(PMS_ENOMEM, "pms_migrate_range: out of memory");
+		goto out;
+	}
+
+	/* capacity: what is not on its target already must fit there */
+	if (opts->topo) {
+		uint64_t *need = calloc(nnodes, sizeof(*need));
+		if (!need) {
+			rc = pms_err(PMS_ENOMEM, "pms_migrate_range: out of memory");
+			goto out;
+		}
+		for (uint64_t p0 = 0; p0 < npages; p0 += batch) {
+			size_t n = (size_t)(npages - p0 < batch ? npages - p0 : batch);
+			for (size_t i = 0; i < n; i++)
+				pages[i] = (void *)(uintptr_t)(first + (p0 + i) * ps);
+			res->calls++;
+			long q = ops->move_pages(ops->ud, (int)pid, n, pages, NULL, before, 0);
+			if (q < 0)
+				break; /* the moving pass says why */
+			for (size_t i = 0; i < n; i++) {
+				size_t k = (size_t)((p0 + i) % nnodes);
+				if (before[i] >= 0 && before[i] != nodes[k])
+					need[k] += ps;
+			}
+		}
+		for (size_t k = 0; k < nnodes; k++) {
+			const struct pms_topo_node *tn = pms_topo_node(opts->topo, nodes[k]);
+			if (!tn) {
+				free(need);
+				rc = pms_err(PMS_ENOENT, "migrate: node %d does not exist", nodes[k]);
+				goto out;
+			}
+			if (!tn->has_memory) {
+				free(need);
+				rc = pms_err(PMS_ENOTSUP, "migrate: node %d has no memory", nodes[k]);
+				goto out;
+			}
+			uint64_t room = tn->mem_free > opts->headroom ? tn->mem_free - opts->headroom : 0;
+			if (tn->mem_total && need[k] > room) {
+				uint64_t nk = need[k];
+				free(need);
+				rc = pms_err(PMS_ERANGE,
+					     "migrate: node %d has %llu bytes free (less %llu headroom), the "
+					     "range needs %llu there: nothing moved; choose another node or "
+					     "a smaller range",
+					     nodes[k], (unsigned long long)room,
+					     (unsigned long long)opts->headroom, (unsigned long long)nk);
+				goto out;
+			}
+		}
+		free(need);
+	}
+
+	for (uint64_t p0 = 0; p0 < npages; p0 += batch) {
+		size_t n = (size_t)(npages - p0 < batch ? npages - p0 : batch);
+		for (size_t i = 0; i < n; i++)
+			pages[i] = (void *)(uintptr_t)(first + (p0 + i) * ps);
+		res->calls++;
+		long q = ops->move_pages(ops->ud, (int)pid, n, pages, NULL, before, 0);
+		if (q < 0) {
+			if (!res->call_errno)
+				res->call_errno = (int)-q;
+			if (fatal_errno(q)) {
+				count_err(res, (int)q, npages - p0);
+				res->failed += npages - p0;
+				rc = pms_err_errno(0, (int)-q, "move_pages(pid %d) query", (int)pid);
+				goto out;
+			}
+			count_err(res, (int)q, n);
+			res->failed += n;
+			continue;
+		}
+		/* what to move: present pages not on their target */
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++) {
+			int want = nodes[(p0 + i) % nnodes];
+			if (before[i] == want) {
+				res->already++;
+			} else if (before[i] == -ENOENT || before[i] == -EFAULT) {
+				res->not_present++;
+			} else if (before[i] < 0) {
+				res->failed++;
+				count_err(res, before[i], 1);
+			} else {
+				pages[m] = pages[i];
+				tnodes[m] = want;
+				before[m] = before[i];
+				st[m] = NOT_WRITTEN;
+				m++;
+			}
+		}
+		if (!m)
+			continue;
+		res->calls++;
+		q = ops->move_pages(ops->ud, (int)pid, m, pages, tnodes, st, MPOL_MF_MOVE_);
+		if (q < 0 && !res->call_errno)
+			res->call_errno = (int)-q;
+		/* the kernel's answer per page, then what a query finds */
+		int callerr = q < 0 ? (int)-q : q > 0 ? EAGAIN : 0;
+		res->calls++;
+		int *after = before; /* reuse: the before values are no longer needed */
+		long q2 = ops->move_pages(ops->ud, (int)pid, m, pages, NULL, after, 0);
+		for (size_t i = 0; i < m; i++) {
+			/* the query's word, unless it cannot see the page now (not
+			 * present: reclaimed or unmapped since): then the move's */
+			bool there = q2 >= 0 && after[i] >= 0 ? after[i] == tnodes[i]
+							       : st[i] == tnodes[i];
+			if (there) {
+				res->moved++;
+			} else {
+				res->failed++;
+				if (st[i] != NOT_WRITTEN && st[i] < 0)
+					count_err(res, st[i], 1);
+				else if (st[i] == NOT_WRITTEN && callerr)
+					count_err(res, callerr, 1);
+				else
+					count_err(res, EAGAIN, 1); /* said done, found elsewhere */
+			}
+		}
+		if (q < 0 && fatal_errno(q)) {
+			uint64_t rest = npages - p0 - n;
+			count_err(res, (int)q, rest);
+			res->failed += rest;
+			rc = pms_err_errno(0, (int)-q, "move_pages(pid %d) to node %d", (int)pid,
+					   tnodes[0]);
+			goto out;
+		}
+	}
+	/* the final word: a query of the whole range */
+	for (uint64_t p0 = 0; p0 < npages; p0 += batch) {
+		size_t n = (size_t)(npages - p0 < batch ? npages - p0 : batch);
+		for (size_t i = 0; i < n; i++)
+			pages[i] = (void *)(uintptr_t)(first + (p0 + i) * ps);
+		res->calls++;
+		if (ops->move_pages(ops->ud, (int)pid, n, pages, NULL, st, 0) < 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (st[i] == nodes[(p0 + i) % nnodes])
+				res->after_on_target++;
+	}
+	rc = 0;
+out:
+	free(pages);
+	free(tnodes);
+	free(before);
+	free(st);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* One AUX chunk of an Arm SPE recording -> records and memory samples; see
+ * include/pmuscope/spe.h. */
+#include "pmuscope/spe.h"
+
+#include "pmuscope/error.h"
+#include "util/error.h"
+
+#include <string.h>
+
+bool pms_spe_record_is_mem(const struct pms_spe_record *rec)
+{
+	return rec && (rec->valid & PMS_SPE_R_OP) && rec->op_class == PMS_SPE_OPC_LDST;
+}
+
+int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk_ctx *ctx,
+			 struct pms_spe_chunk_stats *stats, pms_spe_record_fn fn, void *arg)
+{
+	struct pms_spe_reader rd;
+	struct pms_spe_record rec;
+	struct pms_memsample ms;
+	int rc;
+
+	if ((!buf && len) || !ctx || !stats || !fn)
+		return pms_err(PMS_EINVAL, "pms_spe_chunk_decode: NULL argument");
+	pms_spe_reader_init(&rd, buf, len);
+	stats->chunks++;
+	for (;;) {
+		rc = pms_spe_record_next(&rd, &rec);
+		if (rc == PMS_EPARSE)
+			continue; /* counted in rd.bad_headers; the reader resumes */
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+		pms_spe_record_memsample(&rec, (uint32_t)ctx->midr, ctx->snoop_event_supported, &ms);
+		if (ctx->cpu != UINT32_MAX) {
+			ms.cpu = ctx->cpu;
+			ms.valid |= PMS_MS_CPU;
+		}
+		if (rec.valid & PMS_SPE_R_CONTEXT) {
+			ms.pid = ms.tid = rec.context;
+			ms.valid |= PMS_MS_TID;
+			stats->context_records++;
+		} else if (ctx->tid != UINT32_MAX) {
+			ms.pid = ms.tid = ctx->tid;
+			ms.valid |= PMS_MS_TID;
+		}
+		stats->records++;
+		if (pms_spe_record_is_mem(&rec))
+			stats->mem_records++;
+		rc = fn(arg, &rec, &ms);
+		if (rc)
+			return rc;
+	}
+	stats->pad_bytes += rd.pad_bytes;
+	stats->unknown_packets += rd.unknown_packets;
+	stats->bad_headers += rd.bad_headers;
+	if (rd.left) {
+		stats->cut_chunks++;
+		stats->cut_bytes += rd.left;
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* `pmuscope mem --advise [--apply]` and `report --advise`: the plan from a
+ * finished report, its text and JSON, the runnable commands (numactl for a
+ * new run, pmuscope migrate for a live process), and with --apply the
+ * migration of a live process and the before/after comparison.  Also the
+ * renderers `pmuscope migrate` shares.
+ * Ownership: struct mem_advise owns what it gathers; mem_advise_release
+ * frees it; everything else is borrowed for the call. */
+#ifndef PMUSCOPE_TOOLS_MEM_ADVISE_H
+#define PMUSCOPE_TOOLS_MEM_ADVISE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "pmuscope/advise.h"
+#include "pmuscope/memsrc.h"
+#include "pmuscope/numa.h"
+#include "pmuscope/report.h"
+
+struct mem_apply_row {
+	size_t item;                   /* index into plan->items */
+	bool tried;
+	int rc;                        /* pms_migrate_range's result */
+	char err[256];
+	struct pms_migrate_result res;
+};
+
+struct mem_advise {
+	bool advise, apply;
+	int phase;                     /* 0: measuring (before), 1: after applying */
+	double before_s;               /* the first measurement's length */
+	struct pms_memreport *before;  /* --apply: the first measurement's report */
+	struct pms_memprof *prof_before;
+	struct pms_advisor *adv_before, *adv_after;
+	struct pms_advice *plan;
+	struct mem_apply_row *rows;
+	size_t nrows;
+	char err[512];                 /* why no plan / nothing applied */
+};
+
+/* --apply, the first measurement done: build its report and plan, migrate
+ * the plan's move/interleave items of pid, drop the oracle's cached nodes,
+ * and give a fresh collector for the second measurement in *prof (the old
+ * one is kept in ma).  Returns 0, or -1 (message printed) when pmuscope
+ * itself failed. */
+int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct pms_topo *topo,
+		      pid_t pid, struct pms_memsrc *src, struct pms_numa_oracle *oracle,
+		      const struct pms_memprof_opts *po, struct pms_memprof **prof, double seconds);
+
+/* At the end: the plan of the final report (no --apply), or the after
+ * advisor (--apply).  0 or -1 (printed). */
+int mem_advise_finish(struct mem_advise *ma, const struct pms_topo *topo,
+		      const struct pms_memreport *rep);
+
+void mem_advise_text(const struct mem_advise *ma, const struct pms_memreport *after, pid_t pid,
+		     char **cmd);
+/* The "advice" member (and "apply" with --apply) of the mem/report JSON. */
+void mem_advise_json(struct json *j, const struct mem_advise *ma,
+		     const struct pms_memreport *after, pid_t pid, char **cmd);
+void mem_advise_release(struct mem_advise *ma);
+
+/* Shared with `pmuscope migrate`. */
+void advise_migrate_text(FILE *f, const struct pms_migrate_result *r, const int *nodes,
+			 size_t nnodes);
+void advise_migrate_json(struct json *j, const char *key, const struct pms_migrate_result *r);
+
+#endif

@@ -1237,6 +1237,9 @@ static int cmd_csvshare(int argc, char **argv)
 		fclose(r);
 		fclose(c);
 	}
+	return 0;
+}
+
 /* `advwl move|share SECONDS OUTFILE`: the placement advisor's workload
  * (docs/advise.md).  The software engine samples page faults only, so the
  * hot buffer is a shared memfd mapping whose page-table entries are dropped

@@ -96,7 +96,9 @@ fi
 
 # 3. system-wide while four programs run
 if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
-  "$cli" mem -a --duration 6 -c 16 --quiet --json --samples >"$tmp/all.json" 2>"$tmp/err.all" &
+  # stopped with SIGINT once the programs are done (no fixed duration races
+  # a loaded machine): exit 130, as for any interrupted recording
+  "$cli" mem -a --duration 120 -c 16 --quiet --json --samples >"$tmp/all.json" 2>"$tmp/err.all" &
   mp=$!
   # the sampler is open once the process has its perf fds (no fixed sleep
   # decides the result: only that the programs start while it records)
@@ -105,10 +107,16 @@ if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
     sleep 0.1
   done
   specs=""
-  for i in 1 2 3; do "$wl" 8192 "$tmp/s$i" 0 1 2000 & specs="$specs $!:$tmp/s$i:0.95"; done
-  "$wl" 8192 "$tmp/s4" 0 1 300 & specs="$specs $!:$tmp/s4:0.95"
-  wait $mp || { bad "mem -a exit status"; cat "$tmp/err.all"; }
-  wait
+  pids=""
+  for i in 1 2 3; do "$wl" 8192 "$tmp/s$i" 0 1 2000 & specs="$specs $!:$tmp/s$i:0.95"; pids="$pids $!"; done
+  "$wl" 8192 "$tmp/s4" 0 1 300 & specs="$specs $!:$tmp/s4:0.95"; pids="$pids $!"
+  # shellcheck disable=SC2086
+  wait $pids
+  sleep 1
+  kill -INT $mp
+  wait $mp
+  rc=$?
+  [ $rc = 130 ] || { bad "mem -a exit status $rc (want 130 after SIGINT)"; cat "$tmp/err.all"; }
   # shellcheck disable=SC2086
   python3 "$tmp/share.py" "$tmp/all.json" $specs || bad "mem -a: four programs"
   python3 - "$tmp/all.json" <<'PY' || bad "mem -a: functions carry pid and command"

@@ -192,7 +192,7 @@ void cli_spec_help(const struct cli_spec *s, FILE *f)
 		w = opt_label(o, lab, sizeof(lab));
 		fprintf(f, "  %s", lab);
 		const char *h = o->help;
-		if (w > 22) {
+		if (w > 20) { /* at least two spaces before the text */
 			fprintf(f, "\n%24s", "");
 		} else {
 			fprintf(f, "%*s", 22 - w, "");

@@ -18,9 +18,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "damon_render.h"
 #include "cli_opt.h"
+#include "damon_render.h"
 #include "mem_advise.h"
+#include "mem_export.h"
 #include "mem_render.h"
 #include "mem_workload.h"
 #include "pmuscope/damon.h"
@@ -59,6 +60,7 @@ struct mem_opts {
 	char **cmd;
 	bool run_workload; /* internal: this process is the workload */
 	bool advise, apply; /* --advise, --apply (docs/advise.md) */
+	struct mem_export exp; /* --html, --pprof, --folded */
 };
 
 static int parse_size(const char *s, size_t *out)
@@ -154,6 +156,7 @@ static const struct cli_opt opts[] = {
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
 	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
 	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
+	MEM_EXPORT_CLI_OPTS,
 	{ NULL, 0, 0, NULL, 0, "NUMA placement advice (docs/advise.md):" },
 	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
 	  "after the report: for each hot data object and page range,\n"
@@ -370,6 +373,14 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 				return CLI_USAGE;
 			o->wl.release_fd = (int)v;
 			break;
+		default: {
+			int xr = mem_export_cli(&o->exp, &p, c);
+			if (xr == 0)
+				return cli_usage(&cli_spec_mem, "'%s' is not an option of mem", p.opt);
+			if (xr != 1)
+				return CLI_USAGE;
+			break;
+		}
 		}
 	}
 	if (c != CLI_END)
@@ -386,13 +397,13 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		fprintf(stderr, "pmuscope: mem: -F and --period/-c exclude each other\n");
 		return CLI_USAGE;
 	}
-	if (o->json + o->csv > 1) {
-		fprintf(stderr, "pmuscope: mem: --json and --csv exclude each other\n");
+	if (o->json + o->csv + o->exp.folded > 1) {
+		fprintf(stderr, "pmuscope: mem: --json, --csv and --folded exclude each other\n");
 		return CLI_USAGE;
 	}
-	if (o->advise && (o->csv || o->kind == T_SYSTEM)) {
+	if (o->advise && (o->csv || o->exp.folded || o->kind == T_SYSTEM)) {
 		fprintf(stderr, "pmuscope: mem: --advise needs one process (not -a) and the text or "
-				"--json report (not --csv)\n");
+				"--json report (not --csv or --folded)\n");
 		return CLI_USAGE;
 	}
 	if (o->apply && o->duration <= 0) {
@@ -1100,7 +1111,14 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 	if (ma.phase == 1)
 		mr.seconds = ma.before_s;
-	if (o.json) {
+	/* the exports are of the report shown (the page embeds its JSON) */
+	o.exp.maps = pms_memprof_maps(prof);
+	o.exp.topo = topo;
+	o.exp.read_build_ids = true;
+	int xrc = mem_export_write(&o.exp, &mr, shown);
+	if (o.exp.folded) {
+		; /* the collapsed stacks were the output */
+	} else if (o.json) {
 		mem_render_json(&mr, shown);
 	} else if (o.csv) {
 		mem_render_csv(rep);
@@ -1137,6 +1155,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	} else if (oc.interrupted) {
 		exit_code = 128 + oc.stop_signal;
 	}
+	if (xrc && !exit_code)
+		exit_code = 1; /* an export could not be written (said why) */
 	if (write_failed)
 		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
 	rc = 0;

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "cli_opt.h"
 #include "mem_advise.h"
+#include "mem_export.h"
 #include "mem_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
@@ -37,7 +38,9 @@ enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVI
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
 	  "the perf.data file; '-' reads a pipe-mode stream from stdin\n"
-	  "(default perf.data)" },
+	  "(default perf.data).  Several -i merge their files into one\n"
+	  "report (e.g. one per host), each file's samples labelled\n"
+	  "with its host name (HOSTNAME header, else its path)" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/mem.md; target.kind \"file\")" },
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too (keeps them all in memory)" },
@@ -45,6 +48,7 @@ static const struct cli_opt opts[] = {
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
 	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
+	MEM_EXPORT_CLI_OPTS,
 	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
 	  "NUMA placement advice for the hot data (docs/advise.md);\n"
 	  "needs samples with both nodes (a file with physical\n"
@@ -55,7 +59,8 @@ static const struct cli_opt opts[] = {
 
 const struct cli_spec cli_spec_report = {
 	.name = "report",
-	.synopsis = "report [-i FILE] [--json [--samples] | --csv] [--top N] [--header]",
+	.synopsis = "report [-i FILE]... [--json [--samples] | --csv | --folded[=latency]]\n"
+		    "       [--html FILE] [--pprof FILE] [--top N] [--header] [--advise]",
 	.description =
 		"The `pmuscope mem` report of a perf.data file (file or pipe mode, either\n"
 		"byte order, zstd-compressed; pmuscope's own `mem -o` files and `perf mem\n"
@@ -77,40 +82,32 @@ const struct cli_spec cli_spec_report = {
 };
 
 
-/* What the text and JSON say about the file (the report's "target"). */
-struct file_desc {
+/* One input file (several -i merge their files into one report). */
+#define MAX_INPUTS 64
+struct input {
 	const char *path;
-	bool pipe;
-	const struct pms_perfdata_stats *st;
-	double seconds;
-	size_t nattrs;
+	int fd;
 	struct pms_perfdata_reader *r;
+	struct pms_memsrc *src;
+};
+
+/* What the text and JSON say about the files (the report's "target"). */
+struct file_desc {
+	const struct input *in;
+	size_t nin;
+	bool pipe;
+	struct pms_perfdata_stats st; /* summed over the files */
+	double seconds;
 	const struct mem_advise *ma; /* --advise */
 };
 
-static void report_json_run(struct json *j, const void *ud)
+static void json_events(struct json *j, struct pms_perfdata_reader *r)
 {
-	const struct file_desc *d = ud;
 	char hx[24];
-	cli_json_begin_object(j, "target");
-	cli_json_str(j, "kind", "file");
-	cli_json_null(j, "pid");
-	cli_json_begin_array(j, "argv");
-	cli_json_end_array(j);
-	cli_json_str(j, "path", d->path);
-	cli_json_bool(j, "pipe_mode", d->pipe);
-	cli_json_uint(j, "records", d->st->records);
-	cli_json_uint(j, "skipped_records", d->st->bad_records);
-	cli_json_bool(j, "truncated", d->st->truncated);
-	cli_json_bool(j, "unfinished", d->st->unfinished);
-	cli_json_uint(j, "skipped_features", d->st->bad_features);
-	cli_json_begin_array(j, "problems");
-	for (size_t i = 0; pms_perfdata_reader_problem(d->r, i); i++)
-		cli_json_str(j, NULL, pms_perfdata_reader_problem(d->r, i));
-	cli_json_end_array(j);
+	size_t nattrs = pms_perfdata_reader_nattrs(r);
 	cli_json_begin_array(j, "events");
-	for (size_t i = 0; i < d->nattrs; i++) {
-		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(d->r, i);
+	for (size_t i = 0; i < nattrs; i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
 		cli_json_begin_object(j, NULL);
 		cli_json_str(j, "name", a->name);
 		cli_json_uint(j, "type", a->attr->type);
@@ -118,6 +115,56 @@ static void report_json_run(struct json *j, const void *ud)
 		cli_json_str(j, "config", hx);
 		snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->sample_type);
 		cli_json_str(j, "sample_type", hx);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static void report_json_run(struct json *j, const void *ud)
+{
+	const struct file_desc *d = ud;
+	cli_json_begin_object(j, "target");
+	cli_json_str(j, "kind", "file");
+	cli_json_null(j, "pid");
+	cli_json_begin_array(j, "argv");
+	cli_json_end_array(j);
+	/* the first file; "files" lists every one of a merged report */
+	cli_json_str(j, "path", d->in[0].path);
+	cli_json_bool(j, "pipe_mode", d->pipe);
+	cli_json_uint(j, "records", d->st.records);
+	cli_json_uint(j, "skipped_records", d->st.bad_records);
+	cli_json_bool(j, "truncated", d->st.truncated);
+	cli_json_bool(j, "unfinished", d->st.unfinished);
+	cli_json_uint(j, "skipped_features", d->st.bad_features);
+	/* what the reader skipped, of every file (a merged report names it) */
+	cli_json_begin_array(j, "problems");
+	for (size_t f = 0; f < d->nin; f++) {
+		const char *pr;
+		for (size_t i = 0; (pr = pms_perfdata_reader_problem(d->in[f].r, i)); i++) {
+			if (d->nin == 1) {
+				cli_json_str(j, NULL, pr);
+			} else {
+				char *m = NULL;
+				if (asprintf(&m, "%s: %s", d->in[f].path, pr) < 0)
+					m = NULL;
+				cli_json_str(j, NULL, m ? m : pr);
+				free(m);
+			}
+		}
+	}
+	cli_json_end_array(j);
+	json_events(j, d->in[0].r);
+	cli_json_begin_array(j, "files");
+	for (size_t i = 0; i < d->nin; i++) {
+		const struct pms_perfdata_info *info = pms_perfdata_reader_info(d->in[i].r);
+		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(d->in[i].r);
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "path", d->in[i].path);
+		cli_json_str(j, "host", info->hostname);
+		cli_json_uint(j, "records", st->records);
+		cli_json_uint(j, "skipped_records", st->bad_records);
+		cli_json_bool(j, "truncated", st->truncated);
+		cli_json_bool(j, "unfinished", st->unfinished);
 		cli_json_end_object(j);
 	}
 	cli_json_end_array(j);
@@ -136,25 +183,42 @@ static void report_json_run(struct json *j, const void *ud)
 
 struct pass {
 	struct pms_memprof *prof;
-	struct pms_memsrc *src;
+	const struct input *in; /* the file being read */
 	struct pms_advisor *adv; /* --advise */
-	bool started;    /* the first sample came: headers are all known */
-	bool csv;
+	bool started;    /* its first sample came: its headers are all known */
+	bool csv, merge;
+	int ids[256];    /* node ids of the files read so far */
+	size_t nids;
 };
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct pass *ps = ud;
 	if (!ps->started) {
-		/* the CPU-node x memory-node matrix lists the file's nodes */
+		/* the CPU-node x memory-node matrix lists the files' nodes */
 		size_t n = 0;
-		const int *ids = pms_memsrc_node_ids(ps->src, &n);
+		const int *ids = pms_memsrc_node_ids(ps->in->src, &n);
 		ps->started = true;
-		if (n && !ps->csv)
-			(void)pms_memprof_set_node_ids(ps->prof, ids, n); /* aggregate mode only */
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+			while (k < ps->nids && ps->ids[k] != ids[i])
+				k++;
+			if (k == ps->nids && ps->nids < 256)
+				ps->ids[ps->nids++] = ids[i];
+		}
+		if (ps->nids && !ps->csv)
+			(void)pms_memprof_set_node_ids(ps->prof, ps->ids, ps->nids); /* aggregate mode only */
+		if (ps->merge && !ps->csv) {
+			/* in pipe mode the HOSTNAME feature came before the data */
+			const char *h = pms_perfdata_reader_info(ps->in->r)->hostname;
+			int rc = pms_memprof_set_source(ps->prof, h && *h ? h : ps->in->path);
+			if (rc < 0)
+				return rc;
+		}
 	}
 	if (ps->csv) {
-		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys, 0 };
+		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys,
+						    -1, -1, -1, 0 };
 		mem_render_csv_row(&row);
 		return 0;
 	}
@@ -175,26 +239,50 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	(void)attr_idx;
 	if (ps->csv)
 		return 0;
+	/* A file holds many processes (and a merged report many files): keep
+	 * every mapping across exec, a later one replacing what it overlaps,
+	 * as the aggregate mode does, so that keeping the samples (--samples,
+	 * exports) names code and data as the plain report does. */
+	if (rec->type == PMS_RECORD_COMM && (rec->misc & PMS_MISC_COMM_EXEC))
+		return 0;
 	return pms_memprof_sideband(ps->prof, rec, NULL);
+}
+
+/* Counts of several sources added up. */
+static void stats_add(struct pms_memsrc_stats *a, const struct pms_memsrc_stats *b)
+{
+#define ADD(f) a->f += b->f
+	ADD(samples); ADD(samples_dropped); ADD(records); ADD(wrapped); ADD(corrupt_bytes);
+	ADD(parse_errors); ADD(lost_records); ADD(lost); ADD(lost_samples); ADD(throttle);
+	ADD(unthrottle); ADD(sideband); ADD(aux_records); ADD(aux_bytes); ADD(aux_truncated);
+	ADD(aux_overwrite); ADD(aux_partial); ADD(aux_collision); ADD(aux_decode_errors);
+	ADD(aux_cut_records); ADD(aux_cut_bytes);
+	ADD(aux_overrun); ADD(ibs_raw_checked); ADD(ibs_raw_mismatch); ADD(streams_hup);
+	ADD(unknown_id); ADD(compressed); ADD(bad_features);
+#undef ADD
+	a->truncated |= b->truncated;
 }
 
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
-	const char *path = "perf.data";
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
 	bool demangle = true;
 	size_t top = 10;
-	struct pms_perfdata_reader *r = NULL;
+	struct input in[MAX_INPUTS];
+	size_t nin = 0;
 	struct pms_sys *sys = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
+	struct pms_export_build_id *bids = NULL;
 	struct pass ps;
+	struct mem_export xo = { 0 };
 	struct mem_advise ma = { 0 };
-	int fd = -1, rc, ret = 0;
+	int rc, ret = 0;
 
 	memset(&ps, 0, sizeof(ps));
+	memset(in, 0, sizeof(in));
 	struct cli_parser p;
-	int c;
+	int c, xr;
 	long v;
 	cli_parser_init(&p, &cli_spec_report, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
@@ -207,38 +295,55 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		case O_NODEMANGLE: demangle = false; break;
 		case O_STDIO: break;
 		case O_ADVISE: ma.advise = true; break;
-		case 'i': path = p.arg; break;
+		case 'i':
+			if (nin == MAX_INPUTS)
+				return cli_usage(&cli_spec_report, "at most %d input files (-i)", MAX_INPUTS);
+			in[nin++].path = p.arg;
+			break;
 		case O_TOP:
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
 				return cli_bad_arg(&p, "1..100000");
 			top = (size_t)v;
 			break;
-		default: return cli_usage(&cli_spec_report, "'%s' is not an argument of report", p.arg);
+		default:
+			xr = mem_export_cli(&xo, &p, c);
+			if (xr == 0)
+				return cli_usage(&cli_spec_report, "'%s' is not an argument of report", p.opt);
+			if (xr != 1)
+				return CLI_EXIT_USAGE;
+			break;
 		}
 	}
 	if (c != CLI_END)
 		return cli_exit_code(c);
 	if (p.ind < argc)
 		return cli_usage(&cli_spec_report, "'%s' is not an argument of report", argv[p.ind]);
-	if (json && csv) {
-		return cli_usage(&cli_spec_report, "--json and --csv exclude each other");
+	if (json + csv + xo.folded > 1) {
+		return cli_usage(&cli_spec_report, "--json, --csv and --folded exclude each other");
 	}
 	if (samples && !json) {
 		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
-	if (ma.advise && csv)
+	if (ma.advise && (csv || xo.folded))
 		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
-	if (cli_perfdata_open("report", path, &fd, &r))
-		return 1;
+	if (!nin)
+		in[nin++].path = "perf.data";
+	for (size_t i = 0; i < nin; i++) {
+		in[i].fd = -1;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(in[i].path, "-") && !strcmp(in[k].path, "-"))
+				return cli_usage(&cli_spec_report, "stdin ('-') can be read once");
+	}
 
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
-	po.aggregate = !samples;
-	if (pms_memprof_new(NULL, &po, &ps.prof) < 0 || pms_memsrc_open_reader(r, &ps.src) < 0) {
+	po.aggregate = !samples && !mem_export_wanted(&xo); /* exports need the samples */
+	if (pms_memprof_new(NULL, &po, &ps.prof) < 0) {
 		ret = cli_fail("report: profile");
 		goto out;
 	}
 	ps.csv = csv;
+	ps.merge = nin > 1;
 	if (ma.advise) {
 		/* a recorded file: no distances of its machine, no free memory */
 		struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
@@ -250,27 +355,60 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	if (csv)
 		mem_render_csv_header();
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
-	while ((rc = pms_memsrc_poll(ps.src, -1, &cb, &ps)) > 0)
-		;
-	if (rc < 0) {
-		fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
-			path, pms_error_last());
-		ret = 1;
+	/* The files one after the other into the one profile: the report of
+	 * their samples as if they were one file's. */
+	struct pms_memsrc_stats sst;
+	memset(&sst, 0, sizeof(sst));
+	uint64_t span = 0;
+	for (size_t i = 0; i < nin; i++) {
+		if (cli_perfdata_open("report", in[i].path, &in[i].fd, &in[i].r)) {
+			ret = 1;
+			goto out;
+		}
+		if (pms_memsrc_open_reader(in[i].r, &in[i].src) < 0) {
+			ret = cli_fail("report: profile");
+			goto out;
+		}
+		ps.in = &in[i];
+		ps.started = false;
+		const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+		while ((rc = pms_memsrc_poll(in[i].src, -1, &cb, &ps)) > 0)
+			;
+		if (rc < 0) {
+			fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
+				in[i].path, pms_error_last());
+			ret = 1;
+		}
+		struct pms_memsrc_stats one;
+		pms_memsrc_stats(in[i].src, &one);
+		stats_add(&sst, &one);
+		if (pms_memsrc_span_ns(in[i].src) > span)
+			span = pms_memsrc_span_ns(in[i].src);
 	}
 	if (csv)
 		goto out;
 
-	/* The events, now that the file (or stream) has given all of them. */
+	/* The events, now that the files (or streams) have given all of them;
+	 * a merged report takes its engine from the first file whose engine
+	 * gives a data source, else from the first file. */
 	struct pms_memsrc_info info;
-	struct pms_memsrc_stats sst;
-	pms_memsrc_info(ps.src, &info);
-	pms_memsrc_stats(ps.src, &sst);
-	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
-	struct file_desc fdsc = { path, info.pipe, st,
-				  (double)pms_memsrc_span_ns(ps.src) / 1e9,
-				  pms_perfdata_reader_nattrs(r), r, &ma };
-	cli_perfdata_problems("report", path, r);
+	pms_memsrc_info(in[0].src, &info);
+	for (size_t i = 1; i < nin && !info.data_src; i++) {
+		struct pms_memsrc_info one;
+		pms_memsrc_info(in[i].src, &one);
+		if (one.data_src)
+			info = one;
+	}
+	struct file_desc fdsc = { in, nin, info.pipe, { 0 }, (double)span / 1e9, &ma };
+	for (size_t i = 0; i < nin; i++) {
+		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(in[i].r);
+		fdsc.st.records += st->records;
+		fdsc.st.bad_records += st->bad_records;
+		fdsc.st.bad_features += st->bad_features;
+		fdsc.st.truncated |= st->truncated;
+		fdsc.st.unfinished |= st->unfinished;
+		cli_perfdata_problems("report", in[i].path, in[i].r);
+	}
 	if (symbols) {
 		sys = cli_open_sys(g);
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
@@ -278,9 +416,9 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		else if (!demangle)
 			pms_symbolizer_set_demangle(sym, false);
 	}
-	struct pms_memreport_input in = { .duration_ns = pms_memsrc_span_ns(ps.src) };
-	pms_memreport_input_from_src(&in, &info, &sst);
-	if (pms_memprof_report(ps.prof, sym, &in, &rep) < 0) {
+	struct pms_memreport_input rin = { .duration_ns = span };
+	pms_memreport_input_from_src(&rin, &info, &sst);
+	if (pms_memprof_report(ps.prof, sym, &rin, &rep) < 0) {
 		ret = cli_fail("report: building the report");
 		goto out;
 	}
@@ -291,35 +429,69 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	char target[1024];
-	snprintf(target, sizeof(target), "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
-		 path, fdsc.pipe ? "pipe" : "file", st->records, st->bad_records);
+	if (nin == 1)
+		snprintf(target, sizeof(target), "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
+			 in[0].path, fdsc.pipe ? "pipe" : "file", fdsc.st.records, fdsc.st.bad_records);
+	else
+		snprintf(target, sizeof(target), "%s and %zu more file(s) merged (%" PRIu64
+			 " records, %" PRIu64 " skipped)",
+			 in[0].path, nin - 1, fdsc.st.records, fdsc.st.bad_records);
 	struct mem_render mr = {
 		.command = "report", .target_text = target, .seconds = fdsc.seconds,
 		.sample_type = info.sample_type, .samples = samples, .oracle = false,
 		.nodes_why = info.nodes_why,
 		.json_run = report_json_run, .ud = &fdsc,
 	};
-	if (json) {
+	/* Build ids of every file (perf names the kernel [kernel.kallsyms];
+	 * the report [kernel]). */
+	size_t nb = 0, nbids = 0;
+	for (size_t i = 0; i < nin; i++)
+		nb += pms_perfdata_reader_info(in[i].r)->nbuild_ids;
+	bids = calloc(nb + 1, sizeof(*bids));
+	for (size_t i = 0; bids && i < nin; i++) {
+		const struct pms_perfdata_info *pi = pms_perfdata_reader_info(in[i].r);
+		for (size_t k = 0; k < pi->nbuild_ids; k++) {
+			const struct pms_perfdata_build_id *b = &pi->build_ids[k];
+			bids[nbids++] = (struct pms_export_build_id){
+				b->filename && !strcmp(b->filename, "[kernel.kallsyms]") ? "[kernel]"
+											   : b->filename,
+				b->id, b->size };
+		}
+	}
+	xo.host = nin == 1 ? pms_perfdata_reader_info(in[0].r)->hostname : NULL;
+	xo.maps = pms_memprof_maps(ps.prof);
+	xo.build_ids = bids;
+	xo.nbuild_ids = nbids;
+	if (mem_export_write(&xo, &mr, rep))
+		ret = 1;
+	if (xo.folded) {
+		/* the collapsed stacks were the output */
+	} else if (json) {
 		mem_render_json(&mr, rep);
 	} else {
 		mem_render_text(&mr, rep);
 		mem_advise_text(&ma, NULL, 0, NULL);
-		if (header) {
+		for (size_t i = 0; header && i < nin; i++) {
 			printf("\n");
-			cli_perfdata_print_header(stdout, r);
+			if (nin > 1)
+				printf("# %s\n", in[i].path);
+			cli_perfdata_print_header(stdout, in[i].r);
 		}
 	}
 out:
 	fflush(stdout);
+	free(bids);
 	pms_memreport_free(rep);
 	mem_advise_release(&ma);
 	pms_advisor_free(ps.adv);
 	pms_symbolizer_free(sym);
 	pms_sys_free(sys);
-	pms_memsrc_free(ps.src);
 	pms_memprof_free(ps.prof);
-	pms_perfdata_reader_free(r);
-	if (fd > 0)
-		close(fd);
+	for (size_t i = 0; i < nin; i++) {
+		pms_memsrc_free(in[i].src);
+		pms_perfdata_reader_free(in[i].r);
+		if (in[i].fd > 0)
+			close(in[i].fd);
+	}
 	return ret;
 }

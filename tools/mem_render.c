@@ -289,6 +289,15 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "aux_partial", r->stats.aux_partial);
 	cli_json_uint(&j, "aux_cut_records", r->stats.aux_cut_records);
 	cli_json_end_object(&j);
+	/* the hosts of a merged report (`report -i A -i B`), else empty */
+	cli_json_begin_array(&j, "sources");
+	for (size_t i = 0; i < r->nsources; i++) {
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "host", r->sources[i].name);
+		cli_json_uint(&j, "samples", r->sources[i].samples);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
 
 	cli_json_begin_object(&j, "data_source");
 	cli_json_bool(&j, "available", r->data_src_available);
@@ -640,6 +649,9 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 		if (warn[0])
 			printf("  WARNING: %s\n", warn);
 	}
+	for (size_t i = 0; i < r->nsources; i++)
+		printf("%s%s %" PRIu64 "%s", i ? ", " : "merged from: ", r->sources[i].name,
+		       r->sources[i].samples, i + 1 == r->nsources ? "\n" : "");
 
 	printf("\ndata source levels (%% of all %" PRIu64 " samples; N/A = no data source):\n",
 	       r->samples);

@@ -131,6 +131,11 @@ struct pms_maps *pms_memprof_maps(struct pms_memprof *p);
  * tells them after it starts); same meaning as in the opts. */
 void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint64_t end);
 size_t pms_memprof_count(const struct pms_memprof *p);
+/* The samples added from now on come from the source called name (for
+ * example the host of one of several merged perf.data files): the report
+ * counts them per source and each kept sample says its source.  A name
+ * set before continues its source.  0 or a negative PMS_E*. */
+int pms_memprof_set_source(struct pms_memprof *p, const char *name);
 
 /* ---- the report ---------------------------------------------------------- */
 
@@ -139,6 +144,12 @@ struct pms_memreport_sample {
 	int mem_node; /* >= 0 node; < 0: -errno status or PMS_NODE_UNKNOWN */
 	int cpu_node; /* node of s.cpu, -1 when unknown */
 	bool node_from_phys; /* mem_node came from the physical address */
+	/* In a built report (kept-samples mode): the index of the sample's
+	 * instruction in report.sites and of its data object in
+	 * report.objects; -1 when it has none (no IP / no data address). */
+	long site, object;
+	/* Its source (pms_memprof_set_source) in report.sources; -1 none. */
+	long source;
 	uint16_t tries;      /* times its page was asked about (retries: tries - 1) */
 };
 
@@ -275,6 +286,19 @@ struct pms_memreport {
 	struct pms_memreport_sample *all; /* every sample, in arrival order
 					   * (none in aggregate mode) */
 	size_t nall;
+	/* Kept-samples mode: every instruction (named as the top lists; a
+	 * function is the instructions with the same module and name) and
+	 * every data object, in no particular order; all[i].site and
+	 * all[i].object index them.  Empty in aggregate mode. */
+	struct pms_memreport_site *sites;
+	size_t nsites;
+	struct pms_memreport_site *objects;
+	size_t nobjects;
+	/* The named sources of the samples (one per file of a merged report,
+	 * named after its host), in the order they were set, with their
+	 * sample counts; empty when none was set.  Both modes. */
+	struct pms_memreport_count *sources;
+	size_t nsources;
 };
 
 /* The input's source part from a memory-sample source's info and stats

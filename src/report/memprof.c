@@ -43,6 +43,9 @@ struct pms_memprof {
 	size_t scratch_cap;
 	struct agg *agg; /* aggregate mode: everything below instead of v */
 	bool recorded;   /* the report being built is of a recorded file */
+	struct pms_memreport_count *sources; /* pms_memprof_set_source */
+	size_t nsources;
+	long cur_source; /* -1: none */
 };
 
 /* ---- aggregate mode ---------------------------------------------------------
@@ -122,6 +125,7 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	p->home_name = strdup(opts->home_name ? opts->home_name : "workload buffer");
 	p->top = opts->top ? opts->top : DEFAULT_TOP;
 	p->per_pid_funcs = opts->version >= 3 && opts->functions_per_pid;
+	p->cur_source = -1;
 	if (opts->version >= 2 && opts->aggregate) {
 		p->agg = calloc(1, sizeof(*p->agg));
 		if (!p->agg) {
@@ -188,7 +192,30 @@ void pms_memprof_free(struct pms_memprof *p)
 		free(p->tmap->vals);
 		free(p->tmap);
 	}
+	for (size_t i = 0; i < p->nsources; i++)
+		free(p->sources[i].name);
+	free(p->sources);
 	free(p);
+}
+
+int pms_memprof_set_source(struct pms_memprof *p, const char *name)
+{
+	if (!p || !name)
+		return pms_err(PMS_EINVAL, "memprof set_source: NULL argument");
+	for (size_t i = 0; i < p->nsources; i++)
+		if (!strcmp(p->sources[i].name, name)) {
+			p->cur_source = (long)i;
+			return 0;
+		}
+	struct pms_memreport_count *v = realloc(p->sources, (p->nsources + 1) * sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "memprof: no memory for source '%s'", name);
+	p->sources = v;
+	if (!(v[p->nsources].name = strdup(name)))
+		return pms_err(PMS_ENOMEM, "memprof: no memory for source '%s'", name);
+	v[p->nsources].samples = 0;
+	p->cur_source = (long)p->nsources++;
+	return 0;
 }
 
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p)
@@ -550,6 +577,10 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	x.mem_node = mem_node;
 	x.cpu_node = cpu_node >= 0 ? cpu_node : -1;
 	x.node_from_phys = mem_node >= 0 && (s->valid & PMS_MS_PHYS);
+	x.site = x.object = -1;
+	x.source = p->cur_source;
+	if (p->cur_source >= 0)
+		p->sources[p->cur_source].samples++;
 	if (p->agg)
 		return agg_add(p, &x);
 	int rc = task_sampled(p, s);
@@ -947,6 +978,11 @@ void pms_memreport_free(struct pms_memreport *r)
 	for (size_t i = 0; i < r->nthreads; i++)
 		task_free(&r->threads[i]);
 	free(r->threads);
+	sites_free(r->sites, r->nsites);
+	sites_free(r->objects, r->nobjects);
+	for (size_t i = 0; i < r->nsources; i++)
+		free(r->sources[i].name);
+	free(r->sources);
 	free(r->all);
 	free(r);
 }
@@ -997,6 +1033,22 @@ static int by_latency(const void *a, const void *b)
 	if (x->latency != y->latency)
 		return x->latency > y->latency ? -1 : 1;
 	return by_samples(a, b);
+}
+
+/* Copy n sites into *out (the report's full lists). */
+static int sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memreport_site **out,
+		      size_t *nout)
+{
+	int rc = 0;
+	*nout = 0;
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!*out)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		rc = site_copy(&(*out)[i], &v[i]);
+		*nout = i + 1;
+	}
+	return rc;
 }
 
 /* Sort all n sites with cmp and copy the first `top` into *out. */
@@ -1231,7 +1283,11 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		}
 		a = b;
 	}
-	rc = top_of(ips, nips, p->top, by_samples, false, &r->top_ips_samples, &r->ntop_ips_samples);
+	/* every instruction, before top_of reorders them (samples index them) */
+	rc = sites_copy(ips, nips, &r->sites, &r->nsites);
+	if (rc >= 0)
+		rc = top_of(ips, nips, p->top, by_samples, false, &r->top_ips_samples,
+			    &r->ntop_ips_samples);
 	if (rc >= 0)
 		rc = top_of(ips, nips, p->top, by_latency, true, &r->top_ips_latency, &r->ntop_ips_latency);
 	if (rc >= 0)
@@ -1278,10 +1334,12 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	struct pms_memreport_site *ips = NULL;
 	if (!keys)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
+		p->v[i].site = -1;
 		if (p->v[i].s.valid & PMS_MS_IP)
 			keys[nk++] = (struct pidipkey){ p->v[i].s.ip,
 							p->per_pid_funcs ? p->v[i].s.pid : 0, i };
+	}
 	qsort(keys, nk, sizeof(*keys), pidipkey_cmp);
 	ips = calloc(nk ? nk : 1, sizeof(*ips));
 	if (!ips) {
@@ -1295,8 +1353,10 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		st->addr = s0->ip;
 		st->kernel = kernel_ip(s0);
 		st->pid = keys[a].pid;
-		for (; b < nk && keys[b].ip == keys[a].ip && keys[b].pid == keys[a].pid; b++)
+		for (; b < nk && keys[b].ip == keys[a].ip && keys[b].pid == keys[a].pid; b++) {
 			site_account(st, &p->v[keys[b].i], p->home_node);
+			p->v[keys[b].i].site = (long)(nips - 1);
+		}
 		a = b;
 	}
 	rc = finish_code(p, r, sym, ips, nips);
@@ -1324,6 +1384,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 	/* Key each sample by the start of the object it falls in. */
 	for (size_t i = 0; i < p->n; i++) {
 		const struct pms_memsample *s = &p->v[i].s;
+		p->v[i].object = -1;
 		if (!(s->valid & PMS_MS_ADDR))
 			continue;
 		uint64_t a = s->addr, start;
@@ -1383,11 +1444,15 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 		o->module = xstrdup(module, &rc);
 		if (rc < 0)
 			goto out;
-		for (; b < nk && keys[b].start == keys[a].start; b++)
+		for (; b < nk && keys[b].start == keys[a].start; b++) {
 			site_account(o, &p->v[keys[b].i], p->home_node);
+			p->v[keys[b].i].object = (long)(no - 1);
+		}
 		a = b;
 	}
-	rc = top_of(objs, no, p->top, by_samples, false, &r->top_objects, &r->ntop_objects);
+	rc = sites_copy(objs, no, &r->objects, &r->nobjects);
+	if (rc >= 0)
+		rc = top_of(objs, no, p->top, by_samples, false, &r->top_objects, &r->ntop_objects);
 out:
 	free(keys);
 	sites_free(objs, no);
@@ -1791,6 +1856,20 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	if (rc < 0)
 		goto out;
 
+	if (p->nsources) {
+		r->sources = calloc(p->nsources, sizeof(*r->sources));
+		if (!r->sources) {
+			rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+			goto out;
+		}
+		for (size_t i = 0; i < p->nsources; i++) {
+			r->sources[i].name = xstrdup(p->sources[i].name, &rc);
+			r->sources[i].samples = p->sources[i].samples;
+			r->nsources = i + 1;
+		}
+		if (rc < 0)
+			goto out;
+	}
 	p->recorded = in->recorded;
 	if (p->agg) {
 		r->kernel_visible = p->agg->any_kernel &&

@@ -24,7 +24,8 @@ lib_srcs=$(python3 "$HERE/meson-files.py" "$TOP" pms_sources $src_mesons)
 cli_srcs=$(python3 "$HERE/meson-files.py" "$TOP" cli_sources tools/meson.build)
 
 stamp=$( (cd "$TOP" && cat meson.build $lib_srcs $cli_srcs $src_mesons tools/meson.build \
-	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c "$HERE/build.sh" 2>/dev/null;
+	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c "$HERE/build.sh" \
+	src/export/profile.proto tools/html/* 2>/dev/null;
 	echo "$CC $deps") | sha256sum | cut -c1-16)
 if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] &&
 	[ -x "$out/pmuscope" ] && [ -x "$out/bedcheck" ]; then
@@ -39,7 +40,20 @@ sed -e "s/@PMS_VERSION_MAJOR@/$vmaj/" -e "s/@PMS_VERSION_MINOR@/$vmin/" \
 	-e "s/@PMS_VERSION_PATCH@/$vpat/" -e "s/@PMS_VERSION_STRING@/\"$ver\"/" \
 	"$TOP/include/pmuscope/version.h.in" >"$out/version.h"
 
-CFLAGS="-std=c11 -O2 -g0 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$TOP/include -I$TOP/src -I$out"
+# Sources meson generates (custom_target), made here the same way: the pprof
+# profile.proto's protobuf-c code (src/export/meson.build) and the HTML page's
+# embedded d3, script and style (tools/meson.build).  Architecture-neutral C.
+mkdir -p "$out/gen/export"
+protoc-c --proto_path="$TOP/src/export" --c_out="$out/gen/export" "$TOP/src/export/profile.proto" ||
+	{ echo "build.sh: protoc-c (protobuf-c-compiler) failed" >&2; exit 1; }
+d3_js=/usr/share/javascript/d3/d3.min.js
+[ -r "$d3_js" ] || { echo "build.sh: no $d3_js (Debian libjs-d3, scripts/deps.sh)" >&2; exit 1; }
+python3 "$TOP/tools/html/embed.py" "$out/gen/html_embed.c" "pms_html_d3=$d3_js" \
+	"pms_html_js=$TOP/tools/html/page.js" "pms_html_css=$TOP/tools/html/page.css" || exit 1
+gen_lib_srcs="$out/gen/export/profile.pb-c.c"
+gen_cli_srcs="$out/gen/html_embed.c"
+
+CFLAGS="-std=c11 -O2 -g0 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$TOP/include -I$TOP/src -I$out -I$out/gen"
 # The library's own dependencies (meson.build dependency('...')), through
 # pkg-config: the host's for x86_64, the arm64 -dev packages setup.sh unpacked
 # into cache/sysroot-arm64 for aarch64.
@@ -73,18 +87,19 @@ mkdir -p "$out/obj"
 : >"$out/build.log"
 # Objects are cached by content: the key covers the source, every header and
 # the flags, so while others edit the tree only what changed is recompiled.
-hdr_key=$( (cat "$TOP"/include/pmuscope/*.h "$TOP"/src/*/*.h "$out/version.h" 2>/dev/null;
+hdr_key=$( (cat "$TOP"/include/pmuscope/*.h "$TOP"/src/*/*.h "$out/version.h" "$out"/gen/*/*.h 2>/dev/null;
 	echo "$CC $CFLAGS") | sha256sum | cut -c1-16)
-for s in $lib_srcs; do
-	flat=$(echo "$s" | tr / _)
-	key=$( (cat "$TOP/$s"; echo "$hdr_key") | sha256sum | cut -c1-16)
+for s in $lib_srcs $gen_lib_srcs; do
+	case $s in /*) ;; *) s=$TOP/$s ;; esac  # generated ones are absolute
+	flat=$(echo "${s#"$TOP"/}" | tr / _)
+	key=$( (cat "$s"; echo "$hdr_key") | sha256sum | cut -c1-16)
 	o=$out/obj/$flat-$key.o
 	objs+=("$o")
 	[ -f "$o" ] && continue
 	rm -f "$out/obj/$flat"-*.o
 	# Library warnings are the library CI's business (-Werror there); keep them
 	# in build.log so a bed run shows only what failed.
-	$CC $CFLAGS -c "$TOP/$s" -o "$o.tmp" 2>>"$out/build.log" && mv "$o.tmp" "$o" &
+	$CC $CFLAGS -c "$s" -o "$o.tmp" 2>>"$out/build.log" && mv "$o.tmp" "$o" &
 	pids+=($!)
 done
 fail=0
@@ -96,9 +111,10 @@ for pid in "${pids[@]}"; do wait "$pid" || fail=1; done
 # names are renamed in the CLI objects only (definition and callers alike);
 # the dynamic meson build does not need this.
 cli_objs=()
-for s in $cli_srcs; do
-	o=$out/obj/$(echo "$s" | tr / _).o
-	$CC $CFLAGS -I"$TOP/tools" -c "$TOP/$s" -o "$o" 2>>"$out/build.log" ||
+for s in $cli_srcs $gen_cli_srcs; do
+	case $s in /*) ;; *) s=$TOP/$s ;; esac
+	o=$out/obj/$(echo "${s#"$TOP"/}" | tr / _).o
+	$CC $CFLAGS -I"$TOP/tools" -c "$s" -o "$o" 2>>"$out/build.log" ||
 		{ grep -B2 -A6 error "$out/build.log" | head -40 >&2; exit 1; }
 	cli_objs+=("$o")
 done

@@ -24,7 +24,7 @@ flock 9 2>/dev/null || true
 # dependencies' archives too, e.g. libdw's libelf, zlib, xz, bzip2).  The
 # amd64 ones are installed; the arm64 ones are only downloaded and unpacked
 # into cache/sysroot-arm64 for the static cross link.
-DEV_PKGS="jansson=libjansson-dev libdw=libdw-dev,libelf-dev,zlib1g-dev,liblzma-dev,libbz2-dev libzstd=libzstd-dev"
+DEV_PKGS="jansson=libjansson-dev libdw=libdw-dev,libelf-dev,zlib1g-dev,liblzma-dev,libbz2-dev libzstd=libzstd-dev zlib=zlib1g-dev libprotobuf-c=libprotobuf-c-dev"
 TOP=$(cd "$HERE/../.." && pwd -P)
 deps=$(grep -v '^ *#' "$TOP/meson.build" | grep -o "dependency('[^']*'" | cut -d"'" -f2 | sort -u | tr '\n' ' ')
 dev_pkgs=""
@@ -40,7 +40,7 @@ if [ -f "$CACHE/ready" ] && [ "$(cat "$CACHE/ready")" = "$want_ready" ] && [ -z 
 	exit 0
 fi
 
-HOST_PKGS="qemu-system-x86 qemu-system-arm busybox-static cpio zstd gcc-aarch64-linux-gnu libc6-dev-arm64-cross python3 xz-utils pkg-config$dev_pkgs"
+HOST_PKGS="qemu-system-x86 qemu-system-arm busybox-static cpio zstd gcc-aarch64-linux-gnu libc6-dev-arm64-cross python3 xz-utils pkg-config protobuf-c-compiler libjs-d3$dev_pkgs"
 missing=""
 for p in $HOST_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

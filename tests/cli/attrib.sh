@@ -156,6 +156,12 @@ fi
 # 5. an empty result is said
 if [ "$ran" = 1 ]; then
   sleep 30 & sp=$!
+  # attach once it sleeps (its start-up page faults are over)
+  for _ in $(seq 50); do
+    [ "$(awk '{print $3}' /proc/$sp/stat 2>/dev/null)" = S ] && break
+    sleep 0.1
+  done
+  sleep 0.2
   "$cli" mem --quiet --json -p $sp --duration 1 >"$tmp/empty.json" 2>"$tmp/err"
   rc=$?
   kill $sp 2>/dev/null

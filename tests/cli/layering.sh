@@ -51,6 +51,11 @@ def concern_of(path):
         return "?pmuscope/" + name + ".h (add it to layering.sh's owner map)"
     if p == os.path.realpath(os.path.join(build, "version.h")):
         return "util"
+    # a header generated at build time for a concern (meson's mirror of
+    # src/<concern>/ in the build tree, e.g. export/profile.pb-c.h)
+    rel = os.path.relpath(p, os.path.realpath(os.path.join(build, "src")))
+    if not rel.startswith("..") and os.path.isdir(os.path.join(src, rel.split(os.sep)[0])):
+        return rel.split(os.sep)[0]
     rel = os.path.relpath(p, os.path.realpath(src))
     if not rel.startswith(".."):
         return rel.split(os.sep)[0]
@@ -61,7 +66,7 @@ def concern_of(path):
 
 def reached(path, extra_inc):
     args = [cc, "-MM", "-MG", "-x", "c", "-std=c11", "-D_GNU_SOURCE",
-            "-I" + os.path.join(top, "include"), "-I" + src, "-I" + build] + extra_inc + [path]
+            "-I" + os.path.join(top, "include"), "-I" + src, "-I" + build, "-I" + os.path.join(build, "src")] + extra_inc + [path]
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:
         return None, out.stderr.strip()

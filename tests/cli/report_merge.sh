@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# pmuscope report -i A -i B: one report of both files, equal to the report
+# of their concatenated samples (every sample of A then every sample of B,
+# as --json --samples lists them), counts that add up, and each file's host
+# name on its samples (JSON sources, pprof "host" label).  Files: two live
+# `pmuscope mem -o` recordings, and perf's weight_struct file (another host)
+# when ../shared/data is there.
+set -u
+pms=${1:?usage: report_merge.sh PMUSCOPE}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp
+
+expect() { # name, want, got
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1"; echo "  want: [$2]"; echo "  got:  [$3]"; fail=1
+  fi
+}
+
+"$pms" report -i - -i - </dev/null >/dev/null 2>&1; expect "stdin twice" 2 $?
+"$pms" mem --size 8M --quiet -o "$tmp/a.data" >/dev/null 2>&1; expect "recording a" 0 $?
+"$pms" mem --size 4M --steps 100000 --quiet -o "$tmp/b.data" >/dev/null 2>&1; expect "recording b" 0 $?
+data=${PMS_SHARED_DATA:-$(dirname "$0")/../../../shared/data}
+ws=$data/perf_data_converter/src/quipper/testdata/perf.data.weight_struct
+files=("$tmp/a.data" "$tmp/b.data")
+[ -r "$ws" ] && files+=("$ws")
+
+args=()
+for f in "${files[@]}"; do
+  args+=(-i "$f")
+  n=$(basename "$f")
+  "$pms" report -i "$f" --json --samples --top 100000 >"$tmp/$n.kept.json" 2>/dev/null
+  "$pms" report -i "$f" --json --top 100000 >"$tmp/$n.agg.json" 2>/dev/null
+done
+"$pms" report "${args[@]}" --json --samples --top 100000 >"$tmp/m.kept.json" 2>"$tmp/err"
+expect "merged report (kept) exit" 0 $?
+"$pms" report "${args[@]}" --json --top 100000 >"$tmp/m.agg.json" 2>"$tmp/err"
+expect "merged report (aggregate) exit" 0 $?
+"$pms" report "${args[@]}" >"$tmp/m.txt" 2>&1
+grep -q "^merged from: " "$tmp/m.txt" || { echo "FAIL: text says no sources"; head "$tmp/m.txt"; fail=1; }
+
+python3 - "$tmp" "$(hostname)" "${files[@]}" <<'PY' || fail=1
+import collections, json, os, sys
+tmp, host, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+bad = []
+def eq(what, want, got):
+    if want != got:
+        bad.append("%s: want %r, got %r" % (what, want, got))
+one = {f: (json.load(open(os.path.join(tmp, os.path.basename(f) + ".kept.json"))),
+           json.load(open(os.path.join(tmp, os.path.basename(f) + ".agg.json")))) for f in files}
+mk = json.load(open(os.path.join(tmp, "m.kept.json")))
+ma = json.load(open(os.path.join(tmp, "m.agg.json")))
+# the report of the concatenated samples: the same samples, in file order
+eq("sample_list", sum((one[f][0]["sample_list"] for f in files), []), mk["sample_list"])
+for name, m, k in (("kept", mk, 0), ("aggregate", ma, 1)):
+    def total(get):
+        return sum(get(one[f][k]) for f in files)
+    eq(name + " total", total(lambda r: r["samples"]["total"]), m["samples"]["total"])
+    eq(name + " with_addr", total(lambda r: r["samples"]["with_addr"]), m["samples"]["with_addr"])
+    eq(name + " with_data_src", total(lambda r: r["samples"]["with_data_src"]), m["samples"]["with_data_src"])
+    eq(name + " latency samples", total(lambda r: r["latency"]["samples"]), m["latency"]["samples"])
+    for key in ("resolved", "unresolved", "no_addr", "not_asked", "efault", "enoent"):
+        eq(name + " numa " + key, total(lambda r: r["numa"][key]), m["numa"][key])
+    lv = collections.Counter()
+    for f in files:
+        for l in one[f][k]["data_source"]["levels"]:
+            lv[l["level"]] += l["samples"]
+    eq(name + " levels", dict(lv), {l["level"]: l["samples"] for l in m["data_source"]["levels"]})
+    # each file's samples under its host (this machine's for the recordings)
+    want = collections.OrderedDict()
+    for f in files:
+        h = one[f][k]["target"]["files"][0]["host"] or f
+        want[h] = want.get(h, 0) + one[f][k]["samples"]["total"]
+    eq(name + " sources", [{"host": h, "samples": n} for h, n in want.items()], m["sources"])
+    eq(name + " files", [x["target"]["files"][0] for x in (one[f][k] for f in files)], m["target"]["files"])
+eq("recording host", host, one[files[0]][0]["target"]["files"][0]["host"])
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# Code is named through each file's mappings: the functions of a recording
+# and of perf's file (other binaries) add up.  (One executable at two
+# bases, as in two recordings of one program, is named at one of them
+# only: the symbolizer keeps one module per file.)
+if [ -r "$ws" ]; then
+  "$pms" report -i "$tmp/a.data" -i "$ws" --json --samples --top 100000 >"$tmp/aw.json" 2>/dev/null
+  python3 - "$tmp/a.data.kept.json" "$tmp/$(basename "$ws").kept.json" "$tmp/aw.json" <<'PY' || fail=1
+import collections, json, sys
+a, w, m = (json.load(open(f)) for f in sys.argv[1:4])
+def named(r):
+    c = collections.Counter()
+    for x in r["top"]["functions_by_samples"]:
+        if x["name"] not in ("[unknown]", "[kernel]"):
+            c[x["name"]] += x["samples"]
+    return c
+want, got = named(a) + named(w), named(m)
+if want != got or not want:
+    print("FAIL: merged functions: want %r, got %r" % (dict(want), dict(got)))
+    sys.exit(1)
+PY
+fi
+
+# pprof: the host label of every sample is its file's host
+if command -v go >/dev/null; then
+  "$pms" report "${args[@]}" --pprof "$tmp/m.pb.gz" >/dev/null 2>&1; expect "merged pprof exit" 0 $?
+  go tool pprof -raw "$tmp/m.pb.gz" >"$tmp/m.raw" 2>/dev/null
+  python3 - "$tmp/m.raw" "$tmp/m.kept.json" <<'PY' || fail=1
+import collections, json, re, sys
+raw, rep = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+part = raw.split("\nSamples:\n", 1)[1].split("\nLocations\n", 1)[0]
+hosts, cur = collections.Counter(), 0
+for line in part.splitlines()[1:]:
+    m = re.match(r"\s*(\d+)\s+\d+:", line)
+    if m:
+        cur = int(m.group(1))
+    for k, v in re.findall(r"(\w+):\[(.*?)\](?= \w+:\[|\s*$)", line):
+        if k == "host":
+            hosts[v] += cur
+want = {s["host"]: s["samples"] for s in rep["sources"]}
+if dict(hosts) != want:
+    print("FAIL: pprof host labels: want %r, got %r" % (want, dict(hosts)))
+    sys.exit(1)
+PY
+else
+  echo "note: go is not installed; the pprof host labels were not checked"
+fi
+exit $fail

@@ -1,0 +1,59 @@
+/* `--html FILE`, `--pprof FILE` and `--folded[=latency]` for `pmuscope mem`
+ * and `pmuscope report`: one call after the report is built.  The pprof
+ * encoder and the collapsed stacks are the library's (pmuscope/export.h);
+ * the HTML page is rendering, so it lives here.
+ * Ownership: everything is borrowed for the call. */
+#ifndef PMUSCOPE_TOOLS_MEM_EXPORT_H
+#define PMUSCOPE_TOOLS_MEM_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli_opt.h"
+#include "mem_render.h"
+#include "pmuscope/export.h"
+#include "pmuscope/topo.h"
+
+struct mem_export {
+	const char *html;   /* --html FILE */
+	const char *pprof;  /* --pprof FILE */
+	bool folded;        /* --folded: the collapsed stacks on stdout instead of the report */
+	enum pms_export_weight folded_weight;
+	/* What the command knows besides the report (all may be NULL/0). */
+	const char *host;                /* pprof "host" label */
+	const struct pms_maps *maps;     /* pprof mapping ranges */
+	const struct pms_export_build_id *build_ids;
+	size_t nbuild_ids;
+	const struct pms_topo *topo;     /* node distances for the HTML page */
+	int64_t time_ns;                 /* wall-clock start, pprof time_nanos */
+	/* Live runs: read the modules' build ids from their files
+	 * (pms_elf_build_id) when build_ids gives none. */
+	bool read_build_ids;
+};
+
+/* The export options, for a command's option table (tools/cli_opt.h): the
+ * help text comes from these entries.  Their ids are above every command's
+ * own (which start at 256). */
+enum { MEM_EXPORT_O_HTML = 0x1000, MEM_EXPORT_O_PPROF, MEM_EXPORT_O_FOLDED };
+#define MEM_EXPORT_CLI_OPTS                                                                     \
+	{ "html", 0, CLI_ARG, "FILE", MEM_EXPORT_O_HTML,                                         \
+	  "also write a self-contained HTML report (docs/export.md)" },                          \
+	{ "pprof", 0, CLI_ARG, "FILE", MEM_EXPORT_O_PPROF,                                       \
+	  "also write a gzip-compressed pprof profile (go tool pprof,\nPyroscope)" },           \
+	{ "folded", 0, CLI_OPTARG, "latency", MEM_EXPORT_O_FOLDED,                               \
+	  "collapsed stacks (flamegraph.pl, speedscope) on stdout instead\n"                     \
+	  "of the report, counted in samples (the default) or in latency\ncycles" }
+
+/* Take an option cli_next returned: 1 when id is an export option and its
+ * argument is good, 0 when id is not an export option, CLI_EXIT_USAGE after
+ * printing the usage error. */
+int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id);
+/* Whether the report must keep its samples (every export needs them). */
+bool mem_export_wanted(const struct mem_export *x);
+/* Write what was asked.  m is how the command renders the report (the HTML
+ * page embeds its JSON and its text).  Returns 0, or 1 after printing why. */
+int mem_export_write(const struct mem_export *x, const struct mem_render *m,
+		     const struct pms_memreport *r);
+
+#endif

@@ -55,6 +55,7 @@ struct mem_opts {
 	unsigned ops, ldlat;
 	enum pms_sampler_priv priv;
 	bool phys, verify, json, samples, csv, quiet, progress;
+	bool no_hold, per_process, per_thread, no_demangle;
 	const char *out;
 	const char *report_file;
 	size_t top;
@@ -113,6 +114,7 @@ enum {
 	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
 	O_CALLGRAPH = 400,
 	O_MMAP_PAGES,
+	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
 };
 
 static const struct cli_opt opts[] = {
@@ -143,6 +145,10 @@ static const struct cli_opt opts[] = {
 	{ "all-user", 'U', CLI_NOARG, NULL, O_USER, "sample user space only (perf mem -U)" },
 	{ "all-kernel", 'K', CLI_NOARG, NULL, O_KERNEL, "sample the kernel only (perf mem -K)" },
 	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "no-hold", 0, CLI_NOARG, NULL, O_NOHOLD,
+	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
+	  "resolve their pages; a set-user-ID command keeps its\n"
+	  "privileges only with --no-hold (docs/mem.md)" },
 	{ "verify-node", 0, CLI_NOARG, NULL, O_VERIFY,
 	  "cross-check page nodes with get_mempolicy (built-in\n"
 	  "workload: every buffer page, in the workload itself)" },
@@ -160,6 +166,10 @@ static const struct cli_opt opts[] = {
 	  "write the report (text, --json or --csv) to FILE instead\n"
 	  "of stdout, apart from the COMMAND's output (perf stat -o)" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "per-process", 0, CLI_NOARG, NULL, O_PERPROC,
+	  "a row per process: pid, command, samples, levels, latency,\nhome node, remote share (always in --json)" },
+	{ "per-thread", 0, CLI_NOARG, NULL, O_PERTHREAD, "the same per thread (tid)" },
+	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
 	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
 	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
 	MEM_EXPORT_CLI_OPTS,
@@ -194,7 +204,9 @@ const struct cli_spec cli_spec_mem = {
 		"memory-node matrix, and top instructions, functions and data objects.",
 	.opts = opts,
 	.footer = "Exit status: the command's exit status; 128+N when a signal N ended it;\n"
-		  "1 when pmuscope itself failed, 2 usage error.",
+		  "1 when pmuscope itself failed, 2 usage error; 0 for -p/-a and the\n"
+		  "built-in workload, also when nothing was sampled (then the report and\n"
+		  "stderr say why and what to try).",
 	.stop_at_operand = true,
 };
 
@@ -370,6 +382,10 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			break;
 		}
 		case O_PHYS: o->phys = true; break;
+		case O_NOHOLD: o->no_hold = true; break;
+		case O_PERPROC: o->per_process = true; break;
+		case O_PERTHREAD: o->per_thread = true; break;
+		case O_NODEMANGLE: o->no_demangle = true; break;
 		case O_VERIFY: o->verify = true; break;
 		case O_JSON: o->json = true; break;
 		case 'g':
@@ -861,10 +877,22 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			wl_argv[k] = NULL;
 			cargv = wl_argv;
 		}
-		if (pms_child_spawn(sys, cargv, &child) < 0) {
+		/* A started command's processes are held at exit until their
+		 * pages are resolved (ptrace exit stop); the built-in workload
+		 * waits for its release on a pipe instead. */
+		struct pms_child_opts co = PMS_CHILD_OPTS_INIT;
+		co.hold_exits = o.kind == T_COMMAND && !o.no_hold;
+		if (pms_child_spawn_opts(sys, cargv, &co, &child) < 0) {
 			cli_fail("mem: starting the command");
 			goto out;
 		}
+		const char *why = NULL;
+		if (co.hold_exits && !pms_child_holding(child, &why))
+			fprintf(stderr, "pmuscope: mem: cannot hold the command's processes at exit "
+					"(%s); going on without: pages of a process that exits before "
+					"they are asked about count as \"process gone\" (allow ptrace of "
+					"one's own child: kernel.yama.ptrace_scope <= 1, or CAP_SYS_PTRACE)\n",
+				why ? why : "ptrace refused");
 		pid = pms_child_pid(child);
 		if (pipefd[1] >= 0) {
 			close(pipefd[1]);
@@ -933,6 +961,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
+	po.functions_per_pid = o.kind == T_SYSTEM;
 	po.top = o.top;
 	po.home_name = "workload buffer (pointer chase)";
 	if (pms_memprof_new(topo, &po, &prof) < 0) {
@@ -951,9 +980,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			goto out;
 		}
 	}
-	/* System-wide samples come from many processes: one pid's oracle would
-	 * answer wrongly for the others, so only physical addresses resolve. */
-	ctx->oracle = o.kind == T_SYSTEM ? NULL : oracle;
+	/* Each sample is asked about in its own process (the oracle's cache
+	 * is per process), system-wide too. */
+	ctx->oracle = oracle;
 	if (o.out) {
 		/* 0600 as perf: samples show code and data addresses */
 		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -988,8 +1017,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	double t0 = now_s(), last_progress = t0, last_sync = t0;
 	bool forwarded = false, killed = false, done = false;
 	double forwarded_at = 0;
+	/* -p and -a: resolve on a short timer, so that a process living a few
+	 * hundred milliseconds is asked about while it lives */
+	int poll_ms = o.kind == T_PID || o.kind == T_SYSTEM ? 20 : 100;
 	while (!done) {
-		int pr = pms_memsrc_poll(src, 100, &cb, ctx);
+		int pr = pms_memsrc_poll(src, poll_ms, &cb, ctx);
 		if (pr < 0 && !stop_sig) {
 			cli_fail("mem: reading samples");
 			break;
@@ -1004,6 +1036,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (pid > 0 && o.kind != T_SYSTEM)
 			(void)pms_maps_read_proc(pms_memprof_maps(prof), sys, pid);
 		(void)pms_memprof_resolve(prof, ctx->oracle);
+		(void)pms_memprof_name_tasks(prof, sys);
 		if (wi.done && relfd[1] >= 0) {
 			close(relfd[1]);
 			relfd[1] = -1;
@@ -1052,10 +1085,31 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 				kill(pid, SIGKILL);
 				killed = true;
 			}
-			int st;
-			if (pms_child_wait(child, true, &st) == 0) {
-				oc.have_status = true;
-				oc.status = st;
+			/* Held exits: drain what the rings hold, resolve that
+			 * process's pages through the stopped thread, release. */
+			struct pms_child_event ev;
+			int cr;
+			while (!done && (cr = pms_child_poll(child, false, &ev)) == 0 &&
+			       ev.kind != PMS_CHILD_EV_NONE) {
+				if (ev.kind == PMS_CHILD_EV_HELD) {
+					(void)pms_memsrc_poll(src, 0, &cb, ctx);
+					(void)pms_memprof_name_tasks(prof, sys);
+					(void)pms_memprof_resolve_task(prof, ctx->oracle, ev.pid, ev.tid);
+					if (pms_child_release(child, ev.tid) < 0)
+						cli_fail("mem: releasing a held process");
+				} else if (ev.kind == PMS_CHILD_EV_EXITED) {
+					oc.have_status = true;
+					oc.status = ev.status;
+					done = true;
+				}
+			}
+			if (!done && cr < 0) {
+				cli_fail("mem: waiting for the command");
+				int st;
+				if (pms_child_wait(child, false, &st) == 0) {
+					oc.have_status = true;
+					oc.status = st;
+				}
 				done = true;
 			}
 		} else {
@@ -1105,6 +1159,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
 	if (pms_symbolizer_new(sys, pms_memprof_maps(prof), &sym) < 0)
 		sym = NULL; /* names are a nicety: the numbers stand without them */
+	else if (o.no_demangle)
+		pms_symbolizer_set_demangle(sym, false);
 	struct pms_memreport_input in = {
 		.numa = &nst, .verify_requested = o.verify, .duration_ns = (uint64_t)(oc.seconds * 1e9),
 	};
@@ -1127,6 +1183,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct mem_render mr = {
 		.command = "mem", .target_text = target, .seconds = oc.seconds,
 		.sample_type = info.sample_type, .samples = o.samples, .oracle = true,
+		.per_process = o.per_process, .per_thread = o.per_thread,
+		.hold = o.kind == T_COMMAND ? (child && pms_child_holding(child, NULL) ? 1 : -1) : 0,
+		.system_wide = o.kind == T_SYSTEM,
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
@@ -1157,6 +1216,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	} else {
 		mem_render_text(&mr, shown);
 		mem_advise_text(&ma, rep, pid, o.cmd);
+	}
+	{
+		/* an empty result is said, on stderr too (the report may be JSON
+		 * or CSV, or in a file) */
+		char why[600];
+		if (mem_render_empty(&mr, shown, why, sizeof(why)))
+			fprintf(stderr, "pmuscope: mem: %s\n", why);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "pmuscope: mem: writing the report: %s\n", strerror(errno));

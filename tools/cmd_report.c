@@ -34,7 +34,7 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 void cli_perfdata_problems(const char *cmd, const char *path,
 			   const struct pms_perfdata_reader *r);
 
-enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE };
+enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -48,6 +48,7 @@ static const struct cli_opt opts[] = {
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
 	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
+	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
 	MEM_EXPORT_CLI_OPTS,
 	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
 	  "NUMA placement advice for the hot data (docs/advise.md);\n"
@@ -219,7 +220,7 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 	}
 	if (ps->csv) {
 		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys,
-						    -1, -1, -1 };
+						    -1, -1, -1, 0 };
 		mem_render_csv_row(&row);
 		return 0;
 	}
@@ -270,6 +271,7 @@ static void stats_add(struct pms_memsrc_stats *a, const struct pms_memsrc_stats 
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
+	bool demangle = true;
 	size_t top = 10;
 	struct input in[MAX_INPUTS];
 	size_t nin = 0;
@@ -296,6 +298,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		case O_SAMPLES: samples = true; break;
 		case O_HEADER: header = true; break;
 		case O_NOSYM: symbols = false; break;
+		case O_NODEMANGLE: demangle = false; break;
 		case O_STDIO: break;
 		case O_ADVISE: ma.advise = true; break;
 		case 'i':
@@ -429,6 +432,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (symbols) {
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)
 			sym = NULL; /* names are a nicety: the numbers stand without them */
+		else if (!demangle)
+			pms_symbolizer_set_demangle(sym, false);
 	}
 	struct pms_memreport_input rin = { .duration_ns = span };
 	pms_memreport_input_from_src(&rin, &info, &sst);

@@ -42,6 +42,115 @@ void mem_render_json_hex(struct json *j, const char *key, bool valid, uint64_t v
 	cli_json_str(j, key, b);
 }
 
+/* What would have resolved the unresolved samples, one clause per reason
+ * that has any; "" when all resolved. */
+static void unresolved_hint(const struct mem_render *m, const struct pms_memreport *r, char *buf,
+			    size_t size)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+#define ADD(...)                                                                              \
+	do {                                                                                  \
+		if (k < size)                                                                 \
+			k += (size_t)snprintf(buf + k, size - k, "%s", k ? "; " : "");        \
+		if (k < size)                                                                 \
+			k += (size_t)snprintf(buf + k, size - k, __VA_ARGS__);                 \
+	} while (0)
+	if (r->st_gone) {
+		if (m->hold < 0)
+			ADD("%" PRIu64 " process gone: holding the command's processes at exit "
+			    "would have (it was off: --no-hold, or ptrace refused)", r->st_gone);
+		else if (m->hold > 0)
+			ADD("%" PRIu64 " process gone: they ended outside the held tree (a "
+			    "process that left it, or a daemon it started)", r->st_gone);
+		else
+			ADD("%" PRIu64 " process gone: the process ended before it was asked "
+			    "about; --phys (privileged) gives addresses that outlive it, or "
+			    "start it under pmuscope mem -- COMMAND (held at exit)", r->st_gone);
+	}
+	if (r->st_efault || r->st_enoent)
+		ADD("%" PRIu64 " not mapped / %" PRIu64 " not present after up to %d asks: "
+		    "the page was unmapped, or never faulted in, by then (memory the "
+		    "program freed); --phys (privileged) takes the node when sampled",
+		    r->st_efault, r->st_enoent, PMS_MEMPROF_RESOLVE_TRIES);
+	if (r->st_not_asked)
+		ADD("%" PRIu64 " not asked: %s", r->st_not_asked,
+		    m->oracle ? "samples without a process id, or no live process to ask"
+			      : "a recorded file has nodes only from physical addresses "
+				"(record with --phys, privileged)");
+	if (r->st_other)
+		ADD("%" PRIu64 " other status (see sample_list node_status)", r->st_other);
+#undef ADD
+}
+
+bool mem_render_empty(const struct mem_render *m, const struct pms_memreport *r, char *buf,
+		      size_t size)
+{
+	if (!r->samples) {
+		const char *what = r->engine == PMS_ENG_SOFTWARE
+					   ? "the software engine samples page faults, and the target "
+					     "made none while watched (it touched no new memory: a "
+					     "sleeping process, or memory it had already touched)"
+					   : "the target ran no sampled memory operation while watched "
+					     "(it slept, or ran too briefly for the sample period)";
+		snprintf(buf, size,
+			 "no samples: %s; try a busier target, a longer --duration, or a smaller "
+			 "--period/-c (or -F)%s",
+			 what, m->system_wide ? "" : ", or -a (system-wide)");
+		return true;
+	}
+	/* a file without physical addresses: the report says why already */
+	if (r->with_addr && !r->resolved && !m->nodes_why) {
+		char hint[700];
+		unresolved_hint(m, r, hint, sizeof(hint));
+		snprintf(buf, size, "no sampled address resolved to a node: %s",
+			 hint[0] ? hint : "no address was asked about");
+		return true;
+	}
+	return false;
+}
+
+static void json_task(struct json *j, const struct pms_memreport_task *t, bool thread)
+{
+	cli_json_begin_object(j, NULL);
+	cli_json_uint(j, "pid", t->pid);
+	if (thread)
+		cli_json_uint(j, "tid", t->tid);
+	cli_json_str(j, "command", t->comm);
+	cli_json_uint(j, "samples", t->samples);
+	cli_json_uint(j, "with_addr", t->with_addr);
+	cli_json_uint(j, "resolved", t->resolved);
+	cli_json_uint(j, "unresolved", t->unresolved);
+	cli_json_uint(j, "local", t->local);
+	cli_json_uint(j, "remote", t->remote);
+	if (t->local + t->remote)
+		cli_json_double(j, "remote_share", (double)t->remote / (double)(t->local + t->remote));
+	else
+		cli_json_null(j, "remote_share");
+	if (t->home_node >= 0) {
+		cli_json_int(j, "home_node", t->home_node);
+		cli_json_uint(j, "on_home_node", t->on_home_node);
+	} else {
+		cli_json_null(j, "home_node");
+		cli_json_uint(j, "on_home_node", 0);
+	}
+	cli_json_uint(j, "latency_samples", t->weighted);
+	cli_json_uint(j, "latency_total", t->latency);
+	if (t->weighted)
+		cli_json_double(j, "latency_mean", (double)t->latency / (double)t->weighted);
+	else
+		cli_json_null(j, "latency_mean");
+	cli_json_begin_array(j, "levels");
+	for (size_t i = 0; i < t->nlevels; i++) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "level", t->levels[i].name);
+		cli_json_uint(j, "samples", t->levels[i].samples);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+}
+
 static void json_site(struct json *j, const struct pms_memreport_site *s, bool object)
 {
 	cli_json_begin_object(j, NULL);
@@ -69,6 +178,15 @@ static void json_site(struct json *j, const struct pms_memreport_site *s, bool o
 	else
 		cli_json_null(j, "remote_share");
 	cli_json_uint(j, "on_home", s->on_home);
+	if (!object) {
+		if (s->pid) {
+			cli_json_uint(j, "pid", s->pid);
+			cli_json_str(j, "command", s->comm ? s->comm : "");
+		} else {
+			cli_json_null(j, "pid");
+			cli_json_null(j, "command");
+		}
+	}
 	cli_json_end_object(j);
 }
 
@@ -184,6 +302,8 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_begin_object(&j, "data_source");
 	cli_json_bool(&j, "available", r->data_src_available);
 	cli_json_str(&j, "note", r->data_src_note);
+	/* the levels count every sample ("N/A": none), so they add up to this */
+	cli_json_uint(&j, "levels_total", r->samples);
 	cli_json_begin_array(&j, "levels");
 	for (size_t i = 0; i < r->nlevels; i++) {
 		cli_json_begin_object(&j, NULL);
@@ -237,6 +357,16 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "not_asked", r->st_not_asked);
 	cli_json_uint(&j, "process_gone", r->st_gone);
 	cli_json_uint(&j, "no_addr", r->no_addr);
+	cli_json_uint(&j, "retried_samples", r->retried_samples);
+	cli_json_uint(&j, "retries", r->retries);
+	cli_json_uint(&j, "resolved_on_retry", r->retry_resolved);
+	cli_json_uint(&j, "resolved_held", r->resolved_held);
+	cli_json_str(&j, "exit_hold", m->hold > 0 ? "held" : m->hold < 0 ? "off" : NULL);
+	{
+		char hint[900];
+		unresolved_hint(m, r, hint, sizeof(hint));
+		cli_json_str(&j, "unresolved_hint", hint[0] ? hint : NULL);
+	}
 	cli_json_begin_object(&j, "oracle");
 	cli_json_uint(&j, "lookups", r->numa.lookups);
 	cli_json_uint(&j, "cache_hits", r->numa.cache_hits);
@@ -275,6 +405,21 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "matrix_outside", r->matrix_cpu_unknown);
 	cli_json_end_object(&j);
 	cli_json_bool(&j, "kernel_addresses_visible", r->kernel_visible);
+	{
+		char why[900];
+		if (mem_render_empty(m, r, why, sizeof(why)))
+			cli_json_str(&j, "empty", why);
+		else
+			cli_json_null(&j, "empty");
+	}
+	cli_json_begin_array(&j, "processes");
+	for (size_t i = 0; i < r->nprocs; i++)
+		json_task(&j, &r->procs[i], false);
+	cli_json_end_array(&j);
+	cli_json_begin_array(&j, "threads");
+	for (size_t i = 0; i < r->nthreads; i++)
+		json_task(&j, &r->threads[i], true);
+	cli_json_end_array(&j);
 
 	cli_json_begin_object(&j, "top");
 	json_sites(&j, "instructions_by_samples", r->top_ips_samples, r->ntop_ips_samples, false);
@@ -400,7 +545,7 @@ static double pct(uint64_t a, uint64_t b)
 static void text_sites(const char *title, const struct pms_memreport_site *v, size_t n,
 		       uint64_t total)
 {
-	printf("\n%s:\n", title);
+	printf("\n%s (%% of all %" PRIu64 " samples):\n", title, total);
 	if (!n) {
 		printf("  (none)\n");
 		return;
@@ -416,15 +561,56 @@ static void text_sites(const char *title, const struct pms_memreport_site *v, si
 			snprintf(lat, sizeof(lat), "%" PRIu64, s->latency);
 		if (s->resolved)
 			snprintf(rem, sizeof(rem), "%.0f%%", pct(s->remote, s->resolved));
-		printf("  %8" PRIu64 " %5.1f%% %12s %7s  %-18s %s", s->samples, pct(s->samples, total),
-		       lat, rem, addr, s->name);
+		printf("  %8" PRIu64 " %5.1f%% %12s %7s  %-18s ", s->samples, pct(s->samples, total),
+		       lat, rem, addr);
+		if (s->pid)
+			printf("%u/%s  ", s->pid, s->comm && *s->comm ? s->comm : "?");
+		if (!strcmp(s->name, "[unknown]") && s->module && *s->module)
+			printf("[unknown] (%s)", s->module); /* perf's way: the binary it is in */
+		else
+			printf("%s", s->name);
 		if (s->file && s->line)
 			printf("  %s:%d", s->file, s->line);
 		else if (s->file)
 			printf("  %s", s->file);
-		else if (s->module && *s->module && strcmp(s->module, s->name))
+		else if (s->module && *s->module && strcmp(s->module, s->name) &&
+			 strcmp(s->name, "[unknown]"))
 			printf("  (%s)", s->module);
 		printf("\n");
+	}
+}
+
+/* numatop's process view: samples, latency, home node and remote share. */
+static void text_tasks(const char *title, const struct pms_memreport_task *v, size_t n,
+		       bool thread)
+{
+	printf("\n%s (%% = of its samples; remote = of its resolved samples with a CPU node):\n",
+	       title);
+	if (!n) {
+		printf("  (none)\n");
+		return;
+	}
+	printf("  %7s %7s %-16s %8s %9s %6s %7s %10s  %s\n", "pid", thread ? "tid" : "", "command",
+	       "samples", "resolved", "home", "remote", "lat mean", "top level");
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_memreport_task *t = &v[i];
+		char tid[16] = "", home[24] = "-", rem[16] = "-", lat[24] = "-", lvl[160] = "-";
+		if (thread)
+			snprintf(tid, sizeof(tid), "%u", t->tid);
+		if (t->home_node >= 0)
+			snprintf(home, sizeof(home), "%d", t->home_node);
+		if (t->local + t->remote)
+			snprintf(rem, sizeof(rem), "%.1f%%", pct(t->remote, t->local + t->remote));
+		if (t->weighted)
+			snprintf(lat, sizeof(lat), "%.0f", (double)t->latency / (double)t->weighted);
+		if (t->nlevels)
+			snprintf(lvl, sizeof(lvl), "%s %.0f%%", t->levels[0].name,
+				 pct(t->levels[0].samples, t->samples));
+		char res[24];
+		snprintf(res, sizeof(res), "%.1f%%", pct(t->resolved, t->with_addr));
+		printf("  %7u %7s %-16s %8" PRIu64 " %9s %6s %7s %10s  %s\n", t->pid, tid,
+		       *t->comm ? t->comm : "?", t->samples, t->with_addr ? res : "-", home, rem, lat,
+		       lvl);
 	}
 }
 
@@ -469,12 +655,13 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 		printf("%s%s %" PRIu64 "%s", i ? ", " : "merged from: ", r->sources[i].name,
 		       r->sources[i].samples, i + 1 == r->nsources ? "\n" : "");
 
-	printf("\ndata source levels:\n");
-	if (!r->nlevels)
-		printf("  %s\n", *r->data_src_note ? r->data_src_note : "no samples with a data source");
+	printf("\ndata source levels (%% of all %" PRIu64 " samples; N/A = no data source):\n",
+	       r->samples);
+	if (*r->data_src_note)
+		printf("  %s\n", r->data_src_note);
 	for (size_t i = 0; i < r->nlevels; i++)
 		printf("  %-24s %8" PRIu64 " %5.1f%%\n", r->levels[i].name, r->levels[i].samples,
-		       pct(r->levels[i].samples, r->with_data_src));
+		       pct(r->levels[i].samples, r->samples));
 
 	printf("\nlatency (cycles, %" PRIu64 " samples with a valid weight):", r->latency.n);
 	if (r->latency.n)
@@ -487,13 +674,24 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	printf("\nNUMA nodes of sampled data (%" PRIu64 " with an address):\n",
 	       r->with_addr);
 	if (r->home_node >= 0)
-		printf("  home node %d: %" PRIu64 " on it (%.1f%%), %" PRIu64 " elsewhere\n",
+		printf("  home node %d: %" PRIu64 " on it (%.1f%% of resolved), %" PRIu64 " elsewhere\n",
 		       r->home_node, r->on_home, pct(r->on_home, r->resolved), r->elsewhere);
 	printf("  resolved %" PRIu64 " (%" PRIu64 " from physical addresses); unresolved %" PRIu64
 	       " (not mapped/EFAULT %" PRIu64 ", not present/ENOENT %" PRIu64 ", process gone %" PRIu64
 	       ", other %" PRIu64 ", not asked %" PRIu64 ")\n",
 	       r->resolved, r->from_phys, r->unresolved, r->st_efault, r->st_enoent, r->st_gone,
 	       r->st_other, r->st_not_asked);
+	if (r->retried_samples || r->resolved_held || m->hold)
+		printf("  retried %" PRIu64 " samples whose page was not there yet (%" PRIu64
+		       " resolved on a retry); %" PRIu64 " resolved while held at exit%s\n",
+		       r->retried_samples, r->retry_resolved, r->resolved_held,
+		       m->hold < 0 ? " (exit hold off)" : "");
+	{
+		char hint[900];
+		unresolved_hint(m, r, hint, sizeof(hint));
+		if (hint[0])
+			printf("  unresolved: %s\n", hint);
+	}
 	if (m->nodes_why)
 		printf("  nodes unavailable: %s\n", m->nodes_why);
 	if (m->oracle)
@@ -517,17 +715,21 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 			printf("  (%" PRIu64 " resolved samples without a CPU node)\n",
 			       r->matrix_cpu_unknown);
 	}
+	if (m->per_process)
+		text_tasks("per process", r->procs, r->nprocs, false);
+	if (m->per_thread)
+		text_tasks("per thread", r->threads, r->nthreads, true);
 	text_sites("top instructions by samples", r->top_ips_samples, r->ntop_ips_samples,
 		   r->samples);
 	if (r->latency.n)
 		text_sites("top instructions by total latency", r->top_ips_latency,
 			   r->ntop_ips_latency, r->samples);
-	text_sites("top functions by samples (remote = share on another node than the CPU's)",
+	text_sites("top functions by samples, remote = share on another node than the CPU's",
 		   r->top_funcs_samples, r->ntop_funcs_samples, r->samples);
 	if (r->latency.n)
 		text_sites("top functions by total latency", r->top_funcs_latency,
 			   r->ntop_funcs_latency, r->samples);
-	printf("\ntop data objects:\n");
+	printf("\ntop data objects (%% of the %" PRIu64 " samples with an address):\n", r->with_addr);
 	if (!r->ntop_objects)
 		printf("  (none)\n");
 	for (size_t i = 0; i < r->ntop_objects; i++) {

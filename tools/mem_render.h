@@ -19,6 +19,11 @@ struct mem_render {
 	bool samples;            /* JSON: the sample_list (report.all) */
 	bool oracle;             /* a live node oracle was asked: show its counts */
 	const char *nodes_why;   /* NULL, or why nodes are unavailable */
+	bool per_process, per_thread; /* text: the process / thread tables */
+	/* a started command's exits: 1 held, -1 not held (ptrace refused or
+	 * --no-hold), 0 no command */
+	int hold;
+	bool system_wide;        /* -a: say so in hints */
 	/* JSON members after schema_version: target, workload, exit, duration_s */
 	void (*json_run)(struct json *j, const void *ud);
 	/* JSON numa.verify members; NULL: "not requested" */
@@ -39,6 +44,11 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r);
 void mem_render_csv(const struct pms_memreport *r);
 void mem_render_csv_header(void);
 void mem_render_csv_row(const struct pms_memreport_sample *x);
+
+/* An empty result (no samples, or addresses but none resolved): true with
+ * why it is empty and what to try in buf. */
+bool mem_render_empty(const struct mem_render *m, const struct pms_memreport *r, char *buf,
+		      size_t size);
 
 /* "0x..." string member, or null when !valid. */
 void mem_render_json_hex(struct json *j, const char *key, bool valid, uint64_t v);

@@ -31,8 +31,9 @@ extern "C" {
 #endif
 PMS_API_BEGIN
 
-/* Version 2 added `aggregate`; version 1 callers are still accepted. */
-#define PMS_MEMPROF_OPTS_VERSION 2
+/* Version 2 added `aggregate`, version 3 `functions_per_pid`; older
+ * callers are still accepted. */
+#define PMS_MEMPROF_OPTS_VERSION 3
 struct pms_memprof_opts {
 	unsigned version;       /* PMS_MEMPROF_OPTS_VERSION */
 	pid_t pid;              /* process whose maps/exit matter; 0 = any */
@@ -56,8 +57,17 @@ struct pms_memprof_opts {
 	 * are exact in both modes; the kept-samples mode (live `pmuscope mem`)
 	 * sorts every weight and its percentiles are exact. */
 	bool aggregate;
+	/* Functions of different processes are different rows (a
+	 * system-wide run): each function row carries its pid and command. */
+	bool functions_per_pid;
 };
-#define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0, false }
+#define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0, false, false }
+
+/* How often one sample's page is asked about while its answer is -EFAULT
+ * or -ENOENT (the lookup raced the fault that maps it: a page-fault sample
+ * is taken before the page, or the huge page, is mapped), one more when
+ * its process is held at exit (pms_memprof_resolve_task). */
+#define PMS_MEMPROF_RESOLVE_TRIES 6
 
 struct pms_memprof;
 
@@ -97,6 +107,23 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
  * failed move_pages leaves its samples with the -errno status and is not an
  * error here. */
 int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle);
+/* The samples are each asked about for their own process (the sample's
+ * pid; without one, opts.pid; without that they stay "not asked"), one
+ * batched pms_numa_oracle_resolve_pid per process.  A sample whose answer
+ * was -EFAULT or -ENOENT is asked again at later calls, up to
+ * PMS_MEMPROF_RESOLVE_TRIES times; the report counts those retries.
+ *
+ * Resolve now every sample of process pid that has no node yet (retries
+ * included, plus one), asking through thread tid: the process is held at
+ * exit (pms_child_poll's HELD event) and tid is the stopped thread, whose
+ * memory is still mapped.  Returns as pms_memprof_resolve. */
+int pms_memprof_resolve_task(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t pid,
+			     pid_t tid);
+/* Name the sampled processes and threads that no COMM record named yet
+ * from proc/PID/comm and proc/PID/task/TID/comm (a process that was
+ * running before the recording began); each is asked once.  Returns how
+ * many were named. */
+int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys);
 /* The mappings gathered so far (add /proc/PID/maps into them while the
  * process lives). */
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p);
@@ -123,6 +150,7 @@ struct pms_memreport_sample {
 	long site, object;
 	/* Its source (pms_memprof_set_source) in report.sources; -1 none. */
 	long source;
+	uint16_t tries;      /* times its page was asked about (retries: tries - 1) */
 };
 
 struct pms_memreport_count {
@@ -153,6 +181,27 @@ struct pms_memreport_site {
 	uint64_t resolved;   /* samples with a memory node */
 	uint64_t remote;     /* ... on a node other than the sampling CPU's */
 	uint64_t on_home;    /* ... on the home node */
+	/* functions with opts.functions_per_pid: the process; else 0, NULL */
+	uint32_t pid;
+	char *comm;
+};
+
+/* One process (tid 0) or one thread, like numatop's process view. */
+struct pms_memreport_task {
+	uint32_t pid, tid;   /* tid 0 in the process rows */
+	char *comm;          /* the last COMM seen (or proc's), "" unknown */
+	uint64_t samples;
+	uint64_t with_addr;
+	uint64_t resolved;   /* with a memory node */
+	uint64_t unresolved; /* with an address, no node */
+	uint64_t remote;     /* resolved on a node other than the sampling CPU's */
+	uint64_t local;      /* resolved on the sampling CPU's node */
+	uint64_t weighted, latency; /* samples with a weight, their sum */
+	int home_node;       /* the node most of its resolved samples are on, -1 none */
+	uint64_t on_home_node; /* resolved samples on that node */
+	/* data-source levels of all its samples, "N/A" included, most first */
+	struct pms_memreport_count *levels;
+	size_t nlevels;
 };
 
 struct pms_memreport_input {
@@ -189,7 +238,10 @@ struct pms_memreport {
 	uint64_t samples;             /* total */
 	uint64_t with_addr;           /* with a data address */
 	uint64_t with_data_src;       /* with a data source other than "not available" */
-	struct pms_memreport_count *levels; /* perf's level text, most samples first */
+	/* perf's level text of every sample, most samples first: a sample
+	 * without a data source (none given, 0, or PERF_MEM_NA) counts as
+	 * "N/A" as in perf, so the counts add up to `samples` */
+	struct pms_memreport_count *levels;
 	size_t nlevels;
 	struct pms_memreport_count *ops;    /* Load / Store / ... (perf mem-stat names) */
 	size_t nops;
@@ -204,6 +256,12 @@ struct pms_memreport {
 	 * a task without an mm, mm/migrate.c find_mm_struct) */
 	uint64_t st_gone;
 	uint64_t no_addr;             /* samples without a data address */
+	/* race retries: samples asked about more than once (the first answer
+	 * was -EFAULT/-ENOENT), extra asks in all, and how many of those
+	 * samples then resolved */
+	uint64_t retried_samples, retries, retry_resolved;
+	/* samples resolved while their process was held at exit */
+	uint64_t resolved_held;
 
 	/* CPU node x memory node: node_ids are the topology's node ids; the
 	 * matrix is nnodes x nnodes (row = CPU node, column = memory node),
@@ -219,6 +277,11 @@ struct pms_memreport {
 	size_t ntop_funcs_samples, ntop_funcs_latency;
 	struct pms_memreport_site *top_objects;
 	size_t ntop_objects;
+
+	/* per process and per thread, most samples first (kept-samples mode;
+	 * empty in aggregate mode) */
+	struct pms_memreport_task *procs, *threads;
+	size_t nprocs, nthreads;
 
 	struct pms_memreport_sample *all; /* every sample, in arrival order
 					   * (none in aggregate mode) */

@@ -401,9 +401,11 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		lp[nl] = &lb[nl];                                                                   \
 		nl++;                                                                               \
 	} while (0)
+		/* every sample has a level, "N/A" without a data source, as
+		 * in the report (report.h levels) and perf */
+		pms_datasrc_format_mem(has_src(s) ? s->data_src : PMS_MEM_NA_VALUE, txt, sizeof(txt));
+		STR_LABEL(k_level, intern(&b.st, txt));
 		if (has_src(s)) {
-			pms_datasrc_format_mem(s->data_src, txt, sizeof(txt));
-			STR_LABEL(k_level, intern(&b.st, txt));
 			pms_datasrc_format_snoop(s->data_src, txt, sizeof(txt));
 			STR_LABEL(k_snoop, intern(&b.st, txt));
 			STR_LABEL(k_op, intern(&b.st, pms_datasrc_stat_op(s->data_src)));

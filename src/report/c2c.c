@@ -552,7 +552,7 @@ int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *rs)
 
 int pms_c2c_add_src(struct pms_c2c *c, const struct pms_memsrc_sample *s)
 {
-	struct pms_memreport_sample x = { s->ms, s->mem_node, s->cpu_node, s->node_from_phys, -1, -1, -1 };
+	struct pms_memreport_sample x = { s->ms, s->mem_node, s->cpu_node, s->node_from_phys, -1, -1, -1, 0 };
 	return pms_c2c_add(c, &x);
 }
 

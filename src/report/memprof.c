@@ -25,7 +25,17 @@ struct pms_memprof {
 	size_t top;
 	struct pms_memreport_sample *v;
 	size_t n, cap;
-	size_t pending; /* first sample whose node is not resolved yet */
+	size_t open_first; /* first sample whose node may still be asked about */
+	uint64_t resolved_held; /* samples resolved while their process was held */
+	bool per_pid_funcs;
+	/* sampled (and COMM/FORK-named) processes and threads */
+	struct u64map *tmap;
+	struct taskname {
+		uint32_t pid, tid;
+		char *comm;
+		bool sampled, asked;
+	} *tn;
+	size_t ntn, tncap;
 	struct pms_maps *maps;
 	uint64_t *addrs;
 	int *nodes;
@@ -143,6 +153,7 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	p->home_end = opts->home_end;
 	p->home_name = strdup(opts->home_name ? opts->home_name : "workload buffer");
 	p->top = opts->top ? opts->top : DEFAULT_TOP;
+	p->per_pid_funcs = opts->version >= 3 && opts->functions_per_pid;
 	p->cur_source = -1;
 	if (opts->version >= 2 && opts->aggregate) {
 		p->agg = calloc(1, sizeof(*p->agg));
@@ -167,6 +178,7 @@ out:
 
 static void site_free(struct pms_memreport_site *s);
 static void sites_free(struct pms_memreport_site *v, size_t n);
+static void task_free(struct pms_memreport_task *t);
 
 static void agg_free(struct agg *a)
 {
@@ -199,6 +211,14 @@ void pms_memprof_free(struct pms_memprof *p)
 	free(p->addrs);
 	free(p->nodes);
 	free(p->idx);
+	for (size_t i = 0; i < p->ntn; i++)
+		free(p->tn[i].comm);
+	free(p->tn);
+	if (p->tmap) {
+		free(p->tmap->keys);
+		free(p->tmap->vals);
+		free(p->tmap);
+	}
 	for (size_t i = 0; i < p->nsources; i++)
 		free(p->sources[i].name);
 	free(p->sources);
@@ -340,6 +360,83 @@ static struct ipslot *iptab_get(struct iptab *t, uint64_t ip)
 	return &t->v[j];
 }
 
+/* ---- processes and threads ------------------------------------------------
+ * One entry per (pid, tid) seen in a sample, COMM or FORK; a process is its
+ * (pid, pid) entry. */
+static long task_get(struct pms_memprof *p, uint32_t pid, uint32_t tid)
+{
+	bool added;
+	if (!p->tmap && !(p->tmap = calloc(1, sizeof(*p->tmap))))
+		return -1;
+	if (grow((void **)&p->tn, &p->tncap, p->ntn, sizeof(*p->tn)) < 0)
+		return -1;
+	long i = u64map_get(p->tmap, (uint64_t)pid << 32 | tid, p->ntn, &added);
+	if (i >= 0 && added)
+		p->tn[p->ntn++] = (struct taskname){ pid, tid, NULL, false, false };
+	return i;
+}
+
+static const char *task_comm(const struct pms_memprof *p, uint32_t pid, uint32_t tid)
+{
+	if (!p->tmap || !p->tmap->cap)
+		return "";
+	const struct u64map *m = p->tmap;
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	size_t j = (key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key) {
+			const char *c = p->tn[m->vals[j] - 1].comm;
+			return c ? c : "";
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	return "";
+}
+
+static int task_set_comm(struct pms_memprof *p, uint32_t pid, uint32_t tid, const char *comm)
+{
+	long i = task_get(p, pid, tid);
+	char *c = strdup(comm ? comm : "");
+	if (i < 0 || !c) {
+		free(c);
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	}
+	free(p->tn[i].comm);
+	p->tn[i].comm = c;
+	return 0;
+}
+
+static int task_sampled(struct pms_memprof *p, const struct pms_memsample *s)
+{
+	if (!(s->valid & PMS_MS_TID))
+		return 0;
+	long a = task_get(p, s->pid, s->tid), b = task_get(p, s->pid, s->pid);
+	if (a < 0 || b < 0)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	p->tn[a].sampled = p->tn[b].sampled = true;
+	return 0;
+}
+
+int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys)
+{
+	if (!p || !sys)
+		return pms_err(PMS_EINVAL, "memprof name_tasks: NULL argument");
+	int named = 0;
+	for (size_t i = 0; i < p->ntn; i++) {
+		struct taskname *t = &p->tn[i];
+		if (!t->sampled || t->comm || t->asked)
+			continue;
+		t->asked = true;
+		char path[64], *line = NULL;
+		snprintf(path, sizeof(path), "proc/%u/task/%u/comm", t->pid, t->tid);
+		if (pms_sys_read_line(sys, path, &line) == 0) {
+			t->comm = line;
+			named++;
+		}
+	}
+	return named;
+}
+
 /* The histogram bucket of a weight >= WH_EXACT: its power of two above
  * 2^16 and its next 8 bits. */
 static size_t wh_bucket(uint64_t w)
@@ -393,6 +490,17 @@ static uint64_t agg_pct(const struct agg *a, double pct)
 	return a->wmax;
 }
 
+/* The data source a sample counts under: its own, or PERF_MEM_NA (perf's
+ * "N/A") when it has none (not given, 0, or NA already). */
+/* A sample's level key: its data_src, reduced to the bits the report reads
+ * (DS_KEY_MASK), or PERF_MEM_NA's value when it has none ("N/A" as perf). */
+static uint64_t level_key(const struct pms_memsample *s)
+{
+	if (!(s->valid & PMS_MS_DATA_SRC) || !s->data_src || s->data_src == PMS_MEM_NA_VALUE)
+		return PMS_MEM_NA_VALUE;
+	return s->data_src & DS_KEY_MASK;
+}
+
 static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 {
 	struct agg *a = p->agg;
@@ -405,9 +513,10 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		a->any_kernel = true;
 	if ((s->valid & PMS_MS_WEIGHT) && (rc = agg_weight(a, s->weight)) < 0)
 		return rc;
-	if ((s->valid & PMS_MS_DATA_SRC) && s->data_src && s->data_src != PMS_MEM_NA_VALUE) {
-		uint64_t key = s->data_src & DS_KEY_MASK;
-		a->with_data_src++;
+	{
+		uint64_t key = level_key(s);
+		if (key != PMS_MEM_NA_VALUE)
+			a->with_data_src++;
 		if (!a->nds || a->ds[a->ds_last].key != key) {
 			if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
 				return rc;
@@ -583,6 +692,9 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 		p->sources[p->cur_source].samples++;
 	if (p->agg)
 		return agg_push(p, &x);
+	int rc = task_sampled(p, s);
+	if (rc < 0)
+		return rc;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 4096;
 		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
@@ -688,19 +800,41 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		pms_numa_oracle_invalidate(oracle, m->addr, m->len);
 		return 0;
 	}
-	case PMS_RECORD_COMM:
-		/* aggregate mode (a recorded file, many processes): a later
-		 * mapping replaces what it overlaps, nothing is dropped */
-		if (!p->agg && (rec->misc & PMS_MISC_COMM_EXEC) &&
-		    (!p->pid || (pid_t)rec->comm.pid == p->pid)) {
-			/* exec replaced the address space */
-			pms_maps_remove(p->maps, 0, UINT64_MAX);
-			pms_numa_oracle_invalidate(oracle, 0, 0);
+	case PMS_RECORD_COMM: {
+		int rc = p->agg ? 0 : task_set_comm(p, rec->comm.pid, rec->comm.tid, rec->comm.comm);
+		if (rc < 0)
+			return rc;
+		if (rec->misc & PMS_MISC_COMM_EXEC) {
+			/* exec replaced the address space: the pages this
+			 * process had are no more */
+			pms_numa_oracle_invalidate_pid(oracle, (pid_t)rec->comm.pid, 0, 0);
+			/* aggregate mode (a recorded file, many processes): a
+			 * later mapping replaces what it overlaps, nothing is
+			 * dropped; the maps are the profiled process's */
+			if (!p->agg && p->pid && (pid_t)rec->comm.pid == p->pid)
+				pms_maps_remove(p->maps, 0, UINT64_MAX);
+		}
+		return 0;
+	}
+	case PMS_RECORD_FORK:
+		if (!p->agg) {
+			/* a fork keeps its parent's name until it execs */
+			const char *c = task_comm(p, rec->fork.ppid, rec->fork.ptid);
+			if (!*c)
+				c = task_comm(p, rec->fork.ppid, rec->fork.ppid);
+			if (*c && !*task_comm(p, rec->fork.pid, rec->fork.tid)) {
+				char *dup = strdup(c);
+				int rc = dup ? task_set_comm(p, rec->fork.pid, rec->fork.tid, dup)
+					     : pms_err(PMS_ENOMEM, "memprof: no memory");
+				free(dup);
+				if (rc < 0)
+					return rc;
+			}
 		}
 		return 0;
 	case PMS_RECORD_EXIT:
-		if (rec->fork.pid == rec->fork.tid && (!p->pid || (pid_t)rec->fork.pid == p->pid))
-			pms_numa_oracle_invalidate(oracle, 0, 0);
+		if (rec->fork.pid == rec->fork.tid)
+			pms_numa_oracle_invalidate_pid(oracle, (pid_t)rec->fork.pid, 0, 0);
 		return 0;
 	default:
 		return 0;
@@ -730,36 +864,129 @@ static int scratch(struct pms_memprof *p, size_t n)
 	return 0;
 }
 
-int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
+/* The process a sample's page is asked about in: its own, else the
+ * profiled one's; 0 = none (never asked). */
+static pid_t ask_pid(const struct pms_memprof *p, const struct pms_memreport_sample *x)
+{
+	if (x->s.valid & PMS_MS_TID)
+		return (pid_t)x->s.pid;
+	return p->pid;
+}
+
+/* Whether a sample may be asked about (again): an address, a process, and
+ * no node yet, only the race statuses retried and no more than max times. */
+static bool askable(const struct pms_memprof *p, const struct pms_memreport_sample *x,
+		    unsigned max)
+{
+	if (!(x->s.valid & PMS_MS_ADDR) || ask_pid(p, x) <= 0)
+		return false;
+	if (x->mem_node == PMS_NODE_UNKNOWN)
+		return x->tries < max;
+	return (x->mem_node == -EFAULT || x->mem_node == -ENOENT) && x->tries < max;
+}
+
+struct askkey {
+	pid_t pid;
+	uint64_t addr;
+	size_t i;
+};
+
+static int askkey_cmp(const void *a, const void *b)
+{
+	const struct askkey *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Ask about the askable samples (of process only, 0 = all) in one batch
+ * per process, through thread as_tid when given. */
+static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t only,
+			pid_t as_tid, unsigned max)
 {
 	if (!p)
 		return pms_err(PMS_EINVAL, "memprof resolve: NULL argument");
-	if (p->agg)
-		return 0; /* resolved as they were added */
-	size_t k = 0;
-	int rc = scratch(p, p->n - p->pending);
-	if (rc < 0)
-		return rc;
-	for (size_t i = p->pending; i < p->n; i++) {
-		struct pms_memreport_sample *r = &p->v[i];
+	if (p->agg || !oracle)
+		return 0; /* aggregate: resolved as they were added */
+	size_t k = 0, first = p->n;
+	int rc = 0, calls = 0;
+	struct askkey *keys = NULL;
+	for (size_t i = p->open_first; i < p->n; i++) {
+		const struct pms_memreport_sample *x = &p->v[i];
 		/* nodes come from the source's hints (given when the sample
 		 * was added) or from the oracle, nowhere else */
-		if (r->mem_node != PMS_NODE_UNKNOWN)
+		if (!askable(p, x, PMS_MEMPROF_RESOLVE_TRIES + 1))
 			continue;
-		if ((r->s.valid & PMS_MS_ADDR) && oracle) {
-			p->addrs[k] = r->s.addr;
-			p->idx[k++] = i;
-		}
+		if (first == p->n)
+			first = i;
+		if ((!only || ask_pid(p, x) == only) && askable(p, x, max))
+			k++;
 	}
-	p->pending = p->n;
+	if (!only)
+		p->open_first = first; /* everything before is final */
 	if (!k)
 		return 0;
-	rc = pms_numa_oracle_resolve(oracle, p->addrs, k, p->nodes);
-	if (rc == PMS_ENOMEM)
+	if ((rc = scratch(p, k)) < 0)
 		return rc;
-	for (size_t j = 0; j < k; j++)
-		p->v[p->idx[j]].mem_node = p->nodes[j];
-	return rc < 0 ? 0 : rc;
+	keys = malloc(k * sizeof(*keys));
+	if (!keys)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	k = 0;
+	for (size_t i = first; i < p->n; i++) {
+		const struct pms_memreport_sample *x = &p->v[i];
+		if ((!only || ask_pid(p, x) == only) && askable(p, x, max))
+			keys[k++] = (struct askkey){ ask_pid(p, x), x->s.addr, i };
+	}
+	qsort(keys, k, sizeof(*keys), askkey_cmp);
+	for (size_t a = 0; a < k;) {
+		size_t b = a, m = 0;
+		for (; b < k && keys[b].pid == keys[a].pid; b++)
+			p->addrs[m++] = keys[b].addr;
+		int r = pms_numa_oracle_resolve_pid(oracle, as_tid > 0 ? as_tid : keys[a].pid,
+						    p->addrs, m, p->nodes);
+		if (r == PMS_ENOMEM) {
+			rc = r;
+			goto out;
+		}
+		if (r > 0)
+			calls += r;
+		for (size_t j = 0; j < m; j++) {
+			struct pms_memreport_sample *x = &p->v[keys[a + j].i];
+			int nd = p->nodes[j];
+			if (x->tries < UINT16_MAX)
+				x->tries++;
+			if ((nd == -ESRCH || nd == -EINVAL) &&
+			    (x->mem_node == -EFAULT || x->mem_node == -ENOENT)) {
+				/* gone by the retry: the page was not there
+				 * while it lived, which says more; no more asks */
+				x->tries = PMS_MEMPROF_RESOLVE_TRIES + 1;
+				continue;
+			}
+			x->mem_node = nd;
+			if (as_tid > 0 && x->mem_node >= 0)
+				p->resolved_held++;
+		}
+		a = b;
+	}
+	rc = calls;
+out:
+	free(keys);
+	return rc;
+}
+
+int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
+{
+	return resolve_some(p, oracle, 0, 0, PMS_MEMPROF_RESOLVE_TRIES);
+}
+
+int pms_memprof_resolve_task(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t pid,
+			     pid_t tid)
+{
+	if (!p || pid <= 0)
+		return pms_err(PMS_EINVAL, "memprof resolve_task: NULL argument or no pid");
+	return resolve_some(p, oracle, pid, tid, PMS_MEMPROF_RESOLVE_TRIES + 1);
 }
 
 /* ---- report ---------------------------------------------------------------- */
@@ -821,6 +1048,7 @@ static int count_cmp(const void *a, const void *b)
 
 static void site_free(struct pms_memreport_site *s)
 {
+	free(s->comm);
 	free(s->name);
 	free(s->file);
 	free(s->module);
@@ -856,6 +1084,12 @@ void pms_memreport_free(struct pms_memreport *r)
 	sites_free(r->top_funcs_samples, r->ntop_funcs_samples);
 	sites_free(r->top_funcs_latency, r->ntop_funcs_latency);
 	sites_free(r->top_objects, r->ntop_objects);
+	for (size_t i = 0; i < r->nprocs; i++)
+		task_free(&r->procs[i]);
+	free(r->procs);
+	for (size_t i = 0; i < r->nthreads; i++)
+		task_free(&r->threads[i]);
+	free(r->threads);
 	sites_free(r->sites, r->nsites);
 	sites_free(r->objects, r->nobjects);
 	for (size_t i = 0; i < r->nsources; i++)
@@ -891,6 +1125,7 @@ static int site_copy(struct pms_memreport_site *d, const struct pms_memreport_si
 	d->file = s->file ? xstrdup(s->file, &rc) : NULL;
 	d->module = xstrdup(s->module, &rc);
 	d->kind = s->kind ? xstrdup(s->kind, &rc) : NULL;
+	d->comm = s->comm ? xstrdup(s->comm, &rc) : NULL;
 	return rc;
 }
 
@@ -979,7 +1214,9 @@ static int fkey_cmp(const void *a, const void *b)
 {
 	const struct pms_memreport_site *x = ((const struct fkey *)a)->s,
 					*y = ((const struct fkey *)b)->s;
-	int c = strcmp(x->module, y->module);
+	int c = x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (!c)
+		c = strcmp(x->module, y->module);
 	if (!c)
 		c = strcmp(x->name, y->name);
 	if (!c)
@@ -1013,7 +1250,9 @@ static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	if (!may_name(p, r, sym, ips[i].kernel))
 		return;
 	if (pms_symbolizer_code_func(sym, ips[i].addr, ips[i].kernel, &sy) < 0) {
-		res[i].module = sy.module; /* unknown ones group per module */
+		/* no name, but the binary may be known: "[unknown] (/path)";
+		 * unknown ones group per module */
+		res[i].module = sy.module;
 		return;
 	}
 	res[i] = (struct symres){ sy.func, sy.module, sy.file, sy.line, ips[i].addr - sy.offset,
@@ -1031,6 +1270,13 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 {
 	while (hi - lo > 1) {
 		const struct symres *a = &res[ord[lo].i], *b = &res[ord[hi].i];
+		if (ips[ord[lo].i].addr == ips[ord[hi].i].addr &&
+		    ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
+			/* one address of several processes (-a): one lookup */
+			for (size_t k = lo + 1; k < hi; k++)
+				res[ord[k].i] = *a;
+			return;
+		}
 		if (a->func && b->func && str_eq(a->func, b->func) && str_eq(a->module, b->module) &&
 		    a->start == b->start && ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
 			for (size_t k = lo + 1; k < hi; k++) {
@@ -1112,7 +1358,13 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		st->name = xstrdup(sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]"), &rc);
 		st->file = sy->file ? xstrdup(sy->file, &rc) : NULL;
 		st->line = sy->line;
-		st->module = xstrdup(sy->module ? sy->module : (kern ? "[kernel]" : ""), &rc);
+		const char *mod = sy->module;
+		if (!mod && !kern) {
+			/* perf's "[unknown]" with the binary it is in */
+			const struct pms_map *m = pms_maps_find(p->maps, st->addr);
+			mod = m && m->path[0] == '/' ? m->path : NULL;
+		}
+		st->module = xstrdup(mod ? mod : (kern ? "[kernel]" : ""), &rc);
 		if (rc < 0)
 			goto out;
 		fk[i] = (struct fkey){ i, st };
@@ -1132,7 +1384,10 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		f->resolved = f->remote = f->on_home = 0;
 		/* a function's line would be one instruction's: keep the file */
 		f->line = 0;
-		for (; b < nips && !strcmp(fk[b].s->module, s0->module) && !strcmp(fk[b].s->name, s0->name);
+		if (p->per_pid_funcs && s0->pid)
+			f->comm = xstrdup(task_comm(p, s0->pid, s0->pid), &rc);
+		for (; b < nips && fk[b].s->pid == s0->pid && !strcmp(fk[b].s->module, s0->module) &&
+		       !strcmp(fk[b].s->name, s0->name);
 		     b++) {
 			const struct pms_memreport_site *x = fk[b].s;
 			f->samples += x->samples;
@@ -1173,21 +1428,39 @@ out:
 	return rc;
 }
 
+/* An instruction of one process (pid 0: of all). */
+struct pidipkey {
+	uint64_t ip;
+	uint32_t pid;
+	size_t i;
+};
+
+static int pidipkey_cmp(const void *a, const void *b)
+{
+	const struct pidipkey *x = a, *y = b;
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* Instructions and functions from the kept samples. */
 static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	int rc = 0;
 	size_t nk = 0, nips = 0;
-	struct ipkey *keys = calloc(p->n ? p->n : 1, sizeof(*keys));
+	struct pidipkey *keys = calloc(p->n ? p->n : 1, sizeof(*keys));
 	struct pms_memreport_site *ips = NULL;
 	if (!keys)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	for (size_t i = 0; i < p->n; i++) {
 		p->v[i].site = -1;
 		if (p->v[i].s.valid & PMS_MS_IP)
-			keys[nk++] = (struct ipkey){ p->v[i].s.ip, i };
+			keys[nk++] = (struct pidipkey){ p->v[i].s.ip,
+							p->per_pid_funcs ? p->v[i].s.pid : 0, i };
 	}
-	qsort(keys, nk, sizeof(*keys), ipkey_cmp);
+	qsort(keys, nk, sizeof(*keys), pidipkey_cmp);
 	ips = calloc(nk ? nk : 1, sizeof(*ips));
 	if (!ips) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
@@ -1199,7 +1472,8 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		struct pms_memreport_site *st = &ips[nips++];
 		st->addr = s0->ip;
 		st->kernel = kernel_ip(s0);
-		for (; b < nk && keys[b].ip == keys[a].ip; b++) {
+		st->pid = keys[a].pid;
+		for (; b < nk && keys[b].ip == keys[a].ip && keys[b].pid == keys[a].pid; b++) {
 			site_account(st, &p->v[keys[b].i], p->home_node);
 			p->v[keys[b].i].site = (long)(nips - 1);
 		}
@@ -1413,7 +1687,7 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		char txt[128];
 		pms_datasrc_format_mem(a->ds[i].key, txt, sizeof(txt));
 		rc = count_addn(&r->levels, &r->nlevels, txt, a->ds[i].n);
-		if (rc >= 0)
+		if (rc >= 0 && a->ds[i].key != PMS_MEM_NA_VALUE)
 			rc = count_addn(&r->ops, &r->nops, pms_datasrc_stat_op(a->ds[i].key), a->ds[i].n);
 	}
 	if (rc < 0)
@@ -1469,8 +1743,14 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	for (size_t i = 0; i < nn; i++)
 		r->node_ids[i] = p->topo->nodes[i].id;
+	r->resolved_held = p->resolved_held;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct pms_memreport_sample *x = &p->v[i];
+		if (x->tries > 1) {
+			r->retried_samples++;
+			r->retries += x->tries - 1u;
+			r->retry_resolved += x->mem_node >= 0;
+		}
 		if (!(x->s.valid & (PMS_MS_ADDR | PMS_MS_PHYS))) {
 			r->no_addr++;
 			continue;
@@ -1510,6 +1790,153 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 			r->matrix_cpu_unknown++;
 	}
 	return 0;
+}
+
+/* ---- per process and per thread ------------------------------------------ */
+
+struct taskacc {
+	struct pms_memreport_task t;
+	struct dsc *ds;  /* level keys and counts */
+	size_t nds;
+	struct pair *nodes; /* .mem = node, .n = resolved samples on it */
+	size_t nnodes;
+};
+
+static int taskacc_add(struct taskacc *a, const struct pms_memreport_sample *x)
+{
+	const struct pms_memsample *s = &x->s;
+	struct pms_memreport_task *t = &a->t;
+	uint64_t key = level_key(s);
+	size_t k;
+	t->samples++;
+	if (s->valid & PMS_MS_WEIGHT) {
+		t->weighted++;
+		t->latency += s->weight;
+	}
+	for (k = 0; k < a->nds && a->ds[k].key != key; k++)
+		;
+	if (k == a->nds) {
+		struct dsc *nv = realloc(a->ds, (k + 1) * sizeof(*nv));
+		if (!nv)
+			return pms_err(PMS_ENOMEM, "memreport: no memory");
+		a->ds = nv;
+		nv[a->nds++] = (struct dsc){ key, 0 };
+	}
+	a->ds[k].n++;
+	if (!(s->valid & (PMS_MS_ADDR | PMS_MS_PHYS)))
+		return 0;
+	t->with_addr++;
+	if (x->mem_node < 0) {
+		t->unresolved++;
+		return 0;
+	}
+	t->resolved++;
+	if (x->cpu_node >= 0) {
+		if (x->cpu_node == x->mem_node)
+			t->local++;
+		else
+			t->remote++;
+	}
+	for (k = 0; k < a->nnodes && a->nodes[k].mem != x->mem_node; k++)
+		;
+	if (k == a->nnodes) {
+		struct pair *nv = realloc(a->nodes, (k + 1) * sizeof(*nv));
+		if (!nv)
+			return pms_err(PMS_ENOMEM, "memreport: no memory");
+		a->nodes = nv;
+		nv[a->nnodes++] = (struct pair){ -1, x->mem_node, 0 };
+	}
+	a->nodes[k].n++;
+	return 0;
+}
+
+static int task_cmp(const void *x, const void *y)
+{
+	const struct pms_memreport_task *a = x, *b = y;
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static void task_free(struct pms_memreport_task *t)
+{
+	free(t->comm);
+	for (size_t i = 0; i < t->nlevels; i++)
+		free(t->levels[i].name);
+	free(t->levels);
+}
+
+/* Rows per process (threads false) or per thread, from the kept samples;
+ * samples without a pid are in no row. */
+static int build_tasks(struct pms_memprof *p, bool threads, struct pms_memreport_task **out,
+		       size_t *nout)
+{
+	struct u64map m = { 0 };
+	struct taskacc *acc = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	bool added;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pms_memsample *s = &p->v[i].s;
+		if (!(s->valid & PMS_MS_TID))
+			continue;
+		uint32_t tid = threads ? s->tid : 0;
+		if ((rc = grow((void **)&acc, &cap, n, sizeof(*acc))) < 0)
+			goto out;
+		long k = u64map_get(&m, (uint64_t)s->pid << 32 | tid, n, &added);
+		if (k < 0) {
+			rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+			goto out;
+		}
+		if (added) {
+			memset(&acc[n], 0, sizeof(acc[n]));
+			acc[n].t.pid = s->pid;
+			acc[n].t.tid = tid;
+			n++;
+		}
+		if ((rc = taskacc_add(&acc[k], &p->v[i])) < 0)
+			goto out;
+	}
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!*out) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct pms_memreport_task *t = &(*out)[i];
+		*t = acc[i].t;
+		*nout = i + 1;
+		t->comm = xstrdup(task_comm(p, t->pid, threads ? t->tid : t->pid), &rc);
+		t->home_node = -1;
+		for (size_t k = 0; k < acc[i].nnodes; k++)
+			if (acc[i].nodes[k].n > t->on_home_node ||
+			    (acc[i].nodes[k].n == t->on_home_node && acc[i].nodes[k].mem < t->home_node)) {
+				t->home_node = acc[i].nodes[k].mem;
+				t->on_home_node = acc[i].nodes[k].n;
+			}
+		for (size_t k = 0; k < acc[i].nds && rc >= 0; k++) {
+			char txt[128];
+			pms_datasrc_format_mem(acc[i].ds[k].key, txt, sizeof(txt));
+			rc = count_addn(&t->levels, &t->nlevels, txt, acc[i].ds[k].n);
+		}
+		if (rc < 0)
+			goto out;
+		if (t->nlevels)
+			qsort(t->levels, t->nlevels, sizeof(*t->levels), count_cmp);
+	}
+	if (n)
+		qsort(*out, n, sizeof(**out), task_cmp);
+out:
+	for (size_t i = 0; i < n; i++) {
+		free(acc[i].ds);
+		free(acc[i].nodes);
+	}
+	free(acc);
+	free(m.keys);
+	free(m.vals);
+	return rc;
 }
 
 static void data_src_note(struct pms_memreport *r, const struct pms_memreport_input *in, int *rc)
@@ -1611,14 +2038,17 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 			r->with_addr++;
 		if (s->valid & PMS_MS_WEIGHT)
 			w[nw++] = s->weight;
-		if (!(s->valid & PMS_MS_DATA_SRC) || !s->data_src || s->data_src == PMS_MEM_NA_VALUE)
+		/* every sample has a level, "N/A" without a data source (perf) */
+		uint64_t key = level_key(s);
+		char txt[128];
+		pms_datasrc_format_mem(key, txt, sizeof(txt));
+		rc = count_add(&r->levels, &r->nlevels, txt);
+		if (rc < 0)
+			goto out;
+		if (key == PMS_MEM_NA_VALUE)
 			continue;
 		r->with_data_src++;
-		char txt[128];
-		pms_datasrc_format_mem(s->data_src, txt, sizeof(txt));
-		rc = count_add(&r->levels, &r->nlevels, txt);
-		if (rc >= 0)
-			rc = count_add(&r->ops, &r->nops, pms_datasrc_stat_op(s->data_src));
+		rc = count_add(&r->ops, &r->nops, pms_datasrc_stat_op(s->data_src));
 		if (rc < 0)
 			goto out;
 	}
@@ -1643,6 +2073,10 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		r->latency.mean = sum / (double)nw;
 	}
 	rc = build_nodes(p, r);
+	if (rc >= 0)
+		rc = build_tasks(p, false, &r->procs, &r->nprocs);
+	if (rc >= 0)
+		rc = build_tasks(p, true, &r->threads, &r->nthreads);
 	if (rc >= 0)
 		rc = build_code(p, r, sym);
 	if (rc >= 0)

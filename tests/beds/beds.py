@@ -36,7 +36,7 @@ BEDS = {
     'x86': dict(arch='x86_64', smp=4, mem_mb=2048,
                 nodes=[dict(cpus=[0, 1], mem_mb=512), dict(cpus=[2], mem_mb=512),
                        dict(cpus=[3], mem_mb=512), dict(cpus=[], mem_mb=512)],
-                dist=X86_DIST, icount=False, timeout=120),
+                dist=X86_DIST, icount=False, timeout=300),
     # DAMON (docs/damon.md): bookworm-backports' 6.12 kernel (DAMON sysfs),
     # two nodes with one CPU each, small memory, short intervals.
     'x86damon': dict(arch='x86_64', smp=2, mem_mb=1024,
@@ -931,6 +931,60 @@ def check_x86_c2c(c, bed, blocks):
              '%s: the line\'s memory node %s is one of the writers\' nodes' % (what, l['mem_nodes']))
 
 
+def bed_lines(blocks, name, check):
+    """The BED {...} findings of one block with the given check name."""
+    out = []
+    for l in blocks.get(name, {'lines': []})['lines']:
+        l = l.strip()
+        if l.startswith('BED {'):
+            try:
+                f = json.loads(l[4:])
+            except ValueError:
+                continue
+            if f.get('check') == check:
+                out.append(f)
+    return out
+
+
+def check_x86_attrib(c, bed, blocks):
+    """Issue 13 in the NUMA guest: three short-lived programs (bedcheck
+    touchnode), each binding its buffer to another node, under one
+    `mem -- sh -c` (held at exit) and under `mem -a`: >= 99 % of each
+    buffer's samples on its node; the per-process rows of the JSON run show
+    each program's home node; THP: five runs per node, every fault sample
+    of the buffer resolved to the node."""
+    for name, what in (('attrib_sh', 'mem -- sh -c (three programs)'),
+                       ('attrib_all', 'mem -a (three programs, 300 ms each)'),
+                       ('attrib_all_phys', 'mem -a --phys (three programs, 300 ms each)')):
+        fs = bed_lines(blocks, name, 'csvshare')
+        if not c.ok(len(fs) == 3 and all('samples' in f for f in fs),
+                    '%s: three programs\' buffers read back (%s)' % (what, fs)):
+            continue
+        for f in fs:
+            c.ok(f['samples'] > 0 and f['on_node'] >= 0.99 * f['samples'],
+                 '%s: pid %d buffer on node %d: %d of %d samples (>= 99%%)'
+                 % (what, f['pid'], f['node'], f['on_node'], f['samples']))
+    d = cli_json(c, blocks, 'attrib_sh_json', 'pmuscope mem --json -- sh -c (three programs)')
+    if d is not None:
+        rows = [p for p in d.get('processes', []) if p['command'] == 'bedcheck']
+        homes = sorted(p['home_node'] for p in rows)
+        c.ok(homes == [0, 1, 2], 'mem --json -- sh -c: per-process rows of the three programs '
+             'with home nodes %s (want [0, 1, 2])' % homes)
+        c.ok(d['numa'].get('exit_hold') == 'held',
+             'mem --json -- sh -c: exits held (%s)' % d['numa'].get('exit_hold'))
+        c.note('mem --json -- sh -c: %d of %d samples "process gone" (outside the buffers: '
+               'the shell\'s forks before their exec), %d resolved while held'
+               % (d['numa']['process_gone'], d['samples']['total'], d['numa']['resolved_held']))
+    for i, n in enumerate(bed['nodes']):
+        runs = []
+        for k in range(1, 6):
+            fs = bed_lines(blocks, 'attrib_thp%d_%d' % (i, k), 'csvshare')
+            runs.append(fs[0] if len(fs) == 1 and 'samples' in fs[0] else None)
+        ok = all(r and r['samples'] > 0 and r['on_node'] == r['samples'] for r in runs)
+        c.ok(ok, 'THP buffer bound to node %d, five runs: every fault sample on the node (%s)'
+             % (i, ['%d/%d' % (r['on_node'], r['samples']) if r else None for r in runs]))
+
+
 def check_x86_stat_pernode(c, bed, blocks):
     """`pmuscope stat --json --per-node -a -e cpu-clock -- sleep 0.2`: one
     row per node with CPUs, as many counters as it has CPUs."""
@@ -1242,6 +1296,7 @@ def run_bed(name, work):
         check_x86_mem(c, bed, blocks)
         check_x86_stat_pernode(c, bed, blocks)
         check_x86_c2c(c, bed, blocks)
+        check_x86_attrib(c, bed, blocks)
         check_x86_advise(c, bed, blocks)
     if name in ('a64plain', 'a64icount'):
         check_a64_pmu(c, bed, findings, blocks)

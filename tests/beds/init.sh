@@ -47,6 +47,23 @@ x86)
 		run c2c_shared /bin/pmuscope c2c --json -- /bin/c2c_false_sharing shared 400 --refault
 		run c2c_padded /bin/pmuscope c2c --json -- /bin/c2c_false_sharing padded 400 --refault
 	fi
+	# Attribution (issue 13): three short-lived programs, each binding its
+	# buffer to another node, under one `mem -- sh -c` (held at exit) and
+	# under `mem -a`; each buffer's samples must be on its node (beds.py
+	# check_attrib).  THP: five runs per node, every fault sample resolved.
+	T=/bin/bedcheck
+	run attrib_sh sh -c "/bin/pmuscope mem --quiet --csv --report-file /tmp/sh.csv -- sh -c '$T touchnode 0 8 /tmp/a0 & $T touchnode 1 8 /tmp/a1 | cat; $T touchnode 2 8 /tmp/a2; wait'; $T csvshare /tmp/sh.csv /tmp/a0 /tmp/a1 /tmp/a2"
+	run attrib_sh_json /bin/pmuscope mem --quiet --json -- sh -c "$T touchnode 0 8 /tmp/b0; $T touchnode 1 8 /tmp/b1; $T touchnode 2 8 /tmp/b2"
+	# -a: no exit hold; each program lives 300 ms after its touch
+	for ph in "" --phys; do
+		run attrib_all${ph:+_phys} sh -c "/bin/pmuscope mem -a $ph --quiet --csv --report-file /tmp/all.csv --duration 5 & p=\$!; sleep 1; $T touchnode 0 8 /tmp/c0 nothp 300; $T touchnode 1 8 /tmp/c1 nothp 300 & $T touchnode 2 8 /tmp/c2 nothp 300; wait \$p; $T csvshare /tmp/all.csv /tmp/c0 /tmp/c1 /tmp/c2"
+	done
+	for d in /sys/devices/system/node/node*; do
+		n=${d##*node}
+		for i in 1 2 3 4 5; do
+			run attrib_thp${n}_$i sh -c "cat /sys/kernel/mm/transparent_hugepage/enabled; /bin/pmuscope mem --quiet --csv --report-file /tmp/thp.csv -- $T touchnode $n 16 /tmp/t thp; $T csvshare /tmp/thp.csv /tmp/t"
+		done
+	done
 	# The placement advisor (docs/advise.md, beds.py check_x86_advise): a hot
 	# buffer on node 2 read by threads on node 0 (advice applied, measured
 	# again); a buffer on node 0 read by node 0 and node 1 (interleave).

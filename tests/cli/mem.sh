@@ -68,14 +68,14 @@ fi
 # its samples are first touches (the buffer fill); a precise engine's top
 # instruction is the chase load.
 check "$tmp/wl.json" \
-  '(d["engine"]["name"] != "software") or (not d["data_source"]["available"] and d["data_source"]["note"] == "data source unavailable: software-event sampling does not report it" and d["latency"]["samples"] == 0 and d["data_source"]["levels"] == [])' \
+  '(d["engine"]["name"] != "software") or (not d["data_source"]["available"] and d["data_source"]["note"] == "data source unavailable: software-event sampling does not report it" and d["latency"]["samples"] == 0 and d["data_source"]["levels"] == [{"level": "N/A", "samples": d["samples"]["total"]}])' \
   '(d["engine"]["name"] != "software") or d["top"]["functions_by_samples"][0]["name"] == "mem_workload_run"' \
   '(d["engine"]["name"] == "software") or d["top"]["functions_by_samples"][0]["name"] == "pms_workload_chase"'
 
 # Text report says the same.
 "$cli" mem --quiet --size 4M --steps 100000 >"$tmp/wl.txt" 2>&1 || bad "text exit status"
-for p in "^engine: " "^samples: " "^data source levels:" "^latency " "home node [0-9]+: " \
-         "^CPU node x memory node" "^top instructions by samples:" "^top data objects:" "workload buffer"; do
+for p in "^engine: " "^samples: " "^data source levels \\(% of all" "^latency " "home node [0-9]+: " \
+         "^CPU node x memory node" "^top instructions by samples \\(% of all" "^top data objects \\(% of the" "workload buffer"; do
   grep -Eq "$p" "$tmp/wl.txt" || { bad "text has no /$p/"; }
 done
 [ $fail = 0 ] || cat "$tmp/wl.txt"

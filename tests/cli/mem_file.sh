@@ -39,6 +39,9 @@ LIVE_ONLY = {
     "engine.label": "the ladder's verdict vs the file's event names",
     "engine.notes": "the ladder's caveats vs the file's record counts",
     "numa": "the NUMA oracle (move_pages on the live process) and its counts",
+    "processes": "per-process rows: the live (kept-samples) report only; a file's "
+                 "report aggregates and has none",
+    "threads": "per-thread rows: the same",
     "top.data_objects": "live data objects also come from /proc/PID/maps (heap, stack, "
                         "merged mappings); a file has only its MMAP/MMAP2 records",
 }

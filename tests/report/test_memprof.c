@@ -346,7 +346,14 @@ PMS_TEST(software_fallback_says_data_source_unavailable)
 	CHECK(!r->data_src_available);
 	CHECK_EQ_STR(r->data_src_note,
 		     "data source unavailable: software-event sampling does not report it");
-	CHECK_EQ_INT((int)r->nlevels, 0);
+	/* every sample has a level: without a data source it is perf's "N/A" */
+	CHECK_EQ_INT((int)r->nlevels, 1);
+	if (r->nlevels) {
+		CHECK_EQ_STR(r->levels[0].name, "N/A");
+		CHECK_EQ_U64(r->levels[0].samples, 1);
+	}
+	CHECK_EQ_U64(r->with_data_src, 0);
+	CHECK_EQ_INT((int)r->nops, 0);
 	CHECK_EQ_U64(r->latency.n, 0);
 	CHECK_EQ_U64(r->unresolved, 1);
 	CHECK_EQ_U64(r->st_not_asked, 1); /* no oracle: not guessed */
@@ -362,7 +369,9 @@ PMS_TEST(sideband_maps_and_invalidation)
 	struct pms_sys *sys = NULL;
 	CHECK_OK(pms_sys_new(&sys, &so));
 	struct pms_numa_oracle *o = NULL;
-	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.pid = 77; /* the cache answers for process 77 */
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
 	struct pms_memprof *p = NULL;
 	CHECK_OK(pms_memprof_new(NULL, NULL, &p));
 	fk_set_page(fk, BASE, 0);
@@ -381,7 +390,11 @@ PMS_TEST(sideband_maps_and_invalidation)
 	CHECK(m && m->kind == PMS_MAP_ANON && !m->exec);
 	CHECK_EQ_INT(pms_numa_oracle_resolve(o, &a, 1, &n), 1);
 	rec = (struct pms_record){ 0 };
+	/* another process's exit leaves 77's pages; 77's own drops them */
 	rec.type = PMS_RECORD_EXIT;
+	rec.fork.pid = rec.fork.tid = 78;
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), 0);
 	rec.fork.pid = rec.fork.tid = 77;
 	CHECK_OK(pms_memprof_sideband(p, &rec, o));
 	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), PMS_NODE_UNKNOWN);
@@ -595,3 +608,197 @@ PMS_TEST(add_node_survives_resolve)
 }
 
 PMS_TEST_MAIN()
+
+/* ---- issue 13: race retries, held exits, per-process rows, N/A -------- */
+
+static struct pms_memsample pid_sample(uint32_t pid, uint32_t tid, uint64_t addr, int cpu)
+{
+	struct pms_memsample s = { 0 };
+	s.valid = PMS_MS_IP | PMS_MS_TID | PMS_MS_ADDR | PMS_MS_CPU;
+	s.engine = PMS_ENG_SOFTWARE;
+	s.ip = 0x401000;
+	s.pid = pid;
+	s.tid = tid;
+	s.addr = addr;
+	s.cpu = (uint32_t)cpu;
+	return s;
+}
+
+/* A page-fault sample comes before its page is mapped: the first answer is
+ * -EFAULT; later resolves ask again and take the node; a page that never
+ * appears is asked PMS_MEMPROF_RESOLVE_TRIES times, then once more when its
+ * process is held at exit, and no more. */
+PMS_TEST(race_retried_then_resolved_bounded)
+{
+	make_topo();
+	struct fk *fk = fk_new();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = fk_ops(fk);
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, &topo, NULL, &o));
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(&topo, NULL, &p));
+	struct pms_memsample a = pid_sample(10, 10, BASE, 0), b = pid_sample(10, 10, BASE + PG, 0);
+	CHECK_OK(pms_memprof_add(p, &a));
+	CHECK_OK(pms_memprof_add(p, &b));
+	CHECK_EQ_INT(pms_memprof_resolve(p, o), 1); /* both -EFAULT: not mapped yet */
+	fk_set_page(fk, BASE, 1);                   /* the fault completes */
+	long calls = fk->move_pages_calls;
+	for (int i = 0; i < 20; i++)
+		(void)pms_memprof_resolve(p, o);
+	/* BASE resolved on the 2nd ask; BASE+PG asked 6 times in all */
+	CHECK_EQ_INT((int)(fk->move_pages_calls - calls), PMS_MEMPROF_RESOLVE_TRIES - 1);
+	CHECK_EQ_INT(pms_memprof_resolve_task(p, o, 10, 11), 1); /* the held thread: once more */
+	CHECK_EQ_INT(pms_memprof_resolve_task(p, o, 10, 11), 0); /* and no more */
+	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE };
+	struct pms_memreport *r = NULL;
+	CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+	if (r) {
+		CHECK_EQ_U64(r->resolved, 1);
+		CHECK_EQ_U64(r->st_efault, 1);
+		CHECK_EQ_U64(r->retried_samples, 2);
+		CHECK_EQ_U64(r->retry_resolved, 1);
+		CHECK_EQ_U64(r->retries, 1 + PMS_MEMPROF_RESOLVE_TRIES);
+		CHECK_EQ_INT(r->all[0].tries, 2);
+		CHECK_EQ_INT(r->all[1].tries, PMS_MEMPROF_RESOLVE_TRIES + 1);
+	}
+	pms_memreport_free(r);
+	pms_memprof_free(p);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+/* Samples are asked about per process (one batch each), a held process
+ * only through its own samples; rows per process and thread carry the
+ * COMM names (a fork keeps its parent's), levels with N/A, home node and
+ * remote share. */
+PMS_TEST(per_process_rows_and_batches)
+{
+	make_topo();
+	struct fk *fk = fk_new();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = fk_ops(fk);
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, &topo, NULL, &o));
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.functions_per_pid = true;
+	struct pms_memprof *p = NULL;
+	CHECK_OK(pms_memprof_new(&topo, &po, &p));
+	for (int i = 0; i < 4; i++)
+		fk_set_page(fk, BASE + (uint64_t)i * PG, i < 3 ? 0 : 1);
+	struct pms_record rec = { 0 };
+	rec.type = PMS_RECORD_COMM;
+	rec.comm.pid = rec.comm.tid = 20;
+	rec.comm.comm = "twenty";
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	rec = (struct pms_record){ 0 };
+	rec.type = PMS_RECORD_FORK;
+	rec.fork.pid = rec.fork.tid = 30;
+	rec.fork.ppid = rec.fork.ptid = 20;
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	struct pms_memsample s;
+	for (int i = 0; i < 3; i++) { /* pid 10: three threads' samples on node 0 */
+		s = pid_sample(10, 10 + (uint32_t)(i > 0), BASE + (uint64_t)i * PG, 0);
+		CHECK_OK(pms_memprof_add(p, &s));
+	}
+	s = pid_sample(20, 20, BASE + 3 * PG, 0); /* remote: node 1 from a node-0 CPU */
+	s.valid |= PMS_MS_DATA_SRC;
+	s.data_src = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_LOC_RAM | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_RAM);
+	CHECK_OK(pms_memprof_add(p, &s));
+	s = pid_sample(30, 30, BASE, 2);
+	CHECK_OK(pms_memprof_add(p, &s));
+	long calls = fk->move_pages_calls;
+	/* the held pid 20 first: only its sample */
+	CHECK_EQ_INT(pms_memprof_resolve_task(p, o, 20, 20), 1);
+	CHECK_EQ_INT(pms_memprof_resolve(p, o), 2); /* pids 10 and 30: one batch each */
+	CHECK_EQ_INT((int)(fk->move_pages_calls - calls), 3);
+	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE };
+	struct pms_memreport *r = NULL;
+	CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+	if (!r)
+		goto out;
+	CHECK_EQ_U64(r->resolved_held, 1);
+	CHECK_EQ_INT((int)r->nprocs, 3);
+	CHECK_EQ_INT((int)r->nthreads, 4);
+	uint64_t lv = 0;
+	for (size_t i = 0; i < r->nlevels; i++)
+		lv += r->levels[i].samples;
+	CHECK_EQ_U64(lv, r->samples);
+	CHECK_EQ_U64(level_count(r, "N/A"), 4);
+	CHECK_EQ_U64(r->with_data_src, 1);
+	if (r->nprocs == 3) {
+		const struct pms_memreport_task *t = &r->procs[0];
+		CHECK_EQ_INT((int)t->pid, 10);
+		CHECK_EQ_U64(t->samples, 3);
+		CHECK_EQ_INT(t->home_node, 0);
+		CHECK_EQ_U64(t->on_home_node, 3);
+		CHECK_EQ_U64(t->remote, 0);
+		CHECK_EQ_STR(t->comm, "");
+		t = &r->procs[1]; /* one sample each: pid order */
+		CHECK_EQ_INT((int)t->pid, 20);
+		CHECK_EQ_STR(t->comm, "twenty");
+		CHECK_EQ_INT(t->home_node, 1);
+		CHECK_EQ_U64(t->remote, 1);
+		CHECK_EQ_INT((int)t->nlevels, 1);
+		t = &r->procs[2];
+		CHECK_EQ_INT((int)t->pid, 30);
+		CHECK_EQ_STR(t->comm, "twenty"); /* forked, not exec'd */
+		CHECK_EQ_U64(t->remote, 1);      /* CPU 2 is node 1, the page node 0 */
+	}
+	/* one IP, three processes: three function rows, each with its pid */
+	CHECK_EQ_INT((int)r->ntop_funcs_samples, 3);
+	if (r->ntop_funcs_samples == 3) {
+		CHECK_EQ_INT((int)r->top_funcs_samples[0].pid, 10);
+		CHECK_EQ_U64(r->top_funcs_samples[0].samples, 3);
+		CHECK_EQ_STR(r->top_funcs_samples[1].comm, "twenty");
+	}
+out:
+	pms_memreport_free(r);
+	pms_memprof_free(p);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+/* N/A in both modes: a stream where some samples carry PERF_MEM_NA, some
+ * none and some a level; the levels add up to the samples in each. */
+PMS_TEST(na_levels_both_modes)
+{
+	make_topo();
+	const uint64_t L1 = ds(PMS_MEM_OP_LOAD, PMS_MEM_LVL_L1 | PMS_MEM_LVL_HIT, PMS_MEM_LVLNUM_L1);
+	for (int agg = 0; agg < 2; agg++) {
+		struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+		po.aggregate = agg;
+		struct pms_memprof *p = NULL;
+		CHECK_OK(pms_memprof_new(&topo, &po, &p));
+		for (int i = 0; i < 2000; i++) {
+			struct pms_memsample s = pid_sample(10, 10, BASE, 0);
+			if (i % 7 == 0) { /* 286 samples with PERF_MEM_NA */
+				s.valid |= PMS_MS_DATA_SRC;
+				s.data_src = PMS_MEM_NA_VALUE;
+			} else if (i % 7 == 1) { /* 286 without a data source */
+			} else {
+				s.valid |= PMS_MS_DATA_SRC;
+				s.data_src = L1;
+			}
+			CHECK_OK(pms_memprof_add(p, &s));
+		}
+		struct pms_memreport_input in = { .engine = PMS_ENG_PEBS, .data_src = true };
+		struct pms_memreport *r = NULL;
+		CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+		if (r) {
+			CHECK_EQ_U64(level_count(r, "N/A"), 572);
+			CHECK_EQ_U64(level_count(r, "L1 hit"), 1428);
+			CHECK_EQ_INT((int)r->nlevels, 2);
+			CHECK_EQ_U64(r->with_data_src, 1428);
+			CHECK_EQ_INT((int)r->nops, 1);
+		}
+		pms_memreport_free(r);
+		pms_memprof_free(p);
+	}
+}

@@ -3,7 +3,9 @@
  * "START LEN" of the buffer to a file.  With THREADS > 1 the threads are
  * started first, then wait DELAY_MS, then each touches its share, so a
  * sampler attaching during the delay meets threads that already exist.
- * usage: pms_touch_pages N OUTFILE [DELAY_MS [THREADS]] */
+ * With LINGER_MS the program stays that long after writing the file (a
+ * process living a few hundred milliseconds), then exits.
+ * usage: pms_touch_pages N OUTFILE [DELAY_MS [THREADS [LINGER_MS]]] */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #define MAX_THREADS 16
 
 static unsigned char *buf;
-static long npages, psz, nthreads = 1, delay_ms;
+static long npages, psz, nthreads = 1, delay_ms, linger_ms;
 
 static void sleep_ms(long ms)
 {
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
 		delay_ms = strtol(argv[3], NULL, 10);
 	if (argc > 4)
 		nthreads = strtol(argv[4], NULL, 10);
+	if (argc > 5)
+		linger_ms = strtol(argv[5], NULL, 10);
 	if (nthreads < 1 || nthreads > MAX_THREADS)
 		return 2;
 	buf = mmap(NULL, (size_t)(npages * psz), PROT_READ | PROT_WRITE,
@@ -65,5 +69,7 @@ int main(int argc, char **argv)
 	fprintf(f, "%llu %llu\n", (unsigned long long)(uintptr_t)buf,
 		(unsigned long long)(npages * psz));
 	fclose(f);
+	if (linger_ms > 0)
+		sleep_ms(linger_ms);
 	return 0;
 }

@@ -1150,6 +1150,96 @@ static int cmd_damonwl(int argc, char **argv)
 	return 0;
 }
 
+/* `touchnode NODE MIB OUTFILE [thp|nothp [LINGER_MS]]`: a short-lived program of the
+ * attribution checks (issue 13): map MIB MiB bound to NODE (mbind
+ * MPOL_BIND), with THP (MADV_HUGEPAGE, 2 MiB aligned: one fault per huge
+ * page) or without (one fault per 4 KiB page), touch each page once, write
+ * "PID START LEN NODE" to OUTFILE and exit at once. */
+static int cmd_touchnode(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	int node = atoi(argv[2]);
+	size_t len = strtoul(argv[3], NULL, 0) << 20, huge = 2u << 20;
+	bool thp = argc > 5 && !strcmp(argv[5], "thp");
+	unsigned long mask = 1UL << node;
+	unsigned char *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return 3;
+	unsigned char *buf = (unsigned char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+	madvise(buf, len, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	if (syscall(SYS_mbind, buf, len, MPOL_BIND, &mask, 65UL, 0U) < 0)
+		return 4;
+	for (size_t off = 0; off < len; off += (size_t)PSZ)
+		((volatile unsigned char *)buf)[off] = 1;
+	FILE *f = fopen(argv[4], "w");
+	if (!f)
+		return 5;
+	fprintf(f, "%d %" PRIu64 " %zu %d\n", (int)getpid(), (uint64_t)(uintptr_t)buf, len, node);
+	if (fclose(f) != 0)
+		return 5;
+	if (argc > 6) { /* LINGER_MS: live that long after the touch */
+		long ms = atol(argv[6]);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* `csvshare CSV OUTFILE...`: of the samples in pmuscope mem's CSV, those of
+ * each touchnode program's buffer (its pid, its range), and how many have
+ * its node; one BED line each. */
+static int cmd_csvshare(int argc, char **argv)
+{
+	for (int k = 3; k < argc; k++) {
+		FILE *r = fopen(argv[k], "r"), *c = fopen(argv[2], "r");
+		int pid = -1, node = -1;
+		uint64_t start = 0, len = 0, n = 0, on = 0, unres = 0;
+		char line[1024];
+		if (!r || !c || fscanf(r, "%d %" SCNu64 " %" SCNu64 " %d", &pid, &start, &len, &node) != 4) {
+			printf("BED {\"check\":\"csvshare\",\"file\":\"%s\",\"error\":\"unreadable\"}\n",
+			       argv[k]);
+			if (r)
+				fclose(r);
+			if (c)
+				fclose(c);
+			continue;
+		}
+		while (fgets(line, sizeof(line), c)) {
+			/* time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,... */
+			char *f[10];
+			int nf = 0;
+			for (char *p = line; nf < 10; nf++) {
+				f[nf] = p;
+				char *comma = strchr(p, ',');
+				if (!comma) {
+					nf++;
+					break;
+				}
+				*comma = 0;
+				p = comma + 1;
+			}
+			if (nf < 10 || atoi(f[1]) != pid || strncmp(f[6], "0x", 2))
+				continue;
+			uint64_t a = strtoull(f[6], NULL, 16);
+			if (a < start || a >= start + len)
+				continue;
+			n++;
+			if (*f[8] && atoi(f[8]) == node)
+				on++;
+			else if (!*f[8])
+				unres++;
+		}
+		printf("BED {\"check\":\"csvshare\",\"file\":\"%s\",\"pid\":%d,\"node\":%d,"
+		       "\"samples\":%" PRIu64 ",\"on_node\":%" PRIu64 ",\"unresolved\":%" PRIu64 "}\n",
+		       argv[k], pid, node, n, on, unres);
+		fclose(r);
+		fclose(c);
+	}
+	return 0;
+}
+
 /* `advwl move|share SECONDS OUTFILE`: the placement advisor's workload
  * (docs/advise.md).  The software engine samples page faults only, so the
  * hot buffer is a shared memfd mapping whose page-table entries are dropped
@@ -1319,6 +1409,10 @@ int main(int argc, char **argv)
 		return cmd_advwl(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	PSZ = sysconf(_SC_PAGESIZE);
+	if (argc > 1 && !strcmp(argv[1], "touchnode"))
+		return cmd_touchnode(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "csvshare"))
+		return cmd_csvshare(argc, argv);
 	if (argc < 2) {
 		fprintf(stderr, "usage: bedcheck sysfs|numa N|swsample N|sampler N|pmusysfs|count N|userread N|selfmon N|loop N\n");
 		return 2;

@@ -1069,10 +1069,23 @@ def check_x86_advise(c, bed, blocks):
     if d is not None and w is not None:
         it = item_at(d, w['hot_start'])
         if c.ok(it is not None, '%s: the advice names the shared buffer' % what):
-            c.ok(it['action'] == 'interleave' and sorted(it['interleave']) == [0, 1],
-                 '%s: advice %s %s (want interleave 0,1): %s; CPU nodes %s'
-                 % (what, it['action'], it['interleave'], it['reason'],
-                    [(x['node'], round(x['share'], 3)) for x in it['cpu_nodes']]))
+            shares = {x['node']: x['share'] for x in it['cpu_nodes']}
+            split = [(n, round(v, 3)) for n, v in sorted(shares.items())]
+            if shares.get(0, 0) >= 0.25 and shares.get(1, 0) >= 0.25:
+                c.ok(it['action'] == 'interleave' and sorted(it['interleave']) == [0, 1],
+                     '%s: advice %s %s (want interleave 0,1): %s; CPU nodes %s'
+                     % (what, it['action'], it['interleave'], it['reason'], split))
+            else:
+                # The workload faults as many pages on both nodes' CPUs
+                # (a barrier per round), but under a loaded host the TCG
+                # vCPUs' samples came out 85-91 % node 0 in some runs (seen
+                # in 2 of 4 runs at load 15): then rule 3 (docs/advise.md)
+                # must not interleave, and the skew is noted.
+                c.ok(it['action'] != 'interleave',
+                     '%s: skewed split %s: no interleave (rule 3 needs >= 25 %% each), got %s: %s'
+                     % (what, split, it['action'], it['reason']))
+                c.note('%s: sample split across CPU nodes skewed (%s); interleave not exercised '
+                       'in this run' % (what, split))
 
 
 def damon_doc(lines):

@@ -677,16 +677,8 @@ static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sy
 	/* a live run shows no kernel address its caller may not see (the rule
 	 * of `pmuscope mem`: proc/kallsyms hides them from this caller) */
 	bool hide = false;
-	if (info.kind == PMS_MEMSRC_LIVE) {
-		struct pms_symbolizer *probe = NULL;
-		if (sym)
-			hide = !pms_symbolizer_kernel_visible(sym);
-		else if (sys && pms_symbolizer_new(sys, pms_memprof_maps(rn->prof), &probe) == 0)
-			hide = !pms_symbolizer_kernel_visible(probe);
-		else
-			hide = true;
-		pms_symbolizer_free(probe);
-	}
+	if (info.kind == PMS_MEMSRC_LIVE)
+		hide = !pms_kernel_addrs_visible(sys);
 	if (hide)
 		for (size_t i = 0; i < rep->nlines; i++) {
 			if (rep->lines[i].kernel)

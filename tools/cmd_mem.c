@@ -490,19 +490,6 @@ struct rec_ctx {
 	char wmsg[512];           /* and its message (later calls overwrite the library's) */
 };
 
-/* Whether proc/kallsyms shows this caller kernel addresses: the report,
- * the call paths and the -o file show none when it does not. */
-static bool mem_kernel_visible(struct pms_sys *sys)
-{
-	struct pms_maps *none = NULL;
-	struct pms_symbolizer *probe = NULL;
-	bool v = false;
-	if (pms_maps_new(&none) == 0 && pms_symbolizer_new(sys, none, &probe) == 0)
-		v = pms_symbolizer_kernel_visible(probe);
-	pms_symbolizer_free(probe);
-	pms_maps_free(none);
-	return v;
-}
 
 
 static void note_werr(struct rec_ctx *c, int rc)
@@ -969,7 +956,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	ctx->prof = prof;
-	bool kvis = mem_kernel_visible(sys);
+	bool kvis = pms_kernel_addrs_visible(sys);
 	if (o.cg != PMS_CALLGRAPH_NONE || o.branches) {
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = o.top;

@@ -166,17 +166,6 @@ static const char *event_name(const struct pms_memsrc_attr *a)
 	return g ? g : a->name;
 }
 
-static bool kernel_visible(struct pms_sys *sys)
-{
-	struct pms_maps *none = NULL;
-	struct pms_symbolizer *probe = NULL;
-	bool v = false;
-	if (pms_maps_new(&none) == 0 && pms_symbolizer_new(sys, none, &probe) == 0)
-		v = pms_symbolizer_kernel_visible(probe);
-	pms_symbolizer_free(probe);
-	pms_maps_free(none);
-	return v;
-}
 
 int cmd_record(const struct cli_global *g, int argc, char **argv)
 {
@@ -336,7 +325,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		cli_fail("record: profile");
 		goto out_sig;
 	}
-	bool kvis = kernel_visible(sys);
+	bool kvis = pms_kernel_addrs_visible(sys);
 	if (so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter) {
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = top;

@@ -103,6 +103,9 @@ bool pms_symbolizer_demangles(const struct pms_symbolizer *s);
 /* Whether proc/kallsyms shows real addresses to this caller (kptr_restrict,
  * CAP_SYSLOG): when false, kernel addresses must not be shown. */
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s);
+/* The same question without a symbolizer (nothing is loaded or kept): what
+ * a live run may show and write (kernel IPs, kernel data addresses). */
+bool pms_kernel_addrs_visible(struct pms_sys *sys);
 
 /* The GNU build id of the ELF file at path (its NT_GNU_BUILD_ID note, read
  * with elfutils): id gets *len (<= 20) bytes.  PMS_ENOENT when the file

@@ -289,6 +289,30 @@ static void load_kernel(struct pms_symbolizer *s)
 		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 
+bool pms_kernel_addrs_visible(struct pms_sys *sys)
+{
+	char *text = NULL;
+	bool v = false;
+	if (!sys || pms_sys_read_file(sys, "proc/kallsyms", &text, NULL) < 0) {
+		pms_error_clear();
+		return false;
+	}
+	/* kptr_restrict shows every address as 0 to a caller it hides them
+	 * from; a visible table has non-zero ones (its first lines may be 0:
+	 * absolute per-CPU symbols). */
+	for (const char *l = text; *l && !v;) {
+		char *end;
+		if (strtoull(l, &end, 16) && end != l)
+			v = true;
+		const char *nl = strchr(l, '\n');
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	free(text);
+	return v;
+}
+
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s)
 {
 	if (!s)

@@ -102,8 +102,11 @@ if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
   mp=$!
   # the sampler is open once the process has its perf fds (no fixed sleep
   # decides the result: only that the programs start while it records)
-  for _ in $(seq 100); do
-    ls -l /proc/$mp/fd 2>/dev/null | grep -q "anon_inode:\[perf_event\]" && break
+  # (the engine ladder's probes open one perf fd at a time and close it:
+  # recording has started once there is one fd per online CPU)
+  ncpu=$(getconf _NPROCESSORS_ONLN)
+  for _ in $(seq 300); do
+    [ "$(ls -l /proc/$mp/fd 2>/dev/null | grep -c "anon_inode:\[perf_event\]")" -ge "$ncpu" ] && break
     sleep 0.1
   done
   specs=""

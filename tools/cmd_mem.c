@@ -776,6 +776,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cli_fail("mem: topology");
 		goto out;
 	}
+	/* read before the sampler opens: between its open and its enable no
+	 * slow work (a system-wide run misses what runs meanwhile) */
+	bool kvis = pms_kernel_addrs_visible(sys);
 	/* causes first, before anything runs */
 	if (o.kind == T_PID && kill(o.pid, 0) < 0 && errno == ESRCH) {
 		fprintf(stderr, "pmuscope: mem: no process %d\n", (int)o.pid);
@@ -956,7 +959,6 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	ctx->prof = prof;
-	bool kvis = pms_kernel_addrs_visible(sys);
 	if (o.cg != PMS_CALLGRAPH_NONE || o.branches) {
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = o.top;

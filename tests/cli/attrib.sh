@@ -102,21 +102,23 @@ if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
   mp=$!
   # the sampler is open once the process has its perf fds (no fixed sleep
   # decides the result: only that the programs start while it records)
-  # (the engine ladder's probes open one perf fd at a time and close it:
-  # recording has started once there is one fd per online CPU)
+  # (the engine ladder's probes open perf fds and close them unmapped:
+  # recording has started once a ring per online CPU is mapped)
   ncpu=$(getconf _NPROCESSORS_ONLN)
-  for _ in $(seq 300); do
-    [ "$(ls -l /proc/$mp/fd 2>/dev/null | grep -c "anon_inode:\[perf_event\]")" -ge "$ncpu" ] && break
+  for _ in $(seq 600); do
+    [ "$(grep -c "anon_inode:\[perf_event\]" /proc/$mp/maps 2>/dev/null)" -ge "$ncpu" ] && break
     sleep 0.1
   done
   specs=""
   pids=""
-  for i in 1 2 3; do "$wl" 8192 "$tmp/s$i" 0 1 2000 & specs="$specs $!:$tmp/s$i:0.95"; pids="$pids $!"; done
+  # (mapped is not yet enabled: the programs touch their pages 500 ms
+  # after they start)
+  for i in 1 2 3; do "$wl" 8192 "$tmp/s$i" 500 1 2000 & specs="$specs $!:$tmp/s$i:0.95"; pids="$pids $!"; done
   # the short-lived one lives 300 ms after its touch; 1 s under a sanitizer
   # build, whose drain-and-resolve loop is several times slower
   short=300
   ldd "$cli" 2>/dev/null | grep -q "libasan" && short=1000
-  "$wl" 8192 "$tmp/s4" 0 1 $short & specs="$specs $!:$tmp/s4:0.95"; pids="$pids $!"
+  "$wl" 8192 "$tmp/s4" 500 1 $short & specs="$specs $!:$tmp/s4:0.95"; pids="$pids $!"
   # shellcheck disable=SC2086
   wait $pids
   sleep 1
@@ -125,7 +127,7 @@ if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
   rc=$?
   [ $rc = 130 ] || { bad "mem -a exit status $rc (want 130 after SIGINT)"; cat "$tmp/err.all"; }
   # shellcheck disable=SC2086
-  python3 "$tmp/share.py" "$tmp/all.json" $specs || bad "mem -a: four programs"
+  python3 "$tmp/share.py" "$tmp/all.json" $specs || { bad "mem -a: four programs"; python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("samples", d["samples"]["total"], "pids", sorted({s["pid"] for s in d["sample_list"]}))' "$tmp/all.json"; echo "programs:$pids"; cat "$tmp/err.all"; }
   python3 - "$tmp/all.json" <<'PY' || bad "mem -a: functions carry pid and command"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -114,10 +114,10 @@ if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
   # (mapped is not yet enabled: the programs touch their pages 500 ms
   # after they start)
   for i in 1 2 3; do "$wl" 8192 "$tmp/s$i" 500 1 2000 & specs="$specs $!:$tmp/s$i:0.95"; pids="$pids $!"; done
-  # the short-lived one lives 300 ms after its touch; 1 s under a sanitizer
+  # the short-lived one lives 300 ms after its touch; 3 s under a sanitizer
   # build, whose drain-and-resolve loop is several times slower
   short=300
-  ldd "$cli" 2>/dev/null | grep -q "libasan" && short=1000
+  ldd "$cli" 2>/dev/null | grep -q "libasan" && short=3000
   "$wl" 8192 "$tmp/s4" 500 1 $short & specs="$specs $!:$tmp/s4:0.95"; pids="$pids $!"
   # shellcheck disable=SC2086
   wait $pids

@@ -1,0 +1,496 @@
+/* One live run (include/pmuscope/liverun.h): target, sampler, source, the
+ * poll loop with node resolution while processes live and at held exits,
+ * stop rules, recording sync, exit status.
+ *
+ * kill(2) and sigaction(2) are not perf syscalls and are not in the seam's
+ * ops table (as fork/wait/ptrace in sample/child.c): they run only on a
+ * live context, which the sampler and child already demand for a command;
+ * for -p the liveness probe is kill(pid, 0). */
+#include "pmuscope/liverun.h"
+#include "pmuscope/symbols.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct pms_liverun {
+	struct pms_sys *sys;
+	const struct pms_pmus *pmus;
+	const struct pms_topo *topo;
+	enum pms_liverun_target target;
+	pid_t pid;
+	struct pms_child *child;
+	struct pms_sampler *smp;
+	struct pms_memsrc *src;
+	struct pms_numa_oracle *oracle;
+	struct pms_memprof *prof;
+	struct pms_recorder *rec;
+	struct pms_liverun_callbacks cb;
+	void *ud;
+	double duration, sync_s, progress_s, kill_after;
+	int poll_ms;
+	bool catching, started, done, finished;
+	volatile sig_atomic_t stop_req;
+	/* the outcome */
+	bool have_status, interrupted, timed_out, killed, target_gone, forwarded;
+	int status, stop_signal;
+	double t0, forwarded_at, last_sync, last_progress, seconds;
+	uint64_t held_exits, release_errors;
+	int werr;
+	char wmsg[512];
+};
+
+/* The caught signal of the one run that catches them. */
+static volatile sig_atomic_t caught_sig;
+static bool catching_now;
+static struct sigaction old_int, old_term;
+
+static void on_signal(int sig)
+{
+	caught_sig = sig;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void note_werr(struct pms_liverun *r, int rc)
+{
+	if (rc < 0 && !r->werr) {
+		r->werr = rc;
+		snprintf(r->wmsg, sizeof(r->wmsg), "%s", pms_error_last());
+	}
+}
+
+static int on_sample(void *ud, const struct pms_memsrc_sample *s)
+{
+	struct pms_liverun *r = ud;
+	int rc;
+	if (r->prof && (rc = pms_memprof_add_src(r->prof, s)) < 0)
+		return rc;
+	if (r->cb.sample && (rc = r->cb.sample(r->ud, s)) < 0)
+		return rc;
+	if (r->rec && !r->werr)
+		note_werr(r, pms_recorder_sample(r->rec, s));
+	return 0;
+}
+
+static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
+{
+	struct pms_liverun *r = ud;
+	int rc;
+	if (r->prof && (rc = pms_memprof_sideband(r->prof, rec, r->oracle)) < 0)
+		return rc;
+	if (r->cb.sideband && (rc = r->cb.sideband(r->ud, rec, attr_idx)) < 0)
+		return rc;
+	if (r->rec && !r->werr)
+		note_werr(r, pms_recorder_sideband(r->rec, rec, attr_idx));
+	return 0;
+}
+
+static const struct pms_memsrc_callbacks src_cb = { on_sample, on_sideband };
+
+static void restore_signals(struct pms_liverun *r)
+{
+	if (!r->catching)
+		return;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	catching_now = false;
+	r->catching = false;
+}
+
+void pms_liverun_free(struct pms_liverun *r)
+{
+	if (!r)
+		return;
+	pms_recorder_free(r->rec);
+	pms_numa_oracle_free(r->oracle);
+	pms_memsrc_free(r->src);
+	pms_sampler_free(r->smp);
+	pms_child_free(r->child);
+	restore_signals(r);
+	free(r);
+}
+
+int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
+		     const struct pms_topo *topo, const struct pms_liverun_opts *opts,
+		     struct pms_liverun **out)
+{
+	static const struct pms_liverun_opts defaults = PMS_LIVERUN_OPTS_INIT;
+	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
+	struct pms_liverun *r;
+	int rc;
+
+	if (!sys || !out)
+		return pms_err(PMS_EINVAL, "pms_liverun_open: NULL argument");
+	if (!opts)
+		opts = &defaults;
+	if ((rc = pms_opts_check("pms_liverun_open", "PMS_LIVERUN_OPTS_INIT", opts->version,
+				 PMS_LIVERUN_OPTS_VERSION)) < 0)
+		return rc;
+	if (opts->target == PMS_LIVERUN_COMMAND && (!opts->argv || !opts->argv[0]))
+		return pms_err(PMS_EINVAL, "live run: no command to start");
+	if (opts->target == PMS_LIVERUN_PID && opts->pid <= 0)
+		return pms_err(PMS_EINVAL, "live run: -p needs a process id > 0, not %d",
+			       (int)opts->pid);
+	if (opts->target > PMS_LIVERUN_SYSTEM)
+		return pms_err(PMS_EINVAL, "live run: unknown target %d", (int)opts->target);
+	if (opts->catch_signals && catching_now)
+		return pms_err(PMS_EBUSY, "live run: another run of this process catches "
+					  "SIGINT/SIGTERM already; free it first");
+	if (opts->target == PMS_LIVERUN_PID && kill(opts->pid, 0) < 0 && errno == ESRCH)
+		return pms_err(PMS_ENOENT, "no process %d", (int)opts->pid);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pms_err(PMS_ENOMEM, "live run: out of memory");
+	r->sys = sys;
+	r->pmus = pmus;
+	r->topo = topo;
+	r->target = opts->target;
+	r->cb = opts->callbacks ? *opts->callbacks : (struct pms_liverun_callbacks){ 0 };
+	r->ud = opts->ud;
+	r->duration = opts->duration_s > 0 ? opts->duration_s : 0;
+	r->sync_s = opts->sync_s > 0 ? opts->sync_s : 1.0;
+	r->progress_s = opts->progress_s > 0 ? opts->progress_s : 1.0;
+	r->kill_after = opts->kill_after_s > 0 ? opts->kill_after_s : 5.0;
+	r->poll_ms = opts->poll_ms > 0 ? opts->poll_ms
+		     : opts->target == PMS_LIVERUN_COMMAND ? 100
+							   : 20; /* a process living a few
+								  * hundred ms is asked about */
+	if (opts->catch_signals) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		caught_sig = 0;
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+		catching_now = r->catching = true;
+	}
+
+	if (opts->target == PMS_LIVERUN_COMMAND) {
+		struct pms_child_opts co = PMS_CHILD_OPTS_INIT;
+		co.hold_exits = opts->hold_exits;
+		if ((rc = pms_child_spawn_opts(sys, opts->argv, &co, &r->child)) < 0)
+			goto fail;
+		r->pid = pms_child_pid(r->child);
+	} else if (opts->target == PMS_LIVERUN_PID) {
+		r->pid = opts->pid;
+	}
+
+	if (opts->sampler) {
+		/* the caller's struct may be older (shorter) than ours: copy what
+		 * its version has, the rest keeps the defaults, and the sampler
+		 * reads it by its version (a new version adds its line here) */
+		unsigned v = opts->sampler->version;
+		if ((rc = pms_opts_check("pms_liverun_open (sampler)", "PMS_SAMPLER_OPTS_INIT", v,
+					 PMS_SAMPLER_OPTS_VERSION)) < 0)
+			goto fail;
+		memcpy(&so, opts->sampler,
+		       v == 1 ? offsetof(struct pms_sampler_opts, callgraph) : sizeof(so));
+	}
+	so.target = opts->target == PMS_LIVERUN_SYSTEM ? PMS_TARGET_CPUS
+		    : opts->target == PMS_LIVERUN_PID  ? PMS_TARGET_PID
+						       : PMS_TARGET_CHILD;
+	so.pid = opts->target == PMS_LIVERUN_SYSTEM ? -1 : r->pid;
+	if ((rc = pms_sampler_open(sys, pmus, topo, &so, &r->smp)) < 0)
+		goto fail; /* the sampler's message says which engines refused and why */
+	if ((rc = pms_memsrc_open_live(r->smp, topo, &r->src)) < 0)
+		goto fail;
+	if (opts->resolve) {
+		struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+		long psz = sysconf(_SC_PAGESIZE);
+		/* each sample is asked about in its own process (the oracle's
+		 * cache is per process), system-wide too */
+		no.pid = r->pid > 0 ? r->pid : 0;
+		no.page_size = psz > 0 ? (size_t)psz : 4096;
+		if ((rc = pms_numa_oracle_new(sys, topo, &no, &r->oracle)) < 0)
+			goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	pms_liverun_free(r);
+	return rc;
+}
+
+void pms_liverun_set_profile(struct pms_liverun *r, struct pms_memprof *prof)
+{
+	if (r)
+		r->prof = prof;
+}
+
+int pms_liverun_record(struct pms_liverun *r, int fd, const struct pms_recorder_opts *ropts)
+{
+	int rc;
+	if (!r || fd < 0)
+		return pms_err(PMS_EINVAL, "pms_liverun_record: no run or no file");
+	if (r->rec || r->started)
+		return pms_err(PMS_EINVAL, "pms_liverun_record: %s",
+			       r->rec ? "the run records already" : "the run has started");
+	if ((rc = pms_recorder_open(fd, r->src, ropts, &r->rec)) < 0)
+		return rc;
+	/* the header down at once: a killed run leaves a readable file */
+	if ((rc = pms_recorder_sync(r->rec)) < 0) {
+		pms_recorder_free(r->rec);
+		r->rec = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+int pms_liverun_start(struct pms_liverun *r)
+{
+	int rc;
+	if (!r)
+		return pms_err(PMS_EINVAL, "pms_liverun_start: NULL run");
+	if (r->started)
+		return pms_err(PMS_EINVAL, "pms_liverun_start: started already");
+	if (r->child) {
+		if ((rc = pms_child_start(r->child)) < 0) {
+			int st;
+			/* reap it; keep the exec failure's message */
+			if (pms_child_wait(r->child, false, &st) == 0) {
+				r->have_status = true;
+				r->status = st;
+			}
+			r->done = r->finished = true;
+			return rc;
+		}
+	} else if ((rc = pms_sampler_enable(r->smp)) < 0) {
+		return rc;
+	}
+	r->started = true;
+	r->t0 = r->last_sync = r->last_progress = now_s();
+	return 0;
+}
+
+/* While the processes live: the target's mappings, the nodes, the names. */
+static void while_alive(struct pms_liverun *r)
+{
+	if (!r->prof)
+		return;
+	if (r->pid > 0 && r->target != PMS_LIVERUN_SYSTEM)
+		(void)pms_maps_read_proc(pms_memprof_maps(r->prof), r->sys, r->pid);
+	if (r->oracle)
+		(void)pms_memprof_resolve(r->prof, r->oracle);
+	(void)pms_memprof_name_tasks(r->prof, r->sys);
+}
+
+int pms_liverun_drain(struct pms_liverun *r)
+{
+	if (!r || !r->src)
+		return pms_err(PMS_EINVAL, "pms_liverun_drain: NULL run");
+	int rc = pms_memsrc_poll(r->src, 0, &src_cb, r);
+	if (r->prof && r->oracle)
+		(void)pms_memprof_resolve(r->prof, r->oracle);
+	return rc < 0 ? rc : 0;
+}
+
+/* A thread of the command's tree stopped at exit: its memory is still
+ * there.  Drain the rings (its last samples), ask about its pages through
+ * the stopped thread, let it go. */
+static void held_exit(struct pms_liverun *r, const struct pms_child_event *ev)
+{
+	(void)pms_memsrc_poll(r->src, 0, &src_cb, r);
+	if (r->prof) {
+		if (ev->pid == r->pid)
+			(void)pms_maps_read_proc(pms_memprof_maps(r->prof), r->sys, ev->pid);
+		(void)pms_memprof_name_tasks(r->prof, r->sys);
+		if (r->oracle)
+			(void)pms_memprof_resolve_task(r->prof, r->oracle, ev->pid, ev->tid);
+	}
+	r->held_exits++;
+	if (pms_child_release(r->child, ev->tid) < 0)
+		r->release_errors++;
+}
+
+int pms_liverun_step(struct pms_liverun *r)
+{
+	if (!r)
+		return pms_err(PMS_EINVAL, "pms_liverun_step: NULL run");
+	if (!r->started)
+		return r->done ? 0 : pms_err(PMS_EINVAL, "pms_liverun_step: not started");
+	if (r->done)
+		return 0;
+	int pr = pms_memsrc_poll(r->src, r->poll_ms, &src_cb, r);
+	int sig = r->stop_req ? (int)r->stop_req : r->catching ? (int)caught_sig : 0;
+	if (pr < 0 && !sig) {
+		r->done = true;
+		r->seconds = now_s() - r->t0;
+		return pr;
+	}
+	while_alive(r);
+	double t = now_s();
+	if (r->rec && !r->werr && t - r->last_sync >= r->sync_s) {
+		/* the file stays readable (by perf too) if we are killed */
+		note_werr(r, pms_recorder_sync(r->rec));
+		r->last_sync = t;
+	}
+	if (r->cb.progress && t - r->last_progress >= r->progress_s) {
+		struct pms_memsrc_stats st;
+		pms_memsrc_stats(r->src, &st);
+		struct pms_liverun_progress p = { t - r->t0, st.samples, st.lost + st.lost_samples };
+		r->cb.progress(r->ud, &p);
+		r->last_progress = t;
+	}
+	if (sig && !r->interrupted) {
+		r->interrupted = true;
+		r->stop_signal = sig;
+	}
+	bool timeout_now = false;
+	if (r->duration > 0 && t - r->t0 >= r->duration && !r->timed_out) {
+		r->timed_out = true;
+		timeout_now = true;
+	}
+	if (r->child) {
+		if ((r->interrupted || timeout_now) && !r->forwarded) {
+			/* the command stops as under perf: the signal that reached
+			 * us, SIGINT at the end of the duration */
+			kill(r->pid, r->interrupted ? r->stop_signal : SIGINT);
+			r->forwarded = true;
+			r->forwarded_at = t;
+		} else if (r->forwarded && !r->killed && t - r->forwarded_at > r->kill_after) {
+			/* it did not stop on the forwarded signal */
+			kill(r->pid, SIGKILL);
+			r->killed = true;
+		}
+		struct pms_child_event ev;
+		int cr;
+		while (!r->done && (cr = pms_child_poll(r->child, false, &ev)) == 0 &&
+		       ev.kind != PMS_CHILD_EV_NONE) {
+			if (ev.kind == PMS_CHILD_EV_HELD) {
+				held_exit(r, &ev);
+			} else if (ev.kind == PMS_CHILD_EV_EXITED) {
+				r->have_status = true;
+				r->status = ev.status;
+				r->done = true;
+			}
+		}
+		if (!r->done && cr < 0) {
+			int st;
+			if (pms_child_wait(r->child, false, &st) == 0) {
+				r->have_status = true;
+				r->status = st;
+			}
+			r->done = true;
+		}
+	} else {
+		if (r->interrupted || r->timed_out)
+			r->done = true;
+		if (r->target == PMS_LIVERUN_PID && kill(r->pid, 0) < 0 && errno == ESRCH) {
+			r->target_gone = true;
+			r->done = true;
+		}
+	}
+	r->seconds = now_s() - r->t0;
+	return r->done ? 0 : 1;
+}
+
+int pms_liverun_run(struct pms_liverun *r)
+{
+	int rc;
+	while ((rc = pms_liverun_step(r)) > 0)
+		;
+	return rc;
+}
+
+void pms_liverun_stop(struct pms_liverun *r, int sig)
+{
+	if (r)
+		r->stop_req = sig > 0 ? sig : SIGINT;
+}
+
+void pms_liverun_set_duration(struct pms_liverun *r, double seconds)
+{
+	if (!r)
+		return;
+	r->duration = seconds > 0 ? seconds : 0;
+	r->timed_out = false;
+	r->t0 = now_s();
+}
+
+int pms_liverun_finish(struct pms_liverun *r)
+{
+	if (!r)
+		return pms_err(PMS_EINVAL, "pms_liverun_finish: NULL run");
+	if (r->finished)
+		return r->werr;
+	r->finished = true;
+	if (r->started)
+		r->seconds = now_s() - r->t0;
+	(void)pms_sampler_disable(r->smp);
+	(void)pms_memsrc_poll(r->src, 0, &src_cb, r);
+	if (r->prof && r->oracle)
+		(void)pms_memprof_resolve(r->prof, r->oracle);
+	if (r->rec)
+		/* finish writes what it can (the records before a failure stay
+		 * readable) and returns the first failure */
+		note_werr(r, pms_recorder_finish(r->rec, r->sys, r->topo, r->pmus));
+	return r->werr;
+}
+
+void pms_liverun_result(const struct pms_liverun *r, struct pms_liverun_result *out)
+{
+	if (!out)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (!r)
+		return;
+	out->have_status = r->have_status;
+	out->status = r->status;
+	out->interrupted = r->interrupted;
+	out->stop_signal = r->stop_signal;
+	out->timed_out = r->timed_out;
+	out->killed = r->killed;
+	out->target_gone = r->target_gone;
+	out->seconds = r->started && !r->done && !r->finished ? now_s() - r->t0 : r->seconds;
+	out->holding = r->child && pms_child_holding(r->child, &out->hold_why);
+	if (out->holding)
+		out->hold_why = NULL;
+	out->held_exits = r->held_exits;
+	out->release_errors = r->release_errors;
+	out->write_error = r->werr;
+	out->write_message = r->werr ? r->wmsg : NULL;
+}
+
+double pms_liverun_elapsed(const struct pms_liverun *r)
+{
+	return r && r->started ? now_s() - r->t0 : 0;
+}
+
+pid_t pms_liverun_pid(const struct pms_liverun *r)
+{
+	return r && r->pid > 0 ? r->pid : 0;
+}
+
+struct pms_sampler *pms_liverun_sampler(const struct pms_liverun *r)
+{
+	return r ? r->smp : NULL;
+}
+
+struct pms_memsrc *pms_liverun_source(const struct pms_liverun *r)
+{
+	return r ? r->src : NULL;
+}
+
+struct pms_numa_oracle *pms_liverun_oracle(const struct pms_liverun *r)
+{
+	return r ? r->oracle : NULL;
+}
+
+struct pms_recorder *pms_liverun_recorder(const struct pms_liverun *r)
+{
+	return r ? r->rec : NULL;
+}

@@ -17,6 +17,7 @@
 #include "cli_opt.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
+#include "pmuscope/liverun.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/pathprof.h"
 #include "pmuscope/recorder.h"
@@ -26,7 +27,7 @@
 
 int cmd_record(const struct cli_global *g, int argc, char **argv);
 
-enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK };
+enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD };
 
 static const struct cli_opt opts[] = {
 	{ "event", 'e', CLI_ARG, "EVENT",
@@ -42,6 +43,10 @@ static const struct cli_opt opts[] = {
 	{ "branch-filter", 'j', CLI_ARG, "LIST", 'j', "branch stack of these types: any, call, any_ret,\nind_call, cond, ..., u, k (perf record -j)" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "also write the samples as perf.data to FILE" },
 	{ "duration", 0, CLI_ARG, "SEC", O_DURATION, "stop after SEC seconds" },
+	{ "no-hold", 0, CLI_NOARG, NULL, O_NOHOLD,
+	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
+	  "read their mappings; a set-user-ID command keeps its\n"
+	  "privileges only with --no-hold" },
 	{ "no-fallback", 0, CLI_NOARG, NULL, O_NOFALLBACK, "fail instead of sampling cpu-clock when the event\nneeds a hardware PMU this machine does not have" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
 	{ "folded", 0, CLI_ARG, "FILE", O_FOLDED, "with -g: every call path as folded stacks (flame graphs)" },
@@ -68,44 +73,15 @@ const struct cli_spec cli_spec_record = {
 	.stop_at_operand = true,
 };
 
-static volatile sig_atomic_t stop_sig;
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
 struct rctx {
 	struct pms_memprof *prof;
 	struct pms_pathprof *paths;
-	struct pms_recorder *rec;
-	int werr;
 };
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct rctx *c = ud;
-	int rc = pms_memprof_add_src(c->prof, x);
-	if (rc >= 0 && c->paths)
-		rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof));
-	if (rc >= 0 && c->rec && !c->werr && pms_recorder_sample(c->rec, x) < 0)
-		c->werr = -1;
-	return rc;
-}
-
-static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
-{
-	struct rctx *c = ud;
-	int rc = pms_memprof_sideband(c->prof, rec, NULL);
-	if (rc >= 0 && c->rec && !c->werr && pms_recorder_sideband(c->rec, rec, attr_idx) < 0)
-		c->werr = -1;
-	return rc;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return c->paths ? pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof)) : 0;
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -172,7 +148,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	const char *event = "cycles", *out = NULL, *folded = NULL;
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
 	struct pms_cpuset cpus = { 0 };
-	bool json = false, system = false;
+	bool json = false, system = false, no_hold = false;
 	size_t top = 10;
 	double duration = 0;
 	pid_t pid = -1;
@@ -231,6 +207,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 				return cli_bad_arg(&p, "seconds > 0");
 			break;
 		case O_NOFALLBACK: so.no_fallback = true; break;
+		case O_NOHOLD: no_hold = true; break;
 		case O_TOP:
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
 				return cli_bad_arg(&p, "1..100000");
@@ -263,16 +240,13 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
-	struct pms_child *child = NULL;
-	struct pms_sampler *smp = NULL;
+	struct pms_liverun *run = NULL;
 	struct pms_memsrc *src = NULL;
 	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pms_pathreport *prep = NULL;
 	struct rctx ctx = { 0 };
-	struct sigaction sa, old_int, old_term;
-	int status = 0;
-	bool have_status = false;
+	struct pms_liverun_result res;
 
 	sys = cli_open_sys(g);
 	if (!sys)
@@ -294,38 +268,42 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		fprintf(stderr, "pmuscope: record: no process %d\n", (int)pid);
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	if (cmd) {
-		if (pms_child_spawn(sys, cmd, &child) < 0) {
-			cli_fail("record: starting the command");
-			goto out_sig;
-		}
-		pid = pms_child_pid(child);
-	}
+	bool kvis = pms_kernel_addrs_visible(sys);
 	so.event = event;
-	so.target = system ? PMS_TARGET_CPUS : cmd ? PMS_TARGET_CHILD : PMS_TARGET_PID;
-	so.pid = pid;
 	so.cpus = cpus;
-	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
+	/* the run: the command held at its processes' exits (their maps are
+	 * read there), signals forwarded, --duration */
+	const struct pms_liverun_callbacks lcb = { on_sample, NULL, NULL };
+	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
+	lo.target = system ? PMS_LIVERUN_SYSTEM : cmd ? PMS_LIVERUN_COMMAND : PMS_LIVERUN_PID;
+	lo.argv = cmd;
+	lo.hold_exits = cmd != NULL && !no_hold;
+	lo.pid = pid;
+	lo.sampler = &so;
+	lo.duration_s = duration;
+	lo.catch_signals = true;
+	lo.callbacks = &lcb;
+	lo.ud = &ctx;
+	if (pms_liverun_open(sys, pmus, topo, &lo, &run) < 0) {
 		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
-		goto out_sig;
+		goto out;
 	}
-	if (pms_memsrc_open_live(smp, topo, &src) < 0) {
-		cli_fail("record: sample source");
-		goto out_sig;
-	}
+	src = pms_liverun_source(run);
+	pid = pms_liverun_pid(run);
+	pms_liverun_result(run, &res);
+	if (lo.hold_exits && !res.holding)
+		fprintf(stderr, "pmuscope: record: cannot hold the command's processes at exit "
+				"(%s); going on without: a process that exits early may show "
+				"[unknown] functions\n",
+			res.hold_why ? res.hold_why : "ptrace refused");
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
 	po.top = top;
 	if (pms_memprof_new(topo, &po, &ctx.prof) < 0) {
 		cli_fail("record: profile");
-		goto out_sig;
+		goto out;
 	}
-	bool kvis = pms_kernel_addrs_visible(sys);
+	pms_liverun_set_profile(run, ctx.prof);
 	if (so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter) {
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = top;
@@ -333,7 +311,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		pp.kept_samples = true;
 		if (pms_pathprof_new(sys, &pp, &ctx.paths) < 0) {
 			cli_fail("record: call paths");
-			goto out_sig;
+			goto out;
 		}
 	}
 	if (out) {
@@ -342,56 +320,30 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		ro.hide_kernel_ips = !kvis;
 		if (outfd < 0) {
 			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, strerror(errno));
-			goto out_sig;
+			goto out;
 		}
-		if (pms_recorder_open(outfd, src, &ro, &ctx.rec) < 0) {
+		if (pms_liverun_record(run, outfd, &ro) < 0) {
 			cli_fail("record: perf.data");
-			goto out_sig;
+			goto out;
 		}
 	}
-	if (child && pms_child_start(child) < 0) {
-		exit_code = cli_exec_failed("record", cmd[0]);
-		pms_child_wait(child, false, NULL);
-		rc = 0;
-		goto out_sig;
-	}
-	if (!child && pms_sampler_enable(smp) < 0) {
-		cli_fail("record: enabling the sampler");
-		goto out_sig;
-	}
-
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
-	double t0 = now_s(), t = t0;
-	bool done = false, forwarded = false;
-	while (!done) {
-		if (pms_memsrc_poll(src, 100, &cb, &ctx) < 0 && !stop_sig) {
-			cli_fail("record: reading samples");
-			break;
-		}
-		if (pid > 0 && !system)
-			(void)pms_maps_read_proc(pms_memprof_maps(ctx.prof), sys, pid);
-		t = now_s();
-		bool timeout = duration > 0 && t - t0 >= duration;
-		if (child) {
-			if ((stop_sig || timeout) && !forwarded) {
-				kill(pid, stop_sig ? stop_sig : SIGINT);
-				forwarded = true;
-			}
-			if (pms_child_wait(child, true, &status) == 0) {
-				have_status = true;
-				done = true;
-			}
+	if (pms_liverun_start(run) < 0) {
+		if (cmd) {
+			exit_code = cli_exec_failed("record", cmd[0]);
+			rc = 0;
 		} else {
-			done = stop_sig || timeout || (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH);
+			cli_fail("record: enabling the sampler");
 		}
+		goto out;
 	}
-	(void)pms_memsrc_poll(src, 0, &cb, &ctx);
-	if (!child)
-		(void)pms_sampler_disable(smp);
-	if (ctx.rec && pms_recorder_finish(ctx.rec, sys, topo, pmus) < 0)
-		ctx.werr = -1;
-	if (ctx.werr)
-		fprintf(stderr, "pmuscope: record: writing %s failed: %s\n", out, pms_error_last());
+	if (pms_liverun_run(run) < 0)
+		cli_fail("record: reading samples");
+	if (pms_liverun_finish(run) < 0) {
+		pms_liverun_result(run, &res);
+		fprintf(stderr, "pmuscope: record: writing %s failed: %s\n", out, res.write_message);
+	}
+	pms_liverun_result(run, &res);
+	double secs = res.seconds;
 
 	struct pms_memsrc_info si;
 	struct pms_memsrc_stats sst;
@@ -399,18 +351,18 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	pms_memsrc_stats(src, &sst);
 	if (pms_symbolizer_new(sys, pms_memprof_maps(ctx.prof), &sym) < 0)
 		sym = NULL;
-	struct pms_memreport_input in = { .duration_ns = (uint64_t)((t - t0) * 1e9) };
+	struct pms_memreport_input in = { .duration_ns = (uint64_t)(secs * 1e9) };
 	pms_memreport_input_from_src(&in, &si, &sst);
 	if (pms_memprof_report(ctx.prof, sym, &in, &rep) < 0 ||
 	    (ctx.paths && pms_pathprof_report(ctx.paths, rep, sym, kvis, &prep) < 0)) {
 		cli_fail("record: building the report");
-		goto out_sig;
+		goto out;
 	}
 	if (folded) {
 		FILE *f = fopen(folded, "w");
 		if (!f || callpath_write_folded(f, prep) < 0 || fclose(f) != 0) {
 			fprintf(stderr, "pmuscope: record: --folded %s: %s\n", folded, strerror(errno));
-			goto out_sig;
+			goto out;
 		}
 	}
 	const struct pms_memsrc_attr *attrs;
@@ -439,7 +391,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		cli_json_end_array(&j);
 		cli_json_uint(&j, "samples", rep->samples);
 		cli_json_uint(&j, "lost", sst.lost + sst.lost_samples);
-		cli_json_double(&j, "duration_s", t - t0);
+		cli_json_double(&j, "duration_s", secs);
 		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
 		json_sites(&j, "hot_instructions", rep->top_ips_samples, rep->ntop_ips_samples);
 		if (prep)
@@ -448,7 +400,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		cli_json_finish(&j);
 	} else {
 		printf("pmuscope record: %s, %" PRIu64 " samples in %.2f s", event, rep->samples,
-		       t - t0);
+		       secs);
 		if (sst.lost + sst.lost_samples)
 			printf(" (%" PRIu64 " lost)", sst.lost + sst.lost_samples);
 		printf("\nsampled: ");
@@ -471,20 +423,17 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	}
 	fflush(stdout);
 	exit_code = 0;
-	if (have_status) {
-		if (WIFEXITED(status))
-			exit_code = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			exit_code = 128 + WTERMSIG(status);
+	if (res.have_status) {
+		if (WIFEXITED(res.status))
+			exit_code = WEXITSTATUS(res.status);
+		else if (WIFSIGNALED(res.status))
+			exit_code = 128 + WTERMSIG(res.status);
 	}
-	if (ctx.werr)
+	if (res.write_error)
 		exit_code = 74;
 	rc = 0;
-out_sig:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 out:
-	pms_recorder_free(ctx.rec);
+	pms_liverun_free(run); /* before the fd it wrote to */
 	if (outfd >= 0)
 		close(outfd);
 	pms_pathreport_free(prep);
@@ -492,9 +441,6 @@ out:
 	pms_symbolizer_free(sym);
 	pms_pathprof_free(ctx.paths);
 	pms_memprof_free(ctx.prof);
-	pms_memsrc_free(src);
-	pms_sampler_free(smp);
-	pms_child_free(child);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

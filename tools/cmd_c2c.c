@@ -23,6 +23,7 @@
 #include "pmuscope/memsrc.h"
 #include "pmuscope/c2c.h"
 #include "pmuscope/error.h"
+#include "pmuscope/liverun.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/pmu.h"
@@ -39,7 +40,7 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 /* ---- options (the one parser: tools/cli_opt.h) ------------------------------- */
 
 enum { O_DURATION = 256, O_ENGINE, O_PERIOD, O_PHYS, O_DOUBLE, O_DISPLAY, O_SORT, O_ALL,
-       O_LINES, O_NOSYM, O_JSON, O_CSV };
+       O_LINES, O_NOSYM, O_JSON, O_CSV, O_NOHOLD };
 
 static const struct cli_opt opts[] = {
 	{ NULL, 0, CLI_NOARG, NULL, 0, "Target (exactly one):" },
@@ -51,6 +52,10 @@ static const struct cli_opt opts[] = {
 	{ "engine", 0, CLI_ARG, "NAME", O_ENGINE, "ibs, pebs, spe or software (default: best available)" },
 	{ "period", 0, CLI_ARG, "N", O_PERIOD, "sample period (default: the engine's)" },
 	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "no-hold", 0, CLI_NOARG, NULL, O_NOHOLD,
+	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
+	  "ask about their lines' nodes; a set-user-ID command keeps\n"
+	  "its privileges only with --no-hold" },
 	{ NULL, 0, CLI_NOARG, NULL, 0, "The model and the report:" },
 	{ "double-cl", 0, CLI_NOARG, NULL, O_DOUBLE, "128-byte lines (adjacent-line prefetch makes pairs one)" },
 	{ "display", 0, CLI_ARG, "M", O_DISPLAY,
@@ -100,7 +105,7 @@ const struct cli_spec cli_spec_c2c = {
 struct c2c_opts {
 	const char *input;
 	pid_t pid;
-	bool system, json, csv, symbols, phys;
+	bool system, json, csv, symbols, phys, no_hold;
 	double duration;
 	enum pms_engine engine;
 	uint64_t period;
@@ -146,6 +151,7 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 			o->period = (uint64_t)v;
 			break;
 		case O_PHYS: o->phys = true; break;
+		case O_NOHOLD: o->no_hold = true; break;
 		case O_DOUBLE: o->mo.double_cl = true; break;
 		case O_DISPLAY:
 			if (pms_c2c_metric_parse(p.arg, &o->mo.metric) < 0 || o->mo.metric == PMS_C2C_AUTO)
@@ -176,8 +182,10 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 		return cli_usage(sp, "give exactly one of -i FILE, -p PID, -a or -- COMMAND");
 	if (o->json && o->csv)
 		return cli_usage(sp, "--json and --csv exclude each other");
-	if (o->input && (o->duration > 0 || o->engine != PMS_ENG_NONE || o->period || o->phys))
-		return cli_usage(sp, "--duration, --engine, --period and --phys are for live runs");
+	if (o->input && (o->duration > 0 || o->engine != PMS_ENG_NONE || o->period || o->phys ||
+			 o->no_hold))
+		return cli_usage(sp, "--duration, --engine, --period, --phys and --no-hold are for "
+				     "live runs");
 	return -1; /* go on */
 }
 
@@ -580,18 +588,10 @@ static void render(const struct c2c_opts *o, const struct source *src, const str
 
 /* ---- the samples: one memory-sample source, live or recorded -------------------- */
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
 struct run {
 	const struct c2c_opts *o;
 	struct pms_memsrc *src;
 	struct pms_memprof *prof;        /* side-band -> maps; live: the samples too */
-	struct pms_numa_oracle *oracle;  /* live, not system-wide */
 	struct pms_c2c *c;               /* recorded: fed as samples come */
 	struct pms_c2c_opts mo;
 };
@@ -605,11 +605,11 @@ static void set_engine(struct run *rn)
 	pms_c2c_set_engine(rn->c, info.engine);
 }
 
+/* A recorded file's samples and side-band (a live run's go through the
+ * live-run driver into the collector). */
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct run *rn = ud;
-	if (pms_memsrc_kind(rn->src) == PMS_MEMSRC_LIVE)
-		return pms_memprof_add_src(rn->prof, x); /* nodes resolved later */
 	if (!pms_c2c_count(rn->c))
 		set_engine(rn);
 	return pms_c2c_add_src(rn->c, x);
@@ -620,19 +620,12 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	struct run *rn = ud;
 	int rc;
 	(void)attr_idx;
-	/* a file's: the model keeps each process's maps and the kernel's for
-	 * perf's nomap at each sample's time (a live run's maps come from
-	 * /proc too, so the model judges those at the end) */
-	if (pms_memsrc_kind(rn->src) == PMS_MEMSRC_FILE && (rc = pms_c2c_sideband(rn->c, rec)) < 0)
+	/* the model keeps each process's maps and the kernel's for perf's
+	 * nomap at each sample's time (a live run's maps come from /proc
+	 * too, so the model judges those at the end) */
+	if ((rc = pms_c2c_sideband(rn->c, rec)) < 0)
 		return rc;
-	return pms_memprof_sideband(rn->prof, rec, rn->oracle);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return pms_memprof_sideband(rn->prof, rec, NULL);
 }
 
 /* After the source is drained: the report, rendered. */
@@ -757,14 +750,11 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
-	struct pms_child *child = NULL;
-	struct pms_sampler *smp = NULL;
-	struct sigaction sa, old_int, old_term;
+	struct pms_liverun *lr = NULL;
 	struct run rn = { .o = o, .mo = o->mo };
 	struct source src;
-	pid_t pid = o->pid;
+	struct pms_liverun_result res;
 	int ret = 1;
-	bool handlers = false;
 
 	memset(&src, 0, sizeof(src));
 	src.kind = "live";
@@ -781,82 +771,53 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 		cli_fail("c2c: PMU discovery / topology");
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	handlers = true;
-	if (o->cmd) {
-		if (pms_child_spawn(sys, o->cmd, &child) < 0) {
-			cli_fail("c2c: starting the command");
-			goto out;
-		}
-		pid = pms_child_pid(child);
-	}
+	/* the run: a command held at its processes' exits until their lines'
+	 * nodes are asked about; -p/-a resolved on a short timer */
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
-	so.target = o->system ? PMS_TARGET_CPUS : o->pid ? PMS_TARGET_PID : PMS_TARGET_CHILD;
-	so.pid = pid;
 	so.period = o->period;
 	so.want_phys = o->phys;
 	so.engine = o->engine;
-	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0 ||
-	    pms_memsrc_open_live(smp, topo, &rn.src) < 0) {
-		cli_fail("c2c: no sampling engine could be opened");
-		if (child)
-			pms_child_wait(child, false, NULL);
+	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
+	lo.target = o->system ? PMS_LIVERUN_SYSTEM : o->pid ? PMS_LIVERUN_PID : PMS_LIVERUN_COMMAND;
+	lo.argv = o->cmd;
+	lo.hold_exits = o->cmd && !o->no_hold;
+	lo.pid = o->pid;
+	lo.sampler = &so;
+	lo.resolve = true;
+	lo.duration_s = o->duration;
+	lo.catch_signals = true;
+	if (pms_liverun_open(sys, pmus, topo, &lo, &lr) < 0) {
+		fprintf(stderr, "pmuscope: c2c: %s\n", pms_error_last());
 		goto out;
 	}
-	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
-	no.pid = pid > 0 ? pid : 0;
-	no.page_size = (size_t)sysconf(_SC_PAGESIZE);
+	rn.src = pms_liverun_source(lr);
+	pid_t pid = pms_liverun_pid(lr);
+	pms_liverun_result(lr, &res);
+	if (lo.hold_exits && !res.holding)
+		fprintf(stderr, "pmuscope: c2c: cannot hold the command's processes at exit "
+				"(%s); going on without: lines of a process that exits before they "
+				"are asked about have no node\n",
+			res.hold_why ? res.hold_why : "ptrace refused");
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
-	if (pms_numa_oracle_new(sys, topo, &no, &rn.oracle) < 0 ||
-	    pms_memprof_new(topo, &po, &rn.prof) < 0 || pms_c2c_new(PMS_ENG_NONE, &rn.mo, &rn.c) < 0) {
-		cli_fail("c2c: node oracle / collector");
+	if (pms_memprof_new(topo, &po, &rn.prof) < 0 || pms_c2c_new(PMS_ENG_NONE, &rn.mo, &rn.c) < 0) {
+		cli_fail("c2c: collector");
 		goto out;
 	}
-	/* system-wide: one pid's oracle would answer wrongly for the others */
-	struct pms_numa_oracle *ask = o->system ? NULL : rn.oracle;
-	if (child && pms_child_start(child) < 0) {
-		cli_fail("c2c: running the command");
-		pms_child_wait(child, false, NULL);
+	pms_liverun_set_profile(lr, rn.prof);
+	if (pms_liverun_start(lr) < 0) {
+		if (o->cmd)
+			ret = cli_exec_failed("c2c", o->cmd[0]);
+		else
+			cli_fail("c2c: enabling the sampler");
 		goto out;
 	}
-	if (!child && pms_sampler_enable(smp) < 0) {
-		cli_fail("c2c: enabling the sampler");
-		goto out;
-	}
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
-	double t0 = now_s();
-	bool done = false, forwarded = false;
-	while (!done) {
-		if (pms_memsrc_poll(rn.src, 100, &cb, &rn) < 0 && !stop_sig) {
-			cli_fail("c2c: reading samples");
-			break;
-		}
-		if (pid > 0 && !o->system)
-			(void)pms_maps_read_proc(pms_memprof_maps(rn.prof), sys, pid);
-		(void)pms_memprof_resolve(rn.prof, ask);
-		bool timed_out = o->duration > 0 && now_s() - t0 >= o->duration;
-		if (child) {
-			if ((stop_sig || timed_out) && !forwarded) {
-				kill(pid, stop_sig ? stop_sig : SIGINT);
-				forwarded = true;
-			}
-			int st;
-			if (pms_child_wait(child, true, &st) == 0) {
-				src.exit_status = st;
-				done = true;
-			}
-		} else if (stop_sig || timed_out || (o->pid && kill(pid, 0) < 0 && errno == ESRCH)) {
-			done = true;
-		}
-	}
-	pms_sampler_disable(smp);
-	(void)pms_memsrc_poll(rn.src, 0, &cb, &rn);
-	(void)pms_memprof_resolve(rn.prof, ask);
+	if (pms_liverun_run(lr) < 0)
+		cli_fail("c2c: reading samples");
+	(void)pms_liverun_finish(lr);
+	pms_liverun_result(lr, &res);
+	if (res.have_status)
+		src.exit_status = res.status;
 	if (o->cmd) {
 		size_t p = (size_t)snprintf(src.what, sizeof(src.what), "command");
 		for (char **a = o->cmd; *a && p + 2 < sizeof(src.what); a++)
@@ -874,16 +835,9 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 						   : 128 + WTERMSIG(src.exit_status),
 			WIFSIGNALED(src.exit_status) ? " (signal)" : "");
 out:
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
 	pms_c2c_free(rn.c);
-	pms_memsrc_free(rn.src);
+	pms_liverun_free(lr); /* owns the source */
 	pms_memprof_free(rn.prof);
-	pms_numa_oracle_free(rn.oracle);
-	pms_sampler_free(smp);
-	pms_child_free(child);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

@@ -28,6 +28,7 @@
 #include "pmuscope/damon.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/liverun.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/recorder.h"
@@ -474,61 +475,25 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 
 /* ---- recording ----------------------------------------------------------- */
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
+/* What the live-run driver does not: call paths, and the progress line.
+ * The driver feeds the profile, resolves the nodes and writes the -o
+ * recording (include/pmuscope/liverun.h). */
 struct rec_ctx {
 	struct pms_memprof *prof;
-	struct pms_numa_oracle *oracle;
-	struct pms_recorder *rec; /* -o: the perf.data file */
 	struct pms_pathprof *paths; /* -g: samples by call path */
-	int werr;                 /* first perf.data write error */
-	char wmsg[512];           /* and its message (later calls overwrite the library's) */
 };
-
-
-
-static void note_werr(struct rec_ctx *c, int rc)
-{
-	if (rc < 0 && !c->werr) {
-		c->werr = rc;
-		snprintf(c->wmsg, sizeof(c->wmsg), "%s", pms_error_last());
-	}
-}
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct rec_ctx *c = ud;
-	int rc = pms_memprof_add_src(c->prof, x);
-	if (rc < 0)
-		return rc;
-	if (c->paths && (rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof))) < 0)
-		return rc;
-	if (c->rec && !c->werr)
-		note_werr(c, pms_recorder_sample(c->rec, x));
-	return 0;
+	return c->paths ? pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof)) : 0;
 }
 
-static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
+static void on_progress(void *ud, const struct pms_liverun_progress *p)
 {
 	struct rec_ctx *c = ud;
-	int rc = pms_memprof_sideband(c->prof, rec, c->oracle);
-	if (rc < 0)
-		return rc;
-	if (c->rec && !c->werr)
-		note_werr(c, pms_recorder_sideband(c->rec, rec, attr_idx));
-	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ", p->seconds,
+		pms_memprof_count(c->prof), p->lost);
 }
 
 /* What the workload child told us on its report pipe. */
@@ -726,8 +691,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
-	struct pms_child *child = NULL;
-	struct pms_sampler *smp = NULL;
+	struct pms_liverun *run = NULL;
 	struct pms_memsrc *src = NULL;
 	struct pms_numa_oracle *oracle = NULL;
 	struct pms_memprof *prof = NULL;
@@ -744,8 +708,6 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	char pipebuf[256];
 	size_t pipelen = 0;
 	pid_t pid = -1;
-	struct sigaction sa, old_int, old_term;
-	bool handlers = false;
 
 	if (!ctx) {
 		fprintf(stderr, "pmuscope: mem: out of memory\n");
@@ -813,98 +775,49 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 	}
 
-	/* Catch SIGINT/SIGTERM before the command is forked: a caught signal
-	 * is reset to its default at exec, so the command can be interrupted
-	 * even where pmuscope was started with SIGINT ignored (a background
-	 * job of a non-interactive shell). */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	handlers = true;
-
 	/* The target. */
-	if (o.kind == T_WORKLOAD || o.kind == T_COMMAND) {
-		char **cargv = o.cmd;
-		if (o.kind == T_WORKLOAD) {
-			if (pipe(pipefd) < 0 || pipe(relfd) < 0) {
-				fprintf(stderr, "pmuscope: mem: pipe: %s\n", strerror(errno));
-				goto out;
-			}
-			fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-			fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-			fcntl(relfd[1], F_SETFD, FD_CLOEXEC);
-			exe = self_exe(g->prog);
-			int k = 0;
-			wl_argv[k++] = exe;
-			wl_argv[k++] = (char *)"mem";
-			wl_argv[k++] = (char *)"--run-workload";
-			snprintf(argbuf[0], sizeof(argbuf[0]), "%zu", o.wl.size);
-			wl_argv[k++] = (char *)"--size";
-			wl_argv[k++] = argbuf[0];
-			snprintf(argbuf[1], sizeof(argbuf[1]), "%d", o.wl.threads);
-			wl_argv[k++] = (char *)"--threads";
-			wl_argv[k++] = argbuf[1];
-			if (o.wl.node >= 0) {
-				snprintf(argbuf[2], sizeof(argbuf[2]), "%d", o.wl.node);
-				wl_argv[k++] = (char *)"--node";
-				wl_argv[k++] = argbuf[2];
-			}
-			if (o.wl.steps) {
-				snprintf(argbuf[3], sizeof(argbuf[3]), "%" PRIu64, o.wl.steps);
-				wl_argv[k++] = (char *)"--steps";
-				wl_argv[k++] = argbuf[3];
-			}
-			snprintf(argbuf[4], sizeof(argbuf[4]), "%d", pipefd[1]);
-			wl_argv[k++] = (char *)"--report-fd";
-			wl_argv[k++] = argbuf[4];
-			snprintf(argbuf[5], sizeof(argbuf[5]), "%d", relfd[0]);
-			wl_argv[k++] = (char *)"--release-fd";
-			wl_argv[k++] = argbuf[5];
-			if (o.verify)
-				wl_argv[k++] = (char *)"--verify-node";
-			wl_argv[k] = NULL;
-			cargv = wl_argv;
-		}
-		/* A started command's processes are held at exit until their
-		 * pages are resolved (ptrace exit stop); the built-in workload
-		 * waits for its release on a pipe instead. */
-		struct pms_child_opts co = PMS_CHILD_OPTS_INIT;
-		co.hold_exits = o.kind == T_COMMAND && !o.no_hold;
-		if (pms_child_spawn_opts(sys, cargv, &co, &child) < 0) {
-			cli_fail("mem: starting the command");
+	char **cargv = o.cmd;
+	if (o.kind == T_WORKLOAD) {
+		if (pipe(pipefd) < 0 || pipe(relfd) < 0) {
+			fprintf(stderr, "pmuscope: mem: pipe: %s\n", strerror(errno));
 			goto out;
 		}
-		const char *why = NULL;
-		if (co.hold_exits && !pms_child_holding(child, &why))
-			fprintf(stderr, "pmuscope: mem: cannot hold the command's processes at exit "
-					"(%s); going on without: pages of a process that exits before "
-					"they are asked about count as \"process gone\" (allow ptrace of "
-					"one's own child: kernel.yama.ptrace_scope <= 1, or CAP_SYS_PTRACE)\n",
-				why ? why : "ptrace refused");
-		pid = pms_child_pid(child);
-		if (pipefd[1] >= 0) {
-			close(pipefd[1]);
-			pipefd[1] = -1;
+		fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
+		fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+		fcntl(relfd[1], F_SETFD, FD_CLOEXEC);
+		exe = self_exe(g->prog);
+		int k = 0;
+		wl_argv[k++] = exe;
+		wl_argv[k++] = (char *)"mem";
+		wl_argv[k++] = (char *)"--run-workload";
+		snprintf(argbuf[0], sizeof(argbuf[0]), "%zu", o.wl.size);
+		wl_argv[k++] = (char *)"--size";
+		wl_argv[k++] = argbuf[0];
+		snprintf(argbuf[1], sizeof(argbuf[1]), "%d", o.wl.threads);
+		wl_argv[k++] = (char *)"--threads";
+		wl_argv[k++] = argbuf[1];
+		if (o.wl.node >= 0) {
+			snprintf(argbuf[2], sizeof(argbuf[2]), "%d", o.wl.node);
+			wl_argv[k++] = (char *)"--node";
+			wl_argv[k++] = argbuf[2];
 		}
-		if (relfd[0] >= 0) {
-			close(relfd[0]);
-			relfd[0] = -1;
+		if (o.wl.steps) {
+			snprintf(argbuf[3], sizeof(argbuf[3]), "%" PRIu64, o.wl.steps);
+			wl_argv[k++] = (char *)"--steps";
+			wl_argv[k++] = argbuf[3];
 		}
-	} else if (o.kind == T_PID) {
-		pid = o.pid;
-		if (kill(pid, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "pmuscope: mem: -p %d: no such process\n", (int)pid);
-			goto out;
-		}
+		snprintf(argbuf[4], sizeof(argbuf[4]), "%d", pipefd[1]);
+		wl_argv[k++] = (char *)"--report-fd";
+		wl_argv[k++] = argbuf[4];
+		snprintf(argbuf[5], sizeof(argbuf[5]), "%d", relfd[0]);
+		wl_argv[k++] = (char *)"--release-fd";
+		wl_argv[k++] = argbuf[5];
+		if (o.verify)
+			wl_argv[k++] = (char *)"--verify-node";
+		wl_argv[k] = NULL;
+		cargv = wl_argv;
 	}
-
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
-	so.target = o.kind == T_SYSTEM ? PMS_TARGET_CPUS
-		    : o.kind == T_PID  ? PMS_TARGET_PID
-				       : PMS_TARGET_CHILD;
-	so.pid = pid;
 	so.period = o.period;
 	so.freq = o.freq;
 	so.data_pages = o.mmap_pages;
@@ -916,7 +829,30 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.callgraph = o.cg;
 	so.stack_size = o.cg_stack;
 	so.branch_filter = o.branches;
-	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
+	bool show_progress = !o.quiet && (o.progress || isatty(2));
+	const struct pms_liverun_callbacks lcb = { on_sample, NULL,
+						   show_progress ? on_progress : NULL };
+	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
+	lo.target = o.kind == T_SYSTEM ? PMS_LIVERUN_SYSTEM
+		    : o.kind == T_PID  ? PMS_LIVERUN_PID
+				       : PMS_LIVERUN_COMMAND;
+	lo.argv = cargv;
+	/* A started command's processes are held at exit until their pages
+	 * are resolved (ptrace exit stop); the built-in workload waits for
+	 * its release on a pipe instead. */
+	lo.hold_exits = o.kind == T_COMMAND && !o.no_hold;
+	lo.pid = o.pid;
+	lo.sampler = &so;
+	lo.resolve = true;
+	/* --apply ends the first measurement itself (below) */
+	lo.duration_s = o.apply ? 0 : o.duration;
+	/* SIGINT/SIGTERM are caught before the command is forked (reset to
+	 * their default at exec: the command stays interruptible even where
+	 * pmuscope was started with SIGINT ignored) and forwarded to it */
+	lo.catch_signals = true;
+	lo.callbacks = &lcb;
+	lo.ud = ctx;
+	if (pms_liverun_open(sys, pmus, topo, &lo, &run) < 0) {
 		/* the library's message says it ("no sampling engine could be opened: ...");
 		 * the engines' refusals name their errnos */
 		bool denied = pms_error_errno() == EACCES || pms_error_errno() == EPERM ||
@@ -932,23 +868,31 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		} else if (denied && o.kind == T_PID) {
 			fprintf(stderr, "pmuscope: mem: -p %d: watching another user's process needs "
 					"the right to ptrace it (same user), or CAP_PERFMON (or root)\n",
-				(int)pid);
+				(int)o.pid);
 		}
 		goto out;
 	}
-	pms_sampler_info(smp, &info);
-	if (pms_memsrc_open_live(smp, topo, &src) < 0) {
-		cli_fail("mem: sample source");
-		goto out;
+	pid = o.kind == T_SYSTEM ? -1 : pms_liverun_pid(run);
+	if (pipefd[1] >= 0) {
+		close(pipefd[1]);
+		pipefd[1] = -1;
 	}
+	if (relfd[0] >= 0) {
+		close(relfd[0]);
+		relfd[0] = -1;
+	}
+	struct pms_liverun_result res;
+	pms_liverun_result(run, &res);
+	if (lo.hold_exits && !res.holding)
+		fprintf(stderr, "pmuscope: mem: cannot hold the command's processes at exit "
+				"(%s); going on without: pages of a process that exits before "
+				"they are asked about count as \"process gone\" (allow ptrace of "
+				"one's own child: kernel.yama.ptrace_scope <= 1, or CAP_SYS_PTRACE)\n",
+			res.hold_why ? res.hold_why : "ptrace refused");
+	pms_sampler_info(pms_liverun_sampler(run), &info);
+	src = pms_liverun_source(run);
+	oracle = pms_liverun_oracle(run);
 
-	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
-	no.pid = pid > 0 ? pid : 0;
-	no.page_size = (size_t)sysconf(_SC_PAGESIZE);
-	if (pms_numa_oracle_new(sys, topo, &no, &oracle) < 0) {
-		cli_fail("mem: node oracle");
-		goto out;
-	}
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
 	po.functions_per_pid = o.kind == T_SYSTEM;
@@ -959,6 +903,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	ctx->prof = prof;
+	pms_liverun_set_profile(run, prof);
 	if (o.cg != PMS_CALLGRAPH_NONE || o.branches) {
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = o.top;
@@ -969,9 +914,6 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			goto out;
 		}
 	}
-	/* Each sample is asked about in its own process (the oracle's cache
-	 * is per process), system-wide too. */
-	ctx->oracle = oracle;
 	if (o.out) {
 		/* 0600 as perf: samples show code and data addresses */
 		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -983,157 +925,75 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		 * addresses for a caller that proc/kallsyms hides them from */
 		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
 		ro.hide_kernel_ips = !kvis;
-		if (pms_recorder_open(outfd, src, &ro, &ctx->rec) < 0 ||
-		    pms_recorder_sync(ctx->rec) < 0) {
+		if (pms_liverun_record(run, outfd, &ro) < 0) {
 			cli_fail("mem: perf.data");
 			goto out;
 		}
 	}
 
-	if (child && pms_child_start(child) < 0) {
-		exit_code = cli_exec_failed("mem", o.cmd[0]);
-		pms_child_wait(child, false, NULL);
-		rc = 0;
-		goto out;
-	}
-	if (!child && pms_sampler_enable(smp) < 0) {
-		cli_fail("mem: enabling the sampler");
+	if (pms_liverun_start(run) < 0) {
+		if (o.kind == T_WORKLOAD || o.kind == T_COMMAND) {
+			exit_code = cli_exec_failed("mem", cargv[0]);
+			rc = 0;
+		} else {
+			cli_fail("mem: enabling the sampler");
+		}
 		goto out;
 	}
 
-	struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
-	bool show_progress = !o.quiet && (o.progress || isatty(2));
-	double t0 = now_s(), last_progress = t0, last_sync = t0;
-	bool forwarded = false, killed = false, done = false;
-	double forwarded_at = 0;
-	/* -p and -a: resolve on a short timer, so that a process living a few
-	 * hundred milliseconds is asked about while it lives */
-	int poll_ms = o.kind == T_PID || o.kind == T_SYSTEM ? 20 : 100;
-	while (!done) {
-		int pr = pms_memsrc_poll(src, poll_ms, &cb, ctx);
-		if (pr < 0 && !stop_sig) {
+	for (;;) {
+		int sr = pms_liverun_step(run);
+		if (sr < 0)
 			cli_fail("mem: reading samples");
-			break;
-		}
 		read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 		if (wi.done && relfd[1] >= 0) {
 			/* the workload finished and waits: drain what is left
 			 * while its pages still exist, then let it exit */
-			(void)pms_memsrc_poll(src, 0, &cb, ctx);
-		}
-		/* While the process lives: its mappings, then the nodes. */
-		if (pid > 0 && o.kind != T_SYSTEM)
-			(void)pms_maps_read_proc(pms_memprof_maps(prof), sys, pid);
-		(void)pms_memprof_resolve(prof, ctx->oracle);
-		(void)pms_memprof_name_tasks(prof, sys);
-		if (wi.done && relfd[1] >= 0) {
+			(void)pms_liverun_drain(run);
 			close(relfd[1]);
 			relfd[1] = -1;
 		}
-		double t = now_s();
-		if (ctx->rec && !ctx->werr && t - last_sync >= 1.0) {
-			/* the file stays readable (by perf too) if we are killed */
-			note_werr(ctx, pms_recorder_sync(ctx->rec));
-			last_sync = t;
-		}
-		if (show_progress && t - last_progress >= 1.0) {
-			struct pms_memsrc_stats st;
-			pms_memsrc_stats(src, &st);
-			fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ",
-				t - t0, pms_memprof_count(prof), st.lost + st.lost_samples);
-			last_progress = t;
-		}
-		if (stop_sig && !oc.interrupted) {
-			oc.interrupted = true;
-			oc.stop_signal = stop_sig;
-		}
-		if (ma.apply && ma.phase == 0 && o.duration > 0 && t - t0 >= o.duration) {
+		if (sr <= 0)
+			break;
+		double t = pms_liverun_elapsed(run);
+		if (ma.apply && ma.phase == 0 && t >= o.duration) {
 			/* the first measurement is done: plan, migrate, measure again */
-			(void)pms_memsrc_poll(src, 0, &cb, ctx);
+			(void)pms_liverun_drain(run);
 			if (wi.have)
 				pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
-			(void)pms_memprof_resolve(prof, ctx->oracle);
-			if (mem_advise_switch(&ma, sys, topo, pid, src, oracle, &po, &prof, t - t0) < 0)
+			if (mem_advise_switch(&ma, sys, topo, pid, src, oracle, &po, &prof, t) < 0)
 				goto out;
 			ctx->prof = prof;
-			t0 = now_s();
-			continue;
-		}
-		if (o.duration > 0 && t - t0 >= o.duration && !oc.timed_out) {
-			oc.timed_out = true;
-			if (child)
-				kill(pid, SIGINT);
-		}
-		if (child) {
-			if (oc.interrupted && !forwarded) {
-				kill(pid, oc.stop_signal);
-				forwarded = true;
-				forwarded_at = t;
-			} else if (forwarded && t - forwarded_at > 5.0 && !killed) {
-				/* it did not stop on the forwarded signal */
-				kill(pid, SIGKILL);
-				killed = true;
-			}
-			/* Held exits: drain what the rings hold, resolve that
-			 * process's pages through the stopped thread, release. */
-			struct pms_child_event ev;
-			int cr;
-			while (!done && (cr = pms_child_poll(child, false, &ev)) == 0 &&
-			       ev.kind != PMS_CHILD_EV_NONE) {
-				if (ev.kind == PMS_CHILD_EV_HELD) {
-					(void)pms_memsrc_poll(src, 0, &cb, ctx);
-					(void)pms_memprof_name_tasks(prof, sys);
-					(void)pms_memprof_resolve_task(prof, ctx->oracle, ev.pid, ev.tid);
-					if (pms_child_release(child, ev.tid) < 0)
-						cli_fail("mem: releasing a held process");
-				} else if (ev.kind == PMS_CHILD_EV_EXITED) {
-					oc.have_status = true;
-					oc.status = ev.status;
-					done = true;
-				}
-			}
-			if (!done && cr < 0) {
-				cli_fail("mem: waiting for the command");
-				int st;
-				if (pms_child_wait(child, false, &st) == 0) {
-					oc.have_status = true;
-					oc.status = st;
-				}
-				done = true;
-			}
-		} else {
-			if (oc.interrupted || oc.timed_out)
-				done = true;
-			if (o.kind == T_PID && kill(pid, 0) < 0 && errno == ESRCH) {
-				oc.target_gone = true;
-				done = true;
-			}
+			pms_liverun_set_profile(run, prof);
+			pms_liverun_set_duration(run, o.duration);
 		}
 	}
-	oc.seconds = now_s() - t0;
 	if (show_progress)
 		fprintf(stderr, "\n");
-	pms_sampler_disable(smp);
-	(void)pms_memsrc_poll(src, 0, &cb, ctx);
-	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
-	(void)pms_memprof_resolve(prof, ctx->oracle);
-
 	/* The file is finished before anything is printed: a reader that
 	 * closes stdout early (| head) must not cost the recording. */
+	(void)pms_liverun_finish(run);
+	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
+	pms_liverun_result(run, &res);
+	oc.have_status = res.have_status;
+	oc.status = res.status;
+	oc.interrupted = res.interrupted;
+	oc.stop_signal = res.stop_signal;
+	oc.timed_out = res.timed_out;
+	oc.target_gone = res.target_gone;
+	oc.seconds = res.seconds;
 	bool write_failed = false;
-	if (ctx->rec) {
-		/* finish writes what it can (the records before a failure stay
-		 * readable) and returns the first failure */
-		note_werr(ctx, pms_recorder_finish(ctx->rec, sys, topo, pmus));
-		if (ctx->werr) {
+	struct pms_recorder *recd = pms_liverun_recorder(run);
+	if (recd) {
+		if (res.write_error) {
 			write_failed = true;
 			fprintf(stderr, "pmuscope: mem: writing %s failed: %s; the %" PRIu64
 					" records before the failure are readable (pmuscope report, "
 					"perf report); free space or choose another -o\n",
-				o.out, ctx->wmsg, pms_recorder_records(ctx->rec));
+				o.out, res.write_message, pms_recorder_records(recd));
 		} else {
 			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
-				pms_recorder_records(ctx->rec), o.out);
+				pms_recorder_records(recd), o.out);
 		}
 	}
 
@@ -1173,7 +1033,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.command = "mem", .target_text = target, .seconds = oc.seconds,
 		.sample_type = info.sample_type, .samples = o.samples, .oracle = true,
 		.per_process = o.per_process, .per_thread = o.per_thread,
-		.hold = o.kind == T_COMMAND ? (child && pms_child_holding(child, NULL) ? 1 : -1) : 0,
+		.hold = o.kind == T_COMMAND ? (res.holding ? 1 : -1) : 0,
 		.system_wide = o.kind == T_SYSTEM,
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
@@ -1241,11 +1101,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
 	rc = 0;
 out:
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	pms_recorder_free(ctx->rec);
+	/* the run owns the sampler, source, oracle, command and recorder; it
+	 * goes before the file it wrote to, and puts the signal handlers back */
+	pms_liverun_free(run);
 	if (outfd >= 0)
 		close(outfd);
 	if (repfd >= 0)
@@ -1264,10 +1122,6 @@ out:
 	mem_advise_release(&ma);
 	pms_symbolizer_free(sym);
 	pms_memprof_free(prof);
-	pms_numa_oracle_free(oracle);
-	pms_memsrc_free(src);
-	pms_sampler_free(smp);
-	pms_child_free(child);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

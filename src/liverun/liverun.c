@@ -259,12 +259,7 @@ int pms_liverun_start(struct pms_liverun *r)
 		return pms_err(PMS_EINVAL, "pms_liverun_start: started already");
 	if (r->child) {
 		if ((rc = pms_child_start(r->child)) < 0) {
-			int st;
-			/* reap it; keep the exec failure's message */
-			if (pms_child_wait(r->child, false, &st) == 0) {
-				r->have_status = true;
-				r->status = st;
-			}
+			/* pms_child_start reaped a child whose exec failed */
 			r->done = r->finished = true;
 			return rc;
 		}

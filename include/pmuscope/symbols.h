@@ -92,6 +92,15 @@ int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 /* Data address -> static symbol of the file mapping it falls in (func is the
  * object's name).  0, or PMS_ENOENT. */
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out);
+/* A process with its own address space (a system-wide run: each process's
+ * code is named from its own mappings, not from one set for all); maps is
+ * copied.  Adding a pid again replaces its mappings. */
+int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct pms_maps *maps);
+/* pms_symbolizer_code (want_line) or _code_func for an IP of process pid:
+ * through its own mappings when pms_symbolizer_add_process gave them,
+ * else the shared ones (pid 0: the shared ones). */
+int pms_symbolizer_code_pid(struct pms_symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
+			    bool want_line, struct pms_symbol *out);
 
 /* C++ and Rust names come back demangled (GNU libiberty's demangler:
  * Itanium C++ ABI, Rust legacy and v0) unless turned off here; the default

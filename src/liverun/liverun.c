@@ -47,6 +47,9 @@ struct pms_liverun {
 	char wmsg[512];
 };
 
+/* proc/PID/maps files read per round (pms_memprof_read_maps). */
+#define MAPS_PER_ROUND 8
+
 /* The caught signal of the one run that catches them. */
 static volatile sig_atomic_t caught_sig;
 static bool catching_now;
@@ -278,9 +281,16 @@ static void while_alive(struct pms_liverun *r)
 		return;
 	if (r->pid > 0 && r->target != PMS_LIVERUN_SYSTEM)
 		(void)pms_maps_read_proc(pms_memprof_maps(r->prof), r->sys, r->pid);
+	/* the nodes first: a process living a few hundred ms must be asked
+	 * about before anything slower */
 	if (r->oracle)
 		(void)pms_memprof_resolve(r->prof, r->oracle);
 	(void)pms_memprof_name_tasks(r->prof, r->sys);
+	/* a profile with each process's own mappings (system-wide): the
+	 * sampled processes' proc/PID/maps, once each while they live, a few
+	 * per round (hundreds of processes at the start of a system-wide run
+	 * must not delay the next round's nodes) */
+	(void)pms_memprof_read_maps(r->prof, r->sys, MAPS_PER_ROUND);
 }
 
 int pms_liverun_drain(struct pms_liverun *r)

@@ -34,9 +34,18 @@ struct pms_memprof {
 		uint32_t pid, tid;
 		char *comm;
 		bool sampled, asked;
+		bool maps_done; /* its process's maps were looked at (read_maps) */
 	} *tn;
 	size_t ntn, tncap;
 	struct pms_maps *maps;
+	/* functions_per_pid: each process's own mappings (MMAP records and
+	 * proc/PID/maps), for naming its code */
+	struct pidmaps {
+		pid_t pid;
+		struct pms_maps *m;
+		bool read; /* proc/PID/maps read */
+	} *pm;
+	size_t npm, last_pm;
 	uint64_t *addrs;
 	int *nodes;
 	size_t *idx;
@@ -208,6 +217,9 @@ void pms_memprof_free(struct pms_memprof *p)
 	free(p->v);
 	free(p->home_name);
 	pms_maps_free(p->maps);
+	for (size_t i = 0; i < p->npm; i++)
+		pms_maps_free(p->pm[i].m);
+	free(p->pm);
 	free(p->addrs);
 	free(p->nodes);
 	free(p->idx);
@@ -372,7 +384,7 @@ static long task_get(struct pms_memprof *p, uint32_t pid, uint32_t tid)
 		return -1;
 	long i = u64map_get(p->tmap, (uint64_t)pid << 32 | tid, p->ntn, &added);
 	if (i >= 0 && added)
-		p->tn[p->ntn++] = (struct taskname){ pid, tid, NULL, false, false };
+		p->tn[p->ntn++] = (struct taskname){ pid, tid, NULL, false, false, false };
 	return i;
 }
 
@@ -415,6 +427,64 @@ static int task_sampled(struct pms_memprof *p, const struct pms_memsample *s)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
 	p->tn[a].sampled = p->tn[b].sampled = true;
 	return 0;
+}
+
+/* The mappings of process pid (functions_per_pid), created on demand;
+ * NULL without memory. */
+static struct pidmaps *pid_maps(struct pms_memprof *p, pid_t pid, bool create)
+{
+	if (p->last_pm < p->npm && p->pm[p->last_pm].pid == pid)
+		return &p->pm[p->last_pm];
+	for (size_t i = 0; i < p->npm; i++)
+		if (p->pm[i].pid == pid) {
+			p->last_pm = i;
+			return &p->pm[i];
+		}
+	if (!create)
+		return NULL;
+	struct pidmaps *v = realloc(p->pm, (p->npm + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->pm = v;
+	struct pidmaps *e = &p->pm[p->npm];
+	memset(e, 0, sizeof(*e));
+	e->pid = pid;
+	if (pms_maps_new(&e->m) < 0)
+		return NULL;
+	p->last_pm = p->npm++;
+	return e;
+}
+
+struct pms_maps *pms_memprof_maps_pid(struct pms_memprof *p, pid_t pid)
+{
+	struct pidmaps *e = p && p->per_pid_funcs ? pid_maps(p, pid, false) : NULL;
+	return e ? e->m : NULL;
+}
+
+int pms_memprof_read_maps(struct pms_memprof *p, struct pms_sys *sys, size_t max)
+{
+	if (!p || !sys)
+		return pms_err(PMS_EINVAL, "memprof read_maps: NULL argument");
+	if (!p->per_pid_funcs || p->agg)
+		return 0;
+	int nread = 0;
+	for (size_t i = 0; i < p->ntn && (!max || (size_t)nread < max); i++) {
+		struct taskname *t = &p->tn[i];
+		if (t->maps_done || !t->sampled || !t->pid || t->pid == UINT32_MAX)
+			continue;
+		struct pidmaps *e = pid_maps(p, (pid_t)t->pid, true);
+		if (!e)
+			return pms_err(PMS_ENOMEM, "memprof: no memory for a process's maps");
+		t->maps_done = true;
+		if (e->read)
+			continue;
+		/* once: a process gone by now keeps what its MMAP records said,
+		 * and after an exec its MMAP records give the new image */
+		e->read = true;
+		if (pms_maps_read_proc(e->m, sys, e->pid) == 0)
+			nread++;
+	}
+	return nread;
 }
 
 int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys)
@@ -761,6 +831,24 @@ int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s)
 	return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
 }
 
+/* One MMAP/MMAP2 record into a set of mappings. */
+static int maps_add_rec(struct pms_maps *maps, const struct pms_record *rec, bool exec,
+			const char *path)
+{
+	const struct pms_rec_mmap *m = &rec->mmap;
+	uint64_t ino = rec->type == PMS_RECORD_MMAP2 ? m->ino : 0;
+	int rc;
+	/* perf records only executable mappings without -d; the symbolizer
+	 * places an ELF by the mapping of its offset 0, so stand one in below
+	 * the text where none is known (shared objects map file offset =
+	 * address - base). */
+	if (exec && m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
+	    !pms_maps_find(maps, m->addr - m->pgoff) &&
+	    (rc = pms_maps_add(maps, m->addr - m->pgoff, m->pgoff, 0, ino, false, path)) < 0)
+		return rc;
+	return pms_maps_add(maps, m->addr, m->len, m->pgoff, ino, exec, path);
+}
+
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 struct pms_numa_oracle *oracle)
 {
@@ -783,20 +871,17 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		const char *path = m->filename ? m->filename : "";
 		if (!strcmp(path, "//anon"))
 			path = "";
-		int rc;
-		/* perf records only executable mappings without -d; the
-		 * symbolizer places an ELF by the mapping of its offset 0, so
-		 * stand one in below the text where none is known (shared
-		 * objects map file offset = address - base). */
-		if (exec && m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
-		    !pms_maps_find(p->maps, m->addr - m->pgoff) &&
-		    (rc = pms_maps_add(p->maps, m->addr - m->pgoff, m->pgoff, 0,
-				       rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, false, path)) < 0)
-			return rc;
-		rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff,
-				      rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, exec, path);
+		int rc = maps_add_rec(p->maps, rec, exec, path);
 		if (rc < 0)
 			return rc;
+		if (p->per_pid_funcs && !p->agg) {
+			/* and the process's own (a system-wide run) */
+			struct pidmaps *e = pid_maps(p, (pid_t)m->pid, true);
+			if (!e)
+				return pms_err(PMS_ENOMEM, "memprof: no memory for a process's maps");
+			if ((rc = maps_add_rec(e->m, rec, exec, path)) < 0)
+				return rc;
+		}
 		pms_numa_oracle_invalidate(oracle, m->addr, m->len);
 		return 0;
 	}
@@ -813,6 +898,12 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 * dropped; the maps are the profiled process's */
 			if (!p->agg && p->pid && (pid_t)rec->comm.pid == p->pid)
 				pms_maps_remove(p->maps, 0, UINT64_MAX);
+			/* a process's own: the new image's MMAP records follow */
+			struct pidmaps *e = p->per_pid_funcs && !p->agg
+						    ? pid_maps(p, (pid_t)rec->comm.pid, false)
+						    : NULL;
+			if (e)
+				pms_maps_remove(e->m, 0, UINT64_MAX);
 		}
 		return 0;
 	}
@@ -1188,11 +1279,14 @@ static int top_of(struct pms_memreport_site *all, size_t n, size_t top,
 struct ipkey {
 	uint64_t ip;
 	size_t i;
+	uint32_t pid; /* functions_per_pid: each process's code on its own */
 };
 
 static int ipkey_cmp(const void *a, const void *b)
 {
 	const struct ipkey *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
 	if (x->ip != y->ip)
 		return x->ip < y->ip ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
@@ -1249,7 +1343,8 @@ static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	res[i].done = true;
 	if (!may_name(p, r, sym, ips[i].kernel))
 		return;
-	if (pms_symbolizer_code_func(sym, ips[i].addr, ips[i].kernel, &sy) < 0) {
+	if (pms_symbolizer_code_pid(sym, (pid_t)ips[i].pid, ips[i].addr, ips[i].kernel, false,
+				    &sy) < 0) {
 		/* no name, but the binary may be known: "[unknown] (/path)";
 		 * unknown ones group per module */
 		res[i].module = sy.module;
@@ -1270,9 +1365,17 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 {
 	while (hi - lo > 1) {
 		const struct symres *a = &res[ord[lo].i], *b = &res[ord[hi].i];
+		if (ips[ord[lo].i].pid != ips[ord[hi].i].pid) {
+			/* two processes (-a, sorted by process): each its own */
+			size_t mid = lo + (hi - lo) / 2;
+			sym_at(p, r, sym, ips, ord, res, mid);
+			sym_between(p, r, sym, ips, ord, res, lo, mid);
+			lo = mid;
+			continue;
+		}
 		if (ips[ord[lo].i].addr == ips[ord[hi].i].addr &&
 		    ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
-			/* one address of several processes (-a): one lookup */
+			/* one address (of several threads): one lookup */
 			for (size_t k = lo + 1; k < hi; k++)
 				res[ord[k].i] = *a;
 			return;
@@ -1305,7 +1408,8 @@ static int top_lines(struct pms_memprof *p, struct pms_memreport *r, struct pms_
 		struct pms_symbol sy = { 0 };
 		if (v[i].addr_hidden || v[i].file || !may_name(p, r, sym, v[i].kernel) ||
 		    (!line && !strcmp(v[i].name, "[unknown]")) ||
-		    pms_symbolizer_code(sym, v[i].addr, v[i].kernel, &sy) < 0 || !sy.file)
+		    pms_symbolizer_code_pid(sym, (pid_t)v[i].pid, v[i].addr, v[i].kernel, true, &sy) < 0 ||
+		    !sy.file)
 			continue;
 		v[i].file = xstrdup(sy.file, &rc);
 		v[i].line = line ? sy.line : 0;
@@ -1340,7 +1444,7 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		goto out;
 	}
 	for (size_t i = 0; i < nips; i++)
-		ord[i] = (struct ipkey){ ips[i].addr, i };
+		ord[i] = (struct ipkey){ ips[i].addr, i, ips[i].pid };
 	qsort(ord, nips, sizeof(*ord), ipkey_cmp);
 	if (nips) {
 		sym_at(p, r, sym, ips, ord, res, 0);
@@ -1360,8 +1464,12 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		st->line = sy->line;
 		const char *mod = sy->module;
 		if (!mod && !kern) {
-			/* perf's "[unknown]" with the binary it is in */
-			const struct pms_map *m = pms_maps_find(p->maps, st->addr);
+			/* perf's "[unknown]" with the binary it is in (the
+			 * process's own mappings where they are kept) */
+			const struct pms_maps *pmm = pms_memprof_maps_pid(p, (pid_t)st->pid);
+			const struct pms_map *m = pmm ? pms_maps_find(pmm, st->addr) : NULL;
+			if (!m)
+				m = pms_maps_find(p->maps, st->addr);
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
 		st->module = xstrdup(mod ? mod : (kern ? "[kernel]" : ""), &rc);
@@ -1492,6 +1600,14 @@ struct objkey {
 	size_t i;
 };
 
+static int objkey_cmp(const void *a, const void *b)
+{
+	const struct objkey *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	int rc = 0;
@@ -1516,7 +1632,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 		}
 		keys[nk++] = (struct objkey){ start, i };
 	}
-	qsort(keys, nk, sizeof(*keys), ipkey_cmp); /* same layout as ipkey */
+	qsort(keys, nk, sizeof(*keys), objkey_cmp);
 	objs = calloc(nk ? nk : 1, sizeof(*objs));
 	if (!objs) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
@@ -1962,6 +2078,12 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		*out = NULL;
 	if (!p || !in || !out)
 		return pms_err(PMS_EINVAL, "memreport: NULL argument");
+	if (sym && p->per_pid_funcs)
+		/* each process's code named from its own mappings */
+		for (size_t i = 0; i < p->npm; i++)
+			if (p->pm[i].m->n &&
+			    (rc = pms_symbolizer_add_process(sym, p->pm[i].pid, p->pm[i].m)) < 0)
+				return rc;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");

@@ -65,6 +65,14 @@ struct pms_symbolizer {
 	size_t dm_cap, dm_used;
 	struct modsyms *mods;
 	size_t nmods, last_mod;
+	/* Processes with their own address space (a system-wide run):
+	 * pms_symbolizer_add_process */
+	struct symproc {
+		pid_t pid;
+		Dwfl *dwfl;
+		struct pms_maps *maps;
+	} *procs;
+	size_t nprocs, last_proc;
 };
 
 static const Dwfl_Callbacks dwfl_cbs = {
@@ -163,12 +171,63 @@ char *pms_sym_maps_text(const struct pms_maps *m, const char *root, size_t *len)
 	return buf;
 }
 
+/* One address space: a copy of maps and a Dwfl fed them. */
+static int space_new(struct pms_sys *sys, const struct pms_maps *maps, struct pms_maps **mout,
+		     Dwfl **dout)
+{
+	struct pms_maps *m = NULL;
+	Dwfl *d = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = pms_maps_new(&m);
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct pms_map *p = &maps->v[i];
+		rc = pms_maps_add(m, p->start, p->end - p->start, p->pgoff, p->ino, p->exec,
+				  p->path);
+		if (rc < 0)
+			goto out;
+	}
+	d = dwfl_begin(&dwfl_cbs);
+	if (!d) {
+		rc = pms_err(PMS_ENOMEM, "symbolizer: dwfl_begin: %s", dwfl_errmsg(-1));
+		goto out;
+	}
+	text = pms_sym_maps_text(m, pms_sys_root(sys), &len);
+	if (!text) {
+		rc = pms_err(PMS_ENOMEM, "symbolizer: no memory for the maps text");
+		goto out;
+	}
+	dwfl_report_begin(d);
+	if (len) {
+		FILE *f = fmemopen(text, len, "r");
+		if (!f) {
+			rc = pms_err(PMS_ENOMEM, "symbolizer: fmemopen");
+			goto out;
+		}
+		/* A module that cannot be opened is simply not reported; lookups
+		 * in it then say "no symbol" rather than failing the report. */
+		(void)dwfl_linux_proc_maps_report(d, f);
+		fclose(f);
+	}
+	dwfl_report_end(d, NULL, NULL);
+	*mout = m;
+	*dout = d;
+	m = NULL;
+	d = NULL;
+out:
+	free(text);
+	if (d)
+		dwfl_end(d);
+	pms_maps_free(m);
+	return rc;
+}
+
 int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
 		       struct pms_symbolizer **out)
 {
 	struct pms_symbolizer *s = NULL;
-	char *text = NULL;
-	size_t len = 0;
 	int rc = 0;
 
 	if (out)
@@ -180,45 +239,63 @@ int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
 		return pms_err(PMS_ENOMEM, "symbolizer: no memory");
 	s->sys = sys;
 	s->demangle = true;
-	rc = pms_maps_new(&s->maps);
+	rc = space_new(sys, maps, &s->maps, &s->dwfl);
 	if (rc < 0)
 		goto out;
-	for (size_t i = 0; i < maps->n; i++) {
-		const struct pms_map *p = &maps->v[i];
-		rc = pms_maps_add(s->maps, p->start, p->end - p->start, p->pgoff, p->ino, p->exec,
-				  p->path);
-		if (rc < 0)
-			goto out;
-	}
-	s->dwfl = dwfl_begin(&dwfl_cbs);
-	if (!s->dwfl) {
-		rc = pms_err(PMS_ENOMEM, "symbolizer: dwfl_begin: %s", dwfl_errmsg(-1));
-		goto out;
-	}
-	text = pms_sym_maps_text(s->maps, pms_sys_root(sys), &len);
-	if (!text) {
-		rc = pms_err(PMS_ENOMEM, "symbolizer: no memory for the maps text");
-		goto out;
-	}
-	dwfl_report_begin(s->dwfl);
-	if (len) {
-		FILE *f = fmemopen(text, len, "r");
-		if (!f) {
-			rc = pms_err(PMS_ENOMEM, "symbolizer: fmemopen");
-			goto out;
-		}
-		/* A module that cannot be opened is simply not reported; lookups
-		 * in it then say "no symbol" rather than failing the report. */
-		(void)dwfl_linux_proc_maps_report(s->dwfl, f);
-		fclose(f);
-	}
-	dwfl_report_end(s->dwfl, NULL, NULL);
 	*out = s;
 	s = NULL;
 out:
-	free(text);
 	pms_symbolizer_free(s);
 	return rc;
+}
+
+static struct symproc *proc_find(struct pms_symbolizer *s, pid_t pid)
+{
+	if (s->last_proc < s->nprocs && s->procs[s->last_proc].pid == pid)
+		return &s->procs[s->last_proc];
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid) {
+			s->last_proc = i;
+			return &s->procs[i];
+		}
+	return NULL;
+}
+
+int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct pms_maps *maps)
+{
+	struct pms_maps *m = NULL;
+	Dwfl *d = NULL;
+	if (!s || !maps || pid <= 0)
+		return pms_err(PMS_EINVAL, "symbolizer: add_process: NULL argument or pid %d",
+			       (int)pid);
+	int rc = space_new(s->sys, maps, &m, &d);
+	if (rc < 0)
+		return rc;
+	struct symproc *p = proc_find(s, pid);
+	if (p) {
+		/* the sorted tables are cached by module pointer: a new Dwfl
+		 * may reuse the old one's addresses, so the cache goes */
+		for (size_t i = 0; i < s->nmods; i++) {
+			free(s->mods[i].v);
+			free(s->mods[i].sec);
+		}
+		s->nmods = s->last_mod = 0;
+		dwfl_end(p->dwfl);
+		pms_maps_free(p->maps);
+	} else {
+		struct symproc *v = realloc(s->procs, (s->nprocs + 1) * sizeof(*v));
+		if (!v) {
+			dwfl_end(d);
+			pms_maps_free(m);
+			return pms_err(PMS_ENOMEM, "symbolizer: no memory");
+		}
+		s->procs = v;
+		p = &s->procs[s->nprocs++];
+		p->pid = pid;
+	}
+	p->dwfl = d;
+	p->maps = m;
+	return 0;
 }
 
 void pms_symbolizer_free(struct pms_symbolizer *s)
@@ -239,6 +316,11 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	}
 	free(s->mods);
 	pms_maps_free(s->maps);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		dwfl_end(s->procs[i].dwfl);
+		pms_maps_free(s->procs[i].maps);
+	}
+	free(s->procs);
 	free(s);
 }
 
@@ -488,13 +570,13 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 
 /* code: the nearest symbol names it (libdwfl's rule); else only a symbol
  * holding it.  want_line: also the source file and line. */
-static int dwfl_lookup(struct pms_symbolizer *s, uint64_t addr, bool code, bool want_line,
-		       struct pms_symbol *out)
+static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint64_t addr,
+		       bool code, bool want_line, struct pms_symbol *out)
 {
-	const struct pms_map *m = pms_maps_find(s->maps, addr);
+	const struct pms_map *m = pms_maps_find(sp ? sp->maps : s->maps, addr);
 	if (m)
 		out->module = m->path;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwfl_Module *mod = dwfl_addrmodule(sp ? sp->dwfl : s->dwfl, addr);
 	if (!mod)
 		return pms_err(PMS_ENOENT, "no module maps 0x%" PRIx64, addr);
 	const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -546,7 +628,7 @@ int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 	memset(out, 0, sizeof(*out));
 	if (kernel)
 		return kernel_lookup(s, ip, out);
-	return dwfl_lookup(s, ip, true, true, out);
+	return dwfl_lookup(s, NULL, ip, true, true, out);
 }
 
 int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
@@ -557,7 +639,18 @@ int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 	memset(out, 0, sizeof(*out));
 	if (kernel)
 		return kernel_lookup(s, ip, out);
-	return dwfl_lookup(s, ip, true, false, out);
+	return dwfl_lookup(s, NULL, ip, true, false, out);
+}
+
+int pms_symbolizer_code_pid(struct pms_symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
+			    bool want_line, struct pms_symbol *out)
+{
+	if (!s || !out)
+		return pms_err(PMS_EINVAL, "symbolizer: NULL argument");
+	memset(out, 0, sizeof(*out));
+	if (kernel)
+		return kernel_lookup(s, ip, out);
+	return dwfl_lookup(s, pid > 0 ? proc_find(s, pid) : NULL, ip, true, want_line, out);
 }
 
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out)
@@ -571,5 +664,5 @@ int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symb
 			out->module = m->path;
 		return pms_err(PMS_ENOENT, "0x%" PRIx64 " is not in a file mapping", addr);
 	}
-	return dwfl_lookup(s, addr, false, false, out);
+	return dwfl_lookup(s, NULL, addr, false, false, out);
 }

@@ -196,7 +196,7 @@ struct source {
 	const char *path;   /* file */
 	char what[512];     /* text: the target */
 	char label[512];    /* engine label / recorded events */
-	uint64_t records, skipped, lost;
+	uint64_t records, skipped, lost, excluded_self;
 	bool truncated;
 	const char *nodes_why;
 	int exit_status;    /* live command: wait status, -1 none */
@@ -434,6 +434,7 @@ static void json_report(const struct source *src, const struct pms_c2c_report *r
 	cli_json_uint(&j, "skipped_records", src->skipped);
 	cli_json_bool(&j, "truncated", src->truncated);
 	cli_json_uint(&j, "lost", src->lost);
+	cli_json_uint(&j, "excluded_self", src->excluded_self);
 	cli_json_str(&j, "nodes_unavailable", src->nodes_why);
 	if (src->exit_status >= 0)
 		cli_json_int(&j, "exit_status", src->exit_status);
@@ -686,6 +687,7 @@ static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sy
 	src->skipped = st.parse_errors;
 	src->truncated = st.truncated;
 	src->lost = st.lost + st.lost_samples;
+	src->excluded_self = st.samples_excluded;
 	src->nodes_why = info.kind == PMS_MEMSRC_FILE ? info.nodes_why : NULL;
 	snprintf(src->label, sizeof(src->label), "%s", info.label ? info.label : "");
 	render(rn->o, src, rep);

@@ -391,6 +391,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		cli_json_end_array(&j);
 		cli_json_uint(&j, "samples", rep->samples);
 		cli_json_uint(&j, "lost", sst.lost + sst.lost_samples);
+		cli_json_uint(&j, "excluded_self", sst.samples_excluded);
 		cli_json_double(&j, "duration_s", secs);
 		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
 		json_sites(&j, "hot_instructions", rep->top_ips_samples, rep->ntop_ips_samples);
@@ -403,6 +404,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		       secs);
 		if (sst.lost + sst.lost_samples)
 			printf(" (%" PRIu64 " lost)", sst.lost + sst.lost_samples);
+		if (sst.samples_excluded)
+			printf(" (%" PRIu64 " of pmuscope itself left out)", sst.samples_excluded);
 		printf("\nsampled: ");
 		bool first = true;
 		for (size_t i = 0; i < nattrs; i++) {

@@ -201,12 +201,19 @@ int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 					 PMS_SAMPLER_OPTS_VERSION)) < 0)
 			goto fail;
 		memcpy(&so, opts->sampler,
-		       v == 1 ? offsetof(struct pms_sampler_opts, callgraph) : sizeof(so));
+		       v == 1   ? offsetof(struct pms_sampler_opts, callgraph)
+		       : v == 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
+				: sizeof(so));
+		so.version = PMS_SAMPLER_OPTS_VERSION; /* the rest: the defaults */
 	}
 	so.target = opts->target == PMS_LIVERUN_SYSTEM ? PMS_TARGET_CPUS
 		    : opts->target == PMS_LIVERUN_PID  ? PMS_TARGET_PID
 						       : PMS_TARGET_CHILD;
 	so.pid = opts->target == PMS_LIVERUN_SYSTEM ? -1 : r->pid;
+	/* system-wide: the observer's own samples (its work for each sample)
+	 * are not part of the profile */
+	if (opts->target == PMS_LIVERUN_SYSTEM && !so.exclude_pid)
+		so.exclude_pid = getpid();
 	if ((rc = pms_sampler_open(sys, pmus, topo, &so, &r->smp)) < 0)
 		goto fail; /* the sampler's message says which engines refused and why */
 	if ((rc = pms_memsrc_open_live(r->smp, topo, &r->src)) < 0)

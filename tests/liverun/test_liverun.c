@@ -167,8 +167,13 @@ PMS_TEST(system_wide_feeds_profile_callbacks_and_recording)
 	CHECK_OK(put_sample(r.fk, fd, 100, 0x401004, 0x10010));
 	CHECK_OK(put_sample(r.fk, fd, 200, 0x402000, 0x20000));
 	CHECK_OK(put_sample(r.fk, fd, 200, 0x402000, 0x30000));
+	/* the observer's own (system-wide): counted, not delivered */
+	CHECK_OK(put_sample(r.fk, fd, (uint32_t)getpid(), 0x403000, 0x40000));
 	CHECK_EQ_INT(pms_liverun_step(run), 1);
 	CHECK_EQ_INT(g.samples, 4);
+	struct pms_memsrc_stats sst;
+	pms_memsrc_stats(pms_liverun_source(run), &sst);
+	CHECK_EQ_U64(sst.samples_excluded, 1);
 	CHECK_EQ_INT(g.sideband, 1);
 	CHECK(g.progress >= 1);
 	CHECK_EQ_U64(pms_memprof_count(prof), 4);

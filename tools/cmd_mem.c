@@ -506,7 +506,7 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc < 0)
 		return rc;
-	if (c->paths && (rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof))) < 0)
+	if (c->paths && (rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps_pid(c->prof, (pid_t)x->ms.pid))) < 0)
 		return rc;
 	if (c->rec && !c->werr)
 		note_werr(c, pms_recorder_sample(c->rec, x));

@@ -7,9 +7,12 @@
   export_check.py png    SHOT.png             (not blank)
   export_check.py traces TRACES FOLDED        (TRACES: `go tool pprof -traces`;
                                               the same stacks of names and counts)
-  export_check.py stacks RAW SCRIPT [hidden]  (the same address stacks as `perf
-                                              script -F tid,ip` or `pmuscope script
-                                              -F callchain`; hidden: no kernel ones)
+  export_check.py stacks RAW SCRIPT [hidden|dwarf]  (the same address stacks as
+                                              `perf script -F tid,ip` or `pmuscope
+                                              script -F callchain`; hidden: no kernel
+                                              ones; dwarf: perf shows callers' pc - 1)
+  export_check.py merge MERGED.raw A.raw B.raw.. (the merged profile's stacks,
+                                              labels and values are the files')
   export_check.py cumulative REPORT.json RAW  (flat and cumulative samples per
                                               function equal the report's)
   export_check.py icicle REPORT.json DOM [LEAF,CALLER,..]  (the page's icicle:
@@ -125,8 +128,36 @@ def raw_profile(path):
     for line in samples_part.splitlines()[1:]:
         m = re.match(r"\s*(\d+)\s+(\d+): ?([\d ]*)$", line)
         if m:
-            samples.append((int(m.group(1)), int(m.group(2)), [int(x) for x in m.group(3).split()]))
+            samples.append((int(m.group(1)), int(m.group(2)), [int(x) for x in m.group(3).split()], {}))
+        elif samples:
+            for k, v in re.findall(r"(\w+):\[(.*?)\](?= \w+:\[|\s*$)", line):
+                samples[-1][3][k] = v
     return samples, locs
+
+
+def check_merge(merged, parts):
+    """The merged pprof holds the files' samples: the same stacks (names and
+    addresses) with the same labels, host aside, and the same values."""
+    def key_counts(path):
+        samples, locs = raw_profile(path)
+        out = collections.Counter()
+        for n, lat, ids, lab in samples:
+            lab = tuple(sorted((k, v) for k, v in lab.items() if k != "host"))
+            k = (tuple(locs[i] for i in ids), lab)
+            out[k + ("samples",)] += n
+            out[k + ("latency",)] += lat
+        return out
+    got = key_counts(merged)
+    want = collections.Counter()
+    for p in parts:
+        want.update(key_counts(p))
+    got = collections.Counter({k: v for k, v in got.items() if v})
+    want = collections.Counter({k: v for k, v in want.items() if v})
+    diff = (got - want) + (want - got)
+    if diff:
+        bad.append("merged pprof vs its files: %d keys differ, e.g. %s" % (len(diff), list(diff)[:2]))
+    want_eq("merged pprof samples", sum(v for k, v in want.items() if k[-1] == "samples"),
+            sum(v for k, v in got.items() if k[-1] == "samples"))
 
 
 def folded_name(n):
@@ -181,13 +212,19 @@ def script_stacks(path, hidden):
     return out
 
 
-def check_stacks(raw, script, hidden):
+def check_stacks(raw, script, how):
+    """how: "hidden" (kernel addresses not shown), "dwarf" (perf's libdw
+    unwinder shows a caller's return address - 1), else ""."""
     samples, locs = raw_profile(raw)
+    hidden = how == "hidden"
     got = collections.Counter()
-    for n, _, ids in samples:
+    for n, _, ids, _ in samples:
         ips = [locs[i][0] for i in ids]
         if hidden:
             ips = [i for i in ips if i and i < (1 << 63)]
+        if how == "dwarf":
+            user = [k for k, i in enumerate(ips) if i < (1 << 63)]
+            ips = [i - 1 if user and k > user[0] and i < (1 << 63) else i for k, i in enumerate(ips)]
         got[tuple(ips)] += n
     want = script_stacks(script, hidden)
     # samples whose chain is empty in the script print no frame block
@@ -214,7 +251,7 @@ def json_frame_name(f):
 def check_cumulative(rep, raw):
     samples, locs = raw_profile(raw)
     flat, cum = collections.Counter(), collections.Counter()
-    for n, _, ids in samples:
+    for n, _, ids, _ in samples:
         names = [locs[i][1] for i in ids]
         if names:
             flat[names[0]] += n
@@ -316,10 +353,12 @@ def main():
     what = sys.argv[1]
     if what == "png":
         check_png(sys.argv[2])
+    elif what == "merge":
+        check_merge(sys.argv[2], sys.argv[3:])
     elif what == "traces":
         check_traces(sys.argv[2], sys.argv[3])
     elif what == "stacks":
-        check_stacks(sys.argv[2], sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == "hidden")
+        check_stacks(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
     else:
         rep = json.load(open(sys.argv[2]))
         if what == "folded":

@@ -113,7 +113,7 @@
       ["total", "with_addr", "with_data_src", "latency", "resolved"][i]);
   });
   var levels = (R.data_source.levels || []).map(function (l) {
-    return { level: l.level, samples: l.samples, share: l.samples / (sm.with_data_src || 1) };
+    return { level: l.level, samples: l.samples, share: l.samples / (sm.total || 1) }; /* of all samples, N/A included, as the text */
   });
   if (levels.length) {
     table(g1.append("div").attr("class", "card"), "t-levels", [

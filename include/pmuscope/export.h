@@ -35,8 +35,8 @@ struct pms_export_frame {
 			  * callchain holds it); 0 for a hidden kernel frame */
 	char *name;      /* the name the exports show (never NULL): the function,
 			  * "[unknown] [module file]" / "[unknown]" when it is not
-			  * known (pms_export_frame_name), "[kernel]" for kernel
-			  * frames this caller may not see */
+			  * known (pms_export_frame_name), "[kernel]" for a kernel
+			  * frame without a name (hidden, or not named) */
 	char *file;      /* source file, NULL if unknown */
 	int line;
 	char *module;    /* binary or mapping path, "[kernel]", "" if none */

@@ -147,8 +147,8 @@ static long caller_frame(struct build *b, const struct pms_pathreport_frame *pf,
 	bool bad = false, kern = pf->flags & PMS_FRAME_KERNEL;
 	char nb[512];
 	const char *name = pf->func;
-	if (!name && (pf->flags & PMS_FRAME_HIDDEN))
-		name = "[kernel]";
+	if (!name && kern)
+		name = "[kernel]"; /* as the report names a kernel site it cannot name */
 	else if (!name && pf->module && *pf->module && !kern) {
 		const char *base = strrchr(pf->module, '/');
 		snprintf(nb, sizeof(nb), "[unknown] [%s]", base ? base + 1 : pf->module);

@@ -138,6 +138,7 @@ html)
       fi
     done
     $check html "$tmp/$p.json" "$tmp/$p.dump-dom" || fail=1
+    $check icicle "$tmp/$p.json" "$tmp/$p.dump-dom" || fail=1
     $check png "$tmp/$p.png" || fail=1
   done
   ;;
@@ -221,6 +222,17 @@ def rd(p):
     return c
 a = rd(sys.argv[1]); a.update(rd(sys.argv[2]))
 sys.exit(0 if a == rd(sys.argv[3]) and a else 1)
+PY
+  # ... and the merged JSON's call paths are the files' added up
+  python3 - f.json rec.json m.json <<'PY' || { echo "FAIL: merged call paths are not the files' added up"; fail=1; }
+import collections, json, sys
+def paths(p):
+    c = collections.Counter()
+    for x in json.load(open(p))["callpaths"]["by_samples"]:
+        c[tuple((f["ip"], f["func"]) for f in x["frames"])] += x["samples"]
+    return c
+a = paths(sys.argv[1]); a.update(paths(sys.argv[2]))
+sys.exit(0 if a == paths(sys.argv[3]) and a else 1)
 PY
   # 5. the page: its icicle is the JSON's call paths
   chrome=$(command -v chromium || command -v chromium-browser || true)

@@ -1197,7 +1197,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	o.exp.maps = pms_memprof_maps(prof);
 	o.exp.topo = topo;
 	o.exp.read_build_ids = true;
-	o.exp.paths = prep;
+	o.exp.paths = ma.phase == 1 ? NULL : prep; /* --apply: paths of both measurements */
 	int xrc = mem_export_write(&o.exp, &mr, shown);
 	if (o.exp.folded) {
 		; /* the collapsed stacks were the output */

@@ -486,7 +486,9 @@ struct rec_ctx {
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct rec_ctx *c = ud;
-	return c->paths ? pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof)) : 0;
+	return c->paths ? pms_pathprof_add_src(c->paths, x,
+						 pms_memprof_maps_pid(c->prof, (pid_t)x->ms.pid))
+			: 0;
 }
 
 static void on_progress(void *ud, const struct pms_liverun_progress *p)
@@ -1054,7 +1056,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	o.exp.maps = pms_memprof_maps(prof);
 	o.exp.topo = topo;
 	o.exp.read_build_ids = true;
-	o.exp.paths = prep;
+	o.exp.paths = ma.phase == 1 ? NULL : prep; /* --apply: paths of both measurements */
 	int xrc = mem_export_write(&o.exp, &mr, shown);
 	if (o.exp.folded) {
 		; /* the collapsed stacks were the output */

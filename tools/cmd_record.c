@@ -81,7 +81,9 @@ struct rctx {
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct rctx *c = ud;
-	return c->paths ? pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof)) : 0;
+	return c->paths ? pms_pathprof_add_src(c->paths, x,
+						 pms_memprof_maps_pid(c->prof, (pid_t)x->ms.pid))
+			: 0;
 }
 
 static double pct(uint64_t a, uint64_t b)

@@ -127,16 +127,19 @@ int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys);
 /* The mappings gathered so far (add /proc/PID/maps into them while the
  * process lives). */
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p);
-/* With opts.functions_per_pid (a system-wide run) each process also keeps
- * its own mappings (its MMAP records, and proc/PID/maps read once while it
- * lives; an exec drops them and the new image's MMAP records follow), and
- * the report names each process's code from them
- * (pms_symbolizer_add_process).  Read proc/PID/maps of at most max (0: all)
- * sampled processes not read yet; returns how many were read (a process
- * gone by then keeps what its MMAP records said).  0 without the option. */
+/* The mappings of one process.  A live system-wide profile (no opts.pid,
+ * not aggregate) keeps each process's MMAP records apart, and
+ * pms_memprof_maps() gives their union; elsewhere both give the one set.
+ * Owned by the profile; valid until its next side-band record. */
+const struct pms_maps *pms_memprof_maps_pid(struct pms_memprof *p, pid_t pid);
+/* A live system-wide profile (above) also reads proc/PID/maps of the
+ * processes it sampled, once each while they live, into their own
+ * mappings (a process that was running before the recording has no MMAP
+ * records), and its report names each process's code from that process's
+ * mappings (pms_symbolizer_add_process).  Reads at most max (0: all) not
+ * read yet; returns how many were read (a process gone by then keeps what
+ * its MMAP records said).  0 for other profiles. */
 int pms_memprof_read_maps(struct pms_memprof *p, struct pms_sys *sys, size_t max);
-/* Process pid's own mappings, NULL when none are kept. */
-struct pms_maps *pms_memprof_maps_pid(struct pms_memprof *p, pid_t pid);
 /* Set the home node and buffer range once they are known (the workload
  * tells them after it starts); same meaning as in the opts. */
 void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint64_t end);

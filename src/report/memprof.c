@@ -12,6 +12,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/report.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/opts.h"
 
 #define DEFAULT_TOP 10
@@ -38,14 +39,17 @@ struct pms_memprof {
 	} *tn;
 	size_t ntn, tncap;
 	struct pms_maps *maps;
-	/* functions_per_pid: each process's own mappings (MMAP records and
-	 * proc/PID/maps), for naming its code */
+	/* live system-wide (no pid, not aggregate): each process's own
+	 * mappings; maps is then their union, rebuilt when asked for after a
+	 * change (pms_memprof_maps) */
+	bool per_pid_maps, maps_dirty;
+	struct u64map *pmmap; /* pid -> index into pm */
 	struct pidmaps {
-		pid_t pid;
-		struct pms_maps *m;
-		bool read; /* proc/PID/maps read */
+		uint32_t pid;
+		struct pms_maps *maps;
+		bool read; /* its proc/PID/maps read (pms_memprof_read_maps) */
 	} *pm;
-	size_t npm, last_pm;
+	size_t npm, pmcap;
 	uint64_t *addrs;
 	int *nodes;
 	size_t *idx;
@@ -178,6 +182,7 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	rc = pms_maps_new(&p->maps);
 	if (rc < 0)
 		goto out;
+	p->per_pid_maps = !p->pid && !p->agg;
 	*out = p;
 	p = NULL;
 out:
@@ -218,8 +223,13 @@ void pms_memprof_free(struct pms_memprof *p)
 	free(p->home_name);
 	pms_maps_free(p->maps);
 	for (size_t i = 0; i < p->npm; i++)
-		pms_maps_free(p->pm[i].m);
+		pms_maps_free(p->pm[i].maps);
 	free(p->pm);
+	if (p->pmmap) {
+		free(p->pmmap->keys);
+		free(p->pmmap->vals);
+		free(p->pmmap);
+	}
 	free(p->addrs);
 	free(p->nodes);
 	free(p->idx);
@@ -257,9 +267,95 @@ int pms_memprof_set_source(struct pms_memprof *p, const char *name)
 	return 0;
 }
 
+static long u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added);
+static long u64map_find(const struct u64map *m, uint64_t key);
+
+/* The mappings of one process; with create, made when absent (NULL: no
+ * memory), else NULL when absent. */
+static struct pms_maps *pid_maps(struct pms_memprof *p, uint32_t pid, bool create)
+{
+	long i = p->pmmap ? u64map_find(p->pmmap, pid) : -1;
+	if (i >= 0)
+		return p->pm[i].maps;
+	if (!create)
+		return NULL;
+	struct pms_maps *m = NULL;
+	bool added;
+	if ((!p->pmmap && !(p->pmmap = calloc(1, sizeof(*p->pmmap)))) ||
+	    pms_grow(&p->pm, &p->pmcap, p->npm + 1, sizeof(*p->pm), 64, "per-process maps") < 0 ||
+	    pms_maps_new(&m) < 0)
+		return NULL;
+	if (u64map_get(p->pmmap, pid, p->npm, &added) < 0) {
+		pms_maps_free(m);
+		return NULL;
+	}
+	p->pm[p->npm++] = (struct pidmaps){ pid, m, false };
+	return m;
+}
+
+/* The maps a sample's addresses are looked up in. */
+static const struct pms_maps *maps_of(struct pms_memprof *p, const struct pms_memsample *s)
+{
+	if (!p->per_pid_maps || !(s->valid & PMS_MS_TID))
+		return p->maps;
+	const struct pms_maps *m = pid_maps(p, s->pid, false);
+	return m ? m : p->maps;
+}
+
+static int mapref_cmp(const void *a, const void *b)
+{
+	const struct pms_map *x = *(const struct pms_map *const *)a,
+			     *y = *(const struct pms_map *const *)b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The union of every process's mappings, in address order (where two
+ * processes map the same range, one of them). */
+static int union_maps(struct pms_memprof *p)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < p->npm; i++)
+		n += p->pm[i].maps->n;
+	const struct pms_map **v = malloc((n ? n : 1) * sizeof(*v));
+	struct pms_maps *u = NULL;
+	int rc;
+	if (!v)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	for (size_t i = 0; i < p->npm; i++)
+		for (size_t j = 0; j < p->pm[i].maps->n; j++)
+			v[k++] = &p->pm[i].maps->v[j];
+	qsort(v, n, sizeof(*v), mapref_cmp);
+	if ((rc = pms_maps_new(&u)) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if ((rc = pms_maps_add(u, v[i]->start, v[i]->end - v[i]->start, v[i]->pgoff,
+				       v[i]->ino, v[i]->exec, v[i]->path)) < 0)
+			goto out;
+	pms_maps_free(p->maps);
+	p->maps = u;
+	u = NULL;
+	p->maps_dirty = false;
+out:
+	pms_maps_free(u);
+	free(v);
+	return rc;
+}
+
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p)
 {
+	if (p && p->per_pid_maps && p->maps_dirty)
+		(void)union_maps(p); /* on no memory: the last union */
 	return p ? p->maps : NULL;
+}
+
+const struct pms_maps *pms_memprof_maps_pid(struct pms_memprof *p, pid_t pid)
+{
+	if (!p)
+		return NULL;
+	if (!p->per_pid_maps)
+		return p->maps;
+	const struct pms_maps *m = pid_maps(p, (uint32_t)pid, false);
+	return m ? m : pms_memprof_maps(p);
 }
 
 void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint64_t end)
@@ -278,6 +374,19 @@ size_t pms_memprof_count(const struct pms_memprof *p)
 
 /* Index of key in m, adding it as `next` (the caller's new slot) when absent:
  * the index, or -1 when there is no memory. */
+static long u64map_find(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return -1;
+	size_t j = (key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key)
+			return (long)m->vals[j] - 1;
+		j = (j + 1) & (m->cap - 1);
+	}
+	return -1;
+}
+
 static long u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added)
 {
 	*added = false;
@@ -429,60 +538,31 @@ static int task_sampled(struct pms_memprof *p, const struct pms_memsample *s)
 	return 0;
 }
 
-/* The mappings of process pid (functions_per_pid), created on demand;
- * NULL without memory. */
-static struct pidmaps *pid_maps(struct pms_memprof *p, pid_t pid, bool create)
-{
-	if (p->last_pm < p->npm && p->pm[p->last_pm].pid == pid)
-		return &p->pm[p->last_pm];
-	for (size_t i = 0; i < p->npm; i++)
-		if (p->pm[i].pid == pid) {
-			p->last_pm = i;
-			return &p->pm[i];
-		}
-	if (!create)
-		return NULL;
-	struct pidmaps *v = realloc(p->pm, (p->npm + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	p->pm = v;
-	struct pidmaps *e = &p->pm[p->npm];
-	memset(e, 0, sizeof(*e));
-	e->pid = pid;
-	if (pms_maps_new(&e->m) < 0)
-		return NULL;
-	p->last_pm = p->npm++;
-	return e;
-}
-
-struct pms_maps *pms_memprof_maps_pid(struct pms_memprof *p, pid_t pid)
-{
-	struct pidmaps *e = p && p->per_pid_funcs ? pid_maps(p, pid, false) : NULL;
-	return e ? e->m : NULL;
-}
-
 int pms_memprof_read_maps(struct pms_memprof *p, struct pms_sys *sys, size_t max)
 {
 	if (!p || !sys)
 		return pms_err(PMS_EINVAL, "memprof read_maps: NULL argument");
-	if (!p->per_pid_funcs || p->agg)
+	if (!p->per_pid_maps)
 		return 0;
 	int nread = 0;
 	for (size_t i = 0; i < p->ntn && (!max || (size_t)nread < max); i++) {
 		struct taskname *t = &p->tn[i];
 		if (t->maps_done || !t->sampled || !t->pid || t->pid == UINT32_MAX)
 			continue;
-		struct pidmaps *e = pid_maps(p, (pid_t)t->pid, true);
-		if (!e)
-			return pms_err(PMS_ENOMEM, "memprof: no memory for a process's maps");
+		struct pms_maps *m = pid_maps(p, t->pid, true);
+		if (!m)
+			return pms_err(PMS_ENOMEM, "memprof: no memory for a process's mappings");
 		t->maps_done = true;
+		struct pidmaps *e = &p->pm[u64map_find(p->pmmap, t->pid)];
 		if (e->read)
 			continue;
 		/* once: a process gone by now keeps what its MMAP records said,
 		 * and after an exec its MMAP records give the new image */
 		e->read = true;
-		if (pms_maps_read_proc(e->m, sys, e->pid) == 0)
+		if (pms_maps_read_proc(m, sys, (pid_t)t->pid) == 0) {
 			nread++;
+			p->maps_dirty = true;
+		}
 	}
 	return nread;
 }
@@ -831,24 +911,6 @@ int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s)
 	return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
 }
 
-/* One MMAP/MMAP2 record into a set of mappings. */
-static int maps_add_rec(struct pms_maps *maps, const struct pms_record *rec, bool exec,
-			const char *path)
-{
-	const struct pms_rec_mmap *m = &rec->mmap;
-	uint64_t ino = rec->type == PMS_RECORD_MMAP2 ? m->ino : 0;
-	int rc;
-	/* perf records only executable mappings without -d; the symbolizer
-	 * places an ELF by the mapping of its offset 0, so stand one in below
-	 * the text where none is known (shared objects map file offset =
-	 * address - base). */
-	if (exec && m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
-	    !pms_maps_find(maps, m->addr - m->pgoff) &&
-	    (rc = pms_maps_add(maps, m->addr - m->pgoff, m->pgoff, 0, ino, false, path)) < 0)
-		return rc;
-	return pms_maps_add(maps, m->addr, m->len, m->pgoff, ino, exec, path);
-}
-
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 struct pms_numa_oracle *oracle)
 {
@@ -865,24 +927,33 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		 * process's */
 		if ((p->pid && (pid_t)m->pid != p->pid) || !m->len || m->pid == UINT32_MAX)
 			return 0;
+		struct pms_maps *into = p->maps;
+		if (p->per_pid_maps) {
+			if (!(into = pid_maps(p, m->pid, true)))
+				return pms_err(PMS_ENOMEM, "memprof: no memory for a process's mappings");
+			p->maps_dirty = true;
+		}
 		bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
 							  : !(rec->misc & PMS_MISC_MMAP_DATA);
 		/* A file path, or perf's names for the rest ("//anon", "[heap]"). */
 		const char *path = m->filename ? m->filename : "";
 		if (!strcmp(path, "//anon"))
 			path = "";
-		int rc = maps_add_rec(p->maps, rec, exec, path);
+		int rc;
+		/* perf records only executable mappings without -d; the
+		 * symbolizer places an ELF by the mapping of its offset 0, so
+		 * stand one in below the text where none is known (shared
+		 * objects map file offset = address - base). */
+		if (exec && m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
+		    !pms_maps_find(into, m->addr - m->pgoff) &&
+		    (rc = pms_maps_add(into, m->addr - m->pgoff, m->pgoff, 0,
+				       rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, false, path)) < 0)
+			return rc;
+		rc = pms_maps_add(into, m->addr, m->len, m->pgoff,
+				      rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, exec, path);
 		if (rc < 0)
 			return rc;
-		if (p->per_pid_funcs && !p->agg) {
-			/* and the process's own (a system-wide run) */
-			struct pidmaps *e = pid_maps(p, (pid_t)m->pid, true);
-			if (!e)
-				return pms_err(PMS_ENOMEM, "memprof: no memory for a process's maps");
-			if ((rc = maps_add_rec(e->m, rec, exec, path)) < 0)
-				return rc;
-		}
-		pms_numa_oracle_invalidate(oracle, m->addr, m->len);
+		pms_numa_oracle_invalidate_pid(oracle, (pid_t)m->pid, m->addr, m->len);
 		return 0;
 	}
 	case PMS_RECORD_COMM: {
@@ -898,12 +969,11 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 * dropped; the maps are the profiled process's */
 			if (!p->agg && p->pid && (pid_t)rec->comm.pid == p->pid)
 				pms_maps_remove(p->maps, 0, UINT64_MAX);
-			/* a process's own: the new image's MMAP records follow */
-			struct pidmaps *e = p->per_pid_funcs && !p->agg
-						    ? pid_maps(p, (pid_t)rec->comm.pid, false)
-						    : NULL;
-			if (e)
-				pms_maps_remove(e->m, 0, UINT64_MAX);
+			struct pms_maps *own = p->per_pid_maps ? pid_maps(p, rec->comm.pid, false) : NULL;
+			if (own) {
+				pms_maps_remove(own, 0, UINT64_MAX);
+				p->maps_dirty = true;
+			}
 		}
 		return 0;
 	}
@@ -1279,7 +1349,7 @@ static int top_of(struct pms_memreport_site *all, size_t n, size_t top,
 struct ipkey {
 	uint64_t ip;
 	size_t i;
-	uint32_t pid; /* functions_per_pid: each process's code on its own */
+	uint32_t pid; /* per-process functions (-a): each process's code on its own */
 };
 
 static int ipkey_cmp(const void *a, const void *b)
@@ -1464,12 +1534,10 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		st->line = sy->line;
 		const char *mod = sy->module;
 		if (!mod && !kern) {
-			/* perf's "[unknown]" with the binary it is in (the
-			 * process's own mappings where they are kept) */
-			const struct pms_maps *pmm = pms_memprof_maps_pid(p, (pid_t)st->pid);
-			const struct pms_map *m = pmm ? pms_maps_find(pmm, st->addr) : NULL;
-			if (!m)
-				m = pms_maps_find(p->maps, st->addr);
+			/* perf's "[unknown]" with the binary it is in */
+			const struct pms_map *m = pms_maps_find(
+				st->pid ? pms_memprof_maps_pid(p, (pid_t)st->pid) : pms_memprof_maps(p),
+				st->addr);
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
 		st->module = xstrdup(mod ? mod : (kern ? "[kernel]" : ""), &rc);
@@ -1627,7 +1695,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 		if (p->home_end > p->home_start && a >= p->home_start && a < p->home_end) {
 			start = p->home_start;
 		} else {
-			const struct pms_map *m = pms_maps_find(p->maps, a);
+			const struct pms_map *m = pms_maps_find(maps_of(p, s), a);
 			start = m ? m->start : UINT64_MAX; /* UINT64_MAX: not mapped */
 		}
 		keys[nk++] = (struct objkey){ start, i };
@@ -1653,7 +1721,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 			name = p->home_name;
 			kind = "workload";
 		} else {
-			const struct pms_map *m = pms_maps_find(p->maps, addr0);
+			const struct pms_map *m = pms_maps_find(maps_of(p, &p->v[keys[a].i].s), addr0);
 			o->addr = m->start;
 			o->size = m->end - m->start;
 			kind = pms_map_kind_name(m->kind);
@@ -2078,11 +2146,11 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		*out = NULL;
 	if (!p || !in || !out)
 		return pms_err(PMS_EINVAL, "memreport: NULL argument");
-	if (sym && p->per_pid_funcs)
+	if (sym && p->per_pid_maps)
 		/* each process's code named from its own mappings */
 		for (size_t i = 0; i < p->npm; i++)
-			if (p->pm[i].m->n &&
-			    (rc = pms_symbolizer_add_process(sym, p->pm[i].pid, p->pm[i].m)) < 0)
+			if (p->pm[i].maps->n &&
+			    (rc = pms_symbolizer_add_process(sym, (pid_t)p->pm[i].pid, p->pm[i].maps)) < 0)
 				return rc;
 	r = calloc(1, sizeof(*r));
 	if (!r)

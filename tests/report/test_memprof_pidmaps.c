@@ -1,5 +1,5 @@
-/* A system-wide profile (functions_per_pid) names each process's code from
- * its own mappings: two processes with different programs at the same
+/* A live system-wide profile names each process's code from its own
+ * mappings (per-process function rows: functions_per_pid): two processes with different programs at the same
  * address each get their own program's function and module, the same
  * answer a symbolizer of that program alone gives (one shared mapping set
  * named both from whichever program was mapped last).  An exec drops a
@@ -121,8 +121,8 @@ PMS_TEST(each_process_named_from_its_own_mappings)
 		s.pid = s.tid = 200;
 		CHECK_OK(pms_memprof_add(p, &s));
 	}
-	CHECK(pms_memprof_maps_pid(p, 100) != NULL);
-	CHECK(pms_memprof_maps_pid(p, 300) == NULL);
+	CHECK(pms_memprof_maps_pid(p, 100) != pms_memprof_maps(p));
+	CHECK(pms_memprof_maps_pid(p, 300) == pms_memprof_maps(p)); /* none: the union */
 	CHECK_OK(pms_symbolizer_new(sys, pms_memprof_maps(p), &sym));
 	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE };
 	CHECK_OK(pms_memprof_report(p, sym, &in, &r));
@@ -158,12 +158,12 @@ PMS_TEST(each_process_named_from_its_own_mappings)
 	CHECK_EQ_INT(pms_memprof_read_maps(p, sys, 0), 0);
 	const struct pms_maps *own = pms_memprof_maps_pid(p, getpid());
 	CHECK(own && own->n > 0);
-	/* without the option no process keeps its own */
+	/* a profile of one process keeps one set */
 	struct pms_memprof *q = NULL;
-	po.functions_per_pid = false;
+	po.pid = 100;
 	CHECK_OK(pms_memprof_new(NULL, &po, &q));
 	CHECK_OK(mmap_rec(q, 100, a, la));
-	CHECK(pms_memprof_maps_pid(q, 100) == NULL);
+	CHECK(pms_memprof_maps_pid(q, 100) == pms_memprof_maps(q));
 	CHECK_EQ_INT(pms_memprof_read_maps(q, sys, 0), 0);
 	pms_memprof_free(q);
 out:

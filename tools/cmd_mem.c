@@ -524,6 +524,14 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	return 0;
 }
 
+static int on_aux(void *ud, const struct pms_memsrc_aux *a)
+{
+	struct rec_ctx *c = ud;
+	if (c->rec && !c->werr)
+		note_werr(c, pms_recorder_aux(c->rec, a));
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1001,7 +1009,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 
-	struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	struct pms_memsrc_callbacks cb = { on_sample, on_sideband, on_aux };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
 	double t0 = now_s(), last_progress = t0, last_sync = t0;
 	bool forwarded = false, killed = false, done = false;

@@ -640,6 +640,14 @@ static void memsample_as_event(const struct pms_memsample *m, const struct pms_p
 	s->weight = m->weight;
 	s->data_src = m->data_src;
 	s->period = m->period;
+	/* SPE timestamps are counter ticks: perf time through the file's
+	 * TIME_CONV (the library's one conversion), else none */
+	if (m->valid & PMS_MS_TIME) {
+		const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+		uint64_t ns = 0;
+		if (in->has_time_conv && pms_spe_time_to_perf(&in->time_conv, m->time, &ns))
+			s->time = ns;
+	}
 	if ((m->valid & PMS_MS_PHYS) && m->phys_addr && !pms_perfdata_reader_nodes_why(r)) {
 		int n = pms_perfdata_reader_node_of_phys(r, m->phys_addr);
 		ev->node = n >= 0 ? n : -1;

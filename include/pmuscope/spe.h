@@ -293,6 +293,24 @@ bool pms_spe_record_is_mem(const struct pms_spe_record *rec);
  * that (buf may be NULL with size 0 to measure).  PMS_EINVAL for NULL rec. */
 int pms_spe_encode_record(const struct pms_spe_record *rec, uint8_t *buf, size_t size);
 
+/* ---- Timestamps -------------------------------------------------------------
+ * SPE TIMESTAMP packets hold the generic timer's counter; perf time is
+ * time_zero + cyc * time_mult >> time_shift, with the fields of the ring's
+ * user page (include/uapi/linux/perf_event.h, the time_zero comment) or of a
+ * recording's PERF_RECORD_TIME_CONV (tools/lib/perf/include/perf/event.h
+ * struct perf_record_time_conv; perf's tsc_to_perf_time,
+ * tools/perf/util/tsc.c).  One conversion for the live sampler and files. */
+struct pms_spe_time_conv {
+	uint64_t time_shift, time_mult, time_zero;
+	uint64_t time_cycles, time_mask; /* with cap_user_time_short */
+	bool cap_user_time_zero;         /* false: the counter has no perf time */
+	bool cap_user_time_short;
+};
+
+/* cyc in perf time into *ns; false (and *ns untouched) when tc says there
+ * is no conversion (cap_user_time_zero clear, or a shift of 64 and up). */
+bool pms_spe_time_to_perf(const struct pms_spe_time_conv *tc, uint64_t cyc, uint64_t *ns);
+
 PMS_API_END
 #ifdef __cplusplus
 }

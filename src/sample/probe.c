@@ -511,6 +511,19 @@ static int build_spe(struct ctx *c)
 		}
 		if (c->o->want_phys && set_term(ev, "pa_enable", 1) < 0)
 			note_add(c->p, "%s has no pa_enable term: no physical addresses", pmu->name);
+		/* The sample bits `perf mem record -e arm_spe//` gives the SPE
+		 * event (tools/perf/arch/arm64/util/arm-spe.c
+		 * arm_spe_recording_options: DATA_SRC, PHYS_ADDR with
+		 * pa_enable; evsel__config: IP; perf mem's -d and -W: ADDR,
+		 * WEIGHT): the kernel writes no SAMPLE for it, but a
+		 * recording's readers take the decoded fields by these bits
+		 * (perf script refuses -F ip,addr,weight,data_src,phys_addr
+		 * without them; pmuscope's recorded source says whether there
+		 * is a data source and physical addresses). */
+		ev->attr.sample_type |= PMS_SAMPLE_IP | PMS_SAMPLE_ADDR | PMS_SAMPLE_WEIGHT |
+					PMS_SAMPLE_DATA_SRC;
+		if (term_set(ev, "pa_enable"))
+			ev->attr.sample_type |= PMS_SAMPLE_PHYS_ADDR;
 		if (c->o->ldlat)
 			spe_min_latency(c, ev, pmu);
 		spe_filters(c, ev, pmu);
@@ -568,7 +581,8 @@ static void priv_text(const struct smp_plan *p, char *buf, size_t n)
 static bool relax_phys(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
 {
 	char pt[96];
-	if ((err != EACCES && err != EPERM) || !(ev->attr.sample_type & PMS_SAMPLE_PHYS_ADDR))
+	if ((err != EACCES && err != EPERM) || !(ev->attr.sample_type & PMS_SAMPLE_PHYS_ADDR) ||
+	    ev->engine == PMS_ENG_SPE) /* pa_enable decides there: relax_spe_pa */
 		return false;
 	ev->attr.sample_type &= ~PMS_SAMPLE_PHYS_ADDR;
 	priv_text(c->p, pt, sizeof(pt));
@@ -588,6 +602,7 @@ static bool relax_spe_pa(struct ctx *c, struct smp_event *ev, int err, char *why
 	    !term_set(ev, "pa_enable"))
 		return false;
 	set_term(ev, "pa_enable", 0);
+	ev->attr.sample_type &= ~PMS_SAMPLE_PHYS_ADDR;
 	priv_text(c->p, pt, sizeof(pt));
 	snprintf(why, n,
 		 "pa_enable refused (%s): arm_spe_pmu_event_init requires perf_allow_kernel() "
@@ -1000,9 +1015,8 @@ int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct 
 			p->engine = e;
 			p->phys = false;
 			for (int i = 0; i < p->nev; i++) {
-				if (p->ev[i].attr.sample_type & PMS_SAMPLE_PHYS_ADDR)
-					p->phys = true;
-				if (e == PMS_ENG_SPE && term_set(&p->ev[i], "pa_enable"))
+				if (e == PMS_ENG_SPE ? term_set(&p->ev[i], "pa_enable")
+						     : (p->ev[i].attr.sample_type & PMS_SAMPLE_PHYS_ADDR) != 0)
 					p->phys = true;
 			}
 			for (size_t a = 0; a < p->natt; a++) {

@@ -375,12 +375,14 @@ PMS_TEST(spe_pa_refused_at_paranoid2_and_min_latency_dropped)
 	att += 2;
 	n -= 2;
 	if (n >= 3) {
-		/* min_latency first (EOPNOTSUPP comes before the permission
-		 * check in arm_spe_pmu_event_init), then pa_enable. */
-		CHECK_EQ_INT(att[0].err, EOPNOTSUPP);
-		CHECK(strstr(att[1].reason, "min_latency refused") != NULL);
-		CHECK_EQ_INT(att[1].err, EACCES);
-		CHECK(strstr(att[2].reason, "pa_enable refused") != NULL);
+		/* pa_enable first: with it the attr samples PHYS_ADDR, as perf
+		 * record's does, and perf_event_open checks that
+		 * (perf_allow_kernel) before the PMU's event_init; then
+		 * min_latency (EOPNOTSUPP in arm_spe_pmu_event_init). */
+		CHECK_EQ_INT(att[0].err, EACCES);
+		CHECK(strstr(att[1].reason, "pa_enable refused") != NULL);
+		CHECK_EQ_INT(att[1].err, EOPNOTSUPP);
+		CHECK(strstr(att[2].reason, "min_latency refused") != NULL);
 		CHECK_EQ_INT(att[2].err, 0);
 	}
 	pms_sampler_info(s, &info);

@@ -343,10 +343,13 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
-	/* A version 1 caller's struct ends before callgraph (util/opts.h). */
+	/* A version 1 caller's struct ends before callgraph, a version 2
+	 * one before spe_inv_data_src (util/opts.h). */
 	if (opts)
-		memcpy(&s->o, opts, opts->version >= 2 ? sizeof(*opts)
-						       : offsetof(struct pms_sampler_opts, callgraph));
+		memcpy(&s->o, opts,
+		       opts->version >= 3   ? sizeof(*opts)
+		       : opts->version == 2 ? offsetof(struct pms_sampler_opts, spe_inv_data_src)
+					    : offsetof(struct pms_sampler_opts, callgraph));
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
 	if (ret < 0)

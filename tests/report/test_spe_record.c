@@ -222,7 +222,7 @@ static uint64_t perf_ns(uint64_t cyc)
 
 /* Record CHUNKS random chunks on the four CPUs into u->path; u->live gets
  * the live samples.  0, or -1 after a failed CHECK. */
-static int record(struct run *u, uint64_t seed)
+static int record(struct run *u, uint64_t seed, int chunks)
 {
 	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
 	const struct pms_memsrc_callbacks cb = { on_sample, on_side, on_aux };
@@ -273,7 +273,7 @@ static int record(struct run *u, uint64_t seed)
 	u->live = calloc(MAXS, sizeof(*u->live));
 	if (!u->live)
 		return -1;
-	for (int k = 0; k < CHUNKS; k++) {
+	for (int k = 0; k < chunks; k++) {
 		uint8_t bytes[4096];
 		size_t n = 0;
 		int cpu = (int)(rnd() % NCPU), nrec = 5 + (int)(rnd() % 40);
@@ -350,7 +350,7 @@ PMS_TEST(spe_live_equals_recorded)
 		memset(&u, 0, sizeof(u));
 		snprintf(u.path, sizeof(u.path), "/tmp/pms-spe-rec-%d-%" PRIu64 ".data",
 			 (int)getpid(), seed);
-		if (record(&u, seed * 0x9e3779b97f4a7c15ULL) < 0)
+		if (record(&u, seed * 0x9e3779b97f4a7c15ULL, CHUNKS) < 0)
 			goto next;
 		f.v = calloc(MAXS, sizeof(*f.v));
 		CHECK_OK(pms_perfdata_reader_open_fd(u.fd, &rd));
@@ -443,7 +443,7 @@ PMS_TEST(spe_recorded_perf_script)
 	pt_perf_env(dir);
 	memset(&u, 0, sizeof(u));
 	snprintf(u.path, sizeof(u.path), "%s/spe.data", dir);
-	if (record(&u, 0x5eed5eed5eedULL) < 0)
+	if (record(&u, 0x5eed5eed5eedULL, CHUNKS) < 0)
 		goto out;
 	qsort(u.live, u.nlive, sizeof(*u.live), by_time);
 	/* perf orders the samples by time, as they were made */
@@ -512,6 +512,36 @@ out:
 		pt_rmdir(dir);
 	else
 		fprintf(stderr, "kept %s\n", dir);
+}
+
+/* A two-chunk recording, the fuzz seed tests/fuzz/corpus/auxtrace/
+ * spe_recorded.data (PMS_SPE_SEED=PATH writes it there): it reads back. */
+PMS_TEST(spe_small_recording)
+{
+	struct run u;
+	struct pms_perfdata_reader *rd = NULL;
+	const char *seed = getenv("PMS_SPE_SEED");
+
+	memset(&u, 0, sizeof(u));
+	snprintf(u.path, sizeof(u.path), "%s", seed ? seed : "/tmp/pms-spe-small.data");
+	if (!seed)
+		snprintf(u.path, sizeof(u.path), "/tmp/pms-spe-small-%d.data", (int)getpid());
+	if (record(&u, 77, 2) == 0) {
+		CHECK_OK(pms_perfdata_reader_open_fd(u.fd, &rd));
+		if (rd) {
+			const struct pms_perfdata_info *in = pms_perfdata_reader_info(rd);
+			struct pms_perfdata_event ev;
+			while (pms_perfdata_next(rd, &ev) > 0)
+				;
+			CHECK(in->has_time_conv);
+			CHECK_EQ_U64(in->auxtrace_type, PMS_AUXTRACE_TYPE_ARM_SPE);
+			CHECK_EQ_U64(in->nauxtrace_priv, 2);
+		}
+	}
+	pms_perfdata_reader_free(rd);
+	run_free(&u);
+	if (!seed)
+		unlink(u.path);
 }
 
 PMS_TEST_MAIN()

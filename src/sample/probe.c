@@ -433,10 +433,10 @@ static void spe_min_latency(struct ctx *c, struct smp_event *ev, const struct pm
 }
 
 /* Whether the caller wants SPE filters it asked for programmed or refused
- * (version 3). */
+ * (version 4). */
 static bool spe_required(const struct pms_sampler_opts *o)
 {
-	return o->version >= 3 && o->spe_filters_required;
+	return o->version >= 4 && o->spe_filters_required;
 }
 
 /* event_filter (config1:0-63, PMSEVFR_EL1), inv_event_filter (config3:0-63,
@@ -452,7 +452,7 @@ static int spe_filters(struct ctx *c, struct smp_event *ev, const struct pms_pmu
 	const char *capf = pms_pmu_cap(pmu, "event_filter");
 	uint64_t ok = capf ? strtoull(capf, NULL, 0) : UINT64_MAX;
 	uint64_t want[3] = { c->o->spe_events, c->o->spe_not_events,
-			     c->o->version >= 3 ? c->o->spe_inv_data_src : 0 };
+			     c->o->version >= 4 ? c->o->spe_inv_data_src : 0 };
 	static const char *const term[3] = { "event_filter", "inv_event_filter",
 					     "inv_data_src_filter" };
 	bool req = spe_required(c->o);

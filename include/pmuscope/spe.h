@@ -282,6 +282,21 @@ int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk
  * arm_spe_sample: a load/store/atomic operation type). */
 bool pms_spe_record_is_mem(const struct pms_spe_record *rec);
 
+/* A mispredicted branch (issue 14's SPE branch packets), as perf's
+ * --itrace=b "branch-miss" sample takes it (tools/perf/util/arm-spe.c
+ * arm_spe__synth_branch_sample; the record's MISPRED event,
+ * arm-spe-decoder.c:238-239): from = the PC, to = the Branch Target address
+ * packet (0 when the record has none), latency = the total latency. */
+struct pms_spe_branch {
+	uint64_t from, to;
+	uint16_t latency;
+	bool not_taken;    /* the NOT_TAKEN event: a conditional branch not taken */
+	uint32_t op_flags; /* PMS_SPE_F_BRANCH, _COND, _INDIRECT, _CALL, _RETURN ... */
+};
+
+/* 1 and *out when rec has the MISPRED event, else 0 (*out untouched). */
+int pms_spe_record_branch_miss(const struct pms_spe_record *rec, struct pms_spe_branch *out);
+
 /* ---- The inverse, for tests and fake AUX streams ------------------------- */
 
 /* Write rec as packets: CONTEXT, PC, OP_TYPE (op_class/op_raw; op_flags is

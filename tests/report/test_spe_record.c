@@ -160,6 +160,10 @@ static int gen_record(uint8_t *out, size_t cap, uint64_t ts, bool *mem)
 		r.branch_target = 0x400000 + (rnd() % 4096) * 4;
 		r.branch_ns = true;
 		r.total_lat = (uint16_t)(1 + rnd() % 8);
+		if (rnd() % 2)
+			r.events |= PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_MISPRED);
+		if (rnd() % 3 == 0)
+			r.events |= PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_NOT_TAKEN);
 	} else {
 		bool store = rnd() % 4 == 0;
 		unsigned src = codes[rnd() % 8];
@@ -423,6 +427,19 @@ static int by_time(const void *x, const void *y)
 	return a->ms.time < b->ms.time ? -1 : a->ms.time > b->ms.time;
 }
 
+struct brl_key { unsigned cpu; unsigned long long to, w, ip; };
+static int brl_cmp(const void *x, const void *y)
+{
+	const struct brl_key *a = x, *b = y;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if (a->ip != b->ip)
+		return a->ip < b->ip ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	return a->w < b->w ? -1 : a->w > b->w;
+}
+
 /* data_src fields perf 6.12 and pmuscope derive alike for the common table
  * (docs/spe.md K3): op, lvl, dtlb, lvl_num, snoopx; not snoop or remote. */
 #define DS_ALIKE (0x1fULL | (0x3fffULL << 5) | (0x7fULL << 26) | (0xfULL << 33) | (0x3ULL << 38))
@@ -506,6 +523,49 @@ PMS_TEST(spe_recorded_perf_script)
 	CHECK(ds_same > u.nlive / 4);
 	fprintf(stderr, "perf 6.12 read %zu SPE samples of the recording; data_src equal in %zu\n",
 		n, ds_same);
+	/* Mispredicted branches (--itrace=b, perf's "branch-miss"): pmuscope
+	 * script against perf script, as sorted lists of cpu, addr (the branch
+	 * target), weight, ip (perf prints its fields in that order and orders
+	 * samples by time; pmuscope prints them as asked, in file order). */
+	const char *cli = getenv("PMS_CLI");
+	if (cli) {
+		struct brl_key *v[2] = { NULL, NULL };
+		size_t nv[2] = { 0, 0 };
+		for (int k = 0; k < 2; k++) {
+			char prog[700];
+			snprintf(prog, sizeof(prog), k ? "perf" : "'%s'", cli);
+			snprintf(cmd, sizeof(cmd),
+				 "%s script -i '%s' --itrace=b -F cpu,addr,weight,ip 2>>'%s/perf.err'",
+				 prog, u.path, dir);
+			FILE *q = popen(cmd, "r");
+			CHECK(q != NULL);
+			if (!q)
+				continue;
+			v[k] = calloc(MAXS, sizeof(*v[k]));
+			while (v[k] && fgets(line, sizeof(line), q)) {
+				struct brl_key b;
+				if (sscanf(line, " [%u] %llx %llu %llx", &b.cpu, &b.to, &b.w, &b.ip) != 4) {
+					CHECK_MSG(0, "%s: unexpected line %s", k ? "perf" : "pmuscope", line);
+					continue;
+				}
+				if (nv[k] < MAXS)
+					v[k][nv[k]++] = b;
+			}
+			CHECK_EQ_INT(pt_status(pclose(q)), 0);
+			if (v[k])
+				qsort(v[k], nv[k], sizeof(*v[k]), brl_cmp);
+		}
+		CHECK(nv[1] > 20);
+		CHECK_EQ_U64(nv[0], nv[1]);
+		size_t diff = 0;
+		for (size_t i = 0; v[0] && v[1] && i < nv[0] && i < nv[1]; i++)
+			diff += brl_cmp(&v[0][i], &v[1][i]) != 0;
+		CHECK_EQ_U64(diff, 0);
+		fprintf(stderr, "perf 6.12 and pmuscope script: the same %zu branch-miss samples\n",
+			nv[1]);
+		free(v[0]);
+		free(v[1]);
+	}
 out:
 	run_free(&u);
 	if (!getenv("PMS_KEEP_TMP")) /* keep the recording to look at */

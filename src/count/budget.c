@@ -189,8 +189,9 @@ static int place(const struct pms_count_budget *b, uint64_t *used, const struct 
 	}
 	for (int i = 0; i < b->general && i < MAX_GENERAL; i++) {
 		if (m->chained) {
-			uint64_t pair = (1ULL << i) | (1ULL << (i - 1));
-			if ((i & 1) && !(*used & pair)) {
+			/* the odd counter and the even one below it */
+			uint64_t pair = (i & 1) ? (1ULL << i) | (1ULL << (i - 1)) : 0;
+			if (pair && !(*used & pair)) {
 				*used |= pair;
 				return i;
 			}

@@ -721,7 +721,7 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 		cli_fail("c2c");
 		goto out;
 	}
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
 	while ((rc = pms_memsrc_poll(rn.src, -1, &cb, &rn)) > 0)
 		;
 	if (rc < 0)

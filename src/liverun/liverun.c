@@ -101,7 +101,17 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	return 0;
 }
 
-static const struct pms_memsrc_callbacks src_cb = { on_sample, on_sideband };
+/* Live SPE: the AUX trace goes to the recording as it was (its samples
+ * were delivered before). */
+static int on_aux(void *ud, const struct pms_memsrc_aux *a)
+{
+	struct pms_liverun *r = ud;
+	if (r->rec && !r->werr)
+		note_werr(r, pms_recorder_aux(r->rec, a));
+	return 0;
+}
+
+static const struct pms_memsrc_callbacks src_cb = { on_sample, on_sideband, on_aux };
 
 static void restore_signals(struct pms_liverun *r)
 {
@@ -203,6 +213,7 @@ int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		memcpy(&so, opts->sampler,
 		       v == 1   ? offsetof(struct pms_sampler_opts, callgraph)
 		       : v == 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
+		       : v == 3 ? offsetof(struct pms_sampler_opts, spe_inv_data_src)
 				: sizeof(so));
 		so.version = PMS_SAMPLER_OPTS_VERSION; /* the rest: the defaults */
 	}

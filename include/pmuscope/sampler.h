@@ -51,8 +51,9 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_LOADS  0x1u
 #define PMS_SAMPLER_STORES 0x2u
 
-/* Version 2 added callgraph, stack_size, max_stack, event and branch_filter. */
-#define PMS_SAMPLER_OPTS_VERSION 2
+/* Version 2 added callgraph, stack_size, max_stack, event and branch_filter;
+ * version 3 adapt. */
+#define PMS_SAMPLER_OPTS_VERSION 3
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
 	enum pms_sampler_target target;
@@ -107,11 +108,21 @@ struct pms_sampler_opts {
 	 * software events have none (refused before opening, with the reason).
 	 * 0 = none. */
 	uint64_t branch_filter;
+	/* version 3 */
+	/* Adapt to loss: when a poll finds that the kernel dropped more than
+	 * 2 % of the records since the last change (PERF_RECORD_LOST), the
+	 * sampler reopens its events with a larger period (and, up to 4 MiB,
+	 * larger rings), disables the old ones, drains and closes them.  Each
+	 * sample carries the period of the event that wrote it; each change is
+	 * listed by pms_sampler_adaptations().  Events with groups or AUX
+	 * areas (PEBS with an aux leader, SPE) are not adapted (the info notes
+	 * say so). */
+	bool adapt;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
-	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0 }
+	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, false }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {
@@ -161,6 +172,20 @@ struct pms_sampler_stats {
 	uint64_t aux_overrun;      /* AUX bytes overwritten before they were read */
 };
 
+/* One adaptation to loss (opts.adapt). */
+struct pms_sampler_adaptation {
+	uint64_t at_ns;          /* CLOCK_MONOTONIC time of the change */
+	uint64_t old_period, new_period; /* sample_period (sample_freq in freq mode) */
+	bool freq;               /* the events are in frequency mode */
+	size_t old_pages, new_pages; /* ring data pages per stream */
+	uint64_t kept, lost;     /* records kept / lost (PERF_RECORD_LOST) since the
+				  * previous change: why */
+	size_t old_streams, new_streams; /* fds before and after */
+	size_t tasks;            /* tasks the new events were opened on (0: per CPU) */
+	uint64_t gap_ns;         /* between disabling the old events and enabling
+				  * the new ones: faults then are not sampled */
+};
+
 struct pms_sampler_callbacks {
 	/* One memory sample; return 0 to go on, negative to stop the poll. */
 	int (*sample)(void *ud, const struct pms_memsample *s);
@@ -195,6 +220,12 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 
 void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out);
 void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out);
+/* The adaptations made so far (opts.adapt), oldest first; *count gets how
+ * many.  Owned by the sampler.  Samples removed as duplicates (a task that
+ * got the new events twice, directly and by inheritance, during a change)
+ * are counted in *dups when dups is not NULL. */
+const struct pms_sampler_adaptation *pms_sampler_adaptations(const struct pms_sampler *s,
+							      size_t *count, uint64_t *dups);
 /* The ladder log, in the order tried. */
 const struct pms_sampler_attempt *pms_sampler_attempts(const struct pms_sampler *s,
 						       size_t *count);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 struct stream {
@@ -36,6 +37,16 @@ struct stream {
 	uint32_t aux_pid, aux_tid;
 	uint32_t midr;
 	uint64_t id; /* PERF_EVENT_IOC_ID, when the events carry IDENTIFIER */
+	/* Adaptation (adapt.c's part of the sampler, below): */
+	uint64_t period; /* sample_period (or sample_freq) the event was opened with */
+	unsigned gen;    /* adaptations made before it was opened */
+	pid_t root;      /* the task it was opened on; -1 per CPU */
+	bool retired;    /* disabled by an adaptation: drained once more, closed */
+	uint64_t kept, lost; /* records read / lost (PERF_RECORD_LOST) */
+};
+
+struct root_slot {
+	int32_t tid, root; /* tid 0: empty */
 };
 
 struct pms_sampler {
@@ -51,6 +62,15 @@ struct pms_sampler {
 	struct pms_topo *own_id;
 	char pmus[160];
 	char label[256];
+	/* Adaptation to loss (opts.adapt) */
+	size_t pages;          /* ring data pages of the current generation */
+	unsigned gen;
+	bool adapt_ok;         /* the plan can be reopened (no groups, no AUX) */
+	struct pms_sampler_adaptation *adapt;
+	size_t nadapt;
+	uint64_t dups;         /* samples dropped as a second lineage's */
+	struct root_slot *roots; /* tid -> the task whose events sample it */
+	size_t caproots, nroots;
 };
 
 /* ---- opening ---------------------------------------------------------------- */
@@ -212,16 +232,14 @@ static size_t ring_pages(const struct pms_sampler *s)
 	return s->o.data_pages ? s->o.data_pages : n;
 }
 
-static int open_streams(struct pms_sampler *s)
+/* Open the plan's events on each of tids x each CPU, appending streams with
+ * rings of pages data pages. */
+static int open_gen(struct pms_sampler *s, const pid_t *tids, size_t ntids, size_t pages)
 {
 	struct smp_plan *p = &s->plan;
-	size_t pages = ring_pages(s);
-	size_t cap = 0, ntids = 0;
-	pid_t *tids = NULL;
+	size_t cap = s->nst;
 	int ret = 0;
 
-	if ((ret = target_tids(s, &tids, &ntids)) < 0)
-		return ret;
 	for (size_t ti = 0; ti < ntids; ti++)
 	for (int cpu = pms_cpuset_first(&p->cpus); cpu >= 0;
 	     cpu = pms_cpuset_next(&p->cpus, cpu + 1)) {
@@ -247,9 +265,8 @@ static int open_streams(struct pms_sampler *s)
 						     PERF_FLAG_FD_CLOEXEC, what);
 			if (fd < 0) {
 				/* A thread that exited since the task list was read. */
-				if (ntids > 1 && pms_error_errno() == ESRCH)
+				if ((ntids > 1 || s->gen) && pms_error_errno() == ESRCH)
 					break;
-				free(tids);
 				return fd;
 			}
 			fds[i] = fd;
@@ -260,7 +277,6 @@ static int open_streams(struct pms_sampler *s)
 						   (unsigned long)(uintptr_t)&id);
 				if (r < 0) {
 					pms_sys_close(s->sys, fd);
-					free(tids);
 					return pms_err_errno(0, -r, "PERF_EVENT_IOC_ID on %s", what);
 				}
 			}
@@ -269,7 +285,6 @@ static int open_streams(struct pms_sampler *s)
 				struct stream *ns = realloc(s->st, n * sizeof(*ns));
 				if (!ns) {
 					pms_sys_close(s->sys, fd);
-					free(tids);
 					return pms_err(PMS_ENOMEM, "out of memory for sampler streams");
 				}
 				s->st = ns;
@@ -281,19 +296,33 @@ static int open_streams(struct pms_sampler *s)
 			st->id = id;
 			st->ev = i;
 			st->cpu = cpu;
+			st->period = ev->attr.freq ? ev->attr.sample_freq : ev->attr.sample_period;
+			st->gen = s->gen;
+			st->root = s->o.target == PMS_TARGET_CPUS ? -1 : pid;
 			pms_sample_layout_from_attr(&st->layout, &ev->attr);
 			if ((ret = map_ring(s, st, pages)) < 0)
-				goto out;
+				return ret;
 			if (ev->engine == PMS_ENG_SPE && ev->role != SMP_ROLE_SIDEBAND) {
 				size_t ap = s->o.aux_pages ? s->o.aux_pages : 128;
 				if ((ret = pms_ring_aux_open(st->ring, ap)) < 0)
-					goto out;
+					return ret;
 				st->midr = cpu_midr(s, cpu);
 			}
 		}
 	}
-	ret = 0;
-out:
+	return 0;
+}
+
+static int open_streams(struct pms_sampler *s)
+{
+	size_t ntids = 0;
+	pid_t *tids = NULL;
+	int ret;
+
+	if ((ret = target_tids(s, &tids, &ntids)) < 0)
+		return ret;
+	s->pages = ring_pages(s);
+	ret = open_gen(s, tids, ntids, s->pages);
 	free(tids);
 	return ret;
 }
@@ -325,6 +354,38 @@ static int no_engine_error(const struct smp_plan *p)
 	return pms_err(PMS_ENOTSUP, "%s", msg);
 }
 
+
+static int build_pfd(struct pms_sampler *s)
+{
+	struct pollfd *p = realloc(s->pfd, (s->nst ? s->nst : 1) * sizeof(*p));
+	if (!p)
+		return pms_err(PMS_ENOMEM, "out of memory for poll fds");
+	s->pfd = p;
+	for (size_t i = 0; i < s->nst; i++) {
+		s->pfd[i].fd = s->st[i].fd;
+		s->pfd[i].events = POLLIN;
+		s->pfd[i].revents = 0;
+	}
+	return 0;
+}
+
+static void note_append(struct smp_plan *p, const char *text)
+{
+	size_t len = strlen(p->notes);
+	snprintf(p->notes + len, sizeof(p->notes) - len, "%s%s", len ? "; " : "", text);
+}
+
+/* A plan the adaptation can reopen event by event: no groups (a member's
+ * group fd would have to be reopened with it) and no AUX areas. */
+static bool adaptable(const struct smp_plan *p)
+{
+	for (int i = 0; i < p->nev; i++)
+		if (p->ev[i].leader >= 0 || p->ev[i].role == SMP_ROLE_AUX_LEADER ||
+		    p->ev[i].engine == PMS_ENG_SPE)
+			return false;
+	return true;
+}
+
 int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_sampler_opts *opts,
 		     struct pms_sampler **out)
@@ -341,8 +402,9 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
 	/* A version 1 caller's struct ends before callgraph (util/opts.h). */
 	if (opts)
-		memcpy(&s->o, opts, opts->version >= 2 ? sizeof(*opts)
-						       : offsetof(struct pms_sampler_opts, callgraph));
+		memcpy(&s->o, opts, opts->version >= 3 ? sizeof(*opts)
+			 : opts->version >= 2 ? offsetof(struct pms_sampler_opts, adapt)
+					      : offsetof(struct pms_sampler_opts, callgraph));
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
 	if (ret < 0)
@@ -399,15 +461,12 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		load_identity(s, topo);
 	if ((ret = open_streams(s)) < 0)
 		goto out;
-	s->pfd = calloc(s->nst ? s->nst : 1, sizeof(*s->pfd));
-	if (!s->pfd) {
-		ret = pms_err(PMS_ENOMEM, "out of memory for poll fds");
+	if ((ret = build_pfd(s)) < 0)
 		goto out;
-	}
-	for (size_t i = 0; i < s->nst; i++) {
-		s->pfd[i].fd = s->st[i].fd;
-		s->pfd[i].events = POLLIN;
-	}
+	s->adapt_ok = s->o.adapt && adaptable(&s->plan);
+	if (s->o.adapt && !s->adapt_ok)
+		note_append(&s->plan, "no adaptation to loss: the events form groups or "
+				      "have AUX areas, which this sampler does not reopen");
 	label_build(s);
 	*out = s;
 	s = NULL;
@@ -423,6 +482,8 @@ void pms_sampler_free(struct pms_sampler *s)
 		return;
 	close_streams(s);
 	free(s->pfd);
+	free(s->adapt);
+	free(s->roots);
 	pms_smp_plan_fini(&s->plan);
 	pms_topo_free(s->own_id);
 	free(s);
@@ -464,6 +525,8 @@ struct drain_ctx {
 	int stop; /* a callback's negative code */
 };
 
+static bool root_keep(struct pms_sampler *s, int32_t tid, pid_t root);
+
 static bool priv_ok(const struct pms_sampler *s, const struct pms_sample *in)
 {
 	if (s->o.priv == PMS_PRIV_USER)
@@ -487,10 +550,17 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 		s->stats.samples_dropped++;
 		return 0;
 	}
+	/* adaptation: one lineage per task in a generation (adapt_now) */
+	if (c->st->gen && c->st->gen == s->gen && (c->st->layout.sample_type & PMS_SAMPLE_TID) &&
+	    !root_keep(s, (int32_t)in->tid, c->st->root)) {
+		s->dups++;
+		return 0;
+	}
 	memset(&cx, 0, sizeof(cx));
 	cx.engine = ev->engine;
 	cx.sample_type = c->st->layout.sample_type;
-	cx.fixed_period = ev->attr.freq ? 0 : ev->attr.sample_period;
+	/* the period of the events that wrote it (adaptation changes it) */
+	cx.fixed_period = ev->attr.freq ? 0 : c->st->period;
 	if (ev->engine == PMS_ENG_IBS) {
 		/* the RAW registers cross-check the kernel's fields */
 		cx.ibs_cpu = &s->ibs_cpu;
@@ -648,6 +718,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 	if (c->stop)
 		return c->stop; /* leave the rest for the next poll */
 	s->stats.records++;
+	c->st->kept++;
 	if (pms_record_parse(&c->st->layout, rec, len, &r) < 0) {
 		s->stats.parse_errors++;
 		return 0;
@@ -670,6 +741,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 	case PMS_RECORD_LOST:
 		s->stats.lost_records++;
 		s->stats.lost += r.lost.lost;
+		c->st->lost += r.lost.lost;
 		goto accounting;
 	case PMS_RECORD_LOST_SAMPLES:
 		s->stats.lost_samples += r.lost.lost;
@@ -721,6 +793,344 @@ static int on_record(void *ud, const void *rec, size_t len)
 	return 0;
 }
 
+/* ---- adaptation to loss (opts.adapt) ------------------------------------------
+ * PERF_EVENT_IOC_PERIOD changes only the event it is given
+ * (kernel/events/core.c:6089-6094 -> _perf_event_period, 6009-6027), not the
+ * events inherited from it, which copy the period once, when their task is
+ * forked (inherit_event, core.c:13751-13757).  A running child's threads
+ * would keep the old period.  So the sampler reopens: new events (larger
+ * period, larger rings) on every task of the target, found through
+ * /proc/PID/task and /proc/PID/task/TID/children, with inherit for the tasks
+ * they fork; then PERF_EVENT_IOC_DISABLE on the old events, which reaches
+ * every event inherited from them (_perf_ioctl, core.c:6178-6180 ->
+ * perf_event_for_each_child, 5938-5950), and ENABLE on the new ones; the old
+ * rings are drained and closed (closing frees the inherited events,
+ * perf_event_release_kernel).  A task forked while the new events were being
+ * opened may miss them (a second walk opens events on it) or get them twice,
+ * from its creator and directly: its samples are then kept from one lineage
+ * only (the task's own events, else the first seen), by the ring they come
+ * from -- inherited events write into their parent's ring (ring_buffer.c:
+ * 170-172). */
+
+struct tidset {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int tid_add(struct tidset *t, pid_t v)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i] == v)
+			return 0;
+	if (t->n == t->cap) {
+		size_t n = t->cap ? t->cap * 2 : 32;
+		pid_t *q = realloc(t->v, n * sizeof(*q));
+		if (!q)
+			return pms_err(PMS_ENOMEM, "out of memory for the task list");
+		t->v = q;
+		t->cap = n;
+	}
+	t->v[t->n++] = v;
+	return 1;
+}
+
+/* The target's tasks now: the threads of the target process and of every
+ * descendant process (CONFIG_PROC_CHILDREN's children files), which the
+ * first events reach by inheritance. */
+static int walk_tasks(struct pms_sampler *s, struct tidset *out)
+{
+	struct tidset procs = { NULL, 0, 0 };
+	int ret = tid_add(&procs, s->o.pid);
+
+	for (size_t pi = 0; ret >= 0 && pi < procs.n && pi < 65536; pi++) {
+		char path[96], **names = NULL;
+		size_t count = 0;
+		snprintf(path, sizeof(path), "proc/%d/task", (int)procs.v[pi]);
+		if (pms_sys_list_dir(s->sys, path, &names, &count) < 0)
+			continue; /* gone since its parent listed it */
+		for (size_t i = 0; ret >= 0 && i < count; i++) {
+			char *end, *text = NULL;
+			long tid = strtol(names[i], &end, 10);
+			if (*end || tid <= 0)
+				continue;
+			if ((ret = tid_add(out, (pid_t)tid)) < 0)
+				break;
+			snprintf(path, sizeof(path), "proc/%d/task/%ld/children", (int)procs.v[pi],
+				 tid);
+			if (pms_sys_read_file(s->sys, path, &text, NULL) < 0)
+				continue;
+			for (char *q = text;;) {
+				long c = strtol(q, &end, 10);
+				if (end == q)
+					break;
+				if (c > 0 && (ret = tid_add(&procs, (pid_t)c)) < 0)
+					break;
+				q = end;
+			}
+			free(text);
+		}
+		pms_sys_names_free(names, count);
+	}
+	if (ret >= 0 && out->n == 0)
+		ret = tid_add(out, s->o.pid); /* a root without /proc: the pid alone */
+	free(procs.v);
+	pms_error_clear();
+	return ret < 0 ? ret : 0;
+}
+
+static struct root_slot *root_find(struct pms_sampler *s, int32_t tid, bool add)
+{
+	if (add && (s->nroots + 1) * 2 > s->caproots) {
+		size_t ncap = s->caproots ? s->caproots * 2 : 64;
+		struct root_slot *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < s->caproots; i++) {
+			size_t h;
+			if (!s->roots[i].tid)
+				continue;
+			for (h = ((uint32_t)s->roots[i].tid * 2654435761u) & (ncap - 1); n[h].tid;
+			     h = (h + 1) & (ncap - 1))
+				;
+			n[h] = s->roots[i];
+		}
+		free(s->roots);
+		s->roots = n;
+		s->caproots = ncap;
+	}
+	if (!s->caproots)
+		return NULL;
+	for (size_t h = ((uint32_t)tid * 2654435761u) & (s->caproots - 1);;
+	     h = (h + 1) & (s->caproots - 1)) {
+		if (s->roots[h].tid == tid)
+			return &s->roots[h];
+		if (!s->roots[h].tid) {
+			if (!add)
+				return NULL;
+			s->roots[h].tid = tid;
+			s->roots[h].root = 0;
+			s->nroots++;
+			return &s->roots[h];
+		}
+	}
+}
+
+/* Whether a sample of task tid that came from events opened on root is
+ * from the one lineage kept for that task in this generation. */
+static bool root_keep(struct pms_sampler *s, int32_t tid, pid_t root)
+{
+	struct root_slot *r;
+	if (tid <= 0 || root <= 0)
+		return true;
+	r = root_find(s, tid, true);
+	if (!r)
+		return true; /* out of memory: keep */
+	if (!r->root)
+		r->root = root;
+	return r->root == root;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* PERF_EVENT_IOC_ENABLE / DISABLE on streams [from, to). */
+static void ioctl_range(struct pms_sampler *s, size_t from, size_t to, unsigned long req)
+{
+	const struct pms_sys_ops *ops = pms_sys_ops(s->sys);
+	for (size_t i = from; i < to; i++)
+		(void)ops->ioctl(ops->ud, s->st[i].fd, req, 0);
+}
+
+static void close_from(struct pms_sampler *s, size_t from)
+{
+	for (size_t i = s->nst; i-- > from;) {
+		free(s->st[i].carry);
+		pms_ring_free(s->st[i].ring);
+		pms_sys_close(s->sys, s->st[i].fd);
+	}
+	s->nst = from;
+}
+
+/* Open the next generation with a period factor times larger, switch to
+ * it and retire the current one.  On failure the current one runs on and
+ * adaptation stops (noted). */
+static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost)
+{
+	struct smp_plan *p = &s->plan;
+	struct perf_event_attr saved[SMP_MAX_EVENTS];
+	struct pms_sampler_adaptation a, *na;
+	struct tidset tids = { NULL, 0, 0 };
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t maxpages = psz > 0 ? (size_t)(4 << 20) / (size_t)psz : 1024;
+	size_t first = s->nst, old_n = 0;
+	uint64_t factor = 2, t0, t1;
+	unsigned old_gen = s->gen;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	/* Keep the records the drain can take: scale by (kept + lost) / kept,
+	 * twice that for headroom, a power of two from 2 to 64. */
+	while (factor < 64 && (!kept || factor * kept < 2 * (kept + lost)))
+		factor *= 2;
+	for (int i = 0; i < p->nev; i++) {
+		struct perf_event_attr *at = &p->ev[i].attr;
+		saved[i] = *at;
+		if (p->ev[i].role == SMP_ROLE_MAIN || p->ev[i].role == SMP_ROLE_EXTRA) {
+			if (!a.new_period) {
+				a.freq = at->freq;
+				a.old_period = at->freq ? at->sample_freq : at->sample_period;
+			}
+			if (at->freq)
+				at->sample_freq = at->sample_freq / factor ? at->sample_freq / factor : 1;
+			else if (at->sample_period < (1ULL << 40))
+				at->sample_period *= factor;
+			if (!a.new_period)
+				a.new_period = at->freq ? at->sample_freq : at->sample_period;
+		}
+		at->disabled = 1;
+		at->enable_on_exec = 0;
+	}
+	a.old_pages = s->pages;
+	a.new_pages = s->pages * 2 <= maxpages ? s->pages * 2 : s->pages;
+	a.kept = kept;
+	a.lost = lost;
+	for (size_t i = 0; i < s->nst; i++)
+		old_n += s->st[i].gen == old_gen && !s->st[i].retired;
+	a.old_streams = old_n;
+	if (s->o.target == PMS_TARGET_CPUS)
+		ret = tid_add(&tids, -1);
+	else
+		ret = walk_tasks(s, &tids);
+	s->gen = old_gen + 1;
+	if (ret >= 0)
+		ret = open_gen(s, tids.v, tids.n, a.new_pages);
+	if (ret < 0)
+		goto fail;
+	/* This generation's lineages: each task with events of its own. */
+	if (s->roots)
+		memset(s->roots, 0, s->caproots * sizeof(*s->roots));
+	s->nroots = 0;
+	for (size_t i = 0; s->o.target != PMS_TARGET_CPUS && i < tids.n; i++) {
+		struct root_slot *r = root_find(s, tids.v[i], true);
+		if (r)
+			r->root = tids.v[i];
+	}
+	t0 = mono_ns();
+	for (size_t i = 0; i < first; i++)
+		if (s->st[i].gen == old_gen && !s->st[i].retired)
+			ioctl_range(s, i, i + 1, PERF_EVENT_IOC_DISABLE);
+	ioctl_range(s, first, s->nst, PERF_EVENT_IOC_ENABLE);
+	t1 = mono_ns();
+	/* Tasks forked from one whose new events were not yet open. */
+	for (int round = 0; s->o.target != PMS_TARGET_CPUS && round < 3; round++) {
+		struct tidset now = { NULL, 0, 0 }, fresh = { NULL, 0, 0 };
+		size_t n0 = s->nst;
+		if (walk_tasks(s, &now) < 0) {
+			free(now.v);
+			break;
+		}
+		for (size_t i = 0; i < now.n; i++) {
+			bool known = false;
+			for (size_t k = 0; k < tids.n && !known; k++)
+				known = tids.v[k] == now.v[i];
+			if (!known && (tid_add(&fresh, now.v[i]) < 0 || tid_add(&tids, now.v[i]) < 0))
+				break;
+		}
+		free(now.v);
+		if (!fresh.n) {
+			free(fresh.v);
+			break;
+		}
+		if (open_gen(s, fresh.v, fresh.n, a.new_pages) < 0)
+			pms_error_clear(); /* gone again: nothing to sample */
+		for (size_t i = 0; i < fresh.n; i++) {
+			struct root_slot *r = root_find(s, fresh.v[i], true);
+			if (r)
+				r->root = fresh.v[i];
+		}
+		ioctl_range(s, n0, s->nst, PERF_EVENT_IOC_ENABLE);
+		free(fresh.v);
+	}
+	for (size_t i = 0; i < first; i++)
+		if (s->st[i].gen == old_gen)
+			s->st[i].retired = true;
+	a.at_ns = t1;
+	a.gap_ns = t1 - t0;
+	a.new_streams = s->nst - first;
+	a.tasks = s->o.target == PMS_TARGET_CPUS ? 0 : tids.n;
+	na = realloc(s->adapt, (s->nadapt + 1) * sizeof(*na));
+	if (na) {
+		s->adapt = na;
+		s->adapt[s->nadapt++] = a;
+	}
+	s->pages = a.new_pages;
+	free(tids.v);
+	return build_pfd(s);
+fail:
+	close_from(s, first);
+	s->gen = old_gen;
+	for (int i = 0; i < p->nev; i++)
+		p->ev[i].attr = saved[i];
+	{
+		char msg[256];
+		snprintf(msg, sizeof(msg), "adaptation to loss stopped: %s", pms_error_last());
+		note_append(p, msg);
+	}
+	s->adapt_ok = false;
+	free(tids.v);
+	return ret;
+}
+
+/* After a drain: adapt when this generation lost more than 2 % of its
+ * records (at least 64), then drain the retired streams (disabled: nothing
+ * more comes) and close them.  Returns the records read, or a stop code. */
+static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks *cb,
+		      const struct smp_hooks *h, void *ud)
+{
+	uint64_t kept = 0, lost = 0;
+	size_t w = 0;
+	int total = 0;
+
+	for (size_t i = 0; i < s->nst; i++)
+		if (s->st[i].gen == s->gen && !s->st[i].retired) {
+			kept += s->st[i].kept;
+			lost += s->st[i].lost;
+		}
+	if (s->nadapt < 8 && lost >= 64 && lost * 50 > kept + lost)
+		(void)adapt_now(s, kept, lost); /* a failure is noted, not fatal */
+	for (size_t i = 0; i < s->nst; i++) {
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		int r;
+		if (!s->st[i].retired)
+			continue;
+		r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		if (c.stop)
+			return c.stop;
+		if (r > 0)
+			total += r;
+	}
+	for (size_t i = 0; i < s->nst; i++) {
+		if (s->st[i].retired) {
+			free(s->st[i].carry);
+			pms_ring_free(s->st[i].ring);
+			pms_sys_close(s->sys, s->st[i].fd);
+			continue;
+		}
+		s->st[w++] = s->st[i];
+	}
+	if (w != s->nst) {
+		s->nst = w;
+		int r = build_pfd(s);
+		if (r < 0)
+			return r;
+	}
+	return total;
+}
+
 static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
 		     const struct smp_hooks *h, void *ud)
 {
@@ -755,6 +1165,12 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 			return c.stop;
 		if (r == PMS_EPARSE)
 			continue; /* counted in the ring's corrupt_bytes */
+		if (r < 0)
+			return r;
+		total += r;
+	}
+	if (s->adapt_ok || s->nadapt) {
+		int r = adapt_poll(s, cb, h, ud);
 		if (r < 0)
 			return r;
 		total += r;
@@ -831,4 +1247,13 @@ const struct pms_sampler_attempt *pms_sampler_attempts(const struct pms_sampler 
 {
 	*count = s->plan.natt;
 	return s->plan.att;
+}
+
+const struct pms_sampler_adaptation *pms_sampler_adaptations(const struct pms_sampler *s,
+							      size_t *count, uint64_t *dups)
+{
+	*count = s->nadapt;
+	if (dups)
+		*dups = s->dups;
+	return s->adapt;
 }

@@ -990,6 +990,12 @@ static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost)
 				at->sample_period *= factor;
 			if (!a.new_period)
 				a.new_period = at->freq ? at->sample_freq : at->sample_period;
+			/* A software event sampling PERIOD without freq overflows
+			 * on every event (kernel/events/core.c:10079-10081
+			 * perf_swevent_event): the new events leave PERIOD out and
+			 * each sample takes its stream's period (as build_sw). */
+			if (at->type == PERF_TYPE_SOFTWARE && !at->freq && at->sample_period > 1)
+				at->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 		}
 		at->disabled = 1;
 		at->enable_on_exec = 0;

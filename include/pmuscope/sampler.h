@@ -174,7 +174,7 @@ struct pms_sampler_stats {
 
 /* One adaptation to loss (opts.adapt). */
 struct pms_sampler_adaptation {
-	uint64_t at_ns;          /* CLOCK_MONOTONIC time of the change */
+	uint64_t at_ns;          /* when, in ns since pms_sampler_open (CLOCK_MONOTONIC) */
 	uint64_t old_period, new_period; /* sample_period (sample_freq in freq mode) */
 	bool freq;               /* the events are in frequency mode */
 	size_t old_pages, new_pages; /* ring data pages per stream */
@@ -183,7 +183,8 @@ struct pms_sampler_adaptation {
 	size_t old_streams, new_streams; /* fds before and after */
 	size_t tasks;            /* tasks the new events were opened on (0: per CPU) */
 	uint64_t gap_ns;         /* between disabling the old events and enabling
-				  * the new ones: faults then are not sampled */
+				  * the new ones: events then are not sampled */
+	uint64_t old_samples;    /* samples the old events delivered (at old_period) */
 };
 
 struct pms_sampler_callbacks {
@@ -226,6 +227,9 @@ void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out)
  * are counted in *dups when dups is not NULL. */
 const struct pms_sampler_adaptation *pms_sampler_adaptations(const struct pms_sampler *s,
 							      size_t *count, uint64_t *dups);
+/* The sum of the periods of the samples delivered so far: the events they
+ * stand for (with adaptation, samples of different periods mix). */
+uint64_t pms_sampler_events(const struct pms_sampler *s);
 /* The ladder log, in the order tried. */
 const struct pms_sampler_attempt *pms_sampler_attempts(const struct pms_sampler *s,
 						       size_t *count);

@@ -43,6 +43,7 @@ struct stream {
 	pid_t root;      /* the task it was opened on; -1 per CPU */
 	bool retired;    /* disabled by an adaptation: drained once more, closed */
 	uint64_t kept, lost; /* records read / lost (PERF_RECORD_LOST) */
+	uint64_t nsamples;   /* samples delivered */
 };
 
 struct root_slot {
@@ -71,6 +72,8 @@ struct pms_sampler {
 	uint64_t dups;         /* samples dropped as a second lineage's */
 	struct root_slot *roots; /* tid -> the task whose events sample it */
 	size_t caproots, nroots;
+	uint64_t events;       /* sum of the delivered samples' periods */
+	uint64_t t_open;       /* mono_ns() at open */
 };
 
 /* ---- opening ---------------------------------------------------------------- */
@@ -355,6 +358,8 @@ static int no_engine_error(const struct smp_plan *p)
 }
 
 
+static uint64_t mono_ns(void);
+
 static int build_pfd(struct pms_sampler *s)
 {
 	struct pollfd *p = realloc(s->pfd, (s->nst ? s->nst : 1) * sizeof(*p));
@@ -464,6 +469,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	if ((ret = build_pfd(s)) < 0)
 		goto out;
 	s->adapt_ok = s->o.adapt && adaptable(&s->plan);
+	s->t_open = mono_ns();
 	if (s->o.adapt && !s->adapt_ok)
 		note_append(&s->plan, "no adaptation to loss: the events form groups or "
 				      "have AUX areas, which this sampler does not reopen");
@@ -575,6 +581,8 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 	if (flags & PMS_MEMCONV_RAW_MISMATCH)
 		s->stats.ibs_raw_mismatch++;
 	s->stats.samples++;
+	c->st->nsamples++;
+	s->events += m.period;
 	if (c->h && c->h->sample)
 		return c->h->sample(c->ud, &m, r, c->st->ev);
 	if (c->cb && c->cb->sample)
@@ -1064,7 +1072,7 @@ static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost)
 	for (size_t i = 0; i < first; i++)
 		if (s->st[i].gen == old_gen)
 			s->st[i].retired = true;
-	a.at_ns = t1;
+	a.at_ns = t1 - s->t_open; /* old_samples: when the old streams close */
 	a.gap_ns = t1 - t0;
 	a.new_streams = s->nst - first;
 	a.tasks = s->o.target == PMS_TARGET_CPUS ? 0 : tids.n;
@@ -1121,6 +1129,9 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 	}
 	for (size_t i = 0; i < s->nst; i++) {
 		if (s->st[i].retired) {
+			/* samples drained after the change, at the old period */
+			if (s->nadapt && s->st[i].gen + 1 == s->gen)
+				s->adapt[s->nadapt - 1].old_samples += s->st[i].nsamples;
 			free(s->st[i].carry);
 			pms_ring_free(s->st[i].ring);
 			pms_sys_close(s->sys, s->st[i].fd);
@@ -1262,4 +1273,9 @@ const struct pms_sampler_adaptation *pms_sampler_adaptations(const struct pms_sa
 	if (dups)
 		*dups = s->dups;
 	return s->adapt;
+}
+
+uint64_t pms_sampler_events(const struct pms_sampler *s)
+{
+	return s->events;
 }

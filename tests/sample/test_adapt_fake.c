@@ -100,7 +100,7 @@ PMS_TEST(child_with_running_tasks_reopened_with_a_larger_period)
 	struct tally t;
 	const struct pms_sampler_adaptation *a;
 	size_t na = 0;
-	uint64_t faults = 0, dups = 0, p2;
+	uint64_t faults = 0, dups = 0, p2, w1 = 0;
 	int old_fd[2] = { -1, -1 }, nlog0;
 
 	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
@@ -168,6 +168,9 @@ PMS_TEST(child_with_running_tasks_reopened_with_a_larger_period)
 	 * old events were disabled). */
 	CHECK_EQ_U64(t.n_old, t.n);
 	CHECK_EQ_U64(t.weight + st.lost, faults + 3);
+	CHECK_EQ_U64(a[0].old_samples, t.n);
+	CHECK_EQ_U64(pms_sampler_events(s), t.weight);
+	w1 = t.weight;
 	/* The new events: every task, each CPU, inherit, the new period, no
 	 * PERIOD in the sample (a software event sampling PERIOD without freq
 	 * overflows on every event, core.c:10079-10081), disabled at open. */
@@ -209,6 +212,7 @@ PMS_TEST(child_with_running_tasks_reopened_with_a_larger_period)
 		CHECK_EQ_U64(t.per_tid[k], 10);
 	pms_sampler_adaptations(s, &na, &dups);
 	CHECK_EQ_U64(dups, 10);
+	CHECK_EQ_U64(pms_sampler_events(s), w1 + t.weight);
 	CHECK_EQ_INT((int)na, 1);
 out:
 	pms_sampler_free(s);

@@ -110,9 +110,10 @@ struct pms_sampler_opts {
 	uint64_t branch_filter;
 	/* version 3 */
 	/* Adapt to loss: when a poll finds that the kernel dropped more than
-	 * 2 % of the records since the last change (PERF_RECORD_LOST), the
-	 * sampler reopens its events with a larger period (and, up to 4 MiB,
-	 * larger rings), disables the old ones, drains and closes them.  Each
+	 * 2 % of the records since the last change (PERF_RECORD_LOST), or a
+	 * ring 3/4 full when it came to drain it (loss is near), the sampler
+	 * reopens its events with a larger period (and, up to 4 MiB, larger
+	 * rings), disables the old ones, drains and closes them.  Each
 	 * sample carries the period of the event that wrote it; each change is
 	 * listed by pms_sampler_adaptations().  Events with groups or AUX
 	 * areas (PEBS with an aux leader, SPE) are not adapted (the info notes
@@ -180,6 +181,8 @@ struct pms_sampler_adaptation {
 	size_t old_pages, new_pages; /* ring data pages per stream */
 	uint64_t kept, lost;     /* records kept / lost (PERF_RECORD_LOST) since the
 				  * previous change: why */
+	unsigned fill_pct;       /* the fullest ring found at a drain since then, % of
+				  * its size: why, when nothing was lost yet (>= 75) */
 	size_t old_streams, new_streams; /* fds before and after */
 	size_t tasks;            /* tasks the new events were opened on (0: per CPU) */
 	uint64_t gap_ns;         /* between disabling the old events and enabling

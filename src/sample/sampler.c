@@ -44,6 +44,7 @@ struct stream {
 	bool retired;    /* disabled by an adaptation: drained once more, closed */
 	uint64_t kept, lost; /* records read / lost (PERF_RECORD_LOST) */
 	uint64_t nsamples;   /* samples delivered */
+	unsigned fill_pct;   /* the fullest the ring was when a drain began */
 };
 
 struct root_slot {
@@ -73,6 +74,7 @@ struct pms_sampler {
 	struct root_slot *roots; /* tid -> the task whose events sample it */
 	size_t caproots, nroots;
 	uint64_t events;       /* sum of the delivered samples' periods */
+	uint64_t unreported_lost; /* found by retired_lost */
 	uint64_t t_open;       /* mono_ns() at open */
 };
 
@@ -464,7 +466,23 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	}
 	if (s->plan.engine == PMS_ENG_IBS || s->plan.engine == PMS_ENG_SPE)
 		load_identity(s, topo);
-	if ((ret = open_streams(s)) < 0)
+	/* Adaptation closes rings whose last loss the kernel may not have
+	 * reported yet (it writes a LOST record only before a later record,
+	 * ring_buffer.c:190-191, 248-256): read() with PERF_FORMAT_LOST (Linux
+	 * 6.0) gives the event's count of lost records (lost_samples,
+	 * ring_buffer.c:264) at close.  read_format does not change the
+	 * sample records without PERF_SAMPLE_READ. */
+	if (s->o.adapt && adaptable(&s->plan))
+		for (int i = 0; i < s->plan.nev; i++)
+			s->plan.ev[i].attr.read_format |= PERF_FORMAT_LOST;
+	if ((ret = open_streams(s)) < 0 && s->o.adapt && pms_error_errno() == EINVAL) {
+		/* a kernel before 6.0: without the count at close */
+		close_streams(s);
+		for (int i = 0; i < s->plan.nev; i++)
+			s->plan.ev[i].attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		ret = open_streams(s);
+	}
+	if (ret < 0)
 		goto out;
 	if ((ret = build_pfd(s)) < 0)
 		goto out;
@@ -966,7 +984,7 @@ static void close_from(struct pms_sampler *s, size_t from)
 /* Open the next generation with a period factor times larger, switch to
  * it and retire the current one.  On failure the current one runs on and
  * adaptation stops (noted). */
-static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost)
+static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost, unsigned fill)
 {
 	struct smp_plan *p = &s->plan;
 	struct perf_event_attr saved[SMP_MAX_EVENTS];
@@ -981,8 +999,10 @@ static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost)
 
 	memset(&a, 0, sizeof(a));
 	/* Keep the records the drain can take: scale by (kept + lost) / kept,
-	 * twice that for headroom, a power of two from 2 to 64. */
-	while (factor < 64 && (!kept || factor * kept < 2 * (kept + lost)))
+	 * twice that for headroom, a power of two from 4 to 64 (without loss
+	 * seen yet: 4 for a ring 3/4 full, 8 for a full one, >= 95 %). */
+	factor = fill >= 95 ? 8 : 4;
+	while (factor < 64 && lost && (!kept || factor * kept < 2 * (kept + lost)))
 		factor *= 2;
 	for (int i = 0; i < p->nev; i++) {
 		struct perf_event_attr *at = &p->ev[i].attr;
@@ -1012,6 +1032,7 @@ static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost)
 	a.new_pages = s->pages * 2 <= maxpages ? s->pages * 2 : s->pages;
 	a.kept = kept;
 	a.lost = lost;
+	a.fill_pct = fill;
 	for (size_t i = 0; i < s->nst; i++)
 		old_n += s->st[i].gen == old_gen && !s->st[i].retired;
 	a.old_streams = old_n;
@@ -1099,23 +1120,72 @@ fail:
 	return ret;
 }
 
-/* After a drain: adapt when this generation lost more than 2 % of its
- * records (at least 64), then drain the retired streams (disabled: nothing
- * more comes) and close them.  Returns the records read, or a stop code. */
+/* Adapt when this generation lost more than 2 % of its records (at least
+ * 64), or when one of its rings is 3/4 full.  Called before a drain (the
+ * sooner the workload writes into larger rings at a larger period, the less
+ * it loses while the old rings are read) and after it (the LOST records
+ * it read). */
+static void adapt_check(struct pms_sampler *s)
+{
+	uint64_t kept = 0, lost = 0;
+	unsigned fill = 0;
+
+	if (!s->adapt_ok || s->nadapt >= 8)
+		return;
+	for (size_t i = 0; i < s->nst; i++) {
+		struct stream *st = &s->st[i];
+		size_t sz;
+		uint64_t pend;
+		if (st->gen != s->gen || st->retired)
+			continue;
+		sz = pms_ring_data_size(st->ring);
+		pend = pms_ring_pending(st->ring);
+		if (sz) {
+			unsigned pct = pend >= sz ? 100 : (unsigned)(pend * 100 / sz);
+			if (pct > st->fill_pct)
+				st->fill_pct = pct;
+		}
+		kept += st->kept;
+		lost += st->lost;
+		if (st->fill_pct > fill)
+			fill = st->fill_pct;
+	}
+	if ((lost >= 64 && lost * 50 > kept + lost) || fill >= 75)
+		(void)adapt_now(s, kept, lost, fill); /* a failure is noted, not fatal */
+}
+
+/* The records a retired stream lost that no LOST record reported: the
+ * event's lost count (PERF_FORMAT_LOST) less the LOST records read. */
+static void retired_lost(struct pms_sampler *s, struct stream *st)
+{
+	const struct pms_sys_ops *ops = pms_sys_ops(s->sys);
+	const struct perf_event_attr *a = &s->plan.ev[st->ev].attr;
+	uint64_t v[8];
+	size_t n = 1;
+	ssize_t r;
+
+	if (!(a->read_format & PERF_FORMAT_LOST))
+		return;
+	n += !!(a->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+	     !!(a->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) + !!(a->read_format & PERF_FORMAT_ID);
+	r = ops->read(ops->ud, st->fd, v, (n + 1) * sizeof(v[0]));
+	if (r != (ssize_t)((n + 1) * sizeof(v[0])) || v[n] <= st->lost)
+		return;
+	s->stats.lost += v[n] - st->lost;
+	s->unreported_lost += v[n] - st->lost;
+	st->lost = v[n];
+}
+
+/* After a drain: adapt on the loss it found, then drain the retired
+ * streams (disabled: nothing more comes) and close them.  Returns the
+ * records read, or a stop code. */
 static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks *cb,
 		      const struct smp_hooks *h, void *ud)
 {
-	uint64_t kept = 0, lost = 0;
 	size_t w = 0;
 	int total = 0;
 
-	for (size_t i = 0; i < s->nst; i++)
-		if (s->st[i].gen == s->gen && !s->st[i].retired) {
-			kept += s->st[i].kept;
-			lost += s->st[i].lost;
-		}
-	if (s->nadapt < 8 && lost >= 64 && lost * 50 > kept + lost)
-		(void)adapt_now(s, kept, lost); /* a failure is noted, not fatal */
+	adapt_check(s); /* the loss this drain found */
 	for (size_t i = 0; i < s->nst; i++) {
 		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
 		int r;
@@ -1132,6 +1202,7 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 			/* samples drained after the change, at the old period */
 			if (s->nadapt && s->st[i].gen + 1 == s->gen)
 				s->adapt[s->nadapt - 1].old_samples += s->st[i].nsamples;
+			retired_lost(s, &s->st[i]);
 			free(s->st[i].carry);
 			pms_ring_free(s->st[i].ring);
 			pms_sys_close(s->sys, s->st[i].fd);
@@ -1169,6 +1240,7 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 				s->stats.streams_hup++;
 			}
 	}
+	adapt_check(s); /* before the drain: a ring near full */
 	for (size_t i = 0; i < s->nst; i++) {
 		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
 		int r;

@@ -116,6 +116,15 @@ static ssize_t fk_read(void *ud, int fd, void *buf, size_t count)
 		return -EBADF;
 	if (f->read_errno)
 		return -f->read_errno;
+	/* perf_read_one (kernel/events/core.c): value, then the lost count
+	 * when read_format has PERF_FORMAT_LOST (lost_samples, Linux 6.0). */
+	if (!f->read_len && f->attr.read_format == PERF_FORMAT_LOST) {
+		uint64_t v[2] = { f->counted, f->lost_samples };
+		if (count < sizeof(v))
+			return -ENOSPC;
+		memcpy(buf, v, sizeof(v));
+		return (ssize_t)sizeof(v);
+	}
 	/* kernel/events/core.c perf_read_one(): a buffer smaller than the
 	 * read_format size is ENOSPC. */
 	if (count < f->read_len)
@@ -582,6 +591,7 @@ static int fk_output(struct fk *fk, int fd, pid_t tid, int cpu, uint64_t ip, uin
 	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE);
 	if (head + llen + slen - tail > size) {
 		f->lost++;
+		f->lost_samples++;
 		return 0;
 	}
 	if (llen) {
@@ -600,6 +610,7 @@ static int fk_count(struct fk *fk, int top, uint64_t *left, uint64_t period, pid
 		    uint64_t ip, uint64_t addr)
 {
 	struct fk_fd *t = fk_fd(fk, top);
+	t->counted++;
 	if ((t->attr.sample_type & PERF_SAMPLE_PERIOD) && !t->attr.freq)
 		return fk_output(fk, top, tid, cpu, ip, addr, 1);
 	if (--*left)

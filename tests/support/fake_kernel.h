@@ -65,6 +65,8 @@ struct fk_fd {
 	uint64_t left;      /* events until the next sample */
 	uint64_t lost;      /* rb->lost: records not written since the last LOST */
 	uint64_t written;   /* samples written into this fd's ring */
+	uint64_t lost_samples; /* event->lost_samples: every record lost */
+	uint64_t counted;   /* events counted (read()'s value) */
 };
 
 /* An event the kernel made by inheritance: it has no fd; it counts for its

@@ -309,6 +309,8 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 			cli_json_uint(&j, "new_ring_pages", a->new_pages);
 			cli_json_uint(&j, "kept_records", a->kept);
 			cli_json_uint(&j, "lost_records", a->lost);
+			cli_json_uint(&j, "fill_pct", a->fill_pct);
+			cli_json_uint(&j, "rate_pct", a->rate_pct);
 			cli_json_uint(&j, "old_samples", a->old_samples);
 			cli_json_uint(&j, "old_streams", a->old_streams);
 			cli_json_uint(&j, "new_streams", a->new_streams);
@@ -690,13 +692,14 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	for (size_t i = 0; i < m->nadapt; i++) {
 		const struct pms_sampler_adaptation *a = &m->adapt[i];
 		printf("  adapted at %.2f s: %s %" PRIu64 " -> %" PRIu64 ", ring %zu -> %zu pages, "
-		       "%zu -> %zu streams%s (%" PRIu64 " of %" PRIu64 " records lost since the "
-		       "last change; %" PRIu64 " samples at the old %s; %.0f us unsampled while "
-		       "switching)\n",
+		       "%zu -> %zu streams%s; why: %" PRIu64 " of %" PRIu64 " records lost since the "
+		       "last change, a ring %u%% full, %u%% of a ring written between two polls; "
+		       "%" PRIu64 " samples at the old %s; %.0f us unsampled while switching\n",
 		       (double)a->at_ns / 1e9, a->freq ? "frequency" : "period", a->old_period,
 		       a->new_period, a->old_pages, a->new_pages, a->old_streams, a->new_streams,
 		       a->tasks ? " on the target's tasks" : "", a->lost, a->kept + a->lost,
-		       a->old_samples, a->freq ? "frequency" : "period", (double)a->gap_ns / 1e3);
+		       a->fill_pct, a->rate_pct, a->old_samples, a->freq ? "frequency" : "period",
+		       (double)a->gap_ns / 1e3);
 	}
 	if (m->nadapt)
 		printf("  the samples stand for %" PRIu64 " events (the sum of their periods); the "

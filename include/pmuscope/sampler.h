@@ -110,8 +110,9 @@ struct pms_sampler_opts {
 	uint64_t branch_filter;
 	/* version 3 */
 	/* Adapt to loss: when a poll finds that the kernel dropped more than
-	 * 2 % of the records since the last change (PERF_RECORD_LOST), or a
-	 * ring 3/4 full when it came to drain it (loss is near), the sampler
+	 * 2 % of the records since the last change (PERF_RECORD_LOST), a
+	 * ring 3/4 full when it came to drain it, or a ring that received a
+	 * quarter of its size between two polls (loss is near), the sampler
 	 * reopens its events with a larger period (and, up to 4 MiB, larger
 	 * rings), disables the old ones, drains and closes them.  Each
 	 * sample carries the period of the event that wrote it; each change is
@@ -183,6 +184,9 @@ struct pms_sampler_adaptation {
 				  * previous change: why */
 	unsigned fill_pct;       /* the fullest ring found at a drain since then, % of
 				  * its size: why, when nothing was lost yet (>= 75) */
+	unsigned rate_pct;       /* the most one ring received between two polls, % of
+				  * its size: why, when the caller polls too seldom for
+				  * the rate (>= 25) */
 	size_t old_streams, new_streams; /* fds before and after */
 	size_t tasks;            /* tasks the new events were opened on (0: per CPU) */
 	uint64_t gap_ns;         /* between disabling the old events and enabling

@@ -44,7 +44,11 @@ struct stream {
 	bool retired;    /* disabled by an adaptation: drained once more, closed */
 	uint64_t kept, lost; /* records read / lost (PERF_RECORD_LOST) */
 	uint64_t nsamples;   /* samples delivered */
+	bool hup;            /* poll said POLLHUP: its task is gone */
 	unsigned fill_pct;   /* the fullest the ring was when a drain began */
+	unsigned rate_pct;   /* the most it received between two polls, % */
+	uint64_t last_written; /* bytes written into it at the last poll */
+	bool rate_known;
 };
 
 struct root_slot {
@@ -230,10 +234,27 @@ static int target_tids(struct pms_sampler *s, pid_t **out, size_t *n)
 /* Ring data pages: the caller's, else perf record's default of 512 KiB
  * (tools/perf/util/evlist.c, perf_event_mlock_kb's 516 KiB less the user
  * page): the ring perf keeps the same workload's samples in. */
+static bool adaptable(const struct smp_plan *p);
+
 static size_t ring_pages(const struct pms_sampler *s)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	size_t n = psz > 0 && psz <= (512 << 10) ? (size_t)(512 << 10) / (size_t)psz : 1;
+	size_t bytes = 512 << 10, n;
+	/* With adaptation, the first rings must also hold what comes before
+	 * the first poll (a loaded machine may not run the poller for tens of
+	 * milliseconds): 4 MiB each, 64 MiB over all CPUs at most, never
+	 * less than perf's 512 KiB. */
+	if (s->o.adapt && adaptable(&s->plan)) {
+		int ncpu = pms_cpuset_count(&s->plan.cpus);
+		size_t per = ncpu > 0 ? (size_t)(64 << 20) / (size_t)ncpu : bytes;
+		bytes = per > (4 << 20) ? (4 << 20) : per < bytes ? bytes : per;
+		for (size_t p = 1;; p *= 2)
+			if (p * 2 > bytes) {
+				bytes = p;
+				break;
+			}
+	}
+	n = psz > 0 && (size_t)psz <= bytes ? bytes / (size_t)psz : 1;
 	return s->o.data_pages ? s->o.data_pages : n;
 }
 
@@ -369,7 +390,7 @@ static int build_pfd(struct pms_sampler *s)
 		return pms_err(PMS_ENOMEM, "out of memory for poll fds");
 	s->pfd = p;
 	for (size_t i = 0; i < s->nst; i++) {
-		s->pfd[i].fd = s->st[i].fd;
+		s->pfd[i].fd = s->st[i].hup ? -1 : s->st[i].fd;
 		s->pfd[i].events = POLLIN;
 		s->pfd[i].revents = 0;
 	}
@@ -550,6 +571,10 @@ struct drain_ctx {
 };
 
 static bool root_keep(struct pms_sampler *s, int32_t tid, pid_t root);
+static bool adapt_due(struct pms_sampler *s);
+/* on_record's stop that asks poll_impl to adapt and drain on (not a code
+ * any caller sees) */
+#define SMP_ADAPT_STOP (-100000)
 
 static bool priv_ok(const struct pms_sampler *s, const struct pms_sample *in)
 {
@@ -745,6 +770,11 @@ static int on_record(void *ud, const void *rec, size_t len)
 		return c->stop; /* leave the rest for the next poll */
 	s->stats.records++;
 	c->st->kept++;
+	/* A long drain of one ring while the others fill: look at them now
+	 * and then (adapt_due), and stop to adapt when one is near full. */
+	if (s->adapt_ok && !(c->st->kept & 255) && c->st->gen == s->gen && !c->st->retired &&
+	    adapt_due(s))
+		c->stop = SMP_ADAPT_STOP; /* this record is consumed below */
 	if (pms_record_parse(&c->st->layout, rec, len, &r) < 0) {
 		s->stats.parse_errors++;
 		return 0;
@@ -984,8 +1014,15 @@ static void close_from(struct pms_sampler *s, size_t from)
 /* Open the next generation with a period factor times larger, switch to
  * it and retire the current one.  On failure the current one runs on and
  * adaptation stops (noted). */
-static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost, unsigned fill)
+struct adapt_why {
+	uint64_t kept, lost;
+	unsigned fill, rate;
+};
+
+static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 {
+	uint64_t kept = w->kept, lost = w->lost;
+	unsigned fill = w->fill;
 	struct smp_plan *p = &s->plan;
 	struct perf_event_attr saved[SMP_MAX_EVENTS];
 	struct pms_sampler_adaptation a, *na;
@@ -999,10 +1036,14 @@ static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost, unsign
 
 	memset(&a, 0, sizeof(a));
 	/* Keep the records the drain can take: scale by (kept + lost) / kept,
-	 * twice that for headroom, a power of two from 4 to 64 (without loss
-	 * seen yet: 4 for a ring 3/4 full, 8 for a full one, >= 95 %). */
-	factor = fill >= 95 ? 8 : 4;
+	 * twice that for headroom; a ring 3/4 full: 4, a full one (>= 95 %):
+	 * 8; a ring that received r % of its size between two polls: enough
+	 * to bring r to 1/8 (the next interval may be far longer: the caller
+	 * resolves nodes between polls); a power of two from 2 to 64. */
+	factor = fill >= 95 ? 8 : fill >= 75 ? 4 : 2;
 	while (factor < 64 && lost && (!kept || factor * kept < 2 * (kept + lost)))
+		factor *= 2;
+	while (factor < 64 && w->rate > 12 * factor)
 		factor *= 2;
 	for (int i = 0; i < p->nev; i++) {
 		struct perf_event_attr *at = &p->ev[i].attr;
@@ -1033,6 +1074,7 @@ static int adapt_now(struct pms_sampler *s, uint64_t kept, uint64_t lost, unsign
 	a.kept = kept;
 	a.lost = lost;
 	a.fill_pct = fill;
+	a.rate_pct = w->rate;
 	for (size_t i = 0; i < s->nst; i++)
 		old_n += s->st[i].gen == old_gen && !s->st[i].retired;
 	a.old_streams = old_n;
@@ -1125,33 +1167,74 @@ fail:
  * sooner the workload writes into larger rings at a larger period, the less
  * it loses while the old rings are read) and after it (the LOST records
  * it read). */
-static void adapt_check(struct pms_sampler *s)
+static void note_fill(struct stream *st)
 {
-	uint64_t kept = 0, lost = 0;
-	unsigned fill = 0;
+	size_t sz = pms_ring_data_size(st->ring);
+	uint64_t pend = pms_ring_pending(st->ring);
+	if (sz) {
+		unsigned pct = pend >= sz ? 100 : (unsigned)(pend * 100 / sz);
+		if (pct > st->fill_pct)
+			st->fill_pct = pct;
+	}
+}
 
+/* How much a ring received since the start of the last poll, in % of its
+ * size; interval: this is the start of a poll. */
+static void note_rate(struct stream *st, bool interval)
+{
+	const struct perf_event_mmap_page *pg = pms_ring_user_page(st->ring);
+	size_t sz = pms_ring_data_size(st->ring);
+	/* data_head: every byte the kernel wrote into the ring so far */
+	uint64_t written = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	if (st->rate_known && sz) {
+		uint64_t d = written - st->last_written;
+		unsigned pct = d >= sz ? 100 : (unsigned)(d * 100 / sz);
+		if (pct > st->rate_pct)
+			st->rate_pct = pct;
+	}
+	if (interval || !st->rate_known) {
+		st->last_written = written;
+		st->rate_known = true;
+	}
+}
+
+/* This generation's counts, fullest ring and fastest ring; whether it
+ * needs a change. */
+static bool adapt_state(struct pms_sampler *s, bool interval, struct adapt_why *w)
+{
+	memset(w, 0, sizeof(*w));
 	if (!s->adapt_ok || s->nadapt >= 8)
-		return;
+		return false;
 	for (size_t i = 0; i < s->nst; i++) {
 		struct stream *st = &s->st[i];
-		size_t sz;
-		uint64_t pend;
 		if (st->gen != s->gen || st->retired)
 			continue;
-		sz = pms_ring_data_size(st->ring);
-		pend = pms_ring_pending(st->ring);
-		if (sz) {
-			unsigned pct = pend >= sz ? 100 : (unsigned)(pend * 100 / sz);
-			if (pct > st->fill_pct)
-				st->fill_pct = pct;
-		}
-		kept += st->kept;
-		lost += st->lost;
-		if (st->fill_pct > fill)
-			fill = st->fill_pct;
+		note_fill(st);
+		note_rate(st, interval);
+		w->kept += st->kept;
+		w->lost += st->lost;
+		if (st->fill_pct > w->fill)
+			w->fill = st->fill_pct;
+		if (st->rate_pct > w->rate)
+			w->rate = st->rate_pct;
 	}
-	if ((lost >= 64 && lost * 50 > kept + lost) || fill >= 75)
-		(void)adapt_now(s, kept, lost, fill); /* a failure is noted, not fatal */
+	return (w->lost >= 64 && w->lost * 50 > w->kept + w->lost) || w->fill >= 75 ||
+	       w->rate >= 25;
+}
+
+static bool adapt_due(struct pms_sampler *s)
+{
+	struct adapt_why w;
+	/* a look costs a pass over the streams: not for thousands of them */
+	return s->nst <= 1024 && adapt_state(s, false, &w);
+}
+
+/* interval: at the start of a poll (the rates are measured then) */
+static void adapt_check(struct pms_sampler *s, bool interval)
+{
+	struct adapt_why w;
+	if (adapt_state(s, interval, &w))
+		(void)adapt_now(s, &w); /* a failure is noted, not fatal */
 }
 
 /* The records a retired stream lost that no LOST record reported: the
@@ -1176,6 +1259,18 @@ static void retired_lost(struct pms_sampler *s, struct stream *st)
 	st->lost = v[n];
 }
 
+/* Before draining stream i (the drain of the others took time): adapt
+ * when its ring is 3/4 full. */
+static void adapt_check_one(struct pms_sampler *s, size_t i)
+{
+	struct stream *st = &s->st[i];
+	if (!s->adapt_ok || s->nadapt >= 8 || st->gen != s->gen || st->retired)
+		return;
+	note_fill(st);
+	if (st->fill_pct >= 75)
+		adapt_check(s, false);
+}
+
 /* After a drain: adapt on the loss it found, then drain the retired
  * streams (disabled: nothing more comes) and close them.  Returns the
  * records read, or a stop code. */
@@ -1185,13 +1280,22 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 	size_t w = 0;
 	int total = 0;
 
-	adapt_check(s); /* the loss this drain found */
+	adapt_check(s, false); /* the loss this drain found */
 	for (size_t i = 0; i < s->nst; i++) {
 		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
 		int r;
 		if (!s->st[i].retired)
 			continue;
 		r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		if (c.stop == SMP_ADAPT_STOP) {
+			/* adapt (the stream may be retired by it), then drain
+			 * the rest of this ring */
+			adapt_check(s, false);
+			if (r > 0)
+				total += r;
+			i--;
+			continue;
+		}
 		if (c.stop)
 			return c.stop;
 		if (r > 0)
@@ -1203,6 +1307,9 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 			if (s->nadapt && s->st[i].gen + 1 == s->gen)
 				s->adapt[s->nadapt - 1].old_samples += s->st[i].nsamples;
 			retired_lost(s, &s->st[i]);
+			/* streams_hup counts the open streams whose task is gone */
+			if (s->st[i].hup)
+				s->stats.streams_hup--;
 			free(s->st[i].carry);
 			pms_ring_free(s->st[i].ring);
 			pms_sys_close(s->sys, s->st[i].fd);
@@ -1237,13 +1344,17 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 		for (size_t i = 0; r > 0 && i < s->nst; i++)
 			if (s->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 				s->pfd[i].fd = -1;
+				s->st[i].hup = true;
 				s->stats.streams_hup++;
 			}
 	}
-	adapt_check(s); /* before the drain: a ring near full */
+	adapt_check(s, true); /* before the drain: a ring near full, or fast */
 	for (size_t i = 0; i < s->nst; i++) {
-		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		struct drain_ctx c;
 		int r;
+		if (i)
+			adapt_check_one(s, i); /* may append streams: s->st moves */
+		c = (struct drain_ctx){ s, &s->st[i], cb, h, ud, 0 };
 		/* SPE records a callback stop left behind come first. */
 		if (s->st[i].carry_whole)
 			on_aux_bytes(&c, NULL, 0, 0);

@@ -1287,15 +1287,6 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 		if (!s->st[i].retired)
 			continue;
 		r = pms_ring_drain(s->st[i].ring, on_record, &c);
-		if (c.stop == SMP_ADAPT_STOP) {
-			/* adapt (the stream may be retired by it), then drain
-			 * the rest of this ring */
-			adapt_check(s, false);
-			if (r > 0)
-				total += r;
-			i--;
-			continue;
-		}
 		if (c.stop)
 			return c.stop;
 		if (r > 0)
@@ -1361,6 +1352,15 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 		if (c.stop)
 			return c.stop;
 		r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		if (c.stop == SMP_ADAPT_STOP) {
+			/* adapt (the stream may be retired by it), then drain
+			 * the rest of this ring */
+			adapt_check(s, false);
+			if (r > 0)
+				total += r;
+			i--;
+			continue;
+		}
 		if (c.stop)
 			return c.stop;
 		if (r == PMS_EPARSE)

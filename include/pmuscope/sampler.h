@@ -52,8 +52,8 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_STORES 0x2u
 
 /* Version 2 added callgraph, stack_size, max_stack, event and branch_filter;
- * version 3 adapt. */
-#define PMS_SAMPLER_OPTS_VERSION 3
+ * version 3 exclude_pid; version 4 adapt. */
+#define PMS_SAMPLER_OPTS_VERSION 4
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
 	enum pms_sampler_target target;
@@ -108,7 +108,15 @@ struct pms_sampler_opts {
 	 * software events have none (refused before opening, with the reason).
 	 * 0 = none. */
 	uint64_t branch_filter;
-	/* version 3 */
+	/* A process whose samples are counted (stats.samples_excluded) and not
+	 * delivered: the observer itself in a system-wide or CPU run, whose
+	 * own work for each sample (page faults under the software engine,
+	 * loads under a precise one) would otherwise feed the profile it
+	 * measures.  The kernel has no per-process exclusion for per-CPU
+	 * events, so the records still take ring space; they are dropped
+	 * before conversion.  0 = none. */
+	pid_t exclude_pid;
+	/* version 4 */
 	/* Adapt to loss: when a poll finds that the kernel dropped more than
 	 * 2 % of the records since the last change (PERF_RECORD_LOST), a
 	 * ring 3/4 full when it came to drain it, or a ring that received a
@@ -124,7 +132,7 @@ struct pms_sampler_opts {
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
-	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, false }
+	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, 0, false }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {
@@ -172,6 +180,7 @@ struct pms_sampler_stats {
 				    * equals pms_sampler_info.nstreams, every
 				    * target has exited */
 	uint64_t aux_overrun;      /* AUX bytes overwritten before they were read */
+	uint64_t samples_excluded; /* samples of opts.exclude_pid, not delivered */
 };
 
 /* One adaptation to loss (opts.adapt). */

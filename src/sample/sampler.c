@@ -428,11 +428,15 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
-	/* A version 1 caller's struct ends before callgraph (util/opts.h). */
+	/* A version 1 caller's struct ends before callgraph, a version 2
+	 * caller's before exclude_pid, a version 3 caller's before adapt
+	 * (util/opts.h). */
 	if (opts)
-		memcpy(&s->o, opts, opts->version >= 3 ? sizeof(*opts)
-			 : opts->version >= 2 ? offsetof(struct pms_sampler_opts, adapt)
-					      : offsetof(struct pms_sampler_opts, callgraph));
+		memcpy(&s->o, opts,
+		       opts->version >= 4   ? sizeof(*opts)
+		       : opts->version >= 3 ? offsetof(struct pms_sampler_opts, adapt)
+		       : opts->version >= 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
+					    : offsetof(struct pms_sampler_opts, callgraph));
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
 	if (ret < 0)
@@ -599,6 +603,11 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 		s->stats.samples_dropped++;
 		return 0;
 	}
+	if (s->o.exclude_pid > 0 && (in->present & PMS_SAMPLE_TID) &&
+	    in->pid == (uint32_t)s->o.exclude_pid) {
+		s->stats.samples_excluded++;
+		return 0;
+	}
 	/* adaptation: one lineage per task in a generation (adapt_now) */
 	if (c->st->gen && c->st->gen == s->gen && (c->st->layout.sample_type & PMS_SAMPLE_TID) &&
 	    !root_keep(s, (int32_t)in->tid, c->st->root)) {
@@ -725,6 +734,11 @@ static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 			m.valid |= PMS_MS_TID;
 			m.pid = st->aux_pid;
 			m.tid = st->aux_tid;
+		}
+		if (s->o.exclude_pid > 0 && (m.valid & PMS_MS_TID) &&
+		    m.pid == (uint32_t)s->o.exclude_pid) {
+			s->stats.samples_excluded++;
+			continue;
 		}
 		if (m.valid & PMS_MS_TIME) {
 			if (spe_time(st, m.time, &ns))

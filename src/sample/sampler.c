@@ -865,10 +865,11 @@ static int on_record(void *ud, const void *rec, size_t len)
 
 /* ---- adaptation to loss (opts.adapt) ------------------------------------------
  * PERF_EVENT_IOC_PERIOD changes only the event it is given
- * (kernel/events/core.c:6089-6094 -> _perf_event_period, 6009-6027), not the
+ * (kernel/events/core.c:6089-6096 -> _perf_event_period, 6009-6030), not the
  * events inherited from it, which copy the period once, when their task is
- * forked (inherit_event, core.c:13751-13757).  A running child's threads
- * would keep the old period.  So the sampler reopens: new events (larger
+ * forked (inherit_event: perf_event_alloc from the top parent's attr,
+ * core.c:13706-13713; in freq mode its hw period, 13752-13760).  A running
+ * child's threads would keep the old period.  So the sampler reopens: new events (larger
  * period, larger rings) on every task of the target, found through
  * /proc/PID/task and /proc/PID/task/TID/children, with inherit for the tasks
  * they fork; then PERF_EVENT_IOC_DISABLE on the old events, which reaches
@@ -880,7 +881,7 @@ static int on_record(void *ud, const void *rec, size_t len)
  * from its creator and directly: its samples are then kept from one lineage
  * only (the task's own events, else the first seen), by the ring they come
  * from -- inherited events write into their parent's ring (ring_buffer.c:
- * 170-172). */
+ * 171-172). */
 
 struct tidset {
 	pid_t *v;

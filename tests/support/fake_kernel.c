@@ -92,9 +92,9 @@ static int fk_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
 			if (fk->inh[i].used && fk->inh[i].top == fd)
 				fk->inh[i].on = on;
 	}
-	/* PERF_EVENT_IOC_PERIOD: the event itself only (core.c:6089-6094 ->
-	 * _perf_event_period 6009-6027: EINVAL for a counting event, 0, or
-	 * bit 63; __perf_event_period 5967-5978 sets attr.sample_period, so
+	/* PERF_EVENT_IOC_PERIOD: the event itself only (core.c:6089-6096 ->
+	 * _perf_event_period 6009-6030: EINVAL for a counting event, 0, or
+	 * bit 63; __perf_event_period 5967-5980 sets attr.sample_period, so
 	 * events inherited later copy it; those inherited before keep theirs). */
 	if (request == PERF_EVENT_IOC_PERIOD) {
 		uint64_t v;
@@ -488,8 +488,8 @@ static int inh_new(struct fk *fk, int top, pid_t tid, bool on)
 	struct fk_fd *t = fk_fd(fk, top);
 	for (int i = 0; i < FK_MAX_INH; i++)
 		if (!fk->inh[i].used) {
-			/* inherit_event (core.c:13688-13757): the child is made
-			 * from the top parent (13705-13706) with its attr
+			/* inherit_event (core.c:13688-13760): the child is made
+			 * from the top parent (13706-13707) with its attr
 			 * (perf_event_alloc(&parent_event->attr), 13709), so its
 			 * current sample_period; its state follows the forking
 			 * task's event (parent_state, 13695, 13747-13750). */
@@ -539,11 +539,11 @@ int fk_inh_count(struct fk *fk, int fd)
 	return n;
 }
 
-/* perf_output_begin (kernel/events/ring_buffer.c:149-263) for a sample of
+/* perf_output_begin (kernel/events/ring_buffer.c:152-266, __perf_output_begin) for a sample of
  * the event whose top parent is fd: the output goes to the parent's ring
- * (170-172); records lost since the last write are reported first in a
+ * (171-172); records lost since the last write are reported first in a
  * LOST record with the parent's id (190-191, 248-256); no room: the record
- * is counted in rb->lost (262-263). */
+ * is counted in rb->lost and the parent's lost_samples (263-264). */
 static int fk_output(struct fk *fk, int fd, pid_t tid, int cpu, uint64_t ip, uint64_t addr,
 		     uint64_t period)
 {

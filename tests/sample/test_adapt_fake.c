@@ -270,4 +270,67 @@ out:
 	th_root_close(&r);
 }
 
+
+/* The workload goes on while the sampler drains: the callback faults on
+ * CPU 1 while ring 0 is read.  Every 256 records the drain looks at the
+ * other rings, stops to adapt when one is 3/4 full, and reads the rest:
+ * the poll returns records, not the internal stop. */
+static struct {
+	struct fk *fk;
+	int at, n;
+	uint64_t weight, faults;
+} busy;
+
+static int busy_sample(void *ud, const struct pms_memsample *m)
+{
+	(void)ud;
+	busy.n++;
+	busy.weight += m->period;
+	if (busy.n == busy.at)
+		for (int k = 0; k < 400; k++) {
+			fk_task_fault(busy.fk, 600, 1, 0x401000, 0x7f0000000000 + 4096u * (uint64_t)k);
+			busy.faults++;
+		}
+	return 0;
+}
+
+PMS_TEST(drain_stops_to_adapt_when_another_ring_fills)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	static const struct pms_sampler_callbacks bcb = { busy_sample, NULL };
+	size_t na = 0;
+	int rc;
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 0, true) < 0)
+		return;
+	o.target = PMS_TARGET_CPUS;
+	o.adapt = true;
+	o.data_pages = 8; /* 32 KiB: some 400 samples */
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	CHECK_OK(pms_sampler_enable(s));
+	memset(&busy, 0, sizeof(busy));
+	busy.fk = r.fk;
+	busy.at = 10;
+	for (int k = 0; k < 300; k++) {
+		fk_task_fault(r.fk, 600, 0, 0x401000, 0x7f1000000000 + 4096u * (uint64_t)k);
+		busy.faults++;
+	}
+	rc = pms_sampler_poll(s, 0, &bcb, NULL);
+	CHECK_MSG(rc > 0, "poll returned %d", rc);
+	pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+	/* every fault: a sample at period 1 or a record lost at period 1 */
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(busy.weight + st.lost, busy.faults);
+	CHECK_EQ_U64(pms_sampler_events(s), busy.weight);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
 PMS_TEST_MAIN()

@@ -43,6 +43,7 @@ static int fk_perf_event_open(void *ud, struct perf_event_attr *attr, pid_t pid,
 			fk->fds[i].attr = *attr;
 			fk->fds[i].cpu = cpu;
 			fk->fds[i].pid = pid;
+			fk->fds[i].group_fd = group_fd;
 			/* perf_event_alloc: disabled starts OFF, else INACTIVE;
 			 * the period is attr.sample_period (core.c, 6.12) */
 			fk->fds[i].on = !attr->disabled;
@@ -81,6 +82,8 @@ static int fk_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
 	}
 	f->ioctl_last = request;
 	f->ioctl_count++;
+	if (request == PERF_EVENT_IOC_ENABLE)
+		f->enabled = true;
 	/* ENABLE / DISABLE reach the event and every event inherited from it
 	 * (kernel/events/core.c:6178-6180 _perf_ioctl ->
 	 * perf_event_for_each_child, 5938-5950). */

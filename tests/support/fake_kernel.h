@@ -59,6 +59,8 @@ struct fk_fd {
 	size_t aux_map_len;
 	unsigned long ioctl_last;
 	int ioctl_count;
+	int group_fd;   /* the group_fd it was opened with (-1 = its own leader) */
+	bool enabled;   /* PERF_EVENT_IOC_ENABLE seen (attr.disabled events leave OFF) */
 	/* The task model (fk_task_fork / fk_task_fault): */
 	bool on;            /* enabled (state >= INACTIVE), from attr.disabled */
 	uint64_t period;    /* attr.sample_period, changed by PERF_EVENT_IOC_PERIOD */

@@ -188,7 +188,7 @@ struct source {
 	const char *path;   /* file */
 	char what[512];     /* text: the target */
 	char label[512];    /* engine label / recorded events */
-	uint64_t records, skipped, lost;
+	uint64_t records, skipped, lost, excluded_self;
 	bool truncated;
 	const char *nodes_why;
 	int exit_status;    /* live command: wait status, -1 none */
@@ -426,6 +426,7 @@ static void json_report(const struct source *src, const struct pms_c2c_report *r
 	cli_json_uint(&j, "skipped_records", src->skipped);
 	cli_json_bool(&j, "truncated", src->truncated);
 	cli_json_uint(&j, "lost", src->lost);
+	cli_json_uint(&j, "excluded_self", src->excluded_self);
 	cli_json_str(&j, "nodes_unavailable", src->nodes_why);
 	if (src->exit_status >= 0)
 		cli_json_int(&j, "exit_status", src->exit_status);
@@ -693,6 +694,7 @@ static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sy
 	src->skipped = st.parse_errors;
 	src->truncated = st.truncated;
 	src->lost = st.lost + st.lost_samples;
+	src->excluded_self = st.samples_excluded;
 	src->nodes_why = info.kind == PMS_MEMSRC_FILE ? info.nodes_why : NULL;
 	snprintf(src->label, sizeof(src->label), "%s", info.label ? info.label : "");
 	render(rn->o, src, rep);
@@ -797,6 +799,9 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
 	so.target = o->system ? PMS_TARGET_CPUS : o->pid ? PMS_TARGET_PID : PMS_TARGET_CHILD;
 	so.pid = pid;
+	/* system-wide: pmuscope's own samples are not part of the profile */
+	if (so.target == PMS_TARGET_CPUS)
+		so.exclude_pid = getpid();
 	so.period = o->period;
 	so.want_phys = o->phys;
 	so.engine = o->engine;

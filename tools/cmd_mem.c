@@ -905,6 +905,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		    : o.kind == T_PID  ? PMS_TARGET_PID
 				       : PMS_TARGET_CHILD;
 	so.pid = pid;
+	/* system-wide: pmuscope's own samples are not part of the profile */
+	if (so.target == PMS_TARGET_CPUS)
+		so.exclude_pid = getpid();
 	so.period = o.period;
 	so.freq = o.freq;
 	so.data_pages = o.mmap_pages;

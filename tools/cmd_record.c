@@ -309,6 +309,9 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	so.event = event;
 	so.target = system ? PMS_TARGET_CPUS : cmd ? PMS_TARGET_CHILD : PMS_TARGET_PID;
 	so.pid = pid;
+	/* system-wide: pmuscope's own samples are not part of the profile */
+	if (so.target == PMS_TARGET_CPUS)
+		so.exclude_pid = getpid();
 	so.cpus = cpus;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
 		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
@@ -439,6 +442,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		cli_json_end_array(&j);
 		cli_json_uint(&j, "samples", rep->samples);
 		cli_json_uint(&j, "lost", sst.lost + sst.lost_samples);
+		cli_json_uint(&j, "excluded_self", sst.samples_excluded);
 		cli_json_double(&j, "duration_s", t - t0);
 		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
 		json_sites(&j, "hot_instructions", rep->top_ips_samples, rep->ntop_ips_samples);
@@ -451,6 +455,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		       t - t0);
 		if (sst.lost + sst.lost_samples)
 			printf(" (%" PRIu64 " lost)", sst.lost + sst.lost_samples);
+		if (sst.samples_excluded)
+			printf(" (%" PRIu64 " of pmuscope itself left out)", sst.samples_excluded);
 		printf("\nsampled: ");
 		bool first = true;
 		for (size_t i = 0; i < nattrs; i++) {

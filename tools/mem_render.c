@@ -272,6 +272,7 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "with_addr", r->with_addr);
 	cli_json_uint(&j, "with_data_src", r->with_data_src);
 	cli_json_uint(&j, "dropped", r->stats.samples_dropped);
+	cli_json_uint(&j, "excluded_self", r->stats.samples_excluded);
 	cli_json_uint(&j, "lost", r->stats.lost);
 	cli_json_uint(&j, "lost_records", r->stats.lost_records);
 	cli_json_uint(&j, "lost_samples", r->stats.lost_samples);
@@ -645,6 +646,10 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	       ", dropped %" PRIu64 "\n",
 	       r->samples, r->with_addr, r->stats.lost, r->stats.lost_records, r->stats.lost_samples,
 	       r->stats.throttle, r->stats.samples_dropped);
+	if (r->stats.samples_excluded)
+		printf("  (%" PRIu64 " samples of pmuscope itself left out: the observer's own work"
+		       " is not part of a system-wide profile)\n",
+		       r->stats.samples_excluded);
 	{
 		char warn[400];
 		loss_ratio(r, warn, sizeof(warn));

@@ -115,6 +115,8 @@ struct pms_memsrc_stats {
 	uint64_t compressed;      /* recorded: COMPRESSED records unpacked */
 	uint64_t bad_features;    /* recorded: header features that did not parse */
 	bool truncated;           /* recorded: the data ended inside a record */
+	uint64_t samples_excluded; /* live: the observer's own samples, not
+				    * delivered (pms_sampler_opts.exclude_pid) */
 };
 
 /* One memory sample and what came with it. */

@@ -51,8 +51,9 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_LOADS  0x1u
 #define PMS_SAMPLER_STORES 0x2u
 
-/* Version 2 added callgraph, stack_size, max_stack, event and branch_filter. */
-#define PMS_SAMPLER_OPTS_VERSION 2
+/* Version 2 added callgraph, stack_size, max_stack, event and branch_filter;
+ * version 3 exclude_pid. */
+#define PMS_SAMPLER_OPTS_VERSION 3
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
 	enum pms_sampler_target target;
@@ -107,11 +108,19 @@ struct pms_sampler_opts {
 	 * software events have none (refused before opening, with the reason).
 	 * 0 = none. */
 	uint64_t branch_filter;
+	/* A process whose samples are counted (stats.samples_excluded) and not
+	 * delivered: the observer itself in a system-wide or CPU run, whose
+	 * own work for each sample (page faults under the software engine,
+	 * loads under a precise one) would otherwise feed the profile it
+	 * measures.  The kernel has no per-process exclusion for per-CPU
+	 * events, so the records still take ring space; they are dropped
+	 * before conversion.  0 = none. */
+	pid_t exclude_pid;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
-	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0 }
+	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, 0 }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {
@@ -159,6 +168,7 @@ struct pms_sampler_stats {
 				    * equals pms_sampler_info.nstreams, every
 				    * target has exited */
 	uint64_t aux_overrun;      /* AUX bytes overwritten before they were read */
+	uint64_t samples_excluded; /* samples of opts.exclude_pid, not delivered */
 };
 
 struct pms_sampler_callbacks {

@@ -668,6 +668,7 @@ void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
 		out->ibs_raw_checked = ss.ibs_raw_checked;
 		out->ibs_raw_mismatch = ss.ibs_raw_mismatch;
 		out->streams_hup = ss.streams_hup;
+		out->samples_excluded = ss.samples_excluded;
 		return;
 	}
 	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(s->rd);

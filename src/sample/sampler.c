@@ -373,10 +373,13 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
-	/* A version 1 caller's struct ends before callgraph (util/opts.h). */
+	/* A version 1 caller's struct ends before callgraph, a version 2
+	 * caller's before exclude_pid (util/opts.h). */
 	if (opts)
-		memcpy(&s->o, opts, opts->version >= 2 ? sizeof(*opts)
-						       : offsetof(struct pms_sampler_opts, callgraph));
+		memcpy(&s->o, opts,
+		       opts->version >= 3   ? sizeof(*opts)
+		       : opts->version >= 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
+					    : offsetof(struct pms_sampler_opts, callgraph));
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
 	if (ret < 0)
@@ -530,6 +533,11 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 		s->stats.samples_dropped++;
 		return 0;
 	}
+	if (s->o.exclude_pid > 0 && (in->present & PMS_SAMPLE_TID) &&
+	    in->pid == (uint32_t)s->o.exclude_pid) {
+		s->stats.samples_excluded++;
+		return 0;
+	}
 	memset(&cx, 0, sizeof(cx));
 	cx.engine = ev->engine;
 	cx.sample_type = c->st->layout.sample_type;
@@ -647,6 +655,11 @@ static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 			m.valid |= PMS_MS_TID;
 			m.pid = st->aux_pid;
 			m.tid = st->aux_tid;
+		}
+		if (s->o.exclude_pid > 0 && (m.valid & PMS_MS_TID) &&
+		    m.pid == (uint32_t)s->o.exclude_pid) {
+			s->stats.samples_excluded++;
+			continue;
 		}
 		if (m.valid & PMS_MS_TIME) {
 			if (spe_time(st, m.time, &ns))

@@ -98,7 +98,7 @@ fi
 if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
   # stopped with SIGINT once the programs are done (no fixed duration races
   # a loaded machine): exit 130, as for any interrupted recording
-  "$cli" mem -a --duration 120 -c 16 --quiet --json --samples >"$tmp/all.json" 2>"$tmp/err.all" &
+  "$cli" mem -a --duration 120 -c 32 -m 2M --quiet --json --samples >"$tmp/all.json" 2>"$tmp/err.all" &
   mp=$!
   # the sampler is open once the process has its perf fds (no fixed sleep
   # decides the result: only that the programs start while it records)

@@ -317,6 +317,61 @@ out:
 	th_root_close(&r);
 }
 
+/* A system-wide run leaves out the observer: samples of exclude_pid are
+ * counted, not converted or delivered; the others go through. */
+PMS_TEST(system_wide_excludes_the_observer)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	struct got *g = calloc(1, sizeof(*g));
+	int mfd = -1;
+
+	if (!g || th_root_open(&r, "adl-hybrid", "0", -1, true) < 0)
+		goto out;
+	r.m.npebs = 1;
+	r.m.pebs[0] = (struct fkr_pebs_pmu){ .type = 4, .max_precise = 3, .pdir_mem = true,
+					     .needs_loads_aux = true,
+					     .loads_aux_config = 0x8203, .loads_config = 0x01cd };
+	o.target = PMS_TARGET_CPUS;
+	o.ops = PMS_SAMPLER_LOADS;
+	o.exclude_pid = 4242;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	for (int i = 0; i < FK_MAX_FDS; i++) {
+		struct fk_fd *f = &r.fk->fds[i];
+		if (f->used && f->attr.type == 4 && (f->attr.config & 0xffff) == 0x01cd)
+			mfd = FK_FD_BASE + i;
+	}
+	CHECK(mfd >= 0);
+	for (uint32_t pid = 4241; pid <= 4243; pid++) {
+		struct pms_record rec;
+		memset(&rec, 0, sizeof(rec));
+		rec.type = PMS_RECORD_SAMPLE;
+		rec.sample.misc = PMS_MISC_USER | PMS_MISC_EXACT_IP;
+		rec.sample.ip = 0x4005d0;
+		rec.sample.pid = rec.sample.tid = pid;
+		rec.sample.addr = 0x7ffd0000aa00;
+		rec.sample.period = 10007;
+		rec.sample.data_src = 0x0000010268100142ULL;
+		CHECK_EQ_INT(put_rec(r.fk, mfd, &rec), 0);
+	}
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, g), 3);
+	CHECK_EQ_INT(g->n, 2);
+	for (int i = 0; i < g->n && i < 2; i++)
+		CHECK(g->s[i].pid != 4242);
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(st.samples_excluded, 1);
+	CHECK_EQ_U64(st.samples, 2);
+	CHECK_EQ_U64(st.samples_dropped, 0);
+out:
+	free(g);
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
 /* ---- ring events: side-band, LOST, THROTTLE, wrap --------------------------- */
 
 PMS_TEST(sideband_lost_throttle_and_wrap)

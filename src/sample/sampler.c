@@ -81,6 +81,8 @@ struct stage_chunk {
  * beyond it the rings keep the rest and the kernel counts what it cannot
  * write (PERF_RECORD_LOST), as it would without the stage. */
 #define STAGE_MAX ((size_t)64 << 20)
+/* An emptied stage larger than this is freed, not kept for reuse. */
+#define STAGE_KEEP ((size_t)1 << 20)
 
 static void drain_thread_start(struct pms_sampler *s);
 static void drain_thread_stop(struct pms_sampler *s);
@@ -914,6 +916,13 @@ static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *
 		g->pos = end;
 	}
 	g->pos = g->len = 0;
+	/* A backlog's buffer goes back once it is handed out: it would
+	 * otherwise stay resident through the caller's report. */
+	if (g->cap > STAGE_KEEP) {
+		free(g->buf);
+		g->buf = NULL;
+		g->cap = 0;
+	}
 	return total;
 }
 

@@ -1300,17 +1300,23 @@ static bool fkey_same(const struct fkey *x, const struct fkey *y)
 	       !str_cmp(x->name, y->name);
 }
 
-static int fkey_cmp(const void *a, const void *b)
+/* Consecutive instructions (in address order) of one function. */
+struct frun {
+	struct fkey k; /* its first instruction's */
+	size_t from, to; /* positions in address order */
+};
+
+/* By (process, module, name); runs of one function in address order. */
+static int frun_cmp(const void *a, const void *b)
 {
-	const struct fkey *fx = a, *fy = b;
-	const struct pms_memreport_site *x = fx->s, *y = fy->s;
-	int c = x->pid < y->pid ? -1 : x->pid > y->pid;
+	const struct frun *x = a, *y = b;
+	int c = x->k.s->pid < y->k.s->pid ? -1 : x->k.s->pid > y->k.s->pid;
 	if (!c)
-		c = str_cmp(fx->module, fy->module);
+		c = str_cmp(x->k.module, y->k.module);
 	if (!c)
-		c = str_cmp(fx->name, fy->name);
+		c = str_cmp(x->k.name, y->k.name);
 	if (!c)
-		c = x->addr < y->addr ? -1 : x->addr > y->addr;
+		c = x->from < y->from ? -1 : x->from > y->from;
 	return c;
 }
 
@@ -1407,9 +1413,10 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		       struct pms_memreport_site *ips, size_t nips)
 {
 	int rc = 0;
-	size_t nfuncs = 0;
+	size_t nfuncs = 0, nruns = 0;
 	struct ipkey *ord = NULL;
 	struct symres *res = NULL;
+	struct frun *runs = NULL;
 	struct pms_memreport_site *funcs = calloc(nips ? nips : 1, sizeof(*funcs));
 	struct fkey *fk = calloc(nips ? nips : 1, sizeof(*fk));
 	if (!funcs || !fk) {
@@ -1463,11 +1470,32 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		fk[i] = (struct fkey){ i, st, mod, name };
 	}
 	/* Functions: instructions with the same (module, name); the unknown
-	 * ones stay per module.  A function's first IP is its lowest. */
-	qsort(fk, nips, sizeof(*fk), fkey_cmp);
-	for (size_t a = 0; a < nips;) {
+	 * ones stay per module.  A function's first IP is its lowest (as
+	 * shown: hidden kernel ones are all 0, then the first in site
+	 * order).  Runs of one function in address order are sorted, not
+	 * every instruction: a symbol is one range, so there are about as
+	 * many runs as functions. */
+	runs = calloc(nips ? nips : 1, sizeof(*runs));
+	if (!runs) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t k = 0; k < nips; k++) {
+		size_t i = ord[k].i;
+		if (!nruns || !fkey_same(&fk[i], &runs[nruns - 1].k))
+			runs[nruns++] = (struct frun){ fk[i], k, k };
+		runs[nruns - 1].to = k + 1;
+	}
+	qsort(runs, nruns, sizeof(*runs), frun_cmp);
+	for (size_t a = 0; a < nruns;) {
 		size_t b = a;
-		const struct pms_memreport_site *s0 = fk[a].s;
+		const struct pms_memreport_site *s0 = NULL;
+		for (size_t q = a; q < nruns && fkey_same(&runs[q].k, &runs[a].k); q++)
+			for (size_t k = runs[q].from; k < runs[q].to; k++) {
+				const struct pms_memreport_site *x = &ips[ord[k].i];
+				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
+					s0 = x;
+			}
 		struct pms_memreport_site *f = &funcs[nfuncs];
 		rc = site_copy(f, s0);
 		nfuncs++;
@@ -1479,15 +1507,16 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		f->line = 0;
 		if (p->per_pid_funcs && s0->pid)
 			f->comm = xstrdup(task_comm(p, s0->pid, s0->pid), &rc);
-		for (; b < nips && fkey_same(&fk[b], &fk[a]); b++) {
-			const struct pms_memreport_site *x = fk[b].s;
-			f->samples += x->samples;
-			f->latency += x->latency;
-			f->weighted += x->weighted;
-			f->resolved += x->resolved;
-			f->remote += x->remote;
-			f->on_home += x->on_home;
-		}
+		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
+			for (size_t k = runs[b].from; k < runs[b].to; k++) {
+				const struct pms_memreport_site *x = &ips[ord[k].i];
+				f->samples += x->samples;
+				f->latency += x->latency;
+				f->weighted += x->weighted;
+				f->resolved += x->resolved;
+				f->remote += x->remote;
+				f->on_home += x->on_home;
+			}
 		a = b;
 	}
 	/* every instruction, before top_of reorders them (samples index them) */
@@ -1515,6 +1544,7 @@ out:
 	free(ord);
 	free(res);
 	free(fk);
+	free(runs);
 	sites_free(funcs, nfuncs);
 	return rc;
 }

@@ -853,7 +853,11 @@ static void *drain_thread(void *arg)
 
 static void drain_thread_start(struct pms_sampler *s)
 {
-	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys))
+	/* System-wide: not yet.  Every process's side-band records then
+	 * reach the caller (a report's mapping table inserts each in O(n)),
+	 * and with nothing dropped a busy machine's stream outruns it: the
+	 * ring's overflow stays the bound there, as before. */
+	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys) || s->o.target == PMS_TARGET_CPUS)
 		return;
 	if (!s->tpfd) {
 		s->tpfd = calloc(s->nst, sizeof(*s->tpfd));

@@ -506,7 +506,7 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc < 0)
 		return rc;
-	if (c->paths && (rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof))) < 0)
+	if (c->paths && (rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps_pid(c->prof, (pid_t)x->ms.pid))) < 0)
 		return rc;
 	if (c->rec && !c->werr)
 		note_werr(c, pms_recorder_sample(c->rec, x));
@@ -1197,7 +1197,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	o.exp.maps = pms_memprof_maps(prof);
 	o.exp.topo = topo;
 	o.exp.read_build_ids = true;
-	o.exp.paths = prep;
+	o.exp.paths = ma.phase == 1 ? NULL : prep; /* --apply: paths of both measurements */
 	int xrc = mem_export_write(&o.exp, &mr, shown);
 	if (o.exp.folded) {
 		; /* the collapsed stacks were the output */

@@ -86,7 +86,7 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 	struct rctx *c = ud;
 	int rc = pms_memprof_add_src(c->prof, x);
 	if (rc >= 0 && c->paths)
-		rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps(c->prof));
+		rc = pms_pathprof_add_src(c->paths, x, pms_memprof_maps_pid(c->prof, (pid_t)x->ms.pid));
 	if (rc >= 0 && c->rec && !c->werr && pms_recorder_sample(c->rec, x) < 0)
 		c->werr = -1;
 	return rc;

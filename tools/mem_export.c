@@ -107,20 +107,6 @@ static char *capture(void (*fn)(const struct mem_render *, const struct pms_memr
 	return buf;
 }
 
-/* Sample order by call path, to number the distinct paths (qsort_r). */
-static int path_cmp(const void *a, const void *b, void *ud)
-{
-	const struct pms_export_stacks *g_st = ud;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	size_t ni = g_st->off[i + 1] - g_st->off[i], nj = g_st->off[j + 1] - g_st->off[j];
-	for (size_t k = 0; k < ni && k < nj; k++) {
-		size_t x = g_st->frame[g_st->off[i] + k], y = g_st->frame[g_st->off[j] + k];
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	return ni < nj ? -1 : ni > nj;
-}
-
 /* The per-sample columns the charts bin: time, level, latency, nodes and
  * call path of each sample; the paths as frame lists (leaf first); the
  * frames; the level names; the node distances. */
@@ -128,35 +114,21 @@ static int samples_blob(FILE *f, const struct mem_export *x, const struct pms_me
 			const struct pms_export_stacks *st)
 {
 	size_t n = r->nall;
-	size_t *ord = calloc(n ? n : 1, sizeof(*ord));
-	long *pid = calloc(n ? n : 1, sizeof(*pid));
-	char txt[128], nb[512];
-	if (!ord || !pid) {
-		free(ord);
-		free(pid);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		ord[i] = i;
-	qsort_r(ord, n, sizeof(*ord), path_cmp, (void *)st);
-	fputs("{\"paths\":[", f);
-	long np = -1;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = ord[k];
-		if (k == 0 || path_cmp(&ord[k - 1], &ord[k], (void *)st)) {
-			fputs(np >= 0 ? ",[" : "[", f);
-			for (size_t q = st->off[i]; q < st->off[i + 1]; q++)
-				fprintf(f, "%s%zu", q > st->off[i] ? "," : "", st->frame[q]);
-			fputc(']', f);
-			np++;
-		}
-		pid[i] = np;
+	char txt[128];
+	/* the stacks (frame indexes, leaf first) and their frames, as the
+	 * pprof and the collapsed stacks take them (export.h) */
+	fprintf(f, "{\"callers\":%s,\n\"paths\":[", st->callers ? "true" : "false");
+	for (size_t j = 0; j < st->nstacks; j++) {
+		fputs(j ? ",[" : "[", f);
+		for (size_t q = st->off[j]; q < st->off[j + 1]; q++)
+			fprintf(f, "%s%zu", q > st->off[j] ? "," : "", st->frame[q]);
+		fputc(']', f);
 	}
 	fputs("],\n\"frames\":[", f);
-	for (size_t i = 0; i < r->nsites; i++) {
-		const struct pms_memreport_site *s = &r->sites[i];
+	for (size_t i = 0; i < st->nframes; i++) {
+		const struct pms_export_frame *s = &st->frames[i];
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		js_str(f, pms_export_frame_name(s, nb, sizeof(nb)));
+		js_str(f, s->name);
 		fputs(",\"module\":", f);
 		js_str(f, s->module);
 		fprintf(f, ",\"line\":%d,\"file\":", s->line);
@@ -202,7 +174,7 @@ static int samples_blob(FILE *f, const struct mem_export *x, const struct pms_me
 		fprintf(f, "%s%d", i ? "," : "", r->all[i].cpu_node);
 	fputs("],\n\"path\":[", f);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%ld", i ? "," : "", pid[i]);
+		fprintf(f, "%s%zu", i ? "," : "", st->stack[i]);
 	fputs("],\n\"distances\":", f);
 	if (x->topo && r->nnodes) {
 		fputc('[', f);
@@ -218,8 +190,6 @@ static int samples_blob(FILE *f, const struct mem_export *x, const struct pms_me
 		fputs("null", f);
 	}
 	fputs("}", f);
-	free(ord);
-	free(pid);
 	return 0;
 }
 
@@ -370,32 +340,11 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 	int ret = 0;
 	if (!mem_export_wanted(x))
 		return 0;
-	if (pms_export_stacks_new(r, &st) < 0)
+	/* one set of stacks for the three: the samples' call paths when they
+	 * were recorded (x->paths), else their instructions */
+	if (pms_export_stacks_new(r, x->paths, &st) < 0)
 		return cli_fail(m->command);
-	if (x->folded && x->paths && x->paths->with_path) {
-		/* the samples' own call paths, leaf last as flamegraph.pl wants */
-		char *buf = NULL;
-		size_t cap = 0;
-		for (size_t i = 0; i < x->paths->nall && !ret; i++) {
-			const struct pms_pathreport_path *pp = &x->paths->all[i];
-			uint64_t w = x->folded_weight == PMS_EXPORT_LATENCY ? pp->latency : pp->samples;
-			size_t need = pms_pathreport_folded(pp, buf, cap);
-			if (need + 1 > cap) {
-				char *nb = realloc(buf, need + 1);
-				if (!nb) {
-					ret = cli_fail(m->command);
-					break;
-				}
-				buf = nb;
-				cap = need + 1;
-				pms_pathreport_folded(pp, buf, cap);
-			}
-			if (w)
-				printf("%s %" PRIu64 "\n", buf, w);
-		}
-		free(buf);
-		fflush(stdout);
-	} else if (x->folded) {
+	if (x->folded) {
 		char *txt = NULL;
 		size_t len = 0;
 		if (pms_export_folded(st, x->folded_weight, &txt, &len) < 0) {

@@ -31,8 +31,9 @@ struct mem_export {
 	/* Live runs: read the modules' build ids from their files
 	 * (pms_elf_build_id) when build_ids gives none. */
 	bool read_build_ids;
-	/* Call paths, when the samples carried them (-g, --call-graph, or a
-	 * file recorded so): --folded writes their whole stacks. */
+	/* Call paths of the report's samples (-g, --call-graph, or a file
+	 * recorded so; kept-samples mode): the one set of stacks of all three
+	 * exports (pms_export_stacks_new).  NULL: one frame per sample. */
 	const struct pms_pathreport *paths;
 };
 

@@ -1,12 +1,13 @@
-/* Exports of a memory report for other tools: the call path of each sample
- * as a list of frames (leaf first), collapsed stacks for flamegraph.pl and
+/* Exports of a memory report for other tools: the stack of each sample
+ * (its instruction and recorded callers, leaf first), collapsed stacks for flamegraph.pl and
  * speedscope, and a gzip-compressed pprof profile.proto for continuous-
  * profiling backends (Pyroscope, Parca, `go tool pprof`), which keeps the
  * memory dimensions as sample labels.  Everything is computed from the
  * report pms_memprof_report() built, in its kept-samples mode (report.all).
  *
  * Ownership: pms_export_stacks_new() gives stacks released with
- * pms_export_stacks_free(); they borrow the report, which must outlive them.
+ * pms_export_stacks_free(); they borrow the report, which must outlive them
+ * (the call paths only for the call).
  * Buffers returned in *out are the caller's, released with free().
  */
 #ifndef PMUSCOPE_EXPORT_H
@@ -17,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmuscope/pathprof.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 
@@ -26,22 +28,56 @@ extern "C" {
 
 PMS_API_BEGIN
 
-/* The call path of every sample as frames, leaf first.  A frame is an
- * instruction of report.sites (address, function, file:line, module).
- * Today a sample carries its IP only, so its path is that one frame; a
- * sample without an IP has none.  When samples carry call chains, the
- * frames after the leaf are the callers. */
-struct pms_export_stacks {
-	const struct pms_memreport *report;
-	size_t nsamples;    /* = report->nall */
-	size_t *off;        /* sample i: frame[off[i]] .. frame[off[i + 1] - 1] */
-	size_t *frame;      /* indexes into report->sites */
+/* One frame of the exports: a sample's own instruction (the leaf, one of
+ * report.sites) or a caller from its recorded call path. */
+struct pms_export_frame {
+	uint64_t addr;   /* the instruction; a caller's return address (as the
+			  * callchain holds it); 0 for a hidden kernel frame */
+	char *name;      /* the name the exports show (never NULL): the function,
+			  * "[unknown] [module file]" / "[unknown]" when it is not
+			  * known (pms_export_frame_name), "[kernel]" for a kernel
+			  * frame without a name (hidden, or not named) */
+	char *file;      /* source file, NULL if unknown */
+	int line;
+	char *module;    /* binary or mapping path, "[kernel]", "" if none */
+	bool kernel;
+	long site;       /* the leaf's index in report.sites; -1 for a caller */
 };
 
-int pms_export_stacks_new(const struct pms_memreport *r, struct pms_export_stacks **out);
+/* The stack of every sample, leaf first: the one source of stacks for the
+ * collapsed stacks, the pprof locations and the HTML page's icicle.  The
+ * leaf is the sampled instruction (report.sites, as the report counts its
+ * functions); its callers come from the sample's recorded call path
+ * (pathprof.h, built in kept-samples mode from the same samples).  The
+ * path's first frame is where the kernel took it (the interrupted IP):
+ * the sampled instruction itself, or for a precise event (IBS, PEBS) an
+ * instruction after it; it is left out when it is the leaf's address or
+ * in the leaf's function (or both are hidden kernel frames), else kept as
+ * the first caller.  A sample without a path has its leaf alone, one
+ * without an IP its recorded path (or nothing).  Samples with equal
+ * stacks share one. */
+struct pms_export_stacks {
+	const struct pms_memreport *report;
+	size_t nsamples;     /* = report->nall */
+	size_t *stack;       /* sample i: its stack, < nstacks */
+	size_t nstacks;
+	size_t *off;         /* stack j: frame[off[j]] .. frame[off[j + 1] - 1] */
+	size_t *frame;       /* indexes into frames */
+	struct pms_export_frame *frames;
+	size_t nframes;
+	bool callers;        /* some stack has a caller (call paths were recorded) */
+};
+
+/* The stacks of the report's samples.  paths: the call paths of the same
+ * samples (pms_pathprof_report of a collector built with kept_samples and
+ * fed every sample the report was), or NULL: one frame per sample.
+ * PMS_EINVAL when the report kept no samples or paths covers other
+ * samples.  The stacks copy what they need of paths; they borrow r. */
+int pms_export_stacks_new(const struct pms_memreport *r, const struct pms_pathreport *paths,
+			  struct pms_export_stacks **out);
 void pms_export_stacks_free(struct pms_export_stacks *st);
 
-/* The name a frame shows: the function, or "[unknown]" / "[kernel]", with
+/* The name a report site shows: the function, or "[unknown]" / "[kernel]", with
  * the module's file name in brackets when the function is unknown
  * ("[unknown] [libfoo.so]").  Borrowed from the report, or written to buf. */
 const char *pms_export_frame_name(const struct pms_memreport_site *f, char *buf, size_t size);
@@ -51,7 +87,7 @@ enum pms_export_weight {
 	PMS_EXPORT_LATENCY,     /* each sample counts its latency (weight), 0 if none */
 };
 
-/* Collapsed stacks: one line per distinct path, root first, frames joined
+/* Collapsed stacks: one line per distinct stack of names, root first, frames joined
  * with ';', a space and the total ("main;work;load_row 42\n"), paths in
  * sorted order; samples without a frame count under "[no ip]", and paths
  * whose total is 0 are left out.  ';' and newlines inside a name become
@@ -88,9 +124,10 @@ struct pms_export_pprof_opts {
  * data object), remote ("yes"/"no", when both nodes are known), and the
  * numeric labels mem_node and cpu_node (unit "node") when known, and host
  * (the sample's source in a merged report, else opts->host).
- * Locations are the report's instructions, with function, file and line
- * where known, and a mapping per module (its range from opts->maps, its
- * build id from opts->build_ids).  opts may be NULL. */
+ * Each sample's location ids are its stack, leaf first; a location per
+ * frame of the stacks, with function, file and line where known, and a
+ * mapping per module (its range from opts->maps, its build id from
+ * opts->build_ids).  opts may be NULL. */
 int pms_export_pprof(const struct pms_export_stacks *st, const struct pms_export_pprof_opts *opts,
 		     void **out, size_t *len);
 

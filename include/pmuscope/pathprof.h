@@ -111,6 +111,12 @@ struct pms_pathreport {
 	uint64_t with_branches;
 	struct pms_pathreport_branch *branches_by_samples, *branches_by_latency;
 	size_t nbranches_by_samples, nbranches_by_latency;
+	/* Kept-samples mode (opts.kept_samples): the path of each sample
+	 * added, in the order added (the memory report's `all` order): 1 + its
+	 * index in `all`, 0 for a sample without a path.  NULL otherwise.
+	 * The exports take each sample's call path from here (export.h). */
+	uint32_t *sample_path;
+	size_t nsample_path;
 };
 
 /* Build the report.  mem: the memory report of the same samples (its

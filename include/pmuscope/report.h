@@ -127,6 +127,11 @@ int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys);
 /* The mappings gathered so far (add /proc/PID/maps into them while the
  * process lives). */
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p);
+/* The mappings of one process.  A live system-wide profile (no opts.pid,
+ * not aggregate) keeps each process's MMAP records apart, and
+ * pms_memprof_maps() gives their union; elsewhere both give the one set.
+ * Owned by the profile; valid until its next side-band record. */
+const struct pms_maps *pms_memprof_maps_pid(struct pms_memprof *p, pid_t pid);
 /* Set the home node and buffer range once they are known (the workload
  * tells them after it starts); same meaning as in the opts. */
 void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint64_t end);

@@ -307,21 +307,21 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		o = *opts;
 	}
 	const struct pms_memreport *r = stk->report;
-	size_t n = stk->nsamples, nframes = stk->off[n], nsites = r->nsites;
+	size_t n = stk->nsamples, nframes = stk->off[stk->nstacks], nlocs = stk->nframes;
 	b.samples = calloc(n ? n : 1, sizeof(*b.samples));
 	b.samplep = calloc(n ? n : 1, sizeof(*b.samplep));
 	b.labels = calloc(n * NLABELS + 1, sizeof(*b.labels));
 	b.labelp = calloc(n * NLABELS + 1, sizeof(*b.labelp));
 	b.locids = calloc(nframes + 1, sizeof(*b.locids));
 	b.values = calloc(2 * n + 1, sizeof(*b.values));
-	b.locs = calloc(nsites + 1, sizeof(*b.locs));
-	b.locp = calloc(nsites + 1, sizeof(*b.locp));
-	b.lines = calloc(nsites + 1, sizeof(*b.lines));
-	b.linep = calloc(nsites + 1, sizeof(*b.linep));
-	b.funcs = calloc(nsites + 1, sizeof(*b.funcs));
-	b.funcp = calloc(nsites + 1, sizeof(*b.funcp));
-	b.maps = calloc(nsites + 1, sizeof(*b.maps));
-	b.mapp = calloc(nsites + 1, sizeof(*b.mapp));
+	b.locs = calloc(nlocs + 1, sizeof(*b.locs));
+	b.locp = calloc(nlocs + 1, sizeof(*b.locp));
+	b.lines = calloc(nlocs + 1, sizeof(*b.lines));
+	b.linep = calloc(nlocs + 1, sizeof(*b.linep));
+	b.funcs = calloc(nlocs + 1, sizeof(*b.funcs));
+	b.funcp = calloc(nlocs + 1, sizeof(*b.funcp));
+	b.maps = calloc(nlocs + 1, sizeof(*b.maps));
+	b.mapp = calloc(nlocs + 1, sizeof(*b.mapp));
 	if (!b.samples || !b.samplep || !b.labels || !b.labelp || !b.locids || !b.values ||
 	    !b.locs || !b.locp || !b.lines || !b.linep || !b.funcs || !b.funcp || !b.maps || !b.mapp)
 		goto nomem;
@@ -342,10 +342,9 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 	    k_node < 0 || k_host < 0 || k_yes < 0 || k_no < 0 || v_host < 0)
 		goto nomem;
 
-	/* Locations: one per instruction of the report. */
-	char nbuf[512];
-	for (size_t i = 0; i < nsites; i++) {
-		const struct pms_memreport_site *s = &r->sites[i];
+	/* Locations: one per frame of the stacks (location id = frame + 1). */
+	for (size_t i = 0; i < nlocs; i++) {
+		const struct pms_export_frame *s = &stk->frames[i];
 		Location *l = &b.locs[i];
 		Line *ln = &b.lines[i];
 		perftools__profiles__location__init(l);
@@ -353,7 +352,7 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		l->id = i + 1;
 		l->address = s->addr;
 		int64_t mid = mapping_of(&b, &o, s->module, s->addr, s->file != NULL);
-		int64_t fid = function_of(&b, pms_export_frame_name(s, nbuf, sizeof(nbuf)), s->file);
+		int64_t fid = function_of(&b, s->name, s->file);
 		if (mid < 0 || fid < 0)
 			goto nomem;
 		l->mapping_id = (uint64_t)mid;
@@ -365,7 +364,9 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		b.locp[i] = l;
 	}
 
-	/* Samples, with their labels. */
+	/* Samples: their stacks' frames leaf first, and their labels. */
+	for (size_t k = 0; k < nframes; k++)
+		b.locids[k] = stk->frame[k] + 1;
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_memreport_sample *x = &r->all[i];
 		const struct pms_memsample *s = &x->s;
@@ -374,11 +375,10 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		Label **lp = &b.labelp[i * NLABELS];
 		size_t nl = 0;
 		char txt[128];
+		size_t j = stk->stack[i];
 		perftools__profiles__sample__init(sm);
-		for (size_t k = stk->off[i]; k < stk->off[i + 1]; k++)
-			b.locids[k] = stk->frame[k] + 1;
-		sm->location_id = &b.locids[stk->off[i]];
-		sm->n_location_id = stk->off[i + 1] - stk->off[i];
+		sm->location_id = &b.locids[stk->off[j]];
+		sm->n_location_id = stk->off[j + 1] - stk->off[j];
 		b.values[2 * i] = 1;
 		b.values[2 * i + 1] = (s->valid & PMS_MS_WEIGHT) ? (int64_t)s->weight : 0;
 		sm->value = &b.values[2 * i];
@@ -449,7 +449,7 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 	p->sample = b.samplep;
 	p->n_sample = merge_samples(b.samplep, n);
 	p->location = b.locp;
-	p->n_location = nsites;
+	p->n_location = nlocs;
 	p->function = b.funcp;
 	p->n_function = b.nfuncs;
 	p->mapping = b.mapp;

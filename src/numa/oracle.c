@@ -75,6 +75,33 @@ static struct slot *table_find(const struct table *t, pid_t pid, uint64_t key)
 	}
 }
 
+static size_t table_home(const struct table *t, pid_t pid, uint64_t key)
+{
+	return mix(key ^ ((uint64_t)(uint32_t)pid << 44)) & (t->cap - 1);
+}
+
+/* Remove the slot at i (linear probing, no tombstones): the entries after
+ * it in its probe run move back where their home slot allows. */
+static void table_del(struct table *t, size_t i)
+{
+	size_t m = t->cap - 1, j = i;
+	for (;;) {
+		j = (j + 1) & m;
+		struct slot *s = &t->slots[j];
+		if (!s->key)
+			break;
+		size_t k = table_home(t, s->pid, s->key);
+		/* s may fill the hole at i when i lies cyclically in [k, j) */
+		bool movable = i <= j ? (k <= i || k > j) : (k <= i && k > j);
+		if (movable) {
+			t->slots[i] = *s;
+			i = j;
+		}
+	}
+	memset(&t->slots[i], 0, sizeof(t->slots[i]));
+	t->used--;
+}
+
 static int table_grow(struct table *t)
 {
 	struct table n;
@@ -338,9 +365,25 @@ static void drop(struct pms_numa_oracle *o, bool all, pid_t pid, uint64_t start,
 		o->st.cached = 0;
 		return;
 	}
-	/* Rebuild without the range: invalidations are rare (mmap/munmap
-	 * side-band, exits), lookups are hot, so no tombstones on the lookup
-	 * path. */
+	if (!o->cache.used)
+		return;
+	/* One process's small range (an mmap or munmap, the common case and,
+	 * system-wide, one per MMAP record of every process): delete its
+	 * pages one by one; a rebuild per record made the side-band cost
+	 * grow with the cache. */
+	if (!all && len && last != UINT64_MAX && last - first < o->cache.used / 4) {
+		for (uint64_t k = first; k <= last; k++) {
+			struct slot *s = table_find(&o->cache, pid, k);
+			if (s->key) {
+				table_del(&o->cache, (size_t)(s - o->cache.slots));
+				o->st.invalidations++;
+			}
+		}
+		o->st.cached = o->cache.used;
+		return;
+	}
+	/* Otherwise rebuild without the range: lookups are hot, so no
+	 * tombstones on the lookup path. */
 	struct table n;
 	if (table_init(&n, o->cache.cap) < 0) {
 		o->st.invalidations += o->cache.used;

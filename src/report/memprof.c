@@ -12,6 +12,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/report.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/opts.h"
 
 #define DEFAULT_TOP 10
@@ -37,6 +38,16 @@ struct pms_memprof {
 	} *tn;
 	size_t ntn, tncap;
 	struct pms_maps *maps;
+	/* live system-wide (no pid, not aggregate): each process's own
+	 * mappings; maps is then their union, rebuilt when asked for after a
+	 * change (pms_memprof_maps) */
+	bool per_pid_maps, maps_dirty;
+	struct u64map *pmmap; /* pid -> index into pm */
+	struct pidmaps {
+		uint32_t pid;
+		struct pms_maps *maps;
+	} *pm;
+	size_t npm, pmcap;
 	uint64_t *addrs;
 	int *nodes;
 	size_t *idx;
@@ -169,6 +180,7 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	rc = pms_maps_new(&p->maps);
 	if (rc < 0)
 		goto out;
+	p->per_pid_maps = !p->pid && !p->agg;
 	*out = p;
 	p = NULL;
 out:
@@ -208,6 +220,14 @@ void pms_memprof_free(struct pms_memprof *p)
 	free(p->v);
 	free(p->home_name);
 	pms_maps_free(p->maps);
+	for (size_t i = 0; i < p->npm; i++)
+		pms_maps_free(p->pm[i].maps);
+	free(p->pm);
+	if (p->pmmap) {
+		free(p->pmmap->keys);
+		free(p->pmmap->vals);
+		free(p->pmmap);
+	}
 	free(p->addrs);
 	free(p->nodes);
 	free(p->idx);
@@ -245,9 +265,95 @@ int pms_memprof_set_source(struct pms_memprof *p, const char *name)
 	return 0;
 }
 
+static long u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added);
+static long u64map_find(const struct u64map *m, uint64_t key);
+
+/* The mappings of one process; with create, made when absent (NULL: no
+ * memory), else NULL when absent. */
+static struct pms_maps *pid_maps(struct pms_memprof *p, uint32_t pid, bool create)
+{
+	long i = p->pmmap ? u64map_find(p->pmmap, pid) : -1;
+	if (i >= 0)
+		return p->pm[i].maps;
+	if (!create)
+		return NULL;
+	struct pms_maps *m = NULL;
+	bool added;
+	if ((!p->pmmap && !(p->pmmap = calloc(1, sizeof(*p->pmmap)))) ||
+	    pms_grow(&p->pm, &p->pmcap, p->npm + 1, sizeof(*p->pm), 64, "per-process maps") < 0 ||
+	    pms_maps_new(&m) < 0)
+		return NULL;
+	if (u64map_get(p->pmmap, pid, p->npm, &added) < 0) {
+		pms_maps_free(m);
+		return NULL;
+	}
+	p->pm[p->npm++] = (struct pidmaps){ pid, m };
+	return m;
+}
+
+/* The maps a sample's addresses are looked up in. */
+static const struct pms_maps *maps_of(struct pms_memprof *p, const struct pms_memsample *s)
+{
+	if (!p->per_pid_maps || !(s->valid & PMS_MS_TID))
+		return p->maps;
+	const struct pms_maps *m = pid_maps(p, s->pid, false);
+	return m ? m : p->maps;
+}
+
+static int mapref_cmp(const void *a, const void *b)
+{
+	const struct pms_map *x = *(const struct pms_map *const *)a,
+			     *y = *(const struct pms_map *const *)b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The union of every process's mappings, in address order (where two
+ * processes map the same range, one of them). */
+static int union_maps(struct pms_memprof *p)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < p->npm; i++)
+		n += p->pm[i].maps->n;
+	const struct pms_map **v = malloc((n ? n : 1) * sizeof(*v));
+	struct pms_maps *u = NULL;
+	int rc;
+	if (!v)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	for (size_t i = 0; i < p->npm; i++)
+		for (size_t j = 0; j < p->pm[i].maps->n; j++)
+			v[k++] = &p->pm[i].maps->v[j];
+	qsort(v, n, sizeof(*v), mapref_cmp);
+	if ((rc = pms_maps_new(&u)) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if ((rc = pms_maps_add(u, v[i]->start, v[i]->end - v[i]->start, v[i]->pgoff,
+				       v[i]->ino, v[i]->exec, v[i]->path)) < 0)
+			goto out;
+	pms_maps_free(p->maps);
+	p->maps = u;
+	u = NULL;
+	p->maps_dirty = false;
+out:
+	pms_maps_free(u);
+	free(v);
+	return rc;
+}
+
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p)
 {
+	if (p && p->per_pid_maps && p->maps_dirty)
+		(void)union_maps(p); /* on no memory: the last union */
 	return p ? p->maps : NULL;
+}
+
+const struct pms_maps *pms_memprof_maps_pid(struct pms_memprof *p, pid_t pid)
+{
+	if (!p)
+		return NULL;
+	if (!p->per_pid_maps)
+		return p->maps;
+	const struct pms_maps *m = pid_maps(p, (uint32_t)pid, false);
+	return m ? m : pms_memprof_maps(p);
 }
 
 void pms_memprof_set_home(struct pms_memprof *p, int node, uint64_t start, uint64_t end)
@@ -266,6 +372,19 @@ size_t pms_memprof_count(const struct pms_memprof *p)
 
 /* Index of key in m, adding it as `next` (the caller's new slot) when absent:
  * the index, or -1 when there is no memory. */
+static long u64map_find(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return -1;
+	size_t j = (key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key)
+			return (long)m->vals[j] - 1;
+		j = (j + 1) & (m->cap - 1);
+	}
+	return -1;
+}
+
 static long u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added)
 {
 	*added = false;
@@ -777,6 +896,12 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		 * process's */
 		if ((p->pid && (pid_t)m->pid != p->pid) || !m->len || m->pid == UINT32_MAX)
 			return 0;
+		struct pms_maps *into = p->maps;
+		if (p->per_pid_maps) {
+			if (!(into = pid_maps(p, m->pid, true)))
+				return pms_err(PMS_ENOMEM, "memprof: no memory for a process's mappings");
+			p->maps_dirty = true;
+		}
 		bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
 							  : !(rec->misc & PMS_MISC_MMAP_DATA);
 		/* A file path, or perf's names for the rest ("//anon", "[heap]"). */
@@ -789,15 +914,15 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 		 * stand one in below the text where none is known (shared
 		 * objects map file offset = address - base). */
 		if (exec && m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
-		    !pms_maps_find(p->maps, m->addr - m->pgoff) &&
-		    (rc = pms_maps_add(p->maps, m->addr - m->pgoff, m->pgoff, 0,
+		    !pms_maps_find(into, m->addr - m->pgoff) &&
+		    (rc = pms_maps_add(into, m->addr - m->pgoff, m->pgoff, 0,
 				       rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, false, path)) < 0)
 			return rc;
-		rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff,
+		rc = pms_maps_add(into, m->addr, m->len, m->pgoff,
 				      rec->type == PMS_RECORD_MMAP2 ? m->ino : 0, exec, path);
 		if (rc < 0)
 			return rc;
-		pms_numa_oracle_invalidate(oracle, m->addr, m->len);
+		pms_numa_oracle_invalidate_pid(oracle, (pid_t)m->pid, m->addr, m->len);
 		return 0;
 	}
 	case PMS_RECORD_COMM: {
@@ -813,6 +938,11 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 * dropped; the maps are the profiled process's */
 			if (!p->agg && p->pid && (pid_t)rec->comm.pid == p->pid)
 				pms_maps_remove(p->maps, 0, UINT64_MAX);
+			struct pms_maps *own = p->per_pid_maps ? pid_maps(p, rec->comm.pid, false) : NULL;
+			if (own) {
+				pms_maps_remove(own, 0, UINT64_MAX);
+				p->maps_dirty = true;
+			}
 		}
 		return 0;
 	}
@@ -1460,7 +1590,9 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		const char *mod = sy->module;
 		if (!mod && !kern) {
 			/* perf's "[unknown]" with the binary it is in */
-			const struct pms_map *m = pms_maps_find(p->maps, st->addr);
+			const struct pms_map *m = pms_maps_find(
+				st->pid ? pms_memprof_maps_pid(p, (pid_t)st->pid) : pms_memprof_maps(p),
+				st->addr);
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
 		mod = mod ? mod : (kern ? "[kernel]" : "");
@@ -1632,7 +1764,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 		if (p->home_end > p->home_start && a >= p->home_start && a < p->home_end) {
 			start = p->home_start;
 		} else {
-			const struct pms_map *m = pms_maps_find(p->maps, a);
+			const struct pms_map *m = pms_maps_find(maps_of(p, s), a);
 			start = m ? m->start : UINT64_MAX; /* UINT64_MAX: not mapped */
 		}
 		keys[nk++] = (struct objkey){ start, i };
@@ -1659,7 +1791,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 			name = p->home_name;
 			kind = "workload";
 		} else {
-			const struct pms_map *m = pms_maps_find(p->maps, addr0);
+			const struct pms_map *m = pms_maps_find(maps_of(p, &p->v[keys[a].i].s), addr0);
 			o->addr = m->start;
 			o->size = m->end - m->start;
 			kind = pms_map_kind_name(m->kind);

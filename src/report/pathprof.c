@@ -333,6 +333,7 @@ void pms_pathreport_free(struct pms_pathreport *r)
 	paths_free(r->all, r->nall);
 	branches_free(r->branches_by_samples, r->nbranches_by_samples);
 	branches_free(r->branches_by_latency, r->nbranches_by_latency);
+	free(r->sample_path);
 	free(r);
 }
 
@@ -521,6 +522,24 @@ static int report_branches(struct pms_pathprof *p, struct pms_pathreport *r,
 	return rc;
 }
 
+/* Each kept sample's path as 1 + its rank in ord (the order of r->all). */
+static int sample_paths(struct pms_pathprof *p, struct path *const *ord, struct pms_pathreport *r)
+{
+	uint32_t *rank = calloc(p->n ? p->n : 1, sizeof(*rank));
+	r->sample_path = calloc(p->nof ? p->nof : 1, sizeof(*r->sample_path));
+	if (!rank || !r->sample_path) {
+		free(rank);
+		return pms_err(PMS_ENOMEM, "pathreport: no memory for %zu samples' paths", p->nof);
+	}
+	for (size_t i = 0; i < p->n; i++)
+		rank[ord[i] - p->v] = (uint32_t)(i + 1);
+	for (size_t i = 0; i < p->nof; i++)
+		r->sample_path[i] = p->of[i] ? rank[p->of[i] - 1] : 0;
+	r->nsample_path = p->nof;
+	free(rank);
+	return 0;
+}
+
 int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 			struct pms_symbolizer *sym, bool name_kernel, struct pms_pathreport **out)
 {
@@ -565,6 +584,8 @@ int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 	for (size_t i = 0; i < p->n; i++)
 		ord[i] = &p->v[i];
 	qsort(ord, p->n, sizeof(*ord), cmp_samples);
+	if (p->o.kept_samples && (rc = sample_paths(p, ord, r)) < 0)
+		goto out;
 	if ((rc = list_of(ord, p->n, p->n, sym, name_kernel, &r->all, &r->nall)) < 0 ||
 	    (rc = list_of(ord, p->n, p->o.top, sym, name_kernel, &r->by_samples,
 			  &r->nby_samples)) < 0)

@@ -54,41 +54,64 @@ static int reserve(struct pms_maps *m, size_t n)
 	return pms_grow(&m->v, &m->cap, n, sizeof(*m->v), 64, "the mapping list");
 }
 
-/* Cut [start, end) out of every mapping; a mapping straddling it splits. */
+/* Index of the first mapping that ends above addr (m->n if none): the
+ * list is sorted and non-overlapping, so ends are sorted too. */
+static size_t first_ending_above(const struct pms_maps *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Cut [start, end) out of every mapping; a mapping straddling it splits.
+ * Only the mappings that overlap are visited (a system-wide run feeds every
+ * process's MMAP records here: a scan of the whole list per record made
+ * the side-band quadratic), and the ones wholly inside go in one move. */
 static int cut(struct pms_maps *m, uint64_t start, uint64_t end)
 {
-	for (size_t i = 0; i < m->n; i++) {
-		struct pms_map *p = &m->v[i];
-		if (p->end <= start || p->start >= end)
-			continue;
-		if (p->start < start && p->end > end) {
-			/* split in two */
-			int rc = reserve(m, m->n + 1);
-			if (rc < 0)
-				return rc;
-			p = &m->v[i];
-			char *dup = strdup(p->path);
-			if (!dup)
-				return pms_err(PMS_ENOMEM, "maps: no memory");
-			memmove(&m->v[i + 2], &m->v[i + 1], (m->n - i - 1) * sizeof(*p));
-			m->v[i + 1] = *p;
-			m->v[i + 1].path = dup;
-			m->v[i + 1].pgoff += end - p->start;
-			m->v[i + 1].start = end;
-			p->end = start;
-			m->n++;
-			i++;
-		} else if (p->start < start) {
-			p->end = start;
-		} else if (p->end > end) {
-			p->pgoff += end - p->start;
-			p->start = end;
-		} else {
-			free(p->path);
-			memmove(p, p + 1, (m->n - i - 1) * sizeof(*p));
-			m->n--;
-			i--;
-		}
+	size_t i = first_ending_above(m, start);
+	if (i >= m->n || m->v[i].start >= end)
+		return 0;
+	struct pms_map *p = &m->v[i];
+	if (p->start < start && p->end > end) {
+		/* split in two */
+		int rc = reserve(m, m->n + 1);
+		if (rc < 0)
+			return rc;
+		p = &m->v[i];
+		char *dup = strdup(p->path);
+		if (!dup)
+			return pms_err(PMS_ENOMEM, "maps: no memory");
+		memmove(&m->v[i + 2], &m->v[i + 1], (m->n - i - 1) * sizeof(*p));
+		m->v[i + 1] = *p;
+		m->v[i + 1].path = dup;
+		m->v[i + 1].pgoff += end - p->start;
+		m->v[i + 1].start = end;
+		p->end = start;
+		m->n++;
+		return 0;
+	}
+	if (p->start < start) {
+		p->end = start; /* its head stays */
+		i++;
+	}
+	/* [i, j): wholly inside; j: maybe its tail stays */
+	size_t j = i;
+	while (j < m->n && m->v[j].end <= end)
+		free(m->v[j++].path);
+	if (j > i) {
+		memmove(&m->v[i], &m->v[j], (m->n - j) * sizeof(*p));
+		m->n -= j - i;
+	}
+	if (i < m->n && m->v[i].start < end) {
+		m->v[i].pgoff += end - m->v[i].start;
+		m->v[i].start = end;
 	}
 	return 0;
 }
@@ -110,9 +133,7 @@ int pms_maps_add(struct pms_maps *m, uint64_t start, uint64_t len, uint64_t pgof
 	rc = reserve(m, m->n + 1);
 	if (rc < 0)
 		return rc;
-	size_t i = 0;
-	while (i < m->n && m->v[i].start < start)
-		i++;
+	size_t i = first_ending_above(m, start); /* nothing overlaps now */
 	char *dup = strdup(path ? path : "");
 	if (!dup)
 		return pms_err(PMS_ENOMEM, "maps: no memory");
@@ -172,13 +193,6 @@ const struct pms_map *pms_maps_find(const struct pms_maps *m, uint64_t addr)
 {
 	if (!m)
 		return NULL;
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = first_ending_above(m, addr);
 	return lo < m->n && m->v[lo].start <= addr ? &m->v[lo] : NULL;
 }

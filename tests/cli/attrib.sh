@@ -113,11 +113,13 @@ if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
   pids=""
   # (mapped is not yet enabled: the programs touch their pages 500 ms
   # after they start)
-  for i in 1 2 3; do "$wl" 8192 "$tmp/s$i" 500 1 2000 & specs="$specs $!:$tmp/s$i:0.95"; pids="$pids $!"; done
-  # the short-lived one lives 300 ms after its touch; 3 s under a sanitizer
-  # build, whose drain-and-resolve loop is several times slower
-  short=300
-  ldd "$cli" 2>/dev/null | grep -q "libasan" && short=3000
+  # the three live 2 s after their touch, the short-lived one 300 ms; 6 s
+  # and 3 s under a sanitizer build, whose drain-and-resolve loop is
+  # several times slower (a process is asked about only once its samples
+  # are drained, and -a drains every process's)
+  long=2000 short=300
+  ldd "$cli" 2>/dev/null | grep -q "libasan" && long=6000 short=3000
+  for i in 1 2 3; do "$wl" 8192 "$tmp/s$i" 500 1 $long & specs="$specs $!:$tmp/s$i:0.95"; pids="$pids $!"; done
   "$wl" 8192 "$tmp/s4" 500 1 $short & specs="$specs $!:$tmp/s4:0.95"; pids="$pids $!"
   # shellcheck disable=SC2086
   wait $pids
@@ -128,9 +130,12 @@ if [ "$ran" = 1 ] && [ "$(id -u)" = 0 ]; then
   [ $rc = 130 ] || { bad "mem -a exit status $rc (want 130 after SIGINT)"; cat "$tmp/err.all"; }
   # shellcheck disable=SC2086
   python3 "$tmp/share.py" "$tmp/all.json" $specs || { bad "mem -a: four programs"; python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("samples", d["samples"]["total"], "pids", sorted({s["pid"] for s in d["sample_list"]}))' "$tmp/all.json"; echo "programs:$pids"; cat "$tmp/err.all"; }
-  python3 - "$tmp/all.json" <<'PY' || bad "mem -a: functions carry pid and command"
+  python3 - "$tmp/all.json" "$mp" <<'PY' || bad "mem -a: functions carry pid and command; pmuscope itself left out"
 import json, sys
 d = json.load(open(sys.argv[1]))
+# the observer is not part of the profile, and says how much of it it left out
+assert not [s for s in d["sample_list"] if s["pid"] == int(sys.argv[2])]
+assert d["samples"]["excluded_self"] >= 0
 f = d["top"]["functions_by_samples"]
 assert f and all(s["pid"] is not None and s["command"] is not None for s in f), f[:2]
 PY

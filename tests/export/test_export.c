@@ -29,6 +29,18 @@ __attribute__((noinline)) int pms_t_load_b(volatile int *p)
 	return *p + 2;
 }
 
+/* Callers for the call-path stacks: their return addresses are inside. */
+__attribute__((noinline)) int pms_t_caller(volatile int *p);
+__attribute__((noinline)) int pms_t_caller(volatile int *p)
+{
+	return pms_t_load_a(p) + pms_t_load_b(p) + 3;
+}
+__attribute__((noinline)) int pms_t_outer(volatile int *p);
+__attribute__((noinline)) int pms_t_outer(volatile int *p)
+{
+	return pms_t_caller(p) * 2 + 1;
+}
+
 #define DATA 0x10000000ULL
 
 static uint64_t ds(unsigned lvlnum)
@@ -117,14 +129,20 @@ PMS_TEST(stacks_one_frame_per_sample_with_an_ip)
 	struct fixture f;
 	struct pms_export_stacks *st = NULL;
 	build(&f, false);
-	CHECK_OK(pms_export_stacks_new(f.rep, &st));
+	CHECK_OK(pms_export_stacks_new(f.rep, NULL, &st));
 	CHECK_EQ_U64(st->nsamples, 5);
-	CHECK_EQ_U64(st->off[5], 4);
-	for (size_t i = 0; i < 3; i++)
-		CHECK_EQ_U64(st->off[i + 1] - st->off[i], 1);
-	CHECK_EQ_U64(st->off[4] - st->off[3], 0);
-	CHECK_EQ_STR(f.rep->sites[st->frame[0]].name, "pms_t_load_a");
-	CHECK_EQ_STR(f.rep->sites[st->frame[2]].name, "pms_t_load_b");
+	CHECK(!st->callers);
+	/* a+1, a+2, b+1, none; the fifth is the first's stack */
+	CHECK_EQ_U64(st->nstacks, 4);
+	CHECK_EQ_U64(st->stack[4], st->stack[0]);
+	for (size_t i = 0; i < 4; i++)
+		CHECK_EQ_U64(st->off[st->stack[i] + 1] - st->off[st->stack[i]], i == 3 ? 0 : 1);
+	const struct pms_export_frame *a = &st->frames[st->frame[st->off[st->stack[0]]]];
+	const struct pms_export_frame *b = &st->frames[st->frame[st->off[st->stack[2]]]];
+	CHECK_EQ_STR(a->name, "pms_t_load_a");
+	CHECK_EQ_STR(b->name, "pms_t_load_b");
+	CHECK_EQ_STR(f.rep->sites[a->site].name, "pms_t_load_a");
+	CHECK_EQ_U64(a->addr, (uint64_t)(uintptr_t)&pms_t_load_a + 1);
 	/* every sample's object is the anonymous mapping */
 	for (size_t i = 0; i < 5; i++)
 		CHECK(f.rep->all[i].object >= 0 && !strcmp(f.rep->objects[f.rep->all[i].object].kind, "anon"));
@@ -137,7 +155,7 @@ PMS_TEST(stacks_need_the_kept_samples)
 	struct fixture f;
 	struct pms_export_stacks *st = (void *)1;
 	build(&f, true);
-	CHECK_EQ_INT(pms_export_stacks_new(f.rep, &st), PMS_EINVAL);
+	CHECK_EQ_INT(pms_export_stacks_new(f.rep, NULL, &st), PMS_EINVAL);
 	CHECK(st == NULL);
 	CHECK(strstr(pms_error_last(), "aggregate") != NULL);
 	fixture_free(&f);
@@ -150,7 +168,7 @@ PMS_TEST(folded_by_samples_and_latency)
 	char *txt = NULL;
 	size_t len = 0;
 	build(&f, false);
-	CHECK_OK(pms_export_stacks_new(f.rep, &st));
+	CHECK_OK(pms_export_stacks_new(f.rep, NULL, &st));
 	CHECK_OK(pms_export_folded(st, PMS_EXPORT_SAMPLES, &txt, &len));
 	CHECK_EQ_STR(txt, "[no ip] 1\npms_t_load_a 3\npms_t_load_b 1\n");
 	CHECK_EQ_U64(len, strlen(txt));
@@ -224,6 +242,144 @@ static const char *func_of(const Perftools__Profiles__Profile *p, uint64_t loc)
 	return NULL;
 }
 
+/* The call-path fixture: six samples through a memory report and a
+ * kept-samples path collector, as mem and report feed them. */
+struct cp_fixture {
+	struct fixture f;
+	struct pms_pathprof *pp;
+	struct pms_pathreport *paths;
+};
+
+static void cp_add(struct cp_fixture *c, uint64_t ip, const struct pms_frame *fr, size_t n,
+		   uint64_t w)
+{
+	struct pms_memsrc_sample x;
+	memset(&x, 0, sizeof(x));
+	x.ms.valid = PMS_MS_TIME | PMS_MS_ADDR | (ip ? PMS_MS_IP : 0) | (w ? PMS_MS_WEIGHT : 0);
+	x.ms.ip = ip;
+	x.ms.addr = DATA + 64;
+	x.ms.weight = w;
+	x.mem_node = 0;
+	x.cpu_node = 0;
+	x.path.frames = fr;
+	x.path.n = n;
+	x.path.how = n ? PMS_CALLGRAPH_FP : PMS_CALLGRAPH_NONE;
+	CHECK_OK(pms_memprof_add_src(c->f.prof, &x));
+	CHECK_OK(pms_pathprof_add_src(c->pp, &x, NULL));
+}
+
+static void cp_build(struct cp_fixture *c)
+{
+	struct fixture *f = &c->f;
+	memset(c, 0, sizeof(*c));
+	ssize_t n = readlink("/proc/self/exe", f->exe, sizeof(f->exe) - 1);
+	CHECK(n > 0);
+	CHECK_OK(pms_sys_new(&f->sys, NULL));
+	CHECK_OK(pms_maps_new(&f->maps));
+	CHECK_OK(pms_maps_read_proc(f->maps, f->sys, getpid()));
+	CHECK_OK(pms_symbolizer_new(f->sys, f->maps, &f->sym));
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	CHECK_OK(pms_memprof_new(NULL, &po, &f->prof));
+	CHECK_OK(pms_maps_add(pms_memprof_maps(f->prof), DATA, 1 << 20, 0, 0, false, ""));
+	struct pms_pathprof_opts o = PMS_PATHPROF_OPTS_INIT;
+	o.kept_samples = true;
+	CHECK_OK(pms_pathprof_new(f->sys, &o, &c->pp));
+	uint64_t a = (uint64_t)(uintptr_t)&pms_t_load_a, b = (uint64_t)(uintptr_t)&pms_t_load_b;
+	uint64_t cl = (uint64_t)(uintptr_t)&pms_t_caller + 4, ou = (uint64_t)(uintptr_t)&pms_t_outer + 4;
+	const struct pms_frame p0[] = { { a + 1, 0 }, { cl, 0 }, { ou, 0 } };
+	/* the kernel's first frame is the interrupted IP: after the sampled
+	 * one in the same function (dropped), or in another (kept) */
+	const struct pms_frame p1[] = { { a + 3, 0 }, { cl, 0 }, { ou, 0 } };
+	const struct pms_frame p2[] = { { a + 1, 0 }, { cl, 0 }, { ou, 0 } };
+	const struct pms_frame p3[] = { { b + 1, 0 }, { ou, 0 } };
+	cp_add(c, a + 1, p0, 3, 10);
+	cp_add(c, a + 2, p1, 3, 20);
+	cp_add(c, b + 1, p2, 3, 40);
+	cp_add(c, 0, p3, 2, 80);     /* no IP: the path's first frame is the leaf */
+	cp_add(c, a + 1, NULL, 0, 0); /* no path: its instruction alone */
+	cp_add(c, a + 1, p0, 3, 5);  /* the first one's stack */
+	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE, .pmus = "", .label = "t",
+					  .notes = "", .duration_ns = 1000 };
+	CHECK_OK(pms_memprof_report(f->prof, f->sym, &in, &f->rep));
+	CHECK_OK(pms_pathprof_report(c->pp, f->rep, f->sym, false, &c->paths));
+}
+
+static void cp_free(struct cp_fixture *c)
+{
+	pms_pathreport_free(c->paths);
+	pms_pathprof_free(c->pp);
+	fixture_free(&c->f);
+}
+
+static void stack_names(const struct pms_export_stacks *st, size_t sample, char *buf, size_t cap)
+{
+	size_t j = st->stack[sample], at = 0;
+	buf[0] = 0;
+	for (size_t k = st->off[j]; k < st->off[j + 1]; k++)
+		at += (size_t)snprintf(buf + at, cap - at, "%s%s", k > st->off[j] ? "," : "",
+				       st->frames[st->frame[k]].name);
+}
+
+PMS_TEST(stacks_of_call_paths_leaf_first)
+{
+	struct cp_fixture c;
+	struct pms_export_stacks *st = NULL;
+	char buf[512], *txt = NULL;
+	size_t len = 0;
+	cp_build(&c);
+	CHECK_EQ_U64(c.paths->nsample_path, 6);
+	CHECK_OK(pms_export_stacks_new(c.f.rep, c.paths, &st));
+	CHECK(st->callers);
+	static const char *want[6] = {
+		"pms_t_load_a,pms_t_caller,pms_t_outer",
+		"pms_t_load_a,pms_t_caller,pms_t_outer",
+		"pms_t_load_b,pms_t_load_a,pms_t_caller,pms_t_outer",
+		"pms_t_load_b,pms_t_outer",
+		"pms_t_load_a",
+		"pms_t_load_a,pms_t_caller,pms_t_outer",
+	};
+	for (size_t i = 0; i < 6; i++) {
+		stack_names(st, i, buf, sizeof(buf));
+		CHECK_EQ_STR(buf, want[i]);
+	}
+	CHECK_EQ_U64(st->stack[5], st->stack[0]);
+	CHECK(st->stack[1] != st->stack[0]); /* another leaf instruction */
+	/* the leaf is the sample's instruction (the report's site), a caller
+	 * keeps its return address and is no site */
+	size_t j = st->stack[1];
+	CHECK_EQ_U64(st->frames[st->frame[st->off[j]]].addr, (uint64_t)(uintptr_t)&pms_t_load_a + 2);
+	CHECK(st->frames[st->frame[st->off[j]]].site >= 0);
+	CHECK_EQ_U64(st->frames[st->frame[st->off[j] + 1]].addr, (uint64_t)(uintptr_t)&pms_t_caller + 4);
+	CHECK_EQ_INT(st->frames[st->frame[st->off[j] + 1]].site, -1);
+	/* collapsed stacks: root first, equal names add up */
+	CHECK_OK(pms_export_folded(st, PMS_EXPORT_SAMPLES, &txt, &len));
+	CHECK_EQ_STR(txt, "pms_t_load_a 1\n"
+			  "pms_t_outer;pms_t_caller;pms_t_load_a 3\n"
+			  "pms_t_outer;pms_t_caller;pms_t_load_a;pms_t_load_b 1\n"
+			  "pms_t_outer;pms_t_load_b 1\n");
+	free(txt);
+	CHECK_OK(pms_export_folded(st, PMS_EXPORT_LATENCY, &txt, &len));
+	CHECK_EQ_STR(txt, "pms_t_outer;pms_t_caller;pms_t_load_a 35\n"
+			  "pms_t_outer;pms_t_caller;pms_t_load_a;pms_t_load_b 40\n"
+			  "pms_t_outer;pms_t_load_b 80\n");
+	free(txt);
+	pms_export_stacks_free(st);
+	cp_free(&c);
+}
+
+PMS_TEST(stacks_refuse_paths_of_other_samples)
+{
+	struct cp_fixture c;
+	struct pms_export_stacks *st = (void *)1;
+	cp_build(&c);
+	c.paths->nsample_path--;
+	CHECK_EQ_INT(pms_export_stacks_new(c.f.rep, c.paths, &st), PMS_EINVAL);
+	CHECK(st == NULL);
+	CHECK(strstr(pms_error_last(), "kept_samples") != NULL);
+	c.paths->nsample_path++;
+	cp_free(&c);
+}
+
 PMS_TEST(pprof_values_labels_locations_mappings)
 {
 	struct fixture f;
@@ -231,7 +387,7 @@ PMS_TEST(pprof_values_labels_locations_mappings)
 	void *gz = NULL;
 	size_t len = 0;
 	build(&f, false);
-	CHECK_OK(pms_export_stacks_new(f.rep, &st));
+	CHECK_OK(pms_export_stacks_new(f.rep, NULL, &st));
 	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
 					7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 	struct pms_export_build_id bid = { f.exe, id, sizeof(id) };
@@ -338,7 +494,7 @@ PMS_TEST(sources_name_each_samples_host)
 	long want[5] = { -1, 0, 0, 1, 0 };
 	for (size_t i = 0; i < 5 && i < rep->nall; i++)
 		CHECK_EQ_INT(rep->all[i].source, want[i]);
-	CHECK_OK(pms_export_stacks_new(rep, &st));
+	CHECK_OK(pms_export_stacks_new(rep, NULL, &st));
 	struct pms_export_pprof_opts o = PMS_EXPORT_PPROF_OPTS_INIT;
 	o.host = "fallback";
 	CHECK_OK(pms_export_pprof(st, &o, &gz, &len));
@@ -393,7 +549,7 @@ PMS_TEST(pprof_of_an_empty_report)
 	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE, .pmus = "", .label = "",
 					  .notes = "" };
 	CHECK_OK(pms_memprof_report(prof, NULL, &in, &rep));
-	CHECK_OK(pms_export_stacks_new(rep, &st));
+	CHECK_OK(pms_export_stacks_new(rep, NULL, &st));
 	CHECK_OK(pms_export_folded(st, PMS_EXPORT_SAMPLES, &txt, &len));
 	CHECK_EQ_STR(txt, "");
 	CHECK_OK(pms_export_pprof(st, NULL, &gz, &len));
@@ -411,6 +567,57 @@ PMS_TEST(pprof_of_an_empty_report)
 	pms_export_stacks_free(st);
 	pms_memreport_free(rep);
 	pms_memprof_free(prof);
+}
+
+PMS_TEST(pprof_locations_are_the_call_paths)
+{
+	struct cp_fixture c;
+	struct pms_export_stacks *st = NULL;
+	void *gz = NULL;
+	size_t len = 0;
+	cp_build(&c);
+	CHECK_OK(pms_export_stacks_new(c.f.rep, c.paths, &st));
+	CHECK_OK(pms_export_pprof(st, NULL, &gz, &len));
+	Perftools__Profiles__Profile *p = decode(gz, len);
+	CHECK(p != NULL);
+	if (p) {
+		/* flat (leaf) and cumulative (anywhere in the stack, once per
+		 * sample) counts per function */
+		const char *fn[4] = { "pms_t_load_a", "pms_t_load_b", "pms_t_caller", "pms_t_outer" };
+		int64_t flat[4] = { 0 }, cum[4] = { 0 }, total = 0;
+		for (size_t i = 0; i < p->n_sample; i++) {
+			const Perftools__Profiles__Sample *s = p->sample[i];
+			total += s->value[0];
+			for (int k = 0; k < 4; k++) {
+				bool in = false;
+				for (size_t q = 0; q < s->n_location_id; q++)
+					in |= !strcmp(func_of(p, s->location_id[q]), fn[k]);
+				if (in)
+					cum[k] += s->value[0];
+				if (s->n_location_id && !strcmp(func_of(p, s->location_id[0]), fn[k]))
+					flat[k] += s->value[0];
+			}
+		}
+		CHECK_EQ_INT(total, 6);
+		CHECK_EQ_INT(flat[0], 4);
+		CHECK_EQ_INT(flat[1], 2);
+		CHECK_EQ_INT(flat[2], 0);
+		CHECK_EQ_INT(cum[0], 5);
+		CHECK_EQ_INT(cum[1], 2);
+		CHECK_EQ_INT(cum[2], 4);
+		CHECK_EQ_INT(cum[3], 5);
+		/* one location per frame: the caller's at its return address */
+		CHECK_EQ_U64(p->n_location, st->nframes);
+		bool found = false;
+		for (size_t i = 0; i < p->n_location; i++)
+			if (p->location[i]->address == (uint64_t)(uintptr_t)&pms_t_caller + 4)
+				found = !strcmp(func_of(p, p->location[i]->id), "pms_t_caller");
+		CHECK(found);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	free(gz);
+	pms_export_stacks_free(st);
+	cp_free(&c);
 }
 
 PMS_TEST_MAIN()

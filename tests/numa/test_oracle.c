@@ -309,6 +309,41 @@ PMS_TEST(one_oracle_many_processes)
 	/* A range of pid 200 only. */
 	pms_numa_oracle_invalidate_pid(o, 200, BASE, 4096);
 	CHECK_EQ_INT(pms_numa_oracle_resolve_pid(o, 100, a, N, n), 0);
+	/* Many small ranges of pid 200 (deleted in place, not by a rebuild):
+	 * exactly their pages are asked again, every other page of both
+	 * processes stays cached. */
+	CHECK(pms_numa_oracle_resolve_pid(o, 200, a, N, n) >= 0); /* refill */
+	{
+		static bool gone[5000];
+		int ngone = 0;
+		for (int r = 0; r < 60; r++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			uint64_t first = x % 5000, len = 1 + (x >> 32) % 8;
+			pms_numa_oracle_invalidate_pid(o, 200, BASE + first * 4096 + 17,
+						       len * 4096 - 34);
+			for (uint64_t k = first; k < first + len && k < 5000; k++)
+				gone[k] = true;
+		}
+		static bool seen[5000];
+		for (int i = 0; i < N; i++) {
+			uint64_t k = (a[i] - BASE) / 4096;
+			if (gone[k] && !seen[k]) {
+				seen[k] = true;
+				ngone++;
+			}
+		}
+		struct pms_numa_stats s0, s1;
+		pms_numa_oracle_stats(o, &s0);
+		CHECK_EQ_INT(pms_numa_oracle_resolve_pid(o, 100, a, N, n), 0);
+		CHECK(ngone > 0);
+		CHECK(pms_numa_oracle_resolve_pid(o, 200, a, N, n) > 0);
+		pms_numa_oracle_stats(o, &s1);
+		CHECK_EQ_U64(s1.pages_queried - s0.pages_queried, (uint64_t)ngone);
+		bad = 0;
+		for (int i = 0; i < N; i++)
+			bad += n[i] != 3;
+		CHECK_EQ_INT(bad, 0);
+	}
 	/* A process that is gone: every lookup says so, nothing cached. */
 	uint64_t g = BASE;
 	int gn;

@@ -380,12 +380,26 @@ PMS_TEST(sideband_maps_and_invalidation)
 	CHECK_EQ_INT(pms_numa_oracle_resolve(o, &a, 1, &n), 1);
 	struct pms_record rec = { 0 };
 	rec.type = PMS_RECORD_MMAP2;
+	rec.mmap.pid = rec.mmap.tid = 78; /* another process's mmap: 77's pages stay */
 	rec.mmap.addr = BASE;
 	rec.mmap.len = 2 * PG;
 	rec.mmap.prot = 3;
 	rec.mmap.filename = "//anon";
 	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), 0);
+	rec.mmap.pid = rec.mmap.tid = 77; /* its own: they go */
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
 	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE), PMS_NODE_UNKNOWN);
+	/* system-wide: each process's mappings apart, the union for symbols */
+	CHECK(pms_maps_find(pms_memprof_maps_pid(p, 77), BASE + 5) != NULL);
+	CHECK(pms_maps_find(pms_memprof_maps_pid(p, 78), BASE + 5) != NULL);
+	rec.mmap.pid = rec.mmap.tid = 78;
+	rec.mmap.addr = BASE + 16 * PG;
+	CHECK_OK(pms_memprof_sideband(p, &rec, o));
+	CHECK(pms_maps_find(pms_memprof_maps_pid(p, 77), BASE + 16 * PG) == NULL);
+	CHECK(pms_maps_find(pms_memprof_maps_pid(p, 78), BASE + 16 * PG) != NULL);
+	CHECK(pms_maps_find(pms_memprof_maps(p), BASE + 16 * PG) != NULL);
+	rec.mmap.addr = BASE;
 	const struct pms_map *m = pms_maps_find(pms_memprof_maps(p), BASE + 5);
 	CHECK(m && m->kind == PMS_MAP_ANON && !m->exec);
 	CHECK_EQ_INT(pms_numa_oracle_resolve(o, &a, 1, &n), 1);

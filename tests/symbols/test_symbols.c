@@ -1,6 +1,8 @@
 /* Symbols: this test binary's own function by address -> name and
  * file:line (it is built with -g); data addresses -> mappings; maps edits. */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -178,6 +180,73 @@ PMS_TEST(maps_replace_split_and_parse)
 	CHECK(p && p->start == 0x6800);
 	CHECK_EQ_INT((int)m->n, 2);
 	CHECK(pms_maps_parse(m, "garbage\n") == PMS_EPARSE);
+	pms_maps_free(m);
+}
+
+/* Random adds and removes against a unit-by-unit model: after each step
+ * the list is exactly the runs of the model (a later mapping replaces what
+ * it overlaps; a straddled one splits; pgoff follows the cut). */
+PMS_TEST(maps_match_a_unit_model_under_random_adds)
+{
+	enum { UNITS = 96 };
+	struct pms_maps *m = NULL;
+	int id[UNITS];
+	uint64_t off[UNITS];
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+	CHECK_OK(pms_maps_new(&m));
+	if (!m)
+		return;
+	for (int u = 0; u < UNITS; u++)
+		id[u] = -1;
+	for (int step = 0; step < 4000; step++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		int a = (int)((seed >> 33) % UNITS), len = 1 + (int)((seed >> 20) % 12);
+		if (a + len > UNITS)
+			len = UNITS - a;
+		bool rm = ((seed >> 10) & 7) == 0;
+		char path[16];
+		snprintf(path, sizeof(path), "/f%d", step);
+		if (rm)
+			pms_maps_remove(m, (uint64_t)a * 16, (uint64_t)len * 16);
+		else
+			CHECK_OK(pms_maps_add(m, (uint64_t)a * 16, (uint64_t)len * 16, 1000 + step, 0,
+					      false, path));
+		for (int u = a; u < a + len; u++) {
+			id[u] = rm ? -1 : step;
+			off[u] = 1000 + (uint64_t)step + (uint64_t)(u - a) * 16;
+		}
+		/* the model's runs */
+		size_t k = 0;
+		bool same = true;
+		for (int u = 0; u < UNITS;) {
+			if (id[u] < 0) {
+				u++;
+				continue;
+			}
+			int v = u;
+			while (v < UNITS && id[v] == id[u])
+				v++;
+			if (k >= m->n || m->v[k].start != (uint64_t)u * 16 ||
+			    m->v[k].end != (uint64_t)v * 16 || m->v[k].pgoff != off[u])
+				same = false;
+			k++;
+			u = v;
+		}
+		if (!same || k != m->n) {
+			CHECK(same && k == m->n);
+			break;
+		}
+		/* and find agrees */
+		for (int u = 0; u < UNITS; u++) {
+			const struct pms_map *f = pms_maps_find(m, (uint64_t)u * 16 + 3);
+			if ((f != NULL) != (id[u] >= 0)) {
+				CHECK(!"pms_maps_find disagrees with the model");
+				step = 1 << 30;
+				break;
+			}
+		}
+	}
 	pms_maps_free(m);
 }
 

@@ -113,7 +113,7 @@
       ["total", "with_addr", "with_data_src", "latency", "resolved"][i]);
   });
   var levels = (R.data_source.levels || []).map(function (l) {
-    return { level: l.level, samples: l.samples, share: l.samples / (sm.with_data_src || 1) };
+    return { level: l.level, samples: l.samples, share: l.samples / (sm.total || 1) }; /* of all samples, N/A included, as the text */
   });
   if (levels.length) {
     table(g1.append("div").attr("class", "card"), "t-levels", [
@@ -309,9 +309,8 @@
 
   /* ---- flame graph (icicle) of call paths ---- */
   var fs = section("Call paths (icicle)");
-  var maxDepth = d3.max(S.paths, function (p) { return p.length; }) || 0;
-  note(fs, maxDepth > 1 ? "Call paths, root at the top; width = weight; colour = remote share (blue 0%, red 100%, grey: no node). Click a frame to zoom into it."
-    : "The samples carry no call chains: each path is the sampled instruction's function (one level). " +
+  note(fs, S.callers ? "The samples' recorded call paths (the stacks --pprof and --folded write), root at the top; width = weight; colour = remote share (blue 0%, red 100%, grey: no node). Click a frame to zoom into it."
+    : "The samples carry no call paths (record with -g or --call-graph): each stack is the sampled instruction's function (one level). " +
       "Width = weight; colour = remote share (blue 0%, red 100%, grey: no node).");
   var ctl = fs.append("div");
   var flameDiv = fs.append("div");
@@ -345,6 +344,12 @@
     })(root);
     return root;
   }
+  /* a node's stack of names, root first, ';'-joined as --folded writes it */
+  function stackOf(d) {
+    var names = [];
+    for (var x = d; x && x.parent; x = x.parent) names.unshift(x.name);
+    return names.join(";");
+  }
   var trees = {};
   function drawFlame(weight, focus) {
     flameDiv.selectAll("*").remove();
@@ -362,6 +367,8 @@
     var col3 = d3.scale.linear().domain([0, 0.5, 1]).range(["#4575b4", "#ffffbf", "#d73027"]);
     var gs = svg3.selectAll("g").data(ndsAll).enter().append("g")
       .attr("transform", function (d) { return "translate(" + d.x * W3 + "," + d.depth * RH + ")"; })
+      .attr("data-path", function (d) { return d.selfOf ? null : stackOf(d); })
+      .attr("data-v", function (d) { return d.value; })
       .style("cursor", function (d) { return d.children && d !== root ? "pointer" : null; })
       .on("click", function (d) { if (d.children && d !== root) drawFlame(weight, d); });
     gs.append("rect").attr("width", function (d) { return Math.max(0.5, d.dx * W3); }).attr("height", RH - 1)
@@ -388,13 +395,33 @@
       drawFlame(w);
     });
   });
+  /* what the icicle draws, read back from its frames, for the tests:
+   * the root's total and each stack's (cumulative) value, both weights */
+  var icicle = {};
+  ["latency", "samples"].forEach(function (w) {
+    drawFlame(w);
+    var nodes = {}, root = null;
+    flameDiv.selectAll("svg.flame g").each(function () {
+      var p = this.getAttribute("data-path"), v = Number(this.getAttribute("data-v"));
+      if (p === "") root = v;
+      else if (p !== null) nodes[p] = v;
+    });
+    /* a big profile: its 2000 heaviest stacks */
+    var keys = Object.keys(nodes);
+    if (keys.length > 2000) {
+      keys.sort(function (a, b) { return nodes[b] - nodes[a]; });
+      var kept = {};
+      keys.slice(0, 2000).forEach(function (k) { kept[k] = nodes[k]; });
+      nodes = kept;
+    }
+    icicle[w] = { root: root, stacks: nodes };
+  });
   d3.select("#flame-samples").classed("sel", true);
-  drawFlame("samples");
 
   /* ---- what the tables show, for the tests ---- */
   function cellv(sel) { var v = sel.attr("data-v"); return v === null ? null : Number(v); }
   var chk = { samples: cellv(d3.select('#t-summary td[data-k="total"]')), levels: {}, matrix: [], functions: {},
-    sources: {} };
+    sources: {}, icicle: icicle };
   d3.selectAll("#t-sources tbody tr").each(function () {
     chk.sources[this.cells[0].textContent] = Number(this.cells[1].getAttribute("data-v"));
   });

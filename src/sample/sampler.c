@@ -963,13 +963,17 @@ static void stage_refill(struct pms_sampler *s, int timeout_ms)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
-		     const struct smp_hooks *h, void *ud)
+/* Without a drain thread (fake contexts, system-wide targets): each ring's
+ * records are handed out where they lie, then its tail is published. */
+static int poll_in_place(struct pms_sampler *s, int timeout_ms,
+			 const struct pms_sampler_callbacks *cb, const struct smp_hooks *h,
+			 void *ud)
 {
-	if (!s->thr_on && timeout_ms != 0 && s->nst && pms_sys_is_live(s->sys) &&
-	    s->out.pos == s->out.len) {
-		/* No drain thread: wait here.  poll() is not in the seam's ops
-		 * table; fake contexts drain without waiting. */
+	int total = 0;
+
+	if (timeout_ms != 0 && s->nst && pms_sys_is_live(s->sys)) {
+		/* poll() is not in the seam's ops table; fake contexts drain
+		 * without waiting. */
 		int r = poll(s->pfd, (nfds_t)s->nst, timeout_ms);
 		if (r < 0 && errno != EINTR)
 			return pms_err_errno(0, errno, "poll on %zu perf fds", s->nst);
@@ -983,8 +987,33 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 				s->stats.streams_hup++;
 			}
 	}
+	for (size_t i = 0; i < s->nst; i++) {
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		int r;
+		/* SPE records a callback stop left behind come first. */
+		if (s->st[i].carry_whole)
+			on_aux_bytes(&c, NULL, 0, 0);
+		if (c.stop)
+			return c.stop;
+		r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		if (c.stop)
+			return c.stop;
+		if (r == PMS_EPARSE)
+			continue; /* counted in the ring's corrupt_bytes */
+		if (r < 0)
+			return r;
+		total += r;
+	}
+	return total;
+}
+
+static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
+		     const struct smp_hooks *h, void *ud)
+{
+	if (!s->thr_on)
+		return poll_in_place(s, timeout_ms, cb, h, ud);
 	/* Records a stop left behind are handed out first, then what the
-	 * copier staged and what the rings hold now. */
+	 * drain thread staged and what the rings hold now. */
 	if (s->out.pos == s->out.len)
 		stage_refill(s, timeout_ms);
 	for (size_t i = 0; i < s->nst; i++) {

@@ -728,7 +728,7 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 		cli_fail("c2c");
 		goto out;
 	}
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
 	while ((rc = pms_memsrc_poll(rn.src, -1, &cb, &rn)) > 0)
 		;
 	if (rc < 0)
@@ -833,7 +833,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 		cli_fail("c2c: enabling the sampler");
 		goto out;
 	}
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
 	double t0 = now_s();
 	bool done = false, forwarded = false;
 	while (!done) {

@@ -64,6 +64,8 @@ struct mem_opts {
 	enum pms_callgraph cg; /* -g / --call-graph */
 	uint32_t cg_stack;
 	uint64_t branches;     /* -b / -j: branch_sample_type */
+	uint64_t spe_evf, spe_invevf, spe_invdsf; /* --spe-*-filter */
+	bool spe_filters;
 	bool advise, apply; /* --advise, --apply (docs/advise.md) */
 	struct mem_export exp; /* --html, --pprof, --folded */
 };
@@ -115,6 +117,7 @@ enum {
 	O_CALLGRAPH = 400,
 	O_MMAP_PAGES,
 	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
+	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF,
 };
 
 static const struct cli_opt opts[] = {
@@ -145,6 +148,12 @@ static const struct cli_opt opts[] = {
 	{ "all-user", 'U', CLI_NOARG, NULL, O_USER, "sample user space only (perf mem -U)" },
 	{ "all-kernel", 'K', CLI_NOARG, NULL, O_KERNEL, "sample the kernel only (perf mem -K)" },
 	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "spe-event-filter", 0, CLI_ARG, "MASK", O_SPE_EVF,
+	  "Arm SPE: keep records with all these events (the\narm_spe event_filter term, PMSEVFR_EL1; bit n = event n);\nimplies --engine spe, refused where the PMU lacks it" },
+	{ "spe-inv-event-filter", 0, CLI_ARG, "MASK", O_SPE_INVEVF,
+	  "Arm SPE: drop records with any of these events\n(inv_event_filter, PMSNEVFR_EL1, FEAT_SPEv1p2)" },
+	{ "spe-inv-data-src-filter", 0, CLI_ARG, "MASK", O_SPE_INVDSF,
+	  "Arm SPE: drop records with these data sources\n(inv_data_src_filter, PMSDSFR_EL1, FEAT_SPE_FDS; no\nkernel up to 6.12 has it: refused there)" },
 	{ "no-hold", 0, CLI_NOARG, NULL, O_NOHOLD,
 	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
 	  "resolve their pages; a set-user-ID command keeps its\n"
@@ -346,6 +355,26 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			}
 			o->ldlat = (unsigned)v;
 			break;
+		case O_SPE_EVF:
+		case O_SPE_INVEVF:
+		case O_SPE_INVDSF: {
+			char *end;
+			errno = 0;
+			unsigned long long m = strtoull(arg, &end, 0);
+			if (errno || end == arg || *end || strchr(arg, '-') || !m) {
+				fprintf(stderr, "pmuscope: mem: --%s '%s': want a non-zero bit mask "
+						"(e.g. 0x8 for event 3)\n",
+					c == O_SPE_EVF ? "spe-event-filter"
+					: c == O_SPE_INVEVF ? "spe-inv-event-filter"
+							    : "spe-inv-data-src-filter",
+					arg);
+				return CLI_USAGE;
+			}
+			*(c == O_SPE_EVF ? &o->spe_evf : c == O_SPE_INVEVF ? &o->spe_invevf
+									 : &o->spe_invdsf) = m;
+			o->spe_filters = true;
+			break;
+		}
 		case O_USER: o->priv = PMS_PRIV_USER; break;
 		case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
 		case 'c':
@@ -451,6 +480,17 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		o->kind = T_COMMAND;
 		o->cmd = argv + p.ind;
 	}
+	/* SPE filters name the SPE engine: no fallback to another one that
+	 * would sample unfiltered */
+	if (o->spe_filters) {
+		if (o->engine != PMS_ENG_NONE && o->engine != PMS_ENG_SPE) {
+			fprintf(stderr, "pmuscope: mem: --spe-*-filter options are Arm SPE terms; "
+					"they do not go with --engine %s\n",
+				pms_engine_name(o->engine));
+			return CLI_USAGE;
+		}
+		o->engine = PMS_ENG_SPE;
+	}
 	if (o->freq && o->period) {
 		fprintf(stderr, "pmuscope: mem: -F and --period/-c exclude each other\n");
 		return CLI_USAGE;
@@ -521,6 +561,14 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 		return rc;
 	if (c->rec && !c->werr)
 		note_werr(c, pms_recorder_sideband(c->rec, rec, attr_idx));
+	return 0;
+}
+
+static int on_aux(void *ud, const struct pms_memsrc_aux *a)
+{
+	struct rec_ctx *c = ud;
+	if (c->rec && !c->werr)
+		note_werr(c, pms_recorder_aux(c->rec, a));
 	return 0;
 }
 
@@ -919,6 +967,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.callgraph = o.cg;
 	so.stack_size = o.cg_stack;
 	so.branch_filter = o.branches;
+	so.spe_events = o.spe_evf;
+	so.spe_not_events = o.spe_invevf;
+	so.spe_inv_data_src = o.spe_invdsf;
+	so.spe_filters_required = o.spe_filters;
 	if (pms_sampler_open(sys, pmus, topo, &so, &smp) < 0) {
 		/* the library's message says it ("no sampling engine could be opened: ...");
 		 * the engines' refusals name their errnos */
@@ -1004,7 +1056,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 
-	struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	struct pms_memsrc_callbacks cb = { on_sample, on_sideband, on_aux };
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
 	double t0 = now_s(), last_progress = t0, last_sync = t0;
 	bool forwarded = false, killed = false, done = false;

@@ -101,6 +101,14 @@ static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 	return rc;
 }
 
+static int on_aux(void *ud, const struct pms_memsrc_aux *a)
+{
+	struct rctx *c = ud;
+	if (c->rec && !c->werr && pms_recorder_aux(c->rec, a) < 0)
+		c->werr = -1;
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -363,7 +371,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		goto out_sig;
 	}
 
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, on_aux };
 	double t0 = now_s(), t = t0;
 	bool done = false, forwarded = false;
 	while (!done) {

@@ -391,7 +391,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		}
 		ps.in = &in[i];
 		ps.started = false;
-		const struct pms_memsrc_callbacks cb = { on_sample, on_sideband };
+		const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
 		while ((rc = pms_memsrc_poll(in[i].src, -1, &cb, &ps)) > 0)
 			;
 		if (rc < 0) {

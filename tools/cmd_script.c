@@ -21,7 +21,7 @@
 
 int cmd_script(const struct cli_global *g, int argc, char **argv);
 
-enum { O_JSON = 256, O_HEADER };
+enum { O_JSON = 256, O_HEADER, O_ITRACE };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -37,6 +37,11 @@ static const struct cli_opt opts[] = {
 	  "|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .." },
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "one JSON object per line per sample (JSON Lines)" },
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "print the header features and record counts instead" },
+	{ "itrace", 0, CLI_ARG, "LETTERS", O_ITRACE,
+	  "samples made from an Arm SPE AUX trace, as perf's\n"
+	  "--itrace: M memory operations (the default), b\n"
+	  "mispredicted branches (ip = PC, addr = branch target,\n"
+	  "weight = latency; perf's \"branch-miss\"), or both" },
 	{ 0 },
 };
 
@@ -620,6 +625,7 @@ struct spe_print {
 	struct pms_perfdata_reader *r;
 	const struct pms_perfdata_attr *attr;
 	uint64_t printed;
+	bool mem, branch; /* --itrace M, b */
 };
 
 /* A memory sample as a SAMPLE line: only the fields it has. */
@@ -640,6 +646,14 @@ static void memsample_as_event(const struct pms_memsample *m, const struct pms_p
 	s->weight = m->weight;
 	s->data_src = m->data_src;
 	s->period = m->period;
+	/* SPE timestamps are counter ticks: perf time through the file's
+	 * TIME_CONV (the library's one conversion), else none */
+	if (m->valid & PMS_MS_TIME) {
+		const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+		uint64_t ns = 0;
+		if (in->has_time_conv && pms_spe_time_to_perf(&in->time_conv, m->time, &ns))
+			s->time = ns;
+	}
 	if ((m->valid & PMS_MS_PHYS) && m->phys_addr && !pms_perfdata_reader_nodes_why(r)) {
 		int n = pms_perfdata_reader_node_of_phys(r, m->phys_addr);
 		ev->node = n >= 0 ? n : -1;
@@ -650,7 +664,25 @@ static int spe_print_one(void *arg, const struct pms_spe_record *rec, const stru
 {
 	struct spe_print *p = arg;
 	struct pms_perfdata_event ev;
-	if (!pms_spe_record_is_mem(rec))
+	struct pms_spe_branch br;
+	/* perf's order: the branch-miss sample before the memory one
+	 * (arm-spe.c arm_spe_sample) */
+	if (p->branch && pms_spe_record_branch_miss(rec, &br)) {
+		memsample_as_event(m, p->attr, p->r, &ev);
+		ev.rec.sample.ip = br.from;
+		ev.rec.sample.addr = br.to;
+		ev.rec.sample.weight = br.latency;
+		ev.rec.sample.data_src = 0;
+		ev.rec.sample.phys_addr = 0;
+		ev.node = -1;
+		ev.rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
+		if (p->json)
+			print_json(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
+		else
+			print_text(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
+		p->printed++;
+	}
+	if (!p->mem || !pms_spe_record_is_mem(rec))
 		return 0;
 	memsample_as_event(m, p->attr, p->r, &ev);
 	ev.rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
@@ -767,7 +799,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	const char *path = "perf.data", *fields = NULL;
 	bool have_i = false;
 	const char *operand = NULL;
-	bool json = false, header = false;
+	bool json = false, header = false, it_mem = true, it_branch = false;
 	enum field fs[32];
 	size_t nf = 0;
 	struct pms_perfdata_reader *r = NULL;
@@ -794,6 +826,21 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			operand = cp.arg;
 			break;
 		case 'F': fields = cp.arg; break;
+		case O_ITRACE:
+			it_mem = it_branch = false;
+			for (const char *l = cp.arg; *l; l++) {
+				if (*l == 'M')
+					it_mem = true;
+				else if (*l == 'b')
+					it_branch = true;
+				else
+					return cli_usage(&cli_spec_script,
+							 "--itrace '%s': the letters are M (memory) and "
+							 "b (mispredicted branches)", cp.arg);
+			}
+			if (!it_mem && !it_branch)
+				return cli_usage(&cli_spec_script, "--itrace: give M, b or Mb");
+			break;
 		default: return cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg);
 		}
 	}
@@ -838,7 +885,9 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			continue;
 		}
 		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
-			struct spe_print sp = { stdout, fs, nf, json, &comms, dc, r, NULL, 0 };
+			struct spe_print sp = { .o = stdout, .fs = fs, .nf = nf, .json = json,
+						.comms = &comms, .dc = dc, .r = r, .attr = NULL,
+						.printed = 0, .mem = it_mem, .branch = it_branch };
 			script_spe(&sp, &ev, &spe_st);
 			continue;
 		}

@@ -140,7 +140,13 @@ struct out {
 	double elapsed;     /* s: the run, or the interval (for CPUs utilized) */
 	double elapsed_rsd; /* -r N: of the elapsed time, % */
 	double user_s, sys_s; /* the command's rusage, -1 without one */
+	/* a task target with uncore events: their names ("a,b"), else empty */
+	char whole_domain[512];
 };
+
+#define WHOLE_DOMAIN_NOTE \
+	"uncore and system PMUs are not thread-attributable: these events count their whole " \
+	"domain (every CPU and process the box serves) while the target runs, not only the target"
 
 static void agg_label(const struct pms_count_row *r, char *buf, size_t size)
 {
@@ -434,6 +440,31 @@ static void print_json(const struct out *o, const struct pms_count_row *rows, si
 	cli_json_end_array(&j);
 	if (pms_counter_unscheduled_groups(o->c, groups, sizeof(groups)) > 0)
 		cli_json_str(&j, "unscheduled_groups", groups);
+	if (pms_counter_split_groups(o->c, groups, sizeof(groups)) > 0)
+		cli_json_str(&j, "split_groups_reason", groups);
+	if (pms_counter_nbudgets(o->c)) {
+		cli_json_begin_array(&j, "counter_budgets");
+		for (size_t i = 0; i < pms_counter_nbudgets(o->c); i++) {
+			const struct pms_count_budget *b = pms_counter_budget(o->c, i);
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "pmu", b->pmu);
+			cli_json_int(&j, "general_counters", b->general);
+			cli_json_bool(&j, "cycle_counter", b->cycle_counter);
+			cli_json_bool(&j, "instruction_counter", b->instr_counter);
+			cli_json_bool(&j, "long_events_chained", b->chained_long);
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
+	}
+	if (o->whole_domain[0]) {
+		char *save = NULL, names[sizeof(o->whole_domain)];
+		snprintf(names, sizeof(names), "%s", o->whole_domain);
+		cli_json_begin_array(&j, "whole_domain_events");
+		for (char *w = strtok_r(names, ",", &save); w; w = strtok_r(NULL, ",", &save))
+			cli_json_str(&j, NULL, w);
+		cli_json_end_array(&j);
+		cli_json_str(&j, "whole_domain_note", WHOLE_DOMAIN_NOTE);
+	}
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
 }
@@ -639,7 +670,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		snprintf(desc, sizeof(desc), "%s %d", co.target == PMS_COUNT_PID ? "process" : "thread",
 			 (int)pid);
 	struct out o = { outf, agg, sep, json, desc, cmd, NULL, co.target, pid, NULL,
-			 NULL, 1, 0, 0, -1, -1 };
+			 NULL, 1, 0, 0, -1, -1, { 0 } };
 	enum pms_count_target target0 = co.target;
 	pid_t pid0 = pid;
 	double el_sum = 0, el_sq = 0, user_s = 0, sys_s = 0;
@@ -694,6 +725,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 			goto out;
 		}
 		o.c = c;
+		pms_counter_whole_domain(c, o.whole_domain, sizeof(o.whole_domain));
 		getrusage(RUSAGE_CHILDREN, &ru0);
 		t0 = now_s();
 		if (child && pms_child_start(child) < 0) {
@@ -819,6 +851,12 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		if (!json && pms_counter_unscheduled_groups(c, groups, sizeof(groups)) > 0)
 			fprintf(stderr, "pmuscope: stat: never scheduled (group does not fit the "
 					"PMU's counters): %s\n", groups);
+		if (!json && pms_counter_split_groups(c, groups, sizeof(groups)) > 0)
+			fprintf(outf, "%snote: weak group split into lone events: %s\n", sep ? "" : "\n",
+				groups);
+		if (!json && o.whole_domain[0])
+			fprintf(outf, "%snote: %s: %s\n", sep ? "" : "\n", o.whole_domain,
+				WHOLE_DOMAIN_NOTE);
 		/* the reason, once, below the table (--json: in the rows) */
 		if (!json && (nu = pms_counter_unsupported(c, groups, sizeof(groups))) > 0)
 			fprintf(outf, "%s<not supported>: %zu event%s; the first: %s\n"

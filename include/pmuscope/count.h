@@ -11,6 +11,11 @@
  *    event's PMU covers (hybrid expansions only on their core type's CPUs);
  *  - uncore events are always per box: once on each box's reader CPU from
  *    pms_uncore_map() (SNC-correct), pid = -1, whatever the target.
+ *  - a group on an Arm PMUv3 PMU is checked against that PMU's counter
+ *    budget (pms_count_budget_probe) before it is opened: one that cannot be
+ *    scheduled fails (PMS_ERANGE), is left out with skip_unsupported, or,
+ *    written with the W modifier, is split into lone events
+ *    (pms_counter_split_groups says which).
  *
  * Ownership: pms_counter_open() gives the caller a counter released with
  * pms_counter_free().  sys, pmus, topo and the event list are borrowed and
@@ -156,6 +161,50 @@ size_t pms_counter_unsupported(const struct pms_counter *c, char *buf, size_t si
 int pms_counter_rows(const struct pms_counter *c, enum pms_count_agg agg,
 		     struct pms_count_row **rows, size_t *n);
 void pms_count_rows_free(struct pms_count_row *rows);
+
+/* Counter budget of one Arm PMUv3 core PMU (drivers/perf/arm_pmuv3.c),
+ * as the kernel schedules a group on it.  Linux shows PMCR_EL0.N nowhere in
+ * sysfs (caps/ has slots, bus_slots, bus_width, threshold_max); its group
+ * check (drivers/perf/arm_pmu.c validate_group) is what tells user space, so
+ * pms_count_budget_probe() opens groups of events on the calling thread
+ * (pid 0, user only) until the kernel refuses one with EINVAL, and closes
+ * them. */
+struct pms_count_budget {
+	char pmu[64];
+	int general;        /* programmable event counters: PMCR_EL0.N */
+	bool cycle_counter; /* PMCCNTR: CPU_CYCLES (0x11) takes it before a general one */
+	bool instr_counter; /* PMUv3p9 PMICNTR: INST_RETIRED (0x08) takes it first */
+	bool chained_long;  /* a 64-bit `long` (config1:0) event takes an even/odd pair
+			     * of general counters: the PMU has no PMUv3p5 long counters */
+};
+
+/* Probe pmu (an Arm PMUv3 core PMU by name).  PMS_ENOTSUP when it is not
+ * one, or when the kernel accepted every group up to the driver's 33
+ * counters (not the PMUv3 rule); the open's error otherwise. */
+int pms_count_budget_probe(struct pms_sys *sys, const struct pms_pmus *pmus, const char *pmu,
+			   struct pms_count_budget *out);
+
+/* Whether attrs[0..n-1] (a group, leader first, as opened) fit b the way
+ * armv8pmu_get_event_idx() places them.  0 when they do; PMS_ERANGE with a
+ * message that names the counters needed and what takes two, else.
+ * Events of other PMU types (software) are not counted. */
+int pms_count_budget_fit(const struct pms_count_budget *b, const struct pms_pmus *pmus,
+			 const struct perf_event_attr *attrs, const char *const *names, size_t n);
+
+/* The budgets pms_counter_open() probed for the groups it checked (Arm
+ * PMUv3 PMUs only): how many, and the i-th. */
+size_t pms_counter_nbudgets(const struct pms_counter *c);
+const struct pms_count_budget *pms_counter_budget(const struct pms_counter *c, size_t i);
+
+/* A task target (CHILD, PID, TID) with uncore events: those count their
+ * whole domain (every CPU and process the box serves) while the task runs,
+ * not the task (the kernel has no per-task uncore counts).  How many such
+ * events; with buf, their names joined by ','.  0 for CPU targets. */
+size_t pms_counter_whole_domain(const struct pms_counter *c, char *buf, size_t size);
+
+/* Weak groups (W) split into lone events because they did not fit: the
+ * count, and with buf the reason of the first. */
+size_t pms_counter_split_groups(const struct pms_counter *c, char *buf, size_t size);
 
 /* Estimate from one value: fills scaled and fraction from raw/enabled/running. */
 void pms_count_value_scale(struct pms_count_value *v);

@@ -37,6 +37,7 @@
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
 #include "pmuscope/sampler.h"
+#include "pmuscope/spe.h"
 #include "pmuscope/topo.h"
 
 #ifdef __cplusplus
@@ -141,6 +142,22 @@ struct pms_memsrc_sample {
 	struct pms_callpath path;
 };
 
+/* One chunk of AUX trace from a live SPE ring: the PERF_RECORD_AUX that
+ * announced it and its bytes (joined when the AUX area wrapped), for a
+ * recorder to write as PERF_RECORD_AUX + PERF_RECORD_AUXTRACE.  The samples
+ * decoded from it were delivered (rec NULL) before this call. */
+struct pms_memsrc_aux {
+	const struct pms_record *rec; /* type AUX: aux_offset, aux_size, flags, sample_id */
+	const void *data;
+	size_t len;
+	size_t attr_idx;  /* the SPE event, index into pms_memsrc_attrs() */
+	uint32_t idx;     /* the ring (AUXTRACE queue): unique per ring */
+	uint32_t cpu;     /* the ring's CPU, (uint32_t)-1 per-thread */
+	uint32_t tid;     /* a per-thread ring's task, (uint32_t)-1 per-CPU */
+	/* The ring's time conversion (user page), NULL when it has none. */
+	const struct pms_spe_time_conv *tc;
+};
+
 struct pms_memsrc_callbacks {
 	/* One memory sample; return 0 to go on, negative to stop. */
 	int (*sample)(void *ud, const struct pms_memsrc_sample *s);
@@ -149,6 +166,9 @@ struct pms_memsrc_callbacks {
 	 * (already counted in the stats; a recorder writes them); may be
 	 * NULL. */
 	int (*sideband)(void *ud, const struct pms_record *rec, size_t attr_idx);
+	/* Live SPE: each AUX chunk (above); may be NULL.  Added after the
+	 * first two: an initializer that names only those leaves it NULL. */
+	int (*aux)(void *ud, const struct pms_memsrc_aux *a);
 };
 
 /* A live source over an open sampler (pms_sampler_open) and this machine's
@@ -181,6 +201,12 @@ int pms_memsrc_cpu_node(const struct pms_memsrc *s, int cpu);
 /* The node ids the source's topology lists (live topology or the file's
  * NUMA_TOPOLOGY), owned by the source; n = 0 when none. */
 const int *pms_memsrc_node_ids(const struct pms_memsrc *s, size_t *n);
+
+/* The SPE timestamp -> perf time conversion: live, the first SPE ring's
+ * user page; recorded, the file's PERF_RECORD_TIME_CONV.  PMS_ENOENT when
+ * there is none (no SPE ring, no such record, or the record says the
+ * counter has no perf time). */
+int pms_memsrc_time_conv(const struct pms_memsrc *s, struct pms_spe_time_conv *out);
 
 /* Time span of the samples so far (TIME of the first and last), 0 if none. */
 uint64_t pms_memsrc_span_ns(const struct pms_memsrc *s);

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "pmuscope/record.h"
+#include "pmuscope/spe.h"
 
 #include "pmuscope/api.h"
 
@@ -136,6 +137,10 @@ int pms_perfdata_writer_sync(struct pms_perfdata_writer *w);
  * reserved; then `size` bytes of trace that header.size does not count. */
 #define PMS_PERFDATA_RECORD_AUXTRACE_INFO 70
 #define PMS_PERFDATA_RECORD_AUXTRACE 71
+/* PERF_RECORD_TIME_CONV (79): u64 time_shift, time_mult, time_zero,
+ * time_cycles, time_mask; u8 cap_user_time_zero, cap_user_time_short,
+ * reserved[6] (struct perf_record_time_conv). */
+#define PMS_PERFDATA_RECORD_TIME_CONV 79
 /* auxtrace_info.type (tools/perf/util/auxtrace.h, enum auxtrace_type). */
 #define PMS_AUXTRACE_TYPE_INTEL_PT 1
 #define PMS_AUXTRACE_TYPE_ARM_SPE 4
@@ -160,6 +165,11 @@ int pms_perfdata_writer_write_auxtrace_info(struct pms_perfdata_writer *w, uint3
 int pms_perfdata_writer_write_auxtrace(struct pms_perfdata_writer *w,
 				       const struct pms_perfdata_auxtrace *a, const void *data,
 				       size_t len);
+
+/* Append a PERF_RECORD_TIME_CONV as perf record synthesizes it from a
+ * ring's user page (tools/perf/util/tsc.c perf_event__synth_time_conv). */
+int pms_perfdata_writer_write_time_conv(struct pms_perfdata_writer *w,
+					const struct pms_spe_time_conv *tc);
 
 /* Set PMU_CAPS to one PMU's caps (name/value pairs), e.g. "ibs_op" with
  * "zen4_ibs_extensions" = "1": u32 nr_pmu (1), then u32 nr_caps, the pairs
@@ -349,6 +359,13 @@ struct pms_perfdata_info {
 	uint32_t auxtrace_type;   /* PMS_AUXTRACE_TYPE_* */
 	size_t nauxtrace_priv;
 	const uint64_t *auxtrace_priv;
+	/* PERF_RECORD_TIME_CONV (79, the first one met): the AUX trace's
+	 * counter -> perf time conversion (pms_spe_time_to_perf).  A record
+	 * from before time_cycles existed (32 bytes of fields) reads as
+	 * cap_user_time_zero set, cap_user_time_short clear, as perf takes it
+	 * (tools/perf/util/arm-spe.c arm_spe_process_auxtrace_info). */
+	bool has_time_conv;
+	struct pms_spe_time_conv time_conv;
 };
 
 struct pms_perfdata_stats {

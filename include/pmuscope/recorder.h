@@ -11,8 +11,14 @@
  * first (a reader without ids gives records to the first attr).  Side-band
  * records are encoded with that first event's layout; their sample_id
  * fields (TID, TIME, CPU, IDENTIFIER) are the same in every event of a
- * sampler.  Samples decoded from an AUX trace (SPE) have no record and are
- * counted as not written (pms_recorder_skipped): AUX recording is not done.
+ * sampler.  Samples decoded from an AUX trace (SPE) have no record of their
+ * own: the trace is written instead (pms_recorder_aux), as perf record
+ * writes it: PERF_RECORD_TIME_CONV and PERF_RECORD_AUXTRACE_INFO (arm_spe,
+ * version 1: {PMU type, per-CPU mmaps}, the layout perf 6.12 reads; the
+ * MIDR then comes from the CPUID feature) before the first chunk, then per
+ * chunk its PERF_RECORD_AUX and a PERF_RECORD_AUXTRACE with the bytes.  A
+ * reader (pmuscope's recorded source, perf's arm_spe decoder) decodes the
+ * samples again from them.
  *
  * Ownership: pms_recorder_open() gives the caller a recorder released with
  * pms_recorder_free(), which does not close fd; the source, sys, topo and
@@ -57,9 +63,14 @@ int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_rec
 		      struct pms_recorder **out);
 void pms_recorder_free(struct pms_recorder *r);
 
-/* Write the record a sample came from (s->rec); a sample without one (AUX)
- * is counted in pms_recorder_skipped and is not an error. */
+/* Write the record a sample came from (s->rec); a sample without one (AUX:
+ * its trace is written by pms_recorder_aux) is counted in
+ * pms_recorder_skipped and is not an error. */
 int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *s);
+/* Write an AUX chunk (the live source's aux callback): its AUX record and
+ * the trace bytes; the first one is preceded by TIME_CONV (when a->tc) and
+ * AUXTRACE_INFO. */
+int pms_recorder_aux(struct pms_recorder *r, const struct pms_memsrc_aux *a);
 /* Write a side-band record of event attr_idx. */
 int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, size_t attr_idx);
 

@@ -52,8 +52,8 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_STORES 0x2u
 
 /* Version 2 added callgraph, stack_size, max_stack, event and branch_filter;
- * version 3 exclude_pid. */
-#define PMS_SAMPLER_OPTS_VERSION 3
+ * version 3 exclude_pid; version 4 spe_inv_data_src and spe_filters_required. */
+#define PMS_SAMPLER_OPTS_VERSION 4
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
 	enum pms_sampler_target target;
@@ -116,11 +116,25 @@ struct pms_sampler_opts {
 	 * events, so the records still take ring space; they are dropped
 	 * before conversion.  0 = none. */
 	pid_t exclude_pid;
+	/* version 4 */
+	/* Arm SPE data-source filter (FEAT_SPE_FDS, PMSDSFR_EL1): drop records
+	 * whose data source (bits [5:0] of the Data Source payload) has its bit
+	 * set here, the kernel's inv_data_src_filter term; 0 = none.  No
+	 * kernel up to 6.12 has the term (drivers/perf/arm_spe_pmu.c v6.12
+	 * formats, :212-234); later ones put it in config4, which this
+	 * build's perf_event_attr (PERF_ATTR_SIZE_VER8) lacks: asked for, it
+	 * is refused (see spe_filters_required). */
+	uint64_t spe_inv_data_src;
+	/* SPE filters (spe_events, spe_not_events, spe_inv_data_src) the PMU
+	 * cannot program refuse the SPE engine with the reason (the open fails
+	 * when no other engine is allowed), instead of being dropped with a
+	 * note: a filtered profile that is silently unfiltered misleads. */
+	bool spe_filters_required;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
-	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, 0 }
+	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, 0, 0, false }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {

@@ -282,6 +282,21 @@ int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk
  * arm_spe_sample: a load/store/atomic operation type). */
 bool pms_spe_record_is_mem(const struct pms_spe_record *rec);
 
+/* A mispredicted branch (issue 14's SPE branch packets), as perf's
+ * --itrace=b "branch-miss" sample takes it (tools/perf/util/arm-spe.c
+ * arm_spe__synth_branch_sample; the record's MISPRED event,
+ * arm-spe-decoder.c:238-239): from = the PC, to = the Branch Target address
+ * packet (0 when the record has none), latency = the total latency. */
+struct pms_spe_branch {
+	uint64_t from, to;
+	uint16_t latency;
+	bool not_taken;    /* the NOT_TAKEN event: a conditional branch not taken */
+	uint32_t op_flags; /* PMS_SPE_F_BRANCH, _COND, _INDIRECT, _CALL, _RETURN ... */
+};
+
+/* 1 and *out when rec has the MISPRED event, else 0 (*out untouched). */
+int pms_spe_record_branch_miss(const struct pms_spe_record *rec, struct pms_spe_branch *out);
+
 /* ---- The inverse, for tests and fake AUX streams ------------------------- */
 
 /* Write rec as packets: CONTEXT, PC, OP_TYPE (op_class/op_raw; op_flags is
@@ -292,6 +307,24 @@ bool pms_spe_record_is_mem(const struct pms_spe_record *rec);
  * record's size in bytes; the bytes are written only when size is at least
  * that (buf may be NULL with size 0 to measure).  PMS_EINVAL for NULL rec. */
 int pms_spe_encode_record(const struct pms_spe_record *rec, uint8_t *buf, size_t size);
+
+/* ---- Timestamps -------------------------------------------------------------
+ * SPE TIMESTAMP packets hold the generic timer's counter; perf time is
+ * time_zero + cyc * time_mult >> time_shift, with the fields of the ring's
+ * user page (include/uapi/linux/perf_event.h, the time_zero comment) or of a
+ * recording's PERF_RECORD_TIME_CONV (tools/lib/perf/include/perf/event.h
+ * struct perf_record_time_conv; perf's tsc_to_perf_time,
+ * tools/perf/util/tsc.c).  One conversion for the live sampler and files. */
+struct pms_spe_time_conv {
+	uint64_t time_shift, time_mult, time_zero;
+	uint64_t time_cycles, time_mask; /* with cap_user_time_short */
+	bool cap_user_time_zero;         /* false: the counter has no perf time */
+	bool cap_user_time_short;
+};
+
+/* cyc in perf time into *ns; false (and *ns untouched) when tc says there
+ * is no conversion (cap_user_time_zero clear, or a shift of 64 and up). */
+bool pms_spe_time_to_perf(const struct pms_spe_time_conv *tc, uint64_t cyc, uint64_t *ns);
 
 PMS_API_END
 #ifdef __cplusplus

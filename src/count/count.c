@@ -311,6 +311,59 @@ size_t pms_counter_unsupported(const struct pms_counter *c, char *buf, size_t si
 	return c->nunsupported;
 }
 
+/* Place and open one group (or lone event) members[0..n-1] led by ev. */
+static int open_members(struct pms_counter *c, const size_t *members, size_t n, int group,
+			const struct pms_event *ev, const pid_t *tids, size_t ntids,
+			struct places *ps)
+{
+	size_t inst0 = c->ninst, slot0 = c->nslots;
+	int r;
+	ps->n = 0;
+	r = place_group(c, ev, tids, ntids, ps);
+	if (r < 0)
+		return r;
+	if (!ps->n) {
+		r = pms_err(PMS_ENOENT, "event '%s': no CPU of the target is covered by %s", ev->name,
+			    ev->pmu ? ev->pmu : "its PMU");
+		c->open_errno = ENOENT;
+		return skip_group(c, members, n, c->ninst, c->nslots) == 0 ? 0 : r;
+	}
+	for (size_t k = 0; k < ps->n; k++) {
+		c->open_errno = 0;
+		r = open_slot(c, members, n, group, &ps->p[k]);
+		if (r < 0 && skip_group(c, members, n, inst0, slot0) == 0)
+			return 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+size_t pms_counter_whole_domain(const struct pms_counter *c, char *buf, size_t size)
+{
+	size_t n = 0, len = 0;
+	if (buf && size)
+		buf[0] = 0;
+	if (!c || !task_target(&c->opts))
+		return 0;
+	for (size_t i = 0; i < c->list->count; i++) {
+		const struct pms_event *ev = &c->list->events[i];
+		const struct pms_pmu *p = ev->pmu && c->pmus ? pms_pmu_find(c->pmus, ev->pmu) : NULL;
+		bool seen = false;
+		if (!p || p->kind != PMS_PMU_UNCORE)
+			continue;
+		/* one name per written event (its per-box expansions share it) */
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(c->list->events[k].name, ev->name);
+		if (seen)
+			continue;
+		n++;
+		if (buf && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", ev->name);
+	}
+	return n;
+}
+
 int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_event_list *list,
 		     const struct pms_count_opts *opts, struct pms_counter **out)
@@ -383,27 +436,31 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 			for (size_t j = 0; j < list->count; j++)
 				if (j != i && list->events[j].group == ev->group)
 					members[n++] = j;
-		ps.n = 0;
-		r = place_group(c, ev, tids, ntids, &ps);
-		if (r < 0)
-			goto out;
-		if (!ps.n) {
-			r = pms_err(PMS_ENOENT, "event '%s': no CPU of the target is covered by %s",
-				    ev->name, ev->pmu ? ev->pmu : "its PMU");
-			c->open_errno = ENOENT;
+		/* A group on an Arm PMUv3 PMU that its counters cannot hold:
+		 * refused before opening, left out, or split when weak (W). */
+		r = n > 1 ? pms_count_budget_check(c, members, n) : 0;
+		if (r == PMS_ERANGE && ev->weak) {
+			if (!c->nsplit++)
+				c->split_why = strdup(pms_error_last());
+			for (size_t k = 0; k < n; k++) {
+				r = open_members(c, &members[k], 1, -1, &list->events[members[k]], tids,
+						 ntids, &ps);
+				if (r < 0)
+					goto out;
+			}
+			continue;
+		}
+		if (r == PMS_ERANGE) {
+			c->open_errno = EINVAL;
 			if (skip_group(c, members, n, c->ninst, c->nslots) == 0)
 				continue;
 			goto out;
 		}
-		size_t inst0 = c->ninst, slot0 = c->nslots;
-		for (size_t k = 0; k < ps.n; k++) {
-			c->open_errno = 0;
-			r = open_slot(c, members, n, ev->group, &ps.p[k]);
-			if (r < 0 && skip_group(c, members, n, inst0, slot0) == 0)
-				break;
-			if (r < 0)
-				goto out;
-		}
+		if (r < 0)
+			goto out;
+		r = open_members(c, members, n, ev->group, ev, tids, ntids, &ps);
+		if (r < 0)
+			goto out;
 	}
 	pms_error_clear();
 	/* CPU-wide counters (and all of a PID/TID/CPUS target) start now;
@@ -435,6 +492,8 @@ void pms_counter_free(struct pms_counter *c)
 	for (size_t i = 0; c->unsupported && i < c->list->count; i++)
 		free(c->unsupported[i]);
 	free(c->unsupported);
+	free(c->budgets);
+	free(c->split_why);
 	free(c);
 }
 

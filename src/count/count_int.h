@@ -33,6 +33,20 @@ struct pms_counter {
 	char **unsupported;   /* per event of list: why it was left out, or NULL */
 	size_t nunsupported;
 	int open_errno;       /* errno of the last failed perf_event_open */
+	/* Arm PMUv3 budgets probed for group checks (budget.c); ok false:
+	 * the probe failed, the kernel alone decides for that PMU */
+	struct pms_count_budget_ent {
+		struct pms_count_budget b;
+		bool ok;
+	} *budgets;
+	size_t nbudgets;
+	size_t nsplit;        /* weak groups split into lone events */
+	char *split_why;      /* the first one's reason */
 };
+
+/* budget.c: 0 when the group members[0..n-1] fits its Arm PMUv3 PMU or no
+ * budget applies; PMS_ERANGE (message set) when it cannot be scheduled;
+ * PMS_ENOMEM. */
+int pms_count_budget_check(struct pms_counter *c, const size_t *members, size_t n);
 
 #endif

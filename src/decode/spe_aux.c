@@ -7,6 +7,34 @@
 
 #include <string.h>
 
+bool pms_spe_time_to_perf(const struct pms_spe_time_conv *tc, uint64_t cyc, uint64_t *ns)
+{
+	uint64_t quot, rem;
+
+	if (!tc || !ns || !tc->cap_user_time_zero || tc->time_shift >= 64)
+		return false;
+	if (tc->cap_user_time_short)
+		cyc = tc->time_cycles + ((cyc - tc->time_cycles) & tc->time_mask);
+	quot = cyc >> tc->time_shift;
+	rem = cyc & ((UINT64_C(1) << tc->time_shift) - 1);
+	*ns = tc->time_zero + quot * tc->time_mult + ((rem * tc->time_mult) >> tc->time_shift);
+	return true;
+}
+
+int pms_spe_record_branch_miss(const struct pms_spe_record *rec, struct pms_spe_branch *out)
+{
+	if (!rec || !out || !(rec->valid & PMS_SPE_R_EVENTS) ||
+	    !(rec->events & PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_MISPRED)))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->from = (rec->valid & PMS_SPE_R_PC) ? rec->pc : 0;
+	out->to = (rec->valid & PMS_SPE_R_BRANCH_TARGET) ? rec->branch_target : 0;
+	out->latency = (rec->valid & PMS_SPE_R_TOTAL_LAT) ? rec->total_lat : 0;
+	out->not_taken = (rec->events & PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_NOT_TAKEN)) != 0;
+	out->op_flags = (rec->valid & PMS_SPE_R_OP) ? rec->op_flags : 0;
+	return 1;
+}
+
 bool pms_spe_record_is_mem(const struct pms_spe_record *rec)
 {
 	return rec && (rec->valid & PMS_SPE_R_OP) && rec->op_class == PMS_SPE_OPC_LDST;

@@ -950,6 +950,29 @@ static int user_record(struct pms_perfdata_reader *r, const unsigned char *p, si
 		r->info.nauxtrace_priv = n;
 		return 0;
 	}
+	case PD_TIME_CONV: {
+		/* struct perf_record_time_conv: 3 u64s, then (since perf 5.13)
+		 * time_cycles, time_mask and the two capability bytes. */
+		struct pms_spe_time_conv tc = { 0 };
+		if (len < 8 + 24)
+			return pms_err(PMS_EPARSE, "perf.data: TIME_CONV at offset %" PRIu64
+						   " is %zu bytes, too short for its 3 words", off, len);
+		if (r->info.has_time_conv)
+			return 0; /* the first one, as AUXTRACE_INFO */
+		tc.time_shift = rd64(r, p + 8);
+		tc.time_mult = rd64(r, p + 16);
+		tc.time_zero = rd64(r, p + 24);
+		tc.cap_user_time_zero = true;
+		if (len >= 8 + 40 + 2) {
+			tc.time_cycles = rd64(r, p + 32);
+			tc.time_mask = rd64(r, p + 40);
+			tc.cap_user_time_zero = p[48] != 0;
+			tc.cap_user_time_short = p[49] != 0;
+		}
+		r->info.time_conv = tc;
+		r->info.has_time_conv = true;
+		return 0;
+	}
 	case PD_ID_INDEX: {
 		/* u64 nr, then nr {id, idx, cpu, tid} (perf/event.h
 		 * id_index_entry); idx is the ring-buffer index, not the

@@ -778,6 +778,31 @@ int pms_perfdata_writer_write_auxtrace_info(struct pms_perfdata_writer *w, uint3
 	return r;
 }
 
+int pms_perfdata_writer_write_time_conv(struct pms_perfdata_writer *w,
+					const struct pms_spe_time_conv *tc)
+{
+	unsigned char buf[56];
+	struct perf_event_header h;
+	uint64_t v[5];
+
+	if (!tc)
+		return pms_err(PMS_EINVAL, "pms_perfdata_writer_write_time_conv: tc is NULL");
+	h.type = PMS_PERFDATA_RECORD_TIME_CONV;
+	h.misc = 0;
+	h.size = sizeof(buf);
+	v[0] = tc->time_shift;
+	v[1] = tc->time_mult;
+	v[2] = tc->time_zero;
+	v[3] = tc->time_cycles;
+	v[4] = tc->time_mask;
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &h, 8);
+	memcpy(buf + 8, v, sizeof(v));
+	buf[48] = tc->cap_user_time_zero;
+	buf[49] = tc->cap_user_time_short;
+	return pms_perfdata_writer_write(w, buf, sizeof(buf));
+}
+
 int pms_perfdata_writer_write_auxtrace(struct pms_perfdata_writer *w,
 				       const struct pms_perfdata_auxtrace *a, const void *data,
 				       size_t len)

@@ -24,6 +24,9 @@ struct pms_recorder {
 	char **paths;                  /* distinct mapped files, for BUILD_ID */
 	size_t npaths, cpaths;
 	uint64_t skipped;
+	bool aux_started;              /* TIME_CONV and AUXTRACE_INFO are down */
+	uint32_t *aux_attr_type;       /* per source attr: its PMU type */
+	uint64_t aux_ref;              /* AUXTRACE reference: a counter */
 	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
 	uint64_t chain[PMS_RECORDER_CHAIN_MAX]; /* a callchain with its kernel part hidden */
 };
@@ -53,7 +56,8 @@ int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_rec
 		r->o.hide_kernel_ips = opts->hide_kernel_ips;
 	r->nattrs = n;
 	r->lay = calloc(n, sizeof(*r->lay));
-	if (!r->lay) {
+	r->aux_attr_type = calloc(n, sizeof(*r->aux_attr_type));
+	if (!r->lay || !r->aux_attr_type) {
 		rc = pms_err(PMS_ENOMEM, "out of memory for a recorder");
 		goto out;
 	}
@@ -67,6 +71,7 @@ int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_rec
 			if (a[i].samples != (pass == 0))
 				continue;
 			pms_sample_layout_from_attr(&r->lay[i], a[i].attr);
+			r->aux_attr_type[i] = a[i].attr->type;
 			if (r->side_attr == SIZE_MAX)
 				r->side_attr = i;
 			if ((rc = pms_perfdata_writer_add_attr(r->w, a[i].attr, a[i].ids,
@@ -90,6 +95,7 @@ void pms_recorder_free(struct pms_recorder *r)
 		free(r->paths[i]);
 	free(r->paths);
 	free(r->lay);
+	free(r->aux_attr_type);
 	free(r);
 }
 
@@ -141,6 +147,41 @@ int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *
 		return put(r, &r->lay[s->attr_idx], &c);
 	}
 	return put(r, &r->lay[s->attr_idx], s->rec);
+}
+
+int pms_recorder_aux(struct pms_recorder *r, const struct pms_memsrc_aux *a)
+{
+	int rc;
+
+	if (!r || !a || !a->rec || (a->len && !a->data))
+		return pms_err(PMS_EINVAL, "recorder_aux: NULL argument");
+	if (a->attr_idx >= r->nattrs)
+		return pms_err(PMS_EINVAL, "recorder_aux: event %zu of %zu", a->attr_idx, r->nattrs);
+	if (!r->aux_started) {
+		/* perf's arm_spe decoder copies the session's TIME_CONV when it
+		 * meets AUXTRACE_INFO (tools/perf/util/arm-spe.c
+		 * arm_spe_process_auxtrace_info), so TIME_CONV comes first.
+		 * Version-1 metadata: perf 6.12 reads a version-2 record as
+		 * version 1 (docs/spe.md). */
+		uint64_t priv[2] = { r->aux_attr_type[a->attr_idx], a->cpu != UINT32_MAX };
+		if (a->tc && (rc = pms_perfdata_writer_write_time_conv(r->w, a->tc)) < 0)
+			return rc;
+		if ((rc = pms_perfdata_writer_write_auxtrace_info(r->w, PMS_AUXTRACE_TYPE_ARM_SPE,
+								  priv, 2)) < 0)
+			return rc;
+		r->aux_started = true;
+	}
+	if ((rc = put(r, &r->lay[a->attr_idx], a->rec)) < 0)
+		return rc;
+	if (!a->len)
+		return 0;
+	struct pms_perfdata_auxtrace t = { 0 };
+	t.offset = a->rec->aux.aux_offset;
+	t.reference = ++r->aux_ref;
+	t.idx = a->idx;
+	t.tid = a->tid;
+	t.cpu = a->cpu;
+	return pms_perfdata_writer_write_auxtrace(r->w, &t, a->data, a->len);
 }
 
 /* Remember a mapped file once (a process maps a few dozen). */

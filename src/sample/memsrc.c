@@ -34,6 +34,11 @@ struct pms_memsrc {
 	char vendor[32];
 	struct pms_ibs_cpu ibs_cpu;
 	bool ibs_cpu_known;
+	/* SPE: the task of each CPU's AUX data, from its last PERF_RECORD_AUX
+	 * (the sampler's rule: the driver ends an AUX transaction in the
+	 * context of the task it ran for) */
+	struct aux_task { bool valid; uint32_t pid, tid; } *aux_task;
+	size_t naux_task;
 	/* both */
 	struct pms_memsrc_attr *attrs;
 	size_t nattrs;
@@ -128,7 +133,15 @@ static int live_sideband(void *ud, const struct pms_record *rec, int ev)
 	return 0;
 }
 
-static const struct smp_hooks live_hooks = { live_sample, live_sideband };
+static int live_aux(void *ud, const struct pms_memsrc_aux *a)
+{
+	struct pms_memsrc *s = ud;
+	if (s->cb && s->cb->aux)
+		return s->cb->aux(s->ud, a);
+	return 0;
+}
+
+static const struct smp_hooks live_hooks = { live_sample, live_sideband, live_aux };
 
 int pms_memsrc_open_live(struct pms_sampler *smp, const struct pms_topo *topo,
 			 struct pms_memsrc **out)
@@ -374,6 +387,7 @@ struct aux_ctx {
 	size_t attr_idx;
 	uint64_t period;
 	int stop;
+	const struct aux_task *task; /* per-CPU chunk: its CPU's task, or NULL */
 };
 
 static int file_spe_record(void *arg, const struct pms_spe_record *rec,
@@ -387,11 +401,26 @@ static int file_spe_record(void *arg, const struct pms_spe_record *rec,
 		return 0;
 	memset(&x, 0, sizeof(x));
 	x.ms = *ms;
-	/* SPE timestamps are counter ticks; a file converts them with its
-	 * TIME_CONV record, which is not read here: no time rather than a
-	 * wrong one. */
-	x.ms.valid &= ~(uint32_t)PMS_MS_TIME;
-	x.ms.time = 0;
+	/* SPE timestamps are counter ticks: perf time through the file's
+	 * TIME_CONV (the live sampler's conversion), none without one. */
+	{
+		const struct pms_perfdata_info *in = pms_perfdata_reader_info(s->rd);
+		uint64_t ns = 0;
+		if ((x.ms.valid & PMS_MS_TIME) && in->has_time_conv &&
+		    pms_spe_time_to_perf(&in->time_conv, x.ms.time, &ns))
+			x.ms.time = ns;
+		else {
+			x.ms.valid &= ~(uint32_t)PMS_MS_TIME;
+			x.ms.time = 0;
+		}
+	}
+	/* No CONTEXT packet and a per-CPU chunk: the task of the CPU's last
+	 * AUX record, as live. */
+	if (!(rec->valid & PMS_SPE_R_CONTEXT) && c->task) {
+		x.ms.valid |= PMS_MS_TID;
+		x.ms.pid = c->task->pid;
+		x.ms.tid = c->task->tid;
+	}
 	x.ms.period = c->period;
 	x.mem_node = PMS_NODE_UNKNOWN;
 	if ((x.ms.valid & PMS_MS_PHYS) && !pms_perfdata_reader_nodes_why(s->rd)) {
@@ -423,7 +452,7 @@ static int file_auxtrace(struct pms_memsrc *s, const struct pms_perfdata_event *
 	struct pms_perfdata_spe_meta meta;
 	struct pms_spe_chunk_ctx cx = { 0 };
 	struct pms_spe_chunk_stats cs = { 0 };
-	struct aux_ctx c = { s, 0, 0, 0 };
+	struct aux_ctx c = { s, 0, 0, 0, NULL };
 	uint64_t midr = 0;
 	int rc;
 
@@ -445,6 +474,8 @@ static int file_auxtrace(struct pms_memsrc *s, const struct pms_perfdata_event *
 	cx.midr = midr;
 	cx.cpu = ev->auxtrace.cpu;
 	cx.tid = ev->auxtrace.tid;
+	if (cx.tid == UINT32_MAX && cx.cpu < s->naux_task && s->aux_task[cx.cpu].valid)
+		c.task = &s->aux_task[cx.cpu];
 	rc = pms_spe_chunk_decode(ev->aux_data, ev->aux_len, &cx, &cs, file_spe_record, &c);
 	s->st.aux_decode_errors += cs.bad_headers;
 	s->st.aux_cut_records += cs.cut_chunks;
@@ -491,6 +522,20 @@ static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 		return 0;
 	case PMS_RECORD_AUX:
 		s->st.aux_records++;
+		if ((r->sample_id.present & PMS_SAMPLE_CPU) && (r->sample_id.present & PMS_SAMPLE_TID) &&
+		    r->sample_id.cpu < 4096) {
+			size_t cpu = r->sample_id.cpu;
+			if (cpu >= s->naux_task) {
+				size_t n = cpu + 64;
+				struct aux_task *v = realloc(s->aux_task, n * sizeof(*v));
+				if (!v)
+					return pms_err(PMS_ENOMEM, "out of memory for the AUX task table");
+				memset(v + s->naux_task, 0, (n - s->naux_task) * sizeof(*v));
+				s->aux_task = v;
+				s->naux_task = n;
+			}
+			s->aux_task[cpu] = (struct aux_task){ true, r->sample_id.pid, r->sample_id.tid };
+		}
 		if (r->aux.flags & PMS_AUX_FLAG_TRUNCATED)
 			s->st.aux_truncated++;
 		if (r->aux.flags & PMS_AUX_FLAG_OVERWRITE)
@@ -539,6 +584,7 @@ void pms_memsrc_free(struct pms_memsrc *s)
 	free(s->attrs);
 	free(s->node_ids);
 	free(s->cpunode);
+	free(s->aux_task);
 	free(s);
 }
 
@@ -705,6 +751,24 @@ const int *pms_memsrc_node_ids(const struct pms_memsrc *s, size_t *n)
 {
 	*n = s->nnode_ids;
 	return s->node_ids;
+}
+
+int pms_memsrc_time_conv(const struct pms_memsrc *s, struct pms_spe_time_conv *out)
+{
+	if (!s || !out)
+		return pms_err(PMS_EINVAL, "memsrc_time_conv: NULL argument");
+	if (s->kind == PMS_MEMSRC_LIVE) {
+		if (pms_smp_time_conv(s->smp, out) < 0)
+			return pms_err(PMS_ENOENT, "no SPE ring with a time conversion (its user page "
+						   "has cap_user_time_zero clear)");
+		return 0;
+	}
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(s->rd);
+	if (!in->has_time_conv || !in->time_conv.cap_user_time_zero)
+		return pms_err(PMS_ENOENT, "the file has no PERF_RECORD_TIME_CONV%s",
+			       in->has_time_conv ? " with cap_user_time_zero" : "");
+	*out = in->time_conv;
+	return 0;
 }
 
 uint64_t pms_memsrc_span_ns(const struct pms_memsrc *s)

@@ -432,39 +432,81 @@ static void spe_min_latency(struct ctx *c, struct smp_event *ev, const struct pm
 	set_term(ev, "min_latency", lat);
 }
 
-/* event_filter, inv_event_filter and branch_filter
- * (arm_spe_pmu.c v6.12 arm_spe_pmu_event_init:716-746): event bits the
- * CPU does not implement (caps/event_filter, the complement of its PMSEVFR
- * RES0 bits) are EOPNOTSUPP, so they are dropped here with a note. */
-static void spe_filters(struct ctx *c, struct smp_event *ev, const struct pms_pmu *pmu)
+/* Whether the caller wants SPE filters it asked for programmed or refused
+ * (version 4). */
+static bool spe_required(const struct pms_sampler_opts *o)
+{
+	return o->version >= 4 && o->spe_filters_required;
+}
+
+/* event_filter (config1:0-63, PMSEVFR_EL1), inv_event_filter (config3:0-63,
+ * PMSNEVFR_EL1, a format only where FEAT_SPEv1p2 is: arm_spe_pmu.c v6.12
+ * :200-210 and the is_visible rule :244) and branch_filter (config:32); the
+ * data-source filter (inv_data_src_filter) no 6.12 driver has.  Event bits
+ * the CPU does not implement (caps/event_filter, the complement of its
+ * PMSEVFR RES0 bits) are EOPNOTSUPP in arm_spe_pmu_event_init (:716-720).
+ * What cannot be programmed is dropped with a note, or, with
+ * spe_filters_required, refuses the engine: a negative PMS_E* with why. */
+static int spe_filters(struct ctx *c, struct smp_event *ev, const struct pms_pmu *pmu)
 {
 	const char *capf = pms_pmu_cap(pmu, "event_filter");
 	uint64_t ok = capf ? strtoull(capf, NULL, 0) : UINT64_MAX;
-	uint64_t want[2] = { c->o->spe_events, c->o->spe_not_events };
-	static const char *const term[2] = { "event_filter", "inv_event_filter" };
+	uint64_t want[3] = { c->o->spe_events, c->o->spe_not_events,
+			     c->o->version >= 4 ? c->o->spe_inv_data_src : 0 };
+	static const char *const term[3] = { "event_filter", "inv_event_filter",
+					     "inv_data_src_filter" };
+	bool req = spe_required(c->o);
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		int rc;
 		if (!want[i])
 			continue;
-		if (want[i] & ~ok)
+		if (i < 2 && (want[i] & ~ok)) {
+			if (req)
+				return pms_err(PMS_ENOTSUP,
+					       "%s %s bits 0x%llx are not in caps/event_filter 0x%llx: "
+					       "this CPU does not implement those events "
+					       "(arm_spe_pmu_event_init refuses them, EOPNOTSUPP, "
+					       "arm_spe_pmu.c v6.12:716-720); filter on the events "
+					       "caps/event_filter lists",
+					       pmu->name, term[i], (unsigned long long)(want[i] & ~ok),
+					       (unsigned long long)ok);
 			note_add(c->p, "%s %s bits 0x%llx are not in caps/event_filter 0x%llx "
 				       "(EOPNOTSUPP in arm_spe_pmu_event_init): dropped",
 				 pmu->name, term[i], (unsigned long long)(want[i] & ~ok),
 				 (unsigned long long)ok);
-		if (!(want[i] & ok))
+		}
+		uint64_t v = i < 2 ? want[i] & ok : want[i];
+		if (!v)
 			continue;
-		rc = set_term(ev, term[i], want[i] & ok);
-		if (rc == PMS_ENOENT)
+		rc = set_term(ev, term[i], v);
+		if (rc == PMS_ENOENT) {
+			static const char *const why[3] = {
+				"", " (the driver shows it only with FEAT_SPEv1p2, "
+				    "arm_spe_pmu.c v6.12:244)",
+				" (no kernel up to 6.12 has a data-source filter: arm_spe_pmu.c "
+				"v6.12:212-234 lists the formats; FEAT_SPE_FDS filtering came later)",
+			};
+			if (req)
+				return pms_err(PMS_ENOTSUP, "%s has no %s format term%s: the filter "
+							    "cannot be programmed on this machine",
+					       pmu->name, term[i], why[i]);
 			note_add(c->p, "%s has no %s term%s: not applied", pmu->name, term[i],
-				 i ? " (FEAT_SPEv1p2 absent)" : "");
-		else if (rc < 0)
+				 i == 1 ? " (FEAT_SPEv1p2 absent)" : "");
+		} else if (rc < 0) {
+			if (req)
+				return pms_err(PMS_ENOTSUP, "%s %s lives in a config word this build's "
+							    "perf_event_attr lacks (config4 needs "
+							    "PERF_ATTR_SIZE_VER9): not programmable here",
+					       pmu->name, term[i]);
 			note_add(c->p, "%s %s lives in a config word this build's perf_event_attr "
 				       "lacks: not applied",
 				 pmu->name, term[i]);
+		}
 	}
 	if (c->o->spe_branches && set_term(ev, "branch_filter", 1) < 0)
 		note_add(c->p, "%s has no branch_filter term: branches not sampled", pmu->name);
+	return 0;
 }
 
 static int build_spe(struct ctx *c)
@@ -511,9 +553,24 @@ static int build_spe(struct ctx *c)
 		}
 		if (c->o->want_phys && set_term(ev, "pa_enable", 1) < 0)
 			note_add(c->p, "%s has no pa_enable term: no physical addresses", pmu->name);
+		/* The sample bits `perf mem record -e arm_spe//` gives the SPE
+		 * event (tools/perf/arch/arm64/util/arm-spe.c
+		 * arm_spe_recording_options: DATA_SRC, PHYS_ADDR with
+		 * pa_enable; evsel__config: IP; perf mem's -d and -W: ADDR,
+		 * WEIGHT): the kernel writes no SAMPLE for it, but a
+		 * recording's readers take the decoded fields by these bits
+		 * (perf script refuses -F ip,addr,weight,data_src,phys_addr
+		 * without them; pmuscope's recorded source says whether there
+		 * is a data source and physical addresses). */
+		ev->attr.sample_type |= PMS_SAMPLE_IP | PMS_SAMPLE_ADDR | PMS_SAMPLE_WEIGHT |
+					PMS_SAMPLE_DATA_SRC;
+		if (term_set(ev, "pa_enable"))
+			ev->attr.sample_type |= PMS_SAMPLE_PHYS_ADDR;
 		if (c->o->ldlat)
 			spe_min_latency(c, ev, pmu);
-		spe_filters(c, ev, pmu);
+		int rc = spe_filters(c, ev, pmu);
+		if (rc < 0)
+			return rc;
 		set_priv_native(c, ev);
 		added++;
 	}
@@ -568,7 +625,8 @@ static void priv_text(const struct smp_plan *p, char *buf, size_t n)
 static bool relax_phys(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
 {
 	char pt[96];
-	if ((err != EACCES && err != EPERM) || !(ev->attr.sample_type & PMS_SAMPLE_PHYS_ADDR))
+	if ((err != EACCES && err != EPERM) || !(ev->attr.sample_type & PMS_SAMPLE_PHYS_ADDR) ||
+	    ev->engine == PMS_ENG_SPE) /* pa_enable decides there: relax_spe_pa */
 		return false;
 	ev->attr.sample_type &= ~PMS_SAMPLE_PHYS_ADDR;
 	priv_text(c->p, pt, sizeof(pt));
@@ -588,6 +646,7 @@ static bool relax_spe_pa(struct ctx *c, struct smp_event *ev, int err, char *why
 	    !term_set(ev, "pa_enable"))
 		return false;
 	set_term(ev, "pa_enable", 0);
+	ev->attr.sample_type &= ~PMS_SAMPLE_PHYS_ADDR;
 	priv_text(c->p, pt, sizeof(pt));
 	snprintf(why, n,
 		 "pa_enable refused (%s): arm_spe_pmu_event_init requires perf_allow_kernel() "
@@ -655,8 +714,8 @@ static bool relax_spe_lat(struct ctx *c, struct smp_event *ev, int err, char *wh
  * FEAT_FILT_EVT (or an inverted one without FEAT_SPEv1p2) is EOPNOTSUPP. */
 static bool relax_spe_filters(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
 {
-	(void)c;
-	if (err != EOPNOTSUPP || ev->engine != PMS_ENG_SPE)
+	/* asked for as required: the refusal stands (the attempt says why) */
+	if (err != EOPNOTSUPP || ev->engine != PMS_ENG_SPE || spe_required(c->o))
 		return false;
 	if (term_set(ev, "inv_event_filter")) {
 		set_term(ev, "inv_event_filter", 0);
@@ -1000,9 +1059,8 @@ int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct 
 			p->engine = e;
 			p->phys = false;
 			for (int i = 0; i < p->nev; i++) {
-				if (p->ev[i].attr.sample_type & PMS_SAMPLE_PHYS_ADDR)
-					p->phys = true;
-				if (e == PMS_ENG_SPE && term_set(&p->ev[i], "pa_enable"))
+				if (e == PMS_ENG_SPE ? term_set(&p->ev[i], "pa_enable")
+						     : (p->ev[i].attr.sample_type & PMS_SAMPLE_PHYS_ADDR) != 0)
 					p->phys = true;
 			}
 			for (size_t a = 0; a < p->natt; a++) {

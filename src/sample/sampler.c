@@ -69,6 +69,10 @@ struct pms_sampler {
 	int thr_stop;       /* atomic */
 	struct pollfd *tpfd; /* the drain thread's own poll set */
 	uint64_t thr_hup;   /* under mu */
+	/* The bytes of the AUX record being read, for the source's aux hook. */
+	uint8_t *auxbuf;
+	size_t auxlen, auxcap;
+	bool aux_acc;
 };
 
 /* A run of one stream's records in a stage. */
@@ -376,11 +380,13 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	pthread_cond_init(&s->cv, NULL);
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
 	/* A version 1 caller's struct ends before callgraph, a version 2
-	 * caller's before exclude_pid (util/opts.h). */
+	 * caller's before exclude_pid, a version 3 one before spe_inv_data_src
+	 * (util/opts.h). */
 	if (opts)
 		memcpy(&s->o, opts,
-		       opts->version >= 3   ? sizeof(*opts)
-		       : opts->version >= 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
+		       opts->version >= 4   ? sizeof(*opts)
+		       : opts->version == 3 ? offsetof(struct pms_sampler_opts, spe_inv_data_src)
+		       : opts->version == 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
 					    : offsetof(struct pms_sampler_opts, callgraph));
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
 	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
@@ -416,7 +422,10 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	 * (PERF_SAMPLE_IDENTIFIER, at a fixed place in every record, and with
 	 * sample_id_all in side-band records too), so a recording can tell
 	 * them apart (perf refuses a file of several events without ids). */
-	if (s->plan.nev > 1)
+	/* SPE too: perf's decoder numbers its synthesized events after the
+	 * SPE event's first id (tools/perf/util/arm-spe.c
+	 * arm_spe_synth_events), so a recording needs one. */
+	if (s->plan.nev > 1 || s->plan.engine == PMS_ENG_SPE)
 		for (int i = 0; i < s->plan.nev; i++)
 			s->plan.ev[i].attr.sample_type |= PMS_SAMPLE_IDENTIFIER;
 	wake = s->o.wakeup_bytes;
@@ -470,6 +479,7 @@ void pms_sampler_free(struct pms_sampler *s)
 	free(s->tpfd);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
+	free(s->auxbuf);
 	free(s->pfd);
 	pms_smp_plan_fini(&s->plan);
 	pms_topo_free(s->own_id);
@@ -567,21 +577,61 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 
 /* SPE timestamps are counter ticks; the user page gives the conversion to
  * perf time when cap_user_time_zero is set (include/uapi/linux/perf_event.h,
- * the time_zero comment; kernel-abi-facts §1.3).  false: no conversion. */
+ * the time_zero comment; kernel-abi-facts §1.3), read as perf record reads
+ * it for PERF_RECORD_TIME_CONV (tools/perf/util/tsc.c perf_read_tsc_conversion:
+ * under the seqlock). */
+static void ring_time_conv(const struct stream *st, struct pms_spe_time_conv *tc)
+{
+	const volatile struct perf_event_mmap_page *pg = pms_ring_user_page(st->ring);
+	for (int tries = 0; tries < 1000; tries++) {
+		uint32_t seq = pg->lock;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uint64_t caps = pg->capabilities;
+		tc->time_mult = pg->time_mult;
+		tc->time_shift = pg->time_shift;
+		tc->time_zero = pg->time_zero;
+		tc->time_cycles = pg->time_cycles;
+		tc->time_mask = pg->time_mask;
+		tc->cap_user_time_zero = (caps >> 4) & 1;
+		tc->cap_user_time_short = (caps >> 5) & 1;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (pg->lock == seq && !(seq & 1))
+			break;
+	}
+}
+
 static bool spe_time(const struct stream *st, uint64_t cyc, uint64_t *ns)
 {
-	const struct perf_event_mmap_page *pg = pms_ring_user_page(st->ring);
-	uint64_t caps = pg->capabilities, quot, rem;
-	unsigned shift = pg->time_shift;
+	struct pms_spe_time_conv tc;
+	ring_time_conv(st, &tc);
+	return pms_spe_time_to_perf(&tc, cyc, ns);
+}
 
-	if (!(caps & (1ULL << 4)) || shift >= 64) /* cap_user_time_zero */
-		return false;
-	if (caps & (1ULL << 5)) /* cap_user_time_short */
-		cyc = pg->time_cycles + ((cyc - pg->time_cycles) & pg->time_mask);
-	quot = cyc >> shift;
-	rem = cyc & ((1ULL << shift) - 1);
-	*ns = pg->time_zero + quot * pg->time_mult + ((rem * pg->time_mult) >> shift);
-	return true;
+int pms_smp_time_conv(const struct pms_sampler *s, struct pms_spe_time_conv *out)
+{
+	for (size_t i = 0; i < s->nst; i++)
+		if (s->plan.ev[s->st[i].ev].engine == PMS_ENG_SPE &&
+		    s->plan.ev[s->st[i].ev].role != SMP_ROLE_SIDEBAND) {
+			ring_time_conv(&s->st[i], out);
+			return out->cap_user_time_zero ? 0 : PMS_ENOENT;
+		}
+	return PMS_ENOENT;
+}
+
+/* Keep the AUX bytes being read for the source's aux hook. */
+static int aux_keep(struct pms_sampler *s, const void *data, size_t len)
+{
+	if (s->auxlen + len > s->auxcap) {
+		size_t n = (s->auxlen + len) * 2;
+		uint8_t *q = realloc(s->auxbuf, n);
+		if (!q)
+			return pms_err(PMS_ENOMEM, "out of memory keeping %zu AUX bytes", len);
+		s->auxbuf = q;
+		s->auxcap = n;
+	}
+	memcpy(s->auxbuf + s->auxlen, data, len);
+	s->auxlen += len;
+	return 0;
 }
 
 static int carry_keep(struct stream *st, const uint8_t *p, size_t n)
@@ -618,6 +668,8 @@ static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 	int r;
 
 	(void)offset;
+	if (s->aux_acc && len && aux_keep(s, data, len) < 0)
+		s->stats.aux_decode_errors++;
 	s->stats.aux_bytes += len;
 	st->carry_whole = false;
 	if (st->ncarry && len == 0) {
@@ -649,9 +701,22 @@ static int on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 			s->stats.aux_decode_errors++;
 			continue;
 		}
+		/* A memory sample is a load/store/atomic record, as perf's
+		 * --itrace=M and the recorded source take them. */
+		if (!pms_spe_record_is_mem(&rec)) {
+			s->stats.samples_dropped++;
+			continue;
+		}
 		if (!(m.valid & PMS_MS_CPU)) {
 			m.valid |= PMS_MS_CPU;
 			m.cpu = (uint32_t)st->cpu;
+		}
+		/* A CONTEXT packet (CONTEXTIDR_EL1: the kernel writes the pid
+		 * there, PMSCR_EL1.CX) names the task, as the recorded source
+		 * takes it (pms_spe_chunk_decode); else the AUX record's task. */
+		if ((rec.valid & PMS_SPE_R_CONTEXT) && !(m.valid & PMS_MS_TID)) {
+			m.valid |= PMS_MS_TID;
+			m.pid = m.tid = rec.context;
 		}
 		if (st->aux_tid_valid && !(m.valid & PMS_MS_TID)) {
 			m.valid |= PMS_MS_TID;
@@ -756,10 +821,26 @@ static int on_record(void *ud, const void *rec, size_t len)
 		c->st->aux_tid_valid = (r.sample_id.present & PMS_SAMPLE_TID) != 0;
 		c->st->aux_pid = r.sample_id.pid;
 		c->st->aux_tid = r.sample_id.tid;
+		s->auxlen = 0;
+		s->aux_acc = c->h && c->h->aux;
 		if (r.aux.aux_size && pms_ring_aux_size(c->st->ring) &&
 		    pms_ring_aux_read(c->st->ring, r.aux.aux_offset, r.aux.aux_size, on_aux_bytes,
 				      c) < 0)
 			s->stats.aux_decode_errors++;
+		if (s->aux_acc) {
+			struct pms_spe_time_conv tc;
+			struct pms_memsrc_aux a = {
+				.rec = &r, .data = s->auxbuf, .len = s->auxlen,
+				.attr_idx = (size_t)c->st->ev, .idx = (uint32_t)(c->st - s->st),
+				.cpu = c->st->cpu >= 0 ? (uint32_t)c->st->cpu : UINT32_MAX,
+				.tid = UINT32_MAX, .tc = NULL,
+			};
+			ring_time_conv(c->st, &tc);
+			if (tc.cap_user_time_zero)
+				a.tc = &tc;
+			s->aux_acc = false;
+			ret = c->h->aux(c->ud, &a);
+		}
 		/* After truncation or data loss the next chunk does not continue
 		 * the record cut at the end of this one. */
 		if (r.aux.flags & (PMS_AUX_FLAG_TRUNCATED | PMS_AUX_FLAG_PARTIAL))

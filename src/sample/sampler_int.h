@@ -2,7 +2,9 @@
 #ifndef PMS_SAMPLE_SAMPLER_INT_H
 #define PMS_SAMPLE_SAMPLER_INT_H
 
+#include "pmuscope/memsrc.h"
 #include "pmuscope/sampler.h"
+#include "pmuscope/spe.h"
 
 #include <linux/perf_event.h>
 
@@ -58,10 +60,14 @@ struct smp_hooks {
 	int (*sample)(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
 		      int ev);
 	int (*sideband)(void *ud, const struct pms_record *rec, int ev);
+	/* an SPE AUX chunk (attr_idx is the plan's event index); may be NULL */
+	int (*aux)(void *ud, const struct pms_memsrc_aux *a);
 };
 int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_hooks *h,
 		       void *ud);
 const struct smp_plan *pms_smp_sampler_plan(const struct pms_sampler *s);
+/* The first SPE ring's user-page time conversion; PMS_ENOENT when none. */
+int pms_smp_time_conv(const struct pms_sampler *s, struct pms_spe_time_conv *out);
 /* The ids (PERF_EVENT_IOC_ID) of event ev's fds, when the events carry
  * PERF_SAMPLE_IDENTIFIER: how many there are (out gets at most cap). */
 size_t pms_smp_event_ids(const struct pms_sampler *s, int ev, uint64_t *out, size_t cap);

@@ -737,6 +737,84 @@ def check_a64_stat(c, bed, blocks, markers):
                  'instructions; the row says so, not a made-up number)' % (what, ins))
 
 
+def check_a64_record(c, bed, blocks, markers):
+    """`pmuscope record -e cpu_cycles:u -c 100000 -g` around `bedcheck loop
+    N`: QEMU raises the PMUv3 overflow interrupt, so samples arrive from the
+    armv8_pmuv3 counter (not the cpu-clock fallback), almost all in the
+    loop (`work`); under icount cycles are exact, so the sample count is
+    the loop's cycles / 100000."""
+    if not in_tree('record'):
+        return
+    doc = cli_json(c, blocks, 'record_cycles_json', 'pmuscope record -e cpu_cycles:u -c 100000 -g')
+    if doc is None:
+        return
+    loop = int(markers.get('LOOP', '0'))
+    n = doc.get('samples', 0)
+    evs = doc.get('events', [])
+    c.ok(not doc.get('fallback_cpu_clock') and len(evs) == 1 and evs[0].get('pmu') == 'armv8_pmuv3',
+         'record: cpu_cycles sampled on armv8_pmuv3, no fallback (%s)' % evs)
+    c.ok(n >= 100, 'record: %d overflow samples delivered' % n)
+    funcs = doc.get('hot_functions', [])
+    inwork = sum(f['samples'] for f in funcs if f.get('func') == 'work')
+    c.ok(n and inwork >= 0.9 * n, 'record: %d of %d samples (%.1f%%) in the hot loop work()'
+         % (inwork, n, 100.0 * inwork / (n or 1)))
+    if bed['icount']:
+        # cycles == instructions under -icount shift=0: 2N in the loop
+        want = 2 * loop / 100000.0
+        c.ok(abs(n - want) <= 0.02 * want,
+             'record: %d samples within 2%% of the loop\'s 2N/period = %d (icount: the period holds)'
+             % (n, want))
+    else:
+        c.note('record without icount: %d samples (TCG cycles follow host time)' % n)
+    cp = doc.get('callpaths') or {}
+    top = [(p.get('samples'), [f.get('func') for f in p.get('frames', [])])
+           for p in (cp.get('by_samples') or [])[:3]]
+    c.note('record call paths (frame pointers): mode %s, %s of %s samples with a path, '
+           'top paths (samples, leaf first) %s'
+           % (cp.get('mode'), cp.get('with_path'), cp.get('samples'), top))
+    c.note('record lost %s, duration %.2f s' % (doc.get('lost'), doc.get('duration_s', 0)))
+
+
+def check_a64_budget(c, bed, blocks):
+    """The counter budget the kernel's group check gives: the group of the
+    cycle counter + 6 general events fits, 7 general events do not, so the
+    guest's PMCR_EL0.N is 6; the second group's rows say why.  As a weak
+    group the same 7 are split and counted, multiplexed over the loop."""
+    doc = cli_json(c, blocks, 'stat_budget_json', 'pmuscope stat (counter budget)')
+    if doc is None:
+        return
+    b = doc.get('counter_budgets') or []
+    c.ok(len(b) == 1 and b[0]['pmu'] == 'armv8_pmuv3' and b[0]['general_counters'] == 6
+         and b[0]['cycle_counter'],
+         'budget: armv8_pmuv3 has 6 general counters + the cycle counter (%s)' % b)
+    if b:
+        c.note('budget: %s (long events chained: %s; QEMU max has PMUv3p5 64-bit counters)'
+               % (b[0], b[0].get('long_events_chained')))
+    rows = doc.get('rows', [])
+    first = [r for r in rows if r['event'].strip('{}').split(':')[0] in
+             ('cpu_cycles', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6')]
+    second = [r for r in rows if r not in first]
+    c.ok(len(first) == 7 and all(r['supported'] and r['counted'] for r in first),
+         'budget: {cpu_cycles,r1..r6} fits and counts (%d rows)' % len(first))
+    c.ok(len(second) == 7 and all(not r['supported'] and 'cannot be scheduled on armv8_pmuv3'
+                                  in r.get('unsupported_reason', '') for r in second),
+         'budget: {r20..r26} refused before opening, with the reason (%s)'
+         % (second[0].get('unsupported_reason') if second else None))
+    doc = cli_json(c, blocks, 'stat_budget_weak_json', 'pmuscope stat (weak group split)')
+    if doc is None:
+        return
+    rows = doc.get('rows', [])
+    c.ok('cannot be scheduled' in doc.get('split_groups_reason', '') and len(rows) == 7
+         and all(r['supported'] and r['instances'] == 1 for r in rows),
+         'budget: {r20..r26}:W split into 7 lone events (%s)' % doc.get('split_groups_reason'))
+    fr = [round(r['fraction_running'], 3) for r in rows]
+    # 7 lone events on 6 general counters: the kernel rotates them
+    # (multiplexing), so each runs part of the time and they share ~6.
+    c.ok(len(fr) == 7 and all(0 < f <= 1 for f in fr) and 5.0 <= sum(fr) <= 6.3,
+         'budget: the 7 split events are multiplexed on 6 counters (fractions %s, sum %.2f)'
+         % (fr, sum(fr)))
+
+
 def check_a64_selfmon(c, bed, findings):
     """pms_selfmon (include/pmuscope/selfmon.h) from bedcheck: user path with
     perf_user_access=1 (64-bit counters by default, 32-bit with
@@ -1319,6 +1397,8 @@ def run_bed(name, work):
         check_a64_selfmon(c, bed, findings)
         check_a64_stat(c, bed, blocks, markers)
         check_a64_events(c, bed, findings, blocks)
+        check_a64_record(c, bed, blocks, markers)
+        check_a64_budget(c, bed, blocks)
     check_topology_json(c, bed, blocks)
     check_datasrc_cross(c, name, blocks)
     summary = dict(bed=name, wall_s=round(wall, 2), qemu_rc=p.returncode, passed=c.passed,

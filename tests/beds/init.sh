@@ -136,6 +136,18 @@ a64plain|a64icount)
 	run stat_u_json /bin/pmuscope stat --json -e cpu_cycles:u,inst_retired:u -- \
 		/bin/bedcheck loop $LOOP
 	run events_json /bin/pmuscope events --json
+	# Overflow sampling of cpu_cycles (issue 14): one sample every 100000
+	# cycles of the loop, with frame-pointer call paths; no cpu-clock fallback.
+	has_cmd record && run record_cycles_json /bin/pmuscope record --json --no-fallback \
+		-e cpu_cycles:u -c 100000 -g -- /bin/bedcheck loop $LOOP
+	# Counter budget (PMCR_EL0.N through the kernel's group check): the first
+	# group is the cycle counter + 6 general events, the second 7 general
+	# events; then the second as a weak group, which pmuscope splits.
+	run stat_budget_json /bin/pmuscope stat --json \
+		-e '{cpu_cycles:u,r1:u,r2:u,r3:u,r4:u,r5:u,r6:u},{r20:u,r21:u,r22:u,r23:u,r24:u,r25:u,r26:u}' \
+		-- /bin/bedcheck loop 1000000
+	run stat_budget_weak_json /bin/pmuscope stat --json \
+		-e '{r20:u,r21:u,r22:u,r23:u,r24:u,r25:u,r26:u}:W' -- /bin/bedcheck loop $LOOP
 	;;
 a64numa)
 	run sysfs /bin/bedcheck sysfs

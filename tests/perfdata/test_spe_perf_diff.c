@@ -340,6 +340,7 @@ static void seq_push(struct seq *s, const struct expect *e)
  * that record from the same bytes (the complete packets, then an END). */
 struct tails {
 	bool has[NCPU];
+	bool cut[NCPU]; /* perf samples a cut record of any kind (branch-miss too) */
 	struct pms_spe_record rec[NCPU];
 };
 
@@ -363,6 +364,7 @@ static void tail_record(const uint8_t *p, size_t n, size_t pad, unsigned cpu, st
 	if (pos == total)
 		return; /* every packet complete: perf meets the end, no sample */
 	tmp[pos] = 0x01;
+	t->cut[cpu] = true;
 	pms_spe_reader_init(&rd, tmp, pos + 1);
 	if (pms_spe_record_next(&rd, &t->rec[cpu]) == 1 && pms_spe_record_is_mem(&t->rec[cpu]))
 		t->has[cpu] = true;
@@ -580,6 +582,43 @@ static int script_decode(const char *cli, const char *path, const char *errpath,
 	return st;
 }
 
+/* Branch-miss samples (--itrace=b) per CPU: addr (target), weight, ip, as
+ * perf prints -F cpu,addr,weight,ip (and pmuscope prints them when asked in
+ * that order).  0, or the command's exit status. */
+struct brs {
+	struct brm { uint64_t to, w, ip; } *v;
+	size_t n, cap;
+};
+
+static int branch_decode(const char *cli, const char *path, const char *errpath, struct brs *out)
+{
+	char cmd[16384], line[1024];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' --itrace=b -F cpu,addr,weight,ip 2>'%s'",
+		 cli ? cli : "perf", path, errpath);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		unsigned cpu;
+		unsigned long long to, w, ip;
+		if (sscanf(line, " [%u] %llx %llu %llx", &cpu, &to, &w, &ip) != 4 || cpu >= NCPU) {
+			CHECK_MSG(0, "unexpected script --itrace=b line: %s", line);
+			continue;
+		}
+		struct brs *b = &out[cpu];
+		if (b->n == b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 64;
+			b->v = realloc(b->v, b->cap * sizeof(*b->v));
+			if (!b->v)
+				abort();
+		}
+		b->v[b->n++] = (struct brm){ to, w, ip };
+	}
+	return pt_status(pclose(p));
+}
+
 /* ---- the test ---------------------------------------------------------------------- */
 
 PMS_TEST(spe_aux_matches_perf_script)
@@ -587,7 +626,7 @@ PMS_TEST(spe_aux_matches_perf_script)
 	char ver[256], dir[512], path[600], errpath[600];
 	uint64_t total_records = 0, total_samples = 0, k1 = 0, k2 = 0, k3 = 0, ds_same = 0;
 	uint64_t mismatches = 0, model_off = 0, k4 = 0, k3_table = 0, cli_samples = 0;
-	uint64_t cli_bad = 0;
+	uint64_t cli_bad = 0, br_same = 0, br_k2 = 0, br_k4 = 0, br_bad = 0;
 	struct pms_spe_chunk_stats st = { 0 };
 
 	if (!pt_perf_version(ver, sizeof(ver)))
@@ -662,6 +701,43 @@ PMS_TEST(spe_aux_matches_perf_script)
 				free(cli[c].v);
 			}
 		}
+		/* Mispredicted branches: pmuscope script --itrace=b against perf's
+		 * (docs/spe.md), per CPU in file order.  Known: K2 for a PC or
+		 * target in Secure state at EL1/EL2 (perf leaves the top byte),
+		 * K4 for the record cut by a CPU's last chunk (perf samples it). */
+		if (pms_t_cli()) {
+			struct brs pb[NCPU], mb[NCPU];
+			memset(pb, 0, sizeof(pb));
+			memset(mb, 0, sizeof(mb));
+			CHECK_EQ_INT(branch_decode(NULL, path, errpath, pb), 0);
+			CHECK_EQ_INT(branch_decode(pms_t_cli(), path, errpath, mb), 0);
+			for (unsigned c = 0; c < NCPU; c++) {
+				size_t n = mb[c].n;
+				if (pb[c].n == n + 1 && tails.cut[c]) {
+					br_k4++; /* perf's sample of the cut record */
+				} else if (pb[c].n != n && br_bad++ < 5) {
+					CHECK_MSG(0, "%s, cpu %u: perf %zu branch-miss samples, pmuscope %zu",
+						  mc->what, c, pb[c].n, n);
+				}
+				for (size_t i = 0; i < n && i < pb[c].n; i++) {
+					const struct brm *a = &mb[c].v[i], *b = &pb[c].v[i];
+					const uint64_t low = 0x00ffffffffffffffULL;
+					if (a->to == b->to && a->w == b->w && a->ip == b->ip)
+						br_same++;
+					else if (a->w == b->w && (a->to & low) == (b->to & low) &&
+						 (a->ip & low) == (b->ip & low))
+						br_k2++;
+					else if (br_bad++ < 5)
+						CHECK_MSG(0, "%s, cpu %u, branch-miss %zu: pmuscope %llx %llu "
+							  "%llx, perf %llx %llu %llx", mc->what, c, i,
+							  (unsigned long long)a->to, (unsigned long long)a->w,
+							  (unsigned long long)a->ip, (unsigned long long)b->to,
+							  (unsigned long long)b->w, (unsigned long long)b->ip);
+				}
+				free(pb[c].v);
+				free(mb[c].v);
+			}
+		}
 		for (unsigned c = 0; c < NCPU; c++) {
 			struct seq *ms = &mine.cpu[c];
 			CHECK_MSG(ms->n == theirs[c].n,
@@ -734,6 +810,13 @@ PMS_TEST(spe_aux_matches_perf_script)
 	}
 	CHECK_EQ_INT(mismatches, 0);
 	CHECK_EQ_INT(cli_bad, 0);
+	CHECK_EQ_INT(br_bad, 0);
+	if (pms_t_cli()) {
+		CHECK(br_same > 1000);
+		fprintf(stderr, "SPE branch-miss (--itrace=b): %" PRIu64 " samples equal to perf's, "
+				"%" PRIu64 " K2 (top byte), %" PRIu64 " K4 (cut record)\n",
+			br_same, br_k2, br_k4);
+	}
 	if (pms_t_cli())
 		fprintf(stderr, "SPE: pmuscope script printed the library's %" PRIu64
 				" samples\n", cli_samples);

@@ -48,7 +48,7 @@ static int on_side(void *ud, const struct pms_record *r, size_t attr_idx)
 	return pms_memprof_sideband(d->prof, r, NULL);
 }
 
-static const struct pms_memsrc_callbacks cbs = { on_sample, on_side };
+static const struct pms_memsrc_callbacks cbs = { on_sample, on_side, NULL };
 
 /* The report of one side, its IPs named through its own maps. */
 static struct pms_memreport *report(struct pms_sys *sys, struct pms_memsrc *src,

@@ -133,7 +133,7 @@ PMS_TEST(nodes_from_the_files_mem_topology)
 	CHECK_EQ_INT(pms_memsrc_cpu_node(src, 1), 0);
 	CHECK_EQ_INT(pms_memsrc_cpu_node(src, 3), 1);
 	CHECK_EQ_INT(pms_memsrc_cpu_node(src, 4), -1);
-	const struct pms_memsrc_callbacks cb = { on_sample, on_side };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_side, NULL };
 	int rc;
 	while ((rc = pms_memsrc_poll(src, 0, &cb, &t)) > 0)
 		;

@@ -86,7 +86,14 @@ static int on_side(void *ud, const struct pms_record *r, size_t attr_idx)
 	return pms_memprof_sideband(p->prof, r, p->oracle);
 }
 
-static const struct pms_memsrc_callbacks pipe_cb = { on_sample, on_side };
+static int on_aux(void *ud, const struct pms_memsrc_aux *a)
+{
+	struct pipe *p = ud;
+	CHECK_OK(pms_recorder_aux(p->rec, a));
+	return 0;
+}
+
+static const struct pms_memsrc_callbacks pipe_cb = { on_sample, on_side, on_aux };
 
 /* Open the sampler (which must choose engine), the oracle for po->pid (none
  * when 0: nothing alive to ask) and the collector.  0, or -1 after a failed
@@ -199,7 +206,7 @@ static uint64_t pipe_differential(struct pipe *p)
 	f.oracle = p->oracle;
 	uint64_t n = 0;
 	if (f.src && f.prof) {
-		const struct pms_memsrc_callbacks cb = { file_sample, file_side };
+		const struct pms_memsrc_callbacks cb = { file_sample, file_side, NULL };
 		while ((rc = pms_memsrc_poll(f.src, 0, &cb, &f)) > 0)
 			;
 		CHECK_EQ_INT(rc, 0);
@@ -732,6 +739,7 @@ PMS_TEST(spe_aux_to_report)
 	p.r.m.spe_cpus = 0xf;
 	o.target = PMS_TARGET_CPUS;
 	o.aux_pages = 2;
+	o.want_phys = true; /* pa_enable: the records carry their PA packets */
 	/* System-wide: no process to ask, nodes come from physical addresses. */
 	po.home_node = 0;
 	po.home_start = BASE;
@@ -794,9 +802,9 @@ PMS_TEST(spe_aux_to_report)
 		CHECK_EQ_U64(rep->top_ips_samples[0].remote, 5);
 		CHECK_EQ_U64(rep->top_ips_samples[0].on_home, 15);
 	}
-	/* SPE samples come from the AUX trace, which the recorder does not
-	 * write yet (no record to write): none of them is in the file. */
-	CHECK_EQ_U64(pipe_differential(&p), 0);
+	/* The recorder writes the AUX trace (the samples have no record of
+	 * their own): the file's report is the live one. */
+	CHECK_EQ_U64(pipe_differential(&p), 24);
 	CHECK_EQ_U64(pms_recorder_skipped(p.rec), p.rep->samples);
 out:
 	pipe_close(&p);

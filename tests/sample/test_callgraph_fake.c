@@ -195,7 +195,7 @@ PMS_TEST(memsrc_sample_carries_its_path)
 	pms_sample_layout_from_attr(&l, &fk_fd(r.fk, fd)->attr);
 	CHECK_OK(pms_record_encode(&l, &rec, buf, sizeof(buf), &len));
 	CHECK_OK(fk_ring_put(r.fk, fd, buf, len));
-	const struct pms_memsrc_callbacks cb = { on_sample, NULL };
+	const struct pms_memsrc_callbacks cb = { on_sample, NULL, NULL };
 	CHECK(pms_memsrc_poll(src, 0, &cb, &g) >= 1);
 	CHECK_EQ_INT(g.n, 1);
 	CHECK_EQ_INT(g.how, PMS_CALLGRAPH_FP);

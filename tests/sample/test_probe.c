@@ -375,12 +375,14 @@ PMS_TEST(spe_pa_refused_at_paranoid2_and_min_latency_dropped)
 	att += 2;
 	n -= 2;
 	if (n >= 3) {
-		/* min_latency first (EOPNOTSUPP comes before the permission
-		 * check in arm_spe_pmu_event_init), then pa_enable. */
-		CHECK_EQ_INT(att[0].err, EOPNOTSUPP);
-		CHECK(strstr(att[1].reason, "min_latency refused") != NULL);
-		CHECK_EQ_INT(att[1].err, EACCES);
-		CHECK(strstr(att[2].reason, "pa_enable refused") != NULL);
+		/* pa_enable first: with it the attr samples PHYS_ADDR, as perf
+		 * record's does, and perf_event_open checks that
+		 * (perf_allow_kernel) before the PMU's event_init; then
+		 * min_latency (EOPNOTSUPP in arm_spe_pmu_event_init). */
+		CHECK_EQ_INT(att[0].err, EACCES);
+		CHECK(strstr(att[1].reason, "pa_enable refused") != NULL);
+		CHECK_EQ_INT(att[1].err, EOPNOTSUPP);
+		CHECK(strstr(att[2].reason, "min_latency refused") != NULL);
 		CHECK_EQ_INT(att[2].err, 0);
 	}
 	pms_sampler_info(s, &info);
@@ -508,6 +510,108 @@ PMS_TEST(spe_filters_refused_by_the_cpu_are_dropped)
 			}
 		}
 		pms_sampler_free(s);
+		th_root_close(&r);
+	}
+}
+
+/* The root's sys/bus as a copy of the fixture's (it is a link to it), with
+ * arm_spe_0 given the inv_event_filter format of a FEAT_SPEv1p2 CPU
+ * (arm_spe_pmu.c v6.12:208-210, shown by the is_visible rule :244) or a
+ * later kernel's inv_data_src_filter (config4:0-63), and the PMUs reloaded. */
+static int spe_extra_format(struct th_root *r, const char *term, const char *spec)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd),
+		 "rm '%s/sys/bus' && cp -r '%s/machines/neoverse-n1-spe/sys/bus' '%s/sys/bus' && "
+		 "printf '%s\n' > '%s/sys/bus/event_source/devices/arm_spe_0/format/%s'",
+		 r->dir, pms_t_fixtures(), r->dir, spec, r->dir, term);
+	CHECK_EQ_INT(system(cmd), 0);
+	pms_pmus_free(r->pmus);
+	r->pmus = NULL;
+	CHECK_OK(pms_pmus_load(r->sys, &r->pmus));
+	return r->pmus ? 0 : -1;
+}
+
+/* inv_event_filter: programmed into config3 where the PMU has the term and
+ * the feature; asked for as required, refused with the reason where the
+ * format is absent (FEAT_SPEv1p2 missing) or the kernel says EOPNOTSUPP
+ * (:740-742); the data-source filter has no 6.12 term, and a later
+ * kernel's config4 does not fit this build's attr: refused. */
+PMS_TEST(spe_inv_event_and_data_source_filters)
+{
+	const uint64_t inv = (1ULL << 2) | (1ULL << 19); /* L1D_ACCESS, L2D_ACCESS */
+	for (int row = 0; row < 5; row++) {
+		struct th_root r;
+		struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+		struct pms_sampler *s = NULL;
+		struct pms_sampler_info info;
+		int rc;
+
+		if (th_root_open(&r, "neoverse-n1-spe", "0-3", -1, true) < 0) {
+			th_root_close(&r);
+			return;
+		}
+		r.m.spe_type = 9;
+		r.m.spe_cpus = 0xf;
+		r.m.spe_inv_filt_evt = row != 2;
+		if ((row <= 2 && spe_extra_format(&r, "inv_event_filter", "config3:0-63") < 0) ||
+		    (row == 4 && spe_extra_format(&r, "inv_data_src_filter", "config4:0-63") < 0)) {
+			th_root_close(&r);
+			return;
+		}
+		o.pid = 99;
+		o.aux_pages = 4;
+		o.data_pages = 2;
+		o.engine = PMS_ENG_SPE;
+		o.spe_filters_required = true;
+		if (row <= 2)
+			o.spe_not_events = inv;
+		else
+			o.spe_inv_data_src = 1ULL << 0xe; /* DRAM on the common table */
+		if (row == 1) { /* not required: the same */
+			o.spe_filters_required = false;
+		}
+		rc = pms_sampler_open(r.sys, r.pmus, NULL, &o, &s);
+		if (row <= 1) {
+			CHECK_MSG(rc == 0, "row %d: %s", row, pms_error_last());
+			const struct perf_event_attr *a = last_ok(r.fk, 9);
+			CHECK_MSG(a && a->config3 == inv, "row %d: inv_event_filter in config3", row);
+			if (s) {
+				pms_sampler_info(s, &info);
+				CHECK_EQ_INT(info.engine, PMS_ENG_SPE);
+			}
+		} else if (row == 2) {
+			/* the format is there, the kernel refuses (FnE absent) */
+			CHECK_MSG(rc < 0, "row 2 opened");
+			CHECK_MSG(strstr(pms_error_last(), "EOPNOTSUPP") != NULL, "row 2: %s",
+				  pms_error_last());
+		} else {
+			CHECK_MSG(rc == PMS_ENOTSUP, "row %d: %d", row, rc);
+			CHECK_MSG(strstr(pms_error_last(), "inv_data_src_filter") != NULL &&
+					  strstr(pms_error_last(),
+						 row == 3 ? "no kernel up to 6.12" : "config4") != NULL,
+				  "row %d: %s", row, pms_error_last());
+		}
+		pms_sampler_free(s);
+		th_root_close(&r);
+	}
+	/* inv_event_filter asked for as required on N1 (SPEv1p1: no term) */
+	{
+		struct th_root r;
+		struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+		struct pms_sampler *s = NULL;
+		if (th_root_open(&r, "neoverse-n1-spe", "0-3", -1, true) == 0) {
+			r.m.spe_type = 9;
+			r.m.spe_cpus = 0xf;
+			o.pid = 99;
+			o.spe_not_events = inv;
+			o.spe_filters_required = true;
+			CHECK_EQ_INT(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s), PMS_ENOTSUP);
+			CHECK_MSG(strstr(pms_error_last(), "no inv_event_filter format term") &&
+					  strstr(pms_error_last(), "FEAT_SPEv1p2"),
+				  "%s", pms_error_last());
+			pms_sampler_free(s);
+		}
 		th_root_close(&r);
 	}
 }

@@ -41,6 +41,7 @@ static int fk_perf_event_open(void *ud, struct perf_event_attr *attr, pid_t pid,
 			fk->fds[i].attr = *attr;
 			fk->fds[i].cpu = cpu;
 			fk->fds[i].pid = pid;
+			fk->fds[i].group_fd = group_fd;
 			fk->nopen++;
 			r = FK_FD_BASE + i;
 		}
@@ -74,6 +75,8 @@ static int fk_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
 	}
 	f->ioctl_last = request;
 	f->ioctl_count++;
+	if (request == PERF_EVENT_IOC_ENABLE)
+		f->enabled = true;
 	return 0;
 }
 

@@ -59,6 +59,8 @@ struct fk_fd {
 	size_t aux_map_len;
 	unsigned long ioctl_last;
 	int ioctl_count;
+	int group_fd;   /* the group_fd it was opened with (-1 = its own leader) */
+	bool enabled;   /* PERF_EVENT_IOC_ENABLE seen (attr.disabled events leave OFF) */
 };
 
 struct fk {

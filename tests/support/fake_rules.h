@@ -4,6 +4,7 @@
  *   fake_rules_ibs.c   arch/x86/events/amd/ibs.c perf_ibs_init
  *   fake_rules_pebs.c  arch/x86/events/core.c, arch/x86/events/intel/core.c
  *   fake_rules_spe.c   drivers/perf/arm_spe_pmu.c arm_spe_pmu_event_init
+ *   fake_rules_armv8.c drivers/perf/arm_pmu.c validate_group, arm_pmuv3.c
  *
  * A test describes the machine in a struct fkr_machine and installs
  * fkr_rule with it as rule_ud.
@@ -38,6 +39,15 @@ struct fkr_pebs_pmu {
 	bool lbr_callstack;        /* Intel: LBR call-stack mode (Haswell and later) */
 };
 
+/* An Arm PMUv3 core PMU (fake_rules_armv8.c). */
+struct fkr_armv8_pmu {
+	uint32_t type;   /* its sysfs type; PERF_TYPE_HARDWARE/RAW go to the first */
+	int pmcr_n;      /* PMCR_EL0.N: general event counters */
+	bool pmuv3p5;    /* 64-bit event counters (no chaining for `long`) */
+	bool icntr;      /* PMUv3p9 instruction counter (index 32) */
+	uint64_t cpus;   /* CPUs it serves (bit mask); 0 = every CPU */
+};
+
 struct fkr_machine {
 	int paranoid;     /* /proc/sys/kernel/perf_event_paranoid */
 	bool perfmon;     /* the opener has CAP_PERFMON or CAP_SYS_ADMIN */
@@ -57,6 +67,9 @@ struct fkr_machine {
 	bool spe_no_filt_typ; /* no SPE_PMU_FEAT_FILT_TYP (PMSIDR_EL1.FT clear) */
 	bool spe_inv_filt_evt; /* SPE_PMU_FEAT_INV_FILT_EVT (FEAT_SPEv1p2) */
 	uint64_t spe_evfr_res0; /* PMSEVFR_EL1 RES0 bits for the CPU's PMSVer */
+	/* Arm PMUv3 core PMUs (one per cluster on big.LITTLE) */
+	struct fkr_armv8_pmu armv8[2];
+	int narmv8;
 	/* counters for tests */
 	int opens_ok, opens_refused;
 };
@@ -80,6 +93,10 @@ int fkr_branch(const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
  * event on the core PMUs. */
 int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_event_attr *attr,
 		int cpu, int group_fd);
+
+/* An event for an Arm PMUv3 PMU: event init and validate_group(). */
+int fkr_armv8(struct fk *fk, const struct fkr_armv8_pmu *p, const struct perf_event_attr *attr,
+	      pid_t pid, int cpu, int group_fd);
 
 /* perf_allow_kernel(): 0 or -EACCES. */
 int fkr_allow_kernel(const struct fkr_machine *m);

@@ -106,13 +106,24 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 				r = -EOPNOTSUPP;
 		} else if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
 			   attr->type == PERF_TYPE_RAW) {
-			r = fkr_core_hw(fk, m, attr, cpu, group_fd);
+			uint32_t ext = attr->type == PERF_TYPE_RAW ? 0 : (uint32_t)(attr->config >> 32);
+			r = m->npebs || !m->narmv8 ? fkr_core_hw(fk, m, attr, cpu, group_fd) : -ENOENT;
+			/* drivers/perf/arm_pmu.c: the (first) Arm core PMU takes
+			 * the generic types; with the extended type, that PMU. */
+			for (int i = 0; i < m->narmv8; i++)
+				if (!ext || m->armv8[i].type == ext) {
+					r = fkr_armv8(fk, &m->armv8[i], attr, pid, cpu, group_fd);
+					break;
+				}
 		} else if (m->ibs_op_type && attr->type == m->ibs_op_type) {
 			r = fkr_ibs_op(m, attr);
 		} else if (m->spe_type && attr->type == m->spe_type) {
 			r = fkr_spe(m, attr, cpu);
 		} else {
 			r = -ENOENT;
+			for (int i = 0; i < m->narmv8; i++)
+				if (attr->type == m->armv8[i].type)
+					r = fkr_armv8(fk, &m->armv8[i], attr, pid, cpu, group_fd);
 			for (int i = 0; i < m->npebs; i++)
 				if (attr->type == m->pebs[i].type)
 					r = fkr_pebs(fk, m, &m->pebs[i], attr, group_fd);

@@ -20,8 +20,10 @@ int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int
 		return -ENOENT;
 	/* :716-720 "if (arm_spe_event_to_pmsevfr(event) &
 	 * arm_spe_pmsevfr_res0(spe_pmu->pmsver)) return -EOPNOTSUPP;" and the
-	 * same for pmsnevfr (config3, which this build's attr cannot carry). */
+	 * same for pmsnevfr: inv_event_filter is config3:0-63 (:208-210). */
 	if (attr->config1 & m->spe_evfr_res0)
+		return -EOPNOTSUPP;
+	if (attr->config3 & m->spe_evfr_res0)
 		return -EOPNOTSUPP;
 	/* "if (attr->exclude_idle) return -EOPNOTSUPP;" */
 	if (attr->exclude_idle)
@@ -33,6 +35,11 @@ int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int
 	/* :736-738 PMSFCR_EL1.FE (event_filter non-zero) without
 	 * SPE_PMU_FEAT_FILT_EVT: -EOPNOTSUPP. */
 	if (attr->config1 && m->spe_no_filt_evt)
+		return -EOPNOTSUPP;
+	/* :740-742 PMSFCR_EL1.FnE (inv_event_filter non-zero, :347) without
+	 * SPE_PMU_FEAT_INV_FILT_EVT (PMSIDR_EL1.FnE, :1019-1020):
+	 * -EOPNOTSUPP. */
+	if (attr->config3 && !m->spe_inv_filt_evt)
 		return -EOPNOTSUPP;
 	/* :744-746 PMSFCR_EL1.FT (any of branch/load/store_filter) without
 	 * SPE_PMU_FEAT_FILT_TYP: -EOPNOTSUPP. */

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pms_c2c *c = NULL;
 	struct pms_c2c_report *rep = NULL;
 	struct pms_c2c_opts o = PMS_C2C_OPTS_INIT;
-	const struct pms_memsrc_callbacks cb = { on_sample, on_side };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_side, NULL };
 	int polls = 0;
 
 	/* the options from the size, so that one input runs one way */

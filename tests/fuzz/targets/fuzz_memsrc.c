@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pms_memprof *prof = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	const struct pms_memsrc_callbacks cb = { on_sample, on_side };
+	const struct pms_memsrc_callbacks cb = { on_sample, on_side, NULL };
 	int rc, polls = 0;
 
 	po.aggregate = true;

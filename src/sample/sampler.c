@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,11 @@ struct root_slot {
 	int32_t tid, root; /* tid 0: empty */
 };
 
+struct stage {
+	unsigned char *buf;
+	size_t pos, len, cap;
+};
+
 struct pms_sampler {
 	struct pms_sys *sys;
 	struct pms_sampler_opts o;
@@ -68,6 +74,18 @@ struct pms_sampler {
 	struct pms_topo *own_id;
 	char pmus[160];
 	char label[256];
+	/* Records copied out of the rings and not yet looked at: chunks of a
+	 * struct stage_chunk and its stream's records.  The copier (the drain
+	 * thread of a live sampler, and poll itself) appends to `in` under mu;
+	 * poll swaps it with `out` once out's records are all handed out. */
+	struct stage in, out;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;  /* the copier put records in `in` */
+	pthread_t thr;
+	bool thr_on;
+	int thr_stop;       /* atomic */
+	struct pollfd *tpfd; /* the drain thread's own poll set */
+	uint64_t thr_hup;   /* under mu */
 	/* The bytes of the AUX record being read, for the source's aux hook. */
 	uint8_t *auxbuf;
 	size_t auxlen, auxcap;
@@ -85,6 +103,22 @@ struct pms_sampler {
 	uint64_t unreported_lost; /* found by retired_lost */
 	uint64_t t_open;       /* mono_ns() at open */
 };
+
+/* A run of one stream's records in a stage. */
+struct stage_chunk {
+	uint32_t stream;
+	uint32_t len; /* bytes of records after this header */
+};
+
+/* The most the stage holds (records copied out and not yet converted):
+ * beyond it the rings keep the rest and the kernel counts what it cannot
+ * write (PERF_RECORD_LOST), as it would without the stage. */
+#define STAGE_MAX ((size_t)64 << 20)
+/* An emptied stage larger than this is freed, not kept for reuse. */
+#define STAGE_KEEP ((size_t)1 << 20)
+
+static void drain_thread_start(struct pms_sampler *s);
+static void drain_thread_stop(struct pms_sampler *s);
 
 /* ---- opening ---------------------------------------------------------------- */
 
@@ -431,6 +465,8 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
 	/* A version 1 caller's struct ends before callgraph, a version 2
 	 * caller's before exclude_pid, a version 3 one before spe_inv_data_src,
@@ -525,6 +561,9 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		note_append(&s->plan, "no adaptation to loss: the events form groups or "
 				      "have AUX areas, which this sampler does not reopen");
 	label_build(s);
+	/* The copier runs from here on: a child target's events enable
+	 * themselves at its exec, with no call of ours. */
+	drain_thread_start(s);
 	*out = s;
 	s = NULL;
 	ret = 0;
@@ -537,7 +576,13 @@ void pms_sampler_free(struct pms_sampler *s)
 {
 	if (!s)
 		return;
+	drain_thread_stop(s);
 	close_streams(s);
+	free(s->in.buf);
+	free(s->out.buf);
+	free(s->tpfd);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
 	free(s->auxbuf);
 	free(s->pfd);
 	free(s->adapt);
@@ -1412,8 +1457,200 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 	return total;
 }
 
-static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
+/* Copy what the rings hold into g and give the space back to the kernel at
+ * once (perf record's order: copy, publish the tail, work after): the
+ * conversion, the caller's callbacks and whatever it does between polls
+ * then no longer decide how full the rings get.  Caller holds s->mu.
+ * Returns whether anything was copied. */
+static bool stage_fetch(struct pms_sampler *s, struct stage *g)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < s->nst; i++) {
+		struct stage_chunk ch = { (uint32_t)i, 0 };
+		uint64_t pend = pms_ring_pending(s->st[i].ring);
+		size_t need, room, got = 0;
+		int r;
+
+		if (!pend)
+			continue;
+		need = g->len + sizeof(ch) + (size_t)pend;
+		if (need > g->cap && g->cap < STAGE_MAX) {
+			size_t n = g->cap ? g->cap : (size_t)64 << 10;
+			unsigned char *p;
+			while (n < need && n < STAGE_MAX)
+				n *= 2;
+			if (n > STAGE_MAX)
+				n = STAGE_MAX;
+			p = realloc(g->buf, n);
+			if (p) {
+				g->buf = p;
+				g->cap = n;
+			}
+		}
+		if (g->cap < g->len + sizeof(ch) + 8)
+			continue; /* no room: the ring keeps it */
+		room = g->cap - g->len - sizeof(ch);
+		r = pms_ring_copy(s->st[i].ring, g->buf + g->len + sizeof(ch), room, &got);
+		if (r == PMS_EPARSE)
+			pms_error_clear(); /* counted in the ring's corrupt_bytes */
+		if (!got)
+			continue;
+		ch.len = (uint32_t)got;
+		memcpy(g->buf + g->len, &ch, sizeof(ch));
+		g->len += sizeof(ch) + got;
+		any = true;
+	}
+	return any;
+}
+
+/* The drain thread of a live sampler: wakes when a ring passes its
+ * watermark and copies every ring out, whatever the poller is busy with
+ * (node lookups, writing, reporting), as perf record's reader does. */
+static void *drain_thread(void *arg)
+{
+	struct pms_sampler *s = arg;
+
+	while (!__atomic_load_n(&s->thr_stop, __ATOMIC_ACQUIRE)) {
+		/* A bounded wait: the stop flag is looked at every 50 ms. */
+		int r = poll(s->tpfd, (nfds_t)s->nst, 50);
+		uint64_t hup = 0;
+		for (size_t i = 0; r > 0 && i < s->nst; i++)
+			if (s->tpfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				s->tpfd[i].fd = -1;
+				hup++;
+			}
+		pthread_mutex_lock(&s->mu);
+		s->thr_hup += hup;
+		if (stage_fetch(s, &s->in) || hup)
+			pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return NULL;
+}
+
+static void drain_thread_start(struct pms_sampler *s)
+{
+	/* System-wide: not yet.  Every process's side-band records then
+	 * reach the caller (a report's mapping table inserts each in O(n)),
+	 * and with nothing dropped a busy machine's stream outruns it: the
+	 * ring's overflow stays the bound there, as before. */
+	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys) || s->o.target == PMS_TARGET_CPUS)
+		return;
+	/* Adaptation (opts.adapt) reopens and retires streams between polls
+	 * and checks each ring's fill as it drains: it keeps the in-place
+	 * drain, whose ring position it reads. */
+	if (s->adapt_ok)
+		return;
+	if (!s->tpfd) {
+		s->tpfd = calloc(s->nst, sizeof(*s->tpfd));
+		if (!s->tpfd)
+			return; /* poll copies on its own */
+		for (size_t i = 0; i < s->nst; i++) {
+			s->tpfd[i].fd = s->st[i].fd;
+			s->tpfd[i].events = POLLIN;
+		}
+	}
+	__atomic_store_n(&s->thr_stop, 0, __ATOMIC_RELEASE);
+	s->thr_on = pthread_create(&s->thr, NULL, drain_thread, s) == 0;
+}
+
+static void drain_thread_stop(struct pms_sampler *s)
+{
+	if (!s->thr_on)
+		return;
+	__atomic_store_n(&s->thr_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(s->thr, NULL);
+	s->thr_on = false;
+}
+
+/* Hand out's records out.  A callback's stop leaves the records after the
+ * one it stopped on for the next poll.  Returns the records handed out, or
+ * the stop code. */
+static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *cb,
 		     const struct smp_hooks *h, void *ud)
+{
+	struct stage *g = &s->out;
+	int total = 0;
+
+	while (g->pos < g->len) {
+		struct stage_chunk ch;
+		size_t p, end;
+
+		memcpy(&ch, g->buf + g->pos, sizeof(ch));
+		p = g->pos + sizeof(ch);
+		end = p + ch.len;
+		struct drain_ctx c = { s, &s->st[ch.stream], cb, h, ud, 0 };
+		while (p < end) {
+			struct perf_event_header hd;
+			memcpy(&hd, g->buf + p, sizeof(hd));
+			on_record(&c, g->buf + p, hd.size);
+			p += hd.size;
+			total++;
+			if (c.stop) {
+				/* The rest of the chunk stays: its header goes
+				 * in the last bytes of the record just used. */
+				if (p < end) {
+					ch.len = (uint32_t)(end - p);
+					memcpy(g->buf + p - sizeof(ch), &ch, sizeof(ch));
+					g->pos = p - sizeof(ch);
+				} else {
+					g->pos = end;
+				}
+				return c.stop;
+			}
+		}
+		g->pos = end;
+	}
+	g->pos = g->len = 0;
+	/* A backlog's buffer goes back once it is handed out: it would
+	 * otherwise stay resident through the caller's report. */
+	if (g->cap > STAGE_KEEP) {
+		free(g->buf);
+		g->buf = NULL;
+		g->cap = 0;
+	}
+	return total;
+}
+
+/* Refill out from in (and from the rings): waits up to timeout_ms for the
+ * copier when nothing is staged. */
+static void stage_refill(struct pms_sampler *s, int timeout_ms)
+{
+	struct stage t;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->thr_on && timeout_ms != 0 && s->in.len == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (timeout_ms > 0) {
+			ts.tv_sec += timeout_ms / 1000;
+			ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		} else {
+			pthread_cond_wait(&s->cv, &s->mu);
+		}
+	}
+	s->stats.streams_hup += s->thr_hup;
+	s->thr_hup = 0;
+	(void)stage_fetch(s, &s->in);
+	/* out is empty here: it takes in's records, in keeps out's buffer */
+	t = s->out;
+	s->out = s->in;
+	s->in = t;
+	s->in.pos = s->in.len = 0;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Without a drain thread (fake contexts, system-wide targets): each ring's
+ * records are handed out where they lie, then its tail is published. */
+static int poll_in_place(struct pms_sampler *s, int timeout_ms,
+			 const struct pms_sampler_callbacks *cb, const struct smp_hooks *h,
+			 void *ud)
 {
 	int total = 0;
 
@@ -1473,6 +1710,26 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 	return total;
 }
 
+static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
+		     const struct smp_hooks *h, void *ud)
+{
+	if (!s->thr_on)
+		return poll_in_place(s, timeout_ms, cb, h, ud);
+	/* Records a stop left behind are handed out first, then what the
+	 * drain thread staged and what the rings hold now. */
+	if (s->out.pos == s->out.len)
+		stage_refill(s, timeout_ms);
+	for (size_t i = 0; i < s->nst; i++) {
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		/* SPE records a callback stop left behind come first. */
+		if (s->st[i].carry_whole)
+			on_aux_bytes(&c, NULL, 0, 0);
+		if (c.stop)
+			return c.stop;
+	}
+	return stage_run(s, cb, h, ud);
+}
+
 int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 		     const struct pms_sampler_callbacks *cb, void *ud)
 {
@@ -1510,6 +1767,7 @@ const struct pms_ibs_cpu *pms_smp_sampler_ibs_cpu(const struct pms_sampler *s)
 void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out)
 {
 	*out = s->stats;
+	pthread_mutex_lock((pthread_mutex_t *)&s->mu); /* the copier updates ring stats */
 	for (size_t i = 0; i < s->nst; i++) {
 		struct pms_ring_stats rs;
 		pms_ring_stats(s->st[i].ring, &rs);
@@ -1517,6 +1775,7 @@ void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *ou
 		out->corrupt_bytes += rs.corrupt_bytes;
 		out->aux_overrun += rs.aux_overrun;
 	}
+	pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
 }
 
 void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out)

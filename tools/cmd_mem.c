@@ -57,6 +57,7 @@ struct mem_opts {
 	enum pms_sampler_priv priv;
 	bool phys, verify, json, samples, csv, quiet, progress;
 	bool no_hold, per_process, per_thread, no_demangle;
+	bool adapt; /* --adapt: raise the period and ring on loss */
 	const char *out;
 	const char *report_file;
 	size_t top;
@@ -112,7 +113,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 }
 
 enum {
-	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_PHYS,
+	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_ADAPT, O_PHYS,
 	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
 	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
 	O_CALLGRAPH = 400,
@@ -140,6 +141,10 @@ static const struct cli_opt opts[] = {
 	  "with a K/M/G suffix rounded up to one (perf record -m;\n"
 	  "default 512K, perf's)" },
 	{ "freq", 'F', CLI_ARG, "HZ", 'F', "sample at HZ samples per second instead of a period\n(perf record -F)" },
+	{ "adapt", 0, CLI_NOARG, NULL, O_ADAPT,
+	  "when the kernel drops samples (ring full), reopen the\n"
+	  "events with a larger period and ring and go on; the\n"
+	  "report lists each change (not with -o)" },
 	{ "type", 't', CLI_ARG, "OPS", 't', "load, store or load,store: the memory operations to\nsample (perf mem -t; default both)" },
 	{ "ldlat", 0, CLI_ARG, "CYCLES", O_LDLAT, "load-latency threshold (perf mem --ldlat; PEBS, IBS)" },
 	{ "event", 'e', CLI_ARG, "EVENT", 'e',
@@ -416,6 +421,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_PERPROC: o->per_process = true; break;
 		case O_PERTHREAD: o->per_thread = true; break;
 		case O_NODEMANGLE: o->no_demangle = true; break;
+		case O_ADAPT: o->adapt = true; break;
 		case O_VERIFY: o->verify = true; break;
 		case O_JSON: o->json = true; break;
 		case 'g':
@@ -494,6 +500,12 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	}
 	if (o->freq && o->period) {
 		fprintf(stderr, "pmuscope: mem: -F and --period/-c exclude each other\n");
+		return CLI_USAGE;
+	}
+	if (o->adapt && o->out) {
+		fprintf(stderr, "pmuscope: mem: --adapt and -o exclude each other: a perf.data "
+				"file has one period per event, and the samples after a change "
+				"have another; record with a larger --period instead\n");
 		return CLI_USAGE;
 	}
 	if (o->json + o->csv + o->exp.folded > 1) {
@@ -863,6 +875,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.period = o.period;
 	so.freq = o.freq;
 	so.data_pages = o.mmap_pages;
+	so.adapt = o.adapt;
 	so.ops = o.ops;
 	so.ldlat = o.ldlat;
 	so.priv = o.priv;
@@ -1084,7 +1097,12 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
+		.adapt_on = o.adapt,
 	};
+	if (run) {
+		mr.adapt = pms_sampler_adaptations(pms_liverun_sampler(run), &mr.nadapt, &mr.adapt_dups);
+		mr.events = pms_sampler_events(pms_liverun_sampler(run));
+	}
 	if (repfd >= 0) {
 		/* the command (our child) is gone: stdout becomes the report file */
 		fflush(stdout);

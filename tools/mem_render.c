@@ -218,7 +218,8 @@ static const char *status_name(int node)
 
 /* lost / (samples + lost), and the warning to give when it is high (NULL
  * when it is not): what was lost and what to do. */
-static double loss_ratio(const struct pms_memreport *r, char *warn, size_t size)
+static double loss_ratio(const struct mem_render *m, const struct pms_memreport *r, char *warn,
+			 size_t size)
 {
 	uint64_t lost = r->stats.lost + r->stats.lost_samples;
 	double ratio = r->samples + lost ? (double)lost / (double)(r->samples + lost) : 0.0;
@@ -227,9 +228,18 @@ static double loss_ratio(const struct pms_memreport *r, char *warn, size_t size)
 		snprintf(warn, size,
 			 "lost %.1f%% of the samples (%" PRIu64 " lost, %" PRIu64 " kept): the "
 			 "kernel dropped them while the ring buffer was full, so the profile "
-			 "under-counts the busiest moments; sample less often (a larger "
-			 "--period) or watch fewer threads or CPUs",
-			 100.0 * ratio, lost, r->samples);
+			 "under-counts the busiest moments; %s",
+			 100.0 * ratio, lost, r->samples,
+			 m->adapt_on && m->nadapt
+				 ? "--adapt raised the period (below) but not soon enough; start "
+				   "with a larger --period"
+			 : m->adapt_on ? "--adapt could not help (see the notes); sample less often "
+					 "(a larger --period) or watch fewer threads or CPUs"
+			 : !strcmp(m->command, "mem")
+				 ? "sample less often (a larger --period), let pmuscope adapt "
+				   "(--adapt), or watch fewer threads or CPUs"
+				 : "sample less often (a larger --period) or watch fewer threads or "
+				   "CPUs");
 	return ratio;
 }
 
@@ -280,8 +290,36 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "unthrottle", r->stats.unthrottle);
 	{
 		char warn[400];
-		cli_json_double(&j, "loss_ratio", loss_ratio(r, warn, sizeof(warn)));
+		cli_json_double(&j, "loss_ratio", loss_ratio(m, r, warn, sizeof(warn)));
 		cli_json_str(&j, "loss_warning", warn[0] ? warn : NULL);
+	}
+	if (m->adapt_on || m->nadapt) {
+		cli_json_bool(&j, "adapt", m->adapt_on);
+		if (m->events)
+			cli_json_uint(&j, "events", m->events);
+		cli_json_uint(&j, "adapt_duplicates", m->adapt_dups);
+		cli_json_begin_array(&j, "adaptations");
+		for (size_t i = 0; i < m->nadapt; i++) {
+			const struct pms_sampler_adaptation *a = &m->adapt[i];
+			cli_json_begin_object(&j, NULL);
+			cli_json_double(&j, "at_s", (double)a->at_ns / 1e9);
+			cli_json_str(&j, "what", a->freq ? "frequency" : "period");
+			cli_json_uint(&j, "old", a->old_period);
+			cli_json_uint(&j, "new", a->new_period);
+			cli_json_uint(&j, "old_ring_pages", a->old_pages);
+			cli_json_uint(&j, "new_ring_pages", a->new_pages);
+			cli_json_uint(&j, "kept_records", a->kept);
+			cli_json_uint(&j, "lost_records", a->lost);
+			cli_json_uint(&j, "fill_pct", a->fill_pct);
+			cli_json_uint(&j, "rate_pct", a->rate_pct);
+			cli_json_uint(&j, "old_samples", a->old_samples);
+			cli_json_uint(&j, "old_streams", a->old_streams);
+			cli_json_uint(&j, "new_streams", a->new_streams);
+			cli_json_uint(&j, "tasks", a->tasks);
+			cli_json_double(&j, "gap_us", (double)a->gap_ns / 1e3);
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
 	}
 	cli_json_uint(&j, "parse_errors", r->stats.parse_errors);
 	cli_json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
@@ -652,10 +690,29 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 		       r->stats.samples_excluded);
 	{
 		char warn[400];
-		loss_ratio(r, warn, sizeof(warn));
+		loss_ratio(m, r, warn, sizeof(warn));
 		if (warn[0])
 			printf("  WARNING: %s\n", warn);
 	}
+	for (size_t i = 0; i < m->nadapt; i++) {
+		const struct pms_sampler_adaptation *a = &m->adapt[i];
+		printf("  adapted at %.2f s: %s %" PRIu64 " -> %" PRIu64 ", ring %zu -> %zu pages, "
+		       "%zu -> %zu streams%s; why: %" PRIu64 " of %" PRIu64 " records lost since the "
+		       "last change, a ring %u%% full, %u%% of a ring written between two polls; "
+		       "%" PRIu64 " samples at the old %s; %.0f us unsampled while switching\n",
+		       (double)a->at_ns / 1e9, a->freq ? "frequency" : "period", a->old_period,
+		       a->new_period, a->old_pages, a->new_pages, a->old_streams, a->new_streams,
+		       a->tasks ? " on the target's tasks" : "", a->lost, a->kept + a->lost,
+		       a->fill_pct, a->rate_pct, a->old_samples, a->freq ? "frequency" : "period",
+		       (double)a->gap_ns / 1e3);
+	}
+	if (m->nadapt)
+		printf("  the samples stand for %" PRIu64 " events (the sum of their periods); the "
+		       "tables count samples, so a sample taken before a change weighs as much "
+		       "as one after it\n",
+		       m->events);
+	else if (m->adapt_on)
+		printf("  --adapt: no change was needed (loss stayed under 2%% of the records)\n");
 	for (size_t i = 0; i < r->nsources; i++)
 		printf("%s%s %" PRIu64 "%s", i ? ", " : "merged from: ", r->sources[i].name,
 		       r->sources[i].samples, i + 1 == r->nsources ? "\n" : "");

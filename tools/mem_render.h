@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "pmuscope/report.h"
+#include "pmuscope/sampler.h"
 
 struct mem_render {
 	const char *command;     /* "mem" or "report": the text's first word */
@@ -36,6 +37,12 @@ struct mem_render {
 	void (*json_extra)(struct json *j, const void *extra_ud);
 	void (*text_extra)(const void *extra_ud);
 	const void *extra_ud;
+	/* a live run's adaptations to loss (mem --adapt) */
+	bool adapt_on;
+	const struct pms_sampler_adaptation *adapt;
+	size_t nadapt;
+	uint64_t adapt_dups;     /* samples dropped as a task's second lineage */
+	uint64_t events;         /* sum of the samples' periods; 0: not known */
 };
 
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r);

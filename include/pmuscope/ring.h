@@ -44,6 +44,16 @@ typedef int (*pms_ring_cb)(void *ud, const void *record, size_t len);
  * and the bytes dropped are counted in pms_ring_stats. */
 int pms_ring_drain(struct pms_ring *ring, pms_ring_cb cb, void *ud);
 
+/* Copy the whole records between tail and head into dst (at most cap bytes;
+ * each record contiguous there even where it wrapped in the ring), then
+ * publish the new tail, so that the kernel may reuse the space before the
+ * records are looked at (perf record's way: copy first, work after).  *len
+ * gets the bytes copied.  Returns the number of records copied (0 when the
+ * first one does not fit in cap), or PMS_EPARSE as pms_ring_drain: the good
+ * records before the impossible header are still copied (*len says how
+ * many bytes), the rest is skipped to head and counted. */
+int pms_ring_copy(struct pms_ring *ring, void *dst, size_t cap, size_t *len);
+
 /* Bytes written by the kernel and not yet consumed. */
 uint64_t pms_ring_pending(const struct pms_ring *ring);
 

@@ -52,8 +52,9 @@ enum pms_sampler_priv {
 #define PMS_SAMPLER_STORES 0x2u
 
 /* Version 2 added callgraph, stack_size, max_stack, event and branch_filter;
- * version 3 exclude_pid; version 4 spe_inv_data_src and spe_filters_required. */
-#define PMS_SAMPLER_OPTS_VERSION 4
+ * version 3 exclude_pid; version 4 spe_inv_data_src and spe_filters_required;
+ * version 5 adapt. */
+#define PMS_SAMPLER_OPTS_VERSION 5
 struct pms_sampler_opts {
 	unsigned version;             /* PMS_SAMPLER_OPTS_VERSION */
 	enum pms_sampler_target target;
@@ -130,11 +131,23 @@ struct pms_sampler_opts {
 	 * when no other engine is allowed), instead of being dropped with a
 	 * note: a filtered profile that is silently unfiltered misleads. */
 	bool spe_filters_required;
+	/* version 5 */
+	/* Adapt to loss: when a poll finds that the kernel dropped more than
+	 * 2 % of the records since the last change (PERF_RECORD_LOST), a
+	 * ring 3/4 full when it came to drain it, or a ring that received a
+	 * quarter of its size between two polls (loss is near), the sampler
+	 * reopens its events with a larger period (and, up to 4 MiB, larger
+	 * rings), disables the old ones, drains and closes them.  Each
+	 * sample carries the period of the event that wrote it; each change is
+	 * listed by pms_sampler_adaptations().  Events with groups or AUX
+	 * areas (PEBS with an aux leader, SPE) are not adapted (the info notes
+	 * say so). */
+	bool adapt;
 };
 #define PMS_SAMPLER_OPTS_INIT                                                    \
 	{ PMS_SAMPLER_OPTS_VERSION, PMS_TARGET_CHILD, -1, { NULL, 0 }, 0, 0, 0,     \
 	  PMS_PRIV_ANY, 0, false, false, false, PMS_ENG_NONE, false, 0, 0, 0,      \
-	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, 0, 0, false }
+	  0, 0, false, false, PMS_CALLGRAPH_NONE, 0, 0, NULL, 0, 0, 0, false, false }
 
 /* One perf_event_open tried by the ladder. */
 struct pms_sampler_attempt {
@@ -185,6 +198,26 @@ struct pms_sampler_stats {
 	uint64_t samples_excluded; /* samples of opts.exclude_pid, not delivered */
 };
 
+/* One adaptation to loss (opts.adapt). */
+struct pms_sampler_adaptation {
+	uint64_t at_ns;          /* when, in ns since pms_sampler_open (CLOCK_MONOTONIC) */
+	uint64_t old_period, new_period; /* sample_period (sample_freq in freq mode) */
+	bool freq;               /* the events are in frequency mode */
+	size_t old_pages, new_pages; /* ring data pages per stream */
+	uint64_t kept, lost;     /* records kept / lost (PERF_RECORD_LOST) since the
+				  * previous change: why */
+	unsigned fill_pct;       /* the fullest ring found at a drain since then, % of
+				  * its size: why, when nothing was lost yet (>= 75) */
+	unsigned rate_pct;       /* the most one ring received between two polls, % of
+				  * its size: why, when the caller polls too seldom for
+				  * the rate (>= 25) */
+	size_t old_streams, new_streams; /* fds before and after */
+	size_t tasks;            /* tasks the new events were opened on (0: per CPU) */
+	uint64_t gap_ns;         /* between disabling the old events and enabling
+				  * the new ones: events then are not sampled */
+	uint64_t old_samples;    /* samples the old events delivered (at old_period) */
+};
+
 struct pms_sampler_callbacks {
 	/* One memory sample; return 0 to go on, negative to stop the poll. */
 	int (*sample)(void *ud, const struct pms_memsample *s);
@@ -219,6 +252,15 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 
 void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out);
 void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out);
+/* The adaptations made so far (opts.adapt), oldest first; *count gets how
+ * many.  Owned by the sampler.  Samples removed as duplicates (a task that
+ * got the new events twice, directly and by inheritance, during a change)
+ * are counted in *dups when dups is not NULL. */
+const struct pms_sampler_adaptation *pms_sampler_adaptations(const struct pms_sampler *s,
+							      size_t *count, uint64_t *dups);
+/* The sum of the periods of the samples delivered so far: the events they
+ * stand for (with adaptation, samples of different periods mix). */
+uint64_t pms_sampler_events(const struct pms_sampler *s);
 /* The ladder log, in the order tried. */
 const struct pms_sampler_attempt *pms_sampler_attempts(const struct pms_sampler *s,
 						       size_t *count);

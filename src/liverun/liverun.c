@@ -214,6 +214,7 @@ int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		       v == 1   ? offsetof(struct pms_sampler_opts, callgraph)
 		       : v == 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
 		       : v == 3 ? offsetof(struct pms_sampler_opts, spe_inv_data_src)
+		       : v == 4 ? offsetof(struct pms_sampler_opts, adapt)
 				: sizeof(so));
 		so.version = PMS_SAMPLER_OPTS_VERSION; /* the rest: the defaults */
 	}

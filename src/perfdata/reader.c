@@ -802,12 +802,24 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 		o.pos = 0;
 		zr = ZSTD_decompressStream(r->zds, &o, &in);
 		if (ZSTD_isError(zr)) {
-			ZSTD_initDStream(r->zds);
-			r->dlen -= produced;
-			return pms_err(PMS_EPARSE,
-				       "perf.data: COMPRESSED record at offset %" PRIu64
-				       ": zstd: %s",
-				       raw->off, ZSTD_getErrorName(zr));
+			/* As perf (tools/perf/util/zstd.c zstd_decompress_stream,
+			 * util/session.c perf_session__process_compressed_event):
+			 * what came out before the error is kept and read, the
+			 * stream is not reset (the records after it do not
+			 * decompress either), and only a record that gives no
+			 * bytes at all stops the read. */
+			if (!produced && !o.pos)
+				return pms_err(PMS_EPARSE,
+					       "perf.data: COMPRESSED record at offset %" PRIu64
+					       ": zstd: %s",
+					       raw->off, ZSTD_getErrorName(zr));
+			r->dlen += o.pos;
+			produced += o.pos;
+			pd_problem(r, "COMPRESSED record at offset %" PRIu64 ": zstd: %s after %zu "
+				      "bytes; the rest of the record is lost (perf reads the same "
+				      "part)",
+				   raw->off, ZSTD_getErrorName(zr), produced);
+			break;
 		}
 		r->dlen += o.pos;
 		produced += o.pos;
@@ -872,10 +884,14 @@ static long attr_of(struct pms_perfdata_reader *r, const unsigned char *p, size_
 
 static void note_skip(struct pms_perfdata_reader *r, uint64_t off, bool comp, uint32_t type)
 {
+	/* perf-tool record types the kernel's name table does not have */
+	const char *name = type == PD_COMPRESSED    ? "COMPRESSED"
+			   : type == PD_COMPRESSED2 ? "COMPRESSED2"
+						    : pms_record_type_name(type);
 	r->stats.bad_records++;
 	snprintf(r->skipmsg, sizeof(r->skipmsg), "record %s (type %" PRIu32 ") at offset %" PRIu64
 		 "%s skipped: %s",
-		 pms_record_type_name(type), type, off, comp ? " (in a COMPRESSED record)" : "",
+		 name, type, off, comp ? " (in a COMPRESSED record)" : "",
 		 pms_error_last());
 	pd_problem(r, "%s", r->skipmsg);
 }
@@ -999,6 +1015,9 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 {
 	if (!r || !ev)
 		return pms_err(PMS_EINVAL, "pms_perfdata_next: reader or event is NULL");
+	if (r->stopped)
+		return pms_err(PMS_EPARSE, "perf.data: reading stopped at a record that could "
+					   "not be decompressed (%s)", r->skipmsg);
 	for (;;) {
 		struct raw raw = { NULL, 0, 0, false };
 		const unsigned char *p;
@@ -1029,8 +1048,20 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			}
 			if ((rc = decompress(r, &raw, type)) == PMS_ENOMEM)
 				return rc;
-			if (rc < 0)
+			/* perf stops here: process_compressed_event() fails with
+			 * "Couldn't decompress data" when a record gives no bytes
+			 * (tools/perf/util/session.c), and perf script exits
+			 * non-zero after the records before it.  The records in
+			 * the rest of the stream cannot be trusted either (the
+			 * zstd stream spans records). */
+			if (rc < 0) {
 				note_skip(r, raw.off, false, type);
+				r->stopped = true;
+				return pms_err(PMS_EPARSE, "perf.data: couldn't decompress data (%s); "
+						"the records after offset %" PRIu64 " are not "
+						"read (perf stops there too)",
+					       r->skipmsg, raw.off);
+			}
 			continue;
 		}
 		if (type < PMS_RECORD_USER_TYPE_START && r->nattrs) {

@@ -86,6 +86,7 @@ struct pms_perfdata_reader {
 
 	struct pms_perfdata_stats stats;
 	char skipmsg[512];
+	bool stopped; /* a COMPRESSED record failed: no record after it is read */
 	/* What was skipped or found corrupt, in file order (the first
 	 * PD_MAX_PROBLEMS kept; nproblems_all counts all). */
 	const char **problems;

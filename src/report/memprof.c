@@ -1324,24 +1324,54 @@ static int sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_m
 	return rc;
 }
 
-/* Sort all n sites with cmp and copy the first `top` into *out. */
+/* The first `top` of all n sites in cmp's order, as a stable sort would
+ * give them, copied into *out.  Few of many: kept in a sorted array of
+ * `top` (a candidate goes after the ones equal to it), not a sort of all. */
 static int top_of(struct pms_memreport_site *all, size_t n, size_t top,
 		  int (*cmp)(const void *, const void *), bool need_latency,
 		  struct pms_memreport_site **out, size_t *nout)
 {
-	qsort(all, n, sizeof(*all), cmp);
-	size_t k = 0;
+	size_t k = 0, nb = 0;
+	const struct pms_memreport_site **best = NULL;
+	*nout = 0;
 	*out = calloc(top ? top : 1, sizeof(**out));
 	if (!*out)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	for (size_t i = 0; i < n && k < top; i++) {
-		if (need_latency && !all[i].weighted)
-			break;
-		int rc = site_copy(&(*out)[k++], &all[i]);
-		*nout = k;
-		if (rc < 0)
-			return rc;
+	if (top >= n / 8) {
+		qsort(all, n, sizeof(*all), cmp);
+	} else {
+		best = malloc((top ? top : 1) * sizeof(*best));
+		if (!best)
+			return pms_err(PMS_ENOMEM, "memreport: no memory");
+		for (size_t i = 0; i < n && top; i++) {
+			if (nb == top && cmp(&all[i], best[nb - 1]) >= 0)
+				continue;
+			size_t lo = 0, hi = nb;
+			while (lo < hi) { /* first one that sorts after all[i] */
+				size_t mid = lo + (hi - lo) / 2;
+				if (cmp(best[mid], &all[i]) <= 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (nb < top)
+				nb++;
+			memmove(&best[lo + 1], &best[lo], (nb - 1 - lo) * sizeof(*best));
+			best[lo] = &all[i];
+		}
 	}
+	for (size_t i = 0; i < (best ? nb : n) && k < top; i++) {
+		const struct pms_memreport_site *x = best ? best[i] : &all[i];
+		if (need_latency && !x->weighted)
+			break;
+		int rc = site_copy(&(*out)[k++], x);
+		*nout = k;
+		if (rc < 0) {
+			free(best);
+			return rc;
+		}
+	}
+	free(best);
 	*nout = k;
 	return 0;
 }
@@ -1367,24 +1397,90 @@ static bool kernel_ip(const struct pms_memsample *s)
 	return (s->valid & PMS_MS_KERNEL_IP) != 0;
 }
 
+/* Sort by ip, ties in their order (the order ipkey_cmp gives when i rises
+ * with the position): a stable radix sort, 16 bits a pass, passes whose
+ * digit is the same for all skipped.  A comparison sort of a few hundred
+ * thousand IPs was a third of a report's instructions.  false: no memory
+ * (v is left as it was). */
+static bool ipkey_radix(struct ipkey *v, size_t n)
+{
+	struct ipkey *tmp = n > 1 ? malloc(n * sizeof(*tmp)) : NULL;
+	size_t *cnt = n > 1 ? malloc(65536 * sizeof(*cnt)) : NULL;
+	struct ipkey *src = v, *dst = tmp;
+
+	if (n <= 1 || !tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return n <= 1;
+	}
+	for (unsigned sh = 0; sh < 64; sh += 16) {
+		unsigned first = (unsigned)(src[0].ip >> sh) & 0xffff;
+		size_t i;
+		for (i = 1; i < n && (((unsigned)(src[i].ip >> sh) & 0xffff) == first); i++)
+			;
+		if (i == n)
+			continue; /* one digit for all: nothing moves */
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (i = 0; i < n; i++)
+			cnt[(src[i].ip >> sh) & 0xffff]++;
+		for (size_t d = 0, sum = 0; d < 65536; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i].ip >> sh) & 0xffff]++] = src[i];
+		struct ipkey *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+	return true;
+}
+
 /* Name each instruction site, group them into functions (same module and
  * name; sorted, so n log n), and fill the four top lists.  ips is consumed. */
 struct fkey {
 	size_t i;
 	const struct pms_memreport_site *s;
+	/* the strings the site's copies were made from (the symbolizer's,
+	 * the maps' or literals): the same function mostly has the same
+	 * pointers, which compare without strcmp */
+	const char *module, *name;
 };
 
-static int fkey_cmp(const void *a, const void *b)
+static int str_cmp(const char *a, const char *b)
 {
-	const struct pms_memreport_site *x = ((const struct fkey *)a)->s,
-					*y = ((const struct fkey *)b)->s;
-	int c = x->pid < y->pid ? -1 : x->pid > y->pid;
+	return a == b ? 0 : strcmp(a, b);
+}
+
+/* Same process, module and name: the same function. */
+static bool fkey_same(const struct fkey *x, const struct fkey *y)
+{
+	return x->s->pid == y->s->pid && !str_cmp(x->module, y->module) &&
+	       !str_cmp(x->name, y->name);
+}
+
+/* Consecutive instructions (in address order) of one function. */
+struct frun {
+	struct fkey k; /* its first instruction's */
+	size_t from, to; /* positions in address order */
+};
+
+/* By (process, module, name); runs of one function in address order. */
+static int frun_cmp(const void *a, const void *b)
+{
+	const struct frun *x = a, *y = b;
+	int c = x->k.s->pid < y->k.s->pid ? -1 : x->k.s->pid > y->k.s->pid;
 	if (!c)
-		c = strcmp(x->module, y->module);
+		c = str_cmp(x->k.module, y->k.module);
 	if (!c)
-		c = strcmp(x->name, y->name);
+		c = str_cmp(x->k.name, y->k.name);
 	if (!c)
-		c = x->addr < y->addr ? -1 : x->addr > y->addr;
+		c = x->from < y->from ? -1 : x->from > y->from;
 	return c;
 }
 
@@ -1491,9 +1587,10 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		       struct pms_memreport_site *ips, size_t nips)
 {
 	int rc = 0;
-	size_t nfuncs = 0;
+	size_t nfuncs = 0, nruns = 0;
 	struct ipkey *ord = NULL;
 	struct symres *res = NULL;
+	struct frun *runs = NULL;
 	struct pms_memreport_site *funcs = calloc(nips ? nips : 1, sizeof(*funcs));
 	struct fkey *fk = calloc(nips ? nips : 1, sizeof(*fk));
 	if (!funcs || !fk) {
@@ -1515,7 +1612,12 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 	}
 	for (size_t i = 0; i < nips; i++)
 		ord[i] = (struct ipkey){ ips[i].addr, i, ips[i].pid };
-	qsort(ord, nips, sizeof(*ord), ipkey_cmp);
+	bool per_pid = false;
+	for (size_t i = 0; i < nips && !per_pid; i++)
+		per_pid = ips[i].pid != 0;
+	/* by address (radix); per-process functions: by process, then address */
+	if (per_pid || !ipkey_radix(ord, nips))
+		qsort(ord, nips, sizeof(*ord), ipkey_cmp);
 	if (nips) {
 		sym_at(p, r, sym, ips, ord, res, 0);
 		sym_at(p, r, sym, ips, ord, res, nips - 1);
@@ -1529,7 +1631,8 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 			st->addr = 0;
 			st->addr_hidden = true;
 		}
-		st->name = xstrdup(sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]"), &rc);
+		const char *name = sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]");
+		st->name = xstrdup(name, &rc);
 		st->file = sy->file ? xstrdup(sy->file, &rc) : NULL;
 		st->line = sy->line;
 		const char *mod = sy->module;
@@ -1540,17 +1643,39 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 				st->addr);
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
-		st->module = xstrdup(mod ? mod : (kern ? "[kernel]" : ""), &rc);
+		mod = mod ? mod : (kern ? "[kernel]" : "");
+		st->module = xstrdup(mod, &rc);
 		if (rc < 0)
 			goto out;
-		fk[i] = (struct fkey){ i, st };
+		fk[i] = (struct fkey){ i, st, mod, name };
 	}
 	/* Functions: instructions with the same (module, name); the unknown
-	 * ones stay per module.  A function's first IP is its lowest. */
-	qsort(fk, nips, sizeof(*fk), fkey_cmp);
-	for (size_t a = 0; a < nips;) {
+	 * ones stay per module.  A function's first IP is its lowest (as
+	 * shown: hidden kernel ones are all 0, then the first in site
+	 * order).  Runs of one function in address order are sorted, not
+	 * every instruction: a symbol is one range, so there are about as
+	 * many runs as functions. */
+	runs = calloc(nips ? nips : 1, sizeof(*runs));
+	if (!runs) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t k = 0; k < nips; k++) {
+		size_t i = ord[k].i;
+		if (!nruns || !fkey_same(&fk[i], &runs[nruns - 1].k))
+			runs[nruns++] = (struct frun){ fk[i], k, k };
+		runs[nruns - 1].to = k + 1;
+	}
+	qsort(runs, nruns, sizeof(*runs), frun_cmp);
+	for (size_t a = 0; a < nruns;) {
 		size_t b = a;
-		const struct pms_memreport_site *s0 = fk[a].s;
+		const struct pms_memreport_site *s0 = NULL;
+		for (size_t q = a; q < nruns && fkey_same(&runs[q].k, &runs[a].k); q++)
+			for (size_t k = runs[q].from; k < runs[q].to; k++) {
+				const struct pms_memreport_site *x = &ips[ord[k].i];
+				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
+					s0 = x;
+			}
 		struct pms_memreport_site *f = &funcs[nfuncs];
 		rc = site_copy(f, s0);
 		nfuncs++;
@@ -1562,17 +1687,16 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		f->line = 0;
 		if (p->per_pid_funcs && s0->pid)
 			f->comm = xstrdup(task_comm(p, s0->pid, s0->pid), &rc);
-		for (; b < nips && fk[b].s->pid == s0->pid && !strcmp(fk[b].s->module, s0->module) &&
-		       !strcmp(fk[b].s->name, s0->name);
-		     b++) {
-			const struct pms_memreport_site *x = fk[b].s;
-			f->samples += x->samples;
-			f->latency += x->latency;
-			f->weighted += x->weighted;
-			f->resolved += x->resolved;
-			f->remote += x->remote;
-			f->on_home += x->on_home;
-		}
+		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
+			for (size_t k = runs[b].from; k < runs[b].to; k++) {
+				const struct pms_memreport_site *x = &ips[ord[k].i];
+				f->samples += x->samples;
+				f->latency += x->latency;
+				f->weighted += x->weighted;
+				f->resolved += x->resolved;
+				f->remote += x->remote;
+				f->on_home += x->on_home;
+			}
 		a = b;
 	}
 	/* every instruction, before top_of reorders them (samples index them) */
@@ -1600,6 +1724,7 @@ out:
 	free(ord);
 	free(res);
 	free(fk);
+	free(runs);
 	sites_free(funcs, nfuncs);
 	return rc;
 }

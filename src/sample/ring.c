@@ -170,6 +170,77 @@ corrupt:
 		       (unsigned long long)(head - tail));
 }
 
+/* The bytes [from, to) of the ring into dst, unwrapped. */
+static size_t copy_out(struct pms_ring *r, void *dst, uint64_t from, uint64_t to)
+{
+	size_t n = (size_t)(to - from), off = (size_t)(from & (r->data_size - 1));
+	size_t first = n < r->data_size - off ? n : (size_t)(r->data_size - off);
+
+	if (!n)
+		return 0;
+	memcpy(dst, r->data + off, first);
+	if (n > first)
+		memcpy((unsigned char *)dst + first, r->data, n - first);
+	r->stats.bytes += n;
+	return n;
+}
+
+int pms_ring_copy(struct pms_ring *r, void *dst, size_t cap, size_t *len)
+{
+	uint64_t head = load_head(r);
+	uint64_t tail = r->page->data_tail;
+	uint64_t mask = r->data_size - 1;
+	uint64_t end = tail;
+	size_t nbytes;
+	int n = 0;
+
+	*len = 0;
+	if (head > tail && head - tail > r->data_size)
+		goto corrupt;
+	/* Find the whole records that fit: one header load per record, the
+	 * bytes then move in at most two copies. */
+	while (end < head) {
+		struct perf_event_header h;
+		uint64_t o = end & mask;
+
+		if (head - end < sizeof(h))
+			goto corrupt;
+		if (o + sizeof(h) <= r->data_size) {
+			memcpy(&h, r->data + o, sizeof(h));
+		} else {
+			size_t f = (size_t)(r->data_size - o);
+			memcpy(&h, r->data + o, f);
+			memcpy((unsigned char *)&h + f, r->data, sizeof(h) - f);
+		}
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > head - end ||
+		    h.size > r->data_size)
+			goto corrupt; /* the records before it are good */
+		if (end - tail + h.size > cap)
+			break;
+		if (o + h.size > r->data_size)
+			r->stats.wrapped++;
+		end += h.size;
+		n++;
+	}
+	nbytes = copy_out(r, dst, tail, end);
+	store_tail(r, end);
+	r->stats.records += (uint64_t)n;
+	*len = nbytes;
+	return n;
+
+corrupt:
+	/* Hand out the good records before the bad header, skip the rest. */
+	*len = copy_out(r, dst, tail, end);
+	r->stats.records += (uint64_t)n;
+	r->stats.corrupt_bytes += head - end;
+	store_tail(r, head);
+	return pms_err(PMS_EPARSE,
+		       "perf ring of fd %d: impossible record header at ring offset %llu "
+		       "(%llu bytes skipped)",
+		       r->fd, (unsigned long long)(end & mask),
+		       (unsigned long long)(head - end));
+}
+
 void pms_ring_stats(const struct pms_ring *r, struct pms_ring_stats *out)
 {
 	*out = r->stats;

@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <stddef.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 struct stream {
@@ -36,6 +38,27 @@ struct stream {
 	uint32_t aux_pid, aux_tid;
 	uint32_t midr;
 	uint64_t id; /* PERF_EVENT_IOC_ID, when the events carry IDENTIFIER */
+	/* Adaptation (adapt.c's part of the sampler, below): */
+	uint64_t period; /* sample_period (or sample_freq) the event was opened with */
+	unsigned gen;    /* adaptations made before it was opened */
+	pid_t root;      /* the task it was opened on; -1 per CPU */
+	bool retired;    /* disabled by an adaptation: drained once more, closed */
+	uint64_t kept, lost; /* records read / lost (PERF_RECORD_LOST) */
+	uint64_t nsamples;   /* samples delivered */
+	bool hup;            /* poll said POLLHUP: its task is gone */
+	unsigned fill_pct;   /* the fullest the ring was when a drain began */
+	unsigned rate_pct;   /* the most it received between two polls, % */
+	uint64_t last_written; /* bytes written into it at the last poll */
+	bool rate_known;
+};
+
+struct root_slot {
+	int32_t tid, root; /* tid 0: empty */
+};
+
+struct stage {
+	unsigned char *buf;
+	size_t pos, len, cap;
 };
 
 struct pms_sampler {
@@ -51,11 +74,51 @@ struct pms_sampler {
 	struct pms_topo *own_id;
 	char pmus[160];
 	char label[256];
+	/* Records copied out of the rings and not yet looked at: chunks of a
+	 * struct stage_chunk and its stream's records.  The copier (the drain
+	 * thread of a live sampler, and poll itself) appends to `in` under mu;
+	 * poll swaps it with `out` once out's records are all handed out. */
+	struct stage in, out;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;  /* the copier put records in `in` */
+	pthread_t thr;
+	bool thr_on;
+	int thr_stop;       /* atomic */
+	struct pollfd *tpfd; /* the drain thread's own poll set */
+	uint64_t thr_hup;   /* under mu */
 	/* The bytes of the AUX record being read, for the source's aux hook. */
 	uint8_t *auxbuf;
 	size_t auxlen, auxcap;
 	bool aux_acc;
+	/* Adaptation to loss (opts.adapt) */
+	size_t pages;          /* ring data pages of the current generation */
+	unsigned gen;
+	bool adapt_ok;         /* the plan can be reopened (no groups, no AUX) */
+	struct pms_sampler_adaptation *adapt;
+	size_t nadapt;
+	uint64_t dups;         /* samples dropped as a second lineage's */
+	struct root_slot *roots; /* tid -> the task whose events sample it */
+	size_t caproots, nroots;
+	uint64_t events;       /* sum of the delivered samples' periods */
+	uint64_t unreported_lost; /* found by retired_lost */
+	uint64_t t_open;       /* mono_ns() at open */
 };
+
+/* A run of one stream's records in a stage. */
+struct stage_chunk {
+	uint32_t stream;
+	uint32_t len; /* bytes of records after this header */
+};
+
+/* The most the stage holds (records copied out and not yet converted):
+ * beyond it the rings keep the rest and the kernel counts what it cannot
+ * write (PERF_RECORD_LOST), as it would without the stage. */
+#define STAGE_MAX ((size_t)64 << 20)
+/* An emptied stage larger than this is freed, not kept for reuse. */
+#define STAGE_KEEP ((size_t)1 << 20)
+
+static void drain_thread_start(struct pms_sampler *s);
+static void drain_thread_stop(struct pms_sampler *s);
 
 /* ---- opening ---------------------------------------------------------------- */
 
@@ -209,23 +272,38 @@ static int target_tids(struct pms_sampler *s, pid_t **out, size_t *n)
 /* Ring data pages: the caller's, else perf record's default of 512 KiB
  * (tools/perf/util/evlist.c, perf_event_mlock_kb's 516 KiB less the user
  * page): the ring perf keeps the same workload's samples in. */
+static bool adaptable(const struct smp_plan *p);
+
 static size_t ring_pages(const struct pms_sampler *s)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	size_t n = psz > 0 && psz <= (512 << 10) ? (size_t)(512 << 10) / (size_t)psz : 1;
+	size_t bytes = 512 << 10, n;
+	/* With adaptation, the first rings must also hold what comes before
+	 * the first poll (a loaded machine may not run the poller for tens of
+	 * milliseconds): 4 MiB each, 64 MiB over all CPUs at most, never
+	 * less than perf's 512 KiB. */
+	if (s->o.adapt && adaptable(&s->plan)) {
+		int ncpu = pms_cpuset_count(&s->plan.cpus);
+		size_t per = ncpu > 0 ? (size_t)(64 << 20) / (size_t)ncpu : bytes;
+		bytes = per > (4 << 20) ? (4 << 20) : per < bytes ? bytes : per;
+		for (size_t p = 1;; p *= 2)
+			if (p * 2 > bytes) {
+				bytes = p;
+				break;
+			}
+	}
+	n = psz > 0 && (size_t)psz <= bytes ? bytes / (size_t)psz : 1;
 	return s->o.data_pages ? s->o.data_pages : n;
 }
 
-static int open_streams(struct pms_sampler *s)
+/* Open the plan's events on each of tids x each CPU, appending streams with
+ * rings of pages data pages. */
+static int open_gen(struct pms_sampler *s, const pid_t *tids, size_t ntids, size_t pages)
 {
 	struct smp_plan *p = &s->plan;
-	size_t pages = ring_pages(s);
-	size_t cap = 0, ntids = 0;
-	pid_t *tids = NULL;
+	size_t cap = s->nst;
 	int ret = 0;
 
-	if ((ret = target_tids(s, &tids, &ntids)) < 0)
-		return ret;
 	for (size_t ti = 0; ti < ntids; ti++)
 	for (int cpu = pms_cpuset_first(&p->cpus); cpu >= 0;
 	     cpu = pms_cpuset_next(&p->cpus, cpu + 1)) {
@@ -251,9 +329,8 @@ static int open_streams(struct pms_sampler *s)
 						     PERF_FLAG_FD_CLOEXEC, what);
 			if (fd < 0) {
 				/* A thread that exited since the task list was read. */
-				if (ntids > 1 && pms_error_errno() == ESRCH)
+				if ((ntids > 1 || s->gen) && pms_error_errno() == ESRCH)
 					break;
-				free(tids);
 				return fd;
 			}
 			fds[i] = fd;
@@ -264,7 +341,6 @@ static int open_streams(struct pms_sampler *s)
 						   (unsigned long)(uintptr_t)&id);
 				if (r < 0) {
 					pms_sys_close(s->sys, fd);
-					free(tids);
 					return pms_err_errno(0, -r, "PERF_EVENT_IOC_ID on %s", what);
 				}
 			}
@@ -273,7 +349,6 @@ static int open_streams(struct pms_sampler *s)
 				struct stream *ns = realloc(s->st, n * sizeof(*ns));
 				if (!ns) {
 					pms_sys_close(s->sys, fd);
-					free(tids);
 					return pms_err(PMS_ENOMEM, "out of memory for sampler streams");
 				}
 				s->st = ns;
@@ -285,19 +360,33 @@ static int open_streams(struct pms_sampler *s)
 			st->id = id;
 			st->ev = i;
 			st->cpu = cpu;
+			st->period = ev->attr.freq ? ev->attr.sample_freq : ev->attr.sample_period;
+			st->gen = s->gen;
+			st->root = s->o.target == PMS_TARGET_CPUS ? -1 : pid;
 			pms_sample_layout_from_attr(&st->layout, &ev->attr);
 			if ((ret = map_ring(s, st, pages)) < 0)
-				goto out;
+				return ret;
 			if (ev->engine == PMS_ENG_SPE && ev->role != SMP_ROLE_SIDEBAND) {
 				size_t ap = s->o.aux_pages ? s->o.aux_pages : 128;
 				if ((ret = pms_ring_aux_open(st->ring, ap)) < 0)
-					goto out;
+					return ret;
 				st->midr = cpu_midr(s, cpu);
 			}
 		}
 	}
-	ret = 0;
-out:
+	return 0;
+}
+
+static int open_streams(struct pms_sampler *s)
+{
+	size_t ntids = 0;
+	pid_t *tids = NULL;
+	int ret;
+
+	if ((ret = target_tids(s, &tids, &ntids)) < 0)
+		return ret;
+	s->pages = ring_pages(s);
+	ret = open_gen(s, tids, ntids, s->pages);
 	free(tids);
 	return ret;
 }
@@ -329,6 +418,40 @@ static int no_engine_error(const struct smp_plan *p)
 	return pms_err(PMS_ENOTSUP, "%s", msg);
 }
 
+
+static uint64_t mono_ns(void);
+
+static int build_pfd(struct pms_sampler *s)
+{
+	struct pollfd *p = realloc(s->pfd, (s->nst ? s->nst : 1) * sizeof(*p));
+	if (!p)
+		return pms_err(PMS_ENOMEM, "out of memory for poll fds");
+	s->pfd = p;
+	for (size_t i = 0; i < s->nst; i++) {
+		s->pfd[i].fd = s->st[i].hup ? -1 : s->st[i].fd;
+		s->pfd[i].events = POLLIN;
+		s->pfd[i].revents = 0;
+	}
+	return 0;
+}
+
+static void note_append(struct smp_plan *p, const char *text)
+{
+	size_t len = strlen(p->notes);
+	snprintf(p->notes + len, sizeof(p->notes) - len, "%s%s", len ? "; " : "", text);
+}
+
+/* A plan the adaptation can reopen event by event: no groups (a member's
+ * group fd would have to be reopened with it) and no AUX areas. */
+static bool adaptable(const struct smp_plan *p)
+{
+	for (int i = 0; i < p->nev; i++)
+		if (p->ev[i].leader >= 0 || p->ev[i].role == SMP_ROLE_AUX_LEADER ||
+		    p->ev[i].engine == PMS_ENG_SPE)
+			return false;
+	return true;
+}
+
 int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_sampler_opts *opts,
 		     struct pms_sampler **out)
@@ -342,13 +465,16 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
 	/* A version 1 caller's struct ends before callgraph, a version 2
-	 * caller's before exclude_pid, a version 3 one before spe_inv_data_src
-	 * (util/opts.h). */
+	 * caller's before exclude_pid, a version 3 one before spe_inv_data_src,
+	 * a version 4 one before adapt (util/opts.h). */
 	if (opts)
 		memcpy(&s->o, opts,
-		       opts->version >= 4   ? sizeof(*opts)
+		       opts->version >= 5   ? sizeof(*opts)
+		       : opts->version == 4 ? offsetof(struct pms_sampler_opts, adapt)
 		       : opts->version == 3 ? offsetof(struct pms_sampler_opts, spe_inv_data_src)
 		       : opts->version == 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
 					    : offsetof(struct pms_sampler_opts, callgraph));
@@ -409,18 +535,35 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	}
 	if (s->plan.engine == PMS_ENG_IBS || s->plan.engine == PMS_ENG_SPE)
 		load_identity(s, topo);
-	if ((ret = open_streams(s)) < 0)
-		goto out;
-	s->pfd = calloc(s->nst ? s->nst : 1, sizeof(*s->pfd));
-	if (!s->pfd) {
-		ret = pms_err(PMS_ENOMEM, "out of memory for poll fds");
-		goto out;
+	/* Adaptation closes rings whose last loss the kernel may not have
+	 * reported yet (it writes a LOST record only before a later record,
+	 * ring_buffer.c:190-191, 248-256): read() with PERF_FORMAT_LOST (Linux
+	 * 6.0) gives the event's count of lost records (lost_samples,
+	 * ring_buffer.c:264) at close.  read_format does not change the
+	 * sample records without PERF_SAMPLE_READ. */
+	if (s->o.adapt && adaptable(&s->plan))
+		for (int i = 0; i < s->plan.nev; i++)
+			s->plan.ev[i].attr.read_format |= PERF_FORMAT_LOST;
+	if ((ret = open_streams(s)) < 0 && s->o.adapt && pms_error_errno() == EINVAL) {
+		/* a kernel before 6.0: without the count at close */
+		close_streams(s);
+		for (int i = 0; i < s->plan.nev; i++)
+			s->plan.ev[i].attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		ret = open_streams(s);
 	}
-	for (size_t i = 0; i < s->nst; i++) {
-		s->pfd[i].fd = s->st[i].fd;
-		s->pfd[i].events = POLLIN;
-	}
+	if (ret < 0)
+		goto out;
+	if ((ret = build_pfd(s)) < 0)
+		goto out;
+	s->adapt_ok = s->o.adapt && adaptable(&s->plan);
+	s->t_open = mono_ns();
+	if (s->o.adapt && !s->adapt_ok)
+		note_append(&s->plan, "no adaptation to loss: the events form groups or "
+				      "have AUX areas, which this sampler does not reopen");
 	label_build(s);
+	/* The copier runs from here on: a child target's events enable
+	 * themselves at its exec, with no call of ours. */
+	drain_thread_start(s);
 	*out = s;
 	s = NULL;
 	ret = 0;
@@ -433,9 +576,17 @@ void pms_sampler_free(struct pms_sampler *s)
 {
 	if (!s)
 		return;
+	drain_thread_stop(s);
 	close_streams(s);
+	free(s->in.buf);
+	free(s->out.buf);
+	free(s->tpfd);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
 	free(s->auxbuf);
 	free(s->pfd);
+	free(s->adapt);
+	free(s->roots);
 	pms_smp_plan_fini(&s->plan);
 	pms_topo_free(s->own_id);
 	free(s);
@@ -477,6 +628,12 @@ struct drain_ctx {
 	int stop; /* a callback's negative code */
 };
 
+static bool root_keep(struct pms_sampler *s, int32_t tid, pid_t root);
+static bool adapt_due(struct pms_sampler *s);
+/* on_record's stop that asks poll_impl to adapt and drain on (not a code
+ * any caller sees) */
+#define SMP_ADAPT_STOP (-100000)
+
 static bool priv_ok(const struct pms_sampler *s, const struct pms_sample *in)
 {
 	if (s->o.priv == PMS_PRIV_USER)
@@ -505,10 +662,17 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 		s->stats.samples_excluded++;
 		return 0;
 	}
+	/* adaptation: one lineage per task in a generation (adapt_now) */
+	if (c->st->gen && c->st->gen == s->gen && (c->st->layout.sample_type & PMS_SAMPLE_TID) &&
+	    !root_keep(s, (int32_t)in->tid, c->st->root)) {
+		s->dups++;
+		return 0;
+	}
 	memset(&cx, 0, sizeof(cx));
 	cx.engine = ev->engine;
 	cx.sample_type = c->st->layout.sample_type;
-	cx.fixed_period = ev->attr.freq ? 0 : ev->attr.sample_period;
+	/* the period of the events that wrote it (adaptation changes it) */
+	cx.fixed_period = ev->attr.freq ? 0 : c->st->period;
 	if (ev->engine == PMS_ENG_IBS) {
 		/* the RAW registers cross-check the kernel's fields */
 		cx.ibs_cpu = &s->ibs_cpu;
@@ -523,6 +687,8 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 	if (flags & PMS_MEMCONV_RAW_MISMATCH)
 		s->stats.ibs_raw_mismatch++;
 	s->stats.samples++;
+	c->st->nsamples++;
+	s->events += m.period;
 	if (c->h && c->h->sample)
 		return c->h->sample(c->ud, &m, r, c->st->ev);
 	if (c->cb && c->cb->sample)
@@ -726,6 +892,12 @@ static int on_record(void *ud, const void *rec, size_t len)
 	if (c->stop)
 		return c->stop; /* leave the rest for the next poll */
 	s->stats.records++;
+	c->st->kept++;
+	/* A long drain of one ring while the others fill: look at them now
+	 * and then (adapt_due), and stop to adapt when one is near full. */
+	if (s->adapt_ok && !(c->st->kept & 255) && c->st->gen == s->gen && !c->st->retired &&
+	    adapt_due(s))
+		c->stop = SMP_ADAPT_STOP; /* this record is consumed below */
 	if (pms_record_parse(&c->st->layout, rec, len, &r) < 0) {
 		s->stats.parse_errors++;
 		return 0;
@@ -748,6 +920,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 	case PMS_RECORD_LOST:
 		s->stats.lost_records++;
 		s->stats.lost += r.lost.lost;
+		c->st->lost += r.lost.lost;
 		goto accounting;
 	case PMS_RECORD_LOST_SAMPLES:
 		s->stats.lost_samples += r.lost.lost;
@@ -815,8 +988,669 @@ static int on_record(void *ud, const void *rec, size_t len)
 	return 0;
 }
 
-static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
+/* ---- adaptation to loss (opts.adapt) ------------------------------------------
+ * PERF_EVENT_IOC_PERIOD changes only the event it is given
+ * (kernel/events/core.c:6089-6096 -> _perf_event_period, 6009-6030), not the
+ * events inherited from it, which copy the period once, when their task is
+ * forked (inherit_event: perf_event_alloc from the top parent's attr,
+ * core.c:13706-13713; in freq mode its hw period, 13752-13760).  A running
+ * child's threads would keep the old period.  So the sampler reopens: new events (larger
+ * period, larger rings) on every task of the target, found through
+ * /proc/PID/task and /proc/PID/task/TID/children, with inherit for the tasks
+ * they fork; then PERF_EVENT_IOC_DISABLE on the old events, which reaches
+ * every event inherited from them (_perf_ioctl, core.c:6178-6180 ->
+ * perf_event_for_each_child, 5938-5950), and ENABLE on the new ones; the old
+ * rings are drained and closed (closing frees the inherited events,
+ * perf_event_release_kernel).  A task forked while the new events were being
+ * opened may miss them (a second walk opens events on it) or get them twice,
+ * from its creator and directly: its samples are then kept from one lineage
+ * only (the task's own events, else the first seen), by the ring they come
+ * from -- inherited events write into their parent's ring (ring_buffer.c:
+ * 171-172). */
+
+struct tidset {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int tid_add(struct tidset *t, pid_t v)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i] == v)
+			return 0;
+	if (t->n == t->cap) {
+		size_t n = t->cap ? t->cap * 2 : 32;
+		pid_t *q = realloc(t->v, n * sizeof(*q));
+		if (!q)
+			return pms_err(PMS_ENOMEM, "out of memory for the task list");
+		t->v = q;
+		t->cap = n;
+	}
+	t->v[t->n++] = v;
+	return 1;
+}
+
+/* The target's tasks now: the threads of the target process and of every
+ * descendant process (CONFIG_PROC_CHILDREN's children files), which the
+ * first events reach by inheritance. */
+static int walk_tasks(struct pms_sampler *s, struct tidset *out)
+{
+	struct tidset procs = { NULL, 0, 0 };
+	int ret = tid_add(&procs, s->o.pid);
+
+	for (size_t pi = 0; ret >= 0 && pi < procs.n && pi < 65536; pi++) {
+		char path[96], **names = NULL;
+		size_t count = 0;
+		snprintf(path, sizeof(path), "proc/%d/task", (int)procs.v[pi]);
+		if (pms_sys_list_dir(s->sys, path, &names, &count) < 0)
+			continue; /* gone since its parent listed it */
+		for (size_t i = 0; ret >= 0 && i < count; i++) {
+			char *end, *text = NULL;
+			long tid = strtol(names[i], &end, 10);
+			if (*end || tid <= 0)
+				continue;
+			if ((ret = tid_add(out, (pid_t)tid)) < 0)
+				break;
+			snprintf(path, sizeof(path), "proc/%d/task/%ld/children", (int)procs.v[pi],
+				 tid);
+			if (pms_sys_read_file(s->sys, path, &text, NULL) < 0)
+				continue;
+			for (char *q = text;;) {
+				long c = strtol(q, &end, 10);
+				if (end == q)
+					break;
+				if (c > 0 && (ret = tid_add(&procs, (pid_t)c)) < 0)
+					break;
+				q = end;
+			}
+			free(text);
+		}
+		pms_sys_names_free(names, count);
+	}
+	if (ret >= 0 && out->n == 0)
+		ret = tid_add(out, s->o.pid); /* a root without /proc: the pid alone */
+	free(procs.v);
+	pms_error_clear();
+	return ret < 0 ? ret : 0;
+}
+
+static struct root_slot *root_find(struct pms_sampler *s, int32_t tid, bool add)
+{
+	if (add && (s->nroots + 1) * 2 > s->caproots) {
+		size_t ncap = s->caproots ? s->caproots * 2 : 64;
+		struct root_slot *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < s->caproots; i++) {
+			size_t h;
+			if (!s->roots[i].tid)
+				continue;
+			for (h = ((uint32_t)s->roots[i].tid * 2654435761u) & (ncap - 1); n[h].tid;
+			     h = (h + 1) & (ncap - 1))
+				;
+			n[h] = s->roots[i];
+		}
+		free(s->roots);
+		s->roots = n;
+		s->caproots = ncap;
+	}
+	if (!s->caproots)
+		return NULL;
+	for (size_t h = ((uint32_t)tid * 2654435761u) & (s->caproots - 1);;
+	     h = (h + 1) & (s->caproots - 1)) {
+		if (s->roots[h].tid == tid)
+			return &s->roots[h];
+		if (!s->roots[h].tid) {
+			if (!add)
+				return NULL;
+			s->roots[h].tid = tid;
+			s->roots[h].root = 0;
+			s->nroots++;
+			return &s->roots[h];
+		}
+	}
+}
+
+/* Whether a sample of task tid that came from events opened on root is
+ * from the one lineage kept for that task in this generation. */
+static bool root_keep(struct pms_sampler *s, int32_t tid, pid_t root)
+{
+	struct root_slot *r;
+	if (tid <= 0 || root <= 0)
+		return true;
+	r = root_find(s, tid, true);
+	if (!r)
+		return true; /* out of memory: keep */
+	if (!r->root)
+		r->root = root;
+	return r->root == root;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* PERF_EVENT_IOC_ENABLE / DISABLE on streams [from, to). */
+static void ioctl_range(struct pms_sampler *s, size_t from, size_t to, unsigned long req)
+{
+	const struct pms_sys_ops *ops = pms_sys_ops(s->sys);
+	for (size_t i = from; i < to; i++)
+		(void)ops->ioctl(ops->ud, s->st[i].fd, req, 0);
+}
+
+static void close_from(struct pms_sampler *s, size_t from)
+{
+	for (size_t i = s->nst; i-- > from;) {
+		free(s->st[i].carry);
+		pms_ring_free(s->st[i].ring);
+		pms_sys_close(s->sys, s->st[i].fd);
+	}
+	s->nst = from;
+}
+
+/* Open the next generation with a period factor times larger, switch to
+ * it and retire the current one.  On failure the current one runs on and
+ * adaptation stops (noted). */
+struct adapt_why {
+	uint64_t kept, lost;
+	unsigned fill, rate;
+};
+
+static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
+{
+	uint64_t kept = w->kept, lost = w->lost;
+	unsigned fill = w->fill;
+	struct smp_plan *p = &s->plan;
+	struct perf_event_attr saved[SMP_MAX_EVENTS];
+	struct pms_sampler_adaptation a, *na;
+	struct tidset tids = { NULL, 0, 0 };
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t maxpages = psz > 0 ? (size_t)(4 << 20) / (size_t)psz : 1024;
+	size_t first = s->nst, old_n = 0;
+	uint64_t factor = 2, t0, t1;
+	unsigned old_gen = s->gen;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	/* Keep the records the drain can take: scale by (kept + lost) / kept,
+	 * twice that for headroom; a ring 3/4 full: 4, a full one (>= 95 %):
+	 * 8; a ring that received r % of its size between two polls: enough
+	 * to bring r to 1/8 (the next interval may be far longer: the caller
+	 * resolves nodes between polls); a power of two from 2 to 64. */
+	factor = fill >= 95 ? 8 : fill >= 75 ? 4 : 2;
+	while (factor < 64 && lost && (!kept || factor * kept < 2 * (kept + lost)))
+		factor *= 2;
+	while (factor < 64 && w->rate > 12 * factor)
+		factor *= 2;
+	for (int i = 0; i < p->nev; i++) {
+		struct perf_event_attr *at = &p->ev[i].attr;
+		saved[i] = *at;
+		if (p->ev[i].role == SMP_ROLE_MAIN || p->ev[i].role == SMP_ROLE_EXTRA) {
+			if (!a.new_period) {
+				a.freq = at->freq;
+				a.old_period = at->freq ? at->sample_freq : at->sample_period;
+			}
+			if (at->freq)
+				at->sample_freq = at->sample_freq / factor ? at->sample_freq / factor : 1;
+			else if (at->sample_period < (1ULL << 40))
+				at->sample_period *= factor;
+			if (!a.new_period)
+				a.new_period = at->freq ? at->sample_freq : at->sample_period;
+			/* A software event sampling PERIOD without freq overflows
+			 * on every event (kernel/events/core.c:10079-10081
+			 * perf_swevent_event): the new events leave PERIOD out and
+			 * each sample takes its stream's period (as build_sw). */
+			if (at->type == PERF_TYPE_SOFTWARE && !at->freq && at->sample_period > 1)
+				at->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+		}
+		at->disabled = 1;
+		at->enable_on_exec = 0;
+	}
+	a.old_pages = s->pages;
+	a.new_pages = s->pages * 2 <= maxpages ? s->pages * 2 : s->pages;
+	a.kept = kept;
+	a.lost = lost;
+	a.fill_pct = fill;
+	a.rate_pct = w->rate;
+	for (size_t i = 0; i < s->nst; i++)
+		old_n += s->st[i].gen == old_gen && !s->st[i].retired;
+	a.old_streams = old_n;
+	if (s->o.target == PMS_TARGET_CPUS)
+		ret = tid_add(&tids, -1);
+	else
+		ret = walk_tasks(s, &tids);
+	s->gen = old_gen + 1;
+	if (ret >= 0)
+		ret = open_gen(s, tids.v, tids.n, a.new_pages);
+	if (ret < 0)
+		goto fail;
+	/* This generation's lineages: each task with events of its own. */
+	if (s->roots)
+		memset(s->roots, 0, s->caproots * sizeof(*s->roots));
+	s->nroots = 0;
+	for (size_t i = 0; s->o.target != PMS_TARGET_CPUS && i < tids.n; i++) {
+		struct root_slot *r = root_find(s, tids.v[i], true);
+		if (r)
+			r->root = tids.v[i];
+	}
+	t0 = mono_ns();
+	for (size_t i = 0; i < first; i++)
+		if (s->st[i].gen == old_gen && !s->st[i].retired)
+			ioctl_range(s, i, i + 1, PERF_EVENT_IOC_DISABLE);
+	ioctl_range(s, first, s->nst, PERF_EVENT_IOC_ENABLE);
+	t1 = mono_ns();
+	/* Tasks forked from one whose new events were not yet open. */
+	for (int round = 0; s->o.target != PMS_TARGET_CPUS && round < 3; round++) {
+		struct tidset now = { NULL, 0, 0 }, fresh = { NULL, 0, 0 };
+		size_t n0 = s->nst;
+		if (walk_tasks(s, &now) < 0) {
+			free(now.v);
+			break;
+		}
+		for (size_t i = 0; i < now.n; i++) {
+			bool known = false;
+			for (size_t k = 0; k < tids.n && !known; k++)
+				known = tids.v[k] == now.v[i];
+			if (!known && (tid_add(&fresh, now.v[i]) < 0 || tid_add(&tids, now.v[i]) < 0))
+				break;
+		}
+		free(now.v);
+		if (!fresh.n) {
+			free(fresh.v);
+			break;
+		}
+		if (open_gen(s, fresh.v, fresh.n, a.new_pages) < 0)
+			pms_error_clear(); /* gone again: nothing to sample */
+		for (size_t i = 0; i < fresh.n; i++) {
+			struct root_slot *r = root_find(s, fresh.v[i], true);
+			if (r)
+				r->root = fresh.v[i];
+		}
+		ioctl_range(s, n0, s->nst, PERF_EVENT_IOC_ENABLE);
+		free(fresh.v);
+	}
+	for (size_t i = 0; i < first; i++)
+		if (s->st[i].gen == old_gen)
+			s->st[i].retired = true;
+	a.at_ns = t1 - s->t_open; /* old_samples: when the old streams close */
+	a.gap_ns = t1 - t0;
+	a.new_streams = s->nst - first;
+	a.tasks = s->o.target == PMS_TARGET_CPUS ? 0 : tids.n;
+	na = realloc(s->adapt, (s->nadapt + 1) * sizeof(*na));
+	if (na) {
+		s->adapt = na;
+		s->adapt[s->nadapt++] = a;
+	}
+	s->pages = a.new_pages;
+	free(tids.v);
+	return build_pfd(s);
+fail:
+	close_from(s, first);
+	s->gen = old_gen;
+	for (int i = 0; i < p->nev; i++)
+		p->ev[i].attr = saved[i];
+	{
+		char msg[256];
+		snprintf(msg, sizeof(msg), "adaptation to loss stopped: %s", pms_error_last());
+		note_append(p, msg);
+	}
+	s->adapt_ok = false;
+	free(tids.v);
+	return ret;
+}
+
+/* Adapt when this generation lost more than 2 % of its records (at least
+ * 64), or when one of its rings is 3/4 full.  Called before a drain (the
+ * sooner the workload writes into larger rings at a larger period, the less
+ * it loses while the old rings are read) and after it (the LOST records
+ * it read). */
+static void note_fill(struct stream *st)
+{
+	size_t sz = pms_ring_data_size(st->ring);
+	uint64_t pend = pms_ring_pending(st->ring);
+	if (sz) {
+		unsigned pct = pend >= sz ? 100 : (unsigned)(pend * 100 / sz);
+		if (pct > st->fill_pct)
+			st->fill_pct = pct;
+	}
+}
+
+/* How much a ring received since the start of the last poll, in % of its
+ * size; interval: this is the start of a poll. */
+static void note_rate(struct stream *st, bool interval)
+{
+	const struct perf_event_mmap_page *pg = pms_ring_user_page(st->ring);
+	size_t sz = pms_ring_data_size(st->ring);
+	/* data_head: every byte the kernel wrote into the ring so far */
+	uint64_t written = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	if (st->rate_known && sz) {
+		uint64_t d = written - st->last_written;
+		unsigned pct = d >= sz ? 100 : (unsigned)(d * 100 / sz);
+		if (pct > st->rate_pct)
+			st->rate_pct = pct;
+	}
+	if (interval || !st->rate_known) {
+		st->last_written = written;
+		st->rate_known = true;
+	}
+}
+
+/* This generation's counts, fullest ring and fastest ring; whether it
+ * needs a change. */
+static bool adapt_state(struct pms_sampler *s, bool interval, struct adapt_why *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!s->adapt_ok || s->nadapt >= 8)
+		return false;
+	for (size_t i = 0; i < s->nst; i++) {
+		struct stream *st = &s->st[i];
+		if (st->gen != s->gen || st->retired)
+			continue;
+		note_fill(st);
+		note_rate(st, interval);
+		w->kept += st->kept;
+		w->lost += st->lost;
+		if (st->fill_pct > w->fill)
+			w->fill = st->fill_pct;
+		if (st->rate_pct > w->rate)
+			w->rate = st->rate_pct;
+	}
+	return (w->lost >= 64 && w->lost * 50 > w->kept + w->lost) || w->fill >= 75 ||
+	       w->rate >= 25;
+}
+
+static bool adapt_due(struct pms_sampler *s)
+{
+	struct adapt_why w;
+	/* a look costs a pass over the streams: not for thousands of them */
+	return s->nst <= 1024 && adapt_state(s, false, &w);
+}
+
+/* interval: at the start of a poll (the rates are measured then) */
+static void adapt_check(struct pms_sampler *s, bool interval)
+{
+	struct adapt_why w;
+	if (adapt_state(s, interval, &w))
+		(void)adapt_now(s, &w); /* a failure is noted, not fatal */
+}
+
+/* The records a retired stream lost that no LOST record reported: the
+ * event's lost count (PERF_FORMAT_LOST) less the LOST records read. */
+static void retired_lost(struct pms_sampler *s, struct stream *st)
+{
+	const struct pms_sys_ops *ops = pms_sys_ops(s->sys);
+	const struct perf_event_attr *a = &s->plan.ev[st->ev].attr;
+	uint64_t v[8];
+	size_t n = 1;
+	ssize_t r;
+
+	if (!(a->read_format & PERF_FORMAT_LOST))
+		return;
+	n += !!(a->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+	     !!(a->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) + !!(a->read_format & PERF_FORMAT_ID);
+	r = ops->read(ops->ud, st->fd, v, (n + 1) * sizeof(v[0]));
+	if (r != (ssize_t)((n + 1) * sizeof(v[0])) || v[n] <= st->lost)
+		return;
+	s->stats.lost += v[n] - st->lost;
+	s->unreported_lost += v[n] - st->lost;
+	st->lost = v[n];
+}
+
+/* Before draining stream i (the drain of the others took time): adapt
+ * when its ring is 3/4 full. */
+static void adapt_check_one(struct pms_sampler *s, size_t i)
+{
+	struct stream *st = &s->st[i];
+	if (!s->adapt_ok || s->nadapt >= 8 || st->gen != s->gen || st->retired)
+		return;
+	note_fill(st);
+	if (st->fill_pct >= 75)
+		adapt_check(s, false);
+}
+
+/* After a drain: adapt on the loss it found, then drain the retired
+ * streams (disabled: nothing more comes) and close them.  Returns the
+ * records read, or a stop code. */
+static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks *cb,
+		      const struct smp_hooks *h, void *ud)
+{
+	size_t w = 0;
+	int total = 0;
+
+	adapt_check(s, false); /* the loss this drain found */
+	for (size_t i = 0; i < s->nst; i++) {
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		int r;
+		if (!s->st[i].retired)
+			continue;
+		r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		if (c.stop)
+			return c.stop;
+		if (r > 0)
+			total += r;
+	}
+	for (size_t i = 0; i < s->nst; i++) {
+		if (s->st[i].retired) {
+			/* samples drained after the change, at the old period */
+			if (s->nadapt && s->st[i].gen + 1 == s->gen)
+				s->adapt[s->nadapt - 1].old_samples += s->st[i].nsamples;
+			retired_lost(s, &s->st[i]);
+			/* streams_hup counts the open streams whose task is gone */
+			if (s->st[i].hup)
+				s->stats.streams_hup--;
+			free(s->st[i].carry);
+			pms_ring_free(s->st[i].ring);
+			pms_sys_close(s->sys, s->st[i].fd);
+			continue;
+		}
+		s->st[w++] = s->st[i];
+	}
+	if (w != s->nst) {
+		s->nst = w;
+		int r = build_pfd(s);
+		if (r < 0)
+			return r;
+	}
+	return total;
+}
+
+/* Copy what the rings hold into g and give the space back to the kernel at
+ * once (perf record's order: copy, publish the tail, work after): the
+ * conversion, the caller's callbacks and whatever it does between polls
+ * then no longer decide how full the rings get.  Caller holds s->mu.
+ * Returns whether anything was copied. */
+static bool stage_fetch(struct pms_sampler *s, struct stage *g)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < s->nst; i++) {
+		struct stage_chunk ch = { (uint32_t)i, 0 };
+		uint64_t pend = pms_ring_pending(s->st[i].ring);
+		size_t need, room, got = 0;
+		int r;
+
+		if (!pend)
+			continue;
+		need = g->len + sizeof(ch) + (size_t)pend;
+		if (need > g->cap && g->cap < STAGE_MAX) {
+			size_t n = g->cap ? g->cap : (size_t)64 << 10;
+			unsigned char *p;
+			while (n < need && n < STAGE_MAX)
+				n *= 2;
+			if (n > STAGE_MAX)
+				n = STAGE_MAX;
+			p = realloc(g->buf, n);
+			if (p) {
+				g->buf = p;
+				g->cap = n;
+			}
+		}
+		if (g->cap < g->len + sizeof(ch) + 8)
+			continue; /* no room: the ring keeps it */
+		room = g->cap - g->len - sizeof(ch);
+		r = pms_ring_copy(s->st[i].ring, g->buf + g->len + sizeof(ch), room, &got);
+		if (r == PMS_EPARSE)
+			pms_error_clear(); /* counted in the ring's corrupt_bytes */
+		if (!got)
+			continue;
+		ch.len = (uint32_t)got;
+		memcpy(g->buf + g->len, &ch, sizeof(ch));
+		g->len += sizeof(ch) + got;
+		any = true;
+	}
+	return any;
+}
+
+/* The drain thread of a live sampler: wakes when a ring passes its
+ * watermark and copies every ring out, whatever the poller is busy with
+ * (node lookups, writing, reporting), as perf record's reader does. */
+static void *drain_thread(void *arg)
+{
+	struct pms_sampler *s = arg;
+
+	while (!__atomic_load_n(&s->thr_stop, __ATOMIC_ACQUIRE)) {
+		/* A bounded wait: the stop flag is looked at every 50 ms. */
+		int r = poll(s->tpfd, (nfds_t)s->nst, 50);
+		uint64_t hup = 0;
+		for (size_t i = 0; r > 0 && i < s->nst; i++)
+			if (s->tpfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				s->tpfd[i].fd = -1;
+				hup++;
+			}
+		pthread_mutex_lock(&s->mu);
+		s->thr_hup += hup;
+		if (stage_fetch(s, &s->in) || hup)
+			pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return NULL;
+}
+
+static void drain_thread_start(struct pms_sampler *s)
+{
+	/* System-wide: not yet.  Every process's side-band records then
+	 * reach the caller (a report's mapping table inserts each in O(n)),
+	 * and with nothing dropped a busy machine's stream outruns it: the
+	 * ring's overflow stays the bound there, as before. */
+	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys) || s->o.target == PMS_TARGET_CPUS)
+		return;
+	/* Adaptation (opts.adapt) reopens and retires streams between polls
+	 * and checks each ring's fill as it drains: it keeps the in-place
+	 * drain, whose ring position it reads. */
+	if (s->adapt_ok)
+		return;
+	if (!s->tpfd) {
+		s->tpfd = calloc(s->nst, sizeof(*s->tpfd));
+		if (!s->tpfd)
+			return; /* poll copies on its own */
+		for (size_t i = 0; i < s->nst; i++) {
+			s->tpfd[i].fd = s->st[i].fd;
+			s->tpfd[i].events = POLLIN;
+		}
+	}
+	__atomic_store_n(&s->thr_stop, 0, __ATOMIC_RELEASE);
+	s->thr_on = pthread_create(&s->thr, NULL, drain_thread, s) == 0;
+}
+
+static void drain_thread_stop(struct pms_sampler *s)
+{
+	if (!s->thr_on)
+		return;
+	__atomic_store_n(&s->thr_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(s->thr, NULL);
+	s->thr_on = false;
+}
+
+/* Hand out's records out.  A callback's stop leaves the records after the
+ * one it stopped on for the next poll.  Returns the records handed out, or
+ * the stop code. */
+static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *cb,
 		     const struct smp_hooks *h, void *ud)
+{
+	struct stage *g = &s->out;
+	int total = 0;
+
+	while (g->pos < g->len) {
+		struct stage_chunk ch;
+		size_t p, end;
+
+		memcpy(&ch, g->buf + g->pos, sizeof(ch));
+		p = g->pos + sizeof(ch);
+		end = p + ch.len;
+		struct drain_ctx c = { s, &s->st[ch.stream], cb, h, ud, 0 };
+		while (p < end) {
+			struct perf_event_header hd;
+			memcpy(&hd, g->buf + p, sizeof(hd));
+			on_record(&c, g->buf + p, hd.size);
+			p += hd.size;
+			total++;
+			if (c.stop) {
+				/* The rest of the chunk stays: its header goes
+				 * in the last bytes of the record just used. */
+				if (p < end) {
+					ch.len = (uint32_t)(end - p);
+					memcpy(g->buf + p - sizeof(ch), &ch, sizeof(ch));
+					g->pos = p - sizeof(ch);
+				} else {
+					g->pos = end;
+				}
+				return c.stop;
+			}
+		}
+		g->pos = end;
+	}
+	g->pos = g->len = 0;
+	/* A backlog's buffer goes back once it is handed out: it would
+	 * otherwise stay resident through the caller's report. */
+	if (g->cap > STAGE_KEEP) {
+		free(g->buf);
+		g->buf = NULL;
+		g->cap = 0;
+	}
+	return total;
+}
+
+/* Refill out from in (and from the rings): waits up to timeout_ms for the
+ * copier when nothing is staged. */
+static void stage_refill(struct pms_sampler *s, int timeout_ms)
+{
+	struct stage t;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->thr_on && timeout_ms != 0 && s->in.len == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (timeout_ms > 0) {
+			ts.tv_sec += timeout_ms / 1000;
+			ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		} else {
+			pthread_cond_wait(&s->cv, &s->mu);
+		}
+	}
+	s->stats.streams_hup += s->thr_hup;
+	s->thr_hup = 0;
+	(void)stage_fetch(s, &s->in);
+	/* out is empty here: it takes in's records, in keeps out's buffer */
+	t = s->out;
+	s->out = s->in;
+	s->in = t;
+	s->in.pos = s->in.len = 0;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Without a drain thread (fake contexts, system-wide targets): each ring's
+ * records are handed out where they lie, then its tail is published. */
+static int poll_in_place(struct pms_sampler *s, int timeout_ms,
+			 const struct pms_sampler_callbacks *cb, const struct smp_hooks *h,
+			 void *ud)
 {
 	int total = 0;
 
@@ -833,18 +1667,32 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 		for (size_t i = 0; r > 0 && i < s->nst; i++)
 			if (s->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 				s->pfd[i].fd = -1;
+				s->st[i].hup = true;
 				s->stats.streams_hup++;
 			}
 	}
+	adapt_check(s, true); /* before the drain: a ring near full, or fast */
 	for (size_t i = 0; i < s->nst; i++) {
-		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		struct drain_ctx c;
 		int r;
+		if (i)
+			adapt_check_one(s, i); /* may append streams: s->st moves */
+		c = (struct drain_ctx){ s, &s->st[i], cb, h, ud, 0 };
 		/* SPE records a callback stop left behind come first. */
 		if (s->st[i].carry_whole)
 			on_aux_bytes(&c, NULL, 0, 0);
 		if (c.stop)
 			return c.stop;
 		r = pms_ring_drain(s->st[i].ring, on_record, &c);
+		if (c.stop == SMP_ADAPT_STOP) {
+			/* adapt (the stream may be retired by it), then drain
+			 * the rest of this ring */
+			adapt_check(s, false);
+			if (r > 0)
+				total += r;
+			i--;
+			continue;
+		}
 		if (c.stop)
 			return c.stop;
 		if (r == PMS_EPARSE)
@@ -853,7 +1701,33 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 			return r;
 		total += r;
 	}
+	if (s->adapt_ok || s->nadapt) {
+		int r = adapt_poll(s, cb, h, ud);
+		if (r < 0)
+			return r;
+		total += r;
+	}
 	return total;
+}
+
+static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
+		     const struct smp_hooks *h, void *ud)
+{
+	if (!s->thr_on)
+		return poll_in_place(s, timeout_ms, cb, h, ud);
+	/* Records a stop left behind are handed out first, then what the
+	 * drain thread staged and what the rings hold now. */
+	if (s->out.pos == s->out.len)
+		stage_refill(s, timeout_ms);
+	for (size_t i = 0; i < s->nst; i++) {
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		/* SPE records a callback stop left behind come first. */
+		if (s->st[i].carry_whole)
+			on_aux_bytes(&c, NULL, 0, 0);
+		if (c.stop)
+			return c.stop;
+	}
+	return stage_run(s, cb, h, ud);
 }
 
 int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
@@ -893,6 +1767,7 @@ const struct pms_ibs_cpu *pms_smp_sampler_ibs_cpu(const struct pms_sampler *s)
 void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out)
 {
 	*out = s->stats;
+	pthread_mutex_lock((pthread_mutex_t *)&s->mu); /* the copier updates ring stats */
 	for (size_t i = 0; i < s->nst; i++) {
 		struct pms_ring_stats rs;
 		pms_ring_stats(s->st[i].ring, &rs);
@@ -900,6 +1775,7 @@ void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *ou
 		out->corrupt_bytes += rs.corrupt_bytes;
 		out->aux_overrun += rs.aux_overrun;
 	}
+	pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
 }
 
 void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out)
@@ -925,4 +1801,18 @@ const struct pms_sampler_attempt *pms_sampler_attempts(const struct pms_sampler 
 {
 	*count = s->plan.natt;
 	return s->plan.att;
+}
+
+const struct pms_sampler_adaptation *pms_sampler_adaptations(const struct pms_sampler *s,
+							      size_t *count, uint64_t *dups)
+{
+	*count = s->nadapt;
+	if (dups)
+		*dups = s->dups;
+	return s->adapt;
+}
+
+uint64_t pms_sampler_events(const struct pms_sampler *s)
+{
+	return s->events;
 }

@@ -348,9 +348,24 @@ static void load_kernel(struct pms_symbolizer *s)
 		uint64_t a = strtoull(l, &end, 16);
 		if (end != l && a) {
 			s->kernel_visible = true;
-			char type = 0, name[256];
-			if (sscanf(end, " %c %255s", &type, name) == 2 &&
-			    (type == 't' || type == 'T' || type == 'w' || type == 'W')) {
+			/* "ADDR TYPE NAME[\t[MODULE]]", by hand: sscanf was
+			 * most of a short run's instructions here */
+			char type, *name;
+			size_t nlen = 0;
+			while (*end == ' ' || *end == '\t')
+				end++;
+			type = *end;
+			if (type)
+				end++;
+			while (*end == ' ' || *end == '\t')
+				end++;
+			name = end;
+			while (name[nlen] && name[nlen] != ' ' && name[nlen] != '\t' &&
+			       name[nlen] != '\r')
+				nlen++;
+			if (nlen > 255)
+				nlen = 255;
+			if (nlen && (type == 't' || type == 'T' || type == 'w' || type == 'W')) {
 				if (s->nksyms == cap) {
 					cap = cap ? cap * 2 : 4096;
 					struct ksym *v = realloc(s->ksyms, cap * sizeof(*v));
@@ -359,7 +374,7 @@ static void load_kernel(struct pms_symbolizer *s)
 					s->ksyms = v;
 				}
 				s->ksyms[s->nksyms].addr = a;
-				s->ksyms[s->nksyms].name = strdup(name);
+				s->ksyms[s->nksyms].name = strndup(name, nlen);
 				if (s->ksyms[s->nksyms].name)
 					s->nksyms++;
 			}
@@ -367,7 +382,11 @@ static void load_kernel(struct pms_symbolizer *s)
 		l = nl ? nl + 1 : NULL;
 	}
 	free(text);
-	if (s->nksyms) /* qsort's base must not be NULL, even for 0 elements */
+	/* The table comes mostly in address order: sort only when it is not. */
+	bool sorted = true;
+	for (size_t i = 1; i < s->nksyms && sorted; i++)
+		sorted = s->ksyms[i - 1].addr <= s->ksyms[i].addr;
+	if (s->nksyms && !sorted) /* qsort's base must not be NULL, even for 0 elements */
 		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 

@@ -152,6 +152,74 @@ PMS_TEST(corrupt_header_is_reported_and_skipped)
 	fk_free(fk);
 }
 
+/* pms_ring_copy: whole records only, unwrapped, the tail published at once;
+ * a cap stops at a record boundary; an impossible header keeps the good
+ * records before it. */
+PMS_TEST(copy_unwraps_records_and_publishes_tail)
+{
+	struct fk *fk = fk_new();
+	struct pms_sys *sys = fake_sys(fk);
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE };
+	struct pms_ring *r = NULL;
+	struct got g = { 0 };
+	int fd = pms_sys_perf_event_open(sys, &a, 0, -1, -1, 0, "sw");
+	long psz = sysconf(_SC_PAGESIZE);
+	unsigned char buf[512];
+	size_t len = 99;
+
+	CHECK_OK(pms_ring_open(sys, fd, 1, &r));
+	struct perf_event_mmap_page *pg = pms_ring_user_page(r);
+	unsigned char *data = (unsigned char *)pg + psz;
+	uint64_t size = (uint64_t)psz, head = size * 5 - 40;
+
+	pg->data_tail = head;
+	CHECK_EQ_INT(pms_ring_copy(r, buf, sizeof(buf), &len), 0);
+	CHECK_EQ_INT(len, 0);
+	kput(data, size, &head, 96, 1); /* straddles the end */
+	kput(data, size, &head, 64, 2);
+	kput(data, size, &head, 64, 3);
+	pg->data_head = head;
+	/* room for two records: the third stays in the ring */
+	CHECK_EQ_INT(pms_ring_copy(r, buf, 96 + 64 + 8, &len), 2);
+	CHECK_EQ_INT(len, 160);
+	CHECK_EQ_U64(pms_ring_pending(r), 64);
+	CHECK_EQ_INT(collect(&g, buf, 96), 0);
+	CHECK_EQ_INT(collect(&g, buf + 96, 64), 0);
+	CHECK_EQ_U64(g.tags[0], 1);
+	CHECK_EQ_U64(g.tags[1], 2);
+	CHECK_EQ_INT(pms_ring_copy(r, buf, 32, &len), 0); /* does not fit */
+	CHECK_EQ_INT(len, 0);
+	CHECK_EQ_INT(pms_ring_copy(r, buf, sizeof(buf), &len), 1);
+	CHECK_EQ_INT(len, 64);
+	CHECK_EQ_INT(collect(&g, buf, 64), 0);
+	CHECK_EQ_U64(g.tags[2], 3);
+	CHECK_EQ_U64(pg->data_tail, head);
+	struct pms_ring_stats st;
+	pms_ring_stats(r, &st);
+	CHECK_EQ_U64(st.records, 3);
+	CHECK_EQ_U64(st.bytes, 224);
+	CHECK_EQ_U64(st.wrapped, 1);
+
+	/* a good record, then an impossible header */
+	kput(data, size, &head, 32, 4);
+	struct perf_event_header bad = { .type = PERF_RECORD_SAMPLE, .size = 12 };
+	for (size_t i = 0; i < sizeof(bad); i++)
+		data[(head + i) & (size - 1)] = ((unsigned char *)&bad)[i];
+	head += 16;
+	pg->data_head = head;
+	CHECK_EQ_INT(pms_ring_copy(r, buf, sizeof(buf), &len), PMS_EPARSE);
+	CHECK_EQ_INT(len, 32);
+	CHECK_EQ_INT(collect(&g, buf, 32), 0);
+	CHECK_EQ_U64(g.tags[3], 4);
+	CHECK_EQ_U64(pg->data_tail, head);
+	pms_ring_stats(r, &st);
+	CHECK_EQ_U64(st.corrupt_bytes, 16);
+	pms_ring_free(r);
+	pms_sys_close(sys, fd);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
 struct addr_seen {
 	uint64_t lo, hi;
 	int inside, samples;

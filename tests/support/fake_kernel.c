@@ -1,5 +1,7 @@
 #include "fake_kernel.h"
 
+#include "pmuscope/record.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,11 @@ static int fk_perf_event_open(void *ud, struct perf_event_attr *attr, pid_t pid,
 			fk->fds[i].cpu = cpu;
 			fk->fds[i].pid = pid;
 			fk->fds[i].group_fd = group_fd;
+			/* perf_event_alloc: disabled starts OFF, else INACTIVE;
+			 * the period is attr.sample_period (core.c, 6.12) */
+			fk->fds[i].on = !attr->disabled;
+			fk->fds[i].period = attr->sample_period ? attr->sample_period : 1;
+			fk->fds[i].left = fk->fds[i].period;
 			fk->nopen++;
 			r = FK_FD_BASE + i;
 		}
@@ -77,6 +84,31 @@ static int fk_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
 	f->ioctl_count++;
 	if (request == PERF_EVENT_IOC_ENABLE)
 		f->enabled = true;
+	/* ENABLE / DISABLE reach the event and every event inherited from it
+	 * (kernel/events/core.c:6178-6180 _perf_ioctl ->
+	 * perf_event_for_each_child, 5938-5950). */
+	if (request == PERF_EVENT_IOC_ENABLE || request == PERF_EVENT_IOC_DISABLE) {
+		struct fk *fk = ud;
+		bool on = request == PERF_EVENT_IOC_ENABLE;
+		f->on = on;
+		for (int i = 0; i < FK_MAX_INH; i++)
+			if (fk->inh[i].used && fk->inh[i].top == fd)
+				fk->inh[i].on = on;
+	}
+	/* PERF_EVENT_IOC_PERIOD: the event itself only (core.c:6089-6096 ->
+	 * _perf_event_period 6009-6030: EINVAL for a counting event, 0, or
+	 * bit 63; __perf_event_period 5967-5980 sets attr.sample_period, so
+	 * events inherited later copy it; those inherited before keep theirs). */
+	if (request == PERF_EVENT_IOC_PERIOD) {
+		uint64_t v;
+		if (!arg)
+			return -EFAULT;
+		memcpy(&v, (const void *)(uintptr_t)arg, sizeof(v));
+		if (!f->attr.sample_period || !v || (v >> 63))
+			return -EINVAL;
+		f->attr.sample_period = v;
+		f->period = v;
+	}
 	return 0;
 }
 
@@ -87,6 +119,15 @@ static ssize_t fk_read(void *ud, int fd, void *buf, size_t count)
 		return -EBADF;
 	if (f->read_errno)
 		return -f->read_errno;
+	/* perf_read_one (kernel/events/core.c): value, then the lost count
+	 * when read_format has PERF_FORMAT_LOST (lost_samples, Linux 6.0). */
+	if (!f->read_len && f->attr.read_format == PERF_FORMAT_LOST) {
+		uint64_t v[2] = { f->counted, f->lost_samples };
+		if (count < sizeof(v))
+			return -ENOSPC;
+		memcpy(buf, v, sizeof(v));
+		return (ssize_t)sizeof(v);
+	}
 	/* kernel/events/core.c perf_read_one(): a buffer smaller than the
 	 * read_format size is ENOSPC. */
 	if (count < f->read_len)
@@ -157,6 +198,11 @@ static int fk_close(void *ud, int fd)
 		return -EBADF;
 	f->used = 0;
 	fk->nopen--;
+	/* perf_event_release_kernel (core.c:5507, 5581): the events inherited
+	 * from it are removed with it. */
+	for (int i = 0; i < FK_MAX_INH; i++)
+		if (fk->inh[i].used && fk->inh[i].top == fd)
+			fk->inh[i].used = 0;
 	return 0;
 }
 
@@ -436,4 +482,172 @@ int fk_aux_put(struct fk *fk, int fd, const void *bytes, size_t len, uint64_t *o
 		*offset = head;
 	__atomic_store_n(&pg->aux_head, head + len, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* ---- tasks --------------------------------------------------------------- */
+
+static int inh_new(struct fk *fk, int top, pid_t tid, bool on)
+{
+	struct fk_fd *t = fk_fd(fk, top);
+	for (int i = 0; i < FK_MAX_INH; i++)
+		if (!fk->inh[i].used) {
+			/* inherit_event (core.c:13688-13760): the child is made
+			 * from the top parent (13706-13707) with its attr
+			 * (perf_event_alloc(&parent_event->attr), 13709), so its
+			 * current sample_period; its state follows the forking
+			 * task's event (parent_state, 13695, 13747-13750). */
+			fk->inh[i].used = 1;
+			fk->inh[i].top = top;
+			fk->inh[i].tid = tid;
+			fk->inh[i].on = on;
+			fk->inh[i].period = t->attr.sample_period ? t->attr.sample_period : 1;
+			fk->inh[i].left = fk->inh[i].period;
+			return 1;
+		}
+	return 0;
+}
+
+int fk_task_fork(struct fk *fk, pid_t parent, pid_t child)
+{
+	int n = 0, ninh = 0;
+	int tops[FK_MAX_INH];
+	bool ons[FK_MAX_INH];
+
+	/* inherit_task_group (core.c:13853): only events with attr.inherit. */
+	for (int i = 0; i < FK_MAX_FDS; i++) {
+		struct fk_fd *f = &fk->fds[i];
+		if (f->used && f->pid == parent && f->attr.inherit && ninh < FK_MAX_INH) {
+			tops[ninh] = FK_FD_BASE + i;
+			ons[ninh++] = f->on;
+		}
+	}
+	for (int i = 0; i < FK_MAX_INH; i++) {
+		struct fk_inh *e = &fk->inh[i];
+		if (e->used && e->tid == parent && fk_fd(fk, e->top)->attr.inherit &&
+		    ninh < FK_MAX_INH) {
+			tops[ninh] = e->top;
+			ons[ninh++] = e->on;
+		}
+	}
+	for (int k = 0; k < ninh; k++)
+		n += inh_new(fk, tops[k], child, ons[k]);
+	return n;
+}
+
+int fk_inh_count(struct fk *fk, int fd)
+{
+	int n = 0;
+	for (int i = 0; i < FK_MAX_INH; i++)
+		n += fk->inh[i].used && fk->inh[i].top == fd;
+	return n;
+}
+
+/* perf_output_begin (kernel/events/ring_buffer.c:152-266, __perf_output_begin) for a sample of
+ * the event whose top parent is fd: the output goes to the parent's ring
+ * (171-172); records lost since the last write are reported first in a
+ * LOST record with the parent's id (190-191, 248-256); no room: the record
+ * is counted in rb->lost and the parent's lost_samples (263-264). */
+static int fk_output(struct fk *fk, int fd, pid_t tid, int cpu, uint64_t ip, uint64_t addr,
+		     uint64_t period)
+{
+	struct fk_fd *f = fk_fd(fk, fd);
+	struct perf_event_mmap_page *pg;
+	struct pms_sample_layout l;
+	struct pms_record r;
+	unsigned char srec[512], lrec[256];
+	size_t slen = 0, llen = 0;
+	uint64_t size, head, tail;
+
+	if (!f || !f->map || f->map_len <= 4096)
+		return 0;
+	pms_sample_layout_from_attr(&l, &f->attr);
+	memset(&r, 0, sizeof(r));
+	r.type = PMS_RECORD_SAMPLE;
+	r.sample.misc = PMS_MISC_USER;
+	r.sample.ip = ip;
+	r.sample.pid = (uint32_t)tid;
+	r.sample.tid = (uint32_t)tid;
+	r.sample.time = ++fk->clock;
+	r.sample.addr = addr;
+	r.sample.id = FK_EVENT_ID(fd);        /* primary_event_id: the parent's */
+	r.sample.stream_id = FK_EVENT_ID(fd);
+	r.sample.cpu = (uint32_t)cpu;
+	r.sample.period = period;
+	r.sample.data_src = 0x1e05080021ULL; /* PERF_MEM_NA: software events */
+	if (pms_record_encode(&l, &r, srec, sizeof(srec), &slen) < 0)
+		return 0;
+	if (f->lost) {
+		memset(&r, 0, sizeof(r));
+		r.type = PMS_RECORD_LOST;
+		r.lost.id = FK_EVENT_ID(fd);
+		r.lost.lost = f->lost;
+		r.sample_id.pid = r.sample_id.tid = (uint32_t)tid;
+		r.sample_id.time = fk->clock;
+		r.sample_id.cpu = (uint32_t)cpu;
+		r.sample_id.id = r.sample_id.stream_id = FK_EVENT_ID(fd);
+		if (pms_record_encode(&l, &r, lrec, sizeof(lrec), &llen) < 0)
+			return 0;
+	}
+	pg = f->map;
+	size = f->map_len - 4096;
+	head = pg->data_head;
+	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE);
+	if (head + llen + slen - tail > size) {
+		f->lost++;
+		f->lost_samples++;
+		return 0;
+	}
+	if (llen) {
+		fk_ring_put(fk, fd, lrec, llen);
+		f->lost = 0;
+	}
+	fk_ring_put(fk, fd, srec, slen);
+	f->written++;
+	return 1;
+}
+
+/* perf_swevent_event (kernel/events/core.c:10042-10085): an event that
+ * samples PERIOD without freq overflows on every event (10079-10081, the
+ * sample's period then 1); else every `period` events. */
+static int fk_count(struct fk *fk, int top, uint64_t *left, uint64_t period, pid_t tid, int cpu,
+		    uint64_t ip, uint64_t addr)
+{
+	struct fk_fd *t = fk_fd(fk, top);
+	t->counted++;
+	if ((t->attr.sample_type & PERF_SAMPLE_PERIOD) && !t->attr.freq)
+		return fk_output(fk, top, tid, cpu, ip, addr, 1);
+	if (--*left)
+		return 0;
+	*left = period;
+	return fk_output(fk, top, tid, cpu, ip, addr, period);
+}
+
+static bool fk_is_fault_event(const struct fk_fd *f)
+{
+	return f->attr.type == PERF_TYPE_SOFTWARE && f->attr.config == PERF_COUNT_SW_PAGE_FAULTS;
+}
+
+int fk_task_fault(struct fk *fk, pid_t tid, int cpu, uint64_t ip, uint64_t addr)
+{
+	int n = 0;
+	for (int i = 0; i < FK_MAX_FDS; i++) {
+		struct fk_fd *f = &fk->fds[i];
+		if (!f->used || !f->on || !fk_is_fault_event(f) || (f->pid != tid && f->pid != -1) ||
+		    (f->cpu != -1 && f->cpu != cpu))
+			continue;
+		n += fk_count(fk, FK_FD_BASE + i, &f->left, f->period, tid, cpu, ip, addr);
+	}
+	for (int i = 0; i < FK_MAX_INH; i++) {
+		struct fk_inh *e = &fk->inh[i];
+		struct fk_fd *t;
+		if (!e->used || !e->on || e->tid != tid)
+			continue;
+		t = fk_fd(fk, e->top);
+		/* an inherited event keeps its parent's CPU (inherit_event:
+		 * perf_event_alloc(..., parent_event->cpu, ...)) */
+		if (!t || !fk_is_fault_event(t) || (t->cpu != -1 && t->cpu != cpu))
+			continue;
+		n += fk_count(fk, e->top, &e->left, e->period, tid, cpu, ip, addr);
+	}
+	return n;
 }

@@ -61,6 +61,25 @@ struct fk_fd {
 	int ioctl_count;
 	int group_fd;   /* the group_fd it was opened with (-1 = its own leader) */
 	bool enabled;   /* PERF_EVENT_IOC_ENABLE seen (attr.disabled events leave OFF) */
+	/* The task model (fk_task_fork / fk_task_fault): */
+	bool on;            /* enabled (state >= INACTIVE), from attr.disabled */
+	uint64_t period;    /* attr.sample_period, changed by PERF_EVENT_IOC_PERIOD */
+	uint64_t left;      /* events until the next sample */
+	uint64_t lost;      /* rb->lost: records not written since the last LOST */
+	uint64_t written;   /* samples written into this fd's ring */
+	uint64_t lost_samples; /* event->lost_samples: every record lost */
+	uint64_t counted;   /* events counted (read()'s value) */
+};
+
+/* An event the kernel made by inheritance: it has no fd; it counts for its
+ * task and writes into its top parent's ring. */
+#define FK_MAX_INH 512
+struct fk_inh {
+	int used;
+	int top;            /* the fd of the event it descends from */
+	pid_t tid;
+	bool on;
+	uint64_t period, left;
 };
 
 struct fk {
@@ -88,6 +107,8 @@ struct fk {
 	bool cap_sys_nice;            /* MPOL_MF_MOVE_ALL allowed */
 	long pages_moved;             /* pages the fake migrated */
 	long move_calls;              /* move_pages calls with nodes */
+	struct fk_inh inh[FK_MAX_INH];
+	uint64_t clock;               /* sample times */
 };
 
 enum {
@@ -115,5 +136,21 @@ int fk_ring_put(struct fk *fk, int fd, const void *rec, size_t len);
  * aux_head; -ENOSPC when they would overrun aux_tail, -EBADF without an AUX
  * area. *offset (optional) gets the stream offset of the first byte. */
 int fk_aux_put(struct fk *fk, int fd, const void *bytes, size_t len, uint64_t *offset);
+
+/* Tasks (kernel/events/core.c, Linux 6.12; fake_kernel.c cites each rule):
+ * parent forks child: every event with inherit on parent (its own fds, and
+ * the events it inherited) is copied to child, linked to the top parent,
+ * with the top parent's attr (so its current period) and the state of the
+ * forking task's event.  Returns how many events child got. */
+int fk_task_fork(struct fk *fk, pid_t parent, pid_t child);
+/* One page fault of task tid on cpu: every enabled PERF_COUNT_SW_PAGE_FAULTS
+ * event of the task (its fds opened on tid or on the CPU, and its inherited
+ * events) counts it; one that reaches its period writes a SAMPLE (ip, addr)
+ * into its top parent's ring, after a LOST record when records were lost
+ * since the last one, or counts it lost when the ring is full.  Returns the
+ * samples written. */
+int fk_task_fault(struct fk *fk, pid_t tid, int cpu, uint64_t ip, uint64_t addr);
+/* Inherited events that descend from fd (0 after fd is closed). */
+int fk_inh_count(struct fk *fk, int fd);
 
 #endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# mem --adapt (issue 20): with rings of one page the first poll finds them
+# full, and the sampler reopens its events on the command's tasks with a
+# larger period.  The report says each change (text and JSON), every sample
+# keeps its period (the JSON's events is the sum of them), and the samples'
+# periods plus the records lost account for the command's page faults.
+# --adapt with -o is refused.  $1 = the pmuscope binary.
+set -u
+pms=${1:?usage: adapt.sh PMUSCOPE}
+command -v python3 >/dev/null || { echo "no python3"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+"$pms" mem --adapt -o "$tmp/x.data" -- true >/dev/null 2>"$tmp/o.err"; rc=$?
+[ $rc = 2 ] || bad "--adapt -o: exit $rc, want 2 (usage)"
+grep -q "exclude each other" "$tmp/o.err" || { bad "--adapt -o: no reason"; cat "$tmp/o.err"; }
+
+# 4 processes x 8 MiB of fresh pages: 8192 page faults and some more
+wl='for i in 1 2 3 4; do dd if=/dev/zero of=/dev/null bs=8M count=1 2>/dev/null & done; wait'
+"$pms" mem --quiet --json --adapt -m 1 -- sh -c "$wl" >"$tmp/a.json" 2>"$tmp/a.err"
+rc=$?
+if [ $rc != 0 ]; then
+  if grep -q "no sampling engine\|perf_event_open" "$tmp/a.err"; then
+    echo "no perf events here:"; cat "$tmp/a.err"; exit 77
+  fi
+  bad "mem --adapt exit $rc"; cat "$tmp/a.err"
+fi
+python3 - "$tmp/a.json" <<'PY' || bad "JSON adaptations"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["samples"]
+a = s.get("adaptations")
+assert s.get("adapt") is True, "samples.adapt"
+assert a, "no adaptation with one-page rings: %s" % s
+prev = None
+for x in a:
+    assert x["new"] > x["old"], x
+    assert x["new_ring_pages"] >= x["old_ring_pages"], x
+    assert x["fill_pct"] >= 75 or x["rate_pct"] >= 25 or x["lost_records"] * 50 > x["kept_records"] + x["lost_records"], x
+    assert x["new_streams"] >= 1 and x["tasks"] >= 1, x
+    if prev:
+        assert x["old"] == prev["new"], (prev, x)
+    prev = x
+assert a[0]["old"] == 1, a[0]
+ev, lost = s["events"], s["lost"] + s["lost_samples"]
+# every sample stands for its period: the sum covers more than the samples
+assert ev > s["total"], (ev, s["total"])
+# the periods plus the lost records (each worth the period of its ring:
+# at most the last one) reach the 8192 faults of the buffers, and the
+# samples' periods do not overshoot the faults (about 300 more for the
+# shell, dd and the loader)
+assert ev + lost * a[-1]["new"] >= 8192 * 0.95, (ev, lost, a[-1]["new"])
+assert ev <= 8192 + 4000, ev
+print("ok: %d adaptation(s), %d samples for %d events, %d lost" % (len(a), s["total"], ev, lost))
+PY
+"$pms" mem --quiet --adapt -m 1 -- sh -c "$wl" >"$tmp/a.txt" 2>&1
+grep -q "adapted at [0-9.]* s: period 1 -> [0-9]*, ring 1 -> 2 pages" "$tmp/a.txt" ||
+  { bad "text: no adaptation line"; grep -A3 "^samples:" "$tmp/a.txt"; }
+grep -q "the samples stand for [0-9]* events" "$tmp/a.txt" || bad "text: no events line"
+exit $fail

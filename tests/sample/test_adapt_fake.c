@@ -1,0 +1,336 @@
+/* Adaptation to loss (opts.adapt) against the fake kernel's task model
+ * (tests/support/fake_kernel.c: inheritance, ENABLE/DISABLE reaching
+ * inherited events, output into the top parent's ring, LOST records, each
+ * rule citing kernel/events/core.c and ring_buffer.c).  A child target with
+ * running tasks overflows its rings; the sampler reopens on every task with
+ * a larger period, the old events stop everywhere, every sample carries
+ * the period that wrote it, and a task that got the new events twice during
+ * the change is counted once. */
+#include "check.h"
+#include "sample_helpers.h"
+
+#include "pmuscope/error.h"
+#include "pmuscope/sampler.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PID 100
+
+struct tally {
+	uint64_t n, weight, n_old; /* samples, sum of periods, with period 1 */
+	uint64_t per_tid[8];       /* samples of tasks PID..PID+7 */
+	uint64_t last_period;
+	bool mixed;
+};
+
+static int on_sample(void *ud, const struct pms_memsample *m)
+{
+	struct tally *t = ud;
+	t->n++;
+	t->weight += m->period;
+	t->n_old += m->period == 1;
+	if (m->tid >= PID && m->tid < PID + 8)
+		t->per_tid[m->tid - PID]++;
+	return 0;
+}
+
+static const struct pms_sampler_callbacks cbs = { on_sample, NULL };
+
+static void mkfile(const char *dir, const char *rel, const char *text)
+{
+	char path[512], *q;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (q = path + strlen(dir) + 1; (q = strchr(q, '/')); q++) {
+		*q = 0;
+		mkdir(path, 0755);
+		*q = '/';
+	}
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The rule hook: while the new events are being opened (their period is
+ * above 1), task PID forks task PID+4 once, after PID's new events exist
+ * and before the other tasks' are open, and task PID+2 faults three times
+ * into the old events' ring. */
+static struct {
+	struct th_root *r;
+	bool forked;
+} hook;
+
+static int hook_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
+		     int group_fd, unsigned long flags)
+{
+	int ret = fkr_rule(fk, attr, pid, cpu, group_fd, flags);
+	if (ret >= 0 && !hook.forked && pid == PID + 1 && attr->sample_period > 1) {
+		hook.forked = true;
+		CHECK(fk_task_fork(fk, PID, PID + 4) > 0);
+		mkfile(hook.r->dir, "proc/100/task/104/children", "");
+		for (int i = 0; i < 3; i++)
+			fk_task_fault(fk, PID + 2, 0, 0x401000, 0x7f0000900000 + 4096u * i);
+	}
+	return ret;
+}
+
+static void fault_all(struct fk *fk, pid_t first, pid_t last, int per_cpu, uint64_t *faults)
+{
+	for (int k = 0; k < per_cpu; k++)
+		for (pid_t t = first; t <= last; t++)
+			for (int cpu = 0; cpu < 2; cpu++) {
+				fk_task_fault(fk, t, cpu, 0x401000 + (uint64_t)t,
+					      0x7f0000000000 + 4096u * (uint64_t)(*faults));
+				(*faults)++;
+			}
+}
+
+PMS_TEST(child_with_running_tasks_reopened_with_a_larger_period)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	struct tally t;
+	const struct pms_sampler_adaptation *a;
+	size_t na = 0;
+	uint64_t faults = 0, dups = 0, p2, w1 = 0;
+	int old_fd[2] = { -1, -1 }, nlog0;
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		return;
+	hook.r = &r;
+	hook.forked = false;
+	r.fk->rule = hook_rule;
+	/* the child and its tasks: threads PID, PID+1; a child process PID+2 */
+	mkfile(r.dir, "proc/100/task/100/children", "102 ");
+	mkfile(r.dir, "proc/100/task/101/children", "");
+	mkfile(r.dir, "proc/102/task/102/children", "");
+	o.target = PMS_TARGET_CHILD;
+	o.pid = PID;
+	o.adapt = true;
+	o.data_pages = 1; /* 4 KiB rings: they overflow */
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	for (int i = 0, n = 0; i < FK_MAX_FDS; i++)
+		if (r.fk->fds[i].used && n < 2)
+			old_fd[n++] = FK_FD_BASE + i;
+	CHECK(old_fd[1] >= 0);
+	CHECK_EQ_INT((int)fk_fd(r.fk, old_fd[0])->attr.inherit, 1);
+	CHECK_OK(pms_sampler_enable(s));
+	CHECK(fk_task_fork(r.fk, PID, PID + 1) == 2);
+	CHECK(fk_task_fork(r.fk, PID, PID + 2) == 2);
+
+	/* Phase 1, period 1: 600 faults into two 4 KiB rings: both full, the
+	 * kernel counting the records it drops (no LOST record yet: it writes
+	 * one only before a later record that fits, ring_buffer.c:190-191).
+	 * The poll finds the rings full before draining them and adapts. */
+	memset(&t, 0, sizeof(t));
+	fault_all(r.fk, PID, PID + 2, 100, &faults);
+	nlog0 = r.fk->nlog;
+	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+	a = pms_sampler_adaptations(s, &na, &dups);
+	CHECK_EQ_INT((int)na, 1);
+	if (na != 1)
+		goto out;
+	pms_sampler_stats(s, &st);
+	/* why: full rings, nothing reported lost yet: the period x 8 */
+	CHECK(a[0].fill_pct >= 95); /* no room for one more sample */
+	CHECK_EQ_U64(a[0].lost, 0);
+	CHECK_EQ_U64(a[0].old_period, 1);
+	p2 = a[0].new_period;
+	CHECK_EQ_U64(p2, 8);
+	CHECK_EQ_U64(a[0].old_pages, 1);
+	CHECK_EQ_U64(a[0].new_pages, 2);
+	CHECK_EQ_U64(a[0].old_streams, 2);
+	/* tasks PID, PID+1, PID+2 from the walk, PID+4 from the second walk */
+	CHECK_EQ_U64(a[0].tasks, 4);
+	CHECK_EQ_U64(a[0].new_streams, 8);
+	CHECK(a[0].at_ns > 0);
+	/* Nothing lost at period 1 was hidden: the samples kept plus the
+	 * records lost make every fault (3 more by the hook while the new
+	 * events were opened, into the full old ring): the losses no LOST
+	 * record reported come from the old events' PERF_FORMAT_LOST count at
+	 * close. */
+	CHECK_EQ_U64(t.n_old, t.n);
+	CHECK_EQ_U64(t.weight + st.lost, faults + 3);
+	CHECK_EQ_U64(st.lost_records, 0);
+	CHECK_EQ_U64(a[0].old_samples, t.n);
+	CHECK_EQ_U64(pms_sampler_events(s), t.weight);
+	w1 = t.weight;
+	/* The new events: every task, each CPU, inherit, the new period, no
+	 * PERIOD in the sample (a software event sampling PERIOD without freq
+	 * overflows on every event, core.c:10079-10081), disabled at open. */
+	{
+		int seen[8][2] = { { 0 } };
+		for (int i = nlog0; i < r.fk->nlog; i++) {
+			const struct fk_open_log *l = &r.fk->log[i];
+			if (l->result < 0)
+				continue;
+			CHECK_EQ_U64(l->attr.sample_period, p2);
+			CHECK_EQ_U64(l->attr.read_format, PERF_FORMAT_LOST);
+			CHECK_EQ_INT((int)l->attr.inherit, 1);
+			CHECK_EQ_INT((int)l->attr.disabled, 1);
+			CHECK_EQ_INT((int)l->attr.enable_on_exec, 0);
+			CHECK(!(l->attr.sample_type & PERF_SAMPLE_PERIOD));
+			if (l->pid >= PID && l->pid < PID + 8 && l->cpu >= 0 && l->cpu < 2)
+				seen[l->pid - PID][l->cpu]++;
+		}
+		for (int k = 0; k < 5; k++)
+			for (int c = 0; c < 2; c++)
+				CHECK_EQ_INT(seen[k][c], k == 3 ? 0 : 1);
+	}
+	/* the old events and everything inherited from them are gone */
+	CHECK(fk_fd(r.fk, old_fd[0]) == NULL && fk_fd(r.fk, old_fd[1]) == NULL);
+	CHECK_EQ_INT(fk_inh_count(r.fk, old_fd[0]), 0);
+
+	/* Phase 2: a thread forked now inherits the new events; every task
+	 * faults 5 periods on each CPU: 5 tasks x 2 CPUs x 5 samples, each
+	 * weighing the new period.  Task PID+4 has the new events twice
+	 * (inherited from PID during the change, and its own): counted once. */
+	CHECK(fk_task_fork(r.fk, PID + 1, PID + 3) > 0);
+	memset(&t, 0, sizeof(t));
+	faults = 0;
+	fault_all(r.fk, PID, PID + 4, (int)(5 * p2), &faults);
+	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+	CHECK_EQ_U64(t.n, 50);
+	CHECK_EQ_U64(t.weight, faults);
+	CHECK_EQ_U64(t.n_old, 0);
+	for (int k = 0; k < 5; k++)
+		CHECK_EQ_U64(t.per_tid[k], 10);
+	pms_sampler_adaptations(s, &na, &dups);
+	CHECK_EQ_U64(dups, 10);
+	CHECK_EQ_U64(pms_sampler_events(s), w1 + t.weight);
+	CHECK_EQ_INT((int)na, 1);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST(system_wide_reopened_per_cpu)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct tally t;
+	const struct pms_sampler_adaptation *a;
+	size_t na = 0;
+	uint64_t faults = 0;
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 0, true) < 0)
+		return;
+	o.target = PMS_TARGET_CPUS;
+	o.adapt = true;
+	o.data_pages = 1;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	CHECK_OK(pms_sampler_enable(s));
+	/* The loss path: the kernel dropped 500 records per ring earlier
+	 * (rb->lost and the event's lost_samples), reported by the LOST
+	 * record it writes before the next sample (ring_buffer.c:248-256);
+	 * the rings are nearly empty when the poll reads them. */
+	for (int i = 0; i < FK_MAX_FDS; i++)
+		if (r.fk->fds[i].used) {
+			r.fk->fds[i].lost = 500;
+			r.fk->fds[i].lost_samples = 500;
+		}
+	memset(&t, 0, sizeof(t));
+	fault_all(r.fk, 500, 503, 2, &faults);
+	pms_sampler_poll(s, 0, &cbs, &t);
+	a = pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+	if (na != 1)
+		goto out;
+	/* kept 2 x 9 records (a LOST and 8 samples a ring), lost 1000: the
+	 * period x 64, the most one change makes */
+	CHECK_EQ_U64(a[0].lost, 1000);
+	CHECK_EQ_U64(a[0].kept, 18);
+	CHECK(a[0].fill_pct < 75);
+	CHECK_EQ_U64(a[0].new_period, 64);
+	CHECK_EQ_U64(t.n, 16);
+	CHECK_EQ_U64(a[0].tasks, 0);
+	CHECK_EQ_U64(a[0].new_streams, 2);
+	memset(&t, 0, sizeof(t));
+	faults = 0;
+	fault_all(r.fk, 500, 503, (int)(3 * a[0].new_period), &faults);
+	pms_sampler_poll(s, 0, &cbs, &t);
+	/* per CPU one event counts all four tasks: 4 x 3 periods each */
+	CHECK_EQ_U64(t.n, 24);
+	CHECK_EQ_U64(t.weight, faults);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+
+/* The workload goes on while the sampler drains: the callback faults on
+ * CPU 1 while ring 0 is read.  Every 256 records the drain looks at the
+ * other rings, stops to adapt when one is 3/4 full, and reads the rest:
+ * the poll returns records, not the internal stop. */
+static struct {
+	struct fk *fk;
+	int at, n;
+	uint64_t weight, faults;
+} busy;
+
+static int busy_sample(void *ud, const struct pms_memsample *m)
+{
+	(void)ud;
+	busy.n++;
+	busy.weight += m->period;
+	if (busy.n == busy.at)
+		for (int k = 0; k < 400; k++) {
+			fk_task_fault(busy.fk, 600, 1, 0x401000, 0x7f0000000000 + 4096u * (uint64_t)k);
+			busy.faults++;
+		}
+	return 0;
+}
+
+PMS_TEST(drain_stops_to_adapt_when_another_ring_fills)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	static const struct pms_sampler_callbacks bcb = { busy_sample, NULL };
+	size_t na = 0;
+	int rc;
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 0, true) < 0)
+		return;
+	o.target = PMS_TARGET_CPUS;
+	o.adapt = true;
+	o.data_pages = 8; /* 32 KiB: some 400 samples */
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	CHECK_OK(pms_sampler_enable(s));
+	memset(&busy, 0, sizeof(busy));
+	busy.fk = r.fk;
+	busy.at = 10;
+	for (int k = 0; k < 300; k++) {
+		fk_task_fault(r.fk, 600, 0, 0x401000, 0x7f1000000000 + 4096u * (uint64_t)k);
+		busy.faults++;
+	}
+	rc = pms_sampler_poll(s, 0, &bcb, NULL);
+	CHECK_MSG(rc > 0, "poll returned %d", rc);
+	pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+	/* every fault: a sample at period 1 or a record lost at period 1 */
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(busy.weight + st.lost, busy.faults);
+	CHECK_EQ_U64(pms_sampler_events(s), busy.weight);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+PMS_TEST_MAIN()

@@ -59,6 +59,12 @@ CFLAGS="-std=c11 -O2 -g0 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$TO
 # into cache/sysroot-arm64 for aarch64.
 LIBS=""
 for d in $deps; do
+	# meson's own: threads is the C library's
+	if [ "$d" = threads ]; then
+		CFLAGS="$CFLAGS -pthread"
+		LIBS="$LIBS -pthread"
+		continue
+	fi
 	if [ "$arch" = aarch64 ]; then
 		pc="env PKG_CONFIG_SYSROOT_DIR=$CACHE/sysroot-arm64 PKG_CONFIG_LIBDIR=$CACHE/sysroot-arm64/usr/lib/aarch64-linux-gnu/pkgconfig pkg-config"
 	else

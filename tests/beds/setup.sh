@@ -29,6 +29,8 @@ TOP=$(cd "$HERE/../.." && pwd -P)
 deps=$(grep -v '^ *#' "$TOP/meson.build" | grep -o "dependency('[^']*'" | cut -d"'" -f2 | sort -u | tr '\n' ' ')
 dev_pkgs=""
 for d in $deps; do
+	# meson's own: threads is the C library's (-pthread), no package
+	case $d in threads) continue ;; esac
 	pkg=""
 	for m in $DEV_PKGS; do [ "${m%%=*}" = "$d" ] && pkg=${m#*=}; done
 	[ -n "$pkg" ] || { echo "beds setup: meson dependency '$d' has no Debian package in DEV_PKGS (tests/beds/setup.sh)" >&2; exit 1; }

@@ -38,6 +38,11 @@ int cli_fail(const char *what);
  * 127 when it does not exist and 126 otherwise (as env(1), time(1)). */
 int cli_exec_failed(const char *cmd, const char *file);
 
+/* The command's processes could not be held at exit (pms_liverun_result
+ * holding false; why = its hold_why, NULL: ptrace refused): one warning
+ * with what is lost without the hold ("without") and how to allow it. */
+void cli_warn_no_hold(const char *cmd, const char *why, const char *without);
+
 /* bytes as people read them: "64 MiB", "1.5 GiB", "512 bytes" (IEC units,
  * one decimal when not whole); returns buf. */
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size);

@@ -796,10 +796,9 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	pid_t pid = pms_liverun_pid(lr);
 	pms_liverun_result(lr, &res);
 	if (lo.hold_exits && !res.holding)
-		fprintf(stderr, "pmuscope: c2c: cannot hold the command's processes at exit "
-				"(%s); going on without: lines of a process that exits before they "
-				"are asked about have no node\n",
-			res.hold_why ? res.hold_why : "ptrace refused");
+		cli_warn_no_hold("c2c", res.hold_why,
+				 "lines of a process that exits before they are asked about have "
+				 "no node");
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
 	if (pms_memprof_new(topo, &po, &rn.prof) < 0 || pms_c2c_new(PMS_ENG_NONE, &rn.mo, &rn.c) < 0) {

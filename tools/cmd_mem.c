@@ -943,11 +943,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_liverun_result res;
 	pms_liverun_result(run, &res);
 	if (lo.hold_exits && !res.holding)
-		fprintf(stderr, "pmuscope: mem: cannot hold the command's processes at exit "
-				"(%s); going on without: pages of a process that exits before "
-				"they are asked about count as \"process gone\" (allow ptrace of "
-				"one's own child: kernel.yama.ptrace_scope <= 1, or CAP_SYS_PTRACE)\n",
-			res.hold_why ? res.hold_why : "ptrace refused");
+		cli_warn_no_hold("mem", res.hold_why,
+				 "pages of a process that exits before they are asked about "
+				 "count as \"process gone\"");
 	pms_sampler_info(pms_liverun_sampler(run), &info);
 	src = pms_liverun_source(run);
 	oracle = pms_liverun_oracle(run);

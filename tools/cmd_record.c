@@ -294,10 +294,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	pid = pms_liverun_pid(run);
 	pms_liverun_result(run, &res);
 	if (lo.hold_exits && !res.holding)
-		fprintf(stderr, "pmuscope: record: cannot hold the command's processes at exit "
-				"(%s); going on without: a process that exits early may show "
-				"[unknown] functions\n",
-			res.hold_why ? res.hold_why : "ptrace refused");
+		cli_warn_no_hold("record", res.hold_why,
+				 "a process that exits early may show [unknown] functions");
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.pid = pid > 0 ? pid : 0;
 	po.top = top;

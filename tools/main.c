@@ -66,6 +66,15 @@ int cli_exec_failed(const char *cmd, const char *file)
 	return e == ENOENT ? 127 : 126;
 }
 
+void cli_warn_no_hold(const char *cmd, const char *why, const char *without)
+{
+	fprintf(stderr,
+		"pmuscope: %s: cannot hold the command's processes at exit (%s); going on "
+		"without: %s (allow ptrace of one's own child: kernel.yama.ptrace_scope <= 1, "
+		"or CAP_SYS_PTRACE)\n",
+		cmd, why ? why : "ptrace refused", without);
+}
+
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
 {
 	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

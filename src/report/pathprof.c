@@ -7,6 +7,7 @@
 
 #include "pmuscope/pathprof.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/opts.h"
 
 #define DEFAULT_TOP 10
@@ -281,14 +282,10 @@ int pms_pathprof_add_src(struct pms_pathprof *p, const struct pms_memsrc_sample 
 		p->without_path++;
 	}
 	if (p->o.kept_samples) {
-		if (p->nof == p->capof) {
-			size_t nc = p->capof ? p->capof * 2 : 1024;
-			uint32_t *v = realloc(p->of, nc * sizeof(*v));
-			if (!v)
-				return pms_err(PMS_ENOMEM, "pathprof: no memory");
-			p->of = v;
-			p->capof = nc;
-		}
+		int rc = pms_grow(&p->of, &p->capof, p->nof + 1, sizeof(*p->of), 1024,
+				  "the samples' path index");
+		if (rc < 0)
+			return rc;
 		p->of[p->nof++] = (uint32_t)(idx + 1);
 	}
 	return 0;

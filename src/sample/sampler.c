@@ -3,6 +3,7 @@
  * side-band callbacks. */
 #include "sample/sampler_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #include "pmuscope/datasrc.h"
 #include "pmuscope/event.h"
@@ -1018,14 +1019,9 @@ static int tid_add(struct tidset *t, pid_t v)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i] == v)
 			return 0;
-	if (t->n == t->cap) {
-		size_t n = t->cap ? t->cap * 2 : 32;
-		pid_t *q = realloc(t->v, n * sizeof(*q));
-		if (!q)
-			return pms_err(PMS_ENOMEM, "out of memory for the task list");
-		t->v = q;
-		t->cap = n;
-	}
+	int rc = pms_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v), 32, "the task list");
+	if (rc < 0)
+		return rc;
 	t->v[t->n++] = v;
 	return 1;
 }

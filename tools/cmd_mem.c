@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -740,6 +741,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		o.wl.verify = o.verify;
 		return mem_workload_run(&o.wl);
 	}
+#ifdef M_MMAP_THRESHOLD
+	/* Blocks of 256 KiB and more are mapped on their own and unmapped
+	 * when freed.  glibc's default threshold rises to the largest block
+	 * freed (up to 32 MiB): the recording's transient buffers (staged
+	 * records, node lookup batches, the oracle's page table) then stay in
+	 * the heap as free but resident memory through the report, 18 MB of
+	 * 137 MB peak on bench/mem_vs_perf.sh (issue 21, docs/bench.md). */
+	(void)mallopt(M_MMAP_THRESHOLD, 256 << 10);
+#endif
 
 	int rc = 1, exit_code = 1;
 	struct pms_sys *sys = NULL;
@@ -794,7 +804,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 	/* read before the sampler opens: between its open and its enable no
 	 * slow work (a system-wide run misses what runs meanwhile) */
-	bool kvis = pms_kernel_addrs_visible(sys);
+	/* only what reads it asks (call paths, the -o file): the answer
+	 * reads the whole proc/kallsyms, 40 ms of system time (issue 21);
+	 * the report asks the symbolizer, which reads it for the names */
+	bool kvis = (o.cg != PMS_CALLGRAPH_NONE || o.branches || o.out) &&
+		    pms_kernel_addrs_visible(sys);
 	/* causes first, before anything runs */
 	if (o.kind == T_PID && kill(o.pid, 0) < 0 && errno == ESRCH) {
 		fprintf(stderr, "pmuscope: mem: no process %d\n", (int)o.pid);
@@ -955,6 +969,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	po.functions_per_pid = o.kind == T_SYSTEM;
 	po.top = o.top;
 	po.home_name = "workload buffer (pointer chase)";
+	/* the samples one by one only for what shows or reads them: a
+	 * smaller form otherwise (issue 21: resident memory) */
+	po.no_sample_list = !o.samples && !o.csv && !o.advise && !mem_export_wanted(&o.exp) &&
+			    o.cg == PMS_CALLGRAPH_NONE && !o.branches;
 	if (pms_memprof_new(topo, &po, &prof) < 0) {
 		cli_fail("mem: profile");
 		goto out;

@@ -31,9 +31,9 @@ extern "C" {
 #endif
 PMS_API_BEGIN
 
-/* Version 2 added `aggregate`, version 3 `functions_per_pid`; older
- * callers are still accepted. */
-#define PMS_MEMPROF_OPTS_VERSION 3
+/* Version 2 added `aggregate`, version 3 `functions_per_pid`, version 4
+ * `no_sample_list`; older callers are still accepted. */
+#define PMS_MEMPROF_OPTS_VERSION 4
 struct pms_memprof_opts {
 	unsigned version;       /* PMS_MEMPROF_OPTS_VERSION */
 	pid_t pid;              /* process whose maps/exit matter; 0 = any */
@@ -60,8 +60,16 @@ struct pms_memprof_opts {
 	/* Functions of different processes are different rows (a
 	 * system-wide run): each function row carries its pid and command. */
 	bool functions_per_pid;
+	/* Kept-samples mode without report.all: every other number of the
+	 * report is the same, but each sample is kept in a 48-byte form
+	 * holding only what the report reads (no time, CPU, physical
+	 * address, page size, period, instruction latency), against 112
+	 * bytes when report.all is to be built.  For a caller that renders
+	 * no per-sample output (a sample list, CSV, exports, advice, call
+	 * paths).  Ignored in aggregate mode (report.all is empty there). */
+	bool no_sample_list;
 };
-#define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0, false, false }
+#define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0, false, false, false }
 
 /* How often one sample's page is asked about while its answer is -EFAULT
  * or -ENOENT (the lookup raced the fault that maps it: a page-fault sample

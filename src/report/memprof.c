@@ -17,6 +17,32 @@
 
 #define DEFAULT_TOP 10
 
+/* One kept sample as the report reads it: 48 bytes, not the 144 of a
+ * struct pms_memreport_sample (a live run keeps hundreds of thousands).
+ * The rest of a sample, and its site/object indexes, are kept beside it
+ * (struct kextra) only when report.all is to be built. */
+struct ksample {
+	uint64_t ip, addr, weight;
+	uint32_t pid, tid;
+	uint32_t ds;      /* its data_src: the index in pms_memprof.dsv */
+	int32_t mem_node; /* as pms_memreport_sample.mem_node */
+	int32_t cpu_node;
+	uint16_t valid;   /* PMS_MS_* (all below bit 16) */
+	uint8_t tries;    /* times its page was asked about (at most
+			   * PMS_MEMPROF_RESOLVE_TRIES + 1) */
+	uint8_t from_phys;
+};
+_Static_assert(sizeof(struct ksample) == 48, "a kept sample is 48 bytes");
+_Static_assert(PMS_MS_KERNEL_IP < (1u << 16), "PMS_MS_* bits fit a kept sample's valid");
+
+struct kextra {
+	uint64_t time, phys_addr, page_size, period;
+	int64_t site, object;
+	uint32_t cpu, ins_lat;
+	int32_t source;
+	uint8_t engine;
+};
+
 struct pms_memprof {
 	const struct pms_topo *topo;
 	pid_t pid;
@@ -24,9 +50,17 @@ struct pms_memprof {
 	uint64_t home_start, home_end;
 	char *home_name;
 	size_t top;
-	struct pms_memreport_sample *v;
+	struct ksample *v;  /* kept-samples mode: every sample, in arrival order */
+	struct kextra *xv;  /* ... and the rest of each (NULL: no report.all) */
+	bool keep_all;      /* report.all is built (not opts.no_sample_list) */
 	size_t n, cap;
-	size_t open_first; /* first sample whose node may still be asked about */
+	uint64_t *dsv;      /* the distinct data_src values of the kept samples */
+	size_t ndsv, dsvcap;
+	struct u64map *dsvmap; /* data_src -> index in dsv */
+	/* kept samples whose node may still be asked about, in arrival
+	 * order (a resolve looks at these, not at every sample) */
+	size_t *open;
+	size_t nopen, opencap;
 	uint64_t resolved_held; /* samples resolved while their process was held */
 	bool per_pid_funcs;
 	/* sampled (and COMM/FORK-named) processes and threads */
@@ -52,7 +86,6 @@ struct pms_memprof {
 	size_t npm, pmcap;
 	uint64_t *addrs;
 	int *nodes;
-	size_t *idx;
 	size_t scratch_cap;
 	struct agg *agg; /* aggregate mode: everything below instead of v */
 	bool recorded;   /* the report being built is of a recorded file */
@@ -167,6 +200,7 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	p->home_name = strdup(opts->home_name ? opts->home_name : "workload buffer");
 	p->top = opts->top ? opts->top : DEFAULT_TOP;
 	p->per_pid_funcs = opts->version >= 3 && opts->functions_per_pid;
+	p->keep_all = !(opts->version >= 4 && opts->no_sample_list);
 	p->cur_source = -1;
 	if (opts->version >= 2 && opts->aggregate) {
 		p->agg = calloc(1, sizeof(*p->agg));
@@ -220,6 +254,14 @@ void pms_memprof_free(struct pms_memprof *p)
 		return;
 	agg_free(p->agg);
 	free(p->v);
+	free(p->xv);
+	free(p->open);
+	free(p->dsv);
+	if (p->dsvmap) {
+		free(p->dsvmap->keys);
+		free(p->dsvmap->vals);
+		free(p->dsvmap);
+	}
 	free(p->home_name);
 	pms_maps_free(p->maps);
 	for (size_t i = 0; i < p->npm; i++)
@@ -232,7 +274,6 @@ void pms_memprof_free(struct pms_memprof *p)
 	}
 	free(p->addrs);
 	free(p->nodes);
-	free(p->idx);
 	for (size_t i = 0; i < p->ntn; i++)
 		free(p->tn[i].comm);
 	free(p->tn);
@@ -293,8 +334,8 @@ static struct pms_maps *pid_maps(struct pms_memprof *p, uint32_t pid, bool creat
 	return m;
 }
 
-/* The maps a sample's addresses are looked up in. */
-static const struct pms_maps *maps_of(struct pms_memprof *p, const struct pms_memsample *s)
+/* The maps a kept sample's addresses are looked up in. */
+static const struct pms_maps *maps_of(struct pms_memprof *p, const struct ksample *s)
 {
 	if (!p->per_pid_maps || !(s->valid & PMS_MS_TID))
 		return p->maps;
@@ -644,11 +685,16 @@ static uint64_t agg_pct(const struct agg *a, double pct)
  * "N/A") when it has none (not given, 0, or NA already). */
 /* A sample's level key: its data_src, reduced to the bits the report reads
  * (DS_KEY_MASK), or PERF_MEM_NA's value when it has none ("N/A" as perf). */
+static uint64_t level_key_of(uint32_t valid, uint64_t data_src)
+{
+	if (!(valid & PMS_MS_DATA_SRC) || !data_src || data_src == PMS_MEM_NA_VALUE)
+		return PMS_MEM_NA_VALUE;
+	return data_src & DS_KEY_MASK;
+}
+
 static uint64_t level_key(const struct pms_memsample *s)
 {
-	if (!(s->valid & PMS_MS_DATA_SRC) || !s->data_src || s->data_src == PMS_MEM_NA_VALUE)
-		return PMS_MEM_NA_VALUE;
-	return s->data_src & DS_KEY_MASK;
+	return level_key_of(s->valid, s->data_src);
 }
 
 static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
@@ -793,6 +839,8 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	return 0;
 }
 
+static bool askable(const struct pms_memprof *p, const struct ksample *x, unsigned max);
+
 static int agg_push(struct pms_memprof *p, const struct pms_memreport_sample *x)
 {
 	struct agg *a = p->agg;
@@ -847,14 +895,50 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 		return rc;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 4096;
-		struct pms_memreport_sample *v = realloc(p->v, cap * sizeof(*v));
+		struct ksample *v = realloc(p->v, cap * sizeof(*v));
 		if (!v)
 			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu samples", cap);
 		p->v = v;
+		if (p->keep_all) {
+			struct kextra *xv = realloc(p->xv, cap * sizeof(*xv));
+			if (!xv)
+				return pms_err(PMS_ENOMEM, "memprof: no memory for %zu samples", cap);
+			p->xv = xv;
+		}
 		p->cap = cap;
 	}
+	/* the sample's data_src, one copy of each value */
+	uint64_t dsval = s->data_src;
+	long ds;
+	if (p->n && p->dsv[p->v[p->n - 1].ds] == dsval) {
+		ds = (long)p->v[p->n - 1].ds; /* as the last sample's (runs are common) */
+	} else {
+		bool added;
+		if ((!p->dsvmap && !(p->dsvmap = calloc(1, sizeof(*p->dsvmap)))) ||
+		    grow((void **)&p->dsv, &p->dsvcap, p->ndsv, sizeof(*p->dsv)) < 0 ||
+		    (ds = u64map_get(p->dsvmap, dsval, p->ndsv, &added)) < 0)
+			return pms_err(PMS_ENOMEM, "memprof: no memory for data sources");
+		if (added)
+			p->dsv[p->ndsv++] = dsval;
+	}
 	/* a node given here is kept: pms_memprof_resolve passes over it */
-	p->v[p->n++] = x;
+	p->v[p->n] = (struct ksample){
+		.ip = s->ip, .addr = s->addr, .weight = s->weight, .pid = s->pid, .tid = s->tid,
+		.ds = (uint32_t)ds, .mem_node = x.mem_node, .cpu_node = x.cpu_node,
+		.valid = (uint16_t)s->valid, .from_phys = x.node_from_phys,
+	};
+	if (askable(p, &p->v[p->n], PMS_MEMPROF_RESOLVE_TRIES + 1)) {
+		if (grow((void **)&p->open, &p->opencap, p->nopen, sizeof(*p->open)) < 0)
+			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu samples", p->n + 1);
+		p->open[p->nopen++] = p->n;
+	}
+	if (p->xv)
+		p->xv[p->n] = (struct kextra){
+			.time = s->time, .phys_addr = s->phys_addr, .page_size = s->page_size,
+			.period = s->period, .site = -1, .object = -1, .cpu = s->cpu,
+			.ins_lat = s->ins_lat, .source = (int32_t)x.source, .engine = (uint8_t)s->engine,
+		};
+	p->n++;
 	return 0;
 }
 
@@ -1017,49 +1101,93 @@ static int scratch(struct pms_memprof *p, size_t n)
 	if (!nd)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
 	p->nodes = nd;
-	size_t *ix = realloc(p->idx, cap * sizeof(*ix));
-	if (!ix)
-		return pms_err(PMS_ENOMEM, "memprof: no memory");
-	p->idx = ix;
 	p->scratch_cap = cap;
 	return 0;
 }
 
 /* The process a sample's page is asked about in: its own, else the
  * profiled one's; 0 = none (never asked). */
-static pid_t ask_pid(const struct pms_memprof *p, const struct pms_memreport_sample *x)
+static pid_t ask_pid(const struct pms_memprof *p, const struct ksample *x)
 {
-	if (x->s.valid & PMS_MS_TID)
-		return (pid_t)x->s.pid;
+	if (x->valid & PMS_MS_TID)
+		return (pid_t)x->pid;
 	return p->pid;
 }
 
 /* Whether a sample may be asked about (again): an address, a process, and
  * no node yet, only the race statuses retried and no more than max times. */
-static bool askable(const struct pms_memprof *p, const struct pms_memreport_sample *x,
-		    unsigned max)
+static bool askable(const struct pms_memprof *p, const struct ksample *x, unsigned max)
 {
-	if (!(x->s.valid & PMS_MS_ADDR) || ask_pid(p, x) <= 0)
+	if (!(x->valid & PMS_MS_ADDR) || ask_pid(p, x) <= 0)
 		return false;
 	if (x->mem_node == PMS_NODE_UNKNOWN)
 		return x->tries < max;
 	return (x->mem_node == -EFAULT || x->mem_node == -ENOENT) && x->tries < max;
 }
 
-struct askkey {
-	pid_t pid;
-	uint64_t addr;
+/* A sort key of the kept samples: (major, minor) and the sample. */
+struct skey {
+	uint64_t major, minor;
 	size_t i;
 };
 
-static int askkey_cmp(const void *a, const void *b)
+static int skey_cmp(const void *a, const void *b)
 {
-	const struct askkey *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
+	const struct skey *x = a, *y = b;
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sort by (major, minor), ties in their order (the order skey_cmp gives
+ * when i rises with the position, as the callers fill them): a stable
+ * radix sort, 16 bits a pass, minor's digits first, passes whose digit is
+ * the same for all skipped.  A comparison sort of every sample's key was
+ * most of a report's and a resolve's instructions.  Few keys, or no memory
+ * for the radix's buffers: qsort. */
+static void skey_sort(struct skey *v, size_t n)
+{
+	struct skey *tmp = n >= 2048 ? malloc(n * sizeof(*tmp)) : NULL;
+	size_t *cnt = tmp ? malloc(65536 * sizeof(*cnt)) : NULL;
+	struct skey *src = v, *dst = tmp;
+
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		if (n > 1)
+			qsort(v, n, sizeof(*v), skey_cmp);
+		return;
+	}
+	for (unsigned d = 0; d < 8; d++) {
+		unsigned sh = (d % 4) * 16;
+#define SKEY_DIGIT(k) ((unsigned)((d < 4 ? (k).minor : (k).major) >> sh) & 0xffffu)
+		unsigned first = SKEY_DIGIT(src[0]);
+		size_t i;
+		for (i = 1; i < n && SKEY_DIGIT(src[i]) == first; i++)
+			;
+		if (i == n)
+			continue; /* one digit for all: nothing moves */
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (i = 0; i < n; i++)
+			cnt[SKEY_DIGIT(src[i])]++;
+		for (size_t x = 0, sum = 0; x < 65536; x++) {
+			size_t c = cnt[x];
+			cnt[x] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[SKEY_DIGIT(src[i])]++] = src[i];
+#undef SKEY_DIGIT
+		struct skey *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
 }
 
 /* Ask about the askable samples (of process only, 0 = all) in one batch
@@ -1071,22 +1199,20 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 		return pms_err(PMS_EINVAL, "memprof resolve: NULL argument");
 	if (p->agg || !oracle)
 		return 0; /* aggregate: resolved as they were added */
-	size_t k = 0, first = p->n;
+	size_t k = 0, nopen = 0;
 	int rc = 0, calls = 0;
-	struct askkey *keys = NULL;
-	for (size_t i = p->open_first; i < p->n; i++) {
-		const struct pms_memreport_sample *x = &p->v[i];
+	struct skey *keys = NULL;
+	for (size_t j = 0; j < p->nopen; j++) {
+		const struct ksample *x = &p->v[p->open[j]];
 		/* nodes come from the source's hints (given when the sample
 		 * was added) or from the oracle, nowhere else */
 		if (!askable(p, x, PMS_MEMPROF_RESOLVE_TRIES + 1))
-			continue;
-		if (first == p->n)
-			first = i;
+			continue; /* final: no longer open */
+		p->open[nopen++] = p->open[j];
 		if ((!only || ask_pid(p, x) == only) && askable(p, x, max))
 			k++;
 	}
-	if (!only)
-		p->open_first = first; /* everything before is final */
+	p->nopen = nopen;
 	if (!k)
 		return 0;
 	if ((rc = scratch(p, k)) < 0)
@@ -1095,17 +1221,21 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 	if (!keys)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
 	k = 0;
-	for (size_t i = first; i < p->n; i++) {
-		const struct pms_memreport_sample *x = &p->v[i];
+	for (size_t j = 0; j < p->nopen; j++) {
+		size_t i = p->open[j];
+		const struct ksample *x = &p->v[i];
 		if ((!only || ask_pid(p, x) == only) && askable(p, x, max))
-			keys[k++] = (struct askkey){ ask_pid(p, x), x->s.addr, i };
+			keys[k++] = (struct skey){ (uint32_t)ask_pid(p, x), x->addr, i };
 	}
-	qsort(keys, k, sizeof(*keys), askkey_cmp);
+	/* by process (pids are > 0 here), then address: the oracle's calls
+	 * go fastest in address order */
+	skey_sort(keys, k);
 	for (size_t a = 0; a < k;) {
 		size_t b = a, m = 0;
-		for (; b < k && keys[b].pid == keys[a].pid; b++)
-			p->addrs[m++] = keys[b].addr;
-		int r = pms_numa_oracle_resolve_pid(oracle, as_tid > 0 ? as_tid : keys[a].pid,
+		for (; b < k && keys[b].major == keys[a].major; b++)
+			p->addrs[m++] = keys[b].minor;
+		int r = pms_numa_oracle_resolve_pid(oracle,
+						    as_tid > 0 ? as_tid : (pid_t)keys[a].major,
 						    p->addrs, m, p->nodes);
 		if (r == PMS_ENOMEM) {
 			rc = r;
@@ -1114,9 +1244,9 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 		if (r > 0)
 			calls += r;
 		for (size_t j = 0; j < m; j++) {
-			struct pms_memreport_sample *x = &p->v[keys[a + j].i];
+			struct ksample *x = &p->v[keys[a + j].i];
 			int nd = p->nodes[j];
-			if (x->tries < UINT16_MAX)
+			if (x->tries < UINT8_MAX)
 				x->tries++;
 			if ((nd == -ESRCH || nd == -EINVAL) &&
 			    (x->mem_node == -EFAULT || x->mem_node == -ENOENT)) {
@@ -1194,11 +1324,6 @@ static int count_addn(struct pms_memreport_count **v, size_t *n, const char *nam
 	return 0;
 }
 
-static int count_add(struct pms_memreport_count **v, size_t *n, const char *name)
-{
-	return count_addn(v, n, name, 1);
-}
-
 static int count_cmp(const void *a, const void *b)
 {
 	const struct pms_memreport_count *x = a, *y = b;
@@ -1260,22 +1385,33 @@ void pms_memreport_free(struct pms_memreport *r)
 	free(r);
 }
 
-/* Accumulate one sample into a site. */
+/* Accumulate one sample (its validity bits, weight and nodes) into a site. */
+static void site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight, int mem_node,
+		       int cpu_node, int home)
+{
+	s->samples++;
+	if (valid & PMS_MS_WEIGHT) {
+		s->latency += weight;
+		s->weighted++;
+	}
+	if (mem_node >= 0) {
+		s->resolved++;
+		if (cpu_node >= 0 && mem_node != cpu_node)
+			s->remote++;
+		if (home >= 0 && mem_node == home)
+			s->on_home++;
+	}
+}
+
 static void site_account(struct pms_memreport_site *s, const struct pms_memreport_sample *x,
 			 int home)
 {
-	s->samples++;
-	if (x->s.valid & PMS_MS_WEIGHT) {
-		s->latency += x->s.weight;
-		s->weighted++;
-	}
-	if (x->mem_node >= 0) {
-		s->resolved++;
-		if (x->cpu_node >= 0 && x->mem_node != x->cpu_node)
-			s->remote++;
-		if (home >= 0 && x->mem_node == home)
-			s->on_home++;
-	}
+	site_count(s, x->s.valid, x->s.weight, x->mem_node, x->cpu_node, home);
+}
+
+static void site_account_k(struct pms_memreport_site *s, const struct ksample *x, int home)
+{
+	site_count(s, x->valid, x->weight, x->mem_node, x->cpu_node, home);
 }
 
 static int site_copy(struct pms_memreport_site *d, const struct pms_memreport_site *s)
@@ -1730,56 +1866,48 @@ out:
 }
 
 /* An instruction of one process (pid 0: of all). */
-struct pidipkey {
-	uint64_t ip;
-	uint32_t pid;
-	size_t i;
-};
-
-static int pidipkey_cmp(const void *a, const void *b)
-{
-	const struct pidipkey *x = a, *y = b;
-	if (x->ip != y->ip)
-		return x->ip < y->ip ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
 
 /* Instructions and functions from the kept samples. */
 static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	int rc = 0;
 	size_t nk = 0, nips = 0;
-	struct pidipkey *keys = calloc(p->n ? p->n : 1, sizeof(*keys));
+	/* (ip, pid), pid 0 unless per-process functions */
+	struct skey *keys = malloc((p->n ? p->n : 1) * sizeof(*keys));
 	struct pms_memreport_site *ips = NULL;
 	if (!keys)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	for (size_t i = 0; i < p->n; i++) {
-		p->v[i].site = -1;
-		if (p->v[i].s.valid & PMS_MS_IP)
-			keys[nk++] = (struct pidipkey){ p->v[i].s.ip,
-							p->per_pid_funcs ? p->v[i].s.pid : 0, i };
+		if (p->xv)
+			p->xv[i].site = -1;
+		if (p->v[i].valid & PMS_MS_IP)
+			keys[nk++] = (struct skey){ p->v[i].ip, p->per_pid_funcs ? p->v[i].pid : 0, i };
 	}
-	qsort(keys, nk, sizeof(*keys), pidipkey_cmp);
-	ips = calloc(nk ? nk : 1, sizeof(*ips));
+	skey_sort(keys, nk);
+	size_t ndist = 0;
+	for (size_t a = 0; a < nk; a++)
+		ndist += !a || keys[a].major != keys[a - 1].major || keys[a].minor != keys[a - 1].minor;
+	ips = calloc(ndist ? ndist : 1, sizeof(*ips));
 	if (!ips) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
 	for (size_t a = 0; a < nk;) {
 		size_t b = a;
-		const struct pms_memsample *s0 = &p->v[keys[a].i].s;
+		const struct ksample *s0 = &p->v[keys[a].i];
 		struct pms_memreport_site *st = &ips[nips++];
 		st->addr = s0->ip;
-		st->kernel = kernel_ip(s0);
-		st->pid = keys[a].pid;
-		for (; b < nk && keys[b].ip == keys[a].ip && keys[b].pid == keys[a].pid; b++) {
-			site_account(st, &p->v[keys[b].i], p->home_node);
-			p->v[keys[b].i].site = (long)(nips - 1);
+		st->kernel = (s0->valid & PMS_MS_KERNEL_IP) != 0;
+		st->pid = (uint32_t)keys[a].minor;
+		for (; b < nk && keys[b].major == keys[a].major && keys[b].minor == keys[a].minor; b++) {
+			site_account_k(st, &p->v[keys[b].i], p->home_node);
+			if (p->xv)
+				p->xv[keys[b].i].site = (int64_t)(nips - 1);
 		}
 		a = b;
 	}
+	free(keys); /* before naming: it may load debug information */
+	keys = NULL;
 	rc = finish_code(p, r, sym, ips, nips);
 out:
 	free(keys);
@@ -1788,32 +1916,22 @@ out:
 }
 
 /* Data objects: the workload buffer, a file's static symbol, or the mapping. */
-struct objkey {
-	uint64_t start;
-	size_t i;
-};
-
-static int objkey_cmp(const void *a, const void *b)
-{
-	const struct objkey *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
 
 static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	int rc = 0;
 	size_t no = 0;
 	struct pms_memreport_site *objs = NULL;
-	struct objkey *keys = calloc(p->n ? p->n : 1, sizeof(*keys));
+	struct skey *keys = malloc((p->n ? p->n : 1) * sizeof(*keys)); /* (start, 0) */
 	size_t nk = 0;
 	if (!keys)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	(void)pms_memprof_maps(p); /* the union of the processes' maps, as now */
 	/* Key each sample by the start of the object it falls in. */
 	for (size_t i = 0; i < p->n; i++) {
-		const struct pms_memsample *s = &p->v[i].s;
-		p->v[i].object = -1;
+		const struct ksample *s = &p->v[i];
+		if (p->xv)
+			p->xv[i].object = -1;
 		if (!(s->valid & PMS_MS_ADDR))
 			continue;
 		uint64_t a = s->addr, start;
@@ -1823,9 +1941,9 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 			const struct pms_map *m = pms_maps_find(maps_of(p, s), a);
 			start = m ? m->start : UINT64_MAX; /* UINT64_MAX: not mapped */
 		}
-		keys[nk++] = (struct objkey){ start, i };
+		keys[nk++] = (struct skey){ start, 0, i };
 	}
-	qsort(keys, nk, sizeof(*keys), objkey_cmp);
+	skey_sort(keys, nk);
 	objs = calloc(nk ? nk : 1, sizeof(*objs));
 	if (!objs) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
@@ -1833,20 +1951,20 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 	}
 	for (size_t a = 0; a < nk;) {
 		size_t b = a;
-		uint64_t addr0 = p->v[keys[a].i].s.addr;
+		uint64_t addr0 = p->v[keys[a].i].addr;
 		struct pms_memreport_site *o = &objs[no++];
 		char buf[256];
 		const char *name = NULL, *kind = NULL, *module = "";
-		if (keys[a].start == UINT64_MAX) {
+		if (keys[a].major == UINT64_MAX) {
 			name = "[unmapped]";
 			kind = "unmapped";
-		} else if (p->home_end > p->home_start && keys[a].start == p->home_start) {
+		} else if (p->home_end > p->home_start && keys[a].major == p->home_start) {
 			o->addr = p->home_start;
 			o->size = p->home_end - p->home_start;
 			name = p->home_name;
 			kind = "workload";
 		} else {
-			const struct pms_map *m = pms_maps_find(maps_of(p, &p->v[keys[a].i].s), addr0);
+			const struct pms_map *m = pms_maps_find(maps_of(p, &p->v[keys[a].i]), addr0);
 			o->addr = m->start;
 			o->size = m->end - m->start;
 			kind = pms_map_kind_name(m->kind);
@@ -1873,9 +1991,10 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 		o->module = xstrdup(module, &rc);
 		if (rc < 0)
 			goto out;
-		for (; b < nk && keys[b].start == keys[a].start; b++) {
-			site_account(o, &p->v[keys[b].i], p->home_node);
-			p->v[keys[b].i].object = (long)(no - 1);
+		for (; b < nk && keys[b].major == keys[a].major; b++) {
+			site_account_k(o, &p->v[keys[b].i], p->home_node);
+			if (p->xv)
+				p->xv[keys[b].i].object = (int64_t)(no - 1);
 		}
 		a = b;
 	}
@@ -2054,13 +2173,13 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 		r->node_ids[i] = p->topo->nodes[i].id;
 	r->resolved_held = p->resolved_held;
 	for (size_t i = 0; i < p->n; i++) {
-		const struct pms_memreport_sample *x = &p->v[i];
+		const struct ksample *x = &p->v[i];
 		if (x->tries > 1) {
 			r->retried_samples++;
 			r->retries += x->tries - 1u;
 			r->retry_resolved += x->mem_node >= 0;
 		}
-		if (!(x->s.valid & (PMS_MS_ADDR | PMS_MS_PHYS))) {
+		if (!(x->valid & (PMS_MS_ADDR | PMS_MS_PHYS))) {
 			r->no_addr++;
 			continue;
 		}
@@ -2079,7 +2198,7 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 			continue;
 		}
 		r->resolved++;
-		r->from_phys += x->node_from_phys;
+		r->from_phys += x->from_phys;
 		if (p->home_node >= 0) {
 			if (x->mem_node == p->home_node)
 				r->on_home++;
@@ -2111,11 +2230,10 @@ struct taskacc {
 	size_t nnodes;
 };
 
-static int taskacc_add(struct taskacc *a, const struct pms_memreport_sample *x)
+static int taskacc_add(struct taskacc *a, const struct ksample *x, uint64_t key)
 {
-	const struct pms_memsample *s = &x->s;
+	const struct ksample *s = x;
 	struct pms_memreport_task *t = &a->t;
-	uint64_t key = level_key(s);
 	size_t k;
 	t->samples++;
 	if (s->valid & PMS_MS_WEIGHT) {
@@ -2188,7 +2306,7 @@ static int build_tasks(struct pms_memprof *p, bool threads, struct pms_memreport
 	int rc = 0;
 	bool added;
 	for (size_t i = 0; i < p->n; i++) {
-		const struct pms_memsample *s = &p->v[i].s;
+		const struct ksample *s = &p->v[i];
 		if (!(s->valid & PMS_MS_TID))
 			continue;
 		uint32_t tid = threads ? s->tid : 0;
@@ -2205,7 +2323,7 @@ static int build_tasks(struct pms_memprof *p, bool threads, struct pms_memreport
 			acc[n].t.tid = tid;
 			n++;
 		}
-		if ((rc = taskacc_add(&acc[k], &p->v[i])) < 0)
+		if ((rc = taskacc_add(&acc[k], s, level_key_of(s->valid, p->dsv[s->ds]))) < 0)
 			goto out;
 	}
 	*out = calloc(n ? n : 1, sizeof(**out));
@@ -2248,6 +2366,42 @@ out:
 	return rc;
 }
 
+/* report.all from the kept samples and the rest of each. */
+static int build_all(struct pms_memprof *p, struct pms_memreport *r)
+{
+	r->all = calloc(p->n ? p->n : 1, sizeof(*r->all));
+	if (!r->all)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct ksample *k = &p->v[i];
+		const struct kextra *e = &p->xv[i];
+		struct pms_memreport_sample *x = &r->all[i];
+		x->s.valid = k->valid;
+		x->s.engine = (enum pms_engine)e->engine;
+		x->s.ip = k->ip;
+		x->s.pid = k->pid;
+		x->s.tid = k->tid;
+		x->s.time = e->time;
+		x->s.cpu = e->cpu;
+		x->s.addr = k->addr;
+		x->s.phys_addr = e->phys_addr;
+		x->s.data_src = p->dsv[k->ds];
+		x->s.weight = k->weight;
+		x->s.ins_lat = e->ins_lat;
+		x->s.page_size = e->page_size;
+		x->s.period = e->period;
+		x->mem_node = k->mem_node;
+		x->cpu_node = k->cpu_node;
+		x->node_from_phys = k->from_phys;
+		x->site = (long)e->site;
+		x->object = (long)e->object;
+		x->source = e->source;
+		x->tries = k->tries;
+	}
+	r->nall = p->n;
+	return 0;
+}
+
 static void data_src_note(struct pms_memreport *r, const struct pms_memreport_input *in, int *rc)
 {
 	char note[256] = "";
@@ -2264,7 +2418,7 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		       const struct pms_memreport_input *in, struct pms_memreport **out)
 {
 	struct pms_memreport *r = NULL;
-	uint64_t *w = NULL;
+	uint64_t *w = NULL, *dsn = NULL;
 	int rc = 0;
 
 	if (out)
@@ -2335,8 +2489,8 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	}
 	bool any_kernel = false;
 	for (size_t i = 0; i < p->n && !any_kernel; i++)
-		any_kernel = kernel_ip(&p->v[i].s) ||
-			     ((p->v[i].s.valid & PMS_MS_ADDR) && p->v[i].s.addr >= (1ULL << 63));
+		any_kernel = (p->v[i].valid & PMS_MS_KERNEL_IP) ||
+			     ((p->v[i].valid & PMS_MS_ADDR) && p->v[i].addr >= (1ULL << 63));
 	r->kernel_visible = any_kernel && (in->recorded || (sym && pms_symbolizer_kernel_visible(sym)));
 
 	/* Levels and ops over samples with a real data source. */
@@ -2347,23 +2501,40 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		goto out;
 	}
 	size_t nw = 0;
+	uint64_t nna = 0; /* samples without PMS_MS_DATA_SRC */
+	/* samples per distinct data_src (the kept samples index dsv), both
+	 * lists from those: a text per value, not per sample */
+	dsn = calloc(p->ndsv ? p->ndsv : 1, sizeof(*dsn));
+	if (!dsn) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
 	for (size_t i = 0; i < p->n; i++) {
-		const struct pms_memsample *s = &p->v[i].s;
+		const struct ksample *s = &p->v[i];
 		if (s->valid & PMS_MS_ADDR)
 			r->with_addr++;
 		if (s->valid & PMS_MS_WEIGHT)
 			w[nw++] = s->weight;
+		if (s->valid & PMS_MS_DATA_SRC)
+			dsn[s->ds]++;
+		else
+			nna++;
+	}
+	for (size_t i = 0; i <= p->ndsv; i++) {
+		uint64_t n = i < p->ndsv ? dsn[i] : nna;
+		if (!n)
+			continue;
 		/* every sample has a level, "N/A" without a data source (perf) */
-		uint64_t key = level_key(s);
+		uint64_t key = i < p->ndsv ? level_key_of(PMS_MS_DATA_SRC, p->dsv[i]) : PMS_MEM_NA_VALUE;
 		char txt[128];
 		pms_datasrc_format_mem(key, txt, sizeof(txt));
-		rc = count_add(&r->levels, &r->nlevels, txt);
+		rc = count_addn(&r->levels, &r->nlevels, txt, n);
 		if (rc < 0)
 			goto out;
 		if (key == PMS_MEM_NA_VALUE)
 			continue;
-		r->with_data_src++;
-		rc = count_add(&r->ops, &r->nops, pms_datasrc_stat_op(s->data_src));
+		r->with_data_src += n;
+		rc = count_addn(&r->ops, &r->nops, pms_datasrc_stat_op(p->dsv[i]), n);
 		if (rc < 0)
 			goto out;
 	}
@@ -2392,21 +2563,17 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		rc = build_tasks(p, false, &r->procs, &r->nprocs);
 	if (rc >= 0)
 		rc = build_tasks(p, true, &r->threads, &r->nthreads);
-	if (rc >= 0)
-		rc = build_code(p, r, sym);
+	/* the objects first: their per-sample keys are gone before naming
+	 * the code loads debug information (the report phase's peak) */
 	if (rc >= 0)
 		rc = build_objects(p, r, sym);
+	if (rc >= 0)
+		rc = build_code(p, r, sym);
 	if (rc < 0)
 		goto out;
 	/* Every sample, with what the caller may not see masked. */
-	r->all = calloc(p->n ? p->n : 1, sizeof(*r->all));
-	if (!r->all) {
-		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+	if (p->xv && (rc = build_all(p, r)) < 0)
 		goto out;
-	}
-	if (p->n)
-		memcpy(r->all, p->v, p->n * sizeof(*r->all));
-	r->nall = p->n;
 	if (!r->kernel_visible)
 		for (size_t i = 0; i < r->nall; i++) {
 			struct pms_memsample *s = &r->all[i].s;
@@ -2419,6 +2586,7 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	r = NULL;
 out:
 	free(w);
+	free(dsn);
 	pms_memreport_free(r);
 	return rc;
 }

@@ -1190,8 +1190,14 @@ static void skey_sort(struct skey *v, size_t n)
 	free(cnt);
 }
 
+/* The most addresses one oracle call gets: its scratch (and ours) grows
+ * to the largest call and stays; a backlog of a whole run's pages was
+ * megabytes resident through the report (issue 21). */
+#define RESOLVE_CHUNK 16384
+
 /* Ask about the askable samples (of process only, 0 = all) in one batch
- * per process, through thread as_tid when given. */
+ * per process (of at most RESOLVE_CHUNK addresses), through thread as_tid
+ * when given. */
 static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t only,
 			pid_t as_tid, unsigned max)
 {
@@ -1215,7 +1221,7 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 	p->nopen = nopen;
 	if (!k)
 		return 0;
-	if ((rc = scratch(p, k)) < 0)
+	if ((rc = scratch(p, k < RESOLVE_CHUNK ? k : RESOLVE_CHUNK)) < 0)
 		return rc;
 	keys = malloc(k * sizeof(*keys));
 	if (!keys)
@@ -1232,7 +1238,7 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 	skey_sort(keys, k);
 	for (size_t a = 0; a < k;) {
 		size_t b = a, m = 0;
-		for (; b < k && keys[b].major == keys[a].major; b++)
+		for (; b < k && keys[b].major == keys[a].major && m < RESOLVE_CHUNK; b++)
 			p->addrs[m++] = keys[b].minor;
 		int r = pms_numa_oracle_resolve_pid(oracle,
 						    as_tid > 0 ? as_tid : (pid_t)keys[a].major,

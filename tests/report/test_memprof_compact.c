@@ -318,4 +318,54 @@ PMS_TEST(no_sample_list_same_report_per_process_functions)
 	run(true);
 }
 
+/* A backlog larger than one oracle call takes (16384 addresses) is asked
+ * in several: every sample gets its page's node. */
+PMS_TEST(large_backlog_resolved_in_chunks)
+{
+	make_topo();
+	struct fk *fk = fk_new();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = fk_ops(fk);
+	struct pms_sys *sys = NULL;
+	struct pms_numa_oracle *o = NULL;
+	struct pms_memprof *p = NULL;
+	struct pms_memreport *r = NULL;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.no_sample_list = true;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	CHECK_OK(pms_numa_oracle_new(sys, &topo, NULL, &o));
+	CHECK_OK(pms_memprof_new(&topo, &po, &p));
+	if (!p || !o)
+		goto out;
+	/* 40000 samples on 4000 pages (the fake kernel's most), the first
+	 * 2000 pages mapped, alternately on nodes 0 and 1 */
+	const size_t n = 40000, np = 4000;
+	for (size_t pg = 0; pg < np / 2; pg++)
+		fk_set_page(fk, BASE + pg * PG, (int)(pg % 2));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = BASE + (uint64_t)((i * 7919) % np) * PG;
+		struct pms_memsample s = { 0 };
+		s.valid = PMS_MS_TID | PMS_MS_ADDR | PMS_MS_CPU;
+		s.pid = s.tid = 77;
+		s.addr = a;
+		CHECK_OK(pms_memprof_add(p, &s));
+	}
+	CHECK(pms_memprof_resolve(p, o) > 0);
+	struct pms_memreport_input ri = { .engine = PMS_ENG_SOFTWARE };
+	CHECK_OK(pms_memprof_report(p, NULL, &ri, &r));
+	if (r) {
+		CHECK_EQ_U64(r->resolved, n / 2);
+		CHECK_EQ_U64(r->st_efault + r->st_enoent, n / 2);
+		/* CPU 0 is on node 0 */
+		CHECK_EQ_U64(r->matrix[0], n / 4);
+		CHECK_EQ_U64(r->matrix[1], n / 4);
+	}
+out:
+	pms_memreport_free(r);
+	pms_memprof_free(p);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
 PMS_TEST_MAIN()

@@ -17,28 +17,31 @@
 
 #define DEFAULT_TOP 10
 
-/* One kept sample as the report reads it: 48 bytes, not the 144 of a
+/* One kept sample as the report reads it: 40 bytes, not the 144 of a
  * struct pms_memreport_sample (a live run keeps hundreds of thousands).
  * The rest of a sample, and its site/object indexes, are kept beside it
  * (struct kextra) only when report.all is to be built. */
 struct ksample {
 	uint64_t ip, addr, weight;
-	uint32_t pid, tid;
+	uint32_t task;    /* its thread: the index in pms_memprof.tn; KNO_TASK
+			   * without PMS_MS_TID */
 	uint32_t ds;      /* its data_src: the index in pms_memprof.dsv */
 	int32_t mem_node; /* as pms_memreport_sample.mem_node */
-	int32_t cpu_node;
-	uint16_t valid;   /* PMS_MS_* (all below bit 16) */
-	uint8_t tries;    /* times its page was asked about (at most
-			   * PMS_MEMPROF_RESOLVE_TRIES + 1) */
-	uint8_t from_phys;
+	unsigned valid : 12;    /* PMS_MS_* */
+	unsigned tries : 3;     /* times its page was asked about (at most
+				 * PMS_MEMPROF_RESOLVE_TRIES + 1) */
+	unsigned from_phys : 1;
+	unsigned cpu : 16;      /* its CPU's node: the index in pms_memprof.cpun */
 };
-_Static_assert(sizeof(struct ksample) == 48, "a kept sample is 48 bytes");
-_Static_assert(PMS_MS_KERNEL_IP < (1u << 16), "PMS_MS_* bits fit a kept sample's valid");
+#define KNO_TASK UINT32_MAX
+_Static_assert(sizeof(struct ksample) == 40, "a kept sample is 40 bytes");
+_Static_assert(PMS_MS_KERNEL_IP < (1u << 12), "PMS_MS_* bits fit a kept sample's valid");
+_Static_assert(PMS_MEMPROF_RESOLVE_TRIES + 1 < 8, "a kept sample's tries fit 3 bits");
 
 struct kextra {
 	uint64_t time, phys_addr, page_size, period;
 	int64_t site, object;
-	uint32_t cpu, ins_lat;
+	uint32_t pid, tid, cpu, ins_lat;
 	int32_t source;
 	uint8_t engine;
 };
@@ -56,6 +59,8 @@ struct pms_memprof {
 	size_t n, cap;
 	uint64_t *dsv;      /* the distinct data_src values of the kept samples */
 	size_t ndsv, dsvcap;
+	int *cpun;          /* ... and their distinct CPU nodes (-1: unknown) */
+	size_t ncpun, cpuncap;
 	struct u64map *dsvmap; /* data_src -> index in dsv */
 	/* kept samples whose node may still be asked about, in arrival
 	 * order (a resolve looks at these, not at every sample) */
@@ -93,6 +98,22 @@ struct pms_memprof {
 	size_t nsources;
 	long cur_source; /* -1: none */
 };
+
+/* A kept sample's process, thread (0 without PMS_MS_TID) and CPU node. */
+static inline uint32_t kpid(const struct pms_memprof *p, const struct ksample *x)
+{
+	return x->task == KNO_TASK ? 0 : p->tn[x->task].pid;
+}
+
+static inline uint32_t ktid(const struct pms_memprof *p, const struct ksample *x)
+{
+	return x->task == KNO_TASK ? 0 : p->tn[x->task].tid;
+}
+
+static inline int kcpu(const struct pms_memprof *p, const struct ksample *x)
+{
+	return p->cpun[x->cpu];
+}
 
 /* ---- aggregate mode ---------------------------------------------------------
  * Samples are folded into per-key counters as they come; memory grows with
@@ -256,6 +277,7 @@ void pms_memprof_free(struct pms_memprof *p)
 	free(p->v);
 	free(p->xv);
 	free(p->open);
+	free(p->cpun);
 	free(p->dsv);
 	if (p->dsvmap) {
 		free(p->dsvmap->keys);
@@ -339,7 +361,7 @@ static const struct pms_maps *maps_of(struct pms_memprof *p, const struct ksampl
 {
 	if (!p->per_pid_maps || !(s->valid & PMS_MS_TID))
 		return p->maps;
-	const struct pms_maps *m = pid_maps(p, s->pid, false);
+	const struct pms_maps *m = pid_maps(p, kpid(p, s), false);
 	return m ? m : p->maps;
 }
 
@@ -568,14 +590,18 @@ static int task_set_comm(struct pms_memprof *p, uint32_t pid, uint32_t tid, cons
 	return 0;
 }
 
-static int task_sampled(struct pms_memprof *p, const struct pms_memsample *s)
+/* Mark a sample's thread and process sampled; *task: the thread's index
+ * in tn, KNO_TASK without PMS_MS_TID. */
+static int task_sampled(struct pms_memprof *p, const struct pms_memsample *s, uint32_t *task)
 {
+	*task = KNO_TASK;
 	if (!(s->valid & PMS_MS_TID))
 		return 0;
 	long a = task_get(p, s->pid, s->tid), b = task_get(p, s->pid, s->pid);
 	if (a < 0 || b < 0)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
 	p->tn[a].sampled = p->tn[b].sampled = true;
+	*task = (uint32_t)a;
 	return 0;
 }
 
@@ -890,7 +916,8 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 		p->sources[p->cur_source].samples++;
 	if (p->agg)
 		return agg_push(p, &x);
-	int rc = task_sampled(p, s);
+	uint32_t task;
+	int rc = task_sampled(p, s, &task);
 	if (rc < 0)
 		return rc;
 	if (p->n == p->cap) {
@@ -921,11 +948,24 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 		if (added)
 			p->dsv[p->ndsv++] = dsval;
 	}
+	/* its CPU's node, one copy of each */
+	size_t cn = p->n ? p->v[p->n - 1].cpu : 0;
+	if (!p->ncpun || p->cpun[cn] != x.cpu_node) {
+		for (cn = 0; cn < p->ncpun && p->cpun[cn] != x.cpu_node; cn++)
+			;
+		if (cn == p->ncpun) {
+			if (cn > 0xffff)
+				return pms_err(PMS_EINVAL, "memprof: more than 65536 CPU nodes");
+			if (grow((void **)&p->cpun, &p->cpuncap, p->ncpun, sizeof(*p->cpun)) < 0)
+				return pms_err(PMS_ENOMEM, "memprof: no memory for CPU nodes");
+			p->cpun[p->ncpun++] = x.cpu_node;
+		}
+	}
 	/* a node given here is kept: pms_memprof_resolve passes over it */
 	p->v[p->n] = (struct ksample){
-		.ip = s->ip, .addr = s->addr, .weight = s->weight, .pid = s->pid, .tid = s->tid,
-		.ds = (uint32_t)ds, .mem_node = x.mem_node, .cpu_node = x.cpu_node,
-		.valid = (uint16_t)s->valid, .from_phys = x.node_from_phys,
+		.ip = s->ip, .addr = s->addr, .weight = s->weight, .task = task,
+		.ds = (uint32_t)ds, .mem_node = x.mem_node, .valid = s->valid & 0xfffu,
+		.from_phys = x.node_from_phys, .cpu = (unsigned)cn,
 	};
 	if (askable(p, &p->v[p->n], PMS_MEMPROF_RESOLVE_TRIES + 1)) {
 		if (grow((void **)&p->open, &p->opencap, p->nopen, sizeof(*p->open)) < 0)
@@ -935,7 +975,8 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	if (p->xv)
 		p->xv[p->n] = (struct kextra){
 			.time = s->time, .phys_addr = s->phys_addr, .page_size = s->page_size,
-			.period = s->period, .site = -1, .object = -1, .cpu = s->cpu,
+			.period = s->period, .site = -1, .object = -1, .pid = s->pid, .tid = s->tid,
+			.cpu = s->cpu,
 			.ins_lat = s->ins_lat, .source = (int32_t)x.source, .engine = (uint8_t)s->engine,
 		};
 	p->n++;
@@ -1110,7 +1151,7 @@ static int scratch(struct pms_memprof *p, size_t n)
 static pid_t ask_pid(const struct pms_memprof *p, const struct ksample *x)
 {
 	if (x->valid & PMS_MS_TID)
-		return (pid_t)x->pid;
+		return (pid_t)kpid(p, x);
 	return p->pid;
 }
 
@@ -1252,7 +1293,7 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 		for (size_t j = 0; j < m; j++) {
 			struct ksample *x = &p->v[keys[a + j].i];
 			int nd = p->nodes[j];
-			if (x->tries < UINT8_MAX)
+			if (x->tries < PMS_MEMPROF_RESOLVE_TRIES + 1)
 				x->tries++;
 			if ((nd == -ESRCH || nd == -EINVAL) &&
 			    (x->mem_node == -EFAULT || x->mem_node == -ENOENT)) {
@@ -1415,9 +1456,10 @@ static void site_account(struct pms_memreport_site *s, const struct pms_memrepor
 	site_count(s, x->s.valid, x->s.weight, x->mem_node, x->cpu_node, home);
 }
 
-static void site_account_k(struct pms_memreport_site *s, const struct ksample *x, int home)
+static void site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
+			   const struct ksample *x)
 {
-	site_count(s, x->valid, x->weight, x->mem_node, x->cpu_node, home);
+	site_count(s, x->valid, x->weight, x->mem_node, kcpu(p, x), p->home_node);
 }
 
 static int site_copy(struct pms_memreport_site *d, const struct pms_memreport_site *s)
@@ -1887,7 +1929,8 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		if (p->xv)
 			p->xv[i].site = -1;
 		if (p->v[i].valid & PMS_MS_IP)
-			keys[nk++] = (struct skey){ p->v[i].ip, p->per_pid_funcs ? p->v[i].pid : 0, i };
+			keys[nk++] = (struct skey){ p->v[i].ip, p->per_pid_funcs ? kpid(p, &p->v[i]) : 0,
+						    i };
 	}
 	skey_sort(keys, nk);
 	size_t ndist = 0;
@@ -1906,7 +1949,7 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		st->kernel = (s0->valid & PMS_MS_KERNEL_IP) != 0;
 		st->pid = (uint32_t)keys[a].minor;
 		for (; b < nk && keys[b].major == keys[a].major && keys[b].minor == keys[a].minor; b++) {
-			site_account_k(st, &p->v[keys[b].i], p->home_node);
+			site_account_k(p, st, &p->v[keys[b].i]);
 			if (p->xv)
 				p->xv[keys[b].i].site = (int64_t)(nips - 1);
 		}
@@ -1998,7 +2041,7 @@ static int build_objects(struct pms_memprof *p, struct pms_memreport *r, struct 
 		if (rc < 0)
 			goto out;
 		for (; b < nk && keys[b].major == keys[a].major; b++) {
-			site_account_k(o, &p->v[keys[b].i], p->home_node);
+			site_account_k(p, o, &p->v[keys[b].i]);
 			if (p->xv)
 				p->xv[keys[b].i].object = (int64_t)(no - 1);
 		}
@@ -2213,7 +2256,7 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 		}
 		size_t row = nn, col = nn;
 		for (size_t k = 0; k < nn; k++) {
-			if (r->node_ids[k] == x->cpu_node)
+			if (r->node_ids[k] == kcpu(p, x))
 				row = k;
 			if (r->node_ids[k] == x->mem_node)
 				col = k;
@@ -2236,7 +2279,7 @@ struct taskacc {
 	size_t nnodes;
 };
 
-static int taskacc_add(struct taskacc *a, const struct ksample *x, uint64_t key)
+static int taskacc_add(struct taskacc *a, const struct ksample *x, int cpu_node, uint64_t key)
 {
 	const struct ksample *s = x;
 	struct pms_memreport_task *t = &a->t;
@@ -2264,8 +2307,8 @@ static int taskacc_add(struct taskacc *a, const struct ksample *x, uint64_t key)
 		return 0;
 	}
 	t->resolved++;
-	if (x->cpu_node >= 0) {
-		if (x->cpu_node == x->mem_node)
+	if (cpu_node >= 0) {
+		if (cpu_node == x->mem_node)
 			t->local++;
 		else
 			t->remote++;
@@ -2315,21 +2358,21 @@ static int build_tasks(struct pms_memprof *p, bool threads, struct pms_memreport
 		const struct ksample *s = &p->v[i];
 		if (!(s->valid & PMS_MS_TID))
 			continue;
-		uint32_t tid = threads ? s->tid : 0;
+		uint32_t pid = kpid(p, s), tid = threads ? ktid(p, s) : 0;
 		if ((rc = grow((void **)&acc, &cap, n, sizeof(*acc))) < 0)
 			goto out;
-		long k = u64map_get(&m, (uint64_t)s->pid << 32 | tid, n, &added);
+		long k = u64map_get(&m, (uint64_t)pid << 32 | tid, n, &added);
 		if (k < 0) {
 			rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 			goto out;
 		}
 		if (added) {
 			memset(&acc[n], 0, sizeof(acc[n]));
-			acc[n].t.pid = s->pid;
+			acc[n].t.pid = pid;
 			acc[n].t.tid = tid;
 			n++;
 		}
-		if ((rc = taskacc_add(&acc[k], s, level_key_of(s->valid, p->dsv[s->ds]))) < 0)
+		if ((rc = taskacc_add(&acc[k], s, kcpu(p, s), level_key_of(s->valid, p->dsv[s->ds]))) < 0)
 			goto out;
 	}
 	*out = calloc(n ? n : 1, sizeof(**out));
@@ -2385,8 +2428,8 @@ static int build_all(struct pms_memprof *p, struct pms_memreport *r)
 		x->s.valid = k->valid;
 		x->s.engine = (enum pms_engine)e->engine;
 		x->s.ip = k->ip;
-		x->s.pid = k->pid;
-		x->s.tid = k->tid;
+		x->s.pid = e->pid;
+		x->s.tid = e->tid;
 		x->s.time = e->time;
 		x->s.cpu = e->cpu;
 		x->s.addr = k->addr;
@@ -2397,7 +2440,7 @@ static int build_all(struct pms_memprof *p, struct pms_memreport *r)
 		x->s.page_size = e->page_size;
 		x->s.period = e->period;
 		x->mem_node = k->mem_node;
-		x->cpu_node = k->cpu_node;
+		x->cpu_node = kcpu(p, k);
 		x->node_from_phys = k->from_phys;
 		x->site = (long)e->site;
 		x->object = (long)e->object;

@@ -61,12 +61,15 @@ struct pms_memprof_opts {
 	 * system-wide run): each function row carries its pid and command. */
 	bool functions_per_pid;
 	/* Kept-samples mode without report.all: every other number of the
-	 * report is the same, but each sample is kept in a 48-byte form
+	 * report is the same, but each sample is kept in a 40-byte form
 	 * holding only what the report reads (no time, CPU, physical
 	 * address, page size, period, instruction latency), against 112
-	 * bytes when report.all is to be built.  For a caller that renders
-	 * no per-sample output (a sample list, CSV, exports, advice, call
-	 * paths).  Ignored in aggregate mode (report.all is empty there). */
+	 * bytes when report.all is to be built; and pms_memprof_report
+	 * releases the samples once it has counted them (before it names
+	 * code, which loads debug information), so the report is built once:
+	 * later reports and samples are refused with PMS_EINVAL.  For a
+	 * caller that renders no per-sample output (a sample list, CSV,
+	 * exports, advice, call paths).  Ignored in aggregate mode. */
 	bool no_sample_list;
 };
 #define PMS_MEMPROF_OPTS_INIT { PMS_MEMPROF_OPTS_VERSION, 0, -1, 0, 0, NULL, 0, false, false, false }

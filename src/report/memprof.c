@@ -56,6 +56,7 @@ struct pms_memprof {
 	struct ksample *v;  /* kept-samples mode: every sample, in arrival order */
 	struct kextra *xv;  /* ... and the rest of each (NULL: no report.all) */
 	bool keep_all;      /* report.all is built (not opts.no_sample_list) */
+	bool released;      /* no_sample_list: the report was built, v is gone */
 	size_t n, cap;
 	uint64_t *dsv;      /* the distinct data_src values of the kept samples */
 	size_t ndsv, dsvcap;
@@ -916,6 +917,9 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 		p->sources[p->cur_source].samples++;
 	if (p->agg)
 		return agg_push(p, &x);
+	if (p->released)
+		return pms_err(PMS_EINVAL, "memprof add: the report of this profile was built "
+					   "(no_sample_list: its samples are gone)");
 	uint32_t task;
 	int rc = task_sampled(p, s, &task);
 	if (rc < 0)
@@ -1957,6 +1961,17 @@ static int build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	}
 	free(keys); /* before naming: it may load debug information */
 	keys = NULL;
+	if (!p->keep_all && !p->agg) {
+		/* no_sample_list: every number from the samples is taken; they
+		 * go before the names (debug information) come in */
+		free(p->v);
+		p->v = NULL;
+		p->cap = 0;
+		free(p->open);
+		p->open = NULL;
+		p->nopen = p->opencap = 0;
+		p->released = true;
+	}
 	rc = finish_code(p, r, sym, ips, nips);
 out:
 	free(keys);
@@ -2474,6 +2489,9 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		*out = NULL;
 	if (!p || !in || !out)
 		return pms_err(PMS_EINVAL, "memreport: NULL argument");
+	if (p->released)
+		return pms_err(PMS_EINVAL, "memreport: built once for a no_sample_list profile "
+					   "(its samples are gone)");
 	if (sym && p->per_pid_maps)
 		/* each process's code named from its own mappings */
 		for (size_t i = 0; i < p->npm; i++)

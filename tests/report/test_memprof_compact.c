@@ -225,6 +225,21 @@ static void run(bool per_pid)
 		CHECK_OK(pms_memprof_report(p[k], NULL, &ri, &r[k]));
 	if (!r[0] || !r[1] || !r[2])
 		goto free_reports;
+	{
+		/* without the list the report is built once: the samples
+		 * went when it had counted them */
+		struct pms_memreport *again = NULL;
+		CHECK_EQ_INT(pms_memprof_report(p[1], NULL, &ri, &again), PMS_EINVAL);
+		CHECK(again == NULL);
+		CHECK_EQ_INT(pms_memprof_add_node(p[1], &in[0], PMS_NODE_UNKNOWN, 0), PMS_EINVAL);
+		CHECK(pms_memprof_resolve(p[1], o[1]) >= 0);
+		CHECK_EQ_U64(pms_memprof_count(p[1]), NS);
+		/* with it, a second report is the first */
+		CHECK_OK(pms_memprof_report(p[0], NULL, &ri, &again));
+		if (again)
+			CHECK_EQ_INT(pms_t_report_diff(r[0], again), 0);
+		pms_memreport_free(again);
+	}
 	CHECK_EQ_U64(r[0]->nall, NS);
 	CHECK_EQ_U64(r[1]->nall, 0);
 	CHECK(r[1]->all == NULL);

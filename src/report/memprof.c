@@ -1194,7 +1194,7 @@ static int skey_cmp(const void *a, const void *b)
  * for the radix's buffers: qsort. */
 static void skey_sort(struct skey *v, size_t n)
 {
-	struct skey *tmp = n >= 2048 ? malloc(n * sizeof(*tmp)) : NULL;
+	struct skey *tmp = n >= 8192 ? malloc(n * sizeof(*tmp)) : NULL;
 	size_t *cnt = tmp ? malloc(65536 * sizeof(*cnt)) : NULL;
 	struct skey *src = v, *dst = tmp;
 

@@ -21,7 +21,7 @@
 #define BASE 0x7f1200000000ULL
 #define PG 4096ULL
 #define NPAGES 512
-#define NS 6000 /* above the radix sort's threshold (2048) */
+#define NS 9000 /* above the radix sort's threshold (8192) */
 
 static struct pms_topo_cpu cpus[4];
 static struct pms_topo_node nodes[2];

@@ -57,6 +57,8 @@ struct pms_memprof {
 	struct kextra *xv;  /* ... and the rest of each (NULL: no report.all) */
 	bool keep_all;      /* report.all is built (not opts.no_sample_list) */
 	bool released;      /* no_sample_list: the report was built, v is gone */
+	uint32_t last_pid, last_tid, last_task; /* task_sampled's last answer */
+	bool last_ok;
 	size_t n, cap;
 	uint64_t *dsv;      /* the distinct data_src values of the kept samples */
 	size_t ndsv, dsvcap;
@@ -598,11 +600,19 @@ static int task_sampled(struct pms_memprof *p, const struct pms_memsample *s, ui
 	*task = KNO_TASK;
 	if (!(s->valid & PMS_MS_TID))
 		return 0;
+	if (p->last_ok && p->last_pid == s->pid && p->last_tid == s->tid) {
+		*task = p->last_task; /* runs of one thread are common */
+		return 0;
+	}
 	long a = task_get(p, s->pid, s->tid), b = task_get(p, s->pid, s->pid);
 	if (a < 0 || b < 0)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
 	p->tn[a].sampled = p->tn[b].sampled = true;
 	*task = (uint32_t)a;
+	p->last_pid = s->pid;
+	p->last_tid = s->tid;
+	p->last_task = *task;
+	p->last_ok = true;
 	return 0;
 }
 
@@ -2369,23 +2379,33 @@ static int build_tasks(struct pms_memprof *p, bool threads, struct pms_memreport
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	bool added;
+	/* the row of each sampled thread (its index in tn), found once */
+	long *slot = malloc((p->ntn ? p->ntn : 1) * sizeof(*slot));
+	if (!slot)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < p->ntn; i++)
+		slot[i] = -1;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct ksample *s = &p->v[i];
 		if (!(s->valid & PMS_MS_TID))
 			continue;
-		uint32_t pid = kpid(p, s), tid = threads ? ktid(p, s) : 0;
-		if ((rc = grow((void **)&acc, &cap, n, sizeof(*acc))) < 0)
-			goto out;
-		long k = u64map_get(&m, (uint64_t)pid << 32 | tid, n, &added);
+		long k = slot[s->task];
 		if (k < 0) {
-			rc = pms_err(PMS_ENOMEM, "memreport: no memory");
-			goto out;
-		}
-		if (added) {
-			memset(&acc[n], 0, sizeof(acc[n]));
-			acc[n].t.pid = pid;
-			acc[n].t.tid = tid;
-			n++;
+			uint32_t pid = kpid(p, s), tid = threads ? ktid(p, s) : 0;
+			if ((rc = grow((void **)&acc, &cap, n, sizeof(*acc))) < 0)
+				goto out;
+			k = u64map_get(&m, (uint64_t)pid << 32 | tid, n, &added);
+			if (k < 0) {
+				rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+				goto out;
+			}
+			if (added) {
+				memset(&acc[n], 0, sizeof(acc[n]));
+				acc[n].t.pid = pid;
+				acc[n].t.tid = tid;
+				n++;
+			}
+			slot[s->task] = k;
 		}
 		if ((rc = taskacc_add(&acc[k], s, kcpu(p, s), level_key_of(s->valid, p->dsv[s->ds]))) < 0)
 			goto out;
@@ -2425,6 +2445,7 @@ out:
 		free(acc[i].nodes);
 	}
 	free(acc);
+	free(slot);
 	free(m.keys);
 	free(m.vals);
 	return rc;

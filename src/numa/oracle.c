@@ -1,15 +1,16 @@
 /* Address -> node oracle: batched move_pages(2) in query mode, a per-process
  * page cache, and memory-block lookup for physical addresses.
  *
- * The cache is one open-addressing table per process (a directory keyed by
- * pid finds it), each slot one 64-bit word: page number << 12 | value.  A
- * process's exit or exec frees its table (O(1)); other processes' pages are
- * not touched.  A resolve call marks the pages it has to ask about as
- * pending in the table itself (which also removes duplicates), sorts them
- * (the kernel walks a call's pages in its order, and address order costs it
- * about half as much: bench/numa_oracle), writes each page's status into its
- * slot, answers the misses from there, and drops the pages that got no node
- * (a -ENOENT page may be faulted in later). */
+ * The cache is per process (a directory keyed by pid finds it): a hash table
+ * of regions of 64 pages, each pointing at a leaf of 64 16-bit values, so a
+ * densely sampled GiB costs about 2.5 bytes a page and its lookups stay in
+ * the second-level cache.  A process's exit or exec frees its cache (O(1));
+ * other processes' pages are not touched.  A resolve call marks the pages
+ * it has to ask about as pending in the cache itself (which also removes
+ * duplicates), sorts them (the kernel walks a call's pages in its order),
+ * writes each page's status into its value, answers the misses from there,
+ * and drops the pages that got no node (a -ENOENT page may be faulted in
+ * later). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,28 +25,41 @@
 
 #define DEFAULT_BATCH 512
 
-/* Slot value field (low 12 bits): status + BIAS for statuses in
- * [VAL_MIN, VAL_MAX]; 0 is an empty slot.  ESCAPE: a status that does not
- * fit (answered from the sorted page list); PENDING: asked about in this
- * call, status not yet known.  Nodes are below MAX_NUMNODES (1 <<
- * CONFIG_NODES_SHIFT, at most 1024: include/linux/numa.h, arch Kconfig
- * NODES_SHIFT ranges); a node that does not fit is answered, never cached. */
-#define VAL_BITS 12
-#define VAL_MASK ((1u << VAL_BITS) - 1)
+/* A page's value: status + BIAS for statuses in [VAL_MIN, VAL_MAX]; 0 is
+ * no value.  ESCAPE: a status that does not fit (answered from the sorted
+ * page list); PENDING: asked about in this call, status not yet known.
+ * Nodes are below MAX_NUMNODES (1 << CONFIG_NODES_SHIFT, at most 1024:
+ * include/linux/numa.h, arch Kconfig NODES_SHIFT ranges); a node that does
+ * not fit is answered, never cached. */
 #define BIAS 2048
 #define VAL_MIN (-2047)
 #define VAL_MAX 2045
 #define ESCAPE 4094u
 #define PENDING 4095u
-#define PREFETCH_AHEAD 16
 
-/* One process's pages: slots of page << VAL_BITS | value, 0 = empty. */
+#define LEAF_SHIFT 6
+#define LEAF_PAGES (1u << LEAF_SHIFT)
+
+struct leaf {
+	uint16_t v[LEAF_PAGES];
+};
+
+/* A region slot: key is the region number + 1 (0 = empty, whose leaf is
+ * leaf 0, kept without values). */
+struct rslot {
+	uint64_t key;
+	size_t leaf; /* index into leaves */
+};
+
+/* One process's pages. */
 struct proc {
 	pid_t pid;
-	uint64_t *slots;
-	size_t cap; /* power of two */
-	unsigned shift; /* 64 - log2(cap) */
-	size_t used;
+	struct rslot *rs;
+	size_t rcap;     /* power of two */
+	unsigned rshift; /* 64 - log2(rcap) */
+	struct leaf *leaves;
+	size_t nleaves, leaves_cap;
+	size_t used; /* pages with a value */
 };
 
 struct pms_numa_oracle {
@@ -53,7 +67,6 @@ struct pms_numa_oracle {
 	const struct pms_topo *topo;
 	pid_t pid;
 	size_t batch;
-	uint64_t page_mask;
 	unsigned page_shift;
 	bool verify;
 	/* the process directory: open addressing on pid, NULL = empty */
@@ -63,79 +76,99 @@ struct pms_numa_oracle {
 	struct pms_numa_stats st;
 	/* scratch for one resolve call */
 	uint64_t *pg, *tmp; /* pages to ask about (page numbers), sort buffer */
+	size_t *miss;       /* indices of the addresses not answered from the cache */
+	size_t *mval;       /* ... and their values (leaf << LEAF_SHIFT | page in it) */
 	void **ptrs;
 	int *status;
 	size_t scratch_cap;
 };
 
-static inline size_t page_home(const struct proc *p, uint64_t page)
+static inline size_t region_home(const struct proc *p, uint64_t region)
 {
-	/* Fibonacci hashing: sequential pages land far apart */
-	return (size_t)((page * 0x9e3779b97f4a7c15ULL) >> p->shift);
+	/* Fibonacci hashing: sequential regions land far apart */
+	return (size_t)((region * 0x9e3779b97f4a7c15ULL) >> p->rshift);
 }
 
-/* The slot holding page, or the empty slot where it would go. */
-static inline uint64_t *page_find(const struct proc *p, uint64_t page)
+static inline struct rslot *region_find(const struct proc *p, uint64_t region)
 {
-	size_t m = p->cap - 1;
-	for (size_t i = page_home(p, page);; i = (i + 1) & m) {
-		uint64_t *s = &p->slots[i];
-		if (!*s || *s >> VAL_BITS == page)
+	size_t m = p->rcap - 1;
+	for (size_t i = region_home(p, region);; i = (i + 1) & m) {
+		struct rslot *s = &p->rs[i];
+		if (!s->key || s->key == region + 1)
 			return s;
 	}
 }
 
-static int proc_alloc_slots(struct proc *p, size_t cap)
+/* The value of page, or NULL when its region has no leaf. */
+static inline uint16_t *val_find(const struct proc *p, uint64_t page)
 {
-	uint64_t *s = calloc(cap, sizeof(*s));
+	const struct rslot *s = region_find(p, page >> LEAF_SHIFT);
+	return s->key ? &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)] : NULL;
+}
+
+static int leaves_reserve(struct proc *p, size_t need)
+{
+	if (need <= p->leaves_cap)
+		return 0;
+	size_t cap = p->leaves_cap ? p->leaves_cap * 2 : 16;
+	struct leaf *l = realloc(p->leaves, cap * sizeof(*l));
+	if (!l)
+		return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu page leaves", cap);
+	p->leaves = l;
+	p->leaves_cap = cap;
+	return 0;
+}
+
+static int regions_alloc(struct proc *p, size_t cap)
+{
+	struct rslot *s = calloc(cap, sizeof(*s));
 	if (!s)
-		return pms_err(PMS_ENOMEM, "numa oracle: no memory for a %zu-page table", cap);
+		return pms_err(PMS_ENOMEM, "numa oracle: no memory for a %zu-region table", cap);
 	unsigned lg = 0;
 	while (((size_t)1 << lg) < cap)
 		lg++;
-	p->slots = s;
-	p->cap = cap;
-	p->shift = 64 - lg;
-	p->used = 0;
+	p->rs = s;
+	p->rcap = cap;
+	p->rshift = 64 - lg;
 	return 0;
 }
 
-static int proc_rehash(struct proc *p, size_t cap)
+/* The value of page, its leaf made when missing.  Moves the leaves: value
+ * pointers taken before are stale. */
+static int val_make(struct proc *p, uint64_t page, uint16_t **out)
 {
-	struct proc n = *p;
-	int rc = proc_alloc_slots(&n, cap);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < p->cap; i++)
-		if (p->slots[i]) {
-			*page_find(&n, p->slots[i] >> VAL_BITS) = p->slots[i];
-			n.used++;
+	uint64_t region = page >> LEAF_SHIFT;
+	struct rslot *s = region_find(p, region);
+	int rc;
+	if (!s->key) {
+		if (p->nleaves * 2 > p->rcap) { /* leaves but the zero leaf + 1 */
+			struct proc n = *p;
+			if ((rc = regions_alloc(&n, p->rcap * 2)) < 0)
+				return rc;
+			for (size_t i = 0; i < p->rcap; i++)
+				if (p->rs[i].key)
+					*region_find(&n, p->rs[i].key - 1) = p->rs[i];
+			free(p->rs);
+			*p = n;
+			s = region_find(p, region);
 		}
-	free(p->slots);
-	*p = n;
-	return 0;
-}
-
-/* Remove the slot at i (linear probing, no tombstones): the entries after
- * it in its probe run move back where their home slot allows. */
-static void page_del(struct proc *p, size_t i)
-{
-	size_t m = p->cap - 1, j = i;
-	for (;;) {
-		j = (j + 1) & m;
-		uint64_t s = p->slots[j];
-		if (!s)
-			break;
-		size_t k = page_home(p, s >> VAL_BITS);
-		/* s may fill the hole at i when i lies cyclically in [k, j) */
-		bool movable = i <= j ? (k <= i || k > j) : (k <= i && k > j);
-		if (movable) {
-			p->slots[i] = s;
-			i = j;
-		}
+		if ((rc = leaves_reserve(p, p->nleaves + 1)) < 0)
+			return rc;
+		memset(&p->leaves[p->nleaves], 0, sizeof(p->leaves[0]));
+		s->key = region + 1;
+		s->leaf = p->nleaves++;
 	}
-	p->slots[i] = 0;
-	p->used--;
+	*out = &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)];
+	return 0;
+}
+
+static void proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	free(p->rs);
+	free(p->leaves);
+	free(p);
 }
 
 static inline size_t pid_home(const struct pms_numa_oracle *o, pid_t pid)
@@ -191,10 +224,12 @@ static int proc_get(struct pms_numa_oracle *o, pid_t pid, struct proc **out)
 	if (!p)
 		return pms_err(PMS_ENOMEM, "numa oracle: no memory for process %d", (int)pid);
 	p->pid = pid;
-	if ((rc = proc_alloc_slots(p, 1024)) < 0) {
-		free(p);
+	if ((rc = regions_alloc(p, 64)) < 0 || (rc = leaves_reserve(p, 1)) < 0) {
+		proc_free(p);
 		return rc;
 	}
+	memset(&p->leaves[0], 0, sizeof(p->leaves[0])); /* the zero leaf */
+	p->nleaves = 1;
 	*dir_find(o, pid) = p;
 	o->dir_used++;
 	o->last = p;
@@ -202,8 +237,9 @@ static int proc_get(struct pms_numa_oracle *o, pid_t pid, struct proc **out)
 	return 0;
 }
 
-/* Forget process pid's pages: O(1) in the cache's size (its table is freed;
- * the directory entry is removed by a backward shift of its probe run). */
+/* Forget process pid's pages: O(1) in the cache's size (its regions and
+ * leaves are freed; the directory entry is removed by a backward shift of
+ * its probe run). */
 static void proc_drop(struct pms_numa_oracle *o, pid_t pid)
 {
 	struct proc **pp = dir_find(o, pid), *p = *pp;
@@ -213,8 +249,7 @@ static void proc_drop(struct pms_numa_oracle *o, pid_t pid)
 	o->st.cached -= p->used;
 	if (o->last == p)
 		o->last = NULL;
-	free(p->slots);
-	free(p);
+	proc_free(p);
 	size_t m = o->dir_cap - 1, i = (size_t)(pp - o->dir), j = i;
 	for (;;) {
 		j = (j + 1) & m;
@@ -238,8 +273,7 @@ static void drop_all(struct pms_numa_oracle *o)
 		if (!o->dir[i])
 			continue;
 		o->st.invalidations += o->dir[i]->used;
-		free(o->dir[i]->slots);
-		free(o->dir[i]);
+		proc_free(o->dir[i]);
 		o->dir[i] = NULL;
 	}
 	o->dir_used = 0;
@@ -264,11 +298,8 @@ int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
 				 PMS_NUMA_OPTS_VERSION)) < 0)
 		return rc;
 	size_t psz = opts->page_size ? opts->page_size : 4096;
-	/* a slot keeps 64 - VAL_BITS bits of page number: every page of 4 KiB
-	 * or more fits, and no Linux page is smaller */
-	if ((psz & (psz - 1)) || psz < ((size_t)1 << VAL_BITS))
-		return pms_err(PMS_EINVAL,
-			       "numa oracle: page size %zu is not a power of two of 4096 or more", psz);
+	if (psz & (psz - 1))
+		return pms_err(PMS_EINVAL, "numa oracle: page size %zu is not a power of two", psz);
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return pms_err(PMS_ENOMEM, "numa oracle: no memory");
@@ -276,7 +307,6 @@ int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
 	o->topo = topo;
 	o->pid = opts->pid;
 	o->batch = opts->batch ? opts->batch : DEFAULT_BATCH;
-	o->page_mask = ~(uint64_t)(psz - 1);
 	while (((size_t)1 << o->page_shift) < psz)
 		o->page_shift++;
 	o->verify = opts->verify;
@@ -302,6 +332,8 @@ void pms_numa_oracle_free(struct pms_numa_oracle *o)
 	free(o->dir);
 	free(o->pg);
 	free(o->tmp);
+	free(o->miss);
+	free(o->mval);
 	free(o->ptrs);
 	free(o->status);
 	free(o);
@@ -323,6 +355,14 @@ static int scratch_reserve(struct pms_numa_oracle *o, size_t n)
 	if (!tmp)
 		goto nomem;
 	o->tmp = tmp;
+	size_t *miss = realloc(o->miss, cap * sizeof(*miss));
+	if (!miss)
+		goto nomem;
+	o->miss = miss;
+	size_t *mval = realloc(o->mval, cap * sizeof(*mval));
+	if (!mval)
+		goto nomem;
+	o->mval = mval;
 	int *s = realloc(o->status, cap * sizeof(*s));
 	if (!s)
 		goto nomem;
@@ -444,16 +484,18 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 static void unmark(struct proc *p, const uint64_t *pg, size_t npages)
 {
 	for (size_t k = 0; k < npages; k++) {
-		uint64_t *s = page_find(p, pg[k]);
-		if (*s)
-			page_del(p, (size_t)(s - p->slots));
+		uint16_t *v = val_find(p, pg[k]);
+		if (v && *v) {
+			*v = 0;
+			p->used--;
+		}
 	}
 }
 
 int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint64_t *addrs,
 				size_t n, int *nodes)
 {
-	size_t npages = 0;
+	size_t npages = 0, nmiss = 0;
 	int calls = 0, rc = 0;
 	struct proc *p = NULL;
 
@@ -467,37 +509,61 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 	const unsigned shift = o->page_shift;
 	uint64_t hits = 0;
 	/* Pass 1: answer from the cache; mark each uncached page pending
-	 * (once) and list it. */
+	 * (once) and list it; list the misses.  A region without a leaf
+	 * reads the zero leaf: no value, no branch for it.  The tables are
+	 * held in locals (the stores below may alias their fields as far as
+	 * the compiler knows) and taken again after a leaf is made. */
+	const struct rslot *rs = p->rs;
+	const struct leaf *leaves = p->leaves;
+	size_t rmask = p->rcap - 1;
+	unsigned rshift = p->rshift;
+	size_t *miss = o->miss, *mval = o->mval;
 	for (size_t i = 0; i < n; i++) {
-		if (i + PREFETCH_AHEAD < n)
-			__builtin_prefetch(&p->slots[page_home(p, addrs[i + PREFETCH_AHEAD] >> shift)]);
-		uint64_t page = addrs[i] >> shift;
-		uint64_t *s = page_find(p, page);
-		uint64_t v = *s & VAL_MASK;
-		if (*s && v != PENDING) {
+		uint64_t page = addrs[i] >> shift, region = page >> LEAF_SHIFT;
+		size_t h = (size_t)((region * 0x9e3779b97f4a7c15ULL) >> rshift);
+		while (rs[h].key && rs[h].key != region + 1)
+			h = (h + 1) & rmask;
+		size_t leaf = rs[h].leaf, off = page & (LEAF_PAGES - 1);
+		unsigned v = leaves[leaf].v[off];
+		if (v - 1u < PENDING - 1u) {
 			nodes[i] = (int)v - BIAS;
 			hits++;
 			continue;
 		}
 		nodes[i] = PMS_NODE_UNKNOWN;
-		if (*s)
+		miss[nmiss] = i;
+		mval[nmiss++] = leaf << LEAF_SHIFT | off;
+		if (v)
 			continue; /* pending already */
-		if ((p->used + 1) * 2 > p->cap) {
-			if ((rc = proc_rehash(p, p->cap * 2)) < 0) {
+		uint16_t *pv = &p->leaves[leaf].v[off];
+		if (!rs[h].key) {
+			if ((rc = val_make(p, page, &pv)) < 0) {
 				unmark(p, o->pg, npages);
 				return rc;
 			}
-			s = page_find(p, page);
+			rs = p->rs;
+			leaves = p->leaves;
+			rmask = p->rcap - 1;
+			rshift = p->rshift;
+			mval[nmiss - 1] = region_find(p, region)->leaf << LEAF_SHIFT | off;
 		}
-		*s = page << VAL_BITS | PENDING;
+		*pv = PENDING;
 		p->used++;
 		o->pg[npages++] = page;
 	}
 	o->st.cache_hits += hits;
 	o->st.resolved += hits; /* cached pages have a node */
 	sort_pages(o->pg, o->tmp, npages);
+	/* the leaves stay where they are from here on: each page's value
+	 * once (the sort buffer holds them) */
+	uint64_t *pval = o->tmp;
+	for (size_t k = 0; k < npages; k++) {
+		const struct rslot *s = region_find(p, o->pg[k] >> LEAF_SHIFT);
+		pval[k] = s->leaf << LEAF_SHIFT | (o->pg[k] & (LEAF_PAGES - 1));
+	}
+#define VAL(x) p->leaves[(x) >> LEAF_SHIFT].v[(x) & (LEAF_PAGES - 1)]
 	/* Pass 2: one move_pages per batch (nodes == NULL: query only,
-	 * mm/migrate.c do_pages_stat); each status into its page's slot. */
+	 * mm/migrate.c do_pages_stat); each status into its page's value. */
 	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
 	int call_err = 0;
 	for (size_t off = 0; off < npages; off += o->batch) {
@@ -515,18 +581,14 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 			for (size_t k = 0; k < cnt; k++)
 				o->status[off + k] = (int)r;
 		}
-		for (size_t k = 0; k < cnt; k++) {
-			uint64_t page = o->pg[off + k];
-			*page_find(p, page) = page << VAL_BITS | encode(o->status[off + k]);
-		}
+		for (size_t k = 0; k < cnt; k++)
+			VAL(pval[off + k]) = (uint16_t)encode(o->status[off + k]);
 	}
 	/* Pass 3: fill the misses. */
-	for (size_t i = 0; npages && i < n; i++) {
-		if (nodes[i] != PMS_NODE_UNKNOWN)
-			continue;
-		uint64_t page = addrs[i] >> shift;
-		uint64_t v = *page_find(p, page) & VAL_MASK;
-		nodes[i] = v == ESCAPE ? status_of(o, npages, page) : (int)v - BIAS;
+	for (size_t j = 0; j < nmiss; j++) {
+		size_t i = o->miss[j];
+		unsigned v = VAL(o->mval[j]);
+		nodes[i] = v == ESCAPE ? status_of(o, npages, addrs[i] >> shift) : (int)v - BIAS;
 		count_status(&o->st, nodes[i]);
 	}
 	/* Pass 4: keep the pages with a node, drop the rest. */
@@ -534,15 +596,17 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 	for (size_t k = 0; k < npages; k++) {
 		uint64_t page = o->pg[k];
 		int stt = o->status[k];
-		uint64_t *s = page_find(p, page);
-		if (stt >= 0 && (*s & VAL_MASK) != ESCAPE) {
+		uint16_t *v = &VAL(pval[k]);
+		if (stt >= 0 && *v != ESCAPE) {
 			kept++;
 			if (o->verify && pid == 0)
 				verify_page(o, (void *)(uintptr_t)(page << shift), stt);
 		} else {
-			page_del(p, (size_t)(s - p->slots));
+			*v = 0;
+			p->used--;
 		}
 	}
+#undef VAL
 	o->st.cached += kept;
 	if (!p->used)
 		proc_drop(o, pid); /* nothing of it kept (gone, or no page present) */
@@ -557,52 +621,46 @@ int pms_numa_oracle_cached(const struct pms_numa_oracle *o, uint64_t addr)
 	if (!o)
 		return PMS_NODE_UNKNOWN;
 	const struct proc *p = *dir_find(o, o->pid);
-	if (!p)
-		return PMS_NODE_UNKNOWN;
-	uint64_t s = *page_find(p, addr >> o->page_shift);
-	return s ? (int)(s & VAL_MASK) - BIAS : PMS_NODE_UNKNOWN;
+	const uint16_t *v = p ? val_find(p, addr >> o->page_shift) : NULL;
+	return v && *v ? (int)*v - BIAS : PMS_NODE_UNKNOWN;
 }
 
-/* Drop process p's cached pages in [first, last]. */
+/* Clear the values of [first, last] in leaf l (region r). */
+static void leaf_clear(struct proc *p, struct leaf *l, uint64_t r, uint64_t first, uint64_t last)
+{
+	uint64_t base = r << LEAF_SHIFT;
+	unsigned a = first > base ? (unsigned)(first - base) : 0;
+	unsigned b = last - base < LEAF_PAGES - 1 ? (unsigned)(last - base) : LEAF_PAGES - 1;
+	for (unsigned k = a; k <= b; k++)
+		if (l->v[k]) {
+			l->v[k] = 0;
+			p->used--;
+		}
+}
+
+/* Drop process p's cached pages in [first, last]: the leaves of the range's
+ * regions when it spans fewer regions than p has leaves (an mmap or munmap,
+ * the common case and, system-wide, one per MMAP record of every process),
+ * else one pass over p's leaves.  Leaves stay (empty) until p goes. */
 static void drop_range(struct pms_numa_oracle *o, struct proc *p, uint64_t first, uint64_t last)
 {
 	uint64_t before = p->used;
 	if (!p->used)
 		return;
-	if (last - first < p->used / 4) {
-		/* a small range (an mmap or munmap, the common case and,
-		 * system-wide, one per MMAP record of every process): its
-		 * pages one by one */
-		for (uint64_t k = first;; k++) {
-			uint64_t *s = page_find(p, k);
-			if (*s)
-				page_del(p, (size_t)(s - p->slots));
-			if (k == last)
+	uint64_t r0 = first >> LEAF_SHIFT, r1 = last >> LEAF_SHIFT;
+	if (r1 - r0 < p->nleaves) {
+		for (uint64_t r = r0;; r++) {
+			const struct rslot *s = region_find(p, r);
+			if (s->key)
+				leaf_clear(p, &p->leaves[s->leaf], r, first, last);
+			if (r == r1)
 				break;
 		}
 	} else {
-		/* otherwise one pass over the process's slots; lookups are
-		 * hot, so no tombstones: survivors go back to a fresh table */
-		size_t w = 0;
-		for (size_t i = 0; i < p->cap; i++) {
-			uint64_t s = p->slots[i], k = s >> VAL_BITS;
-			if (s && (k < first || k > last))
-				p->slots[w++] = s;
-		}
-		size_t keep = w;
-		uint64_t *survivors = p->slots;
-		struct proc n = *p;
-		if (proc_alloc_slots(&n, p->cap) < 0) {
-			/* no memory for the rebuild: forget all of them */
-			memset(p->slots, 0, p->cap * sizeof(*p->slots));
-			p->used = 0;
-		} else {
-			for (size_t i = 0; i < keep; i++) {
-				*page_find(&n, survivors[i] >> VAL_BITS) = survivors[i];
-				n.used++;
-			}
-			free(survivors);
-			*p = n;
+		for (size_t i = 0; i < p->rcap; i++) {
+			const struct rslot *s = &p->rs[i];
+			if (s->key && s->key - 1 >= r0 && s->key - 1 <= r1)
+				leaf_clear(p, &p->leaves[s->leaf], s->key - 1, first, last);
 		}
 	}
 	o->st.invalidations += before - p->used;

@@ -361,7 +361,13 @@ static int decode_parallel(struct pass *ps, struct input *in, size_t nin, size_t
 			if (q == ps->nids && ps->nids < 256)
 				ps->ids[ps->nids++] = jp->ids[k];
 		}
-		if (pms_memprof_merge(ps->prof, jp->prof) < 0) {
+		if (i == 0) {
+			/* the first file's profile becomes the report's (made
+			 * with the same options): one merge less */
+			pms_memprof_free(ps->prof);
+			ps->prof = jp->prof;
+			jp->prof = NULL;
+		} else if (pms_memprof_merge(ps->prof, jp->prof) < 0) {
 			ret = -1;
 			goto out;
 		}

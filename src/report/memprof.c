@@ -2431,6 +2431,35 @@ out:
  * both have keeps dst's name; src's mappings are added after dst's (each
  * replacing what it overlaps, as an MMAP record does).  dst's node ids and
  * current source stay. */
+/* Make t hold n instructions at most 3/4 full, and at least min_cap slots:
+ * merging src's table slot by slot into a smaller one would pile its keys
+ * (in hash order) into long probe runs. */
+static int iptab_reserve(struct iptab *t, size_t n, size_t min_cap)
+{
+	size_t cap = t->cap ? t->cap : 4096;
+	while (cap < min_cap || n * 4 > cap * 3)
+		cap *= 2;
+	if (cap == t->cap)
+		return 0;
+	unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
+	struct ipslot *v = aligned_alloc(64, cap * sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "memprof merge: no memory for %zu instructions", n);
+	memset(v, 0, cap * sizeof(*v));
+	struct iptab nt = { v, cap, t->n, shift };
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->v[i].used)
+			continue;
+		size_t j = iptab_home(&nt, t->v[i].ip);
+		while (v[j].used)
+			j = (j + 1) & (cap - 1);
+		v[j] = t->v[i];
+	}
+	free(t->v);
+	*t = nt;
+	return 0;
+}
+
 int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src)
 {
 	if (!dst || !src)
@@ -2461,6 +2490,8 @@ int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src)
 			d->ds[d->nds++] = (struct dsc){ s->ds[i].key, 0 };
 		d->ds[k].n += s->ds[i].n;
 	}
+	if (s->ipt.n && (rc = iptab_reserve(&d->ipt, d->ipt.n + s->ipt.n, s->ipt.cap)) < 0)
+		return rc;
 	for (size_t i = 0; i < s->ipt.cap; i++) {
 		const struct ipslot *x = &s->ipt.v[i];
 		if (!x->used)

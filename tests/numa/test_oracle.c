@@ -428,10 +428,11 @@ PMS_TEST(statuses_that_do_not_fit_are_answered_not_cached)
 	no.pid = 100;
 	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
 	/* the odd pages twice each, the NULL page, a kernel-half address,
-	 * both sides of a 64-page boundary */
+	 * both sides of a region boundary (256 pages: a multiple of any
+	 * region size up to 1 MiB of 4 KiB pages) */
 	uint64_t a[] = { BIG_PAGE + 8, ODD_PAGE + 16, ENOENT_PAGE, BIG_PAGE + 24, 8,
-			 KERNEL_ADDR + 5, BASE + 63 * 4096 + 1, BASE + 64 * 4096 + 2, ODD_PAGE,
-			 BASE + 63 * 4096 + 3 };
+			 KERNEL_ADDR + 5, BASE + 255 * 4096 + 1, BASE + 256 * 4096 + 2, ODD_PAGE,
+			 BASE + 255 * 4096 + 3 };
 	enum { N = sizeof(a) / sizeof(a[0]) };
 	int want[N], n[N];
 	for (int i = 0; i < N; i++)
@@ -447,8 +448,8 @@ PMS_TEST(statuses_that_do_not_fit_are_answered_not_cached)
 	CHECK_EQ_INT(n[1], STATUS_ODD);
 	/* Asked once: the pages with a node that fits; twice: the rest
 	 * (each once a round, duplicates in a round asked once). */
-	CHECK_EQ_INT((int)asked[0][63], 1);
-	CHECK_EQ_INT((int)asked[0][64], 1);
+	CHECK_EQ_INT((int)asked[0][255], 1);
+	CHECK_EQ_INT((int)asked[0][256], 1);
 	CHECK_EQ_INT((int)asked_low, 1);
 	CHECK_EQ_INT((int)asked_kernel, 1);
 	CHECK_EQ_INT((int)asked[0][77], 2);
@@ -540,18 +541,18 @@ PMS_TEST(range_invalidation_small_and_large)
 	fill(o, 100, 0, 8000);
 	struct pms_numa_stats s0, s1;
 	pms_numa_oracle_stats(o, &s0);
-	/* two pages across a 64-page boundary (the range's regions), then
+	/* two pages across a region boundary (the range's regions), then
 	 * most of the process (one pass over its leaves) */
-	pms_numa_oracle_invalidate_pid(o, 200, BASE + 127 * 4096 + 100, 4096);
+	pms_numa_oracle_invalidate_pid(o, 200, BASE + 255 * 4096 + 100, 4096);
 	pms_numa_oracle_invalidate_pid(o, 200, BASE + 1000 * 4096, 6000 * 4096);
 	pms_numa_oracle_stats(o, &s1);
 	CHECK_EQ_U64(s1.invalidations - s0.invalidations, 2 + 6000);
 	memset(asked, 0, sizeof(asked));
 	fill(o, 200, 0, 8000);
 	fill(o, 100, 0, 8000);
-	CHECK_EQ_U64(asks(200, 127, 129), 2);
-	CHECK_EQ_U64(asks(200, 0, 127), 3); /* its odd pages, never cached */
-	CHECK_EQ_U64(asks(200, 129, 1000), 0);
+	CHECK_EQ_U64(asks(200, 255, 257), 2);
+	CHECK_EQ_U64(asks(200, 0, 255), 3); /* its odd pages, never cached */
+	CHECK_EQ_U64(asks(200, 257, 1000), 0);
 	CHECK_EQ_U64(asks(200, 1000, 7000), 6000);
 	CHECK_EQ_U64(asks(200, 7000, 8000), 0);
 	CHECK_EQ_U64(asks(100, 0, 8000), 3); /* its odd pages only */

@@ -94,6 +94,8 @@ struct pms_sampler {
 	 * mu, by the poller; fdver counts those changes. */
 	bool staged;
 	unsigned fdver;     /* under mu */
+	size_t nst_pub;     /* the streams the copier may read (under mu) */
+	bool st_unlocked;   /* adapt_now is opening streams without mu */
 	int adapt_hint;     /* atomic: the copier found a ring filling */
 	bool disabled;      /* pms_sampler_disable: no more adaptation */
 	/* The bytes of the AUX record being read, for the source's aux hook. */
@@ -356,7 +358,13 @@ static int open_gen(struct pms_sampler *s, const pid_t *tids, size_t ntids, size
 			}
 			if (s->nst == cap) {
 				size_t n = cap ? cap * 2 : 16;
-				struct stream *ns = realloc(s->st, n * sizeof(*ns));
+				struct stream *ns;
+				/* the copier reads streams [0, nst_pub) under mu */
+				if (s->st_unlocked)
+					pthread_mutex_lock(&s->mu);
+				ns = realloc(s->st, n * sizeof(*ns));
+				if (s->st_unlocked)
+					pthread_mutex_unlock(&s->mu);
 				if (!ns) {
 					pms_sys_close(s->sys, fd);
 					return pms_err(PMS_ENOMEM, "out of memory for sampler streams");
@@ -571,6 +579,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		note_append(&s->plan, "no adaptation to loss: the events form groups or "
 				      "have AUX areas, which this sampler does not reopen");
 	label_build(s);
+	s->nst_pub = s->nst;
 	/* The copier runs from here on: a child target's events enable
 	 * themselves at its exec, with no call of ours. */
 	drain_thread_start(s);
@@ -1183,7 +1192,6 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 	int ret;
 
 	memset(&a, 0, sizeof(a));
-	s->fdver++; /* the stream set changes (under mu when staged) */
 	/* Keep the records the drain can take: scale by (kept + lost) / kept,
 	 * twice that for headroom; a ring 3/4 full: 4, a full one (>= 95 %):
 	 * 8; a ring that received r % of its size between two polls: enough
@@ -1227,6 +1235,16 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 	for (size_t i = 0; i < s->nst; i++)
 		old_n += s->st[i].gen == old_gen && !s->st[i].retired;
 	a.old_streams = old_n;
+	if (s->staged) {
+		/* Staged (the caller holds mu): the copier goes on copying the
+		 * old rings while the new events are opened and mapped (tens
+		 * of ms on a loaded machine, when the old rings fill fastest).
+		 * It reads streams [0, nst_pub) only; this appends after them
+		 * and moves the array only under mu (open_gen). */
+		s->nst_pub = s->nst;
+		s->st_unlocked = true;
+		pthread_mutex_unlock(&s->mu);
+	}
 	if (s->o.target == PMS_TARGET_CPUS)
 		ret = tid_add(&tids, -1);
 	else
@@ -1281,9 +1299,15 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 		ioctl_range(s, n0, s->nst, PERF_EVENT_IOC_ENABLE);
 		free(fresh.v);
 	}
+	if (s->st_unlocked) {
+		pthread_mutex_lock(&s->mu);
+		s->st_unlocked = false;
+	}
 	for (size_t i = 0; i < first; i++)
 		if (s->st[i].gen == old_gen)
 			s->st[i].retired = true;
+	s->nst_pub = s->nst;
+	s->fdver++; /* the copier's poll set follows */
 	a.at_ns = t1 - s->t_open; /* old_samples: when the old streams close */
 	a.gap_ns = t1 - t0;
 	a.new_streams = s->nst - first;
@@ -1297,7 +1321,13 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 	free(tids.v);
 	return build_pfd(s);
 fail:
+	if (s->st_unlocked) {
+		pthread_mutex_lock(&s->mu);
+		s->st_unlocked = false;
+	}
 	close_from(s, first);
+	s->nst_pub = s->nst;
+	s->fdver++;
 	s->gen = old_gen;
 	for (int i = 0; i < p->nev; i++)
 		p->ev[i].attr = saved[i];
@@ -1489,7 +1519,8 @@ static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 	bool any = false;
 	bool look = s->adapt_ok && s->nadapt < 8 && !s->disabled;
 
-	for (size_t i = 0; i < s->nst; i++) {
+	/* streams past nst_pub are being opened by adapt_now */
+	for (size_t i = 0; i < s->nst_pub; i++) {
 		struct stage_chunk ch = { (uint32_t)i, 0 };
 		uint64_t pend = pms_ring_pending(s->st[i].ring);
 		size_t need, room, got = 0;
@@ -1497,7 +1528,7 @@ static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 
 		if (!pend)
 			continue;
-		if (look && s->st[i].gen == s->gen && !s->st[i].retired) {
+		if (look && !s->st[i].retired) { /* the current generation */
 			note_fill(&s->st[i]);
 			if (s->st[i].fill_pct >= fill_trigger(s))
 				__atomic_store_n(&s->adapt_hint, 1, __ATOMIC_RELEASE);
@@ -1537,18 +1568,18 @@ static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 static void tpfd_build(struct pms_sampler *s)
 {
 	s->ntpfd = 0;
-	if (pms_grow(&s->tpfd, &s->captpfd, s->nst ? s->nst : 1, sizeof(*s->tpfd), 16,
+	if (pms_grow(&s->tpfd, &s->captpfd, s->nst_pub ? s->nst_pub : 1, sizeof(*s->tpfd), 16,
 		     "the drain thread's poll set") < 0) {
 		pms_error_clear(); /* it copies every 50 ms without one */
 		return;
 	}
-	for (size_t i = 0; i < s->nst; i++) {
+	for (size_t i = 0; i < s->nst_pub; i++) {
 		/* a retired stream is disabled: nothing comes to wait for */
 		s->tpfd[i].fd = s->st[i].hup || s->st[i].retired ? -1 : s->st[i].fd;
 		s->tpfd[i].events = POLLIN;
 		s->tpfd[i].revents = 0;
 	}
-	s->ntpfd = s->nst;
+	s->ntpfd = s->nst_pub;
 	s->tpver = s->fdver;
 }
 
@@ -1676,7 +1707,7 @@ static void stage_sweep(struct pms_sampler *s)
 	}
 	if (!nclose)
 		goto out;
-	s->nst = w;
+	s->nst = s->nst_pub = w;
 	s->fdver++;
 	for (int k = 0; k < 2; k++)
 		for (size_t p = gs[k]->pos; p < gs[k]->len;) {
@@ -1892,11 +1923,15 @@ void pms_smp_stage_on(struct pms_sampler *s)
 		s->staged = true;
 }
 
-void pms_smp_copy_step(struct pms_sampler *s)
+int pms_smp_copy_step(struct pms_sampler *s)
 {
-	pthread_mutex_lock(&s->mu);
-	(void)stage_fetch(s, &s->in);
+	bool any;
+	/* the thread waits for the lock; a test wants to know it was free */
+	if (pthread_mutex_trylock(&s->mu) != 0)
+		return PMS_EBUSY;
+	any = stage_fetch(s, &s->in);
 	pthread_mutex_unlock(&s->mu);
+	return any;
 }
 
 int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,

@@ -529,4 +529,83 @@ out:
 	th_root_close(&r);
 }
 
+/* The copier is not held up while the new events are opened and mapped
+ * (tens of ms on a loaded machine, while the old rings fill fastest): the
+ * poller opens them without the stage's lock.  The rule hook faults 30
+ * times into the old events' ring while task PID+1's new events are being
+ * opened, and runs one wake of the copier there: it must get the lock and
+ * copy them. */
+static struct {
+	struct th_root *r;
+	struct pms_sampler *s;
+	bool done;
+	int copied;
+} shook;
+
+static int staged_hook_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid,
+			    int cpu, int group_fd, unsigned long flags)
+{
+	int ret = fkr_rule(fk, attr, pid, cpu, group_fd, flags);
+	if (ret >= 0 && !shook.done && pid == PID + 1 && attr->sample_period > 1) {
+		shook.done = true;
+		for (int i = 0; i < 30; i++)
+			fk_task_fault(fk, PID + 2, 0, 0x401000, 0x7f0000a00000 + 4096u * i);
+		shook.copied = pms_smp_copy_step(shook.s);
+	}
+	return ret;
+}
+
+PMS_TEST(staged_copier_runs_while_the_new_events_are_opened)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	struct tally t;
+	size_t na = 0;
+	uint64_t faults = 0;
+	int fds[2] = { -1, -1 };
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		return;
+	mkfile(r.dir, "proc/100/task/100/children", "102 ");
+	mkfile(r.dir, "proc/100/task/101/children", "");
+	mkfile(r.dir, "proc/102/task/102/children", "");
+	o.target = PMS_TARGET_CHILD;
+	o.pid = PID;
+	o.adapt = true;
+	o.data_pages = 1;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_smp_stage_on(s);
+	CHECK_EQ_INT(old_fds(r.fk, fds, 2), 2);
+	memset(&shook, 0, sizeof(shook));
+	shook.r = &r;
+	shook.s = s;
+	r.fk->rule = staged_hook_rule;
+	CHECK_OK(pms_sampler_enable(s));
+	CHECK(fk_task_fork(r.fk, PID, PID + 1) == 2);
+	CHECK(fk_task_fork(r.fk, PID, PID + 2) == 2);
+	fault_all(r.fk, PID, PID + 2, 13, &faults); /* 68 % of each ring */
+	CHECK_EQ_INT(pms_smp_copy_step(s), 1);
+	memset(&t, 0, sizeof(t));
+	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+	pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+	CHECK(shook.done);
+	CHECK_MSG(shook.copied == 1, "copier during the opening: %d", shook.copied);
+	/* the 30 records copied during the opening came with that poll's
+	 * refill, before the hand-out; the old events close after it */
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, &t), 0);
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(st.lost, 0);
+	CHECK_EQ_U64(t.weight, faults + 30);
+	CHECK_EQ_U64(t.n_old, faults + 30);
+	CHECK(fk_fd(r.fk, fds[0]) == NULL && fk_fd(r.fk, fds[1]) == NULL);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
 PMS_TEST_MAIN()

@@ -1625,11 +1625,11 @@ static void *drain_thread(void *arg)
 
 static void drain_thread_start(struct pms_sampler *s)
 {
-	/* System-wide: not yet.  Every process's side-band records then
-	 * reach the caller (a report's mapping table inserts each in O(n)),
-	 * and with nothing dropped a busy machine's stream outruns it: the
-	 * ring's overflow stays the bound there, as before. */
-	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys) || s->o.target == PMS_TARGET_CPUS)
+	/* System-wide too: every process's side-band records then reach the
+	 * caller, whose mapping tables are per process and binary-searched
+	 * (src/symbols/maps.c), so a busy machine's stream no longer
+	 * outruns it; the stage's bound (STAGE_MAX) stays the limit. */
+	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys))
 		return;
 	/* Adaptation (opts.adapt) works on the staged records too: the
 	 * poller opens and retires streams under mu, the thread's poll set

@@ -297,6 +297,10 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_str(&j, "tables_count", "samples");
 	if (m->events && !m->adapt_on && !m->nadapt)
 		cli_json_uint(&j, "events", m->events);
+	if (m->period_min && m->period_max > m->period_min) { /* mixed periods */
+		cli_json_uint(&j, "period_min", m->period_min);
+		cli_json_uint(&j, "period_max", m->period_max);
+	}
 	if (m->adapt_on || m->nadapt) {
 		cli_json_bool(&j, "adapt", m->adapt_on);
 		if (m->events)
@@ -723,6 +727,12 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 		       "events\n",
 		       m->events, a0->old_samples, pct(a0->old_samples, r->samples),
 		       pct(ev0, m->events));
+	} else if (m->period_min && m->period_max > m->period_min) {
+		/* a recording of mem --adapt -o, or files merged */
+		printf("  the samples stand for %" PRIu64 " events (periods %" PRIu64 " to %" PRIu64
+		       "); the tables count samples, not events (perf report weights by period), "
+		       "so the samples of the smaller periods weigh more than their events\n",
+		       m->events, m->period_min, m->period_max);
 	} else if (m->events > r->samples && r->samples) {
 		printf("  the samples stand for %" PRIu64 " events (period %.0f); the tables count "
 		       "samples, the same shares as perf report's period-weighted ones when every "

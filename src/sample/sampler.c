@@ -1824,7 +1824,7 @@ static void stage_refill(struct pms_sampler *s, int timeout_ms)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* Without a drain thread (fake contexts, system-wide targets): each ring's
+/* Without a drain thread (fake contexts): each ring's
  * records are handed out where they lie, then its tail is published. */
 static int poll_in_place(struct pms_sampler *s, int timeout_ms,
 			 const struct pms_sampler_callbacks *cb, const struct smp_hooks *h,

@@ -628,14 +628,14 @@ static int ioctl_all(struct pms_sampler *s, unsigned long req, const char *what)
 
 int pms_sampler_enable(struct pms_sampler *s)
 {
-	s->disabled = false;
+	__atomic_store_n(&s->disabled, false, __ATOMIC_RELAXED);
 	return ioctl_all(s, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
 }
 
 int pms_sampler_disable(struct pms_sampler *s)
 {
 	/* no adaptation after this: it would open enabled events */
-	s->disabled = true;
+	__atomic_store_n(&s->disabled, true, __ATOMIC_RELAXED); /* the copier reads it */
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
 }
 
@@ -1517,7 +1517,7 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 {
 	bool any = false;
-	bool look = s->adapt_ok && s->nadapt < 8 && !s->disabled;
+	bool look = s->adapt_ok && s->nadapt < 8 && !__atomic_load_n(&s->disabled, __ATOMIC_RELAXED);
 
 	/* streams past nst_pub are being opened by adapt_now */
 	for (size_t i = 0; i < s->nst_pub; i++) {

@@ -363,13 +363,14 @@ static int open_gen(struct pms_sampler *s, const pid_t *tids, size_t ntids, size
 				if (s->st_unlocked)
 					pthread_mutex_lock(&s->mu);
 				ns = realloc(s->st, n * sizeof(*ns));
+				if (ns)
+					s->st = ns;
 				if (s->st_unlocked)
 					pthread_mutex_unlock(&s->mu);
 				if (!ns) {
 					pms_sys_close(s->sys, fd);
 					return pms_err(PMS_ENOMEM, "out of memory for sampler streams");
 				}
-				s->st = ns;
 				cap = n;
 			}
 			st = &s->st[s->nst++];
@@ -1636,8 +1637,10 @@ static void drain_thread_start(struct pms_sampler *s)
 	 * follows (fdver), retired streams close once their records are
 	 * handed out (stage_sweep). */
 	__atomic_store_n(&s->thr_stop, 0, __ATOMIC_RELEASE);
+	s->staged = true; /* before the thread reads it */
 	s->thr_on = pthread_create(&s->thr, NULL, drain_thread, s) == 0;
-	s->staged = s->thr_on;
+	if (!s->thr_on)
+		s->staged = false;
 }
 
 static void drain_thread_stop(struct pms_sampler *s)

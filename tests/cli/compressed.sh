@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A compressed record that does not decompress stops the read, as in perf
 # (issue 20): perf record -z makes a file of COMPRESSED records; copies are
-# made with (a) the first record's zstd frame broken, (b) a later one broken,
+# made with (a) the first record's zstd frame broken, (b) a later one broken
+# (its block header given the reserved type: see below),
 # (c) every record rewritten as COMPRESSED2 (u64 data_size, data, padding;
 # perf 6.15's form) and (d) those with data_size cut by 8 bytes.  perf is the
 # oracle where it reads the file: when a record gives no bytes it says
@@ -43,9 +44,20 @@ if len(comp) < 2:
 def save(name, buf):
     open(sys.argv[1] + '/' + name, 'wb').write(buf)
 
-for name, at in (('bad1', comp[0]), ('bad2', comp[1])):
+# bad1: the first record's zstd frame magic.  bad2: the second record's
+# first byte, where perf record's one streamed frame goes on with a block
+# header (perf flushes a block per record), given the reserved block type
+# (both bits of the type set; in a record that starts its own frame this
+# breaks the magic instead): the decoder fails before any output.  A plain
+# xor of that byte made a different block kind (an RLE block, a last block)
+# that decodes into garbage records, which perf processes or refuses
+# depending on the bytes: not a stable oracle.
+for name, at, how in (('bad1', comp[0], 'xor'), ('bad2', comp[1], 'reserved')):
     b = bytearray(d)
-    b[at + 8] ^= 0xff              # the zstd frame magic
+    if how == 'xor':
+        b[at + 8] ^= 0xff
+    else:
+        b[at + 8] |= 0x06
     save(name + '.data', b)
 
 def as_c2(cut):

@@ -1632,8 +1632,10 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 			st->addr_hidden = true;
 		}
 		const char *name = sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]");
-		st->name = xstrdup(name, &rc);
-		st->file = sy->file ? xstrdup(sy->file, &rc) : NULL;
+		/* borrowed (the symbolizer's, the maps' or literals) until the
+		 * copies below; cleared at the end, before the caller frees ips */
+		st->name = (char *)name;
+		st->file = (char *)sy->file;
 		st->line = sy->line;
 		const char *mod = sy->module;
 		if (!mod && !kern) {
@@ -1644,9 +1646,7 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
 		mod = mod ? mod : (kern ? "[kernel]" : "");
-		st->module = xstrdup(mod, &rc);
-		if (rc < 0)
-			goto out;
+		st->module = (char *)mod;
 		fk[i] = (struct fkey){ i, st, mod, name };
 	}
 	/* Functions: instructions with the same (module, name); the unknown
@@ -1676,11 +1676,9 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
 					s0 = x;
 			}
-		struct pms_memreport_site *f = &funcs[nfuncs];
-		rc = site_copy(f, s0);
-		nfuncs++;
-		if (rc < 0)
-			goto out;
+		struct pms_memreport_site *f = &funcs[nfuncs++];
+		*f = *s0; /* its strings borrowed too; comm is its own */
+		f->comm = NULL;
 		f->samples = f->latency = f->weighted = 0;
 		f->resolved = f->remote = f->on_home = 0;
 		/* a function's line would be one instruction's: keep the file */
@@ -1699,8 +1697,10 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 			}
 		a = b;
 	}
-	/* every instruction, before top_of reorders them (samples index them) */
-	rc = sites_copy(ips, nips, &r->sites, &r->nsites);
+	/* kept samples: every instruction, before top_of reorders them
+	 * (samples index them); none in aggregate mode (report.h) */
+	if (rc >= 0 && !p->agg)
+		rc = sites_copy(ips, nips, &r->sites, &r->nsites);
 	if (rc >= 0)
 		rc = top_of(ips, nips, p->top, by_samples, false, &r->top_ips_samples,
 			    &r->ntop_ips_samples);
@@ -1721,11 +1721,15 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 	if (rc >= 0)
 		rc = top_lines(p, r, sym, r->top_funcs_latency, r->ntop_funcs_latency, false);
 out:
+	for (size_t i = 0; i < nips; i++)
+		ips[i].name = ips[i].file = ips[i].module = NULL;
+	for (size_t i = 0; funcs && i < nfuncs; i++)
+		free(funcs[i].comm);
 	free(ord);
 	free(res);
 	free(fk);
 	free(runs);
-	sites_free(funcs, nfuncs);
+	free(funcs);
 	return rc;
 }
 

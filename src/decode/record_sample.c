@@ -311,6 +311,25 @@ static int sample_body(const struct pms_sample_layout *l, struct pms_rd *r,
 	return 0;
 }
 
+int pms_sample_parse_rd(const struct pms_sample_layout *l, struct pms_rd *r, uint16_t misc,
+			struct pms_sample *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = check_layout(l, r->what)) < 0)
+		return rc;
+	out->misc = misc;
+	out->cpumode = (uint8_t)(misc & PMS_MISC_CPUMODE_MASK);
+	out->exact_ip = (misc & PMS_MISC_EXACT_IP) != 0;
+	rc = sample_body(l, r, out);
+	if (rc < 0) {
+		memset(out, 0, sizeof(*out));
+		out->misc = misc;
+	}
+	return rc;
+}
+
 int pms_sample_parse(const struct pms_sample_layout *l, const void *rec, size_t len,
 		     struct pms_sample *out)
 {
@@ -319,24 +338,16 @@ int pms_sample_parse(const struct pms_sample_layout *l, const void *rec, size_t 
 	uint16_t misc, size;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if ((rc = pms_rd_open(&r, rec, len, &type, &misc, &size)) < 0)
+	if ((rc = pms_rd_open(&r, rec, len, &type, &misc, &size)) < 0) {
+		memset(out, 0, sizeof(*out));
 		return rc;
-	if (type != PMS_RECORD_SAMPLE)
+	}
+	if (type != PMS_RECORD_SAMPLE) {
+		memset(out, 0, sizeof(*out));
 		return pms_err(PMS_EINVAL, "pms_sample_parse: record type %u (%s) is not a SAMPLE",
 			       type, pms_record_type_name(type));
-	if ((rc = check_layout(l, r.what)) < 0)
-		return rc;
-	out->misc = misc;
-	out->cpumode = (uint8_t)(misc & PMS_MISC_CPUMODE_MASK);
-	out->exact_ip = (misc & PMS_MISC_EXACT_IP) != 0;
-	rc = sample_body(l, &r, out);
-	if (rc < 0) {
-		uint16_t m = out->misc;
-		memset(out, 0, sizeof(*out));
-		out->misc = m;
 	}
-	return rc;
+	return pms_sample_parse_rd(l, &r, misc, out);
 }
 
 static int need_ptr(const void *p, uint64_t n, const char *field)

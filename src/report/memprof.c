@@ -87,18 +87,34 @@ struct pair {
 	uint64_t n;
 };
 
-/* One instruction's counters in one 64-byte slot of an open-addressing
- * table: the hottest lookup of the aggregate costs one cache miss (a key
- * map, an index and a separate site were three). */
+/* One instruction's counters in one 32-byte slot of an open-addressing
+ * table (two to a cache line): the hottest lookup of the aggregate costs
+ * one cache miss (a key map, an index and a separate site were three).
+ * samples 0: a free slot.  wk: the samples with a weight << 1 | kernel.
+ * The node counters sit in a parallel array that exists only once a
+ * sample had a memory node (most recorded files have none). */
 struct ipslot {
-	uint64_t ip, samples, latency, weighted, resolved, remote, on_home;
-	uint8_t used, kernel;
+	uint64_t ip, samples, latency, wk;
+};
+
+struct ipnode {
+	uint64_t resolved, remote, on_home;
 };
 
 struct iptab {
 	struct ipslot *v;
+	struct ipnode *nv; /* NULL until needed; cap entries, slot order */
 	size_t cap, n;
 	unsigned shift; /* 64 - log2(cap) */
+};
+
+/* What the aggregate reads of a sample (agg_push keeps AGG_LAG of them). */
+struct aggin {
+	uint64_t ip, addr, weight;
+	uint64_t level; /* level_key */
+	uint32_t valid; /* PMS_MS_* */
+	int mem_node, cpu_node;
+	bool node_from_phys;
 };
 
 /* The data_src bits the report reads: the level text (lvl, lvl_num,
@@ -135,8 +151,14 @@ struct agg {
 	/* Samples are folded in AGG_LAG behind their arrival, their slot
 	 * prefetched meanwhile (the table outgrows the caches at a few
 	 * hundred thousand instructions); agg_flush folds the rest. */
-	struct pms_memreport_sample lag[16];
+	struct aggin lag[16];
 	size_t lag_head, lag_n;
+	/* The last data object's mapping: maps->v[oc_k] was [oc_lo, oc_hi)
+	 * when it was found (checked again at each use: the maps may have
+	 * changed since), the object oc_obj. */
+	size_t oc_k;
+	uint64_t oc_lo, oc_hi;
+	long oc_obj;
 };
 #define AGG_LAG 16
 
@@ -199,6 +221,7 @@ static void agg_free(struct agg *a)
 	if (!a)
 		return;
 	free(a->ipt.v);
+	free(a->ipt.nv);
 	free(a->objmap.keys);
 	free(a->objmap.vals);
 	free(a->dsmap.keys);
@@ -452,33 +475,50 @@ static size_t iptab_home(const struct iptab *t, uint64_t ip)
 	return (size_t)((ip * 0x9e3779b97f4a7c15ULL) >> t->shift);
 }
 
-/* The slot of ip (used == 0: a free one for it), growing the table to
- * keep it at most 3/4 full; NULL when there is no memory. */
-static struct ipslot *iptab_get(struct iptab *t, uint64_t ip)
+/* A table of cap slots (and node counters when with_nodes) holding t's
+ * entries; false when there is no memory (t unchanged). */
+static bool iptab_resize(struct iptab *t, size_t cap, bool with_nodes)
 {
-	if ((t->n + 1) * 4 > t->cap * 3) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
-		struct ipslot *v = aligned_alloc(64, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		memset(v, 0, cap * sizeof(*v));
-		struct iptab nt = { v, cap, t->n, shift };
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->v[i].used)
-				continue;
-			size_t j = iptab_home(&nt, t->v[i].ip);
-			while (v[j].used)
-				j = (j + 1) & (cap - 1);
-			v[j] = t->v[i];
-		}
-		free(t->v);
-		*t = nt;
+	unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
+	/* calloc: fresh pages come zeroed from the kernel, no second pass */
+	struct ipslot *v = calloc(cap, sizeof(*v));
+	struct ipnode *nv = with_nodes ? calloc(cap, sizeof(*nv)) : NULL;
+	if (!v || (with_nodes && !nv)) {
+		free(v);
+		free(nv);
+		return false;
 	}
+	struct iptab nt = { v, nv, cap, t->n, shift };
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->v[i].samples)
+			continue;
+		size_t j = iptab_home(&nt, t->v[i].ip);
+		while (v[j].samples)
+			j = (j + 1) & (cap - 1);
+		v[j] = t->v[i];
+		if (t->nv)
+			nv[j] = t->nv[i];
+	}
+	free(t->v);
+	free(t->nv);
+	*t = nt;
+	return true;
+}
+
+/* The slot index of ip (samples == 0: a free one for it), growing the
+ * table to keep it at most 3/4 full, with node counters from now on when
+ * nodes; SIZE_MAX when there is no memory. */
+static size_t iptab_get(struct iptab *t, uint64_t ip, bool nodes)
+{
+	if (nodes && !t->nv && t->cap && !iptab_resize(t, t->cap, true))
+		return SIZE_MAX;
+	if ((t->n + 1) * 4 > t->cap * 3 &&
+	    !iptab_resize(t, t->cap ? t->cap * 2 : 4096, t->nv != NULL || nodes))
+		return SIZE_MAX;
 	size_t j = iptab_home(t, ip);
-	while (t->v[j].used && t->v[j].ip != ip)
+	while (t->v[j].samples && t->v[j].ip != ip)
 		j = (j + 1) & (t->cap - 1);
-	return &t->v[j];
+	return j;
 }
 
 /* ---- processes and threads ------------------------------------------------
@@ -651,20 +691,37 @@ static uint64_t level_key(const struct pms_memsample *s)
 	return s->data_src & DS_KEY_MASK;
 }
 
-static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
+/* site_account for an aggregated sample. */
+static void agg_obj_account(struct pms_memreport_site *o, const struct aggin *x, int home)
+{
+	o->samples++;
+	if (x->valid & PMS_MS_WEIGHT) {
+		o->latency += x->weight;
+		o->weighted++;
+	}
+	if (x->mem_node >= 0) {
+		o->resolved++;
+		if (x->cpu_node >= 0 && x->mem_node != x->cpu_node)
+			o->remote++;
+		if (home >= 0 && x->mem_node == home)
+			o->on_home++;
+	}
+}
+
+static int agg_add(struct pms_memprof *p, const struct aggin *x)
 {
 	struct agg *a = p->agg;
-	const struct pms_memsample *s = &x->s;
+	const struct aggin *s = x;
 	bool added;
 	long i;
 	int rc;
 
-	if (kernel_ip(s) || ((s->valid & PMS_MS_ADDR) && s->addr >= (1ULL << 63)))
+	if ((s->valid & PMS_MS_KERNEL_IP) || ((s->valid & PMS_MS_ADDR) && s->addr >= (1ULL << 63)))
 		a->any_kernel = true;
 	if ((s->valid & PMS_MS_WEIGHT) && (rc = agg_weight(a, s->weight)) < 0)
 		return rc;
 	{
-		uint64_t key = level_key(s);
+		uint64_t key = s->level;
 		if (key != PMS_MEM_NA_VALUE)
 			a->with_data_src++;
 		if (!a->nds || a->ds[a->ds_last].key != key) {
@@ -679,27 +736,28 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		a->ds[a->ds_last].n++;
 	}
 	if (s->valid & PMS_MS_IP) {
-		struct ipslot *e = iptab_get(&a->ipt, s->ip);
-		if (!e)
+		size_t j = iptab_get(&a->ipt, s->ip, x->mem_node >= 0);
+		if (j == SIZE_MAX)
 			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu instructions",
 				       a->ipt.n + 1);
-		if (!e->used) {
-			e->used = 1;
+		struct ipslot *e = &a->ipt.v[j];
+		if (!e->samples) {
 			e->ip = s->ip;
-			e->kernel = kernel_ip(s);
+			e->wk = (s->valid & PMS_MS_KERNEL_IP) != 0;
 			a->ipt.n++;
 		}
 		e->samples++;
 		if (s->valid & PMS_MS_WEIGHT) {
 			e->latency += s->weight;
-			e->weighted++;
+			e->wk += 2;
 		}
 		if (x->mem_node >= 0) {
-			e->resolved++;
+			struct ipnode *nd = &a->ipt.nv[j];
+			nd->resolved++;
 			if (x->cpu_node >= 0 && x->mem_node != x->cpu_node)
-				e->remote++;
+				nd->remote++;
 			if (p->home_node >= 0 && x->mem_node == p->home_node)
-				e->on_home++;
+				nd->on_home++;
 		}
 	}
 	/* nodes, as build_nodes counts them */
@@ -748,6 +806,11 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	const struct pms_map *m = NULL;
 	if (p->home_end > p->home_start && addr >= p->home_start && addr < p->home_end) {
 		start = p->home_start;
+	} else if (addr >= a->oc_lo && addr < a->oc_hi && a->oc_k < p->maps->n &&
+		   p->maps->v[a->oc_k].start == a->oc_lo && p->maps->v[a->oc_k].end == a->oc_hi) {
+		/* the last sample's mapping, still the one holding addr */
+		agg_obj_account(&a->objs[a->oc_obj].site, x, p->home_node);
+		return 0;
 	} else {
 		m = pms_maps_find(p->maps, addr);
 		start = m ? m->start : UINT64_MAX;
@@ -789,11 +852,18 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		if (!o->site.name || !o->site.kind || !o->site.module)
 			return pms_err(PMS_ENOMEM, "memprof: no memory");
 	}
-	site_account(&a->objs[i].site, x, p->home_node);
+	if (m) {
+		a->oc_k = (size_t)(m - p->maps->v);
+		a->oc_lo = m->start;
+		a->oc_hi = m->end;
+		a->oc_obj = i;
+	}
+	agg_obj_account(&a->objs[i].site, x, p->home_node);
 	return 0;
 }
 
-static int agg_push(struct pms_memprof *p, const struct pms_memreport_sample *x)
+static int agg_push(struct pms_memprof *p, const struct pms_memsample *s, int mem_node,
+		    int cpu_node)
 {
 	struct agg *a = p->agg;
 	int rc = 0;
@@ -802,10 +872,18 @@ static int agg_push(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		a->lag_head = (a->lag_head + 1) % AGG_LAG;
 		a->lag_n--;
 	}
-	a->lag[(a->lag_head + a->lag_n++) % AGG_LAG] = *x;
+	struct aggin *x = &a->lag[(a->lag_head + a->lag_n++) % AGG_LAG];
+	x->ip = s->ip;
+	x->addr = s->addr;
+	x->weight = s->weight;
+	x->level = level_key(s);
+	x->valid = s->valid;
+	x->mem_node = mem_node;
+	x->cpu_node = cpu_node;
+	x->node_from_phys = mem_node >= 0 && (s->valid & PMS_MS_PHYS);
 	a->samples++;
-	if ((x->s.valid & PMS_MS_IP) && a->ipt.v)
-		__builtin_prefetch(&a->ipt.v[iptab_home(&a->ipt, x->s.ip)]);
+	if ((s->valid & PMS_MS_IP) && a->ipt.v)
+		__builtin_prefetch(&a->ipt.v[iptab_home(&a->ipt, s->ip)]);
 	return rc;
 }
 
@@ -830,6 +908,11 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 {
 	if (!p || !s)
 		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
+	if (p->agg) {
+		if (p->cur_source >= 0)
+			p->sources[p->cur_source].samples++;
+		return agg_push(p, s, mem_node, cpu_node >= 0 ? cpu_node : -1);
+	}
 	struct pms_memreport_sample x;
 	memset(&x, 0, sizeof(x));
 	x.s = *s;
@@ -840,8 +923,6 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	x.source = p->cur_source;
 	if (p->cur_source >= 0)
 		p->sources[p->cur_source].samples++;
-	if (p->agg)
-		return agg_push(p, &x);
 	int rc = task_sampled(p, s);
 	if (rc < 0)
 		return rc;
@@ -2027,17 +2108,19 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	for (size_t i = 0; i < a->ipt.cap; i++) {
 		const struct ipslot *e = &a->ipt.v[i];
-		if (!e->used)
+		if (!e->samples)
 			continue;
 		struct pms_memreport_site *st = &ips[nips++];
 		st->addr = e->ip;
-		st->kernel = e->kernel;
+		st->kernel = e->wk & 1;
 		st->samples = e->samples;
 		st->latency = e->latency;
-		st->weighted = e->weighted;
-		st->resolved = e->resolved;
-		st->remote = e->remote;
-		st->on_home = e->on_home;
+		st->weighted = e->wk >> 1;
+		if (a->ipt.nv) {
+			st->resolved = a->ipt.nv[i].resolved;
+			st->remote = a->ipt.nv[i].remote;
+			st->on_home = a->ipt.nv[i].on_home;
+		}
 	}
 	rc = finish_code(p, r, sym, ips, nips);
 	sites_free(ips, nips);

@@ -153,12 +153,14 @@ struct agg {
 	 * hundred thousand instructions); agg_flush folds the rest. */
 	struct aggin lag[16];
 	size_t lag_head, lag_n;
-	/* The last data object's mapping: maps->v[oc_k] was [oc_lo, oc_hi)
-	 * when it was found (checked again at each use: the maps may have
-	 * changed since), the object oc_obj. */
+	/* The last data object's range and object oc_obj: mapped, the
+	 * mapping maps->v[oc_k] = [oc_lo, oc_hi); else the gap [oc_lo, oc_hi)
+	 * between maps->v[oc_k - 1] and maps->v[oc_k].  Checked again at each
+	 * use (the maps may have changed since): agg_obj_cached. */
 	size_t oc_k;
 	uint64_t oc_lo, oc_hi;
 	long oc_obj;
+	bool oc_mapped;
 };
 #define AGG_LAG 16
 
@@ -691,6 +693,46 @@ static uint64_t level_key(const struct pms_memsample *s)
 	return s->data_src & DS_KEY_MASK;
 }
 
+/* Whether addr is in the remembered range and the maps still have it as
+ * they had (a mapping, or a gap bounded by the same two mappings: sorted
+ * and not overlapping, so nothing is between them). */
+static bool agg_obj_cached(const struct agg *a, const struct pms_maps *ms, uint64_t addr)
+{
+	size_t k = a->oc_k;
+	if (addr < a->oc_lo || addr >= a->oc_hi)
+		return false;
+	if (a->oc_mapped)
+		return k < ms->n && ms->v[k].start == a->oc_lo && ms->v[k].end == a->oc_hi;
+	if (k > ms->n || (k ? ms->v[k - 1].end != a->oc_lo : a->oc_lo != 0))
+		return false;
+	return k < ms->n ? ms->v[k].start == a->oc_hi : a->oc_hi == UINT64_MAX;
+}
+
+/* Remember the range of addr's object i (m: its mapping, NULL: none). */
+static void agg_obj_remember(struct agg *a, const struct pms_maps *ms, const struct pms_map *m,
+			     uint64_t addr, long i)
+{
+	a->oc_obj = i;
+	a->oc_mapped = m != NULL;
+	if (m) {
+		a->oc_k = (size_t)(m - ms->v);
+		a->oc_lo = m->start;
+		a->oc_hi = m->end;
+		return;
+	}
+	size_t lo = 0, hi = ms->n; /* the first mapping starting above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ms->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	a->oc_k = lo;
+	a->oc_lo = lo ? ms->v[lo - 1].end : 0;
+	a->oc_hi = lo < ms->n ? ms->v[lo].start : UINT64_MAX;
+}
+
 /* site_account for an aggregated sample. */
 static void agg_obj_account(struct pms_memreport_site *o, const struct aggin *x, int home)
 {
@@ -725,13 +767,21 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		if (key != PMS_MEM_NA_VALUE)
 			a->with_data_src++;
 		if (!a->nds || a->ds[a->ds_last].key != key) {
-			if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
-				return rc;
-			if ((i = u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
-				return pms_err(PMS_ENOMEM, "memprof: no memory");
-			if (added)
-				a->ds[a->nds++] = (struct dsc){ key, 0 };
-			a->ds_last = (size_t)i;
+			/* a few levels are the usual: scanned before the map */
+			size_t k = 0, nscan = a->nds < 16 ? a->nds : 16;
+			while (k < nscan && a->ds[k].key != key)
+				k++;
+			if (k < nscan) {
+				a->ds_last = k;
+			} else {
+				if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
+					return rc;
+				if ((i = u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
+					return pms_err(PMS_ENOMEM, "memprof: no memory");
+				if (added)
+					a->ds[a->nds++] = (struct dsc){ key, 0 };
+				a->ds_last = (size_t)i;
+			}
 		}
 		a->ds[a->ds_last].n++;
 	}
@@ -804,11 +854,11 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 	/* the data object, named by the mappings as they are now */
 	uint64_t addr = s->addr, start;
 	const struct pms_map *m = NULL;
-	if (p->home_end > p->home_start && addr >= p->home_start && addr < p->home_end) {
+	bool home = p->home_end > p->home_start && addr >= p->home_start && addr < p->home_end;
+	if (home) {
 		start = p->home_start;
-	} else if (addr >= a->oc_lo && addr < a->oc_hi && a->oc_k < p->maps->n &&
-		   p->maps->v[a->oc_k].start == a->oc_lo && p->maps->v[a->oc_k].end == a->oc_hi) {
-		/* the last sample's mapping, still the one holding addr */
+	} else if (agg_obj_cached(a, p->maps, addr)) {
+		/* the last sample's object, still the one holding addr */
 		agg_obj_account(&a->objs[a->oc_obj].site, x, p->home_node);
 		return 0;
 	} else {
@@ -852,12 +902,8 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		if (!o->site.name || !o->site.kind || !o->site.module)
 			return pms_err(PMS_ENOMEM, "memprof: no memory");
 	}
-	if (m) {
-		a->oc_k = (size_t)(m - p->maps->v);
-		a->oc_lo = m->start;
-		a->oc_hi = m->end;
-		a->oc_obj = i;
-	}
+	if (!home)
+		agg_obj_remember(a, p->maps, m, addr, i);
 	agg_obj_account(&a->objs[i].site, x, p->home_node);
 	return 0;
 }

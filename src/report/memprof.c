@@ -1742,14 +1742,20 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 	bool per_pid = false;
 	for (size_t i = 0; i < nips && !per_pid; i++)
 		per_pid = ips[i].pid != 0;
-	/* by address (radix); per-process functions: by process, then address */
-	if (per_pid || !ipkey_radix(ord, nips))
+	/* by address (radix); per-process functions: by process, then address;
+	 * the aggregate and the kept samples give them in that order already */
+	bool sorted = true;
+	for (size_t k = 1; k < nips && sorted; k++)
+		sorted = ipkey_cmp(&ord[k - 1], &ord[k]) < 0;
+	if (!sorted && (per_pid || !ipkey_radix(ord, nips)))
 		qsort(ord, nips, sizeof(*ord), ipkey_cmp);
-	if (nips) {
+	if (nips && sym) { /* without a symbolizer nothing is named */
 		sym_at(p, r, sym, ips, ord, res, 0);
 		sym_at(p, r, sym, ips, ord, res, nips - 1);
 		sym_between(p, r, sym, ips, ord, res, 0, nips - 1);
 	}
+	const struct pms_maps *lmaps = NULL;
+	const struct pms_map *lm = NULL;
 	for (size_t i = 0; i < nips; i++) {
 		struct pms_memreport_site *st = &ips[i];
 		bool kern = st->kernel;
@@ -1766,10 +1772,16 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		st->line = sy->line;
 		const char *mod = sy->module;
 		if (!mod && !kern) {
-			/* perf's "[unknown]" with the binary it is in */
-			const struct pms_map *m = pms_maps_find(
-				st->pid ? pms_memprof_maps_pid(p, (pid_t)st->pid) : pms_memprof_maps(p),
-				st->addr);
+			/* perf's "[unknown]" with the binary it is in (in address
+			 * order, mostly the one of the instruction before) */
+			const struct pms_maps *ms = st->pid ? pms_memprof_maps_pid(p, (pid_t)st->pid)
+							    : pms_memprof_maps(p);
+			const struct pms_map *m = ms == lmaps && lm && st->addr >= lm->start &&
+							  st->addr < lm->end
+							  ? lm
+							  : pms_maps_find(ms, st->addr);
+			lmaps = ms;
+			lm = m;
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
 		mod = mod ? mod : (kern ? "[kernel]" : "");
@@ -2147,15 +2159,25 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	}
 	if ((rc = agg_nodes(p, r)) < 0)
 		return rc;
-	/* the code sites are named into a copy, so a second report works */
-	size_t nips = 0;
+	/* the code sites are named into a copy, so a second report works;
+	 * in address order (finish_code's order: its passes then go through
+	 * memory in sequence, not a cache miss an instruction) */
+	size_t nips = 0, nk = 0;
 	struct pms_memreport_site *ips = calloc(a->ipt.n ? a->ipt.n : 1, sizeof(*ips));
-	if (!ips)
+	struct ipkey *keys = malloc((a->ipt.n ? a->ipt.n : 1) * sizeof(*keys));
+	if (!ips || !keys) {
+		free(ips);
+		free(keys);
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	for (size_t i = 0; i < a->ipt.cap; i++) {
+	}
+	for (size_t i = 0; i < a->ipt.cap; i++)
+		if (a->ipt.v[i].samples)
+			keys[nk++] = (struct ipkey){ a->ipt.v[i].ip, i, 0 };
+	if (!ipkey_radix(keys, nk))
+		qsort(keys, nk, sizeof(*keys), ipkey_cmp);
+	for (size_t k = 0; k < nk; k++) {
+		size_t i = keys[k].i;
 		const struct ipslot *e = &a->ipt.v[i];
-		if (!e->samples)
-			continue;
 		struct pms_memreport_site *st = &ips[nips++];
 		st->addr = e->ip;
 		st->kernel = e->wk & 1;
@@ -2168,6 +2190,7 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 			st->on_home = a->ipt.nv[i].on_home;
 		}
 	}
+	free(keys);
 	rc = finish_code(p, r, sym, ips, nips);
 	sites_free(ips, nips);
 	if (rc >= 0)

@@ -477,13 +477,27 @@ static size_t iptab_home(const struct iptab *t, uint64_t ip)
 	return (size_t)((ip * 0x9e3779b97f4a7c15ULL) >> t->shift);
 }
 
+#define IPTAB_HUGE ((size_t)2 << 20)
+
 /* A table of cap slots (and node counters when with_nodes) holding t's
  * entries; false when there is no memory (t unchanged). */
 static bool iptab_resize(struct iptab *t, size_t cap, bool with_nodes)
 {
 	unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
-	/* calloc: fresh pages come zeroed from the kernel, no second pass */
-	struct ipslot *v = calloc(cap, sizeof(*v));
+	size_t bytes = cap * sizeof(struct ipslot);
+	struct ipslot *v;
+	if (bytes >= IPTAB_HUGE) {
+		/* a table of megabytes is probed at random: on 2 MiB pages (where
+		 * the kernel gives them: transparent huge pages on madvise) the
+		 * probes stop missing the TLB */
+		v = aligned_alloc(IPTAB_HUGE, bytes);
+		if (v) {
+			(void)madvise(v, bytes, MADV_HUGEPAGE);
+			memset(v, 0, bytes);
+		}
+	} else {
+		v = calloc(cap, sizeof(*v));
+	}
 	struct ipnode *nv = with_nodes ? calloc(cap, sizeof(*nv)) : NULL;
 	if (!v || (with_nodes && !nv)) {
 		free(v);

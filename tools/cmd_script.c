@@ -660,6 +660,18 @@ static void memsample_as_event(const struct pms_memsample *m, const struct pms_p
 	}
 }
 
+/* One sample synthesized from an SPE record, with the SPE event's period
+ * (each record stands for sample_period operations). */
+static void spe_emit(struct spe_print *p, struct pms_perfdata_event *ev)
+{
+	ev->rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
+	if (p->json)
+		print_json(p->o, p->fs, p->nf, ev, p->comms, p->dc);
+	else
+		print_text(p->o, p->fs, p->nf, ev, p->comms, p->dc);
+	p->printed++;
+}
+
 static int spe_print_one(void *arg, const struct pms_spe_record *rec, const struct pms_memsample *m)
 {
 	struct spe_print *p = arg;
@@ -675,22 +687,12 @@ static int spe_print_one(void *arg, const struct pms_spe_record *rec, const stru
 		ev.rec.sample.data_src = 0;
 		ev.rec.sample.phys_addr = 0;
 		ev.node = -1;
-		ev.rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
-		if (p->json)
-			print_json(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
-		else
-			print_text(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
-		p->printed++;
+		spe_emit(p, &ev);
 	}
 	if (!p->mem || !pms_spe_record_is_mem(rec))
 		return 0;
 	memsample_as_event(m, p->attr, p->r, &ev);
-	ev.rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
-	if (p->json)
-		print_json(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
-	else
-		print_text(p->o, p->fs, p->nf, &ev, p->comms, p->dc);
-	p->printed++;
+	spe_emit(p, &ev);
 	return 0;
 }
 

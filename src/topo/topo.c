@@ -44,6 +44,18 @@ static bool numbered(const char *name, const char *prefix, int *num)
 	return true;
 }
 
+/* Read an optional one-line file: 0 and *s = NULL when it is absent, 1 and
+ * *s (the caller frees it) when read, or a negative PMS_E*. */
+static int read_line_opt(struct pms_sys *sys, const char *path, char **s)
+{
+	int ret;
+	*s = NULL;
+	if (!pms_sys_exists(sys, path))
+		return 0;
+	ret = pms_sys_read_line(sys, path, s);
+	return ret < 0 ? ret : 1;
+}
+
 /* Read an optional integer file: absent -> *out = def, 0 returned. */
 static int read_int_opt(struct pms_sys *sys, const char *path, int def, int *out)
 {
@@ -52,11 +64,9 @@ static int read_int_opt(struct pms_sys *sys, const char *path, int def, int *out
 	int ret;
 
 	*out = def;
-	if (!pms_sys_exists(sys, path))
-		return 0;
-	ret = pms_sys_read_line(sys, path, &s);
-	if (ret < 0)
+	if ((ret = read_line_opt(sys, path, &s)) <= 0)
 		return ret;
+	ret = 0;
 	if (!s[0]) {
 		/* Empty (hwloc's 128ia64-17n4s2c cpu0/online): as if absent. */
 		free(s);
@@ -80,11 +90,9 @@ static int read_hex_opt(struct pms_sys *sys, const char *path, uint64_t *out)
 	int ret;
 
 	*out = 0;
-	if (!pms_sys_exists(sys, path))
-		return 0;
-	ret = pms_sys_read_line(sys, path, &s);
-	if (ret < 0)
+	if ((ret = read_line_opt(sys, path, &s)) <= 0)
 		return ret;
+	ret = 0;
 	errno = 0;
 	v = strtoull(s, &end, 16);
 	if (errno || end == s || *end || s[0] == '-')
@@ -141,11 +149,9 @@ static int read_size_opt(struct pms_sys *sys, const char *path, uint64_t *out)
 	int ret;
 
 	*out = 0;
-	if (!pms_sys_exists(sys, path))
-		return 0;
-	ret = pms_sys_read_line(sys, path, &s);
-	if (ret < 0)
+	if ((ret = read_line_opt(sys, path, &s)) <= 0)
 		return ret;
+	ret = 0;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s)

@@ -138,6 +138,7 @@ struct agg {
 		uint64_t key, n; /* key: data_src & DS_KEY_MASK */
 	} *ds;
 	size_t nds, dscap, ds_last;
+	uint8_t ds_hint[64]; /* hash of a key -> its index + 1 (0: none) */
 	struct pair *pairs;
 	size_t npairs;
 	uint64_t *wlo, *whi; /* histogram: exact part, log part */
@@ -781,12 +782,12 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		if (key != PMS_MEM_NA_VALUE)
 			a->with_data_src++;
 		if (!a->nds || a->ds[a->ds_last].key != key) {
-			/* a few levels are the usual: scanned before the map */
-			size_t k = 0, nscan = a->nds < 16 ? a->nds : 16;
-			while (k < nscan && a->ds[k].key != key)
-				k++;
-			if (k < nscan) {
-				a->ds_last = k;
+			/* a few levels are the usual: a 64-entry direct-mapped
+			 * hint before the map (no data-dependent loop) */
+			unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 58);
+			size_t k = a->ds_hint[h];
+			if (k && a->ds[k - 1].key == key) {
+				a->ds_last = k - 1;
 			} else {
 				if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
 					return rc;
@@ -795,6 +796,8 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 				if (added)
 					a->ds[a->nds++] = (struct dsc){ key, 0 };
 				a->ds_last = (size_t)i;
+				if (i < 255)
+					a->ds_hint[h] = (uint8_t)(i + 1);
 			}
 		}
 		a->ds[a->ds_last].n++;

@@ -108,6 +108,9 @@ struct iptab {
 	unsigned shift; /* 64 - log2(cap) */
 };
 
+/* Samples an aggregate holds back while their slot is prefetched. */
+#define AGG_LAG 32
+
 /* What the aggregate reads of a sample (agg_push keeps AGG_LAG of them). */
 struct aggin {
 	uint64_t ip, addr, weight;
@@ -152,7 +155,7 @@ struct agg {
 	/* Samples are folded in AGG_LAG behind their arrival, their slot
 	 * prefetched meanwhile (the table outgrows the caches at a few
 	 * hundred thousand instructions); agg_flush folds the rest. */
-	struct aggin lag[16];
+	struct aggin lag[AGG_LAG];
 	size_t lag_head, lag_n;
 	/* The last data object's range and object oc_obj: mapped, the
 	 * mapping maps->v[oc_k] = [oc_lo, oc_hi); else the gap [oc_lo, oc_hi)
@@ -163,7 +166,6 @@ struct agg {
 	long oc_obj;
 	bool oc_mapped;
 };
-#define AGG_LAG 16
 
 int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *opts,
 		    struct pms_memprof **out)

@@ -33,6 +33,7 @@
  * valid bits decide ADDR (DcLinAddrValid), PHYS (DcPhyAddrValid) and
  * WEIGHT/INS_LAT (load && DcMiss) instead, and a disagreement with the
  * kernel's fields is flagged (kernel-abi-facts.md §3.3). */
+#include "decode/record_io.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/memsample.h"
 #include "pmuscope/record.h"
@@ -122,7 +123,7 @@ int pms_memsample_from_sample(const struct pms_sample *in, const struct pms_memc
 
 	if (!in || !ctx || !out)
 		return pms_err(PMS_EINVAL, "memsample_from_sample: NULL argument");
-	memset(m, 0, sizeof(*m));
+	pms_rd_clear(m, 0, sizeof(*m));
 	m->engine = ctx->engine;
 	if (in->present & PMS_SAMPLE_IP) {
 		m->valid |= PMS_MS_IP;

@@ -361,12 +361,14 @@ sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_samp
 	return 0;
 }
 
+void *(*const volatile pms_rd_clear)(void *, int, size_t) = memset;
+
 int pms_sample_parse_rd(const struct pms_sample_layout *l, struct pms_rd *r, uint16_t misc,
 			struct pms_sample *out)
 {
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	pms_rd_clear(out, 0, sizeof(*out));
 	if ((rc = check_layout(l, r->what)) < 0)
 		return rc;
 	out->misc = misc;

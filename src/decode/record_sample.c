@@ -209,13 +209,23 @@ static int check_layout(const struct pms_sample_layout *l, const char *what)
 	(PMS_SAMPLE_READ | PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_RAW | PMS_SAMPLE_BRANCH_STACK | \
 	 PMS_SAMPLE_REGS_USER | PMS_SAMPLE_STACK_USER | PMS_SAMPLE_REGS_INTR | PMS_SAMPLE_AUX)
 
+/* Set bits of v, inline (without -mpopcnt the builtin is a libgcc call
+ * on every record). */
+static inline unsigned bits_set(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ULL);
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((v * 0x0101010101010101ULL) >> 56);
+}
+
 /* Bytes of a body of only fixed-size fields; SIZE_MAX when st has a
  * field of variable size. */
 static size_t fixed_body_size(uint64_t st)
 {
 	if (st & SAMPLE_VARIABLE)
 		return SIZE_MAX;
-	return 8u * ((size_t)__builtin_popcountll(st & SAMPLE_FIXED8) +
+	return 8u * ((size_t)bits_set(st & SAMPLE_FIXED8) +
 		     ((st & PMS_SAMPLE_WEIGHT_TYPE) == PMS_SAMPLE_WEIGHT_STRUCT));
 }
 

@@ -379,7 +379,9 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	x.rec = &ev->rec;
 	x.attr_idx = ev->attr_idx;
 	memset(&x.path, 0, sizeof(x.path));
-	fill_path(s, &x);
+	/* fill_path finds a path only with a callchain or a user stack */
+	if (ev->rec.sample.present & (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_STACK_USER))
+		fill_path(s, &x);
 	s->st.samples++;
 	span_note(s, &x.ms);
 	if (s->cb && s->cb->sample)

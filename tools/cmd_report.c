@@ -8,6 +8,8 @@
  * processes. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,8 @@ int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_per
 void cli_perfdata_problems(const char *cmd, const char *path,
 			   const struct pms_perfdata_reader *r);
 
-enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE };
+enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE,
+       O_JOBS };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -43,6 +46,10 @@ static const struct cli_opt opts[] = {
 	  "report (e.g. one per host), each file's samples labelled\n"
 	  "with its host name (HOSTNAME header, else its path)" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
+	{ "jobs", 0, CLI_ARG, "N", O_JOBS,
+	  "several files: decode up to N at a time, one thread each,\n"
+	  "into one profile each, merged in file order (default: the\n"
+	  "online CPUs; 1: one after the other, the same report)" },
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/mem.md; target.kind \"file\")" },
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too (keeps them all in memory)" },
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
@@ -77,7 +84,11 @@ const struct cli_spec cli_spec_report = {
 		"    machine's kallsyms would not describe the recording's kernel).\n"
 		"  - Latency percentiles come from a histogram: exact below 65536 cycles,\n"
 		"    9 significant bits above (docs/perfdata.md); `pmuscope mem` sorts\n"
-		"    every weight of a live run.",
+		"    every weight of a live run.\n"
+		"  - Several files (the aggregate report: no --samples, --csv, exports,\n"
+		"    --advise, call paths or '-') are decoded in parallel, one profile per\n"
+		"    file, each file's data addresses named through its own mappings,\n"
+		"    merged in file order: the report is the same for every --jobs.",
 	.opts = opts,
 	.footer = "Exit status: 0 ok, 1 the file cannot be read, 2 usage error.",
 };
@@ -268,11 +279,132 @@ static void stats_add(struct pms_memsrc_stats *a, const struct pms_memsrc_stats 
 	a->truncated |= b->truncated;
 }
 
+/* ---- several files in parallel --------------------------------------------
+ * One job per file: its own aggregate profile, filled by the same callbacks
+ * as the one-after-the-other loop; the profiles are merged in file order
+ * (pms_memprof_merge), so the report does not depend on the number of
+ * threads.  Errors are kept and printed in file order after the join. */
+struct job {
+	struct pass ps;
+	int rc;
+	char err[1024];
+};
+
+struct jobs {
+	struct job *v;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void job_run(struct job *j)
+{
+	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
+	int rc;
+	while ((rc = pms_memsrc_poll(j->ps.in->src, -1, &cb, &j->ps)) > 0)
+		;
+	j->rc = rc;
+	if (rc < 0)
+		snprintf(j->err, sizeof(j->err), "%s", pms_error_last());
+}
+
+static void *job_worker(void *ud)
+{
+	struct jobs *js = ud;
+	size_t i;
+	while ((i = atomic_fetch_add(&js->next, 1)) < js->n)
+		job_run(&js->v[i]);
+	return NULL;
+}
+
+/* Decode the opened files in[0..nin) on up to `threads` threads into ps's
+ * profile; returns 0, or 1 when a file could not be read to its end (said on
+ * stderr, as the loop says it), or -1 when a profile could not be made or
+ * merged (pms_error_last() says why). */
+static int decode_parallel(struct pass *ps, struct input *in, size_t nin, size_t threads,
+			   const struct pms_memprof_opts *po)
+{
+	struct jobs js = { calloc(nin, sizeof(*js.v)), nin, 0 };
+	pthread_t *tid = calloc(threads, sizeof(*tid));
+	size_t started = 0;
+	int ret = 0;
+	if (!js.v || !tid) {
+		ret = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < nin; i++) {
+		js.v[i].ps.in = &in[i];
+		js.v[i].ps.merge = true;
+		if (pms_memprof_new(NULL, po, &js.v[i].ps.prof) < 0) {
+			ret = -1;
+			goto out;
+		}
+	}
+	for (; started + 1 < threads; started++)
+		if (pthread_create(&tid[started], NULL, job_worker, &js))
+			break; /* fewer threads: the others and this one do the rest */
+	job_worker(&js);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	started = 0;
+	for (size_t i = 0; i < nin; i++) {
+		struct pass *jp = &js.v[i].ps;
+		if (js.v[i].rc < 0) {
+			fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
+				in[i].path, js.v[i].err);
+			ret = 1;
+		}
+		/* the node ids of the files read so far, as the loop adds them */
+		for (size_t k = 0; jp->started && k < jp->nids; k++) {
+			size_t q = 0;
+			while (q < ps->nids && ps->ids[q] != jp->ids[k])
+				q++;
+			if (q == ps->nids && ps->nids < 256)
+				ps->ids[ps->nids++] = jp->ids[k];
+		}
+		if (i == 0) {
+			/* the first file's profile becomes the report's (made
+			 * with the same options): one merge less */
+			pms_memprof_free(ps->prof);
+			ps->prof = jp->prof;
+			jp->prof = NULL;
+		} else if (pms_memprof_merge(ps->prof, jp->prof) < 0) {
+			ret = -1;
+			goto out;
+		}
+	}
+	if (ps->nids && pms_memprof_set_node_ids(ps->prof, ps->ids, ps->nids) < 0)
+		ret = -1;
+out:
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	for (size_t i = 0; js.v && i < nin; i++)
+		pms_memprof_free(js.v[i].ps.prof);
+	free(js.v);
+	free(tid);
+	return ret;
+}
+
+/* The files can be decoded one profile each: the aggregate report, files
+ * (not a pipe) whose samples carry no call path or branch stack. */
+static bool parallel_ok(const struct input *in, size_t nin)
+{
+	for (size_t i = 0; i < nin; i++) {
+		if (!strcmp(in[i].path, "-"))
+			return false;
+		size_t na = pms_perfdata_reader_nattrs(in[i].r);
+		for (size_t k = 0; k < na; k++)
+			if (pms_perfdata_reader_attr(in[i].r, k)->attr->sample_type &
+			    (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_BRANCH_STACK | PMS_SAMPLE_STACK_USER))
+				return false;
+	}
+	return true;
+}
+
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
 	bool demangle = true;
-	size_t top = 10;
+	size_t top = 10, jobs = 0;
 	struct input in[MAX_INPUTS];
 	size_t nin = 0;
 	struct pms_sys *sys = NULL;
@@ -313,6 +445,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
 				return cli_bad_arg(&p, "1..100000");
 			top = (size_t)v;
+			break;
+		case O_JOBS:
+			if (cli_parse_long(p.arg, 1, 4096, &v) < 0)
+				return cli_bad_arg(&p, "1..4096");
+			jobs = (size_t)v;
 			break;
 		default:
 			xr = mem_export_cli(&xo, &p, c);
@@ -375,12 +512,16 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			goto out;
 		}
 	}
-	/* The files one after the other into the one profile: the report of
-	 * their samples as if they were one file's. */
-	struct pms_memsrc_stats sst;
-	memset(&sst, 0, sizeof(sst));
-	uint64_t span = 0;
-	for (size_t i = 0; i < nin; i++) {
+	/* Several files of the aggregate report: opened here in order, decoded
+	 * in parallel, one profile each, merged in file order.  Otherwise the
+	 * files one after the other into the one profile: the report of their
+	 * samples as if they were one file's. */
+	bool parallel = nin > 1 && po.aggregate && !csv && !ma.advise;
+	for (size_t i = 0; parallel && i < nin; i++) {
+		if (!strcmp(in[i].path, "-")) {
+			parallel = false;
+			break;
+		}
 		if (cli_perfdata_open("report", in[i].path, &in[i].fd, &in[i].r)) {
 			ret = 1;
 			goto out;
@@ -389,15 +530,44 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 			ret = cli_fail("report: profile");
 			goto out;
 		}
-		ps.in = &in[i];
-		ps.started = false;
-		const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
-		while ((rc = pms_memsrc_poll(in[i].src, -1, &cb, &ps)) > 0)
-			;
-		if (rc < 0) {
-			fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
-				in[i].path, pms_error_last());
+	}
+	parallel = parallel && parallel_ok(in, nin);
+	if (parallel) {
+		if (!jobs) {
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+			jobs = ncpu > 0 ? (size_t)ncpu : 1;
+		}
+		int prc = decode_parallel(&ps, in, nin, jobs < nin ? jobs : nin, &po);
+		if (prc < 0) {
+			ret = cli_fail("report: merging the files' profiles");
+			goto out;
+		}
+		if (prc)
 			ret = 1;
+	}
+	struct pms_memsrc_stats sst;
+	memset(&sst, 0, sizeof(sst));
+	uint64_t span = 0;
+	for (size_t i = 0; i < nin; i++) {
+		if (!parallel) {
+			if (!in[i].r && cli_perfdata_open("report", in[i].path, &in[i].fd, &in[i].r)) {
+				ret = 1;
+				goto out;
+			}
+			if (!in[i].src && pms_memsrc_open_reader(in[i].r, &in[i].src) < 0) {
+				ret = cli_fail("report: profile");
+				goto out;
+			}
+			ps.in = &in[i];
+			ps.started = false;
+			const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
+			while ((rc = pms_memsrc_poll(in[i].src, -1, &cb, &ps)) > 0)
+				;
+			if (rc < 0) {
+				fprintf(stderr, "pmuscope: report: %s: %s (the report covers the records before it)\n",
+					in[i].path, pms_error_last());
+				ret = 1;
+			}
 		}
 		struct pms_memsrc_stats one;
 		pms_memsrc_stats(in[i].src, &one);

@@ -92,7 +92,10 @@ int pms_numa_oracle_cached(const struct pms_numa_oracle *o, uint64_t addr);
 /* Drop cached pages overlapping [start, start + len) (a new mapping or an
  * unmap there) of every process; len 0 drops everything. */
 void pms_numa_oracle_invalidate(struct pms_numa_oracle *o, uint64_t start, uint64_t len);
-/* The same for one process only (its MMAP, or len 0: it exited or exec'd). */
+/* The same for one process only (its MMAP, or len 0: it exited or exec'd;
+ * each process's pages are kept apart, so len 0 frees that process's
+ * cache whole, at a cost that does not grow with what it or the others
+ * hold). */
 void pms_numa_oracle_invalidate_pid(struct pms_numa_oracle *o, pid_t pid, uint64_t start,
 				    uint64_t len);
 

@@ -149,6 +149,16 @@ size_t pms_memprof_count(const struct pms_memprof *p);
  * counts them per source and each kept sample says its source.  A name
  * set before continues its source.  0 or a negative PMS_E*. */
 int pms_memprof_set_source(struct pms_memprof *p, const char *name);
+/* Add everything the aggregate profile src counted to the aggregate profile
+ * dst, as if src's samples and mappings had come to dst after its own
+ * (first-seen orders continue with src's new entries; an object or source
+ * both have keeps dst's name; src's mappings replace what they overlap).
+ * dst's node ids (pms_memprof_set_node_ids) and current source stay.  Used
+ * to decode several files in parallel, one profile each, merged in file
+ * order.  src stays the caller's (its lagging samples are folded); on
+ * failure dst is partly merged and should be discarded.  0 or a negative
+ * PMS_E* (PMS_EINVAL unless both are in aggregate mode). */
+int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src);
 
 /* ---- the report ---------------------------------------------------------- */
 

@@ -1,5 +1,18 @@
-/* Address -> node oracle: batched move_pages(2) in query mode, a per-page
- * open-addressing cache, and memory-block lookup for physical addresses. */
+/* Address -> node oracle: batched move_pages(2) in query mode, a per-process
+ * page cache, and memory-block lookup for physical addresses.
+ *
+ * The cache is per process (a directory keyed by pid finds it): a hash table
+ * of regions of 256 pages (1 MiB of 4 KiB pages), each pointing at a leaf of
+ * 256 16-bit values.  A densely sampled GiB costs about 2 bytes a page (a
+ * region table of some 64 KiB and 512 KiB of leaves, within the second-level
+ * cache); a region sampled once costs 512 bytes and a slot.  Regions of 64
+ * pages measured 2-4 % slower on bench/numa_oracle.  A process's exit or
+ * exec frees its cache (O(1)); other processes' pages are not touched.  A
+ * resolve call marks the pages it has to ask about as pending in the cache
+ * itself (which also removes duplicates), sorts them (the kernel walks a
+ * call's pages in its order), writes each page's status into its value,
+ * answers the misses from there, and drops the pages that got no node (a
+ * -ENOENT page may be faulted in later). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +27,41 @@
 
 #define DEFAULT_BATCH 512
 
-/* One cache slot: key is page number + 1 (0 = empty), of process pid. */
-struct slot {
-	uint64_t key;
-	int node;
-	pid_t pid;
+/* A page's value: status + BIAS for statuses in [VAL_MIN, VAL_MAX]; 0 is
+ * no value.  ESCAPE: a status that does not fit (answered from the sorted
+ * page list); PENDING: asked about in this call, status not yet known.
+ * Nodes are below MAX_NUMNODES (1 << CONFIG_NODES_SHIFT, at most 1024:
+ * include/linux/numa.h, arch Kconfig NODES_SHIFT ranges); a node that does
+ * not fit is answered, never cached. */
+#define BIAS 2048
+#define VAL_MIN (-2047)
+#define VAL_MAX 2045
+#define ESCAPE 4094u
+#define PENDING 4095u
+
+#define LEAF_SHIFT 8
+#define LEAF_PAGES (1u << LEAF_SHIFT)
+
+struct leaf {
+	uint16_t v[LEAF_PAGES];
 };
 
-struct table {
-	struct slot *slots;
-	size_t cap; /* power of two */
-	size_t used;
+/* A region slot: key is the region number + 1 (0 = empty, whose leaf is
+ * leaf 0, kept without values). */
+struct rslot {
+	uint64_t key;
+	size_t leaf; /* index into leaves */
+};
+
+/* One process's pages. */
+struct proc {
+	pid_t pid;
+	struct rslot *rs;
+	size_t rcap;     /* power of two */
+	unsigned rshift; /* 64 - log2(rcap) */
+	struct leaf *leaves;
+	size_t nleaves, leaves_cap;
+	size_t used; /* pages with a value */
 };
 
 struct pms_numa_oracle {
@@ -32,115 +69,218 @@ struct pms_numa_oracle {
 	const struct pms_topo *topo;
 	pid_t pid;
 	size_t batch;
-	uint64_t page_mask;
 	unsigned page_shift;
 	bool verify;
-	struct table cache;
+	/* the process directory: open addressing on pid, NULL = empty */
+	struct proc **dir;
+	size_t dir_cap, dir_used;
+	struct proc *last; /* the process of the last call */
 	struct pms_numa_stats st;
 	/* scratch for one resolve call */
-	struct table pending; /* page -> index into pages[] */
-	void **pages;
+	uint64_t *pg, *tmp; /* pages to ask about (page numbers), sort buffer */
+	size_t *miss;       /* indices of the addresses not answered from the cache */
+	size_t *mval;       /* ... and their values (leaf << LEAF_SHIFT | page in it) */
+	void **ptrs;
 	int *status;
 	size_t scratch_cap;
 };
 
-static uint64_t mix(uint64_t k)
+static inline size_t region_home(const struct proc *p, uint64_t region)
 {
-	/* splitmix64 finaliser: page numbers are sequential, spread them. */
-	k ^= k >> 30;
-	k *= 0xbf58476d1ce4e5b9ULL;
-	k ^= k >> 27;
-	k *= 0x94d049bb133111ebULL;
-	k ^= k >> 31;
-	return k;
+	/* Fibonacci hashing: sequential regions land far apart */
+	return (size_t)((region * 0x9e3779b97f4a7c15ULL) >> p->rshift);
 }
 
-static int table_init(struct table *t, size_t cap)
+static inline struct rslot *region_find(const struct proc *p, uint64_t region)
 {
-	t->slots = calloc(cap, sizeof(*t->slots));
-	if (!t->slots)
-		return pms_err(PMS_ENOMEM, "numa oracle: no memory for a %zu-slot page table", cap);
-	t->cap = cap;
-	t->used = 0;
-	return 0;
-}
-
-static struct slot *table_find(const struct table *t, pid_t pid, uint64_t key)
-{
-	size_t m = t->cap - 1;
-	for (size_t i = mix(key ^ ((uint64_t)(uint32_t)pid << 44)) & m;; i = (i + 1) & m) {
-		struct slot *s = &t->slots[i];
-		if ((s->key == key && s->pid == pid) || s->key == 0)
+	size_t m = p->rcap - 1;
+	for (size_t i = region_home(p, region);; i = (i + 1) & m) {
+		struct rslot *s = &p->rs[i];
+		if (!s->key || s->key == region + 1)
 			return s;
 	}
 }
 
-static size_t table_home(const struct table *t, pid_t pid, uint64_t key)
+/* The value of page, or NULL when its region has no leaf. */
+static inline uint16_t *val_find(const struct proc *p, uint64_t page)
 {
-	return mix(key ^ ((uint64_t)(uint32_t)pid << 44)) & (t->cap - 1);
+	const struct rslot *s = region_find(p, page >> LEAF_SHIFT);
+	return s->key ? &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)] : NULL;
 }
 
-/* Remove the slot at i (linear probing, no tombstones): the entries after
- * it in its probe run move back where their home slot allows. */
-static void table_del(struct table *t, size_t i)
+static int leaves_reserve(struct proc *p, size_t need)
 {
-	size_t m = t->cap - 1, j = i;
+	if (need <= p->leaves_cap)
+		return 0;
+	size_t cap = p->leaves_cap ? p->leaves_cap * 2 : 16;
+	struct leaf *l = realloc(p->leaves, cap * sizeof(*l));
+	if (!l)
+		return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu page leaves", cap);
+	p->leaves = l;
+	p->leaves_cap = cap;
+	return 0;
+}
+
+static int regions_alloc(struct proc *p, size_t cap)
+{
+	struct rslot *s = calloc(cap, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "numa oracle: no memory for a %zu-region table", cap);
+	unsigned lg = 0;
+	while (((size_t)1 << lg) < cap)
+		lg++;
+	p->rs = s;
+	p->rcap = cap;
+	p->rshift = 64 - lg;
+	return 0;
+}
+
+/* The value of page, its leaf made when missing.  Moves the leaves: value
+ * pointers taken before are stale. */
+static int val_make(struct proc *p, uint64_t page, uint16_t **out)
+{
+	uint64_t region = page >> LEAF_SHIFT;
+	struct rslot *s = region_find(p, region);
+	int rc;
+	if (!s->key) {
+		if (p->nleaves * 2 > p->rcap) { /* leaves but the zero leaf + 1 */
+			struct proc n = *p;
+			if ((rc = regions_alloc(&n, p->rcap * 2)) < 0)
+				return rc;
+			for (size_t i = 0; i < p->rcap; i++)
+				if (p->rs[i].key)
+					*region_find(&n, p->rs[i].key - 1) = p->rs[i];
+			free(p->rs);
+			*p = n;
+			s = region_find(p, region);
+		}
+		if ((rc = leaves_reserve(p, p->nleaves + 1)) < 0)
+			return rc;
+		memset(&p->leaves[p->nleaves], 0, sizeof(p->leaves[0]));
+		s->key = region + 1;
+		s->leaf = p->nleaves++;
+	}
+	*out = &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)];
+	return 0;
+}
+
+static void proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	free(p->rs);
+	free(p->leaves);
+	free(p);
+}
+
+static inline size_t pid_home(const struct pms_numa_oracle *o, pid_t pid)
+{
+	return (size_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32) & (o->dir_cap - 1);
+}
+
+static struct proc **dir_find(const struct pms_numa_oracle *o, pid_t pid)
+{
+	size_t m = o->dir_cap - 1;
+	for (size_t i = pid_home(o, pid);; i = (i + 1) & m)
+		if (!o->dir[i] || o->dir[i]->pid == pid)
+			return &o->dir[i];
+}
+
+static struct proc *proc_lookup(struct pms_numa_oracle *o, pid_t pid)
+{
+	if (o->last && o->last->pid == pid)
+		return o->last;
+	struct proc *p = *dir_find(o, pid);
+	if (p)
+		o->last = p;
+	return p;
+}
+
+static int dir_grow(struct pms_numa_oracle *o)
+{
+	size_t cap = o->dir_cap * 2;
+	struct proc **d = calloc(cap, sizeof(*d)), **old = o->dir;
+	if (!d)
+		return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu processes", cap);
+	size_t ocap = o->dir_cap;
+	o->dir = d;
+	o->dir_cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i])
+			*dir_find(o, old[i]->pid) = old[i];
+	free(old);
+	return 0;
+}
+
+static int proc_get(struct pms_numa_oracle *o, pid_t pid, struct proc **out)
+{
+	struct proc *p = proc_lookup(o, pid);
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	int rc;
+	if ((o->dir_used + 1) * 2 > o->dir_cap && (rc = dir_grow(o)) < 0)
+		return rc;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return pms_err(PMS_ENOMEM, "numa oracle: no memory for process %d", (int)pid);
+	p->pid = pid;
+	if ((rc = regions_alloc(p, 64)) < 0 || (rc = leaves_reserve(p, 1)) < 0) {
+		proc_free(p);
+		return rc;
+	}
+	memset(&p->leaves[0], 0, sizeof(p->leaves[0])); /* the zero leaf */
+	p->nleaves = 1;
+	*dir_find(o, pid) = p;
+	o->dir_used++;
+	o->last = p;
+	*out = p;
+	return 0;
+}
+
+/* Forget process pid's pages: O(1) in the cache's size (its regions and
+ * leaves are freed; the directory entry is removed by a backward shift of
+ * its probe run). */
+static void proc_drop(struct pms_numa_oracle *o, pid_t pid)
+{
+	struct proc **pp = dir_find(o, pid), *p = *pp;
+	if (!p)
+		return;
+	o->st.invalidations += p->used;
+	o->st.cached -= p->used;
+	if (o->last == p)
+		o->last = NULL;
+	proc_free(p);
+	size_t m = o->dir_cap - 1, i = (size_t)(pp - o->dir), j = i;
 	for (;;) {
 		j = (j + 1) & m;
-		struct slot *s = &t->slots[j];
-		if (!s->key)
+		struct proc *s = o->dir[j];
+		if (!s)
 			break;
-		size_t k = table_home(t, s->pid, s->key);
-		/* s may fill the hole at i when i lies cyclically in [k, j) */
+		size_t k = pid_home(o, s->pid);
 		bool movable = i <= j ? (k <= i || k > j) : (k <= i && k > j);
 		if (movable) {
-			t->slots[i] = *s;
+			o->dir[i] = s;
 			i = j;
 		}
 	}
-	memset(&t->slots[i], 0, sizeof(t->slots[i]));
-	t->used--;
+	o->dir[i] = NULL;
+	o->dir_used--;
 }
 
-static int table_grow(struct table *t)
+static void drop_all(struct pms_numa_oracle *o)
 {
-	struct table n;
-	int rc = table_init(&n, t->cap * 2);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i].key) {
-			*table_find(&n, t->slots[i].pid, t->slots[i].key) = t->slots[i];
-			n.used++;
-		}
-	free(t->slots);
-	*t = n;
-	return 0;
-}
-
-/* Insert or overwrite; keeps the load under one half. */
-static int table_put(struct table *t, pid_t pid, uint64_t key, int val)
-{
-	struct slot *s = table_find(t, pid, key);
-	if (s->key == 0) {
-		if ((t->used + 1) * 2 > t->cap) {
-			int rc = table_grow(t);
-			if (rc < 0)
-				return rc;
-			s = table_find(t, pid, key);
-		}
-		s->key = key;
-		s->pid = pid;
-		t->used++;
+	for (size_t i = 0; i < o->dir_cap; i++) {
+		if (!o->dir[i])
+			continue;
+		o->st.invalidations += o->dir[i]->used;
+		proc_free(o->dir[i]);
+		o->dir[i] = NULL;
 	}
-	s->node = val;
-	return 0;
-}
-
-static void table_clear(struct table *t)
-{
-	memset(t->slots, 0, t->cap * sizeof(*t->slots));
-	t->used = 0;
+	o->dir_used = 0;
+	o->last = NULL;
+	o->st.cached = 0;
 }
 
 int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
@@ -169,16 +309,15 @@ int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
 	o->topo = topo;
 	o->pid = opts->pid;
 	o->batch = opts->batch ? opts->batch : DEFAULT_BATCH;
-	o->page_mask = ~(uint64_t)(psz - 1);
 	while (((size_t)1 << o->page_shift) < psz)
 		o->page_shift++;
 	o->verify = opts->verify;
-	rc = table_init(&o->cache, 4096);
-	if (rc < 0)
+	o->dir = calloc(16, sizeof(*o->dir));
+	if (!o->dir) {
+		rc = pms_err(PMS_ENOMEM, "numa oracle: no memory");
 		goto out;
-	rc = table_init(&o->pending, 1024);
-	if (rc < 0)
-		goto out;
+	}
+	o->dir_cap = 16;
 	*out = o;
 	o = NULL;
 out:
@@ -190,9 +329,14 @@ void pms_numa_oracle_free(struct pms_numa_oracle *o)
 {
 	if (!o)
 		return;
-	free(o->cache.slots);
-	free(o->pending.slots);
-	free(o->pages);
+	if (o->dir)
+		drop_all(o);
+	free(o->dir);
+	free(o->pg);
+	free(o->tmp);
+	free(o->miss);
+	free(o->mval);
+	free(o->ptrs);
 	free(o->status);
 	free(o);
 }
@@ -204,16 +348,35 @@ static int scratch_reserve(struct pms_numa_oracle *o, size_t n)
 	size_t cap = o->scratch_cap ? o->scratch_cap : 1024;
 	while (cap < n)
 		cap *= 2;
-	void **p = realloc(o->pages, cap * sizeof(*p));
-	if (!p)
-		return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu pages", cap);
-	o->pages = p;
+	/* realloc each; a failure leaves the old (smaller) arrays valid */
+	uint64_t *pg = realloc(o->pg, cap * sizeof(*pg));
+	if (!pg)
+		goto nomem;
+	o->pg = pg;
+	uint64_t *tmp = realloc(o->tmp, cap * sizeof(*tmp));
+	if (!tmp)
+		goto nomem;
+	o->tmp = tmp;
+	size_t *miss = realloc(o->miss, cap * sizeof(*miss));
+	if (!miss)
+		goto nomem;
+	o->miss = miss;
+	size_t *mval = realloc(o->mval, cap * sizeof(*mval));
+	if (!mval)
+		goto nomem;
+	o->mval = mval;
 	int *s = realloc(o->status, cap * sizeof(*s));
 	if (!s)
-		return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu statuses", cap);
+		goto nomem;
 	o->status = s;
+	void **p = realloc(o->ptrs, (cap < o->batch ? cap : o->batch) * sizeof(*p));
+	if (!p)
+		goto nomem;
+	o->ptrs = p;
 	o->scratch_cap = cap;
 	return 0;
+nomem:
+	return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu pages", cap);
 }
 
 static void count_status(struct pms_numa_stats *st, int node)
@@ -241,10 +404,73 @@ static void verify_page(struct pms_numa_oracle *o, void *page, int node)
 		o->st.verify_disagree++;
 }
 
-static int ptr_cmp(const void *a, const void *b)
+/* Sort n page numbers ascending: a least-significant-digit radix sort over
+ * only the bits in which they differ (a drain's pages usually span a few
+ * GiB: two or three passes), 8 or 11 bits a pass (few pages: a small
+ * histogram to clear). */
+static void sort_pages(uint64_t *v, uint64_t *tmp, size_t n)
 {
-	uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
-	return x < y ? -1 : x > y;
+	if (n < 2)
+		return;
+	if (n <= 32) {
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = v[i];
+			size_t j = i;
+			for (; j && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	uint64_t lo = v[0], hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	if (lo == hi)
+		return;
+	unsigned bits = 64u - (unsigned)__builtin_clzll(hi - lo);
+	unsigned dbits = n < 2048 ? 8 : 11;
+	size_t nd = (size_t)1 << dbits, dm = nd - 1;
+	uint64_t *src = v, *dst = tmp;
+	for (unsigned sh = 0; sh < bits; sh += dbits) {
+		size_t cnt[2048];
+		memset(cnt, 0, nd * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[((src[i] - lo) >> sh) & dm]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < nd; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[((src[i] - lo) >> sh) & dm]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+/* Status of a page asked about in this call, from the sorted list. */
+static int status_of(const struct pms_numa_oracle *o, size_t npages, uint64_t page)
+{
+	size_t lo = 0, hi = npages;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->pg[mid] < page)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return o->status[lo];
+}
+
+static inline uint64_t encode(int status)
+{
+	return status >= VAL_MIN && status <= VAL_MAX ? (uint64_t)(status + BIAS) : ESCAPE;
 }
 
 int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, size_t n,
@@ -255,53 +481,98 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 	return pms_numa_oracle_resolve_pid(o, o->pid, addrs, n, nodes);
 }
 
+/* Take the pending marks of this call's pages out again (an error before
+ * the statuses were known). */
+static void unmark(struct proc *p, const uint64_t *pg, size_t npages)
+{
+	for (size_t k = 0; k < npages; k++) {
+		uint16_t *v = val_find(p, pg[k]);
+		if (v && *v) {
+			*v = 0;
+			p->used--;
+		}
+	}
+}
+
 int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint64_t *addrs,
 				size_t n, int *nodes)
 {
-	size_t npages = 0;
+	size_t npages = 0, nmiss = 0;
 	int calls = 0, rc = 0;
+	struct proc *p = NULL;
 
 	if (!o || (n && (!addrs || !nodes)))
 		return pms_err(PMS_EINVAL, "numa oracle resolve: NULL argument");
+	if (!n)
+		return 0;
+	if ((rc = proc_get(o, pid, &p)) < 0 || (rc = scratch_reserve(o, n)) < 0)
+		return rc;
 	o->st.lookups += n;
-	table_clear(&o->pending);
-	/* Pass 1: answer from the cache, collect unique uncached pages. */
+	const unsigned shift = o->page_shift;
+	uint64_t hits = 0;
+	/* Pass 1: answer from the cache; mark each uncached page pending
+	 * (once) and list it; list the misses.  A region without a leaf
+	 * reads the zero leaf: no value, no branch for it.  The tables are
+	 * held in locals (the stores below may alias their fields as far as
+	 * the compiler knows) and taken again after a leaf is made. */
+	const struct rslot *rs = p->rs;
+	const struct leaf *leaves = p->leaves;
+	size_t rmask = p->rcap - 1;
+	unsigned rshift = p->rshift;
+	size_t *miss = o->miss, *mval = o->mval;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t key = (addrs[i] >> o->page_shift) + 1;
-		const struct slot *s = table_find(&o->cache, pid, key);
-		if (s->key) {
-			nodes[i] = s->node;
-			o->st.cache_hits++;
+		uint64_t page = addrs[i] >> shift, region = page >> LEAF_SHIFT;
+		size_t h = (size_t)((region * 0x9e3779b97f4a7c15ULL) >> rshift);
+		while (rs[h].key && rs[h].key != region + 1)
+			h = (h + 1) & rmask;
+		size_t leaf = rs[h].leaf, off = page & (LEAF_PAGES - 1);
+		unsigned v = leaves[leaf].v[off];
+		if (v - 1u < PENDING - 1u) {
+			nodes[i] = (int)v - BIAS;
+			hits++;
 			continue;
 		}
 		nodes[i] = PMS_NODE_UNKNOWN;
-		struct slot *p = table_find(&o->pending, 0, key);
-		if (p->key)
-			continue;
-		rc = scratch_reserve(o, npages + 1);
-		if (rc < 0)
-			return rc;
-		o->pages[npages] = (void *)(uintptr_t)(addrs[i] & o->page_mask);
-		rc = table_put(&o->pending, 0, key, 0);
-		if (rc < 0)
-			return rc;
-		npages++;
+		miss[nmiss] = i;
+		mval[nmiss++] = leaf << LEAF_SHIFT | off;
+		if (v)
+			continue; /* pending already */
+		uint16_t *pv = &p->leaves[leaf].v[off];
+		if (!rs[h].key) {
+			if ((rc = val_make(p, page, &pv)) < 0) {
+				unmark(p, o->pg, npages);
+				return rc;
+			}
+			rs = p->rs;
+			leaves = p->leaves;
+			rmask = p->rcap - 1;
+			rshift = p->rshift;
+			mval[nmiss - 1] = region_find(p, region)->leaf << LEAF_SHIFT | off;
+		}
+		*pv = PENDING;
+		p->used++;
+		o->pg[npages++] = page;
 	}
-	/* The kernel walks the page tables of a call in its order: pages in
-	 * address order cost it about half as much as random ones (bench/
-	 * numa_oracle), so each batch goes sorted. */
-	qsort(o->pages, npages, sizeof(*o->pages), ptr_cmp);
-	for (size_t k = 0; k < npages; k++)
-		table_find(&o->pending, 0, ((uint64_t)(uintptr_t)o->pages[k] >> o->page_shift) + 1)->node =
-			(int)k;
+	o->st.cache_hits += hits;
+	o->st.resolved += hits; /* cached pages have a node */
+	sort_pages(o->pg, o->tmp, npages);
+	/* the leaves stay where they are from here on: each page's value
+	 * once (the sort buffer holds them) */
+	uint64_t *pval = o->tmp;
+	for (size_t k = 0; k < npages; k++) {
+		const struct rslot *s = region_find(p, o->pg[k] >> LEAF_SHIFT);
+		pval[k] = s->leaf << LEAF_SHIFT | (o->pg[k] & (LEAF_PAGES - 1));
+	}
+#define VAL(x) p->leaves[(x) >> LEAF_SHIFT].v[(x) & (LEAF_PAGES - 1)]
 	/* Pass 2: one move_pages per batch (nodes == NULL: query only,
-	 * mm/migrate.c do_pages_stat). */
+	 * mm/migrate.c do_pages_stat); each status into its page's value. */
 	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
 	int call_err = 0;
 	for (size_t off = 0; off < npages; off += o->batch) {
 		size_t cnt = npages - off < o->batch ? npages - off : o->batch;
-		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->pages + off, NULL,
-					 o->status + off, 0);
+		for (size_t k = 0; k < cnt; k++)
+			o->ptrs[k] = (void *)(uintptr_t)(o->pg[off + k] << shift);
+		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->ptrs, NULL, o->status + off, 0);
 		calls++;
 		o->st.move_pages_calls++;
 		o->st.pages_queried += cnt;
@@ -311,29 +582,36 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 			call_err = (int)-r;
 			for (size_t k = 0; k < cnt; k++)
 				o->status[off + k] = (int)r;
-			continue;
 		}
-		for (size_t k = 0; k < cnt; k++) {
-			int st = o->status[off + k];
-			if (st < 0)
-				continue;
-			if (o->verify && pid == 0)
-				verify_page(o, o->pages[off + k], st);
-			rc = table_put(&o->cache, pid,
-				       ((uint64_t)(uintptr_t)o->pages[off + k] >> o->page_shift) + 1, st);
-			if (rc < 0)
-				return rc;
-		}
+		for (size_t k = 0; k < cnt; k++)
+			VAL(pval[off + k]) = (uint16_t)encode(o->status[off + k]);
 	}
 	/* Pass 3: fill the misses. */
-	for (size_t i = 0; i < n; i++) {
-		if (nodes[i] == PMS_NODE_UNKNOWN) {
-			const struct slot *p = table_find(&o->pending, 0, (addrs[i] >> o->page_shift) + 1);
-			nodes[i] = o->status[p->node];
-		}
+	for (size_t j = 0; j < nmiss; j++) {
+		size_t i = o->miss[j];
+		unsigned v = VAL(o->mval[j]);
+		nodes[i] = v == ESCAPE ? status_of(o, npages, addrs[i] >> shift) : (int)v - BIAS;
 		count_status(&o->st, nodes[i]);
 	}
-	o->st.cached = o->cache.used;
+	/* Pass 4: keep the pages with a node, drop the rest. */
+	uint64_t kept = 0;
+	for (size_t k = 0; k < npages; k++) {
+		uint64_t page = o->pg[k];
+		int stt = o->status[k];
+		uint16_t *v = &VAL(pval[k]);
+		if (stt >= 0 && *v != ESCAPE) {
+			kept++;
+			if (o->verify && pid == 0)
+				verify_page(o, (void *)(uintptr_t)(page << shift), stt);
+		} else {
+			*v = 0;
+			p->used--;
+		}
+	}
+#undef VAL
+	o->st.cached += kept;
+	if (!p->used)
+		proc_drop(o, pid); /* nothing of it kept (gone, or no page present) */
 	if (call_err)
 		return pms_err_errno(0, call_err, "move_pages(pid %d, %zu pages, query)",
 				     (int)pid, npages);
@@ -344,67 +622,77 @@ int pms_numa_oracle_cached(const struct pms_numa_oracle *o, uint64_t addr)
 {
 	if (!o)
 		return PMS_NODE_UNKNOWN;
-	const struct slot *s = table_find(&o->cache, o->pid, (addr >> o->page_shift) + 1);
-	return s->key ? s->node : PMS_NODE_UNKNOWN;
+	const struct proc *p = *dir_find(o, o->pid);
+	const uint16_t *v = p ? val_find(p, addr >> o->page_shift) : NULL;
+	return v && *v ? (int)*v - BIAS : PMS_NODE_UNKNOWN;
+}
+
+/* Clear the values of [first, last] in leaf l (region r). */
+static void leaf_clear(struct proc *p, struct leaf *l, uint64_t r, uint64_t first, uint64_t last)
+{
+	uint64_t base = r << LEAF_SHIFT;
+	unsigned a = first > base ? (unsigned)(first - base) : 0;
+	unsigned b = last - base < LEAF_PAGES - 1 ? (unsigned)(last - base) : LEAF_PAGES - 1;
+	for (unsigned k = a; k <= b; k++)
+		if (l->v[k]) {
+			l->v[k] = 0;
+			p->used--;
+		}
+}
+
+/* Drop process p's cached pages in [first, last]: the leaves of the range's
+ * regions when it spans fewer regions than p has leaves (an mmap or munmap,
+ * the common case and, system-wide, one per MMAP record of every process),
+ * else one pass over p's leaves.  Leaves stay (empty) until p goes. */
+static void drop_range(struct pms_numa_oracle *o, struct proc *p, uint64_t first, uint64_t last)
+{
+	uint64_t before = p->used;
+	if (!p->used)
+		return;
+	uint64_t r0 = first >> LEAF_SHIFT, r1 = last >> LEAF_SHIFT;
+	if (r1 - r0 < p->nleaves) {
+		for (uint64_t r = r0;; r++) {
+			const struct rslot *s = region_find(p, r);
+			if (s->key)
+				leaf_clear(p, &p->leaves[s->leaf], r, first, last);
+			if (r == r1)
+				break;
+		}
+	} else {
+		for (size_t i = 0; i < p->rcap; i++) {
+			const struct rslot *s = &p->rs[i];
+			if (s->key && s->key - 1 >= r0 && s->key - 1 <= r1)
+				leaf_clear(p, &p->leaves[s->leaf], s->key - 1, first, last);
+		}
+	}
+	o->st.invalidations += before - p->used;
+	o->st.cached -= before - p->used;
 }
 
 /* Drop the cached pages of [start, start + len) (len 0: every page) of one
  * process (all: every process). */
 static void drop(struct pms_numa_oracle *o, bool all, pid_t pid, uint64_t start, uint64_t len)
 {
-	uint64_t first = 1, last = UINT64_MAX;
-	if (len) {
-		first = (start >> o->page_shift) + 1;
-		last = ((start + len - 1) >> o->page_shift) + 1;
-		if (last < first)
-			last = UINT64_MAX; /* wrapped: to the end */
-	}
-	if (all && !len) {
-		o->st.invalidations += o->cache.used;
-		table_clear(&o->cache);
-		o->st.cached = 0;
+	if (!len) {
+		if (all)
+			drop_all(o);
+		else
+			proc_drop(o, pid);
 		return;
 	}
-	if (!o->cache.used)
-		return;
-	/* One process's small range (an mmap or munmap, the common case and,
-	 * system-wide, one per MMAP record of every process): delete its
-	 * pages one by one; a rebuild per record made the side-band cost
-	 * grow with the cache. */
-	if (!all && len && last != UINT64_MAX && last - first < o->cache.used / 4) {
-		for (uint64_t k = first; k <= last; k++) {
-			struct slot *s = table_find(&o->cache, pid, k);
-			if (s->key) {
-				table_del(&o->cache, (size_t)(s - o->cache.slots));
-				o->st.invalidations++;
-			}
-		}
-		o->st.cached = o->cache.used;
+	uint64_t first = start >> o->page_shift;
+	uint64_t last = (start + len - 1) >> o->page_shift;
+	if (last < first)
+		last = UINT64_MAX >> o->page_shift; /* wrapped: to the end */
+	if (!all) {
+		struct proc *p = *dir_find(o, pid);
+		if (p)
+			drop_range(o, p, first, last);
 		return;
 	}
-	/* Otherwise rebuild without the range: lookups are hot, so no
-	 * tombstones on the lookup path. */
-	struct table n;
-	if (table_init(&n, o->cache.cap) < 0) {
-		o->st.invalidations += o->cache.used;
-		table_clear(&o->cache);
-		o->st.cached = 0;
-		return;
-	}
-	for (size_t i = 0; i < o->cache.cap; i++) {
-		const struct slot *s = &o->cache.slots[i];
-		if (!s->key)
-			continue;
-		if ((all || s->pid == pid) && s->key >= first && s->key <= last) {
-			o->st.invalidations++;
-			continue;
-		}
-		*table_find(&n, s->pid, s->key) = *s;
-		n.used++;
-	}
-	free(o->cache.slots);
-	o->cache = n;
-	o->st.cached = n.used;
+	for (size_t i = 0; i < o->dir_cap; i++)
+		if (o->dir[i])
+			drop_range(o, o->dir[i], first, last);
 }
 
 void pms_numa_oracle_invalidate(struct pms_numa_oracle *o, uint64_t start, uint64_t len)

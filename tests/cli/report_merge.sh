@@ -101,6 +101,49 @@ if want != got or not want:
 PY
 fi
 
+# Several files are decoded in parallel (--jobs, default the online CPUs),
+# one profile each, merged in file order: the report is byte for byte the
+# one of --jobs 1, in text and JSON, with and without symbols.  Files: the
+# ones above, and, when bench/perfdata_gen is built (the second argument),
+# three generated ones of other shapes (several DSOs, random data_src).
+gen=${2:-}
+pfiles=("${files[@]}")
+if [ -n "$gen" ] && [ -x "$gen" ]; then
+  "$gen" "$tmp/g1.data" 60000 8 >/dev/null 2>&1; expect "generate g1" 0 $?
+  "$gen" "$tmp/g2.data" 40000 4 /usr/lib/x86_64-linux-gnu/libc.so.6:/usr/lib/x86_64-linux-gnu/libm.so.6 20000 \
+    >/dev/null 2>&1; expect "generate g2" 0 $?
+  "$gen" "$tmp/g3.data" 30000 16 /usr/lib/x86_64-linux-gnu/libc.so.6 0 rand >/dev/null 2>&1
+  expect "generate g3" 0 $?
+  pfiles+=("$tmp/g1.data" "$tmp/g2.data" "$tmp/g3.data")
+else
+  echo "note: no perfdata_gen; --jobs compared on the recorded files only"
+fi
+pargs=()
+for f in "${pfiles[@]}"; do pargs+=("$f"); done
+for mode in "" "--json" "--no-symbols" "--json --top 100000"; do
+  # shellcheck disable=SC2086 # mode is a word list
+  "$pms" report "${pargs[@]}" $mode --jobs 1 >"$tmp/j1.out" 2>"$tmp/j1.err"; r1=$?
+  # shellcheck disable=SC2086
+  "$pms" report "${pargs[@]}" $mode --jobs 4 >"$tmp/j4.out" 2>"$tmp/j4.err"; r4=$?
+  expect "--jobs 1 exit [$mode]" 0 $r1
+  expect "--jobs 4 exit [$mode]" 0 $r4
+  cmp -s "$tmp/j1.out" "$tmp/j4.out" || { echo "FAIL: --jobs 4 report differs from --jobs 1 [$mode]"; diff "$tmp/j1.out" "$tmp/j4.out" | head; fail=1; }
+  cmp -s "$tmp/j1.err" "$tmp/j4.err" || { echo "FAIL: --jobs 4 stderr differs [$mode]"; fail=1; }
+done
+# the default (every CPU) too, and the counts add up to the files' own
+"$pms" report "${pargs[@]}" --json >"$tmp/jd.json" 2>/dev/null
+"$pms" report "${pargs[@]}" --json --jobs 1 >"$tmp/j1.json" 2>/dev/null
+cmp -s "$tmp/jd.json" "$tmp/j1.json" || { echo "FAIL: the default --jobs report differs from --jobs 1"; fail=1; }
+python3 - "$tmp/jd.json" <<'PY' || fail=1
+import json, subprocess, sys
+m = json.load(open(sys.argv[1]))
+total = sum(f["records"] for f in m["target"]["files"])
+if total != m["target"]["records"] or not m["samples"]["total"]:
+    print("FAIL: parallel merge: records %r of %r, samples %r" % (m["target"]["records"], total, m["samples"]["total"]))
+    sys.exit(1)
+PY
+"$pms" report "${pargs[@]}" --jobs 0 >/dev/null 2>&1; expect "--jobs 0" 2 $?
+
 # pprof: the host label of every sample is its file's host
 if command -v go >/dev/null; then
   "$pms" report "${args[@]}" --pprof "$tmp/m.pb.gz" >/dev/null 2>&1; expect "merged pprof exit" 0 $?

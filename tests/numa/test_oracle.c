@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -352,6 +353,239 @@ PMS_TEST(one_oracle_many_processes)
 	free(a);
 	free(n);
 	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+}
+
+/* A kernel by rule, for the cache's corners: pids 100, 200 and 300 exist
+ * (others -ESRCH, mm/migrate.c find_mm_struct); a page's status is its
+ * node, (page + pid) % 4, except for a few pages whose status does not fit
+ * a cached value: NODE_BIG (a node id beyond any MAX_NUMNODES, include/
+ * linux/numa.h) and STATUS_ODD (a negative status that is no errno), and
+ * ENOENT_PAGE (-ENOENT, not present).  It counts the asks of each page
+ * below BASE + RULE_PAGES pages, per pid. */
+enum { RULE_PAGES = 8192, NODE_BIG = 3000, STATUS_ODD = -3000 };
+#define BIG_PAGE (BASE + 77 * 4096ULL)
+#define ODD_PAGE (BASE + 78 * 4096ULL)
+#define ENOENT_PAGE (BASE + 79 * 4096ULL)
+#define KERNEL_ADDR 0xffff888000123000ULL
+static unsigned asked[3][RULE_PAGES];
+static unsigned asked_low, asked_kernel;
+static long rule_calls;
+
+static int rule_status(int pid, uint64_t page)
+{
+	if (page == BIG_PAGE)
+		return NODE_BIG;
+	if (page == ODD_PAGE)
+		return STATUS_ODD;
+	if (page == ENOENT_PAGE)
+		return -ENOENT;
+	return (int)((page / 4096 + (uint64_t)pid) % 4);
+}
+
+static long rule_move_pages(void *ud, int pid, unsigned long count, void **pages,
+			    const int *nodes, int *status, int flags)
+{
+	(void)ud;
+	(void)nodes;
+	(void)flags;
+	if (pid != 100 && pid != 200 && pid != 300)
+		return -ESRCH;
+	rule_calls++;
+	for (unsigned long i = 0; i < count; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)pages[i];
+		status[i] = rule_status(pid, a);
+		if (a >= BASE && (a - BASE) / 4096 < RULE_PAGES)
+			asked[pid / 100 - 1][(a - BASE) / 4096]++;
+		else if (a < 65536)
+			asked_low++;
+		else if (a == KERNEL_ADDR)
+			asked_kernel++;
+	}
+	return 0;
+}
+
+static struct pms_sys *rule_sys(void)
+{
+	static struct pms_sys_ops ops;
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	struct pms_sys *sys = NULL;
+	ops = *pms_sys_real_ops();
+	ops.move_pages = rule_move_pages;
+	so.ops = &ops;
+	memset(asked, 0, sizeof(asked));
+	asked_low = asked_kernel = 0;
+	rule_calls = 0;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	return sys;
+}
+
+PMS_TEST(statuses_that_do_not_fit_are_answered_not_cached)
+{
+	struct pms_sys *sys = rule_sys();
+	struct pms_numa_oracle *o = NULL;
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.pid = 100;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
+	/* the odd pages twice each, the NULL page, a kernel-half address,
+	 * both sides of a region boundary (256 pages: a multiple of any
+	 * region size up to 1 MiB of 4 KiB pages) */
+	uint64_t a[] = { BIG_PAGE + 8, ODD_PAGE + 16, ENOENT_PAGE, BIG_PAGE + 24, 8,
+			 KERNEL_ADDR + 5, BASE + 255 * 4096 + 1, BASE + 256 * 4096 + 2, ODD_PAGE,
+			 BASE + 255 * 4096 + 3 };
+	enum { N = sizeof(a) / sizeof(a[0]) };
+	int want[N], n[N];
+	for (int i = 0; i < N; i++)
+		want[i] = rule_status(100, a[i] & ~4095ULL);
+	for (int round = 0; round < 2; round++) {
+		CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, N, n), 1);
+		int bad = 0;
+		for (int i = 0; i < N; i++)
+			bad += n[i] != want[i];
+		CHECK_EQ_INT(bad, 0);
+	}
+	CHECK_EQ_INT(n[0], NODE_BIG);
+	CHECK_EQ_INT(n[1], STATUS_ODD);
+	/* Asked once: the pages with a node that fits; twice: the rest
+	 * (each once a round, duplicates in a round asked once). */
+	CHECK_EQ_INT((int)asked[0][255], 1);
+	CHECK_EQ_INT((int)asked[0][256], 1);
+	CHECK_EQ_INT((int)asked_low, 1);
+	CHECK_EQ_INT((int)asked_kernel, 1);
+	CHECK_EQ_INT((int)asked[0][77], 2);
+	CHECK_EQ_INT((int)asked[0][78], 2);
+	CHECK_EQ_INT((int)asked[0][79], 2);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.cached, 4);
+	CHECK_EQ_U64(st.pages_queried, 7 + 3);
+	CHECK_EQ_U64(st.enoent, 2);
+	CHECK_EQ_U64(st.other_errors, 4); /* STATUS_ODD, twice a round */
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, 8), rule_status(100, 0));
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, KERNEL_ADDR), rule_status(100, KERNEL_ADDR));
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BIG_PAGE), PMS_NODE_UNKNOWN);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+}
+
+/* Resolve every page of [first, last) of pid, each address twice. */
+static void fill(struct pms_numa_oracle *o, pid_t pid, int first, int last)
+{
+	int cnt = 2 * (last - first);
+	uint64_t *a = calloc((size_t)cnt, sizeof(*a));
+	int *n = calloc((size_t)cnt, sizeof(*n));
+	for (int i = 0; i < cnt; i++)
+		a[i] = BASE + (uint64_t)(first + i % (last - first)) * 4096 + (uint64_t)i % 4096;
+	CHECK(pms_numa_oracle_resolve_pid(o, pid, a, (size_t)cnt, n) >= 0);
+	int bad = 0;
+	for (int i = 0; i < cnt; i++)
+		bad += n[i] != rule_status(pid, a[i] & ~4095ULL);
+	CHECK_EQ_INT(bad, 0);
+	free(a);
+	free(n);
+}
+
+static unsigned asks(int pid, int first, int last)
+{
+	unsigned t = 0;
+	for (int k = first; k < last; k++)
+		t += asked[pid / 100 - 1][k];
+	return t;
+}
+
+PMS_TEST(exit_drops_one_process_only)
+{
+	struct pms_sys *sys = rule_sys();
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	fill(o, 100, 0, 3000);
+	fill(o, 200, 1000, 5000);
+	fill(o, 300, 0, 10);
+	struct pms_numa_stats s0, s1;
+	pms_numa_oracle_stats(o, &s0);
+	CHECK_EQ_U64(s0.cached, 3000 + 4000 + 10 - 3); /* pages 77-79 of pid 100 do not stay */
+	/* pid 200 exits: exactly its pages go */
+	pms_numa_oracle_invalidate_pid(o, 200, 0, 0);
+	pms_numa_oracle_stats(o, &s1);
+	CHECK_EQ_U64(s1.invalidations - s0.invalidations, 4000);
+	CHECK_EQ_U64(s1.cached, s0.cached - 4000);
+	/* a pid never seen, and the same exit again: nothing */
+	pms_numa_oracle_invalidate_pid(o, 200, 0, 0);
+	pms_numa_oracle_invalidate_pid(o, 4242, 0, 0);
+	pms_numa_oracle_stats(o, &s0);
+	CHECK_EQ_U64(s0.invalidations, s1.invalidations);
+	/* the others are still cached; pid 200 is asked again, once a page */
+	long calls = rule_calls;
+	fill(o, 300, 0, 10);
+	CHECK_EQ_INT((int)(rule_calls - calls), 0);
+	fill(o, 100, 0, 77);
+	fill(o, 100, 80, 3000);
+	CHECK_EQ_INT((int)(rule_calls - calls), 0);
+	fill(o, 200, 1000, 5000);
+	CHECK_EQ_U64(asks(200, 1000, 5000), 2 * 4000);
+	/* a new process under a pid gone before (exec, or pid reuse) gets
+	 * its own answers: pid 300's pages dropped, asked again */
+	pms_numa_oracle_invalidate_pid(o, 300, 0, 0);
+	fill(o, 300, 0, 10);
+	CHECK_EQ_U64(asks(300, 0, 10), 2 * 10);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+}
+
+PMS_TEST(range_invalidation_small_and_large)
+{
+	struct pms_sys *sys = rule_sys();
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	fill(o, 200, 0, 8000);
+	fill(o, 100, 0, 8000);
+	struct pms_numa_stats s0, s1;
+	pms_numa_oracle_stats(o, &s0);
+	/* two pages across a region boundary (the range's regions), then
+	 * most of the process (one pass over its leaves) */
+	pms_numa_oracle_invalidate_pid(o, 200, BASE + 255 * 4096 + 100, 4096);
+	pms_numa_oracle_invalidate_pid(o, 200, BASE + 1000 * 4096, 6000 * 4096);
+	pms_numa_oracle_stats(o, &s1);
+	CHECK_EQ_U64(s1.invalidations - s0.invalidations, 2 + 6000);
+	memset(asked, 0, sizeof(asked));
+	fill(o, 200, 0, 8000);
+	fill(o, 100, 0, 8000);
+	CHECK_EQ_U64(asks(200, 255, 257), 2);
+	CHECK_EQ_U64(asks(200, 0, 255), 3); /* its odd pages, never cached */
+	CHECK_EQ_U64(asks(200, 257, 1000), 0);
+	CHECK_EQ_U64(asks(200, 1000, 7000), 6000);
+	CHECK_EQ_U64(asks(200, 7000, 8000), 0);
+	CHECK_EQ_U64(asks(100, 0, 8000), 3); /* its odd pages only */
+	/* every process, a range reaching the top of the address space */
+	pms_numa_oracle_invalidate(o, BASE + 7990 * 4096, UINT64_MAX - (BASE + 7990 * 4096) + 1);
+	memset(asked, 0, sizeof(asked));
+	fill(o, 200, 0, 8000);
+	fill(o, 100, 0, 8000);
+	CHECK_EQ_U64(asks(200, 0, 8000), 3 + 10);
+	CHECK_EQ_U64(asks(100, 0, 8000), 3 + 10);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+}
+
+PMS_TEST(large_pages_and_bad_page_size)
+{
+	struct pms_sys *sys = rule_sys();
+	struct pms_numa_oracle *o = NULL;
+	struct pms_numa_opts no = PMS_NUMA_OPTS_INIT;
+	no.page_size = 65536; /* arm64 with 64 KiB pages */
+	no.pid = 300;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, &no, &o));
+	uint64_t a[3] = { BASE + 65536 + 4096, BASE + 65536 + 60000, BASE + 131072 };
+	int n[3];
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 3, n), 1);
+	CHECK_EQ_INT(n[0], rule_status(300, BASE + 65536));
+	CHECK_EQ_INT(n[1], n[0]);
+	CHECK_EQ_INT(n[2], rule_status(300, BASE + 131072));
+	CHECK_EQ_U64(asks(300, 0, 64), 2); /* one ask a 64 KiB page */
+	pms_numa_oracle_free(o);
+	no.page_size = 12288;
+	CHECK(pms_numa_oracle_new(sys, NULL, &no, &o) == PMS_EINVAL);
+	CHECK(o == NULL);
 	pms_sys_free(sys);
 }
 

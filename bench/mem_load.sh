@@ -8,7 +8,7 @@
 # hidden), and the changes --adapt made.  Not a test: figures depend on the
 # machine.
 #   bench/mem_load.sh [PMUSCOPE [SIZE [THREADS [PERIODS...]]]]
-#   bench/mem_load.sh build/pmuscope 1G 16 1 adapt adapt adapt
+#   bench/mem_load.sh build/pmuscope 1G 16 adapt adapt 1
 set -u
 pms=${1:-build/pmuscope}
 size=${2:-1G}
@@ -17,6 +17,8 @@ shift $(( $# < 3 ? $# : 3 ))
 periods=${*:-1 4 16 64 adapt}
 mib=$(( $(numfmt --from=iec "$size") / 1048576 ))
 per="$(( mib / threads ))M"
+# the machine's load with every figure (a loaded 2-CPU VM loses more)
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %10s %10s %8s  %-6s %10s  %s\n' period samples lost loss warned ev+lost changes
 for p in $periods; do
   if [ "$p" = adapt ]; then opt=--adapt; else opt="--period $p"; fi
@@ -36,3 +38,4 @@ print("%-8s %10d %10d %7.1f%%  %-6s %10d  %s" % (p, s["total"], lost,
       ev + lost * (int(p) if p.isdigit() else 1), ch))
 ' "$p" || echo "$p: pmuscope mem failed"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -144,7 +144,8 @@ static const struct cli_opt opts[] = {
 	{ "adapt", 0, CLI_NOARG, NULL, O_ADAPT,
 	  "when the kernel drops samples (ring full), reopen the\n"
 	  "events with a larger period and ring and go on; the\n"
-	  "report lists each change (not with -o)" },
+	  "report lists each change; with -o every sample in the\n"
+	  "file carries its period, which perf report weights by" },
 	{ "type", 't', CLI_ARG, "OPS", 't', "load, store or load,store: the memory operations to\nsample (perf mem -t; default both)" },
 	{ "ldlat", 0, CLI_ARG, "CYCLES", O_LDLAT, "load-latency threshold (perf mem --ldlat; PEBS, IBS)" },
 	{ "event", 'e', CLI_ARG, "EVENT", 'e',
@@ -500,12 +501,6 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	}
 	if (o->freq && o->period) {
 		fprintf(stderr, "pmuscope: mem: -F and --period/-c exclude each other\n");
-		return CLI_USAGE;
-	}
-	if (o->adapt && o->out) {
-		fprintf(stderr, "pmuscope: mem: --adapt and -o exclude each other: a perf.data "
-				"file has one period per event, and the samples after a change "
-				"have another; record with a larger --period instead\n");
 		return CLI_USAGE;
 	}
 	if (o->json + o->csv + o->exp.folded > 1) {

@@ -202,6 +202,7 @@ struct pass {
 	int ids[256];    /* node ids of the files read so far */
 	size_t nids;
 	struct pms_pathprof *paths; /* samples by call path (when they have one) */
+	uint64_t events, pmin, pmax; /* the samples' periods: sum, least, most */
 };
 
 static int on_sample(void *ud, const struct pms_memsrc_sample *x)
@@ -229,6 +230,11 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 				return rc;
 		}
 	}
+	ps->events += x->ms.period;
+	if (!ps->pmin || x->ms.period < ps->pmin)
+		ps->pmin = x->ms.period;
+	if (x->ms.period > ps->pmax)
+		ps->pmax = x->ms.period;
 	if (ps->csv) {
 		struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys,
 						    -1, -1, -1, 0 };
@@ -639,6 +645,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.nodes_why = info.nodes_why,
 		.json_run = report_json_run, .ud = &fdsc,
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
+		.events = ps.events, .period_min = ps.pmin, .period_max = ps.pmax,
 	};
 	/* Build ids of every file (perf names the kernel [kernel.kallsyms];
 	 * the report [kernel]). */

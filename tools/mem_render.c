@@ -293,6 +293,14 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 		cli_json_double(&j, "loss_ratio", loss_ratio(m, r, warn, sizeof(warn)));
 		cli_json_str(&j, "loss_warning", warn[0] ? warn : NULL);
 	}
+	/* the tables count samples; events: the sum of their periods */
+	cli_json_str(&j, "tables_count", "samples");
+	if (m->events && !m->adapt_on && !m->nadapt)
+		cli_json_uint(&j, "events", m->events);
+	if (m->period_min && m->period_max > m->period_min) { /* mixed periods */
+		cli_json_uint(&j, "period_min", m->period_min);
+		cli_json_uint(&j, "period_max", m->period_max);
+	}
 	if (m->adapt_on || m->nadapt) {
 		cli_json_bool(&j, "adapt", m->adapt_on);
 		if (m->events)
@@ -313,6 +321,7 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 			cli_json_uint(&j, "fill_pct", a->fill_pct);
 			cli_json_uint(&j, "rate_pct", a->rate_pct);
 			cli_json_uint(&j, "old_samples", a->old_samples);
+			cli_json_uint(&j, "old_events", a->old_samples * a->old_period);
 			cli_json_uint(&j, "old_streams", a->old_streams);
 			cli_json_uint(&j, "new_streams", a->new_streams);
 			cli_json_uint(&j, "tasks", a->tasks);
@@ -706,12 +715,31 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 		       a->fill_pct, a->rate_pct, a->old_samples, a->freq ? "frequency" : "period",
 		       (double)a->gap_ns / 1e3);
 	}
-	if (m->nadapt)
+	if (m->nadapt) {
+		/* The tables count samples (perf report weights each by its
+		 * period): say how much that tilts them toward the samples
+		 * taken before the first change. */
+		const struct pms_sampler_adaptation *a0 = &m->adapt[0];
+		uint64_t ev0 = a0->old_samples * a0->old_period;
 		printf("  the samples stand for %" PRIu64 " events (the sum of their periods); the "
-		       "tables count samples, so a sample taken before a change weighs as much "
-		       "as one after it\n",
-		       m->events);
-	else if (m->adapt_on)
+		       "tables count samples, not events (perf report weights by period): the %" PRIu64
+		       " samples before the first change are %.1f%% of the samples and %.1f%% of the "
+		       "events\n",
+		       m->events, a0->old_samples, pct(a0->old_samples, r->samples),
+		       pct(ev0, m->events));
+	} else if (m->period_min && m->period_max > m->period_min) {
+		/* a recording of mem --adapt -o, or files merged */
+		printf("  the samples stand for %" PRIu64 " events (periods %" PRIu64 " to %" PRIu64
+		       "); the tables count samples, not events (perf report weights by period), "
+		       "so the samples of the smaller periods weigh more than their events\n",
+		       m->events, m->period_min, m->period_max);
+	} else if (m->events > r->samples && r->samples) {
+		printf("  the samples stand for %" PRIu64 " events (period %.0f); the tables count "
+		       "samples, the same shares as perf report's period-weighted ones when every "
+		       "sample has one period\n",
+		       m->events, (double)m->events / (double)r->samples);
+	}
+	if (!m->nadapt && m->adapt_on)
 		printf("  --adapt: no change was needed (loss stayed under 2%% of the records)\n");
 	for (size_t i = 0; i < r->nsources; i++)
 		printf("%s%s %" PRIu64 "%s", i ? ", " : "merged from: ", r->sources[i].name,

@@ -43,6 +43,7 @@ struct mem_render {
 	size_t nadapt;
 	uint64_t adapt_dups;     /* samples dropped as a task's second lineage */
 	uint64_t events;         /* sum of the samples' periods; 0: not known */
+	uint64_t period_min, period_max; /* of the samples (report); 0: not known */
 };
 
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r);

@@ -134,10 +134,14 @@ struct pms_sampler_opts {
 	/* version 5 */
 	/* Adapt to loss: when a poll finds that the kernel dropped more than
 	 * 2 % of the records since the last change (PERF_RECORD_LOST), a
-	 * ring 3/4 full when it came to drain it, or a ring that received a
-	 * quarter of its size between two polls (loss is near), the sampler
+	 * ring 3/4 full when it came to drain it (half full when the drain
+	 * thread copied it: it came a quarter ring late), or a ring that
+	 * received a quarter of its size between two polls (loss is near),
+	 * the sampler
 	 * reopens its events with a larger period (and, up to 4 MiB, larger
-	 * rings), disables the old ones, drains and closes them.  Each
+	 * rings), disables the old ones, drains and closes them (a live
+	 * sampler's drain thread goes on copying the old rings while the new
+	 * events are opened).  Each
 	 * sample carries the period of the event that wrote it; each change is
 	 * listed by pms_sampler_adaptations().  Events with groups or AUX
 	 * areas (PEBS with an aux leader, SPE) are not adapted (the info notes

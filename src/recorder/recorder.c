@@ -26,6 +26,8 @@ struct pms_recorder {
 	uint64_t skipped;
 	bool aux_started;              /* TIME_CONV and AUXTRACE_INFO are down */
 	uint32_t *aux_attr_type;       /* per source attr: its PMU type */
+	uint64_t **ids;                /* per source attr: the ids written with it */
+	size_t *nids;
 	uint64_t aux_ref;              /* AUXTRACE reference: a counter */
 	unsigned char buf[PMS_RECORD_MAX_SIZE + 8];
 	uint64_t chain[PMS_RECORDER_CHAIN_MAX]; /* a callchain with its kernel part hidden */
@@ -57,7 +59,9 @@ int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_rec
 	r->nattrs = n;
 	r->lay = calloc(n, sizeof(*r->lay));
 	r->aux_attr_type = calloc(n, sizeof(*r->aux_attr_type));
-	if (!r->lay || !r->aux_attr_type) {
+	r->ids = calloc(n, sizeof(*r->ids));
+	r->nids = calloc(n, sizeof(*r->nids));
+	if (!r->lay || !r->aux_attr_type || !r->ids || !r->nids) {
 		rc = pms_err(PMS_ENOMEM, "out of memory for a recorder");
 		goto out;
 	}
@@ -74,6 +78,14 @@ int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_rec
 			r->aux_attr_type[i] = a[i].attr->type;
 			if (r->side_attr == SIZE_MAX)
 				r->side_attr = i;
+			if (a[i].nids) {
+				if (!(r->ids[i] = malloc(a[i].nids * sizeof(uint64_t)))) {
+					rc = pms_err(PMS_ENOMEM, "out of memory for event ids");
+					goto out;
+				}
+				memcpy(r->ids[i], a[i].ids, a[i].nids * sizeof(uint64_t));
+				r->nids[i] = a[i].nids;
+			}
 			if ((rc = pms_perfdata_writer_add_attr(r->w, a[i].attr, a[i].ids,
 							       a[i].nids)) < 0)
 				goto out;
@@ -96,7 +108,22 @@ void pms_recorder_free(struct pms_recorder *r)
 	free(r->paths);
 	free(r->lay);
 	free(r->aux_attr_type);
+	for (size_t i = 0; r->ids && i < r->nattrs; i++)
+		free(r->ids[i]);
+	free(r->ids);
+	free(r->nids);
 	free(r);
+}
+
+/* Whether id is one written with attr i (a sampler that adapted to loss
+ * reopened its events: their records carry ids the file's attrs do not
+ * list). */
+static bool id_known(const struct pms_recorder *r, size_t i, uint64_t id)
+{
+	for (size_t k = 0; k < r->nids[i]; k++)
+		if (r->ids[i][k] == id)
+			return true;
+	return false;
 }
 
 static int put(struct pms_recorder *r, const struct pms_sample_layout *l,
@@ -138,15 +165,35 @@ int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *
 		r->skipped++;
 		return 0;
 	}
-	if (r->o.hide_kernel_ips && (s->rec->sample.cpumode == PMS_MISC_KERNEL ||
-				     (s->rec->sample.present & PMS_SAMPLE_CALLCHAIN))) {
+	const struct pms_sample_layout *l = &r->lay[s->attr_idx];
+	bool period = (l->sample_type & PMS_SAMPLE_PERIOD) &&
+		      !(s->rec->sample.present & PMS_SAMPLE_PERIOD);
+	bool id = (l->sample_type & (PMS_SAMPLE_ID | PMS_SAMPLE_IDENTIFIER)) &&
+		  r->nids[s->attr_idx] && !id_known(r, s->attr_idx, s->rec->sample.id);
+	bool hide = r->o.hide_kernel_ips && (s->rec->sample.cpumode == PMS_MISC_KERNEL ||
+					     (s->rec->sample.present & PMS_SAMPLE_CALLCHAIN));
+	if (period || id || hide) {
 		struct pms_record c = *s->rec;
-		if (c.sample.cpumode == PMS_MISC_KERNEL)
-			c.sample.ip = 0;
-		hide_kernel_chain(r, &c.sample);
-		return put(r, &r->lay[s->attr_idx], &c);
+		/* A sampler that adapted to loss (pms_sampler_opts.adapt)
+		 * reopened its events with a larger period: a software event's
+		 * new records leave PERIOD out (the kernel would sample every
+		 * event with it), so each sample gets its period here, as perf
+		 * writes a frequency-mode event's: one attr, a period in every
+		 * sample, which perf report weights by.  The new events' ids
+		 * are not in the attr's list: such a sample takes the event's
+		 * first id, which names the same event. */
+		if (period)
+			c.sample.period = s->ms.period;
+		if (id)
+			c.sample.id = r->ids[s->attr_idx][0];
+		if (hide) {
+			if (c.sample.cpumode == PMS_MISC_KERNEL)
+				c.sample.ip = 0;
+			hide_kernel_chain(r, &c.sample);
+		}
+		return put(r, l, &c);
 	}
-	return put(r, &r->lay[s->attr_idx], s->rec);
+	return put(r, l, s->rec);
 }
 
 int pms_recorder_aux(struct pms_recorder *r, const struct pms_memsrc_aux *a)
@@ -209,10 +256,18 @@ int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, 
 	int rc;
 	if (!r || !rec)
 		return pms_err(PMS_EINVAL, "recorder_sideband: NULL argument");
-	(void)attr_idx; /* every side-band record takes the first attr's sample_id */
+	/* every side-band record takes the first attr's sample_id */
 	if ((rec->type == PMS_RECORD_MMAP || rec->type == PMS_RECORD_MMAP2) && rec->mmap.filename &&
 	    rec->mmap.filename[0] == '/' && (rc = path_note(r, rec->mmap.filename)) < 0)
 		return rc;
+	if (attr_idx < r->nattrs && r->nids[attr_idx] &&
+	    (rec->sample_id.present & (PMS_SAMPLE_ID | PMS_SAMPLE_IDENTIFIER)) &&
+	    !id_known(r, attr_idx, rec->sample_id.id)) {
+		/* an event reopened by adaptation: its event's first id */
+		struct pms_record c = *rec;
+		c.sample_id.id = r->ids[attr_idx][0];
+		return put(r, &r->lay[r->side_attr], &c);
+	}
 	return put(r, &r->lay[r->side_attr], rec);
 }
 

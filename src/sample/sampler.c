@@ -86,7 +86,18 @@ struct pms_sampler {
 	bool thr_on;
 	int thr_stop;       /* atomic */
 	struct pollfd *tpfd; /* the drain thread's own poll set */
+	size_t ntpfd, captpfd;
+	unsigned tpver;     /* the stream set tpfd was built from */
 	uint64_t thr_hup;   /* under mu */
+	/* Records go through the stage (the drain thread's, or a test's
+	 * copier: pms_smp_stage_on).  The stream set then changes only under
+	 * mu, by the poller; fdver counts those changes. */
+	bool staged;
+	unsigned fdver;     /* under mu */
+	size_t nst_pub;     /* the streams the copier may read (under mu) */
+	bool st_unlocked;   /* adapt_now is opening streams without mu */
+	int adapt_hint;     /* atomic: the copier found a ring filling */
+	bool disabled;      /* pms_sampler_disable: no more adaptation */
 	/* The bytes of the AUX record being read, for the source's aux hook. */
 	uint8_t *auxbuf;
 	size_t auxlen, auxcap;
@@ -347,12 +358,19 @@ static int open_gen(struct pms_sampler *s, const pid_t *tids, size_t ntids, size
 			}
 			if (s->nst == cap) {
 				size_t n = cap ? cap * 2 : 16;
-				struct stream *ns = realloc(s->st, n * sizeof(*ns));
+				struct stream *ns;
+				/* the copier reads streams [0, nst_pub) under mu */
+				if (s->st_unlocked)
+					pthread_mutex_lock(&s->mu);
+				ns = realloc(s->st, n * sizeof(*ns));
+				if (ns)
+					s->st = ns;
+				if (s->st_unlocked)
+					pthread_mutex_unlock(&s->mu);
 				if (!ns) {
 					pms_sys_close(s->sys, fd);
 					return pms_err(PMS_ENOMEM, "out of memory for sampler streams");
 				}
-				s->st = ns;
 				cap = n;
 			}
 			st = &s->st[s->nst++];
@@ -562,6 +580,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		note_append(&s->plan, "no adaptation to loss: the events form groups or "
 				      "have AUX areas, which this sampler does not reopen");
 	label_build(s);
+	s->nst_pub = s->nst;
 	/* The copier runs from here on: a child target's events enable
 	 * themselves at its exec, with no call of ours. */
 	drain_thread_start(s);
@@ -610,11 +629,14 @@ static int ioctl_all(struct pms_sampler *s, unsigned long req, const char *what)
 
 int pms_sampler_enable(struct pms_sampler *s)
 {
+	__atomic_store_n(&s->disabled, false, __ATOMIC_RELAXED);
 	return ioctl_all(s, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
 }
 
 int pms_sampler_disable(struct pms_sampler *s)
 {
+	/* no adaptation after this: it would open enabled events */
+	__atomic_store_n(&s->disabled, true, __ATOMIC_RELAXED); /* the copier reads it */
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
 }
 
@@ -897,7 +919,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 	/* A long drain of one ring while the others fill: look at them now
 	 * and then (adapt_due), and stop to adapt when one is near full. */
 	if (s->adapt_ok && !(c->st->kept & 255) && c->st->gen == s->gen && !c->st->retired &&
-	    adapt_due(s))
+	    (s->staged ? __atomic_load_n(&s->adapt_hint, __ATOMIC_ACQUIRE) != 0 : adapt_due(s)))
 		c->stop = SMP_ADAPT_STOP; /* this record is consumed below */
 	if (pms_record_parse(&c->st->layout, rec, len, &r) < 0) {
 		s->stats.parse_errors++;
@@ -1214,6 +1236,16 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 	for (size_t i = 0; i < s->nst; i++)
 		old_n += s->st[i].gen == old_gen && !s->st[i].retired;
 	a.old_streams = old_n;
+	if (s->staged) {
+		/* Staged (the caller holds mu): the copier goes on copying the
+		 * old rings while the new events are opened and mapped (tens
+		 * of ms on a loaded machine, when the old rings fill fastest).
+		 * It reads streams [0, nst_pub) only; this appends after them
+		 * and moves the array only under mu (open_gen). */
+		s->nst_pub = s->nst;
+		s->st_unlocked = true;
+		pthread_mutex_unlock(&s->mu);
+	}
 	if (s->o.target == PMS_TARGET_CPUS)
 		ret = tid_add(&tids, -1);
 	else
@@ -1268,9 +1300,15 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 		ioctl_range(s, n0, s->nst, PERF_EVENT_IOC_ENABLE);
 		free(fresh.v);
 	}
+	if (s->st_unlocked) {
+		pthread_mutex_lock(&s->mu);
+		s->st_unlocked = false;
+	}
 	for (size_t i = 0; i < first; i++)
 		if (s->st[i].gen == old_gen)
 			s->st[i].retired = true;
+	s->nst_pub = s->nst;
+	s->fdver++; /* the copier's poll set follows */
 	a.at_ns = t1 - s->t_open; /* old_samples: when the old streams close */
 	a.gap_ns = t1 - t0;
 	a.new_streams = s->nst - first;
@@ -1284,7 +1322,13 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 	free(tids.v);
 	return build_pfd(s);
 fail:
+	if (s->st_unlocked) {
+		pthread_mutex_lock(&s->mu);
+		s->st_unlocked = false;
+	}
 	close_from(s, first);
+	s->nst_pub = s->nst;
+	s->fdver++;
 	s->gen = old_gen;
 	for (int i = 0; i < p->nev; i++)
 		p->ev[i].attr = saved[i];
@@ -1334,12 +1378,21 @@ static void note_rate(struct stream *st, bool interval)
 	}
 }
 
+/* A ring this full (%) when it is read calls for a change.  In place: 3/4.
+ * Staged: the copier wakes when a quarter is written (the watermark), so a
+ * ring found half full means the copier came a quarter ring late: the
+ * machine does not give it the CPU often enough for this rate. */
+static unsigned fill_trigger(const struct pms_sampler *s)
+{
+	return s->staged ? 50 : 75;
+}
+
 /* This generation's counts, fullest ring and fastest ring; whether it
  * needs a change. */
 static bool adapt_state(struct pms_sampler *s, bool interval, struct adapt_why *w)
 {
 	memset(w, 0, sizeof(*w));
-	if (!s->adapt_ok || s->nadapt >= 8)
+	if (!s->adapt_ok || s->nadapt >= 8 || s->disabled)
 		return false;
 	for (size_t i = 0; i < s->nst; i++) {
 		struct stream *st = &s->st[i];
@@ -1354,7 +1407,7 @@ static bool adapt_state(struct pms_sampler *s, bool interval, struct adapt_why *
 		if (st->rate_pct > w->rate)
 			w->rate = st->rate_pct;
 	}
-	return (w->lost >= 64 && w->lost * 50 > w->kept + w->lost) || w->fill >= 75 ||
+	return (w->lost >= 64 && w->lost * 50 > w->kept + w->lost) || w->fill >= fill_trigger(s) ||
 	       w->rate >= 25;
 }
 
@@ -1400,7 +1453,7 @@ static void retired_lost(struct pms_sampler *s, struct stream *st)
 static void adapt_check_one(struct pms_sampler *s, size_t i)
 {
 	struct stream *st = &s->st[i];
-	if (!s->adapt_ok || s->nadapt >= 8 || st->gen != s->gen || st->retired)
+	if (!s->adapt_ok || s->nadapt >= 8 || s->disabled || st->gen != s->gen || st->retired)
 		return;
 	note_fill(st);
 	if (st->fill_pct >= 75)
@@ -1446,6 +1499,7 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 	}
 	if (w != s->nst) {
 		s->nst = w;
+		s->fdver++;
 		int r = build_pfd(s);
 		if (r < 0)
 			return r;
@@ -1457,12 +1511,17 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
  * once (perf record's order: copy, publish the tail, work after): the
  * conversion, the caller's callbacks and whatever it does between polls
  * then no longer decide how full the rings get.  Caller holds s->mu.
- * Returns whether anything was copied. */
+ * Returns whether anything was copied.  With adaptation, each ring of the
+ * current generation has its fill noted first; one found past the trigger
+ * asks the poller to adapt (adapt_hint), which it looks at every 256
+ * records it hands out. */
 static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 {
 	bool any = false;
+	bool look = s->adapt_ok && s->nadapt < 8 && !__atomic_load_n(&s->disabled, __ATOMIC_RELAXED);
 
-	for (size_t i = 0; i < s->nst; i++) {
+	/* streams past nst_pub are being opened by adapt_now */
+	for (size_t i = 0; i < s->nst_pub; i++) {
 		struct stage_chunk ch = { (uint32_t)i, 0 };
 		uint64_t pend = pms_ring_pending(s->st[i].ring);
 		size_t need, room, got = 0;
@@ -1470,6 +1529,11 @@ static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 
 		if (!pend)
 			continue;
+		if (look && !s->st[i].retired) { /* the current generation */
+			note_fill(&s->st[i]);
+			if (s->st[i].fill_pct >= fill_trigger(s))
+				__atomic_store_n(&s->adapt_hint, 1, __ATOMIC_RELEASE);
+		}
 		need = g->len + sizeof(ch) + (size_t)pend;
 		if (need > g->cap && g->cap < STAGE_MAX) {
 			size_t n = g->cap ? g->cap : (size_t)64 << 10;
@@ -1500,23 +1564,58 @@ static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 	return any;
 }
 
+/* The drain thread's poll set, rebuilt when the stream set changed
+ * (adaptation opens and closes streams).  Caller holds s->mu. */
+static void tpfd_build(struct pms_sampler *s)
+{
+	s->ntpfd = 0;
+	if (pms_grow(&s->tpfd, &s->captpfd, s->nst_pub ? s->nst_pub : 1, sizeof(*s->tpfd), 16,
+		     "the drain thread's poll set") < 0) {
+		pms_error_clear(); /* it copies every 50 ms without one */
+		return;
+	}
+	for (size_t i = 0; i < s->nst_pub; i++) {
+		/* a retired stream is disabled: nothing comes to wait for */
+		s->tpfd[i].fd = s->st[i].hup || s->st[i].retired ? -1 : s->st[i].fd;
+		s->tpfd[i].events = POLLIN;
+		s->tpfd[i].revents = 0;
+	}
+	s->ntpfd = s->nst_pub;
+	s->tpver = s->fdver;
+}
+
 /* The drain thread of a live sampler: wakes when a ring passes its
  * watermark and copies every ring out, whatever the poller is busy with
- * (node lookups, writing, reporting), as perf record's reader does. */
+ * (node lookups, writing, reporting), as perf record's reader does.  It
+ * reads the stream set only under mu; the poller changes it (adaptation)
+ * only under mu. */
 static void *drain_thread(void *arg)
 {
 	struct pms_sampler *s = arg;
 
 	while (!__atomic_load_n(&s->thr_stop, __ATOMIC_ACQUIRE)) {
-		/* A bounded wait: the stop flag is looked at every 50 ms. */
-		int r = poll(s->tpfd, (nfds_t)s->nst, 50);
+		unsigned ver;
+		size_t n;
+		int r;
 		uint64_t hup = 0;
-		for (size_t i = 0; r > 0 && i < s->nst; i++)
+
+		pthread_mutex_lock(&s->mu);
+		if (s->tpver != s->fdver || !s->tpfd)
+			tpfd_build(s);
+		ver = s->tpver;
+		n = s->ntpfd;
+		pthread_mutex_unlock(&s->mu);
+		/* A bounded wait: the stop flag is looked at every 50 ms.  An
+		 * fd the poller closed meanwhile answers POLLNVAL: the set
+		 * changed, so this round's answers are not taken. */
+		r = poll(s->tpfd, (nfds_t)n, 50);
+		pthread_mutex_lock(&s->mu);
+		for (size_t i = 0; r > 0 && ver == s->fdver && i < n; i++)
 			if (s->tpfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 				s->tpfd[i].fd = -1;
+				s->st[i].hup = true;
 				hup++;
 			}
-		pthread_mutex_lock(&s->mu);
 		s->thr_hup += hup;
 		if (stage_fetch(s, &s->in) || hup)
 			pthread_cond_signal(&s->cv);
@@ -1527,28 +1626,21 @@ static void *drain_thread(void *arg)
 
 static void drain_thread_start(struct pms_sampler *s)
 {
-	/* System-wide: not yet.  Every process's side-band records then
-	 * reach the caller (a report's mapping table inserts each in O(n)),
-	 * and with nothing dropped a busy machine's stream outruns it: the
-	 * ring's overflow stays the bound there, as before. */
-	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys) || s->o.target == PMS_TARGET_CPUS)
+	/* System-wide too: every process's side-band records then reach the
+	 * caller, whose mapping tables are per process and binary-searched
+	 * (src/symbols/maps.c), so a busy machine's stream no longer
+	 * outruns it; the stage's bound (STAGE_MAX) stays the limit. */
+	if (s->thr_on || !s->nst || !pms_sys_is_live(s->sys))
 		return;
-	/* Adaptation (opts.adapt) reopens and retires streams between polls
-	 * and checks each ring's fill as it drains: it keeps the in-place
-	 * drain, whose ring position it reads. */
-	if (s->adapt_ok)
-		return;
-	if (!s->tpfd) {
-		s->tpfd = calloc(s->nst, sizeof(*s->tpfd));
-		if (!s->tpfd)
-			return; /* poll copies on its own */
-		for (size_t i = 0; i < s->nst; i++) {
-			s->tpfd[i].fd = s->st[i].fd;
-			s->tpfd[i].events = POLLIN;
-		}
-	}
+	/* Adaptation (opts.adapt) works on the staged records too: the
+	 * poller opens and retires streams under mu, the thread's poll set
+	 * follows (fdver), retired streams close once their records are
+	 * handed out (stage_sweep). */
 	__atomic_store_n(&s->thr_stop, 0, __ATOMIC_RELEASE);
+	s->staged = true; /* before the thread reads it */
 	s->thr_on = pthread_create(&s->thr, NULL, drain_thread, s) == 0;
+	if (!s->thr_on)
+		s->staged = false;
 }
 
 static void drain_thread_stop(struct pms_sampler *s)
@@ -1560,9 +1652,85 @@ static void drain_thread_stop(struct pms_sampler *s)
 	s->thr_on = false;
 }
 
+/* Adapt now if due (the poller, under mu).  Returns whether it did. */
+static bool stage_adapt(struct pms_sampler *s, bool interval)
+{
+	size_t n = s->nadapt;
+	__atomic_store_n(&s->adapt_hint, 0, __ATOMIC_RELEASE);
+	adapt_check(s, interval);
+	return s->nadapt != n;
+}
+
+/* Close the retired streams whose records are all handed out: the ring is
+ * empty (disabled: nothing more comes) and no chunk of it is staged.  The
+ * staged chunks' stream numbers follow the compaction.  Caller (the
+ * poller) holds mu. */
+static void stage_sweep(struct pms_sampler *s)
+{
+	struct stage *gs[2] = { &s->in, &s->out };
+	unsigned char *busy = NULL;
+	uint32_t *map = NULL;
+	size_t w = 0, nclose = 0;
+
+	for (size_t i = 0; i < s->nst; i++)
+		nclose += s->st[i].retired;
+	if (!nclose)
+		return;
+	busy = calloc(s->nst, 1);
+	map = calloc(s->nst, sizeof(*map));
+	if (!busy || !map)
+		goto out; /* next time */
+	for (int k = 0; k < 2; k++)
+		for (size_t p = gs[k]->pos; p < gs[k]->len;) {
+			struct stage_chunk ch;
+			memcpy(&ch, gs[k]->buf + p, sizeof(ch));
+			if (ch.stream < s->nst)
+				busy[ch.stream] = 1;
+			p += sizeof(ch) + ch.len;
+		}
+	nclose = 0;
+	for (size_t i = 0; i < s->nst; i++) {
+		struct stream *st = &s->st[i];
+		if (st->retired && !busy[i] && pms_ring_pending(st->ring) == 0) {
+			/* samples handed out after the change, at the old period */
+			if (s->nadapt && st->gen + 1 == s->gen)
+				s->adapt[s->nadapt - 1].old_samples += st->nsamples;
+			retired_lost(s, st);
+			if (st->hup)
+				s->stats.streams_hup--;
+			free(st->carry);
+			pms_ring_free(st->ring);
+			pms_sys_close(s->sys, st->fd);
+			map[i] = UINT32_MAX;
+			nclose++;
+			continue;
+		}
+		map[i] = (uint32_t)w;
+		s->st[w++] = s->st[i];
+	}
+	if (!nclose)
+		goto out;
+	s->nst = s->nst_pub = w;
+	s->fdver++;
+	for (int k = 0; k < 2; k++)
+		for (size_t p = gs[k]->pos; p < gs[k]->len;) {
+			struct stage_chunk ch;
+			memcpy(&ch, gs[k]->buf + p, sizeof(ch));
+			ch.stream = map[ch.stream];
+			memcpy(gs[k]->buf + p, &ch, sizeof(ch));
+			p += sizeof(ch) + ch.len;
+		}
+	if (build_pfd(s) < 0)
+		pms_error_clear(); /* the staged poll does not use it */
+out:
+	free(busy);
+	free(map);
+}
+
 /* Hand out's records out.  A callback's stop leaves the records after the
- * one it stopped on for the next poll.  Returns the records handed out, or
- * the stop code. */
+ * one it stopped on for the next poll; the adaptation's stop (the copier
+ * found a ring filling) adapts and goes on.  Returns the records handed
+ * out, or the stop code. */
 static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *cb,
 		     const struct smp_hooks *h, void *ud)
 {
@@ -1572,6 +1740,7 @@ static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *
 	while (g->pos < g->len) {
 		struct stage_chunk ch;
 		size_t p, end;
+		bool again = false;
 
 		memcpy(&ch, g->buf + g->pos, sizeof(ch));
 		p = g->pos + sizeof(ch);
@@ -1593,10 +1762,18 @@ static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *
 				} else {
 					g->pos = end;
 				}
-				return c.stop;
+				if (c.stop != SMP_ADAPT_STOP)
+					return c.stop;
+				/* s->st may move: the chunk is read again */
+				pthread_mutex_lock(&s->mu);
+				(void)stage_adapt(s, false);
+				pthread_mutex_unlock(&s->mu);
+				again = true;
+				break;
 			}
 		}
-		g->pos = end;
+		if (!again)
+			g->pos = end;
 	}
 	g->pos = g->len = 0;
 	/* A backlog's buffer goes back once it is handed out: it would
@@ -1610,7 +1787,9 @@ static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *
 }
 
 /* Refill out from in (and from the rings): waits up to timeout_ms for the
- * copier when nothing is staged. */
+ * copier when nothing is staged.  With adaptation, this is where the
+ * poller looks at the current generation (loss, fill, rate since the last
+ * refill), adapts, and closes the retired streams it is done with. */
 static void stage_refill(struct pms_sampler *s, int timeout_ms)
 {
 	struct stage t;
@@ -1634,6 +1813,12 @@ static void stage_refill(struct pms_sampler *s, int timeout_ms)
 	s->stats.streams_hup += s->thr_hup;
 	s->thr_hup = 0;
 	(void)stage_fetch(s, &s->in);
+	if ((s->adapt_ok || s->nadapt) && s->nst) {
+		/* the old rings' last records come with this refill */
+		if (stage_adapt(s, true))
+			(void)stage_fetch(s, &s->in);
+		stage_sweep(s);
+	}
 	/* out is empty here: it takes in's records, in keeps out's buffer */
 	t = s->out;
 	s->out = s->in;
@@ -1642,7 +1827,7 @@ static void stage_refill(struct pms_sampler *s, int timeout_ms)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* Without a drain thread (fake contexts, system-wide targets): each ring's
+/* Without a drain thread (fake contexts): each ring's
  * records are handed out where they lie, then its tail is published. */
 static int poll_in_place(struct pms_sampler *s, int timeout_ms,
 			 const struct pms_sampler_callbacks *cb, const struct smp_hooks *h,
@@ -1709,7 +1894,9 @@ static int poll_in_place(struct pms_sampler *s, int timeout_ms,
 static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sampler_callbacks *cb,
 		     const struct smp_hooks *h, void *ud)
 {
-	if (!s->thr_on)
+	int r;
+
+	if (!s->staged)
 		return poll_in_place(s, timeout_ms, cb, h, ud);
 	/* Records a stop left behind are handed out first, then what the
 	 * drain thread staged and what the rings hold now. */
@@ -1723,7 +1910,31 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 		if (c.stop)
 			return c.stop;
 	}
-	return stage_run(s, cb, h, ud);
+	r = stage_run(s, cb, h, ud);
+	if (r >= 0 && s->nadapt) {
+		/* the retired streams whose last records were just handed out */
+		pthread_mutex_lock(&s->mu);
+		stage_sweep(s);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return r;
+}
+
+void pms_smp_stage_on(struct pms_sampler *s)
+{
+	if (!s->thr_on)
+		s->staged = true;
+}
+
+int pms_smp_copy_step(struct pms_sampler *s)
+{
+	bool any;
+	/* the thread waits for the lock; a test wants to know it was free */
+	if (pthread_mutex_trylock(&s->mu) != 0)
+		return PMS_EBUSY;
+	any = stage_fetch(s, &s->in);
+	pthread_mutex_unlock(&s->mu);
+	return any;
 }
 
 int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,

@@ -63,6 +63,14 @@ struct smp_hooks {
 	/* an SPE AUX chunk (attr_idx is the plan's event index); may be NULL */
 	int (*aux)(void *ud, const struct pms_memsrc_aux *a);
 };
+/* Tests in fake contexts (no drain thread there): records go through the
+ * stage as with a drain thread (pms_smp_stage_on, before the first poll),
+ * and pms_smp_copy_step does what one wake of the drain thread does: copy
+ * every ring into the stage, noting how full each was.  Returns whether it
+ * copied anything, or PMS_EBUSY when the stage's lock is held (where the
+ * thread would wait). */
+void pms_smp_stage_on(struct pms_sampler *s);
+int pms_smp_copy_step(struct pms_sampler *s);
 int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_hooks *h,
 		       void *ud);
 const struct smp_plan *pms_smp_sampler_plan(const struct pms_sampler *s);

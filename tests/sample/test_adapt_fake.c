@@ -11,6 +11,7 @@
 
 #include "pmuscope/error.h"
 #include "pmuscope/sampler.h"
+#include "sample/sampler_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +329,280 @@ PMS_TEST(drain_stops_to_adapt_when_another_ring_fills)
 	pms_sampler_stats(s, &st);
 	CHECK_EQ_U64(busy.weight + st.lost, busy.faults);
 	CHECK_EQ_U64(pms_sampler_events(s), busy.weight);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+/* ---- the staged drain (a live sampler's drain thread) -----------------------
+ * pms_smp_stage_on gives a fake-context sampler the drain thread's path:
+ * records are copied out of the rings into a stage and handed out at the
+ * next poll; pms_smp_copy_step is one wake of the thread.  The copier keeps
+ * the rings from overflowing; it notes how full each ring was, and the
+ * poller adapts under the stage's lock. */
+
+static int old_fds(struct fk *fk, int *out, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < FK_MAX_FDS; i++)
+		if (fk->fds[i].used && n < cap)
+			out[n++] = FK_FD_BASE + i;
+	return n;
+}
+
+PMS_TEST(staged_copier_keeps_the_rings_free_and_the_poller_adapts)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	struct tally t;
+	const struct pms_sampler_adaptation *a;
+	size_t na = 0;
+	uint64_t faults = 0, w1;
+	int old_fd[2] = { -1, -1 };
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		return;
+	mkfile(r.dir, "proc/100/task/100/children", "102 ");
+	mkfile(r.dir, "proc/100/task/101/children", "");
+	mkfile(r.dir, "proc/102/task/102/children", "");
+	o.target = PMS_TARGET_CHILD;
+	o.pid = PID;
+	o.adapt = true;
+	o.data_pages = 1; /* 4 KiB rings: 56 records of 72 bytes */
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_smp_stage_on(s);
+	CHECK_EQ_INT(old_fds(r.fk, old_fd, 2), 2);
+	CHECK_OK(pms_sampler_enable(s));
+	CHECK(fk_task_fork(r.fk, PID, PID + 1) == 2);
+	CHECK(fk_task_fork(r.fk, PID, PID + 2) == 2);
+
+	/* Phase 1, period 1: 3 x 39 faults into each 4 KiB ring (2,808 of
+	 * 4,096 bytes), copied out; as many again, copied out: 156 records a
+	 * ring went through rings that hold 56, none lost. */
+	fault_all(r.fk, PID, PID + 2, 13, &faults);
+	pms_smp_copy_step(s);
+	fault_all(r.fk, PID, PID + 2, 13, &faults);
+	pms_smp_copy_step(s);
+	fault_all(r.fk, PID, PID + 2, 13, &faults);
+	pms_smp_copy_step(s);
+	CHECK_EQ_INT(fk_fd(r.fk, old_fd[0])->lost_samples, 0);
+	/* The poll: the copier found the rings 68 % full (past half: it came
+	 * a quarter ring after its watermark), so the poller reopens with
+	 * twice the period, then hands the staged records out. */
+	memset(&t, 0, sizeof(t));
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, &t), (int)faults);
+	a = pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+	if (na != 1)
+		goto out;
+	CHECK(a[0].fill_pct >= 50 && a[0].fill_pct < 75);
+	CHECK_EQ_U64(a[0].lost, 0);
+	CHECK_EQ_U64(a[0].old_period, 1);
+	CHECK_EQ_U64(a[0].new_period, 2);
+	CHECK_EQ_U64(a[0].tasks, 3);
+	CHECK_EQ_U64(a[0].new_streams, 6);
+	CHECK_EQ_U64(t.n, faults);
+	CHECK_EQ_U64(t.weight, faults);
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(st.lost, 0);
+	/* the old rings' records are all handed out: the old events are
+	 * closed at the end of the poll, their samples counted as old */
+	CHECK(fk_fd(r.fk, old_fd[0]) == NULL && fk_fd(r.fk, old_fd[1]) == NULL);
+	CHECK_EQ_U64(a[0].old_samples, faults);
+	w1 = t.weight;
+
+	/* Phase 2: the new events, staged too: 10 periods per task and CPU. */
+	memset(&t, 0, sizeof(t));
+	faults = 0;
+	fault_all(r.fk, PID, PID + 2, 10 * 2, &faults);
+	pms_smp_copy_step(s);
+	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+	CHECK_EQ_U64(t.n, 60);
+	CHECK_EQ_U64(t.weight, faults);
+	CHECK_EQ_U64(pms_sampler_events(s), w1 + t.weight);
+	for (int k = 0; k < 3; k++)
+		CHECK_EQ_U64(t.per_tid[k], 20);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+/* The copier runs while the poller hands records out: the callback faults
+ * 800 times on CPU 1 (7/8 of its ring) and the copier takes them.  The
+ * poller sees the copier's note at its next 256th record, adapts, and
+ * hands the rest out; the retired ring closes once its records are out. */
+static struct {
+	struct fk *fk;
+	struct pms_sampler *s;
+	int at, n;
+	uint64_t weight, faults;
+} sbusy;
+
+static int sbusy_sample(void *ud, const struct pms_memsample *m)
+{
+	(void)ud;
+	sbusy.n++;
+	sbusy.weight += m->period;
+	if (sbusy.n == sbusy.at) {
+		for (int k = 0; k < 800; k++) {
+			fk_task_fault(sbusy.fk, PID, 1, 0x401000,
+				      0x7f0000000000 + 4096u * (uint64_t)k);
+			sbusy.faults++;
+		}
+		pms_smp_copy_step(sbusy.s);
+	}
+	return 0;
+}
+
+PMS_TEST(staged_hand_out_stops_to_adapt_when_the_copier_finds_a_ring_filling)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	static const struct pms_sampler_callbacks bcb = { sbusy_sample, NULL };
+	const struct pms_sampler_adaptation *a;
+	size_t na = 0;
+	int rc, fds[2] = { -1, -1 };
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		return;
+	mkfile(r.dir, "proc/100/task/100/children", "");
+	o.target = PMS_TARGET_CHILD;
+	o.pid = PID;
+	o.adapt = true;
+	o.data_pages = 16; /* 64 KiB: 910 records of 72 bytes */
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_smp_stage_on(s);
+	CHECK_EQ_INT(old_fds(r.fk, fds, 2), 2);
+	CHECK_OK(pms_sampler_enable(s));
+	memset(&sbusy, 0, sizeof(sbusy));
+	sbusy.fk = r.fk;
+	sbusy.s = s;
+	sbusy.at = 10;
+	/* 400 records on CPU 0: 44 %, under the trigger */
+	for (int k = 0; k < 400; k++) {
+		fk_task_fault(r.fk, PID, 0, 0x401000, 0x7f1000000000 + 4096u * (uint64_t)k);
+		sbusy.faults++;
+	}
+	pms_smp_copy_step(s);
+	rc = pms_sampler_poll(s, 0, &bcb, NULL);
+	CHECK_MSG(rc == 400, "poll returned %d", rc);
+	a = pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+	if (na == 1) {
+		CHECK(a[0].fill_pct >= 85); /* 800 x 72 of 65,536 bytes */
+		CHECK_EQ_U64(a[0].kept, 256); /* the stop came at the 256th */
+		/* 88 % of the ring written since the poll began: x 8 brings
+		 * that rate to 1/8 of a ring */
+		CHECK(a[0].rate_pct >= 85);
+		CHECK_EQ_U64(a[0].new_period, 8);
+	}
+	/* the adaptation came during the hand-out: the old events are
+	 * retired, and CPU 1's records wait in the stage */
+	CHECK(fk_fd(r.fk, fds[1]) != NULL);
+	rc = pms_sampler_poll(s, 0, &bcb, NULL);
+	CHECK_MSG(rc == 800, "second poll returned %d", rc);
+	CHECK(fk_fd(r.fk, fds[0]) == NULL && fk_fd(r.fk, fds[1]) == NULL);
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(st.lost, 0);
+	CHECK_EQ_U64(sbusy.weight, sbusy.faults);
+	CHECK_EQ_U64(pms_sampler_events(s), sbusy.weight);
+	if (na == 1)
+		CHECK_EQ_U64(a[0].old_samples, 1200);
+	/* after pms_sampler_disable nothing is reopened */
+	CHECK_OK(pms_sampler_disable(s));
+	for (int k = 0; k < 900; k++)
+		fk_task_fault(r.fk, PID, 0, 0x401000, 0x7f2000000000 + 4096u * (uint64_t)k);
+	pms_smp_copy_step(s);
+	(void)pms_sampler_poll(s, 0, &bcb, NULL);
+	pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+/* The copier is not held up while the new events are opened and mapped
+ * (tens of ms on a loaded machine, while the old rings fill fastest): the
+ * poller opens them without the stage's lock.  The rule hook faults 30
+ * times into the old events' ring while task PID+1's new events are being
+ * opened, and runs one wake of the copier there: it must get the lock and
+ * copy them. */
+static struct {
+	struct th_root *r;
+	struct pms_sampler *s;
+	bool done;
+	int copied;
+} shook;
+
+static int staged_hook_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid,
+			    int cpu, int group_fd, unsigned long flags)
+{
+	int ret = fkr_rule(fk, attr, pid, cpu, group_fd, flags);
+	if (ret >= 0 && !shook.done && pid == PID + 1 && attr->sample_period > 1) {
+		shook.done = true;
+		for (int i = 0; i < 30; i++)
+			fk_task_fault(fk, PID + 2, 0, 0x401000, 0x7f0000a00000 + 4096u * i);
+		shook.copied = pms_smp_copy_step(shook.s);
+	}
+	return ret;
+}
+
+PMS_TEST(staged_copier_runs_while_the_new_events_are_opened)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	struct tally t;
+	size_t na = 0;
+	uint64_t faults = 0;
+	int fds[2] = { -1, -1 };
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		return;
+	mkfile(r.dir, "proc/100/task/100/children", "102 ");
+	mkfile(r.dir, "proc/100/task/101/children", "");
+	mkfile(r.dir, "proc/102/task/102/children", "");
+	o.target = PMS_TARGET_CHILD;
+	o.pid = PID;
+	o.adapt = true;
+	o.data_pages = 1;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_smp_stage_on(s);
+	CHECK_EQ_INT(old_fds(r.fk, fds, 2), 2);
+	memset(&shook, 0, sizeof(shook));
+	shook.r = &r;
+	shook.s = s;
+	r.fk->rule = staged_hook_rule;
+	CHECK_OK(pms_sampler_enable(s));
+	CHECK(fk_task_fork(r.fk, PID, PID + 1) == 2);
+	CHECK(fk_task_fork(r.fk, PID, PID + 2) == 2);
+	fault_all(r.fk, PID, PID + 2, 13, &faults); /* 68 % of each ring */
+	CHECK_EQ_INT(pms_smp_copy_step(s), 1);
+	memset(&t, 0, sizeof(t));
+	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+	pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 1);
+	CHECK(shook.done);
+	CHECK_MSG(shook.copied == 1, "copier during the opening: %d", shook.copied);
+	/* the 30 records copied during the opening came with that poll's
+	 * refill, before the hand-out; the old events close after it */
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, &t), 0);
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(st.lost, 0);
+	CHECK_EQ_U64(t.weight, faults + 30);
+	CHECK_EQ_U64(t.n_old, faults + 30);
+	CHECK(fk_fd(r.fk, fds[0]) == NULL && fk_fd(r.fk, fds[1]) == NULL);
 out:
 	pms_sampler_free(s);
 	th_root_close(&r);

@@ -12,6 +12,9 @@
 #   rand   like bench, but random snoop/TLB/lock/block bits: distinct
 #          data_src words track samples (the report memory shape)
 # Files are generated under ${TMPDIR:-/tmp}/pms-bench-*.data when missing.
+# PMS_BENCH_REPORT_ONLY=1 runs only `report`, `perf mem report --sort=mem`,
+# `report --no-symbols` and `script -F ip` (the per-sample perf commands
+# take minutes a run at 5 M samples).
 #
 # Paired and interleaved: each run does pmuscope then perf, one after the
 # other, so a loaded machine slows both alike; figures are medians of
@@ -79,6 +82,11 @@ for shape in $shapes; do
 	for _ in $(seq "$runs"); do
 		one p_rep "$pms" report "$f"   # the file as an operand, as users type it
 		one f_agg perf mem report --force --stdio --sort=mem -i "$f"
+		if [ "${PMS_BENCH_REPORT_ONLY:-0}" = 1 ]; then
+			one p_nos "$pms" report --no-symbols -i "$f"
+			one p_read "$pms" script -F ip -i "$f"
+			continue
+		fi
 		one p_rep2 "$pms" report "$f"
 		one f_per perf mem report --force --stdio -i "$f"
 		one p_nos "$pms" report --no-symbols -i "$f"
@@ -89,13 +97,15 @@ for shape in $shapes; do
 		one p_scrall "$pms" script -i "$f"
 		one f_scrall perf script --force -i "$f"
 	done
-	cat "$home/p_rep2" >>"$home/p_rep"
+	[ -s "$home/p_rep2" ] && cat "$home/p_rep2" >>"$home/p_rep"
 	echo "$shape: $f ($(stat -c %s "$f") bytes)"
 	show "report vs perf mem report --sort=mem" p_rep f_agg
+	if [ "${PMS_BENCH_REPORT_ONLY:-0}" != 1 ]; then
 	show "report vs perf mem report (per sample)" p_rep f_per
 	show "script -F ip,addr,data_src,weight" p_scr f_scr
 	show "script --json -F ... vs perf script -F ..." p_json f_scr
 	show "script (default fields)" p_scrall f_scrall
+	fi
 	nos=$(med p_nos 2); rd=$(med p_read 2)
 	printf '  report --no-symbols: %.2f s cpu = %.1f M samples/s; script -F ip (read+decode+print): %.2f s cpu; ratio %s\n' \
 		"$nos" "$(awk -v n="$n" -v t="$nos" 'BEGIN { print (t > 0 ? n / t / 1e6 : 0) }')" "$rd" "$(ratio "$nos" "$rd")"

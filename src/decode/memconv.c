@@ -33,6 +33,7 @@
  * valid bits decide ADDR (DcLinAddrValid), PHYS (DcPhyAddrValid) and
  * WEIGHT/INS_LAT (load && DcMiss) instead, and a disagreement with the
  * kernel's fields is flagged (kernel-abi-facts.md §3.3). */
+#include "decode/record_io.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/memsample.h"
 #include "pmuscope/record.h"
@@ -117,79 +118,78 @@ static void ibs_raw(const struct pms_sample *in, const struct pms_memconv_ctx *c
 int pms_memsample_from_sample(const struct pms_sample *in, const struct pms_memconv_ctx *ctx,
 			      struct pms_memsample *out, unsigned *flags)
 {
-	struct pms_memsample m;
+	struct pms_memsample *m = out; /* filled in place: the call cannot fail from here */
 	unsigned fl = 0;
 
 	if (!in || !ctx || !out)
 		return pms_err(PMS_EINVAL, "memsample_from_sample: NULL argument");
-	memset(&m, 0, sizeof(m));
-	m.engine = ctx->engine;
+	pms_rd_clear(m, 0, sizeof(*m));
+	m->engine = ctx->engine;
 	if (in->present & PMS_SAMPLE_IP) {
-		m.valid |= PMS_MS_IP;
-		m.ip = in->ip;
+		m->valid |= PMS_MS_IP;
+		m->ip = in->ip;
 		if (in->exact_ip)
-			m.valid |= PMS_MS_EXACT_IP;
+			m->valid |= PMS_MS_EXACT_IP;
 		if (in->cpumode == PMS_MISC_KERNEL)
-			m.valid |= PMS_MS_KERNEL_IP;
+			m->valid |= PMS_MS_KERNEL_IP;
 	}
 	if (in->present & PMS_SAMPLE_TID) {
-		m.valid |= PMS_MS_TID;
-		m.pid = in->pid;
-		m.tid = in->tid;
+		m->valid |= PMS_MS_TID;
+		m->pid = in->pid;
+		m->tid = in->tid;
 	}
 	if (in->present & PMS_SAMPLE_TIME) {
-		m.valid |= PMS_MS_TIME;
-		m.time = in->time;
+		m->valid |= PMS_MS_TIME;
+		m->time = in->time;
 	}
 	if (in->present & PMS_SAMPLE_CPU) {
-		m.valid |= PMS_MS_CPU;
-		m.cpu = in->cpu;
+		m->valid |= PMS_MS_CPU;
+		m->cpu = in->cpu;
 	}
 	if (in->present & PMS_SAMPLE_PERIOD)
-		m.period = in->period;
+		m->period = in->period;
 	else
-		m.period = ctx->fixed_period;
+		m->period = ctx->fixed_period;
 	if ((in->present & PMS_SAMPLE_DATA_SRC) && in->data_src &&
 	    in->data_src != PMS_MEM_NA_VALUE) {
-		m.valid |= PMS_MS_DATA_SRC;
-		m.data_src = in->data_src;
+		m->valid |= PMS_MS_DATA_SRC;
+		m->data_src = in->data_src;
 	}
 	if (in->present & PMS_SAMPLE_WEIGHT_STRUCT) {
 		/* var1 is what perf shows as "weight", var2 the instruction
 		 * latency (uapi perf_event.h, union perf_sample_weight) */
-		m.weight = in->weight_var1_dw;
-		m.ins_lat = in->weight_var2_w;
+		m->weight = in->weight_var1_dw;
+		m->ins_lat = in->weight_var2_w;
 	} else if (in->present & PMS_SAMPLE_WEIGHT) {
-		m.weight = in->weight;
+		m->weight = in->weight;
 	}
-	if (m.weight)
-		m.valid |= PMS_MS_WEIGHT;
-	if (m.ins_lat)
-		m.valid |= PMS_MS_INS_LAT;
+	if (m->weight)
+		m->valid |= PMS_MS_WEIGHT;
+	if (m->ins_lat)
+		m->valid |= PMS_MS_INS_LAT;
 	if ((in->present & PMS_SAMPLE_PHYS_ADDR) && in->phys_addr) {
-		m.valid |= PMS_MS_PHYS;
-		m.phys_addr = in->phys_addr;
+		m->valid |= PMS_MS_PHYS;
+		m->phys_addr = in->phys_addr;
 	}
 	if ((in->present & PMS_SAMPLE_DATA_PAGE_SIZE) && in->data_page_size) {
-		m.valid |= PMS_MS_PAGE_SIZE;
-		m.page_size = in->data_page_size;
+		m->valid |= PMS_MS_PAGE_SIZE;
+		m->page_size = in->data_page_size;
 	}
 	if (in->present & PMS_SAMPLE_ADDR) {
 		if (ctx->engine == PMS_ENG_SOFTWARE || in->addr)
-			m.valid |= PMS_MS_ADDR;
-		m.addr = in->addr;
+			m->valid |= PMS_MS_ADDR;
+		m->addr = in->addr;
 	}
 	if (ctx->engine == PMS_ENG_IBS && ctx->ibs_cpu)
-		ibs_raw(in, ctx, &m, &fl);
-	if (!(m.valid & PMS_MS_ADDR))
-		m.addr = 0;
-	if (!(m.valid & PMS_MS_WEIGHT))
-		m.weight = 0;
-	if (!(m.valid & PMS_MS_INS_LAT))
-		m.ins_lat = 0;
-	if (!(m.valid & PMS_MS_PHYS))
-		m.phys_addr = 0;
-	*out = m;
+		ibs_raw(in, ctx, m, &fl);
+	if (!(m->valid & PMS_MS_ADDR))
+		m->addr = 0;
+	if (!(m->valid & PMS_MS_WEIGHT))
+		m->weight = 0;
+	if (!(m->valid & PMS_MS_INS_LAT))
+		m->ins_lat = 0;
+	if (!(m->valid & PMS_MS_PHYS))
+		m->phys_addr = 0;
 	if (flags)
 		*flags = fl;
 	return 0;

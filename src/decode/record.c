@@ -5,6 +5,7 @@
  * reference/kernel-abi-facts.md 1.5. */
 #include "decode/record_io.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -250,14 +251,23 @@ int pms_record_parse(const struct pms_sample_layout *l, const void *rec, size_t 
 	uint16_t misc, size;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if ((rc = pms_rd_open(&r, rec, len, &type, &misc, &size)) < 0)
+	if ((rc = pms_rd_open(&r, rec, len, &type, &misc, &size)) < 0) {
+		memset(out, 0, sizeof(*out));
 		return rc;
+	}
+	if (type == PMS_RECORD_SAMPLE) {
+		/* the sample fills the union; only the rest is cleared here */
+		out->type = type;
+		out->misc = misc;
+		out->size = size;
+		memset((char *)&out->sample + sizeof(out->sample), 0,
+		       sizeof(*out) - offsetof(struct pms_record, sample) - sizeof(out->sample));
+		return pms_sample_parse_rd(l, &r, misc, &out->sample);
+	}
+	memset(out, 0, sizeof(*out));
 	out->type = type;
 	out->misc = misc;
 	out->size = size;
-	if (type == PMS_RECORD_SAMPLE)
-		return pms_sample_parse(l, rec, len, &out->sample);
 
 	if (has_trailer(l, type)) {
 		size_t ts = trailer_size(l);

@@ -197,26 +197,86 @@ static int check_layout(const struct pms_sample_layout *l, const char *what)
 	return 0;
 }
 
-/* Decode the body of a sample; r is positioned after the header. */
-static int sample_body(const struct pms_sample_layout *l, struct pms_rd *r,
-		       struct pms_sample *s)
+/* The fields of fixed size (8 bytes each; WEIGHT and WEIGHT_STRUCT share
+ * one u64) and those of variable size. */
+#define SAMPLE_FIXED8                                                                      \
+	(PMS_SAMPLE_IDENTIFIER | PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME |         \
+	 PMS_SAMPLE_ADDR | PMS_SAMPLE_ID | PMS_SAMPLE_STREAM_ID | PMS_SAMPLE_CPU |           \
+	 PMS_SAMPLE_PERIOD | PMS_SAMPLE_WEIGHT | PMS_SAMPLE_DATA_SRC |                      \
+	 PMS_SAMPLE_TRANSACTION | PMS_SAMPLE_PHYS_ADDR | PMS_SAMPLE_CGROUP |                \
+	 PMS_SAMPLE_DATA_PAGE_SIZE | PMS_SAMPLE_CODE_PAGE_SIZE)
+#define SAMPLE_VARIABLE                                                                    \
+	(PMS_SAMPLE_READ | PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_RAW | PMS_SAMPLE_BRANCH_STACK | \
+	 PMS_SAMPLE_REGS_USER | PMS_SAMPLE_STACK_USER | PMS_SAMPLE_REGS_INTR | PMS_SAMPLE_AUX)
+
+/* Set bits of v, inline (without -mpopcnt the builtin is a libgcc call
+ * on every record). */
+static inline unsigned bits_set(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ULL);
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((v * 0x0101010101010101ULL) >> 56);
+}
+
+/* Bytes of a body of only fixed-size fields; SIZE_MAX when st has a
+ * field of variable size. */
+static size_t fixed_body_size(uint64_t st)
+{
+	if (st & SAMPLE_VARIABLE)
+		return SIZE_MAX;
+	return 8u * ((size_t)bits_set(st & SAMPLE_FIXED8) +
+		     ((st & PMS_SAMPLE_WEIGHT_TYPE) == PMS_SAMPLE_WEIGHT_STRUCT));
+}
+
+/* One field read: checked against the record's end, or not when the
+ * caller has checked the whole body's size (trusted). */
+static inline int body_u64(struct pms_rd *r, bool trusted, const char *field, uint64_t *v)
+{
+	if (trusted) {
+		memcpy(v, r->p + r->pos, 8);
+		r->pos += 8;
+		return 0;
+	}
+	return pms_rd_u64(r, field, v);
+}
+
+static inline int body_u32x2(struct pms_rd *r, bool trusted, const char *field, uint32_t *a,
+			     uint32_t *b)
+{
+	if (trusted) {
+		memcpy(a, r->p + r->pos, 4);
+		memcpy(b, r->p + r->pos + 4, 4);
+		r->pos += 8;
+		return 0;
+	}
+	return pms_rd_u32x2(r, field, a, b);
+}
+
+/* Decode the body of a sample; r is positioned after the header.  One
+ * field order for both callers: trusted (a body of only fixed-size fields
+ * whose size the record has) reads without a bound check a field, the
+ * rest checks each. */
+static inline __attribute__((always_inline)) int
+sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_sample *s, bool trusted)
 {
 	uint64_t st = l->sample_type;
 	int rc = 0;
 
 #define U64(bit, field, dst)                                                      \
-	if ((st & (bit)) && (rc = pms_rd_u64(r, field, dst)) < 0)                  \
+	if ((st & (bit)) && (rc = body_u64(r, trusted, field, dst)) < 0)           \
 		return rc
 
 	U64(PMS_SAMPLE_IDENTIFIER, "identifier", &s->id);
 	U64(PMS_SAMPLE_IP, "ip", &s->ip);
-	if ((st & PMS_SAMPLE_TID) && (rc = pms_rd_u32x2(r, "pid/tid", &s->pid, &s->tid)) < 0)
+	if ((st & PMS_SAMPLE_TID) && (rc = body_u32x2(r, trusted, "pid/tid", &s->pid, &s->tid)) < 0)
 		return rc;
 	U64(PMS_SAMPLE_TIME, "time", &s->time);
 	U64(PMS_SAMPLE_ADDR, "addr", &s->addr);
 	U64(PMS_SAMPLE_ID, "id", &s->id);
 	U64(PMS_SAMPLE_STREAM_ID, "stream_id", &s->stream_id);
-	if ((st & PMS_SAMPLE_CPU) && (rc = pms_rd_u32x2(r, "cpu/res", &s->cpu, &s->cpu_res)) < 0)
+	if ((st & PMS_SAMPLE_CPU) &&
+	    (rc = body_u32x2(r, trusted, "cpu/res", &s->cpu, &s->cpu_res)) < 0)
 		return rc;
 	U64(PMS_SAMPLE_PERIOD, "period", &s->period);
 	if ((st & PMS_SAMPLE_READ) && (rc = pms_rd_read_format(r, l->read_format, &s->read)) < 0)
@@ -270,7 +330,7 @@ static int sample_body(const struct pms_sample_layout *l, struct pms_rd *r,
 		}
 	}
 	if (st & PMS_SAMPLE_WEIGHT_TYPE) {
-		if ((rc = pms_rd_u64(r, "weight", &s->weight)) < 0)
+		if ((rc = body_u64(r, trusted, "weight", &s->weight)) < 0)
 			return rc;
 		/* union perf_sample_weight: var1_dw is the low 32 bits of the
 		 * u64, var2_w the next 16, var3_w the top 16, in either byte
@@ -311,6 +371,31 @@ static int sample_body(const struct pms_sample_layout *l, struct pms_rd *r,
 	return 0;
 }
 
+void *(*const volatile pms_rd_clear)(void *, int, size_t) = memset;
+
+int pms_sample_parse_rd(const struct pms_sample_layout *l, struct pms_rd *r, uint16_t misc,
+			struct pms_sample *out)
+{
+	int rc;
+
+	pms_rd_clear(out, 0, sizeof(*out));
+	if ((rc = check_layout(l, r->what)) < 0)
+		return rc;
+	out->misc = misc;
+	out->cpumode = (uint8_t)(misc & PMS_MISC_CPUMODE_MASK);
+	out->exact_ip = (misc & PMS_MISC_EXACT_IP) != 0;
+	size_t need = fixed_body_size(l->sample_type), left = r->end - r->pos;
+	if (need != SIZE_MAX && left >= need && left - need < 8)
+		rc = sample_body(l, r, out, true);
+	else
+		rc = sample_body(l, r, out, false);
+	if (rc < 0) {
+		memset(out, 0, sizeof(*out));
+		out->misc = misc;
+	}
+	return rc;
+}
+
 int pms_sample_parse(const struct pms_sample_layout *l, const void *rec, size_t len,
 		     struct pms_sample *out)
 {
@@ -319,24 +404,16 @@ int pms_sample_parse(const struct pms_sample_layout *l, const void *rec, size_t 
 	uint16_t misc, size;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if ((rc = pms_rd_open(&r, rec, len, &type, &misc, &size)) < 0)
+	if ((rc = pms_rd_open(&r, rec, len, &type, &misc, &size)) < 0) {
+		memset(out, 0, sizeof(*out));
 		return rc;
-	if (type != PMS_RECORD_SAMPLE)
+	}
+	if (type != PMS_RECORD_SAMPLE) {
+		memset(out, 0, sizeof(*out));
 		return pms_err(PMS_EINVAL, "pms_sample_parse: record type %u (%s) is not a SAMPLE",
 			       type, pms_record_type_name(type));
-	if ((rc = check_layout(l, r.what)) < 0)
-		return rc;
-	out->misc = misc;
-	out->cpumode = (uint8_t)(misc & PMS_MISC_CPUMODE_MASK);
-	out->exact_ip = (misc & PMS_MISC_EXACT_IP) != 0;
-	rc = sample_body(l, &r, out);
-	if (rc < 0) {
-		uint16_t m = out->misc;
-		memset(out, 0, sizeof(*out));
-		out->misc = m;
 	}
-	return rc;
+	return pms_sample_parse_rd(l, &r, misc, out);
 }
 
 static int need_ptr(const void *p, uint64_t n, const char *field)

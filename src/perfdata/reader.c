@@ -1127,11 +1127,13 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 				       type < PMS_RECORD_USER_TYPE_START ? &a->layout : NULL);
 			p = r->rbuf;
 		}
-		memset(ev, 0, sizeof(*ev));
+		/* Every field of *ev is set below (no clearing of the whole
+		 * event: the decoder clears what it fills). */
 		if (type >= PMS_RECORD_USER_TYPE_START) {
 			/* perf-tool records: passed through as bytes; old perf
 			 * wrote some (HEADER_FEATURE, TRACING_DATA) with sizes
 			 * that are not multiples of 8. */
+			memset(&ev->rec, 0, sizeof(ev->rec));
 			ev->rec.type = type;
 			ev->rec.misc = misc;
 			ev->rec.size = (uint16_t)raw.len;

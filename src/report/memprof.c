@@ -144,18 +144,37 @@ struct pair {
 	uint64_t n;
 };
 
-/* One instruction's counters in one 64-byte slot of an open-addressing
- * table: the hottest lookup of the aggregate costs one cache miss (a key
- * map, an index and a separate site were three). */
+/* One instruction's counters in one 32-byte slot of an open-addressing
+ * table (two to a cache line): the hottest lookup of the aggregate costs
+ * one cache miss (a key map, an index and a separate site were three).
+ * samples 0: a free slot.  wk: the samples with a weight << 1 | kernel.
+ * The node counters sit in a parallel array that exists only once a
+ * sample had a memory node (most recorded files have none). */
 struct ipslot {
-	uint64_t ip, samples, latency, weighted, resolved, remote, on_home;
-	uint8_t used, kernel;
+	uint64_t ip, samples, latency, wk;
+};
+
+struct ipnode {
+	uint64_t resolved, remote, on_home;
 };
 
 struct iptab {
 	struct ipslot *v;
+	struct ipnode *nv; /* NULL until needed; cap entries, slot order */
 	size_t cap, n;
 	unsigned shift; /* 64 - log2(cap) */
+};
+
+/* Samples an aggregate holds back while their slot is prefetched. */
+#define AGG_LAG 32
+
+/* What the aggregate reads of a sample (agg_push keeps AGG_LAG of them). */
+struct aggin {
+	uint64_t ip, addr, weight;
+	uint64_t level; /* level_key */
+	uint32_t valid; /* PMS_MS_* */
+	int mem_node, cpu_node;
+	bool node_from_phys;
 };
 
 /* The data_src bits the report reads: the level text (lvl, lvl_num,
@@ -179,6 +198,7 @@ struct agg {
 		uint64_t key, n; /* key: data_src & DS_KEY_MASK */
 	} *ds;
 	size_t nds, dscap, ds_last;
+	uint8_t ds_hint[64]; /* hash of a key -> its index + 1 (0: none) */
 	struct pair *pairs;
 	size_t npairs;
 	uint64_t *wlo, *whi; /* histogram: exact part, log part */
@@ -192,10 +212,17 @@ struct agg {
 	/* Samples are folded in AGG_LAG behind their arrival, their slot
 	 * prefetched meanwhile (the table outgrows the caches at a few
 	 * hundred thousand instructions); agg_flush folds the rest. */
-	struct pms_memreport_sample lag[16];
+	struct aggin lag[AGG_LAG];
 	size_t lag_head, lag_n;
+	/* The last data object's range and object oc_obj: mapped, the
+	 * mapping maps->v[oc_k] = [oc_lo, oc_hi); else the gap [oc_lo, oc_hi)
+	 * between maps->v[oc_k - 1] and maps->v[oc_k].  Checked again at each
+	 * use (the maps may have changed since): agg_obj_cached. */
+	size_t oc_k;
+	uint64_t oc_lo, oc_hi;
+	long oc_obj;
+	bool oc_mapped;
 };
-#define AGG_LAG 16
 
 int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *opts,
 		    struct pms_memprof **out)
@@ -257,6 +284,7 @@ static void agg_free(struct agg *a)
 	if (!a)
 		return;
 	free(a->ipt.v);
+	free(a->ipt.nv);
 	free(a->objmap.keys);
 	free(a->objmap.vals);
 	free(a->dsmap.keys);
@@ -509,8 +537,8 @@ static int grow(void **v, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-static void site_account(struct pms_memreport_site *s, const struct pms_memreport_sample *x,
-			 int home);
+static void site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight, int mem_node,
+		       int cpu_node, int home);
 static bool kernel_ip(const struct pms_memsample *s);
 
 static size_t iptab_home(const struct iptab *t, uint64_t ip)
@@ -518,33 +546,64 @@ static size_t iptab_home(const struct iptab *t, uint64_t ip)
 	return (size_t)((ip * 0x9e3779b97f4a7c15ULL) >> t->shift);
 }
 
-/* The slot of ip (used == 0: a free one for it), growing the table to
- * keep it at most 3/4 full; NULL when there is no memory. */
-static struct ipslot *iptab_get(struct iptab *t, uint64_t ip)
+#define IPTAB_HUGE ((size_t)2 << 20)
+
+/* A table of cap slots (and node counters when with_nodes) holding t's
+ * entries; false when there is no memory (t unchanged). */
+static bool iptab_resize(struct iptab *t, size_t cap, bool with_nodes)
 {
-	if ((t->n + 1) * 4 > t->cap * 3) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
-		struct ipslot *v = aligned_alloc(64, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		memset(v, 0, cap * sizeof(*v));
-		struct iptab nt = { v, cap, t->n, shift };
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->v[i].used)
-				continue;
-			size_t j = iptab_home(&nt, t->v[i].ip);
-			while (v[j].used)
-				j = (j + 1) & (cap - 1);
-			v[j] = t->v[i];
+	unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
+	size_t bytes = cap * sizeof(struct ipslot);
+	struct ipslot *v;
+	if (bytes >= IPTAB_HUGE) {
+		/* a table of megabytes is probed at random: on 2 MiB pages (where
+		 * the kernel gives them: transparent huge pages on madvise) the
+		 * probes stop missing the TLB */
+		v = aligned_alloc(IPTAB_HUGE, bytes);
+		if (v) {
+			(void)madvise(v, bytes, MADV_HUGEPAGE);
+			memset(v, 0, bytes);
 		}
-		free(t->v);
-		*t = nt;
+	} else {
+		v = calloc(cap, sizeof(*v));
 	}
+	struct ipnode *nv = with_nodes ? calloc(cap, sizeof(*nv)) : NULL;
+	if (!v || (with_nodes && !nv)) {
+		free(v);
+		free(nv);
+		return false;
+	}
+	struct iptab nt = { v, nv, cap, t->n, shift };
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->v[i].samples)
+			continue;
+		size_t j = iptab_home(&nt, t->v[i].ip);
+		while (v[j].samples)
+			j = (j + 1) & (cap - 1);
+		v[j] = t->v[i];
+		if (t->nv)
+			nv[j] = t->nv[i];
+	}
+	free(t->v);
+	free(t->nv);
+	*t = nt;
+	return true;
+}
+
+/* The slot index of ip (samples == 0: a free one for it), growing the
+ * table to keep it at most 3/4 full, with node counters from now on when
+ * nodes; SIZE_MAX when there is no memory. */
+static size_t iptab_get(struct iptab *t, uint64_t ip, bool nodes)
+{
+	if (nodes && !t->nv && t->cap && !iptab_resize(t, t->cap, true))
+		return SIZE_MAX;
+	if ((t->n + 1) * 4 > t->cap * 3 &&
+	    !iptab_resize(t, t->cap ? t->cap * 2 : 4096, t->nv != NULL || nodes))
+		return SIZE_MAX;
 	size_t j = iptab_home(t, ip);
-	while (t->v[j].used && t->v[j].ip != ip)
+	while (t->v[j].samples && t->v[j].ip != ip)
 		j = (j + 1) & (t->cap - 1);
-	return &t->v[j];
+	return j;
 }
 
 /* ---- processes and threads ------------------------------------------------
@@ -734,55 +793,112 @@ static uint64_t level_key(const struct pms_memsample *s)
 	return level_key_of(s->valid, s->data_src);
 }
 
-static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
+/* Whether addr is in the remembered range and the maps still have it as
+ * they had (a mapping, or a gap bounded by the same two mappings: sorted
+ * and not overlapping, so nothing is between them). */
+static bool agg_obj_cached(const struct agg *a, const struct pms_maps *ms, uint64_t addr)
+{
+	size_t k = a->oc_k;
+	if (addr < a->oc_lo || addr >= a->oc_hi)
+		return false;
+	if (a->oc_mapped)
+		return k < ms->n && ms->v[k].start == a->oc_lo && ms->v[k].end == a->oc_hi;
+	if (k > ms->n || (k ? ms->v[k - 1].end != a->oc_lo : a->oc_lo != 0))
+		return false;
+	return k < ms->n ? ms->v[k].start == a->oc_hi : a->oc_hi == UINT64_MAX;
+}
+
+/* Remember the range of addr's object i (m: its mapping, NULL: none). */
+static void agg_obj_remember(struct agg *a, const struct pms_maps *ms, const struct pms_map *m,
+			     uint64_t addr, long i)
+{
+	a->oc_obj = i;
+	a->oc_mapped = m != NULL;
+	if (m) {
+		a->oc_k = (size_t)(m - ms->v);
+		a->oc_lo = m->start;
+		a->oc_hi = m->end;
+		return;
+	}
+	size_t lo = 0, hi = ms->n; /* the first mapping starting above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ms->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	a->oc_k = lo;
+	a->oc_lo = lo ? ms->v[lo - 1].end : 0;
+	a->oc_hi = lo < ms->n ? ms->v[lo].start : UINT64_MAX;
+}
+
+/* An aggregated sample counted into a data object's row. */
+static void agg_obj_account(struct pms_memreport_site *o, const struct aggin *x, int home)
+{
+	site_count(o, x->valid, x->weight, x->mem_node, x->cpu_node, home);
+}
+
+static int agg_add(struct pms_memprof *p, const struct aggin *x)
 {
 	struct agg *a = p->agg;
-	const struct pms_memsample *s = &x->s;
+	const struct aggin *s = x;
 	bool added;
 	long i;
 	int rc;
 
-	if (kernel_ip(s) || ((s->valid & PMS_MS_ADDR) && s->addr >= (1ULL << 63)))
+	if ((s->valid & PMS_MS_KERNEL_IP) || ((s->valid & PMS_MS_ADDR) && s->addr >= (1ULL << 63)))
 		a->any_kernel = true;
 	if ((s->valid & PMS_MS_WEIGHT) && (rc = agg_weight(a, s->weight)) < 0)
 		return rc;
 	{
-		uint64_t key = level_key(s);
+		uint64_t key = s->level;
 		if (key != PMS_MEM_NA_VALUE)
 			a->with_data_src++;
 		if (!a->nds || a->ds[a->ds_last].key != key) {
-			if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
-				return rc;
-			if ((i = u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
-				return pms_err(PMS_ENOMEM, "memprof: no memory");
-			if (added)
-				a->ds[a->nds++] = (struct dsc){ key, 0 };
-			a->ds_last = (size_t)i;
+			/* a few levels are the usual: a 64-entry direct-mapped
+			 * hint before the map (no data-dependent loop) */
+			unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 58);
+			size_t k = a->ds_hint[h];
+			if (k && a->ds[k - 1].key == key) {
+				a->ds_last = k - 1;
+			} else {
+				if ((rc = grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
+					return rc;
+				if ((i = u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
+					return pms_err(PMS_ENOMEM, "memprof: no memory");
+				if (added)
+					a->ds[a->nds++] = (struct dsc){ key, 0 };
+				a->ds_last = (size_t)i;
+				if (i < 255)
+					a->ds_hint[h] = (uint8_t)(i + 1);
+			}
 		}
 		a->ds[a->ds_last].n++;
 	}
 	if (s->valid & PMS_MS_IP) {
-		struct ipslot *e = iptab_get(&a->ipt, s->ip);
-		if (!e)
+		size_t j = iptab_get(&a->ipt, s->ip, x->mem_node >= 0);
+		if (j == SIZE_MAX)
 			return pms_err(PMS_ENOMEM, "memprof: no memory for %zu instructions",
 				       a->ipt.n + 1);
-		if (!e->used) {
-			e->used = 1;
+		struct ipslot *e = &a->ipt.v[j];
+		if (!e->samples) {
 			e->ip = s->ip;
-			e->kernel = kernel_ip(s);
+			e->wk = (s->valid & PMS_MS_KERNEL_IP) != 0;
 			a->ipt.n++;
 		}
 		e->samples++;
 		if (s->valid & PMS_MS_WEIGHT) {
 			e->latency += s->weight;
-			e->weighted++;
+			e->wk += 2;
 		}
 		if (x->mem_node >= 0) {
-			e->resolved++;
+			struct ipnode *nd = &a->ipt.nv[j];
+			nd->resolved++;
 			if (x->cpu_node >= 0 && x->mem_node != x->cpu_node)
-				e->remote++;
+				nd->remote++;
 			if (p->home_node >= 0 && x->mem_node == p->home_node)
-				e->on_home++;
+				nd->on_home++;
 		}
 	}
 	/* nodes, as build_nodes counts them */
@@ -829,8 +945,13 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 	/* the data object, named by the mappings as they are now */
 	uint64_t addr = s->addr, start;
 	const struct pms_map *m = NULL;
-	if (p->home_end > p->home_start && addr >= p->home_start && addr < p->home_end) {
+	bool home = p->home_end > p->home_start && addr >= p->home_start && addr < p->home_end;
+	if (home) {
 		start = p->home_start;
+	} else if (agg_obj_cached(a, p->maps, addr)) {
+		/* the last sample's object, still the one holding addr */
+		agg_obj_account(&a->objs[a->oc_obj].site, x, p->home_node);
+		return 0;
 	} else {
 		m = pms_maps_find(p->maps, addr);
 		start = m ? m->start : UINT64_MAX;
@@ -872,13 +993,16 @@ static int agg_add(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		if (!o->site.name || !o->site.kind || !o->site.module)
 			return pms_err(PMS_ENOMEM, "memprof: no memory");
 	}
-	site_account(&a->objs[i].site, x, p->home_node);
+	if (!home)
+		agg_obj_remember(a, p->maps, m, addr, i);
+	agg_obj_account(&a->objs[i].site, x, p->home_node);
 	return 0;
 }
 
 static bool askable(const struct pms_memprof *p, const struct ksample *x, unsigned max);
 
-static int agg_push(struct pms_memprof *p, const struct pms_memreport_sample *x)
+static int agg_push(struct pms_memprof *p, const struct pms_memsample *s, int mem_node,
+		    int cpu_node)
 {
 	struct agg *a = p->agg;
 	int rc = 0;
@@ -887,10 +1011,18 @@ static int agg_push(struct pms_memprof *p, const struct pms_memreport_sample *x)
 		a->lag_head = (a->lag_head + 1) % AGG_LAG;
 		a->lag_n--;
 	}
-	a->lag[(a->lag_head + a->lag_n++) % AGG_LAG] = *x;
+	struct aggin *x = &a->lag[(a->lag_head + a->lag_n++) % AGG_LAG];
+	x->ip = s->ip;
+	x->addr = s->addr;
+	x->weight = s->weight;
+	x->level = level_key(s);
+	x->valid = s->valid;
+	x->mem_node = mem_node;
+	x->cpu_node = cpu_node;
+	x->node_from_phys = mem_node >= 0 && (s->valid & PMS_MS_PHYS);
 	a->samples++;
-	if ((x->s.valid & PMS_MS_IP) && a->ipt.v)
-		__builtin_prefetch(&a->ipt.v[iptab_home(&a->ipt, x->s.ip)]);
+	if ((s->valid & PMS_MS_IP) && a->ipt.v)
+		__builtin_prefetch(&a->ipt.v[iptab_home(&a->ipt, s->ip)]);
 	return rc;
 }
 
@@ -915,6 +1047,11 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 {
 	if (!p || !s)
 		return pms_err(PMS_EINVAL, "memprof add: NULL argument");
+	if (p->agg) {
+		if (p->cur_source >= 0)
+			p->sources[p->cur_source].samples++;
+		return agg_push(p, s, mem_node, cpu_node >= 0 ? cpu_node : -1);
+	}
 	struct pms_memreport_sample x;
 	memset(&x, 0, sizeof(x));
 	x.s = *s;
@@ -925,8 +1062,6 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	x.source = p->cur_source;
 	if (p->cur_source >= 0)
 		p->sources[p->cur_source].samples++;
-	if (p->agg)
-		return agg_push(p, &x);
 	if (p->released)
 		return pms_err(PMS_EINVAL, "memprof add: the report of this profile was built "
 					   "(no_sample_list: its samples are gone)");
@@ -1464,12 +1599,6 @@ static void site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t we
 	}
 }
 
-static void site_account(struct pms_memreport_site *s, const struct pms_memreport_sample *x,
-			 int home)
-{
-	site_count(s, x->s.valid, x->s.weight, x->mem_node, x->cpu_node, home);
-}
-
 static void site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
 			   const struct ksample *x)
 {
@@ -1813,14 +1942,20 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 	bool per_pid = false;
 	for (size_t i = 0; i < nips && !per_pid; i++)
 		per_pid = ips[i].pid != 0;
-	/* by address (radix); per-process functions: by process, then address */
-	if (per_pid || !ipkey_radix(ord, nips))
+	/* by address (radix); per-process functions: by process, then address;
+	 * the aggregate and the kept samples give them in that order already */
+	bool sorted = true;
+	for (size_t k = 1; k < nips && sorted; k++)
+		sorted = ipkey_cmp(&ord[k - 1], &ord[k]) < 0;
+	if (!sorted && (per_pid || !ipkey_radix(ord, nips)))
 		qsort(ord, nips, sizeof(*ord), ipkey_cmp);
-	if (nips) {
+	if (nips && sym) { /* without a symbolizer nothing is named */
 		sym_at(p, r, sym, ips, ord, res, 0);
 		sym_at(p, r, sym, ips, ord, res, nips - 1);
 		sym_between(p, r, sym, ips, ord, res, 0, nips - 1);
 	}
+	const struct pms_maps *lmaps = NULL;
+	const struct pms_map *lm = NULL;
 	for (size_t i = 0; i < nips; i++) {
 		struct pms_memreport_site *st = &ips[i];
 		bool kern = st->kernel;
@@ -1830,21 +1965,27 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 			st->addr_hidden = true;
 		}
 		const char *name = sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]");
-		st->name = xstrdup(name, &rc);
-		st->file = sy->file ? xstrdup(sy->file, &rc) : NULL;
+		/* borrowed (the symbolizer's, the maps' or literals) until the
+		 * copies below; cleared at the end, before the caller frees ips */
+		st->name = (char *)name;
+		st->file = (char *)sy->file;
 		st->line = sy->line;
 		const char *mod = sy->module;
 		if (!mod && !kern) {
-			/* perf's "[unknown]" with the binary it is in */
-			const struct pms_map *m = pms_maps_find(
-				st->pid ? pms_memprof_maps_pid(p, (pid_t)st->pid) : pms_memprof_maps(p),
-				st->addr);
+			/* perf's "[unknown]" with the binary it is in (in address
+			 * order, mostly the one of the instruction before) */
+			const struct pms_maps *ms = st->pid ? pms_memprof_maps_pid(p, (pid_t)st->pid)
+							    : pms_memprof_maps(p);
+			const struct pms_map *m = ms == lmaps && lm && st->addr >= lm->start &&
+							  st->addr < lm->end
+							  ? lm
+							  : pms_maps_find(ms, st->addr);
+			lmaps = ms;
+			lm = m;
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
 		mod = mod ? mod : (kern ? "[kernel]" : "");
-		st->module = xstrdup(mod, &rc);
-		if (rc < 0)
-			goto out;
+		st->module = (char *)mod;
 		fk[i] = (struct fkey){ i, st, mod, name };
 	}
 	/* Functions: instructions with the same (module, name); the unknown
@@ -1874,11 +2015,9 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
 					s0 = x;
 			}
-		struct pms_memreport_site *f = &funcs[nfuncs];
-		rc = site_copy(f, s0);
-		nfuncs++;
-		if (rc < 0)
-			goto out;
+		struct pms_memreport_site *f = &funcs[nfuncs++];
+		*f = *s0; /* its strings borrowed too; comm is its own */
+		f->comm = NULL;
 		f->samples = f->latency = f->weighted = 0;
 		f->resolved = f->remote = f->on_home = 0;
 		/* a function's line would be one instruction's: keep the file */
@@ -1897,8 +2036,10 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 			}
 		a = b;
 	}
-	/* every instruction, before top_of reorders them (samples index them) */
-	rc = sites_copy(ips, nips, &r->sites, &r->nsites);
+	/* kept samples: every instruction, before top_of reorders them
+	 * (samples index them); none in aggregate mode (report.h) */
+	if (rc >= 0 && !p->agg)
+		rc = sites_copy(ips, nips, &r->sites, &r->nsites);
 	if (rc >= 0)
 		rc = top_of(ips, nips, p->top, by_samples, false, &r->top_ips_samples,
 			    &r->ntop_ips_samples);
@@ -1919,11 +2060,15 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 	if (rc >= 0)
 		rc = top_lines(p, r, sym, r->top_funcs_latency, r->ntop_funcs_latency, false);
 out:
+	for (size_t i = 0; i < nips; i++)
+		ips[i].name = ips[i].file = ips[i].module = NULL;
+	for (size_t i = 0; funcs && i < nfuncs; i++)
+		free(funcs[i].comm);
 	free(ord);
 	free(res);
 	free(fk);
 	free(runs);
-	sites_free(funcs, nfuncs);
+	free(funcs);
 	return rc;
 }
 
@@ -2209,25 +2354,38 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	}
 	if ((rc = agg_nodes(p, r)) < 0)
 		return rc;
-	/* the code sites are named into a copy, so a second report works */
-	size_t nips = 0;
+	/* the code sites are named into a copy, so a second report works;
+	 * in address order (finish_code's order: its passes then go through
+	 * memory in sequence, not a cache miss an instruction) */
+	size_t nips = 0, nk = 0;
 	struct pms_memreport_site *ips = calloc(a->ipt.n ? a->ipt.n : 1, sizeof(*ips));
-	if (!ips)
+	struct ipkey *keys = malloc((a->ipt.n ? a->ipt.n : 1) * sizeof(*keys));
+	if (!ips || !keys) {
+		free(ips);
+		free(keys);
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	for (size_t i = 0; i < a->ipt.cap; i++) {
+	}
+	for (size_t i = 0; i < a->ipt.cap; i++)
+		if (a->ipt.v[i].samples)
+			keys[nk++] = (struct ipkey){ a->ipt.v[i].ip, i, 0 };
+	if (!ipkey_radix(keys, nk))
+		qsort(keys, nk, sizeof(*keys), ipkey_cmp);
+	for (size_t k = 0; k < nk; k++) {
+		size_t i = keys[k].i;
 		const struct ipslot *e = &a->ipt.v[i];
-		if (!e->used)
-			continue;
 		struct pms_memreport_site *st = &ips[nips++];
 		st->addr = e->ip;
-		st->kernel = e->kernel;
+		st->kernel = e->wk & 1;
 		st->samples = e->samples;
 		st->latency = e->latency;
-		st->weighted = e->weighted;
-		st->resolved = e->resolved;
-		st->remote = e->remote;
-		st->on_home = e->on_home;
+		st->weighted = e->wk >> 1;
+		if (a->ipt.nv) {
+			st->resolved = a->ipt.nv[i].resolved;
+			st->remote = a->ipt.nv[i].remote;
+			st->on_home = a->ipt.nv[i].on_home;
+		}
 	}
+	free(keys);
 	rc = finish_code(p, r, sym, ips, nips);
 	sites_free(ips, nips);
 	if (rc >= 0)
@@ -2690,29 +2848,15 @@ out:
 /* Make t hold n instructions at most 3/4 full, and at least min_cap slots:
  * merging src's table slot by slot into a smaller one would pile its keys
  * (in hash order) into long probe runs. */
-static int iptab_reserve(struct iptab *t, size_t n, size_t min_cap)
+static int iptab_reserve(struct iptab *t, size_t n, size_t min_cap, bool nodes)
 {
 	size_t cap = t->cap ? t->cap : 4096;
 	while (cap < min_cap || n * 4 > cap * 3)
 		cap *= 2;
-	if (cap == t->cap)
+	if (cap == t->cap && (!nodes || t->nv))
 		return 0;
-	unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
-	struct ipslot *v = aligned_alloc(64, cap * sizeof(*v));
-	if (!v)
+	if (!iptab_resize(t, cap, t->nv != NULL || nodes))
 		return pms_err(PMS_ENOMEM, "memprof merge: no memory for %zu instructions", n);
-	memset(v, 0, cap * sizeof(*v));
-	struct iptab nt = { v, cap, t->n, shift };
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->v[i].used)
-			continue;
-		size_t j = iptab_home(&nt, t->v[i].ip);
-		while (v[j].used)
-			j = (j + 1) & (cap - 1);
-		v[j] = t->v[i];
-	}
-	free(t->v);
-	*t = nt;
 	return 0;
 }
 
@@ -2746,28 +2890,32 @@ int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src)
 			d->ds[d->nds++] = (struct dsc){ s->ds[i].key, 0 };
 		d->ds[k].n += s->ds[i].n;
 	}
-	if (s->ipt.n && (rc = iptab_reserve(&d->ipt, d->ipt.n + s->ipt.n, s->ipt.cap)) < 0)
+	bool nodes = s->ipt.nv != NULL;
+	if (s->ipt.n &&
+	    (rc = iptab_reserve(&d->ipt, d->ipt.n + s->ipt.n, s->ipt.cap, nodes)) < 0)
 		return rc;
 	for (size_t i = 0; i < s->ipt.cap; i++) {
 		const struct ipslot *x = &s->ipt.v[i];
-		if (!x->used)
+		if (!x->samples)
 			continue;
-		struct ipslot *e = iptab_get(&d->ipt, x->ip);
-		if (!e)
+		size_t j = iptab_get(&d->ipt, x->ip, nodes);
+		if (j == SIZE_MAX)
 			return pms_err(PMS_ENOMEM, "memprof merge: no memory for %zu instructions",
 				       d->ipt.n + 1);
-		if (!e->used) {
-			e->used = 1;
+		struct ipslot *e = &d->ipt.v[j];
+		if (!e->samples) {
 			e->ip = x->ip;
-			e->kernel = x->kernel;
+			e->wk = x->wk & 1; /* kernel */
 			d->ipt.n++;
 		}
 		e->samples += x->samples;
 		e->latency += x->latency;
-		e->weighted += x->weighted;
-		e->resolved += x->resolved;
-		e->remote += x->remote;
-		e->on_home += x->on_home;
+		e->wk += x->wk & ~1ULL; /* weighted << 1 */
+		if (nodes) {
+			d->ipt.nv[j].resolved += s->ipt.nv[i].resolved;
+			d->ipt.nv[j].remote += s->ipt.nv[i].remote;
+			d->ipt.nv[j].on_home += s->ipt.nv[i].on_home;
+		}
 	}
 	/* objects: their keys (mapping start, UINT64_MAX unmapped) from the
 	 * key map, then in src's first-seen order */

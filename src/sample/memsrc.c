@@ -41,6 +41,7 @@ struct pms_memsrc {
 	size_t naux_task;
 	/* both */
 	struct pms_memsrc_attr *attrs;
+	struct pms_memconv_ctx *conv; /* recorded: each attr's converter context */
 	size_t nattrs;
 	uint64_t *ids[SMP_MAX_EVENTS]; /* live: per event, its fds' ids */
 	int *node_ids;
@@ -242,8 +243,12 @@ static int file_attrs(struct pms_memsrc *s)
 
 	vendor_from_cpuid(s, in->cpuid);
 	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
+	struct pms_memconv_ctx *cv = calloc(n ? n : 1, sizeof(*cv));
+	if (!v || !cv) {
+		free(v);
+		free(cv);
 		return pms_err(PMS_ENOMEM, "out of memory for %zu attrs", n);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(s->rd, i);
 		const char *pmu = pmu_name_of(in, a->attr->type);
@@ -260,9 +265,19 @@ static int file_attrs(struct pms_memsrc *s)
 		v[i].engine = pms_engine_of_pmu(pmu, s->vendor);
 		/* a dummy event (PERF_COUNT_SW_DUMMY, 9) carries side-band only */
 		v[i].samples = !(a->attr->type == 1 && a->attr->config == 9);
+		/* what the converter needs of the attr, once, not per sample */
+		cv[i].engine = v[i].engine;
+		cv[i].sample_type = a->attr->sample_type;
+		cv[i].fixed_period = a->attr->freq ? 0 : a->attr->sample_period;
+		if (v[i].engine == PMS_ENG_IBS && s->ibs_cpu_known) {
+			cv[i].ibs_cpu = &s->ibs_cpu;
+			cv[i].ibs_ldlat = (unsigned)(a->attr->config1 & 0xfff);
+		}
 	}
 	free(s->attrs);
+	free(s->conv);
 	s->attrs = v;
+	s->conv = cv;
 	s->nattrs = n;
 	return 0;
 }
@@ -335,7 +350,6 @@ static int file_mem_node(const struct pms_memsrc *s, const struct pms_perfdata_e
 static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
 {
 	const struct pms_memsrc_attr *a;
-	struct pms_memconv_ctx cx;
 	struct pms_memsrc_sample x;
 	unsigned flags = 0;
 	int rc;
@@ -351,16 +365,8 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 		s->st.samples_dropped++;
 		return 0;
 	}
-	memset(&cx, 0, sizeof(cx));
-	cx.engine = a->engine;
-	cx.sample_type = a->attr->sample_type;
-	cx.fixed_period = a->attr->freq ? 0 : a->attr->sample_period;
-	if (a->engine == PMS_ENG_IBS && s->ibs_cpu_known) {
-		cx.ibs_cpu = &s->ibs_cpu;
-		cx.ibs_ldlat = (unsigned)(a->attr->config1 & 0xfff);
-	}
-	memset(&x, 0, sizeof(x));
-	if (pms_memsample_from_sample(&ev->rec.sample, &cx, &x.ms, &flags) < 0) {
+	/* every field of x is set below (no clearing of the whole struct) */
+	if (pms_memsample_from_sample(&ev->rec.sample, &s->conv[ev->attr_idx], &x.ms, &flags) < 0) {
 		s->st.parse_errors++;
 		return 0;
 	}
@@ -372,7 +378,10 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)x.ms.cpu) : -1;
 	x.rec = &ev->rec;
 	x.attr_idx = ev->attr_idx;
-	fill_path(s, &x);
+	memset(&x.path, 0, sizeof(x.path));
+	/* fill_path finds a path only with a callchain or a user stack */
+	if (ev->rec.sample.present & (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_STACK_USER))
+		fill_path(s, &x);
 	s->st.samples++;
 	span_note(s, &x.ms);
 	if (s->cb && s->cb->sample)
@@ -582,6 +591,7 @@ void pms_memsrc_free(struct pms_memsrc *s)
 	for (size_t i = 0; i < SMP_MAX_EVENTS; i++)
 		free(s->ids[i]);
 	free(s->attrs);
+	free(s->conv);
 	free(s->node_ids);
 	free(s->cpunode);
 	free(s->aux_task);

@@ -816,3 +816,126 @@ PMS_TEST(na_levels_both_modes)
 		pms_memprof_free(p);
 	}
 }
+
+/* The aggregate's fast paths against the kept samples, on a stream that
+ * exercises them: 150 K distinct instructions (the table grows past the
+ * size put on huge pages), node counters only from the middle of the
+ * stream on (their array comes late), data addresses in mappings, in the
+ * gaps between them and in a mapping replaced half way (the remembered
+ * object range must be checked again), and more than 16 levels (the
+ * scan before the level map).  Every instruction and function row must be
+ * the same; data objects are named by the mappings at each sample's time
+ * in the aggregate (at the report's in kept samples), so theirs are
+ * counted here. */
+static uint64_t n_old_map, n_replaced, n_unmapped;
+
+static void feed_many(struct pms_memprof *p)
+{
+	n_old_map = n_replaced = n_unmapped = 0;
+	struct pms_record rec = { 0 };
+	rec.type = PMS_RECORD_MMAP2;
+	rec.mmap.prot = 3;
+	rec.mmap.filename = "//anon";
+	for (int m = 0; m < 4; m++) { /* four mappings with gaps between */
+		rec.mmap.addr = BASE + (uint64_t)m * 256 * PG;
+		rec.mmap.len = 128 * PG;
+		CHECK_OK(pms_memprof_sideband(p, &rec, NULL));
+	}
+	for (uint64_t i = 0; i < 400000; i++) {
+		if (i == 200000) { /* a mapping over a gap and all of the next one */
+			rec.mmap.addr = BASE + 200 * PG;
+			rec.mmap.len = 200 * PG;
+			rec.mmap.filename = "/tmp/replaced";
+			CHECK_OK(pms_memprof_sideband(p, &rec, NULL));
+		}
+		struct pms_memsample s = { 0 };
+		uint64_t x = i * 0x9e3779b97f4a7c15ULL;
+		s.valid = PMS_MS_IP | PMS_MS_CPU | PMS_MS_DATA_SRC | PMS_MS_ADDR;
+		s.ip = 0x400000 + 4 * ((i * 7919) % 150000);
+		s.cpu = (uint32_t)(i % 4);
+		if (i % 3) {
+			s.valid |= PMS_MS_WEIGHT;
+			s.weight = (x >> 40) % 5000 + 1;
+		}
+		s.data_src = ds(PMS_MEM_OP_LOAD, 1u << ((x >> 10) % 14), (unsigned)((x >> 14) % 3)) |
+			     ((x >> 30) & 1) << PMS_MEM_REMOTE_SHIFT;
+		s.addr = BASE + ((x >> 24) % 1024) * PG; /* mapped or in a gap */
+		uint64_t pg = (s.addr - BASE) / PG;
+		if (i < 200000 && pg >= 256 && pg < 384)
+			n_old_map++;
+		else if (i >= 200000 && pg >= 200 && pg < 400)
+			n_replaced++;
+		else if (pg % 256 >= 128)
+			n_unmapped++;
+		int mem = i < 200000 ? PMS_NODE_UNKNOWN : (int)((x >> 50) % 2);
+		CHECK_OK(pms_memprof_add_node(p, &s, mem, (int)(s.cpu / 2)));
+	}
+}
+
+static void same_sites(const struct pms_memreport_site *a, size_t na,
+		       const struct pms_memreport_site *k, size_t nk)
+{
+	CHECK_EQ_U64(na, nk);
+	for (size_t i = 0; i < na && i < nk; i++) {
+		CHECK_EQ_U64(a[i].addr, k[i].addr);
+		CHECK_EQ_STR(a[i].name, k[i].name);
+		CHECK_EQ_STR(a[i].module, k[i].module);
+		CHECK_EQ_U64(a[i].samples, k[i].samples);
+		CHECK_EQ_U64(a[i].latency, k[i].latency);
+		CHECK_EQ_U64(a[i].weighted, k[i].weighted);
+		CHECK_EQ_U64(a[i].resolved, k[i].resolved);
+		CHECK_EQ_U64(a[i].remote, k[i].remote);
+		CHECK_EQ_U64(a[i].on_home, k[i].on_home);
+	}
+}
+
+PMS_TEST(aggregate_many_ips_equals_kept_samples)
+{
+	make_topo();
+	struct pms_memprof *pk = NULL, *pa = NULL;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.home_node = 1;
+	po.top = 40;
+	CHECK_OK(pms_memprof_new(&topo, &po, &pk));
+	po.aggregate = true;
+	CHECK_OK(pms_memprof_new(&topo, &po, &pa));
+	if (!pk || !pa)
+		return;
+	feed_many(pk);
+	feed_many(pa);
+	struct pms_memreport_input in = { .engine = PMS_ENG_PEBS, .data_src = true };
+	struct pms_memreport *k = NULL, *a = NULL;
+	CHECK_OK(pms_memprof_report(pk, NULL, &in, &k));
+	CHECK_OK(pms_memprof_report(pa, NULL, &in, &a));
+	if (!k || !a)
+		return;
+	CHECK_EQ_U64(a->nsites, 0); /* report.h: no full list in aggregate mode */
+	CHECK_EQ_U64(k->nsites, 150000);
+	CHECK(a->nlevels > 16);
+	CHECK_EQ_U64(a->nlevels, k->nlevels);
+	for (size_t i = 0; i < k->nlevels && i < a->nlevels; i++) {
+		CHECK_EQ_STR(a->levels[i].name, k->levels[i].name);
+		CHECK_EQ_U64(a->levels[i].samples, k->levels[i].samples);
+	}
+	CHECK_EQ_U64(a->resolved, k->resolved);
+	CHECK_EQ_U64(a->on_home, k->on_home);
+	same_sites(a->top_ips_samples, a->ntop_ips_samples, k->top_ips_samples, k->ntop_ips_samples);
+	same_sites(a->top_ips_latency, a->ntop_ips_latency, k->top_ips_latency, k->ntop_ips_latency);
+	same_sites(a->top_funcs_samples, a->ntop_funcs_samples, k->top_funcs_samples,
+		   k->ntop_funcs_samples);
+	/* four mappings, the replaced one, the gaps */
+	CHECK_EQ_U64(a->ntop_objects, 6);
+	for (size_t i = 0; i < a->ntop_objects; i++) {
+		const struct pms_memreport_site *o = &a->top_objects[i];
+		if (!strcmp(o->name, "/tmp/replaced"))
+			CHECK_EQ_U64(o->samples, n_replaced);
+		else if (!strcmp(o->name, "[unmapped]"))
+			CHECK_EQ_U64(o->samples, n_unmapped);
+		else if (o->addr == BASE + 256 * PG)
+			CHECK_EQ_U64(o->samples, n_old_map);
+	}
+	pms_memreport_free(k);
+	pms_memreport_free(a);
+	pms_memprof_free(pk);
+	pms_memprof_free(pa);
+}

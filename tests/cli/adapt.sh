@@ -48,7 +48,15 @@ assert ev > s["total"], (ev, s["total"])
 # at most the last one) reach the 8192 faults of the buffers, and the
 # samples' periods do not overshoot the faults (about 300 more for the
 # shell, dd and the loader)
-assert ev + lost * a[-1]["new"] >= 8192 * 0.95, (ev, lost, a[-1]["new"])
+# ... less what no sample took: each counter ends (closed at a change, or
+# at the end) with fewer events than its period since its last sample (the
+# kernel samples on the period's overflow), at most one counter a task of
+# the workload (sh and 4 dd, their forks) for each period.  Under ASan the
+# sampler adapts further (512 in one run: 7681 events, 0 lost, for 8192
+# faults).
+tasks = max(x["tasks"] for x in a) + 6
+rest = tasks * (sum(x["old"] - 1 for x in a) + a[-1]["new"] - 1)
+assert ev + lost * a[-1]["new"] + rest >= 8192 * 0.95, (ev, lost, a[-1]["new"], rest)
 assert ev <= 8192 + 4000, ev
 # the tables count samples; each change says the events its old samples
 # stood for, and they add up with the last period's samples to events

@@ -1703,69 +1703,9 @@ static int top_of(struct pms_memreport_site *all, size_t n, size_t top,
 	return 0;
 }
 
-struct ipkey {
-	uint64_t ip;
-	size_t i;
-	uint32_t pid; /* per-process functions (-a): each process's code on its own */
-};
-
-static int ipkey_cmp(const void *a, const void *b)
-{
-	const struct ipkey *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->ip != y->ip)
-		return x->ip < y->ip ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
 static bool kernel_ip(const struct pms_memsample *s)
 {
 	return (s->valid & PMS_MS_KERNEL_IP) != 0;
-}
-
-/* Sort by ip, ties in their order (the order ipkey_cmp gives when i rises
- * with the position): a stable radix sort, 16 bits a pass, passes whose
- * digit is the same for all skipped.  A comparison sort of a few hundred
- * thousand IPs was a third of a report's instructions.  false: no memory
- * (v is left as it was). */
-static bool ipkey_radix(struct ipkey *v, size_t n)
-{
-	struct ipkey *tmp = n > 1 ? malloc(n * sizeof(*tmp)) : NULL;
-	size_t *cnt = n > 1 ? malloc(65536 * sizeof(*cnt)) : NULL;
-	struct ipkey *src = v, *dst = tmp;
-
-	if (n <= 1 || !tmp || !cnt) {
-		free(tmp);
-		free(cnt);
-		return n <= 1;
-	}
-	for (unsigned sh = 0; sh < 64; sh += 16) {
-		unsigned first = (unsigned)(src[0].ip >> sh) & 0xffff;
-		size_t i;
-		for (i = 1; i < n && (((unsigned)(src[i].ip >> sh) & 0xffff) == first); i++)
-			;
-		if (i == n)
-			continue; /* one digit for all: nothing moves */
-		memset(cnt, 0, 65536 * sizeof(*cnt));
-		for (i = 0; i < n; i++)
-			cnt[(src[i].ip >> sh) & 0xffff]++;
-		for (size_t d = 0, sum = 0; d < 65536; d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[cnt[(src[i].ip >> sh) & 0xffff]++] = src[i];
-		struct ipkey *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(cnt);
-	return true;
 }
 
 /* Name each instruction site, group them into functions (same module and
@@ -1826,7 +1766,7 @@ static bool may_name(const struct pms_memprof *p, const struct pms_memreport *r,
 
 /* Look up the k-th IP in address order. */
 static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-		   const struct pms_memreport_site *ips, const struct ipkey *ord, struct symres *res,
+		   const struct pms_memreport_site *ips, const struct skey *ord, struct symres *res,
 		   size_t k)
 {
 	size_t i = ord[k].i;
@@ -1853,7 +1793,7 @@ static bool str_eq(const char *a, const char *b)
 }
 
 static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-			const struct pms_memreport_site *ips, const struct ipkey *ord,
+			const struct pms_memreport_site *ips, const struct skey *ord,
 			struct symres *res, size_t lo, size_t hi)
 {
 	while (hi - lo > 1) {
@@ -1915,7 +1855,7 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 {
 	int rc = 0;
 	size_t nfuncs = 0, nruns = 0;
-	struct ipkey *ord = NULL;
+	struct skey *ord = NULL;
 	struct symres *res = NULL;
 	struct frun *runs = NULL;
 	struct pms_memreport_site *funcs = calloc(nips ? nips : 1, sizeof(*funcs));
@@ -1938,17 +1878,14 @@ static int finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		goto out;
 	}
 	for (size_t i = 0; i < nips; i++)
-		ord[i] = (struct ipkey){ ips[i].addr, i, ips[i].pid };
-	bool per_pid = false;
-	for (size_t i = 0; i < nips && !per_pid; i++)
-		per_pid = ips[i].pid != 0;
-	/* by address (radix); per-process functions: by process, then address;
+		ord[i] = (struct skey){ ips[i].pid, ips[i].addr, i };
+	/* by (process, address), process 0 without per-process functions:
 	 * the aggregate and the kept samples give them in that order already */
 	bool sorted = true;
 	for (size_t k = 1; k < nips && sorted; k++)
-		sorted = ipkey_cmp(&ord[k - 1], &ord[k]) < 0;
-	if (!sorted && (per_pid || !ipkey_radix(ord, nips)))
-		qsort(ord, nips, sizeof(*ord), ipkey_cmp);
+		sorted = skey_cmp(&ord[k - 1], &ord[k]) < 0;
+	if (!sorted)
+		skey_sort(ord, nips);
 	if (nips && sym) { /* without a symbolizer nothing is named */
 		sym_at(p, r, sym, ips, ord, res, 0);
 		sym_at(p, r, sym, ips, ord, res, nips - 1);
@@ -2359,7 +2296,7 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	 * memory in sequence, not a cache miss an instruction) */
 	size_t nips = 0, nk = 0;
 	struct pms_memreport_site *ips = calloc(a->ipt.n ? a->ipt.n : 1, sizeof(*ips));
-	struct ipkey *keys = malloc((a->ipt.n ? a->ipt.n : 1) * sizeof(*keys));
+	struct skey *keys = malloc((a->ipt.n ? a->ipt.n : 1) * sizeof(*keys));
 	if (!ips || !keys) {
 		free(ips);
 		free(keys);
@@ -2367,9 +2304,8 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	}
 	for (size_t i = 0; i < a->ipt.cap; i++)
 		if (a->ipt.v[i].samples)
-			keys[nk++] = (struct ipkey){ a->ipt.v[i].ip, i, 0 };
-	if (!ipkey_radix(keys, nk))
-		qsort(keys, nk, sizeof(*keys), ipkey_cmp);
+			keys[nk++] = (struct skey){ 0, a->ipt.v[i].ip, i };
+	skey_sort(keys, nk);
 	for (size_t k = 0; k < nk; k++) {
 		size_t i = keys[k].i;
 		const struct ipslot *e = &a->ipt.v[i];

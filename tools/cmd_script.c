@@ -297,7 +297,8 @@ static size_t fmt_hex(char *end, uint64_t v)
 
 /* s (n bytes) right-aligned in width; the line is cut 64 bytes before
  * its end. */
-static void l_strn(struct line *l, const char *s, size_t n, size_t width)
+static inline __attribute__((always_inline)) void l_strn(struct line *l, const char *s, size_t n,
+							 size_t width)
 {
 	size_t cap = LINE_CAP - 64;
 	size_t room = l->n < cap ? cap - l->n : 0;
@@ -319,35 +320,60 @@ static void l_str(struct line *l, const char *s, size_t width)
 	l_strn(l, s, strlen(s), width);
 }
 
-/* t's last n bytes right-aligned in width with pad bytes (perf's %16lx,
- * %7u, %03u ...); nothing when it would not leave the newline's room. */
-static void l_digits(struct line *l, const char *end, size_t n, size_t width, char pad)
+/* The digits of v in base 10. */
+static inline size_t ndec(uint64_t v)
 {
-	size_t w = width > n ? width : n;
-	if (l->n + w + 2 > LINE_CAP)
-		return; /* only after a capped string */
-	if (width > n) {
-		memset(l->b + l->n, pad, width - n);
-		l->n += width - n;
+	size_t n = 1;
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
 	}
-	memcpy(l->b + l->n, end - n, n);
-	l->n += n;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
-/* v in base 16 or 10, right-aligned in width. */
-static void l_num(struct line *l, uint64_t v, unsigned base, size_t width)
+/* v in base 16 or 10 (perf's %16lx, %7u; '0' pad: %03u, %06lu) right-aligned
+ * in width, written in place; nothing when it would not leave the newline's
+ * room (only after a capped string). */
+static inline __attribute__((always_inline)) void l_pnum(struct line *l, uint64_t v, bool hex,
+							 size_t width, char pad)
 {
-	char t[24];
-	size_t n = base == 16 ? fmt_hex(t + sizeof(t), v) : fmt_dec(t + sizeof(t), v);
-	l_digits(l, t + sizeof(t), n, width, ' ');
+	size_t n = hex ? (size_t)(67 - __builtin_clzll(v | 1)) / 4 : ndec(v);
+	size_t w = width > n ? width : n;
+	char *p;
+	if (l->n + w + 2 > LINE_CAP)
+		return;
+	if (width > n)
+		memset(l->b + l->n, pad, width - n);
+	l->n += w;
+	p = l->b + l->n;
+	if (hex) {
+		for (size_t i = 0; i < n; i++, v >>= 4)
+			*--p = "0123456789abcdef"[v & 15];
+	} else {
+		while (v >= 100) {
+			unsigned r = (unsigned)(v % 100);
+			v /= 100;
+			p -= 2;
+			memcpy(p, dig2 + 2 * r, 2);
+		}
+		if (v >= 10) {
+			p -= 2;
+			memcpy(p, dig2 + 2 * v, 2);
+		} else {
+			*--p = (char)('0' + v);
+		}
+	}
 }
 
-/* v in base 10, zero-padded to width (perf's %03u, %06lu). */
-static void l_zero(struct line *l, uint64_t v, size_t width)
+static inline __attribute__((always_inline)) void l_num(struct line *l, uint64_t v, unsigned base,
+							size_t width)
 {
-	char t[24];
-	size_t n = fmt_dec(t + sizeof(t), v);
-	l_digits(l, t + sizeof(t), n, width, '0');
+	l_pnum(l, v, base == 16, width, ' ');
+}
+
+static inline __attribute__((always_inline)) void l_zero(struct line *l, uint64_t v, size_t width)
+{
+	l_pnum(l, v, false, width, '0');
 }
 
 static void l_chr(struct line *l, char c)

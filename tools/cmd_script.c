@@ -1009,7 +1009,8 @@ static void script_spe(struct spe_print *p, const struct pms_perfdata_event *ev,
 	(void)pms_perfdata_reader_spe_midr(p->r, ev->auxtrace.cpu, &midr);
 	cx.midr = midr;
 	cx.cpu = ev->auxtrace.cpu;
-	cx.tid = ev->auxtrace.tid;
+	cx.tid = ev->aux_tid; /* the reader's rule, as report's */
+	cx.pid = ev->aux_pid;
 	(void)pms_spe_chunk_decode(ev->aux_data, ev->aux_len, &cx, cs, spe_print_one, p);
 }
 

@@ -415,6 +415,12 @@ struct pms_perfdata_event {
 	struct pms_perfdata_auxtrace auxtrace;
 	const void *aux_data;
 	size_t aux_len;
+	/* PERF_RECORD_AUXTRACE: the task its trace records belong to when they
+	 * carry no CONTEXT packet (pms_spe_chunk_ctx.pid/tid): a per-thread
+	 * buffer's thread (auxtrace.tid; aux_pid 0: not known), else the task
+	 * in the sample_id of the CPU's last PERF_RECORD_AUX (what the live
+	 * sampler takes); aux_tid (uint32_t)-1 when there is none. */
+	uint32_t aux_pid, aux_tid;
 };
 
 /* Open a reader on fd (a regular file is mapped; a pipe or other stream is

@@ -246,7 +246,11 @@ struct pms_spe_chunk_ctx {
 	uint64_t midr;
 	bool snoop_event_supported; /* the CPU implements DATA_SNOOPED */
 	uint32_t cpu;               /* (uint32_t)-1: per-thread buffer */
-	uint32_t tid;               /* (uint32_t)-1: per-CPU buffer */
+	uint32_t tid;               /* the task of records without a CONTEXT
+				     * packet: a per-thread buffer's thread,
+				     * or pms_perfdata_event.aux_tid;
+				     * (uint32_t)-1: none known */
+	uint32_t pid;               /* its process; 0: not known (pid = tid) */
 };
 
 struct pms_spe_chunk_stats {
@@ -265,7 +269,7 @@ struct pms_spe_chunk_stats {
  * (pms_spe_record_memsample with the context's MIDR; cpu from the chunk;
  * pid = tid = the CONTEXT packet's value when the record has one, which is
  * what the kernel writes there (CONTEXTIDR_EL1 holds the pid when the
- * kernel runs with CONFIG_PID_IN_CONTEXTIDR), else the chunk's tid).  A
+ * kernel runs with CONFIG_PID_IN_CONTEXTIDR), else the context's task).  A
  * non-zero return stops the decoding and is returned. */
 typedef int (*pms_spe_record_fn)(void *arg, const struct pms_spe_record *rec,
 				 const struct pms_memsample *ms);

@@ -70,7 +70,8 @@ int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk
 			ms.valid |= PMS_MS_TID;
 			stats->context_records++;
 		} else if (ctx->tid != UINT32_MAX) {
-			ms.pid = ms.tid = ctx->tid;
+			ms.tid = ctx->tid;
+			ms.pid = ctx->pid ? ctx->pid : ctx->tid;
 			ms.valid |= PMS_MS_TID;
 		}
 		stats->records++;

@@ -549,6 +549,7 @@ void pms_perfdata_reader_free(struct pms_perfdata_reader *r)
 	free(r->dbuf);
 	free(r->rbuf);
 	free(r->abuf);
+	free(r->aux_task);
 	if (r->map)
 		munmap(r->map, r->map_len);
 	free(r);
@@ -1011,6 +1012,37 @@ static int user_record(struct pms_perfdata_reader *r, const unsigned char *p, si
 	}
 }
 
+/* A PERF_RECORD_AUX: its CPU's task, for that CPU's AUXTRACE chunks. */
+static int aux_task_note(struct pms_perfdata_reader *r, const struct pms_record *rec)
+{
+	const struct pms_sample_id *id = &rec->sample_id;
+	if (!(id->present & PMS_SAMPLE_CPU) || !(id->present & PMS_SAMPLE_TID) || id->cpu >= 4096)
+		return 0;
+	if (id->cpu >= r->naux_task) {
+		size_t n = (size_t)id->cpu + 64;
+		struct aux_task *v = realloc(r->aux_task, n * sizeof(*v));
+		if (!v)
+			return pms_err(PMS_ENOMEM, "perf.data: out of memory for the AUX task table");
+		memset(v + r->naux_task, 0, (n - r->naux_task) * sizeof(*v));
+		r->aux_task = v;
+		r->naux_task = n;
+	}
+	r->aux_task[id->cpu] = (struct aux_task){ true, id->pid, id->tid };
+	return 0;
+}
+
+/* An AUXTRACE chunk's task (pms_perfdata_event.aux_pid/aux_tid). */
+static void aux_task_of(const struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	uint32_t cpu = ev->auxtrace.cpu;
+	if (ev->auxtrace.tid != UINT32_MAX) {
+		ev->aux_tid = ev->auxtrace.tid; /* a per-thread buffer */
+	} else if (cpu < r->naux_task && r->aux_task[cpu].valid) {
+		ev->aux_pid = r->aux_task[cpu].pid;
+		ev->aux_tid = r->aux_task[cpu].tid;
+	}
+}
+
 int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
 {
 	if (!r || !ev)
@@ -1153,10 +1185,15 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		ev->auxtrace = aux;
 		ev->aux_data = aux_data;
 		ev->aux_len = aux_len;
-		if (type == PD_AUXTRACE)
+		ev->aux_pid = 0;
+		ev->aux_tid = UINT32_MAX;
+		if (type == PD_AUXTRACE) {
 			r->stats.auxtrace_bytes += aux_len;
-		else if (type == PMS_RECORD_AUX) {
+			aux_task_of(r, ev);
+		} else if (type == PMS_RECORD_AUX) {
 			uint64_t fl = ev->rec.aux.flags;
+			if ((rc = aux_task_note(r, &ev->rec)) < 0)
+				return rc;
 			r->stats.aux_records++;
 			r->stats.aux_truncated += !!(fl & PMS_AUX_FLAG_TRUNCATED);
 			r->stats.aux_partial += !!(fl & PMS_AUX_FLAG_PARTIAL);

@@ -67,6 +67,9 @@ struct pms_perfdata_reader {
 	unsigned char *rbuf; /* one record (stream reads, swapped copies) */
 	size_t rcap;
 	unsigned char *abuf; /* AUXTRACE trace bytes read from a stream */
+	/* per CPU: the task of its last PERF_RECORD_AUX (event.aux_pid/tid) */
+	struct aux_task { bool valid; uint32_t pid, tid; } *aux_task;
+	size_t naux_task;
 	size_t acap;
 
 	struct rattr *attrs;

@@ -34,11 +34,6 @@ struct pms_memsrc {
 	char vendor[32];
 	struct pms_ibs_cpu ibs_cpu;
 	bool ibs_cpu_known;
-	/* SPE: the task of each CPU's AUX data, from its last PERF_RECORD_AUX
-	 * (the sampler's rule: the driver ends an AUX transaction in the
-	 * context of the task it ran for) */
-	struct aux_task { bool valid; uint32_t pid, tid; } *aux_task;
-	size_t naux_task;
 	/* both */
 	struct pms_memsrc_attr *attrs;
 	struct pms_memconv_ctx *conv; /* recorded: each attr's converter context */
@@ -396,7 +391,6 @@ struct aux_ctx {
 	size_t attr_idx;
 	uint64_t period;
 	int stop;
-	const struct aux_task *task; /* per-CPU chunk: its CPU's task, or NULL */
 };
 
 static int file_spe_record(void *arg, const struct pms_spe_record *rec,
@@ -422,13 +416,6 @@ static int file_spe_record(void *arg, const struct pms_spe_record *rec,
 			x.ms.valid &= ~(uint32_t)PMS_MS_TIME;
 			x.ms.time = 0;
 		}
-	}
-	/* No CONTEXT packet and a per-CPU chunk: the task of the CPU's last
-	 * AUX record, as live. */
-	if (!(rec->valid & PMS_SPE_R_CONTEXT) && c->task) {
-		x.ms.valid |= PMS_MS_TID;
-		x.ms.pid = c->task->pid;
-		x.ms.tid = c->task->tid;
 	}
 	x.ms.period = c->period;
 	x.mem_node = PMS_NODE_UNKNOWN;
@@ -461,7 +448,7 @@ static int file_auxtrace(struct pms_memsrc *s, const struct pms_perfdata_event *
 	struct pms_perfdata_spe_meta meta;
 	struct pms_spe_chunk_ctx cx = { 0 };
 	struct pms_spe_chunk_stats cs = { 0 };
-	struct aux_ctx c = { s, 0, 0, 0, NULL };
+	struct aux_ctx c = { s, 0, 0, 0 };
 	uint64_t midr = 0;
 	int rc;
 
@@ -482,9 +469,8 @@ static int file_auxtrace(struct pms_memsrc *s, const struct pms_perfdata_event *
 		midr = 0; /* no data-source table: events only */
 	cx.midr = midr;
 	cx.cpu = ev->auxtrace.cpu;
-	cx.tid = ev->auxtrace.tid;
-	if (cx.tid == UINT32_MAX && cx.cpu < s->naux_task && s->aux_task[cx.cpu].valid)
-		c.task = &s->aux_task[cx.cpu];
+	cx.tid = ev->aux_tid; /* the reader's rule: the buffer's or the CPU's task */
+	cx.pid = ev->aux_pid;
 	rc = pms_spe_chunk_decode(ev->aux_data, ev->aux_len, &cx, &cs, file_spe_record, &c);
 	s->st.aux_decode_errors += cs.bad_headers;
 	s->st.aux_cut_records += cs.cut_chunks;
@@ -531,20 +517,6 @@ static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 		return 0;
 	case PMS_RECORD_AUX:
 		s->st.aux_records++;
-		if ((r->sample_id.present & PMS_SAMPLE_CPU) && (r->sample_id.present & PMS_SAMPLE_TID) &&
-		    r->sample_id.cpu < 4096) {
-			size_t cpu = r->sample_id.cpu;
-			if (cpu >= s->naux_task) {
-				size_t n = cpu + 64;
-				struct aux_task *v = realloc(s->aux_task, n * sizeof(*v));
-				if (!v)
-					return pms_err(PMS_ENOMEM, "out of memory for the AUX task table");
-				memset(v + s->naux_task, 0, (n - s->naux_task) * sizeof(*v));
-				s->aux_task = v;
-				s->naux_task = n;
-			}
-			s->aux_task[cpu] = (struct aux_task){ true, r->sample_id.pid, r->sample_id.tid };
-		}
 		if (r->aux.flags & PMS_AUX_FLAG_TRUNCATED)
 			s->st.aux_truncated++;
 		if (r->aux.flags & PMS_AUX_FLAG_OVERWRITE)
@@ -594,7 +566,6 @@ void pms_memsrc_free(struct pms_memsrc *s)
 	free(s->conv);
 	free(s->node_ids);
 	free(s->cpunode);
-	free(s->aux_task);
 	free(s);
 }
 

@@ -311,7 +311,7 @@ PMS_TEST(auxtrace_payload_cut_and_pipe_mode_stream)
 		CHECK_OK(pms_perfdata_reader_open_fd(p[0], &r));
 		while (r && (rc = pms_perfdata_next(r, &ev)) > 0)
 			if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE) {
-				struct pms_spe_chunk_ctx cx = { 0x410fd0c0, false, 0, UINT32_MAX };
+				struct pms_spe_chunk_ctx cx = { 0x410fd0c0, false, 0, UINT32_MAX, 0 };
 				struct pms_spe_chunk_stats cs = { 0 };
 				struct got g = { 0, 0, 0 };
 				CHECK_EQ_INT(ev.aux_len, (len + 7) & ~(size_t)7);
@@ -333,7 +333,7 @@ PMS_TEST(chunk_decode_counts_a_cut_record)
 {
 	uint8_t pl[128];
 	size_t len = two_records(pl, sizeof(pl));
-	struct pms_spe_chunk_ctx cx = { 0x410fd0c0, false, 3, 77 };
+	struct pms_spe_chunk_ctx cx = { 0x410fd0c0, false, 3, 77, 0 };
 	struct pms_spe_chunk_stats cs = { 0 };
 	struct got g = { 0, 0, 0 };
 

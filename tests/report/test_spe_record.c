@@ -591,8 +591,19 @@ PMS_TEST(spe_small_recording)
 		if (rd) {
 			const struct pms_perfdata_info *in = pms_perfdata_reader_info(rd);
 			struct pms_perfdata_event ev;
-			while (pms_perfdata_next(rd, &ev) > 0)
-				;
+			size_t chunks = 0;
+			while (pms_perfdata_next(rd, &ev) > 0) {
+				if (ev.rec.type != PMS_PERFDATA_RECORD_AUXTRACE)
+					continue;
+				/* per-CPU chunks: the task of the CPU's last AUX
+				 * record (record() writes pid 700-702, tid = pid or
+				 * pid + 10), the one rule memsrc and script take */
+				chunks++;
+				CHECK_EQ_U64(ev.auxtrace.tid, UINT32_MAX);
+				CHECK(ev.aux_pid >= 700 && ev.aux_pid <= 702);
+				CHECK(ev.aux_tid == ev.aux_pid || ev.aux_tid == ev.aux_pid + 10);
+			}
+			CHECK(chunks > 0);
 			CHECK(in->has_time_conv);
 			CHECK_EQ_U64(in->auxtrace_type, PMS_AUXTRACE_TYPE_ARM_SPE);
 			CHECK_EQ_U64(in->nauxtrace_priv, 2);

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +313,36 @@ pid_t pms_child_pid(const struct pms_child *c)
 	return c->pid;
 }
 
+/* Until the status pipe has data or EOF: resume the seized child from each
+ * signal-delivery-stop it enters before its exec, with its signal
+ * (delivered, as without ptrace).  waitid with WSTOPPED only: an exit is
+ * left for pms_child_wait to reap.  A ptrace stop
+ * reports si_status = the signal, or SIGTRAP | event << 8 for an event
+ * (kernel/exit.c wait_task_stopped; kernel/ptrace.c ptrace_event). */
+static void start_wait_traced(struct pms_child *c)
+{
+	struct pollfd pfd = { c->status_fd, POLLIN, 0 };
+	for (;;) {
+		siginfo_t si;
+		int r = poll(&pfd, 1, 20);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			return;
+		/* peek first: an event stop (the program ran: it forked) is
+		 * pms_child_poll's, with its notification left pending */
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)c->pid, &si, WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0)
+			return; /* gone: the pipe says the rest */
+		if (si.si_pid != c->pid || si.si_code != CLD_TRAPPED)
+			continue;
+		if (si.si_status >> 8)
+			return;
+		int sig = si.si_status;
+		if (waitid(P_PID, (id_t)c->pid, &si, WSTOPPED | WNOHANG | __WALL) < 0)
+			return;
+		ptrace(PTRACE_CONT, c->pid, NULL, (void *)(long)sig);
+	}
+}
+
 int pms_child_start(struct pms_child *c)
 {
 	ssize_t n;
@@ -325,7 +356,13 @@ int pms_child_start(struct pms_child *c)
 	c->go_fd = -1;
 	if (n != 1)
 		return pms_err_errno(0, errno, "releasing child %d", (int)c->pid);
-	/* The status pipe closes on a successful exec (O_CLOEXEC). */
+	/* The status pipe closes on a successful exec (O_CLOEXEC).  A seized
+	 * child that gets a signal before its exec (a Ctrl-C to the process
+	 * group while it waits for the go byte) stops in signal-delivery-stop
+	 * until its tracer resumes it (kernel/signal.c ptrace_signal): so,
+	 * while holding, wait for the pipe and the child's stops together. */
+	if (c->holding)
+		start_wait_traced(c);
 	do
 		n = read(c->status_fd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);

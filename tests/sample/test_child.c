@@ -182,6 +182,55 @@ PMS_TEST(hold_resolves_after_exit)
 	pms_sys_free(sys);
 }
 
+/* A signal that reaches the seized child before its exec (a Ctrl-C to the
+ * process group while it waits for the go byte) stops it until its tracer
+ * resumes it: start must do so (it once blocked on the status pipe for
+ * ever).  SIGCHLD, ignored by default, is delivered and the command runs. */
+PMS_TEST(hold_signal_before_exec)
+{
+	struct pms_sys *sys = live();
+	struct pms_child *c = NULL;
+	struct pms_child_opts o = PMS_CHILD_OPTS_INIT;
+	struct pms_child_event ev;
+	char *argv[] = { "sh", "-c", "exit 5", NULL };
+	const char *why = NULL;
+	char path[64];
+	bool stopped = false;
+	CHECK(sys);
+	o.hold_exits = true;
+	CHECK_OK(pms_child_spawn_opts(sys, argv, &o, &c));
+	if (!pms_child_holding(c, &why)) {
+		pms_child_free(c);
+		pms_sys_free(sys);
+		PMS_SKIP("ptrace refused here: %s", why ? why : "?");
+	}
+	CHECK_EQ_INT(kill(pms_child_pid(c), SIGCHLD), 0);
+	/* wait (up to 60 s under load) for its tracing stop: state 't' */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pms_child_pid(c));
+	for (int i = 0; i < 6000 && !stopped; i++) {
+		FILE *f = fopen(path, "r");
+		char line[512] = "";
+		if (f) {
+			if (!fgets(line, sizeof(line), f))
+				line[0] = 0;
+			fclose(f);
+		}
+		const char *p = strrchr(line, ')');
+		stopped = p && p[1] == ' ' && p[2] == 't';
+		if (!stopped)
+			usleep(10000);
+	}
+	CHECK(stopped);
+	CHECK_OK(pms_child_start(c));
+	CHECK_OK(poll_until(c, PMS_CHILD_EV_HELD, &ev));
+	CHECK_EQ_INT(ev.status, 5);
+	CHECK_OK(pms_child_release(c, ev.tid));
+	CHECK_OK(poll_until(c, PMS_CHILD_EV_EXITED, &ev));
+	CHECK(WIFEXITED(ev.status) && WEXITSTATUS(ev.status) == 5);
+	pms_child_free(c);
+	pms_sys_free(sys);
+}
+
 /* A shell starting three programs, one in the background: each is held at
  * its own exit with its own buffer, then the shell; the shell's status comes
  * through. */

@@ -90,6 +90,11 @@ size_t cli_json_quote(const char *s, char *out, size_t size);
 void cli_jrow_hex(struct json_row *r, const char *key, unsigned long long val); /* "0x..." */
 void cli_jrow_null(struct json_row *r, const char *key);
 void cli_jrow_end(struct json_row *r, FILE *f); /* "}\n" and the line out */
+/* Text already in JSON (a key quoted once with its ',' and ':', a value),
+ * cut at the row's end as every cli_jrow_* is; "}\n" ending the row in
+ * r->b, its length returned, for a caller that writes many rows at once. */
+void cli_jrow_text(struct json_row *r, const char *text, size_t len);
+size_t cli_jrow_close(struct json_row *r);
 void cli_json_finish(struct json *j); /* writes, newline, releases the tree */
 
 #endif

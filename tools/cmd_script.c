@@ -71,26 +71,39 @@ static const char *const field_names[F_N] = {
 struct comms {
 	uint32_t *tid;
 	char (*name)[16];
+	unsigned char *len;  /* strlen(name[j]) */
+	char (*q)[16 * 6 + 4]; /* name[j] as a JSON string, quoted once */
+	unsigned char *qlen;
 	size_t cap, n;
 };
+
+static void comms_free(struct comms *c)
+{
+	free(c->tid);
+	free(c->name);
+	free(c->len);
+	free(c->q);
+	free(c->qlen);
+}
 
 static void comm_set(struct comms *c, uint32_t tid, const char *name)
 {
 	size_t j;
 	if ((c->n + 1) * 2 > c->cap) {
-		struct comms nc = { NULL, NULL, c->cap ? c->cap * 2 : 1024, 0 };
+		struct comms nc = { .cap = c->cap ? c->cap * 2 : 1024 };
 		nc.tid = calloc(nc.cap, sizeof(*nc.tid));
 		nc.name = calloc(nc.cap, sizeof(*nc.name));
-		if (!nc.tid || !nc.name) {
-			free(nc.tid);
-			free(nc.name);
+		nc.len = calloc(nc.cap, sizeof(*nc.len));
+		nc.q = calloc(nc.cap, sizeof(*nc.q));
+		nc.qlen = calloc(nc.cap, sizeof(*nc.qlen));
+		if (!nc.tid || !nc.name || !nc.len || !nc.q || !nc.qlen) {
+			comms_free(&nc);
 			return;
 		}
 		for (size_t i = 0; i < c->cap; i++)
 			if (c->name[i][0])
 				comm_set(&nc, c->tid[i], c->name[i]);
-		free(c->tid);
-		free(c->name);
+		comms_free(c);
 		*c = nc;
 	}
 	for (j = (tid * 2654435761u) & (c->cap - 1); c->name[j][0] && c->tid[j] != tid;
@@ -100,17 +113,20 @@ static void comm_set(struct comms *c, uint32_t tid, const char *name)
 		c->n++;
 	c->tid[j] = tid;
 	snprintf(c->name[j], sizeof(c->name[j]), "%s", name[0] ? name : ":");
+	c->len[j] = (unsigned char)strlen(c->name[j]);
+	c->qlen[j] = (unsigned char)cli_json_quote(c->name[j], c->q[j], sizeof(c->q[j]));
 }
 
-static const char *comm_get(const struct comms *c, uint32_t tid)
+/* The slot of tid's comm, SIZE_MAX when no COMM record named it. */
+static size_t comm_find(const struct comms *c, uint32_t tid)
 {
 	if (!c->cap)
-		return NULL;
+		return SIZE_MAX;
 	for (size_t j = (tid * 2654435761u) & (c->cap - 1); c->name[j][0];
 	     j = (j + 1) & (c->cap - 1))
 		if (c->tid[j] == tid)
-			return c->name[j];
-	return NULL;
+			return j;
+	return SIZE_MAX;
 }
 
 /* data_src text cache: the same few values repeat in every file. */
@@ -118,9 +134,10 @@ struct dcache {
 	uint64_t val[256];
 	bool used[256];
 	char text[256][2 * PMS_DATASRC_TEXT_MAX + 8]; /* room for a JSON-quoted text */
+	size_t len[256];
 };
 
-static const char *dsrc_text(struct dcache *d, uint64_t v, bool full)
+static const char *dsrc_text(struct dcache *d, uint64_t v, bool full, size_t *len)
 {
 	unsigned k = (unsigned)((v * 0x9e3779b97f4a7c15ULL) >> 56);
 	if (!d->used[k] || d->val[k] != v) {
@@ -133,7 +150,9 @@ static const char *dsrc_text(struct dcache *d, uint64_t v, bool full)
 		}
 		d->val[k] = v;
 		d->used[k] = true;
+		d->len[k] = strlen(d->text[k]);
 	}
+	*len = d->len[k];
 	return d->text[k];
 }
 
@@ -149,54 +168,220 @@ static const char *event_name(const struct pms_perfdata_attr *a, char *buf, size
 	return buf;
 }
 
-/* A line is built in a buffer with these instead of fprintf: printing 5 M
- * samples is most of `pmuscope script`'s time otherwise. */
-struct line {
-	char b[8192];
+/* Event names, once per event: "NAME:" for the text line and NAME as a
+ * JSON string (a few events a file; beyond the cache, built each time). */
+struct evname {
+	const struct pms_perfdata_attr *a;
+	char *text, *q;
+	size_t n, qn;
+};
+
+struct evcache {
+	struct evname e[64];
 	size_t n;
 };
 
-static void l_str(struct line *l, const char *s, size_t width)
+static const struct evname *ev_get(struct evcache *c, const struct pms_perfdata_attr *a)
 {
-	size_t n = strlen(s), cap = sizeof(l->b) - 64;
+	char nb[64];
+	const char *name;
+	size_t len;
+	struct evname *e;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->e[i].a == a)
+			return &c->e[i];
+	if (c->n == sizeof(c->e) / sizeof(c->e[0]))
+		return NULL;
+	name = event_name(a, nb, sizeof(nb));
+	len = strlen(name);
+	e = &c->e[c->n];
+	e->text = malloc(len + 2);
+	e->q = malloc(6 * len + 4);
+	if (!e->text || !e->q) {
+		free(e->text);
+		free(e->q);
+		return NULL;
+	}
+	memcpy(e->text, name, len);
+	memcpy(e->text + len, ":", 2);
+	e->n = len + 1;
+	e->qn = cli_json_quote(name, e->q, 6 * len + 4);
+	e->a = a;
+	c->n++;
+	return e;
+}
+
+static void evcache_free(struct evcache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->e[i].text);
+		free(c->e[i].q);
+	}
+}
+
+/* Lines are built straight in one output buffer, written by one fwrite a
+ * megabyte: printing 5 M samples is most of `pmuscope script`'s time, and
+ * a printf or fwrite a field (or a line) was most of that. */
+struct out {
+	FILE *f;
+	char *b;
+	size_t n, cap;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->n)
+		fwrite(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
+
+/* Room for need more bytes at o->b + o->n (need <= o->cap). */
+static void out_room(struct out *o, size_t need)
+{
+	if (o->n + need > o->cap)
+		out_flush(o);
+}
+
+static void out_put(struct out *o, const char *s, size_t n)
+{
+	out_room(o, n);
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+/* One sample's line, at most LINE_CAP bytes before its branch stack. */
+#define LINE_CAP 8192
+struct line {
+	char *b;
+	size_t n;
+};
+
+static char dig2[200]; /* "00" "01" .. "99" */
+
+static void dig2_init(void)
+{
+	for (unsigned i = 0; i < 100; i++) {
+		dig2[2 * i] = (char)('0' + i / 10);
+		dig2[2 * i + 1] = (char)('0' + i % 10);
+	}
+}
+
+/* v in base 10 ending at end; the number of digits. */
+static size_t fmt_dec(char *end, uint64_t v)
+{
+	char *p = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, dig2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, dig2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return (size_t)(end - p);
+}
+
+static size_t fmt_hex(char *end, uint64_t v)
+{
+	char *p = end;
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	return (size_t)(end - p);
+}
+
+/* s (n bytes) right-aligned in width; the line is cut 64 bytes before
+ * its end. */
+static inline __attribute__((always_inline)) void l_strn(struct line *l, const char *s, size_t n,
+							 size_t width)
+{
+	size_t cap = LINE_CAP - 64;
 	size_t room = l->n < cap ? cap - l->n : 0;
 	if (n > room)
 		n = room;
-	while (width > n && l->n + n < cap) {
-		l->b[l->n++] = ' ';
-		width--;
+	if (width > n) {
+		size_t pad = width - n;
+		if (l->n + n + pad > cap)
+			pad = cap > l->n + n ? cap - l->n - n : 0;
+		memset(l->b + l->n, ' ', pad);
+		l->n += pad;
 	}
 	memcpy(l->b + l->n, s, n);
 	l->n += n;
 }
 
-/* v in base 16 or 10, right-aligned in width (perf's %16lx, %7u ...). */
-static void l_num(struct line *l, uint64_t v, unsigned base, size_t width)
+static void l_str(struct line *l, const char *s, size_t width)
 {
-	char t[24];
-	size_t n = 0;
-	/* Constant divisors: the compiler turns them into shifts and
-	 * multiplications (a variable base made this the hot spot). */
-	if (base == 16) {
-		do {
-			t[n++] = "0123456789abcdef"[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		do {
-			t[n++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-	}
-	if (l->n + (width > n ? width : n) + 2 > sizeof(l->b))
-		return; /* only after a capped string: keep the newline's room */
-	while (width > n) {
-		l->b[l->n++] = ' ';
-		width--;
-	}
-	while (n)
-		l->b[l->n++] = t[--n];
+	l_strn(l, s, strlen(s), width);
 }
+
+/* The digits of v in base 10. */
+static inline size_t ndec(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* v in base 16 or 10 (perf's %16lx, %7u; '0' pad: %03u, %06lu) right-aligned
+ * in width, written in place; nothing when it would not leave the newline's
+ * room (only after a capped string). */
+static inline __attribute__((always_inline)) void l_pnum(struct line *l, uint64_t v, bool hex,
+							 size_t width, char pad)
+{
+	size_t n = hex ? (size_t)(67 - __builtin_clzll(v | 1)) / 4 : ndec(v);
+	size_t w = width > n ? width : n;
+	char *p;
+	if (l->n + w + 2 > LINE_CAP)
+		return;
+	if (width > n)
+		memset(l->b + l->n, pad, width - n);
+	l->n += w;
+	p = l->b + l->n;
+	if (hex) {
+		for (size_t i = 0; i < n; i++, v >>= 4)
+			*--p = "0123456789abcdef"[v & 15];
+	} else {
+		while (v >= 100) {
+			unsigned r = (unsigned)(v % 100);
+			v /= 100;
+			p -= 2;
+			memcpy(p, dig2 + 2 * r, 2);
+		}
+		if (v >= 10) {
+			p -= 2;
+			memcpy(p, dig2 + 2 * v, 2);
+		} else {
+			*--p = (char)('0' + v);
+		}
+	}
+}
+
+static inline __attribute__((always_inline)) void l_num(struct line *l, uint64_t v, unsigned base,
+							size_t width)
+{
+	l_pnum(l, v, base == 16, width, ' ');
+}
+
+static inline __attribute__((always_inline)) void l_zero(struct line *l, uint64_t v, size_t width)
+{
+	l_pnum(l, v, false, width, '0');
+}
+
+static void l_chr(struct line *l, char c)
+{
+	if (l->n + 2 < LINE_CAP)
+		l->b[l->n++] = c;
+}
+
 
 /* perf's names (tools/perf/util/branch.c branch_type_name, branch_new_type_name,
  * branch_spec_desc) of the perf_branch_entry type, new_type and spec fields
@@ -230,9 +415,25 @@ static void br_text(char *buf, size_t n, const struct pms_branch *b)
 		 b->abort ? 'A' : '-', (unsigned)b->cycles, br_type(b), br_spec(b));
 }
 
+
 /* One frame a line (tab, address as %16x) and an empty line after them,
  * as perf script prints a callchain; context markers are not frames. */
-static void print_chain(FILE *o, const struct pms_sample *s)
+static void chain_frame(struct out *o, uint64_t ip)
+{
+	char t[24];
+	size_t n = fmt_hex(t + sizeof(t), ip);
+	out_room(o, 24);
+	o->b[o->n++] = '\t';
+	if (n < 16) {
+		memset(o->b + o->n, ' ', 16 - n);
+		o->n += 16 - n;
+	}
+	memcpy(o->b + o->n, t + sizeof(t) - n, n);
+	o->n += n;
+	o->b[o->n++] = '\n';
+}
+
+static void print_chain(struct out *o, const struct pms_sample *s)
 {
 	struct pms_frame f[PMS_CALLPATH_MAX];
 	size_t n = 0;
@@ -242,52 +443,54 @@ static void print_chain(FILE *o, const struct pms_sample *s)
 	/* A chain without frames (the kernel could not walk it): perf shows
 	 * the sample's IP alone (builtin-script.c, no callchain cursor). */
 	if (!n && (s->present & PMS_SAMPLE_IP))
-		fprintf(o, "\t%16" PRIx64 "\n", s->ip);
+		chain_frame(o, s->ip);
 	for (size_t i = 0; i < n; i++)
-		fprintf(o, "\t%16" PRIx64 "\n", f[i].ip);
-	fputc('\n', o);
+		chain_frame(o, f[i].ip);
+	out_put(o, "\n", 1);
 }
 
-/* v in base 10, zero-padded to width (perf's %03u, %06lu). */
-static void l_zero(struct line *l, uint64_t v, size_t width)
+/* What every line of a run shares: the fields, the names' caches and, for
+ * --json, each field's key quoted once with its ',' and ':'. */
+struct fmt {
+	const enum field *fs;
+	size_t nf;
+	const struct comms *comms;
+	struct dcache *dc;
+	struct evcache *evc;
+	char key[32][24];
+	size_t keyn[32];
+};
+
+static void fmt_keys(struct fmt *f)
 {
-	char t[24];
-	size_t n = 0;
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (l->n + (width > n ? width : n) + 2 > sizeof(l->b))
-		return;
-	while (width > n) {
-		l->b[l->n++] = '0';
-		width--;
+	for (size_t i = 0; i < f->nf; i++) {
+		char q[20];
+		(void)cli_json_quote(field_names[f->fs[i]], q, sizeof(q));
+		snprintf(f->key[i], sizeof(f->key[i]), "%s%s:", i ? "," : "", q);
+		f->keyn[i] = strlen(f->key[i]);
 	}
-	while (n)
-		l->b[l->n++] = t[--n];
 }
 
-static void l_chr(struct line *l, char c)
-{
-	if (l->n + 2 < sizeof(l->b))
-		l->b[l->n++] = c;
-}
-
-static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
-		       const struct comms *comms, struct dcache *dc)
+static void print_text(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev)
 {
 	const struct pms_sample *s = &ev->rec.sample;
+	const enum field *fs = fm->fs;
+	size_t nf = fm->nf;
 	struct line l;
-	char nb[64];
+	out_room(o, LINE_CAP);
+	l.b = o->b + o->n;
 	l.n = 0;
 	for (size_t i = 0; i < nf; i++) {
-		const char *comm;
-		if (i && l.n < sizeof(l.b) - 2)
+		size_t c;
+		if (i && l.n < LINE_CAP - 2)
 			l.b[l.n++] = ' ';
 		switch (fs[i]) {
 		case F_COMM:
-			comm = comm_get(comms, s->tid);
-			l_str(&l, comm ? comm : ":-1", 16);
+			c = comm_find(fm->comms, s->tid);
+			if (c != SIZE_MAX)
+				l_strn(&l, fm->comms->name[c], fm->comms->len[c], 16);
+			else
+				l_strn(&l, ":-1", 3, 16);
 			break;
 		case F_PID:
 			l_num(&l, s->pid, 10, 7);
@@ -306,10 +509,17 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			l_zero(&l, s->time % 1000000000u / 1000u, 6);
 			l_chr(&l, ':');
 			break;
-		case F_EVENT:
-			l_str(&l, event_name(ev->attr, nb, sizeof(nb)), 0);
-			l_str(&l, ":", 0);
+		case F_EVENT: {
+			const struct evname *e = ev_get(fm->evc, ev->attr);
+			if (e) {
+				l_strn(&l, e->text, e->n, 0);
+			} else {
+				char nb[64];
+				l_str(&l, event_name(ev->attr, nb, sizeof(nb)), 0);
+				l_str(&l, ":", 0);
+			}
 			break;
+		}
 		case F_IP:
 			l_num(&l, s->ip, 16, 16);
 			break;
@@ -323,7 +533,7 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			if (ev->node >= 0)
 				l_num(&l, (uint64_t)ev->node, 10, 0);
 			else
-				l_str(&l, "-", 0);
+				l_strn(&l, "-", 1, 0);
 			break;
 		case F_PERIOD:
 			l_num(&l, s->period, 10, 10);
@@ -335,11 +545,14 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 		case F_INSLAT:
 			l_num(&l, s->weight_var2_w, 10, 7);
 			break;
-		case F_DSRC:
-			l_str(&l, dsrc_text(dc, s->data_src, false), 0);
+		case F_DSRC: {
+			size_t n;
+			const char *t = dsrc_text(fm->dc, s->data_src, false, &n);
+			l_strn(&l, t, n, 0);
 			break;
+		}
 		case F_TYPE:
-			l_str(&l, "SAMPLE", 0);
+			l_strn(&l, "SAMPLE", 6, 0);
 			break;
 		case F_CALLCHAIN: /* the frames follow the line, as perf script's */
 		case F_BRSTACK:   /* at the end of the line: it can be long */
@@ -347,16 +560,16 @@ static void print_text(FILE *o, const enum field *fs, size_t nf, const struct pm
 			break;
 		}
 	}
-	fwrite(l.b, 1, l.n, o);
+	o->n += l.n;
 	for (size_t i = 0; i < nf; i++)
 		if (fs[i] == F_BRSTACK && (s->present & PMS_SAMPLE_BRANCH_STACK))
 			for (uint64_t k = 0; k < s->branch.nr; k++) {
 				char b[160];
 				struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)k);
 				br_text(b, sizeof(b), &br);
-				fputs(b, o);
+				out_put(o, b, strlen(b));
 			}
-	fputc('\n', o);
+	out_put(o, "\n", 1);
 	for (size_t i = 0; i < nf; i++)
 		if (fs[i] == F_CALLCHAIN)
 			print_chain(o, s);
@@ -375,67 +588,146 @@ static void jrow_json(struct json_row *j, const char *k, json_t *v)
 	json_decref(v);
 }
 
-static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pms_perfdata_event *ev,
-		       const struct comms *comms, struct dcache *dc)
+/* Pieces of a row gathered here and handed to the row a few at a time:
+ * the row cuts them at its end exactly as it would one by one. */
+struct jpend {
+	struct json_row *j;
+	size_t n;
+	char b[512];
+};
+
+static void jp_flush(struct jpend *p)
+{
+	if (p->n)
+		cli_jrow_text(p->j, p->b, p->n);
+	p->n = 0;
+}
+
+static void jp_put(struct jpend *p, const char *s, size_t n)
+{
+	if (p->n + n > sizeof(p->b)) {
+		jp_flush(p);
+		if (n > sizeof(p->b)) {
+			cli_jrow_text(p->j, s, n);
+			return;
+		}
+	}
+	memcpy(p->b + p->n, s, n);
+	p->n += n;
+}
+
+static void jp_uint(struct jpend *p, uint64_t v)
+{
+	char t[24];
+	size_t n = fmt_dec(t + sizeof(t), v);
+	jp_put(p, t + sizeof(t) - n, n);
+}
+
+static void jp_hex(struct jpend *p, uint64_t v)
+{
+	char t[24];
+	size_t n = fmt_hex(t + sizeof(t) - 1, v);
+	t[sizeof(t) - 1] = '"';
+	memcpy(t + sizeof(t) - 1 - n - 3, "\"0x", 3);
+	jp_put(p, t + sizeof(t) - 1 - n - 3, n + 4);
+}
+
+static void print_json(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev)
 {
 	const struct pms_sample *s = &ev->rec.sample;
+	const enum field *fs = fm->fs;
 	struct json_row j;
-	char nb[64];
+	struct jpend p;
+	size_t n;
 	cli_jrow_begin(&j);
-	for (size_t i = 0; i < nf; i++) {
+	p.j = &j;
+	p.n = 0;
+	for (size_t i = 0; i < fm->nf; i++) {
 		const char *k = field_names[fs[i]];
 		switch (fs[i]) {
-		case F_COMM:
-			cli_jrow_str(&j, k, comm_get(comms, s->tid));
-			break;
-		case F_PID:
-			cli_jrow_uint(&j, k, s->pid);
-			break;
-		case F_TID:
-			cli_jrow_uint(&j, k, s->tid);
-			break;
-		case F_CPU:
-			cli_jrow_uint(&j, k, s->cpu);
-			break;
-		case F_TIME:
-			cli_jrow_uint(&j, k, s->time);
-			break;
-		case F_EVENT:
-			cli_jrow_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
-			break;
-		case F_IP:
-		case F_ADDR:
-		case F_PHYS: {
-			uint64_t v = fs[i] == F_IP ? s->ip : fs[i] == F_ADDR ? s->addr : s->phys_addr;
-			cli_jrow_hex(&j, k, v);
+		case F_COMM: {
+			size_t c = comm_find(fm->comms, s->tid);
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			if (c != SIZE_MAX)
+				jp_put(&p, fm->comms->q[c], fm->comms->qlen[c]);
+			else
+				jp_put(&p, "null", 4);
 			break;
 		}
+		case F_PID:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_uint(&p, s->pid);
+			break;
+		case F_TID:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_uint(&p, s->tid);
+			break;
+		case F_CPU:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_uint(&p, s->cpu);
+			break;
+		case F_TIME:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_uint(&p, s->time);
+			break;
+		case F_EVENT: {
+			const struct evname *e = ev_get(fm->evc, ev->attr);
+			if (e) {
+				jp_put(&p, fm->key[i], fm->keyn[i]);
+				jp_put(&p, e->q, e->qn);
+			} else {
+				char nb[64];
+				jp_flush(&p);
+				cli_jrow_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
+			}
+			break;
+		}
+		case F_IP:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_hex(&p, s->ip);
+			break;
+		case F_ADDR:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_hex(&p, s->addr);
+			break;
+		case F_PHYS:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_hex(&p, s->phys_addr);
+			break;
 		case F_NODE:
+			jp_put(&p, fm->key[i], fm->keyn[i]);
 			if (ev->node >= 0)
-				cli_jrow_int(&j, k, ev->node);
+				jp_uint(&p, (uint64_t)ev->node);
 			else
-				cli_jrow_null(&j, k);
+				jp_put(&p, "null", 4);
 			break;
 		case F_PERIOD:
-			cli_jrow_uint(&j, k, s->period);
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_uint(&p, s->period);
 			break;
 		case F_WEIGHT:
-			cli_jrow_uint(&j, k,
-				  (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_uint(&p, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
 			break;
 		case F_INSLAT:
-			cli_jrow_uint(&j, k, s->weight_var2_w);
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_uint(&p, s->weight_var2_w);
 			break;
 		case F_DSRC: {
-			cli_jrow_hex(&j, k, s->data_src);
-			const char *q = dsrc_text(&dc[1], s->data_src, true);
-			cli_jrow_raw(&j, "data_src_text", q, strlen(q));
+			size_t qn;
+			const char *q = dsrc_text(&fm->dc[1], s->data_src, true, &qn);
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_hex(&p, s->data_src);
+			jp_put(&p, ",\"data_src_text\":", 17);
+			jp_put(&p, q, qn);
 			break;
 		}
 		case F_TYPE:
-			cli_jrow_str(&j, k, "SAMPLE");
+			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_put(&p, "\"SAMPLE\"", 8);
 			break;
 		case F_BRSTACK:
+			jp_flush(&p);
 			if (!(s->present & PMS_SAMPLE_BRANCH_STACK)) {
 				cli_jrow_null(&j, k);
 				break;
@@ -458,15 +750,16 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 			break;
 		case F_CALLCHAIN: {
 			struct pms_frame f[PMS_CALLPATH_MAX];
-			size_t n = 0;
+			size_t nfr = 0;
+			jp_flush(&p);
 			if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
 			    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f,
-						    PMS_CALLPATH_MAX, &n) < 0) {
+						    PMS_CALLPATH_MAX, &nfr) < 0) {
 				cli_jrow_null(&j, k);
 				break;
 			}
 			json_t *arr = json_array();
-			for (size_t c = 0; arr && c < n; c++) {
+			for (size_t c = 0; arr && c < nfr; c++) {
 				char hx[24];
 				snprintf(hx, sizeof(hx), "0x%" PRIx64, f[c].ip);
 				json_array_append_new(arr, json_string(hx));
@@ -478,8 +771,11 @@ static void print_json(FILE *o, const enum field *fs, size_t nf, const struct pm
 			break;
 		}
 	}
-	cli_jrow_end(&j, o);
+	jp_flush(&p);
+	n = cli_jrow_close(&j);
+	out_put(o, j.b, n);
 }
+
 
 /* perf-tool record types 64.. (tools/lib/perf/include/perf/event.h). */
 static const char *const user_types[] = {
@@ -616,12 +912,9 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r)
 /* ---- recorded hardware samples the kernel did not write as records -------- */
 
 struct spe_print {
-	FILE *o;
-	const enum field *fs;
-	size_t nf;
+	struct out *o;
+	const struct fmt *fm;
 	bool json;
-	const struct comms *comms;
-	struct dcache *dc;
 	struct pms_perfdata_reader *r;
 	const struct pms_perfdata_attr *attr;
 	uint64_t printed;
@@ -666,9 +959,9 @@ static void spe_emit(struct spe_print *p, struct pms_perfdata_event *ev)
 {
 	ev->rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
 	if (p->json)
-		print_json(p->o, p->fs, p->nf, ev, p->comms, p->dc);
+		print_json(p->o, p->fm, ev);
 	else
-		print_text(p->o, p->fs, p->nf, ev, p->comms, p->dc);
+		print_text(p->o, p->fm, ev);
 	p->printed++;
 }
 
@@ -809,6 +1102,9 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct pms_perfdata_event ev;
 	struct comms comms = { 0 };
 	struct dcache *dc = NULL;
+	struct evcache evc = { .n = 0 };
+	struct fmt fm;
+	struct out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 20 };
 	struct pms_spe_chunk_stats spe_st = { 0 };
 	static char obuf[1 << 20];
 	int fd = -1, rc, ret = 0;
@@ -877,19 +1173,23 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	if (cli_perfdata_open("script", path, &fd, &r))
 		return 1;
 	dc = calloc(2, sizeof(*dc)) /* [0] script text, [1] --json text */;
-	if (!dc) {
+	out.b = malloc(out.cap);
+	if (!dc || !out.b) {
 		ret = cli_fail("script");
 		goto out;
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	dig2_init();
+	fm = (struct fmt){ .fs = fs, .nf = nf, .comms = &comms, .dc = dc, .evc = &evc };
+	fmt_keys(&fm);
 	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
 		if (ev.rec.type == PMS_RECORD_COMM) {
 			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
 			continue;
 		}
 		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
-			struct spe_print sp = { .o = stdout, .fs = fs, .nf = nf, .json = json,
-						.comms = &comms, .dc = dc, .r = r, .attr = NULL,
+			struct spe_print sp = { .o = &out, .fm = &fm, .json = json,
+						.r = r, .attr = NULL,
 						.printed = 0, .mem = it_mem, .branch = it_branch };
 			script_spe(&sp, &ev, &spe_st);
 			continue;
@@ -898,10 +1198,11 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			continue;
 		ibs_fill(r, &ev);
 		if (json)
-			print_json(stdout, fs, nf, &ev, &comms, dc);
+			print_json(&out, &fm, &ev);
 		else
-			print_text(stdout, fs, nf, &ev, &comms, dc);
+			print_text(&out, &fm, &ev);
 	}
+	out_flush(&out);
 	if (header)
 		cli_perfdata_print_header(stdout, r);
 	fflush(stdout);
@@ -929,8 +1230,9 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 out:
 	free(dc);
-	free(comms.tid);
-	free(comms.name);
+	free(out.b);
+	evcache_free(&evc);
+	comms_free(&comms);
 	pms_perfdata_reader_free(r);
 	if (fd > 0)
 		close(fd);

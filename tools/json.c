@@ -430,9 +430,19 @@ void cli_jrow_null(struct json_row *r, const char *k)
 	row_raw(r, "null", 4);
 }
 
-void cli_jrow_end(struct json_row *r, FILE *f)
+void cli_jrow_text(struct json_row *r, const char *text, size_t len)
+{
+	row_raw(r, text, len);
+}
+
+size_t cli_jrow_close(struct json_row *r)
 {
 	r->b[r->n++] = '}';
 	r->b[r->n++] = '\n';
-	fwrite(r->b, 1, r->n, f);
+	return r->n;
+}
+
+void cli_jrow_end(struct json_row *r, FILE *f)
+{
+	fwrite(r->b, 1, cli_jrow_close(r), f);
 }

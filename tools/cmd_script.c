@@ -267,7 +267,7 @@ static void dig2_init(void)
 }
 
 /* v in base 10 ending at end; the number of digits. */
-static size_t fmt_dec(char *end, uint64_t v)
+static inline size_t fmt_dec(char *end, uint64_t v)
 {
 	char *p = end;
 	while (v >= 100) {
@@ -285,7 +285,7 @@ static size_t fmt_dec(char *end, uint64_t v)
 	return (size_t)(end - p);
 }
 
-static size_t fmt_hex(char *end, uint64_t v)
+static inline size_t fmt_hex(char *end, uint64_t v)
 {
 	char *p = end;
 	do {
@@ -346,23 +346,10 @@ static inline __attribute__((always_inline)) void l_pnum(struct line *l, uint64_
 		memset(l->b + l->n, pad, width - n);
 	l->n += w;
 	p = l->b + l->n;
-	if (hex) {
-		for (size_t i = 0; i < n; i++, v >>= 4)
-			*--p = "0123456789abcdef"[v & 15];
-	} else {
-		while (v >= 100) {
-			unsigned r = (unsigned)(v % 100);
-			v /= 100;
-			p -= 2;
-			memcpy(p, dig2 + 2 * r, 2);
-		}
-		if (v >= 10) {
-			p -= 2;
-			memcpy(p, dig2 + 2 * v, 2);
-		} else {
-			*--p = (char)('0' + v);
-		}
-	}
+	if (hex)
+		(void)fmt_hex(p, v);
+	else
+		(void)fmt_dec(p, v);
 }
 
 static inline __attribute__((always_inline)) void l_num(struct line *l, uint64_t v, unsigned base,

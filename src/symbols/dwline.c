@@ -652,7 +652,7 @@ static int run_program(struct run *r, const struct hdr *h, size_t ndirs)
 			}
 			case DW_LNE_set_discriminator:
 				/* libdw checks the standard opcode length at index 4 */
-				if (h->stdlen + 4 >= end || h->stdlen[4] != 1 || p >= end)
+				if ((size_t)(end - h->stdlen) <= 4 || h->stdlen[4] != 1 || p >= end)
 					return -1;
 				(void)uleb(&p, end);
 				break;

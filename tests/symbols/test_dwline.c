@@ -24,6 +24,8 @@
 
 #include "check.h"
 #include "pmuscope/error.h"
+#include "pmuscope/symbols.h"
+#include "pmuscope/sys.h"
 #include "symbols/dwline.h"
 #include "symbols/symbols_int.h"
 
@@ -144,6 +146,62 @@ static bool differential(const char *path, unsigned stride, struct tally *t)
 	return true;
 }
 
+
+/* The symbolizer itself (the reader, or libdw where the reader asks) gives
+ * libdw's file:line for every function address of path mapped at a made-up
+ * base; returns how many addresses had a line. */
+static size_t symbolizer_agrees(const char *path)
+{
+	struct stat st;
+	struct pms_sys *sys = NULL;
+	struct pms_maps *maps = NULL;
+	struct pms_symbolizer *sym = NULL;
+	size_t lines = 0;
+	const uint64_t base = 0x7f0000000000ull;
+	if (stat(path, &st) != 0)
+		return 0;
+	Dwfl *dwfl = dwfl_begin(&offline_cbs);
+	dwfl_report_begin(dwfl);
+	Dwfl_Module *mod = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	Dwarf_Addr obias = 0;
+	CHECK(mod && dwfl_module_getelf(mod, &obias));
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_maps_new(&maps));
+	CHECK_OK(pms_maps_add(maps, base, ((uint64_t)st.st_size + 4095) & ~(uint64_t)4095, 0,
+			      (uint64_t)st.st_ino, true, path));
+	CHECK_OK(pms_symbolizer_new(sys, maps, &sym));
+	int n = mod && sym ? dwfl_module_getsymtab(mod) : 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym es;
+		GElf_Addr a = 0;
+		const char *name = dwfl_module_getsym_info(mod, i, &es, &a, NULL, NULL, NULL);
+		if (!name || GELF_ST_TYPE(es.st_info) != STT_FUNC || !es.st_size)
+			continue;
+		for (GElf_Addr x = a; x < a + es.st_size; x++) {
+			int l1 = 0;
+			const char *f1 = libdw_line(mod, x, &l1);
+			struct pms_symbol out;
+			(void)pms_symbolizer_code(sym, base + (x - obias), false, &out);
+			bool same = f1 ? out.file && !strcmp(out.file, f1) && out.line == l1 : !out.file;
+			CHECK_MSG(same, "%s+0x%" PRIx64 ": libdw %s:%d, symbolizer %s:%d", path,
+				  (uint64_t)(x - obias), f1 ? f1 : "-", l1, out.file ? out.file : "-",
+				  out.line);
+			if (!same)
+				goto out;
+			lines += f1 != NULL;
+		}
+	}
+out:
+	pms_error_clear();
+	pms_symbolizer_free(sym);
+	pms_maps_free(maps);
+	pms_sys_free(sys);
+	dwfl_end(dwfl);
+	printf("%s: the symbolizer gives libdw's file:line at %zu addresses\n", path, lines);
+	return lines;
+}
+
 PMS_TEST(libc_with_debug_file)
 {
 	struct tally t;
@@ -215,6 +273,8 @@ PMS_TEST(built_here)
 		CHECK(t.found + t.asked > t.compared / 2);
 		if (strstr(v[i].flags, "dwarf-5") || v[i].abs)
 			CHECK(t.found > t.compared / 2); /* DWARF 5 names its directories */
+		if (i == 3 || i == 4)
+			CHECK(symbolizer_agrees(out) > t.compared / 2); /* through the reader */
 		unlink(out);
 	}
 	/* a source in the compilation directory itself: DWARF 4 names it
@@ -232,6 +292,7 @@ PMS_TEST(built_here)
 	if (rc == 0) {
 		CHECK(differential(out, 1, &t));
 		CHECK(t.asked > t.compared / 2);
+		CHECK(symbolizer_agrees(out) > t.compared / 2); /* through libdw */
 		unlink(out);
 	}
 	/* a relocatable object: its addresses are not final, the reader

@@ -9,8 +9,9 @@
 # The workload touches SIZE (default 1G) of fresh memory in 16 processes at
 # once (dd, SIZE/16 blocks): every page faults once, one sample each at
 # period 1.  MMAP (optional) is passed to both as -m.  The recorder's own
-# figures (not the workload's) come from /proc/PID: VmHWM and utime+stime,
-# read every 20 ms until it exits (the last read is at most 20 ms early).
+# figures (not the workload's) come from /proc/PID: VmHWM polled every
+# 20 ms, and utime+stime read once it has exited, before it is reaped
+# (bench/recorder_usage.py), at the kernel's tick resolution.
 set -u
 pms=${1:-build/pmuscope}
 runs=${2:-5}
@@ -22,19 +23,12 @@ export HOME=$tmp PERF_CONFIG=/dev/null LC_ALL=C
 mib=$(( $(numfmt --from=iec "$size") / 1048576 ))
 per="$(( mib / 16 ))M"
 wl="for i in \$(seq 16); do dd if=/dev/zero of=/dev/null bs=$per count=1 2>/dev/null & done; wait"
-tck=$(getconf CLK_TCK)
 
-# watch CMD...: runs it in the background, polls /proc; sets hwm (kB), cpu (s).
+# watch CMD...: runs it; sets hwm (its peak resident kB, polled) and cpu
+# (its own user+sys seconds at exit, not the workload's): recorder_usage.py.
+here=$(cd "$(dirname "$0")" && pwd)
 watch() {
-	"$@" >"$tmp/out" 2>"$tmp/err" &
-	local pid=$! h=0 c=0 st
-	while kill -0 "$pid" 2>/dev/null; do
-		st=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$st" ] && h=$st
-		st=$(awk -v t="$tck" '{print ($14 + $15) / t}' "/proc/$pid/stat" 2>/dev/null) && [ -n "$st" ] && c=$st
-		sleep 0.02
-	done
-	wait "$pid"
-	hwm=$h cpu=$c
+	read -r hwm cpu < <(python3 "$here/recorder_usage.py" "$tmp/out" "$tmp/err" "$@" || echo "0 0")
 }
 med() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 

@@ -58,7 +58,6 @@ struct proc {
 	pid_t pid;
 	struct rslot *rs;
 	size_t rcap;     /* power of two */
-	unsigned rshift; /* 64 - log2(rcap) */
 	struct leaf *leaves;
 	size_t nleaves, leaves_cap;
 	size_t used; /* pages with a value */
@@ -78,8 +77,9 @@ struct pms_numa_oracle {
 	struct pms_numa_stats st;
 	/* scratch for one resolve call */
 	uint64_t *pg, *tmp; /* pages to ask about (page numbers), sort buffer */
+	size_t *pidx, *ptmp; /* each page's value (leaf << LEAF_SHIFT | page in it), sort buffer */
 	size_t *miss;       /* indices of the addresses not answered from the cache */
-	size_t *mval;       /* ... and their values (leaf << LEAF_SHIFT | page in it) */
+	size_t *mval;       /* ... and their values */
 	void **ptrs;
 	int *status;
 	size_t scratch_cap;
@@ -87,8 +87,9 @@ struct pms_numa_oracle {
 
 static inline size_t region_home(const struct proc *p, uint64_t region)
 {
-	/* Fibonacci hashing: sequential regions land far apart */
-	return (size_t)((region * 0x9e3779b97f4a7c15ULL) >> p->rshift);
+	/* Fibonacci hashing: sequential regions land far apart (the
+	 * product's bits from 32 up: lookup_all's constant shift) */
+	return (size_t)((region * 0x9e3779b97f4a7c15ULL) >> 32) & (p->rcap - 1);
 }
 
 static inline struct rslot *region_find(const struct proc *p, uint64_t region)
@@ -126,12 +127,8 @@ static int regions_alloc(struct proc *p, size_t cap)
 	struct rslot *s = calloc(cap, sizeof(*s));
 	if (!s)
 		return pms_err(PMS_ENOMEM, "numa oracle: no memory for a %zu-region table", cap);
-	unsigned lg = 0;
-	while (((size_t)1 << lg) < cap)
-		lg++;
 	p->rs = s;
 	p->rcap = cap;
-	p->rshift = 64 - lg;
 	return 0;
 }
 
@@ -334,6 +331,8 @@ void pms_numa_oracle_free(struct pms_numa_oracle *o)
 	free(o->dir);
 	free(o->pg);
 	free(o->tmp);
+	free(o->pidx);
+	free(o->ptmp);
 	free(o->miss);
 	free(o->mval);
 	free(o->ptrs);
@@ -357,6 +356,14 @@ static int scratch_reserve(struct pms_numa_oracle *o, size_t n)
 	if (!tmp)
 		goto nomem;
 	o->tmp = tmp;
+	size_t *pidx = realloc(o->pidx, cap * sizeof(*pidx));
+	if (!pidx)
+		goto nomem;
+	o->pidx = pidx;
+	size_t *ptmp = realloc(o->ptmp, cap * sizeof(*ptmp));
+	if (!ptmp)
+		goto nomem;
+	o->ptmp = ptmp;
 	size_t *miss = realloc(o->miss, cap * sizeof(*miss));
 	if (!miss)
 		goto nomem;
@@ -404,21 +411,29 @@ static void verify_page(struct pms_numa_oracle *o, void *page, int node)
 		o->st.verify_disagree++;
 }
 
-/* Sort n page numbers ascending: a least-significant-digit radix sort over
- * only the bits in which they differ (a drain's pages usually span a few
- * GiB: two or three passes), 8 or 11 bits a pass (few pages: a small
- * histogram to clear). */
-static void sort_pages(uint64_t *v, uint64_t *tmp, size_t n)
+/* Sort n page numbers ascending, each carrying its value index (pay):
+ * nothing to do when they are sorted already (a caller that sorts its
+ * addresses); else a least-significant-digit radix sort over only the bits
+ * in which they differ (a drain's pages usually span a few GiB: two or
+ * three passes), 8 or 11 bits a pass (few pages: a small histogram to
+ * clear). */
+static void sort_pages(uint64_t *v, size_t *pay, uint64_t *tmp, size_t *ptmp, size_t n)
 {
-	if (n < 2)
+	size_t k = 1;
+	while (k < n && v[k - 1] <= v[k])
+		k++;
+	if (k >= n)
 		return;
 	if (n <= 32) {
-		for (size_t i = 1; i < n; i++) {
+		for (size_t i = k; i < n; i++) {
 			uint64_t x = v[i];
-			size_t j = i;
-			for (; j && v[j - 1] > x; j--)
+			size_t y = pay[i], j = i;
+			for (; j && v[j - 1] > x; j--) {
 				v[j] = v[j - 1];
+				pay[j] = pay[j - 1];
+			}
 			v[j] = x;
+			pay[j] = y;
 		}
 		return;
 	}
@@ -427,12 +442,11 @@ static void sort_pages(uint64_t *v, uint64_t *tmp, size_t n)
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	if (lo == hi)
-		return;
 	unsigned bits = 64u - (unsigned)__builtin_clzll(hi - lo);
 	unsigned dbits = n < 2048 ? 8 : 11;
 	size_t nd = (size_t)1 << dbits, dm = nd - 1;
 	uint64_t *src = v, *dst = tmp;
+	size_t *psrc = pay, *pdst = ptmp;
 	for (unsigned sh = 0; sh < bits; sh += dbits) {
 		size_t cnt[2048];
 		memset(cnt, 0, nd * sizeof(*cnt));
@@ -444,14 +458,22 @@ static void sort_pages(uint64_t *v, uint64_t *tmp, size_t n)
 			cnt[d] = sum;
 			sum += c;
 		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[((src[i] - lo) >> sh) & dm]++] = src[i];
+		for (size_t i = 0; i < n; i++) {
+			size_t at = cnt[((src[i] - lo) >> sh) & dm]++;
+			dst[at] = src[i];
+			pdst[at] = psrc[i];
+		}
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
+		size_t *pt = psrc;
+		psrc = pdst;
+		pdst = pt;
 	}
-	if (src != v)
+	if (src != v) {
 		memcpy(v, src, n * sizeof(*v));
+		memcpy(pay, psrc, n * sizeof(*pay));
+	}
 }
 
 /* Status of a page asked about in this call, from the sorted list. */
@@ -481,17 +503,53 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 	return pms_numa_oracle_resolve_pid(o, o->pid, addrs, n, nodes);
 }
 
+/* The value at index vi (leaf << LEAF_SHIFT | page in the leaf). */
+static inline uint16_t *val_at(const struct proc *p, size_t vi)
+{
+	return &p->leaves[vi >> LEAF_SHIFT].v[vi & (LEAF_PAGES - 1)];
+}
+
 /* Take the pending marks of this call's pages out again (an error before
  * the statuses were known). */
-static void unmark(struct proc *p, const uint64_t *pg, size_t npages)
+static void unmark(struct proc *p, const size_t *pidx, size_t npages)
 {
 	for (size_t k = 0; k < npages; k++) {
-		uint16_t *v = val_find(p, pg[k]);
-		if (v && *v) {
-			*v = 0;
-			p->used--;
-		}
+		*val_at(p, pidx[k]) = 0;
+		p->used--;
 	}
+}
+
+/* Look up every address's page: its value, written to nodes[i] as the
+ * node it is; each address whose value is no node (none yet, or pending)
+ * is listed as a miss (its index and value index), without a branch: the
+ * slot is overwritten when it is not one.  Nothing is written to the
+ * cache.  A region without a leaf reads the zero leaf: no value, no branch
+ * for it.  The probe hashes with the product's bits from 32 up (a constant
+ * shift; the region table has fewer than 2^32 slots).  Returns the number
+ * of misses. */
+static inline __attribute__((always_inline)) size_t
+lookup_all(const struct proc *p, unsigned shift, const uint64_t *restrict addrs, size_t n,
+	   int *restrict nodes, size_t *restrict miss, size_t *restrict mval)
+{
+	const struct rslot *restrict rs = p->rs;
+	const struct leaf *restrict leaves = p->leaves;
+	const size_t rmask = p->rcap - 1;
+	const unsigned rsh = shift + LEAF_SHIFT;
+	size_t nmiss = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = addrs[i], region = a >> rsh, key = region + 1, k;
+		size_t h = (size_t)((region * 0x9e3779b97f4a7c15ULL) >> 32) & rmask;
+		while ((k = rs[h].key) != key && k)
+			h = (h + 1) & rmask;
+		size_t off = (size_t)(a >> shift) & (LEAF_PAGES - 1);
+		size_t vi = rs[h].leaf << LEAF_SHIFT | off;
+		unsigned v = leaves[rs[h].leaf].v[off];
+		nodes[i] = (int)v - BIAS;
+		miss[nmiss] = i;
+		mval[nmiss] = vi;
+		nmiss += v - 1u >= PENDING - 1u;
+	}
+	return nmiss;
 }
 
 int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint64_t *addrs,
@@ -509,70 +567,56 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 		return rc;
 	o->st.lookups += n;
 	const unsigned shift = o->page_shift;
-	uint64_t hits = 0;
-	/* Pass 1: answer from the cache; mark each uncached page pending
-	 * (once) and list it; list the misses.  A region without a leaf
-	 * reads the zero leaf: no value, no branch for it.  The tables are
-	 * held in locals (the stores below may alias their fields as far as
-	 * the compiler knows) and taken again after a leaf is made. */
-	const struct rslot *rs = p->rs;
-	const struct leaf *leaves = p->leaves;
-	size_t rmask = p->rcap - 1;
-	unsigned rshift = p->rshift;
-	size_t *miss = o->miss, *mval = o->mval;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t page = addrs[i] >> shift, region = page >> LEAF_SHIFT;
-		size_t h = (size_t)((region * 0x9e3779b97f4a7c15ULL) >> rshift);
-		while (rs[h].key && rs[h].key != region + 1)
-			h = (h + 1) & rmask;
-		size_t leaf = rs[h].leaf, off = page & (LEAF_PAGES - 1);
-		unsigned v = leaves[leaf].v[off];
-		if (v - 1u < PENDING - 1u) {
-			nodes[i] = (int)v - BIAS;
-			hits++;
-			continue;
-		}
-		nodes[i] = PMS_NODE_UNKNOWN;
-		miss[nmiss] = i;
-		mval[nmiss++] = leaf << LEAF_SHIFT | off;
-		if (v)
-			continue; /* pending already */
-		uint16_t *pv = &p->leaves[leaf].v[off];
-		if (!rs[h].key) {
+	/* Pass 1, every address (the only per-address work when the pages
+	 * are cached; a function of its own, so that its pointers stay in
+	 * registers and 4 KiB pages get constant shifts). */
+	if (shift == 12)
+		nmiss = lookup_all(p, 12, addrs, n, nodes, o->miss, o->mval);
+	else
+		nmiss = lookup_all(p, shift, addrs, n, nodes, o->miss, o->mval);
+	o->st.cache_hits += n - nmiss;
+	o->st.resolved += n - nmiss; /* cached pages have a node */
+	if (!nmiss)
+		return 0;
+	/* Pass 2, the misses: mark each page pending once (its leaf made
+	 * when its region had none) and list it with its value. */
+	for (size_t j = 0; j < nmiss; j++) {
+		size_t vi = o->mval[j];
+		uint64_t page = addrs[o->miss[j]] >> shift;
+		if (!(vi >> LEAF_SHIFT)) { /* the zero leaf: find or make its own */
+			uint16_t *pv;
 			if ((rc = val_make(p, page, &pv)) < 0) {
-				unmark(p, o->pg, npages);
+				unmark(p, o->pidx, npages);
+				for (size_t m = 0; m < nmiss; m++)
+					nodes[o->miss[m]] = PMS_NODE_UNKNOWN;
 				return rc;
 			}
-			rs = p->rs;
-			leaves = p->leaves;
-			rmask = p->rcap - 1;
-			rshift = p->rshift;
-			mval[nmiss - 1] = region_find(p, region)->leaf << LEAF_SHIFT | off;
+			vi = region_find(p, page >> LEAF_SHIFT)->leaf << LEAF_SHIFT |
+			     (size_t)(page & (LEAF_PAGES - 1));
+			o->mval[j] = vi;
 		}
-		*pv = PENDING;
-		p->used++;
-		o->pg[npages++] = page;
+		uint16_t *v = val_at(p, vi);
+		if (*v)
+			continue; /* pending already */
+		*v = PENDING;
+		o->pg[npages] = page;
+		o->pidx[npages++] = vi;
 	}
-	o->st.cache_hits += hits;
-	o->st.resolved += hits; /* cached pages have a node */
-	sort_pages(o->pg, o->tmp, npages);
-	/* the leaves stay where they are from here on: each page's value
-	 * once (the sort buffer holds them) */
-	uint64_t *pval = o->tmp;
-	for (size_t k = 0; k < npages; k++) {
-		const struct rslot *s = region_find(p, o->pg[k] >> LEAF_SHIFT);
-		pval[k] = s->leaf << LEAF_SHIFT | (o->pg[k] & (LEAF_PAGES - 1));
-	}
-#define VAL(x) p->leaves[(x) >> LEAF_SHIFT].v[(x) & (LEAF_PAGES - 1)]
-	/* Pass 2: one move_pages per batch (nodes == NULL: query only,
-	 * mm/migrate.c do_pages_stat); each status into its page's value. */
+	p->used += npages;
+	sort_pages(o->pg, o->pidx, o->tmp, o->ptmp, npages);
+	/* Pass 3: one move_pages per batch (nodes == NULL: query only,
+	 * mm/migrate.c do_pages_stat); each status into its page's value;
+	 * count the pages that get no value to keep. */
 	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
 	int call_err = 0;
+	size_t dropped = 0;
 	for (size_t off = 0; off < npages; off += o->batch) {
 		size_t cnt = npages - off < o->batch ? npages - off : o->batch;
+		const uint64_t *pg = o->pg + off;
+		int *status = o->status + off;
 		for (size_t k = 0; k < cnt; k++)
-			o->ptrs[k] = (void *)(uintptr_t)(o->pg[off + k] << shift);
-		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->ptrs, NULL, o->status + off, 0);
+			o->ptrs[k] = (void *)(uintptr_t)(pg[k] << shift);
+		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->ptrs, NULL, status, 0);
 		calls++;
 		o->st.move_pages_calls++;
 		o->st.pages_queried += cnt;
@@ -581,35 +625,46 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 			o->st.last_call_errno = (int)-r;
 			call_err = (int)-r;
 			for (size_t k = 0; k < cnt; k++)
-				o->status[off + k] = (int)r;
+				status[k] = (int)r;
 		}
-		for (size_t k = 0; k < cnt; k++)
-			VAL(pval[off + k]) = (uint16_t)encode(o->status[off + k]);
-	}
-	/* Pass 3: fill the misses. */
-	for (size_t j = 0; j < nmiss; j++) {
-		size_t i = o->miss[j];
-		unsigned v = VAL(o->mval[j]);
-		nodes[i] = v == ESCAPE ? status_of(o, npages, addrs[i] >> shift) : (int)v - BIAS;
-		count_status(&o->st, nodes[i]);
-	}
-	/* Pass 4: keep the pages with a node, drop the rest. */
-	uint64_t kept = 0;
-	for (size_t k = 0; k < npages; k++) {
-		uint64_t page = o->pg[k];
-		int stt = o->status[k];
-		uint16_t *v = &VAL(pval[k]);
-		if (stt >= 0 && *v != ESCAPE) {
-			kept++;
-			if (o->verify && pid == 0)
-				verify_page(o, (void *)(uintptr_t)(page << shift), stt);
-		} else {
-			*v = 0;
-			p->used--;
+		const size_t *pidx = o->pidx + off;
+		for (size_t k = 0; k < cnt; k++) {
+			uint64_t e = encode(status[k]);
+			*val_at(p, pidx[k]) = (uint16_t)e;
+			dropped += status[k] < 0 || e == ESCAPE;
 		}
 	}
-#undef VAL
-	o->st.cached += kept;
+	/* Pass 4: the misses' nodes from their values. */
+	if (!dropped) {
+		for (size_t j = 0; j < nmiss; j++)
+			nodes[o->miss[j]] = (int)*val_at(p, o->mval[j]) - BIAS;
+		o->st.resolved += nmiss;
+	} else {
+		for (size_t j = 0; j < nmiss; j++) {
+			size_t i = o->miss[j];
+			unsigned v = *val_at(p, o->mval[j]);
+			nodes[i] = v == ESCAPE ? status_of(o, npages, addrs[i] >> shift)
+					       : (int)v - BIAS;
+			count_status(&o->st, nodes[i]);
+		}
+	}
+	/* Pass 5 (only with pages to drop, or to verify): keep the pages with
+	 * a node, drop the rest (a -ENOENT page may be faulted in later). */
+	bool check = o->verify && pid == 0;
+	if (dropped || check) {
+		for (size_t k = 0; k < npages; k++) {
+			int stt = o->status[k];
+			uint16_t *v = val_at(p, o->pidx[k]);
+			if (stt >= 0 && *v != ESCAPE) {
+				if (check)
+					verify_page(o, (void *)(uintptr_t)(o->pg[k] << shift), stt);
+			} else {
+				*v = 0;
+			}
+		}
+		p->used -= dropped;
+	}
+	o->st.cached += npages - dropped;
 	if (!p->used)
 		proc_drop(o, pid); /* nothing of it kept (gone, or no page present) */
 	if (call_err)

@@ -2,17 +2,24 @@
  * page cache, and memory-block lookup for physical addresses.
  *
  * The cache is per process (a directory keyed by pid finds it): a hash table
- * of regions of 256 pages (1 MiB of 4 KiB pages), each pointing at a leaf of
- * 256 16-bit values.  A densely sampled GiB costs about 2 bytes a page (a
- * region table of some 64 KiB and 512 KiB of leaves, within the second-level
- * cache); a region sampled once costs 512 bytes and a slot.  Regions of 64
- * pages measured 2-4 % slower on bench/numa_oracle.  A process's exit or
- * exec frees its cache (O(1)); other processes' pages are not touched.  A
- * resolve call marks the pages it has to ask about as pending in the cache
- * itself (which also removes duplicates), sorts them (the kernel walks a
- * call's pages in its order), writes each page's status into its value,
- * answers the misses from there, and drops the pages that got no node (a
- * -ENOENT page may be faulted in later). */
+ * of regions of 256 pages (1 MiB of 4 KiB pages), each slot pointing at its
+ * leaf's 256 16-bit values.  A densely sampled GiB costs about 2 bytes a
+ * page (a region table of some 32 KiB and 512 KiB of leaves, within the
+ * second-level cache); a region sampled once costs 512 bytes and a slot.
+ * Leaves are made in chunks that never move, so a value's pointer stays
+ * good while its process is cached.  Regions of 64 pages measured 2-4 %
+ * slower on bench/numa_oracle.  A process's exit or exec frees its cache
+ * (its chunks and table); other processes' pages are not touched.
+ *
+ * A resolve call looks every address up once, in a loop that writes
+ * nothing to the cache and has no branch but the probe's (the cold path's
+ * floor is this loop: on bench/numa_oracle it is most of the time spent
+ * outside the kernel).  Then, for the misses only: it marks their pages
+ * pending in the cache itself (which also removes duplicates), sorts them
+ * with their value pointers (the kernel walks a call's pages in its order;
+ * pages already in order are left as they are), writes each page's status
+ * into its value, answers the misses from there, and drops the pages that
+ * got no node (a -ENOENT page may be faulted in later). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,20 +53,31 @@ struct leaf {
 	uint16_t v[LEAF_PAGES];
 };
 
-/* A region slot: key is the region number + 1 (0 = empty, whose leaf is
- * leaf 0, kept without values). */
+/* The values of every region without a leaf: none.  Never written. */
+static const struct leaf zero_leaf;
+
+/* A region slot: key is the region number + 1 (0 = empty), v its leaf's
+ * values (an empty slot's: the zero leaf's, so that a lookup needs no
+ * branch for it). */
 struct rslot {
 	uint64_t key;
-	size_t leaf; /* index into leaves */
+	uint16_t *v;
 };
+
+/* Leaves come in chunks that never move (value pointers stay good while
+ * the process is cached): chunk k holds CHUNK0 << k leaves. */
+#define CHUNK0 16
+#define MAX_CHUNKS 40
 
 /* One process's pages. */
 struct proc {
 	pid_t pid;
 	struct rslot *rs;
 	size_t rcap;     /* power of two */
-	struct leaf *leaves;
-	size_t nleaves, leaves_cap;
+	struct leaf *chunk[MAX_CHUNKS];
+	size_t nchunks;
+	size_t nleaves; /* leaves made */
+	size_t chunk_free; /* leaves not yet used in the last chunk */
 	size_t used; /* pages with a value */
 };
 
@@ -77,9 +95,9 @@ struct pms_numa_oracle {
 	struct pms_numa_stats st;
 	/* scratch for one resolve call */
 	uint64_t *pg, *tmp; /* pages to ask about (page numbers), sort buffer */
-	size_t *pidx, *ptmp; /* each page's value (leaf << LEAF_SHIFT | page in it), sort buffer */
+	uint16_t **pval, **ptmp; /* each page's value, sort buffer */
 	size_t *miss;       /* indices of the addresses not answered from the cache */
-	size_t *mval;       /* ... and their values */
+	uint16_t **mval;    /* ... and their values */
 	void **ptrs;
 	int *status;
 	size_t scratch_cap;
@@ -106,41 +124,51 @@ static inline struct rslot *region_find(const struct proc *p, uint64_t region)
 static inline uint16_t *val_find(const struct proc *p, uint64_t page)
 {
 	const struct rslot *s = region_find(p, page >> LEAF_SHIFT);
-	return s->key ? &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)] : NULL;
+	return s->key ? &s->v[page & (LEAF_PAGES - 1)] : NULL;
 }
 
-static int leaves_reserve(struct proc *p, size_t need)
+/* A new leaf, all values 0. */
+static int leaf_new(struct proc *p, struct leaf **out)
 {
-	if (need <= p->leaves_cap)
-		return 0;
-	size_t cap = p->leaves_cap ? p->leaves_cap * 2 : 16;
-	struct leaf *l = realloc(p->leaves, cap * sizeof(*l));
-	if (!l)
-		return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu page leaves", cap);
-	p->leaves = l;
-	p->leaves_cap = cap;
+	if (!p->chunk_free) {
+		if (p->nchunks == MAX_CHUNKS)
+			return pms_err(PMS_ENOMEM, "numa oracle: more than %zu page leaves",
+				       p->nleaves);
+		size_t cnt = (size_t)CHUNK0 << p->nchunks;
+		struct leaf *c = calloc(cnt, sizeof(*c));
+		if (!c)
+			return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu page leaves",
+				       cnt);
+		p->chunk[p->nchunks++] = c;
+		p->chunk_free = cnt;
+	}
+	size_t cnt = (size_t)CHUNK0 << (p->nchunks - 1);
+	*out = &p->chunk[p->nchunks - 1][cnt - p->chunk_free--];
+	p->nleaves++;
 	return 0;
 }
 
 static int regions_alloc(struct proc *p, size_t cap)
 {
-	struct rslot *s = calloc(cap, sizeof(*s));
+	struct rslot *s = malloc(cap * sizeof(*s));
 	if (!s)
 		return pms_err(PMS_ENOMEM, "numa oracle: no memory for a %zu-region table", cap);
+	for (size_t i = 0; i < cap; i++)
+		s[i] = (struct rslot){ 0, (uint16_t *)zero_leaf.v }; /* read only */
 	p->rs = s;
 	p->rcap = cap;
 	return 0;
 }
 
-/* The value of page, its leaf made when missing.  Moves the leaves: value
- * pointers taken before are stale. */
+/* The value of page, its leaf made when missing.  Moves the region table
+ * (slot pointers taken before are stale), not the leaves. */
 static int val_make(struct proc *p, uint64_t page, uint16_t **out)
 {
 	uint64_t region = page >> LEAF_SHIFT;
 	struct rslot *s = region_find(p, region);
 	int rc;
 	if (!s->key) {
-		if (p->nleaves * 2 > p->rcap) { /* leaves but the zero leaf + 1 */
+		if ((p->nleaves + 1) * 2 > p->rcap) {
 			struct proc n = *p;
 			if ((rc = regions_alloc(&n, p->rcap * 2)) < 0)
 				return rc;
@@ -151,13 +179,13 @@ static int val_make(struct proc *p, uint64_t page, uint16_t **out)
 			*p = n;
 			s = region_find(p, region);
 		}
-		if ((rc = leaves_reserve(p, p->nleaves + 1)) < 0)
+		struct leaf *l = NULL;
+		if ((rc = leaf_new(p, &l)) < 0)
 			return rc;
-		memset(&p->leaves[p->nleaves], 0, sizeof(p->leaves[0]));
 		s->key = region + 1;
-		s->leaf = p->nleaves++;
+		s->v = l->v;
 	}
-	*out = &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)];
+	*out = &s->v[page & (LEAF_PAGES - 1)];
 	return 0;
 }
 
@@ -166,7 +194,8 @@ static void proc_free(struct proc *p)
 	if (!p)
 		return;
 	free(p->rs);
-	free(p->leaves);
+	for (size_t k = 0; k < p->nchunks; k++)
+		free(p->chunk[k]);
 	free(p);
 }
 
@@ -223,12 +252,10 @@ static int proc_get(struct pms_numa_oracle *o, pid_t pid, struct proc **out)
 	if (!p)
 		return pms_err(PMS_ENOMEM, "numa oracle: no memory for process %d", (int)pid);
 	p->pid = pid;
-	if ((rc = regions_alloc(p, 64)) < 0 || (rc = leaves_reserve(p, 1)) < 0) {
+	if ((rc = regions_alloc(p, 64)) < 0) {
 		proc_free(p);
 		return rc;
 	}
-	memset(&p->leaves[0], 0, sizeof(p->leaves[0])); /* the zero leaf */
-	p->nleaves = 1;
 	*dir_find(o, pid) = p;
 	o->dir_used++;
 	o->last = p;
@@ -331,7 +358,7 @@ void pms_numa_oracle_free(struct pms_numa_oracle *o)
 	free(o->dir);
 	free(o->pg);
 	free(o->tmp);
-	free(o->pidx);
+	free(o->pval);
 	free(o->ptmp);
 	free(o->miss);
 	free(o->mval);
@@ -356,11 +383,11 @@ static int scratch_reserve(struct pms_numa_oracle *o, size_t n)
 	if (!tmp)
 		goto nomem;
 	o->tmp = tmp;
-	size_t *pidx = realloc(o->pidx, cap * sizeof(*pidx));
-	if (!pidx)
+	uint16_t **pval = realloc(o->pval, cap * sizeof(*pval));
+	if (!pval)
 		goto nomem;
-	o->pidx = pidx;
-	size_t *ptmp = realloc(o->ptmp, cap * sizeof(*ptmp));
+	o->pval = pval;
+	uint16_t **ptmp = realloc(o->ptmp, cap * sizeof(*ptmp));
 	if (!ptmp)
 		goto nomem;
 	o->ptmp = ptmp;
@@ -368,7 +395,7 @@ static int scratch_reserve(struct pms_numa_oracle *o, size_t n)
 	if (!miss)
 		goto nomem;
 	o->miss = miss;
-	size_t *mval = realloc(o->mval, cap * sizeof(*mval));
+	uint16_t **mval = realloc(o->mval, cap * sizeof(*mval));
 	if (!mval)
 		goto nomem;
 	o->mval = mval;
@@ -417,7 +444,7 @@ static void verify_page(struct pms_numa_oracle *o, void *page, int node)
  * in which they differ (a drain's pages usually span a few GiB: two or
  * three passes), 8 or 11 bits a pass (few pages: a small histogram to
  * clear). */
-static void sort_pages(uint64_t *v, size_t *pay, uint64_t *tmp, size_t *ptmp, size_t n)
+static void sort_pages(uint64_t *v, uint16_t **pay, uint64_t *tmp, uint16_t **ptmp, size_t n)
 {
 	size_t k = 1;
 	while (k < n && v[k - 1] <= v[k])
@@ -427,7 +454,8 @@ static void sort_pages(uint64_t *v, size_t *pay, uint64_t *tmp, size_t *ptmp, si
 	if (n <= 32) {
 		for (size_t i = k; i < n; i++) {
 			uint64_t x = v[i];
-			size_t y = pay[i], j = i;
+			uint16_t *y = pay[i];
+			size_t j = i;
 			for (; j && v[j - 1] > x; j--) {
 				v[j] = v[j - 1];
 				pay[j] = pay[j - 1];
@@ -446,7 +474,7 @@ static void sort_pages(uint64_t *v, size_t *pay, uint64_t *tmp, size_t *ptmp, si
 	unsigned dbits = n < 2048 ? 8 : 11;
 	size_t nd = (size_t)1 << dbits, dm = nd - 1;
 	uint64_t *src = v, *dst = tmp;
-	size_t *psrc = pay, *pdst = ptmp;
+	uint16_t **psrc = pay, **pdst = ptmp;
 	for (unsigned sh = 0; sh < bits; sh += dbits) {
 		size_t cnt[2048];
 		memset(cnt, 0, nd * sizeof(*cnt));
@@ -466,7 +494,7 @@ static void sort_pages(uint64_t *v, size_t *pay, uint64_t *tmp, size_t *ptmp, si
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
-		size_t *pt = psrc;
+		uint16_t **pt = psrc;
 		psrc = pdst;
 		pdst = pt;
 	}
@@ -503,36 +531,28 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 	return pms_numa_oracle_resolve_pid(o, o->pid, addrs, n, nodes);
 }
 
-/* The value at index vi (leaf << LEAF_SHIFT | page in the leaf). */
-static inline uint16_t *val_at(const struct proc *p, size_t vi)
-{
-	return &p->leaves[vi >> LEAF_SHIFT].v[vi & (LEAF_PAGES - 1)];
-}
-
 /* Take the pending marks of this call's pages out again (an error before
  * the statuses were known). */
-static void unmark(struct proc *p, const size_t *pidx, size_t npages)
+static void unmark(uint16_t *const *pval, size_t npages)
 {
-	for (size_t k = 0; k < npages; k++) {
-		*val_at(p, pidx[k]) = 0;
-		p->used--;
-	}
+	for (size_t k = 0; k < npages; k++)
+		*pval[k] = 0;
 }
 
 /* Look up every address's page: its value, written to nodes[i] as the
- * node it is; each address whose value is no node (none yet, or pending)
- * is listed as a miss (its index and value index), without a branch: the
- * slot is overwritten when it is not one.  Nothing is written to the
- * cache.  A region without a leaf reads the zero leaf: no value, no branch
- * for it.  The probe hashes with the product's bits from 32 up (a constant
- * shift; the region table has fewer than 2^32 slots).  Returns the number
- * of misses. */
+ * node it is; each address whose page has no value is listed as a miss
+ * (its index and value pointer), without a branch: the slot is overwritten
+ * when it is not one.  Between calls the cache holds nodes or nothing (no
+ * ESCAPE, no PENDING: a call takes them out before it returns).  Nothing
+ * is written to the cache.  A region without a leaf reads the zero leaf:
+ * no value, no branch for it.  The probe hashes with the product's bits
+ * from 32 up (a constant shift; the region table has fewer than 2^32
+ * slots).  Returns the number of misses. */
 static inline __attribute__((always_inline)) size_t
 lookup_all(const struct proc *p, unsigned shift, const uint64_t *restrict addrs, size_t n,
-	   int *restrict nodes, size_t *restrict miss, size_t *restrict mval)
+	   int *restrict nodes, size_t *restrict miss, uint16_t **restrict mval)
 {
 	const struct rslot *restrict rs = p->rs;
-	const struct leaf *restrict leaves = p->leaves;
 	const size_t rmask = p->rcap - 1;
 	const unsigned rsh = shift + LEAF_SHIFT;
 	size_t nmiss = 0;
@@ -541,15 +561,19 @@ lookup_all(const struct proc *p, unsigned shift, const uint64_t *restrict addrs,
 		size_t h = (size_t)((region * 0x9e3779b97f4a7c15ULL) >> 32) & rmask;
 		while ((k = rs[h].key) != key && k)
 			h = (h + 1) & rmask;
-		size_t off = (size_t)(a >> shift) & (LEAF_PAGES - 1);
-		size_t vi = rs[h].leaf << LEAF_SHIFT | off;
-		unsigned v = leaves[rs[h].leaf].v[off];
+		uint16_t *pv = rs[h].v + ((a >> shift) & (LEAF_PAGES - 1));
+		unsigned v = *pv;
 		nodes[i] = (int)v - BIAS;
 		miss[nmiss] = i;
-		mval[nmiss] = vi;
-		nmiss += v - 1u >= PENDING - 1u;
+		mval[nmiss] = pv;
+		nmiss += !v;
 	}
 	return nmiss;
+}
+
+static inline bool in_zero_leaf(const uint16_t *v)
+{
+	return (uintptr_t)v - (uintptr_t)zero_leaf.v < sizeof(zero_leaf.v);
 }
 
 int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint64_t *addrs,
@@ -581,29 +605,25 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 	/* Pass 2, the misses: mark each page pending once (its leaf made
 	 * when its region had none) and list it with its value. */
 	for (size_t j = 0; j < nmiss; j++) {
-		size_t vi = o->mval[j];
+		uint16_t *v = o->mval[j];
 		uint64_t page = addrs[o->miss[j]] >> shift;
-		if (!(vi >> LEAF_SHIFT)) { /* the zero leaf: find or make its own */
-			uint16_t *pv;
-			if ((rc = val_make(p, page, &pv)) < 0) {
-				unmark(p, o->pidx, npages);
+		if (in_zero_leaf(v)) { /* find or make its region's own leaf */
+			if ((rc = val_make(p, page, &v)) < 0) {
+				unmark(o->pval, npages);
 				for (size_t m = 0; m < nmiss; m++)
 					nodes[o->miss[m]] = PMS_NODE_UNKNOWN;
 				return rc;
 			}
-			vi = region_find(p, page >> LEAF_SHIFT)->leaf << LEAF_SHIFT |
-			     (size_t)(page & (LEAF_PAGES - 1));
-			o->mval[j] = vi;
+			o->mval[j] = v;
 		}
-		uint16_t *v = val_at(p, vi);
 		if (*v)
 			continue; /* pending already */
 		*v = PENDING;
 		o->pg[npages] = page;
-		o->pidx[npages++] = vi;
+		o->pval[npages++] = v;
 	}
 	p->used += npages;
-	sort_pages(o->pg, o->pidx, o->tmp, o->ptmp, npages);
+	sort_pages(o->pg, o->pval, o->tmp, o->ptmp, npages);
 	/* Pass 3: one move_pages per batch (nodes == NULL: query only,
 	 * mm/migrate.c do_pages_stat); each status into its page's value;
 	 * count the pages that get no value to keep. */
@@ -627,22 +647,22 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 			for (size_t k = 0; k < cnt; k++)
 				status[k] = (int)r;
 		}
-		const size_t *pidx = o->pidx + off;
+		uint16_t *const *pval = o->pval + off;
 		for (size_t k = 0; k < cnt; k++) {
 			uint64_t e = encode(status[k]);
-			*val_at(p, pidx[k]) = (uint16_t)e;
+			*pval[k] = (uint16_t)e;
 			dropped += status[k] < 0 || e == ESCAPE;
 		}
 	}
 	/* Pass 4: the misses' nodes from their values. */
 	if (!dropped) {
 		for (size_t j = 0; j < nmiss; j++)
-			nodes[o->miss[j]] = (int)*val_at(p, o->mval[j]) - BIAS;
+			nodes[o->miss[j]] = (int)*o->mval[j] - BIAS;
 		o->st.resolved += nmiss;
 	} else {
 		for (size_t j = 0; j < nmiss; j++) {
 			size_t i = o->miss[j];
-			unsigned v = *val_at(p, o->mval[j]);
+			unsigned v = *o->mval[j];
 			nodes[i] = v == ESCAPE ? status_of(o, npages, addrs[i] >> shift)
 					       : (int)v - BIAS;
 			count_status(&o->st, nodes[i]);
@@ -654,7 +674,7 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 	if (dropped || check) {
 		for (size_t k = 0; k < npages; k++) {
 			int stt = o->status[k];
-			uint16_t *v = val_at(p, o->pidx[k]);
+			uint16_t *v = o->pval[k];
 			if (stt >= 0 && *v != ESCAPE) {
 				if (check)
 					verify_page(o, (void *)(uintptr_t)(o->pg[k] << shift), stt);
@@ -682,15 +702,15 @@ int pms_numa_oracle_cached(const struct pms_numa_oracle *o, uint64_t addr)
 	return v && *v ? (int)*v - BIAS : PMS_NODE_UNKNOWN;
 }
 
-/* Clear the values of [first, last] in leaf l (region r). */
-static void leaf_clear(struct proc *p, struct leaf *l, uint64_t r, uint64_t first, uint64_t last)
+/* Clear the values of [first, last] in the leaf values v (region r). */
+static void leaf_clear(struct proc *p, uint16_t *v, uint64_t r, uint64_t first, uint64_t last)
 {
 	uint64_t base = r << LEAF_SHIFT;
 	unsigned a = first > base ? (unsigned)(first - base) : 0;
 	unsigned b = last - base < LEAF_PAGES - 1 ? (unsigned)(last - base) : LEAF_PAGES - 1;
 	for (unsigned k = a; k <= b; k++)
-		if (l->v[k]) {
-			l->v[k] = 0;
+		if (v[k]) {
+			v[k] = 0;
 			p->used--;
 		}
 }
@@ -709,7 +729,7 @@ static void drop_range(struct pms_numa_oracle *o, struct proc *p, uint64_t first
 		for (uint64_t r = r0;; r++) {
 			const struct rslot *s = region_find(p, r);
 			if (s->key)
-				leaf_clear(p, &p->leaves[s->leaf], r, first, last);
+				leaf_clear(p, s->v, r, first, last);
 			if (r == r1)
 				break;
 		}
@@ -717,7 +737,7 @@ static void drop_range(struct pms_numa_oracle *o, struct proc *p, uint64_t first
 		for (size_t i = 0; i < p->rcap; i++) {
 			const struct rslot *s = &p->rs[i];
 			if (s->key && s->key - 1 >= r0 && s->key - 1 <= r1)
-				leaf_clear(p, &p->leaves[s->leaf], s->key - 1, first, last);
+				leaf_clear(p, s->v, s->key - 1, first, last);
 		}
 	}
 	o->st.invalidations += before - p->used;

@@ -561,21 +561,24 @@ lookup_all(const struct proc *p, unsigned shift, const uint64_t *restrict addrs,
 	 * (its first probe), the value PF_VAL ahead: after a move_pages call
 	 * the kernel's page walk has pushed the leaves out of the cache, and
 	 * this loop waits on them (bench/numa_oracle: 12-16 ms for the cold
-	 * pass's 4 M lookups with 40/20, 14-18 ms without, 1 ms more warm). */
-	enum { PF_SLOT = 40, PF_VAL = 20 };
+	 * pass's 4 M lookups with 40/20, 14-18 ms without).  Each address's
+	 * home slot is computed once, kept in a ring until its lookup. */
+	enum { PF_SLOT = 40, PF_VAL = 20, RING = 64 };
+	size_t ring[RING];
+#define HOME(a) ((size_t)((((a) >> rsh) * 0x9e3779b97f4a7c15ULL) >> 32) & rmask)
+	for (size_t j = 0; j < n && j < PF_SLOT; j++)
+		ring[j] = HOME(addrs[j]);
 	for (size_t i = 0; i < n; i++) {
 		if (i + PF_SLOT < n) {
-			uint64_t r = addrs[i + PF_SLOT] >> rsh;
-			__builtin_prefetch(&rs[(size_t)((r * 0x9e3779b97f4a7c15ULL) >> 32) & rmask]);
+			size_t h2 = HOME(addrs[i + PF_SLOT]);
+			ring[(i + PF_SLOT) % RING] = h2;
+			__builtin_prefetch(&rs[h2]);
 		}
-		if (i + PF_VAL < n) {
-			uint64_t b = addrs[i + PF_VAL], r = b >> rsh;
-			const struct rslot *sb =
-				&rs[(size_t)((r * 0x9e3779b97f4a7c15ULL) >> 32) & rmask];
-			__builtin_prefetch(sb->v + ((b >> shift) & (LEAF_PAGES - 1)));
-		}
-		uint64_t a = addrs[i], region = a >> rsh, key = region + 1, k;
-		size_t h = (size_t)((region * 0x9e3779b97f4a7c15ULL) >> 32) & rmask;
+		if (i + PF_VAL < n)
+			__builtin_prefetch(rs[ring[(i + PF_VAL) % RING]].v +
+					   ((addrs[i + PF_VAL] >> shift) & (LEAF_PAGES - 1)));
+		uint64_t a = addrs[i], key = (a >> rsh) + 1, k;
+		size_t h = ring[i % RING];
 		while ((k = rs[h].key) != key && k)
 			h = (h + 1) & rmask;
 		uint16_t *pv = rs[h].v + ((a >> shift) & (LEAF_PAGES - 1));
@@ -585,6 +588,7 @@ lookup_all(const struct proc *p, unsigned shift, const uint64_t *restrict addrs,
 		mval[nmiss] = pv;
 		nmiss += !v;
 	}
+#undef HOME
 	return nmiss;
 }
 

@@ -560,9 +560,12 @@ lookup_all(const struct proc *p, unsigned shift, const uint64_t *restrict addrs,
 	/* Prefetch the region slot PF_SLOT addresses ahead and, through it
 	 * (its first probe), the value PF_VAL ahead: after a move_pages call
 	 * the kernel's page walk has pushed the leaves out of the cache, and
-	 * this loop waits on them (bench/numa_oracle: 12-16 ms for the cold
-	 * pass's 4 M lookups with 40/20, 14-18 ms without).  Each address's
-	 * home slot is computed once, kept in a ring until its lookup. */
+	 * this loop waits on them (a timing probe around it, not committed,
+	 * on bench/numa_oracle's stream at load 7-10: a median 14 ms of CPU
+	 * for the cold pass's 4 M lookups with 40/20, 18 ms without, 16/8
+	 * and 24/12 in between; the warm pass about 1 ms slower).  Each
+	 * address's home slot is computed once, kept in a ring until its
+	 * lookup. */
 	enum { PF_SLOT = 40, PF_VAL = 20, RING = 64 };
 	size_t ring[RING];
 #define HOME(a) ((size_t)((((a) >> rsh) * 0x9e3779b97f4a7c15ULL) >> 32) & rmask)

@@ -586,19 +586,22 @@ static int build_sw(struct ctx *c)
 		return PMS_ERANGE;
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	/* DATA_SRC and WEIGHT too, though no software event fills them: the
-	 * kernel then writes PERF_MEM_NA and 0 (kernel/events/core.c
-	 * perf_prepare_sample), which the converter does not count as
-	 * values, and a `mem -o` file is one `perf mem report` accepts (it
-	 * wants DATA_SRC in the attr, tools/perf/builtin-report.c). */
-	ev->attr.sample_type = base_sample_type(c->o) | PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_WEIGHT;
+	/* DATA_SRC too, though no software event fills it: the kernel then
+	 * writes PERF_MEM_NA (kernel/events/core.c perf_prepare_sample),
+	 * which the converter does not count as a value, and a `mem -o` file
+	 * is one `perf mem report` accepts (it wants DATA_SRC in the attr,
+	 * tools/perf/builtin-report.c), as perf record -d writes.  No WEIGHT:
+	 * the kernel would write 0 in every record. */
+	ev->attr.sample_type = base_sample_type(c->o) | PMS_SAMPLE_DATA_SRC;
 	set_period(c, ev);
 	/* kernel/events/core.c perf_swevent_event: a software event that
 	 * samples PERIOD without freq overflows on every event, whatever
 	 * sample_period says.  Without PERIOD it counts sample_period events
-	 * per sample, so --period N > 1 drops PERIOD: each sample stands for
-	 * the attr's N faults (the sampler fills it in). */
-	if (!ev->attr.freq && ev->attr.sample_period > 1)
+	 * per sample, so a fixed period drops PERIOD: each sample stands for
+	 * the attr's N faults (the sampler fills it in), as perf record -c
+	 * writes; at period 1 that is 8 bytes less a record, and the ring
+	 * holds a seventh more records before it drops. */
+	if (!ev->attr.freq)
 		ev->attr.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	set_priv_native(c, ev);
 	return 1;

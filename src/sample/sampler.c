@@ -561,8 +561,16 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	 * ring_buffer.c:264) at close.  read_format does not change the
 	 * sample records without PERF_SAMPLE_READ. */
 	if (s->o.adapt && adaptable(&s->plan))
-		for (int i = 0; i < s->plan.nev; i++)
-			s->plan.ev[i].attr.read_format |= PERF_FORMAT_LOST;
+		for (int i = 0; i < s->plan.nev; i++) {
+			struct perf_event_attr *at = &s->plan.ev[i].attr;
+			at->read_format |= PERF_FORMAT_LOST;
+			/* a software event at period 1 keeps PERIOD when it may
+			 * adapt (it costs nothing there: every event overflows
+			 * anyway): a recording's attr then says every sample
+			 * carries its period, the reopened events' included */
+			if (at->type == PERF_TYPE_SOFTWARE && !at->freq && at->sample_period == 1)
+				at->sample_type |= PERF_SAMPLE_PERIOD;
+		}
 	if ((ret = open_streams(s)) < 0 && s->o.adapt && pms_error_errno() == EINVAL) {
 		/* a kernel before 6.0: without the count at close */
 		close_streams(s);

@@ -370,7 +370,7 @@ PMS_TEST(staged_copier_keeps_the_rings_free_and_the_poller_adapts)
 	o.target = PMS_TARGET_CHILD;
 	o.pid = PID;
 	o.adapt = true;
-	o.data_pages = 1; /* 4 KiB rings: 56 records of 72 bytes */
+	o.data_pages = 1; /* 4 KiB rings: 64 records of 64 bytes */
 	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
 	if (!s)
 		goto out;
@@ -432,7 +432,7 @@ out:
 }
 
 /* The copier runs while the poller hands records out: the callback faults
- * 800 times on CPU 1 (7/8 of its ring) and the copier takes them.  The
+ * 900 times on CPU 1 (7/8 of its ring) and the copier takes them.  The
  * poller sees the copier's note at its next 256th record, adapts, and
  * hands the rest out; the retired ring closes once its records are out. */
 static struct {
@@ -448,7 +448,7 @@ static int sbusy_sample(void *ud, const struct pms_memsample *m)
 	sbusy.n++;
 	sbusy.weight += m->period;
 	if (sbusy.n == sbusy.at) {
-		for (int k = 0; k < 800; k++) {
+		for (int k = 0; k < 900; k++) {
 			fk_task_fault(sbusy.fk, PID, 1, 0x401000,
 				      0x7f0000000000 + 4096u * (uint64_t)k);
 			sbusy.faults++;
@@ -475,7 +475,7 @@ PMS_TEST(staged_hand_out_stops_to_adapt_when_the_copier_finds_a_ring_filling)
 	o.target = PMS_TARGET_CHILD;
 	o.pid = PID;
 	o.adapt = true;
-	o.data_pages = 16; /* 64 KiB: 910 records of 72 bytes */
+	o.data_pages = 16; /* 64 KiB: 1024 records of 64 bytes (software, PERIOD kept to adapt) */
 	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
 	if (!s)
 		goto out;
@@ -486,7 +486,7 @@ PMS_TEST(staged_hand_out_stops_to_adapt_when_the_copier_finds_a_ring_filling)
 	sbusy.fk = r.fk;
 	sbusy.s = s;
 	sbusy.at = 10;
-	/* 400 records on CPU 0: 44 %, under the trigger */
+	/* 400 records on CPU 0: 39 %, under the trigger */
 	for (int k = 0; k < 400; k++) {
 		fk_task_fault(r.fk, PID, 0, 0x401000, 0x7f1000000000 + 4096u * (uint64_t)k);
 		sbusy.faults++;
@@ -497,7 +497,7 @@ PMS_TEST(staged_hand_out_stops_to_adapt_when_the_copier_finds_a_ring_filling)
 	a = pms_sampler_adaptations(s, &na, NULL);
 	CHECK_EQ_INT((int)na, 1);
 	if (na == 1) {
-		CHECK(a[0].fill_pct >= 85); /* 800 x 72 of 65,536 bytes */
+		CHECK(a[0].fill_pct >= 85); /* 900 x 64 of 65,536 bytes */
 		CHECK_EQ_U64(a[0].kept, 256); /* the stop came at the 256th */
 		/* 88 % of the ring written since the poll began: x 8 brings
 		 * that rate to 1/8 of a ring */
@@ -508,14 +508,14 @@ PMS_TEST(staged_hand_out_stops_to_adapt_when_the_copier_finds_a_ring_filling)
 	 * retired, and CPU 1's records wait in the stage */
 	CHECK(fk_fd(r.fk, fds[1]) != NULL);
 	rc = pms_sampler_poll(s, 0, &bcb, NULL);
-	CHECK_MSG(rc == 800, "second poll returned %d", rc);
+	CHECK_MSG(rc == 900, "second poll returned %d", rc);
 	CHECK(fk_fd(r.fk, fds[0]) == NULL && fk_fd(r.fk, fds[1]) == NULL);
 	pms_sampler_stats(s, &st);
 	CHECK_EQ_U64(st.lost, 0);
 	CHECK_EQ_U64(sbusy.weight, sbusy.faults);
 	CHECK_EQ_U64(pms_sampler_events(s), sbusy.weight);
 	if (na == 1)
-		CHECK_EQ_U64(a[0].old_samples, 1200);
+		CHECK_EQ_U64(a[0].old_samples, 1300);
 	/* after pms_sampler_disable nothing is reopened */
 	CHECK_OK(pms_sampler_disable(s));
 	for (int k = 0; k < 900; k++)

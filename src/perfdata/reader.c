@@ -27,8 +27,12 @@
 /* Largest decompressed output of one COMPRESSED record we accept; perf's
  * own buffer is the mmap size (HEADER_COMPRESSED mmap_len, a few MB). */
 #define MAX_DECOMP (64u << 20)
-/* Mapped file pages are given back in chunks of this many bytes. */
-#define DROP_CHUNK (UINT64_C(16) << 20)
+/* Mapped file pages are given back in chunks of this many bytes (a
+ * multiple of every page size).  Small: the kernel unmaps a page while its
+ * struct page is still in the cache from mapping it, half the kernel time
+ * of unmapping 16 MiB chunks (docs/perfdata.md), and at most this much of
+ * the file is resident. */
+#define DROP_CHUNK (UINT64_C(2) << 20)
 
 static uint64_t rd64(const struct pms_perfdata_reader *r, const unsigned char *p)
 {

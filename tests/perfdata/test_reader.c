@@ -712,4 +712,83 @@ PMS_TEST(refuses_bad_arguments_and_short_headers)
 	pms_perfdata_reader_free(NULL);
 }
 
+/* kB of file pages mapped into this process (/proc/self/status RssFile). */
+static long rss_file_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssFile: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* The reader maps a regular file whole but gives the pages it has read
+ * back as it goes: reading 48 MiB of records leaves no more than a few MiB
+ * of the file resident at any time (memory stays bounded on files larger
+ * than RAM), and every record still reads whole across the chunk edges. */
+PMS_TEST(mapped_pages_given_back_as_read)
+{
+	char dir[256], path[512];
+	struct pms_perfdata_writer *w = NULL;
+	struct pms_perfdata_reader *r = NULL;
+	struct perf_event_attr a = mk_attr(0x1cd);
+	const uint64_t ids[1] = { 12 };
+	struct pms_sample_layout l;
+	struct pms_record rec;
+	static unsigned char chunk[1 << 16];
+	size_t n = 0, per = 0, nrec = 0, reclen = 0;
+	long before, peak = 0;
+	int fd, rc;
+
+	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
+	snprintf(path, sizeof(path), "%s/big.data", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	pms_sample_layout_from_attr(&l, &a);
+	mk_sample(&rec, 12, 7);
+	reclen = enc(&l, &rec, chunk, sizeof(chunk));
+	per = sizeof(chunk) / reclen;
+	for (size_t i = 1; i < per; i++)
+		memcpy(chunk + i * reclen, chunk, reclen);
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a, ids, 1));
+	while (nrec * reclen < (size_t)48 << 20) {
+		for (size_t i = 0; i < per; i++)
+			CHECK_OK(pms_perfdata_writer_write(w, chunk + i * reclen, reclen));
+		nrec += per;
+	}
+	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
+
+	before = rss_file_kb();
+	CHECK_MSG(before >= 0, "no RssFile in /proc/self/status");
+	CHECK_OK(pms_perfdata_reader_open_fd(fd, &r));
+	if (r) {
+		struct pms_perfdata_event ev;
+		while ((rc = pms_perfdata_next(r, &ev)) > 0) {
+			if (ev.raw_len != reclen || memcmp(ev.raw, chunk, reclen)) {
+				CHECK_MSG(0, "record %zu at offset %" PRIu64 " differs", n,
+					  ev.file_offset);
+				break;
+			}
+			if (++n % 4096 == 0) {
+				long now = rss_file_kb();
+				peak = now > peak ? now : peak;
+			}
+		}
+		CHECK_EQ_INT(rc, 0);
+		CHECK_EQ_U64(n, nrec);
+	}
+	CHECK_MSG(peak - before < 8 * 1024,
+		  "%ld kB of the 48 MiB file resident while reading it (bound 8 MiB)",
+		  peak - before);
+	pms_perfdata_reader_free(r);
+	close(fd);
+	pt_rmdir(dir);
+}
+
 PMS_TEST_MAIN()

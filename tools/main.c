@@ -167,6 +167,10 @@ static int cmd_help(const struct cli_global *g, int argc, char **argv)
 	return 0;
 }
 
+/* declared: the fuzz build renames main (-Dmain=pms_cli_main), which then
+ * needs a prototype under -Wmissing-prototypes */
+int main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
 	struct cli_global g = { .root = getenv("PMUSCOPE_ROOT"), .prog = argv[0] };

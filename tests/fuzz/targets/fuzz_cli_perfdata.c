@@ -6,7 +6,9 @@
  * cpu lists, the renderers.  Bad input must end in an exit status, never a
  * crash, hang or leak.  Run with -close_fd_mask=3 to keep the commands'
  * output out of the fuzzer's. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>

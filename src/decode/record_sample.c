@@ -33,7 +33,7 @@ int pms_rd_open(struct pms_rd *r, const void *rec, size_t len, uint32_t *type,
 	r->p = p;
 	r->pos = 8;
 	r->end = *size;
-	r->what = pms_record_type_name(*type);
+	r->type = *type;
 	return 0;
 }
 
@@ -52,7 +52,7 @@ int pms_rd_read_format(struct pms_rd *r, uint64_t rf, struct pms_sample_read *ou
 		return pms_err(PMS_ENOTSUP,
 			       "%s: read_format 0x%llx has bits this decoder does not know "
 			       "(known: 0x%llx)",
-			       r->what, (unsigned long long)rf,
+			       pms_rd_what(r), (unsigned long long)rf,
 			       (unsigned long long)PMS_READ_KNOWN_MASK);
 	memset(out, 0, sizeof(*out));
 	out->read_format = rf;
@@ -258,7 +258,8 @@ static inline int body_u32x2(struct pms_rd *r, bool trusted, const char *field, 
  * whose size the record has) reads without a bound check a field, the
  * rest checks each. */
 static inline __attribute__((always_inline)) int
-sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_sample *s, bool trusted)
+sample_body(const struct pms_sample_layout *l, struct pms_rd *restrict r,
+	    struct pms_sample *restrict s, bool trusted)
 {
 	uint64_t st = l->sample_type;
 	int rc = 0;
@@ -324,7 +325,7 @@ sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_samp
 				return pms_err(PMS_EPARSE,
 					       "%s: field stack_user.dyn_size at byte offset %zu: "
 					       "%llu is larger than the dump size %llu",
-					       r->what, at + (size_t)s->stack_size,
+					       pms_rd_what(r), at + (size_t)s->stack_size,
 					       (unsigned long long)s->stack_dyn_size,
 					       (unsigned long long)s->stack_size);
 		}
@@ -363,7 +364,7 @@ sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_samp
 			       "(the record was written with a different sample_type/"
 			       "read_format/branch_sample_type/regs mask than 0x%llx/0x%llx/"
 			       "0x%llx/...)",
-			       r->what, r->end - r->pos, r->pos,
+			       pms_rd_what(r), r->end - r->pos, r->pos,
 			       (unsigned long long)l->sample_type,
 			       (unsigned long long)l->read_format,
 			       (unsigned long long)l->branch_sample_type);
@@ -379,7 +380,7 @@ int pms_sample_parse_rd(const struct pms_sample_layout *l, struct pms_rd *r, uin
 	int rc;
 
 	pms_rd_clear(out, 0, sizeof(*out));
-	if ((rc = check_layout(l, r->what)) < 0)
+	if ((l->sample_type & ~PMS_SAMPLE_KNOWN_MASK) && (rc = check_layout(l, pms_rd_what(r))) < 0)
 		return rc;
 	out->misc = misc;
 	out->cpumode = (uint8_t)(misc & PMS_MISC_CPUMODE_MASK);

@@ -9,8 +9,9 @@
 # The workload touches SIZE (default 1G) of fresh memory in 16 processes at
 # once (dd, SIZE/16 blocks): every page faults once, one sample each at
 # period 1.  MMAP (optional) is passed to both as -m.  The recorder's own
-# figures (not the workload's) come from /proc/PID: VmHWM and utime+stime,
-# read every 20 ms until it exits (the last read is at most 20 ms early).
+# figures (not the workload's) come from /proc/PID: VmHWM polled every
+# 20 ms, and utime+stime read once it has exited, before it is reaped
+# (bench/recorder_usage.py), at the kernel's tick resolution.
 set -u
 pms=${1:-build/pmuscope}
 runs=${2:-5}
@@ -22,19 +23,12 @@ export HOME=$tmp PERF_CONFIG=/dev/null LC_ALL=C
 mib=$(( $(numfmt --from=iec "$size") / 1048576 ))
 per="$(( mib / 16 ))M"
 wl="for i in \$(seq 16); do dd if=/dev/zero of=/dev/null bs=$per count=1 2>/dev/null & done; wait"
-tck=$(getconf CLK_TCK)
 
-# watch CMD...: runs it in the background, polls /proc; sets hwm (kB), cpu (s).
+# watch CMD...: runs it; sets hwm (its peak resident kB, polled) and cpu
+# (its own user+sys seconds at exit, not the workload's): recorder_usage.py.
+here=$(cd "$(dirname "$0")" && pwd)
 watch() {
-	"$@" >"$tmp/out" 2>"$tmp/err" &
-	local pid=$! h=0 c=0 st
-	while kill -0 "$pid" 2>/dev/null; do
-		st=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$st" ] && h=$st
-		st=$(awk -v t="$tck" '{print ($14 + $15) / t}' "/proc/$pid/stat" 2>/dev/null) && [ -n "$st" ] && c=$st
-		sleep 0.02
-	done
-	wait "$pid"
-	hwm=$h cpu=$c
+	read -r hwm cpu < <(python3 "$here/recorder_usage.py" "$tmp/out" "$tmp/err" "$@" || echo "0 0")
 }
 med() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
@@ -50,7 +44,14 @@ print(s["total"], s["lost"] + s["lost_samples"])' "$tmp/out" 2>/dev/null || echo
 	echo "$ps $pl $hwm $cpu" >>"$tmp/pms"
 	watch perf record -q -e page-faults -c 1 -d ${mm:+-m "$mm"} -o "$tmp/perf.data" -- sh -c "$wl"
 	fs=$(perf report --stats -i "$tmp/perf.data" 2>/dev/null | awk '$1 == "SAMPLE" && $2 == "events:" {print $3; exit}')
-	fl=$(perf report -D -i "$tmp/perf.data" 2>/dev/null | awk '/PERF_RECORD_LOST / {for (i = 1; i < NF; i++) if ($i == "lost") n += $(i + 1)} /PERF_RECORD_LOST_SAMPLES/ {for (i = 1; i < NF; i++) if ($i == "lost") n += $(i + 1)} END {print n + 0}')
+	# perf -D prints "PERF_RECORD_LOST: id:N: lost:K" for each ring
+	# overflow and, at the end, one "PERF_RECORD_LOST_SAMPLES: ...: lost
+	# samples :K" with the kernel's own count (read_format LOST) of the same
+	# drops: the larger of the two sums, not both.
+	fl=$(perf report -D -i "$tmp/perf.data" 2>/dev/null | awk '
+		/PERF_RECORD_LOST:/ { if (match($0, /lost:[0-9]+/)) a += substr($0, RSTART + 5, RLENGTH - 5) }
+		/PERF_RECORD_LOST_SAMPLES:/ { if (match($0, /lost samples :[0-9]+/)) b += substr($0, RSTART + 14, RLENGTH - 14) }
+		END { print (a > b ? a : b) + 0 }')
 	printf '%-4s %-9s %9s %8s %9s %7s\n' "$r" perf "${fs:-0}" "$fl" "$hwm" "$cpu"
 	echo "${fs:-0} $fl $hwm $cpu" >>"$tmp/perf"
 done
@@ -61,6 +62,9 @@ done
 maxl() { awk '{print $2}' "$1" | sort -g | tail -1; }
 echo "medians: pmuscope samples $p1 lost $p2 hwm $p3 kB cpu $p4 s | perf samples $f1 lost $f2 hwm $f3 kB cpu $f4 s"
 echo "worst lost over $runs runs: pmuscope $(maxl "$tmp/pms"), perf $(maxl "$tmp/perf")"
+suml() { awk '{n += $2} END {print n + 0}' "$1"; }
+wins() { paste -d' ' "$tmp/pms" "$tmp/perf" | awk '$2 <= $6 {n++} END {print n + 0}'; }
+echo "lost over all $runs runs: pmuscope $(suml "$tmp/pms"), perf $(suml "$tmp/perf"); runs where pmuscope lost no more than perf: $(wins) of $runs"
 awk -v a="$p3" -v b="$f3" -v c="$p4" -v d="$f4" 'BEGIN {
 	printf "pmuscope/perf: resident %.2fx (goal <= 1.5x), cpu %.2fx (goal <= 1.1x)\n",
 	       (b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'

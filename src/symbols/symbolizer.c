@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pmuscope/symbols.h"
+#include "symbols/kallsyms.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -18,11 +19,6 @@
  * names; the hash of a legacy Rust name is dropped as rustfilt does. */
 #include <libiberty/demangle.h>
 #endif
-
-struct ksym {
-	uint64_t addr;
-	char *name;
-};
 
 /* A module's symbol table sorted by address, built at its first lookup:
  * dwfl_module_addrinfo scans the whole table on every call (thousands of
@@ -52,9 +48,7 @@ struct pms_symbolizer {
 	struct pms_sys *sys;
 	Dwfl *dwfl;
 	struct pms_maps *maps;
-	bool kernel_loaded, kernel_visible;
-	struct ksym *ksyms;
-	size_t nksyms;
+	struct pms_ktab kt; /* proc/kallsyms, read as far as needed */
 	/* Demangled names, keyed by the mangled string's address (libdwfl's
 	 * and kallsyms' names live as long as the symbolizer). */
 	bool demangle;
@@ -238,6 +232,7 @@ int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "symbolizer: no memory");
 	s->sys = sys;
+	pms_ktab_init(&s->kt, sys);
 	s->demangle = true;
 	rc = space_new(sys, maps, &s->maps, &s->dwfl);
 	if (rc < 0)
@@ -304,9 +299,7 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 		return;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
-	for (size_t i = 0; i < s->nksyms; i++)
-		free(s->ksyms[i].name);
-	free(s->ksyms);
+	pms_ktab_free(&s->kt);
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);
 	free(s->dm);
@@ -324,122 +317,34 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	free(s);
 }
 
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* proc/kallsyms: with kptr_restrict (or no CAP_SYSLOG) the kernel prints
- * every address as 0 (kernel/kallsyms.c, s_show / kallsyms_show_value);
- * then nothing is loaded and kernel addresses are not to be shown. */
-static void load_kernel(struct pms_symbolizer *s)
-{
-	char *text = NULL;
-	s->kernel_loaded = true;
-	if (pms_sys_read_file(s->sys, "proc/kallsyms", &text, NULL) < 0)
-		return;
-	size_t cap = 0;
-	for (char *l = text; l && *l;) {
-		char *nl = strchr(l, '\n');
-		if (nl)
-			*nl = 0;
-		char *end;
-		uint64_t a = strtoull(l, &end, 16);
-		if (end != l && a) {
-			s->kernel_visible = true;
-			/* "ADDR TYPE NAME[\t[MODULE]]", by hand: sscanf was
-			 * most of a short run's instructions here */
-			char type, *name;
-			size_t nlen = 0;
-			while (*end == ' ' || *end == '\t')
-				end++;
-			type = *end;
-			if (type)
-				end++;
-			while (*end == ' ' || *end == '\t')
-				end++;
-			name = end;
-			while (name[nlen] && name[nlen] != ' ' && name[nlen] != '\t' &&
-			       name[nlen] != '\r')
-				nlen++;
-			if (nlen > 255)
-				nlen = 255;
-			if (nlen && (type == 't' || type == 'T' || type == 'w' || type == 'W')) {
-				if (s->nksyms == cap) {
-					cap = cap ? cap * 2 : 4096;
-					struct ksym *v = realloc(s->ksyms, cap * sizeof(*v));
-					if (!v)
-						break;
-					s->ksyms = v;
-				}
-				s->ksyms[s->nksyms].addr = a;
-				s->ksyms[s->nksyms].name = strndup(name, nlen);
-				if (s->ksyms[s->nksyms].name)
-					s->nksyms++;
-			}
-		}
-		l = nl ? nl + 1 : NULL;
-	}
-	free(text);
-	/* The table comes mostly in address order: sort only when it is not. */
-	bool sorted = true;
-	for (size_t i = 1; i < s->nksyms && sorted; i++)
-		sorted = s->ksyms[i - 1].addr <= s->ksyms[i].addr;
-	if (s->nksyms && !sorted) /* qsort's base must not be NULL, even for 0 elements */
-		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
-}
-
 bool pms_kernel_addrs_visible(struct pms_sys *sys)
 {
-	char *text = NULL;
-	bool v = false;
-	if (!sys || pms_sys_read_file(sys, "proc/kallsyms", &text, NULL) < 0) {
-		pms_error_clear();
+	if (!sys)
 		return false;
-	}
-	/* kptr_restrict shows every address as 0 to a caller it hides them
-	 * from; a visible table has non-zero ones (its first lines may be 0:
-	 * absolute per-CPU symbols). */
-	for (const char *l = text; *l && !v;) {
-		char *end;
-		if (strtoull(l, &end, 16) && end != l)
-			v = true;
-		const char *nl = strchr(l, '\n');
-		if (!nl)
-			break;
-		l = nl + 1;
-	}
-	free(text);
+	/* read up to the first non-zero address only: the kernel formats
+	 * each line read */
+	struct pms_ktab t;
+	pms_ktab_init(&t, sys);
+	bool v = pms_ktab_visible(&t);
+	pms_ktab_free(&t);
 	return v;
 }
 
 bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s)
 {
-	if (!s)
-		return false;
-	if (!s->kernel_loaded)
-		load_kernel(s);
-	return s->kernel_visible;
+	return s && pms_ktab_visible(&s->kt);
 }
 
 static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbol *out)
 {
 	out->kernel = true;
 	out->module = "[kernel]";
-	if (!pms_symbolizer_kernel_visible(s) || !s->nksyms || ip < s->ksyms[0].addr)
+	const struct ksym *k = pms_ktab_visible(&s->kt) ? pms_ktab_find(&s->kt, ip) : NULL;
+	if (!k)
 		return pms_err(PMS_ENOENT, "no kernel symbol for this address%s",
-			       s->kernel_visible ? "" : " (proc/kallsyms hides addresses: kptr_restrict)");
-	size_t lo = 0, hi = s->nksyms;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->ksyms[mid].addr <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	out->func = demangled(s, s->ksyms[lo].name);
-	out->offset = ip - s->ksyms[lo].addr;
+			       s->kt.visible ? "" : " (proc/kallsyms hides addresses: kptr_restrict)");
+	out->func = demangled(s, k->name);
+	out->offset = ip - k->addr;
 	return 0;
 }
 

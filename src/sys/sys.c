@@ -237,39 +237,95 @@ static const char *rel(const char *p)
 
 #define PMS_SYS_MAX_FILE (16u << 20)
 
-int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out,
-		      size_t *len)
-{
-	char *buf = NULL;
-	size_t cap = 4096, n = 0;
-	int fd, ret = 0;
+struct pms_sys_stream {
+	int fd;
+	char *path; /* root/relpath, for messages */
+};
 
+int pms_sys_stream_open(const struct pms_sys *sys, const char *relpath,
+			struct pms_sys_stream **out)
+{
+	struct pms_sys_stream *f;
+	struct stat st;
+	int fd, ret;
+
+	if (!out)
+		return pms_err(PMS_EINVAL, "pms_sys_stream_open: out is NULL");
 	*out = NULL;
+	if (!sys || !relpath)
+		return pms_err(PMS_EINVAL, "pms_sys_stream_open: NULL argument");
 	/* O_NONBLOCK: a FIFO (or a device) in a --root tree must not hang the
 	 * open; then only regular files are read (sysfs and procfs files are
 	 * regular files). */
 	fd = openat(sys->root_fd, rel(relpath), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return pms_err_errno(0, errno, "cannot open %s/%s", sys->root, rel(relpath));
-	{
-		struct stat st;
-		if (fstat(fd, &st) < 0) {
-			ret = pms_err_errno(PMS_EIO, errno, "cannot stat %s/%s", sys->root,
-					    rel(relpath));
-			goto out;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			ret = pms_err(PMS_EIO,
-				      "%s/%s is not a regular file (%s); a machine's sysfs and "
-				      "procfs files are: check the --root tree",
-				      sys->root, rel(relpath),
-				      S_ISFIFO(st.st_mode)  ? "a FIFO"
-				      : S_ISDIR(st.st_mode) ? "a directory"
-				      : S_ISSOCK(st.st_mode) ? "a socket"
-							     : "a device");
-			goto out;
-		}
+	if (fstat(fd, &st) < 0) {
+		ret = pms_err_errno(PMS_EIO, errno, "cannot stat %s/%s", sys->root, rel(relpath));
+		close(fd);
+		return ret;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = pms_err(PMS_EIO,
+			      "%s/%s is not a regular file (%s); a machine's sysfs and "
+			      "procfs files are: check the --root tree",
+			      sys->root, rel(relpath),
+			      S_ISFIFO(st.st_mode)   ? "a FIFO"
+			      : S_ISDIR(st.st_mode)  ? "a directory"
+			      : S_ISSOCK(st.st_mode) ? "a socket"
+						     : "a device");
+		close(fd);
+		return ret;
+	}
+	f = malloc(sizeof(*f));
+	size_t plen = strlen(sys->root) + 1 + strlen(rel(relpath)) + 1;
+	char *path = malloc(plen);
+	if (!f || !path) {
+		free(f);
+		free(path);
+		close(fd);
+		return pms_err(PMS_ENOMEM, "out of memory reading %s", relpath);
+	}
+	snprintf(path, plen, "%s/%s", sys->root, rel(relpath));
+	f->fd = fd;
+	f->path = path;
+	*out = f;
+	return 0;
+}
+
+ssize_t pms_sys_stream_read(struct pms_sys_stream *f, void *buf, size_t max)
+{
+	if (!f || (!buf && max))
+		return pms_err(PMS_EINVAL, "pms_sys_stream_read: NULL argument");
+	for (;;) {
+		ssize_t r = read(f->fd, buf, max);
+		if (r >= 0)
+			return r;
+		if (errno != EINTR)
+			return pms_err_errno(PMS_EIO, errno, "cannot read %s", f->path);
+	}
+}
+
+void pms_sys_stream_close(struct pms_sys_stream *f)
+{
+	if (!f)
+		return;
+	close(f->fd);
+	free(f->path);
+	free(f);
+}
+
+int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out,
+		      size_t *len)
+{
+	struct pms_sys_stream *f = NULL;
+	char *buf = NULL;
+	size_t cap = 4096, n = 0;
+	int ret;
+
+	*out = NULL;
+	if ((ret = pms_sys_stream_open(sys, relpath, &f)) < 0)
+		return ret;
 	buf = malloc(cap + 1);
 	if (!buf) {
 		ret = pms_err(PMS_ENOMEM, "out of memory reading %s", relpath);
@@ -280,8 +336,8 @@ int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out
 		if (n == cap) {
 			char *nb;
 			if (cap >= PMS_SYS_MAX_FILE) {
-				ret = pms_err(PMS_ERANGE, "%s/%s is larger than %u bytes",
-					      sys->root, rel(relpath), PMS_SYS_MAX_FILE);
+				ret = pms_err(PMS_ERANGE, "%s is larger than %u bytes", f->path,
+					      PMS_SYS_MAX_FILE);
 				goto out;
 			}
 			cap *= 2;
@@ -292,12 +348,9 @@ int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out
 			}
 			buf = nb;
 		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
+		r = pms_sys_stream_read(f, buf + n, cap - n);
 		if (r < 0) {
-			ret = pms_err_errno(PMS_EIO, errno, "cannot read %s/%s", sys->root,
-					    rel(relpath));
+			ret = (int)r;
 			goto out;
 		}
 		if (r == 0)
@@ -311,7 +364,7 @@ int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out
 	buf = NULL;
 out:
 	free(buf);
-	close(fd);
+	pms_sys_stream_close(f);
 	return ret;
 }
 

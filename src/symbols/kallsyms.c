@@ -1,0 +1,173 @@
+/* proc/kallsyms read only as far as needed: kallsyms.h. */
+#include "symbols/kallsyms.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+#define KREAD_CHUNK ((size_t)64 << 10)
+
+void pms_ktab_init(struct pms_ktab *t, const struct pms_sys *sys)
+{
+	memset(t, 0, sizeof(*t));
+	t->sys = sys;
+	t->sorted = t->core_sorted = true;
+}
+
+void pms_ktab_free(struct pms_ktab *t)
+{
+	if (!t)
+		return;
+	pms_sys_stream_close(t->f);
+	free(t->buf);
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* One line "ADDR TYPE NAME[\t[MODULE]]" (NUL-terminated), parsed by hand:
+ * sscanf was most of a short run's instructions here. */
+static void parse_line(struct pms_ktab *t, const char *l)
+{
+	char *end;
+	uint64_t a = strtoull(l, &end, 16);
+	if (end == l || !a)
+		return;
+	t->visible = true;
+	if (a < t->last)
+		t->sorted = false;
+	else
+		t->last = a;
+	/* "\t[module]" (and [bpf], [__builtin__ftrace]): the core kernel's
+	 * lines, in address order, come before every such line */
+	bool core = !strchr(end, '[');
+	if (core && !t->core_done) {
+		if (a < t->core_last)
+			t->core_sorted = false;
+		else
+			t->core_last = a;
+	} else if (!core) {
+		t->core_done = true;
+	}
+	char type;
+	const char *name;
+	size_t nlen = 0;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	type = *end;
+	if (type)
+		end++;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	name = end;
+	while (name[nlen] && name[nlen] != ' ' && name[nlen] != '\t' && name[nlen] != '\r')
+		nlen++;
+	if (nlen > 255)
+		nlen = 255;
+	if (!nlen || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+		return;
+	if (t->n == t->vcap) {
+		size_t cap = t->vcap ? t->vcap * 2 : 4096;
+		struct ksym *v = realloc(t->v, cap * sizeof(*v));
+		if (!v)
+			return; /* the table stays as read: lookups above go unnamed */
+		t->v = v;
+		t->vcap = cap;
+	}
+	char *nm = strndup(name, nlen);
+	if (nm)
+		t->v[t->n++] = (struct ksym){ a, nm };
+}
+
+/* The end: the table is whole; sorted when the file was not in order. */
+static void finish(struct pms_ktab *t)
+{
+	if (t->len) { /* a last line without its newline */
+		t->buf[t->len] = 0;
+		parse_line(t, t->buf);
+		t->len = 0;
+	}
+	t->eof = true;
+	pms_sys_stream_close(t->f);
+	t->f = NULL;
+	if (t->n && !t->sorted)
+		qsort(t->v, t->n, sizeof(*t->v), ksym_cmp);
+}
+
+/* Read and parse one more chunk; false at the end (or on an error: a
+ * table that cannot be read is taken as read this far). */
+static bool read_more(struct pms_ktab *t)
+{
+	if (t->eof)
+		return false;
+	if (!t->started) {
+		t->started = true;
+		if (pms_sys_stream_open(t->sys, "proc/kallsyms", &t->f) < 0) {
+			pms_error_clear();
+			t->eof = true;
+			return false;
+		}
+	}
+	if (t->cap - t->len < KREAD_CHUNK + 1) {
+		size_t cap = t->len + KREAD_CHUNK + 1;
+		char *b = realloc(t->buf, cap);
+		if (!b) {
+			finish(t);
+			return false;
+		}
+		t->buf = b;
+		t->cap = cap;
+	}
+	ssize_t r = pms_sys_stream_read(t->f, t->buf + t->len, KREAD_CHUNK);
+	if (r <= 0) {
+		if (r < 0)
+			pms_error_clear();
+		finish(t);
+		return false;
+	}
+	t->len += (size_t)r;
+	char *l = t->buf, *end = t->buf + t->len, *nl;
+	while ((nl = memchr(l, '\n', (size_t)(end - l))) != NULL) {
+		*nl = 0;
+		parse_line(t, l);
+		l = nl + 1;
+	}
+	t->len = (size_t)(end - l);
+	memmove(t->buf, l, t->len);
+	return true;
+}
+
+bool pms_ktab_visible(struct pms_ktab *t)
+{
+	while (!t->visible && read_more(t))
+		;
+	return t->visible;
+}
+
+const struct ksym *pms_ktab_find(struct pms_ktab *t, uint64_t ip)
+{
+	/* the core kernel's lines in order so far, from a symbol at or
+	 * below ip to a line above it: no later line lies between them */
+	while (!(t->core_sorted && t->n && t->v[0].addr <= ip && t->core_last > ip) &&
+	       read_more(t))
+		;
+	if (!t->n || ip < t->v[0].addr)
+		return NULL;
+	size_t lo = 0, hi = t->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].addr <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &t->v[lo];
+}

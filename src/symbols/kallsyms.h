@@ -1,0 +1,52 @@
+/* Internal: the kernel's function symbols from proc/kallsyms, read only as
+ * far as a lookup needs (symbolizer.c). */
+#ifndef PMS_SYMBOLS_KALLSYMS_H
+#define PMS_SYMBOLS_KALLSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/sys.h"
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+/* proc/kallsyms as far as read: the text symbols (t, T, w, W) with a
+ * non-zero address.  The kernel formats every line read (kallsyms_expand
+ * and vsnprintf: 40 ms of system time for a whole 6.12 table), so a
+ * lookup reads on only until the table holds a line above its address. */
+struct pms_ktab {
+	const struct pms_sys *sys;
+	struct pms_sys_stream *f;
+	char *buf; /* the read text not yet parsed (a partial line) */
+	size_t len, cap;
+	bool started, eof, visible, sorted;
+	uint64_t last; /* the highest non-zero address read */
+	/* the core kernel's lines (before the first "[module]" one): in
+	 * address order so far, up to core_last */
+	bool core_sorted, core_done;
+	uint64_t core_last;
+	struct ksym *v;
+	size_t n, vcap;
+};
+
+void pms_ktab_init(struct pms_ktab *t, const struct pms_sys *sys);
+void pms_ktab_free(struct pms_ktab *t);
+
+/* True when the table shows addresses (kptr_restrict and a caller without
+ * CAP_SYSLOG get zeros: kernel/kallsyms.c s_show, kallsyms_show_value);
+ * reads up to the first non-zero address. */
+bool pms_ktab_visible(struct pms_ktab *t);
+
+/* The text symbol at or below ip (NULL: none): reads until a line above
+ * ip is in the table and the core kernel's lines before it came in
+ * address order (they do: modules, BPF and ftrace lines, tagged "[...]",
+ * come after them and outside the kernel's text); else, or for an ip
+ * outside the core lines read (x86-64's modules lie above the kernel,
+ * arm64's below it), the whole table, sorted. */
+const struct ksym *pms_ktab_find(struct pms_ktab *t, uint64_t ip);
+
+#endif

@@ -231,23 +231,24 @@ static size_t fixed_body_size(uint64_t st)
 
 /* One field read: checked against the record's end, or not when the
  * caller has checked the whole body's size (trusted). */
-static inline int body_u64(struct pms_rd *r, bool trusted, const char *field, uint64_t *v)
+static inline int body_u64(struct pms_rd *r, bool trusted, const unsigned char **q,
+			   const char *field, uint64_t *v)
 {
 	if (trusted) {
-		memcpy(v, r->p + r->pos, 8);
-		r->pos += 8;
+		memcpy(v, *q, 8);
+		*q += 8;
 		return 0;
 	}
 	return pms_rd_u64(r, field, v);
 }
 
-static inline int body_u32x2(struct pms_rd *r, bool trusted, const char *field, uint32_t *a,
-			     uint32_t *b)
+static inline int body_u32x2(struct pms_rd *r, bool trusted, const unsigned char **q,
+			     const char *field, uint32_t *a, uint32_t *b)
 {
 	if (trusted) {
-		memcpy(a, r->p + r->pos, 4);
-		memcpy(b, r->p + r->pos + 4, 4);
-		r->pos += 8;
+		memcpy(a, *q, 4);
+		memcpy(b, *q + 4, 4);
+		*q += 8;
 		return 0;
 	}
 	return pms_rd_u32x2(r, field, a, b);
@@ -258,26 +259,26 @@ static inline int body_u32x2(struct pms_rd *r, bool trusted, const char *field, 
  * whose size the record has) reads without a bound check a field, the
  * rest checks each. */
 static inline __attribute__((always_inline)) int
-sample_body(const struct pms_sample_layout *l, struct pms_rd *restrict r,
-	    struct pms_sample *restrict s, bool trusted)
+sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_sample *s, bool trusted)
 {
 	uint64_t st = l->sample_type;
+	const unsigned char *q = r->p + r->pos; /* trusted: the cursor */
 	int rc = 0;
 
 #define U64(bit, field, dst)                                                      \
-	if ((st & (bit)) && (rc = body_u64(r, trusted, field, dst)) < 0)           \
+	if ((st & (bit)) && (rc = body_u64(r, trusted, &q, field, dst)) < 0)           \
 		return rc
 
 	U64(PMS_SAMPLE_IDENTIFIER, "identifier", &s->id);
 	U64(PMS_SAMPLE_IP, "ip", &s->ip);
-	if ((st & PMS_SAMPLE_TID) && (rc = body_u32x2(r, trusted, "pid/tid", &s->pid, &s->tid)) < 0)
+	if ((st & PMS_SAMPLE_TID) && (rc = body_u32x2(r, trusted, &q, "pid/tid", &s->pid, &s->tid)) < 0)
 		return rc;
 	U64(PMS_SAMPLE_TIME, "time", &s->time);
 	U64(PMS_SAMPLE_ADDR, "addr", &s->addr);
 	U64(PMS_SAMPLE_ID, "id", &s->id);
 	U64(PMS_SAMPLE_STREAM_ID, "stream_id", &s->stream_id);
 	if ((st & PMS_SAMPLE_CPU) &&
-	    (rc = body_u32x2(r, trusted, "cpu/res", &s->cpu, &s->cpu_res)) < 0)
+	    (rc = body_u32x2(r, trusted, &q, "cpu/res", &s->cpu, &s->cpu_res)) < 0)
 		return rc;
 	U64(PMS_SAMPLE_PERIOD, "period", &s->period);
 	if ((st & PMS_SAMPLE_READ) && (rc = pms_rd_read_format(r, l->read_format, &s->read)) < 0)
@@ -331,7 +332,7 @@ sample_body(const struct pms_sample_layout *l, struct pms_rd *restrict r,
 		}
 	}
 	if (st & PMS_SAMPLE_WEIGHT_TYPE) {
-		if ((rc = body_u64(r, trusted, "weight", &s->weight)) < 0)
+		if ((rc = body_u64(r, trusted, &q, "weight", &s->weight)) < 0)
 			return rc;
 		/* union perf_sample_weight: var1_dw is the low 32 bits of the
 		 * u64, var2_w the next 16, var3_w the top 16, in either byte
@@ -356,9 +357,13 @@ sample_body(const struct pms_sample_layout *l, struct pms_rd *restrict r,
 			return rc;
 	}
 #undef U64
+	/* trusted: the fields went through q, in a register (r->pos is
+	 * memory that every store to *s might change) */
+	if (trusted)
+		r->pos = (size_t)(q - r->p);
 	/* The kernel sizes a sample exactly; anything beyond the 8-byte
 	 * padding means the layout does not match the record. */
-	if (r->end - r->pos >= 8)
+	if (!trusted && r->end - r->pos >= 8)
 		return pms_err(PMS_EPARSE,
 			       "%s: %zu bytes left after the last field at byte offset %zu "
 			       "(the record was written with a different sample_type/"

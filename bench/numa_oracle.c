@@ -16,7 +16,11 @@
  * wall time meaningless, so the rates are per second of this thread's CPU
  * time (user + sys, CLOCK_THREAD_CPUTIME_ID), medians over the repetitions;
  * wall-time medians are printed beside them.  One untimed pass over every
- * page comes first, so that no phase pays for the first walk alone. */
+ * page comes first, so that no phase pays for the first walk alone.  The
+ * oracle must ask about exactly the stream's distinct pages (checked: the
+ * paired ratio compares times over the same pages); the limit asks in the
+ * oracle's default batch (512) and does not read the addresses, so it is
+ * an upper bound no oracle reaches. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +166,12 @@ int main(int argc, char **argv)
 		}
 		struct t tc = since(t0);
 		pms_numa_oracle_stats(o, &cold);
+		/* the ratio below compares times over the same pages */
+		if (cold.pages_queried != ndistinct) {
+			fprintf(stderr, "numa_oracle: the oracle asked about %" PRIu64
+				" pages, the stream has %zu\n", cold.pages_queried, ndistinct);
+			return 1;
+		}
 		/* 2. The same stream again: every page is cached, no syscall. */
 		t0 = now();
 		for (size_t off = 0; off < nsamples; off += drain) {
@@ -224,11 +234,16 @@ int main(int argc, char **argv)
 	printf("ratio to seed 000: cold %.1fx, warm %.1fx; %.0fx fewer syscalls\n",
 	       tseed.cpu / median(cold_cpu, reps), tseed.cpu / median(warm_cpu, reps),
 	       (double)seed_calls / (double)(cold.move_pages_calls ? cold.move_pages_calls : 1));
-	double cold_pct = 100.0 * median(ratio, reps);
+	double cold_pct = 100.0 * median(ratio, reps), rlo = ratio[0], rhi = ratio[0];
+	for (size_t r = 1; r < reps; r++) {
+		rlo = ratio[r] < rlo ? ratio[r] : rlo;
+		rhi = ratio[r] > rhi ? ratio[r] : rhi;
+	}
 	double warm_rate = ns / median(warm_cpu, reps) / M;
 	printf("goal: cold >= 80 %% of the stream-order limit: %.0f %% (median of the paired "
-	       "ratios; %.0f %% of the address-order limit): %s\n",
-	       cold_pct, 100.0 * median(la_cpu, reps) / median(cold_cpu, reps),
+	       "ratios, %.0f-%.0f %%; %.0f %% of the address-order limit): %s\n",
+	       cold_pct, 100.0 * rlo, 100.0 * rhi,
+	       100.0 * median(la_cpu, reps) / median(cold_cpu, reps),
 	       cold_pct >= 80 ? "met" : "not met");
 	printf("goal: warm >= 50 M addresses/s: %.1f M/s: %s\n", warm_rate,
 	       warm_rate >= 50 ? "met" : "not met");

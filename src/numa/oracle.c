@@ -2,17 +2,24 @@
  * page cache, and memory-block lookup for physical addresses.
  *
  * The cache is per process (a directory keyed by pid finds it): a hash table
- * of regions of 256 pages (1 MiB of 4 KiB pages), each pointing at a leaf of
- * 256 16-bit values.  A densely sampled GiB costs about 2 bytes a page (a
- * region table of some 64 KiB and 512 KiB of leaves, within the second-level
- * cache); a region sampled once costs 512 bytes and a slot.  Regions of 64
- * pages measured 2-4 % slower on bench/numa_oracle.  A process's exit or
- * exec frees its cache (O(1)); other processes' pages are not touched.  A
- * resolve call marks the pages it has to ask about as pending in the cache
- * itself (which also removes duplicates), sorts them (the kernel walks a
- * call's pages in its order), writes each page's status into its value,
- * answers the misses from there, and drops the pages that got no node (a
- * -ENOENT page may be faulted in later). */
+ * of regions of 256 pages (1 MiB of 4 KiB pages), each slot pointing at its
+ * leaf's 256 16-bit values.  A densely sampled GiB costs about 2 bytes a
+ * page (a region table of some 32 KiB and 512 KiB of leaves, within the
+ * second-level cache); a region sampled once costs 512 bytes and a slot.
+ * Leaves are made in chunks that never move, so a value's pointer stays
+ * good while its process is cached.  Regions of 64 pages measured 2-4 %
+ * slower on bench/numa_oracle.  A process's exit or exec frees its cache
+ * (its chunks and table); other processes' pages are not touched.
+ *
+ * A resolve call looks every address up once, in a loop that writes
+ * nothing to the cache and has no branch but the probe's (the cold path's
+ * floor is this loop: on bench/numa_oracle it is most of the time spent
+ * outside the kernel).  Then, for the misses only: it marks their pages
+ * pending in the cache itself (which also removes duplicates), sorts them
+ * with their value pointers (the kernel walks a call's pages in its order;
+ * pages already in order are left as they are), writes each page's status
+ * into its value, answers the misses from there, and drops the pages that
+ * got no node (a -ENOENT page may be faulted in later). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,21 +53,31 @@ struct leaf {
 	uint16_t v[LEAF_PAGES];
 };
 
-/* A region slot: key is the region number + 1 (0 = empty, whose leaf is
- * leaf 0, kept without values). */
+/* The values of every region without a leaf: none.  Never written. */
+static const struct leaf zero_leaf;
+
+/* A region slot: key is the region number + 1 (0 = empty), v its leaf's
+ * values (an empty slot's: the zero leaf's, so that a lookup needs no
+ * branch for it). */
 struct rslot {
 	uint64_t key;
-	size_t leaf; /* index into leaves */
+	uint16_t *v;
 };
+
+/* Leaves come in chunks that never move (value pointers stay good while
+ * the process is cached): chunk k holds CHUNK0 << k leaves. */
+#define CHUNK0 16
+#define MAX_CHUNKS 40
 
 /* One process's pages. */
 struct proc {
 	pid_t pid;
 	struct rslot *rs;
 	size_t rcap;     /* power of two */
-	unsigned rshift; /* 64 - log2(rcap) */
-	struct leaf *leaves;
-	size_t nleaves, leaves_cap;
+	struct leaf *chunk[MAX_CHUNKS];
+	size_t nchunks;
+	size_t nleaves; /* leaves made */
+	size_t chunk_free; /* leaves not yet used in the last chunk */
 	size_t used; /* pages with a value */
 };
 
@@ -78,8 +95,9 @@ struct pms_numa_oracle {
 	struct pms_numa_stats st;
 	/* scratch for one resolve call */
 	uint64_t *pg, *tmp; /* pages to ask about (page numbers), sort buffer */
+	uint16_t **pval, **ptmp; /* each page's value, sort buffer */
 	size_t *miss;       /* indices of the addresses not answered from the cache */
-	size_t *mval;       /* ... and their values (leaf << LEAF_SHIFT | page in it) */
+	uint16_t **mval;    /* ... and their values */
 	void **ptrs;
 	int *status;
 	size_t scratch_cap;
@@ -87,8 +105,9 @@ struct pms_numa_oracle {
 
 static inline size_t region_home(const struct proc *p, uint64_t region)
 {
-	/* Fibonacci hashing: sequential regions land far apart */
-	return (size_t)((region * 0x9e3779b97f4a7c15ULL) >> p->rshift);
+	/* Fibonacci hashing: sequential regions land far apart (the
+	 * product's bits from 32 up: lookup_all's constant shift) */
+	return (size_t)((region * 0x9e3779b97f4a7c15ULL) >> 32) & (p->rcap - 1);
 }
 
 static inline struct rslot *region_find(const struct proc *p, uint64_t region)
@@ -105,45 +124,51 @@ static inline struct rslot *region_find(const struct proc *p, uint64_t region)
 static inline uint16_t *val_find(const struct proc *p, uint64_t page)
 {
 	const struct rslot *s = region_find(p, page >> LEAF_SHIFT);
-	return s->key ? &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)] : NULL;
+	return s->key ? &s->v[page & (LEAF_PAGES - 1)] : NULL;
 }
 
-static int leaves_reserve(struct proc *p, size_t need)
+/* A new leaf, all values 0. */
+static int leaf_new(struct proc *p, struct leaf **out)
 {
-	if (need <= p->leaves_cap)
-		return 0;
-	size_t cap = p->leaves_cap ? p->leaves_cap * 2 : 16;
-	struct leaf *l = realloc(p->leaves, cap * sizeof(*l));
-	if (!l)
-		return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu page leaves", cap);
-	p->leaves = l;
-	p->leaves_cap = cap;
+	if (!p->chunk_free) {
+		if (p->nchunks == MAX_CHUNKS)
+			return pms_err(PMS_ENOMEM, "numa oracle: more than %zu page leaves",
+				       p->nleaves);
+		size_t cnt = (size_t)CHUNK0 << p->nchunks;
+		struct leaf *c = calloc(cnt, sizeof(*c));
+		if (!c)
+			return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu page leaves",
+				       cnt);
+		p->chunk[p->nchunks++] = c;
+		p->chunk_free = cnt;
+	}
+	size_t cnt = (size_t)CHUNK0 << (p->nchunks - 1);
+	*out = &p->chunk[p->nchunks - 1][cnt - p->chunk_free--];
+	p->nleaves++;
 	return 0;
 }
 
 static int regions_alloc(struct proc *p, size_t cap)
 {
-	struct rslot *s = calloc(cap, sizeof(*s));
+	struct rslot *s = malloc(cap * sizeof(*s));
 	if (!s)
 		return pms_err(PMS_ENOMEM, "numa oracle: no memory for a %zu-region table", cap);
-	unsigned lg = 0;
-	while (((size_t)1 << lg) < cap)
-		lg++;
+	for (size_t i = 0; i < cap; i++)
+		s[i] = (struct rslot){ 0, (uint16_t *)zero_leaf.v }; /* read only */
 	p->rs = s;
 	p->rcap = cap;
-	p->rshift = 64 - lg;
 	return 0;
 }
 
-/* The value of page, its leaf made when missing.  Moves the leaves: value
- * pointers taken before are stale. */
+/* The value of page, its leaf made when missing.  Moves the region table
+ * (slot pointers taken before are stale), not the leaves. */
 static int val_make(struct proc *p, uint64_t page, uint16_t **out)
 {
 	uint64_t region = page >> LEAF_SHIFT;
 	struct rslot *s = region_find(p, region);
 	int rc;
 	if (!s->key) {
-		if (p->nleaves * 2 > p->rcap) { /* leaves but the zero leaf + 1 */
+		if ((p->nleaves + 1) * 2 > p->rcap) {
 			struct proc n = *p;
 			if ((rc = regions_alloc(&n, p->rcap * 2)) < 0)
 				return rc;
@@ -154,13 +179,13 @@ static int val_make(struct proc *p, uint64_t page, uint16_t **out)
 			*p = n;
 			s = region_find(p, region);
 		}
-		if ((rc = leaves_reserve(p, p->nleaves + 1)) < 0)
+		struct leaf *l = NULL;
+		if ((rc = leaf_new(p, &l)) < 0)
 			return rc;
-		memset(&p->leaves[p->nleaves], 0, sizeof(p->leaves[0]));
 		s->key = region + 1;
-		s->leaf = p->nleaves++;
+		s->v = l->v;
 	}
-	*out = &p->leaves[s->leaf].v[page & (LEAF_PAGES - 1)];
+	*out = &s->v[page & (LEAF_PAGES - 1)];
 	return 0;
 }
 
@@ -169,7 +194,8 @@ static void proc_free(struct proc *p)
 	if (!p)
 		return;
 	free(p->rs);
-	free(p->leaves);
+	for (size_t k = 0; k < p->nchunks; k++)
+		free(p->chunk[k]);
 	free(p);
 }
 
@@ -226,12 +252,10 @@ static int proc_get(struct pms_numa_oracle *o, pid_t pid, struct proc **out)
 	if (!p)
 		return pms_err(PMS_ENOMEM, "numa oracle: no memory for process %d", (int)pid);
 	p->pid = pid;
-	if ((rc = regions_alloc(p, 64)) < 0 || (rc = leaves_reserve(p, 1)) < 0) {
+	if ((rc = regions_alloc(p, 64)) < 0) {
 		proc_free(p);
 		return rc;
 	}
-	memset(&p->leaves[0], 0, sizeof(p->leaves[0])); /* the zero leaf */
-	p->nleaves = 1;
 	*dir_find(o, pid) = p;
 	o->dir_used++;
 	o->last = p;
@@ -334,6 +358,8 @@ void pms_numa_oracle_free(struct pms_numa_oracle *o)
 	free(o->dir);
 	free(o->pg);
 	free(o->tmp);
+	free(o->pval);
+	free(o->ptmp);
 	free(o->miss);
 	free(o->mval);
 	free(o->ptrs);
@@ -357,11 +383,19 @@ static int scratch_reserve(struct pms_numa_oracle *o, size_t n)
 	if (!tmp)
 		goto nomem;
 	o->tmp = tmp;
+	uint16_t **pval = realloc(o->pval, cap * sizeof(*pval));
+	if (!pval)
+		goto nomem;
+	o->pval = pval;
+	uint16_t **ptmp = realloc(o->ptmp, cap * sizeof(*ptmp));
+	if (!ptmp)
+		goto nomem;
+	o->ptmp = ptmp;
 	size_t *miss = realloc(o->miss, cap * sizeof(*miss));
 	if (!miss)
 		goto nomem;
 	o->miss = miss;
-	size_t *mval = realloc(o->mval, cap * sizeof(*mval));
+	uint16_t **mval = realloc(o->mval, cap * sizeof(*mval));
 	if (!mval)
 		goto nomem;
 	o->mval = mval;
@@ -404,21 +438,30 @@ static void verify_page(struct pms_numa_oracle *o, void *page, int node)
 		o->st.verify_disagree++;
 }
 
-/* Sort n page numbers ascending: a least-significant-digit radix sort over
- * only the bits in which they differ (a drain's pages usually span a few
- * GiB: two or three passes), 8 or 11 bits a pass (few pages: a small
- * histogram to clear). */
-static void sort_pages(uint64_t *v, uint64_t *tmp, size_t n)
+/* Sort n page numbers ascending, each carrying its value index (pay):
+ * nothing to do when they are sorted already (a caller that sorts its
+ * addresses); else a least-significant-digit radix sort over only the bits
+ * in which they differ (a drain's pages usually span a few GiB: two or
+ * three passes), at most 8 or 11 bits a pass (few pages: a small histogram
+ * to clear), spread evenly over the passes. */
+static void sort_pages(uint64_t *v, uint16_t **pay, uint64_t *tmp, uint16_t **ptmp, size_t n)
 {
-	if (n < 2)
+	size_t k = 1;
+	while (k < n && v[k - 1] <= v[k])
+		k++;
+	if (k >= n)
 		return;
 	if (n <= 32) {
-		for (size_t i = 1; i < n; i++) {
+		for (size_t i = k; i < n; i++) {
 			uint64_t x = v[i];
+			uint16_t *y = pay[i];
 			size_t j = i;
-			for (; j && v[j - 1] > x; j--)
+			for (; j && v[j - 1] > x; j--) {
 				v[j] = v[j - 1];
+				pay[j] = pay[j - 1];
+			}
 			v[j] = x;
+			pay[j] = y;
 		}
 		return;
 	}
@@ -427,12 +470,12 @@ static void sort_pages(uint64_t *v, uint64_t *tmp, size_t n)
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	if (lo == hi)
-		return;
 	unsigned bits = 64u - (unsigned)__builtin_clzll(hi - lo);
-	unsigned dbits = n < 2048 ? 8 : 11;
+	unsigned maxd = n < 2048 ? 8 : 11, passes = (bits + maxd - 1) / maxd;
+	unsigned dbits = (bits + passes - 1) / passes; /* as few buckets as the passes allow */
 	size_t nd = (size_t)1 << dbits, dm = nd - 1;
 	uint64_t *src = v, *dst = tmp;
+	uint16_t **psrc = pay, **pdst = ptmp;
 	for (unsigned sh = 0; sh < bits; sh += dbits) {
 		size_t cnt[2048];
 		memset(cnt, 0, nd * sizeof(*cnt));
@@ -444,14 +487,22 @@ static void sort_pages(uint64_t *v, uint64_t *tmp, size_t n)
 			cnt[d] = sum;
 			sum += c;
 		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[((src[i] - lo) >> sh) & dm]++] = src[i];
+		for (size_t i = 0; i < n; i++) {
+			size_t at = cnt[((src[i] - lo) >> sh) & dm]++;
+			dst[at] = src[i];
+			pdst[at] = psrc[i];
+		}
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
+		uint16_t **pt = psrc;
+		psrc = pdst;
+		pdst = pt;
 	}
-	if (src != v)
+	if (src != v) {
 		memcpy(v, src, n * sizeof(*v));
+		memcpy(pay, psrc, n * sizeof(*pay));
+	}
 }
 
 /* Status of a page asked about in this call, from the sorted list. */
@@ -483,15 +534,70 @@ int pms_numa_oracle_resolve(struct pms_numa_oracle *o, const uint64_t *addrs, si
 
 /* Take the pending marks of this call's pages out again (an error before
  * the statuses were known). */
-static void unmark(struct proc *p, const uint64_t *pg, size_t npages)
+static void unmark(uint16_t *const *pval, size_t npages)
 {
-	for (size_t k = 0; k < npages; k++) {
-		uint16_t *v = val_find(p, pg[k]);
-		if (v && *v) {
-			*v = 0;
-			p->used--;
+	for (size_t k = 0; k < npages; k++)
+		*pval[k] = 0;
+}
+
+/* Look up every address's page: its value, written to nodes[i] as the
+ * node it is; each address whose page has no value is listed as a miss
+ * (its index and value pointer), without a branch: the slot is overwritten
+ * when it is not one.  Between calls the cache holds nodes or nothing (no
+ * ESCAPE, no PENDING: a call takes them out before it returns).  Nothing
+ * is written to the cache.  A region without a leaf reads the zero leaf:
+ * no value, no branch for it.  The probe hashes with the product's bits
+ * from 32 up (a constant shift; the region table has fewer than 2^32
+ * slots).  Returns the number of misses. */
+static inline __attribute__((always_inline)) size_t
+lookup_all(const struct proc *p, unsigned shift, const uint64_t *restrict addrs, size_t n,
+	   int *restrict nodes, size_t *restrict miss, uint16_t **restrict mval)
+{
+	const struct rslot *restrict rs = p->rs;
+	const size_t rmask = p->rcap - 1;
+	const unsigned rsh = shift + LEAF_SHIFT;
+	size_t nmiss = 0;
+	/* Prefetch the region slot PF_SLOT addresses ahead and, through it
+	 * (its first probe), the value PF_VAL ahead: after a move_pages call
+	 * the kernel's page walk has pushed the leaves out of the cache, and
+	 * this loop waits on them (a timing probe around it, not committed,
+	 * on bench/numa_oracle's stream at load 7-10: a median 14 ms of CPU
+	 * for the cold pass's 4 M lookups with 40/20, 18 ms without, 16/8
+	 * and 24/12 in between; the warm pass about 1 ms slower).  Each
+	 * address's home slot is computed once, kept in a ring until its
+	 * lookup. */
+	enum { PF_SLOT = 40, PF_VAL = 20, RING = 64 };
+	size_t ring[RING];
+#define HOME(a) ((size_t)((((a) >> rsh) * 0x9e3779b97f4a7c15ULL) >> 32) & rmask)
+	for (size_t j = 0; j < n && j < PF_SLOT; j++)
+		ring[j] = HOME(addrs[j]);
+	for (size_t i = 0; i < n; i++) {
+		if (i + PF_SLOT < n) {
+			size_t h2 = HOME(addrs[i + PF_SLOT]);
+			ring[(i + PF_SLOT) % RING] = h2;
+			__builtin_prefetch(&rs[h2]);
 		}
+		if (i + PF_VAL < n)
+			__builtin_prefetch(rs[ring[(i + PF_VAL) % RING]].v +
+					   ((addrs[i + PF_VAL] >> shift) & (LEAF_PAGES - 1)));
+		uint64_t a = addrs[i], key = (a >> rsh) + 1, k;
+		size_t h = ring[i % RING];
+		while ((k = rs[h].key) != key && k)
+			h = (h + 1) & rmask;
+		uint16_t *pv = rs[h].v + ((a >> shift) & (LEAF_PAGES - 1));
+		unsigned v = *pv;
+		nodes[i] = (int)v - BIAS;
+		miss[nmiss] = i;
+		mval[nmiss] = pv;
+		nmiss += !v;
 	}
+#undef HOME
+	return nmiss;
+}
+
+static inline bool in_zero_leaf(const uint16_t *v)
+{
+	return (uintptr_t)v - (uintptr_t)zero_leaf.v < sizeof(zero_leaf.v);
 }
 
 int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint64_t *addrs,
@@ -509,70 +615,53 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 		return rc;
 	o->st.lookups += n;
 	const unsigned shift = o->page_shift;
-	uint64_t hits = 0;
-	/* Pass 1: answer from the cache; mark each uncached page pending
-	 * (once) and list it; list the misses.  A region without a leaf
-	 * reads the zero leaf: no value, no branch for it.  The tables are
-	 * held in locals (the stores below may alias their fields as far as
-	 * the compiler knows) and taken again after a leaf is made. */
-	const struct rslot *rs = p->rs;
-	const struct leaf *leaves = p->leaves;
-	size_t rmask = p->rcap - 1;
-	unsigned rshift = p->rshift;
-	size_t *miss = o->miss, *mval = o->mval;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t page = addrs[i] >> shift, region = page >> LEAF_SHIFT;
-		size_t h = (size_t)((region * 0x9e3779b97f4a7c15ULL) >> rshift);
-		while (rs[h].key && rs[h].key != region + 1)
-			h = (h + 1) & rmask;
-		size_t leaf = rs[h].leaf, off = page & (LEAF_PAGES - 1);
-		unsigned v = leaves[leaf].v[off];
-		if (v - 1u < PENDING - 1u) {
-			nodes[i] = (int)v - BIAS;
-			hits++;
-			continue;
-		}
-		nodes[i] = PMS_NODE_UNKNOWN;
-		miss[nmiss] = i;
-		mval[nmiss++] = leaf << LEAF_SHIFT | off;
-		if (v)
-			continue; /* pending already */
-		uint16_t *pv = &p->leaves[leaf].v[off];
-		if (!rs[h].key) {
-			if ((rc = val_make(p, page, &pv)) < 0) {
-				unmark(p, o->pg, npages);
+	/* Pass 1, every address (the only per-address work when the pages
+	 * are cached; a function of its own, so that its pointers stay in
+	 * registers and 4 KiB pages get constant shifts). */
+	if (shift == 12)
+		nmiss = lookup_all(p, 12, addrs, n, nodes, o->miss, o->mval);
+	else
+		nmiss = lookup_all(p, shift, addrs, n, nodes, o->miss, o->mval);
+	o->st.cache_hits += n - nmiss;
+	o->st.resolved += n - nmiss; /* cached pages have a node */
+	if (!nmiss)
+		return 0;
+	/* Pass 2, the misses: mark each page pending once (its leaf made
+	 * when its region had none) and list it with its value. */
+	for (size_t j = 0; j < nmiss; j++) {
+		uint16_t *v = o->mval[j];
+		uint64_t page = addrs[o->miss[j]] >> shift;
+		if (in_zero_leaf(v)) { /* find or make its region's own leaf */
+			if ((rc = val_make(p, page, &v)) < 0) {
+				unmark(o->pval, npages);
+				for (size_t m = 0; m < nmiss; m++)
+					nodes[o->miss[m]] = PMS_NODE_UNKNOWN;
 				return rc;
 			}
-			rs = p->rs;
-			leaves = p->leaves;
-			rmask = p->rcap - 1;
-			rshift = p->rshift;
-			mval[nmiss - 1] = region_find(p, region)->leaf << LEAF_SHIFT | off;
+			o->mval[j] = v;
 		}
-		*pv = PENDING;
-		p->used++;
-		o->pg[npages++] = page;
+		if (*v)
+			continue; /* pending already */
+		*v = PENDING;
+		o->pg[npages] = page;
+		o->pval[npages++] = v;
 	}
-	o->st.cache_hits += hits;
-	o->st.resolved += hits; /* cached pages have a node */
-	sort_pages(o->pg, o->tmp, npages);
-	/* the leaves stay where they are from here on: each page's value
-	 * once (the sort buffer holds them) */
-	uint64_t *pval = o->tmp;
-	for (size_t k = 0; k < npages; k++) {
-		const struct rslot *s = region_find(p, o->pg[k] >> LEAF_SHIFT);
-		pval[k] = s->leaf << LEAF_SHIFT | (o->pg[k] & (LEAF_PAGES - 1));
-	}
-#define VAL(x) p->leaves[(x) >> LEAF_SHIFT].v[(x) & (LEAF_PAGES - 1)]
-	/* Pass 2: one move_pages per batch (nodes == NULL: query only,
-	 * mm/migrate.c do_pages_stat); each status into its page's value. */
+	p->used += npages;
+	sort_pages(o->pg, o->pval, o->tmp, o->ptmp, npages);
+	/* Pass 3: one move_pages per batch (nodes == NULL: query only,
+	 * mm/migrate.c do_pages_stat), all of them first: the values are
+	 * written after the last call, so that the kernel's page walks do not
+	 * push them out of the cache between their write and their read in
+	 * pass 4. */
 	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
 	int call_err = 0;
 	for (size_t off = 0; off < npages; off += o->batch) {
 		size_t cnt = npages - off < o->batch ? npages - off : o->batch;
+		const uint64_t *pg = o->pg + off;
+		int *status = o->status + off;
 		for (size_t k = 0; k < cnt; k++)
-			o->ptrs[k] = (void *)(uintptr_t)(o->pg[off + k] << shift);
-		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->ptrs, NULL, o->status + off, 0);
+			o->ptrs[k] = (void *)(uintptr_t)(pg[k] << shift);
+		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->ptrs, NULL, status, 0);
 		calls++;
 		o->st.move_pages_calls++;
 		o->st.pages_queried += cnt;
@@ -581,35 +670,56 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 			o->st.last_call_errno = (int)-r;
 			call_err = (int)-r;
 			for (size_t k = 0; k < cnt; k++)
-				o->status[off + k] = (int)r;
+				status[k] = (int)r;
 		}
-		for (size_t k = 0; k < cnt; k++)
-			VAL(pval[off + k]) = (uint16_t)encode(o->status[off + k]);
 	}
-	/* Pass 3: fill the misses. */
-	for (size_t j = 0; j < nmiss; j++) {
-		size_t i = o->miss[j];
-		unsigned v = VAL(o->mval[j]);
-		nodes[i] = v == ESCAPE ? status_of(o, npages, addrs[i] >> shift) : (int)v - BIAS;
-		count_status(&o->st, nodes[i]);
-	}
-	/* Pass 4: keep the pages with a node, drop the rest. */
-	uint64_t kept = 0;
+	/* Each status into its page's value; count the pages that get no
+	 * value to keep.  Values are scattered over the leaves: fetched
+	 * ahead. */
+	enum { PF = 16 };
+	size_t dropped = 0;
 	for (size_t k = 0; k < npages; k++) {
-		uint64_t page = o->pg[k];
+		if (k + PF < npages)
+			__builtin_prefetch(o->pval[k + PF], 1);
 		int stt = o->status[k];
-		uint16_t *v = &VAL(pval[k]);
-		if (stt >= 0 && *v != ESCAPE) {
-			kept++;
-			if (o->verify && pid == 0)
-				verify_page(o, (void *)(uintptr_t)(page << shift), stt);
-		} else {
-			*v = 0;
-			p->used--;
+		uint64_t e = encode(stt);
+		*o->pval[k] = (uint16_t)e;
+		dropped += stt < 0 || e == ESCAPE;
+	}
+	/* Pass 4: the misses' nodes from their values. */
+	if (!dropped) {
+		for (size_t j = 0; j < nmiss; j++) {
+			if (j + PF < nmiss)
+				__builtin_prefetch(o->mval[j + PF]);
+			nodes[o->miss[j]] = (int)*o->mval[j] - BIAS;
+		}
+		o->st.resolved += nmiss;
+	} else {
+		for (size_t j = 0; j < nmiss; j++) {
+			size_t i = o->miss[j];
+			unsigned v = *o->mval[j];
+			nodes[i] = v == ESCAPE ? status_of(o, npages, addrs[i] >> shift)
+					       : (int)v - BIAS;
+			count_status(&o->st, nodes[i]);
 		}
 	}
-#undef VAL
-	o->st.cached += kept;
+	/* Pass 5 (only with pages to drop, or to verify): keep the pages with
+	 * a node, drop the rest (a -ENOENT page may be faulted in later). */
+	bool check = o->verify && pid == 0;
+	if (dropped || check) {
+		for (size_t k = 0; k < npages; k++) {
+			int stt = o->status[k];
+			uint16_t *v = o->pval[k];
+			if (stt >= 0 && *v != ESCAPE) {
+				if (check)
+					verify_page(o, (void *)(uintptr_t)(o->pg[k] << shift), stt);
+			} else {
+				*v = 0;
+			}
+		}
+		p->used -= dropped;
+	}
+	o->st.cached += npages - dropped;
 	if (!p->used)
 		proc_drop(o, pid); /* nothing of it kept (gone, or no page present) */
 	if (call_err)
@@ -627,15 +737,15 @@ int pms_numa_oracle_cached(const struct pms_numa_oracle *o, uint64_t addr)
 	return v && *v ? (int)*v - BIAS : PMS_NODE_UNKNOWN;
 }
 
-/* Clear the values of [first, last] in leaf l (region r). */
-static void leaf_clear(struct proc *p, struct leaf *l, uint64_t r, uint64_t first, uint64_t last)
+/* Clear the values of [first, last] in the leaf values v (region r). */
+static void leaf_clear(struct proc *p, uint16_t *v, uint64_t r, uint64_t first, uint64_t last)
 {
 	uint64_t base = r << LEAF_SHIFT;
 	unsigned a = first > base ? (unsigned)(first - base) : 0;
 	unsigned b = last - base < LEAF_PAGES - 1 ? (unsigned)(last - base) : LEAF_PAGES - 1;
 	for (unsigned k = a; k <= b; k++)
-		if (l->v[k]) {
-			l->v[k] = 0;
+		if (v[k]) {
+			v[k] = 0;
 			p->used--;
 		}
 }
@@ -654,7 +764,7 @@ static void drop_range(struct pms_numa_oracle *o, struct proc *p, uint64_t first
 		for (uint64_t r = r0;; r++) {
 			const struct rslot *s = region_find(p, r);
 			if (s->key)
-				leaf_clear(p, &p->leaves[s->leaf], r, first, last);
+				leaf_clear(p, s->v, r, first, last);
 			if (r == r1)
 				break;
 		}
@@ -662,7 +772,7 @@ static void drop_range(struct pms_numa_oracle *o, struct proc *p, uint64_t first
 		for (size_t i = 0; i < p->rcap; i++) {
 			const struct rslot *s = &p->rs[i];
 			if (s->key && s->key - 1 >= r0 && s->key - 1 <= r1)
-				leaf_clear(p, &p->leaves[s->leaf], s->key - 1, first, last);
+				leaf_clear(p, s->v, s->key - 1, first, last);
 		}
 	}
 	o->st.invalidations += before - p->used;

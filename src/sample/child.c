@@ -313,33 +313,47 @@ pid_t pms_child_pid(const struct pms_child *c)
 	return c->pid;
 }
 
-/* Until the status pipe has data or EOF: resume the seized child from each
- * signal-delivery-stop it enters before its exec, with its signal
- * (delivered, as without ptrace).  waitid with WSTOPPED only: an exit is
- * left for pms_child_wait to reap.  A ptrace stop
- * reports si_status = the signal, or SIGTRAP | event << 8 for an event
- * (kernel/exit.c wait_task_stopped; kernel/ptrace.c ptrace_event). */
+/* Until the status pipe has data or EOF: the seized child's ptrace stops
+ * before its exec are handled as pms_child_poll handles them (on_status):
+ * a signal-delivery-stop resumes with its signal (delivered, as without
+ * ptrace); a thread it starts (a sanitizer runtime's after fork) is traced
+ * and resumed; a thread's exit before the exec is let go (it is not the
+ * command's).  Left alone, any of these stops would keep the exec, and so
+ * the pipe's EOF, from coming.  The command's own end is only peeked at
+ * (WNOWAIT): pms_child_poll or the exec-failure path reaps it. */
 static void start_wait_traced(struct pms_child *c)
 {
 	struct pollfd pfd = { c->status_fd, POLLIN, 0 };
 	for (;;) {
-		siginfo_t si;
 		int r = poll(&pfd, 1, 20);
 		if (r > 0 || (r < 0 && errno != EINTR))
 			return;
-		/* peek first: an event stop (the program ran: it forked) is
-		 * pms_child_poll's, with its notification left pending */
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)c->pid, &si, WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0)
-			return; /* gone: the pipe says the rest */
-		if (si.si_pid != c->pid || si.si_code != CLD_TRAPPED)
-			continue;
-		if (si.si_status >> 8)
-			return;
-		int sig = si.si_status;
-		if (waitid(P_PID, (id_t)c->pid, &si, WSTOPPED | WNOHANG | __WALL) < 0)
-			return;
-		ptrace(PTRACE_CONT, c->pid, NULL, (void *)(long)sig);
+		for (size_t i = 0; i < c->nt; i++) {
+			siginfo_t si;
+			struct pms_child_event ev;
+			pid_t tid = c->t[i].tid;
+			int st = 0;
+			if (c->t[i].held)
+				continue;
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, (id_t)tid, &si,
+				   WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0 ||
+			    si.si_pid != tid)
+				continue;
+			if (si.si_code != CLD_TRAPPED && tid == c->pid)
+				return; /* it ended: the pipe's EOF follows */
+			/* A stop after the exec (the command's own, for
+			 * pms_child_poll) comes after the exec closed the pipe:
+			 * so a stop seen while the pipe is still open came
+			 * before the exec. */
+			if (poll(&pfd, 1, 0) != 0)
+				return;
+			if (waitpid(tid, &st, __WALL | WNOHANG) != tid)
+				continue;
+			if (on_status(c, i, st, &ev) && ev.kind == PMS_CHILD_EV_HELD)
+				(void)pms_child_release(c, ev.tid);
+			i = (size_t)-1; /* the set may have changed: start over */
+		}
 	}
 }
 

@@ -1,14 +1,20 @@
 /* Code and data addresses -> names: elfutils libdwfl for user-space modules
  * (fed the mappings as /proc/PID/maps text, so it computes load biases
- * itself), /proc/kallsyms for the kernel. */
+ * itself), /proc/kallsyms for the kernel.  file:line comes from the
+ * project's .debug_line reader (dwline.c: libdw would inflate all of a
+ * file's compressed DWARF first), from libdw where that reader says it
+ * cannot answer as libdw would. */
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pmuscope/symbols.h"
+#include "symbols/dwline.h"
 #include "symbols/kallsyms.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
@@ -42,6 +48,9 @@ struct modsyms {
 	size_t n;
 	struct msec *sec; /* the symbol file's sections in address order */
 	size_t nsec;
+	struct pms_dwline *dl; /* NULL: file:line from libdw */
+	uint64_t dl_bias;
+	bool dl_tried;
 };
 
 struct pms_symbolizer {
@@ -273,6 +282,7 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 		for (size_t i = 0; i < s->nmods; i++) {
 			free(s->mods[i].v);
 			free(s->mods[i].sec);
+			pms_dwline_free(s->mods[i].dl);
 		}
 		s->nmods = s->last_mod = 0;
 		dwfl_end(p->dwfl);
@@ -306,6 +316,7 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].v);
 		free(s->mods[i].sec);
+		pms_dwline_free(s->mods[i].dl);
 	}
 	free(s->mods);
 	pms_maps_free(s->maps);
@@ -371,6 +382,70 @@ static const char *line_by_cu_walk(Dwfl_Module *mod, Dwarf_Addr addr, int *linen
 	return NULL;
 }
 
+int pms_sym_dwline_open(Dwfl_Module *mod, struct pms_dwline **out, uint64_t *bias)
+{
+	Dwarf_Addr b = 0;
+	const char *mainfile = NULL, *debugfile = NULL;
+	char *found = NULL;
+	*out = NULL;
+	Elf *elf = dwfl_module_getelf(mod, &b);
+	const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile,
+					       &debugfile);
+	const char *path = NULL;
+	if (!elf || !mainfile)
+		return pms_err(PMS_ENOENT, "symbolizer: no ELF file for module %s",
+			       modname ? modname : "?");
+	if (pms_dwline_elf_has_dwarf(elf)) {
+		path = mainfile; /* libdwfl's find_dw takes the main file first */
+	} else if (debugfile) {
+		path = debugfile;
+	} else {
+		/* libdwfl looks for the debug file only when it needs it (its
+		 * symbol table search did not): the same search it would make */
+		GElf_Word crc = 0;
+		Dwarf_Addr lo = 0;
+		void **ud = NULL;
+		const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
+		(void)dwfl_module_info(mod, &ud, &lo, NULL, NULL, NULL, NULL, NULL);
+		int fd = dwfl_standard_find_debuginfo(mod, ud, modname, lo, mainfile, link, crc, &found);
+		if (fd >= 0)
+			close(fd);
+		path = found;
+	}
+	int rc = path ? pms_dwline_open(path, out)
+		      : pms_err(PMS_ENOENT, "symbolizer: no debug file for %s", mainfile);
+	free(found);
+	if (rc == 0)
+		*bias = b;
+	return rc;
+}
+
+/* file:line of addr in mod: the .debug_line reader's answer, libdw's where
+ * the reader cannot give the answer libdw would (or cannot read the file:
+ * then libdw meets the same file).  One rule either way: dwline.c follows
+ * dwfl_module_getsrc and the unit walk below. */
+static const char *line_of(struct modsyms *ms, Dwfl_Module *mod, uint64_t addr, int *lineno)
+{
+	if (ms && !ms->dl_tried) {
+		ms->dl_tried = true;
+		if (pms_sym_dwline_open(mod, &ms->dl, &ms->dl_bias) < 0)
+			pms_error_clear();
+	}
+	if (ms && ms->dl) {
+		const char *file = NULL;
+		int r = pms_dwline_find(ms->dl, addr - ms->dl_bias, &file, lineno);
+		if (r == PMS_DWLINE_FOUND)
+			return file;
+		if (r == PMS_DWLINE_NONE)
+			return NULL;
+	}
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	const char *src = line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : NULL;
+	if (!src)
+		src = line_by_cu_walk(mod, addr, lineno);
+	return src;
+}
+
 static int msym_cmp(const void *a, const void *b)
 {
 	const struct msym *x = a, *y = b;
@@ -383,7 +458,7 @@ static int msym_cmp(const void *a, const void *b)
 
 /* The sorted table of mod (built once), or NULL where there is none or no
  * memory (the caller then asks libdwfl). */
-static const struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
+static struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
 {
 	if (s->last_mod < s->nmods && s->mods[s->last_mod].mod == mod)
 		return &s->mods[s->last_mod];
@@ -397,7 +472,7 @@ static const struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod
 		return NULL;
 	s->mods = nm;
 	struct modsyms *m = &nm[s->nmods];
-	*m = (struct modsyms){ mod, NULL, 0, NULL, 0 };
+	*m = (struct modsyms){ mod, NULL, 0, NULL, 0, NULL, 0, false };
 	int n = dwfl_module_getsymtab(mod);
 	Elf *symelf = NULL;
 	Dwarf_Addr sbias = 0;
@@ -509,7 +584,7 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *name = NULL;
-	const struct modsyms *ms = mod_syms(s, mod);
+	struct modsyms *ms = mod_syms(s, mod);
 	if (ms && ms->v) {
 		const struct msym *e = msym_find(ms, addr);
 		memset(&sym, 0, sizeof(sym));
@@ -531,11 +606,8 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 		out->offset = off;
 	}
 	if (want_line) {
-		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
 		int lineno = 0;
-		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-		if (!src)
-			src = line_by_cu_walk(mod, addr, &lineno);
+		const char *src = line_of(ms, mod, addr, &lineno);
 		if (src) {
 			out->file = src;
 			out->line = lineno;

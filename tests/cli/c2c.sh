@@ -105,12 +105,17 @@ assert any(a["function"] == "run" for a in l["offsets"]), [a["function"] for a i
 assert d["engine"] == "software" and d["metric"]["name"] == "sharers" and not d["hitm_available"]
 p = json.load(open(sys.argv[3])); paddr, poff = line_of(sys.argv[4])
 assert poff == 64
-# neither padded counter's line is shared; without a sanitizer runtime, none is
+# neither padded counter's line is shared; any line listed is the C
+# runtime's, which both threads really touch (libc's vDSO pointers and the
+# vvar page read by clock_gettime: two threads' first-touch faults can race
+# on them, seen once in 5 runs), or, with a sanitizer, its runtime's
 mine = [l for l in p["lines"] if int(l["address"], 16) in (paddr & ~63, (paddr & ~63) + 64)]
 assert mine == [], mine
 assert p["shared_lines"] == len(p["lines"]), (p["shared_lines"], len(p["lines"]))
 if sys.argv[5] == "0":
-    assert p["lines"] == [], p["lines"]
+    assert all(re.search(r"/(libc|ld-linux[^/]*)\.so", a["module"] or "") or a["module"] == "[vdso]"
+               for l in p["lines"] for a in l["offsets"]), \
+        [(l["address"], a["module"], a["function"]) for l in p["lines"] for a in l["offsets"]]
 else:
     assert all("asan" in (a["module"] or "") or "sanitizer" in (a["function"] or "") for l in p["lines"]
                for a in l["offsets"]), [(a["module"], a["function"]) for l in p["lines"] for a in l["offsets"]]

@@ -589,4 +589,130 @@ PMS_TEST(large_pages_and_bad_page_size)
 	pms_sys_free(sys);
 }
 
+/* A kernel for many regions at once, by mm/migrate.c do_pages_stat_array():
+ * a page inside the one mapping (SPAN_PAGES from BASE; vma_lookup finds
+ * it) has node page % 5, except every 97th page, which is not present
+ * (folio_walk_start finds no folio: -ENOENT); a page outside it has no VMA
+ * (-EFAULT).  It counts the asks of each page of the mapping, and the
+ * calls whose pages are out of address order or more than 512. */
+enum { SPAN_PAGES = 3000 * 256 };
+static unsigned char *span_asked;
+static long span_calls, span_unsorted, span_big;
+
+static int span_status(uint64_t addr)
+{
+	if (addr < BASE || (addr - BASE) / 4096 >= SPAN_PAGES)
+		return -EFAULT;
+	uint64_t pg = (addr - BASE) / 4096;
+	return pg % 97 == 0 ? -ENOENT : (int)(pg % 5);
+}
+
+static long span_move_pages(void *ud, int pid, unsigned long count, void **pages,
+			    const int *nodes, int *status, int flags)
+{
+	(void)ud;
+	(void)pid;
+	(void)nodes;
+	(void)flags;
+	span_calls++;
+	span_big += count > 512;
+	for (unsigned long i = 0; i < count; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)pages[i];
+		if (i && a <= (uint64_t)(uintptr_t)pages[i - 1])
+			span_unsorted++;
+		status[i] = span_status(a);
+		if (a >= BASE && (a - BASE) / 4096 < SPAN_PAGES && span_asked[(a - BASE) / 4096] < 255)
+			span_asked[(a - BASE) / 4096]++;
+	}
+	return 0;
+}
+
+static int u64_cmp(const void *p, const void *q)
+{
+	uint64_t x = *(const uint64_t *)p, y = *(const uint64_t *)q;
+	return x < y ? -1 : x > y;
+}
+
+/* One call whose misses open 3000 regions (the region table grows and new
+ * leaf chunks are made while the pages seen before are pending), every
+ * page three times in random order, some pages not present, a few outside
+ * the mapping; then the same addresses in address order (no sort needed). */
+PMS_TEST(many_new_regions_in_one_call)
+{
+	static struct pms_sys_ops ops;
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	struct pms_sys *sys = NULL;
+	ops = *pms_sys_real_ops();
+	ops.move_pages = span_move_pages;
+	so.ops = &ops;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	span_asked = calloc(SPAN_PAGES, 1);
+	span_calls = span_unsorted = span_big = 0;
+	enum { R = 3000, OUT = 10, NP = R + OUT, N = 3 * NP };
+	uint64_t *a = calloc(N, sizeof(*a));
+	int *n = calloc(N, sizeof(*n));
+	/* region r's page: r * 256 + r % 256 (some multiples of 97 among
+	 * them); OUT pages beyond the mapping */
+	for (int i = 0; i < N; i++) {
+		int k = i % NP;
+		uint64_t pg = k < R ? (uint64_t)k * 256 + (uint64_t)(k % 256)
+				    : (uint64_t)SPAN_PAGES + (uint64_t)k * 300;
+		a[i] = BASE + pg * 4096 + (uint64_t)(i / NP) * 1000;
+	}
+	uint64_t x = 0x2545F4914F6CDD1DULL;
+	for (int i = N - 1; i > 0; i--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int j = (int)(x % (uint64_t)(i + 1));
+		uint64_t t = a[i];
+		a[i] = a[j];
+		a[j] = t;
+	}
+	int absent = 0;
+	for (int k = 0; k < R; k++)
+		absent += ((uint64_t)k * 256 + (uint64_t)(k % 256)) % 97 == 0;
+	CHECK(absent > 0);
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, N, n), (NP + 511) / 512);
+	int bad = 0;
+	for (int i = 0; i < N; i++)
+		bad += n[i] != span_status(a[i] & ~4095ULL);
+	CHECK_EQ_INT(bad, 0);
+	unsigned asked_twice = 0, asked_once = 0;
+	for (int k = 0; k < R; k++) {
+		unsigned c = span_asked[(size_t)k * 256 + (size_t)(k % 256)];
+		asked_once += c == 1;
+		asked_twice += c > 1;
+	}
+	CHECK_EQ_INT((int)asked_once, R);
+	CHECK_EQ_INT((int)asked_twice, 0);
+	CHECK_EQ_INT((int)span_unsorted, 0);
+	CHECK_EQ_INT((int)span_big, 0);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.pages_queried, NP);
+	CHECK_EQ_U64(st.cached, (uint64_t)(R - absent));
+	CHECK_EQ_U64(st.resolved, 3 * (uint64_t)(R - absent));
+	CHECK_EQ_U64(st.enoent, 3 * (uint64_t)absent);
+	CHECK_EQ_U64(st.efault, 3 * (uint64_t)OUT);
+	/* Again in address order: only the pages without a node are asked. */
+	qsort(a, N, sizeof(*a), u64_cmp);
+	long calls0 = span_calls;
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, N, n), 1);
+	CHECK_EQ_INT((int)(span_calls - calls0), 1);
+	bad = 0;
+	for (int i = 0; i < N; i++)
+		bad += n[i] != span_status(a[i] & ~4095ULL);
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT((int)span_unsorted, 0);
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.pages_queried, NP + (uint64_t)absent + OUT);
+	CHECK_EQ_U64(st.cache_hits, 3 * (uint64_t)(R - absent));
+	free(a);
+	free(n);
+	free(span_asked);
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+}
+
 PMS_TEST_MAIN()

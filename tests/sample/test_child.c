@@ -8,6 +8,7 @@
 #include "pmuscope/sys.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -229,6 +230,87 @@ PMS_TEST(hold_signal_before_exec)
 	CHECK(WIFEXITED(ev.status) && WEXITSTATUS(ev.status) == 5);
 	pms_child_free(c);
 	pms_sys_free(sys);
+}
+
+/* A runtime that starts threads in a forked child before its exec (the
+ * sanitizers' do): with the child seized, the thread's clone stops the
+ * child at a ptrace event, the thread at its first stop and its exit; left
+ * alone, the child never reaches its exec and start waits for ever (seen
+ * under ThreadSanitizer).  Here an atfork handler, once its process is
+ * traced, starts a thread it joins and one it leaves blocked (the exec
+ * ends it). */
+static volatile int atfork_threads;
+static int blocker[2] = { -1, -1 };
+
+static void *thread_quick(void *a)
+{
+	return a;
+}
+
+static void *thread_blocked(void *a)
+{
+	char b;
+	while (read(blocker[0], &b, 1) < 0 && errno == EINTR)
+		;
+	return a;
+}
+
+static void child_after_fork(void)
+{
+	if (!atfork_threads)
+		return;
+	/* wait (up to 60 s) until the parent has seized us */
+	for (int i = 0; i < 60000; i++) {
+		FILE *f = fopen("/proc/self/status", "r");
+		char line[256];
+		int tracer = 0;
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "TracerPid:", 10))
+				tracer = atoi(line + 10);
+		if (f)
+			fclose(f);
+		if (tracer)
+			break;
+		usleep(1000);
+	}
+	pthread_t a, b;
+	if (pthread_create(&a, NULL, thread_quick, NULL) == 0)
+		pthread_join(a, NULL);
+	if (pthread_create(&b, NULL, thread_blocked, NULL) == 0)
+		pthread_detach(b);
+}
+
+PMS_TEST(hold_threads_before_exec)
+{
+	struct pms_sys *sys = live();
+	struct pms_child *c = NULL;
+	struct pms_child_opts o = PMS_CHILD_OPTS_INIT;
+	struct pms_child_event ev;
+	char *argv[] = { "sh", "-c", "exit 5", NULL };
+	const char *why = NULL;
+	CHECK(sys);
+	CHECK_EQ_INT(pipe(blocker), 0);
+	CHECK_EQ_INT(pthread_atfork(NULL, NULL, child_after_fork), 0);
+	atfork_threads = 1;
+	o.hold_exits = true;
+	CHECK_OK(pms_child_spawn_opts(sys, argv, &o, &c));
+	atfork_threads = 0;
+	if (!pms_child_holding(c, &why)) {
+		pms_child_free(c);
+		pms_sys_free(sys);
+		PMS_SKIP("ptrace refused here: %s", why ? why : "?");
+	}
+	CHECK_OK(pms_child_start(c));
+	CHECK_OK(poll_until(c, PMS_CHILD_EV_HELD, &ev));
+	CHECK_EQ_INT(ev.tid, pms_child_pid(c));
+	CHECK_EQ_INT(ev.status, 5);
+	CHECK_OK(pms_child_release(c, ev.tid));
+	CHECK_OK(poll_until(c, PMS_CHILD_EV_EXITED, &ev));
+	CHECK(WIFEXITED(ev.status) && WEXITSTATUS(ev.status) == 5);
+	pms_child_free(c);
+	pms_sys_free(sys);
+	close(blocker[0]);
+	close(blocker[1]);
 }
 
 /* A shell starting three programs, one in the background: each is held at

@@ -250,8 +250,11 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *x)
 			return arc;
 	}
 	int rc = pms_memprof_add_src(ps->prof, x);
+	/* the mappings matter only to a DWARF unwind (its user stack) */
 	if (rc >= 0 && ps->paths)
-		rc = pms_pathprof_add_src(ps->paths, x, pms_memprof_maps(ps->prof));
+		rc = pms_pathprof_add_src(ps->paths, x,
+					  x->path.how == PMS_CALLGRAPH_DWARF ? pms_memprof_maps(ps->prof)
+									 : NULL);
 	return rc;
 }
 

@@ -123,73 +123,76 @@ int pms_memsample_from_sample(const struct pms_sample *in, const struct pms_memc
 
 	if (!in || !ctx || !out)
 		return pms_err(PMS_EINVAL, "memsample_from_sample: NULL argument");
-	pms_rd_clear(m, 0, sizeof(*m));
+	/* Every field written once, 0 where the record does not give it (no
+	 * clearing of the whole struct first); the valid bits gather in a
+	 * register. */
+	uint64_t pr = in->present;
+	uint32_t valid = 0;
+	bool ip = pr & PMS_SAMPLE_IP, tid = pr & PMS_SAMPLE_TID;
 	m->engine = ctx->engine;
-	if (in->present & PMS_SAMPLE_IP) {
-		m->valid |= PMS_MS_IP;
-		m->ip = in->ip;
+	if (ip) {
+		valid |= PMS_MS_IP;
 		if (in->exact_ip)
-			m->valid |= PMS_MS_EXACT_IP;
+			valid |= PMS_MS_EXACT_IP;
 		if (in->cpumode == PMS_MISC_KERNEL)
-			m->valid |= PMS_MS_KERNEL_IP;
+			valid |= PMS_MS_KERNEL_IP;
 	}
-	if (in->present & PMS_SAMPLE_TID) {
-		m->valid |= PMS_MS_TID;
-		m->pid = in->pid;
-		m->tid = in->tid;
-	}
-	if (in->present & PMS_SAMPLE_TIME) {
-		m->valid |= PMS_MS_TIME;
-		m->time = in->time;
-	}
-	if (in->present & PMS_SAMPLE_CPU) {
-		m->valid |= PMS_MS_CPU;
-		m->cpu = in->cpu;
-	}
-	if (in->present & PMS_SAMPLE_PERIOD)
-		m->period = in->period;
-	else
-		m->period = ctx->fixed_period;
-	if ((in->present & PMS_SAMPLE_DATA_SRC) && in->data_src &&
-	    in->data_src != PMS_MEM_NA_VALUE) {
-		m->valid |= PMS_MS_DATA_SRC;
-		m->data_src = in->data_src;
-	}
-	if (in->present & PMS_SAMPLE_WEIGHT_STRUCT) {
+	m->ip = ip ? in->ip : 0;
+	if (tid)
+		valid |= PMS_MS_TID;
+	m->pid = tid ? in->pid : 0;
+	m->tid = tid ? in->tid : 0;
+	if (pr & PMS_SAMPLE_TIME)
+		valid |= PMS_MS_TIME;
+	m->time = (pr & PMS_SAMPLE_TIME) ? in->time : 0;
+	if (pr & PMS_SAMPLE_CPU)
+		valid |= PMS_MS_CPU;
+	m->cpu = (pr & PMS_SAMPLE_CPU) ? in->cpu : 0;
+	m->period = (pr & PMS_SAMPLE_PERIOD) ? in->period : ctx->fixed_period;
+	bool ds = (pr & PMS_SAMPLE_DATA_SRC) && in->data_src && in->data_src != PMS_MEM_NA_VALUE;
+	if (ds)
+		valid |= PMS_MS_DATA_SRC;
+	m->data_src = ds ? in->data_src : 0;
+	uint64_t weight = 0;
+	uint32_t ins_lat = 0;
+	if (pr & PMS_SAMPLE_WEIGHT_STRUCT) {
 		/* var1 is what perf shows as "weight", var2 the instruction
 		 * latency (uapi perf_event.h, union perf_sample_weight) */
-		m->weight = in->weight_var1_dw;
-		m->ins_lat = in->weight_var2_w;
-	} else if (in->present & PMS_SAMPLE_WEIGHT) {
-		m->weight = in->weight;
+		weight = in->weight_var1_dw;
+		ins_lat = in->weight_var2_w;
+	} else if (pr & PMS_SAMPLE_WEIGHT) {
+		weight = in->weight;
 	}
-	if (m->weight)
-		m->valid |= PMS_MS_WEIGHT;
-	if (m->ins_lat)
-		m->valid |= PMS_MS_INS_LAT;
-	if ((in->present & PMS_SAMPLE_PHYS_ADDR) && in->phys_addr) {
-		m->valid |= PMS_MS_PHYS;
-		m->phys_addr = in->phys_addr;
-	}
-	if ((in->present & PMS_SAMPLE_DATA_PAGE_SIZE) && in->data_page_size) {
-		m->valid |= PMS_MS_PAGE_SIZE;
-		m->page_size = in->data_page_size;
-	}
-	if (in->present & PMS_SAMPLE_ADDR) {
-		if (ctx->engine == PMS_ENG_SOFTWARE || in->addr)
-			m->valid |= PMS_MS_ADDR;
-		m->addr = in->addr;
-	}
-	if (ctx->engine == PMS_ENG_IBS && ctx->ibs_cpu)
+	if (weight)
+		valid |= PMS_MS_WEIGHT;
+	if (ins_lat)
+		valid |= PMS_MS_INS_LAT;
+	m->weight = weight;
+	m->ins_lat = ins_lat;
+	bool phys = (pr & PMS_SAMPLE_PHYS_ADDR) && in->phys_addr;
+	if (phys)
+		valid |= PMS_MS_PHYS;
+	m->phys_addr = phys ? in->phys_addr : 0;
+	bool psz = (pr & PMS_SAMPLE_DATA_PAGE_SIZE) && in->data_page_size;
+	if (psz)
+		valid |= PMS_MS_PAGE_SIZE;
+	m->page_size = psz ? in->data_page_size : 0;
+	bool addr = (pr & PMS_SAMPLE_ADDR) && (ctx->engine == PMS_ENG_SOFTWARE || in->addr);
+	if (addr)
+		valid |= PMS_MS_ADDR;
+	m->addr = addr ? in->addr : 0;
+	m->valid = valid;
+	if (ctx->engine == PMS_ENG_IBS && ctx->ibs_cpu) {
 		ibs_raw(in, ctx, m, &fl);
-	if (!(m->valid & PMS_MS_ADDR))
-		m->addr = 0;
-	if (!(m->valid & PMS_MS_WEIGHT))
-		m->weight = 0;
-	if (!(m->valid & PMS_MS_INS_LAT))
-		m->ins_lat = 0;
-	if (!(m->valid & PMS_MS_PHYS))
-		m->phys_addr = 0;
+		if (!(m->valid & PMS_MS_ADDR))
+			m->addr = 0;
+		if (!(m->valid & PMS_MS_WEIGHT))
+			m->weight = 0;
+		if (!(m->valid & PMS_MS_INS_LAT))
+			m->ins_lat = 0;
+		if (!(m->valid & PMS_MS_PHYS))
+			m->phys_addr = 0;
+	}
 	if (flags)
 		*flags = fl;
 	return 0;

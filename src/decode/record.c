@@ -101,7 +101,7 @@ static int rd_string(struct pms_rd *r, const char *field, const char **out)
 		return pms_err(PMS_EPARSE,
 			       "%s: field %s at byte offset %zu is not NUL-terminated before "
 			       "offset %zu",
-			       r->what, field, r->pos, r->end);
+			       pms_rd_what(r), field, r->pos, r->end);
 	*out = (const char *)s;
 	r->pos = r->end;
 	return 0;
@@ -149,7 +149,7 @@ static int rd_mmap(struct pms_rd *r, uint32_t type, uint16_t misc, struct pms_re
 				return pms_err(PMS_EPARSE,
 					       "%s: field build_id_size at byte offset %zu is %u, "
 					       "more than 20",
-					       r->what, at, m->build_id_size);
+					       pms_rd_what(r), at, m->build_id_size);
 			memcpy(m->build_id, (const unsigned char *)p + 4, sizeof(m->build_id));
 		} else if ((rc = pms_rd_u32x2(r, "maj/min", &m->maj, &m->min)) < 0 ||
 			   (rc = pms_rd_u64(r, "ino", &m->ino)) < 0 ||
@@ -275,12 +275,12 @@ int pms_record_parse(const struct pms_sample_layout *l, const void *rec, size_t 
 			return pms_err(PMS_ENOTSUP,
 				       "%s: sample_type 0x%llx has bits this decoder does not "
 				       "know",
-				       r.what, (unsigned long long)l->sample_type);
+				       pms_rd_what(&r), (unsigned long long)l->sample_type);
 		if (ts > (size_t)size - 8)
 			return pms_err(PMS_EPARSE,
 				       "%s: the %zu-byte sample_id trailer does not fit in "
 				       "header.size %u",
-				       r.what, ts, size);
+				       pms_rd_what(&r), ts, size);
 		struct pms_rd t = r;
 		t.pos = size - ts;
 		if ((rc = rd_trailer(l, &t, &out->sample_id)) < 0)
@@ -445,14 +445,14 @@ int pms_record_peek_id(const struct pms_sample_layout *l, const void *rec, size_
 					       st & (PMS_SAMPLE_STREAM_ID | PMS_SAMPLE_CPU));
 		else
 			return pms_err(PMS_ENOENT, "%s: sample_type 0x%llx has no ID or "
-						   "IDENTIFIER", r.what, (unsigned long long)st);
+						   "IDENTIFIER", pms_rd_what(&r), (unsigned long long)st);
 		if (trailer_size(l) > (size_t)size - 8)
 			return pms_err(PMS_EPARSE, "%s: sample_id trailer does not fit in "
-						   "header.size %u", r.what, size);
+						   "header.size %u", pms_rd_what(&r), size);
 		at = size - back;
 	} else {
 		return pms_err(PMS_ENOENT, "%s: records of this type carry no id without "
-					   "sample_id_all", r.what);
+					   "sample_id_all", pms_rd_what(&r));
 	}
 	*id = pms_u64_at(r.p, at / 8);
 	return 0;

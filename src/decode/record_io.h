@@ -15,8 +15,14 @@
 struct pms_rd {
 	const unsigned char *p;
 	size_t pos, end;
-	const char *what; /* "PERF_RECORD_SAMPLE" ... for messages */
+	uint32_t type; /* the record's type: its name (pms_rd_what) for messages */
 };
+
+/* "PERF_RECORD_SAMPLE" ...: looked up only for a message, not per record. */
+static inline const char *pms_rd_what(const struct pms_rd *r)
+{
+	return pms_record_type_name(r->type);
+}
 
 /* Fail on field `field` at the current position needing `need` bytes. */
 static inline int pms_rd_short(const struct pms_rd *r, const char *field, uint64_t need)
@@ -26,7 +32,7 @@ static inline int pms_rd_short(const struct pms_rd *r, const char *field, uint64
 		       "ends at offset %zu (truncated record, or a layout - sample_type, "
 		       "read_format, branch_sample_type, regs masks - other than the one "
 		       "it was written with)",
-		       r->what, field, r->pos, (unsigned long long)need, r->end);
+		       pms_rd_what(r), field, r->pos, (unsigned long long)need, r->end);
 }
 
 static inline int pms_rd_take(struct pms_rd *r, const char *field, uint64_t n,
@@ -48,7 +54,7 @@ static inline int pms_rd_array(struct pms_rd *r, const char *field, uint64_t cou
 		return pms_err(PMS_EPARSE,
 			       "%s: field %s at byte offset %zu: %llu entries of %zu bytes "
 			       "do not fit in the %zu bytes left in the record",
-			       r->what, field, r->pos, (unsigned long long)count, elem,
+			       pms_rd_what(r), field, r->pos, (unsigned long long)count, elem,
 			       r->end - r->pos);
 	return pms_rd_take(r, field, count * elem, ptr);
 }

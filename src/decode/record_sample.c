@@ -33,7 +33,7 @@ int pms_rd_open(struct pms_rd *r, const void *rec, size_t len, uint32_t *type,
 	r->p = p;
 	r->pos = 8;
 	r->end = *size;
-	r->what = pms_record_type_name(*type);
+	r->type = *type;
 	return 0;
 }
 
@@ -52,7 +52,7 @@ int pms_rd_read_format(struct pms_rd *r, uint64_t rf, struct pms_sample_read *ou
 		return pms_err(PMS_ENOTSUP,
 			       "%s: read_format 0x%llx has bits this decoder does not know "
 			       "(known: 0x%llx)",
-			       r->what, (unsigned long long)rf,
+			       pms_rd_what(r), (unsigned long long)rf,
 			       (unsigned long long)PMS_READ_KNOWN_MASK);
 	memset(out, 0, sizeof(*out));
 	out->read_format = rf;
@@ -231,23 +231,24 @@ static size_t fixed_body_size(uint64_t st)
 
 /* One field read: checked against the record's end, or not when the
  * caller has checked the whole body's size (trusted). */
-static inline int body_u64(struct pms_rd *r, bool trusted, const char *field, uint64_t *v)
+static inline int body_u64(struct pms_rd *r, bool trusted, const unsigned char **q,
+			   const char *field, uint64_t *v)
 {
 	if (trusted) {
-		memcpy(v, r->p + r->pos, 8);
-		r->pos += 8;
+		memcpy(v, *q, 8);
+		*q += 8;
 		return 0;
 	}
 	return pms_rd_u64(r, field, v);
 }
 
-static inline int body_u32x2(struct pms_rd *r, bool trusted, const char *field, uint32_t *a,
-			     uint32_t *b)
+static inline int body_u32x2(struct pms_rd *r, bool trusted, const unsigned char **q,
+			     const char *field, uint32_t *a, uint32_t *b)
 {
 	if (trusted) {
-		memcpy(a, r->p + r->pos, 4);
-		memcpy(b, r->p + r->pos + 4, 4);
-		r->pos += 8;
+		memcpy(a, *q, 4);
+		memcpy(b, *q + 4, 4);
+		*q += 8;
 		return 0;
 	}
 	return pms_rd_u32x2(r, field, a, b);
@@ -261,22 +262,23 @@ static inline __attribute__((always_inline)) int
 sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_sample *s, bool trusted)
 {
 	uint64_t st = l->sample_type;
+	const unsigned char *q = r->p + r->pos; /* trusted: the cursor */
 	int rc = 0;
 
 #define U64(bit, field, dst)                                                      \
-	if ((st & (bit)) && (rc = body_u64(r, trusted, field, dst)) < 0)           \
+	if ((st & (bit)) && (rc = body_u64(r, trusted, &q, field, dst)) < 0)           \
 		return rc
 
 	U64(PMS_SAMPLE_IDENTIFIER, "identifier", &s->id);
 	U64(PMS_SAMPLE_IP, "ip", &s->ip);
-	if ((st & PMS_SAMPLE_TID) && (rc = body_u32x2(r, trusted, "pid/tid", &s->pid, &s->tid)) < 0)
+	if ((st & PMS_SAMPLE_TID) && (rc = body_u32x2(r, trusted, &q, "pid/tid", &s->pid, &s->tid)) < 0)
 		return rc;
 	U64(PMS_SAMPLE_TIME, "time", &s->time);
 	U64(PMS_SAMPLE_ADDR, "addr", &s->addr);
 	U64(PMS_SAMPLE_ID, "id", &s->id);
 	U64(PMS_SAMPLE_STREAM_ID, "stream_id", &s->stream_id);
 	if ((st & PMS_SAMPLE_CPU) &&
-	    (rc = body_u32x2(r, trusted, "cpu/res", &s->cpu, &s->cpu_res)) < 0)
+	    (rc = body_u32x2(r, trusted, &q, "cpu/res", &s->cpu, &s->cpu_res)) < 0)
 		return rc;
 	U64(PMS_SAMPLE_PERIOD, "period", &s->period);
 	if ((st & PMS_SAMPLE_READ) && (rc = pms_rd_read_format(r, l->read_format, &s->read)) < 0)
@@ -324,13 +326,13 @@ sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_samp
 				return pms_err(PMS_EPARSE,
 					       "%s: field stack_user.dyn_size at byte offset %zu: "
 					       "%llu is larger than the dump size %llu",
-					       r->what, at + (size_t)s->stack_size,
+					       pms_rd_what(r), at + (size_t)s->stack_size,
 					       (unsigned long long)s->stack_dyn_size,
 					       (unsigned long long)s->stack_size);
 		}
 	}
 	if (st & PMS_SAMPLE_WEIGHT_TYPE) {
-		if ((rc = body_u64(r, trusted, "weight", &s->weight)) < 0)
+		if ((rc = body_u64(r, trusted, &q, "weight", &s->weight)) < 0)
 			return rc;
 		/* union perf_sample_weight: var1_dw is the low 32 bits of the
 		 * u64, var2_w the next 16, var3_w the top 16, in either byte
@@ -355,15 +357,19 @@ sample_body(const struct pms_sample_layout *l, struct pms_rd *r, struct pms_samp
 			return rc;
 	}
 #undef U64
+	/* trusted: the fields went through q, in a register (r->pos is
+	 * memory that every store to *s might change) */
+	if (trusted)
+		r->pos = (size_t)(q - r->p);
 	/* The kernel sizes a sample exactly; anything beyond the 8-byte
 	 * padding means the layout does not match the record. */
-	if (r->end - r->pos >= 8)
+	if (!trusted && r->end - r->pos >= 8)
 		return pms_err(PMS_EPARSE,
 			       "%s: %zu bytes left after the last field at byte offset %zu "
 			       "(the record was written with a different sample_type/"
 			       "read_format/branch_sample_type/regs mask than 0x%llx/0x%llx/"
 			       "0x%llx/...)",
-			       r->what, r->end - r->pos, r->pos,
+			       pms_rd_what(r), r->end - r->pos, r->pos,
 			       (unsigned long long)l->sample_type,
 			       (unsigned long long)l->read_format,
 			       (unsigned long long)l->branch_sample_type);
@@ -379,7 +385,7 @@ int pms_sample_parse_rd(const struct pms_sample_layout *l, struct pms_rd *r, uin
 	int rc;
 
 	pms_rd_clear(out, 0, sizeof(*out));
-	if ((rc = check_layout(l, r->what)) < 0)
+	if ((l->sample_type & ~PMS_SAMPLE_KNOWN_MASK) && (rc = check_layout(l, pms_rd_what(r))) < 0)
 		return rc;
 	out->misc = misc;
 	out->cpumode = (uint8_t)(misc & PMS_MISC_CPUMODE_MASK);

@@ -229,16 +229,34 @@ static int add_branch(struct pms_pathprof *p, const struct pms_memsrc_sample *s)
 	return 0;
 }
 
+static int add_src(struct pms_pathprof *p, const struct pms_memsrc_sample *s,
+		   const struct pms_maps *maps);
+
 int pms_pathprof_add_src(struct pms_pathprof *p, const struct pms_memsrc_sample *s,
 			 const struct pms_maps *maps)
+{
+	if (!p || !s)
+		return pms_err(PMS_EINVAL, "pathprof: NULL argument");
+	p->samples++;
+	/* no path, no branch stack, no index to keep: one count (the usual
+	 * sample of a file recorded without -g or -b), without the frame
+	 * of the full add */
+	if (s->path.how == PMS_CALLGRAPH_NONE && !p->o.kept_samples &&
+	    (!s->rec || !(s->rec->sample.present & PMS_SAMPLE_BRANCH_STACK))) {
+		p->without_path++;
+		return 0;
+	}
+	return add_src(p, s, maps);
+}
+
+static __attribute__((noinline)) int add_src(struct pms_pathprof *p,
+					     const struct pms_memsrc_sample *s,
+					     const struct pms_maps *maps)
 {
 	size_t n = 0;
 	bool cut = false;
 	long idx = -1;
 
-	if (!p || !s)
-		return pms_err(PMS_EINVAL, "pathprof: NULL argument");
-	p->samples++;
 	if (s->rec) {
 		int rc = add_branch(p, s);
 		if (rc < 0)

@@ -370,7 +370,7 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	if (flags & PMS_MEMCONV_RAW_MISMATCH)
 		s->st.ibs_raw_mismatch++;
 	x.mem_node = file_mem_node(s, ev, &x.node_from_phys);
-	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)x.ms.cpu) : -1;
+	x.cpu_node = (x.ms.valid & PMS_MS_CPU) && x.ms.cpu < s->ncpunode ? s->cpunode[x.ms.cpu] : -1;
 	x.rec = &ev->rec;
 	x.attr_idx = ev->attr_idx;
 	memset(&x.path, 0, sizeof(x.path));
@@ -485,8 +485,11 @@ static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	const struct pms_record *r = &ev->rec;
 	int rc;
 	/* A pipe-mode stream may add attrs (HEADER_ATTR) at any point: the
-	 * reader's array moves, so the view of it is taken again. */
-	if (pms_perfdata_reader_nattrs(s->rd) != s->nattrs && (rc = file_attrs(s)) < 0)
+	 * reader's array moves, so the view of it is taken again.  The reader
+	 * adds one only with a perf-tool record (type >= 64), which it hands
+	 * out next: the kernel's records need no look. */
+	if (r->type >= PMS_RECORD_USER_TYPE_START && pms_perfdata_reader_nattrs(s->rd) != s->nattrs &&
+	    (rc = file_attrs(s)) < 0)
 		return rc;
 	if (r->type == PMS_PERFDATA_RECORD_AUXTRACE)
 		return file_auxtrace(s, ev);

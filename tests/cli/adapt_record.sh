@@ -27,6 +27,8 @@ if [ $rc != 0 ]; then
 fi
 perf report -i "$tmp/a.data" --stdio --sort comm >"$tmp/p.txt" 2>"$tmp/p.err" ||
   { bad "perf report refused the file"; cat "$tmp/p.err"; }
+perf report -i "$tmp/a.data" --stats >"$tmp/st.txt" 2>&1 ||
+  { bad "perf report --stats refused the file"; cat "$tmp/st.txt"; }
 perf script -i "$tmp/a.data" -F period >"$tmp/s.txt" 2>"$tmp/s.err" ||
   { bad "perf script refused the file"; cat "$tmp/s.err"; }
 "$pms" report --json "$tmp/a.data" >"$tmp/r.json" 2>"$tmp/r.err" ||
@@ -41,7 +43,8 @@ assert a, "no adaptation with one-page rings: %s" % s
 periods = {1} | {x["new"] for x in a}
 # perf report: every sample, weighted by its period
 p = open(t + "/p.txt").read()
-n = int(re.search(r"# Samples: (\d+)", p).group(1))
+# (its "# Samples:" line rounds to 1K from 1000 on: --stats counts)
+n = int(re.search(r"SAMPLE events:\s+(\d+)", open(t + "/st.txt").read()).group(1))
 ev = int(re.search(r"# Event count \(approx\.\): (\d+)", p).group(1))
 assert n == s["total"], ("perf samples", n, s["total"])
 assert ev == s["events"], ("perf event count", ev, s["events"])

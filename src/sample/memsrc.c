@@ -342,6 +342,13 @@ static int file_mem_node(const struct pms_memsrc *s, const struct pms_perfdata_e
 	return in->phys_addr ? -ENOENT : -EFAULT;
 }
 
+/* A recorded CPU's node, from the file's NUMA_TOPOLOGY (-1: none); the
+ * per-sample path calls it inline, pms_memsrc_cpu_node too. */
+static inline int file_cpu_node(const struct pms_memsrc *s, uint32_t cpu)
+{
+	return cpu < s->ncpunode ? s->cpunode[cpu] : -1;
+}
+
 static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
 {
 	const struct pms_memsrc_attr *a;
@@ -370,7 +377,7 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	if (flags & PMS_MEMCONV_RAW_MISMATCH)
 		s->st.ibs_raw_mismatch++;
 	x.mem_node = file_mem_node(s, ev, &x.node_from_phys);
-	x.cpu_node = (x.ms.valid & PMS_MS_CPU) && x.ms.cpu < s->ncpunode ? s->cpunode[x.ms.cpu] : -1;
+	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? file_cpu_node(s, x.ms.cpu) : -1;
 	x.rec = &ev->rec;
 	x.attr_idx = ev->attr_idx;
 	memset(&x.path, 0, sizeof(x.path));
@@ -728,7 +735,7 @@ int pms_memsrc_cpu_node(const struct pms_memsrc *s, int cpu)
 		int nd = s->topo ? pms_topo_node_of_cpu(s->topo, cpu) : -1;
 		return nd >= 0 ? nd : -1;
 	}
-	return (size_t)cpu < s->ncpunode ? s->cpunode[cpu] : -1;
+	return file_cpu_node(s, (uint32_t)cpu);
 }
 
 const int *pms_memsrc_node_ids(const struct pms_memsrc *s, size_t *n)

@@ -23,7 +23,7 @@
 #include "pmuscope/memsrc.h"
 #include "pmuscope/c2c.h"
 #include "pmuscope/error.h"
-#include "pmuscope/liverun.h"
+#include "pmuscope/session.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/pmu.h"
@@ -33,9 +33,6 @@
 #include "pmuscope/topo.h"
 
 int cmd_c2c(const struct cli_global *g, int argc, char **argv);
-
-/* In cmd_script.c. */
-int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
 
 /* ---- options (the one parser: tools/cli_opt.h) ------------------------------- */
 
@@ -587,102 +584,20 @@ static void render(const struct c2c_opts *o, const struct source *src, const str
 	fflush(stdout);
 }
 
-/* ---- the samples: one memory-sample source, live or recorded -------------------- */
+/* ---- the samples: one session, live or recorded ---------------------------------- */
 
-struct run {
-	const struct c2c_opts *o;
-	struct pms_memsrc *src;
-	struct pms_memprof *prof;        /* side-band -> maps; live: the samples too */
-	struct pms_c2c *c;               /* recorded: fed as samples come */
-	struct pms_c2c_opts mo;
-};
-
-/* The model's engine, once the source knows it (pipe mode: at the first
- * sample). */
-static void set_engine(struct run *rn)
-{
-	struct pms_memsrc_info info;
-	pms_memsrc_info(rn->src, &info);
-	pms_c2c_set_engine(rn->c, info.engine);
-}
-
-/* A recorded file's samples and side-band (a live run's go through the
- * live-run driver into the collector). */
-static int on_sample(void *ud, const struct pms_memsrc_sample *x)
-{
-	struct run *rn = ud;
-	if (!pms_c2c_count(rn->c))
-		set_engine(rn);
-	return pms_c2c_add_src(rn->c, x);
-}
-
-static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
-{
-	struct run *rn = ud;
-	int rc;
-	(void)attr_idx;
-	/* the model keeps each process's maps and the kernel's for perf's
-	 * nomap at each sample's time (a live run's maps come from /proc
-	 * too, so the model judges those at the end) */
-	if ((rc = pms_c2c_sideband(rn->c, rec)) < 0)
-		return rc;
-	return pms_memprof_sideband(rn->prof, rec, NULL);
-}
-
-/* After the source is drained: the report, rendered. */
-static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sys,
-		  struct source *src)
+/* After the session ran: the report, rendered. */
+static int finish(const struct c2c_opts *o, struct pms_session *ses, struct source *src)
 {
 	struct pms_memsrc_info info;
 	struct pms_memsrc_stats st;
-	struct pms_symbolizer *sym = NULL;
-	struct pms_memreport *mrep = NULL;
 	struct pms_c2c_report *rep = NULL;
-	struct pms_sys *own = NULL;
-	int ret = 1;
-
-	pms_memsrc_info(rn->src, &info);
-	pms_memsrc_stats(rn->src, &st);
-	set_engine(rn);
-	if (info.kind == PMS_MEMSRC_LIVE) {
-		/* the collector resolved the nodes (oracle, physical addresses) */
-		struct pms_memreport_input in = { .duration_ns = 0 };
-		pms_memreport_input_from_src(&in, &info, &st);
-		if (pms_memprof_report(rn->prof, NULL, &in, &mrep) < 0) {
-			cli_fail("c2c: collecting the samples");
-			goto out;
-		}
-		for (size_t i = 0; i < mrep->nall; i++)
-			if (pms_c2c_add(rn->c, &mrep->all[i]) < 0) {
-				cli_fail("c2c");
-				goto out;
-			}
-	}
-	if (rn->o->symbols) {
-		if (!sys)
-			sys = own = cli_open_sys(g);
-		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(rn->prof), &sym) < 0)
-			sym = NULL; /* names are a nicety: the numbers stand without them */
-	}
-	if (pms_c2c_report(rn->c, pms_memprof_maps(rn->prof), sym, &rep) < 0) {
+	pms_session_info(ses, &info);
+	pms_session_stats(ses, &st);
+	if (pms_session_c2c_report(ses, &rep) < 0) {
 		cli_fail("c2c: building the report");
-		goto out;
+		return 1;
 	}
-	/* a live run shows no kernel address its caller may not see (the rule
-	 * of `pmuscope mem`: proc/kallsyms hides them from this caller) */
-	bool hide = false;
-	if (info.kind == PMS_MEMSRC_LIVE)
-		hide = !pms_kernel_addrs_visible(sys);
-	if (hide)
-		for (size_t i = 0; i < rep->nlines; i++) {
-			if (rep->lines[i].kernel)
-				rep->lines[i].addr = 0;
-			for (size_t k = 0; k < rep->lines[i].nacc; k++)
-				if (rep->lines[i].acc[k].kernel) {
-					rep->lines[i].acc[k].ip = 0;
-					rep->lines[i].acc[k].ip_valid = false;
-				}
-		}
 	src->records = st.records;
 	src->skipped = st.parse_errors;
 	src->truncated = st.truncated;
@@ -690,70 +605,67 @@ static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sy
 	src->excluded_self = st.samples_excluded;
 	src->nodes_why = info.kind == PMS_MEMSRC_FILE ? info.nodes_why : NULL;
 	snprintf(src->label, sizeof(src->label), "%s", info.label ? info.label : "");
-	render(rn->o, src, rep);
-	ret = 0;
-out:
+	render(o, src, rep);
 	pms_c2c_report_free(rep);
-	pms_memreport_free(mrep);
-	pms_symbolizer_free(sym);
-	pms_sys_free(own);
-	return ret;
+	return 0;
 }
 
 static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 {
-	struct pms_perfdata_reader *r = NULL;
-	struct run rn = { .o = o, .mo = o->mo };
+	struct pms_session *ses = NULL;
+	struct pms_sys *sys = NULL;
 	struct source src;
-	int fd = -1, rc, ret = 1;
+	int rc, ret = 1;
 
 	memset(&src, 0, sizeof(src));
 	src.kind = "file";
 	src.path = o->input;
 	src.exit_status = -1;
-	rn.mo.recorded = true;
-	if (cli_perfdata_open("c2c", o->input, &fd, &r))
-		return 1;
-	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	po.aggregate = true; /* it keeps the maps; c2c keeps the samples */
-	if (pms_memprof_new(NULL, &po, &rn.prof) < 0 || pms_memsrc_open_reader(r, &rn.src) < 0 ||
-	    pms_c2c_new(PMS_ENG_NONE, &rn.mo, &rn.c) < 0) {
+	/* the model fed as the samples come; the profile keeps the maps */
+	struct pms_session_opts so = PMS_SESSION_OPTS_INIT;
+	so.profile = false;
+	so.c2c_opts = &o->mo;
+	so.symbols = o->symbols;
+	const char *paths[1] = { o->input };
+	if (pms_session_open_files(NULL, paths, 1, &so, &ses) < 0) {
 		cli_fail("c2c");
 		goto out;
 	}
-	const struct pms_memsrc_callbacks cb = { on_sample, on_sideband, NULL };
-	while ((rc = pms_memsrc_poll(rn.src, -1, &cb, &rn)) > 0)
-		;
-	if (rc < 0)
+	if ((rc = pms_session_run(ses)) < 0) {
+		fprintf(stderr, "pmuscope: c2c: %s\n", pms_error_last());
+		goto out;
+	}
+	if (pms_session_file_error(ses, 0))
 		fprintf(stderr, "pmuscope: c2c: %s: %s (the report covers the records before it)\n",
-			o->input, pms_error_last());
+			o->input, pms_session_file_error(ses, 0));
 	struct pms_memsrc_stats st;
-	pms_memsrc_stats(rn.src, &st);
+	struct pms_memsrc_info info;
+	pms_session_stats(ses, &st);
+	pms_session_info(ses, &info);
 	snprintf(src.what, sizeof(src.what), "%s (%s mode, %" PRIu64 " samples)", o->input,
-		 pms_perfdata_reader_is_pipe(r) ? "pipe" : "file", st.samples);
-	ret = finish(g, &rn, NULL, &src);
-	if (rc < 0)
+		 info.pipe ? "pipe" : "file", st.samples);
+	/* names are a nicety: without a seam the numbers stand alone */
+	if (o->symbols && (sys = cli_open_sys(g)))
+		pms_session_set_sys(ses, sys);
+	ret = finish(o, ses, &src);
+	if (pms_session_file_error(ses, 0))
 		ret = 1;
 out:
-	pms_c2c_free(rn.c);
-	pms_memsrc_free(rn.src);
-	pms_memprof_free(rn.prof);
-	pms_perfdata_reader_free(r);
-	if (fd > 0)
-		close(fd);
+	pms_session_free(ses);
+	pms_sys_free(sys);
 	return ret;
 }
 
-/* Live: the sampler's source feeds the `pmuscope mem` collector (kept
- * samples, nodes resolved in batches while the process lives), whose
- * samples then go into the c2c model. */
+/* Live: the session's profile keeps the samples (nodes resolved in
+ * batches while the process lives); they go into the c2c model at the
+ * end. */
 static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 {
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
+	struct pms_session *ses = NULL;
 	struct pms_liverun *lr = NULL;
-	struct run rn = { .o = o, .mo = o->mo };
 	struct source src;
 	struct pms_liverun_result res;
 	int ret = 1;
@@ -788,25 +700,23 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	lo.resolve = true;
 	lo.duration_s = o->duration;
 	lo.catch_signals = true;
-	if (pms_liverun_open(sys, pmus, topo, &lo, &lr) < 0) {
+	/* a live run shows no kernel address its caller may not see (the rule
+	 * of `pmuscope mem`: proc/kallsyms hides them from this caller) */
+	struct pms_session_opts sopt = PMS_SESSION_OPTS_INIT;
+	sopt.c2c_opts = &o->mo;
+	sopt.symbols = o->symbols;
+	sopt.kernel_visible = pms_kernel_addrs_visible(sys);
+	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
 		fprintf(stderr, "pmuscope: c2c: %s\n", pms_error_last());
 		goto out;
 	}
-	rn.src = pms_liverun_source(lr);
-	pid_t pid = pms_liverun_pid(lr);
+	lr = pms_session_liverun(ses);
 	pms_liverun_result(lr, &res);
 	if (lo.hold_exits && !res.holding)
 		cli_warn_no_hold("c2c", res.hold_why,
 				 "lines of a process that exits before they are asked about have "
 				 "no node");
-	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	po.pid = pid > 0 ? pid : 0;
-	if (pms_memprof_new(topo, &po, &rn.prof) < 0 || pms_c2c_new(PMS_ENG_NONE, &rn.mo, &rn.c) < 0) {
-		cli_fail("c2c: collector");
-		goto out;
-	}
-	pms_liverun_set_profile(lr, rn.prof);
-	if (pms_liverun_start(lr) < 0) {
+	if (pms_session_start(ses) < 0) {
 		if (o->cmd)
 			ret = cli_exec_failed("c2c", o->cmd[0]);
 		else
@@ -828,7 +738,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	} else {
 		snprintf(src.what, sizeof(src.what), "system-wide");
 	}
-	ret = finish(g, &rn, sys, &src);
+	ret = finish(o, ses, &src);
 	if (ret == 0 && src.exit_status >= 0 &&
 	    !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0))
 		fprintf(stderr, "pmuscope: c2c: the command ended with status %d%s\n",
@@ -836,9 +746,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 						   : 128 + WTERMSIG(src.exit_status),
 			WIFSIGNALED(src.exit_status) ? " (signal)" : "");
 out:
-	pms_c2c_free(rn.c);
-	pms_liverun_free(lr); /* owns the source */
-	pms_memprof_free(rn.prof);
+	pms_session_free(ses); /* owns the run, its source, the profile and the model */
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

@@ -29,7 +29,7 @@
 #include "pmuscope/damon.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
-#include "pmuscope/liverun.h"
+#include "pmuscope/session.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/recorder.h"
@@ -527,23 +527,14 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
  * The driver feeds the profile, resolves the nodes and writes the -o
  * recording (include/pmuscope/liverun.h). */
 struct rec_ctx {
-	struct pms_memprof *prof;
-	struct pms_pathprof *paths; /* -g: samples by call path */
+	struct pms_session *ses;
 };
-
-static int on_sample(void *ud, const struct pms_memsrc_sample *x)
-{
-	struct rec_ctx *c = ud;
-	return c->paths ? pms_pathprof_add_src(c->paths, x,
-						 pms_memprof_maps_pid(c->prof, (pid_t)x->ms.pid))
-			: 0;
-}
 
 static void on_progress(void *ud, const struct pms_liverun_progress *p)
 {
 	struct rec_ctx *c = ud;
 	fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ", p->seconds,
-		pms_memprof_count(c->prof), p->lost);
+		pms_memprof_count(pms_session_profile(c->ses)), p->lost);
 }
 
 /* What the workload child told us on its report pipe. */
@@ -750,11 +741,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
+	struct pms_session *ses = NULL;
 	struct pms_liverun *run = NULL;
-	struct pms_memsrc *src = NULL;
-	struct pms_numa_oracle *oracle = NULL;
 	struct pms_memprof *prof = NULL;
-	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pms_pathreport *prep = NULL;
 	struct mem_advise ma = { .advise = o.advise, .apply = o.apply };
@@ -898,8 +887,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.spe_inv_data_src = o.spe_invdsf;
 	so.spe_filters_required = o.spe_filters;
 	bool show_progress = !o.quiet && (o.progress || isatty(2));
-	const struct pms_liverun_callbacks lcb = { on_sample, NULL,
-						   show_progress ? on_progress : NULL };
+	const struct pms_session_callbacks scb = { NULL, NULL, show_progress ? on_progress : NULL };
 	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
 	lo.target = o.kind == T_SYSTEM ? PMS_LIVERUN_SYSTEM
 		    : o.kind == T_PID  ? PMS_LIVERUN_PID
@@ -918,9 +906,28 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	 * their default at exec: the command stays interruptible even where
 	 * pmuscope was started with SIGINT ignored) and forwarded to it */
 	lo.catch_signals = true;
-	lo.callbacks = &lcb;
-	lo.ud = ctx;
-	if (pms_liverun_open(sys, pmus, topo, &lo, &run) < 0) {
+	/* The session: the run, its profile (the run's pid), and -g's call
+	 * paths (kernel frames shown only where kallsyms shows them). */
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.functions_per_pid = o.kind == T_SYSTEM;
+	po.top = o.top;
+	po.home_name = "workload buffer (pointer chase)";
+	/* the samples one by one only for what shows or reads them: a
+	 * smaller form otherwise (issue 21: resident memory) */
+	po.no_sample_list = !o.samples && !o.csv && !o.advise && !mem_export_wanted(&o.exp) &&
+			    o.cg == PMS_CALLGRAPH_NONE && !o.branches;
+	struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
+	pp.top = o.top;
+	pp.hide_kernel = !kvis;
+	pp.kept_samples = true;
+	struct pms_session_opts sopt = PMS_SESSION_OPTS_INIT;
+	sopt.profile_opts = &po;
+	sopt.paths_opts = o.cg != PMS_CALLGRAPH_NONE || o.branches ? &pp : NULL;
+	sopt.demangle = !o.no_demangle;
+	sopt.kernel_visible = kvis;
+	sopt.callbacks = &scb;
+	sopt.ud = ctx;
+	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
 		/* the library's message says it ("no sampling engine could be opened: ...");
 		 * the engines' refusals name their errnos */
 		bool denied = pms_error_errno() == EACCES || pms_error_errno() == EPERM ||
@@ -940,6 +947,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		}
 		goto out;
 	}
+	ctx->ses = ses;
+	run = pms_session_liverun(ses);
+	prof = pms_session_profile(ses);
 	pid = o.kind == T_SYSTEM ? -1 : pms_liverun_pid(run);
 	if (pipefd[1] >= 0) {
 		close(pipefd[1]);
@@ -956,34 +966,6 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 				 "pages of a process that exits before they are asked about "
 				 "count as \"process gone\"");
 	pms_sampler_info(pms_liverun_sampler(run), &info);
-	src = pms_liverun_source(run);
-	oracle = pms_liverun_oracle(run);
-
-	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	po.pid = pid > 0 ? pid : 0;
-	po.functions_per_pid = o.kind == T_SYSTEM;
-	po.top = o.top;
-	po.home_name = "workload buffer (pointer chase)";
-	/* the samples one by one only for what shows or reads them: a
-	 * smaller form otherwise (issue 21: resident memory) */
-	po.no_sample_list = !o.samples && !o.csv && !o.advise && !mem_export_wanted(&o.exp) &&
-			    o.cg == PMS_CALLGRAPH_NONE && !o.branches;
-	if (pms_memprof_new(topo, &po, &prof) < 0) {
-		cli_fail("mem: profile");
-		goto out;
-	}
-	ctx->prof = prof;
-	pms_liverun_set_profile(run, prof);
-	if (o.cg != PMS_CALLGRAPH_NONE || o.branches) {
-		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
-		pp.top = o.top;
-		pp.hide_kernel = !kvis;
-		pp.kept_samples = true;
-		if (pms_pathprof_new(sys, &pp, &ctx->paths) < 0) {
-			cli_fail("mem: call paths");
-			goto out;
-		}
-	}
 	if (o.out) {
 		/* 0600 as perf: samples show code and data addresses */
 		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -1031,10 +1013,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			(void)pms_liverun_drain(run);
 			if (wi.have)
 				pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
-			if (mem_advise_switch(&ma, sys, topo, pid, src, oracle, &po, &prof, t) < 0)
+			if (mem_advise_switch(&ma, sys, topo, pid, ses, t) < 0)
 				goto out;
-			ctx->prof = prof;
-			pms_liverun_set_profile(run, prof);
+			prof = pms_session_profile(ses);
 			pms_liverun_set_duration(run, o.duration);
 		}
 	}
@@ -1068,28 +1049,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 
 	/* The report. */
-	struct pms_memsrc_stats sst;
-	struct pms_memsrc_info si;
 	struct pms_numa_stats nst;
-	pms_memsrc_info(src, &si);
-	pms_memsrc_stats(src, &sst);
-	pms_numa_oracle_stats(oracle, &nst);
+	pms_numa_oracle_stats(pms_liverun_oracle(run), &nst);
 	if (wi.have) /* the workload said where its buffer is and on which node */
 		pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
-	if (pms_symbolizer_new(sys, pms_memprof_maps(prof), &sym) < 0)
-		sym = NULL; /* names are a nicety: the numbers stand without them */
-	else if (o.no_demangle)
-		pms_symbolizer_set_demangle(sym, false);
 	struct pms_memreport_input in = {
 		.numa = &nst, .verify_requested = o.verify, .duration_ns = (uint64_t)(oc.seconds * 1e9),
 	};
-	pms_memreport_input_from_src(&in, &si, &sst);
-	if (pms_memprof_report(prof, sym, &in, &rep) < 0) {
+	if (pms_session_report(ses, &in, &rep, &prep) < 0) {
 		cli_fail("mem: building the report");
-		goto out;
-	}
-	if (ctx->paths && pms_pathprof_report(ctx->paths, rep, sym, kvis, &prep) < 0) {
-		cli_fail("mem: call paths");
 		goto out;
 	}
 	if (mem_advise_finish(&ma, topo, rep) < 0)
@@ -1176,9 +1144,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
 	rc = 0;
 out:
-	/* the run owns the sampler, source, oracle, command and recorder; it
-	 * goes before the file it wrote to, and puts the signal handlers back */
-	pms_liverun_free(run);
+	pms_memreport_free(rep);
+	pms_pathreport_free(prep);
+	mem_advise_release(&ma);
+	/* the session's run owns the sampler, source, oracle, command and
+	 * recorder; it goes before the file it wrote to, and puts the signal
+	 * handlers back */
+	pms_session_free(ses);
 	if (outfd >= 0)
 		close(outfd);
 	if (repfd >= 0)
@@ -1191,12 +1163,6 @@ out:
 		close(relfd[0]);
 	if (relfd[1] >= 0)
 		close(relfd[1]);
-	pms_memreport_free(rep);
-	pms_pathreport_free(prep);
-	pms_pathprof_free(ctx->paths);
-	mem_advise_release(&ma);
-	pms_symbolizer_free(sym);
-	pms_memprof_free(prof);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

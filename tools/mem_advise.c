@@ -49,23 +49,10 @@ static int plan_from(struct mem_advise *ma, const struct pms_topo *topo,
 }
 
 int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct pms_topo *topo,
-		      pid_t pid, struct pms_memsrc *src, struct pms_numa_oracle *oracle,
-		      const struct pms_memprof_opts *po, struct pms_memprof **prof, double seconds)
+		      pid_t pid, struct pms_session *ses, double seconds)
 {
-	struct pms_symbolizer *sym = NULL;
-	struct pms_memsrc_stats sst;
-	struct pms_memsrc_info si;
-	struct pms_numa_stats nst;
-	pms_memsrc_info(src, &si);
-	pms_memsrc_stats(src, &sst);
-	pms_numa_oracle_stats(oracle, &nst);
-	struct pms_memreport_input in = { .numa = &nst, .duration_ns = (uint64_t)(seconds * 1e9) };
-	pms_memreport_input_from_src(&in, &si, &sst);
-	if (pms_symbolizer_new(sys, pms_memprof_maps(*prof), &sym) < 0)
-		sym = NULL;
-	int rc = pms_memprof_report(*prof, sym, &in, &ma->before);
-	pms_symbolizer_free(sym);
-	if (rc < 0) {
+	/* the first measurement's report; the session starts the second */
+	if (pms_session_remeasure(ses, seconds, &ma->before) < 0) {
 		fprintf(stderr, "pmuscope: mem: the first measurement's report: %s\n",
 			pms_error_last());
 		return -1;
@@ -103,16 +90,6 @@ int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct p
 			snprintf(row->err, sizeof(row->err), "%s", pms_error_last());
 		ma->nrows++;
 	}
-	/* the pages moved: what the oracle cached is stale */
-	pms_numa_oracle_invalidate(oracle, 0, 0);
-	/* the second measurement gets its own collector */
-	struct pms_memprof *next = NULL;
-	if (pms_memprof_new(topo, po, &next) < 0) {
-		fprintf(stderr, "pmuscope: mem: profile: %s\n", pms_error_last());
-		return -1;
-	}
-	ma->prof_before = *prof;
-	*prof = next;
 	ma->phase = 1;
 	return 0;
 }
@@ -138,7 +115,6 @@ int mem_advise_finish(struct mem_advise *ma, const struct pms_topo *topo,
 void mem_advise_release(struct mem_advise *ma)
 {
 	pms_memreport_free(ma->before);
-	pms_memprof_free(ma->prof_before);
 	pms_advisor_free(ma->adv_before);
 	pms_advisor_free(ma->adv_after);
 	pms_advice_free(ma->plan);

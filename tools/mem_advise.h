@@ -16,6 +16,7 @@
 #include "pmuscope/advise.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
+#include "pmuscope/session.h"
 #include "pmuscope/report.h"
 
 struct mem_apply_row {
@@ -31,7 +32,6 @@ struct mem_advise {
 	int phase;                     /* 0: measuring (before), 1: after applying */
 	double before_s;               /* the first measurement's length */
 	struct pms_memreport *before;  /* --apply: the first measurement's report */
-	struct pms_memprof *prof_before;
 	struct pms_advisor *adv_before, *adv_after;
 	struct pms_advice *plan;
 	struct mem_apply_row *rows;
@@ -39,14 +39,13 @@ struct mem_advise {
 	char err[512];                 /* why no plan / nothing applied */
 };
 
-/* --apply, the first measurement done: build its report and plan, migrate
- * the plan's move/interleave items of pid, drop the oracle's cached nodes,
- * and give a fresh collector for the second measurement in *prof (the old
- * one is kept in ma).  Returns 0, or -1 (message printed) when pmuscope
- * itself failed. */
+/* --apply, the first measurement done: the session's report of it
+ * (pms_session_remeasure: the oracle's cached nodes dropped, a fresh
+ * profile for the second measurement), its plan, and the migration of the
+ * plan's move/interleave items of pid.  Returns 0, or -1 (message printed)
+ * when pmuscope itself failed. */
 int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct pms_topo *topo,
-		      pid_t pid, struct pms_memsrc *src, struct pms_numa_oracle *oracle,
-		      const struct pms_memprof_opts *po, struct pms_memprof **prof, double seconds);
+		      pid_t pid, struct pms_session *ses, double seconds);
 
 /* At the end: the plan of the final report (no --apply), or the after
  * advisor (--apply).  0 or -1 (printed). */

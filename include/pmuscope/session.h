@@ -1,0 +1,193 @@
+/* One memory-profiling session: a source of memory samples and the sinks
+ * they go to, the same for a live run and for recorded files, so that the
+ * two cannot diverge.
+ *
+ * Sources:
+ *   live   a command started here, an existing process, or the whole system
+ *          (a pms_liverun the session owns: sampler, source, NUMA oracle,
+ *          recorder, the poll loop and its stop rules)
+ *   files  one or many perf.data files (or one pipe-mode stream, "-"),
+ *          opened in order when the session runs; several files of an
+ *          aggregate profile are decoded in parallel, one profile per file,
+ *          and joined in file order (the result does not depend on the
+ *          number of threads)
+ * Sinks, in the order a sample reaches them: the placement advisor (files),
+ * the memory profile (pms_memprof), call paths (pms_pathprof), then the
+ * caller's callbacks (and, live, the recorder).  The report
+ * (pms_session_report) is built from the profile with the session's
+ * symbolizer and the source's info and statistics summed over the files.
+ *
+ * Ownership: pms_session_open_live() and pms_session_open_files() give the
+ * caller a session released with pms_session_free(); sys, pmus and topo are
+ * borrowed and must outlive it; the liverun, readers, sources, profile,
+ * call paths, advisor and symbolizer are the session's (the getters'
+ * pointers are valid until pms_session_free, pms_session_take_advisor
+ * hands the advisor over); the reports it builds are the caller's.
+ */
+#ifndef PMUSCOPE_SESSION_H
+#define PMUSCOPE_SESSION_H
+
+#include "pmuscope/api.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/advise.h"
+#include "pmuscope/c2c.h"
+#include "pmuscope/liverun.h"
+#include "pmuscope/memsrc.h"
+#include "pmuscope/pathprof.h"
+#include "pmuscope/perfdata.h"
+#include "pmuscope/report.h"
+#include "pmuscope/symbols.h"
+#include "pmuscope/sys.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+PMS_API_BEGIN
+
+struct pms_session;
+
+/* The caller's sinks: called after the built-in ones, from the thread that
+ * runs the session (a session with a sample or sideband callback decodes
+ * its files one after the other). */
+struct pms_session_callbacks {
+	/* 0 to go on, negative to stop (the run returns it); may be NULL. */
+	int (*sample)(void *ud, const struct pms_memsrc_sample *s);
+	/* Side-band records (COMM, MMAP, ...); may be NULL. */
+	int (*sideband)(void *ud, const struct pms_record *rec, size_t attr_idx);
+	/* Live: every progress_s seconds (pms_liverun_opts); may be NULL. */
+	void (*progress)(void *ud, const struct pms_liverun_progress *p);
+};
+
+#define PMS_SESSION_OPTS_VERSION 1
+struct pms_session_opts {
+	unsigned version;                 /* PMS_SESSION_OPTS_VERSION */
+	/* Build the memory profile (the report needs it). */
+	bool profile;
+	/* Its options (NULL: the defaults); live, pid is the run's. */
+	const struct pms_memprof_opts *profile_opts;
+	/* Samples by call path and branch (NULL: none). */
+	const struct pms_pathprof_opts *paths_opts;
+	/* Files: feed a placement advisor with every sample that has an
+	 * address (NULL: none); pms_session_take_advisor gives it. */
+	const struct pms_advise_opts *advise_opts;
+	/* Files: decode threads for several files; 0: the online CPUs. */
+	size_t jobs;
+	/* The report names code and data (a symbolizer); demangled names. */
+	bool symbols;
+	bool demangle;
+	/* Live: the caller may see kernel addresses (call paths show them). */
+	bool kernel_visible;
+	const struct pms_session_callbacks *callbacks; /* copied; may be NULL */
+	void *ud;                         /* for the callbacks */
+	/* The cache-line contention model (NULL: none); its recorded is the
+	 * source's.  Files: fed as the samples come, with the side-band; the
+	 * profile, when not asked for, keeps only the mappings.  Live: fed
+	 * at pms_session_c2c_report from the profile's kept samples (their
+	 * nodes resolved while the processes lived). */
+	const struct pms_c2c_opts *c2c_opts;
+};
+#define PMS_SESSION_OPTS_INIT                                                                   \
+	{ PMS_SESSION_OPTS_VERSION, true, NULL, NULL, NULL, 0, true, true, false, NULL, NULL, NULL }
+
+/* A live session: opens the run (pms_liverun_open with lo; its callbacks
+ * are the session's, lo->callbacks and lo->ud are ignored) and the sinks.
+ * Nothing is sampled until pms_session_start.  The run's errors. */
+int pms_session_open_live(struct pms_sys *sys, const struct pms_pmus *pmus,
+			  const struct pms_topo *topo, const struct pms_liverun_opts *lo,
+			  const struct pms_session_opts *opts, struct pms_session **out);
+/* A session over perf.data files (paths copied; "-" is stdin, at most
+ * once); sys may be NULL (no call paths, no names).  The files are opened
+ * when the session runs. */
+int pms_session_open_files(struct pms_sys *sys, const char *const *paths, size_t npaths,
+			   const struct pms_session_opts *opts, struct pms_session **out);
+void pms_session_free(struct pms_session *s);
+/* Files: the seam that names code and data and makes call paths, when it
+ * was not given at the open (borrowed, must outlive the session); before
+ * the report. */
+void pms_session_set_sys(struct pms_session *s, struct pms_sys *sys);
+
+/* Live: start the run (pms_liverun_start). */
+int pms_session_start(struct pms_session *s);
+/* Live: one round (pms_liverun_step: 1 go on, 0 over, negative error).
+ * Files: decode them all (as pms_session_run) and return 0. */
+int pms_session_step(struct pms_session *s);
+/* Until the source is over.  Live: pms_session_start first; finishes the
+ * run (pms_liverun_finish).  Files: open each file (a file that cannot be
+ * opened or is no perf.data: its error, the run stops) and decode it; a
+ * file whose data fails to read part-way is kept to that point and its
+ * error is pms_session_file_error().  0 or a negative PMS_E*. */
+int pms_session_run(struct pms_session *s);
+/* Stop as if sig had been caught (live; async-signal safe). */
+void pms_session_stop(struct pms_session *s, int sig);
+
+/* The report of the profile so far: nodes, names (the session's
+ * symbolizer), the source's info and statistics (summed over the files).
+ * base, when not NULL, gives numa, verify_requested and duration_ns (else
+ * the live oracle's statistics and the run's seconds, or the files' span).
+ * *paths (may be NULL) gets the call-path report, NULL when the samples
+ * had no call path nor branch stack.  Both are the caller's. */
+int pms_session_report(struct pms_session *s, const struct pms_memreport_input *base,
+		       struct pms_memreport **out, struct pms_pathreport **paths);
+
+/* The contention report (opts->c2c_opts), the caller's: code and data
+ * named through the session's symbolizer and the profile's mappings; a
+ * live session whose caller may not see kernel addresses
+ * (kernel_visible false) gets none (lines' and instructions' kernel
+ * addresses zeroed). */
+int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out);
+
+/* Live, --apply's first half: drain, build the report of the measurement so
+ * far (*before, the caller's), drop the oracle's cached nodes (pages are
+ * about to move) and start a second profile with the same options; the
+ * first stays the session's (pms_session_profile_before).  seconds: the
+ * first measurement's length. */
+int pms_session_remeasure(struct pms_session *s, double seconds, struct pms_memreport **before);
+
+/* The source's info (files: the first file's, or the first whose engine
+ * gives a data source) and statistics summed over the files. */
+void pms_session_info(const struct pms_session *s, struct pms_memsrc_info *out);
+void pms_session_stats(const struct pms_session *s, struct pms_memsrc_stats *out);
+/* Files: the readers' counts summed (records, skipped, truncated, ...). */
+void pms_session_file_stats(const struct pms_session *s, struct pms_perfdata_stats *out);
+/* The longest time span of a source's samples. */
+uint64_t pms_session_span_ns(const struct pms_session *s);
+/* The samples' periods: sum, least and most (0 when none). */
+void pms_session_periods(const struct pms_session *s, uint64_t *sum, uint64_t *min,
+			 uint64_t *max);
+
+/* What the readers skipped or found corrupt, of every file in order: the
+ * i-th problem (owned by the session) and its file's index, NULL past the
+ * last.  pms_session_problems_unlisted: a file's problems beyond those. */
+const char *pms_session_problem(const struct pms_session *s, size_t i, size_t *file);
+size_t pms_session_problems_unlisted(const struct pms_session *s, size_t file);
+
+/* Files: how many, each one's path, reader and source (NULL before the
+ * run opened it), and the error that stopped its decoding (NULL: none). */
+size_t pms_session_nfiles(const struct pms_session *s);
+const char *pms_session_file_path(const struct pms_session *s, size_t i);
+struct pms_perfdata_reader *pms_session_reader(const struct pms_session *s, size_t i);
+struct pms_memsrc *pms_session_source(const struct pms_session *s, size_t i);
+const char *pms_session_file_error(const struct pms_session *s, size_t i);
+
+/* The parts: the run (NULL for files), the profile (NULL without
+ * opts->profile; after pms_session_remeasure the second one) and the first
+ * measurement's, the symbolizer (made by pms_session_report; NULL without
+ * symbols or when it could not be made). */
+struct pms_liverun *pms_session_liverun(const struct pms_session *s);
+struct pms_memprof *pms_session_profile(const struct pms_session *s);
+struct pms_memprof *pms_session_profile_before(const struct pms_session *s);
+struct pms_symbolizer *pms_session_symbolizer(const struct pms_session *s);
+/* The advisor fed by the samples (files, opts->advise_opts), handed over:
+ * the caller frees it; NULL when none or already taken. */
+struct pms_advisor *pms_session_take_advisor(struct pms_session *s);
+
+PMS_API_END
+
+#ifdef __cplusplus
+}
+#endif
+#endif

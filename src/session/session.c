@@ -1,0 +1,919 @@
+/* One memory-profiling session (include/pmuscope/session.h): a live run or
+ * perf.data files, and the sinks their samples go to.  The files' parallel
+ * decode (one profile per file, merged in file order) and the per-file
+ * bookkeeping (node ids, source names) moved here from tools/cmd_report.c,
+ * the live wiring (profile, call paths, the --apply switch) from
+ * tools/cmd_mem.c and tools/mem_advise.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmuscope/session.h"
+#include "util/error.h"
+#include "util/opts.h"
+
+#define MAX_NODE_IDS 256
+
+struct sfile {
+	char *path;
+	int fd;
+	struct pms_perfdata_reader *r;
+	struct pms_memsrc *src;
+	char *err;         /* what stopped its decoding, NULL: none */
+};
+
+/* The per-sample state of one decode pass (one per file in parallel). */
+struct pass {
+	struct pms_session *s;
+	struct pms_memprof *prof;
+	struct pms_pathprof *paths;
+	struct pms_advisor *adv;
+	struct pms_c2c *c2c;
+	bool prof_samples;       /* the profile takes the samples (not only maps) */
+	const struct sfile *f;   /* the file being read */
+	bool started;            /* its first sample came: its headers are known */
+	bool merge;              /* several files: name each sample's source */
+	int ids[MAX_NODE_IDS];   /* node ids of the files read so far */
+	size_t nids;
+	uint64_t events, pmin, pmax;
+	int rc;
+};
+
+struct pms_session {
+	struct pms_sys *sys;
+	const struct pms_topo *topo;
+	struct pms_session_opts o;
+	struct pms_memprof_opts po;
+	struct pms_pathprof_opts pp;
+	struct pms_advise_opts ao;
+	struct pms_c2c_opts co;
+	bool have_paths, have_adv, have_c2c;
+	struct pms_session_callbacks cb;
+	/* live */
+	struct pms_liverun *run;
+	bool finished;
+	struct pms_memprof *prof_before;
+	/* files */
+	struct sfile *files;
+	size_t nfiles;
+	bool ran;
+	/* the sinks */
+	struct pass ps;
+	struct pms_symbolizer *sym;
+	char **problems;         /* "path"-less texts, in file order */
+	size_t *problem_file, nproblems;
+	bool problems_done;
+};
+
+static int opts_take(struct pms_session *s, const struct pms_session_opts *opts)
+{
+	static const struct pms_session_opts dflt = PMS_SESSION_OPTS_INIT;
+	int rc;
+	if (!opts)
+		opts = &dflt;
+	if ((rc = pms_opts_check("pms_session_open", "PMS_SESSION_OPTS_INIT", opts->version,
+				 PMS_SESSION_OPTS_VERSION)) < 0)
+		return rc;
+	s->o = *opts;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	s->po = opts->profile_opts ? *opts->profile_opts : po;
+	if (opts->paths_opts) {
+		s->pp = *opts->paths_opts;
+		s->have_paths = true;
+	}
+	if (opts->advise_opts) {
+		s->ao = *opts->advise_opts;
+		s->have_adv = true;
+	}
+	if (opts->c2c_opts) {
+		s->co = *opts->c2c_opts;
+		s->have_c2c = true;
+	}
+	if (opts->callbacks)
+		s->cb = *opts->callbacks;
+	s->o.callbacks = NULL;
+	s->o.profile_opts = NULL;
+	s->o.paths_opts = NULL;
+	s->o.advise_opts = NULL;
+	s->o.c2c_opts = NULL;
+	return 0;
+}
+
+/* ---- the sinks ------------------------------------------------------------ */
+
+static void pass_started(struct pass *ps)
+{
+	size_t n = 0;
+	const int *ids = pms_memsrc_node_ids(ps->f->src, &n);
+	ps->started = true;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < ps->nids && ps->ids[k] != ids[i])
+			k++;
+		if (k == ps->nids && ps->nids < MAX_NODE_IDS)
+			ps->ids[ps->nids++] = ids[i];
+	}
+	if (!ps->prof)
+		return;
+	/* the CPU-node x memory-node matrix lists the files' nodes */
+	if (ps->nids)
+		(void)pms_memprof_set_node_ids(ps->prof, ps->ids, ps->nids);
+	if (ps->merge) {
+		/* in pipe mode the HOSTNAME feature came before the data */
+		const char *h = pms_perfdata_reader_info(ps->f->r)->hostname;
+		int rc = pms_memprof_set_source(ps->prof, h && *h ? h : ps->f->path);
+		if (rc < 0)
+			ps->rc = rc;
+	}
+}
+
+static int file_sample(void *ud, const struct pms_memsrc_sample *x)
+{
+	struct pass *ps = ud;
+	if (!ps->started) {
+		pass_started(ps);
+		if (ps->rc < 0)
+			return ps->rc;
+	}
+	ps->events += x->ms.period;
+	if (!ps->pmin || x->ms.period < ps->pmin)
+		ps->pmin = x->ms.period;
+	if (x->ms.period > ps->pmax)
+		ps->pmax = x->ms.period;
+	if (ps->adv && (x->ms.valid & PMS_MS_ADDR)) {
+		/* PERF_MEM_OP_STORE: bit 2 of data_src's mem_op */
+		bool store = (x->ms.valid & PMS_MS_DATA_SRC) && (x->ms.data_src & 0x04);
+		int arc = pms_advisor_add(ps->adv, x->ms.pid, x->ms.addr, x->mem_node, x->cpu_node,
+					  (x->ms.valid & PMS_MS_WEIGHT) ? x->ms.weight : 0, store);
+		if (arc < 0)
+			return arc;
+	}
+	int rc = 0;
+	if (ps->c2c) {
+		if (!pms_c2c_count(ps->c2c)) {
+			/* the model's engine, once the source knows it (pipe
+			 * mode: at the first sample) */
+			struct pms_memsrc_info info;
+			pms_memsrc_info(ps->f->src, &info);
+			pms_c2c_set_engine(ps->c2c, info.engine);
+		}
+		rc = pms_c2c_add_src(ps->c2c, x);
+	}
+	if (rc >= 0 && ps->prof && ps->prof_samples)
+		rc = pms_memprof_add_src(ps->prof, x);
+	/* the mappings matter only to a DWARF unwind (its user stack) */
+	if (rc >= 0 && ps->paths)
+		rc = pms_pathprof_add_src(ps->paths, x,
+					  x->path.how == PMS_CALLGRAPH_DWARF && ps->prof
+						  ? pms_memprof_maps(ps->prof)
+						  : NULL);
+	if (rc >= 0 && ps->s->cb.sample)
+		rc = ps->s->cb.sample(ps->s->o.ud, x);
+	return rc;
+}
+
+static int file_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
+{
+	struct pass *ps = ud;
+	int rc = 0;
+	/* the model keeps each process's maps and the kernel's for perf's
+	 * nomap at each sample's time */
+	if (ps->c2c && (rc = pms_c2c_sideband(ps->c2c, rec)) < 0)
+		return rc;
+	/* A file holds many processes (and a merged report many files): keep
+	 * every mapping across exec, a later one replacing what it overlaps,
+	 * as the aggregate mode does, so that keeping the samples names code
+	 * and data as the aggregate profile does. */
+	if (ps->prof && !(rec->type == PMS_RECORD_COMM && (rec->misc & PMS_MISC_COMM_EXEC)))
+		rc = pms_memprof_sideband(ps->prof, rec, NULL);
+	if (rc >= 0 && ps->s->cb.sideband)
+		rc = ps->s->cb.sideband(ps->s->o.ud, rec, attr_idx);
+	return rc;
+}
+
+static int live_sample(void *ud, const struct pms_memsrc_sample *x)
+{
+	struct pms_session *s = ud;
+	int rc = 0;
+	if (x->ms.period) {
+		s->ps.events += x->ms.period;
+		if (!s->ps.pmin || x->ms.period < s->ps.pmin)
+			s->ps.pmin = x->ms.period;
+		if (x->ms.period > s->ps.pmax)
+			s->ps.pmax = x->ms.period;
+	}
+	if (s->ps.paths)
+		rc = pms_pathprof_add_src(s->ps.paths, x,
+					  s->ps.prof ? pms_memprof_maps_pid(s->ps.prof,
+									  (pid_t)x->ms.pid)
+						     : NULL);
+	if (rc >= 0 && s->cb.sample)
+		rc = s->cb.sample(s->o.ud, x);
+	return rc;
+}
+
+static int live_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
+{
+	struct pms_session *s = ud;
+	return s->cb.sideband ? s->cb.sideband(s->o.ud, rec, attr_idx) : 0;
+}
+
+static void live_progress(void *ud, const struct pms_liverun_progress *p)
+{
+	struct pms_session *s = ud;
+	if (s->cb.progress)
+		s->cb.progress(s->o.ud, p);
+}
+
+static int sinks_new(struct pms_session *s, const struct pms_topo *topo)
+{
+	int rc;
+	if (!s->o.profile && s->have_c2c && !s->run) {
+		/* the mappings only, for the model's names */
+		struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+		po.aggregate = true;
+		s->po = po;
+	}
+	s->ps.prof_samples = s->o.profile;
+	if ((s->o.profile || s->have_c2c) && (rc = pms_memprof_new(topo, &s->po, &s->ps.prof)) < 0)
+		return rc;
+	if (s->have_c2c) {
+		s->co.recorded = !s->run;
+		if ((rc = pms_c2c_new(PMS_ENG_NONE, &s->co, &s->ps.c2c)) < 0)
+			return rc;
+	}
+	if (s->have_paths && s->sys && (rc = pms_pathprof_new(s->sys, &s->pp, &s->ps.paths)) < 0)
+		return rc;
+	if (s->have_adv && !s->run && (rc = pms_advisor_new(topo, &s->ao, &s->ps.adv)) < 0)
+		return rc;
+	return 0;
+}
+
+/* ---- open / free ---------------------------------------------------------- */
+
+int pms_session_open_live(struct pms_sys *sys, const struct pms_pmus *pmus,
+			  const struct pms_topo *topo, const struct pms_liverun_opts *lo,
+			  const struct pms_session_opts *opts, struct pms_session **out)
+{
+	int rc;
+	if (!sys || !lo || !out)
+		return pms_err(PMS_EINVAL, "pms_session_open_live: sys, lo and out are required");
+	struct pms_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "pms_session_open_live: out of memory");
+	s->sys = sys;
+	s->topo = topo;
+	s->ps.s = s;
+	if ((rc = opts_take(s, opts)) < 0)
+		goto fail;
+	static const struct pms_liverun_callbacks lcb = { live_sample, live_sideband,
+							   live_progress };
+	struct pms_liverun_opts l = *lo;
+	l.callbacks = &lcb;
+	l.ud = s;
+	if ((rc = pms_liverun_open(sys, pmus, topo, &l, &s->run)) < 0)
+		goto fail;
+	pid_t pid = lo->target == PMS_LIVERUN_SYSTEM ? -1 : pms_liverun_pid(s->run);
+	s->po.pid = pid > 0 ? pid : 0;
+	if ((rc = sinks_new(s, topo)) < 0)
+		goto fail;
+	pms_liverun_set_profile(s->run, s->ps.prof);
+	*out = s;
+	return 0;
+fail:
+	pms_session_free(s);
+	return rc;
+}
+
+int pms_session_open_files(struct pms_sys *sys, const char *const *paths, size_t npaths,
+			   const struct pms_session_opts *opts, struct pms_session **out)
+{
+	int rc;
+	if (!paths || !npaths || !out)
+		return pms_err(PMS_EINVAL, "pms_session_open_files: no files");
+	for (size_t i = 0; i < npaths; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(paths[i], "-") && !strcmp(paths[k], "-"))
+				return pms_err(PMS_EINVAL, "stdin ('-') can be read once");
+	struct pms_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return pms_err(PMS_ENOMEM, "pms_session_open_files: out of memory");
+	s->sys = sys;
+	s->ps.s = s;
+	if ((rc = opts_take(s, opts)) < 0)
+		goto fail;
+	s->files = calloc(npaths, sizeof(*s->files));
+	if (!s->files) {
+		rc = pms_err(PMS_ENOMEM, "pms_session_open_files: out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		s->files[s->nfiles].fd = -1;
+		if (!(s->files[s->nfiles].path = strdup(paths[i]))) {
+			rc = pms_err(PMS_ENOMEM, "pms_session_open_files: out of memory");
+			goto fail;
+		}
+		s->nfiles++;
+	}
+	s->ps.merge = npaths > 1;
+	if ((rc = sinks_new(s, NULL)) < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	pms_session_free(s);
+	return rc;
+}
+
+void pms_session_free(struct pms_session *s)
+{
+	if (!s)
+		return;
+	/* the run owns the sampler, source, oracle, command and recorder; it
+	 * puts the signal handlers back */
+	pms_liverun_free(s->run);
+	pms_symbolizer_free(s->sym);
+	pms_pathprof_free(s->ps.paths);
+	pms_advisor_free(s->ps.adv);
+	pms_c2c_free(s->ps.c2c);
+	pms_memprof_free(s->ps.prof);
+	pms_memprof_free(s->prof_before);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct sfile *f = &s->files[i];
+		pms_memsrc_free(f->src);
+		pms_perfdata_reader_free(f->r);
+		if (f->fd > 0)
+			close(f->fd);
+		free(f->path);
+		free(f->err);
+	}
+	free(s->files);
+	for (size_t i = 0; i < s->nproblems; i++)
+		free(s->problems[i]);
+	free(s->problems);
+	free(s->problem_file);
+	free(s);
+}
+
+void pms_session_set_sys(struct pms_session *s, struct pms_sys *sys)
+{
+	if (!s->run && !s->sys)
+		s->sys = sys;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static int file_open(struct sfile *f)
+{
+	if (f->src)
+		return 0;
+	if (!f->r) {
+		f->fd = strcmp(f->path, "-") ? open(f->path, O_RDONLY | O_CLOEXEC) : 0;
+		if (f->fd < 0) {
+			int e = errno;
+			return pms_err(pms_code_from_errno(e), "%s: %s", f->path, strerror(e));
+		}
+		int rc = pms_perfdata_reader_open_fd(f->fd, &f->r);
+		if (rc < 0) {
+			char msg[1024];
+			snprintf(msg, sizeof(msg), "%s", pms_error_last());
+			if (f->fd > 0)
+				close(f->fd);
+			f->fd = -1;
+			return pms_err(rc, "%s: %s", f->path, msg);
+		}
+	}
+	return pms_memsrc_open_reader(f->r, &f->src);
+}
+
+/* Decode one file to its end; a read error is kept as the file's. */
+static int file_decode(struct pass *ps, struct sfile *f)
+{
+	const struct pms_memsrc_callbacks cb = { file_sample, file_sideband, NULL };
+	int rc;
+	ps->f = f;
+	ps->started = false;
+	while ((rc = pms_memsrc_poll(f->src, -1, &cb, ps)) > 0)
+		;
+	if (rc < 0 && !(f->err = strdup(pms_error_last())))
+		return pms_err(PMS_ENOMEM, "pms_session_run: out of memory");
+	return 0;
+}
+
+struct jobs {
+	struct pms_session *s;
+	struct pass *v;
+	atomic_size_t next;
+};
+
+static void *job_worker(void *ud)
+{
+	struct jobs *js = ud;
+	size_t i;
+	while ((i = atomic_fetch_add(&js->next, 1)) < js->s->nfiles)
+		js->v[i].rc = file_decode(&js->v[i], &js->s->files[i]);
+	return NULL;
+}
+
+/* Join the per-file passes into the session's, in file order. */
+static int passes_join(struct pms_session *s, struct pass *v)
+{
+	struct pass *ps = &s->ps;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct pass *jp = &v[i];
+		if (jp->rc < 0)
+			return jp->rc;
+		for (size_t k = 0; jp->started && k < jp->nids; k++) {
+			size_t q = 0;
+			while (q < ps->nids && ps->ids[q] != jp->ids[k])
+				q++;
+			if (q == ps->nids && ps->nids < MAX_NODE_IDS)
+				ps->ids[ps->nids++] = jp->ids[k];
+		}
+		ps->events += jp->events;
+		if (jp->pmin && (!ps->pmin || jp->pmin < ps->pmin))
+			ps->pmin = jp->pmin;
+		if (jp->pmax > ps->pmax)
+			ps->pmax = jp->pmax;
+		if (i == 0) {
+			/* the first file's profile becomes the session's (made
+			 * with the same options): one merge less */
+			pms_memprof_free(ps->prof);
+			ps->prof = jp->prof;
+			jp->prof = NULL;
+		} else {
+			int rc = pms_memprof_merge(ps->prof, jp->prof);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (ps->nids)
+		return pms_memprof_set_node_ids(ps->prof, ps->ids, ps->nids);
+	return 0;
+}
+
+/* Several files, one thread and one profile each, merged in file order. */
+static int decode_parallel(struct pms_session *s, size_t threads)
+{
+	struct jobs js = { s, calloc(s->nfiles, sizeof(*js.v)), 0 };
+	pthread_t *tid = calloc(threads, sizeof(*tid));
+	size_t started = 0;
+	int rc = 0;
+	if (!js.v || !tid) {
+		rc = pms_err(PMS_ENOMEM, "pms_session_run: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		js.v[i].s = s;
+		js.v[i].merge = true;
+		js.v[i].prof_samples = true;
+		if ((rc = pms_memprof_new(NULL, &s->po, &js.v[i].prof)) < 0)
+			goto out;
+	}
+	for (; started + 1 < threads; started++)
+		if (pthread_create(&tid[started], NULL, job_worker, &js))
+			break; /* fewer threads: the others and this one do the rest */
+	job_worker(&js);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	started = 0;
+	rc = passes_join(s, js.v);
+out:
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	for (size_t i = 0; js.v && i < s->nfiles; i++)
+		pms_memprof_free(js.v[i].prof);
+	free(js.v);
+	free(tid);
+	return rc;
+}
+
+/* The files can be decoded one profile each: an aggregate profile and
+ * nothing else to feed, files (not a pipe) whose samples carry no call
+ * path or branch stack. */
+static bool parallel_ok(const struct pms_session *s)
+{
+	if (s->nfiles < 2 || !s->ps.prof || !s->po.aggregate || s->ps.adv || s->ps.c2c ||
+	    s->cb.sample || s->cb.sideband)
+		return false;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct sfile *f = &s->files[i];
+		if (!strcmp(f->path, "-"))
+			return false;
+		size_t na = pms_perfdata_reader_nattrs(f->r);
+		for (size_t k = 0; k < na; k++)
+			if (pms_perfdata_reader_attr(f->r, k)->attr->sample_type &
+			    (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_BRANCH_STACK | PMS_SAMPLE_STACK_USER))
+				return false;
+	}
+	return true;
+}
+
+static int files_run(struct pms_session *s)
+{
+	int rc;
+	if (s->ran)
+		return 0;
+	s->ran = true;
+	/* Several files of an aggregate profile: opened here in order, then
+	 * decoded in parallel.  Otherwise one after the other into the one
+	 * profile, each opened when its turn comes. */
+	bool parallel = s->nfiles > 1 && s->ps.prof && s->po.aggregate && !s->ps.adv &&
+			!s->ps.c2c && !s->cb.sample && !s->cb.sideband;
+	for (size_t i = 0; parallel && i < s->nfiles; i++) {
+		if (!strcmp(s->files[i].path, "-"))
+			break;
+		if ((rc = file_open(&s->files[i])) < 0)
+			return rc;
+	}
+	if (parallel && parallel_ok(s)) {
+		size_t jobs = s->o.jobs;
+		if (!jobs) {
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+			jobs = ncpu > 0 ? (size_t)ncpu : 1;
+		}
+		return decode_parallel(s, jobs < s->nfiles ? jobs : s->nfiles);
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if ((rc = file_open(&s->files[i])) < 0)
+			return rc;
+		if ((rc = file_decode(&s->ps, &s->files[i])) < 0)
+			return rc;
+		if (s->ps.rc < 0)
+			return s->ps.rc;
+	}
+	return 0;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+int pms_session_start(struct pms_session *s)
+{
+	if (!s->run)
+		return 0;
+	return pms_liverun_start(s->run);
+}
+
+int pms_session_step(struct pms_session *s)
+{
+	if (!s->run) {
+		int rc = files_run(s);
+		return rc < 0 ? rc : 0;
+	}
+	return pms_liverun_step(s->run);
+}
+
+int pms_session_run(struct pms_session *s)
+{
+	if (!s->run)
+		return files_run(s);
+	if (s->finished)
+		return 0;
+	int rc = pms_liverun_run(s->run);
+	s->finished = true;
+	int frc = pms_liverun_finish(s->run);
+	return rc < 0 ? rc : frc;
+}
+
+void pms_session_stop(struct pms_session *s, int sig)
+{
+	if (s->run)
+		pms_liverun_stop(s->run, sig);
+}
+
+/* ---- what it gives -------------------------------------------------------- */
+
+static void stats_add(struct pms_memsrc_stats *a, const struct pms_memsrc_stats *b)
+{
+#define ADD(f) a->f += b->f
+	ADD(samples); ADD(samples_dropped); ADD(records); ADD(wrapped); ADD(corrupt_bytes);
+	ADD(parse_errors); ADD(lost_records); ADD(lost); ADD(lost_samples); ADD(throttle);
+	ADD(unthrottle); ADD(sideband); ADD(aux_records); ADD(aux_bytes); ADD(aux_truncated);
+	ADD(aux_overwrite); ADD(aux_partial); ADD(aux_collision); ADD(aux_decode_errors);
+	ADD(aux_cut_records); ADD(aux_cut_bytes);
+	ADD(aux_overrun); ADD(ibs_raw_checked); ADD(ibs_raw_mismatch); ADD(streams_hup);
+	ADD(unknown_id); ADD(compressed); ADD(bad_features); ADD(samples_excluded);
+#undef ADD
+	a->truncated |= b->truncated;
+}
+
+void pms_session_stats(const struct pms_session *s, struct pms_memsrc_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s->run) {
+		pms_memsrc_stats(pms_liverun_source(s->run), out);
+		return;
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct pms_memsrc_stats one;
+		if (!s->files[i].src)
+			continue;
+		pms_memsrc_stats(s->files[i].src, &one);
+		stats_add(out, &one);
+	}
+}
+
+void pms_session_info(const struct pms_session *s, struct pms_memsrc_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s->run) {
+		pms_memsrc_info(pms_liverun_source(s->run), out);
+		return;
+	}
+	/* the first file whose engine gives a data source, else the first */
+	bool have = false;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct pms_memsrc_info one;
+		if (!s->files[i].src)
+			continue;
+		pms_memsrc_info(s->files[i].src, &one);
+		if (!have || (!out->data_src && one.data_src))
+			*out = one;
+		have = true;
+	}
+}
+
+void pms_session_file_stats(const struct pms_session *s, struct pms_perfdata_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (!s->files[i].r)
+			continue;
+		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(s->files[i].r);
+		out->records += st->records;
+		out->bad_records += st->bad_records;
+		out->bad_features += st->bad_features;
+		out->truncated |= st->truncated;
+		out->unfinished |= st->unfinished;
+	}
+}
+
+uint64_t pms_session_span_ns(const struct pms_session *s)
+{
+	if (s->run)
+		return pms_memsrc_span_ns(pms_liverun_source(s->run));
+	uint64_t span = 0;
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].src && pms_memsrc_span_ns(s->files[i].src) > span)
+			span = pms_memsrc_span_ns(s->files[i].src);
+	return span;
+}
+
+void pms_session_periods(const struct pms_session *s, uint64_t *sum, uint64_t *min, uint64_t *max)
+{
+	if (sum)
+		*sum = s->ps.events;
+	if (min)
+		*min = s->ps.pmin;
+	if (max)
+		*max = s->ps.pmax;
+}
+
+static int problems_collect(struct pms_session *s)
+{
+	size_t n = 0;
+	const char *m;
+	for (size_t f = 0; f < s->nfiles; f++)
+		for (size_t i = 0; s->files[f].r && pms_perfdata_reader_problem(s->files[f].r, i); i++)
+			n++;
+	s->problems = calloc(n ? n : 1, sizeof(*s->problems));
+	s->problem_file = calloc(n ? n : 1, sizeof(*s->problem_file));
+	if (!s->problems || !s->problem_file)
+		return PMS_ENOMEM;
+	for (size_t f = 0; f < s->nfiles; f++)
+		for (size_t i = 0; s->files[f].r && (m = pms_perfdata_reader_problem(s->files[f].r, i));
+		     i++) {
+			if (!(s->problems[s->nproblems] = strdup(m)))
+				return PMS_ENOMEM;
+			s->problem_file[s->nproblems++] = f;
+		}
+	s->problems_done = true;
+	return 0;
+}
+
+const char *pms_session_problem(const struct pms_session *s, size_t i, size_t *file)
+{
+	/* collected once, after the run: a reader adds problems as it reads */
+	struct pms_session *w = (struct pms_session *)s;
+	if (!s->problems_done && (!s->ran || problems_collect(w) < 0))
+		return NULL;
+	if (i >= s->nproblems)
+		return NULL;
+	if (file)
+		*file = s->problem_file[i];
+	return s->problems[i];
+}
+
+size_t pms_session_problems_unlisted(const struct pms_session *s, size_t file)
+{
+	if (file >= s->nfiles || !s->files[file].r)
+		return 0;
+	const struct pms_perfdata_reader *r = s->files[file].r;
+	size_t n = pms_perfdata_reader_nproblems(r), i = 0;
+	while (pms_perfdata_reader_problem(r, i))
+		i++;
+	return n > i ? n - i : 0;
+}
+
+size_t pms_session_nfiles(const struct pms_session *s)
+{
+	return s->nfiles;
+}
+
+const char *pms_session_file_path(const struct pms_session *s, size_t i)
+{
+	return i < s->nfiles ? s->files[i].path : NULL;
+}
+
+struct pms_perfdata_reader *pms_session_reader(const struct pms_session *s, size_t i)
+{
+	return i < s->nfiles ? s->files[i].r : NULL;
+}
+
+struct pms_memsrc *pms_session_source(const struct pms_session *s, size_t i)
+{
+	if (s->run)
+		return i == 0 ? pms_liverun_source(s->run) : NULL;
+	return i < s->nfiles ? s->files[i].src : NULL;
+}
+
+const char *pms_session_file_error(const struct pms_session *s, size_t i)
+{
+	return i < s->nfiles ? s->files[i].err : NULL;
+}
+
+struct pms_liverun *pms_session_liverun(const struct pms_session *s)
+{
+	return s->run;
+}
+
+struct pms_memprof *pms_session_profile(const struct pms_session *s)
+{
+	return s->ps.prof;
+}
+
+struct pms_memprof *pms_session_profile_before(const struct pms_session *s)
+{
+	return s->prof_before;
+}
+
+struct pms_symbolizer *pms_session_symbolizer(const struct pms_session *s)
+{
+	return s->sym;
+}
+
+struct pms_advisor *pms_session_take_advisor(struct pms_session *s)
+{
+	struct pms_advisor *a = s->ps.adv;
+	s->ps.adv = NULL;
+	return a;
+}
+
+/* ---- the report ----------------------------------------------------------- */
+
+static void symbolizer_make(struct pms_session *s)
+{
+	if (!s->o.symbols || s->sym || !s->sys)
+		return;
+	if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->ps.prof), &s->sym) < 0)
+		s->sym = NULL; /* names are a nicety: the numbers stand without them */
+	else if (!s->o.demangle)
+		pms_symbolizer_set_demangle(s->sym, false);
+}
+
+int pms_session_report(struct pms_session *s, const struct pms_memreport_input *base,
+		       struct pms_memreport **out, struct pms_pathreport **paths)
+{
+	int rc;
+	if (paths)
+		*paths = NULL;
+	if (!s->ps.prof || !s->ps.prof_samples)
+		return pms_err(PMS_EINVAL, "pms_session_report: the session builds no profile");
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats sst;
+	struct pms_numa_stats nst;
+	struct pms_memreport_input in = { 0 };
+	pms_session_info(s, &info);
+	pms_session_stats(s, &sst);
+	if (base) {
+		in.numa = base->numa;
+		in.verify_requested = base->verify_requested;
+		in.duration_ns = base->duration_ns;
+	} else if (s->run) {
+		pms_numa_oracle_stats(pms_liverun_oracle(s->run), &nst);
+		in.numa = &nst;
+		in.duration_ns = (uint64_t)(pms_liverun_elapsed(s->run) * 1e9);
+	} else {
+		in.duration_ns = pms_session_span_ns(s);
+	}
+	pms_memreport_input_from_src(&in, &info, &sst);
+	symbolizer_make(s);
+	struct pms_memreport *rep = NULL;
+	if ((rc = pms_memprof_report(s->ps.prof, s->sym, &in, &rep)) < 0)
+		return rc;
+	if (paths && s->ps.paths) {
+		bool kvis = s->run ? s->o.kernel_visible : false;
+		if ((rc = pms_pathprof_report(s->ps.paths, rep, s->sym, kvis, paths)) < 0) {
+			pms_memreport_free(rep);
+			return rc;
+		}
+		if (!s->run && !(*paths)->with_path && !(*paths)->with_branches) {
+			pms_pathreport_free(*paths); /* neither: no section */
+			*paths = NULL;
+		}
+	}
+	*out = rep;
+	return 0;
+}
+
+int pms_session_remeasure(struct pms_session *s, double seconds, struct pms_memreport **before)
+{
+	int rc;
+	if (!s->run || !s->ps.prof || s->prof_before)
+		return pms_err(PMS_EINVAL, "pms_session_remeasure: a live session's first measurement");
+	(void)pms_liverun_drain(s->run);
+	struct pms_numa_stats nst;
+	pms_numa_oracle_stats(pms_liverun_oracle(s->run), &nst);
+	struct pms_memreport_input base = { .numa = &nst,
+					    .duration_ns = (uint64_t)(seconds * 1e9) };
+	struct pms_symbolizer *sym = NULL;
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats sst;
+	pms_session_info(s, &info);
+	pms_session_stats(s, &sst);
+	pms_memreport_input_from_src(&base, &info, &sst);
+	if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->ps.prof), &sym) < 0)
+		sym = NULL;
+	rc = pms_memprof_report(s->ps.prof, sym, &base, before);
+	pms_symbolizer_free(sym);
+	if (rc < 0)
+		return rc;
+	/* the pages move next: what the oracle cached is stale */
+	pms_numa_oracle_invalidate(pms_liverun_oracle(s->run), 0, 0);
+	struct pms_memprof *next = NULL;
+	if ((rc = pms_memprof_new(s->topo, &s->po, &next)) < 0) {
+		pms_memreport_free(*before);
+		*before = NULL;
+		return rc;
+	}
+	s->prof_before = s->ps.prof;
+	s->ps.prof = next;
+	pms_liverun_set_profile(s->run, next);
+	return 0;
+}
+
+/* Live: the model gets the profile's kept samples, their nodes resolved. */
+static int c2c_feed_live(struct pms_session *s)
+{
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats st;
+	struct pms_memreport *mrep = NULL;
+	pms_session_info(s, &info);
+	pms_session_stats(s, &st);
+	struct pms_memreport_input in = { .duration_ns = 0 };
+	pms_memreport_input_from_src(&in, &info, &st);
+	int rc = pms_memprof_report(s->ps.prof, NULL, &in, &mrep);
+	for (size_t i = 0; rc >= 0 && i < mrep->nall; i++)
+		rc = pms_c2c_add(s->ps.c2c, &mrep->all[i]);
+	pms_memreport_free(mrep);
+	return rc < 0 ? rc : 0;
+}
+
+/* No kernel address for a caller that may not see them. */
+static void c2c_hide_kernel(struct pms_c2c_report *rep)
+{
+	for (size_t i = 0; i < rep->nlines; i++) {
+		if (rep->lines[i].kernel)
+			rep->lines[i].addr = 0;
+		for (size_t k = 0; k < rep->lines[i].nacc; k++)
+			if (rep->lines[i].acc[k].kernel) {
+				rep->lines[i].acc[k].ip = 0;
+				rep->lines[i].acc[k].ip_valid = false;
+			}
+	}
+}
+
+int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
+{
+	int rc;
+	if (!s->ps.c2c)
+		return pms_err(PMS_EINVAL, "pms_session_c2c_report: the session has no c2c model");
+	struct pms_memsrc_info info;
+	pms_session_info(s, &info);
+	pms_c2c_set_engine(s->ps.c2c, info.engine);
+	if (s->run && (rc = c2c_feed_live(s)) < 0)
+		return rc;
+	symbolizer_make(s);
+	struct pms_c2c_report *rep = NULL;
+	if ((rc = pms_c2c_report(s->ps.c2c, pms_memprof_maps(s->ps.prof), s->sym, &rep)) < 0)
+		return rc;
+	if (s->run && !s->o.kernel_visible)
+		c2c_hide_kernel(rep);
+	*out = rep;
+	return 0;
+}

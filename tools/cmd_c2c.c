@@ -37,7 +37,7 @@ int cmd_c2c(const struct cli_global *g, int argc, char **argv);
 /* ---- options (the one parser: tools/cli_opt.h) ------------------------------- */
 
 enum { O_DURATION = 256, O_ENGINE, O_PERIOD, O_PHYS, O_DOUBLE, O_DISPLAY, O_SORT, O_ALL,
-       O_LINES, O_NOSYM, O_JSON, O_CSV, O_NOHOLD };
+       O_LINES, O_NOSYM, O_JSON, O_CSV, O_NOHOLD, O_OUTPUT };
 
 static const struct cli_opt opts[] = {
 	{ NULL, 0, CLI_NOARG, NULL, 0, "Target (exactly one):" },
@@ -49,6 +49,9 @@ static const struct cli_opt opts[] = {
 	{ "engine", 0, CLI_ARG, "NAME", O_ENGINE, "ibs, pebs, spe or software (default: best available)" },
 	{ "period", 0, CLI_ARG, "N", O_PERIOD, "sample period (default: the engine's)" },
 	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "output", 'o', CLI_ARG, "FILE", 'o',
+	  "also write the samples to FILE (perf.data, as `pmuscope\n"
+	  "mem -o`): `c2c -i FILE` reports them again" },
 	{ "no-hold", 0, CLI_NOARG, NULL, O_NOHOLD,
 	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
 	  "ask about their lines' nodes; a set-user-ID command keeps\n"
@@ -101,6 +104,7 @@ const struct cli_spec cli_spec_c2c = {
 
 struct c2c_opts {
 	const char *input;
+	const char *out;    /* -o: the live run's recording */
 	pid_t pid;
 	bool system, json, csv, symbols, phys, no_hold;
 	double duration;
@@ -127,6 +131,7 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case 'i': o->input = p.arg; break;
+		case 'o': o->out = p.arg; break;
 		case 'p':
 			if (cli_parse_long(p.arg, 1, 0x7fffffff, &v) < 0)
 				return cli_bad_arg(&p, "a process id");
@@ -180,9 +185,9 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 	if (o->json && o->csv)
 		return cli_usage(sp, "--json and --csv exclude each other");
 	if (o->input && (o->duration > 0 || o->engine != PMS_ENG_NONE || o->period || o->phys ||
-			 o->no_hold))
-		return cli_usage(sp, "--duration, --engine, --period, --phys and --no-hold are for "
-				     "live runs");
+			 o->no_hold || o->out))
+		return cli_usage(sp, "--duration, --engine, --period, --phys, --no-hold and -o are "
+				     "for live runs");
 	return -1; /* go on */
 }
 
@@ -668,7 +673,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_liverun *lr = NULL;
 	struct source src;
 	struct pms_liverun_result res;
-	int ret = 1;
+	int ret = 1, outfd = -1;
 
 	memset(&src, 0, sizeof(src));
 	src.kind = "live";
@@ -711,6 +716,21 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 		goto out;
 	}
 	lr = pms_session_liverun(ses);
+	if (o->out) {
+		/* 0600 as perf: samples show code and data addresses; no
+		 * kernel addresses for a caller that kallsyms hides them from */
+		outfd = open(o->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
+		ro.hide_kernel_ips = !sopt.kernel_visible;
+		if (outfd < 0) {
+			fprintf(stderr, "pmuscope: c2c: -o %s: %s\n", o->out, strerror(errno));
+			goto out;
+		}
+		if (pms_session_record(ses, outfd, &ro) < 0) {
+			cli_fail("c2c: perf.data");
+			goto out;
+		}
+	}
 	pms_liverun_result(lr, &res);
 	if (lo.hold_exits && !res.holding)
 		cli_warn_no_hold("c2c", res.hold_why,
@@ -729,6 +749,15 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	pms_liverun_result(lr, &res);
 	if (res.have_status)
 		src.exit_status = res.status;
+	struct pms_recorder *recd = pms_liverun_recorder(lr);
+	if (recd && res.write_error) {
+		fprintf(stderr, "pmuscope: c2c: writing %s failed: %s; the %" PRIu64
+				" records before the failure are readable\n",
+			o->out, res.write_message, pms_recorder_records(recd));
+	} else if (recd) {
+		fprintf(stderr, "pmuscope: c2c: wrote %" PRIu64 " records to %s\n",
+			pms_recorder_records(recd), o->out);
+	}
 	if (o->cmd) {
 		size_t p = (size_t)snprintf(src.what, sizeof(src.what), "command");
 		for (char **a = o->cmd; *a && p + 2 < sizeof(src.what); a++)
@@ -739,6 +768,8 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 		snprintf(src.what, sizeof(src.what), "system-wide");
 	}
 	ret = finish(o, ses, &src);
+	if (recd && res.write_error)
+		ret = 1; /* "1 ... recording failed" */
 	if (ret == 0 && src.exit_status >= 0 &&
 	    !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0))
 		fprintf(stderr, "pmuscope: c2c: the command ended with status %d%s\n",
@@ -747,6 +778,8 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 			WIFSIGNALED(src.exit_status) ? " (signal)" : "");
 out:
 	pms_session_free(ses); /* owns the run, its source, the profile and the model */
+	if (outfd >= 0)
+		close(outfd);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

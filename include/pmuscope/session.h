@@ -38,6 +38,7 @@
 #include "pmuscope/memsrc.h"
 #include "pmuscope/pathprof.h"
 #include "pmuscope/perfdata.h"
+#include "pmuscope/recorder.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 #include "pmuscope/sys.h"
@@ -110,6 +111,9 @@ void pms_session_free(struct pms_session *s);
  * the report. */
 void pms_session_set_sys(struct pms_session *s, struct pms_sys *sys);
 
+/* Live: write the recording to fd as well (pms_liverun_record: the
+ * recorder after the sinks); before pms_session_start. */
+int pms_session_record(struct pms_session *s, int fd, const struct pms_recorder_opts *ropts);
 /* Live: start the run (pms_liverun_start). */
 int pms_session_start(struct pms_session *s);
 /* Live: one round (pms_liverun_step: 1 go on, 0 over, negative error).

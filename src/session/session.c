@@ -552,6 +552,13 @@ static int files_run(struct pms_session *s)
 
 /* ---- run ------------------------------------------------------------------ */
 
+int pms_session_record(struct pms_session *s, int fd, const struct pms_recorder_opts *ropts)
+{
+	if (!s->run)
+		return pms_err(PMS_EINVAL, "pms_session_record: files are not recorded again");
+	return pms_liverun_record(s->run, fd, ropts);
+}
+
 int pms_session_start(struct pms_session *s)
 {
 	if (!s->run)

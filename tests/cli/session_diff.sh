@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Live vs the -o file of the same run, field by field, for c2c and --advise
+# (mem's own differential is mem_file.sh), on this kernel's software engine:
+#  1. `pmuscope c2c --json --all -o F -- FALSE_SHARING shared` and
+#     `pmuscope c2c --json --all -i F` are equal in every field but the
+#     live-only ones (docs/c2c.md "Live-only fields", listed below).
+#  2. `pmuscope mem --advise --json -o F -- W` and `pmuscope report --advise
+#     --json -i F`: the advice of the file is built from the samples whose
+#     nodes the file carries; every field that does not depend on the live
+#     NUMA oracle or this machine's distances and free memory is equal
+#     (docs/advise.md "Live-only fields").
+# $1 = pmuscope, $2 = the false-sharing workload.  Needs PMS_BUILD_DIR.
+set -u
+cli=${1:?usage: session_diff.sh PMUSCOPE FALSE_SHARING}
+fs=${2:?usage: session_diff.sh PMUSCOPE FALSE_SHARING}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export PMUSCOPE_NO_DAMON=1 LC_ALL=C
+bad() { echo "FAIL: $*"; fail=1; }
+wl=${PMS_BUILD_DIR:-}/tests/sample/pms_touch_pages
+[ -x "$wl" ] || { echo "no workload $wl (PMS_BUILD_DIR)"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 is needed to read the JSON"; exit 77; }
+
+# ---- 1. c2c
+if ! "$cli" c2c --json --all -o "$tmp/c2c.data" -- "$fs" shared 600 --refault \
+     >"$tmp/live.json" 2>"$tmp/err"; then
+  grep -q "no sampling engine" "$tmp/err" && { echo "no sampling engine here"; exit 77; }
+  bad "c2c -o exit status"; cat "$tmp/err"
+fi
+grep -q "^pmuscope: c2c: wrote [0-9]* records to $tmp/c2c.data" "$tmp/err" \
+  || { bad "c2c -o says what it wrote"; cat "$tmp/err"; }
+"$cli" c2c --json --all -i "$tmp/c2c.data" >"$tmp/file.json" 2>"$tmp/err" \
+  || { bad "c2c -i of the c2c -o file"; cat "$tmp/err"; }
+# -o is for live runs
+"$cli" c2c -i "$tmp/c2c.data" -o "$tmp/x.data" >/dev/null 2>&1
+[ $? = 2 ] || bad "c2c -i F -o G is a usage error"
+python3 - "$tmp/live.json" "$tmp/file.json" <<'PY' || fail=1
+import json, sys
+live, file = (json.load(open(p)) for p in sys.argv[1:3])
+# Live-only fields (docs/c2c.md), each with its reason:
+LIVE_ONLY = {
+    "source": "the run (command, its exit, the engine ladder's label) vs the file "
+              "(path, records, the recorded events, why it has no nodes)",
+    "lines[].mem_nodes": "the NUMA oracle asks the live process; a file has nodes "
+                         "only from PHYS_ADDR",
+    "lines[].node_unknown": "the same: the samples without a node",
+    "lines[].object": "live data objects also come from /proc/PID/maps (heap, stack, "
+                      "merged mappings); a file has only its MMAP/MMAP2 records",
+}
+# A kernel instruction's address: the live model is fed from the profile's
+# kept samples, whose kernel IPs read 0 (as before the session); the file
+# keeps them as recorded (the recorder hid them only for a caller that
+# kallsyms hides them from).  Both say kernel and [kernel].
+def kernel_ip(path, a, b):
+    return path == "lines[].offsets[].ip" and a == "0x0" and b.startswith("0xffff")
+diffs = []
+def walk(a, b, path):
+    if path in LIVE_ONLY:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            walk(a.get(k), b.get(k), f"{path}.{k}" if path else k)
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            diffs.append(f"{path}: {len(a)} vs {len(b)} entries")
+            return
+        for x, y in zip(a, b):
+            walk(x, y, path + "[]")
+    elif a != b and not kernel_ip(path, a, b):
+        diffs.append(f"{path}: live {a!r} file {b!r}")
+walk(live, file, "")
+if live["samples"] == 0 or not live["lines"]:
+    print("FAIL: the live c2c run found no line"); sys.exit(1)
+for d in diffs[:20]:
+    print("FAIL: c2c live vs file:", d)
+sys.exit(1 if diffs else 0)
+PY
+
+# ---- 2. --advise
+if ! "$cli" mem --quiet --advise --json -o "$tmp/mem.data" -- "$wl" 3000 "$tmp/range" \
+     >"$tmp/alive.json" 2>"$tmp/err"; then
+  bad "mem --advise -o exit status"; cat "$tmp/err"
+fi
+"$cli" report --advise --json -i "$tmp/mem.data" >"$tmp/afile.json" 2>"$tmp/err" \
+  || { bad "report --advise of the mem -o file"; cat "$tmp/err"; }
+python3 - "$tmp/alive.json" "$tmp/afile.json" <<'PY' || fail=1
+import json, sys
+live, file = (json.load(open(p)) for p in sys.argv[1:3])
+la, fa = live["advice"], file["advice"]
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("FAIL: advise live vs file:", what); ok = False
+# the same schema and page size
+check(set(la) == set(fa), f"keys {sorted(la)} vs {sorted(fa)}")
+check(la["page_size"] == fa["page_size"], "page_size")
+# live-only (docs/advise.md): this machine's distances and free memory
+check(la["distances_assumed"] is False and fa["distances_assumed"] is True,
+      "distances: measured live, assumed from a file")
+check(fa["capacity_checked"] is False, "a file's advice checks no free memory")
+# the advice counts the samples with both nodes: live the oracle's and the
+# samples' CPU nodes, from a file the PHYS_ADDR nodes only
+check(la["samples"] == live["numa"]["resolved"],
+      f"live advice samples {la['samples']} vs resolved {live['numa']['resolved']}")
+check(fa["samples"] == file["numa"]["from_phys"],
+      f"file advice samples {fa['samples']} vs from_phys {file['numa']['from_phys']}")
+# what does not depend on nodes is the same in both reports
+for k in ("samples", "data_source", "latency", "sources"):
+    check(live[k] == file[k], f"report field {k}")
+for it in la["items"] + fa["items"]:
+    for f in ("name", "kind", "start", "end", "action", "reason"):
+        check(f in it, f"item field {f}")
+sys.exit(0 if ok else 1)
+PY
+[ $fail = 0 ] && echo "session_diff: ok"
+exit $fail

@@ -928,23 +928,10 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	sopt.callbacks = &scb;
 	sopt.ud = ctx;
 	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
-		/* the library's message says it ("no sampling engine could be opened: ...");
-		 * the engines' refusals name their errnos */
-		bool denied = pms_error_errno() == EACCES || pms_error_errno() == EPERM ||
-			      strstr(pms_error_last(), "EACCES") || strstr(pms_error_last(), "EPERM");
+		char hint[512];
 		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
-		if (denied && o.kind == T_SYSTEM) {
-			char *par = NULL;
-			(void)pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &par);
-			fprintf(stderr, "pmuscope: mem: system-wide sampling (-a) needs CAP_PERFMON "
-					"(or root), or kernel.perf_event_paranoid <= 0 (it is %s)\n",
-				par ? par : "unreadable");
-			free(par);
-		} else if (denied && o.kind == T_PID) {
-			fprintf(stderr, "pmuscope: mem: -p %d: watching another user's process needs "
-					"the right to ptrace it (same user), or CAP_PERFMON (or root)\n",
-				(int)o.pid);
-		}
+		if (pms_session_permission_hint(sys, &lo, hint, sizeof(hint)))
+			fprintf(stderr, "pmuscope: mem: %s\n", hint);
 		goto out;
 	}
 	ctx->ses = ses;

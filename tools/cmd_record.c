@@ -17,7 +17,7 @@
 #include "cli_opt.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
-#include "pmuscope/liverun.h"
+#include "pmuscope/session.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/pathprof.h"
 #include "pmuscope/recorder.h"
@@ -72,19 +72,6 @@ const struct cli_spec cli_spec_record = {
 	.footer = "Exit status: the command's when one was run; 1 failure, 2 usage error.",
 	.stop_at_operand = true,
 };
-
-struct rctx {
-	struct pms_memprof *prof;
-	struct pms_pathprof *paths;
-};
-
-static int on_sample(void *ud, const struct pms_memsrc_sample *x)
-{
-	struct rctx *c = ud;
-	return c->paths ? pms_pathprof_add_src(c->paths, x,
-						 pms_memprof_maps_pid(c->prof, (pid_t)x->ms.pid))
-			: 0;
-}
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -242,12 +229,11 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
+	struct pms_session *ses = NULL;
 	struct pms_liverun *run = NULL;
 	struct pms_memsrc *src = NULL;
-	struct pms_symbolizer *sym = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pms_pathreport *prep = NULL;
-	struct rctx ctx = { 0 };
 	struct pms_liverun_result res;
 
 	sys = cli_open_sys(g);
@@ -275,7 +261,6 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	so.cpus = cpus;
 	/* the run: the command held at its processes' exits (their maps are
 	 * read there), signals forwarded, --duration */
-	const struct pms_liverun_callbacks lcb = { on_sample, NULL, NULL };
 	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
 	lo.target = system ? PMS_LIVERUN_SYSTEM : cmd ? PMS_LIVERUN_COMMAND : PMS_LIVERUN_PID;
 	lo.argv = cmd;
@@ -284,36 +269,29 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	lo.sampler = &so;
 	lo.duration_s = duration;
 	lo.catch_signals = true;
-	lo.callbacks = &lcb;
-	lo.ud = &ctx;
-	if (pms_liverun_open(sys, pmus, topo, &lo, &run) < 0) {
+	/* the session: the run, its profile (the run's pid) and the call
+	 * paths (kernel frames only where kallsyms shows them) */
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.top = top;
+	struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
+	pp.top = top;
+	pp.hide_kernel = !kvis;
+	pp.kept_samples = true;
+	struct pms_session_opts sopt = PMS_SESSION_OPTS_INIT;
+	sopt.profile_opts = &po;
+	sopt.paths_opts = so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter ? &pp : NULL;
+	sopt.kernel_visible = kvis;
+	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
 		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
 		goto out;
 	}
+	run = pms_session_liverun(ses);
 	src = pms_liverun_source(run);
 	pid = pms_liverun_pid(run);
 	pms_liverun_result(run, &res);
 	if (lo.hold_exits && !res.holding)
 		cli_warn_no_hold("record", res.hold_why,
 				 "a process that exits early may show [unknown] functions");
-	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	po.pid = pid > 0 ? pid : 0;
-	po.top = top;
-	if (pms_memprof_new(topo, &po, &ctx.prof) < 0) {
-		cli_fail("record: profile");
-		goto out;
-	}
-	pms_liverun_set_profile(run, ctx.prof);
-	if (so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter) {
-		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
-		pp.top = top;
-		pp.hide_kernel = !kvis;
-		pp.kept_samples = true;
-		if (pms_pathprof_new(sys, &pp, &ctx.paths) < 0) {
-			cli_fail("record: call paths");
-			goto out;
-		}
-	}
 	if (out) {
 		outfd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
@@ -322,12 +300,12 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, strerror(errno));
 			goto out;
 		}
-		if (pms_liverun_record(run, outfd, &ro) < 0) {
+		if (pms_session_record(ses, outfd, &ro) < 0) {
 			cli_fail("record: perf.data");
 			goto out;
 		}
 	}
-	if (pms_liverun_start(run) < 0) {
+	if (pms_session_start(ses) < 0) {
 		if (cmd) {
 			exit_code = cli_exec_failed("record", cmd[0]);
 			rc = 0;
@@ -349,12 +327,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_memsrc_stats sst;
 	pms_memsrc_info(src, &si);
 	pms_memsrc_stats(src, &sst);
-	if (pms_symbolizer_new(sys, pms_memprof_maps(ctx.prof), &sym) < 0)
-		sym = NULL;
 	struct pms_memreport_input in = { .duration_ns = (uint64_t)(secs * 1e9) };
-	pms_memreport_input_from_src(&in, &si, &sst);
-	if (pms_memprof_report(ctx.prof, sym, &in, &rep) < 0 ||
-	    (ctx.paths && pms_pathprof_report(ctx.paths, rep, sym, kvis, &prep) < 0)) {
+	if (pms_session_report(ses, &in, &rep, &prep) < 0) {
 		cli_fail("record: building the report");
 		goto out;
 	}
@@ -436,14 +410,11 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		exit_code = 74;
 	rc = 0;
 out:
-	pms_liverun_free(run); /* before the fd it wrote to */
-	if (outfd >= 0)
-		close(outfd);
 	pms_pathreport_free(prep);
 	pms_memreport_free(rep);
-	pms_symbolizer_free(sym);
-	pms_pathprof_free(ctx.paths);
-	pms_memprof_free(ctx.prof);
+	pms_session_free(ses); /* the run goes before the fd it wrote to */
+	if (outfd >= 0)
+		close(outfd);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

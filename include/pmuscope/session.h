@@ -100,6 +100,15 @@ struct pms_session_opts {
 int pms_session_open_live(struct pms_sys *sys, const struct pms_pmus *pmus,
 			  const struct pms_topo *topo, const struct pms_liverun_opts *lo,
 			  const struct pms_session_opts *opts, struct pms_session **out);
+/* Right after pms_session_open_live (or pms_liverun_open) failed: when the
+ * kernel refused for lack of privilege, what the target needs (system-wide:
+ * CAP_PERFMON or root, or kernel.perf_event_paranoid <= 0, with its value
+ * here; a process: the right to ptrace it, or CAP_PERFMON) in buf, and its
+ * length; 0 (buf "") when the failure was not a refusal or the target is a
+ * command.  Reads the calling thread's last error (pms_error_errno,
+ * pms_error_last). */
+size_t pms_session_permission_hint(const struct pms_sys *sys, const struct pms_liverun_opts *lo,
+				   char *buf, size_t len);
 /* A session over perf.data files (paths copied; "-" is stdin, at most
  * once); sys may be NULL (no call paths, no names).  The files are opened
  * when the session runs. */

@@ -290,6 +290,37 @@ fail:
 	return rc;
 }
 
+size_t pms_session_permission_hint(const struct pms_sys *sys, const struct pms_liverun_opts *lo,
+				   char *buf, size_t len)
+{
+	/* the library's message says it ("no sampling engine could be
+	 * opened: ..."); the engines' refusals name their errnos */
+	const char *m = pms_error_last();
+	bool denied = pms_error_errno() == EACCES || pms_error_errno() == EPERM ||
+		      (m && (strstr(m, "EACCES") || strstr(m, "EPERM")));
+	int n = 0;
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	if (!denied || !lo)
+		return 0;
+	if (lo->target == PMS_LIVERUN_SYSTEM) {
+		char *par = NULL;
+		(void)pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &par);
+		n = snprintf(buf, len,
+			     "system-wide sampling (-a) needs CAP_PERFMON (or root), or "
+			     "kernel.perf_event_paranoid <= 0 (it is %s)",
+			     par ? par : "unreadable");
+		free(par);
+	} else if (lo->target == PMS_LIVERUN_PID) {
+		n = snprintf(buf, len,
+			     "-p %d: watching another user's process needs the right to ptrace it "
+			     "(same user), or CAP_PERFMON (or root)",
+			     (int)lo->pid);
+	}
+	return n > 0 ? ((size_t)n < len ? (size_t)n : len - 1) : 0;
+}
+
 int pms_session_open_files(struct pms_sys *sys, const char *const *paths, size_t npaths,
 			   const struct pms_session_opts *opts, struct pms_session **out)
 {

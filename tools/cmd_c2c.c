@@ -670,7 +670,6 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
 	struct pms_session *ses = NULL;
-	struct pms_liverun *lr = NULL;
 	struct source src;
 	struct pms_liverun_result res;
 	int ret = 1, outfd = -1;
@@ -715,7 +714,6 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 		fprintf(stderr, "pmuscope: c2c: %s\n", pms_error_last());
 		goto out;
 	}
-	lr = pms_session_liverun(ses);
 	if (o->out) {
 		/* 0600 as perf: samples show code and data addresses; no
 		 * kernel addresses for a caller that kallsyms hides them from */
@@ -731,7 +729,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 			goto out;
 		}
 	}
-	pms_liverun_result(lr, &res);
+	pms_session_result(ses, &res);
 	if (lo.hold_exits && !res.holding)
 		cli_warn_no_hold("c2c", res.hold_why,
 				 "lines of a process that exits before they are asked about have "
@@ -743,13 +741,13 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 			cli_fail("c2c: enabling the sampler");
 		goto out;
 	}
-	if (pms_liverun_run(lr) < 0)
+	if (pms_session_run(ses) < 0)
 		cli_fail("c2c: reading samples");
-	(void)pms_liverun_finish(lr);
-	pms_liverun_result(lr, &res);
+	(void)pms_session_finish(ses);
+	pms_session_result(ses, &res);
 	if (res.have_status)
 		src.exit_status = res.status;
-	struct pms_recorder *recd = pms_liverun_recorder(lr);
+	struct pms_recorder *recd = pms_session_recorder(ses);
 	if (recd && res.write_error) {
 		fprintf(stderr, "pmuscope: c2c: writing %s failed: %s; the %" PRIu64
 				" records before the failure are readable\n",

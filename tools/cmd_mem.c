@@ -742,7 +742,6 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
 	struct pms_session *ses = NULL;
-	struct pms_liverun *run = NULL;
 	struct pms_memprof *prof = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pms_pathreport *prep = NULL;
@@ -935,9 +934,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	ctx->ses = ses;
-	run = pms_session_liverun(ses);
 	prof = pms_session_profile(ses);
-	pid = o.kind == T_SYSTEM ? -1 : pms_liverun_pid(run);
+	pid = o.kind == T_SYSTEM ? -1 : pms_session_pid(ses);
 	if (pipefd[1] >= 0) {
 		close(pipefd[1]);
 		pipefd[1] = -1;
@@ -947,12 +945,12 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		relfd[0] = -1;
 	}
 	struct pms_liverun_result res;
-	pms_liverun_result(run, &res);
+	pms_session_result(ses, &res);
 	if (lo.hold_exits && !res.holding)
 		cli_warn_no_hold("mem", res.hold_why,
 				 "pages of a process that exits before they are asked about "
 				 "count as \"process gone\"");
-	pms_sampler_info(pms_liverun_sampler(run), &info);
+	pms_sampler_info(pms_session_sampler(ses), &info);
 	if (o.out) {
 		/* 0600 as perf: samples show code and data addresses */
 		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -964,13 +962,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		 * addresses for a caller that proc/kallsyms hides them from */
 		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
 		ro.hide_kernel_ips = !kvis;
-		if (pms_liverun_record(run, outfd, &ro) < 0) {
+		if (pms_session_record(ses, outfd, &ro) < 0) {
 			cli_fail("mem: perf.data");
 			goto out;
 		}
 	}
 
-	if (pms_liverun_start(run) < 0) {
+	if (pms_session_start(ses) < 0) {
 		if (o.kind == T_WORKLOAD || o.kind == T_COMMAND) {
 			exit_code = cli_exec_failed("mem", cargv[0]);
 			rc = 0;
@@ -981,38 +979,38 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 
 	for (;;) {
-		int sr = pms_liverun_step(run);
+		int sr = pms_session_step(ses);
 		if (sr < 0)
 			cli_fail("mem: reading samples");
 		read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 		if (wi.done && relfd[1] >= 0) {
 			/* the workload finished and waits: drain what is left
 			 * while its pages still exist, then let it exit */
-			(void)pms_liverun_drain(run);
+			(void)pms_session_drain(ses);
 			close(relfd[1]);
 			relfd[1] = -1;
 		}
 		if (sr <= 0)
 			break;
-		double t = pms_liverun_elapsed(run);
+		double t = pms_session_elapsed(ses);
 		if (ma.apply && ma.phase == 0 && t >= o.duration) {
 			/* the first measurement is done: plan, migrate, measure again */
-			(void)pms_liverun_drain(run);
+			(void)pms_session_drain(ses);
 			if (wi.have)
 				pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
 			if (mem_advise_switch(&ma, sys, topo, pid, ses, t) < 0)
 				goto out;
 			prof = pms_session_profile(ses);
-			pms_liverun_set_duration(run, o.duration);
+			pms_session_set_duration(ses, o.duration);
 		}
 	}
 	if (show_progress)
 		fprintf(stderr, "\n");
 	/* The file is finished before anything is printed: a reader that
 	 * closes stdout early (| head) must not cost the recording. */
-	(void)pms_liverun_finish(run);
+	(void)pms_session_finish(ses);
 	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
-	pms_liverun_result(run, &res);
+	pms_session_result(ses, &res);
 	oc.have_status = res.have_status;
 	oc.status = res.status;
 	oc.interrupted = res.interrupted;
@@ -1021,7 +1019,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	oc.target_gone = res.target_gone;
 	oc.seconds = res.seconds;
 	bool write_failed = false;
-	struct pms_recorder *recd = pms_liverun_recorder(run);
+	struct pms_recorder *recd = pms_session_recorder(ses);
 	if (recd) {
 		if (res.write_error) {
 			write_failed = true;
@@ -1037,7 +1035,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 
 	/* The report. */
 	struct pms_numa_stats nst;
-	pms_numa_oracle_stats(pms_liverun_oracle(run), &nst);
+	pms_numa_oracle_stats(pms_session_oracle(ses), &nst);
 	if (wi.have) /* the workload said where its buffer is and on which node */
 		pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
 	struct pms_memreport_input in = {
@@ -1065,9 +1063,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
 		.adapt_on = o.adapt,
 	};
-	if (run) {
-		mr.adapt = pms_sampler_adaptations(pms_liverun_sampler(run), &mr.nadapt, &mr.adapt_dups);
-		mr.events = pms_sampler_events(pms_liverun_sampler(run));
+	if (ses) {
+		mr.adapt = pms_sampler_adaptations(pms_session_sampler(ses), &mr.nadapt, &mr.adapt_dups);
+		mr.events = pms_sampler_events(pms_session_sampler(ses));
 	}
 	if (repfd >= 0) {
 		/* the command (our child) is gone: stdout becomes the report file */

@@ -230,7 +230,6 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
 	struct pms_session *ses = NULL;
-	struct pms_liverun *run = NULL;
 	struct pms_memsrc *src = NULL;
 	struct pms_memreport *rep = NULL;
 	struct pms_pathreport *prep = NULL;
@@ -285,10 +284,9 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
 		goto out;
 	}
-	run = pms_session_liverun(ses);
-	src = pms_liverun_source(run);
-	pid = pms_liverun_pid(run);
-	pms_liverun_result(run, &res);
+	src = pms_session_source(ses, 0);
+	pid = pms_session_pid(ses);
+	pms_session_result(ses, &res);
 	if (lo.hold_exits && !res.holding)
 		cli_warn_no_hold("record", res.hold_why,
 				 "a process that exits early may show [unknown] functions");
@@ -314,13 +312,13 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		}
 		goto out;
 	}
-	if (pms_liverun_run(run) < 0)
+	if (pms_session_run(ses) < 0)
 		cli_fail("record: reading samples");
-	if (pms_liverun_finish(run) < 0) {
-		pms_liverun_result(run, &res);
+	if (pms_session_finish(ses) < 0) {
+		pms_session_result(ses, &res);
 		fprintf(stderr, "pmuscope: record: writing %s failed: %s\n", out, res.write_message);
 	}
-	pms_liverun_result(run, &res);
+	pms_session_result(ses, &res);
 	double secs = res.seconds;
 
 	struct pms_memsrc_info si;

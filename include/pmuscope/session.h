@@ -128,14 +128,30 @@ int pms_session_start(struct pms_session *s);
 /* Live: one round (pms_liverun_step: 1 go on, 0 over, negative error).
  * Files: decode them all (as pms_session_run) and return 0. */
 int pms_session_step(struct pms_session *s);
-/* Until the source is over.  Live: pms_session_start first; finishes the
- * run (pms_liverun_finish).  Files: open each file (a file that cannot be
+/* Until the source is over.  Live: pms_session_start first, then
+ * pms_session_finish (pms_liverun_run: 0 or the failed step's code).  Files: open each file (a file that cannot be
  * opened or is no perf.data: its error, the run stops) and decode it; a
  * file whose data fails to read part-way is kept to that point and its
  * error is pms_session_file_error().  0 or a negative PMS_E*. */
 int pms_session_run(struct pms_session *s);
 /* Stop as if sig had been caught (live; async-signal safe). */
 void pms_session_stop(struct pms_session *s, int sig);
+/* Live, the run's calls (liverun.h) for the CLI to need no other object:
+ * deliver and resolve what the rings hold; restart the clock with a new
+ * limit; disable, deliver what is left and finish the recording (its
+ * first error); how it ended; seconds since the start; the pid sampled
+ * (0 system-wide); the sampler, the oracle (NULL without resolve) and the
+ * recorder (NULL without pms_session_record), owned by the session.  For
+ * a files session: 0, nothing, NULL. */
+int pms_session_drain(struct pms_session *s);
+void pms_session_set_duration(struct pms_session *s, double seconds);
+int pms_session_finish(struct pms_session *s);
+void pms_session_result(const struct pms_session *s, struct pms_liverun_result *out);
+double pms_session_elapsed(const struct pms_session *s);
+pid_t pms_session_pid(const struct pms_session *s);
+struct pms_sampler *pms_session_sampler(const struct pms_session *s);
+struct pms_numa_oracle *pms_session_oracle(const struct pms_session *s);
+struct pms_recorder *pms_session_recorder(const struct pms_session *s);
 
 /* The report of the profile so far: nodes, names (the session's
  * symbolizer), the source's info and statistics (summed over the files).

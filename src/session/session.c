@@ -610,12 +610,59 @@ int pms_session_run(struct pms_session *s)
 {
 	if (!s->run)
 		return files_run(s);
-	if (s->finished)
+	return pms_liverun_run(s->run);
+}
+
+int pms_session_drain(struct pms_session *s)
+{
+	return s->run ? pms_liverun_drain(s->run) : 0;
+}
+
+void pms_session_set_duration(struct pms_session *s, double seconds)
+{
+	if (s->run)
+		pms_liverun_set_duration(s->run, seconds);
+}
+
+int pms_session_finish(struct pms_session *s)
+{
+	if (!s->run || s->finished)
 		return 0;
-	int rc = pms_liverun_run(s->run);
 	s->finished = true;
-	int frc = pms_liverun_finish(s->run);
-	return rc < 0 ? rc : frc;
+	return pms_liverun_finish(s->run);
+}
+
+void pms_session_result(const struct pms_session *s, struct pms_liverun_result *out)
+{
+	if (s->run)
+		pms_liverun_result(s->run, out);
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+double pms_session_elapsed(const struct pms_session *s)
+{
+	return s->run ? pms_liverun_elapsed(s->run) : 0;
+}
+
+pid_t pms_session_pid(const struct pms_session *s)
+{
+	return s->run ? pms_liverun_pid(s->run) : 0;
+}
+
+struct pms_sampler *pms_session_sampler(const struct pms_session *s)
+{
+	return s->run ? pms_liverun_sampler(s->run) : NULL;
+}
+
+struct pms_numa_oracle *pms_session_oracle(const struct pms_session *s)
+{
+	return s->run ? pms_liverun_oracle(s->run) : NULL;
+}
+
+struct pms_recorder *pms_session_recorder(const struct pms_session *s)
+{
+	return s->run ? pms_liverun_recorder(s->run) : NULL;
 }
 
 void pms_session_stop(struct pms_session *s, int sig)

@@ -134,6 +134,27 @@ for base in ("src", "tools"):
                     if owner_dir != home and re.search(pat, line):
                         bad.append(f"{rel}:{n}: {why}")
 
+# The CLI drives the memory pipeline only through the session
+# (include/pmuscope/session.h): no tools/ file opens a run, sampler, source,
+# reader, profile, call paths, contention model or symbolizer itself.  What
+# remains (src/README.md): script reads perf.data record by record, and the
+# advisor of a finished report (--advise's plan) is made in mem_advise.c.
+pipeline_calls = re.compile(r"\b(pms_liverun_[a-z_]+|pms_sampler_open|pms_memsrc_open_[a-z]+|"
+                            r"pms_memsrc_poll|pms_perfdata_reader_open_[a-z]+|pms_memprof_new|"
+                            r"pms_pathprof_new|pms_c2c_new|pms_symbolizer_new|pms_advisor_new|"
+                            r"pms_recorder_(?:open|new|start)[a-z_]*)\s*\(")
+pipeline_ok = {("cmd_script.c", "pms_perfdata_reader_open_fd"), ("mem_advise.c", "pms_advisor_new")}
+for f in sorted(os.listdir(tools)) if os.path.isdir(tools) else []:
+    if not f.endswith((".c", ".h")):
+        continue
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+                  open(os.path.join(tools, f), errors="replace").read(), flags=re.S)
+    for n, line in enumerate(text.split("\n"), 1):
+        for m in pipeline_calls.finditer(line):
+            if (f, m.group(1)) not in pipeline_ok:
+                bad.append(f"tools/{f}:{n}: calls {m.group(1)}(): the CLI goes through the "
+                           f"session (pms_session_*)")
+
 # What the objects call: decode makes no syscalls, decode and perfdata open
 # nothing by path (perfdata's reader and writer work on the fd they are given).
 opens = {"open", "open64", "openat", "openat64", "fopen", "fopen64", "opendir", "creat",
@@ -192,6 +213,9 @@ if [ "${1:-}" = "--self-test" ]; then
   }
   fresh
   check "$tmp/t" >"$tmp/out" 2>&1 || { echo "FAIL: self-test: the unchanged copy fails:"; cat "$tmp/out"; fail=1; }
+  # The CLI opening a pipeline object itself, not through the session.
+  fresh; printf 'void f(void);\nvoid f(void) { pms_memprof_new(0, 0, 0); }\n' >>"$tmp/t/tools/cmd_report.c"
+  expect_fail "pipeline outside the session" "tools/cmd_report.c:[0-9]*: calls pms_memprof_new()"
   # A direct include of a concern util may not use.
   fresh; sed -i '1i #include "pmuscope/topo.h"' "$tmp/t/src/util/natsort.c"
   expect_fail "direct include" "src/util/natsort.c: reaches include/pmuscope/topo.h (topo)"

@@ -50,9 +50,14 @@ LIVE_ONLY = {
 # A kernel instruction's address: the live model is fed from the profile's
 # kept samples, whose kernel IPs read 0 (as before the session); the file
 # keeps them as recorded (the recorder hid them only for a caller that
-# kallsyms hides them from).  Both say kernel and [kernel].
-def kernel_ip(path, a, b):
-    return path == "lines[].offsets[].ip" and a == "0x0" and b.startswith("0xffff")
+# kallsyms hides them from).  Both say kernel and [kernel].  The offsets of
+# a line are ordered by address, so the comparison takes them in one order.
+for d in (live, file):
+    for line in d["lines"]:
+        for o in line["offsets"]:
+            if o["kernel"]:
+                o["ip"] = "kernel"
+        line["offsets"].sort(key=lambda o: json.dumps(o, sort_keys=True))
 diffs = []
 def walk(a, b, path):
     if path in LIVE_ONLY:
@@ -66,7 +71,7 @@ def walk(a, b, path):
             return
         for x, y in zip(a, b):
             walk(x, y, path + "[]")
-    elif a != b and not kernel_ip(path, a, b):
+    elif a != b:
         diffs.append(f"{path}: live {a!r} file {b!r}")
 walk(live, file, "")
 if live["samples"] == 0 or not live["lines"]:

@@ -129,33 +129,6 @@ static size_t comm_find(const struct comms *c, uint32_t tid)
 	return SIZE_MAX;
 }
 
-/* data_src text cache: the same few values repeat in every file. */
-struct dcache {
-	uint64_t val[256];
-	bool used[256];
-	char text[256][2 * PMS_DATASRC_TEXT_MAX + 8]; /* room for a JSON-quoted text */
-	size_t len[256];
-};
-
-static const char *dsrc_text(struct dcache *d, uint64_t v, bool full, size_t *len)
-{
-	unsigned k = (unsigned)((v * 0x9e3779b97f4a7c15ULL) >> 56);
-	if (!d->used[k] || d->val[k] != v) {
-		if (full) { /* --json's data_src_text, quoted once */
-			char t[PMS_DATASRC_TEXT_MAX + 1];
-			pms_datasrc_format(v, t, sizeof(t));
-			cli_json_quote(t, d->text[k], sizeof(d->text[k]));
-		} else {
-			pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
-		}
-		d->val[k] = v;
-		d->used[k] = true;
-		d->len[k] = strlen(d->text[k]);
-	}
-	*len = d->len[k];
-	return d->text[k];
-}
-
 static const char *event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
 {
 	const char *g;
@@ -442,7 +415,7 @@ struct fmt {
 	const enum field *fs;
 	size_t nf;
 	const struct comms *comms;
-	struct dcache *dc;
+	struct pms_datasrc_memo *dm[2]; /* [0] script text, [1] --json text */
 	struct evcache *evc;
 	char key[32][24];
 	size_t keyn[32];
@@ -534,7 +507,7 @@ static void print_text(struct out *o, const struct fmt *fm, const struct pms_per
 			break;
 		case F_DSRC: {
 			size_t n;
-			const char *t = dsrc_text(fm->dc, s->data_src, false, &n);
+			const char *t = pms_datasrc_memo_text(fm->dm[0], s->data_src, &n);
 			l_strn(&l, t, n, 0);
 			break;
 		}
@@ -702,11 +675,13 @@ static void print_json(struct out *o, const struct fmt *fm, const struct pms_per
 			break;
 		case F_DSRC: {
 			size_t qn;
-			const char *q = dsrc_text(&fm->dc[1], s->data_src, true, &qn);
+			/* the text needs no escape (pmuscope/datasrc.h) */
+			const char *q = pms_datasrc_memo_text(fm->dm[1], s->data_src, &qn);
 			jp_put(&p, fm->key[i], fm->keyn[i]);
 			jp_hex(&p, s->data_src);
-			jp_put(&p, ",\"data_src_text\":", 17);
+			jp_put(&p, ",\"data_src_text\":\"", 18);
 			jp_put(&p, q, qn);
+			jp_put(&p, "\"", 1);
 			break;
 		}
 		case F_TYPE:
@@ -1088,7 +1063,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct pms_perfdata_reader *r = NULL;
 	struct pms_perfdata_event ev;
 	struct comms comms = { 0 };
-	struct dcache *dc = NULL;
+	struct pms_datasrc_memo *dm[2] = { NULL, NULL };
 	struct evcache evc = { .n = 0 };
 	struct fmt fm;
 	struct out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 20 };
@@ -1159,15 +1134,15 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	if (cli_perfdata_open("script", path, &fd, &r))
 		return 1;
-	dc = calloc(2, sizeof(*dc)) /* [0] script text, [1] --json text */;
 	out.b = malloc(out.cap);
-	if (!dc || !out.b) {
+	if (pms_datasrc_memo_new(PMS_DATASRC_MEMO_SCRIPT, 0, &dm[0]) < 0 ||
+	    pms_datasrc_memo_new(PMS_DATASRC_MEMO_TEXT, 0, &dm[1]) < 0 || !out.b) {
 		ret = cli_fail("script");
 		goto out;
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	dig2_init();
-	fm = (struct fmt){ .fs = fs, .nf = nf, .comms = &comms, .dc = dc, .evc = &evc };
+	fm = (struct fmt){ .fs = fs, .nf = nf, .comms = &comms, .dm = { dm[0], dm[1] }, .evc = &evc };
 	fmt_keys(&fm);
 	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
 		if (ev.rec.type == PMS_RECORD_COMM) {
@@ -1216,7 +1191,8 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 				st->aux_partial);
 	}
 out:
-	free(dc);
+	pms_datasrc_memo_free(dm[0]);
+	pms_datasrc_memo_free(dm[1]);
 	free(out.b);
 	evcache_free(&evc);
 	comms_free(&comms);

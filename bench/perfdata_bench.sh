@@ -24,7 +24,8 @@
 # Files are generated under ${TMPDIR:-/tmp}/pms-bench-*.data when missing.
 # PMS_BENCH_REPORT_ONLY=1 runs only `report`, `perf mem report --sort=mem`,
 # `report --no-symbols` and `script -F ip` (the per-sample perf commands
-# take minutes a run at 5 M samples).
+# take minutes a run at 5 M samples); PMS_BENCH_NO_PER_SAMPLE=1 leaves
+# out only the per-sample `perf mem report` (the slowest of them).
 #
 # Paired and interleaved: each run does pmuscope then perf, one after the
 # other, so a loaded machine slows both alike; figures are medians of
@@ -119,7 +120,7 @@ for shape in $shapes; do
 			continue
 		fi
 		one p_rep2 "$pms" report "$f"
-		one f_per perf mem report --force --stdio -i "$f"
+		[ "${PMS_BENCH_NO_PER_SAMPLE:-0}" = 1 ] || one f_per perf mem report --force --stdio -i "$f"
 		one p_nos "$pms" report --no-symbols -i "$f"
 		one p_read "$pms" script -F ip -i "$f"
 		one p_scr "$pms" script -F ip,addr,data_src,weight -i "$f"
@@ -134,7 +135,7 @@ for shape in $shapes; do
 	[ "$shape" = huge ] || show "report vs perf mem report --sort=mem" p_rep f_agg
 	[ -s "$home/f_cg" ] && show "report vs perf report --no-children" p_rep f_cg
 	if [ "$only" != 1 ]; then
-	show "report vs perf mem report (per sample)" p_rep f_per
+	[ -s "$home/f_per" ] && show "report vs perf mem report (per sample)" p_rep f_per
 	show "script -F ip,addr,data_src,weight" p_scr f_scr
 	show "script --json -F ... vs perf script -F ..." p_json f_scr
 	show "script (default fields)" p_scrall f_scrall
@@ -144,6 +145,6 @@ for shape in $shapes; do
 	nos=$(med p_nos 2); rd=$(med p_read 2)
 	printf '  report --no-symbols: %.2f s cpu = %.1f M samples/s; script -F ip (read+decode+print): %.2f s cpu; ratio %s\n' \
 		"$nos" "$(awk -v n="$m" -v t="$nos" 'BEGIN { print (t > 0 ? n / t / 1e6 : 0) }')" "$rd" "$(ratio "$nos" "$rd")"
-	[ "$shape" = huge ] && rm -f "$f"
+	if [ "$shape" = huge ]; then rm -f "$f"; fi
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

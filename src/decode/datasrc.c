@@ -113,15 +113,23 @@ static void sb_init(struct sb *s, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-static void sb_putn(struct sb *s, const char *str, size_t n)
+/* The text is NUL-terminated by sb_end, not by each put (a piece is a
+ * few bytes: the per-put terminator and call were most of a decode). */
+static inline __attribute__((always_inline)) void sb_putn(struct sb *s, const char *str, size_t n)
 {
-	if (s->buf && s->size && s->len < s->size - 1) {
+	if (s->buf && s->len + n < s->size) {
+		memcpy(s->buf + s->len, str, n);
+	} else if (s->buf && s->size && s->len < s->size - 1) {
 		size_t room = s->size - 1 - s->len;
-		size_t k = n < room ? n : room;
-		memcpy(s->buf + s->len, str, k);
-		s->buf[s->len + k] = '\0';
+		memcpy(s->buf + s->len, str, n < room ? n : room);
 	}
 	s->len += n;
+}
+
+static void sb_end(struct sb *s)
+{
+	if (s->buf && s->size)
+		s->buf[s->len < s->size - 1 ? s->len : s->size - 1] = '\0';
 }
 
 static void sb_puts(struct sb *s, const char *str)
@@ -322,6 +330,7 @@ size_t pms_datasrc_format(uint64_t val, char *buf, size_t size)
 
 	sb_init(&s, full, sizeof(full));
 	meminfo(&s, val);
+	sb_end(&s);
 	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
 	return out_text(full, len, buf, size);
 }
@@ -343,6 +352,7 @@ size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size)
 	sb_init(&s, full, sizeof(full));
 	sb_putn(&s, hex, sizeof(hex));
 	meminfo(&s, val);
+	sb_end(&s);
 	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
 	return out_text(full, len, buf, size);
 }
@@ -353,6 +363,7 @@ size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size)
 		struct sb s;                                          \
 		sb_init(&s, buf, size);                               \
 		piece(&s, val);                                       \
+		sb_end(&s);                                           \
 		return s.len;                                         \
 	}
 

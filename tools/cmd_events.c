@@ -71,41 +71,12 @@ static bool matches(const char *pattern, const char *name)
 	return false;
 }
 
-/* "event=0x11" in a sysfs alias -> 0x11; -1 if the alias is not that. */
-static long long alias_code(const char *value)
-{
-	const char *p = strstr(value, "event=");
-	if (!p || (p != value && p[-1] != ','))
-		return -1;
-	return strtoll(p + 6, NULL, 0);
-}
-
 /* Is ev countable here?  "yes", "no" or "?" (the machine cannot say). */
 static const char *availability(const struct pms_pmus *pmus, const struct pms_cat_event *ev,
 				const char *core_pmu)
 {
-	if (!pmus)
-		return "?";
-	const char *want = ev->pmu ? ev->pmu : core_pmu;
-	if (want) {
-		const struct pms_pmu *hit = pms_pmu_find(pmus, want);
-		for (size_t i = 0; !hit && i < pmus->count; i++)
-			if (pmus->pmus[i].box && !strcmp(pmus->pmus[i].box, want))
-				hit = &pmus->pmus[i];
-		if (!hit)
-			return "no";
-		if (ev->pmu)
-			return "yes";
-		/* ARM core events advertised by PMCEID appear in events/. */
-		if (ev->tier != PMS_TIER_NONE && (ev->code < 0x40 || (ev->code >= 0x4000 && ev->code < 0x4040))) {
-			for (size_t i = 0; i < hit->nevents; i++)
-				if (alias_code(hit->events[i].value) == (long long)ev->code)
-					return "yes";
-			return "no";
-		}
-		return "?";
-	}
-	return "?";
+	int a = pms_catalog_event_available(pmus, ev, core_pmu);
+	return a > 0 ? "yes" : a == 0 ? "no" : "?";
 }
 
 static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
@@ -122,9 +93,7 @@ static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
 		const struct pms_pmu *p = &pmus->pmus[i];
 		if (p->kind != PMS_PMU_CORE || strncmp(p->name, "armv", 4))
 			continue;
-		bool has = false;
-		for (size_t k = 0; k < p->nevents && !has; k++)
-			has = alias_code(p->events[k].value) == (long long)number;
+		bool has = pms_pmu_lists_code(p, number);
 		int n = snprintf(here + hl, sizeof(here) - hl, "%s%s: %s", hl ? ", " : "", p->name,
 				 has ? "listed in events/" : c.pmceid_reg >= 0 ? "not advertised" : "not listed (not PMCEID-discoverable)");
 		if (n > 0 && (size_t)n < sizeof(here) - hl)
@@ -291,64 +260,27 @@ static void machine_row(struct json *j, const char *name, const char *pmu, const
 		printf("%-40s %-44s %-18s yes\n", name, enc, kind);
 }
 
-/* What this machine can count, as perf list shows it: the generic hardware
- * events (where a core PMU exists), the software events, each PMU's sysfs
- * event aliases, and the tracepoints.  Returns the rows shown. */
+/* What this machine can count (pms_machine_events_list), those matching
+ * pattern and pmu.  Returns the rows shown. */
 static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 			     const char *pattern, const char *pmu, struct json *j)
 {
-	size_t shown = 0;
-	char enc[600];
-	bool core = pmus && pms_pmus_core_count(pmus) > 0;
-	struct pms_tracepoint *tp = NULL;
-	size_t ntp = 0;
-
-	for (int type = PERF_TYPE_HARDWARE; type <= PERF_TYPE_SOFTWARE; type++) {
-		const char *tpmu = type == PERF_TYPE_SOFTWARE ? "software" : NULL;
-		if (type == PERF_TYPE_HARDWARE && !core)
-			continue; /* no core PMU (a VM without vPMU): they cannot count */
-		if (type != PERF_TYPE_HARDWARE && type != PERF_TYPE_SOFTWARE)
+	struct pms_machine_event *ev = NULL;
+	size_t n = 0, shown = 0;
+	bool tracepoints = !pmu || !strcasecmp(pmu, "tracepoint");
+	if (pms_machine_events_list(sys, pmus, tracepoints, &ev, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_machine_event *e = &ev[i];
+		if (pmu && (!e->pmu || strcasecmp(pmu, e->pmu)))
 			continue;
-		if (pmu && (!tpmu || strcasecmp(pmu, tpmu)))
+		if (!matches(pattern, e->name))
 			continue;
-		for (uint64_t cfg = 0; cfg < 64; cfg++) {
-			const char *name = pms_event_generic_name((uint32_t)type, cfg);
-			if (!name || !matches(pattern, name))
-				continue;
-			if (type == PERF_TYPE_SOFTWARE && (cfg == PERF_COUNT_SW_DUMMY ||
-							   cfg == PERF_COUNT_SW_BPF_OUTPUT))
-				continue; /* count nothing */
-			machine_row(j, name, tpmu, name,
-				    type == PERF_TYPE_HARDWARE ? "hardware event" : "software event",
-				    NULL);
-			shown++;
-		}
+		machine_row(j, e->name, e->pmu, e->encoding, pms_machine_event_kind_name(e->kind),
+			    e->desc);
+		shown++;
 	}
-	for (size_t p = 0; pmus && p < pmus->count; p++) {
-		const struct pms_pmu *pp = &pmus->pmus[p];
-		if (pmu && strcasecmp(pmu, pp->name))
-			continue;
-		for (size_t e = 0; e < pp->nevents; e++) {
-			snprintf(enc, sizeof(enc), "%s/%s/", pp->name, pp->events[e].name);
-			if (!matches(pattern, enc))
-				continue;
-			machine_row(j, enc, pp->name, enc,
-				    pp->kind == PMS_PMU_UNCORE ? "uncore PMU event" : "kernel PMU event",
-				    pp->events[e].value);
-			shown++;
-		}
-	}
-	if ((!pmu || !strcasecmp(pmu, "tracepoint")) && pms_tracepoints_list(sys, &tp, &ntp) == 0) {
-		for (size_t i = 0; i < ntp; i++) {
-			if (!matches(pattern, tp[i].name))
-				continue;
-			snprintf(enc, sizeof(enc), "tracepoint/config=%" PRIu64 "/", tp[i].id);
-			machine_row(j, tp[i].name, "tracepoint", enc, "tracepoint event", NULL);
-			shown++;
-		}
-	}
-	pms_error_clear(); /* no tracefs: no tracepoints, not an error */
-	pms_tracepoints_free(tp, ntp);
+	pms_machine_events_free(ev, n);
 	return shown;
 }
 

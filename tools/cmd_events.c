@@ -284,6 +284,71 @@ static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 	return shown;
 }
 
+/* The name of the machine's only core PMU; NULL with none or several. */
+static const char *single_core_pmu(const struct pms_pmus *pmus)
+{
+	const char *name = NULL;
+	if (!pmus || pms_pmus_core_count(pmus) != 1)
+		return NULL;
+	for (size_t i = 0; i < pmus->count; i++)
+		if (pmus->pmus[i].kind == PMS_PMU_CORE)
+			name = pmus->pmus[i].name;
+	return name;
+}
+
+/* The catalog's events matching pattern and pmu: a row each.  Returns the
+ * rows shown. */
+static size_t catalog_rows(const struct source *src, const struct pms_pmus *pmus,
+			   const char *pattern, const char *pmu, struct json *j)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < pms_catalog_count(src->cat); i++) {
+		const struct pms_cat_event *e = pms_catalog_event(src->cat, i);
+		/* A catalog that does not name the PMU takes --pmu's. */
+		const char *epmu = e->pmu ? e->pmu : src->core_pmu ? src->core_pmu : pmu;
+		if (!e->pmu && e->format == PMS_CATFMT_PERFLIST)
+			epmu = NULL; /* perf's generic events: the name is the encoding */
+		char enc[600];
+		if (!matches(pattern, e->name))
+			continue;
+		if (pmu && epmu != pmu && strncasecmp(epmu, pmu, strlen(epmu)))
+			continue;
+		pms_cat_event_string(e, epmu, enc, sizeof(enc));
+		const char *here = availability(pmus, e, epmu);
+		const char *desc = e->desc ? e->desc : e->long_desc;
+		shown++;
+		if (j) {
+			cli_json_begin_object(j, NULL);
+			cli_json_str(j, "name", e->name);
+			cli_json_str(j, "pmu", epmu);
+			cli_json_str(j, "encoding", enc);
+			cli_json_uint(j, "code", e->code);
+			cli_json_str(j, "tier", e->tier ? pms_event_tier_name(e->tier) : NULL);
+			cli_json_str(j, "available", here);
+			cli_json_bool(j, "uncore", e->uncore);
+			cli_json_bool(j, "per_pkg", e->per_pkg);
+			cli_json_bool(j, "experimental", e->experimental);
+			cli_json_bool(j, "deprecated", e->deprecated);
+			cli_json_str(j, "description", desc);
+			cli_json_str(j, "note", e->note);
+			cli_json_str(j, "format", pms_catalog_format_name(e->format));
+			cli_json_str(j, "source", e->source);
+			cli_json_end_object(j);
+			continue;
+		}
+		/* Text keeps one line per event; --json has the whole text. */
+		char brief[76];
+		snprintf(brief, sizeof(brief), "%s", desc ? desc : "");
+		if (desc && strlen(desc) >= sizeof(brief))
+			memcpy(brief + sizeof(brief) - 4, "...", 4);
+		printf("%-40s %-44s %-18s %-3s %s%s%s%s\n", e->name, enc,
+		       e->tier ? pms_event_tier_name(e->tier) : "-", here, brief,
+		       e->uncore ? " [per-domain]" : "", e->note ? " NOTE: " : "",
+		       e->note ? e->note : "");
+	}
+	return shown;
+}
+
 int cmd_events(const struct cli_global *g, int argc, char **argv)
 {
 	const char *pattern = NULL, *pmu = NULL, *cpu = NULL, *apple = NULL, *explain_arg = NULL;
@@ -388,11 +453,8 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 			       "its CPU's catalog";
 	}
 	/* pmu-less events on a single-core-PMU machine belong to that PMU. */
-	if (nsrc == 1 && !src[0].core_pmu && pmus && pms_pmus_core_count(pmus) == 1) {
-		for (size_t i = 0; i < pmus->count; i++)
-			if (pmus->pmus[i].kind == PMS_PMU_CORE)
-				src[0].core_pmu = pmus->pmus[i].name;
-	}
+	if (nsrc == 1 && !src[0].core_pmu)
+		src[0].core_pmu = single_core_pmu(pmus);
 
 	struct json j;
 	size_t shown = 0;
@@ -410,52 +472,8 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	}
 	if (machine)
 		shown += machine_events(sys, pmus, pattern, pmu, json ? &j : NULL);
-	for (size_t s = 0; s < nsrc; s++) {
-		for (size_t i = 0; i < pms_catalog_count(src[s].cat); i++) {
-			const struct pms_cat_event *e = pms_catalog_event(src[s].cat, i);
-			/* A catalog that does not name the PMU takes --pmu's. */
-			const char *epmu = e->pmu ? e->pmu : src[s].core_pmu ? src[s].core_pmu : pmu;
-			if (!e->pmu && e->format == PMS_CATFMT_PERFLIST)
-				epmu = NULL; /* perf's generic events: the name is the encoding */
-			char enc[600];
-			if (!matches(pattern, e->name))
-				continue;
-			if (pmu && epmu != pmu && strncasecmp(epmu, pmu, strlen(epmu)))
-				continue;
-			pms_cat_event_string(e, epmu, enc, sizeof(enc));
-			const char *here = availability(pmus, e, epmu);
-			const char *desc = e->desc ? e->desc : e->long_desc;
-			shown++;
-			if (json) {
-				cli_json_begin_object(&j, NULL);
-				cli_json_str(&j, "name", e->name);
-				cli_json_str(&j, "pmu", epmu);
-				cli_json_str(&j, "encoding", enc);
-				cli_json_uint(&j, "code", e->code);
-				cli_json_str(&j, "tier", e->tier ? pms_event_tier_name(e->tier) : NULL);
-				cli_json_str(&j, "available", here);
-				cli_json_bool(&j, "uncore", e->uncore);
-				cli_json_bool(&j, "per_pkg", e->per_pkg);
-				cli_json_bool(&j, "experimental", e->experimental);
-				cli_json_bool(&j, "deprecated", e->deprecated);
-				cli_json_str(&j, "description", desc);
-				cli_json_str(&j, "note", e->note);
-				cli_json_str(&j, "format", pms_catalog_format_name(e->format));
-				cli_json_str(&j, "source", e->source);
-				cli_json_end_object(&j);
-				continue;
-			}
-			/* Text keeps one line per event; --json has the whole text. */
-			char brief[76];
-			snprintf(brief, sizeof(brief), "%s", desc ? desc : "");
-			if (desc && strlen(desc) >= sizeof(brief))
-				memcpy(brief + sizeof(brief) - 4, "...", 4);
-			printf("%-40s %-44s %-18s %-3s %s%s%s%s\n", e->name, enc,
-			       e->tier ? pms_event_tier_name(e->tier) : "-", here, brief,
-			       e->uncore ? " [per-domain]" : "", e->note ? " NOTE: " : "",
-			       e->note ? e->note : "");
-		}
-	}
+	for (size_t s = 0; s < nsrc; s++)
+		shown += catalog_rows(&src[s], pmus, pattern, pmu, json ? &j : NULL);
 	if (json) {
 		cli_json_end_array(&j);
 		cli_json_uint(&j, "count", shown);

@@ -140,8 +140,8 @@ int pms_countrun_new(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     struct pms_countrun **out);
 /* Every run, until the target ends (the command exits, the process or thread
  * is gone) or pms_countrun_stop; with repeat, that many commands one after
- * another.  0, or the first error (pms_countrun_result()->failed says
- * where). */
+ * another.  Once per pms_countrun.  0, or the first error
+ * (pms_countrun_result()->failed says where). */
 int pms_countrun_run(struct pms_countrun *cr);
 /* End the run at its next poll (5 ms); async-signal safe. */
 void pms_countrun_stop(struct pms_countrun *cr);

@@ -400,8 +400,9 @@ struct args {
 	char **cmd;
 };
 
-/* Parse the options; 0, or the exit code of a usage error. */
-static int parse_args(int argc, char **argv, struct args *a)
+/* Parse the options: true to go on; false when done (--help printed, or a
+ * usage error), *exit_code then says how. */
+static bool parse_args(int argc, char **argv, struct args *a, int *exit_code)
 {
 	struct cli_parser cp;
 	int oc;
@@ -423,7 +424,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'o': a->out_path = v; break;
 		case 'r':
 			if (cli_parse_long(v, 1, 100000, &a->repeat) < 0)
-				return cli_bad_arg(&cp, "a run count 1..100000");
+				{
+				*exit_code = cli_bad_arg(&cp, "a run count 1..100000");
+				return false;
+			}
 			break;
 		case O_APPEND: a->append = true; break;
 		case 'a': a->all = true; break;
@@ -434,21 +438,29 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 't':
 			a->pid = (pid_t)strtol(v, &end, 10);
 			if (*end || a->pid <= 0)
-				return cli_bad_arg(&cp, "a pid > 0");
+				{
+				*exit_code = cli_bad_arg(&cp, "a pid > 0");
+				return false;
+			}
 			a->co.target = oc == 'p' ? PMS_COUNT_PID : PMS_COUNT_TID;
 			a->have_pid = true;
 			break;
 		case 'I':
 			if (cli_parse_long(v, 1, 86400000, &a->interval_ms) < 0)
-				return cli_bad_arg(&cp, "milliseconds 1..86400000 (a day)");
+				{
+				*exit_code = cli_bad_arg(&cp, "milliseconds 1..86400000 (a day)");
+				return false;
+			}
 			break;
 		}
 	}
-	if (oc != CLI_END)
-		return cli_exit_code(oc);
+	if (oc != CLI_END) {
+		*exit_code = cli_exit_code(oc);
+		return false;
+	}
 	if (cp.ind < argc)
 		a->cmd = &argv[cp.ind];
-	return 0;
+	return true;
 }
 
 /* The combinations that make no sense; 0 or a usage error's exit code. */
@@ -643,7 +655,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	struct pms_topo *topo = NULL;
 	int rc = 1;
 
-	if ((rc = parse_args(argc, argv, &a)) != 0 || (rc = check_args(&a)) != 0) {
+	if (!parse_args(argc, argv, &a, &rc) || (rc = check_args(&a)) != 0) {
 		pms_cpuset_fini(&a.cpus);
 		return rc;
 	}

@@ -8,6 +8,10 @@
 #   golden_compare.sh BASE_BIN NEW_BIN [PERFDATA_GEN]
 # Exit 0 when all match, 1 on a difference (the first lines of each diff are
 # shown), 77 when an input is missing.
+# Against the pre-session binary (ae0fc17), 4 of 753 commands differ, on
+# purpose: merged aggregate reports (--jobs 1 and 2, text and JSON) now state
+# the samples' periods (events, period_min/max), which the old parallel
+# decode dropped while the one-after-the-other path kept them.
 set -u
 base=${1:?usage: golden_compare.sh BASE_BIN NEW_BIN [PERFDATA_GEN]}
 new=${2:?usage: golden_compare.sh BASE_BIN NEW_BIN [PERFDATA_GEN]}

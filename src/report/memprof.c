@@ -78,6 +78,9 @@ struct pms_memprof {
 		char *comm;
 		bool sampled, asked;
 		bool maps_done; /* its process's maps were looked at (read_maps) */
+		/* live (an oracle): the time of its exec, 0 none; its samples
+		 * taken before are of the address space the exec replaced */
+		uint64_t exec_time;
 	} *tn;
 	size_t ntn, tncap;
 	struct pms_maps *maps;
@@ -649,7 +652,7 @@ static long task_get(struct pms_memprof *p, uint32_t pid, uint32_t tid)
 		return -1;
 	long i = u64map_get(p->tmap, (uint64_t)pid << 32 | tid, p->ntn, &added);
 	if (i >= 0 && added)
-		p->tn[p->ntn++] = (struct taskname){ pid, tid, NULL, false, false, false };
+		p->tn[p->ntn++] = (struct taskname){ pid, tid, NULL, false, false, false, 0 };
 	return i;
 }
 
@@ -1155,6 +1158,11 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 			p->cpun[p->ncpun++] = x.cpu_node;
 		}
 	}
+	/* taken before its thread's exec (the exec's COMM came first, from
+	 * another ring): that address space is gone */
+	if (x.mem_node == PMS_NODE_UNKNOWN && task != KNO_TASK && p->tn[task].exec_time &&
+	    (s->valid & PMS_MS_TIME) && s->time < p->tn[task].exec_time)
+		x.mem_node = PMS_NODE_EXEC_REPLACED;
 	/* a node given here is kept: pms_memprof_resolve passes over it */
 	p->v[p->n] = (struct ksample){
 		.ip = s->ip, .addr = s->addr, .weight = s->weight, .task = task,
@@ -1230,6 +1238,38 @@ int pms_memprof_add(struct pms_memprof *p, const struct pms_memsample *s)
 	return pms_memprof_add_node(p, s, mn >= 0 ? mn : PMS_NODE_UNKNOWN, cn);
 }
 
+/* Live (an oracle to ask): process pid exec'd.  Its samples not asked
+ * about yet are of the address space the exec replaced, and asking the new
+ * one at their addresses would answer for other pages: they take
+ * PMS_NODE_EXEC_REPLACED.  With the samples' times kept, only those before
+ * the exec; later ones from before it (another ring) are caught as they
+ * come (the thread's exec_time). */
+static pid_t ask_pid(const struct pms_memprof *p, const struct ksample *x);
+
+static int exec_replaced(struct pms_memprof *p, const struct pms_record *rec)
+{
+	pid_t pid = (pid_t)rec->comm.pid;
+	uint64_t t = (rec->sample_id.present & PMS_SAMPLE_TIME) ? rec->sample_id.time : 0;
+	long ti = task_get(p, rec->comm.pid, rec->comm.tid);
+	if (ti < 0)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	if (t)
+		p->tn[ti].exec_time = t;
+	size_t nopen = 0;
+	for (size_t j = 0; j < p->nopen; j++) {
+		size_t i = p->open[j];
+		struct ksample *x = &p->v[i];
+		if (askable(p, x, PMS_MEMPROF_RESOLVE_TRIES + 1) && ask_pid(p, x) == pid &&
+		    (!t || !p->xv || !p->xv[i].time || p->xv[i].time < t)) {
+			x->mem_node = PMS_NODE_EXEC_REPLACED;
+			continue; /* final: no longer open */
+		}
+		p->open[nopen++] = i;
+	}
+	p->nopen = nopen;
+	return 0;
+}
+
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 struct pms_numa_oracle *oracle)
 {
@@ -1280,6 +1320,8 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			/* exec replaced the address space: the pages this
 			 * process had are no more */
 			pms_numa_oracle_invalidate_pid(oracle, (pid_t)rec->comm.pid, 0, 0);
+			if (oracle && !p->agg && (rc = exec_replaced(p, rec)) < 0)
+				return rc;
 			/* aggregate mode (a recorded file, many processes): a
 			 * later mapping replaces what it overlaps, nothing is
 			 * dropped; the maps are the profiled process's */
@@ -1516,6 +1558,27 @@ int pms_memprof_resolve_task(struct pms_memprof *p, struct pms_numa_oracle *orac
 	if (!p || pid <= 0)
 		return pms_err(PMS_EINVAL, "memprof resolve_task: NULL argument or no pid");
 	return resolve_some(p, oracle, pid, tid, PMS_MEMPROF_RESOLVE_TRIES + 1);
+}
+
+int pms_memprof_give_up_task(struct pms_memprof *p, pid_t pid, int why)
+{
+	if (!p || pid <= 0)
+		return pms_err(PMS_EINVAL, "memprof give_up_task: NULL argument or no pid");
+	if (p->agg)
+		return 0; /* aggregate: resolved as they were added */
+	int n = 0;
+	size_t nopen = 0;
+	for (size_t j = 0; j < p->nopen; j++) {
+		struct ksample *x = &p->v[p->open[j]];
+		if (askable(p, x, PMS_MEMPROF_RESOLVE_TRIES + 1) && ask_pid(p, x) == pid) {
+			x->mem_node = why;
+			n++;
+			continue; /* final: no longer open */
+		}
+		p->open[nopen++] = p->open[j];
+	}
+	p->nopen = nopen;
+	return n;
 }
 
 /* ---- report ---------------------------------------------------------------- */
@@ -2403,6 +2466,10 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 				r->st_not_asked++;
 			else if (x->mem_node == -ESRCH || x->mem_node == -EINVAL)
 				r->st_gone++;
+			else if (x->mem_node == PMS_NODE_HOLD_BUDGET)
+				r->st_hold_budget++;
+			else if (x->mem_node == PMS_NODE_EXEC_REPLACED)
+				r->st_exec_replaced++;
 			else
 				r->st_other++;
 			continue;

@@ -189,9 +189,9 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 	if (o->json && o->csv)
 		return cli_usage(sp, "--json and --csv exclude each other");
 	if (o->input && (o->duration > 0 || o->engine != PMS_ENG_NONE || o->period || o->phys ||
-			 o->no_hold))
-		return cli_usage(sp, "--duration, --engine, --period, --phys and --no-hold are for "
-				     "live runs");
+			 o->no_hold || o->hold_budget != 0))
+		return cli_usage(sp, "--duration, --engine, --period, --phys, --no-hold and "
+				     "--hold-budget are for live runs");
 	return -1; /* go on */
 }
 

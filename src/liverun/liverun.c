@@ -12,6 +12,7 @@
 #include "util/opts.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -76,13 +77,18 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* handlers inside wake_all now (a run being freed waits for them) */
+static int wake_busy;
+
 static void wake_all(void)
 {
+	__atomic_add_fetch(&wake_busy, 1, __ATOMIC_ACQ_REL);
 	for (int i = 0; i < WAKE_SLOTS; i++) {
 		struct pms_sampler *smp = __atomic_load_n(&wake_smp[i], __ATOMIC_ACQUIRE);
 		if (smp)
 			pms_sampler_wake(smp);
 	}
+	__atomic_sub_fetch(&wake_busy, 1, __ATOMIC_ACQ_REL);
 }
 
 static void on_signal(int sig)
@@ -142,8 +148,13 @@ static void wake_unregister(struct pms_liverun *r)
 {
 	if (r->wake_slot < 0)
 		return;
-	__atomic_store_n(&wake_smp[r->wake_slot], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&wake_smp[r->wake_slot], NULL, __ATOMIC_SEQ_CST);
 	r->wake_slot = -1;
+	/* a handler on another thread may hold the sampler it loaded: the
+	 * sampler is freed only once none is inside (they are a few
+	 * instructions long) */
+	while (__atomic_load_n(&wake_busy, __ATOMIC_SEQ_CST))
+		sched_yield();
 	if (--wake_users == 0)
 		sigaction(SIGCHLD, &old_chld, NULL);
 }

@@ -342,6 +342,11 @@ PMS_TEST(options_rule)
 	CHECK(pms_liverun_open(r.sys, r.pmus, NULL, &lo, &run) == PMS_EINVAL);
 	lo.version = PMS_LIVERUN_OPTS_VERSION + 1;
 	CHECK(pms_liverun_open(r.sys, r.pmus, NULL, &lo, &run) == PMS_EINVAL);
+	/* version 1 (no hold_budget_ms) is still accepted */
+	lo.version = 1;
+	CHECK_OK(pms_liverun_open(r.sys, r.pmus, NULL, &lo, &run));
+	pms_liverun_free(run);
+	run = NULL;
 	lo.version = PMS_LIVERUN_OPTS_VERSION;
 	lo.target = PMS_LIVERUN_PID;
 	lo.pid = 0;

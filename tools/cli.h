@@ -42,6 +42,16 @@ int cli_exec_failed(const char *cmd, const char *file);
  * holding false; why = its hold_why, NULL: ptrace refused): one warning
  * with what is lost without the hold ("without") and how to allow it. */
 void cli_warn_no_hold(const char *cmd, const char *why, const char *without);
+/* --hold-budget MS (mem, record, c2c): milliseconds >= 0 (at most an
+ * hour) or "none" (-1); 0 becomes the smallest budget (the library's 0 is
+ * its default).  -1 when arg is neither. */
+int cli_hold_budget(const char *arg, double *ms);
+#define CLI_HOLD_BUDGET_WANT "milliseconds >= 0 or 'none'"
+#define CLI_HOLD_BUDGET_HELP                                                                \
+	"exit holds: the most a process held at exit waits, in ms,\n"                          \
+	"for others that exited with it to be asked about; past\n"                             \
+	"it, it is let go unasked (its samples: 'released at the\n"                            \
+	"hold budget'); 'none': no limit (default 5)"
 
 /* bytes as people read them: "64 MiB", "1.5 GiB", "512 bytes" (IEC units,
  * one decimal when not whole); returns buf. */

@@ -38,7 +38,7 @@ int cmd_c2c(const struct cli_global *g, int argc, char **argv);
 /* ---- options (the one parser: tools/cli_opt.h) ------------------------------- */
 
 enum { O_DURATION = 256, O_ENGINE, O_PERIOD, O_PHYS, O_DOUBLE, O_DISPLAY, O_SORT, O_ALL,
-       O_LINES, O_NOSYM, O_JSON, O_CSV, O_NOHOLD, O_OUTPUT };
+       O_LINES, O_NOSYM, O_JSON, O_CSV, O_NOHOLD, O_OUTPUT, O_HOLD_BUDGET };
 
 static const struct cli_opt opts[] = {
 	{ NULL, 0, CLI_NOARG, NULL, 0, "Target (exactly one):" },
@@ -57,6 +57,7 @@ static const struct cli_opt opts[] = {
 	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
 	  "ask about their lines' nodes; a set-user-ID command keeps\n"
 	  "its privileges only with --no-hold" },
+	{ "hold-budget", 0, CLI_ARG, "MS", O_HOLD_BUDGET, CLI_HOLD_BUDGET_HELP },
 	{ NULL, 0, CLI_NOARG, NULL, 0, "The model and the report:" },
 	{ "double-cl", 0, CLI_NOARG, NULL, O_DOUBLE, "128-byte lines (adjacent-line prefetch makes pairs one)" },
 	{ "display", 0, CLI_ARG, "M", O_DISPLAY,
@@ -108,6 +109,7 @@ struct c2c_opts {
 	const char *out;    /* -o: the live run's recording */
 	pid_t pid;
 	bool system, json, csv, symbols, phys, no_hold;
+	double hold_budget; /* --hold-budget ms; 0: default, < 0: none */
 	double duration;
 	enum pms_engine engine;
 	uint64_t period;
@@ -155,6 +157,10 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 			break;
 		case O_PHYS: o->phys = true; break;
 		case O_NOHOLD: o->no_hold = true; break;
+		case O_HOLD_BUDGET:
+			if (cli_hold_budget(p.arg, &o->hold_budget) < 0)
+				return cli_bad_arg(&p, CLI_HOLD_BUDGET_WANT);
+			break;
 		case O_DOUBLE: o->mo.double_cl = true; break;
 		case O_DISPLAY:
 			if (pms_c2c_metric_parse(p.arg, &o->mo.metric) < 0 || o->mo.metric == PMS_C2C_AUTO)
@@ -186,9 +192,9 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 	if (o->json && o->csv)
 		return cli_usage(sp, "--json and --csv exclude each other");
 	if (o->input && (o->duration > 0 || o->engine != PMS_ENG_NONE || o->period || o->phys ||
-			 o->no_hold || o->out))
-		return cli_usage(sp, "--duration, --engine, --period, --phys, --no-hold and -o are "
-				     "for live runs");
+			 o->no_hold || o->hold_budget != 0 || o->out))
+		return cli_usage(sp, "--duration, --engine, --period, --phys, --no-hold, "
+				     "--hold-budget and -o are for live runs");
 	return -1; /* go on */
 }
 
@@ -700,6 +706,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	lo.target = o->system ? PMS_LIVERUN_SYSTEM : o->pid ? PMS_LIVERUN_PID : PMS_LIVERUN_COMMAND;
 	lo.argv = o->cmd;
 	lo.hold_exits = o->cmd && !o->no_hold;
+	lo.hold_budget_ms = o->hold_budget;
 	lo.pid = o->pid;
 	lo.sampler = &so;
 	lo.resolve = true;

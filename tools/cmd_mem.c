@@ -59,6 +59,7 @@ struct mem_opts {
 	enum pms_sampler_priv priv;
 	bool phys, verify, json, samples, csv, quiet, progress;
 	bool no_hold, per_process, per_thread, no_demangle;
+	double hold_budget; /* --hold-budget ms; 0: the library's default, < 0: none */
 	bool adapt; /* --adapt: raise the period and ring on loss */
 	const char *out;
 	const char *report_file;
@@ -121,7 +122,7 @@ enum {
 	O_CALLGRAPH = 400,
 	O_MMAP_PAGES,
 	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
-	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF,
+	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF, O_HOLD_BUDGET,
 };
 
 static const struct cli_opt opts[] = {
@@ -167,6 +168,7 @@ static const struct cli_opt opts[] = {
 	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
 	  "resolve their pages; a set-user-ID command keeps its\n"
 	  "privileges only with --no-hold (docs/mem.md)" },
+	{ "hold-budget", 0, CLI_ARG, "MS", O_HOLD_BUDGET, CLI_HOLD_BUDGET_HELP },
 	{ "verify-node", 0, CLI_NOARG, NULL, O_VERIFY,
 	  "cross-check page nodes with get_mempolicy (built-in\n"
 	  "workload: every buffer page, in the workload itself)" },
@@ -421,6 +423,13 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		}
 		case O_PHYS: o->phys = true; break;
 		case O_NOHOLD: o->no_hold = true; break;
+		case O_HOLD_BUDGET:
+			if (cli_hold_budget(arg, &o->hold_budget) < 0) {
+				fprintf(stderr, "pmuscope: mem: --hold-budget '%s': want %s\n", arg,
+					CLI_HOLD_BUDGET_WANT);
+				return CLI_USAGE;
+			}
+			break;
 		case O_PERPROC: o->per_process = true; break;
 		case O_PERTHREAD: o->per_thread = true; break;
 		case O_NODEMANGLE: o->no_demangle = true; break;
@@ -897,6 +906,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	 * are resolved (ptrace exit stop); the built-in workload waits for
 	 * its release on a pipe instead. */
 	lo.hold_exits = o.kind == T_COMMAND && !o.no_hold;
+	lo.hold_budget_ms = o.hold_budget;
 	lo.pid = o.pid;
 	lo.sampler = &so;
 	lo.resolve = true;
@@ -1065,6 +1075,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.adapt_on = o.adapt,
 	};
 	if (ses) {
+		pms_session_holds(ses, &mr.holds);
+		mr.hold_budget_ms = o.hold_budget < 0 ? -1
+				    : o.hold_budget > 0 ? o.hold_budget : PMS_LIVERUN_HOLD_BUDGET_MS;
 		mr.adapt = pms_sampler_adaptations(pms_session_sampler(ses), &mr.nadapt, &mr.adapt_dups);
 		mr.events = pms_sampler_events(pms_session_sampler(ses));
 	}

@@ -28,7 +28,8 @@
 
 int cmd_record(const struct cli_global *g, int argc, char **argv);
 
-enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD };
+enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD,
+       O_HOLD_BUDGET };
 
 static const struct cli_opt opts[] = {
 	{ "event", 'e', CLI_ARG, "EVENT",
@@ -48,6 +49,7 @@ static const struct cli_opt opts[] = {
 	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
 	  "read their mappings; a set-user-ID command keeps its\n"
 	  "privileges only with --no-hold" },
+	{ "hold-budget", 0, CLI_ARG, "MS", O_HOLD_BUDGET, CLI_HOLD_BUDGET_HELP },
 	{ "no-fallback", 0, CLI_NOARG, NULL, O_NOFALLBACK, "fail instead of sampling cpu-clock when the event\nneeds a hardware PMU this machine does not have" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
 	{ "folded", 0, CLI_ARG, "FILE", O_FOLDED, "with -g: every call path as folded stacks (flame graphs)" },
@@ -139,6 +141,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
 	struct pms_cpuset cpus = { 0 };
 	bool json = false, system = false, no_hold = false;
+	double hold_budget = 0;
 	size_t top = 10;
 	double duration = 0;
 	pid_t pid = -1;
@@ -198,6 +201,12 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 			break;
 		case O_NOFALLBACK: so.no_fallback = true; break;
 		case O_NOHOLD: no_hold = true; break;
+		case O_HOLD_BUDGET:
+			if (cli_hold_budget(p.arg, &hold_budget) < 0) {
+				pms_cpuset_fini(&cpus);
+				return cli_bad_arg(&p, CLI_HOLD_BUDGET_WANT);
+			}
+			break;
 		case O_TOP:
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
 				return cli_bad_arg(&p, "1..100000");
@@ -265,6 +274,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	lo.target = system ? PMS_LIVERUN_SYSTEM : cmd ? PMS_LIVERUN_COMMAND : PMS_LIVERUN_PID;
 	lo.argv = cmd;
 	lo.hold_exits = cmd != NULL && !no_hold;
+	lo.hold_budget_ms = hold_budget;
 	lo.pid = pid;
 	lo.sampler = &so;
 	lo.duration_s = duration;

@@ -75,6 +75,22 @@ void cli_warn_no_hold(const char *cmd, const char *why, const char *without)
 		cmd, why ? why : "ptrace refused", without);
 }
 
+int cli_hold_budget(const char *arg, double *ms)
+{
+	char *end;
+	if (!strcmp(arg, "none")) {
+		*ms = -1;
+		return 0;
+	}
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v >= 0) || v > 3600e3)
+		return -1;
+	/* 0: only the first process of each batch is asked about (the
+	 * library's 0 is its default) */
+	*ms = v > 0 ? v : 1e-6;
+	return 0;
+}
+
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
 {
 	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

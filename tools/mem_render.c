@@ -73,6 +73,15 @@ static void unresolved_hint(const struct mem_render *m, const struct pms_memrepo
 		    "the page was unmapped, or never faulted in, by then (memory the "
 		    "program freed); --phys (privileged) takes the node when sampled",
 		    r->st_efault, r->st_enoent, PMS_MEMPROF_RESOLVE_TRIES);
+	if (r->st_exec_replaced)
+		ADD("%" PRIu64 " exec replaced: taken in an address space that an exec of "
+		    "their process replaced before they were asked about (the new image's "
+		    "pages say nothing of them); --phys (privileged) takes the node when "
+		    "sampled", r->st_exec_replaced);
+	if (r->st_hold_budget)
+		ADD("%" PRIu64 " released at the hold budget: their process was let go "
+		    "unasked, after waiting %g ms for others that exited with it; a larger "
+		    "--hold-budget asks about them", r->st_hold_budget, m->hold_budget_ms);
 	if (r->st_not_asked)
 		ADD("%" PRIu64 " not asked: %s", r->st_not_asked,
 		    m->oracle ? "samples without a process id, or no live process to ask"
@@ -205,6 +214,10 @@ static const char *status_name(int node)
 		return "ok";
 	if (node == PMS_NODE_UNKNOWN)
 		return "not_asked";
+	if (node == PMS_NODE_HOLD_BUDGET)
+		return "hold_budget";
+	if (node == PMS_NODE_EXEC_REPLACED)
+		return "exec_replaced";
 	if (node == -EFAULT)
 		return "EFAULT";
 	if (node == -ENOENT)
@@ -409,7 +422,26 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_uint(&j, "retries", r->retries);
 	cli_json_uint(&j, "resolved_on_retry", r->retry_resolved);
 	cli_json_uint(&j, "resolved_held", r->resolved_held);
+	cli_json_uint(&j, "exec_replaced", r->st_exec_replaced);
+	cli_json_uint(&j, "hold_budget", r->st_hold_budget);
 	cli_json_str(&j, "exit_hold", m->hold > 0 ? "held" : m->hold < 0 ? "off" : NULL);
+	if (m->hold > 0) {
+		const struct pms_liverun_holds *h = &m->holds;
+		cli_json_begin_object(&j, "exit_holds");
+		cli_json_uint(&j, "processes", h->processes);
+		cli_json_uint(&j, "threads", h->threads);
+		cli_json_uint(&j, "batches", h->batches);
+		cli_json_double(&j, "total_ms", (double)h->total_ns / 1e6);
+		cli_json_double(&j, "longest_ms", (double)h->longest_ns / 1e6);
+		cli_json_uint(&j, "released_at_budget", h->budget_released);
+		if (m->hold_budget_ms >= 0)
+			cli_json_double(&j, "budget_ms", m->hold_budget_ms);
+		else
+			cli_json_null(&j, "budget_ms");
+		cli_json_end_object(&j);
+	} else {
+		cli_json_null(&j, "exit_holds");
+	}
 	{
 		char hint[900];
 		unresolved_hint(m, r, hint, sizeof(hint));
@@ -771,11 +803,19 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	       ", other %" PRIu64 ", not asked %" PRIu64 ")\n",
 	       r->resolved, r->from_phys, r->unresolved, r->st_efault, r->st_enoent, r->st_gone,
 	       r->st_other, r->st_not_asked);
+	if (r->st_exec_replaced || r->st_hold_budget)
+		printf("  unresolved also: exec replaced %" PRIu64 ", released at the hold budget %" PRIu64
+		       "\n", r->st_exec_replaced, r->st_hold_budget);
 	if (r->retried_samples || r->resolved_held || m->hold)
 		printf("  retried %" PRIu64 " samples whose page was not there yet (%" PRIu64
 		       " resolved on a retry); %" PRIu64 " resolved while held at exit%s\n",
 		       r->retried_samples, r->retry_resolved, r->resolved_held,
 		       m->hold < 0 ? " (exit hold off)" : "");
+	if (m->hold > 0)
+		printf("  exit holds: %" PRIu64 " processes held (%" PRIu64 " threads), %.1f ms in "
+		       "all, longest %.2f ms; %" PRIu64 " let go at the hold budget\n",
+		       m->holds.processes, m->holds.threads, (double)m->holds.total_ns / 1e6,
+		       (double)m->holds.longest_ns / 1e6, m->holds.budget_released);
 	{
 		char hint[900];
 		unresolved_hint(m, r, hint, sizeof(hint));

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "pmuscope/liverun.h"
 #include "pmuscope/report.h"
 #include "pmuscope/sampler.h"
 
@@ -44,6 +45,9 @@ struct mem_render {
 	uint64_t adapt_dups;     /* samples dropped as a task's second lineage */
 	uint64_t events;         /* sum of the samples' periods; 0: not known */
 	uint64_t period_min, period_max; /* of the samples (report); 0: not known */
+	/* a held command's exit holds (hold > 0) and the budget, ms (< 0: none) */
+	struct pms_liverun_holds holds;
+	double hold_budget_ms;
 };
 
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r);

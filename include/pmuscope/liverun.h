@@ -76,7 +76,7 @@ struct pms_liverun_callbacks {
 	void (*progress)(void *ud, const struct pms_liverun_progress *p);
 };
 
-#define PMS_LIVERUN_OPTS_VERSION 1
+#define PMS_LIVERUN_OPTS_VERSION 2
 struct pms_liverun_opts {
 	unsigned version;                /* PMS_LIVERUN_OPTS_VERSION */
 	enum pms_liverun_target target;
@@ -99,10 +99,19 @@ struct pms_liverun_opts {
 	bool catch_signals;              /* SIGINT, SIGTERM (above) */
 	const struct pms_liverun_callbacks *callbacks; /* copied; may be NULL */
 	void *ud;                        /* for the callbacks */
+	/* version 2: */
+	/* Exit holds (hold_exits): the most one held process waits, in ms,
+	 * for the others of its batch (the processes found held at the same
+	 * wake) to be asked about; past it, it is let go unasked and its
+	 * samples count as released at the hold budget
+	 * (PMS_NODE_HOLD_BUDGET).  The first process of a batch is always
+	 * asked about.  0: PMS_LIVERUN_HOLD_BUDGET_MS; < 0: no budget. */
+	double hold_budget_ms;
 };
+#define PMS_LIVERUN_HOLD_BUDGET_MS 5.0
 #define PMS_LIVERUN_OPTS_INIT                                                                  \
 	{ PMS_LIVERUN_OPTS_VERSION, PMS_LIVERUN_COMMAND, NULL, false, 0, NULL, false, 0, 0, 0,  \
-	  0, 0, false, NULL, NULL }
+	  0, 0, false, NULL, NULL, 0 }
 
 /* How the run ended. */
 struct pms_liverun_result {
@@ -120,6 +129,24 @@ struct pms_liverun_result {
 	uint64_t release_errors; /* ... whose release failed */
 	int write_error;     /* first recorder error (0 none) */
 	const char *write_message; /* its message, owned by the run */
+};
+
+/* The exit holds of a command run (hold_exits).  A held thread is served
+ * as soon as its exit stop is seen: a SIGCHLD handler (the kernel sends
+ * SIGCHLD to the tracer at every ptrace stop; the run chains to the
+ * handler it found and puts it back at pms_liverun_free) wakes the
+ * sampler's wait (pms_sampler_wake), so no step waits for poll_ms.  The
+ * threads found held at one wake are one batch: one drain of the rings,
+ * then each process asked about (one oracle batch through its stopped
+ * thread) and let go at once, in turn, within the hold budget. */
+struct pms_liverun_holds {
+	uint64_t processes;      /* held at exit: process leaders (tid == pid) */
+	uint64_t threads;        /* every held thread, leaders included */
+	uint64_t batches;        /* wakes that served at least one held thread */
+	uint64_t budget_released; /* processes let go unasked at the hold budget */
+	/* From the SIGCHLD that woke the loop (or the step that saw the stop)
+	 * to the release, per thread: the sum and the longest */
+	uint64_t total_ns, longest_ns;
 };
 
 /* Catch the signals (catch_signals), start the command held before exec
@@ -167,6 +194,8 @@ void pms_liverun_set_duration(struct pms_liverun *run, double seconds);
 int pms_liverun_finish(struct pms_liverun *run);
 
 void pms_liverun_result(const struct pms_liverun *run, struct pms_liverun_result *out);
+/* The exit holds so far (all zero without them). */
+void pms_liverun_holds(const struct pms_liverun *run, struct pms_liverun_holds *out);
 /* Seconds since the start (or the last set_duration). */
 double pms_liverun_elapsed(const struct pms_liverun *run);
 /* The pid the run samples: the command's, opts->pid, or 0 system-wide. */

@@ -34,6 +34,14 @@ enum pms_engine {
 /* A node that is not known (not asked: no address, no pid, no topology);
  * node results are ids >= 0, or a negative errno status, or this. */
 #define PMS_NODE_UNKNOWN (-100000)
+/* Final statuses of a live run's samples that were not asked about: its
+ * process was let go at the exit hold's budget (pms_liverun_opts
+ * hold_budget_ms) before its pages were asked about; or the sample was
+ * taken in an address space that an exec of its process replaced before
+ * it was asked about (the new image's pages at that address say nothing
+ * about the old ones). */
+#define PMS_NODE_HOLD_BUDGET (-100001)
+#define PMS_NODE_EXEC_REPLACED (-100002)
 
 enum pms_memsample_valid {
 	PMS_MS_IP = 1u << 0,

@@ -130,6 +130,11 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle);
  * memory is still mapped.  Returns as pms_memprof_resolve. */
 int pms_memprof_resolve_task(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t pid,
 			     pid_t tid);
+/* Process pid is gone, or about to be, before its pages were asked about
+ * (why: PMS_NODE_HOLD_BUDGET, the run let it go at the exit hold's
+ * budget): every one of its samples without a node yet takes why as its
+ * final status and is not asked about again.  Returns how many. */
+int pms_memprof_give_up_task(struct pms_memprof *p, pid_t pid, int why);
 /* Name the sampled processes and threads that no COMM record named yet
  * from proc/PID/comm and proc/PID/task/TID/comm (a process that was
  * running before the recording began); each is asked once.  Returns how
@@ -333,6 +338,10 @@ struct pms_memreport {
 	 * sample counts; empty when none was set.  Both modes. */
 	struct pms_memreport_count *sources;
 	size_t nsources;
+	/* unresolved (appended; counted in unresolved, not in st_other): let go at the
+	 * exit hold's budget (PMS_NODE_HOLD_BUDGET); taken in an address
+	 * space an exec replaced (PMS_NODE_EXEC_REPLACED) */
+	uint64_t st_hold_budget, st_exec_replaced;
 };
 
 /* The input's source part from a memory-sample source's info and stats

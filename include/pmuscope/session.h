@@ -149,6 +149,8 @@ int pms_session_finish(struct pms_session *s);
 void pms_session_result(const struct pms_session *s, struct pms_liverun_result *out);
 double pms_session_elapsed(const struct pms_session *s);
 pid_t pms_session_pid(const struct pms_session *s);
+/* A live run's exit holds so far (all zero for files or without holds). */
+void pms_session_holds(const struct pms_session *s, struct pms_liverun_holds *out);
 struct pms_sampler *pms_session_sampler(const struct pms_session *s);
 struct pms_numa_oracle *pms_session_oracle(const struct pms_session *s);
 struct pms_recorder *pms_session_recorder(const struct pms_session *s);

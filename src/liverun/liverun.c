@@ -12,6 +12,7 @@
 #include "util/opts.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -36,6 +37,11 @@ struct pms_liverun {
 	void *ud;
 	double duration, sync_s, progress_s, kill_after;
 	int poll_ms;
+	double hold_budget; /* seconds; < 0: none */
+	int wake_slot;      /* in wake_smp[] (a held command), else -1 */
+	struct pms_child_event *batch; /* held threads of one wake */
+	size_t nbatch, capbatch;
+	struct pms_liverun_holds holds;
 	bool catching, started, done, finished;
 	volatile sig_atomic_t stop_req;
 	/* the outcome */
@@ -55,9 +61,102 @@ static volatile sig_atomic_t caught_sig;
 static bool catching_now;
 static struct sigaction old_int, old_term;
 
+/* The samplers of the runs that hold exits: SIGCHLD wakes them all (a
+ * few runs at once at most; a run beyond them waits for its poll_ms). */
+#define WAKE_SLOTS 8
+static struct pms_sampler *volatile wake_smp[WAKE_SLOTS];
+static int wake_users;
+static struct sigaction old_chld;
+/* CLOCK_MONOTONIC ns of the first SIGCHLD not yet looked at (0: none) */
+static volatile uint64_t chld_ns;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* handlers inside wake_all now (a run being freed waits for them) */
+static int wake_busy;
+
+static void wake_all(void)
+{
+	__atomic_add_fetch(&wake_busy, 1, __ATOMIC_ACQ_REL);
+	for (int i = 0; i < WAKE_SLOTS; i++) {
+		struct pms_sampler *smp = __atomic_load_n(&wake_smp[i], __ATOMIC_ACQUIRE);
+		if (smp)
+			pms_sampler_wake(smp);
+	}
+	__atomic_sub_fetch(&wake_busy, 1, __ATOMIC_ACQ_REL);
+}
+
 static void on_signal(int sig)
 {
 	caught_sig = sig;
+	wake_all(); /* the stop is seen now, not at the poll timeout */
+}
+
+/* The kernel sends the tracer SIGCHLD at every ptrace stop of its tracees
+ * (kernel/signal.c do_notify_parent_cldstop): an exit stop, a fork, a new
+ * thread's first stop all wake the run's poll at once.  Then the handler
+ * found at install time runs, as it would have. */
+static void on_chld(int sig, siginfo_t *si, void *ctx)
+{
+	int e = errno;
+	uint64_t zero = 0;
+	(void)__atomic_compare_exchange_n(&chld_ns, &zero, mono_ns(), false, __ATOMIC_RELAXED,
+					  __ATOMIC_RELAXED);
+	wake_all();
+	errno = e;
+	if (old_chld.sa_flags & SA_SIGINFO) {
+		if (old_chld.sa_sigaction)
+			old_chld.sa_sigaction(sig, si, ctx);
+	} else if (old_chld.sa_handler != SIG_DFL && old_chld.sa_handler != SIG_IGN &&
+		   old_chld.sa_handler) {
+		old_chld.sa_handler(sig);
+	}
+}
+
+/* Register the run's sampler for SIGCHLD wakes; the first one installs
+ * the handler.  Not thread safe (as catch_signals: one thread opens and
+ * frees runs). */
+static void wake_register(struct pms_liverun *r)
+{
+	int slot = -1;
+	for (int i = 0; i < WAKE_SLOTS && slot < 0; i++)
+		if (!wake_smp[i])
+			slot = i;
+	if (slot < 0)
+		return; /* the run waits for its poll timeout */
+	if (!wake_users) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_chld;
+		/* no SA_NOCLDSTOP: the stops are what it is for */
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGCHLD, &sa, &old_chld) < 0)
+			return;
+	}
+	wake_users++;
+	r->wake_slot = slot;
+	__atomic_store_n(&wake_smp[slot], r->smp, __ATOMIC_RELEASE);
+}
+
+static void wake_unregister(struct pms_liverun *r)
+{
+	if (r->wake_slot < 0)
+		return;
+	__atomic_store_n(&wake_smp[r->wake_slot], NULL, __ATOMIC_SEQ_CST);
+	r->wake_slot = -1;
+	/* a handler on another thread may hold the sampler it loaded: the
+	 * sampler is freed only once none is inside (they are a few
+	 * instructions long) */
+	while (__atomic_load_n(&wake_busy, __ATOMIC_SEQ_CST))
+		sched_yield();
+	if (--wake_users == 0)
+		sigaction(SIGCHLD, &old_chld, NULL);
 }
 
 static double now_s(void)
@@ -127,6 +226,9 @@ void pms_liverun_free(struct pms_liverun *r)
 {
 	if (!r)
 		return;
+	/* before the sampler goes: the handler must not wake a freed one */
+	wake_unregister(r);
+	free(r->batch);
 	pms_recorder_free(r->rec);
 	pms_numa_oracle_free(r->oracle);
 	pms_memsrc_free(r->src);
@@ -170,7 +272,12 @@ int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	r->sys = sys;
 	r->pmus = pmus;
 	r->topo = topo;
+	r->wake_slot = -1;
 	r->target = opts->target;
+	{
+		double b = opts->version >= 2 ? opts->hold_budget_ms : 0;
+		r->hold_budget = b < 0 ? -1 : (b > 0 ? b : PMS_LIVERUN_HOLD_BUDGET_MS) / 1000.0;
+	}
 	r->cb = opts->callbacks ? *opts->callbacks : (struct pms_liverun_callbacks){ 0 };
 	r->ud = opts->ud;
 	r->duration = opts->duration_s > 0 ? opts->duration_s : 0;
@@ -240,6 +347,8 @@ int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		if ((rc = pms_numa_oracle_new(sys, topo, &no, &r->oracle)) < 0)
 			goto fail;
 	}
+	if (r->child && pms_child_holding(r->child, NULL))
+		wake_register(r);
 	*out = r;
 	return 0;
 fail:
@@ -322,22 +431,108 @@ int pms_liverun_drain(struct pms_liverun *r)
 	return rc < 0 ? rc : 0;
 }
 
-/* A thread of the command's tree stopped at exit: its memory is still
- * there.  Drain the rings (its last samples), ask about its pages through
- * the stopped thread, let it go. */
-static void held_exit(struct pms_liverun *r, const struct pms_child_event *ev)
+/* Let one held thread go, its hold time counted from t0 (ns). */
+static void hold_release(struct pms_liverun *r, const struct pms_child_event *ev, uint64_t t0)
 {
-	(void)pms_memsrc_poll(r->src, 0, &src_cb, r);
-	if (r->prof) {
-		if (ev->pid == r->pid)
-			(void)pms_maps_read_proc(pms_memprof_maps(r->prof), r->sys, ev->pid);
-		(void)pms_memprof_name_tasks(r->prof, r->sys);
-		if (r->oracle)
-			(void)pms_memprof_resolve_task(r->prof, r->oracle, ev->pid, ev->tid);
-	}
+	uint64_t t = mono_ns(), d = t > t0 ? t - t0 : 0;
 	r->held_exits++;
+	r->holds.threads++;
+	r->holds.processes += ev->tid == ev->pid;
+	r->holds.total_ns += d;
+	if (d > r->holds.longest_ns)
+		r->holds.longest_ns = d;
 	if (pms_child_release(r->child, ev->tid) < 0)
 		r->release_errors++;
+}
+
+/* Threads of the command's tree stopped at exit (the batch of one wake):
+ * their memory is still there.  One drain of the rings (the kernel wrote
+ * their last samples before the exit stop), then each process in turn:
+ * its pages asked about through a stopped thread (one oracle batch), its
+ * held threads let go at once.  A process whose wait for the ones before
+ * it passed the hold budget is let go unasked (the first never is). */
+static void serve_batch(struct pms_liverun *r, uint64_t t0)
+{
+	size_t n = r->nbatch;
+	(void)pms_memsrc_poll(r->src, 0, &src_cb, r);
+	if (r->prof) {
+		for (size_t i = 0; i < n; i++)
+			if (r->batch[i].pid == r->pid) {
+				(void)pms_maps_read_proc(pms_memprof_maps(r->prof), r->sys, r->pid);
+				break;
+			}
+		(void)pms_memprof_name_tasks(r->prof, r->sys);
+	}
+	double start = now_s();
+	for (size_t i = 0; i < n; i++) {
+		struct pms_child_event *ev = &r->batch[i];
+		if (ev->kind != PMS_CHILD_EV_HELD)
+			continue; /* served with an earlier thread of its process */
+		bool late = i > 0 && r->hold_budget >= 0 && now_s() - start > r->hold_budget;
+		if (late) {
+			r->holds.budget_released++;
+			/* a thread's exit (others of its process live on) loses
+			 * nothing: its samples are asked about later */
+			if (r->prof && ev->tid == ev->pid)
+				(void)pms_memprof_give_up_task(r->prof, ev->pid,
+							       PMS_NODE_HOLD_BUDGET);
+		} else if (r->prof && r->oracle) {
+			(void)pms_memprof_resolve_task(r->prof, r->oracle, ev->pid, ev->tid);
+		}
+		/* this process's held threads go together */
+		for (size_t j = i; j < n; j++)
+			if (r->batch[j].kind == PMS_CHILD_EV_HELD && r->batch[j].pid == ev->pid) {
+				hold_release(r, &r->batch[j], t0);
+				r->batch[j].kind = PMS_CHILD_EV_NONE;
+			}
+	}
+	r->holds.batches++;
+	r->nbatch = 0;
+}
+
+/* The command's events: held exits (one batch), its end.  The stops that
+ * need no caller (a fork, a new thread) are handled inside pms_child_poll. */
+static void child_events(struct pms_liverun *r)
+{
+	struct pms_child_event ev;
+	int cr = 0;
+	/* the first SIGCHLD since the last look: the batch's hold began then */
+	uint64_t t0 = __atomic_exchange_n(&chld_ns, 0, __ATOMIC_RELAXED);
+	uint64_t seen = mono_ns();
+	if (!t0 || t0 > seen)
+		t0 = seen;
+	while (!r->done && (cr = pms_child_poll(r->child, false, &ev)) == 0 &&
+	       ev.kind != PMS_CHILD_EV_NONE) {
+		if (ev.kind == PMS_CHILD_EV_HELD) {
+			if (r->nbatch == r->capbatch) {
+				size_t cap = r->capbatch ? 2 * r->capbatch : 16;
+				struct pms_child_event *b = realloc(r->batch, cap * sizeof(*b));
+				if (!b) {
+					/* no room to batch: serve what is there */
+					serve_batch(r, t0);
+					hold_release(r, &ev, t0);
+					continue;
+				}
+				r->batch = b;
+				r->capbatch = cap;
+			}
+			r->batch[r->nbatch++] = ev;
+		} else if (ev.kind == PMS_CHILD_EV_EXITED) {
+			r->have_status = true;
+			r->status = ev.status;
+			r->done = true;
+		}
+	}
+	if (r->nbatch)
+		serve_batch(r, t0);
+	if (!r->done && cr < 0) {
+		int st;
+		if (pms_child_wait(r->child, false, &st) == 0) {
+			r->have_status = true;
+			r->status = st;
+		}
+		r->done = true;
+	}
 }
 
 int pms_liverun_step(struct pms_liverun *r)
@@ -390,26 +585,7 @@ int pms_liverun_step(struct pms_liverun *r)
 			kill(r->pid, SIGKILL);
 			r->killed = true;
 		}
-		struct pms_child_event ev;
-		int cr;
-		while (!r->done && (cr = pms_child_poll(r->child, false, &ev)) == 0 &&
-		       ev.kind != PMS_CHILD_EV_NONE) {
-			if (ev.kind == PMS_CHILD_EV_HELD) {
-				held_exit(r, &ev);
-			} else if (ev.kind == PMS_CHILD_EV_EXITED) {
-				r->have_status = true;
-				r->status = ev.status;
-				r->done = true;
-			}
-		}
-		if (!r->done && cr < 0) {
-			int st;
-			if (pms_child_wait(r->child, false, &st) == 0) {
-				r->have_status = true;
-				r->status = st;
-			}
-			r->done = true;
-		}
+		child_events(r);
 	} else {
 		if (r->interrupted || r->timed_out)
 			r->done = true;
@@ -487,6 +663,15 @@ void pms_liverun_result(const struct pms_liverun *r, struct pms_liverun_result *
 	out->release_errors = r->release_errors;
 	out->write_error = r->werr;
 	out->write_message = r->werr ? r->wmsg : NULL;
+}
+
+void pms_liverun_holds(const struct pms_liverun *r, struct pms_liverun_holds *out)
+{
+	if (!out)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (r)
+		*out = r->holds;
 }
 
 double pms_liverun_elapsed(const struct pms_liverun *r)

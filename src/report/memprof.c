@@ -334,6 +334,26 @@ int mp_grow(void **v, size_t *cap, size_t n, size_t sz)
 }
 
 
+/* The process a sample's page is asked about in: its own, else the
+ * profiled one's; 0 = none (never asked). */
+pid_t mp_ask_pid(const struct pms_memprof *p, const struct ksample *x)
+{
+	if (x->valid & PMS_MS_TID)
+		return (pid_t)kpid(p, x);
+	return p->pid;
+}
+
+/* Whether a sample may be asked about (again): an address, a process, and
+ * no node yet, only the race statuses retried and no more than max times. */
+bool mp_askable(const struct pms_memprof *p, const struct ksample *x, unsigned max)
+{
+	if (!(x->valid & PMS_MS_ADDR) || mp_ask_pid(p, x) <= 0)
+		return false;
+	if (x->mem_node == PMS_NODE_UNKNOWN)
+		return x->tries < max;
+	return (x->mem_node == -EFAULT || x->mem_node == -ENOENT) && x->tries < max;
+}
+
 /* ---- processes and threads ------------------------------------------------
  * One entry per (pid, tid) seen in a sample, COMM or FORK; a process is its
  * (pid, pid) entry. */
@@ -346,7 +366,7 @@ static long task_get(struct pms_memprof *p, uint32_t pid, uint32_t tid)
 		return -1;
 	long i = mp_u64map_get(p->tmap, (uint64_t)pid << 32 | tid, p->ntn, &added);
 	if (i >= 0 && added)
-		p->tn[p->ntn++] = (struct taskname){ pid, tid, NULL, false, false, false };
+		p->tn[p->ntn++] = (struct taskname){ pid, tid, NULL, false, false, false, 0 };
 	return i;
 }
 
@@ -453,6 +473,36 @@ int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys)
 }
 
 
+/* Live (an oracle to ask): process pid exec'd.  Its samples not asked
+ * about yet are of the address space the exec replaced, and asking the new
+ * one at their addresses would answer for other pages: they take
+ * PMS_NODE_EXEC_REPLACED.  With the samples' times kept, only those before
+ * the exec; later ones from before it (another ring) are caught as they
+ * come (the thread's exec_time, memprof_add.c). */
+static int exec_replaced(struct pms_memprof *p, const struct pms_record *rec)
+{
+	pid_t pid = (pid_t)rec->comm.pid;
+	uint64_t t = (rec->sample_id.present & PMS_SAMPLE_TIME) ? rec->sample_id.time : 0;
+	long ti = task_get(p, rec->comm.pid, rec->comm.tid);
+	if (ti < 0)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	if (t)
+		p->tn[ti].exec_time = t;
+	size_t nopen = 0;
+	for (size_t j = 0; j < p->nopen; j++) {
+		size_t i = p->open[j];
+		struct ksample *x = &p->v[i];
+		if (mp_askable(p, x, PMS_MEMPROF_RESOLVE_TRIES + 1) && mp_ask_pid(p, x) == pid &&
+		    (!t || !p->xv || !p->xv[i].time || p->xv[i].time < t)) {
+			x->mem_node = PMS_NODE_EXEC_REPLACED;
+			continue; /* final: no longer open */
+		}
+		p->open[nopen++] = i;
+	}
+	p->nopen = nopen;
+	return 0;
+}
+
 int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			 struct pms_numa_oracle *oracle)
 {
@@ -503,6 +553,8 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 			/* exec replaced the address space: the pages this
 			 * process had are no more */
 			pms_numa_oracle_invalidate_pid(oracle, (pid_t)rec->comm.pid, 0, 0);
+			if (oracle && !p->agg && (rc = exec_replaced(p, rec)) < 0)
+				return rc;
 			/* aggregate mode (a recorded file, many processes): a
 			 * later mapping replaces what it overlaps, nothing is
 			 * dropped; the maps are the profiled process's */

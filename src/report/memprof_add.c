@@ -495,6 +495,11 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 			p->cpun[p->ncpun++] = x.cpu_node;
 		}
 	}
+	/* taken before its thread's exec (the exec's COMM came first, from
+	 * another ring): that address space is gone */
+	if (x.mem_node == PMS_NODE_UNKNOWN && task != KNO_TASK && p->tn[task].exec_time &&
+	    (s->valid & PMS_MS_TIME) && s->time < p->tn[task].exec_time)
+		x.mem_node = PMS_NODE_EXEC_REPLACED;
 	/* a node given here is kept: pms_memprof_resolve passes over it */
 	p->v[p->n] = (struct ksample){
 		.ip = s->ip, .addr = s->addr, .weight = s->weight, .task = task,

@@ -75,6 +75,9 @@ struct pms_memprof {
 		char *comm;
 		bool sampled, asked;
 		bool maps_done; /* its process's maps were looked at (read_maps) */
+		/* live (an oracle): the time of its exec, 0 none; its samples
+		 * taken before are of the address space the exec replaced */
+		uint64_t exec_time;
 	} *tn;
 	size_t ntn, tncap;
 	struct pms_maps *maps;
@@ -250,9 +253,10 @@ int mp_grow(void **v, size_t *cap, size_t n, size_t sz);
 const char *mp_task_comm(const struct pms_memprof *p, uint32_t pid, uint32_t tid);
 int mp_task_sampled(struct pms_memprof *p, const struct pms_memsample *s, uint32_t *task);
 void mp_sites_free(struct pms_memreport_site *v, size_t n);
+pid_t mp_ask_pid(const struct pms_memprof *p, const struct ksample *x);
+bool mp_askable(const struct pms_memprof *p, const struct ksample *x, unsigned max);
 
 /* memprof_resolve.c */
-bool mp_askable(const struct pms_memprof *p, const struct ksample *x, unsigned max);
 int mp_skey_cmp(const void *a, const void *b);
 void mp_skey_sort(struct skey *v, size_t n);
 

@@ -261,6 +261,10 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 				r->st_not_asked++;
 			else if (x->mem_node == -ESRCH || x->mem_node == -EINVAL)
 				r->st_gone++;
+			else if (x->mem_node == PMS_NODE_HOLD_BUDGET)
+				r->st_hold_budget++;
+			else if (x->mem_node == PMS_NODE_EXEC_REPLACED)
+				r->st_exec_replaced++;
 			else
 				r->st_other++;
 			continue;

@@ -34,25 +34,6 @@ static int scratch(struct pms_memprof *p, size_t n)
 	return 0;
 }
 
-/* The process a sample's page is asked about in: its own, else the
- * profiled one's; 0 = none (never asked). */
-static pid_t ask_pid(const struct pms_memprof *p, const struct ksample *x)
-{
-	if (x->valid & PMS_MS_TID)
-		return (pid_t)kpid(p, x);
-	return p->pid;
-}
-
-/* Whether a sample may be asked about (again): an address, a process, and
- * no node yet, only the race statuses retried and no more than max times. */
-bool mp_askable(const struct pms_memprof *p, const struct ksample *x, unsigned max)
-{
-	if (!(x->valid & PMS_MS_ADDR) || ask_pid(p, x) <= 0)
-		return false;
-	if (x->mem_node == PMS_NODE_UNKNOWN)
-		return x->tries < max;
-	return (x->mem_node == -EFAULT || x->mem_node == -ENOENT) && x->tries < max;
-}
 
 
 int mp_skey_cmp(const void *a, const void *b)
@@ -139,7 +120,7 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 		if (!mp_askable(p, x, PMS_MEMPROF_RESOLVE_TRIES + 1))
 			continue; /* final: no longer open */
 		p->open[nopen++] = p->open[j];
-		if ((!only || ask_pid(p, x) == only) && mp_askable(p, x, max))
+		if ((!only || mp_ask_pid(p, x) == only) && mp_askable(p, x, max))
 			k++;
 	}
 	p->nopen = nopen;
@@ -154,8 +135,8 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 	for (size_t j = 0; j < p->nopen; j++) {
 		size_t i = p->open[j];
 		const struct ksample *x = &p->v[i];
-		if ((!only || ask_pid(p, x) == only) && mp_askable(p, x, max))
-			keys[k++] = (struct skey){ (uint32_t)ask_pid(p, x), x->addr, i };
+		if ((!only || mp_ask_pid(p, x) == only) && mp_askable(p, x, max))
+			keys[k++] = (struct skey){ (uint32_t)mp_ask_pid(p, x), x->addr, i };
 	}
 	/* by process (pids are > 0 here), then address: the oracle's calls
 	 * go fastest in address order */
@@ -200,6 +181,27 @@ out:
 int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle)
 {
 	return resolve_some(p, oracle, 0, 0, PMS_MEMPROF_RESOLVE_TRIES);
+}
+
+int pms_memprof_give_up_task(struct pms_memprof *p, pid_t pid, int why)
+{
+	if (!p || pid <= 0)
+		return pms_err(PMS_EINVAL, "memprof give_up_task: NULL argument or no pid");
+	if (p->agg)
+		return 0; /* aggregate: resolved as they were added */
+	int n = 0;
+	size_t nopen = 0;
+	for (size_t j = 0; j < p->nopen; j++) {
+		struct ksample *x = &p->v[p->open[j]];
+		if (mp_askable(p, x, PMS_MEMPROF_RESOLVE_TRIES + 1) && mp_ask_pid(p, x) == pid) {
+			x->mem_node = why;
+			n++;
+			continue; /* final: no longer open */
+		}
+		p->open[nopen++] = p->open[j];
+	}
+	p->nopen = nopen;
+	return n;
 }
 
 int pms_memprof_resolve_task(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t pid,

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -146,6 +147,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	if (!s)
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
 	s->sys = sys;
+	s->wake_fd = -1;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
@@ -242,6 +244,10 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	}
 	if (ret < 0)
 		goto out;
+	/* eventfd is not a perf syscall (not in the seam's ops table): a live
+	 * context only; without one, a wake is ignored */
+	if (pms_sys_is_live(sys))
+		s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if ((ret = smp_build_pfd(s)) < 0)
 		goto out;
 	s->adapt_ok = s->o.adapt && smp_adaptable(&s->plan);
@@ -271,6 +277,8 @@ void pms_sampler_free(struct pms_sampler *s)
 	free(s->in.buf);
 	free(s->out.buf);
 	free(s->tpfd);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	free(s->auxbuf);

@@ -304,7 +304,8 @@ static bool stage_fetch(struct pms_sampler *s, struct stage *g)
 static void tpfd_build(struct pms_sampler *s)
 {
 	s->ntpfd = 0;
-	if (pms_grow(&s->tpfd, &s->captpfd, s->nst_pub ? s->nst_pub : 1, sizeof(*s->tpfd), 16,
+	/* the streams, then the wake eventfd at ntpfd */
+	if (pms_grow(&s->tpfd, &s->captpfd, s->nst_pub + 1, sizeof(*s->tpfd), 16,
 		     "the drain thread's poll set") < 0) {
 		pms_error_clear(); /* it copies every 50 ms without one */
 		return;
@@ -315,8 +316,27 @@ static void tpfd_build(struct pms_sampler *s)
 		s->tpfd[i].events = POLLIN;
 		s->tpfd[i].revents = 0;
 	}
+	s->tpfd[s->nst_pub] = (struct pollfd){ s->wake_fd, POLLIN, 0 };
 	s->ntpfd = s->nst_pub;
 	s->tpver = s->fdver;
+}
+
+/* Read the wake eventfd empty (its counter back to 0). */
+static bool wake_clear(struct pms_sampler *s)
+{
+	uint64_t v;
+	return s->wake_fd >= 0 && read(s->wake_fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
+}
+
+void pms_sampler_wake(struct pms_sampler *s)
+{
+	/* async-signal safe: one write(2); a counter already at its maximum
+	 * (EAGAIN) is awake anyway */
+	if (s && s->wake_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t w = write(s->wake_fd, &one, sizeof(one));
+		(void)w;
+	}
 }
 
 /* The drain thread of a live sampler: wakes when a ring passes its
@@ -354,9 +374,13 @@ static void *drain_thread(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		/* A bounded wait: the stop flag is looked at every 50 ms.  An
 		 * fd the poller closed meanwhile answers POLLNVAL: the set
-		 * changed, so this round's answers are not taken. */
-		r = poll(s->tpfd, (nfds_t)n, 50);
+		 * changed, so this round's answers are not taken.  The wake
+		 * eventfd (pms_sampler_wake) is the last entry. */
+		r = poll(s->tpfd, s->tpfd ? (nfds_t)n + 1 : 0, 50);
+		bool woke = r > 0 && s->tpfd && (s->tpfd[n].revents & POLLIN) && wake_clear(s);
 		pthread_mutex_lock(&s->mu);
+		if (woke)
+			s->woken = true;
 		for (size_t i = 0; r > 0 && ver == s->fdver && i < n; i++)
 			if (s->tpfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 				s->tpfd[i].fd = -1;
@@ -364,7 +388,7 @@ static void *drain_thread(void *arg)
 				hup++;
 			}
 		s->thr_hup += hup;
-		if (stage_fetch(s, &s->in) || hup)
+		if (stage_fetch(s, &s->in) || hup || woke)
 			pthread_cond_signal(&s->cv);
 		pthread_mutex_unlock(&s->mu);
 	}
@@ -542,7 +566,7 @@ static void stage_refill(struct pms_sampler *s, int timeout_ms)
 	struct stage t;
 
 	pthread_mutex_lock(&s->mu);
-	if (s->thr_on && timeout_ms != 0 && s->in.len == 0) {
+	if (s->thr_on && timeout_ms != 0 && s->in.len == 0 && !s->woken) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		if (timeout_ms > 0) {
@@ -557,6 +581,7 @@ static void stage_refill(struct pms_sampler *s, int timeout_ms)
 			pthread_cond_wait(&s->cv, &s->mu);
 		}
 	}
+	s->woken = false; /* a wake ends one wait */
 	s->stats.streams_hup += s->thr_hup;
 	s->thr_hup = 0;
 	(void)stage_fetch(s, &s->in);
@@ -585,9 +610,12 @@ static int poll_in_place(struct pms_sampler *s, int timeout_ms,
 	if (timeout_ms != 0 && s->nst && pms_sys_is_live(s->sys)) {
 		/* poll() is not in the seam's ops table; fake contexts drain
 		 * without waiting. */
-		int r = poll(s->pfd, (nfds_t)s->nst, timeout_ms);
+		/* the rings and the wake eventfd after them */
+		int r = poll(s->pfd, (nfds_t)s->nst + 1, timeout_ms);
 		if (r < 0 && errno != EINTR)
 			return pms_err_errno(0, errno, "poll on %zu perf fds", s->nst);
+		if (r > 0 && (s->pfd[s->nst].revents & POLLIN))
+			(void)wake_clear(s);
 		/* POLLHUP: the event's task is gone (kernel/events/core.c
 		 * perf_poll, is_event_hup); it stays set, so stop waiting on
 		 * that fd (a negative fd is ignored by poll) but keep draining

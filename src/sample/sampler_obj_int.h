@@ -85,6 +85,11 @@ struct pms_sampler {
 	size_t ntpfd, captpfd;
 	unsigned tpver;     /* the stream set tpfd was built from */
 	uint64_t thr_hup;   /* under mu */
+	/* pms_sampler_wake: an eventfd polled with the rings (by the drain
+	 * thread, or by poll_in_place), -1 without one; the drain thread
+	 * sets woken (under mu) when it fired, and the poller's wait ends */
+	int wake_fd;
+	bool woken;
 	/* Records go through the stage (the drain thread's, or a test's
 	 * copier: pms_smp_stage_on).  The stream set then changes only under
 	 * mu, by the poller; fdver counts those changes. */

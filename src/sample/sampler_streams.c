@@ -223,7 +223,8 @@ void smp_close_streams(struct pms_sampler *s)
 
 int smp_build_pfd(struct pms_sampler *s)
 {
-	struct pollfd *p = realloc(s->pfd, (s->nst ? s->nst : 1) * sizeof(*p));
+	/* the rings, then the wake eventfd (-1: none) */
+	struct pollfd *p = realloc(s->pfd, (s->nst + 1) * sizeof(*p));
 	if (!p)
 		return pms_err(PMS_ENOMEM, "out of memory for poll fds");
 	s->pfd = p;
@@ -232,6 +233,7 @@ int smp_build_pfd(struct pms_sampler *s)
 		s->pfd[i].events = POLLIN;
 		s->pfd[i].revents = 0;
 	}
+	s->pfd[s->nst] = (struct pollfd){ s->wake_fd, POLLIN, 0 };
 	return 0;
 }
 

@@ -650,6 +650,14 @@ pid_t pms_session_pid(const struct pms_session *s)
 	return s->run ? pms_liverun_pid(s->run) : 0;
 }
 
+void pms_session_holds(const struct pms_session *s, struct pms_liverun_holds *out)
+{
+	if (s->run)
+		pms_liverun_holds(s->run, out);
+	else
+		*out = (struct pms_liverun_holds){ 0 };
+}
+
 struct pms_sampler *pms_session_sampler(const struct pms_session *s)
 {
 	return s->run ? pms_liverun_sampler(s->run) : NULL;

@@ -6,7 +6,10 @@
  * reads back with every sample; the options rule.
  * Live host (software page faults): a command's exit status, its pages
  * resolved at its held exit after it called exit(), a command that ignores
- * the forwarded signal killed, an exec failure. */
+ * the forwarded signal killed, an exec failure; exit holds served at the
+ * exit stop (an hour-long poll timeout, many processes, the caller's
+ * SIGCHLD handler chained and put back) and the hold budget's rule (only
+ * the first process of a batch asked about with the smallest budget). */
 #include "check.h"
 #include "../sample/sample_helpers.h"
 
@@ -339,6 +342,11 @@ PMS_TEST(options_rule)
 	CHECK(pms_liverun_open(r.sys, r.pmus, NULL, &lo, &run) == PMS_EINVAL);
 	lo.version = PMS_LIVERUN_OPTS_VERSION + 1;
 	CHECK(pms_liverun_open(r.sys, r.pmus, NULL, &lo, &run) == PMS_EINVAL);
+	/* version 1 (no hold_budget_ms) is still accepted */
+	lo.version = 1;
+	CHECK_OK(pms_liverun_open(r.sys, r.pmus, NULL, &lo, &run));
+	pms_liverun_free(run);
+	run = NULL;
 	lo.version = PMS_LIVERUN_OPTS_VERSION;
 	lo.target = PMS_LIVERUN_PID;
 	lo.pid = 0;
@@ -501,6 +509,156 @@ PMS_TEST(live_stop_forwarded_then_killed)
 		CHECK_EQ_INT(pms_liverun_step(run), 0);
 		pms_liverun_free(run);
 	}
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+}
+
+/* ---- exit holds: served at the exit stop, not at the poll timeout ---------- */
+
+static volatile sig_atomic_t chld_seen;
+
+static void count_chld(int sig)
+{
+	(void)sig;
+	chld_seen++;
+}
+
+/* A run of argv held at its exits, with an hour-long poll timeout: only a
+ * wake at each ptrace stop (SIGCHLD) lets it end.  The profile's report
+ * and the holds come back; 77 with why when it cannot run here. */
+static int hour_poll_run(struct pms_sys *sys, struct pms_pmus **pmus, char **argv,
+			 double budget_ms, struct pms_liverun_holds *h,
+			 struct pms_liverun_result *res, struct pms_memreport **rep, char *why,
+			 size_t nwhy)
+{
+	struct pms_liverun *run = NULL;
+	struct pms_memprof *prof = NULL;
+	if (!*pmus && pms_pmus_load(sys, pmus) < 0) {
+		snprintf(why, nwhy, "PMU discovery: %s", pms_error_last());
+		return 77;
+	}
+	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
+	so.engine = PMS_ENG_SOFTWARE;
+	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
+	lo.argv = argv;
+	lo.hold_exits = true;
+	lo.sampler = &so;
+	lo.resolve = true;
+	lo.poll_ms = 3600 * 1000;
+	lo.hold_budget_ms = budget_ms;
+	if (pms_liverun_open(sys, *pmus, NULL, &lo, &run) < 0) {
+		snprintf(why, nwhy, "no live run here: %s", pms_error_last());
+		return 77;
+	}
+	pms_liverun_result(run, res);
+	if (!res->holding) {
+		snprintf(why, nwhy, "ptrace refused here: %s", res->hold_why ? res->hold_why : "?");
+		pms_liverun_free(run);
+		return 77;
+	}
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	po.pid = pms_liverun_pid(run);
+	CHECK_OK(pms_memprof_new(NULL, &po, &prof));
+	pms_liverun_set_profile(run, prof);
+	CHECK_OK(pms_liverun_start(run));
+	CHECK_OK(pms_liverun_run(run)); /* the hang guard is the test's timeout */
+	CHECK_OK(pms_liverun_finish(run));
+	pms_liverun_result(run, res);
+	pms_liverun_holds(run, h);
+	struct pms_memreport_input in = { .duration_ns = 0 };
+	CHECK_OK(pms_memprof_report(prof, NULL, &in, rep));
+	pms_liverun_free(run);
+	pms_memprof_free(prof);
+	return 0;
+}
+
+PMS_TEST(live_exit_holds_released_without_the_poll_timeout)
+{
+	struct pms_sys *sys = live_sys();
+	struct pms_pmus *pmus = NULL;
+	struct pms_memreport *rep = NULL;
+	struct pms_liverun_result res;
+	struct pms_liverun_holds h;
+	char why[512];
+	if (!sys)
+		PMS_SKIP("no live context");
+	/* the caller's own SIGCHLD handler: chained while the run holds,
+	 * back in place afterwards */
+	struct sigaction mine, old, now;
+	memset(&mine, 0, sizeof(mine));
+	mine.sa_handler = count_chld;
+	sigemptyset(&mine.sa_mask);
+	sigaction(SIGCHLD, &mine, &old);
+	chld_seen = 0;
+	/* 20 short processes in turn, each forked, exec'd and held at exit */
+	char *argv[] = { "sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; "
+				     "do /bin/true; done", NULL };
+	if (hour_poll_run(sys, &pmus, argv, -1, &h, &res, &rep, why, sizeof(why))) {
+		sigaction(SIGCHLD, &old, NULL);
+		pms_pmus_free(pmus);
+		pms_sys_free(sys);
+		PMS_SKIP("%s", why);
+	}
+	sigaction(SIGCHLD, NULL, &now);
+	sigaction(SIGCHLD, &old, NULL);
+	CHECK(now.sa_handler == count_chld); /* put back */
+	CHECK(chld_seen > 0);                /* chained */
+	CHECK(res.have_status && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0);
+	/* the shell and its 20 children, each held (single-threaded) */
+	CHECK(h.processes >= 21);
+	CHECK_EQ_U64(h.threads, res.held_exits);
+	CHECK(h.threads >= h.processes);
+	CHECK(h.batches >= 1 && h.batches <= h.threads);
+	CHECK(h.longest_ns <= h.total_ns);
+	CHECK_EQ_U64(h.budget_released, 0); /* no budget */
+	CHECK_EQ_U64(res.release_errors, 0);
+	if (rep) {
+		/* every process was asked about while it was held */
+		CHECK(rep->samples > 0);
+		CHECK_EQ_U64(rep->st_gone, 0);
+		CHECK_EQ_U64(rep->st_hold_budget, 0);
+		CHECK(rep->resolved > 0);
+	}
+	pms_memreport_free(rep);
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+}
+
+PMS_TEST(live_hold_budget_lets_all_but_the_first_of_a_batch_go)
+{
+	struct pms_sys *sys = live_sys();
+	struct pms_pmus *pmus = NULL;
+	struct pms_memreport *rep = NULL;
+	struct pms_liverun_result res;
+	struct pms_liverun_holds h;
+	char why[512];
+	if (!sys)
+		PMS_SKIP("no live context");
+	/* exits that come together (batches of several, however the machine
+	 * runs them); every process single-threaded */
+	char *argv[] = { "sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do /bin/true & done; wait",
+			 NULL };
+	/* the smallest budget: only the first process of each batch is asked
+	 * about, whatever its size and however long that takes */
+	if (hour_poll_run(sys, &pmus, argv, 1e-9, &h, &res, &rep, why, sizeof(why))) {
+		pms_pmus_free(pmus);
+		pms_sys_free(sys);
+		PMS_SKIP("%s", why);
+	}
+	CHECK(res.have_status && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0);
+	CHECK(h.processes >= 13);
+	/* one process (thread) asked per batch, the rest let go at the budget */
+	CHECK_EQ_U64(h.budget_released, h.threads - h.batches);
+	if (rep) {
+		/* a process let go at the budget had its samples counted so, not
+		 * as gone */
+		CHECK_EQ_U64(rep->st_gone, 0);
+		CHECK(h.budget_released > 0 || rep->st_hold_budget == 0);
+		printf("# %" PRIu64 " batches of %" PRIu64 " held; %" PRIu64
+		       " let go at the budget with %" PRIu64 " samples\n",
+		       h.batches, h.threads, h.budget_released, rep->st_hold_budget);
+	}
+	pms_memreport_free(rep);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 }

@@ -7,6 +7,7 @@
 #include "damon/damon_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,10 +137,13 @@ static char *dup_name(const struct pms_map *m)
 	return strdup(map_name(m));
 }
 
+PMS_OPTS_LAYOUT(PMS_DAMON_REPORT_OPTS, struct pms_damon_report_opts,
+		PMS_OPTS_END(struct pms_damon_report_opts, cold_ratio));
+
 int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_report_opts *opts,
 			   struct pms_damon_report **out)
 {
-	struct pms_damon_report_opts o = PMS_DAMON_REPORT_OPTS_INIT;
+	struct pms_damon_report_opts o;
 	struct pms_damon_report *r = NULL;
 	struct pms_damon_page *pg = NULL;
 	struct seg *segs = NULL;
@@ -148,11 +152,11 @@ int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_rep
 	double (*mat)[PMS_DAMON_MAX_NODES] = NULL;
 	int ret = 0, maxnode = -1;
 
+	if ((ret = PMS_OPTS_TAKE("pms_damon_report_build", PMS_DAMON_REPORT_OPTS, opts, &o)) < 0)
+		return ret;
 	if (!d || !out)
 		return pms_err(PMS_EINVAL, "pms_damon_report_build: NULL argument");
 	*out = NULL;
-	if (opts)
-		o = *opts;
 	if (o.hot_ratio <= 0)
 		o.hot_ratio = 0.25;
 	if (o.cold_ratio <= 0)

@@ -6,6 +6,7 @@
 #include "pmuscope/recorder.h"
 #include "pmuscope/symbols.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -33,29 +34,30 @@ struct pms_recorder {
 	uint64_t chain[PMS_RECORDER_CHAIN_MAX]; /* a callchain with its kernel part hidden */
 };
 
+PMS_OPTS_LAYOUT(PMS_RECORDER_OPTS, struct pms_recorder_opts,
+		PMS_OPTS_END(struct pms_recorder_opts, hide_kernel_ips));
+
 int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_recorder_opts *opts,
 		      struct pms_recorder **out)
 {
+	struct pms_recorder_opts o;
 	const struct pms_memsrc_attr *a;
 	struct pms_recorder *r;
 	size_t n = 0;
 	int rc;
 
+	if ((rc = PMS_OPTS_TAKE("pms_recorder_open", PMS_RECORDER_OPTS, opts, &o)) < 0)
+		return rc;
 	if (!src || !out)
 		return pms_err(PMS_EINVAL, "recorder_open: NULL argument");
 	*out = NULL;
-	if (opts && opts->version < 1)
-		return pms_err(PMS_EINVAL, "recorder_open: opts.version %u (want >= 1)",
-			       opts->version);
 	a = pms_memsrc_attrs(src, &n);
 	if (!n)
 		return pms_err(PMS_EINVAL, "recorder_open: the source has no events yet");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pms_err(PMS_ENOMEM, "out of memory for a recorder");
-	r->o = (struct pms_recorder_opts)PMS_RECORDER_OPTS_INIT;
-	if (opts)
-		r->o.hide_kernel_ips = opts->hide_kernel_ips;
+	r->o = o;
 	r->nattrs = n;
 	r->lay = calloc(n, sizeof(*r->lay));
 	r->aux_attr_type = calloc(n, sizeof(*r->aux_attr_type));

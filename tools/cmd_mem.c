@@ -927,12 +927,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 			      strstr(pms_error_last(), "EACCES") || strstr(pms_error_last(), "EPERM");
 		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
 		if (denied && o.kind == T_SYSTEM) {
-			char *par = NULL;
-			(void)pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &par);
+			int par;
+			char pbuf[16] = "unreadable";
+			if (pms_sys_perf_paranoid(sys, &par) == 0)
+				snprintf(pbuf, sizeof(pbuf), "%d", par);
 			fprintf(stderr, "pmuscope: mem: system-wide sampling (-a) needs CAP_PERFMON "
 					"(or root), or kernel.perf_event_paranoid <= 0 (it is %s)\n",
-				par ? par : "unreadable");
-			free(par);
+				pbuf);
 		} else if (denied && o.kind == T_PID) {
 			fprintf(stderr, "pmuscope: mem: -p %d: watching another user's process needs "
 					"the right to ptrace it (same user), or CAP_PERFMON (or root)\n",

@@ -273,18 +273,6 @@ int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, 
 	return put(r, &r->lay[r->side_attr], rec);
 }
 
-/* One line of proc/sys/kernel (hostname, osrelease, arch), NUL-terminated
- * without its newline; NULL when unreadable. */
-static char *kernel_line(struct pms_sys *sys, const char *name)
-{
-	char rel[64], *text = NULL;
-	snprintf(rel, sizeof(rel), "proc/sys/kernel/%s", name);
-	if (pms_sys_read_file(sys, rel, &text, NULL) < 0)
-		return NULL;
-	text[strcspn(text, "\n")] = 0;
-	return text;
-}
-
 /* "Node 0 MemTotal:  123 kB" from nodeN/meminfo text. */
 static uint64_t meminfo_kb(const char *text, const char *key)
 {
@@ -294,22 +282,15 @@ static uint64_t meminfo_kb(const char *text, const char *key)
 
 static int host_features(struct pms_recorder *r, struct pms_sys *sys)
 {
-	static const struct {
-		const char *name;
-		unsigned feat;
-	} f[] = {
-		{ "hostname", PMS_PERFDATA_FEAT_HOSTNAME },
-		{ "osrelease", PMS_PERFDATA_FEAT_OSRELEASE },
-		{ "arch", PMS_PERFDATA_FEAT_ARCH },
-	};
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		char *v = kernel_line(sys, f[i].name);
-		int rc = v ? pms_perfdata_writer_set_string(r->w, f[i].feat, v) : 0;
-		free(v);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	struct pms_host_facts h;
+	int rc = pms_host_facts_read(sys, &h);
+	if (rc == 0 && h.has_hostname)
+		rc = pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_HOSTNAME, h.hostname);
+	if (rc == 0 && h.has_osrelease)
+		rc = pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_OSRELEASE, h.osrelease);
+	if (rc == 0 && h.has_arch)
+		rc = pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_ARCH, h.arch);
+	return rc;
 }
 
 /* NRCPUS, NUMA_TOPOLOGY and MEM_TOPOLOGY (tools/perf/util/header.c

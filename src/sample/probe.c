@@ -849,18 +849,10 @@ static int probe_event(struct ctx *c, int i)
 
 static int read_paranoid(struct pms_sys *sys, int *out)
 {
-	char *line = NULL;
-	char *end;
-	long v;
-	int ret = pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &line);
-	*out = -99;
+	int ret = pms_sys_perf_paranoid(sys, out);
 	if (ret < 0)
-		return ret;
-	v = strtol(line, &end, 10);
-	if (end != line)
-		*out = (int)v;
-	free(line);
-	return 0;
+		*out = -99;
+	return ret;
 }
 
 /* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in CapEff: include/linux/capability.h

@@ -54,8 +54,8 @@ int cli_catalog_open_cpu(const char *cmd, struct pms_sys *sys, const struct pms_
 	}
 	if (!cpu && known && sel.has_midr && pmus && pms_pmus_core_count(pmus) > 1) {
 		/* big.LITTLE: each cluster's files by its first CPU's MIDR */
-		for (size_t i = 0; i < pmus->count; i++) {
-			const struct pms_pmu *p = &pmus->pmus[i];
+		for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *p = pms_pmus_at(pmus, i);
 			struct pms_catalog_select cs = PMS_CATALOG_SELECT_INIT;
 			if (p->kind != PMS_PMU_CORE)
 				continue;

@@ -89,9 +89,11 @@ static const char *availability(const struct pms_pmus *pmus, const struct pms_ca
 	const char *want = ev->pmu ? ev->pmu : core_pmu;
 	if (want) {
 		const struct pms_pmu *hit = pms_pmu_find(pmus, want);
-		for (size_t i = 0; !hit && i < pmus->count; i++)
-			if (pmus->pmus[i].box && !strcmp(pmus->pmus[i].box, want))
-				hit = &pmus->pmus[i];
+		for (size_t i = 0; !hit && i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *p = pms_pmus_at(pmus, i);
+			if (p->box && !strcmp(p->box, want))
+				hit = p;
+		}
 		if (!hit)
 			return "no";
 		if (ev->pmu)
@@ -118,8 +120,8 @@ static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
 	/* Which of this machine's ARM core PMUs list it. */
 	char here[512] = "";
 	size_t hl = 0;
-	for (size_t i = 0; pmus && i < pmus->count; i++) {
-		const struct pms_pmu *p = &pmus->pmus[i];
+	for (size_t i = 0; pmus && i < pms_pmus_count(pmus); i++) {
+		const struct pms_pmu *p = pms_pmus_at(pmus, i);
 		if (p->kind != PMS_PMU_CORE || strncmp(p->name, "armv", 4))
 			continue;
 		bool has = false;
@@ -324,8 +326,8 @@ static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 			shown++;
 		}
 	}
-	for (size_t p = 0; pmus && p < pmus->count; p++) {
-		const struct pms_pmu *pp = &pmus->pmus[p];
+	for (size_t p = 0; pmus && p < pms_pmus_count(pmus); p++) {
+		const struct pms_pmu *pp = pms_pmus_at(pmus, p);
 		if (pmu && strcasecmp(pmu, pp->name))
 			continue;
 		for (size_t e = 0; e < pp->nevents; e++) {
@@ -457,9 +459,11 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	}
 	/* pmu-less events on a single-core-PMU machine belong to that PMU. */
 	if (nsrc == 1 && !src[0].core_pmu && pmus && pms_pmus_core_count(pmus) == 1) {
-		for (size_t i = 0; i < pmus->count; i++)
-			if (pmus->pmus[i].kind == PMS_PMU_CORE)
-				src[0].core_pmu = pmus->pmus[i].name;
+		for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *pm = pms_pmus_at(pmus, i);
+			if (pm->kind == PMS_PMU_CORE)
+				src[0].core_pmu = pm->name;
+		}
 	}
 
 	struct json j;

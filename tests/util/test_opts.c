@@ -14,6 +14,7 @@
 #include "pmuscope/c2c.h"
 #include "pmuscope/catalog.h"
 #include "pmuscope/count.h"
+#include "pmuscope/countrun.h"
 #include "pmuscope/damon.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
@@ -408,6 +409,38 @@ static void liverun_opts(void)
 	machine_free(&m);
 }
 
+static void countrun_opts(void)
+{
+	struct machine m;
+	struct pms_countrun *a = NULL;
+	struct pms_countrun_opts o = PMS_COUNTRUN_OPTS_INIT;
+	CHECK_OK(machine_load(&m));
+	/* repeat without a command: refused for that after the options were taken */
+	o.repeat = 2;
+	struct outcome nb = took(pms_countrun_new(m.sys, m.pmus, m.topo, &o, &a));
+	CHECK(nb.rc == PMS_EINVAL && strstr(nb.msg, "repeat") != NULL);
+	CHECK_VERSIONS(pms_countrun_new(m.sys, m.pmus, m.topo, &o, &a), o,
+		       PMS_COUNTRUN_OPTS_VERSION, "pms_countrun_new");
+	CHECK(a == NULL);
+	machine_free(&m);
+}
+
+static void damon_run_opts(void)
+{
+	struct machine m;
+	struct pms_damon_run *a = NULL, *b = NULL;
+	struct pms_damon_run_opts o = PMS_DAMON_RUN_OPTS_INIT;
+	CHECK_OK(machine_load(&m));
+	/* the defaults name neither pids nor a command: both refused for that */
+	struct outcome na = took(pms_damon_run_new(m.sys, m.topo, NULL, &a));
+	struct outcome nb = took(pms_damon_run_new(m.sys, m.topo, &o, &b));
+	CHECK_SAME(na, nb);
+	CHECK(na.rc < 0 && strstr(na.msg, "give one") != NULL);
+	CHECK_VERSIONS(pms_damon_run_new(m.sys, m.topo, &o, &a), o, PMS_DAMON_RUN_OPTS_VERSION,
+		       "pms_damon_run_new");
+	machine_free(&m);
+}
+
 /* One row per options struct of include/pmuscope/: its macros' prefix, its
  * layout and the check of the function that takes it. */
 static const struct row {
@@ -420,8 +453,10 @@ static const struct row {
 	{ "PMS_CATALOG_SELECT", &pms_opts_layout_PMS_CATALOG_SELECT, catalog_select },
 	{ "PMS_CHILD_OPTS", &pms_opts_layout_PMS_CHILD_OPTS, child_opts },
 	{ "PMS_COUNT_OPTS", &pms_opts_layout_PMS_COUNT_OPTS, count_opts },
+	{ "PMS_COUNTRUN_OPTS", &pms_opts_layout_PMS_COUNTRUN_OPTS, countrun_opts },
 	{ "PMS_DAMON_OPTS", &pms_opts_layout_PMS_DAMON_OPTS, damon_opts },
 	{ "PMS_DAMON_REPORT_OPTS", &pms_opts_layout_PMS_DAMON_REPORT_OPTS, damon_report_opts },
+	{ "PMS_DAMON_RUN_OPTS", &pms_opts_layout_PMS_DAMON_RUN_OPTS, damon_run_opts },
 	{ "PMS_EVENT_PARSE_OPTS", &pms_opts_layout_PMS_EVENT_PARSE_OPTS, event_parse_opts },
 	{ "PMS_EXPORT_PPROF_OPTS", &pms_opts_layout_PMS_EXPORT_PPROF_OPTS, export_pprof_opts },
 	{ "PMS_LIVERUN_OPTS", &pms_opts_layout_PMS_LIVERUN_OPTS, liverun_opts },

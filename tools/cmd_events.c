@@ -89,8 +89,8 @@ static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
 	/* Which of this machine's ARM core PMUs list it. */
 	char here[512] = "";
 	size_t hl = 0;
-	for (size_t i = 0; pmus && i < pmus->count; i++) {
-		const struct pms_pmu *p = &pmus->pmus[i];
+	for (size_t i = 0; pmus && i < pms_pmus_count(pmus); i++) {
+		const struct pms_pmu *p = pms_pmus_at(pmus, i);
 		if (p->kind != PMS_PMU_CORE || strncmp(p->name, "armv", 4))
 			continue;
 		bool has = pms_pmu_lists_code(p, number);
@@ -290,9 +290,9 @@ static const char *single_core_pmu(const struct pms_pmus *pmus)
 	const char *name = NULL;
 	if (!pmus || pms_pmus_core_count(pmus) != 1)
 		return NULL;
-	for (size_t i = 0; i < pmus->count; i++)
-		if (pmus->pmus[i].kind == PMS_PMU_CORE)
-			name = pmus->pmus[i].name;
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++)
+		if (pms_pmus_at(pmus, i)->kind == PMS_PMU_CORE)
+			name = pms_pmus_at(pmus, i)->name;
 	return name;
 }
 

@@ -60,9 +60,9 @@ static void no_hw_note(char *buf, size_t size, const struct pms_pmus *pmus, bool
 {
 	char names[256] = "";
 	size_t len = 0;
-	for (size_t i = 0; i < pmus->count && len < sizeof(names); i++) {
+	for (size_t i = 0; i < pms_pmus_count(pmus) && len < sizeof(names); i++) {
 		int n = snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
-				 pmus->pmus[i].name);
+				 pms_pmus_at(pmus, i)->name);
 		if (n > 0)
 			len += (size_t)n;
 	}
@@ -91,8 +91,8 @@ static const char *precise_str(const struct pms_pmu *p, char *buf, size_t size)
 
 static void print_text(const struct pms_pmus *pmus, const char *pattern)
 {
-	for (size_t i = 0; i < pmus->count; i++) {
-		const struct pms_pmu *p = &pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+		const struct pms_pmu *p = pms_pmus_at(pmus, i);
 		char eng[64], *cpus;
 		if (!matches(pattern, p->name))
 			continue;
@@ -159,8 +159,8 @@ static void print_json(const struct pms_pmus *pmus, const char *pattern, const c
 	cli_json_bool(&j, "hypervisor", hv);
 	cli_json_str(&j, "note", note);
 	cli_json_begin_array(&j, "pmus");
-	for (size_t i = 0; i < pmus->count; i++) {
-		const struct pms_pmu *p = &pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+		const struct pms_pmu *p = pms_pmus_at(pmus, i);
 		char *cpus;
 		if (!matches(pattern, p->name))
 			continue;
@@ -273,13 +273,13 @@ int cmd_list(const struct cli_global *g, int argc, char **argv)
 	hv = pms_hypervisor_detect(sys, hv_what, sizeof(hv_what));
 	if (!has_hw)
 		no_hw_note(note, sizeof(note), pmus, hv, hv_what);
-	for (size_t i = 0; i < pmus->count; i++)
-		shown += matches(pattern, pmus->pmus[i].name);
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++)
+		shown += matches(pattern, pms_pmus_at(pmus, i)->name);
 
 	if (json) {
 		print_json(pmus, pattern, pms_sys_root(sys), has_hw, hv, has_hw ? NULL : note);
 	} else {
-		if (pmus->count == 0)
+		if (pms_pmus_count(pmus) == 0)
 			printf("The kernel lists no PMUs at all (%s/sys/bus/event_source/devices is "
 			       "missing or empty): perf_events is not available.\n",
 			       strcmp(pms_sys_root(sys), "/") ? pms_sys_root(sys) : "");

@@ -810,11 +810,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (o.wl.node >= 0 && o.kind == T_WORKLOAD && !pms_topo_node(topo, o.wl.node)) {
 		char have[256];
 		size_t len = 0;
-		for (size_t i = 0; i < topo->nnodes && len < sizeof(have); i++)
+		for (size_t i = 0; i < pms_topo_node_count(topo) && len < sizeof(have); i++)
 			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%d", i ? ", " : "",
-						topo->nodes[i].id);
+						pms_topo_node_at(topo, i)->id);
 		fprintf(stderr, "pmuscope: mem: node %d does not exist (this machine has node%s %s)\n",
-			o.wl.node, topo->nnodes == 1 ? "" : "s", have);
+			o.wl.node, pms_topo_node_count(topo) == 1 ? "" : "s", have);
 		goto out;
 	}
 

@@ -1050,7 +1050,7 @@ static void ibs_fill(struct pms_perfdata_reader *r, struct pms_perfdata_event *e
 	for (size_t i = 0; i < in->npmu; i++)
 		if (in->pmu[i].type == ev->attr->attr->type)
 			pmu = in->pmu[i].name;
-	if (!pmu || strncmp(pmu, "ibs_op", 6))
+	if (pms_engine_of_pmu(pmu, NULL) != PMS_ENG_IBS)
 		return;
 	memset(&cx, 0, sizeof(cx));
 	cx.engine = PMS_ENG_IBS;

@@ -95,8 +95,8 @@ static void print_json(const char *root, const struct pms_topo *t,
 	cli_json_end_array(&j);
 
 	cli_json_begin_array(&j, "nodes");
-	for (size_t i = 0; i < t->nnodes; i++) {
-		const struct pms_topo_node *n = &t->nodes[i];
+	for (size_t i = 0; i < pms_topo_node_count(t); i++) {
+		const struct pms_topo_node *n = pms_topo_node_at(t, i);
 		cli_json_begin_object(&j, NULL);
 		cli_json_int(&j, "id", n->id);
 		cli_json_str(&j, "cpus", set_str(&n->cpus, b, SETBUF));
@@ -217,11 +217,12 @@ static void print_text(const struct pms_topo *t, const struct pms_uncore_box *bo
 		printf("  L3 #%d: %s, cpus %s\n", c->logical, cli_human_size(c->size, hs, sizeof(hs)),
 		       set_str(&c->cpus, b, SETBUF));
 	}
-	printf("NUMA nodes: %zu%s%s\n", t->nnodes, t->numa_synthetic ? " (no NUMA in sysfs)" : "",
+	printf("NUMA nodes: %zu%s%s\n", pms_topo_node_count(t),
+	       t->numa_synthetic ? " (no NUMA in sysfs)" : "",
 	       t->numa_overlap ? " (warning: nodes share CPUs; each CPU kept its lowest node)"
 			       : "");
-	for (size_t i = 0; i < t->nnodes; i++) {
-		const struct pms_topo_node *n = &t->nodes[i];
+	for (size_t i = 0; i < pms_topo_node_count(t); i++) {
+		const struct pms_topo_node *n = pms_topo_node_at(t, i);
 		printf("  node %d: cpus %s%s%s", n->id,
 		       pms_cpuset_count(&n->cpus) ? set_str(&n->cpus, b, SETBUF) : "-",
 		       n->has_memory ? "" : ", no memory", n->has_cpu ? "" : ", memory only");
@@ -238,15 +239,16 @@ static void print_text(const struct pms_topo *t, const struct pms_uncore_box *bo
 		}
 		printf("\n");
 	}
-	if (t->nnodes > 1 && t->nodes[0].ndistances) {
+	if (pms_topo_node_count(t) > 1 && pms_topo_node_at(t, 0)->ndistances) {
 		printf("Distances:\n      ");
-		for (size_t i = 0; i < t->nnodes; i++)
-			printf("%4d", t->nodes[i].id);
+		for (size_t i = 0; i < pms_topo_node_count(t); i++)
+			printf("%4d", pms_topo_node_at(t, i)->id);
 		printf("\n");
-		for (size_t i = 0; i < t->nnodes; i++) {
-			printf("  %4d", t->nodes[i].id);
-			for (size_t k = 0; k < t->nodes[i].ndistances; k++)
-				printf("%4d", t->nodes[i].distances[k]);
+		for (size_t i = 0; i < pms_topo_node_count(t); i++) {
+			const struct pms_topo_node *n = pms_topo_node_at(t, i);
+			printf("  %4d", n->id);
+			for (size_t k = 0; k < n->ndistances; k++)
+				printf("%4d", n->distances[k]);
 			printf("\n");
 		}
 	}

@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "pmuscope/error.h"
 #include "pmuscope/topo.h"
@@ -212,35 +211,24 @@ void cli_json_null(struct json *j, const char *k)
 static json_t *meta(void)
 {
 	json_t *m = json_object();
-	struct utsname u;
 	struct pms_sys *sys = NULL;
 	struct pms_topo *topo = NULL;
 	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
-	char *host = NULL, *kernel = NULL;
+	struct pms_host_facts h = { 0 };
 	if (!m)
 		return NULL;
 	json_object_set_new(m, "version", json_string(pms_version()));
 	o.root = meta_global ? meta_global->root : NULL;
 	if (pms_sys_new(&sys, &o) == 0) {
-		if (pms_sys_is_live(sys) && uname(&u) == 0) {
-			host = strdup(u.nodename);
-			kernel = strdup(u.release);
-		} else {
-			if (pms_sys_read_line(sys, "proc/sys/kernel/hostname", &host) < 0)
-				host = NULL;
-			if (pms_sys_read_line(sys, "proc/sys/kernel/osrelease", &kernel) < 0)
-				kernel = NULL;
-		}
+		(void)pms_host_facts_read(sys, &h);
 		if (pms_topo_load(sys, &topo) < 0)
 			topo = NULL;
 	}
 	pms_error_clear();
-	json_object_set_new(m, "host", host ? jstring(host) : json_null());
-	json_object_set_new(m, "kernel", kernel ? jstring(kernel) : json_null());
+	json_object_set_new(m, "host", h.has_hostname ? jstring(h.hostname) : json_null());
+	json_object_set_new(m, "kernel", h.has_osrelease ? jstring(h.osrelease) : json_null());
 	json_object_set_new(m, "cpu_model",
 			    topo && topo->model_name ? jstring(topo->model_name) : json_null());
-	free(host);
-	free(kernel);
 	pms_topo_free(topo);
 	pms_sys_free(sys);
 	return m;

@@ -367,9 +367,26 @@ int pms_ibs_fetch_raw_parse(const void *raw, size_t size, struct pms_ibs_fetch_r
 int pms_ibs_fetch_fields_decode(const struct pms_ibs_fetch_regs *regs,
 				struct pms_ibs_fetch_fields *out);
 
-/* The CPU of a recording from its HEADER_CPUID string ("AuthenticAMD,25,17,1":
- * vendor, family, model, stepping, decimal; perf's x86 get_cpuid) and the
- * caps word of a raw sample.  PMS_ENOENT for a string that is not AMD's. */
+/* A recording's HEADER_CPUID string, parsed by this one function: perf's x86
+ * form "GenuineIntel,6,85,4" (tools/perf/arch/x86/util/header.c get_cpuid:
+ * vendor, family, model, stepping, decimal; stepping may be missing) or the
+ * arm64 MIDR in hex, "0x00000000410fd0c0" (tools/perf/arch/arm64/util/
+ * header.c).  The vendor is the text before the first comma; an AMD machine
+ * (IBS) is vendor AuthenticAMD or HygonGenuine.  0, or PMS_EPARSE (with
+ * vendor filled when the string has one) or PMS_EINVAL for NULL. */
+struct pms_cpuid {
+	char vendor[16];     /* "GenuineIntel", "AuthenticAMD", ...; "" for a MIDR */
+	int family, model;   /* -1 when absent */
+	int stepping;        /* -1 when absent */
+	uint64_t midr;       /* arm64 */
+	bool has_midr;
+	bool amd;            /* AuthenticAMD or HygonGenuine */
+};
+int pms_cpuid_parse(const char *cpuid, struct pms_cpuid *out);
+
+/* The CPU of a recording from its HEADER_CPUID string ("AuthenticAMD,25,17,1",
+ * pms_cpuid_parse) and the caps word of a raw sample.  PMS_ENOENT for a
+ * string that is not AMD's. */
 int pms_ibs_cpu_from_cpuid(const char *cpuid, uint32_t caps, struct pms_ibs_cpu *out);
 
 /* A raw IBS sample of a recording (`perf record -e ibs_op//` with

@@ -128,6 +128,10 @@ struct pms_pmus {
  * call with a message naming the file. */
 int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out);
 void pms_pmus_free(struct pms_pmus *pmus);
+/* The PMUs as loaded: how many, and the i-th (NULL past the end or for a NULL
+ * list). */
+size_t pms_pmus_count(const struct pms_pmus *pmus);
+const struct pms_pmu *pms_pmus_at(const struct pms_pmus *pmus, size_t i);
 
 /* A tracepoint: "subsystem:event" (perf's name) and the id that goes in
  * attr.config of a PERF_TYPE_TRACEPOINT event. */

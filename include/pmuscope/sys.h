@@ -112,6 +112,23 @@ int pms_sys_read_line(const struct pms_sys *sys, const char *relpath, char **out
 /* Parse a file holding one integer (decimal, or hex with 0x). */
 int pms_sys_read_u64(const struct pms_sys *sys, const char *relpath, uint64_t *out);
 
+/* kernel.perf_event_paranoid (proc/sys/kernel/perf_event_paranoid), the one
+ * reader of it: 0 with *level, or a negative PMS_E* when the file cannot be
+ * read or holds no integer. */
+int pms_sys_perf_paranoid(const struct pms_sys *sys, int *level);
+
+/* What the machine calls itself, read once for every user (the recorder's
+ * HOSTNAME/OSRELEASE/ARCH header features, the CLI's JSON "host" and
+ * "kernel"): the first line of proc/sys/kernel/hostname, osrelease and arch
+ * below the root (uname's nodename, release and machine on a live system).
+ * A fact whose file cannot be read is left empty with its has_ false.
+ * Returns 0 (the facts that could be read), or PMS_EINVAL for NULL. */
+struct pms_host_facts {
+	char hostname[128], osrelease[128], arch[64];
+	bool has_hostname, has_osrelease, has_arch;
+};
+int pms_host_facts_read(const struct pms_sys *sys, struct pms_host_facts *out);
+
 /* True when relpath exists below the root. */
 bool pms_sys_exists(const struct pms_sys *sys, const char *relpath);
 

@@ -139,6 +139,10 @@ int pms_topo_load_cpuid(struct pms_sys *sys, struct pms_topo **out);
 /* Lookups; NULL / -1 / negative PMS_E* when not found. */
 const struct pms_topo_cpu *pms_topo_cpu(const struct pms_topo *topo, int cpu);
 const struct pms_topo_node *pms_topo_node(const struct pms_topo *topo, int node);
+/* The nodes in id order: how many, and the i-th (NULL past the end or for a
+ * NULL topology). */
+size_t pms_topo_node_count(const struct pms_topo *topo);
+const struct pms_topo_node *pms_topo_node_at(const struct pms_topo *topo, size_t i);
 const struct pms_topo_package *pms_topo_package(const struct pms_topo *topo, int package);
 int pms_topo_node_of_cpu(const struct pms_topo *topo, int cpu);
 /* Distance between two node ids from the distance files, -1 if unknown. */

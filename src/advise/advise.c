@@ -57,18 +57,19 @@ void pms_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
 	*hi = k == n || mid + half > 1 ? 1 : mid + half;
 }
 
+PMS_OPTS_LAYOUT(PMS_ADVISE_OPTS, struct pms_advise_opts,
+		PMS_OPTS_END(struct pms_advise_opts, stores_unknown));
+
 int pms_advisor_new(const struct pms_topo *topo, const struct pms_advise_opts *opts,
 		    struct pms_advisor **out)
 {
-	static const struct pms_advise_opts defaults = PMS_ADVISE_OPTS_INIT;
+	struct pms_advise_opts o;
 	int rc;
 	if (!out)
 		return pms_err(PMS_EINVAL, "pms_advisor_new: out is NULL");
-	if (!opts)
-		opts = &defaults;
-	if ((rc = pms_opts_check("pms_advisor_new", "PMS_ADVISE_OPTS_INIT", opts->version,
-				 PMS_ADVISE_OPTS_VERSION)) < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_advisor_new", PMS_ADVISE_OPTS, opts, &o)) < 0)
 		return rc;
+	opts = &o;
 	struct pms_advisor *a = calloc(1, sizeof(*a));
 	if (!a)
 		return pms_err(PMS_ENOMEM, "pms_advisor_new: out of memory");

@@ -55,11 +55,14 @@ static int fatal_errno(long e)
 	       e == -ENOSYS;
 }
 
+PMS_OPTS_LAYOUT(PMS_MIGRATE_OPTS, struct pms_migrate_opts,
+		PMS_OPTS_END(struct pms_migrate_opts, headroom));
+
 int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t end,
 		      const int *nodes, size_t nnodes, const struct pms_migrate_opts *opts,
 		      struct pms_migrate_result *res)
 {
-	static const struct pms_migrate_opts defaults = PMS_MIGRATE_OPTS_INIT;
+	struct pms_migrate_opts o;
 	void **pages = NULL;
 	int *tnodes = NULL, *before = NULL, *st = NULL;
 	int rc;
@@ -68,11 +71,9 @@ int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t e
 	memset(res, 0, sizeof(*res));
 	if (!sys || !nodes || !nnodes)
 		return pms_err(PMS_EINVAL, "pms_migrate_range: no context or no target node");
-	if (!opts)
-		opts = &defaults;
-	if ((rc = pms_opts_check("pms_migrate_range", "PMS_MIGRATE_OPTS_INIT", opts->version,
-				 PMS_MIGRATE_OPTS_VERSION)) < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_migrate_range", PMS_MIGRATE_OPTS, opts, &o)) < 0)
 		return rc;
+	opts = &o;
 	size_t ps = opts->page_size ? opts->page_size : 4096;
 	size_t batch = opts->batch ? opts->batch : 512;
 	if (ps & (ps - 1))

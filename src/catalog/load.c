@@ -871,17 +871,20 @@ int pms_catalog_load_for_pmu(struct pms_catalog *cat, const char *path,
 	return (int)(cat->n - first);
 }
 
+PMS_OPTS_LAYOUT(PMS_CATALOG_SELECT, struct pms_catalog_select,
+		PMS_OPTS_END(struct pms_catalog_select, apple_gen));
+
 int pms_catalog_load(struct pms_catalog *cat, const char *path,
 		     const struct pms_catalog_select *sel)
 {
+	struct pms_catalog_select s;
 	if (!cat || !path)
 		return pms_err(PMS_EINVAL, "pms_catalog_load: NULL argument");
-	int v = sel ? pms_opts_check("pms_catalog_load", "PMS_CATALOG_SELECT_INIT", sel->version,
-				     PMS_CATALOG_SELECT_VERSION) : 0;
+	int v = PMS_OPTS_TAKE("pms_catalog_load", PMS_CATALOG_SELECT, sel, &s);
 	if (v < 0)
 		return v;
 	size_t n0 = cat->n;
-	int r = catalog_load(cat, path, sel);
+	int r = catalog_load(cat, path, sel ? &s : NULL); /* NULL: every row, as the INIT value */
 	if (r < 0)
 		pms_cat_truncate(cat, n0);
 	return r;

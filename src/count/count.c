@@ -364,11 +364,15 @@ size_t pms_counter_whole_domain(const struct pms_counter *c, char *buf, size_t s
 	return n;
 }
 
+PMS_OPTS_LAYOUT(PMS_COUNT_OPTS, struct pms_count_opts,
+		PMS_OPTS_END(struct pms_count_opts, no_inherit),
+		PMS_OPTS_END(struct pms_count_opts, skip_unsupported));
+
 int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_event_list *list,
 		     const struct pms_count_opts *opts, struct pms_counter **out)
 {
-	static const struct pms_count_opts def = PMS_COUNT_OPTS_INIT;
+	struct pms_count_opts o;
 	struct pms_counter *c = NULL;
 	struct places ps = { 0 };
 	pid_t *tids = NULL;
@@ -377,13 +381,11 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	int r;
 
 	*out = NULL;
-	if (!opts)
-		opts = &def;
 	if (!sys || !list)
 		return pms_err(PMS_EINVAL, "pms_counter_open: missing sys or event list");
-	if ((r = pms_opts_check("pms_counter_open", "PMS_COUNT_OPTS_INIT", opts->version,
-				PMS_COUNT_OPTS_VERSION)) < 0)
+	if ((r = PMS_OPTS_TAKE("pms_counter_open", PMS_COUNT_OPTS, opts, &o)) < 0)
 		return r;
+	opts = &o;
 	if (!list->count)
 		return pms_err(PMS_EINVAL, "pms_counter_open: no events to count");
 	if (opts->target == PMS_COUNT_CPUS && !topo)
@@ -401,9 +403,7 @@ int pms_counter_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	c->pmus = pmus;
 	c->topo = topo;
 	c->list = list;
-	/* a version-1 caller's struct ends before skip_unsupported */
-	memcpy(&c->opts, opts, opts->version >= 2 ? sizeof(c->opts)
-						   : offsetof(struct pms_count_opts, skip_unsupported));
+	c->opts = o;
 	c->unsupported = calloc(list->count, sizeof(*c->unsupported));
 	if (!c->unsupported) {
 		r = pms_err(PMS_ENOMEM, "out of memory for a counter");

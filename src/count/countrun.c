@@ -73,11 +73,13 @@ static int fail(struct pms_countrun *cr, enum pms_countrun_stage stage, int rc)
 	return rc;
 }
 
+PMS_OPTS_LAYOUT(PMS_COUNTRUN_OPTS, struct pms_countrun_opts, PMS_OPTS_END(struct pms_countrun_opts, ud));
+
 int pms_countrun_new(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_countrun_opts *opts,
 		     struct pms_countrun **out)
 {
-	static const struct pms_countrun_opts defaults = PMS_COUNTRUN_OPTS_INIT;
+	struct pms_countrun_opts o;
 	static const struct pms_event_parse_opts parse0 = PMS_EVENT_PARSE_OPTS_INIT;
 	static const struct pms_count_opts count0 = PMS_COUNT_OPTS_INIT;
 	struct pms_countrun *cr;
@@ -86,12 +88,9 @@ int pms_countrun_new(struct pms_sys *sys, const struct pms_pmus *pmus,
 
 	if (!sys || !out)
 		return pms_err(PMS_EINVAL, "pms_countrun_new: sys and out are required");
-	if (!opts)
-		opts = &defaults;
-	rc = pms_opts_check("pms_countrun_new", "PMS_COUNTRUN_OPTS_INIT", opts->version,
-			    PMS_COUNTRUN_OPTS_VERSION);
-	if (rc < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_countrun_new", PMS_COUNTRUN_OPTS, opts, &o)) < 0)
 		return rc;
+	opts = &o;
 	if (opts->repeat > 1 && !opts->argv)
 		return pms_err(PMS_EINVAL, "repeat %u: repeating needs a command (argv)",
 			       opts->repeat);

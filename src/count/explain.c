@@ -39,15 +39,9 @@ static void put(struct sbuf *b, const char *fmt, ...)
 
 int pms_count_paranoid(const struct pms_sys *sys)
 {
-	char *line = NULL;
-	int r = INT_MIN;
-	if (pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &line) >= 0) {
-		char *end;
-		long l = strtol(line, &end, 10);
-		if (end != line)
-			r = (int)l;
-	}
-	free(line);
+	int r;
+	if (pms_sys_perf_paranoid(sys, &r) < 0)
+		r = INT_MIN;
 	pms_error_clear();
 	return r;
 }

@@ -198,10 +198,14 @@ void pms_selfmon_free(struct pms_selfmon *s)
 	free(s);
 }
 
+PMS_OPTS_LAYOUT(PMS_SELFMON_OPTS, struct pms_selfmon_opts,
+		PMS_OPTS_END(struct pms_selfmon_opts, hooks),
+		PMS_OPTS_END(struct pms_selfmon_opts, no_arm64_long));
+
 int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const char *events,
 		     const struct pms_selfmon_opts *opts, struct pms_selfmon **out)
 {
-	struct pms_selfmon_opts def = PMS_SELFMON_OPTS_INIT;
+	struct pms_selfmon_opts o;
 	struct pms_event_list *list = NULL;
 	struct pms_selfmon *s = NULL;
 	const struct pms_sys_ops *ops;
@@ -211,14 +215,11 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 	*out = NULL;
 	if (!sys || !events)
 		return pms_err(PMS_EINVAL, "pms_selfmon_open: missing sys or events");
-	if (!opts)
-		opts = &def;
-	if ((r = pms_opts_check("pms_selfmon_open", "PMS_SELFMON_OPTS_INIT", opts->version,
-				PMS_SELFMON_OPTS_VERSION)) < 0)
+	if ((r = PMS_OPTS_TAKE("pms_selfmon_open", PMS_SELFMON_OPTS, opts, &o)) < 0)
 		return r;
+	opts = &o; /* a version-1 caller's catalog and no_arm64_long: the defaults */
 	ops = pms_sys_ops(sys);
-	/* A version-1 caller's struct ends at hooks: never read catalog there. */
-	r = parse_events(sys, pmus, events, opts->version >= 2 ? opts->catalog : NULL, &list);
+	r = parse_events(sys, pmus, events, opts->catalog, &list);
 	if (r < 0)
 		return r;
 	s = calloc(1, sizeof(*s));
@@ -274,7 +275,7 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 			 * user page computed after a read (PERF_EVENT_IOC_RESET
 			 * does one) is 2^32 off whenever bit 31 of the counter
 			 * is set. */
-			if (c->arm64_access && !(opts->version >= 2 && opts->no_arm64_long))
+			if (c->arm64_access && !opts->no_arm64_long)
 				c->arm64_long = format_term(pmu, "long", true, &a);
 		}
 		fd = ops->perf_event_open(ops->ud, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);

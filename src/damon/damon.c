@@ -31,6 +31,7 @@
 #include "damon/damon_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -271,20 +272,24 @@ static void defaults(struct pms_damon_opts *o)
 		o->pages_per_region = 4;
 }
 
+PMS_OPTS_LAYOUT(PMS_DAMON_OPTS, struct pms_damon_opts,
+		PMS_OPTS_END(struct pms_damon_opts, pages_per_region));
+
 int pms_damon_start(struct pms_sys *sys, const struct pms_topo *topo,
 		    const struct pms_damon_opts *opts, struct pms_damon **out)
 {
+	struct pms_damon_opts o;
 	struct pms_damon *d = NULL;
 	struct pms_damon_probe pr;
 	uint64_t nr = 0;
 	int ret = 0;
 
-	if (!sys || !opts || !out)
+	if (!sys || !out)
 		return pms_err(PMS_EINVAL, "pms_damon_start: NULL argument");
 	*out = NULL;
-	if (opts->version != PMS_DAMON_OPTS_VERSION)
-		return pms_err(PMS_EINVAL, "pms_damon_start: opts version %u, expected %u",
-			       opts->version, PMS_DAMON_OPTS_VERSION);
+	if ((ret = PMS_OPTS_TAKE("pms_damon_start", PMS_DAMON_OPTS, opts, &o)) < 0)
+		return ret;
+	opts = &o; /* NULL: no pids, refused below */
 	if (!opts->npids || opts->npids > PMS_DAMON_MAX_TARGETS || !opts->pids)
 		return pms_err(PMS_EINVAL, "DAMON: want 1 to %d target pids, got %zu",
 			       PMS_DAMON_MAX_TARGETS, opts->npids);

@@ -7,6 +7,7 @@
 #include "damon/damon_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -520,17 +521,20 @@ static int build_all(struct build *b)
 	return build_cpu_nodes(b);
 }
 
+PMS_OPTS_LAYOUT(PMS_DAMON_REPORT_OPTS, struct pms_damon_report_opts,
+		PMS_OPTS_END(struct pms_damon_report_opts, cold_ratio));
+
 int pms_damon_report_build(const struct pms_damon *d, const struct pms_damon_report_opts *opts,
 			   struct pms_damon_report **out)
 {
-	struct build b = { .d = d, .o = PMS_DAMON_REPORT_OPTS_INIT, .maxnode = -1 };
+	struct build b = { .d = d, .maxnode = -1 };
 	int ret;
 
+	if ((ret = PMS_OPTS_TAKE("pms_damon_report_build", PMS_DAMON_REPORT_OPTS, opts, &b.o)) < 0)
+		return ret;
 	if (!d || !out)
 		return pms_err(PMS_EINVAL, "pms_damon_report_build: NULL argument");
 	*out = NULL;
-	if (opts)
-		b.o = *opts;
 	if (b.o.hot_ratio <= 0)
 		b.o.hot_ratio = 0.25;
 	if (b.o.cold_ratio <= 0)

@@ -39,10 +39,12 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+PMS_OPTS_LAYOUT(PMS_DAMON_RUN_OPTS, struct pms_damon_run_opts, PMS_OPTS_END(struct pms_damon_run_opts, ud));
+
 int pms_damon_run_new(struct pms_sys *sys, const struct pms_topo *topo,
 		      const struct pms_damon_run_opts *opts, struct pms_damon_run **out)
 {
-	static const struct pms_damon_run_opts defaults = PMS_DAMON_RUN_OPTS_INIT;
+	struct pms_damon_run_opts o;
 	static const struct pms_damon_opts d0 = PMS_DAMON_OPTS_INIT;
 	static const struct pms_damon_report_opts r0 = PMS_DAMON_REPORT_OPTS_INIT;
 	struct pms_damon_run *run;
@@ -50,12 +52,9 @@ int pms_damon_run_new(struct pms_sys *sys, const struct pms_topo *topo,
 
 	if (!sys || !out)
 		return pms_err(PMS_EINVAL, "pms_damon_run_new: sys and out are required");
-	if (!opts)
-		opts = &defaults;
-	rc = pms_opts_check("pms_damon_run_new", "PMS_DAMON_RUN_OPTS_INIT", opts->version,
-			    PMS_DAMON_RUN_OPTS_VERSION);
-	if (rc < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_damon_run_new", PMS_DAMON_RUN_OPTS, opts, &o)) < 0)
 		return rc;
+	opts = &o;
 	const struct pms_damon_opts *d = opts->damon ? opts->damon : &d0;
 	if (!d->npids == !opts->argv)
 		return pms_err(PMS_EINVAL, "a DAMON run watches either processes (pids) or a "

@@ -478,27 +478,21 @@ int pms_ibs_fetch_fields_decode(const struct pms_ibs_fetch_regs *regs,
 
 int pms_ibs_cpu_from_cpuid(const char *cpuid, uint32_t caps, struct pms_ibs_cpu *out)
 {
-	unsigned fam, model;
-	const char *p;
-	char *end;
+	struct pms_cpuid c;
+	int rc;
 
 	if (!cpuid || !out)
 		return pms_err(PMS_EINVAL, "pms_ibs_cpu_from_cpuid: NULL argument");
-	if (strncmp(cpuid, "AuthenticAMD,", 13) != 0 && strncmp(cpuid, "HygonGenuine,", 13) != 0)
+	rc = pms_cpuid_parse(cpuid, &c);
+	if (!c.amd)
 		return pms_err(PMS_ENOENT,
 			       "CPUID \"%.40s\" is not an AMD one (\"AuthenticAMD,family,model,"
 			       "stepping\"): the file was not recorded on an IBS machine",
 			       cpuid);
-	p = cpuid + 13;
-	fam = (unsigned)strtoul(p, &end, 10);
-	if (end == p || *end != ',')
-		return pms_err(PMS_EPARSE, "CPUID \"%.40s\": no family after the vendor", cpuid);
-	p = end + 1;
-	model = (unsigned)strtoul(p, &end, 10);
-	if (end == p)
-		return pms_err(PMS_EPARSE, "CPUID \"%.40s\": no model after the family", cpuid);
-	out->family = fam;
-	out->model = model;
+	if (rc < 0)
+		return rc;
+	out->family = (unsigned)c.family;
+	out->model = (unsigned)c.model;
 	out->caps = caps;
 	return 0;
 }

@@ -859,9 +859,13 @@ int pms_event_parse(const struct pms_pmus *pmus, const char *text,
 	return pms_event_parse_ex(pmus, text, NULL, out);
 }
 
+PMS_OPTS_LAYOUT(PMS_EVENT_PARSE_OPTS, struct pms_event_parse_opts,
+		PMS_OPTS_END(struct pms_event_parse_opts, catalog));
+
 int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		       const struct pms_event_parse_opts *opts, struct pms_event_list **out)
 {
+	struct pms_event_parse_opts o;
 	struct ev_ast_list al = { 0 };
 	struct bctx b = { pmus, text, 0, NULL };
 	struct evvec *exps = NULL, final = { 0 };
@@ -873,11 +877,9 @@ int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		*out = NULL;
 	if (!text || !out)
 		return pms_err(PMS_EINVAL, "pms_event_parse: NULL %s", text ? "out" : "text");
-	if (opts && (ret = pms_opts_check("pms_event_parse_ex", "PMS_EVENT_PARSE_OPTS_INIT",
-					  opts->version, PMS_EVENT_PARSE_OPTS_VERSION)) < 0)
+	if ((ret = PMS_OPTS_TAKE("pms_event_parse_ex", PMS_EVENT_PARSE_OPTS, opts, &o)) < 0)
 		return ret;
-	if (opts)
-		b.cat = opts->catalog;
+	b.cat = o.catalog;
 	b.ncores = pms_pmus_core_count(pmus);
 
 	if ((ret = pms_ev_ast_parse(text, &al)) < 0)

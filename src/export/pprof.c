@@ -12,6 +12,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/export.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;
@@ -289,23 +290,23 @@ static bool has_src(const struct pms_memsample *s)
 	return (s->valid & PMS_MS_DATA_SRC) && s->data_src && s->data_src != PMS_MEM_NA_VALUE;
 }
 
+PMS_OPTS_LAYOUT(PMS_EXPORT_PPROF_OPTS, struct pms_export_pprof_opts,
+		PMS_OPTS_END(struct pms_export_pprof_opts, comment));
+
 int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_export_pprof_opts *opts,
 		     void **out, size_t *len)
 {
-	struct pms_export_pprof_opts o = PMS_EXPORT_PPROF_OPTS_INIT;
+	struct pms_export_pprof_opts o;
 	struct build b;
 	uint8_t *packed = NULL;
 	int rc = 0;
 	memset(&b, 0, sizeof(b));
 	if (out)
 		*out = NULL;
+	if ((rc = PMS_OPTS_TAKE("pms_export_pprof", PMS_EXPORT_PPROF_OPTS, opts, &o)) < 0)
+		return rc;
 	if (!stk || !out || !len)
 		return pms_err(PMS_EINVAL, "export: pprof: NULL argument");
-	if (opts) {
-		if (opts->version < 1 || opts->version > PMS_EXPORT_PPROF_OPTS_VERSION)
-			return pms_err(PMS_EINVAL, "export: pprof: opts version %u unknown", opts->version);
-		o = *opts;
-	}
 	const struct pms_memreport *r = stk->report;
 	size_t n = stk->nsamples, nframes = stk->off[stk->nstacks], nlocs = stk->nframes;
 	b.samples = calloc(n ? n : 1, sizeof(*b.samples));

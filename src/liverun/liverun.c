@@ -238,22 +238,24 @@ void pms_liverun_free(struct pms_liverun *r)
 	free(r);
 }
 
+PMS_OPTS_LAYOUT(PMS_LIVERUN_OPTS, struct pms_liverun_opts,
+		PMS_OPTS_END(struct pms_liverun_opts, ud),
+		PMS_OPTS_END(struct pms_liverun_opts, hold_budget_ms));
+
 int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_liverun_opts *opts,
 		     struct pms_liverun **out)
 {
-	static const struct pms_liverun_opts defaults = PMS_LIVERUN_OPTS_INIT;
-	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
+	struct pms_liverun_opts lo;
+	struct pms_sampler_opts so;
 	struct pms_liverun *r;
 	int rc;
 
 	if (!sys || !out)
 		return pms_err(PMS_EINVAL, "pms_liverun_open: NULL argument");
-	if (!opts)
-		opts = &defaults;
-	if ((rc = pms_opts_check("pms_liverun_open", "PMS_LIVERUN_OPTS_INIT", opts->version,
-				 PMS_LIVERUN_OPTS_VERSION)) < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_liverun_open", PMS_LIVERUN_OPTS, opts, &lo)) < 0)
 		return rc;
+	opts = &lo;
 	if (opts->target == PMS_LIVERUN_COMMAND && (!opts->argv || !opts->argv[0]))
 		return pms_err(PMS_EINVAL, "live run: no command to start");
 	if (opts->target == PMS_LIVERUN_PID && opts->pid <= 0)
@@ -275,7 +277,7 @@ int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	r->wake_slot = -1;
 	r->target = opts->target;
 	{
-		double b = opts->version >= 2 ? opts->hold_budget_ms : 0;
+		double b = opts->hold_budget_ms;
 		r->hold_budget = b < 0 ? -1 : (b > 0 ? b : PMS_LIVERUN_HOLD_BUDGET_MS) / 1000.0;
 	}
 	r->cb = opts->callbacks ? *opts->callbacks : (struct pms_liverun_callbacks){ 0 };
@@ -309,22 +311,11 @@ int pms_liverun_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		r->pid = opts->pid;
 	}
 
-	if (opts->sampler) {
-		/* the caller's struct may be older (shorter) than ours: copy what
-		 * its version has, the rest keeps the defaults, and the sampler
-		 * reads it by its version (a new version adds its line here) */
-		unsigned v = opts->sampler->version;
-		if ((rc = pms_opts_check("pms_liverun_open (sampler)", "PMS_SAMPLER_OPTS_INIT", v,
-					 PMS_SAMPLER_OPTS_VERSION)) < 0)
-			goto fail;
-		memcpy(&so, opts->sampler,
-		       v == 1   ? offsetof(struct pms_sampler_opts, callgraph)
-		       : v == 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
-		       : v == 3 ? offsetof(struct pms_sampler_opts, spe_inv_data_src)
-		       : v == 4 ? offsetof(struct pms_sampler_opts, adapt)
-				: sizeof(so));
-		so.version = PMS_SAMPLER_OPTS_VERSION; /* the rest: the defaults */
-	}
+	/* the caller's struct may be older (shorter) than ours: what its
+	 * version has, the rest the defaults */
+	if ((rc = PMS_OPTS_TAKE("pms_liverun_open (sampler)", PMS_SAMPLER_OPTS, opts->sampler,
+				&so)) < 0)
+		goto fail;
 	so.target = opts->target == PMS_LIVERUN_SYSTEM ? PMS_TARGET_CPUS
 		    : opts->target == PMS_LIVERUN_PID  ? PMS_TARGET_PID
 						       : PMS_TARGET_CHILD;

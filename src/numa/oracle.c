@@ -307,10 +307,12 @@ static void drop_all(struct pms_numa_oracle *o)
 	o->st.cached = 0;
 }
 
+PMS_OPTS_LAYOUT(PMS_NUMA_OPTS, struct pms_numa_opts, PMS_OPTS_END(struct pms_numa_opts, verify));
+
 int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
 			const struct pms_numa_opts *opts, struct pms_numa_oracle **out)
 {
-	struct pms_numa_opts def = PMS_NUMA_OPTS_INIT;
+	struct pms_numa_opts no;
 	struct pms_numa_oracle *o = NULL;
 	int rc;
 
@@ -318,11 +320,9 @@ int pms_numa_oracle_new(struct pms_sys *sys, const struct pms_topo *topo,
 		*out = NULL;
 	if (!sys || !out)
 		return pms_err(PMS_EINVAL, "numa oracle: NULL sys or out");
-	if (!opts)
-		opts = &def;
-	if ((rc = pms_opts_check("pms_numa_oracle_new", "PMS_NUMA_OPTS_INIT", opts->version,
-				 PMS_NUMA_OPTS_VERSION)) < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_numa_oracle_new", PMS_NUMA_OPTS, opts, &no)) < 0)
 		return rc;
+	opts = &no;
 	size_t psz = opts->page_size ? opts->page_size : 4096;
 	if (psz & (psz - 1))
 		return pms_err(PMS_EINVAL, "numa oracle: page size %zu is not a power of two", psz);

@@ -3,6 +3,7 @@
  * Each row cites the kernel file whose perf_pmu_register() call chooses the
  * name.  The first matching row wins, so exact names come before prefixes. */
 #include "pmu/classify.h"
+#include "pmuscope/memsample.h"
 #include "util/error.h"
 
 #include <ctype.h>
@@ -16,53 +17,51 @@ struct pmu_rule {
 	const char *pattern; /* exact name or prefix */
 	const char *suffix;  /* PREFIX_SUFFIX only */
 	enum pms_pmu_kind kind;
-	enum pms_engine engine;
 	enum pms_uncore_scope scope;
 	const char *source; /* kernel file that registers the name */
 };
 
 static const struct pmu_rule rules[] = {
 	/* Generic PMUs with fixed types (include/uapi/linux/perf_event.h PERF_TYPE_*). */
-	{ EXACT, "software", NULL, PMS_PMU_SOFTWARE, 0, 0, "kernel/events/core.c" },
-	{ EXACT, "tracepoint", NULL, PMS_PMU_TRACEPOINT, 0, 0, "kernel/events/core.c" },
-	{ EXACT, "breakpoint", NULL, PMS_PMU_BREAKPOINT, 0, 0, "kernel/events/hw_breakpoint.c" },
-	{ EXACT, "kprobe", NULL, PMS_PMU_OTHER, 0, 0, "kernel/events/core.c" },
-	{ EXACT, "uprobe", NULL, PMS_PMU_OTHER, 0, 0, "kernel/events/core.c" },
+	{ EXACT, "software", NULL, PMS_PMU_SOFTWARE, 0, "kernel/events/core.c" },
+	{ EXACT, "tracepoint", NULL, PMS_PMU_TRACEPOINT, 0, "kernel/events/core.c" },
+	{ EXACT, "breakpoint", NULL, PMS_PMU_BREAKPOINT, 0, "kernel/events/hw_breakpoint.c" },
+	{ EXACT, "kprobe", NULL, PMS_PMU_OTHER, 0, "kernel/events/core.c" },
+	{ EXACT, "uprobe", NULL, PMS_PMU_OTHER, 0, "kernel/events/core.c" },
 
 	/* Core PMUs. */
-	{ EXACT, "cpu", NULL, PMS_PMU_CORE, 0, 0, "arch/x86/events/core.c (also riscv, powerpc)" },
-	{ EXACT, "cpu_core", NULL, PMS_PMU_CORE, 0, 0, "arch/x86/events/intel/core.c (hybrid)" },
-	{ EXACT, "cpu_atom", NULL, PMS_PMU_CORE, 0, 0, "arch/x86/events/intel/core.c (hybrid)" },
-	{ EXACT, "cpu_lowpower", NULL, PMS_PMU_CORE, 0, 0, "arch/x86/events/intel/core.c (hybrid)" },
-	{ PREFIX, "armv8_", NULL, PMS_PMU_CORE, 0, 0, "drivers/perf/arm_pmuv3.c" },
-	{ PREFIX, "armv9_", NULL, PMS_PMU_CORE, 0, 0, "drivers/perf/arm_pmuv3.c" },
-	{ PREFIX_SUFFIX, "apple_", "_pmu", PMS_PMU_CORE, 0, 0, "drivers/perf/apple_m1_cpu_pmu.c" },
+	{ EXACT, "cpu", NULL, PMS_PMU_CORE, 0, "arch/x86/events/core.c (also riscv, powerpc)" },
+	{ EXACT, "cpu_core", NULL, PMS_PMU_CORE, 0, "arch/x86/events/intel/core.c (hybrid)" },
+	{ EXACT, "cpu_atom", NULL, PMS_PMU_CORE, 0, "arch/x86/events/intel/core.c (hybrid)" },
+	{ EXACT, "cpu_lowpower", NULL, PMS_PMU_CORE, 0, "arch/x86/events/intel/core.c (hybrid)" },
+	{ PREFIX, "armv8_", NULL, PMS_PMU_CORE, 0, "drivers/perf/arm_pmuv3.c" },
+	{ PREFIX, "armv9_", NULL, PMS_PMU_CORE, 0, "drivers/perf/arm_pmuv3.c" },
+	{ PREFIX_SUFFIX, "apple_", "_pmu", PMS_PMU_CORE, 0, "drivers/perf/apple_m1_cpu_pmu.c" },
 
 	/* Precise sampling engines. */
-	{ EXACT, "ibs_op", NULL, PMS_PMU_PRECISE, PMS_ENG_IBS, 0, "arch/x86/events/amd/ibs.c" },
-	{ EXACT, "ibs_fetch", NULL, PMS_PMU_PRECISE, PMS_ENG_IBS_FETCH, 0,
-	  "arch/x86/events/amd/ibs.c" },
-	{ PREFIX, "arm_spe_", NULL, PMS_PMU_PRECISE, PMS_ENG_SPE, 0, "drivers/perf/arm_spe_pmu.c" },
+	{ EXACT, "ibs_op", NULL, PMS_PMU_PRECISE, 0, "arch/x86/events/amd/ibs.c" },
+	{ EXACT, "ibs_fetch", NULL, PMS_PMU_PRECISE, 0, "arch/x86/events/amd/ibs.c" },
+	{ PREFIX, "arm_spe_", NULL, PMS_PMU_PRECISE, 0, "drivers/perf/arm_spe_pmu.c" },
 
 	/* Uncore and other system-wide PMUs, with the scope of one instance. */
-	{ PREFIX, "uncore_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE,
+	{ PREFIX, "uncore_", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE,
 	  "arch/x86/events/intel/uncore.c (one reader CPU per die/package)" },
-	{ EXACT, "amd_df", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE, "arch/x86/events/amd/uncore.c" },
-	{ EXACT, "amd_l3", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_LLC,
+	{ EXACT, "amd_df", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE, "arch/x86/events/amd/uncore.c" },
+	{ EXACT, "amd_l3", NULL, PMS_PMU_UNCORE, PMS_SCOPE_LLC,
 	  "arch/x86/events/amd/uncore.c (one reader CPU per L3/CCX)" },
-	{ PREFIX, "amd_umc_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE, "arch/x86/events/amd/uncore.c" },
-	{ PREFIX, "amd_iommu_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_SYSTEM, "arch/x86/events/amd/iommu.c" },
-	{ EXACT, "power", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE, "arch/x86/events/rapl.c" },
-	{ EXACT, "cstate_pkg", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE,
+	{ PREFIX, "amd_umc_", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE, "arch/x86/events/amd/uncore.c" },
+	{ PREFIX, "amd_iommu_", NULL, PMS_PMU_UNCORE, PMS_SCOPE_SYSTEM, "arch/x86/events/amd/iommu.c" },
+	{ EXACT, "power", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE, "arch/x86/events/rapl.c" },
+	{ EXACT, "cstate_pkg", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE,
 	  "arch/x86/events/intel/cstate.c" },
-	{ EXACT, "cstate_core", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_CPU,
+	{ EXACT, "cstate_core", NULL, PMS_PMU_UNCORE, PMS_SCOPE_CPU,
 	  "arch/x86/events/intel/cstate.c (one reader CPU per core)" },
-	{ PREFIX, "arm_cmn_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE, "drivers/perf/arm-cmn.c" },
-	{ PREFIX, "arm_ccn_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE, "drivers/perf/arm-ccn.c" },
-	{ PREFIX, "arm_dsu_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_CLUSTER, "drivers/perf/arm_dsu_pmu.c" },
-	{ PREFIX, "arm_dmc620_", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_PACKAGE,
+	{ PREFIX, "arm_cmn_", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE, "drivers/perf/arm-cmn.c" },
+	{ PREFIX, "arm_ccn_", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE, "drivers/perf/arm-ccn.c" },
+	{ PREFIX, "arm_dsu_", NULL, PMS_PMU_UNCORE, PMS_SCOPE_CLUSTER, "drivers/perf/arm_dsu_pmu.c" },
+	{ PREFIX, "arm_dmc620_", NULL, PMS_PMU_UNCORE, PMS_SCOPE_PACKAGE,
 	  "drivers/perf/arm_dmc620_pmu.c" },
-	{ PREFIX, "hisi_sccl", NULL, PMS_PMU_UNCORE, 0, PMS_SCOPE_DIE,
+	{ PREFIX, "hisi_sccl", NULL, PMS_PMU_UNCORE, PMS_SCOPE_DIE,
 	  "drivers/perf/hisilicon/hisi_uncore_pmu.c" },
 };
 
@@ -119,7 +118,9 @@ int pms_pmu_classify(struct pms_pmu *pmu)
 		}
 	if (r) {
 		pmu->kind = r->kind;
-		pmu->engine = r->engine;
+		/* the precise engines' names: the one PMU -> engine rule */
+		if (r->kind == PMS_PMU_PRECISE)
+			pmu->engine = pms_engine_of_pmu(pmu->name, NULL);
 		pmu->scope = r->scope;
 	} else if (pmu->has_cpumask && !pmu->has_cpus) {
 		/* An unknown driver that names reader CPUs is system-wide (uncore-like);

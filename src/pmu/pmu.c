@@ -498,6 +498,16 @@ const struct pms_pmu *pms_pmus_core_for_cpu(const struct pms_pmus *pmus, int cpu
 	return nfallback == 1 ? fallback : NULL;
 }
 
+size_t pms_pmus_count(const struct pms_pmus *pmus)
+{
+	return pmus ? pmus->count : 0;
+}
+
+const struct pms_pmu *pms_pmus_at(const struct pms_pmus *pmus, size_t i)
+{
+	return pmus && i < pmus->count ? &pmus->pmus[i] : NULL;
+}
+
 size_t pms_pmus_core_count(const struct pms_pmus *pmus)
 {
 	size_t n = 0;

@@ -6,6 +6,7 @@
 #include "pmuscope/recorder.h"
 #include "pmuscope/symbols.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -33,29 +34,30 @@ struct pms_recorder {
 	uint64_t chain[PMS_RECORDER_CHAIN_MAX]; /* a callchain with its kernel part hidden */
 };
 
+PMS_OPTS_LAYOUT(PMS_RECORDER_OPTS, struct pms_recorder_opts,
+		PMS_OPTS_END(struct pms_recorder_opts, hide_kernel_ips));
+
 int pms_recorder_open(int fd, const struct pms_memsrc *src, const struct pms_recorder_opts *opts,
 		      struct pms_recorder **out)
 {
+	struct pms_recorder_opts o;
 	const struct pms_memsrc_attr *a;
 	struct pms_recorder *r;
 	size_t n = 0;
 	int rc;
 
+	if ((rc = PMS_OPTS_TAKE("pms_recorder_open", PMS_RECORDER_OPTS, opts, &o)) < 0)
+		return rc;
 	if (!src || !out)
 		return pms_err(PMS_EINVAL, "recorder_open: NULL argument");
 	*out = NULL;
-	if (opts && opts->version < 1)
-		return pms_err(PMS_EINVAL, "recorder_open: opts.version %u (want >= 1)",
-			       opts->version);
 	a = pms_memsrc_attrs(src, &n);
 	if (!n)
 		return pms_err(PMS_EINVAL, "recorder_open: the source has no events yet");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pms_err(PMS_ENOMEM, "out of memory for a recorder");
-	r->o = (struct pms_recorder_opts)PMS_RECORDER_OPTS_INIT;
-	if (opts)
-		r->o.hide_kernel_ips = opts->hide_kernel_ips;
+	r->o = o;
 	r->nattrs = n;
 	r->lay = calloc(n, sizeof(*r->lay));
 	r->aux_attr_type = calloc(n, sizeof(*r->aux_attr_type));
@@ -271,18 +273,6 @@ int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, 
 	return put(r, &r->lay[r->side_attr], rec);
 }
 
-/* One line of proc/sys/kernel (hostname, osrelease, arch), NUL-terminated
- * without its newline; NULL when unreadable. */
-static char *kernel_line(struct pms_sys *sys, const char *name)
-{
-	char rel[64], *text = NULL;
-	snprintf(rel, sizeof(rel), "proc/sys/kernel/%s", name);
-	if (pms_sys_read_file(sys, rel, &text, NULL) < 0)
-		return NULL;
-	text[strcspn(text, "\n")] = 0;
-	return text;
-}
-
 /* "Node 0 MemTotal:  123 kB" from nodeN/meminfo text. */
 static uint64_t meminfo_kb(const char *text, const char *key)
 {
@@ -292,22 +282,15 @@ static uint64_t meminfo_kb(const char *text, const char *key)
 
 static int host_features(struct pms_recorder *r, struct pms_sys *sys)
 {
-	static const struct {
-		const char *name;
-		unsigned feat;
-	} f[] = {
-		{ "hostname", PMS_PERFDATA_FEAT_HOSTNAME },
-		{ "osrelease", PMS_PERFDATA_FEAT_OSRELEASE },
-		{ "arch", PMS_PERFDATA_FEAT_ARCH },
-	};
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		char *v = kernel_line(sys, f[i].name);
-		int rc = v ? pms_perfdata_writer_set_string(r->w, f[i].feat, v) : 0;
-		free(v);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	struct pms_host_facts h;
+	int rc = pms_host_facts_read(sys, &h);
+	if (rc == 0 && h.has_hostname)
+		rc = pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_HOSTNAME, h.hostname);
+	if (rc == 0 && h.has_osrelease)
+		rc = pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_OSRELEASE, h.osrelease);
+	if (rc == 0 && h.has_arch)
+		rc = pms_perfdata_writer_set_string(r->w, PMS_PERFDATA_FEAT_ARCH, h.arch);
+	return rc;
 }
 
 /* NRCPUS, NUMA_TOPOLOGY and MEM_TOPOLOGY (tools/perf/util/header.c

@@ -13,6 +13,7 @@
 #include "pmuscope/datasrc.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 /* ---- classification (perf's c2c_decode_stats rules) ----------------------- */
 
@@ -372,17 +373,19 @@ static bool sb_mapped(struct pms_c2c *c, uint32_t pid, uint64_t addr, int space)
 	return (m && pms_maps_find(m, addr)) || (k && pms_maps_find(k, addr));
 }
 
+PMS_OPTS_LAYOUT(PMS_C2C_OPTS, struct pms_c2c_opts, PMS_OPTS_END(struct pms_c2c_opts, recorded));
+
 int pms_c2c_new(enum pms_engine engine, const struct pms_c2c_opts *opts, struct pms_c2c **out)
 {
-	struct pms_c2c_opts def = PMS_C2C_OPTS_INIT;
-	if (opts && (opts->version < 1 || opts->version > PMS_C2C_OPTS_VERSION))
-		return pms_err(PMS_EINVAL, "c2c options version %u: this library knows 1..%u",
-			       opts->version, PMS_C2C_OPTS_VERSION);
+	struct pms_c2c_opts o;
+	int rc;
+	if ((rc = PMS_OPTS_TAKE("pms_c2c_new", PMS_C2C_OPTS, opts, &o)) < 0)
+		return rc;
 	struct pms_c2c *c = calloc(1, sizeof(*c));
 	if (!c)
 		return pms_err(PMS_ENOMEM, "c2c collector: out of memory");
 	c->engine = engine;
-	c->o = opts ? *opts : def;
+	c->o = o;
 	*out = c;
 	return 0;
 }

@@ -23,10 +23,16 @@
 
 #define DEFAULT_TOP 10
 
+PMS_OPTS_LAYOUT(PMS_MEMPROF_OPTS, struct pms_memprof_opts,
+		PMS_OPTS_END(struct pms_memprof_opts, top),
+		PMS_OPTS_END(struct pms_memprof_opts, aggregate),
+		PMS_OPTS_END(struct pms_memprof_opts, functions_per_pid),
+		PMS_OPTS_END(struct pms_memprof_opts, no_sample_list));
+
 int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *opts,
 		    struct pms_memprof **out)
 {
-	struct pms_memprof_opts def = PMS_MEMPROF_OPTS_INIT;
+	struct pms_memprof_opts o;
 	struct pms_memprof *p = NULL;
 	int rc = 0;
 
@@ -34,11 +40,9 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 		*out = NULL;
 	if (!out)
 		return pms_err(PMS_EINVAL, "memprof: NULL out");
-	if (!opts)
-		opts = &def;
-	if ((rc = pms_opts_check("pms_memprof_new", "PMS_MEMPROF_OPTS_INIT", opts->version,
-				 PMS_MEMPROF_OPTS_VERSION)) < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_memprof_new", PMS_MEMPROF_OPTS, opts, &o)) < 0)
 		return rc;
+	opts = &o; /* an older caller's later fields: the defaults */
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return pms_err(PMS_ENOMEM, "memprof: no memory");
@@ -49,10 +53,10 @@ int pms_memprof_new(const struct pms_topo *topo, const struct pms_memprof_opts *
 	p->home_end = opts->home_end;
 	p->home_name = strdup(opts->home_name ? opts->home_name : "workload buffer");
 	p->top = opts->top ? opts->top : DEFAULT_TOP;
-	p->per_pid_funcs = opts->version >= 3 && opts->functions_per_pid;
-	p->keep_all = !(opts->version >= 4 && opts->no_sample_list);
+	p->per_pid_funcs = opts->functions_per_pid;
+	p->keep_all = !opts->no_sample_list;
 	p->cur_source = -1;
-	if (opts->version >= 2 && opts->aggregate) {
+	if (opts->aggregate) {
 		p->agg = calloc(1, sizeof(*p->agg));
 		if (!p->agg) {
 			rc = pms_err(PMS_ENOMEM, "memprof: no memory");

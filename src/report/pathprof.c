@@ -42,10 +42,14 @@ struct pms_pathprof {
 	uint64_t with_branches;
 };
 
+PMS_OPTS_LAYOUT(PMS_PATHPROF_OPTS, struct pms_pathprof_opts,
+		PMS_OPTS_END(struct pms_pathprof_opts, kept_samples),
+		PMS_OPTS_END(struct pms_pathprof_opts, top_only));
+
 int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
 		     struct pms_pathprof **out)
 {
-	struct pms_pathprof_opts def = PMS_PATHPROF_OPTS_INIT;
+	struct pms_pathprof_opts o;
 	struct pms_pathprof *p;
 	int rc;
 
@@ -53,17 +57,13 @@ int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
 		*out = NULL;
 	if (!sys || !out)
 		return pms_err(PMS_EINVAL, "pathprof: NULL argument");
-	if (!opts)
-		opts = &def;
-	if ((rc = pms_opts_check("pms_pathprof_new", "PMS_PATHPROF_OPTS_INIT", opts->version,
-				 PMS_PATHPROF_OPTS_VERSION)) < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_pathprof_new", PMS_PATHPROF_OPTS, opts, &o)) < 0)
 		return rc;
+	opts = &o;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return pms_err(PMS_ENOMEM, "pathprof: no memory");
-	p->o = def;
-	memcpy(&p->o, opts, opts->version >= 2 ? sizeof(*opts)
-					       : offsetof(struct pms_pathprof_opts, top_only));
+	p->o = o;
 	if (!p->o.top)
 		p->o.top = DEFAULT_TOP;
 	if ((rc = pms_unwinder_new(sys, &p->uw)) < 0) {

@@ -63,6 +63,9 @@ int pms_child_spawn(struct pms_sys *sys, char *const argv[], struct pms_child **
 	return pms_child_spawn_opts(sys, argv, NULL, out);
 }
 
+PMS_OPTS_LAYOUT(PMS_CHILD_OPTS, struct pms_child_opts,
+		PMS_OPTS_END(struct pms_child_opts, hold_exits));
+
 int pms_child_spawn_opts(struct pms_sys *sys, char *const argv[],
 			 const struct pms_child_opts *opts, struct pms_child **out)
 {
@@ -70,14 +73,13 @@ int pms_child_spawn_opts(struct pms_sys *sys, char *const argv[],
 	int go[2], st[2];
 	bool hold = false;
 
+	struct pms_child_opts copts;
+	int rc;
+
 	*out = NULL;
-	if (opts) {
-		int rc = pms_opts_check("pms_child_spawn_opts", "PMS_CHILD_OPTS_INIT", opts->version,
-					PMS_CHILD_OPTS_VERSION);
-		if (rc < 0)
-			return rc;
-		hold = opts->hold_exits;
-	}
+	if ((rc = PMS_OPTS_TAKE("pms_child_spawn_opts", PMS_CHILD_OPTS, opts, &copts)) < 0)
+		return rc;
+	hold = copts.hold_exits;
 	if (!pms_sys_is_live(sys))
 		return pms_err(PMS_ENOTLIVE, "starting a command needs the live system, not %s",
 			       pms_sys_root(sys));

@@ -208,23 +208,21 @@ static const char *pmu_name_of(const struct pms_perfdata_info *in, uint32_t type
 	}
 }
 
-/* perf's CPUID string: "GenuineIntel,6,85,4" / "AuthenticAMD,25,17,1" on x86
- * (tools/perf/arch/x86/util/header.c get_cpuid: vendor,family,model,stepping),
- * a MIDR in hex on arm64. */
+/* The recording's vendor and, on an AMD machine, its IBS CPU, from perf's
+ * CPUID string (pms_cpuid_parse). */
 static void vendor_from_cpuid(struct pms_memsrc *s, const char *cpuid)
 {
-	const char *c;
+	struct pms_cpuid c;
 	s->vendor[0] = 0;
 	s->ibs_cpu_known = false;
-	if (!cpuid || !(c = strchr(cpuid, ',')) || (size_t)(c - cpuid) >= sizeof(s->vendor))
+	if (!cpuid)
 		return;
-	memcpy(s->vendor, cpuid, (size_t)(c - cpuid));
-	s->vendor[c - cpuid] = 0;
-	unsigned fam = 0, model = 0;
-	if (sscanf(c + 1, "%u,%u", &fam, &model) == 2) {
+	int rc = pms_cpuid_parse(cpuid, &c);
+	snprintf(s->vendor, sizeof(s->vendor), "%s", c.vendor);
+	if (rc == 0 && c.amd) {
 		memset(&s->ibs_cpu, 0, sizeof(s->ibs_cpu));
-		s->ibs_cpu.family = fam;
-		s->ibs_cpu.model = model;
+		s->ibs_cpu.family = (unsigned)c.family;
+		s->ibs_cpu.model = (unsigned)c.model;
 		s->ibs_cpu_known = true;
 	}
 }

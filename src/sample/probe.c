@@ -432,11 +432,10 @@ static void spe_min_latency(struct ctx *c, struct smp_event *ev, const struct pm
 	set_term(ev, "min_latency", lat);
 }
 
-/* Whether the caller wants SPE filters it asked for programmed or refused
- * (version 4). */
+/* Whether the caller wants SPE filters it asked for programmed or refused. */
 static bool spe_required(const struct pms_sampler_opts *o)
 {
-	return o->version >= 4 && o->spe_filters_required;
+	return o->spe_filters_required;
 }
 
 /* event_filter (config1:0-63, PMSEVFR_EL1), inv_event_filter (config3:0-63,
@@ -452,7 +451,7 @@ static int spe_filters(struct ctx *c, struct smp_event *ev, const struct pms_pmu
 	const char *capf = pms_pmu_cap(pmu, "event_filter");
 	uint64_t ok = capf ? strtoull(capf, NULL, 0) : UINT64_MAX;
 	uint64_t want[3] = { c->o->spe_events, c->o->spe_not_events,
-			     c->o->version >= 4 ? c->o->spe_inv_data_src : 0 };
+			     c->o->spe_inv_data_src };
 	static const char *const term[3] = { "event_filter", "inv_event_filter",
 					     "inv_data_src_filter" };
 	bool req = spe_required(c->o);
@@ -850,18 +849,10 @@ static int probe_event(struct ctx *c, int i)
 
 static int read_paranoid(struct pms_sys *sys, int *out)
 {
-	char *line = NULL;
-	char *end;
-	long v;
-	int ret = pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &line);
-	*out = -99;
+	int ret = pms_sys_perf_paranoid(sys, out);
 	if (ret < 0)
-		return ret;
-	v = strtol(line, &end, 10);
-	if (end != line)
-		*out = (int)v;
-	free(line);
-	return 0;
+		*out = -99;
+	return ret;
 }
 
 /* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in CapEff: include/linux/capability.h
@@ -972,19 +963,27 @@ void pms_smp_plan_fini(struct smp_plan *p)
 	pms_cpuset_fini(&p->cpus);
 }
 
+/* The sampler's options: a version-1 caller's struct ends at ibs_count_ops,
+ * version 2 added callgraph .. branch_filter, 3 exclude_pid, 4
+ * spe_inv_data_src and spe_filters_required, 5 adapt. */
+PMS_OPTS_LAYOUT(PMS_SAMPLER_OPTS, struct pms_sampler_opts,
+		PMS_OPTS_END(struct pms_sampler_opts, ibs_count_ops),
+		PMS_OPTS_END(struct pms_sampler_opts, branch_filter),
+		PMS_OPTS_END(struct pms_sampler_opts, exclude_pid),
+		PMS_OPTS_END(struct pms_sampler_opts, spe_filters_required),
+		PMS_OPTS_END(struct pms_sampler_opts, adapt));
+
 int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct pms_topo *topo,
-		 const struct pms_sampler_opts *o, struct smp_plan *p)
+		 const struct pms_sampler_opts *opts, struct smp_plan *p)
 {
-	static const struct pms_sampler_opts def = PMS_SAMPLER_OPTS_INIT;
-	struct ctx c = { sys, pmus, o ? o : &def, p, -1, false };
+	struct pms_sampler_opts copy; /* the plan reads only its own copy */
+	const struct pms_sampler_opts *o = &copy;
+	struct ctx c = { sys, pmus, o, p, -1, false };
 	static const struct pms_pmus no_pmus = { NULL, 0 };
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	if (!o)
-		o = &def;
-	if ((ret = pms_opts_check("pms_sampler_open", "PMS_SAMPLER_OPTS_INIT", o->version,
-				  PMS_SAMPLER_OPTS_VERSION)) < 0)
+	if ((ret = PMS_OPTS_TAKE("pms_sampler_open", PMS_SAMPLER_OPTS, opts, &copy)) < 0)
 		return ret;
 	if (!pmus)
 		c.pmus = &no_pmus;
@@ -999,7 +998,7 @@ int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct 
 	if ((ret = plan_cpus(sys, topo, o, &p->cpus)) < 0)
 		return ret;
 
-	bool overflow = o->version >= 2 && o->event;
+	bool overflow = o->event;
 	const struct rung *lad = overflow ? overflow_ladder : ladder;
 	size_t nrungs = overflow ? sizeof(overflow_ladder) / sizeof(overflow_ladder[0])
 				 : sizeof(ladder) / sizeof(ladder[0]);

@@ -8,6 +8,7 @@
 #include "sample/sampler_obj_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/opts.h"
 
 #include "pmuscope/datasrc.h"
 #include "pmuscope/event.h"
@@ -138,11 +139,15 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		     const struct pms_topo *topo, const struct pms_sampler_opts *opts,
 		     struct pms_sampler **out)
 {
+	struct pms_sampler_opts o;
 	struct pms_sampler *s;
 	int ret;
 	uint32_t wake;
 
 	*out = NULL;
+	/* the caller's version's fields, the defaults after them (util/opts.h) */
+	if ((ret = PMS_OPTS_TAKE("pms_sampler_open", PMS_SAMPLER_OPTS, opts, &o)) < 0)
+		return ret;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return pms_err(PMS_ENOMEM, "out of memory for a sampler");
@@ -150,19 +155,9 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 	s->wake_fd = -1;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	s->o = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
-	/* A version 1 caller's struct ends before callgraph, a version 2
-	 * caller's before exclude_pid, a version 3 one before spe_inv_data_src,
-	 * a version 4 one before adapt (util/opts.h). */
-	if (opts)
-		memcpy(&s->o, opts,
-		       opts->version >= 5   ? sizeof(*opts)
-		       : opts->version == 4 ? offsetof(struct pms_sampler_opts, adapt)
-		       : opts->version == 3 ? offsetof(struct pms_sampler_opts, spe_inv_data_src)
-		       : opts->version == 2 ? offsetof(struct pms_sampler_opts, exclude_pid)
-					    : offsetof(struct pms_sampler_opts, callgraph));
+	s->o = o;
 	s->o.cpus = (struct pms_cpuset){ 0 }; /* borrowed only during the plan */
-	ret = pms_smp_plan(sys, pmus, topo, opts, &s->plan);
+	ret = pms_smp_plan(sys, pmus, topo, &o, &s->plan);
 	if (ret < 0)
 		goto out;
 	if ((ret = pms_smp_callgraph(&s->plan, &s->o)) < 0)

@@ -70,32 +70,39 @@ struct pms_session {
 	bool problems_done;
 };
 
+PMS_OPTS_LAYOUT(PMS_SESSION_OPTS, struct pms_session_opts,
+		PMS_OPTS_END(struct pms_session_opts, c2c_opts));
+
+/* The session's own copies: its options, and the sinks' options each taken
+ * by its own struct's rule (an older caller's shorter struct included). */
 static int opts_take(struct pms_session *s, const struct pms_session_opts *opts)
 {
-	static const struct pms_session_opts dflt = PMS_SESSION_OPTS_INIT;
 	int rc;
-	if (!opts)
-		opts = &dflt;
-	if ((rc = pms_opts_check("pms_session_open", "PMS_SESSION_OPTS_INIT", opts->version,
-				 PMS_SESSION_OPTS_VERSION)) < 0)
+	if ((rc = PMS_OPTS_TAKE("pms_session_open", PMS_SESSION_OPTS, opts, &s->o)) < 0)
 		return rc;
-	s->o = *opts;
-	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	s->po = opts->profile_opts ? *opts->profile_opts : po;
-	if (opts->paths_opts) {
-		s->pp = *opts->paths_opts;
+	if ((rc = PMS_OPTS_TAKE("pms_session_open (profile_opts)", PMS_MEMPROF_OPTS,
+				s->o.profile_opts, &s->po)) < 0)
+		return rc;
+	if (s->o.paths_opts) {
+		if ((rc = PMS_OPTS_TAKE("pms_session_open (paths_opts)", PMS_PATHPROF_OPTS,
+					s->o.paths_opts, &s->pp)) < 0)
+			return rc;
 		s->have_paths = true;
 	}
-	if (opts->advise_opts) {
-		s->ao = *opts->advise_opts;
+	if (s->o.advise_opts) {
+		if ((rc = PMS_OPTS_TAKE("pms_session_open (advise_opts)", PMS_ADVISE_OPTS,
+					s->o.advise_opts, &s->ao)) < 0)
+			return rc;
 		s->have_adv = true;
 	}
-	if (opts->c2c_opts) {
-		s->co = *opts->c2c_opts;
+	if (s->o.c2c_opts) {
+		if ((rc = PMS_OPTS_TAKE("pms_session_open (c2c_opts)", PMS_C2C_OPTS, s->o.c2c_opts,
+					&s->co)) < 0)
+			return rc;
 		s->have_c2c = true;
 	}
-	if (opts->callbacks)
-		s->cb = *opts->callbacks;
+	if (s->o.callbacks)
+		s->cb = *s->o.callbacks;
 	s->o.callbacks = NULL;
 	s->o.profile_opts = NULL;
 	s->o.paths_opts = NULL;
@@ -305,13 +312,14 @@ size_t pms_session_permission_hint(const struct pms_sys *sys, const struct pms_l
 	if (!denied || !lo)
 		return 0;
 	if (lo->target == PMS_LIVERUN_SYSTEM) {
-		char *par = NULL;
-		(void)pms_sys_read_line(sys, "proc/sys/kernel/perf_event_paranoid", &par);
+		int par;
+		char pbuf[16] = "unreadable";
+		if (pms_sys_perf_paranoid(sys, &par) == 0)
+			snprintf(pbuf, sizeof(pbuf), "%d", par);
 		n = snprintf(buf, len,
 			     "system-wide sampling (-a) needs CAP_PERFMON (or root), or "
 			     "kernel.perf_event_paranoid <= 0 (it is %s)",
-			     par ? par : "unreadable");
-		free(par);
+			     pbuf);
 	} else if (lo->target == PMS_LIVERUN_PID) {
 		n = snprintf(buf, len,
 			     "-p %d: watching another user's process needs the right to ptrace it "

@@ -159,8 +159,11 @@ const struct pms_sys_ops *pms_sys_real_ops(void)
 	return &real_ops;
 }
 
+PMS_OPTS_LAYOUT(PMS_SYS_OPTS, struct pms_sys_opts, PMS_OPTS_END(struct pms_sys_opts, ops));
+
 int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
 {
+	struct pms_sys_opts o;
 	struct pms_sys *sys = NULL;
 	const char *root = "/";
 	int ret = 0;
@@ -168,11 +171,10 @@ int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
 	if (!out)
 		return pms_err(PMS_EINVAL, "pms_sys_new: out is NULL");
 	*out = NULL;
-	if (opts && (ret = pms_opts_check("pms_sys_new", "PMS_SYS_OPTS_INIT", opts->version,
-					  PMS_SYS_OPTS_VERSION)) < 0)
+	if ((ret = PMS_OPTS_TAKE("pms_sys_new", PMS_SYS_OPTS, opts, &o)) < 0)
 		return ret;
-	if (opts && opts->root && opts->root[0])
-		root = opts->root;
+	if (o.root && o.root[0])
+		root = o.root;
 
 	sys = calloc(1, sizeof(*sys));
 	if (!sys)
@@ -188,10 +190,10 @@ int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
 		ret = pms_err_errno(0, errno, "cannot open root directory '%s'", root);
 		goto out;
 	}
-	sys->ops = (opts && opts->ops) ? *opts->ops : real_ops;
+	sys->ops = o.ops ? *o.ops : real_ops;
 	if (!sys->ops.write_file)
 		sys->ops.write_file = real_write_file;
-	sys->live = strcmp(root, "/") == 0 && !(opts && opts->ops && opts->ops != &real_ops);
+	sys->live = strcmp(root, "/") == 0 && !(o.ops && o.ops != &real_ops);
 	*out = sys;
 	sys = NULL;
 out:

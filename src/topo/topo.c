@@ -965,6 +965,16 @@ const struct pms_topo_node *pms_topo_node(const struct pms_topo *t, int node)
 	return i < 0 ? NULL : &t->nodes[i];
 }
 
+size_t pms_topo_node_count(const struct pms_topo *t)
+{
+	return t ? t->nnodes : 0;
+}
+
+const struct pms_topo_node *pms_topo_node_at(const struct pms_topo *t, size_t i)
+{
+	return t && i < t->nnodes ? &t->nodes[i] : NULL;
+}
+
 const struct pms_topo_package *pms_topo_package(const struct pms_topo *t, int package)
 {
 	if (!t)

@@ -3,6 +3,31 @@
 #include "pmuscope/error.h"
 #include "util/error.h"
 
+#include <stdio.h>
+#include <string.h>
+
+int pms_opts_take(const char *fn, const struct pms_opts_layout *l, const void *opts, void *copy,
+		  size_t copy_size)
+{
+	unsigned version;
+
+	if (copy_size != l->size)
+		return pms_err(PMS_EINVAL, "%s: internal: %s copy of %zu bytes, the struct has %zu",
+			       fn, l->name, copy_size, l->size);
+	memcpy(copy, l->defaults, l->size);
+	if (!opts)
+		return 0;
+	memcpy(&version, opts, sizeof(version));
+	char init[96];
+	snprintf(init, sizeof(init), "%s_INIT", l->name);
+	int rc = pms_opts_check(fn, init, version, l->known);
+	if (rc < 0)
+		return rc;
+	memcpy(copy, opts, l->sizes[version - 1]);
+	memcpy(copy, &l->known, sizeof(l->known)); /* every field is there now */
+	return 0;
+}
+
 int pms_opts_check(const char *fn, const char *init, unsigned version, unsigned known)
 {
 	if (version == 0)

@@ -204,6 +204,36 @@ PMS_TEST(group_read_and_child)
 	ch_root_close(&r);
 }
 
+/* Enable, disable and the event list, on the fake kernel: each leader gets
+ * PERF_EVENT_IOC_ENABLE / DISABLE, and the counter gives back its list. */
+PMS_TEST(enable_disable_and_events)
+{
+	struct ch_root r;
+	struct pms_event_list *l;
+	struct pms_counter *c;
+	if (ch_root_open(&r, "zen4-ibs", 2, false) < 0)
+		return;
+	r.fk->rule = accept_rule;
+	c = open_count(&r, "{task-clock:u,page-faults:u}", PMS_COUNT_CHILD, NULL, false, &l);
+	CHECK(c != NULL);
+	if (c) {
+		int lead = pms_counter_fd(c, 0);
+		CHECK(pms_counter_events(c) == l);
+		CHECK_EQ_INT(fk_fd(r.fk, lead)->ioctl_count, 0);
+		CHECK_OK(pms_counter_enable(c));
+		CHECK(fk_fd(r.fk, lead)->on);
+		CHECK_EQ_INT(fk_fd(r.fk, lead)->ioctl_count, 1);
+		CHECK_OK(pms_counter_disable(c));
+		CHECK(!fk_fd(r.fk, lead)->on);
+		CHECK_EQ_INT(fk_fd(r.fk, lead)->ioctl_count, 2);
+		/* members follow their leader: no ioctl of their own */
+		CHECK_EQ_INT(fk_fd(r.fk, pms_counter_fd(c, 1))->ioctl_count, 0);
+	}
+	pms_counter_free(c);
+	pms_event_list_free(l);
+	ch_root_close(&r);
+}
+
 PMS_TEST(strict_and_unschedulable)
 {
 	struct ch_root r;

@@ -142,6 +142,7 @@ PMS_TEST(busy_lock_is_retried_then_reported)
 	o.npids = 1;
 	CHECK_OK(pms_damon_start(sys, NULL, &o, &d));
 	CHECK_EQ_INT(pms_damon_state(d), PMS_DAMON_RUNNING);
+	CHECK_EQ_INT(pms_damon_pid(d, 0), pid1[0]);
 	pms_damon_free(d);
 	gone(f);
 	pms_sys_free(sys);

@@ -57,6 +57,11 @@ PMS_TEST(batches_unique_pages_one_call_per_512)
 	CHECK_EQ_U64(st.resolved, 2 * NS);
 	CHECK_EQ_U64(st.cached, NP);
 	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE + 5 * 4096 + 100), 1);
+	/* another process: the cache is dropped, its pages are asked again */
+	pms_numa_oracle_set_pid(o, 4321);
+	CHECK_EQ_INT(pms_numa_oracle_cached(o, BASE + 5 * 4096 + 100), PMS_NODE_UNKNOWN);
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, addrs, NP, nodes), 3);
+	CHECK_EQ_INT((int)fk->move_pages_calls, 6);
 	free(addrs);
 	free(nodes);
 	pms_numa_oracle_free(o);

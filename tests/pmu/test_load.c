@@ -144,6 +144,12 @@ PMS_TEST(every_machine_pmus)
 		}
 		CHECK_MSG(pmus->count == mr->count, "%s: %zu PMUs, expected %zu", mr->machine,
 			  pmus->count, mr->count);
+		/* the accessors give the same PMUs as the array, NULL past it */
+		CHECK_EQ_INT(pms_pmus_count(pmus), pmus->count);
+		for (size_t i = 0; i < pms_pmus_count(pmus); i++)
+			CHECK(pms_pmus_at(pmus, i) == &pmus->pmus[i]);
+		CHECK(pms_pmus_at(pmus, pmus->count) == NULL);
+		CHECK(pms_pmus_at(NULL, 0) == NULL && pms_pmus_count(NULL) == 0);
 		CHECK_MSG(pms_pmus_core_count(pmus) == mr->ncore, "%s: %zu core PMUs, expected %zu",
 			  mr->machine, pms_pmus_core_count(pmus), mr->ncore);
 		CHECK_MSG(pms_pmus_has_hardware(pmus) == (mr->has_hw != 0), "%s: has_hardware",

@@ -126,6 +126,10 @@ PMS_TEST(nodes_from_the_files_mem_topology)
 		CHECK_OK(pms_memsrc_open_reader(rd, &src));
 	if (!src || !t.prof)
 		goto out;
+	/* a recorded source: its reader, no sampler */
+	CHECK_EQ_INT(pms_memsrc_kind(src), PMS_MEMSRC_FILE);
+	CHECK(pms_memsrc_reader(src) == rd);
+	CHECK(pms_memsrc_sampler(src) == NULL);
 	size_t nids = 0;
 	const int *ids = pms_memsrc_node_ids(src, &nids);
 	CHECK_EQ_INT((int)nids, 2);

@@ -171,6 +171,9 @@ PMS_TEST(memsrc_sample_carries_its_path)
 	if (!s)
 		goto out;
 	CHECK_OK(pms_memsrc_open_live(s, NULL, &src));
+	/* a live source: its sampler, no reader */
+	CHECK(src && pms_memsrc_kind(src) == PMS_MEMSRC_LIVE);
+	CHECK(src && pms_memsrc_sampler(src) == s && pms_memsrc_reader(src) == NULL);
 	int fd = fd_with_chain(r.fk, PERF_TYPE_SOFTWARE);
 	CHECK(fd >= 0);
 	if (fd < 0 || !src)

@@ -46,6 +46,10 @@ PMS_TEST(root_fd_reads_only_below_root)
 	o.root = tmpl;
 	CHECK_OK(pms_sys_new(&sys, &o));
 	CHECK(!pms_sys_is_live(sys));
+	/* the root's directory fd, the one the seam opens files below */
+	struct stat rst;
+	CHECK(pms_sys_root_fd(sys) >= 0 && fstat(pms_sys_root_fd(sys), &rst) == 0 &&
+	      S_ISDIR(rst.st_mode));
 	CHECK_OK(pms_sys_read_u64(sys, "/sys/bus/event_source/devices/cpu/type", &v));
 	CHECK_EQ_U64(v, 4);
 	CHECK_OK(pms_sys_read_u64(sys, "sys/bus/event_source/devices/cpu10/type", &v));

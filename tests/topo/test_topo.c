@@ -89,6 +89,36 @@ PMS_TEST(memorysidecaches_is_snc2)
 /* hwloc 128arm-2pa2n8cluster4co.console: Package P#36 and P#8442, each with
  * two L3s each holding one NUMANode (0-31, 32-63, 64-95, 96-127); node
  * distances 10/16/32/33, 16/10/25/32 ... (nodeN/distance). */
+/* The node accessors over a fixture machine (gnr-snc2: 4 nodes): the same
+ * nodes as the array, in id order; NULL past the end and for no topology. */
+PMS_TEST(node_accessors)
+{
+	char root[1024];
+	struct pms_sys *sys = NULL;
+	struct pms_topo *t = NULL;
+	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
+	snprintf(root, sizeof(root), "%s/machines/gnr-snc2", pms_t_fixtures());
+	o.root = root;
+	CHECK_OK(pms_sys_new(&sys, &o));
+	if (sys)
+		CHECK_OK(pms_topo_load(sys, &t));
+	if (t) {
+		CHECK_EQ_INT(pms_topo_node_count(t), t->nnodes);
+		CHECK(pms_topo_node_count(t) >= 2);
+		for (size_t i = 0; i < pms_topo_node_count(t); i++) {
+			CHECK(pms_topo_node_at(t, i) == &t->nodes[i]);
+			CHECK(pms_topo_node(t, pms_topo_node_at(t, i)->id) == pms_topo_node_at(t, i));
+			if (i)
+				CHECK(pms_topo_node_at(t, i)->id > pms_topo_node_at(t, i - 1)->id);
+		}
+		CHECK(pms_topo_node_at(t, pms_topo_node_count(t)) == NULL);
+	}
+	CHECK_EQ_INT(pms_topo_node_count(NULL), 0);
+	CHECK(pms_topo_node_at(NULL, 0) == NULL);
+	pms_topo_free(t);
+	pms_sys_free(sys);
+}
+
 PMS_TEST(kunpeng920_four_nodes_no_snc)
 {
 	struct snap s;

@@ -15,6 +15,7 @@
 #include "callpath_render.h"
 #include "cli.h"
 #include "cli_opt.h"
+#include "cli_out.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
 #include "pmuscope/liverun.h"
@@ -249,7 +250,15 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_pathreport *prep = NULL;
 	struct rctx ctx = { 0 };
 	struct pms_liverun_result res;
+	struct cli_out fold_o, out_o;
 
+	/* the outputs before anything runs (new files, 0600: cli_out.h) */
+	(void)cli_out_open(&out_o, "record", "-o", NULL, CLI_OUT_PERFDATA);
+	if ((exit_code = cli_out_open(&fold_o, "record", "--folded", folded, CLI_OUT_REPLACE))) {
+		rc = 0;
+		goto out;
+	}
+	exit_code = 1;
 	sys = cli_open_sys(g);
 	if (!sys)
 		goto out;
@@ -315,15 +324,18 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		}
 	}
 	if (out) {
-		outfd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
 		ro.hide_kernel_ips = !kvis;
-		if (outfd < 0) {
-			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, strerror(errno));
+		if ((exit_code = cli_out_open(&out_o, "record", "-o", out, CLI_OUT_PERFDATA))) {
+			rc = 0;
 			goto out;
 		}
+		exit_code = 1;
+		outfd = out_o.fd;
 		if (pms_liverun_record(run, outfd, &ro) < 0) {
-			cli_fail("record: perf.data");
+			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, pms_error_last());
+			exit_code = CLI_EXIT_IO;
+			rc = 0;
 			goto out;
 		}
 	}
@@ -359,9 +371,13 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	if (folded) {
-		FILE *f = fopen(folded, "w");
-		if (!f || callpath_write_folded(f, prep) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "pmuscope: record: --folded %s: %s\n", folded, strerror(errno));
+		FILE *f = cli_out_stream(&fold_o);
+		if (!f || callpath_write_folded(f, prep) < 0) {
+			fprintf(stderr, "pmuscope: record: --folded %s: out of memory\n", folded);
+			goto out;
+		}
+		if ((exit_code = cli_out_commit(&fold_o))) {
+			rc = 0;
 			goto out;
 		}
 	}
@@ -437,8 +453,10 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	rc = 0;
 out:
 	pms_liverun_free(run); /* before the fd it wrote to */
-	if (outfd >= 0)
-		close(outfd);
+	if (rc == 0 && cli_out_commit(&out_o))
+		exit_code = CLI_EXIT_IO;
+	cli_out_abandon(&out_o);
+	cli_out_abandon(&fold_o);
 	pms_pathreport_free(prep);
 	pms_memreport_free(rep);
 	pms_symbolizer_free(sym);

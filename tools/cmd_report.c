@@ -490,6 +490,9 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 				return cli_usage(&cli_spec_report, "stdin ('-') can be read once");
 	}
 
+	/* the export files before any reading: a bad path costs no work */
+	if ((ret = mem_export_open(&xo, "report")) != 0)
+		return ret;
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
 	po.aggregate = !samples && !mem_export_wanted(&xo); /* exports need the samples */
@@ -671,8 +674,9 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	xo.paths = prep;
 	xo.build_ids = bids;
 	xo.nbuild_ids = nbids;
-	if (mem_export_write(&xo, &mr, rep))
-		ret = 1;
+	int xrc = mem_export_write(&xo, &mr, rep);
+	if (xrc)
+		ret = xrc;
 	if (xo.folded) {
 		/* the collapsed stacks were the output */
 	} else if (json) {
@@ -688,6 +692,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		}
 	}
 out:
+	mem_export_abandon(&xo); /* not written: nothing left under their names */
 	fflush(stdout);
 	free(bids);
 	pms_memreport_free(rep);

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "cli_out.h"
 #include "cli_catalog.h"
 #include "pmuscope/count.h"
 #include "pmuscope/error.h"
@@ -529,6 +530,8 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	const char *out_path = NULL;
 	bool append = false;
 	FILE *outf = stderr;
+	struct cli_out out_o = { .fd = -1, .done = true };
+	bool counted = false;
 	double *sum = NULL, *sq = NULL, *rsd = NULL;
 	long repeat = 1;
 	struct pms_catalog *cat = NULL;
@@ -627,10 +630,12 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		return cli_usage(&cli_spec_stat, "-C '%s': want a CPU list (0-3,8)", cpus_arg);
 	if (out_path) {
 		/* opened before the command runs: a bad path fails before any work */
-		outf = fopen(out_path, append ? "a" : "w");
-		if (!outf) {
-			fprintf(stderr, "pmuscope: stat: -o %s: %s\n", out_path, strerror(errno));
-			return CLI_EXIT_FAIL;
+		int orc = cli_out_open(&out_o, "stat", "-o", out_path,
+				       append ? CLI_OUT_APPEND : CLI_OUT_REPLACE);
+		if (orc || !(outf = cli_out_stream(&out_o))) {
+			cli_out_abandon(&out_o);
+			pms_cpuset_fini(&cpus);
+			return CLI_EXIT_IO;
 		}
 	}
 
@@ -864,6 +869,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 				nu > 1 ? "s" : "", groups);
 	}
 	rc = exit_status > 0 ? exit_status : 0;
+	counted = true;
 out:
 	pms_count_rows_free(rows);
 	pms_count_rows_free(prev);
@@ -878,9 +884,10 @@ out:
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	pms_cpuset_fini(&cpus);
-	if (outf != stderr && fclose(outf) != 0 && rc == 0) {
-		fprintf(stderr, "pmuscope: stat: -o %s: %s\n", out_path, strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
+	/* the -o file flushed, checked and renamed into place when the count
+	 * was written; removed otherwise */
+	if (counted && cli_out_commit(&out_o))
+		rc = CLI_EXIT_IO;
+	cli_out_abandon(&out_o);
 	return rc;
 }

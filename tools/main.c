@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cli_opt.h"
 #include "pmuscope/error.h"
 #include "version.h"
@@ -215,8 +216,11 @@ int main(int argc, char **argv)
 	}
 	c = find_cmd(argv[i]);
 	cli_json_set_global(&g);
-	if (c)
-		return c->fn(&g, argc - i, argv + i);
+	if (c) {
+		/* every command prints through the checked standard output */
+		cli_stdout_init();
+		return cli_stdout_finish(c->name, c->fn(&g, argc - i, argv + i));
+	}
 	fprintf(stderr, "pmuscope: unknown command '%s' (see 'pmuscope --help')\n", argv[i]);
 	return CLI_EXIT_USAGE;
 }

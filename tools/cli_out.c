@@ -89,6 +89,13 @@ int cli_stdout_finish(const char *cmd, int status)
 
 /* ---- output files ------------------------------------------------------------- */
 
+static int open_fail(const struct cli_out *o, int err)
+{
+	fprintf(stderr, "pmuscope: %s: %s %s: %s\n", o->cmd, o->opt, o->path ? o->path : "?",
+		strerror(err));
+	return 1;
+}
+
 int cli_out_fail(const struct cli_out *o, int err)
 {
 	fprintf(stderr, "pmuscope: %s: %s %s: %s\n", o->cmd, o->opt, o->path ? o->path : "?",
@@ -145,12 +152,12 @@ static int open_in_place(struct cli_out *o, int how)
 	struct stat st;
 	o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (how == 1 ? O_NOFOLLOW : 0));
 	if (o->fd < 0)
-		return cli_out_fail(o, errno);
+		return open_fail(o, errno);
 	if (fstat(o->fd, &st) < 0 || !is_stream_node(st.st_mode)) {
 		/* changed since it was looked at: not written */
 		close(o->fd);
 		o->fd = -1;
-		return cli_out_fail(o, EEXIST);
+		return open_fail(o, EEXIST);
 	}
 	return 0;
 }
@@ -163,7 +170,7 @@ static int open_replace(struct cli_out *o)
 	o->tmp = dir ? malloc(n) : NULL;
 	if (!o->tmp) {
 		free(dir);
-		return cli_out_fail(o, ENOMEM);
+		return open_fail(o, ENOMEM);
 	}
 	snprintf(o->tmp, n, "%s/.%s.XXXXXX", dir, base);
 	free(dir);
@@ -173,7 +180,7 @@ static int open_replace(struct cli_out *o)
 		int e = errno;
 		free(o->tmp);
 		o->tmp = NULL;
-		return cli_out_fail(o, e);
+		return open_fail(o, e);
 	}
 	return 0;
 }
@@ -183,25 +190,25 @@ static int open_new(struct cli_out *o)
 	struct stat lst;
 	if (lstat(o->path, &lst) == 0) {
 		if (S_ISDIR(lst.st_mode))
-			return cli_out_fail(o, EISDIR);
+			return open_fail(o, EISDIR);
 		/* as perf record: the old one is kept as PATH.old */
 		size_t n = strlen(o->path) + 5;
 		char *old = malloc(n);
 		if (!old)
-			return cli_out_fail(o, ENOMEM);
+			return open_fail(o, ENOMEM);
 		snprintf(old, n, "%s.old", o->path);
 		if (rename(o->path, old) < 0) {
 			int e = errno;
 			fprintf(stderr, "pmuscope: %s: %s %s: cannot move the existing file to %s: %s\n",
 				o->cmd, o->opt, o->path, old, strerror(e));
 			free(old);
-			return CLI_EXIT_IO;
+			return 1;
 		}
 		free(old);
 	}
 	o->fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (o->fd < 0)
-		return cli_out_fail(o, errno);
+		return open_fail(o, errno);
 	o->created = true;
 	return 0;
 }
@@ -213,7 +220,7 @@ static int open_append(struct cli_out *o)
 		return open_new(o);
 	o->fd = open(o->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (o->fd < 0)
-		return cli_out_fail(o, errno == ELOOP ? EPERM : errno);
+		return open_fail(o, errno == ELOOP ? EPERM : errno);
 	if (fstat(o->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		/* only the caller's own regular file is appended to */
 		fprintf(stderr, "pmuscope: %s: %s %s: not appended to: %s\n", o->cmd, o->opt,
@@ -221,7 +228,7 @@ static int open_append(struct cli_out *o)
 						     : "not a regular file");
 		close(o->fd);
 		o->fd = -1;
-		return CLI_EXIT_IO;
+		return 1;
 	}
 	return 0;
 }
@@ -239,7 +246,7 @@ int cli_out_open(struct cli_out *o, const char *cmd, const char *opt, const char
 	o->path = strdup(path);
 	if (!o->path) {
 		fprintf(stderr, "pmuscope: %s: out of memory\n", cmd);
-		return CLI_EXIT_IO;
+		return 1;
 	}
 	how = in_place(path);
 	if (how)
@@ -343,14 +350,15 @@ int cli_out_commit(struct cli_out *o)
 	return ret;
 }
 
-void cli_out_abandon(struct cli_out *o)
+static void give_up(struct cli_out *o, bool remove_made)
 {
 	if (!o->path || o->done)
 		return;
 	(void)close_stream(o);
 	struct stat st;
-	if (o->created && o->fd >= 0 && fstat(o->fd, &st) == 0 && st.st_size == 0)
-		unlink(o->path); /* nothing was recorded into it */
+	if (o->created && o->fd >= 0 &&
+	    (remove_made || (fstat(o->fd, &st) == 0 && st.st_size == 0)))
+		unlink(o->path); /* nothing readable was recorded into it */
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
@@ -361,4 +369,14 @@ void cli_out_abandon(struct cli_out *o)
 	free(o->path);
 	o->path = NULL;
 	o->done = true;
+}
+
+void cli_out_abandon(struct cli_out *o)
+{
+	give_up(o, false);
+}
+
+void cli_out_remove(struct cli_out *o)
+{
+	give_up(o, true);
 }

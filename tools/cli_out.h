@@ -24,7 +24,9 @@
  * An existing character device or FIFO (/dev/null, /dev/full, a named pipe)
  * is written in place; a symlink to one (/dev/stdout) is followed only
  * where fs.protected_symlinks would follow it.  Every failure names the
- * option, the path and the errno; the exit status for it is CLI_EXIT_IO. */
+ * option, the path and the errno; the exit status is 1 for a file that
+ * cannot be created (before anything runs), CLI_EXIT_IO for one that could
+ * not be written (write, flush, fsync, close or rename failed). */
 #ifndef PMS_TOOLS_CLI_OUT_H
 #define PMS_TOOLS_CLI_OUT_H
 
@@ -57,8 +59,8 @@ int cli_stdout_finish(const char *cmd, int status);
 /* Whether standard output has failed so far (EPIPE included). */
 bool cli_stdout_failed(void);
 
-/* Open o for path (NULL path: o stays closed, returns 0).  Returns 0, or
- * CLI_EXIT_IO after printing "pmuscope: CMD: OPT PATH: why". */
+/* Open o for path (NULL path: o stays closed, returns 0).  Returns 0, or 1
+ * after printing "pmuscope: CMD: OPT PATH: why". */
 int cli_out_open(struct cli_out *o, const char *cmd, const char *opt, const char *path,
 		 enum cli_out_mode mode);
 /* A buffered stream on o whose write errors are kept in o->err (NULL after
@@ -74,6 +76,9 @@ int cli_out_commit(struct cli_out *o);
  * (a perf.data file made under the target's name is removed while still
  * empty, kept once it has records).  Safe after commit and on a closed o. */
 void cli_out_abandon(struct cli_out *o);
+/* Give o up and remove what it made, whatever it holds (a perf.data whose
+ * header could not be written). */
+void cli_out_remove(struct cli_out *o);
 /* Print "pmuscope: CMD: writing PATH: strerror(err)" and return CLI_EXIT_IO. */
 int cli_out_fail(const struct cli_out *o, int err);
 

@@ -1002,6 +1002,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (pms_liverun_record(run, outfd, &ro) < 0) {
 			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, pms_error_last());
 			exit_code = CLI_EXIT_IO;
+			cli_out_remove(&out_o); /* not a perf.data file: nothing is left */
 			rc = 0;
 			goto out;
 		}

@@ -335,6 +335,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		if (pms_liverun_record(run, outfd, &ro) < 0) {
 			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, pms_error_last());
 			exit_code = CLI_EXIT_IO;
+			cli_out_remove(&out_o); /* not a perf.data file: nothing is left */
 			rc = 0;
 			goto out;
 		}

@@ -635,7 +635,7 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		if (orc || !(outf = cli_out_stream(&out_o))) {
 			cli_out_abandon(&out_o);
 			pms_cpuset_fini(&cpus);
-			return CLI_EXIT_IO;
+			return orc ? orc : CLI_EXIT_IO;
 		}
 	}
 

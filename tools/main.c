@@ -178,18 +178,20 @@ int main(int argc, char **argv)
 	const struct cli_cmd *c;
 	int i = 1;
 
+	/* everything printed goes through the checked standard output */
+	cli_stdout_init();
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
-			return 0;
+			return cli_stdout_finish("--help", 0);
 		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-v")) {
 			printf("pmuscope version %s\n", pms_version());
-			return 0;
+			return cli_stdout_finish("--version", 0);
 		} else if (!strcmp(argv[i], "--man")) {
 			/* build-time man page generation (tools/meson.build) */
 			if (i + 1 >= argc) {
 				man_main(stdout);
-				return 0;
+				return cli_stdout_finish("--man", 0);
 			}
 			c = find_cmd(argv[i + 1]);
 			if (!c || !c->spec) {
@@ -197,7 +199,7 @@ int main(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			cli_spec_man(c->spec, c->summary, pms_version(), stdout);
-			return 0;
+			return cli_stdout_finish("--man", 0);
 		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
 			g.root = argv[++i];
 		} else if (!strncmp(argv[i], "--root=", 7)) {
@@ -216,11 +218,8 @@ int main(int argc, char **argv)
 	}
 	c = find_cmd(argv[i]);
 	cli_json_set_global(&g);
-	if (c) {
-		/* every command prints through the checked standard output */
-		cli_stdout_init();
+	if (c)
 		return cli_stdout_finish(c->name, c->fn(&g, argc - i, argv + i));
-	}
 	fprintf(stderr, "pmuscope: unknown command '%s' (see 'pmuscope --help')\n", argv[i]);
 	return CLI_EXIT_USAGE;
 }

@@ -60,8 +60,8 @@ int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id);
 /* Whether the report must keep its samples (every export needs them). */
 bool mem_export_wanted(const struct mem_export *x);
 /* Open the --html and --pprof files (new, 0600; tools/cli_out.h) before
- * anything runs: a bad path costs no measurement.  0, or CLI_EXIT_IO after
- * saying why (nothing is left open). */
+ * anything runs: a bad path costs no measurement.  0, or 1 after saying
+ * why (nothing is left open). */
 int mem_export_open(struct mem_export *x, const char *cmd);
 /* Remove what mem_export_open made and mem_export_write did not finish. */
 void mem_export_abandon(struct mem_export *x);

@@ -43,6 +43,10 @@ int cli_exec_failed(const char *cmd, const char *file);
  * with what is lost without the hold ("without") and how to allow it. */
 void cli_warn_no_hold(const char *cmd, const char *why, const char *without);
 
+/* Loss above 2 % of samples + lost, said on stderr (whatever the report's
+ * form): "pmuscope: CMD: warning: lost R% of the samples (N lost, M kept)". */
+void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost);
+
 /* bytes as people read them: "64 MiB", "1.5 GiB", "512 bytes" (IEC units,
  * one decimal when not whole); returns buf. */
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size);

@@ -686,11 +686,12 @@ static int finish(const struct cli_global *g, struct run *rn, struct pms_sys *sy
 	src->records = st.records;
 	src->skipped = st.parse_errors;
 	src->truncated = st.truncated;
-	src->lost = st.lost + st.lost_samples;
+	src->lost = st.lost_total;
 	src->excluded_self = st.samples_excluded;
 	src->nodes_why = info.kind == PMS_MEMSRC_FILE ? info.nodes_why : NULL;
 	snprintf(src->label, sizeof(src->label), "%s", info.label ? info.label : "");
 	render(rn->o, src, rep);
+	cli_warn_loss("c2c", st.samples, st.lost_total);
 	ret = 0;
 out:
 	pms_c2c_report_free(rep);

@@ -1154,6 +1154,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		char why[600];
 		if (mem_render_empty(&mr, shown, why, sizeof(why)))
 			fprintf(stderr, "pmuscope: mem: %s\n", why);
+		mem_render_warn_loss(&mr, shown);
 	}
 	/* the report file flushed, checked and renamed into place; stdout is
 	 * checked as every command's (main.c) */

@@ -407,7 +407,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		}
 		cli_json_end_array(&j);
 		cli_json_uint(&j, "samples", rep->samples);
-		cli_json_uint(&j, "lost", sst.lost + sst.lost_samples);
+		cli_json_uint(&j, "lost", sst.lost_total);
 		cli_json_uint(&j, "excluded_self", sst.samples_excluded);
 		cli_json_double(&j, "duration_s", secs);
 		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
@@ -419,8 +419,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	} else {
 		printf("pmuscope record: %s, %" PRIu64 " samples in %.2f s", event, rep->samples,
 		       secs);
-		if (sst.lost + sst.lost_samples)
-			printf(" (%" PRIu64 " lost)", sst.lost + sst.lost_samples);
+		if (sst.lost_total)
+			printf(" (%" PRIu64 " lost)", sst.lost_total);
 		if (sst.samples_excluded)
 			printf(" (%" PRIu64 " of pmuscope itself left out)", sst.samples_excluded);
 		printf("\nsampled: ");
@@ -442,6 +442,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 			callpath_render_text(prep);
 	}
 	fflush(stdout);
+	cli_warn_loss("record", rep->samples, sst.lost_total);
 	exit_code = 0;
 	if (res.have_status) {
 		if (WIFEXITED(res.status))

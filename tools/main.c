@@ -76,6 +76,15 @@ void cli_warn_no_hold(const char *cmd, const char *why, const char *without)
 		cmd, why ? why : "ptrace refused", without);
 }
 
+void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost)
+{
+	double ratio = samples + lost ? (double)lost / (double)(samples + lost) : 0.0;
+	if (ratio > 0.02)
+		fprintf(stderr, "pmuscope: %s: warning: lost %.1f%% of the samples (%llu lost, %llu "
+			"kept): the ring buffer was full; sample less often\n", cmd, 100.0 * ratio,
+			(unsigned long long)lost, (unsigned long long)samples);
+}
+
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
 {
 	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

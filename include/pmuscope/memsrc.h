@@ -118,6 +118,11 @@ struct pms_memsrc_stats {
 	bool truncated;           /* recorded: the data ended inside a record */
 	uint64_t samples_excluded; /* live: the observer's own samples, not
 				    * delivered (pms_sampler_opts.exclude_pid) */
+	/* The samples lost, counted once as perf counts them: perf 6.x
+	 * writes both a LOST record (from the ring) and a LOST_SAMPLES record
+	 * (the event's PERF_FORMAT_LOST count at the end) for the same drops,
+	 * so this is the larger of lost and lost_samples, not their sum. */
+	uint64_t lost_total;
 };
 
 /* One memory sample and what came with it. */

@@ -706,6 +706,7 @@ void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
 		out->ibs_raw_mismatch = ss.ibs_raw_mismatch;
 		out->streams_hup = ss.streams_hup;
 		out->samples_excluded = ss.samples_excluded;
+		out->lost_total = ss.lost > ss.lost_samples ? ss.lost : ss.lost_samples;
 		return;
 	}
 	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(s->rd);
@@ -713,6 +714,7 @@ void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
 	out->parse_errors += st->bad_records;
 	out->lost = st->lost;
 	out->lost_samples = st->lost_samples;
+	out->lost_total = st->lost > st->lost_samples ? st->lost : st->lost_samples;
 	out->unknown_id = st->unknown_id;
 	out->compressed = st->compressed;
 	out->bad_features = st->bad_features;

@@ -43,6 +43,12 @@ int cli_exec_failed(const char *cmd, const char *file);
  * with what is lost without the hold ("without") and how to allow it. */
 void cli_warn_no_hold(const char *cmd, const char *why, const char *without);
 
+/* What a source skipped or found corrupt (pms_memsrc_problem: the one
+ * library place report and c2c ask), each on stderr as
+ * "pmuscope: CMD: PATH: warning: ...".  Returns how many there were. */
+struct pms_memsrc;
+size_t cli_source_problems(const char *cmd, const char *path, const struct pms_memsrc *src);
+
 /* Loss above 2 % of samples + lost, said on stderr (whatever the report's
  * form): "pmuscope: CMD: warning: lost R% of the samples (N lost, M kept)". */
 void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost);

@@ -33,8 +33,6 @@ int cmd_report(const struct cli_global *g, int argc, char **argv);
 /* In cmd_script.c. */
 void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
-void cli_perfdata_problems(const char *cmd, const char *path,
-			   const struct pms_perfdata_reader *r);
 
 enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE,
        O_JOBS };
@@ -152,7 +150,7 @@ static void report_json_run(struct json *j, const void *ud)
 	cli_json_begin_array(j, "problems");
 	for (size_t f = 0; f < d->nin; f++) {
 		const char *pr;
-		for (size_t i = 0; (pr = pms_perfdata_reader_problem(d->in[f].r, i)); i++) {
+		for (size_t i = 0; (pr = pms_memsrc_problem(d->in[f].src, i)); i++) {
 			if (d->nin == 1) {
 				cli_json_str(j, NULL, pr);
 			} else {
@@ -609,7 +607,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		fdsc.st.bad_features += st->bad_features;
 		fdsc.st.truncated |= st->truncated;
 		fdsc.st.unfinished |= st->unfinished;
-		cli_perfdata_problems("report", in[i].path, in[i].r);
+		cli_source_problems("report", in[i].path, in[i].src);
 	}
 	if (symbols) {
 		if (!sys || pms_symbolizer_new(sys, pms_memprof_maps(ps.prof), &sym) < 0)

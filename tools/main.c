@@ -8,6 +8,7 @@
 #include "cli_out.h"
 #include "cli_opt.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
 #include "version.h"
 
 /* Subcommands, one file each. */
@@ -74,6 +75,18 @@ void cli_warn_no_hold(const char *cmd, const char *why, const char *without)
 		"without: %s (allow ptrace of one's own child: kernel.yama.ptrace_scope <= 1, "
 		"or CAP_SYS_PTRACE)\n",
 		cmd, why ? why : "ptrace refused", without);
+}
+
+size_t cli_source_problems(const char *cmd, const char *path, const struct pms_memsrc *src)
+{
+	size_t n = pms_memsrc_nproblems(src), i;
+	const char *m;
+	for (i = 0; (m = pms_memsrc_problem(src, i)) != NULL; i++)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %s\n", cmd, path, m);
+	if (n > i)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %zu more problems not shown\n", cmd,
+			path, n - i);
+	return n;
 }
 
 void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost)

@@ -198,6 +198,14 @@ int pms_memsrc_poll(struct pms_memsrc *s, int timeout_ms, const struct pms_memsr
 enum pms_memsrc_kind pms_memsrc_kind(const struct pms_memsrc *s);
 void pms_memsrc_info(const struct pms_memsrc *s, struct pms_memsrc_info *out);
 void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out);
+/* What the source skipped or found corrupt so far, as sentences: the one
+ * place every consumer (report, c2c) asks.  A recorded source gives its
+ * reader's (pms_perfdata_reader_problem: records skipped by type, cut or
+ * unfinished data, features left out); a live source none.  nproblems
+ * counts all; problem(i) is NULL past the ones kept.  Ask again after
+ * pms_memsrc_poll() returned 0 (records add problems as they are read). */
+size_t pms_memsrc_nproblems(const struct pms_memsrc *s);
+const char *pms_memsrc_problem(const struct pms_memsrc *s, size_t i);
 const struct pms_memsrc_attr *pms_memsrc_attrs(const struct pms_memsrc *s, size_t *n);
 
 /* Node of a CPU: the live topology's, or the file's NUMA_TOPOLOGY; -1 when

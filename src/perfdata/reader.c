@@ -1073,10 +1073,16 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		}
 		if (rc == 0) {
 			rc = next_outer(r, &raw);
+			if (rc == 0)
+				pd_unknown_summary(r);
 			if (rc <= 0)
 				return rc;
 		}
 		type = rd32(r, raw.p);
+		if (!pd_type_known(type)) {
+			pd_unknown_record(r, type, raw.off, false);
+			continue;
+		}
 		if (type == PD_COMPRESSED || type == PD_COMPRESSED2) {
 			if (raw.compressed) {
 				note_skip(r, raw.off, true, type);
@@ -1117,6 +1123,10 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		}
 		a = r->nattrs && type < PMS_RECORD_USER_TYPE_START ? &r->attrs[ai]
 			: r->nattrs ? &r->attrs[0] : &r->dummy;
+		if (!pd_size_fits(&a->layout, type, raw.len)) {
+			pd_unknown_record(r, type, raw.off, true);
+			continue;
+		}
 		/* Header data and payload sizes are read from the bytes as
 		 * recorded (the helpers swap), before the record is swapped
 		 * for the decoders. */

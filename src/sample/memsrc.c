@@ -675,6 +675,16 @@ void pms_memsrc_info(const struct pms_memsrc *cs, struct pms_memsrc_info *out)
 	out->nodes_why = pms_perfdata_reader_nodes_why(s->rd);
 }
 
+size_t pms_memsrc_nproblems(const struct pms_memsrc *s)
+{
+	return s && s->rd ? pms_perfdata_reader_nproblems(s->rd) : 0;
+}
+
+const char *pms_memsrc_problem(const struct pms_memsrc *s, size_t i)
+{
+	return s && s->rd ? pms_perfdata_reader_problem(s->rd, i) : NULL;
+}
+
 void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
 {
 	*out = s->st;

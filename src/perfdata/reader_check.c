@@ -1,0 +1,113 @@
+/* Records the reader does not know (issue 32): a type that is neither a
+ * kernel record type nor one of perf's own (64..83), as a retyped or
+ * corrupt record reads.  perf refuses such a file ("failed to process
+ * type: N"); the reader skips the record, counts it by type
+ * (stats.unknown_type, stats.bad_records) and says so once per type at the
+ * end of the data, with the count and the first offset.  A record of a
+ * fixed-size kernel type (LOST, THROTTLE, FORK, ...) whose size is not that
+ * type's (a SAMPLE retyped LOST would read as trillions lost) is skipped and
+ * said the same way. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmuscope/record.h"
+#include "reader_int.h"
+
+/* perf's own record types (tools/lib/perf/include/perf/event.h:
+ * PERF_RECORD_HEADER_ATTR = 64 .. PERF_RECORD_COMPRESSED2 = 83). */
+#define PD_USER_FIRST 64
+#define PD_USER_LAST 83
+
+bool pd_type_known(uint32_t type)
+{
+	if (type >= PD_USER_FIRST)
+		return type <= PD_USER_LAST;
+	return type != 0 && strcmp(pms_record_type_name(type), "UNKNOWN") != 0;
+}
+
+/* The body bytes of a fixed-size kernel record type (before its sample_id
+ * trailer; include/uapi/linux/perf_event.h), -1 for a type of variable size. */
+static long fixed_body(uint32_t type)
+{
+	switch (type) {
+	case PMS_RECORD_SWITCH: return 0;
+	case PMS_RECORD_BPF_EVENT: return 16;      /* type, flags, id, tag[8] */
+	case PMS_RECORD_LOST: return 16;           /* id, lost */
+	case PMS_RECORD_EXIT:
+	case PMS_RECORD_FORK: return 24;           /* pid, ppid, tid, ptid, time */
+	case PMS_RECORD_THROTTLE:
+	case PMS_RECORD_UNTHROTTLE: return 24;     /* time, id, stream_id */
+	case PMS_RECORD_AUX: return 24;            /* offset, size, flags */
+	case PMS_RECORD_ITRACE_START: return 8;    /* pid, tid */
+	case PMS_RECORD_LOST_SAMPLES: return 8;    /* lost */
+	case PMS_RECORD_SWITCH_CPU_WIDE: return 8; /* next/prev pid, tid */
+	case PMS_RECORD_AUX_OUTPUT_HW_ID: return 8;
+	default: return -1;
+	}
+}
+
+bool pd_size_fits(const struct pms_sample_layout *l, uint32_t type, size_t len)
+{
+	long body = fixed_body(type);
+	if (body < 0)
+		return true;
+	size_t trailer = l->sample_id_all
+				 ? 8u * (size_t)__builtin_popcountll(l->sample_type &
+								    PMS_SAMPLE_ID_ALL_MASK)
+				 : 0;
+	return len == 8 + (size_t)body + trailer;
+}
+
+void pd_unknown_record(struct pms_perfdata_reader *r, uint32_t type, uint64_t off, bool badsize)
+{
+	size_t i;
+	if (!badsize)
+		r->stats.unknown_type++;
+	r->stats.bad_records++;
+	for (i = 0; i < r->nunknown; i++)
+		if (r->unknown[i].type == type && r->unknown[i].badsize == badsize)
+			break;
+	if (i == r->nunknown) {
+		if (i == PD_MAX_UNKNOWN) {
+			r->unknown_other++; /* said in one sentence after the others */
+			return;
+		}
+		r->unknown[i].type = type;
+		r->unknown[i].badsize = badsize;
+		r->unknown[i].first_off = off;
+		r->nunknown++;
+	}
+	r->unknown[i].n++;
+	r->unknown_said = false;
+	snprintf(r->skipmsg, sizeof(r->skipmsg), "record %s (type %" PRIu32 ") at offset %" PRIu64
+		 " skipped: %s", pms_record_type_name(type), type, off,
+		 badsize ? "its size is not that type's" : "unknown type");
+}
+
+void pd_unknown_summary(struct pms_perfdata_reader *r)
+{
+	if (r->unknown_said)
+		return;
+	r->unknown_said = true;
+	for (size_t i = 0; i < r->nunknown; i++)
+		if (r->unknown[i].badsize)
+			pd_problem(r, "%" PRIu64 " %s record%s (type %" PRIu32 ") skipped: the size "
+				   "is not that type's (a retyped or corrupt record; the first at "
+				   "offset %" PRIu64 ")",
+				   r->unknown[i].n, pms_record_type_name(r->unknown[i].type),
+				   r->unknown[i].n == 1 ? "" : "s", r->unknown[i].type,
+				   r->unknown[i].first_off);
+		else
+			pd_problem(r, "%" PRIu64 " record%s of unknown type %" PRIu32 " skipped (the first at "
+			   "offset %" PRIu64 "); perf refuses such a file (\"failed to process "
+			   "type: %" PRIu32 "\")",
+			   r->unknown[i].n, r->unknown[i].n == 1 ? "" : "s", r->unknown[i].type,
+			   r->unknown[i].first_off, r->unknown[i].type);
+	if (r->unknown_other)
+		pd_problem(r, "%" PRIu64 " more records of %s unknown types skipped",
+			   r->unknown_other, "other");
+	/* said: a later call adds only what came after */
+	r->nunknown = 0;
+	r->unknown_other = 0;
+}

@@ -1123,7 +1123,7 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		}
 		a = r->nattrs && type < PMS_RECORD_USER_TYPE_START ? &r->attrs[ai]
 			: r->nattrs ? &r->attrs[0] : &r->dummy;
-		if (!pd_size_fits(&a->layout, type, raw.len)) {
+		if (!pd_size_fits(&a->layout, type, raw.p, raw.len)) {
 			pd_unknown_record(r, type, raw.off, true);
 			continue;
 		}

@@ -47,15 +47,76 @@ static long fixed_body(uint32_t type)
 	}
 }
 
-bool pd_size_fits(const struct pms_sample_layout *l, uint32_t type, size_t len)
+/* A string after fixed bytes of the body: the kernel and perf pad it with
+ * NULs to the next u64 (kernel/events/core.c perf_event_comm_event and
+ * perf_event_mmap_event; perf's synthesized COMM and MMAP the same), so
+ * the record's size follows from the string's length. */
+static bool string_fits(const unsigned char *p, size_t len, size_t fixed, size_t trailer)
+{
+	if (len < 8 + fixed + trailer)
+		return false;
+	size_t room = len - 8 - fixed - trailer;
+	const unsigned char *s = p + 8 + fixed;
+	size_t n = strnlen((const char *)s, room);
+	return n < room && ((n + 1 + 7) & ~(size_t)7) == room;
+}
+
+bool pd_size_fits(const struct pms_sample_layout *l, uint32_t type, const unsigned char *p,
+		  size_t len)
 {
 	long body = fixed_body(type);
-	if (body < 0)
-		return true;
 	size_t trailer = l->sample_id_all
 				 ? 8u * (size_t)__builtin_popcountll(l->sample_type &
 								    PMS_SAMPLE_ID_ALL_MASK)
 				 : 0;
+	switch (type) {
+	case PMS_RECORD_COMM:
+		return string_fits(p, len, 8, trailer);   /* pid, tid, comm */
+	case PMS_RECORD_MMAP:
+		return string_fits(p, len, 32, trailer);  /* pid, tid, addr, len, pgoff */
+	case PMS_RECORD_MMAP2:
+		/* pid, tid, addr, len, pgoff, maj/min/ino/ino_gen or build id,
+		 * prot, flags, filename */
+		return string_fits(p, len, 64, trailer);
+	case PMS_RECORD_KSYMBOL:
+		return string_fits(p, len, 16, trailer);  /* addr, len, type, flags, name */
+	case PMS_RECORD_CGROUP:
+		return string_fits(p, len, 8, trailer);   /* id, path */
+	case PMS_RECORD_NAMESPACES: {
+		/* pid, tid, nr, nr x {dev, ino} */
+		uint64_t nr;
+		if (len < 8 + 16 + trailer)
+			return false;
+		memcpy(&nr, p + 16, 8);
+		return nr <= (len - 24 - trailer) / 16 && len == 24 + nr * 16 + trailer;
+	}
+	case PMS_RECORD_CALLCHAIN_DEFERRED: {
+		uint64_t nr; /* nr, nr ips */
+		if (len < 16 + trailer)
+			return false;
+		memcpy(&nr, p + 8, 8);
+		return nr <= (len - 16 - trailer) / 8 && len == 16 + nr * 8 + trailer;
+	}
+	case PMS_RECORD_TEXT_POKE: {
+		/* addr, old_len, new_len, the bytes padded to a u64 */
+		uint16_t ol, nl;
+		if (len < 20 + trailer)
+			return false;
+		memcpy(&ol, p + 16, 2);
+		memcpy(&nl, p + 18, 2);
+		return len == 16 + (((size_t)4 + ol + nl + 7) & ~(size_t)7) + trailer;
+	}
+	case PMS_RECORD_READ:
+		if (l->read_format & PMS_READ_GROUP)
+			return true; /* as many values as the group has */
+		/* pid, tid, value and one u64 per read_format field */
+		return len == 8 + 16 + 8 * (size_t)__builtin_popcountll(l->read_format & 0x17) +
+				      trailer;
+	default:
+		break;
+	}
+	if (body < 0)
+		return true;
 	return len == 8 + (size_t)body + trailer;
 }
 

@@ -111,7 +111,8 @@ struct pms_perfdata_reader {
  * end of the data). */
 bool pd_type_known(uint32_t type);
 /* Whether a record of a fixed-size kernel type has that type's size. */
-bool pd_size_fits(const struct pms_sample_layout *l, uint32_t type, size_t len);
+bool pd_size_fits(const struct pms_sample_layout *l, uint32_t type, const unsigned char *p,
+		  size_t len);
 /* badsize: a known type whose size is not its own (not counted in
  * stats.unknown_type; in bad_records as every skipped record). */
 void pd_unknown_record(struct pms_perfdata_reader *r, uint32_t type, uint64_t off, bool badsize);

@@ -338,7 +338,9 @@ static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 			shown++;
 		}
 	}
-	if ((!pmu || !strcasecmp(pmu, "tracepoint")) && pms_tracepoints_list(sys, &tp, &ntp) == 0) {
+	int trc = 0;
+	if ((!pmu || !strcasecmp(pmu, "tracepoint")) &&
+	    (trc = pms_tracepoints_list(sys, &tp, &ntp)) == 0) {
 		for (size_t i = 0; i < ntp; i++) {
 			if (!matches(pattern, tp[i].name))
 				continue;
@@ -347,6 +349,8 @@ static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 			shown++;
 		}
 	}
+	if (trc < 0 && trc != PMS_ENOENT) /* there but unreadable: said, as perf */
+		fprintf(stderr, "pmuscope: events: tracepoints not listed: %s\n", pms_error_last());
 	pms_error_clear(); /* no tracefs: no tracepoints, not an error */
 	pms_tracepoints_free(tp, ntp);
 	return shown;

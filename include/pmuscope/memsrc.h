@@ -201,7 +201,9 @@ void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out);
 /* What the source skipped or found corrupt so far, as sentences: the one
  * place every consumer (report, c2c) asks.  A recorded source gives its
  * reader's (pms_perfdata_reader_problem: records skipped by type, cut or
- * unfinished data, features left out); a live source none.  nproblems
+ * unfinished data, features left out), then its own: per event, the IBS
+ * op samples whose RAW payload did not parse (how the first did not; such
+ * a sentence stays valid until the next call); a live source none.  nproblems
  * counts all; problem(i) is NULL past the ones kept.  Ask again after
  * pms_memsrc_poll() returned 0 (records add problems as they are read). */
 size_t pms_memsrc_nproblems(const struct pms_memsrc *s);

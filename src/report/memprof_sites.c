@@ -1,0 +1,640 @@
+/* `pmuscope mem` report (memprof.c): sites (instructions, functions, lines,
+ * data objects) from the kept samples, and the top lists. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pmuscope/datasrc.h"
+#include "pmuscope/report.h"
+#include "report/memprof_int.h"
+#include "util/error.h"
+#include "util/grow.h"
+#include "util/opts.h"
+
+/* ---- report ---------------------------------------------------------------- */
+
+uint64_t pms_percentile(const uint64_t *sorted, size_t n, double pct)
+{
+	if (!n)
+		return 0;
+	double rank = ceil(pct / 100.0 * (double)n);
+	size_t i = rank < 1 ? 0 : (size_t)rank - 1;
+	return sorted[i < n ? i : n - 1];
+}
+
+
+char *mp_xstrdup(const char *s, int *rc)
+{
+	char *d = strdup(s ? s : "");
+	if (!d && *rc >= 0)
+		*rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+	return d;
+}
+
+int mp_count_addn(struct pms_memreport_count **v, size_t *n, const char *name, uint64_t k)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].name, name)) {
+			(*v)[i].samples += k;
+			return 0;
+		}
+	struct pms_memreport_count *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	*v = nv;
+	nv[*n].name = strdup(name);
+	if (!nv[*n].name)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	nv[*n].samples = k;
+	(*n)++;
+	return 0;
+}
+
+int mp_count_cmp(const void *a, const void *b)
+{
+	const struct pms_memreport_count *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Accumulate one sample (its validity bits, weight and nodes) into a site. */
+void mp_site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight, int mem_node,
+		   int cpu_node, int home)
+{
+	s->samples++;
+	if (valid & PMS_MS_WEIGHT) {
+		s->latency += weight;
+		s->weighted++;
+	}
+	if (mem_node >= 0) {
+		s->resolved++;
+		if (cpu_node >= 0 && mem_node != cpu_node)
+			s->remote++;
+		if (home >= 0 && mem_node == home)
+			s->on_home++;
+	}
+}
+
+static void site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
+			   const struct ksample *x)
+{
+	mp_site_count(s, x->valid, x->weight, x->mem_node, kcpu(p, x), p->home_node);
+}
+
+int mp_site_copy(struct pms_memreport_site *d, const struct pms_memreport_site *s)
+{
+	int rc = 0;
+	*d = *s;
+	d->name = mp_xstrdup(s->name, &rc);
+	d->file = s->file ? mp_xstrdup(s->file, &rc) : NULL;
+	d->module = mp_xstrdup(s->module, &rc);
+	d->kind = s->kind ? mp_xstrdup(s->kind, &rc) : NULL;
+	d->comm = s->comm ? mp_xstrdup(s->comm, &rc) : NULL;
+	return rc;
+}
+
+int mp_by_samples(const void *a, const void *b)
+{
+	const struct pms_memreport_site *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int by_latency(const void *a, const void *b)
+{
+	const struct pms_memreport_site *x = a, *y = b;
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return mp_by_samples(a, b);
+}
+
+/* Copy n sites into *out (the report's full lists). */
+static int sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memreport_site **out,
+		      size_t *nout)
+{
+	int rc = 0;
+	*nout = 0;
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!*out)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		rc = mp_site_copy(&(*out)[i], &v[i]);
+		*nout = i + 1;
+	}
+	return rc;
+}
+
+/* The first `top` of all n sites in cmp's order, as a stable sort would
+ * give them, copied into *out.  Few of many: kept in a sorted array of
+ * `top` (a candidate goes after the ones equal to it), not a sort of all. */
+int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
+	      int (*cmp)(const void *, const void *), bool need_latency,
+	      struct pms_memreport_site **out, size_t *nout)
+{
+	size_t k = 0, nb = 0;
+	const struct pms_memreport_site **best = NULL;
+	*nout = 0;
+	*out = calloc(top ? top : 1, sizeof(**out));
+	if (!*out)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	if (top >= n / 8) {
+		qsort(all, n, sizeof(*all), cmp);
+	} else {
+		best = malloc((top ? top : 1) * sizeof(*best));
+		if (!best)
+			return pms_err(PMS_ENOMEM, "memreport: no memory");
+		for (size_t i = 0; i < n && top; i++) {
+			if (nb == top && cmp(&all[i], best[nb - 1]) >= 0)
+				continue;
+			size_t lo = 0, hi = nb;
+			while (lo < hi) { /* first one that sorts after all[i] */
+				size_t mid = lo + (hi - lo) / 2;
+				if (cmp(best[mid], &all[i]) <= 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (nb < top)
+				nb++;
+			memmove(&best[lo + 1], &best[lo], (nb - 1 - lo) * sizeof(*best));
+			best[lo] = &all[i];
+		}
+	}
+	for (size_t i = 0; i < (best ? nb : n) && k < top; i++) {
+		const struct pms_memreport_site *x = best ? best[i] : &all[i];
+		if (need_latency && !x->weighted)
+			break;
+		int rc = mp_site_copy(&(*out)[k++], x);
+		*nout = k;
+		if (rc < 0) {
+			free(best);
+			return rc;
+		}
+	}
+	free(best);
+	*nout = k;
+	return 0;
+}
+
+/* Name each instruction site, group them into functions (same module and
+ * name; sorted, so n log n), and fill the four top lists.  ips is consumed. */
+struct fkey {
+	size_t i;
+	const struct pms_memreport_site *s;
+	/* the strings the site's copies were made from (the symbolizer's,
+	 * the maps' or literals): the same function mostly has the same
+	 * pointers, which compare without strcmp */
+	const char *module, *name;
+};
+
+static int str_cmp(const char *a, const char *b)
+{
+	return a == b ? 0 : strcmp(a, b);
+}
+
+/* Same process, module and name: the same function. */
+static bool fkey_same(const struct fkey *x, const struct fkey *y)
+{
+	return x->s->pid == y->s->pid && !str_cmp(x->module, y->module) &&
+	       !str_cmp(x->name, y->name);
+}
+
+/* Consecutive instructions (in address order) of one function. */
+struct frun {
+	struct fkey k; /* its first instruction's */
+	size_t from, to; /* positions in address order */
+};
+
+/* By (process, module, name); runs of one function in address order. */
+static int frun_cmp(const void *a, const void *b)
+{
+	const struct frun *x = a, *y = b;
+	int c = x->k.s->pid < y->k.s->pid ? -1 : x->k.s->pid > y->k.s->pid;
+	if (!c)
+		c = str_cmp(x->k.module, y->k.module);
+	if (!c)
+		c = str_cmp(x->k.name, y->k.name);
+	if (!c)
+		c = x->from < y->from ? -1 : x->from > y->from;
+	return c;
+}
+
+struct symres {
+	const char *func, *module, *file; /* the symbolizer's strings */
+	int line;
+	uint64_t start;
+	bool done, between;
+};
+
+static bool may_name(const struct pms_memprof *p, const struct pms_memreport *r,
+		     const struct pms_symbolizer *sym, bool kern)
+{
+	return sym && (!kern || (r->kernel_visible && !p->recorded));
+}
+
+/* Look up the k-th IP in address order. */
+static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+		   const struct pms_memreport_site *ips, const struct skey *ord, struct symres *res,
+		   size_t k)
+{
+	size_t i = ord[k].i;
+	struct pms_symbol sy = { 0 };
+	if (res[i].done)
+		return;
+	res[i].done = true;
+	if (!may_name(p, r, sym, ips[i].kernel))
+		return;
+	if (pms_symbolizer_code_pid(sym, (pid_t)ips[i].pid, ips[i].addr, ips[i].kernel, false,
+				    &sy) < 0) {
+		/* no name, but the binary may be known: "[unknown] (/path)";
+		 * unknown ones group per module */
+		res[i].module = sy.module;
+		return;
+	}
+	res[i] = (struct symres){ sy.func, sy.module, sy.file, sy.line, ips[i].addr - sy.offset,
+				  true, false };
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+			const struct pms_memreport_site *ips, const struct skey *ord,
+			struct symres *res, size_t lo, size_t hi)
+{
+	while (hi - lo > 1) {
+		const struct symres *a = &res[ord[lo].i], *b = &res[ord[hi].i];
+		if (ips[ord[lo].i].pid != ips[ord[hi].i].pid) {
+			/* two processes (-a, sorted by process): each its own */
+			size_t mid = lo + (hi - lo) / 2;
+			sym_at(p, r, sym, ips, ord, res, mid);
+			sym_between(p, r, sym, ips, ord, res, lo, mid);
+			lo = mid;
+			continue;
+		}
+		if (ips[ord[lo].i].addr == ips[ord[hi].i].addr &&
+		    ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
+			/* one address (of several threads): one lookup */
+			for (size_t k = lo + 1; k < hi; k++)
+				res[ord[k].i] = *a;
+			return;
+		}
+		if (a->func && b->func && str_eq(a->func, b->func) && str_eq(a->module, b->module) &&
+		    a->start == b->start && ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
+			for (size_t k = lo + 1; k < hi; k++) {
+				struct symres *x = &res[ord[k].i];
+				*x = *a;
+				x->file = NULL;
+				x->line = 0;
+				x->between = true;
+			}
+			return;
+		}
+		size_t mid = lo + (hi - lo) / 2;
+		sym_at(p, r, sym, ips, ord, res, mid);
+		sym_between(p, r, sym, ips, ord, res, lo, mid);
+		lo = mid;
+	}
+}
+
+/* The top instructions named one by one (file and line of each; a
+ * function gets the file of its first instruction, no line). */
+static int top_lines(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+		     struct pms_memreport_site *v, size_t n, bool line)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		struct pms_symbol sy = { 0 };
+		if (v[i].addr_hidden || v[i].file || !may_name(p, r, sym, v[i].kernel) ||
+		    (!line && !strcmp(v[i].name, "[unknown]")) ||
+		    pms_symbolizer_code_pid(sym, (pid_t)v[i].pid, v[i].addr, v[i].kernel, true, &sy) < 0 ||
+		    !sy.file)
+			continue;
+		v[i].file = mp_xstrdup(sy.file, &rc);
+		v[i].line = line ? sy.line : 0;
+	}
+	return rc;
+}
+
+int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
+		   struct pms_memreport_site *ips, size_t nips)
+{
+	int rc = 0;
+	size_t nfuncs = 0, nruns = 0;
+	struct skey *ord = NULL;
+	struct symres *res = NULL;
+	struct frun *runs = NULL;
+	struct pms_memreport_site *funcs = calloc(nips ? nips : 1, sizeof(*funcs));
+	struct fkey *fk = calloc(nips ? nips : 1, sizeof(*fk));
+	if (!funcs || !fk) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	/* Name the IPs in address order (names only: lines are looked up for
+	 * the top lists below), bisecting: when two IPs resolve to
+	 * the same symbol (same module, name and start), every IP between them
+	 * lies in it too (a symbol is one contiguous range), so a function
+	 * costs about log2(its distinct IPs) lookups, not one per IP (each
+	 * lookup scans a symbol table).  Those in between get no line; the top
+	 * lists are looked up again one by one below. */
+	ord = calloc(nips ? nips : 1, sizeof(*ord));
+	res = calloc(nips ? nips : 1, sizeof(*res));
+	if (!ord || !res) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nips; i++)
+		ord[i] = (struct skey){ ips[i].pid, ips[i].addr, i };
+	/* by (process, address), process 0 without per-process functions:
+	 * the aggregate and the kept samples give them in that order already */
+	bool sorted = true;
+	for (size_t k = 1; k < nips && sorted; k++)
+		sorted = mp_skey_cmp(&ord[k - 1], &ord[k]) < 0;
+	if (!sorted)
+		mp_skey_sort(ord, nips);
+	if (nips && sym) { /* without a symbolizer nothing is named */
+		sym_at(p, r, sym, ips, ord, res, 0);
+		sym_at(p, r, sym, ips, ord, res, nips - 1);
+		sym_between(p, r, sym, ips, ord, res, 0, nips - 1);
+	}
+	const struct pms_maps *lmaps = NULL;
+	const struct pms_map *lm = NULL;
+	for (size_t i = 0; i < nips; i++) {
+		struct pms_memreport_site *st = &ips[i];
+		bool kern = st->kernel;
+		const struct symres *sy = &res[i];
+		if (kern && !r->kernel_visible) {
+			st->addr = 0;
+			st->addr_hidden = true;
+		}
+		const char *name = sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]");
+		/* borrowed (the symbolizer's, the maps' or literals) until the
+		 * copies below; cleared at the end, before the caller frees ips */
+		st->name = (char *)name;
+		st->file = (char *)sy->file;
+		st->line = sy->line;
+		const char *mod = sy->module;
+		if (!mod && !kern) {
+			/* perf's "[unknown]" with the binary it is in (in address
+			 * order, mostly the one of the instruction before) */
+			const struct pms_maps *ms = st->pid ? pms_memprof_maps_pid(p, (pid_t)st->pid)
+							    : pms_memprof_maps(p);
+			const struct pms_map *m = ms == lmaps && lm && st->addr >= lm->start &&
+							  st->addr < lm->end
+							  ? lm
+							  : pms_maps_find(ms, st->addr);
+			lmaps = ms;
+			lm = m;
+			mod = m && m->path[0] == '/' ? m->path : NULL;
+		}
+		mod = mod ? mod : (kern ? "[kernel]" : "");
+		st->module = (char *)mod;
+		fk[i] = (struct fkey){ i, st, mod, name };
+	}
+	/* Functions: instructions with the same (module, name); the unknown
+	 * ones stay per module.  A function's first IP is its lowest (as
+	 * shown: hidden kernel ones are all 0, then the first in site
+	 * order).  Runs of one function in address order are sorted, not
+	 * every instruction: a symbol is one range, so there are about as
+	 * many runs as functions. */
+	runs = calloc(nips ? nips : 1, sizeof(*runs));
+	if (!runs) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t k = 0; k < nips; k++) {
+		size_t i = ord[k].i;
+		if (!nruns || !fkey_same(&fk[i], &runs[nruns - 1].k))
+			runs[nruns++] = (struct frun){ fk[i], k, k };
+		runs[nruns - 1].to = k + 1;
+	}
+	qsort(runs, nruns, sizeof(*runs), frun_cmp);
+	for (size_t a = 0; a < nruns;) {
+		size_t b = a;
+		const struct pms_memreport_site *s0 = NULL;
+		for (size_t q = a; q < nruns && fkey_same(&runs[q].k, &runs[a].k); q++)
+			for (size_t k = runs[q].from; k < runs[q].to; k++) {
+				const struct pms_memreport_site *x = &ips[ord[k].i];
+				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
+					s0 = x;
+			}
+		struct pms_memreport_site *f = &funcs[nfuncs++];
+		*f = *s0; /* its strings borrowed too; comm is its own */
+		f->comm = NULL;
+		f->samples = f->latency = f->weighted = 0;
+		f->resolved = f->remote = f->on_home = 0;
+		/* a function's line would be one instruction's: keep the file */
+		f->line = 0;
+		if (p->per_pid_funcs && s0->pid)
+			f->comm = mp_xstrdup(mp_task_comm(p, s0->pid, s0->pid), &rc);
+		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
+			for (size_t k = runs[b].from; k < runs[b].to; k++) {
+				const struct pms_memreport_site *x = &ips[ord[k].i];
+				f->samples += x->samples;
+				f->latency += x->latency;
+				f->weighted += x->weighted;
+				f->resolved += x->resolved;
+				f->remote += x->remote;
+				f->on_home += x->on_home;
+			}
+		a = b;
+	}
+	/* kept samples: every instruction, before mp_top_of reorders them
+	 * (samples index them); none in aggregate mode (report.h) */
+	if (rc >= 0 && !p->agg)
+		rc = sites_copy(ips, nips, &r->sites, &r->nsites);
+	if (rc >= 0)
+		rc = mp_top_of(ips, nips, p->top, mp_by_samples, false, &r->top_ips_samples,
+			    &r->ntop_ips_samples);
+	if (rc >= 0)
+		rc = mp_top_of(ips, nips, p->top, by_latency, true, &r->top_ips_latency, &r->ntop_ips_latency);
+	if (rc >= 0)
+		rc = mp_top_of(funcs, nfuncs, p->top, mp_by_samples, false, &r->top_funcs_samples,
+			    &r->ntop_funcs_samples);
+	if (rc >= 0)
+		rc = mp_top_of(funcs, nfuncs, p->top, by_latency, true, &r->top_funcs_latency,
+			    &r->ntop_funcs_latency);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_ips_samples, r->ntop_ips_samples, true);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_ips_latency, r->ntop_ips_latency, true);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_funcs_samples, r->ntop_funcs_samples, false);
+	if (rc >= 0)
+		rc = top_lines(p, r, sym, r->top_funcs_latency, r->ntop_funcs_latency, false);
+out:
+	for (size_t i = 0; i < nips; i++)
+		ips[i].name = ips[i].file = ips[i].module = NULL;
+	for (size_t i = 0; funcs && i < nfuncs; i++)
+		free(funcs[i].comm);
+	free(ord);
+	free(res);
+	free(fk);
+	free(runs);
+	free(funcs);
+	return rc;
+}
+
+/* An instruction of one process (pid 0: of all). */
+
+/* Instructions and functions from the kept samples. */
+int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
+{
+	int rc = 0;
+	size_t nk = 0, nips = 0;
+	/* (ip, pid), pid 0 unless per-process functions */
+	struct skey *keys = malloc((p->n ? p->n : 1) * sizeof(*keys));
+	struct pms_memreport_site *ips = NULL;
+	if (!keys)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->xv)
+			p->xv[i].site = -1;
+		if (p->v[i].valid & PMS_MS_IP)
+			keys[nk++] = (struct skey){ p->v[i].ip, p->per_pid_funcs ? kpid(p, &p->v[i]) : 0,
+						    i };
+	}
+	mp_skey_sort(keys, nk);
+	size_t ndist = 0;
+	for (size_t a = 0; a < nk; a++)
+		ndist += !a || keys[a].major != keys[a - 1].major || keys[a].minor != keys[a - 1].minor;
+	ips = calloc(ndist ? ndist : 1, sizeof(*ips));
+	if (!ips) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t a = 0; a < nk;) {
+		size_t b = a;
+		const struct ksample *s0 = &p->v[keys[a].i];
+		struct pms_memreport_site *st = &ips[nips++];
+		st->addr = s0->ip;
+		st->kernel = (s0->valid & PMS_MS_KERNEL_IP) != 0;
+		st->pid = (uint32_t)keys[a].minor;
+		for (; b < nk && keys[b].major == keys[a].major && keys[b].minor == keys[a].minor; b++) {
+			site_account_k(p, st, &p->v[keys[b].i]);
+			if (p->xv)
+				p->xv[keys[b].i].site = (int64_t)(nips - 1);
+		}
+		a = b;
+	}
+	free(keys); /* before naming: it may load debug information */
+	keys = NULL;
+	if (!p->keep_all && !p->agg) {
+		/* no_sample_list: every number from the samples is taken; they
+		 * go before the names (debug information) come in */
+		free(p->v);
+		p->v = NULL;
+		p->cap = 0;
+		free(p->open);
+		p->open = NULL;
+		p->nopen = p->opencap = 0;
+		p->released = true;
+	}
+	rc = mp_finish_code(p, r, sym, ips, nips);
+out:
+	free(keys);
+	mp_sites_free(ips, nips);
+	return rc;
+}
+
+/* Data objects: the workload buffer, a file's static symbol, or the mapping. */
+
+int mp_build_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
+{
+	int rc = 0;
+	size_t no = 0;
+	struct pms_memreport_site *objs = NULL;
+	struct skey *keys = malloc((p->n ? p->n : 1) * sizeof(*keys)); /* (start, 0) */
+	size_t nk = 0;
+	if (!keys)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	(void)pms_memprof_maps(p); /* the union of the processes' maps, as now */
+	/* Key each sample by the start of the object it falls in. */
+	for (size_t i = 0; i < p->n; i++) {
+		const struct ksample *s = &p->v[i];
+		if (p->xv)
+			p->xv[i].object = -1;
+		if (!(s->valid & PMS_MS_ADDR))
+			continue;
+		uint64_t a = s->addr, start;
+		if (p->home_end > p->home_start && a >= p->home_start && a < p->home_end) {
+			start = p->home_start;
+		} else {
+			const struct pms_map *m = pms_maps_find(mp_maps_of(p, s), a);
+			start = m ? m->start : UINT64_MAX; /* UINT64_MAX: not mapped */
+		}
+		keys[nk++] = (struct skey){ start, 0, i };
+	}
+	mp_skey_sort(keys, nk);
+	objs = calloc(nk ? nk : 1, sizeof(*objs));
+	if (!objs) {
+		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		goto out;
+	}
+	for (size_t a = 0; a < nk;) {
+		size_t b = a;
+		uint64_t addr0 = p->v[keys[a].i].addr;
+		struct pms_memreport_site *o = &objs[no++];
+		char buf[256];
+		const char *name = NULL, *kind = NULL, *module = "";
+		if (keys[a].major == UINT64_MAX) {
+			name = "[unmapped]";
+			kind = "unmapped";
+		} else if (p->home_end > p->home_start && keys[a].major == p->home_start) {
+			o->addr = p->home_start;
+			o->size = p->home_end - p->home_start;
+			name = p->home_name;
+			kind = "workload";
+		} else {
+			const struct pms_map *m = pms_maps_find(mp_maps_of(p, &p->v[keys[a].i]), addr0);
+			o->addr = m->start;
+			o->size = m->end - m->start;
+			kind = pms_map_kind_name(m->kind);
+			module = m->path;
+			struct pms_symbol sy = { 0 };
+			if (m->kind == PMS_MAP_FILE && sym && pms_symbolizer_data(sym, addr0, &sy) == 0 &&
+			    sy.func) {
+				name = sy.func;
+				/* an object symbol is the object; else the mapping */
+			} else if (m->kind == PMS_MAP_ANON) {
+				snprintf(buf, sizeof(buf), "anon 0x%" PRIx64 " (%" PRIu64 " KiB)", m->start,
+					 (m->end - m->start) >> 10);
+				name = buf;
+			} else {
+				name = *m->path ? m->path : "[anon]";
+			}
+		}
+		if (!r->kernel_visible && o->addr >= (1ULL << 63)) {
+			o->addr = 0;
+			o->addr_hidden = true;
+		}
+		o->name = mp_xstrdup(name, &rc);
+		o->kind = mp_xstrdup(kind, &rc);
+		o->module = mp_xstrdup(module, &rc);
+		if (rc < 0)
+			goto out;
+		for (; b < nk && keys[b].major == keys[a].major; b++) {
+			site_account_k(p, o, &p->v[keys[b].i]);
+			if (p->xv)
+				p->xv[keys[b].i].object = (int64_t)(no - 1);
+		}
+		a = b;
+	}
+	rc = sites_copy(objs, no, &r->objects, &r->nobjects);
+	if (rc >= 0)
+		rc = mp_top_of(objs, no, p->top, mp_by_samples, false, &r->top_objects, &r->ntop_objects);
+out:
+	free(keys);
+	mp_sites_free(objs, no);
+	return rc;
+}

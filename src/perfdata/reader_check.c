@@ -145,30 +145,3 @@ void pd_unknown_record(struct pms_perfdata_reader *r, uint32_t type, uint64_t of
 		 " skipped: %s", pms_record_type_name(type), type, off,
 		 badsize ? "its size is not that type's" : "unknown type");
 }
-
-void pd_unknown_summary(struct pms_perfdata_reader *r)
-{
-	if (r->unknown_said)
-		return;
-	r->unknown_said = true;
-	for (size_t i = 0; i < r->nunknown; i++)
-		if (r->unknown[i].badsize)
-			pd_problem(r, "%" PRIu64 " %s record%s (type %" PRIu32 ") skipped: the size "
-				   "is not that type's (a retyped or corrupt record; the first at "
-				   "offset %" PRIu64 ")",
-				   r->unknown[i].n, pms_record_type_name(r->unknown[i].type),
-				   r->unknown[i].n == 1 ? "" : "s", r->unknown[i].type,
-				   r->unknown[i].first_off);
-		else
-			pd_problem(r, "%" PRIu64 " record%s of unknown type %" PRIu32 " skipped (the first at "
-			   "offset %" PRIu64 "); perf refuses such a file (\"failed to process "
-			   "type: %" PRIu32 "\")",
-			   r->unknown[i].n, r->unknown[i].n == 1 ? "" : "s", r->unknown[i].type,
-			   r->unknown[i].first_off, r->unknown[i].type);
-	if (r->unknown_other)
-		pd_problem(r, "%" PRIu64 " more records of %s unknown types skipped",
-			   r->unknown_other, "other");
-	/* said: a later call adds only what came after */
-	r->nunknown = 0;
-	r->unknown_other = 0;
-}

@@ -53,6 +53,16 @@ int cli_hold_budget(const char *arg, double *ms);
 	"it, it is let go unasked (its samples: 'released at the\n"                            \
 	"hold budget'); 'none': no limit (default 5)"
 
+/* What a source skipped or found corrupt (pms_memsrc_problem: the one
+ * library place report and c2c ask), each on stderr as
+ * "pmuscope: CMD: PATH: warning: ...".  Returns how many there were. */
+struct pms_memsrc;
+size_t cli_source_problems(const char *cmd, const char *path, const struct pms_memsrc *src);
+
+/* Loss above 2 % of samples + lost, said on stderr (whatever the report's
+ * form): "pmuscope: CMD: warning: lost R% of the samples (N lost, M kept)". */
+void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost);
+
 /* bytes as people read them: "64 MiB", "1.5 GiB", "512 bytes" (IEC units,
  * one decimal when not whole); returns buf. */
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size);

@@ -206,6 +206,8 @@ struct source {
 	char what[512];     /* text: the target */
 	char label[512];    /* engine label / recorded events */
 	uint64_t records, skipped, lost, excluded_self;
+	const struct pms_memsrc *msrc; /* a file's source: its problems (JSON) */
+	bool unfinished;
 	bool truncated;
 	const char *nodes_why;
 	int exit_status;    /* live command: wait status, -1 none */
@@ -301,8 +303,9 @@ static void text_report(const struct source *src, const struct pms_c2c_report *r
 	printf("  No Page Map Rejects               : %10" PRIu64 "\n", t->nomap);
 	printf("  Unable to parse data source       : %10" PRIu64 "\n", t->noparse);
 	if (src->records)
-		printf("  (file: %" PRIu64 " records, %" PRIu64 " skipped%s; %" PRIu64 " samples lost)\n",
-		       src->records, src->skipped, src->truncated ? ", data truncated" : "", src->lost);
+		printf("  (file: %" PRIu64 " records, %" PRIu64 " skipped%s%s; %" PRIu64 " samples lost)\n",
+		       src->records, src->skipped, src->truncated ? ", data truncated" : "",
+		       src->unfinished ? ", unfinished file" : "", src->lost);
 	printf("\nShared cache lines (%s)\n",
 	       r->metric == PMS_C2C_SHARERS ? "touched by several threads"
 	       : r->metric == PMS_C2C_SCORE ? "with HITM, peer or remote cache hits"
@@ -442,6 +445,17 @@ static void json_report(const struct source *src, const struct pms_c2c_report *r
 	cli_json_uint(&j, "records", src->records);
 	cli_json_uint(&j, "skipped_records", src->skipped);
 	cli_json_bool(&j, "truncated", src->truncated);
+	/* what the reader skipped or found corrupt (pms_memsrc_problem), when
+	 * there is something to say */
+	if (src->unfinished)
+		cli_json_bool(&j, "unfinished", true);
+	if (src->msrc && pms_memsrc_nproblems(src->msrc)) {
+		const char *pr;
+		cli_json_begin_array(&j, "problems");
+		for (size_t i = 0; (pr = pms_memsrc_problem(src->msrc, i)); i++)
+			cli_json_str(&j, NULL, pr);
+		cli_json_end_array(&j);
+	}
 	cli_json_uint(&j, "lost", src->lost);
 	cli_json_uint(&j, "excluded_self", src->excluded_self);
 	cli_json_str(&j, "nodes_unavailable", src->nodes_why);
@@ -613,11 +627,12 @@ static int finish(const struct c2c_opts *o, struct pms_session *ses, struct sour
 	src->records = st.records;
 	src->skipped = st.parse_errors;
 	src->truncated = st.truncated;
-	src->lost = st.lost + st.lost_samples;
+	src->lost = st.lost_total;
 	src->excluded_self = st.samples_excluded;
 	src->nodes_why = info.kind == PMS_MEMSRC_FILE ? info.nodes_why : NULL;
 	snprintf(src->label, sizeof(src->label), "%s", info.label ? info.label : "");
 	render(o, src, rep);
+	cli_warn_loss("c2c", st.samples, st.lost_total);
 	pms_c2c_report_free(rep);
 	return 0;
 }
@@ -654,6 +669,14 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_memsrc_info info;
 	pms_session_stats(ses, &st);
 	pms_session_info(ses, &info);
+	/* what the reader skipped, on stderr and in the JSON (as report) */
+	const struct pms_memsrc *ms = pms_session_source(ses, 0);
+	if (ms) {
+		cli_source_problems("c2c", o->input, ms);
+		src.msrc = ms;
+	}
+	const struct pms_perfdata_reader *rd = pms_session_reader(ses, 0);
+	src.unfinished = rd && pms_perfdata_reader_stats(rd)->unfinished;
 	snprintf(src.what, sizeof(src.what), "%s (%s mode, %" PRIu64 " samples)", o->input,
 		 info.pipe ? "pipe" : "file", st.samples);
 	/* names are a nicety: without a seam the numbers stand alone */

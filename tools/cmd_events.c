@@ -270,8 +270,10 @@ static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 	bool tracepoints = !pmu || !strcasecmp(pmu, "tracepoint");
 	if (pms_machine_events_list(sys, pmus, tracepoints, &ev, &n) < 0)
 		return 0;
+	size_t tp_rows = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_machine_event *e = &ev[i];
+		tp_rows += e->kind == PMS_MEV_TRACEPOINT;
 		if (pmu && (!e->pmu || strcasecmp(pmu, e->pmu)))
 			continue;
 		if (!matches(pattern, e->name))
@@ -279,6 +281,17 @@ static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 		machine_row(j, e->name, e->pmu, e->encoding, pms_machine_event_kind_name(e->kind),
 			    e->desc);
 		shown++;
+	}
+	if (tracepoints && !tp_rows) {
+		/* none listed: say why where tracefs is there but unreadable, as perf */
+		struct pms_tracepoint *tp = NULL;
+		size_t ntp = 0;
+		int trc = pms_tracepoints_list(sys, &tp, &ntp);
+		if (trc < 0 && trc != PMS_ENOENT)
+			fprintf(stderr, "pmuscope: events: tracepoints not listed: %s\n",
+				pms_error_last());
+		pms_error_clear();
+		pms_tracepoints_free(tp, ntp);
 	}
 	pms_machine_events_free(ev, n);
 	return shown;

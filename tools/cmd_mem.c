@@ -761,7 +761,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	struct outcome oc = { 0 };
 	struct pms_sampler_info info = { 0 };
 	char *exe = NULL, *wl_argv[16] = { 0 }, argbuf[6][32];
-	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1, repfd = -1;
+	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1;
+	struct cli_out rep_out, out_o;
 	char pipebuf[256];
 	size_t pipelen = 0;
 	pid_t pid = -1;
@@ -770,15 +771,16 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		fprintf(stderr, "pmuscope: mem: out of memory\n");
 		return 1;
 	}
-	if (o.report_file) {
-		/* opened before anything runs: a bad path costs no recording */
-		repfd = open(o.report_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (repfd < 0) {
-			fprintf(stderr, "pmuscope: mem: --report-file %s: %s\n", o.report_file,
-				strerror(errno));
-			goto out;
-		}
+	/* every output opened before anything runs: a bad path costs no
+	 * recording (new files, 0600: tools/cli_out.h) */
+	(void)cli_out_open(&out_o, "mem", "-o", NULL, CLI_OUT_PERFDATA);
+	if ((exit_code = cli_out_open(&rep_out, "mem", "--report-file", o.report_file,
+				      CLI_OUT_REPLACE)) != 0 ||
+	    (exit_code = mem_export_open(&o.exp, "mem")) != 0) {
+		rc = 0;
+		goto out;
 	}
+	exit_code = 1;
 	sys = cli_open_sys(g);
 	if (!sys)
 		goto out;
@@ -964,17 +966,22 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	pms_sampler_info(pms_session_sampler(ses), &info);
 	if (o.out) {
 		/* 0600 as perf: samples show code and data addresses */
-		outfd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (outfd < 0) {
-			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, strerror(errno));
+		/* 0600 as perf, an existing file moved to .old (cli_out.h) */
+		if ((exit_code = cli_out_open(&out_o, "mem", "-o", o.out, CLI_OUT_PERFDATA)) != 0) {
+			rc = 0;
 			goto out;
 		}
+		exit_code = 1;
+		outfd = out_o.fd;
 		/* perf.data gets the same rule as the report: no kernel
 		 * addresses for a caller that proc/kallsyms hides them from */
 		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
 		ro.hide_kernel_ips = !kvis;
 		if (pms_session_record(ses, outfd, &ro) < 0) {
-			cli_fail("mem: perf.data");
+			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, pms_error_last());
+			exit_code = CLI_EXIT_IO;
+			cli_out_remove(&out_o); /* not a perf.data file: nothing is left */
+			rc = 0;
 			goto out;
 		}
 	}
@@ -1081,12 +1088,12 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		mr.adapt = pms_sampler_adaptations(pms_session_sampler(ses), &mr.nadapt, &mr.adapt_dups);
 		mr.events = pms_sampler_events(pms_session_sampler(ses));
 	}
-	if (repfd >= 0) {
-		/* the command (our child) is gone: stdout becomes the report file */
+	FILE *saved_stdout = stdout;
+	if (rep_out.fd >= 0) {
+		/* the report goes to the file: stdout is its stream meanwhile */
 		fflush(stdout);
-		if (dup2(repfd, STDOUT_FILENO) < 0) {
-			fprintf(stderr, "pmuscope: mem: --report-file %s: %s\n", o.report_file,
-				strerror(errno));
+		if (!(stdout = cli_out_stream(&rep_out))) {
+			stdout = saved_stdout;
 			goto out;
 		}
 	}
@@ -1114,10 +1121,14 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		char why[600];
 		if (mem_render_empty(&mr, shown, why, sizeof(why)))
 			fprintf(stderr, "pmuscope: mem: %s\n", why);
+		mem_render_warn_loss(&mr, shown);
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "pmuscope: mem: writing the report: %s\n", strerror(errno));
-		goto out;
+	/* the report file flushed, checked and renamed into place; stdout is
+	 * checked as every command's (main.c) */
+	int rrc = 0;
+	if (stdout != saved_stdout) {
+		stdout = saved_stdout;
+		rrc = cli_out_commit(&rep_out);
 	}
 
 	/* Exit status: what happened to the workload. */
@@ -1138,7 +1149,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		exit_code = 128 + oc.stop_signal;
 	}
 	if (xrc && !exit_code)
-		exit_code = 1; /* an export could not be written (said why) */
+		exit_code = xrc; /* an export could not be written (said why) */
+	if (rrc)
+		exit_code = rrc;
 	if (write_failed)
 		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
 	rc = 0;
@@ -1150,10 +1163,13 @@ out:
 	 * recorder; it goes before the file it wrote to, and puts the signal
 	 * handlers back */
 	pms_session_free(ses);
-	if (outfd >= 0)
-		close(outfd);
-	if (repfd >= 0)
-		close(repfd);
+	/* the -o file closed (checked); on a failure before it had records
+	 * an empty one is removed, a partial one kept (readable) */
+	if (rc == 0 && cli_out_commit(&out_o))
+		exit_code = CLI_EXIT_IO;
+	cli_out_abandon(&out_o);
+	cli_out_abandon(&rep_out);
+	mem_export_abandon(&o.exp);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)

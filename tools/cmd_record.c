@@ -15,6 +15,7 @@
 #include "callpath_render.h"
 #include "cli.h"
 #include "cli_opt.h"
+#include "cli_out.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
 #include "pmuscope/session.h"
@@ -244,7 +245,15 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_memreport *rep = NULL;
 	struct pms_pathreport *prep = NULL;
 	struct pms_liverun_result res;
+	struct cli_out fold_o, out_o;
 
+	/* the outputs before anything runs (new files, 0600: cli_out.h) */
+	(void)cli_out_open(&out_o, "record", "-o", NULL, CLI_OUT_PERFDATA);
+	if ((exit_code = cli_out_open(&fold_o, "record", "--folded", folded, CLI_OUT_REPLACE))) {
+		rc = 0;
+		goto out;
+	}
+	exit_code = 1;
 	sys = cli_open_sys(g);
 	if (!sys)
 		goto out;
@@ -302,15 +311,19 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		cli_warn_no_hold("record", res.hold_why,
 				 "a process that exits early may show [unknown] functions");
 	if (out) {
-		outfd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
 		ro.hide_kernel_ips = !kvis;
-		if (outfd < 0) {
-			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, strerror(errno));
+		if ((exit_code = cli_out_open(&out_o, "record", "-o", out, CLI_OUT_PERFDATA))) {
+			rc = 0;
 			goto out;
 		}
+		exit_code = 1;
+		outfd = out_o.fd;
 		if (pms_session_record(ses, outfd, &ro) < 0) {
-			cli_fail("record: perf.data");
+			fprintf(stderr, "pmuscope: record: -o %s: %s\n", out, pms_error_last());
+			exit_code = CLI_EXIT_IO;
+			cli_out_remove(&out_o); /* not a perf.data file: nothing is left */
+			rc = 0;
 			goto out;
 		}
 	}
@@ -342,9 +355,13 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	if (folded) {
-		FILE *f = fopen(folded, "w");
-		if (!f || callpath_write_folded(f, prep) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "pmuscope: record: --folded %s: %s\n", folded, strerror(errno));
+		FILE *f = cli_out_stream(&fold_o);
+		if (!f || callpath_write_folded(f, prep) < 0) {
+			fprintf(stderr, "pmuscope: record: --folded %s: out of memory\n", folded);
+			goto out;
+		}
+		if ((exit_code = cli_out_commit(&fold_o))) {
+			rc = 0;
 			goto out;
 		}
 	}
@@ -373,7 +390,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		}
 		cli_json_end_array(&j);
 		cli_json_uint(&j, "samples", rep->samples);
-		cli_json_uint(&j, "lost", sst.lost + sst.lost_samples);
+		cli_json_uint(&j, "lost", sst.lost_total);
 		cli_json_uint(&j, "excluded_self", sst.samples_excluded);
 		cli_json_double(&j, "duration_s", secs);
 		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
@@ -385,8 +402,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	} else {
 		printf("pmuscope record: %s, %" PRIu64 " samples in %.2f s", event, rep->samples,
 		       secs);
-		if (sst.lost + sst.lost_samples)
-			printf(" (%" PRIu64 " lost)", sst.lost + sst.lost_samples);
+		if (sst.lost_total)
+			printf(" (%" PRIu64 " lost)", sst.lost_total);
 		if (sst.samples_excluded)
 			printf(" (%" PRIu64 " of pmuscope itself left out)", sst.samples_excluded);
 		printf("\nsampled: ");
@@ -408,6 +425,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 			callpath_render_text(prep);
 	}
 	fflush(stdout);
+	cli_warn_loss("record", rep->samples, sst.lost_total);
 	exit_code = 0;
 	if (res.have_status && pms_exit_code(res.status) >= 0)
 		exit_code = pms_exit_code(res.status);
@@ -416,10 +434,16 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	rc = 0;
 out:
 	pms_pathreport_free(prep);
+	prep = NULL;
 	pms_memreport_free(rep);
+	rep = NULL;
 	pms_session_free(ses); /* the run goes before the fd it wrote to */
-	if (outfd >= 0)
-		close(outfd);
+	if (rc == 0 && cli_out_commit(&out_o))
+		exit_code = CLI_EXIT_IO;
+	cli_out_abandon(&out_o);
+	cli_out_abandon(&fold_o);
+	pms_pathreport_free(prep);
+	pms_memreport_free(rep);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

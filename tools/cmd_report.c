@@ -270,6 +270,9 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	/* The session: the files decoded (several of the aggregate report in
 	 * parallel, one profile each, merged in file order) into the profile,
 	 * the call paths and the advisor; --csv only prints each sample. */
+	/* the export files before any reading: a bad path costs no work */
+	if ((ret = mem_export_open(&xo, "report")) != 0)
+		return ret;
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
 	po.aggregate = !samples && !mem_export_wanted(&xo); /* exports need the samples */
@@ -379,8 +382,10 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	xo.paths = prep;
 	xo.build_ids = bids;
 	xo.nbuild_ids = nbids;
-	if (mem_export_write(&xo, &mr, rep))
-		ret = 1;
+	mem_render_warn_loss(&mr, rep); /* on the terminal too, whatever the form */
+	int xrc = mem_export_write(&xo, &mr, rep);
+	if (xrc)
+		ret = xrc;
 	if (xo.folded) {
 		/* the collapsed stacks were the output */
 	} else if (json) {
@@ -396,6 +401,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		}
 	}
 out:
+	mem_export_abandon(&xo); /* not written: nothing left under their names */
 	fflush(stdout);
 	free(bids);
 	pms_memreport_free(rep);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "cli_out.h"
 #include "cli_catalog.h"
 #include "pmuscope/count.h"
 #include "pmuscope/countrun.h"
@@ -577,7 +578,7 @@ static void print_notes(const struct out *o, const struct pms_counter *c)
 /* Count (pms_countrun) and render; the exit code. */
 static int count_and_render(struct pms_sys *sys, const struct pms_pmus *pmus,
 			    const struct pms_topo *topo, struct pms_catalog *cat,
-			    const struct args *a, FILE *outf)
+			    const struct args *a, FILE *outf, bool *counted)
 {
 	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
 	struct pms_countrun_opts ro = PMS_COUNTRUN_OPTS_INIT;
@@ -639,6 +640,7 @@ static int count_and_render(struct pms_sys *sys, const struct pms_pmus *pmus,
 		print_notes(&o, res->counter);
 	}
 	rc = res->exit_code > 0 ? res->exit_code : 0;
+	*counted = true;
 out:
 	running = NULL;
 	pms_countrun_free(cr);
@@ -649,6 +651,8 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 {
 	struct args a = { .repeat = 1, .agg = PMS_AGG_GLOBAL, .co = PMS_COUNT_OPTS_INIT };
 	FILE *outf = stderr;
+	struct cli_out out_o = { .fd = -1, .done = true };
+	bool counted = false;
 	struct pms_catalog *cat = NULL;
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
@@ -662,11 +666,12 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 	rc = 1;
 	if (a.out_path) {
 		/* opened before the command runs: a bad path fails before any work */
-		outf = fopen(a.out_path, a.append ? "a" : "w");
-		if (!outf) {
-			fprintf(stderr, "pmuscope: stat: -o %s: %s\n", a.out_path, strerror(errno));
+		int orc = cli_out_open(&out_o, "stat", "-o", a.out_path,
+				       a.append ? CLI_OUT_APPEND : CLI_OUT_REPLACE);
+		if (orc || !(outf = cli_out_stream(&out_o))) {
+			cli_out_abandon(&out_o);
 			pms_cpuset_fini(&a.cpus);
-			return CLI_EXIT_FAIL;
+			return orc ? orc : CLI_EXIT_IO;
 		}
 	}
 
@@ -688,16 +693,17 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	a.co.cpus = a.cpus_arg ? &a.cpus : NULL;
 	a.co.pid = a.pid;
-	rc = count_and_render(sys, pmus, topo, cat, &a, outf);
+	rc = count_and_render(sys, pmus, topo, cat, &a, outf, &counted);
 out:
 	pms_catalog_free(cat);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	pms_cpuset_fini(&a.cpus);
-	if (outf != stderr && fclose(outf) != 0 && rc == 0) {
-		fprintf(stderr, "pmuscope: stat: -o %s: %s\n", a.out_path, strerror(errno));
-		rc = CLI_EXIT_FAIL;
-	}
+	/* the -o file flushed, checked and renamed into place when the count
+	 * was written; removed otherwise */
+	if (counted && cli_out_commit(&out_o))
+		rc = CLI_EXIT_IO;
+	cli_out_abandon(&out_o);
 	return rc;
 }

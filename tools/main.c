@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cli_opt.h"
 #include "pmuscope/error.h"
+#include "pmuscope/memsrc.h"
 #include "version.h"
 
 /* Subcommands, one file each. */
@@ -89,6 +91,27 @@ int cli_hold_budget(const char *arg, double *ms)
 	 * library's 0 is its default) */
 	*ms = v > 0 ? v : 1e-6;
 	return 0;
+}
+
+size_t cli_source_problems(const char *cmd, const char *path, const struct pms_memsrc *src)
+{
+	size_t n = pms_memsrc_nproblems(src), i;
+	const char *m;
+	for (i = 0; (m = pms_memsrc_problem(src, i)) != NULL; i++)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %s\n", cmd, path, m);
+	if (n > i)
+		fprintf(stderr, "pmuscope: %s: %s: warning: %zu more problems not shown\n", cmd,
+			path, n - i);
+	return n;
+}
+
+void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost)
+{
+	double ratio = samples + lost ? (double)lost / (double)(samples + lost) : 0.0;
+	if (ratio > 0.02)
+		fprintf(stderr, "pmuscope: %s: warning: lost %.1f%% of the samples (%llu lost, %llu "
+			"kept): the ring buffer was full; sample less often\n", cmd, 100.0 * ratio,
+			(unsigned long long)lost, (unsigned long long)samples);
 }
 
 const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
@@ -193,18 +216,20 @@ int main(int argc, char **argv)
 	const struct cli_cmd *c;
 	int i = 1;
 
+	/* everything printed goes through the checked standard output */
+	cli_stdout_init();
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
-			return 0;
+			return cli_stdout_finish("--help", 0);
 		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-v")) {
 			printf("pmuscope version %s\n", pms_version());
-			return 0;
+			return cli_stdout_finish("--version", 0);
 		} else if (!strcmp(argv[i], "--man")) {
 			/* build-time man page generation (tools/meson.build) */
 			if (i + 1 >= argc) {
 				man_main(stdout);
-				return 0;
+				return cli_stdout_finish("--man", 0);
 			}
 			c = find_cmd(argv[i + 1]);
 			if (!c || !c->spec) {
@@ -212,7 +237,7 @@ int main(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			cli_spec_man(c->spec, c->summary, pms_version(), stdout);
-			return 0;
+			return cli_stdout_finish("--man", 0);
 		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
 			g.root = argv[++i];
 		} else if (!strncmp(argv[i], "--root=", 7)) {
@@ -232,7 +257,7 @@ int main(int argc, char **argv)
 	c = find_cmd(argv[i]);
 	cli_json_set_global(&g);
 	if (c)
-		return c->fn(&g, argc - i, argv + i);
+		return cli_stdout_finish(c->name, c->fn(&g, argc - i, argv + i));
 	fprintf(stderr, "pmuscope: unknown command '%s' (see 'pmuscope --help')\n", argv[i]);
 	return CLI_EXIT_USAGE;
 }

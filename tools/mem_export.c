@@ -53,20 +53,26 @@ bool mem_export_wanted(const struct mem_export *x)
 	return x->html || x->pprof || x->folded;
 }
 
-static int write_file(const char *cmd, const char *path, const void *buf, size_t len)
+int mem_export_open(struct mem_export *x, const char *cmd)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(buf, 1, len, f) != len) {
-		fprintf(stderr, "pmuscope: %s: writing %s: %s\n", cmd, path, strerror(errno));
-		if (f)
-			fclose(f);
-		return 1;
-	}
-	if (fclose(f)) {
-		fprintf(stderr, "pmuscope: %s: writing %s: %s\n", cmd, path, strerror(errno));
-		return 1;
-	}
-	return 0;
+	int ret = cli_out_open(&x->html_out, cmd, "--html", x->html, CLI_OUT_REPLACE);
+	if (!ret)
+		ret = cli_out_open(&x->pprof_out, cmd, "--pprof", x->pprof, CLI_OUT_REPLACE);
+	if (ret)
+		mem_export_abandon(x);
+	return ret;
+}
+
+void mem_export_abandon(struct mem_export *x)
+{
+	cli_out_abandon(&x->html_out);
+	cli_out_abandon(&x->pprof_out);
+}
+
+static int write_file(struct cli_out *o, const void *buf, size_t len)
+{
+	(void)cli_out_write(o, buf, len);
+	return cli_out_commit(o);
 }
 
 /* ---- the HTML page ---------------------------------------------------------- */
@@ -219,7 +225,7 @@ static void put_html_text(FILE *f, const char *s)
 	}
 }
 
-static int write_html(const struct mem_export *x, const struct mem_render *m,
+static int write_html(struct mem_export *x, const struct mem_render *m,
 		      const struct pms_memreport *r, const struct pms_export_stacks *st)
 {
 	struct mem_render mj = *m;
@@ -232,11 +238,9 @@ static int write_html(const struct mem_export *x, const struct mem_render *m,
 		fprintf(stderr, "pmuscope: %s: --html: out of memory\n", m->command);
 		goto out;
 	}
-	f = fopen(x->html, "w");
-	if (!f) {
-		fprintf(stderr, "pmuscope: %s: --html %s: %s\n", m->command, x->html, strerror(errno));
+	f = cli_out_stream(&x->html_out);
+	if (!f)
 		goto out;
-	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
@@ -272,22 +276,17 @@ static int write_html(const struct mem_export *x, const struct mem_render *m,
 	fputs("\n</script>\n<script>\n", f);
 	fputs(pms_html_js, f);
 	fputs("\n</script>\n</body></html>\n", f);
-	if (ferror(f)) {
-		fprintf(stderr, "pmuscope: %s: writing %s failed\n", m->command, x->html);
-		goto out;
-	}
-	ret = 0;
+	/* flushed, checked, closed and renamed into place */
+	ret = cli_out_commit(&x->html_out);
 out:
-	if (f && fclose(f) && !ret) {
-		fprintf(stderr, "pmuscope: %s: writing %s: %s\n", m->command, x->html, strerror(errno));
-		ret = 1;
-	}
+	if (ret)
+		cli_out_abandon(&x->html_out);
 	free(json);
 	free(text);
 	return ret;
 }
 
-int mem_export_write(const struct mem_export *x, const struct mem_render *m,
+int mem_export_write(struct mem_export *x, const struct mem_render *m,
 		     const struct pms_memreport *r)
 {
 	struct pms_export_stacks *st = NULL;
@@ -296,8 +295,10 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		return 0;
 	/* one set of stacks for the three: the samples' call paths when they
 	 * were recorded (x->paths), else their instructions */
-	if (pms_export_stacks_new(r, x->paths, &st) < 0)
+	if (pms_export_stacks_new(r, x->paths, &st) < 0) {
+		mem_export_abandon(x);
 		return cli_fail(m->command);
+	}
 	if (x->folded) {
 		char *txt = NULL;
 		size_t len = 0;
@@ -305,7 +306,7 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 			ret = cli_fail(m->command);
 		} else {
 			fwrite(txt, 1, len, stdout);
-			fflush(stdout);
+			fflush(stdout); /* checked at the end (cli_out.h) */
 		}
 		free(txt);
 	}
@@ -329,13 +330,14 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		po.comment = comment;
 		if (pms_export_pprof(st, &po, &buf, &len) < 0)
 			ret = cli_fail(m->command);
-		else if (write_file(m->command, x->pprof, buf, len))
-			ret = 1;
+		else if (write_file(&x->pprof_out, buf, len))
+			ret = CLI_EXIT_IO;
 		free(buf);
 		free(ids);
 	}
 	if (x->html && write_html(x, m, r, st))
-		ret = 1;
+		ret = CLI_EXIT_IO;
 	pms_export_stacks_free(st);
+	mem_export_abandon(x); /* what was not written */
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cli_opt.h"
+#include "cli_out.h"
 #include "mem_render.h"
 #include "pmuscope/export.h"
 #include "pmuscope/pathprof.h"
@@ -35,6 +36,8 @@ struct mem_export {
 	 * recorded so; kept-samples mode): the one set of stacks of all three
 	 * exports (pms_export_stacks_new).  NULL: one frame per sample. */
 	const struct pms_pathreport *paths;
+	/* The files, opened by mem_export_open before the measurement. */
+	struct cli_out html_out, pprof_out;
 };
 
 /* The export options, for a command's option table (tools/cli_opt.h): the
@@ -56,9 +59,16 @@ enum { MEM_EXPORT_O_HTML = 0x1000, MEM_EXPORT_O_PPROF, MEM_EXPORT_O_FOLDED };
 int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id);
 /* Whether the report must keep its samples (every export needs them). */
 bool mem_export_wanted(const struct mem_export *x);
-/* Write what was asked.  m is how the command renders the report (the HTML
- * page embeds its JSON and its text).  Returns 0, or 1 after printing why. */
-int mem_export_write(const struct mem_export *x, const struct mem_render *m,
+/* Open the --html and --pprof files (new, 0600; tools/cli_out.h) before
+ * anything runs: a bad path costs no measurement.  0, or 1 after saying
+ * why (nothing is left open). */
+int mem_export_open(struct mem_export *x, const char *cmd);
+/* Remove what mem_export_open made and mem_export_write did not finish. */
+void mem_export_abandon(struct mem_export *x);
+/* Write what was asked (into the files mem_export_open opened).  m is how the command renders the report (the HTML
+ * page embeds its JSON and its text).  Returns 0, or 1 (CLI_EXIT_IO when a
+ * file could not be written) after printing why. */
+int mem_export_write(struct mem_export *x, const struct mem_render *m,
 		     const struct pms_memreport *r);
 
 #endif

@@ -234,7 +234,7 @@ static const char *status_name(int node)
 static double loss_ratio(const struct mem_render *m, const struct pms_memreport *r, char *warn,
 			 size_t size)
 {
-	uint64_t lost = r->stats.lost + r->stats.lost_samples;
+	uint64_t lost = r->stats.lost_total; /* once, as perf (memsrc.h) */
 	double ratio = r->samples + lost ? (double)lost / (double)(r->samples + lost) : 0.0;
 	warn[0] = '\0';
 	if (ratio > LOSS_WARN_RATIO)
@@ -254,6 +254,14 @@ static double loss_ratio(const struct mem_render *m, const struct pms_memreport 
 				 : "sample less often (a larger --period) or watch fewer threads or "
 				   "CPUs");
 	return ratio;
+}
+
+void mem_render_warn_loss(const struct mem_render *m, const struct pms_memreport *r)
+{
+	char warn[600];
+	(void)loss_ratio(m, r, warn, sizeof(warn));
+	if (warn[0])
+		fprintf(stderr, "pmuscope: %s: warning: %s\n", m->command, warn);
 }
 
 void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)

@@ -59,6 +59,9 @@ void mem_render_csv_row(const struct pms_memreport_sample *x);
 
 /* An empty result (no samples, or addresses but none resolved): true with
  * why it is empty and what to try in buf. */
+/* The loss warning (when loss is high) on stderr, whatever the report's
+ * form or destination (--json, --report-file): the report has it too. */
+void mem_render_warn_loss(const struct mem_render *m, const struct pms_memreport *r);
 bool mem_render_empty(const struct mem_render *m, const struct pms_memreport *r, char *buf,
 		      size_t size);
 

@@ -107,6 +107,9 @@ struct pms_memconv_ctx {
 /* *flags of pms_memsample_from_sample */
 #define PMS_MEMCONV_RAW_CHECKED  0x1u /* IBS RAW registers were decoded */
 #define PMS_MEMCONV_RAW_MISMATCH 0x2u /* ... and disagreed with the kernel's fields */
+#define PMS_MEMCONV_RAW_MALFORMED 0x4u /* an IBS op RAW payload that does not parse
+					* (shorter than its caps announce ...):
+					* pms_error_last() says how */
 
 /* Turn one decoded PERF_RECORD_SAMPLE into a memory sample, with one set of
  * validity rules per engine (docs/mem.md "Validity rules"; the rules cite

@@ -118,6 +118,11 @@ struct pms_memsrc_stats {
 	bool truncated;           /* recorded: the data ended inside a record */
 	uint64_t samples_excluded; /* live: the observer's own samples, not
 				    * delivered (pms_sampler_opts.exclude_pid) */
+	/* The samples lost, counted once as perf counts them: perf 6.x
+	 * writes both a LOST record (from the ring) and a LOST_SAMPLES record
+	 * (the event's PERF_FORMAT_LOST count at the end) for the same drops,
+	 * so this is the larger of lost and lost_samples, not their sum. */
+	uint64_t lost_total;
 };
 
 /* One memory sample and what came with it. */
@@ -193,6 +198,16 @@ int pms_memsrc_poll(struct pms_memsrc *s, int timeout_ms, const struct pms_memsr
 enum pms_memsrc_kind pms_memsrc_kind(const struct pms_memsrc *s);
 void pms_memsrc_info(const struct pms_memsrc *s, struct pms_memsrc_info *out);
 void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out);
+/* What the source skipped or found corrupt so far, as sentences: the one
+ * place every consumer (report, c2c) asks.  A recorded source gives its
+ * reader's (pms_perfdata_reader_problem: records skipped by type, cut or
+ * unfinished data, features left out), then its own: per event, the IBS
+ * op samples whose RAW payload did not parse (how the first did not; such
+ * a sentence stays valid until the next call); a live source none.  nproblems
+ * counts all; problem(i) is NULL past the ones kept.  Ask again after
+ * pms_memsrc_poll() returned 0 (records add problems as they are read). */
+size_t pms_memsrc_nproblems(const struct pms_memsrc *s);
+const char *pms_memsrc_problem(const struct pms_memsrc *s, size_t i);
 const struct pms_memsrc_attr *pms_memsrc_attrs(const struct pms_memsrc *s, size_t *n);
 
 /* Node of a CPU: the live topology's, or the file's NUMA_TOPOLOGY; -1 when

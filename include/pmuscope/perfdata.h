@@ -394,6 +394,10 @@ struct pms_perfdata_stats {
 	uint64_t aux_records, aux_truncated, aux_partial, aux_collision;
 	uint64_t auxtrace_bytes;  /* trace bytes of AUXTRACE records */
 	uint64_t auxtrace_short;  /* AUXTRACE records whose bytes the data cut */
+	/* Records of a type that is neither the kernel's nor perf's (a
+	 * retyped or corrupt record; perf refuses the file): skipped, counted
+	 * in bad_records too, and said by type in the problems. */
+	uint64_t unknown_type;
 };
 
 /* One record from pms_perfdata_next(). */

@@ -47,9 +47,10 @@ PMS_API_BEGIN
 #define PMS_RECORDER_OPTS_VERSION 1
 struct pms_recorder_opts {
 	unsigned version;  /* PMS_RECORDER_OPTS_VERSION */
-	/* Write kernel IPs as 0 and leave the kernel part out of callchains
-	 * (for a caller that proc/kallsyms hides kernel addresses from: the
-	 * file then shows no more than the report). */
+	/* Write every IP and data address in the kernel half as 0 (a
+	 * kernel-mode sample's, and a user-mode one's too) and leave the
+	 * kernel part out of callchains (for a caller that proc/kallsyms hides
+	 * kernel addresses from: the file then shows no more than the report). */
 	bool hide_kernel_ips;
 };
 #define PMS_RECORDER_OPTS_INIT { PMS_RECORDER_OPTS_VERSION, false }

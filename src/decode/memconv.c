@@ -49,8 +49,12 @@ static void ibs_raw(const struct pms_sample *in, const struct pms_memconv_ctx *c
 	struct pms_ibs_cpu cpu = *ctx->ibs_cpu;
 	bool bad;
 
+	if (in->raw && in->raw_size &&
+	    pms_ibs_op_raw_parse(in->raw, in->raw_size, &regs, &cpu.caps) < 0) {
+		*flags |= PMS_MEMCONV_RAW_MALFORMED; /* said by the source, per event */
+		return;
+	}
 	if (!in->raw || !in->raw_size ||
-	    pms_ibs_op_raw_parse(in->raw, in->raw_size, &regs, &cpu.caps) < 0 ||
 	    pms_ibs_op_decode(&regs, &cpu, ctx->sample_type ? ctx->sample_type : in->present,
 			      ctx->ibs_ldlat, &dec) < 0)
 		return;

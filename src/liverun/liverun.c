@@ -551,7 +551,7 @@ int pms_liverun_step(struct pms_liverun *r)
 	if (r->cb.progress && t - r->last_progress >= r->progress_s) {
 		struct pms_memsrc_stats st;
 		pms_memsrc_stats(r->src, &st);
-		struct pms_liverun_progress p = { t - r->t0, st.samples, st.lost + st.lost_samples };
+		struct pms_liverun_progress p = { t - r->t0, st.samples, st.lost_total };
 		r->cb.progress(r->ud, &p);
 		r->last_progress = t;
 	}

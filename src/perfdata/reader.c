@@ -901,6 +901,35 @@ static void note_skip(struct pms_perfdata_reader *r, uint64_t off, bool comp, ui
 	pd_problem(r, "%s", r->skipmsg);
 }
 
+/* The records of unknown type or size counted by reader_check.c, said once
+ * per type (at the end of the data). */
+void pd_unknown_summary(struct pms_perfdata_reader *r)
+{
+	if (r->unknown_said)
+		return;
+	r->unknown_said = true;
+	for (size_t i = 0; i < r->nunknown; i++)
+		if (r->unknown[i].badsize)
+			pd_problem(r, "%" PRIu64 " %s record%s (type %" PRIu32 ") skipped: the size "
+				   "is not that type's (a retyped or corrupt record; the first at "
+				   "offset %" PRIu64 ")",
+				   r->unknown[i].n, pms_record_type_name(r->unknown[i].type),
+				   r->unknown[i].n == 1 ? "" : "s", r->unknown[i].type,
+				   r->unknown[i].first_off);
+		else
+			pd_problem(r, "%" PRIu64 " record%s of unknown type %" PRIu32 " skipped (the first at "
+			   "offset %" PRIu64 "); perf refuses such a file (\"failed to process "
+			   "type: %" PRIu32 "\")",
+			   r->unknown[i].n, r->unknown[i].n == 1 ? "" : "s", r->unknown[i].type,
+			   r->unknown[i].first_off, r->unknown[i].type);
+	if (r->unknown_other)
+		pd_problem(r, "%" PRIu64 " more records of %s unknown types skipped",
+			   r->unknown_other, "other");
+	/* said: a later call adds only what came after */
+	r->nunknown = 0;
+	r->unknown_other = 0;
+}
+
 /* perf-tool records that carry header data (pipe mode) or id maps. */
 static int user_record(struct pms_perfdata_reader *r, const unsigned char *p, size_t len,
 		       uint32_t type, uint64_t off)
@@ -1073,10 +1102,16 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		}
 		if (rc == 0) {
 			rc = next_outer(r, &raw);
+			if (rc == 0)
+				pd_unknown_summary(r);
 			if (rc <= 0)
 				return rc;
 		}
 		type = rd32(r, raw.p);
+		if (!pd_type_known(type)) {
+			pd_unknown_record(r, type, raw.off, false);
+			continue;
+		}
 		if (type == PD_COMPRESSED || type == PD_COMPRESSED2) {
 			if (raw.compressed) {
 				note_skip(r, raw.off, true, type);
@@ -1117,6 +1152,10 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		}
 		a = r->nattrs && type < PMS_RECORD_USER_TYPE_START ? &r->attrs[ai]
 			: r->nattrs ? &r->attrs[0] : &r->dummy;
+		if (!pd_size_fits(&a->layout, type, raw.p, raw.len)) {
+			pd_unknown_record(r, type, raw.off, true);
+			continue;
+		}
 		/* Header data and payload sizes are read from the bytes as
 		 * recorded (the helpers swap), before the record is swapped
 		 * for the decoders. */

@@ -96,9 +96,27 @@ struct pms_perfdata_reader {
 	size_t nproblems, nproblems_all;
 	bool any_phys;
 	char nodes_why[200];
+	/* records of unknown type, by type, not yet said (reader_check.c) */
+	struct { uint32_t type; bool badsize; uint64_t n, first_off; } unknown[8];
+	size_t nunknown;
+	uint64_t unknown_other;
+	bool unknown_said;
 };
 
 #define PD_MAX_PROBLEMS 32
+#define PD_MAX_UNKNOWN 8
+
+/* reader_check.c: whether type is a kernel or perf record type; a record
+ * of another type counted and skipped; the count said as problems (at the
+ * end of the data). */
+bool pd_type_known(uint32_t type);
+/* Whether a record of a fixed-size kernel type has that type's size. */
+bool pd_size_fits(const struct pms_sample_layout *l, uint32_t type, const unsigned char *p,
+		  size_t len);
+/* badsize: a known type whose size is not its own (not counted in
+ * stats.unknown_type; in bad_records as every skipped record). */
+void pd_unknown_record(struct pms_perfdata_reader *r, uint32_t type, uint64_t off, bool badsize);
+void pd_unknown_summary(struct pms_perfdata_reader *r);
 
 /* Record something skipped or corrupt, as a sentence (no "perf.data: "
  * prefix needed). */

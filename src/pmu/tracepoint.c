@@ -31,9 +31,19 @@ int pms_tracepoints_list(struct pms_sys *sys, struct pms_tracepoint **out, size_
 
 	*out = NULL;
 	*n = 0;
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++)
+	int denied = 0;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++) {
 		if (pms_sys_list_dir(sys, roots[i], &subs, &nsubs) == 0)
 			root = roots[i];
+		else if (!denied && (pms_error_errno() == EACCES || pms_error_errno() == EPERM))
+			denied = (int)i + 1;
+	}
+	if (!root && denied)
+		/* there but not readable (tracefs is 0700): perf says so too
+		 * ("failed to open tracing events directory") */
+		return pms_err_errno(PMS_EPERM, EACCES, "cannot open the tracing events directory "
+				     "/%s (tracefs is readable by root only here)",
+				     roots[denied - 1]);
 	if (!root)
 		return pms_err(PMS_ENOENT, "no tracefs events directory (/%s or /%s): tracefs is "
 			       "not mounted or not readable (mount -t tracefs nodev /sys/kernel/tracing)",

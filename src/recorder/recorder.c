@@ -172,8 +172,13 @@ int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *
 		      !(s->rec->sample.present & PMS_SAMPLE_PERIOD);
 	bool id = (l->sample_type & (PMS_SAMPLE_ID | PMS_SAMPLE_IDENTIFIER)) &&
 		  r->nids[s->attr_idx] && !id_known(r, s->attr_idx, s->rec->sample.id);
-	bool hide = r->o.hide_kernel_ips && (s->rec->sample.cpumode == PMS_MISC_KERNEL ||
-					     (s->rec->sample.present & PMS_SAMPLE_CALLCHAIN));
+	/* every address in the kernel half, whatever the sample's mode (a
+	 * user-mode sample's skid IP or data address may be one) */
+	const struct pms_sample *sm = &s->rec->sample;
+	bool hide = r->o.hide_kernel_ips &&
+		    (sm->cpumode == PMS_MISC_KERNEL || (sm->ip >> 63) ||
+		     ((sm->present & PMS_SAMPLE_ADDR) && (sm->addr >> 63)) ||
+		     (sm->present & PMS_SAMPLE_CALLCHAIN));
 	if (period || id || hide) {
 		struct pms_record c = *s->rec;
 		/* A sampler that adapted to loss (pms_sampler_opts.adapt)
@@ -189,8 +194,10 @@ int pms_recorder_sample(struct pms_recorder *r, const struct pms_memsrc_sample *
 		if (id)
 			c.sample.id = r->ids[s->attr_idx][0];
 		if (hide) {
-			if (c.sample.cpumode == PMS_MISC_KERNEL)
+			if (c.sample.cpumode == PMS_MISC_KERNEL || (c.sample.ip >> 63))
 				c.sample.ip = 0;
+			if (c.sample.addr >> 63)
+				c.sample.addr = 0;
 			hide_kernel_chain(r, &c.sample);
 		}
 		return put(r, l, &c);

@@ -48,7 +48,14 @@ struct pms_memsrc {
 	/* the callbacks of the poll in progress */
 	const struct pms_memsrc_callbacks *cb;
 	void *ud;
+	/* recorded: per event (the last slot: the events after it), IBS RAW
+	 * payloads that did not parse, and how the first did not */
+	uint64_t raw_bad[16];
+	char raw_bad_why[16][200];
+	char problem[512]; /* pms_memsrc_problem's sentence past the reader's */
 };
+
+#define RAW_BAD_SLOTS 16
 
 static void span_note(struct pms_memsrc *s, const struct pms_memsample *m)
 {
@@ -374,6 +381,11 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 		s->st.ibs_raw_checked++;
 	if (flags & PMS_MEMCONV_RAW_MISMATCH)
 		s->st.ibs_raw_mismatch++;
+	if (flags & PMS_MEMCONV_RAW_MALFORMED) {
+		size_t k = ev->attr_idx < RAW_BAD_SLOTS ? ev->attr_idx : RAW_BAD_SLOTS - 1;
+		if (!s->raw_bad[k]++)
+			snprintf(s->raw_bad_why[k], sizeof(s->raw_bad_why[k]), "%s", pms_error_last());
+	}
 	x.mem_node = file_mem_node(s, ev, &x.node_from_phys);
 	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? file_cpu_node(s, x.ms.cpu) : -1;
 	x.rec = &ev->rec;
@@ -673,6 +685,47 @@ void pms_memsrc_info(const struct pms_memsrc *cs, struct pms_memsrc_info *out)
 	out->nodes_why = pms_perfdata_reader_nodes_why(s->rd);
 }
 
+static size_t raw_bad_events(const struct pms_memsrc *s)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < RAW_BAD_SLOTS; k++)
+		n += s->raw_bad[k] != 0;
+	return n;
+}
+
+size_t pms_memsrc_nproblems(const struct pms_memsrc *s)
+{
+	return s && s->rd ? pms_perfdata_reader_nproblems(s->rd) + raw_bad_events(s) : 0;
+}
+
+const char *pms_memsrc_problem(const struct pms_memsrc *s, size_t i)
+{
+	if (!s || !s->rd)
+		return NULL;
+	const char *p = pms_perfdata_reader_problem(s->rd, i);
+	size_t kept = 0;
+	while (pms_perfdata_reader_problem(s->rd, kept))
+		kept++;
+	if (p || i < kept || i - kept >= raw_bad_events(s))
+		return p;
+	/* the source's own: malformed IBS payloads, one sentence per event */
+	i -= kept;
+	for (size_t k = 0; k < RAW_BAD_SLOTS; k++) {
+		if (!s->raw_bad[k] || i--)
+			continue;
+		struct pms_memsrc *w = (struct pms_memsrc *)s; /* the sentence buffer */
+		const char *name = k < s->nattrs && s->attrs[k].name ? s->attrs[k].name : "?";
+		snprintf(w->problem, sizeof(w->problem),
+			 "%" PRIu64 " %s sample%s with a malformed IBS raw payload%s (their "
+			 "registers not read; the first: %s)",
+			 s->raw_bad[k], name, s->raw_bad[k] == 1 ? "" : "s",
+			 k == RAW_BAD_SLOTS - 1 ? " (this event and the ones after it)" : "",
+			 s->raw_bad_why[k]);
+		return w->problem;
+	}
+	return NULL;
+}
+
 void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
 {
 	*out = s->st;
@@ -704,6 +757,7 @@ void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
 		out->ibs_raw_mismatch = ss.ibs_raw_mismatch;
 		out->streams_hup = ss.streams_hup;
 		out->samples_excluded = ss.samples_excluded;
+		out->lost_total = ss.lost > ss.lost_samples ? ss.lost : ss.lost_samples;
 		return;
 	}
 	const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(s->rd);
@@ -711,6 +765,7 @@ void pms_memsrc_stats(const struct pms_memsrc *s, struct pms_memsrc_stats *out)
 	out->parse_errors += st->bad_records;
 	out->lost = st->lost;
 	out->lost_samples = st->lost_samples;
+	out->lost_total = st->lost > st->lost_samples ? st->lost : st->lost_samples;
 	out->unknown_id = st->unknown_id;
 	out->compressed = st->compressed;
 	out->bad_features = st->bad_features;

@@ -954,6 +954,24 @@ static const char *first_refusal(const struct smp_plan *p)
 	return "refused";
 }
 
+/* Why the first refusal happened, in words: a permission refusal is not a
+ * missing PMU (issue 32: cycles:k under perf_event_paranoid 2). */
+static const char *refusal_why(const struct smp_plan *p)
+{
+	for (size_t a = 0; a < p->natt; a++) {
+		int e = p->att[a].err;
+		if (e < 0)
+			e = -e;
+		if (e == EACCES || e == EPERM)
+			return "not permitted: kernel.perf_event_paranoid or a missing "
+			       "CAP_PERFMON refuses it (kernel-mode or CPU-wide sampling needs "
+			       "paranoid <= 1)";
+		if (e)
+			break;
+	}
+	return "no hardware PMU for it here";
+}
+
 void pms_smp_plan_fini(struct smp_plan *p)
 {
 	if (!p)
@@ -1079,10 +1097,9 @@ int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct 
 			if (o->want_phys && !p->phys)
 				note_add(p, "no physical addresses: see the PHYS_ADDR attempts");
 			if (overflow && r > 0)
-				note_add(p, "FALLBACK: the kernel refused '%s' (%s: no hardware PMU "
-					    "for it here, see the attempts); sampling cpu-clock, a "
-					    "timer, instead",
-					 o->event, first_refusal(p));
+				note_add(p, "FALLBACK: the kernel refused '%s' (%s: %s, see the "
+					    "attempts); sampling cpu-clock, a timer, instead",
+					 o->event, first_refusal(p), refusal_why(p));
 			return 0;
 		}
 		p->nev = first;

@@ -775,20 +775,28 @@ void pms_session_periods(const struct pms_session *s, uint64_t *sum, uint64_t *m
 		*max = s->ps.pmax;
 }
 
+/* A file's i-th problem: its source's list (the reader's problems, then
+ * the source's own, such as malformed raw payloads), else the reader's. */
+static const char *file_problem(const struct sfile *f, size_t i)
+{
+	if (f->src)
+		return pms_memsrc_problem(f->src, i);
+	return f->r ? pms_perfdata_reader_problem(f->r, i) : NULL;
+}
+
 static int problems_collect(struct pms_session *s)
 {
 	size_t n = 0;
 	const char *m;
 	for (size_t f = 0; f < s->nfiles; f++)
-		for (size_t i = 0; s->files[f].r && pms_perfdata_reader_problem(s->files[f].r, i); i++)
+		for (size_t i = 0; file_problem(&s->files[f], i); i++)
 			n++;
 	s->problems = calloc(n ? n : 1, sizeof(*s->problems));
 	s->problem_file = calloc(n ? n : 1, sizeof(*s->problem_file));
 	if (!s->problems || !s->problem_file)
 		return PMS_ENOMEM;
 	for (size_t f = 0; f < s->nfiles; f++)
-		for (size_t i = 0; s->files[f].r && (m = pms_perfdata_reader_problem(s->files[f].r, i));
-		     i++) {
+		for (size_t i = 0; (m = file_problem(&s->files[f], i)); i++) {
 			if (!(s->problems[s->nproblems] = strdup(m)))
 				return PMS_ENOMEM;
 			s->problem_file[s->nproblems++] = f;
@@ -812,11 +820,12 @@ const char *pms_session_problem(const struct pms_session *s, size_t i, size_t *f
 
 size_t pms_session_problems_unlisted(const struct pms_session *s, size_t file)
 {
-	if (file >= s->nfiles || !s->files[file].r)
+	if (file >= s->nfiles)
 		return 0;
-	const struct pms_perfdata_reader *r = s->files[file].r;
-	size_t n = pms_perfdata_reader_nproblems(r), i = 0;
-	while (pms_perfdata_reader_problem(r, i))
+	const struct sfile *f = &s->files[file];
+	size_t n = f->src ? pms_memsrc_nproblems(f->src)
+			  : f->r ? pms_perfdata_reader_nproblems(f->r) : 0, i = 0;
+	while (file_problem(f, i))
 		i++;
 	return n > i ? n - i : 0;
 }

@@ -48,6 +48,52 @@ grep -q "WARNING: lost" "$tmp/low.txt" && bad "a 1% loss is warned about"
   python3 -c 'import json,sys; s=json.load(sys.stdin)["samples"]; assert s["loss_warning"] is None, s' ||
   bad "JSON warns about a 1% loss"
 
+# The loss warning reaches stderr whatever the report's form (--json here).
+grep -q "pmuscope: report: warning: lost 90.0% of the samples" "$tmp/high.err" ||
+  { "$pms" report --no-symbols --json -i "$tmp/high.data" 2>&1 >/dev/null |
+      grep -q "warning: lost 90.0%" || bad "the loss warning is not on stderr"; }
+
+# Against perf (issue 32, item 3): a perf-recorded file with drops, where
+# perf 6.x writes LOST records and LOST_SAMPLES for the same drops.  The
+# counts equal perf report --stats (LOST events = lost_records, the
+# event's LOST_SAMPLES = lost_samples), and the loss said is perf's
+# (counted once, not LOST + LOST_SAMPLES).
+if command -v perf >/dev/null 2>&1 && export PERF_CONFIG=/dev/null HOME=$tmp &&
+   perf record -q -e page-faults -c 1 -m 1 -o "$tmp/perf.data" -- \
+     python3 -c 'b = bytearray(256 << 20)' >/dev/null 2>&1; then
+  perf report --stats -i "$tmp/perf.data" >"$tmp/stats.txt" 2>&1 </dev/null
+  "$pms" report --no-symbols --json -i "$tmp/perf.data" >"$tmp/pd.json" 2>"$tmp/pd.err" ||
+    bad "report of a perf file with drops: exit $?"
+  python3 - "$tmp/stats.txt" "$tmp/pd.json" "$tmp/pd.err" <<'PY' || bad "loss differs from perf report --stats"
+import json, re, sys
+stats = open(sys.argv[1]).read()
+s = json.load(open(sys.argv[2]))["samples"]
+parts = re.split(r"\n(?=\S[^\n]* stats:\n)", stats[stats.index("Aggregated stats:"):])
+agg, per_event = parts[0], "".join(parts[1:])  # every event's section
+def count(text, name):
+    m = re.search(r"^\s*%s events:\s+(\d+)" % name, text, re.M)
+    return int(m.group(1)) if m else 0
+lost_records = count(agg, "LOST")
+lost_samples = count(per_event, "LOST_SAMPLES")  # the event's total lost samples
+nsamples = count(agg, "SAMPLE")
+if lost_records == 0 and lost_samples == 0:
+    print("note: perf lost nothing this time; the differential does not apply")
+    sys.exit(0)
+assert s["lost_records"] == lost_records, (s, lost_records)
+assert s["lost_samples"] == lost_samples, (s, lost_samples)
+once = max(s["lost"], lost_samples)
+ratio = once / (nsamples + once)
+assert abs(s["loss_ratio"] - ratio) < 1e-6, (s["loss_ratio"], ratio)
+if ratio > 0.02:
+    assert ("(%d lost," % once) in s["loss_warning"], s["loss_warning"]
+    assert ("(%d lost," % once) in open(sys.argv[3]).read(), "no loss warning on stderr"
+print("perf differential: %d lost records, %d lost samples, %d samples, ratio %.4f"
+      % (lost_records, lost_samples, nsamples, ratio))
+PY
+else
+  echo "note: no perf (or perf record refused): the differential against perf --stats did not run"
+fi
+
 # --period on the software fallback: 4096 first touches of a 16 MiB buffer
 # give about 64 samples at --period 64, not one per fault (the kernel
 # samples a software event on every event when PERIOD is sampled).

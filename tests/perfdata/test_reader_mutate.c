@@ -9,7 +9,13 @@
  *   - the records come out as in the original file (count by type and
  *     the bytes of each), or a problem says what was skipped.
  * A changed value that still parses (a different config, hostname, node
- * count) is what the file says, not a loss, and is not flagged.  Files and
+ * count) is what the file says, not a loss, and is not flagged.
+ * Records too (issue 32): up to 12 records of the data section, spread
+ * over it, get their type changed (unknown kernel and perf types, 0, huge,
+ * and every known kernel type but those of the same fixed shape, which a
+ * retyped record really is) and every word of their first 64 body bytes
+ * changed; such a mutant must keep the records' count by type or say what
+ * it skipped (a changed field value that parses is what the file says).  Files and
  * mutants are bounded so the test runs in seconds under ASan. */
 #include "check.h"
 
@@ -108,6 +114,9 @@ struct run {
 	size_t len;
 	struct outcome base;
 	long mutants, refused, same, said, silent;
+	int records_mode; /* record mutants: the count by type is what must hold */
+	uint32_t from_type, to_type; /* a record type mutant: the types */
+	long rec_mutants, rec_said, rec_silent, rec_retyped;
 };
 
 /* Every feature the header of buf declares is in has[]. */
@@ -141,14 +150,31 @@ static void try_mutant(struct run *rn, uint64_t off, uint64_t val, const char *w
 		CHECK_MSG(o.first_problem[0] != '\0', "%s: %s at %" PRIu64 " refused without a message",
 			  rn->name, what, off);
 	} else {
-		int records_same = o.records == rn->base.records && o.hash == rn->base.hash;
+		int records_same = o.records == rn->base.records &&
+				   (rn->records_mode ? !memcmp(o.by_type, rn->base.by_type,
+								sizeof(o.by_type))
+						     : o.hash == rn->base.hash);
 		int feats_ok = declared_read(rn->buf, rn->len, &o);
-		if (records_same && feats_ok)
+		rn->rec_mutants += rn->records_mode;
+		/* A record whose bytes are a well-formed record of another
+		 * kernel type (the size rule of that type holds, it decodes)
+		 * reads as that type: what the file says, as for any field.
+		 * Unknown types never are. */
+		int retyped = rn->to_type != rn->from_type && rn->to_type >= 1 && rn->to_type <= 22 &&
+			      o.records == rn->base.records && rn->from_type < 128 &&
+			      o.by_type[rn->to_type] == rn->base.by_type[rn->to_type] + 1 &&
+			      o.by_type[rn->from_type] + 1 == rn->base.by_type[rn->from_type];
+		if (retyped && !o.nproblems) {
+			rn->rec_retyped++;
 			rn->same++;
-		else if (o.nproblems)
+		} else if (records_same && feats_ok)
+			rn->same++;
+		else if (o.nproblems) {
 			rn->said++;
-		else {
+			rn->rec_said += rn->records_mode;
+		} else {
 			rn->silent++;
+			rn->rec_silent += rn->records_mode;
 			CHECK_MSG(0,
 				  "%s: %s at offset %" PRIu64 " = 0x%" PRIx64 " (was 0x%" PRIx64
 				  "): %s%s and no problem reported",
@@ -173,6 +199,60 @@ static void mutate_word(struct run *rn, uint64_t off, uint64_t *seed, int nrand,
 		/* small values hit sizes and counts; flips hit everything */
 		try_mutant(rn, off, (x & 1) ? v ^ (UINT64_C(1) << (x >> 58)) : (x >> 40), what);
 	}
+}
+
+/* Fixed-shape kernel record types: body bytes before the sample_id
+ * trailer (0 for a type of variable size). */
+static unsigned shape(uint32_t t)
+{
+	switch (t) {
+	case 2: case 4: case 5: case 6: case 7: case 11: return t == 2 ? 16 : 24;
+	case 12: case 13: case 15: case 21: return 8;
+	case 18: return 16;
+	case 14: return 100; /* SWITCH: no body */
+	default: return 0;
+	}
+}
+
+/* Up to 12 records spread over the data section: their type, then their
+ * first 64 body bytes, word by word. */
+static void mutate_records(struct run *rn, uint64_t doff, uint64_t dsize, uint64_t *seed)
+{
+	static const uint32_t types[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+					  14, 15, 16, 17, 18, 19, 20, 21, 22, 30, 63, 84,
+					  90, 99, 67108873 };
+	uint64_t offs[4096], n = 0, end = doff + dsize;
+	if (end > rn->len)
+		end = rn->len;
+	for (uint64_t p = doff; p + 8 <= end && n < 4096;) {
+		uint16_t sz;
+		memcpy(&sz, rn->orig + p + 6, 2);
+		if (sz < 8)
+			break;
+		offs[n++] = p;
+		p += sz;
+	}
+	rn->records_mode = 1;
+	for (uint64_t k = 0; k < 12 && k < n; k++) {
+		uint64_t off = offs[n <= 12 ? k : k * (n / 12)];
+		uint64_t hdr = rd64(rn->orig, rn->len, off);
+		uint32_t t0 = (uint32_t)hdr;
+		uint16_t sz = (uint16_t)(hdr >> 48);
+		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+			if (shape(t0) && shape(t0) == shape(types[i]))
+				continue; /* the same shape: the file says the other type */
+			rn->from_type = t0;
+			rn->to_type = types[i];
+			try_mutant(rn, off, (hdr & ~UINT64_C(0xffffffff)) | types[i], "record type");
+			rn->to_type = rn->from_type = 0;
+		}
+		/* a COMPRESSED record's body is a zstd stream, whose frames
+		 * (perf writes them without a checksum) may decompress a
+		 * changed byte into other records: not checked here */
+		for (uint64_t w = 8; t0 != 81 && t0 != 83 && w < sz && w <= 64; w += 8)
+			mutate_word(rn, off + w, seed, 0, "record body word");
+	}
+	rn->records_mode = 0;
 }
 
 static void mutate_file(const char *dir, const char *rel)
@@ -249,9 +329,12 @@ static void mutate_file(const char *dir, const char *rel)
 		for (uint64_t w = 0; w + 8 <= psize && w < 32; w += 8)
 			mutate_word(&rn, poff + w, &seed, 0, "feature payload word");
 	}
+	mutate_records(&rn, doff, dsize, &seed);
 	fprintf(stderr, "%s: %ld mutants: %ld refused, %ld read the same, %ld said what they "
-			"skipped, %ld silent\n",
-		rel, rn.mutants, rn.refused, rn.same, rn.said, rn.silent);
+			"skipped, %ld silent; of them %ld record type/body mutants: %ld said, "
+			"%ld read as another well-formed kernel record, %ld silent\n",
+		rel, rn.mutants, rn.refused, rn.same, rn.said, rn.silent, rn.rec_mutants,
+		rn.rec_said, rn.rec_retyped, rn.rec_silent);
 out:
 	free(orig);
 	free(buf);

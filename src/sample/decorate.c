@@ -3,13 +3,11 @@
  * sample, decided here once for the live sampler, perf.data files and
  * `pmuscope script`.  The per-sample functions read tables the context
  * built and never format a message. */
+#include "sample/decorate_int.h"
 #include "util/error.h"
 
 #include "pmuscope/cpuset.h"
-#include "pmuscope/memdeco.h"
-#include "pmuscope/perfdata.h"
 #include "pmuscope/spe.h"
-#include "pmuscope/topo.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,15 +18,6 @@
 _Static_assert(PMS_NODE_NO_BLOCK == -ENOENT && PMS_NODE_TASK_GONE == -ESRCH &&
 		       PMS_NODE_NO_PHYS == -EFAULT && PMS_NODE_BAD_ADDR == -EINVAL,
 	       "enum pms_node_status follows the errno values");
-
-struct pms_memdeco {
-	const struct pms_topo *topo;             /* live */
-	const struct pms_perfdata_info *info;    /* file */
-	bool file;
-	bool phys_nodes;                         /* file: MEM_TOPOLOGY usable */
-	int *cpunode;                            /* file: CPU -> node (NUMA_TOPOLOGY) */
-	size_t ncpunode;
-};
 
 const char *pms_node_status_name(int node)
 {
@@ -117,20 +106,9 @@ void pms_memdeco_free(struct pms_memdeco *d)
 	free(d);
 }
 
-int pms_memdeco_cpu_node(const struct pms_memdeco *d, int cpu)
-{
-	if (cpu < 0)
-		return -1;
-	if (!d->file) {
-		int nd = d->topo ? pms_topo_node_of_cpu(d->topo, cpu) : -1;
-		return nd >= 0 ? nd : -1;
-	}
-	return (size_t)cpu < d->ncpunode ? d->cpunode[cpu] : -1;
-}
-
 /* The MEM_TOPOLOGY node whose block bitmap holds phys (perf's rule), or
  * PMS_NODE_NO_BLOCK; the phys_nodes test made sure of a block size. */
-static int file_phys_node(const struct pms_perfdata_info *in, uint64_t phys)
+int deco_file_phys_node(const struct pms_perfdata_info *in, uint64_t phys)
 {
 	uint64_t block = phys / in->mem_block_size;
 	for (size_t i = 0; i < in->nmem; i++) {
@@ -139,31 +117,6 @@ static int file_phys_node(const struct pms_perfdata_info *in, uint64_t phys)
 			return m->node > INT32_MAX ? PMS_NODE_NO_BLOCK : (int)m->node;
 	}
 	return PMS_NODE_NO_BLOCK;
-}
-
-void pms_memdeco_apply(const struct pms_memdeco *d, const struct pms_memsample *ms,
-		       const uint64_t *phys, struct pms_memdeco_out *out)
-{
-	out->cpu_node = (ms->valid & PMS_MS_CPU) ? pms_memdeco_cpu_node(d, (int)ms->cpu) : -1;
-	out->mem_node = PMS_NODE_UNKNOWN;
-	out->node_from_phys = false;
-	if (!phys)
-		return;
-	if (!d->file) {
-		/* live: only a found node; the rest is the oracle's to ask */
-		int nd = d->topo ? pms_topo_node_of_phys(d->topo, *phys) : -1;
-		if (nd >= 0) {
-			out->mem_node = nd;
-			out->node_from_phys = true;
-		}
-		return;
-	}
-	if (!d->phys_nodes)
-		return; /* nothing alive to ask: not known */
-	/* 0 is the kernel's "no translation" (kernel/events/core.c
-	 * perf_virt_to_phys) */
-	out->mem_node = *phys ? file_phys_node(d->info, *phys) : PMS_NODE_NO_PHYS;
-	out->node_from_phys = out->mem_node >= 0;
 }
 
 void pms_memdeco_spe_time(const struct pms_memdeco *d, struct pms_memsample *ms)
@@ -176,4 +129,17 @@ void pms_memdeco_spe_time(const struct pms_memdeco *d, struct pms_memsample *ms)
 	}
 	ms->valid &= ~(uint32_t)PMS_MS_TIME;
 	ms->time = 0;
+}
+int pms_memdeco_cpu_node(const struct pms_memdeco *d, int cpu)
+{
+	return deco_cpu_node(d, cpu);
+}
+
+void pms_memdeco_apply(const struct pms_memdeco *d, const struct pms_memsample *ms,
+		       const uint64_t *phys, struct pms_memdeco_out *out)
+{
+	if (d->file)
+		deco_file_nodes(d, ms, phys, &out->mem_node, &out->cpu_node, &out->node_from_phys);
+	else
+		deco_live_nodes(d, ms, phys, &out->mem_node, &out->cpu_node, &out->node_from_phys);
 }

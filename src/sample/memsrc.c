@@ -2,6 +2,7 @@
  * one info struct and one statistics struct over the live sampler and over a
  * perf.data reader.  Both kinds convert records with
  * pms_memsample_from_sample (src/decode/memconv.c). */
+#include "sample/decorate_int.h"
 #include "sample/sampler_int.h"
 #include "util/error.h"
 
@@ -93,15 +94,16 @@ static void fill_path(struct pms_memsrc *s, struct pms_memsrc_sample *x)
 	x->path.how = dwarf ? PMS_CALLGRAPH_DWARF : PMS_CALLGRAPH_FP;
 }
 
-/* The sample's nodes: the decoration stage's (src/sample/decorate.c). */
+/* The sample's nodes: the decoration stage's (src/sample/decorate_int.h). */
 static inline void decorate(const struct pms_memsrc *s, struct pms_memsrc_sample *x,
 			    const uint64_t *phys)
 {
-	struct pms_memdeco_out o;
-	pms_memdeco_apply(s->deco, &x->ms, phys, &o);
-	x->mem_node = o.mem_node;
-	x->cpu_node = o.cpu_node;
-	x->node_from_phys = o.node_from_phys;
+	if (s->kind == PMS_MEMSRC_FILE)
+		deco_file_nodes(s->deco, &x->ms, phys, &x->mem_node, &x->cpu_node,
+				&x->node_from_phys);
+	else
+		deco_live_nodes(s->deco, &x->ms, phys, &x->mem_node, &x->cpu_node,
+				&x->node_from_phys);
 }
 
 /* ---- live --------------------------------------------------------------- */
@@ -346,8 +348,10 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 		s->st.ibs_raw_mismatch++;
 	/* the record's PHYS_ADDR as recorded: the converter keeps a 0 out
 	 * of x.ms, which says "no translation" here */
-	decorate(s, &x, (ev->rec.sample.present & PMS_SAMPLE_PHYS_ADDR) ? &ev->rec.sample.phys_addr
-									 : NULL);
+	deco_file_nodes(s->deco, &x.ms,
+			(ev->rec.sample.present & PMS_SAMPLE_PHYS_ADDR) ? &ev->rec.sample.phys_addr
+									 : NULL,
+			&x.mem_node, &x.cpu_node, &x.node_from_phys);
 	x.rec = &ev->rec;
 	x.attr_idx = ev->attr_idx;
 	memset(&x.path, 0, sizeof(x.path));
@@ -681,7 +685,7 @@ const struct pms_memsrc_attr *pms_memsrc_attrs(const struct pms_memsrc *s, size_
 
 int pms_memsrc_cpu_node(const struct pms_memsrc *s, int cpu)
 {
-	return s->deco ? pms_memdeco_cpu_node(s->deco, cpu) : -1;
+	return s->deco ? deco_cpu_node(s->deco, cpu) : -1;
 }
 
 const int *pms_memsrc_node_ids(const struct pms_memsrc *s, size_t *n)

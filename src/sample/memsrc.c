@@ -6,7 +6,6 @@
 #include "sample/sampler_int.h"
 #include "util/error.h"
 
-#include "pmuscope/cpuset.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/event.h"
 #include "pmuscope/memdeco.h"

@@ -63,6 +63,7 @@ static struct pms_perfdata_reader *mk_file(FILE **fp, bool phys, bool mem, bool 
 	if (tc)
 		CHECK_OK(pms_perfdata_writer_write_time_conv(w, &conv));
 	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
 	CHECK_OK(pms_perfdata_reader_open_fd(fileno(*fp), &r));
 	if (r) { /* TIME_CONV is a record: read it in */
 		struct pms_perfdata_event ev;

@@ -516,6 +516,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = top;
 		pp.kept_samples = samples || mem_export_wanted(&xo); /* the exports' stacks */
+		pp.top_only = !xo.folded && !mem_export_wanted(&xo); /* no stack needs `all` */
 		if (pms_pathprof_new(sys, &pp, &ps.paths) < 0) {
 			ret = cli_fail("report: call paths");
 			goto out;

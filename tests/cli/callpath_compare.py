@@ -9,6 +9,7 @@ import collections, json, sys
 ours_json, perf_txt, mode = sys.argv[1:4]
 j = json.load(open(ours_json))
 cp = j["callpaths"]
+KERNEL = 1 << 63  # x86-64 and AArch64 kernel addresses: the upper half
 hidden = any(f["ip"] is None for p in cp["by_samples"] for f in p["frames"])
 ours = collections.Counter()
 cut = set()  # stacks of paths cut short (perf drops a failed DWARF unwind)
@@ -52,7 +53,7 @@ if cur is not None:
 empty = 0
 for ips in stacks:
     if hidden:
-        ips = [i for i in ips if i < (1 << 63)]
+        ips = [i for i in ips if i < KERNEL]
     if ips:
         theirs[tuple(ips)] += 1
     else:
@@ -66,15 +67,28 @@ if cp["samples"] != sum(ours.values()) + without:
 m = min(empty, without)
 empty -= m
 without -= m
+# ... or one whose unwind we cut short, when its stack here has no kernel
+# frame: perf drops only the user part of a failed unwind and prints the
+# kernel callchain whatever happened to it, so a stack with kernel frames is
+# never one perf shows empty.  (Pairing such a stack with perf's empty one,
+# as this did before, took the empty stack from the sample it belonged to:
+# an exec-time fault in load_elf_binary, kernel frames + the old image's PC,
+# cut, took the empty stack of an ld.so fault on a not yet present stack
+# page, whose user stack copy was empty; perf showed the first as its
+# kernel frames and the second as nothing.)
 for k in list(ours - theirs):
-    if k in cut and empty:
+    if k in cut and empty and not any(ip >= KERNEL for ip in k):
         take = min(empty, (ours - theirs)[k])
         theirs[k] += take
         empty -= take
 # perf drops the user part of a DWARF stack whose PC it cannot place in a
 # mapping it knows at that time (samples during exec, before the MMAP2 of
-# the loader reaches its time-ordered view), leaving a stack one frame
-# shorter; allowed for at most 1 % of the samples, and counted.
+# the loader reaches its time-ordered view: here the faults of execve's
+# load_elf_binary, whose user registers are still the old image's), leaving
+# a stack one frame shorter; and it shows nothing for a user-only sample
+# whose stack copy is empty (a fault on a stack page not yet present: the
+# kernel could not copy it, "ustack: size 0" in perf script -D), where the
+# PC alone is here.  Allowed for at most 1 % of the samples, and counted.
 shorter = 0
 only_here, only_perf = ours - theirs, theirs - ours
 perf_empty = empty

@@ -15,6 +15,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
+#include "pmuscope/memdeco.h"
 #include "pmuscope/memsample.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/spe.h"
@@ -420,6 +421,8 @@ struct fmt {
 	struct evcache *evc;
 	char key[32][24];
 	size_t keyn[32];
+	struct pms_memdeco *deco; /* nodes and SPE times (pmuscope/memdeco.h) */
+	bool want_node;           /* -F has node */
 };
 
 static void fmt_keys(struct fmt *f)
@@ -432,7 +435,8 @@ static void fmt_keys(struct fmt *f)
 	}
 }
 
-static void print_text(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev)
+static void print_text(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev,
+		       int node)
 {
 	const struct pms_sample *s = &ev->rec.sample;
 	const enum field *fs = fm->fs;
@@ -491,8 +495,8 @@ static void print_text(struct out *o, const struct fmt *fm, const struct pms_per
 			l_num(&l, s->phys_addr, 16, 16);
 			break;
 		case F_NODE:
-			if (ev->node >= 0)
-				l_num(&l, (uint64_t)ev->node, 10, 0);
+			if (node >= 0)
+				l_num(&l, (uint64_t)node, 10, 0);
 			else
 				l_strn(&l, "-", 1, 0);
 			break;
@@ -613,7 +617,7 @@ static inline __attribute__((always_inline)) void jp_hex(struct jpend *p, uint64
 /* The fields of a sample's JSON row into p (j: the row, or NULL when p
  * writes straight into the output: what needs the row sets p->over). */
 static void json_fields(struct jpend *pp, struct json_row *jr, const struct fmt *fm,
-			const struct pms_perfdata_event *ev)
+			const struct pms_perfdata_event *ev, int node)
 {
 	const struct pms_sample *s = &ev->rec.sample;
 	const enum field *fs = fm->fs;
@@ -675,8 +679,8 @@ static void json_fields(struct jpend *pp, struct json_row *jr, const struct fmt 
 			break;
 		case F_NODE:
 			jp_put(pp, fm->key[i], fm->keyn[i]);
-			if (ev->node >= 0)
-				jp_uint(pp, (uint64_t)ev->node);
+			if (node >= 0)
+				jp_uint(pp, (uint64_t)node);
 			else
 				jp_put(pp, "null", 4);
 			break;
@@ -762,7 +766,8 @@ static void json_fields(struct jpend *pp, struct json_row *jr, const struct fmt 
 	}
 }
 
-static void print_json(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev)
+static void print_json(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev,
+		       int node)
 {
 	struct json_row j;
 	struct jpend p;
@@ -773,7 +778,7 @@ static void print_json(struct out *o, const struct fmt *fm, const struct pms_per
 		p.n = 0;
 		p.cap = LINE_CAP - 3;
 		p.over = false;
-		json_fields(&p, NULL, fm, ev);
+		json_fields(&p, NULL, fm, ev, node);
 		if (!p.over) { /* as cli_jrow_begin/_close make it */
 			o->b[o->n] = '{';
 			p.b[p.n] = '}';
@@ -788,7 +793,7 @@ static void print_json(struct out *o, const struct fmt *fm, const struct pms_per
 	p.n = 0;
 	p.cap = sizeof(p.own);
 	p.over = false;
-	json_fields(&p, &j, fm, ev);
+	json_fields(&p, &j, fm, ev, node);
 	jp_flush(&p);
 	size_t n = cli_jrow_close(&j);
 	out_put(o, j.b, n);
@@ -939,15 +944,17 @@ struct spe_print {
 	bool mem, branch; /* --itrace M, b */
 };
 
-/* A memory sample as a SAMPLE line: only the fields it has. */
-static void memsample_as_event(const struct pms_memsample *m, const struct pms_perfdata_attr *a,
-			       struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+/* A memory sample as a SAMPLE line: only the fields it has; returns the
+ * node of its physical address when -F asks for it. */
+static int memsample_as_event(const struct pms_memsample *m, const struct pms_perfdata_attr *a,
+			      const struct fmt *fm, struct pms_perfdata_event *ev)
 {
 	struct pms_sample *s = &ev->rec.sample;
+	struct pms_memsample t = *m;
+	struct pms_memdeco_out o = { .mem_node = PMS_NODE_UNKNOWN };
 	memset(ev, 0, sizeof(*ev));
 	ev->rec.type = PMS_RECORD_SAMPLE;
 	ev->attr = a;
-	ev->node = -1;
 	s->ip = m->ip;
 	s->pid = m->pid;
 	s->tid = m->tid;
@@ -958,28 +965,23 @@ static void memsample_as_event(const struct pms_memsample *m, const struct pms_p
 	s->data_src = m->data_src;
 	s->period = m->period;
 	/* SPE timestamps are counter ticks: perf time through the file's
-	 * TIME_CONV (the library's one conversion), else none */
-	if (m->valid & PMS_MS_TIME) {
-		const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
-		uint64_t ns = 0;
-		if (in->has_time_conv && pms_spe_time_to_perf(&in->time_conv, m->time, &ns))
-			s->time = ns;
-	}
-	if ((m->valid & PMS_MS_PHYS) && m->phys_addr && !pms_perfdata_reader_nodes_why(r)) {
-		int n = pms_perfdata_reader_node_of_phys(r, m->phys_addr);
-		ev->node = n >= 0 ? n : -1;
-	}
+	 * TIME_CONV (the decoration stage's), else none */
+	pms_memdeco_spe_time(fm->deco, &t);
+	s->time = t.time;
+	if (fm->want_node)
+		pms_memdeco_apply(fm->deco, &t, (t.valid & PMS_MS_PHYS) ? &t.phys_addr : NULL, &o);
+	return o.mem_node;
 }
 
 /* One sample synthesized from an SPE record, with the SPE event's period
  * (each record stands for sample_period operations). */
-static void spe_emit(struct spe_print *p, struct pms_perfdata_event *ev)
+static void spe_emit(struct spe_print *p, struct pms_perfdata_event *ev, int node)
 {
 	ev->rec.sample.period = p->attr ? p->attr->attr->sample_period : 0;
 	if (p->json)
-		print_json(p->o, p->fm, ev);
+		print_json(p->o, p->fm, ev, node);
 	else
-		print_text(p->o, p->fm, ev);
+		print_text(p->o, p->fm, ev, node);
 	p->printed++;
 }
 
@@ -991,19 +993,17 @@ static int spe_print_one(void *arg, const struct pms_spe_record *rec, const stru
 	/* perf's order: the branch-miss sample before the memory one
 	 * (arm-spe.c arm_spe_sample) */
 	if (p->branch && pms_spe_record_branch_miss(rec, &br)) {
-		memsample_as_event(m, p->attr, p->r, &ev);
+		(void)memsample_as_event(m, p->attr, p->fm, &ev);
 		ev.rec.sample.ip = br.from;
 		ev.rec.sample.addr = br.to;
 		ev.rec.sample.weight = br.latency;
 		ev.rec.sample.data_src = 0;
 		ev.rec.sample.phys_addr = 0;
-		ev.node = -1;
-		spe_emit(p, &ev);
+		spe_emit(p, &ev, PMS_NODE_UNKNOWN);
 	}
 	if (!p->mem || !pms_spe_record_is_mem(rec))
 		return 0;
-	memsample_as_event(m, p->attr, p->r, &ev);
-	spe_emit(p, &ev);
+	spe_emit(p, &ev, memsample_as_event(m, p->attr, p->fm, &ev));
 	return 0;
 }
 
@@ -1121,7 +1121,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct comms comms = { 0 };
 	struct pms_datasrc_memo *dm[2] = { NULL, NULL };
 	struct evcache evc = { .n = 0 };
-	struct fmt fm;
+	struct fmt fm = { .deco = NULL };
 	struct out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 20 };
 	struct pms_spe_chunk_stats spe_st = { 0 };
 	static char obuf[1 << 20];
@@ -1201,13 +1201,24 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	fm = (struct fmt){ .fs = fs, .nf = nf, .comms = &comms, .dm = { dm[0], dm[1] }, .evc = &evc };
 	fmt_keys(&fm);
 	fm.json_direct = true;
-	for (size_t i = 0; i < nf; i++)
+	for (size_t i = 0; i < nf; i++) {
 		if (fs[i] == F_BRSTACK || fs[i] == F_CALLCHAIN)
 			fm.json_direct = false;
+		fm.want_node |= fs[i] == F_NODE;
+	}
 	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
+		int node = PMS_NODE_UNKNOWN;
 		if (ev.rec.type == PMS_RECORD_COMM) {
 			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
 			continue;
+		}
+		/* the decoration stage, once the headers are in (pipe mode:
+		 * at the first sample or trace) */
+		if (!fm.deco && !header &&
+		    (ev.rec.type == PMS_RECORD_SAMPLE || ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE) &&
+		    pms_memdeco_new_file(r, &fm.deco) < 0) {
+			ret = cli_fail("script");
+			goto out;
 		}
 		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
 			struct spe_print sp = { .o = &out, .fm = &fm, .json = json,
@@ -1219,10 +1230,16 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		if (ev.rec.type != PMS_RECORD_SAMPLE || header)
 			continue;
 		ibs_fill(r, &ev);
+		if (fm.want_node && (ev.rec.sample.present & PMS_SAMPLE_PHYS_ADDR)) {
+			struct pms_memsample none = { .valid = 0 };
+			struct pms_memdeco_out o;
+			pms_memdeco_apply(fm.deco, &none, &ev.rec.sample.phys_addr, &o);
+			node = o.mem_node;
+		}
 		if (json)
-			print_json(&out, &fm, &ev);
+			print_json(&out, &fm, &ev, node);
 		else
-			print_text(&out, &fm, &ev);
+			print_text(&out, &fm, &ev, node);
 	}
 	out_flush(&out);
 	if (header)
@@ -1251,6 +1268,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 				st->aux_partial);
 	}
 out:
+	pms_memdeco_free(fm.deco);
 	pms_datasrc_memo_free(dm[0]);
 	pms_datasrc_memo_free(dm[1]);
 	free(out.b);

@@ -32,16 +32,32 @@ enum pms_engine {
 };
 
 /* A node that is not known (not asked: no address, no pid, no topology);
- * node results are ids >= 0, or a negative errno status, or this. */
+ * node results are ids >= 0, or a negative enum pms_node_status, or this. */
 #define PMS_NODE_UNKNOWN (-100000)
-/* Final statuses of a live run's samples that were not asked about: its
- * process was let go at the exit hold's budget (pms_liverun_opts
- * hold_budget_ms) before its pages were asked about; or the sample was
- * taken in an address space that an exec of its process replaced before
- * it was asked about (the new image's pages at that address say nothing
- * about the old ones). */
-#define PMS_NODE_HOLD_BUDGET (-100001)
-#define PMS_NODE_EXEC_REPLACED (-100002)
+/* The one encoding of a memory node that is not a node id, used by the
+ * decoration stage (pmuscope/memdeco.h), the NUMA oracle and the reports.
+ * The values are the negative errno statuses move_pages(2) writes, so an
+ * oracle status is one of them as is. */
+enum pms_node_status {
+	PMS_NODE_NO_BLOCK = -2,      /* -ENOENT: the physical address is in no memory
+				      * block, or the page is not present */
+	PMS_NODE_TASK_GONE = -3,     /* -ESRCH: the task exited before it was asked */
+	PMS_NODE_NO_PHYS = -14,      /* -EFAULT: the kernel had no physical address
+				      * (phys 0), or the page is not mapped */
+	PMS_NODE_BAD_ADDR = -22,     /* -EINVAL: the address is not a user page */
+	PMS_NODE_NOT_ASKED = PMS_NODE_UNKNOWN, /* nothing could tell */
+	/* Final statuses of a live run's samples that were not asked about:
+	 * their process was let go at the exit hold's budget (pms_liverun_opts
+	 * hold_budget_ms) before its pages were asked about; or the sample was
+	 * taken in an address space that an exec of its process replaced
+	 * before it was asked about (the new image's pages at that address say
+	 * nothing about the old ones). */
+	PMS_NODE_HOLD_BUDGET = -100001,
+	PMS_NODE_EXEC_REPLACED = -100002,
+};
+/* A short constant phrase for a node result: "node" for ids >= 0, the
+ * reason of a status, "other" for any other negative value. */
+const char *pms_node_status_name(int node);
 
 enum pms_memsample_valid {
 	PMS_MS_IP = 1u << 0,

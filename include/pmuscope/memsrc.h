@@ -128,9 +128,10 @@ struct pms_memsrc_stats {
 /* One memory sample and what came with it. */
 struct pms_memsrc_sample {
 	struct pms_memsample ms;
-	/* >= 0 node; a -errno status (-EFAULT: the kernel had no physical
-	 * address, -ENOENT: it is in no memory block); PMS_NODE_UNKNOWN: not
-	 * known here, for the oracle to resolve */
+	/* >= 0 node; an enum pms_node_status (PMS_NODE_NO_PHYS: the kernel
+	 * had no physical address, PMS_NODE_NO_BLOCK: it is in no memory
+	 * block); PMS_NODE_UNKNOWN: not known here, for the oracle to resolve.
+	 * Decided by the decoration stage (pmuscope/memdeco.h). */
 	int mem_node;
 	int cpu_node;         /* >= 0, or -1 unknown */
 	bool node_from_phys;  /* mem_node came from the physical address */

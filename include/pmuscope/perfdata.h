@@ -409,10 +409,8 @@ struct pms_perfdata_event {
 	size_t attr_idx;
 	uint64_t file_offset;          /* of the record, or of its COMPRESSED record */
 	bool from_compressed;
-	/* Offline NUMA node of a SAMPLE's PHYS_ADDR from MEM_TOPOLOGY: >= 0,
-	 * or -1: phys_addr 0 (the kernel could not translate), an address in
-	 * no recorded block, or no way to tell (pms_perfdata_reader_nodes_why). */
-	int node;
+	/* (A SAMPLE's node from its PHYS_ADDR and MEM_TOPOLOGY is the
+	 * decoration stage's: pmuscope/memdeco.h.) */
 	/* PERF_RECORD_AUXTRACE: its fields and the trace bytes after it
 	 * (aux_data, aux_len; borrowed, valid until the next call; aux_len is
 	 * less than auxtrace.size when the data ends early).  Zero otherwise. */

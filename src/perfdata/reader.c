@@ -1224,7 +1224,6 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		ev->attr_idx = a == &r->dummy ? 0 : (size_t)(a - r->attrs);
 		ev->file_offset = raw.off;
 		ev->from_compressed = raw.compressed;
-		ev->node = -1;
 		ev->auxtrace = aux;
 		ev->aux_data = aux_data;
 		ev->aux_len = aux_len;
@@ -1247,13 +1246,6 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			r->stats.by_type[type]++;
 		if (type == PMS_RECORD_SAMPLE) {
 			r->stats.samples++;
-			/* phys_addr 0 is the kernel's "could not translate"
-			 * (kernel/events/core.c perf_virt_to_phys). */
-			if ((ev->rec.sample.present & PMS_SAMPLE_PHYS_ADDR) && r->info.nmem &&
-			    ev->rec.sample.phys_addr) {
-				int node = pms_perfdata_reader_node_of_phys(r, ev->rec.sample.phys_addr);
-				ev->node = node >= 0 ? node : -1;
-			}
 		} else if (type == PMS_RECORD_LOST) {
 			r->stats.lost += ev->rec.lost.lost;
 		} else if (type == PMS_RECORD_LOST_SAMPLES) {

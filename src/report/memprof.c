@@ -355,7 +355,7 @@ bool mp_askable(const struct pms_memprof *p, const struct ksample *x, unsigned m
 		return false;
 	if (x->mem_node == PMS_NODE_UNKNOWN)
 		return x->tries < max;
-	return (x->mem_node == -EFAULT || x->mem_node == -ENOENT) && x->tries < max;
+	return (x->mem_node == PMS_NODE_NO_PHYS || x->mem_node == PMS_NODE_NO_BLOCK) && x->tries < max;
 }
 
 /* ---- processes and threads ------------------------------------------------

@@ -314,13 +314,13 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		a->no_addr++;
 	} else if (x->mem_node < 0) {
 		a->unresolved++;
-		if (x->mem_node == -EFAULT)
+		if (x->mem_node == PMS_NODE_NO_PHYS)
 			a->st_efault++;
-		else if (x->mem_node == -ENOENT)
+		else if (x->mem_node == PMS_NODE_NO_BLOCK)
 			a->st_enoent++;
-		else if (x->mem_node == PMS_NODE_UNKNOWN)
+		else if (x->mem_node == PMS_NODE_NOT_ASKED)
 			a->st_not_asked++;
-		else if (x->mem_node == -ESRCH || x->mem_node == -EINVAL)
+		else if (x->mem_node == PMS_NODE_TASK_GONE || x->mem_node == PMS_NODE_BAD_ADDR)
 			a->st_gone++;
 		else
 			a->st_other++;

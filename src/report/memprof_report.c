@@ -253,13 +253,13 @@ static int build_nodes(struct pms_memprof *p, struct pms_memreport *r)
 		}
 		if (x->mem_node < 0) {
 			r->unresolved++;
-			if (x->mem_node == -EFAULT)
+			if (x->mem_node == PMS_NODE_NO_PHYS)
 				r->st_efault++;
-			else if (x->mem_node == -ENOENT)
+			else if (x->mem_node == PMS_NODE_NO_BLOCK)
 				r->st_enoent++;
 			else if (x->mem_node == PMS_NODE_UNKNOWN)
 				r->st_not_asked++;
-			else if (x->mem_node == -ESRCH || x->mem_node == -EINVAL)
+			else if (x->mem_node == PMS_NODE_TASK_GONE || x->mem_node == PMS_NODE_BAD_ADDR)
 				r->st_gone++;
 			else if (x->mem_node == PMS_NODE_HOLD_BUDGET)
 				r->st_hold_budget++;

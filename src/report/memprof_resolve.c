@@ -159,8 +159,8 @@ static int resolve_some(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 			int nd = p->nodes[j];
 			if (x->tries < PMS_MEMPROF_RESOLVE_TRIES + 1)
 				x->tries++;
-			if ((nd == -ESRCH || nd == -EINVAL) &&
-			    (x->mem_node == -EFAULT || x->mem_node == -ENOENT)) {
+			if ((nd == PMS_NODE_TASK_GONE || nd == PMS_NODE_BAD_ADDR) &&
+			    (x->mem_node == PMS_NODE_NO_PHYS || x->mem_node == PMS_NODE_NO_BLOCK)) {
 				/* gone by the retry: the page was not there
 				 * while it lived, which says more; no more asks */
 				x->tries = PMS_MEMPROF_RESOLVE_TRIES + 1;

@@ -2,12 +2,13 @@
  * one info struct and one statistics struct over the live sampler and over a
  * perf.data reader.  Both kinds convert records with
  * pms_memsample_from_sample (src/decode/memconv.c). */
+#include "sample/decorate_int.h"
 #include "sample/sampler_int.h"
 #include "util/error.h"
 
-#include "pmuscope/cpuset.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/event.h"
+#include "pmuscope/memdeco.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/spe.h"
 
@@ -29,8 +30,6 @@ struct pms_memsrc {
 	struct pms_perfdata_reader *rd;
 	bool started;       /* the first sample came: pipe-mode headers are known */
 	bool ended;
-	int *cpunode;       /* CPU -> node from NUMA_TOPOLOGY */
-	size_t ncpunode;
 	char vendor[32];
 	struct pms_ibs_cpu ibs_cpu;
 	bool ibs_cpu_known;
@@ -39,6 +38,7 @@ struct pms_memsrc {
 	struct pms_memconv_ctx *conv; /* recorded: each attr's converter context */
 	size_t nattrs;
 	uint64_t *ids[SMP_MAX_EVENTS]; /* live: per event, its fds' ids */
+	struct pms_memdeco *deco; /* nodes and SPE times of each sample */
 	int *node_ids;
 	size_t nnode_ids;
 	struct pms_memsrc_stats st;  /* what the source counts itself */
@@ -100,6 +100,18 @@ static void fill_path(struct pms_memsrc *s, struct pms_memsrc_sample *x)
 	x->path.how = dwarf ? PMS_CALLGRAPH_DWARF : PMS_CALLGRAPH_FP;
 }
 
+/* The sample's nodes: the decoration stage's (src/sample/decorate_int.h). */
+static inline void decorate(const struct pms_memsrc *s, struct pms_memsrc_sample *x,
+			    const uint64_t *phys)
+{
+	if (s->kind == PMS_MEMSRC_FILE)
+		deco_file_nodes(s->deco, &x->ms, phys, &x->mem_node, &x->cpu_node,
+				&x->node_from_phys);
+	else
+		deco_live_nodes(s->deco, &x->ms, phys, &x->mem_node, &x->cpu_node,
+				&x->node_from_phys);
+}
+
 /* ---- live --------------------------------------------------------------- */
 
 static int live_sample(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
@@ -113,15 +125,7 @@ static int live_sample(void *ud, const struct pms_memsample *m, const struct pms
 	x.rec = rec;
 	x.attr_idx = (size_t)ev;
 	fill_path(s, &x);
-	x.cpu_node = (m->valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)m->cpu) : -1;
-	x.mem_node = PMS_NODE_UNKNOWN;
-	if ((m->valid & PMS_MS_PHYS) && s->topo) {
-		int nd = pms_topo_node_of_phys(s->topo, m->phys_addr);
-		if (nd >= 0) {
-			x.mem_node = nd;
-			x.node_from_phys = true;
-		}
-	}
+	decorate(s, &x, (m->valid & PMS_MS_PHYS) ? &m->phys_addr : NULL);
 	span_note(s, m);
 	if (s->cb && s->cb->sample)
 		return s->cb->sample(s->ud, &x);
@@ -168,6 +172,13 @@ int pms_memsrc_open_live(struct pms_sampler *smp, const struct pms_topo *topo,
 	if (!s->attrs || (topo && topo->nnodes && !s->node_ids)) {
 		pms_memsrc_free(s);
 		return pms_err(PMS_ENOMEM, "out of memory for a memory-sample source");
+	}
+	{
+		int rc = pms_memdeco_new_live(topo, &s->deco);
+		if (rc < 0) {
+			pms_memsrc_free(s);
+			return rc;
+		}
 	}
 	for (int i = 0; i < p->nev; i++) {
 		const struct smp_event *ev = &p->ev[i];
@@ -282,38 +293,22 @@ static int file_attrs(struct pms_memsrc *s)
 	return 0;
 }
 
+/* The node list and the decoration stage from the file's headers. */
 static int file_nodes(struct pms_memsrc *s)
 {
 	const struct pms_perfdata_info *in = pms_perfdata_reader_info(s->rd);
+	int rc;
+	pms_memdeco_free(s->deco);
+	s->deco = NULL;
+	if ((rc = pms_memdeco_new_file(s->rd, &s->deco)) < 0)
+		return rc;
 	free(s->node_ids);
 	s->node_ids = calloc(in->nnuma ? in->nnuma : 1, sizeof(*s->node_ids));
 	if (!s->node_ids)
 		return pms_err(PMS_ENOMEM, "out of memory for the node list");
 	s->nnode_ids = in->nnuma;
-	for (size_t i = 0; i < in->nnuma; i++) {
-		struct pms_cpuset cs = { 0 };
+	for (size_t i = 0; i < in->nnuma; i++)
 		s->node_ids[i] = (int)in->numa[i].node;
-		if (!in->numa[i].cpus || pms_cpuset_parse_list(&cs, in->numa[i].cpus) < 0) {
-			pms_cpuset_fini(&cs); /* a failed parse may have grown it */
-			continue;
-		}
-		for (int c = pms_cpuset_first(&cs); c >= 0; c = pms_cpuset_next(&cs, c + 1)) {
-			if ((size_t)c >= s->ncpunode) {
-				size_t n = (size_t)c + 64;
-				int *v = realloc(s->cpunode, n * sizeof(*v));
-				if (!v) {
-					pms_cpuset_fini(&cs);
-					return pms_err(PMS_ENOMEM, "out of memory for the CPU node table");
-				}
-				for (size_t k = s->ncpunode; k < n; k++)
-					v[k] = -1;
-				s->cpunode = v;
-				s->ncpunode = n;
-			}
-			s->cpunode[c] = (int)in->numa[i].node;
-		}
-		pms_cpuset_fini(&cs);
-	}
 	return 0;
 }
 
@@ -326,32 +321,6 @@ static int file_start(struct pms_memsrc *s)
 	if ((rc = file_attrs(s)) < 0)
 		return rc;
 	return file_nodes(s);
-}
-
-/* Memory node of a recorded sample: its PHYS_ADDR through the file's
- * MEM_TOPOLOGY (the reader's ev->node); 0 = the kernel had no translation
- * (perf_virt_to_phys), an address in no block is not present; without
- * both, not known (nothing alive to ask). */
-static int file_mem_node(const struct pms_memsrc *s, const struct pms_perfdata_event *ev,
-			 bool *from_phys)
-{
-	const struct pms_sample *in = &ev->rec.sample;
-	*from_phys = false;
-	/* cheap test first: nodes_why formats its reason on every call */
-	if (!(in->present & PMS_SAMPLE_PHYS_ADDR) || pms_perfdata_reader_nodes_why(s->rd))
-		return PMS_NODE_UNKNOWN;
-	if (ev->node >= 0) {
-		*from_phys = true;
-		return ev->node;
-	}
-	return in->phys_addr ? -ENOENT : -EFAULT;
-}
-
-/* A recorded CPU's node, from the file's NUMA_TOPOLOGY (-1: none); the
- * per-sample path calls it inline, pms_memsrc_cpu_node too. */
-static inline int file_cpu_node(const struct pms_memsrc *s, uint32_t cpu)
-{
-	return cpu < s->ncpunode ? s->cpunode[cpu] : -1;
 }
 
 static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
@@ -386,8 +355,12 @@ static int file_sample(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 		if (!s->raw_bad[k]++)
 			snprintf(s->raw_bad_why[k], sizeof(s->raw_bad_why[k]), "%s", pms_error_last());
 	}
-	x.mem_node = file_mem_node(s, ev, &x.node_from_phys);
-	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? file_cpu_node(s, x.ms.cpu) : -1;
+	/* the record's PHYS_ADDR as recorded: the converter keeps a 0 out
+	 * of x.ms, which says "no translation" here */
+	deco_file_nodes(s->deco, &x.ms,
+			(ev->rec.sample.present & PMS_SAMPLE_PHYS_ADDR) ? &ev->rec.sample.phys_addr
+									 : NULL,
+			&x.mem_node, &x.cpu_node, &x.node_from_phys);
 	x.rec = &ev->rec;
 	x.attr_idx = ev->attr_idx;
 	memset(&x.path, 0, sizeof(x.path));
@@ -422,28 +395,10 @@ static int file_spe_record(void *arg, const struct pms_spe_record *rec,
 	memset(&x, 0, sizeof(x));
 	x.ms = *ms;
 	/* SPE timestamps are counter ticks: perf time through the file's
-	 * TIME_CONV (the live sampler's conversion), none without one. */
-	{
-		const struct pms_perfdata_info *in = pms_perfdata_reader_info(s->rd);
-		uint64_t ns = 0;
-		if ((x.ms.valid & PMS_MS_TIME) && in->has_time_conv &&
-		    pms_spe_time_to_perf(&in->time_conv, x.ms.time, &ns))
-			x.ms.time = ns;
-		else {
-			x.ms.valid &= ~(uint32_t)PMS_MS_TIME;
-			x.ms.time = 0;
-		}
-	}
+	 * TIME_CONV, none without one */
+	pms_memdeco_spe_time(s->deco, &x.ms);
 	x.ms.period = c->period;
-	x.mem_node = PMS_NODE_UNKNOWN;
-	if ((x.ms.valid & PMS_MS_PHYS) && !pms_perfdata_reader_nodes_why(s->rd)) {
-		int node = x.ms.phys_addr
-				   ? pms_perfdata_reader_node_of_phys(s->rd, x.ms.phys_addr)
-				   : -EFAULT;
-		x.mem_node = node >= 0 ? node : node == PMS_ENOENT ? -ENOENT : -EFAULT;
-		x.node_from_phys = node >= 0;
-	}
-	x.cpu_node = (x.ms.valid & PMS_MS_CPU) ? pms_memsrc_cpu_node(s, (int)x.ms.cpu) : -1;
+	decorate(s, &x, (x.ms.valid & PMS_MS_PHYS) ? &x.ms.phys_addr : NULL);
 	x.rec = NULL; /* decoded from an AUX trace: no record */
 	x.attr_idx = c->attr_idx;
 	s->st.samples++;
@@ -585,7 +540,7 @@ void pms_memsrc_free(struct pms_memsrc *s)
 	free(s->attrs);
 	free(s->conv);
 	free(s->node_ids);
-	free(s->cpunode);
+	pms_memdeco_free(s->deco);
 	free(s);
 }
 
@@ -782,13 +737,7 @@ const struct pms_memsrc_attr *pms_memsrc_attrs(const struct pms_memsrc *s, size_
 
 int pms_memsrc_cpu_node(const struct pms_memsrc *s, int cpu)
 {
-	if (cpu < 0)
-		return -1;
-	if (s->kind == PMS_MEMSRC_LIVE) {
-		int nd = s->topo ? pms_topo_node_of_cpu(s->topo, cpu) : -1;
-		return nd >= 0 ? nd : -1;
-	}
-	return file_cpu_node(s, (uint32_t)cpu);
+	return s->deco ? deco_cpu_node(s->deco, cpu) : -1;
 }
 
 const int *pms_memsrc_node_ids(const struct pms_memsrc *s, size_t *n)

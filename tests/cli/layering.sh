@@ -24,7 +24,7 @@ owner = {
     "record": "decode", "datasrc": "decode", "spe": "decode", "callpath": "decode",
     "unwind": "symbols", "pathprof": "report",
     "armpmu": "catalog", "uncore_enc": "catalog",
-    "ring": "sample", "sampler": "sample", "memsrc": "sample",
+    "ring": "sample", "sampler": "sample", "memsrc": "sample", "memdeco": "sample",
     "selfmon": "count", "countrun": "count", "c2c": "report",
 }
 allowed = {}

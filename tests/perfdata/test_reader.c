@@ -8,6 +8,7 @@
 #include "perf_tool.h"
 
 #include "pmuscope/error.h"
+#include "pmuscope/memdeco.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
 
@@ -168,8 +169,9 @@ static void check_roundtrip(struct pms_perfdata_reader *r, const struct expect *
 {
 	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
 	struct pms_perfdata_event ev;
+	struct pms_memdeco *deco = NULL;
 	size_t i = 0;
-	int rc;
+	int rc = 0;
 
 	CHECK_EQ_INT(pms_perfdata_reader_nattrs(r), 2);
 	CHECK_EQ_U64(pms_perfdata_reader_attr(r, 1)->attr->config, 0x2cd);
@@ -199,7 +201,8 @@ static void check_roundtrip(struct pms_perfdata_reader *r, const struct expect *
 	CHECK_EQ_INT(pms_perfdata_reader_node_of_phys(r, UINT64_C(128) << 20), 0);
 	CHECK_EQ_INT(pms_perfdata_reader_node_of_phys(r, UINT64_C(2) << 27), 1);
 	CHECK_EQ_INT(pms_perfdata_reader_node_of_phys(r, UINT64_C(5) << 27), PMS_ENOENT);
-	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
+	CHECK_OK(pms_memdeco_new_file(r, &deco));
+	while (deco && (rc = pms_perfdata_next(r, &ev)) > 0) {
 		if (i >= nex) {
 			CHECK_MSG(0, "more records than written");
 			break;
@@ -215,7 +218,15 @@ static void check_roundtrip(struct pms_perfdata_reader *r, const struct expect *
 			CHECK_EQ_U64(ev.rec.sample.addr, want.sample.addr);
 			CHECK_EQ_U64(ev.rec.sample.weight_var1_dw, 30 + i);
 			CHECK_EQ_U64(ev.rec.sample.data_src, want.sample.data_src);
-			CHECK_EQ_INT(ev.node, i % 4 == 3 ? -1 : (i % 3 == 2 ? 1 : 0));
+			{
+				/* the node of its PHYS_ADDR: the decoration stage's */
+				struct pms_memsample ms = { .valid = 0 };
+				struct pms_memdeco_out o;
+				pms_memdeco_apply(deco, &ms, &ev.rec.sample.phys_addr, &o);
+				CHECK_EQ_INT(o.mem_node, i % 4 == 3 ? PMS_NODE_NO_BLOCK
+								    : (i % 3 == 2 ? 1 : 0));
+				CHECK_EQ_INT(o.node_from_phys, i % 4 != 3);
+			}
 		} else if (ev.rec.type == PMS_RECORD_COMM) {
 			CHECK_EQ_STR(ev.rec.comm.comm, "workload");
 			CHECK_EQ_INT(ev.attr_idx, 0);
@@ -230,6 +241,7 @@ static void check_roundtrip(struct pms_perfdata_reader *r, const struct expect *
 	CHECK_EQ_INT(i, nex);
 	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->samples, nex - 2);
 	CHECK_EQ_U64(pms_perfdata_reader_stats(r)->bad_records, 0);
+	pms_memdeco_free(deco);
 }
 
 static struct expect ex_g[NREC];

@@ -6,15 +6,26 @@
 #
 # BUILD_DIR (default build) holds pmuscope and bench/perfdata_gen; SAMPLES
 # (default 5000000) per generated file; RUNS (default 3) paired runs per
-# command; SHAPES (default "bench dso rand") which files:
+# command; SHAPES (default "bench dso rand varied dsov fp dwarf") which files:
 #   bench  64 threads mapping libc, IPs in its first MiB (~262 K distinct)
 #   dso    300 K distinct IPs over the text of 20 system shared objects
 #   rand   like bench, but random snoop/TLB/lock/block bits: distinct
 #          data_src words track samples (the report memory shape)
+#   varied like bench, with the ~3,200 distinct data_src words pmuscope's
+#          PEBS, IBS and SPE decoders make (as real files carry)
+#   dsov   dso's random IPs over 20 objects with varied's data_src words
+#   fp     frame-pointer callchains (a tree of 20 K paths, up to 24 deep),
+#          SAMPLES/5 samples; adds report vs `perf report --no-children`
+#   dwarf  DWARF stacks (registers + 2 KiB of stack a sample), SAMPLES/25
+#          samples; adds report vs `perf report --no-children`
+#   huge   a 10 GB file (140 M samples of the bench shape), report only:
+#          report, --no-symbols, script -F ip, peak memory; deleted after
+#          (never in the default list: it needs 10 GB in ${TMPDIR:-/tmp})
 # Files are generated under ${TMPDIR:-/tmp}/pms-bench-*.data when missing.
 # PMS_BENCH_REPORT_ONLY=1 runs only `report`, `perf mem report --sort=mem`,
 # `report --no-symbols` and `script -F ip` (the per-sample perf commands
-# take minutes a run at 5 M samples).
+# take minutes a run at 5 M samples); PMS_BENCH_NO_PER_SAMPLE=1 leaves
+# out only the per-sample `perf mem report` (the slowest of them).
 #
 # Paired and interleaved: each run does pmuscope then perf, one after the
 # other, so a loaded machine slows both alike; figures are medians of
@@ -25,7 +36,7 @@ set -eu
 build=${1:-build}
 n=${2:-5000000}
 runs=${3:-3}
-shapes=${4:-bench dso rand}
+shapes=${4:-bench dso rand varied dsov fp dwarf}
 pms=$build/pmuscope
 gen=$build/bench/perfdata_gen
 [ -x "$pms" ] && [ -x "$gen" ] || { echo "build $build first (ninja -C $build)" >&2; exit 2; }
@@ -46,14 +57,27 @@ for f in libcrypto.so.3 libpython3.11.so.1.0 libgtk-3.so.0 libperl.so.5.36 libpr
 	dsos=${dsos:+$dsos:}$(readlink -f "$lib/$f")
 done
 
-file_of() { echo "${TMPDIR:-/tmp}/pms-bench-$1-$n.data"; }
+samples_of() {
+	case $1 in
+	fp) echo $((n / 5)) ;;
+	dwarf) echo $((n / 25)) ;;
+	huge) echo 140000000 ;;
+	*) echo "$n" ;;
+	esac
+}
+file_of() { echo "${TMPDIR:-/tmp}/pms-bench-$1-$(samples_of "$1").data"; }
 make_file() {
-	local f; f=$(file_of "$1")
+	local f m; f=$(file_of "$1"); m=$(samples_of "$1")
 	[ -s "$f" ] && return 0
 	case $1 in
-	bench) "$gen" "$f" "$n" >&2 ;;
-	dso) "$gen" "$f" "$n" 64 "$dsos" 300000 >&2 ;;
-	rand) "$gen" "$f" "$n" 64 "$lib/libc.so.6" 0 rand >&2 ;;
+	bench|huge) "$gen" "$f" "$m" >&2 ;;
+	dso) "$gen" "$f" "$m" 64 "$dsos" 300000 >&2 ;;
+	rand) "$gen" "$f" "$m" 64 "$lib/libc.so.6" 0 rand >&2 ;;
+	varied) "$gen" --datasrc=varied "$f" "$m" >&2 ;;
+	dsov) "$gen" --datasrc=varied "$f" "$m" 64 "$dsos" 300000 >&2 ;;
+	fp) "$gen" --stack=fp "$f" "$m" >&2 ;;
+	dwarf) "$gen" --stack=dwarf "$f" "$m" >&2 ;;
+	*) echo "unknown shape $1" >&2; exit 2 ;;
 	esac
 }
 
@@ -80,18 +104,23 @@ echo "perfdata_bench: $n samples a file, $runs paired runs, $(nproc) CPUs; load 
 echo "pmuscope $("$pms" --version 2>/dev/null | head -1); $(perf --version)"
 for shape in $shapes; do
 	make_file "$shape"
-	f=$(file_of "$shape")
+	f=$(file_of "$shape"); m=$(samples_of "$shape")
+	only=${PMS_BENCH_REPORT_ONLY:-0}
+	[ "$shape" = huge ] && only=1
 	rm -f "$home"/p_* "$home"/f_*
 	for _ in $(seq "$runs"); do
 		one p_rep "$pms" report "$f"   # the file as an operand, as users type it
-		one f_agg perf mem report --force --stdio --sort=mem -i "$f"
-		if [ "${PMS_BENCH_REPORT_ONLY:-0}" = 1 ]; then
+		[ "$shape" = huge ] || one f_agg perf mem report --force --stdio --sort=mem -i "$f"
+		case $shape in fp|dwarf)
+			one f_cg perf report --force --stdio --no-children -i "$f" ;;
+		esac
+		if [ "$only" = 1 ]; then
 			one p_nos "$pms" report --no-symbols -i "$f"
 			one p_read "$pms" script -F ip -i "$f"
 			continue
 		fi
 		one p_rep2 "$pms" report "$f"
-		one f_per perf mem report --force --stdio -i "$f"
+		[ "${PMS_BENCH_NO_PER_SAMPLE:-0}" = 1 ] || one f_per perf mem report --force --stdio -i "$f"
 		one p_nos "$pms" report --no-symbols -i "$f"
 		one p_read "$pms" script -F ip -i "$f"
 		one p_scr "$pms" script -F ip,addr,data_src,weight -i "$f"
@@ -99,18 +128,23 @@ for shape in $shapes; do
 		one p_json "$pms" script --json -F ip,addr,data_src,weight -i "$f"
 		one p_scrall "$pms" script -i "$f"
 		one f_scrall perf script --force -i "$f"
+		one p_jsonall "$pms" script --json -i "$f"
 	done
 	[ -s "$home/p_rep2" ] && cat "$home/p_rep2" >>"$home/p_rep"
-	echo "$shape: $f ($(stat -c %s "$f") bytes)"
-	show "report vs perf mem report --sort=mem" p_rep f_agg
-	if [ "${PMS_BENCH_REPORT_ONLY:-0}" != 1 ]; then
-	show "report vs perf mem report (per sample)" p_rep f_per
+	echo "$shape: $f ($(stat -c %s "$f") bytes, $m samples)"
+	[ "$shape" = huge ] || show "report vs perf mem report --sort=mem" p_rep f_agg
+	[ -s "$home/f_cg" ] && show "report vs perf report --no-children" p_rep f_cg
+	if [ "$only" != 1 ]; then
+	[ -s "$home/f_per" ] && show "report vs perf mem report (per sample)" p_rep f_per
 	show "script -F ip,addr,data_src,weight" p_scr f_scr
 	show "script --json -F ... vs perf script -F ..." p_json f_scr
 	show "script (default fields)" p_scrall f_scrall
+	show "script --json vs perf script" p_jsonall f_scrall
 	fi
+	[ "$shape" = huge ] && printf '  report: %.2f s cpu, peak %d kB\n' "$(med p_rep 2)" "$(med p_rep 3)"
 	nos=$(med p_nos 2); rd=$(med p_read 2)
 	printf '  report --no-symbols: %.2f s cpu = %.1f M samples/s; script -F ip (read+decode+print): %.2f s cpu; ratio %s\n' \
-		"$nos" "$(awk -v n="$n" -v t="$nos" 'BEGIN { print (t > 0 ? n / t / 1e6 : 0) }')" "$rd" "$(ratio "$nos" "$rd")"
+		"$nos" "$(awk -v n="$m" -v t="$nos" 'BEGIN { print (t > 0 ? n / t / 1e6 : 0) }')" "$rd" "$(ratio "$nos" "$rd")"
+	if [ "$shape" = huge ]; then rm -f "$f"; fi
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

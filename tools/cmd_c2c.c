@@ -31,6 +31,7 @@
 #include "pmuscope/sampler.h"
 #include "pmuscope/symbols.h"
 #include "pmuscope/topo.h"
+#include "pmuscope/util.h"
 
 int cmd_c2c(const struct cli_global *g, int argc, char **argv);
 
@@ -832,8 +833,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	if (ret == 0 && src.exit_status >= 0 &&
 	    !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0))
 		fprintf(stderr, "pmuscope: c2c: the command ended with status %d%s\n",
-			WIFEXITED(src.exit_status) ? WEXITSTATUS(src.exit_status)
-						   : 128 + WTERMSIG(src.exit_status),
+			pms_exit_code(src.exit_status),
 			WIFSIGNALED(src.exit_status) ? " (signal)" : "");
 out:
 	pms_c2c_free(rn.c);

@@ -71,41 +71,12 @@ static bool matches(const char *pattern, const char *name)
 	return false;
 }
 
-/* "event=0x11" in a sysfs alias -> 0x11; -1 if the alias is not that. */
-static long long alias_code(const char *value)
-{
-	const char *p = strstr(value, "event=");
-	if (!p || (p != value && p[-1] != ','))
-		return -1;
-	return strtoll(p + 6, NULL, 0);
-}
-
 /* Is ev countable here?  "yes", "no" or "?" (the machine cannot say). */
 static const char *availability(const struct pms_pmus *pmus, const struct pms_cat_event *ev,
 				const char *core_pmu)
 {
-	if (!pmus)
-		return "?";
-	const char *want = ev->pmu ? ev->pmu : core_pmu;
-	if (want) {
-		const struct pms_pmu *hit = pms_pmu_find(pmus, want);
-		for (size_t i = 0; !hit && i < pmus->count; i++)
-			if (pmus->pmus[i].box && !strcmp(pmus->pmus[i].box, want))
-				hit = &pmus->pmus[i];
-		if (!hit)
-			return "no";
-		if (ev->pmu)
-			return "yes";
-		/* ARM core events advertised by PMCEID appear in events/. */
-		if (ev->tier != PMS_TIER_NONE && (ev->code < 0x40 || (ev->code >= 0x4000 && ev->code < 0x4040))) {
-			for (size_t i = 0; i < hit->nevents; i++)
-				if (alias_code(hit->events[i].value) == (long long)ev->code)
-					return "yes";
-			return "no";
-		}
-		return "?";
-	}
-	return "?";
+	int a = pms_catalog_event_available(pmus, ev, core_pmu);
+	return a > 0 ? "yes" : a == 0 ? "no" : "?";
 }
 
 static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
@@ -122,9 +93,7 @@ static int explain(uint32_t number, bool json, const struct pms_pmus *pmus)
 		const struct pms_pmu *p = &pmus->pmus[i];
 		if (p->kind != PMS_PMU_CORE || strncmp(p->name, "armv", 4))
 			continue;
-		bool has = false;
-		for (size_t k = 0; k < p->nevents && !has; k++)
-			has = alias_code(p->events[k].value) == (long long)number;
+		bool has = pms_pmu_lists_code(p, number);
 		int n = snprintf(here + hl, sizeof(here) - hl, "%s%s: %s", hl ? ", " : "", p->name,
 				 has ? "listed in events/" : c.pmceid_reg >= 0 ? "not advertised" : "not listed (not PMCEID-discoverable)");
 		if (n > 0 && (size_t)n < sizeof(here) - hl)
@@ -291,64 +260,92 @@ static void machine_row(struct json *j, const char *name, const char *pmu, const
 		printf("%-40s %-44s %-18s yes\n", name, enc, kind);
 }
 
-/* What this machine can count, as perf list shows it: the generic hardware
- * events (where a core PMU exists), the software events, each PMU's sysfs
- * event aliases, and the tracepoints.  Returns the rows shown. */
+/* What this machine can count (pms_machine_events_list), those matching
+ * pattern and pmu.  Returns the rows shown. */
 static size_t machine_events(struct pms_sys *sys, const struct pms_pmus *pmus,
 			     const char *pattern, const char *pmu, struct json *j)
 {
-	size_t shown = 0;
-	char enc[600];
-	bool core = pmus && pms_pmus_core_count(pmus) > 0;
-	struct pms_tracepoint *tp = NULL;
-	size_t ntp = 0;
+	struct pms_machine_event *ev = NULL;
+	size_t n = 0, shown = 0;
+	bool tracepoints = !pmu || !strcasecmp(pmu, "tracepoint");
+	if (pms_machine_events_list(sys, pmus, tracepoints, &ev, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_machine_event *e = &ev[i];
+		if (pmu && (!e->pmu || strcasecmp(pmu, e->pmu)))
+			continue;
+		if (!matches(pattern, e->name))
+			continue;
+		machine_row(j, e->name, e->pmu, e->encoding, pms_machine_event_kind_name(e->kind),
+			    e->desc);
+		shown++;
+	}
+	pms_machine_events_free(ev, n);
+	return shown;
+}
 
-	for (int type = PERF_TYPE_HARDWARE; type <= PERF_TYPE_SOFTWARE; type++) {
-		const char *tpmu = type == PERF_TYPE_SOFTWARE ? "software" : NULL;
-		if (type == PERF_TYPE_HARDWARE && !core)
-			continue; /* no core PMU (a VM without vPMU): they cannot count */
-		if (type != PERF_TYPE_HARDWARE && type != PERF_TYPE_SOFTWARE)
+/* The name of the machine's only core PMU; NULL with none or several. */
+static const char *single_core_pmu(const struct pms_pmus *pmus)
+{
+	const char *name = NULL;
+	if (!pmus || pms_pmus_core_count(pmus) != 1)
+		return NULL;
+	for (size_t i = 0; i < pmus->count; i++)
+		if (pmus->pmus[i].kind == PMS_PMU_CORE)
+			name = pmus->pmus[i].name;
+	return name;
+}
+
+/* The catalog's events matching pattern and pmu: a row each.  Returns the
+ * rows shown. */
+static size_t catalog_rows(const struct source *src, const struct pms_pmus *pmus,
+			   const char *pattern, const char *pmu, struct json *j)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < pms_catalog_count(src->cat); i++) {
+		const struct pms_cat_event *e = pms_catalog_event(src->cat, i);
+		/* A catalog that does not name the PMU takes --pmu's. */
+		const char *epmu = e->pmu ? e->pmu : src->core_pmu ? src->core_pmu : pmu;
+		if (!e->pmu && e->format == PMS_CATFMT_PERFLIST)
+			epmu = NULL; /* perf's generic events: the name is the encoding */
+		char enc[600];
+		if (!matches(pattern, e->name))
 			continue;
-		if (pmu && (!tpmu || strcasecmp(pmu, tpmu)))
+		if (pmu && epmu != pmu && strncasecmp(epmu, pmu, strlen(epmu)))
 			continue;
-		for (uint64_t cfg = 0; cfg < 64; cfg++) {
-			const char *name = pms_event_generic_name((uint32_t)type, cfg);
-			if (!name || !matches(pattern, name))
-				continue;
-			if (type == PERF_TYPE_SOFTWARE && (cfg == PERF_COUNT_SW_DUMMY ||
-							   cfg == PERF_COUNT_SW_BPF_OUTPUT))
-				continue; /* count nothing */
-			machine_row(j, name, tpmu, name,
-				    type == PERF_TYPE_HARDWARE ? "hardware event" : "software event",
-				    NULL);
-			shown++;
-		}
-	}
-	for (size_t p = 0; pmus && p < pmus->count; p++) {
-		const struct pms_pmu *pp = &pmus->pmus[p];
-		if (pmu && strcasecmp(pmu, pp->name))
+		pms_cat_event_string(e, epmu, enc, sizeof(enc));
+		const char *here = availability(pmus, e, epmu);
+		const char *desc = e->desc ? e->desc : e->long_desc;
+		shown++;
+		if (j) {
+			cli_json_begin_object(j, NULL);
+			cli_json_str(j, "name", e->name);
+			cli_json_str(j, "pmu", epmu);
+			cli_json_str(j, "encoding", enc);
+			cli_json_uint(j, "code", e->code);
+			cli_json_str(j, "tier", e->tier ? pms_event_tier_name(e->tier) : NULL);
+			cli_json_str(j, "available", here);
+			cli_json_bool(j, "uncore", e->uncore);
+			cli_json_bool(j, "per_pkg", e->per_pkg);
+			cli_json_bool(j, "experimental", e->experimental);
+			cli_json_bool(j, "deprecated", e->deprecated);
+			cli_json_str(j, "description", desc);
+			cli_json_str(j, "note", e->note);
+			cli_json_str(j, "format", pms_catalog_format_name(e->format));
+			cli_json_str(j, "source", e->source);
+			cli_json_end_object(j);
 			continue;
-		for (size_t e = 0; e < pp->nevents; e++) {
-			snprintf(enc, sizeof(enc), "%s/%s/", pp->name, pp->events[e].name);
-			if (!matches(pattern, enc))
-				continue;
-			machine_row(j, enc, pp->name, enc,
-				    pp->kind == PMS_PMU_UNCORE ? "uncore PMU event" : "kernel PMU event",
-				    pp->events[e].value);
-			shown++;
 		}
+		/* Text keeps one line per event; --json has the whole text. */
+		char brief[76];
+		snprintf(brief, sizeof(brief), "%s", desc ? desc : "");
+		if (desc && strlen(desc) >= sizeof(brief))
+			memcpy(brief + sizeof(brief) - 4, "...", 4);
+		printf("%-40s %-44s %-18s %-3s %s%s%s%s\n", e->name, enc,
+		       e->tier ? pms_event_tier_name(e->tier) : "-", here, brief,
+		       e->uncore ? " [per-domain]" : "", e->note ? " NOTE: " : "",
+		       e->note ? e->note : "");
 	}
-	if ((!pmu || !strcasecmp(pmu, "tracepoint")) && pms_tracepoints_list(sys, &tp, &ntp) == 0) {
-		for (size_t i = 0; i < ntp; i++) {
-			if (!matches(pattern, tp[i].name))
-				continue;
-			snprintf(enc, sizeof(enc), "tracepoint/config=%" PRIu64 "/", tp[i].id);
-			machine_row(j, tp[i].name, "tracepoint", enc, "tracepoint event", NULL);
-			shown++;
-		}
-	}
-	pms_error_clear(); /* no tracefs: no tracepoints, not an error */
-	pms_tracepoints_free(tp, ntp);
 	return shown;
 }
 
@@ -456,11 +453,8 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 			       "its CPU's catalog";
 	}
 	/* pmu-less events on a single-core-PMU machine belong to that PMU. */
-	if (nsrc == 1 && !src[0].core_pmu && pmus && pms_pmus_core_count(pmus) == 1) {
-		for (size_t i = 0; i < pmus->count; i++)
-			if (pmus->pmus[i].kind == PMS_PMU_CORE)
-				src[0].core_pmu = pmus->pmus[i].name;
-	}
+	if (nsrc == 1 && !src[0].core_pmu)
+		src[0].core_pmu = single_core_pmu(pmus);
 
 	struct json j;
 	size_t shown = 0;
@@ -478,52 +472,8 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	}
 	if (machine)
 		shown += machine_events(sys, pmus, pattern, pmu, json ? &j : NULL);
-	for (size_t s = 0; s < nsrc; s++) {
-		for (size_t i = 0; i < pms_catalog_count(src[s].cat); i++) {
-			const struct pms_cat_event *e = pms_catalog_event(src[s].cat, i);
-			/* A catalog that does not name the PMU takes --pmu's. */
-			const char *epmu = e->pmu ? e->pmu : src[s].core_pmu ? src[s].core_pmu : pmu;
-			if (!e->pmu && e->format == PMS_CATFMT_PERFLIST)
-				epmu = NULL; /* perf's generic events: the name is the encoding */
-			char enc[600];
-			if (!matches(pattern, e->name))
-				continue;
-			if (pmu && epmu != pmu && strncasecmp(epmu, pmu, strlen(epmu)))
-				continue;
-			pms_cat_event_string(e, epmu, enc, sizeof(enc));
-			const char *here = availability(pmus, e, epmu);
-			const char *desc = e->desc ? e->desc : e->long_desc;
-			shown++;
-			if (json) {
-				cli_json_begin_object(&j, NULL);
-				cli_json_str(&j, "name", e->name);
-				cli_json_str(&j, "pmu", epmu);
-				cli_json_str(&j, "encoding", enc);
-				cli_json_uint(&j, "code", e->code);
-				cli_json_str(&j, "tier", e->tier ? pms_event_tier_name(e->tier) : NULL);
-				cli_json_str(&j, "available", here);
-				cli_json_bool(&j, "uncore", e->uncore);
-				cli_json_bool(&j, "per_pkg", e->per_pkg);
-				cli_json_bool(&j, "experimental", e->experimental);
-				cli_json_bool(&j, "deprecated", e->deprecated);
-				cli_json_str(&j, "description", desc);
-				cli_json_str(&j, "note", e->note);
-				cli_json_str(&j, "format", pms_catalog_format_name(e->format));
-				cli_json_str(&j, "source", e->source);
-				cli_json_end_object(&j);
-				continue;
-			}
-			/* Text keeps one line per event; --json has the whole text. */
-			char brief[76];
-			snprintf(brief, sizeof(brief), "%s", desc ? desc : "");
-			if (desc && strlen(desc) >= sizeof(brief))
-				memcpy(brief + sizeof(brief) - 4, "...", 4);
-			printf("%-40s %-44s %-18s %-3s %s%s%s%s\n", e->name, enc,
-			       e->tier ? pms_event_tier_name(e->tier) : "-", here, brief,
-			       e->uncore ? " [per-domain]" : "", e->note ? " NOTE: " : "",
-			       e->note ? e->note : "");
-		}
-	}
+	for (size_t s = 0; s < nsrc; s++)
+		shown += catalog_rows(&src[s], pmus, pattern, pmu, json ? &j : NULL);
 	if (json) {
 		cli_json_end_array(&j);
 		cli_json_uint(&j, "count", shown);

@@ -39,6 +39,7 @@
 #include "pmuscope/sampler.h"
 #include "pmuscope/symbols.h"
 #include "pmuscope/topo.h"
+#include "pmuscope/util.h"
 
 int cmd_mem(const struct cli_global *g, int argc, char **argv);
 
@@ -1157,13 +1158,13 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	exit_code = 0;
 	if (oc.have_status) {
 		if (WIFEXITED(oc.status)) {
-			exit_code = WEXITSTATUS(oc.status);
+			exit_code = pms_exit_code(oc.status);
 			if (exit_code)
 				fprintf(stderr, "pmuscope: mem: the command exited with status %d\n",
 					exit_code);
 		} else if (WIFSIGNALED(oc.status)) {
 			int s = WTERMSIG(oc.status);
-			exit_code = 128 + s;
+			exit_code = pms_exit_code(oc.status);
 			fprintf(stderr, "pmuscope: mem: the command was killed by SIG%s (signal %d)%s\n",
 				sig_name(s), s, WCOREDUMP(oc.status) ? ", core dumped" : "");
 		}

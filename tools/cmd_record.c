@@ -24,6 +24,7 @@
 #include "pmuscope/report.h"
 #include "pmuscope/sampler.h"
 #include "pmuscope/symbols.h"
+#include "pmuscope/util.h"
 
 int cmd_record(const struct cli_global *g, int argc, char **argv);
 
@@ -426,12 +427,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	}
 	fflush(stdout);
 	exit_code = 0;
-	if (res.have_status) {
-		if (WIFEXITED(res.status))
-			exit_code = WEXITSTATUS(res.status);
-		else if (WIFSIGNALED(res.status))
-			exit_code = 128 + WTERMSIG(res.status);
-	}
+	if (res.have_status && pms_exit_code(res.status) >= 0)
+		exit_code = pms_exit_code(res.status);
 	if (res.write_error)
 		exit_code = 74;
 	rc = 0;

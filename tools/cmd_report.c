@@ -516,6 +516,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 		pp.top = top;
 		pp.kept_samples = samples || mem_export_wanted(&xo); /* the exports' stacks */
+		pp.top_only = !xo.folded && !mem_export_wanted(&xo); /* no stack needs `all` */
 		if (pms_pathprof_new(sys, &pp, &ps.paths) < 0) {
 			ret = cli_fail("report: call paths");
 			goto out;
@@ -652,20 +653,15 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	};
 	/* Build ids of every file (perf names the kernel [kernel.kallsyms];
 	 * the report [kernel]). */
-	size_t nb = 0, nbids = 0;
-	for (size_t i = 0; i < nin; i++)
-		nb += pms_perfdata_reader_info(in[i].r)->nbuild_ids;
-	bids = calloc(nb + 1, sizeof(*bids));
-	for (size_t i = 0; bids && i < nin; i++) {
-		const struct pms_perfdata_info *pi = pms_perfdata_reader_info(in[i].r);
-		for (size_t k = 0; k < pi->nbuild_ids; k++) {
-			const struct pms_perfdata_build_id *b = &pi->build_ids[k];
-			bids[nbids++] = (struct pms_export_build_id){
-				b->filename && !strcmp(b->filename, "[kernel.kallsyms]") ? "[kernel]"
-											   : b->filename,
-				b->id, b->size };
-		}
+	size_t nbids = 0;
+	const struct pms_perfdata_info **infos = calloc(nin + 1, sizeof(*infos));
+	for (size_t i = 0; infos && i < nin; i++)
+		infos[i] = pms_perfdata_reader_info(in[i].r);
+	if (!infos || pms_export_build_ids(NULL, infos, nin, &bids, &nbids) < 0) {
+		bids = NULL;
+		nbids = 0;
 	}
+	free(infos);
 	xo.host = nin == 1 ? pms_perfdata_reader_info(in[0].r)->hostname : NULL;
 	xo.maps = pms_memprof_maps(ps.prof);
 	xo.paths = prep;

@@ -129,33 +129,6 @@ static size_t comm_find(const struct comms *c, uint32_t tid)
 	return SIZE_MAX;
 }
 
-/* data_src text cache: the same few values repeat in every file. */
-struct dcache {
-	uint64_t val[256];
-	bool used[256];
-	char text[256][2 * PMS_DATASRC_TEXT_MAX + 8]; /* room for a JSON-quoted text */
-	size_t len[256];
-};
-
-static const char *dsrc_text(struct dcache *d, uint64_t v, bool full, size_t *len)
-{
-	unsigned k = (unsigned)((v * 0x9e3779b97f4a7c15ULL) >> 56);
-	if (!d->used[k] || d->val[k] != v) {
-		if (full) { /* --json's data_src_text, quoted once */
-			char t[PMS_DATASRC_TEXT_MAX + 1];
-			pms_datasrc_format(v, t, sizeof(t));
-			cli_json_quote(t, d->text[k], sizeof(d->text[k]));
-		} else {
-			pms_datasrc_format_script(v, d->text[k], sizeof(d->text[k]));
-		}
-		d->val[k] = v;
-		d->used[k] = true;
-		d->len[k] = strlen(d->text[k]);
-	}
-	*len = d->len[k];
-	return d->text[k];
-}
-
 static const char *event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
 {
 	const char *g;
@@ -442,7 +415,8 @@ struct fmt {
 	const enum field *fs;
 	size_t nf;
 	const struct comms *comms;
-	struct dcache *dc;
+	struct pms_datasrc_memo *dm[2]; /* [0] script text, [1] --json text */
+	bool json_direct; /* no field needs a jansson value: rows built in place */
 	struct evcache *evc;
 	char key[32][24];
 	size_t keyn[32];
@@ -534,7 +508,7 @@ static void print_text(struct out *o, const struct fmt *fm, const struct pms_per
 			break;
 		case F_DSRC: {
 			size_t n;
-			const char *t = dsrc_text(fm->dc, s->data_src, false, &n);
+			const char *t = pms_datasrc_memo_text(fm->dm[0], s->data_src, &n);
 			l_strn(&l, t, n, 0);
 			break;
 		}
@@ -577,40 +551,57 @@ static void jrow_json(struct json_row *j, const char *k, json_t *v)
 
 /* Pieces of a row gathered here and handed to the row a few at a time:
  * the row cuts them at its end exactly as it would one by one. */
+/* A JSON row's text: straight into the output buffer (j NULL: a row that
+ * does not fit, or needs a jansson value, sets over and is printed again
+ * through a json_row), else pending in own and flushed into j. */
 struct jpend {
 	struct json_row *j;
-	size_t n;
-	char b[512];
+	char *b;
+	size_t n, cap;
+	bool over;
+	char own[512];
 };
 
 static void jp_flush(struct jpend *p)
 {
-	if (p->n)
+	if (p->n && p->j)
 		cli_jrow_text(p->j, p->b, p->n);
 	p->n = 0;
 }
 
-static void jp_put(struct jpend *p, const char *s, size_t n)
+static __attribute__((noinline)) void jp_put_slow(struct jpend *p, const char *s, size_t n)
 {
-	if (p->n + n > sizeof(p->b)) {
-		jp_flush(p);
-		if (n > sizeof(p->b)) {
-			cli_jrow_text(p->j, s, n);
-			return;
-		}
+	if (!p->j) {
+		p->over = true;
+		return;
+	}
+	jp_flush(p);
+	if (n > p->cap) {
+		cli_jrow_text(p->j, s, n);
+		return;
+	}
+	memcpy(p->b, s, n);
+	p->n = n;
+}
+
+static inline __attribute__((always_inline)) void jp_put(struct jpend *p, const char *s, size_t n)
+{
+	if (p->n + n > p->cap) {
+		jp_put_slow(p, s, n);
+		return;
 	}
 	memcpy(p->b + p->n, s, n);
 	p->n += n;
 }
 
-static void jp_uint(struct jpend *p, uint64_t v)
+static inline __attribute__((always_inline)) void jp_uint(struct jpend *p, uint64_t v)
 {
 	char t[24];
 	size_t n = fmt_dec(t + sizeof(t), v);
 	jp_put(p, t + sizeof(t) - n, n);
 }
 
-static void jp_hex(struct jpend *p, uint64_t v)
+static inline __attribute__((always_inline)) void jp_hex(struct jpend *p, uint64_t v)
 {
 	char t[24];
 	size_t n = fmt_hex(t + sizeof(t) - 1, v);
@@ -619,104 +610,111 @@ static void jp_hex(struct jpend *p, uint64_t v)
 	jp_put(p, t + sizeof(t) - 1 - n - 3, n + 4);
 }
 
-static void print_json(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev)
+/* The fields of a sample's JSON row into p (j: the row, or NULL when p
+ * writes straight into the output: what needs the row sets p->over). */
+static void json_fields(struct jpend *pp, struct json_row *jr, const struct fmt *fm,
+			const struct pms_perfdata_event *ev)
 {
 	const struct pms_sample *s = &ev->rec.sample;
 	const enum field *fs = fm->fs;
-	struct json_row j;
-	struct jpend p;
-	size_t n;
-	cli_jrow_begin(&j);
-	p.j = &j;
-	p.n = 0;
-	for (size_t i = 0; i < fm->nf; i++) {
+	for (size_t i = 0; i < fm->nf && !pp->over; i++) {
 		const char *k = field_names[fs[i]];
 		switch (fs[i]) {
 		case F_COMM: {
 			size_t c = comm_find(fm->comms, s->tid);
-			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
 			if (c != SIZE_MAX)
-				jp_put(&p, fm->comms->q[c], fm->comms->qlen[c]);
+				jp_put(pp, fm->comms->q[c], fm->comms->qlen[c]);
 			else
-				jp_put(&p, "null", 4);
+				jp_put(pp, "null", 4);
 			break;
 		}
 		case F_PID:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_uint(&p, s->pid);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_uint(pp, s->pid);
 			break;
 		case F_TID:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_uint(&p, s->tid);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_uint(pp, s->tid);
 			break;
 		case F_CPU:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_uint(&p, s->cpu);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_uint(pp, s->cpu);
 			break;
 		case F_TIME:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_uint(&p, s->time);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_uint(pp, s->time);
 			break;
 		case F_EVENT: {
 			const struct evname *e = ev_get(fm->evc, ev->attr);
 			if (e) {
-				jp_put(&p, fm->key[i], fm->keyn[i]);
-				jp_put(&p, e->q, e->qn);
+				jp_put(pp, fm->key[i], fm->keyn[i]);
+				jp_put(pp, e->q, e->qn);
 			} else {
 				char nb[64];
-				jp_flush(&p);
-				cli_jrow_str(&j, k, event_name(ev->attr, nb, sizeof(nb)));
+				if (!jr) {
+					pp->over = true;
+					break;
+				}
+				jp_flush(pp);
+				cli_jrow_str(jr, k, event_name(ev->attr, nb, sizeof(nb)));
 			}
 			break;
 		}
 		case F_IP:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_hex(&p, s->ip);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_hex(pp, s->ip);
 			break;
 		case F_ADDR:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_hex(&p, s->addr);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_hex(pp, s->addr);
 			break;
 		case F_PHYS:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_hex(&p, s->phys_addr);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_hex(pp, s->phys_addr);
 			break;
 		case F_NODE:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
 			if (ev->node >= 0)
-				jp_uint(&p, (uint64_t)ev->node);
+				jp_uint(pp, (uint64_t)ev->node);
 			else
-				jp_put(&p, "null", 4);
+				jp_put(pp, "null", 4);
 			break;
 		case F_PERIOD:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_uint(&p, s->period);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_uint(pp, s->period);
 			break;
 		case F_WEIGHT:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_uint(&p, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_uint(pp, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight);
 			break;
 		case F_INSLAT:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_uint(&p, s->weight_var2_w);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_uint(pp, s->weight_var2_w);
 			break;
 		case F_DSRC: {
 			size_t qn;
-			const char *q = dsrc_text(&fm->dc[1], s->data_src, true, &qn);
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_hex(&p, s->data_src);
-			jp_put(&p, ",\"data_src_text\":", 17);
-			jp_put(&p, q, qn);
+			/* the text needs no escape (pmuscope/datasrc.h) */
+			const char *q = pms_datasrc_memo_text(fm->dm[1], s->data_src, &qn);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_hex(pp, s->data_src);
+			jp_put(pp, ",\"data_src_text\":\"", 18);
+			jp_put(pp, q, qn);
+			jp_put(pp, "\"", 1);
 			break;
 		}
 		case F_TYPE:
-			jp_put(&p, fm->key[i], fm->keyn[i]);
-			jp_put(&p, "\"SAMPLE\"", 8);
+			jp_put(pp, fm->key[i], fm->keyn[i]);
+			jp_put(pp, "\"SAMPLE\"", 8);
 			break;
 		case F_BRSTACK:
-			jp_flush(&p);
+			if (!jr) {
+				pp->over = true;
+				break;
+			}
+			jp_flush(pp);
 			if (!(s->present & PMS_SAMPLE_BRANCH_STACK)) {
-				cli_jrow_null(&j, k);
+				cli_jrow_null(jr, k);
 				break;
 			}
 			{
@@ -732,17 +730,21 @@ static void print_json(struct out *o, const struct fmt *fm, const struct pms_per
 						"cycles", (json_int_t)br.cycles, "type", br_type(&br),
 						"spec", br_spec(&br)));
 				}
-				jrow_json(&j, k, arr);
+				jrow_json(jr, k, arr);
 			}
 			break;
 		case F_CALLCHAIN: {
 			struct pms_frame f[PMS_CALLPATH_MAX];
 			size_t nfr = 0;
-			jp_flush(&p);
+			if (!jr) {
+				pp->over = true;
+				break;
+			}
+			jp_flush(pp);
 			if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
 			    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f,
 						    PMS_CALLPATH_MAX, &nfr) < 0) {
-				cli_jrow_null(&j, k);
+				cli_jrow_null(jr, k);
 				break;
 			}
 			json_t *arr = json_array();
@@ -751,15 +753,44 @@ static void print_json(struct out *o, const struct fmt *fm, const struct pms_per
 				snprintf(hx, sizeof(hx), "0x%" PRIx64, f[c].ip);
 				json_array_append_new(arr, json_string(hx));
 			}
-			jrow_json(&j, k, arr);
+			jrow_json(jr, k, arr);
 			break;
 		}
 		case F_N:
 			break;
 		}
 	}
+}
+
+static void print_json(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev)
+{
+	struct json_row j;
+	struct jpend p;
+	if (fm->json_direct) {
+		out_room(o, LINE_CAP);
+		p.j = NULL; /* not a compound literal: own[] stays unwritten */
+		p.b = o->b + o->n + 1;
+		p.n = 0;
+		p.cap = LINE_CAP - 3;
+		p.over = false;
+		json_fields(&p, NULL, fm, ev);
+		if (!p.over) { /* as cli_jrow_begin/_close make it */
+			o->b[o->n] = '{';
+			p.b[p.n] = '}';
+			p.b[p.n + 1] = '\n';
+			o->n += p.n + 3;
+			return;
+		}
+	}
+	cli_jrow_begin(&j);
+	p.j = &j;
+	p.b = p.own;
+	p.n = 0;
+	p.cap = sizeof(p.own);
+	p.over = false;
+	json_fields(&p, &j, fm, ev);
 	jp_flush(&p);
-	n = cli_jrow_close(&j);
+	size_t n = cli_jrow_close(&j);
 	out_put(o, j.b, n);
 }
 
@@ -1088,7 +1119,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct pms_perfdata_reader *r = NULL;
 	struct pms_perfdata_event ev;
 	struct comms comms = { 0 };
-	struct dcache *dc = NULL;
+	struct pms_datasrc_memo *dm[2] = { NULL, NULL };
 	struct evcache evc = { .n = 0 };
 	struct fmt fm;
 	struct out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 20 };
@@ -1159,16 +1190,20 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	if (cli_perfdata_open("script", path, &fd, &r))
 		return 1;
-	dc = calloc(2, sizeof(*dc)) /* [0] script text, [1] --json text */;
 	out.b = malloc(out.cap);
-	if (!dc || !out.b) {
+	if (pms_datasrc_memo_new(PMS_DATASRC_MEMO_SCRIPT, 0, &dm[0]) < 0 ||
+	    pms_datasrc_memo_new(PMS_DATASRC_MEMO_TEXT, 0, &dm[1]) < 0 || !out.b) {
 		ret = cli_fail("script");
 		goto out;
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	dig2_init();
-	fm = (struct fmt){ .fs = fs, .nf = nf, .comms = &comms, .dc = dc, .evc = &evc };
+	fm = (struct fmt){ .fs = fs, .nf = nf, .comms = &comms, .dm = { dm[0], dm[1] }, .evc = &evc };
 	fmt_keys(&fm);
+	fm.json_direct = true;
+	for (size_t i = 0; i < nf; i++)
+		if (fs[i] == F_BRSTACK || fs[i] == F_CALLCHAIN)
+			fm.json_direct = false;
 	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
 		if (ev.rec.type == PMS_RECORD_COMM) {
 			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
@@ -1216,7 +1251,8 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 				st->aux_partial);
 	}
 out:
-	free(dc);
+	pms_datasrc_memo_free(dm[0]);
+	pms_datasrc_memo_free(dm[1]);
 	free(out.b);
 	evcache_free(&evc);
 	comms_free(&comms);

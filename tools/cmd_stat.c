@@ -2,41 +2,22 @@
  * aggregate per CPU / core / cluster / L3 / die / socket / NUMA node / core
  * type; human, CSV (-x) or JSON output.  JSON schema: docs/stat.md. */
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 
 #include "cli.h"
 #include "cli_opt.h"
 #include "cli_catalog.h"
 #include "pmuscope/count.h"
+#include "pmuscope/countrun.h"
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
-#include "pmuscope/sampler.h"
 #include "pmuscope/topo.h"
 
 int cmd_stat(const struct cli_global *g, int argc, char **argv);
-
-static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const struct {
 	const char *opt;
@@ -186,92 +167,18 @@ static double display(const struct pms_count_row *r, const char **unit)
 	return r->scaled * r->scale;
 }
 
-/* Never enabled, or no instance ever ran.  In interval mode the
- * cumulative rows decide (an idle interval of a counted task is 0, not
- * "not counted"). */
+/* Never enabled, or no instance ever ran (interval mode: the cumulative
+ * rows decide). */
 static bool not_counted(const struct out *o, size_t i, const struct pms_count_row *r)
 {
-	if (o->cum)
-		r = &o->cum[i];
-	return r->enabled == 0 || r->nunscheduled == r->ninstances;
+	return !pms_count_row_counted(r, o->cum ? &o->cum[i] : NULL);
 }
 
-static double tv_s(const struct timeval *tv)
-{
-	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
-}
-
-/* The event's name without modifiers ("page-faults:u" -> is "page-faults"). */
-static bool name_is(const char *name, const char *base)
-{
-	size_t n = strlen(base);
-	return !strncmp(name, base, n) && (name[n] == '\0' || name[n] == ':');
-}
-
-static const struct pms_count_row *sibling(const struct pms_count_row *rows, size_t n,
-					   const struct pms_count_row *r, const char *const *names)
-{
-	for (size_t i = 0; i < n; i++)
-		for (const char *const *nm = names; *nm; nm++)
-			if (!rows[i].unsupported && name_is(rows[i].name, *nm) &&
-			    rows[i].id == r->id && rows[i].package == r->package)
-				return &rows[i];
-	return NULL;
-}
-
-/* perf stat's shadow metrics for the events pmuscope counts by default
- * (tools/perf/util/stat-shadow.c): CPUs utilized for the clocks (over the
- * elapsed time), events per second of task-clock for the software events,
- * instructions per cycle, and the cycles' GHz.  false when none applies. */
+/* perf stat's shadow metric of a row (pms_count_metric). */
 static bool metric(const struct out *o, const struct pms_count_row *rows, size_t n,
 		   const struct pms_count_row *r, double *val, const char **unit)
 {
-	static const char *const clocks[] = { "task-clock", "cpu-clock", NULL };
-	static const char *const cycles[] = { "cycles", "cpu-cycles", "cpu_cycles", NULL };
-	static const char *const sw[] = { "context-switches", "cs", "cpu-migrations", "migrations",
-					  "page-faults", "faults", "minor-faults", "major-faults",
-					  "alignment-faults", "emulation-faults", NULL };
-	const struct pms_count_row *t;
-	if (r->unsupported || not_counted(o, (size_t)(r - rows), r))
-		return false;
-	for (const char *const *nm = clocks; *nm; nm++)
-		if (name_is(r->name, *nm)) {
-			if (o->elapsed <= 0)
-				return false;
-			*val = r->scaled / 1e9 / o->elapsed;
-			*unit = "CPUs utilized";
-			return true;
-		}
-	for (const char *const *nm = sw; *nm; nm++)
-		if (name_is(r->name, *nm)) {
-			static const char *const units[] = { "/sec", "K/sec", "M/sec", "G/sec" };
-			int k = 0;
-			if (!(t = sibling(rows, n, r, clocks)) || t->scaled <= 0)
-				return false;
-			*val = r->scaled / (t->scaled / 1e9);
-			while (*val >= 1000 && k < 3) {
-				*val /= 1000;
-				k++;
-			}
-			*unit = units[k];
-			return true;
-		}
-	if (name_is(r->name, "instructions") || name_is(r->name, "inst_retired")) {
-		if (!(t = sibling(rows, n, r, cycles)) || t->scaled <= 0)
-			return false;
-		*val = r->scaled / t->scaled;
-		*unit = "insn per cycle";
-		return true;
-	}
-	for (const char *const *nm = cycles; *nm; nm++)
-		if (name_is(r->name, *nm)) {
-			if (!(t = sibling(rows, n, r, clocks)) || t->scaled <= 0)
-				return false;
-			*val = r->scaled / t->scaled;
-			*unit = "GHz";
-			return true;
-		}
-	return false;
+	return pms_count_metric(rows, n, (size_t)(r - rows), o->cum, o->elapsed, val, unit);
 }
 
 static void print_human(const struct out *o, const struct pms_count_row *rows, size_t n,
@@ -481,77 +388,22 @@ static void emit(const struct out *o, const struct pms_count_row *rows, size_t n
 	fflush(o->f);
 }
 
-/* rows minus prev, for interval output (same aggregation: same order). */
-static void delta_rows(struct pms_count_row *rows, const struct pms_count_row *prev,
-		       size_t n)
-{
-	for (size_t i = 0; i < n && prev; i++) {
-		struct pms_count_value v = { rows[i].raw - prev[i].raw,
-					     rows[i].enabled - prev[i].enabled,
-					     rows[i].running - prev[i].running, 0, 0 };
-		pms_count_value_scale(&v);
-		/* Sum of the instances' estimates, minus the previous sum. */
-		rows[i].scaled = rows[i].scaled - prev[i].scaled;
-		rows[i].raw = v.raw;
-		rows[i].enabled = v.enabled;
-		rows[i].running = v.running;
-		rows[i].fraction = v.enabled ? v.fraction : 1.0;
-	}
-}
+/* What the command line asked for. */
+struct args {
+	const char *events, *cpus_arg, *sep, *catalog_path, *out_path;
+	bool append, json, all, have_pid, per_cpu_agg;
+	long repeat, interval_ms;
+	enum pms_count_agg agg;
+	struct pms_count_opts co;
+	struct pms_cpuset cpus;
+	pid_t pid;
+	char **cmd;
+};
 
-/* The default set; user_only adds ':u' (what an unprivileged process may
- * count at perf_event_paranoid 2, as perf stat falls back to). */
-static int default_events(const struct pms_pmus *pmus, bool user_only, char *buf, size_t size)
+/* Parse the options: true to go on; false when done (--help printed, or a
+ * usage error), *exit_code then says how. */
+static bool parse_args(int argc, char **argv, struct args *a, int *exit_code)
 {
-	const char *u = user_only ? ":u" : "";
-	if (pmus && pms_pmus_core_count(pmus) > 0)
-		return snprintf(buf, size,
-				"task-clock%s,context-switches%s,cpu-migrations%s,page-faults%s,"
-				"cycles%s,instructions%s", u, u, u, u, u, u);
-	return snprintf(buf, size, "task-clock%s,context-switches%s,cpu-migrations%s,page-faults%s",
-			u, u, u, u);
-}
-
-/* Is the watched target still there? */
-static bool target_alive(struct pms_child *child, enum pms_count_target target, pid_t pid,
-			 int *status)
-{
-	if (child)
-		return pms_child_wait(child, true, status) == 1;
-	if (target == PMS_COUNT_PID || target == PMS_COUNT_TID)
-		return kill(pid, 0) == 0 || errno != ESRCH;
-	return true;
-}
-
-int cmd_stat(const struct cli_global *g, int argc, char **argv)
-{
-	const char *events = NULL, *cpus_arg = NULL, *sep = NULL, *catalog_path = NULL;
-	const char *out_path = NULL;
-	bool append = false;
-	FILE *outf = stderr;
-	double *sum = NULL, *sq = NULL, *rsd = NULL;
-	long repeat = 1;
-	struct pms_catalog *cat = NULL;
-	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
-	enum pms_count_agg agg = PMS_AGG_GLOBAL;
-	bool per_cpu_agg = false, json = false, all = false, defaults = false;
-	struct pms_count_opts co = PMS_COUNT_OPTS_INIT;
-	long interval_ms = 0;
-	char **cmd = NULL, defbuf[256], desc[128];
-	struct pms_sys *sys = NULL;
-	struct pms_pmus *pmus = NULL;
-	struct pms_topo *topo = NULL;
-	struct pms_event_list *list = NULL;
-	struct pms_counter *c = NULL;
-	struct pms_child *child = NULL;
-	struct pms_cpuset cpus = { 0 };
-	struct pms_count_row *rows = NULL, *prev = NULL;
-	size_t n = 0, nprev = 0;
-	int rc = 1, status = 0, exit_status = -1, i;
-	pid_t pid = 0;
-	bool have_pid = false;
-	double t0, next;
-
 	struct cli_parser cp;
 	int oc;
 	cli_parser_init(&cp, &cli_spec_stat, argc, argv);
@@ -559,77 +411,261 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		const char *v = cp.arg;
 		char *end;
 		if (oc >= O_AGG && oc < O_AGG + (int)(sizeof(agg_opts) / sizeof(agg_opts[0]))) {
-			agg = agg_opts[oc - O_AGG].agg;
-			per_cpu_agg = agg_opts[oc - O_AGG].per_cpu;
+			a->agg = agg_opts[oc - O_AGG].agg;
+			a->per_cpu_agg = agg_opts[oc - O_AGG].per_cpu;
 			continue;
 		}
 		switch (oc) {
-		case O_JSON: json = true; break;
-		case O_STRICT: co.strict = true; break;
+		case O_JSON: a->json = true; break;
+		case O_STRICT: a->co.strict = true; break;
 
-		case O_NOINHERIT: co.no_inherit = true; break;
-		case O_CATALOG: catalog_path = v; break;
-		case 'o': out_path = v; break;
+		case O_NOINHERIT: a->co.no_inherit = true; break;
+		case O_CATALOG: a->catalog_path = v; break;
+		case 'o': a->out_path = v; break;
 		case 'r':
-			if (cli_parse_long(v, 1, 100000, &repeat) < 0)
-				return cli_bad_arg(&cp, "a run count 1..100000");
+			if (cli_parse_long(v, 1, 100000, &a->repeat) < 0)
+				{
+				*exit_code = cli_bad_arg(&cp, "a run count 1..100000");
+				return false;
+			}
 			break;
-		case O_APPEND: append = true; break;
-		case 'a': all = true; break;
-		case 'e': events = v; break;
-		case 'C': cpus_arg = v; break;
-		case 'x': sep = v; break;
+		case O_APPEND: a->append = true; break;
+		case 'a': a->all = true; break;
+		case 'e': a->events = v; break;
+		case 'C': a->cpus_arg = v; break;
+		case 'x': a->sep = v; break;
 		case 'p':
 		case 't':
-			pid = (pid_t)strtol(v, &end, 10);
-			if (*end || pid <= 0)
-				return cli_bad_arg(&cp, "a pid > 0");
-			co.target = oc == 'p' ? PMS_COUNT_PID : PMS_COUNT_TID;
-			have_pid = true;
+			a->pid = (pid_t)strtol(v, &end, 10);
+			if (*end || a->pid <= 0)
+				{
+				*exit_code = cli_bad_arg(&cp, "a pid > 0");
+				return false;
+			}
+			a->co.target = oc == 'p' ? PMS_COUNT_PID : PMS_COUNT_TID;
+			a->have_pid = true;
 			break;
 		case 'I':
-			if (cli_parse_long(v, 1, 86400000, &interval_ms) < 0)
-				return cli_bad_arg(&cp, "milliseconds 1..86400000 (a day)");
+			if (cli_parse_long(v, 1, 86400000, &a->interval_ms) < 0)
+				{
+				*exit_code = cli_bad_arg(&cp, "milliseconds 1..86400000 (a day)");
+				return false;
+			}
 			break;
 		}
 	}
-	if (oc != CLI_END)
-		return cli_exit_code(oc);
-	i = cp.ind;
-	if (i < argc)
-		cmd = &argv[i];
-	if (json && sep) {
+	if (oc != CLI_END) {
+		*exit_code = cli_exit_code(oc);
+		return false;
+	}
+	if (cp.ind < argc)
+		a->cmd = &argv[cp.ind];
+	return true;
+}
+
+/* The combinations that make no sense; 0 or a usage error's exit code. */
+static int check_args(struct args *a)
+{
+	if (a->json && a->sep) {
 		return cli_usage(&cli_spec_stat, "-x and --json exclude each other");
 	}
-	if ((all || cpus_arg) && have_pid) {
+	if ((a->all || a->cpus_arg) && a->have_pid) {
 		return cli_usage(&cli_spec_stat, "-p/-t and -a/-C exclude each other");
 	}
-	if (have_pid && cmd) {
+	if (a->have_pid && a->cmd) {
 		return cli_usage(&cli_spec_stat, "give either -p/-t or a command, not both");
 	}
-	if (!have_pid && !all && !cpus_arg && !cmd) {
+	if (!a->have_pid && !a->all && !a->cpus_arg && !a->cmd) {
 		return cli_usage(&cli_spec_stat, "nothing to count: give a command, -p PID, -a or -C");
 	}
-	if (per_cpu_agg && !all && !cpus_arg) {
+	if (a->per_cpu_agg && !a->all && !a->cpus_arg) {
 		return cli_usage(&cli_spec_stat, "--per-%s needs per-CPU counting (-a or -C): task "
-				 "counters have no CPU", pms_count_agg_name(agg));
+				 "counters have no CPU", pms_count_agg_name(a->agg));
 	}
-	if (all || cpus_arg)
-		co.target = PMS_COUNT_CPUS;
-	co.skip_unsupported = !co.strict;
-	if (repeat > 1 && !cmd)
+	if (a->all || a->cpus_arg)
+		a->co.target = PMS_COUNT_CPUS;
+	a->co.skip_unsupported = !a->co.strict;
+	if (a->repeat > 1 && !a->cmd)
 		return cli_usage(&cli_spec_stat, "-r repeats a COMMAND: give one after --");
-	if (repeat > 1 && interval_ms)
+	if (a->repeat > 1 && a->interval_ms)
 		return cli_usage(&cli_spec_stat, "-r and -I exclude each other");
-	if (append && !out_path)
+	if (a->append && !a->out_path)
 		return cli_usage(&cli_spec_stat, "--append goes with -o FILE");
-	if (cpus_arg && pms_cpuset_parse_list(&cpus, cpus_arg) < 0)
-		return cli_usage(&cli_spec_stat, "-C '%s': want a CPU list (0-3,8)", cpus_arg);
-	if (out_path) {
+	if (a->cpus_arg && pms_cpuset_parse_list(&a->cpus, a->cpus_arg) < 0)
+		return cli_usage(&cli_spec_stat, "-C '%s': want a CPU list (0-3,8)", a->cpus_arg);
+	return 0;
+}
+
+static struct pms_countrun *volatile running;
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (running)
+		pms_countrun_stop(running);
+}
+
+static void on_user_only(void *ud, const char *why)
+{
+	(void)ud;
+	fprintf(stderr, "pmuscope: stat: %s\npmuscope: stat: counting user space only "
+			"(':u') instead\n", why);
+}
+
+static void on_interval(void *ud, const struct pms_countrun_interval *iv)
+{
+	struct out *o = ud;
+	o->c = iv->counter;
+	pms_counter_whole_domain(iv->counter, o->whole_domain, sizeof(o->whole_domain));
+	o->cum = iv->cum;
+	o->elapsed = iv->elapsed;
+	emit(o, iv->rows, iv->nrows, iv->t, 0, -1);
+	o->cum = NULL;
+}
+
+/* A failed run: what failed, as the counting loop said it before. */
+static int run_failed(const struct pms_countrun_result *res, char *const *cmd)
+{
+	switch (res->failed) {
+	case PMS_COUNTRUN_EVENTS: return cli_fail("event");
+	case PMS_COUNTRUN_SPAWN: return cli_fail(cmd[0]);
+	case PMS_COUNTRUN_EXEC: return cli_exec_failed("stat", cmd[0]);
+	case PMS_COUNTRUN_READ: return cli_fail("read");
+	case PMS_COUNTRUN_AGGREGATE: return cli_fail("aggregate");
+	default: return cli_fail("stat");
+	}
+}
+
+/* The table's title (human output). */
+static void print_title(FILE *f, const struct args *a, const char *desc, int runs)
+{
+	fprintf(f, "\n Performance counter stats for ");
+	if (a->cmd && a->co.target != PMS_COUNT_CPUS) {
+		fprintf(f, "'");
+		for (char **c = a->cmd; *c; c++)
+			fprintf(f, "%s%s", c == a->cmd ? "" : " ", *c);
+		fprintf(f, "'");
+	} else {
+		fprintf(f, "'%s'", desc);
+	}
+	if (runs > 1)
+		fprintf(f, " (%d runs)", runs);
+	fprintf(f, ":\n\n");
+}
+
+/* The notes below the table: groups that never ran or were split, whole
+ * domain events, events left out. */
+static void print_notes(const struct out *o, const struct pms_counter *c)
+{
+	char groups[1024];
+	size_t nu;
+	const char *nl = o->sep ? "" : "\n";
+	if (o->json)
+		return;
+	if (pms_counter_unscheduled_groups(c, groups, sizeof(groups)) > 0)
+		fprintf(stderr, "pmuscope: stat: never scheduled (group does not fit the "
+				"PMU's counters): %s\n", groups);
+	if (pms_counter_split_groups(c, groups, sizeof(groups)) > 0)
+		fprintf(o->f, "%snote: weak group split into lone events: %s\n", nl, groups);
+	if (o->whole_domain[0])
+		fprintf(o->f, "%snote: %s: %s\n", nl, o->whole_domain, WHOLE_DOMAIN_NOTE);
+	/* the reason, once, below the table (--json: in the rows) */
+	if ((nu = pms_counter_unsupported(c, groups, sizeof(groups))) > 0)
+		fprintf(o->f, "%s<not supported>: %zu event%s; the first: %s\n"
+			      "(--strict makes this an error)\n", nl, nu, nu > 1 ? "s" : "", groups);
+}
+
+/* Count (pms_countrun) and render; the exit code. */
+static int count_and_render(struct pms_sys *sys, const struct pms_pmus *pmus,
+			    const struct pms_topo *topo, struct pms_catalog *cat,
+			    const struct args *a, FILE *outf)
+{
+	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
+	struct pms_countrun_opts ro = PMS_COUNTRUN_OPTS_INIT;
+	struct pms_countrun_callbacks cbs = { on_user_only, on_interval };
+	struct pms_countrun *cr = NULL;
+	const struct pms_countrun_result *res;
+	char desc[128];
+	int rc;
+
+	if (a->co.target == PMS_COUNT_CPUS)
+		snprintf(desc, sizeof(desc), a->cpus_arg ? "CPU(s) %s" : "system wide",
+			 a->cpus_arg ? a->cpus_arg : "");
+	else if (a->cmd)
+		snprintf(desc, sizeof(desc), "command");
+	else
+		snprintf(desc, sizeof(desc), "%s %d",
+			 a->co.target == PMS_COUNT_PID ? "process" : "thread", (int)a->pid);
+	struct out o = { outf, a->agg, a->sep, a->json, desc, a->cmd, NULL, a->co.target, a->pid,
+			 NULL, NULL, 1, 0, 0, -1, -1, { 0 } };
+	po.catalog = cat;
+	ro.events = a->events;
+	ro.parse = &po;
+	ro.count = &a->co;
+	ro.argv = a->cmd;
+	ro.agg = a->agg;
+	ro.interval_ms = (unsigned)a->interval_ms;
+	ro.repeat = (unsigned)a->repeat;
+	ro.callbacks = &cbs;
+	ro.ud = &o;
+	if (pms_countrun_new(sys, pmus, topo, &ro, &cr) < 0)
+		return cli_fail("event");
+	running = cr;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (a->interval_ms && !a->json && !a->sep)
+		fprintf(outf, "#%15s %s%18s %-5s %s\n", "time",
+			a->agg != PMS_AGG_GLOBAL ? "agg          " : "", "counts", "unit", "events");
+	rc = pms_countrun_run(cr);
+	res = pms_countrun_result(cr);
+	if (rc < 0) {
+		rc = run_failed(res, a->cmd);
+		goto out;
+	}
+	if (!a->interval_ms && res->runs) {
+		o.c = res->counter;
+		pms_counter_whole_domain(res->counter, o.whole_domain, sizeof(o.whole_domain));
+		o.runs = res->runs;
+		o.rsd = res->rsd;
+		o.elapsed = res->elapsed;
+		o.elapsed_rsd = res->elapsed_rsd;
+		o.user_s = res->user_s;
+		o.sys_s = res->sys_s;
+		if (!a->json && !a->sep)
+			print_title(outf, a, desc, res->runs);
+		emit(&o, res->rows, res->nrows, -1, o.elapsed, res->exit_code);
+	}
+	if (res->counter) {
+		pms_counter_whole_domain(res->counter, o.whole_domain, sizeof(o.whole_domain));
+		print_notes(&o, res->counter);
+	}
+	rc = res->exit_code > 0 ? res->exit_code : 0;
+out:
+	running = NULL;
+	pms_countrun_free(cr);
+	return rc;
+}
+
+int cmd_stat(const struct cli_global *g, int argc, char **argv)
+{
+	struct args a = { .repeat = 1, .agg = PMS_AGG_GLOBAL, .co = PMS_COUNT_OPTS_INIT };
+	FILE *outf = stderr;
+	struct pms_catalog *cat = NULL;
+	struct pms_sys *sys = NULL;
+	struct pms_pmus *pmus = NULL;
+	struct pms_topo *topo = NULL;
+	int rc = 1;
+
+	if (!parse_args(argc, argv, &a, &rc) || (rc = check_args(&a)) != 0) {
+		pms_cpuset_fini(&a.cpus);
+		return rc;
+	}
+	rc = 1;
+	if (a.out_path) {
 		/* opened before the command runs: a bad path fails before any work */
-		outf = fopen(out_path, append ? "a" : "w");
+		outf = fopen(a.out_path, a.append ? "a" : "w");
 		if (!outf) {
-			fprintf(stderr, "pmuscope: stat: -o %s: %s\n", out_path, strerror(errno));
+			fprintf(stderr, "pmuscope: stat: -o %s: %s\n", a.out_path, strerror(errno));
+			pms_cpuset_fini(&a.cpus);
 			return CLI_EXIT_FAIL;
 		}
 	}
@@ -642,244 +678,25 @@ int cmd_stat(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	if (pms_topo_load(sys, &topo) < 0) {
-		if (co.target == PMS_COUNT_CPUS || per_cpu_agg) {
+		if (a.co.target == PMS_COUNT_CPUS || a.per_cpu_agg) {
 			cli_fail("topology");
 			goto out;
 		}
 		topo = NULL; /* task counting works without it */
 	}
-	if (cli_catalog_open("stat", sys, pmus, catalog_path, &cat))
+	if (cli_catalog_open("stat", sys, pmus, a.catalog_path, &cat))
 		goto out;
-	po.catalog = cat;
-	if (!events) {
-		default_events(pmus, false, defbuf, sizeof(defbuf));
-		events = defbuf;
-		defaults = true;
-	}
-	if (pms_event_parse_ex(pmus, events, &po, &list) < 0) {
-		cli_fail("event");
-		goto out;
-	}
-	co.cpus = cpus_arg ? &cpus : NULL;
-	if (co.target == PMS_COUNT_CPUS)
-		snprintf(desc, sizeof(desc), cpus_arg ? "CPU(s) %s" : "system wide",
-			 cpus_arg ? cpus_arg : "");
-	else if (cmd)
-		snprintf(desc, sizeof(desc), "command");
-	else
-		snprintf(desc, sizeof(desc), "%s %d", co.target == PMS_COUNT_PID ? "process" : "thread",
-			 (int)pid);
-	struct out o = { outf, agg, sep, json, desc, cmd, NULL, co.target, pid, NULL,
-			 NULL, 1, 0, 0, -1, -1, { 0 } };
-	enum pms_count_target target0 = co.target;
-	pid_t pid0 = pid;
-	double el_sum = 0, el_sq = 0, user_s = 0, sys_s = 0;
-	size_t nrows0 = 0;
-	int runs = 0;
-
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (interval_ms && !json && !sep)
-		fprintf(outf, "#%15s %s%18s %-5s %s\n", "time", agg != PMS_AGG_GLOBAL ? "agg          " : "",
-			"counts", "unit", "events");
-	for (int run = 0; run < repeat && !stop_flag; run++) {
-		struct rusage ru0, ru1;
-		if (run) { /* the previous run's counters, child and rows */
-			pms_counter_free(c);
-			c = NULL;
-			pms_child_free(child);
-			child = NULL;
-			pms_count_rows_free(rows);
-			rows = NULL;
-			co.target = target0;
-			pid = pid0;
-		}
-		if (cmd) {
-			if (pms_child_spawn(sys, cmd, &child) < 0) {
-				cli_fail(cmd[0]);
-				goto out;
-			}
-			if (co.target != PMS_COUNT_CPUS) {
-				co.target = PMS_COUNT_CHILD;
-				pid = pms_child_pid(child);
-			}
-		}
-		co.pid = pid;
-		if (pms_counter_open(sys, pmus, topo, list, &co, &c) == PMS_EPERM && defaults) {
-			/* Refused for privilege: retry the default set for user space
-			 * only, and say so. */
-			fprintf(stderr, "pmuscope: stat: %s\npmuscope: stat: counting user space only "
-					"(':u') instead\n", pms_error_last());
-			pms_event_list_free(list);
-			list = NULL;
-			default_events(pmus, true, defbuf, sizeof(defbuf));
-			if (pms_event_parse_ex(pmus, defbuf, &po, &list) < 0) {
-				cli_fail("event");
-				goto out;
-			}
-			defaults = false;
-			pms_counter_open(sys, pmus, topo, list, &co, &c);
-		}
-		if (!c) {
-			cli_fail("stat");
-			goto out;
-		}
-		o.c = c;
-		pms_counter_whole_domain(c, o.whole_domain, sizeof(o.whole_domain));
-		getrusage(RUSAGE_CHILDREN, &ru0);
-		t0 = now_s();
-		if (child && pms_child_start(child) < 0) {
-			rc = cli_exec_failed("stat", cmd[0]);
-			goto out;
-		}
-		next = t0 + (double)interval_ms / 1000.0;
-		for (;;) {
-			struct timespec ts = { 0, 5 * 1000 * 1000 };
-			bool alive = !stop_flag && target_alive(child, co.target, pid, &status);
-			bool tick = interval_ms && now_s() >= next;
-			if (child && !alive && !stop_flag)
-				exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
-								: 128 + WTERMSIG(status);
-			if (tick || (interval_ms && !alive)) {
-				double tnow = now_s();
-				if (pms_counter_read(c) < 0) {
-					cli_fail("read");
-					goto out;
-				}
-				if (pms_counter_rows(c, agg, &rows, &n) < 0) {
-					cli_fail("aggregate");
-					goto out;
-				}
-				struct pms_count_row *keep = malloc((n ? n : 1) * sizeof(*keep));
-				if (!keep)
-					goto out;
-				memcpy(keep, rows, n * sizeof(*rows));
-				delta_rows(rows, nprev == n ? prev : NULL, n);
-				o.cum = keep;
-				o.elapsed = tnow - (next - (double)interval_ms / 1000.0);
-				if (o.elapsed <= 0 || o.elapsed > tnow - t0)
-					o.elapsed = tnow - t0;
-				emit(&o, rows, n, tnow - t0, 0, -1);
-				o.cum = NULL;
-				pms_count_rows_free(prev);
-				pms_count_rows_free(rows);
-				rows = NULL;
-				prev = keep;
-				nprev = n;
-				next += (double)interval_ms / 1000.0;
-			}
-			if (!alive)
-				break;
-			nanosleep(&ts, NULL);
-		}
-		if (interval_ms)
-			break;
-		double el = now_s() - t0;
-		if (pms_counter_read(c) < 0) {
-			cli_fail("stat");
-			goto out;
-		}
-		if (pms_counter_rows(c, agg, &rows, &n) < 0) {
-			cli_fail("aggregate");
-			goto out;
-		}
-		getrusage(RUSAGE_CHILDREN, &ru1);
-		user_s += tv_s(&ru1.ru_utime) - tv_s(&ru0.ru_utime);
-		sys_s += tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_stime);
-		if (run == 0) {
-			nrows0 = n;
-			sum = calloc(n + 1, sizeof(*sum));
-			sq = calloc(n + 1, sizeof(*sq));
-			rsd = calloc(n + 1, sizeof(*rsd));
-			if (!sum || !sq || !rsd) {
-				fprintf(stderr, "pmuscope: stat: out of memory\n");
-				goto out;
-			}
-		} else if (n != nrows0) {
-			fprintf(stderr, "pmuscope: stat: run %d gave %zu rows, the first %zu\n", run + 1,
-				n, nrows0);
-			goto out;
-		}
-		for (size_t k = 0; k < n; k++) {
-			sum[k] += rows[k].scaled;
-			sq[k] += rows[k].scaled * rows[k].scaled;
-		}
-		el_sum += el;
-		el_sq += el * el;
-		runs++;
-	}
-	if (!interval_ms && runs) {
-		/* -r: means, and the relative standard deviation of the mean
-		 * (perf's "( +- x% )", util/stat.c rel_stddev_stats) */
-		o.runs = runs;
-		for (size_t k = 0; k < n; k++) {
-			double mean = sum[k] / runs;
-			if (runs > 1) {
-				double var = (sq[k] - runs * mean * mean) / (runs - 1);
-				rsd[k] = mean > 0 && var > 0 ? 100.0 * sqrt(var / runs) / mean : 0;
-				rows[k].raw = (uint64_t)(mean + 0.5);
-			}
-			rows[k].scaled = mean;
-		}
-		o.rsd = runs > 1 ? rsd : NULL;
-		o.elapsed = el_sum / runs;
-		if (runs > 1) {
-			double var = (el_sq - runs * o.elapsed * o.elapsed) / (runs - 1);
-			o.elapsed_rsd = o.elapsed > 0 && var > 0 ? 100.0 * sqrt(var / runs) / o.elapsed : 0;
-		}
-		if (!json && !sep) {
-			fprintf(outf, "\n Performance counter stats for ");
-			if (cmd && co.target != PMS_COUNT_CPUS) {
-				fprintf(outf, "'");
-				for (char **a = cmd; *a; a++)
-					fprintf(outf, "%s%s", a == cmd ? "" : " ", *a);
-				fprintf(outf, "'");
-			} else {
-				fprintf(outf, "'%s'", desc);
-			}
-			if (runs > 1)
-				fprintf(outf, " (%d runs)", runs);
-			fprintf(outf, ":\n\n");
-		}
-		o.user_s = cmd ? user_s / runs : -1;
-		o.sys_s = cmd ? sys_s / runs : -1;
-		emit(&o, rows, n, -1, o.elapsed, exit_status);
-	}
-	if (c) {
-		char groups[1024];
-		size_t nu;
-		if (!json && pms_counter_unscheduled_groups(c, groups, sizeof(groups)) > 0)
-			fprintf(stderr, "pmuscope: stat: never scheduled (group does not fit the "
-					"PMU's counters): %s\n", groups);
-		if (!json && pms_counter_split_groups(c, groups, sizeof(groups)) > 0)
-			fprintf(outf, "%snote: weak group split into lone events: %s\n", sep ? "" : "\n",
-				groups);
-		if (!json && o.whole_domain[0])
-			fprintf(outf, "%snote: %s: %s\n", sep ? "" : "\n", o.whole_domain,
-				WHOLE_DOMAIN_NOTE);
-		/* the reason, once, below the table (--json: in the rows) */
-		if (!json && (nu = pms_counter_unsupported(c, groups, sizeof(groups))) > 0)
-			fprintf(outf, "%s<not supported>: %zu event%s; the first: %s\n"
-				      "(--strict makes this an error)\n", sep ? "" : "\n", nu,
-				nu > 1 ? "s" : "", groups);
-	}
-	rc = exit_status > 0 ? exit_status : 0;
+	a.co.cpus = a.cpus_arg ? &a.cpus : NULL;
+	a.co.pid = a.pid;
+	rc = count_and_render(sys, pmus, topo, cat, &a, outf);
 out:
-	pms_count_rows_free(rows);
-	pms_count_rows_free(prev);
-	free(sum);
-	free(sq);
-	free(rsd);
-	pms_counter_free(c);
-	pms_child_free(child);
-	pms_event_list_free(list);
 	pms_catalog_free(cat);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
-	pms_cpuset_fini(&cpus);
+	pms_cpuset_fini(&a.cpus);
 	if (outf != stderr && fclose(outf) != 0 && rc == 0) {
-		fprintf(stderr, "pmuscope: stat: -o %s: %s\n", out_path, strerror(errno));
+		fprintf(stderr, "pmuscope: stat: -o %s: %s\n", a.out_path, strerror(errno));
 		rc = CLI_EXIT_FAIL;
 	}
 	return rc;

@@ -5,15 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli_opt.h"
 #include "damon_render.h"
 #include "pmuscope/damon.h"
 #include "pmuscope/error.h"
-#include "pmuscope/sampler.h"
 #include "pmuscope/topo.h"
 
 enum {
@@ -205,19 +202,6 @@ static int parse(int argc, char **argv, struct dopts *o)
 		return CLI_USAGE;
 	}
 	return 0;
-}
-
-static volatile sig_atomic_t stop_sig;
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static const char *human(uint64_t b, char *buf, size_t n)
@@ -520,19 +504,128 @@ static char *self_exe(const char *fallback)
 	return strdup(buf);
 }
 
+static struct pms_damon_run *volatile running;
+static void on_signal(int sig)
+{
+	if (running)
+		pms_damon_run_stop(running, sig);
+}
+
+static void on_progress(void *ud, const struct pms_damon_run_progress *p)
+{
+	(void)ud;
+	fprintf(stderr, "\rpmuscope: mem: damon: %zu snapshots, %.1f s", p->snapshots, p->seconds);
+}
+
+/* The built-in workload's command line (this binary, mem --run-workload). */
+static void workload_argv(const struct cli_global *g, const struct dopts *o, char **exe,
+			  char *wl[16])
+{
+	int k = 0;
+	*exe = self_exe(g->prog);
+	wl[k++] = *exe;
+	wl[k++] = (char *)"mem";
+	wl[k++] = (char *)"--run-workload";
+	if (o->size) { wl[k++] = (char *)"--size"; wl[k++] = (char *)o->size; }
+	if (o->node) { wl[k++] = (char *)"--node"; wl[k++] = (char *)o->node; }
+	if (o->threads) { wl[k++] = (char *)"--threads"; wl[k++] = (char *)o->threads; }
+	if (o->steps) { wl[k++] = (char *)"--steps"; wl[k++] = (char *)o->steps; }
+}
+
+/* A run that failed before its report: what failed, and the exit code. */
+static int run_failed(const struct pms_damon_run_result *res, const char *auto_reason)
+{
+	switch (res->failed) {
+	case PMS_DAMON_RUN_SPAWN:
+		cli_fail("mem: starting the command");
+		return 1;
+	case PMS_DAMON_RUN_START:
+		cli_fail("mem: DAMON");
+		if (auto_reason) {
+			/* the command never ran (it waits before exec and is
+			 * killed): the ladder's next engine takes over */
+			fprintf(stderr, "pmuscope: mem: DAMON could not be used; falling back to "
+				"software page-fault samples\n");
+			return MEM_DAMON_FALLBACK;
+		}
+		fprintf(stderr, "pmuscope: mem: DAMON could not be used; try --engine "
+			"software (page-fault samples, first touch only)\n");
+		return 1;
+	case PMS_DAMON_RUN_EXEC:
+		cli_fail("mem: running the command");
+		return 1;
+	default:
+		cli_fail("mem: DAMON report");
+		return 1;
+	}
+}
+
+/* Run DAMON (pms_damon_run) with the signal handlers set, and render. */
+static int run_and_render(struct pms_sys *sys, const struct pms_topo *topo, struct dopts *o,
+			  char *const *argv, const char *auto_reason)
+{
+	struct pms_damon_run_opts ro = PMS_DAMON_RUN_OPTS_INIT;
+	struct pms_damon_run *run = NULL;
+	const struct pms_damon_run_result *res;
+	struct sigaction sa, old_int, old_term;
+	bool show = !o->quiet && (o->progress || isatty(2)), sampled;
+	int exit_code = 1, rc;
+
+	o->d.pids = o->pids;
+	o->d.npids = o->npids;
+	ro.damon = &o->d;
+	ro.argv = o->npids ? NULL : argv;
+	ro.duration_s = o->duration;
+	ro.progress = show ? on_progress : NULL;
+	if (pms_damon_run_new(sys, topo, &ro, &run) < 0)
+		return cli_fail("mem: DAMON");
+	running = run;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = pms_damon_run(run);
+	res = pms_damon_run_result(run);
+	if (res->sample_failed)
+		fprintf(stderr, "pmuscope: mem: reading DAMON regions: %s\n", res->sample_error);
+	sampled = rc == 0 || res->failed == PMS_DAMON_RUN_REPORT;
+	if (sampled && show)
+		fputc('\n', stderr);
+	if (sampled && res->cleanup_rc < 0)
+		fprintf(stderr, "pmuscope: mem: %s\n", res->cleanup_msg);
+	if (rc < 0) {
+		exit_code = run_failed(res, auto_reason);
+		goto out;
+	}
+	if (o->json)
+		render_json(res->session, res->report, o, auto_reason, res->kdamond_dir,
+			    res->cleanup_rc, res->cleanup_msg, res->outcome);
+	else if (o->csv)
+		render_csv(res->session, res->report);
+	else
+		render_text(res->report, o, auto_reason, res->kdamond_dir, res->cleanup_rc,
+			    res->cleanup_msg, res->outcome);
+	fflush(stdout);
+	if (res->term_signal)
+		fprintf(stderr, "pmuscope: mem: the command was killed by signal %d\n",
+			res->term_signal);
+	exit_code = res->exit_code;
+out:
+	running = NULL;
+	pms_damon_run_free(run); /* removes the kdamond on every error path */
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return exit_code;
+}
+
 int mem_damon_main(const struct cli_global *g, int argc, char **argv, const char *auto_reason)
 {
 	struct dopts o;
 	struct pms_sys *sys = NULL;
 	struct pms_topo *topo = NULL;
-	struct pms_child *child = NULL;
-	struct pms_damon *d = NULL;
-	struct pms_damon_report *rep = NULL;
-	struct sigaction sa, old_int, old_term;
-	char *exe = NULL, *wl[16] = { 0 }, kdir[256] = "", cleanup_msg[600] = "";
-	int exit_code = 1, cleanup_rc = 0, status = 0;
-	bool have_status = false, handlers = false;
-	const char *outcome = "the command exited";
+	char *exe = NULL, *wl[16] = { 0 };
+	int exit_code = 1;
 
 	memset(&o, 0, sizeof(o));
 	o.d = (struct pms_damon_opts)PMS_DAMON_OPTS_INIT;
@@ -551,144 +644,10 @@ int mem_damon_main(const struct cli_global *g, int argc, char **argv, const char
 		cli_fail("mem: topology");
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	handlers = true;
-
-	if (!o.npids) {
-		char **cargv = o.cmd;
-		if (!cargv) {
-			int k = 0;
-			exe = self_exe(g->prog);
-			wl[k++] = exe;
-			wl[k++] = (char *)"mem";
-			wl[k++] = (char *)"--run-workload";
-			if (o.size) { wl[k++] = (char *)"--size"; wl[k++] = (char *)o.size; }
-			if (o.node) { wl[k++] = (char *)"--node"; wl[k++] = (char *)o.node; }
-			if (o.threads) { wl[k++] = (char *)"--threads"; wl[k++] = (char *)o.threads; }
-			if (o.steps) { wl[k++] = (char *)"--steps"; wl[k++] = (char *)o.steps; }
-			cargv = wl;
-		}
-		if (pms_child_spawn(sys, cargv, &child) < 0) {
-			cli_fail("mem: starting the command");
-			goto out;
-		}
-		o.pids[o.npids++] = pms_child_pid(child);
-	}
-	o.d.pids = o.pids;
-	o.d.npids = o.npids;
-	/* The child waits before exec: DAMON watches its pid across the exec
-	 * (vaddr re-reads the mappings every update interval). */
-	if (pms_damon_start(sys, topo, &o.d, &d) < 0) {
-		cli_fail("mem: DAMON");
-		if (auto_reason) {
-			/* the command never ran (it waits before exec and is
-			 * killed below): the ladder's next engine takes over */
-			fprintf(stderr, "pmuscope: mem: DAMON could not be used; falling back to "
-				"software page-fault samples\n");
-			exit_code = MEM_DAMON_FALLBACK;
-		} else {
-			fprintf(stderr, "pmuscope: mem: DAMON could not be used; try --engine "
-				"software (page-fault samples, first touch only)\n");
-		}
-		goto out;
-	}
-	snprintf(kdir, sizeof(kdir), "%s", pms_damon_kdamond_dir(d));
-	if (child && pms_child_start(child) < 0) {
-		cli_fail("mem: running the command");
-		goto out;
-	}
-	struct pms_damon_opts eff;
-	pms_damon_effective(d, &eff);
-	bool show = !o.quiet && (o.progress || isatty(2));
-	double t0 = now_s();
-	for (;;) {
-		if (stop_sig) {
-			outcome = stop_sig == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)";
-			break;
-		}
-		if (o.duration > 0 && now_s() - t0 >= o.duration) {
-			outcome = "--duration reached";
-			break;
-		}
-		if (child && pms_child_wait(child, true, &status) == 0) {
-			have_status = true;
-			outcome = WIFSIGNALED(status) ? "the command was killed by a signal"
-						      : "the command exited";
-			break;
-		}
-		int r = pms_damon_sample(d);
-		if (r == PMS_ENOENT) {
-			outcome = "the targets exited (kdamond stopped by itself)";
-			break;
-		}
-		if (r < 0 && !stop_sig) {
-			cli_fail("mem: reading DAMON regions");
-			outcome = "reading DAMON regions failed";
-			break;
-		}
-		if (show) {
-			size_t n = 0;
-			pms_damon_snapshots(d, &n);
-			fprintf(stderr, "\rpmuscope: mem: damon: %zu snapshots, %.1f s", n,
-				now_s() - t0);
-		}
-		/* the update command already waits about one aggregation */
-		struct timespec ts = { 0, (long)(eff.aggr_us * 1000 / 4) };
-		nanosleep(&ts, NULL);
-	}
-	if (show)
-		fputc('\n', stderr);
-	/* Cleanup before anything else can fail: off, then removed. */
-	cleanup_rc = pms_damon_stop(d);
-	if (cleanup_rc < 0) {
-		snprintf(cleanup_msg, sizeof(cleanup_msg), "%s", pms_error_last());
-		fprintf(stderr, "pmuscope: mem: %s\n", cleanup_msg);
-	}
-	if (child && !have_status) {
-		if (stop_sig)
-			kill(pms_child_pid(child), stop_sig);
-		else
-			kill(pms_child_pid(child), SIGTERM); /* --duration */
-		if (pms_child_wait(child, false, &status) == 0)
-			have_status = true;
-	}
-	struct pms_damon_report_opts ro = PMS_DAMON_REPORT_OPTS_INIT;
-	if (pms_damon_report_build(d, &ro, &rep) < 0) {
-		cli_fail("mem: DAMON report");
-		goto out;
-	}
-	if (o.json)
-		render_json(d, rep, &o, auto_reason, kdir, cleanup_rc, cleanup_msg, outcome);
-	else if (o.csv)
-		render_csv(d, rep);
-	else
-		render_text(rep, &o, auto_reason, kdir, cleanup_rc, cleanup_msg, outcome);
-	fflush(stdout);
-
-	exit_code = 0;
-	if (stop_sig)
-		exit_code = 128 + stop_sig;
-	else if (have_status && WIFEXITED(status))
-		exit_code = WEXITSTATUS(status);
-	else if (have_status && WIFSIGNALED(status)) {
-		exit_code = 128 + WTERMSIG(status);
-		fprintf(stderr, "pmuscope: mem: the command was killed by signal %d\n",
-			WTERMSIG(status));
-	}
-	if (cleanup_rc < 0)
-		exit_code = 1;
+	if (!o.npids && !o.cmd)
+		workload_argv(g, &o, &exe, wl);
+	exit_code = run_and_render(sys, topo, &o, o.cmd ? o.cmd : wl, auto_reason);
 out:
-	pms_damon_report_free(rep);
-	pms_damon_free(d); /* removes the kdamond on every error path */
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	pms_child_free(child);
 	pms_topo_free(topo);
 	pms_sys_free(sys);
 	free(exe);

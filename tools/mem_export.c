@@ -287,52 +287,6 @@ out:
 	return ret;
 }
 
-/* The build ids of the report's modules that are files (a live run). */
-struct idbuf {
-	struct pms_export_build_id b;
-	uint8_t id[20];
-};
-
-static int module_build_ids(const struct pms_memreport *r, struct pms_export_build_id **out,
-			    size_t *n)
-{
-	struct idbuf *v = calloc(r->nsites + 1, sizeof(*v));
-	size_t k = 0;
-	if (!v)
-		return -1;
-	for (size_t i = 0; i < r->nsites; i++) {
-		const char *mod = r->sites[i].module;
-		bool seen = false;
-		if (!mod || mod[0] != '/')
-			continue;
-		for (size_t j = 0; j < k && !seen; j++)
-			seen = !strcmp(v[j].b.path, mod);
-		if (seen)
-			continue;
-		size_t len = 0;
-		if (pms_elf_build_id(mod, v[k].id, &len) < 0 || !len)
-			continue;
-		v[k].b = (struct pms_export_build_id){ mod, NULL, len };
-		k++;
-	}
-	/* the struct array the library takes, pointing into v */
-	struct pms_export_build_id *b = calloc(k + 1, sizeof(*b) + sizeof(v[0].id));
-	if (!b) {
-		free(v);
-		return -1;
-	}
-	uint8_t *ids = (uint8_t *)(b + k + 1);
-	for (size_t j = 0; j < k; j++) {
-		memcpy(ids + 20 * j, v[j].id, 20);
-		b[j] = v[j].b;
-		b[j].id = ids + 20 * j;
-	}
-	free(v);
-	*out = b;
-	*n = k;
-	return 0;
-}
-
 int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		     const struct pms_memreport *r)
 {
@@ -367,7 +321,7 @@ int mem_export_write(const struct mem_export *x, const struct mem_render *m,
 		po.maps = x->maps;
 		po.build_ids = x->build_ids;
 		po.nbuild_ids = x->nbuild_ids;
-		if (!x->nbuild_ids && x->read_build_ids && module_build_ids(r, &ids, &nids) == 0) {
+		if (!x->nbuild_ids && x->read_build_ids && pms_export_build_ids(r, NULL, 0, &ids, &nids) == 0) {
 			po.build_ids = ids;
 			po.nbuild_ids = nids;
 		}

@@ -164,6 +164,30 @@ int pms_catalog_select_for_topo(const struct pms_topo *topo, int cpu,
 int pms_catalog_identify(struct pms_sys *sys, int cpu, struct pms_catalog_select *sel,
 			 char *idbuf, size_t idlen);
 
+/* The catalog for the machine below sys: path (a file or a tree, as
+ * pms_catalog_load takes; NULL or "" for none) loaded for cpu (a --cpu
+ * value, pms_catalog_select_parse), or, with cpu NULL, for the machine's own
+ * identity (pms_catalog_identify); on big.LITTLE (pmus with more than one
+ * core PMU) each core PMU's files by its first CPU's MIDR
+ * (pms_catalog_load_for_pmu).  Without a path: the built-in ARM PMUv3 events
+ * when the CPU has a MIDR, else *out = NULL and 0 (sysfs names only).  pmus
+ * may be NULL.  A failure's message starts "catalog WHAT: " (WHAT: the
+ * path, the cpu value, or the built-in table).  The caller owns *out
+ * (pms_catalog_free). */
+struct pms_pmus;
+int pms_catalog_open_machine(struct pms_sys *sys, const struct pms_pmus *pmus,
+			     const char *path, const char *cpu, struct pms_catalog **out);
+
+/* Whether this machine can count ev (its PMU given as pmu when the catalog
+ * names none, e.g. the single core PMU): 1 yes, 0 no, -1 the machine cannot
+ * say.  A named PMU (or uncore box) that exists: yes; none: no.  An Arm
+ * architected event of the PMCEID-discoverable ranges (0x0-0x3f,
+ * 0x4000-0x403f) on a core PMU: yes when its sysfs events/ lists that
+ * number (the kernel lists what PMCEID0/1 advertise), else no.  pmus NULL,
+ * or no PMU to look at: -1. */
+int pms_catalog_event_available(const struct pms_pmus *pmus, const struct pms_cat_event *ev,
+				const char *pmu);
+
 const char *pms_catalog_format_name(enum pms_catalog_format f);
 const char *pms_event_tier_name(enum pms_event_tier t);
 

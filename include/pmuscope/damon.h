@@ -19,6 +19,10 @@
  * pms_damon_free(); sys and topo are borrowed and must outlive it.
  * pms_damon_report_build() gives a report released with
  * pms_damon_report_free(); its strings and arrays are owned by the report.
+ * pms_damon_run_new() gives a run released with pms_damon_run_free(); sys,
+ * topo and what its opts point to (argv, pids) are borrowed; the run owns
+ * its command, session and report (the result's pointers are valid until
+ * pms_damon_run_free).
  */
 #ifndef PMUSCOPE_DAMON_H
 #define PMUSCOPE_DAMON_H
@@ -240,6 +244,84 @@ int pms_damon_report_build(const struct pms_damon *d,
 			   const struct pms_damon_report_opts *opts,
 			   struct pms_damon_report **out);
 void pms_damon_report_free(struct pms_damon_report *r);
+
+/* ---- a whole run ------------------------------------------------------ */
+
+/* What `pmuscope mem --engine damon` does between its arguments and its
+ * report: start the command (held before its exec, so DAMON watches its pid
+ * across the exec) unless pids are given, start the session, let the
+ * command exec, sample until the command ends, the targets exit, duration_s
+ * passes or pms_damon_run_stop; then turn the kdamond off and remove it
+ * before anything else can fail, end the command (the stop signal, else
+ * SIGTERM) and build the report.  The library prints nothing: progress is
+ * a callback; signals are the caller's (its handler calls
+ * pms_damon_run_stop, async-signal safe). */
+struct pms_damon_run;
+
+struct pms_damon_run_progress {
+	size_t snapshots;   /* kept so far */
+	double seconds;     /* since the session started sampling */
+};
+
+#define PMS_DAMON_RUN_OPTS_VERSION 1
+struct pms_damon_run_opts {
+	unsigned version;                 /* PMS_DAMON_RUN_OPTS_VERSION */
+	const struct pms_damon_opts *damon; /* intervals, limits, pids (NULL: defaults) */
+	char *const *argv;                /* started when damon has no pids (execvp) */
+	double duration_s;                /* 0: no limit */
+	const struct pms_damon_report_opts *report; /* NULL: defaults */
+	/* after each snapshot; may be NULL */
+	void (*progress)(void *ud, const struct pms_damon_run_progress *p);
+	void *ud;
+};
+#define PMS_DAMON_RUN_OPTS_INIT { PMS_DAMON_RUN_OPTS_VERSION, NULL, NULL, 0, NULL, NULL, NULL }
+
+/* Where a failed run failed; pms_error_last() says why. */
+enum pms_damon_run_stage {
+	PMS_DAMON_RUN_OK = 0,
+	PMS_DAMON_RUN_SPAWN,    /* starting the command */
+	PMS_DAMON_RUN_START,    /* pms_damon_start refused (the command never ran) */
+	PMS_DAMON_RUN_EXEC,     /* the command could not be executed */
+	PMS_DAMON_RUN_REPORT,   /* building the report */
+};
+
+struct pms_damon_run_result {
+	enum pms_damon_run_stage failed;
+	const char *outcome;        /* why sampling ended: "the command exited",
+				     * "--duration reached", "interrupted (SIGINT)",
+				     * "the targets exited (kdamond stopped by itself)" ... */
+	int stop_signal;            /* given to pms_damon_run_stop, 0 none */
+	bool have_status;           /* the command's wait status is known */
+	int status;
+	int term_signal;            /* the signal that killed the command (not
+				     * after a stop), 0 none */
+	bool sample_failed;         /* reading DAMON's regions failed (not after a
+				     * stop): sampling ended there */
+	char sample_error[512];     /* its message */
+	int cleanup_rc;             /* pms_damon_stop's */
+	char cleanup_msg[600];      /* its message when it failed */
+	char kdamond_dir[256];      /* the kdamond the run created, below the root */
+	/* 128 + stop_signal; else the command's pms_exit_code; 0; and 1 when
+	 * the cleanup failed */
+	int exit_code;
+	const struct pms_damon *session;       /* NULL when it never started */
+	const struct pms_damon_report *report; /* NULL on failure */
+};
+
+/* Check the options (PMS_EINVAL: neither pids nor argv, or both).  Nothing
+ * starts until pms_damon_run. */
+int pms_damon_run_new(struct pms_sys *sys, const struct pms_topo *topo,
+		      const struct pms_damon_run_opts *opts, struct pms_damon_run **out);
+/* The run (above); 0, or the first error (result's failed says where; the
+ * kdamond is removed and the command killed on every failure). */
+int pms_damon_run(struct pms_damon_run *run);
+/* End the sampling at its next step with signal sig as the reason (128 +
+ * sig the exit code, sig forwarded to the command); async-signal safe. */
+void pms_damon_run_stop(struct pms_damon_run *run, int sig);
+const struct pms_damon_run_result *pms_damon_run_result(const struct pms_damon_run *run);
+/* Removes the kdamond when still there, kills a command still running, and
+ * frees the session and report.  NULL is accepted. */
+void pms_damon_run_free(struct pms_damon_run *run);
 
 /* "DAMON access-frequency regions: no IP, no data source, no latency ..." */
 const char *pms_damon_label(void);

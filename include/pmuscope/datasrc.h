@@ -187,6 +187,28 @@ size_t pms_datasrc_format(uint64_t val, char *buf, size_t size);
  * data_src__fprintf): "%16" PRIx64 " " + the decode above, all cut at 99. */
 size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size);
 
+/* A memo of data_src texts, for printing many samples: each distinct word
+ * is formatted once (pms_datasrc_format or _format_script, by kind) and its
+ * text kept, up to max_entries words (0: PMS_DATASRC_MEMO_DEFAULT); past the
+ * bound a word is formatted into a scratch buffer on each call.  The texts
+ * are printable ASCII without '"' or '\\' (the vocabularies above and
+ * decimal digits), so a JSON string needs only the quotes around them.  The
+ * memo belongs to the caller (pms_datasrc_memo_free); one thread at a time. */
+enum pms_datasrc_memo_kind {
+	PMS_DATASRC_MEMO_TEXT,   /* pms_datasrc_format */
+	PMS_DATASRC_MEMO_SCRIPT  /* pms_datasrc_format_script */
+};
+#define PMS_DATASRC_MEMO_DEFAULT 65536
+struct pms_datasrc_memo;
+int pms_datasrc_memo_new(enum pms_datasrc_memo_kind kind, size_t max_entries,
+			 struct pms_datasrc_memo **out);
+void pms_datasrc_memo_free(struct pms_datasrc_memo *m);
+/* val's text (not NUL-terminated) and its length in *len; the pointer is
+ * valid until the next call on m or its free. */
+const char *pms_datasrc_memo_text(struct pms_datasrc_memo *m, uint64_t val, size_t *len);
+/* Words kept. */
+size_t pms_datasrc_memo_size(const struct pms_datasrc_memo *m);
+
 /* perf mem report columns (tools/perf/util/sort.c), uncut: the caller pads
  * or truncates to its column width.  Return the full length of the piece. */
 size_t pms_datasrc_format_op(uint64_t val, char *buf, size_t size);    /* "LOAD", "No" */

@@ -113,6 +113,31 @@ struct pms_event_parse_opts {
 int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		       const struct pms_event_parse_opts *opts, struct pms_event_list **out);
 
+/* What this machine can count, as perf list shows it: the generic hardware
+ * events (where a core PMU exists), the software events (not dummy and
+ * bpf-output, which count nothing), each PMU's sysfs event aliases, and,
+ * with tracepoints, tracefs's tracepoints (none when tracefs is absent: not
+ * an error).  *out is the caller's, released with pms_machine_events_free. */
+enum pms_machine_event_kind {
+	PMS_MEV_HARDWARE = 0, /* "hardware event": a generic PERF_TYPE_HARDWARE name */
+	PMS_MEV_SOFTWARE,     /* "software event" */
+	PMS_MEV_KERNEL_PMU,   /* "kernel PMU event": a core or other PMU's alias */
+	PMS_MEV_UNCORE_PMU,   /* "uncore PMU event" */
+	PMS_MEV_TRACEPOINT,   /* "tracepoint event" */
+};
+struct pms_machine_event {
+	char *name;          /* "cycles", "cpu/mem-loads/", "sched:sched_switch" */
+	char *pmu;           /* "software", the PMU, "tracepoint"; NULL for hardware */
+	char *encoding;      /* what stat -e takes */
+	char *desc;          /* a sysfs alias's terms, else NULL */
+	enum pms_machine_event_kind kind;
+};
+int pms_machine_events_list(struct pms_sys *sys, const struct pms_pmus *pmus, bool tracepoints,
+			    struct pms_machine_event **out, size_t *n);
+void pms_machine_events_free(struct pms_machine_event *ev, size_t n);
+/* "hardware event", "software event", "kernel PMU event", ... */
+const char *pms_machine_event_kind_name(enum pms_machine_event_kind kind);
+
 /* Format attr's set fields perf-style, e.g.
  * "type=4,config=0x1cd,config1=0x40,precise_ip=2,exclude_kernel".
  * Returns the length it needed (like snprintf). */

@@ -102,6 +102,20 @@ struct pms_export_build_id {
 	size_t size;
 };
 
+/* The build ids of a profile's modules, one way for both sources: the
+ * perf.data headers' build-id lists of infos[0..ninfos-1] (a recorded file;
+ * perf's "[kernel.kallsyms]" named "[kernel]" as the report names it), or,
+ * with ninfos 0, the report's modules that are files, read from their ELF
+ * notes (pms_elf_build_id; a live run; each path once, files without a note
+ * left out).  *out is one allocation, released with free(); its paths and
+ * ids point into infos and the report (borrowed: they must outlive it) or
+ * into the allocation.  infos may be NULL with ninfos 0; r may be NULL with
+ * ninfos > 0. */
+struct pms_perfdata_info;
+int pms_export_build_ids(const struct pms_memreport *r,
+			 const struct pms_perfdata_info *const *infos, size_t ninfos,
+			 struct pms_export_build_id **out, size_t *n);
+
 #define PMS_EXPORT_PPROF_OPTS_VERSION 1
 struct pms_export_pprof_opts {
 	unsigned version;                 /* PMS_EXPORT_PPROF_OPTS_VERSION */

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 PMS_API_BEGIN
 
-#define PMS_PATHPROF_OPTS_VERSION 1
+#define PMS_PATHPROF_OPTS_VERSION 2
 struct pms_pathprof_opts {
 	unsigned version;  /* PMS_PATHPROF_OPTS_VERSION */
 	size_t top;        /* paths per top list; 0 = 10 */
@@ -43,8 +43,13 @@ struct pms_pathprof_opts {
 	 * kept-samples mode of pms_memprof): remote shares are taken from its
 	 * resolved nodes.  Otherwise from the nodes each sample came with. */
 	bool kept_samples;
+	/* Version 2: only the top lists are built and named; the report's
+	 * `all` (every distinct path, named: folded stacks, exports) stays
+	 * empty.  Naming every frame of every distinct path (a source line
+	 * each) was most of a text report's time on files of many paths. */
+	bool top_only;
 };
-#define PMS_PATHPROF_OPTS_INIT { PMS_PATHPROF_OPTS_VERSION, 0, false, false }
+#define PMS_PATHPROF_OPTS_INIT { PMS_PATHPROF_OPTS_VERSION, 0, false, false, false }
 
 struct pms_pathprof;
 

@@ -145,6 +145,9 @@ const struct pms_pmu *pms_pmu_find(const struct pms_pmus *pmus, const char *name
 const struct pms_pmu *pms_pmu_find_type(const struct pms_pmus *pmus, uint32_t type);
 const struct pms_format *pms_pmu_format(const struct pms_pmu *pmu, const char *term);
 const struct pms_pmu_event *pms_pmu_event(const struct pms_pmu *pmu, const char *name);
+/* Whether pmu's sysfs events/ has an alias whose terms give event=code
+ * (an Arm core PMU lists there the common events PMCEID advertises). */
+bool pms_pmu_lists_code(const struct pms_pmu *pmu, uint64_t code);
 /* Value of caps/NAME, or NULL. */
 const char *pms_pmu_cap(const struct pms_pmu *pmu, const char *name);
 

@@ -113,15 +113,23 @@ static void sb_init(struct sb *s, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-static void sb_putn(struct sb *s, const char *str, size_t n)
+/* The text is NUL-terminated by sb_end, not by each put (a piece is a
+ * few bytes: the per-put terminator and call were most of a decode). */
+static inline __attribute__((always_inline)) void sb_putn(struct sb *s, const char *str, size_t n)
 {
-	if (s->buf && s->size && s->len < s->size - 1) {
+	if (s->buf && s->len + n < s->size) {
+		memcpy(s->buf + s->len, str, n);
+	} else if (s->buf && s->size && s->len < s->size - 1) {
 		size_t room = s->size - 1 - s->len;
-		size_t k = n < room ? n : room;
-		memcpy(s->buf + s->len, str, k);
-		s->buf[s->len + k] = '\0';
+		memcpy(s->buf + s->len, str, n < room ? n : room);
 	}
 	s->len += n;
+}
+
+static void sb_end(struct sb *s)
+{
+	if (s->buf && s->size)
+		s->buf[s->len < s->size - 1 ? s->len : s->size - 1] = '\0';
 }
 
 static void sb_puts(struct sb *s, const char *str)
@@ -129,11 +137,17 @@ static void sb_puts(struct sb *s, const char *str)
 	sb_putn(s, str, strlen(str));
 }
 
+/* A string literal: its length known at compile time (no strlen). */
+#define SB_LIT(s, lit) sb_putn((s), (lit), sizeof(lit) - 1)
+
 static void sb_putu(struct sb *s, unsigned v)
 {
 	char tmp[16];
-	int n = snprintf(tmp, sizeof(tmp), "%u", v);
-	sb_putn(s, tmp, (size_t)n);
+	size_t i = sizeof(tmp);
+	do
+		tmp[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	sb_putn(s, tmp + i, sizeof(tmp) - i);
 }
 
 /* Copy text (full length len) into buf with the snprintf contract. */
@@ -158,7 +172,7 @@ static void piece_op(struct sb *s, uint64_t val)
 			return;
 		}
 	}
-	sb_puts(s, "No");
+	SB_LIT(s, "No");
 }
 
 /* perf_mem__lvl_scnprintf. */
@@ -175,31 +189,31 @@ static void piece_lvl(struct sb *s, uint64_t val)
 	if (num != 0 && num != PMS_MEM_LVLNUM_NA) {
 		unsigned hops = FIELD(val, HOPS);
 		if (FIELD(val, REMOTE))
-			sb_puts(s, "Remote ");
+			SB_LIT(s, "Remote ");
 		if (hops) {
 			if (hops < sizeof(hops_names) / sizeof(hops_names[0])) {
 				sb_puts(s, hops_names[hops]);
 			} else {
 				/* perf reads past mem_hops[] here (undefined). */
-				sb_puts(s, "Unknown hops ");
+				SB_LIT(s, "Unknown hops ");
 				sb_putu(s, hops);
 			}
-			sb_puts(s, " ");
+			SB_LIT(s, " ");
 		}
 		if (lvlnum_names[num]) {
 			sb_puts(s, lvlnum_names[num]);
 		} else {
-			sb_puts(s, "Unknown level ");
+			SB_LIT(s, "Unknown level ");
 			sb_putu(s, num);
 		}
-		sb_puts(s, " ");
+		SB_LIT(s, " ");
 		sb_puts(s, hit_miss);
 		return;
 	}
 
 	lvl &= ~(PMS_MEM_LVL_NA | PMS_MEM_LVL_HIT | PMS_MEM_LVL_MISS);
 	if (!lvl) {
-		sb_puts(s, "N/A");
+		SB_LIT(s, "N/A");
 		return;
 	}
 	bool first = true;
@@ -207,11 +221,11 @@ static void piece_lvl(struct sb *s, uint64_t val)
 		if (!(lvl & (1u << i)))
 			continue;
 		if (!first)
-			sb_puts(s, " or ");
+			SB_LIT(s, " or ");
 		sb_puts(s, lvl_names[i]);
 		first = false;
 	}
-	sb_puts(s, " ");
+	SB_LIT(s, " ");
 	sb_puts(s, hit_miss);
 }
 
@@ -225,7 +239,7 @@ static void piece_snoop(struct sb *s, uint64_t val)
 		if (!(snp & (1u << i)))
 			continue;
 		if (any)
-			sb_puts(s, " or ");
+			SB_LIT(s, " or ");
 		sb_puts(s, snoop_names[i]);
 		any = true;
 	}
@@ -233,12 +247,12 @@ static void piece_snoop(struct sb *s, uint64_t val)
 		if (!(snpx & (1u << i)))
 			continue;
 		if (any)
-			sb_puts(s, " or ");
+			SB_LIT(s, " or ");
 		sb_puts(s, snoopx_names[i]);
 		any = true;
 	}
 	if (!any)
-		sb_puts(s, "N/A");
+		SB_LIT(s, "N/A");
 }
 
 /* perf_mem__tlb_scnprintf: HIT/MISS become suffixes after the level names. */
@@ -252,16 +266,16 @@ static void piece_tlb(struct sb *s, uint64_t val)
 		if (!(m & (1u << i)))
 			continue;
 		if (any)
-			sb_puts(s, " or ");
+			SB_LIT(s, " or ");
 		sb_puts(s, tlb_names[i]);
 		any = true;
 	}
 	if (!any)
-		sb_puts(s, "N/A");
+		SB_LIT(s, "N/A");
 	if (hit)
-		sb_puts(s, " hit");
+		SB_LIT(s, " hit");
 	if (miss)
-		sb_puts(s, " miss");
+		SB_LIT(s, " miss");
 }
 
 /* perf_mem__lck_scnprintf: NA wins over LOCKED; 0 is "No". */
@@ -269,11 +283,11 @@ static void piece_lock(struct sb *s, uint64_t val)
 {
 	unsigned l = FIELD(val, LOCK);
 	if (l & PMS_MEM_LOCK_NA)
-		sb_puts(s, "N/A");
+		SB_LIT(s, "N/A");
 	else if (l & PMS_MEM_LOCK_LOCKED)
-		sb_puts(s, "Yes");
+		SB_LIT(s, "Yes");
 	else
-		sb_puts(s, "No");
+		SB_LIT(s, "No");
 }
 
 /* perf_mem__blk_scnprintf: always starts with a space. */
@@ -281,13 +295,13 @@ static void piece_blk(struct sb *s, uint64_t val)
 {
 	unsigned b = FIELD(val, BLK);
 	if (!b || (b & PMS_MEM_BLK_NA)) {
-		sb_puts(s, " N/A");
+		SB_LIT(s, " N/A");
 		return;
 	}
 	if (b & PMS_MEM_BLK_DATA)
-		sb_puts(s, " Data");
+		SB_LIT(s, " Data");
 	if (b & PMS_MEM_BLK_ADDR)
-		sb_puts(s, " Addr");
+		SB_LIT(s, " Addr");
 }
 
 /* Enough for the longest decode (every level bit: ~170 characters). */
@@ -295,17 +309,17 @@ static void piece_blk(struct sb *s, uint64_t val)
 
 static void meminfo(struct sb *s, uint64_t val)
 {
-	sb_puts(s, "|OP ");
+	SB_LIT(s, "|OP ");
 	piece_op(s, val);
-	sb_puts(s, "|LVL ");
+	SB_LIT(s, "|LVL ");
 	piece_lvl(s, val);
-	sb_puts(s, "|SNP ");
+	SB_LIT(s, "|SNP ");
 	piece_snoop(s, val);
-	sb_puts(s, "|TLB ");
+	SB_LIT(s, "|TLB ");
 	piece_tlb(s, val);
-	sb_puts(s, "|LCK ");
+	SB_LIT(s, "|LCK ");
 	piece_lock(s, val);
-	sb_puts(s, "|BLK ");
+	SB_LIT(s, "|BLK ");
 	piece_blk(s, val);
 }
 
@@ -316,6 +330,7 @@ size_t pms_datasrc_format(uint64_t val, char *buf, size_t size)
 
 	sb_init(&s, full, sizeof(full));
 	meminfo(&s, val);
+	sb_end(&s);
 	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
 	return out_text(full, len, buf, size);
 }
@@ -323,13 +338,21 @@ size_t pms_datasrc_format(uint64_t val, char *buf, size_t size)
 size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size)
 {
 	char full[FULL_MAX];
-	char hex[24];
+	char hex[17];
+	size_t i = 16;
 	struct sb s;
 
+	/* "%16" PRIx64 " ": right-aligned in 16 columns, then a space */
+	uint64_t v = val;
+	memset(hex, ' ', sizeof(hex));
+	do {
+		hex[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
 	sb_init(&s, full, sizeof(full));
-	snprintf(hex, sizeof(hex), "%16" PRIx64 " ", val);
-	sb_puts(&s, hex);
+	sb_putn(&s, hex, sizeof(hex));
 	meminfo(&s, val);
+	sb_end(&s);
 	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
 	return out_text(full, len, buf, size);
 }
@@ -340,6 +363,7 @@ size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size)
 		struct sb s;                                          \
 		sb_init(&s, buf, size);                               \
 		piece(&s, val);                                       \
+		sb_end(&s);                                           \
 		return s.len;                                         \
 	}
 

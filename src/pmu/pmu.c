@@ -420,6 +420,23 @@ const struct pms_pmu *pms_pmu_find(const struct pms_pmus *pmus, const char *name
 	return NULL;
 }
 
+/* "event=0x11" in a sysfs alias -> 0x11; -1 if the alias is not that. */
+static long long alias_code(const char *value)
+{
+	const char *p = value ? strstr(value, "event=") : NULL;
+	if (!p || (p != value && p[-1] != ','))
+		return -1;
+	return strtoll(p + 6, NULL, 0);
+}
+
+bool pms_pmu_lists_code(const struct pms_pmu *pmu, uint64_t code)
+{
+	for (size_t i = 0; pmu && i < pmu->nevents; i++)
+		if (alias_code(pmu->events[i].value) == (long long)code)
+			return true;
+	return false;
+}
+
 const struct pms_pmu *pms_pmu_find_type(const struct pms_pmus *pmus, uint32_t type)
 {
 	if (!pmus)

@@ -267,9 +267,11 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		if (key != PMS_MEM_NA_VALUE)
 			a->with_data_src++;
 		if (!a->nds || a->ds[a->ds_last].key != key) {
-			/* a few levels are the usual: a 64-entry direct-mapped
-			 * hint before the map (no data-dependent loop) */
-			unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 58);
+			/* a few levels are the usual, up to a hundred in files
+			 * of many data sources (PEBS/IBS/SPE decoders' words):
+			 * a 1024-entry direct-mapped hint before the map (no
+			 * data-dependent loop) */
+			unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> (64 - DS_HINT_BITS));
 			size_t k = a->ds_hint[h];
 			if (k && a->ds[k - 1].key == key) {
 				a->ds_last = k - 1;
@@ -281,8 +283,8 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 				if (added)
 					a->ds[a->nds++] = (struct dsc){ key, 0 };
 				a->ds_last = (size_t)i;
-				if (i < 255)
-					a->ds_hint[h] = (uint8_t)(i + 1);
+				if (i < UINT16_MAX)
+					a->ds_hint[h] = (uint16_t)(i + 1);
 			}
 		}
 		a->ds[a->ds_last].n++;

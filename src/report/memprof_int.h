@@ -201,6 +201,7 @@ struct aggin {
 	 (((1ULL << PMS_MEM_REMOTE_WIDTH) - 1) << PMS_MEM_REMOTE_SHIFT) |             \
 	 (((1ULL << PMS_MEM_HOPS_WIDTH) - 1) << PMS_MEM_HOPS_SHIFT))
 
+#define DS_HINT_BITS 10
 struct agg {
 	uint64_t samples, with_addr, with_data_src;
 	bool any_kernel;
@@ -212,7 +213,7 @@ struct agg {
 		uint64_t key, n; /* key: data_src & DS_KEY_MASK */
 	} *ds;
 	size_t nds, dscap, ds_last;
-	uint8_t ds_hint[64]; /* hash of a key -> its index + 1 (0: none) */
+	uint16_t ds_hint[1u << DS_HINT_BITS]; /* hash of a key -> its index + 1 (0: none) */
 	struct pair *pairs;
 	size_t npairs;
 	uint64_t *wlo, *whi; /* histogram: exact part, log part */

@@ -1,6 +1,7 @@
 /* Memory samples by call path: paths interned as they come, counts per
  * path, then the top lists with every frame named. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,9 @@ int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return pms_err(PMS_ENOMEM, "pathprof: no memory");
-	p->o = *opts;
+	p->o = def;
+	memcpy(&p->o, opts, opts->version >= 2 ? sizeof(*opts)
+					       : offsetof(struct pms_pathprof_opts, top_only));
 	if (!p->o.top)
 		p->o.top = DEFAULT_TOP;
 	if ((rc = pms_unwinder_new(sys, &p->uw)) < 0) {
@@ -601,7 +604,8 @@ int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 	qsort(ord, p->n, sizeof(*ord), cmp_samples);
 	if (p->o.kept_samples && (rc = sample_paths(p, ord, r)) < 0)
 		goto out;
-	if ((rc = list_of(ord, p->n, p->n, sym, name_kernel, &r->all, &r->nall)) < 0 ||
+	if ((rc = list_of(ord, p->n, p->o.top_only ? 0 : p->n, sym, name_kernel, &r->all,
+			  &r->nall)) < 0 ||
 	    (rc = list_of(ord, p->n, p->o.top, sym, name_kernel, &r->by_samples,
 			  &r->nby_samples)) < 0)
 		goto out;

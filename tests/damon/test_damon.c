@@ -9,6 +9,7 @@
 #include "pmuscope/topo.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +488,178 @@ PMS_TEST(two_targets_are_told_apart)
 	pms_damon_free(d);
 	gone(f);
 	only_ours(f);
+	pms_sys_free(sys);
+	fdm_free(f);
+}
+
+/* ---- pms_damon_run: the whole run against the fake sysfs --------------- */
+
+struct run_seen {
+	struct pms_damon_run *run;
+	struct fdm *f;
+	int calls;
+	int stop_at;   /* pms_damon_run_stop(SIGINT) at this call */
+	int exit_at;   /* the targets exit at this call */
+	size_t last_snapshots;
+	bool grows;
+};
+
+static void run_progress(void *ud, const struct pms_damon_run_progress *p)
+{
+	struct run_seen *s = ud;
+	s->calls++;
+	if (p->snapshots < s->last_snapshots || p->seconds < 0)
+		s->grows = false;
+	s->last_snapshots = p->snapshots;
+	if (s->calls == s->stop_at)
+		pms_damon_run_stop(s->run, SIGINT);
+	if (s->calls == s->exit_at)
+		fdm_targets_exit(s->f);
+}
+
+static int run_once(struct fdm *f, struct pms_sys *sys, const struct pms_topo *topo,
+		    double duration, struct run_seen *s, struct pms_damon_run **out)
+{
+	struct pms_damon_run_opts ro = PMS_DAMON_RUN_OPTS_INIT;
+	struct pms_damon_opts o = PMS_DAMON_OPTS_INIT;
+	o.pids = pid1;
+	o.npids = 1;
+	o.aggr_us = 20000; /* 5 ms between snapshots */
+	ro.damon = &o;
+	ro.duration_s = duration;
+	ro.progress = run_progress;
+	ro.ud = s;
+	s->f = f;
+	s->grows = true;
+	CHECK_OK(pms_damon_run_new(sys, topo, &ro, out));
+	s->run = *out;
+	return *out ? pms_damon_run(*out) : -1;
+}
+
+PMS_TEST(run_until_duration_reports_and_cleans_up)
+{
+	struct fdm *f = fdm_new();
+	struct pms_topo *topo = NULL;
+	struct pms_damon_run *run = NULL;
+	struct run_seen s = { 0 };
+	run_setup(f);
+	struct pms_sys *sys = sys_on(f);
+	CHECK_OK(pms_topo_load(sys, &topo));
+	CHECK_OK(run_once(f, sys, topo, 0.1, &s, &run));
+	if (run) {
+		const struct pms_damon_run_result *res = pms_damon_run_result(run);
+		CHECK_EQ_STR(res->outcome, "--duration reached");
+		CHECK_EQ_INT(res->exit_code, 0);
+		CHECK_EQ_INT(res->stop_signal, 0);
+		CHECK(!res->have_status);
+		CHECK_EQ_INT(res->cleanup_rc, 0);
+		CHECK_EQ_STR(res->kdamond_dir, "sys/kernel/mm/damon/admin/kdamonds/0");
+		CHECK(s.calls >= 1 && s.grows);
+		CHECK(res->report != NULL && res->session != NULL);
+		if (res->report) {
+			CHECK_EQ_INT(res->report->nsnapshots, s.last_snapshots);
+			CHECK(res->report->nranges >= 1);
+			CHECK_EQ_U64(res->report->ranges[0].start, HOT_S);
+		}
+		CHECK_EQ_INT(pms_damon_state(res->session), PMS_DAMON_REMOVED);
+	}
+	gone(f);
+	only_ours(f);
+	pms_damon_run_free(run);
+	pms_topo_free(topo);
+	pms_sys_free(sys);
+	fdm_free(f);
+}
+
+PMS_TEST(run_stop_and_targets_exit)
+{
+	struct fdm *f = fdm_new();
+	struct pms_damon_run *run = NULL;
+	struct run_seen s = { .stop_at = 3 };
+	run_setup(f);
+	struct pms_sys *sys = sys_on(f);
+	CHECK_OK(run_once(f, sys, NULL, 0, &s, &run));
+	if (run) {
+		const struct pms_damon_run_result *res = pms_damon_run_result(run);
+		CHECK_EQ_STR(res->outcome, "interrupted (SIGINT)");
+		CHECK_EQ_INT(res->stop_signal, SIGINT);
+		CHECK_EQ_INT(res->exit_code, 128 + SIGINT);
+		CHECK_EQ_INT(s.calls, 3);
+		CHECK(res->report && res->report->nsnapshots == 3);
+	}
+	pms_damon_run_free(run);
+	gone(f);
+	only_ours(f);
+	pms_sys_free(sys);
+	fdm_free(f);
+
+	f = fdm_new();
+	run_setup(f);
+	sys = sys_on(f);
+	run = NULL;
+	s = (struct run_seen){ .exit_at = 2 };
+	CHECK_OK(run_once(f, sys, NULL, 0, &s, &run));
+	if (run) {
+		const struct pms_damon_run_result *res = pms_damon_run_result(run);
+		CHECK_EQ_STR(res->outcome, "the targets exited (kdamond stopped by itself)");
+		CHECK_EQ_INT(res->exit_code, 0);
+		CHECK_EQ_INT(res->cleanup_rc, 0);
+		CHECK(!res->sample_failed);
+	}
+	pms_damon_run_free(run);
+	gone(f);
+	only_ours(f);
+	pms_sys_free(sys);
+	fdm_free(f);
+}
+
+PMS_TEST(run_refused_start_writes_nothing)
+{
+	struct fdm *f = fdm_new();
+	struct pms_damon_run *run = NULL;
+	struct run_seen s = { 0 };
+	fdm_preexisting(f, true);
+	f->live_pids[0] = 4321;
+	char *before = fdm_digest(f);
+	struct pms_sys *sys = sys_on(f);
+	CHECK_EQ_INT(run_once(f, sys, NULL, 0, &s, &run), PMS_EBUSY);
+	if (run) {
+		const struct pms_damon_run_result *res = pms_damon_run_result(run);
+		CHECK_EQ_INT(res->failed, PMS_DAMON_RUN_START);
+		CHECK(res->session == NULL && res->report == NULL);
+	}
+	pms_damon_run_free(run);
+	CHECK_EQ_INT(f->nwrites, 0);
+	char *after = fdm_digest(f);
+	CHECK(before && after && !strcmp(before, after));
+	free(before);
+	free(after);
+	pms_sys_free(sys);
+	fdm_free(f);
+}
+
+PMS_TEST(run_options_are_checked)
+{
+	struct fdm *f = fdm_new();
+	struct pms_sys *sys = sys_on(f);
+	struct pms_damon_run *run = NULL;
+	struct pms_damon_run_opts ro = PMS_DAMON_RUN_OPTS_INIT;
+	struct pms_damon_opts o = PMS_DAMON_OPTS_INIT;
+	static char *argv[] = { "true", NULL };
+	CHECK_EQ_INT(pms_damon_run_new(sys, NULL, NULL, &run), PMS_EINVAL); /* no target */
+	o.pids = pid1;
+	o.npids = 1;
+	ro.damon = &o;
+	ro.argv = argv;
+	CHECK_EQ_INT(pms_damon_run_new(sys, NULL, &ro, &run), PMS_EINVAL); /* both */
+	ro.argv = NULL;
+	ro.version = 0;
+	CHECK_EQ_INT(pms_damon_run_new(sys, NULL, &ro, &run), PMS_EINVAL);
+	ro.version = PMS_DAMON_RUN_OPTS_VERSION + 1;
+	CHECK_EQ_INT(pms_damon_run_new(sys, NULL, &ro, &run), PMS_EINVAL);
+	CHECK(run == NULL);
+	CHECK_EQ_INT(f->nwrites, 0);
+	pms_damon_run_free(NULL);
 	pms_sys_free(sys);
 	fdm_free(f);
 }

@@ -283,4 +283,65 @@ PMS_TEST(long_decodes_cut_at_99)
 	CHECK_EQ_STR(m, "Unknown hops 5 L3 hit");
 }
 
+/* The memo gives each word's text exactly as the formatters do, first time
+ * and from memory, within its bound and past it; texts need no JSON escape. */
+static uint64_t memo_rng = 0x243f6a8885a308d3ULL;
+static uint64_t memo_rand(void)
+{
+	memo_rng ^= memo_rng << 13;
+	memo_rng ^= memo_rng >> 7;
+	memo_rng ^= memo_rng << 17;
+	return memo_rng;
+}
+
+static void memo_check(enum pms_datasrc_memo_kind kind, size_t max, size_t words)
+{
+	struct pms_datasrc_memo *m = NULL;
+	char want[PMS_DATASRC_TEXT_MAX + 1];
+	CHECK_OK(pms_datasrc_memo_new(kind, max, &m));
+	for (int pass = 0; pass < 2; pass++) {
+		memo_rng = 0x243f6a8885a308d3ULL;
+		for (size_t i = 0; i < words; i++) {
+			/* a few values of every kind: 0, all ones, random words */
+			uint64_t v = i == 0 ? 0 : i == 1 ? ~0ULL : memo_rand() >> (i % 23);
+			size_t n = 0;
+			const char *t = pms_datasrc_memo_text(m, v, &n);
+			size_t wn = kind == PMS_DATASRC_MEMO_SCRIPT
+					    ? pms_datasrc_format_script(v, want, sizeof(want))
+					    : pms_datasrc_format(v, want, sizeof(want));
+			CHECK_MSG(n == wn && !memcmp(t, want, n), "0x%" PRIx64 ": '%.*s' != '%s'", v,
+				  (int)n, t, want);
+			for (size_t k = 0; k < n; k++)
+				CHECK(t[k] >= 0x20 && t[k] < 0x7f && t[k] != '"' && t[k] != '\\');
+		}
+	}
+	CHECK(pms_datasrc_memo_size(m) <= (max ? max : PMS_DATASRC_MEMO_DEFAULT));
+	CHECK(pms_datasrc_memo_size(m) == (words < max || !max ? words : max) ||
+	      pms_datasrc_memo_size(m) < words); /* repeats among the random words */
+	pms_datasrc_memo_free(m);
+}
+
+PMS_TEST(memo_matches_format)
+{
+	memo_check(PMS_DATASRC_MEMO_SCRIPT, 0, 5000);
+	memo_check(PMS_DATASRC_MEMO_TEXT, 0, 5000);
+	memo_check(PMS_DATASRC_MEMO_SCRIPT, 100, 1000); /* past the bound */
+	memo_check(PMS_DATASRC_MEMO_TEXT, 1, 50);
+
+	struct pms_datasrc_memo *m = NULL;
+	size_t n;
+	CHECK_OK(pms_datasrc_memo_new(PMS_DATASRC_MEMO_SCRIPT, 10, &m));
+	const char *t = pms_datasrc_memo_text(m, 0, &n);
+	CHECK(n == 17 + strlen("|OP No|LVL N/A|SNP N/A|TLB N/A|LCK No|BLK  N/A"));
+	CHECK(!memcmp(t, "               0 |OP No", 22));
+	CHECK_EQ_INT(pms_datasrc_memo_size(m), 1);
+	pms_datasrc_memo_free(m);
+	pms_datasrc_memo_free(NULL);
+	CHECK_EQ_INT(pms_datasrc_memo_size(NULL), 0);
+	m = NULL;
+	CHECK_EQ_INT(pms_datasrc_memo_new((enum pms_datasrc_memo_kind)7, 0, &m), PMS_EINVAL);
+	CHECK(m == NULL);
+	CHECK_EQ_INT(pms_datasrc_memo_new(PMS_DATASRC_MEMO_TEXT, 0, NULL), PMS_EINVAL);
+}
+
 PMS_TEST_MAIN()

@@ -91,6 +91,66 @@ PMS_TEST(top_lists)
 	pms_sys_free(sys);
 }
 
+/* top_only (version 2) builds the same top lists and leaves `all` empty;
+ * a version-1 struct never reads it. */
+static struct pms_pathreport *three_paths(struct pms_sys *sys, unsigned version, bool top_only)
+{
+	struct pms_pathprof *p = NULL;
+	struct pms_pathreport *r = NULL;
+	struct pms_pathprof_opts o = PMS_PATHPROF_OPTS_INIT;
+	const struct pms_frame a[] = { { 0x1000, 0 }, { 0x2000, 0 } };
+	const struct pms_frame b[] = { { 0x1100, 0 }, { 0x2000, 0 } };
+	const struct pms_frame c[] = { { 0x1200, 0 } };
+	o.version = version;
+	o.top = 2;
+	o.top_only = top_only;
+	CHECK_OK(pms_pathprof_new(sys, &o, &p));
+	for (int i = 0; i < 6; i++) {
+		struct pms_memsrc_sample x = i < 3 ? mk(a, 2, 10, 0, 0)
+					   : i < 5 ? mk(b, 2, 400, 1, 0) : mk(c, 1, 50, 1, 0);
+		CHECK_OK(pms_pathprof_add_src(p, &x, NULL));
+	}
+	CHECK_OK(pms_pathprof_report(p, NULL, NULL, false, &r));
+	pms_pathprof_free(p);
+	return r;
+}
+
+static void same_list(const struct pms_pathreport_path *x, size_t nx,
+		      const struct pms_pathreport_path *y, size_t ny)
+{
+	CHECK_EQ_U64(nx, ny);
+	for (size_t i = 0; i < nx && i < ny; i++) {
+		CHECK_EQ_U64(x[i].samples, y[i].samples);
+		CHECK_EQ_U64(x[i].latency, y[i].latency);
+		CHECK_EQ_U64(x[i].nframes, y[i].nframes);
+		CHECK_EQ_U64(x[i].frames[0].ip, y[i].frames[0].ip);
+	}
+}
+
+PMS_TEST(top_only)
+{
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	struct pms_pathreport *full = three_paths(sys, PMS_PATHPROF_OPTS_VERSION, false);
+	struct pms_pathreport *top = three_paths(sys, PMS_PATHPROF_OPTS_VERSION, true);
+	struct pms_pathreport *v1 = three_paths(sys, 1, true);
+	if (full && top && v1) {
+		CHECK_EQ_U64(full->nall, 3);
+		CHECK_EQ_U64(top->nall, 0);
+		CHECK_EQ_U64(v1->nall, 3); /* version 1: top_only not read */
+		CHECK_EQ_U64(top->distinct, 3);
+		same_list(full->by_samples, full->nby_samples, top->by_samples, top->nby_samples);
+		same_list(full->by_latency, full->nby_latency, top->by_latency, top->nby_latency);
+		same_list(full->by_remote, full->nby_remote, top->by_remote, top->nby_remote);
+		CHECK_EQ_U64(top->by_samples[0].samples, 3);
+		CHECK_EQ_U64(top->by_latency[0].frames[0].ip, 0x1100);
+	}
+	pms_pathreport_free(full);
+	pms_pathreport_free(top);
+	pms_pathreport_free(v1);
+	pms_sys_free(sys);
+}
+
 PMS_TEST(kept_nodes_and_hidden_kernel)
 {
 	struct pms_sys *sys = NULL;

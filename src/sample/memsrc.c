@@ -20,6 +20,22 @@
 
 /* Records a recorded source hands out per pms_memsrc_poll call. */
 #define FILE_BATCH 4096
+/* Most SAMPLE and side-band records of one round held back (see hold()):
+ * more end the round early (and the file order comes back past them). */
+#define HOLD_MAX 65536
+#define HOLD_BYTES (64u << 20)
+
+/* A record of the round being held back: its bytes are copied (the
+ * reader's stay valid only until its next call) and decoded again. */
+struct held {
+	size_t off, len; /* in hbytes */
+	size_t attr_idx;
+	const struct pms_perfdata_attr *attr;
+	struct pms_sample_layout lay;
+	uint64_t file_offset;
+	uint64_t time; /* UINT64_MAX: not known */
+	bool from_compressed, side, done;
+};
 
 struct pms_memsrc {
 	enum pms_memsrc_kind kind;
@@ -45,6 +61,12 @@ struct pms_memsrc {
 	uint64_t t0, t1;
 	char pmus[512], label[512], notes[512];
 	struct pms_frame frames[PMS_CALLPATH_MAX]; /* the path of the sample being delivered */
+	/* recorded: the round held back (hold(), release()) */
+	struct held *held;
+	size_t nheld, capheld;
+	unsigned char *hbytes;
+	size_t nhbytes, caphbytes;
+	uint64_t *hmin; /* hmin[i]: least time of the side-band records held[i..] */
 	/* the callbacks of the poll in progress */
 	const struct pms_memsrc_callbacks *cb;
 	void *ud;
@@ -506,6 +528,133 @@ static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	}
 }
 
+/* ---- recorded: side-band in time order -----------------------------------
+ * perf record reads the CPUs' rings one after the other and writes a
+ * FINISHED_ROUND after each pass, so inside a round a SAMPLE from one CPU's
+ * ring can come in the file before a MMAP2, COMM, FORK or EXIT of an
+ * earlier time from another CPU's ring: a process that exec'd on one CPU
+ * and then faulted on another can have its first samples before its
+ * binary's MMAP2.  perf sorts the records by time (its ordered events); taken
+ * in file order, the side-band would be missing at those samples (no
+ * mapping for their DWARF unwind or their symbols).  So the SAMPLE and
+ * side-band records of a round are held back until it ends, then handed out
+ * in file order, except that a side-band record goes before the first sample
+ * of the round whose time is later or equal.  Samples keep their file order
+ * (the rows of a listing do not move), and a file whose rounds are in time
+ * order comes out as before.  Any other record ends the round
+ * (FINISHED_ROUND; an AUXTRACE and its borrowed payload; a pipe-mode
+ * HEADER_ATTR), as do the end of the data and a full hold. */
+
+static bool is_side(uint32_t type)
+{
+	return type == PMS_RECORD_MMAP || type == PMS_RECORD_MMAP2 || type == PMS_RECORD_COMM ||
+	       type == PMS_RECORD_FORK || type == PMS_RECORD_EXIT;
+}
+
+/* Hold ev back: 0, 1 when it is not held (the caller releases the round
+ * and takes ev itself), or PMS_ENOMEM. */
+static int hold(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
+{
+	uint32_t type = ev->rec.type;
+	bool side = is_side(type);
+	if ((type != PMS_RECORD_SAMPLE && !side) || s->nheld >= HOLD_MAX ||
+	    s->nhbytes + ev->raw_len > HOLD_BYTES)
+		return 1;
+	if (s->nheld == s->capheld) {
+		size_t cap = s->capheld ? 2 * s->capheld : 256;
+		struct held *v = realloc(s->held, cap * sizeof(*v));
+		uint64_t *m = v ? realloc(s->hmin, cap * sizeof(*m)) : NULL;
+		if (v)
+			s->held = v;
+		if (m)
+			s->hmin = m;
+		if (!v || !m)
+			return pms_err(PMS_ENOMEM, "out of memory holding a round of records");
+		s->capheld = cap;
+	}
+	if (s->nhbytes + ev->raw_len > s->caphbytes) {
+		size_t cap = s->caphbytes ? 2 * s->caphbytes : 65536;
+		while (cap < s->nhbytes + ev->raw_len)
+			cap *= 2;
+		unsigned char *b = realloc(s->hbytes, cap);
+		if (!b)
+			return pms_err(PMS_ENOMEM, "out of memory holding a round of records");
+		s->hbytes = b;
+		s->caphbytes = cap;
+	}
+	struct held *h = &s->held[s->nheld++];
+	memcpy(s->hbytes + s->nhbytes, ev->raw, ev->raw_len);
+	h->off = s->nhbytes;
+	h->len = ev->raw_len;
+	s->nhbytes += ev->raw_len;
+	h->attr_idx = ev->attr_idx;
+	h->attr = ev->attr;
+	pms_sample_layout_from_attr(&h->lay, ev->attr->attr);
+	h->file_offset = ev->file_offset;
+	h->from_compressed = ev->from_compressed;
+	h->side = side;
+	h->done = false;
+	h->time = UINT64_MAX;
+	if (!side && (ev->rec.sample.present & PMS_SAMPLE_TIME))
+		h->time = ev->rec.sample.time;
+	else if (side && (ev->rec.sample_id.present & PMS_SAMPLE_TIME))
+		h->time = ev->rec.sample_id.time;
+	return 0;
+}
+
+/* Hand out one held record as the reader gave it. */
+static int release_one(struct pms_memsrc *s, struct held *h)
+{
+	struct pms_perfdata_event ev;
+	memset(&ev, 0, sizeof(ev));
+	h->done = true;
+	ev.raw = s->hbytes + h->off;
+	ev.raw_len = h->len;
+	/* a pipe-mode HEADER_ATTR may have moved the reader's attrs */
+	ev.attr = pms_perfdata_reader_attr(s->rd, h->attr_idx);
+	if (!ev.attr)
+		ev.attr = h->attr; /* the reader's stand-in of a file without attrs */
+	ev.attr_idx = h->attr_idx;
+	ev.file_offset = h->file_offset;
+	ev.from_compressed = h->from_compressed;
+	ev.aux_tid = UINT32_MAX;
+	/* it decoded when the reader read it: the same bytes decode again */
+	if (pms_record_parse(&h->lay, ev.raw, ev.raw_len, &ev.rec) < 0) {
+		s->st.parse_errors++;
+		return 0;
+	}
+	return file_record(s, &ev);
+}
+
+/* Hand out the held round (see above). */
+static int release(struct pms_memsrc *s)
+{
+	size_t n = s->nheld;
+	struct held *h = s->held;
+	int rc = 0;
+	if (!n)
+		return 0;
+	s->hmin[n - 1] = h[n - 1].side ? h[n - 1].time : UINT64_MAX;
+	for (size_t i = n - 1; i-- > 0;) {
+		uint64_t t = h[i].side ? h[i].time : UINT64_MAX;
+		s->hmin[i] = t < s->hmin[i + 1] ? t : s->hmin[i + 1];
+	}
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		if (h[i].done)
+			continue;
+		/* a sample of no known time takes no side-band early */
+		for (size_t j = i + 1; !h[i].side && h[i].time != UINT64_MAX && j < n &&
+				       s->hmin[j] <= h[i].time && rc >= 0; j++)
+			if (h[j].side && !h[j].done && h[j].time <= h[i].time)
+				rc = release_one(s, &h[j]);
+		if (rc >= 0)
+			rc = release_one(s, &h[i]);
+	}
+	s->nheld = 0;
+	s->nhbytes = 0;
+	return rc;
+}
+
 int pms_memsrc_open_reader(struct pms_perfdata_reader *r, struct pms_memsrc **out)
 {
 	struct pms_memsrc *s;
@@ -541,6 +690,9 @@ void pms_memsrc_free(struct pms_memsrc *s)
 	free(s->conv);
 	free(s->node_ids);
 	pms_memdeco_free(s->deco);
+	free(s->held);
+	free(s->hbytes);
+	free(s->hmin);
 	free(s);
 }
 
@@ -563,11 +715,17 @@ int pms_memsrc_poll(struct pms_memsrc *s, int timeout_ms, const struct pms_memsr
 		rc = pms_perfdata_next(s->rd, &ev);
 		if (rc <= 0) {
 			s->ended = true;
+			int rr = release(s);
+			rc = rc < 0 ? rc : rr;
 			break;
 		}
 		n++;
-		if ((rc = file_record(s, &ev)) < 0)
-			break;
+		if ((rc = hold(s, &ev)) != 0) {
+			if (rc < 0)
+				break;
+			if ((rc = release(s)) < 0 || (rc = file_record(s, &ev)) < 0)
+				break;
+		}
 	}
 	s->cb = NULL;
 	return rc < 0 ? rc : n;

@@ -57,7 +57,10 @@ int cli_hold_budget(const char *arg, double *ms);
  * library place report and c2c ask), each on stderr as
  * "pmuscope: CMD: PATH: warning: ...".  Returns how many there were. */
 struct pms_memsrc;
-size_t cli_source_problems(const char *cmd, const char *path, const struct pms_memsrc *src);
+struct pms_session;
+/* The session's reader problems on stderr, file by file (paths[0..n)). */
+void cli_session_problems(const char *cmd, const struct pms_session *ses,
+			  const char *const *paths, size_t n);
 
 /* Loss above 2 % of samples + lost, said on stderr (whatever the report's
  * form): "pmuscope: CMD: warning: lost R% of the samples (N lost, M kept)". */

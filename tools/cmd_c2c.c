@@ -671,10 +671,8 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 	pms_session_info(ses, &info);
 	/* what the reader skipped, on stderr and in the JSON (as report) */
 	const struct pms_memsrc *ms = pms_session_source(ses, 0);
-	if (ms) {
-		cli_source_problems("c2c", o->input, ms);
-		src.msrc = ms;
-	}
+	cli_session_problems("c2c", ses, &o->input, 1);
+	src.msrc = ms;
 	const struct pms_perfdata_reader *rd = pms_session_reader(ses, 0);
 	src.unfinished = rd && pms_perfdata_reader_stats(rd)->unfinished;
 	snprintf(src.what, sizeof(src.what), "%s (%s mode, %" PRIu64 " samples)", o->input,

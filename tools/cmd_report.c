@@ -328,19 +328,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct file_desc fdsc = { ses, nin, info.pipe, { 0 },
 				  (double)pms_session_span_ns(ses) / 1e9, &ma };
 	pms_session_file_stats(ses, &fdsc.st);
-	{
-		/* what the readers skipped or found corrupt, file by file */
-		size_t at = 0, f = 0;
-		const char *m = pms_session_problem(ses, 0, &f);
-		for (size_t k = 0; k < nin; k++) {
-			for (; m && f == k; m = pms_session_problem(ses, ++at, &f))
-				fprintf(stderr, "pmuscope: report: %s: warning: %s\n", paths[k], m);
-			size_t more = pms_session_problems_unlisted(ses, k);
-			if (more)
-				fprintf(stderr, "pmuscope: report: %s: warning: %zu more problems not shown\n",
-					paths[k], more);
-		}
-	}
+	cli_session_problems("report", ses, paths, nin);
 	if (pms_session_report(ses, NULL, &rep, &prep) < 0) {
 		ret = cli_fail("report: building the report");
 		goto out;

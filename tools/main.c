@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pmuscope/session.h"
 #include "cli_out.h"
 #include "cli_opt.h"
 #include "pmuscope/error.h"
@@ -93,16 +94,20 @@ int cli_hold_budget(const char *arg, double *ms)
 	return 0;
 }
 
-size_t cli_source_problems(const char *cmd, const char *path, const struct pms_memsrc *src)
+void cli_session_problems(const char *cmd, const struct pms_session *ses,
+			  const char *const *paths, size_t n)
 {
-	size_t n = pms_memsrc_nproblems(src), i;
-	const char *m;
-	for (i = 0; (m = pms_memsrc_problem(src, i)) != NULL; i++)
-		fprintf(stderr, "pmuscope: %s: %s: warning: %s\n", cmd, path, m);
-	if (n > i)
-		fprintf(stderr, "pmuscope: %s: %s: warning: %zu more problems not shown\n", cmd,
-			path, n - i);
-	return n;
+	/* what the readers skipped or found corrupt, file by file */
+	size_t at = 0, f = 0;
+	const char *m = pms_session_problem(ses, 0, &f);
+	for (size_t k = 0; k < n; k++) {
+		for (; m && f == k; m = pms_session_problem(ses, ++at, &f))
+			fprintf(stderr, "pmuscope: %s: %s: warning: %s\n", cmd, paths[k], m);
+		size_t more = pms_session_problems_unlisted(ses, k);
+		if (more)
+			fprintf(stderr, "pmuscope: %s: %s: warning: %zu more problems not shown\n",
+				cmd, paths[k], more);
+	}
 }
 
 void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost)

@@ -693,7 +693,8 @@ static void stats_add(struct pms_memsrc_stats *a, const struct pms_memsrc_stats 
 {
 #define ADD(f) a->f += b->f
 	ADD(samples); ADD(samples_dropped); ADD(records); ADD(wrapped); ADD(corrupt_bytes);
-	ADD(parse_errors); ADD(lost_records); ADD(lost); ADD(lost_samples); ADD(throttle);
+	ADD(parse_errors); ADD(lost_records); ADD(lost); ADD(lost_samples); ADD(lost_total);
+	ADD(throttle);
 	ADD(unthrottle); ADD(sideband); ADD(aux_records); ADD(aux_bytes); ADD(aux_truncated);
 	ADD(aux_overwrite); ADD(aux_partial); ADD(aux_collision); ADD(aux_decode_errors);
 	ADD(aux_cut_records); ADD(aux_cut_bytes);

@@ -1,0 +1,196 @@
+/* Allocation tracking: the record stream that the preload library
+ * (libpmuscope-alloc.so, src/alloc/preload.c) writes from a started command,
+ * the per-process allocation table read from it, and the allocation sites
+ * (call paths) that sampled data addresses are attributed to.
+ *
+ * The stream is a sequence of fixed binary records in the byte order of the
+ * machine (struct pms_alloc_rec, then nframes return addresses), written
+ * with one write(2) each to an inherited file descriptor (a memfd opened
+ * with pms_alloc_channel_open, O_APPEND); docs/mem.md describes it.
+ * Times are CLOCK_MONOTONIC nanoseconds; the table converts them to perf
+ * time with calibration points (pms_alloc_table_calibrate).
+ *
+ * Ownership: pms_alloc_table_new() gives the caller a table released with
+ * pms_alloc_table_free(); pms_alloc_sites_build() a report released with
+ * pms_alloc_report_free(); pointers into either stay valid until then.
+ */
+#ifndef PMUSCOPE_ALLOC_H
+#define PMUSCOPE_ALLOC_H
+
+#include "pmuscope/api.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+PMS_API_BEGIN
+
+/* ---- the record stream ----------------------------------------------- */
+
+enum pms_alloc_kind {
+	PMS_ALLOC_MALLOC = 1,
+	PMS_ALLOC_CALLOC,
+	PMS_ALLOC_REALLOC,       /* old_addr: the block it replaced (0: none tracked) */
+	PMS_ALLOC_REALLOCARRAY,  /* as REALLOC */
+	PMS_ALLOC_ALIGNED_ALLOC,
+	PMS_ALLOC_POSIX_MEMALIGN,
+	PMS_ALLOC_MEMALIGN,
+	PMS_ALLOC_VALLOC,
+	PMS_ALLOC_MMAP,          /* anonymous mmap */
+	PMS_ALLOC_MREMAP,        /* old_addr: the mapping it moved from */
+	PMS_ALLOC_FREE,          /* a tracked block freed (addr); no frames */
+	PMS_ALLOC_MUNMAP,        /* a tracked mapping unmapped from its start */
+	PMS_ALLOC_START,         /* the library started in a process (exec);
+				  * old_addr: the parent pid */
+	PMS_ALLOC_FORK,          /* a forked child; old_addr: the parent pid */
+	PMS_ALLOC_KIND_MAX
+};
+
+#define PMS_ALLOC_MAX_FRAMES 32
+
+/* One record: 56 bytes, then nframes 8-byte return addresses (innermost
+ * first: frame 0 is the allocation call's return address). */
+struct pms_alloc_rec {
+	uint16_t size;       /* bytes of the record, frames included */
+	uint8_t kind;        /* enum pms_alloc_kind */
+	uint8_t nframes;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t flags;      /* PMS_ALLOC_F_* */
+	uint64_t time;       /* CLOCK_MONOTONIC, ns */
+	uint64_t addr;       /* the block (or mapping) returned / released */
+	uint64_t bytes;      /* its size asked for */
+	uint64_t weight;     /* bytes this record stands for: bytes when
+			      * tracked always, bytes / (1 - exp(-bytes/rate))
+			      * when sampled */
+	uint64_t old_addr;   /* see the kinds */
+};
+#define PMS_ALLOC_F_SAMPLED 1u  /* chosen by the byte sampling (else always) */
+
+/* A memfd for the stream: O_APPEND, not closed at exec (the command and its
+ * children inherit it); its inode in *ino (the preload checks it).  fd or a
+ * negative PMS_E*. */
+int pms_alloc_channel_open(unsigned long *ino);
+
+/* ---- the allocation table -------------------------------------------- */
+
+struct pms_alloc_table;
+
+int pms_alloc_table_new(struct pms_alloc_table **out);
+void pms_alloc_table_free(struct pms_alloc_table *t);
+
+/* Add the records in buf (whole records; a partial tail is left):
+ * the bytes used, or a negative PMS_E* on a malformed record. */
+long pms_alloc_table_feed(struct pms_alloc_table *t, const void *buf, size_t len);
+/* Read what fd holds past what was read before (pread from the table's own
+ * offset) and feed it.  Records read, or a negative PMS_E*. */
+long pms_alloc_table_read_fd(struct pms_alloc_table *t, int fd);
+
+/* perf time = CLOCK_MONOTONIC + offset, measured at mono (ns); offsets
+ * between points are interpolated, outside them the nearest is used.  No
+ * point: perf time is taken as CLOCK_MONOTONIC. */
+int pms_alloc_table_calibrate(struct pms_alloc_table *t, uint64_t mono, int64_t offset);
+/* Measure the offset now (one page fault counted by two software events,
+ * one on each clock) and add it as a point: 0 or a negative PMS_E*. */
+struct pms_sys;
+int pms_alloc_calibrate_now(struct pms_sys *sys, struct pms_alloc_table *t);
+
+struct pms_alloc_stats {
+	uint64_t records, allocs, frees, unmatched_frees, processes, forks, execs;
+	uint64_t sampled, always;   /* allocations chosen by sampling / the threshold */
+};
+void pms_alloc_table_stats(const struct pms_alloc_table *t, struct pms_alloc_stats *out);
+
+/* One tracked allocation. */
+struct pms_alloc_info {
+	uint32_t pid, tid;       /* the process and thread that made it */
+	uint64_t addr, bytes;
+	uint64_t t_alloc, t_free; /* perf time; t_free UINT64_MAX: still live */
+	uint8_t kind;            /* enum pms_alloc_kind */
+	long site;               /* index of its site (pms_alloc_table_site) */
+};
+
+/* The allocation of process pid that held addr at perf time `time` (a
+ * forked child's inherited blocks through its parent at the fork): its
+ * index, or -1 when none.  *info (may be NULL) gets it. */
+long pms_alloc_table_lookup(struct pms_alloc_table *t, uint32_t pid, uint64_t addr, uint64_t time,
+			    struct pms_alloc_info *info);
+size_t pms_alloc_table_count(const struct pms_alloc_table *t);
+
+/* A site: one call path (frames equal). */
+struct pms_alloc_site_key {
+	uint32_t pid;            /* a process that allocated there */
+	const uint64_t *frames;  /* return addresses, innermost first */
+	size_t nframes;
+	uint8_t kind;            /* of its first allocation */
+	uint64_t allocs;         /* tracked allocations */
+	uint64_t bytes;          /* their sizes summed */
+	double est_bytes;        /* weights summed: bytes estimated allocated */
+	double est_count;        /* allocations estimated (weight / size summed) */
+};
+size_t pms_alloc_table_nsites(const struct pms_alloc_table *t);
+void pms_alloc_table_site(const struct pms_alloc_table *t, size_t i, struct pms_alloc_site_key *out);
+
+/* ---- the sites report ------------------------------------------------- */
+
+struct pms_alloc_frame {
+	uint64_t ip;             /* return address */
+	char *func;              /* NULL unknown */
+	char *file;              /* NULL unknown */
+	int line;
+	char *module;            /* "" unknown */
+};
+
+struct pms_alloc_site {
+	uint64_t samples;        /* memory samples in its blocks */
+	uint64_t latency, weighted; /* sum of their weights, how many had one */
+	uint64_t resolved, remote;  /* with a node; on a node other than the CPU's */
+	uint64_t allocs, bytes;  /* tracked allocations and their bytes */
+	double est_bytes, est_count; /* what the sampling stands for */
+	uint8_t kind;            /* enum pms_alloc_kind of its first allocation */
+	uint32_t pid;
+	struct pms_alloc_frame *frames;
+	size_t nframes;
+};
+
+struct pms_alloc_report {
+	uint64_t rate, threshold;   /* the tracking's options */
+	struct pms_alloc_stats stats;
+	uint64_t with_addr;         /* samples with a data address */
+	uint64_t placed;            /* ... attributed to a tracked allocation */
+	struct pms_alloc_site *sites; /* most samples first; those with none left out */
+	size_t nsites;
+};
+
+/* One sample to attribute: its process, data address, perf time, latency
+ * (weight; 0 none) and nodes (mem_node < 0 unresolved; cpu_node -1). */
+struct pms_alloc_sample {
+	uint32_t pid;
+	uint64_t addr, time, weight;
+	int mem_node, cpu_node;
+};
+
+struct pms_alloc_sites;
+int pms_alloc_sites_new(struct pms_alloc_table *t, struct pms_alloc_sites **out);
+void pms_alloc_sites_free(struct pms_alloc_sites *s);
+/* Attribute one sample: the site index or -1. */
+long pms_alloc_sites_add(struct pms_alloc_sites *s, const struct pms_alloc_sample *x);
+/* The report: sites with samples, most first, at most top (0: all). The
+ * frames are named by name(ud, pid, ip, frame) when name is not NULL. */
+typedef void (*pms_alloc_namer)(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f);
+int pms_alloc_sites_report(struct pms_alloc_sites *s, size_t top, pms_alloc_namer name, void *ud,
+			   struct pms_alloc_report **out);
+void pms_alloc_report_free(struct pms_alloc_report *r);
+/* "malloc", "calloc", ... "mmap", "free", ...; "?" outside the enum. */
+const char *pms_alloc_kind_name(unsigned kind);
+
+PMS_API_END
+
+#ifdef __cplusplus
+}
+#endif
+#endif

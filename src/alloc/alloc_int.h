@@ -1,0 +1,66 @@
+/* The allocation table's insides, shared by table.c (records in),
+ * lookup.c (address and time to an allocation, clock calibration) and
+ * sites.c (samples by site, the report). */
+#ifndef PMS_ALLOC_INT_H
+#define PMS_ALLOC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/alloc.h"
+
+struct hent {
+	uint64_t key, val;
+	bool used;
+};
+struct hmap {
+	struct hent *e;
+	size_t cap, n;
+};
+int pms_alloc_hmap_put(struct hmap *h, uint64_t key, uint64_t val);
+bool pms_alloc_hmap_get(const struct hmap *h, uint64_t key, uint64_t *val);
+bool pms_alloc_hmap_del(struct hmap *h, uint64_t key, uint64_t *val);
+void pms_alloc_hmap_free(struct hmap *h);
+
+struct aproc {
+	uint32_t pid, parent;     /* parent: the process it was forked from, 0 none */
+	uint64_t fork_time, exec_time; /* CLOCK_MONOTONIC; exec_time 0: none */
+	struct hmap open;         /* addr -> index of its open allocation */
+	struct hmap inh_free;     /* a forked child: inherited block -> its free time */
+	size_t *small, nsmall, csmall; /* allocation indexes, sorted by address */
+	size_t *large, nlarge, clarge; /* ... of blocks over SMALL_MAX */
+	bool sorted;
+};
+
+struct asite {
+	size_t frames, nframes;   /* into the table's frames */
+	uint32_t pid;
+	uint8_t kind;
+	long next_same;           /* next site with the same frames hash, -1 */
+	uint64_t allocs, bytes;
+	double est_bytes, est_count;
+};
+
+struct calpt {
+	uint64_t mono;
+	int64_t offset;           /* perf time - CLOCK_MONOTONIC */
+};
+
+struct pms_alloc_table {
+	struct aproc *procs;
+	size_t nprocs, cprocs;
+	struct pms_alloc_info *allocs; /* times CLOCK_MONOTONIC inside */
+	size_t nallocs, callocs;
+	struct asite *sites;
+	size_t nsites, csites;
+	uint64_t *frames;
+	size_t nframes, cframes;
+	struct hmap site_map;     /* frames hash -> first site */
+	struct calpt *cal;
+	size_t ncal, ccal;
+	uint64_t offset;          /* bytes of the stream read */
+	struct pms_alloc_stats st;
+};
+
+#endif

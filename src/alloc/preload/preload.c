@@ -1,0 +1,647 @@
+/* libpmuscope-alloc.so: the allocation tracker that `pmuscope mem -- CMD`
+ * (record, c2c) preloads into a started command (LD_PRELOAD).  Not part of
+ * libpmuscope: it links only libc (and libm), and writes the records of
+ * include/pmuscope/alloc.h to the inherited descriptor named by
+ * PMUSCOPE_ALLOC="fd=N,ino=I,rate=R,threshold=T".  Without that variable,
+ * or when the descriptor is not the inode named, every hook only calls the
+ * real function.
+ *
+ * Rules kept in every hook (docs/mem.md, "Allocation tracking"):
+ *   - no allocation: records are built on the stack, the tracked-pointer set
+ *     is one mmap'd open-addressing table made at load;
+ *   - reentrancy: a thread-local depth; a nested call (the real allocator,
+ *     dlsym, a signal handler that allocates inside a hook) goes straight
+ *     to the real function, untracked;
+ *   - errno: the real call's errno is what the caller sees;
+ *   - dlsym(RTLD_NEXT) bootstrapping: while it resolves, calloc/malloc are
+ *     served from a static buffer (never freed, never tracked);
+ *   - fork: a child handler (pthread_atfork) refreshes the cached pid and
+ *     writes a FORK record; the tracked set is inherited with the heap;
+ *   - threads: the set is lock-free (compare-and-swap), each record is one
+ *     write(2) to an O_APPEND file, so records never interleave.
+ * Sampling by bytes (heapprofd's rule): each thread draws the bytes until
+ * its next sample from an exponential law of mean `rate`; an allocation
+ * that reaches the draw is tracked with weight bytes / (1 - exp(-bytes /
+ * rate)); allocations of `threshold` bytes or more always are (weight =
+ * bytes).  rate 0: every allocation.  A free is written only for a tracked
+ * pointer.
+ * Call path: frame 0 is the hook's return address (exact with or without
+ * frame pointers); then a frame-pointer walk, each frame checked to lie
+ * above the last and below the top of the thread's stack. */
+/* mmap and mmap64 both hooked: the plain names, not the 64-bit offset
+ * renames meson's default _FILE_OFFSET_BITS=64 would give */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <malloc.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmuscope/alloc.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+_Static_assert(sizeof(struct pms_alloc_rec) == 56, "record layout");
+
+struct real_fns {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void (*free)(void *);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+};
+static struct real_fns real;
+static atomic_int resolved; /* 0 not yet, 1 resolving, 2 done */
+
+static int out_fd = -1;     /* -1: tracking off */
+static unsigned long out_ino;
+static uint64_t rate, threshold;
+static uint32_t cur_pid;
+
+static __thread int depth;  /* > 0: inside a hook */
+static __thread uint32_t tl_tid;
+static __thread int64_t tl_left;   /* bytes until this thread's next sample */
+static __thread uint64_t tl_rng;
+static __thread uintptr_t tl_stack_hi;
+static __thread bool tl_init;
+
+/* ---- bootstrap buffer ----------------------------------------------------- */
+
+static _Alignas(64) unsigned char boot_buf[128 << 10];
+static atomic_size_t boot_used;
+
+static void *boot_alloc(size_t n)
+{
+	size_t need = (n + 15) & ~(size_t)15;
+	size_t off = atomic_fetch_add(&boot_used, need);
+	if (off + need > sizeof(boot_buf))
+		return NULL;
+	return boot_buf + off;
+}
+
+static bool is_boot(const void *p)
+{
+	return (const unsigned char *)p >= boot_buf &&
+	       (const unsigned char *)p < boot_buf + sizeof(boot_buf);
+}
+
+static void resolve(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&resolved, &expect, 1)) {
+		while (atomic_load(&resolved) != 2)
+			; /* another thread resolves: rare, at load */
+		return;
+	}
+	depth++;
+	real.malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+	real.calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+	real.realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	real.reallocarray = (void *(*)(void *, size_t, size_t))dlsym(RTLD_NEXT, "reallocarray");
+	real.aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+	real.posix_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
+	real.memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "memalign");
+	real.valloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "valloc");
+	real.free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+	real.mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+	real.munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+	real.mremap = (void *(*)(void *, size_t, size_t, int, ...))dlsym(RTLD_NEXT, "mremap");
+	depth--;
+	atomic_store(&resolved, 2);
+}
+
+static inline bool ready(void)
+{
+	if (atomic_load_explicit(&resolved, memory_order_acquire) == 2)
+		return true;
+	if (atomic_load(&resolved) == 1 && depth > 0)
+		return false; /* inside dlsym: the caller uses the boot buffer */
+	resolve();
+	return true;
+}
+
+/* ---- the tracked-pointer set ---------------------------------------------- */
+
+#define SET_BITS 22
+#define SET_SLOTS (1ul << SET_BITS)
+#define SET_PROBES 512
+#define TOMB ((uintptr_t)1)
+static _Atomic uintptr_t *set;
+
+static inline size_t set_hash(uintptr_t p)
+{
+	return (size_t)((p >> 4) * 0x9E3779B97F4A7C15ull >> (64 - SET_BITS));
+}
+
+static bool set_add(uintptr_t p)
+{
+	size_t h = set_hash(p);
+	for (size_t i = 0; i < SET_PROBES; i++) {
+		_Atomic uintptr_t *slot = &set[(h + i) & (SET_SLOTS - 1)];
+		uintptr_t v = atomic_load_explicit(slot, memory_order_relaxed);
+		if ((v == 0 || v == TOMB) &&
+		    atomic_compare_exchange_strong(slot, &v, p))
+			return true;
+	}
+	return false; /* full here: the block stays untracked */
+}
+
+static bool set_take(uintptr_t p)
+{
+	size_t h = set_hash(p);
+	for (size_t i = 0; i < SET_PROBES; i++) {
+		_Atomic uintptr_t *slot = &set[(h + i) & (SET_SLOTS - 1)];
+		uintptr_t v = atomic_load_explicit(slot, memory_order_relaxed);
+		if (v == 0)
+			return false;
+		if (v == p)
+			return atomic_compare_exchange_strong(slot, &v, TOMB);
+	}
+	return false;
+}
+
+/* ---- per thread ----------------------------------------------------------- */
+
+static uint64_t rng_next(void)
+{
+	uint64_t x = tl_rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	tl_rng = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static int64_t draw(void)
+{
+	double u = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0; /* (0,1) */
+	double v = -log(u) * (double)rate;
+	return v > 9e18 ? INT64_MAX : (int64_t)v + 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void thread_init(void)
+{
+	tl_init = true;
+	tl_tid = (uint32_t)syscall(SYS_gettid);
+	tl_rng = (now_ns() ^ ((uint64_t)tl_tid << 32) ^ (uintptr_t)&tl_rng) | 1;
+	tl_left = rate ? draw() : 0;
+	pthread_attr_t a;
+	void *lo;
+	size_t sz;
+	/* may allocate (the main thread reads its mappings): depth > 0 here */
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		if (pthread_attr_getstack(&a, &lo, &sz) == 0)
+			tl_stack_hi = (uintptr_t)lo + sz;
+		pthread_attr_destroy(&a);
+	}
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+static void emit(const struct pms_alloc_rec *r)
+{
+	struct stat st;
+	/* the descriptor may have been closed and its number reused: write
+	 * only to the stream's own file */
+	if (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino) {
+		out_fd = -1;
+		return;
+	}
+	syscall(SYS_write, out_fd, r, (size_t)r->size);
+}
+
+struct recbuf {
+	struct pms_alloc_rec r;
+	uint64_t frames[PMS_ALLOC_MAX_FRAMES];
+};
+
+static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
+		     uint64_t bytes, uint64_t weight, uint64_t old)
+{
+	memset(&b->r, 0, sizeof(b->r));
+	b->r.size = sizeof(b->r);
+	b->r.kind = (uint8_t)kind;
+	b->r.pid = cur_pid;
+	b->r.tid = tl_tid;
+	b->r.time = time ? time : now_ns();
+	b->r.addr = addr;
+	b->r.bytes = bytes;
+	b->r.weight = weight;
+	b->r.old_addr = old;
+}
+
+/* frame 0 is ret (the hook's return address); then the frame-pointer chain
+ * from the hook's frame fp, bounded by the thread's stack. */
+static void walk(struct recbuf *b, uintptr_t ret, uintptr_t fp)
+{
+	size_t n = 0;
+	b->frames[n++] = ret;
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t hi = tl_stack_hi;
+	/* the hook's own frame: [fp] is its caller's frame pointer */
+	if (fp < lo || fp + 16 > hi || (fp & 7))
+		goto done;
+	uintptr_t prev = fp;
+	fp = ((const uintptr_t *)prev)[0];
+	while (n < PMS_ALLOC_MAX_FRAMES && fp > prev && fp + 16 <= hi && !(fp & 7)) {
+		uintptr_t ra = ((const uintptr_t *)fp)[1];
+		if (ra < 4096)
+			break;
+		b->frames[n++] = ra;
+		prev = fp;
+		fp = ((const uintptr_t *)fp)[0];
+	}
+done:
+	b->r.nframes = (uint8_t)n;
+	b->r.size = (uint16_t)(sizeof(b->r) + n * 8);
+}
+
+/* Whether this allocation is tracked, and its weight. */
+static bool choose(size_t n, uint64_t *weight, uint32_t *flags)
+{
+	if (!rate || n >= threshold) {
+		*weight = n;
+		*flags = 0;
+		return true;
+	}
+	tl_left -= (int64_t)n;
+	if (tl_left > 0)
+		return false;
+	tl_left = draw();
+	double p = -expm1(-(double)n / (double)rate);
+	*weight = (uint64_t)((double)n / (p > 0 ? p : 1) + 0.5);
+	*flags = PMS_ALLOC_F_SAMPLED;
+	return true;
+}
+
+/* Before the real call: whether it will be tracked, its weight, and the
+ * time (taken before the call, so that the allocator's own first touches of
+ * the block, calloc's zeroing or realloc's copy, fall inside its life). */
+struct pre {
+	bool want;
+	uint32_t flags;
+	uint64_t weight, time;
+};
+
+static void pre_choose(struct pre *pr, size_t n)
+{
+	pr->want = choose(n, &pr->weight, &pr->flags);
+	pr->time = pr->want ? now_ns() : 0;
+}
+
+static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64_t old,
+		  uintptr_t ret, uintptr_t fp)
+{
+	if (!p || !pr->want || !set_add((uintptr_t)p))
+		return;
+	struct recbuf b;
+	rec_init(&b, pr->time, kind, (uintptr_t)p, n, pr->weight, old);
+	b.r.flags = pr->flags;
+	walk(&b, ret, fp);
+	emit(&b.r);
+}
+
+static void untrack(unsigned kind, void *p)
+{
+	if (!p || !set_take((uintptr_t)p))
+		return;
+	struct recbuf b;
+	rec_init(&b, 0, kind, (uintptr_t)p, 0, 0, 0);
+	emit(&b.r);
+}
+
+/* A hook's prologue: 1 when this call is tracked (depth taken). */
+static inline bool enter(void)
+{
+	if (out_fd < 0 || depth)
+		return false;
+	depth++;
+	if (!tl_init)
+		thread_init();
+	return true;
+}
+
+#define RET_FP (uintptr_t) __builtin_return_address(0), (uintptr_t)__builtin_frame_address(0)
+
+/* ---- the hooks ------------------------------------------------------------ */
+
+EXPORT void *malloc(size_t n)
+{
+	if (!ready())
+		return boot_alloc(n);
+	if (!enter())
+		return real.malloc(n);
+	struct pre pr;
+	pre_choose(&pr, n);
+	void *p = real.malloc(n);
+	int e = errno;
+	track(&pr, PMS_ALLOC_MALLOC, p, n, 0, RET_FP);
+	depth--;
+	errno = e;
+	return p;
+}
+
+EXPORT void *calloc(size_t k, size_t n)
+{
+	if (!ready() || !real.calloc) {
+		size_t t;
+		if (__builtin_mul_overflow(k, n, &t))
+			return NULL;
+		return boot_alloc(t); /* static: zeroed */
+	}
+	if (!enter())
+		return real.calloc(k, n);
+	struct pre pr;
+	pre_choose(&pr, k * n);
+	void *p = real.calloc(k, n);
+	int e = errno;
+	track(&pr, PMS_ALLOC_CALLOC, p, k * n, 0, RET_FP);
+	depth--;
+	errno = e;
+	return p;
+}
+
+static void *realloc_common(unsigned kind, void *old, size_t k, size_t n, uintptr_t ret,
+			    uintptr_t fp)
+{
+	size_t t;
+	if (__builtin_mul_overflow(k, n, &t)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (is_boot(old)) {
+		/* a boot block moves to the real heap (its size is unknown:
+		 * copy what the buffer can hold past it) */
+		void *p = real.malloc(t);
+		if (p && old) {
+			size_t avail = (size_t)(boot_buf + sizeof(boot_buf) - (unsigned char *)old);
+			memcpy(p, old, t < avail ? t : avail);
+		}
+		return p;
+	}
+	if (!enter())
+		return kind == PMS_ALLOC_REALLOC ? real.realloc(old, n)
+						 : real.reallocarray(old, k, n);
+	struct pre pr;
+	pre_choose(&pr, t);
+	uint64_t t0 = pr.time ? pr.time : now_ns();
+	void *p = kind == PMS_ALLOC_REALLOC ? real.realloc(old, n) : real.reallocarray(old, k, n);
+	int e = errno;
+	if (p || t == 0) {
+		/* the old block is gone (moved, or freed by a zero size) */
+		bool had = old && set_take((uintptr_t)old);
+		if (p && pr.want && set_add((uintptr_t)p)) {
+			struct recbuf b;
+			rec_init(&b, t0, kind, (uintptr_t)p, t, pr.weight, had ? (uintptr_t)old : 0);
+			b.r.flags = pr.flags;
+			walk(&b, ret, fp);
+			emit(&b.r);
+		} else if (had) {
+			struct recbuf b;
+			rec_init(&b, t0, PMS_ALLOC_FREE, (uintptr_t)old, 0, 0, 0);
+			emit(&b.r);
+		}
+	}
+	depth--;
+	errno = e;
+	return p;
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	if (!ready())
+		return boot_alloc(n);
+	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, RET_FP);
+}
+
+EXPORT void *reallocarray(void *old, size_t k, size_t n)
+{
+	if (!ready()) {
+		size_t t;
+		return __builtin_mul_overflow(k, n, &t) ? NULL : boot_alloc(t);
+	}
+	return realloc_common(PMS_ALLOC_REALLOCARRAY, old, k, n, RET_FP);
+}
+
+#define ALIGNED_HOOK(name, kind, call, ...)                                                 \
+	EXPORT void *name(__VA_ARGS__)                                                       \
+	{                                                                                    \
+		if (!ready())                                                                \
+			return NULL;                                                         \
+		if (!enter())                                                                \
+			return call;                                                         \
+		struct pre pr;                                                               \
+		pre_choose(&pr, n);                                                          \
+		void *p = call;                                                              \
+		int e = errno;                                                               \
+		track(&pr, kind, p, n, 0, RET_FP);                                           \
+		depth--;                                                                     \
+		errno = e;                                                                   \
+		return p;                                                                    \
+	}
+
+ALIGNED_HOOK(aligned_alloc, PMS_ALLOC_ALIGNED_ALLOC, real.aligned_alloc(al, n), size_t al, size_t n)
+ALIGNED_HOOK(memalign, PMS_ALLOC_MEMALIGN, real.memalign(al, n), size_t al, size_t n)
+ALIGNED_HOOK(valloc, PMS_ALLOC_VALLOC, real.valloc(n), size_t n)
+
+EXPORT int posix_memalign(void **out, size_t al, size_t n)
+{
+	if (!ready())
+		return ENOMEM;
+	if (!enter())
+		return real.posix_memalign(out, al, n);
+	int e = errno;
+	struct pre pr;
+	pre_choose(&pr, n);
+	int rc = real.posix_memalign(out, al, n);
+	if (rc == 0)
+		track(&pr, PMS_ALLOC_POSIX_MEMALIGN, *out, n, 0, RET_FP);
+	depth--;
+	errno = e;
+	return rc;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || is_boot(p))
+		return;
+	if (!ready())
+		return;
+	if (!enter()) {
+		real.free(p);
+		return;
+	}
+	int e = errno;
+	/* written before the block can be handed out again */
+	untrack(PMS_ALLOC_FREE, p);
+	real.free(p);
+	depth--;
+	errno = e;
+}
+
+static void *sys_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
+{
+	if (real.mmap)
+		return real.mmap(a, n, prot, fl, fd, off);
+	long r = syscall(SYS_mmap, a, n, prot, fl, fd, off);
+	return (void *)r;
+}
+
+EXPORT void *mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
+{
+	if (atomic_load(&resolved) != 2 || !enter())
+		return sys_mmap(a, n, prot, fl, fd, off);
+	struct pre pr = { false, 0, 0, 0 };
+	if ((fl & MAP_ANONYMOUS) && !(fl & MAP_SHARED))
+		pre_choose(&pr, n);
+	void *p = real.mmap(a, n, prot, fl, fd, off);
+	int e = errno;
+	if (p != MAP_FAILED)
+		track(&pr, PMS_ALLOC_MMAP, p, n, 0, RET_FP);
+	depth--;
+	errno = e;
+	return p;
+}
+
+EXPORT void *mmap64(void *a, size_t n, int prot, int fl, int fd, off64_t off)
+	__attribute__((alias("mmap")));
+
+EXPORT int munmap(void *a, size_t n)
+{
+	if (atomic_load(&resolved) != 2)
+		return (int)syscall(SYS_munmap, a, n);
+	if (!enter())
+		return real.munmap(a, n);
+	int e = errno;
+	untrack(PMS_ALLOC_MUNMAP, a);
+	int rc = real.munmap(a, n);
+	e = rc ? errno : e;
+	depth--;
+	errno = e;
+	return rc;
+}
+
+EXPORT void *mremap(void *old, size_t on, size_t nn, int fl, ...)
+{
+	void *na = NULL;
+	if (fl & MREMAP_FIXED) {
+		__builtin_va_list ap;
+		__builtin_va_start(ap, fl);
+		na = __builtin_va_arg(ap, void *);
+		__builtin_va_end(ap);
+	}
+	if (atomic_load(&resolved) != 2)
+		return (void *)syscall(SYS_mremap, old, on, nn, fl, na);
+	if (!enter())
+		return real.mremap(old, on, nn, fl, na);
+	uint64_t t0 = now_ns();
+	void *p = real.mremap(old, on, nn, fl, na);
+	int e = errno;
+	if (p != MAP_FAILED && set_take((uintptr_t)old)) {
+		/* a tracked mapping moved or grew: it stays tracked */
+		uint64_t w;
+		uint32_t f2;
+		if (!choose(nn, &w, &f2)) {
+			w = nn;
+			f2 = 0;
+		}
+		if (set_add((uintptr_t)p)) {
+			struct recbuf b;
+			rec_init(&b, t0, PMS_ALLOC_MREMAP, (uintptr_t)p, nn, w, (uintptr_t)old);
+			b.r.flags = f2;
+			walk(&b, RET_FP);
+			emit(&b.r);
+		}
+	}
+	depth--;
+	errno = e;
+	return p;
+}
+
+/* ---- load, fork ----------------------------------------------------------- */
+
+static uint64_t env_num(const char *s, const char *key, bool *found)
+{
+	size_t kl = strlen(key);
+	for (const char *p = s; p && *p;) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			*found = true;
+			return strtoull(p + kl + 1, NULL, 10);
+		}
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+static void child_after_fork(void)
+{
+	uint32_t parent = cur_pid;
+	cur_pid = (uint32_t)getpid();
+	tl_tid = (uint32_t)syscall(SYS_gettid);
+	if (out_fd < 0)
+		return;
+	struct recbuf b;
+	depth++;
+	rec_init(&b, 0, PMS_ALLOC_FORK, 0, 0, 0, parent);
+	emit(&b.r);
+	depth--;
+}
+
+__attribute__((constructor)) static void pms_alloc_load(void)
+{
+	resolve();
+	const char *env = getenv("PMUSCOPE_ALLOC");
+	bool has_fd = false, has_ino = false, dummy = false;
+	if (!env)
+		return;
+	int fd = (int)env_num(env, "fd", &has_fd);
+	out_ino = (unsigned long)env_num(env, "ino", &has_ino);
+	rate = env_num(env, "rate", &dummy);
+	threshold = env_num(env, "threshold", &dummy);
+	if (!threshold)
+		threshold = UINT64_MAX;
+	if (!has_fd || !has_ino)
+		return;
+	void *m = (void *)syscall(SYS_mmap, NULL, SET_SLOTS * sizeof(uintptr_t),
+				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				  -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	set = m;
+	cur_pid = (uint32_t)getpid();
+	depth++;
+	pthread_atfork(NULL, NULL, child_after_fork);
+	thread_init();
+	out_fd = fd;
+	struct recbuf b;
+	rec_init(&b, 0, PMS_ALLOC_START, 0, 0, 0, (uint64_t)getppid());
+	emit(&b.r);
+	depth--;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Run a program under libpmuscope-alloc.so as `pmuscope mem -- CMD` would
+(LD_PRELOAD, PMUSCOPE_ALLOC naming an inherited memfd) and check the stream:
+every record well formed (include/pmuscope/alloc.h), and the kinds named
+with --expect present.
+  run_preloaded.py PRELOAD RATE [--expect K,K,...] -- PROGRAM ARGS..."""
+import fcntl, os, struct, subprocess, sys
+
+HDR = struct.Struct("<HBBIIIQQQQQ")  # struct pms_alloc_rec, 56 bytes
+KINDS = {1: "malloc", 2: "calloc", 3: "realloc", 4: "reallocarray", 5: "aligned_alloc",
+         6: "posix_memalign", 7: "memalign", 8: "valloc", 9: "mmap", 10: "mremap",
+         11: "free", 12: "munmap", 13: "start", 14: "fork"}
+
+def main():
+    args = sys.argv[1:]
+    sep = args.index("--")
+    preload, rate = args[0], args[1]
+    expect = []
+    if "--expect" in args[:sep]:
+        expect = args[args.index("--expect") + 1].split(",")
+    prog = args[sep + 1:]
+    fd = os.memfd_create("pmuscope-alloc-test", 0)
+    os.set_inheritable(fd, True)
+    fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
+    env = dict(os.environ, LD_PRELOAD=preload,
+               PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=%s,threshold=65536" % (fd, os.fstat(fd).st_ino, rate))
+    r = subprocess.run(prog, env=env, pass_fds=(fd,))
+    if r.returncode != 0:
+        print("program exited %d under the preload" % r.returncode)
+        return 1
+    data = os.pread(fd, os.fstat(fd).st_size, 0)
+    off, seen, pids = 0, {}, set()
+    while off < len(data):
+        if len(data) - off < HDR.size:
+            print("truncated record at %d" % off)
+            return 1
+        size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = HDR.unpack_from(data, off)
+        if kind not in KINDS or size != HDR.size + 8 * nfr or nfr > 32:
+            print("malformed record at %d: kind %d size %d frames %d" % (off, kind, size, nfr))
+            return 1
+        if kind <= 10 and (nfr < 1 or not addr):
+            print("allocation record without a call path or address at %d" % off)
+            return 1
+        seen[KINDS[kind]] = seen.get(KINDS[kind], 0) + 1
+        pids.add(pid)
+        off += size
+    missing = [k for k in expect if k not in seen]
+    print("records:", seen, "processes:", len(pids))
+    if missing:
+        print("missing kinds:", missing)
+        return 1
+    return 0
+
+sys.exit(main())

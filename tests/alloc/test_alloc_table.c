@@ -1,0 +1,186 @@
+/* The allocation table (src/alloc): records built here, as the preload
+ * writes them; a freed and reused address goes to the allocation live at
+ * the time asked; realloc ends the old block; a forked child sees its
+ * parent's blocks live at the fork until it frees them; an exec ends them
+ * all; the clock calibration moves perf times onto the records' clock;
+ * samples by site; malformed records are refused. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pmuscope/alloc.h"
+#include "pmuscope/error.h"
+
+static unsigned char buf[1 << 16];
+static size_t blen;
+
+static void rec(unsigned kind, uint32_t pid, uint64_t time, uint64_t addr, uint64_t bytes,
+		uint64_t old, uint64_t frame0)
+{
+	struct pms_alloc_rec r;
+	memset(&r, 0, sizeof(r));
+	r.kind = (uint8_t)kind;
+	r.pid = pid;
+	r.tid = pid;
+	r.time = time;
+	r.addr = addr;
+	r.bytes = bytes;
+	r.weight = bytes;
+	r.old_addr = old;
+	r.nframes = frame0 ? 2 : 0;
+	r.size = (uint16_t)(sizeof(r) + r.nframes * 8);
+	memcpy(buf + blen, &r, sizeof(r));
+	blen += sizeof(r);
+	if (frame0) {
+		uint64_t f[2] = { frame0, 0x400000 };
+		memcpy(buf + blen, f, sizeof(f));
+		blen += sizeof(f);
+	}
+}
+
+static struct pms_alloc_table *fed(void)
+{
+	struct pms_alloc_table *t = NULL;
+	if (pms_alloc_table_new(&t) < 0)
+		return NULL;
+	long used = pms_alloc_table_feed(t, buf, blen);
+	if (used != (long)blen) {
+		pms_alloc_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static long site_at(struct pms_alloc_table *t, uint32_t pid, uint64_t addr, uint64_t time)
+{
+	struct pms_alloc_info a;
+	if (pms_alloc_table_lookup(t, pid, addr, time, &a) < 0)
+		return -1;
+	struct pms_alloc_site_key k;
+	pms_alloc_table_site(t, (size_t)a.site, &k);
+	return k.nframes ? (long)k.frames[0] : 0;
+}
+
+PMS_TEST(reuse_by_time)
+{
+	blen = 0;
+	rec(PMS_ALLOC_START, 10, 1, 0, 0, 1, 0);
+	rec(PMS_ALLOC_MALLOC, 10, 100, 0x1000, 64, 0, 0xA);
+	rec(PMS_ALLOC_FREE, 10, 200, 0x1000, 0, 0, 0);
+	rec(PMS_ALLOC_MALLOC, 10, 300, 0x1000, 32, 0, 0xB); /* same address, new site */
+	rec(PMS_ALLOC_MALLOC, 10, 310, 0x1040, 4096, 0, 0xC);
+	rec(PMS_ALLOC_REALLOC, 10, 400, 0x9000, 8192, 0x1040, 0xD); /* C moved to D */
+	struct pms_alloc_table *t = fed();
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_EQ_INT(site_at(t, 10, 0x1000, 150), 0xA);
+	CHECK_EQ_INT(site_at(t, 10, 0x1030, 150), 0xA);
+	CHECK_EQ_INT(site_at(t, 10, 0x1030, 350), -1); /* past B's 32 bytes */
+	CHECK_EQ_INT(site_at(t, 10, 0x1010, 250), -1); /* freed, not yet reused */
+	CHECK_EQ_INT(site_at(t, 10, 0x1010, 350), 0xB);
+	CHECK_EQ_INT(site_at(t, 10, 0x1000, 50), -1);  /* before any */
+	CHECK_EQ_INT(site_at(t, 10, 0x1040 + 4000, 350), 0xC);
+	CHECK_EQ_INT(site_at(t, 10, 0x1040 + 4000, 450), -1);
+	CHECK_EQ_INT(site_at(t, 10, 0x9000 + 8000, 450), 0xD);
+	CHECK_EQ_INT(site_at(t, 11, 0x1010, 350), -1); /* another process */
+	struct pms_alloc_stats st;
+	pms_alloc_table_stats(t, &st);
+	CHECK_EQ_U64(st.allocs, 4);
+	CHECK_EQ_U64(st.frees, 2);
+	CHECK_EQ_U64(pms_alloc_table_nsites(t), 4);
+	pms_alloc_table_free(t);
+}
+
+PMS_TEST(fork_and_exec)
+{
+	blen = 0;
+	rec(PMS_ALLOC_START, 20, 1, 0, 0, 1, 0);
+	rec(PMS_ALLOC_MALLOC, 20, 100, 0x5000, 100, 0, 0xA);
+	rec(PMS_ALLOC_MALLOC, 20, 110, 0x6000, 100, 0, 0xB);
+	rec(PMS_ALLOC_FORK, 21, 200, 0, 0, 20, 0);
+	rec(PMS_ALLOC_FREE, 20, 250, 0x5000, 0, 0, 0); /* the parent frees its copy */
+	rec(PMS_ALLOC_FREE, 21, 300, 0x6000, 0, 0, 0); /* the child frees its copy */
+	rec(PMS_ALLOC_MALLOC, 21, 310, 0x6000, 50, 0, 0xC);
+	rec(PMS_ALLOC_MALLOC, 20, 320, 0x7000, 50, 0, 0xE);
+	rec(PMS_ALLOC_START, 20, 400, 0, 0, 1, 0); /* exec */
+	struct pms_alloc_table *t = fed();
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_EQ_INT(site_at(t, 21, 0x5010, 280), 0xA); /* the child's copy lives on */
+	CHECK_EQ_INT(site_at(t, 20, 0x5010, 280), -1);
+	CHECK_EQ_INT(site_at(t, 21, 0x6010, 250), 0xB);
+	CHECK_EQ_INT(site_at(t, 21, 0x6010, 305), -1);
+	CHECK_EQ_INT(site_at(t, 21, 0x6010, 350), 0xC);
+	CHECK_EQ_INT(site_at(t, 20, 0x6010, 350), 0xB); /* the parent's own */
+	CHECK_EQ_INT(site_at(t, 21, 0x7010, 350), -1);  /* made after the fork */
+	CHECK_EQ_INT(site_at(t, 20, 0x7010, 350), 0xE);
+	CHECK_EQ_INT(site_at(t, 20, 0x7010, 450), -1);  /* the exec ended it */
+	struct pms_alloc_stats st;
+	pms_alloc_table_stats(t, &st);
+	CHECK_EQ_U64(st.forks, 1);
+	CHECK_EQ_U64(st.execs, 1);
+	CHECK_EQ_U64(st.processes, 2);
+	pms_alloc_table_free(t);
+}
+
+PMS_TEST(calibration_and_sites)
+{
+	blen = 0;
+	rec(PMS_ALLOC_MALLOC, 30, 1000, 0x1000, 64, 0, 0xA);
+	rec(PMS_ALLOC_FREE, 30, 2000, 0x1000, 0, 0, 0);
+	rec(PMS_ALLOC_MALLOC, 30, 2100, 0x1000, 64, 0, 0xB);
+	struct pms_alloc_table *t = fed();
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	/* perf time runs 500 ns ahead: perf 2400 is monotonic 1900 (A) */
+	CHECK_OK(pms_alloc_table_calibrate(t, 0, 500));
+	CHECK_OK(pms_alloc_table_calibrate(t, 100000, 500));
+	CHECK_EQ_INT(site_at(t, 30, 0x1000, 2400), 0xA);
+	CHECK_EQ_INT(site_at(t, 30, 0x1000, 2550), -1);
+	CHECK_EQ_INT(site_at(t, 30, 0x1000, 2700), 0xB);
+	struct pms_alloc_sites *s = NULL;
+	CHECK_OK(pms_alloc_sites_new(t, &s));
+	struct pms_alloc_sample x = { 30, 0x1008, 2400, 50, 0, 1 };
+	CHECK(pms_alloc_sites_add(s, &x) >= 0);
+	x.time = 2700;
+	CHECK(pms_alloc_sites_add(s, &x) >= 0);
+	x.mem_node = 1;
+	CHECK(pms_alloc_sites_add(s, &x) >= 0);
+	x.addr = 0x9999;
+	CHECK(pms_alloc_sites_add(s, &x) < 0);
+	struct pms_alloc_report *r = NULL;
+	CHECK_OK(pms_alloc_sites_report(s, 0, NULL, NULL, &r));
+	if (r) {
+		CHECK_EQ_U64(r->with_addr, 4);
+		CHECK_EQ_U64(r->placed, 3);
+		CHECK_EQ_U64(r->nsites, 2);
+		CHECK_EQ_U64(r->sites[0].samples, 2);
+		CHECK_EQ_U64(r->sites[0].frames[0].ip, 0xB);
+		CHECK_EQ_U64(r->sites[0].resolved, 2);
+		CHECK_EQ_U64(r->sites[0].remote, 1);
+		CHECK_EQ_U64(r->sites[0].latency, 100);
+	}
+	pms_alloc_report_free(r);
+	pms_alloc_sites_free(s);
+	pms_alloc_table_free(t);
+}
+
+PMS_TEST(malformed)
+{
+	blen = 0;
+	rec(PMS_ALLOC_MALLOC, 30, 1000, 0x1000, 64, 0, 0xA);
+	struct pms_alloc_table *t = NULL;
+	CHECK_OK(pms_alloc_table_new(&t));
+	/* a partial record waits for its tail */
+	CHECK_EQ_INT(pms_alloc_table_feed(t, buf, blen - 3), 0);
+	CHECK_EQ_INT(pms_alloc_table_feed(t, buf, blen), (long)blen);
+	buf[2] = 99; /* kind */
+	CHECK_EQ_INT(pms_alloc_table_feed(t, buf, blen), PMS_EINVAL);
+	pms_alloc_table_free(t);
+}
+
+PMS_TEST_MAIN()

@@ -25,6 +25,7 @@
 #include "mem_advise.h"
 #include "mem_export.h"
 #include "mem_render.h"
+#include "alloc_render.h"
 #include "mem_workload.h"
 #include "pmuscope/damon.h"
 #include "pmuscope/datasrc.h"
@@ -73,6 +74,8 @@ struct mem_opts {
 	bool spe_filters;
 	bool advise, apply; /* --advise, --apply (docs/advise.md) */
 	struct mem_export exp; /* --html, --pprof, --folded */
+	bool no_alloc;         /* --no-alloc */
+	uint64_t alloc_rate, alloc_threshold; /* --alloc-rate, --alloc-threshold */
 };
 
 static int parse_size(const char *s, size_t *out)
@@ -123,6 +126,7 @@ enum {
 	O_MMAP_PAGES,
 	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
 	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF, O_HOLD_BUDGET,
+	O_NOALLOC, O_ALLOC_RATE, O_ALLOC_THRESHOLD,
 };
 
 static const struct cli_opt opts[] = {
@@ -169,6 +173,14 @@ static const struct cli_opt opts[] = {
 	  "resolve their pages; a set-user-ID command keeps its\n"
 	  "privileges only with --no-hold (docs/mem.md)" },
 	{ "hold-budget", 0, CLI_ARG, "MS", O_HOLD_BUDGET, CLI_HOLD_BUDGET_HELP },
+	{ "no-alloc", 0, CLI_NOARG, NULL, O_NOALLOC,
+	  "do not track the COMMAND's allocations (by default\n"
+	  "libpmuscope-alloc.so is preloaded and samples are\n"
+	  "attributed to allocation sites; docs/mem.md)" },
+	{ "alloc-rate", 0, CLI_ARG, "BYTES", O_ALLOC_RATE,
+	  "track allocations sampled by bytes, one per BYTES on\naverage (default 32K; 0: every allocation)" },
+	{ "alloc-threshold", 0, CLI_ARG, "BYTES", O_ALLOC_THRESHOLD,
+	  "always track allocations of BYTES and more (default 64K)" },
 	{ "verify-node", 0, CLI_NOARG, NULL, O_VERIFY,
 	  "cross-check page nodes with get_mempolicy (built-in\n"
 	  "workload: every buffer page, in the workload itself)" },
@@ -267,6 +279,8 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	o->wl.release_fd = -1;
 	o->kind = T_WORKLOAD;
 	o->top = 10;
+	o->alloc_rate = ALLOC_CLI_RATE;
+	o->alloc_threshold = ALLOC_CLI_THRESHOLD;
 	o->engine = PMS_ENG_NONE;
 	cli_parser_init(&p, &cli_spec_mem, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
@@ -423,6 +437,18 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		}
 		case O_PHYS: o->phys = true; break;
 		case O_NOHOLD: o->no_hold = true; break;
+		case O_NOALLOC: o->no_alloc = true; break;
+		case O_ALLOC_RATE:
+		case O_ALLOC_THRESHOLD: {
+			size_t n;
+			if (parse_size(arg, &n) < 0) {
+				fprintf(stderr, "pmuscope: mem: --%s '%s': want a size in bytes\n",
+					c == O_ALLOC_RATE ? "alloc-rate" : "alloc-threshold", arg);
+				return CLI_USAGE;
+			}
+			*(c == O_ALLOC_RATE ? &o->alloc_rate : &o->alloc_threshold) = n;
+			break;
+		}
 		case O_HOLD_BUDGET:
 			if (cli_hold_budget(arg, &o->hold_budget) < 0) {
 				fprintf(stderr, "pmuscope: mem: --hold-budget '%s': want %s\n", arg,
@@ -766,6 +792,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	char pipebuf[256];
 	size_t pipelen = 0;
 	pid_t pid = -1;
+	struct alloc_cli ac = { .fd = -1, .rate = o.alloc_rate, .threshold = o.alloc_threshold };
+	struct pms_alloc_report *arep = NULL;
 
 	if (!ctx) {
 		fprintf(stderr, "pmuscope: mem: out of memory\n");
@@ -918,6 +946,22 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	 * their default at exec: the command stays interruptible even where
 	 * pmuscope was started with SIGINT ignored) and forwarded to it */
 	lo.catch_signals = true;
+	/* Allocation tracking: a started command gets the preload (its
+	 * environment set here, put back once it is forked); -p and -a say
+	 * why they cannot have it. */
+	if (o.kind == T_COMMAND && !o.no_alloc) {
+		ac.want = true;
+		if (alloc_cli_prepare(&ac, cargv) < 0)
+			goto out;
+		/* the tracker's records and the samples on one clock */
+		so.clock_monotonic = ac.fd >= 0;
+	} else if ((o.kind == T_PID || o.kind == T_SYSTEM) && !o.no_alloc) {
+		snprintf(ac.why, sizeof(ac.why),
+			 "allocations are not tracked: %s, and the allocation tracker is preloaded "
+			 "only into a command pmuscope starts (pmuscope mem -- CMD)",
+			 o.kind == T_PID ? "-p attaches to a process already running"
+					 : "-a samples processes already running");
+	}
 	/* The session: the run, its profile (the run's pid), and -g's call
 	 * paths (kernel frames shown only where kallsyms shows them). */
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
@@ -927,7 +971,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	/* the samples one by one only for what shows or reads them: a
 	 * smaller form otherwise (issue 21: resident memory) */
 	po.no_sample_list = !o.samples && !o.csv && !o.advise && !mem_export_wanted(&o.exp) &&
-			    o.cg == PMS_CALLGRAPH_NONE && !o.branches;
+			    o.cg == PMS_CALLGRAPH_NONE && !o.branches && ac.fd < 0;
 	struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
 	pp.top = o.top;
 	pp.hide_kernel = !kvis;
@@ -939,7 +983,16 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	sopt.kernel_visible = kvis;
 	sopt.callbacks = &scb;
 	sopt.ud = ctx;
-	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
+	int orc = pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses);
+	alloc_cli_restore(&ac);
+	if (orc == 0 && ac.fd >= 0) {
+		int afd = ac.fd;
+		ac.fd = -1; /* the session's now */
+		if (pms_session_set_alloc(ses, afd, ac.rate, ac.threshold) < 0)
+			snprintf(ac.why, sizeof(ac.why), "allocations are not tracked: %s",
+				 pms_error_last());
+	}
+	if (orc < 0) {
 		char hint[512];
 		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
 		if (pms_session_permission_hint(sys, &lo, hint, sizeof(hint)))
@@ -1065,6 +1118,14 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	}
 	if (mem_advise_finish(&ma, topo, rep) < 0)
 		goto out;
+	if (ac.want && !ac.why[0] && ma.phase != 1 &&
+	    pms_session_alloc_report(ses, rep, &arep) < 0)
+		snprintf(ac.why, sizeof(ac.why), "allocation sites: %s", pms_error_last());
+	ac.ar = arep;
+	ac.paths = prep;
+	ac.rep = rep;
+	ac.samples = o.samples;
+	ac.top = o.top;
 	/* --apply: the main report is the first measurement's */
 	const struct pms_memreport *shown = ma.phase == 1 ? ma.before : rep;
 	struct run_desc d = { &o, pid, &wi, &oc, &info, &ma, ma.phase == 1 ? rep : NULL };
@@ -1078,7 +1139,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.system_wide = o.kind == T_SYSTEM,
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
-		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
+		.json_extra = alloc_json_extra, .text_extra = alloc_text_extra, .extra_ud = &ac,
 		.adapt_on = o.adapt,
 	};
 	if (ses) {
@@ -1158,6 +1219,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 out:
 	pms_memreport_free(rep);
 	pms_pathreport_free(prep);
+	pms_alloc_report_free(arep);
+	alloc_cli_done(&ac);
 	mem_advise_release(&ma);
 	/* the session's run owns the sampler, source, oracle, command and
 	 * recorder; it goes before the file it wrote to, and puts the signal

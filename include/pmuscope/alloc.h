@@ -7,8 +7,9 @@
  * machine (struct pms_alloc_rec, then nframes return addresses), written
  * with one write(2) each to an inherited file descriptor (a memfd opened
  * with pms_alloc_channel_open, O_APPEND); docs/mem.md describes it.
- * Times are CLOCK_MONOTONIC nanoseconds; the table converts them to perf
- * time with calibration points (pms_alloc_table_calibrate).
+ * Times are CLOCK_MONOTONIC nanoseconds, as the samples' when the sampler
+ * stamps them so (pms_sampler_opts.clock_monotonic, which `mem -- CMD` asks
+ * for); another clock's offset can be given (pms_alloc_table_calibrate).
  *
  * Ownership: pms_alloc_table_new() gives the caller a table released with
  * pms_alloc_table_free(); pms_alloc_sites_build() a report released with
@@ -90,14 +91,10 @@ long pms_alloc_table_feed(struct pms_alloc_table *t, const void *buf, size_t len
  * offset) and feed it.  Records read, or a negative PMS_E*. */
 long pms_alloc_table_read_fd(struct pms_alloc_table *t, int fd);
 
-/* perf time = CLOCK_MONOTONIC + offset, measured at mono (ns); offsets
- * between points are interpolated, outside them the nearest is used.  No
- * point: perf time is taken as CLOCK_MONOTONIC. */
+/* The samples' time = CLOCK_MONOTONIC + offset, measured at mono (ns);
+ * offsets between points are interpolated, outside them the nearest is
+ * used.  No point: the samples' time is CLOCK_MONOTONIC. */
 int pms_alloc_table_calibrate(struct pms_alloc_table *t, uint64_t mono, int64_t offset);
-/* Measure the offset now (one page fault counted by two software events,
- * one on each clock) and add it as a point: 0 or a negative PMS_E*. */
-struct pms_sys;
-int pms_alloc_calibrate_now(struct pms_sys *sys, struct pms_alloc_table *t);
 
 struct pms_alloc_stats {
 	uint64_t records, allocs, frees, unmatched_frees, processes, forks, execs;
@@ -155,6 +152,7 @@ struct pms_alloc_site {
 	uint32_t pid;
 	struct pms_alloc_frame *frames;
 	size_t nframes;
+	size_t table_site;       /* its index in the table (pms_alloc_table_site) */
 };
 
 struct pms_alloc_report {
@@ -164,6 +162,16 @@ struct pms_alloc_report {
 	uint64_t placed;            /* ... attributed to a tracked allocation */
 	struct pms_alloc_site *sites; /* most samples first; those with none left out */
 	size_t nsites;
+	/* the table's site i is sites[site_rank[i]], -1 when not listed */
+	long *site_rank;
+	size_t nsite_rank;
+	/* Filled by pms_session_alloc_report: for each sample of the memory
+	 * report's list (all[i]), the index of its site in sites, -1 none. */
+	long *sample_site;
+	size_t nsample_site;
+	/* the samples were not stamped with CLOCK_MONOTONIC (why, static
+	 * text; NULL: they were): times are compared as they are */
+	const char *calibration_why;
 };
 
 /* One sample to attribute: its process, data address, perf time, latency

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "pmuscope/advise.h"
+#include "pmuscope/alloc.h"
 #include "pmuscope/c2c.h"
 #include "pmuscope/liverun.h"
 #include "pmuscope/memsrc.h"
@@ -163,6 +164,24 @@ struct pms_recorder *pms_session_recorder(const struct pms_session *s);
  * had no call path nor branch stack.  Both are the caller's. */
 int pms_session_report(struct pms_session *s, const struct pms_memreport_input *base,
 		       struct pms_memreport **out, struct pms_pathreport **paths);
+
+/* Live, a started command tracked by libpmuscope-alloc.so: its records come
+ * on fd (pms_alloc_channel_open; the caller put LD_PRELOAD and
+ * PMUSCOPE_ALLOC in the command's environment before
+ * pms_session_open_live), which the session owns from here (closed by
+ * pms_session_free, also on failure).  rate and threshold are the
+ * tracking's options, for the report.  Measures the clock offset now
+ * (pms_alloc_calibrate_now; a failure is reported, not fatal).  0 or a
+ * negative PMS_E*. */
+int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t threshold);
+/* The samples of rep (pms_session_report of this session; its sample list,
+ * kept-samples mode) by allocation site: the stream read to its end, the
+ * clock measured again, each sample with a data address given the
+ * allocation live at its time; the sites named through the session's
+ * symbolizer.  *out is the caller's (pms_alloc_report_free); PMS_EINVAL
+ * without pms_session_set_alloc or without a sample list. */
+int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
+			     struct pms_alloc_report **out);
 
 /* The contention report (opts->c2c_opts), the caller's: code and data
  * named through the session's symbolizer and the profile's mappings; a

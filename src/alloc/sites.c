@@ -90,6 +90,8 @@ void pms_alloc_report_free(struct pms_alloc_report *r)
 		free(r->sites[i].frames);
 	}
 	free(r->sites);
+	free(r->site_rank);
+	free(r->sample_site);
 	free(r);
 }
 
@@ -100,7 +102,7 @@ static int site_fill(const struct pms_alloc_sites *s, size_t i, struct pms_alloc
 	const struct sitecount *c = &s->c[i];
 	*o = (struct pms_alloc_site){ c->samples, c->latency, c->weighted, c->resolved, c->remote,
 				      k.allocs,   k.bytes,    k.est_bytes, k.est_count, k.kind,
-				      k.pid,      NULL,       0 };
+				      k.pid,      NULL,       0,           i };
 	o->frames = calloc(k.nframes ? k.nframes : 1, sizeof(*o->frames));
 	if (!o->frames)
 		return pms_err(PMS_ENOMEM, "pms_alloc_sites_report: out of memory");
@@ -142,6 +144,15 @@ int pms_alloc_sites_report(struct pms_alloc_sites *s, size_t top, pms_alloc_name
 			free(r->sites[i].frames);
 		r->nsites = top;
 	}
+	r->nsite_rank = s->t->nsites;
+	if (!(r->site_rank = malloc((r->nsite_rank ? r->nsite_rank : 1) * sizeof(long)))) {
+		pms_alloc_report_free(r);
+		return pms_err(PMS_ENOMEM, "pms_alloc_sites_report: out of memory");
+	}
+	for (size_t i = 0; i < r->nsite_rank; i++)
+		r->site_rank[i] = -1;
+	for (size_t i = 0; i < r->nsites; i++)
+		r->site_rank[r->sites[i].table_site] = (long)i;
 	for (size_t i = 0; name && i < r->nsites; i++)
 		for (size_t f = 0; f < r->sites[i].nframes; f++)
 			name(ud, r->sites[i].pid, r->sites[i].frames[f].ip, &r->sites[i].frames[f]);

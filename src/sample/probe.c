@@ -989,7 +989,8 @@ PMS_OPTS_LAYOUT(PMS_SAMPLER_OPTS, struct pms_sampler_opts,
 		PMS_OPTS_END(struct pms_sampler_opts, branch_filter),
 		PMS_OPTS_END(struct pms_sampler_opts, exclude_pid),
 		PMS_OPTS_END(struct pms_sampler_opts, spe_filters_required),
-		PMS_OPTS_END(struct pms_sampler_opts, adapt));
+		PMS_OPTS_END(struct pms_sampler_opts, adapt),
+		PMS_OPTS_END(struct pms_sampler_opts, clock_monotonic));
 
 int pms_smp_plan(struct pms_sys *sys, const struct pms_pmus *pmus, const struct pms_topo *topo,
 		 const struct pms_sampler_opts *opts, struct smp_plan *p)

@@ -210,6 +210,10 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 		if (s->o.target == PMS_TARGET_CHILD && !member)
 			a->enable_on_exec = 1; /* starts at the exec of the waiting child */
 		a->disabled = member ? 0 : 1;
+		if (s->o.clock_monotonic) {
+			a->use_clockid = 1;
+			a->clockid = CLOCK_MONOTONIC;
+		}
 	}
 	if (s->plan.engine == PMS_ENG_IBS || s->plan.engine == PMS_ENG_SPE)
 		load_identity(s, topo);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "pmuscope/session.h"
 #include "util/error.h"
@@ -65,6 +66,12 @@ struct pms_session {
 	/* the sinks */
 	struct pass ps;
 	struct pms_symbolizer *sym;
+	/* allocation tracking (pms_session_set_alloc) */
+	struct pms_alloc_table *alloc;
+	int alloc_fd;
+	uint64_t alloc_rate, alloc_threshold;
+	const char *alloc_cal_why;
+	bool clock_mono;          /* the live sampler stamps CLOCK_MONOTONIC */
 	char **problems;         /* "path"-less texts, in file order */
 	size_t *problem_file, nproblems;
 	bool problems_done;
@@ -276,6 +283,7 @@ int pms_session_open_live(struct pms_sys *sys, const struct pms_pmus *pmus,
 	s->sys = sys;
 	s->topo = topo;
 	s->ps.s = s;
+	s->clock_mono = lo->sampler && lo->sampler->version >= 6 && lo->sampler->clock_monotonic;
 	if ((rc = opts_take(s, opts)) < 0)
 		goto fail;
 	static const struct pms_liverun_callbacks lcb = { live_sample, live_sideband,
@@ -392,6 +400,9 @@ void pms_session_free(struct pms_session *s)
 		free(f->err);
 	}
 	free(s->files);
+	pms_alloc_table_free(s->alloc);
+	if (s->alloc_fd > 0)
+		close(s->alloc_fd);
 	for (size_t i = 0; i < s->nproblems; i++)
 		free(s->problems[i]);
 	free(s->problems);
@@ -1026,5 +1037,94 @@ int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 	if (s->run && !s->o.kernel_visible)
 		c2c_hide_kernel(rep);
 	*out = rep;
+	return 0;
+}
+
+/* ---- allocation sites ------------------------------------------------------ */
+
+int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t threshold)
+{
+	if (!s->run || fd < 0 || s->alloc) {
+		if (fd >= 0)
+			close(fd);
+		return pms_err(PMS_EINVAL, "pms_session_set_alloc: a live session, once, and a channel");
+	}
+	int rc = pms_alloc_table_new(&s->alloc);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	s->alloc_fd = fd;
+	s->alloc_rate = rate;
+	s->alloc_threshold = threshold;
+	struct pms_memsrc_info info;
+	pms_session_info(s, &info);
+	if (!(info.sample_type & PERF_SAMPLE_TIME) || !s->clock_mono)
+		s->alloc_cal_why = "the samples are not stamped with CLOCK_MONOTONIC "
+				   "(pms_sampler_opts.clock_monotonic)";
+	return 0;
+}
+
+static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f)
+{
+	struct pms_session *s = ud;
+	struct pms_symbol sym;
+	memset(&sym, 0, sizeof(sym));
+	/* a return address: its call is the byte before */
+	int rc = s->sym ? pms_symbolizer_code_pid(s->sym, (pid_t)pid, ip ? ip - 1 : 0, false, true,
+						  &sym)
+			: PMS_ENOENT;
+	f->func = rc == 0 && sym.func ? strdup(sym.func) : NULL;
+	f->file = rc == 0 && sym.file ? strdup(sym.file) : NULL;
+	f->line = rc == 0 ? sym.line : 0;
+	f->module = strdup(sym.module ? sym.module : "");
+}
+
+int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
+			     struct pms_alloc_report **out)
+{
+	int rc;
+	if (!s->alloc)
+		return pms_err(PMS_EINVAL, "pms_session_alloc_report: no allocation tracking");
+	if (rep->with_addr && !rep->nall)
+		return pms_err(PMS_EINVAL, "pms_session_alloc_report: the report has no sample list");
+	long n = pms_alloc_table_read_fd(s->alloc, s->alloc_fd);
+	if (n < 0)
+		return (int)n;
+	struct pms_alloc_sites *st = NULL;
+	if ((rc = pms_alloc_sites_new(s->alloc, &st)) < 0)
+		return rc;
+	long *tsite = calloc(rep->nall ? rep->nall : 1, sizeof(*tsite));
+	if (!tsite) {
+		pms_alloc_sites_free(st);
+		return pms_err(PMS_ENOMEM, "pms_session_alloc_report: out of memory");
+	}
+	for (size_t i = 0; i < rep->nall; i++) {
+		const struct pms_memreport_sample *x = &rep->all[i];
+		tsite[i] = -1;
+		if (!(x->s.valid & PMS_MS_ADDR) || !(x->s.valid & PMS_MS_TIME))
+			continue;
+		struct pms_alloc_sample a = { x->s.pid, x->s.addr, x->s.time,
+					      (x->s.valid & PMS_MS_WEIGHT) ? x->s.weight : 0,
+					      x->mem_node, x->cpu_node };
+		tsite[i] = pms_alloc_sites_add(st, &a);
+	}
+	symbolizer_make(s);
+	struct pms_alloc_report *r = NULL;
+	rc = pms_alloc_sites_report(st, 0, alloc_namer, s, &r);
+	pms_alloc_sites_free(st);
+	if (rc < 0) {
+		free(tsite);
+		return rc;
+	}
+	for (size_t i = 0; i < rep->nall; i++)
+		if (tsite[i] >= 0)
+			tsite[i] = (size_t)tsite[i] < r->nsite_rank ? r->site_rank[tsite[i]] : -1;
+	r->sample_site = tsite;
+	r->nsample_site = rep->nall;
+	r->rate = s->alloc_rate;
+	r->threshold = s->alloc_threshold;
+	r->calibration_why = s->alloc_cal_why;
+	*out = r;
 	return 0;
 }

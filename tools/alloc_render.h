@@ -1,0 +1,51 @@
+/* Allocation tracking in the CLI (`mem -- CMD`): the preload's environment
+ * for a started command, and the "allocation sites" section of the report
+ * (text and JSON), chained after the call-path section.
+ * Ownership: alloc_cli_prepare's strings are the struct's (alloc_cli_done);
+ * the reports are borrowed for the render. */
+#ifndef PMUSCOPE_TOOLS_ALLOC_RENDER_H
+#define PMUSCOPE_TOOLS_ALLOC_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "pmuscope/alloc.h"
+#include "pmuscope/memsrc.h"
+#include "pmuscope/pathprof.h"
+#include "pmuscope/report.h"
+
+#define ALLOC_CLI_RATE 32768      /* --alloc-rate default, bytes */
+#define ALLOC_CLI_THRESHOLD 65536 /* --alloc-threshold default, bytes */
+
+struct alloc_cli {
+	bool want;                 /* tracking asked (a started command, no --no-alloc) */
+	uint64_t rate, threshold;
+	int fd;                    /* the channel, -1 none (handed to the session) */
+	char why[512];             /* why allocations are not tracked ("" tracked) */
+	char *saved_preload;       /* the caller's LD_PRELOAD, put back after the start */
+	bool had_preload;
+	/* for the render */
+	const struct pms_pathreport *paths;
+	const struct pms_alloc_report *ar;
+	const struct pms_memreport *rep;
+	bool samples;              /* --samples: the per-sample site list in JSON */
+	size_t top;
+};
+
+/* A started command: find the preload (beside this binary in the build tree,
+ * else the installed path), check that argv[0] is dynamically linked, open
+ * the channel and put LD_PRELOAD and PMUSCOPE_ALLOC in this process's
+ * environment (the command inherits them at its fork).  Not tracked: why
+ * says it.  0, or -1 when the channel could not be opened (said). */
+int alloc_cli_prepare(struct alloc_cli *a, char *const *argv);
+/* After the command was forked: this process's environment as it was. */
+void alloc_cli_restore(struct alloc_cli *a);
+void alloc_cli_done(struct alloc_cli *a);
+
+/* mem_render's json_extra / text_extra with extra_ud = a struct alloc_cli
+ * (call paths first, then the allocation sites). */
+void alloc_json_extra(struct json *j, const void *ud);
+void alloc_text_extra(const void *ud);
+
+#endif

@@ -145,13 +145,51 @@ static inline bool ready(void)
 #define SET_PROBES 512
 #define TOMB ((uintptr_t)1)
 static _Atomic uintptr_t *set;
+static bool set_add_slot(uintptr_t p);
 
 static inline size_t set_hash(uintptr_t p)
 {
 	return (size_t)((p >> 4) * 0x9E3779B97F4A7C15ull >> (64 - SET_BITS));
 }
 
+/* A filter in front of the set: per bucket of pointers, how many are in the
+ * set (saturating at UINT16_MAX, then never lowered).  A free whose bucket
+ * counts 0 is not tracked and costs no access to the large table: most
+ * frees, when few blocks are tracked. */
+#define FILTER_SLOTS (1u << 15)
+static _Atomic uint16_t filter[FILTER_SLOTS];
+
+static inline size_t filter_slot(uintptr_t p)
+{
+	return (size_t)(((p >> 4) * 0xD6E8FEB86659FD93ull) >> 49);
+}
+
+static void filter_inc(uintptr_t p)
+{
+	_Atomic uint16_t *f = &filter[filter_slot(p)];
+	uint16_t v = atomic_load_explicit(f, memory_order_relaxed);
+	while (v != UINT16_MAX && !atomic_compare_exchange_weak(f, &v, (uint16_t)(v + 1)))
+		;
+}
+
+static void filter_dec(uintptr_t p)
+{
+	_Atomic uint16_t *f = &filter[filter_slot(p)];
+	uint16_t v = atomic_load_explicit(f, memory_order_relaxed);
+	while (v != UINT16_MAX && v && !atomic_compare_exchange_weak(f, &v, (uint16_t)(v - 1)))
+		;
+}
+
 static bool set_add(uintptr_t p)
+{
+	filter_inc(p); /* before the slot: a concurrent take never misses it */
+	bool ok = set_add_slot(p);
+	if (!ok)
+		filter_dec(p);
+	return ok;
+}
+
+static bool set_add_slot(uintptr_t p)
 {
 	size_t h = set_hash(p);
 	for (size_t i = 0; i < SET_PROBES; i++) {
@@ -164,7 +202,19 @@ static bool set_add(uintptr_t p)
 	return false; /* full here: the block stays untracked */
 }
 
+static bool set_take_slot(uintptr_t p);
+
 static bool set_take(uintptr_t p)
+{
+	if (!atomic_load_explicit(&filter[filter_slot(p)], memory_order_relaxed))
+		return false;
+	if (!set_take_slot(p))
+		return false;
+	filter_dec(p);
+	return true;
+}
+
+static bool set_take_slot(uintptr_t p)
 {
 	size_t h = set_hash(p);
 	for (size_t i = 0; i < SET_PROBES; i++) {
@@ -223,12 +273,17 @@ static void thread_init(void)
 
 /* ---- records -------------------------------------------------------------- */
 
+static atomic_uint emit_count;
+
 static void emit(const struct pms_alloc_rec *r)
 {
 	struct stat st;
 	/* the descriptor may have been closed and its number reused: write
-	 * only to the stream's own file */
-	if (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino) {
+	 * only to the stream's own file (checked on the first record and
+	 * every 64th after: a program that closes the descriptor and opens
+	 * another file on its number may get at most 63 records in it) */
+	if ((atomic_fetch_add_explicit(&emit_count, 1, memory_order_relaxed) & 63) == 0 &&
+	    (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino)) {
 		out_fd = -1;
 		return;
 	}

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""The allocation tracker's cost on bench/alloc_bench (not a test: it prints
+figures).  Runs the bench RUNS times plain and RUNS times under
+libpmuscope-alloc.so exactly as `pmuscope mem -- CMD` sets it up (LD_PRELOAD,
+PMUSCOPE_ALLOC on an O_APPEND memfd), alternating, and prints the medians,
+their ratio and the records written.
+  alloc_overhead.py BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
+import fcntl, os, statistics, subprocess, sys
+
+def main():
+    build = sys.argv[1]
+    runs, threads, rounds = (int(a) for a in (sys.argv[2:5] + ["5", "4", "200000"][len(sys.argv[2:5]):]))
+    rate = sys.argv[5] if len(sys.argv) > 5 else "32768"
+    thr = sys.argv[6] if len(sys.argv) > 6 else "65536"
+    bench = os.path.join(build, "bench", "alloc_bench")
+    pre = os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")
+    plain, tracked, recbytes = [], [], 0
+    for _ in range(runs):
+        out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True, check=True)
+        plain.append(float(out.stdout))
+        fd = os.memfd_create("alloc-bench", 0)
+        os.set_inheritable(fd, True)
+        fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
+        env = dict(os.environ, LD_PRELOAD=pre, PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=%s,threshold=%s"
+                   % (fd, os.fstat(fd).st_ino, rate, thr))
+        out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True,
+                             check=True, env=env, pass_fds=(fd,))
+        tracked.append(float(out.stdout))
+        recbytes = os.fstat(fd).st_size
+        os.close(fd)
+    p, t = statistics.median(plain), statistics.median(tracked)
+    print("alloc_bench %d threads x %d allocations, rate %s, threshold %s, %d runs each" %
+          (threads, rounds, rate, thr, runs))
+    print("plain   median %.3f s  (%s)" % (p, " ".join("%.3f" % x for x in plain)))
+    print("tracked median %.3f s  (%s)" % (t, " ".join("%.3f" % x for x in tracked)))
+    print("ratio tracked/plain %.3f; stream %d bytes (about %d records)" % (t / p, recbytes, recbytes // 80))
+    return 0
+
+sys.exit(main())

@@ -124,6 +124,21 @@ int alloc_cli_prepare(struct alloc_cli *a, char *const *argv)
 	setenv("LD_PRELOAD", lp, 1);
 	setenv("PMUSCOPE_ALLOC", env, 1);
 	free(lp);
+	/* an AddressSanitizer build of the command refuses to start when a
+	 * preloaded library comes before its runtime; with the check off it
+	 * runs, its allocator under the hooks (RTLD_NEXT finds it) */
+	const char *asan = getenv("ASAN_OPTIONS");
+	a->had_asan = asan != NULL;
+	a->saved_asan = asan ? strdup(asan) : NULL;
+	size_t al = (asan ? strlen(asan) : 0) + 32;
+	char *ao = malloc(al);
+	if (ao) {
+		snprintf(ao, al, "%s%sverify_asan_link_order=0", asan ? asan : "",
+			 asan && *asan ? ":" : "");
+		setenv("ASAN_OPTIONS", ao, 1);
+		a->set_asan = true;
+		free(ao);
+	}
 	a->fd = fd;
 	return 0;
 }
@@ -137,12 +152,20 @@ void alloc_cli_restore(struct alloc_cli *a)
 		setenv("LD_PRELOAD", a->saved_preload, 1);
 	else
 		unsetenv("LD_PRELOAD");
+	if (a->set_asan) {
+		if (a->had_asan && a->saved_asan)
+			setenv("ASAN_OPTIONS", a->saved_asan, 1);
+		else
+			unsetenv("ASAN_OPTIONS");
+	}
 }
 
 void alloc_cli_done(struct alloc_cli *a)
 {
 	free(a->saved_preload);
 	a->saved_preload = NULL;
+	free(a->saved_asan);
+	a->saved_asan = NULL;
 	if (a->fd >= 0)
 		close(a->fd);
 	a->fd = -1;

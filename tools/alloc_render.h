@@ -25,6 +25,8 @@ struct alloc_cli {
 	char why[512];             /* why allocations are not tracked ("" tracked) */
 	char *saved_preload;       /* the caller's LD_PRELOAD, put back after the start */
 	bool had_preload;
+	char *saved_asan;          /* the caller's ASAN_OPTIONS, the same way */
+	bool had_asan, set_asan;
 	/* for the render */
 	const struct pms_pathreport *paths;
 	const struct pms_alloc_report *ar;

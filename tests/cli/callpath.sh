@@ -76,7 +76,9 @@ want=cp_leaf_touch,cp_middle,cp_outer,main
 
 live() { # live MODE-ARGS BIN NAME
   local name=$3
-  if ! "$cli" mem $1 --engine software --period 4 --quiet --json --top 100000 \
+  # --no-alloc: the command's own paths against perf's (the allocation
+  # tracker's frames and loader work are not what this compares)
+  if ! "$cli" mem $1 --no-alloc --engine software --period 4 --quiet --json --top 100000 \
        -o "$tmp/$name.data" -- "$2" touch 3000 >"$tmp/$name.json" 2>"$tmp/err"; then
     if grep -q "no sampling engine\|EACCES\|EPERM" "$tmp/err"; then
       echo "no software sampling here: $(cat "$tmp/err")"; exit 77

@@ -159,7 +159,8 @@ callpath)
   #    against perf script
   case $pms in /*) ;; *) pms=$PWD/$pms ;; esac
   cd "$tmp" || exit 1
-  if ! $norand "$pms" mem -g --engine software --period 4 --quiet --json --top 100000 -o cp.data \
+  # --no-alloc here and below: the command alone, as record and perf run it
+  if ! $norand "$pms" mem -g --no-alloc --engine software --period 4 --quiet --json --top 100000 -o cp.data \
        --pprof cp.pb.gz --html cp.html -- "$fp" touch 3000 >cp.json 2>"$tmp/err"; then
     grep -q "no sampling engine\|EACCES\|EPERM" "$tmp/err" && { echo "SKIP: no software sampling: $(cat "$tmp/err")"; exit 77; }
     echo "FAIL: mem -g with exports"; cat "$tmp/err"; exit 1
@@ -198,7 +199,7 @@ callpath)
     $check traces $f.traces $f.folded || fail=1
     $check cumulative $f.json $f.raw || fail=1
   done
-  "$pms" mem --call-graph dwarf --engine software --period 4 --quiet --json --top 100000 -o dw.data \
+  "$pms" mem --call-graph dwarf --no-alloc --engine software --period 4 --quiet --json --top 100000 -o dw.data \
     --pprof dw.pb.gz -- "$nofp" touch 3000 >dw.json 2>"$tmp/err"; expect "mem --call-graph dwarf" 0 $?
   raw dw
   perf script -i dw.data -F tid,ip --no-inline >dw.perf 2>/dev/null

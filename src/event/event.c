@@ -2,6 +2,7 @@
  * aliases -> their terms, generic events -> one event per core PMU. */
 #include "pmuscope/event.h"
 #include "pmuscope/catalog.h"
+#include "pmuscope/pmuv3.h"
 #include "event/event_int.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -554,6 +555,13 @@ static int bind_terms(const struct bctx *b, const struct ev_ast *a, const struct
 		ev->attr.config2 = st.words[PMS_CFG_CONFIG2];
 		ev->attr.config3 = st.words[PMS_CFG_CONFIG3];
 		ev->config4 = st.words[PMS_CFG_CONFIG4];
+		/* FEAT_PMUv3_TH: the driver's threshold cap (catalog/pmuv3.c) */
+		struct pms_pmuv3_threshold th;
+		if (pms_pmuv3_threshold(pmu, &ev->attr, &th) < 0) {
+			char why[512];
+			snprintf(why, sizeof(why), "%s", pms_error_last());
+			ret = pms_ev_err(PMS_EINVAL, b->src, a->col, "%s", why);
+		}
 	}
 out:
 	if (ret < 0)

@@ -46,6 +46,13 @@ struct fkr_armv8_pmu {
 	bool pmuv3p5;    /* 64-bit event counters (no chaining for `long`) */
 	bool icntr;      /* PMUv3p9 instruction counter (index 32) */
 	uint64_t cpus;   /* CPUs it serves (bit mask); 0 = every CPU */
+	/* PMCEID0/1_EL0 bits (common events 0x00-0x3f) the core does NOT
+	 * implement; 0 = every common event implemented */
+	uint64_t pmceid_absent;
+	/* the extra cache map its map_event passes (arm_pmuv3.c
+	 * PMUV3_INIT_MAP_EVENT): none, armv8_a53_perf_cache_map, a57's */
+	enum { FKR_A8_EXTRA_NONE = 0, FKR_A8_EXTRA_A53, FKR_A8_EXTRA_A57 } extra_cache;
+	uint32_t threshold_max; /* caps/threshold_max: (1 << PMMIR.THWIDTH) - 1 */
 };
 
 struct fkr_machine {
@@ -97,6 +104,10 @@ int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_ev
 /* An event for an Arm PMUv3 PMU: event init and validate_group(). */
 int fkr_armv8(struct fk *fk, const struct fkr_armv8_pmu *p, const struct perf_event_attr *attr,
 	      pid_t pid, int cpu, int group_fd);
+
+/* The event number the PMUv3 driver programs for attr (its map_event), or
+ * a negative errno (ENOENT unsupported, EINVAL out of range or CHAIN). */
+int fkr_armv8_event(const struct fkr_armv8_pmu *p, const struct perf_event_attr *attr);
 
 /* perf_allow_kernel(): 0 or -EACCES. */
 int fkr_allow_kernel(const struct fkr_machine *m);

@@ -506,9 +506,11 @@ static int apply_term(const struct tctx *t, const struct ev_term *term, bool ali
 	    pms_catalog_lookup_all(t->b->cat, term->key, NULL, NULL, 0))
 		return expand_catalog(t, term, col);
 	known_terms(t->pmu, desc, sizeof(desc));
-	return terr(t, PMS_ENOENT, col, "unknown term '%s' for PMU '%s' (format terms: %s%s)",
+	const char *hint = pms_ev_term_hint(t->pmu, term->key);
+	return terr(t, PMS_ENOENT, col, "unknown term '%s' for PMU '%s' (format terms: %s%s)%s%s",
 		    term->key, t->pmu->name, desc,
-		    t->b->cat && !alias ? "; not in the catalog either" : "");
+		    t->b->cat && !alias ? "; not in the catalog either" : "", hint ? ": " : "",
+		    hint ? hint : "");
 }
 
 static int apply_terms(const struct tctx *t, const struct ev_term *terms, size_t n,

@@ -74,6 +74,7 @@ struct fkr_machine {
 	bool spe_no_filt_typ; /* no SPE_PMU_FEAT_FILT_TYP (PMSIDR_EL1.FT clear) */
 	bool spe_inv_filt_evt; /* SPE_PMU_FEAT_INV_FILT_EVT (FEAT_SPEv1p2) */
 	uint64_t spe_evfr_res0; /* PMSEVFR_EL1 RES0 bits for the CPU's PMSVer */
+	bool spe_eft;         /* SPE_PMU_FEAT_EFT (PMSIDR_EL1.EFT): SIMD/FP and mask filters */
 	/* Arm PMUv3 core PMUs (one per cluster on big.LITTLE) */
 	struct fkr_armv8_pmu armv8[2];
 	int narmv8;

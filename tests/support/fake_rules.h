@@ -55,6 +55,12 @@ struct fkr_armv8_pmu {
 	uint32_t threshold_max; /* caps/threshold_max: (1 << PMMIR.THWIDTH) - 1 */
 };
 
+/* An Apple M1/M2 core PMU (fake_rules_apple.c). */
+struct fkr_apple_pmu {
+	uint32_t type;
+	uint64_t cpus; /* CPUs it serves (bit mask); 0 = every CPU */
+};
+
 struct fkr_machine {
 	int paranoid;     /* /proc/sys/kernel/perf_event_paranoid */
 	bool perfmon;     /* the opener has CAP_PERFMON or CAP_SYS_ADMIN */
@@ -78,6 +84,9 @@ struct fkr_machine {
 	/* Arm PMUv3 core PMUs (one per cluster on big.LITTLE) */
 	struct fkr_armv8_pmu armv8[2];
 	int narmv8;
+	/* Apple M1/M2 core PMUs (apple_m1_cpu_pmu.c), one per core type */
+	struct fkr_apple_pmu apple[2];
+	int napple;
 	/* counters for tests */
 	int opens_ok, opens_refused;
 };
@@ -109,6 +118,11 @@ int fkr_armv8(struct fk *fk, const struct fkr_armv8_pmu *p, const struct perf_ev
 /* The event number the PMUv3 driver programs for attr (its map_event), or
  * a negative errno (ENOENT unsupported, EINVAL out of range or CHAIN). */
 int fkr_armv8_event(const struct fkr_armv8_pmu *p, const struct perf_event_attr *attr);
+
+/* An event for an Apple M1/M2 PMU: m1_pmu_map_event, m1_pmu_set_event_filter
+ * and validate_group() with m1_pmu_get_event_idx(). */
+int fkr_apple(struct fk *fk, const struct fkr_apple_pmu *p, const struct perf_event_attr *attr,
+	      int cpu, int group_fd);
 
 /* perf_allow_kernel(): 0 or -EACCES. */
 int fkr_allow_kernel(const struct fkr_machine *m);

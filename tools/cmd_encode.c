@@ -11,6 +11,7 @@
 #include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
 #include "pmuscope/pmuv3.h"
+#include "pmuscope/ibsfwd.h"
 
 int cmd_encode(const struct cli_global *g, int argc, char **argv);
 
@@ -105,6 +106,17 @@ static void print_json(struct json *j, const struct pms_pmus *pmus, const struct
 		cli_json_str(j, "rule", map.rule);
 		cli_json_end_object(j);
 	}
+	struct pms_ibs_forward fw;
+	if (pms_event_ibs_forward(pmus, &e->attr, &fw) == 0 && fw.status != PMS_IBS_FWD_NONE) {
+		cli_json_begin_object(j, "ibs_forward");
+		cli_json_bool(j, "forwarded", fw.status == PMS_IBS_FWD_FORWARDED);
+		cli_json_uint(j, "type", fw.type);
+		cli_json_uint(j, "config", fw.config);
+		cli_json_str(j, "errno", fw.status == PMS_IBS_FWD_REFUSED ?
+				 (fw.kernel_errno == EOPNOTSUPP ? "EOPNOTSUPP" : "ENOENT") : NULL);
+		cli_json_str(j, "rule", fw.why);
+		cli_json_end_object(j);
+	}
 	if (th.applied) {
 		cli_json_begin_object(j, "pmuv3_threshold");
 		cli_json_uint(j, "threshold", th.threshold);
@@ -139,6 +151,13 @@ static void print_text(const struct pms_pmus *pmus, const struct pms_event *e, c
 	else if (map.status == PMS_PMUV3_UNSUPPORTED)
 		printf("\tprograms=none (%s: %s)", map.kernel_errno == EINVAL ? "EINVAL" : "ENOENT",
 		       map.rule);
+	struct pms_ibs_forward fw;
+	if (pms_event_ibs_forward(pmus, &e->attr, &fw) == 0 && fw.status == PMS_IBS_FWD_FORWARDED)
+		printf("\tforwarded=ibs_op type=%u config=0x%llx (%s)", fw.type,
+		       (unsigned long long)fw.config, fw.why);
+	else if (fw.status == PMS_IBS_FWD_REFUSED)
+		printf("\tforwarded=none (%s: %s)", fw.kernel_errno == EOPNOTSUPP ? "EOPNOTSUPP" : "ENOENT",
+		       fw.why);
 	if (th.applied)
 		printf("\tthreshold=%u/%u %s count=%u evtyper_th_tc=0x%016llx", th.threshold, th.max,
 		       pms_pmuv3_compare_name(th.compare), th.count,

@@ -99,6 +99,8 @@ void fkr_install(struct fk *fk, struct fkr_machine *m);
 int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pid_t pid,
 	     int cpu);
 int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr);
+/* A core event with precise_ip on AMD: forwarded to ibs_op or refused. */
+int fkr_amd_precise(const struct fkr_machine *m, const struct perf_event_attr *attr);
 int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
 	     const struct perf_event_attr *attr, int group_fd);
 int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu);

@@ -107,6 +107,8 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 		} else if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
 			   attr->type == PERF_TYPE_RAW) {
 			uint32_t ext = attr->type == PERF_TYPE_RAW ? 0 : (uint32_t)(attr->config >> 32);
+			if (m->ibs_op_type && !m->npebs && !m->narmv8 && attr->precise_ip)
+				return fkr_amd_precise(m, attr);
 			r = m->npebs || (!m->narmv8 && !m->napple) ? fkr_core_hw(fk, m, attr, cpu, group_fd)
 								   : -ENOENT;
 			/* drivers/perf/arm_pmu.c: the (first) Arm core PMU takes

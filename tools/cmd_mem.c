@@ -125,7 +125,7 @@ enum {
 	O_CALLGRAPH = 400,
 	O_MMAP_PAGES,
 	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
-	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF, O_HOLD_BUDGET,
+	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF, O_SPE_DSRC, O_HOLD_BUDGET,
 	O_NOALLOC, O_ALLOC_RATE, O_ALLOC_THRESHOLD,
 };
 
@@ -168,6 +168,8 @@ static const struct cli_opt opts[] = {
 	  "Arm SPE: drop records with any of these events\n(inv_event_filter, PMSNEVFR_EL1, FEAT_SPEv1p2)" },
 	{ "spe-inv-data-src-filter", 0, CLI_ARG, "MASK", O_SPE_INVDSF,
 	  "Arm SPE: drop records with these data sources\n(inv_data_src_filter, PMSDSFR_EL1, FEAT_SPE_FDS; no\nkernel up to 6.12 has it: refused there)" },
+	{ "spe-data-src", 0, CLI_ARG, "LIST", O_SPE_DSRC,
+	  "Arm SPE: keep only records with these data sources\n(0-63, e.g. 0,3,8-11; written as the driver's inverted\ninv_data_src_filter = ~LIST, PMSDSFR_EL1 = LIST;\nFEAT_SPE_FDS, refused where the PMU lacks it)" },
 	{ "no-hold", 0, CLI_NOARG, NULL, O_NOHOLD,
 	  "do not hold the COMMAND's processes at exit (ptrace) to\n"
 	  "resolve their pages; a set-user-ID command keeps its\n"
@@ -397,6 +399,30 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			}
 			*(c == O_SPE_EVF ? &o->spe_evf : c == O_SPE_INVEVF ? &o->spe_invevf
 									 : &o->spe_invdsf) = m;
+			o->spe_filters = true;
+			break;
+		}
+		case O_SPE_DSRC: {
+			/* a list of data-source numbers; arm_spe_pmu.c writes
+			 * PMSDSFR_EL1 = ~inv_data_src_filter (FEAT_SPE_FDS series) */
+			uint64_t keep = 0;
+			struct pms_cpuset set = { 0 };
+			bool bad = pms_cpuset_parse_list(&set, arg) < 0 || !pms_cpuset_count(&set);
+			for (int b = bad ? -1 : pms_cpuset_first(&set); b >= 0;
+			     b = pms_cpuset_next(&set, b + 1)) {
+				if (b > 63) {
+					bad = true;
+					break;
+				}
+				keep |= 1ULL << b;
+			}
+			pms_cpuset_fini(&set);
+			if (bad || !keep) {
+				fprintf(stderr, "pmuscope: mem: --spe-data-src '%s': want data-source "
+						"numbers 0-63 (e.g. 0,3,8-11)\n", arg);
+				return CLI_USAGE;
+			}
+			o->spe_invdsf = ~keep;
 			o->spe_filters = true;
 			break;
 		}

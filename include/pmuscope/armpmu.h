@@ -128,6 +128,24 @@ struct pms_apple_compat {
 size_t pms_apple_compat_count(void);
 const struct pms_apple_compat *pms_apple_compat_at(size_t i);
 
+/* The Linux driver's counter model (drivers/perf/apple_m1_cpu_pmu.c, the
+ * M1 and M2 PMUs): 10 counters, #0 wired to cycles and #1 to instructions;
+ * each event number (config:0-7) may go only on the counters of its
+ * affinity mask (m1_pmu_event_affinity; counters 2-9 unless the table says
+ * otherwise), and m1_pmu_get_event_idx takes the first free one. */
+#define PMS_APPLE_NCOUNTERS 10
+/* The affinity mask (bit n = counter n) of event (config:0-7); 0 for a
+ * number above 0xFF, which the driver cannot take. */
+uint16_t pms_apple_event_affinity(uint32_t event);
+/* The counter width the driver advertises for a PMU name: 47 for the M1's
+ * apple_icestorm_pmu/apple_firestorm_pmu (ARMPMU_EVT_47BIT), 63 for the
+ * M2's apple_blizzard_pmu/apple_avalanche_pmu (ARMPMU_EVT_63BIT), 0 for any
+ * other name. */
+unsigned pms_apple_pmu_counter_bits(const char *pmu);
+/* m1_pmu_perf_map: PERF_COUNT_HW_CPU_CYCLES -> 0x02, INSTRUCTIONS -> 0x8c;
+ * -1 for every other generic event (the driver's ENOENT). */
+int pms_apple_hw_event(uint64_t hw_id);
+
 PMS_API_END
 #ifdef __cplusplus
 }

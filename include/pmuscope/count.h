@@ -176,9 +176,15 @@ struct pms_count_budget {
 	bool instr_counter; /* PMUv3p9 PMICNTR: INST_RETIRED (0x08) takes it first */
 	bool chained_long;  /* a 64-bit `long` (config1:0) event takes an even/odd pair
 			     * of general counters: the PMU has no PMUv3p5 long counters */
+	/* Apple M1/M2 PMUs (apple_m1_cpu_pmu.c): not probed but taken from the
+	 * driver: counters 0 (cycles) and 1 (instructions) fixed, 2-9 general,
+	 * every event placed by its own affinity mask (pms_apple_event_affinity) */
+	bool apple_affinity;
+	unsigned counter_bits; /* Apple: 47 (M1) or 63 (M2) as the driver advertises; else 0 */
 };
 
-/* Probe pmu (an Arm PMUv3 core PMU by name).  PMS_ENOTSUP when it is not
+/* Probe pmu (an Arm PMUv3 core PMU by name; an Apple M1/M2 PMU's budget is
+ * the driver's fixed model, not probed).  PMS_ENOTSUP when it is not
  * one, or when the kernel accepted every group up to the driver's 33
  * counters (not the PMUv3 rule); the open's error otherwise. */
 int pms_count_budget_probe(struct pms_sys *sys, const struct pms_pmus *pmus, const char *pmu,

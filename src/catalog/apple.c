@@ -123,3 +123,59 @@ const struct pms_apple_compat *pms_apple_compat_at(size_t i)
 {
 	return i < pms_apple_compat_count() ? &compat[i] : NULL;
 }
+
+/* drivers/perf/apple_m1_cpu_pmu.c (torvalds/linux at 0401bbf5; the same
+ * table since the driver's v5.17 merge): ANY_BUT_0_1 GENMASK(9,2),
+ * ONLY_2_TO_7 GENMASK(7,2), ONLY_2_4_6, ONLY_5_6_7, and the per-event rows
+ * of m1_pmu_event_affinity. */
+#define ANY_BUT_0_1 0x3fc
+#define ONLY_2_TO_7 0x0fc
+#define ONLY_2_4_6 0x054
+#define ONLY_5_6_7 0x0e0
+#define C7 0x080
+static const struct {
+	uint8_t event;
+	uint16_t mask;
+} affinity[] = {
+	{ 0x01, C7 },                       /* RETIRE_UOP */
+	{ 0x02, ANY_BUT_0_1 | 0x1 },        /* CORE_ACTIVE_CYCLE: also counter 0 */
+	{ 0x8c, C7 | 0x2 },                 /* INST_ALL: counter 7 or 1 */
+	{ 0x8d, ONLY_5_6_7 }, { 0x8e, ONLY_5_6_7 }, { 0x8f, ONLY_5_6_7 },
+	{ 0x90, ONLY_5_6_7 }, { 0x93, ONLY_5_6_7 }, { 0x94, ONLY_5_6_7 },
+	{ 0x95, ONLY_5_6_7 }, { 0x96, C7 }, { 0x97, C7 }, { 0x98, ONLY_5_6_7 },
+	{ 0x99, ONLY_5_6_7 }, { 0x9a, C7 }, { 0x9b, C7 }, { 0x9c, ONLY_5_6_7 },
+	{ 0x9f, C7 }, { 0xbf, ONLY_5_6_7 }, { 0xc0, ONLY_5_6_7 }, { 0xc1, ONLY_5_6_7 },
+	{ 0xc4, ONLY_5_6_7 }, { 0xc5, ONLY_5_6_7 }, { 0xc6, ONLY_5_6_7 },
+	{ 0xc8, ONLY_5_6_7 }, { 0xca, ONLY_5_6_7 }, { 0xcb, ONLY_5_6_7 },
+	{ 0xf5, ONLY_2_4_6 }, { 0xf6, ONLY_2_4_6 }, { 0xf7, ONLY_2_4_6 },
+	{ 0xf8, ONLY_2_TO_7 }, { 0xfd, ONLY_2_4_6 },
+};
+
+uint16_t pms_apple_event_affinity(uint32_t event)
+{
+	if (event > 0xff)
+		return 0;
+	for (size_t i = 0; i < sizeof(affinity) / sizeof(affinity[0]); i++)
+		if (affinity[i].event == event)
+			return affinity[i].mask;
+	return ANY_BUT_0_1;
+}
+
+/* m1_pmu_ice_init/m1_pmu_fire_init (ARMPMU_EVT_47BIT: "bit 47 is what
+ * triggers the overflow interrupt"), m2_pmu_avalanche_init/_blizzard_init
+ * (ARMPMU_EVT_63BIT). */
+unsigned pms_apple_pmu_counter_bits(const char *pmu)
+{
+	if (!pmu)
+		return 0;
+	if (!strcmp(pmu, "apple_icestorm_pmu") || !strcmp(pmu, "apple_firestorm_pmu"))
+		return 47;
+	if (!strcmp(pmu, "apple_avalanche_pmu") || !strcmp(pmu, "apple_blizzard_pmu"))
+		return 63;
+	return 0;
+}
+
+int pms_apple_hw_event(uint64_t hw_id)
+{
+	return hw_id == 0 ? 0x02 : hw_id == 1 ? 0x8c : -1;
+}

@@ -4,7 +4,9 @@
  * (drivers/perf/arm_pmuv3.c, drivers/perf/arm_pmu.c). */
 #include "count/count_int.h"
 
+#include "pmuscope/armpmu.h"
 #include "pmuscope/error.h"
+#include "pmuscope/pmuv3.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -27,6 +29,14 @@ static bool is_pmuv3(const struct pms_pmu *p)
 	 * and armv9_<core> (armv8_pmu_init and the per-core init tables). */
 	return p && p->kind == PMS_PMU_CORE &&
 	       (!strncmp(p->name, "armv8_", 6) || !strncmp(p->name, "armv9_", 6));
+}
+
+/* drivers/perf/apple_m1_cpu_pmu.c registers apple_<core>_pmu. */
+static bool is_apple(const struct pms_pmu *p)
+{
+	size_t n = p && p->name ? strlen(p->name) : 0;
+	return p && p->kind == PMS_PMU_CORE && n > 10 && !strncmp(p->name, "apple_", 6) &&
+	       !strcmp(p->name + n - 4, "_pmu");
 }
 
 static uint64_t term(const struct pms_pmu *p, const char *name, const struct perf_event_attr *a)
@@ -87,10 +97,21 @@ int pms_count_budget_probe(struct pms_sys *sys, const struct pms_pmus *pmus, con
 
 	if (!sys || !out)
 		return pms_err(PMS_EINVAL, "pms_count_budget_probe: missing sys or out");
+	memset(&b, 0, sizeof(b));
+	if (is_apple(p)) {
+		/* m1_pmu_init: bitmap_set(cntr_mask, 0, M1_PMU_NR_COUNTERS);
+		 * counters 0/1 are cycles/instructions, the rest by affinity */
+		snprintf(out->pmu, sizeof(out->pmu), "%s", p->name);
+		out->general = PMS_APPLE_NCOUNTERS - 2;
+		out->cycle_counter = out->instr_counter = true;
+		out->chained_long = false;
+		out->apple_affinity = true;
+		out->counter_bits = pms_apple_pmu_counter_bits(p->name);
+		return 0;
+	}
 	if (!is_pmuv3(p))
 		return pms_err(PMS_ENOTSUP, "'%s' is not an Arm PMUv3 core PMU: no counter budget to probe",
 			       name ? name : "(null)");
-	memset(&b, 0, sizeof(b));
 	snprintf(b.pmu, sizeof(b.pmu), "%s", p->name);
 	/* SW_INCR never takes the cycle or instruction counter
 	 * (armv8pmu_get_event_idx, arm_pmuv3.c:929-967): the group that fits
@@ -155,11 +176,23 @@ static struct member classify(const struct pms_pmu *p, const struct pms_pmus *pm
 	if (!mine)
 		return m;
 	m.counted = true;
-	if (a->type == PERF_TYPE_HARDWARE)
+	if (is_apple(p)) {
+		/* m1_pmu_map_event: m1_pmu_perf_map, no cache map; raw config:0-7 */
+		m.ev = a->type == PERF_TYPE_HARDWARE ? pms_apple_hw_event((uint32_t)a->config)
+		       : a->type == PERF_TYPE_HW_CACHE ? -1
+						       : (int)(a->config & 0xff);
+		return m;
+	}
+	if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE) {
+		/* what the driver programs (catalog/pmuv3.c); -1 when it refuses */
+		struct pms_pmuv3_mapping map;
 		m.ev = hw_event((uint32_t)a->config);
-	else if (a->type == PERF_TYPE_HW_CACHE)
-		m.ev = 0x04;
-	else
+		if (a->type == PERF_TYPE_HW_CACHE)
+			m.ev = 0x04;
+		if (pms_pmuv3_map_generic(p, a->type, a->config, &map) == 0 &&
+		    map.status != PMS_PMUV3_NOT_GENERIC)
+			m.ev = map.status == PMS_PMUV3_MAPPED ? map.event : -1;
+	} else
 		m.ev = (int)(a->config & 0xffff);
 	m.user = term(p, "rdpmc", a) != 0;
 	m.threshold = term(p, "threshold", a) != 0;
@@ -169,9 +202,19 @@ static struct member classify(const struct pms_pmu *p, const struct pms_pmus *pm
 	return m;
 }
 
-/* armv8pmu_get_event_idx() (arm_pmuv3.c:929-967). */
+/* armv8pmu_get_event_idx() (arm_pmuv3.c:929-967); on Apple
+ * m1_pmu_get_event_idx(): the first free counter of the event's affinity. */
 static int place(const struct pms_count_budget *b, uint64_t *used, const struct member *m)
 {
+	if (b->apple_affinity) {
+		uint16_t aff = m->ev >= 0 ? pms_apple_event_affinity((uint32_t)m->ev) : 0;
+		for (int i = 0; i < PMS_APPLE_NCOUNTERS; i++)
+			if ((aff >> i & 1) && !(*used & (1ULL << i))) {
+				*used |= 1ULL << i;
+				return i;
+			}
+		return -1;
+	}
 	if (m->ev == EV_CPU_CYCLES && !m->threshold && b->cycle_counter) {
 		if (!(*used & (1ULL << CYCLE_IDX))) {
 			*used |= 1ULL << CYCLE_IDX;
@@ -240,6 +283,24 @@ int pms_count_budget_fit(const struct pms_count_budget *b, const struct pms_pmus
 	for (size_t i = 0; i < n && len < sizeof(grp); i++)
 		len += (size_t)snprintf(grp + len, sizeof(grp) - len, "%s%s", i ? "," : "",
 					names && names[i] ? names[i] : "?");
+	if (b->apple_affinity) {
+		struct member m = classify(p, pmus, &attrs[first_fail], true);
+		uint16_t aff = m.ev >= 0 ? pms_apple_event_affinity((uint32_t)m.ev) : 0;
+		char cl[64];
+		size_t cn = 0;
+		cl[0] = '\0';
+		for (int i = 0; i < PMS_APPLE_NCOUNTERS && cn < sizeof(cl); i++)
+			if (aff >> i & 1)
+				cn += (size_t)snprintf(cl + cn, sizeof(cl) - cn, "%s%d", cn ? "," : "", i);
+		return pms_err(PMS_ERANGE,
+			       "group {%s} cannot be scheduled on %s: %s (event 0x%x) may use only "
+			       "counter%s %s (the driver's affinity table, apple_m1_cpu_pmu.c "
+			       "m1_pmu_event_affinity), and the members before it took %s.  Split "
+			       "the group, or write it {...}:W to let pmuscope split it",
+			       grp, b->pmu, names && names[first_fail] ? names[first_fail] : "a member",
+			       m.ev < 0 ? 0 : (unsigned)m.ev, strchr(cl, ',') ? "s" : "",
+			       cn ? cl : "(none: not an event the driver maps)", cn ? "them" : "nothing it can use");
+	}
 	return pms_err(PMS_ERANGE,
 		       "group {%s} cannot be scheduled on %s: its %zu events need %d general "
 		       "counter%s%s%s%s, and %s has %d (PMCR_EL0.N, probed through the kernel's "
@@ -261,13 +322,13 @@ static const struct pms_pmu *group_pmu(const struct pms_counter *c, const size_t
 	for (size_t k = 0; k < n; k++) {
 		const struct pms_event *ev = &c->list->events[members[k]];
 		const struct pms_pmu *p = ev->pmu ? pms_pmu_find(c->pmus, ev->pmu) : NULL;
-		if (is_pmuv3(p))
+		if (is_pmuv3(p) || is_apple(p))
 			return p;
 		if (!ev->pmu && (ev->attr.type == PERF_TYPE_HARDWARE || ev->attr.type == PERF_TYPE_HW_CACHE ||
 				 ev->attr.type == PERF_TYPE_RAW) &&
 		    pms_pmus_core_count(c->pmus) == 1)
 			for (size_t i = 0; i < c->pmus->count; i++)
-				if (is_pmuv3(&c->pmus->pmus[i]))
+				if (is_pmuv3(&c->pmus->pmus[i]) || is_apple(&c->pmus->pmus[i]))
 					return &c->pmus->pmus[i];
 	}
 	return NULL;

@@ -2,6 +2,7 @@
  * aliases -> their terms, generic events -> one event per core PMU. */
 #include "pmuscope/event.h"
 #include "pmuscope/catalog.h"
+#include "pmuscope/pmuv3.h"
 #include "event/event_int.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -505,9 +506,11 @@ static int apply_term(const struct tctx *t, const struct ev_term *term, bool ali
 	    pms_catalog_lookup_all(t->b->cat, term->key, NULL, NULL, 0))
 		return expand_catalog(t, term, col);
 	known_terms(t->pmu, desc, sizeof(desc));
-	return terr(t, PMS_ENOENT, col, "unknown term '%s' for PMU '%s' (format terms: %s%s)",
+	const char *hint = pms_ev_term_hint(t->pmu, term->key);
+	return terr(t, PMS_ENOENT, col, "unknown term '%s' for PMU '%s' (format terms: %s%s)%s%s",
 		    term->key, t->pmu->name, desc,
-		    t->b->cat && !alias ? "; not in the catalog either" : "");
+		    t->b->cat && !alias ? "; not in the catalog either" : "", hint ? ": " : "",
+		    hint ? hint : "");
 }
 
 static int apply_terms(const struct tctx *t, const struct ev_term *terms, size_t n,
@@ -554,6 +557,13 @@ static int bind_terms(const struct bctx *b, const struct ev_ast *a, const struct
 		ev->attr.config2 = st.words[PMS_CFG_CONFIG2];
 		ev->attr.config3 = st.words[PMS_CFG_CONFIG3];
 		ev->config4 = st.words[PMS_CFG_CONFIG4];
+		/* FEAT_PMUv3_TH: the driver's threshold cap (catalog/pmuv3.c) */
+		struct pms_pmuv3_threshold th;
+		if (pms_pmuv3_threshold(pmu, &ev->attr, &th) < 0) {
+			char why[512];
+			snprintf(why, sizeof(why), "%s", pms_error_last());
+			ret = pms_ev_err(PMS_EINVAL, b->src, a->col, "%s", why);
+		}
 	}
 out:
 	if (ret < 0)

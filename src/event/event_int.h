@@ -68,4 +68,9 @@ enum ev_generic_kind { EV_GEN_NONE = 0, EV_GEN_HW, EV_GEN_SW, EV_GEN_CACHE };
  * hardware-cache events: the kind, and the config value in *config. */
 enum ev_generic_kind pms_ev_generic_lookup(const char *name, uint64_t *config);
 
+/* Why a PMU lacks term where its driver hides it on hardware without the
+ * feature (SPE EFT/FDS, PMUv3 threshold), else NULL (hints.c). */
+struct pms_pmu;
+const char *pms_ev_term_hint(const struct pms_pmu *pmu, const char *term);
+
 #endif

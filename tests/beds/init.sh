@@ -127,6 +127,13 @@ a64plain|a64icount)
 	# The attrs `encode` builds must be the ones bedcheck counted with.
 	has_cmd encode && run encode_json /bin/pmuscope encode --json \
 		armv8_pmuv3/cpu_cycles/ 'armv8_pmuv3/event=0x8,long,rdpmc/u' r11
+	# Generic events through the PMUv3 driver's map and PMCEID (issue 31):
+	# what encode predicts, then what this kernel accepts in stat.
+	G=cycles,instructions,branches,cache-references,cache-misses,branch-misses,bus-cycles
+	G=$G,stalled-cycles-frontend,stalled-cycles-backend,L1-dcache-loads,L1-dcache-load-misses
+	G=$G,dTLB-load-misses,ref-cycles
+	has_cmd encode && run pmuv3_generic_json /bin/pmuscope encode --json $(echo $G | tr , ' ')
+	run pmuv3_generic_stat_json /bin/pmuscope stat --json -e $G -- /bin/bedcheck loop 1000
 	run selfmon /bin/bedcheck selfmon 10000000
 	# `bedcheck loop N` retires exactly 2N instructions in its loop.
 	run stat_json /bin/pmuscope stat --json -e cpu_cycles,inst_retired -- /bin/bedcheck loop $LOOP

@@ -107,6 +107,28 @@ else
 fi
 
 "$pms" encode --help | grep -q "usage: pmuscope" || { echo "FAIL: --help"; fail=1; }
+# Arm PMUv3 generic events: what arm_pmuv3.c programs (armv8_pmuv3_perf_map,
+# PMCEID from events/, the BR_RETIRED -> PC_WRITE_RETIRED fallback, the
+# A53/A57 extra cache maps); the fake-kernel agreement is tests/count/test_pmuv3.c
+out=$("$pms" --root "$m/arm-biglittle" encode branches L1-dcache-prefetch-misses ref-cycles 2>&1 | cut -f1,2,5)
+want=$(printf '%s\n' \
+  "branches	armv8_cortex_a53	programs=0x000c PC_WRITE_RETIRED (branch-instructions fallback: PC_WRITE_RETIRED (PMCEID lacks BR_RETIRED))" \
+  "branches	armv8_cortex_a72	programs=0x000c PC_WRITE_RETIRED (branch-instructions fallback: PC_WRITE_RETIRED (PMCEID lacks BR_RETIRED))" \
+  "L1-dcache-prefetch-misses	armv8_cortex_a53	programs=0x00c2 (armv8_a53_perf_cache_map)" \
+  "L1-dcache-prefetch-misses	armv8_cortex_a72	programs=none (ENOENT: neither armv8_pmuv3_perf_cache_map nor the core's extra cache map has it)" \
+  "ref-cycles	armv8_cortex_a53	programs=none (ENOENT: armv8_pmuv3_perf_map has no event for it)" \
+  "ref-cycles	armv8_cortex_a72	programs=none (ENOENT: armv8_pmuv3_perf_map has no event for it)")
+expect "pmuv3 generic map (biglittle)" "$want" "$out"
+out=$("$pms" --root "$m/neoverse-n1-spe" encode branches cycles 2>&1 | cut -f1,5)
+want=$(printf '%s\n' \
+  "branches	programs=0x0021 BR_RETIRED (branch-instructions: BR_RETIRED (PMCEID has it))" \
+  "cycles	programs=0x0011 CPU_CYCLES (armv8_pmuv3_perf_map)")
+expect "pmuv3 generic map (n1)" "$want" "$out"
+"$pms" --root "$m/neoverse-n1-spe" encode --json dTLB-load-misses >"$tmp/j" 2>&1
+for s in '"supported": *false' '"errno": *"ENOENT"' '"pmceid_known": *true'; do
+  grep -Eq "$s" "$tmp/j" || { echo "FAIL: pmuv3 json lacks $s"; cat "$tmp/j"; fail=1; }
+done
+
 "$pms" encode --help | grep -q -- "--catalog PATH" || { echo "FAIL: --help lacks --catalog"; fail=1; }
 "$pms" encode >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: no args should exit 2"; fail=1; }
 "$pms" encode --bogus x >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad option should exit 2"; fail=1; }

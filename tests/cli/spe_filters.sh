@@ -13,6 +13,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL: $*"; fail=1; }
 
 for args in "--spe-event-filter=x" "--spe-inv-event-filter=0" "--spe-inv-data-src-filter=-1" \
+            "--spe-data-src=64" "--spe-data-src=x" "--spe-data-src=" "--engine ibs --spe-data-src=0,3" \
             "--engine ibs --spe-event-filter=0x8" "--engine software --spe-inv-event-filter 4"; do
   # shellcheck disable=SC2086
   "$cli" mem $args -- true >"$tmp/out" 2>"$tmp/err"; rc=$?
@@ -27,9 +28,12 @@ else
   [ "$rc" = 1 ] || bad "mem --spe-inv-event-filter without SPE: exit $rc, want 1"
   grep -q "Arm SPE" "$tmp/err" || bad "no reason naming Arm SPE: $(cat "$tmp/err")"
   grep -qi "software" "$tmp/out" && bad "fell back to another engine: $(cat "$tmp/out")"
+  "$cli" mem --spe-data-src=0,3 -- true >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ "$rc" = 1 ] || bad "mem --spe-data-src without SPE: exit $rc, want 1"
+  grep -q "Arm SPE" "$tmp/err" || bad "--spe-data-src: no reason naming Arm SPE: $(cat "$tmp/err")"
 fi
 "$cli" mem --help >"$tmp/help" 2>&1
-for o in spe-event-filter spe-inv-event-filter spe-inv-data-src-filter; do
+for o in spe-event-filter spe-inv-event-filter spe-inv-data-src-filter spe-data-src; do
   grep -q -- "--$o" "$tmp/help" || bad "mem --help does not list --$o"
 done
 [ "$fail" = 0 ] && echo "spe_filters: ok"

@@ -38,7 +38,7 @@ static int n1_open(struct ch_root *r, int n, bool p5, bool icntr)
 {
 	if (ch_root_open(r, "neoverse-n1-spe", -1, true) < 0)
 		return -1;
-	r->m.armv8[0] = (struct fkr_armv8_pmu){ 8, n, p5, icntr, 0 };
+	r->m.armv8[0] = (struct fkr_armv8_pmu){ 8, n, p5, icntr, 0, 0, FKR_A8_EXTRA_NONE, 0 };
 	r->m.narmv8 = 1;
 	return 0;
 }
@@ -287,8 +287,8 @@ PMS_TEST(big_little_per_pmu)
 	int rc;
 	if (ch_root_open(&r, "arm-biglittle", -1, true) < 0)
 		return;
-	r.m.armv8[0] = (struct fkr_armv8_pmu){ 8, 6, false, false, 0x0f }; /* cortex_a53 */
-	r.m.armv8[1] = (struct fkr_armv8_pmu){ 9, 4, false, false, 0x30 }; /* cortex_a72 */
+	r.m.armv8[0] = (struct fkr_armv8_pmu){ 8, 6, false, false, 0x0f, 0, FKR_A8_EXTRA_NONE, 0 }; /* cortex_a53 */
+	r.m.armv8[1] = (struct fkr_armv8_pmu){ 9, 4, false, false, 0x30, 0, FKR_A8_EXTRA_NONE, 0 }; /* cortex_a72 */
 	r.m.narmv8 = 2;
 	c = count(&r, "{cycles:u,instructions:u,cache-references:u,cache-misses:u,branch-misses:u,"
 		      "bus-cycles:u}", true, &l, &rc);

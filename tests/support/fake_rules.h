@@ -46,6 +46,19 @@ struct fkr_armv8_pmu {
 	bool pmuv3p5;    /* 64-bit event counters (no chaining for `long`) */
 	bool icntr;      /* PMUv3p9 instruction counter (index 32) */
 	uint64_t cpus;   /* CPUs it serves (bit mask); 0 = every CPU */
+	/* PMCEID0/1_EL0 bits (common events 0x00-0x3f) the core does NOT
+	 * implement; 0 = every common event implemented */
+	uint64_t pmceid_absent;
+	/* the extra cache map its map_event passes (arm_pmuv3.c
+	 * PMUV3_INIT_MAP_EVENT): none, armv8_a53_perf_cache_map, a57's */
+	enum { FKR_A8_EXTRA_NONE = 0, FKR_A8_EXTRA_A53, FKR_A8_EXTRA_A57 } extra_cache;
+	uint32_t threshold_max; /* caps/threshold_max: (1 << PMMIR.THWIDTH) - 1 */
+};
+
+/* An Apple M1/M2 core PMU (fake_rules_apple.c). */
+struct fkr_apple_pmu {
+	uint32_t type;
+	uint64_t cpus; /* CPUs it serves (bit mask); 0 = every CPU */
 };
 
 struct fkr_machine {
@@ -67,9 +80,13 @@ struct fkr_machine {
 	bool spe_no_filt_typ; /* no SPE_PMU_FEAT_FILT_TYP (PMSIDR_EL1.FT clear) */
 	bool spe_inv_filt_evt; /* SPE_PMU_FEAT_INV_FILT_EVT (FEAT_SPEv1p2) */
 	uint64_t spe_evfr_res0; /* PMSEVFR_EL1 RES0 bits for the CPU's PMSVer */
+	bool spe_eft;         /* SPE_PMU_FEAT_EFT (PMSIDR_EL1.EFT): SIMD/FP and mask filters */
 	/* Arm PMUv3 core PMUs (one per cluster on big.LITTLE) */
 	struct fkr_armv8_pmu armv8[2];
 	int narmv8;
+	/* Apple M1/M2 core PMUs (apple_m1_cpu_pmu.c), one per core type */
+	struct fkr_apple_pmu apple[2];
+	int napple;
 	/* counters for tests */
 	int opens_ok, opens_refused;
 };
@@ -82,6 +99,8 @@ void fkr_install(struct fk *fk, struct fkr_machine *m);
 int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pid_t pid,
 	     int cpu);
 int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr);
+/* A core event with precise_ip on AMD: forwarded to ibs_op or refused. */
+int fkr_amd_precise(const struct fkr_machine *m, const struct perf_event_attr *attr);
 int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_pmu *p,
 	     const struct perf_event_attr *attr, int group_fd);
 int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu);
@@ -97,6 +116,15 @@ int fkr_core_hw(struct fk *fk, const struct fkr_machine *m, const struct perf_ev
 /* An event for an Arm PMUv3 PMU: event init and validate_group(). */
 int fkr_armv8(struct fk *fk, const struct fkr_armv8_pmu *p, const struct perf_event_attr *attr,
 	      pid_t pid, int cpu, int group_fd);
+
+/* The event number the PMUv3 driver programs for attr (its map_event), or
+ * a negative errno (ENOENT unsupported, EINVAL out of range or CHAIN). */
+int fkr_armv8_event(const struct fkr_armv8_pmu *p, const struct perf_event_attr *attr);
+
+/* An event for an Apple M1/M2 PMU: m1_pmu_map_event, m1_pmu_set_event_filter
+ * and validate_group() with m1_pmu_get_event_idx(). */
+int fkr_apple(struct fk *fk, const struct fkr_apple_pmu *p, const struct perf_event_attr *attr,
+	      int cpu, int group_fd);
 
 /* perf_allow_kernel(): 0 or -EACCES. */
 int fkr_allow_kernel(const struct fkr_machine *m);

@@ -10,19 +10,91 @@
 #define A8_INSTR_IDX 32 /* include/linux/perf/arm_pmuv3.h:11 */
 #define A8_MAX_GENERAL 31 /* include/linux/perf/arm_pmuv3.h:9 */
 
-/* The event number the driver programs (PMEVTYPER.evtCount, 16 bits):
- * PERF_TYPE_HARDWARE through armv8_pmuv3_perf_map (arm_pmuv3.c:43-53; branch-instructions BR_RETIRED),
- * raw and the PMU's own type from config:0-15.  -1: not mapped (ENOENT). */
-static int a8_event(const struct perf_event_attr *a)
+/* The driver's generic maps (drivers/perf/arm_pmuv3.c, Linux 6.12:
+ * armv8_pmuv3_perf_map and armv8_pmuv3_perf_cache_map; in v7.1-rc6 at
+ * :45-160 per seed 004), written here from the kernel source independently
+ * of the library's table.  Cache slots: cache | op << 8 | result << 16. */
+static int a8_hw(uint32_t id)
 {
-	if (a->type == PERF_TYPE_HARDWARE) {
-		static const int map[] = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24 };
-		uint32_t id = (uint32_t)a->config;
-		return id < sizeof(map) / sizeof(map[0]) ? map[id] : -1;
+	switch (id) {
+	case PERF_COUNT_HW_CPU_CYCLES: return 0x11;
+	case PERF_COUNT_HW_INSTRUCTIONS: return 0x08;
+	case PERF_COUNT_HW_CACHE_REFERENCES: return 0x04;
+	case PERF_COUNT_HW_CACHE_MISSES: return 0x03;
+	case PERF_COUNT_HW_BRANCH_INSTRUCTIONS: return 0x0c;
+	case PERF_COUNT_HW_BRANCH_MISSES: return 0x10;
+	case PERF_COUNT_HW_BUS_CYCLES: return 0x1d;
+	case PERF_COUNT_HW_STALLED_CYCLES_FRONTEND: return 0x23;
+	case PERF_COUNT_HW_STALLED_CYCLES_BACKEND: return 0x24;
 	}
-	if (a->type == PERF_TYPE_HW_CACHE)
-		return 0x04; /* L1D_CACHE: any cache event takes a general counter */
+	return -1;
+}
+
+static int a8_cache(uint32_t slot, int map)
+{
+	/* L1D=0 L1I=1 LL=2 DTLB=3 ITLB=4 BPU=5 NODE=6; READ=0 WRITE=1
+	 * PREFETCH=2; ACCESS=0 MISS=1 */
+	static const struct { uint32_t slot; int ev; } generic[] = {
+		{ 0x00000, 0x04 }, { 0x10000, 0x03 }, { 0x00001, 0x14 }, { 0x10001, 0x01 },
+		{ 0x10003, 0x05 }, { 0x00003, 0x25 }, { 0x10004, 0x02 }, { 0x00004, 0x26 },
+		{ 0x10002, 0x37 }, { 0x00002, 0x36 }, { 0x00005, 0x12 }, { 0x10005, 0x10 },
+	}, a53[] = {
+		{ 0x10200, 0xc2 }, { 0x00006, 0x60 }, { 0x00106, 0x61 },
+	}, a57[] = {
+		{ 0x00000, 0x40 }, { 0x10000, 0x42 }, { 0x00100, 0x41 }, { 0x10100, 0x43 },
+		{ 0x10003, 0x4c }, { 0x10103, 0x4d }, { 0x00006, 0x60 }, { 0x00106, 0x61 },
+	};
+#define A8_FIND(t) for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) \
+		if (t[i].slot == slot) return t[i].ev
+	if (map == 0) { A8_FIND(generic); }
+	if (map == FKR_A8_EXTRA_A53) { A8_FIND(a53); }
+	if (map == FKR_A8_EXTRA_A57) { A8_FIND(a57); }
+#undef A8_FIND
+	return -1;
+}
+
+static bool a8_pmceid(const struct fkr_armv8_pmu *p, int ev)
+{
+	return ev >= 0 && ev < 0x40 && !(p->pmceid_absent & (1ULL << ev));
+}
+
+/* __armv8_pmuv3_map_event_id + __armv8_pmuv3_map_event (v6.12; v7.1-rc6
+ * :1198-1214, :1275-1300): branch-instructions is BR_RETIRED, else
+ * PC_WRITE_RETIRED, by PMCEID; a common event is used only when PMCEID has
+ * it, else the extra maps decide (a NULL extra event map: ENOENT);
+ * armpmu_map_hw_event/armpmu_map_cache_event (arm_pmu.c): past the enums
+ * EINVAL; raw and the PMU's own type: config:0-15. */
+int fkr_armv8_event(const struct fkr_armv8_pmu *p, const struct perf_event_attr *a)
+{
+	uint32_t c = (uint32_t)a->config;
+	int ev;
+	if (a->type == PERF_TYPE_HARDWARE) {
+		if (c >= PERF_COUNT_HW_MAX)
+			return -EINVAL;
+		if (c == PERF_COUNT_HW_BRANCH_INSTRUCTIONS)
+			ev = a8_pmceid(p, 0x21) ? 0x21 : a8_pmceid(p, 0x0c) ? 0x0c : -1;
+		else
+			ev = a8_hw(c);
+		return ev > 0 && a8_pmceid(p, ev) ? ev : -ENOENT;
+	}
+	if (a->type == PERF_TYPE_HW_CACHE) {
+		if ((c & 0xff) >= PERF_COUNT_HW_CACHE_MAX ||
+		    ((c >> 8) & 0xff) >= PERF_COUNT_HW_CACHE_OP_MAX ||
+		    ((c >> 16) & 0xff) >= PERF_COUNT_HW_CACHE_RESULT_MAX)
+			return -EINVAL;
+		ev = a8_cache(c & 0xffffff, 0);
+		if (ev > 0 && a8_pmceid(p, ev))
+			return ev;
+		ev = p->extra_cache ? a8_cache(c & 0xffffff, (int)p->extra_cache) : -1;
+		return ev >= 0 ? ev : -ENOENT;
+	}
 	return (int)(a->config & 0xffff);
+}
+
+static int a8_event(const struct fkr_armv8_pmu *p, const struct perf_event_attr *a)
+{
+	int ev = fkr_armv8_event(p, a);
+	return ev < 0 ? -1 : ev;
 }
 
 static bool a8_long(const struct perf_event_attr *a)
@@ -42,7 +114,7 @@ static bool a8_user(const struct perf_event_attr *a)
  * read and no PMUv3p5 long counters, :477-486).  -1 = EAGAIN. */
 static int a8_get_idx(const struct fkr_armv8_pmu *p, uint64_t *used, const struct perf_event_attr *a)
 {
-	int ev = a8_event(a);
+	int ev = a8_event(p, a);
 	bool chained = a8_long(a) && !a8_user(a) && !p->pmuv3p5;
 	if (ev == 0x11) {
 		if (!(*used & (1ULL << A8_CYCLE_IDX))) {
@@ -96,7 +168,7 @@ static int a8_validate(const struct fkr_armv8_pmu *p, uint64_t *used,
 int fkr_armv8(struct fk *fk, const struct fkr_armv8_pmu *p, const struct perf_event_attr *attr,
 	      pid_t pid, int cpu, int group_fd)
 {
-	int ev = a8_event(attr);
+	int ev = fkr_armv8_event(p, attr);
 	uint64_t used = 0;
 	/* armpmu_event_init() (arm_pmu.c:497-516): a CPU-bound event on a CPU
 	 * of another class is ENOENT; no branch stack (EOPNOTSUPP). */
@@ -105,10 +177,14 @@ int fkr_armv8(struct fk *fk, const struct fkr_armv8_pmu *p, const struct perf_ev
 	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
 	if (ev < 0)
-		return -ENOENT;
+		return ev;
 	/* armv8pmu_set_event_filter(): no idle filter (arm_pmuv3.c:999-1002). */
 	if (attr->exclude_idle)
 		return -EOPNOTSUPP;
+	/* FEAT_PMUv3_TH (v6.12 armv8pmu_set_event_filter; v7.1-rc6
+	 * :1142-1152): threshold = config1:5-16 above threshold_max is EINVAL */
+	if (((attr->config1 >> 5) & 0xfff) > p->threshold_max)
+		return -EINVAL;
 	/* __armv8_pmuv3_map_event() (arm_pmuv3.c:1105-1156): CHAIN (0x1e) alone
 	 * is EINVAL; user access needs a task event, and a 64-bit one other
 	 * than CPU_CYCLES needs long counters (EOPNOTSUPP). */

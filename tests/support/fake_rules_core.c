@@ -107,12 +107,20 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 		} else if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
 			   attr->type == PERF_TYPE_RAW) {
 			uint32_t ext = attr->type == PERF_TYPE_RAW ? 0 : (uint32_t)(attr->config >> 32);
-			r = m->npebs || !m->narmv8 ? fkr_core_hw(fk, m, attr, cpu, group_fd) : -ENOENT;
+			if (m->ibs_op_type && !m->npebs && !m->narmv8 && attr->precise_ip)
+				return fkr_amd_precise(m, attr);
+			r = m->npebs || (!m->narmv8 && !m->napple) ? fkr_core_hw(fk, m, attr, cpu, group_fd)
+								   : -ENOENT;
 			/* drivers/perf/arm_pmu.c: the (first) Arm core PMU takes
 			 * the generic types; with the extended type, that PMU. */
 			for (int i = 0; i < m->narmv8; i++)
 				if (!ext || m->armv8[i].type == ext) {
 					r = fkr_armv8(fk, &m->armv8[i], attr, pid, cpu, group_fd);
+					break;
+				}
+			for (int i = 0; i < m->napple; i++)
+				if (!ext || m->apple[i].type == ext) {
+					r = fkr_apple(fk, &m->apple[i], attr, cpu, group_fd);
 					break;
 				}
 		} else if (m->ibs_op_type && attr->type == m->ibs_op_type) {
@@ -124,6 +132,9 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 			for (int i = 0; i < m->narmv8; i++)
 				if (attr->type == m->armv8[i].type)
 					r = fkr_armv8(fk, &m->armv8[i], attr, pid, cpu, group_fd);
+			for (int i = 0; i < m->napple; i++)
+				if (attr->type == m->apple[i].type)
+					r = fkr_apple(fk, &m->apple[i], attr, cpu, group_fd);
 			for (int i = 0; i < m->npebs; i++)
 				if (attr->type == m->pebs[i].type)
 					r = fkr_pebs(fk, m, &m->pebs[i], attr, group_fd);

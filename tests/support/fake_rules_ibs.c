@@ -63,3 +63,23 @@ int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr)
 	}
 	return 0;
 }
+
+/* amd_pmu_hw_config -> forward_event_to_ibs (ibs.c v7.1-rc6 :240-258, seed
+ * 000) -> perf_ibs_precise_event, then perf_init_event's retry on the new
+ * type: written from the kernel source separately from src/event/ibsfwd.c. */
+int fkr_amd_precise(const struct fkr_machine *m, const struct perf_event_attr *attr)
+{
+	struct perf_event_attr op = *attr;
+	if (attr->precise_ip > 2)
+		return -EOPNOTSUPP;
+	if (attr->type == PERF_TYPE_HARDWARE && attr->config == PERF_COUNT_HW_CPU_CYCLES)
+		op.config = 0;
+	else if (attr->type == PERF_TYPE_RAW && attr->config == 0x76)
+		op.config = 0;
+	else if (attr->type == PERF_TYPE_RAW && attr->config == 0xc1)
+		op.config = IBS_OP_CNT_CTL;
+	else
+		return -ENOENT; /* type unchanged: perf_init_event gives up */
+	op.type = m->ibs_op_type;
+	return fkr_ibs_op(m, &op);
+}

@@ -11,6 +11,10 @@
 #define SPE_BRANCH_FILTER (1ULL << 32) /* config:32 PMSFCR_EL1.B */
 #define SPE_LOAD_FILTER (1ULL << 33)   /* config:33 PMSFCR_EL1.LD */
 #define SPE_STORE_FILTER (1ULL << 34)  /* config:34 PMSFCR_EL1.ST */
+/* FEAT_SPE_EFT: branch/load/store_filter_mask config:35-37 (PMSFCR_EL1.Bm,
+ * LDm, STm), simd_filter 39 and its mask 40, float_filter 41 and its mask
+ * 42 (PMSFCR_EL1.SIMD, SIMDm, FP, FPm) */
+#define SPE_EFT_BITS (0x7ULL << 35 | 0xfULL << 39)
 
 int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int cpu)
 {
@@ -45,6 +49,11 @@ int fkr_spe(const struct fkr_machine *m, const struct perf_event_attr *attr, int
 	 * SPE_PMU_FEAT_FILT_TYP: -EOPNOTSUPP. */
 	if ((attr->config & (SPE_BRANCH_FILTER | SPE_LOAD_FILTER | SPE_STORE_FILTER)) &&
 	    m->spe_no_filt_typ)
+		return -EOPNOTSUPP;
+	/* FEAT_SPE_EFT (the v5 series, July 2025, arm_spe_pmu_event_init):
+	 * simd_filter, float_filter or a *_filter_mask bit (config:35-42)
+	 * without SPE_PMU_FEAT_EFT: -EOPNOTSUPP. */
+	if ((attr->config & SPE_EFT_BITS) && !m->spe_eft)
 		return -EOPNOTSUPP;
 	/* :748-750 PMSFCR_EL1.FL without SPE_PMU_FEAT_FILT_LAT: -EOPNOTSUPP. */
 	if ((attr->config2 & SPE_MIN_LATENCY) && !m->spe_filt_lat)

@@ -27,7 +27,7 @@
 
 int cmd_top(const struct cli_global *g, int argc, char **argv);
 
-enum { O_ENGINE = 256, O_PERIOD, O_JSON, O_ROWS, O_VIEW, O_SORT, O_NODEMANGLE };
+enum { O_ENGINE = 256, O_PERIOD, O_JSON, O_ROWS, O_VIEW, O_SORT, O_NODEMANGLE, O_NOSYMBOLS };
 
 static const struct cli_opt opts[] = {
 	{ NULL, 0, 0, NULL, 0, "Target (default: the whole system):" },
@@ -51,6 +51,8 @@ static const struct cli_opt opts[] = {
 	  "samples, latency, local, remote, remote% or name\n(default samples)" },
 	{ "rows", 0, CLI_ARG, "N", O_ROWS, "rows per view (default: the terminal's height; 20\nin batch mode)" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "C++/Rust names as in the binary" },
+	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYMBOLS,
+	  "name no code or data (functions are [unknown], objects\nthe mappings): each frame is quicker; a system-wide view\nof a busy machine names hundreds of binaries a frame" },
 	{ 0 },
 };
 
@@ -83,7 +85,7 @@ struct top_opts {
 	uint64_t period, freq;
 	double delay;
 	long frames;
-	bool batch, json, demangle;
+	bool batch, json, demangle, no_symbols;
 	enum top_view view;
 	enum top_sort sort;
 	size_t rows;
@@ -147,6 +149,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			o->rows = (size_t)v;
 			break;
 		case O_NODEMANGLE: o->demangle = false; break;
+		case O_NOSYMBOLS: o->no_symbols = true; break;
 		default: return cli_usage(&cli_spec_top, "'%s' is not an option of top", p.opt);
 		}
 	}
@@ -538,6 +541,7 @@ static int open_session(const struct cli_global *g, struct top_opts *o, struct p
 	struct pms_session_opts sopt = PMS_SESSION_OPTS_INIT;
 	sopt.profile_opts = &po;
 	sopt.demangle = o->demangle;
+	sopt.symbols = !o->no_symbols;
 	(void)g;
 	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, ses) < 0) {
 		char hint[512];
@@ -601,9 +605,17 @@ int cmd_top(const struct cli_global *g, int argc, char **argv)
 	}
 	rc = run_loop(&st);
 	term_teardown();
-	(void)pms_session_finish(st.ses);
 	struct pms_liverun_result res;
 	pms_session_result(st.ses, &res);
+	/* q or -n with the command still running: top ends it (SIGTERM, as
+	 * a Ctrl-C would) and its status is not top's */
+	bool ended_by_top = o.kind == TT_COMMAND && !res.have_status;
+	if (ended_by_top)
+		pms_session_stop(st.ses, SIGTERM);
+	(void)pms_session_finish(st.ses);
+	pms_session_result(st.ses, &res);
+	if (ended_by_top)
+		res.have_status = false;
 	if (!rc && res.target_gone && o.kind == TT_PID)
 		fprintf(stderr, "pmuscope: top: process %d is gone\n", (int)o.pid);
 	if (!rc && res.have_status)

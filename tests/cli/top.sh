@@ -92,6 +92,10 @@ EOF
 "$pms" top --batch -d 5 -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
 [ $rc = 3 ] || bad "top -- sh -c 'exit 3': exit $rc, want 3"
 
+# -n reached while the COMMAND runs: top ends it and exits 0
+"$pms" top --batch -n 1 -d 0.5 -- sleep 600 >/dev/null 2>&1; rc=$?
+[ $rc = 0 ] || bad "top -n 1 -- sleep 600: exit $rc, want 0"
+
 # ---- the terminal (tmux) ----------------------------------------------------
 if ! command -v tmux >/dev/null; then
   echo "SKIP: the terminal part needs tmux (scripts/deps.sh test installs it)"

@@ -26,6 +26,7 @@
 	X(script, "one line or JSON object per sample of a perf.data file") \
 	X(stat, "count events for a command, pid or CPUs; per node/socket/core type; -I, -x, --json") \
 	X(migrate, "move a live process's pages (an address range) to a NUMA node; moved/failed by errno") \
+	X(top, "live view of memory samples by process, thread, data object, function (numatop)") \
 
 
 #define DECLARE(name, summary) \

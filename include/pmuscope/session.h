@@ -197,6 +197,15 @@ int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out);
  * first measurement's length. */
 int pms_session_remeasure(struct pms_session *s, double seconds, struct pms_memreport **before);
 
+/* Live, a refreshing view's interval: drain, build the report of the
+ * samples since the open or the last call (*out, the caller's; names from
+ * that profile's mappings, the session's symbolizer remade for it), then
+ * free that profile and go on with a fresh one of the same options.  The
+ * source's statistics in the report are the run's so far (cumulative);
+ * seconds: the interval's length (duration_ns).  Not after
+ * pms_session_remeasure. */
+int pms_session_interval(struct pms_session *s, double seconds, struct pms_memreport **out);
+
 /* The source's info (files: the first file's, or the first whose engine
  * gives a data source) and statistics summed over the files. */
 void pms_session_info(const struct pms_session *s, struct pms_memsrc_info *out);

@@ -989,6 +989,43 @@ int pms_session_remeasure(struct pms_session *s, double seconds, struct pms_memr
 	return 0;
 }
 
+int pms_session_interval(struct pms_session *s, double seconds, struct pms_memreport **out)
+{
+	int rc;
+	*out = NULL;
+	if (!s->run || !s->ps.prof || !s->ps.prof_samples || s->prof_before)
+		return pms_err(PMS_EINVAL, "pms_session_interval: a live session with one profile");
+	(void)pms_liverun_drain(s->run);
+	/* the next interval's profile first: a failure leaves the run as it was */
+	struct pms_memprof *next = NULL;
+	if ((rc = pms_memprof_new(s->topo, &s->po, &next)) < 0)
+		return rc;
+	struct pms_numa_stats nst;
+	pms_numa_oracle_stats(pms_liverun_oracle(s->run), &nst);
+	struct pms_memreport_input in = { .numa = &nst,
+					  .duration_ns = (uint64_t)(seconds * 1e9) };
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats sst;
+	pms_session_info(s, &info);
+	pms_session_stats(s, &sst);
+	pms_memreport_input_from_src(&in, &info, &sst);
+	/* names from this interval's mappings (a library loaded since the
+	 * last one is named): the symbolizer copies them, so it is remade */
+	pms_symbolizer_free(s->sym);
+	s->sym = NULL;
+	symbolizer_make(s);
+	rc = pms_memprof_report(s->ps.prof, s->sym, &in, out);
+	if (rc < 0) {
+		pms_memprof_free(next);
+		*out = NULL;
+		return rc;
+	}
+	pms_memprof_free(s->ps.prof);
+	s->ps.prof = next;
+	pms_liverun_set_profile(s->run, next);
+	return 0;
+}
+
 /* Live: the model gets the profile's kept samples, their nodes resolved. */
 static int c2c_feed_live(struct pms_session *s)
 {

@@ -213,7 +213,10 @@ struct pms_memreport_site {
 	char *file;          /* source file (instructions/functions), NULL if unknown */
 	int line;
 	char *module;        /* binary or mapping path, "" if none */
-	char *kind;          /* objects: "file", "heap", "stack", "anon", "workload" ... */
+	char *kind;          /* objects: "global", "segment", "heap", "stack", "anon",
+			      * "special", "unmapped", "workload"
+			      * (pms_dataobj_kind_name; "file" in aggregate mode:
+			      * a whole file mapping) */
 	uint64_t samples;
 	uint64_t latency;    /* total weight of its samples with a valid weight */
 	uint64_t weighted;   /* how many had one */
@@ -223,6 +226,7 @@ struct pms_memreport_site {
 	/* functions with opts.functions_per_pid: the process; else 0, NULL */
 	uint32_t pid;
 	char *comm;
+	char *section;       /* objects in a file: its ELF section (".data"), else NULL */
 };
 
 /* One process (tid 0) or one thread, like numatop's process view. */

@@ -604,6 +604,7 @@ static void site_free(struct pms_memreport_site *s)
 	free(s->file);
 	free(s->module);
 	free(s->kind);
+	free(s->section);
 }
 
 void mp_sites_free(struct pms_memreport_site *v, size_t n)

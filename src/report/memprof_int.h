@@ -281,6 +281,19 @@ int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
 		   struct pms_memreport_site *ips, size_t nips);
 int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym);
+void mp_site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
+		       const struct ksample *x);
+int mp_sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memreport_site **out,
+		  size_t *nout);
+
+/* memprof_objects.c */
+/* THE naming of a sampled data address (live and from files alike): the
+ * seam where allocation tracking comes in.  An allocation that held addr
+ * at time (of process pid; time 0: unknown) would name it first; there is
+ * none yet, so the mapping's truth (pms_data_object) names it.  0, or a
+ * negative PMS_E*. */
+int mp_data_object(struct pms_memprof *p, struct pms_symbolizer *sym, const struct pms_maps *maps,
+		   uint32_t pid, uint64_t time, uint64_t addr, struct pms_dataobj *out);
 int mp_build_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym);
 
 /* memprof_tasks.c */

@@ -63,8 +63,33 @@ static bool kernel_ip(const struct pms_memsample *s)
 	return (s->valid & PMS_MS_KERNEL_IP) != 0;
 }
 
-/* Data objects from the aggregate: named at first sight; a file's static
- * symbol is looked up now. */
+/* A whole file mapping of the aggregate (its samples were not kept, so it
+ * is not cut into sections and globals): the file's base name and the
+ * sections it spans, never one symbol's name. */
+static int agg_file_name(struct pms_memprof *p, struct pms_symbolizer *sym,
+			 struct pms_memreport_site *o)
+{
+	struct pms_dataobj first, last;
+	char buf[320];
+	int rc = 0;
+	const struct pms_maps *ms = pms_memprof_maps(p);
+	if (pms_data_object(sym, 0, ms, o->addr, &first) < 0 ||
+	    pms_data_object(sym, 0, ms, o->addr + o->size - 1, &last) < 0 ||
+	    first.kind == PMS_DOBJ_UNMAPPED || !first.section || !last.section)
+		return 0; /* the mapping's path, as named when added */
+	const char *base = strrchr(o->module, '/');
+	base = base ? base + 1 : o->module;
+	if (!strcmp(first.section, last.section))
+		snprintf(buf, sizeof(buf), "%s %s", base, first.section);
+	else
+		snprintf(buf, sizeof(buf), "%s [%s - %s]", base, first.section, last.section);
+	free(o->name);
+	o->name = mp_xstrdup(buf, &rc);
+	return rc;
+}
+
+/* Data objects from the aggregate: named at first sight (the mapping);
+ * a file mapping's sections are looked up now. */
 static int agg_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	struct agg *a = p->agg;
@@ -79,14 +104,9 @@ static int agg_objects(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		no++;
 		if (rc < 0)
 			goto out;
-		struct pms_symbol sy = { 0 };
-		if (!strcmp(o->kind, "file") && sym &&
-		    pms_symbolizer_data(sym, a->objs[i].addr0, &sy) == 0 && sy.func) {
-			free(o->name);
-			o->name = mp_xstrdup(sy.func, &rc);
-			if (rc < 0)
-				goto out;
-		}
+		if (!strcmp(o->kind, "file") && sym && o->size &&
+		    (rc = agg_file_name(p, sym, o)) < 0)
+			goto out;
 		if (!r->kernel_visible && o->addr >= (1ULL << 63)) {
 			o->addr = 0;
 			o->addr_hidden = true;

@@ -118,7 +118,7 @@ print(len(l), sorted(s["weight"] for s in l)[:3], sum(1 for s in l if s["level"]
 fi
 "$pms" report --csv -i "$ws" >"$tmp/csv" 2>&1; expect "csv exit" 0 $?
 expect "csv rows" 15 "$(wc -l <"$tmp/csv")"
-head -1 "$tmp/csv" | grep -q "^time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight$" \
+head -1 "$tmp/csv" | grep -q "^time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight,object,object_kind,section$" \
   || { echo "FAIL: csv header"; fail=1; }
 [ "$fail" = 0 ] && [ "$skipped" = 1 ] && exit 77
 exit $fail

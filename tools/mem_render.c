@@ -174,6 +174,23 @@ static void json_site(struct json *j, const struct pms_memreport_site *s, bool o
 			cli_json_str(j, "section", s->section);
 		else
 			cli_json_null(j, "section");
+		cli_json_bool(j, "resident_read", s->resident_read);
+		if (s->resident_read)
+			cli_json_uint(j, "pages_absent", s->pages_absent);
+		else
+			cli_json_null(j, "pages_absent");
+		cli_json_begin_array(j, "nodes");
+		for (size_t i = 0; i < s->nnodes; i++) {
+			cli_json_begin_object(j, NULL);
+			cli_json_int(j, "node", s->nodes[i].node);
+			if (s->resident_read)
+				cli_json_uint(j, "pages", s->nodes[i].pages);
+			else
+				cli_json_null(j, "pages");
+			cli_json_uint(j, "samples", s->nodes[i].samples);
+			cli_json_end_object(j);
+		}
+		cli_json_end_array(j);
 	}
 	if (!object) {
 		if (s->line)
@@ -744,8 +761,32 @@ static void human(char *buf, size_t n, uint64_t v)
 		snprintf(buf, n, "%.1f GiB", (double)v / (1024.0 * 1024.0 * 1024.0));
 }
 
+/* "0:9216p/1024s 1:12p/-": per node, its pages now (residency) and its
+ * samples' data there. */
+static void objnodes(char *buf, size_t n, const struct pms_memreport_site *s)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->nnodes && k + 1 < n; i++) {
+		const struct pms_memreport_objnode *x = &s->nodes[i];
+		char pg[24] = "-", sm[24] = "-";
+		if (s->resident_read)
+			snprintf(pg, sizeof(pg), "%" PRIu64 "p", x->pages);
+		if (x->samples)
+			snprintf(sm, sizeof(sm), "%" PRIu64 "s", x->samples);
+		int w = snprintf(buf + k, n - k, "%s%d:%s/%s", i ? " " : "", x->node, pg, sm);
+		if (w < 0)
+			break;
+		k += (size_t)w;
+	}
+	if (s->resident_read && s->pages_absent && k + 1 < n)
+		snprintf(buf + k, n - k, "%sabsent:%" PRIu64 "p", k ? " " : "", s->pages_absent);
+	if (!buf[0])
+		snprintf(buf, n, "-");
+}
+
 /* The data objects: how each was named (kind), where it is, its size. */
-static void text_objects(const struct pms_memreport *r)
+static void text_objects(const struct mem_render *m, const struct pms_memreport *r)
 {
 	printf("\ntop data objects (%% of the %" PRIu64 " samples with an address; remote = share "
 	       "of its resolved samples on another node than the CPU's):\n",
@@ -754,8 +795,16 @@ static void text_objects(const struct pms_memreport *r)
 		printf("  (none)\n");
 		return;
 	}
-	printf("  %8s %6s %7s %-8s %-18s %10s  %s\n", "samples", "%", "remote", "kind", "start",
-	       "size", "object");
+	bool res = false;
+	for (size_t i = 0; i < r->ntop_objects; i++)
+		res |= r->top_objects[i].resident_read;
+	printf("  nodes = node:pages there now (residency)/samples whose data was there; %s\n",
+	       res ? "residency read while the process was held at its exit"
+	       : strcmp(m->command, "mem") ? "residency not recorded in a file (pages: -)"
+					   : "residency not read (pages: -): read only while a "
+					     "started command's process is held at its exit");
+	printf("  %8s %6s %7s %-8s %-18s %10s  %-24s %s\n", "samples", "%", "remote", "kind",
+	       "start", "size", "nodes", "object");
 	for (size_t i = 0; i < r->ntop_objects; i++) {
 		const struct pms_memreport_site *s = &r->top_objects[i];
 		char addr[32] = "-", size[32] = "-", rem[16] = "-";
@@ -765,8 +814,10 @@ static void text_objects(const struct pms_memreport *r)
 			human(size, sizeof(size), s->size);
 		if (s->resolved)
 			snprintf(rem, sizeof(rem), "%.0f%%", pct(s->remote, s->resolved));
-		printf("  %8" PRIu64 " %5.1f%% %7s %-8s %-18s %10s  %s", s->samples,
-		       pct(s->samples, r->with_addr), rem, s->kind, addr, size, s->name);
+		char nodes[160];
+		objnodes(nodes, sizeof(nodes), s);
+		printf("  %8" PRIu64 " %5.1f%% %7s %-8s %-18s %10s  %-24s %s", s->samples,
+		       pct(s->samples, r->with_addr), rem, s->kind, addr, size, nodes, s->name);
 		if (!strcmp(s->kind, "global")) {
 			const char *b = s->module ? strrchr(s->module, '/') : NULL;
 			printf("  (%s%s%s)", b ? b + 1 : s->module ? s->module : "?",
@@ -945,7 +996,7 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	if (r->latency.n)
 		text_sites("top functions by total latency", r->top_funcs_latency,
 			   r->ntop_funcs_latency, r->samples);
-	text_objects(r);
+	text_objects(m, r);
 	if (m->text_extra)
 		m->text_extra(m->extra_ud);
 }

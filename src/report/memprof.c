@@ -106,6 +106,7 @@ void pms_memprof_free(struct pms_memprof *p)
 	if (!p)
 		return;
 	agg_free(p->agg);
+	mp_residency_free(p);
 	free(p->v);
 	free(p->xv);
 	free(p->open);
@@ -605,6 +606,7 @@ static void site_free(struct pms_memreport_site *s)
 	free(s->module);
 	free(s->kind);
 	free(s->section);
+	free(s->nodes);
 }
 
 void mp_sites_free(struct pms_memreport_site *v, size_t n)

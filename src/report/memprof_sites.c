@@ -96,6 +96,17 @@ int mp_site_copy(struct pms_memreport_site *d, const struct pms_memreport_site *
 	d->kind = s->kind ? mp_xstrdup(s->kind, &rc) : NULL;
 	d->comm = s->comm ? mp_xstrdup(s->comm, &rc) : NULL;
 	d->section = s->section ? mp_xstrdup(s->section, &rc) : NULL;
+	d->nodes = NULL;
+	d->nnodes = 0;
+	if (s->nnodes && rc >= 0) {
+		d->nodes = malloc(s->nnodes * sizeof(*d->nodes));
+		if (!d->nodes)
+			rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		else {
+			memcpy(d->nodes, s->nodes, s->nnodes * sizeof(*d->nodes));
+			d->nnodes = s->nnodes;
+		}
+	}
 	return rc;
 }
 

@@ -106,7 +106,9 @@ void pms_memprof_free(struct pms_memprof *p)
 	if (!p)
 		return;
 	agg_free(p->agg);
-	mp_residency_free(p);
+	for (size_t i = 0; i < p->nres; i++) /* memprof_residency.c's */
+		free(p->res[i].node);
+	free(p->res);
 	free(p->v);
 	free(p->xv);
 	free(p->open);

@@ -308,10 +308,15 @@ int mp_sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memre
 int mp_data_object(struct pms_memprof *p, struct pms_symbolizer *sym, const struct pms_maps *maps,
 		   uint32_t pid, uint64_t time, uint64_t addr, struct pms_dataobj *out);
 int mp_build_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym);
+
+/* memprof_residency.c */
 /* Read the residency of process pid's sampled mappings (its pages' nodes)
  * through thread tid, in oracle batches: while it is held at exit. */
 int mp_residency_read(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t pid, pid_t tid);
-void mp_residency_free(struct pms_memprof *p);
+/* Add pages and samples to node's entry of object o (node order). */
+int mp_objnode_add(struct pms_memreport_site *o, int node, uint64_t pages, uint64_t samples);
+/* o's pages per node from the residency read. */
+int mp_object_residency(const struct pms_memprof *p, struct pms_memreport_site *o);
 
 /* memprof_tasks.c */
 void mp_task_free(struct pms_memreport_task *t);

@@ -187,7 +187,7 @@ static int csv_row(void *ud, const struct pms_memsrc_sample *x)
 	(void)ud;
 	struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys,
 					    -1, -1, -1, 0 };
-	mem_render_csv_row(&row);
+	mem_render_csv_row(&row, NULL);
 	return 0;
 }
 

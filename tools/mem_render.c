@@ -169,6 +169,29 @@ static void json_site(struct json *j, const struct pms_memreport_site *s, bool o
 		cli_json_uint(j, "size", s->size);
 	cli_json_str(j, "name", s->name);
 	cli_json_str(j, object ? "kind" : "file", object ? s->kind : s->file);
+	if (object) {
+		if (s->section)
+			cli_json_str(j, "section", s->section);
+		else
+			cli_json_null(j, "section");
+		cli_json_bool(j, "resident_read", s->resident_read);
+		if (s->resident_read)
+			cli_json_uint(j, "pages_absent", s->pages_absent);
+		else
+			cli_json_null(j, "pages_absent");
+		cli_json_begin_array(j, "nodes");
+		for (size_t i = 0; i < s->nnodes; i++) {
+			cli_json_begin_object(j, NULL);
+			cli_json_int(j, "node", s->nodes[i].node);
+			if (s->resident_read)
+				cli_json_uint(j, "pages", s->nodes[i].pages);
+			else
+				cli_json_null(j, "pages");
+			cli_json_uint(j, "samples", s->nodes[i].samples);
+			cli_json_end_object(j);
+		}
+		cli_json_end_array(j);
+	}
 	if (!object) {
 		if (s->line)
 			cli_json_int(j, "line", s->line);
@@ -575,10 +598,23 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 
 void mem_render_csv_header(void)
 {
-	printf("time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight\n");
+	printf("time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight,"
+	       "object,object_kind,section\n");
 }
 
-void mem_render_csv_row(const struct pms_memreport_sample *x)
+/* A CSV field in quotes (its quotes doubled). */
+static void csv_quoted(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+void mem_render_csv_row(const struct pms_memreport_sample *x, const struct pms_memreport_site *o)
 {
 	const struct pms_memsample *s = &x->s;
 	char lvl[128] = "";
@@ -615,6 +651,13 @@ void mem_render_csv_row(const struct pms_memreport_sample *x)
 	printf(",\"%s\",", lvl);
 	if (s->valid & PMS_MS_WEIGHT)
 		printf("%" PRIu64, s->weight);
+	printf(",");
+	if (o) {
+		csv_quoted(o->name);
+		printf(",%s,%s", o->kind ? o->kind : "", o->section ? o->section : "");
+	} else {
+		printf(",,");
+	}
 	printf("\n");
 }
 
@@ -622,7 +665,10 @@ void mem_render_csv(const struct pms_memreport *r)
 {
 	mem_render_csv_header();
 	for (size_t i = 0; i < r->nall; i++)
-		mem_render_csv_row(&r->all[i]);
+		mem_render_csv_row(&r->all[i], r->all[i].object >= 0 &&
+							(size_t)r->all[i].object < r->nobjects
+						? &r->objects[r->all[i].object]
+						: NULL);
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -699,6 +745,87 @@ static void text_tasks(const char *title, const struct pms_memreport_task *v, si
 		printf("  %7u %7s %-16s %8" PRIu64 " %9s %6s %7s %10s  %s\n", t->pid, tid,
 		       *t->comm ? t->comm : "?", t->samples, t->with_addr ? res : "-", home, rem, lat,
 		       lvl);
+	}
+}
+
+/* 12345 -> "12345 B", "12.1 KiB", "36.0 MiB" */
+static void human(char *buf, size_t n, uint64_t v)
+{
+	if (v < 1024)
+		snprintf(buf, n, "%" PRIu64 " B", v);
+	else if (v < (1ULL << 20))
+		snprintf(buf, n, "%.1f KiB", (double)v / 1024.0);
+	else if (v < (1ULL << 30))
+		snprintf(buf, n, "%.1f MiB", (double)v / (1024.0 * 1024.0));
+	else
+		snprintf(buf, n, "%.1f GiB", (double)v / (1024.0 * 1024.0 * 1024.0));
+}
+
+/* "0:9216p/1024s 1:12p/-": per node, its pages now (residency) and its
+ * samples' data there. */
+static void objnodes(char *buf, size_t n, const struct pms_memreport_site *s)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->nnodes && k + 1 < n; i++) {
+		const struct pms_memreport_objnode *x = &s->nodes[i];
+		char pg[24] = "-", sm[24] = "-";
+		if (s->resident_read)
+			snprintf(pg, sizeof(pg), "%" PRIu64 "p", x->pages);
+		if (x->samples)
+			snprintf(sm, sizeof(sm), "%" PRIu64 "s", x->samples);
+		int w = snprintf(buf + k, n - k, "%s%d:%s/%s", i ? " " : "", x->node, pg, sm);
+		if (w < 0)
+			break;
+		k += (size_t)w;
+	}
+	if (s->resident_read && s->pages_absent && k + 1 < n)
+		snprintf(buf + k, n - k, "%sabsent:%" PRIu64 "p", k ? " " : "", s->pages_absent);
+	if (!buf[0])
+		snprintf(buf, n, "-");
+}
+
+/* The data objects: how each was named (kind), where it is, its size. */
+static void text_objects(const struct mem_render *m, const struct pms_memreport *r)
+{
+	printf("\ntop data objects (%% of the %" PRIu64 " samples with an address; remote = share "
+	       "of its resolved samples on another node than the CPU's):\n",
+	       r->with_addr);
+	if (!r->ntop_objects) {
+		printf("  (none)\n");
+		return;
+	}
+	bool res = false;
+	for (size_t i = 0; i < r->ntop_objects; i++)
+		res |= r->top_objects[i].resident_read;
+	printf("  nodes = node:pages there now (residency)/samples whose data was there; %s\n",
+	       res ? "residency read while the process was held at its exit"
+	       : strcmp(m->command, "mem") ? "residency not recorded in a file (pages: -)"
+					   : "residency not read (pages: -): read only while a "
+					     "started command's process is held at its exit");
+	printf("  %8s %6s %7s %-8s %-18s %10s  %-24s %s\n", "samples", "%", "remote", "kind",
+	       "start", "size", "nodes", "object");
+	for (size_t i = 0; i < r->ntop_objects; i++) {
+		const struct pms_memreport_site *s = &r->top_objects[i];
+		char addr[32] = "-", size[32] = "-", rem[16] = "-";
+		if (!s->addr_hidden && s->size)
+			hex(addr, sizeof(addr), s->addr);
+		if (s->size && s->size != UINT64_MAX)
+			human(size, sizeof(size), s->size);
+		if (s->resolved)
+			snprintf(rem, sizeof(rem), "%.0f%%", pct(s->remote, s->resolved));
+		char nodes[160];
+		objnodes(nodes, sizeof(nodes), s);
+		printf("  %8" PRIu64 " %5.1f%% %7s %-8s %-18s %10s  %-24s %s", s->samples,
+		       pct(s->samples, r->with_addr), rem, s->kind, addr, size, nodes, s->name);
+		if (!strcmp(s->kind, "global")) {
+			const char *b = s->module ? strrchr(s->module, '/') : NULL;
+			printf("  (%s%s%s)", b ? b + 1 : s->module ? s->module : "?",
+			       s->section ? " " : "", s->section ? s->section : "");
+		}
+		if (s->resolved && r->home_node >= 0)
+			printf("  (%.0f%% on home node)", pct(s->on_home, s->resolved));
+		printf("\n");
 	}
 }
 
@@ -789,6 +916,8 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	       r->samples);
 	if (*r->data_src_note)
 		printf("  %s\n", r->data_src_note);
+	if (r->nlevels)
+		printf("  %-24s %8s %6s\n", "level", "samples", "%");
 	for (size_t i = 0; i < r->nlevels; i++)
 		printf("  %-24s %8" PRIu64 " %5.1f%%\n", r->levels[i].name, r->levels[i].samples,
 		       pct(r->levels[i].samples, r->samples));
@@ -867,20 +996,7 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	if (r->latency.n)
 		text_sites("top functions by total latency", r->top_funcs_latency,
 			   r->ntop_funcs_latency, r->samples);
-	printf("\ntop data objects (%% of the %" PRIu64 " samples with an address):\n", r->with_addr);
-	if (!r->ntop_objects)
-		printf("  (none)\n");
-	for (size_t i = 0; i < r->ntop_objects; i++) {
-		const struct pms_memreport_site *s = &r->top_objects[i];
-		char addr[32] = "-";
-		if (!s->addr_hidden && s->size)
-			hex(addr, sizeof(addr), s->addr);
-		printf("  %8" PRIu64 " %5.1f%%  %-8s %-18s %s", s->samples, pct(s->samples, r->with_addr),
-		       s->kind, addr, s->name);
-		if (s->resolved && r->home_node >= 0)
-			printf("  (%.0f%% on home node)", pct(s->on_home, s->resolved));
-		printf("\n");
-	}
+	text_objects(m, r);
 	if (m->text_extra)
 		m->text_extra(m->extra_ud);
 }

@@ -55,7 +55,9 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r);
 /* CSV: one row per sample (a file report prints rows while it reads). */
 void mem_render_csv(const struct pms_memreport *r);
 void mem_render_csv_header(void);
-void mem_render_csv_row(const struct pms_memreport_sample *x);
+/* o: the sample's data object, NULL when not known (report --csv streams
+ * samples without building objects) */
+void mem_render_csv_row(const struct pms_memreport_sample *x, const struct pms_memreport_site *o);
 
 /* An empty result (no samples, or addresses but none resolved): true with
  * why it is empty and what to try in buf. */

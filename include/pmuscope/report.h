@@ -203,6 +203,13 @@ struct pms_memreport_latency {
 	double mean;
 };
 
+/* One node of a data object: its pages there, its samples' data there. */
+struct pms_memreport_objnode {
+	int node;
+	uint64_t pages;
+	uint64_t samples;
+};
+
 /* One instruction, function or data object. */
 struct pms_memreport_site {
 	uint64_t addr;       /* IP (instructions), first IP seen (functions), start (objects) */
@@ -213,7 +220,10 @@ struct pms_memreport_site {
 	char *file;          /* source file (instructions/functions), NULL if unknown */
 	int line;
 	char *module;        /* binary or mapping path, "" if none */
-	char *kind;          /* objects: "file", "heap", "stack", "anon", "workload" ... */
+	char *kind;          /* objects: "global", "segment", "heap", "stack", "anon",
+			      * "special", "unmapped", "workload"
+			      * (pms_dataobj_kind_name; "file" in aggregate mode:
+			      * a whole file mapping) */
 	uint64_t samples;
 	uint64_t latency;    /* total weight of its samples with a valid weight */
 	uint64_t weighted;   /* how many had one */
@@ -223,6 +233,15 @@ struct pms_memreport_site {
 	/* functions with opts.functions_per_pid: the process; else 0, NULL */
 	uint32_t pid;
 	char *comm;
+	char *section;       /* objects in a file: its ELF section (".data"), else NULL */
+	/* Objects: per node, its pages there when read (residency: all of its
+	 * pages, read live at its process's held exit, as numa_maps counts
+	 * them) and its resolved samples whose data was there; node order. */
+	struct pms_memreport_objnode *nodes;
+	size_t nnodes;
+	bool resident_read;   /* residency read (false: a file, aggregate mode, a
+			       * process not held at exit, or over the bound) */
+	uint64_t pages_absent; /* resident_read: its pages not in memory then */
 };
 
 /* One process (tid 0) or one thread, like numatop's process view. */

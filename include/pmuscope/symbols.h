@@ -92,6 +92,50 @@ int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 /* Data address -> static symbol of the file mapping it falls in (func is the
  * object's name).  0, or PMS_ENOENT. */
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out);
+/* What a data address belongs to, by the truth of its mapping (the one
+ * naming of data addresses: reports live and from files).  A file
+ * mapping: the STT_OBJECT symbol whose [value, value + size) holds the
+ * address (kind GLOBAL), else the ELF section it lies in (SEGMENT:
+ * ".data", ".bss", ".rodata", ".text", ...; section NULL where it lies
+ * between sections or the file cannot be read).  The anonymous mapping
+ * right after a file's last one, inside its .bss: SEGMENT .bss of that
+ * file.  Else [heap], [stack], [vdso]-like SPECIAL, ANON ranges, or
+ * UNMAPPED.  TLS blocks and thread stacks are not told apart (no thread
+ * pointer or stack pointer is known here): they are ANON (docs/mem.md). */
+enum pms_dataobj_kind {
+	PMS_DOBJ_UNMAPPED = 0,
+	PMS_DOBJ_GLOBAL,  /* a global/static variable (ELF object symbol) */
+	PMS_DOBJ_SEGMENT, /* a section of a file mapping */
+	PMS_DOBJ_HEAP,
+	PMS_DOBJ_STACK,
+	PMS_DOBJ_ANON,
+	PMS_DOBJ_SPECIAL,
+};
+
+struct pms_dataobj {
+	enum pms_dataobj_kind kind;
+	uint64_t start, end;  /* the object: the symbol's range, the section's
+			       * part of the mapping, or the mapping; UNMAPPED:
+			       * the gap between mappings */
+	const char *symbol;   /* GLOBAL: the symbol's name; else NULL */
+	const char *section;  /* GLOBAL and SEGMENT: the ELF section, or NULL */
+	const char *module;   /* the mapping's path (the file's for .bss), "" anonymous, NULL unmapped */
+};
+
+/* Name addr of process pid (0: the symbolizer's shared address space) by
+ * maps (the process's mappings, as the caller keeps them); s may be NULL
+ * (no ELF reading: file mappings are SEGMENT with no section).  Strings
+ * live as long as s and maps.  0, or PMS_EINVAL. */
+int pms_data_object(struct pms_symbolizer *s, pid_t pid, const struct pms_maps *maps,
+		    uint64_t addr, struct pms_dataobj *out);
+/* "unmapped", "global", "segment", "heap", "stack", "anon", "special" */
+const char *pms_dataobj_kind_name(enum pms_dataobj_kind k);
+/* Its display name: the symbol; "libc.so.6 .data" (the file's base name
+ * and the section, or "libc.so.6 @0x7f..." with the range's start where
+ * there is no section); "[heap]", "[stack]", "[vdso]"; "[anon 0x7f0000001000]";
+ * "[unmapped]".  Returns buf. */
+const char *pms_dataobj_format(const struct pms_dataobj *o, char *buf, size_t size);
+
 /* A process with its own address space (a system-wide run: each process's
  * code is named from its own mappings, not from one set for all); maps is
  * copied.  Adding a pid again replaces its mappings. */

@@ -775,7 +775,7 @@ static int build_line(const struct line *l, const struct lsum *ls, uint32_t size
 		      struct pms_c2c_line *o)
 {
 	int rc = 0;
-	char buf[128];
+	char buf[320];
 	o->addr = l->addr;
 	o->size = size;
 	o->pid = l->pid;
@@ -790,22 +790,12 @@ static int build_line(const struct line *l, const struct lsum *ls, uint32_t size
 		return PMS_ENOMEM;
 	const struct pms_map *m = maps ? pms_maps_find(maps, l->addr) : NULL;
 	const char *name = l->kernel ? "[kernel]" : "[unknown]", *kind = l->kernel ? "kernel" : "";
-	if (m) {
-		struct pms_symbol sy = { 0 };
+	struct pms_dataobj d;
+	/* the one naming of data addresses (symbols.h), the mapping's truth */
+	if (m && pms_data_object(l->kernel ? NULL : sym, 0, maps, l->addr, &d) == 0) {
 		o->object_start = m->start;
-		kind = pms_map_kind_name(m->kind);
-		if (m->kind == PMS_MAP_FILE && sym && !l->kernel &&
-		    pms_symbolizer_data(sym, l->addr, &sy) == 0 &&
-		    sy.func) {
-			name = sy.func;
-		} else if (m->kind == PMS_MAP_ANON || !*m->path || !strcmp(m->path, "//anon")) {
-			snprintf(buf, sizeof(buf), "anon 0x%" PRIx64 " (%" PRIu64 " KiB)", m->start,
-				 (m->end - m->start) >> 10);
-			name = buf;
-			kind = "anon";
-		} else {
-			name = m->path;
-		}
+		name = pms_dataobj_format(&d, buf, sizeof(buf));
+		kind = pms_dataobj_kind_name(d.kind);
 	}
 	o->object = dup_or(name, "", &rc);
 	o->object_kind = dup_or(kind, "", &rc);

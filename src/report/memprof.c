@@ -106,6 +106,9 @@ void pms_memprof_free(struct pms_memprof *p)
 	if (!p)
 		return;
 	agg_free(p->agg);
+	for (size_t i = 0; i < p->nres; i++) /* memprof_residency.c's */
+		free(p->res[i].node);
+	free(p->res);
 	free(p->v);
 	free(p->xv);
 	free(p->open);
@@ -604,6 +607,8 @@ static void site_free(struct pms_memreport_site *s)
 	free(s->file);
 	free(s->module);
 	free(s->kind);
+	free(s->section);
+	free(s->nodes);
 }
 
 void mp_sites_free(struct pms_memreport_site *v, size_t n)

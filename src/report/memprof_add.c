@@ -388,8 +388,7 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 			kind = pms_map_kind_name(m->kind);
 			module = m->path;
 			if (m->kind == PMS_MAP_ANON) {
-				snprintf(buf, sizeof(buf), "anon 0x%" PRIx64 " (%" PRIu64 " KiB)", m->start,
-					 (m->end - m->start) >> 10);
+				snprintf(buf, sizeof(buf), "[anon 0x%" PRIx64 "]", m->start);
 				name = buf;
 			} else {
 				name = *m->path ? m->path : "[anon]";

@@ -43,6 +43,15 @@ struct kextra {
 	uint8_t engine;
 };
 
+/* One mapping's pages, each's node when read (residency, read while its
+ * process was held at exit): node[k] is page k's node, or a negative
+ * status (not present, ...). */
+struct resmap {
+	uint32_t pid;
+	uint64_t start, end; /* page-aligned */
+	int16_t *node;
+};
+
 struct pms_memprof {
 	const struct pms_topo *topo;
 	pid_t pid;
@@ -50,6 +59,10 @@ struct pms_memprof {
 	uint64_t home_start, home_end;
 	char *home_name;
 	size_t top;
+	struct resmap *res; /* residency read at held exits (memprof_objects.c) */
+	size_t nres;
+	uint64_t res_pages;  /* pages in res (bounded: MP_RES_MAX_PAGES) */
+	bool res_capped;     /* some were not read: the bound was reached */
 	struct ksample *v;  /* kept-samples mode: every sample, in arrival order */
 	struct kextra *xv;  /* ... and the rest of each (NULL: no report.all) */
 	bool keep_all;      /* report.all is built (not opts.no_sample_list) */
@@ -281,7 +294,29 @@ int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
 		   struct pms_memreport_site *ips, size_t nips);
 int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym);
+void mp_site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
+		       const struct ksample *x);
+int mp_sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memreport_site **out,
+		  size_t *nout);
+
+/* memprof_objects.c */
+/* THE naming of a sampled data address (live and from files alike): the
+ * seam where allocation tracking comes in.  An allocation that held addr
+ * at time (of process pid; time 0: unknown) would name it first; there is
+ * none yet, so the mapping's truth (pms_data_object) names it.  0, or a
+ * negative PMS_E*. */
+int mp_data_object(struct pms_memprof *p, struct pms_symbolizer *sym, const struct pms_maps *maps,
+		   uint32_t pid, uint64_t time, uint64_t addr, struct pms_dataobj *out);
 int mp_build_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym);
+
+/* memprof_residency.c */
+/* Read the residency of process pid's sampled mappings (its pages' nodes)
+ * through thread tid, in oracle batches: while it is held at exit. */
+int mp_residency_read(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t pid, pid_t tid);
+/* Add pages and samples to node's entry of object o (node order). */
+int mp_objnode_add(struct pms_memreport_site *o, int node, uint64_t pages, uint64_t samples);
+/* o's pages per node from the residency read. */
+int mp_object_residency(const struct pms_memprof *p, struct pms_memreport_site *o);
 
 /* memprof_tasks.c */
 void mp_task_free(struct pms_memreport_task *t);

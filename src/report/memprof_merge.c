@@ -123,7 +123,10 @@ int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src)
 			n->site.module = o->site.module ? strdup(o->site.module) : NULL;
 			n->site.file = o->site.file ? strdup(o->site.file) : NULL;
 			n->site.comm = o->site.comm ? strdup(o->site.comm) : NULL;
-			if ((o->site.name && !n->site.name) || (o->site.kind && !n->site.kind) ||
+			n->site.section = o->site.section ? strdup(o->site.section) : NULL;
+			n->site.nodes = NULL; /* aggregate objects have none */
+			n->site.nnodes = 0;
+			if ((o->site.section && !n->site.section) || (o->site.name && !n->site.name) || (o->site.kind && !n->site.kind) ||
 			    (o->site.module && !n->site.module) || (o->site.file && !n->site.file) ||
 			    (o->site.comm && !n->site.comm)) {
 				rc = pms_err(PMS_ENOMEM, "memprof merge: no memory");

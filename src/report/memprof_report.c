@@ -63,8 +63,48 @@ static bool kernel_ip(const struct pms_memsample *s)
 	return (s->valid & PMS_MS_KERNEL_IP) != 0;
 }
 
-/* Data objects from the aggregate: named at first sight; a file's static
- * symbol is looked up now. */
+/* A whole file mapping of the aggregate (its samples were not kept, so it
+ * is not cut into sections and globals): the file's base name and the
+ * sections it spans, never one symbol's name. */
+static int agg_file_name(struct pms_memprof *p, struct pms_symbolizer *sym,
+			 struct pms_memreport_site *o)
+{
+	struct pms_dataobj d;
+	char buf[320];
+	const char *first = NULL, *last = NULL, *file = o->module;
+	int rc = 0;
+	bool all = true; /* every byte in a section */
+	const struct pms_maps *ms = pms_memprof_maps(p);
+	/* walk the mapping object by object (sections, the globals in them,
+	 * the gaps between): bounded, a mapping of many globals is long */
+	for (uint64_t a = o->addr, n = 0; a < o->addr + o->size && n < 65536; n++) {
+		if (pms_data_object(sym, 0, ms, a, &d) < 0 || d.kind == PMS_DOBJ_UNMAPPED ||
+		    d.end <= a)
+			break;
+		if (d.section) {
+			first = first ? first : d.section;
+			last = d.section;
+			file = d.module;
+		} else if (!first || d.end - a >= 4096) {
+			all = false; /* not the page's round-up after a .bss */
+		}
+		a = d.end;
+	}
+	if (!first || (!all && !strcmp(o->kind, "anon")))
+		return 0; /* the mapping's path (anonymous: its start), as named when added */
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	if (!strcmp(first, last))
+		snprintf(buf, sizeof(buf), "%s %s", base, first);
+	else
+		snprintf(buf, sizeof(buf), "%s [%s - %s]", base, first, last);
+	free(o->name);
+	o->name = mp_xstrdup(buf, &rc);
+	return rc;
+}
+
+/* Data objects from the aggregate: named at first sight (the mapping);
+ * a file mapping's sections are looked up now. */
 static int agg_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	struct agg *a = p->agg;
@@ -79,14 +119,9 @@ static int agg_objects(struct pms_memprof *p, struct pms_memreport *r, struct pm
 		no++;
 		if (rc < 0)
 			goto out;
-		struct pms_symbol sy = { 0 };
-		if (!strcmp(o->kind, "file") && sym &&
-		    pms_symbolizer_data(sym, a->objs[i].addr0, &sy) == 0 && sy.func) {
-			free(o->name);
-			o->name = mp_xstrdup(sy.func, &rc);
-			if (rc < 0)
-				goto out;
-		}
+		if ((!strcmp(o->kind, "file") || !strcmp(o->kind, "anon")) && sym && o->size &&
+		    (rc = agg_file_name(p, sym, o)) < 0)
+			goto out;
 		if (!r->kernel_visible && o->addr >= (1ULL << 63)) {
 			o->addr = 0;
 			o->addr_hidden = true;

@@ -209,5 +209,9 @@ int pms_memprof_resolve_task(struct pms_memprof *p, struct pms_numa_oracle *orac
 {
 	if (!p || pid <= 0)
 		return pms_err(PMS_EINVAL, "memprof resolve_task: NULL argument or no pid");
-	return resolve_some(p, oracle, pid, tid, PMS_MEMPROF_RESOLVE_TRIES + 1);
+	int rc = resolve_some(p, oracle, pid, tid, PMS_MEMPROF_RESOLVE_TRIES + 1);
+	/* held at exit: all of its memory is still there, for the last time */
+	if (rc >= 0 && oracle && !p->agg && tid > 0 && mp_residency_read(p, oracle, pid, tid) == PMS_ENOMEM)
+		rc = PMS_ENOMEM;
+	return rc;
 }

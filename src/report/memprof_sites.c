@@ -80,8 +80,8 @@ void mp_site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight
 	}
 }
 
-static void site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
-			   const struct ksample *x)
+void mp_site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
+		       const struct ksample *x)
 {
 	mp_site_count(s, x->valid, x->weight, x->mem_node, kcpu(p, x), p->home_node);
 }
@@ -95,6 +95,18 @@ int mp_site_copy(struct pms_memreport_site *d, const struct pms_memreport_site *
 	d->module = mp_xstrdup(s->module, &rc);
 	d->kind = s->kind ? mp_xstrdup(s->kind, &rc) : NULL;
 	d->comm = s->comm ? mp_xstrdup(s->comm, &rc) : NULL;
+	d->section = s->section ? mp_xstrdup(s->section, &rc) : NULL;
+	d->nodes = NULL;
+	d->nnodes = 0;
+	if (s->nnodes && rc >= 0) {
+		d->nodes = malloc(s->nnodes * sizeof(*d->nodes));
+		if (!d->nodes)
+			rc = pms_err(PMS_ENOMEM, "memreport: no memory");
+		else {
+			memcpy(d->nodes, s->nodes, s->nnodes * sizeof(*d->nodes));
+			d->nnodes = s->nnodes;
+		}
+	}
 	return rc;
 }
 
@@ -117,8 +129,8 @@ static int by_latency(const void *a, const void *b)
 }
 
 /* Copy n sites into *out (the report's full lists). */
-static int sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memreport_site **out,
-		      size_t *nout)
+int mp_sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memreport_site **out,
+		  size_t *nout)
 {
 	int rc = 0;
 	*nout = 0;
@@ -452,7 +464,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	/* kept samples: every instruction, before mp_top_of reorders them
 	 * (samples index them); none in aggregate mode (report.h) */
 	if (rc >= 0 && !p->agg)
-		rc = sites_copy(ips, nips, &r->sites, &r->nsites);
+		rc = mp_sites_copy(ips, nips, &r->sites, &r->nsites);
 	if (rc >= 0)
 		rc = mp_top_of(ips, nips, p->top, mp_by_samples, false, &r->top_ips_samples,
 			    &r->ntop_ips_samples);
@@ -521,7 +533,7 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 		st->kernel = (s0->valid & PMS_MS_KERNEL_IP) != 0;
 		st->pid = (uint32_t)keys[a].minor;
 		for (; b < nk && keys[b].major == keys[a].major && keys[b].minor == keys[a].minor; b++) {
-			site_account_k(p, st, &p->v[keys[b].i]);
+			mp_site_account_k(p, st, &p->v[keys[b].i]);
 			if (p->xv)
 				p->xv[keys[b].i].site = (int64_t)(nips - 1);
 		}
@@ -544,97 +556,5 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 out:
 	free(keys);
 	mp_sites_free(ips, nips);
-	return rc;
-}
-
-/* Data objects: the workload buffer, a file's static symbol, or the mapping. */
-
-int mp_build_objects(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
-{
-	int rc = 0;
-	size_t no = 0;
-	struct pms_memreport_site *objs = NULL;
-	struct skey *keys = malloc((p->n ? p->n : 1) * sizeof(*keys)); /* (start, 0) */
-	size_t nk = 0;
-	if (!keys)
-		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	(void)pms_memprof_maps(p); /* the union of the processes' maps, as now */
-	/* Key each sample by the start of the object it falls in. */
-	for (size_t i = 0; i < p->n; i++) {
-		const struct ksample *s = &p->v[i];
-		if (p->xv)
-			p->xv[i].object = -1;
-		if (!(s->valid & PMS_MS_ADDR))
-			continue;
-		uint64_t a = s->addr, start;
-		if (p->home_end > p->home_start && a >= p->home_start && a < p->home_end) {
-			start = p->home_start;
-		} else {
-			const struct pms_map *m = pms_maps_find(mp_maps_of(p, s), a);
-			start = m ? m->start : UINT64_MAX; /* UINT64_MAX: not mapped */
-		}
-		keys[nk++] = (struct skey){ start, 0, i };
-	}
-	mp_skey_sort(keys, nk);
-	objs = calloc(nk ? nk : 1, sizeof(*objs));
-	if (!objs) {
-		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
-		goto out;
-	}
-	for (size_t a = 0; a < nk;) {
-		size_t b = a;
-		uint64_t addr0 = p->v[keys[a].i].addr;
-		struct pms_memreport_site *o = &objs[no++];
-		char buf[256];
-		const char *name = NULL, *kind = NULL, *module = "";
-		if (keys[a].major == UINT64_MAX) {
-			name = "[unmapped]";
-			kind = "unmapped";
-		} else if (p->home_end > p->home_start && keys[a].major == p->home_start) {
-			o->addr = p->home_start;
-			o->size = p->home_end - p->home_start;
-			name = p->home_name;
-			kind = "workload";
-		} else {
-			const struct pms_map *m = pms_maps_find(mp_maps_of(p, &p->v[keys[a].i]), addr0);
-			o->addr = m->start;
-			o->size = m->end - m->start;
-			kind = pms_map_kind_name(m->kind);
-			module = m->path;
-			struct pms_symbol sy = { 0 };
-			if (m->kind == PMS_MAP_FILE && sym && pms_symbolizer_data(sym, addr0, &sy) == 0 &&
-			    sy.func) {
-				name = sy.func;
-				/* an object symbol is the object; else the mapping */
-			} else if (m->kind == PMS_MAP_ANON) {
-				snprintf(buf, sizeof(buf), "anon 0x%" PRIx64 " (%" PRIu64 " KiB)", m->start,
-					 (m->end - m->start) >> 10);
-				name = buf;
-			} else {
-				name = *m->path ? m->path : "[anon]";
-			}
-		}
-		if (!r->kernel_visible && o->addr >= (1ULL << 63)) {
-			o->addr = 0;
-			o->addr_hidden = true;
-		}
-		o->name = mp_xstrdup(name, &rc);
-		o->kind = mp_xstrdup(kind, &rc);
-		o->module = mp_xstrdup(module, &rc);
-		if (rc < 0)
-			goto out;
-		for (; b < nk && keys[b].major == keys[a].major; b++) {
-			site_account_k(p, o, &p->v[keys[b].i]);
-			if (p->xv)
-				p->xv[keys[b].i].object = (int64_t)(no - 1);
-		}
-		a = b;
-	}
-	rc = sites_copy(objs, no, &r->objects, &r->nobjects);
-	if (rc >= 0)
-		rc = mp_top_of(objs, no, p->top, mp_by_samples, false, &r->top_objects, &r->ntop_objects);
-out:
-	free(keys);
-	mp_sites_free(objs, no);
 	return rc;
 }

@@ -35,6 +35,7 @@ struct msym {
 	unsigned idx;       /* index in the table: libdwfl keeps the first of equals */
 	unsigned shndx;     /* its section (a sizeless one names only its own section) */
 	unsigned char bind; /* 2 global, 1 weak, 0 local (libdwfl's preference) */
+	unsigned char type; /* STT_* */
 };
 
 struct msec {
@@ -42,8 +43,17 @@ struct msec {
 	unsigned idx;
 };
 
+/* An allocated section of a module's main ELF file (data naming). */
+struct asec {
+	uint64_t lo, hi; /* address range, bias applied */
+	const char *name; /* libelf's string, lives as long as the Dwfl */
+};
+
 struct modsyms {
 	Dwfl_Module *mod;
+	struct asec *as; /* allocated sections by address, built at the first data lookup */
+	size_t nas;
+	bool as_tried;
 	struct msym *v; /* NULL: no table; lookups go to libdwfl */
 	size_t n;
 	struct msec *sec; /* the symbol file's sections in address order */
@@ -282,6 +292,7 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 		for (size_t i = 0; i < s->nmods; i++) {
 			free(s->mods[i].v);
 			free(s->mods[i].sec);
+			free(s->mods[i].as);
 			pms_dwline_free(s->mods[i].dl);
 		}
 		s->nmods = s->last_mod = 0;
@@ -316,6 +327,7 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].v);
 		free(s->mods[i].sec);
+		free(s->mods[i].as);
 		pms_dwline_free(s->mods[i].dl);
 	}
 	free(s->mods);
@@ -472,7 +484,7 @@ static struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
 		return NULL;
 	s->mods = nm;
 	struct modsyms *m = &nm[s->nmods];
-	*m = (struct modsyms){ mod, NULL, 0, NULL, 0, NULL, 0, false };
+	*m = (struct modsyms){ .mod = mod };
 	int n = dwfl_module_getsymtab(mod);
 	Elf *symelf = NULL;
 	Dwarf_Addr sbias = 0;
@@ -499,7 +511,8 @@ static struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
 				shndx = SHN_UNDEF; /* another symbol file (aux table): never same_section */
 			m->v[m->n++] = (struct msym){ a, sym.st_size, name, (unsigned)i, (unsigned)shndx,
 						      (unsigned char)(bind == STB_GLOBAL ? 2
-								      : bind == STB_WEAK ? 1 : 0) };
+								      : bind == STB_WEAK ? 1 : 0),
+						      (unsigned char)type };
 		}
 		qsort(m->v, m->n, sizeof(*m->v), msym_cmp);
 		size_t nscn = 0;
@@ -567,6 +580,30 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 	return sizeless && sizeless->addr >= min_label ? sizeless : NULL;
 }
 
+/* Data naming: the STT_OBJECT symbol whose [value, value + size) holds
+ * addr (the best bound one at its start, as msym_find); never a
+ * function's, never the nearest one before it. */
+static const struct msym *msym_object(const struct modsyms *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct msym *best = NULL;
+	for (size_t k = lo, seen = 0; k-- > 0 && seen < 256; seen++) {
+		const struct msym *e = &m->v[k];
+		if (best && e->addr != best->addr)
+			break;
+		if (e->type == STT_OBJECT && e->size && addr < e->addr + e->size)
+			best = e; /* going back at one start: a better bound one */
+	}
+	return best;
+}
+
 /* code: the nearest symbol names it (libdwfl's rule); else only a symbol
  * holding it.  want_line: also the source file and line. */
 static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint64_t addr,
@@ -586,7 +623,7 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 	const char *name = NULL;
 	struct modsyms *ms = mod_syms(s, mod);
 	if (ms && ms->v) {
-		const struct msym *e = msym_find(ms, addr);
+		const struct msym *e = code ? msym_find(ms, addr) : msym_object(ms, addr);
 		memset(&sym, 0, sizeof(sym));
 		if (e) {
 			name = e->name;
@@ -595,8 +632,11 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 		}
 	} else {
 		name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+		if (name && !code && GELF_ST_TYPE(sym.st_info) != STT_OBJECT &&
+		    GELF_ST_TYPE(sym.st_info) != STT_TLS)
+			name = NULL; /* data: an object's name only */
 	}
-	/* For data, only a symbol that contains the address names it; the
+	/* For data, only an object symbol that contains the address names it; the
 	 * nearest preceding one (what addrinfo falls back to) would mislabel
 	 * GOT entries and relocated tables. */
 	if (name && !code && (sym.st_size == 0 || off >= sym.st_size))
@@ -661,4 +701,99 @@ int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symb
 		return pms_err(PMS_ENOENT, "0x%" PRIx64 " is not in a file mapping", addr);
 	}
 	return dwfl_lookup(s, NULL, addr, false, false, out);
+}
+
+/* dataobj.c's questions (symbols_int.h). */
+
+Dwfl_Module *pms_sym_data_module(struct pms_symbolizer *s, pid_t pid, uint64_t lo, uint64_t hi)
+{
+	const struct symproc *sp = pid > 0 ? proc_find(s, pid) : NULL;
+	Dwfl_Module *mod = dwfl_addrmodule(sp ? sp->dwfl : s->dwfl, lo);
+	Dwarf_Addr mlo = 0, mhi = 0;
+	if (!mod || !dwfl_module_info(mod, NULL, &mlo, &mhi, NULL, NULL, NULL, NULL) || lo < mlo ||
+	    hi > mhi)
+		return NULL; /* not this mapping's file as the symbolizer knows it */
+	return mod;
+}
+
+const char *pms_sym_data_symbol(struct pms_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+				uint64_t *start, uint64_t *size)
+{
+	struct modsyms *ms = mod_syms(s, mod);
+	if (ms && ms->v) {
+		const struct msym *e = msym_object(ms, addr);
+		if (!e)
+			return NULL;
+		*start = e->addr;
+		*size = e->size;
+		return demangled(s, e->name);
+	}
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !sym.st_size ||
+	    off >= sym.st_size)
+		return NULL;
+	*start = addr - off;
+	*size = sym.st_size;
+	return demangled(s, name);
+}
+
+static int asec_cmp(const void *a, const void *b)
+{
+	const struct asec *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* mod's allocated sections (the main file's headers), built once. */
+static void asec_build(struct modsyms *ms)
+{
+	Dwarf_Addr bias = 0;
+	size_t nscn = 0, shstr = 0;
+	ms->as_tried = true;
+	Elf *elf = dwfl_module_getelf(ms->mod, &bias);
+	if (!elf || elf_getshdrnum(elf, &nscn) != 0 || !nscn || elf_getshdrstrndx(elf, &shstr) != 0 ||
+	    !(ms->as = calloc(nscn, sizeof(*ms->as))))
+		return;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL && ms->nas < nscn) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size ||
+		    ((sh.sh_flags & SHF_TLS) && sh.sh_type == SHT_NOBITS))
+			continue; /* .tbss takes no address space of its own */
+		const char *name = elf_strptr(elf, shstr, sh.sh_name);
+		ms->as[ms->nas++] = (struct asec){ sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size,
+						   name && *name ? name : "?" };
+	}
+	qsort(ms->as, ms->nas, sizeof(*ms->as), asec_cmp);
+}
+
+int pms_sym_data_section(struct pms_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+			 const char **name, uint64_t *lo, uint64_t *hi)
+{
+	struct modsyms *ms = mod_syms(s, mod);
+	if (!ms)
+		return PMS_ENOMEM;
+	if (!ms->as_tried)
+		asec_build(ms);
+	if (!ms->nas)
+		return PMS_ENOENT;
+	size_t a = 0, b = ms->nas; /* the first section starting above addr */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (ms->as[mid].lo <= addr)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a && addr < ms->as[a - 1].hi) {
+		*name = ms->as[a - 1].name;
+		*lo = ms->as[a - 1].lo;
+		*hi = ms->as[a - 1].hi;
+		return 1;
+	}
+	*name = NULL;
+	*lo = a ? ms->as[a - 1].hi : 0;
+	*hi = a < ms->nas ? ms->as[a].lo : UINT64_MAX;
+	return 0;
 }

@@ -1,4 +1,4 @@
-/* Internal: what unwind.c takes from symbolizer.c. */
+/* Internal: what unwind.c and dataobj.c take from symbolizer.c. */
 #ifndef PMS_SYMBOLS_SYMBOLS_INT_H
 #define PMS_SYMBOLS_SYMBOLS_INT_H
 
@@ -21,5 +21,19 @@ struct pms_dwline;
  * module address.  Negative PMS_E* when there is none or it cannot be
  * read; lookups then go to libdw. */
 int pms_sym_dwline_open(Dwfl_Module *mod, struct pms_dwline **out, uint64_t *bias);
+
+/* For naming data (dataobj.c).  The module of pid's address space (0 or
+ * no pms_symbolizer_add_process: the shared one) whose range holds all of
+ * [lo, hi); NULL when none does. */
+Dwfl_Module *pms_sym_data_module(struct pms_symbolizer *s, pid_t pid, uint64_t lo, uint64_t hi);
+/* The STT_OBJECT symbol of mod whose [value, value + size) holds addr:
+ * its (demangled) name, *start and *size; NULL when none does. */
+const char *pms_sym_data_symbol(struct pms_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+				uint64_t *start, uint64_t *size);
+/* The allocated section of mod's main file holding addr: 1, its name and
+ * [*lo, *hi).  0 when addr lies between sections (*name NULL, [*lo, *hi)
+ * the gap).  PMS_ENOENT when the file's section headers cannot be read. */
+int pms_sym_data_section(struct pms_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+			 const char **name, uint64_t *lo, uint64_t *hi);
 
 #endif

@@ -87,7 +87,7 @@ grep -q "^samples: 14 (14 with a data address); lost 0 in 0 records, lost sample
 expect "levels" "LFB/MAB hit 5
 L1 hit 4
 L3 hit 4
-L2 hit 1" "$(sed -n '/^data source levels (/,/^$/p' "$tmp/out" | awk 'NR>1 && NF {n=NF-2; s=$1; for(i=2;i<=n;i++) s=s" "$i; print s, $(n+1)}')"
+L2 hit 1" "$(sed -n '/^data source levels (/,/^$/p' "$tmp/out" | awk 'NR>1 && NF && $1 != "level" {n=NF-2; s=$1; for(i=2;i<=n;i++) s=s" "$i; print s, $(n+1)}')"
 grep -q "^latency (cycles, 14 samples with a valid weight): min 70  median 89  p90 240  p99 249  max 249$" "$tmp/out" \
   || { echo "FAIL: percentiles"; fail=1; }
 grep -q "^  nodes unavailable: no event samples PHYS_ADDR" "$tmp/out" || { echo "FAIL: nodes reason"; fail=1; }
@@ -118,7 +118,7 @@ print(len(l), sorted(s["weight"] for s in l)[:3], sum(1 for s in l if s["level"]
 fi
 "$pms" report --csv -i "$ws" >"$tmp/csv" 2>&1; expect "csv exit" 0 $?
 expect "csv rows" 15 "$(wc -l <"$tmp/csv")"
-head -1 "$tmp/csv" | grep -q "^time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight$" \
+head -1 "$tmp/csv" | grep -q "^time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight,object,object_kind,section$" \
   || { echo "FAIL: csv header"; fail=1; }
 [ "$fail" = 0 ] && [ "$skipped" = 1 ] && exit 77
 exit $fail

@@ -425,7 +425,7 @@ PMS_TEST(pprof_values_labels_locations_mappings)
 	CHECK(label_str(p, s, "snoop") != NULL);
 	CHECK_EQ_STR(label_str(p, s, "remote"), "no");
 	CHECK_EQ_STR(label_str(p, s, "host"), "hostA");
-	CHECK(label_str(p, s, "object") != NULL && !strncmp(label_str(p, s, "object"), "anon 0x10000000", 15));
+	CHECK(label_str(p, s, "object") != NULL && !strncmp(label_str(p, s, "object"), "[anon 0x10000000]", 17));
 	CHECK_EQ_INT(label_num(p, s, "mem_node"), 0);
 	CHECK_EQ_INT(label_num(p, s, "cpu_node"), 0);
 	/* sample 1: A, L3 hit, remote */

@@ -939,3 +939,78 @@ PMS_TEST(aggregate_many_ips_equals_kept_samples)
 	pms_memprof_free(pk);
 	pms_memprof_free(pa);
 }
+
+/* Residency (issue 28): a held process's sampled anonymous mapping, all of
+ * its pages asked of the fake kernel's move_pages through the oracle, per
+ * node beside the nodes its samples' data was on; none without the hold. */
+PMS_TEST(object_residency_at_the_held_exit)
+{
+	make_topo();
+	struct fk *fk = fk_new();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = fk_ops(fk);
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, &topo, NULL, &o));
+	fk_set_page(fk, BASE, 0);
+	fk_set_page(fk, BASE + PG, 1);
+	fk_set_page(fk, BASE + 2 * PG, 1);
+	fk_set_page(fk, BASE + 3 * PG, -ENOENT); /* never touched */
+	for (int held = 0; held < 2; held++) {
+		struct pms_memprof *p = NULL;
+		CHECK_OK(pms_memprof_new(&topo, NULL, &p));
+		struct pms_record rec = { 0 };
+		rec.type = PMS_RECORD_MMAP2;
+		rec.mmap.pid = rec.mmap.tid = 10;
+		rec.mmap.addr = BASE;
+		rec.mmap.len = 4 * PG;
+		rec.mmap.prot = 3;
+		rec.mmap.filename = "//anon";
+		CHECK_OK(pms_memprof_sideband(p, &rec, o));
+		struct pms_memsample a = pid_sample(10, 10, BASE + 8, 0);
+		struct pms_memsample b = pid_sample(10, 11, BASE + PG + 8, 0);
+		CHECK_OK(pms_memprof_add(p, &a));
+		CHECK_OK(pms_memprof_add(p, &b));
+		long calls = fk->move_pages_calls;
+		if (held)
+			CHECK_EQ_INT(pms_memprof_resolve_task(p, o, 10, 10), 1);
+		else
+			CHECK_EQ_INT(pms_memprof_resolve(p, o), 1);
+		/* the samples' batch, then (held) the mapping's 4 pages in one */
+		CHECK_EQ_INT((int)(fk->move_pages_calls - calls), held ? 2 : 1);
+		struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE };
+		struct pms_memreport *r = NULL;
+		CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+		if (r && r->ntop_objects == 1) {
+			const struct pms_memreport_site *x = &r->top_objects[0];
+			char want[64];
+			snprintf(want, sizeof(want), "[anon 0x%llx]", (unsigned long long)BASE);
+			CHECK_EQ_STR(x->name, want);
+			CHECK_EQ_STR(x->kind, "anon");
+			CHECK(!x->section);
+			CHECK_EQ_U64(x->size, 4 * PG);
+			CHECK_EQ_INT(x->resident_read, held);
+			CHECK_EQ_U64(x->pages_absent, held ? 1 : 0);
+			CHECK_EQ_U64(x->nnodes, 2);
+			if (x->nnodes == 2) {
+				CHECK_EQ_INT(x->nodes[0].node, 0);
+				CHECK_EQ_U64(x->nodes[0].pages, held ? 1 : 0);
+				CHECK_EQ_U64(x->nodes[0].samples, 1);
+				CHECK_EQ_INT(x->nodes[1].node, 1);
+				CHECK_EQ_U64(x->nodes[1].pages, held ? 2 : 0);
+				CHECK_EQ_U64(x->nodes[1].samples, 1);
+			}
+			/* the full list carries the same */
+			CHECK_EQ_U64(r->nobjects, 1);
+			CHECK_EQ_U64(r->objects[0].nnodes, 2);
+		} else {
+			CHECK_MSG(0, "objects: %zu", r ? r->ntop_objects : 0);
+		}
+		pms_memreport_free(r);
+		pms_memprof_free(p);
+	}
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}

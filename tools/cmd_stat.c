@@ -599,6 +599,7 @@ static int count_and_render(struct pms_sys *sys, const struct pms_pmus *pmus,
 	struct out o = { outf, a->agg, a->sep, a->json, desc, a->cmd, NULL, a->co.target, a->pid,
 			 NULL, NULL, 1, 0, 0, -1, -1, { 0 } };
 	po.catalog = cat;
+	po.sys = sys;
 	ro.events = a->events;
 	ro.parse = &po;
 	ro.count = &a->co;

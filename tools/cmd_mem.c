@@ -57,7 +57,7 @@ struct mem_opts {
 	size_t mmap_pages; /* 0: the sampler's default */
 	unsigned ops, ldlat;
 	enum pms_sampler_priv priv;
-	bool phys, verify, json, samples, csv, quiet, progress;
+	bool phys, strict, verify, json, samples, csv, quiet, progress;
 	bool no_hold, per_process, per_thread, no_demangle;
 	double hold_budget; /* --hold-budget ms; 0: the library's default, < 0: none */
 	bool adapt; /* --adapt: raise the period and ring on loss */
@@ -117,7 +117,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_ADAPT, O_PHYS,
-	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
+	O_VERIFY, O_STRICT, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
 	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
 	O_CALLGRAPH = 400,
 	O_MMAP_PAGES,
@@ -158,6 +158,8 @@ static const struct cli_opt opts[] = {
 	{ "all-user", 'U', CLI_NOARG, NULL, O_USER, "sample user space only (perf mem -U)" },
 	{ "all-kernel", 'K', CLI_NOARG, NULL, O_KERNEL, "sample the kernel only (perf mem -K)" },
 	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "strict", 0, CLI_NOARG, NULL, O_STRICT,
+	  "an option the chosen engine cannot honour (-t load on\nsoftware, --ldlat ...) is an error, not a note" },
 	{ "spe-event-filter", 0, CLI_ARG, "MASK", O_SPE_EVF,
 	  "Arm SPE: keep records with all these events (the\narm_spe event_filter term, PMSEVFR_EL1; bit n = event n);\nimplies --engine spe, refused where the PMU lacks it" },
 	{ "spe-inv-event-filter", 0, CLI_ARG, "MASK", O_SPE_INVEVF,
@@ -422,6 +424,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			break;
 		}
 		case O_PHYS: o->phys = true; break;
+		case O_STRICT: o->strict = true; break;
 		case O_NOHOLD: o->no_hold = true; break;
 		case O_HOLD_BUDGET:
 			if (cli_hold_budget(arg, &o->hold_budget) < 0) {
@@ -881,6 +884,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cargv = wl_argv;
 	}
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler_unhonoured unh[8];
+	size_t nunh = 0;
 	so.period = o.period;
 	so.freq = o.freq;
 	so.data_pages = o.mmap_pages;
@@ -964,6 +969,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 				 "pages of a process that exits before they are asked about "
 				 "count as \"process gone\"");
 	pms_sampler_info(pms_session_sampler(ses), &info);
+	/* options the engine cannot honour: said (the report has them), an
+	 * error with --strict before anything runs (issue 30) */
+	nunh = pms_sampler_unhonoured(info.engine, &so, unh, sizeof(unh) / sizeof(unh[0]));
+	if (mem_say_unhonoured("mem", info.engine, unh, nunh, o.strict,
+			       o.json || o.csv || o.exp.folded)) {
+		rc = 0;
+		exit_code = 1;
+		goto out;
+	}
 	if (o.out) {
 		/* 0600 as perf: samples show code and data addresses */
 		/* 0600 as perf, an existing file moved to .old (cli_out.h) */
@@ -1079,7 +1093,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
-		.adapt_on = o.adapt,
+		.adapt_on = o.adapt, .unhonoured = unh, .nunhonoured = nunh,
 	};
 	if (ses) {
 		pms_session_holds(ses, &mr.holds);

@@ -16,6 +16,16 @@ const char *mem_engine_name(enum pms_engine e)
 	return pms_engine_name(e);
 }
 
+bool mem_say_unhonoured(const char *cmd, enum pms_engine e,
+			const struct pms_sampler_unhonoured *u, size_t n, bool strict, bool say)
+{
+	for (size_t i = 0; i < n && (say || strict); i++)
+		fprintf(stderr, "pmuscope: %s: %s%s is not honoured by the %s engine: %s%s\n", cmd,
+			strict ? "error: " : "", u[i].option, mem_engine_name(e), u[i].why,
+			strict ? " (--strict)" : "");
+	return strict && n;
+}
+
 int mem_engine_parse(const char *name, enum pms_engine *e)
 {
 	enum pms_engine v;
@@ -282,6 +292,14 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_bool(&j, "phys", r->phys);
 	hex(b, sizeof(b), m->sample_type);
 	cli_json_str(&j, "sample_type", b);
+	cli_json_begin_array(&j, "not_honoured");
+	for (size_t i = 0; i < m->nunhonoured; i++) {
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "option", m->unhonoured[i].option);
+		cli_json_str(&j, "why", m->unhonoured[i].why);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
 	cli_json_end_object(&j);
 	cli_json_begin_array(&j, "attempts");
 	for (size_t i = 0; i < r->nattempts; i++) {
@@ -713,6 +731,8 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 		else
 			printf("engine: %s\n", lab);
 	}
+	for (size_t i = 0; i < m->nunhonoured; i++)
+		printf("  not honoured: %s: %s\n", m->unhonoured[i].option, m->unhonoured[i].why);
 	if (r->notes && *r->notes)
 		printf("  notes: %s\n", r->notes);
 	for (size_t i = 0; i < r->nattempts; i++) {

@@ -193,7 +193,7 @@ static const struct cli_opt opts[] = {
 	{ "per-thread", 0, CLI_NOARG, NULL, O_PERTHREAD, "the same per thread (tid)" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
 	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
-	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
+	{ "quiet", 'q', CLI_NOARG, NULL, O_QUIET, "no progress line" },
 	MEM_EXPORT_CLI_OPTS,
 	{ NULL, 0, 0, NULL, 0, "NUMA placement advice (docs/advise.md):" },
 	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
@@ -902,7 +902,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.spe_not_events = o.spe_invevf;
 	so.spe_inv_data_src = o.spe_invdsf;
 	so.spe_filters_required = o.spe_filters;
-	bool show_progress = !o.quiet && (o.progress || isatty(2));
+	bool show_progress = !o.quiet && cli_verbosity >= 0 && (o.progress || isatty(2));
 	const struct pms_session_callbacks scb = { NULL, NULL, show_progress ? on_progress : NULL };
 	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
 	lo.target = o.kind == T_SYSTEM ? PMS_LIVERUN_SYSTEM

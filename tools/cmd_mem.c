@@ -323,7 +323,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		}
 		case O_ENGINE:
 			if (mem_engine_parse(arg, &o->engine) < 0) {
-				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe or software\n",
+				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe, damon or software\n",
 					arg);
 				return CLI_USAGE;
 			}
@@ -703,8 +703,11 @@ static void mem_target_text(const struct run_desc *d, char *buf, size_t size)
 	size_t k = 0;
 	switch (o->kind) {
 	case T_WORKLOAD:
-		snprintf(buf, size, "built-in pointer chase, %zu bytes, %d thread(s)", o->wl.size,
-			 o->wl.threads);
+	{
+		char hs[32];
+		snprintf(buf, size, "built-in pointer chase, %s, %d thread(s)",
+			 cli_human_size(o->wl.size, hs, sizeof(hs)), o->wl.threads);
+	}
 		break;
 	case T_COMMAND:
 		k = (size_t)snprintf(buf, size, "command");

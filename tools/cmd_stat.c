@@ -252,6 +252,11 @@ static void print_csv(const struct out *o, const struct pms_count_row *rows, siz
 		if (o->agg != PMS_AGG_GLOBAL) {
 			agg_label(r, label, sizeof(label));
 			fprintf(o->f, "%s%s", label, o->sep);
+			/* perf's aggregate rows carry how many CPUs (counters)
+			 * they sum: "N0,2,83,,page-faults" (stat-display.c) */
+			if (o->agg != PMS_AGG_CPU && o->agg != PMS_AGG_THREAD &&
+			    o->agg != PMS_AGG_CORE_TYPE)
+				fprintf(o->f, "%d%s", r->ninstances, o->sep);
 		}
 		if (r->unsupported)
 			fprintf(o->f, "<not supported>");

@@ -304,6 +304,13 @@ int mem_export_write(struct mem_export *x, const struct mem_render *m,
 		size_t len = 0;
 		if (pms_export_folded(st, x->folded_weight, &txt, &len) < 0) {
 			ret = cli_fail(m->command);
+		} else if (!len) {
+			/* nothing to draw: said, not an empty file that looks fine */
+			fprintf(stderr, "pmuscope: %s: --folded%s: no stacks to write (%s)\n",
+				m->command, x->folded_weight == PMS_EXPORT_LATENCY ? "=latency" : "",
+				x->folded_weight == PMS_EXPORT_LATENCY
+					? "no sample has a latency: this engine or file gives none"
+					: "no samples");
 		} else {
 			fwrite(txt, 1, len, stdout);
 			fflush(stdout); /* checked at the end (cli_out.h) */

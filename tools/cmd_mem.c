@@ -521,6 +521,13 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		fprintf(stderr, "pmuscope: mem: --json, --csv and --folded exclude each other\n");
 		return CLI_USAGE;
 	}
+	if (o->exp.folded && o->kind == T_COMMAND && !o->exp.folded_to) {
+		/* the command writes to this stdout too (issue 30) */
+		fprintf(stderr, "pmuscope: mem: --folded with a COMMAND: its output would share "
+				"stdout with the stacks; give --folded-to FILE (or --folded-to - "
+				"to share it)\n");
+		return CLI_USAGE;
+	}
 	if (o->advise && (o->csv || o->exp.folded || o->kind == T_SYSTEM)) {
 		fprintf(stderr, "pmuscope: mem: --advise needs one process (not -a) and the text or "
 				"--json report (not --csv or --folded)\n");

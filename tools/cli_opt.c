@@ -7,6 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+int cli_verbosity;
+
+/* The spec's own entry for a long name or a short letter, or NULL. */
+static const struct cli_opt *own_opt(const struct cli_spec *spec, const char *lng, int shrt)
+{
+	for (const struct cli_opt *o = spec->opts; o && (o->lng || o->shrt || o->help); o++)
+		if (o->id && ((lng && o->lng && !strcmp(o->lng, lng)) || (shrt && o->shrt == shrt)))
+			return o;
+	return NULL;
+}
+
+/* The generic -v / -q of every command, where the spec has no entry of
+ * its own for the name or the letter. */
+static void add_generic(struct cli_parser *p, size_t *nl, size_t *ns, const char *lng, int shrt,
+			int id)
+{
+	if (!own_opt(p->spec, lng, 0))
+		p->lo[(*nl)++] = (struct option){ lng, no_argument, NULL, id };
+	if (!own_opt(p->spec, NULL, shrt))
+		p->so[(*ns)++] = (char)shrt;
+}
+
 void cli_parser_init(struct cli_parser *p, const struct cli_spec *spec, int argc, char **argv)
 {
 	size_t nl = 0, ns = 0;
@@ -18,6 +40,8 @@ void cli_parser_init(struct cli_parser *p, const struct cli_spec *spec, int argc
 	p->so[ns++] = ':';
 	p->so[ns++] = 'h';
 	p->lo[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
+	add_generic(p, &nl, &ns, "verbose", 'v', CLI_ID_VERBOSE);
+	add_generic(p, &nl, &ns, "quiet", 'q', CLI_ID_QUIET);
 	for (const struct cli_opt *o = spec->opts; o && (o->lng || o->shrt || o->help); o++) {
 		if (!o->id)
 			continue;
@@ -40,7 +64,17 @@ void cli_parser_init(struct cli_parser *p, const struct cli_spec *spec, int argc
 int cli_next(struct cli_parser *p)
 {
 	int c, li = -1;
+again:
+	li = -1;
 	c = getopt_long(p->argc, p->argv, p->so, p->lo, &li);
+	if (c == 'v' && !own_opt(p->spec, NULL, 'v'))
+		c = CLI_ID_VERBOSE;
+	if (c == 'q' && !own_opt(p->spec, NULL, 'q'))
+		c = CLI_ID_QUIET;
+	if (c == CLI_ID_VERBOSE || c == CLI_ID_QUIET) {
+		cli_verbosity = c == CLI_ID_QUIET ? -1 : cli_verbosity < 0 ? 1 : cli_verbosity + 1;
+		goto again;
+	}
 	p->ind = optind;
 	p->arg = optarg;
 	p->opt = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "";
@@ -94,6 +128,10 @@ int cli_next(struct cli_parser *p)
 			}
 	}
 	p->opt = p->optbuf;
+	if (li >= 0 && !strcmp(p->lo[li].name, "quiet"))
+		cli_verbosity = -1;
+	else if (li >= 0 && !strcmp(p->lo[li].name, "verbose"))
+		cli_verbosity = cli_verbosity < 0 ? 1 : cli_verbosity + 1;
 	return c;
 }
 
@@ -208,6 +246,10 @@ void cli_spec_help(const struct cli_spec *s, FILE *f)
 				fprintf(f, "%24s", "");
 		}
 	}
+	if (!own_opt(s, "verbose", 0))
+		fprintf(f, "  -v, --verbose         more detail (the engine ladder's attempts ...)\n");
+	if (!own_opt(s, "quiet", 0))
+		fprintf(f, "  -q, --quiet           no progress line\n");
 	fprintf(f, "  -h, --help            this text (also 'pmuscope help %s')\n", s->name);
 	if (s->footer)
 		fprintf(f, "\n%s\n", s->footer);
@@ -298,6 +340,10 @@ void cli_spec_man(const struct cli_spec *s, const char *summary, const char *ver
 		man_text(f, o->help, strlen(o->help));
 		fputc('\n', f);
 	}
+	if (!own_opt(s, "verbose", 0))
+		fputs(".TP\n.B \\-v, \\-\\-verbose\nmore detail (the engine ladder's attempts ...)\n", f);
+	if (!own_opt(s, "quiet", 0))
+		fputs(".TP\n.B \\-q, \\-\\-quiet\nno progress line\n", f);
 	fputs(".TP\n.B \\-h, \\-\\-help\nprint this help\n", f);
 	if (s->footer) {
 		fputs(".SH NOTES\n", f);

@@ -58,6 +58,17 @@ struct cli_parser {
 	char so[200];
 };
 
+/* -v/--verbose and -q/--quiet, taken by every command's parser (issue 30):
+ * 0 by default, +1 per -v, -1 with -q (the last given wins over earlier
+ * ones).  A command's own "quiet" or "verbose" option sets it too and is
+ * returned as usual; a command whose table uses the letter v or q for
+ * something else keeps it, the long names still work.  -v: the details
+ * (mem's engine ladder); -q: no progress line (errors and warnings
+ * stay). */
+extern int cli_verbosity;
+#define CLI_ID_VERBOSE 0x7ff0
+#define CLI_ID_QUIET 0x7ff1
+
 void cli_parser_init(struct cli_parser *p, const struct cli_spec *spec, int argc, char **argv);
 /* The next option's id, CLI_OPERAND, CLI_END, CLI_HELP or CLI_USAGE. */
 int cli_next(struct cli_parser *p);

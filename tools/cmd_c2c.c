@@ -99,8 +99,9 @@ const struct cli_spec cli_spec_c2c = {
 		"come from PHYS_ADDR and the file's MEM_TOPOLOGY.  Live runs resolve each\n"
 		"data page's node while the process lives (move_pages).",
 	.opts = opts,
-	.footer = "Exit status: 0 ok (a live command's failure is reported, not passed on),\n"
-		  "1 the file cannot be read or recording failed, 2 usage error.",
+	.footer = "Exit status: the command's exit status (128+N when a signal N ended it)\n"
+		  "with -- COMMAND; else 0 ok; 1 the file cannot be read or recording\n"
+		  "failed, 2 usage error.",
 	.stop_at_operand = true,
 };
 
@@ -798,10 +799,12 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	if (recd && res.write_error)
 		ret = 1; /* "1 ... recording failed" */
 	if (ret == 0 && src.exit_status >= 0 &&
-	    !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0))
+	    !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0)) {
 		fprintf(stderr, "pmuscope: c2c: the command ended with status %d%s\n",
 			pms_exit_code(src.exit_status),
 			WIFSIGNALED(src.exit_status) ? " (signal)" : "");
+		ret = pms_exit_code(src.exit_status); /* passed on, as mem and stat do */
+	}
 out:
 	pms_session_free(ses); /* owns the run, its source, the profile and the model */
 	if (outfd >= 0)

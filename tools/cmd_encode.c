@@ -203,6 +203,7 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 	if (cli_catalog_open("encode", sys, pmus, catalog, &cat))
 		goto out;
 	opts.catalog = cat;
+	opts.sys = sys;
 	lists = calloc((size_t)argc, sizeof(*lists));
 	buf = malloc(SETBUF);
 	if (!lists || !buf) {

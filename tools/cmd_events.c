@@ -354,10 +354,15 @@ static size_t catalog_rows(const struct source *src, const struct pms_pmus *pmus
 		snprintf(brief, sizeof(brief), "%s", desc ? desc : "");
 		if (desc && strlen(desc) >= sizeof(brief))
 			memcpy(brief + sizeof(brief) - 4, "...", 4);
-		printf("%-40s %-44s %-18s %-3s %s%s%s%s\n", e->name, enc,
-		       e->tier ? pms_event_tier_name(e->tier) : "-", here, brief,
-		       e->uncore ? " [per-domain]" : "", e->note ? " NOTE: " : "",
-		       e->note ? e->note : "");
+		char line[1024];
+		snprintf(line, sizeof(line), "%-40s %-44s %-18s %-3s %s%s%s%s", e->name, enc,
+			 e->tier ? pms_event_tier_name(e->tier) : "-", here, brief,
+			 e->uncore ? " [per-domain]" : "", e->note ? " NOTE: " : "",
+			 e->note ? e->note : "");
+		size_t ll = strlen(line);
+		while (ll && line[ll - 1] == ' ')
+			line[--ll] = '\0'; /* no description: no trailing padding */
+		printf("%s\n", line);
 	}
 	return shown;
 }

@@ -58,7 +58,7 @@ struct mem_opts {
 	size_t mmap_pages; /* 0: the sampler's default */
 	unsigned ops, ldlat;
 	enum pms_sampler_priv priv;
-	bool phys, verify, json, samples, csv, quiet, progress;
+	bool phys, strict, verify, json, samples, csv, quiet, progress;
 	bool no_hold, per_process, per_thread, no_demangle;
 	double hold_budget; /* --hold-budget ms; 0: the library's default, < 0: none */
 	bool adapt; /* --adapt: raise the period and ring on loss */
@@ -120,7 +120,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_ADAPT, O_PHYS,
-	O_VERIFY, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
+	O_VERIFY, O_STRICT, O_JSON, O_SAMPLES, O_CSV, O_TOP, O_QUIET, O_PROGRESS, O_HELP, O_RUNWL,
 	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
 	O_CALLGRAPH = 400,
 	O_MMAP_PAGES,
@@ -162,6 +162,8 @@ static const struct cli_opt opts[] = {
 	{ "all-user", 'U', CLI_NOARG, NULL, O_USER, "sample user space only (perf mem -U)" },
 	{ "all-kernel", 'K', CLI_NOARG, NULL, O_KERNEL, "sample the kernel only (perf mem -K)" },
 	{ "phys", 0, CLI_NOARG, NULL, O_PHYS, "ask for physical addresses (privileged)" },
+	{ "strict", 0, CLI_NOARG, NULL, O_STRICT,
+	  "an option the chosen engine cannot honour (-t load on\nsoftware, --ldlat ...) is an error, not a note" },
 	{ "spe-event-filter", 0, CLI_ARG, "MASK", O_SPE_EVF,
 	  "Arm SPE: keep records with all these events (the\narm_spe event_filter term, PMSEVFR_EL1; bit n = event n);\nimplies --engine spe, refused where the PMU lacks it" },
 	{ "spe-inv-event-filter", 0, CLI_ARG, "MASK", O_SPE_INVEVF,
@@ -205,7 +207,7 @@ static const struct cli_opt opts[] = {
 	{ "per-thread", 0, CLI_NOARG, NULL, O_PERTHREAD, "the same per thread (tid)" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
 	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
-	{ "quiet", 0, CLI_NOARG, NULL, O_QUIET, "no progress line" },
+	{ "quiet", 'q', CLI_NOARG, NULL, O_QUIET, "no progress line" },
 	MEM_EXPORT_CLI_OPTS,
 	{ NULL, 0, 0, NULL, 0, "NUMA placement advice (docs/advise.md):" },
 	{ "advise", 0, CLI_NOARG, NULL, O_ADVISE,
@@ -337,7 +339,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		}
 		case O_ENGINE:
 			if (mem_engine_parse(arg, &o->engine) < 0) {
-				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe or software\n",
+				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe, damon or software\n",
 					arg);
 				return CLI_USAGE;
 			}
@@ -462,6 +464,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			break;
 		}
 		case O_PHYS: o->phys = true; break;
+		case O_STRICT: o->strict = true; break;
 		case O_NOHOLD: o->no_hold = true; break;
 		case O_NOALLOC: o->no_alloc = true; break;
 		case O_ALLOC_RATE:
@@ -568,6 +571,13 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	}
 	if (o->json + o->csv + o->exp.folded > 1) {
 		fprintf(stderr, "pmuscope: mem: --json, --csv and --folded exclude each other\n");
+		return CLI_USAGE;
+	}
+	if (o->exp.folded && o->kind == T_COMMAND && !o->exp.folded_to) {
+		/* the command writes to this stdout too (issue 30) */
+		fprintf(stderr, "pmuscope: mem: --folded with a COMMAND: its output would share "
+				"stdout with the stacks; give --folded-to FILE (or --folded-to - "
+				"to share it)\n");
 		return CLI_USAGE;
 	}
 	if (o->advise && (o->csv || o->exp.folded || o->kind == T_SYSTEM)) {
@@ -752,8 +762,11 @@ static void mem_target_text(const struct run_desc *d, char *buf, size_t size)
 	size_t k = 0;
 	switch (o->kind) {
 	case T_WORKLOAD:
-		snprintf(buf, size, "built-in pointer chase, %zu bytes, %d thread(s)", o->wl.size,
-			 o->wl.threads);
+	{
+		char hs[32];
+		snprintf(buf, size, "built-in pointer chase, %s, %d thread(s)",
+			 cli_human_size(o->wl.size, hs, sizeof(hs)), o->wl.threads);
+	}
 		break;
 	case T_COMMAND:
 		k = (size_t)snprintf(buf, size, "command");
@@ -935,6 +948,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		cargv = wl_argv;
 	}
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler_unhonoured unh[8];
+	size_t nunh = 0;
 	so.period = o.period;
 	so.freq = o.freq;
 	so.data_pages = o.mmap_pages;
@@ -951,7 +966,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	so.spe_not_events = o.spe_invevf;
 	so.spe_inv_data_src = o.spe_invdsf;
 	so.spe_filters_required = o.spe_filters;
-	bool show_progress = !o.quiet && (o.progress || isatty(2));
+	bool show_progress = !o.quiet && cli_verbosity >= 0 && (o.progress || isatty(2));
 	const struct pms_session_callbacks scb = { NULL, NULL, show_progress ? on_progress : NULL };
 	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
 	lo.target = o.kind == T_SYSTEM ? PMS_LIVERUN_SYSTEM
@@ -1043,6 +1058,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 				 "pages of a process that exits before they are asked about "
 				 "count as \"process gone\"");
 	pms_sampler_info(pms_session_sampler(ses), &info);
+	/* options the engine cannot honour: said (the report has them), an
+	 * error with --strict before anything runs (issue 30) */
+	nunh = pms_sampler_unhonoured(info.engine, &so, unh, sizeof(unh) / sizeof(unh[0]));
+	if (mem_say_unhonoured("mem", info.engine, unh, nunh, o.strict,
+			       o.json || o.csv || o.exp.folded)) {
+		rc = 0;
+		exit_code = 1;
+		goto out;
+	}
 	if (o.out) {
 		/* 0600 as perf: samples show code and data addresses */
 		/* 0600 as perf, an existing file moved to .old (cli_out.h) */
@@ -1166,7 +1190,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		.json_run = mem_json_run, .json_verify = mem_json_verify,
 		.text_verify = mem_text_verify, .ud = &d,
 		.json_extra = alloc_json_extra, .text_extra = alloc_text_extra, .extra_ud = &ac,
-		.adapt_on = o.adapt,
+		.adapt_on = o.adapt, .unhonoured = unh, .nunhonoured = nunh,
 	};
 	if (ses) {
 		pms_session_holds(ses, &mr.holds);

@@ -26,6 +26,8 @@
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 
+#include "report_sort.h"
+
 int cmd_report(const struct cli_global *g, int argc, char **argv);
 
 /* In cmd_script.c. */
@@ -33,7 +35,7 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
 
 enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE,
-       O_JOBS };
+       O_JOBS, O_PCTLIMIT, O_HEADERONLY };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -58,6 +60,14 @@ static const struct cli_opt opts[] = {
 	  "needs samples with both nodes (a file with physical\n"
 	  "addresses: pmuscope mem --phys -o, perf mem record --phys-data)" },
 	{ "stdio", 0, CLI_NOARG, NULL, O_STDIO, "accepted for perf's habit: the text report is the default" },
+	{ "sort", 's', CLI_ARG, "KEYS", 's',
+	  "perf report's table of samples by these keys instead of the\n"
+	  "report: pid (the thread, as perf's), tid, tgid, cpu, mem,\n"
+	  "snoop, tlb, locked, dcacheline, phys_daddr (64-byte line\n"
+	  "and physical address), node (the CPU's), memnode (the data's)" },
+	{ "show-nr-samples", 'n', CLI_NOARG, NULL, 'n', "with --sort: a Samples column" },
+	{ "percent-limit", 0, CLI_ARG, "PCT", O_PCTLIMIT, "with --sort: no rows under PCT% overhead" },
+	{ "header-only", 0, CLI_NOARG, NULL, O_HEADERONLY, "print the header features only" },
 	{ 0 },
 };
 
@@ -205,6 +215,10 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_pathreport *prep = NULL;
 	struct mem_export xo = { 0 };
 	struct mem_advise ma = { 0 };
+	struct report_sort *sorter = NULL;
+	const char *sort_keys = NULL;
+	bool show_nr = false, header_only = false;
+	double pct_limit = 0;
 	int rc, ret = 0;
 
 	struct cli_parser p;
@@ -217,6 +231,13 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		case O_CSV: csv = true; break;
 		case O_SAMPLES: samples = true; break;
 		case O_HEADER: header = true; break;
+		case O_HEADERONLY: header_only = header = true; break;
+		case 's': sort_keys = p.arg; break;
+		case 'n': show_nr = true; break;
+		case O_PCTLIMIT:
+			if (cli_parse_double(p.arg, 0, 100, &pct_limit) < 0)
+				return cli_bad_arg(&p, "a percentage 0..100");
+			break;
 		case O_NOSYM: symbols = false; break;
 		case O_NODEMANGLE: demangle = false; break;
 		case O_STDIO: break;
@@ -258,6 +279,14 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (samples && !json) {
 		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
+	if (sort_keys && (json || csv || xo.folded || samples || ma.advise || header_only))
+		return cli_usage(&cli_spec_report, "--sort is a report of its own: not with --json, "
+				 "--csv, --folded, --samples, --advise or --header-only");
+	if (sort_keys) {
+		char err[512];
+		if (report_sort_new(sort_keys, &sorter, err, sizeof(err)) < 0)
+			return cli_usage(&cli_spec_report, "--sort %s: %s", sort_keys, err);
+	}
 	if (ma.advise && (csv || xo.folded))
 		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
 	if (!nin)
@@ -285,15 +314,20 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	pp.top = top;
 	pp.kept_samples = samples || mem_export_wanted(&xo); /* the exports' stacks */
 	pp.top_only = !xo.folded && !mem_export_wanted(&xo); /* no stack needs `all` */
-	const struct pms_session_callbacks scb = { csv_row, NULL, NULL };
+	const struct pms_session_callbacks scb = { sorter ? report_sort_add : csv_row, NULL, NULL };
 	struct pms_session_opts so = PMS_SESSION_OPTS_INIT;
-	so.profile = !csv;
+	so.profile = !csv && !sorter && !header_only;
 	so.profile_opts = &po;
 	so.advise_opts = ma.advise ? &ao : NULL;
 	so.jobs = jobs;
 	so.symbols = symbols;
 	so.demangle = demangle;
-	if (csv) {
+	if (sorter) {
+		so.callbacks = &scb;
+		so.ud = sorter;
+	} else if (header_only) {
+		; /* the files' headers alone */
+	} else if (csv) {
 		mem_render_csv_header();
 		so.callbacks = &scb;
 	} else if ((sys = cli_open_sys(g))) {
@@ -318,6 +352,20 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	if (csv)
+		goto out;
+	if (sorter) {
+		if (report_sort_failed(sorter))
+			ret = cli_fail("report: --sort");
+		else
+			report_sort_print(sorter, show_nr, pct_limit, stdout);
+		goto out;
+	}
+	for (size_t i = 0; header_only && i < nin; i++) {
+		if (nin > 1)
+			printf("%s# %s\n", i ? "\n" : "", paths[i]);
+		cli_perfdata_print_header(stdout, pms_session_reader(ses, i));
+	}
+	if (header_only)
 		goto out;
 
 	/* The events, now that the files (or streams) have given all of them;
@@ -397,5 +445,6 @@ out:
 	mem_advise_release(&ma);
 	pms_session_free(ses);
 	pms_sys_free(sys);
+	report_sort_free(sorter);
 	return ret;
 }

@@ -252,6 +252,11 @@ static void print_csv(const struct out *o, const struct pms_count_row *rows, siz
 		if (o->agg != PMS_AGG_GLOBAL) {
 			agg_label(r, label, sizeof(label));
 			fprintf(o->f, "%s%s", label, o->sep);
+			/* perf's aggregate rows carry how many CPUs (counters)
+			 * they sum: "N0,2,83,,page-faults" (stat-display.c) */
+			if (o->agg != PMS_AGG_CPU && o->agg != PMS_AGG_THREAD &&
+			    o->agg != PMS_AGG_CORE_TYPE)
+				fprintf(o->f, "%d%s", r->ninstances, o->sep);
 		}
 		if (r->unsupported)
 			fprintf(o->f, "<not supported>");
@@ -599,6 +604,7 @@ static int count_and_render(struct pms_sys *sys, const struct pms_pmus *pmus,
 	struct out o = { outf, a->agg, a->sep, a->json, desc, a->cmd, NULL, a->co.target, a->pid,
 			 NULL, NULL, 1, 0, 0, -1, -1, { 0 } };
 	po.catalog = cat;
+	po.sys = sys;
 	ro.events = a->events;
 	ro.parse = &po;
 	ro.count = &a->co;

@@ -41,7 +41,7 @@ static const struct cli_opt damon_opts[] = {
 	{ "csv", 0, CLI_NOARG, NULL, D_CSV, "one row per region per snapshot (heatmap data)" },
 	{ "top", 0, CLI_ARG, "N", D_TOP, "ranges listed (default 10)" },
 	{ "progress", 0, CLI_NOARG, NULL, D_PROGRESS, "progress line on stderr (default when a terminal)" },
-	{ "quiet", 0, CLI_NOARG, NULL, D_QUIET, "no progress line" },
+	{ "quiet", 'q', CLI_NOARG, NULL, D_QUIET, "no progress line" },
 	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "not supported: DAMON monitors processes" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "not supported: DAMON gives no samples" },
 	{ "period", 0, CLI_ARG, "N", D_NOTHERE, "not supported with damon" },

@@ -34,6 +34,14 @@ int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id)
 		else
 			x->pprof = p->arg;
 		return 1;
+	case MEM_EXPORT_O_FOLDED_TO:
+		if (!p->arg || !*p->arg)
+			return cli_bad_arg(p, "a file name or '-'");
+		x->folded_to = p->arg;
+		if (!x->folded)
+			x->folded_weight = PMS_EXPORT_SAMPLES;
+		x->folded = true;
+		return 1;
 	case MEM_EXPORT_O_FOLDED:
 		x->folded = true;
 		if (!p->arg || !strcmp(p->arg, "samples"))
@@ -58,6 +66,10 @@ int mem_export_open(struct mem_export *x, const char *cmd)
 	int ret = cli_out_open(&x->html_out, cmd, "--html", x->html, CLI_OUT_REPLACE);
 	if (!ret)
 		ret = cli_out_open(&x->pprof_out, cmd, "--pprof", x->pprof, CLI_OUT_REPLACE);
+	if (!ret)
+		ret = cli_out_open(&x->folded_out, cmd, "--folded-to",
+				   x->folded_to && strcmp(x->folded_to, "-") ? x->folded_to : NULL,
+				   CLI_OUT_REPLACE);
 	if (ret)
 		mem_export_abandon(x);
 	return ret;
@@ -67,6 +79,7 @@ void mem_export_abandon(struct mem_export *x)
 {
 	cli_out_abandon(&x->html_out);
 	cli_out_abandon(&x->pprof_out);
+	cli_out_abandon(&x->folded_out);
 }
 
 static int write_file(struct cli_out *o, const void *buf, size_t len)
@@ -304,6 +317,16 @@ int mem_export_write(struct mem_export *x, const struct mem_render *m,
 		size_t len = 0;
 		if (pms_export_folded(st, x->folded_weight, &txt, &len) < 0) {
 			ret = cli_fail(m->command);
+		} else if (!len) {
+			/* nothing to draw: said, not an empty file that looks fine */
+			fprintf(stderr, "pmuscope: %s: --folded%s: no stacks to write (%s)\n",
+				m->command, x->folded_weight == PMS_EXPORT_LATENCY ? "=latency" : "",
+				x->folded_weight == PMS_EXPORT_LATENCY
+					? "no sample has a latency: this engine or file gives none"
+					: "no samples");
+		} else if (x->folded_to && strcmp(x->folded_to, "-")) {
+			if (write_file(&x->folded_out, txt, len))
+				ret = CLI_EXIT_IO;
 		} else {
 			fwrite(txt, 1, len, stdout);
 			fflush(stdout); /* checked at the end (cli_out.h) */

@@ -22,6 +22,10 @@ struct mem_export {
 	const char *pprof;  /* --pprof FILE */
 	bool folded;        /* --folded: the collapsed stacks on stdout instead of the report */
 	enum pms_export_weight folded_weight;
+	/* --folded-to FILE: the stacks there ('-': stdout); NULL: stdout.  A
+	 * command's run needs it (mem -- CMD: the command's own output would
+	 * share stdout; issue 30) */
+	const char *folded_to;
 	/* What the command knows besides the report (all may be NULL/0). */
 	const char *host;                /* pprof "host" label */
 	const struct pms_maps *maps;     /* pprof mapping ranges */
@@ -37,13 +41,13 @@ struct mem_export {
 	 * exports (pms_export_stacks_new).  NULL: one frame per sample. */
 	const struct pms_pathreport *paths;
 	/* The files, opened by mem_export_open before the measurement. */
-	struct cli_out html_out, pprof_out;
+	struct cli_out html_out, pprof_out, folded_out;
 };
 
 /* The export options, for a command's option table (tools/cli_opt.h): the
  * help text comes from these entries.  Their ids are above every command's
  * own (which start at 256). */
-enum { MEM_EXPORT_O_HTML = 0x1000, MEM_EXPORT_O_PPROF, MEM_EXPORT_O_FOLDED };
+enum { MEM_EXPORT_O_HTML = 0x1000, MEM_EXPORT_O_PPROF, MEM_EXPORT_O_FOLDED, MEM_EXPORT_O_FOLDED_TO };
 #define MEM_EXPORT_CLI_OPTS                                                                     \
 	{ "html", 0, CLI_ARG, "FILE", MEM_EXPORT_O_HTML,                                         \
 	  "also write a self-contained HTML report (docs/export.md)" },                          \
@@ -51,7 +55,10 @@ enum { MEM_EXPORT_O_HTML = 0x1000, MEM_EXPORT_O_PPROF, MEM_EXPORT_O_FOLDED };
 	  "also write a gzip-compressed pprof profile (go tool pprof,\nPyroscope)" },           \
 	{ "folded", 0, CLI_OPTARG, "latency", MEM_EXPORT_O_FOLDED,                               \
 	  "collapsed stacks (flamegraph.pl, speedscope) on stdout instead\n"                     \
-	  "of the report, counted in samples (the default) or in latency\ncycles" }
+	  "of the report, counted in samples (the default) or in latency\ncycles" }, \
+	{ "folded-to", 0, CLI_ARG, "FILE", MEM_EXPORT_O_FOLDED_TO,                               \
+	  "--folded's stacks to FILE ('-': stdout); needed with\n"                            \
+	  "-- COMMAND, whose own output would share stdout" }
 
 /* Take an option cli_next returned: 1 when id is an export option and its
  * argument is good, 0 when id is not an export option, CLI_EXIT_USAGE after

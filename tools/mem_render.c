@@ -8,12 +8,23 @@
 #include <string.h>
 
 #include "mem_render.h"
+#include "cli_opt.h"
 #include "pmuscope/datasrc.h"
 
 /* Engine names: the library's one table (memsample.h). */
 const char *mem_engine_name(enum pms_engine e)
 {
 	return pms_engine_name(e);
+}
+
+bool mem_say_unhonoured(const char *cmd, enum pms_engine e,
+			const struct pms_sampler_unhonoured *u, size_t n, bool strict, bool say)
+{
+	for (size_t i = 0; i < n && (say || strict); i++)
+		fprintf(stderr, "pmuscope: %s: %s%s is not honoured by the %s engine: %s%s\n", cmd,
+			strict ? "error: " : "", u[i].option, mem_engine_name(e), u[i].why,
+			strict ? " (--strict)" : "");
+	return strict && n;
 }
 
 int mem_engine_parse(const char *name, enum pms_engine *e)
@@ -305,6 +316,14 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	cli_json_bool(&j, "phys", r->phys);
 	hex(b, sizeof(b), m->sample_type);
 	cli_json_str(&j, "sample_type", b);
+	cli_json_begin_array(&j, "not_honoured");
+	for (size_t i = 0; i < m->nunhonoured; i++) {
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "option", m->unhonoured[i].option);
+		cli_json_str(&j, "why", m->unhonoured[i].why);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
 	cli_json_end_object(&j);
 	cli_json_begin_array(&j, "attempts");
 	for (size_t i = 0; i < r->nattempts; i++) {
@@ -829,10 +848,48 @@ static void text_objects(const struct mem_render *m, const struct pms_memreport 
 	}
 }
 
+/* A live run's engine in a few words (issue 30: the ladder only with -v):
+ * the engine, its PMU, and why not a better one. */
+static void engine_short(const struct pms_memreport *r)
+{
+	size_t refused = 0, enoent = 0, perm = 0;
+	int other = 0;
+	for (size_t i = 0; i < r->nattempts; i++) {
+		const struct pms_sampler_attempt *a = &r->attempts[i];
+		if (a->chosen || !a->err || a->engine == r->engine)
+			continue;
+		refused++;
+		if (a->err == ENOENT || a->err == ENODEV || a->err == EOPNOTSUPP)
+			enoent++;
+		else if (a->err == EACCES || a->err == EPERM)
+			perm++;
+		else if (!other)
+			other = a->err;
+	}
+	char why[96] = "";
+	if (refused == enoent && refused)
+		snprintf(why, sizeof(why), "no precise PMU here");
+	else if (perm)
+		snprintf(why, sizeof(why), "precise engine not permitted");
+	else if (refused)
+		snprintf(why, sizeof(why), "precise engine refused: %s",
+			 other ? strerrorname_np(other) : "?");
+	const char *en = mem_engine_name(r->engine);
+	if (r->engine == PMS_ENG_SOFTWARE)
+		printf("engine: software page faults (%s%s-v: the attempts)\n", why,
+		       *why ? "; " : "");
+	else if (*why)
+		printf("engine: %s [%s] (%s; -v: the attempts)\n", en, r->pmus ? r->pmus : "", why);
+	else
+		printf("engine: %s [%s]\n", en, r->pmus ? r->pmus : "");
+}
+
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 {
 	printf("pmuscope %s: %s (%.2f s)\n", m->command, m->target_text, m->seconds);
-	{
+	if (r->nattempts && cli_verbosity <= 0)
+		engine_short(r);
+	else {
 		const char *lab = r->label && *r->label ? r->label : mem_engine_name(r->engine);
 		/* "[pmus]" only where it adds something to the label */
 		if (r->pmus && *r->pmus && strcmp(r->pmus, lab) && !strstr(lab, r->pmus))
@@ -840,9 +897,11 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 		else
 			printf("engine: %s\n", lab);
 	}
+	for (size_t i = 0; i < m->nunhonoured; i++)
+		printf("  not honoured: %s: %s\n", m->unhonoured[i].option, m->unhonoured[i].why);
 	if (r->notes && *r->notes)
 		printf("  notes: %s\n", r->notes);
-	for (size_t i = 0; i < r->nattempts; i++) {
+	for (size_t i = 0; i < r->nattempts && cli_verbosity > 0; i++) {
 		const struct pms_sampler_attempt *a = &r->attempts[i];
 		const char *en = mem_engine_name(a->engine);
 		char what[64];

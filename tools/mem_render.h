@@ -48,7 +48,18 @@ struct mem_render {
 	/* a held command's exit holds (hold > 0) and the budget, ms (< 0: none) */
 	struct pms_liverun_holds holds;
 	double hold_budget_ms;
+	/* options the engine could not honour (pms_sampler_unhonoured): a
+	 * text line each under the engine line, JSON engine.not_honoured */
+	const struct pms_sampler_unhonoured *unhonoured;
+	size_t nunhonoured;
 };
+
+/* The options the engine does not honour, one line each on stderr
+ * ("pmuscope: CMD: OPTION is not honoured by the E engine: WHY"); with
+ * strict an error each and true (the caller stops, exit 1); with say false
+ * (the report shows them) only the strict errors. */
+bool mem_say_unhonoured(const char *cmd, enum pms_engine e,
+			const struct pms_sampler_unhonoured *u, size_t n, bool strict, bool say);
 
 void mem_render_text(const struct mem_render *m, const struct pms_memreport *r);
 void mem_render_json(const struct mem_render *m, const struct pms_memreport *r);

@@ -7,6 +7,8 @@
  *   cpu/event=0x3c,umask=0,period=1000,name=x/   PMU terms from format/
  *   cpu/mem-loads,ldlat=30/          an alias from the PMU's events/ dir
  *   cpu_cycles                       a bare alias looked up in the PMUs
+ *   sched:sched_switch, sched:*     a tracepoint by name, or a glob of them
+ *                                    (pms_event_parse_ex with a sys)
  *   inst_retired, uncore_imc/UNC_M_CAS_COUNT_SCH0.RD/
  *                                    a catalog event name (pms_event_parse_ex
  *                                    with a catalog; see there)
@@ -91,7 +93,7 @@ void pms_event_list_free(struct pms_event_list *list);
 
 /* Options for pms_event_parse_ex.  Set version to PMS_EVENT_PARSE_OPTS_VERSION
  * (the _INIT macro does); fields are only ever appended. */
-#define PMS_EVENT_PARSE_OPTS_VERSION 1
+#define PMS_EVENT_PARSE_OPTS_VERSION 2
 struct pms_event_parse_opts {
 	unsigned version;
 	/* Named events from a catalog (pms_catalog_new/load), or NULL.  A name
@@ -105,8 +107,15 @@ struct pms_event_parse_opts {
 	 * other way round fails with PMS_ENOENT naming the PMU it is for.  The
 	 * event gets the entry's per_pkg, and scale/unit from its ScaleUnit. */
 	const struct pms_catalog *catalog;
+	/* (version 2) The kernel seam tracepoints are looked up through: a
+	 * tracepoint "sys:name" takes its id from tracefs (sys/kernel/tracing/
+	 * events/SYS/NAME/id), a glob ("sched:*", "*:sched_switch") gives one
+	 * event per match, named "sys:name", as perf expands it.  NULL: a
+	 * tracepoint fails with PMS_ENOENT saying no kernel seam was given.
+	 * Borrowed for the call. */
+	struct pms_sys *sys;
 };
-#define PMS_EVENT_PARSE_OPTS_INIT { PMS_EVENT_PARSE_OPTS_VERSION, NULL }
+#define PMS_EVENT_PARSE_OPTS_INIT { PMS_EVENT_PARSE_OPTS_VERSION, NULL, NULL }
 
 /* pms_event_parse with options; opts NULL is the same as pms_event_parse.
  * Options versions follow docs/api.md (older accepted, newer refused). */

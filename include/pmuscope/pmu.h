@@ -143,6 +143,14 @@ struct pms_tracepoint {
  * debugfs), in directory order; PMS_ENOENT naming the paths when tracefs
  * is not there.  *out is the caller's, released with pms_tracepoints_free. */
 int pms_tracepoints_list(struct pms_sys *sys, struct pms_tracepoint **out, size_t *n);
+/* The tracepoints matching pattern, "subsystem:event" where either side may
+ * be a glob (* ? [set]) as perf takes them ("sched:*"); NULL is every one
+ * (pms_tracepoints_list).  A name without glob characters reads only its
+ * own id file.  PMS_ENOENT when nothing matches (naming the pattern),
+ * PMS_EPERM when tracefs is not readable, PMS_EINVAL for a pattern that is
+ * not subsystem:event. */
+int pms_tracepoints_find(struct pms_sys *sys, const char *pattern, struct pms_tracepoint **out,
+			 size_t *n);
 void pms_tracepoints_free(struct pms_tracepoint *tp, size_t n);
 
 const struct pms_pmu *pms_pmu_find(const struct pms_pmus *pmus, const char *name);

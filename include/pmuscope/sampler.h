@@ -270,6 +270,19 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 
 void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *out);
 void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out);
+
+/* The memory-sampling options in o that the engine cannot honour (issue 30:
+ * an option that changes nothing is said, never silent): one table in the
+ * library, rows (option as perf mem spells it, the engines that apply it,
+ * what the others do instead).  Fills up to max entries of out (may be
+ * NULL) in table order and returns how many there are; none for
+ * PMS_ENG_NONE and PMS_ENG_OVERFLOW.  The strings are static. */
+struct pms_sampler_unhonoured {
+	const char *option; /* "-t load", "--ldlat", ... */
+	const char *why;    /* "stores are sampled too (only PEBS and SPE ...)" */
+};
+size_t pms_sampler_unhonoured(enum pms_engine engine, const struct pms_sampler_opts *o,
+			      struct pms_sampler_unhonoured *out, size_t max);
 /* The adaptations made so far (opts.adapt), oldest first; *count gets how
  * many.  Owned by the sampler.  Samples removed as duplicates (a task that
  * got the new events twice, directly and by inheritance, during a change)

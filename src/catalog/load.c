@@ -429,6 +429,13 @@ static int load_perflist(struct pms_catalog *cat, json_t *arr, const char *file)
 			snprintf(terms, sizeof(terms), "%.*s", (int)(elen - (size_t)(slash - enc) - 2),
 				 slash + 1);
 			e.pmu = pmu;
+			/* perf lists a tracepoint's id in hex; tracefs (and so
+			 * `events`) has it in decimal: one form for both */
+			unsigned long long tpid;
+			int used = 0;
+			if (!strcmp(pmu, "tracepoint") &&
+			    sscanf(terms, "config=%lli%n", &tpid, &used) == 1 && !terms[used])
+				snprintf(terms, sizeof(terms), "config=%llu", tpid);
 			/* Kernel PMU events are listed as "msr/tsc/": keep the bare name. */
 			size_t pl = strlen(pmu), nl = strlen(e.name);
 			if (nl > pl + 2 && !strncmp(e.name, pmu, pl) && e.name[pl] == '/' &&

@@ -175,6 +175,7 @@ static int parse_events(struct pms_sys *sys, const struct pms_pmus *pmus, const 
 		catalog = own;
 	}
 	po.catalog = catalog;
+	po.sys = sys;
 	r = pms_event_parse_ex(pmus, events, &po, list);
 out:
 	pms_catalog_free(own);

@@ -41,6 +41,7 @@ struct bctx {
 	const char *src;
 	size_t ncores;
 	const struct pms_catalog *cat; /* may be NULL */
+	struct pms_sys *sys;           /* for tracepoints; may be NULL */
 };
 
 static void event_fini(struct pms_event *e)
@@ -780,6 +781,46 @@ static int bind_pmu_form(const struct bctx *b, const struct ev_ast *a, const str
 	return 0;
 }
 
+/* A tracepoint by name or glob: one PERF_TYPE_TRACEPOINT event per match,
+ * config its tracefs id, named "sys:name" (with the modifiers as written). */
+static int bind_tracepoint(const struct bctx *b, const struct ev_ast *a, const struct ev_mods *gm,
+			   struct evvec *out)
+{
+	struct pms_tracepoint *tp = NULL;
+	size_t ntp = 0;
+	int ret;
+	if (!b->sys)
+		return pms_ev_err(PMS_ENOENT, b->src, a->name_col,
+				  "tracepoint '%s' needs tracefs (no kernel seam given to the parser)",
+				  a->name);
+	if ((ret = pms_tracepoints_find(b->sys, a->name, &tp, &ntp)) < 0) {
+		char why[400];
+		snprintf(why, sizeof(why), "%s", pms_error_last());
+		return pms_ev_err(ret, b->src, a->name_col, "%s", why);
+	}
+	const struct pms_pmu *pmu = pms_pmu_find(b->pmus, "tracepoint");
+	const char *mods = strchr(a->text + strlen(a->name), ':');
+	for (size_t i = 0; i < ntp && ret == 0; i++) {
+		struct pms_event ev;
+		char name[512];
+		if ((ret = event_init(&ev, a, pmu)) < 0)
+			break;
+		snprintf(name, sizeof(name), "%s%s", tp[i].name, mods ? mods : "");
+		if ((ret = set_str(&ev.name, name)) < 0) {
+			event_fini(&ev);
+			break;
+		}
+		ev.attr.type = PERF_TYPE_TRACEPOINT;
+		ev.attr.config = tp[i].id;
+		/* perf samples every hit of a tracepoint by default */
+		ev.attr.sample_period = 1;
+		apply_mods(&ev, &a->mods, gm, pmu);
+		ret = evvec_push(out, &ev);
+	}
+	pms_tracepoints_free(tp, ntp);
+	return ret;
+}
+
 /* ---- groups ---- */
 
 static bool hybrid_expanded(const struct evvec *v)
@@ -870,14 +911,15 @@ int pms_event_parse(const struct pms_pmus *pmus, const char *text,
 }
 
 PMS_OPTS_LAYOUT(PMS_EVENT_PARSE_OPTS, struct pms_event_parse_opts,
-		PMS_OPTS_END(struct pms_event_parse_opts, catalog));
+		PMS_OPTS_END(struct pms_event_parse_opts, catalog),
+		PMS_OPTS_END(struct pms_event_parse_opts, sys));
 
 int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 		       const struct pms_event_parse_opts *opts, struct pms_event_list **out)
 {
 	struct pms_event_parse_opts o;
 	struct ev_ast_list al = { 0 };
-	struct bctx b = { pmus, text, 0, NULL };
+	struct bctx b = { pmus, text, 0, NULL, NULL };
 	struct evvec *exps = NULL, final = { 0 };
 	struct pms_event_list *list = NULL;
 	int ngroups = 0;
@@ -890,6 +932,7 @@ int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 	if ((ret = PMS_OPTS_TAKE("pms_event_parse_ex", PMS_EVENT_PARSE_OPTS, opts, &o)) < 0)
 		return ret;
 	b.cat = o.catalog;
+	b.sys = o.sys;
 	b.ncores = pms_pmus_core_count(pmus);
 
 	if ((ret = pms_ev_ast_parse(text, &al)) < 0)
@@ -902,7 +945,9 @@ int pms_event_parse_ex(const struct pms_pmus *pmus, const char *text,
 	for (size_t i = 0; i < al.count; i++) {
 		const struct ev_ast *a = &al.evs[i];
 		const struct ev_mods *gm = a->group >= 0 ? &al.group_mods[a->group] : NULL;
-		ret = a->pmu ? bind_pmu_form(&b, a, gm, &exps[i]) : bind_bare(&b, a, gm, &exps[i]);
+		ret = a->pmu ? bind_pmu_form(&b, a, gm, &exps[i])
+		      : a->tracepoint ? bind_tracepoint(&b, a, gm, &exps[i])
+				      : bind_bare(&b, a, gm, &exps[i]);
 		if (ret < 0)
 			goto out;
 	}

@@ -22,7 +22,9 @@ struct ev_mods {
 
 struct ev_ast {
 	char *pmu;   /* "cpu" for cpu/.../, NULL for a bare name */
-	char *name;  /* the bare name, NULL for the PMU form */
+	char *name;  /* the bare name, NULL for the PMU form; "sys:event"
+		      * (either side may be a glob) when tracepoint */
+	bool tracepoint;
 	int name_col;
 	struct ev_term *terms;
 	size_t nterms;

@@ -3,7 +3,13 @@
  *   list   := item (',' item)*
  *   item   := '{' event (',' event)* '}' [':' mods] | event
  *   event  := NAME '/' [term (',' term)*] '/' [[':'] mods]
+ *           | TP ':' TP [':' mods]     a tracepoint, sys:name (globs allowed)
  *           | NAME [':' mods]
+ *
+ * TP ':' TP is a tracepoint when the part after ':' is not made of modifier
+ * letters alone and the part before is not a generic event (so "cycles:u"
+ * and "cycles:x" stay modifiers, as in perf's lexer, which takes a modifier
+ * token before a name of the same length).
  *   term   := KEY ['=' VALUE]        VALUE: up to ',' or '/', or quoted
  *   mods   := [ukhGHpPSDIWe]+
  *
@@ -54,6 +60,41 @@ bool pms_ev_parse_u64(const char *text, uint64_t *out)
 static bool is_name_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+/* A tracepoint part: a name with glob characters. */
+static size_t tp_len(const char *s)
+{
+	size_t n = 0;
+	while (is_name_char(s[n]) || s[n] == '*' || s[n] == '?' || s[n] == '[' || s[n] == ']')
+		n++;
+	return n;
+}
+
+/* Whether s[0..n) holds modifier letters only. */
+static bool all_mods(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("ukhGHpPSDIWe", s[i]))
+			return false;
+	return n > 0;
+}
+
+/* The length of "sys:event" at s when it is a tracepoint, else 0. */
+static size_t tracepoint_len(const char *s)
+{
+	size_t sl = tp_len(s), el;
+	uint64_t cfg;
+	char sys[128];
+	if (!sl || s[sl] != ':' || sl >= sizeof(sys))
+		return 0;
+	el = tp_len(s + sl + 1);
+	if (!el || all_mods(s + sl + 1, el))
+		return 0;
+	snprintf(sys, sizeof(sys), "%.*s", (int)sl, s);
+	if (pms_ev_generic_lookup(sys, &cfg) != EV_GEN_NONE)
+		return 0;
+	return sl + 1 + el;
 }
 
 struct pp {
@@ -238,13 +279,9 @@ static int parse_mods(struct pp *p, struct ev_mods *m)
 					    "more than 3 'p' modifiers (precise_ip is 0-3)");
 			break;
 		default:
-			/* "sched:sched_switch" is perf's tracepoint syntax */
 			return perr(p, PMS_EPARSE, p->i,
-				    "unknown modifier %s (known: u k h G H p pp ppp P S D I W e%s)",
-				    char_desc(p, p->i, cb, sizeof(cb)),
-				    p->i == start && name_len(p->s + start) > 1
-					    ? "; tracepoints 'sys:name' are not supported"
-					    : "");
+				    "unknown modifier %s (known: u k h G H p pp ppp P S D I W e)",
+				    char_desc(p, p->i, cb, sizeof(cb)));
 		}
 	}
 	if (p->i == start)
@@ -266,8 +303,24 @@ static int parse_event(struct pp *p, struct ev_ast *a)
 	char cb[16];
 	size_t start = p->i;
 	size_t nl = name_len(p->s + p->i);
+	size_t tl = tracepoint_len(p->s + p->i);
 	int ret;
 
+	if (tl) {
+		a->col = a->name_col = col_of(p, start);
+		a->tracepoint = true;
+		a->name = dup_range(p->s + p->i, tl);
+		if (!a->name)
+			return pms_err(PMS_ENOMEM, "out of memory parsing an event");
+		p->i += tl;
+		if (p->s[p->i] == ':') {
+			p->i++;
+			if ((ret = parse_mods(p, &a->mods)) < 0)
+				return ret;
+		}
+		a->text = dup_range(p->s + start, p->i - start);
+		return a->text ? 0 : pms_err(PMS_ENOMEM, "out of memory parsing an event");
+	}
 	if (!nl)
 		return perr(p, PMS_EPARSE, p->i, "expected an event name, found %s",
 			    char_desc(p, p->i, cb, sizeof(cb)));

@@ -71,14 +71,16 @@ static bool hardware(const struct perf_event_attr *a)
 	       a->type != PERF_TYPE_BREAKPOINT;
 }
 
-int pms_smp_build_overflow(struct smp_plan *p, const struct pms_pmus *pmus,
+int pms_smp_build_overflow(struct smp_plan *p, struct pms_sys *sys, const struct pms_pmus *pmus,
 			   const struct pms_sampler_opts *o, bool *needs_hw)
 {
 	struct pms_event_list *l = NULL;
+	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
 	int rc, n = 0;
 
 	*needs_hw = false;
-	rc = pms_event_parse(pmus, o->event, &l);
+	po.sys = sys; /* tracepoints by name */
+	rc = pms_event_parse_ex(pmus, o->event, &po, &l);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < l->count; i++) {

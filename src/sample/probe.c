@@ -932,7 +932,7 @@ static const struct rung ladder[] = {
  * a hardware event was refused. */
 static int build_overflow(struct ctx *c)
 {
-	return pms_smp_build_overflow(c->p, c->pmus, c->o, &c->needs_hw);
+	return pms_smp_build_overflow(c->p, c->sys, c->pmus, c->o, &c->needs_hw);
 }
 
 static int build_cpu_clock(struct ctx *c)

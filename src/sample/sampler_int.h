@@ -92,7 +92,7 @@ uint64_t pms_smp_unwind_regs(void);
 /* Overflow sampling (overflow.c): the events of opts->event as sampling
  * events appended to the plan (how many, or a negative PMS_E*; *needs_hw
  * says whether one needs a hardware PMU), and the cpu-clock fallback. */
-int pms_smp_build_overflow(struct smp_plan *plan, const struct pms_pmus *pmus,
+int pms_smp_build_overflow(struct smp_plan *plan, struct pms_sys *sys, const struct pms_pmus *pmus,
 			   const struct pms_sampler_opts *opts, bool *needs_hw);
 int pms_smp_build_cpu_clock(struct smp_plan *plan, const struct pms_sampler_opts *opts);
 

@@ -157,6 +157,80 @@ PMS_TEST(tracepoints_from_tracefs)
 	CHECK(system(cmd) == 0);
 }
 
+/* Issue 30 item 2: "sys:name" and globs through the one event parser, the
+ * ids from a fake tracefs through the seam. */
+PMS_TEST(tracepoints_by_name)
+{
+	char root[] = "/tmp/pms_tpn_XXXXXX", cmd[256], d[256];
+	struct pms_sys *sys;
+	struct pms_pmus *pmus;
+	struct pms_event_list *l = NULL;
+	struct pms_event_parse_opts po = PMS_EVENT_PARSE_OPTS_INIT;
+	CHECK(mkdtemp(root) != NULL);
+	put(root, "sys/kernel/tracing/events/sched/sched_switch/id", "316\n");
+	put(root, "sys/kernel/tracing/events/sched/sched_wakeup/id", "317\n");
+	put(root, "sys/kernel/tracing/events/sched/enable", "0\n");
+	put(root, "sys/kernel/tracing/events/irq/irq_handler_entry/id", "40\n");
+	put(root, "sys/bus/event_source/devices/software/type", "1\n");
+	put(root, "sys/bus/event_source/devices/tracepoint/type", "2\n");
+	if (open_root(root, &sys, &pmus) == 0) {
+		po.sys = sys;
+		CHECK_OK(pms_event_parse_ex(pmus, "sched:sched_switch", &po, &l));
+		CHECK(l && l->count == 1);
+		if (l && l->count == 1) {
+			CHECK_EQ_INT(l->events[0].attr.type, PERF_TYPE_TRACEPOINT);
+			CHECK_EQ_INT(l->events[0].attr.config, 316);
+			CHECK_EQ_INT(l->events[0].attr.sample_period, 1);
+			CHECK_EQ_STR(l->events[0].name, "sched:sched_switch");
+			CHECK_EQ_STR(l->events[0].pmu, "tracepoint");
+		}
+		pms_event_list_free(l);
+		/* a glob: one event per match, named as matched; modifiers kept */
+		CHECK_OK(pms_event_parse_ex(pmus, "sched:*:u,page-faults", &po, &l));
+		CHECK(l && l->count == 3);
+		if (l && l->count == 3) {
+			CHECK_EQ_STR(l->events[0].name, "sched:sched_switch:u");
+			CHECK_EQ_INT(l->events[1].attr.config, 317);
+			CHECK(l->events[1].attr.exclude_kernel);
+			CHECK_EQ_STR(l->events[2].name, "page-faults");
+		}
+		pms_event_list_free(l);
+		CHECK_OK(pms_event_parse_ex(pmus, "*:irq_*", &po, &l));
+		CHECK(l && l->count == 1 && l->events[0].attr.config == 40);
+		pms_event_list_free(l);
+		CHECK_OK(pms_event_parse_ex(pmus, "{sched:sched_switch,sched:sched_wakeup}", &po, &l));
+		CHECK(l && l->count == 2 && l->events[0].group_leader && l->events[1].group == 0);
+		pms_event_list_free(l);
+		/* modifiers alone after ':' stay modifiers */
+		CHECK_OK(pms_event_parse_ex(pmus, "page-faults:u", &po, &l));
+		CHECK(l && l->count == 1 && l->events[0].attr.type == PERF_TYPE_SOFTWARE);
+		pms_event_list_free(l);
+		/* unknown name, no glob match, no seam */
+		CHECK_EQ_INT(pms_event_parse_ex(pmus, "sched:nosuch", &po, &l), PMS_ENOENT);
+		CHECK(strstr(pms_error_last(), "unknown tracepoint 'sched:nosuch'") != NULL);
+		CHECK_EQ_INT(pms_event_parse_ex(pmus, "nosys:*", &po, &l), PMS_ENOENT);
+		CHECK_EQ_INT(pms_event_parse_ex(pmus, "sched:sched_switch", NULL, &l), PMS_ENOENT);
+		CHECK(strstr(pms_error_last(), "needs tracefs") != NULL);
+		/* the finder alone */
+		struct pms_tracepoint *tp = NULL;
+		size_t n = 0;
+		CHECK_OK(pms_tracepoints_find(sys, "s[a-d]hed:sched_w*", &tp, &n));
+		CHECK(n == 1 && !strcmp(tp[0].name, "sched:sched_wakeup") && tp[0].id == 317);
+		pms_tracepoints_free(tp, n);
+		CHECK_EQ_INT(pms_tracepoints_find(sys, "sched", &tp, &n), PMS_EINVAL);
+		/* tracefs not readable: perf's reason, not "unknown" */
+		snprintf(d, sizeof(d), "%s/sys/kernel/tracing/events", root);
+		if (geteuid() != 0 && chmod(d, 0) == 0) {
+			CHECK_EQ_INT(pms_event_parse_ex(pmus, "sched:sched_switch", &po, &l), PMS_EPERM);
+			chmod(d, 0755);
+		}
+	}
+	pms_pmus_free(pmus);
+	pms_sys_free(sys);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+}
+
 PMS_TEST(pmceid_availability)
 {
 	struct pms_sys *sys;

@@ -84,7 +84,7 @@ static const struct ev_row rows[] = {
 	{ "cycles:pppp", PMS_EPARSE, "more than 3 'p' modifiers (precise_ip is 0-3) at column 11" },
 	{ "cycles:x", PMS_EPARSE, "unknown modifier 'x'" },
 	{ "cycles:ux", PMS_EPARSE, "(known: u k h G H p pp ppp P S D I W e) at column 9" },
-	{ "sched:sched_switch", PMS_EPARSE, "tracepoints 'sys:name' are not supported) at column 7" },
+	{ "sched:sched_switch", PMS_ENOENT, "tracepoint 'sched:sched_switch' needs tracefs (no kernel seam given to the parser) at column 1" },
 	{ "cycles:", PMS_EPARSE, "expected modifiers after ':', found end of string at column 8" },
 	{ "cycles:,instructions", PMS_EPARSE, "found ',' at column 8" },
 	/* lists and groups */

@@ -19,7 +19,7 @@ _pmuscope()
 	--root|-i|--input|-o|--output|--report-file|--catalog)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--engine)
-		COMPREPLY=($(compgen -W "ibs pebs spe software" -- "$cur")); return ;;
+		COMPREPLY=($(compgen -W "ibs pebs spe damon software" -- "$cur")); return ;;
 	-t|--type)
 		COMPREPLY=($(compgen -W "load store load,store" -- "$cur")); return ;;
 	esac

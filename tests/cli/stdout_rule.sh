@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Exports never share a command's stdout unless asked with '-' (issue 30
+# item 7): mem --folded -- CMD is refused without --folded-to; --folded-to
+# FILE keeps the command's output out of the stacks, --folded-to - shares
+# stdout on purpose; report --folded-to FILE writes the file.
+set -u
+pms=${1:?usage: stdout_rule.sh PMUSCOPE}
+export PMUSCOPE_NO_DAMON=1
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+"$pms" mem -q -g --folded -- echo MARKER >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] || bad "mem --folded -- CMD: exit $rc, want 2"
+grep -q -- "give --folded-to FILE" "$tmp/e" || bad "message: $(cat "$tmp/e")"
+grep -q MARKER "$tmp/o" && bad "the command ran"
+"$pms" mem -q -g --folded-to "$tmp/s.folded" -- echo MARKER >"$tmp/o" 2>"$tmp/e" || bad "--folded-to FILE: $(cat "$tmp/e")"
+[ "$(cat "$tmp/o")" = MARKER ] || bad "stdout is not the command's alone: $(head -3 "$tmp/o")"
+grep -q MARKER "$tmp/s.folded" && bad "the command's output in the stacks"
+grep -Eq ' [0-9]+$' "$tmp/s.folded" || bad "no stacks in the file: $(head -3 "$tmp/s.folded")"
+"$pms" mem -q -g --folded-to - -- echo MARKER >"$tmp/o" 2>/dev/null || bad "--folded-to -"
+grep -q '^MARKER$' "$tmp/o" && grep -Eq ' [0-9]+$' "$tmp/o" || bad "--folded-to - does not share stdout: $(head -3 "$tmp/o")"
+# the built-in workload has no stdout of its own: --folded alone is fine
+"$pms" mem -q --size 4M --folded >"$tmp/w" 2>/dev/null || bad "mem --folded (workload)"
+grep -Eq ' [0-9]+$' "$tmp/w" || bad "workload --folded: $(head -3 "$tmp/w")"
+exit $fail

@@ -1,0 +1,196 @@
+/* Samples per type and member: counts, loads and stores, remote share,
+ * latency percentiles, threads; unresolved samples by reason. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuscope/types.h"
+#include "util/error.h"
+
+struct tp_row {
+	struct pms_typeprof_row r;
+	uint64_t *lat;
+	size_t nlat, caplat;
+	uint32_t *tids, *wtids;
+	size_t ntids, captids, nwtids, capwtids;
+};
+
+struct pms_typeprof {
+	struct pms_typeres *res;
+	struct tp_row *rows;
+	size_t n, cap;
+	struct pms_typeprof_row *out;
+	uint64_t total, resolved;
+	uint64_t unresolved[PMS_TYPE__COUNT];
+};
+
+int pms_typeprof_new(struct pms_typeprof **out)
+{
+	struct pms_typeprof *p = calloc(1, sizeof(*p));
+	if (!p)
+		return pms_err(PMS_ENOMEM, "types: profile");
+	int rc = pms_typeres_new(&p->res);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void pms_typeprof_free(struct pms_typeprof *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->rows[i].lat);
+		free(p->rows[i].tids);
+		free(p->rows[i].wtids);
+	}
+	free(p->rows);
+	free(p->out);
+	pms_typeres_free(p->res);
+	free(p);
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t el)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 8;
+	void *nv = realloc(*v, nc * el);
+	if (!nv)
+		return pms_err(PMS_ENOMEM, "types: profile");
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+static int add_tid(uint32_t **v, size_t *n, size_t *cap, uint32_t tid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == tid)
+			return 0;
+	int rc = grow((void **)v, cap, *n, sizeof(**v));
+	if (rc < 0)
+		return rc;
+	(*v)[(*n)++] = tid;
+	return 0;
+}
+
+static struct tp_row *row_of(struct pms_typeprof *p, const struct pms_type_hit *h)
+{
+	for (size_t i = 0; i < p->n; i++) /* interned: pointers compare */
+		if (p->rows[i].r.type == h->type && p->rows[i].r.member == h->member)
+			return &p->rows[i];
+	if (grow((void **)&p->rows, &p->cap, p->n, sizeof(*p->rows)) < 0)
+		return NULL;
+	struct tp_row *w = &p->rows[p->n++];
+	memset(w, 0, sizeof(*w));
+	w->r.type = h->type;
+	w->r.member = h->member;
+	w->r.type_size = h->type_size;
+	w->r.member_offset = h->member_offset;
+	w->r.member_size = h->member_size;
+	return w;
+}
+
+int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     struct pms_type_hit *hit)
+{
+	struct pms_type_hit h;
+	int rc = 0;
+	if (s->kernel) {
+		memset(&h, 0, sizeof(h));
+		h.status = PMS_TYPE_KERNEL;
+	} else {
+		rc = pms_typeres_lookup(p->res, s->path, s->bias, s->ip, s->addr, s->has_addr, &h);
+		if (rc < 0)
+			return rc;
+	}
+	if (hit)
+		*hit = h;
+	p->total++;
+	if (h.status != PMS_TYPE_OK) {
+		p->unresolved[h.status]++;
+		return 0;
+	}
+	p->resolved++;
+	struct tp_row *w = row_of(p, &h);
+	if (!w)
+		return PMS_ENOMEM;
+	w->r.samples++;
+	bool store = s->store >= 0 ? s->store == 1 : h.store;
+	if (store)
+		w->r.stores++;
+	else
+		w->r.loads++;
+	w->r.via[h.via]++;
+	if (s->mem_node >= 0 && s->cpu_node >= 0) {
+		w->r.node_known++;
+		if (s->mem_node != s->cpu_node)
+			w->r.remote++;
+	}
+	if (s->has_weight && s->weight) {
+		if ((rc = grow((void **)&w->lat, &w->caplat, w->nlat, sizeof(*w->lat))) < 0)
+			return rc;
+		w->lat[w->nlat++] = s->weight;
+	}
+	if ((rc = add_tid(&w->tids, &w->ntids, &w->captids, s->tid)) < 0)
+		return rc;
+	if (store && (rc = add_tid(&w->wtids, &w->nwtids, &w->capwtids, s->tid)) < 0)
+		return rc;
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct pms_typeprof_row *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	int c = strcmp(x->type, y->type);
+	if (c)
+		return c;
+	return x->member_offset < y->member_offset ? -1 : x->member_offset > y->member_offset;
+}
+
+static uint64_t pct(const uint64_t *v, size_t n, unsigned p)
+{
+	if (!n)
+		return 0;
+	size_t i = (n * p + 99) / 100; /* nearest rank */
+	return v[i ? i - 1 : 0];
+}
+
+int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	free(p->out);
+	p->out = calloc(p->n ? p->n : 1, sizeof(*p->out));
+	if (!p->out)
+		return pms_err(PMS_ENOMEM, "types: result");
+	for (size_t i = 0; i < p->n; i++) {
+		struct tp_row *w = &p->rows[i];
+		qsort(w->lat, w->nlat, sizeof(*w->lat), u64_cmp);
+		w->r.lat_n = w->nlat;
+		w->r.lat_p50 = pct(w->lat, w->nlat, 50);
+		w->r.lat_p90 = pct(w->lat, w->nlat, 90);
+		w->r.lat_p99 = pct(w->lat, w->nlat, 99);
+		w->r.lat_max = w->nlat ? w->lat[w->nlat - 1] : 0;
+		w->r.threads = w->ntids;
+		w->r.writer_threads = w->nwtids;
+		p->out[i] = w->r;
+	}
+	qsort(p->out, p->n, sizeof(*p->out), row_cmp);
+	out->rows = p->out;
+	out->n_rows = p->n;
+	out->total = p->total;
+	out->resolved = p->resolved;
+	memcpy(out->unresolved, p->unresolved, sizeof(out->unresolved));
+	return 0;
+}

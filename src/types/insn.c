@@ -135,6 +135,8 @@ static void decode_x86(struct ty_decoder *d, struct ty_insn *o)
 	bool full = false;
 	if (id == X86_INS_CALL) {
 		o->kind = TY_K_CALL;
+		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+			o->target = (uint64_t)x->operands[0].imm;
 	} else if (id == X86_INS_RET || id == X86_INS_JMP) {
 		o->kind = TY_K_RET;
 	} else if (x->op_count == 2 && x->operands[0].type == X86_OP_REG) {
@@ -209,6 +211,8 @@ static void decode_a64(struct ty_decoder *d, struct ty_insn *o)
 	}
 	if (id == ARM64_INS_BL || id == ARM64_INS_BLR) {
 		o->kind = TY_K_CALL;
+		if (id == ARM64_INS_BL && a->op_count == 1 && a->operands[0].type == ARM64_OP_IMM)
+			o->target = (uint64_t)a->operands[0].imm;
 	} else if (id == ARM64_INS_RET || id == ARM64_INS_B || id == ARM64_INS_BR) {
 		o->kind = a->cc == ARM64_CC_INVALID || a->cc == ARM64_CC_AL ? TY_K_RET : TY_K_OTHER;
 	} else if (id == ARM64_INS_MOV && a->op_count == 2 && a->operands[1].type == ARM64_OP_REG) {

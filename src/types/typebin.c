@@ -53,6 +53,15 @@ static int add_var(Dwarf_Die *die, struct gv_list *g, struct gv_list *t)
 		v.addr = ops[0].number;
 		return gv_push(g, &v);
 	}
+	if (n == 1 && (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index)) {
+		/* DWARF 5 (clang): the address is in .debug_addr */
+		Dwarf_Attribute r;
+		Dwarf_Addr ad;
+		if (dwarf_getlocation_attr(&a, ops, &r) != 0 || dwarf_formaddr(&r, &ad) != 0)
+			return 0;
+		v.addr = ad;
+		return gv_push(g, &v);
+	}
 	if (n == 2 && (ops[1].atom == DW_OP_GNU_push_tls_address ||
 		       ops[1].atom == DW_OP_form_tls_address) &&
 	    (ops[0].atom == DW_OP_const8u || ops[0].atom == DW_OP_const4u ||

@@ -210,6 +210,22 @@ static struct ty_frame frame_base(struct ty_bin *b, Dwarf_Die *sub, uint64_t pc)
 	return f;
 }
 
+/* The CU covering pc: .debug_aranges, else each CU's ranges (clang
+ * writes no aranges). */
+static bool cu_of(struct ty_bin *b, uint64_t pc, Dwarf_Die *cu)
+{
+	if (dwarf_addrdie(b->dw, pc, cu))
+		return true;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(b->dw, off + hsize, cu) && dwarf_haspc(cu, pc) == 1)
+			return true;
+		off = next;
+	}
+	return false;
+}
+
 struct ty_scan { /* what a search of the scopes found */
 	bool found, optimized, not_ptr;
 	struct ty_obj obj;
@@ -269,7 +285,7 @@ static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, 
 					struct ty_obj *out, Dwarf_Die *func)
 {
 	Dwarf_Die cu, *scopes = NULL;
-	if (!dwarf_addrdie(b->dw, pc, &cu))
+	if (!cu_of(b, pc, &cu))
 		return PMS_TYPE_NO_SCOPE;
 	int n = dwarf_getscopes(&cu, pc, &scopes);
 	if (n <= 0) {
@@ -357,6 +373,31 @@ static bool loaded_pointer(struct ty_obj *obj, int64_t off, unsigned size, struc
 	return true;
 }
 
+/* A direct call's return value: the callee's DWARF return type, when it
+ * is a pointer (an allocator returning struct T *). */
+static bool callee_ret(struct ty_bin *b, uint64_t target, struct ty_obj *out)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	if (!target || !cu_of(b, target, &cu))
+		return false;
+	int n = dwarf_getscopes(&cu, target, &scopes);
+	bool ok = false;
+	for (int i = 0; i < n && !ok; i++) {
+		Dwarf_Addr entry;
+		Dwarf_Die rt, obj, pt;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
+		    dwarf_entrypc(&scopes[i], &entry) != 0 || entry != target)
+			continue;
+		if (ty_type_of(&scopes[i], &rt) && ty_peel(&rt, &pt) &&
+		    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
+			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]) };
+			ok = true;
+		}
+	}
+	free(scopes);
+	return ok;
+}
+
 static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rstate *st)
 {
 	struct ty_rstate nv = { 0 };
@@ -380,6 +421,9 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 	} else if (in->kind == TY_K_MOVRR && in->src >= 0 && in->src < TY_NREGS) {
 		dst = in->dst;
 		nv = st[in->src];
+	} else if (in->kind == TY_K_CALL && in->target) {
+		dst = 0; /* x86-64 rax, aarch64 x0 */
+		nv.valid = callee_ret(b, in->target, &nv.obj);
 	}
 	for (int r = 0; r < TY_NREGS && r < 64; r++)
 		if (in->written & (1ull << r))

@@ -41,6 +41,7 @@ struct ty_insn {
 	int dst, src;          /* TY_K_LOAD/LEA/MOVRR: written reg; MOVRR: read reg */
 	uint64_t written;      /* mask of DWARF regs the instruction writes */
 	bool pre_index;        /* aarch64 writeback of the base register */
+	uint64_t target;       /* TY_K_CALL: a direct call's target (0: indirect) */
 };
 
 struct ty_decoder;

@@ -86,13 +86,23 @@ void pms_typeres_free(struct pms_typeres *r);
 int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, uint64_t ip,
 		       uint64_t addr, bool has_addr, struct pms_type_hit *out);
 
+/* The load bias of path mapped at map_start from file offset map_pgoff
+ * (its PT_LOAD segment's address - offset taken away): 0, or PMS_ENOENT
+ * when the file cannot be read or no segment holds that offset. */
+int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
+		     uint64_t map_pgoff, uint64_t *bias);
+
 /* ---- aggregation: per type and member ---------------------------------- */
 
 struct pms_typeprof;
 
 struct pms_typeprof_sample {
 	const char *path;   /* binary of the IP, NULL when no file maps it */
-	uint64_t bias, ip, addr;
+	/* the mapping of path that holds the IP (an MMAP2 record): its start
+	 * and file offset; the profile derives the load bias from them and
+	 * the binary's program headers */
+	uint64_t map_start, map_pgoff;
+	uint64_t ip, addr;
 	bool has_addr, kernel;
 	uint32_t tid;
 	uint64_t weight;    /* latency (0: none) */

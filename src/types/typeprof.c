@@ -103,7 +103,13 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 		memset(&h, 0, sizeof(h));
 		h.status = PMS_TYPE_KERNEL;
 	} else {
-		rc = pms_typeres_lookup(p->res, s->path, s->bias, s->ip, s->addr, s->has_addr, &h);
+		uint64_t bias = 0;
+		rc = s->path ? pms_typeres_bias(p->res, s->path, s->map_start, s->map_pgoff, &bias)
+			     : 0;
+		if (rc < 0 && rc != PMS_ENOENT)
+			return rc;
+		rc = pms_typeres_lookup(p->res, rc == PMS_ENOENT ? NULL : s->path, bias, s->ip,
+					s->addr, s->has_addr, &h);
 		if (rc < 0)
 			return rc;
 	}

@@ -590,3 +590,32 @@ int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, u
 	fill_hit(r, &res->obj, res->offset, res->mem_size, out);
 	return 0;
 }
+
+int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
+		     uint64_t map_pgoff, uint64_t *bias)
+{
+	struct ty_bin *b;
+	int rc = get_bin(r, path, &b);
+	if (rc < 0)
+		return rc;
+	if (b->bad || !b->elf)
+		return PMS_ENOENT;
+	size_t phnum;
+	if (elf_getphdrnum(b->elf, &phnum) != 0)
+		return PMS_ENOENT;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(b->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		uint64_t al = ph.p_align > 1 ? ph.p_align : 1;
+		uint64_t off0 = ph.p_offset & ~(al - 1);
+		if (map_pgoff < off0 || map_pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		/* runtime = link + bias; the mapping's start is the segment's
+		 * page at map_pgoff */
+		uint64_t link = ph.p_vaddr - ph.p_offset + map_pgoff;
+		*bias = map_start - link;
+		return 0;
+	}
+	return PMS_ENOENT;
+}

@@ -147,6 +147,16 @@ static void decode_x86(struct ty_decoder *d, struct ty_insn *o)
 		} else if (id == X86_INS_LEA && full) {
 			o->kind = TY_K_LEA;
 			o->dst = dst;
+		} else if ((id == X86_INS_ADD || id == X86_INS_SUB) && full && mem < 0) {
+			/* pointer arithmetic: an index added, a constant moved */
+			o->kind = TY_K_ADD;
+			o->dst = dst;
+			if (x->operands[1].type == X86_OP_REG)
+				o->src = dwreg(d, x->operands[1].reg, NULL);
+			else if (x->operands[1].type == X86_OP_IMM)
+				o->disp = id == X86_INS_SUB ? -x->operands[1].imm : x->operands[1].imm;
+			else
+				o->kind = TY_K_OTHER;
 		} else if (id == X86_INS_MOV && x->operands[1].type == X86_OP_REG && full) {
 			o->kind = TY_K_MOVRR;
 			o->dst = dst;
@@ -221,6 +231,17 @@ static void decode_a64(struct ty_decoder *d, struct ty_insn *o)
 			o->kind = TY_K_MOVRR;
 			o->dst = dst;
 			o->src = dwreg(d, a->operands[1].reg, NULL);
+		}
+	} else if (id == ARM64_INS_ADD && a->op_count == 3 && a->operands[1].type == ARM64_OP_REG &&
+		   a->operands[2].type == ARM64_OP_REG) {
+		/* add xd, xn, xm (, lsl #k): an element of what xn points to */
+		int dst = dwreg(d, a->operands[0].reg, &full);
+		if (full) {
+			o->kind = TY_K_LEA;
+			o->dst = dst;
+			o->base = dwreg(d, a->operands[1].reg, NULL);
+			o->index = dwreg(d, a->operands[2].reg, NULL);
+			o->disp = 0;
 		}
 	} else if (id == ARM64_INS_ADD && a->op_count == 3 && a->operands[1].type == ARM64_OP_REG &&
 		   a->operands[2].type == ARM64_OP_IMM && a->operands[2].shift.value == 0) {

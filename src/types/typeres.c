@@ -408,10 +408,21 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 		dst = in->dst;
 		nv.valid = loaded_pointer(&obj, off, in->mem_size ? in->mem_size : 8, &nv.obj);
 	} else if (in->kind == TY_K_LEA && !in->rip_rel && in->base >= 0 && in->base < TY_NREGS &&
-		   st[in->base].valid && in->index < 0) {
+		   st[in->base].valid &&
+		   (in->index < 0 || (in->index < TY_NREGS && !st[in->index].valid))) {
+		/* base + disp, or an element (index * scale) of what base
+		 * points to: the same type */
 		dst = in->dst;
 		nv = st[in->base];
 		nv.obj.adj += in->disp;
+	} else if (in->kind == TY_K_ADD && in->dst >= 0 && in->dst < TY_NREGS &&
+		   st[in->dst].valid) {
+		dst = in->dst;
+		nv = st[in->dst];
+		if (in->src < 0)
+			nv.obj.adj += in->disp;
+		else if (in->src >= TY_NREGS || st[in->src].valid)
+			nv.valid = false; /* pointer + pointer: not an element */
 	} else if (in->kind == TY_K_LEA && operand_obj(b, in, st, &obj, &off) && in->index < 0) {
 		dst = in->dst;
 		nv.valid = true;
@@ -513,9 +524,22 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 	enum pms_type_status s = scan_scopes(b, pc, in.base, in.disp, &res->obj, &func);
 	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && track(b, &func, pc, in.base, &res->obj))
 		s = PMS_TYPE_OK;
+	/* base + index * 1: either may be the pointer (clang puts the
+	 * scaled index in the base) */
+	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && in.index >= 0 && in.index < TY_NREGS &&
+	    in.scale == 1 &&
+	    (scan_scopes(b, pc, in.index, in.disp, &res->obj, NULL) == PMS_TYPE_OK ||
+	     track(b, &func, pc, in.index, &res->obj)))
+		s = PMS_TYPE_OK;
 	res->status = s;
 	res->has_obj = s == PMS_TYPE_OK;
 	res->offset = in.disp + res->obj.adj;
+	/* an element of an array of the type: a constant part of the index
+	 * folded into the displacement */
+	uint64_t size = res->has_obj ? ty_size(&res->obj.type) : 0;
+	if (res->has_obj && in.index >= 0 && size && res->obj.via != PMS_TYPE_VIA_STACK &&
+	    (res->offset < 0 || (uint64_t)res->offset >= size))
+		res->offset = ((res->offset % (int64_t)size) + (int64_t)size) % (int64_t)size;
 }
 
 static void fill_hit(struct pms_typeres *r, const struct ty_obj *obj, int64_t offset,

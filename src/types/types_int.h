@@ -24,6 +24,7 @@ enum ty_kind {
 	TY_K_MOVRR,   /* reg <- reg */
 	TY_K_CALL,
 	TY_K_RET,     /* ret, unconditional jmp: the path ends */
+	TY_K_ADD,     /* dst += src register (src >= 0) or += imm (disp) */
 };
 
 struct ty_insn {

@@ -135,7 +135,8 @@ def program(rnd, n_access):
     for k in range(n_access):
         t = rnd.choice(types)
         path, ctype, union = rnd.choice(t.leaves(rnd))
-        kind = rnd.choice(["heap", "heap", "global", "stack", "chain"])
+        kind = rnd.choice(["heap", "heap", "global", "stack", "chain", "param", "index",
+                           "multi"])
         fn = []
         if kind == "chain":
             holders = [s for s in types if any(f[0] == "ptr" for f in s.fields)]
@@ -153,6 +154,32 @@ def program(rnd, n_access):
                 fn.append(("\t" + access("h->link->" + path, ctype, rnd), t.name, path, union, kind))
                 fn.append("\tescape(h);")
                 fn.append("}")
+        if kind == "param":
+            fn.append("__attribute__((noinline)) void use%d(struct %s *q, long v) {" % (k, t.name))
+            fn.append("\t(void)v;")
+            fn.append(("\t" + access("q->" + path, ctype, rnd), t.name, path, union, kind))
+            fn.append("\tescape(q);")
+            fn.append("}")
+            fn.append("__attribute__((noinline)) void acc%d(void) { use%d(fresh_%s(), sink); }"
+                      % (k, k, t.name))
+        elif kind == "index":
+            fn.append("__attribute__((noinline)) void acc%d(void) {" % k)
+            fn.append("\tstruct %s *a = fresh(8 * sizeof(struct %s));" % (t.name, t.name))
+            fn.append("\tint i = (int)(sink & 3) + 2;")
+            fn.append(("\t" + access("a[i]." + path, ctype, rnd), t.name, path, union, kind))
+            fn.append("\tescape(a);")
+            fn.append("}")
+        elif kind == "multi":
+            t2 = rnd.choice(types)
+            path2, ctype2, union2 = rnd.choice(t2.leaves(rnd))
+            fn.append("__attribute__((noinline)) void acc%d(void) {" % k)
+            fn.append("\tstruct %s *p = fresh_%s();" % (t.name, t.name))
+            fn.append("\tstruct %s *q = fresh_%s();" % (t2.name, t2.name))
+            fn.append(("\t" + access("p->" + path, ctype, rnd), t.name, path, union, kind))
+            fn.append(("\t" + access("q->" + path2, ctype2, rnd), t2.name, path2, union2, kind))
+            fn.append("\tescape(p);")
+            fn.append("\tescape(q);")
+            fn.append("}")
         if kind == "heap":
             fn.append("__attribute__((noinline)) void acc%d(void) {" % k)
             fn.append("\tstruct %s *p = fresh_%s();" % (t.name, t.name))
@@ -270,7 +297,7 @@ def main():
                     st = table.setdefault(key, {"n": 0, "ok": 0, "wrong": 0, "reasons": {},
                                                 "lines": 0, "bykind": {}})
                     exe = os.path.join(work, "p%d_%s%s" % (seed, cc, opt))
-                    r = run([cc, opt, "-g", "-fno-pie", "-no-pie", "-fno-inline",
+                    r = run([cc, opt, "-g", "-fno-pie", "-no-pie",
                              "-fno-stack-clash-protection", "-fno-stack-protector",
                              "-o", exe, cpath])
                     if r.returncode:

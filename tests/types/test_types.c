@@ -133,4 +133,51 @@ PMS_TEST(globals_by_address_name_members)
 	pms_typeres_free(r);
 }
 
+__thread struct t_rec t_tls_rec;
+
+__attribute__((noinline)) static void tls_touch(int v)
+{
+	t_tls_rec.b[1].y[2] = (short)v;
+}
+
+PMS_TEST(tls_through_the_fs_operand)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	uint64_t bias = 0;
+	dl_iterate_phdr(bias_cb, &bias);
+	tls_touch(3);
+	/* the function's instructions: the first one with an %fs operand */
+	struct ty_decoder *d;
+	CHECK_OK(ty_decoder_new(TY_ARCH_X86_64, &d));
+	const uint8_t *code = (const uint8_t *)&tls_touch;
+	uint64_t ip = 0;
+	for (size_t off = 0; off < 64;) {
+		struct ty_insn in;
+		if (ty_decode(d, code + off, 16, (uint64_t)(uintptr_t)(code + off), &in) != 0)
+			break;
+		if (in.fs_seg && in.has_mem && in.base == TY_REG_NONE) {
+			ip = (uint64_t)(uintptr_t)(code + off);
+			break;
+		}
+		off += in.size;
+	}
+	ty_decoder_free(d);
+	if (!ip)
+		PMS_SKIP("no local-exec %%fs access in tls_touch (another TLS model)");
+	struct pms_typeres *r;
+	struct pms_type_hit h;
+	CHECK_OK(pms_typeres_new(&r));
+	CHECK_OK(pms_typeres_lookup(r, exe, bias, ip, 0, false, &h));
+	CHECK_MSG(h.status == PMS_TYPE_OK, "status %s", pms_type_status_name(h.status));
+	if (h.status == PMS_TYPE_OK) {
+		CHECK_EQ_STR(h.type, "struct t_rec");
+		CHECK_EQ_STR(h.member, "b[1].y[2]");
+		CHECK(h.via == PMS_TYPE_VIA_TLS && h.store);
+	}
+	pms_typeres_free(r);
+}
+
 PMS_TEST_MAIN()

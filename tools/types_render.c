@@ -56,7 +56,9 @@ int types_cli_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 						 : !(rec->misc & PMS_MISC_MMAP_DATA);
 	if (!exec || !m->filename)
 		return 0;
-	return pms_maps_add(t->maps, m->addr, m->len, m->pgoff, m->ino, true, m->filename) < 0
+	/* a mapping the maps refuse (empty) is left out, not fatal */
+	return pms_maps_add(t->maps, m->addr, m->len, m->pgoff, m->ino, true, m->filename) ==
+			       PMS_ENOMEM
 		       ? -1 : 0;
 }
 

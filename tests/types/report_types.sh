@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# pmuscope report --types on a written file (typefile) of a PIE program
+# built here with -g: the MMAP2 places it at a PIE base, so the load bias
+# comes from the mapping and the binary's PT_LOAD; each member's samples,
+# loads/stores and the unresolved reasons are checked in the JSON, and the
+# text table names the members.  Usage errors of --types.
+#   report_types.sh PMUSCOPE TYPEFILE
+set -u
+pms=${1:?usage: report_types.sh PMUSCOPE TYPEFILE}
+tf=${2:?}
+fail=0
+tmp=$(mktemp -d); trap "rm -rf $tmp" EXIT
+command -v gcc >/dev/null || { echo "SKIP: no gcc"; exit 77; }
+expect() { if [ "$2" != "$3" ]; then echo "FAIL: $1"; echo "  want: [$2]"; echo "  got:  [$3]"; fail=1; fi; }
+
+cat >"$tmp/p.c" <<'C'
+struct in { int x; short y[4]; };
+struct rec { long a; struct in b[3]; union { int u; char c[8]; } un; struct rec *next; long tail; };
+struct rec g;
+__attribute__((noinline)) void touch(struct rec *p, int v)
+{
+	p->b[2].y[1] = (short)v;
+	p->tail += p->a;
+	g.b[1].y[2] = 4;
+}
+int main(void) { static struct rec r; touch(&r, 3); return 0; }
+C
+gcc -O2 -g -fPIE -pie -o "$tmp/p" "$tmp/p.c" || { echo "FAIL: compile"; exit 1; }
+# the executable segment and touch's instructions with a memory operand
+read -r off vaddr fsz < <(readelf -lW "$tmp/p" | awk '$1=="LOAD" && / R E / {print $2, $3, $5}')
+base=$((0x555555554000))
+start=$((base + vaddr))
+objdump -d --no-show-raw-insn "$tmp/p" | awk '/<touch>:/,/^$/' |
+  awk -F'\t' '/\(/ {sub(":", "", $1); gsub(" ", "", $1); print $1}' >"$tmp/ips"
+n=$(wc -l <"$tmp/ips")
+[ "$n" -ge 4 ] || { echo "FAIL: expected >= 4 memory instructions in touch, got $n"; exit 1; }
+gaddr=$(nm "$tmp/p" | awk '$3=="g" {print $1}')
+{
+  while read -r ip; do
+    printf '4001 %x 7fff00001000\n' $((base + 0x$ip))
+    printf '4002 %x 7fff00001000\n' $((base + 0x$ip))
+  done <"$tmp/ips"
+  # a global by address (g.b[1].y[2]: offset 8 + 8 + 4 + 4*2 = 28)
+  printf '4003 %x %x\n' $((base + 0x$(head -1 "$tmp/ips"))) $((base + 0x$gaddr + 28))
+  # an IP in no mapping
+  printf '4003 %x 0\n' $((0x10))
+} | "$tf" "$tmp/f.data" "$tmp/p" "$(printf '%#x' $start)" "$(printf '%#x' $((fsz)))" "$(printf '%#x' $((off)))" ||
+  { echo "FAIL: typefile"; exit 1; }
+
+"$pms" report --types --json -i "$tmp/f.data" >"$tmp/j" 2>"$tmp/err"; expect "json exit" 0 $?
+python3 - "$tmp/j" "$n" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+rows = {(r["type"], r["member"]): r for r in j["members"]}
+bad = []
+def want(c, msg):
+    if not c: bad.append(msg)
+want(j["samples"] == 2 * n + 2, "samples %d != %d" % (j["samples"], 2 * n + 2))
+want(j["unresolved"]["no-binary"] == 1, "no-binary %s" % j["unresolved"])
+r = rows.get(("struct rec", "b[2].y[1]"))
+want(r and r["samples"] == 2 and r["stores"] == 0 and r["loads"] == 2 and r["offset"] == 38
+     and r["size"] == 2 and r["threads"] == 2, "b[2].y[1] row %s" % r)
+# loads: the data source says load for every sample of this file
+want(rows.get(("struct rec", "tail")) and rows[("struct rec", "tail")]["offset"] == 64, "tail row")
+want(rows.get(("struct rec", "a")), "a row")
+g = rows.get(("struct rec", "b[1].y[2]"))
+want(g and g["via"].get("global", 0) >= 1, "global row %s" % g)
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+"$pms" report --types -i "$tmp/f.data" >"$tmp/t" 2>&1; expect "text exit" 0 $?
+grep -q "struct rec +0x26 (b\[2\].y\[1\])" "$tmp/t" || { echo "FAIL: text row"; cat "$tmp/t"; fail=1; }
+grep -q "no-binary" "$tmp/t" || { echo "FAIL: text reasons"; fail=1; }
+"$pms" report --types --csv -i "$tmp/f.data" >/dev/null 2>&1; expect "--types --csv usage" 2 $?
+exit $fail

@@ -100,6 +100,17 @@ static void expect(struct pms_typeres *r, const char *exe, uint64_t bias, const 
 	CHECK_EQ_STR(h.type, type);
 	CHECK_EQ_STR(h.member, member);
 	CHECK(h.offset == offset && h.via == PMS_TYPE_VIA_GLOBAL);
+	/* perf's sort keys */
+	char want[300], got[300];
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPE, got, sizeof(got));
+	CHECK_EQ_STR(got, type);
+	snprintf(want, sizeof(want), "%s +%#llx (%s)", type, (unsigned long long)offset,
+		 member[0] ? member : "no field");
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, got, sizeof(got));
+	CHECK_EQ_STR(got, want);
+	snprintf(want, sizeof(want), "%s: cache-line %lld", type, (long long)offset / 64);
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPECLN, got, sizeof(got));
+	CHECK_EQ_STR(got, want);
 }
 
 PMS_TEST(globals_by_address_name_members)
@@ -129,6 +140,9 @@ PMS_TEST(globals_by_address_name_members)
 	CHECK(h.status == PMS_TYPE_NO_BINARY);
 	CHECK_OK(pms_typeres_lookup(r, "/nonexistent/bin", 0, 1, 0, false, &h));
 	CHECK(h.status == PMS_TYPE_NO_BINARY);
+	char key[32];
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, key, sizeof(key));
+	CHECK_EQ_STR(key, "(unknown)");
 	CHECK(!strcmp(pms_type_status_name(PMS_TYPE_NO_DEBUG), "no-debug"));
 	pms_typeres_free(r);
 }

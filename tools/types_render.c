@@ -141,6 +141,21 @@ static void render_json(const struct pms_typeprof_result *r)
 		cli_json_end_object(&j);
 	}
 	cli_json_end_array(&j);
+	cli_json_begin_array(&j, "cache_lines");
+	for (size_t i = 0; i < r->n_lines; i++) {
+		const struct pms_typeprof_line *l = &r->lines[i];
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "type", l->type);
+		cli_json_uint(&j, "line", l->line);
+		cli_json_uint(&j, "samples", l->samples);
+		cli_json_uint(&j, "stores", l->stores);
+		cli_json_uint(&j, "members", l->members);
+		cli_json_uint(&j, "written_members", l->written_members);
+		cli_json_uint(&j, "writer_threads", l->writer_threads);
+		cli_json_bool(&j, "false_sharing", l->false_sharing);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
 }
@@ -168,6 +183,27 @@ static void render_text(const struct pms_typeprof_result *r, size_t top)
 	}
 	if (r->n_rows > top)
 		printf("%8s (%zu more members: --top)\n", "", r->n_rows - top);
+	size_t fs = 0;
+	for (size_t i = 0; i < r->n_lines; i++)
+		fs += r->lines[i].false_sharing;
+	if (fs) {
+		printf("\nCache lines whose members different threads write (false sharing):\n");
+		for (size_t i = 0; i < r->n_lines; i++) {
+			const struct pms_typeprof_line *l = &r->lines[i];
+			if (!l->false_sharing)
+				continue;
+			printf("%8" PRIu64 " samples  %s: cache-line %" PRIu64
+			       "  %zu members written by %zu threads\n",
+			       l->samples, l->type, l->line, l->written_members, l->writer_threads);
+			for (size_t k = 0; k < r->n_rows; k++) {
+				const struct pms_typeprof_row *w = &r->rows[k];
+				if (w->type == l->type && w->member_offset / 64 == l->line && w->stores)
+					printf("%17s +%#" PRIx64 " (%s): %" PRIu64 " stores, %zu threads\n",
+					       "", w->member_offset, w->member[0] ? w->member : "whole",
+					       w->stores, w->writer_threads);
+			}
+		}
+	}
 	if (r->resolved == r->total)
 		return;
 	printf("\nUnresolved samples by reason:\n");

@@ -133,9 +133,22 @@ struct pms_typeprof_row {
 	uint64_t via[PMS_TYPE_VIA__COUNT];
 };
 
+/* One cache line of a type (perf's typecln): members that different
+ * threads write on one line are flagged as false sharing. */
+struct pms_typeprof_line {
+	const char *type;
+	uint64_t line;                /* member offset / 64 */
+	uint64_t samples, stores;
+	size_t members, written_members;
+	size_t writer_threads;        /* distinct threads storing to the line */
+	bool false_sharing;           /* two members written by two threads */
+};
+
 struct pms_typeprof_result {
 	const struct pms_typeprof_row *rows; /* by samples, descending */
 	size_t n_rows;
+	const struct pms_typeprof_line *lines; /* by samples, descending */
+	size_t n_lines;
 	uint64_t total, resolved;
 	uint64_t unresolved[PMS_TYPE__COUNT]; /* by reason; [PMS_TYPE_OK] = 0 */
 };

@@ -19,6 +19,7 @@ struct pms_typeprof {
 	struct tp_row *rows;
 	size_t n, cap;
 	struct pms_typeprof_row *out;
+	struct pms_typeprof_line *lines;
 	uint64_t total, resolved;
 	uint64_t unresolved[PMS_TYPE__COUNT];
 };
@@ -48,6 +49,7 @@ void pms_typeprof_free(struct pms_typeprof *p)
 	}
 	free(p->rows);
 	free(p->out);
+	free(p->lines);
 	pms_typeres_free(p->res);
 	free(p);
 }
@@ -173,6 +175,75 @@ static uint64_t pct(const uint64_t *v, size_t n, unsigned p)
 	return v[i ? i - 1 : 0];
 }
 
+static int line_cmp(const void *a, const void *b)
+{
+	const struct pms_typeprof_line *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	int c = strcmp(x->type, y->type);
+	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Whether member rows a and b were written by two different threads. */
+static bool two_writers(const struct tp_row *a, const struct tp_row *b)
+{
+	for (size_t i = 0; i < a->nwtids; i++)
+		for (size_t k = 0; k < b->nwtids; k++)
+			if (a->wtids[i] != b->wtids[k])
+				return true;
+	return false;
+}
+
+/* The cache lines of the types: rows grouped by (type, offset / 64). */
+static int build_lines(struct pms_typeprof *p, size_t *n_out)
+{
+	free(p->lines);
+	p->lines = calloc(p->n ? p->n : 1, sizeof(*p->lines));
+	if (!p->lines)
+		return pms_err(PMS_ENOMEM, "types: lines");
+	size_t n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct tp_row *w = &p->rows[i];
+		uint64_t line = w->r.member_offset / 64;
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = p->rows[k].r.type == w->r.type &&
+			       p->rows[k].r.member_offset / 64 == line;
+		if (seen)
+			continue;
+		struct pms_typeprof_line *l = &p->lines[n++];
+		l->type = w->r.type;
+		l->line = line;
+		uint32_t *tids = NULL;
+		size_t ntids = 0, cap = 0;
+		for (size_t k = i; k < p->n; k++) {
+			const struct tp_row *x = &p->rows[k];
+			if (x->r.type != w->r.type || x->r.member_offset / 64 != line)
+				continue;
+			l->samples += x->r.samples;
+			l->stores += x->r.stores;
+			l->members++;
+			l->written_members += x->nwtids > 0;
+			for (size_t t = 0; t < x->nwtids; t++)
+				if (add_tid(&tids, &ntids, &cap, x->wtids[t]) < 0) {
+					free(tids);
+					return PMS_ENOMEM;
+				}
+			for (size_t m = i; m < k && !l->false_sharing; m++) {
+				const struct tp_row *y = &p->rows[m];
+				l->false_sharing = y->r.type == x->r.type &&
+						   y->r.member_offset / 64 == line &&
+						   y->r.member != x->r.member && two_writers(x, y);
+			}
+		}
+		l->writer_threads = ntids;
+		free(tids);
+	}
+	qsort(p->lines, n, sizeof(*p->lines), line_cmp);
+	*n_out = n;
+	return 0;
+}
+
 int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -193,6 +264,10 @@ int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out)
 		p->out[i] = w->r;
 	}
 	qsort(p->out, p->n, sizeof(*p->out), row_cmp);
+	int rc = build_lines(p, &out->n_lines);
+	if (rc < 0)
+		return rc;
+	out->lines = p->lines;
 	out->rows = p->out;
 	out->n_rows = p->n;
 	out->total = p->total;

@@ -33,6 +33,10 @@ start=$((base + vaddr))
 objdump -d --no-show-raw-insn "$tmp/p" | awk '/<touch>:/,/^$/' |
   awk -F'\t' '/\(/ {sub(":", "", $1); gsub(" ", "", $1); print $1}' >"$tmp/ips"
 n=$(wc -l <"$tmp/ips")
+# the two stores: p->b[2].y[1] (0x26 off the pointer) and g.b[1].y[2] (RIP-relative)
+ip_st=$(objdump -d --no-show-raw-insn "$tmp/p" | awk '/<touch>:/,/^$/' | awk -F'\t' '/,0x26\(/ {sub(":", "", $1); gsub(" ", "", $1); print $1}')
+ip_gl=$(objdump -d --no-show-raw-insn "$tmp/p" | awk '/<touch>:/,/^$/' | awk -F'\t' '/,0x[0-9a-f]+\(%rip\)/ {sub(":", "", $1); gsub(" ", "", $1); print $1}')
+[ -n "$ip_st" ] && [ -n "$ip_gl" ] || { echo "FAIL: the two stores not found in touch"; exit 1; }
 [ "$n" -ge 4 ] || { echo "FAIL: expected >= 4 memory instructions in touch, got $n"; exit 1; }
 gaddr=$(nm "$tmp/p" | awk '$3=="g" {print $1}')
 {
@@ -44,6 +48,10 @@ gaddr=$(nm "$tmp/p" | awk '$3=="g" {print $1}')
   printf '4003 %x %x\n' $((base + 0x$(head -1 "$tmp/ips"))) $((base + 0x$gaddr + 28))
   # an IP in no mapping
   printf '4003 %x 0\n' $((0x10))
+  # two threads store to two members of one cache line of struct rec
+  # (p->b[2].y[1] and g.b[1].y[2]): false sharing
+  printf '4005 %x 7fff00001000 s\n' $((base + 0x$ip_st))
+  printf '4006 %x %x s\n' $((base + 0x$ip_gl)) $((base + 0x$gaddr + 28))
 } | "$tf" "$tmp/f.data" "$tmp/p" "$(printf '%#x' $start)" "$(printf '%#x' $((fsz)))" "$(printf '%#x' $((off)))" ||
   { echo "FAIL: typefile"; exit 1; }
 
@@ -55,11 +63,14 @@ rows = {(r["type"], r["member"]): r for r in j["members"]}
 bad = []
 def want(c, msg):
     if not c: bad.append(msg)
-want(j["samples"] == 2 * n + 2, "samples %d != %d" % (j["samples"], 2 * n + 2))
+want(j["samples"] == 2 * n + 4, "samples %d != %d" % (j["samples"], 2 * n + 4))
 want(j["unresolved"]["no-binary"] == 1, "no-binary %s" % j["unresolved"])
 r = rows.get(("struct rec", "b[2].y[1]"))
-want(r and r["samples"] == 2 and r["stores"] == 0 and r["loads"] == 2 and r["offset"] == 38
-     and r["size"] == 2 and r["threads"] == 2, "b[2].y[1] row %s" % r)
+want(r and r["samples"] == 3 and r["stores"] == 1 and r["loads"] == 2 and r["offset"] == 38
+     and r["size"] == 2 and r["threads"] == 3 and r["writer_threads"] == 1, "b[2].y[1] row %s" % r)
+l0 = [l for l in j["cache_lines"] if l["type"] == "struct rec" and l["line"] == 0]
+want(l0 and l0[0]["false_sharing"] and l0[0]["writer_threads"] == 2 and l0[0]["written_members"] == 2,
+     "line 0 %s" % l0)
 # loads: the data source says load for every sample of this file
 want(rows.get(("struct rec", "tail")) and rows[("struct rec", "tail")]["offset"] == 64, "tail row")
 want(rows.get(("struct rec", "a")), "a row")
@@ -72,4 +83,17 @@ PY
 grep -q "struct rec +0x26 (b\[2\].y\[1\])" "$tmp/t" || { echo "FAIL: text row"; cat "$tmp/t"; fail=1; }
 grep -q "no-binary" "$tmp/t" || { echo "FAIL: text reasons"; fail=1; }
 "$pms" report --types --csv -i "$tmp/f.data" >/dev/null 2>&1; expect "--types --csv usage" 2 $?
+grep -q "struct rec: cache-line 0  2 members written by 2 threads" "$tmp/t" ||
+  { echo "FAIL: false sharing text"; cat "$tmp/t"; fail=1; }
+# the same two stores by one thread: no false sharing
+{
+  printf '4005 %x 7fff00001000 s\n' $((base + 0x$ip_st))
+  printf '4005 %x %x s\n' $((base + 0x$ip_gl)) $((base + 0x$gaddr + 28))
+} | "$tf" "$tmp/g.data" "$tmp/p" "$(printf '%#x' $start)" "$(printf '%#x' $((fsz)))" "$(printf '%#x' $((off)))"
+"$pms" report --types --json -i "$tmp/g.data" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+l = [l for l in j["cache_lines"] if l["line"] == 0]
+sys.exit(0 if l and not l[0]["false_sharing"] and l[0]["written_members"] == 2 else 1)' ||
+  { echo "FAIL: one writer flagged"; fail=1; }
 exit $fail

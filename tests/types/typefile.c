@@ -4,7 +4,7 @@
  * mem-loads attr (0x1cd, sample type IP|TID|TIME|ADDR|CPU|WEIGHT|
  * DATA_SRC), HEADER_ARCH x86_64, a COMM and an MMAP2 (START, LEN, PGOFF:
  * the binary's executable segment) for pid 4000, then one SAMPLE per line
- * (pid 4000, the line's tid, an L1-hit load data source). */
+ * (pid 4000, the line's tid, an L1-hit load or store data source). */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,13 +39,19 @@ int main(int argc, char **argv)
 	bad |= pms_perfdata_writer_write(w, r.b, n) < 0;
 	unsigned tid;
 	uint64_t ip, addr;
-	while (!bad && scanf("%u %" SCNx64 " %" SCNx64, &tid, &ip, &addr) == 3) {
+	char line[256], kind[8];
+	while (!bad && fgets(line, sizeof(line), stdin)) {
+		kind[0] = 0;
+		if (sscanf(line, "%u %" SCNx64 " %" SCNx64 " %7s", &tid, &ip, &addr, kind) < 3)
+			continue;
+		/* "s" after the address: a store (perf_mem_data_src op 4) */
+		uint64_t ds = kind[0] == 's' ? 0x68100144ull : 0x68100142ull;
 		t += 1000;
 		if (tid != 4000) { /* each sample's thread: perf sorts by it */
 			n = rec_comm(&r, 4000, tid, "typeprog", t, 0);
 			bad |= pms_perfdata_writer_write(w, r.b, n) < 0;
 		}
-		n = rec_sample(&r, ip, 4000, tid, t + 1, addr, 0, 40, 0x68100142ull);
+		n = rec_sample(&r, ip, 4000, tid, t + 1, addr, 0, 40, ds);
 		bad |= pms_perfdata_writer_write(w, r.b, n) < 0;
 	}
 	bad |= pms_perfdata_writer_close(w) < 0;

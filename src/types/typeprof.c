@@ -1,5 +1,6 @@
 /* Samples per type and member: counts, loads and stores, remote share,
  * latency percentiles, threads; unresolved samples by reason. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct pms_typeprof {
 	struct pms_typeres *res;
 	struct tp_row *rows;
 	size_t n, cap;
+	size_t *idx, capidx; /* open addressing on (type, member): row + 1 */
 	struct pms_typeprof_row *out;
 	struct pms_typeprof_line *lines;
 	uint64_t total, resolved;
@@ -48,6 +50,7 @@ void pms_typeprof_free(struct pms_typeprof *p)
 		free(p->rows[i].wtids);
 	}
 	free(p->rows);
+	free(p->idx);
 	free(p->out);
 	free(p->lines);
 	pms_typeres_free(p->res);
@@ -79,13 +82,48 @@ static int add_tid(uint32_t **v, size_t *n, size_t *cap, uint32_t tid)
 	return 0;
 }
 
+static size_t row_hash(const char *type, const char *member, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)type * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)member * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+/* Keep the index at most half full: rebuild it from the rows. */
+static int index_grow(struct pms_typeprof *p)
+{
+	if ((p->n + 1) * 2 <= p->capidx)
+		return 0;
+	size_t nc = p->capidx ? p->capidx * 2 : 64;
+	size_t *ni = calloc(nc, sizeof(*ni));
+	if (!ni)
+		return pms_err(PMS_ENOMEM, "types: profile index");
+	for (size_t i = 0; i < p->n; i++) {
+		size_t j = row_hash(p->rows[i].r.type, p->rows[i].r.member, nc);
+		while (ni[j])
+			j = (j + 1) & (nc - 1);
+		ni[j] = i + 1;
+	}
+	free(p->idx);
+	p->idx = ni;
+	p->capidx = nc;
+	return 0;
+}
+
 static struct tp_row *row_of(struct pms_typeprof *p, const struct pms_type_hit *h)
 {
-	for (size_t i = 0; i < p->n; i++) /* interned: pointers compare */
-		if (p->rows[i].r.type == h->type && p->rows[i].r.member == h->member)
-			return &p->rows[i];
+	if (index_grow(p) < 0)
+		return NULL;
+	/* interned strings: pointers compare */
+	size_t j = row_hash(h->type, h->member, p->capidx);
+	for (; p->idx[j]; j = (j + 1) & (p->capidx - 1)) {
+		struct tp_row *w = &p->rows[p->idx[j] - 1];
+		if (w->r.type == h->type && w->r.member == h->member)
+			return w;
+	}
 	if (grow((void **)&p->rows, &p->cap, p->n, sizeof(*p->rows)) < 0)
 		return NULL;
+	p->idx[j] = p->n + 1;
 	struct tp_row *w = &p->rows[p->n++];
 	memset(w, 0, sizeof(*w));
 	w->r.type = h->type;

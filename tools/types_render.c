@@ -97,7 +97,102 @@ static double share(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-static void render_json(const struct pms_typeprof_result *r)
+/* The distinct types of the rows, most sampled first (at most max). */
+static size_t top_types(const struct pms_typeprof_result *r, const char **types, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_rows && n < max; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = types[k] == r->rows[i].type;
+		if (!seen)
+			types[n++] = r->rows[i].type;
+	}
+	return n;
+}
+
+/* Samples and stores of the rows of type inside [off, off + size). */
+static void field_heat(const struct pms_typeprof_result *r, const char *type, uint64_t off,
+		       uint64_t size, uint64_t *samples, uint64_t *stores)
+{
+	*samples = *stores = 0;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct pms_typeprof_row *w = &r->rows[i];
+		if (w->type == type && w->member[0] && w->member_offset >= off &&
+		    w->member_offset < off + (size ? size : 1)) {
+			*samples += w->samples;
+			*stores += w->stores;
+		}
+	}
+}
+
+#define LAYOUT_TYPES 3
+
+static void layout_json(struct json *j, struct types_cli *t, const struct pms_typeprof_result *r)
+{
+	const char *types[LAYOUT_TYPES];
+	size_t nt = top_types(r, types, LAYOUT_TYPES);
+	cli_json_begin_array(j, "layouts");
+	for (size_t i = 0; i < nt; i++) {
+		struct pms_type_field *f;
+		size_t n;
+		if (pms_typeres_layout(pms_typeprof_resolver(t->tp), types[i], &f, &n) < 0)
+			continue;
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "type", types[i]);
+		cli_json_begin_array(j, "fields");
+		for (size_t k = 0; k < n; k++) {
+			uint64_t smp, st;
+			field_heat(r, types[i], f[k].offset, f[k].size, &smp, &st);
+			cli_json_begin_object(j, NULL);
+			cli_json_str(j, "name", f[k].name);
+			cli_json_str(j, "type", f[k].type);
+			cli_json_uint(j, "offset", f[k].offset);
+			cli_json_uint(j, "size", f[k].size);
+			cli_json_uint(j, "hole", f[k].hole);
+			cli_json_uint(j, "samples", smp);
+			cli_json_uint(j, "stores", st);
+			cli_json_end_object(j);
+		}
+		cli_json_end_array(j);
+		cli_json_end_object(j);
+		free(f);
+	}
+	cli_json_end_array(j);
+}
+
+static void layout_text(struct types_cli *t, const struct pms_typeprof_result *r)
+{
+	const char *types[LAYOUT_TYPES];
+	size_t nt = top_types(r, types, LAYOUT_TYPES);
+	for (size_t i = 0; i < nt; i++) {
+		struct pms_type_field *f;
+		size_t n;
+		if (pms_typeres_layout(pms_typeprof_resolver(t->tp), types[i], &f, &n) < 0)
+			continue;
+		printf("\nLayout of %s (samples per member; 64-byte cache lines):\n", types[i]);
+		printf("%8s %6s %8s %6s %7s  %s\n", "offset", "size", "samples", "share", "stores",
+		       "member (type)");
+		uint64_t line = 0;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t smp, st;
+			if (f[k].offset / 64 != line) {
+				line = f[k].offset / 64;
+				printf("%8s --- cache line %" PRIu64 " (offset %#" PRIx64 ") ---\n", "",
+				       line, line * 64);
+			}
+			field_heat(r, types[i], f[k].offset, f[k].size, &smp, &st);
+			printf("%8" PRIu64 " %6" PRIu64 " %8" PRIu64 " %5.1f%% %7" PRIu64 "  %s (%s)\n",
+			       f[k].offset, f[k].size, smp, share(smp, r->total), st,
+			       f[k].name[0] ? f[k].name : "(anonymous)", f[k].type);
+			if (f[k].hole)
+				printf("%8s /* %" PRIu64 "-byte hole */\n", "", f[k].hole);
+		}
+		free(f);
+	}
+}
+
+static void render_json(struct types_cli *t, const struct pms_typeprof_result *r)
 {
 	struct json j;
 	cli_json_init(&j, stdout);
@@ -156,11 +251,12 @@ static void render_json(const struct pms_typeprof_result *r)
 		cli_json_end_object(&j);
 	}
 	cli_json_end_array(&j);
+	layout_json(&j, t, r);
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
 }
 
-static void render_text(const struct pms_typeprof_result *r, size_t top)
+static void render_text(struct types_cli *t, const struct pms_typeprof_result *r, size_t top)
 {
 	printf("Data types and members: %" PRIu64 " samples, %" PRIu64 " resolved (%.1f%%)\n",
 	       r->total, r->resolved, share(r->resolved, r->total));
@@ -183,6 +279,7 @@ static void render_text(const struct pms_typeprof_result *r, size_t top)
 	}
 	if (r->n_rows > top)
 		printf("%8s (%zu more members: --top)\n", "", r->n_rows - top);
+	layout_text(t, r);
 	size_t fs = 0;
 	for (size_t i = 0; i < r->n_lines; i++)
 		fs += r->lines[i].false_sharing;
@@ -221,8 +318,8 @@ int types_cli_render(struct types_cli *t, bool json, size_t top)
 		return 1;
 	}
 	if (json)
-		render_json(&r);
+		render_json(t, &r);
 	else
-		render_text(&r, top);
+		render_text(t, &r, top);
 	return 0;
 }

@@ -101,6 +101,20 @@ int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, u
 int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
 		     uint64_t map_pgoff, uint64_t *bias);
 
+/* The layout of a type this resolver has named in a hit (pahole-like):
+ * its top-level members in offset order, each with its type's name and the
+ * padding after it.  *out is the caller's (free()); the strings are the
+ * resolver's.  PMS_ENOENT when no hit named the type (or its binary was
+ * let go), PMS_ENOMEM. */
+struct pms_type_field {
+	const char *name;     /* "" for an anonymous member */
+	const char *type;
+	uint64_t offset, size;
+	uint64_t hole;        /* padding bytes after it (before the next / the end) */
+};
+int pms_typeres_layout(struct pms_typeres *r, const char *type, struct pms_type_field **out,
+		       size_t *n);
+
 /* ---- aggregation: per type and member ---------------------------------- */
 
 struct pms_typeprof;
@@ -158,6 +172,8 @@ void pms_typeprof_free(struct pms_typeprof *p);
 /* Resolve and count one sample; hit (may be NULL) gets its resolution. */
 int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		     struct pms_type_hit *hit);
+/* The profile's resolver (for pms_typeres_layout of its rows' types). */
+struct pms_typeres *pms_typeprof_resolver(struct pms_typeprof *p);
 /* The table so far (sorted; latency percentiles computed). */
 int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out);
 

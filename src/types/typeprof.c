@@ -188,6 +188,11 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 	return 0;
 }
 
+struct pms_typeres *pms_typeprof_resolver(struct pms_typeprof *p)
+{
+	return p->res;
+}
+
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -3,6 +3,7 @@
  * stack variable it addresses (frame base / CFA), or the type the register
  * got from the instructions before it; globals and TLS by address. */
 #include <dwarf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@
 
 struct ty_str {
 	struct ty_str *next;
+	struct ty_bin *bin;  /* a type name: where its DIE is (NULL: none) */
+	Dwarf_Off die;
 	char s[];
 };
 
@@ -73,6 +76,8 @@ static const char *intern(struct pms_typeres *r, const char *s)
 	if (!e)
 		return NULL;
 	memcpy(e->s, s, len + 1);
+	e->bin = NULL;
+	e->die = 0;
 	e->next = r->strs[h % 1024];
 	r->strs[h % 1024] = e;
 	return e->s;
@@ -542,8 +547,20 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 		res->offset = ((res->offset % (int64_t)size) + (int64_t)size) % (int64_t)size;
 }
 
-static void fill_hit(struct pms_typeres *r, const struct ty_obj *obj, int64_t offset,
-		     unsigned size, struct pms_type_hit *out)
+/* Remember where a type name's DIE is (for its layout). */
+static void note_type(struct pms_typeres *r, const char *name, struct ty_bin *b, Dwarf_Die *t)
+{
+	struct ty_str *e = name ? (struct ty_str *)(void *)(name - offsetof(struct ty_str, s)) : NULL;
+	Dwarf_Die p;
+	if (e && !e->bin && ty_peel(t, &p)) {
+		e->bin = b;
+		e->die = dwarf_dieoffset(&p);
+	}
+	(void)r;
+}
+
+static void fill_hit(struct pms_typeres *r, struct ty_bin *b, const struct ty_obj *obj,
+		     int64_t offset, unsigned size, struct pms_type_hit *out)
 {
 	char path[256], tname[256];
 	uint64_t mo = 0, ms = 0;
@@ -558,6 +575,7 @@ static void fill_hit(struct pms_typeres *r, const struct ty_obj *obj, int64_t of
 	out->status = PMS_TYPE_OK;
 	out->via = obj->via;
 	out->type = intern(r, tname);
+	note_type(r, out->type, b, &t);
 	out->type_size = ty_size(&t);
 	out->offset = offset;
 	out->member = intern(r, path);
@@ -604,14 +622,14 @@ int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, u
 	const struct ty_gvar *g = has_addr ? ty_bin_global(b, addr - bias) : NULL;
 	if (g && res->status != PMS_TYPE_NO_INSN) {
 		struct ty_obj obj = { g->type, 0, PMS_TYPE_VIA_GLOBAL, g->name };
-		fill_hit(r, &obj, (int64_t)(addr - bias - g->addr), res->mem_size, out);
+		fill_hit(r, b, &obj, (int64_t)(addr - bias - g->addr), res->mem_size, out);
 		return 0;
 	}
 	if (!res->has_obj) {
 		out->status = res->status;
 		return 0;
 	}
-	fill_hit(r, &res->obj, res->offset, res->mem_size, out);
+	fill_hit(r, b, &res->obj, res->offset, res->mem_size, out);
 	return 0;
 }
 
@@ -642,4 +660,65 @@ int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start
 		return 0;
 	}
 	return PMS_ENOENT;
+}
+
+int pms_typeres_layout(struct pms_typeres *r, const char *type, struct pms_type_field **out,
+		       size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const char *name = intern(r, type);
+	if (!name)
+		return pms_err(PMS_ENOMEM, "types: layout");
+	struct ty_str *e = (struct ty_str *)(void *)(name - offsetof(struct ty_str, s));
+	bool live = false;
+	for (size_t i = 0; i < r->nbins && !live; i++)
+		live = r->bins[i] == e->bin;
+	Dwarf_Die t, m;
+	if (!live || !e->bin->dw || !dwarf_offdie(e->bin->dw, e->die, &t))
+		return PMS_ENOENT;
+	int tag = dwarf_tag(&t);
+	if ((tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+	     tag != DW_TAG_class_type) || dwarf_child(&t, &m) != 0)
+		return PMS_ENOENT;
+	size_t cap = 0;
+	struct pms_type_field *v = NULL;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Word off = 0;
+		Dwarf_Die mt;
+		if (dwarf_tag(&m) != DW_TAG_member || !ty_type_of(&m, &mt))
+			continue;
+		if (dwarf_attr(&m, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &off) != 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct pms_type_field *nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				*n = 0;
+				return pms_err(PMS_ENOMEM, "types: layout");
+			}
+			v = nv;
+		}
+		char tn[256];
+		ty_name(&mt, tn, sizeof(tn));
+		const char *mn = dwarf_diename(&m);
+		v[*n] = (struct pms_type_field){ intern(r, mn ? mn : ""), intern(r, tn), off,
+						 ty_size(&mt), 0 };
+		if (!v[*n].name || !v[*n].type) {
+			free(v);
+			*n = 0;
+			return pms_err(PMS_ENOMEM, "types: layout");
+		}
+		(*n)++;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	uint64_t total = ty_size(&t);
+	for (size_t i = 0; i < *n; i++) {
+		uint64_t end = v[i].offset + v[i].size;
+		uint64_t next = i + 1 < *n ? v[i + 1].offset : total;
+		v[i].hole = tag == DW_TAG_structure_type && next > end ? next - end : 0;
+	}
+	*out = v;
+	return 0;
 }

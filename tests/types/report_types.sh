@@ -76,11 +76,20 @@ want(rows.get(("struct rec", "tail")) and rows[("struct rec", "tail")]["offset"]
 want(rows.get(("struct rec", "a")), "a row")
 g = rows.get(("struct rec", "b[1].y[2]"))
 want(g and g["via"].get("global", 0) >= 1, "global row %s" % g)
+# the pahole-like layout: members in order, the hole after the union
+lay = [l for l in j["layouts"] if l["type"] == "struct rec"]
+want(lay and [f["name"] for f in lay[0]["fields"]] == ["a", "b", "un", "next", "tail"],
+     "layout %s" % lay)
+if lay:
+    f = {x["name"]: x for x in lay[0]["fields"]}
+    want(f["un"]["offset"] == 44 and f["un"]["hole"] == 4 and f["b"]["samples"] == 7
+         and f["tail"]["offset"] == 64 and f["next"]["samples"] == 0, "layout fields %s" % f)
 for b in bad: print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
 "$pms" report --types -i "$tmp/f.data" >"$tmp/t" 2>&1; expect "text exit" 0 $?
 grep -q "struct rec +0x26 (b\[2\].y\[1\])" "$tmp/t" || { echo "FAIL: text row"; cat "$tmp/t"; fail=1; }
+grep -q -- "--- cache line 1 (offset 0x40) ---" "$tmp/t" || { echo "FAIL: layout text"; fail=1; }
 grep -q "no-binary" "$tmp/t" || { echo "FAIL: text reasons"; fail=1; }
 "$pms" report --types --csv -i "$tmp/f.data" >/dev/null 2>&1; expect "--types --csv usage" 2 $?
 grep -q "struct rec: cache-line 0  2 members written by 2 threads" "$tmp/t" ||

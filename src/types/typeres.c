@@ -434,6 +434,21 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 		nv.obj = obj;
 		nv.obj.adj = off;
 		nv.obj.via = PMS_TYPE_VIA_TRACK;
+	} else if (in->kind == TY_K_MOVRR && in->src == ty_reg_sp(b->arch) && !st[in->src].valid) {
+		/* mov %rsp, %reg: the address of the stack variable at sp + 0 */
+		struct ty_insn lea = *in;
+		lea.kind = TY_K_LEA;
+		lea.base = in->src;
+		lea.index = TY_REG_NONE;
+		lea.disp = 0;
+		lea.rip_rel = lea.fs_seg = false;
+		dst = in->dst;
+		if (operand_obj(b, &lea, st, &obj, &off)) {
+			nv.valid = true;
+			nv.obj = obj;
+			nv.obj.adj = off;
+			nv.obj.via = PMS_TYPE_VIA_TRACK;
+		}
 	} else if (in->kind == TY_K_MOVRR && in->src >= 0 && in->src < TY_NREGS) {
 		dst = in->dst;
 		nv = st[in->src];

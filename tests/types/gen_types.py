@@ -136,7 +136,7 @@ def program(rnd, n_access):
         t = rnd.choice(types)
         path, ctype, union = rnd.choice(t.leaves(rnd))
         kind = rnd.choice(["heap", "heap", "global", "stack", "chain", "param", "index",
-                           "multi"])
+                           "multi", "loop"])
         fn = []
         if kind == "chain":
             holders = [s for s in types if any(f[0] == "ptr" for f in s.fields)]
@@ -168,6 +168,18 @@ def program(rnd, n_access):
             fn.append("\tint i = (int)(sink & 3) + 2;")
             fn.append(("\t" + access("a[i]." + path, ctype, rnd), t.name, path, union, kind))
             fn.append("\tescape(a);")
+            fn.append("}")
+        elif kind == "loop":
+            # pointers kept in a local array, the access in a loop (a back
+            # edge the linear walk crosses): four objects, four faults
+            fn.append("__attribute__((noinline)) void acc%d(void) {" % k)
+            fn.append("\tstruct %s *arr[4];" % t.name)
+            fn.append("\tfor (int j = 0; j < 4; j++) arr[j] = fresh_%s();" % t.name)
+            fn.append("\tfor (int j = 0; j < 4; j++) {")
+            fn.append(("\t\t" + access("arr[j]->" + path, ctype, rnd), t.name, path, union, kind))
+            fn.append("\t\tif (sink > 100) break;")
+            fn.append("\t}")
+            fn.append("\tfor (int j = 0; j < 4; j++) escape(arr[j]);")
             fn.append("}")
         elif kind == "multi":
             t2 = rnd.choice(types)

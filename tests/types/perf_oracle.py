@@ -101,6 +101,7 @@ def main():
     os.makedirs(home)
     stats = {}
     disagree = []
+    known = []
     try:
         for seed in range(seeds):
             src, _ = gen_types.program(random.Random(2000 + seed), 20)
@@ -142,6 +143,12 @@ def main():
                             om = strip_idx(o[2])
                             if p[0] == o[0] and p[1] == o[1] and (om == pm or om.startswith(pm + ".") or om.startswith(pm)):
                                 st["equal"] += 1
+                            elif p[0] == o[0] + "*" and p[1] == 0:
+                                # perf gives a register loaded from an indexed stack
+                                # slot the slot's pointer type (docs/types.md): listed,
+                                # not a failure
+                                known.append("%s %s %s %s: perf %s | pmuscope %s" % (
+                                    cc, opt, os.path.basename(exe), sym, p, o))
                             else:
                                 disagree.append("%s %s %s %s: perf %s | pmuscope %s" % (
                                     cc, opt, os.path.basename(exe), sym, p, o))
@@ -160,6 +167,8 @@ def main():
         any_perf |= st["both"] + st["perf_only"] > 0
         print("%-6s %-4s %6d %6d %6d %10d %10d %8d" % (cc, opt, st["n"], st["both"], st["equal"],
                                                       st["perf_only"], st["ours_only"], st["neither"]))
+    for d in known:
+        print("DISAGREE (perf names the pointer, not the object it points to)", d)
     for d in disagree:
         print("DISAGREE", d)
     if not any_perf:

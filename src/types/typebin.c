@@ -114,8 +114,10 @@ static int load_vars(struct ty_bin *b)
 		free(t.v);
 		return rc;
 	}
-	qsort(g.v, g.n, sizeof(*g.v), gv_cmp);
-	qsort(t.v, t.n, sizeof(*t.v), gv_cmp);
+	if (g.n > 1)
+		qsort(g.v, g.n, sizeof(*g.v), gv_cmp);
+	if (t.n > 1) /* none: v is NULL, which qsort may not take */
+		qsort(t.v, t.n, sizeof(*t.v), gv_cmp);
 	b->gv = g.v;
 	b->ngv = g.n;
 	b->tls = t.v;

@@ -296,7 +296,8 @@ int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out)
 		return pms_err(PMS_ENOMEM, "types: result");
 	for (size_t i = 0; i < p->n; i++) {
 		struct tp_row *w = &p->rows[i];
-		qsort(w->lat, w->nlat, sizeof(*w->lat), u64_cmp);
+		if (w->nlat > 1)
+			qsort(w->lat, w->nlat, sizeof(*w->lat), u64_cmp);
 		w->r.lat_n = w->nlat;
 		w->r.lat_p50 = pct(w->lat, w->nlat, 50);
 		w->r.lat_p90 = pct(w->lat, w->nlat, 90);

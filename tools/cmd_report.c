@@ -19,6 +19,7 @@
 #include "mem_advise.h"
 #include "mem_export.h"
 #include "mem_render.h"
+#include "types_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/session.h"
 #include "pmuscope/event.h"
@@ -35,7 +36,7 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
 
 enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE,
-       O_JOBS, O_PCTLIMIT, O_HEADERONLY };
+       O_JOBS, O_PCTLIMIT, O_HEADERONLY, O_TYPES };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -51,6 +52,11 @@ static const struct cli_opt opts[] = {
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/mem.md; target.kind \"file\")" },
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too (keeps them all in memory)" },
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
+	{ "types", 0, CLI_NOARG, NULL, O_TYPES,
+	  "samples per data type and struct member (DWARF of the\n"
+	  "binaries here; docs/types.md): loads, stores, remote share,\n"
+	  "latency, threads; unresolved samples by reason; with --json\n"
+	  "as JSON" },
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
 	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
@@ -204,8 +210,9 @@ static int csv_row(void *ud, const struct pms_memsrc_sample *x)
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
-	bool demangle = true;
+	bool demangle = true, types = false;
 	size_t top = 10, jobs = 0;
+	struct types_cli *tc = NULL;
 	const char *paths[MAX_INPUTS];
 	size_t nin = 0;
 	struct pms_sys *sys = NULL;
@@ -229,6 +236,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		switch (c) {
 		case O_JSON: json = true; break;
 		case O_CSV: csv = true; break;
+		case O_TYPES: types = true; break;
 		case O_SAMPLES: samples = true; break;
 		case O_HEADER: header = true; break;
 		case O_HEADERONLY: header_only = header = true; break;
@@ -276,6 +284,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (json + csv + xo.folded > 1) {
 		return cli_usage(&cli_spec_report, "--json, --csv and --folded exclude each other");
 	}
+	if (types && (csv || samples || xo.folded || ma.advise || mem_export_wanted(&xo)))
+		return cli_usage(&cli_spec_report, "--types goes with the text or --json report alone");
 	if (samples && !json) {
 		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
@@ -315,6 +325,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	pp.kept_samples = samples || mem_export_wanted(&xo); /* the exports' stacks */
 	pp.top_only = !xo.folded && !mem_export_wanted(&xo); /* no stack needs `all` */
 	const struct pms_session_callbacks scb = { sorter ? report_sort_add : csv_row, NULL, NULL };
+	const struct pms_session_callbacks tcb = { types_cli_sample, types_cli_sideband, NULL };
 	struct pms_session_opts so = PMS_SESSION_OPTS_INIT;
 	so.profile = !csv && !sorter && !header_only;
 	so.profile_opts = &po;
@@ -327,6 +338,14 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		so.ud = sorter;
 	} else if (header_only) {
 		; /* the files' headers alone */
+	} else if (types) {
+		if (types_cli_open(&tc) < 0) {
+			ret = cli_fail("report: types");
+			goto out;
+		}
+		so.profile = false;
+		so.callbacks = &tcb;
+		so.ud = tc;
 	} else if (csv) {
 		mem_render_csv_header();
 		so.callbacks = &scb;
@@ -367,6 +386,12 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	if (header_only)
 		goto out;
+	if (types) {
+		cli_session_problems("report", ses, paths, nin);
+		if (types_cli_render(tc, json, top))
+			ret = 1;
+		goto out;
+	}
 
 	/* The events, now that the files (or streams) have given all of them;
 	 * a merged report takes its engine from the first file whose engine
@@ -444,6 +469,7 @@ out:
 	pms_pathreport_free(prep);
 	mem_advise_release(&ma);
 	pms_session_free(ses);
+	types_cli_close(tc);
 	pms_sys_free(sys);
 	report_sort_free(sorter);
 	return ret;

@@ -1,0 +1,184 @@
+/* Data types and struct members of memory accesses (issue 29): which type
+ * and which member a sampled access touched, from the binary's DWARF.
+ *
+ * Globals and TLS: the data address (or the instruction's RIP-relative /
+ * %fs operand) minus the DWARF variable's start gives the member, through
+ * nested structs, arrays and unions.  Heap and stack: the instruction at the
+ * IP is decoded (capstone; x86-64, aarch64), its memory operand's base
+ * register is matched against the DWARF variables located in that register
+ * at the IP (location lists), or against the frame base / CFA (stack
+ * variables), or against the type a register was given by the instructions
+ * before it in the function (loads from typed stack slots, members and
+ * globals); the member comes from the displacement.
+ *
+ * Ownership: pms_typeres_new() gives the caller a resolver released with
+ * pms_typeres_free(); the strings of a struct pms_type_hit are owned by the
+ * resolver and live until it is freed.  pms_typeprof_new() likewise; the
+ * rows it gives are borrowed until pms_typeprof_free().
+ */
+#ifndef PMUSCOPE_TYPES_H
+#define PMUSCOPE_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+PMS_API_BEGIN
+
+/* Why a sample has (no) type, in the order the resolver asks. */
+enum pms_type_status {
+	PMS_TYPE_OK = 0,
+	PMS_TYPE_NO_BINARY,  /* no file maps the IP (or it cannot be read) */
+	PMS_TYPE_NO_DEBUG,   /* the binary has no DWARF */
+	PMS_TYPE_NO_INSN,    /* the bytes at the IP do not decode */
+	PMS_TYPE_NO_MEMOP,   /* the instruction has no memory operand */
+	PMS_TYPE_NO_SCOPE,   /* no DWARF function covers the IP */
+	PMS_TYPE_NO_VAR,     /* no variable is in the base register (no location) */
+	PMS_TYPE_OPTIMIZED,  /* the variable has no location at this IP */
+	PMS_TYPE_NOT_PTR,    /* the variable found is not a pointer / object */
+	PMS_TYPE_BAD_OFFSET, /* the offset falls outside the type */
+	PMS_TYPE_KERNEL,     /* a kernel IP (no vmlinux debug info given) */
+	PMS_TYPE__COUNT
+};
+
+/* Where the type came from. */
+enum pms_type_via {
+	PMS_TYPE_VIA_NONE = 0,
+	PMS_TYPE_VIA_GLOBAL,  /* a static variable: address - start */
+	PMS_TYPE_VIA_TLS,     /* a thread-local variable */
+	PMS_TYPE_VIA_REG,     /* a pointer variable located in the base register */
+	PMS_TYPE_VIA_STACK,   /* a stack variable (frame base / CFA) */
+	PMS_TYPE_VIA_TRACK,   /* the register's type from earlier instructions */
+	PMS_TYPE_VIA__COUNT
+};
+
+struct pms_type_hit {
+	enum pms_type_status status;
+	enum pms_type_via via;
+	const char *type;     /* "struct rec", "int", ... (NULL unless OK) */
+	uint64_t type_size;   /* bytes */
+	int64_t offset;       /* byte offset of the access within the type */
+	const char *member;   /* "a.b[3].c"; "" for the whole type */
+	uint64_t member_offset; /* offset of that member within the type */
+	uint64_t member_size;
+	const char *var;      /* the variable it was found through (may be "") */
+	bool store;           /* the operand is written (x86 / aarch64 decode) */
+};
+
+const char *pms_type_status_name(enum pms_type_status s); /* "no-debug", ... */
+const char *pms_type_via_name(enum pms_type_via v);       /* "global", ... */
+
+/* The sort keys perf names (perf report -s type,typeoff,typecln), for one
+ * sample's hit, in perf's text: "struct rec", "struct rec +0x18 (a.b[3].c)"
+ * (perf stops the member at the first array; this names the element),
+ * "struct rec: cache-line 0"; "(unknown)" for an unresolved hit.  Returns
+ * what snprintf returns. */
+enum pms_type_key { PMS_TYPE_KEY_TYPE = 0, PMS_TYPE_KEY_TYPEOFF, PMS_TYPE_KEY_TYPECLN };
+int pms_type_hit_key(const struct pms_type_hit *h, enum pms_type_key key, char *buf,
+		     size_t len);
+
+struct pms_typeres;
+int pms_typeres_new(struct pms_typeres **out);
+void pms_typeres_free(struct pms_typeres *r);
+
+/* One access: path is the binary mapping the IP, bias its load bias
+ * (runtime address - link-time address; 0 for a non-PIE executable), ip the
+ * runtime IP, addr the data address when has_addr (globals of the same
+ * binary are found by it).  Results are cached per (binary, IP).  0 with
+ * out->status saying what was found (PMS_TYPE_OK or the reason), or a
+ * negative PMS_E* (allocation failure). */
+int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, uint64_t ip,
+		       uint64_t addr, bool has_addr, struct pms_type_hit *out);
+
+/* The load bias of path mapped at map_start from file offset map_pgoff
+ * (its PT_LOAD segment's address - offset taken away): 0, or PMS_ENOENT
+ * when the file cannot be read or no segment holds that offset. */
+int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
+		     uint64_t map_pgoff, uint64_t *bias);
+
+/* The layout of a type this resolver has named in a hit (pahole-like):
+ * its top-level members in offset order, each with its type's name and the
+ * padding after it.  *out is the caller's (free()); the strings are the
+ * resolver's.  PMS_ENOENT when no hit named the type (or its binary was
+ * let go), PMS_ENOMEM. */
+struct pms_type_field {
+	const char *name;     /* "" for an anonymous member */
+	const char *type;
+	uint64_t offset, size;
+	uint64_t hole;        /* padding bytes after it (before the next / the end) */
+};
+int pms_typeres_layout(struct pms_typeres *r, const char *type, struct pms_type_field **out,
+		       size_t *n);
+
+/* ---- aggregation: per type and member ---------------------------------- */
+
+struct pms_typeprof;
+
+struct pms_typeprof_sample {
+	const char *path;   /* binary of the IP, NULL when no file maps it */
+	/* the mapping of path that holds the IP (an MMAP2 record): its start
+	 * and file offset; the profile derives the load bias from them and
+	 * the binary's program headers */
+	uint64_t map_start, map_pgoff;
+	uint64_t ip, addr;
+	bool has_addr, kernel;
+	uint32_t tid;
+	uint64_t weight;    /* latency (0: none) */
+	bool has_weight;
+	int mem_node, cpu_node; /* < 0 unknown */
+	int store;          /* 1 store, 0 load, -1 unknown (the decode decides) */
+};
+
+struct pms_typeprof_row {
+	const char *type;
+	const char *member;       /* "" for accesses to the whole type */
+	uint64_t type_size, member_offset, member_size;
+	uint64_t samples, loads, stores;
+	uint64_t remote, node_known;  /* remote share = remote / node_known */
+	uint64_t lat_n;               /* samples with a latency */
+	uint64_t lat_p50, lat_p90, lat_p99, lat_max;
+	size_t threads;               /* distinct threads */
+	size_t writer_threads;        /* distinct threads that stored */
+	uint64_t via[PMS_TYPE_VIA__COUNT];
+};
+
+/* One cache line of a type (perf's typecln): members that different
+ * threads write on one line are flagged as false sharing. */
+struct pms_typeprof_line {
+	const char *type;
+	uint64_t line;                /* member offset / 64 */
+	uint64_t samples, stores;
+	size_t members, written_members;
+	size_t writer_threads;        /* distinct threads storing to the line */
+	bool false_sharing;           /* two members written by two threads */
+};
+
+struct pms_typeprof_result {
+	const struct pms_typeprof_row *rows; /* by samples, descending */
+	size_t n_rows;
+	const struct pms_typeprof_line *lines; /* by samples, descending */
+	size_t n_lines;
+	uint64_t total, resolved;
+	uint64_t unresolved[PMS_TYPE__COUNT]; /* by reason; [PMS_TYPE_OK] = 0 */
+};
+
+int pms_typeprof_new(struct pms_typeprof **out);
+void pms_typeprof_free(struct pms_typeprof *p);
+/* Resolve and count one sample; hit (may be NULL) gets its resolution. */
+int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     struct pms_type_hit *hit);
+/* The profile's resolver (for pms_typeres_layout of its rows' types). */
+struct pms_typeres *pms_typeprof_resolver(struct pms_typeprof *p);
+/* The table so far (sorted; latency percentiles computed). */
+int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out);
+
+PMS_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,321 @@
+/* Samples per type and member: counts, loads and stores, remote share,
+ * latency percentiles, threads; unresolved samples by reason. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuscope/types.h"
+#include "util/error.h"
+
+struct tp_row {
+	struct pms_typeprof_row r;
+	uint64_t *lat;
+	size_t nlat, caplat;
+	uint32_t *tids, *wtids;
+	size_t ntids, captids, nwtids, capwtids;
+};
+
+struct pms_typeprof {
+	struct pms_typeres *res;
+	struct tp_row *rows;
+	size_t n, cap;
+	size_t *idx, capidx; /* open addressing on (type, member): row + 1 */
+	struct pms_typeprof_row *out;
+	struct pms_typeprof_line *lines;
+	uint64_t total, resolved;
+	uint64_t unresolved[PMS_TYPE__COUNT];
+};
+
+int pms_typeprof_new(struct pms_typeprof **out)
+{
+	struct pms_typeprof *p = calloc(1, sizeof(*p));
+	if (!p)
+		return pms_err(PMS_ENOMEM, "types: profile");
+	int rc = pms_typeres_new(&p->res);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void pms_typeprof_free(struct pms_typeprof *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->rows[i].lat);
+		free(p->rows[i].tids);
+		free(p->rows[i].wtids);
+	}
+	free(p->rows);
+	free(p->idx);
+	free(p->out);
+	free(p->lines);
+	pms_typeres_free(p->res);
+	free(p);
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t el)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 8;
+	void *nv = realloc(*v, nc * el);
+	if (!nv)
+		return pms_err(PMS_ENOMEM, "types: profile");
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+static int add_tid(uint32_t **v, size_t *n, size_t *cap, uint32_t tid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == tid)
+			return 0;
+	int rc = grow((void **)v, cap, *n, sizeof(**v));
+	if (rc < 0)
+		return rc;
+	(*v)[(*n)++] = tid;
+	return 0;
+}
+
+static size_t row_hash(const char *type, const char *member, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)type * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)member * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+/* Keep the index at most half full: rebuild it from the rows. */
+static int index_grow(struct pms_typeprof *p)
+{
+	if ((p->n + 1) * 2 <= p->capidx)
+		return 0;
+	size_t nc = p->capidx ? p->capidx * 2 : 64;
+	size_t *ni = calloc(nc, sizeof(*ni));
+	if (!ni)
+		return pms_err(PMS_ENOMEM, "types: profile index");
+	for (size_t i = 0; i < p->n; i++) {
+		size_t j = row_hash(p->rows[i].r.type, p->rows[i].r.member, nc);
+		while (ni[j])
+			j = (j + 1) & (nc - 1);
+		ni[j] = i + 1;
+	}
+	free(p->idx);
+	p->idx = ni;
+	p->capidx = nc;
+	return 0;
+}
+
+static struct tp_row *row_of(struct pms_typeprof *p, const struct pms_type_hit *h)
+{
+	if (index_grow(p) < 0)
+		return NULL;
+	/* interned strings: pointers compare */
+	size_t j = row_hash(h->type, h->member, p->capidx);
+	for (; p->idx[j]; j = (j + 1) & (p->capidx - 1)) {
+		struct tp_row *w = &p->rows[p->idx[j] - 1];
+		if (w->r.type == h->type && w->r.member == h->member)
+			return w;
+	}
+	if (grow((void **)&p->rows, &p->cap, p->n, sizeof(*p->rows)) < 0)
+		return NULL;
+	p->idx[j] = p->n + 1;
+	struct tp_row *w = &p->rows[p->n++];
+	memset(w, 0, sizeof(*w));
+	w->r.type = h->type;
+	w->r.member = h->member;
+	w->r.type_size = h->type_size;
+	w->r.member_offset = h->member_offset;
+	w->r.member_size = h->member_size;
+	return w;
+}
+
+int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     struct pms_type_hit *hit)
+{
+	struct pms_type_hit h;
+	int rc = 0;
+	if (s->kernel) {
+		memset(&h, 0, sizeof(h));
+		h.status = PMS_TYPE_KERNEL;
+	} else {
+		uint64_t bias = 0;
+		rc = s->path ? pms_typeres_bias(p->res, s->path, s->map_start, s->map_pgoff, &bias)
+			     : 0;
+		if (rc < 0 && rc != PMS_ENOENT)
+			return rc;
+		rc = pms_typeres_lookup(p->res, rc == PMS_ENOENT ? NULL : s->path, bias, s->ip,
+					s->addr, s->has_addr, &h);
+		if (rc < 0)
+			return rc;
+	}
+	if (hit)
+		*hit = h;
+	p->total++;
+	if (h.status != PMS_TYPE_OK) {
+		p->unresolved[h.status]++;
+		return 0;
+	}
+	p->resolved++;
+	struct tp_row *w = row_of(p, &h);
+	if (!w)
+		return PMS_ENOMEM;
+	w->r.samples++;
+	bool store = s->store >= 0 ? s->store == 1 : h.store;
+	if (store)
+		w->r.stores++;
+	else
+		w->r.loads++;
+	w->r.via[h.via]++;
+	if (s->mem_node >= 0 && s->cpu_node >= 0) {
+		w->r.node_known++;
+		if (s->mem_node != s->cpu_node)
+			w->r.remote++;
+	}
+	if (s->has_weight && s->weight) {
+		if ((rc = grow((void **)&w->lat, &w->caplat, w->nlat, sizeof(*w->lat))) < 0)
+			return rc;
+		w->lat[w->nlat++] = s->weight;
+	}
+	if ((rc = add_tid(&w->tids, &w->ntids, &w->captids, s->tid)) < 0)
+		return rc;
+	if (store && (rc = add_tid(&w->wtids, &w->nwtids, &w->capwtids, s->tid)) < 0)
+		return rc;
+	return 0;
+}
+
+struct pms_typeres *pms_typeprof_resolver(struct pms_typeprof *p)
+{
+	return p->res;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct pms_typeprof_row *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	int c = strcmp(x->type, y->type);
+	if (c)
+		return c;
+	return x->member_offset < y->member_offset ? -1 : x->member_offset > y->member_offset;
+}
+
+static uint64_t pct(const uint64_t *v, size_t n, unsigned p)
+{
+	if (!n)
+		return 0;
+	size_t i = (n * p + 99) / 100; /* nearest rank */
+	return v[i ? i - 1 : 0];
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct pms_typeprof_line *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	int c = strcmp(x->type, y->type);
+	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Whether member rows a and b were written by two different threads. */
+static bool two_writers(const struct tp_row *a, const struct tp_row *b)
+{
+	for (size_t i = 0; i < a->nwtids; i++)
+		for (size_t k = 0; k < b->nwtids; k++)
+			if (a->wtids[i] != b->wtids[k])
+				return true;
+	return false;
+}
+
+/* The cache lines of the types: rows grouped by (type, offset / 64). */
+static int build_lines(struct pms_typeprof *p, size_t *n_out)
+{
+	free(p->lines);
+	p->lines = calloc(p->n ? p->n : 1, sizeof(*p->lines));
+	if (!p->lines)
+		return pms_err(PMS_ENOMEM, "types: lines");
+	size_t n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct tp_row *w = &p->rows[i];
+		uint64_t line = w->r.member_offset / 64;
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = p->rows[k].r.type == w->r.type &&
+			       p->rows[k].r.member_offset / 64 == line;
+		if (seen)
+			continue;
+		struct pms_typeprof_line *l = &p->lines[n++];
+		l->type = w->r.type;
+		l->line = line;
+		uint32_t *tids = NULL;
+		size_t ntids = 0, cap = 0;
+		for (size_t k = i; k < p->n; k++) {
+			const struct tp_row *x = &p->rows[k];
+			if (x->r.type != w->r.type || x->r.member_offset / 64 != line)
+				continue;
+			l->samples += x->r.samples;
+			l->stores += x->r.stores;
+			l->members++;
+			l->written_members += x->nwtids > 0;
+			for (size_t t = 0; t < x->nwtids; t++)
+				if (add_tid(&tids, &ntids, &cap, x->wtids[t]) < 0) {
+					free(tids);
+					return PMS_ENOMEM;
+				}
+			for (size_t m = i; m < k && !l->false_sharing; m++) {
+				const struct tp_row *y = &p->rows[m];
+				l->false_sharing = y->r.type == x->r.type &&
+						   y->r.member_offset / 64 == line &&
+						   y->r.member != x->r.member && two_writers(x, y);
+			}
+		}
+		l->writer_threads = ntids;
+		free(tids);
+	}
+	qsort(p->lines, n, sizeof(*p->lines), line_cmp);
+	*n_out = n;
+	return 0;
+}
+
+int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	free(p->out);
+	p->out = calloc(p->n ? p->n : 1, sizeof(*p->out));
+	if (!p->out)
+		return pms_err(PMS_ENOMEM, "types: result");
+	for (size_t i = 0; i < p->n; i++) {
+		struct tp_row *w = &p->rows[i];
+		if (w->nlat > 1)
+			qsort(w->lat, w->nlat, sizeof(*w->lat), u64_cmp);
+		w->r.lat_n = w->nlat;
+		w->r.lat_p50 = pct(w->lat, w->nlat, 50);
+		w->r.lat_p90 = pct(w->lat, w->nlat, 90);
+		w->r.lat_p99 = pct(w->lat, w->nlat, 99);
+		w->r.lat_max = w->nlat ? w->lat[w->nlat - 1] : 0;
+		w->r.threads = w->ntids;
+		w->r.writer_threads = w->nwtids;
+		p->out[i] = w->r;
+	}
+	qsort(p->out, p->n, sizeof(*p->out), row_cmp);
+	int rc = build_lines(p, &out->n_lines);
+	if (rc < 0)
+		return rc;
+	out->lines = p->lines;
+	out->rows = p->out;
+	out->n_rows = p->n;
+	out->total = p->total;
+	out->resolved = p->resolved;
+	memcpy(out->unresolved, p->unresolved, sizeof(out->unresolved));
+	return 0;
+}

@@ -1,0 +1,197 @@
+/* The type resolver: capstone decoding of written x86-64 and aarch64
+ * instructions (memory operand, load/store, written registers), and the
+ * globals of this very program (built with -g) resolved to their members
+ * through nested structs, arrays and unions by address. */
+
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "pmuscope/error.h"
+#include "pmuscope/types.h"
+#include "types/types_int.h"
+
+PMS_TEST(x86_64_memory_operands)
+{
+	struct ty_decoder *d;
+	struct ty_insn in;
+	CHECK_OK(ty_decoder_new(TY_ARCH_X86_64, &d));
+	static const uint8_t load[] = { 0x8b, 0x50, 0x10 };       /* mov 0x10(%rax),%edx */
+	CHECK(ty_decode(d, load, sizeof(load), 0x1000, &in) == 0);
+	CHECK(in.has_mem && in.base == 0 && in.disp == 0x10 && in.load && !in.store);
+	CHECK(in.mem_size == 4 && in.kind == TY_K_OTHER && (in.written & 2));
+	static const uint8_t store[] = { 0x89, 0x57, 0x08 };      /* mov %edx,0x8(%rdi) */
+	CHECK(ty_decode(d, store, sizeof(store), 0x1000, &in) == 0);
+	CHECK(in.has_mem && in.base == 5 && in.disp == 8 && in.store && in.kind == TY_K_STORE);
+	static const uint8_t slot[] = { 0x48, 0x8b, 0x45, 0xe8 }; /* mov -0x18(%rbp),%rax */
+	CHECK(ty_decode(d, slot, sizeof(slot), 0x1000, &in) == 0);
+	CHECK(in.kind == TY_K_LOAD && in.dst == 0 && in.base == 6 && in.disp == -0x18);
+	CHECK(in.mem_size == 8);
+	/* mov 0x2f00(%rip),%eax: RIP-relative */
+	static const uint8_t rip[] = { 0x8b, 0x05, 0x00, 0x2f, 0x00, 0x00 };
+	CHECK(ty_decode(d, rip, sizeof(rip), 0x1000, &in) == 0);
+	CHECK(in.rip_rel && in.disp == 0x2f00 && in.size == 6);
+	/* mov %fs:0xfffffffffffffffc,%eax: TLS (local exec) */
+	static const uint8_t tls[] = { 0x64, 0x8b, 0x04, 0x25, 0xfc, 0xff, 0xff, 0xff };
+	CHECK(ty_decode(d, tls, sizeof(tls), 0x1000, &in) == 0);
+	CHECK(in.fs_seg && in.base == TY_REG_NONE && in.disp == -4);
+	static const uint8_t add[] = { 0x01, 0xd0 };              /* add %edx,%eax */
+	CHECK(ty_decode(d, add, sizeof(add), 0x1000, &in) == 0);
+	CHECK(!in.has_mem && (in.written & 1));
+	static const uint8_t bad[] = { 0x0f, 0xff };
+	CHECK(ty_decode(d, bad, 1, 0x1000, &in) == -1);
+	ty_decoder_free(d);
+}
+
+PMS_TEST(aarch64_memory_operands)
+{
+	struct ty_decoder *d;
+	struct ty_insn in;
+	CHECK_OK(ty_decoder_new(TY_ARCH_AARCH64, &d));
+	static const uint8_t ldr[] = { 0x01, 0x08, 0x40, 0xf9 }; /* ldr x1, [x0, #16] */
+	CHECK(ty_decode(d, ldr, 4, 0x400000, &in) == 0);
+	CHECK(in.has_mem && in.base == 0 && in.disp == 16 && in.load && !in.store);
+	CHECK(in.kind == TY_K_LOAD && in.dst == 1 && in.mem_size == 8);
+	static const uint8_t str[] = { 0x22, 0x04, 0x00, 0xb9 }; /* str w2, [x1, #4] */
+	CHECK(ty_decode(d, str, 4, 0x400000, &in) == 0);
+	CHECK(in.has_mem && in.base == 1 && in.disp == 4 && in.store && in.mem_size == 4);
+	static const uint8_t sp[] = { 0xe0, 0x0f, 0x40, 0xf9 };  /* ldr x0, [sp, #24] */
+	CHECK(ty_decode(d, sp, 4, 0x400000, &in) == 0);
+	CHECK(in.base == 31 && in.disp == 24);
+	ty_decoder_free(d);
+}
+
+struct t_in {
+	int x;
+	short y[4];
+};
+struct t_rec {
+	long a;
+	struct t_in b[3];
+	union {
+		int u;
+		char c[8];
+	} un;
+	double tail;
+};
+struct t_rec t_global_rec;
+struct t_in t_global_arr[5];
+
+static int bias_cb(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	(void)size;
+	*(uint64_t *)ud = info->dlpi_addr; /* the first is the program */
+	return 1;
+}
+
+static void expect(struct pms_typeres *r, const char *exe, uint64_t bias, const void *addr,
+		   const char *type, const char *member, int64_t offset)
+{
+	struct pms_type_hit h;
+	CHECK_OK(pms_typeres_lookup(r, exe, bias, (uint64_t)(uintptr_t)&expect,
+				    (uint64_t)(uintptr_t)addr, true, &h));
+	CHECK_MSG(h.status == PMS_TYPE_OK, "status %s", pms_type_status_name(h.status));
+	if (h.status != PMS_TYPE_OK)
+		return;
+	CHECK_EQ_STR(h.type, type);
+	CHECK_EQ_STR(h.member, member);
+	CHECK(h.offset == offset && h.via == PMS_TYPE_VIA_GLOBAL);
+	/* perf's sort keys */
+	char want[300], got[300];
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPE, got, sizeof(got));
+	CHECK_EQ_STR(got, type);
+	snprintf(want, sizeof(want), "%s +%#llx (%s)", type, (unsigned long long)offset,
+		 member[0] ? member : "no field");
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, got, sizeof(got));
+	CHECK_EQ_STR(got, want);
+	snprintf(want, sizeof(want), "%s: cache-line %lld", type, (long long)offset / 64);
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPECLN, got, sizeof(got));
+	CHECK_EQ_STR(got, want);
+}
+
+PMS_TEST(globals_by_address_name_members)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	uint64_t bias = 0;
+	dl_iterate_phdr(bias_cb, &bias);
+	struct pms_typeres *r;
+	CHECK_OK(pms_typeres_new(&r));
+	expect(r, exe, bias, &t_global_rec.a, "struct t_rec", "a", 0);
+	expect(r, exe, bias, &t_global_rec.b[2].y[3], "struct t_rec", "b[2].y[3]",
+	       (int64_t)offsetof(struct t_rec, b[2].y[3]));
+	expect(r, exe, bias, (char *)&t_global_rec.b[1].x + 1, "struct t_rec", "b[1].x",
+	       (int64_t)offsetof(struct t_rec, b[1].x) + 1);
+	expect(r, exe, bias, &t_global_rec.un.c[5], "struct t_rec", "un.c[5]",
+	       (int64_t)offsetof(struct t_rec, un.c[5]));
+	expect(r, exe, bias, &t_global_rec.tail, "struct t_rec", "tail",
+	       (int64_t)offsetof(struct t_rec, tail));
+	expect(r, exe, bias, &t_global_arr[3].y[1], "struct t_in[]", "[3].y[1]",
+	       (int64_t)(3 * sizeof(struct t_in) + offsetof(struct t_in, y[1])));
+	/* no binary, a file without DWARF */
+	struct pms_type_hit h;
+	CHECK_OK(pms_typeres_lookup(r, "", 0, 1, 0, false, &h));
+	CHECK(h.status == PMS_TYPE_NO_BINARY);
+	CHECK_OK(pms_typeres_lookup(r, "/nonexistent/bin", 0, 1, 0, false, &h));
+	CHECK(h.status == PMS_TYPE_NO_BINARY);
+	char key[32];
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, key, sizeof(key));
+	CHECK_EQ_STR(key, "(unknown)");
+	CHECK(!strcmp(pms_type_status_name(PMS_TYPE_NO_DEBUG), "no-debug"));
+	pms_typeres_free(r);
+}
+
+__thread struct t_rec t_tls_rec;
+
+__attribute__((noinline)) static void tls_touch(int v)
+{
+	t_tls_rec.b[1].y[2] = (short)v;
+}
+
+PMS_TEST(tls_through_the_fs_operand)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	uint64_t bias = 0;
+	dl_iterate_phdr(bias_cb, &bias);
+	tls_touch(3);
+	/* the function's instructions: the first one with an %fs operand */
+	struct ty_decoder *d;
+	CHECK_OK(ty_decoder_new(TY_ARCH_X86_64, &d));
+	const uint8_t *code = (const uint8_t *)&tls_touch;
+	uint64_t ip = 0;
+	for (size_t off = 0; off < 64;) {
+		struct ty_insn in;
+		if (ty_decode(d, code + off, 16, (uint64_t)(uintptr_t)(code + off), &in) != 0)
+			break;
+		if (in.fs_seg && in.has_mem && in.base == TY_REG_NONE) {
+			ip = (uint64_t)(uintptr_t)(code + off);
+			break;
+		}
+		off += in.size;
+	}
+	ty_decoder_free(d);
+	if (!ip)
+		PMS_SKIP("no local-exec %%fs access in tls_touch (another TLS model)");
+	struct pms_typeres *r;
+	struct pms_type_hit h;
+	CHECK_OK(pms_typeres_new(&r));
+	CHECK_OK(pms_typeres_lookup(r, exe, bias, ip, 0, false, &h));
+	CHECK_MSG(h.status == PMS_TYPE_OK, "status %s", pms_type_status_name(h.status));
+	if (h.status == PMS_TYPE_OK) {
+		CHECK_EQ_STR(h.type, "struct t_rec");
+		CHECK_EQ_STR(h.member, "b[1].y[2]");
+		CHECK(h.via == PMS_TYPE_VIA_TLS && h.store);
+	}
+	pms_typeres_free(r);
+}
+
+PMS_TEST_MAIN()

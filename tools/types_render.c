@@ -1,0 +1,325 @@
+/* `pmuscope report --types`: each sample's IP is placed in the file's
+ * mappings (MMAP/MMAP2 side-band), resolved to a type and member by the
+ * library (pms_typeprof) and counted; the table lists types and members
+ * with loads/stores, remote share, latency percentiles and threads, and
+ * the unresolved samples by reason (as perf annotate --data-type --stat). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "cli.h"
+#include "pmuscope/datasrc.h"
+#include "pmuscope/error.h"
+#include "pmuscope/symbols.h"
+#include "pmuscope/types.h"
+#include "types_render.h"
+
+struct types_cli {
+	struct pms_typeprof *tp;
+	struct pms_maps *maps;
+};
+
+int types_cli_open(struct types_cli **out)
+{
+	struct types_cli *t = calloc(1, sizeof(*t));
+	if (!t)
+		return PMS_ENOMEM;
+	int rc = pms_typeprof_new(&t->tp);
+	if (rc == 0)
+		rc = pms_maps_new(&t->maps);
+	if (rc < 0) {
+		types_cli_close(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void types_cli_close(struct types_cli *t)
+{
+	if (!t)
+		return;
+	pms_typeprof_free(t->tp);
+	pms_maps_free(t->maps);
+	free(t);
+}
+
+int types_cli_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
+{
+	struct types_cli *t = ud;
+	(void)attr_idx;
+	if (rec->type != PMS_RECORD_MMAP && rec->type != PMS_RECORD_MMAP2)
+		return 0;
+	const struct pms_rec_mmap *m = &rec->mmap;
+	bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
+						 : !(rec->misc & PMS_MISC_MMAP_DATA);
+	if (!exec || !m->filename)
+		return 0;
+	/* a mapping the maps refuse (empty) is left out, not fatal */
+	return pms_maps_add(t->maps, m->addr, m->len, m->pgoff, m->ino, true, m->filename) ==
+			       PMS_ENOMEM
+		       ? -1 : 0;
+}
+
+int types_cli_sample(void *ud, const struct pms_memsrc_sample *x)
+{
+	struct types_cli *t = ud;
+	const struct pms_memsample *ms = &x->ms;
+	if (!(ms->valid & PMS_MS_IP))
+		return 0;
+	struct pms_typeprof_sample s = { 0 };
+	s.ip = ms->ip;
+	s.addr = ms->addr;
+	s.has_addr = (ms->valid & PMS_MS_ADDR) != 0;
+	s.kernel = (ms->valid & PMS_MS_KERNEL_IP) != 0;
+	s.tid = ms->tid;
+	s.weight = ms->weight;
+	s.has_weight = (ms->valid & PMS_MS_WEIGHT) != 0;
+	s.mem_node = x->mem_node;
+	s.cpu_node = x->cpu_node;
+	s.store = -1;
+	if (ms->valid & PMS_MS_DATA_SRC) {
+		uint64_t op = ms->data_src & 0x1f;
+		s.store = op & PMS_MEM_OP_STORE ? 1 : op & PMS_MEM_OP_LOAD ? 0 : -1;
+	}
+	const struct pms_map *m = s.kernel ? NULL : pms_maps_find(t->maps, ms->ip);
+	if (m && m->kind == PMS_MAP_FILE) {
+		s.path = m->path;
+		s.map_start = m->start;
+		s.map_pgoff = m->pgoff;
+	}
+	return pms_typeprof_add(t->tp, &s, NULL) < 0 ? -1 : 0;
+}
+
+static double share(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+/* The distinct types of the rows, most sampled first (at most max). */
+static size_t top_types(const struct pms_typeprof_result *r, const char **types, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_rows && n < max; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = types[k] == r->rows[i].type;
+		if (!seen)
+			types[n++] = r->rows[i].type;
+	}
+	return n;
+}
+
+/* Samples and stores of the rows of type inside [off, off + size). */
+static void field_heat(const struct pms_typeprof_result *r, const char *type, uint64_t off,
+		       uint64_t size, uint64_t *samples, uint64_t *stores)
+{
+	*samples = *stores = 0;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct pms_typeprof_row *w = &r->rows[i];
+		if (w->type == type && w->member[0] && w->member_offset >= off &&
+		    w->member_offset < off + (size ? size : 1)) {
+			*samples += w->samples;
+			*stores += w->stores;
+		}
+	}
+}
+
+#define LAYOUT_TYPES 3
+
+static void layout_json(struct json *j, struct types_cli *t, const struct pms_typeprof_result *r)
+{
+	const char *types[LAYOUT_TYPES];
+	size_t nt = top_types(r, types, LAYOUT_TYPES);
+	cli_json_begin_array(j, "layouts");
+	for (size_t i = 0; i < nt; i++) {
+		struct pms_type_field *f;
+		size_t n;
+		if (pms_typeres_layout(pms_typeprof_resolver(t->tp), types[i], &f, &n) < 0)
+			continue;
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "type", types[i]);
+		cli_json_begin_array(j, "fields");
+		for (size_t k = 0; k < n; k++) {
+			uint64_t smp, st;
+			field_heat(r, types[i], f[k].offset, f[k].size, &smp, &st);
+			cli_json_begin_object(j, NULL);
+			cli_json_str(j, "name", f[k].name);
+			cli_json_str(j, "type", f[k].type);
+			cli_json_uint(j, "offset", f[k].offset);
+			cli_json_uint(j, "size", f[k].size);
+			cli_json_uint(j, "hole", f[k].hole);
+			cli_json_uint(j, "samples", smp);
+			cli_json_uint(j, "stores", st);
+			cli_json_end_object(j);
+		}
+		cli_json_end_array(j);
+		cli_json_end_object(j);
+		free(f);
+	}
+	cli_json_end_array(j);
+}
+
+static void layout_text(struct types_cli *t, const struct pms_typeprof_result *r)
+{
+	const char *types[LAYOUT_TYPES];
+	size_t nt = top_types(r, types, LAYOUT_TYPES);
+	for (size_t i = 0; i < nt; i++) {
+		struct pms_type_field *f;
+		size_t n;
+		if (pms_typeres_layout(pms_typeprof_resolver(t->tp), types[i], &f, &n) < 0)
+			continue;
+		printf("\nLayout of %s (samples per member; 64-byte cache lines):\n", types[i]);
+		printf("%8s %6s %8s %6s %7s  %s\n", "offset", "size", "samples", "share", "stores",
+		       "member (type)");
+		uint64_t line = 0;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t smp, st;
+			if (f[k].offset / 64 != line) {
+				line = f[k].offset / 64;
+				printf("%8s --- cache line %" PRIu64 " (offset %#" PRIx64 ") ---\n", "",
+				       line, line * 64);
+			}
+			field_heat(r, types[i], f[k].offset, f[k].size, &smp, &st);
+			printf("%8" PRIu64 " %6" PRIu64 " %8" PRIu64 " %5.1f%% %7" PRIu64 "  %s (%s)\n",
+			       f[k].offset, f[k].size, smp, share(smp, r->total), st,
+			       f[k].name[0] ? f[k].name : "(anonymous)", f[k].type);
+			if (f[k].hole)
+				printf("%8s /* %" PRIu64 "-byte hole */\n", "", f[k].hole);
+		}
+		free(f);
+	}
+}
+
+static void render_json(struct types_cli *t, const struct pms_typeprof_result *r)
+{
+	struct json j;
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j, NULL);
+	cli_json_int(&j, "schema_version", 1);
+	cli_json_uint(&j, "samples", r->total);
+	cli_json_uint(&j, "resolved", r->resolved);
+	cli_json_begin_object(&j, "unresolved");
+	for (int i = 1; i < PMS_TYPE__COUNT; i++)
+		cli_json_uint(&j, pms_type_status_name(i), r->unresolved[i]);
+	cli_json_end_object(&j);
+	cli_json_begin_array(&j, "members");
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct pms_typeprof_row *w = &r->rows[i];
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "type", w->type);
+		cli_json_uint(&j, "type_size", w->type_size);
+		cli_json_str(&j, "member", w->member);
+		cli_json_uint(&j, "offset", w->member_offset);
+		cli_json_uint(&j, "size", w->member_size);
+		cli_json_uint(&j, "cache_line", w->member_offset / 64);
+		cli_json_uint(&j, "samples", w->samples);
+		cli_json_uint(&j, "loads", w->loads);
+		cli_json_uint(&j, "stores", w->stores);
+		cli_json_uint(&j, "remote", w->remote);
+		cli_json_uint(&j, "node_known", w->node_known);
+		cli_json_begin_object(&j, "latency");
+		cli_json_uint(&j, "n", w->lat_n);
+		cli_json_uint(&j, "p50", w->lat_p50);
+		cli_json_uint(&j, "p90", w->lat_p90);
+		cli_json_uint(&j, "p99", w->lat_p99);
+		cli_json_uint(&j, "max", w->lat_max);
+		cli_json_end_object(&j);
+		cli_json_uint(&j, "threads", w->threads);
+		cli_json_uint(&j, "writer_threads", w->writer_threads);
+		cli_json_begin_object(&j, "via");
+		for (int v = 1; v < PMS_TYPE_VIA__COUNT; v++)
+			if (w->via[v])
+				cli_json_uint(&j, pms_type_via_name(v), w->via[v]);
+		cli_json_end_object(&j);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
+	cli_json_begin_array(&j, "cache_lines");
+	for (size_t i = 0; i < r->n_lines; i++) {
+		const struct pms_typeprof_line *l = &r->lines[i];
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "type", l->type);
+		cli_json_uint(&j, "line", l->line);
+		cli_json_uint(&j, "samples", l->samples);
+		cli_json_uint(&j, "stores", l->stores);
+		cli_json_uint(&j, "members", l->members);
+		cli_json_uint(&j, "written_members", l->written_members);
+		cli_json_uint(&j, "writer_threads", l->writer_threads);
+		cli_json_bool(&j, "false_sharing", l->false_sharing);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
+	layout_json(&j, t, r);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
+}
+
+static void render_text(struct types_cli *t, const struct pms_typeprof_result *r, size_t top)
+{
+	printf("Data types and members: %" PRIu64 " samples, %" PRIu64 " resolved (%.1f%%)\n",
+	       r->total, r->resolved, share(r->resolved, r->total));
+	printf("\n%8s %6s %7s %7s %7s %7s %7s %4s %4s  %s\n", "samples", "share", "loads",
+	       "stores", "remote", "lat p50", "lat p90", "thr", "wthr", "type +offset (member)");
+	for (size_t i = 0; i < r->n_rows && i < top; i++) {
+		const struct pms_typeprof_row *w = &r->rows[i];
+		char rem[16] = "-", p50[24] = "-", p90[24] = "-";
+		if (w->node_known)
+			snprintf(rem, sizeof(rem), "%.1f%%", share(w->remote, w->node_known));
+		if (w->lat_n) {
+			snprintf(p50, sizeof(p50), "%" PRIu64, w->lat_p50);
+			snprintf(p90, sizeof(p90), "%" PRIu64, w->lat_p90);
+		}
+		printf("%8" PRIu64 " %5.1f%% %7" PRIu64 " %7" PRIu64 " %7s %7s %7s %4zu %4zu  %s +%#" PRIx64
+		       " (%s)\n",
+		       w->samples, share(w->samples, r->total), w->loads, w->stores, rem, p50, p90,
+		       w->threads, w->writer_threads, w->type, w->member_offset,
+		       w->member[0] ? w->member : "whole");
+	}
+	if (r->n_rows > top)
+		printf("%8s (%zu more members: --top)\n", "", r->n_rows - top);
+	layout_text(t, r);
+	size_t fs = 0;
+	for (size_t i = 0; i < r->n_lines; i++)
+		fs += r->lines[i].false_sharing;
+	if (fs) {
+		printf("\nCache lines whose members different threads write (false sharing):\n");
+		for (size_t i = 0; i < r->n_lines; i++) {
+			const struct pms_typeprof_line *l = &r->lines[i];
+			if (!l->false_sharing)
+				continue;
+			printf("%8" PRIu64 " samples  %s: cache-line %" PRIu64
+			       "  %zu members written by %zu threads\n",
+			       l->samples, l->type, l->line, l->written_members, l->writer_threads);
+			for (size_t k = 0; k < r->n_rows; k++) {
+				const struct pms_typeprof_row *w = &r->rows[k];
+				if (w->type == l->type && w->member_offset / 64 == l->line && w->stores)
+					printf("%17s +%#" PRIx64 " (%s): %" PRIu64 " stores, %zu threads\n",
+					       "", w->member_offset, w->member[0] ? w->member : "whole",
+					       w->stores, w->writer_threads);
+			}
+		}
+	}
+	if (r->resolved == r->total)
+		return;
+	printf("\nUnresolved samples by reason:\n");
+	for (int i = 1; i < PMS_TYPE__COUNT; i++)
+		if (r->unresolved[i])
+			printf("%8" PRIu64 " %5.1f%%  %s\n", r->unresolved[i],
+			       share(r->unresolved[i], r->total), pms_type_status_name(i));
+}
+
+int types_cli_render(struct types_cli *t, bool json, size_t top)
+{
+	struct pms_typeprof_result r;
+	if (pms_typeprof_result(t->tp, &r) < 0) {
+		fprintf(stderr, "pmuscope: report: types: %s\n", pms_error_last());
+		return 1;
+	}
+	if (json)
+		render_json(t, &r);
+	else
+		render_text(t, &r, top);
+	return 0;
+}

@@ -58,6 +58,9 @@ int cli_hold_budget(const char *arg, double *ms);
  * "pmuscope: CMD: PATH: warning: ...".  Returns how many there were. */
 struct pms_memsrc;
 struct pms_session;
+/* A live command's processes still running when it exited, said on
+ * stderr (nothing when there were none). */
+void cli_warn_left_running(const char *cmd, const struct pms_session *ses);
 /* The session's reader problems on stderr, file by file (paths[0..n)). */
 void cli_session_problems(const char *cmd, const struct pms_session *ses,
 			  const char *const *paths, size_t n);

@@ -89,11 +89,13 @@ int cli_stdout_finish(const char *cmd, int status)
 
 /* ---- output files ------------------------------------------------------------- */
 
+/* The system refused the file (it cannot be created or opened): 74, as a
+ * write that fails; a refusal by policy (another user's file) is 1. */
 static int open_fail(const struct cli_out *o, int err)
 {
 	fprintf(stderr, "pmuscope: %s: %s %s: %s\n", o->cmd, o->opt, o->path ? o->path : "?",
 		strerror(err));
-	return 1;
+	return CLI_EXIT_IO;
 }
 
 int cli_out_fail(const struct cli_out *o, int err)
@@ -202,7 +204,7 @@ static int open_new(struct cli_out *o)
 			fprintf(stderr, "pmuscope: %s: %s %s: cannot move the existing file to %s: %s\n",
 				o->cmd, o->opt, o->path, old, strerror(e));
 			free(old);
-			return 1;
+			return CLI_EXIT_IO;
 		}
 		free(old);
 	}
@@ -219,8 +221,13 @@ static int open_append(struct cli_out *o)
 	if (lstat(o->path, &st) < 0)
 		return open_new(o);
 	o->fd = open(o->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	if (o->fd < 0)
-		return open_fail(o, errno == ELOOP ? EPERM : errno);
+	if (o->fd < 0) {
+		if (errno != ELOOP)
+			return open_fail(o, errno);
+		/* a symlink: refused by the rule, not by the system */
+		open_fail(o, EPERM);
+		return 1;
+	}
 	if (fstat(o->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		/* only the caller's own regular file is appended to */
 		fprintf(stderr, "pmuscope: %s: %s %s: not appended to: %s\n", o->cmd, o->opt,

@@ -24,9 +24,11 @@
  * An existing character device or FIFO (/dev/null, /dev/full, a named pipe)
  * is written in place; a symlink to one (/dev/stdout) is followed only
  * where fs.protected_symlinks would follow it.  Every failure names the
- * option, the path and the errno; the exit status is 1 for a file that
- * cannot be created (before anything runs), CLI_EXIT_IO for one that could
- * not be written (write, flush, fsync, close or rename failed). */
+ * option, the path and the errno; the exit status is CLI_EXIT_IO for a file
+ * that cannot be created (before anything runs) and for one that could not
+ * be written (write, flush, fsync, close or rename failed), 1 for a file
+ * refused by the rules above (stat --append onto a link or another user's
+ * file). */
 #ifndef PMS_TOOLS_CLI_OUT_H
 #define PMS_TOOLS_CLI_OUT_H
 
@@ -59,8 +61,9 @@ int cli_stdout_finish(const char *cmd, int status);
 /* Whether standard output has failed so far (EPIPE included). */
 bool cli_stdout_failed(void);
 
-/* Open o for path (NULL path: o stays closed, returns 0).  Returns 0, or 1
- * after printing "pmuscope: CMD: OPT PATH: why". */
+/* Open o for path (NULL path: o stays closed, returns 0).  Returns 0, or
+ * CLI_EXIT_IO (the system refused) or 1 (refused by the rules) after
+ * printing "pmuscope: CMD: OPT PATH: why". */
 int cli_out_open(struct cli_out *o, const char *cmd, const char *opt, const char *path,
 		 enum cli_out_mode mode);
 /* A buffered stream on o whose write errors are kept in o->err (NULL after

@@ -774,6 +774,7 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	if (pms_session_run(ses) < 0)
 		cli_fail("c2c: reading samples");
 	(void)pms_session_finish(ses);
+	cli_warn_left_running("c2c", ses);
 	pms_session_result(ses, &res);
 	if (res.have_status)
 		src.exit_status = res.status;

@@ -417,10 +417,17 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 	sys = cli_open_sys(g);
 	if (!sys)
 		return 1;
-	if (pms_pmus_load(sys, &pmus) < 0) {
+	char **skipped = NULL;
+	size_t nskipped = 0;
+	if (pms_pmus_load_each(sys, &pmus, &skipped, &nskipped) < 0) {
+		fprintf(stderr, "pmuscope: events: warning: PMUs not read: %s\n", pms_error_last());
 		pmus = NULL;
 		pms_error_clear();
 	}
+	for (size_t i = 0; i < nskipped; i++)
+		fprintf(stderr, "pmuscope: events: warning: PMU %s; its events are not listed\n",
+			skipped[i]);
+	pms_sys_names_free(skipped, nskipped);
 	if (explain_arg) {
 		char *end;
 		unsigned long long n = strtoull(explain_arg, &end, 0);

@@ -1130,6 +1130,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	/* The file is finished before anything is printed: a reader that
 	 * closes stdout early (| head) must not cost the recording. */
 	(void)pms_session_finish(ses);
+	cli_warn_left_running("mem", ses);
 	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
 	pms_session_result(ses, &res);
 	oc.have_status = res.have_status;

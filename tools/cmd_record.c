@@ -342,6 +342,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		pms_session_result(ses, &res);
 		fprintf(stderr, "pmuscope: record: writing %s failed: %s\n", out, res.write_message);
 	}
+	cli_warn_left_running("record", ses);
 	pms_session_result(ses, &res);
 	double secs = res.seconds;
 

@@ -111,6 +111,17 @@ void cli_session_problems(const char *cmd, const struct pms_session *ses,
 	}
 }
 
+void cli_warn_left_running(const char *cmd, const struct pms_session *ses)
+{
+	uint64_t n = pms_session_left_running(ses);
+	if (n)
+		fprintf(stderr, "pmuscope: %s: warning: %llu process%s of the command %s still "
+			"running when it exited: the run ended with the command (as perf record's), "
+			"so what %s did after that is not sampled; %s left running\n", cmd,
+			(unsigned long long)n, n == 1 ? "" : "es", n == 1 ? "was" : "were",
+			n == 1 ? "it" : "they", n == 1 ? "it is" : "they are");
+}
+
 void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost)
 {
 	double ratio = samples + lost ? (double)lost / (double)(samples + lost) : 0.0;

@@ -61,34 +61,12 @@ int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct p
 	if (plan_from(ma, topo, ma->before, &ma->adv_before) < 0)
 		return -1;
 	/* apply: the items to move or interleave, one migration each */
-	ma->rows = calloc(ma->plan->nitems ? ma->plan->nitems : 1, sizeof(*ma->rows));
-	if (!ma->rows) {
-		fprintf(stderr, "pmuscope: mem: out of memory\n");
+	struct pms_migrate_opts mo = PMS_MIGRATE_OPTS_INIT;
+	mo.topo = topo;
+	mo.page_size = page_size();
+	if (pms_advice_apply(sys, pid, ma->plan, &mo, &ma->rows, &ma->nrows) < 0) {
+		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
 		return -1;
-	}
-	for (size_t i = 0; i < ma->plan->nitems; i++) {
-		const struct pms_advice_item *it = &ma->plan->items[i];
-		struct mem_apply_row *row = &ma->rows[ma->nrows];
-		const int *nodes = NULL;
-		size_t nn = 0;
-		if (it->action == PMS_ADVICE_MOVE) {
-			nodes = &it->target;
-			nn = 1;
-		} else if (it->action == PMS_ADVICE_INTERLEAVE) {
-			nodes = it->nodes;
-			nn = it->nnodes;
-		}
-		if (!nn || pid <= 0)
-			continue;
-		struct pms_migrate_opts mo = PMS_MIGRATE_OPTS_INIT;
-		mo.topo = topo;
-		mo.page_size = page_size();
-		row->item = i;
-		row->tried = true;
-		row->rc = pms_migrate_range(sys, pid, it->start, it->end, nodes, nn, &mo, &row->res);
-		if (row->rc < 0)
-			snprintf(row->err, sizeof(row->err), "%s", pms_error_last());
-		ma->nrows++;
 	}
 	ma->phase = 1;
 	return 0;
@@ -338,7 +316,7 @@ void mem_advise_text(const struct mem_advise *ma, const struct pms_memreport *af
 	if (!ma->nrows)
 		printf("  nothing to move: no item is advised to move or interleave\n");
 	for (size_t i = 0; i < ma->nrows; i++) {
-		const struct mem_apply_row *row = &ma->rows[i];
+		const struct pms_advice_applied *row = &ma->rows[i];
 		const struct pms_advice_item *it = &ma->plan->items[row->item];
 		printf("  #%zu %s: ", row->item + 1, it->name);
 		if (it->action == PMS_ADVICE_MOVE)
@@ -541,7 +519,7 @@ void mem_advise_json(struct json *j, const struct mem_advise *ma,
 		cli_json_str(j, "numactl", nl[0] ? nl : NULL);
 		cli_json_str(j, "migrate", ml[0] ? ml : NULL);
 		if (ma->apply) {
-			const struct mem_apply_row *row = NULL;
+			const struct pms_advice_applied *row = NULL;
 			for (size_t r = 0; r < ma->nrows; r++)
 				if (ma->rows[r].item == i)
 					row = &ma->rows[r];

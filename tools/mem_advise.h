@@ -19,14 +19,6 @@
 #include "pmuscope/session.h"
 #include "pmuscope/report.h"
 
-struct mem_apply_row {
-	size_t item;                   /* index into plan->items */
-	bool tried;
-	int rc;                        /* pms_migrate_range's result */
-	char err[256];
-	struct pms_migrate_result res;
-};
-
 struct mem_advise {
 	bool advise, apply;
 	int phase;                     /* 0: measuring (before), 1: after applying */
@@ -34,7 +26,7 @@ struct mem_advise {
 	struct pms_memreport *before;  /* --apply: the first measurement's report */
 	struct pms_advisor *adv_before, *adv_after;
 	struct pms_advice *plan;
-	struct mem_apply_row *rows;
+	struct pms_advice_applied *rows; /* pms_advice_apply */
 	size_t nrows;
 	char err[512];                 /* why no plan / nothing applied */
 };

@@ -201,6 +201,24 @@ int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t e
 		      const int *nodes, size_t nnodes, const struct pms_migrate_opts *opts,
 		      struct pms_migrate_result *res);
 
+/* One migration of a plan's item (pms_advice_apply). */
+struct pms_advice_applied {
+	size_t item;                  /* index into plan->items */
+	int rc;                       /* pms_migrate_range's result */
+	char err[256];                /* its message when rc < 0 */
+	struct pms_migrate_result res;
+};
+
+/* --apply: move pid's pages of every MOVE item of plan to its target and
+ * interleave those of every INTERLEAVE item over its nodes
+ * (pms_migrate_range with opts), in plan order, one row each; a failed
+ * item is kept with its message and the next one is tried.  *out (free()
+ * it) gets *n rows, none for other actions or pid <= 0.  PMS_ENOMEM or
+ * PMS_EINVAL (NULL argument) when nothing was tried. */
+int pms_advice_apply(struct pms_sys *sys, pid_t pid, const struct pms_advice *plan,
+		     const struct pms_migrate_opts *opts, struct pms_advice_applied **out,
+		     size_t *n);
+
 PMS_API_END
 #ifdef __cplusplus
 }

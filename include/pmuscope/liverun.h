@@ -196,6 +196,13 @@ int pms_liverun_finish(struct pms_liverun *run);
 void pms_liverun_result(const struct pms_liverun *run, struct pms_liverun_result *out);
 /* The exit holds so far (all zero without them). */
 void pms_liverun_holds(const struct pms_liverun *run, struct pms_liverun_holds *out);
+/* COMMAND, after pms_liverun_finish: how many processes the command's
+ * tree had started (side-band FORK records) were still running when it
+ * exited.  The run ends with the command, as perf record's does, so what
+ * they did after that is not sampled; they are left running.  0 before
+ * the finish, for other targets, and when the command did not exit by
+ * itself. */
+uint64_t pms_liverun_left_running(const struct pms_liverun *run);
 /* Seconds since the start (or the last set_duration). */
 double pms_liverun_elapsed(const struct pms_liverun *run);
 /* The pid the run samples: the command's, opts->pid, or 0 system-wide. */

@@ -127,6 +127,13 @@ struct pms_pmus {
  * an error).  A PMU whose own files are unreadable or malformed fails the
  * call with a message naming the file. */
 int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out);
+/* Load every PMU that reads: a PMU whose own files are unreadable or
+ * malformed is left out (perf skips it too), and *skipped gets one message
+ * per PMU left out ("NAME not read: why", the why naming the file; free
+ * with pms_sys_names_free).  Fails only when the list itself cannot be
+ * read or memory runs out (then *skipped is NULL, *nskipped 0). */
+int pms_pmus_load_each(struct pms_sys *sys, struct pms_pmus **out, char ***skipped,
+		       size_t *nskipped);
 void pms_pmus_free(struct pms_pmus *pmus);
 /* The PMUs as loaded: how many, and the i-th (NULL past the end or for a NULL
  * list). */

@@ -150,6 +150,9 @@ int pms_session_finish(struct pms_session *s);
 void pms_session_result(const struct pms_session *s, struct pms_liverun_result *out);
 double pms_session_elapsed(const struct pms_session *s);
 pid_t pms_session_pid(const struct pms_session *s);
+/* A live command's processes still running when it exited
+ * (pms_liverun_left_running; 0 for files). */
+uint64_t pms_session_left_running(const struct pms_session *s);
 /* A live run's exit holds so far (all zero for files or without holds). */
 void pms_session_holds(const struct pms_session *s, struct pms_liverun_holds *out);
 struct pms_sampler *pms_session_sampler(const struct pms_session *s);

@@ -242,3 +242,39 @@ out:
 	free(st);
 	return rc;
 }
+
+int pms_advice_apply(struct pms_sys *sys, pid_t pid, const struct pms_advice *plan,
+		     const struct pms_migrate_opts *opts, struct pms_advice_applied **out,
+		     size_t *n)
+{
+	if (!plan || !out || !n)
+		return pms_err(PMS_EINVAL, "pms_advice_apply: NULL argument");
+	*out = NULL;
+	*n = 0;
+	struct pms_advice_applied *rows = calloc(plan->nitems ? plan->nitems : 1, sizeof(*rows));
+	if (!rows)
+		return pms_err(PMS_ENOMEM, "out of memory for %zu advice items", plan->nitems);
+	size_t k = 0;
+	for (size_t i = 0; i < plan->nitems; i++) {
+		const struct pms_advice_item *it = &plan->items[i];
+		const int *nodes = NULL;
+		size_t nn = 0;
+		if (it->action == PMS_ADVICE_MOVE) {
+			nodes = &it->target;
+			nn = 1;
+		} else if (it->action == PMS_ADVICE_INTERLEAVE) {
+			nodes = it->nodes;
+			nn = it->nnodes;
+		}
+		if (!nn || pid <= 0)
+			continue;
+		struct pms_advice_applied *row = &rows[k++];
+		row->item = i;
+		row->rc = pms_migrate_range(sys, pid, it->start, it->end, nodes, nn, opts, &row->res);
+		if (row->rc < 0)
+			snprintf(row->err, sizeof(row->err), "%s", pms_error_last());
+	}
+	*out = rows;
+	*n = k;
+	return 0;
+}

@@ -3,6 +3,7 @@
 #include "pmuscope/spe.h"
 
 #include "pmuscope/error.h"
+#include "decode/spe_aux_int.h"
 #include "util/error.h"
 
 #include <string.h>
@@ -40,14 +41,16 @@ bool pms_spe_record_is_mem(const struct pms_spe_record *rec)
 	return rec && (rec->valid & PMS_SPE_R_OP) && rec->op_class == PMS_SPE_OPC_LDST;
 }
 
-int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk_ctx *ctx,
-			 struct pms_spe_chunk_stats *stats, pms_spe_record_fn fn, void *arg)
+int spe_chunk_walk(const void *buf, size_t len, const struct pms_spe_chunk_ctx *ctx,
+		   struct pms_spe_chunk_stats *stats, pms_spe_record_fn fn, void *arg,
+		   size_t *used)
 {
 	struct pms_spe_reader rd;
 	struct pms_spe_record rec;
 	struct pms_memsample ms;
 	int rc;
 
+	*used = 0;
 	if ((!buf && len) || !ctx || !stats || !fn)
 		return pms_err(PMS_EINVAL, "pms_spe_chunk_decode: NULL argument");
 	pms_spe_reader_init(&rd, buf, len);
@@ -79,14 +82,26 @@ int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk
 			stats->mem_records++;
 		rc = fn(arg, &rec, &ms);
 		if (rc)
-			return rc;
+			break;
 	}
 	stats->pad_bytes += rd.pad_bytes;
 	stats->unknown_packets += rd.unknown_packets;
 	stats->bad_headers += rd.bad_headers;
+	if (rc) {
+		*used = rd.pos;
+		return rc;
+	}
 	if (rd.left) {
 		stats->cut_chunks++;
 		stats->cut_bytes += rd.left;
 	}
+	*used = len - rd.left;
 	return 0;
+}
+
+int pms_spe_chunk_decode(const void *buf, size_t len, const struct pms_spe_chunk_ctx *ctx,
+			 struct pms_spe_chunk_stats *stats, pms_spe_record_fn fn, void *arg)
+{
+	size_t used;
+	return spe_chunk_walk(buf, len, ctx, stats, fn, arg, &used);
 }

@@ -9,6 +9,7 @@
 #include "pmuscope/liverun.h"
 #include "pmuscope/symbols.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/opts.h"
 
 #include <errno.h>
@@ -49,6 +50,11 @@ struct pms_liverun {
 	int status, stop_signal;
 	double t0, forwarded_at, last_sync, last_progress, seconds;
 	uint64_t held_exits, release_errors;
+	/* COMMAND: the processes its tree forked whose EXIT was not seen yet
+	 * (side-band FORK/EXIT); at the end, those still alive */
+	pid_t *procs;
+	size_t nprocs, capprocs;
+	uint64_t left_running;
 	int werr;
 	char wmsg[512];
 };
@@ -187,10 +193,49 @@ static int on_sample(void *ud, const struct pms_memsrc_sample *s)
 	return 0;
 }
 
+/* A command's processes from the side-band (attr.task): a FORK whose pid
+ * is not its parent's is a new process, an EXIT whose tid is its pid the
+ * end of one.  A full list only means some go uncounted. */
+static void track_process(struct pms_liverun *r, const struct pms_record *rec)
+{
+	if (r->target != PMS_LIVERUN_COMMAND)
+		return;
+	pid_t pid = (pid_t)rec->fork.pid;
+	if (rec->type == PMS_RECORD_FORK && rec->fork.pid != rec->fork.ppid) {
+		for (size_t i = 0; i < r->nprocs; i++)
+			if (r->procs[i] == pid)
+				return;
+		if (pms_grow(&r->procs, &r->capprocs, r->nprocs + 1, sizeof(*r->procs), 16,
+			     "processes") == 0)
+			r->procs[r->nprocs++] = pid;
+		else
+			pms_error_clear();
+	} else if (rec->type == PMS_RECORD_EXIT && rec->fork.pid == rec->fork.tid) {
+		for (size_t i = 0; i < r->nprocs; i++)
+			if (r->procs[i] == pid) {
+				r->procs[i] = r->procs[--r->nprocs];
+				break;
+			}
+	}
+}
+
+/* At the end: the command's processes other than itself that are still
+ * alive (no EXIT seen, and kill(pid, 0) finds them: a lost EXIT record
+ * does not count one that is gone). */
+static uint64_t count_left_running(const struct pms_liverun *r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i] != r->pid && (kill(r->procs[i], 0) == 0 || errno == EPERM))
+			n++;
+	return n;
+}
+
 static int on_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 {
 	struct pms_liverun *r = ud;
 	int rc;
+	track_process(r, rec);
 	if (r->prof && (rc = pms_memprof_sideband(r->prof, rec, r->oracle)) < 0)
 		return rc;
 	if (r->cb.sideband && (rc = r->cb.sideband(r->ud, rec, attr_idx)) < 0)
@@ -229,6 +274,7 @@ void pms_liverun_free(struct pms_liverun *r)
 	/* before the sampler goes: the handler must not wake a freed one */
 	wake_unregister(r);
 	free(r->batch);
+	free(r->procs);
 	pms_recorder_free(r->rec);
 	pms_numa_oracle_free(r->oracle);
 	pms_memsrc_free(r->src);
@@ -623,6 +669,8 @@ int pms_liverun_finish(struct pms_liverun *r)
 		r->seconds = now_s() - r->t0;
 	(void)pms_sampler_disable(r->smp);
 	(void)pms_memsrc_poll(r->src, 0, &src_cb, r);
+	if (r->have_status)
+		r->left_running = count_left_running(r);
 	if (r->prof && r->oracle)
 		(void)pms_memprof_resolve(r->prof, r->oracle);
 	if (r->rec)
@@ -663,6 +711,11 @@ void pms_liverun_holds(const struct pms_liverun *r, struct pms_liverun_holds *ou
 	memset(out, 0, sizeof(*out));
 	if (r)
 		*out = r->holds;
+}
+
+uint64_t pms_liverun_left_running(const struct pms_liverun *r)
+{
+	return r ? r->left_running : 0;
 }
 
 double pms_liverun_elapsed(const struct pms_liverun *r)

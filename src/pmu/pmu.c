@@ -370,7 +370,32 @@ static int load_one(const struct pms_sys *sys, const char *name, struct pms_pmu 
 	return pms_pmu_classify(p);
 }
 
-int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out)
+/* The PMU just tried could not be loaded: keep its message, free what it
+ * had. */
+struct skips {
+	char **v;
+	size_t n;
+};
+
+static int skip_one(struct pms_pmus *pmus, struct skips *sk, const char *name)
+{
+	char *m = NULL;
+	if (asprintf(&m, "%s not read: %s", name, pms_error_last()) < 0)
+		return pms_err(PMS_ENOMEM, "out of memory loading PMUs");
+	char **v = realloc(sk->v, (sk->n + 1) * sizeof(*v));
+	if (!v) {
+		free(m);
+		return pms_err(PMS_ENOMEM, "out of memory loading PMUs");
+	}
+	sk->v = v;
+	sk->v[sk->n++] = m;
+	free_pmu(&pmus->pmus[--pmus->count]);
+	memset(&pmus->pmus[pmus->count], 0, sizeof(pmus->pmus[0]));
+	pms_error_clear();
+	return 0;
+}
+
+static int load_all(struct pms_sys *sys, struct skips *each, struct pms_pmus **out)
 {
 	struct pms_pmus *pmus = NULL;
 	char **names = NULL;
@@ -399,6 +424,8 @@ int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out)
 	for (size_t i = 0; i < n; i++) {
 		/* count first, so a half-loaded PMU is still freed */
 		ret = load_one(sys, names[i], &pmus->pmus[pmus->count++]);
+		if (ret < 0 && each && ret != PMS_ENOMEM)
+			ret = skip_one(pmus, each, names[i]);
 		if (ret < 0)
 			goto out;
 	}
@@ -407,6 +434,28 @@ int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out)
 out:
 	pms_sys_names_free(names, n);
 	pms_pmus_free(pmus);
+	return ret;
+}
+
+int pms_pmus_load(struct pms_sys *sys, struct pms_pmus **out)
+{
+	return load_all(sys, NULL, out);
+}
+
+int pms_pmus_load_each(struct pms_sys *sys, struct pms_pmus **out, char ***skipped,
+		       size_t *nskipped)
+{
+	struct skips sk = { NULL, 0 };
+	if (!skipped || !nskipped)
+		return pms_err(PMS_EINVAL, "pms_pmus_load_each: NULL argument");
+	int ret = load_all(sys, &sk, out);
+	if (ret < 0) {
+		pms_sys_names_free(sk.v, sk.n);
+		sk.v = NULL;
+		sk.n = 0;
+	}
+	*skipped = sk.v;
+	*nskipped = sk.n;
 	return ret;
 }
 

@@ -456,6 +456,16 @@ void pms_child_free(struct pms_child *c)
 					;
 				if (!WIFSTOPPED(st))
 					continue;
+				/* stopped at a fork not yet seen: the new process
+				 * is traced already (the kernel attached it), and
+				 * PTRACE_O_EXITKILL would kill it when we exit:
+				 * it is detached in its turn (the loop reaches it) */
+				unsigned ev = (unsigned)st >> 16;
+				unsigned long msg = 0;
+				if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+				     ev == PTRACE_EVENT_CLONE) &&
+				    ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) == 0 && msg)
+					(void)tracee_add(c, (pid_t)msg);
 			}
 			ptrace(PTRACE_DETACH, tid, NULL, NULL);
 		}

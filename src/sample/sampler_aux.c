@@ -2,6 +2,7 @@
  * user page's time conversion. */
 #include "sample/sampler_int.h"
 #include "sample/sampler_obj_int.h"
+#include "decode/spe_aux_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -104,16 +105,62 @@ static int carry_keep(struct stream *st, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* One live SPE record (spe_chunk_walk's fn): a memory sample for the
+ * hooks, with the AUX record's task, perf time and the event's period. */
+struct aux_walk {
+	struct drain_ctx *c;
+	int stop; /* the hook's refusal: the rest is kept for the next poll */
+};
+
+static int live_spe_record(void *arg, const struct pms_spe_record *rec,
+			   const struct pms_memsample *ms)
+{
+	struct aux_walk *w = arg;
+	struct drain_ctx *c = w->c;
+	struct pms_sampler *s = c->s;
+	struct stream *st = c->st;
+	struct pms_memsample m = *ms;
+	uint64_t ns;
+	int r;
+
+	/* A memory sample is a load/store/atomic record, as perf's
+	 * --itrace=M and the recorded source take them. */
+	if (!pms_spe_record_is_mem(rec)) {
+		s->stats.samples_dropped++;
+		return 0;
+	}
+	if (s->o.exclude_pid > 0 && (m.valid & PMS_MS_TID) && m.pid == (uint32_t)s->o.exclude_pid) {
+		s->stats.samples_excluded++;
+		return 0;
+	}
+	if (m.valid & PMS_MS_TIME) {
+		if (spe_time(st, m.time, &ns)) {
+			m.time = ns;
+		} else {
+			m.valid &= ~(uint32_t)PMS_MS_TIME;
+			m.time = 0;
+		}
+	}
+	m.period = s->plan.ev[st->ev].attr.sample_period;
+	s->stats.samples++;
+	if (c->h && c->h->sample)
+		r = c->h->sample(c->ud, &m, NULL, st->ev);
+	else if (c->cb && c->cb->sample)
+		r = c->cb->sample(c->ud, &m);
+	else
+		r = 0;
+	if (r < 0)
+		w->stop = r;
+	return r < 0 ? 1 : 0;
+}
+
 int smp_on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 {
 	struct drain_ctx *c = ud;
 	struct pms_sampler *s = c->s;
 	struct stream *st = c->st;
-	struct pms_spe_reader rd;
-	struct pms_spe_record rec;
 	const uint8_t *buf = data;
-	size_t n = len;
-	int r;
+	size_t n = len, used = 0;
 
 	(void)offset;
 	if (s->aux_acc && len && aux_keep(s, data, len) < 0)
@@ -137,72 +184,27 @@ int smp_on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset)
 		buf = st->carry;
 		n = need;
 	}
-	pms_spe_reader_init(&rd, buf, n);
-	while ((r = pms_spe_record_next(&rd, &rec)) != 0) {
-		struct pms_memsample m;
-		uint64_t ns;
-		if (r < 0) {
+	/* The recorded source's loop (spe_chunk_walk): the CPU of the
+	 * per-CPU buffer; a CONTEXT packet (CONTEXTIDR_EL1: the kernel writes
+	 * the pid there, PMSCR_EL1.CX) names the task, else the AUX record's
+	 * task. */
+	struct pms_spe_chunk_ctx cx = { st->midr, false, (uint32_t)st->cpu,
+					st->aux_tid_valid ? st->aux_tid : UINT32_MAX,
+					st->aux_tid_valid ? st->aux_pid : 0 };
+	struct pms_spe_chunk_stats cs = { 0 };
+	struct aux_walk w = { c, 0 };
+	int r = spe_chunk_walk(buf, n, &cx, &cs, live_spe_record, &w, &used);
+	s->stats.aux_decode_errors += cs.bad_headers + (r < 0 && !w.stop);
+	if (w.stop) {
+		/* Keep the rest for the next poll. */
+		c->stop = w.stop;
+		if (carry_keep(st, buf + used, n - used) < 0)
 			s->stats.aux_decode_errors++;
-			continue;
-		}
-		if (pms_spe_record_memsample(&rec, st->midr, false, &m) < 0) {
-			s->stats.aux_decode_errors++;
-			continue;
-		}
-		/* A memory sample is a load/store/atomic record, as perf's
-		 * --itrace=M and the recorded source take them. */
-		if (!pms_spe_record_is_mem(&rec)) {
-			s->stats.samples_dropped++;
-			continue;
-		}
-		if (!(m.valid & PMS_MS_CPU)) {
-			m.valid |= PMS_MS_CPU;
-			m.cpu = (uint32_t)st->cpu;
-		}
-		/* A CONTEXT packet (CONTEXTIDR_EL1: the kernel writes the pid
-		 * there, PMSCR_EL1.CX) names the task, as the recorded source
-		 * takes it (pms_spe_chunk_decode); else the AUX record's task. */
-		if ((rec.valid & PMS_SPE_R_CONTEXT) && !(m.valid & PMS_MS_TID)) {
-			m.valid |= PMS_MS_TID;
-			m.pid = m.tid = rec.context;
-		}
-		if (st->aux_tid_valid && !(m.valid & PMS_MS_TID)) {
-			m.valid |= PMS_MS_TID;
-			m.pid = st->aux_pid;
-			m.tid = st->aux_tid;
-		}
-		if (s->o.exclude_pid > 0 && (m.valid & PMS_MS_TID) &&
-		    m.pid == (uint32_t)s->o.exclude_pid) {
-			s->stats.samples_excluded++;
-			continue;
-		}
-		if (m.valid & PMS_MS_TIME) {
-			if (spe_time(st, m.time, &ns))
-				m.time = ns;
-			else {
-				m.valid &= ~(uint32_t)PMS_MS_TIME;
-				m.time = 0;
-			}
-		}
-		m.period = s->plan.ev[st->ev].attr.sample_period;
-		s->stats.samples++;
-		if (c->h && c->h->sample)
-			r = c->h->sample(c->ud, &m, NULL, st->ev);
-		else if (c->cb && c->cb->sample)
-			r = c->cb->sample(c->ud, &m);
 		else
-			r = 0;
-		if (r < 0) {
-			/* Keep the rest for the next poll. */
-			c->stop = r;
-			if (carry_keep(st, buf + rd.pos, n - rd.pos) < 0)
-				s->stats.aux_decode_errors++;
-			else
-				st->carry_whole = st->ncarry > 0;
-			return 0;
-		}
+			st->carry_whole = st->ncarry > 0;
+		return 0;
 	}
-	if (carry_keep(st, buf + (n - rd.left), rd.left) < 0) {
+	if (carry_keep(st, buf + used, n - used) < 0) {
 		s->stats.aux_decode_errors++;
 		st->ncarry = 0;
 	}

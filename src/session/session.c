@@ -669,6 +669,11 @@ pid_t pms_session_pid(const struct pms_session *s)
 	return s->run ? pms_liverun_pid(s->run) : 0;
 }
 
+uint64_t pms_session_left_running(const struct pms_session *s)
+{
+	return s->run ? pms_liverun_left_running(s->run) : 0;
+}
+
 void pms_session_holds(const struct pms_session *s, struct pms_liverun_holds *out)
 {
 	if (s->run)

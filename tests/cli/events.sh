@@ -100,5 +100,29 @@ if "$cli" events --catalog "$tmp/bad.json" >"$tmp/o" 2>"$tmp/err"; then bad "mal
 has "$tmp/err" "bad.json:3:"
 if "$cli" events --bogus >"$tmp/o" 2>"$tmp/err"; then bad "--bogus accepted"; fi
 
+# What could not be read is said (issue 32 item 7): one PMU whose files are
+# malformed leaves the others listed and is named with its file; a tracefs
+# the caller may not read is said (perf: "failed to open tracing events
+# directory").
+cp -r "$fx/adl-hybrid" "$tmp/adl"
+"$cli" --root "$tmp/adl" events >"$tmp/good" 2>"$tmp/err" || bad "events on adl-hybrid failed"
+[ -s "$tmp/err" ] && bad "events on an intact root wrote stderr: $(cat "$tmp/err")"
+echo garbage >"$tmp/adl/sys/bus/event_source/devices/cstate_core/type"
+"$cli" --root "$tmp/adl" events >"$tmp/o" 2>"$tmp/err" || bad "events with one bad PMU failed"
+has "$tmp/err" "pmuscope: events: warning: PMU cstate_core not read"
+has "$tmp/err" "cstate_core/type"
+grep -q '^cstate_core/' "$tmp/o" && bad "events listed the unreadable PMU's events"
+grep -v '^cstate_core/' "$tmp/good" | cmp -s - "$tmp/o" || bad "events with one bad PMU lost other rows: $(wc -l <"$tmp/good") -> $(wc -l <"$tmp/o") lines"
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+  mkdir -p "$tmp/tr/sys/kernel/tracing/events/sched/sched_switch"
+  echo 316 >"$tmp/tr/sys/kernel/tracing/events/sched/sched_switch/id"
+  chmod 700 "$tmp/tr/sys/kernel/tracing"; chmod 755 "$tmp" "$tmp/tr"
+  runuser -u nobody -- "$cli" --root "$tmp/tr" events >"$tmp/o" 2>"$tmp/err" || bad "events with unreadable tracefs failed"
+  has "$tmp/err" "tracepoints not listed: cannot open the tracing events directory"
+  "$cli" --root "$tmp/tr" events >"$tmp/o" 2>"$tmp/err"
+  grep -q 'sched:sched_switch' "$tmp/o" || bad "root: the tracepoint is not listed"
+  [ -s "$tmp/err" ] && bad "root: stderr: $(cat "$tmp/err")"
+fi
+
 [ "$fail" = 0 ] && [ "$skipped" = 1 ] && exit 77
 exit $fail

@@ -22,7 +22,7 @@ grep -q 'page-faults' "$tmp/c.txt" || bad "stat -o file: $(cat "$tmp/c.txt")"
 "$pms" stat -e page-faults -o "$tmp/c.txt" --append -- true 2>/dev/null
 [ "$(grep -c 'page-faults' "$tmp/c.txt")" = 2 ] || bad "--append did not append"
 "$pms" stat -e page-faults --output=/nonexistent/dir/f -- true 2>"$tmp/e"; rc=$?
-[ $rc = 1 ] || bad "stat -o into a missing dir: rc $rc"
+[ $rc = 74 ] || bad "stat -o into a missing dir: rc $rc, want 74"
 grep -q "^pmuscope: stat: -o /nonexistent/dir/f: No such file" "$tmp/e" || bad "stat -o error: $(cat "$tmp/e")"
 # --json / -j: the stream holds one JSON document and nothing else
 "$pms" stat -j -e page-faults -- sh -c 'echo x; echo y >&2' >"$tmp/o" 2>"$tmp/e" || bad "stat -j rc"
@@ -52,6 +52,12 @@ grep -q '^pmuscope mem: command' "$tmp/r.txt" || bad "report file: $(head -3 "$t
 "$pms" mem --quiet --json --report-file "$tmp/r.json" -- sh -c 'echo noise' >/dev/null 2>&1
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/r.json" || bad "mem --json --report-file not pure JSON"
 "$pms" mem --quiet --report-file /nonexistent/dir/r -- true >/dev/null 2>"$tmp/e"; rc=$?
-[ $rc = 1 ] || bad "mem --report-file into a missing dir: rc $rc"
+[ $rc = 74 ] || bad "mem --report-file into a missing dir: rc $rc, want 74"
 grep -q "report-file /nonexistent/dir/r: No such file" "$tmp/e" || bad "mem --report-file error: $(cat "$tmp/e")"
+# -o onto a path that cannot be created: 74 (as a failed write), the path named (issue 32 item 11)
+for c in "mem --quiet" record; do
+  "$pms" $c -o /nonexistent/dir/x.data -- true >/dev/null 2>"$tmp/e"; rc=$?
+  [ $rc = 74 ] || bad "$c -o into a missing dir: rc $rc, want 74"
+  grep -q -- "-o /nonexistent/dir/x.data: No such file or directory" "$tmp/e" || bad "$c -o error: $(cat "$tmp/e")"
+done
 exit $fail

@@ -451,6 +451,8 @@ PMS_TEST(live_command_status_and_pages_resolved_at_held_exit)
 	CHECK(res.have_status && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0);
 	CHECK(res.held_exits >= 1);
 	CHECK_EQ_U64(res.release_errors, 0);
+	/* it started no other process (tests/cli/forkfast.sh: one that does) */
+	CHECK_EQ_U64(pms_liverun_left_running(run), 0);
 	struct pms_memreport_input in = { .duration_ns = 0 };
 	CHECK_OK(pms_memprof_report(prof, NULL, &in, &rep));
 	if (rep) {

@@ -425,7 +425,7 @@ enum pf {
 	PF_SYM = 1u << 8, PF_DSO = 1u << 9, PF_ADDR = 1u << 10, PF_SYMOFF = 1u << 11,
 	PF_SRCLINE = 1u << 12, PF_PERIOD = 1u << 13, PF_BRSTACK = 1u << 14,
 	PF_DSRC = 1u << 15, PF_WEIGHT = 1u << 16, PF_PHYS = 1u << 17, PF_INSLAT = 1u << 18,
-	PF_BPF = 1u << 19,
+	PF_BPF = 1u << 19, PF_RETLAT = 1u << 20,
 	/* this tool's own: the node of phys_addr, the record type, the chain's
 	 * addresses alone (perf's -F ip of a sample with a call chain) */
 	PX_NODE = 1u << 24, PX_TYPE = 1u << 25, PX_CHAIN = 1u << 26,
@@ -437,7 +437,7 @@ static const struct { const char *name; unsigned bit; } pf_names[] = {
 	{ "sym", PF_SYM }, { "dso", PF_DSO }, { "addr", PF_ADDR }, { "symoff", PF_SYMOFF },
 	{ "srcline", PF_SRCLINE }, { "period", PF_PERIOD }, { "brstack", PF_BRSTACK },
 	{ "data_src", PF_DSRC }, { "weight", PF_WEIGHT }, { "phys_addr", PF_PHYS },
-	{ "ins_lat", PF_INSLAT }, { "bpf-output", PF_BPF },
+	{ "ins_lat", PF_INSLAT }, { "bpf-output", PF_BPF }, { "retire_lat", PF_RETLAT },
 	{ "node", PX_NODE }, { "type", PX_TYPE }, { "callchain", PX_CHAIN },
 };
 
@@ -446,7 +446,7 @@ static const char *const pf_perf_only[] = {
 	"dsoff", "iregs", "uregs", "brstacksym", "callindent", "insn", "disasm", "insnlen",
 	"brstackinsn", "brstackoff", "synth", "metric", "misc", "srccode", "ipc", "tod",
 	"data_page_size", "code_page_size", "brstackinsnlen", "machine_pid", "vcpu",
-	"cgroup", "retire_lat", "brstackdisasm", "brcntr", "flags",
+	"cgroup", "brstackdisasm", "brcntr", "flags",
 };
 
 /* perf's output types: PERF_TYPE_* 0..5, then synth and other */
@@ -469,7 +469,7 @@ static void pf_defaults(struct pf_out o[OT_N])
 	o[OT_SW].fields |= PF_BPF;
 	o[OT_SW].invalid = PF_TRACE;
 	o[OT_TRACE] = (struct pf_out){ .fields = PF_COMM | PF_TID | PF_CPU | PF_TIME | PF_EVENT | PF_TRACE };
-	o[OT_RAW].fields |= PF_ADDR | PF_DSRC | PF_WEIGHT | PF_PHYS | PF_INSLAT;
+	o[OT_RAW].fields |= PF_ADDR | PF_DSRC | PF_WEIGHT | PF_PHYS | PF_INSLAT | PF_RETLAT;
 	o[OT_SYNTH].fields = PF_BASE;
 }
 
@@ -579,6 +579,7 @@ static int pf_check(struct pf_out o[OT_N], struct pms_perfdata_reader *r, bool a
 		{ PF_CPU, PMS_SAMPLE_CPU, "CPU", true },
 		{ PF_PHYS, PMS_SAMPLE_PHYS_ADDR, "PHYS_ADDR", true },
 		{ PF_INSLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
+		{ PF_RETLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
 	};
 	bool seen[OT_N] = { false };
 	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
@@ -631,6 +632,52 @@ static int pf_check(struct pf_out o[OT_N], struct pms_perfdata_reader *r, bool a
 		}
 	}
 	return 0;
+}
+
+/* perf's name of an event (evsel__name): the file's, a generic one, else
+ * "unknown attr type: N" for a type it cannot name. */
+static const char *pf_event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
+{
+	const struct perf_event_attr *at = a->attr;
+	const char *g;
+	size_t n;
+	bool colon = false, guest_default = false;
+	if (a->name)
+		return a->name;
+	if (at->type == 4)
+		n = (size_t)snprintf(buf, size, "raw 0x%" PRIx64, (uint64_t)at->config);
+	else if ((g = pms_event_generic_name(at->type, at->config)))
+		n = (size_t)snprintf(buf, size, "%s", g);
+	else if (at->type > 5)
+		return snprintf(buf, size, "unknown attr type: %" PRIu32, at->type), buf;
+	else
+		return event_name(a, buf, size);
+	/* perf's modifiers (evsel__add_modifiers) */
+#define MOD(excl, c)                                        \
+	do {                                                \
+		if (!(excl) && n + 3 < size) {              \
+			if (!colon)                         \
+				buf[n++] = ':', colon = true; \
+			buf[n++] = (c);                     \
+		}                                           \
+	} while (0)
+	if (at->exclude_kernel || at->exclude_user || at->exclude_hv) {
+		MOD(at->exclude_kernel, 'k');
+		MOD(at->exclude_user, 'u');
+		MOD(at->exclude_hv, 'h');
+		guest_default = true;
+	}
+	for (unsigned i = 0; i < at->precise_ip && i < 3; i++) {
+		MOD(0, 'p');
+		guest_default = true;
+	}
+	if (at->exclude_host || (bool)at->exclude_guest == guest_default) {
+		MOD(at->exclude_host, 'H');
+		MOD(at->exclude_guest, 'G');
+	}
+#undef MOD
+	buf[n < size ? n : size - 1] = 0;
+	return buf;
 }
 
 /* What the perf-style lines of a run share. */
@@ -751,8 +798,11 @@ static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *p
 	l.n = 0;
 	if (f & PF_COMM) {
 		size_t c = comm_find(fm->comms, s->tid);
-		const char *cn = c != SIZE_MAX ? fm->comms->name[c] : ":-1";
-		size_t cl = c != SIZE_MAX ? fm->comms->len[c] : 3;
+		char tb[16];
+		/* perf names a thread without a COMM ":TID" */
+		const char *cn = c != SIZE_MAX ? fm->comms->name[c] : tb;
+		size_t cl = c != SIZE_MAX ? fm->comms->len[c]
+					  : (size_t)snprintf(tb, sizeof(tb), ":%d", (int)s->tid);
 		l_strn(&l, cn, cl, (f & (PF_IP | PX_CHAIN)) && chain ? 0 : 16);
 		l_chr(&l, ' ');
 	}
@@ -791,12 +841,14 @@ static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *p
 		l_strn(&l, t, n, 0);
 	}
 	if (f & PF_PERIOD) {
-		l_num(&l, s->period, 10, 10);
+		/* perf: the event's sample_period when the samples carry none */
+		l_num(&l, (s->present & PMS_SAMPLE_PERIOD) || ev->attr->attr->freq
+				  ? s->period : ev->attr->attr->sample_period, 10, 10);
 		l_chr(&l, ' ');
 	}
 	if (f & PF_EVENT) {
 		char nb[64];
-		l_str(&l, event_name(ev->attr, nb, sizeof(nb)), (size_t)pf->name_width);
+		l_str(&l, pf_event_name(ev->attr, nb, sizeof(nb)), (size_t)pf->name_width);
 		l_strn(&l, ": ", 2, 0);
 	}
 	if (f & PF_ADDR) {
@@ -819,6 +871,8 @@ static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *p
 		l_num(&l, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight, 10, 16);
 	if (f & PF_INSLAT)
 		l_num(&l, s->weight_var2_w, 10, 16);
+	if (f & PF_RETLAT)
+		l_num(&l, s->weight_var3_w, 10, 16);
 	if ((f & PF_IP) || ((f & PX_CHAIN) && chain)) {
 		l_chr(&l, chain ? '\n' : ' ');
 		if (!chain) {
@@ -1531,7 +1585,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	char **comm_v = NULL, **pid_v = NULL, **tid_v = NULL;
 	size_t comm_n = 0, pid_n = 0, tid_n = 0;
 	struct pms_cpuset cpus = { 0 };
-	bool cpu_filter = false;
+	bool cpu_filter = false, pf_checked = false;
 	struct trange tr = { .set = false };
 	struct pms_sys *sys = NULL;
 
@@ -1653,31 +1707,6 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	if (!json && !header) {
 		const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
-		bool aux = false;
-		aux = (in->has[PMS_PERFDATA_FEAT_AUXTRACE / 64] >> (PMS_PERFDATA_FEAT_AUXTRACE % 64)) & 1;
-		if (pf_check(pf.o, r, aux) < 0) {
-			ret = 2;
-			goto out;
-		}
-		pf.use_chain = !hide_chain;
-		if (cpu_filter) {
-			bool has_cpu = false;
-			for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++)
-				has_cpu |= (pms_perfdata_reader_attr(r, i)->sample_type & PMS_SAMPLE_CPU) != 0;
-			if (!has_cpu) {
-				fprintf(stderr, "File does not contain CPU events. "
-						"Remove -C option to proceed.\n");
-				ret = 2;
-				goto out;
-			}
-		}
-		for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
-			char nb[64];
-			int w = (int)strlen(event_name(pms_perfdata_reader_attr(r, i), nb, sizeof(nb)));
-			pf.name_width = w > pf.name_width ? w : pf.name_width;
-		}
-		for (int t = 0; t < OT_N; t++)
-			pf.want_node |= (pf.o[t].fields & PX_NODE) != 0;
 		if (!(sys = cli_open_sys(g)) || pms_symtrack_new(sys, in, &pf.st) < 0) {
 			ret = cli_fail("script");
 			goto out;
@@ -1719,6 +1748,39 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			ret = cli_fail("script");
 			goto out;
 		}
+		/* perf's checks of the fields against the events, once the
+		 * attrs are in (pipe mode: at the first sample) */
+		if (!json && !pf_checked && !header &&
+		    (ev.rec.type == PMS_RECORD_SAMPLE || ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE)) {
+			const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+			bool aux = (in->has[PMS_PERFDATA_FEAT_AUXTRACE / 64] >>
+				    (PMS_PERFDATA_FEAT_AUXTRACE % 64)) & 1;
+			pf_checked = true;
+			if (pf_check(pf.o, r, aux) < 0) {
+				ret = 2;
+				goto out;
+			}
+			pf.use_chain = !hide_chain;
+			if (cpu_filter) {
+				bool has_cpu = false;
+				for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++)
+					has_cpu |= (pms_perfdata_reader_attr(r, i)->sample_type & PMS_SAMPLE_CPU) != 0;
+				if (!has_cpu) {
+					fprintf(stderr, "File does not contain CPU events. "
+							"Remove -C option to proceed.\n");
+					ret = 2;
+					goto out;
+				}
+			}
+			for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+				char nb[64];
+				int w = (int)strlen(pf_event_name(pms_perfdata_reader_attr(r, i), nb, sizeof(nb)));
+				pf.name_width = w > pf.name_width ? w : pf.name_width;
+			}
+			for (int t = 0; t < OT_N; t++)
+				pf.want_node |= (pf.o[t].fields & PX_NODE) != 0;
+			fm.want_node |= pf.want_node;
+		}
 		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
 			struct spe_print sp = { .o = &out, .fm = &fm, .pf = &pf, .json = json,
 						.r = r, .attr = NULL,
@@ -1728,6 +1790,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		}
 		if (ev.rec.type != PMS_RECORD_SAMPLE || header)
 			continue;
+
 		{
 			const struct pms_sample *sm = &ev.rec.sample;
 			size_t ci;

@@ -3,7 +3,8 @@
  * seen so far (a FORK of a new process copies its parent's, an exec drops
  * them), code named through the project's symbolizer (pmuscope/symbols.h);
  * kernel IPs through proc/kallsyms only when the file's kernel build id is
- * the running kernel's (or the file lists none); a module whose build id on
+ * the running kernel's (perf would relocate this host's symbols onto another
+ * kernel's; this names them [unknown] instead); a module whose build id on
  * this machine differs from the one the file lists is not read (its IPs keep
  * the module's path and no symbol, as perf shows them).  Names are cached
  * per (process, mapping generation, IP): a lookup repeated allocates nothing.

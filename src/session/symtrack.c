@@ -2,6 +2,7 @@
  * per-process mappings kept from the side-band, handed to the symbolizer as
  * a process of its own the first time a lookup needs them after a change. */
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,6 +32,13 @@ struct pms_symtrack {
 	struct pms_symbolizer *sym;
 	const struct pms_perfdata_info *info;
 	bool kernel_ok;
+	bool kernel_mapped; /* the file maps the kernel (its MMAP of [kernel.kallsyms]) */
+	uint64_t kstart;    /* where that map starts: perf's kernel map reaches to the end */
+	struct kmod {
+		uint64_t start, end;
+		char name[64]; /* perf's short name: "[kvm]" */
+	} *mods;
+	size_t nmods;
 	struct tproc *p;
 	size_t np, last;
 	struct tentry *c;
@@ -103,8 +111,8 @@ int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
 	uint8_t id[20];
 	size_t n;
-	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) &&
-		       (!k || ((n = kernel_build_id(sys, id)) && ids_equal(k, id, n)));
+	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k &&
+		       (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
 	*out = t;
 	return 0;
 }
@@ -119,6 +127,7 @@ void pms_symtrack_free(struct pms_symtrack *t)
 	}
 	free(t->p);
 	free(t->c);
+	free(t->mods);
 	pms_symbolizer_free(t->sym);
 	free(t);
 }
@@ -199,6 +208,29 @@ static int copy_maps(struct pms_maps *to, const struct pms_maps *from)
 	return 0;
 }
 
+/* A kernel module's map; perf names it [base name without .ko...]. */
+static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
+{
+	struct kmod *v = realloc(t->mods, (t->nmods + 1) * sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "symtrack: no memory");
+	t->mods = v;
+	struct kmod *k = &v[t->nmods++];
+	const char *b = strrchr(m->filename, '/');
+	b = b ? b + 1 : m->filename;
+	k->start = m->addr;
+	k->end = m->addr + m->len;
+	if (*b == '[')
+		snprintf(k->name, sizeof(k->name), "%s", b);
+	else
+		snprintf(k->name, sizeof(k->name), "[%.*s]", (int)strcspn(b, "."), b);
+	/* perf's module names use '_' for '-' */
+	for (char *c = k->name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return 0;
+}
+
 int pms_symtrack_record(struct pms_symtrack *t, const struct pms_record *rec)
 {
 	struct tproc *p, *pp;
@@ -206,8 +238,17 @@ int pms_symtrack_record(struct pms_symtrack *t, const struct pms_record *rec)
 	case PMS_RECORD_MMAP:
 	case PMS_RECORD_MMAP2:
 		if ((rec->misc & PMS_MISC_CPUMODE_MASK) == PMS_MISC_KERNEL || !rec->mmap.len ||
-		    rec->mmap.pid == UINT32_MAX)
-			return 0; /* the kernel's own maps: named through kallsyms */
+		    rec->mmap.pid == UINT32_MAX) {
+			/* the kernel's own maps: named through kallsyms; without
+			 * its MMAP perf has no kernel map at all */
+			if (rec->mmap.filename && !strncmp(rec->mmap.filename, "[kernel.kallsyms]", 17)) {
+				t->kernel_mapped = true;
+				t->kstart = rec->mmap.addr;
+			} else if (rec->mmap.filename && rec->mmap.len) {
+				return add_module(t, &rec->mmap);
+			}
+			return 0;
+		}
 		if (!(p = proc_get(t, rec->mmap.pid, true)))
 			return pms_err(PMS_ENOMEM, "symtrack: no memory");
 		return add_map(t, p, rec);
@@ -284,6 +325,14 @@ static void lookup(struct pms_symtrack *t, struct tproc *p, uint64_t ip, unsigne
 	struct pms_symbol s;
 	memset(n, 0, sizeof(*n));
 	if (kind == 1) {
+		for (size_t i = 0; i < t->nmods; i++)
+			if (ip >= t->mods[i].start && ip < t->mods[i].end) {
+				n->dso = t->mods[i].name;
+				n->map_ip = ip - t->mods[i].start;
+				return; /* module symbols are not read */
+			}
+		if (!t->kernel_mapped || ip < t->kstart)
+			return;
 		n->dso = "[kernel.kallsyms]";
 		n->map_ip = ip;
 		if (t->kernel_ok && pms_symbolizer_code_pid(t->sym, 0, ip, true, false, &s) == 0 &&

@@ -564,76 +564,6 @@ badmix:
 	return -1;
 }
 
-/* perf's check of the fields against each event's sample_type
- * (evsel__check_attr): a default field the samples lack goes, one asked
- * for is an error. */
-static int pf_check(struct pf_out o[OT_N], struct pms_perfdata_reader *r, bool aux)
-{
-	static const struct { unsigned bit; uint64_t st; const char *msg; bool aux_ok; } need[] = {
-		{ PF_IP, PMS_SAMPLE_IP, "IP", false },
-		{ PF_ADDR, PMS_SAMPLE_ADDR, "ADDR", true },
-		{ PF_DSRC, PMS_SAMPLE_DATA_SRC, "DATA_SRC", true },
-		{ PF_WEIGHT, PMS_SAMPLE_WEIGHT_TYPE, "WEIGHT", true },
-		{ PF_PID | PF_TID, PMS_SAMPLE_TID, "TID", false },
-		{ PF_TIME, PMS_SAMPLE_TIME, "TIME", false },
-		{ PF_CPU, PMS_SAMPLE_CPU, "CPU", true },
-		{ PF_PHYS, PMS_SAMPLE_PHYS_ADDR, "PHYS_ADDR", true },
-		{ PF_INSLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
-		{ PF_RETLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
-	};
-	bool seen[OT_N] = { false };
-	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
-		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-		int t = ot_of(a->attr->type);
-		char nb[64];
-		const char *name = event_name(a, nb, sizeof(nb));
-		/* perf skips the dummy event and checks the first of each type */
-		if (a->attr->type == 1 && a->attr->config == 9)
-			continue;
-		if (seen[t])
-			continue;
-		seen[t] = true;
-		if (!o[t].fields)
-			continue;
-		for (size_t k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
-			if (!(o[t].fields & need[k].bit) || (a->sample_type & need[k].st))
-				continue;
-			if ((o[t].user_set_fields & need[k].bit) && !(aux && need[k].aux_ok)) {
-				const char *f = NULL;
-				for (size_t j = 0; j < sizeof(pf_names) / sizeof(pf_names[0]); j++)
-					if (pf_names[j].bit & need[k].bit & o[t].user_set_fields)
-						f = pf_names[j].name;
-				fprintf(stderr, "Samples for '%s' event do not have %s attribute set. "
-						"Cannot print '%s' field.\n", name, need[k].msg, f ? f : "?");
-				return -1;
-			}
-			if (!(o[t].user_set_fields & need[k].bit))
-				o[t].fields &= ~need[k].bit;
-		}
-		if ((o[t].fields & PF_SYM) && !(a->sample_type & (PMS_SAMPLE_IP | PMS_SAMPLE_ADDR))) {
-			fprintf(stderr, "Display of symbols requested but neither sample IP nor "
-					"sample address\navailable. Hence, no addresses to convert "
-					"to symbols.\n");
-			return -1;
-		}
-		if ((o[t].fields & PF_SYMOFF) && !(o[t].fields & PF_SYM)) {
-			fprintf(stderr, "Display of offsets requested but symbol is not"
-					"selected.\n");
-			return -1;
-		}
-		if ((o[t].fields & PF_DSO) && !(a->sample_type & (PMS_SAMPLE_IP | PMS_SAMPLE_ADDR))) {
-			fprintf(stderr, "Display of DSO requested but no address to convert.\n");
-			return -1;
-		}
-		if ((o[t].fields & PF_SRCLINE) && !(o[t].fields & PF_IP)) {
-			fprintf(stderr, "Display of source line number requested but sample IP is not\n"
-					"selected. Hence, no address to lookup the source line number.\n");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* perf's name of an event (evsel__name): the file's, a generic one, else
  * "unknown attr type: N" for a type it cannot name. */
 static const char *pf_event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
@@ -680,6 +610,93 @@ static const char *pf_event_name(const struct pms_perfdata_attr *a, char *buf, s
 	return buf;
 }
 
+/* Whether a is an ibs_op event whose samples carry RAW (the registers). */
+static bool ibs_raw_only(struct pms_perfdata_reader *r, const struct pms_perfdata_attr *a)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	const char *pmu = NULL;
+	if (!(a->sample_type & PMS_SAMPLE_RAW))
+		return false;
+	for (size_t i = 0; i < in->npmu; i++)
+		if (in->pmu[i].type == a->attr->type)
+			pmu = in->pmu[i].name;
+	return pms_engine_of_pmu(pmu, NULL) == PMS_ENG_IBS;
+}
+
+/* perf's check of the fields against each event's sample_type
+ * (evsel__check_attr): a default field the samples lack goes, one asked
+ * for is an error. */
+static int pf_check(struct pf_out o[OT_N], struct pms_perfdata_reader *r, bool aux)
+{
+	static const struct { unsigned bit; uint64_t st; const char *msg; bool aux_ok; } need[] = {
+		{ PF_IP, PMS_SAMPLE_IP, "IP", false },
+		{ PF_ADDR, PMS_SAMPLE_ADDR, "ADDR", true },
+		{ PF_DSRC, PMS_SAMPLE_DATA_SRC, "DATA_SRC", true },
+		{ PF_WEIGHT, PMS_SAMPLE_WEIGHT_TYPE, "WEIGHT", true },
+		{ PF_PID | PF_TID, PMS_SAMPLE_TID, "TID", false },
+		{ PF_TIME, PMS_SAMPLE_TIME, "TIME", false },
+		{ PF_CPU, PMS_SAMPLE_CPU, "CPU", true },
+		{ PF_PHYS, PMS_SAMPLE_PHYS_ADDR, "PHYS_ADDR", true },
+		{ PF_INSLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
+		{ PF_RETLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
+	};
+	bool seen[OT_N] = { false };
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
+		int t = ot_of(a->attr->type);
+		char nb[64];
+		const char *name = pf_event_name(a, nb, sizeof(nb));
+		/* perf skips the dummy event and checks the first of each type */
+		if (a->attr->type == 1 && a->attr->config == 9)
+			continue;
+		if (seen[t])
+			continue;
+		seen[t] = true;
+		/* an ibs_op event recorded with RAW only: this tool fills addr,
+		 * data_src, weight from the registers (ibs_fill), as perf lets
+		 * AUX files print fields their records lack */
+		bool filled = aux || ibs_raw_only(r, a);
+		if (!o[t].fields)
+			continue;
+		for (size_t k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
+			if (!(o[t].fields & need[k].bit) || (a->sample_type & need[k].st))
+				continue;
+			if ((o[t].user_set_fields & need[k].bit) && !(filled && need[k].aux_ok)) {
+				const char *f = NULL;
+				for (size_t j = 0; j < sizeof(pf_names) / sizeof(pf_names[0]); j++)
+					if (pf_names[j].bit & need[k].bit & o[t].user_set_fields)
+						f = pf_names[j].name;
+				fprintf(stderr, "Samples for '%s' event do not have %s attribute set. "
+						"Cannot print '%s' field.\n", name, need[k].msg, f ? f : "?");
+				return -1;
+			}
+			if (!(o[t].user_set_fields & need[k].bit))
+				o[t].fields &= ~need[k].bit;
+		}
+		if ((o[t].fields & PF_SYM) && !(a->sample_type & (PMS_SAMPLE_IP | PMS_SAMPLE_ADDR))) {
+			fprintf(stderr, "Display of symbols requested but neither sample IP nor "
+					"sample address\navailable. Hence, no addresses to convert "
+					"to symbols.\n");
+			return -1;
+		}
+		if ((o[t].fields & PF_SYMOFF) && !(o[t].fields & PF_SYM)) {
+			fprintf(stderr, "Display of offsets requested but symbol is not"
+					"selected.\n");
+			return -1;
+		}
+		if ((o[t].fields & PF_DSO) && !(a->sample_type & (PMS_SAMPLE_IP | PMS_SAMPLE_ADDR))) {
+			fprintf(stderr, "Display of DSO requested but no address to convert.\n");
+			return -1;
+		}
+		if ((o[t].fields & PF_SRCLINE) && !(o[t].fields & PF_IP)) {
+			fprintf(stderr, "Display of source line number requested but sample IP is not\n"
+					"selected. Hence, no address to lookup the source line number.\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* What the perf-style lines of a run share. */
 struct pfmt {
 	struct pf_out o[OT_N];
@@ -687,6 +704,7 @@ struct pfmt {
 	bool ns, use_chain;
 	int name_width;
 	bool want_node;
+	size_t *dsrc_max; /* perf pads data_src to the longest printed so far */
 	/* -S: symbol names to keep (NULL: all) */
 	char **syms;
 	size_t nsyms;
@@ -799,10 +817,11 @@ static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *p
 	if (f & PF_COMM) {
 		size_t c = comm_find(fm->comms, s->tid);
 		char tb[16];
-		/* perf names a thread without a COMM ":TID" */
+		/* perf names a thread without a COMM ":TID", the idle one swapper */
 		const char *cn = c != SIZE_MAX ? fm->comms->name[c] : tb;
 		size_t cl = c != SIZE_MAX ? fm->comms->len[c]
-					  : (size_t)snprintf(tb, sizeof(tb), ":%d", (int)s->tid);
+			    : !s->tid ? (size_t)snprintf(tb, sizeof(tb), "swapper")
+				      : (size_t)snprintf(tb, sizeof(tb), ":%d", (int)s->tid);
 		l_strn(&l, cn, cl, (f & (PF_IP | PX_CHAIN)) && chain ? 0 : 16);
 		l_chr(&l, ' ');
 	}
@@ -865,7 +884,11 @@ static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *p
 	if (f & PF_DSRC) {
 		size_t n;
 		const char *t = pms_datasrc_memo_text(fm->dm[0], s->data_src, &n);
+		if (n > *pf->dsrc_max)
+			*pf->dsrc_max = n;
 		l_strn(&l, t, n, 0);
+		while (n++ < *pf->dsrc_max)
+			l_chr(&l, ' ');
 	}
 	if (f & PF_WEIGHT)
 		l_num(&l, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight, 10, 16);
@@ -1577,7 +1600,8 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	static char obuf[1 << 20];
 	int fd = -1, rc, ret = 0;
 
-	struct pfmt pf = { .ns = false };
+	size_t dsrc_max = 0;
+	struct pfmt pf = { .ns = false, .dsrc_max = &dsrc_max };
 	bool hide_chain = false;
 	const char *farg[8];
 	size_t nfarg = 0;
@@ -1733,6 +1757,16 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		int node = PMS_NODE_UNKNOWN;
 		if (ev.rec.type == PMS_RECORD_COMM)
 			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
+		if (ev.rec.type == PMS_RECORD_FORK && !json &&
+		    comm_find(&comms, ev.rec.fork.tid) == SIZE_MAX) {
+			/* perf: a forked thread starts with its parent's comm */
+			size_t pc = comm_find(&comms, ev.rec.fork.ptid);
+			if (pc != SIZE_MAX) {
+				char cn[16];
+				memcpy(cn, comms.name[pc], sizeof(cn));
+				comm_set(&comms, ev.rec.fork.tid, cn);
+			}
+		}
 		if (pf.st && ev.rec.type != PMS_RECORD_SAMPLE &&
 		    pms_symtrack_record(pf.st, &ev.rec) < 0) {
 			ret = cli_fail("script");

@@ -776,44 +776,12 @@ static void pf_chain(struct out *o, const struct pfmt *pf, const struct pms_samp
 	}
 }
 
-/* One sample as perf script prints it; false when a filter drops it. */
-static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *pf,
-		       const struct pms_perfdata_event *ev, int node)
+/* perf_sample__fprintf_start and the period and event name after it. */
+static void pf_head(struct line *lp, const struct fmt *fm, const struct pfmt *pf,
+		    const struct pms_perfdata_event *ev, unsigned f, bool chain)
 {
 	const struct pms_sample *s = &ev->rec.sample;
-	unsigned f = pf->o[ot_of(ev->attr->attr->type)].fields;
-	struct pms_frame fr[PMS_CALLPATH_MAX];
-	size_t nfr = 0;
-	bool chain = false;
-	struct pms_symtrack_name nm = { 0 };
-	struct line l;
-	if (!f)
-		return;
-	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain && (s->present & PMS_SAMPLE_CALLCHAIN) &&
-	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr, PMS_CALLPATH_MAX,
-				    &nfr) >= 0) {
-		chain = true;
-		if (!nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
-			fr[0].ip = s->ip;
-			fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
-			nfr = 1;
-		}
-	}
-	if ((f & (PF_SYM | PF_DSO | PF_SRCLINE)) && (f & PF_IP) && !chain)
-		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), (f & PF_SRCLINE) != 0,
-					&nm);
-	if (pf->nsyms) { /* -S: the sample's own symbol */
-		struct pms_symtrack_name sn;
-		bool keep = false;
-		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), false, &sn);
-		for (size_t i = 0; i < pf->nsyms && sn.sym; i++)
-			keep |= !strcmp(pf->syms[i], sn.sym);
-		if (!keep)
-			return;
-	}
-	out_room(o, LINE_CAP);
-	l.b = o->b + o->n;
-	l.n = 0;
+	struct line l = *lp;
 	if (f & PF_COMM) {
 		size_t c = comm_find(fm->comms, s->tid);
 		char tb[16];
@@ -870,6 +838,48 @@ static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *p
 		l_str(&l, pf_event_name(ev->attr, nb, sizeof(nb)), (size_t)pf->name_width);
 		l_strn(&l, ": ", 2, 0);
 	}
+	*lp = l;
+}
+
+/* One sample as perf script prints it (nothing when -S drops it). */
+static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *pf,
+		       const struct pms_perfdata_event *ev, int node)
+{
+	const struct pms_sample *s = &ev->rec.sample;
+	unsigned f = pf->o[ot_of(ev->attr->attr->type)].fields;
+	struct pms_frame fr[PMS_CALLPATH_MAX];
+	size_t nfr = 0;
+	bool chain = false;
+	struct pms_symtrack_name nm = { 0 };
+	struct line l;
+	if (!f)
+		return;
+	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain && (s->present & PMS_SAMPLE_CALLCHAIN) &&
+	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr, PMS_CALLPATH_MAX,
+				    &nfr) >= 0) {
+		chain = true;
+		if (!nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
+			fr[0].ip = s->ip;
+			fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
+			nfr = 1;
+		}
+	}
+	if ((f & (PF_SYM | PF_DSO | PF_SRCLINE)) && (f & PF_IP) && !chain)
+		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), (f & PF_SRCLINE) != 0,
+					&nm);
+	if (pf->nsyms) { /* -S: the sample's own symbol */
+		struct pms_symtrack_name sn;
+		bool keep = false;
+		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), false, &sn);
+		for (size_t i = 0; i < pf->nsyms && sn.sym; i++)
+			keep |= !strcmp(pf->syms[i], sn.sym);
+		if (!keep)
+			return;
+	}
+	out_room(o, LINE_CAP);
+	l.b = o->b + o->n;
+	l.n = 0;
+	pf_head(&l, fm, pf, ev, f, chain);
 	if (f & PF_ADDR) {
 		const struct perf_event_attr *at = ev->attr->attr;
 		l_num(&l, s->addr, 16, 16);
@@ -1501,6 +1511,38 @@ void cli_perfdata_problems(const char *cmd, const char *path,
 }
 
 
+/* perf's checks of the fields against the events and what the lines share,
+ * once the attrs are in (pipe mode: at the first sample); 0, or exit 2. */
+static int pf_setup(struct pfmt *pf, struct fmt *fm, struct pms_perfdata_reader *r,
+		    bool hide_chain, bool cpu_filter)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	bool aux = (in->has[PMS_PERFDATA_FEAT_AUXTRACE / 64] >>
+		    (PMS_PERFDATA_FEAT_AUXTRACE % 64)) & 1;
+	if (pf_check(pf->o, r, aux) < 0)
+		return 2;
+	pf->use_chain = !hide_chain;
+	if (cpu_filter) {
+		bool has_cpu = false;
+		for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++)
+			has_cpu |= (pms_perfdata_reader_attr(r, i)->sample_type & PMS_SAMPLE_CPU) != 0;
+		if (!has_cpu) {
+			fprintf(stderr, "File does not contain CPU events. "
+					"Remove -C option to proceed.\n");
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+		char nb[64];
+		int w = (int)strlen(pf_event_name(pms_perfdata_reader_attr(r, i), nb, sizeof(nb)));
+		pf->name_width = w > pf->name_width ? w : pf->name_width;
+	}
+	for (int t = 0; t < OT_N; t++)
+		pf->want_node |= (pf->o[t].fields & PX_NODE) != 0;
+	fm->want_node |= pf->want_node;
+	return 0;
+}
+
 /* A comma-separated list into v (pointers into a copy the caller frees). */
 static int split_list(const char *arg, char **copy, char ***v, size_t *n)
 {
@@ -1581,6 +1623,48 @@ static bool time_skip(const struct trange *t, uint64_t ts)
 	return t->set && ((t->start && ts < t->start) || (t->end && ts > t->end));
 }
 
+/* --comms, --pid, --tid, -C, --time (and -S's list, kept in pf). */
+struct filt {
+	char *copy[4];
+	char **comm_v, **pid_v, **tid_v;
+	size_t comm_n, pid_n, tid_n;
+	struct pms_cpuset cpus;
+	bool cpu;
+	struct trange tr;
+};
+
+static int filt_list(struct filt *f, struct pfmt *pf, int opt, const char *arg)
+{
+	int k = opt == 'S' ? 3 : opt == O_COMMS ? 0 : opt == O_PID ? 1 : 2;
+	char ***v = k == 3 ? &pf->syms : k == 0 ? &f->comm_v : k == 1 ? &f->pid_v : &f->tid_v;
+	size_t *n = k == 3 ? &pf->nsyms : k == 0 ? &f->comm_n : k == 1 ? &f->pid_n : &f->tid_n;
+	free(f->copy[k]);
+	free(*v);
+	return split_list(arg, &f->copy[k], v, n);
+}
+
+static bool filt_drops(const struct filt *f, const struct comms *cm, const struct pms_sample *s)
+{
+	size_t ci;
+	return time_skip(&f->tr, s->time) ||
+	       (f->cpu && s->cpu != UINT32_MAX && !pms_cpuset_has(&f->cpus, (int)s->cpu)) ||
+	       (f->pid_n && !in_ids(f->pid_v, f->pid_n, s->pid)) ||
+	       (f->tid_n && !in_ids(f->tid_v, f->tid_n, s->tid)) ||
+	       (f->comm_n && ((ci = comm_find(cm, s->tid)) == SIZE_MAX ||
+			      !in_list(f->comm_v, f->comm_n, cm->name[ci])));
+}
+
+static void filt_free(struct filt *f, struct pfmt *pf)
+{
+	for (size_t i = 0; i < 4; i++)
+		free(f->copy[i]);
+	free(f->comm_v);
+	free(f->pid_v);
+	free(f->tid_v);
+	free(pf->syms);
+	pms_cpuset_fini(&f->cpus);
+}
+
 int cmd_script(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data", *fields = NULL;
@@ -1605,12 +1689,8 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	bool hide_chain = false;
 	const char *farg[8];
 	size_t nfarg = 0;
-	char *lcopy[4] = { NULL, NULL, NULL, NULL };
-	char **comm_v = NULL, **pid_v = NULL, **tid_v = NULL;
-	size_t comm_n = 0, pid_n = 0, tid_n = 0;
-	struct pms_cpuset cpus = { 0 };
-	bool cpu_filter = false, pf_checked = false;
-	struct trange tr = { .set = false };
+	struct filt fl = { .tr = { .set = false } };
+	bool pf_checked = false;
 	struct pms_sys *sys = NULL;
 
 	struct cli_parser cp;
@@ -1637,36 +1717,19 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		case 'G': hide_chain = true; break;
 		case O_NS: pf.ns = true; break;
 		case 'S':
-			free(lcopy[3]);
-			free(pf.syms);
-			if (split_list(cp.arg, &lcopy[3], &pf.syms, &pf.nsyms) < 0)
-				{ ret = cli_fail("script"); goto out; }
-			break;
 		case O_COMMS:
-			free(lcopy[0]);
-			free(comm_v);
-			if (split_list(cp.arg, &lcopy[0], &comm_v, &comm_n) < 0)
-				{ ret = cli_fail("script"); goto out; }
-			break;
 		case O_PID:
-			free(lcopy[1]);
-			free(pid_v);
-			if (split_list(cp.arg, &lcopy[1], &pid_v, &pid_n) < 0)
-				{ ret = cli_fail("script"); goto out; }
-			break;
 		case O_TID:
-			free(lcopy[2]);
-			free(tid_v);
-			if (split_list(cp.arg, &lcopy[2], &tid_v, &tid_n) < 0)
+			if (filt_list(&fl, &pf, c, cp.arg) < 0)
 				{ ret = cli_fail("script"); goto out; }
 			break;
 		case 'C':
-			if (pms_cpuset_parse_list(&cpus, cp.arg) < 0)
+			if (pms_cpuset_parse_list(&fl.cpus, cp.arg) < 0)
 				{ ret = cli_usage(&cli_spec_script, "-C '%s': %s", cp.arg, pms_error_last()); goto out; }
-			cpu_filter = true;
+			fl.cpu = true;
 			break;
 		case O_TIME:
-			if (parse_time(cp.arg, &tr) < 0)
+			if (parse_time(cp.arg, &fl.tr) < 0)
 				{ ret = cli_usage(&cli_spec_script, "--time '%s': give START,END in seconds "
 						 "(either may be empty; perf's percent forms are not "
 						 "taken)", cp.arg); goto out; }
@@ -1786,34 +1849,9 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		 * attrs are in (pipe mode: at the first sample) */
 		if (!json && !pf_checked && !header &&
 		    (ev.rec.type == PMS_RECORD_SAMPLE || ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE)) {
-			const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
-			bool aux = (in->has[PMS_PERFDATA_FEAT_AUXTRACE / 64] >>
-				    (PMS_PERFDATA_FEAT_AUXTRACE % 64)) & 1;
 			pf_checked = true;
-			if (pf_check(pf.o, r, aux) < 0) {
-				ret = 2;
+			if ((ret = pf_setup(&pf, &fm, r, hide_chain, fl.cpu)) != 0)
 				goto out;
-			}
-			pf.use_chain = !hide_chain;
-			if (cpu_filter) {
-				bool has_cpu = false;
-				for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++)
-					has_cpu |= (pms_perfdata_reader_attr(r, i)->sample_type & PMS_SAMPLE_CPU) != 0;
-				if (!has_cpu) {
-					fprintf(stderr, "File does not contain CPU events. "
-							"Remove -C option to proceed.\n");
-					ret = 2;
-					goto out;
-				}
-			}
-			for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
-				char nb[64];
-				int w = (int)strlen(pf_event_name(pms_perfdata_reader_attr(r, i), nb, sizeof(nb)));
-				pf.name_width = w > pf.name_width ? w : pf.name_width;
-			}
-			for (int t = 0; t < OT_N; t++)
-				pf.want_node |= (pf.o[t].fields & PX_NODE) != 0;
-			fm.want_node |= pf.want_node;
 		}
 		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
 			struct spe_print sp = { .o = &out, .fm = &fm, .pf = &pf, .json = json,
@@ -1825,17 +1863,8 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		if (ev.rec.type != PMS_RECORD_SAMPLE || header)
 			continue;
 
-		{
-			const struct pms_sample *sm = &ev.rec.sample;
-			size_t ci;
-			if (time_skip(&tr, sm->time) ||
-			    (cpu_filter && sm->cpu != UINT32_MAX && !pms_cpuset_has(&cpus, (int)sm->cpu)) ||
-			    (pid_n && !in_ids(pid_v, pid_n, sm->pid)) ||
-			    (tid_n && !in_ids(tid_v, tid_n, sm->tid)) ||
-			    (comm_n && ((ci = comm_find(&comms, sm->tid)) == SIZE_MAX ||
-					!in_list(comm_v, comm_n, comms.name[ci]))))
-				continue;
-		}
+		if (filt_drops(&fl, &comms, &ev.rec.sample))
+			continue;
 		ibs_fill(r, &ev);
 		if (fm.want_node && (ev.rec.sample.present & PMS_SAMPLE_PHYS_ADDR)) {
 			struct pms_memsample none = { .valid = 0 };
@@ -1877,13 +1906,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 out:
 	pms_symtrack_free(pf.st);
 	pms_sys_free(sys);
-	for (size_t i = 0; i < 4; i++)
-		free(lcopy[i]);
-	free(comm_v);
-	free(pid_v);
-	free(tid_v);
-	free(pf.syms);
-	pms_cpuset_fini(&cpus);
+	filt_free(&fl, &pf);
 	pms_memdeco_free(fm.deco);
 	pms_datasrc_memo_free(dm[0]);
 	pms_datasrc_memo_free(dm[1]);

@@ -7,12 +7,13 @@
  * kernel's; this names them [unknown] instead); a module whose build id on
  * this machine differs from the one the file lists is not read (its IPs keep
  * the module's path and no symbol, as perf shows them).  Names are cached
- * per (process, mapping generation, IP): a lookup repeated allocates nothing.
+ * per (module, offset in it) and kernel IP, shared by the processes mapping
+ * a module: a lookup repeated allocates nothing.
  *
  * Ownership: pms_symtrack_new() gives the caller an object released with
  * pms_symtrack_free(); sys and info are borrowed and must outlive it; the
- * strings of a struct pms_symtrack_name live until the next
- * pms_symtrack_record() call or the free.
+ * strings of a struct pms_symtrack_name are interned and live until the
+ * free.
  */
 #ifndef PMUSCOPE_SYMTRACK_H
 #define PMUSCOPE_SYMTRACK_H

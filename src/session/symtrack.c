@@ -20,8 +20,8 @@ struct tproc {
 };
 
 struct tentry {
-	uint64_t ip;
-	uint32_t pid, gen;
+	uint64_t ip;        /* the kernel IP, or the offset in the module */
+	const char *mod;    /* the module's interned path; NULL: the kernel */
 	bool used, line_done;
 	unsigned char kind; /* 0 user code, 1 kernel, 2 data */
 	struct pms_symtrack_name n;
@@ -43,6 +43,10 @@ struct pms_symtrack {
 	size_t np, last;
 	struct tentry *c;
 	size_t ccap, cused;
+	/* names, module paths and source files, interned: a cached name
+	 * outlives the process (and the symbolizer's tables) it came from */
+	char **str;
+	size_t scap, sused;
 };
 
 /* The running kernel's build id from sys/kernel/notes (ELF notes). */
@@ -128,6 +132,9 @@ void pms_symtrack_free(struct pms_symtrack *t)
 	free(t->p);
 	free(t->c);
 	free(t->mods);
+	for (size_t i = 0; i < t->scap; i++)
+		free(t->str[i]);
+	free(t->str);
 	pms_symbolizer_free(t->sym);
 	free(t);
 }
@@ -284,15 +291,55 @@ int pms_symtrack_record(struct pms_symtrack *t, const struct pms_record *rec)
 	}
 }
 
-static uint64_t ehash(uint32_t pid, uint32_t gen, uint64_t ip)
+static uint64_t mix(uint64_t k)
 {
-	uint64_t k = ip ^ ((uint64_t)pid << 32 | gen) * 0x9e3779b97f4a7c15ULL;
 	k ^= k >> 31;
 	k *= 0xbf58476d1ce4e5b9ULL;
 	return k ^ (k >> 29);
 }
 
-static struct tentry *slot(struct pms_symtrack *t, uint32_t pid, uint32_t gen, uint64_t ip,
+static uint64_t shash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+/* The one copy of string p (NULL stays NULL; NULL too without memory). */
+static const char *intern(struct pms_symtrack *t, const char *p)
+{
+	if (!p)
+		return NULL;
+	if ((t->sused + 1) * 2 > t->scap) {
+		size_t cap = t->scap ? t->scap * 2 : 256;
+		char **n = calloc(cap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < t->scap; i++) {
+			if (!t->str[i])
+				continue;
+			size_t h = shash(t->str[i]) & (cap - 1);
+			while (n[h])
+				h = (h + 1) & (cap - 1);
+			n[h] = t->str[i];
+		}
+		free(t->str);
+		t->str = n;
+		t->scap = cap;
+	}
+	size_t h = shash(p) & (t->scap - 1);
+	while (t->str[h] && strcmp(t->str[h], p))
+		h = (h + 1) & (t->scap - 1);
+	if (!t->str[h]) {
+		if (!(t->str[h] = strdup(p)))
+			return NULL;
+		t->sused++;
+	}
+	return t->str[h];
+}
+
+static struct tentry *slot(struct pms_symtrack *t, const char *mod, uint64_t ip,
 			   unsigned char kind)
 {
 	if ((t->cused + 1) * 2 > t->ccap) {
@@ -303,7 +350,7 @@ static struct tentry *slot(struct pms_symtrack *t, uint32_t pid, uint32_t gen, u
 		for (size_t i = 0; i < t->ccap; i++) {
 			if (!t->c[i].used)
 				continue;
-			size_t h = ehash(t->c[i].pid, t->c[i].gen, t->c[i].ip) & (cap - 1);
+			size_t h = mix(t->c[i].ip ^ (uintptr_t)t->c[i].mod ^ t->c[i].kind) & (cap - 1);
 			while (n[h].used)
 				h = (h + 1) & (cap - 1);
 			n[h] = t->c[i];
@@ -312,78 +359,83 @@ static struct tentry *slot(struct pms_symtrack *t, uint32_t pid, uint32_t gen, u
 		t->c = n;
 		t->ccap = cap;
 	}
-	size_t h = ehash(pid, gen, ip) & (t->ccap - 1);
-	while (t->c[h].used && !(t->c[h].ip == ip && t->c[h].pid == pid && t->c[h].gen == gen &&
-				 t->c[h].kind == kind))
+	size_t h = mix(ip ^ (uintptr_t)mod ^ kind) & (t->ccap - 1);
+	while (t->c[h].used && !(t->c[h].ip == ip && t->c[h].mod == mod && t->c[h].kind == kind))
 		h = (h + 1) & (t->ccap - 1);
 	return &t->c[h];
 }
 
-static void lookup(struct pms_symtrack *t, struct tproc *p, uint64_t ip, unsigned kind,
-		   bool want_line, struct pms_symtrack_name *n)
+/* The kernel's name of ip (its modules, kallsyms when this is its kernel). */
+static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack_name *n)
 {
 	struct pms_symbol s;
-	memset(n, 0, sizeof(*n));
-	if (kind == 1) {
-		for (size_t i = 0; i < t->nmods; i++)
-			if (ip >= t->mods[i].start && ip < t->mods[i].end) {
-				n->dso = t->mods[i].name;
-				n->map_ip = ip - t->mods[i].start;
-				return; /* module symbols are not read */
-			}
-		if (!t->kernel_mapped || ip < t->kstart)
-			return;
-		n->dso = "[kernel.kallsyms]";
-		n->map_ip = ip;
-		if (t->kernel_ok && pms_symbolizer_code_pid(t->sym, 0, ip, true, false, &s) == 0 &&
-		    s.func) {
-			n->sym = s.func;
-			n->off = s.offset;
+	for (size_t i = 0; i < t->nmods; i++)
+		if (ip >= t->mods[i].start && ip < t->mods[i].end) {
+			n->dso = t->mods[i].name;
+			n->map_ip = ip - t->mods[i].start;
+			return; /* module symbols are not read */
 		}
+	if (!t->kernel_mapped || ip < t->kstart)
 		return;
-	}
-	const struct pms_map *m = p ? pms_maps_find(p->maps, ip) : NULL;
-	if (!m)
-		return;
-	n->dso = m->path[0] ? m->path : "//anon";
-	n->map_ip = ip - m->start + m->pgoff;
-	if (p->stale) {
-		if (pms_symbolizer_add_process(t->sym, (pid_t)p->pid, p->clean) < 0)
-			return;
-		p->stale = false;
-	}
-	/* perf's symbols reach to the next one when they have no size: the
-	 * nearest symbol below names a data address too (the code rule); the
-	 * symbol holding it where the module says none precedes it */
-	int rc = pms_symbolizer_code_pid(t->sym, (pid_t)p->pid, ip, false, want_line && kind == 0, &s);
-	if (rc < 0 && kind == 2)
-		rc = pms_symbolizer_data_pid(t->sym, (pid_t)p->pid, ip, &s);
-	if (rc == 0) {
-		n->sym = s.func;
+	n->dso = "[kernel.kallsyms]";
+	n->map_ip = ip;
+	if (t->kernel_ok && pms_symbolizer_code_pid(t->sym, 0, ip, true, false, &s) == 0 && s.func) {
+		n->sym = intern(t, s.func);
 		n->off = s.offset;
-		n->srcfile = s.file;
-		n->line = s.line > 0 ? (unsigned)s.line : 0;
 	}
 }
 
 static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kind,
 		 bool want_line, struct pms_symtrack_name *out)
 {
-	struct tproc *p = kind == 1 ? NULL : proc_get(t, pid, false);
-	uint32_t gen = p ? p->gen : 0;
-	uint32_t kpid = kind == 1 ? UINT32_MAX : p ? pid : 0;
-	struct tentry *e = slot(t, kpid, gen, ip, (unsigned char)kind);
+	struct pms_symbol s;
+	struct tproc *p = NULL;
+	const struct pms_map *m = NULL;
+	const char *mod = NULL;
+	uint64_t key = ip;
+	memset(out, 0, sizeof(*out));
+	if (kind != 1) {
+		/* names depend on the module and the offset in it: one entry
+		 * serves every process mapping that module */
+		if (!(p = proc_get(t, pid, false)) || !(m = pms_maps_find(p->maps, ip)))
+			return 0;
+		if (!(mod = intern(t, m->path[0] ? m->path : "//anon")))
+			return 0;
+		key = ip - m->start + m->pgoff;
+	}
+	struct tentry *e = slot(t, mod, key, (unsigned char)kind);
 	if (e && e->used && (e->line_done || !want_line)) {
 		*out = e->n;
 		return 0;
 	}
-	lookup(t, p, ip, kind, want_line, out);
+	if (kind == 1) {
+		kernel_name(t, ip, out);
+	} else {
+		out->dso = mod;
+		out->map_ip = key;
+		if (p->stale && pms_symbolizer_add_process(t->sym, (pid_t)p->pid, p->clean) == 0)
+			p->stale = false;
+		/* perf's symbols reach to the next one when they have no size:
+		 * the nearest symbol below names a data address too (the code
+		 * rule); the symbol holding it where the module says none
+		 * precedes it */
+		int rc = p->stale ? -1
+				  : pms_symbolizer_code_pid(t->sym, (pid_t)p->pid, ip, false,
+							    want_line && kind == 0, &s);
+		if (rc < 0 && kind == 2 && !p->stale)
+			rc = pms_symbolizer_data_pid(t->sym, (pid_t)p->pid, ip, &s);
+		if (rc == 0) {
+			out->sym = intern(t, s.func);
+			out->off = s.offset;
+			out->srcfile = intern(t, s.file);
+			out->line = s.line > 0 ? (unsigned)s.line : 0;
+		}
+	}
 	if (e) {
 		if (!e->used)
 			t->cused++;
-		*e = (struct tentry){ .ip = ip, .pid = kpid, .gen = gen, .used = true,
-				      .kind = (unsigned char)kind, .line_done = want_line,
-				      .n = *out };
+		*e = (struct tentry){ .ip = key, .mod = mod, .used = true, .kind = (unsigned char)kind,
+				      .line_done = want_line, .n = *out };
 	}
 	return 0;
 }

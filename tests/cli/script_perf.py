@@ -163,14 +163,14 @@ def time_sorted(x):
     return [SPACES.sub(b' ', r) for r in sorted(recs, key=key)]
 
 
-PLT = re.compile(rb' \S+@plt(\+0x[0-9a-f]+)? \(')
+PLT = re.compile(rb' \S+@plt(\+0x[0-9a-f]+)?(?= \(|$)', re.M)
 
 
 def plt_only(a, b):
     """perf's lines naming a PLT entry NAME@plt where ours say [unknown]."""
     la, lb = a.split(b'\n'), b.split(b'\n')
     return len(la) == len(lb) and all(
-        x == y or PLT.sub(b' [unknown] (', y) == x for x, y in zip(la, lb))
+        x == y or PLT.sub(b' [unknown]', y) == x for x, y in zip(la, lb))
 
 
 def alias_only(a, b):

@@ -19,10 +19,11 @@
 #include "pmuscope/memsample.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/spe.h"
+#include "pmuscope/symtrack.h"
 
 int cmd_script(const struct cli_global *g, int argc, char **argv);
 
-enum { O_JSON = 256, O_HEADER, O_ITRACE };
+enum { O_JSON = 256, O_HEADER, O_ITRACE, O_NS, O_COMMS, O_PID, O_TID, O_TIME };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -36,6 +37,17 @@ static const struct cli_opt opts[] = {
 	  "(default comm,pid,tid,cpu,time,event,ip,addr,weight,data_src)\n"
 	  "data_src is perf script's text: value as %16x, then\n"
 	  "|OP ..|LVL ..|SNP ..|TLB ..|LCK ..|BLK .." },
+	{ "hide-call-graph", 'G', CLI_NOARG, NULL, 'G',
+	  "print the sample's own IP, not its call chain" },
+	{ "ns", 0, CLI_NOARG, NULL, O_NS, "times in nanoseconds (perf's --ns)" },
+	{ "symbols", 'S', CLI_ARG, "SYM,...", 'S', "only samples whose IP is in one of these functions" },
+	{ "comms", 0, CLI_ARG, "COMM,...", O_COMMS, "only samples of these commands" },
+	{ "pid", 0, CLI_ARG, "PID,...", O_PID, "only samples of these processes" },
+	{ "tid", 0, CLI_ARG, "TID,...", O_TID, "only samples of these threads" },
+	{ "cpu", 'C', CLI_ARG, "CPUS", 'C', "only samples taken on these CPUs (0-3,7)" },
+	{ "time", 0, CLI_ARG, "START,END", O_TIME,
+	  "only samples in [START, END] (seconds.fraction, either may be\n"
+	  "empty)" },
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "one JSON object per line per sample (JSON Lines)" },
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "print the header features and record counts instead" },
 	{ "itrace", 0, CLI_ARG, "LETTERS", O_ITRACE,
@@ -377,39 +389,6 @@ static void br_text(char *buf, size_t n, const struct pms_branch *b)
 }
 
 
-/* One frame a line (tab, address as %16x) and an empty line after them,
- * as perf script prints a callchain; context markers are not frames. */
-static void chain_frame(struct out *o, uint64_t ip)
-{
-	char t[24];
-	size_t n = fmt_hex(t + sizeof(t), ip);
-	out_room(o, 24);
-	o->b[o->n++] = '\t';
-	if (n < 16) {
-		memset(o->b + o->n, ' ', 16 - n);
-		o->n += 16 - n;
-	}
-	memcpy(o->b + o->n, t + sizeof(t) - n, n);
-	o->n += n;
-	o->b[o->n++] = '\n';
-}
-
-static void print_chain(struct out *o, const struct pms_sample *s)
-{
-	struct pms_frame f[PMS_CALLPATH_MAX];
-	size_t n = 0;
-	if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
-	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f, PMS_CALLPATH_MAX, &n) < 0)
-		return;
-	/* A chain without frames (the kernel could not walk it): perf shows
-	 * the sample's IP alone (builtin-script.c, no callchain cursor). */
-	if (!n && (s->present & PMS_SAMPLE_IP))
-		chain_frame(o, s->ip);
-	for (size_t i = 0; i < n; i++)
-		chain_frame(o, f[i].ip);
-	out_put(o, "\n", 1);
-}
-
 /* What every line of a run shares: the fields, the names' caches and, for
  * --json, each field's key quoted once with its ',' and ':'. */
 struct fmt {
@@ -435,109 +414,531 @@ static void fmt_keys(struct fmt *f)
 	}
 }
 
-static void print_text(struct out *o, const struct fmt *fm, const struct pms_perfdata_event *ev,
-		       int node)
+/* ---- perf script's text: its fields, its order, its widths ---------------
+ * (tools/perf/builtin-script.c process_event and perf_sample__fprintf_start,
+ * util/evsel_fprintf.c sample__fprintf_sym and sample__fprintf_callchain:
+ * facts read there, the code written here). */
+
+enum pf {
+	PF_COMM = 1u << 0, PF_TID = 1u << 1, PF_PID = 1u << 2, PF_TIME = 1u << 3,
+	PF_CPU = 1u << 4, PF_EVENT = 1u << 5, PF_TRACE = 1u << 6, PF_IP = 1u << 7,
+	PF_SYM = 1u << 8, PF_DSO = 1u << 9, PF_ADDR = 1u << 10, PF_SYMOFF = 1u << 11,
+	PF_SRCLINE = 1u << 12, PF_PERIOD = 1u << 13, PF_BRSTACK = 1u << 14,
+	PF_DSRC = 1u << 15, PF_WEIGHT = 1u << 16, PF_PHYS = 1u << 17, PF_INSLAT = 1u << 18,
+	PF_BPF = 1u << 19, PF_RETLAT = 1u << 20,
+	/* this tool's own: the node of phys_addr, the record type, the chain's
+	 * addresses alone (perf's -F ip of a sample with a call chain) */
+	PX_NODE = 1u << 24, PX_TYPE = 1u << 25, PX_CHAIN = 1u << 26,
+};
+
+static const struct { const char *name; unsigned bit; } pf_names[] = {
+	{ "comm", PF_COMM }, { "tid", PF_TID }, { "pid", PF_PID }, { "time", PF_TIME },
+	{ "cpu", PF_CPU }, { "event", PF_EVENT }, { "trace", PF_TRACE }, { "ip", PF_IP },
+	{ "sym", PF_SYM }, { "dso", PF_DSO }, { "addr", PF_ADDR }, { "symoff", PF_SYMOFF },
+	{ "srcline", PF_SRCLINE }, { "period", PF_PERIOD }, { "brstack", PF_BRSTACK },
+	{ "data_src", PF_DSRC }, { "weight", PF_WEIGHT }, { "phys_addr", PF_PHYS },
+	{ "ins_lat", PF_INSLAT }, { "bpf-output", PF_BPF }, { "retire_lat", PF_RETLAT },
+	{ "node", PX_NODE }, { "type", PX_TYPE }, { "callchain", PX_CHAIN },
+};
+
+/* perf's fields this tool does not print (parsed, then refused by name). */
+static const char *const pf_perf_only[] = {
+	"dsoff", "iregs", "uregs", "brstacksym", "callindent", "insn", "disasm", "insnlen",
+	"brstackinsn", "brstackoff", "synth", "metric", "misc", "srccode", "ipc", "tod",
+	"data_page_size", "code_page_size", "brstackinsnlen", "machine_pid", "vcpu",
+	"cgroup", "brstackdisasm", "brcntr", "flags",
+};
+
+/* perf's output types: PERF_TYPE_* 0..5, then synth and other */
+enum { OT_HW, OT_SW, OT_TRACE, OT_CACHE, OT_RAW, OT_BREAK, OT_SYNTH, OT_OTHER, OT_N };
+static const char *const ot_names[OT_N] = { "hw", "sw", "trace", NULL, "raw", "break", "synth", NULL };
+/* perf's event_type() words in its messages */
+static const char *const ot_words[OT_N] = { "hardware", "software", "tracepoint", "hardware-cache",
+					    "raw", "hw-breakpoint", "synth", "other" };
+
+#define PF_BASE (PF_COMM | PF_TID | PF_CPU | PF_TIME | PF_EVENT | PF_IP | PF_SYM | PF_SYMOFF | PF_DSO)
+struct pf_out {
+	unsigned fields, invalid, user_set_fields;
+	bool user_set;
+};
+
+static void pf_defaults(struct pf_out o[OT_N])
+{
+	for (int t = 0; t < OT_N; t++)
+		o[t] = (struct pf_out){ .fields = PF_BASE | PF_PERIOD, .invalid = PF_TRACE | PF_BPF };
+	o[OT_SW].fields |= PF_BPF;
+	o[OT_SW].invalid = PF_TRACE;
+	o[OT_TRACE] = (struct pf_out){ .fields = PF_COMM | PF_TID | PF_CPU | PF_TIME | PF_EVENT | PF_TRACE };
+	o[OT_RAW].fields |= PF_ADDR | PF_DSRC | PF_WEIGHT | PF_PHYS | PF_INSLAT | PF_RETLAT;
+	o[OT_SYNTH].fields = PF_BASE;
+}
+
+static int ot_of(uint32_t type)
+{
+	if (type == 6) /* PERF_TYPE_MAX: not a type; PERF_TYPE_SYNTH is INT_MAX + 1 */
+		return OT_OTHER;
+	if (type == 0x80000000u)
+		return OT_SYNTH;
+	return type < 6 ? (int)type : OT_OTHER;
+}
+
+/* One -F argument in perf's grammar (parse_output_fields): [type:]list of
+ * fields, each alone (the set) or +field / -field (changes to the
+ * defaults); perf's messages for its errors. */
+static int pf_parse(struct pf_out o[OT_N], const char *arg)
+{
+	char buf[512];
+	const char *colon = strchr(arg, ':');
+	const char *list = arg;
+	int type = -1;
+	enum { DEF, SET, ADD, DEL } change = DEF;
+	if (colon) {
+		size_t n = (size_t)(colon - arg);
+		for (int t = 0; t < OT_N; t++)
+			if (ot_names[t] && strlen(ot_names[t]) == n && !strncmp(arg, ot_names[t], n))
+				type = t;
+		if (type < 0) {
+			fprintf(stderr, "Invalid event type in field string.\n");
+			return -1;
+		}
+		list = colon + 1;
+		if (!strchr(list, '+') && !strchr(list, '-'))
+			o[type] = (struct pf_out){ .invalid = o[type].invalid, .user_set = true };
+	} else {
+		if (!*arg) {
+			fprintf(stderr, "Cannot set fields to 'none' for all event types.\n");
+			return -1;
+		}
+		if (!strchr(arg, '+') && !strchr(arg, '-'))
+			for (int t = 0; t < OT_N; t++)
+				o[t] = (struct pf_out){ .invalid = o[t].invalid, .user_set = true };
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned bit = 0;
+		if (*tok == '+' || *tok == '-') {
+			if (change == SET)
+				goto badmix;
+			change = *tok++ == '+' ? ADD : DEL;
+		} else {
+			if (change != SET && change != DEF)
+				goto badmix;
+			change = SET;
+		}
+		for (size_t i = 0; i < sizeof(pf_names) / sizeof(pf_names[0]); i++)
+			if (!strcmp(tok, pf_names[i].name))
+				bit = pf_names[i].bit;
+		if (!bit) {
+			for (size_t i = 0; i < sizeof(pf_perf_only) / sizeof(pf_perf_only[0]); i++)
+				if (!strcmp(tok, pf_perf_only[i])) {
+					fprintf(stderr, "pmuscope: script: -F: '%s' is a field of perf "
+							"script this tool does not print\n", tok);
+					return -1;
+				}
+			fprintf(stderr, "Invalid field requested.\n");
+			return -1;
+		}
+		for (int t = 0; t < OT_N; t++) {
+			if (type >= 0 && t != type)
+				continue;
+			if (o[t].invalid & bit) {
+				if (type >= 0) {
+					fprintf(stderr, "'%s' not valid for %s events.\n", tok, ot_words[t]);
+					return -1;
+				}
+				continue; /* perf warns and ignores it for that type */
+			}
+			if (change == DEL) {
+				o[t].fields &= ~bit;
+				o[t].user_set_fields &= ~bit;
+			} else {
+				o[t].fields |= bit;
+				o[t].user_set_fields |= bit;
+			}
+			o[t].user_set = true;
+		}
+	}
+	return 0;
+badmix:
+	fprintf(stderr, "Cannot mix +-field with overridden fields\n");
+	return -1;
+}
+
+/* perf's name of an event (evsel__name): the file's, a generic one, else
+ * "unknown attr type: N" for a type it cannot name. */
+static const char *pf_event_name(const struct pms_perfdata_attr *a, char *buf, size_t size)
+{
+	const struct perf_event_attr *at = a->attr;
+	const char *g;
+	size_t n;
+	bool colon = false, guest_default = false;
+	if (a->name)
+		return a->name;
+	if (at->type == 4)
+		n = (size_t)snprintf(buf, size, "raw 0x%" PRIx64, (uint64_t)at->config);
+	else if ((g = pms_event_generic_name(at->type, at->config)))
+		n = (size_t)snprintf(buf, size, "%s", g);
+	else if (at->type > 5)
+		return snprintf(buf, size, "unknown attr type: %" PRIu32, at->type), buf;
+	else
+		return event_name(a, buf, size);
+	/* perf's modifiers (evsel__add_modifiers) */
+#define MOD(excl, c)                                        \
+	do {                                                \
+		if (!(excl) && n + 3 < size) {              \
+			if (!colon)                         \
+				buf[n++] = ':', colon = true; \
+			buf[n++] = (c);                     \
+		}                                           \
+	} while (0)
+	if (at->exclude_kernel || at->exclude_user || at->exclude_hv) {
+		MOD(at->exclude_kernel, 'k');
+		MOD(at->exclude_user, 'u');
+		MOD(at->exclude_hv, 'h');
+		guest_default = true;
+	}
+	for (unsigned i = 0; i < at->precise_ip && i < 3; i++) {
+		MOD(0, 'p');
+		guest_default = true;
+	}
+	if (at->exclude_host || (bool)at->exclude_guest == guest_default) {
+		MOD(at->exclude_host, 'H');
+		MOD(at->exclude_guest, 'G');
+	}
+#undef MOD
+	buf[n < size ? n : size - 1] = 0;
+	return buf;
+}
+
+/* Whether a is an ibs_op event whose samples carry RAW (the registers). */
+static bool ibs_raw_only(struct pms_perfdata_reader *r, const struct pms_perfdata_attr *a)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	const char *pmu = NULL;
+	if (!(a->sample_type & PMS_SAMPLE_RAW))
+		return false;
+	for (size_t i = 0; i < in->npmu; i++)
+		if (in->pmu[i].type == a->attr->type)
+			pmu = in->pmu[i].name;
+	return pms_engine_of_pmu(pmu, NULL) == PMS_ENG_IBS;
+}
+
+/* perf's check of the fields against each event's sample_type
+ * (evsel__check_attr): a default field the samples lack goes, one asked
+ * for is an error. */
+static int pf_check(struct pf_out o[OT_N], struct pms_perfdata_reader *r, bool aux)
+{
+	static const struct { unsigned bit; uint64_t st; const char *msg; bool aux_ok; } need[] = {
+		{ PF_IP, PMS_SAMPLE_IP, "IP", false },
+		{ PF_ADDR, PMS_SAMPLE_ADDR, "ADDR", true },
+		{ PF_DSRC, PMS_SAMPLE_DATA_SRC, "DATA_SRC", true },
+		{ PF_WEIGHT, PMS_SAMPLE_WEIGHT_TYPE, "WEIGHT", true },
+		{ PF_PID | PF_TID, PMS_SAMPLE_TID, "TID", false },
+		{ PF_TIME, PMS_SAMPLE_TIME, "TIME", false },
+		{ PF_CPU, PMS_SAMPLE_CPU, "CPU", true },
+		{ PF_PHYS, PMS_SAMPLE_PHYS_ADDR, "PHYS_ADDR", true },
+		{ PF_INSLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
+		{ PF_RETLAT, PMS_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", false },
+	};
+	bool seen[OT_N] = { false };
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
+		int t = ot_of(a->attr->type);
+		char nb[64];
+		const char *name = pf_event_name(a, nb, sizeof(nb));
+		/* perf skips the dummy event and checks the first of each type */
+		if (a->attr->type == 1 && a->attr->config == 9)
+			continue;
+		if (seen[t])
+			continue;
+		seen[t] = true;
+		/* an ibs_op event recorded with RAW only: this tool fills addr,
+		 * data_src, weight from the registers (ibs_fill), as perf lets
+		 * AUX files print fields their records lack */
+		bool filled = aux || ibs_raw_only(r, a);
+		if (!o[t].fields)
+			continue;
+		for (size_t k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
+			if (!(o[t].fields & need[k].bit) || (a->sample_type & need[k].st))
+				continue;
+			if ((o[t].user_set_fields & need[k].bit) && !(filled && need[k].aux_ok)) {
+				const char *f = NULL;
+				for (size_t j = 0; j < sizeof(pf_names) / sizeof(pf_names[0]); j++)
+					if (pf_names[j].bit & need[k].bit & o[t].user_set_fields)
+						f = pf_names[j].name;
+				fprintf(stderr, "Samples for '%s' event do not have %s attribute set. "
+						"Cannot print '%s' field.\n", name, need[k].msg, f ? f : "?");
+				return -1;
+			}
+			if (!(o[t].user_set_fields & need[k].bit))
+				o[t].fields &= ~need[k].bit;
+		}
+		if ((o[t].fields & PF_SYM) && !(a->sample_type & (PMS_SAMPLE_IP | PMS_SAMPLE_ADDR))) {
+			fprintf(stderr, "Display of symbols requested but neither sample IP nor "
+					"sample address\navailable. Hence, no addresses to convert "
+					"to symbols.\n");
+			return -1;
+		}
+		if ((o[t].fields & PF_SYMOFF) && !(o[t].fields & PF_SYM)) {
+			fprintf(stderr, "Display of offsets requested but symbol is not"
+					"selected.\n");
+			return -1;
+		}
+		if ((o[t].fields & PF_DSO) && !(a->sample_type & (PMS_SAMPLE_IP | PMS_SAMPLE_ADDR))) {
+			fprintf(stderr, "Display of DSO requested but no address to convert.\n");
+			return -1;
+		}
+		if ((o[t].fields & PF_SRCLINE) && !(o[t].fields & PF_IP)) {
+			fprintf(stderr, "Display of source line number requested but sample IP is not\n"
+					"selected. Hence, no address to lookup the source line number.\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What the perf-style lines of a run share. */
+struct pfmt {
+	struct pf_out o[OT_N];
+	struct pms_symtrack *st;
+	bool ns, use_chain;
+	int name_width;
+	bool want_node;
+	size_t *dsrc_max; /* perf pads data_src to the longest printed so far */
+	/* -S: symbol names to keep (NULL: all) */
+	char **syms;
+	size_t nsyms;
+};
+
+/* sym[+off] (dso) of one address, as perf prints a symbol and a DSO. */
+static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigned f)
+{
+	if (f & PF_SYM) {
+		l_chr(l, ' ');
+		if (n->sym) {
+			l_str(l, n->sym, 0);
+			if (f & PF_SYMOFF) {
+				l_strn(l, "+0x", 3, 0);
+				l_num(l, n->off, 16, 0);
+			}
+		} else {
+			l_strn(l, "[unknown]", 9, 0);
+		}
+	}
+	if (f & PF_DSO) {
+		l_strn(l, " (", 2, 0);
+		l_str(l, n->dso ? n->dso : "[unknown]", 0);
+		l_chr(l, ')');
+	}
+	if ((f & PF_SRCLINE) && n->srcfile && n->line) {
+		const char *b = strrchr(n->srcfile, '/');
+		l_strn(l, "\n  ", 3, 0);
+		l_str(l, b ? b + 1 : n->srcfile, 0);
+		l_chr(l, ':');
+		l_num(l, n->line, 10, 0);
+	} else if ((f & PF_SRCLINE) && n->dso) {
+		/* perf's line for an address without one: module[offset] */
+		const char *b = n->dso[0] == '[' ? NULL : strrchr(n->dso, '/');
+		l_strn(l, "\n  ", 3, 0);
+		l_str(l, b ? b + 1 : n->dso, 0);
+		l_chr(l, '[');
+		l_num(l, n->map_ip, 16, 0);
+		l_chr(l, ']');
+	}
+}
+
+static bool kernel_ip(const struct pms_sample *s)
+{
+	unsigned m = s->misc & PMS_MISC_CPUMODE_MASK;
+	return m == PMS_MISC_KERNEL || m == PMS_MISC_GUEST_KERNEL || m == PMS_MISC_HYPERVISOR;
+}
+
+/* The sample's call chain, one frame a line (perf's "\t%16lx sym+off (dso)"). */
+static void pf_chain(struct out *o, const struct pfmt *pf, const struct pms_sample *s,
+		     const struct pms_frame *fr, size_t n, unsigned f)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct line l;
+		struct pms_symtrack_name nm = { 0 };
+		out_room(o, LINE_CAP);
+		l.b = o->b + o->n;
+		l.n = 0;
+		l_chr(&l, '\t');
+		l_num(&l, fr[i].ip, 16, 16);
+		if (f & (PF_SYM | PF_DSO | PF_SRCLINE)) {
+			(void)pms_symtrack_code(pf->st, s->pid, fr[i].ip,
+						(fr[i].flags & PMS_FRAME_KERNEL) != 0,
+						(f & PF_SRCLINE) != 0, &nm);
+			pf_symdso(&l, &nm, f);
+		}
+		l_chr(&l, '\n');
+		o->n += l.n;
+	}
+}
+
+/* perf_sample__fprintf_start and the period and event name after it. */
+static void pf_head(struct line *lp, const struct fmt *fm, const struct pfmt *pf,
+		    const struct pms_perfdata_event *ev, unsigned f, bool chain)
 {
 	const struct pms_sample *s = &ev->rec.sample;
-	const enum field *fs = fm->fs;
-	size_t nf = fm->nf;
+	struct line l = *lp;
+	if (f & PF_COMM) {
+		size_t c = comm_find(fm->comms, s->tid);
+		char tb[16];
+		/* perf names a thread without a COMM ":TID", the idle one swapper */
+		const char *cn = c != SIZE_MAX ? fm->comms->name[c] : tb;
+		size_t cl = c != SIZE_MAX ? fm->comms->len[c]
+			    : !s->tid ? (size_t)snprintf(tb, sizeof(tb), "swapper")
+				      : (size_t)snprintf(tb, sizeof(tb), ":%d", (int)s->tid);
+		l_strn(&l, cn, cl, (f & (PF_IP | PX_CHAIN)) && chain ? 0 : 16);
+		l_chr(&l, ' ');
+	}
+	if ((f & PF_PID) && (f & PF_TID)) {
+		l_num(&l, s->pid, 10, 7);
+		l_chr(&l, '/');
+		size_t st = l.n;
+		l_num(&l, s->tid, 10, 0);
+		while (l.n - st < 7)
+			l_chr(&l, ' ');
+		l_chr(&l, ' ');
+	} else if (f & (PF_PID | PF_TID)) {
+		l_num(&l, (f & PF_PID) ? s->pid : s->tid, 10, 7);
+		l_chr(&l, ' ');
+	}
+	if (f & PF_CPU) {
+		l_chr(&l, '[');
+		l_zero(&l, s->cpu, 3);
+		l_strn(&l, "] ", 2, 0);
+	}
+	if (f & PF_TIME) {
+		char t[40];
+		size_t n;
+		if (pf->ns)
+			n = (size_t)snprintf(t, sizeof(t), "%5" PRIu64 ".%09" PRIu64 ": ",
+					     s->time / 1000000000u, s->time % 1000000000u);
+		else
+			n = (size_t)snprintf(t, sizeof(t), "%12s: ", "");
+		if (!pf->ns) {
+			char u[32];
+			int k = snprintf(u, sizeof(u), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
+					 s->time % 1000000000u / 1000u);
+			n = (size_t)snprintf(t, sizeof(t), "%12s: ", u);
+			(void)k;
+		}
+		l_strn(&l, t, n, 0);
+	}
+	if (f & PF_PERIOD) {
+		/* perf: the event's sample_period when the samples carry none */
+		l_num(&l, (s->present & PMS_SAMPLE_PERIOD) || ev->attr->attr->freq
+				  ? s->period : ev->attr->attr->sample_period, 10, 10);
+		l_chr(&l, ' ');
+	}
+	if (f & PF_EVENT) {
+		char nb[64];
+		l_str(&l, pf_event_name(ev->attr, nb, sizeof(nb)), (size_t)pf->name_width);
+		l_strn(&l, ": ", 2, 0);
+	}
+	*lp = l;
+}
+
+/* One sample as perf script prints it (nothing when -S drops it). */
+static void print_perf(struct out *o, const struct fmt *fm, const struct pfmt *pf,
+		       const struct pms_perfdata_event *ev, int node)
+{
+	const struct pms_sample *s = &ev->rec.sample;
+	unsigned f = pf->o[ot_of(ev->attr->attr->type)].fields;
+	struct pms_frame fr[PMS_CALLPATH_MAX];
+	size_t nfr = 0;
+	bool chain = false;
+	struct pms_symtrack_name nm = { 0 };
 	struct line l;
+	if (!f)
+		return;
+	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain && (s->present & PMS_SAMPLE_CALLCHAIN) &&
+	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr, PMS_CALLPATH_MAX,
+				    &nfr) >= 0) {
+		chain = true;
+		if (!nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
+			fr[0].ip = s->ip;
+			fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
+			nfr = 1;
+		}
+	}
+	if ((f & (PF_SYM | PF_DSO | PF_SRCLINE)) && (f & PF_IP) && !chain)
+		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), (f & PF_SRCLINE) != 0,
+					&nm);
+	if (pf->nsyms) { /* -S: the sample's own symbol */
+		struct pms_symtrack_name sn;
+		bool keep = false;
+		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), false, &sn);
+		for (size_t i = 0; i < pf->nsyms && sn.sym; i++)
+			keep |= !strcmp(pf->syms[i], sn.sym);
+		if (!keep)
+			return;
+	}
 	out_room(o, LINE_CAP);
 	l.b = o->b + o->n;
 	l.n = 0;
-	for (size_t i = 0; i < nf; i++) {
-		size_t c;
-		if (i && l.n < LINE_CAP - 2)
-			l.b[l.n++] = ' ';
-		switch (fs[i]) {
-		case F_COMM:
-			c = comm_find(fm->comms, s->tid);
-			if (c != SIZE_MAX)
-				l_strn(&l, fm->comms->name[c], fm->comms->len[c], 16);
-			else
-				l_strn(&l, ":-1", 3, 16);
-			break;
-		case F_PID:
-			l_num(&l, s->pid, 10, 7);
-			break;
-		case F_TID:
-			l_num(&l, s->tid, 10, 7);
-			break;
-		case F_CPU:
-			l_chr(&l, '[');
-			l_zero(&l, s->cpu, 3);
-			l_chr(&l, ']');
-			break;
-		case F_TIME:
-			l_num(&l, s->time / 1000000000u, 10, 0);
-			l_chr(&l, '.');
-			l_zero(&l, s->time % 1000000000u / 1000u, 6);
-			l_chr(&l, ':');
-			break;
-		case F_EVENT: {
-			const struct evname *e = ev_get(fm->evc, ev->attr);
-			if (e) {
-				l_strn(&l, e->text, e->n, 0);
-			} else {
-				char nb[64];
-				l_str(&l, event_name(ev->attr, nb, sizeof(nb)), 0);
-				l_str(&l, ":", 0);
-			}
-			break;
+	pf_head(&l, fm, pf, ev, f, chain);
+	if (f & PF_ADDR) {
+		const struct perf_event_attr *at = ev->attr->attr;
+		l_num(&l, s->addr, 16, 16);
+		/* perf names the addr of page faults (sample_addr_correlates_sym) */
+		if (at->type == 1 && (at->config == 2 || at->config == 5 || at->config == 6) &&
+		    (f & (PF_SYM | PF_DSO))) {
+			struct pms_symtrack_name an;
+			(void)pms_symtrack_data(pf->st, s->pid, s->addr, &an);
+			pf_symdso(&l, &an, f & (PF_SYM | PF_SYMOFF | PF_DSO));
 		}
-		case F_IP:
+	}
+	if (f & PF_DSRC) {
+		size_t n;
+		const char *t = pms_datasrc_memo_text(fm->dm[0], s->data_src, &n);
+		if (n > *pf->dsrc_max)
+			*pf->dsrc_max = n;
+		l_strn(&l, t, n, 0);
+		while (n++ < *pf->dsrc_max)
+			l_chr(&l, ' ');
+	}
+	if (f & PF_WEIGHT)
+		l_num(&l, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight, 10, 16);
+	if (f & PF_INSLAT)
+		l_num(&l, s->weight_var2_w, 10, 16);
+	if (f & PF_RETLAT)
+		l_num(&l, s->weight_var3_w, 10, 16);
+	if ((f & PF_IP) || ((f & PX_CHAIN) && chain)) {
+		l_chr(&l, chain ? '\n' : ' ');
+		if (!chain) {
 			l_num(&l, s->ip, 16, 16);
-			break;
-		case F_ADDR:
-			l_num(&l, s->addr, 16, 16);
-			break;
-		case F_PHYS:
-			l_num(&l, s->phys_addr, 16, 16);
-			break;
-		case F_NODE:
-			if (node >= 0)
-				l_num(&l, (uint64_t)node, 10, 0);
-			else
-				l_strn(&l, "-", 1, 0);
-			break;
-		case F_PERIOD:
-			l_num(&l, s->period, 10, 10);
-			break;
-		case F_WEIGHT:
-			l_num(&l, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight,
-			      10, 7);
-			break;
-		case F_INSLAT:
-			l_num(&l, s->weight_var2_w, 10, 7);
-			break;
-		case F_DSRC: {
-			size_t n;
-			const char *t = pms_datasrc_memo_text(fm->dm[0], s->data_src, &n);
-			l_strn(&l, t, n, 0);
-			break;
-		}
-		case F_TYPE:
-			l_strn(&l, "SAMPLE", 6, 0);
-			break;
-		case F_CALLCHAIN: /* the frames follow the line, as perf script's */
-		case F_BRSTACK:   /* at the end of the line: it can be long */
-		case F_N:
-			break;
+			pf_symdso(&l, &nm, f);
 		}
 	}
 	o->n += l.n;
-	for (size_t i = 0; i < nf; i++)
-		if (fs[i] == F_BRSTACK && (s->present & PMS_SAMPLE_BRANCH_STACK))
-			for (uint64_t k = 0; k < s->branch.nr; k++) {
-				char b[160];
-				struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)k);
-				br_text(b, sizeof(b), &br);
-				out_put(o, b, strlen(b));
-			}
-	out_put(o, "\n", 1);
-	for (size_t i = 0; i < nf; i++)
-		if (fs[i] == F_CALLCHAIN)
-			print_chain(o, s);
+	if (chain)
+		pf_chain(o, pf, s, fr, nfr, (f & PX_CHAIN) && !(f & PF_IP) ? 0 : f);
+	if ((f & PF_BRSTACK) && (s->present & PMS_SAMPLE_BRANCH_STACK))
+		for (uint64_t k = 0; k < s->branch.nr; k++) {
+			char b[160];
+			struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)k);
+			br_text(b, sizeof(b), &br);
+			out_put(o, b, strlen(b));
+		}
+	out_room(o, 64);
+	l.b = o->b + o->n;
+	l.n = 0;
+	if (f & PF_PHYS)
+		l_num(&l, s->phys_addr, 16, 16);
+	if (f & PX_NODE) {
+		l_chr(&l, ' ');
+		if (node >= 0)
+			l_num(&l, (uint64_t)node, 10, 0);
+		else
+			l_chr(&l, '-');
+	}
+	if (f & PX_TYPE)
+		l_strn(&l, " SAMPLE", 7, 0);
+	l_chr(&l, '\n');
+	o->n += l.n;
 }
 
 /* A nested value (branch stack, call chain) into the row: built with
@@ -937,6 +1338,7 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r)
 struct spe_print {
 	struct out *o;
 	const struct fmt *fm;
+	const struct pfmt *pf;
 	bool json;
 	struct pms_perfdata_reader *r;
 	const struct pms_perfdata_attr *attr;
@@ -981,7 +1383,7 @@ static void spe_emit(struct spe_print *p, struct pms_perfdata_event *ev, int nod
 	if (p->json)
 		print_json(p->o, p->fm, ev, node);
 	else
-		print_text(p->o, p->fm, ev, node);
+		print_perf(p->o, p->fm, p->pf, ev, node);
 	p->printed++;
 }
 
@@ -1108,6 +1510,161 @@ void cli_perfdata_problems(const char *cmd, const char *path,
 			path, n - i);
 }
 
+
+/* perf's checks of the fields against the events and what the lines share,
+ * once the attrs are in (pipe mode: at the first sample); 0, or exit 2. */
+static int pf_setup(struct pfmt *pf, struct fmt *fm, struct pms_perfdata_reader *r,
+		    bool hide_chain, bool cpu_filter)
+{
+	const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+	bool aux = (in->has[PMS_PERFDATA_FEAT_AUXTRACE / 64] >>
+		    (PMS_PERFDATA_FEAT_AUXTRACE % 64)) & 1;
+	if (pf_check(pf->o, r, aux) < 0)
+		return 2;
+	pf->use_chain = !hide_chain;
+	if (cpu_filter) {
+		bool has_cpu = false;
+		for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++)
+			has_cpu |= (pms_perfdata_reader_attr(r, i)->sample_type & PMS_SAMPLE_CPU) != 0;
+		if (!has_cpu) {
+			fprintf(stderr, "File does not contain CPU events. "
+					"Remove -C option to proceed.\n");
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < pms_perfdata_reader_nattrs(r); i++) {
+		char nb[64];
+		int w = (int)strlen(pf_event_name(pms_perfdata_reader_attr(r, i), nb, sizeof(nb)));
+		pf->name_width = w > pf->name_width ? w : pf->name_width;
+	}
+	for (int t = 0; t < OT_N; t++)
+		pf->want_node |= (pf->o[t].fields & PX_NODE) != 0;
+	fm->want_node |= pf->want_node;
+	return 0;
+}
+
+/* A comma-separated list into v (pointers into a copy the caller frees). */
+static int split_list(const char *arg, char **copy, char ***v, size_t *n)
+{
+	size_t k = 1;
+	for (const char *p = arg; *p; p++)
+		k += *p == ',';
+	*copy = strdup(arg);
+	*v = calloc(k, sizeof(**v));
+	*n = 0;
+	if (!*copy || !*v)
+		return -1;
+	for (char *save = NULL, *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		(*v)[(*n)++] = t;
+	return 0;
+}
+
+static bool in_list(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+static bool in_ids(char **v, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strtoul(v[i], NULL, 10) == id)
+			return true;
+	return false;
+}
+
+/* perf's time form (util/time-utils.c parse_timestr_sec_nsec): seconds,
+ * then up to nine digits of fraction; empty is 0 (no bound). */
+static int time_ns(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t sec = 0, ns = 0;
+	size_t i = 0, d = 0;
+	*out = 0;
+	if (!len)
+		return 0;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, d++)
+			if (d < 9)
+				ns = ns * 10 + (uint64_t)(s[i] - '0');
+		for (; d < 9; d++)
+			ns *= 10;
+	}
+	if (i != len)
+		return -1;
+	*out = sec * 1000000000u + ns;
+	return 0;
+}
+
+/* --time: START,END (either may be empty), perf's absolute form; its
+ * percent slices (10%/2) are refused, not guessed. */
+struct trange {
+	bool set;
+	uint64_t start, end;  /* absolute ns, 0: unbounded */
+};
+
+static int parse_time(const char *arg, struct trange *t)
+{
+	const char *c = strchr(arg, ',');
+	t->set = true;
+	if (!c)
+		return time_ns(arg, strlen(arg), &t->start);
+	if (time_ns(arg, (size_t)(c - arg), &t->start) < 0 ||
+	    time_ns(c + 1, strlen(c + 1), &t->end) < 0 || (t->end && t->start > t->end))
+		return -1;
+	return 0;
+}
+
+static bool time_skip(const struct trange *t, uint64_t ts)
+{
+	return t->set && ((t->start && ts < t->start) || (t->end && ts > t->end));
+}
+
+/* --comms, --pid, --tid, -C, --time (and -S's list, kept in pf). */
+struct filt {
+	char *copy[4];
+	char **comm_v, **pid_v, **tid_v;
+	size_t comm_n, pid_n, tid_n;
+	struct pms_cpuset cpus;
+	bool cpu;
+	struct trange tr;
+};
+
+static int filt_list(struct filt *f, struct pfmt *pf, int opt, const char *arg)
+{
+	int k = opt == 'S' ? 3 : opt == O_COMMS ? 0 : opt == O_PID ? 1 : 2;
+	char ***v = k == 3 ? &pf->syms : k == 0 ? &f->comm_v : k == 1 ? &f->pid_v : &f->tid_v;
+	size_t *n = k == 3 ? &pf->nsyms : k == 0 ? &f->comm_n : k == 1 ? &f->pid_n : &f->tid_n;
+	free(f->copy[k]);
+	free(*v);
+	return split_list(arg, &f->copy[k], v, n);
+}
+
+static bool filt_drops(const struct filt *f, const struct comms *cm, const struct pms_sample *s)
+{
+	size_t ci;
+	return time_skip(&f->tr, s->time) ||
+	       (f->cpu && s->cpu != UINT32_MAX && !pms_cpuset_has(&f->cpus, (int)s->cpu)) ||
+	       (f->pid_n && !in_ids(f->pid_v, f->pid_n, s->pid)) ||
+	       (f->tid_n && !in_ids(f->tid_v, f->tid_n, s->tid)) ||
+	       (f->comm_n && ((ci = comm_find(cm, s->tid)) == SIZE_MAX ||
+			      !in_list(f->comm_v, f->comm_n, cm->name[ci])));
+}
+
+static void filt_free(struct filt *f, struct pfmt *pf)
+{
+	for (size_t i = 0; i < 4; i++)
+		free(f->copy[i]);
+	free(f->comm_v);
+	free(f->pid_v);
+	free(f->tid_v);
+	free(pf->syms);
+	pms_cpuset_fini(&f->cpus);
+}
+
 int cmd_script(const struct cli_global *g, int argc, char **argv)
 {
 	const char *path = "perf.data", *fields = NULL;
@@ -1127,9 +1684,18 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	static char obuf[1 << 20];
 	int fd = -1, rc, ret = 0;
 
+	size_t dsrc_max = 0;
+	struct pfmt pf = { .ns = false, .dsrc_max = &dsrc_max };
+	bool hide_chain = false;
+	const char *farg[8];
+	size_t nfarg = 0;
+	struct filt fl = { .tr = { .set = false } };
+	bool pf_checked = false;
+	struct pms_sys *sys = NULL;
+
 	struct cli_parser cp;
 	int c;
-	(void)g;
+	pf_defaults(pf.o);
 	cli_parser_init(&cp, &cli_spec_script, argc, argv);
 	while ((c = cli_next(&cp)) > 0) {
 		switch (c) {
@@ -1139,10 +1705,35 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		case CLI_OPERAND:
 			/* `script FILE` as users type it; -i FILE as perf takes it */
 			if (operand)
-				return cli_usage(&cli_spec_script, "one FILE at most ('%s' and '%s')", operand, cp.arg);
+				{ ret = cli_usage(&cli_spec_script, "one FILE at most ('%s' and '%s')", operand, cp.arg); goto out; }
 			operand = cp.arg;
 			break;
-		case 'F': fields = cp.arg; break;
+		case 'F':
+			fields = cp.arg;
+			if (nfarg == sizeof(farg) / sizeof(farg[0]))
+				{ ret = cli_usage(&cli_spec_script, "-F: at most %zu times", nfarg); goto out; }
+			farg[nfarg++] = cp.arg;
+			break;
+		case 'G': hide_chain = true; break;
+		case O_NS: pf.ns = true; break;
+		case 'S':
+		case O_COMMS:
+		case O_PID:
+		case O_TID:
+			if (filt_list(&fl, &pf, c, cp.arg) < 0)
+				{ ret = cli_fail("script"); goto out; }
+			break;
+		case 'C':
+			if (pms_cpuset_parse_list(&fl.cpus, cp.arg) < 0)
+				{ ret = cli_usage(&cli_spec_script, "-C '%s': %s", cp.arg, pms_error_last()); goto out; }
+			fl.cpu = true;
+			break;
+		case O_TIME:
+			if (parse_time(cp.arg, &fl.tr) < 0)
+				{ ret = cli_usage(&cli_spec_script, "--time '%s': give START,END in seconds "
+						 "(either may be empty; perf's percent forms are not "
+						 "taken)", cp.arg); goto out; }
+			break;
 		case O_ITRACE:
 			it_mem = it_branch = false;
 			for (const char *l = cp.arg; *l; l++) {
@@ -1151,24 +1742,33 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 				else if (*l == 'b')
 					it_branch = true;
 				else
-					return cli_usage(&cli_spec_script,
+					{ ret = cli_usage(&cli_spec_script,
 							 "--itrace '%s': the letters are M (memory) and "
-							 "b (mispredicted branches)", cp.arg);
+							 "b (mispredicted branches)", cp.arg); goto out; }
 			}
 			if (!it_mem && !it_branch)
-				return cli_usage(&cli_spec_script, "--itrace: give M, b or Mb");
+				{ ret = cli_usage(&cli_spec_script, "--itrace: give M, b or Mb"); goto out; }
 			break;
-		default: return cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg);
+		default: { ret = cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg); goto out; }
 		}
 	}
 	if (c != CLI_END)
-		return cli_exit_code(c);
+		{ ret = cli_exit_code(c); goto out; }
 	if (cp.ind < argc)
-		return cli_usage(&cli_spec_script, "'%s' is not an argument of script", argv[cp.ind]);
+		{ ret = cli_usage(&cli_spec_script, "'%s' is not an argument of script", argv[cp.ind]); goto out; }
 	if (operand) {
 		if (have_i)
-			return cli_usage(&cli_spec_script, "'%s': the file is already given by -i", operand);
+			{ ret = cli_usage(&cli_spec_script, "'%s': the file is already given by -i", operand); goto out; }
 		path = operand;
+	}
+	if (!json) {
+		/* perf's -F grammar and its fixed order; --json keeps its list */
+		for (size_t i = 0; i < nfarg; i++)
+			if (pf_parse(pf.o, farg[i]) < 0) {
+				ret = 2;
+				goto out;
+			}
+		fields = "";
 	}
 	if (!fields)
 		fields = "comm,pid,tid,cpu,time,event,ip,addr,weight,data_src";
@@ -1179,7 +1779,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			if (strlen(field_names[k]) == n && !strncmp(p, field_names[k], n))
 				break;
 		if (k == F_N)
-			return cli_usage(&cli_spec_script, "-F: unknown field '%.*s'", (int)n, p);
+			{ ret = cli_usage(&cli_spec_script, "-F: unknown field '%.*s'", (int)n, p); goto out; }
 		if (nf == sizeof(fs) / sizeof(fs[0]))
 			return cli_usage(&cli_spec_script, "-F: at most %zu fields; '%.*s' would be field %zu",
 					 sizeof(fs) / sizeof(fs[0]), (int)n, p, nf + 1);
@@ -1188,8 +1788,17 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		if (*p == ',')
 			p++;
 	}
-	if (cli_perfdata_open("script", path, &fd, &r))
-		return 1;
+	if (cli_perfdata_open("script", path, &fd, &r)) {
+		ret = 1;
+		goto out;
+	}
+	if (!json && !header) {
+		const struct pms_perfdata_info *in = pms_perfdata_reader_info(r);
+		if (!(sys = cli_open_sys(g)) || pms_symtrack_new(sys, in, &pf.st) < 0) {
+			ret = cli_fail("script");
+			goto out;
+		}
+	}
 	out.b = malloc(out.cap);
 	if (pms_datasrc_memo_new(PMS_DATASRC_MEMO_SCRIPT, 0, &dm[0]) < 0 ||
 	    pms_datasrc_memo_new(PMS_DATASRC_MEMO_TEXT, 0, &dm[1]) < 0 || !out.b) {
@@ -1206,12 +1815,28 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			fm.json_direct = false;
 		fm.want_node |= fs[i] == F_NODE;
 	}
+	fm.want_node |= pf.want_node;
 	while ((rc = pms_perfdata_next(r, &ev)) > 0) {
 		int node = PMS_NODE_UNKNOWN;
-		if (ev.rec.type == PMS_RECORD_COMM) {
+		if (ev.rec.type == PMS_RECORD_COMM)
 			comm_set(&comms, ev.rec.comm.tid, ev.rec.comm.comm);
-			continue;
+		if (ev.rec.type == PMS_RECORD_FORK && !json &&
+		    comm_find(&comms, ev.rec.fork.tid) == SIZE_MAX) {
+			/* perf: a forked thread starts with its parent's comm */
+			size_t pc = comm_find(&comms, ev.rec.fork.ptid);
+			if (pc != SIZE_MAX) {
+				char cn[16];
+				memcpy(cn, comms.name[pc], sizeof(cn));
+				comm_set(&comms, ev.rec.fork.tid, cn);
+			}
 		}
+		if (pf.st && ev.rec.type != PMS_RECORD_SAMPLE &&
+		    pms_symtrack_record(pf.st, &ev.rec) < 0) {
+			ret = cli_fail("script");
+			goto out;
+		}
+		if (ev.rec.type == PMS_RECORD_COMM)
+			continue;
 		/* the decoration stage, once the headers are in (pipe mode:
 		 * at the first sample or trace) */
 		if (!fm.deco && !header &&
@@ -1220,14 +1845,25 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 			ret = cli_fail("script");
 			goto out;
 		}
+		/* perf's checks of the fields against the events, once the
+		 * attrs are in (pipe mode: at the first sample) */
+		if (!json && !pf_checked && !header &&
+		    (ev.rec.type == PMS_RECORD_SAMPLE || ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE)) {
+			pf_checked = true;
+			if ((ret = pf_setup(&pf, &fm, r, hide_chain, fl.cpu)) != 0)
+				goto out;
+		}
 		if (ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE && !header) {
-			struct spe_print sp = { .o = &out, .fm = &fm, .json = json,
+			struct spe_print sp = { .o = &out, .fm = &fm, .pf = &pf, .json = json,
 						.r = r, .attr = NULL,
 						.printed = 0, .mem = it_mem, .branch = it_branch };
 			script_spe(&sp, &ev, &spe_st);
 			continue;
 		}
 		if (ev.rec.type != PMS_RECORD_SAMPLE || header)
+			continue;
+
+		if (filt_drops(&fl, &comms, &ev.rec.sample))
 			continue;
 		ibs_fill(r, &ev);
 		if (fm.want_node && (ev.rec.sample.present & PMS_SAMPLE_PHYS_ADDR)) {
@@ -1239,7 +1875,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		if (json)
 			print_json(&out, &fm, &ev, node);
 		else
-			print_text(&out, &fm, &ev, node);
+			print_perf(&out, &fm, &pf, &ev, node);
 	}
 	out_flush(&out);
 	if (header)
@@ -1268,6 +1904,9 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 				st->aux_partial);
 	}
 out:
+	pms_symtrack_free(pf.st);
+	pms_sys_free(sys);
+	filt_free(&fl, &pf);
 	pms_memdeco_free(fm.deco);
 	pms_datasrc_memo_free(dm[0]);
 	pms_datasrc_memo_free(dm[1]);

@@ -691,16 +691,23 @@ int pms_symbolizer_code_pid(struct pms_symbolizer *s, pid_t pid, uint64_t ip, bo
 
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out)
 {
+	return pms_symbolizer_data_pid(s, 0, addr, out);
+}
+
+int pms_symbolizer_data_pid(struct pms_symbolizer *s, pid_t pid, uint64_t addr,
+			    struct pms_symbol *out)
+{
 	if (!s || !out)
 		return pms_err(PMS_EINVAL, "symbolizer: NULL argument");
 	memset(out, 0, sizeof(*out));
-	const struct pms_map *m = pms_maps_find(s->maps, addr);
+	const struct symproc *sp = pid > 0 ? proc_find(s, pid) : NULL;
+	const struct pms_map *m = pms_maps_find(sp ? sp->maps : s->maps, addr);
 	if (!m || m->kind != PMS_MAP_FILE) {
 		if (m)
 			out->module = m->path;
 		return pms_err(PMS_ENOENT, "0x%" PRIx64 " is not in a file mapping", addr);
 	}
-	return dwfl_lookup(s, NULL, addr, false, false, out);
+	return dwfl_lookup(s, sp, addr, false, false, out);
 }
 
 /* dataobj.c's questions (symbols_int.h). */

@@ -25,7 +25,7 @@ owner = {
     "unwind": "symbols", "pathprof": "report",
     "armpmu": "catalog", "pmuv3": "catalog", "ibsfwd": "event", "uncore_enc": "catalog",
     "ring": "sample", "sampler": "sample", "memsrc": "sample", "memdeco": "sample",
-    "selfmon": "count", "countrun": "count", "c2c": "report",
+    "selfmon": "count", "countrun": "count", "c2c": "report", "symtrack": "session",
 }
 allowed = {}
 text = open(os.path.join(top, "src/README.md")).read()

@@ -183,7 +183,7 @@ for name, a, b in checks:
         print("FAIL: mem -o then report: %s: mem %r, report %r" % (name, a, b)); sys.exit(1)
 PY
 "$cli" script -i "$tmp/mem.data" -F ip,addr,data_src 2>"$tmp/err" \
-  | awk '{ip=$1; $1=""; sub(/^ +/, ""); gsub(/ +/, " "); print $0, ip}' >"$tmp/pms.script" \
+  | awk '{ip=$NF; $NF=""; sub(/^ +/, ""); sub(/ +$/, ""); gsub(/ +/, " "); print $0, ip}' >"$tmp/pms.script" \
   || { bad "pmuscope script of the mem -o file"; cat "$tmp/err"; }
 [ -s "$tmp/pms.script" ] || bad "pmuscope script printed no sample of the mem -o file"
 # With --phys (where allowed), the report of the file takes each sample's

@@ -20,7 +20,7 @@ want "mem --size 2^64" "--size '18446744073709551616'" "$pms" mem --size 1844674
 want "mem --size 17179869184G" "--size '17179869184G'" "$pms" mem --size 17179869184G
 want "stat -I huge" "-I '[0-9]+': want milliseconds 1\.\.86400000" "$pms" stat -I 99999999999999999999 -- true
 f33=$(printf 'comm,%.0s' $(seq 32))comm
-want "script -F 33 fields" "-F: at most 32 fields; 'comm' would be field 33" "$pms" script -F "$f33" -i /dev/null
+want "script -F 33 fields" "-F: at most 32 fields; 'comm' would be field 33" "$pms" script --json -F "$f33" -i /dev/null
 pid=4194303
 while kill -0 $pid 2>/dev/null; do pid=$((pid - 1)); done
 want "mem -p no process" "no process $pid" "$pms" mem -p $pid

@@ -684,7 +684,17 @@ PMS_TEST(ibs_raw_matches_perf_report_dump)
 				struct pms_ibs_cpu cpu;
 				struct pms_memsample m;
 				unsigned char raw[4 + 9 * 8];
-				if (sscanf(line, "%llx %llx %llx %llu %llx", &ip, &addr, &phys, &w, &ds) != 5) {
+				/* perf's order: addr, data_src (value, text), weight,
+				 * ip, phys_addr */
+				const char *tail = line + strlen(line);
+				for (int k = 0; k < 3 && tail > line; k++) { /* the last three words */
+					while (tail > line && (tail[-1] == ' ' || tail[-1] == '\n'))
+						tail--;
+					while (tail > line && tail[-1] != ' ')
+						tail--;
+				}
+				if (sscanf(line, "%llx %llx", &addr, &ds) != 2 ||
+				    sscanf(tail, "%llu %llx %llx", &w, &ip, &phys) != 3) {
 					CHECK_MSG(0, "pmuscope script line: %s", line);
 					continue;
 				}

@@ -1,0 +1,453 @@
+/* IPs of a recorded stream named at each point of it (pmuscope/symtrack.h):
+ * per-process mappings kept from the side-band, handed to the symbolizer as
+ * a process of its own the first time a lookup needs them after a change. */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pmuscope/symbols.h"
+#include "pmuscope/symtrack.h"
+#include "util/error.h"
+
+struct tproc {
+	uint32_t pid;
+	uint32_t gen;   /* bumped at each change of maps */
+	bool stale;     /* the symbolizer has an older copy (or none) */
+	struct pms_maps *maps;  /* everything mapped: names the module */
+	struct pms_maps *clean; /* the mappings whose file may be read */
+};
+
+struct tentry {
+	uint64_t ip;        /* the kernel IP, or the offset in the module */
+	const char *mod;    /* the module's interned path; NULL: the kernel */
+	bool used, line_done;
+	unsigned char kind; /* 0 user code, 1 kernel, 2 data */
+	struct pms_symtrack_name n;
+};
+
+struct pms_symtrack {
+	struct pms_sys *sys;
+	struct pms_symbolizer *sym;
+	const struct pms_perfdata_info *info;
+	bool kernel_ok;
+	bool kernel_mapped; /* the file maps the kernel (its MMAP of [kernel.kallsyms]) */
+	uint64_t kstart;    /* where that map starts: perf's kernel map reaches to the end */
+	struct kmod {
+		uint64_t start, end;
+		char name[64]; /* perf's short name: "[kvm]" */
+	} *mods;
+	size_t nmods;
+	struct tproc *p;
+	size_t np, last;
+	struct tentry *c;
+	size_t ccap, cused;
+	/* names, module paths and source files, interned: a cached name
+	 * outlives the process (and the symbolizer's tables) it came from */
+	char **str;
+	size_t scap, sused;
+};
+
+/* The running kernel's build id from sys/kernel/notes (ELF notes). */
+static size_t kernel_build_id(struct pms_sys *sys, uint8_t id[20])
+{
+	char *b = NULL;
+	size_t len = 0, n = 0;
+	if (pms_sys_read_file(sys, "sys/kernel/notes", &b, &len) < 0)
+		return 0;
+	for (size_t o = 0; o + sizeof(Elf64_Nhdr) <= len;) {
+		Elf64_Nhdr h;
+		memcpy(&h, b + o, sizeof(h));
+		size_t name = o + sizeof(h), desc = name + ((h.n_namesz + 3u) & ~3u);
+		if (desc + h.n_descsz > len)
+			break;
+		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 && !memcmp(b + name, "GNU", 4)) {
+			n = h.n_descsz < 20 ? h.n_descsz : 20;
+			memcpy(id, b + desc, n);
+			break;
+		}
+		o = desc + ((h.n_descsz + 3u) & ~3u);
+	}
+	free(b);
+	return n;
+}
+
+/* The build id the file lists for path (NULL: none). */
+static const struct pms_perfdata_build_id *listed_id(const struct pms_perfdata_info *in,
+						     const char *path)
+{
+	for (size_t i = 0; in && i < in->nbuild_ids; i++)
+		if (in->build_ids[i].filename && !strcmp(in->build_ids[i].filename, path))
+			return &in->build_ids[i];
+	return NULL;
+}
+
+static bool ids_equal(const struct pms_perfdata_build_id *b, const uint8_t *id, size_t n)
+{
+	size_t m = b->size && b->size <= 20 ? b->size : 20;
+	/* a 20-byte slot holds a shorter id padded with zeros */
+	while (m > n && !b->id[m - 1])
+		m--;
+	return m == n && !memcmp(b->id, id, n);
+}
+
+int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
+		     struct pms_symtrack **out)
+{
+	struct pms_maps *none = NULL;
+	struct pms_symtrack *t;
+	int rc;
+	if (!out || !sys)
+		return pms_err(PMS_EINVAL, "symtrack: NULL argument");
+	*out = NULL;
+	if (!(t = calloc(1, sizeof(*t))))
+		return pms_err(PMS_ENOMEM, "symtrack: no memory");
+	t->sys = sys;
+	t->info = info;
+	if ((rc = pms_maps_new(&none)) < 0 || (rc = pms_symbolizer_new(sys, none, &t->sym)) < 0) {
+		pms_maps_free(none);
+		free(t);
+		return rc;
+	}
+	pms_maps_free(none);
+	/* kernel names from this machine's kallsyms: only for its kernel */
+	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
+	uint8_t id[20];
+	size_t n;
+	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k &&
+		       (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
+	*out = t;
+	return 0;
+}
+
+void pms_symtrack_free(struct pms_symtrack *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->np; i++) {
+		pms_maps_free(t->p[i].maps);
+		pms_maps_free(t->p[i].clean);
+	}
+	free(t->p);
+	free(t->c);
+	free(t->mods);
+	for (size_t i = 0; i < t->scap; i++)
+		free(t->str[i]);
+	free(t->str);
+	pms_symbolizer_free(t->sym);
+	free(t);
+}
+
+static struct tproc *proc_get(struct pms_symtrack *t, uint32_t pid, bool make)
+{
+	if (t->last < t->np && t->p[t->last].pid == pid)
+		return &t->p[t->last];
+	for (size_t i = 0; i < t->np; i++)
+		if (t->p[i].pid == pid)
+			return &t->p[t->last = i];
+	if (!make)
+		return NULL;
+	struct tproc *v = realloc(t->p, (t->np + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	t->p = v;
+	struct tproc *p = &v[t->np];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->stale = true;
+	if (pms_maps_new(&p->maps) < 0 || pms_maps_new(&p->clean) < 0) {
+		pms_maps_free(p->maps);
+		return NULL;
+	}
+	t->last = t->np++;
+	return p;
+}
+
+/* Whether the file at path may be read for names: the file lists no build
+ * id for it, or this machine's file has that id. */
+static bool readable(const struct pms_symtrack *t, const char *path)
+{
+	const struct pms_perfdata_build_id *b = listed_id(t->info, path);
+	uint8_t id[20];
+	size_t n = 0;
+	if (!b)
+		return true;
+	return pms_elf_build_id(path, id, &n) == 0 && ids_equal(b, id, n);
+}
+
+static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_record *rec)
+{
+	const struct pms_rec_mmap *m = &rec->mmap;
+	bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
+						  : !(rec->misc & PMS_MISC_MMAP_DATA);
+	const char *path = m->filename ? m->filename : "";
+	uint64_t ino = rec->type == PMS_RECORD_MMAP2 ? m->ino : 0;
+	int rc;
+	if ((rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
+		return rc;
+	if (path[0] == '/' && !readable(t, path)) {
+		pms_maps_remove(p->clean, m->addr, m->len);
+	} else {
+		/* the symbolizer places an ELF by the mapping of its offset 0:
+		 * stand one in below the text where none is known */
+		if (m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
+		    !pms_maps_find(p->clean, m->addr - m->pgoff) &&
+		    (rc = pms_maps_add(p->clean, m->addr - m->pgoff, m->pgoff, 0, ino, false, path)) < 0)
+			return rc;
+		if ((rc = pms_maps_add(p->clean, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
+			return rc;
+	}
+	p->gen++;
+	p->stale = true;
+	return 0;
+}
+
+static int copy_maps(struct pms_maps *to, const struct pms_maps *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		const struct pms_map *m = &from->v[i];
+		int rc = pms_maps_add(to, m->start, m->end - m->start, m->pgoff, m->ino, m->exec,
+				      m->path);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* A kernel module's map; perf names it [base name without .ko...]. */
+static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
+{
+	struct kmod *v = realloc(t->mods, (t->nmods + 1) * sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "symtrack: no memory");
+	t->mods = v;
+	struct kmod *k = &v[t->nmods++];
+	const char *b = strrchr(m->filename, '/');
+	b = b ? b + 1 : m->filename;
+	k->start = m->addr;
+	k->end = m->addr + m->len;
+	if (*b == '[')
+		snprintf(k->name, sizeof(k->name), "%s", b);
+	else
+		snprintf(k->name, sizeof(k->name), "[%.*s]", (int)strcspn(b, "."), b);
+	/* perf's module names use '_' for '-' */
+	for (char *c = k->name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return 0;
+}
+
+int pms_symtrack_record(struct pms_symtrack *t, const struct pms_record *rec)
+{
+	struct tproc *p, *pp;
+	switch (rec->type) {
+	case PMS_RECORD_MMAP:
+	case PMS_RECORD_MMAP2:
+		if ((rec->misc & PMS_MISC_CPUMODE_MASK) == PMS_MISC_KERNEL || !rec->mmap.len ||
+		    rec->mmap.pid == UINT32_MAX) {
+			/* the kernel's own maps: named through kallsyms; without
+			 * its MMAP perf has no kernel map at all */
+			if (rec->mmap.filename && !strncmp(rec->mmap.filename, "[kernel.kallsyms]", 17)) {
+				t->kernel_mapped = true;
+				t->kstart = rec->mmap.addr;
+			} else if (rec->mmap.filename && rec->mmap.len) {
+				return add_module(t, &rec->mmap);
+			}
+			return 0;
+		}
+		if (!(p = proc_get(t, rec->mmap.pid, true)))
+			return pms_err(PMS_ENOMEM, "symtrack: no memory");
+		return add_map(t, p, rec);
+	case PMS_RECORD_FORK:
+		/* a new process starts with its parent's mappings */
+		if (rec->fork.pid == rec->fork.ppid || !(pp = proc_get(t, rec->fork.ppid, false)))
+			return 0;
+		{
+			size_t ppi = (size_t)(pp - t->p);
+			if (!(p = proc_get(t, rec->fork.pid, true)))
+				return pms_err(PMS_ENOMEM, "symtrack: no memory");
+			pp = &t->p[ppi];
+			pms_maps_remove(p->maps, 0, UINT64_MAX);
+			pms_maps_remove(p->clean, 0, UINT64_MAX);
+			int rc;
+			if ((rc = copy_maps(p->maps, pp->maps)) < 0 ||
+			    (rc = copy_maps(p->clean, pp->clean)) < 0)
+				return rc;
+			p->gen++;
+			p->stale = true;
+		}
+		return 0;
+	case PMS_RECORD_COMM:
+		if (!(rec->misc & PMS_MISC_COMM_EXEC) || !(p = proc_get(t, rec->comm.pid, false)))
+			return 0;
+		pms_maps_remove(p->maps, 0, UINT64_MAX);
+		pms_maps_remove(p->clean, 0, UINT64_MAX);
+		p->gen++;
+		p->stale = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 31;
+	k *= 0xbf58476d1ce4e5b9ULL;
+	return k ^ (k >> 29);
+}
+
+static uint64_t shash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+/* The one copy of string p (NULL stays NULL; NULL too without memory). */
+static const char *intern(struct pms_symtrack *t, const char *p)
+{
+	if (!p)
+		return NULL;
+	if ((t->sused + 1) * 2 > t->scap) {
+		size_t cap = t->scap ? t->scap * 2 : 256;
+		char **n = calloc(cap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < t->scap; i++) {
+			if (!t->str[i])
+				continue;
+			size_t h = shash(t->str[i]) & (cap - 1);
+			while (n[h])
+				h = (h + 1) & (cap - 1);
+			n[h] = t->str[i];
+		}
+		free(t->str);
+		t->str = n;
+		t->scap = cap;
+	}
+	size_t h = shash(p) & (t->scap - 1);
+	while (t->str[h] && strcmp(t->str[h], p))
+		h = (h + 1) & (t->scap - 1);
+	if (!t->str[h]) {
+		if (!(t->str[h] = strdup(p)))
+			return NULL;
+		t->sused++;
+	}
+	return t->str[h];
+}
+
+static struct tentry *slot(struct pms_symtrack *t, const char *mod, uint64_t ip,
+			   unsigned char kind)
+{
+	if ((t->cused + 1) * 2 > t->ccap) {
+		size_t cap = t->ccap ? t->ccap * 2 : 4096;
+		struct tentry *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < t->ccap; i++) {
+			if (!t->c[i].used)
+				continue;
+			size_t h = mix(t->c[i].ip ^ (uintptr_t)t->c[i].mod ^ t->c[i].kind) & (cap - 1);
+			while (n[h].used)
+				h = (h + 1) & (cap - 1);
+			n[h] = t->c[i];
+		}
+		free(t->c);
+		t->c = n;
+		t->ccap = cap;
+	}
+	size_t h = mix(ip ^ (uintptr_t)mod ^ kind) & (t->ccap - 1);
+	while (t->c[h].used && !(t->c[h].ip == ip && t->c[h].mod == mod && t->c[h].kind == kind))
+		h = (h + 1) & (t->ccap - 1);
+	return &t->c[h];
+}
+
+/* The kernel's name of ip (its modules, kallsyms when this is its kernel). */
+static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack_name *n)
+{
+	struct pms_symbol s;
+	for (size_t i = 0; i < t->nmods; i++)
+		if (ip >= t->mods[i].start && ip < t->mods[i].end) {
+			n->dso = t->mods[i].name;
+			n->map_ip = ip - t->mods[i].start;
+			return; /* module symbols are not read */
+		}
+	if (!t->kernel_mapped || ip < t->kstart)
+		return;
+	n->dso = "[kernel.kallsyms]";
+	n->map_ip = ip;
+	if (t->kernel_ok && pms_symbolizer_code_pid(t->sym, 0, ip, true, false, &s) == 0 && s.func) {
+		n->sym = intern(t, s.func);
+		n->off = s.offset;
+	}
+}
+
+static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kind,
+		 bool want_line, struct pms_symtrack_name *out)
+{
+	struct pms_symbol s;
+	struct tproc *p = NULL;
+	const struct pms_map *m = NULL;
+	const char *mod = NULL;
+	uint64_t key = ip;
+	memset(out, 0, sizeof(*out));
+	if (kind != 1) {
+		/* names depend on the module and the offset in it: one entry
+		 * serves every process mapping that module */
+		if (!(p = proc_get(t, pid, false)) || !(m = pms_maps_find(p->maps, ip)))
+			return 0;
+		if (!(mod = intern(t, m->path[0] ? m->path : "//anon")))
+			return 0;
+		key = ip - m->start + m->pgoff;
+	}
+	struct tentry *e = slot(t, mod, key, (unsigned char)kind);
+	if (e && e->used && (e->line_done || !want_line)) {
+		*out = e->n;
+		return 0;
+	}
+	if (kind == 1) {
+		kernel_name(t, ip, out);
+	} else {
+		out->dso = mod;
+		out->map_ip = key;
+		if (p->stale && pms_symbolizer_add_process(t->sym, (pid_t)p->pid, p->clean) == 0)
+			p->stale = false;
+		/* perf's symbols reach to the next one when they have no size:
+		 * the nearest symbol below names a data address too (the code
+		 * rule); the symbol holding it where the module says none
+		 * precedes it */
+		int rc = p->stale ? -1
+				  : pms_symbolizer_code_pid(t->sym, (pid_t)p->pid, ip, false,
+							    want_line && kind == 0, &s);
+		if (rc < 0 && kind == 2 && !p->stale)
+			rc = pms_symbolizer_data_pid(t->sym, (pid_t)p->pid, ip, &s);
+		if (rc == 0) {
+			out->sym = intern(t, s.func);
+			out->off = s.offset;
+			out->srcfile = intern(t, s.file);
+			out->line = s.line > 0 ? (unsigned)s.line : 0;
+		}
+	}
+	if (e) {
+		if (!e->used)
+			t->cused++;
+		*e = (struct tentry){ .ip = key, .mod = mod, .used = true, .kind = (unsigned char)kind,
+				      .line_done = want_line, .n = *out };
+	}
+	return 0;
+}
+
+int pms_symtrack_code(struct pms_symtrack *t, uint32_t pid, uint64_t ip, bool kernel,
+		      bool want_line, struct pms_symtrack_name *out)
+{
+	return named(t, pid, ip, kernel ? 1 : 0, want_line, out);
+}
+
+int pms_symtrack_data(struct pms_symtrack *t, uint32_t pid, uint64_t addr,
+		      struct pms_symtrack_name *out)
+{
+	return named(t, pid, addr, (addr >> 63) ? 1 : 2, false, out);
+}

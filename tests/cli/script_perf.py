@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""Differential test of `pmuscope script` against `perf script` (perf 6.12).
+
+Inputs: the project's recorded fixtures (tests/fuzz/corpus/**.data), the real
+files under PMS_SHARED_DATA (skipped when unset) and files recorded here
+during the test (perf record of page faults with and without -g and -d,
+pmuscope record).  For each input and each option set below, every line
+must be equal, byte for byte, wherever perf prints the file at all (a file
+perf refuses, or a run with no output from perf, is listed and skipped).
+
+Field classes left out, and why:
+  kernel symbol names in files recorded on another kernel: perf relocates
+           this host's kallsyms to the recorded kernel's _text (KASLR) and
+           names foreign kernel IPs with them; this tool names kernel IPs
+           only from the running kernel's symbols as they are.  For files not
+           recorded here the name before " ([kernel.kallsyms])" is masked on
+           both sides (the address, the DSO and the rest still compared).
+  DWARF-unwound user frames (files with STACK_USER): perf unwinds the copied
+           user stack; this tool prints the kernel's chain; those files are
+           skipped.
+  big-endian pipe files: perf 6.12 swaps the pid/tid pair and the weight
+           struct of a foreign-endian sample differently from the kernel's
+           layout (pipe_be.data: perf says pid 10 tid 9 where the
+           little-endian twin says 9/10); skipped.
+  tracepoint files: perf prints their payload (trace) through libtraceevent
+           and names them from the tracing data; skipped.
+  order: perf sorts samples by time across CPUs (its ordered events); this
+           tool prints them in file order: a run whose lines are the same
+           but ordered otherwise is counted apart, not failed.
+  aliases: where several symbols start at one address (brk, __brk; strnlen,
+           __strnlen_ifunc) perf's choose_best_symbol and the symbolizer's
+           rule may pick different names; such runs are counted apart.
+  PLT entries: perf synthesizes NAME@plt symbols from the relocations of
+           .plt/.plt.sec; the symbolizer names only the symbol tables'
+           symbols ([unknown] there): counted apart (a known difference).
+  srcline  perf's line for an address without one depends on its
+           addr2line/libdw path (":0" for an entry symbol); not compared.
+  trace, iregs, uregs, brstacksym, insn, ... : fields this tool does not print
+           (it refuses them by name).
+  AUX-trace files (arm_spe, intel_pt): perf synthesizes its own events
+           (l1d-miss, tlb-access, ...) from the trace; this tool prints the
+           memory operations its way (docs/spe.md): not compared.
+  inline frames: perf adds "(inlined)" frames from DWARF; the option sets
+           here use files whose modules carry no inline info on this host.
+Usage: script_perf.py PMUSCOPE [SRCDIR]
+"""
+import glob
+import re
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PMS = sys.argv[1]
+SRC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..', '..')
+OPTS = [
+    [],
+    ['-G'],
+    ['--ns'],
+    ['-F', 'ip,sym,dso,symoff,addr'],
+    ['-F', '+addr'],
+    ['-F', '-time,-period'],
+    ['-F', 'comm,pid,tid,cpu,time,event,period'],
+    ['-F', 'ip,sym', '-G'],
+    ['-F', 'ip,dso'],
+    ['-F', 'sw:comm,tid,ip,sym,dso'],
+]
+ERRORS = [  # perf's first line of its message, same arguments
+    ['-F', 'nosuch'],
+    ['-F', 'xx:ip'],
+    ['-F', '+ip,comm'],
+    ['-F', 'sw:trace'],
+    ['-F', ''],
+]
+
+
+KSYM = re.compile(rb'(\bffff[0-9a-f]{12}) (?!\()\S+')
+
+
+def mask(b):
+    """The kernel IP's symbol name (never its address or DSO) masked."""
+    return KSYM.sub(rb'\1 SYM', b)
+
+
+def run(cmd):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, timeout=120)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return -1, b'', b'timeout'
+
+
+def record(tmp):
+    out = []
+    perf = shutil.which('perf')
+    if not perf:
+        return out
+    for name, extra in (('pf_g', ['-d', '-g']), ('pf', ['-d']), ('pf_plain', [])):
+        f = os.path.join(tmp, name + '.data')
+        rc, _, err = run([perf, 'record', '-q', '-e', 'page-faults', '-o', f] + extra + ['--', '/bin/true'])
+        if rc == 0:
+            out.append(f)
+        else:
+            print('note: perf record %s failed: %s' % (name, err.decode(errors='replace')[-200:]))
+    f = os.path.join(tmp, 'pms.data')
+    env = dict(os.environ, PMUSCOPE_NO_DAMON='1')
+    p = subprocess.run([PMS, 'record', '-o', f, '--', '/bin/true'], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=env, timeout=120)
+    if p.returncode == 0 and os.path.exists(f):
+        out.append(f)
+    else:
+        print('note: pmuscope record failed: %s' % p.stderr.decode(errors='replace')[-300:])
+    return out
+
+
+# Files perf 6.12 prints in an order (and so with comms) this tool does not
+# reproduce: perf 3.x recordings without FINISHED_ROUND, whose samples perf
+# sorts across CPUs in one pass and whose COMM/FORK it applies in time
+# order; this tool prints and applies them in file order.  Reported, not
+# failed (a known difference: docs/script.md).
+KNOWN_ORDER = ('perf.data.armv7.perf_3.14-3.8', 'perf.data.callgraph-3.8', 'perf.data.i686-3.4')
+
+
+def aux_file(f):
+    """A file left out (see above): AUX trace, DWARF stacks, big-endian."""
+    if 'intel_pt' in f or f.endswith(('pipe_be.data', 'file_be.data')):
+        return True
+    rc, out, _ = run([PMS, 'script', '--header', '-i', f])
+    if rc == 0 and b'#   AUXTRACE ' in out:
+        return True
+    rc, out, _ = run(['perf', 'evlist', '-v', '-i', f])
+    return rc == 0 and (b'STACK_USER' in out or re.search(rb'type: 2\b', out) is not None)
+
+
+SPACES = re.compile(rb' +')
+
+
+def same_lines(a, b):
+    """The same lines in another order; runs of blanks as one (perf pads
+    data_src to the longest text printed so far, which depends on order)."""
+    def norm(x):
+        return sorted(SPACES.sub(b' ', l) for l in x.split(b'\n'))
+    return norm(a) == norm(b)
+
+
+TIME = re.compile(rb' (\d+\.\d{6,9}): ')
+SYMTOK = re.compile(rb'(\b[0-9a-f]{6,16}) (?!\[unknown\])[^ (\n]+(?= \(|$)', re.M)
+
+
+def records(x):
+    """Samples: blocks (a call chain) or lines."""
+    return x.split(b'\n\n') if b'\n\t' in x else x.split(b'\n')
+
+
+def time_sorted(x):
+    """Samples in time order, stable (perf's order of equal times kept)."""
+    recs = records(x)
+    def key(r):
+        m = TIME.search(r)
+        return float(m.group(1)) if m else 0.0
+    return [SPACES.sub(b' ', r) for r in sorted(recs, key=key)]
+
+
+PLT = re.compile(rb' \S+@plt(\+0x[0-9a-f]+)?(?= \(|$)', re.M)
+
+
+def plt_only(a, b):
+    """perf's lines naming a PLT entry NAME@plt where ours say [unknown]."""
+    la, lb = a.split(b'\n'), b.split(b'\n')
+    return len(la) == len(lb) and all(
+        x == y or PLT.sub(b' [unknown]', y) == x for x, y in zip(la, lb))
+
+
+def alias_only(a, b):
+    """Lines that differ only in which name of one address was chosen."""
+    la, lb = a.split(b'\n'), b.split(b'\n')
+    if len(la) != len(lb):
+        return False
+    for x, y in zip(la, lb):
+        if x != y and SYMTOK.sub(rb'\1 SYM', x) != SYMTOK.sub(rb'\1 SYM', y):
+            return False
+    return True
+
+
+def main():
+    if not shutil.which('perf'):
+        print('SKIP: perf is not installed')
+        return 77
+    tmp = tempfile.mkdtemp()
+    fails = 0
+    compared = 0
+    reordered = 0
+    aliases = 0
+    plts = 0
+    known = 0
+    try:
+        files = sorted(glob.glob(os.path.join(SRC, 'tests', 'fuzz', 'corpus', '**', '*.data'),
+                                 recursive=True))
+        seen = set()
+        uniq = []
+        for f in files:  # the corpus repeats seeds under several targets
+            key = os.path.basename(f)
+            if key not in seen:
+                seen.add(key)
+                uniq.append(f)
+        files = uniq
+        shared = os.environ.get('PMS_SHARED_DATA')
+        if shared:
+            files += sorted(glob.glob(os.path.join(shared, 'perf_data_converter', 'src', 'quipper',
+                                                   'testdata', 'perf.data.*')))
+            files += sorted(glob.glob(os.path.join(shared, 'kdab-perfparser', '**', '*.data*'),
+                                      recursive=True))
+            files = [f for f in files if not f.endswith(('.txt', '.pb_text', '.zlib', '.json'))]
+        else:
+            print('note: PMS_SHARED_DATA unset: the shared real files are skipped')
+        local = record(tmp)
+        files += local
+        files = [f for f in files if not aux_file(f)]
+        for f in files:
+            for opts in OPTS:
+                prc, pout, perr = run(['perf', 'script', '-i', f] + opts)
+                if prc != 0 or not pout:
+                    print('skip: perf script %s %s: rc %d, %d bytes' % (' '.join(opts), f, prc, len(pout)))
+                    continue
+                rc, out, err = run([PMS, 'script', '-i', f] + opts)
+                if f not in local:
+                    pout, out = mask(pout), mask(out)
+                compared += 1
+                if rc == 0 and out != pout and (same_lines(out, pout) or
+                                                time_sorted(out) == time_sorted(pout)):
+                    reordered += 1
+                    print('order: script %s %s: the same lines, perf in time order' % (' '.join(opts), f))
+                    continue
+                if rc == 0 and out != pout and plt_only(out, pout):
+                    plts += 1
+                    print('plt: script %s %s: perf names PLT entries NAME@plt' % (' '.join(opts), f))
+                    continue
+                if rc == 0 and out != pout and alias_only(out, pout):
+                    aliases += 1
+                    print('alias: script %s %s: another name of the same address' % (' '.join(opts), f))
+                    continue
+                if rc == 0 and out != pout and os.path.basename(f) in KNOWN_ORDER:
+                    known += 1
+                    print('known: script %s %s: perf 3.x file, perf time order' % (' '.join(opts), f))
+                    continue
+                if rc != 0 or out != pout:
+                    fails += 1
+                    pl = pout.decode(errors='replace').split('\n')
+                    ol = out.decode(errors='replace').split('\n')
+                    n = next((i for i in range(min(len(pl), len(ol))) if pl[i] != ol[i]),
+                             min(len(pl), len(ol)))
+                    print('FAIL: script %s %s (rc %d): %d lines vs perf %d; first difference, line %d:'
+                          % (' '.join(opts), f, rc, len(ol), len(pl), n + 1))
+                    print('  perf: %r' % (pl[n] if n < len(pl) else None))
+                    print('  ours: %r' % (ol[n] if n < len(ol) else None))
+                    if err:
+                        print('  stderr: %s' % err.decode(errors='replace')[:300])
+        if files:
+            f = files[-1]
+            for opts in ERRORS:
+                prc, _, perr = run(['perf', 'script', '-i', f] + opts)
+                rc, _, err = run([PMS, 'script', '-i', f] + opts)
+                pw = perr.decode(errors='replace').split('\n')[0]
+                ow = err.decode(errors='replace').split('\n')[0]
+                compared += 1
+                if prc == 0 or rc == 0 or pw != ow:
+                    fails += 1
+                    print('FAIL: error %s: perf rc %d %r, ours rc %d %r' % (opts, prc, pw, rc, ow))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('%d comparisons, %d different, %d with the same lines in another order, '
+          '%d naming an address by another of its aliases, %d with @plt names, '
+          '%d known (perf 3.x order)' % (compared, fails, reordered, aliases, plts, known))
+    return 1 if fails else 0
+
+
+sys.exit(main())

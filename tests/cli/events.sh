@@ -104,11 +104,11 @@ if "$cli" events --bogus >"$tmp/o" 2>"$tmp/err"; then bad "--bogus accepted"; fi
 # malformed leaves the others listed and is named with its file; a tracefs
 # the caller may not read is said (perf: "failed to open tracing events
 # directory").
-cp -r "$fx/adl-hybrid" "$tmp/adl"
-"$cli" --root "$tmp/adl" events >"$tmp/good" 2>"$tmp/err" || bad "events on adl-hybrid failed"
+cp -r "$fx/adl-hybrid" "$tmp/adlroot"
+"$cli" --root "$tmp/adlroot" events >"$tmp/good" 2>"$tmp/err" || bad "events on adl-hybrid failed"
 [ -s "$tmp/err" ] && bad "events on an intact root wrote stderr: $(cat "$tmp/err")"
-echo garbage >"$tmp/adl/sys/bus/event_source/devices/cstate_core/type"
-"$cli" --root "$tmp/adl" events >"$tmp/o" 2>"$tmp/err" || bad "events with one bad PMU failed"
+echo garbage >"$tmp/adlroot/sys/bus/event_source/devices/cstate_core/type"
+"$cli" --root "$tmp/adlroot" events >"$tmp/o" 2>"$tmp/err" || bad "events with one bad PMU failed"
 has "$tmp/err" "pmuscope: events: warning: PMU cstate_core not read"
 has "$tmp/err" "cstate_core/type"
 grep -q '^cstate_core/' "$tmp/o" && bad "events listed the unreadable PMU's events"

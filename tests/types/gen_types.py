@@ -326,7 +326,8 @@ def main():
                     for ln in r.stdout.splitlines():
                         p = ln.split()
                         if len(p) == 2:
-                            samples.append((int(p[0], 16), int(p[1], 16)))
+                            # perf's field order: addr before ip
+                            samples.append((int(p[1], 16), int(p[0], 16)))
                     samples = [s for s in samples if s[0] < 0x7f0000000000]
                     if not samples:
                         continue

@@ -435,6 +435,73 @@ int pms_child_wait(struct pms_child *c, bool nohang, int *status)
 	return 0;
 }
 
+/* Let every held thread go and detach the rest of the tree
+ * (PTRACE_O_EXITKILL only acts when the tracer exits).  The others are
+ * interrupted, then reaped without blocking: a parent inside vfork() cannot
+ * stop until its child (stopped, traced) is detached and execs or exits, so
+ * a blocking waitpid on it would wait for ever (seen with dash's vfork in
+ * tests/cli/forkfast.sh).  A process forked at that moment is traced
+ * already (the kernel attached it): it is added and detached in its turn.
+ * What has not stopped within two seconds stays traced. */
+static void detach_all(struct pms_child *c)
+{
+	unsigned char *pend = NULL;
+	size_t issued = 0;
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (issued < c->nt) {
+			unsigned char *np = realloc(pend, c->nt);
+			if (!np)
+				break;
+			pend = np;
+		}
+		for (; issued < c->nt; issued++) {
+			pid_t tid = c->t[issued].tid;
+			pend[issued] = 0;
+			if (tid == c->pid && !c->reaped && c->started)
+				continue;
+			if (!c->t[issued].held && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0)
+				pend[issued] = 1;
+			else
+				ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		}
+		bool waiting = false, progress = false;
+		for (size_t i = 0; i < issued; i++) {
+			if (!pend[i])
+				continue;
+			pid_t tid = c->t[i].tid;
+			int st = 0;
+			pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
+			if (r == 0 || (r < 0 && errno == EINTR)) {
+				waiting = true;
+				continue;
+			}
+			pend[i] = 0;
+			progress = true;
+			if (r < 0 || !WIFSTOPPED(st))
+				continue;
+			unsigned ev = (unsigned)st >> 16;
+			unsigned long msg = 0;
+			if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+			     ev == PTRACE_EVENT_CLONE) &&
+			    ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) == 0 && msg)
+				(void)tracee_add(c, (pid_t)msg);
+			ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		}
+		if (!waiting && issued == c->nt)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) > 2000000000L)
+			break;
+		if (!progress) {
+			struct timespec ms = { 0, 1000000L };
+			nanosleep(&ms, NULL);
+		}
+	}
+	free(pend);
+}
+
 void pms_child_free(struct pms_child *c)
 {
 	if (!c)
@@ -443,33 +510,8 @@ void pms_child_free(struct pms_child *c)
 		close(c->go_fd); /* an unstarted child reads EOF and exits */
 	if (c->status_fd >= 0)
 		close(c->status_fd);
-	if (c->holding) {
-		/* Let every held thread go and detach the rest of the tree
-		 * (PTRACE_O_EXITKILL only acts when the tracer exits). */
-		for (size_t i = 0; i < c->nt; i++) {
-			pid_t tid = c->t[i].tid;
-			if (tid == c->pid && !c->reaped && c->started)
-				continue;
-			if (!c->t[i].held && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0) {
-				int st;
-				while (waitpid(tid, &st, __WALL) < 0 && errno == EINTR)
-					;
-				if (!WIFSTOPPED(st))
-					continue;
-				/* stopped at a fork not yet seen: the new process
-				 * is traced already (the kernel attached it), and
-				 * PTRACE_O_EXITKILL would kill it when we exit:
-				 * it is detached in its turn (the loop reaches it) */
-				unsigned ev = (unsigned)st >> 16;
-				unsigned long msg = 0;
-				if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
-				     ev == PTRACE_EVENT_CLONE) &&
-				    ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) == 0 && msg)
-					(void)tracee_add(c, (pid_t)msg);
-			}
-			ptrace(PTRACE_DETACH, tid, NULL, NULL);
-		}
-	}
+	if (c->holding)
+		detach_all(c);
 	if (!c->reaped) {
 		if (c->started)
 			kill(c->pid, SIGKILL);

@@ -57,7 +57,11 @@ static void pause_ms(int ms)
 }
 
 /* the sites: not inlined, so that each is its own frame */
+#if defined(__clang__)
+#define SITE __attribute__((noinline))
+#else
 #define SITE __attribute__((noinline, noclone))
+#endif
 
 SITE static char *site_big_malloc(size_t n, uint64_t *t0)
 {

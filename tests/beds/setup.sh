@@ -24,7 +24,7 @@ flock 9 2>/dev/null || true
 # dependencies' archives too, e.g. libdw's libelf, zlib, xz, bzip2).  The
 # amd64 ones are installed; the arm64 ones are only downloaded and unpacked
 # into cache/sysroot-arm64 for the static cross link.
-DEV_PKGS="jansson=libjansson-dev libdw=libdw-dev,libelf-dev,zlib1g-dev,liblzma-dev,libbz2-dev libzstd=libzstd-dev zlib=zlib1g-dev libprotobuf-c=libprotobuf-c-dev"
+DEV_PKGS="jansson=libjansson-dev libdw=libdw-dev,libelf-dev,zlib1g-dev,liblzma-dev,libbz2-dev libzstd=libzstd-dev zlib=zlib1g-dev libprotobuf-c=libprotobuf-c-dev capstone=libcapstone-dev"
 TOP=$(cd "$HERE/../.." && pwd -P)
 deps=$(grep -v '^ *#' "$TOP/meson.build" | grep -o "dependency('[^']*'" | cut -d"'" -f2 | sort -u | tr '\n' ' ')
 dev_pkgs=""

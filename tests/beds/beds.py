@@ -1314,7 +1314,9 @@ def check_x86_damon(c, bed, blocks, findings):
          and 'Remote-hot share by CPU node' in txt and 'Heat over time' in txt
          and 'removed' in txt,
          'damon text: labelled, hot ranges, remote-hot share, heat over time, kdamond removed')
-    hot_row = [l for l in ls if re.match(r'^  1 +[0-9a-f]+-[0-9a-f]+ +16\.0M .* hot ', l)]
+    # DAMON's adaptive regions may leave a few pages of the 16 MiB in a
+    # neighbour (a CI run saw 15.9M + 80.0K)
+    hot_row = [l for l in ls if re.match(r'^  1 +[0-9a-f]+-[0-9a-f]+ +(15\.[5-9]|16\.0)M .* hot ', l)]
     c.ok(len(hot_row) == 1 and ' n1:' in hot_row[0],
          'damon text: the first hot range is the 16 MiB on node 1 (%s)' % hot_row)
     ls = blocks.get('damon_csv', {'lines': []})['lines']

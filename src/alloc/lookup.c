@@ -73,8 +73,10 @@ static void proc_sort(struct pms_alloc_table *t, struct aproc *p)
 {
 	if (p->sorted)
 		return;
-	qsort_r(p->small, p->nsmall, sizeof(size_t), by_addr, t->allocs);
-	qsort_r(p->large, p->nlarge, sizeof(size_t), by_addr, t->allocs);
+	if (p->nsmall)
+		qsort_r(p->small, p->nsmall, sizeof(size_t), by_addr, t->allocs);
+	if (p->nlarge)
+		qsort_r(p->large, p->nlarge, sizeof(size_t), by_addr, t->allocs);
 	p->sorted = true;
 }
 

@@ -6,19 +6,15 @@
 
 #include "alloc/alloc_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define SMALL_MAX (256u << 10) /* as table.c */
 
 int pms_alloc_table_calibrate(struct pms_alloc_table *t, uint64_t mono, int64_t offset)
 {
-	if (t->ncal == t->ccal) {
-		size_t nc = t->ccal ? t->ccal * 2 : 16;
-		struct calpt *n = realloc(t->cal, nc * sizeof(*n));
-		if (!n)
-			return pms_err(PMS_ENOMEM, "alloc table: out of memory");
-		t->cal = n;
-		t->ccal = nc;
-	}
+	int e = pms_grow(&t->cal, &t->ccal, t->ncal + 1, sizeof(*t->cal), 16, "alloc table");
+	if (e < 0)
+		return e;
 	size_t i = t->ncal;
 	while (i > 0 && t->cal[i - 1].mono > mono) { /* kept in time order */
 		t->cal[i] = t->cal[i - 1];

@@ -13,6 +13,7 @@
 
 #include "alloc/alloc_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define SMALL_MAX (256u << 10) /* blocks up to this size are searched near */
 
@@ -149,14 +150,8 @@ static struct aproc *proc_get(struct pms_alloc_table *t, uint32_t pid, bool crea
 			return &t->procs[i];
 	if (!create)
 		return NULL;
-	if (t->nprocs == t->cprocs) {
-		size_t nc = t->cprocs ? t->cprocs * 2 : 8;
-		struct aproc *np = realloc(t->procs, nc * sizeof(*np));
-		if (!np)
-			return NULL;
-		t->procs = np;
-		t->cprocs = nc;
-	}
+	if (pms_grow(&t->procs, &t->cprocs, t->nprocs + 1, sizeof(*t->procs), 8, "alloc table") < 0)
+		return NULL;
 	struct aproc *p = &t->procs[t->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -166,14 +161,8 @@ static struct aproc *proc_get(struct pms_alloc_table *t, uint32_t pid, bool crea
 
 static int idx_push(size_t **v, size_t *n, size_t *cap, size_t x)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		size_t *nv = realloc(*v, nc * sizeof(**v));
-		if (!nv)
-			return PMS_ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (pms_grow(v, cap, *n + 1, sizeof(**v), 64, "alloc table") < 0)
+		return PMS_ENOMEM;
 	(*v)[(*n)++] = x;
 	return 0;
 }
@@ -201,24 +190,11 @@ static long site_of(struct pms_alloc_table *t, const struct pms_alloc_rec *r, co
 		}
 		first = (long)v;
 	}
-	if (t->nsites == t->csites) {
-		size_t nc = t->csites ? t->csites * 2 : 64;
-		struct asite *ns = realloc(t->sites, nc * sizeof(*ns));
-		if (!ns)
-			return PMS_ENOMEM;
-		t->sites = ns;
-		t->csites = nc;
-	}
-	if (t->nframes + r->nframes > t->cframes) {
-		size_t nc = t->cframes ? t->cframes * 2 : 1024;
-		while (nc < t->nframes + r->nframes)
-			nc *= 2;
-		uint64_t *nf = realloc(t->frames, nc * sizeof(*nf));
-		if (!nf)
-			return PMS_ENOMEM;
-		t->frames = nf;
-		t->cframes = nc;
-	}
+	if (pms_grow(&t->sites, &t->csites, t->nsites + 1, sizeof(*t->sites), 64, "alloc sites") < 0)
+		return PMS_ENOMEM;
+	if (pms_grow(&t->frames, &t->cframes, t->nframes + r->nframes, sizeof(*t->frames), 1024,
+		     "alloc sites") < 0)
+		return PMS_ENOMEM;
 	struct asite *s = &t->sites[t->nsites];
 	memset(s, 0, sizeof(*s));
 	s->frames = t->nframes;
@@ -272,14 +248,10 @@ static int on_alloc(struct pms_alloc_table *t, struct aproc *p, const struct pms
 	long site = site_of(t, r, f);
 	if (site < 0)
 		return (int)site;
-	if (t->nallocs == t->callocs) {
-		size_t nc = t->callocs ? t->callocs * 2 : 256;
-		struct pms_alloc_info *na = realloc(t->allocs, nc * sizeof(*na));
-		if (!na)
-			return pms_err(PMS_ENOMEM, "alloc table: out of memory");
-		t->allocs = na;
-		t->callocs = nc;
-	}
+	int e = pms_grow(&t->allocs, &t->callocs, t->nallocs + 1, sizeof(*t->allocs), 256,
+			 "alloc table");
+	if (e < 0)
+		return e;
 	size_t i = t->nallocs;
 	t->allocs[i] = (struct pms_alloc_info){ r->pid, r->tid, r->addr, r->bytes, r->time,
 						UINT64_MAX, r->kind, site };

@@ -163,7 +163,8 @@ def time_sorted(x):
     return [SPACES.sub(b' ', r) for r in sorted(recs, key=key)]
 
 
-PLT = re.compile(rb' \S+@plt(\+0x[0-9a-f]+)?(?= \(|$)', re.M)
+# NAME@plt entries, and the '.plt' symbol perf 6.x gives the PLT's header.
+PLT = re.compile(rb' (\S+@plt|\.plt(\.sec)?)(\+0x[0-9a-f]+)?(?= \(|$)', re.M)
 
 
 def plt_only(a, b):

@@ -42,6 +42,12 @@ struct pms_ibs_forward {
 int pms_event_ibs_forward(const struct pms_pmus *pmus, const struct perf_event_attr *attr,
 			  struct pms_ibs_forward *out);
 
+/* Whether an attr opened on an AMD machine with IBS came back as ibs_op
+ * samples (the same rule without a PMU list, for a recorded file: the
+ * file's core PMU type, 4 (PERF_TYPE_RAW) on x86).  The caller knows the
+ * machine is AMD with IBS; false for NULL. */
+bool pms_ibs_attr_forwarded(const struct perf_event_attr *attr, uint32_t core_type);
+
 PMS_API_END
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pmuscope/branchrules.h"
 #include "sample/sampler_int.h"
 #include "util/error.h"
 
@@ -58,6 +59,16 @@ static int branches(struct smp_plan *p, const struct pms_sampler_opts *o)
 					: a->config == PERF_COUNT_SW_CPU_CLOCK ? "cpu-clock" : "this one");
 		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		a->branch_sample_type = o->branch_filter;
+		/* Arm BRBE: the driver's filter and privilege rules, said before
+		 * the open (branchrules.c, arm_brbe.c brbe_branch_attr_valid);
+		 * x86 LBRs are left to the kernel: call-stack support is not in
+		 * sysfs, and the vendor is not known here */
+		struct pms_branch_hwinfo hw;
+		const char *why = NULL;
+		pms_branch_hw_of_pmu(ev->pmu, NULL, &hw);
+		if (hw.hw == PMS_BRHW_ARM_BRBE && pms_branch_attr_check(&hw, a, &why))
+			return pms_err(PMS_ENOTSUP, "branch stacks on %s (BRBE): %s",
+				       ev->pmu ? ev->pmu->name : "?", why);
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "pmuscope/datasrc.h"
 #include "pmuscope/event.h"
+#include "pmuscope/ibsfwd.h"
 #include "pmuscope/memdeco.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/spe.h"
@@ -248,6 +249,28 @@ static const char *pmu_name_of(const struct pms_perfdata_info *in, uint32_t type
 	}
 }
 
+/* The file's core PMU type: its "cpu" mapping, else x86's PERF_TYPE_RAW
+ * (arch/x86/events/core.c registers "cpu" with PERF_TYPE_RAW). */
+static uint32_t core_type_of(const struct pms_perfdata_info *in)
+{
+	for (size_t i = 0; i < in->npmu; i++)
+		if (!strcmp(in->pmu[i].name, "cpu"))
+			return in->pmu[i].type;
+	return PERF_TYPE_RAW;
+}
+
+/* An AMD machine with IBS: its CPUID says AMD, or, without one, its PMU
+ * mappings hold ibs_op (registered only by arch/x86/events/amd/ibs.c). */
+static bool amd_ibs(const struct pms_memsrc *s, const struct pms_perfdata_info *in)
+{
+	if (s->vendor[0])
+		return !strcmp(s->vendor, "AuthenticAMD");
+	for (size_t i = 0; i < in->npmu; i++)
+		if (!strcmp(in->pmu[i].name, "ibs_op"))
+			return true;
+	return false;
+}
+
 /* The recording's vendor and, on an AMD machine, its IBS CPU, from perf's
  * CPUID string (pms_cpuid_parse). */
 static void vendor_from_cpuid(struct pms_memsrc *s, const char *cpuid)
@@ -296,6 +319,13 @@ static int file_attrs(struct pms_memsrc *s)
 			  : pmu;
 		v[i].pmu = pmu;
 		v[i].engine = pms_engine_of_pmu(pmu, s->vendor);
+		/* an AMD precise core event came back from ibs_op (the kernel
+		 * forwards it, ibs.c forward_event_to_ibs; without IBS the core
+		 * PMU, max_precise 0, would have refused it): IBS op samples
+		 * (issue 31 row 1) */
+		if ((v[i].engine == PMS_ENG_NONE || v[i].engine == PMS_ENG_PEBS) && amd_ibs(s, in) &&
+		    pms_ibs_attr_forwarded(a->attr, core_type_of(in)))
+			v[i].engine = PMS_ENG_IBS;
 		/* a dummy event (PERF_COUNT_SW_DUMMY, 9) carries side-band only */
 		v[i].samples = !(a->attr->type == 1 && a->attr->config == 9);
 		/* what the converter needs of the attr, once, not per sample */

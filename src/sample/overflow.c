@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pmuscope/event.h"
+#include "pmuscope/ibsfwd.h"
 #include "sample/sampler_int.h"
 #include "util/error.h"
 
@@ -63,6 +64,40 @@ static void sampling_bits(struct perf_event_attr *a, const struct pms_sampler_op
 	}
 }
 
+static void plan_note(struct smp_plan *p, const char *a, const char *b, const char *c)
+{
+	size_t len = strlen(p->notes);
+	if (len + 3 < sizeof(p->notes))
+		snprintf(p->notes + len, sizeof(p->notes) - len, "%s%s%s%s", len ? "; " : "", a,
+			 b, c);
+}
+
+/* AMD precise core events (issue 31 row 1): the kernel opens cycles:p/:pp
+ * and raw 0x76/0xC1 with precise_ip 1-2 on ibs_op (arch/x86/events/amd/
+ * core.c amd_pmu_hw_config -> ibs.c forward_event_to_ibs, v7.1-rc6
+ * :240-258; the same in 6.12), so the samples are IBS op samples: exact IP
+ * (perf_ibs_handle_irq sets PERF_EFLAGS_EXACT), and for memory ops the
+ * data address, data source and latency where sample_type asks for them
+ * (perf_ibs_parse_ld_st_data fills them only for ibs_op).  The event keeps
+ * its core attr, as perf opens it; the samples are decoded as IBS, with
+ * the RAW registers as the cross-check the ibs_op engine has. */
+static void ibs_forward(struct smp_plan *p, const struct pms_pmus *pmus, struct smp_event *ev,
+			const char *text)
+{
+	struct pms_ibs_forward fw;
+	if (pms_event_ibs_forward(pmus, &ev->attr, &fw) < 0 || fw.status == PMS_IBS_FWD_NONE)
+		return;
+	if (fw.status == PMS_IBS_FWD_REFUSED) {
+		plan_note(p, text, ": the kernel will refuse it on this AMD machine: ", fw.why);
+		return;
+	}
+	ev->engine = PMS_ENG_IBS;
+	ev->attr.sample_type |= PMS_SAMPLE_ADDR | PMS_SAMPLE_DATA_SRC | PMS_SAMPLE_WEIGHT_STRUCT |
+				PMS_SAMPLE_RAW;
+	plan_note(p, text, " is forwarded by the kernel to ibs_op (AMD IBS op samples: ", fw.why);
+	plan_note(p, "", "", "exact IP; data address, source and latency of memory ops)");
+}
+
 /* Whether an attr needs a hardware PMU (a generic hardware or cache event,
  * a raw event, or an event of a PMU with its own type). */
 static bool hardware(const struct perf_event_attr *a)
@@ -98,6 +133,7 @@ int pms_smp_build_overflow(struct smp_plan *p, struct pms_sys *sys, const struct
 			ev->attr.sample_freq = e->attr.sample_freq;
 		if (hardware(&ev->attr))
 			*needs_hw = true;
+		ibs_forward(p, pmus, ev, e->name ? e->name : ev->pmu_name);
 		n++;
 	}
 	rc = n;

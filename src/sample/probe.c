@@ -747,6 +747,26 @@ static bool relax_ibs_cnt_ctl(struct ctx *c, struct smp_event *ev, int err, char
 	return true;
 }
 
+/* An AMD precise event forwarded to ibs_op (overflow.c) meets
+ * perf_ibs_init, where exclude_host/exclude_guest are EINVAL (ibs.c
+ * v6.12.95 perf_ibs_init; reference kernel-abi-facts §3.4).  perf 6.12 sets
+ * exclude_guest for every :p event and drops it on EINVAL
+ * (tools/perf/util/evsel.c evsel__detect_missing_features, "switching off
+ * exclude_guest, exclude_host"); the same here, said. */
+static bool relax_ibs_fwd_gh(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
+{
+	(void)c;
+	if (err != EINVAL || ev->engine != PMS_ENG_IBS || !strcmp(ev->pmu_name, "ibs_op") ||
+	    !(ev->attr.exclude_guest || ev->attr.exclude_host))
+		return false;
+	ev->attr.exclude_guest = 0;
+	ev->attr.exclude_host = 0;
+	snprintf(why, n, "refused (EINVAL): the event is forwarded to ibs_op, which takes no "
+			 "exclude_guest/exclude_host (ibs.c perf_ibs_init); retrying without them "
+			 "as perf does");
+	return true;
+}
+
 /* kernel/events/core.c perf_copy_attr: sample_type bits past the kernel's
  * PERF_SAMPLE_MAX are EINVAL; WEIGHT_STRUCT arrived in Linux 5.12. */
 static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
@@ -763,8 +783,9 @@ static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why
 }
 
 static const relax_fn relaxations[] = {
-	relax_phys, relax_spe_pa, relax_user_only, relax_precise, relax_spe_lat, relax_weight,
-	relax_spe_filters, relax_ibs_cnt_ctl,
+	relax_phys, relax_spe_pa, relax_user_only, relax_precise, relax_spe_lat,
+	relax_ibs_fwd_gh, /* before relax_weight: both answer EINVAL */
+	relax_weight, relax_spe_filters, relax_ibs_cnt_ctl,
 };
 
 /* ---- probing ---------------------------------------------------------------- */

@@ -89,6 +89,21 @@ static void load_identity(struct pms_sampler *s, const struct pms_topo *topo)
 	}
 }
 
+/* An overflow plan's sample-delivering events forwarded to ibs_op
+ * (overflow.c ibs_forward): how many; *all gets how many deliver samples. */
+static int fwd_count(const struct smp_plan *p, int *all)
+{
+	int fwd = 0, n = 0;
+	for (int i = 0; p->engine == PMS_ENG_OVERFLOW && i < p->nev; i++)
+		if (p->ev[i].role == SMP_ROLE_MAIN || p->ev[i].role == SMP_ROLE_EXTRA) {
+			n++;
+			fwd += p->ev[i].engine == PMS_ENG_IBS;
+		}
+	if (all)
+		*all = n;
+	return fwd;
+}
+
 static void label_build(struct pms_sampler *s)
 {
 	struct smp_plan *p = &s->plan;
@@ -116,9 +131,30 @@ static void label_build(struct pms_sampler *s)
 			 "attempt(s) refused, see the attempts",
 			 refused);
 	} else {
-		snprintf(s->label, sizeof(s->label), "%s on %s", pms_engine_label(p->engine),
-			 s->pmus);
+		int all = 0, fwd = fwd_count(p, &all);
+		/* AMD precise events forwarded to ibs_op (overflow.c) */
+		if (fwd && fwd == all)
+			snprintf(s->label, sizeof(s->label),
+				 "%s through %.64s: the kernel forwards AMD precise events to "
+				 "ibs_op (exact IP; data address, source and latency)",
+				 pms_engine_label(PMS_ENG_IBS), s->pmus);
+		else
+			snprintf(s->label, sizeof(s->label), "%s on %.64s%s",
+				 pms_engine_label(p->engine), s->pmus,
+				 fwd ? "; its precise event(s) forwarded by the kernel to ibs_op "
+				       "give AMD IBS op samples"
+				     : "");
 	}
+}
+
+/* Whether an event of the plan is decoded as IBS (the IBS engine, or an
+ * AMD precise event forwarded to ibs_op). */
+static bool plan_has_ibs(const struct smp_plan *p)
+{
+	for (int i = 0; i < p->nev; i++)
+		if (p->ev[i].engine == PMS_ENG_IBS)
+			return true;
+	return p->engine == PMS_ENG_IBS;
 }
 
 static int no_engine_error(const struct smp_plan *p)
@@ -215,7 +251,7 @@ int pms_sampler_open(struct pms_sys *sys, const struct pms_pmus *pmus,
 			a->clockid = CLOCK_MONOTONIC;
 		}
 	}
-	if (s->plan.engine == PMS_ENG_IBS || s->plan.engine == PMS_ENG_SPE)
+	if (plan_has_ibs(&s->plan) || s->plan.engine == PMS_ENG_SPE)
 		load_identity(s, topo);
 	/* Adaptation closes rings whose last loss the kernel may not have
 	 * reported yet (it writes a LOST record only before a later record,
@@ -356,7 +392,11 @@ void pms_sampler_stats(const struct pms_sampler *s, struct pms_sampler_stats *ou
 void pms_sampler_info(const struct pms_sampler *s, struct pms_sampler_info *out)
 {
 	memset(out, 0, sizeof(*out));
+	int all = 0, fwd = fwd_count(&s->plan, &all);
 	out->engine = s->plan.engine;
+	/* every event forwarded to ibs_op: the samples are IBS op samples */
+	if (fwd && fwd == all)
+		out->engine = PMS_ENG_IBS;
 	out->pmus = s->pmus;
 	out->label = s->label;
 	out->notes = s->plan.notes;

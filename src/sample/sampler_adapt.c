@@ -104,7 +104,16 @@ static int walk_tasks(struct pms_sampler *s, struct tidset *out)
 	return ret < 0 ? ret : 0;
 }
 
-static struct root_slot *root_find(struct pms_sampler *s, int32_t tid, bool add)
+/* The lineage table is keyed by (generation, task): a retired generation's
+ * rings are drained after the next change too (issue 32 item 8: their
+ * second-lineage samples passed unfiltered once the table was reset for
+ * the new generation, and the total overshot the faults). */
+static uint32_t root_hash(unsigned gen, int32_t tid)
+{
+	return ((uint32_t)tid ^ (gen * 0x9e3779b9u)) * 2654435761u;
+}
+
+static struct root_slot *root_find(struct pms_sampler *s, unsigned gen, int32_t tid, bool add)
 {
 	if (add && (s->nroots + 1) * 2 > s->caproots) {
 		size_t ncap = s->caproots ? s->caproots * 2 : 64;
@@ -115,7 +124,7 @@ static struct root_slot *root_find(struct pms_sampler *s, int32_t tid, bool add)
 			size_t h;
 			if (!s->roots[i].tid)
 				continue;
-			for (h = ((uint32_t)s->roots[i].tid * 2654435761u) & (ncap - 1); n[h].tid;
+			for (h = root_hash(s->roots[i].gen, s->roots[i].tid) & (ncap - 1); n[h].tid;
 			     h = (h + 1) & (ncap - 1))
 				;
 			n[h] = s->roots[i];
@@ -126,14 +135,14 @@ static struct root_slot *root_find(struct pms_sampler *s, int32_t tid, bool add)
 	}
 	if (!s->caproots)
 		return NULL;
-	for (size_t h = ((uint32_t)tid * 2654435761u) & (s->caproots - 1);;
-	     h = (h + 1) & (s->caproots - 1)) {
-		if (s->roots[h].tid == tid)
+	for (size_t h = root_hash(gen, tid) & (s->caproots - 1);; h = (h + 1) & (s->caproots - 1)) {
+		if (s->roots[h].tid == tid && s->roots[h].gen == gen)
 			return &s->roots[h];
 		if (!s->roots[h].tid) {
 			if (!add)
 				return NULL;
 			s->roots[h].tid = tid;
+			s->roots[h].gen = gen;
 			s->roots[h].root = 0;
 			s->nroots++;
 			return &s->roots[h];
@@ -143,12 +152,12 @@ static struct root_slot *root_find(struct pms_sampler *s, int32_t tid, bool add)
 
 /* Whether a sample of task tid that came from events opened on root is
  * from the one lineage kept for that task in this generation. */
-bool smp_root_keep(struct pms_sampler *s, int32_t tid, pid_t root)
+bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root)
 {
 	struct root_slot *r;
 	if (tid <= 0 || root <= 0)
 		return true;
-	r = root_find(s, tid, true);
+	r = root_find(s, gen, tid, true);
 	if (!r)
 		return true; /* out of memory: keep */
 	if (!r->root)
@@ -267,12 +276,10 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 		ret = smp_open_gen(s, tids.v, tids.n, a.new_pages);
 	if (ret < 0)
 		goto fail;
-	/* This generation's lineages: each task with events of its own. */
-	if (s->roots)
-		memset(s->roots, 0, s->caproots * sizeof(*s->roots));
-	s->nroots = 0;
+	/* This generation's lineages: each task with events of its own (the
+	 * older generations' entries stay for their rings' last drains). */
 	for (size_t i = 0; s->o.target != PMS_TARGET_CPUS && i < tids.n; i++) {
-		struct root_slot *r = root_find(s, tids.v[i], true);
+		struct root_slot *r = root_find(s, s->gen, tids.v[i], true);
 		if (r)
 			r->root = tids.v[i];
 	}
@@ -305,7 +312,7 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 		if (smp_open_gen(s, fresh.v, fresh.n, a.new_pages) < 0)
 			pms_error_clear(); /* gone again: nothing to sample */
 		for (size_t i = 0; i < fresh.n; i++) {
-			struct root_slot *r = root_find(s, fresh.v[i], true);
+			struct root_slot *r = root_find(s, s->gen, fresh.v[i], true);
 			if (r)
 				r->root = fresh.v[i];
 		}

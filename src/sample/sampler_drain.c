@@ -55,9 +55,10 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 		s->stats.samples_excluded++;
 		return 0;
 	}
-	/* adaptation: one lineage per task in a generation (adapt_now) */
-	if (c->st->gen && c->st->gen == s->gen && (c->st->layout.sample_type & PMS_SAMPLE_TID) &&
-	    !smp_root_keep(s, (int32_t)in->tid, c->st->root)) {
+	/* adaptation: one lineage per task in a generation (adapt_now), in
+	 * a retired generation's last drains too (issue 32 item 8) */
+	if (c->st->gen && (c->st->layout.sample_type & PMS_SAMPLE_TID) &&
+	    !smp_root_keep(s, c->st->gen, (int32_t)in->tid, c->st->root)) {
 		s->dups++;
 		return 0;
 	}

@@ -23,7 +23,7 @@ owner = {
     "cpuset": "util", "error": "util", "memsample": "util", "version": "util", "api": "util",
     "record": "decode", "datasrc": "decode", "spe": "decode", "callpath": "decode",
     "unwind": "symbols", "pathprof": "report",
-    "armpmu": "catalog", "pmuv3": "catalog", "ibsfwd": "event", "uncore_enc": "catalog",
+    "armpmu": "catalog", "pmuv3": "catalog", "ibsfwd": "event", "branchrules": "event", "uncore_enc": "catalog",
     "ring": "sample", "sampler": "sample", "memsrc": "sample", "memdeco": "sample",
     "selfmon": "count", "countrun": "count", "c2c": "report", "symtrack": "session",
 }

@@ -55,6 +55,9 @@ PMS_TEST(amd_precise_forward_library_equals_kernel)
 		int kerr = fd < 0 ? pms_error_errno() : 0;
 		if (fd >= 0)
 			pms_sys_close(r.sys, fd);
+		/* the same rule on a recorded attr (the file's core PMU type 4) */
+		CHECK_EQ_INT(pms_ibs_attr_forwarded(&a, PERF_TYPE_RAW),
+			     fw.status == PMS_IBS_FWD_FORWARDED);
 		if (fw.status == PMS_IBS_FWD_FORWARDED) {
 			CHECK_EQ_INT(fw.type, 10);
 			CHECK_EQ_U64(fw.config, cases[i].config);

@@ -455,6 +455,93 @@ out:
 	pipe_close(&p);
 }
 
+/* AMD precise cycles forwarded to ibs_op (issue 31 row 1): cycles:pp opened
+ * as the core event perf opens (the fake kernel forwards it as ibs.c
+ * forward_event_to_ibs, v7.1-rc6 :240-258), IBS-shaped samples decoded as
+ * IBS memory samples live, and the file recorded in the same run (its attr
+ * PERF_TYPE_HARDWARE cycles, precise_ip 2, HEADER_CPUID AuthenticAMD) read
+ * back as IBS with the same report. */
+PMS_TEST(amd_precise_cycles_forwarded_ring_to_report_and_file)
+{
+	struct pipe p;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+
+	memset(&p, 0, sizeof(p));
+	if (th_root_open(&p.r, "zen4-ibs", "0", -1, true) < 0)
+		goto out;
+	p.r.m.ibs_op_type = 10;
+	p.r.m.ibs_caps = CAPS;
+	o.target = PMS_TARGET_PID;
+	o.pid = 777;
+	o.event = "cycles:pp";
+	o.period = 0x10000;
+	po.pid = 777;
+	po.home_node = 0;
+	po.home_start = BASE;
+	po.home_end = BASE + 16 * 4096;
+	/* the engine line says it: IBS op samples through the core event */
+	if (pipe_open(&p, &o, PMS_ENG_IBS, &po) < 0)
+		goto out;
+	CHECK(strstr(p.info.label, "ibs_op") != NULL);
+	int fd = th_fd_of_type(p.r.fk, PERF_TYPE_HARDWARE, 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		goto out;
+	for (int pg = 0; pg < 16; pg++)
+		fk_set_page(p.r.fk, BASE + (uint64_t)pg * 4096, 0);
+	/* 9 loads, every third from local DRAM (DcMissLat 300 + i); 3 ALU ops */
+	for (int i = 0; i < 12; i++) {
+		struct pms_ibs_op_regs g = { 0 };
+		g.op_ctl = OPCTL_VAL;
+		if (i < 9) {
+			g.op_rip = CHASE_IP;
+			g.op_data3 = D3_LDOP | D3_LINVALID;
+			g.dc_lin_ad = BASE + (uint64_t)i * 4096 + 64;
+			g.op_data = (uint64_t)(20 + i) << 16; /* TagToRetCtr */
+			if (i % 3 == 0) {
+				g.op_data2 = 3;
+				g.op_data3 |= D3_DCMISS | D3_L2MISS | ((uint64_t)(300 + i) << 32);
+			}
+		} else {
+			g.op_rip = 0x401c00;
+		}
+		put_ibs(p.r.fk, fd, &g, 777);
+	}
+	pipe_drain(&p, 12);
+	if (pipe_report(&p) < 0)
+		goto out;
+	const struct pms_memreport *rep = p.rep;
+	CHECK_EQ_U64(rep->samples, 12);
+	CHECK_EQ_U64(rep->stats.ibs_raw_checked, 12);
+	CHECK_EQ_U64(rep->stats.ibs_raw_mismatch, 0);
+	CHECK_EQ_U64(level(rep, "RAM hit"), 3);
+	CHECK_EQ_U64(level(rep, "L1 hit"), 6);
+	CHECK_EQ_U64(rep->resolved, 9);
+	CHECK_EQ_U64(pipe_differential(&p), 12);
+	/* the file's event: the core attr, read as IBS (memsrc.c file_attrs) */
+	{
+		struct pms_perfdata_reader *rd = NULL;
+		struct pms_memsrc *src = NULL;
+		size_t na = 0;
+		CHECK_OK(pms_perfdata_reader_open_fd(p.fd, &rd));
+		if (rd)
+			CHECK_OK(pms_memsrc_open_reader(rd, &src));
+		const struct pms_memsrc_attr *fa = src ? pms_memsrc_attrs(src, &na) : NULL;
+		int ibs = 0;
+		for (size_t i = 0; i < na; i++)
+			if (fa[i].attr->type == PERF_TYPE_HARDWARE && fa[i].attr->precise_ip == 2) {
+				CHECK_EQ_INT(fa[i].engine, PMS_ENG_IBS);
+				ibs++;
+			}
+		CHECK_EQ_INT(ibs, 1);
+		pms_memsrc_free(src);
+		pms_perfdata_reader_free(rd);
+	}
+out:
+	pipe_close(&p);
+}
+
 /* ---- Intel PEBS (hybrid Alder Lake) ------------------------------------------ */
 
 /* One load-latency record as intel/ds.c setup_pebs_adaptive_sample_data

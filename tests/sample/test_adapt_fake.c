@@ -19,6 +19,9 @@
 #include <sys/stat.h>
 
 #define PID 100
+#ifndef PHASE3
+#define PHASE3 40
+#endif
 
 struct tally {
 	uint64_t n, weight, n_old; /* samples, sum of periods, with period 1 */
@@ -210,6 +213,28 @@ PMS_TEST(child_with_running_tasks_reopened_with_a_larger_period)
 	CHECK_EQ_U64(dups, 10);
 	CHECK_EQ_U64(pms_sampler_events(s), w1 + t.weight);
 	CHECK_EQ_INT((int)na, 1);
+
+	/* Phase 3 (issue 32 item 8): the rings fill past 3/4 without loss, so
+	 * the poll changes again before it drains them; the retired rings
+	 * then still hold task PID+4's samples of both lineages.  They are
+	 * counted once: the lineage table keeps each generation's entries
+	 * (before, it was reset for the new generation and the retired
+	 * rings' second lineage passed, the total over the faults). */
+	{
+		uint64_t lost0, dups0 = dups;
+		pms_sampler_stats(s, &st);
+		lost0 = st.lost;
+		memset(&t, 0, sizeof(t));
+		faults = 0;
+		fault_all(r.fk, PID, PID + 4, (int)(PHASE3 * p2), &faults);
+		CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+		pms_sampler_adaptations(s, &na, &dups);
+		pms_sampler_stats(s, &st);
+		CHECK_EQ_INT((int)na, 2);
+		CHECK_EQ_U64(st.lost, lost0);
+		CHECK_EQ_U64(dups - dups0, 2 * PHASE3);
+		CHECK_EQ_U64(t.weight, faults);
+	}
 out:
 	pms_sampler_free(s);
 	th_root_close(&r);

@@ -775,4 +775,111 @@ out:
 	th_root_close(&r);
 }
 
+/* AMD precise events forwarded to IBS (issue 31 row 1): cycles:pp on the
+ * Zen 4 fixture keeps its core attr (PERF_TYPE_HARDWARE, precise_ip 2, as
+ * perf opens it); the fake kernel forwards it as amd_pmu_hw_config ->
+ * forward_event_to_ibs do (ibs.c v7.1-rc6 :240-258; fake_rules_ibs.c
+ * fkr_amd_precise) and applies perf_ibs_init; the samples that come back
+ * are IBS-shaped (exact IP, RAW op registers, ADDR/DATA_SRC/WEIGHT from
+ * perf_ibs_parse_ld_st_data) and are decoded as IBS memory samples. */
+PMS_TEST(amd_precise_cycles_forwarded_to_ibs_decoded_as_ibs)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+	struct pms_sampler_stats st;
+	struct got *g = calloc(1, sizeof(*g));
+	int fd;
+
+	if (th_root_open(&r, "zen4-ibs", "0", -1, true) < 0)
+		goto out;
+	r.m.ibs_op_type = 10;
+	r.m.ibs_caps = IBS_CAPS_ZEN4_LDLAT;
+	o.target = PMS_TARGET_CPUS;
+	o.event = "cycles:ppH"; /* H: exclude_guest, which perf 6.12 sets for every :p */
+	o.period = 0x10000;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.engine, PMS_ENG_IBS);
+	CHECK_MSG(strstr(info.label, "forwards AMD precise events to ibs_op") != NULL, "%s",
+		  info.label);
+	CHECK(strstr(info.notes, "cycles:ppH is forwarded by the kernel to ibs_op") != NULL);
+	/* perf_ibs_init refused exclude_guest (EINVAL); retried without it
+	 * as perf's evsel__detect_missing_features does */
+	size_t na = 0, refused = 0, retried = 0;
+	const struct pms_sampler_attempt *at = pms_sampler_attempts(s, &na);
+	for (size_t i = 0; i < na; i++) {
+		refused += at[i].err == EINVAL;
+		retried += at[i].err == 0 && strstr(at[i].reason, "exclude_guest") != NULL;
+	}
+	CHECK_EQ_INT(refused, 1);
+	CHECK_EQ_INT(retried, 1);
+	fd = th_fd_of_type(r.fk, PERF_TYPE_HARDWARE, 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		goto out;
+	const struct perf_event_attr *a = &fk_fd(r.fk, fd)->attr;
+	CHECK_EQ_INT(a->precise_ip, 2);
+	CHECK_EQ_U64(a->config, PERF_COUNT_HW_CPU_CYCLES);
+	CHECK_EQ_INT(a->exclude_guest, 0);
+	CHECK(a->sample_type & PMS_SAMPLE_RAW);
+	CHECK(a->sample_type & PMS_SAMPLE_DATA_SRC);
+	CHECK(th_fd_of_type(r.fk, 10, 0) < 0); /* opened as the core event, not as ibs_op */
+
+	struct pms_ibs_op_regs load = { 0 };
+	load.op_ctl = OPCTL_VAL | (1ULL << 17) | 0x1000;
+	load.op_rip = 0x401a2c;
+	load.op_data = 37ULL << 16;
+	load.op_data2 = 3 | (1 << 4);
+	load.op_data3 = D3_LDOP | D3_L1TLBMISS | D3_DCMISS | D3_L2MISS | D3_LINVALID |
+			D3_PHYVALID | (415ULL << 32);
+	load.dc_lin_ad = 0x7f1234567890;
+	load.dc_phys_ad = 0x2345678890;
+	ibs_sample(r.fk, fd, &load, 0x0000103a49082042ULL, 415, 37, load.dc_lin_ad, 0, 601);
+	CHECK_EQ_INT(pms_sampler_poll(s, 0, &cbs, g), 1);
+	if (g->n == 1) {
+		const struct pms_memsample *m = &g->s[0];
+		CHECK_EQ_INT(m->engine, PMS_ENG_IBS);
+		CHECK(m->valid & PMS_MS_EXACT_IP);
+		CHECK_EQ_U64(m->data_src, 0x0000103a49082042ULL);
+		CHECK_EQ_U64(m->addr, 0x7f1234567890);
+		CHECK_EQ_U64(m->weight, 415);
+		CHECK_EQ_INT(m->ins_lat, 37);
+	}
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_INT(st.ibs_raw_checked, 1);
+	CHECK_EQ_INT(st.ibs_raw_mismatch, 0);
+	pms_sampler_free(s);
+	s = NULL;
+
+	/* cycles:ppp: forward_event_to_ibs says EOPNOTSUPP; instructions:pp:
+	 * perf_ibs_precise_event has no form, ENOENT.  Both said, neither
+	 * decoded as IBS. */
+	static const struct {
+		const char *ev;
+		int err;
+	} refused_cases[] = { { "cycles:ppp", EOPNOTSUPP }, { "instructions:pp", ENOENT } };
+	for (size_t k = 0; k < 2; k++) {
+		o.event = refused_cases[k].ev;
+		CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+		if (!s)
+			continue;
+		pms_sampler_info(s, &info);
+		CHECK_MSG(strstr(info.notes, "the kernel will refuse it on this AMD machine") != NULL,
+			  "%s", info.notes);
+		CHECK(strstr(info.label, "ibs_op") == NULL);
+		at = pms_sampler_attempts(s, &na);
+		CHECK(na >= 1 && at[0].err == refused_cases[k].err);
+		pms_sampler_free(s);
+		s = NULL;
+	}
+out:
+	free(g);
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
 PMS_TEST_MAIN()

@@ -9,14 +9,15 @@
 #   bench/many_proc_bench.sh [PMUSCOPE [RUNS [WORKLOADS]]]
 #
 # WORKLOADS (default all, space-separated): loop200 and loop2000 (a shell
-# loop of /bin/true), make (make -j2 of a generated C project of 50 files,
+# loop of /bin/true), seq200 (200 `sleep 0.01` one after the other),
+# conc200 (200 `sleep 0.5` at once, then wait: issue 33), make (make -j2 of a generated C project of 50 files,
 # cleaned before each run), shim (python3 -c pass started through a bash
 # shim that first runs 40 short processes, as a pyenv shim does).
 # PMUSCOPE_NO_DAMON=1 is set (mem's automatic DAMON choice off).
 set -u
 pms=${1:-build/pmuscope}
 runs=${2:-3}
-wls=${3:-loop200 loop2000 make shim}
+wls=${3:-loop200 loop2000 seq200 conc200 make shim}
 command -v perf >/dev/null || { echo "perf is not installed" >&2; exit 2; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export PMUSCOPE_NO_DAMON=1 PERF_CONFIG=/dev/null LC_ALL=C
@@ -50,31 +51,39 @@ cmd_of() {
 	case $1 in
 	loop200) echo "sh -c 'for i in \$(seq 200); do /bin/true; done'" ;;
 	loop2000) echo "sh -c 'for i in \$(seq 2000); do /bin/true; done'" ;;
+	seq200) echo "sh -c 'for i in \$(seq 200); do sleep 0.01; done'" ;;
+	conc200) echo "sh -c 'for i in \$(seq 200); do sleep 0.5 & done; wait'" ;;
 	make) echo "make -s -j2 -C $tmp/proj" ;;
 	shim) echo "$tmp/shim -c pass" ;;
 	*) return 1 ;;
 	esac
 }
 prep() { [ "$1" = make ] && make -s -C "$tmp/proj" clean >/dev/null 2>&1; true; }
-now() { date +%s.%N; }
+# timed CMD...: runs CMD under GNU time; appends its wall to $tmp/$W and
+# its CPU (user + sys of it and its reaped children) to $tmp/$W.cpu
+timed() {
+	local w=$1; shift
+	eval "/usr/bin/time -f '%e %U %S' -o $tmp/t $*" >/dev/null 2>&1
+	tail -1 "$tmp/t" | awk '{print $1}' >>"$tmp/$w"
+	tail -1 "$tmp/t" | awk '{print $2 + $3}' >>"$tmp/$w.cpu"
+}
 med() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 echo "many_proc_bench: $runs runs each, $(nproc) CPUs, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-9s %8s %8s %8s %9s %9s  %s\n' workload "alone s" "perf s" "mem s" mem/perf resolved "unresolved by reason; exit holds"
+[ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 2; }
+printf '%-9s %8s %8s %8s %9s %21s %9s %9s  %s\n' workload "alone s" "perf s" "mem s" mem/perf \
+	"cpu alone/perf/mem s" "cpu m/p" resolved "unresolved by reason; exit holds"
 for w in $wls; do
 	c=$(cmd_of "$w") || { echo "unknown workload $w" >&2; continue; }
-	: >"$tmp/a"; : >"$tmp/p"; : >"$tmp/m"
+	: >"$tmp/a"; : >"$tmp/p"; : >"$tmp/m"; : >"$tmp/a.cpu"; : >"$tmp/p.cpu"; : >"$tmp/m.cpu"
 	for r in $(seq "$runs"); do
-		prep "$w"; t=$(now); eval "$c" >/dev/null 2>&1; echo "$(now) - $t" | bc >>"$tmp/a"
-		prep "$w"; t=$(now)
-		eval "perf record -q -e page-faults -c 1 -d -o $tmp/perf.data -- $c" >/dev/null 2>&1
-		echo "$(now) - $t" | bc >>"$tmp/p"
+		prep "$w"; timed a "$c"
+		prep "$w"; timed p "perf record -q -e page-faults -c 1 -d -o $tmp/perf.data -- $c"
 		rm -f "$tmp/perf.data"
-		prep "$w"; t=$(now)
-		eval "$pms mem --json --quiet -- $c" >"$tmp/mem.json" 2>/dev/null
-		echo "$(now) - $t" | bc >>"$tmp/m"
+		prep "$w"; timed m "$pms mem --json --quiet -- $c >$tmp/mem.json"
 	done
 	a=$(med <"$tmp/a"); p=$(med <"$tmp/p"); m=$(med <"$tmp/m")
+	ac=$(med <"$tmp/a.cpu"); pc=$(med <"$tmp/p.cpu"); mc=$(med <"$tmp/m.cpu")
 	# the last mem run's resolution and holds
 	line=$(python3 - "$tmp/mem.json" <<'EOF'
 import json, sys
@@ -91,6 +100,7 @@ print("%.1f%% %s; %d processes (%d threads) held in %d batches, %.1f ms in all, 
     h.get("batches", 0), h.get("total_ms", 0), h.get("longest_ms", 0), h.get("released_at_budget", 0)))
 EOF
 )
-	printf '%-9s %8.2f %8.2f %8.2f %8.2fx %s\n' "$w" "$a" "$p" "$m" "$(echo "$m / $p" | bc -l)" "$line"
+	printf '%-9s %8.2f %8.2f %8.2f %8.2fx %6.2f/%6.2f/%6.2f %8.2fx %s\n' "$w" "$a" "$p" "$m" \
+		"$(echo "$m / $p" | bc -l)" "$ac" "$pc" "$mc" "$(echo "$mc / $pc" | bc -l)" "$line"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -6,7 +6,7 @@
 #
 # BUILD_DIR (default build) holds pmuscope and bench/perfdata_gen; SAMPLES
 # (default 5000000) per generated file; RUNS (default 3) paired runs per
-# command; SHAPES (default "bench dso rand varied dsov fp dwarf") which files:
+# command; SHAPES (default "bench dso rand varied dsov objs fp dwarf") which files:
 #   bench  64 threads mapping libc, IPs in its first MiB (~262 K distinct)
 #   dso    300 K distinct IPs over the text of 20 system shared objects
 #   rand   like bench, but random snoop/TLB/lock/block bits: distinct
@@ -14,6 +14,8 @@
 #   varied like bench, with the ~3,200 distinct data_src words pmuscope's
 #          PEBS, IBS and SPE decoders make (as real files carry)
 #   dsov   dso's random IPs over 20 objects with varied's data_src words
+#   objs   dsov with data addresses at random in the 20 objects' mappings
+#          (many data objects: every sample looks its object up)
 #   fp     frame-pointer callchains (a tree of 20 K paths, up to 24 deep),
 #          SAMPLES/5 samples; adds report vs `perf report --no-children`
 #   dwarf  DWARF stacks (registers + 2 KiB of stack a sample), SAMPLES/25
@@ -36,7 +38,7 @@ set -eu
 build=${1:-build}
 n=${2:-5000000}
 runs=${3:-3}
-shapes=${4:-bench dso rand varied dsov fp dwarf}
+shapes=${4:-bench dso rand varied dsov objs fp dwarf}
 pms=$build/pmuscope
 gen=$build/bench/perfdata_gen
 [ -x "$pms" ] && [ -x "$gen" ] || { echo "build $build first (ninja -C $build)" >&2; exit 2; }
@@ -75,6 +77,7 @@ make_file() {
 	rand) "$gen" "$f" "$m" 64 "$lib/libc.so.6" 0 rand >&2 ;;
 	varied) "$gen" --datasrc=varied "$f" "$m" >&2 ;;
 	dsov) "$gen" --datasrc=varied "$f" "$m" 64 "$dsos" 300000 >&2 ;;
+	objs) "$gen" --datasrc=varied --addr=maps "$f" "$m" 64 "$dsos" 300000 >&2 ;;
 	fp) "$gen" --stack=fp "$f" "$m" >&2 ;;
 	dwarf) "$gen" --stack=dwarf "$f" "$m" >&2 ;;
 	*) echo "unknown shape $1" >&2; exit 2 ;;

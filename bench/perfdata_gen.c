@@ -108,6 +108,7 @@ struct opts {
 	unsigned depth;      /* fp: deepest chain */
 	size_t chains;       /* fp/dwarf: distinct paths */
 	unsigned stack_size; /* dwarf: user stack bytes a sample */
+	bool addr_maps;      /* data addresses in the mapped objects */
 };
 
 static void usage(FILE *f)
@@ -127,6 +128,8 @@ static void usage(FILE *f)
 		"  --depth=N             fp: deepest chain (default 24)\n"
 		"  --paths=N             fp/dwarf: distinct call paths (default 20000)\n"
 		"  --stack-size=N        dwarf: user stack bytes a sample (default 2048)\n"
+		"  --addr=heap|maps      data addresses in one unmapped GiB (heap, default) or at\n"
+		"                        random in every binary's mapping (as many data objects)\n"
 		"  --help                this text\n");
 }
 
@@ -199,6 +202,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				fprintf(stderr, "perfdata_gen: --stack: none, fp or dwarf, not '%s'\n", val);
 				return -1;
 			}
+		} else if (k == 6 && !strncmp(a, "--addr", k)) {
+			if (strcmp(val, "heap") && strcmp(val, "maps")) {
+				fprintf(stderr, "perfdata_gen: --addr: heap or maps, not '%s'\n", val);
+				return -1;
+			}
+			o->addr_maps = !strcmp(val, "maps");
 		} else if (k == 7 && !strncmp(a, "--depth", k)) {
 			if (parse_num(a, val, 120, &v) < 0 || !v) {
 				fprintf(stderr, "perfdata_gen: --depth: 1 to 120\n");
@@ -554,6 +563,11 @@ static int put_samples(struct pms_perfdata_writer *w, const struct pms_sample_la
 		r.sample.pid = r.sample.tid = 1000 + t;
 		r.sample.time = 1000000000ULL + i * 250;
 		r.sample.addr = 0x55d000000000ULL + ((x >> 20) % (1ULL << 30) & ~7ULL);
+		if (o->addr_maps) { /* a random mapping (256 MiB apart), anywhere in it */
+			uint64_t y = xrand();
+			unsigned k = (unsigned)(y % b->n);
+			r.sample.addr = base + (uint64_t)k * 0x10000000ULL + ((y >> 16) % b->size[k] & ~7ULL);
+		}
 		r.sample.cpu = t % 16;
 		r.sample.period = 4000;
 		r.sample.weight = 30 + (x >> 40) % 470;

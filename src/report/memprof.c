@@ -167,6 +167,21 @@ int pms_memprof_set_source(struct pms_memprof *p, const char *name)
 
 static long u64map_find(const struct u64map *m, uint64_t key);
 
+/* A key's home slot in a table of cap (a power of two >= 2) slots: the
+ * top bits of the product, which every bit of the key moves (bits 20 up,
+ * as before, ignored the key's high bits: mapping starts 256 MiB apart,
+ * data sources differing only in lvl_num, remote or hops went to a few
+ * homes and probed long runs). */
+static inline size_t u64map_home_cap(size_t cap, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64u - (unsigned)__builtin_ctzll(cap)));
+}
+
+static inline size_t u64map_home(const struct u64map *m, uint64_t key)
+{
+	return u64map_home_cap(m->cap, key);
+}
+
 /* The mappings of one process; with create, made when absent (NULL: no
  * memory), else NULL when absent. */
 static struct pms_maps *pid_maps(struct pms_memprof *p, uint32_t pid, bool create)
@@ -275,7 +290,7 @@ static long u64map_find(const struct u64map *m, uint64_t key)
 {
 	if (!m->cap)
 		return -1;
-	size_t j = (key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	size_t j = u64map_home(m, key);
 	while (m->vals[j]) {
 		if (m->keys[j] == key)
 			return (long)m->vals[j] - 1;
@@ -299,7 +314,7 @@ long mp_u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added)
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->vals[i])
 				continue;
-			size_t j = (m->keys[i] * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+			size_t j = u64map_home_cap(cap, m->keys[i]);
 			while (v[j])
 				j = (j + 1) & (cap - 1);
 			k[j] = m->keys[i];
@@ -311,7 +326,7 @@ long mp_u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added)
 		m->vals = v;
 		m->cap = cap;
 	}
-	size_t j = (key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	size_t j = u64map_home(m, key);
 	while (m->vals[j]) {
 		if (m->keys[j] == key)
 			return (long)m->vals[j] - 1;
@@ -383,7 +398,7 @@ const char *mp_task_comm(const struct pms_memprof *p, uint32_t pid, uint32_t tid
 		return "";
 	const struct u64map *m = p->tmap;
 	uint64_t key = (uint64_t)pid << 32 | tid;
-	size_t j = (key * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	size_t j = u64map_home(m, key);
 	while (m->vals[j]) {
 		if (m->keys[j] == key) {
 			const char *c = p->tn[m->vals[j] - 1].comm;

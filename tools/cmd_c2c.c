@@ -20,15 +20,12 @@
 #include "cli.h"
 #include "cli_opt.h"
 #include "mem_render.h"
-#include "pmuscope/memsrc.h"
 #include "pmuscope/c2c.h"
 #include "pmuscope/error.h"
 #include "pmuscope/session.h"
 #include "pmuscope/numa.h"
-#include "pmuscope/perfdata.h"
 #include "pmuscope/pmu.h"
 #include "pmuscope/report.h"
-#include "pmuscope/sampler.h"
 #include "pmuscope/symbols.h"
 #include "pmuscope/topo.h"
 #include "pmuscope/util.h"
@@ -207,7 +204,7 @@ struct source {
 	char what[512];     /* text: the target */
 	char label[512];    /* engine label / recorded events */
 	uint64_t records, skipped, lost, excluded_self;
-	const struct pms_memsrc *msrc; /* a file's source: its problems (JSON) */
+	const struct pms_session *ses; /* a file's session: its problems (JSON) */
 	bool unfinished;
 	bool truncated;
 	const char *nodes_why;
@@ -446,14 +443,15 @@ static void json_report(const struct source *src, const struct pms_c2c_report *r
 	cli_json_uint(&j, "records", src->records);
 	cli_json_uint(&j, "skipped_records", src->skipped);
 	cli_json_bool(&j, "truncated", src->truncated);
-	/* what the reader skipped or found corrupt (pms_memsrc_problem), when
+	/* what the reader skipped or found corrupt (pms_session_problem), when
 	 * there is something to say */
 	if (src->unfinished)
 		cli_json_bool(&j, "unfinished", true);
-	if (src->msrc && pms_memsrc_nproblems(src->msrc)) {
+	if (src->ses && (pms_session_problem(src->ses, 0, NULL) ||
+			 pms_session_problems_unlisted(src->ses, 0))) {
 		const char *pr;
 		cli_json_begin_array(&j, "problems");
-		for (size_t i = 0; (pr = pms_memsrc_problem(src->msrc, i)); i++)
+		for (size_t i = 0; (pr = pms_session_problem(src->ses, i, NULL)); i++)
 			cli_json_str(&j, NULL, pr);
 		cli_json_end_array(&j);
 	}
@@ -671,11 +669,11 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 	pms_session_stats(ses, &st);
 	pms_session_info(ses, &info);
 	/* what the reader skipped, on stderr and in the JSON (as report) */
-	const struct pms_memsrc *ms = pms_session_source(ses, 0);
 	cli_session_problems("c2c", ses, &o->input, 1);
-	src.msrc = ms;
-	const struct pms_perfdata_reader *rd = pms_session_reader(ses, 0);
-	src.unfinished = rd && pms_perfdata_reader_stats(rd)->unfinished;
+	src.ses = ses;
+	struct pms_perfdata_stats fst;
+	pms_session_file_stats(ses, &fst);
+	src.unfinished = fst.unfinished;
 	snprintf(src.what, sizeof(src.what), "%s (%s mode, %" PRIu64 " samples)", o->input,
 		 info.pipe ? "pipe" : "file", st.samples);
 	/* names are a nicety: without a seam the numbers stand alone */

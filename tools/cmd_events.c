@@ -367,6 +367,49 @@ static size_t catalog_rows(const struct source *src, const struct pms_pmus *pmus
 	return shown;
 }
 
+/* The catalog to list: --apple's table, --catalog (the selection encode and
+ * stat use), the built-in ARM events for --cpu, or this machine's own
+ * events and its CPU's catalog.  0, or the exit code. */
+static int open_source(struct pms_sys *sys, const struct pms_pmus *pmus, const char *apple,
+		       const char *catalog, const char *cpu, struct source *src, size_t *nsrc,
+		       const char **what, bool *machine)
+{
+	if (apple) {
+		if (pms_catalog_new(&src->cat) < 0 || pms_catalog_add_apple(src->cat, apple) < 0)
+			return cli_fail("--apple");
+		src->core_pmu = NULL;
+		*nsrc = 1;
+		*what = "built-in Apple table (partial)";
+	} else if (catalog && *catalog) {
+		/* The selection encode and stat use: per cluster PMU on big.LITTLE
+		 * (core events then carry their PMU), or the --cpu given. */
+		*what = catalog;
+		if (cli_catalog_open_cpu("events", sys, pmus, catalog, cpu, &src->cat))
+			return 1;
+		src->core_pmu = NULL;
+		*nsrc = 1;
+	} else if (cpu) {
+		if (pms_catalog_new(&src->cat) < 0 || pms_catalog_add_arm_common(src->cat) < 0)
+			return cli_fail("built-in catalog");
+		*nsrc = 1;
+		src->core_pmu = NULL;
+	} else {
+		/* "what can I count here": this machine's events, then the
+		 * catalog of its CPU where there is one (built-in ARM PMUv3
+		 * events on arm64; none elsewhere without --catalog) */
+		*machine = true;
+		*what = "this machine (software, hardware, PMU sysfs and tracepoint events)";
+		if (cli_catalog_open("events", sys, pmus, NULL, &src->cat))
+			return 1;
+		src->core_pmu = NULL;
+		*nsrc = src->cat ? 1 : 0;
+		if (*nsrc)
+			*what = "this machine (software, hardware, PMU sysfs and tracepoint events) and "
+			       "its CPU's catalog";
+	}
+	return 0;
+}
+
 int cmd_events(const struct cli_global *g, int argc, char **argv)
 {
 	const char *pattern = NULL, *pmu = NULL, *cpu = NULL, *apple = NULL, *explain_arg = NULL;
@@ -440,43 +483,13 @@ int cmd_events(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 
-	if (apple) {
-		if (pms_catalog_new(&src[0].cat) < 0 || pms_catalog_add_apple(src[0].cat, apple) < 0) {
-			rc = cli_fail("--apple");
-			goto out_cats;
-		}
-		src[0].core_pmu = NULL;
-		nsrc = 1;
-		what = "built-in Apple table (partial)";
-	} else if (catalog && *catalog) {
-		/* The selection encode and stat use: per cluster PMU on big.LITTLE
-		 * (core events then carry their PMU), or the --cpu given. */
-		what = catalog;
-		if (cli_catalog_open_cpu("events", sys, pmus, catalog, cpu, &src[0].cat))
-			goto out_cats;
-		src[0].core_pmu = NULL;
-		nsrc = 1;
-	} else if (cpu) {
-		if (pms_catalog_new(&src[0].cat) < 0 || pms_catalog_add_arm_common(src[0].cat) < 0) {
-			rc = cli_fail("built-in catalog");
-			goto out_cats;
-		}
-		nsrc = 1;
-		src[0].core_pmu = NULL;
-	} else {
-		/* "what can I count here": this machine's events, then the
-		 * catalog of its CPU where there is one (built-in ARM PMUv3
-		 * events on arm64; none elsewhere without --catalog) */
-		machine = true;
-		what = "this machine (software, hardware, PMU sysfs and tracepoint events)";
-		if (cli_catalog_open("events", sys, pmus, NULL, &src[0].cat))
-			goto out_cats;
-		src[0].core_pmu = NULL;
-		nsrc = src[0].cat ? 1 : 0;
-		if (nsrc)
-			what = "this machine (software, hardware, PMU sysfs and tracepoint events) and "
-			       "its CPU's catalog";
+	src[0].cat = NULL;
+	if ((rc = open_source(sys, pmus, apple, catalog, cpu, src, &nsrc, &what, &machine))) {
+		if (!nsrc)
+			pms_catalog_free(src[0].cat); /* made, then a table failed */
+		goto out_cats;
 	}
+	rc = 1;
 	/* pmu-less events on a single-core-PMU machine belong to that PMU. */
 	if (nsrc == 1 && !src[0].core_pmu)
 		src[0].core_pmu = single_core_pmu(pmus);

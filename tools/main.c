@@ -9,7 +9,6 @@
 #include "cli_out.h"
 #include "cli_opt.h"
 #include "pmuscope/error.h"
-#include "pmuscope/memsrc.h"
 #include "version.h"
 
 /* Subcommands, one file each. */

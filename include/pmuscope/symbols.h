@@ -56,6 +56,9 @@ int pms_maps_add(struct pms_maps *m, uint64_t start, uint64_t len, uint64_t pgof
 		 uint64_t ino, bool exec, const char *path);
 /* Remove [start, start + len). */
 void pms_maps_remove(struct pms_maps *m, uint64_t start, uint64_t len);
+/* Whether a and b list the same mappings (start, end, offset, inode, exec,
+ * kind, path); false when either is NULL. */
+bool pms_maps_equal(const struct pms_maps *a, const struct pms_maps *b);
 /* Merge proc/PID/maps (through sys's root) into m.  PMS_ENOENT when the
  * process is gone. */
 int pms_maps_read_proc(struct pms_maps *m, struct pms_sys *sys, pid_t pid);

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 
 #include "pmuscope/session.h"
+#include "session/symkeep.h"
 #include "util/error.h"
 #include "util/opts.h"
 
@@ -66,6 +67,7 @@ struct pms_session {
 	/* the sinks */
 	struct pass ps;
 	struct pms_symbolizer *sym;
+	struct pms_maps *sym_maps; /* what sym was made from (symkeep.h), or NULL */
 	/* allocation tracking (pms_session_set_alloc) */
 	struct pms_alloc_table *alloc;
 	int alloc_fd;
@@ -385,6 +387,7 @@ void pms_session_free(struct pms_session *s)
 	 * puts the signal handlers back */
 	pms_liverun_free(s->run);
 	pms_symbolizer_free(s->sym);
+	pms_maps_free(s->sym_maps);
 	pms_pathprof_free(s->ps.paths);
 	pms_advisor_free(s->ps.adv);
 	pms_c2c_free(s->ps.c2c);
@@ -1015,10 +1018,14 @@ int pms_session_interval(struct pms_session *s, double seconds, struct pms_memre
 	pms_session_stats(s, &sst);
 	pms_memreport_input_from_src(&in, &info, &sst);
 	/* names from this interval's mappings (a library loaded since the
-	 * last one is named): the symbolizer copies them, so it is remade */
-	pms_symbolizer_free(s->sym);
-	s->sym = NULL;
-	symbolizer_make(s);
+	 * last one is named): the symbolizer copies them, so it is remade when
+	 * they changed and kept while they did not (symkeep.h) */
+	if (s->o.symbols && (rc = pms_symkeep_refresh(&s->sym, &s->sym_maps, s->sys,
+						      pms_memprof_maps(s->ps.prof),
+						      s->o.demangle)) < 0) {
+		pms_memprof_free(next);
+		return rc;
+	}
 	rc = pms_memprof_report(s->ps.prof, s->sym, &in, out);
 	if (rc < 0) {
 		pms_memprof_free(next);

@@ -116,6 +116,20 @@ static int cut(struct pms_maps *m, uint64_t start, uint64_t end)
 	return 0;
 }
 
+bool pms_maps_equal(const struct pms_maps *a, const struct pms_maps *b)
+{
+	if (!a || !b || a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct pms_map *x = &a->v[i], *y = &b->v[i];
+		if (x->start != y->start || x->end != y->end || x->pgoff != y->pgoff ||
+		    x->ino != y->ino || x->exec != y->exec || x->kind != y->kind ||
+		    strcmp(x->path ? x->path : "", y->path ? y->path : ""))
+			return false;
+	}
+	return true;
+}
+
 void pms_maps_remove(struct pms_maps *m, uint64_t start, uint64_t len)
 {
 	if (m && len)

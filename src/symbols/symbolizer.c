@@ -282,10 +282,12 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 	if (!s || !maps || pid <= 0)
 		return pms_err(PMS_EINVAL, "symbolizer: add_process: NULL argument or pid %d",
 			       (int)pid);
+	struct symproc *p = proc_find(s, pid);
+	if (p && pms_maps_equal(p->maps, maps))
+		return 0; /* the same mappings (a kept symbolizer's next report) */
 	int rc = space_new(s->sys, maps, &m, &d);
 	if (rc < 0)
 		return rc;
-	struct symproc *p = proc_find(s, pid);
 	if (p) {
 		/* the sorted tables are cached by module pointer: a new Dwfl
 		 * may reuse the old one's addresses, so the cache goes */
@@ -296,6 +298,13 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 			pms_dwline_free(s->mods[i].dl);
 		}
 		s->nmods = s->last_mod = 0;
+		/* demangled names are keyed by the mangled string's address,
+		 * which the old Dwfl's ELF data held: they go too */
+		for (size_t i = 0; i < s->dm_cap; i++)
+			free(s->dm[i].pretty);
+		if (s->dm_cap)
+			memset(s->dm, 0, s->dm_cap * sizeof(*s->dm));
+		s->dm_used = 0;
 		dwfl_end(p->dwfl);
 		pms_maps_free(p->maps);
 	} else {

@@ -113,6 +113,39 @@ for f in sorted(os.listdir(tools)) if os.path.isdir(tools) else []:
             continue
         bad.append(f"tools/{f}: reaches {os.path.relpath(h, top)}: the CLI uses only include/pmuscope/")
 
+# The CLI's headers (src/README.md, "tools-include:" and "tools-except"
+# lines): a tools/ file includes only the session, report and rendering
+# headers listed, and a sample/perfdata/decode/run header only where its
+# file's exception line names it.  An exception the file no longer needs is
+# a note: deleting it is the one-line tightening.
+tools_ok, tools_except = set(), {}
+for m in re.finditer(r"^\s*tools-include:\s*(.*)$", text, re.M):
+    tools_ok |= set(m.group(1).split())
+for m in re.finditer(r"^\s*tools-except\s+(\S+):\s*([^(\n]*)", text, re.M):
+    tools_except.setdefault(m.group(1), set()).update(m.group(2).split())
+if not tools_ok:
+    bad.append("src/README.md has no 'tools-include:' line (the CLI's headers)")
+used_except = {}
+for f in sorted(os.listdir(tools)) if os.path.isdir(tools) else []:
+    if not f.endswith((".c", ".h")):
+        continue
+    for n, line in enumerate(open(os.path.join(tools, f), errors="replace"), 1):
+        m = re.match(r'\s*#\s*include\s+"pmuscope/([A-Za-z0-9_]+)\.h"', line)
+        if not m:
+            continue
+        h = m.group(1)
+        if h in tools_ok:
+            continue
+        if h in tools_except.get(f, set()):
+            used_except.setdefault(f, set()).add(h)
+            continue
+        bad.append(f"tools/{f}:{n}: includes pmuscope/{h}.h, not among the CLI's headers "
+                   f"(src/README.md tools-include) nor this file's tools-except line")
+for f, hs in sorted(tools_except.items()):
+    for h in sorted(hs - used_except.get(f, set())):
+        print(f"note: src/README.md: tools-except {f} lists {h}, which it no longer "
+              f"includes: delete it")
+
 # One of each (src/README.md): who may read the CPU identity, detect a
 # hypervisor, or map a format field to a perf_event_attr word.
 single = [
@@ -216,6 +249,12 @@ if [ "${1:-}" = "--self-test" ]; then
   # The CLI opening a pipeline object itself, not through the session.
   fresh; printf 'void f(void);\nvoid f(void) { pms_memprof_new(0, 0, 0); }\n' >>"$tmp/t/tools/cmd_report.c"
   expect_fail "pipeline outside the session" "tools/cmd_report.c:[0-9]*: calls pms_memprof_new()"
+  # The CLI including a sample/perfdata/decode header directly.
+  fresh; sed -i '1i #include "pmuscope/perfdata.h"' "$tmp/t/tools/cmd_stat.c"
+  expect_fail "tools header" "tools/cmd_stat.c:1: includes pmuscope/perfdata.h"
+  # An exception taken away: the file that still includes it fails.
+  fresh; sed -i 's/^\( *tools-except cmd_report.c:.*\)perfdata/\1/' "$tmp/t/src/README.md"
+  expect_fail "tools exception" "tools/cmd_report.c:[0-9]*: includes pmuscope/perfdata.h"
   # A direct include of a concern util may not use.
   fresh; sed -i '1i #include "pmuscope/topo.h"' "$tmp/t/src/util/natsort.c"
   expect_fail "direct include" "src/util/natsort.c: reaches include/pmuscope/topo.h (topo)"

@@ -3,7 +3,9 @@
 # (mem's own differential is mem_file.sh), on this kernel's software engine:
 #  1. `pmuscope c2c --json --all -o F -- FALSE_SHARING shared` and
 #     `pmuscope c2c --json --all -i F` are equal in every field but the
-#     live-only ones (docs/c2c.md "Live-only fields", listed below).
+#     live-only ones (docs/c2c.md "Live-only fields", listed below); a run
+#     without -o (`pmuscope c2c --json --all -- ...`) gives a report of the
+#     same fields and types as the -o run's.
 #  2. `pmuscope mem --advise --json -o F -- W` and `pmuscope report --advise
 #     --json -i F`: the advice of the file is built from the samples whose
 #     nodes the file carries; every field that does not depend on the live
@@ -82,6 +84,45 @@ if live["samples"] == 0 or not live["lines"]:
 for d in diffs[:20]:
     print("FAIL: c2c live vs file:", d)
 sys.exit(1 if diffs else 0)
+PY
+
+# ---- 1b. c2c without -o: the report of the -o run (recording changes
+# nothing of it): another run, so the counts differ, but every object has
+# the same fields (where both runs have it), and the run finds lines
+if ! ASAN_OPTIONS=${ASAN_OPTIONS:+${ASAN_OPTIONS}:}detect_leaks=0 \
+    "$cli" c2c --json --all -- "$fs" shared 600 --refault >"$tmp/plain.json" 2>"$tmp/err"; then
+  bad "c2c live (no -o) exit status"; cat "$tmp/err"
+fi
+grep -q "wrote" "$tmp/err" && bad "c2c without -o says it wrote a file"
+python3 - "$tmp/plain.json" "$tmp/live.json" "$tmp/file.json" <<'PY' || fail=1
+import json, sys
+plain, live, file = (json.load(open(p)) for p in sys.argv[1:4])
+def keys(v, path="", acc=None):
+    """the fields of every object, by its path (list entries: their union)"""
+    acc = {} if acc is None else acc
+    if isinstance(v, dict):
+        acc.setdefault(path, set()).update(v)
+        for k, x in v.items():
+            keys(x, f"{path}.{k}" if path else k, acc)
+    elif isinstance(v, list):
+        for x in v:
+            keys(x, path + "[]", acc)
+    return acc
+kp, kl = keys(plain), keys(live)
+ok = True
+for need in ("", "source", "lines[]", "lines[].offsets[]"):
+    if need not in kp or need not in kl:
+        print(f"FAIL: c2c live vs live -o: no {need or 'top'} object in one of them"); ok = False
+for path in sorted(set(kp) & set(kl)):
+    if kp[path] != kl[path]:
+        print(f"FAIL: c2c live vs live -o: {path or 'top'}: fields {sorted(kp[path] ^ kl[path])} "
+              f"in one only"); ok = False
+if plain["samples"] == 0 or not plain["lines"]:
+    print("FAIL: the plain live c2c run found no line"); ok = False
+for d in (plain, live, file):
+    if d["source"]["kind"] != ("file" if d is file else "live"):
+        print("FAIL: c2c source.kind", d["source"]["kind"]); ok = False
+sys.exit(0 if ok else 1)
 PY
 
 # ---- 2. --advise

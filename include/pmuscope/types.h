@@ -74,10 +74,11 @@ const char *pms_type_status_name(enum pms_type_status s); /* "no-debug", ... */
 const char *pms_type_via_name(enum pms_type_via v);       /* "global", ... */
 
 /* The sort keys perf names (perf report -s type,typeoff,typecln), for one
- * sample's hit, in perf's text: "struct rec", "struct rec +0x18 (a.b[3].c)"
- * (perf stops the member at the first array; this names the element),
- * "struct rec: cache-line 0"; "(unknown)" for an unresolved hit.  Returns
- * what snprintf returns. */
+ * sample's hit, in perf 6.12's text: "struct rec", "struct rec +0x18 (a.b)"
+ * (the member stops at the first array, as perf's does; the hit's member
+ * names the element), "struct rec: cache-line 0"; an unresolved hit
+ * "(unknown)", "(unknown) +0 (no field)", "(unknown): cache-line 0".
+ * Returns what snprintf returns. */
 enum pms_type_key { PMS_TYPE_KEY_TYPE = 0, PMS_TYPE_KEY_TYPEOFF, PMS_TYPE_KEY_TYPECLN };
 int pms_type_hit_key(const struct pms_type_hit *h, enum pms_type_key key, char *buf,
 		     size_t len);

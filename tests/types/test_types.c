@@ -104,8 +104,14 @@ static void expect(struct pms_typeres *r, const char *exe, uint64_t bias, const 
 	char want[300], got[300];
 	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPE, got, sizeof(got));
 	CHECK_EQ_STR(got, type);
-	snprintf(want, sizeof(want), "%s +%#llx (%s)", type, (unsigned long long)offset,
-		 member[0] ? member : "no field");
+	/* perf's member name stops at the first array */
+	int cut = (int)strcspn(member, "[");
+	if (cut)
+		snprintf(want, sizeof(want), "%s +%#llx (%.*s)", type, (unsigned long long)offset,
+			 cut, member);
+	else
+		snprintf(want, sizeof(want), "%s +%#llx (no field)", type,
+			 (unsigned long long)offset);
 	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, got, sizeof(got));
 	CHECK_EQ_STR(got, want);
 	snprintf(want, sizeof(want), "%s: cache-line %lld", type, (long long)offset / 64);
@@ -142,6 +148,10 @@ PMS_TEST(globals_by_address_name_members)
 	CHECK(h.status == PMS_TYPE_NO_BINARY);
 	char key[32];
 	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, key, sizeof(key));
+	CHECK_EQ_STR(key, "(unknown) +0 (no field)");
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPECLN, key, sizeof(key));
+	CHECK_EQ_STR(key, "(unknown): cache-line 0");
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPE, key, sizeof(key));
 	CHECK_EQ_STR(key, "(unknown)");
 	CHECK(!strcmp(pms_type_status_name(PMS_TYPE_NO_DEBUG), "no-debug"));
 	pms_typeres_free(r);

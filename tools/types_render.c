@@ -112,6 +112,99 @@ static void layout_text(struct pms_typeprof *tp, const struct pms_typeprof_resul
 	}
 }
 
+static const char *const advice_name[] = { "", "pad", "hot-cold", "per-node" };
+
+static size_t popcount(uint64_t v)
+{
+	size_t c = 0;
+	for (; v; v &= v - 1)
+		c++;
+	return c;
+}
+
+static void advice_json(struct json *j, const struct pms_type_advice *a, size_t n)
+{
+	cli_json_begin_array(j, "advice");
+	for (size_t i = 0; i < n; i++) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "kind", advice_name[a[i].kind]);
+		cli_json_str(j, "type", a[i].type);
+		if (a[i].kind == PMS_TYPE_ADVICE_PAD) {
+			cli_json_uint(j, "cache_line", a[i].line);
+			cli_json_bool(j, "elements", a[i].elements);
+		}
+		cli_json_begin_array(j, "members");
+		for (size_t k = 0; k < a[i].n_members; k++)
+			cli_json_str(j, NULL, a[i].members[k]);
+		cli_json_end_array(j);
+		cli_json_uint(j, "samples", a[i].samples);
+		cli_json_uint(j, "stores", a[i].stores);
+		cli_json_uint(j, "hitm", a[i].hitm);
+		cli_json_uint(j, "remote", a[i].remote);
+		cli_json_uint(j, "node_known", a[i].node_known);
+		cli_json_uint(j, "nodes", popcount(a[i].cpu_nodes));
+		cli_json_uint(j, "writer_threads", a[i].writer_threads);
+		if (a[i].layout) {
+			cli_json_uint(j, "lines_before", a[i].lines_before);
+			cli_json_uint(j, "lines_after", a[i].lines_after);
+			cli_json_uint(j, "size_after", a[i].size_after);
+			cli_json_begin_array(j, "layout");
+			for (size_t k = 0; k < a[i].n_layout; k++) {
+				const struct pms_type_field *f = &a[i].layout[k];
+				cli_json_begin_object(j, NULL);
+				cli_json_str(j, "name", f->name);
+				cli_json_uint(j, "offset", f->offset);
+				cli_json_uint(j, "size", f->size);
+				cli_json_uint(j, "hole", f->hole);
+				cli_json_end_object(j);
+			}
+			cli_json_end_array(j);
+		}
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static void advice_text(const struct pms_type_advice *a, size_t n)
+{
+	if (n)
+		printf("\nAdvice per type:\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_type_advice *x = &a[i];
+		printf("  %s: ", x->type);
+		if (x->kind == PMS_TYPE_ADVICE_PAD && x->elements)
+			printf("pad the elements: %zu threads write elements of one array on cache "
+			       "line %" PRIu64 " (false sharing): align each element to a cache line",
+			       x->writer_threads, x->line);
+		else if (x->kind == PMS_TYPE_ADVICE_PAD)
+			printf("pad/reorder: %zu threads write members of cache line %" PRIu64
+			       " (false sharing): each written member on a line of its own",
+			       x->writer_threads, x->line);
+		else if (x->kind == PMS_TYPE_ADVICE_HOTCOLD)
+			printf("hot/cold split: the hot members touch %" PRIu64 " lines, %" PRIu64
+			       " when put first", x->lines_before, x->lines_after);
+		else
+			printf("split per node: hot members accessed from %zu nodes, %.1f%% remote",
+			       popcount(x->cpu_nodes), share(x->remote, x->node_known));
+		printf("\n    members:");
+		for (size_t k = 0; k < x->n_members; k++)
+			printf("%s %s", k ? "," : "", x->members[k][0] ? x->members[k] : "(anonymous)");
+		printf("  (%" PRIu64 " samples, %" PRIu64 " stores, %" PRIu64 " HITM, %zu nodes)\n",
+		       x->samples, x->stores, x->hitm, popcount(x->cpu_nodes));
+		if (!x->layout)
+			continue;
+		printf("    proposed layout (%" PRIu64 " bytes):\n", x->size_after);
+		for (size_t k = 0; k < x->n_layout; k++) {
+			const struct pms_type_field *f = &x->layout[k];
+			printf("    %8" PRIu64 " %6" PRIu64 "  %s (%s)", f->offset, f->size,
+			       f->name[0] ? f->name : "(anonymous)", f->type);
+			if (f->hole)
+				printf("  /* %" PRIu64 "-byte pad */", f->hole);
+			printf("\n");
+		}
+	}
+}
+
 static void render_json(struct pms_typeprof *tp, const struct pms_typeprof_result *r)
 {
 	struct json j;
@@ -172,6 +265,11 @@ static void render_json(struct pms_typeprof *tp, const struct pms_typeprof_resul
 	}
 	cli_json_end_array(&j);
 	layout_json(&j, tp, r);
+	struct pms_type_advice *adv = NULL;
+	size_t nadv = 0;
+	if (pms_typeprof_advise(tp, &adv, &nadv) == 0)
+		advice_json(&j, adv, nadv);
+	pms_type_advice_free(adv, nadv);
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
 }
@@ -221,6 +319,11 @@ static void render_text(struct pms_typeprof *tp, const struct pms_typeprof_resul
 			}
 		}
 	}
+	struct pms_type_advice *adv = NULL;
+	size_t nadv = 0;
+	if (pms_typeprof_advise(tp, &adv, &nadv) == 0)
+		advice_text(adv, nadv);
+	pms_type_advice_free(adv, nadv);
 	if (r->resolved == r->total)
 		return;
 	printf("\nUnresolved samples by reason:\n");

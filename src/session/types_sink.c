@@ -78,6 +78,7 @@ int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,
 	if (ms->valid & PMS_MS_DATA_SRC) {
 		uint64_t op = ms->data_src & 0x1f;
 		s.store = op & PMS_MEM_OP_STORE ? 1 : op & PMS_MEM_OP_LOAD ? 0 : -1;
+		s.hitm = !strcmp(pms_datasrc_stat_snoop(ms->data_src), "HitM");
 	}
 	const struct pms_map *m = s.kernel ? NULL : pms_maps_find(t->maps, ms->ip);
 	if (m && m->kind == PMS_MAP_FILE) {

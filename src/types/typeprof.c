@@ -159,6 +159,11 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 	else
 		w->r.loads++;
 	w->r.via[h.via]++;
+	w->r.hitm += s->hitm;
+	if (s->cpu_node >= 0 && s->cpu_node < 64)
+		w->r.cpu_nodes |= 1ull << s->cpu_node;
+	if (s->mem_node >= 0 && s->mem_node < 64)
+		w->r.mem_nodes |= 1ull << s->mem_node;
 	if (s->mem_node >= 0 && s->cpu_node >= 0) {
 		w->r.node_known++;
 		if (s->mem_node != s->cpu_node)

@@ -24,7 +24,7 @@ struct field_heat {
 	size_t writers;
 };
 
-/* The top-level field of layout f holding offset off (NULL: none). */
+/* The top-level field of layout f holding offset off (n: none). */
 static size_t field_of(const struct pms_type_field *f, size_t n, uint64_t off)
 {
 	for (size_t i = 0; i < n; i++)
@@ -101,10 +101,12 @@ static struct pms_type_advice *adv_push(struct adv_list *l, enum pms_type_advice
 
 static int add_member(struct pms_type_advice *a, const char *name, const struct field_heat *h)
 {
-	const char **nv = realloc(a->members, (a->n_members + 1) * sizeof(*nv));
-	if (!nv)
-		return pms_err(PMS_ENOMEM, "types: advice");
-	a->members = nv;
+	size_t cap = a->n_members ? 4 : 0; /* what pms_grow gave: 4, 8, 16, ... */
+	while (cap < a->n_members)
+		cap *= 2;
+	if (pms_grow(&a->members, &cap, a->n_members + 1, sizeof(*a->members), 4,
+		     "types: advice members") < 0)
+		return PMS_ENOMEM;
 	a->members[a->n_members++] = name;
 	a->samples += h->samples;
 	a->stores += h->stores;

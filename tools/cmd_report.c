@@ -70,7 +70,8 @@ static const struct cli_opt opts[] = {
 	  "perf report's table of samples by these keys instead of the\n"
 	  "report: pid (the thread, as perf's), tid, tgid, cpu, mem,\n"
 	  "snoop, tlb, locked, dcacheline, phys_daddr (64-byte line\n"
-	  "and physical address), node (the CPU's), memnode (the data's)" },
+	  "and physical address), node (the CPU's), memnode (the data's),\n"
+	  "comm, sym, dso, symbol_daddr, type, typeoff, typecln" },
 	{ "show-nr-samples", 'n', CLI_NOARG, NULL, 'n', "with --sort: a Samples column" },
 	{ "percent-limit", 0, CLI_ARG, "PCT", O_PCTLIMIT, "with --sort: no rows under PCT% overhead" },
 	{ "header-only", 0, CLI_NOARG, NULL, O_HEADERONLY, "print the header features only" },

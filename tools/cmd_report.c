@@ -70,7 +70,8 @@ static const struct cli_opt opts[] = {
 	  "perf report's table of samples by these keys instead of the\n"
 	  "report: pid (the thread, as perf's), tid, tgid, cpu, mem,\n"
 	  "snoop, tlb, locked, dcacheline, phys_daddr (64-byte line\n"
-	  "and physical address), node (the CPU's), memnode (the data's)" },
+	  "and physical address), node (the CPU's), memnode (the data's),\n"
+	  "comm, sym, dso, symbol_daddr, type, typeoff, typecln" },
 	{ "show-nr-samples", 'n', CLI_NOARG, NULL, 'n', "with --sort: a Samples column" },
 	{ "percent-limit", 0, CLI_ARG, "PCT", O_PCTLIMIT, "with --sort: no rows under PCT% overhead" },
 	{ "header-only", 0, CLI_NOARG, NULL, O_HEADERONLY, "print the header features only" },
@@ -212,7 +213,6 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
 	bool demangle = true, types = false;
 	size_t top = 10, jobs = 0;
-	struct types_cli *tc = NULL;
 	const char *paths[MAX_INPUTS];
 	size_t nin = 0;
 	struct pms_sys *sys = NULL;
@@ -222,7 +222,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_pathreport *prep = NULL;
 	struct mem_export xo = { 0 };
 	struct mem_advise ma = { 0 };
-	struct report_sort *sorter = NULL;
+	struct pms_sorthist *sorter = NULL; /* the session's once handed over */
+	bool sorter_given = false;
 	const char *sort_keys = NULL;
 	bool show_nr = false, header_only = false;
 	double pct_limit = 0;
@@ -293,9 +294,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		return cli_usage(&cli_spec_report, "--sort is a report of its own: not with --json, "
 				 "--csv, --folded, --samples, --advise or --header-only");
 	if (sort_keys) {
-		char err[512];
-		if (report_sort_new(sort_keys, &sorter, err, sizeof(err)) < 0)
-			return cli_usage(&cli_spec_report, "--sort %s: %s", sort_keys, err);
+		if (pms_sorthist_new(sort_keys, &sorter) < 0)
+			return cli_usage(&cli_spec_report, "--sort %s: %s", sort_keys, pms_error_last());
 	}
 	if (ma.advise && (csv || xo.folded))
 		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
@@ -324,8 +324,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	pp.top = top;
 	pp.kept_samples = samples || mem_export_wanted(&xo); /* the exports' stacks */
 	pp.top_only = !xo.folded && !mem_export_wanted(&xo); /* no stack needs `all` */
-	const struct pms_session_callbacks scb = { sorter ? report_sort_add : csv_row, NULL, NULL };
-	const struct pms_session_callbacks tcb = { types_cli_sample, types_cli_sideband, NULL };
+	const struct pms_session_callbacks scb = { csv_row, NULL, NULL };
 	struct pms_session_opts so = PMS_SESSION_OPTS_INIT;
 	so.profile = !csv && !sorter && !header_only;
 	so.profile_opts = &po;
@@ -334,25 +333,20 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	so.symbols = symbols;
 	so.demangle = demangle;
 	if (sorter) {
-		so.callbacks = &scb;
-		so.ud = sorter;
+		sys = cli_open_sys(g); /* names of sym, dso, symbol_daddr */
 	} else if (header_only) {
 		; /* the files' headers alone */
 	} else if (types) {
-		if (types_cli_open(&tc) < 0) {
-			ret = cli_fail("report: types");
-			goto out;
-		}
-		so.profile = false;
-		so.callbacks = &tcb;
-		so.ud = tc;
+		so.profile = false; /* the types sink alone */
 	} else if (csv) {
 		mem_render_csv_header();
 		so.callbacks = &scb;
 	} else if ((sys = cli_open_sys(g))) {
 		so.paths_opts = &pp;
 	}
-	if (pms_session_open_files(sys, paths, nin, &so, &ses) < 0) {
+	if (pms_session_open_files(sys, paths, nin, &so, &ses) < 0 ||
+	    (types && pms_session_set_types(ses) < 0) ||
+	    (sorter && (sorter_given = true) && pms_session_set_sort(ses, sorter) < 0)) {
 		ret = cli_fail("report: profile");
 		goto out;
 	}
@@ -373,10 +367,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (csv)
 		goto out;
 	if (sorter) {
-		if (report_sort_failed(sorter))
+		if (report_sort_print(sorter, show_nr, pct_limit, stdout) < 0)
 			ret = cli_fail("report: --sort");
-		else
-			report_sort_print(sorter, show_nr, pct_limit, stdout);
 		goto out;
 	}
 	for (size_t i = 0; header_only && i < nin; i++) {
@@ -388,7 +380,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	if (types) {
 		cli_session_problems("report", ses, paths, nin);
-		if (types_cli_render(tc, json, top))
+		if (types_cli_render(pms_session_typeprof(ses), json, top))
 			ret = 1;
 		goto out;
 	}
@@ -469,8 +461,8 @@ out:
 	pms_pathreport_free(prep);
 	mem_advise_release(&ma);
 	pms_session_free(ses);
-	types_cli_close(tc);
 	pms_sys_free(sys);
-	report_sort_free(sorter);
+	if (!sorter_given)
+		pms_sorthist_free(sorter);
 	return ret;
 }

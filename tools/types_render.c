@@ -1,96 +1,16 @@
-/* `pmuscope report --types`: each sample's IP is placed in the file's
- * mappings (MMAP/MMAP2 side-band), resolved to a type and member by the
- * library (pms_typeprof) and counted; the table lists types and members
+/* `pmuscope report --types`: the session's type profile (its types sink
+ * places each sample's IP in the mappings, resolves it to a type and member
+ * and counts it; pms_session_typeprof) rendered: the table lists types and members
  * with loads/stores, remote share, latency percentiles and threads, and
  * the unresolved samples by reason (as perf annotate --data-type --stat). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "cli.h"
-#include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
-#include "pmuscope/symbols.h"
 #include "pmuscope/types.h"
 #include "types_render.h"
-
-struct types_cli {
-	struct pms_typeprof *tp;
-	struct pms_maps *maps;
-};
-
-int types_cli_open(struct types_cli **out)
-{
-	struct types_cli *t = calloc(1, sizeof(*t));
-	if (!t)
-		return PMS_ENOMEM;
-	int rc = pms_typeprof_new(&t->tp);
-	if (rc == 0)
-		rc = pms_maps_new(&t->maps);
-	if (rc < 0) {
-		types_cli_close(t);
-		return rc;
-	}
-	*out = t;
-	return 0;
-}
-
-void types_cli_close(struct types_cli *t)
-{
-	if (!t)
-		return;
-	pms_typeprof_free(t->tp);
-	pms_maps_free(t->maps);
-	free(t);
-}
-
-int types_cli_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
-{
-	struct types_cli *t = ud;
-	(void)attr_idx;
-	if (rec->type != PMS_RECORD_MMAP && rec->type != PMS_RECORD_MMAP2)
-		return 0;
-	const struct pms_rec_mmap *m = &rec->mmap;
-	bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
-						 : !(rec->misc & PMS_MISC_MMAP_DATA);
-	if (!exec || !m->filename)
-		return 0;
-	/* a mapping the maps refuse (empty) is left out, not fatal */
-	return pms_maps_add(t->maps, m->addr, m->len, m->pgoff, m->ino, true, m->filename) ==
-			       PMS_ENOMEM
-		       ? -1 : 0;
-}
-
-int types_cli_sample(void *ud, const struct pms_memsrc_sample *x)
-{
-	struct types_cli *t = ud;
-	const struct pms_memsample *ms = &x->ms;
-	if (!(ms->valid & PMS_MS_IP))
-		return 0;
-	struct pms_typeprof_sample s = { 0 };
-	s.ip = ms->ip;
-	s.addr = ms->addr;
-	s.has_addr = (ms->valid & PMS_MS_ADDR) != 0;
-	s.kernel = (ms->valid & PMS_MS_KERNEL_IP) != 0;
-	s.tid = ms->tid;
-	s.weight = ms->weight;
-	s.has_weight = (ms->valid & PMS_MS_WEIGHT) != 0;
-	s.mem_node = x->mem_node;
-	s.cpu_node = x->cpu_node;
-	s.store = -1;
-	if (ms->valid & PMS_MS_DATA_SRC) {
-		uint64_t op = ms->data_src & 0x1f;
-		s.store = op & PMS_MEM_OP_STORE ? 1 : op & PMS_MEM_OP_LOAD ? 0 : -1;
-	}
-	const struct pms_map *m = s.kernel ? NULL : pms_maps_find(t->maps, ms->ip);
-	if (m && m->kind == PMS_MAP_FILE) {
-		s.path = m->path;
-		s.map_start = m->start;
-		s.map_pgoff = m->pgoff;
-	}
-	return pms_typeprof_add(t->tp, &s, NULL) < 0 ? -1 : 0;
-}
 
 static double share(uint64_t a, uint64_t b)
 {
@@ -128,7 +48,7 @@ static void field_heat(const struct pms_typeprof_result *r, const char *type, ui
 
 #define LAYOUT_TYPES 3
 
-static void layout_json(struct json *j, struct types_cli *t, const struct pms_typeprof_result *r)
+static void layout_json(struct json *j, struct pms_typeprof *tp, const struct pms_typeprof_result *r)
 {
 	const char *types[LAYOUT_TYPES];
 	size_t nt = top_types(r, types, LAYOUT_TYPES);
@@ -136,7 +56,7 @@ static void layout_json(struct json *j, struct types_cli *t, const struct pms_ty
 	for (size_t i = 0; i < nt; i++) {
 		struct pms_type_field *f;
 		size_t n;
-		if (pms_typeres_layout(pms_typeprof_resolver(t->tp), types[i], &f, &n) < 0)
+		if (pms_typeres_layout(pms_typeprof_resolver(tp), types[i], &f, &n) < 0)
 			continue;
 		cli_json_begin_object(j, NULL);
 		cli_json_str(j, "type", types[i]);
@@ -161,14 +81,14 @@ static void layout_json(struct json *j, struct types_cli *t, const struct pms_ty
 	cli_json_end_array(j);
 }
 
-static void layout_text(struct types_cli *t, const struct pms_typeprof_result *r)
+static void layout_text(struct pms_typeprof *tp, const struct pms_typeprof_result *r)
 {
 	const char *types[LAYOUT_TYPES];
 	size_t nt = top_types(r, types, LAYOUT_TYPES);
 	for (size_t i = 0; i < nt; i++) {
 		struct pms_type_field *f;
 		size_t n;
-		if (pms_typeres_layout(pms_typeprof_resolver(t->tp), types[i], &f, &n) < 0)
+		if (pms_typeres_layout(pms_typeprof_resolver(tp), types[i], &f, &n) < 0)
 			continue;
 		printf("\nLayout of %s (samples per member; 64-byte cache lines):\n", types[i]);
 		printf("%8s %6s %8s %6s %7s  %s\n", "offset", "size", "samples", "share", "stores",
@@ -192,7 +112,100 @@ static void layout_text(struct types_cli *t, const struct pms_typeprof_result *r
 	}
 }
 
-static void render_json(struct types_cli *t, const struct pms_typeprof_result *r)
+static const char *const advice_name[] = { "", "pad", "hot-cold", "per-node" };
+
+static size_t popcount(uint64_t v)
+{
+	size_t c = 0;
+	for (; v; v &= v - 1)
+		c++;
+	return c;
+}
+
+static void advice_json(struct json *j, const struct pms_type_advice *a, size_t n)
+{
+	cli_json_begin_array(j, "advice");
+	for (size_t i = 0; i < n; i++) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "kind", advice_name[a[i].kind]);
+		cli_json_str(j, "type", a[i].type);
+		if (a[i].kind == PMS_TYPE_ADVICE_PAD) {
+			cli_json_uint(j, "cache_line", a[i].line);
+			cli_json_bool(j, "elements", a[i].elements);
+		}
+		cli_json_begin_array(j, "members");
+		for (size_t k = 0; k < a[i].n_members; k++)
+			cli_json_str(j, NULL, a[i].members[k]);
+		cli_json_end_array(j);
+		cli_json_uint(j, "samples", a[i].samples);
+		cli_json_uint(j, "stores", a[i].stores);
+		cli_json_uint(j, "hitm", a[i].hitm);
+		cli_json_uint(j, "remote", a[i].remote);
+		cli_json_uint(j, "node_known", a[i].node_known);
+		cli_json_uint(j, "nodes", popcount(a[i].cpu_nodes));
+		cli_json_uint(j, "writer_threads", a[i].writer_threads);
+		if (a[i].layout) {
+			cli_json_uint(j, "lines_before", a[i].lines_before);
+			cli_json_uint(j, "lines_after", a[i].lines_after);
+			cli_json_uint(j, "size_after", a[i].size_after);
+			cli_json_begin_array(j, "layout");
+			for (size_t k = 0; k < a[i].n_layout; k++) {
+				const struct pms_type_field *f = &a[i].layout[k];
+				cli_json_begin_object(j, NULL);
+				cli_json_str(j, "name", f->name);
+				cli_json_uint(j, "offset", f->offset);
+				cli_json_uint(j, "size", f->size);
+				cli_json_uint(j, "hole", f->hole);
+				cli_json_end_object(j);
+			}
+			cli_json_end_array(j);
+		}
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static void advice_text(const struct pms_type_advice *a, size_t n)
+{
+	if (n)
+		printf("\nAdvice per type:\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_type_advice *x = &a[i];
+		printf("  %s: ", x->type);
+		if (x->kind == PMS_TYPE_ADVICE_PAD && x->elements)
+			printf("pad the elements: %zu threads write elements of one array on cache "
+			       "line %" PRIu64 " (false sharing): align each element to a cache line",
+			       x->writer_threads, x->line);
+		else if (x->kind == PMS_TYPE_ADVICE_PAD)
+			printf("pad/reorder: %zu threads write members of cache line %" PRIu64
+			       " (false sharing): each written member on a line of its own",
+			       x->writer_threads, x->line);
+		else if (x->kind == PMS_TYPE_ADVICE_HOTCOLD)
+			printf("hot/cold split: the hot members touch %" PRIu64 " lines, %" PRIu64
+			       " when put first", x->lines_before, x->lines_after);
+		else
+			printf("split per node: hot members accessed from %zu nodes, %.1f%% remote",
+			       popcount(x->cpu_nodes), share(x->remote, x->node_known));
+		printf("\n    members:");
+		for (size_t k = 0; k < x->n_members; k++)
+			printf("%s %s", k ? "," : "", x->members[k][0] ? x->members[k] : "(anonymous)");
+		printf("  (%" PRIu64 " samples, %" PRIu64 " stores, %" PRIu64 " HITM, %zu nodes)\n",
+		       x->samples, x->stores, x->hitm, popcount(x->cpu_nodes));
+		if (!x->layout)
+			continue;
+		printf("    proposed layout (%" PRIu64 " bytes):\n", x->size_after);
+		for (size_t k = 0; k < x->n_layout; k++) {
+			const struct pms_type_field *f = &x->layout[k];
+			printf("    %8" PRIu64 " %6" PRIu64 "  %s (%s)", f->offset, f->size,
+			       f->name[0] ? f->name : "(anonymous)", f->type);
+			if (f->hole)
+				printf("  /* %" PRIu64 "-byte pad */", f->hole);
+			printf("\n");
+		}
+	}
+}
+
+static void render_json(struct pms_typeprof *tp, const struct pms_typeprof_result *r)
 {
 	struct json j;
 	cli_json_init(&j, stdout);
@@ -251,12 +264,17 @@ static void render_json(struct types_cli *t, const struct pms_typeprof_result *r
 		cli_json_end_object(&j);
 	}
 	cli_json_end_array(&j);
-	layout_json(&j, t, r);
+	layout_json(&j, tp, r);
+	struct pms_type_advice *adv = NULL;
+	size_t nadv = 0;
+	if (pms_typeprof_advise(tp, &adv, &nadv) == 0)
+		advice_json(&j, adv, nadv);
+	pms_type_advice_free(adv, nadv);
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
 }
 
-static void render_text(struct types_cli *t, const struct pms_typeprof_result *r, size_t top)
+static void render_text(struct pms_typeprof *tp, const struct pms_typeprof_result *r, size_t top)
 {
 	printf("Data types and members: %" PRIu64 " samples, %" PRIu64 " resolved (%.1f%%)\n",
 	       r->total, r->resolved, share(r->resolved, r->total));
@@ -279,7 +297,7 @@ static void render_text(struct types_cli *t, const struct pms_typeprof_result *r
 	}
 	if (r->n_rows > top)
 		printf("%8s (%zu more members: --top)\n", "", r->n_rows - top);
-	layout_text(t, r);
+	layout_text(tp, r);
 	size_t fs = 0;
 	for (size_t i = 0; i < r->n_lines; i++)
 		fs += r->lines[i].false_sharing;
@@ -301,6 +319,11 @@ static void render_text(struct types_cli *t, const struct pms_typeprof_result *r
 			}
 		}
 	}
+	struct pms_type_advice *adv = NULL;
+	size_t nadv = 0;
+	if (pms_typeprof_advise(tp, &adv, &nadv) == 0)
+		advice_text(adv, nadv);
+	pms_type_advice_free(adv, nadv);
 	if (r->resolved == r->total)
 		return;
 	printf("\nUnresolved samples by reason:\n");
@@ -310,16 +333,16 @@ static void render_text(struct types_cli *t, const struct pms_typeprof_result *r
 			       share(r->unresolved[i], r->total), pms_type_status_name(i));
 }
 
-int types_cli_render(struct types_cli *t, bool json, size_t top)
+int types_cli_render(struct pms_typeprof *tp, bool json, size_t top)
 {
 	struct pms_typeprof_result r;
-	if (pms_typeprof_result(t->tp, &r) < 0) {
+	if (pms_typeprof_result(tp, &r) < 0) {
 		fprintf(stderr, "pmuscope: report: types: %s\n", pms_error_last());
 		return 1;
 	}
 	if (json)
-		render_json(t, &r);
+		render_json(tp, &r);
 	else
-		render_text(t, &r, top);
+		render_text(tp, &r, top);
 	return 0;
 }

@@ -42,7 +42,9 @@
 #include "pmuscope/recorder.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
+#include "pmuscope/sorthist.h"
 #include "pmuscope/sys.h"
+#include "pmuscope/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,6 +122,22 @@ void pms_session_free(struct pms_session *s);
  * was not given at the open (borrowed, must outlive the session); before
  * the report. */
 void pms_session_set_sys(struct pms_session *s, struct pms_sys *sys);
+
+/* The data-type sink (pmuscope/types.h, issue 29): every sample's IP is
+ * placed in the executable mappings of the side-band and resolved to a type
+ * and member, live and from files alike; after the files' profile and call
+ * paths, before the callbacks.  Before pms_session_start / pms_session_run
+ * (PMS_EINVAL after a files session ran); 0, PMS_ENOMEM.  A files session
+ * with it decodes its files one after the other.  The profile is the
+ * session's (NULL without the sink). */
+int pms_session_set_types(struct pms_session *s);
+struct pms_typeprof *pms_session_typeprof(const struct pms_session *s);
+/* Feed a sort histogram (pmuscope/sorthist.h), handed over: the session
+ * frees it (also on failure; the caller reads it, pms_sorthist_result,
+ * until pms_session_free); its type keys attach the types sink.  Before
+ * the run, once; 0, PMS_EINVAL, PMS_ENOMEM.  The names of its sym, dso and
+ * symbol_daddr keys come through the session's sys (none without). */
+int pms_session_set_sort(struct pms_session *s, struct pms_sorthist *h);
 
 /* Live: write the recording to fd as well (pms_liverun_record: the
  * recorder after the sinks); before pms_session_start. */

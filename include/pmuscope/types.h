@@ -74,10 +74,11 @@ const char *pms_type_status_name(enum pms_type_status s); /* "no-debug", ... */
 const char *pms_type_via_name(enum pms_type_via v);       /* "global", ... */
 
 /* The sort keys perf names (perf report -s type,typeoff,typecln), for one
- * sample's hit, in perf's text: "struct rec", "struct rec +0x18 (a.b[3].c)"
- * (perf stops the member at the first array; this names the element),
- * "struct rec: cache-line 0"; "(unknown)" for an unresolved hit.  Returns
- * what snprintf returns. */
+ * sample's hit, in perf 6.12's text: "struct rec", "struct rec +0x18 (a.b)"
+ * (the member stops at the first array, as perf's does; the hit's member
+ * names the element), "struct rec: cache-line 0"; an unresolved hit
+ * "(unknown)", "(unknown) +0 (no field)", "(unknown): cache-line 0".
+ * Returns what snprintf returns. */
 enum pms_type_key { PMS_TYPE_KEY_TYPE = 0, PMS_TYPE_KEY_TYPEOFF, PMS_TYPE_KEY_TYPECLN };
 int pms_type_hit_key(const struct pms_type_hit *h, enum pms_type_key key, char *buf,
 		     size_t len);
@@ -132,6 +133,7 @@ struct pms_typeprof_sample {
 	bool has_weight;
 	int mem_node, cpu_node; /* < 0 unknown */
 	int store;          /* 1 store, 0 load, -1 unknown (the decode decides) */
+	bool hitm;          /* the data source says a modified line in another cache */
 };
 
 struct pms_typeprof_row {
@@ -145,6 +147,8 @@ struct pms_typeprof_row {
 	size_t threads;               /* distinct threads */
 	size_t writer_threads;        /* distinct threads that stored */
 	uint64_t via[PMS_TYPE_VIA__COUNT];
+	uint64_t hitm;                /* samples whose data source says HITM */
+	uint64_t cpu_nodes, mem_nodes; /* node spread: bit n for node n (< 64) */
 };
 
 /* One cache line of a type (perf's typecln): members that different
@@ -176,6 +180,48 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 struct pms_typeres *pms_typeprof_resolver(struct pms_typeprof *p);
 /* The table so far (sorted; latency percentiles computed). */
 int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out);
+
+/* ---- advice per type (issue 29) ----------------------------------------- */
+
+enum pms_type_advice_kind {
+	/* members of one cache line written by different threads (false
+	 * sharing): each written member moved to a line of its own */
+	PMS_TYPE_ADVICE_PAD = 1,
+	/* the hot members spread over more lines than they fill: hot members
+	 * first, the cold ones after (or split into a struct of their own) */
+	PMS_TYPE_ADVICE_HOTCOLD,
+	/* hot members mostly accessed remotely from several nodes: one copy
+	 * per node (per-node data) */
+	PMS_TYPE_ADVICE_PERNODE,
+};
+
+struct pms_type_advice {
+	enum pms_type_advice_kind kind;
+	const char *type;
+	uint64_t line;                 /* PAD: the cache line (offset / 64) */
+	bool elements;                 /* PAD: the writes are to elements of one
+					* array member: align its elements to a
+					* line (no layout proposed) */
+	const char **members;          /* the members it is about (top-level names) */
+	size_t n_members;
+	uint64_t samples, stores, hitm, remote, node_known;
+	uint64_t cpu_nodes;            /* node spread of the accesses (bit n: node n) */
+	size_t writer_threads;
+	/* PAD, HOTCOLD: the proposed layout (offsets, sizes, holes as padding)
+	 * and its size; lines_before / lines_after: the cache lines the hot
+	 * (HOTCOLD) or written (PAD) members touch */
+	struct pms_type_field *layout;
+	size_t n_layout;
+	uint64_t size_after, lines_before, lines_after;
+};
+
+/* The advice for the profile's types so far, most sampled first; the
+ * strings are the profile's.  *out is the caller's
+ * (pms_type_advice_free).  It builds the result again (pms_typeprof_result:
+ * rows and lines got before are no longer valid).  0 (*n may be 0),
+ * PMS_ENOMEM. */
+int pms_typeprof_advise(struct pms_typeprof *p, struct pms_type_advice **out, size_t *n);
+void pms_type_advice_free(struct pms_type_advice *a, size_t n);
 
 PMS_API_END
 #ifdef __cplusplus

@@ -16,6 +16,8 @@
 
 #include "pmuscope/session.h"
 #include "session/symkeep.h"
+#include "session/sorthist_int.h"
+#include "session/types_sink.h"
 #include "util/error.h"
 #include "util/opts.h"
 
@@ -36,6 +38,8 @@ struct pass {
 	struct pms_pathprof *paths;
 	struct pms_advisor *adv;
 	struct pms_c2c *c2c;
+	struct types_sink *types; /* pms_session_set_types */
+	struct pms_sorthist *sort; /* pms_session_set_sort */
 	bool prof_samples;       /* the profile takes the samples (not only maps) */
 	const struct sfile *f;   /* the file being read */
 	bool started;            /* its first sample came: its headers are known */
@@ -148,6 +152,29 @@ static void pass_started(struct pass *ps)
 	}
 }
 
+/* The types sink and the sort histogram (its type keys take the sink's
+ * hit), files and live alike. */
+static int extra_sample(struct pass *ps, const struct pms_memsrc_sample *x)
+{
+	struct pms_type_hit hit;
+	int rc = ps->types ? types_sink_sample(ps->types, x, &hit) : 0;
+	if (rc >= 0 && ps->sort) {
+		sorthist_bind(ps->sort, ps->s->sys, ps->f ? pms_perfdata_reader_info(ps->f->r) : NULL);
+		rc = sorthist_sample(ps->sort, x, ps->types ? &hit : NULL);
+	}
+	return rc;
+}
+
+static int extra_sideband(struct pass *ps, const struct pms_record *rec)
+{
+	int rc = ps->types ? types_sink_sideband(ps->types, rec) : 0;
+	if (rc >= 0 && ps->sort) {
+		sorthist_bind(ps->sort, ps->s->sys, ps->f ? pms_perfdata_reader_info(ps->f->r) : NULL);
+		rc = sorthist_sideband(ps->sort, rec);
+	}
+	return rc;
+}
+
 static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 {
 	struct pass *ps = ud;
@@ -188,6 +215,8 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 					  x->path.how == PMS_CALLGRAPH_DWARF && ps->prof
 						  ? pms_memprof_maps(ps->prof)
 						  : NULL);
+	if (rc >= 0 && (ps->types || ps->sort))
+		rc = extra_sample(ps, x);
 	if (rc >= 0 && ps->s->cb.sample)
 		rc = ps->s->cb.sample(ps->s->o.ud, x);
 	return rc;
@@ -207,6 +236,8 @@ static int file_sideband(void *ud, const struct pms_record *rec, size_t attr_idx
 	 * and data as the aggregate profile does. */
 	if (ps->prof && !(rec->type == PMS_RECORD_COMM && (rec->misc & PMS_MISC_COMM_EXEC)))
 		rc = pms_memprof_sideband(ps->prof, rec, NULL);
+	if (rc >= 0 && (ps->types || ps->sort))
+		rc = extra_sideband(ps, rec);
 	if (rc >= 0 && ps->s->cb.sideband)
 		rc = ps->s->cb.sideband(ps->s->o.ud, rec, attr_idx);
 	return rc;
@@ -228,6 +259,8 @@ static int live_sample(void *ud, const struct pms_memsrc_sample *x)
 					  s->ps.prof ? pms_memprof_maps_pid(s->ps.prof,
 									  (pid_t)x->ms.pid)
 						     : NULL);
+	if (rc >= 0 && (s->ps.types || s->ps.sort))
+		rc = extra_sample(&s->ps, x);
 	if (rc >= 0 && s->cb.sample)
 		rc = s->cb.sample(s->o.ud, x);
 	return rc;
@@ -236,7 +269,8 @@ static int live_sample(void *ud, const struct pms_memsrc_sample *x)
 static int live_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 {
 	struct pms_session *s = ud;
-	return s->cb.sideband ? s->cb.sideband(s->o.ud, rec, attr_idx) : 0;
+	int rc = s->ps.types || s->ps.sort ? extra_sideband(&s->ps, rec) : 0;
+	return rc >= 0 && s->cb.sideband ? s->cb.sideband(s->o.ud, rec, attr_idx) : rc;
 }
 
 static void live_progress(void *ud, const struct pms_liverun_progress *p)
@@ -391,6 +425,8 @@ void pms_session_free(struct pms_session *s)
 	pms_pathprof_free(s->ps.paths);
 	pms_advisor_free(s->ps.adv);
 	pms_c2c_free(s->ps.c2c);
+	types_sink_free(s->ps.types);
+	pms_sorthist_free(s->ps.sort);
 	pms_memprof_free(s->ps.prof);
 	pms_memprof_free(s->prof_before);
 	for (size_t i = 0; i < s->nfiles; i++) {
@@ -417,6 +453,33 @@ void pms_session_set_sys(struct pms_session *s, struct pms_sys *sys)
 {
 	if (!s->run && !s->sys)
 		s->sys = sys;
+}
+
+int pms_session_set_types(struct pms_session *s)
+{
+	if (s->ran)
+		return pms_err(PMS_EINVAL, "pms_session_set_types: after the run started");
+	return s->ps.types ? 0 : types_sink_new(&s->ps.types);
+}
+
+struct pms_typeprof *pms_session_typeprof(const struct pms_session *s)
+{
+	return s->ps.types ? types_sink_profile(s->ps.types) : NULL;
+}
+
+int pms_session_set_sort(struct pms_session *s, struct pms_sorthist *h)
+{
+	int rc = 0;
+	if (s->ran || s->ps.sort)
+		rc = pms_err(PMS_EINVAL, "pms_session_set_sort: after the run or a second time");
+	else if (sorthist_wants_types(h))
+		rc = pms_session_set_types(s);
+	if (rc < 0) {
+		pms_sorthist_free(h);
+		return rc;
+	}
+	s->ps.sort = h;
+	return 0;
 }
 
 /* ---- files ---------------------------------------------------------------- */
@@ -552,7 +615,7 @@ out:
 static bool parallel_ok(const struct pms_session *s)
 {
 	if (s->nfiles < 2 || !s->ps.prof || !s->po.aggregate || s->ps.adv || s->ps.c2c ||
-	    s->cb.sample || s->cb.sideband)
+	    s->ps.types || s->ps.sort || s->cb.sample || s->cb.sideband)
 		return false;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct sfile *f = &s->files[i];
@@ -577,7 +640,7 @@ static int files_run(struct pms_session *s)
 	 * decoded in parallel.  Otherwise one after the other into the one
 	 * profile, each opened when its turn comes. */
 	bool parallel = s->nfiles > 1 && s->ps.prof && s->po.aggregate && !s->ps.adv &&
-			!s->ps.c2c && !s->cb.sample && !s->cb.sideband;
+			!s->ps.c2c && !s->ps.types && !s->ps.sort && !s->cb.sample && !s->cb.sideband;
 	for (size_t i = 0; parallel && i < s->nfiles; i++) {
 		if (!strcmp(s->files[i].path, "-"))
 			break;

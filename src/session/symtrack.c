@@ -10,6 +10,7 @@
 #include "pmuscope/symbols.h"
 #include "pmuscope/symtrack.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 struct tproc {
 	uint32_t pid;
@@ -38,9 +39,9 @@ struct pms_symtrack {
 		uint64_t start, end;
 		char name[64]; /* perf's short name: "[kvm]" */
 	} *mods;
-	size_t nmods;
+	size_t nmods, capmods;
 	struct tproc *p;
-	size_t np, last;
+	size_t np, capp, last;
 	struct tentry *c;
 	size_t ccap, cused;
 	/* names, module paths and source files, interned: a cached name
@@ -148,11 +149,9 @@ static struct tproc *proc_get(struct pms_symtrack *t, uint32_t pid, bool make)
 			return &t->p[t->last = i];
 	if (!make)
 		return NULL;
-	struct tproc *v = realloc(t->p, (t->np + 1) * sizeof(*v));
-	if (!v)
+	if (pms_grow(&t->p, &t->capp, t->np + 1, sizeof(*t->p), 8, "symtrack: processes") < 0)
 		return NULL;
-	t->p = v;
-	struct tproc *p = &v[t->np];
+	struct tproc *p = &t->p[t->np];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->stale = true;
@@ -218,11 +217,11 @@ static int copy_maps(struct pms_maps *to, const struct pms_maps *from)
 /* A kernel module's map; perf names it [base name without .ko...]. */
 static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
 {
-	struct kmod *v = realloc(t->mods, (t->nmods + 1) * sizeof(*v));
-	if (!v)
-		return pms_err(PMS_ENOMEM, "symtrack: no memory");
-	t->mods = v;
-	struct kmod *k = &v[t->nmods++];
+	int rc = pms_grow(&t->mods, &t->capmods, t->nmods + 1, sizeof(*t->mods), 8,
+			  "symtrack: modules");
+	if (rc < 0)
+		return rc;
+	struct kmod *k = &t->mods[t->nmods++];
 	const char *b = strrchr(m->filename, '/');
 	b = b ? b + 1 : m->filename;
 	k->start = m->addr;

@@ -9,6 +9,7 @@
 
 #include "types/typeres_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 struct gv_list {
 	struct ty_gvar *v;
@@ -17,14 +18,9 @@ struct gv_list {
 
 static int gv_push(struct gv_list *l, const struct ty_gvar *g)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct ty_gvar *nv = realloc(l->v, nc * sizeof(*nv));
-		if (!nv)
-			return pms_err(PMS_ENOMEM, "types: globals");
-		l->v = nv;
-		l->cap = nc;
-	}
+	int rc = pms_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64, "types: globals");
+	if (rc < 0)
+		return rc;
 	l->v[l->n++] = *g;
 	return 0;
 }

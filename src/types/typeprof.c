@@ -6,6 +6,7 @@
 
 #include "pmuscope/types.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 struct tp_row {
 	struct pms_typeprof_row r;
@@ -57,25 +58,12 @@ void pms_typeprof_free(struct pms_typeprof *p)
 	free(p);
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t el)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 8;
-	void *nv = realloc(*v, nc * el);
-	if (!nv)
-		return pms_err(PMS_ENOMEM, "types: profile");
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 static int add_tid(uint32_t **v, size_t *n, size_t *cap, uint32_t tid)
 {
 	for (size_t i = 0; i < *n; i++)
 		if ((*v)[i] == tid)
 			return 0;
-	int rc = grow((void **)v, cap, *n, sizeof(**v));
+	int rc = pms_grow(v, cap, *n + 1, sizeof(**v), 8, "types: threads");
 	if (rc < 0)
 		return rc;
 	(*v)[(*n)++] = tid;
@@ -121,7 +109,7 @@ static struct tp_row *row_of(struct pms_typeprof *p, const struct pms_type_hit *
 		if (w->r.type == h->type && w->r.member == h->member)
 			return w;
 	}
-	if (grow((void **)&p->rows, &p->cap, p->n, sizeof(*p->rows)) < 0)
+	if (pms_grow(&p->rows, &p->cap, p->n + 1, sizeof(*p->rows), 8, "types: rows") < 0)
 		return NULL;
 	p->idx[j] = p->n + 1;
 	struct tp_row *w = &p->rows[p->n++];
@@ -171,13 +159,19 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 	else
 		w->r.loads++;
 	w->r.via[h.via]++;
+	w->r.hitm += s->hitm;
+	if (s->cpu_node >= 0 && s->cpu_node < 64)
+		w->r.cpu_nodes |= 1ull << s->cpu_node;
+	if (s->mem_node >= 0 && s->mem_node < 64)
+		w->r.mem_nodes |= 1ull << s->mem_node;
 	if (s->mem_node >= 0 && s->cpu_node >= 0) {
 		w->r.node_known++;
 		if (s->mem_node != s->cpu_node)
 			w->r.remote++;
 	}
 	if (s->has_weight && s->weight) {
-		if ((rc = grow((void **)&w->lat, &w->caplat, w->nlat, sizeof(*w->lat))) < 0)
+		if ((rc = pms_grow(&w->lat, &w->caplat, w->nlat + 1, sizeof(*w->lat), 8,
+				   "types: latencies")) < 0)
 			return rc;
 		w->lat[w->nlat++] = s->weight;
 	}

@@ -9,6 +9,7 @@
 
 #include "types/typeres_int.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define TY_MAX_BINS 64
 #define TY_WALK_MAX 4096
@@ -706,15 +707,10 @@ int pms_typeres_layout(struct pms_typeres *r, const char *type, struct pms_type_
 			continue;
 		if (dwarf_attr(&m, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &off) != 0)
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct pms_type_field *nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				*n = 0;
-				return pms_err(PMS_ENOMEM, "types: layout");
-			}
-			v = nv;
+		if (pms_grow(&v, &cap, *n + 1, sizeof(*v), 16, "types: layout") < 0) {
+			free(v);
+			*n = 0;
+			return PMS_ENOMEM;
 		}
 		char tn[256];
 		ty_name(&mt, tn, sizeof(tn));

@@ -26,6 +26,7 @@ owner = {
     "armpmu": "catalog", "pmuv3": "catalog", "ibsfwd": "event", "branchrules": "event", "uncore_enc": "catalog",
     "ring": "sample", "sampler": "sample", "memsrc": "sample", "memdeco": "sample",
     "selfmon": "count", "countrun": "count", "c2c": "report", "symtrack": "session",
+    "sorthist": "session",
 }
 allowed = {}
 text = open(os.path.join(top, "src/README.md")).read()

@@ -25,9 +25,11 @@ fi
 # perf's rows: "  12.34%   5  VALUE" -> "VALUE<TAB>5", sorted
 perf_rows() { # KEY FILE
   local mm=""
-  case $1 in mem|snoop|tlb|locked) mm=--mem-mode;; esac
+  case $1 in mem|snoop|tlb|locked|symbol_daddr) mm=--mem-mode;; esac
   perf report $mm -i "$2" --stdio -n -s "$1" 2>/dev/null | grep -v '^#' | grep . |
     sed -E 's/^ *[0-9.]+% +([0-9]+) +(.*[^ ]) *$/\2\t\1/' |
+    # --mem-mode adds perf's IPC columns ("-  -") to symbol_daddr
+    sed -E 's/ +- +-\t/\t/' |
     if [ "$1" = pid ]; then sed -E 's/^ *([0-9]+):[^\t]*/\1/'; else cat; fi |
     # perf prints a table per event; pmuscope's is over all of them
     awk -F'\t' '{ n[$1] += $2 } END { for (k in n) print k "\t" n[k] }' | sort
@@ -42,6 +44,29 @@ for f in "${files[@]}"; do
     pms_rows $k "$f" >"$tmp/m"
     [ -s "$tmp/p" ] || { echo "SKIP $k on $(basename "$f"): perf gives no rows" >&2; continue; }
     diff "$tmp/p" "$tmp/m" >"$tmp/d" || bad "-s $k on $(basename "$f"): rows differ from perf's (perf <, pmuscope >): $(head -6 "$tmp/d")"
+  done
+done
+# comm and dso: equal rows (the side-band's names at each sample's point)
+for f in "${files[@]:1}"; do
+  for k in comm dso; do
+    perf_rows $k "$f" >"$tmp/p"
+    pms_rows $k "$f" >"$tmp/m"
+    [ -s "$tmp/p" ] || { echo "SKIP $k: perf gives no rows" >&2; continue; }
+    diff "$tmp/p" "$tmp/m" >"$tmp/d" || bad "-s $k on $(basename "$f"): rows differ from perf's (perf <, pmuscope >): $(head -6 "$tmp/d")"
+  done
+  # sym and symbol_daddr: perf names some addresses by another alias
+  # (__GI_x for x, __x_ifunc, a PLT entry) or by a data object where
+  # pmuscope keeps the raw address: at least 85% of the samples in rows
+  # equal to perf's, the others listed
+  for k in sym symbol_daddr; do
+    perf_rows $k "$f" >"$tmp/p"
+    pms_rows $k "$f" >"$tmp/m"
+    [ -s "$tmp/p" ] || continue
+    same=$(comm -12 "$tmp/p" "$tmp/m" | awk -F'\t' '{ s += $2 } END { print s + 0 }')
+    all=$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$tmp/p")
+    echo "-s $k on $(basename "$f"): $same of $all samples in rows equal to perf's" >&2
+    comm -3 "$tmp/p" "$tmp/m" | head -8 >&2
+    [ $((same * 100)) -ge $((all * 85)) ] || bad "-s $k: only $same of $all samples in rows equal to perf's"
   done
 done
 f=${files[-1]}

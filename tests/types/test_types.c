@@ -104,8 +104,14 @@ static void expect(struct pms_typeres *r, const char *exe, uint64_t bias, const 
 	char want[300], got[300];
 	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPE, got, sizeof(got));
 	CHECK_EQ_STR(got, type);
-	snprintf(want, sizeof(want), "%s +%#llx (%s)", type, (unsigned long long)offset,
-		 member[0] ? member : "no field");
+	/* perf's member name stops at the first array */
+	int cut = (int)strcspn(member, "[");
+	if (cut)
+		snprintf(want, sizeof(want), "%s +%#llx (%.*s)", type, (unsigned long long)offset,
+			 cut, member);
+	else
+		snprintf(want, sizeof(want), "%s +%#llx (no field)", type,
+			 (unsigned long long)offset);
 	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, got, sizeof(got));
 	CHECK_EQ_STR(got, want);
 	snprintf(want, sizeof(want), "%s: cache-line %lld", type, (long long)offset / 64);
@@ -142,6 +148,10 @@ PMS_TEST(globals_by_address_name_members)
 	CHECK(h.status == PMS_TYPE_NO_BINARY);
 	char key[32];
 	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPEOFF, key, sizeof(key));
+	CHECK_EQ_STR(key, "(unknown) +0 (no field)");
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPECLN, key, sizeof(key));
+	CHECK_EQ_STR(key, "(unknown): cache-line 0");
+	pms_type_hit_key(&h, PMS_TYPE_KEY_TYPE, key, sizeof(key));
 	CHECK_EQ_STR(key, "(unknown)");
 	CHECK(!strcmp(pms_type_status_name(PMS_TYPE_NO_DEBUG), "no-debug"));
 	pms_typeres_free(r);
@@ -192,6 +202,117 @@ PMS_TEST(tls_through_the_fs_operand)
 		CHECK(h.via == PMS_TYPE_VIA_TLS && h.store);
 	}
 	pms_typeres_free(r);
+}
+
+/* The advice on a generated layout: a and b, written by two threads on one
+ * line (pad), the hot members a, b, c, hot2 on lines 0, 1 and 3 (hot/cold:
+ * one line when put first), c mostly accessed remotely from two nodes
+ * (per node). */
+struct t_adv {
+	long a, b;
+	char cold1[48];
+	long c;
+	char cold2[168];
+	long hot2;
+};
+struct t_adv t_adv_g;
+
+struct exec_map {
+	uint64_t start, pgoff;
+};
+
+static int exec_cb(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	(void)size;
+	struct exec_map *m = ud;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			m->start = info->dlpi_addr + (ph->p_vaddr & ~(uint64_t)0xfff);
+			m->pgoff = ph->p_offset & ~(uint64_t)0xfff;
+			break;
+		}
+	}
+	return 1; /* the first is the program */
+}
+
+static void adv_add(struct pms_typeprof *p, const char *exe, const struct exec_map *m,
+		    const void *addr, uint32_t tid, int store, int cpu_node, int mem_node, int times)
+{
+	struct pms_typeprof_sample s = { 0 };
+	s.path = exe;
+	s.map_start = m->start;
+	s.map_pgoff = m->pgoff;
+	s.ip = (uint64_t)(uintptr_t)&adv_add;
+	s.addr = (uint64_t)(uintptr_t)addr;
+	s.has_addr = true;
+	s.tid = tid;
+	s.store = store;
+	s.cpu_node = cpu_node;
+	s.mem_node = mem_node;
+	s.hitm = store == 0 && tid == 2;
+	for (int i = 0; i < times; i++)
+		CHECK_OK(pms_typeprof_add(p, &s, NULL));
+}
+
+static const struct pms_type_advice *adv_find(const struct pms_type_advice *a, size_t n,
+					      enum pms_type_advice_kind kind)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == kind && !strcmp(a[i].type, "struct t_adv"))
+			return &a[i];
+	return NULL;
+}
+
+PMS_TEST(advice_pad_hotcold_pernode)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	struct exec_map m = { 0, 0 };
+	dl_iterate_phdr(exec_cb, &m);
+	struct pms_typeprof *p;
+	CHECK_OK(pms_typeprof_new(&p));
+	adv_add(p, exe, &m, &t_adv_g.a, 1, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv_g.b, 2, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv_g.b, 2, 0, 0, 0, 5);
+	adv_add(p, exe, &m, &t_adv_g.c, 3, 0, 1, 0, 12);
+	adv_add(p, exe, &m, &t_adv_g.c, 1, 0, 0, 0, 3);
+	adv_add(p, exe, &m, &t_adv_g.hot2, 1, 0, 0, 0, 10);
+	adv_add(p, exe, &m, &t_adv_g.cold1[3], 1, 0, 0, 0, 1);
+	struct pms_type_advice *a = NULL;
+	size_t na = 0;
+	CHECK_OK(pms_typeprof_advise(p, &a, &na));
+	const struct pms_type_advice *pad = adv_find(a, na, PMS_TYPE_ADVICE_PAD);
+	CHECK(pad != NULL);
+	if (pad) {
+		CHECK(pad->line == 0 && pad->n_members == 2 && pad->writer_threads == 2);
+		CHECK(!pad->elements);
+		CHECK(pad->n_members == 2 && !strcmp(pad->members[0], "a") &&
+		      !strcmp(pad->members[1], "b"));
+		CHECK(pad->hitm == 5 && pad->stores == 40);
+		/* a and b each on a line of their own, cold1 after b's line */
+		CHECK(pad->n_layout == 6 && pad->layout[0].offset == 0 &&
+		      pad->layout[1].offset == 64 && pad->layout[2].offset == 128);
+		CHECK(pad->layout[0].hole == 56 && pad->lines_before == 1 && pad->lines_after == 2);
+	}
+	const struct pms_type_advice *hc = adv_find(a, na, PMS_TYPE_ADVICE_HOTCOLD);
+	CHECK(hc != NULL);
+	if (hc) {
+		CHECK(hc->lines_before == 3 && hc->lines_after == 1);
+		CHECK(hc->n_members == 4 && hc->n_layout == 6);
+		CHECK(hc->n_layout == 6 && !strcmp(hc->layout[0].name, "b") &&
+		      !strcmp(hc->layout[5].name, "cold2") && hc->layout[3].offset == 24);
+	}
+	const struct pms_type_advice *pn = adv_find(a, na, PMS_TYPE_ADVICE_PERNODE);
+	CHECK(pn != NULL);
+	if (pn) {
+		CHECK(pn->n_members == 1 && !strcmp(pn->members[0], "c"));
+		CHECK(pn->remote == 12 && pn->node_known == 15 && pn->cpu_nodes == 3);
+	}
+	pms_type_advice_free(a, na);
+	pms_typeprof_free(p);
 }
 
 PMS_TEST_MAIN()

@@ -1,0 +1,96 @@
+/* The session's data-type sink (types_sink.h): moved from the CLI's
+ * report --types callbacks, so that a live run and files share it. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pmuscope/datasrc.h"
+#include "pmuscope/symbols.h"
+#include "session/types_sink.h"
+#include "util/error.h"
+
+struct types_sink {
+	struct pms_typeprof *tp;
+	struct pms_maps *maps;
+};
+
+int types_sink_new(struct types_sink **out)
+{
+	struct types_sink *t = calloc(1, sizeof(*t));
+	if (!t)
+		return pms_err(PMS_ENOMEM, "types: sink");
+	int rc = pms_typeprof_new(&t->tp);
+	if (rc == 0)
+		rc = pms_maps_new(&t->maps);
+	if (rc < 0) {
+		types_sink_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void types_sink_free(struct types_sink *t)
+{
+	if (!t)
+		return;
+	pms_typeprof_free(t->tp);
+	pms_maps_free(t->maps);
+	free(t);
+}
+
+int types_sink_sideband(struct types_sink *t, const struct pms_record *rec)
+{
+	if (rec->type != PMS_RECORD_MMAP && rec->type != PMS_RECORD_MMAP2)
+		return 0;
+	const struct pms_rec_mmap *m = &rec->mmap;
+	bool exec = rec->type == PMS_RECORD_MMAP2 ? (m->prot & PROT_EXEC) != 0
+						 : !(rec->misc & PMS_MISC_MMAP_DATA);
+	if (!exec || !m->filename)
+		return 0;
+	/* a mapping the maps refuse (empty) is left out, not fatal */
+	int rc = pms_maps_add(t->maps, m->addr, m->len, m->pgoff, m->ino, true, m->filename);
+	return rc == PMS_ENOMEM ? rc : 0;
+}
+
+int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,
+		      struct pms_type_hit *hit)
+{
+	const struct pms_memsample *ms = &x->ms;
+	if (!(ms->valid & PMS_MS_IP)) {
+		if (hit) {
+			memset(hit, 0, sizeof(*hit));
+			hit->status = PMS_TYPE_NO_BINARY;
+		}
+		return 0;
+	}
+	struct pms_typeprof_sample s = { 0 };
+	s.ip = ms->ip;
+	s.addr = ms->addr;
+	s.has_addr = (ms->valid & PMS_MS_ADDR) != 0;
+	s.kernel = (ms->valid & PMS_MS_KERNEL_IP) != 0;
+	s.tid = ms->tid;
+	s.weight = ms->weight;
+	s.has_weight = (ms->valid & PMS_MS_WEIGHT) != 0;
+	s.mem_node = x->mem_node;
+	s.cpu_node = x->cpu_node;
+	s.store = -1;
+	if (ms->valid & PMS_MS_DATA_SRC) {
+		uint64_t op = ms->data_src & 0x1f;
+		s.store = op & PMS_MEM_OP_STORE ? 1 : op & PMS_MEM_OP_LOAD ? 0 : -1;
+		s.hitm = !strcmp(pms_datasrc_stat_snoop(ms->data_src), "HitM");
+	}
+	const struct pms_map *m = s.kernel ? NULL : pms_maps_find(t->maps, ms->ip);
+	if (m && m->kind == PMS_MAP_FILE) {
+		s.path = m->path;
+		s.map_start = m->start;
+		s.map_pgoff = m->pgoff;
+	}
+	int rc = pms_typeprof_add(t->tp, &s, hit);
+	return rc < 0 ? rc : 0;
+}
+
+struct pms_typeprof *types_sink_profile(struct types_sink *t)
+{
+	return t->tp;
+}

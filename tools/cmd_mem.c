@@ -1032,6 +1032,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (pms_session_set_alloc(ses, afd, ac.rate, ac.threshold) < 0)
 			snprintf(ac.why, sizeof(ac.why), "allocations are not tracked: %s",
 				 pms_error_last());
+		else
+			ma.track_sites = true; /* --advise per allocation site (issue 28) */
 	}
 	if (orc < 0) {
 		char hint[512];
@@ -1172,7 +1174,9 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (ac.want && !ac.why[0] && ma.phase != 1 &&
 	    pms_session_alloc_report(ses, rep, &arep) < 0)
 		snprintf(ac.why, sizeof(ac.why), "allocation sites: %s", pms_error_last());
-	ac.ar = arep;
+	if (arep && mem_advise_sites(&ma, ses, rep, arep) < 0)
+		goto out;
+	ac.ar = arep ? arep : ma.own_ar; /* --apply: the first measurement's sites */
 	ac.paths = prep;
 	ac.rep = rep;
 	ac.samples = o.samples;

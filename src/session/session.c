@@ -1122,6 +1122,12 @@ static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_fr
 	f->module = strdup(sym.module ? sym.module : "");
 }
 
+long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr, uint64_t time,
+			      struct pms_alloc_info *info)
+{
+	return s && s->alloc ? pms_alloc_table_lookup(s->alloc, pid, addr, time, info) : -1;
+}
+
 int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
 			     struct pms_alloc_report **out)
 {

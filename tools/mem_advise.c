@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc_render.h"
 #include "mem_advise.h"
 #include "pmuscope/error.h"
 #include "pmuscope/symbols.h"
@@ -103,35 +104,6 @@ static bool sites_apply(struct mem_advise *ma, struct pms_sys *sys,
 	return true;
 }
 
-/* The site's source frame: the first with a file (frame 0 may be in a
- * wrapper such as operator new), and the function that called it. */
-static void site_where(const struct pms_alloc_site *s, char *buf, size_t len)
-{
-	size_t f = 0;
-	while (f < s->nframes && !s->frames[f].file)
-		f++;
-	if (f == s->nframes)
-		f = 0;
-	if (!s->nframes) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	const struct pms_alloc_frame *a = &s->frames[f];
-	const char *file = a->file ? (strrchr(a->file, '/') ? strrchr(a->file, '/') + 1 : a->file)
-				   : NULL;
-	char at[256], fn[256];
-	if (file)
-		snprintf(at, sizeof(at), "%s:%d", file, a->line);
-	else
-		snprintf(at, sizeof(at), "0x%" PRIx64, a->ip);
-	if (f + 1 < s->nframes && s->frames[f + 1].func)
-		snprintf(fn, sizeof(fn), " (%s <- %s)", a->func ? a->func : "?",
-			 s->frames[f + 1].func);
-	else
-		snprintf(fn, sizeof(fn), " (%s)", a->func ? a->func : "?");
-	snprintf(buf, len, "%s%s", at, fn);
-}
-
 static const struct pms_alloc_site *site_of(const struct mem_advise *ma,
 					    const struct pms_site_advice *it)
 {
@@ -144,7 +116,7 @@ static void site_line(const struct pms_site_advice *it, const struct pms_alloc_s
 {
 	char where[600] = "?", act[128];
 	if (s)
-		site_where(s, where, sizeof(where));
+		alloc_site_where(s, where, sizeof(where));
 	if (it->action == PMS_ADVICE_MOVE)
 		snprintf(act, sizeof(act), "allocate on node %d", it->target);
 	else if (it->action == PMS_ADVICE_INTERLEAVE) {
@@ -233,7 +205,7 @@ static void sites_json(struct json *j, const struct mem_advise *ma,
 		cli_json_begin_object(j, NULL);
 		cli_json_uint(j, "site", it->site);
 		if (s)
-			site_where(s, where, sizeof(where));
+			alloc_site_where(s, where, sizeof(where));
 		cli_json_str(j, "where", where);
 		site_line(it, s, line, sizeof(line));
 		cli_json_str(j, "text", line);

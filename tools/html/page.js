@@ -51,6 +51,7 @@
       tb.selectAll("tr").remove();
       rows.forEach(function (r) {
         var tr = tb.append("tr");
+        if (r.hover) tr.attr("title", r.hover);
         cols.forEach(function (c) {
           var v = c.sort ? c.sort(r) : r[c.key];
           var td = tr.append("td").classed("num", !!c.num).classed("name", !!c.mono)
@@ -306,6 +307,32 @@
     { title: "mean latency", key: "latency", num: true, fmt: latf },
     { title: "remote", key: "remote", num: true, fmt: pctf },
     { title: "with node", key: "resolved", num: true, fmt: fmt }], siteRows(R.top.data_objects), true);
+
+  /* ---- allocation sites (issue 28): the call path on hover ---- */
+  var AS = R.allocation_sites;
+  if (AS && AS.tracked && AS.sites && AS.sites.length) {
+    var tas = section("Allocation sites");
+    note(tas, "Samples by the allocation that held their address at their time (" + fmt(AS.samples_placed) +
+      " of " + fmt(AS.samples_with_addr) + " samples with a data address). Hover a row for its allocation call path.");
+    var frameText = function (f) {
+      var file = f.file ? f.file.replace(/^.*\//, "") + ":" + f.line : null;
+      return (f.function || f.ip) + (file ? " (" + file + ")" : "");
+    };
+    table(tas, "t-allocs", [
+      { title: "allocated at", key: "where", mono: true }, { title: "kind", key: "kind" },
+      { title: "samples", key: "samples", num: true, fmt: fmt },
+      { title: "mean latency", key: "latency", num: true, fmt: latf },
+      { title: "remote", key: "remote", num: true, fmt: pctf },
+      { title: "allocations", key: "allocs", num: true, fmt: fmt },
+      { title: "bytes", key: "bytes", num: true, fmt: fmt }], AS.sites.map(function (s) {
+        var path = s.call_path || [];
+        var top = path.filter(function (f) { return f.file; })[0] || path[0];
+        return { where: top ? frameText(top) : "[" + s.kind + "]", kind: s.kind, samples: s.samples,
+          latency: s.latency_samples ? s.latency_total / s.latency_samples : null,
+          remote: s.resolved ? s.remote / s.resolved : null, allocs: s.allocations, bytes: s.bytes,
+          hover: path.map(frameText).join("\n\u2190 ") };
+      }), true);
+  }
 
   /* ---- flame graph (icicle) of call paths ---- */
   var fs = section("Call paths (icicle)");

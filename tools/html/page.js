@@ -341,6 +341,26 @@
       "Width = weight; colour = remote share (blue 0%, red 100%, grey: no node).");
   var ctl = fs.append("div");
   var flameDiv = fs.append("div");
+  /* A stack drawn (root first): a run of 4 or more "[unknown]" frames is one
+   * frame "[unknown] xN", and a stack deeper than ICICLE_DEPTH keeps its
+   * first ICICLE_DEPTH - 1 frames and one "[N more frames]" (issue 30 item
+   * 8: a 127-frame unknown column drew 2,000 px of blank).
+   * tests/cli/export_check.py folds the same way. */
+  var ICICLE_DEPTH = 48;
+  function foldDeep(names) {
+    var out = [];
+    for (var i = 0; i < names.length;) {
+      var j = i;
+      while (j < names.length && names[j].indexOf("[unknown]") === 0) j++;
+      if (j - i >= 4) { out.push("[unknown] x" + (j - i)); i = j; } else { out.push(names[i]); i++; }
+    }
+    if (out.length > ICICLE_DEPTH) {
+      var more = out.length - (ICICLE_DEPTH - 1);
+      out = out.slice(0, ICICLE_DEPTH - 1);
+      out.push("[" + more + " more frames]");
+    }
+    return out;
+  }
   function tree(weight) {
     var root = { name: "all", kids: {}, v: 0, self: 0, rem: 0, res: 0 };
     for (var q = 0; q < n; q++) {
@@ -356,7 +376,7 @@
         }
       };
       upd(nd);
-      var names = p.length ? p.slice().reverse().map(function (f) { return S.frames[f].name; }) : ["[no ip]"];
+      var names = foldDeep(p.length ? p.slice().reverse().map(function (f) { return S.frames[f].name; }) : ["[no ip]"]);
       names.forEach(function (nm) {
         nd = nd.kids[nm] = nd.kids[nm] || { name: nm, kids: {}, v: 0, self: 0, rem: 0, res: 0 };
         upd(nd);

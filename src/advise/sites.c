@@ -100,15 +100,23 @@ static int decide(struct pms_site_advice *it, const struct pms_advise_opts *o, u
 			 100 * it->share, 100 * hot);
 		return 0;
 	}
-	if (it->remote_hi < local) {
+	if (it->remote_hi < local || !it->remote) {
 		snprintf(it->reason, sizeof(it->reason),
-			 "already local: remote share at most %.1f %% (95 %% interval)", 100 * it->remote_hi);
+			 "already local: %llu of %llu accesses remote (share at most %.1f %%, 95 %% "
+			 "interval)", (unsigned long long)it->remote, (unsigned long long)it->resolved,
+			 100 * it->remote_hi);
 		return 0;
 	}
 	size_t nsh = 0;
 	for (size_t i = 0; i < it->ncpus; i++)
 		nsh += it->cpus[i].share >= shared;
 	if (nsh <= 1) {
+		if (it->nmems == 1 && it->mems[0].node == it->cpus[0].node) {
+			snprintf(it->reason, sizeof(it->reason),
+				 "already on node %d, where %.0f %% of its accesses come from",
+				 it->cpus[0].node, 100 * it->cpus[0].share);
+			return 0;
+		}
 		it->action = PMS_ADVICE_MOVE;
 		it->target = it->cpus[0].node;
 		snprintf(it->reason, sizeof(it->reason),

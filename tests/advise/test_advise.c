@@ -551,6 +551,25 @@ PMS_TEST(site_advice_moves_only_the_remote_site)
 }
 
 /* Threads of two nodes share a site's blocks: interleave them. */
+/* 34 local samples: the interval's upper bound is above 10 %, but nothing
+ * was remote: left, never "move to the node it is on" (seen live). */
+PMS_TEST(site_advice_leaves_local_site_with_few_samples)
+{
+	struct site_rep x;
+	memset(&x, 0, sizeof(x));
+	site_samples(&x, 0, &site_blocks[0], 34, 0, 0);
+	int calls = 0;
+	struct pms_site_plan *p = NULL;
+	CHECK_OK(pms_site_plan_new(&x.r, x.site, x.r.nall, site_lookup, &calls, NULL, &p));
+	CHECK(p && p->nitems == 1);
+	if (p && p->nitems == 1) {
+		CHECK(p->items[0].remote_hi >= 0.10);
+		CHECK_EQ_INT(p->items[0].action, PMS_ADVICE_LEAVE);
+		CHECK(strstr(p->items[0].reason, "already local") != NULL);
+	}
+	pms_site_plan_free(p);
+}
+
 PMS_TEST(site_advice_interleaves_shared_site)
 {
 	struct site_rep x;

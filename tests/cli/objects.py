@@ -9,8 +9,10 @@ with the software page-fault engine and every allocation tracked:
    totals = the JSON's sites; --html in headless Chromium: the allocation
    sites table, one row per site with its call path on hover;
  - --csv: alloc_site/alloc_where columns = the JSON's sample_sites;
- - --folded=alloc: one stack per call path, root first, its samples.
-objects.py PMUSCOPE PROGRAM"""
+ - --folded=alloc: one stack per call path, root first, its samples;
+ - --apply (LOOP, two blocks re-faulted for 3 s): the first measurement's
+   sites named (its own maps, not the second's fresh profile's).
+objects.py PMUSCOPE PROGRAM LOOP"""
 import csv, html, io, json, os, re, shutil, subprocess, sys, tempfile
 
 def run(cli, args, prog, d, name):
@@ -143,12 +145,27 @@ def check_advice(cli, prog, d):
     check_pprof(rep, pb, d)
     check_html(rep, page, d)
 
+def check_apply(cli, loop):
+    env = dict(os.environ, PMUSCOPE_NO_DAMON="1")
+    r = subprocess.run([cli, "mem", "--engine", "software", "--period", "1", "--alloc-rate", "0",
+                        "--quiet", "--apply", "--duration", "1", "--json", "--", loop, "3"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    adv = rep["advice"]
+    wh = sorted(a["where"] for a in adv["sites"] if a["samples"] >= 30)
+    assert any("(hot_a <- main)" in w for w in wh) and any("(hot_b <- main)" in w for w in wh), wh
+    assert all(w.startswith("alloc_loop.c:") for w in wh), wh
+    names = [s["call_path"][0]["function"] for s in rep["allocation_sites"]["sites"]]
+    assert "hot_a" in names and "hot_b" in names, names
+
 def main():
-    cli, prog = sys.argv[1], sys.argv[2]
+    cli, prog, loop = sys.argv[1], sys.argv[2], sys.argv[3]
     with tempfile.TemporaryDirectory() as d:
         check_advice(cli, prog, d)
         check_csv(cli, prog, d)
         check_folded(cli, prog, d)
+    check_apply(cli, loop)
     print("ok")
     return 0
 

@@ -713,6 +713,8 @@ void mem_advise_json(struct json *j, const struct mem_advise *ma,
 		cli_json_str(j, "note", ma->err);
 	if (ma->sites)
 		sites_json(j, ma, after, cmd);
+	else
+		cli_json_null(j, "sites"); /* no allocation tracking (a file, -p, -a) */
 	cli_json_bool(j, "sites_applied", ma->sites_applied);
 	cli_json_begin_array(j, "items");
 	for (size_t i = 0; i < p->nitems; i++) {

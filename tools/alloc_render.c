@@ -162,6 +162,13 @@ void alloc_cli_restore(struct alloc_cli *a)
 
 void alloc_cli_done(struct alloc_cli *a)
 {
+	for (size_t i = 0; i < a->nlabels; i++)
+		free(a->labels[i]);
+	free(a->labels);
+	a->labels = NULL;
+	a->nlabels = 0;
+	free(a->folded);
+	a->folded = NULL;
 	free(a->saved_preload);
 	a->saved_preload = NULL;
 	free(a->saved_asan);
@@ -294,4 +301,180 @@ void alloc_text_extra(const void *ud)
 		       s->allocs, s->est_bytes, pms_alloc_kind_name(s->kind));
 		text_path(s);
 	}
+}
+
+/* ---- sites in the other outputs (issue 28) ------------------------------ */
+
+void alloc_site_where(const struct pms_alloc_site *s, char *buf, size_t len)
+{
+	size_t f = 0;
+	if (!s->nframes) {
+		snprintf(buf, len, "[%s]", pms_alloc_kind_name(s->kind));
+		return;
+	}
+	while (f < s->nframes && !s->frames[f].file)
+		f++;
+	if (f == s->nframes)
+		f = 0;
+	const struct pms_alloc_frame *a = &s->frames[f];
+	const char *file = a->file ? (strrchr(a->file, '/') ? strrchr(a->file, '/') + 1 : a->file)
+				   : NULL;
+	char at[256];
+	if (file)
+		snprintf(at, sizeof(at), "%s:%d", file, a->line);
+	else
+		snprintf(at, sizeof(at), "0x%" PRIx64, a->ip);
+	if (f + 1 < s->nframes && s->frames[f + 1].func)
+		snprintf(buf, len, "%s (%.200s <- %.200s)", at, a->func ? a->func : "?",
+			 s->frames[f + 1].func);
+	else
+		snprintf(buf, len, "%s (%.200s)", at, a->func ? a->func : "?");
+}
+
+static const struct pms_alloc_site *sample_site(const struct pms_alloc_report *r, size_t i)
+{
+	long k = r && i < r->nsample_site ? r->sample_site[i] : -1;
+	return k >= 0 && (size_t)k < r->nsites ? &r->sites[k] : NULL;
+}
+
+void alloc_render_csv(const struct alloc_cli *a, const struct pms_memreport *r)
+{
+	const struct pms_alloc_report *ar = a->ar;
+	if (!ar || ar->nsample_site != r->nall) {
+		mem_render_csv(r);
+		return;
+	}
+	printf("%s,alloc_site,alloc_where\n", MEM_RENDER_CSV_COLUMNS);
+	char where[600];
+	for (size_t i = 0; i < r->nall; i++) {
+		long o = r->all[i].object;
+		mem_render_csv_fields(&r->all[i], o >= 0 && (size_t)o < r->nobjects ? &r->objects[o]
+										: NULL);
+		const struct pms_alloc_site *s = sample_site(ar, i);
+		if (!s) {
+			printf(",,\n");
+			continue;
+		}
+		alloc_site_where(s, where, sizeof(where));
+		printf(",%ld,\"", ar->sample_site[i]);
+		for (const char *c = where; *c; c++)
+			printf(*c == '"' ? "\"\"" : "%c", *c);
+		printf("\"\n");
+	}
+}
+
+static int by_line(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* one frame's name in a collapsed stack: no ';', no newline */
+static void folded_name(char *buf, size_t len, const struct pms_alloc_frame *f)
+{
+	if (f->func)
+		snprintf(buf, len, "%s", f->func);
+	else if (f->module && f->module[0])
+		snprintf(buf, len, "[unknown] [%s]", strrchr(f->module, '/') ? strrchr(f->module, '/') + 1
+									 : f->module);
+	else
+		snprintf(buf, len, "[unknown]");
+	for (char *c = buf; *c; c++)
+		if (*c == ';')
+			*c = ':';
+		else if (*c == '\n')
+			*c = ' ';
+}
+
+static int build_folded(struct alloc_cli *a)
+{
+	const struct pms_alloc_report *r = a->ar;
+	char **lines = calloc(r->nsites ? r->nsites : 1, sizeof(*lines));
+	size_t n = 0;
+	int rc = 0;
+	if (!lines)
+		return -1;
+	for (size_t i = 0; i < r->nsites && rc == 0; i++) {
+		const struct pms_alloc_site *s = &r->sites[i];
+		char *line = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&line, &len);
+		if (!f) {
+			rc = -1;
+			break;
+		}
+		char name[512];
+		for (size_t k = s->nframes; k-- > 0;) {
+			folded_name(name, sizeof(name), &s->frames[k]);
+			fprintf(f, "%s;", name);
+		}
+		/* the leaf: the allocating call, so that one path's sites sum up */
+		fprintf(f, "[%s]\t%" PRIu64, pms_alloc_kind_name(s->kind), s->samples);
+		if (fclose(f) != 0 || !line) {
+			free(line);
+			rc = -1;
+			break;
+		}
+		lines[n++] = line;
+	}
+	if (rc == 0)
+		qsort(lines, n, sizeof(*lines), by_line);
+	/* equal paths (sites that differ only below the names) summed */
+	FILE *out = rc == 0 ? open_memstream(&a->folded, &a->folded_len) : NULL;
+	for (size_t i = 0; out && i < n;) {
+		char *tab = strchr(lines[i], '\t');
+		*tab = 0;
+		uint64_t w = strtoull(tab + 1, NULL, 10);
+		size_t j = i + 1;
+		for (; j < n; j++) {
+			char *t2 = strchr(lines[j], '\t');
+			*t2 = 0;
+			bool same = !strcmp(lines[i], lines[j]);
+			*t2 = '\t';
+			if (!same)
+				break;
+			w += strtoull(t2 + 1, NULL, 10);
+		}
+		fprintf(out, "%s %" PRIu64 "\n", lines[i], w);
+		i = j;
+	}
+	if (rc == 0 && (!out || fclose(out) != 0))
+		rc = -1;
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	return rc;
+}
+
+int alloc_export_prepare(struct alloc_cli *a, struct mem_export *x)
+{
+	const struct pms_alloc_report *r = a->ar;
+	if (!r || !a->rep || r->nsample_site != a->rep->nall)
+		return 0;
+	if (x->pprof && !a->labels) {
+		a->labels = calloc(r->nsample_site ? r->nsample_site : 1, sizeof(*a->labels));
+		if (!a->labels)
+			goto nomem;
+		a->nlabels = r->nsample_site;
+		char where[600];
+		for (size_t i = 0; i < r->nsample_site; i++) {
+			const struct pms_alloc_site *s = sample_site(r, i);
+			if (!s)
+				continue;
+			alloc_site_where(s, where, sizeof(where));
+			if (!(a->labels[i] = strdup(where)))
+				goto nomem;
+		}
+		x->site_labels = (const char *const *)a->labels;
+		x->nsite_labels = a->nlabels;
+	}
+	if (x->folded_alloc && !a->folded) {
+		if (build_folded(a) < 0)
+			goto nomem;
+		x->alloc_folded = a->folded;
+		x->alloc_folded_len = a->folded_len;
+	}
+	return 0;
+nomem:
+	fprintf(stderr, "pmuscope: mem: the allocation sites' exports: out of memory\n");
+	return -1;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "mem_export.h"
 #include "pmuscope/alloc.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/pathprof.h"
@@ -33,6 +34,12 @@ struct alloc_cli {
 	const struct pms_memreport *rep;
 	bool samples;              /* --samples: the per-sample site list in JSON */
 	size_t top;
+	/* alloc_export_prepare's: per sample of rep->all its site's label
+	 * (pprof), the allocation paths' collapsed stacks (--folded=alloc) */
+	char **labels;
+	size_t nlabels;
+	char *folded;
+	size_t folded_len;
 };
 
 /* A started command: find the preload (beside this binary in the build tree,
@@ -49,5 +56,19 @@ void alloc_cli_done(struct alloc_cli *a);
  * (call paths first, then the allocation sites). */
 void alloc_json_extra(struct json *j, const void *ud);
 void alloc_text_extra(const void *ud);
+
+/* A site by its source: "FILE:LINE (fn <- caller)" of the first frame with a
+ * source file (frame 0 may be a wrapper such as operator new), else its
+ * address. */
+void alloc_site_where(const struct pms_alloc_site *s, char *buf, size_t len);
+/* mem --csv with the sample's allocation site (alloc_site, alloc_where;
+ * empty when none) after mem_render_csv's columns when allocations are
+ * tracked, else mem_render_csv. */
+void alloc_render_csv(const struct alloc_cli *a, const struct pms_memreport *r);
+/* The exports' view of the sites (a->ar, a->rep): x->site_labels for the
+ * pprof "alloc_site" label and x->alloc_folded for --folded=alloc (paths
+ * root first, the allocating call's kind as the leaf, weighted by
+ * samples).  0, or -1 out of memory (said). */
+int alloc_export_prepare(struct alloc_cli *a, struct mem_export *x);
 
 #endif

@@ -1032,6 +1032,8 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		if (pms_session_set_alloc(ses, afd, ac.rate, ac.threshold) < 0)
 			snprintf(ac.why, sizeof(ac.why), "allocations are not tracked: %s",
 				 pms_error_last());
+		else
+			ma.track_sites = true; /* --advise per allocation site (issue 28) */
 	}
 	if (orc < 0) {
 		char hint[512];
@@ -1172,9 +1174,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	if (ac.want && !ac.why[0] && ma.phase != 1 &&
 	    pms_session_alloc_report(ses, rep, &arep) < 0)
 		snprintf(ac.why, sizeof(ac.why), "allocation sites: %s", pms_error_last());
-	ac.ar = arep;
+	if (arep && mem_advise_sites(&ma, ses, rep, arep) < 0)
+		goto out;
+	ac.ar = arep ? arep : ma.own_ar; /* --apply: the first measurement's sites */
 	ac.paths = prep;
-	ac.rep = rep;
+	ac.rep = ma.phase == 1 ? ma.before : rep; /* the report shown */
 	ac.samples = o.samples;
 	ac.top = o.top;
 	/* --apply: the main report is the first measurement's */
@@ -1216,13 +1220,15 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	o.exp.topo = topo;
 	o.exp.read_build_ids = true;
 	o.exp.paths = ma.phase == 1 ? NULL : prep; /* --apply: paths of both measurements */
+	if (alloc_export_prepare(&ac, &o.exp) < 0)
+		goto out;
 	int xrc = mem_export_write(&o.exp, &mr, shown);
 	if (o.exp.folded) {
 		; /* the collapsed stacks were the output */
 	} else if (o.json) {
 		mem_render_json(&mr, shown);
 	} else if (o.csv) {
-		mem_render_csv(rep);
+		alloc_render_csv(&ac, rep);
 	} else {
 		mem_render_text(&mr, shown);
 		mem_advise_text(&ma, rep, pid, o.cmd);

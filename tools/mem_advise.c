@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc_render.h"
 #include "mem_advise.h"
 #include "pmuscope/error.h"
 #include "pmuscope/symbols.h"
@@ -48,6 +49,221 @@ static int plan_from(struct mem_advise *ma, const struct pms_topo *topo,
 	return 0;
 }
 
+/* ---- allocation sites (issue 28) --------------------------------------- */
+
+static void nodes_list(char *buf, size_t len, const int *nodes, size_t n);
+static void cmd_text(char *buf, size_t len, char **cmd);
+static void json_nodes(struct json *j, const char *key, const struct pms_advice_node *v, size_t n,
+		       bool mem);
+static void json_hex(struct json *j, const char *key, uint64_t v);
+
+static bool site_lookup(void *ud, uint32_t pid, uint64_t addr, uint64_t time, uint64_t *start,
+			uint64_t *end)
+{
+	struct pms_alloc_info info;
+	if (pms_session_alloc_lookup(ud, pid, addr, time, &info) < 0)
+		return false;
+	*start = info.addr;
+	*end = info.addr + (info.bytes ? info.bytes : 1);
+	return true;
+}
+
+int mem_advise_sites(struct mem_advise *ma, struct pms_session *ses,
+		     const struct pms_memreport *rep, const struct pms_alloc_report *ar)
+{
+	if (!ma->advise || !ar || ma->sites)
+		return 0;
+	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
+	ao.page_size = page_size();
+	if (pms_site_plan_new(rep, ar->sample_site, ar->nsample_site, site_lookup, ses, &ao,
+			      &ma->sites) < 0) {
+		fprintf(stderr, "pmuscope: advise: allocation sites: %s\n", pms_error_last());
+		return -1;
+	}
+	ma->sites_ar = ar;
+	return 0;
+}
+
+/* --apply of the sites advised to move or interleave: true when one was */
+static bool sites_apply(struct mem_advise *ma, struct pms_sys *sys,
+			const struct pms_migrate_opts *mo)
+{
+	const struct pms_site_plan *p = ma->sites;
+	size_t n = 0;
+	for (size_t i = 0; i < p->nitems; i++)
+		n += p->items[i].action != PMS_ADVICE_LEAVE && p->items[i].nblocks;
+	if (!n)
+		return false;
+	ma->site_res = calloc(p->nitems, sizeof(*ma->site_res));
+	ma->site_rc = calloc(p->nitems, sizeof(*ma->site_rc));
+	if (!ma->site_res || !ma->site_rc)
+		return false;
+	for (size_t i = 0; i < p->nitems; i++)
+		ma->site_rc[i] = pms_site_apply(sys, &p->items[i], mo, &ma->site_res[i]);
+	ma->sites_applied = true;
+	return true;
+}
+
+static const struct pms_alloc_site *site_of(const struct mem_advise *ma,
+					    const struct pms_site_advice *it)
+{
+	const struct pms_alloc_report *ar = ma->sites_ar;
+	return ar && it->site < ar->nsites ? &ar->sites[it->site] : NULL;
+}
+
+static void site_line(const struct pms_site_advice *it, const struct pms_alloc_site *s,
+		      char *buf, size_t len)
+{
+	char where[600] = "?", act[128];
+	if (s)
+		alloc_site_where(s, where, sizeof(where));
+	if (it->action == PMS_ADVICE_MOVE)
+		snprintf(act, sizeof(act), "allocate on node %d", it->target);
+	else if (it->action == PMS_ADVICE_INTERLEAVE) {
+		char nl[96];
+		nodes_list(nl, sizeof(nl), it->nodes, it->nnodes);
+		snprintf(act, sizeof(act), "interleave across nodes %s", nl);
+	} else
+		snprintf(act, sizeof(act), "leave it");
+	if (it->from_node >= 0)
+		snprintf(buf, len, "allocation at %s: %.1f %% of samples, %.1f %% remote from node %d "
+			 "threads -> %s", where, 100 * it->share, 100 * it->remote_share,
+			 it->from_node, act);
+	else
+		snprintf(buf, len, "allocation at %s: %.1f %% of samples, %.1f %% remote -> %s", where,
+			 100 * it->share, 100 * it->remote_share, act);
+}
+
+/* The source-level hint: what to call at that line, and the whole-run
+ * numactl (empty for leave). */
+static void site_hint(const struct pms_site_advice *it, char **cmd, char *hint, size_t hlen,
+		      char *run, size_t rlen)
+{
+	char c[512], nl[96];
+	cmd_text(c, sizeof(c), cmd);
+	hint[0] = run[0] = 0;
+	if (it->action == PMS_ADVICE_MOVE) {
+		snprintf(hint, hlen, "numa_alloc_onnode(size, %d) instead of that allocation, or "
+			 "mbind(addr, len, MPOL_BIND, {%d}) on its block before first touch",
+			 it->target, it->target);
+		snprintf(run, rlen, "numactl --membind=%d -- %.300s", it->target, c);
+	} else if (it->action == PMS_ADVICE_INTERLEAVE) {
+		nodes_list(nl, sizeof(nl), it->nodes, it->nnodes);
+		snprintf(hint, hlen, "numa_alloc_interleaved_subset(size, {%s}) instead of that "
+			 "allocation, or mbind(addr, len, MPOL_INTERLEAVE, {%s}) on its block", nl, nl);
+		snprintf(run, rlen, "numactl --interleave=%s -- %.300s", nl, c);
+	}
+}
+
+static void sites_text(const struct mem_advise *ma, const struct pms_memreport *after,
+		       char **cmd)
+{
+	const struct pms_site_plan *p = ma->sites;
+	char line[1024], hint[512], run[600], hs[32];
+	printf("\nAllocation-site advice (%" PRIu64 " samples in tracked allocations):\n",
+	       p->placed);
+	if (!p->nitems)
+		printf("  no sample fell in a tracked allocation\n");
+	for (size_t i = 0; i < p->nitems && i < 10; i++) {
+		const struct pms_site_advice *it = &p->items[i];
+		site_line(it, site_of(ma, it), line, sizeof(line));
+		printf("  #%zu %s\n", i + 1, line);
+		printf("     %zu block%s (%s) sampled; remote share %.1f %% (95 %% interval "
+		       "%.1f-%.1f %%); why: %s\n", it->nblocks, it->nblocks == 1 ? "" : "s",
+		       cli_human_size(it->bytes, hs, sizeof(hs)), 100 * it->remote_share,
+		       100 * it->remote_lo, 100 * it->remote_hi, it->reason);
+		site_hint(it, cmd, hint, sizeof(hint), run, sizeof(run));
+		if (hint[0])
+			printf("     hint: %s; whole run: %s\n", hint, run);
+		if (!ma->sites_applied || it->action == PMS_ADVICE_LEAVE)
+			continue;
+		printf("     applied (its blocks only): ");
+		if (it->action == PMS_ADVICE_MOVE)
+			advise_migrate_text(stdout, &ma->site_res[i], &it->target, 1);
+		else
+			advise_migrate_text(stdout, &ma->site_res[i], it->nodes, it->nnodes);
+		struct pms_advice_range b, a;
+		pms_site_measure(it, ma->before, &b);
+		pms_site_measure(it, after, &a);
+		printf("     re-measured: remote share %.1f %% (%" PRIu64 " samples) before, %.1f %% "
+		       "(%" PRIu64 " samples) after\n", 100 * b.remote_share, b.samples,
+		       100 * a.remote_share, a.samples);
+		pms_advice_range_release(&b);
+		pms_advice_range_release(&a);
+	}
+}
+
+static void sites_json(struct json *j, const struct mem_advise *ma,
+		       const struct pms_memreport *after, char **cmd)
+{
+	const struct pms_site_plan *p = ma->sites;
+	cli_json_begin_array(j, "sites");
+	for (size_t i = 0; i < p->nitems; i++) {
+		const struct pms_site_advice *it = &p->items[i];
+		const struct pms_alloc_site *s = site_of(ma, it);
+		char line[1024], hint[512], run[600], where[600] = "?";
+		cli_json_begin_object(j, NULL);
+		cli_json_uint(j, "site", it->site);
+		if (s)
+			alloc_site_where(s, where, sizeof(where));
+		cli_json_str(j, "where", where);
+		site_line(it, s, line, sizeof(line));
+		cli_json_str(j, "text", line);
+		cli_json_uint(j, "samples", it->samples);
+		cli_json_double(j, "share", it->share);
+		cli_json_uint(j, "resolved", it->resolved);
+		cli_json_uint(j, "remote", it->remote);
+		cli_json_double(j, "remote_share", it->remote_share);
+		cli_json_double(j, "remote_lo", it->remote_lo);
+		cli_json_double(j, "remote_hi", it->remote_hi);
+		if (it->from_node >= 0)
+			cli_json_int(j, "remote_from_node", it->from_node);
+		else
+			cli_json_null(j, "remote_from_node");
+		json_nodes(j, "cpu_nodes", it->cpus, it->ncpus, false);
+		json_nodes(j, "mem_nodes", it->mems, it->nmems, true);
+		cli_json_str(j, "action", pms_advice_action_name(it->action));
+		if (it->target >= 0)
+			cli_json_int(j, "target", it->target);
+		else
+			cli_json_null(j, "target");
+		cli_json_begin_array(j, "interleave");
+		for (size_t k = 0; k < it->nnodes; k++)
+			cli_json_int(j, NULL, it->nodes[k]);
+		cli_json_end_array(j);
+		cli_json_begin_array(j, "blocks");
+		for (size_t b = 0; b < it->nblocks; b++) {
+			cli_json_begin_object(j, NULL);
+			cli_json_uint(j, "pid", it->blocks[b].pid);
+			json_hex(j, "start", it->blocks[b].start);
+			json_hex(j, "end", it->blocks[b].end);
+			cli_json_end_object(j);
+		}
+		cli_json_end_array(j);
+		cli_json_uint(j, "bytes", it->bytes);
+		cli_json_str(j, "reason", it->reason);
+		site_hint(it, cmd, hint, sizeof(hint), run, sizeof(run));
+		cli_json_str(j, "hint", hint[0] ? hint : NULL);
+		cli_json_str(j, "numactl", run[0] ? run : NULL);
+		if (ma->sites_applied && it->action != PMS_ADVICE_LEAVE) {
+			advise_migrate_json(j, "applied", &ma->site_res[i]);
+			struct pms_advice_range b, a;
+			pms_site_measure(it, ma->before, &b);
+			pms_site_measure(it, after, &a);
+			cli_json_begin_object(j, "remeasure");
+			cli_json_uint(j, "before_samples", b.samples);
+			cli_json_double(j, "before_remote_share", b.remote_share);
+			cli_json_uint(j, "after_samples", a.samples);
+			cli_json_double(j, "after_remote_share", a.remote_share);
+			cli_json_end_object(j);
+			pms_advice_range_release(&b);
+			pms_advice_range_release(&a);
+		}
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
 int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct pms_topo *topo,
 		      pid_t pid, struct pms_session *ses, double seconds)
 {
@@ -64,6 +280,12 @@ int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct p
 	struct pms_migrate_opts mo = PMS_MIGRATE_OPTS_INIT;
 	mo.topo = topo;
 	mo.page_size = page_size();
+	/* tracked allocations: only the advised sites' blocks move */
+	if (ma->track_sites && pms_session_alloc_report(ses, ma->before, &ma->own_ar) == 0 &&
+	    mem_advise_sites(ma, ses, ma->before, ma->own_ar) == 0 && sites_apply(ma, sys, &mo)) {
+		ma->phase = 1;
+		return 0;
+	}
 	if (pms_advice_apply(sys, pid, ma->plan, &mo, &ma->rows, &ma->nrows) < 0) {
 		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
 		return -1;
@@ -97,6 +319,10 @@ void mem_advise_release(struct mem_advise *ma)
 	pms_advisor_free(ma->adv_after);
 	pms_advice_free(ma->plan);
 	free(ma->rows);
+	pms_site_plan_free(ma->sites);
+	pms_alloc_report_free(ma->own_ar);
+	free(ma->site_res);
+	free(ma->site_rc);
 	memset(ma, 0, sizeof(*ma));
 }
 
@@ -142,18 +368,18 @@ static void item_commands(const struct pms_advice_item *it, pid_t pid, char **cm
 	numactl[0] = migrate[0] = 0;
 	switch (it->action) {
 	case PMS_ADVICE_MOVE:
-		snprintf(numactl, nlen, "numactl --preferred=%d -- %s", it->target, c);
+		snprintf(numactl, nlen, "numactl --preferred=%d -- %.300s", it->target, c);
 		snprintf(migrate, mlen, "pmuscope migrate -p %s --range 0x%" PRIx64 "-0x%" PRIx64
 			 " --to %d", ps, it->start, it->end, it->target);
 		break;
 	case PMS_ADVICE_INTERLEAVE:
 		nodes_list(nl, sizeof(nl), it->nodes, it->nnodes);
-		snprintf(numactl, nlen, "numactl --interleave=%s -- %s", nl, c);
+		snprintf(numactl, nlen, "numactl --interleave=%s -- %.300s", nl, c);
 		snprintf(migrate, mlen, "pmuscope migrate -p %s --range 0x%" PRIx64 "-0x%" PRIx64
 			 " --to %s", ps, it->start, it->end, nl);
 		break;
 	case PMS_ADVICE_MOVE_THREADS:
-		snprintf(numactl, nlen, "numactl --cpunodebind=%d -- %s", it->target, c);
+		snprintf(numactl, nlen, "numactl --cpunodebind=%d -- %.300s", it->target, c);
 		break;
 	case PMS_ADVICE_LEAVE:
 		break;
@@ -306,6 +532,8 @@ void mem_advise_text(const struct mem_advise *ma, const struct pms_memreport *af
 		return;
 	if (ma->err[0])
 		printf("\nadvise: %s\n", ma->err);
+	if (ma->sites)
+		sites_text(ma, after ? after : ma->before, cmd);
 	if (!ma->plan)
 		return;
 	plan_text(ma->plan, pid, cmd);
@@ -313,7 +541,9 @@ void mem_advise_text(const struct mem_advise *ma, const struct pms_memreport *af
 		return;
 	printf("\nApplied to pid %d (move_pages, after %.1f s of measuring):\n", (int)pid,
 	       ma->before_s);
-	if (!ma->nrows)
+	if (ma->sites_applied)
+		printf("  the advised allocation sites' blocks only (above); no object range\n");
+	else if (!ma->nrows)
 		printf("  nothing to move: no item is advised to move or interleave\n");
 	for (size_t i = 0; i < ma->nrows; i++) {
 		const struct pms_advice_applied *row = &ma->rows[i];
@@ -481,6 +711,11 @@ void mem_advise_json(struct json *j, const struct mem_advise *ma,
 	cli_json_uint(j, "page_size", p->page_size);
 	if (ma->err[0])
 		cli_json_str(j, "note", ma->err);
+	if (ma->sites)
+		sites_json(j, ma, after, cmd);
+	else
+		cli_json_null(j, "sites"); /* no allocation tracking (a file, -p, -a) */
+	cli_json_bool(j, "sites_applied", ma->sites_applied);
 	cli_json_begin_array(j, "items");
 	for (size_t i = 0; i < p->nitems; i++) {
 		const struct pms_advice_item *it = &p->items[i];

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "pmuscope/advise.h"
+#include "pmuscope/alloc.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/session.h"
@@ -29,6 +30,16 @@ struct mem_advise {
 	struct pms_advice_applied *rows; /* pms_advice_apply */
 	size_t nrows;
 	char err[512];                 /* why no plan / nothing applied */
+	/* allocation sites (issue 28): the plan per site, from the report
+	 * of the allocation sites (sites_ar; owned with --apply, where it is
+	 * the first measurement's) */
+	bool track_sites;              /* the session tracks allocations */
+	struct pms_site_plan *sites;
+	const struct pms_alloc_report *sites_ar;
+	struct pms_alloc_report *own_ar;
+	struct pms_migrate_result *site_res; /* --apply: per site item */
+	int *site_rc;
+	bool sites_applied;            /* --apply moved sites, not objects */
 };
 
 /* --apply, the first measurement done: the session's report of it
@@ -43,6 +54,11 @@ int mem_advise_switch(struct mem_advise *ma, struct pms_sys *sys, const struct p
  * advisor (--apply).  0 or -1 (printed). */
 int mem_advise_finish(struct mem_advise *ma, const struct pms_topo *topo,
 		      const struct pms_memreport *rep);
+
+/* The plan per allocation site of rep from its sites report ar (borrowed:
+ * it must live until the render); 0 or -1 (printed). */
+int mem_advise_sites(struct mem_advise *ma, struct pms_session *ses,
+		     const struct pms_memreport *rep, const struct pms_alloc_report *ar);
 
 void mem_advise_text(const struct mem_advise *ma, const struct pms_memreport *after, pid_t pid,
 		     char **cmd);

@@ -48,8 +48,10 @@ int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id)
 			x->folded_weight = PMS_EXPORT_SAMPLES;
 		else if (!strcmp(p->arg, "latency"))
 			x->folded_weight = PMS_EXPORT_LATENCY;
+		else if (!strcmp(p->arg, "alloc"))
+			x->folded_alloc = true;
 		else
-			return cli_bad_arg(p, "samples or latency");
+			return cli_bad_arg(p, "samples, latency or alloc");
 		return 1;
 	default:
 		return 0;
@@ -315,7 +317,20 @@ int mem_export_write(struct mem_export *x, const struct mem_render *m,
 	if (x->folded) {
 		char *txt = NULL;
 		size_t len = 0;
-		if (pms_export_folded(st, x->folded_weight, &txt, &len) < 0) {
+		if (x->folded_alloc) {
+			/* the allocation paths (alloc_render.c), or why none */
+			if (!x->alloc_folded || !x->alloc_folded_len)
+				fprintf(stderr, "pmuscope: %s: --folded=alloc: no stacks to write (%s)\n",
+					m->command, x->alloc_folded ? "no sample in a tracked allocation"
+								    : "allocations are not tracked");
+			else if (x->folded_to && strcmp(x->folded_to, "-")) {
+				if (write_file(&x->folded_out, x->alloc_folded, x->alloc_folded_len))
+					ret = CLI_EXIT_IO;
+			} else {
+				fwrite(x->alloc_folded, 1, x->alloc_folded_len, stdout);
+				fflush(stdout);
+			}
+		} else if (pms_export_folded(st, x->folded_weight, &txt, &len) < 0) {
 			ret = cli_fail(m->command);
 		} else if (!len) {
 			/* nothing to draw: said, not an empty file that looks fine */
@@ -351,6 +366,11 @@ int mem_export_write(struct mem_export *x, const struct mem_render *m,
 		}
 		po.host = x->host;
 		po.comment = comment;
+		if (x->site_labels) {
+			po.extra_key = "alloc_site";
+			po.extra_values = x->site_labels;
+			po.nextra_values = x->nsite_labels;
+		}
 		if (pms_export_pprof(st, &po, &buf, &len) < 0)
 			ret = cli_fail(m->command);
 		else if (write_file(&x->pprof_out, buf, len))

@@ -40,6 +40,14 @@ struct mem_export {
 	 * recorded so; kept-samples mode): the one set of stacks of all three
 	 * exports (pms_export_stacks_new).  NULL: one frame per sample. */
 	const struct pms_pathreport *paths;
+	/* Allocation sites (issue 28; tools/alloc_render.h): each report
+	 * sample's site (NULL: none) as the pprof label "alloc_site", and
+	 * --folded=alloc: the allocation paths' stacks written instead. */
+	const char *const *site_labels;
+	size_t nsite_labels;
+	bool folded_alloc;
+	const char *alloc_folded;
+	size_t alloc_folded_len;
 	/* The files, opened by mem_export_open before the measurement. */
 	struct cli_out html_out, pprof_out, folded_out;
 };
@@ -55,7 +63,8 @@ enum { MEM_EXPORT_O_HTML = 0x1000, MEM_EXPORT_O_PPROF, MEM_EXPORT_O_FOLDED, MEM_
 	  "also write a gzip-compressed pprof profile (go tool pprof,\nPyroscope)" },           \
 	{ "folded", 0, CLI_OPTARG, "latency", MEM_EXPORT_O_FOLDED,                               \
 	  "collapsed stacks (flamegraph.pl, speedscope) on stdout instead\n"                     \
-	  "of the report, counted in samples (the default) or in latency\ncycles" }, \
+	  "of the report, counted in samples (the default) or in latency\ncycles; "            \
+	  "=alloc: the allocation paths, by samples" }, \
 	{ "folded-to", 0, CLI_ARG, "FILE", MEM_EXPORT_O_FOLDED_TO,                               \
 	  "--folded's stacks to FILE ('-': stdout); needed with\n"                            \
 	  "-- COMMAND, whose own output would share stdout" }

@@ -617,8 +617,7 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 
 void mem_render_csv_header(void)
 {
-	printf("time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight,"
-	       "object,object_kind,section\n");
+	printf("%s\n", MEM_RENDER_CSV_COLUMNS);
 }
 
 /* A CSV field in quotes (its quotes doubled). */
@@ -634,6 +633,13 @@ static void csv_quoted(const char *s)
 }
 
 void mem_render_csv_row(const struct pms_memreport_sample *x, const struct pms_memreport_site *o)
+{
+	mem_render_csv_fields(x, o);
+	printf("\n");
+}
+
+void mem_render_csv_fields(const struct pms_memreport_sample *x,
+			   const struct pms_memreport_site *o)
 {
 	const struct pms_memsample *s = &x->s;
 	char lvl[128] = "";
@@ -677,7 +683,6 @@ void mem_render_csv_row(const struct pms_memreport_sample *x, const struct pms_m
 	} else {
 		printf(",,");
 	}
-	printf("\n");
 }
 
 void mem_render_csv(const struct pms_memreport *r)

@@ -66,6 +66,12 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r);
 /* CSV: one row per sample (a file report prints rows while it reads). */
 void mem_render_csv(const struct pms_memreport *r);
 void mem_render_csv_header(void);
+#define MEM_RENDER_CSV_COLUMNS                                                                  \
+	"time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight," \
+	"object,object_kind,section"
+/* mem_render_csv_row without its newline (for more columns after it). */
+void mem_render_csv_fields(const struct pms_memreport_sample *x,
+			   const struct pms_memreport_site *o);
 /* o: the sample's data object, NULL when not known (report --csv streams
  * samples without building objects) */
 void mem_render_csv_row(const struct pms_memreport_sample *x, const struct pms_memreport_site *o);

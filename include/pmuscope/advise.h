@@ -219,6 +219,64 @@ int pms_advice_apply(struct pms_sys *sys, pid_t pid, const struct pms_advice *pl
 		     const struct pms_migrate_opts *opts, struct pms_advice_applied **out,
 		     size_t *n);
 
+/* ---- allocation sites (issue 28) ------------------------------------------
+ * Advice per allocation site: the samples of a report attributed to sites
+ * (sample_site[i] for r->all[i], -1 none, as pms_alloc_report's), their CPU
+ * and memory nodes, and the blocks of the site that the samples fell in
+ * (lookup names the allocation that held a sample's address at its time).
+ * --apply moves only those blocks' pages (pms_site_apply). */
+struct pms_site_block {
+	uint32_t pid;
+	uint64_t start, end;   /* the allocation's bytes [start, end) */
+};
+/* The allocation of pid holding addr at time: true and its bytes, or false. */
+typedef bool (*pms_site_lookup)(void *ud, uint32_t pid, uint64_t addr, uint64_t time,
+				uint64_t *start, uint64_t *end);
+
+struct pms_site_advice {
+	size_t site;            /* the caller's site index */
+	uint64_t samples;       /* samples attributed to the site */
+	double share;           /* of all samples attributed to a site */
+	uint64_t resolved;      /* with a memory node and a CPU node */
+	uint64_t remote;        /* ... on different nodes */
+	double remote_share, remote_lo, remote_hi; /* Wilson 95 % */
+	int from_node;          /* the CPU node most remote accesses came from, -1 none */
+	double from_share;      /* its share of the remote accesses */
+	struct pms_advice_node *cpus; /* accesses by CPU node, most first */
+	size_t ncpus;
+	struct pms_advice_node *mems; /* accesses by memory node, most first */
+	size_t nmems;
+	enum pms_advice_action action; /* MOVE, INTERLEAVE or LEAVE */
+	int target;             /* MOVE: the node; else -1 */
+	int *nodes;             /* INTERLEAVE: the nodes */
+	size_t nnodes;
+	struct pms_site_block *blocks; /* sampled blocks, by pid and address */
+	size_t nblocks;
+	uint64_t bytes;         /* their bytes summed */
+	char reason[256];
+};
+struct pms_site_plan {
+	struct pms_site_advice *items; /* most samples first; sites with none left out */
+	size_t nitems;
+	uint64_t placed;        /* samples attributed to a site */
+};
+/* opts as pms_advisor_new's (min_samples, hot_share, shared_share,
+ * local_enough; NULL: defaults). */
+int pms_site_plan_new(const struct pms_memreport *r, const long *sample_site, size_t nsample_site,
+		      pms_site_lookup lookup, void *ud, const struct pms_advise_opts *opts,
+		      struct pms_site_plan **out);
+void pms_site_plan_free(struct pms_site_plan *p);
+/* Move the pages of it's blocks (whole pages: a page shared with another
+ * allocation moves too) to its target, or interleave them; results summed
+ * into *res.  LEAVE: nothing, 0.  Errors as pms_migrate_range's (the first
+ * one; the next blocks are still tried). */
+int pms_site_apply(struct pms_sys *sys, const struct pms_site_advice *it,
+		   const struct pms_migrate_opts *opts, struct pms_migrate_result *res);
+/* Report r's samples inside it's blocks (the re-measure): counts as a
+ * pms_advisor_range's (no latency or store fields). */
+void pms_site_measure(const struct pms_site_advice *it, const struct pms_memreport *r,
+		      struct pms_advice_range *out);
+
 PMS_API_END
 #ifdef __cplusplus
 }

@@ -116,7 +116,7 @@ int pms_export_build_ids(const struct pms_memreport *r,
 			 const struct pms_perfdata_info *const *infos, size_t ninfos,
 			 struct pms_export_build_id **out, size_t *n);
 
-#define PMS_EXPORT_PPROF_OPTS_VERSION 1
+#define PMS_EXPORT_PPROF_OPTS_VERSION 2
 struct pms_export_pprof_opts {
 	unsigned version;                 /* PMS_EXPORT_PPROF_OPTS_VERSION */
 	int64_t time_ns;                  /* start of the profile (wall clock), 0 = unknown */
@@ -127,8 +127,15 @@ struct pms_export_pprof_opts {
 	const char *host;                 /* a "host" label on every sample without a
 					   * source (report.sources); NULL = none */
 	const char *comment;              /* a profile comment; NULL = none */
+	/* version 2: one more string label per sample, key extra_key and
+	 * value extra_values[i] for report.all[i] (NULL or "": none; samples
+	 * past nextra_values: none), e.g. the allocation site (issue 28) */
+	const char *extra_key;
+	const char *const *extra_values;
+	size_t nextra_values;
 };
-#define PMS_EXPORT_PPROF_OPTS_INIT { PMS_EXPORT_PPROF_OPTS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL }
+#define PMS_EXPORT_PPROF_OPTS_INIT                                                         \
+	{ PMS_EXPORT_PPROF_OPTS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0 }
 
 /* The profile as pprof's profile.proto, gzip-compressed (what `go tool
  * pprof`, Pyroscope and Parca read).  Sample types: samples/count and

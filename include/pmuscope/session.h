@@ -203,6 +203,11 @@ int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t
  * without pms_session_set_alloc or without a sample list. */
 int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
 			     struct pms_alloc_report **out);
+/* The tracked allocation of pid that held addr at perf time `time`
+ * (pms_alloc_table_lookup on the session's table, as read so far): its
+ * index and *info, or -1 (none, or no tracking). */
+long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr, uint64_t time,
+			      struct pms_alloc_info *info);
 
 /* The contention report (opts->c2c_opts), the caller's: code and data
  * named through the session's symbolizer and the profile's mappings; a

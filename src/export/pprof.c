@@ -120,7 +120,7 @@ static int gzip(const uint8_t *in, size_t n, void **out, size_t *len)
 	return 0;
 }
 
-#define NLABELS 8
+#define NLABELS 9
 
 struct build {
 	struct strtab st;
@@ -291,7 +291,8 @@ static bool has_src(const struct pms_memsample *s)
 }
 
 PMS_OPTS_LAYOUT(PMS_EXPORT_PPROF_OPTS, struct pms_export_pprof_opts,
-		PMS_OPTS_END(struct pms_export_pprof_opts, comment));
+		PMS_OPTS_END(struct pms_export_pprof_opts, comment),
+		PMS_OPTS_END(struct pms_export_pprof_opts, nextra_values));
 
 int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_export_pprof_opts *opts,
 		     void **out, size_t *len)
@@ -337,10 +338,11 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		k_remote = intern(&b.st, "remote"), k_mem = intern(&b.st, "mem_node"),
 		k_cpu = intern(&b.st, "cpu_node"), k_node = intern(&b.st, "node"),
 		k_host = intern(&b.st, "host"), k_yes = intern(&b.st, "yes"),
-		k_no = intern(&b.st, "no"), v_host = o.host ? intern(&b.st, o.host) : 0;
+		k_no = intern(&b.st, "no"), v_host = o.host ? intern(&b.st, o.host) : 0,
+		k_extra = o.extra_key && o.extra_values ? intern(&b.st, o.extra_key) : 0;
 	if (k_samples < 0 || k_count < 0 || k_latency < 0 || k_cycles < 0 || k_level < 0 ||
 	    k_snoop < 0 || k_op < 0 || k_object < 0 || k_remote < 0 || k_mem < 0 || k_cpu < 0 ||
-	    k_node < 0 || k_host < 0 || k_yes < 0 || k_no < 0 || v_host < 0)
+	    k_node < 0 || k_host < 0 || k_yes < 0 || k_no < 0 || v_host < 0 || k_extra < 0)
 		goto nomem;
 
 	/* Locations: one per frame of the stacks (location id = frame + 1). */
@@ -413,6 +415,8 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		}
 		if (x->object >= 0 && (size_t)x->object < r->nobjects)
 			STR_LABEL(k_object, intern(&b.st, r->objects[x->object].name));
+		if (k_extra && i < o.nextra_values && o.extra_values[i] && o.extra_values[i][0])
+			STR_LABEL(k_extra, intern(&b.st, o.extra_values[i]));
 		if (x->mem_node >= 0)
 			NUM_LABEL(k_mem, x->mem_node);
 		if (x->cpu_node >= 0)

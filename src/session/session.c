@@ -1179,17 +1179,23 @@ int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t
 
 static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f)
 {
-	struct pms_session *s = ud;
+	struct pms_symbolizer *names = ud;
 	struct pms_symbol sym;
 	memset(&sym, 0, sizeof(sym));
 	/* a return address: its call is the byte before */
-	int rc = s->sym ? pms_symbolizer_code_pid(s->sym, (pid_t)pid, ip ? ip - 1 : 0, false, true,
-						  &sym)
-			: PMS_ENOENT;
+	int rc = names ? pms_symbolizer_code_pid(names, (pid_t)pid, ip ? ip - 1 : 0, false, true,
+						 &sym)
+		       : PMS_ENOENT;
 	f->func = rc == 0 && sym.func ? strdup(sym.func) : NULL;
 	f->file = rc == 0 && sym.file ? strdup(sym.file) : NULL;
 	f->line = rc == 0 ? sym.line : 0;
 	f->module = strdup(sym.module ? sym.module : "");
+}
+
+long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr, uint64_t time,
+			      struct pms_alloc_info *info)
+{
+	return s && s->alloc ? pms_alloc_table_lookup(s->alloc, pid, addr, time, info) : -1;
 }
 
 int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
@@ -1221,9 +1227,23 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
 					      x->mem_node, x->cpu_node };
 		tsite[i] = pms_alloc_sites_add(st, &a);
 	}
-	symbolizer_make(s);
+	/* --apply's first measurement (rep is its report, the session already
+	 * on the second's fresh profile): named through the first's maps, in
+	 * a symbolizer of its own (the session's is made later, for the end) */
+	struct pms_symbolizer *names = NULL, *own = NULL;
+	if (s->prof_before && !s->sym && s->o.symbols && s->sys) {
+		if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->prof_before), &own) < 0)
+			own = NULL;
+		else if (!s->o.demangle)
+			pms_symbolizer_set_demangle(own, false);
+		names = own;
+	} else {
+		symbolizer_make(s);
+		names = s->sym;
+	}
 	struct pms_alloc_report *r = NULL;
-	rc = pms_alloc_sites_report(st, 0, alloc_namer, s, &r);
+	rc = pms_alloc_sites_report(st, 0, alloc_namer, names, &r);
+	pms_symbolizer_free(own);
 	pms_alloc_sites_free(st);
 	if (rc < 0) {
 		free(tsite);

@@ -434,4 +434,160 @@ PMS_TEST(migrate_capacity_and_interleave)
 	fk_free(fk);
 }
 
+/* ---- allocation sites (issue 28) ----------------------------------------- */
+
+/* Two nodes.  Site 0: blocks A and B, pages on node 0, read by node 1
+ * threads (move to node 1); site 1: block C on node 1, read from node 1
+ * (local); site 2: block D, too few samples; block E (site 0's neighbour
+ * in the address space) belongs to no sampled site and must not move. */
+static const struct pms_site_block site_blocks[] = {
+	{ 77, BASE, BASE + 64 * 4096 },                 /* A, site 0 */
+	{ 77, BASE + 100 * 4096, BASE + 132 * 4096 },   /* C, site 1 */
+	{ 77, BASE + 200 * 4096, BASE + 232 * 4096 },   /* B, site 0 */
+	{ 77, BASE + 300 * 4096, BASE + 310 * 4096 },   /* D, site 2 */
+	{ 77, BASE + 232 * 4096, BASE + 240 * 4096 },   /* E, unsampled */
+};
+
+static bool site_lookup(void *ud, uint32_t pid, uint64_t addr, uint64_t time, uint64_t *start,
+			uint64_t *end)
+{
+	(void)time;
+	*(int *)ud += 1;
+	for (size_t i = 0; i < sizeof(site_blocks) / sizeof(site_blocks[0]); i++)
+		if (site_blocks[i].pid == pid && addr >= site_blocks[i].start &&
+		    addr < site_blocks[i].end) {
+			*start = site_blocks[i].start;
+			*end = site_blocks[i].end;
+			return true;
+		}
+	return false;
+}
+
+struct site_rep {
+	struct pms_memreport r;
+	struct pms_memreport_sample v[400];
+	long site[400];
+};
+
+static void site_samples(struct site_rep *x, long site, const struct pms_site_block *b, int n,
+			 int mem, int cpu)
+{
+	for (int i = 0; i < n; i++) {
+		struct pms_memreport_sample *s = &x->v[x->r.nall];
+		memset(s, 0, sizeof(*s));
+		s->s.valid = PMS_MS_ADDR | PMS_MS_TID | PMS_MS_TIME;
+		s->s.pid = b->pid;
+		s->s.addr = b->start + ((uint64_t)i * 4096 + 8) % (b->end - b->start);
+		s->mem_node = mem;
+		s->cpu_node = cpu;
+		x->site[x->r.nall++] = site;
+	}
+	x->r.all = x->v;
+}
+
+PMS_TEST(site_advice_moves_only_the_remote_site)
+{
+	struct site_rep x;
+	memset(&x, 0, sizeof(x));
+	site_samples(&x, 0, &site_blocks[0], 90, 0, 1);
+	site_samples(&x, 0, &site_blocks[2], 30, 0, 1);
+	site_samples(&x, 1, &site_blocks[1], 60, 1, 1);
+	site_samples(&x, 2, &site_blocks[3], 10, 0, 1);
+	site_samples(&x, -1, &site_blocks[4], 5, 0, 1); /* outside any site */
+	int calls = 0;
+	struct pms_site_plan *p = NULL;
+	CHECK_OK(pms_site_plan_new(&x.r, x.site, x.r.nall, site_lookup, &calls, NULL, &p));
+	CHECK(p && p->nitems == 3);
+	if (!p || p->nitems != 3)
+		return;
+	CHECK_EQ_U64(p->placed, 190);
+	const struct pms_site_advice *a = &p->items[0], *c = &p->items[1], *d = &p->items[2];
+	CHECK(a->site == 0 && c->site == 1 && d->site == 2); /* most samples first */
+	CHECK_EQ_U64(a->samples, 120);
+	CHECK(a->remote_share == 1.0 && a->from_node == 1 && a->from_share == 1.0);
+	CHECK_EQ_INT(a->action, PMS_ADVICE_MOVE);
+	CHECK_EQ_INT(a->target, 1);
+	CHECK(a->nblocks == 2 && a->blocks[0].start == BASE && a->blocks[1].start == site_blocks[2].start);
+	CHECK_EQ_U64(a->bytes, 96 * 4096);
+	CHECK(a->ncpus == 1 && a->cpus[0].node == 1 && a->nmems == 1 && a->mems[0].node == 0);
+	CHECK_EQ_INT(c->action, PMS_ADVICE_LEAVE);
+	CHECK(strstr(c->reason, "already local") != NULL);
+	CHECK_EQ_INT(d->action, PMS_ADVICE_LEAVE);
+	CHECK(strstr(d->reason, "too few") != NULL);
+
+	/* --apply of site 0: only blocks A and B move, E (adjacent to B) and
+	 * D stay on node 0 */
+	struct fk *fk = fk_new();
+	struct pms_sys *sys = fake_sys(fk);
+	for (int i = 0; i < 320; i++)
+		fk_set_page(fk, BASE + (uint64_t)i * 4096, i >= 100 && i < 132 ? 1 : 0);
+	struct pms_migrate_result r;
+	CHECK_OK(pms_site_apply(sys, a, NULL, &r));
+	CHECK_EQ_U64(r.pages, 96);
+	CHECK_EQ_U64(r.moved, 96);
+	CHECK_EQ_U64(r.after_on_target, 96);
+	CHECK_EQ_INT(count_on(fk, 1), 96 + 32);
+	int n = -1;
+	CHECK(fk->ops.move_pages(fk, 0, 1, (void *[]){ (void *)(uintptr_t)(BASE + 235 * 4096) }, NULL,
+				 &n, 0) == 0 && n == 0); /* E stayed */
+	CHECK_OK(pms_site_apply(sys, c, NULL, &r)); /* leave: nothing asked */
+	CHECK_EQ_U64(r.pages, 0);
+
+	/* the re-measure: the same threads now read site 0's blocks on node 1 */
+	struct site_rep y;
+	memset(&y, 0, sizeof(y));
+	site_samples(&y, 0, &site_blocks[0], 80, 1, 1);
+	site_samples(&y, 1, &site_blocks[1], 40, 1, 1);
+	site_samples(&y, 0, &site_blocks[4], 7, 0, 1); /* E: not site 0's sampled blocks */
+	struct pms_advice_range m;
+	pms_site_measure(a, &y.r, &m);
+	CHECK_EQ_U64(m.samples, 80);
+	CHECK_EQ_U64(m.remote, 0);
+	CHECK(m.nmems == 1 && m.mems[0].node == 1 && m.remote_hi < 0.1);
+	pms_advice_range_release(&m);
+	pms_site_plan_free(p);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
+/* Threads of two nodes share a site's blocks: interleave them. */
+/* 34 local samples: the interval's upper bound is above 10 %, but nothing
+ * was remote: left, never "move to the node it is on" (seen live). */
+PMS_TEST(site_advice_leaves_local_site_with_few_samples)
+{
+	struct site_rep x;
+	memset(&x, 0, sizeof(x));
+	site_samples(&x, 0, &site_blocks[0], 34, 0, 0);
+	int calls = 0;
+	struct pms_site_plan *p = NULL;
+	CHECK_OK(pms_site_plan_new(&x.r, x.site, x.r.nall, site_lookup, &calls, NULL, &p));
+	CHECK(p && p->nitems == 1);
+	if (p && p->nitems == 1) {
+		CHECK(p->items[0].remote_hi >= 0.10);
+		CHECK_EQ_INT(p->items[0].action, PMS_ADVICE_LEAVE);
+		CHECK(strstr(p->items[0].reason, "already local") != NULL);
+	}
+	pms_site_plan_free(p);
+}
+
+PMS_TEST(site_advice_interleaves_shared_site)
+{
+	struct site_rep x;
+	memset(&x, 0, sizeof(x));
+	site_samples(&x, 0, &site_blocks[0], 60, 0, 0);
+	site_samples(&x, 0, &site_blocks[0], 60, 0, 1);
+	int calls = 0;
+	struct pms_site_plan *p = NULL;
+	CHECK_OK(pms_site_plan_new(&x.r, x.site, x.r.nall, site_lookup, &calls, NULL, &p));
+	CHECK(p && p->nitems == 1);
+	if (p && p->nitems == 1) {
+		const struct pms_site_advice *a = &p->items[0];
+		CHECK_EQ_INT(a->action, PMS_ADVICE_INTERLEAVE);
+		CHECK(a->nnodes == 2 && a->nodes[0] == 0 && a->nodes[1] == 1);
+		CHECK(fabs(a->remote_share - 0.5) < 1e-9 && a->from_node == 1);
+	}
+	CHECK(calls == 120);
+	pms_site_plan_free(p);
+}
+
 PMS_TEST_MAIN()

@@ -315,6 +315,25 @@ def check_cumulative(rep, raw):
     want_eq("pprof cumulative per function", dict(want_cum), dict(cum))
 
 
+def fold_deep(names, depth=48):
+    """page.js foldDeep: a run of >= 4 "[unknown]" frames is one frame, a
+    stack deeper than depth ends in "[N more frames]" """
+    out, i = [], 0
+    while i < len(names):
+        j = i
+        while j < len(names) and names[j].startswith("[unknown]"):
+            j += 1
+        if j - i >= 4:
+            out.append("[unknown] x%d" % (j - i))
+            i = j
+        else:
+            out.append(names[i])
+            i += 1
+    if len(out) > depth:
+        out = out[:depth - 1] + ["[%d more frames]" % (len(out) - (depth - 1))]
+    return out
+
+
 def check_icicle(rep, dom, known):
     chk = page_check(dom)
     ic = chk["icicle"]
@@ -327,7 +346,7 @@ def check_icicle(rep, dom, known):
     cp = rep.get("callpaths") or {"by_samples": [], "without_path": 0}
     want = collections.Counter()
     for p in cp["by_samples"]:
-        names = [folded_name(json_frame_name(f)) for f in reversed(p["frames"])]
+        names = fold_deep([folded_name(json_frame_name(f)) for f in reversed(p["frames"])])
         for k in range(1, len(names) + 1):
             want[";".join(names[:k])] += p["samples"]
     if not cp["by_samples"]:

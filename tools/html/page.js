@@ -51,6 +51,7 @@
       tb.selectAll("tr").remove();
       rows.forEach(function (r) {
         var tr = tb.append("tr");
+        if (r.hover) tr.attr("title", r.hover);
         cols.forEach(function (c) {
           var v = c.sort ? c.sort(r) : r[c.key];
           var td = tr.append("td").classed("num", !!c.num).classed("name", !!c.mono)
@@ -307,6 +308,32 @@
     { title: "remote", key: "remote", num: true, fmt: pctf },
     { title: "with node", key: "resolved", num: true, fmt: fmt }], siteRows(R.top.data_objects), true);
 
+  /* ---- allocation sites (issue 28): the call path on hover ---- */
+  var AS = R.allocation_sites;
+  if (AS && AS.tracked && AS.sites && AS.sites.length) {
+    var tas = section("Allocation sites");
+    note(tas, "Samples by the allocation that held their address at their time (" + fmt(AS.samples_placed) +
+      " of " + fmt(AS.samples_with_addr) + " samples with a data address). Hover a row for its allocation call path.");
+    var frameText = function (f) {
+      var file = f.file ? f.file.replace(/^.*\//, "") + ":" + f.line : null;
+      return (f.function || f.ip) + (file ? " (" + file + ")" : "");
+    };
+    table(tas, "t-allocs", [
+      { title: "allocated at", key: "where", mono: true }, { title: "kind", key: "kind" },
+      { title: "samples", key: "samples", num: true, fmt: fmt },
+      { title: "mean latency", key: "latency", num: true, fmt: latf },
+      { title: "remote", key: "remote", num: true, fmt: pctf },
+      { title: "allocations", key: "allocs", num: true, fmt: fmt },
+      { title: "bytes", key: "bytes", num: true, fmt: fmt }], AS.sites.map(function (s) {
+        var path = s.call_path || [];
+        var top = path.filter(function (f) { return f.file; })[0] || path[0];
+        return { where: top ? frameText(top) : "[" + s.kind + "]", kind: s.kind, samples: s.samples,
+          latency: s.latency_samples ? s.latency_total / s.latency_samples : null,
+          remote: s.resolved ? s.remote / s.resolved : null, allocs: s.allocations, bytes: s.bytes,
+          hover: path.map(frameText).join("\n\u2190 ") };
+      }), true);
+  }
+
   /* ---- flame graph (icicle) of call paths ---- */
   var fs = section("Call paths (icicle)");
   note(fs, S.callers ? "The samples' recorded call paths (the stacks --pprof and --folded write), root at the top; width = weight; colour = remote share (blue 0%, red 100%, grey: no node). Click a frame to zoom into it."
@@ -314,6 +341,26 @@
       "Width = weight; colour = remote share (blue 0%, red 100%, grey: no node).");
   var ctl = fs.append("div");
   var flameDiv = fs.append("div");
+  /* A stack drawn (root first): a run of 4 or more "[unknown]" frames is one
+   * frame "[unknown] xN", and a stack deeper than ICICLE_DEPTH keeps its
+   * first ICICLE_DEPTH - 1 frames and one "[N more frames]" (issue 30 item
+   * 8: a 127-frame unknown column drew 2,000 px of blank).
+   * tests/cli/export_check.py folds the same way. */
+  var ICICLE_DEPTH = 48;
+  function foldDeep(names) {
+    var out = [];
+    for (var i = 0; i < names.length;) {
+      var j = i;
+      while (j < names.length && names[j].indexOf("[unknown]") === 0) j++;
+      if (j - i >= 4) { out.push("[unknown] x" + (j - i)); i = j; } else { out.push(names[i]); i++; }
+    }
+    if (out.length > ICICLE_DEPTH) {
+      var more = out.length - (ICICLE_DEPTH - 1);
+      out = out.slice(0, ICICLE_DEPTH - 1);
+      out.push("[" + more + " more frames]");
+    }
+    return out;
+  }
   function tree(weight) {
     var root = { name: "all", kids: {}, v: 0, self: 0, rem: 0, res: 0 };
     for (var q = 0; q < n; q++) {
@@ -329,7 +376,7 @@
         }
       };
       upd(nd);
-      var names = p.length ? p.slice().reverse().map(function (f) { return S.frames[f].name; }) : ["[no ip]"];
+      var names = foldDeep(p.length ? p.slice().reverse().map(function (f) { return S.frames[f].name; }) : ["[no ip]"]);
       names.forEach(function (nm) {
         nd = nd.kids[nm] = nd.kids[nm] || { name: nm, kids: {}, v: 0, self: 0, rem: 0, res: 0 };
         upd(nd);

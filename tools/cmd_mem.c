@@ -268,6 +268,196 @@ static int parse_ops(const char *s, unsigned *ops)
 	return 0;
 }
 
+/* The sampling options (engine, period, event, filters, ring): 1 taken,
+ * 0 not one of them, or CLI_HELP / CLI_USAGE (printed). */
+static int parse_sampling(struct mem_opts *o, int c, const char *arg)
+{
+	long v;
+	switch (c) {
+	case O_ENGINE:
+		if (mem_engine_parse(arg, &o->engine) < 0) {
+			fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe, damon or software\n",
+				arg);
+			return CLI_USAGE;
+		}
+		break;
+	case 'F':
+		if (parse_long(arg, 1, 1000000, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: -F '%s': want samples per second 1..1000000\n", arg);
+			return CLI_USAGE;
+		}
+		o->freq = (uint64_t)v;
+		break;
+	case 't':
+		if (parse_ops(arg, &o->ops) < 0) {
+			fprintf(stderr, "pmuscope: mem: -t '%s': want load, store or load,store\n", arg);
+			return CLI_USAGE;
+		}
+		break;
+	case 'e':
+		if (!strcmp(arg, "list")) {
+			printf("mem-loads      (= -t load; ldlat-loads too)\n"
+			       "mem-stores     (= -t store; ldlat-stores too)\n"
+			       "the engine's event is chosen for each: ibs_op, PEBS mem-loads/mem-stores,\n"
+			       "arm_spe, or software page faults (--engine)\n");
+			return CLI_HELP;
+		}
+		if (!strcmp(arg, "mem-loads") || !strcmp(arg, "ldlat-loads")) {
+			o->ops |= PMS_SAMPLER_LOADS;
+		} else if (!strcmp(arg, "mem-stores") || !strcmp(arg, "ldlat-stores")) {
+			o->ops |= PMS_SAMPLER_STORES;
+		} else {
+			fprintf(stderr, "pmuscope: mem: -e '%s': mem samples with the engine's own "
+					"event; say what to sample with -t load|store and which "
+					"engine with --engine ibs|pebs|spe|software (to count any "
+					"event: pmuscope stat -e)\n", arg);
+			return CLI_USAGE;
+		}
+		break;
+	case O_LDLAT:
+		if (parse_long(arg, 1, 65535, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --ldlat '%s': want cycles 1..65535\n", arg);
+			return CLI_USAGE;
+		}
+		o->ldlat = (unsigned)v;
+		break;
+	case O_SPE_EVF:
+	case O_SPE_INVEVF:
+	case O_SPE_INVDSF: {
+		char *end;
+		errno = 0;
+		unsigned long long m = strtoull(arg, &end, 0);
+		if (errno || end == arg || *end || strchr(arg, '-') || !m) {
+			fprintf(stderr, "pmuscope: mem: --%s '%s': want a non-zero bit mask "
+					"(e.g. 0x8 for event 3)\n",
+				c == O_SPE_EVF ? "spe-event-filter"
+				: c == O_SPE_INVEVF ? "spe-inv-event-filter"
+						    : "spe-inv-data-src-filter",
+				arg);
+			return CLI_USAGE;
+		}
+		*(c == O_SPE_EVF ? &o->spe_evf : c == O_SPE_INVEVF ? &o->spe_invevf
+								 : &o->spe_invdsf) = m;
+		o->spe_filters = true;
+		break;
+	}
+	case O_SPE_DSRC: {
+		/* a list of data-source numbers; arm_spe_pmu.c writes
+		 * PMSDSFR_EL1 = ~inv_data_src_filter (FEAT_SPE_FDS series) */
+		uint64_t keep = 0;
+		struct pms_cpuset set = { 0 };
+		bool bad = pms_cpuset_parse_list(&set, arg) < 0 || !pms_cpuset_count(&set);
+		for (int b = bad ? -1 : pms_cpuset_first(&set); b >= 0;
+		     b = pms_cpuset_next(&set, b + 1)) {
+			if (b > 63) {
+				bad = true;
+				break;
+			}
+			keep |= 1ULL << b;
+		}
+		pms_cpuset_fini(&set);
+		if (bad || !keep) {
+			fprintf(stderr, "pmuscope: mem: --spe-data-src '%s': want data-source "
+					"numbers 0-63 (e.g. 0,3,8-11)\n", arg);
+			return CLI_USAGE;
+		}
+		o->spe_invdsf = ~keep;
+		o->spe_filters = true;
+		break;
+	}
+	case O_USER: o->priv = PMS_PRIV_USER; break;
+	case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
+	case 'c':
+	case O_PERIOD:
+		if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
+			return CLI_USAGE;
+		}
+		o->period = (uint64_t)v;
+		break;
+	case O_MMAP_PAGES: {
+		/* perf's rule (evlist.c __perf_evlist__parse_mmap_pages):
+		 * a page count must be a power of two; a size is rounded
+		 * up to one */
+		size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = 0;
+		const char *e = arg + strspn(arg, "0123456789");
+		if (*e && e != arg) {
+			size_t b = 0;
+			if (parse_size(arg, &b) < 0 || !b) {
+				fprintf(stderr, "pmuscope: mem: -m '%s': want a size (K/M/G)\n", arg);
+				return CLI_USAGE;
+			}
+			n = 1;
+			while (n * psz < b && n < ((size_t)1 << 30))
+				n <<= 1;
+		} else if (parse_long(arg, 1, 1L << 30, &v) < 0 || (v & (v - 1))) {
+			fprintf(stderr, "pmuscope: mem: -m '%s': want a power of two of pages "
+					"or a size with K/M/G\n", arg);
+			return CLI_USAGE;
+		} else {
+			n = (size_t)v;
+		}
+		o->mmap_pages = n;
+		break;
+	}
+	default:
+	return 0;
+	}
+	return 1;
+}
+
+/* The built-in workload's options (and its internal ones): 1 taken, 0 not
+ * one of them, or CLI_USAGE (printed). */
+static int parse_workload(struct mem_opts *o, int c, const char *arg)
+{
+	long v;
+	switch (c) {
+	case O_SIZE:
+		if (parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
+			fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", arg);
+			return CLI_USAGE;
+		}
+		break;
+	case O_NODE:
+		if (parse_long(arg, 0, 1023, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", arg);
+			return CLI_USAGE;
+		}
+		o->wl.node = (int)v;
+		break;
+	case O_THREADS:
+		if (parse_long(arg, 1, 1024, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", arg);
+			return CLI_USAGE;
+		}
+		o->wl.threads = (int)v;
+		break;
+	case O_STEPS:
+		if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", arg);
+			return CLI_USAGE;
+		}
+		o->wl.steps = (uint64_t)v;
+		break;
+	case O_RUNWL: o->run_workload = true; break;
+	case O_REPORTFD:
+		if (parse_long(arg, 0, 1 << 20, &v) < 0)
+			return CLI_USAGE;
+		o->wl.report_fd = (int)v;
+		break;
+	case O_RELEASEFD:
+		if (parse_long(arg, 0, 1 << 20, &v) < 0)
+			return CLI_USAGE;
+		o->wl.release_fd = (int)v;
+		break;
+	default:
+	return 0;
+	}
+	return 1;
+}
+
+static int check_opts(struct mem_opts *o, int argc, char **argv, int ind);
+
 /* 0, or CLI_HELP / CLI_USAGE (printed) */
 static int parse_opts(int argc, char **argv, struct mem_opts *o)
 {
@@ -290,33 +480,6 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	while ((c = cli_next(&p)) > 0) {
 		arg = p.arg;
 		switch (c) {
-		case O_SIZE:
-			if (parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
-				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", arg);
-				return CLI_USAGE;
-			}
-			break;
-		case O_NODE:
-			if (parse_long(arg, 0, 1023, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", arg);
-				return CLI_USAGE;
-			}
-			o->wl.node = (int)v;
-			break;
-		case O_THREADS:
-			if (parse_long(arg, 1, 1024, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", arg);
-				return CLI_USAGE;
-			}
-			o->wl.threads = (int)v;
-			break;
-		case O_STEPS:
-			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", arg);
-				return CLI_USAGE;
-			}
-			o->wl.steps = (uint64_t)v;
-			break;
 		case 'p':
 			if (parse_long(arg, 1, 0x7fffffff, &v) < 0) {
 				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", arg);
@@ -335,132 +498,6 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", arg);
 				return CLI_USAGE;
 			}
-			break;
-		}
-		case O_ENGINE:
-			if (mem_engine_parse(arg, &o->engine) < 0) {
-				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe, damon or software\n",
-					arg);
-				return CLI_USAGE;
-			}
-			break;
-		case 'F':
-			if (parse_long(arg, 1, 1000000, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: -F '%s': want samples per second 1..1000000\n", arg);
-				return CLI_USAGE;
-			}
-			o->freq = (uint64_t)v;
-			break;
-		case 't':
-			if (parse_ops(arg, &o->ops) < 0) {
-				fprintf(stderr, "pmuscope: mem: -t '%s': want load, store or load,store\n", arg);
-				return CLI_USAGE;
-			}
-			break;
-		case 'e':
-			if (!strcmp(arg, "list")) {
-				printf("mem-loads      (= -t load; ldlat-loads too)\n"
-				       "mem-stores     (= -t store; ldlat-stores too)\n"
-				       "the engine's event is chosen for each: ibs_op, PEBS mem-loads/mem-stores,\n"
-				       "arm_spe, or software page faults (--engine)\n");
-				return CLI_HELP;
-			}
-			if (!strcmp(arg, "mem-loads") || !strcmp(arg, "ldlat-loads")) {
-				o->ops |= PMS_SAMPLER_LOADS;
-			} else if (!strcmp(arg, "mem-stores") || !strcmp(arg, "ldlat-stores")) {
-				o->ops |= PMS_SAMPLER_STORES;
-			} else {
-				fprintf(stderr, "pmuscope: mem: -e '%s': mem samples with the engine's own "
-						"event; say what to sample with -t load|store and which "
-						"engine with --engine ibs|pebs|spe|software (to count any "
-						"event: pmuscope stat -e)\n", arg);
-				return CLI_USAGE;
-			}
-			break;
-		case O_LDLAT:
-			if (parse_long(arg, 1, 65535, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --ldlat '%s': want cycles 1..65535\n", arg);
-				return CLI_USAGE;
-			}
-			o->ldlat = (unsigned)v;
-			break;
-		case O_SPE_EVF:
-		case O_SPE_INVEVF:
-		case O_SPE_INVDSF: {
-			char *end;
-			errno = 0;
-			unsigned long long m = strtoull(arg, &end, 0);
-			if (errno || end == arg || *end || strchr(arg, '-') || !m) {
-				fprintf(stderr, "pmuscope: mem: --%s '%s': want a non-zero bit mask "
-						"(e.g. 0x8 for event 3)\n",
-					c == O_SPE_EVF ? "spe-event-filter"
-					: c == O_SPE_INVEVF ? "spe-inv-event-filter"
-							    : "spe-inv-data-src-filter",
-					arg);
-				return CLI_USAGE;
-			}
-			*(c == O_SPE_EVF ? &o->spe_evf : c == O_SPE_INVEVF ? &o->spe_invevf
-									 : &o->spe_invdsf) = m;
-			o->spe_filters = true;
-			break;
-		}
-		case O_SPE_DSRC: {
-			/* a list of data-source numbers; arm_spe_pmu.c writes
-			 * PMSDSFR_EL1 = ~inv_data_src_filter (FEAT_SPE_FDS series) */
-			uint64_t keep = 0;
-			struct pms_cpuset set = { 0 };
-			bool bad = pms_cpuset_parse_list(&set, arg) < 0 || !pms_cpuset_count(&set);
-			for (int b = bad ? -1 : pms_cpuset_first(&set); b >= 0;
-			     b = pms_cpuset_next(&set, b + 1)) {
-				if (b > 63) {
-					bad = true;
-					break;
-				}
-				keep |= 1ULL << b;
-			}
-			pms_cpuset_fini(&set);
-			if (bad || !keep) {
-				fprintf(stderr, "pmuscope: mem: --spe-data-src '%s': want data-source "
-						"numbers 0-63 (e.g. 0,3,8-11)\n", arg);
-				return CLI_USAGE;
-			}
-			o->spe_invdsf = ~keep;
-			o->spe_filters = true;
-			break;
-		}
-		case O_USER: o->priv = PMS_PRIV_USER; break;
-		case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
-		case 'c':
-		case O_PERIOD:
-			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
-				return CLI_USAGE;
-			}
-			o->period = (uint64_t)v;
-			break;
-		case O_MMAP_PAGES: {
-			/* perf's rule (evlist.c __perf_evlist__parse_mmap_pages):
-			 * a page count must be a power of two; a size is rounded
-			 * up to one */
-			size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = 0;
-			const char *e = arg + strspn(arg, "0123456789");
-			if (*e && e != arg) {
-				size_t b = 0;
-				if (parse_size(arg, &b) < 0 || !b) {
-					fprintf(stderr, "pmuscope: mem: -m '%s': want a size (K/M/G)\n", arg);
-					return CLI_USAGE;
-				}
-				n = 1;
-				while (n * psz < b && n < ((size_t)1 << 30))
-					n <<= 1;
-			} else if (parse_long(arg, 1, 1L << 30, &v) < 0 || (v & (v - 1))) {
-				fprintf(stderr, "pmuscope: mem: -m '%s': want a power of two of pages "
-						"or a size with K/M/G\n", arg);
-				return CLI_USAGE;
-			} else {
-				n = (size_t)v;
-			}
-			o->mmap_pages = n;
 			break;
 		}
 		case O_PHYS: o->phys = true; break;
@@ -523,18 +560,14 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_ADVISE: o->advise = true; break;
 		case O_APPLY: o->apply = o->advise = true; break;
 		case O_PROGRESS: o->progress = true; break;
-		case O_RUNWL: o->run_workload = true; break;
-		case O_REPORTFD:
-			if (parse_long(arg, 0, 1 << 20, &v) < 0)
-				return CLI_USAGE;
-			o->wl.report_fd = (int)v;
-			break;
-		case O_RELEASEFD:
-			if (parse_long(arg, 0, 1 << 20, &v) < 0)
-				return CLI_USAGE;
-			o->wl.release_fd = (int)v;
-			break;
 		default: {
+			int sr = parse_sampling(o, c, arg);
+			if (!sr)
+				sr = parse_workload(o, c, arg);
+			if (sr < 0)
+				return sr;
+			if (sr)
+				break;
 			int xr = mem_export_cli(&o->exp, &p, c);
 			if (xr == 0)
 				return cli_usage(&cli_spec_mem, "'%s' is not an option of mem", p.opt);
@@ -546,13 +579,19 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	}
 	if (c != CLI_END)
 		return c;
-	if (p.ind < argc) {
+	return check_opts(o, argc, argv, p.ind);
+}
+
+/* The options together: 0, or CLI_USAGE (printed). */
+static int check_opts(struct mem_opts *o, int argc, char **argv, int ind)
+{
+	if (ind < argc) {
 		if (o->kind != T_WORKLOAD) {
 			fprintf(stderr, "pmuscope: mem: a COMMAND cannot be combined with -p or -a\n");
 			return CLI_USAGE;
 		}
 		o->kind = T_COMMAND;
-		o->cmd = argv + p.ind;
+		o->cmd = argv + ind;
 	}
 	/* SPE filters name the SPE engine: no fallback to another one that
 	 * would sample unfiltered */

@@ -1226,14 +1226,11 @@ static int mem_print(struct mem_run *r)
 static int mem_exit_status(const struct outcome *oc)
 {
 	if (oc->have_status) {
-		int code = pms_exit_code(oc->status);
-		if (WIFEXITED(oc->status) && code)
-			fprintf(stderr, "pmuscope: mem: the command exited with status %d\n", code);
-		else if (WIFSIGNALED(oc->status))
-			fprintf(stderr, "pmuscope: mem: the command was killed by SIG%s (signal %d)%s\n",
-				sig_name(WTERMSIG(oc->status)), WTERMSIG(oc->status),
-				WCOREDUMP(oc->status) ? ", core dumped" : "");
-		return WIFEXITED(oc->status) || WIFSIGNALED(oc->status) ? code : 0;
+		char how[128];
+		int code = pms_exit_describe(oc->status, how, sizeof(how));
+		if (code > 0) /* a clean exit is not said */
+			fprintf(stderr, "pmuscope: mem: the command %s\n", how);
+		return code < 0 ? 0 : code;
 	}
 	return oc->interrupted ? 128 + oc->stop_signal : 0;
 }

@@ -268,6 +268,196 @@ static int parse_ops(const char *s, unsigned *ops)
 	return 0;
 }
 
+/* The sampling options (engine, period, event, filters, ring): 1 taken,
+ * 0 not one of them, or CLI_HELP / CLI_USAGE (printed). */
+static int parse_sampling(struct mem_opts *o, int c, const char *arg)
+{
+	long v;
+	switch (c) {
+	case O_ENGINE:
+		if (mem_engine_parse(arg, &o->engine) < 0) {
+			fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe, damon or software\n",
+				arg);
+			return CLI_USAGE;
+		}
+		break;
+	case 'F':
+		if (parse_long(arg, 1, 1000000, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: -F '%s': want samples per second 1..1000000\n", arg);
+			return CLI_USAGE;
+		}
+		o->freq = (uint64_t)v;
+		break;
+	case 't':
+		if (parse_ops(arg, &o->ops) < 0) {
+			fprintf(stderr, "pmuscope: mem: -t '%s': want load, store or load,store\n", arg);
+			return CLI_USAGE;
+		}
+		break;
+	case 'e':
+		if (!strcmp(arg, "list")) {
+			printf("mem-loads      (= -t load; ldlat-loads too)\n"
+			       "mem-stores     (= -t store; ldlat-stores too)\n"
+			       "the engine's event is chosen for each: ibs_op, PEBS mem-loads/mem-stores,\n"
+			       "arm_spe, or software page faults (--engine)\n");
+			return CLI_HELP;
+		}
+		if (!strcmp(arg, "mem-loads") || !strcmp(arg, "ldlat-loads")) {
+			o->ops |= PMS_SAMPLER_LOADS;
+		} else if (!strcmp(arg, "mem-stores") || !strcmp(arg, "ldlat-stores")) {
+			o->ops |= PMS_SAMPLER_STORES;
+		} else {
+			fprintf(stderr, "pmuscope: mem: -e '%s': mem samples with the engine's own "
+					"event; say what to sample with -t load|store and which "
+					"engine with --engine ibs|pebs|spe|software (to count any "
+					"event: pmuscope stat -e)\n", arg);
+			return CLI_USAGE;
+		}
+		break;
+	case O_LDLAT:
+		if (parse_long(arg, 1, 65535, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --ldlat '%s': want cycles 1..65535\n", arg);
+			return CLI_USAGE;
+		}
+		o->ldlat = (unsigned)v;
+		break;
+	case O_SPE_EVF:
+	case O_SPE_INVEVF:
+	case O_SPE_INVDSF: {
+		char *end;
+		errno = 0;
+		unsigned long long m = strtoull(arg, &end, 0);
+		if (errno || end == arg || *end || strchr(arg, '-') || !m) {
+			fprintf(stderr, "pmuscope: mem: --%s '%s': want a non-zero bit mask "
+					"(e.g. 0x8 for event 3)\n",
+				c == O_SPE_EVF ? "spe-event-filter"
+				: c == O_SPE_INVEVF ? "spe-inv-event-filter"
+						    : "spe-inv-data-src-filter",
+				arg);
+			return CLI_USAGE;
+		}
+		*(c == O_SPE_EVF ? &o->spe_evf : c == O_SPE_INVEVF ? &o->spe_invevf
+								 : &o->spe_invdsf) = m;
+		o->spe_filters = true;
+		break;
+	}
+	case O_SPE_DSRC: {
+		/* a list of data-source numbers; arm_spe_pmu.c writes
+		 * PMSDSFR_EL1 = ~inv_data_src_filter (FEAT_SPE_FDS series) */
+		uint64_t keep = 0;
+		struct pms_cpuset set = { 0 };
+		bool bad = pms_cpuset_parse_list(&set, arg) < 0 || !pms_cpuset_count(&set);
+		for (int b = bad ? -1 : pms_cpuset_first(&set); b >= 0;
+		     b = pms_cpuset_next(&set, b + 1)) {
+			if (b > 63) {
+				bad = true;
+				break;
+			}
+			keep |= 1ULL << b;
+		}
+		pms_cpuset_fini(&set);
+		if (bad || !keep) {
+			fprintf(stderr, "pmuscope: mem: --spe-data-src '%s': want data-source "
+					"numbers 0-63 (e.g. 0,3,8-11)\n", arg);
+			return CLI_USAGE;
+		}
+		o->spe_invdsf = ~keep;
+		o->spe_filters = true;
+		break;
+	}
+	case O_USER: o->priv = PMS_PRIV_USER; break;
+	case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
+	case 'c':
+	case O_PERIOD:
+		if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
+			return CLI_USAGE;
+		}
+		o->period = (uint64_t)v;
+		break;
+	case O_MMAP_PAGES: {
+		/* perf's rule (evlist.c __perf_evlist__parse_mmap_pages):
+		 * a page count must be a power of two; a size is rounded
+		 * up to one */
+		size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = 0;
+		const char *e = arg + strspn(arg, "0123456789");
+		if (*e && e != arg) {
+			size_t b = 0;
+			if (parse_size(arg, &b) < 0 || !b) {
+				fprintf(stderr, "pmuscope: mem: -m '%s': want a size (K/M/G)\n", arg);
+				return CLI_USAGE;
+			}
+			n = 1;
+			while (n * psz < b && n < ((size_t)1 << 30))
+				n <<= 1;
+		} else if (parse_long(arg, 1, 1L << 30, &v) < 0 || (v & (v - 1))) {
+			fprintf(stderr, "pmuscope: mem: -m '%s': want a power of two of pages "
+					"or a size with K/M/G\n", arg);
+			return CLI_USAGE;
+		} else {
+			n = (size_t)v;
+		}
+		o->mmap_pages = n;
+		break;
+	}
+	default:
+	return 0;
+	}
+	return 1;
+}
+
+/* The built-in workload's options (and its internal ones): 1 taken, 0 not
+ * one of them, or CLI_USAGE (printed). */
+static int parse_workload(struct mem_opts *o, int c, const char *arg)
+{
+	long v;
+	switch (c) {
+	case O_SIZE:
+		if (parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
+			fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", arg);
+			return CLI_USAGE;
+		}
+		break;
+	case O_NODE:
+		if (parse_long(arg, 0, 1023, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", arg);
+			return CLI_USAGE;
+		}
+		o->wl.node = (int)v;
+		break;
+	case O_THREADS:
+		if (parse_long(arg, 1, 1024, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", arg);
+			return CLI_USAGE;
+		}
+		o->wl.threads = (int)v;
+		break;
+	case O_STEPS:
+		if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+			fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", arg);
+			return CLI_USAGE;
+		}
+		o->wl.steps = (uint64_t)v;
+		break;
+	case O_RUNWL: o->run_workload = true; break;
+	case O_REPORTFD:
+		if (parse_long(arg, 0, 1 << 20, &v) < 0)
+			return CLI_USAGE;
+		o->wl.report_fd = (int)v;
+		break;
+	case O_RELEASEFD:
+		if (parse_long(arg, 0, 1 << 20, &v) < 0)
+			return CLI_USAGE;
+		o->wl.release_fd = (int)v;
+		break;
+	default:
+	return 0;
+	}
+	return 1;
+}
+
+static int check_opts(struct mem_opts *o, int argc, char **argv, int ind);
+
 /* 0, or CLI_HELP / CLI_USAGE (printed) */
 static int parse_opts(int argc, char **argv, struct mem_opts *o)
 {
@@ -290,33 +480,6 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	while ((c = cli_next(&p)) > 0) {
 		arg = p.arg;
 		switch (c) {
-		case O_SIZE:
-			if (parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
-				fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", arg);
-				return CLI_USAGE;
-			}
-			break;
-		case O_NODE:
-			if (parse_long(arg, 0, 1023, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", arg);
-				return CLI_USAGE;
-			}
-			o->wl.node = (int)v;
-			break;
-		case O_THREADS:
-			if (parse_long(arg, 1, 1024, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", arg);
-				return CLI_USAGE;
-			}
-			o->wl.threads = (int)v;
-			break;
-		case O_STEPS:
-			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", arg);
-				return CLI_USAGE;
-			}
-			o->wl.steps = (uint64_t)v;
-			break;
 		case 'p':
 			if (parse_long(arg, 1, 0x7fffffff, &v) < 0) {
 				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", arg);
@@ -335,132 +498,6 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 				fprintf(stderr, "pmuscope: mem: --duration '%s': want seconds > 0\n", arg);
 				return CLI_USAGE;
 			}
-			break;
-		}
-		case O_ENGINE:
-			if (mem_engine_parse(arg, &o->engine) < 0) {
-				fprintf(stderr, "pmuscope: mem: --engine '%s': want ibs, pebs, spe, damon or software\n",
-					arg);
-				return CLI_USAGE;
-			}
-			break;
-		case 'F':
-			if (parse_long(arg, 1, 1000000, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: -F '%s': want samples per second 1..1000000\n", arg);
-				return CLI_USAGE;
-			}
-			o->freq = (uint64_t)v;
-			break;
-		case 't':
-			if (parse_ops(arg, &o->ops) < 0) {
-				fprintf(stderr, "pmuscope: mem: -t '%s': want load, store or load,store\n", arg);
-				return CLI_USAGE;
-			}
-			break;
-		case 'e':
-			if (!strcmp(arg, "list")) {
-				printf("mem-loads      (= -t load; ldlat-loads too)\n"
-				       "mem-stores     (= -t store; ldlat-stores too)\n"
-				       "the engine's event is chosen for each: ibs_op, PEBS mem-loads/mem-stores,\n"
-				       "arm_spe, or software page faults (--engine)\n");
-				return CLI_HELP;
-			}
-			if (!strcmp(arg, "mem-loads") || !strcmp(arg, "ldlat-loads")) {
-				o->ops |= PMS_SAMPLER_LOADS;
-			} else if (!strcmp(arg, "mem-stores") || !strcmp(arg, "ldlat-stores")) {
-				o->ops |= PMS_SAMPLER_STORES;
-			} else {
-				fprintf(stderr, "pmuscope: mem: -e '%s': mem samples with the engine's own "
-						"event; say what to sample with -t load|store and which "
-						"engine with --engine ibs|pebs|spe|software (to count any "
-						"event: pmuscope stat -e)\n", arg);
-				return CLI_USAGE;
-			}
-			break;
-		case O_LDLAT:
-			if (parse_long(arg, 1, 65535, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --ldlat '%s': want cycles 1..65535\n", arg);
-				return CLI_USAGE;
-			}
-			o->ldlat = (unsigned)v;
-			break;
-		case O_SPE_EVF:
-		case O_SPE_INVEVF:
-		case O_SPE_INVDSF: {
-			char *end;
-			errno = 0;
-			unsigned long long m = strtoull(arg, &end, 0);
-			if (errno || end == arg || *end || strchr(arg, '-') || !m) {
-				fprintf(stderr, "pmuscope: mem: --%s '%s': want a non-zero bit mask "
-						"(e.g. 0x8 for event 3)\n",
-					c == O_SPE_EVF ? "spe-event-filter"
-					: c == O_SPE_INVEVF ? "spe-inv-event-filter"
-							    : "spe-inv-data-src-filter",
-					arg);
-				return CLI_USAGE;
-			}
-			*(c == O_SPE_EVF ? &o->spe_evf : c == O_SPE_INVEVF ? &o->spe_invevf
-									 : &o->spe_invdsf) = m;
-			o->spe_filters = true;
-			break;
-		}
-		case O_SPE_DSRC: {
-			/* a list of data-source numbers; arm_spe_pmu.c writes
-			 * PMSDSFR_EL1 = ~inv_data_src_filter (FEAT_SPE_FDS series) */
-			uint64_t keep = 0;
-			struct pms_cpuset set = { 0 };
-			bool bad = pms_cpuset_parse_list(&set, arg) < 0 || !pms_cpuset_count(&set);
-			for (int b = bad ? -1 : pms_cpuset_first(&set); b >= 0;
-			     b = pms_cpuset_next(&set, b + 1)) {
-				if (b > 63) {
-					bad = true;
-					break;
-				}
-				keep |= 1ULL << b;
-			}
-			pms_cpuset_fini(&set);
-			if (bad || !keep) {
-				fprintf(stderr, "pmuscope: mem: --spe-data-src '%s': want data-source "
-						"numbers 0-63 (e.g. 0,3,8-11)\n", arg);
-				return CLI_USAGE;
-			}
-			o->spe_invdsf = ~keep;
-			o->spe_filters = true;
-			break;
-		}
-		case O_USER: o->priv = PMS_PRIV_USER; break;
-		case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
-		case 'c':
-		case O_PERIOD:
-			if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
-				fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
-				return CLI_USAGE;
-			}
-			o->period = (uint64_t)v;
-			break;
-		case O_MMAP_PAGES: {
-			/* perf's rule (evlist.c __perf_evlist__parse_mmap_pages):
-			 * a page count must be a power of two; a size is rounded
-			 * up to one */
-			size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = 0;
-			const char *e = arg + strspn(arg, "0123456789");
-			if (*e && e != arg) {
-				size_t b = 0;
-				if (parse_size(arg, &b) < 0 || !b) {
-					fprintf(stderr, "pmuscope: mem: -m '%s': want a size (K/M/G)\n", arg);
-					return CLI_USAGE;
-				}
-				n = 1;
-				while (n * psz < b && n < ((size_t)1 << 30))
-					n <<= 1;
-			} else if (parse_long(arg, 1, 1L << 30, &v) < 0 || (v & (v - 1))) {
-				fprintf(stderr, "pmuscope: mem: -m '%s': want a power of two of pages "
-						"or a size with K/M/G\n", arg);
-				return CLI_USAGE;
-			} else {
-				n = (size_t)v;
-			}
-			o->mmap_pages = n;
 			break;
 		}
 		case O_PHYS: o->phys = true; break;
@@ -523,18 +560,14 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_ADVISE: o->advise = true; break;
 		case O_APPLY: o->apply = o->advise = true; break;
 		case O_PROGRESS: o->progress = true; break;
-		case O_RUNWL: o->run_workload = true; break;
-		case O_REPORTFD:
-			if (parse_long(arg, 0, 1 << 20, &v) < 0)
-				return CLI_USAGE;
-			o->wl.report_fd = (int)v;
-			break;
-		case O_RELEASEFD:
-			if (parse_long(arg, 0, 1 << 20, &v) < 0)
-				return CLI_USAGE;
-			o->wl.release_fd = (int)v;
-			break;
 		default: {
+			int sr = parse_sampling(o, c, arg);
+			if (!sr)
+				sr = parse_workload(o, c, arg);
+			if (sr < 0)
+				return sr;
+			if (sr)
+				break;
 			int xr = mem_export_cli(&o->exp, &p, c);
 			if (xr == 0)
 				return cli_usage(&cli_spec_mem, "'%s' is not an option of mem", p.opt);
@@ -546,13 +579,19 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 	}
 	if (c != CLI_END)
 		return c;
-	if (p.ind < argc) {
+	return check_opts(o, argc, argv, p.ind);
+}
+
+/* The options together: 0, or CLI_USAGE (printed). */
+static int check_opts(struct mem_opts *o, int argc, char **argv, int ind)
+{
+	if (ind < argc) {
 		if (o->kind != T_WORKLOAD) {
 			fprintf(stderr, "pmuscope: mem: a COMMAND cannot be combined with -p or -a\n");
 			return CLI_USAGE;
 		}
 		o->kind = T_COMMAND;
-		o->cmd = argv + p.ind;
+		o->cmd = argv + ind;
 	}
 	/* SPE filters name the SPE engine: no fallback to another one that
 	 * would sample unfiltered */
@@ -595,47 +634,10 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 
 /* ---- recording ----------------------------------------------------------- */
 
-/* What the live-run driver does not: call paths, and the progress line.
- * The driver feeds the profile, resolves the nodes and writes the -o
- * recording (include/pmuscope/liverun.h). */
-struct rec_ctx {
-	struct pms_session *ses;
-};
-
-static void on_progress(void *ud, const struct pms_liverun_progress *p)
-{
-	struct rec_ctx *c = ud;
-	fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ", p->seconds,
-		pms_memprof_count(pms_session_profile(c->ses)), p->lost);
-}
-
-/* What the workload child told us on its report pipe. */
-struct wl_info {
-	bool have;
-	bool done; /* the chase finished; the workload waits for release */
-	uint64_t start, size;
-	int home;
-	int threads;
-	long vchecked, vdis, verr;
-};
-
-static void read_wl_pipe(int fd, char *buf, size_t *len, size_t cap, struct wl_info *wi)
-{
-	if (fd < 0 || wi->done)
-		return;
-	ssize_t n = read(fd, buf + *len, cap - 1 - *len);
-	if (n <= 0)
-		return;
-	*len += (size_t)n;
-	buf[*len] = 0;
-	if (!wi->have && strchr(buf, '\n') &&
-	    sscanf(buf, "buffer %" SCNx64 " %" SCNx64 " home %d threads %d verify %ld %ld %ld",
-		   &wi->start, &wi->size, &wi->home, &wi->threads, &wi->vchecked, &wi->vdis,
-		   &wi->verr) == 7)
-		wi->have = true;
-	if (strstr(buf, "\ndone\n"))
-		wi->done = true;
-}
+/* One `mem` run: what the steps below share.  The session runs the
+ * pipeline (include/pmuscope/session.h); this is its wiring from the
+ * options and the report's rendering. */
+struct mem_run;
 
 struct outcome {
 	bool have_status;
@@ -780,14 +782,484 @@ static void mem_target_text(const struct run_desc *d, char *buf, size_t size)
 
 /* ---- main ---------------------------------------------------------------- */
 
-static char *self_exe(const char *fallback)
+struct mem_run {
+	const struct cli_global *g;
+	struct mem_opts *o;
+	int argc;
+	char **argv;
+	int exit_code;
+	struct pms_sys *sys;
+	struct pms_pmus *pmus;
+	struct pms_topo *topo;
+	struct pms_session *ses;
+	struct pms_memprof *prof;
+	struct pms_memreport *rep;
+	struct pms_pathreport *prep;
+	struct mem_advise ma;
+	struct wl_child wc;
+	struct outcome oc;
+	struct pms_sampler_info info;
+	struct cli_out rep_out, out_o;
+	pid_t pid;
+	bool kvis, show_progress, write_failed;
+	int xrc, rrc; /* an export's, the report file's status */
+	char **cargv;
+	struct alloc_cli ac;
+	struct pms_alloc_report *arep;
+	struct pms_sampler_opts so;
+	struct pms_sampler_unhonoured unh[8];
+	size_t nunh;
+	struct pms_liverun_opts lo;
+	struct pms_memprof_opts po;
+	struct pms_pathprof_opts pp;
+	struct pms_session_opts sopt;
+	struct pms_session_callbacks scb;
+	struct pms_liverun_result res;
+};
+
+/* Each step: 0 go on, -1 pmuscope failed (exit 1), 1 the run ends with
+ * r->exit_code (said). */
+
+static void on_progress(void *ud, const struct pms_liverun_progress *p)
 {
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return strdup(fallback);
-	buf[n] = 0;
-	return strdup(buf);
+	const struct mem_run *r = ud;
+	fprintf(stderr, "\rpmuscope mem: %.0f s, %zu samples, %" PRIu64 " lost   ", p->seconds,
+		pms_memprof_count(pms_session_profile(r->ses)), p->lost);
+}
+
+/* Outputs, the machine, and the causes that need no run. */
+static int mem_setup(struct mem_run *r)
+{
+	const struct mem_opts *o = r->o;
+	/* every output opened before anything runs: a bad path costs no
+	 * recording (new files, 0600: tools/cli_out.h) */
+	(void)cli_out_open(&r->out_o, "mem", "-o", NULL, CLI_OUT_PERFDATA);
+	if ((r->exit_code = cli_out_open(&r->rep_out, "mem", "--report-file", o->report_file,
+					 CLI_OUT_REPLACE)) != 0 ||
+	    (r->exit_code = mem_export_open(&r->o->exp, "mem")) != 0)
+		return 1;
+	r->sys = cli_open_sys(r->g);
+	if (!r->sys)
+		return -1;
+	if (!pms_sys_is_live(r->sys)) {
+		fprintf(stderr, "pmuscope: mem: records this machine only; --root %s is a snapshot\n",
+			pms_sys_root(r->sys));
+		return -1;
+	}
+	if (pms_pmus_load(r->sys, &r->pmus) < 0) {
+		cli_fail("mem: PMU discovery");
+		return -1;
+	}
+	if (pms_topo_load(r->sys, &r->topo) < 0) {
+		cli_fail("mem: topology");
+		return -1;
+	}
+	/* read before the sampler opens: between its open and its enable no
+	 * slow work (a system-wide run misses what runs meanwhile) */
+	/* only what reads it asks (call paths, the -o file): the answer
+	 * reads the whole proc/kallsyms, 40 ms of system time (issue 21);
+	 * the report asks the symbolizer, which reads it for the names */
+	r->kvis = (o->cg != PMS_CALLGRAPH_NONE || o->branches || o->out) &&
+		  pms_kernel_addrs_visible(r->sys);
+	/* causes first, before anything runs */
+	if (o->kind == T_PID && kill(o->pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, "pmuscope: mem: no process %d\n", (int)o->pid);
+		return -1;
+	}
+	if (o->wl.node >= 0 && o->kind == T_WORKLOAD && !pms_topo_node(r->topo, o->wl.node)) {
+		char have[256];
+		size_t len = 0;
+		for (size_t i = 0; i < pms_topo_node_count(r->topo) && len < sizeof(have); i++)
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%d", i ? ", " : "",
+						pms_topo_node_at(r->topo, i)->id);
+		fprintf(stderr, "pmuscope: mem: node %d does not exist (this machine has node%s %s)\n",
+			o->wl.node, pms_topo_node_count(r->topo) == 1 ? "" : "s", have);
+		return -1;
+	}
+	return 0;
+}
+
+/* No precise engine: DAMON before page faults (docs/damon.md);
+ * PMUSCOPE_NO_DAMON keeps the automatic choice off (the test suites).
+ * 1 when DAMON ran the whole command. */
+static int mem_try_damon(struct mem_run *r)
+{
+	const struct mem_opts *o = r->o;
+	if (o->engine != PMS_ENG_NONE || o->kind == T_SYSTEM || o->out || o->samples ||
+	    o->advise || o->phys || o->verify || o->period || getenv("PMUSCOPE_NO_DAMON"))
+		return 0;
+	bool use_damon = false;
+	char why[400];
+	if (pms_damon_choose(r->sys, r->pmus, r->topo, &use_damon, why, sizeof(why)) < 0 ||
+	    !use_damon)
+		return 0;
+	fprintf(stderr, "pmuscope: mem: engine damon: %s\n", why);
+	int dr = mem_damon_main(r->g, r->argc, r->argv, why);
+	if (dr == MEM_DAMON_FALLBACK)
+		return 0;
+	r->exit_code = dr;
+	return 1;
+}
+
+/* The sampler's options from mem's. */
+static void mem_sampler_opts(const struct mem_opts *o, struct pms_sampler_opts *so)
+{
+	*so = (struct pms_sampler_opts)PMS_SAMPLER_OPTS_INIT;
+	so->period = o->period;
+	so->freq = o->freq;
+	so->data_pages = o->mmap_pages;
+	so->adapt = o->adapt;
+	so->ops = o->ops;
+	so->ldlat = o->ldlat;
+	so->priv = o->priv;
+	so->want_phys = o->phys;
+	so->engine = o->engine;
+	so->callgraph = o->cg;
+	so->stack_size = o->cg_stack;
+	so->branch_filter = o->branches;
+	so->spe_events = o->spe_evf;
+	so->spe_not_events = o->spe_invevf;
+	so->spe_inv_data_src = o->spe_invdsf;
+	so->spe_filters_required = o->spe_filters;
+}
+
+/* The target, the sampler and the run's options; the preload set. */
+static int mem_prepare(struct mem_run *r)
+{
+	const struct mem_opts *o = r->o;
+	r->cargv = o->cmd;
+	if (o->kind == T_WORKLOAD) {
+		if (wl_child_prepare(&r->wc, r->g->prog, &o->wl, o->verify) < 0)
+			return -1;
+		r->cargv = r->wc.argv;
+	}
+	mem_sampler_opts(o, &r->so);
+	r->show_progress = !o->quiet && cli_verbosity >= 0 && (o->progress || isatty(2));
+	r->lo = (struct pms_liverun_opts)PMS_LIVERUN_OPTS_INIT;
+	r->lo.target = o->kind == T_SYSTEM ? PMS_LIVERUN_SYSTEM
+		       : o->kind == T_PID  ? PMS_LIVERUN_PID
+					   : PMS_LIVERUN_COMMAND;
+	r->lo.argv = r->cargv;
+	/* A started command's processes are held at exit until their pages
+	 * are resolved (ptrace exit stop); the built-in workload waits for
+	 * its release on a pipe instead. */
+	r->lo.hold_exits = o->kind == T_COMMAND && !o->no_hold;
+	r->lo.hold_budget_ms = o->hold_budget;
+	r->lo.pid = o->pid;
+	r->lo.sampler = &r->so;
+	r->lo.resolve = true;
+	/* --apply ends the first measurement itself (mem_loop) */
+	r->lo.duration_s = o->apply ? 0 : o->duration;
+	/* SIGINT/SIGTERM are caught before the command is forked (reset to
+	 * their default at exec: the command stays interruptible even where
+	 * pmuscope was started with SIGINT ignored) and forwarded to it */
+	r->lo.catch_signals = true;
+	/* Allocation tracking: a started command gets the preload (its
+	 * environment set here, put back once it is forked); -p and -a say
+	 * why they cannot have it. */
+	if (o->kind == T_COMMAND && !o->no_alloc) {
+		r->ac.want = true;
+		if (alloc_cli_prepare(&r->ac, r->cargv) < 0)
+			return -1;
+		/* the tracker's records and the samples on one clock */
+		r->so.clock_monotonic = r->ac.fd >= 0;
+	} else if ((o->kind == T_PID || o->kind == T_SYSTEM) && !o->no_alloc) {
+		snprintf(r->ac.why, sizeof(r->ac.why),
+			 "allocations are not tracked: %s, and the allocation tracker is preloaded "
+			 "only into a command pmuscope starts (pmuscope mem -- CMD)",
+			 o->kind == T_PID ? "-p attaches to a process already running"
+					  : "-a samples processes already running");
+	}
+	return 0;
+}
+
+/* The session: the run, its profile (the run's pid), and -g's call paths
+ * (kernel frames shown only where kallsyms shows them). */
+static int mem_open(struct mem_run *r)
+{
+	const struct mem_opts *o = r->o;
+	r->po = (struct pms_memprof_opts)PMS_MEMPROF_OPTS_INIT;
+	r->po.functions_per_pid = o->kind == T_SYSTEM;
+	r->po.top = o->top;
+	r->po.home_name = "workload buffer (pointer chase)";
+	/* the samples one by one only for what shows or reads them: a
+	 * smaller form otherwise (issue 21: resident memory) */
+	r->po.no_sample_list = !o->samples && !o->csv && !o->advise &&
+			       !mem_export_wanted(&o->exp) && o->cg == PMS_CALLGRAPH_NONE &&
+			       !o->branches && r->ac.fd < 0;
+	r->pp = (struct pms_pathprof_opts)PMS_PATHPROF_OPTS_INIT;
+	r->pp.top = o->top;
+	r->pp.hide_kernel = !r->kvis;
+	r->pp.kept_samples = true;
+	r->scb = (struct pms_session_callbacks){ NULL, NULL,
+						 r->show_progress ? on_progress : NULL };
+	r->sopt = (struct pms_session_opts)PMS_SESSION_OPTS_INIT;
+	r->sopt.profile_opts = &r->po;
+	r->sopt.paths_opts = o->cg != PMS_CALLGRAPH_NONE || o->branches ? &r->pp : NULL;
+	r->sopt.demangle = !o->no_demangle;
+	r->sopt.kernel_visible = r->kvis;
+	r->sopt.callbacks = &r->scb;
+	r->sopt.ud = r;
+	int orc = pms_session_open_live(r->sys, r->pmus, r->topo, &r->lo, &r->sopt, &r->ses);
+	alloc_cli_restore(&r->ac);
+	if (orc == 0 && r->ac.fd >= 0) {
+		int afd = r->ac.fd;
+		r->ac.fd = -1; /* the session's now */
+		if (pms_session_set_alloc(r->ses, afd, r->ac.rate, r->ac.threshold) < 0)
+			snprintf(r->ac.why, sizeof(r->ac.why), "allocations are not tracked: %s",
+				 pms_error_last());
+		else
+			r->ma.track_sites = true; /* --advise per allocation site (issue 28) */
+	}
+	if (orc < 0) {
+		char hint[512];
+		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
+		if (pms_session_permission_hint(r->sys, &r->lo, hint, sizeof(hint)))
+			fprintf(stderr, "pmuscope: mem: %s\n", hint);
+		return -1;
+	}
+	r->prof = pms_session_profile(r->ses);
+	r->pid = o->kind == T_SYSTEM ? -1 : pms_session_pid(r->ses);
+	wl_child_started(&r->wc);
+	pms_session_result(r->ses, &r->res);
+	if (r->lo.hold_exits && !r->res.holding)
+		cli_warn_no_hold("mem", r->res.hold_why,
+				 "pages of a process that exits before they are asked about "
+				 "count as \"process gone\"");
+	pms_sampler_info(pms_session_sampler(r->ses), &r->info);
+	/* options the engine cannot honour: said (the report has them), an
+	 * error with --strict before anything runs (issue 30) */
+	r->nunh = pms_sampler_unhonoured(r->info.engine, &r->so, r->unh,
+					 sizeof(r->unh) / sizeof(r->unh[0]));
+	if (mem_say_unhonoured("mem", r->info.engine, r->unh, r->nunh, o->strict,
+			       o->json || o->csv || o->exp.folded)) {
+		r->exit_code = 1;
+		return 1;
+	}
+	if (!o->out)
+		return 0;
+	/* 0600 as perf, an existing file moved to .old (cli_out.h) */
+	if ((r->exit_code = cli_out_open(&r->out_o, "mem", "-o", o->out, CLI_OUT_PERFDATA)) != 0)
+		return 1;
+	/* perf.data gets the same rule as the report: no kernel addresses
+	 * for a caller that proc/kallsyms hides them from */
+	struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
+	ro.hide_kernel_ips = !r->kvis;
+	if (pms_session_record(r->ses, r->out_o.fd, &ro) < 0) {
+		fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o->out, pms_error_last());
+		r->exit_code = CLI_EXIT_IO;
+		cli_out_remove(&r->out_o); /* not a perf.data file: nothing is left */
+		return 1;
+	}
+	return 0;
+}
+
+/* The run: started, stepped (the workload released once done, --apply's
+ * switch), finished; the -o file's outcome said. */
+static int mem_loop(struct mem_run *r)
+{
+	const struct mem_opts *o = r->o;
+	if (pms_session_start(r->ses) < 0) {
+		if (o->kind == T_WORKLOAD || o->kind == T_COMMAND) {
+			r->exit_code = cli_exec_failed("mem", r->cargv[0]);
+			return 1;
+		}
+		cli_fail("mem: enabling the sampler");
+		return -1;
+	}
+	struct wl_info *wi = &r->wc.wi;
+	for (;;) {
+		int sr = pms_session_step(r->ses);
+		if (sr < 0)
+			cli_fail("mem: reading samples");
+		wl_child_poll(&r->wc);
+		if (wi->done && r->wc.relfd[1] >= 0) {
+			/* the workload finished and waits: drain what is left
+			 * while its pages still exist, then let it exit */
+			(void)pms_session_drain(r->ses);
+			wl_child_release(&r->wc);
+		}
+		if (sr <= 0)
+			break;
+		double t = pms_session_elapsed(r->ses);
+		if (r->ma.apply && r->ma.phase == 0 && t >= o->duration) {
+			/* the first measurement is done: plan, migrate, measure again */
+			(void)pms_session_drain(r->ses);
+			if (wi->have)
+				pms_memprof_set_home(r->prof, wi->home, wi->start, wi->start + wi->size);
+			if (mem_advise_switch(&r->ma, r->sys, r->topo, r->pid, r->ses, t) < 0)
+				return -1;
+			r->prof = pms_session_profile(r->ses);
+			pms_session_set_duration(r->ses, o->duration);
+		}
+	}
+	if (r->show_progress)
+		fprintf(stderr, "\n");
+	/* The file is finished before anything is printed: a reader that
+	 * closes stdout early (| head) must not cost the recording. */
+	(void)pms_session_finish(r->ses);
+	cli_warn_left_running("mem", r->ses);
+	wl_child_poll(&r->wc);
+	pms_session_result(r->ses, &r->res);
+	r->oc = (struct outcome){
+		.have_status = r->res.have_status, .status = r->res.status,
+		.interrupted = r->res.interrupted, .stop_signal = r->res.stop_signal,
+		.timed_out = r->res.timed_out, .target_gone = r->res.target_gone,
+		.seconds = r->res.seconds,
+	};
+	struct pms_recorder *recd = pms_session_recorder(r->ses);
+	if (recd && r->res.write_error) {
+		r->write_failed = true;
+		fprintf(stderr, "pmuscope: mem: writing %s failed: %s; the %" PRIu64
+				" records before the failure are readable (pmuscope report, "
+				"perf report); free space or choose another -o\n",
+			o->out, r->res.write_message, pms_recorder_records(recd));
+	} else if (recd) {
+		fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
+			pms_recorder_records(recd), o->out);
+	}
+	return 0;
+}
+
+/* Where the human report goes: the --report-file, else stderr when a
+ * COMMAND ran (its stdout is the command's: perf stat's rule, issue 30),
+ * else stdout.  --json, --csv and --folded stay on stdout (asked for). */
+static FILE *mem_report_stream(struct mem_run *r)
+{
+	const struct mem_opts *o = r->o;
+	if (r->rep_out.fd >= 0)
+		return cli_out_stream(&r->rep_out);
+	if (o->kind == T_COMMAND && !o->json && !o->csv && !o->exp.folded)
+		return stderr;
+	return stdout;
+}
+
+/* The report built and rendered; the exports written.  0, or -1. */
+static int mem_print(struct mem_run *r)
+{
+	struct mem_opts *o = r->o;
+	struct wl_info *wi = &r->wc.wi;
+	struct pms_numa_stats nst;
+	pms_numa_oracle_stats(pms_session_oracle(r->ses), &nst);
+	if (wi->have) /* the workload said where its buffer is and on which node */
+		pms_memprof_set_home(r->prof, wi->home, wi->start, wi->start + wi->size);
+	struct pms_memreport_input in = {
+		.numa = &nst, .verify_requested = o->verify,
+		.duration_ns = (uint64_t)(r->oc.seconds * 1e9),
+	};
+	if (pms_session_report(r->ses, &in, &r->rep, &r->prep) < 0) {
+		cli_fail("mem: building the report");
+		return -1;
+	}
+	if (mem_advise_finish(&r->ma, r->topo, r->rep) < 0)
+		return -1;
+	struct alloc_cli *ac = &r->ac;
+	if (ac->want && !ac->why[0] && r->ma.phase != 1 &&
+	    pms_session_alloc_report(r->ses, r->rep, &r->arep) < 0)
+		snprintf(ac->why, sizeof(ac->why), "allocation sites: %s", pms_error_last());
+	if (r->arep && mem_advise_sites(&r->ma, r->ses, r->rep, r->arep) < 0)
+		return -1;
+	ac->ar = r->arep ? r->arep : r->ma.own_ar; /* --apply: the first measurement's sites */
+	ac->paths = r->prep;
+	ac->rep = r->ma.phase == 1 ? r->ma.before : r->rep; /* the report shown */
+	ac->samples = o->samples;
+	ac->top = o->top;
+	/* --apply: the main report is the first measurement's */
+	const struct mem_advise *ma = &r->ma;
+	const struct pms_memreport *shown = ma->phase == 1 ? ma->before : r->rep;
+	struct run_desc d = { o, r->pid, wi, &r->oc, &r->info, ma, ma->phase == 1 ? r->rep : NULL };
+	char target[512];
+	mem_target_text(&d, target, sizeof(target));
+	struct mem_render mr = {
+		.command = "mem", .target_text = target, .seconds = r->oc.seconds,
+		.sample_type = r->info.sample_type, .samples = o->samples, .oracle = true,
+		.per_process = o->per_process, .per_thread = o->per_thread,
+		.hold = o->kind == T_COMMAND ? (r->res.holding ? 1 : -1) : 0,
+		.system_wide = o->kind == T_SYSTEM,
+		.json_run = mem_json_run, .json_verify = mem_json_verify,
+		.text_verify = mem_text_verify, .ud = &d,
+		.json_extra = alloc_json_extra, .text_extra = alloc_text_extra, .extra_ud = ac,
+		.adapt_on = o->adapt, .unhonoured = r->unh, .nunhonoured = r->nunh,
+	};
+	pms_session_holds(r->ses, &mr.holds);
+	mr.hold_budget_ms = o->hold_budget < 0 ? -1
+			    : o->hold_budget > 0 ? o->hold_budget : PMS_LIVERUN_HOLD_BUDGET_MS;
+	mr.adapt = pms_sampler_adaptations(pms_session_sampler(r->ses), &mr.nadapt, &mr.adapt_dups);
+	mr.events = pms_sampler_events(pms_session_sampler(r->ses));
+	if (alloc_export_prepare(ac, &o->exp) < 0)
+		return -1;
+	FILE *saved_stdout = stdout, *to = mem_report_stream(r);
+	if (!to)
+		return -1;
+	/* the report's stream is stdout meanwhile */
+	fflush(stdout);
+	stdout = to;
+	if (ma->phase == 1)
+		mr.seconds = ma->before_s;
+	/* the exports are of the report shown (the page embeds its JSON) */
+	o->exp.maps = pms_memprof_maps(r->prof);
+	o->exp.topo = r->topo;
+	o->exp.read_build_ids = true;
+	o->exp.paths = ma->phase == 1 ? NULL : r->prep; /* --apply: paths of both measurements */
+	r->xrc = mem_export_write(&o->exp, &mr, shown);
+	if (o->exp.folded) {
+		; /* the collapsed stacks were the output */
+	} else if (o->json) {
+		mem_render_json(&mr, shown);
+	} else if (o->csv) {
+		alloc_render_csv(ac, r->rep);
+	} else {
+		mem_render_text(&mr, shown);
+		mem_advise_text(ma, r->rep, r->pid, o->cmd);
+	}
+	{
+		/* an empty result is said, on stderr too (the report may be JSON
+		 * or CSV, or in a file) */
+		char why[600];
+		if (mem_render_empty(&mr, shown, why, sizeof(why)))
+			fprintf(stderr, "pmuscope: mem: %s\n", why);
+		mem_render_warn_loss(&mr, shown);
+	}
+	/* the report file flushed, checked and renamed into place; stdout is
+	 * checked as every command's (main.c) */
+	stdout = saved_stdout;
+	if (r->rep_out.fd >= 0)
+		r->rrc = cli_out_commit(&r->rep_out);
+	return 0;
+}
+
+/* Exit status: what happened to the command or the workload. */
+static int mem_exit_status(const struct outcome *oc)
+{
+	if (oc->have_status) {
+		char how[128];
+		int code = pms_exit_describe(oc->status, how, sizeof(how));
+		if (code > 0) /* a clean exit is not said */
+			fprintf(stderr, "pmuscope: mem: the command %s\n", how);
+		return code < 0 ? 0 : code;
+	}
+	return oc->interrupted ? 128 + oc->stop_signal : 0;
+}
+
+static int mem_steps(struct mem_run *r)
+{
+	int s;
+	if ((s = mem_setup(r)) || (s = mem_try_damon(r)) || (s = mem_prepare(r)) ||
+	    (s = mem_open(r)) || (s = mem_loop(r)))
+		return s;
+	if (mem_print(r) < 0)
+		return -1;
+	/* a report file that could not be written wins over the command's
+	 * status, as does an incomplete -o file; an export's failure only
+	 * over success */
+	r->exit_code = mem_exit_status(&r->oc);
+	if (r->xrc && !r->exit_code)
+		r->exit_code = r->xrc; /* an export could not be written (said why) */
+	if (r->rrc)
+		r->exit_code = r->rrc;
+	if (r->write_failed)
+		r->exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
+	return 1;
 }
 
 int cmd_mem(const struct cli_global *g, int argc, char **argv)
@@ -811,497 +1283,40 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	 * 137 MB peak on bench/mem_vs_perf.sh (issue 21, docs/bench.md). */
 	(void)mallopt(M_MMAP_THRESHOLD, 256 << 10);
 #endif
-
-	int rc = 1, exit_code = 1;
-	struct pms_sys *sys = NULL;
-	struct pms_pmus *pmus = NULL;
-	struct pms_topo *topo = NULL;
-	struct pms_session *ses = NULL;
-	struct pms_memprof *prof = NULL;
-	struct pms_memreport *rep = NULL;
-	struct pms_pathreport *prep = NULL;
-	struct mem_advise ma = { .advise = o.advise, .apply = o.apply };
-	struct rec_ctx *ctx = calloc(1, sizeof(*ctx));
-	struct wl_info wi = { 0 };
-	struct outcome oc = { 0 };
-	struct pms_sampler_info info = { 0 };
-	char *exe = NULL, *wl_argv[16] = { 0 }, argbuf[6][32];
-	int pipefd[2] = { -1, -1 }, relfd[2] = { -1, -1 }, outfd = -1;
-	struct cli_out rep_out, out_o;
-	char pipebuf[256];
-	size_t pipelen = 0;
-	pid_t pid = -1;
-	struct alloc_cli ac = { .fd = -1, .rate = o.alloc_rate, .threshold = o.alloc_threshold };
-	struct pms_alloc_report *arep = NULL;
-
-	if (!ctx) {
+	struct mem_run *r = calloc(1, sizeof(*r));
+	if (!r) {
 		fprintf(stderr, "pmuscope: mem: out of memory\n");
 		return 1;
 	}
-	/* every output opened before anything runs: a bad path costs no
-	 * recording (new files, 0600: tools/cli_out.h) */
-	(void)cli_out_open(&out_o, "mem", "-o", NULL, CLI_OUT_PERFDATA);
-	if ((exit_code = cli_out_open(&rep_out, "mem", "--report-file", o.report_file,
-				      CLI_OUT_REPLACE)) != 0 ||
-	    (exit_code = mem_export_open(&o.exp, "mem")) != 0) {
-		rc = 0;
-		goto out;
-	}
-	exit_code = 1;
-	sys = cli_open_sys(g);
-	if (!sys)
-		goto out;
-	if (!pms_sys_is_live(sys)) {
-		fprintf(stderr, "pmuscope: mem: records this machine only; --root %s is a snapshot\n",
-			pms_sys_root(sys));
-		goto out;
-	}
-	if (pms_pmus_load(sys, &pmus) < 0) {
-		cli_fail("mem: PMU discovery");
-		goto out;
-	}
-	if (pms_topo_load(sys, &topo) < 0) {
-		cli_fail("mem: topology");
-		goto out;
-	}
-	/* read before the sampler opens: between its open and its enable no
-	 * slow work (a system-wide run misses what runs meanwhile) */
-	/* only what reads it asks (call paths, the -o file): the answer
-	 * reads the whole proc/kallsyms, 40 ms of system time (issue 21);
-	 * the report asks the symbolizer, which reads it for the names */
-	bool kvis = (o.cg != PMS_CALLGRAPH_NONE || o.branches || o.out) &&
-		    pms_kernel_addrs_visible(sys);
-	/* causes first, before anything runs */
-	if (o.kind == T_PID && kill(o.pid, 0) < 0 && errno == ESRCH) {
-		fprintf(stderr, "pmuscope: mem: no process %d\n", (int)o.pid);
-		goto out;
-	}
-	if (o.wl.node >= 0 && o.kind == T_WORKLOAD && !pms_topo_node(topo, o.wl.node)) {
-		char have[256];
-		size_t len = 0;
-		for (size_t i = 0; i < pms_topo_node_count(topo) && len < sizeof(have); i++)
-			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%d", i ? ", " : "",
-						pms_topo_node_at(topo, i)->id);
-		fprintf(stderr, "pmuscope: mem: node %d does not exist (this machine has node%s %s)\n",
-			o.wl.node, pms_topo_node_count(topo) == 1 ? "" : "s", have);
-		goto out;
-	}
-
-	/* No precise engine: DAMON before page faults (docs/damon.md);
-	 * PMUSCOPE_NO_DAMON keeps the automatic choice off (the test suites). */
-	if (o.engine == PMS_ENG_NONE && o.kind != T_SYSTEM && !o.out && !o.samples &&
-	    !o.advise && !o.phys && !o.verify && !o.period && !getenv("PMUSCOPE_NO_DAMON")) {
-		bool use_damon = false;
-		char why[400];
-		if (pms_damon_choose(sys, pmus, topo, &use_damon, why, sizeof(why)) == 0 &&
-		    use_damon) {
-			fprintf(stderr, "pmuscope: mem: engine damon: %s\n", why);
-			int dr = mem_damon_main(g, argc, argv, why);
-			if (dr != MEM_DAMON_FALLBACK) {
-				rc = 0;
-				exit_code = dr;
-				goto out;
-			}
-		}
-	}
-
-	/* The target. */
-	char **cargv = o.cmd;
-	if (o.kind == T_WORKLOAD) {
-		if (pipe(pipefd) < 0 || pipe(relfd) < 0) {
-			fprintf(stderr, "pmuscope: mem: pipe: %s\n", strerror(errno));
-			goto out;
-		}
-		fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-		fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-		fcntl(relfd[1], F_SETFD, FD_CLOEXEC);
-		exe = self_exe(g->prog);
-		int k = 0;
-		wl_argv[k++] = exe;
-		wl_argv[k++] = (char *)"mem";
-		wl_argv[k++] = (char *)"--run-workload";
-		snprintf(argbuf[0], sizeof(argbuf[0]), "%zu", o.wl.size);
-		wl_argv[k++] = (char *)"--size";
-		wl_argv[k++] = argbuf[0];
-		snprintf(argbuf[1], sizeof(argbuf[1]), "%d", o.wl.threads);
-		wl_argv[k++] = (char *)"--threads";
-		wl_argv[k++] = argbuf[1];
-		if (o.wl.node >= 0) {
-			snprintf(argbuf[2], sizeof(argbuf[2]), "%d", o.wl.node);
-			wl_argv[k++] = (char *)"--node";
-			wl_argv[k++] = argbuf[2];
-		}
-		if (o.wl.steps) {
-			snprintf(argbuf[3], sizeof(argbuf[3]), "%" PRIu64, o.wl.steps);
-			wl_argv[k++] = (char *)"--steps";
-			wl_argv[k++] = argbuf[3];
-		}
-		snprintf(argbuf[4], sizeof(argbuf[4]), "%d", pipefd[1]);
-		wl_argv[k++] = (char *)"--report-fd";
-		wl_argv[k++] = argbuf[4];
-		snprintf(argbuf[5], sizeof(argbuf[5]), "%d", relfd[0]);
-		wl_argv[k++] = (char *)"--release-fd";
-		wl_argv[k++] = argbuf[5];
-		if (o.verify)
-			wl_argv[k++] = (char *)"--verify-node";
-		wl_argv[k] = NULL;
-		cargv = wl_argv;
-	}
-	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
-	struct pms_sampler_unhonoured unh[8];
-	size_t nunh = 0;
-	so.period = o.period;
-	so.freq = o.freq;
-	so.data_pages = o.mmap_pages;
-	so.adapt = o.adapt;
-	so.ops = o.ops;
-	so.ldlat = o.ldlat;
-	so.priv = o.priv;
-	so.want_phys = o.phys;
-	so.engine = o.engine;
-	so.callgraph = o.cg;
-	so.stack_size = o.cg_stack;
-	so.branch_filter = o.branches;
-	so.spe_events = o.spe_evf;
-	so.spe_not_events = o.spe_invevf;
-	so.spe_inv_data_src = o.spe_invdsf;
-	so.spe_filters_required = o.spe_filters;
-	bool show_progress = !o.quiet && cli_verbosity >= 0 && (o.progress || isatty(2));
-	const struct pms_session_callbacks scb = { NULL, NULL, show_progress ? on_progress : NULL };
-	struct pms_liverun_opts lo = PMS_LIVERUN_OPTS_INIT;
-	lo.target = o.kind == T_SYSTEM ? PMS_LIVERUN_SYSTEM
-		    : o.kind == T_PID  ? PMS_LIVERUN_PID
-				       : PMS_LIVERUN_COMMAND;
-	lo.argv = cargv;
-	/* A started command's processes are held at exit until their pages
-	 * are resolved (ptrace exit stop); the built-in workload waits for
-	 * its release on a pipe instead. */
-	lo.hold_exits = o.kind == T_COMMAND && !o.no_hold;
-	lo.hold_budget_ms = o.hold_budget;
-	lo.pid = o.pid;
-	lo.sampler = &so;
-	lo.resolve = true;
-	/* --apply ends the first measurement itself (below) */
-	lo.duration_s = o.apply ? 0 : o.duration;
-	/* SIGINT/SIGTERM are caught before the command is forked (reset to
-	 * their default at exec: the command stays interruptible even where
-	 * pmuscope was started with SIGINT ignored) and forwarded to it */
-	lo.catch_signals = true;
-	/* Allocation tracking: a started command gets the preload (its
-	 * environment set here, put back once it is forked); -p and -a say
-	 * why they cannot have it. */
-	if (o.kind == T_COMMAND && !o.no_alloc) {
-		ac.want = true;
-		if (alloc_cli_prepare(&ac, cargv) < 0)
-			goto out;
-		/* the tracker's records and the samples on one clock */
-		so.clock_monotonic = ac.fd >= 0;
-	} else if ((o.kind == T_PID || o.kind == T_SYSTEM) && !o.no_alloc) {
-		snprintf(ac.why, sizeof(ac.why),
-			 "allocations are not tracked: %s, and the allocation tracker is preloaded "
-			 "only into a command pmuscope starts (pmuscope mem -- CMD)",
-			 o.kind == T_PID ? "-p attaches to a process already running"
-					 : "-a samples processes already running");
-	}
-	/* The session: the run, its profile (the run's pid), and -g's call
-	 * paths (kernel frames shown only where kallsyms shows them). */
-	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	po.functions_per_pid = o.kind == T_SYSTEM;
-	po.top = o.top;
-	po.home_name = "workload buffer (pointer chase)";
-	/* the samples one by one only for what shows or reads them: a
-	 * smaller form otherwise (issue 21: resident memory) */
-	po.no_sample_list = !o.samples && !o.csv && !o.advise && !mem_export_wanted(&o.exp) &&
-			    o.cg == PMS_CALLGRAPH_NONE && !o.branches && ac.fd < 0;
-	struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
-	pp.top = o.top;
-	pp.hide_kernel = !kvis;
-	pp.kept_samples = true;
-	struct pms_session_opts sopt = PMS_SESSION_OPTS_INIT;
-	sopt.profile_opts = &po;
-	sopt.paths_opts = o.cg != PMS_CALLGRAPH_NONE || o.branches ? &pp : NULL;
-	sopt.demangle = !o.no_demangle;
-	sopt.kernel_visible = kvis;
-	sopt.callbacks = &scb;
-	sopt.ud = ctx;
-	int orc = pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses);
-	alloc_cli_restore(&ac);
-	if (orc == 0 && ac.fd >= 0) {
-		int afd = ac.fd;
-		ac.fd = -1; /* the session's now */
-		if (pms_session_set_alloc(ses, afd, ac.rate, ac.threshold) < 0)
-			snprintf(ac.why, sizeof(ac.why), "allocations are not tracked: %s",
-				 pms_error_last());
-		else
-			ma.track_sites = true; /* --advise per allocation site (issue 28) */
-	}
-	if (orc < 0) {
-		char hint[512];
-		fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
-		if (pms_session_permission_hint(sys, &lo, hint, sizeof(hint)))
-			fprintf(stderr, "pmuscope: mem: %s\n", hint);
-		goto out;
-	}
-	ctx->ses = ses;
-	prof = pms_session_profile(ses);
-	pid = o.kind == T_SYSTEM ? -1 : pms_session_pid(ses);
-	if (pipefd[1] >= 0) {
-		close(pipefd[1]);
-		pipefd[1] = -1;
-	}
-	if (relfd[0] >= 0) {
-		close(relfd[0]);
-		relfd[0] = -1;
-	}
-	struct pms_liverun_result res;
-	pms_session_result(ses, &res);
-	if (lo.hold_exits && !res.holding)
-		cli_warn_no_hold("mem", res.hold_why,
-				 "pages of a process that exits before they are asked about "
-				 "count as \"process gone\"");
-	pms_sampler_info(pms_session_sampler(ses), &info);
-	/* options the engine cannot honour: said (the report has them), an
-	 * error with --strict before anything runs (issue 30) */
-	nunh = pms_sampler_unhonoured(info.engine, &so, unh, sizeof(unh) / sizeof(unh[0]));
-	if (mem_say_unhonoured("mem", info.engine, unh, nunh, o.strict,
-			       o.json || o.csv || o.exp.folded)) {
-		rc = 0;
-		exit_code = 1;
-		goto out;
-	}
-	if (o.out) {
-		/* 0600 as perf: samples show code and data addresses */
-		/* 0600 as perf, an existing file moved to .old (cli_out.h) */
-		if ((exit_code = cli_out_open(&out_o, "mem", "-o", o.out, CLI_OUT_PERFDATA)) != 0) {
-			rc = 0;
-			goto out;
-		}
-		exit_code = 1;
-		outfd = out_o.fd;
-		/* perf.data gets the same rule as the report: no kernel
-		 * addresses for a caller that proc/kallsyms hides them from */
-		struct pms_recorder_opts ro = PMS_RECORDER_OPTS_INIT;
-		ro.hide_kernel_ips = !kvis;
-		if (pms_session_record(ses, outfd, &ro) < 0) {
-			fprintf(stderr, "pmuscope: mem: -o %s: %s\n", o.out, pms_error_last());
-			exit_code = CLI_EXIT_IO;
-			cli_out_remove(&out_o); /* not a perf.data file: nothing is left */
-			rc = 0;
-			goto out;
-		}
-	}
-
-	if (pms_session_start(ses) < 0) {
-		if (o.kind == T_WORKLOAD || o.kind == T_COMMAND) {
-			exit_code = cli_exec_failed("mem", cargv[0]);
-			rc = 0;
-		} else {
-			cli_fail("mem: enabling the sampler");
-		}
-		goto out;
-	}
-
-	for (;;) {
-		int sr = pms_session_step(ses);
-		if (sr < 0)
-			cli_fail("mem: reading samples");
-		read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
-		if (wi.done && relfd[1] >= 0) {
-			/* the workload finished and waits: drain what is left
-			 * while its pages still exist, then let it exit */
-			(void)pms_session_drain(ses);
-			close(relfd[1]);
-			relfd[1] = -1;
-		}
-		if (sr <= 0)
-			break;
-		double t = pms_session_elapsed(ses);
-		if (ma.apply && ma.phase == 0 && t >= o.duration) {
-			/* the first measurement is done: plan, migrate, measure again */
-			(void)pms_session_drain(ses);
-			if (wi.have)
-				pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
-			if (mem_advise_switch(&ma, sys, topo, pid, ses, t) < 0)
-				goto out;
-			prof = pms_session_profile(ses);
-			pms_session_set_duration(ses, o.duration);
-		}
-	}
-	if (show_progress)
-		fprintf(stderr, "\n");
-	/* The file is finished before anything is printed: a reader that
-	 * closes stdout early (| head) must not cost the recording. */
-	(void)pms_session_finish(ses);
-	cli_warn_left_running("mem", ses);
-	read_wl_pipe(pipefd[0], pipebuf, &pipelen, sizeof(pipebuf), &wi);
-	pms_session_result(ses, &res);
-	oc.have_status = res.have_status;
-	oc.status = res.status;
-	oc.interrupted = res.interrupted;
-	oc.stop_signal = res.stop_signal;
-	oc.timed_out = res.timed_out;
-	oc.target_gone = res.target_gone;
-	oc.seconds = res.seconds;
-	bool write_failed = false;
-	struct pms_recorder *recd = pms_session_recorder(ses);
-	if (recd) {
-		if (res.write_error) {
-			write_failed = true;
-			fprintf(stderr, "pmuscope: mem: writing %s failed: %s; the %" PRIu64
-					" records before the failure are readable (pmuscope report, "
-					"perf report); free space or choose another -o\n",
-				o.out, res.write_message, pms_recorder_records(recd));
-		} else {
-			fprintf(stderr, "pmuscope: mem: wrote %" PRIu64 " records to %s\n",
-				pms_recorder_records(recd), o.out);
-		}
-	}
-
-	/* The report. */
-	struct pms_numa_stats nst;
-	pms_numa_oracle_stats(pms_session_oracle(ses), &nst);
-	if (wi.have) /* the workload said where its buffer is and on which node */
-		pms_memprof_set_home(prof, wi.home, wi.start, wi.start + wi.size);
-	struct pms_memreport_input in = {
-		.numa = &nst, .verify_requested = o.verify, .duration_ns = (uint64_t)(oc.seconds * 1e9),
+	*r = (struct mem_run){
+		.g = g, .o = &o, .argc = argc, .argv = argv, .exit_code = 1, .pid = -1,
+		.ma = { .advise = o.advise, .apply = o.apply },
+		.wc = { .pipefd = { -1, -1 }, .relfd = { -1, -1 } },
+		.ac = { .fd = -1, .rate = o.alloc_rate, .threshold = o.alloc_threshold },
 	};
-	if (pms_session_report(ses, &in, &rep, &prep) < 0) {
-		cli_fail("mem: building the report");
-		goto out;
-	}
-	if (mem_advise_finish(&ma, topo, rep) < 0)
-		goto out;
-	if (ac.want && !ac.why[0] && ma.phase != 1 &&
-	    pms_session_alloc_report(ses, rep, &arep) < 0)
-		snprintf(ac.why, sizeof(ac.why), "allocation sites: %s", pms_error_last());
-	if (arep && mem_advise_sites(&ma, ses, rep, arep) < 0)
-		goto out;
-	ac.ar = arep ? arep : ma.own_ar; /* --apply: the first measurement's sites */
-	ac.paths = prep;
-	ac.rep = ma.phase == 1 ? ma.before : rep; /* the report shown */
-	ac.samples = o.samples;
-	ac.top = o.top;
-	/* --apply: the main report is the first measurement's */
-	const struct pms_memreport *shown = ma.phase == 1 ? ma.before : rep;
-	struct run_desc d = { &o, pid, &wi, &oc, &info, &ma, ma.phase == 1 ? rep : NULL };
-	char target[512];
-	mem_target_text(&d, target, sizeof(target));
-	struct mem_render mr = {
-		.command = "mem", .target_text = target, .seconds = oc.seconds,
-		.sample_type = info.sample_type, .samples = o.samples, .oracle = true,
-		.per_process = o.per_process, .per_thread = o.per_thread,
-		.hold = o.kind == T_COMMAND ? (res.holding ? 1 : -1) : 0,
-		.system_wide = o.kind == T_SYSTEM,
-		.json_run = mem_json_run, .json_verify = mem_json_verify,
-		.text_verify = mem_text_verify, .ud = &d,
-		.json_extra = alloc_json_extra, .text_extra = alloc_text_extra, .extra_ud = &ac,
-		.adapt_on = o.adapt, .unhonoured = unh, .nunhonoured = nunh,
-	};
-	if (ses) {
-		pms_session_holds(ses, &mr.holds);
-		mr.hold_budget_ms = o.hold_budget < 0 ? -1
-				    : o.hold_budget > 0 ? o.hold_budget : PMS_LIVERUN_HOLD_BUDGET_MS;
-		mr.adapt = pms_sampler_adaptations(pms_session_sampler(ses), &mr.nadapt, &mr.adapt_dups);
-		mr.events = pms_sampler_events(pms_session_sampler(ses));
-	}
-	FILE *saved_stdout = stdout;
-	if (rep_out.fd >= 0) {
-		/* the report goes to the file: stdout is its stream meanwhile */
-		fflush(stdout);
-		if (!(stdout = cli_out_stream(&rep_out))) {
-			stdout = saved_stdout;
-			goto out;
-		}
-	}
-	if (ma.phase == 1)
-		mr.seconds = ma.before_s;
-	/* the exports are of the report shown (the page embeds its JSON) */
-	o.exp.maps = pms_memprof_maps(prof);
-	o.exp.topo = topo;
-	o.exp.read_build_ids = true;
-	o.exp.paths = ma.phase == 1 ? NULL : prep; /* --apply: paths of both measurements */
-	if (alloc_export_prepare(&ac, &o.exp) < 0)
-		goto out;
-	int xrc = mem_export_write(&o.exp, &mr, shown);
-	if (o.exp.folded) {
-		; /* the collapsed stacks were the output */
-	} else if (o.json) {
-		mem_render_json(&mr, shown);
-	} else if (o.csv) {
-		alloc_render_csv(&ac, rep);
-	} else {
-		mem_render_text(&mr, shown);
-		mem_advise_text(&ma, rep, pid, o.cmd);
-	}
-	{
-		/* an empty result is said, on stderr too (the report may be JSON
-		 * or CSV, or in a file) */
-		char why[600];
-		if (mem_render_empty(&mr, shown, why, sizeof(why)))
-			fprintf(stderr, "pmuscope: mem: %s\n", why);
-		mem_render_warn_loss(&mr, shown);
-	}
-	/* the report file flushed, checked and renamed into place; stdout is
-	 * checked as every command's (main.c) */
-	int rrc = 0;
-	if (stdout != saved_stdout) {
-		stdout = saved_stdout;
-		rrc = cli_out_commit(&rep_out);
-	}
-
-	/* Exit status: what happened to the workload. */
-	exit_code = 0;
-	if (oc.have_status) {
-		if (WIFEXITED(oc.status)) {
-			exit_code = pms_exit_code(oc.status);
-			if (exit_code)
-				fprintf(stderr, "pmuscope: mem: the command exited with status %d\n",
-					exit_code);
-		} else if (WIFSIGNALED(oc.status)) {
-			int s = WTERMSIG(oc.status);
-			exit_code = pms_exit_code(oc.status);
-			fprintf(stderr, "pmuscope: mem: the command was killed by SIG%s (signal %d)%s\n",
-				sig_name(s), s, WCOREDUMP(oc.status) ? ", core dumped" : "");
-		}
-	} else if (oc.interrupted) {
-		exit_code = 128 + oc.stop_signal;
-	}
-	if (xrc && !exit_code)
-		exit_code = xrc; /* an export could not be written (said why) */
-	if (rrc)
-		exit_code = rrc;
-	if (write_failed)
-		exit_code = 74; /* EX_IOERR: the -o file is incomplete (said above) */
-	rc = 0;
-out:
-	pms_memreport_free(rep);
-	pms_pathreport_free(prep);
-	pms_alloc_report_free(arep);
-	alloc_cli_done(&ac);
-	mem_advise_release(&ma);
+	r->rep_out.fd = -1;
+	int s = mem_steps(r);
+	int exit_code = s < 0 ? 1 : r->exit_code;
+	pms_memreport_free(r->rep);
+	pms_pathreport_free(r->prep);
+	pms_alloc_report_free(r->arep);
+	alloc_cli_done(&r->ac);
+	mem_advise_release(&r->ma);
 	/* the session's run owns the sampler, source, oracle, command and
 	 * recorder; it goes before the file it wrote to, and puts the signal
 	 * handlers back */
-	pms_session_free(ses);
+	pms_session_free(r->ses);
 	/* the -o file closed (checked); on a failure before it had records
 	 * an empty one is removed, a partial one kept (readable) */
-	if (rc == 0 && cli_out_commit(&out_o))
+	if (s >= 0 && cli_out_commit(&r->out_o))
 		exit_code = CLI_EXIT_IO;
-	cli_out_abandon(&out_o);
-	cli_out_abandon(&rep_out);
+	cli_out_abandon(&r->out_o);
+	cli_out_abandon(&r->rep_out);
 	mem_export_abandon(&o.exp);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	if (relfd[0] >= 0)
-		close(relfd[0]);
-	if (relfd[1] >= 0)
-		close(relfd[1]);
-	pms_topo_free(topo);
-	pms_pmus_free(pmus);
-	pms_sys_free(sys);
-	free(exe);
-	free(ctx);
-	return rc < 0 || rc == 1 ? 1 : exit_code;
+	wl_child_close(&r->wc);
+	pms_topo_free(r->topo);
+	pms_pmus_free(r->pmus);
+	pms_sys_free(r->sys);
+	free(r);
+	return exit_code;
 }

@@ -27,6 +27,7 @@
 #include "pmuscope/symbols.h"
 #include "pmuscope/util.h"
 
+
 int cmd_record(const struct cli_global *g, int argc, char **argv);
 
 enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD,
@@ -136,16 +137,86 @@ static const char *event_name(const struct pms_memsrc_attr *a)
 }
 
 
-int cmd_record(const struct cli_global *g, int argc, char **argv)
+/* The report: text or --json on stdout. */
+static void record_print(const char *event, bool json, const struct pms_memsrc_info *si,
+			 const struct pms_memsrc_attr *attrs, size_t nattrs,
+			 const struct pms_memreport *rep, const struct pms_pathreport *prep,
+			 const struct pms_memsrc_stats *sst, double secs)
 {
-	const char *event = "cycles", *out = NULL, *folded = NULL;
-	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
-	struct pms_cpuset cpus = { 0 };
-	bool json = false, system = false, no_hold = false;
-	double hold_budget = 0;
-	size_t top = 10;
-	double duration = 0;
-	pid_t pid = -1;
+	if (json) {
+		struct json j;
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j, NULL);
+		cli_json_str(&j, "event", event);
+		cli_json_str(&j, "engine", pms_engine_name(si->engine));
+		cli_json_str(&j, "pmus", si->pmus);
+		cli_json_str(&j, "notes", si->notes);
+		cli_json_bool(&j, "fallback_cpu_clock", strstr(si->notes, "FALLBACK") != NULL);
+		cli_json_begin_array(&j, "events");
+		for (size_t i = 0; i < nattrs; i++) {
+			if (!attrs[i].samples)
+				continue;
+			cli_json_begin_object(&j, NULL);
+			cli_json_str(&j, "name", event_name(&attrs[i]));
+			cli_json_str(&j, "pmu", attrs[i].pmu);
+			cli_json_uint(&j, "type", attrs[i].attr->type);
+			cli_json_uint(&j, "config", attrs[i].attr->config);
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
+		cli_json_uint(&j, "samples", rep->samples);
+		cli_json_uint(&j, "lost", sst->lost_total);
+		cli_json_uint(&j, "excluded_self", sst->samples_excluded);
+		cli_json_double(&j, "duration_s", secs);
+		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
+		json_sites(&j, "hot_instructions", rep->top_ips_samples, rep->ntop_ips_samples);
+		if (prep)
+			callpath_render_json(&j, prep);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
+	} else {
+		printf("pmuscope record: %s, %" PRIu64 " samples in %.2f s", event, rep->samples,
+		       secs);
+		if (sst->lost_total)
+			printf(" (%" PRIu64 " lost)", sst->lost_total);
+		if (sst->samples_excluded)
+			printf(" (%" PRIu64 " of pmuscope itself left out)", sst->samples_excluded);
+		printf("\nsampled: ");
+		bool first = true;
+		for (size_t i = 0; i < nattrs; i++) {
+			if (!attrs[i].samples)
+				continue;
+			printf("%s%s on %s", first ? "" : ", ", event_name(&attrs[i]), attrs[i].pmu);
+			first = false;
+		}
+		printf("\n");
+		if (si->notes && *si->notes)
+			printf("notes: %s\n", si->notes);
+		text_sites("hot functions", rep->top_funcs_samples, rep->ntop_funcs_samples,
+			   rep->samples, false);
+		text_sites("hot instructions", rep->top_ips_samples, rep->ntop_ips_samples, rep->samples,
+			   true);
+		if (prep)
+			callpath_render_text(prep);
+	}
+}
+
+struct record_opts {
+	const char *event, *out, *folded;
+	struct pms_sampler_opts so;
+	struct pms_cpuset cpus;
+	bool json, system, no_hold;
+	double hold_budget, duration;
+	size_t top;
+	pid_t pid;
+	char **cmd;
+};
+
+/* -1: go on; else the exit status (a usage error printed). */
+static int record_parse(int argc, char **argv, struct record_opts *o)
+{
+	*o = (struct record_opts){ .event = "cycles", .so = PMS_SAMPLER_OPTS_INIT, .top = 10,
+				   .pid = -1 };
 	long v;
 	int c;
 
@@ -153,88 +224,140 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	cli_parser_init(&p, &cli_spec_record, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
-		case 'e': event = p.arg; break;
+		case 'e': o->event = p.arg; break;
 		case 'F':
 			if (cli_parse_long(p.arg, 1, 1000000, &v) < 0)
 				return cli_bad_arg(&p, "samples per second 1..1000000");
-			so.freq = (uint64_t)v;
+			o->so.freq = (uint64_t)v;
 			break;
 		case 'c':
 			if (cli_parse_long(p.arg, 1, 0x7fffffffffffffffL, &v) < 0)
 				return cli_bad_arg(&p, "a positive count");
-			so.period = (uint64_t)v;
+			o->so.period = (uint64_t)v;
 			break;
 		case 'p':
 			if (cli_parse_long(p.arg, 1, 0x7fffffff, &v) < 0)
 				return cli_bad_arg(&p, "a process id");
-			pid = (pid_t)v;
+			o->pid = (pid_t)v;
 			break;
-		case 'a': system = true; break;
+		case 'a': o->system = true; break;
 		case 'C':
-			pms_cpuset_fini(&cpus);
-			if (pms_cpuset_parse_list(&cpus, p.arg) < 0 || pms_cpuset_count(&cpus) <= 0) {
-				pms_cpuset_fini(&cpus);
+			pms_cpuset_fini(&o->cpus);
+			if (pms_cpuset_parse_list(&o->cpus, p.arg) < 0 || pms_cpuset_count(&o->cpus) <= 0) {
+				pms_cpuset_fini(&o->cpus);
 				return cli_bad_arg(&p, "a CPU list such as 0-3,8");
 			}
-			system = true;
+			o->system = true;
 			break;
 		case 'g':
-			if (so.callgraph == PMS_CALLGRAPH_NONE)
-				so.callgraph = PMS_CALLGRAPH_FP;
+			if (o->so.callgraph == PMS_CALLGRAPH_NONE)
+				o->so.callgraph = PMS_CALLGRAPH_FP;
 			break;
 		case O_CALLGRAPH:
-			if (pms_callgraph_parse(p.arg, &so.callgraph, &so.stack_size) < 0) {
-				pms_cpuset_fini(&cpus);
+			if (pms_callgraph_parse(p.arg, &o->so.callgraph, &o->so.stack_size) < 0) {
+				pms_cpuset_fini(&o->cpus);
 				return cli_usage(&cli_spec_record, "--call-graph: %s", pms_error_last());
 			}
 			break;
-		case 'o': out = p.arg; break;
-		case 'b': so.branch_filter |= 1ULL << 3; break; /* PERF_SAMPLE_BRANCH_ANY */
+		case 'o': o->out = p.arg; break;
+		case 'b': o->so.branch_filter |= 1ULL << 3; break; /* PERF_SAMPLE_BRANCH_ANY */
 		case 'j':
-			if (pms_branch_filter_parse(p.arg, &so.branch_filter) < 0) {
-				pms_cpuset_fini(&cpus);
+			if (pms_branch_filter_parse(p.arg, &o->so.branch_filter) < 0) {
+				pms_cpuset_fini(&o->cpus);
 				return cli_usage(&cli_spec_record, "-j: %s", pms_error_last());
 			}
 			break;
 		case O_DURATION:
-			if (cli_parse_double(p.arg, 0.001, 1e9, &duration) < 0)
+			if (cli_parse_double(p.arg, 0.001, 1e9, &o->duration) < 0)
 				return cli_bad_arg(&p, "seconds > 0");
 			break;
-		case O_NOFALLBACK: so.no_fallback = true; break;
-		case O_NOHOLD: no_hold = true; break;
+		case O_NOFALLBACK: o->so.no_fallback = true; break;
+		case O_NOHOLD: o->no_hold = true; break;
 		case O_HOLD_BUDGET:
-			if (cli_hold_budget(p.arg, &hold_budget) < 0) {
-				pms_cpuset_fini(&cpus);
+			if (cli_hold_budget(p.arg, &o->hold_budget) < 0) {
+				pms_cpuset_fini(&o->cpus);
 				return cli_bad_arg(&p, CLI_HOLD_BUDGET_WANT);
 			}
 			break;
 		case O_TOP:
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
 				return cli_bad_arg(&p, "1..100000");
-			top = (size_t)v;
+			o->top = (size_t)v;
 			break;
-		case O_FOLDED: folded = p.arg; break;
-		case O_JSON: json = true; break;
+		case O_FOLDED: o->folded = p.arg; break;
+		case O_JSON: o->json = true; break;
 		}
 	}
 	if (c != CLI_END) {
-		pms_cpuset_fini(&cpus);
+		pms_cpuset_fini(&o->cpus);
 		return cli_exit_code(c);
 	}
-	char **cmd = p.ind < argc ? argv + p.ind : NULL;
-	if ((cmd != NULL) + (pid > 0) + system != 1) {
-		pms_cpuset_fini(&cpus);
+	o->cmd = p.ind < argc ? argv + p.ind : NULL;
+	if ((o->cmd != NULL) + (o->pid > 0) + o->system != 1) {
+		pms_cpuset_fini(&o->cpus);
 		return cli_usage(&cli_spec_record, "say what to sample: -- COMMAND, -p PID, -a or -C CPUS "
 						   "(one of them)");
 	}
-	if (so.freq && so.period) {
-		pms_cpuset_fini(&cpus);
+	if (o->so.freq && o->so.period) {
+		pms_cpuset_fini(&o->cpus);
 		return cli_usage(&cli_spec_record, "-F and -c exclude each other");
 	}
-	if (folded && so.callgraph == PMS_CALLGRAPH_NONE) {
-		pms_cpuset_fini(&cpus);
+	if (o->folded && o->so.callgraph == PMS_CALLGRAPH_NONE) {
+		pms_cpuset_fini(&o->cpus);
 		return cli_usage(&cli_spec_record, "--folded needs call paths (-g or --call-graph)");
 	}
+	return -1;
+}
+
+/* The live machine: its PMUs and topology; -1 (said) on failure. */
+static int record_machine(const struct cli_global *g, struct pms_sys **sys,
+			  struct pms_pmus **pmus, struct pms_topo **topo)
+{
+	*sys = cli_open_sys(g);
+	if (!*sys)
+		return -1;
+	if (!pms_sys_is_live(*sys)) {
+		fprintf(stderr, "pmuscope: record: records this machine only; --root %s is a snapshot\n",
+			pms_sys_root(*sys));
+		return -1;
+	}
+	if (pms_pmus_load(*sys, pmus) < 0) {
+		cli_fail("record: PMU discovery");
+		return -1;
+	}
+	if (pms_topo_load(*sys, topo) < 0) {
+		cli_fail("record: topology");
+		return -1;
+	}
+	return 0;
+}
+
+/* --folded FILE written: 0, the file's exit status, or -1 (said). */
+static int record_folded(struct cli_out *fold_o, const char *folded,
+			 const struct pms_pathreport *prep)
+{
+	FILE *f = cli_out_stream(fold_o);
+	if (!f || callpath_write_folded(f, prep) < 0) {
+		fprintf(stderr, "pmuscope: record: --folded %s: out of memory\n", folded);
+		return -1;
+	}
+	return cli_out_commit(fold_o);
+}
+
+int cmd_record(const struct cli_global *g, int argc, char **argv)
+{
+	struct record_opts o;
+	int prc = record_parse(argc, argv, &o);
+	if (prc >= 0)
+		return prc;
+	const char *event = o.event, *out = o.out, *folded = o.folded;
+	struct pms_sampler_opts so = o.so;
+	struct pms_cpuset cpus = o.cpus;
+	bool json = o.json, system = o.system, no_hold = o.no_hold;
+	double hold_budget = o.hold_budget, duration = o.duration;
+	size_t top = o.top;
+	pid_t pid = o.pid;
+	char **cmd = o.cmd;
 
 	int rc = 1, exit_code = 1, outfd = -1;
 	struct pms_sys *sys = NULL;
@@ -254,22 +377,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	exit_code = 1;
-	sys = cli_open_sys(g);
-	if (!sys)
+	if (record_machine(g, &sys, &pmus, &topo) < 0)
 		goto out;
-	if (!pms_sys_is_live(sys)) {
-		fprintf(stderr, "pmuscope: record: records this machine only; --root %s is a snapshot\n",
-			pms_sys_root(sys));
-		goto out;
-	}
-	if (pms_pmus_load(sys, &pmus) < 0) {
-		cli_fail("record: PMU discovery");
-		goto out;
-	}
-	if (pms_topo_load(sys, &topo) < 0) {
-		cli_fail("record: topology");
-		goto out;
-	}
 	if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
 		fprintf(stderr, "pmuscope: record: no process %d\n", (int)pid);
 		goto out;
@@ -355,76 +464,14 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 		cli_fail("record: building the report");
 		goto out;
 	}
-	if (folded) {
-		FILE *f = cli_out_stream(&fold_o);
-		if (!f || callpath_write_folded(f, prep) < 0) {
-			fprintf(stderr, "pmuscope: record: --folded %s: out of memory\n", folded);
-			goto out;
-		}
-		if ((exit_code = cli_out_commit(&fold_o))) {
-			rc = 0;
-			goto out;
-		}
+	if (folded && (exit_code = record_folded(&fold_o, folded, prep)) != 0) {
+		rc = exit_code < 0;
+		goto out;
 	}
 	const struct pms_memsrc_attr *attrs;
 	size_t nattrs = 0;
 	attrs = pms_memsrc_attrs(src, &nattrs);
-	if (json) {
-		struct json j;
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "event", event);
-		cli_json_str(&j, "engine", pms_engine_name(si.engine));
-		cli_json_str(&j, "pmus", si.pmus);
-		cli_json_str(&j, "notes", si.notes);
-		cli_json_bool(&j, "fallback_cpu_clock", strstr(si.notes, "FALLBACK") != NULL);
-		cli_json_begin_array(&j, "events");
-		for (size_t i = 0; i < nattrs; i++) {
-			if (!attrs[i].samples)
-				continue;
-			cli_json_begin_object(&j, NULL);
-			cli_json_str(&j, "name", event_name(&attrs[i]));
-			cli_json_str(&j, "pmu", attrs[i].pmu);
-			cli_json_uint(&j, "type", attrs[i].attr->type);
-			cli_json_uint(&j, "config", attrs[i].attr->config);
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_uint(&j, "samples", rep->samples);
-		cli_json_uint(&j, "lost", sst.lost_total);
-		cli_json_uint(&j, "excluded_self", sst.samples_excluded);
-		cli_json_double(&j, "duration_s", secs);
-		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
-		json_sites(&j, "hot_instructions", rep->top_ips_samples, rep->ntop_ips_samples);
-		if (prep)
-			callpath_render_json(&j, prep);
-		cli_json_end_object(&j);
-		cli_json_finish(&j);
-	} else {
-		printf("pmuscope record: %s, %" PRIu64 " samples in %.2f s", event, rep->samples,
-		       secs);
-		if (sst.lost_total)
-			printf(" (%" PRIu64 " lost)", sst.lost_total);
-		if (sst.samples_excluded)
-			printf(" (%" PRIu64 " of pmuscope itself left out)", sst.samples_excluded);
-		printf("\nsampled: ");
-		bool first = true;
-		for (size_t i = 0; i < nattrs; i++) {
-			if (!attrs[i].samples)
-				continue;
-			printf("%s%s on %s", first ? "" : ", ", event_name(&attrs[i]), attrs[i].pmu);
-			first = false;
-		}
-		printf("\n");
-		if (si.notes && *si.notes)
-			printf("notes: %s\n", si.notes);
-		text_sites("hot functions", rep->top_funcs_samples, rep->ntop_funcs_samples,
-			   rep->samples, false);
-		text_sites("hot instructions", rep->top_ips_samples, rep->ntop_ips_samples, rep->samples,
-			   true);
-		if (prep)
-			callpath_render_text(prep);
-	}
+	record_print(event, json, &si, attrs, nattrs, rep, prep, &sst, secs);
 	fflush(stdout);
 	cli_warn_loss("record", rep->samples, sst.lost_total);
 	exit_code = 0;
@@ -435,16 +482,12 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	rc = 0;
 out:
 	pms_pathreport_free(prep);
-	prep = NULL;
 	pms_memreport_free(rep);
-	rep = NULL;
 	pms_session_free(ses); /* the run goes before the fd it wrote to */
 	if (rc == 0 && cli_out_commit(&out_o))
 		exit_code = CLI_EXIT_IO;
 	cli_out_abandon(&out_o);
 	cli_out_abandon(&fold_o);
-	pms_pathreport_free(prep);
-	pms_memreport_free(rep);
 	pms_topo_free(topo);
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

@@ -208,69 +208,106 @@ static int csv_row(void *ud, const struct pms_memsrc_sample *x)
 	return 0;
 }
 
-int cmd_report(const struct cli_global *g, int argc, char **argv)
+/* The report's first line: the file, or the files merged. */
+static void report_target(char *buf, size_t size, const char *const *paths, size_t nin,
+			  const struct file_desc *fdsc)
 {
-	bool json = false, csv = false, header = false, symbols = true, samples = false;
-	bool demangle = true, types = false;
-	size_t top = 10, jobs = 0;
-	const char *paths[MAX_INPUTS];
-	size_t nin = 0;
-	struct pms_sys *sys = NULL;
-	struct pms_session *ses = NULL;
-	struct pms_memreport *rep = NULL;
-	struct pms_export_build_id *bids = NULL;
-	struct pms_pathreport *prep = NULL;
-	struct mem_export xo = { 0 };
-	struct mem_advise ma = { 0 };
-	struct pms_sorthist *sorter = NULL; /* the session's once handed over */
-	bool sorter_given = false;
-	const char *sort_keys = NULL;
-	bool show_nr = false, header_only = false;
-	double pct_limit = 0;
-	int rc, ret = 0;
+	if (nin == 1)
+		snprintf(buf, size, "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
+			 paths[0], fdsc->pipe ? "pipe" : "file", fdsc->st.records, fdsc->st.bad_records);
+	else
+		snprintf(buf, size, "%s and %zu more file(s) merged (%" PRIu64
+			 " records, %" PRIu64 " skipped)",
+			 paths[0], nin - 1, fdsc->st.records, fdsc->st.bad_records);
+}
 
+/* Build ids of every file (perf names the kernel [kernel.kallsyms]; the
+ * report [kernel]): their count, none when they cannot be listed. */
+static size_t report_build_ids(struct pms_session *ses, size_t nin,
+			       struct pms_export_build_id **bids)
+{
+	size_t nbids = 0;
+	const struct pms_perfdata_info **infos = calloc(nin + 1, sizeof(*infos));
+	for (size_t i = 0; infos && i < nin; i++)
+		infos[i] = pms_perfdata_reader_info(pms_session_reader(ses, i));
+	if (!infos || pms_export_build_ids(NULL, infos, nin, bids, &nbids) < 0) {
+		*bids = NULL;
+		nbids = 0;
+	}
+	free(infos);
+	return nbids;
+}
+
+/* The files' header features (--header, --header-only). */
+static void report_headers(struct pms_session *ses, const char *const *paths, size_t nin,
+			   bool after_report)
+{
+	for (size_t i = 0; i < nin; i++) {
+		if (after_report)
+			printf("\n");
+		if (nin > 1)
+			printf("%s# %s\n", i && !after_report ? "\n" : "", paths[i]);
+		cli_perfdata_print_header(stdout, pms_session_reader(ses, i));
+	}
+}
+
+struct report_opts {
+	bool json, csv, header, symbols, samples, demangle, types, show_nr, header_only;
+	size_t top, jobs, nin;
+	const char *paths[MAX_INPUTS];
+	const char *sort_keys;
+	double pct_limit;
+	struct pms_sorthist *sorter; /* the session's once handed over */
+	bool sorter_given;
+	struct mem_export *xo;
+	struct mem_advise *ma;
+};
+
+/* -1: go on; else the exit status (a usage error printed). */
+static int report_parse(int argc, char **argv, struct report_opts *o)
+{
 	struct cli_parser p;
 	int c, xr;
 	long v;
 	cli_parser_init(&p, &cli_spec_report, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
-		case O_JSON: json = true; break;
-		case O_CSV: csv = true; break;
-		case O_TYPES: types = true; break;
-		case O_SAMPLES: samples = true; break;
-		case O_HEADER: header = true; break;
-		case O_HEADERONLY: header_only = header = true; break;
-		case 's': sort_keys = p.arg; break;
-		case 'n': show_nr = true; break;
+		case O_JSON: o->json = true; break;
+		case O_CSV: o->csv = true; break;
+		case O_TYPES: o->types = true; break;
+		case O_SAMPLES: o->samples = true; break;
+		case O_HEADER: o->header = true; break;
+		case O_HEADERONLY: o->header_only = o->header = true; break;
+		case 's': o->sort_keys = p.arg; break;
+		case 'n': o->show_nr = true; break;
 		case O_PCTLIMIT:
-			if (cli_parse_double(p.arg, 0, 100, &pct_limit) < 0)
+			if (cli_parse_double(p.arg, 0, 100, &o->pct_limit) < 0)
 				return cli_bad_arg(&p, "a percentage 0..100");
 			break;
-		case O_NOSYM: symbols = false; break;
-		case O_NODEMANGLE: demangle = false; break;
+		case O_NOSYM: o->symbols = false; break;
+		case O_NODEMANGLE: o->demangle = false; break;
 		case O_STDIO: break;
-		case O_ADVISE: ma.advise = true; break;
+		case O_ADVISE: o->ma->advise = true; break;
 		case 'i':
 		case CLI_OPERAND:
 			/* -i FILE as perf takes it, or `report FILE` as users type it;
 			 * several files make one merged report */
-			if (nin == MAX_INPUTS)
+			if (o->nin == MAX_INPUTS)
 				return cli_usage(&cli_spec_report, "at most %d input files", MAX_INPUTS);
-			paths[nin++] = p.arg;
+			o->paths[o->nin++] = p.arg;
 			break;
 		case O_TOP:
 			if (cli_parse_long(p.arg, 1, 100000, &v) < 0)
 				return cli_bad_arg(&p, "1..100000");
-			top = (size_t)v;
+			o->top = (size_t)v;
 			break;
 		case O_JOBS:
 			if (cli_parse_long(p.arg, 1, 4096, &v) < 0)
 				return cli_bad_arg(&p, "1..4096");
-			jobs = (size_t)v;
+			o->jobs = (size_t)v;
 			break;
 		default:
-			xr = mem_export_cli(&xo, &p, c);
+			xr = mem_export_cli(o->xo, &p, c);
 			if (xr == 0)
 				return cli_usage(&cli_spec_report, "'%s' is not an argument of report", p.opt);
 			if (xr != 1)
@@ -282,74 +319,108 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		return cli_exit_code(c);
 	if (p.ind < argc)
 		return cli_usage(&cli_spec_report, "'%s' is not an argument of report", argv[p.ind]);
-	if (json + csv + xo.folded > 1) {
+	if (o->json + o->csv + o->xo->folded > 1) {
 		return cli_usage(&cli_spec_report, "--json, --csv and --folded exclude each other");
 	}
-	if (types && (csv || samples || xo.folded || ma.advise || mem_export_wanted(&xo)))
+	if (o->types && (o->csv || o->samples || o->xo->folded || o->ma->advise || mem_export_wanted(o->xo)))
 		return cli_usage(&cli_spec_report, "--types goes with the text or --json report alone");
-	if (samples && !json) {
+	if (o->samples && !o->json) {
 		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
-	if (sort_keys && (json || csv || xo.folded || samples || ma.advise || header_only))
+	if (o->sort_keys && (o->json || o->csv || o->xo->folded || o->samples || o->ma->advise || o->header_only))
 		return cli_usage(&cli_spec_report, "--sort is a report of its own: not with --json, "
 				 "--csv, --folded, --samples, --advise or --header-only");
-	if (sort_keys) {
-		if (pms_sorthist_new(sort_keys, &sorter) < 0)
-			return cli_usage(&cli_spec_report, "--sort %s: %s", sort_keys, pms_error_last());
+	if (o->sort_keys) {
+		if (pms_sorthist_new(o->sort_keys, &o->sorter) < 0)
+			return cli_usage(&cli_spec_report, "--sort %s: %s", o->sort_keys,
+					 pms_error_last());
 	}
-	if (ma.advise && (csv || xo.folded))
+	if (o->ma->advise && (o->csv || o->xo->folded))
 		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
-	if (!nin)
-		paths[nin++] = "perf.data";
-	for (size_t i = 0; i < nin; i++)
+	if (!o->nin)
+		o->paths[o->nin++] = "perf.data";
+	for (size_t i = 0; i < o->nin; i++)
 		for (size_t k = 0; k < i; k++)
-			if (!strcmp(paths[i], "-") && !strcmp(paths[k], "-"))
+			if (!strcmp(o->paths[i], "-") && !strcmp(o->paths[k], "-"))
 				return cli_usage(&cli_spec_report, "stdin ('-') can be read once");
 
-	/* The session: the files decoded (several of the aggregate report in
-	 * parallel, one profile each, merged in file order) into the profile,
-	 * the call paths and the advisor; --csv only prints each sample. */
-	/* the export files before any reading: a bad path costs no work */
-	if ((ret = mem_export_open(&xo, "report")) != 0)
-		return ret;
+	return -1;
+}
+
+/* The session: the files decoded (several of the aggregate report in
+ * parallel, one profile each, merged in file order) into the profile, the
+ * call paths and the advisor; --csv and --sort take each sample, --types
+ * its own sinks.  0, or the exit status (said). */
+static int report_open(const struct cli_global *g, struct report_opts *o,
+		       struct pms_sys **sys, struct pms_session **ses)
+{
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
-	po.top = top;
-	po.aggregate = !samples && !mem_export_wanted(&xo); /* exports need the samples */
+	po.top = o->top;
+	po.aggregate = !o->samples && !mem_export_wanted(o->xo); /* exports need the samples */
 	/* a recorded file: no distances of its machine, no free memory */
 	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
 	ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
 	/* Kernel frames are shown as recorded (the recording's kernel, not
 	 * this one's kallsyms). */
 	struct pms_pathprof_opts pp = PMS_PATHPROF_OPTS_INIT;
-	pp.top = top;
-	pp.kept_samples = samples || mem_export_wanted(&xo); /* the exports' stacks */
-	pp.top_only = !xo.folded && !mem_export_wanted(&xo); /* no stack needs `all` */
+	pp.top = o->top;
+	pp.kept_samples = o->samples || mem_export_wanted(o->xo); /* the exports' stacks */
+	pp.top_only = !o->xo->folded && !mem_export_wanted(o->xo); /* no stack needs `all` */
 	const struct pms_session_callbacks scb = { csv_row, NULL, NULL };
 	struct pms_session_opts so = PMS_SESSION_OPTS_INIT;
-	so.profile = !csv && !sorter && !header_only;
+	so.profile = !o->csv && !o->sorter && !o->header_only;
 	so.profile_opts = &po;
-	so.advise_opts = ma.advise ? &ao : NULL;
-	so.jobs = jobs;
-	so.symbols = symbols;
-	so.demangle = demangle;
-	if (sorter) {
-		sys = cli_open_sys(g); /* names of sym, dso, symbol_daddr */
-	} else if (header_only) {
+	so.advise_opts = o->ma->advise ? &ao : NULL;
+	so.jobs = o->jobs;
+	so.symbols = o->symbols;
+	so.demangle = o->demangle;
+	if (o->sorter) {
+		*sys = cli_open_sys(g); /* names of sym, dso, symbol_daddr */
+	} else if (o->header_only) {
 		; /* the files' headers alone */
-	} else if (types) {
+	} else if (o->types) {
 		so.profile = false; /* the types sink alone */
-	} else if (csv) {
+	} else if (o->csv) {
 		mem_render_csv_header();
 		so.callbacks = &scb;
-	} else if ((sys = cli_open_sys(g))) {
+	} else if ((*sys = cli_open_sys(g))) {
 		so.paths_opts = &pp;
 	}
-	if (pms_session_open_files(sys, paths, nin, &so, &ses) < 0 ||
-	    (types && pms_session_set_types(ses) < 0) ||
-	    (sorter && (sorter_given = true) && pms_session_set_sort(ses, sorter) < 0)) {
-		ret = cli_fail("report: profile");
+	if (pms_session_open_files(*sys, o->paths, o->nin, &so, ses) < 0 ||
+	    (o->types && pms_session_set_types(*ses) < 0) ||
+	    (o->sorter && (o->sorter_given = true) && pms_session_set_sort(*ses, o->sorter) < 0))
+		return cli_fail("report: profile");
+	return 0;
+}
+
+int cmd_report(const struct cli_global *g, int argc, char **argv)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_session *ses = NULL;
+	struct pms_memreport *rep = NULL;
+	struct pms_export_build_id *bids = NULL;
+	struct pms_pathreport *prep = NULL;
+	struct mem_export xo = { 0 };
+	struct mem_advise ma = { 0 };
+	int rc, ret;
+
+	struct report_opts o = { .symbols = true, .demangle = true, .top = 10, .xo = &xo, .ma = &ma };
+	ret = report_parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = 0;
+	bool json = o.json, csv = o.csv, header = o.header;
+	bool samples = o.samples, types = o.types;
+	bool show_nr = o.show_nr, header_only = o.header_only;
+	size_t top = o.top, nin = o.nin;
+	const char *const *paths = o.paths;
+	double pct_limit = o.pct_limit;
+	bool sorter = o.sorter != NULL;
+	/* the export files before any reading: a bad path costs no work */
+	if ((ret = mem_export_open(&xo, "report")) != 0)
 		goto out;
-	}
+	if ((ret = report_open(g, &o, &sys, &ses)) != 0)
+		goto out;
 	rc = pms_session_run(ses);
 	for (size_t i = 0; i < nin; i++) {
 		const char *e = pms_session_file_error(ses, i);
@@ -367,17 +438,14 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (csv)
 		goto out;
 	if (sorter) {
-		if (report_sort_print(sorter, show_nr, pct_limit, stdout) < 0)
+		if (report_sort_print(o.sorter, show_nr, pct_limit, stdout) < 0)
 			ret = cli_fail("report: --sort");
 		goto out;
 	}
-	for (size_t i = 0; header_only && i < nin; i++) {
-		if (nin > 1)
-			printf("%s# %s\n", i ? "\n" : "", paths[i]);
-		cli_perfdata_print_header(stdout, pms_session_reader(ses, i));
-	}
-	if (header_only)
+	if (header_only) {
+		report_headers(ses, paths, nin, false);
 		goto out;
+	}
 	if (types) {
 		cli_session_problems("report", ses, paths, nin);
 		if (types_cli_render(pms_session_typeprof(ses), json, top))
@@ -404,13 +472,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	char target[1024];
-	if (nin == 1)
-		snprintf(target, sizeof(target), "%s (%s mode, %" PRIu64 " records, %" PRIu64 " skipped)",
-			 paths[0], fdsc.pipe ? "pipe" : "file", fdsc.st.records, fdsc.st.bad_records);
-	else
-		snprintf(target, sizeof(target), "%s and %zu more file(s) merged (%" PRIu64
-			 " records, %" PRIu64 " skipped)",
-			 paths[0], nin - 1, fdsc.st.records, fdsc.st.bad_records);
+	report_target(target, sizeof(target), paths, nin, &fdsc);
 	struct mem_render mr = {
 		.command = "report", .target_text = target, .seconds = fdsc.seconds,
 		.sample_type = info.sample_type, .samples = samples, .oracle = false,
@@ -419,17 +481,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
 	};
 	pms_session_periods(ses, &mr.events, &mr.period_min, &mr.period_max);
-	/* Build ids of every file (perf names the kernel [kernel.kallsyms];
-	 * the report [kernel]). */
-	size_t nbids = 0;
-	const struct pms_perfdata_info **infos = calloc(nin + 1, sizeof(*infos));
-	for (size_t i = 0; infos && i < nin; i++)
-		infos[i] = pms_perfdata_reader_info(pms_session_reader(ses, i));
-	if (!infos || pms_export_build_ids(NULL, infos, nin, &bids, &nbids) < 0) {
-		bids = NULL;
-		nbids = 0;
-	}
-	free(infos);
+	size_t nbids = report_build_ids(ses, nin, &bids);
 	xo.host = nin == 1 ? pms_perfdata_reader_info(pms_session_reader(ses, 0))->hostname : NULL;
 	xo.maps = pms_memprof_maps(pms_session_profile(ses));
 	xo.paths = prep;
@@ -446,12 +498,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	} else {
 		mem_render_text(&mr, rep);
 		mem_advise_text(&ma, NULL, 0, NULL);
-		for (size_t i = 0; header && i < nin; i++) {
-			printf("\n");
-			if (nin > 1)
-				printf("# %s\n", paths[i]);
-			cli_perfdata_print_header(stdout, pms_session_reader(ses, i));
-		}
+		if (header)
+			report_headers(ses, paths, nin, true);
 	}
 out:
 	mem_export_abandon(&xo); /* not written: nothing left under their names */
@@ -462,7 +510,7 @@ out:
 	mem_advise_release(&ma);
 	pms_session_free(ses);
 	pms_sys_free(sys);
-	if (!sorter_given)
-		pms_sorthist_free(sorter);
+	if (!o.sorter_given)
+		pms_sorthist_free(o.sorter);
 	return ret;
 }

@@ -298,242 +298,326 @@ void mem_render_warn_loss(const struct mem_render *m, const struct pms_memreport
 		fprintf(stderr, "pmuscope: %s: warning: %s\n", m->command, warn);
 }
 
+/* Engine and the ladder's attempts. */
+static void json_engine(struct json *j, const struct mem_render *m,
+			const struct pms_memreport *r)
+{
+	char b[64];
+	cli_json_begin_object(j, "engine");
+	cli_json_str(j, "name", mem_engine_name(r->engine));
+	cli_json_str(j, "label", r->label);
+	cli_json_str(j, "pmus", r->pmus);
+	cli_json_str(j, "notes", r->notes);
+	cli_json_bool(j, "data_src", r->data_src_available);
+	cli_json_bool(j, "phys", r->phys);
+	hex(b, sizeof(b), m->sample_type);
+	cli_json_str(j, "sample_type", b);
+	cli_json_begin_array(j, "not_honoured");
+	for (size_t i = 0; i < m->nunhonoured; i++) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "option", m->unhonoured[i].option);
+		cli_json_str(j, "why", m->unhonoured[i].why);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+	cli_json_begin_array(j, "attempts");
+	for (size_t i = 0; i < r->nattempts; i++) {
+		const struct pms_sampler_attempt *a = &r->attempts[i];
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "engine", mem_engine_name(a->engine));
+		cli_json_str(j, "pmu", a->pmu);
+		cli_json_str(j, "attr", a->attr);
+		cli_json_int(j, "errno", a->err);
+		cli_json_str(j, "error", a->err ? strerrorname_np(a->err) : NULL);
+		cli_json_bool(j, "chosen", a->chosen);
+		cli_json_str(j, "reason", a->reason);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+/* Sample counts, losses, adaptations; the hosts of a merged report. */
+static void json_samples(struct json *j, const struct mem_render *m,
+			 const struct pms_memreport *r)
+{
+	cli_json_begin_object(j, "samples");
+	cli_json_uint(j, "total", r->samples);
+	cli_json_uint(j, "with_addr", r->with_addr);
+	cli_json_uint(j, "with_data_src", r->with_data_src);
+	cli_json_uint(j, "dropped", r->stats.samples_dropped);
+	cli_json_uint(j, "excluded_self", r->stats.samples_excluded);
+	cli_json_uint(j, "lost", r->stats.lost);
+	cli_json_uint(j, "lost_records", r->stats.lost_records);
+	cli_json_uint(j, "lost_samples", r->stats.lost_samples);
+	cli_json_uint(j, "throttle", r->stats.throttle);
+	cli_json_uint(j, "unthrottle", r->stats.unthrottle);
+	{
+		char warn[400];
+		cli_json_double(j, "loss_ratio", loss_ratio(m, r, warn, sizeof(warn)));
+		cli_json_str(j, "loss_warning", warn[0] ? warn : NULL);
+	}
+	/* the tables count samples; events: the sum of their periods */
+	cli_json_str(j, "tables_count", "samples");
+	if (m->events && !m->adapt_on && !m->nadapt)
+		cli_json_uint(j, "events", m->events);
+	if (m->period_min && m->period_max > m->period_min) { /* mixed periods */
+		cli_json_uint(j, "period_min", m->period_min);
+		cli_json_uint(j, "period_max", m->period_max);
+	}
+	if (m->adapt_on || m->nadapt) {
+		cli_json_bool(j, "adapt", m->adapt_on);
+		if (m->events)
+			cli_json_uint(j, "events", m->events);
+		cli_json_uint(j, "adapt_duplicates", m->adapt_dups);
+		cli_json_begin_array(j, "adaptations");
+		for (size_t i = 0; i < m->nadapt; i++) {
+			const struct pms_sampler_adaptation *a = &m->adapt[i];
+			cli_json_begin_object(j, NULL);
+			cli_json_double(j, "at_s", (double)a->at_ns / 1e9);
+			cli_json_str(j, "what", a->freq ? "frequency" : "period");
+			cli_json_uint(j, "old", a->old_period);
+			cli_json_uint(j, "new", a->new_period);
+			cli_json_uint(j, "old_ring_pages", a->old_pages);
+			cli_json_uint(j, "new_ring_pages", a->new_pages);
+			cli_json_uint(j, "kept_records", a->kept);
+			cli_json_uint(j, "lost_records", a->lost);
+			cli_json_uint(j, "fill_pct", a->fill_pct);
+			cli_json_uint(j, "rate_pct", a->rate_pct);
+			cli_json_uint(j, "old_samples", a->old_samples);
+			cli_json_uint(j, "old_events", a->old_samples * a->old_period);
+			cli_json_uint(j, "old_streams", a->old_streams);
+			cli_json_uint(j, "new_streams", a->new_streams);
+			cli_json_uint(j, "tasks", a->tasks);
+			cli_json_double(j, "gap_us", (double)a->gap_ns / 1e3);
+			cli_json_end_object(j);
+		}
+		cli_json_end_array(j);
+	}
+	cli_json_uint(j, "parse_errors", r->stats.parse_errors);
+	cli_json_uint(j, "corrupt_bytes", r->stats.corrupt_bytes);
+	cli_json_uint(j, "aux_truncated", r->stats.aux_truncated);
+	cli_json_uint(j, "aux_decode_errors", r->stats.aux_decode_errors);
+	cli_json_uint(j, "aux_partial", r->stats.aux_partial);
+	cli_json_uint(j, "aux_cut_records", r->stats.aux_cut_records);
+	cli_json_end_object(j);
+	/* the hosts of a merged report (`report -i A -i B`), else empty */
+	cli_json_begin_array(j, "sources");
+	for (size_t i = 0; i < r->nsources; i++) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "host", r->sources[i].name);
+		cli_json_uint(j, "samples", r->sources[i].samples);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+/* Data-source levels, operations and latency. */
+static void json_levels(struct json *j, const struct mem_render *m,
+			const struct pms_memreport *r)
+{
+	cli_json_begin_object(j, "data_source");
+	cli_json_bool(j, "available", r->data_src_available);
+	cli_json_str(j, "note", r->data_src_note);
+	/* the levels count every sample ("N/A": none), so they add up to this */
+	cli_json_uint(j, "levels_total", r->samples);
+	cli_json_begin_array(j, "levels");
+	for (size_t i = 0; i < r->nlevels; i++) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "level", r->levels[i].name);
+		cli_json_uint(j, "samples", r->levels[i].samples);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_begin_array(j, "ops");
+	for (size_t i = 0; i < r->nops; i++) {
+		cli_json_begin_object(j, NULL);
+		cli_json_str(j, "op", r->ops[i].name);
+		cli_json_uint(j, "samples", r->ops[i].samples);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+
+	cli_json_begin_object(j, "latency");
+	cli_json_uint(j, "samples", r->latency.n);
+	if (r->latency.n) {
+		cli_json_uint(j, "min", r->latency.min);
+		cli_json_uint(j, "median", r->latency.median);
+		cli_json_uint(j, "p90", r->latency.p90);
+		cli_json_uint(j, "p99", r->latency.p99);
+		cli_json_uint(j, "max", r->latency.max);
+		cli_json_double(j, "mean", r->latency.mean);
+	} else {
+		cli_json_null(j, "min");
+		cli_json_null(j, "median");
+		cli_json_null(j, "p90");
+		cli_json_null(j, "p99");
+		cli_json_null(j, "max");
+		cli_json_null(j, "mean");
+	}
+	cli_json_end_object(j);
+}
+
+/* Nodes: resolution, exit holds, oracle, verify, the matrix. */
+static void json_numa(struct json *j, const struct mem_render *m,
+		      const struct pms_memreport *r)
+{
+	cli_json_begin_object(j, "numa");
+	if (r->home_node >= 0)
+		cli_json_int(j, "home_node", r->home_node);
+	else
+		cli_json_null(j, "home_node");
+	cli_json_uint(j, "resolved", r->resolved);
+	cli_json_uint(j, "on_home", r->on_home);
+	cli_json_uint(j, "elsewhere", r->elsewhere);
+	cli_json_uint(j, "from_phys", r->from_phys);
+	cli_json_uint(j, "unresolved", r->unresolved);
+	cli_json_uint(j, "efault", r->st_efault);
+	cli_json_uint(j, "enoent", r->st_enoent);
+	cli_json_uint(j, "other_status", r->st_other);
+	cli_json_uint(j, "not_asked", r->st_not_asked);
+	cli_json_uint(j, "process_gone", r->st_gone);
+	cli_json_uint(j, "no_addr", r->no_addr);
+	cli_json_uint(j, "retried_samples", r->retried_samples);
+	cli_json_uint(j, "retries", r->retries);
+	cli_json_uint(j, "resolved_on_retry", r->retry_resolved);
+	cli_json_uint(j, "resolved_held", r->resolved_held);
+	cli_json_uint(j, "exec_replaced", r->st_exec_replaced);
+	cli_json_uint(j, "hold_budget", r->st_hold_budget);
+	cli_json_str(j, "exit_hold", m->hold > 0 ? "held" : m->hold < 0 ? "off" : NULL);
+	if (m->hold > 0) {
+		const struct pms_liverun_holds *h = &m->holds;
+		cli_json_begin_object(j, "exit_holds");
+		cli_json_uint(j, "processes", h->processes);
+		cli_json_uint(j, "threads", h->threads);
+		cli_json_uint(j, "batches", h->batches);
+		cli_json_double(j, "total_ms", (double)h->total_ns / 1e6);
+		cli_json_double(j, "longest_ms", (double)h->longest_ns / 1e6);
+		cli_json_uint(j, "released_at_budget", h->budget_released);
+		if (m->hold_budget_ms >= 0)
+			cli_json_double(j, "budget_ms", m->hold_budget_ms);
+		else
+			cli_json_null(j, "budget_ms");
+		cli_json_end_object(j);
+	} else {
+		cli_json_null(j, "exit_holds");
+	}
+	{
+		char hint[900];
+		unresolved_hint(m, r, hint, sizeof(hint));
+		cli_json_str(j, "unresolved_hint", hint[0] ? hint : NULL);
+	}
+	cli_json_begin_object(j, "oracle");
+	cli_json_uint(j, "lookups", r->numa.lookups);
+	cli_json_uint(j, "cache_hits", r->numa.cache_hits);
+	cli_json_uint(j, "pages_queried", r->numa.pages_queried);
+	cli_json_uint(j, "move_pages_calls", r->numa.move_pages_calls);
+	cli_json_uint(j, "call_errors", r->numa.call_errors);
+	cli_json_uint(j, "invalidations", r->numa.invalidations);
+	cli_json_end_object(j);
+	if (m->nodes_why)
+		cli_json_str(j, "nodes_unavailable", m->nodes_why);
+	else
+		cli_json_null(j, "nodes_unavailable");
+	cli_json_begin_object(j, "verify");
+	if (m->json_verify) {
+		m->json_verify(j, m->ud);
+	} else {
+		cli_json_bool(j, "requested", false);
+		cli_json_null(j, "how");
+		cli_json_null(j, "checked");
+		cli_json_null(j, "disagree");
+		cli_json_null(j, "errors");
+	}
+	cli_json_end_object(j);
+	cli_json_begin_array(j, "nodes");
+	for (size_t i = 0; i < r->nnodes; i++)
+		cli_json_int(j, NULL, r->node_ids[i]);
+	cli_json_end_array(j);
+	cli_json_begin_array(j, "matrix");
+	for (size_t a = 0; a < r->nnodes; a++) {
+		cli_json_begin_array(j, NULL);
+		for (size_t c = 0; c < r->nnodes; c++)
+			cli_json_uint(j, NULL, r->matrix[a * r->nnodes + c]);
+		cli_json_end_array(j);
+	}
+	cli_json_end_array(j);
+	cli_json_uint(j, "matrix_outside", r->matrix_cpu_unknown);
+	cli_json_end_object(j);
+}
+
+/* Every sample (--samples). */
+static void json_sample_list(struct json *j, const struct mem_render *m,
+			     const struct pms_memreport *r)
+{
+	if (m->samples) {
+		cli_json_begin_array(j, "sample_list");
+		for (size_t i = 0; i < r->nall; i++) {
+			const struct pms_memreport_sample *x = &r->all[i];
+			const struct pms_memsample *s = &x->s;
+			cli_json_begin_object(j, NULL);
+			if (s->valid & PMS_MS_TIME)
+				cli_json_uint(j, "time", s->time);
+			else
+				cli_json_null(j, "time");
+			if (s->valid & PMS_MS_TID) {
+				cli_json_uint(j, "pid", s->pid);
+				cli_json_uint(j, "tid", s->tid);
+			} else {
+				cli_json_null(j, "pid");
+				cli_json_null(j, "tid");
+			}
+			if (s->valid & PMS_MS_CPU)
+				cli_json_uint(j, "cpu", s->cpu);
+			else
+				cli_json_null(j, "cpu");
+			if (x->cpu_node >= 0)
+				cli_json_int(j, "cpu_node", x->cpu_node);
+			else
+				cli_json_null(j, "cpu_node");
+			mem_render_json_hex(j, "ip", (s->valid & PMS_MS_IP) && s->ip, s->ip);
+			mem_render_json_hex(j, "addr", (s->valid & PMS_MS_ADDR) != 0, s->addr);
+			mem_render_json_hex(j, "phys_addr", (s->valid & PMS_MS_PHYS) != 0, s->phys_addr);
+			if (x->mem_node >= 0)
+				cli_json_int(j, "mem_node", x->mem_node);
+			else
+				cli_json_null(j, "mem_node");
+			cli_json_str(j, "node_status", status_name(x->mem_node));
+			if (s->valid & PMS_MS_DATA_SRC) {
+				char t[128];
+				mem_render_json_hex(j, "data_src", true, s->data_src);
+				pms_datasrc_format_mem(s->data_src, t, sizeof(t));
+				cli_json_str(j, "level", t);
+			} else {
+				cli_json_null(j, "data_src");
+				cli_json_null(j, "level");
+			}
+			if (s->valid & PMS_MS_WEIGHT)
+				cli_json_uint(j, "weight", s->weight);
+			else
+				cli_json_null(j, "weight");
+			cli_json_end_object(j);
+		}
+		cli_json_end_array(j);
+	}
+}
+
 void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 {
 	struct json j;
-	char b[64];
 	cli_json_init(&j, stdout);
 	cli_json_begin_object(&j, NULL);
 	cli_json_int(&j, "schema_version", 1);
 	if (m->json_run)
 		m->json_run(&j, m->ud);
-	cli_json_begin_object(&j, "engine");
-	cli_json_str(&j, "name", mem_engine_name(r->engine));
-	cli_json_str(&j, "label", r->label);
-	cli_json_str(&j, "pmus", r->pmus);
-	cli_json_str(&j, "notes", r->notes);
-	cli_json_bool(&j, "data_src", r->data_src_available);
-	cli_json_bool(&j, "phys", r->phys);
-	hex(b, sizeof(b), m->sample_type);
-	cli_json_str(&j, "sample_type", b);
-	cli_json_begin_array(&j, "not_honoured");
-	for (size_t i = 0; i < m->nunhonoured; i++) {
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "option", m->unhonoured[i].option);
-		cli_json_str(&j, "why", m->unhonoured[i].why);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_end_object(&j);
-	cli_json_begin_array(&j, "attempts");
-	for (size_t i = 0; i < r->nattempts; i++) {
-		const struct pms_sampler_attempt *a = &r->attempts[i];
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "engine", mem_engine_name(a->engine));
-		cli_json_str(&j, "pmu", a->pmu);
-		cli_json_str(&j, "attr", a->attr);
-		cli_json_int(&j, "errno", a->err);
-		cli_json_str(&j, "error", a->err ? strerrorname_np(a->err) : NULL);
-		cli_json_bool(&j, "chosen", a->chosen);
-		cli_json_str(&j, "reason", a->reason);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
+	json_engine(&j, m, r);
 
-	cli_json_begin_object(&j, "samples");
-	cli_json_uint(&j, "total", r->samples);
-	cli_json_uint(&j, "with_addr", r->with_addr);
-	cli_json_uint(&j, "with_data_src", r->with_data_src);
-	cli_json_uint(&j, "dropped", r->stats.samples_dropped);
-	cli_json_uint(&j, "excluded_self", r->stats.samples_excluded);
-	cli_json_uint(&j, "lost", r->stats.lost);
-	cli_json_uint(&j, "lost_records", r->stats.lost_records);
-	cli_json_uint(&j, "lost_samples", r->stats.lost_samples);
-	cli_json_uint(&j, "throttle", r->stats.throttle);
-	cli_json_uint(&j, "unthrottle", r->stats.unthrottle);
-	{
-		char warn[400];
-		cli_json_double(&j, "loss_ratio", loss_ratio(m, r, warn, sizeof(warn)));
-		cli_json_str(&j, "loss_warning", warn[0] ? warn : NULL);
-	}
-	/* the tables count samples; events: the sum of their periods */
-	cli_json_str(&j, "tables_count", "samples");
-	if (m->events && !m->adapt_on && !m->nadapt)
-		cli_json_uint(&j, "events", m->events);
-	if (m->period_min && m->period_max > m->period_min) { /* mixed periods */
-		cli_json_uint(&j, "period_min", m->period_min);
-		cli_json_uint(&j, "period_max", m->period_max);
-	}
-	if (m->adapt_on || m->nadapt) {
-		cli_json_bool(&j, "adapt", m->adapt_on);
-		if (m->events)
-			cli_json_uint(&j, "events", m->events);
-		cli_json_uint(&j, "adapt_duplicates", m->adapt_dups);
-		cli_json_begin_array(&j, "adaptations");
-		for (size_t i = 0; i < m->nadapt; i++) {
-			const struct pms_sampler_adaptation *a = &m->adapt[i];
-			cli_json_begin_object(&j, NULL);
-			cli_json_double(&j, "at_s", (double)a->at_ns / 1e9);
-			cli_json_str(&j, "what", a->freq ? "frequency" : "period");
-			cli_json_uint(&j, "old", a->old_period);
-			cli_json_uint(&j, "new", a->new_period);
-			cli_json_uint(&j, "old_ring_pages", a->old_pages);
-			cli_json_uint(&j, "new_ring_pages", a->new_pages);
-			cli_json_uint(&j, "kept_records", a->kept);
-			cli_json_uint(&j, "lost_records", a->lost);
-			cli_json_uint(&j, "fill_pct", a->fill_pct);
-			cli_json_uint(&j, "rate_pct", a->rate_pct);
-			cli_json_uint(&j, "old_samples", a->old_samples);
-			cli_json_uint(&j, "old_events", a->old_samples * a->old_period);
-			cli_json_uint(&j, "old_streams", a->old_streams);
-			cli_json_uint(&j, "new_streams", a->new_streams);
-			cli_json_uint(&j, "tasks", a->tasks);
-			cli_json_double(&j, "gap_us", (double)a->gap_ns / 1e3);
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-	}
-	cli_json_uint(&j, "parse_errors", r->stats.parse_errors);
-	cli_json_uint(&j, "corrupt_bytes", r->stats.corrupt_bytes);
-	cli_json_uint(&j, "aux_truncated", r->stats.aux_truncated);
-	cli_json_uint(&j, "aux_decode_errors", r->stats.aux_decode_errors);
-	cli_json_uint(&j, "aux_partial", r->stats.aux_partial);
-	cli_json_uint(&j, "aux_cut_records", r->stats.aux_cut_records);
-	cli_json_end_object(&j);
-	/* the hosts of a merged report (`report -i A -i B`), else empty */
-	cli_json_begin_array(&j, "sources");
-	for (size_t i = 0; i < r->nsources; i++) {
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "host", r->sources[i].name);
-		cli_json_uint(&j, "samples", r->sources[i].samples);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
+	json_samples(&j, m, r);
 
-	cli_json_begin_object(&j, "data_source");
-	cli_json_bool(&j, "available", r->data_src_available);
-	cli_json_str(&j, "note", r->data_src_note);
-	/* the levels count every sample ("N/A": none), so they add up to this */
-	cli_json_uint(&j, "levels_total", r->samples);
-	cli_json_begin_array(&j, "levels");
-	for (size_t i = 0; i < r->nlevels; i++) {
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "level", r->levels[i].name);
-		cli_json_uint(&j, "samples", r->levels[i].samples);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_begin_array(&j, "ops");
-	for (size_t i = 0; i < r->nops; i++) {
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "op", r->ops[i].name);
-		cli_json_uint(&j, "samples", r->ops[i].samples);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_end_object(&j);
+	json_levels(&j, m, r);
 
-	cli_json_begin_object(&j, "latency");
-	cli_json_uint(&j, "samples", r->latency.n);
-	if (r->latency.n) {
-		cli_json_uint(&j, "min", r->latency.min);
-		cli_json_uint(&j, "median", r->latency.median);
-		cli_json_uint(&j, "p90", r->latency.p90);
-		cli_json_uint(&j, "p99", r->latency.p99);
-		cli_json_uint(&j, "max", r->latency.max);
-		cli_json_double(&j, "mean", r->latency.mean);
-	} else {
-		cli_json_null(&j, "min");
-		cli_json_null(&j, "median");
-		cli_json_null(&j, "p90");
-		cli_json_null(&j, "p99");
-		cli_json_null(&j, "max");
-		cli_json_null(&j, "mean");
-	}
-	cli_json_end_object(&j);
-
-	cli_json_begin_object(&j, "numa");
-	if (r->home_node >= 0)
-		cli_json_int(&j, "home_node", r->home_node);
-	else
-		cli_json_null(&j, "home_node");
-	cli_json_uint(&j, "resolved", r->resolved);
-	cli_json_uint(&j, "on_home", r->on_home);
-	cli_json_uint(&j, "elsewhere", r->elsewhere);
-	cli_json_uint(&j, "from_phys", r->from_phys);
-	cli_json_uint(&j, "unresolved", r->unresolved);
-	cli_json_uint(&j, "efault", r->st_efault);
-	cli_json_uint(&j, "enoent", r->st_enoent);
-	cli_json_uint(&j, "other_status", r->st_other);
-	cli_json_uint(&j, "not_asked", r->st_not_asked);
-	cli_json_uint(&j, "process_gone", r->st_gone);
-	cli_json_uint(&j, "no_addr", r->no_addr);
-	cli_json_uint(&j, "retried_samples", r->retried_samples);
-	cli_json_uint(&j, "retries", r->retries);
-	cli_json_uint(&j, "resolved_on_retry", r->retry_resolved);
-	cli_json_uint(&j, "resolved_held", r->resolved_held);
-	cli_json_uint(&j, "exec_replaced", r->st_exec_replaced);
-	cli_json_uint(&j, "hold_budget", r->st_hold_budget);
-	cli_json_str(&j, "exit_hold", m->hold > 0 ? "held" : m->hold < 0 ? "off" : NULL);
-	if (m->hold > 0) {
-		const struct pms_liverun_holds *h = &m->holds;
-		cli_json_begin_object(&j, "exit_holds");
-		cli_json_uint(&j, "processes", h->processes);
-		cli_json_uint(&j, "threads", h->threads);
-		cli_json_uint(&j, "batches", h->batches);
-		cli_json_double(&j, "total_ms", (double)h->total_ns / 1e6);
-		cli_json_double(&j, "longest_ms", (double)h->longest_ns / 1e6);
-		cli_json_uint(&j, "released_at_budget", h->budget_released);
-		if (m->hold_budget_ms >= 0)
-			cli_json_double(&j, "budget_ms", m->hold_budget_ms);
-		else
-			cli_json_null(&j, "budget_ms");
-		cli_json_end_object(&j);
-	} else {
-		cli_json_null(&j, "exit_holds");
-	}
-	{
-		char hint[900];
-		unresolved_hint(m, r, hint, sizeof(hint));
-		cli_json_str(&j, "unresolved_hint", hint[0] ? hint : NULL);
-	}
-	cli_json_begin_object(&j, "oracle");
-	cli_json_uint(&j, "lookups", r->numa.lookups);
-	cli_json_uint(&j, "cache_hits", r->numa.cache_hits);
-	cli_json_uint(&j, "pages_queried", r->numa.pages_queried);
-	cli_json_uint(&j, "move_pages_calls", r->numa.move_pages_calls);
-	cli_json_uint(&j, "call_errors", r->numa.call_errors);
-	cli_json_uint(&j, "invalidations", r->numa.invalidations);
-	cli_json_end_object(&j);
-	if (m->nodes_why)
-		cli_json_str(&j, "nodes_unavailable", m->nodes_why);
-	else
-		cli_json_null(&j, "nodes_unavailable");
-	cli_json_begin_object(&j, "verify");
-	if (m->json_verify) {
-		m->json_verify(&j, m->ud);
-	} else {
-		cli_json_bool(&j, "requested", false);
-		cli_json_null(&j, "how");
-		cli_json_null(&j, "checked");
-		cli_json_null(&j, "disagree");
-		cli_json_null(&j, "errors");
-	}
-	cli_json_end_object(&j);
-	cli_json_begin_array(&j, "nodes");
-	for (size_t i = 0; i < r->nnodes; i++)
-		cli_json_int(&j, NULL, r->node_ids[i]);
-	cli_json_end_array(&j);
-	cli_json_begin_array(&j, "matrix");
-	for (size_t a = 0; a < r->nnodes; a++) {
-		cli_json_begin_array(&j, NULL);
-		for (size_t c = 0; c < r->nnodes; c++)
-			cli_json_uint(&j, NULL, r->matrix[a * r->nnodes + c]);
-		cli_json_end_array(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_uint(&j, "matrix_outside", r->matrix_cpu_unknown);
-	cli_json_end_object(&j);
+	json_numa(&j, m, r);
 	cli_json_bool(&j, "kernel_addresses_visible", r->kernel_visible);
 	{
 		char why[900];
@@ -559,56 +643,7 @@ void mem_render_json(const struct mem_render *m, const struct pms_memreport *r)
 	json_sites(&j, "data_objects", r->top_objects, r->ntop_objects, true);
 	cli_json_end_object(&j);
 
-	if (m->samples) {
-		cli_json_begin_array(&j, "sample_list");
-		for (size_t i = 0; i < r->nall; i++) {
-			const struct pms_memreport_sample *x = &r->all[i];
-			const struct pms_memsample *s = &x->s;
-			cli_json_begin_object(&j, NULL);
-			if (s->valid & PMS_MS_TIME)
-				cli_json_uint(&j, "time", s->time);
-			else
-				cli_json_null(&j, "time");
-			if (s->valid & PMS_MS_TID) {
-				cli_json_uint(&j, "pid", s->pid);
-				cli_json_uint(&j, "tid", s->tid);
-			} else {
-				cli_json_null(&j, "pid");
-				cli_json_null(&j, "tid");
-			}
-			if (s->valid & PMS_MS_CPU)
-				cli_json_uint(&j, "cpu", s->cpu);
-			else
-				cli_json_null(&j, "cpu");
-			if (x->cpu_node >= 0)
-				cli_json_int(&j, "cpu_node", x->cpu_node);
-			else
-				cli_json_null(&j, "cpu_node");
-			mem_render_json_hex(&j, "ip", (s->valid & PMS_MS_IP) && s->ip, s->ip);
-			mem_render_json_hex(&j, "addr", (s->valid & PMS_MS_ADDR) != 0, s->addr);
-			mem_render_json_hex(&j, "phys_addr", (s->valid & PMS_MS_PHYS) != 0, s->phys_addr);
-			if (x->mem_node >= 0)
-				cli_json_int(&j, "mem_node", x->mem_node);
-			else
-				cli_json_null(&j, "mem_node");
-			cli_json_str(&j, "node_status", status_name(x->mem_node));
-			if (s->valid & PMS_MS_DATA_SRC) {
-				char t[128];
-				mem_render_json_hex(&j, "data_src", true, s->data_src);
-				pms_datasrc_format_mem(s->data_src, t, sizeof(t));
-				cli_json_str(&j, "level", t);
-			} else {
-				cli_json_null(&j, "data_src");
-				cli_json_null(&j, "level");
-			}
-			if (s->valid & PMS_MS_WEIGHT)
-				cli_json_uint(&j, "weight", s->weight);
-			else
-				cli_json_null(&j, "weight");
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-	}
+	json_sample_list(&j, m, r);
 	if (m->json_extra)
 		m->json_extra(&j, m->extra_ud);
 	cli_json_end_object(&j);
@@ -889,36 +924,9 @@ static void engine_short(const struct pms_memreport *r)
 		printf("engine: %s [%s]\n", en, r->pmus ? r->pmus : "");
 }
 
-void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
+/* The sample counts, losses, adaptations and what the samples stand for. */
+static void text_samples(const struct mem_render *m, const struct pms_memreport *r)
 {
-	printf("pmuscope %s: %s (%.2f s)\n", m->command, m->target_text, m->seconds);
-	if (r->nattempts && cli_verbosity <= 0)
-		engine_short(r);
-	else {
-		const char *lab = r->label && *r->label ? r->label : mem_engine_name(r->engine);
-		/* "[pmus]" only where it adds something to the label */
-		if (r->pmus && *r->pmus && strcmp(r->pmus, lab) && !strstr(lab, r->pmus))
-			printf("engine: %s [%s]\n", lab, r->pmus);
-		else
-			printf("engine: %s\n", lab);
-	}
-	for (size_t i = 0; i < m->nunhonoured; i++)
-		printf("  not honoured: %s: %s\n", m->unhonoured[i].option, m->unhonoured[i].why);
-	if (r->notes && *r->notes)
-		printf("  notes: %s\n", r->notes);
-	for (size_t i = 0; i < r->nattempts && cli_verbosity > 0; i++) {
-		const struct pms_sampler_attempt *a = &r->attempts[i];
-		const char *en = mem_engine_name(a->engine);
-		char what[64];
-		/* the PMU only where it says more than the engine's name */
-		if (*a->pmu && strcmp(a->pmu, en))
-			snprintf(what, sizeof(what), "%s (%s)", en, a->pmu);
-		else
-			snprintf(what, sizeof(what), "%s", en);
-		printf("  tried %-22s %s%s%s\n", what,
-		       a->chosen ? "chosen" : a->err ? strerrorname_np(a->err) : "ok",
-		       *a->reason ? ": " : "", a->reason);
-	}
 	printf("samples: %" PRIu64 " (%" PRIu64 " with a data address); lost %" PRIu64
 	       " in %" PRIu64 " records, lost samples %" PRIu64 ", throttled %" PRIu64
 	       ", dropped %" PRIu64 "\n",
@@ -975,25 +983,11 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 	for (size_t i = 0; i < r->nsources; i++)
 		printf("%s%s %" PRIu64 "%s", i ? ", " : "merged from: ", r->sources[i].name,
 		       r->sources[i].samples, i + 1 == r->nsources ? "\n" : "");
+}
 
-	printf("\ndata source levels (%% of all %" PRIu64 " samples; N/A = no data source):\n",
-	       r->samples);
-	if (*r->data_src_note)
-		printf("  %s\n", r->data_src_note);
-	if (r->nlevels)
-		printf("  %-24s %8s %6s\n", "level", "samples", "%");
-	for (size_t i = 0; i < r->nlevels; i++)
-		printf("  %-24s %8" PRIu64 " %5.1f%%\n", r->levels[i].name, r->levels[i].samples,
-		       pct(r->levels[i].samples, r->samples));
-
-	printf("\nlatency (cycles, %" PRIu64 " samples with a valid weight):", r->latency.n);
-	if (r->latency.n)
-		printf(" min %" PRIu64 "  median %" PRIu64 "  p90 %" PRIu64 "  p99 %" PRIu64
-		       "  max %" PRIu64 "\n",
-		       r->latency.min, r->latency.median, r->latency.p90, r->latency.p99, r->latency.max);
-	else
-		printf(" none (%s)\n", mem_engine_name(r->engine));
-
+/* The data's nodes: resolution, holds, the oracle, the matrix. */
+static void text_numa(const struct mem_render *m, const struct pms_memreport *r)
+{
 	printf("\nNUMA nodes of sampled data (%" PRIu64 " with an address):\n",
 	       r->with_addr);
 	if (r->home_node >= 0)
@@ -1046,6 +1040,59 @@ void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
 			printf("  (%" PRIu64 " resolved samples without a CPU node)\n",
 			       r->matrix_cpu_unknown);
 	}
+}
+
+void mem_render_text(const struct mem_render *m, const struct pms_memreport *r)
+{
+	printf("pmuscope %s: %s (%.2f s)\n", m->command, m->target_text, m->seconds);
+	if (r->nattempts && cli_verbosity <= 0)
+		engine_short(r);
+	else {
+		const char *lab = r->label && *r->label ? r->label : mem_engine_name(r->engine);
+		/* "[pmus]" only where it adds something to the label */
+		if (r->pmus && *r->pmus && strcmp(r->pmus, lab) && !strstr(lab, r->pmus))
+			printf("engine: %s [%s]\n", lab, r->pmus);
+		else
+			printf("engine: %s\n", lab);
+	}
+	for (size_t i = 0; i < m->nunhonoured; i++)
+		printf("  not honoured: %s: %s\n", m->unhonoured[i].option, m->unhonoured[i].why);
+	if (r->notes && *r->notes)
+		printf("  notes: %s\n", r->notes);
+	for (size_t i = 0; i < r->nattempts && cli_verbosity > 0; i++) {
+		const struct pms_sampler_attempt *a = &r->attempts[i];
+		const char *en = mem_engine_name(a->engine);
+		char what[64];
+		/* the PMU only where it says more than the engine's name */
+		if (*a->pmu && strcmp(a->pmu, en))
+			snprintf(what, sizeof(what), "%s (%s)", en, a->pmu);
+		else
+			snprintf(what, sizeof(what), "%s", en);
+		printf("  tried %-22s %s%s%s\n", what,
+		       a->chosen ? "chosen" : a->err ? strerrorname_np(a->err) : "ok",
+		       *a->reason ? ": " : "", a->reason);
+	}
+	text_samples(m, r);
+
+	printf("\ndata source levels (%% of all %" PRIu64 " samples; N/A = no data source):\n",
+	       r->samples);
+	if (*r->data_src_note)
+		printf("  %s\n", r->data_src_note);
+	if (r->nlevels)
+		printf("  %-24s %8s %6s\n", "level", "samples", "%");
+	for (size_t i = 0; i < r->nlevels; i++)
+		printf("  %-24s %8" PRIu64 " %5.1f%%\n", r->levels[i].name, r->levels[i].samples,
+		       pct(r->levels[i].samples, r->samples));
+
+	printf("\nlatency (cycles, %" PRIu64 " samples with a valid weight):", r->latency.n);
+	if (r->latency.n)
+		printf(" min %" PRIu64 "  median %" PRIu64 "  p90 %" PRIu64 "  p99 %" PRIu64
+		       "  max %" PRIu64 "\n",
+		       r->latency.min, r->latency.median, r->latency.p90, r->latency.p99, r->latency.max);
+	else
+		printf(" none (%s)\n", mem_engine_name(r->engine));
+
+	text_numa(m, r);
 	if (m->per_process)
 		text_tasks("per process", r->procs, r->nprocs, false);
 	if (m->per_thread)

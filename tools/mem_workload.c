@@ -9,6 +9,7 @@
  * back through the seam's get_mempolicy op (MPOL_F_NODE|MPOL_F_ADDR), so the
  * report states where the pages really are, not where they were asked to be. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -187,4 +188,110 @@ int mem_workload_run(const struct mem_workload_opts *o)
 	munmap(w, bytes);
 	/* sum keeps the chase from being optimised away */
 	return sum == UINT64_MAX ? 1 : 0;
+}
+
+/* ---- the parent's side ---------------------------------------------------- */
+
+static char *self_exe(const char *fallback)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return strdup(fallback);
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+int wl_child_prepare(struct wl_child *c, const char *prog, const struct mem_workload_opts *o,
+		     bool verify)
+{
+	if (pipe(c->pipefd) < 0 || pipe(c->relfd) < 0) {
+		fprintf(stderr, "pmuscope: mem: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	fcntl(c->pipefd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(c->pipefd[0], F_SETFL, O_NONBLOCK);
+	fcntl(c->relfd[1], F_SETFD, FD_CLOEXEC);
+	c->exe = self_exe(prog);
+	char **a = c->argv;
+	int k = 0;
+	a[k++] = c->exe;
+	a[k++] = (char *)"mem";
+	a[k++] = (char *)"--run-workload";
+	snprintf(c->argbuf[0], sizeof(c->argbuf[0]), "%zu", o->size);
+	a[k++] = (char *)"--size";
+	a[k++] = c->argbuf[0];
+	snprintf(c->argbuf[1], sizeof(c->argbuf[1]), "%d", o->threads);
+	a[k++] = (char *)"--threads";
+	a[k++] = c->argbuf[1];
+	if (o->node >= 0) {
+		snprintf(c->argbuf[2], sizeof(c->argbuf[2]), "%d", o->node);
+		a[k++] = (char *)"--node";
+		a[k++] = c->argbuf[2];
+	}
+	if (o->steps) {
+		snprintf(c->argbuf[3], sizeof(c->argbuf[3]), "%" PRIu64, o->steps);
+		a[k++] = (char *)"--steps";
+		a[k++] = c->argbuf[3];
+	}
+	snprintf(c->argbuf[4], sizeof(c->argbuf[4]), "%d", c->pipefd[1]);
+	a[k++] = (char *)"--report-fd";
+	a[k++] = c->argbuf[4];
+	snprintf(c->argbuf[5], sizeof(c->argbuf[5]), "%d", c->relfd[0]);
+	a[k++] = (char *)"--release-fd";
+	a[k++] = c->argbuf[5];
+	if (verify)
+		a[k++] = (char *)"--verify-node";
+	a[k] = NULL;
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void wl_child_started(struct wl_child *c)
+{
+	close_fd(&c->pipefd[1]);
+	close_fd(&c->relfd[0]);
+}
+
+void wl_child_poll(struct wl_child *c)
+{
+	struct wl_info *wi = &c->wi;
+	if (c->pipefd[0] < 0 || wi->done)
+		return;
+	ssize_t n = read(c->pipefd[0], c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+	if (n <= 0)
+		return;
+	c->len += (size_t)n;
+	c->buf[c->len] = 0;
+	if (!wi->have && strchr(c->buf, '\n') &&
+	    sscanf(c->buf, "buffer %" SCNx64 " %" SCNx64 " home %d threads %d verify %ld %ld %ld",
+		   &wi->start, &wi->size, &wi->home, &wi->threads, &wi->vchecked, &wi->vdis,
+		   &wi->verr) == 7)
+		wi->have = true;
+	if (strstr(c->buf, "\ndone\n"))
+		wi->done = true;
+}
+
+bool wl_child_release(struct wl_child *c)
+{
+	if (!c->wi.done || c->relfd[1] < 0)
+		return false;
+	close_fd(&c->relfd[1]);
+	return true;
+}
+
+void wl_child_close(struct wl_child *c)
+{
+	close_fd(&c->pipefd[0]);
+	close_fd(&c->pipefd[1]);
+	close_fd(&c->relfd[0]);
+	close_fd(&c->relfd[1]);
+	free(c->exe);
+	c->exe = NULL;
 }

@@ -3,6 +3,7 @@
 #ifndef PMS_TOOLS_MEM_WORKLOAD_H
 #define PMS_TOOLS_MEM_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,38 @@ struct mem_workload_opts {
 
 /* Run it (in the process that is being profiled); returns the exit status. */
 int mem_workload_run(const struct mem_workload_opts *o);
+
+/* What the workload child tells its parent on the report pipe. */
+struct wl_info {
+	bool have;
+	bool done; /* the chase finished; the workload waits for release */
+	uint64_t start, size;
+	int home;
+	int threads;
+	long vchecked, vdis, verr;
+};
+
+/* The parent's side: pmuscope re-executes itself (`mem --run-workload`)
+ * with a report pipe and a release pipe. */
+struct wl_child {
+	int pipefd[2], relfd[2];
+	char *exe;
+	char *argv[16];
+	char argbuf[6][32];
+	char buf[256];
+	size_t len;
+	struct wl_info wi;
+};
+
+/* The pipes and the child's argv (c->argv); -1 (said) on failure. */
+int wl_child_prepare(struct wl_child *c, const char *prog, const struct mem_workload_opts *o,
+		     bool verify);
+/* The child is started: the parent's copies of its pipe ends go. */
+void wl_child_started(struct wl_child *c);
+/* Read what the child said so far (non-blocking). */
+void wl_child_poll(struct wl_child *c);
+/* Let a finished child exit; true when it was released now. */
+bool wl_child_release(struct wl_child *c);
+void wl_child_close(struct wl_child *c);
 
 #endif

@@ -6,6 +6,8 @@
 #ifndef PMUSCOPE_UTIL_H
 #define PMUSCOPE_UTIL_H
 
+#include <stddef.h>
+
 #include "pmuscope/api.h"
 
 #ifdef __cplusplus
@@ -18,6 +20,12 @@ PMS_API_BEGIN
  * status that is neither (a stop or continue report, which waitpid gives
  * only with WUNTRACED or WCONTINUED) returns -1. */
 int pms_exit_code(int wait_status);
+
+/* The same status in words for a front end's message, written into buf
+ * (always terminated): "exited with status 3", "was killed by SIGSEGV
+ * (signal 11), core dumped", "" for a stop report.  Returns
+ * pms_exit_code(wait_status). */
+int pms_exit_describe(int wait_status, char *buf, size_t size);
 
 PMS_API_END
 #ifdef __cplusplus

@@ -43,5 +43,6 @@ fi
 echo x >"$tmp/go"
 wait $pid; rc=$?
 [ $rc = 0 ] || { echo "FAIL: mem exit $rc"; cat "$tmp/err"; fail=1; }
-grep -q "^samples:" "$tmp/out" || { echo "FAIL: no report"; cat "$tmp/out"; fail=1; }
+# a COMMAND's text report is on stderr (its stdout is the command's)
+grep -q "^samples:" "$tmp/err" || { echo "FAIL: no report"; cat "$tmp/err"; fail=1; }
 exit $fail

@@ -11,9 +11,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL: $*"; fail=1; }
 export PMUSCOPE_NO_DAMON=1
 
-if ! "$cli" mem --top 40 -- "$prog" >"$tmp/out" 2>"$tmp/err"; then
-  if grep -q "no sampling engine" "$tmp/err"; then echo "SKIP: $(cat "$tmp/err")"; exit 77; fi
-  bad "mem exit status"; cat "$tmp/err"
+# the text report of a COMMAND is on stderr (its stdout is the command's)
+if ! "$cli" mem --top 40 -- "$prog" >/dev/null 2>"$tmp/out"; then
+  if grep -q "no sampling engine" "$tmp/out"; then echo "SKIP: $(cat "$tmp/out")"; exit 77; fi
+  bad "mem exit status"; cat "$tmp/out"
 fi
 sed -n '/^top data objects/,$p' "$tmp/out" >"$tmp/objs"
 grep -qE '^ +samples +% +remote +kind +start +size +nodes +object$' "$tmp/objs" \

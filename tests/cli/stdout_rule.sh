@@ -22,4 +22,16 @@ grep -q '^MARKER$' "$tmp/o" && grep -Eq ' [0-9]+$' "$tmp/o" || bad "--folded-to 
 # the built-in workload has no stdout of its own: --folded alone is fine
 "$pms" mem -q --size 4M --folded >"$tmp/w" 2>/dev/null || bad "mem --folded (workload)"
 grep -Eq ' [0-9]+$' "$tmp/w" || bad "workload --folded: $(head -3 "$tmp/w")"
+# the human report of a COMMAND follows perf stat's rule: stderr (or
+# --report-file), never the command's stdout; after the run, in one piece
+"$pms" mem -q -- sh -c 'echo MARKER' >"$tmp/o" 2>"$tmp/e" || bad "mem -- CMD: $(cat "$tmp/e")"
+[ "$(cat "$tmp/o")" = MARKER ] || bad "mem -- CMD: stdout is not the command's alone: $(head -3 "$tmp/o")"
+grep -q '^pmuscope mem: command sh -c echo MARKER' "$tmp/e" || bad "mem -- CMD: no report on stderr: $(head -3 "$tmp/e")"
+grep -q '^engine: ' "$tmp/e" || bad "mem -- CMD: no engine line on stderr"
+# --json is asked for on stdout: it stays there (a clean document needs
+# --report-file); the built-in workload has no stdout: the report is there
+"$pms" mem -q --json -- true >"$tmp/o" 2>/dev/null || bad "mem --json -- CMD"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/o" || bad "mem --json -- CMD: stdout not JSON"
+"$pms" mem -q --size 1M >"$tmp/o" 2>/dev/null || bad "mem (workload)"
+grep -q '^pmuscope mem: built-in pointer chase' "$tmp/o" || bad "workload report not on stdout"
 exit $fail

@@ -35,6 +35,18 @@ PMS_TEST(exit_code_of_a_signal_is_128_plus_it)
 	CHECK_EQ_INT(pms_exit_code(status_of(-SIGKILL)), 128 + SIGKILL);
 }
 
+PMS_TEST(exit_describe_says_the_code_or_the_signal)
+{
+	char b[128];
+	CHECK_EQ_INT(pms_exit_describe(status_of(3), b, sizeof(b)), 3);
+	CHECK_EQ_STR(b, "exited with status 3");
+	CHECK_EQ_INT(pms_exit_describe(status_of(-SIGKILL), b, sizeof(b)), 128 + SIGKILL);
+	CHECK_EQ_STR(b, "was killed by SIGKILL (signal 9)");
+	char small[8];
+	CHECK_EQ_INT(pms_exit_describe(status_of(0), small, sizeof(small)), 0);
+	CHECK_EQ_STR(small, "exited ");
+}
+
 PMS_TEST(exit_code_of_a_stop_report_is_minus_one)
 {
 	int st = 0;

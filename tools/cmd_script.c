@@ -67,7 +67,7 @@ const struct cli_spec cli_spec_script = {
 /* What the options say, applied once they are all in. */
 struct args {
 	const char *path, *operand, *fields;
-	bool have_i, json, header;
+	bool have_i, json, header, done;
 	unsigned flags;
 	const char *farg[8];
 	size_t nfarg;
@@ -91,7 +91,7 @@ static int take_itrace(struct args *a, const char *arg)
 	return 0;
 }
 
-/* The options into a; 0, or the exit status. */
+/* The options into a; 0, or the exit status (a->done: exit with it). */
 static int parse(struct args *a, int argc, char **argv)
 {
 	struct cli_parser cp;
@@ -130,8 +130,10 @@ static int parse(struct args *a, int argc, char **argv)
 		default: return cli_usage(&cli_spec_script, "'%s' is not an argument of script", cp.arg);
 		}
 	}
-	if (c != CLI_END)
+	if (c != CLI_END) {
+		a->done = true; /* --help, or a usage error said */
 		return cli_exit_code(c);
+	}
 	if (cp.ind < argc)
 		return cli_usage(&cli_spec_script, "'%s' is not an argument of script", argv[cp.ind]);
 	if (a->operand) {
@@ -241,7 +243,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	int fd = -1, rc, ret;
 
-	if ((ret = parse(&a, argc, argv)) != 0)
+	if ((ret = parse(&a, argc, argv)) != 0 || a.done)
 		return ret;
 	a.flags |= a.json ? 0 : PMS_SCRIPT_TEXT | PMS_SCRIPT_SYMBOLS;
 	a.flags |= a.header ? PMS_SCRIPT_RECORDS_ONLY : 0;

@@ -1,0 +1,450 @@
+/* perf script's text of one sample (pmuscope/script.h pms_script_format):
+ * its fields, order and widths, symbols, call chain and branch stack. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuscope/callpath.h"
+#include "pmuscope/memsample.h"
+#include "session/script_int.h"
+
+/* A sample's text is built in place in the caller's buffer while it has
+ * room (printing 5 M samples is most of `pmuscope script`'s time, and a
+ * printf a field was most of that), else in the object's scratch, which
+ * grows; the caller gets the whole length and calls again when it was cut. */
+struct out {
+	struct pms_script *s;
+	char *b;
+	size_t n, cap;
+	bool own;
+};
+
+/* One sample's line, at most LINE_CAP bytes before its branch stack. */
+#define LINE_CAP 8192
+
+/* Room for need more bytes at o->b + o->n (need <= LINE_CAP); when memory
+ * runs out the text so far is dropped (the scratch always holds LINE_CAP). */
+static void out_room(struct out *o, size_t need)
+{
+	struct pms_script *s = o->s;
+	size_t want;
+	char *nb;
+	if (o->n + need <= o->cap)
+		return;
+	want = 2 * (o->n + need);
+	if (want > s->scratch_cap && (nb = realloc(s->scratch, want)) != NULL) {
+		s->scratch = nb;
+		s->scratch_cap = want;
+	}
+	if (o->n + need > s->scratch_cap)
+		o->n = 0;
+	if (!o->own && o->n)
+		memcpy(s->scratch, o->b, o->n);
+	o->b = s->scratch;
+	o->cap = s->scratch_cap;
+	o->own = true;
+}
+
+static void out_put(struct out *o, const char *s, size_t n)
+{
+	out_room(o, n);
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+struct line {
+	char *b;
+	size_t n;
+};
+
+static const char dig2[] = /* "00" "01" .. "99" */
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* v in base 10 ending at end; the number of digits. */
+static inline size_t fmt_dec(char *end, uint64_t v)
+{
+	char *p = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, dig2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, dig2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return (size_t)(end - p);
+}
+
+static inline size_t fmt_hex(char *end, uint64_t v)
+{
+	char *p = end;
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	return (size_t)(end - p);
+}
+
+/* s (n bytes) right-aligned in width; the line is cut 64 bytes before
+ * its end. */
+static inline __attribute__((always_inline)) void l_strn(struct line *l, const char *s, size_t n,
+							 size_t width)
+{
+	size_t cap = LINE_CAP - 64;
+	size_t room = l->n < cap ? cap - l->n : 0;
+	if (n > room)
+		n = room;
+	if (width > n) {
+		size_t pad = width - n;
+		if (l->n + n + pad > cap)
+			pad = cap > l->n + n ? cap - l->n - n : 0;
+		memset(l->b + l->n, ' ', pad);
+		l->n += pad;
+	}
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void l_str(struct line *l, const char *s, size_t width)
+{
+	l_strn(l, s, strlen(s), width);
+}
+
+/* The digits of v in base 10. */
+static inline size_t ndec(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* v in base 16 or 10 (perf's %16lx, %7u; '0' pad: %03u, %06lu) right-aligned
+ * in width, written in place; nothing when it would not leave the newline's
+ * room (only after a capped string). */
+static inline __attribute__((always_inline)) void l_pnum(struct line *l, uint64_t v, bool hex,
+							 size_t width, char pad)
+{
+	size_t n = hex ? (size_t)(67 - __builtin_clzll(v | 1)) / 4 : ndec(v);
+	size_t w = width > n ? width : n;
+	char *p;
+	if (l->n + w + 2 > LINE_CAP)
+		return;
+	if (width > n)
+		memset(l->b + l->n, pad, width - n);
+	l->n += w;
+	p = l->b + l->n;
+	if (hex)
+		(void)fmt_hex(p, v);
+	else
+		(void)fmt_dec(p, v);
+}
+
+static inline __attribute__((always_inline)) void l_num(struct line *l, uint64_t v, unsigned base,
+							size_t width)
+{
+	l_pnum(l, v, base == 16, width, ' ');
+}
+
+static inline __attribute__((always_inline)) void l_zero(struct line *l, uint64_t v, size_t width)
+{
+	l_pnum(l, v, false, width, '0');
+}
+
+static void l_chr(struct line *l, char c)
+{
+	if (l->n + 2 < LINE_CAP)
+		l->b[l->n++] = c;
+}
+
+
+/* perf's names (tools/perf/util/branch.c branch_type_name, branch_new_type_name,
+ * branch_spec_desc) of the perf_branch_entry type, new_type and spec fields
+ * (include/uapi/linux/perf_event.h PERF_BR_*). */
+const char *pms_script_branch_type(const struct pms_branch *b)
+{
+	static const char *const types[] = { "", "COND", "UNCOND", "IND", "CALL", "IND_CALL",
+					     "RET", "SYSCALL", "SYSRET", "COND_CALL", "COND_RET",
+					     "ERET", "IRQ", "SERROR", "NO_TX" };
+	static const char *const new_types[] = { "FAULT_ALGN", "FAULT_DATA", "FAULT_INST",
+						 "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5" };
+	if (b->type == 15) /* PERF_BR_EXTEND_ABI */
+		return b->new_type < 8 ? new_types[b->new_type] : "";
+	return b->type < 15 ? types[b->type] : "";
+}
+
+const char *pms_script_branch_spec(const struct pms_branch *b)
+{
+	/* builtin-script.c print_bstack_flags: "-" for spec 0 (N/A) */
+	static const char *const spec[] = { "-", "SPEC_WRONG_PATH", "NON_SPEC_CORRECT_PATH",
+					    "SPEC_CORRECT_PATH" };
+	return spec[b->spec & 3];
+}
+
+/* One branch as perf script -F brstack prints it (builtin-script.c
+ * perf_sample__fprintf_brstack: " FROM/TO/M|P|-/X|-/A|-/CYCLES/TYPE/SPEC "). */
+static void br_text(char *buf, size_t n, const struct pms_branch *b)
+{
+	snprintf(buf, n, " 0x%" PRIx64 "/0x%" PRIx64 "/%c/%c/%c/%u/%s/%s ", b->from, b->to,
+		 b->mispred ? 'M' : b->predicted ? 'P' : '-', b->in_tx ? 'X' : '-',
+		 b->abort ? 'A' : '-', (unsigned)b->cycles, pms_script_branch_type(b),
+		 pms_script_branch_spec(b));
+}
+
+
+/* sym[+off] (dso) of one address, as perf prints a symbol and a DSO. */
+static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigned f)
+{
+	if (f & PF_SYM) {
+		l_chr(l, ' ');
+		if (n->sym) {
+			l_str(l, n->sym, 0);
+			if (f & PF_SYMOFF) {
+				l_strn(l, "+0x", 3, 0);
+				l_num(l, n->off, 16, 0);
+			}
+		} else {
+			l_strn(l, "[unknown]", 9, 0);
+		}
+	}
+	if (f & PF_DSO) {
+		l_strn(l, " (", 2, 0);
+		l_str(l, n->dso ? n->dso : "[unknown]", 0);
+		l_chr(l, ')');
+	}
+	if ((f & PF_SRCLINE) && n->srcfile && n->line) {
+		const char *b = strrchr(n->srcfile, '/');
+		l_strn(l, "\n  ", 3, 0);
+		l_str(l, b ? b + 1 : n->srcfile, 0);
+		l_chr(l, ':');
+		l_num(l, n->line, 10, 0);
+	} else if ((f & PF_SRCLINE) && n->dso) {
+		/* perf's line for an address without one: module[offset] */
+		const char *b = n->dso[0] == '[' ? NULL : strrchr(n->dso, '/');
+		l_strn(l, "\n  ", 3, 0);
+		l_str(l, b ? b + 1 : n->dso, 0);
+		l_chr(l, '[');
+		l_num(l, n->map_ip, 16, 0);
+		l_chr(l, ']');
+	}
+}
+
+static bool kernel_ip(const struct pms_sample *s)
+{
+	unsigned m = s->misc & PMS_MISC_CPUMODE_MASK;
+	return m == PMS_MISC_KERNEL || m == PMS_MISC_GUEST_KERNEL || m == PMS_MISC_HYPERVISOR;
+}
+
+/* The sample's call chain, one frame a line (perf's "\t%16lx sym+off (dso)"). */
+static void pf_chain(struct out *o, const struct pms_script *pf, const struct pms_sample *s,
+		     const struct pms_frame *fr, size_t n, unsigned f)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct line l;
+		struct pms_symtrack_name nm = { 0 };
+		out_room(o, LINE_CAP);
+		l.b = o->b + o->n;
+		l.n = 0;
+		l_chr(&l, '\t');
+		l_num(&l, fr[i].ip, 16, 16);
+		if (f & (PF_SYM | PF_DSO | PF_SRCLINE)) {
+			(void)pms_symtrack_code(pf->st, s->pid, fr[i].ip,
+						(fr[i].flags & PMS_FRAME_KERNEL) != 0,
+						(f & PF_SRCLINE) != 0, &nm);
+			pf_symdso(&l, &nm, f);
+		}
+		l_chr(&l, '\n');
+		o->n += l.n;
+	}
+}
+
+/* perf_sample__fprintf_start and the period and event name after it. */
+static void pf_head(struct line *lp, const struct pms_script *pf,
+		    const struct pms_script_sample *smp, unsigned f, bool chain)
+{
+	const struct pms_perfdata_event *ev = smp->ev;
+	const struct pms_sample *s = &ev->rec.sample;
+	struct line l = *lp;
+	if (f & PF_COMM) {
+		char tb[16];
+		/* perf names a thread without a COMM ":TID", the idle one swapper */
+		const char *cn = smp->comm ? smp->comm : tb;
+		size_t cl = smp->comm ? strlen(smp->comm)
+			    : !s->tid ? (size_t)snprintf(tb, sizeof(tb), "swapper")
+				      : (size_t)snprintf(tb, sizeof(tb), ":%d", (int)s->tid);
+		l_strn(&l, cn, cl, (f & (PF_IP | PX_CHAIN)) && chain ? 0 : 16);
+		l_chr(&l, ' ');
+	}
+	if ((f & PF_PID) && (f & PF_TID)) {
+		l_num(&l, s->pid, 10, 7);
+		l_chr(&l, '/');
+		size_t st = l.n;
+		l_num(&l, s->tid, 10, 0);
+		while (l.n - st < 7)
+			l_chr(&l, ' ');
+		l_chr(&l, ' ');
+	} else if (f & (PF_PID | PF_TID)) {
+		l_num(&l, (f & PF_PID) ? s->pid : s->tid, 10, 7);
+		l_chr(&l, ' ');
+	}
+	if (f & PF_CPU) {
+		l_chr(&l, '[');
+		l_zero(&l, s->cpu, 3);
+		l_strn(&l, "] ", 2, 0);
+	}
+	if (f & PF_TIME) {
+		char t[40];
+		size_t n;
+		if (pf->flags & PMS_SCRIPT_NS)
+			n = (size_t)snprintf(t, sizeof(t), "%5" PRIu64 ".%09" PRIu64 ": ",
+					     s->time / 1000000000u, s->time % 1000000000u);
+		else
+			n = (size_t)snprintf(t, sizeof(t), "%12s: ", "");
+		if (!(pf->flags & PMS_SCRIPT_NS)) {
+			char u[32];
+			int k = snprintf(u, sizeof(u), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
+					 s->time % 1000000000u / 1000u);
+			n = (size_t)snprintf(t, sizeof(t), "%12s: ", u);
+			(void)k;
+		}
+		l_strn(&l, t, n, 0);
+	}
+	if (f & PF_PERIOD) {
+		/* perf: the event's sample_period when the samples carry none */
+		l_num(&l, (s->present & PMS_SAMPLE_PERIOD) || ev->attr->attr->freq
+				  ? s->period : ev->attr->attr->sample_period, 10, 10);
+		l_chr(&l, ' ');
+	}
+	if (f & PF_EVENT) {
+		char nb[64];
+		l_str(&l, pms_script_pf_event_name_(ev->attr, nb, sizeof(nb)), (size_t)pf->name_width);
+		l_strn(&l, ": ", 2, 0);
+	}
+	*lp = l;
+}
+
+/* One sample as perf script prints it (nothing when -S drops it). */
+static void print_perf(struct out *o, struct pms_script *pf, const struct pms_script_sample *smp)
+{
+	const struct pms_perfdata_event *ev = smp->ev;
+	const struct pms_sample *s = &ev->rec.sample;
+	int node = smp->node;
+	unsigned f = pf->o[pms_script_ot_of_(ev->attr->attr->type)].fields;
+	struct pms_frame fr[PMS_CALLPATH_MAX];
+	size_t nfr = 0;
+	bool chain = false;
+	struct pms_symtrack_name nm = { 0 };
+	struct line l;
+	if (!f)
+		return;
+	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain && (s->present & PMS_SAMPLE_CALLCHAIN) &&
+	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr, PMS_CALLPATH_MAX,
+				    &nfr) >= 0) {
+		chain = true;
+		if (!nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
+			fr[0].ip = s->ip;
+			fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
+			nfr = 1;
+		}
+	}
+	if ((f & (PF_SYM | PF_DSO | PF_SRCLINE)) && (f & PF_IP) && !chain)
+		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), (f & PF_SRCLINE) != 0,
+					&nm);
+	if (pf->nlist[0]) { /* -S: the sample's own symbol */
+		struct pms_symtrack_name sn;
+		bool keep = false;
+		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), false, &sn);
+		for (size_t i = 0; i < pf->nlist[0] && sn.sym; i++)
+			keep |= !strcmp(pf->list[0][i], sn.sym);
+		if (!keep)
+			return;
+	}
+	out_room(o, LINE_CAP);
+	l.b = o->b + o->n;
+	l.n = 0;
+	pf_head(&l, pf, smp, f, chain);
+	if (f & PF_ADDR) {
+		const struct perf_event_attr *at = ev->attr->attr;
+		l_num(&l, s->addr, 16, 16);
+		/* perf names the addr of page faults (sample_addr_correlates_sym) */
+		if (at->type == 1 && (at->config == 2 || at->config == 5 || at->config == 6) &&
+		    (f & (PF_SYM | PF_DSO))) {
+			struct pms_symtrack_name an;
+			(void)pms_symtrack_data(pf->st, s->pid, s->addr, &an);
+			pf_symdso(&l, &an, f & (PF_SYM | PF_SYMOFF | PF_DSO));
+		}
+	}
+	if (f & PF_DSRC) {
+		size_t n;
+		const char *t = pms_datasrc_memo_text(pf->dm, s->data_src, &n);
+		if (n > pf->dsrc_max)
+			pf->dsrc_max = n;
+		l_strn(&l, t, n, 0);
+		while (n++ < pf->dsrc_max)
+			l_chr(&l, ' ');
+	}
+	if (f & PF_WEIGHT)
+		l_num(&l, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight, 10, 16);
+	if (f & PF_INSLAT)
+		l_num(&l, s->weight_var2_w, 10, 16);
+	if (f & PF_RETLAT)
+		l_num(&l, s->weight_var3_w, 10, 16);
+	if ((f & PF_IP) || ((f & PX_CHAIN) && chain)) {
+		l_chr(&l, chain ? '\n' : ' ');
+		if (!chain) {
+			l_num(&l, s->ip, 16, 16);
+			pf_symdso(&l, &nm, f);
+		}
+	}
+	o->n += l.n;
+	if (chain)
+		pf_chain(o, pf, s, fr, nfr, (f & PX_CHAIN) && !(f & PF_IP) ? 0 : f);
+	if ((f & PF_BRSTACK) && (s->present & PMS_SAMPLE_BRANCH_STACK))
+		for (uint64_t k = 0; k < s->branch.nr; k++) {
+			char b[160];
+			struct pms_branch br = pms_branch_at(s->branch.entries, (size_t)k);
+			br_text(b, sizeof(b), &br);
+			out_put(o, b, strlen(b));
+		}
+	out_room(o, 64);
+	l.b = o->b + o->n;
+	l.n = 0;
+	if (f & PF_PHYS)
+		l_num(&l, s->phys_addr, 16, 16);
+	if (f & PX_NODE) {
+		l_chr(&l, ' ');
+		if (node >= 0)
+			l_num(&l, (uint64_t)node, 10, 0);
+		else
+			l_chr(&l, '-');
+	}
+	if (f & PX_TYPE)
+		l_strn(&l, " SAMPLE", 7, 0);
+	l_chr(&l, '\n');
+	o->n += l.n;
+}
+
+
+size_t pms_script_format(struct pms_script *s, const struct pms_script_sample *smp, char *buf,
+			 size_t size)
+{
+	struct out o = { .s = s, .b = buf, .n = 0, .cap = size, .own = false };
+	if (!s->scratch) {
+		if (!(s->scratch = malloc(2 * LINE_CAP)))
+			return 0;
+		s->scratch_cap = 2 * LINE_CAP;
+	}
+	print_perf(&o, s, smp);
+	if (o.own)
+		memcpy(buf, o.b, o.n < size ? o.n : size);
+	return o.n;
+}

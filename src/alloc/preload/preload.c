@@ -17,8 +17,17 @@
  *     served from a static buffer (never freed, never tracked);
  *   - fork: a child handler (pthread_atfork) refreshes the cached pid and
  *     writes a FORK record; the tracked set is inherited with the heap;
- *   - threads: the set is lock-free (compare-and-swap), each record is one
- *     write(2) to an O_APPEND file, so records never interleave.
+ *   - threads: the set is lock-free (compare-and-swap); each thread writes
+ *     its records in place into its own chunk of the stream file, mapped
+ *     shared (a chunk claimed from a counter in the file's header, shared by
+ *     every process of the command), so a record costs no system call and
+ *     is in the file the moment it is written: nothing to flush at thread
+ *     exit, exit, exec, fork or a crash.  A thread's chunk is handed to the
+ *     next thread at its exit (a small lock-free array of spares); the
+ *     chunks are not inherited by a forked child (MADV_DONTFORK).
+ *   - signals: a handler that allocates outside a hook writes into the
+ *     thread's chunk like any call (a hook never runs inside another, so a
+ *     record is never half written under it).
  * Sampling by bytes (heapprofd's rule): each thread draws the bytes until
  * its next sample from an exponential law of mean `rate`; an allocation
  * that reaches the draw is tracked with weight bytes / (1 - exp(-bytes /
@@ -273,21 +282,116 @@ static void thread_init(void)
 
 /* ---- records -------------------------------------------------------------- */
 
-static atomic_uint emit_count;
+/* The stream's header page (shared by every process of the command) and
+ * this thread's chunk. */
+static _Atomic uint64_t *hdr;          /* [0] magic, [1] chunks claimed */
+static pthread_key_t exit_key;
+static bool exit_key_ok;
+static __thread unsigned char *tl_chunk;
+static __thread uint32_t tl_pos;
+#define SPARES 64
+static unsigned char *_Atomic spares[SPARES]; /* chunks of exited threads */
 
+/* Where the records in chunk c end (its first size 0). */
+static uint32_t chunk_used(const unsigned char *c)
+{
+	uint32_t pos = 0;
+	while (pos + sizeof(struct pms_alloc_rec) <= PMS_ALLOC_CHUNK) {
+		uint16_t sz = atomic_load_explicit((_Atomic uint16_t *)(uintptr_t)(c + pos),
+						   memory_order_relaxed);
+		if (!sz)
+			break;
+		pos += sz;
+	}
+	return pos;
+}
+
+static void chunk_drop(unsigned char *c)
+{
+	for (size_t i = 0; i < SPARES; i++) {
+		unsigned char *expect = NULL;
+		if (atomic_compare_exchange_strong(&spares[i], &expect, c))
+			return;
+	}
+	syscall(SYS_munmap, c, (size_t)PMS_ALLOC_CHUNK);
+}
+
+/* The thread ends (a pthread key's destructor): its chunk goes to the next
+ * thread.  A record written after this (another key's destructor frees)
+ * claims a chunk again and sets the key again (glibc runs the destructors
+ * again, PTHREAD_DESTRUCTOR_ITERATIONS times). */
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	if (tl_chunk)
+		chunk_drop(tl_chunk);
+	tl_chunk = NULL;
+}
+
+/* A chunk for this thread: a spare, else a new one claimed from the
+ * header's counter (the file grown with fallocate, which never shrinks it
+ * under another process's claim) and mapped shared.  The descriptor is
+ * checked to be the stream's (a program may have closed it and opened
+ * another file on its number): else tracking stops. */
+static bool chunk_claim(void)
+{
+	for (size_t i = 0; i < SPARES; i++) {
+		unsigned char *c = atomic_exchange(&spares[i], NULL);
+		if (c) {
+			tl_chunk = c;
+			tl_pos = chunk_used(c);
+			goto got;
+		}
+	}
+	struct stat st;
+	if (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino) {
+		out_fd = -1;
+		return false;
+	}
+	uint64_t k = atomic_fetch_add(&hdr[1], 1);
+	off_t off = (off_t)(PMS_ALLOC_HDR_SIZE + k * PMS_ALLOC_CHUNK);
+	if (syscall(SYS_fallocate, out_fd, 0, off, (off_t)PMS_ALLOC_CHUNK) != 0) {
+		out_fd = -1; /* no memory for the stream: stop, consistently */
+		return false;
+	}
+	void *m = (void *)syscall(SYS_mmap, NULL, (size_t)PMS_ALLOC_CHUNK, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_POPULATE, out_fd, off);
+	if (m == MAP_FAILED) {
+		out_fd = -1;
+		return false;
+	}
+	syscall(SYS_madvise, m, (size_t)PMS_ALLOC_CHUNK, MADV_DONTFORK);
+	tl_chunk = m;
+	tl_pos = 0;
+got:
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, (void *)1);
+	return true;
+}
+
+/* Append r to this thread's chunk: the record's body first, its size last
+ * (a reader of a chunk still being written stops at a size of 0). */
 static void emit(const struct pms_alloc_rec *r)
 {
-	struct stat st;
-	/* the descriptor may have been closed and its number reused: write
-	 * only to the stream's own file (checked on the first record and
-	 * every 64th after: a program that closes the descriptor and opens
-	 * another file on its number may get at most 63 records in it) */
-	if ((atomic_fetch_add_explicit(&emit_count, 1, memory_order_relaxed) & 63) == 0 &&
-	    (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino)) {
-		out_fd = -1;
+	if (out_fd < 0)
 		return;
+	if (!tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK) {
+		if (tl_chunk)
+			syscall(SYS_munmap, tl_chunk, (size_t)PMS_ALLOC_CHUNK);
+		tl_chunk = NULL;
+		if (!chunk_claim())
+			return;
+		if (tl_pos + r->size > PMS_ALLOC_CHUNK) { /* a full spare */
+			syscall(SYS_munmap, tl_chunk, (size_t)PMS_ALLOC_CHUNK);
+			tl_chunk = NULL;
+			if (!chunk_claim() || tl_pos + r->size > PMS_ALLOC_CHUNK)
+				return;
+		}
 	}
-	syscall(SYS_write, out_fd, r, (size_t)r->size);
+	unsigned char *d = tl_chunk + tl_pos;
+	memcpy(d + 2, (const unsigned char *)r + 2, (size_t)r->size - 2);
+	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, r->size, memory_order_release);
+	tl_pos += r->size;
 }
 
 struct recbuf {
@@ -655,11 +759,41 @@ static uint64_t env_num(const char *s, const char *key, bool *found)
 	return 0;
 }
 
+/* The stream's header, mapped shared: the first process makes it (the
+ * file grown to the header's size, the magic set once); a file that holds
+ * something else, or not the inode named, is not written. */
+static bool map_header(int fd)
+{
+	struct stat st;
+	if (syscall(SYS_fstat, fd, &st) != 0 || (unsigned long)st.st_ino != out_ino)
+		return false;
+	if (syscall(SYS_fallocate, fd, 0, (off_t)0, (off_t)PMS_ALLOC_HDR_SIZE) != 0)
+		return false;
+	void *m = (void *)syscall(SYS_mmap, NULL, (size_t)PMS_ALLOC_HDR_SIZE,
+				  PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)0);
+	if (m == MAP_FAILED)
+		return false;
+	_Atomic uint64_t *h = m;
+	uint64_t expect = 0;
+	if (!atomic_compare_exchange_strong(&h[0], &expect, PMS_ALLOC_STREAM_MAGIC) &&
+	    expect != PMS_ALLOC_STREAM_MAGIC) {
+		syscall(SYS_munmap, m, (size_t)PMS_ALLOC_HDR_SIZE);
+		return false;
+	}
+	hdr = h;
+	return true;
+}
+
 static void child_after_fork(void)
 {
 	uint32_t parent = cur_pid;
 	cur_pid = (uint32_t)getpid();
 	tl_tid = (uint32_t)syscall(SYS_gettid);
+	/* the parent's chunks are not mapped here (MADV_DONTFORK): the child
+	 * claims its own */
+	tl_chunk = NULL;
+	for (size_t i = 0; i < SPARES; i++)
+		atomic_store(&spares[i], NULL);
 	if (out_fd < 0)
 		return;
 	struct recbuf b;
@@ -682,14 +816,19 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	threshold = env_num(env, "threshold", &dummy);
 	if (!threshold)
 		threshold = UINT64_MAX;
-	if (!has_fd || !has_ino)
+	if (!has_fd || !has_ino || !map_header(fd))
 		return;
 	void *m = (void *)syscall(SYS_mmap, NULL, SET_SLOTS * sizeof(uintptr_t),
 				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				  -1, 0);
 	if (m == MAP_FAILED)
 		return;
+	/* huge pages where the system gives them on request: the set is
+	 * probed at random, and a 4 KiB page per probe costs a fault and a TLB
+	 * miss each (on this VM about 30 % of the bench's tracked cost) */
+	syscall(SYS_madvise, m, SET_SLOTS * sizeof(uintptr_t), MADV_HUGEPAGE);
 	set = m;
+	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 	cur_pid = (uint32_t)getpid();
 	depth++;
 	pthread_atfork(NULL, NULL, child_after_fork);

@@ -7,12 +7,14 @@
  * PHYS_ADDR and the file's MEM_TOPOLOGY header; nothing is asked of live
  * processes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc_render.h"
 #include "cli.h"
 #include "cli_opt.h"
 #include "callpath_render.h"
@@ -207,6 +209,25 @@ static int csv_row(void *ud, const struct pms_memsrc_sample *x)
 	return 0;
 }
 
+/* Whether the perf.data file holds a tracked run's allocation records
+ * (a regular file: stdin is read once, by the session). */
+static bool file_has_alloc(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct pms_perfdata_reader *r = NULL;
+	const void *p;
+	size_t len;
+	bool has = pms_perfdata_reader_open_fd(fd, &r) == 0 &&
+		   pms_perfdata_reader_alloc_records(r, &p, &len) == 0;
+	pms_perfdata_reader_free(r);
+	close(fd);
+	return has;
+}
+
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
@@ -220,6 +241,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_memreport *rep = NULL;
 	struct pms_export_build_id *bids = NULL;
 	struct pms_pathreport *prep = NULL;
+	struct alloc_cli ac = { .fd = -1 };
+	struct pms_alloc_report *arep = NULL;
 	struct mem_export xo = { 0 };
 	struct mem_advise ma = { 0 };
 	struct report_sort *sorter = NULL;
@@ -314,7 +337,10 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		return ret;
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = top;
-	po.aggregate = !samples && !mem_export_wanted(&xo); /* exports need the samples */
+	/* a `mem -o` file of a tracked command: the samples are kept for the
+	 * allocation sites (docs/mem.md) */
+	bool with_alloc = nin == 1 && file_has_alloc(paths[0]);
+	po.aggregate = !samples && !mem_export_wanted(&xo) && !with_alloc; /* exports need the samples */
 	/* a recorded file: no distances of its machine, no free memory */
 	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
 	ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -406,6 +432,20 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		ret = cli_fail("report: building the report");
 		goto out;
 	}
+	if (with_alloc && pms_session_has_alloc(ses)) {
+		ac.want = true;
+		ac.paths = prep;
+		ac.rep = rep;
+		ac.samples = samples;
+		ac.top = top;
+		if (pms_session_alloc_report(ses, rep, &arep) < 0)
+			snprintf(ac.why, sizeof(ac.why), "allocation sites: %s", pms_error_last());
+		ac.ar = arep;
+		if (arep) {
+			ac.rate = arep->rate;
+			ac.threshold = arep->threshold;
+		}
+	}
 	ma.adv_before = pms_session_take_advisor(ses);
 	if (mem_advise_finish(&ma, NULL, rep) < 0) {
 		ret = 1;
@@ -426,6 +466,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.json_run = report_json_run, .ud = &fdsc,
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
 	};
+	if (ac.want) {
+		mr.json_extra = alloc_json_extra;
+		mr.text_extra = alloc_text_extra;
+		mr.extra_ud = &ac;
+	}
 	pms_session_periods(ses, &mr.events, &mr.period_min, &mr.period_max);
 	/* Build ids of every file (perf names the kernel [kernel.kallsyms];
 	 * the report [kernel]). */
@@ -465,6 +510,7 @@ out:
 	mem_export_abandon(&xo); /* not written: nothing left under their names */
 	fflush(stdout);
 	free(bids);
+	pms_alloc_report_free(arep);
 	pms_memreport_free(rep);
 	pms_pathreport_free(prep);
 	mem_advise_release(&ma);

@@ -81,12 +81,14 @@ static int index_chunk(const unsigned char *b, size_t c, size_t len, struct recr
 	return 0;
 }
 
-static long feed_chunked(struct pms_alloc_table *t, const unsigned char *b, size_t len)
+/* The chunked file b[0, len) as records back to back in time order
+ * (*out, malloc'd). */
+static long sort_chunked(const unsigned char *b, size_t len, unsigned char **out, size_t *olen)
 {
 	uint64_t claimed;
 	memcpy(&claimed, b + 8, sizeof(claimed));
 	struct recref *refs = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, total = 0;
 	int rc = 0;
 	for (uint64_t k = 0; k < claimed && rc == 0; k++) {
 		size_t c = PMS_ALLOC_HDR_SIZE + (size_t)k * PMS_ALLOC_CHUNK;
@@ -95,42 +97,75 @@ static long feed_chunked(struct pms_alloc_table *t, const unsigned char *b, size
 		size_t clen = len - c < PMS_ALLOC_CHUNK ? len - c : PMS_ALLOC_CHUNK;
 		rc = index_chunk(b, c, clen, &refs, &n, &cap);
 	}
-	if (rc == 0 && n)
+	if (rc < 0) {
+		free(refs);
+		return rc;
+	}
+	if (n)
 		qsort(refs, n, sizeof(*refs), recref_cmp);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct pms_alloc_rec r;
-		uint64_t f[PMS_ALLOC_MAX_FRAMES];
-		memcpy(&r, b + refs[i].off, sizeof(r));
-		memcpy(f, b + refs[i].off + sizeof(r), (size_t)r.nframes * 8);
-		rc = pms_alloc_table_feed_one(t, &r, f);
+	for (size_t i = 0; i < n; i++) {
+		uint16_t sz;
+		memcpy(&sz, b + refs[i].off, sizeof(sz));
+		total += sz;
+	}
+	unsigned char *o = malloc(total ? total : 1);
+	if (!o) {
+		free(refs);
+		return pms_err(PMS_ENOMEM, "allocation stream: out of memory");
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint16_t sz;
+		memcpy(&sz, b + refs[i].off, sizeof(sz));
+		memcpy(o + at, b + refs[i].off, sz);
+		at += sz;
 	}
 	free(refs);
-	return rc < 0 ? rc : (long)n;
+	*out = o;
+	*olen = total;
+	return (long)n;
+}
+
+int pms_alloc_stream_read(int fd, void **out, size_t *len)
+{
+	unsigned char *b = NULL;
+	size_t blen = 0;
+	int rc = read_all(fd, &b, &blen);
+	if (rc < 0)
+		return rc;
+	uint64_t magic = 0;
+	if (blen >= PMS_ALLOC_HDR_SIZE)
+		memcpy(&magic, b, sizeof(magic));
+	if (magic != PMS_ALLOC_STREAM_MAGIC) {
+		*out = b;
+		*len = blen;
+		return 0;
+	}
+	unsigned char *o = NULL;
+	size_t olen = 0;
+	long n = sort_chunked(b, blen, &o, &olen);
+	free(b);
+	if (n < 0)
+		return (int)n;
+	*out = o;
+	*len = olen;
+	return 0;
 }
 
 long pms_alloc_table_read_fd(struct pms_alloc_table *t, int fd)
 {
 	if (t->read_done)
 		return 0;
-	unsigned char *b = NULL;
+	void *b = NULL;
 	size_t len = 0;
-	int rc = read_all(fd, &b, &len);
+	int rc = pms_alloc_stream_read(fd, &b, &len);
 	if (rc < 0)
 		return rc;
-	uint64_t magic = 0;
-	if (len >= PMS_ALLOC_HDR_SIZE)
-		memcpy(&magic, b, sizeof(magic));
-	long ret;
-	if (magic == PMS_ALLOC_STREAM_MAGIC) {
-		ret = feed_chunked(t, b, len);
-	} else {
-		uint64_t before = t->st.records;
-		ret = pms_alloc_table_feed(t, b, len);
-		if (ret >= 0)
-			ret = (long)(t->st.records - before);
-	}
+	uint64_t before = t->st.records;
+	long used = pms_alloc_table_feed(t, b, len);
 	free(b);
-	if (ret >= 0)
-		t->read_done = true;
-	return ret;
+	if (used < 0)
+		return used;
+	t->read_done = true;
+	return (long)(t->st.records - before);
 }

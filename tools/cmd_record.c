@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_render.h"
 #include "callpath_render.h"
 #include "cli.h"
 #include "cli_opt.h"
@@ -29,7 +30,7 @@
 
 int cmd_record(const struct cli_global *g, int argc, char **argv);
 
-enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD,
+enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD, O_NOALLOC,
        O_HOLD_BUDGET };
 
 static const struct cli_opt opts[] = {
@@ -51,6 +52,10 @@ static const struct cli_opt opts[] = {
 	  "read their mappings; a set-user-ID command keeps its\n"
 	  "privileges only with --no-hold" },
 	{ "hold-budget", 0, CLI_ARG, "MS", O_HOLD_BUDGET, CLI_HOLD_BUDGET_HELP },
+	{ "no-alloc", 0, CLI_NOARG, NULL, O_NOALLOC,
+	  "with -o and a COMMAND: do not track its allocations (by\n"
+	  "default libpmuscope-alloc.so is preloaded and its records\n"
+	  "go into the file for report -i; docs/mem.md)" },
 	{ "no-fallback", 0, CLI_NOARG, NULL, O_NOFALLBACK, "fail instead of sampling cpu-clock when the event\nneeds a hardware PMU this machine does not have" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
 	{ "folded", 0, CLI_ARG, "FILE", O_FOLDED, "with -g: every call path as folded stacks (flame graphs)" },
@@ -141,7 +146,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	const char *event = "cycles", *out = NULL, *folded = NULL;
 	struct pms_sampler_opts so = PMS_SAMPLER_OPTS_INIT;
 	struct pms_cpuset cpus = { 0 };
-	bool json = false, system = false, no_hold = false;
+	bool json = false, system = false, no_hold = false, no_alloc = false;
+	struct alloc_cli ac = { .fd = -1, .rate = ALLOC_CLI_RATE, .threshold = ALLOC_CLI_THRESHOLD };
 	double hold_budget = 0;
 	size_t top = 10;
 	double duration = 0;
@@ -201,6 +207,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 				return cli_bad_arg(&p, "seconds > 0");
 			break;
 		case O_NOFALLBACK: so.no_fallback = true; break;
+		case O_NOALLOC: no_alloc = true; break;
 		case O_NOHOLD: no_hold = true; break;
 		case O_HOLD_BUDGET:
 			if (cli_hold_budget(p.arg, &hold_budget) < 0) {
@@ -300,7 +307,32 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	sopt.profile_opts = &po;
 	sopt.paths_opts = so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter ? &pp : NULL;
 	sopt.kernel_visible = kvis;
-	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
+	/* Allocation tracking (docs/mem.md): a started command recorded to a
+	 * file gets the preload, its records go into the file (report -i) */
+	if (cmd && out && !no_alloc) {
+		ac.want = true;
+		if (alloc_cli_prepare(&ac, cmd) < 0)
+			goto out;
+		so.clock_monotonic = ac.fd >= 0; /* the records' clock */
+	} else if (out && !no_alloc) {
+		snprintf(ac.why, sizeof(ac.why),
+			 "allocations are not tracked: %s, and the allocation tracker is preloaded "
+			 "only into a command pmuscope starts (pmuscope record -o FILE -- CMD)",
+			 pid > 0 ? "-p attaches to a process already running"
+				 : "-a samples processes already running");
+	}
+	int orc = pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses);
+	alloc_cli_restore(&ac);
+	if (orc == 0 && ac.fd >= 0) {
+		int afd = ac.fd;
+		ac.fd = -1; /* the session's now */
+		if (pms_session_set_alloc(ses, afd, ac.rate, ac.threshold) < 0)
+			snprintf(ac.why, sizeof(ac.why), "allocations are not tracked: %s",
+				 pms_error_last());
+	}
+	if (ac.why[0])
+		fprintf(stderr, "pmuscope: record: %s\n", ac.why);
+	if (orc < 0) {
 		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
 		goto out;
 	}
@@ -449,5 +481,6 @@ out:
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	pms_cpuset_fini(&cpus);
+	alloc_cli_done(&ac);
 	return rc ? 1 : exit_code;
 }

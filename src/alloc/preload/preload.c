@@ -41,6 +41,7 @@
  * renames meson's default _FILE_OFFSET_BITS=64 would give */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
+#include <link.h>
 #include <malloc.h>
 #include <errno.h>
 #include <math.h>
@@ -91,6 +92,7 @@ static __thread int64_t tl_left;   /* bytes until this thread's next sample */
 static __thread uint64_t tl_rng;
 static __thread uintptr_t tl_stack_hi;
 static __thread bool tl_init;
+extern void *__libc_stack_end; /* ld.so's: the main thread's stack at start */
 
 /* ---- bootstrap buffer ----------------------------------------------------- */
 
@@ -269,15 +271,18 @@ static void thread_init(void)
 	tl_tid = (uint32_t)syscall(SYS_gettid);
 	tl_rng = (now_ns() ^ ((uint64_t)tl_tid << 32) ^ (uintptr_t)&tl_rng) | 1;
 	tl_left = rate ? draw() : 0;
-	pthread_attr_t a;
-	void *lo;
-	size_t sz;
-	/* may allocate (the main thread reads its mappings): depth > 0 here */
-	if (pthread_getattr_np(pthread_self(), &a) == 0) {
-		if (pthread_attr_getstack(&a, &lo, &sz) == 0)
-			tl_stack_hi = (uintptr_t)lo + sz;
-		pthread_attr_destroy(&a);
-	}
+	/* The top of this thread's stack, for the walk's bound, read without a
+	 * lock: pthread_getattr_np (what this did first) takes the thread's own
+	 * lock and allocates under it, so a first hook called from inside it
+	 * deadlocked on that lock (an ASan program's every new thread: its
+	 * runtime asks for the stack at thread start; docs/mem.md).  A thread
+	 * glibc created has its descriptor (pthread_self) at the top of its
+	 * stack block, above every frame, its own stack or one the program gave;
+	 * the main thread's frames lie below __libc_stack_end. */
+	if (tl_tid == (uint32_t)getpid())
+		tl_stack_hi = (uintptr_t)__libc_stack_end;
+	else
+		tl_stack_hi = (uintptr_t)pthread_self();
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -389,7 +394,16 @@ static void emit(const struct pms_alloc_rec *r)
 		}
 	}
 	unsigned char *d = tl_chunk + tl_pos;
-	memcpy(d + 2, (const unsigned char *)r + 2, (size_t)r->size - 2);
+	/* copied by words here, not by libc's memcpy: a ThreadSanitizer
+	 * program intercepts memcpy and, not seeing this library's atomics
+	 * that hand a chunk from an exited thread to a new one, reported the
+	 * copy as a race (the build keeps gcc from making the loop a memcpy
+	 * call: -fno-tree-loop-distribute-patterns) */
+	const uint64_t *src = (const uint64_t *)(const void *)r;
+	uint64_t *dst = (uint64_t *)(void *)d;
+	dst[0] = src[0] & ~(uint64_t)0xffff; /* its size (0 here) goes last */
+	for (size_t i = 1; i < (size_t)r->size / 8; i++)
+		dst[i] = src[i];
 	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, r->size, memory_order_release);
 	tl_pos += r->size;
 }
@@ -507,12 +521,47 @@ static inline bool enter(void)
 
 #define RET_FP (uintptr_t) __builtin_return_address(0), (uintptr_t)__builtin_frame_address(0)
 
+/* The dynamic loader's own allocations (its link maps, at dlopen) are not
+ * tracked, and the real call is a tail call: a sanitizer's runtime that
+ * takes its caller for the loader's (LeakSanitizer treats what the loader
+ * allocated as reachable, by the caller's address) then sees the loader,
+ * not this library (an ASan program reported the link map of every dlopen
+ * as leaked). */
+static uintptr_t ldso_lo, ldso_hi;
+
+static int ldso_find(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	(void)size;
+	(void)ud;
+	uintptr_t a = (uintptr_t)&__libc_stack_end, lo = UINTPTR_MAX, hi = 0;
+	bool has = false;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t b = info->dlpi_addr + ph->p_vaddr, e = b + ph->p_memsz;
+		lo = b < lo ? b : lo;
+		hi = e > hi ? e : hi;
+		has |= a >= b && a < e;
+	}
+	if (!has)
+		return 0;
+	ldso_lo = lo;
+	ldso_hi = hi;
+	return 1;
+}
+
+#define FROM_LOADER() \
+	((uintptr_t)__builtin_return_address(0) - ldso_lo < ldso_hi - ldso_lo)
+
 /* ---- the hooks ------------------------------------------------------------ */
 
 EXPORT void *malloc(size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
+	if (FROM_LOADER())
+		return real.malloc(n);
 	if (!enter())
 		return real.malloc(n);
 	struct pre pr;
@@ -533,6 +582,8 @@ EXPORT void *calloc(size_t k, size_t n)
 			return NULL;
 		return boot_alloc(t); /* static: zeroed */
 	}
+	if (FROM_LOADER())
+		return real.calloc(k, n);
 	if (!enter())
 		return real.calloc(k, n);
 	struct pre pr;
@@ -595,6 +646,8 @@ EXPORT void *realloc(void *old, size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
+	if (FROM_LOADER() && !is_boot(old))
+		return real.realloc(old, n);
 	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, RET_FP);
 }
 
@@ -828,6 +881,7 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	 * miss each (on this VM about 30 % of the bench's tracked cost) */
 	syscall(SYS_madvise, m, SET_SLOTS * sizeof(uintptr_t), MADV_HUGEPAGE);
 	set = m;
+	dl_iterate_phdr(ldso_find, NULL);
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 	cur_pid = (uint32_t)getpid();
 	depth++;

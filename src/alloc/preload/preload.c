@@ -376,7 +376,14 @@ got:
 
 /* Append r to this thread's chunk: the record's body first, its size last
  * (a reader of a chunk still being written stops at a size of 0). */
-static void emit(const struct pms_alloc_rec *r)
+#if defined(__clang__)
+/* clang's idiom recognition would make the copy loop below a memcpy call */
+#define NO_MEMCPY __attribute__((no_builtin("memcpy")))
+#else
+#define NO_MEMCPY /* gcc: -fno-tree-loop-distribute-patterns (meson.build) */
+#endif
+
+NO_MEMCPY static void emit(const struct pms_alloc_rec *r)
 {
 	if (out_fd < 0)
 		return;

@@ -569,6 +569,12 @@ EXPORT void *malloc(size_t n)
 		return boot_alloc(n);
 	if (FROM_LOADER())
 		return real.malloc(n);
+	/* the common case, a small allocation not sampled: a tail call, no
+	 * depth or errno to keep (choose() would decide the same) */
+	if (out_fd >= 0 && !depth && tl_init && rate && n < threshold && tl_left > (int64_t)n) {
+		tl_left -= (int64_t)n;
+		return real.malloc(n);
+	}
 	if (!enter())
 		return real.malloc(n);
 	struct pre pr;
@@ -711,7 +717,9 @@ EXPORT void free(void *p)
 		return;
 	if (!ready())
 		return;
-	if (!enter()) {
+	/* a block the filter says is not tracked (most): a tail call */
+	if (!atomic_load_explicit(&filter[filter_slot((uintptr_t)p)], memory_order_relaxed) ||
+	    !enter()) {
 		real.free(p);
 		return;
 	}

@@ -24,7 +24,9 @@
  *     is in the file the moment it is written: nothing to flush at thread
  *     exit, exit, exec, fork or a crash.  A thread's chunk is handed to the
  *     next thread at its exit (a small lock-free array of spares); the
- *     chunks are not inherited by a forked child (MADV_DONTFORK).
+ *     forked child drops the parent's chunks (they stay mapped there,
+ *     unwritten) and claims its own; a record made while fork runs in the
+ *     forking thread (another library's atfork handler) is dropped.
  *   - signals: a handler that allocates outside a hook writes into the
  *     thread's chunk like any call (a hook never runs inside another, so a
  *     record is never half written under it).
@@ -294,6 +296,7 @@ static pthread_key_t exit_key;
 static bool exit_key_ok;
 static __thread unsigned char *tl_chunk;
 static __thread uint32_t tl_pos;
+static __thread bool tl_forking; /* between fork's prepare and its end */
 #define SPARES 64
 static unsigned char *_Atomic spares[SPARES]; /* chunks of exited threads */
 
@@ -365,7 +368,6 @@ static bool chunk_claim(void)
 		out_fd = -1;
 		return false;
 	}
-	syscall(SYS_madvise, m, (size_t)PMS_ALLOC_CHUNK, MADV_DONTFORK);
 	tl_chunk = m;
 	tl_pos = 0;
 got:
@@ -385,7 +387,7 @@ got:
 
 NO_MEMCPY static void emit(const struct pms_alloc_rec *r)
 {
-	if (out_fd < 0)
+	if (out_fd < 0 || tl_forking)
 		return;
 	if (!tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK) {
 		if (tl_chunk)
@@ -852,13 +854,24 @@ static bool map_header(int fd)
 	return true;
 }
 
+static void fork_prepare(void)
+{
+	tl_forking = true;
+}
+
+static void fork_parent(void)
+{
+	tl_forking = false;
+}
+
 static void child_after_fork(void)
 {
 	uint32_t parent = cur_pid;
 	cur_pid = (uint32_t)getpid();
 	tl_tid = (uint32_t)syscall(SYS_gettid);
-	/* the parent's chunks are not mapped here (MADV_DONTFORK): the child
-	 * claims its own */
+	/* the parent's chunks stay mapped here (shared): never written by
+	 * the child, which claims its own */
+	tl_forking = false;
 	tl_chunk = NULL;
 	for (size_t i = 0; i < SPARES; i++)
 		atomic_store(&spares[i], NULL);
@@ -900,7 +913,7 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 	cur_pid = (uint32_t)getpid();
 	depth++;
-	pthread_atfork(NULL, NULL, child_after_fork);
+	pthread_atfork(fork_prepare, fork_parent, child_after_fork);
 	thread_init();
 	out_fd = fd;
 	struct recbuf b;

@@ -7,7 +7,6 @@
  * PHYS_ADDR and the file's MEM_TOPOLOGY header; nothing is asked of live
  * processes. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,25 +208,6 @@ static int csv_row(void *ud, const struct pms_memsrc_sample *x)
 	return 0;
 }
 
-/* Whether the perf.data file holds a tracked run's allocation records
- * (a regular file: stdin is read once, by the session). */
-static bool file_has_alloc(const char *path)
-{
-	if (!strcmp(path, "-"))
-		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	struct pms_perfdata_reader *r = NULL;
-	const void *p;
-	size_t len;
-	bool has = pms_perfdata_reader_open_fd(fd, &r) == 0 &&
-		   pms_perfdata_reader_alloc_records(r, &p, &len) == 0;
-	pms_perfdata_reader_free(r);
-	close(fd);
-	return has;
-}
-
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	bool json = false, csv = false, header = false, symbols = true, samples = false;
@@ -339,7 +319,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	po.top = top;
 	/* a `mem -o` file of a tracked command: the samples are kept for the
 	 * allocation sites (docs/mem.md) */
-	bool with_alloc = nin == 1 && file_has_alloc(paths[0]);
+	bool with_alloc = nin == 1 && pms_session_file_has_alloc(paths[0]);
 	po.aggregate = !samples && !mem_export_wanted(&xo) && !with_alloc; /* exports need the samples */
 	/* a recorded file: no distances of its machine, no free memory */
 	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;

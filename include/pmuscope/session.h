@@ -190,6 +190,10 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
  * run's allocation records (`mem -o`: pms_session_alloc_report then reads
  * them from the file), else 0. */
 int pms_session_has_alloc(const struct pms_session *s);
+/* Whether the perf.data file at path (not stdin, "-") holds a tracked run's
+ * allocation records: a caller that wants them from report -i keeps the
+ * samples (pms_memprof_opts.aggregate false) before it opens the session. */
+bool pms_session_file_has_alloc(const char *path);
 
 /* The contention report (opts->c2c_opts), the caller's: code and data
  * named through the session's symbolizer and the profile's mappings; a

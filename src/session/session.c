@@ -1173,6 +1173,23 @@ static int alloc_from_files(struct pms_session *s)
 	return 0;
 }
 
+bool pms_session_file_has_alloc(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct pms_perfdata_reader *r = NULL;
+	const void *p;
+	size_t len;
+	bool has = pms_perfdata_reader_open_fd(fd, &r) == 0 &&
+		   pms_perfdata_reader_alloc_records(r, &p, &len) == 0;
+	pms_perfdata_reader_free(r);
+	close(fd);
+	return has;
+}
+
 int pms_session_has_alloc(const struct pms_session *s)
 {
 	const void *p;

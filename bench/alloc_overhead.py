@@ -5,7 +5,24 @@ libpmuscope-alloc.so exactly as `pmuscope mem -- CMD` sets it up (LD_PRELOAD,
 PMUSCOPE_ALLOC on an O_APPEND memfd), alternating, and prints the medians,
 their ratio and the records written.
   alloc_overhead.py BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
-import fcntl, os, statistics, subprocess, sys
+import fcntl, os, statistics, struct, subprocess, sys
+
+def count_records(fd):
+    """Records in the stream file (include/pmuscope/alloc.h: a header page,
+    then 64 KiB chunks of records ended by a size of 0)."""
+    data = os.pread(fd, os.fstat(fd).st_size, 0)
+    if len(data) < 4096:
+        return 0
+    n = 0
+    for k in range(struct.unpack_from("<Q", data, 8)[0]):
+        off = 4096 + k * 65536
+        end = min(off + 65536, len(data))
+        while end - off >= 56:
+            size = struct.unpack_from("<H", data, off)[0]
+            if not size:
+                break
+            n, off = n + 1, off + size
+    return n
 
 def main():
     build = sys.argv[1]
@@ -14,7 +31,7 @@ def main():
     thr = sys.argv[6] if len(sys.argv) > 6 else "65536"
     bench = os.path.join(build, "bench", "alloc_bench")
     pre = os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")
-    plain, tracked, recbytes = [], [], 0
+    plain, tracked, recbytes, records = [], [], 0, 0
     for _ in range(runs):
         out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True, check=True)
         plain.append(float(out.stdout))
@@ -26,14 +43,14 @@ def main():
         out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True,
                              check=True, env=env, pass_fds=(fd,))
         tracked.append(float(out.stdout))
-        recbytes = os.fstat(fd).st_size
+        recbytes, records = os.fstat(fd).st_size, count_records(fd)
         os.close(fd)
     p, t = statistics.median(plain), statistics.median(tracked)
     print("alloc_bench %d threads x %d allocations, rate %s, threshold %s, %d runs each" %
           (threads, rounds, rate, thr, runs))
     print("plain   median %.3f s  (%s)" % (p, " ".join("%.3f" % x for x in plain)))
     print("tracked median %.3f s  (%s)" % (t, " ".join("%.3f" % x for x in tracked)))
-    print("ratio tracked/plain %.3f; stream %d bytes (about %d records)" % (t / p, recbytes, recbytes // 80))
+    print("ratio tracked/plain %.3f; stream file %d bytes, %d records" % (t / p, recbytes, records))
     return 0
 
 sys.exit(main())

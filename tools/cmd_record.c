@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_render.h"
 #include "callpath_render.h"
 #include "cli.h"
 #include "cli_opt.h"
@@ -30,7 +31,7 @@
 
 int cmd_record(const struct cli_global *g, int argc, char **argv);
 
-enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD,
+enum { O_CALLGRAPH = 256, O_JSON, O_TOP, O_DURATION, O_FOLDED, O_NOFALLBACK, O_NOHOLD, O_NOALLOC,
        O_HOLD_BUDGET };
 
 static const struct cli_opt opts[] = {
@@ -52,6 +53,10 @@ static const struct cli_opt opts[] = {
 	  "read their mappings; a set-user-ID command keeps its\n"
 	  "privileges only with --no-hold" },
 	{ "hold-budget", 0, CLI_ARG, "MS", O_HOLD_BUDGET, CLI_HOLD_BUDGET_HELP },
+	{ "no-alloc", 0, CLI_NOARG, NULL, O_NOALLOC,
+	  "with -o and a COMMAND: do not track its allocations (by\n"
+	  "default libpmuscope-alloc.so is preloaded and its records\n"
+	  "go into the file for report -i; docs/mem.md)" },
 	{ "no-fallback", 0, CLI_NOARG, NULL, O_NOFALLBACK, "fail instead of sampling cpu-clock when the event\nneeds a hardware PMU this machine does not have" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
 	{ "folded", 0, CLI_ARG, "FILE", O_FOLDED, "with -g: every call path as folded stacks (flame graphs)" },
@@ -205,7 +210,7 @@ struct record_opts {
 	const char *event, *out, *folded;
 	struct pms_sampler_opts so;
 	struct pms_cpuset cpus;
-	bool json, system, no_hold;
+	bool json, system, no_hold, no_alloc;
 	double hold_budget, duration;
 	size_t top;
 	pid_t pid;
@@ -272,6 +277,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 				return cli_bad_arg(&p, "seconds > 0");
 			break;
 		case O_NOFALLBACK: o->so.no_fallback = true; break;
+		case O_NOALLOC: o->no_alloc = true; break;
 		case O_NOHOLD: o->no_hold = true; break;
 		case O_HOLD_BUDGET:
 			if (cli_hold_budget(p.arg, &o->hold_budget) < 0) {
@@ -344,6 +350,46 @@ static int record_folded(struct cli_out *fold_o, const char *folded,
 	return cli_out_commit(fold_o);
 }
 
+/* The session opened; with -o and a started command its allocations are
+ * tracked (docs/mem.md: the preload's records go into the file for report
+ * -i), -p and -a say why not.  0, or -1 (said). */
+static int record_open(struct pms_sys *sys, struct pms_pmus *pmus, struct pms_topo *topo,
+		       const struct record_opts *o, struct pms_sampler_opts *so,
+		       struct pms_liverun_opts *lo, const struct pms_session_opts *sopt,
+		       struct alloc_cli *ac,
+		       struct pms_session **ses)
+{
+	if (o->cmd && o->out && !o->no_alloc) {
+		ac->want = true;
+		if (alloc_cli_prepare(ac, o->cmd) < 0)
+			return -1;
+		/* the records' clock */
+		so->clock_monotonic = ac->fd >= 0; /* lo->sampler */
+	} else if (o->out && !o->no_alloc) {
+		snprintf(ac->why, sizeof(ac->why),
+			 "allocations are not tracked: %s, and the allocation tracker is preloaded "
+			 "only into a command pmuscope starts (pmuscope record -o FILE -- CMD)",
+			 o->pid > 0 ? "-p attaches to a process already running"
+				    : "-a samples processes already running");
+	}
+	int orc = pms_session_open_live(sys, pmus, topo, lo, sopt, ses);
+	alloc_cli_restore(ac);
+	if (orc == 0 && ac->fd >= 0) {
+		int afd = ac->fd;
+		ac->fd = -1; /* the session's now */
+		if (pms_session_set_alloc(*ses, afd, ac->rate, ac->threshold) < 0)
+			snprintf(ac->why, sizeof(ac->why), "allocations are not tracked: %s",
+				 pms_error_last());
+	}
+	if (ac->why[0])
+		fprintf(stderr, "pmuscope: record: %s\n", ac->why);
+	if (orc < 0) {
+		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_record(const struct cli_global *g, int argc, char **argv)
 {
 	struct record_opts o;
@@ -369,6 +415,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	struct pms_pathreport *prep = NULL;
 	struct pms_liverun_result res;
 	struct cli_out fold_o, out_o;
+	struct alloc_cli ac = { .fd = -1, .rate = ALLOC_CLI_RATE, .threshold = ALLOC_CLI_THRESHOLD };
 
 	/* the outputs before anything runs (new files, 0600: cli_out.h) */
 	(void)cli_out_open(&out_o, "record", "-o", NULL, CLI_OUT_PERFDATA);
@@ -409,10 +456,8 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	sopt.profile_opts = &po;
 	sopt.paths_opts = so.callgraph != PMS_CALLGRAPH_NONE || so.branch_filter ? &pp : NULL;
 	sopt.kernel_visible = kvis;
-	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
-		fprintf(stderr, "pmuscope: record: %s\n", pms_error_last());
+	if (record_open(sys, pmus, topo, &o, &so, &lo, &sopt, &ac, &ses) < 0)
 		goto out;
-	}
 	src = pms_session_source(ses, 0);
 	pid = pms_session_pid(ses);
 	pms_session_result(ses, &res);
@@ -492,5 +537,6 @@ out:
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
 	pms_cpuset_fini(&cpus);
+	alloc_cli_done(&ac);
 	return rc ? 1 : exit_code;
 }

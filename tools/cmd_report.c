@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc_render.h"
 #include "cli.h"
 #include "cli_opt.h"
 #include "callpath_render.h"
@@ -259,6 +260,7 @@ struct report_opts {
 	double pct_limit;
 	struct pms_sorthist *sorter; /* the session's once handed over */
 	bool sorter_given;
+	bool with_alloc; /* a tracked run's `mem -o` file: its allocation sites */
 	struct mem_export *xo;
 	struct mem_advise *ma;
 };
@@ -356,7 +358,11 @@ static int report_open(const struct cli_global *g, struct report_opts *o,
 {
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = o->top;
-	po.aggregate = !o->samples && !mem_export_wanted(o->xo); /* exports need the samples */
+	/* a `mem -o` file of a tracked command: the samples are kept for the
+	 * allocation sites (docs/mem.md) */
+	o->with_alloc = o->nin == 1 && pms_session_file_has_alloc(o->paths[0]);
+	/* exports need the samples */
+	po.aggregate = !o->samples && !mem_export_wanted(o->xo) && !o->with_alloc;
 	/* a recorded file: no distances of its machine, no free memory */
 	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
 	ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -393,6 +399,27 @@ static int report_open(const struct cli_global *g, struct report_opts *o,
 	return 0;
 }
 
+/* The allocation sites of a tracked run's file (report -i of `mem -o`). */
+static void report_alloc(struct pms_session *ses, const struct report_opts *o,
+			 struct pms_memreport *rep, struct pms_pathreport *prep,
+			 struct alloc_cli *ac, struct pms_alloc_report **arep)
+{
+	if (!o->with_alloc || !pms_session_has_alloc(ses))
+		return;
+	ac->want = true;
+	ac->paths = prep;
+	ac->rep = rep;
+	ac->samples = o->samples;
+	ac->top = o->top;
+	if (pms_session_alloc_report(ses, rep, arep) < 0)
+		snprintf(ac->why, sizeof(ac->why), "allocation sites: %s", pms_error_last());
+	ac->ar = *arep;
+	if (*arep) {
+		ac->rate = (*arep)->rate;
+		ac->threshold = (*arep)->threshold;
+	}
+}
+
 int cmd_report(const struct cli_global *g, int argc, char **argv)
 {
 	struct pms_sys *sys = NULL;
@@ -402,6 +429,8 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_pathreport *prep = NULL;
 	struct mem_export xo = { 0 };
 	struct mem_advise ma = { 0 };
+	struct alloc_cli ac = { .fd = -1 };
+	struct pms_alloc_report *arep = NULL;
 	int rc, ret;
 
 	struct report_opts o = { .symbols = true, .demangle = true, .top = 10, .xo = &xo, .ma = &ma };
@@ -466,6 +495,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		ret = cli_fail("report: building the report");
 		goto out;
 	}
+	report_alloc(ses, &o, rep, prep, &ac, &arep);
 	ma.adv_before = pms_session_take_advisor(ses);
 	if (mem_advise_finish(&ma, NULL, rep) < 0) {
 		ret = 1;
@@ -480,6 +510,11 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.json_run = report_json_run, .ud = &fdsc,
 		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
 	};
+	if (ac.want) {
+		mr.json_extra = alloc_json_extra;
+		mr.text_extra = alloc_text_extra;
+		mr.extra_ud = &ac;
+	}
 	pms_session_periods(ses, &mr.events, &mr.period_min, &mr.period_max);
 	size_t nbids = report_build_ids(ses, nin, &bids);
 	xo.host = nin == 1 ? pms_perfdata_reader_info(pms_session_reader(ses, 0))->hostname : NULL;
@@ -505,6 +540,7 @@ out:
 	mem_export_abandon(&xo); /* not written: nothing left under their names */
 	fflush(stdout);
 	free(bids);
+	pms_alloc_report_free(arep);
 	pms_memreport_free(rep);
 	pms_pathreport_free(prep);
 	mem_advise_release(&ma);

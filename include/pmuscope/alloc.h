@@ -3,10 +3,12 @@
  * the per-process allocation table read from it, and the allocation sites
  * (call paths) that sampled data addresses are attributed to.
  *
- * The stream is a sequence of fixed binary records in the byte order of the
- * machine (struct pms_alloc_rec, then nframes return addresses), written
- * with one write(2) each to an inherited file descriptor (a memfd opened
- * with pms_alloc_channel_open, O_APPEND); docs/mem.md describes it.
+ * The stream is a file of fixed binary records in the byte order of the
+ * machine (struct pms_alloc_rec, then nframes return addresses) on an
+ * inherited file descriptor (a memfd opened with pms_alloc_channel_open):
+ * a header page, then chunks that each thread of the command fills in
+ * place through a shared mapping (PMS_ALLOC_STREAM_*); docs/mem.md
+ * describes it.
  * Times are CLOCK_MONOTONIC nanoseconds, as the samples' when the sampler
  * stamps them so (pms_sampler_opts.clock_monotonic, which `mem -- CMD` asks
  * for); another clock's offset can be given (pms_alloc_table_calibrate).
@@ -72,10 +74,26 @@ struct pms_alloc_rec {
 };
 #define PMS_ALLOC_F_SAMPLED 1u  /* chosen by the byte sampling (else always) */
 
+/* The stream file: PMS_ALLOC_HDR_SIZE bytes of header (the magic at 0,
+ * then the count of chunks claimed, a shared counter), then chunk k at
+ * PMS_ALLOC_HDR_SIZE + k * PMS_ALLOC_CHUNK.  A chunk holds records back to
+ * back from its start, each thread's in its order; a record size of 0 (or
+ * the chunk's end) ends them.  Records of different chunks are merged by
+ * time when read (pms_alloc_table_read_fd). */
+#define PMS_ALLOC_STREAM_MAGIC 0x31434f4c41534d50ull /* "PMSALOC1" */
+#define PMS_ALLOC_HDR_SIZE 4096u
+#define PMS_ALLOC_CHUNK (64u << 10)
+
 /* A memfd for the stream: O_APPEND, not closed at exec (the command and its
  * children inherit it); its inode in *ino (the preload checks it).  fd or a
  * negative PMS_E*. */
 int pms_alloc_channel_open(unsigned long *ino);
+
+/* The stream file on fd as records back to back in time order (equal
+ * times in the order of their chunk), in *out (malloc'd, the caller frees):
+ * what `mem -o` writes into the perf.data (docs/mem.md).  A file without
+ * the stream's magic is given as it is.  0 or a negative PMS_E*. */
+int pms_alloc_stream_read(int fd, void **out, size_t *len);
 
 /* ---- the allocation table -------------------------------------------- */
 
@@ -87,8 +105,10 @@ void pms_alloc_table_free(struct pms_alloc_table *t);
 /* Add the records in buf (whole records; a partial tail is left):
  * the bytes used, or a negative PMS_E* on a malformed record. */
 long pms_alloc_table_feed(struct pms_alloc_table *t, const void *buf, size_t len);
-/* Read what fd holds past what was read before (pread from the table's own
- * offset) and feed it.  Records read, or a negative PMS_E*. */
+/* Read the stream file on fd (once: the command's processes have written
+ * what they will) and feed its records in time order (equal times in the
+ * order of their chunk).  A file without the stream's magic is read as
+ * records back to back.  Records read, or a negative PMS_E*. */
 long pms_alloc_table_read_fd(struct pms_alloc_table *t, int fd);
 
 /* The samples' time = CLOCK_MONOTONIC + offset, measured at mono (ns);

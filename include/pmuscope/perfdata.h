@@ -91,6 +91,11 @@ enum pms_perfdata_feature {
 	PMS_PERFDATA_FEAT_CLOCK_DATA = 29,
 	PMS_PERFDATA_FEAT_HYBRID_TOPOLOGY = 30,
 	PMS_PERFDATA_FEAT_PMU_CAPS = 31,
+	/* pmuscope's own: the allocation records of a tracked command
+	 * (include/pmuscope/alloc.h, back to back in time order; docs/mem.md).
+	 * perf 6.12 skips a feature it does not know (header.c,
+	 * perf_file_section__process: "unknown feature", a debug line). */
+	PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC = 192,
 	PMS_PERFDATA_FEAT_MAX = 256 /* size of the bitmap, not a feature */
 };
 
@@ -471,6 +476,11 @@ const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r);
  * >= 0; PMS_ENOENT when no recorded block holds it; PMS_ENOTSUP without a
  * usable MEM_TOPOLOGY header (the message says which). */
 int pms_perfdata_reader_node_of_phys(const struct pms_perfdata_reader *r, uint64_t phys);
+/* The payload of feature PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC (pointing into the
+ * reader's file, valid while it is open): 0, or PMS_ENOENT when the file
+ * has none (or is a pipe-mode file). */
+int pms_perfdata_reader_alloc_records(const struct pms_perfdata_reader *r, const void **p,
+				      size_t *len);
 
 /* NULL when samples get nodes (some attr has PHYS_ADDR and MEM_TOPOLOGY is
  * there), else why not, as a sentence. */

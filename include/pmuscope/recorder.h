@@ -91,6 +91,12 @@ int pms_recorder_sync(struct pms_recorder *r);
 int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
 			const struct pms_pmus *pmus);
 
+/* Set feature feat's payload (written by pms_recorder_finish; replaces an
+ * earlier one): the allocation records' (PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC,
+ * pms_session_finish). */
+int pms_recorder_set_feature(struct pms_recorder *r, unsigned feat, const void *payload,
+			     size_t len);
+
 uint64_t pms_recorder_records(const struct pms_recorder *r);
 uint64_t pms_recorder_skipped(const struct pms_recorder *r);
 

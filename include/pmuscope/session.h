@@ -199,8 +199,9 @@ int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t
  * kept-samples mode) by allocation site: the stream read to its end, the
  * clock measured again, each sample with a data address given the
  * allocation live at its time; the sites named through the session's
- * symbolizer.  *out is the caller's (pms_alloc_report_free); PMS_EINVAL
- * without pms_session_set_alloc or without a sample list. */
+ * symbolizer.  From files: the records the first file holds (`mem -o` of a
+ * tracked run).  *out is the caller's (pms_alloc_report_free); PMS_EINVAL
+ * without pms_session_set_alloc or such a file, or without a sample list. */
 int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
 			     struct pms_alloc_report **out);
 /* The tracked allocation of pid that held addr at perf time `time`
@@ -208,6 +209,14 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
  * index and *info, or -1 (none, or no tracking). */
 long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr, uint64_t time,
 			      struct pms_alloc_info *info);
+/* 1 when the session tracks allocations (live) or a file holds a tracked
+ * run's allocation records (`mem -o`: pms_session_alloc_report then reads
+ * them from the file), else 0. */
+int pms_session_has_alloc(const struct pms_session *s);
+/* Whether the perf.data file at path (not stdin, "-") holds a tracked run's
+ * allocation records: a caller that wants them from report -i keeps the
+ * samples (pms_memprof_opts.aggregate false) before it opens the session. */
+bool pms_session_file_has_alloc(const char *path);
 
 /* The contention report (opts->c2c_opts), the caller's: code and data
  * named through the session's symbolizer and the profile's mappings; a

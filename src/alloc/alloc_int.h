@@ -28,6 +28,8 @@ struct aproc {
 	uint64_t fork_time, exec_time; /* CLOCK_MONOTONIC; exec_time 0: none */
 	struct hmap open;         /* addr -> index of its open allocation */
 	struct hmap inh_free;     /* a forked child: inherited block -> its free time */
+	struct hmap ended;        /* addr -> 1: a block there was ended by the next
+				   * allocation before its free was read */
 	size_t *small, nsmall, csmall; /* allocation indexes, sorted by address */
 	size_t *large, nlarge, clarge; /* ... of blocks over SMALL_MAX */
 	bool sorted;
@@ -59,8 +61,12 @@ struct pms_alloc_table {
 	struct hmap site_map;     /* frames hash -> first site */
 	struct calpt *cal;
 	size_t ncal, ccal;
-	uint64_t offset;          /* bytes of the stream read */
+	bool read_done;           /* pms_alloc_table_read_fd ran */
 	struct pms_alloc_stats st;
 };
+
+/* One record in (table.c): 0 or a negative PMS_E*. */
+int pms_alloc_table_feed_one(struct pms_alloc_table *t, const struct pms_alloc_rec *r,
+			     const uint64_t *f);
 
 #endif

@@ -112,6 +112,34 @@ static int site_fill(const struct pms_alloc_sites *s, size_t i, struct pms_alloc
 	return 0;
 }
 
+static uint32_t parent_of(const struct pms_alloc_table *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			return t->procs[i].parent;
+	return 0;
+}
+
+/* A frame named in its process, else (no function) in the process it was
+ * forked from, and so on up: a forked child runs its parent's mappings,
+ * which a symbolizer built from a perf.data's records may know only under
+ * the parent. */
+static void name_frame(const struct pms_alloc_table *t, pms_alloc_namer name, void *ud,
+		       uint32_t pid, struct pms_alloc_frame *f)
+{
+	name(ud, pid, f->ip, f);
+	uint32_t p = parent_of(t, pid);
+	for (int d = 0; !f->func && p && d < 8; d++, p = parent_of(t, p)) {
+		free(f->func);
+		free(f->file);
+		free(f->module);
+		uint64_t ip = f->ip;
+		memset(f, 0, sizeof(*f));
+		f->ip = ip;
+		name(ud, p, ip, f);
+	}
+}
+
 int pms_alloc_sites_report(struct pms_alloc_sites *s, size_t top, pms_alloc_namer name, void *ud,
 			   struct pms_alloc_report **out)
 {
@@ -155,7 +183,7 @@ int pms_alloc_sites_report(struct pms_alloc_sites *s, size_t top, pms_alloc_name
 		r->site_rank[r->sites[i].table_site] = (long)i;
 	for (size_t i = 0; name && i < r->nsites; i++)
 		for (size_t f = 0; f < r->sites[i].nframes; f++)
-			name(ud, r->sites[i].pid, r->sites[i].frames[f].ip, &r->sites[i].frames[f]);
+			name_frame(s->t, name, ud, r->sites[i].pid, &r->sites[i].frames[f]);
 	*out = r;
 	return 0;
 }

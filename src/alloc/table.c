@@ -133,6 +133,7 @@ void pms_alloc_table_free(struct pms_alloc_table *t)
 		free(p->large);
 		pms_alloc_hmap_free(&p->open);
 		pms_alloc_hmap_free(&p->inh_free);
+		pms_alloc_hmap_free(&p->ended);
 	}
 	free(t->procs);
 	free(t->allocs);
@@ -222,6 +223,12 @@ static bool close_block(struct pms_alloc_table *t, struct aproc *p, uint64_t add
 static int on_free(struct pms_alloc_table *t, struct aproc *p, uint64_t addr, uint64_t time)
 {
 	t->st.frees++;
+	/* records merged by time: a free stamped (before the real free) after
+	 * another thread stamped (before its real malloc) the allocation that
+	 * got the address back belongs to the block before, which that
+	 * allocation already ended (the first free of the address after it) */
+	if (pms_alloc_hmap_del(&p->ended, addr, NULL))
+		return 0;
 	if (close_block(t, p, addr, time))
 		return 0;
 	if (p->parent) {
@@ -242,9 +249,11 @@ static int on_alloc(struct pms_alloc_table *t, struct aproc *p, const struct pms
 	     r->kind == PMS_ALLOC_MREMAP) &&
 	    r->old_addr && (rc = on_free(t, p, r->old_addr, r->time)) < 0)
 		return rc;
-	/* a block still open at this address was freed unseen (its free
-	 * record lost): it ends here */
-	close_block(t, p, r->addr, r->time);
+	/* a block still open at this address ends here: its free was stamped
+	 * later (another thread's, racing this allocation's stamp), or lost */
+	if (close_block(t, p, r->addr, r->time) &&
+	    (rc = pms_alloc_hmap_put(&p->ended, r->addr, 1)) < 0)
+		return rc;
 	long site = site_of(t, r, f);
 	if (site < 0)
 		return (int)site;
@@ -294,11 +303,13 @@ static int on_start(struct pms_alloc_table *t, struct aproc *p, const struct pms
 		if (p->open.e[i].used)
 			t->allocs[p->open.e[i].val].t_free = r->time;
 	pms_alloc_hmap_free(&p->open);
+	pms_alloc_hmap_free(&p->ended);
 	p->exec_time = r->time;
 	return 0;
 }
 
-static int feed_one(struct pms_alloc_table *t, const struct pms_alloc_rec *r, const uint64_t *f)
+int pms_alloc_table_feed_one(struct pms_alloc_table *t, const struct pms_alloc_rec *r,
+			     const uint64_t *f)
 {
 	bool fresh = !proc_get(t, r->pid, false);
 	struct aproc *p = proc_get(t, r->pid, true);
@@ -334,38 +345,12 @@ long pms_alloc_table_feed(struct pms_alloc_table *t, const void *buf, size_t len
 			break;
 		uint64_t f[PMS_ALLOC_MAX_FRAMES];
 		memcpy(f, b + off + sizeof(r), (size_t)r.nframes * 8);
-		int rc = feed_one(t, &r, f);
+		int rc = pms_alloc_table_feed_one(t, &r, f);
 		if (rc < 0)
 			return rc;
 		off += r.size;
 	}
 	return (long)off;
-}
-
-long pms_alloc_table_read_fd(struct pms_alloc_table *t, int fd)
-{
-	unsigned char buf[1 << 16];
-	long recs = 0;
-	size_t have = 0;
-	for (;;) {
-		ssize_t n = pread(fd, buf + have, sizeof(buf) - have, (off_t)(t->offset + have));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return pms_err_errno(PMS_ESYS, errno, "allocation stream: read");
-		if (n == 0)
-			break;
-		have += (size_t)n;
-		uint64_t before = t->st.records;
-		long used = pms_alloc_table_feed(t, buf, have);
-		if (used < 0)
-			return used;
-		recs += (long)(t->st.records - before);
-		t->offset += (uint64_t)used;
-		memmove(buf, buf + used, have - (size_t)used);
-		have -= (size_t)used;
-	}
-	return recs;
 }
 
 void pms_alloc_table_stats(const struct pms_alloc_table *t, struct pms_alloc_stats *out)

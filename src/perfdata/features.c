@@ -442,3 +442,15 @@ int pd_feature_parse(struct pms_perfdata_reader *r, unsigned feat, const unsigne
 	in->has[feat / 64] |= UINT64_C(1) << (feat % 64);
 	return 0;
 }
+
+int pms_perfdata_reader_alloc_records(const struct pms_perfdata_reader *r, const void **p,
+				      size_t *len)
+{
+	if (!(r->info.has[PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC / 64] &
+	      (UINT64_C(1) << (PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC % 64))) ||
+	    !r->buf)
+		return PMS_ENOENT;
+	*p = r->buf + r->alloc_off;
+	*len = (size_t)r->alloc_len;
+	return 0;
+}

@@ -373,6 +373,10 @@ static int read_features(struct pms_perfdata_reader *r, const unsigned char *bit
 				   feat_label(f), f, off, size, r->len);
 			continue;
 		}
+		if (f == PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC) {
+			r->alloc_off = off;
+			r->alloc_len = size;
+		}
 		if (f == 1 /* TRACING_DATA: its own format, not needed here */) {
 			r->info.has[0] |= 2;
 			continue;

@@ -50,6 +50,7 @@ struct idmap {
 };
 
 struct pms_perfdata_reader {
+	uint64_t alloc_off, alloc_len; /* PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC's payload */
 	/* Source: a whole buffer (memory or mapped file), or a stream fd. */
 	const unsigned char *buf;
 	size_t len;

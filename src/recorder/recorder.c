@@ -459,3 +459,9 @@ uint64_t pms_recorder_skipped(const struct pms_recorder *r)
 {
 	return r->skipped;
 }
+
+int pms_recorder_set_feature(struct pms_recorder *r, unsigned feat, const void *payload,
+			     size_t len)
+{
+	return pms_perfdata_writer_set_feature(r->w, feat, payload, len);
+}

@@ -709,11 +709,34 @@ void pms_session_set_duration(struct pms_session *s, double seconds)
 		pms_liverun_set_duration(s->run, seconds);
 }
 
+/* -o with allocation tracking: the records go into the perf.data as the
+ * feature PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC (u64 rate, u64 threshold, then
+ * the records in time order; docs/mem.md), for `report -i`.  Not fatal:
+ * the file is whole without it. */
+static void alloc_to_file(struct pms_session *s)
+{
+	struct pms_recorder *rec = s->run ? pms_liverun_recorder(s->run) : NULL;
+	void *b = NULL;
+	size_t len = 0;
+	if (!rec || !s->alloc || pms_alloc_stream_read(s->alloc_fd, &b, &len) < 0)
+		return;
+	unsigned char *p = malloc(16 + len);
+	if (p) {
+		memcpy(p, &s->alloc_rate, 8);
+		memcpy(p + 8, &s->alloc_threshold, 8);
+		memcpy(p + 16, b, len);
+		(void)pms_recorder_set_feature(rec, PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC, p, 16 + len);
+	}
+	free(p);
+	free(b);
+}
+
 int pms_session_finish(struct pms_session *s)
 {
 	if (!s->run || s->finished)
 		return 0;
 	s->finished = true;
+	alloc_to_file(s);
 	return pms_liverun_finish(s->run);
 }
 
@@ -1198,15 +1221,74 @@ long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr
 	return s && s->alloc ? pms_alloc_table_lookup(s->alloc, pid, addr, time, info) : -1;
 }
 
+/* Files: the allocation records of the first file that has them (`mem -o`
+ * with tracking). */
+static int alloc_from_files(struct pms_session *s)
+{
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const unsigned char *p;
+		size_t len;
+		if (!s->files[i].r ||
+		    pms_perfdata_reader_alloc_records(s->files[i].r, (const void **)&p, &len) < 0 ||
+		    len < 16)
+			continue;
+		int rc = pms_alloc_table_new(&s->alloc);
+		if (rc < 0)
+			return rc;
+		memcpy(&s->alloc_rate, p, 8);
+		memcpy(&s->alloc_threshold, p + 8, 8);
+		long used = pms_alloc_table_feed(s->alloc, p + 16, len - 16);
+		if (used < 0)
+			return (int)used;
+		struct pms_memsrc_info info;
+		pms_session_info(s, &info);
+		if (!(info.sample_type & PERF_SAMPLE_TIME))
+			s->alloc_cal_why = "the samples have no time";
+		return 0;
+	}
+	return 0;
+}
+
+bool pms_session_file_has_alloc(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct pms_perfdata_reader *r = NULL;
+	const void *p;
+	size_t len;
+	bool has = pms_perfdata_reader_open_fd(fd, &r) == 0 &&
+		   pms_perfdata_reader_alloc_records(r, &p, &len) == 0;
+	pms_perfdata_reader_free(r);
+	close(fd);
+	return has;
+}
+
+int pms_session_has_alloc(const struct pms_session *s)
+{
+	const void *p;
+	size_t len;
+	if (s->alloc)
+		return 1;
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].r && pms_perfdata_reader_alloc_records(s->files[i].r, &p, &len) == 0)
+			return 1;
+	return 0;
+}
+
 int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
 			     struct pms_alloc_report **out)
 {
 	int rc;
+	if (!s->alloc && !s->run && (rc = alloc_from_files(s)) < 0)
+		return rc;
 	if (!s->alloc)
 		return pms_err(PMS_EINVAL, "pms_session_alloc_report: no allocation tracking");
 	if (rep->with_addr && !rep->nall)
 		return pms_err(PMS_EINVAL, "pms_session_alloc_report: the report has no sample list");
-	long n = pms_alloc_table_read_fd(s->alloc, s->alloc_fd);
+	long n = s->run ? pms_alloc_table_read_fd(s->alloc, s->alloc_fd) : 0;
 	if (n < 0)
 		return (int)n;
 	struct pms_alloc_sites *st = NULL;

@@ -71,6 +71,12 @@ int main(void)
 	errno = 0;
 	p = calloc(huge, 4);
 	CHECK(!p && errno == ENOMEM);
+	/* a calloc of the program's own (the loader's are not tracked) */
+	int *z = calloc(64, sizeof(int));
+	CHECK(z != NULL);
+	for (int i = 0; z && i < 64; i++)
+		CHECK(z[i] == 0);
+	free(z);
 	/* usable size, realloc chains keeping the data */
 	char *q = malloc(100);
 	CHECK(q && malloc_usable_size(q) >= 100);

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Run a program under libpmuscope-alloc.so as `pmuscope mem -- CMD` would
-(LD_PRELOAD, PMUSCOPE_ALLOC naming an inherited memfd) and check the stream:
-every record well formed (include/pmuscope/alloc.h), and the kinds named
+(LD_PRELOAD, PMUSCOPE_ALLOC naming an inherited memfd) and check the stream
+file (a header page, then per-thread chunks): every record well formed (include/pmuscope/alloc.h), and the kinds named
 with --expect present.
   run_preloaded.py PRELOAD RATE [--expect K,K,...] -- PROGRAM ARGS..."""
 import fcntl, os, struct, subprocess, sys
 
 HDR = struct.Struct("<HBBIIIQQQQQ")  # struct pms_alloc_rec, 56 bytes
+MAGIC, HDR_PAGE, CHUNK = 0x31434f4c41534d50, 4096, 64 << 10  # PMS_ALLOC_STREAM_*
 KINDS = {1: "malloc", 2: "calloc", 3: "realloc", 4: "reallocarray", 5: "aligned_alloc",
          6: "posix_memalign", 7: "memalign", 8: "valloc", 9: "mmap", 10: "mremap",
          11: "free", 12: "munmap", 13: "start", 14: "fork"}
@@ -29,21 +30,27 @@ def main():
         print("program exited %d under the preload" % r.returncode)
         return 1
     data = os.pread(fd, os.fstat(fd).st_size, 0)
-    off, seen, pids = 0, {}, set()
-    while off < len(data):
-        if len(data) - off < HDR.size:
-            print("truncated record at %d" % off)
-            return 1
-        size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = HDR.unpack_from(data, off)
-        if kind not in KINDS or size != HDR.size + 8 * nfr or nfr > 32:
-            print("malformed record at %d: kind %d size %d frames %d" % (off, kind, size, nfr))
-            return 1
-        if kind <= 10 and (nfr < 1 or not addr):
-            print("allocation record without a call path or address at %d" % off)
-            return 1
-        seen[KINDS[kind]] = seen.get(KINDS[kind], 0) + 1
-        pids.add(pid)
-        off += size
+    seen, pids = {}, set()
+    if len(data) < HDR_PAGE or struct.unpack_from("<QQ", data)[0] != MAGIC:
+        print("no stream header (%d bytes)" % len(data))
+        return 1
+    claimed = struct.unpack_from("<QQ", data)[1]
+    for k in range(claimed):
+        c = HDR_PAGE + k * CHUNK
+        end, off = min(c + CHUNK, len(data)), c
+        while end - off >= HDR.size:
+            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = HDR.unpack_from(data, off)
+            if size == 0:
+                break
+            if kind not in KINDS or size != HDR.size + 8 * nfr or nfr > 32 or off + size > end:
+                print("malformed record at %d: kind %d size %d frames %d" % (off, kind, size, nfr))
+                return 1
+            if kind <= 10 and (nfr < 1 or not addr):
+                print("allocation record without a call path or address at %d" % off)
+                return 1
+            seen[KINDS[kind]] = seen.get(KINDS[kind], 0) + 1
+            pids.add(pid)
+            off += size
     missing = [k for k in expect if k not in seen]
     print("records:", seen, "processes:", len(pids))
     if missing:

@@ -3,10 +3,13 @@
  * the time asked; realloc ends the old block; a forked child sees its
  * parent's blocks live at the fork until it frees them; an exec ends them
  * all; the clock calibration moves perf times onto the records' clock;
- * samples by site; malformed records are refused. */
+ * samples by site; malformed records are refused; a chunked stream file
+ * (as the preload's threads fill it) is read in time order. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "pmuscope/alloc.h"
@@ -181,6 +184,56 @@ PMS_TEST(malformed)
 	buf[2] = 99; /* kind */
 	CHECK_EQ_INT(pms_alloc_table_feed(t, buf, blen), PMS_EINVAL);
 	pms_alloc_table_free(t);
+}
+
+/* The stream file as two threads of one process fill it: chunk 0 (thread
+ * A) and chunk 1 (thread B), each in its own time order, the file in none.
+ * A frees 0x1000 stamped at 210, B's malloc that gets 0x1000 back was
+ * stamped at 205 (before its real malloc, which returned after A's real
+ * free): the free ends the old block, not the new one. */
+PMS_TEST(chunked_time_order)
+{
+	int fd = memfd_create("alloc-test", 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	static unsigned char file[PMS_ALLOC_HDR_SIZE + 2 * PMS_ALLOC_CHUNK];
+	memset(file, 0, sizeof(file));
+	uint64_t h[2] = { PMS_ALLOC_STREAM_MAGIC, 3 }; /* chunk 2 claimed, never grown */
+	memcpy(file, h, sizeof(h));
+	blen = 0; /* thread A's chunk */
+	rec(PMS_ALLOC_START, 40, 1, 0, 0, 1, 0);
+	rec(PMS_ALLOC_MALLOC, 40, 100, 0x1000, 64, 0, 0xA);
+	rec(PMS_ALLOC_FREE, 40, 210, 0x1000, 0, 0, 0);
+	rec(PMS_ALLOC_MALLOC, 40, 400, 0x8000, 64, 0, 0xC);
+	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
+	blen = 0; /* thread B's chunk */
+	rec(PMS_ALLOC_MALLOC, 40, 150, 0x5000, 64, 0, 0xD);
+	rec(PMS_ALLOC_MALLOC, 40, 205, 0x1000, 32, 0, 0xB);
+	rec(PMS_ALLOC_FREE, 40, 300, 0x8000, 0, 0, 0); /* before its malloc in time: unmatched */
+	memcpy(file + PMS_ALLOC_HDR_SIZE + PMS_ALLOC_CHUNK, buf, blen);
+	CHECK(write(fd, file, sizeof(file)) == (ssize_t)sizeof(file));
+	struct pms_alloc_table *t = NULL;
+	CHECK_OK(pms_alloc_table_new(&t));
+	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), 7);
+	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), 0); /* once */
+	CHECK_EQ_INT(site_at(t, 40, 0x1010, 150), 0xA);
+	CHECK_EQ_INT(site_at(t, 40, 0x1010, 250), 0xB); /* not ended by A's free */
+	CHECK_EQ_INT(site_at(t, 40, 0x1010, 5000), 0xB);
+	CHECK_EQ_INT(site_at(t, 40, 0x5010, 5000), 0xD);
+	CHECK_EQ_INT(site_at(t, 40, 0x8010, 5000), 0xC);
+	struct pms_alloc_stats st;
+	pms_alloc_table_stats(t, &st);
+	CHECK_EQ_U64(st.allocs, 4);
+	CHECK_EQ_U64(st.unmatched_frees, 1);
+	pms_alloc_table_free(t);
+	/* a malformed record in a chunk is refused */
+	file[PMS_ALLOC_HDR_SIZE + 2] = 99;
+	CHECK(pwrite(fd, file, sizeof(file), 0) == (ssize_t)sizeof(file));
+	CHECK_OK(pms_alloc_table_new(&t));
+	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), PMS_EINVAL);
+	pms_alloc_table_free(t);
+	close(fd);
 }
 
 PMS_TEST_MAIN()

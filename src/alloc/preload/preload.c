@@ -17,8 +17,19 @@
  *     served from a static buffer (never freed, never tracked);
  *   - fork: a child handler (pthread_atfork) refreshes the cached pid and
  *     writes a FORK record; the tracked set is inherited with the heap;
- *   - threads: the set is lock-free (compare-and-swap), each record is one
- *     write(2) to an O_APPEND file, so records never interleave.
+ *   - threads: the set is lock-free (compare-and-swap); each thread writes
+ *     its records in place into its own chunk of the stream file, mapped
+ *     shared (a chunk claimed from a counter in the file's header, shared by
+ *     every process of the command), so a record costs no system call and
+ *     is in the file the moment it is written: nothing to flush at thread
+ *     exit, exit, exec, fork or a crash.  A thread's chunk is handed to the
+ *     next thread at its exit (a small lock-free array of spares); the
+ *     forked child drops the parent's chunks (they stay mapped there,
+ *     unwritten) and claims its own; a record made while fork runs in the
+ *     forking thread (another library's atfork handler) is dropped.
+ *   - signals: a handler that allocates outside a hook writes into the
+ *     thread's chunk like any call (a hook never runs inside another, so a
+ *     record is never half written under it).
  * Sampling by bytes (heapprofd's rule): each thread draws the bytes until
  * its next sample from an exponential law of mean `rate`; an allocation
  * that reaches the draw is tracked with weight bytes / (1 - exp(-bytes /
@@ -32,6 +43,7 @@
  * renames meson's default _FILE_OFFSET_BITS=64 would give */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
+#include <link.h>
 #include <malloc.h>
 #include <errno.h>
 #include <math.h>
@@ -82,6 +94,7 @@ static __thread int64_t tl_left;   /* bytes until this thread's next sample */
 static __thread uint64_t tl_rng;
 static __thread uintptr_t tl_stack_hi;
 static __thread bool tl_init;
+extern void *__libc_stack_end; /* ld.so's: the main thread's stack at start */
 
 /* ---- bootstrap buffer ----------------------------------------------------- */
 
@@ -260,34 +273,148 @@ static void thread_init(void)
 	tl_tid = (uint32_t)syscall(SYS_gettid);
 	tl_rng = (now_ns() ^ ((uint64_t)tl_tid << 32) ^ (uintptr_t)&tl_rng) | 1;
 	tl_left = rate ? draw() : 0;
-	pthread_attr_t a;
-	void *lo;
-	size_t sz;
-	/* may allocate (the main thread reads its mappings): depth > 0 here */
-	if (pthread_getattr_np(pthread_self(), &a) == 0) {
-		if (pthread_attr_getstack(&a, &lo, &sz) == 0)
-			tl_stack_hi = (uintptr_t)lo + sz;
-		pthread_attr_destroy(&a);
-	}
+	/* The top of this thread's stack, for the walk's bound, read without a
+	 * lock: pthread_getattr_np (what this did first) takes the thread's own
+	 * lock and allocates under it, so a first hook called from inside it
+	 * deadlocked on that lock (an ASan program's every new thread: its
+	 * runtime asks for the stack at thread start; docs/mem.md).  A thread
+	 * glibc created has its descriptor (pthread_self) at the top of its
+	 * stack block, above every frame, its own stack or one the program gave;
+	 * the main thread's frames lie below __libc_stack_end. */
+	if (tl_tid == (uint32_t)getpid())
+		tl_stack_hi = (uintptr_t)__libc_stack_end;
+	else
+		tl_stack_hi = (uintptr_t)pthread_self();
 }
 
 /* ---- records -------------------------------------------------------------- */
 
-static atomic_uint emit_count;
+/* The stream's header page (shared by every process of the command) and
+ * this thread's chunk. */
+static _Atomic uint64_t *hdr;          /* [0] magic, [1] chunks claimed */
+static pthread_key_t exit_key;
+static bool exit_key_ok;
+static __thread unsigned char *tl_chunk;
+static __thread uint32_t tl_pos;
+static __thread bool tl_forking; /* between fork's prepare and its end */
+#define SPARES 64
+static unsigned char *_Atomic spares[SPARES]; /* chunks of exited threads */
 
-static void emit(const struct pms_alloc_rec *r)
+/* Where the records in chunk c end (its first size 0). */
+static uint32_t chunk_used(const unsigned char *c)
 {
-	struct stat st;
-	/* the descriptor may have been closed and its number reused: write
-	 * only to the stream's own file (checked on the first record and
-	 * every 64th after: a program that closes the descriptor and opens
-	 * another file on its number may get at most 63 records in it) */
-	if ((atomic_fetch_add_explicit(&emit_count, 1, memory_order_relaxed) & 63) == 0 &&
-	    (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino)) {
-		out_fd = -1;
-		return;
+	uint32_t pos = 0;
+	while (pos + sizeof(struct pms_alloc_rec) <= PMS_ALLOC_CHUNK) {
+		uint16_t sz = atomic_load_explicit((_Atomic uint16_t *)(uintptr_t)(c + pos),
+						   memory_order_relaxed);
+		if (!sz)
+			break;
+		pos += sz;
 	}
-	syscall(SYS_write, out_fd, r, (size_t)r->size);
+	return pos;
+}
+
+static void chunk_drop(unsigned char *c)
+{
+	for (size_t i = 0; i < SPARES; i++) {
+		unsigned char *expect = NULL;
+		if (atomic_compare_exchange_strong(&spares[i], &expect, c))
+			return;
+	}
+	syscall(SYS_munmap, c, (size_t)PMS_ALLOC_CHUNK);
+}
+
+/* The thread ends (a pthread key's destructor): its chunk goes to the next
+ * thread.  A record written after this (another key's destructor frees)
+ * claims a chunk again and sets the key again (glibc runs the destructors
+ * again, PTHREAD_DESTRUCTOR_ITERATIONS times). */
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	if (tl_chunk)
+		chunk_drop(tl_chunk);
+	tl_chunk = NULL;
+}
+
+/* A chunk for this thread: a spare, else a new one claimed from the
+ * header's counter (the file grown with fallocate, which never shrinks it
+ * under another process's claim) and mapped shared.  The descriptor is
+ * checked to be the stream's (a program may have closed it and opened
+ * another file on its number): else tracking stops. */
+static bool chunk_claim(void)
+{
+	for (size_t i = 0; i < SPARES; i++) {
+		unsigned char *c = atomic_exchange(&spares[i], NULL);
+		if (c) {
+			tl_chunk = c;
+			tl_pos = chunk_used(c);
+			goto got;
+		}
+	}
+	struct stat st;
+	if (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino) {
+		out_fd = -1;
+		return false;
+	}
+	uint64_t k = atomic_fetch_add(&hdr[1], 1);
+	off_t off = (off_t)(PMS_ALLOC_HDR_SIZE + k * PMS_ALLOC_CHUNK);
+	if (syscall(SYS_fallocate, out_fd, 0, off, (off_t)PMS_ALLOC_CHUNK) != 0) {
+		out_fd = -1; /* no memory for the stream: stop, consistently */
+		return false;
+	}
+	void *m = (void *)syscall(SYS_mmap, NULL, (size_t)PMS_ALLOC_CHUNK, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_POPULATE, out_fd, off);
+	if (m == MAP_FAILED) {
+		out_fd = -1;
+		return false;
+	}
+	tl_chunk = m;
+	tl_pos = 0;
+got:
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, (void *)1);
+	return true;
+}
+
+/* Append r to this thread's chunk: the record's body first, its size last
+ * (a reader of a chunk still being written stops at a size of 0). */
+#if defined(__clang__)
+/* clang's idiom recognition would make the copy loop below a memcpy call */
+#define NO_MEMCPY __attribute__((no_builtin("memcpy")))
+#else
+#define NO_MEMCPY /* gcc: -fno-tree-loop-distribute-patterns (meson.build) */
+#endif
+
+NO_MEMCPY static void emit(const struct pms_alloc_rec *r)
+{
+	if (out_fd < 0 || tl_forking)
+		return;
+	if (!tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK) {
+		if (tl_chunk)
+			syscall(SYS_munmap, tl_chunk, (size_t)PMS_ALLOC_CHUNK);
+		tl_chunk = NULL;
+		if (!chunk_claim())
+			return;
+		if (tl_pos + r->size > PMS_ALLOC_CHUNK) { /* a full spare */
+			syscall(SYS_munmap, tl_chunk, (size_t)PMS_ALLOC_CHUNK);
+			tl_chunk = NULL;
+			if (!chunk_claim() || tl_pos + r->size > PMS_ALLOC_CHUNK)
+				return;
+		}
+	}
+	unsigned char *d = tl_chunk + tl_pos;
+	/* copied by words here, not by libc's memcpy: a ThreadSanitizer
+	 * program intercepts memcpy and, not seeing this library's atomics
+	 * that hand a chunk from an exited thread to a new one, reported the
+	 * copy as a race (the build keeps gcc from making the loop a memcpy
+	 * call: -fno-tree-loop-distribute-patterns) */
+	const uint64_t *src = (const uint64_t *)(const void *)r;
+	uint64_t *dst = (uint64_t *)(void *)d;
+	dst[0] = src[0] & ~(uint64_t)0xffff; /* its size (0 here) goes last */
+	for (size_t i = 1; i < (size_t)r->size / 8; i++)
+		dst[i] = src[i];
+	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, r->size, memory_order_release);
+	tl_pos += r->size;
 }
 
 struct recbuf {
@@ -403,12 +530,53 @@ static inline bool enter(void)
 
 #define RET_FP (uintptr_t) __builtin_return_address(0), (uintptr_t)__builtin_frame_address(0)
 
+/* The dynamic loader's own allocations (its link maps, at dlopen) are not
+ * tracked, and the real call is a tail call: a sanitizer's runtime that
+ * takes its caller for the loader's (LeakSanitizer treats what the loader
+ * allocated as reachable, by the caller's address) then sees the loader,
+ * not this library (an ASan program reported the link map of every dlopen
+ * as leaked). */
+static uintptr_t ldso_lo, ldso_hi;
+
+static int ldso_find(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	(void)size;
+	(void)ud;
+	uintptr_t a = (uintptr_t)&__libc_stack_end, lo = UINTPTR_MAX, hi = 0;
+	bool has = false;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t b = info->dlpi_addr + ph->p_vaddr, e = b + ph->p_memsz;
+		lo = b < lo ? b : lo;
+		hi = e > hi ? e : hi;
+		has |= a >= b && a < e;
+	}
+	if (!has)
+		return 0;
+	ldso_lo = lo;
+	ldso_hi = hi;
+	return 1;
+}
+
+#define FROM_LOADER() \
+	((uintptr_t)__builtin_return_address(0) - ldso_lo < ldso_hi - ldso_lo)
+
 /* ---- the hooks ------------------------------------------------------------ */
 
 EXPORT void *malloc(size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
+	if (FROM_LOADER())
+		return real.malloc(n);
+	/* the common case, a small allocation not sampled: a tail call, no
+	 * depth or errno to keep (choose() would decide the same) */
+	if (out_fd >= 0 && !depth && tl_init && rate && n < threshold && tl_left > (int64_t)n) {
+		tl_left -= (int64_t)n;
+		return real.malloc(n);
+	}
 	if (!enter())
 		return real.malloc(n);
 	struct pre pr;
@@ -429,6 +597,8 @@ EXPORT void *calloc(size_t k, size_t n)
 			return NULL;
 		return boot_alloc(t); /* static: zeroed */
 	}
+	if (FROM_LOADER())
+		return real.calloc(k, n);
 	if (!enter())
 		return real.calloc(k, n);
 	struct pre pr;
@@ -491,6 +661,8 @@ EXPORT void *realloc(void *old, size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
+	if (FROM_LOADER() && !is_boot(old))
+		return real.realloc(old, n);
 	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, RET_FP);
 }
 
@@ -547,7 +719,9 @@ EXPORT void free(void *p)
 		return;
 	if (!ready())
 		return;
-	if (!enter()) {
+	/* a block the filter says is not tracked (most): a tail call */
+	if (!atomic_load_explicit(&filter[filter_slot((uintptr_t)p)], memory_order_relaxed) ||
+	    !enter()) {
 		real.free(p);
 		return;
 	}
@@ -655,11 +829,52 @@ static uint64_t env_num(const char *s, const char *key, bool *found)
 	return 0;
 }
 
+/* The stream's header, mapped shared: the first process makes it (the
+ * file grown to the header's size, the magic set once); a file that holds
+ * something else, or not the inode named, is not written. */
+static bool map_header(int fd)
+{
+	struct stat st;
+	if (syscall(SYS_fstat, fd, &st) != 0 || (unsigned long)st.st_ino != out_ino)
+		return false;
+	if (syscall(SYS_fallocate, fd, 0, (off_t)0, (off_t)PMS_ALLOC_HDR_SIZE) != 0)
+		return false;
+	void *m = (void *)syscall(SYS_mmap, NULL, (size_t)PMS_ALLOC_HDR_SIZE,
+				  PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)0);
+	if (m == MAP_FAILED)
+		return false;
+	_Atomic uint64_t *h = m;
+	uint64_t expect = 0;
+	if (!atomic_compare_exchange_strong(&h[0], &expect, PMS_ALLOC_STREAM_MAGIC) &&
+	    expect != PMS_ALLOC_STREAM_MAGIC) {
+		syscall(SYS_munmap, m, (size_t)PMS_ALLOC_HDR_SIZE);
+		return false;
+	}
+	hdr = h;
+	return true;
+}
+
+static void fork_prepare(void)
+{
+	tl_forking = true;
+}
+
+static void fork_parent(void)
+{
+	tl_forking = false;
+}
+
 static void child_after_fork(void)
 {
 	uint32_t parent = cur_pid;
 	cur_pid = (uint32_t)getpid();
 	tl_tid = (uint32_t)syscall(SYS_gettid);
+	/* the parent's chunks stay mapped here (shared): never written by
+	 * the child, which claims its own */
+	tl_forking = false;
+	tl_chunk = NULL;
+	for (size_t i = 0; i < SPARES; i++)
+		atomic_store(&spares[i], NULL);
 	if (out_fd < 0)
 		return;
 	struct recbuf b;
@@ -682,17 +897,23 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	threshold = env_num(env, "threshold", &dummy);
 	if (!threshold)
 		threshold = UINT64_MAX;
-	if (!has_fd || !has_ino)
+	if (!has_fd || !has_ino || !map_header(fd))
 		return;
 	void *m = (void *)syscall(SYS_mmap, NULL, SET_SLOTS * sizeof(uintptr_t),
 				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				  -1, 0);
 	if (m == MAP_FAILED)
 		return;
+	/* huge pages where the system gives them on request: the set is
+	 * probed at random, and a 4 KiB page per probe costs a fault and a TLB
+	 * miss each (on this VM about 30 % of the bench's tracked cost) */
+	syscall(SYS_madvise, m, SET_SLOTS * sizeof(uintptr_t), MADV_HUGEPAGE);
 	set = m;
+	dl_iterate_phdr(ldso_find, NULL);
+	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 	cur_pid = (uint32_t)getpid();
 	depth++;
-	pthread_atfork(NULL, NULL, child_after_fork);
+	pthread_atfork(fork_prepare, fork_parent, child_after_fork);
 	thread_init();
 	out_fd = fd;
 	struct recbuf b;

@@ -1068,6 +1068,10 @@ static int mem_loop(struct mem_run *r)
 		return -1;
 	}
 	struct wl_info *wi = &r->wc.wi;
+	/* --apply's first measurement of the built-in workload lasts
+	 * --duration from when the workload said where its buffer is: on a
+	 * loaded machine it may take longer than that to start its chase */
+	double t_from = o->kind == T_WORKLOAD ? -1 : 0;
 	for (;;) {
 		int sr = pms_session_step(r->ses);
 		if (sr < 0)
@@ -1082,7 +1086,9 @@ static int mem_loop(struct mem_run *r)
 		if (sr <= 0)
 			break;
 		double t = pms_session_elapsed(r->ses);
-		if (r->ma.apply && r->ma.phase == 0 && t >= o->duration) {
+		if (t_from < 0 && wi->have)
+			t_from = t;
+		if (r->ma.apply && r->ma.phase == 0 && t_from >= 0 && t - t_from >= o->duration) {
 			/* the first measurement is done: plan, migrate, measure again */
 			(void)pms_session_drain(r->ses);
 			if (wi->have)

@@ -56,6 +56,8 @@ static void cmd_text(char *buf, size_t len, char **cmd);
 static void json_nodes(struct json *j, const char *key, const struct pms_advice_node *v, size_t n,
 		       bool mem);
 static void json_hex(struct json *j, const char *key, uint64_t v);
+static void json_action(struct json *j, enum pms_advice_action a, int target, const int *nodes,
+			size_t n);
 
 static bool site_lookup(void *ud, uint32_t pid, uint64_t addr, uint64_t time, uint64_t *start,
 			uint64_t *end)
@@ -222,15 +224,7 @@ static void sites_json(struct json *j, const struct mem_advise *ma,
 			cli_json_null(j, "remote_from_node");
 		json_nodes(j, "cpu_nodes", it->cpus, it->ncpus, false);
 		json_nodes(j, "mem_nodes", it->mems, it->nmems, true);
-		cli_json_str(j, "action", pms_advice_action_name(it->action));
-		if (it->target >= 0)
-			cli_json_int(j, "target", it->target);
-		else
-			cli_json_null(j, "target");
-		cli_json_begin_array(j, "interleave");
-		for (size_t k = 0; k < it->nnodes; k++)
-			cli_json_int(j, NULL, it->nodes[k]);
-		cli_json_end_array(j);
+		json_action(j, it->action, it->target, it->nodes, it->nnodes);
 		cli_json_begin_array(j, "blocks");
 		for (size_t b = 0; b < it->nblocks; b++) {
 			cli_json_begin_object(j, NULL);
@@ -596,6 +590,22 @@ void mem_advise_text(const struct mem_advise *ma, const struct pms_memreport *af
 
 /* ---- JSON ------------------------------------------------------------------ */
 
+/* An item's or a site's action: its name, the target node, the nodes to
+ * interleave across. */
+static void json_action(struct json *j, enum pms_advice_action a, int target, const int *nodes,
+			size_t n)
+{
+	cli_json_str(j, "action", pms_advice_action_name(a));
+	if (target >= 0)
+		cli_json_int(j, "target", target);
+	else
+		cli_json_null(j, "target");
+	cli_json_begin_array(j, "interleave");
+	for (size_t k = 0; k < n; k++)
+		cli_json_int(j, NULL, nodes[k]);
+	cli_json_end_array(j);
+}
+
 static void json_nodes(struct json *j, const char *key, const struct pms_advice_node *v, size_t n,
 		       bool mem)
 {
@@ -735,15 +745,7 @@ void mem_advise_json(struct json *j, const struct mem_advise *ma,
 		cli_json_bool(j, "latency_measured", it->latency_measured);
 		json_nodes(j, "mem_nodes", it->mems, it->nmems, true);
 		json_nodes(j, "cpu_nodes", it->cpus, it->ncpus, false);
-		cli_json_str(j, "action", pms_advice_action_name(it->action));
-		if (it->target >= 0)
-			cli_json_int(j, "target", it->target);
-		else
-			cli_json_null(j, "target");
-		cli_json_begin_array(j, "interleave");
-		for (size_t k = 0; k < it->nnodes; k++)
-			cli_json_int(j, NULL, it->nodes[k]);
-		cli_json_end_array(j);
+		json_action(j, it->action, it->target, it->nodes, it->nnodes);
 		cli_json_double(j, "distance_now", it->cost_now);
 		cli_json_double(j, "distance_after", it->cost_after);
 		cli_json_double(j, "predicted_remote_share", it->predicted_remote);

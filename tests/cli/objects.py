@@ -33,7 +33,9 @@ def run(cli, args, prog, d, name):
             parent[int(f[1])] = int(f[2])
     # a forked child's samples in blocks it inherited: the parent's blocks
     blocks += [(t[0], c, t[2], t[3]) for c, pp in parent.items() for t in blocks if t[1] == pp]
-    return r.stdout, blocks
+    # the text report of a started command goes to stderr (perf stat's
+    # rule, docs/cli.md); --json and --csv to stdout
+    return (r.stdout if "--json" in args or "--csv" in args else r.stderr), blocks
 
 def where(site):
     """alloc_site_where's text of a JSON site"""

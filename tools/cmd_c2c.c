@@ -600,12 +600,22 @@ static void csv_report(const struct pms_c2c_report *r)
 
 static void render(const struct c2c_opts *o, const struct source *src, const struct pms_c2c_report *r)
 {
-	if (o->json)
+	if (o->json) {
 		json_report(src, r);
-	else if (o->csv)
+	} else if (o->csv) {
 		csv_report(r);
-	else
+	} else if (o->cmd) {
+		/* the text report of a COMMAND: stderr, after the run (perf
+		 * stat's rule, docs/cli.md), the command's stdout its own */
+		FILE *saved = stdout;
+		fflush(stdout);
+		stdout = stderr;
 		text_report(src, r, o->mo.sort);
+		fflush(stderr);
+		stdout = saved;
+	} else {
+		text_report(src, r, o->mo.sort);
+	}
 	fflush(stdout);
 }
 

@@ -516,8 +516,15 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	const struct pms_memsrc_attr *attrs;
 	size_t nattrs = 0;
 	attrs = pms_memsrc_attrs(src, &nattrs);
+	/* the text report of a COMMAND: stderr, after the run (perf stat's
+	 * rule, docs/cli.md); --json is asked for on stdout */
+	FILE *saved_stdout = stdout;
+	fflush(stdout);
+	if (cmd && !json)
+		stdout = stderr;
 	record_print(event, json, &si, attrs, nattrs, rep, prep, &sst, secs);
 	fflush(stdout);
+	stdout = saved_stdout;
 	cli_warn_loss("record", rep->samples, sst.lost_total);
 	exit_code = 0;
 	if (res.have_status && pms_exit_code(res.status) >= 0)

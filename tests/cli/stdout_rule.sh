@@ -34,4 +34,13 @@ grep -q '^engine: ' "$tmp/e" || bad "mem -- CMD: no engine line on stderr"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/o" || bad "mem --json -- CMD: stdout not JSON"
 "$pms" mem -q --size 1M >"$tmp/o" 2>/dev/null || bad "mem (workload)"
 grep -q '^pmuscope mem: built-in pointer chase' "$tmp/o" || bad "workload report not on stdout"
+# c2c and record of a COMMAND: the same rule
+"$pms" c2c -- sh -c 'echo MARKER' >"$tmp/o" 2>"$tmp/e" || bad "c2c -- CMD: $(cat "$tmp/e")"
+[ "$(cat "$tmp/o")" = MARKER ] || bad "c2c -- CMD: stdout is not the command's alone: $(head -3 "$tmp/o")"
+grep -q '^pmuscope c2c' "$tmp/e" || bad "c2c -- CMD: no report on stderr: $(head -3 "$tmp/e")"
+"$pms" c2c --json -- true >"$tmp/o" 2>/dev/null || bad "c2c --json -- CMD"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/o" || bad "c2c --json -- CMD: stdout not JSON"
+"$pms" record -e page-faults -- sh -c 'echo MARKER' >"$tmp/o" 2>"$tmp/e" || bad "record -- CMD: $(cat "$tmp/e")"
+[ "$(cat "$tmp/o")" = MARKER ] || bad "record -- CMD: stdout is not the command's alone: $(head -3 "$tmp/o")"
+grep -q '^pmuscope record: ' "$tmp/e" || bad "record -- CMD: no report on stderr: $(head -3 "$tmp/e")"
 exit $fail

@@ -142,12 +142,17 @@ static const char *event_name(const struct pms_memsrc_attr *a)
 }
 
 
-/* The report: text or --json on stdout. */
-static void record_print(const char *event, bool json, const struct pms_memsrc_info *si,
+/* The report: --json on stdout; the text on stdout, or on stderr for a
+ * COMMAND (perf stat's rule, docs/cli.md: its stdout stays its own). */
+static void record_print(const char *event, bool json, bool cmd, const struct pms_memsrc_info *si,
 			 const struct pms_memsrc_attr *attrs, size_t nattrs,
 			 const struct pms_memreport *rep, const struct pms_pathreport *prep,
 			 const struct pms_memsrc_stats *sst, double secs)
 {
+	FILE *saved_stdout = stdout;
+	fflush(stdout);
+	if (cmd && !json)
+		stdout = stderr;
 	if (json) {
 		struct json j;
 		cli_json_init(&j, stdout);
@@ -204,6 +209,8 @@ static void record_print(const char *event, bool json, const struct pms_memsrc_i
 		if (prep)
 			callpath_render_text(prep);
 	}
+	fflush(stdout);
+	stdout = saved_stdout;
 }
 
 struct record_opts {
@@ -516,15 +523,7 @@ int cmd_record(const struct cli_global *g, int argc, char **argv)
 	const struct pms_memsrc_attr *attrs;
 	size_t nattrs = 0;
 	attrs = pms_memsrc_attrs(src, &nattrs);
-	/* the text report of a COMMAND: stderr, after the run (perf stat's
-	 * rule, docs/cli.md); --json is asked for on stdout */
-	FILE *saved_stdout = stdout;
-	fflush(stdout);
-	if (cmd && !json)
-		stdout = stderr;
-	record_print(event, json, &si, attrs, nattrs, rep, prep, &sst, secs);
-	fflush(stdout);
-	stdout = saved_stdout;
+	record_print(event, json, cmd != NULL, &si, attrs, nattrs, rep, prep, &sst, secs);
 	cli_warn_loss("record", rep->samples, sst.lost_total);
 	exit_code = 0;
 	if (res.have_status && pms_exit_code(res.status) >= 0)

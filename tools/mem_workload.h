@@ -36,7 +36,7 @@ struct wl_info {
 struct wl_child {
 	int pipefd[2], relfd[2];
 	char *exe;
-	char *argv[16];
+	char *argv[20]; /* 17 at most: wl_child_prepare */
 	char argbuf[6][32];
 	char buf[256];
 	size_t len;

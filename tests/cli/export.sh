@@ -182,7 +182,7 @@ callpath)
   grep -Eq '(^|;)main;cp_outer;cp_middle;cp_leaf_touch [0-9]+$' f.folded \
     || { echo "FAIL: the workload's path is not in --folded"; head f.folded; fail=1; }
   # 3. pmuscope record -g and perf record -g files; mem --call-graph dwarf
-  $norand "$pms" record -g -e page-faults -c 4 -o rec.data -- "$fp" touch 3000 >/dev/null 2>"$tmp/err"
+  $norand "$pms" record -g --no-alloc -e page-faults -c 4 -o rec.data -- "$fp" touch 3000 >/dev/null 2>"$tmp/err"
   expect "record -g" 0 $?
   if PERF_CONFIG=/dev/null perf record -q -g -e page-faults -c 4 -o perf.data -- "$fp" touch 3000 \
        >/dev/null 2>&1 </dev/null; then

@@ -33,7 +33,7 @@ stdout_cases=(
   "c2c -i $c2c_file" "c2c --json -i $c2c_file" "list" "topology" "events" "encode cycles"
   "datasrc 0x1" "help" "--help" "--version" "help report"
   "migrate -p $spid --range 0x1000-0x2000 --to 0"
-  "record -e cpu-clock -- sh -c true" "record -e cpu-clock --json -- sh -c true"
+  "record -e cpu-clock -a --duration 0.2" "record -e cpu-clock --json -- sh -c true"
   "mem --engine software --size 1M" "mem --engine software --json -- sh -c true"
 )
 for c in "${stdout_cases[@]}"; do

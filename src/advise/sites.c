@@ -53,7 +53,8 @@ static void acc_finish(struct acc *a, uint64_t total)
 		if (a->v[i].latency_n)
 			a->v[i].latency_mean /= (double)a->v[i].latency_n;
 	}
-	qsort(a->v, a->n, sizeof(*a->v), by_accesses);
+	if (a->n) /* v is NULL while empty (UBSan: qsort on NULL) */
+		qsort(a->v, a->n, sizeof(*a->v), by_accesses);
 }
 
 static int block_cmp(const void *x, const void *y)
@@ -249,7 +250,8 @@ int pms_site_plan_new(const struct pms_memreport *r, const long *sample_site, si
 		pms_site_plan_free(p);
 		return rc;
 	}
-	qsort(p->items, p->nitems, sizeof(*p->items), by_samples);
+	if (p->nitems)
+		qsort(p->items, p->nitems, sizeof(*p->items), by_samples);
 	*out = p;
 	return 0;
 }

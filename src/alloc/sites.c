@@ -166,7 +166,8 @@ int pms_alloc_sites_report(struct pms_alloc_sites *s, size_t top, pms_alloc_name
 		}
 		r->nsites++;
 	}
-	qsort(r->sites, r->nsites, sizeof(*r->sites), by_samples);
+	if (r->nsites)
+		qsort(r->sites, r->nsites, sizeof(*r->sites), by_samples);
 	if (top && r->nsites > top) {
 		for (size_t i = top; i < r->nsites; i++)
 			free(r->sites[i].frames);

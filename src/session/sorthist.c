@@ -438,7 +438,8 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 		if (h->rows[i].text)
 			h->out[k++] = (struct pms_sorthist_row){ h->rows[i].text, h->rows[i].samples,
 								 h->rows[i].period };
-	qsort(h->out, k, sizeof(*h->out), row_cmp);
+	if (k)
+		qsort(h->out, k, sizeof(*h->out), row_cmp);
 	out->rows = h->out;
 	out->n_rows = k;
 	for (size_t i = 0; i < h->nsel; i++)

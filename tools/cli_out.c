@@ -272,6 +272,14 @@ int cli_out_open(struct cli_out *o, const char *cmd, const char *opt, const char
 	return ret;
 }
 
+FILE *cli_stdout_to(FILE *to)
+{
+	FILE *old = stdout;
+	fflush(old);
+	stdout = to;
+	return old;
+}
+
 FILE *cli_out_stream(struct cli_out *o)
 {
 	if (!o->f && o->fd >= 0) {

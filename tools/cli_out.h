@@ -69,6 +69,10 @@ int cli_out_open(struct cli_out *o, const char *cmd, const char *opt, const char
 /* A buffered stream on o whose write errors are kept in o->err (NULL after
  * printing why when it cannot be made). */
 FILE *cli_out_stream(struct cli_out *o);
+/* The renderers print on stdout: point it at `to` (a report file, or stderr
+ * for the text report of a COMMAND, docs/cli.md), the old stream flushed
+ * first; returns the stream to put back with the same call. */
+FILE *cli_stdout_to(FILE *to);
 /* Write len bytes, checked (the stream when there is one). */
 int cli_out_write(struct cli_out *o, const void *buf, size_t len);
 /* Finish o: flush, fsync, close, rename into place.  0, or CLI_EXIT_IO after

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cli_opt.h"
 #include "mem_render.h"
 #include "pmuscope/c2c.h"
@@ -607,12 +608,9 @@ static void render(const struct c2c_opts *o, const struct source *src, const str
 	} else if (o->cmd) {
 		/* the text report of a COMMAND: stderr, after the run (perf
 		 * stat's rule, docs/cli.md), the command's stdout its own */
-		FILE *saved = stdout;
-		fflush(stdout);
-		stdout = stderr;
+		FILE *saved = cli_stdout_to(stderr);
 		text_report(src, r, o->mo.sort);
-		fflush(stderr);
-		stdout = saved;
+		cli_stdout_to(saved);
 	} else {
 		text_report(src, r, o->mo.sort);
 	}

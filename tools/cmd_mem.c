@@ -1194,12 +1194,10 @@ static int mem_print(struct mem_run *r)
 	mr.events = pms_sampler_events(pms_session_sampler(r->ses));
 	if (alloc_export_prepare(ac, &o->exp) < 0)
 		return -1;
-	FILE *saved_stdout = stdout, *to = mem_report_stream(r);
+	FILE *to = mem_report_stream(r);
 	if (!to)
 		return -1;
-	/* the report's stream is stdout meanwhile */
-	fflush(stdout);
-	stdout = to;
+	FILE *saved_stdout = cli_stdout_to(to); /* the report's stream meanwhile */
 	if (ma->phase == 1)
 		mr.seconds = ma->before_s;
 	/* the exports are of the report shown (the page embeds its JSON) */
@@ -1228,7 +1226,7 @@ static int mem_print(struct mem_run *r)
 	}
 	/* the report file flushed, checked and renamed into place; stdout is
 	 * checked as every command's (main.c) */
-	stdout = saved_stdout;
+	cli_stdout_to(saved_stdout);
 	if (r->rep_out.fd >= 0)
 		r->rrc = cli_out_commit(&r->rep_out);
 	return 0;

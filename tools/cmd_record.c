@@ -149,10 +149,7 @@ static void record_print(const char *event, bool json, bool cmd, const struct pm
 			 const struct pms_memreport *rep, const struct pms_pathreport *prep,
 			 const struct pms_memsrc_stats *sst, double secs)
 {
-	FILE *saved_stdout = stdout;
-	fflush(stdout);
-	if (cmd && !json)
-		stdout = stderr;
+	FILE *saved_stdout = cli_stdout_to(cmd && !json ? stderr : stdout);
 	if (json) {
 		struct json j;
 		cli_json_init(&j, stdout);
@@ -209,8 +206,7 @@ static void record_print(const char *event, bool json, bool cmd, const struct pm
 		if (prep)
 			callpath_render_text(prep);
 	}
-	fflush(stdout);
-	stdout = saved_stdout;
+	cli_stdout_to(saved_stdout);
 }
 
 struct record_opts {

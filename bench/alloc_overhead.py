@@ -2,10 +2,12 @@
 """The allocation tracker's cost on bench/alloc_bench (not a test: it prints
 figures).  Runs the bench RUNS times plain and RUNS times under
 libpmuscope-alloc.so exactly as `pmuscope mem -- CMD` sets it up (LD_PRELOAD,
-PMUSCOPE_ALLOC on an O_APPEND memfd), alternating, and prints the medians,
-their ratio and the records written.
+PMUSCOPE_ALLOC on an O_APPEND memfd), alternating, and prints the medians of
+the run time the bench prints and of its CPU time (user + system, from the
+children's rusage: steadier than run time on a loaded machine), their ratios
+and the records written.
   alloc_overhead.py BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
-import fcntl, os, statistics, struct, subprocess, sys
+import fcntl, os, resource, statistics, struct, subprocess, sys
 
 def count_records(fd):
     """Records in the stream file (include/pmuscope/alloc.h: a header page,
@@ -32,16 +34,26 @@ def main():
     bench = os.path.join(build, "bench", "alloc_bench")
     pre = os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")
     plain, tracked, recbytes, records = [], [], 0, 0
+    cpu = {"plain": [], "tracked": []}
+
+    def cpu_now():
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
     for _ in range(runs):
+        c0 = cpu_now()
         out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True, check=True)
+        cpu["plain"].append(cpu_now() - c0)
         plain.append(float(out.stdout))
         fd = os.memfd_create("alloc-bench", 0)
         os.set_inheritable(fd, True)
         fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
         env = dict(os.environ, LD_PRELOAD=pre, PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=%s,threshold=%s"
                    % (fd, os.fstat(fd).st_ino, rate, thr))
+        c0 = cpu_now()
         out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True,
                              check=True, env=env, pass_fds=(fd,))
+        cpu["tracked"].append(cpu_now() - c0)
         tracked.append(float(out.stdout))
         recbytes, records = os.fstat(fd).st_size, count_records(fd)
         os.close(fd)
@@ -51,6 +63,8 @@ def main():
     print("plain   median %.3f s  (%s)" % (p, " ".join("%.3f" % x for x in plain)))
     print("tracked median %.3f s  (%s)" % (t, " ".join("%.3f" % x for x in tracked)))
     print("ratio tracked/plain %.3f; stream file %d bytes, %d records" % (t / p, recbytes, records))
+    cp, ct = statistics.median(cpu["plain"]), statistics.median(cpu["tracked"])
+    print("cpu plain median %.3f s, tracked %.3f s: ratio %.3f" % (cp, ct, ct / cp))
     return 0
 
 sys.exit(main())

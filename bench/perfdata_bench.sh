@@ -20,6 +20,10 @@
 #          SAMPLES/5 samples; adds report vs `perf report --no-children`
 #   dwarf  DWARF stacks (registers + 2 KiB of stack a sample), SAMPLES/25
 #          samples; adds report vs `perf report --no-children`
+#   realdwarf  a real DWARF-stack file: `perf record -e cpu-clock -F 4000
+#          --call-graph dwarf,4096` of bench/dwarf_work.c (built here with
+#          cc), a few thousand samples whatever SAMPLES is; adds report vs
+#          `perf report --no-children` (needs perf record to work here)
 #   huge   a 10 GB file (140 M samples of the bench shape), report only:
 #          report, --no-symbols, script -F ip, peak memory; deleted after
 #          (never in the default list: it needs 10 GB in ${TMPDIR:-/tmp})
@@ -64,6 +68,7 @@ samples_of() {
 	fp) echo $((n / 5)) ;;
 	dwarf) echo $((n / 25)) ;;
 	huge) echo 140000000 ;;
+	realdwarf) echo rec ;;
 	*) echo "$n" ;;
 	esac
 }
@@ -80,6 +85,10 @@ make_file() {
 	objs) "$gen" --datasrc=varied --addr=maps "$f" "$m" 64 "$dsos" 300000 >&2 ;;
 	fp) "$gen" --stack=fp "$f" "$m" >&2 ;;
 	dwarf) "$gen" --stack=dwarf "$f" "$m" >&2 ;;
+	realdwarf)
+		cc -O2 -g -fno-omit-frame-pointer -o "$home/dwarf_work" "$(dirname "$0")/dwarf_work.c"
+		perf record -q -e cpu-clock -F 4000 --call-graph dwarf,4096 -o "$f" \
+			"$home/dwarf_work" 40 >/dev/null 2>&1 ;;
 	*) echo "unknown shape $1" >&2; exit 2 ;;
 	esac
 }
@@ -108,13 +117,15 @@ echo "pmuscope $("$pms" --version 2>/dev/null | head -1); $(perf --version)"
 for shape in $shapes; do
 	make_file "$shape"
 	f=$(file_of "$shape"); m=$(samples_of "$shape")
+	[ "$m" = rec ] && m=$(perf report --force --stats -i "$f" 2>/dev/null |
+		awk '/SAMPLE events:/ {print $3; exit}')
 	only=${PMS_BENCH_REPORT_ONLY:-0}
 	[ "$shape" = huge ] && only=1
 	rm -f "$home"/p_* "$home"/f_*
 	for _ in $(seq "$runs"); do
 		one p_rep "$pms" report "$f"   # the file as an operand, as users type it
 		[ "$shape" = huge ] || one f_agg perf mem report --force --stdio --sort=mem -i "$f"
-		case $shape in fp|dwarf)
+		case $shape in fp|dwarf|realdwarf)
 			one f_cg perf report --force --stdio --no-children -i "$f" ;;
 		esac
 		if [ "$only" = 1 ]; then

@@ -109,6 +109,8 @@ struct opts {
 	size_t chains;       /* fp/dwarf: distinct paths */
 	unsigned stack_size; /* dwarf: user stack bytes a sample */
 	bool addr_maps;      /* data addresses in the mapped objects */
+	uint64_t rounds;     /* a FINISHED_ROUND every so many samples, times out of order */
+	uint64_t mmap_every; /* a timed MMAP2 every so many samples (0: none) */
 };
 
 static void usage(FILE *f)
@@ -130,6 +132,11 @@ static void usage(FILE *f)
 		"  --stack-size=N        dwarf: user stack bytes a sample (default 2048)\n"
 		"  --addr=heap|maps      data addresses in one unmapped GiB (heap, default) or at\n"
 		"                        random in every binary's mapping (as many data objects)\n"
+		"  --rounds=N            a FINISHED_ROUND every N samples, as perf record writes\n"
+		"                        them, each sample's time up to a round early (out of\n"
+		"                        order within and across one round, as perf's rings)\n"
+		"  --mmap-every=N        a timed MMAP2 every N samples, over part of the data\n"
+		"                        addresses (mappings that change in the middle)\n"
 		"  --help                this text\n");
 }
 
@@ -220,6 +227,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->chains = (size_t)v;
+		} else if (k == 8 && !strncmp(a, "--rounds", k)) {
+			if (parse_num(a, val, 100000000, &v) < 0 || !v) {
+				fprintf(stderr, "perfdata_gen: --rounds: 1 to 100000000\n");
+				return -1;
+			}
+			o->rounds = v;
+		} else if (k == 12 && !strncmp(a, "--mmap-every", k)) {
+			if (parse_num(a, val, 100000000, &v) < 0 || !v) {
+				fprintf(stderr, "perfdata_gen: --mmap-every: 1 to 100000000\n");
+				return -1;
+			}
+			o->mmap_every = v;
 		} else if (k == 12 && !strncmp(a, "--stack-size", k)) {
 			if (parse_num(a, val, 60000, &v) < 0 || v < 64) {
 				fprintf(stderr, "perfdata_gen: --stack-size: 64 to 60000\n");
@@ -543,6 +562,40 @@ static uint64_t pick_dsrc(const struct opts *o, const struct pools *p, uint64_t 
 	return v;
 }
 
+/* Between samples: a FINISHED_ROUND (--rounds) and a timed MMAP2 of a
+ * 16 MiB data mapping in the heap's GiB (--mmap-every). */
+static int put_between(struct pms_perfdata_writer *w, const struct pms_sample_layout *l,
+		       const struct opts *o, uint64_t i, uint64_t now)
+{
+	if (o->rounds && i && i % o->rounds == 0) {
+		static const unsigned char round[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };
+		if (pms_perfdata_writer_write(w, round, sizeof(round)) < 0)
+			return -1;
+	}
+	if (o->mmap_every && i % o->mmap_every == o->mmap_every / 2) {
+		struct pms_record r;
+		char name[32];
+		uint64_t k = i / o->mmap_every;
+		unsigned t = (unsigned)(k % o->threads);
+		snprintf(name, sizeof(name), "/tmp/pms-gen-mid-%u", (unsigned)(k % 97));
+		memset(&r, 0, sizeof(r));
+		r.type = PMS_RECORD_MMAP2;
+		r.misc = PMS_MISC_USER;
+		r.mmap.pid = r.mmap.tid = 1000 + t;
+		r.mmap.addr = 0x55d000000000ULL + (k * 7 % 64) * 0x1000000ULL;
+		r.mmap.len = 0x1000000ULL;
+		r.mmap.ino = 5000 + k;
+		r.mmap.prot = 3;
+		r.mmap.flags = 2;
+		r.mmap.filename = name;
+		r.sample_id.pid = r.sample_id.tid = 1000 + t;
+		r.sample_id.time = now;
+		if (put(w, l, &r) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int put_samples(struct pms_perfdata_writer *w, const struct pms_sample_layout *l,
 		       const struct opts *o, const struct bins *b, const struct pools *p)
 {
@@ -562,6 +615,10 @@ static int put_samples(struct pms_perfdata_writer *w, const struct pms_sample_la
 				    : base + 0x28000 + ((x >> 8) % (text < 0x128000 ? text / 2 : 0x100000) & ~3ULL);
 		r.sample.pid = r.sample.tid = 1000 + t;
 		r.sample.time = 1000000000ULL + i * 250;
+		if (o->rounds) /* up to a round early */
+			r.sample.time -= (x >> 24) % (o->rounds * 250);
+		if (put_between(w, l, o, i, r.sample.time) < 0)
+			return -1;
 		r.sample.addr = 0x55d000000000ULL + ((x >> 20) % (1ULL << 30) & ~7ULL);
 		if (o->addr_maps) { /* a random mapping (256 MiB apart), anywhere in it */
 			uint64_t y = xrand();

@@ -1,6 +1,6 @@
 /* Allocation tracking in the CLI (`mem -- CMD`): the preload's environment
  * for a started command, and the "allocation sites" section of the report
- * (text and JSON), chained after the call-path section.
+ * (pms_render_alloc_*: text and JSON after the call-path section).
  * Ownership: alloc_cli_prepare's strings are the struct's (alloc_cli_done);
  * the reports are borrowed for the render. */
 #ifndef PMUSCOPE_TOOLS_ALLOC_RENDER_H
@@ -52,23 +52,11 @@ int alloc_cli_prepare(struct alloc_cli *a, char *const *argv);
 void alloc_cli_restore(struct alloc_cli *a);
 void alloc_cli_done(struct alloc_cli *a);
 
-/* mem_render's json_extra / text_extra with extra_ud = a struct alloc_cli
- * (call paths first, then the allocation sites). */
-void alloc_json_extra(struct json *j, const void *ud);
-void alloc_text_extra(const void *ud);
-
-/* A site by its source: "FILE:LINE (fn <- caller)" of the first frame with a
- * source file (frame 0 may be a wrapper such as operator new), else its
- * address. */
-void alloc_site_where(const struct pms_alloc_site *s, char *buf, size_t len);
-/* mem --csv with the sample's allocation site (alloc_site, alloc_where;
- * empty when none) after mem_render_csv's columns when allocations are
- * tracked, else mem_render_csv. */
-void alloc_render_csv(const struct alloc_cli *a, const struct pms_memreport *r);
+/* The library's view of a (pms_render_mem_opts.alloc, pms_render_alloc_*). */
+void alloc_cli_view(const struct alloc_cli *a, struct pms_render_alloc *v);
 /* The exports' view of the sites (a->ar, a->rep): x->site_labels for the
- * pprof "alloc_site" label and x->alloc_folded for --folded=alloc (paths
- * root first, the allocating call's kind as the leaf, weighted by
- * samples).  0, or -1 out of memory (said). */
+ * pprof "alloc_site" label and x->alloc_folded for --folded=alloc.  0, or
+ * -1 out of memory (said). */
 int alloc_export_prepare(struct alloc_cli *a, struct mem_export *x);
 
 #endif

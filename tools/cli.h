@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pmuscope/render.h"
 #include "pmuscope/sys.h"
+#include "pmuscope/util.h"
 
 struct cli_spec;
 
@@ -69,58 +71,11 @@ void cli_session_problems(const char *cmd, const struct pms_session *ses,
  * form): "pmuscope: CMD: warning: lost R% of the samples (N lost, M kept)". */
 void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost);
 
-/* bytes as people read them: "64 MiB", "1.5 GiB", "512 bytes" (IEC units,
- * one decimal when not whole); returns buf. */
-const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
-
-/* JSON output (tools/json.c, on jansson): the calls build a tree that
- * cli_json_finish writes to f and releases. */
-struct json_t;
-struct json {
-	FILE *f;
-	int depth;
-	struct json_t *stack[64];
-	struct json_t *root;
-	/* true: one indented document with schema_version and the "pmuscope"
-	 * producer object first; false: one compact line as it was built */
-	bool pretty;
-	bool big; /* a u64 beyond long long was written (json.c) */
-};
-/* The --root the producer object describes (main sets it). */
+/* JSON output: the library's writer (pmuscope/render.h, pms_json_*);
+ * cli_json_finish writes a document with the meta object of the machine
+ * described (the --root main sets) and says when it could not be written. */
 void cli_json_set_global(const struct cli_global *g);
-void cli_json_init(struct json *j, FILE *f);
-void cli_json_begin_object(struct json *j, const char *key);
-void cli_json_end_object(struct json *j);
-void cli_json_begin_array(struct json *j, const char *key);
-void cli_json_end_array(struct json *j);
-void cli_json_str(struct json *j, const char *key, const char *val); /* NULL -> null */
-void cli_json_int(struct json *j, const char *key, long long val);
-void cli_json_uint(struct json *j, const char *key, unsigned long long val);
-void cli_json_bool(struct json *j, const char *key, bool val);
-void cli_json_double(struct json *j, const char *key, double val);
-void cli_json_null(struct json *j, const char *key);
-/* One flat JSON object per line (JSON Lines rows), the text the tree's
- * compact dump would write, built in r's buffer (json.c). */
-struct json_row {
-	char b[8192];
-	size_t n;
-};
-void cli_jrow_begin(struct json_row *r);
-void cli_jrow_str(struct json_row *r, const char *key, const char *val); /* NULL -> null */
-void cli_jrow_uint(struct json_row *r, const char *key, unsigned long long val);
-void cli_jrow_int(struct json_row *r, const char *key, long long val);
-/* A value already in JSON (len bytes), e.g. one quoted once by
- * cli_json_quote (s as a JSON string, NUL-terminated in out; its length). */
-void cli_jrow_raw(struct json_row *r, const char *key, const char *json, size_t len);
-size_t cli_json_quote(const char *s, char *out, size_t size);
-void cli_jrow_hex(struct json_row *r, const char *key, unsigned long long val); /* "0x..." */
-void cli_jrow_null(struct json_row *r, const char *key);
-void cli_jrow_end(struct json_row *r, FILE *f); /* "}\n" and the line out */
-/* Text already in JSON (a key quoted once with its ',' and ':', a value),
- * cut at the row's end as every cli_jrow_* is; "}\n" ending the row in
- * r->b, its length returned, for a caller that writes many rows at once. */
-void cli_jrow_text(struct json_row *r, const char *text, size_t len);
-size_t cli_jrow_close(struct json_row *r);
-void cli_json_finish(struct json *j); /* writes, newline, releases the tree */
+const struct pms_json_meta *cli_json_meta(void);
+void cli_json_finish(struct pms_json *j);
 
 #endif

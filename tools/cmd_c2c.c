@@ -3,7 +3,8 @@
  * perf c2c's counts, the shared cache lines with their NUMA node and data
  * object, and per line the offsets with the threads, CPUs, nodes and
  * instructions that touch them (model: include/pmuscope/c2c.h).  This file
- * parses options and renders text, JSON (docs/c2c.md) and CSV. */
+ * parses options and calls the renderers: text and CSV (pmuscope/c2c_text.h),
+ * JSON (docs/c2c.md; pmuscope/render_cmd.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,19 +14,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_render.h"
 #include "cli.h"
 #include "cli_out.h"
 #include "cli_opt.h"
 #include "mem_render.h"
 #include "pmuscope/c2c.h"
+#include "pmuscope/c2c_text.h"
 #include "pmuscope/error.h"
 #include "pmuscope/session.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/pmu.h"
+#include "pmuscope/render_cmd.h"
 #include "pmuscope/report.h"
 #include "pmuscope/symbols.h"
 #include "pmuscope/topo.h"
@@ -36,7 +39,8 @@ int cmd_c2c(const struct cli_global *g, int argc, char **argv);
 /* ---- options (the one parser: tools/cli_opt.h) ------------------------------- */
 
 enum { O_DURATION = 256, O_ENGINE, O_PERIOD, O_PHYS, O_DOUBLE, O_DISPLAY, O_SORT, O_ALL,
-       O_LINES, O_NOSYM, O_JSON, O_CSV, O_NOHOLD, O_OUTPUT, O_HOLD_BUDGET };
+       O_LINES, O_NOSYM, O_JSON, O_CSV, O_NOHOLD, O_OUTPUT, O_HOLD_BUDGET, O_NOALLOC,
+       O_ALLOC_RATE };
 
 static const struct cli_opt opts[] = {
 	{ NULL, 0, CLI_NOARG, NULL, 0, "Target (exactly one):" },
@@ -56,6 +60,12 @@ static const struct cli_opt opts[] = {
 	  "ask about their lines' nodes; a set-user-ID command keeps\n"
 	  "its privileges only with --no-hold" },
 	{ "hold-budget", 0, CLI_ARG, "MS", O_HOLD_BUDGET, CLI_HOLD_BUDGET_HELP },
+	{ "no-alloc", 0, CLI_NOARG, NULL, O_NOALLOC,
+	  "do not track the COMMAND's allocations (by default\n"
+	  "libpmuscope-alloc.so is preloaded and each line names\n"
+	  "its allocation site; docs/mem.md)" },
+	{ "alloc-rate", 0, CLI_ARG, "BYTES", O_ALLOC_RATE,
+	  "track allocations sampled by bytes, one per BYTES on\naverage (default 32K; 0: every allocation, for\nsmall contended objects)" },
 	{ NULL, 0, CLI_NOARG, NULL, 0, "The model and the report:" },
 	{ "double-cl", 0, CLI_NOARG, NULL, O_DOUBLE, "128-byte lines (adjacent-line prefetch makes pairs one)" },
 	{ "display", 0, CLI_ARG, "M", O_DISPLAY,
@@ -107,7 +117,8 @@ struct c2c_opts {
 	const char *input;
 	const char *out;    /* -o: the live run's recording */
 	pid_t pid;
-	bool system, json, csv, symbols, phys, no_hold;
+	bool system, json, csv, symbols, phys, no_hold, no_alloc;
+	uint64_t alloc_rate; /* --alloc-rate */
 	double hold_budget; /* --hold-budget ms; 0: default, < 0: none */
 	double duration;
 	enum pms_engine engine;
@@ -128,6 +139,7 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->mo = def;
 	o->symbols = true;
+	o->alloc_rate = ALLOC_CLI_RATE;
 	o->engine = PMS_ENG_NONE;
 	cli_parser_init(&p, sp, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
@@ -156,6 +168,12 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 			break;
 		case O_PHYS: o->phys = true; break;
 		case O_NOHOLD: o->no_hold = true; break;
+		case O_NOALLOC: o->no_alloc = true; break;
+		case O_ALLOC_RATE:
+			if (cli_parse_long(p.arg, 0, LONG_MAX, &v) < 0)
+				return cli_bad_arg(&p, "bytes, 0 or more");
+			o->alloc_rate = (uint64_t)v;
+			break;
 		case O_HOLD_BUDGET:
 			if (cli_hold_budget(p.arg, &o->hold_budget) < 0)
 				return cli_bad_arg(&p, CLI_HOLD_BUDGET_WANT);
@@ -197,422 +215,28 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 	return -1; /* go on */
 }
 
-/* ---- what was profiled --------------------------------------------------------- */
-
-struct source {
-	const char *kind;   /* "file" or "live" */
-	const char *path;   /* file */
-	char what[512];     /* text: the target */
-	char label[512];    /* engine label / recorded events */
-	uint64_t records, skipped, lost, excluded_self;
-	const struct pms_session *ses; /* a file's session: its problems (JSON) */
-	bool unfinished;
-	bool truncated;
-	const char *nodes_why;
-	int exit_status;    /* live command: wait status, -1 none */
-};
-
-/* ---- rendering ----------------------------------------------------------------- */
-
-struct statf {
-	const char *key;   /* JSON / CSV name (perf's c2c_stats field) */
-	size_t off;
-};
-#define SF(f) { #f, offsetof(struct pms_c2c_stats, f) }
-static const struct statf stat_fields[] = {
-	SF(nr_entries), SF(locks), SF(load), SF(ld_uncache), SF(ld_io), SF(ld_miss), SF(ld_noadrs),
-	SF(ld_fbhit), SF(ld_l1hit), SF(ld_l2hit), SF(ld_llchit), SF(lcl_hitm), SF(rmt_hitm),
-	SF(tot_hitm), SF(lcl_peer), SF(rmt_peer), SF(tot_peer), SF(rmt_hit), SF(lcl_dram),
-	SF(rmt_dram), SF(ld_excl), SF(ld_shared), SF(blk_data), SF(blk_addr), SF(store),
-	SF(st_uncache), SF(st_noadrs), SF(st_l1hit), SF(st_l1miss), SF(st_na), SF(nomap),
-	SF(noparse),
-};
-#define NSF (sizeof(stat_fields) / sizeof(stat_fields[0]))
-
-static uint64_t sv(const struct pms_c2c_stats *s, size_t i)
+static void render(const struct c2c_opts *o, const struct pms_render_c2c_src *src,
+		   const struct pms_c2c_report *r)
 {
-	return *(const uint64_t *)((const char *)s + stat_fields[i].off);
-}
-
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * (double)a / (double)b : 0.0;
-}
-
-static void nodes_text(char *buf, size_t n, const int *v, size_t k, const char *none)
-{
-	size_t p = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < k && p + 12 < n; i++)
-		p += (size_t)snprintf(buf + p, n - p, "%s%d", i ? "," : "", v[i]);
-	if (!k)
-		snprintf(buf, n, "%s", none);
-}
-
-static void text_report(const struct source *src, const struct pms_c2c_report *r,
-			enum pms_c2c_sort sort)
-{
-	const struct pms_c2c_stats *t = &r->total, *s = &r->shared;
-	uint64_t llc = pms_c2c_llc_misses(t);
-	printf("pmuscope c2c: %s\n", src->what);
-	printf("engine: %s%s%s\n", mem_engine_name(r->engine), *src->label ? " - " : "", src->label);
-	printf("lines ranked by: %s\n", r->metric_label);
-	if (!r->hitm_available && r->engine != PMS_ENG_NONE)
-		printf("note: %s reports no HITM; HITM counts below are 0 by construction, not "
-		       "measured\n", mem_engine_name(r->engine));
-	if (src->nodes_why)
-		printf("note: memory nodes unavailable: %s\n", src->nodes_why);
-	printf("line size: %d bytes%s\n\n", r->double_cl ? 128 : 64,
-	       r->double_cl ? " (--double-cl: 128-byte pairs)" : "");
-
-	printf("Trace event information (perf c2c's counts and rules)\n");
-	printf("  Total records                     : %10" PRIu64 "\n", t->nr_entries);
-	printf("  Locked Load/Store Operations      : %10" PRIu64 "\n", t->locks);
-	printf("  Load Operations                   : %10" PRIu64 "\n", t->load);
-	printf("  Loads - uncacheable               : %10" PRIu64 "\n", t->ld_uncache);
-	printf("  Loads - IO                        : %10" PRIu64 "\n", t->ld_io);
-	printf("  Loads - Miss                      : %10" PRIu64 "\n", t->ld_miss);
-	printf("  Loads - no mapping                : %10" PRIu64 "\n", t->ld_noadrs);
-	printf("  Load Fill Buffer Hit              : %10" PRIu64 "\n", t->ld_fbhit);
-	printf("  Load L1D hit                      : %10" PRIu64 "\n", t->ld_l1hit);
-	printf("  Load L2D hit                      : %10" PRIu64 "\n", t->ld_l2hit);
-	printf("  Load LLC hit                      : %10" PRIu64 "\n", t->ld_llchit + t->lcl_hitm);
-	printf("  Load Local HITM                   : %10" PRIu64 "\n", t->lcl_hitm);
-	printf("  Load Remote HITM                  : %10" PRIu64 "\n", t->rmt_hitm);
-	printf("  Load Remote HIT                   : %10" PRIu64 "\n", t->rmt_hit);
-	printf("  Load Local DRAM                   : %10" PRIu64 "\n", t->lcl_dram);
-	printf("  Load Remote DRAM                  : %10" PRIu64 "\n", t->rmt_dram);
-	printf("  Load MESI State Exclusive         : %10" PRIu64 "\n", t->ld_excl);
-	printf("  Load MESI State Shared            : %10" PRIu64 "\n", t->ld_shared);
-	printf("  Load LLC Misses                   : %10" PRIu64 "\n", llc);
-	printf("  Load access blocked by data       : %10" PRIu64 "\n", t->blk_data);
-	printf("  Load access blocked by address    : %10" PRIu64 "\n", t->blk_addr);
-	printf("  Load HIT Local Peer               : %10" PRIu64 "\n", t->lcl_peer);
-	printf("  Load HIT Remote Peer              : %10" PRIu64 "\n", t->rmt_peer);
-	printf("  LLC Misses to Local DRAM          : %9.1f%%\n", pct(t->lcl_dram, llc));
-	printf("  LLC Misses to Remote DRAM         : %9.1f%%\n", pct(t->rmt_dram, llc));
-	printf("  LLC Misses to Remote cache (HIT)  : %9.1f%%\n", pct(t->rmt_hit, llc));
-	printf("  LLC Misses to Remote cache (HITM) : %9.1f%%\n", pct(t->rmt_hitm, llc));
-	printf("  Store Operations                  : %10" PRIu64 "\n", t->store);
-	printf("  Store - uncacheable               : %10" PRIu64 "\n", t->st_uncache);
-	printf("  Store - no mapping                : %10" PRIu64 "\n", t->st_noadrs);
-	printf("  Store L1D Hit                     : %10" PRIu64 "\n", t->st_l1hit);
-	printf("  Store L1D Miss                    : %10" PRIu64 "\n", t->st_l1miss);
-	printf("  Store No available memory level   : %10" PRIu64 "\n", t->st_na);
-	printf("  No Page Map Rejects               : %10" PRIu64 "\n", t->nomap);
-	printf("  Unable to parse data source       : %10" PRIu64 "\n", t->noparse);
-	if (src->records)
-		printf("  (file: %" PRIu64 " records, %" PRIu64 " skipped%s%s; %" PRIu64 " samples lost)\n",
-		       src->records, src->skipped, src->truncated ? ", data truncated" : "",
-		       src->unfinished ? ", unfinished file" : "", src->lost);
-	printf("\nShared cache lines (%s)\n",
-	       r->metric == PMS_C2C_SHARERS ? "touched by several threads"
-	       : r->metric == PMS_C2C_SCORE ? "with HITM, peer or remote cache hits"
-					    : "with HITM or peer hits");
-	printf("  Total Shared Cache Lines          : %10" PRIu64 "  (of %" PRIu64 " lines seen)\n",
-	       r->nshared, r->nlines_seen);
-	printf("  Load HITs on shared lines         : %10" PRIu64 "\n", s->load);
-	printf("  Fill Buffer Hits on shared lines  : %10" PRIu64 "\n", s->ld_fbhit);
-	printf("  L1D hits on shared lines          : %10" PRIu64 "\n", s->ld_l1hit);
-	printf("  L2D hits on shared lines          : %10" PRIu64 "\n", s->ld_l2hit);
-	printf("  LLC hits on shared lines          : %10" PRIu64 "\n", s->ld_llchit + s->lcl_hitm);
-	printf("  Load hits on peer cache or nodes  : %10" PRIu64 "\n", s->lcl_peer + s->rmt_peer);
-	printf("  Locked Access on shared lines     : %10" PRIu64 "\n", s->locks);
-	printf("  Blocked Access on shared lines    : %10" PRIu64 "\n", s->blk_data + s->blk_addr);
-	printf("  Store HITs on shared lines        : %10" PRIu64 "\n", s->store);
-	printf("  Store L1D hits on shared lines    : %10" PRIu64 "\n", s->st_l1hit);
-	printf("  Store No available memory level   : %10" PRIu64 "\n", s->st_na);
-	printf("  Total Merged records              : %10" PRIu64 "\n", s->lcl_hitm + s->rmt_hitm + s->store);
-
-	printf("\nShared cache line table (%zu lines, metric %s, sorted by %s)\n", r->nlines,
-	       r->metric_name, pms_c2c_sort_name(sort));
-	if (!r->nlines) {
-		printf("  (none)\n");
-		return;
-	}
-	printf("  %3s %18s %7s %6s %8s %6s %6s %6s %6s %7s %6s %6s %5s %5s %5s %5s %5s %5s %5s %6s %6s %6s %6s %3s %3s  %s\n",
-	       "#", "address", "pid", "node", "metric", "hitm", "lcl", "rmt", "peer", "recs",
-	       "loads", "stores", "stL1h", "stL1m", "stNA", "FB", "L1", "L2", "LLC", "RmtHit",
-	       "LclDrm", "RmtDrm", "cpuN", "thr", "wr", "object");
-	for (size_t i = 0; i < r->nlines; i++) {
-		const struct pms_c2c_line *l = &r->lines[i];
-		char nodes[64], cn[64];
-		nodes_text(nodes, sizeof(nodes), l->mem_nodes, l->nmem_nodes, "?");
-		nodes_text(cn, sizeof(cn), l->cpu_nodes, l->ncpu_nodes, "?");
-		printf("  %3zu %#18" PRIx64 " %7u %6s %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-		       " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64 " %5" PRIu64 " %5" PRIu64
-		       " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %6" PRIu64
-		       " %6" PRIu64 " %6" PRIu64 " %6s %3zu %3zu  %s\n",
-		       i, l->addr, l->pid, nodes, l->metric, l->st.tot_hitm, l->st.lcl_hitm,
-		       l->st.rmt_hitm, l->st.tot_peer, pms_c2c_perf_records(&l->st), pms_c2c_perf_loads(&l->st), l->st.store,
-		       l->st.st_l1hit, l->st.st_l1miss, l->st.st_na, l->st.ld_fbhit, l->st.ld_l1hit,
-		       l->st.ld_l2hit, l->st.ld_llchit, l->st.rmt_hit, l->st.lcl_dram, l->st.rmt_dram,
-		       cn, l->nthreads, l->nwriters, l->object);
-	}
-	printf("\nPer line: offsets, instructions, threads (pid/tid), CPUs, latency (mean cycles)\n");
-	for (size_t i = 0; i < r->nlines; i++) {
-		const struct pms_c2c_line *l = &r->lines[i];
-		char nodes[64];
-		nodes_text(nodes, sizeof(nodes), l->mem_nodes, l->nmem_nodes, "unknown");
-		printf("  line %zu  %#" PRIx64 "  node %s  %s (%s)  %zu threads, %zu with stores\n", i,
-		       l->addr, nodes, l->object, *l->object_kind ? l->object_kind : "?", l->nthreads,
-		       l->nwriters);
-		printf("    %6s %18s %6s %5s %5s %5s %5s %5s %8s %8s %8s  %-24s %-22s %s\n", "offset",
-		       "ip", "smpl", "loads", "strs", "lHitm", "rHitm", "peer", "lat:rHitm", "lHitm",
-		       "load", "function", "source", "threads / cpus / cpu nodes");
-		for (size_t k = 0; k < l->nacc; k++) {
-			const struct pms_c2c_access *a = &l->acc[k];
-			char where[64], th[160], cpus[64], cn[32], lat[3][16];
-			if (a->file)
-				snprintf(where, sizeof(where), "%s:%d", strrchr(a->file, '/') ? strrchr(a->file, '/') + 1 : a->file, a->line);
-			else
-				snprintf(where, sizeof(where), "-");
-			size_t p = 0;
-			th[0] = 0;
-			for (size_t u = 0; u < a->nthreads && p + 24 < sizeof(th); u++)
-				p += (size_t)snprintf(th + p, sizeof(th) - p, "%s%u/%u", u ? "," : "",
-						      a->threads[u].pid, a->threads[u].tid);
-			nodes_text(cpus, sizeof(cpus), a->cpus, a->ncpus, "?");
-			nodes_text(cn, sizeof(cn), a->cpu_nodes, a->ncpu_nodes, "?");
-			const int li[3] = { PMS_C2C_LAT_RMT_HITM, PMS_C2C_LAT_LCL_HITM, PMS_C2C_LAT_LOAD };
-			for (int q = 0; q < 3; q++) {
-				const struct pms_c2c_lat *x = &a->lat[li[q]];
-				if (x->n)
-					snprintf(lat[q], sizeof(lat[q]), "%.0f", (double)x->sum / (double)x->n);
-				else
-					snprintf(lat[q], sizeof(lat[q]), "-");
-			}
-			printf("    %#6x %#18" PRIx64 " %6" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64
-			       " %5" PRIu64 " %5" PRIu64 " %8s %8s %8s  %-24.24s %-22.22s %s / %s / %s\n",
-			       a->offset, a->ip, a->st.nr_entries, a->st.load, a->st.store, a->st.lcl_hitm,
-			       a->st.rmt_hitm, a->st.tot_peer, lat[0], lat[1], lat[2], a->func, where, th,
-			       cpus, cn);
-		}
-	}
-}
-
-static void json_stats(struct json *j, const char *key, const struct pms_c2c_stats *s)
-{
-	cli_json_begin_object(j, key);
-	for (size_t i = 0; i < NSF; i++)
-		cli_json_uint(j, stat_fields[i].key, sv(s, i));
-	cli_json_uint(j, "llc_misses", pms_c2c_llc_misses(s));
-	cli_json_uint(j, "tot_loads", pms_c2c_perf_loads(s));
-	cli_json_uint(j, "tot_recs", pms_c2c_perf_records(s));
-	cli_json_end_object(j);
-}
-
-static void json_ints(struct json *j, const char *key, const int *v, size_t n)
-{
-	cli_json_begin_array(j, key);
-	for (size_t i = 0; i < n; i++)
-		cli_json_int(j, NULL, v[i]);
-	cli_json_end_array(j);
-}
-
-static void json_lat(struct json *j, const char *key, const struct pms_c2c_lat *l)
-{
-	cli_json_begin_object(j, key);
-	cli_json_uint(j, "n", l->n);
-	if (l->n) {
-		cli_json_uint(j, "min", l->min);
-		cli_json_uint(j, "max", l->max);
-		cli_json_double(j, "mean", (double)l->sum / (double)l->n);
-	} else {
-		cli_json_null(j, "min");
-		cli_json_null(j, "max");
-		cli_json_null(j, "mean");
-	}
-	cli_json_end_object(j);
-}
-
-static void json_report(const struct source *src, const struct pms_c2c_report *r)
-{
-	struct json j;
-	char hx[24];
-	static const char *const latn[PMS_C2C_LAT_N] = { "rmt_hitm", "lcl_hitm", "rmt_peer",
-							 "lcl_peer", "load" };
-	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j, NULL);
-	cli_json_uint(&j, "schema_version", 1);
-	cli_json_str(&j, "command", "c2c");
-	cli_json_begin_object(&j, "source");
-	cli_json_str(&j, "kind", src->kind);
-	cli_json_str(&j, "path", src->path);
-	cli_json_str(&j, "target", src->what);
-	cli_json_str(&j, "label", src->label);
-	cli_json_uint(&j, "records", src->records);
-	cli_json_uint(&j, "skipped_records", src->skipped);
-	cli_json_bool(&j, "truncated", src->truncated);
-	/* what the reader skipped or found corrupt (pms_session_problem), when
-	 * there is something to say */
-	if (src->unfinished)
-		cli_json_bool(&j, "unfinished", true);
-	if (src->ses && (pms_session_problem(src->ses, 0, NULL) ||
-			 pms_session_problems_unlisted(src->ses, 0))) {
-		const char *pr;
-		cli_json_begin_array(&j, "problems");
-		for (size_t i = 0; (pr = pms_session_problem(src->ses, i, NULL)); i++)
-			cli_json_str(&j, NULL, pr);
-		cli_json_end_array(&j);
-	}
-	cli_json_uint(&j, "lost", src->lost);
-	cli_json_uint(&j, "excluded_self", src->excluded_self);
-	cli_json_str(&j, "nodes_unavailable", src->nodes_why);
-	if (src->exit_status >= 0)
-		cli_json_int(&j, "exit_status", src->exit_status);
-	else
-		cli_json_null(&j, "exit_status");
-	cli_json_end_object(&j);
-	cli_json_str(&j, "engine", mem_engine_name(r->engine));
-	cli_json_bool(&j, "hitm_available", r->hitm_available);
-	cli_json_begin_object(&j, "metric");
-	cli_json_str(&j, "name", r->metric_name);
-	cli_json_str(&j, "label", r->metric_label);
-	cli_json_end_object(&j);
-	cli_json_uint(&j, "line_size", r->double_cl ? 128 : 64);
-	cli_json_uint(&j, "samples", r->samples);
-	json_stats(&j, "totals", &r->total);
-	cli_json_uint(&j, "lines_seen", r->nlines_seen);
-	cli_json_uint(&j, "shared_lines", r->nshared);
-	json_stats(&j, "shared", &r->shared);
-	cli_json_begin_array(&j, "lines");
-	for (size_t i = 0; i < r->nlines; i++) {
-		const struct pms_c2c_line *l = &r->lines[i];
-		cli_json_begin_object(&j, NULL);
-		cli_json_uint(&j, "index", i);
-		snprintf(hx, sizeof(hx), "0x%" PRIx64, l->addr);
-		cli_json_str(&j, "address", hx);
-		cli_json_uint(&j, "size", l->size);
-		cli_json_uint(&j, "pid", l->pid);
-		cli_json_bool(&j, "kernel", l->kernel);
-		cli_json_uint(&j, "metric", l->metric);
-		json_ints(&j, "mem_nodes", l->mem_nodes, l->nmem_nodes);
-		cli_json_uint(&j, "node_unknown", l->node_unknown);
-		cli_json_uint(&j, "pa_changes", l->paddr_cnt);
-		cli_json_begin_object(&j, "object");
-		cli_json_str(&j, "name", l->object);
-		cli_json_str(&j, "kind", l->object_kind);
-		snprintf(hx, sizeof(hx), "0x%" PRIx64, l->object_start);
-		cli_json_str(&j, "start", hx);
-		cli_json_end_object(&j);
-		cli_json_uint(&j, "threads", l->nthreads);
-		cli_json_uint(&j, "writers", l->nwriters);
-		json_ints(&j, "cpu_nodes", l->cpu_nodes, l->ncpu_nodes);
-		json_stats(&j, "stats", &l->st);
-		json_lat(&j, "latency", &l->lat_all);
-		cli_json_begin_array(&j, "offsets");
-		for (size_t k = 0; k < l->nacc; k++) {
-			const struct pms_c2c_access *a = &l->acc[k];
-			cli_json_begin_object(&j, NULL);
-			cli_json_uint(&j, "offset", a->offset);
-			mem_render_json_hex(&j, "ip", a->ip_valid, a->ip);
-			cli_json_bool(&j, "kernel", a->kernel);
-			cli_json_str(&j, "function", a->func);
-			cli_json_str(&j, "file", a->file);
-			if (a->file)
-				cli_json_int(&j, "line", a->line);
-			else
-				cli_json_null(&j, "line");
-			cli_json_str(&j, "module", a->module);
-			json_stats(&j, "stats", &a->st);
-			cli_json_begin_object(&j, "latency");
-			json_lat(&j, "all", &a->lat_all);
-			for (int q = 0; q < PMS_C2C_LAT_N; q++)
-				json_lat(&j, latn[q], &a->lat[q]);
-			cli_json_end_object(&j);
-			cli_json_begin_array(&j, "threads");
-			for (size_t t = 0; t < a->nthreads; t++) {
-				cli_json_begin_object(&j, NULL);
-				cli_json_uint(&j, "pid", a->threads[t].pid);
-				cli_json_uint(&j, "tid", a->threads[t].tid);
-				cli_json_uint(&j, "samples", a->threads[t].samples);
-				cli_json_uint(&j, "loads", a->threads[t].loads);
-				cli_json_uint(&j, "stores", a->threads[t].stores);
-				cli_json_end_object(&j);
-			}
-			cli_json_end_array(&j);
-			json_ints(&j, "cpus", a->cpus, a->ncpus);
-			json_ints(&j, "cpu_nodes", a->cpu_nodes, a->ncpu_nodes);
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
-}
-
-static void csv_field(const char *s)
-{
-	bool q = s && strpbrk(s, ",\"\n");
-	if (!s)
-		return;
-	if (!q) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
-static void csv_report(const struct pms_c2c_report *r)
-{
-	printf("line,address,pid,mem_nodes,metric,object,offset,ip,function,file,line_no,tids,cpus,cpu_nodes,lat_mean");
-	for (size_t i = 0; i < NSF; i++)
-		printf(",%s", stat_fields[i].key);
-	printf("\n");
-	for (size_t i = 0; i < r->nlines; i++) {
-		const struct pms_c2c_line *l = &r->lines[i];
-		char nodes[64];
-		nodes_text(nodes, sizeof(nodes), l->mem_nodes, l->nmem_nodes, "");
-		for (size_t k = 0; k < l->nacc; k++) {
-			const struct pms_c2c_access *a = &l->acc[k];
-			char cpus[256], cn[64];
-			printf("%zu,0x%" PRIx64 ",%u,\"%s\",%" PRIu64 ",", i, l->addr, l->pid, nodes, l->metric);
-			csv_field(l->object);
-			printf(",%u,", a->offset);
-			if (a->ip_valid)
-				printf("0x%" PRIx64, a->ip);
-			putchar(',');
-			csv_field(a->func);
-			putchar(',');
-			csv_field(a->file);
-			printf(",%d,\"", a->file ? a->line : 0);
-			for (size_t t = 0; t < a->nthreads; t++)
-				printf("%s%u/%u", t ? " " : "", a->threads[t].pid, a->threads[t].tid);
-			nodes_text(cpus, sizeof(cpus), a->cpus, a->ncpus, "");
-			nodes_text(cn, sizeof(cn), a->cpu_nodes, a->ncpu_nodes, "");
-			printf("\",\"%s\",\"%s\",", cpus, cn);
-			if (a->lat_all.n)
-				printf("%.1f", (double)a->lat_all.sum / (double)a->lat_all.n);
-			for (size_t f = 0; f < NSF; f++)
-				printf(",%" PRIu64, sv(&a->st, f));
-			printf("\n");
-		}
-	}
-}
-
-static void render(const struct c2c_opts *o, const struct source *src, const struct pms_c2c_report *r)
-{
+	const struct pms_c2c_source ts = {
+		.what = src->what, .label = src->label, .nodes_why = src->nodes_why,
+		.records = src->records, .skipped = src->skipped, .lost = src->lost,
+		.truncated = src->truncated, .unfinished = src->unfinished,
+	};
 	if (o->json) {
-		json_report(src, r);
+		struct pms_json j;
+		pms_json_init(&j, stdout);
+		pms_render_c2c_json(&j, src, r);
+		cli_json_finish(&j);
 	} else if (o->csv) {
-		csv_report(r);
+		pms_c2c_render_csv(stdout, r);
 	} else if (o->cmd) {
 		/* the text report of a COMMAND: stderr, after the run (perf
 		 * stat's rule, docs/cli.md), the command's stdout its own */
-		FILE *saved = cli_stdout_to(stderr);
-		text_report(src, r, o->mo.sort);
-		cli_stdout_to(saved);
+		fflush(stdout);
+		pms_c2c_render_text(stderr, &ts, r, o->mo.sort);
 	} else {
-		text_report(src, r, o->mo.sort);
+		pms_c2c_render_text(stdout, &ts, r, o->mo.sort);
 	}
 	fflush(stdout);
 }
@@ -620,7 +244,7 @@ static void render(const struct c2c_opts *o, const struct source *src, const str
 /* ---- the samples: one session, live or recorded ---------------------------------- */
 
 /* After the session ran: the report, rendered. */
-static int finish(const struct c2c_opts *o, struct pms_session *ses, struct source *src)
+static int finish(const struct c2c_opts *o, struct pms_session *ses, struct pms_render_c2c_src *src)
 {
 	struct pms_memsrc_info info;
 	struct pms_memsrc_stats st;
@@ -648,7 +272,7 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 {
 	struct pms_session *ses = NULL;
 	struct pms_sys *sys = NULL;
-	struct source src;
+	struct pms_render_c2c_src src;
 	int rc, ret = 1;
 
 	memset(&src, 0, sizeof(src));
@@ -705,9 +329,10 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	struct pms_pmus *pmus = NULL;
 	struct pms_topo *topo = NULL;
 	struct pms_session *ses = NULL;
-	struct source src;
+	struct pms_render_c2c_src src;
 	struct pms_liverun_result res;
 	int ret = 1, outfd = -1;
+	struct alloc_cli ac = { .fd = -1, .rate = o->alloc_rate, .threshold = ALLOC_CLI_THRESHOLD };
 
 	memset(&src, 0, sizeof(src));
 	src.kind = "live";
@@ -746,7 +371,22 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	sopt.c2c_opts = &o->mo;
 	sopt.symbols = o->symbols;
 	sopt.kernel_visible = pms_kernel_addrs_visible(sys);
-	if (pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses) < 0) {
+	/* a started command's allocations: each line's site (docs/mem.md) */
+	if (o->cmd && !o->no_alloc && alloc_cli_prepare(&ac, o->cmd) < 0)
+		goto out;
+	so.clock_monotonic = ac.fd >= 0;
+	int orc = pms_session_open_live(sys, pmus, topo, &lo, &sopt, &ses);
+	alloc_cli_restore(&ac);
+	if (orc == 0 && ac.fd >= 0) {
+		int afd = ac.fd;
+		ac.fd = -1; /* the session's now */
+		if (pms_session_set_alloc(ses, afd, ac.rate, ac.threshold) < 0)
+			fprintf(stderr, "pmuscope: c2c: allocations are not tracked: %s\n",
+				pms_error_last());
+	}
+	if (ac.why[0])
+		fprintf(stderr, "pmuscope: c2c: %s\n", ac.why);
+	if (orc < 0) {
 		fprintf(stderr, "pmuscope: c2c: %s\n", pms_error_last());
 		goto out;
 	}
@@ -805,14 +445,15 @@ static int run_live(const struct cli_global *g, const struct c2c_opts *o)
 	ret = finish(o, ses, &src);
 	if (recd && res.write_error)
 		ret = 1; /* "1 ... recording failed" */
-	if (ret == 0 && src.exit_status >= 0 &&
-	    !(WIFEXITED(src.exit_status) && WEXITSTATUS(src.exit_status) == 0)) {
-		fprintf(stderr, "pmuscope: c2c: the command ended with status %d%s\n",
-			pms_exit_code(src.exit_status),
-			WIFSIGNALED(src.exit_status) ? " (signal)" : "");
-		ret = pms_exit_code(src.exit_status); /* passed on, as mem and stat do */
+	if (ret == 0 && src.exit_status >= 0 && src.exit_status != 0) {
+		char how[128];
+		ret = pms_exit_describe(src.exit_status, how, sizeof(how));
+		fprintf(stderr, "pmuscope: c2c: the command %s\n", how);
+		if (ret < 0)
+			ret = 1; /* a stop report: not a status to pass on */
 	}
 out:
+	alloc_cli_done(&ac);
 	pms_session_free(ses); /* owns the run, its source, the profile and the model */
 	if (outfd >= 0)
 		close(outfd);

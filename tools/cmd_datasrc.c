@@ -11,6 +11,7 @@
 #include "cli_opt.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/render_cmd.h"
 
 int cmd_datasrc(const struct cli_global *g, int argc, char **argv);
 
@@ -193,73 +194,6 @@ static int spe_item(const char *arg, uint64_t *out)
 	return 0;
 }
 
-static void print_json(struct json *j, const struct item *it)
-{
-	char b[256], hex[24];
-	struct pms_datasrc d;
-
-	cli_json_begin_object(j, NULL);
-	cli_json_str(j, "input", it->arg);
-	snprintf(hex, sizeof(hex), "0x%016" PRIx64, it->val);
-	cli_json_str(j, "value", hex);
-	pms_datasrc_format_script(it->val, b, sizeof(b));
-	cli_json_str(j, "script", b);
-	pms_datasrc_format(it->val, b, sizeof(b));
-	cli_json_str(j, "meminfo", b);
-
-	cli_json_begin_object(j, "columns");
-	pms_datasrc_format_op(it->val, b, sizeof(b));
-	cli_json_str(j, "op", b);
-	pms_datasrc_format_mem(it->val, b, sizeof(b));
-	cli_json_str(j, "mem", b);
-	pms_datasrc_format_snoop(it->val, b, sizeof(b));
-	cli_json_str(j, "snoop", b);
-	pms_datasrc_format_tlb(it->val, b, sizeof(b));
-	cli_json_str(j, "tlb", b);
-	pms_datasrc_format_lock(it->val, b, sizeof(b));
-	cli_json_str(j, "locked", b);
-	pms_datasrc_format_blk(it->val, b, sizeof(b));
-	cli_json_str(j, "blocked", b);
-	cli_json_end_object(j);
-
-	cli_json_begin_object(j, "stat");
-	cli_json_str(j, "op", pms_datasrc_stat_op(it->val));
-	cli_json_str(j, "cache", pms_datasrc_stat_cache(it->val));
-	cli_json_str(j, "memory", pms_datasrc_stat_memory(it->val));
-	cli_json_str(j, "snoop", pms_datasrc_stat_snoop(it->val));
-	cli_json_str(j, "dtlb", pms_datasrc_stat_dtlb(it->val));
-	cli_json_end_object(j);
-
-	pms_datasrc_unpack(it->val, &d);
-	cli_json_begin_object(j, "fields");
-	cli_json_uint(j, "op", d.op);
-	cli_json_uint(j, "lvl", d.lvl);
-	cli_json_uint(j, "snoop", d.snoop);
-	cli_json_uint(j, "lock", d.lock);
-	cli_json_uint(j, "dtlb", d.dtlb);
-	cli_json_uint(j, "lvl_num", d.lvl_num);
-	cli_json_uint(j, "remote", d.remote);
-	cli_json_uint(j, "snoopx", d.snoopx);
-	cli_json_uint(j, "blk", d.blk);
-	cli_json_uint(j, "hops", d.hops);
-	cli_json_uint(j, "region", d.region);
-	cli_json_uint(j, "rsvd", it->val >> PMS_MEM_RSVD_SHIFT);
-	cli_json_end_object(j);
-	cli_json_end_object(j);
-}
-
-static void print_columns(const struct item *it)
-{
-	char op[64], mem[256], snp[128], tlb[128], lck[16], blk[32];
-	pms_datasrc_format_op(it->val, op, sizeof(op));
-	pms_datasrc_format_mem(it->val, mem, sizeof(mem));
-	pms_datasrc_format_snoop(it->val, snp, sizeof(snp));
-	pms_datasrc_format_tlb(it->val, tlb, sizeof(tlb));
-	pms_datasrc_format_lock(it->val, lck, sizeof(lck));
-	pms_datasrc_format_blk(it->val, blk, sizeof(blk));
-	printf("0x%016" PRIx64 "\t%s\t%s\t%s\t%s\t%s\t%s\n", it->val, op, mem, snp, tlb, lck, blk);
-}
-
 int cmd_datasrc(const struct cli_global *g, int argc, char **argv)
 {
 	bool json = false, columns = false, dec = false;
@@ -318,19 +252,19 @@ int cmd_datasrc(const struct cli_global *g, int argc, char **argv)
 	}
 
 	if (json) {
-		struct json j;
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j, NULL);
-		cli_json_begin_array(&j, "values");
+		struct pms_json j;
+		pms_json_init(&j, stdout);
+		pms_json_begin_object(&j, NULL);
+		pms_json_begin_array(&j, "values");
 		for (int i = 0; i < n; i++)
-			print_json(&j, &items[i]);
-		cli_json_end_array(&j);
-		cli_json_end_object(&j);
+			pms_render_datasrc_json(&j, items[i].arg, items[i].val);
+		pms_json_end_array(&j);
+		pms_json_end_object(&j);
 		cli_json_finish(&j);
 	} else if (columns) {
 		printf("data_src\top\tMemory access\tSnoop\tTLB access\tLocked\tBlocked\n");
 		for (int i = 0; i < n; i++)
-			print_columns(&items[i]);
+			pms_render_datasrc_columns(stdout, items[i].val);
 	} else {
 		char b[128];
 		for (int i = 0; i < n; i++) {

@@ -21,15 +21,14 @@
 #include "cli.h"
 #include "cli_opt.h"
 #include "damon_render.h"
-#include "callpath_render.h"
 #include "mem_advise.h"
 #include "mem_export.h"
 #include "mem_render.h"
 #include "alloc_render.h"
-#include "mem_workload.h"
 #include "pmuscope/damon.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
+#include "pmuscope/workload.h"
 #include "pmuscope/session.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
@@ -50,7 +49,7 @@ enum target_kind { T_WORKLOAD, T_COMMAND, T_PID, T_SYSTEM };
 
 struct mem_opts {
 	enum target_kind kind;
-	struct mem_workload_opts wl;
+	struct pms_workload_opts wl;
 	pid_t pid;
 	double duration;
 	enum pms_engine engine;
@@ -76,47 +75,8 @@ struct mem_opts {
 	struct mem_export exp; /* --html, --pprof, --folded */
 	bool no_alloc;         /* --no-alloc */
 	uint64_t alloc_rate, alloc_threshold; /* --alloc-rate, --alloc-threshold */
+	bool types; /* --types: data types and members (docs/types.md) */
 };
-
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned shift = 0;
-	errno = 0;
-	/* strtoull takes "-1" as 2^64-1: no sign here */
-	if (strchr(s, '-'))
-		return -1;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	/* at most 1 TiB, and no wrap in the shift */
-	if (v > (UINT64_C(1) << 40) >> shift)
-		return -1;
-	v <<= shift;
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end)
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 enum {
 	O_SIZE = 256, O_NODE, O_THREADS, O_STEPS, O_DURATION, O_ENGINE, O_PERIOD, O_ADAPT, O_PHYS,
@@ -126,7 +86,7 @@ enum {
 	O_MMAP_PAGES,
 	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
 	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF, O_SPE_DSRC, O_HOLD_BUDGET,
-	O_NOALLOC, O_ALLOC_RATE, O_ALLOC_THRESHOLD,
+	O_NOALLOC, O_ALLOC_RATE, O_ALLOC_THRESHOLD, O_TYPES,
 };
 
 static const struct cli_opt opts[] = {
@@ -197,6 +157,8 @@ static const struct cli_opt opts[] = {
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "everything as JSON (schema: docs/mem.md)" },
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too" },
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample" },
+	{ "types", 0, CLI_NOARG, NULL, O_TYPES,
+	  "after the report: data types and struct members of the\nsamples, as report --types on the -o file (docs/types.md)" },
 	{ "output", 'o', CLI_ARG, "FILE", 'o', "also write the samples as perf.data to FILE" },
 	{ "report-file", 0, CLI_ARG, "FILE", O_REPORTFILE,
 	  "write the report (text, --json or --csv) to FILE instead\n"
@@ -282,7 +244,7 @@ static int parse_sampling(struct mem_opts *o, int c, const char *arg)
 		}
 		break;
 	case 'F':
-		if (parse_long(arg, 1, 1000000, &v) < 0) {
+		if (cli_parse_long(arg, 1, 1000000, &v) < 0) {
 			fprintf(stderr, "pmuscope: mem: -F '%s': want samples per second 1..1000000\n", arg);
 			return CLI_USAGE;
 		}
@@ -315,7 +277,7 @@ static int parse_sampling(struct mem_opts *o, int c, const char *arg)
 		}
 		break;
 	case O_LDLAT:
-		if (parse_long(arg, 1, 65535, &v) < 0) {
+		if (cli_parse_long(arg, 1, 65535, &v) < 0) {
 			fprintf(stderr, "pmuscope: mem: --ldlat '%s': want cycles 1..65535\n", arg);
 			return CLI_USAGE;
 		}
@@ -345,18 +307,7 @@ static int parse_sampling(struct mem_opts *o, int c, const char *arg)
 		/* a list of data-source numbers; arm_spe_pmu.c writes
 		 * PMSDSFR_EL1 = ~inv_data_src_filter (FEAT_SPE_FDS series) */
 		uint64_t keep = 0;
-		struct pms_cpuset set = { 0 };
-		bool bad = pms_cpuset_parse_list(&set, arg) < 0 || !pms_cpuset_count(&set);
-		for (int b = bad ? -1 : pms_cpuset_first(&set); b >= 0;
-		     b = pms_cpuset_next(&set, b + 1)) {
-			if (b > 63) {
-				bad = true;
-				break;
-			}
-			keep |= 1ULL << b;
-		}
-		pms_cpuset_fini(&set);
-		if (bad || !keep) {
+		if (pms_parse_bit_list(arg, &keep) < 0) {
 			fprintf(stderr, "pmuscope: mem: --spe-data-src '%s': want data-source "
 					"numbers 0-63 (e.g. 0,3,8-11)\n", arg);
 			return CLI_USAGE;
@@ -369,35 +320,21 @@ static int parse_sampling(struct mem_opts *o, int c, const char *arg)
 	case O_KERNEL: o->priv = PMS_PRIV_KERNEL; break;
 	case 'c':
 	case O_PERIOD:
-		if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+		if (cli_parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
 			fprintf(stderr, "pmuscope: mem: --period '%s': want a positive count\n", arg);
 			return CLI_USAGE;
 		}
 		o->period = (uint64_t)v;
 		break;
 	case O_MMAP_PAGES: {
-		/* perf's rule (evlist.c __perf_evlist__parse_mmap_pages):
-		 * a page count must be a power of two; a size is rounded
-		 * up to one */
-		size_t psz = (size_t)sysconf(_SC_PAGESIZE), n = 0;
-		const char *e = arg + strspn(arg, "0123456789");
-		if (*e && e != arg) {
-			size_t b = 0;
-			if (parse_size(arg, &b) < 0 || !b) {
-				fprintf(stderr, "pmuscope: mem: -m '%s': want a size (K/M/G)\n", arg);
-				return CLI_USAGE;
-			}
-			n = 1;
-			while (n * psz < b && n < ((size_t)1 << 30))
-				n <<= 1;
-		} else if (parse_long(arg, 1, 1L << 30, &v) < 0 || (v & (v - 1))) {
+		int e = pms_parse_mmap_pages(arg, (size_t)sysconf(_SC_PAGESIZE), &o->mmap_pages);
+		if (e == -1)
+			fprintf(stderr, "pmuscope: mem: -m '%s': want a size (K/M/G)\n", arg);
+		else if (e == -2)
 			fprintf(stderr, "pmuscope: mem: -m '%s': want a power of two of pages "
 					"or a size with K/M/G\n", arg);
+		if (e < 0)
 			return CLI_USAGE;
-		} else {
-			n = (size_t)v;
-		}
-		o->mmap_pages = n;
 		break;
 	}
 	default:
@@ -413,27 +350,27 @@ static int parse_workload(struct mem_opts *o, int c, const char *arg)
 	long v;
 	switch (c) {
 	case O_SIZE:
-		if (parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
+		if (pms_parse_size(arg, &o->wl.size) < 0 || o->wl.size < 16) {
 			fprintf(stderr, "pmuscope: mem: --size '%s': want bytes 16..1T (K/M/G suffixes)\n", arg);
 			return CLI_USAGE;
 		}
 		break;
 	case O_NODE:
-		if (parse_long(arg, 0, 1023, &v) < 0) {
+		if (cli_parse_long(arg, 0, 1023, &v) < 0) {
 			fprintf(stderr, "pmuscope: mem: --node '%s': want a node number 0..1023\n", arg);
 			return CLI_USAGE;
 		}
 		o->wl.node = (int)v;
 		break;
 	case O_THREADS:
-		if (parse_long(arg, 1, 1024, &v) < 0) {
+		if (cli_parse_long(arg, 1, 1024, &v) < 0) {
 			fprintf(stderr, "pmuscope: mem: --threads '%s': want 1..1024\n", arg);
 			return CLI_USAGE;
 		}
 		o->wl.threads = (int)v;
 		break;
 	case O_STEPS:
-		if (parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
+		if (cli_parse_long(arg, 1, 0x7fffffffffffffffL, &v) < 0) {
 			fprintf(stderr, "pmuscope: mem: --steps '%s': want a positive count\n", arg);
 			return CLI_USAGE;
 		}
@@ -441,12 +378,12 @@ static int parse_workload(struct mem_opts *o, int c, const char *arg)
 		break;
 	case O_RUNWL: o->run_workload = true; break;
 	case O_REPORTFD:
-		if (parse_long(arg, 0, 1 << 20, &v) < 0)
+		if (cli_parse_long(arg, 0, 1 << 20, &v) < 0)
 			return CLI_USAGE;
 		o->wl.report_fd = (int)v;
 		break;
 	case O_RELEASEFD:
-		if (parse_long(arg, 0, 1 << 20, &v) < 0)
+		if (cli_parse_long(arg, 0, 1 << 20, &v) < 0)
 			return CLI_USAGE;
 		o->wl.release_fd = (int)v;
 		break;
@@ -481,7 +418,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		arg = p.arg;
 		switch (c) {
 		case 'p':
-			if (parse_long(arg, 1, 0x7fffffff, &v) < 0) {
+			if (cli_parse_long(arg, 1, 0x7fffffff, &v) < 0) {
 				fprintf(stderr, "pmuscope: mem: -p '%s': want a process id\n", arg);
 				return CLI_USAGE;
 			}
@@ -507,7 +444,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_ALLOC_RATE:
 		case O_ALLOC_THRESHOLD: {
 			size_t n;
-			if (parse_size(arg, &n) < 0) {
+			if (pms_parse_size(arg, &n) < 0) {
 				fprintf(stderr, "pmuscope: mem: --%s '%s': want a size in bytes\n",
 					c == O_ALLOC_RATE ? "alloc-rate" : "alloc-threshold", arg);
 				return CLI_USAGE;
@@ -547,10 +484,11 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 			break;
 		case O_SAMPLES: o->samples = true; break;
 		case O_CSV: o->csv = true; break;
+		case O_TYPES: o->types = true; break;
 		case 'o': o->out = arg; break;
 		case O_REPORTFILE: o->report_file = arg; break;
 		case O_TOP:
-			if (parse_long(arg, 1, 100000, &v) < 0) {
+			if (cli_parse_long(arg, 1, 100000, &v) < 0) {
 				fprintf(stderr, "pmuscope: mem: --top '%s': want 1..100000\n", arg);
 				return CLI_USAGE;
 			}
@@ -624,6 +562,11 @@ static int check_opts(struct mem_opts *o, int argc, char **argv, int ind)
 				"--json report (not --csv or --folded)\n");
 		return CLI_USAGE;
 	}
+	if (o->types && (o->csv || o->exp.folded || o->apply)) {
+		fprintf(stderr, "pmuscope: mem: --types goes with the text or --json report (not "
+				"--csv, --folded or --apply)\n");
+		return CLI_USAGE;
+	}
 	if (o->apply && o->duration <= 0) {
 		fprintf(stderr, "pmuscope: mem: --apply needs --duration SEC: it measures SEC, "
 				"applies the advice, and measures SEC again\n");
@@ -649,137 +592,6 @@ struct outcome {
 	double seconds;
 };
 
-static const char *sig_name(int sig)
-{
-	const char *d = sigabbrev_np(sig);
-	return d ? d : "?";
-}
-
-/* ---- output: the run-specific parts (the rest is mem_render.c) -------- */
-
-struct run_desc {
-	const struct mem_opts *o;
-	pid_t pid;
-	const struct wl_info *wl;
-	const struct outcome *oc;
-	const struct pms_sampler_info *info;
-	const struct mem_advise *ma;       /* --advise */
-	const struct pms_memreport *after; /* --apply: the second measurement */
-};
-
-static void mem_json_run(struct json *j, const void *ud)
-{
-	const struct run_desc *d = ud;
-	cli_json_begin_object(j, "target");
-	static const char *const kinds[] = { "workload", "command", "pid", "system" };
-	cli_json_str(j, "kind", kinds[d->o->kind]);
-	if (d->pid > 0)
-		cli_json_int(j, "pid", d->pid);
-	else
-		cli_json_null(j, "pid");
-	cli_json_begin_array(j, "argv");
-	for (char **a = d->o->cmd; a && *a; a++)
-		cli_json_str(j, NULL, *a);
-	cli_json_end_array(j);
-	cli_json_end_object(j);
-	if (d->o->kind == T_WORKLOAD) {
-		cli_json_begin_object(j, "workload");
-		mem_render_json_hex(j, "buffer_start", d->wl->have, d->wl->start);
-		cli_json_uint(j, "buffer_size", d->wl->have ? d->wl->size : d->o->wl.size);
-		cli_json_int(j, "threads", d->o->wl.threads);
-		if (d->o->wl.node >= 0)
-			cli_json_int(j, "requested_node", d->o->wl.node);
-		else
-			cli_json_null(j, "requested_node");
-		if (d->wl->have && d->wl->home >= 0)
-			cli_json_int(j, "home_node", d->wl->home);
-		else
-			cli_json_null(j, "home_node");
-		cli_json_end_object(j);
-	} else {
-		cli_json_null(j, "workload");
-	}
-	cli_json_begin_object(j, "exit");
-	if (!d->oc->have_status) {
-		cli_json_str(j, "how", d->pid > 0 && d->o->kind == T_PID ? "still running" : "none");
-		cli_json_null(j, "code");
-		cli_json_null(j, "signal");
-	} else if (WIFEXITED(d->oc->status)) {
-		cli_json_str(j, "how", "exited");
-		cli_json_int(j, "code", WEXITSTATUS(d->oc->status));
-		cli_json_null(j, "signal");
-	} else {
-		cli_json_str(j, "how", "signaled");
-		cli_json_null(j, "code");
-		cli_json_int(j, "signal", WTERMSIG(d->oc->status));
-		cli_json_str(j, "signal_name", sig_name(WTERMSIG(d->oc->status)));
-		cli_json_bool(j, "core_dumped", WCOREDUMP(d->oc->status));
-	}
-	cli_json_bool(j, "interrupted", d->oc->interrupted);
-	cli_json_bool(j, "timed_out", d->oc->timed_out);
-	cli_json_end_object(j);
-	cli_json_double(j, "duration_s", d->oc->seconds);
-	mem_advise_json(j, d->ma, d->after, d->pid, d->o->cmd);
-
-}
-
-static void mem_json_verify(struct json *j, const void *ud)
-{
-	const struct run_desc *d = ud;
-	cli_json_bool(j, "requested", d->o->verify);
-	if (d->o->verify && d->wl->have && d->wl->vchecked >= 0) {
-		cli_json_str(j, "how", "workload buffer pages: get_mempolicy vs move_pages, in the workload");
-		cli_json_int(j, "checked", d->wl->vchecked);
-		cli_json_int(j, "disagree", d->wl->vdis);
-		cli_json_int(j, "errors", d->wl->verr);
-	} else {
-		cli_json_str(j, "how", d->o->verify ? "not possible: get_mempolicy answers only for the "
-						   "calling process, and the profiled one is another"
-						 : NULL);
-		cli_json_null(j, "checked");
-		cli_json_null(j, "disagree");
-		cli_json_null(j, "errors");
-	}
-}
-
-static void mem_text_verify(const void *ud)
-{
-	const struct run_desc *d = ud;
-	const struct mem_opts *o = d->o;
-	if (o->verify) {
-		if (d->wl->have && d->wl->vchecked >= 0)
-			printf("  verify: %ld buffer pages, get_mempolicy vs move_pages: %ld disagree, "
-			       "%ld errors\n",
-			       d->wl->vchecked, d->wl->vdis, d->wl->verr);
-		else
-			printf("  verify: not possible (get_mempolicy answers only for the calling "
-			       "process)\n");
-	}
-}
-
-/* "built-in pointer chase, ..." for the report's first line. */
-static void mem_target_text(const struct run_desc *d, char *buf, size_t size)
-{
-	const struct mem_opts *o = d->o;
-	size_t k = 0;
-	switch (o->kind) {
-	case T_WORKLOAD:
-	{
-		char hs[32];
-		snprintf(buf, size, "built-in pointer chase, %s, %d thread(s)",
-			 cli_human_size(o->wl.size, hs, sizeof(hs)), o->wl.threads);
-	}
-		break;
-	case T_COMMAND:
-		k = (size_t)snprintf(buf, size, "command");
-		for (char **a = o->cmd; *a && k < size; a++)
-			k += (size_t)snprintf(buf + k, size - k, " %s", *a);
-		break;
-	case T_PID: snprintf(buf, size, "pid %d", (int)d->pid); break;
-	case T_SYSTEM: snprintf(buf, size, "system-wide"); break;
-	}
-}
-
 /* ---- main ---------------------------------------------------------------- */
 
 struct mem_run {
@@ -796,7 +608,7 @@ struct mem_run {
 	struct pms_memreport *rep;
 	struct pms_pathreport *prep;
 	struct mem_advise ma;
-	struct wl_child wc;
+	struct pms_workload_child wc;
 	struct outcome oc;
 	struct pms_sampler_info info;
 	struct cli_out rep_out, out_o;
@@ -929,8 +741,10 @@ static int mem_prepare(struct mem_run *r)
 	const struct mem_opts *o = r->o;
 	r->cargv = o->cmd;
 	if (o->kind == T_WORKLOAD) {
-		if (wl_child_prepare(&r->wc, r->g->prog, &o->wl, o->verify) < 0)
+		if (pms_workload_child_prepare(&r->wc, r->g->prog, &o->wl, o->verify) < 0) {
+			fprintf(stderr, "pmuscope: mem: %s\n", pms_error_last());
 			return -1;
+		}
 		r->cargv = r->wc.argv;
 	}
 	mem_sampler_opts(o, &r->so);
@@ -1002,6 +816,10 @@ static int mem_open(struct mem_run *r)
 	r->sopt.ud = r;
 	int orc = pms_session_open_live(r->sys, r->pmus, r->topo, &r->lo, &r->sopt, &r->ses);
 	alloc_cli_restore(&r->ac);
+	if (orc == 0 && o->types && pms_session_set_types(r->ses) < 0) {
+		fprintf(stderr, "pmuscope: mem: --types: %s\n", pms_error_last());
+		return -1;
+	}
 	if (orc == 0 && r->ac.fd >= 0) {
 		int afd = r->ac.fd;
 		r->ac.fd = -1; /* the session's now */
@@ -1020,7 +838,7 @@ static int mem_open(struct mem_run *r)
 	}
 	r->prof = pms_session_profile(r->ses);
 	r->pid = o->kind == T_SYSTEM ? -1 : pms_session_pid(r->ses);
-	wl_child_started(&r->wc);
+	pms_workload_child_started(&r->wc);
 	pms_session_result(r->ses, &r->res);
 	if (r->lo.hold_exits && !r->res.holding)
 		cli_warn_no_hold("mem", r->res.hold_why,
@@ -1067,7 +885,7 @@ static int mem_loop(struct mem_run *r)
 		cli_fail("mem: enabling the sampler");
 		return -1;
 	}
-	struct wl_info *wi = &r->wc.wi;
+	struct pms_workload_info *wi = &r->wc.wi;
 	/* --apply's first measurement of the built-in workload lasts
 	 * --duration from when the workload said where its buffer is: on a
 	 * loaded machine it may take longer than that to start its chase */
@@ -1076,12 +894,12 @@ static int mem_loop(struct mem_run *r)
 		int sr = pms_session_step(r->ses);
 		if (sr < 0)
 			cli_fail("mem: reading samples");
-		wl_child_poll(&r->wc);
+		pms_workload_child_poll(&r->wc);
 		if (wi->done && r->wc.relfd[1] >= 0) {
 			/* the workload finished and waits: drain what is left
 			 * while its pages still exist, then let it exit */
 			(void)pms_session_drain(r->ses);
-			wl_child_release(&r->wc);
+			pms_workload_child_release(&r->wc);
 		}
 		if (sr <= 0)
 			break;
@@ -1105,7 +923,7 @@ static int mem_loop(struct mem_run *r)
 	 * closes stdout early (| head) must not cost the recording. */
 	(void)pms_session_finish(r->ses);
 	cli_warn_left_running("mem", r->ses);
-	wl_child_poll(&r->wc);
+	pms_workload_child_poll(&r->wc);
 	pms_session_result(r->ses, &r->res);
 	r->oc = (struct outcome){
 		.have_status = r->res.have_status, .status = r->res.status,
@@ -1144,7 +962,7 @@ static FILE *mem_report_stream(struct mem_run *r)
 static int mem_print(struct mem_run *r)
 {
 	struct mem_opts *o = r->o;
-	struct wl_info *wi = &r->wc.wi;
+	struct pms_workload_info *wi = &r->wc.wi;
 	struct pms_numa_stats nst;
 	pms_numa_oracle_stats(pms_session_oracle(r->ses), &nst);
 	if (wi->have) /* the workload said where its buffer is and on which node */
@@ -1173,20 +991,34 @@ static int mem_print(struct mem_run *r)
 	/* --apply: the main report is the first measurement's */
 	const struct mem_advise *ma = &r->ma;
 	const struct pms_memreport *shown = ma->phase == 1 ? ma->before : r->rep;
-	struct run_desc d = { o, r->pid, wi, &r->oc, &r->info, ma, ma->phase == 1 ? r->rep : NULL };
+	struct pms_render_advice adv;
+	mem_advise_view(ma, &adv);
+	struct pms_render_mem_run d = {
+		.kind = (enum pms_render_run_kind)o->kind, .pid = r->pid, .cmd = o->cmd,
+		.wl_size = o->wl.size, .wl_threads = o->wl.threads, .wl_node = o->wl.node,
+		.wl = { wi->have, wi->start, wi->size, wi->home, wi->vchecked, wi->vdis, wi->verr },
+		.verify = o->verify, .advice = &adv,
+		.after = ma->phase == 1 ? r->rep : NULL,
+		.oc = { r->oc.have_status, r->oc.status, r->oc.interrupted, r->oc.timed_out,
+			r->oc.seconds },
+	};
 	char target[512];
-	mem_target_text(&d, target, sizeof(target));
-	struct mem_render mr = {
-		.command = "mem", .target_text = target, .seconds = r->oc.seconds,
+	pms_render_mem_target(&d, target, sizeof(target));
+	struct pms_render_alloc av;
+	alloc_cli_view(ac, &av);
+	struct pms_render_mem_opts mr = {
+		.version = PMS_RENDER_MEM_OPTS_VERSION, .meta = cli_json_meta(),
+		.verbosity = cli_verbosity, .command = "mem", .target_text = target, .seconds = r->oc.seconds,
 		.sample_type = r->info.sample_type, .samples = o->samples, .oracle = true,
 		.per_process = o->per_process, .per_thread = o->per_thread,
 		.hold = o->kind == T_COMMAND ? (r->res.holding ? 1 : -1) : 0,
 		.system_wide = o->kind == T_SYSTEM,
-		.json_run = mem_json_run, .json_verify = mem_json_verify,
-		.text_verify = mem_text_verify, .ud = &d,
-		.json_extra = alloc_json_extra, .text_extra = alloc_text_extra, .extra_ud = ac,
+		.json_run = pms_render_mem_run_json, .json_verify = pms_render_mem_verify_json,
+		.text_verify = pms_render_mem_verify_text, .ud = &d,
+		.paths = ac->paths, .alloc = &av,
 		.adapt_on = o->adapt, .unhonoured = r->unh, .nunhonoured = r->nunh,
 	};
+	mr.types = o->types ? pms_session_typeprof(r->ses) : NULL;
 	pms_session_holds(r->ses, &mr.holds);
 	mr.hold_budget_ms = o->hold_budget < 0 ? -1
 			    : o->hold_budget > 0 ? o->hold_budget : PMS_LIVERUN_HOLD_BUDGET_MS;
@@ -1198,6 +1030,7 @@ static int mem_print(struct mem_run *r)
 	if (!to)
 		return -1;
 	FILE *saved_stdout = cli_stdout_to(to); /* the report's stream meanwhile */
+	mr.out = stdout;
 	if (ma->phase == 1)
 		mr.seconds = ma->before_s;
 	/* the exports are of the report shown (the page embeds its JSON) */
@@ -1205,22 +1038,44 @@ static int mem_print(struct mem_run *r)
 	o->exp.topo = r->topo;
 	o->exp.read_build_ids = true;
 	o->exp.paths = ma->phase == 1 ? NULL : r->prep; /* --apply: paths of both measurements */
+	struct pms_type_hit *hits = NULL;
+	const char **tl = NULL;
+	if (o->types && o->exp.pprof &&
+	    (pms_session_type_hits(r->ses, shown, &hits) < 0 ||
+	     pms_render_types_labels(hits, shown->nall, &tl) < 0))
+		fprintf(stderr, "pmuscope: mem: types: pprof labels: %s\n", pms_error_last());
+	else if (o->types && o->exp.pprof) {
+		o->exp.type_labels = tl;
+		o->exp.member_labels = tl + shown->nall;
+		o->exp.ntype_labels = shown->nall;
+	}
 	r->xrc = mem_export_write(&o->exp, &mr, shown);
+	free(hits);
+	free(tl);
 	if (o->exp.folded) {
 		; /* the collapsed stacks were the output */
 	} else if (o->json) {
-		mem_render_json(&mr, shown);
+		if (pms_render_mem_json(&mr, shown) < 0)
+			fprintf(stderr, "pmuscope: writing JSON failed\n");
 	} else if (o->csv) {
-		alloc_render_csv(ac, r->rep);
+		pms_render_alloc_csv(stdout, &av, r->rep);
 	} else {
-		mem_render_text(&mr, shown);
+		(void)pms_render_mem_text(&mr, shown);
 		mem_advise_text(ma, r->rep, r->pid, o->cmd);
+		if (o->types) {
+			printf("\n");
+			if (pms_render_types(stdout, pms_session_typeprof(r->ses), false, o->top,
+					     NULL) < 0) {
+				fprintf(stderr, "pmuscope: mem: types: %s\n", pms_error_last());
+				r->xrc = 1;
+			}
+		}
 	}
 	{
 		/* an empty result is said, on stderr too (the report may be JSON
 		 * or CSV, or in a file) */
 		char why[600];
-		if (mem_render_empty(&mr, shown, why, sizeof(why)))
+		if (pms_render_mem_empty(&mr, shown, why, sizeof(why)))
 			fprintf(stderr, "pmuscope: mem: %s\n", why);
 		mem_render_warn_loss(&mr, shown);
 	}
@@ -1276,7 +1131,11 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 		return cli_exit_code(prc);
 	if (o.run_workload) {
 		o.wl.verify = o.verify;
-		return mem_workload_run(&o.wl);
+		pms_error_clear();
+		int wrc = pms_workload_run(&o.wl);
+		if (wrc == 2 && pms_error_last()[0])
+			fprintf(stderr, "pmuscope mem workload: %s\n", pms_error_last());
+		return wrc;
 	}
 #ifdef M_MMAP_THRESHOLD
 	/* Blocks of 256 KiB and more are mapped on their own and unmapped
@@ -1317,7 +1176,7 @@ int cmd_mem(const struct cli_global *g, int argc, char **argv)
 	cli_out_abandon(&r->out_o);
 	cli_out_abandon(&r->rep_out);
 	mem_export_abandon(&o.exp);
-	wl_child_close(&r->wc);
+	pms_workload_child_close(&r->wc);
 	pms_topo_free(r->topo);
 	pms_pmus_free(r->pmus);
 	pms_sys_free(r->sys);

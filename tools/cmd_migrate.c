@@ -174,25 +174,25 @@ int cmd_migrate(const struct cli_global *g, int argc, char **argv)
 	struct pms_migrate_result res;
 	int mr = pms_migrate_range(sys, pid, start, end, nodes, nnodes, &mo, &res);
 	if (json) {
-		struct json j;
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j, NULL);
-		cli_json_int(&j, "pid", pid);
+		struct pms_json j;
+		pms_json_init(&j, stdout);
+		pms_json_begin_object(&j, NULL);
+		pms_json_int(&j, "pid", pid);
 		char b[32];
 		snprintf(b, sizeof(b), "0x%" PRIx64, start);
-		cli_json_str(&j, "start", b);
+		pms_json_str(&j, "start", b);
 		snprintf(b, sizeof(b), "0x%" PRIx64, end);
-		cli_json_str(&j, "end", b);
-		cli_json_begin_array(&j, "to");
+		pms_json_str(&j, "end", b);
+		pms_json_begin_array(&j, "to");
 		for (size_t i = 0; i < nnodes; i++)
-			cli_json_int(&j, NULL, nodes[i]);
-		cli_json_end_array(&j);
-		advise_migrate_json(&j, "result", &res);
-		cli_json_str(&j, "error", mr < 0 ? pms_error_last() : NULL);
+			pms_json_int(&j, NULL, nodes[i]);
+		pms_json_end_array(&j);
+		pms_render_migrate_json(&j, "result", &res);
+		pms_json_str(&j, "error", mr < 0 ? pms_error_last() : NULL);
 		cli_json_finish(&j);
 	} else {
 		printf("pid %d 0x%" PRIx64 "-0x%" PRIx64 ": ", (int)pid, start, end);
-		advise_migrate_text(stdout, &res, nodes, nnodes);
+		pms_migrate_render_text(stdout, &res, nodes, nnodes);
 	}
 	if (mr < 0) {
 		cli_fail("migrate");

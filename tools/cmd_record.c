@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "alloc_render.h"
-#include "callpath_render.h"
 #include "cli.h"
 #include "cli_opt.h"
 #include "cli_out.h"
 #include "pmuscope/error.h"
+#include "pmuscope/render_cmd.h"
 #include "pmuscope/event.h"
 #include "pmuscope/session.h"
 #include "pmuscope/memsrc.h"
@@ -83,65 +83,6 @@ const struct cli_spec cli_spec_record = {
 	.stop_at_operand = true,
 };
 
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * (double)a / (double)b : 0.0;
-}
-
-static void text_sites(const char *title, const struct pms_memreport_site *v, size_t n,
-		       uint64_t total, bool lines)
-{
-	printf("\n%s:\n", title);
-	if (!n)
-		printf("  (none)\n");
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_memreport_site *s = &v[i];
-		const char *mod = s->module ? strrchr(s->module, '/') : NULL;
-		mod = mod ? mod + 1 : s->module ? s->module : "";
-		printf("  %8" PRIu64 " %5.1f%%  %s", s->samples, pct(s->samples, total), s->name);
-		if (lines && s->file)
-			printf("  %s:%d", s->file, s->line);
-		else if (!lines && s->file)
-			printf("  %s", s->file);
-		printf("  (%s)\n", *mod ? mod : "?");
-	}
-}
-
-static void json_sites(struct json *j, const char *key, const struct pms_memreport_site *v,
-		       size_t n)
-{
-	cli_json_begin_array(j, key);
-	for (size_t i = 0; i < n; i++) {
-		char hx[24];
-		cli_json_begin_object(j, NULL);
-		cli_json_uint(j, "samples", v[i].samples);
-		if (v[i].addr_hidden)
-			cli_json_null(j, "ip");
-		else {
-			snprintf(hx, sizeof(hx), "0x%" PRIx64, v[i].addr);
-			cli_json_str(j, "ip", hx);
-		}
-		cli_json_str(j, "func", v[i].name);
-		cli_json_str(j, "file", v[i].file);
-		if (v[i].file)
-			cli_json_int(j, "line", v[i].line);
-		else
-			cli_json_null(j, "line");
-		cli_json_str(j, "module", v[i].module);
-		cli_json_bool(j, "kernel", v[i].kernel);
-		cli_json_end_object(j);
-	}
-	cli_json_end_array(j);
-}
-
-/* perf's name of a generic event ("cpu-clock"), else the source's name. */
-static const char *event_name(const struct pms_memsrc_attr *a)
-{
-	const char *g = pms_event_generic_name(a->attr->type, a->attr->config);
-	return g ? g : a->name;
-}
-
-
 /* The report: --json on stdout; the text on stdout, or on stderr for a
  * COMMAND (perf stat's rule, docs/cli.md: its stdout stays its own). */
 static void record_print(const char *event, bool json, bool cmd, const struct pms_memsrc_info *si,
@@ -151,60 +92,12 @@ static void record_print(const char *event, bool json, bool cmd, const struct pm
 {
 	FILE *saved_stdout = cli_stdout_to(cmd && !json ? stderr : stdout);
 	if (json) {
-		struct json j;
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "event", event);
-		cli_json_str(&j, "engine", pms_engine_name(si->engine));
-		cli_json_str(&j, "pmus", si->pmus);
-		cli_json_str(&j, "notes", si->notes);
-		cli_json_bool(&j, "fallback_cpu_clock", strstr(si->notes, "FALLBACK") != NULL);
-		cli_json_begin_array(&j, "events");
-		for (size_t i = 0; i < nattrs; i++) {
-			if (!attrs[i].samples)
-				continue;
-			cli_json_begin_object(&j, NULL);
-			cli_json_str(&j, "name", event_name(&attrs[i]));
-			cli_json_str(&j, "pmu", attrs[i].pmu);
-			cli_json_uint(&j, "type", attrs[i].attr->type);
-			cli_json_uint(&j, "config", attrs[i].attr->config);
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-		cli_json_uint(&j, "samples", rep->samples);
-		cli_json_uint(&j, "lost", sst->lost_total);
-		cli_json_uint(&j, "excluded_self", sst->samples_excluded);
-		cli_json_double(&j, "duration_s", secs);
-		json_sites(&j, "hot_functions", rep->top_funcs_samples, rep->ntop_funcs_samples);
-		json_sites(&j, "hot_instructions", rep->top_ips_samples, rep->ntop_ips_samples);
-		if (prep)
-			callpath_render_json(&j, prep);
-		cli_json_end_object(&j);
+		struct pms_json j;
+		pms_json_init(&j, stdout);
+		pms_render_record_json(&j, event, si, attrs, nattrs, rep, prep, sst, secs);
 		cli_json_finish(&j);
 	} else {
-		printf("pmuscope record: %s, %" PRIu64 " samples in %.2f s", event, rep->samples,
-		       secs);
-		if (sst->lost_total)
-			printf(" (%" PRIu64 " lost)", sst->lost_total);
-		if (sst->samples_excluded)
-			printf(" (%" PRIu64 " of pmuscope itself left out)", sst->samples_excluded);
-		printf("\nsampled: ");
-		bool first = true;
-		for (size_t i = 0; i < nattrs; i++) {
-			if (!attrs[i].samples)
-				continue;
-			printf("%s%s on %s", first ? "" : ", ", event_name(&attrs[i]), attrs[i].pmu);
-			first = false;
-		}
-		printf("\n");
-		if (si->notes && *si->notes)
-			printf("notes: %s\n", si->notes);
-		text_sites("hot functions", rep->top_funcs_samples, rep->ntop_funcs_samples,
-			   rep->samples, false);
-		text_sites("hot instructions", rep->top_ips_samples, rep->ntop_ips_samples, rep->samples,
-			   true);
-		if (prep)
-			callpath_render_text(prep);
+		pms_render_record_text(stdout, event, si, attrs, nattrs, rep, prep, sst, secs);
 	}
 	cli_stdout_to(saved_stdout);
 }
@@ -346,7 +239,7 @@ static int record_folded(struct cli_out *fold_o, const char *folded,
 			 const struct pms_pathreport *prep)
 {
 	FILE *f = cli_out_stream(fold_o);
-	if (!f || callpath_write_folded(f, prep) < 0) {
+	if (!f || pms_render_callpath_folded(f, prep) < 0) {
 		fprintf(stderr, "pmuscope: record: --folded %s: out of memory\n", folded);
 		return -1;
 	}

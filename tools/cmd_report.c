@@ -16,11 +16,9 @@
 #include "alloc_render.h"
 #include "cli.h"
 #include "cli_opt.h"
-#include "callpath_render.h"
 #include "mem_advise.h"
 #include "mem_export.h"
 #include "mem_render.h"
-#include "types_render.h"
 #include "pmuscope/error.h"
 #include "pmuscope/session.h"
 #include "pmuscope/event.h"
@@ -37,7 +35,8 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
 
 enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE,
-       O_JOBS, O_PCTLIMIT, O_HEADERONLY, O_TYPES };
+       O_JOBS, O_PCTLIMIT, O_HEADERONLY, O_TYPES, O_FETCH, O_CHILDREN, O_NOCHILDREN };
+int report_fetch(const struct cli_global *g, const char *path, bool by_line, size_t top);
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -47,9 +46,9 @@ static const struct cli_opt opts[] = {
 	  "with its host name (HOSTNAME header, else its path)" },
 	{ "top", 0, CLI_ARG, "N", O_TOP, "entries per top list (default 10)" },
 	{ "jobs", 0, CLI_ARG, "N", O_JOBS,
-	  "several files: decode up to N at a time, one thread each,\n"
-	  "into one profile each, merged in file order (default: the\n"
-	  "online CPUs; 1: one after the other, the same report)" },
+	  "decode on up to N threads (default: the online CPUs; 1: one\n"
+	  "thread, the same report): several files one thread each, one\n"
+	  "file in chunks of its data, one profile each, merged in order" },
 	{ "json", 0, CLI_NOARG, NULL, O_JSON, "the report as JSON (schema: docs/mem.md; target.kind \"file\")" },
 	{ "samples", 0, CLI_NOARG, NULL, O_SAMPLES, "with --json: every sample too (keeps them all in memory)" },
 	{ "csv", 0, CLI_NOARG, NULL, O_CSV, "one CSV row per sample, as `pmuscope mem --csv`" },
@@ -73,9 +72,31 @@ static const struct cli_opt opts[] = {
 	  "snoop, tlb, locked, dcacheline, phys_daddr (64-byte line\n"
 	  "and physical address), node (the CPU's), memnode (the data's),\n"
 	  "comm, sym, dso, symbol_daddr, type, typeoff, typecln" },
+	{ "fields", 'F', CLI_ARG, "FIELDS", 'F',
+	  "perf's -F: the table's columns in this order, overhead,\n"
+	  "sample, period and the --sort keys (rows in that order)" },
 	{ "show-nr-samples", 'n', CLI_NOARG, NULL, 'n', "with --sort: a Samples column" },
+	{ "children", 0, CLI_NOARG, NULL, O_CHILDREN,
+	  "perf's table with a Children column: each row's samples and\n"
+	  "those of every function it called (the file's call paths:\n"
+	  "frame pointers or DWARF); keys comm,dso,sym unless --sort\n"
+	  "(perf's default on a file with call paths; here when asked)" },
+	{ "no-children", 0, CLI_NOARG, NULL, O_NOCHILDREN,
+	  "perf's table without the Children column (each sample to its\n"
+	  "own function only), keys comm,dso,sym unless --sort" },
+	{ "call-graph", 'g', CLI_ARG, "MODE,...", 'g',
+	  "perf report -g: the table (as --children unless\n"
+	  "--no-children) with each row's call chains: flat, folded\n"
+	  "(perf's text), graph (perf's default: the tree, percent of\n"
+	  "all), fractal (percent of the parent), none; caller/callee;\n"
+	  "THRESHOLD (percent, default 0.5) and PRINT_LIMIT; percent,\n"
+	  "period, count" },
 	{ "percent-limit", 0, CLI_ARG, "PCT", O_PCTLIMIT, "with --sort: no rows under PCT% overhead" },
 	{ "header-only", 0, CLI_NOARG, NULL, O_HEADERONLY, "print the header features only" },
+	{ "fetch", 0, CLI_OPTARG, "line", O_FETCH,
+	  "AMD IBS fetch samples (record -e ibs_fetch//): latency,\n"
+	  "iTLB level and page size, IC/L2/L3 miss per function, or\n"
+	  "per source line with =line (docs/ibs.md)" },
 	{ 0 },
 };
 
@@ -102,7 +123,9 @@ const struct cli_spec cli_spec_report = {
 		"  - Several files (the aggregate report: no --samples, --csv, exports,\n"
 		"    --advise, call paths or '-') are decoded in parallel, one profile per\n"
 		"    file, each file's data addresses named through its own mappings,\n"
-		"    merged in file order: the report is the same for every --jobs.",
+		"    merged in file order: the report is the same for every --jobs.\n"
+		"    One such file is decoded in chunks of its data on --jobs threads\n"
+		"    where its records allow (docs/cli.md), with the same report.",
 	.opts = opts,
 	.footer = "Exit status: 0 ok, 1 the file cannot be read, 2 usage error.",
 };
@@ -120,83 +143,83 @@ struct file_desc {
 	const struct mem_advise *ma; /* --advise */
 };
 
-static void json_events(struct json *j, struct pms_perfdata_reader *r)
+static void json_events(struct pms_json *j, struct pms_perfdata_reader *r)
 {
 	char hx[24];
 	size_t nattrs = pms_perfdata_reader_nattrs(r);
-	cli_json_begin_array(j, "events");
+	pms_json_begin_array(j, "events");
 	for (size_t i = 0; i < nattrs; i++) {
 		const struct pms_perfdata_attr *a = pms_perfdata_reader_attr(r, i);
-		cli_json_begin_object(j, NULL);
-		cli_json_str(j, "name", a->name);
-		cli_json_uint(j, "type", a->attr->type);
+		pms_json_begin_object(j, NULL);
+		pms_json_str(j, "name", a->name);
+		pms_json_uint(j, "type", a->attr->type);
 		snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->config);
-		cli_json_str(j, "config", hx);
+		pms_json_str(j, "config", hx);
 		snprintf(hx, sizeof(hx), "0x%" PRIx64, (uint64_t)a->attr->sample_type);
-		cli_json_str(j, "sample_type", hx);
-		cli_json_end_object(j);
+		pms_json_str(j, "sample_type", hx);
+		pms_json_end_object(j);
 	}
-	cli_json_end_array(j);
+	pms_json_end_array(j);
 }
 
-static void report_json_run(struct json *j, const void *ud)
+static void report_json_run(struct pms_json *j, const void *ud)
 {
 	const struct file_desc *d = ud;
-	cli_json_begin_object(j, "target");
-	cli_json_str(j, "kind", "file");
-	cli_json_null(j, "pid");
-	cli_json_begin_array(j, "argv");
-	cli_json_end_array(j);
+	pms_json_begin_object(j, "target");
+	pms_json_str(j, "kind", "file");
+	pms_json_null(j, "pid");
+	pms_json_begin_array(j, "argv");
+	pms_json_end_array(j);
 	/* the first file; "files" lists every one of a merged report */
-	cli_json_str(j, "path", pms_session_file_path(d->ses, 0));
-	cli_json_bool(j, "pipe_mode", d->pipe);
-	cli_json_uint(j, "records", d->st.records);
-	cli_json_uint(j, "skipped_records", d->st.bad_records);
-	cli_json_bool(j, "truncated", d->st.truncated);
-	cli_json_bool(j, "unfinished", d->st.unfinished);
-	cli_json_uint(j, "skipped_features", d->st.bad_features);
+	pms_json_str(j, "path", pms_session_file_path(d->ses, 0));
+	pms_json_bool(j, "pipe_mode", d->pipe);
+	pms_json_uint(j, "records", d->st.records);
+	pms_json_uint(j, "skipped_records", d->st.bad_records);
+	pms_json_bool(j, "truncated", d->st.truncated);
+	pms_json_bool(j, "unfinished", d->st.unfinished);
+	pms_json_uint(j, "skipped_features", d->st.bad_features);
 	/* what the reader skipped, of every file (a merged report names it) */
-	cli_json_begin_array(j, "problems");
+	pms_json_begin_array(j, "problems");
 	const char *pr;
 	size_t f;
 	for (size_t i = 0; (pr = pms_session_problem(d->ses, i, &f)); i++) {
 		if (d->nin == 1) {
-			cli_json_str(j, NULL, pr);
+			pms_json_str(j, NULL, pr);
 		} else {
 			char *m = NULL;
 			if (asprintf(&m, "%s: %s", pms_session_file_path(d->ses, f), pr) < 0)
 				m = NULL;
-			cli_json_str(j, NULL, m ? m : pr);
+			pms_json_str(j, NULL, m ? m : pr);
 			free(m);
 		}
 	}
-	cli_json_end_array(j);
+	pms_json_end_array(j);
 	json_events(j, pms_session_reader(d->ses, 0));
-	cli_json_begin_array(j, "files");
+	pms_json_begin_array(j, "files");
 	for (size_t i = 0; i < d->nin; i++) {
 		const struct pms_perfdata_reader *r = pms_session_reader(d->ses, i);
 		const struct pms_perfdata_info *info = pms_perfdata_reader_info(r);
 		const struct pms_perfdata_stats *st = pms_perfdata_reader_stats(r);
-		cli_json_begin_object(j, NULL);
-		cli_json_str(j, "path", pms_session_file_path(d->ses, i));
-		cli_json_str(j, "host", info->hostname);
-		cli_json_uint(j, "records", st->records);
-		cli_json_uint(j, "skipped_records", st->bad_records);
-		cli_json_bool(j, "truncated", st->truncated);
-		cli_json_bool(j, "unfinished", st->unfinished);
-		cli_json_end_object(j);
+		pms_json_begin_object(j, NULL);
+		pms_json_str(j, "path", pms_session_file_path(d->ses, i));
+		pms_json_str(j, "host", info->hostname);
+		pms_json_uint(j, "records", st->records);
+		pms_json_uint(j, "skipped_records", st->bad_records);
+		pms_json_bool(j, "truncated", st->truncated);
+		pms_json_bool(j, "unfinished", st->unfinished);
+		pms_json_end_object(j);
 	}
-	cli_json_end_array(j);
-	cli_json_end_object(j);
-	cli_json_null(j, "workload");
-	cli_json_begin_object(j, "exit");
-	cli_json_str(j, "how", "none");
-	cli_json_null(j, "code");
-	cli_json_null(j, "signal");
-	cli_json_bool(j, "interrupted", false);
-	cli_json_bool(j, "timed_out", false);
-	cli_json_end_object(j);
-	cli_json_double(j, "duration_s", d->seconds);
+	pms_json_end_array(j);
+	pms_json_end_object(j);
+	pms_json_null(j, "workload");
+	pms_json_begin_object(j, "exit");
+	pms_json_str(j, "how", "none");
+	pms_json_null(j, "code");
+	pms_json_null(j, "signal");
+	pms_json_bool(j, "interrupted", false);
+	pms_json_bool(j, "timed_out", false);
+	pms_json_end_object(j);
+	pms_json_double(j, "duration_s", d->seconds);
 	mem_advise_json(j, d->ma, NULL, 0, NULL);
 }
 
@@ -205,7 +228,7 @@ static int csv_row(void *ud, const struct pms_memsrc_sample *x)
 	(void)ud;
 	struct pms_memreport_sample row = { x->ms, x->mem_node, x->cpu_node, x->node_from_phys,
 					    -1, -1, -1, 0 };
-	mem_render_csv_row(&row, NULL);
+	pms_render_mem_csv_row(stdout, &row, NULL);
 	return 0;
 }
 
@@ -254,16 +277,35 @@ static void report_headers(struct pms_session *ses, const char *const *paths, si
 
 struct report_opts {
 	bool json, csv, header, symbols, samples, demangle, types, show_nr, header_only;
+	int fetch; /* --fetch: 1 by function, 2 by line */
 	size_t top, jobs, nin;
 	const char *paths[MAX_INPUTS];
-	const char *sort_keys;
+	const char *sort_keys, *fields;
+	char field_keys[256];
+	int cols[PMS_SORTHIST_MAXKEYS + 3];
+	size_t ncols;
 	double pct_limit;
+	struct report_cg cg; /* --children, --no-children, -g */
 	struct pms_sorthist *sorter; /* the session's once handed over */
 	bool sorter_given;
-	bool with_alloc; /* a tracked run's `mem -o` file: its allocation sites */
 	struct mem_export *xo;
 	struct mem_advise *ma;
 };
+
+/* The library's call-graph flags of --children/--no-children/-g: perf's
+ * children unless --no-children, chains for flat and folded, perf's
+ * caller order by default with children, else callee. */
+static unsigned report_cg_flags(const struct report_cg *cg)
+{
+	unsigned fl = 0;
+	if (cg->children != 0)
+		fl |= PMS_SORTHIST_CHILDREN;
+	if (cg->ch.mode != PMS_CG_NONE)
+		fl |= PMS_SORTHIST_CHAINS;
+	if (cg->order == 1 || (cg->order < 0 && cg->children != 0))
+		fl |= PMS_SORTHIST_CALLER;
+	return fl;
+}
 
 /* -1: go on; else the exit status (a usage error printed). */
 static int report_parse(int argc, char **argv, struct report_opts *o)
@@ -271,17 +313,33 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	struct cli_parser p;
 	int c, xr;
 	long v;
+	bool g_given = false;
 	cli_parser_init(&p, &cli_spec_report, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case O_JSON: o->json = true; break;
 		case O_CSV: o->csv = true; break;
 		case O_TYPES: o->types = true; break;
+		case O_FETCH:
+			if (p.arg && strcmp(p.arg, "line"))
+				return cli_bad_arg(&p, "'line' or nothing");
+			o->fetch = p.arg ? 2 : 1;
+			break;
 		case O_SAMPLES: o->samples = true; break;
 		case O_HEADER: o->header = true; break;
 		case O_HEADERONLY: o->header_only = o->header = true; break;
 		case 's': o->sort_keys = p.arg; break;
 		case 'n': o->show_nr = true; break;
+		case O_CHILDREN: o->cg.set = true; o->cg.children = 1; break;
+		case O_NOCHILDREN: o->cg.set = true; o->cg.children = 0; break;
+		case 'g': {
+			const char *bad = NULL;
+			if (report_cg_parse(p.arg, &o->cg, &bad) < 0)
+				return cli_usage(&cli_spec_report, "-g %s: %s", p.arg, bad);
+			g_given = true;
+			break;
+		}
+		case 'F': o->fields = p.arg; break;
 		case O_PCTLIMIT:
 			if (cli_parse_double(p.arg, 0, 100, &o->pct_limit) < 0)
 				return cli_bad_arg(&p, "a percentage 0..100");
@@ -319,6 +377,10 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	}
 	if (c != CLI_END)
 		return cli_exit_code(c);
+	/* --children or --no-children alone: the table (perf would add its
+	 * graph); -g without a mode word: perf's graph */
+	if (!g_given)
+		o->cg.ch.mode = PMS_CG_NONE;
 	if (p.ind < argc)
 		return cli_usage(&cli_spec_report, "'%s' is not an argument of report", argv[p.ind]);
 	if (o->json + o->csv + o->xo->folded > 1) {
@@ -329,13 +391,27 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	if (o->samples && !o->json) {
 		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
-	if (o->sort_keys && (o->json || o->csv || o->xo->folded || o->samples || o->ma->advise || o->header_only))
+	if (o->cg.set && !o->sort_keys && !o->fields)
+		o->sort_keys = "comm,dso,sym"; /* perf report's default keys */
+	if ((o->sort_keys || o->fields) && (o->json || o->csv || o->xo->folded || o->samples || o->ma->advise || o->header_only))
 		return cli_usage(&cli_spec_report, "--sort is a report of its own: not with --json, "
 				 "--csv, --folded, --samples, --advise or --header-only");
+	if (o->fields) {
+		const char *bad = NULL;
+		o->ncols = sizeof(o->cols) / sizeof(o->cols[0]);
+		if (o->sort_keys)
+			return cli_usage(&cli_spec_report, "-F names the sort keys itself: not with --sort");
+		if (report_fields_parse(o->fields, o->field_keys, sizeof(o->field_keys), o->cols,
+					&o->ncols, &bad) < 0)
+			return cli_usage(&cli_spec_report, "-F %s: %s", o->fields, bad);
+		o->sort_keys = o->field_keys;
+	}
 	if (o->sort_keys) {
 		if (pms_sorthist_new(o->sort_keys, &o->sorter) < 0)
 			return cli_usage(&cli_spec_report, "--sort %s: %s", o->sort_keys,
 					 pms_error_last());
+		if (o->cg.set && pms_sorthist_set_callgraph(o->sorter, report_cg_flags(&o->cg)) < 0)
+			return cli_fail("report: -g");
 	}
 	if (o->ma->advise && (o->csv || o->xo->folded))
 		return cli_usage(&cli_spec_report, "--advise goes with the text or --json report");
@@ -358,11 +434,9 @@ static int report_open(const struct cli_global *g, struct report_opts *o,
 {
 	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
 	po.top = o->top;
-	/* a `mem -o` file of a tracked command: the samples are kept for the
-	 * allocation sites (docs/mem.md) */
-	o->with_alloc = o->nin == 1 && pms_session_file_has_alloc(o->paths[0]);
-	/* exports need the samples */
-	po.aggregate = !o->samples && !mem_export_wanted(o->xo) && !o->with_alloc;
+	/* exports need the samples (and the files of a tracked command keep
+	 * them for the allocation sites: the session decides, docs/mem.md) */
+	po.aggregate = !o->samples && !mem_export_wanted(o->xo);
 	/* a recorded file: no distances of its machine, no free memory */
 	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
 	ao.page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -387,7 +461,7 @@ static int report_open(const struct cli_global *g, struct report_opts *o,
 	} else if (o->types) {
 		so.profile = false; /* the types sink alone */
 	} else if (o->csv) {
-		mem_render_csv_header();
+		pms_render_mem_csv_header(stdout);
 		so.callbacks = &scb;
 	} else if ((*sys = cli_open_sys(g))) {
 		so.paths_opts = &pp;
@@ -404,7 +478,7 @@ static void report_alloc(struct pms_session *ses, const struct report_opts *o,
 			 struct pms_memreport *rep, struct pms_pathreport *prep,
 			 struct alloc_cli *ac, struct pms_alloc_report **arep)
 {
-	if (!o->with_alloc || !pms_session_has_alloc(ses))
+	if (!pms_session_has_alloc(ses))
 		return;
 	ac->want = true;
 	ac->paths = prep;
@@ -433,10 +507,13 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_alloc_report *arep = NULL;
 	int rc, ret;
 
-	struct report_opts o = { .symbols = true, .demangle = true, .top = 10, .xo = &xo, .ma = &ma };
+	struct report_opts o = { .symbols = true, .demangle = true, .top = 10, .xo = &xo, .ma = &ma,
+				 .cg = REPORT_CG_INIT };
 	ret = report_parse(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	if (o.fetch) /* the front-end view of one file, a report of its own */
+		return report_fetch(g, o.nin ? o.paths[0] : "perf.data", o.fetch == 2, o.top);
 	ret = 0;
 	bool json = o.json, csv = o.csv, header = o.header;
 	bool samples = o.samples, types = o.types;
@@ -467,7 +544,9 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (csv)
 		goto out;
 	if (sorter) {
-		if (report_sort_print(o.sorter, show_nr, pct_limit, stdout) < 0)
+		if (pms_render_sort_table(o.sorter, show_nr, pct_limit, cli_verbosity >= 0,
+					  o.fields ? o.cols : NULL, o.ncols, o.cg.set ? &o.cg.ch : NULL,
+					  stdout) < 0)
 			ret = cli_fail("report: --sort");
 		goto out;
 	}
@@ -477,8 +556,10 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	if (types) {
 		cli_session_problems("report", ses, paths, nin);
-		if (types_cli_render(pms_session_typeprof(ses), json, top))
+		if (pms_render_types(stdout, pms_session_typeprof(ses), json, top, cli_json_meta()) < 0) {
+			fprintf(stderr, "pmuscope: report: types: %s\n", pms_error_last());
 			ret = 1;
+		}
 		goto out;
 	}
 
@@ -503,18 +584,16 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	}
 	char target[1024];
 	report_target(target, sizeof(target), paths, nin, &fdsc);
-	struct mem_render mr = {
-		.command = "report", .target_text = target, .seconds = fdsc.seconds,
+	struct pms_render_alloc av;
+	alloc_cli_view(&ac, &av);
+	struct pms_render_mem_opts mr = {
+		.version = PMS_RENDER_MEM_OPTS_VERSION, .out = stdout, .meta = cli_json_meta(),
+		.verbosity = cli_verbosity, .command = "report", .target_text = target, .seconds = fdsc.seconds,
 		.sample_type = info.sample_type, .samples = samples, .oracle = false,
 		.nodes_why = info.nodes_why,
 		.json_run = report_json_run, .ud = &fdsc,
-		.json_extra = callpath_json_extra, .text_extra = callpath_text_extra, .extra_ud = prep,
+		.paths = ac.want ? ac.paths : prep, .alloc = ac.want ? &av : NULL,
 	};
-	if (ac.want) {
-		mr.json_extra = alloc_json_extra;
-		mr.text_extra = alloc_text_extra;
-		mr.extra_ud = &ac;
-	}
 	pms_session_periods(ses, &mr.events, &mr.period_min, &mr.period_max);
 	size_t nbids = report_build_ids(ses, nin, &bids);
 	xo.host = nin == 1 ? pms_perfdata_reader_info(pms_session_reader(ses, 0))->hostname : NULL;
@@ -529,9 +608,10 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	if (xo.folded) {
 		/* the collapsed stacks were the output */
 	} else if (json) {
-		mem_render_json(&mr, rep);
+		if (pms_render_mem_json(&mr, rep) < 0)
+			fprintf(stderr, "pmuscope: writing JSON failed\n");
 	} else {
-		mem_render_text(&mr, rep);
+		(void)pms_render_mem_text(&mr, rep);
 		mem_advise_text(&ma, NULL, 0, NULL);
 		if (header)
 			report_headers(ses, paths, nin, true);

@@ -12,6 +12,7 @@
 #include "cli_opt.h"
 #include "pmuscope/error.h"
 #include "pmuscope/memdeco.h"
+#include "pmuscope/render_cmd.h"
 #include "pmuscope/script.h"
 #include "script_cli.h"
 
@@ -203,14 +204,14 @@ static void problems(struct pms_script *s, const char *path)
 }
 
 /* Every sample's text or JSON row into o; the pull's status. */
-static int emit(struct pms_script *s, struct script_json *js, struct script_out *o)
+static int emit(struct pms_script *s, struct pms_render_script *js, struct pms_render_out *o)
 {
 	struct pms_script_sample smp;
 	int rc;
 	while ((rc = pms_script_next(s, &smp)) > 0) {
 		size_t n;
 		if (js) {
-			script_json_print(js, o, &smp);
+			pms_render_script_row(js, o, &smp);
 			continue;
 		}
 		n = pms_script_format(s, &smp, o->b + o->n, o->cap - o->n);
@@ -218,7 +219,7 @@ static int emit(struct pms_script *s, struct script_json *js, struct script_out 
 			o->n += n;
 			continue;
 		}
-		script_out_flush(o);
+		pms_render_out_flush(o);
 		if (n <= o->cap) {
 			o->n = pms_script_format(s, &smp, o->b, o->cap);
 			continue;
@@ -237,8 +238,8 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 {
 	struct args a = { .path = "perf.data", .flags = PMS_SCRIPT_ITRACE_MEM };
 	struct pms_script *s = NULL;
-	struct script_json *js = NULL;
-	struct script_out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 20 };
+	struct pms_render_script *js = NULL;
+	struct pms_render_out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 20 };
 	static char obuf[1 << 20];
 	struct pms_sys *sys = NULL;
 	int fd = -1, rc, ret;
@@ -247,10 +248,13 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		return ret;
 	a.flags |= a.json ? 0 : PMS_SCRIPT_TEXT | PMS_SCRIPT_SYMBOLS;
 	a.flags |= a.header ? PMS_SCRIPT_RECORDS_ONLY : 0;
-	if (a.json && (ret = script_json_new(a.fields ? a.fields : "comm,pid,tid,cpu,time,event,"
-					     "ip,addr,weight,data_src", &js)) != 0)
+	if (a.json && (rc = pms_render_script_new(a.fields ? a.fields : "comm,pid,tid,cpu,time,event,"
+						  "ip,addr,weight,data_src", &js)) < 0) {
+		ret = rc == PMS_EINVAL ? cli_usage(&cli_spec_script, "%s", pms_error_last())
+				       : cli_fail("script");
 		goto out;
-	a.flags |= js && script_json_node(js) ? PMS_SCRIPT_NODE : 0;
+	}
+	a.flags |= js && pms_render_script_node(js) ? PMS_SCRIPT_NODE : 0;
 	if (pms_script_new(a.flags, &s) < 0) {
 		ret = cli_fail("script");
 		goto out;
@@ -278,7 +282,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	rc = emit(s, js, &out);
-	script_out_flush(&out);
+	pms_render_out_flush(&out);
 	if (rc == PMS_EINVAL) {
 		/* perf's check of the fields against the file's events */
 		fflush(stdout);
@@ -287,7 +291,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	if (a.header)
-		cli_perfdata_print_header(stdout, pms_script_reader(s));
+		pms_render_perfdata_header(stdout, pms_script_reader(s));
 	fflush(stdout);
 	if (rc < 0) {
 		fprintf(stderr, "pmuscope: script: %s: %s\n", a.path, pms_error_last());
@@ -297,7 +301,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 out:
 	pms_script_free(s);
 	pms_sys_free(sys);
-	script_json_free(js);
+	pms_render_script_free(js);
 	free(out.b);
 	if (fd > 0)
 		close(fd);

@@ -16,6 +16,8 @@
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
+#include "pmuscope/render_cmd.h"
+#include "pmuscope/stat_text.h"
 #include "pmuscope/topo.h"
 
 int cmd_stat(const struct cli_global *g, int argc, char **argv);
@@ -91,308 +93,6 @@ const struct cli_spec cli_spec_stat = {
 		  "signal N ended it), 1 failure, 2 usage error.",
 	.stop_at_operand = true,
 };
-
-/* Clock events count nanoseconds; perf prints them in msec
- * (tools/perf/util/stat-display.c, evsel__is_clock). */
-static bool is_clock(const char *name)
-{
-	static const char *const clocks[] = { "task-clock", "cpu-clock" };
-	size_t n;
-	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
-		n = strlen(clocks[i]);
-		if (!strncmp(name, clocks[i], n) && (name[n] == '\0' || name[n] == ':'))
-			return true;
-	}
-	return false;
-}
-
-struct out {
-	FILE *f;           /* stderr as perf stat, or -o FILE */
-	enum pms_count_agg agg;
-	const char *sep;   /* CSV */
-	bool json;
-	const char *target_desc;
-	char *const *cmd;
-	const struct pms_counter *c;
-	enum pms_count_target target;
-	pid_t pid;
-	const struct pms_count_row *cum; /* interval mode: the cumulative rows */
-	const double *rsd; /* -r N: per row, relative stddev of the mean in %, or NULL */
-	int runs;
-	double elapsed;     /* s: the run, or the interval (for CPUs utilized) */
-	double elapsed_rsd; /* -r N: of the elapsed time, % */
-	double user_s, sys_s; /* the command's rusage, -1 without one */
-	/* a task target with uncore events: their names ("a,b"), else empty */
-	char whole_domain[512];
-};
-
-#define WHOLE_DOMAIN_NOTE \
-	"uncore and system PMUs are not thread-attributable: these events count their whole " \
-	"domain (every CPU and process the box serves) while the target runs, not only the target"
-
-static void agg_label(const struct pms_count_row *r, char *buf, size_t size)
-{
-	static const char *const prefix[] = {
-		[PMS_AGG_GLOBAL] = "",  [PMS_AGG_CPU] = "CPU", [PMS_AGG_CORE] = "C",
-		[PMS_AGG_CLUSTER] = "K", [PMS_AGG_L3] = "L3-", [PMS_AGG_DIE] = "D",
-		[PMS_AGG_SOCKET] = "S", [PMS_AGG_NODE] = "N",  [PMS_AGG_CORE_TYPE] = "",
-		[PMS_AGG_THREAD] = "T",
-	};
-	if (r->agg == PMS_AGG_CORE_TYPE) {
-		if (r->type_name)
-			snprintf(buf, size, "%s", r->type_name);
-		else if (r->id >= 0)
-			snprintf(buf, size, "type%d", r->id);
-		else
-			snprintf(buf, size, "all");
-		return;
-	}
-	if (r->id < 0) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	if (r->package >= 0)
-		snprintf(buf, size, "S%d-%s%d", r->package, prefix[r->agg], r->id);
-	else
-		snprintf(buf, size, "%s%d", prefix[r->agg], r->id);
-}
-
-/* The displayed value and unit of a row. */
-static double display(const struct pms_count_row *r, const char **unit)
-{
-	if (is_clock(r->name)) {
-		*unit = "msec";
-		return r->scaled / 1e6;
-	}
-	*unit = r->unit;
-	return r->scaled * r->scale;
-}
-
-/* Never enabled, or no instance ever ran (interval mode: the cumulative
- * rows decide). */
-static bool not_counted(const struct out *o, size_t i, const struct pms_count_row *r)
-{
-	return !pms_count_row_counted(r, o->cum ? &o->cum[i] : NULL);
-}
-
-/* perf stat's shadow metric of a row (pms_count_metric). */
-static bool metric(const struct out *o, const struct pms_count_row *rows, size_t n,
-		   const struct pms_count_row *r, double *val, const char **unit)
-{
-	return pms_count_metric(rows, n, (size_t)(r - rows), o->cum, o->elapsed, val, unit);
-}
-
-static void print_human(const struct out *o, const struct pms_count_row *rows, size_t n,
-			double t)
-{
-	char label[64], line[512];
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_count_row *r = &rows[i];
-		const char *unit, *munit;
-		double v = display(r, &unit), mv;
-		int len = 0;
-#define ADD(...) len += snprintf(line + len, len < (int)sizeof(line) ? sizeof(line) - (size_t)len : 0, __VA_ARGS__)
-		if (t >= 0)
-			ADD("%16.9f ", t);
-		if (o->agg != PMS_AGG_GLOBAL) {
-			agg_label(r, label, sizeof(label));
-			ADD("%-12s ", label);
-		}
-		if (r->unsupported)
-			ADD("%18s %-5s ", "<not supported>", "");
-		else if (not_counted(o, i, r))
-			ADD("%18s %-5s ", "<not counted>", "");
-		else if (unit || r->scale != 1.0)
-			ADD("%18.2f %-5s ", v, unit ? unit : "");
-		else
-			ADD("%18.0f %-5s ", v, "");
-		ADD("%-32s", r->name);
-		if (r->pmu && o->agg != PMS_AGG_CORE_TYPE)
-			ADD(" [%s]", r->pmu);
-		if (metric(o, rows, n, r, &mv, &munit))
-			ADD(" # %8.3f %-14s", mv, munit);
-		if (r->nunscheduled)
-			ADD("  (%d of %d never scheduled: group does not fit)", r->nunscheduled,
-			    r->ninstances);
-		else if (!r->unsupported && !not_counted(o, i, r) && r->fraction < 1.0)
-			ADD("  (%.2f%%)", 100.0 * r->fraction);
-		if (o->rsd && !r->unsupported)
-			ADD("  ( +- %5.2f%% )", o->rsd[i]);
-#undef ADD
-		/* no trailing spaces */
-		if (len >= (int)sizeof(line))
-			len = (int)sizeof(line) - 1;
-		while (len > 0 && line[len - 1] == ' ')
-			len--;
-		fprintf(o->f, "%.*s\n", len, line);
-	}
-	if (t < 0) {
-		fprintf(o->f, "\n%18.9f seconds time elapsed", o->elapsed);
-		if (o->runs > 1)
-			fprintf(o->f, "  ( +- %5.2f%% )", o->elapsed_rsd);
-		fputc('\n', o->f);
-		if (o->user_s >= 0)
-			fprintf(o->f, "\n%18.9f seconds user\n%18.9f seconds sys\n", o->user_s, o->sys_s);
-	}
-}
-
-/* perf stat -x's fields (tools/perf/util/stat-display.c, CSV): [time,]
- * [aggregate,] value, unit, event, [variance% with -r,] run time (ns),
- * percent running, metric value, metric unit. */
-static void print_csv(const struct out *o, const struct pms_count_row *rows, size_t n,
-		      double t)
-{
-	char label[64];
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_count_row *r = &rows[i];
-		const char *unit, *munit;
-		double v = display(r, &unit), mv;
-		if (t >= 0)
-			fprintf(o->f, "%.9f%s", t, o->sep);
-		if (o->agg != PMS_AGG_GLOBAL) {
-			agg_label(r, label, sizeof(label));
-			fprintf(o->f, "%s%s", label, o->sep);
-			/* perf's aggregate rows carry how many CPUs (counters)
-			 * they sum: "N0,2,83,,page-faults" (stat-display.c) */
-			if (o->agg != PMS_AGG_CPU && o->agg != PMS_AGG_THREAD &&
-			    o->agg != PMS_AGG_CORE_TYPE)
-				fprintf(o->f, "%d%s", r->ninstances, o->sep);
-		}
-		if (r->unsupported)
-			fprintf(o->f, "<not supported>");
-		else if (not_counted(o, i, r))
-			fprintf(o->f, "<not counted>");
-		else if (unit || r->scale != 1.0)
-			fprintf(o->f, "%.2f", v);
-		else
-			fprintf(o->f, "%.0f", v);
-		fprintf(o->f, "%s%s%s%s", o->sep, unit ? unit : "", o->sep, r->name);
-		if (o->rsd)
-			fprintf(o->f, "%s%.2f%%", o->sep, o->rsd[i]);
-		fprintf(o->f, "%s%llu%s%.2f", o->sep, (unsigned long long)r->running, o->sep,
-			100.0 * r->fraction);
-		if (metric(o, rows, n, r, &mv, &munit))
-			fprintf(o->f, "%s%.3f%s%s\n", o->sep, mv, o->sep, munit);
-		else
-			fprintf(o->f, "%s%s\n", o->sep, o->sep);
-	}
-}
-
-static void print_json(const struct out *o, const struct pms_count_row *rows, size_t n,
-		       double t, double elapsed, int exit_status)
-{
-	struct json j;
-	char groups[1024];
-	cli_json_init(&j, o->f);
-	j.pretty = t < 0; /* interval mode: one object per line */
-	cli_json_begin_object(&j, NULL);
-	cli_json_int(&j, "schema_version", 1);
-	cli_json_str(&j, "target", o->target_desc);
-	if (o->target != PMS_COUNT_CPUS && o->target != PMS_COUNT_CHILD)
-		cli_json_int(&j, "pid", o->pid);
-	if (o->cmd) {
-		cli_json_begin_array(&j, "command");
-		for (char *const *a = o->cmd; *a; a++)
-			cli_json_str(&j, NULL, *a);
-		cli_json_end_array(&j);
-	}
-	cli_json_str(&j, "aggregation", pms_count_agg_name(o->agg));
-	if (t >= 0)
-		cli_json_double(&j, "interval_end_s", t);
-	else
-		cli_json_double(&j, "elapsed_s", elapsed);
-	if (exit_status >= 0)
-		cli_json_int(&j, "exit_status", exit_status);
-	if (t < 0) {
-		cli_json_int(&j, "runs", o->runs);
-		if (o->runs > 1)
-			cli_json_double(&j, "elapsed_stddev_pct", o->elapsed_rsd);
-		if (o->user_s >= 0) {
-			cli_json_double(&j, "user_s", o->user_s);
-			cli_json_double(&j, "sys_s", o->sys_s);
-		}
-	}
-	cli_json_begin_array(&j, "rows");
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_count_row *r = &rows[i];
-		const char *unit;
-		double v = display(r, &unit);
-		cli_json_begin_object(&j, NULL);
-		cli_json_str(&j, "event", r->name);
-		cli_json_str(&j, "pmu", r->pmu);
-		cli_json_int(&j, "id", r->id);
-		if (r->package >= 0)
-			cli_json_int(&j, "package", r->package);
-		if (r->agg == PMS_AGG_CORE_TYPE)
-			cli_json_str(&j, "core_type", r->type_name);
-		cli_json_double(&j, "value", v);
-		cli_json_str(&j, "unit", unit);
-		cli_json_double(&j, "scaled", r->scaled);
-		cli_json_uint(&j, "raw", r->raw);
-		cli_json_uint(&j, "time_enabled", r->enabled);
-		cli_json_uint(&j, "time_running", r->running);
-		cli_json_double(&j, "fraction_running", r->fraction);
-		cli_json_bool(&j, "counted", !r->unsupported && !not_counted(o, i, r));
-		cli_json_bool(&j, "supported", !r->unsupported);
-		if (r->unsupported)
-			cli_json_str(&j, "unsupported_reason", r->unsupported);
-		cli_json_int(&j, "instances", r->ninstances);
-		cli_json_int(&j, "unscheduled", r->nunscheduled);
-		{
-			double mv;
-			const char *mu;
-			if (metric(o, rows, n, r, &mv, &mu)) {
-				cli_json_double(&j, "metric_value", mv);
-				cli_json_str(&j, "metric_unit", mu);
-			}
-		}
-		if (o->rsd)
-			cli_json_double(&j, "stddev_pct", o->rsd[i]);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	if (pms_counter_unscheduled_groups(o->c, groups, sizeof(groups)) > 0)
-		cli_json_str(&j, "unscheduled_groups", groups);
-	if (pms_counter_split_groups(o->c, groups, sizeof(groups)) > 0)
-		cli_json_str(&j, "split_groups_reason", groups);
-	if (pms_counter_nbudgets(o->c)) {
-		cli_json_begin_array(&j, "counter_budgets");
-		for (size_t i = 0; i < pms_counter_nbudgets(o->c); i++) {
-			const struct pms_count_budget *b = pms_counter_budget(o->c, i);
-			cli_json_begin_object(&j, NULL);
-			cli_json_str(&j, "pmu", b->pmu);
-			cli_json_int(&j, "general_counters", b->general);
-			cli_json_bool(&j, "cycle_counter", b->cycle_counter);
-			cli_json_bool(&j, "instruction_counter", b->instr_counter);
-			cli_json_bool(&j, "long_events_chained", b->chained_long);
-			cli_json_end_object(&j);
-		}
-		cli_json_end_array(&j);
-	}
-	if (o->whole_domain[0]) {
-		char *save = NULL, names[sizeof(o->whole_domain)];
-		snprintf(names, sizeof(names), "%s", o->whole_domain);
-		cli_json_begin_array(&j, "whole_domain_events");
-		for (char *w = strtok_r(names, ",", &save); w; w = strtok_r(NULL, ",", &save))
-			cli_json_str(&j, NULL, w);
-		cli_json_end_array(&j);
-		cli_json_str(&j, "whole_domain_note", WHOLE_DOMAIN_NOTE);
-	}
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
-}
-
-static void emit(const struct out *o, const struct pms_count_row *rows, size_t n, double t,
-		 double elapsed, int exit_status)
-{
-	if (o->json)
-		print_json(o, rows, n, t, elapsed, exit_status);
-	else if (o->sep)
-		print_csv(o, rows, n, t);
-	else
-		print_human(o, rows, n, t);
-	fflush(o->f);
-}
 
 /* What the command line asked for. */
 struct args {
@@ -517,9 +217,16 @@ static void on_user_only(void *ud, const char *why)
 			"(':u') instead\n", why);
 }
 
+static void emit(const struct pms_render_stat *o, const struct pms_count_row *rows, size_t n,
+		 double t, double elapsed, int exit_status)
+{
+	if (pms_render_stat(o, rows, n, t, elapsed, exit_status) < 0)
+		fprintf(stderr, "pmuscope: writing JSON failed\n");
+}
+
 static void on_interval(void *ud, const struct pms_countrun_interval *iv)
 {
-	struct out *o = ud;
+	struct pms_render_stat *o = ud;
 	o->c = iv->counter;
 	pms_counter_whole_domain(iv->counter, o->whole_domain, sizeof(o->whole_domain));
 	o->cum = iv->cum;
@@ -560,7 +267,7 @@ static void print_title(FILE *f, const struct args *a, const char *desc, int run
 
 /* The notes below the table: groups that never ran or were split, whole
  * domain events, events left out. */
-static void print_notes(const struct out *o, const struct pms_counter *c)
+static void print_notes(const struct pms_render_stat *o, const struct pms_counter *c)
 {
 	char groups[1024];
 	size_t nu;
@@ -573,7 +280,7 @@ static void print_notes(const struct out *o, const struct pms_counter *c)
 	if (pms_counter_split_groups(c, groups, sizeof(groups)) > 0)
 		fprintf(o->f, "%snote: weak group split into lone events: %s\n", nl, groups);
 	if (o->whole_domain[0])
-		fprintf(o->f, "%snote: %s: %s\n", nl, o->whole_domain, WHOLE_DOMAIN_NOTE);
+		fprintf(o->f, "%snote: %s: %s\n", nl, o->whole_domain, PMS_STAT_WHOLE_DOMAIN_NOTE);
 	/* the reason, once, below the table (--json: in the rows) */
 	if ((nu = pms_counter_unsupported(c, groups, sizeof(groups))) > 0)
 		fprintf(o->f, "%s<not supported>: %zu event%s; the first: %s\n"
@@ -601,8 +308,10 @@ static int count_and_render(struct pms_sys *sys, const struct pms_pmus *pmus,
 	else
 		snprintf(desc, sizeof(desc), "%s %d",
 			 a->co.target == PMS_COUNT_PID ? "process" : "thread", (int)a->pid);
-	struct out o = { outf, a->agg, a->sep, a->json, desc, a->cmd, NULL, a->co.target, a->pid,
-			 NULL, NULL, 1, 0, 0, -1, -1, { 0 } };
+	struct pms_render_stat o = { outf, a->agg, a->sep, a->json, desc, a->cmd, NULL, a->co.target, a->pid,
+			 NULL, NULL, 1, 0, 0, -1, -1, { 0 }, NULL };
+	if (a->json)
+		o.meta = cli_json_meta();
 	po.catalog = cat;
 	po.sys = sys;
 	ro.events = a->events;

@@ -21,9 +21,10 @@
 #include "cli_opt.h"
 #include "mem_render.h"
 #include "pmuscope/error.h"
+#include "pmuscope/render_cmd.h"
 #include "pmuscope/session.h"
+#include "pmuscope/top.h"
 #include "pmuscope/util.h"
-#include "top_render.h"
 
 int cmd_top(const struct cli_global *g, int argc, char **argv);
 
@@ -86,8 +87,8 @@ struct top_opts {
 	double delay;
 	long frames;
 	bool batch, json, demangle, no_symbols;
-	enum top_view view;
-	enum top_sort sort;
+	enum pms_top_view view;
+	enum pms_top_sort sort;
 	size_t rows;
 };
 
@@ -136,11 +137,11 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		case 'b': o->batch = true; break;
 		case O_JSON: o->json = o->batch = true; break;
 		case O_VIEW:
-			if (top_view_parse(p.arg, &o->view) < 0)
+			if (pms_top_view_parse(p.arg, &o->view) < 0)
 				return cli_bad_arg(&p, "process, thread, object or function");
 			break;
 		case O_SORT:
-			if (top_sort_parse(p.arg, &o->sort) < 0)
+			if (pms_top_sort_parse(p.arg, &o->sort) < 0)
 				return cli_bad_arg(&p, "samples, latency, local, remote, remote% or name");
 			break;
 		case O_ROWS:
@@ -173,6 +174,18 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 /* ---- the terminal --------------------------------------------------------- */
 
 /* Everything a signal handler needs to put the terminal back. */
+/* A frame as one JSON line (docs/top.md). */
+static int top_render_json(FILE *f, const struct pms_top_frame *fr, const struct pms_memreport *r,
+			   size_t max_rows)
+{
+	struct pms_json j;
+	pms_json_init(&j, f);
+	j.pretty = false; /* JSON Lines: one frame per line */
+	int rc = pms_render_top_json(&j, fr, r, max_rows);
+	cli_json_finish(&j);
+	return rc;
+}
+
 static struct termios term_saved;
 static volatile sig_atomic_t term_on, term_redraw, term_stop_sig;
 static struct pms_session *volatile term_ses;
@@ -331,7 +344,7 @@ static void term_size(int *w, int *h)
 struct top_state {
 	struct top_opts *o;
 	struct pms_session *ses;
-	struct top_frame fr;
+	struct pms_top_frame fr;
 	struct pms_memreport *rep; /* the last interval's */
 	bool term, quit, per_pid;
 	double last_t;
@@ -351,21 +364,21 @@ static bool key_press(struct top_state *st, int k)
 	const char *v = k ? strchr(views, k) : NULL;
 	st->message = NULL;
 	if (v) {
-		st->fr.view = (enum top_view)(v - views);
+		st->fr.view = (enum pms_top_view)(v - views);
 	} else if (k == '\t') {
-		st->fr.view = (enum top_view)((st->fr.view + 1) % TOP_NVIEWS);
+		st->fr.view = (enum pms_top_view)((st->fr.view + 1) % PMS_TOP_NVIEWS);
 	} else if (k == 's') {
-		st->fr.sort = TOP_BY_SAMPLES;
+		st->fr.sort = PMS_TOP_BY_SAMPLES;
 	} else if (k == 'l') {
-		st->fr.sort = TOP_BY_LATENCY;
+		st->fr.sort = PMS_TOP_BY_LATENCY;
 	} else if (k == 'r') {
-		st->fr.sort = TOP_BY_RMT_SHARE;
+		st->fr.sort = PMS_TOP_BY_RMT_SHARE;
 	} else if (k == 'n') {
-		st->fr.sort = TOP_BY_NAME;
+		st->fr.sort = PMS_TOP_BY_NAME;
 	} else if (k == '>' || k == '.') {
-		st->fr.sort = (enum top_sort)((st->fr.sort + 1) % TOP_NSORTS);
+		st->fr.sort = (enum pms_top_sort)((st->fr.sort + 1) % PMS_TOP_NSORTS);
 	} else if (k == '<' || k == ',') {
-		st->fr.sort = (enum top_sort)((st->fr.sort + TOP_NSORTS - 1) % TOP_NSORTS);
+		st->fr.sort = (enum pms_top_sort)((st->fr.sort + PMS_TOP_NSORTS - 1) % PMS_TOP_NSORTS);
 	} else if (k == 'q' || k == 'Q') {
 		st->quit = true;
 		return false;
@@ -398,28 +411,28 @@ static bool read_keys(struct top_state *st)
 
 static int draw(struct top_state *st)
 {
-	struct top_table t;
+	struct pms_top_table t;
 	int w = 0, h = 0;
 	size_t rows = st->o->rows ? st->o->rows : 20;
 	st->fr.message = st->message;
 	if (st->o->json)
 		return top_render_json(stdout, &st->fr, st->rep, rows);
-	if (top_table_build(&t, st->rep, st->fr.view, st->per_pid) < 0)
+	if (pms_top_table_build(&t, st->rep, st->fr.view, st->per_pid) < 0)
 		return -1;
-	top_table_sort(&t, st->fr.sort);
+	pms_top_table_sort(&t, st->fr.sort);
 	if (st->term) {
 		term_size(&w, &h);
 		if (!st->o->rows)
 			rows = h > 7 ? (size_t)h - 6 : 1;
 		fputs("\033[H", stdout);
-		top_render_text(stdout, &st->fr, st->rep, &t, rows, w, true, (size_t)h);
+		pms_top_render_text(stdout, &st->fr, st->rep, &t, rows, w, true, (size_t)h);
 		fputs("\033[J", stdout);
 	} else {
 		if (st->fr.number > 1)
 			printf("%s\n", "==============================================================================");
-		top_render_text(stdout, &st->fr, st->rep, &t, rows, 0, false, 0);
+		pms_top_render_text(stdout, &st->fr, st->rep, &t, rows, 0, false, 0);
 	}
-	top_table_free(&t);
+	pms_top_table_free(&t);
 	fflush(stdout);
 	return 0;
 }

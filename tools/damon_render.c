@@ -10,8 +10,11 @@
 #include "cli_opt.h"
 #include "damon_render.h"
 #include "pmuscope/damon.h"
+#include "pmuscope/damon_text.h"
 #include "pmuscope/error.h"
+#include "pmuscope/render_cmd.h"
 #include "pmuscope/topo.h"
+#include "pmuscope/util.h"
 
 enum {
 	D_SIZE = 256, D_NODE, D_THREADS, D_STEPS, D_DURATION, D_ENGINE, D_JSON, D_CSV, D_SAMPLES,
@@ -204,296 +207,6 @@ static int parse(int argc, char **argv, struct dopts *o)
 	return 0;
 }
 
-static const char *human(uint64_t b, char *buf, size_t n)
-{
-	static const char u[] = "BKMGTP";
-	double v = (double)b;
-	int i = 0;
-	while (v >= 1024 && i < 5) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, n, "%" PRIu64 "B", b);
-	else
-		snprintf(buf, n, "%.1f%c", v, u[i]);
-	return buf;
-}
-
-static void nodes_text(const struct pms_damon_nodes *nd, char *buf, size_t n)
-{
-	size_t k = 0;
-	if (!nd->sampled) {
-		snprintf(buf, n, "-");
-		return;
-	}
-	buf[0] = '\0';
-	for (int i = 0; i < PMS_DAMON_MAX_NODES && k + 1 < n; i++)
-		if (nd->pages[i])
-			k += (size_t)snprintf(buf + k, n - k, "%sn%d:%u", k ? " " : "", i,
-					      nd->pages[i]);
-	if (nd->absent && k + 1 < n)
-		k += (size_t)snprintf(buf + k, n - k, "%sabsent:%u", k ? " " : "", nd->absent);
-	if (!k)
-		snprintf(buf, n, "unknown");
-}
-
-static void json_nodes(struct json *j, const char *key, const struct pms_damon_nodes *nd)
-{
-	cli_json_begin_object(j, key);
-	if (nd->node >= 0)
-		cli_json_int(j, "node", nd->node);
-	else
-		cli_json_null(j, "node");
-	cli_json_uint(j, "pages_sampled", nd->sampled);
-	cli_json_uint(j, "pages_absent", nd->absent);
-	cli_json_begin_object(j, "pages_by_node");
-	for (int i = 0; i < PMS_DAMON_MAX_NODES; i++)
-		if (nd->pages[i]) {
-			char k[16];
-			snprintf(k, sizeof(k), "%d", i);
-			cli_json_uint(j, k, nd->pages[i]);
-		}
-	cli_json_end_object(j);
-	cli_json_end_object(j);
-}
-
-static void hexs(char *buf, size_t n, uint64_t v)
-{
-	snprintf(buf, n, "0x%" PRIx64, v);
-}
-
-static void render_json(const struct pms_damon *d, const struct pms_damon_report *r,
-			const struct dopts *o, const char *why, const char *kdir, int cleanup_rc,
-			const char *cleanup_msg, const char *outcome)
-{
-	struct json j;
-	char b[64];
-	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j, NULL);
-	cli_json_str(&j, "engine", "damon");
-	cli_json_str(&j, "label", r->label);
-	cli_json_bool(&j, "has_ip", false);
-	cli_json_bool(&j, "has_data_source", false);
-	cli_json_bool(&j, "has_latency", false);
-	cli_json_str(&j, "engine_reason", why ? why : "asked for with --engine damon");
-	cli_json_str(&j, "kdamond", kdir);
-	cli_json_bool(&j, "kdamond_removed", cleanup_rc == 0);
-	if (cleanup_rc)
-		cli_json_str(&j, "cleanup_error", cleanup_msg);
-	cli_json_str(&j, "outcome", outcome);
-	cli_json_begin_array(&j, "pids");
-	for (size_t i = 0; i < r->npids; i++)
-		cli_json_int(&j, NULL, r->pids[i]);
-	cli_json_end_array(&j);
-	cli_json_begin_object(&j, "attrs");
-	cli_json_uint(&j, "sample_us", r->attrs.sample_us);
-	cli_json_uint(&j, "aggr_us", r->attrs.aggr_us);
-	cli_json_uint(&j, "update_us", r->attrs.update_us);
-	cli_json_uint(&j, "min_regions", r->attrs.min_regions);
-	cli_json_uint(&j, "max_regions", r->attrs.max_regions);
-	cli_json_uint(&j, "pages_per_region", r->attrs.pages_per_region);
-	cli_json_end_object(&j);
-	cli_json_uint(&j, "snapshots", r->nsnapshots);
-	cli_json_double(&j, "duration_s", (double)r->duration_us / 1e6);
-	cli_json_double(&j, "max_nr_accesses", r->max_nr_accesses);
-	cli_json_double(&j, "total_heat", r->total_heat);
-	cli_json_begin_array(&j, "ranges");
-	for (size_t i = 0; i < r->nranges; i++) {
-		const struct pms_damon_range *x = &r->ranges[i];
-		cli_json_begin_object(&j, NULL);
-		cli_json_int(&j, "pid", r->pids[x->target]);
-		hexs(b, sizeof(b), x->start);
-		cli_json_str(&j, "start", b);
-		hexs(b, sizeof(b), x->end);
-		cli_json_str(&j, "end", b);
-		cli_json_uint(&j, "bytes", x->end - x->start);
-		cli_json_double(&j, "heat", x->heat);
-		cli_json_double(&j, "share", x->share);
-		cli_json_double(&j, "freq_mean", x->freq_mean);
-		cli_json_double(&j, "freq_max", x->freq_max);
-		cli_json_uint(&j, "age_max", x->age_max);
-		cli_json_str(&j, "class", pms_damon_heat_name(x->heat_class));
-		cli_json_str(&j, "object", x->object);
-		json_nodes(&j, "nodes", &x->nodes);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_begin_array(&j, "objects");
-	for (size_t i = 0; i < r->nobjects; i++) {
-		const struct pms_damon_object *x = &r->objects[i];
-		cli_json_begin_object(&j, NULL);
-		cli_json_int(&j, "pid", r->pids[x->target]);
-		cli_json_str(&j, "name", x->name);
-		hexs(b, sizeof(b), x->start);
-		cli_json_str(&j, "start", b);
-		hexs(b, sizeof(b), x->end);
-		cli_json_str(&j, "end", b);
-		cli_json_uint(&j, "bytes_monitored", x->bytes);
-		cli_json_double(&j, "heat", x->heat);
-		cli_json_double(&j, "share", x->share);
-		cli_json_double(&j, "freq_mean", x->freq_mean);
-		json_nodes(&j, "nodes", &x->nodes);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_begin_array(&j, "cpu_nodes");
-	for (size_t i = 0; i < r->ncpu_nodes; i++) {
-		cli_json_begin_object(&j, NULL);
-		cli_json_int(&j, "node", r->cpu_nodes[i].node);
-		cli_json_double(&j, "heat", r->cpu_nodes[i].heat);
-		cli_json_double(&j, "remote_heat", r->cpu_nodes[i].remote_heat);
-		cli_json_double(&j, "remote_share", r->cpu_nodes[i].remote_share);
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_begin_array(&j, "timeline");
-	size_t nsn = 0;
-	const struct pms_damon_snapshot *sn = pms_damon_snapshots(d, &nsn);
-	for (size_t i = 0; i < r->nsteps; i++) {
-		const struct pms_damon_step *s = &r->steps[i];
-		cli_json_begin_object(&j, NULL);
-		cli_json_double(&j, "t_s", (double)s->t_us / 1e6);
-		cli_json_int(&j, "pid", r->pids[s->target]);
-		cli_json_double(&j, "heat", s->heat);
-		hexs(b, sizeof(b), s->hot_start);
-		cli_json_str(&j, "hottest_start", b);
-		hexs(b, sizeof(b), s->hot_end);
-		cli_json_str(&j, "hottest_end", b);
-		cli_json_double(&j, "hottest_freq", s->hot_freq);
-		cli_json_str(&j, "hottest_object", s->hot_object);
-		cli_json_begin_object(&j, "heat_by_node");
-		for (int n = 0; n < r->nnodes && n < PMS_DAMON_MAX_NODES; n++) {
-			char k[16];
-			snprintf(k, sizeof(k), "%d", n);
-			cli_json_double(&j, k, s->heat_on_node[n]);
-		}
-		cli_json_end_object(&j);
-		if (o->samples && i < nsn) {
-			cli_json_begin_array(&j, "regions");
-			for (size_t k = 0; k < sn[i].nregions; k++) {
-				const struct pms_damon_region *g = &sn[i].regions[k];
-				cli_json_begin_object(&j, NULL);
-				hexs(b, sizeof(b), g->start);
-				cli_json_str(&j, "start", b);
-				hexs(b, sizeof(b), g->end);
-				cli_json_str(&j, "end", b);
-				cli_json_uint(&j, "nr_accesses", g->nr_accesses);
-				cli_json_uint(&j, "age", g->age);
-				cli_json_end_object(&j);
-			}
-			cli_json_end_array(&j);
-		}
-		cli_json_end_object(&j);
-	}
-	cli_json_end_array(&j);
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
-}
-
-static void csv_field(const char *s)
-{
-	bool q = strpbrk(s, ",\"\n") != NULL;
-	if (!q) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
-static void render_csv(const struct pms_damon *d, const struct pms_damon_report *r)
-{
-	size_t n = 0;
-	const struct pms_damon_snapshot *sn = pms_damon_snapshots(d, &n);
-	printf("# %s\n", r->label);
-	printf("t_s,pid,start,end,bytes,nr_accesses,freq,age,object\n");
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < sn[i].nregions; k++) {
-			const struct pms_damon_region *g = &sn[i].regions[k];
-			printf("%.6f,%d,0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%u,%.4f,%u,",
-			       (double)sn[i].t_us / 1e6, (int)r->pids[sn[i].target], g->start, g->end,
-			       g->end - g->start, g->nr_accesses,
-			       g->nr_accesses / r->max_nr_accesses, g->age);
-			csv_field(pms_damon_object_name(d, sn[i].target, g->start));
-			putchar('\n');
-		}
-}
-
-static void render_text(const struct pms_damon_report *r, const struct dopts *o,
-			const char *why, const char *kdir, int cleanup_rc, const char *cleanup_msg,
-			const char *outcome)
-{
-	char a[32], b[32], c[160];
-	printf("DAMON memory-access profile: ");
-	for (size_t i = 0; i < r->npids; i++)
-		printf("%spid %d", i ? ", " : "", (int)r->pids[i]);
-	printf(", %zu snapshots over %.1f s (%s)\n", r->nsnapshots, (double)r->duration_us / 1e6,
-	       outcome);
-	printf("  engine: damon (%s)\n", why ? why : "asked for with --engine damon");
-	printf("  NOTE: %s.\n", r->label);
-	printf("  sampling %" PRIu64 " us, aggregation %" PRIu64 " us (frequency 1.0 = %.0f "
-	       "accesses seen), update %" PRIu64 " us, regions %" PRIu64 "..%" PRIu64 "\n",
-	       r->attrs.sample_us, r->attrs.aggr_us, r->max_nr_accesses, r->attrs.update_us,
-	       r->attrs.min_regions, r->attrs.max_regions);
-	if (cleanup_rc == 0)
-		printf("  kdamond %s: created by pmuscope, removed\n\n", kdir);
-	else
-		printf("  kdamond %s: NOT removed: %s\n\n", kdir, cleanup_msg);
-
-	printf("Hot ranges (heat = access frequency x bytes, summed over snapshots)\n");
-	printf("  %-4s %-31s %8s %7s %6s %6s %5s %-5s %-22s %s\n", "#", "range", "size", "heat%",
-	       "freq", "max", "age", "class", "nodes (sampled pages)", "object");
-	size_t top = o->top ? o->top : 10;
-	for (size_t i = 0; i < r->nranges && i < top; i++) {
-		const struct pms_damon_range *x = &r->ranges[i];
-		char rg[64];
-		snprintf(rg, sizeof(rg), "%" PRIx64 "-%" PRIx64, x->start, x->end);
-		nodes_text(&x->nodes, c, sizeof(c));
-		printf("  %-4zu %-31s %8s %6.1f%% %6.3f %6.3f %5u %-5s %-22s %s\n", i + 1, rg,
-		       human(x->end - x->start, a, sizeof(a)), 100 * x->share, x->freq_mean,
-		       x->freq_max, x->age_max, pms_damon_heat_name(x->heat_class), c, x->object);
-	}
-	if (!r->nranges)
-		printf("  (no regions were read)\n");
-
-	printf("\nData objects (mappings)\n");
-	printf("  %7s %6s %8s %-22s %s\n", "heat%", "freq", "size", "nodes", "name");
-	for (size_t i = 0; i < r->nobjects && i < top; i++) {
-		const struct pms_damon_object *x = &r->objects[i];
-		nodes_text(&x->nodes, c, sizeof(c));
-		printf("  %6.1f%% %6.3f %8s %-22s %s\n", 100 * x->share, x->freq_mean,
-		       human(x->bytes, b, sizeof(b)), c, x->name);
-	}
-
-	printf("\nRemote-hot share by CPU node (threads' last CPU at each snapshot, not per "
-	       "access)\n");
-	if (!r->ncpu_nodes)
-		printf("  (no thread CPUs or page nodes known)\n");
-	for (size_t i = 0; i < r->ncpu_nodes; i++)
-		printf("  cpu node %d: %5.1f%% of its heat on other nodes' pages\n",
-		       r->cpu_nodes[i].node, 100 * r->cpu_nodes[i].remote_share);
-
-	printf("\nHeat over time (hottest region of each snapshot%s)\n",
-	       r->nsteps > 20 ? "; every step of 20" : "");
-	size_t every = r->nsteps > 20 ? (r->nsteps + 19) / 20 : 1;
-	for (size_t i = 0; i < r->nsteps; i += every) {
-		const struct pms_damon_step *s = &r->steps[i];
-		printf("  t=%6.2fs heat %8s  hottest %" PRIx64 "-%" PRIx64 " freq %.2f %s", 
-		       (double)s->t_us / 1e6, human((uint64_t)s->heat, a, sizeof(a)), s->hot_start,
-		       s->hot_end, s->hot_freq, s->hot_object ? s->hot_object : "-");
-		for (int n = 0; n < r->nnodes && n < PMS_DAMON_MAX_NODES; n++)
-			if (s->heat > 0)
-				printf("  n%d %.0f%%", n, 100 * s->heat_on_node[n] / s->heat);
-		putchar('\n');
-	}
-}
-
 static char *self_exe(const char *fallback)
 {
 	char buf[4096];
@@ -598,18 +311,22 @@ static int run_and_render(struct pms_sys *sys, const struct pms_topo *topo, stru
 		exit_code = run_failed(res, auto_reason);
 		goto out;
 	}
-	if (o->json)
-		render_json(res->session, res->report, o, auto_reason, res->kdamond_dir,
-			    res->cleanup_rc, res->cleanup_msg, res->outcome);
-	else if (o->csv)
-		render_csv(res->session, res->report);
-	else
-		render_text(res->report, o, auto_reason, res->kdamond_dir, res->cleanup_rc,
-			    res->cleanup_msg, res->outcome);
+	if (o->json) {
+		struct pms_json j;
+		pms_json_init(&j, stdout);
+		pms_render_damon_json(&j, res, o->samples, auto_reason);
+		cli_json_finish(&j);
+	} else if (o->csv) {
+		pms_damon_render_csv(stdout, res);
+	} else {
+		pms_damon_render_text(stdout, res, o->top, auto_reason);
+	}
 	fflush(stdout);
-	if (res->term_signal)
-		fprintf(stderr, "pmuscope: mem: the command was killed by signal %d\n",
-			res->term_signal);
+	if (res->term_signal && res->have_status) {
+		char how[128];
+		pms_exit_describe(res->status, how, sizeof(how));
+		fprintf(stderr, "pmuscope: mem: the command %s\n", how);
+	}
 	exit_code = res->exit_code;
 out:
 	running = NULL;

@@ -9,6 +9,7 @@
 #include "cli_out.h"
 #include "cli_opt.h"
 #include "pmuscope/error.h"
+#include "pmuscope/util.h"
 #include "version.h"
 
 /* Subcommands, one file each. */
@@ -128,24 +129,6 @@ void cli_warn_loss(const char *cmd, uint64_t samples, uint64_t lost)
 		fprintf(stderr, "pmuscope: %s: warning: lost %.1f%% of the samples (%llu lost, %llu "
 			"kept): the ring buffer was full; sample less often\n", cmd, 100.0 * ratio,
 			(unsigned long long)lost, (unsigned long long)samples);
-}
-
-const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
-{
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
-	else if (v == (double)(uint64_t)v)
-		snprintf(buf, size, "%.0f %s", v, units[u]);
-	else
-		snprintf(buf, size, "%.1f %s", v, units[u]);
-	return buf;
 }
 
 static const char global_opts[] =

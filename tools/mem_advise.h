@@ -1,8 +1,8 @@
 /* `pmuscope mem --advise [--apply]` and `report --advise`: the plan from a
  * finished report, its text and JSON, the runnable commands (numactl for a
  * new run, pmuscope migrate for a live process), and with --apply the
- * migration of a live process and the before/after comparison.  Also the
- * renderers `pmuscope migrate` shares.
+ * migration of a live process and the before/after comparison (rendered by
+ * the library: pms_render_advice_*).
  * Ownership: struct mem_advise owns what it gathers; mem_advise_release
  * frees it; everything else is borrowed for the call. */
 #ifndef PMUSCOPE_TOOLS_MEM_ADVISE_H
@@ -14,10 +14,12 @@
 
 #include "cli.h"
 #include "pmuscope/advise.h"
+#include "pmuscope/advise_text.h"
 #include "pmuscope/alloc.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/numa.h"
 #include "pmuscope/session.h"
+#include "pmuscope/render_cmd.h"
 #include "pmuscope/report.h"
 
 struct mem_advise {
@@ -63,13 +65,10 @@ int mem_advise_sites(struct mem_advise *ma, struct pms_session *ses,
 void mem_advise_text(const struct mem_advise *ma, const struct pms_memreport *after, pid_t pid,
 		     char **cmd);
 /* The "advice" member (and "apply" with --apply) of the mem/report JSON. */
-void mem_advise_json(struct json *j, const struct mem_advise *ma,
+void mem_advise_json(struct pms_json *j, const struct mem_advise *ma,
 		     const struct pms_memreport *after, pid_t pid, char **cmd);
 void mem_advise_release(struct mem_advise *ma);
-
-/* Shared with `pmuscope migrate`. */
-void advise_migrate_text(FILE *f, const struct pms_migrate_result *r, const int *nodes,
-			 size_t nnodes);
-void advise_migrate_json(struct json *j, const char *key, const struct pms_migrate_result *r);
+/* What the library's renderers read of ma (borrowed from it). */
+void mem_advise_view(const struct mem_advise *ma, struct pms_render_advice *v);
 
 #endif

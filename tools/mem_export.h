@@ -1,7 +1,7 @@
 /* `--html FILE`, `--pprof FILE` and `--folded[=latency]` for `pmuscope mem`
  * and `pmuscope report`: one call after the report is built.  The pprof
- * encoder and the collapsed stacks are the library's (pmuscope/export.h);
- * the HTML page is rendering, so it lives here.
+ * encoder, the collapsed stacks (pmuscope/export.h) and the HTML page
+ * (pmuscope/render.h) are the library's; the options and files are here.
  * Ownership: everything is borrowed for the call. */
 #ifndef PMUSCOPE_TOOLS_MEM_EXPORT_H
 #define PMUSCOPE_TOOLS_MEM_EXPORT_H
@@ -12,7 +12,7 @@
 
 #include "cli_opt.h"
 #include "cli_out.h"
-#include "mem_render.h"
+#include "pmuscope/render.h"
 #include "pmuscope/export.h"
 #include "pmuscope/pathprof.h"
 #include "pmuscope/topo.h"
@@ -40,11 +40,15 @@ struct mem_export {
 	 * recorded so; kept-samples mode): the one set of stacks of all three
 	 * exports (pms_export_stacks_new).  NULL: one frame per sample. */
 	const struct pms_pathreport *paths;
-	/* Allocation sites (issue 28; tools/alloc_render.h): each report
+	/* Allocation sites (issue 28; pms_render_alloc_labels/_folded): each report
 	 * sample's site (NULL: none) as the pprof label "alloc_site", and
 	 * --folded=alloc: the allocation paths' stacks written instead. */
 	const char *const *site_labels;
 	size_t nsite_labels;
+	/* --types (issue 29): each report sample's type and member (NULL:
+	 * none) as the pprof labels "type" and "member" */
+	const char *const *type_labels, *const *member_labels;
+	size_t ntype_labels;
 	bool folded_alloc;
 	const char *alloc_folded;
 	size_t alloc_folded_len;
@@ -84,7 +88,7 @@ void mem_export_abandon(struct mem_export *x);
 /* Write what was asked (into the files mem_export_open opened).  m is how the command renders the report (the HTML
  * page embeds its JSON and its text).  Returns 0, or 1 (CLI_EXIT_IO when a
  * file could not be written) after printing why. */
-int mem_export_write(struct mem_export *x, const struct mem_render *m,
+int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 		     const struct pms_memreport *r);
 
 #endif

@@ -50,6 +50,10 @@ enum pms_alloc_kind {
 	PMS_ALLOC_START,         /* the library started in a process (exec);
 				  * old_addr: the parent pid */
 	PMS_ALLOC_FORK,          /* a forked child; old_addr: the parent pid */
+	PMS_ALLOC_THREAD_STACK,  /* a thread's stack block (tid: the thread;
+				  * frames: its pthread_create call) */
+	PMS_ALLOC_TLS,           /* a module's TLS block of thread tid (one
+				  * frame: an address in the module) */
 	PMS_ALLOC_KIND_MAX
 };
 
@@ -105,6 +109,11 @@ void pms_alloc_table_free(struct pms_alloc_table *t);
 /* Add the records in buf (whole records; a partial tail is left):
  * the bytes used, or a negative PMS_E* on a malformed record. */
 long pms_alloc_table_feed(struct pms_alloc_table *t, const void *buf, size_t len);
+/* The process space of the records fed from now on and of
+ * pms_alloc_table_lookup (0 at first): a merged report's files each get
+ * their own, so that equal pids (and times) of different files are
+ * different processes.  0 or PMS_EINVAL. */
+int pms_alloc_table_set_space(struct pms_alloc_table *t, uint32_t space);
 /* Read the stream file on fd (once: the command's processes have written
  * what they will) and feed its records in time order (equal times in the
  * order of their chunk).  A file without the stream's magic is read as
@@ -131,14 +140,15 @@ struct pms_alloc_info {
 	long site;               /* index of its site (pms_alloc_table_site) */
 };
 
-/* The allocation of process pid that held addr at perf time `time` (a
- * forked child's inherited blocks through its parent at the fork): its
- * index, or -1 when none.  *info (may be NULL) gets it. */
+/* The allocation of process pid (in the space set last) that held addr at
+ * perf time `time` (a forked child's inherited blocks through its parent
+ * at the fork): its index, or -1 when none.  *info (may be NULL) gets it. */
 long pms_alloc_table_lookup(struct pms_alloc_table *t, uint32_t pid, uint64_t addr, uint64_t time,
 			    struct pms_alloc_info *info);
+/* How many allocations the table holds (live or freed, every process). */
 size_t pms_alloc_table_count(const struct pms_alloc_table *t);
 
-/* A site: one call path (frames equal). */
+/* A site: one call path (frames equal) in one process space. */
 struct pms_alloc_site_key {
 	uint32_t pid;            /* a process that allocated there */
 	const uint64_t *frames;  /* return addresses, innermost first */
@@ -148,6 +158,8 @@ struct pms_alloc_site_key {
 	uint64_t bytes;          /* their sizes summed */
 	double est_bytes;        /* weights summed: bytes estimated allocated */
 	double est_count;        /* allocations estimated (weight / size summed) */
+	uint32_t space;          /* its process space (pms_alloc_table_set_space) */
+	uint32_t tid;            /* a thread stack's or TLS block's thread, else 0 */
 };
 size_t pms_alloc_table_nsites(const struct pms_alloc_table *t);
 void pms_alloc_table_site(const struct pms_alloc_table *t, size_t i, struct pms_alloc_site_key *out);
@@ -173,6 +185,19 @@ struct pms_alloc_site {
 	struct pms_alloc_frame *frames;
 	size_t nframes;
 	size_t table_site;       /* its index in the table (pms_alloc_table_site) */
+	uint32_t space;          /* its process space (a merged report: the file) */
+	uint32_t tid;            /* a thread stack's or TLS block's thread (a site
+				  * of its own per thread), else 0 */
+	int node;                /* the memory node that served most of its
+				  * resolved samples (nodes 0-63), -1 none */
+	uint64_t node_samples;   /* ... how many of them it served */
+	/* Its data type (issue 29; filled only with a types sink,
+	 * pms_session_set_types, and then pms_alloc_report.types is set):
+	 * typed of its samples resolved to a type; type is the one of more
+	 * than half of those (type_samples of them), else NULL; member its
+	 * member of most samples ("" the whole type; member_samples). */
+	uint64_t typed, type_samples, member_samples;
+	char *type, *member;
 };
 
 struct pms_alloc_report {
@@ -192,6 +217,7 @@ struct pms_alloc_report {
 	/* the samples were not stamped with CLOCK_MONOTONIC (why, static
 	 * text; NULL: they were): times are compared as they are */
 	const char *calibration_why;
+	bool types; /* the sites' type fields were filled (issue 29) */
 };
 
 /* One sample to attribute: its process, data address, perf time, latency
@@ -200,6 +226,7 @@ struct pms_alloc_sample {
 	uint32_t pid;
 	uint64_t addr, time, weight;
 	int mem_node, cpu_node;
+	uint32_t space;          /* its process space (pms_alloc_table_set_space) */
 };
 
 struct pms_alloc_sites;

@@ -132,6 +132,15 @@ void pms_c2c_set_engine(struct pms_c2c *c, enum pms_engine engine);
  * time against the maps given there. */
 int pms_c2c_sideband(struct pms_c2c *c, const struct pms_record *rec);
 
+/* Keep each sample's process, data address and time per line (before the
+ * first pms_c2c_add), for pms_c2c_line_touches: what an allocation table
+ * needs to name a line's allocation (the session does, docs/mem.md). */
+struct pms_c2c_touch {
+	uint64_t addr, time;
+	uint32_t pid;
+};
+void pms_c2c_keep_touches(struct pms_c2c *c);
+
 /* ---- the report ------------------------------------------------------------ */
 
 struct pms_c2c_thread {
@@ -188,6 +197,17 @@ struct pms_c2c_line {
 	struct pms_c2c_lat lat_all;
 	struct pms_c2c_access *acc;  /* by offset, then samples (descending) */
 	size_t nacc;
+	/* The allocation site that held most of the line's samples (a session
+	 * tracking allocations: pms_session_c2c_report, docs/mem.md): its
+	 * rank among the sites of the listed lines (-1 none), the line's
+	 * samples in it and in any tracked block, its kind, and its first
+	 * frame with a source line (else frame 0) with that frame's caller. */
+	long alloc_site;
+	uint64_t alloc_samples, alloc_placed;
+	uint8_t alloc_kind;          /* enum pms_alloc_kind */
+	const char *alloc_kind_name; /* pms_alloc_kind_name(alloc_kind); NULL none */
+	char *alloc_func, *alloc_caller, *alloc_file; /* NULL unknown */
+	int alloc_line;
 };
 
 struct pms_c2c_report {
@@ -220,6 +240,10 @@ struct pms_c2c_report {
 int pms_c2c_report(struct pms_c2c *c, const struct pms_maps *maps, struct pms_symbolizer *sym,
 		   struct pms_c2c_report **out);
 void pms_c2c_report_free(struct pms_c2c_report *r);
+/* The kept samples (pms_c2c_keep_touches) of the model's line that a
+ * report line l shows, in the order they came; *n 0 (NULL) when none. */
+const struct pms_c2c_touch *pms_c2c_line_touches(const struct pms_c2c *c,
+						 const struct pms_c2c_line *l, size_t *n);
 
 /* "tot_hitm", "lcl_hitm", "rmt_hitm", "peer", "score", "sharers"; parse the
  * same names ("tot", "lcl", "rmt" too).  PMS_EINVAL for an unknown name. */

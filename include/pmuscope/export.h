@@ -56,17 +56,7 @@ struct pms_export_frame {
  * the first caller.  A sample without a path has its leaf alone, one
  * without an IP its recorded path (or nothing).  Samples with equal
  * stacks share one. */
-struct pms_export_stacks {
-	const struct pms_memreport *report;
-	size_t nsamples;     /* = report->nall */
-	size_t *stack;       /* sample i: its stack, < nstacks */
-	size_t nstacks;
-	size_t *off;         /* stack j: frame[off[j]] .. frame[off[j + 1] - 1] */
-	size_t *frame;       /* indexes into frames */
-	struct pms_export_frame *frames;
-	size_t nframes;
-	bool callers;        /* some stack has a caller (call paths were recorded) */
-};
+struct pms_export_stacks; /* opaque: read through the functions below */
 
 /* The stacks of the report's samples.  paths: the call paths of the same
  * samples (pms_pathprof_report of a collector built with kept_samples and
@@ -76,6 +66,22 @@ struct pms_export_stacks {
 int pms_export_stacks_new(const struct pms_memreport *r, const struct pms_pathreport *paths,
 			  struct pms_export_stacks **out);
 void pms_export_stacks_free(struct pms_export_stacks *st);
+/* The distinct stacks: how many, how many frames stack j has (0 past the
+ * end), and the index (for pms_export_stacks_frame) of its k-th frame, leaf
+ * first ((size_t)-1 past the end). */
+size_t pms_export_stacks_count(const struct pms_export_stacks *st);
+size_t pms_export_stacks_depth(const struct pms_export_stacks *st, size_t j);
+size_t pms_export_stacks_frame_index(const struct pms_export_stacks *st, size_t j, size_t k);
+/* The frames the stacks share: how many, and the i-th (NULL past the end). */
+size_t pms_export_stacks_frame_count(const struct pms_export_stacks *st);
+const struct pms_export_frame *pms_export_stacks_frame(const struct pms_export_stacks *st,
+							size_t i);
+/* The report's kept samples (its nall): how many, and sample i's stack
+ * ((size_t)-1 past the end). */
+size_t pms_export_stacks_sample_count(const struct pms_export_stacks *st);
+size_t pms_export_stacks_of_sample(const struct pms_export_stacks *st, size_t i);
+/* Whether some stack has a caller (call paths were recorded). */
+bool pms_export_stacks_callers(const struct pms_export_stacks *st);
 
 /* The name a report site shows: the function, or "[unknown]" / "[kernel]", with
  * the module's file name in brackets when the function is unknown
@@ -116,7 +122,7 @@ int pms_export_build_ids(const struct pms_memreport *r,
 			 const struct pms_perfdata_info *const *infos, size_t ninfos,
 			 struct pms_export_build_id **out, size_t *n);
 
-#define PMS_EXPORT_PPROF_OPTS_VERSION 2
+#define PMS_EXPORT_PPROF_OPTS_VERSION 3
 struct pms_export_pprof_opts {
 	unsigned version;                 /* PMS_EXPORT_PPROF_OPTS_VERSION */
 	int64_t time_ns;                  /* start of the profile (wall clock), 0 = unknown */
@@ -133,9 +139,17 @@ struct pms_export_pprof_opts {
 	const char *extra_key;
 	const char *const *extra_values;
 	size_t nextra_values;
+	/* version 3: the labels "type" and "member" of report.all[i] (issue
+	 * 29; pms_session_type_hits): type_values[i] ("struct rec") and
+	 * member_values[i] ("b[2].y[1]"); NULL or "": none; samples past
+	 * ntype_values: none */
+	const char *const *type_values;
+	const char *const *member_values;
+	size_t ntype_values;
 };
 #define PMS_EXPORT_PPROF_OPTS_INIT                                                         \
-	{ PMS_EXPORT_PPROF_OPTS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0 }
+	{ PMS_EXPORT_PPROF_OPTS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0,    \
+	  NULL, NULL, 0 }
 
 /* The profile as pprof's profile.proto, gzip-compressed (what `go tool
  * pprof`, Pyroscope and Parca read).  Sample types: samples/count and

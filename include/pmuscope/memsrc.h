@@ -189,7 +189,11 @@ int pms_memsrc_open_reader(struct pms_perfdata_reader *r, struct pms_memsrc **ou
 void pms_memsrc_free(struct pms_memsrc *s);
 
 /* Deliver what is there.  Live: wait up to timeout_ms for the rings (as
- * pms_sampler_poll), drain them; returns records read (>= 0).  Recorded:
+ * pms_sampler_poll), drain them; returns records read (>= 0).  A live
+ * source hands out samples and side-band in time order: each poll those
+ * of the drains before it (one drain's records are in order only per
+ * ring), the poll after pms_sampler_disable everything it holds (docs/mem.md
+ * "Time order").  Recorded:
  * read a batch of records (timeout_ms is ignored); returns records read,
  * 0 at the end of the data.  Or a callback's negative code, or a negative
  * PMS_E* (a recorded source's read error: what came before stands). */

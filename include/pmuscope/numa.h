@@ -60,6 +60,13 @@ struct pms_numa_stats {
 	uint64_t get_mempolicy_calls;
 	uint64_t invalidations;    /* cached pages dropped by invalidate/clear */
 	uint64_t cached;           /* pages in the cache now */
+	/* Retries (once each): a call that failed whole with a transient
+	 * errno (EINTR, EAGAIN, ENOMEM, EBUSY) is made again; a page whose
+	 * status was neither a node nor -ENOENT / -EFAULT (the only statuses
+	 * a query gives: mm/migrate.c do_pages_stat_array) is asked again. */
+	uint64_t retried_calls;    /* calls made again */
+	uint64_t retried_pages;    /* pages asked again */
+	uint64_t retry_answered;   /* ... that got a node, -ENOENT or -EFAULT then */
 };
 
 struct pms_numa_oracle;

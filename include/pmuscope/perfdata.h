@@ -246,7 +246,7 @@ void pms_perfdata_writer_free(struct pms_perfdata_writer *w);
  * header, then a stream in which HEADER_ATTR, HEADER_FEATURE, ... records
  * carry what file mode keeps in sections), written in either byte order.
  * Everything it hands out is in host byte order.  Records come in file
- * order (perf sorts by time between FINISHED_ROUNDs; this reader does not);
+ * order (perf sorts by time between FINISHED_ROUNDs: pms_perfdata_ordered);
  * PERF_RECORD_COMPRESSED/COMPRESSED2 are unpacked (zstd) and their records
  * returned in their place.  AUXTRACE payloads are skipped (size is given).
  *
@@ -446,6 +446,34 @@ int pms_perfdata_reader_open_mem(const void *buf, size_t len,
  * counted, and the last one's message is kept for
  * pms_perfdata_reader_last_skip(). */
 int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev);
+
+/* perf's time order over a reader (perf report's and perf script's ordered
+ * events): kernel records with a time are held and handed out by time
+ * (equal times in file order); at each FINISHED_ROUND those up to the
+ * latest time seen at the round before go out, then the FINISHED_ROUND
+ * itself; at the end the rest.  Records without a time and perf's own
+ * records (type >= 64: AUXTRACE with its payload, HEADER_ATTR, ...) go out
+ * as they come (an AUXTRACE after everything held: its samples are decoded
+ * from it).  pms_perfdata_ordered_next() fills *ev as
+ * pms_perfdata_next() does (valid until the next call; aux_tid is
+ * (uint32_t)-1 in a held record) and returns the same values.  The queue
+ * borrows r, which must outlive it, and reads it alone from then on (it
+ * asks r for samples undecoded until it hands them out). */
+struct pms_perfdata_ordered;
+struct pms_perfdata_ordered_stats {
+	uint64_t queued;     /* records held */
+	uint64_t rounds;     /* FINISHED_ROUNDs */
+	uint64_t sorts;      /* flushes that found the held records out of time order */
+	uint64_t late;       /* records older than ones already handed out */
+	uint64_t full;       /* the queue's older half handed out at its size limit */
+	uint64_t aux_flushes; /* the queue handed out whole before an AUXTRACE */
+	uint64_t last_flush; /* the time of the latest record handed out from the queue */
+};
+int pms_perfdata_ordered_new(struct pms_perfdata_reader *r, struct pms_perfdata_ordered **out);
+int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdata_event *ev);
+const struct pms_perfdata_ordered_stats *
+pms_perfdata_ordered_stats(const struct pms_perfdata_ordered *q);
+void pms_perfdata_ordered_free(struct pms_perfdata_ordered *q);
 
 /* The features and events.  In pipe mode, what the stream has delivered so
  * far (perf writes HEADER_ATTR and HEADER_FEATURE records first). */

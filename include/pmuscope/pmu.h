@@ -118,10 +118,9 @@ struct pms_pmu {
 	struct pms_cpuset associated_cpus;
 };
 
-struct pms_pmus {
-	struct pms_pmu *pmus;
-	size_t count;
-};
+/* The loaded PMU list (opaque): walk it with pms_pmus_count / pms_pmus_at,
+ * or look one up with pms_pmu_find / pms_pmu_find_type. */
+struct pms_pmus;
 
 /* Load every PMU; a missing event_source directory gives an empty list (not
  * an error).  A PMU whose own files are unreadable or malformed fails the

@@ -242,6 +242,13 @@ struct pms_memreport_site {
 	bool resident_read;   /* residency read (false: a file, aggregate mode, a
 			       * process not held at exit, or over the bound) */
 	uint64_t pages_absent; /* resident_read: its pages not in memory then */
+	/* ... by the status the query gave (mm/migrate.c
+	 * do_pages_stat_array; their sum is pages_absent): -ENOENT, no page
+	 * there (swapped out, or, from Linux 6.12, never touched); -EFAULT, no
+	 * mapping there, the shared zero page, or, before 6.12, an anonymous
+	 * page never touched; unknown, no answer (the call failed, or another
+	 * status, after one retry). */
+	uint64_t pages_not_present, pages_efault, pages_unknown;
 };
 
 /* One process (tid 0) or one thread, like numatop's process view. */

@@ -132,6 +132,12 @@ void pms_session_set_sys(struct pms_session *s, struct pms_sys *sys);
  * session's (NULL without the sink). */
 int pms_session_set_types(struct pms_session *s);
 struct pms_typeprof *pms_session_typeprof(const struct pms_session *s);
+/* Each of r->all's samples' type and member (the sink's mappings and
+ * cache, not counted again), e.g. for pprof labels: *out holds r->nall
+ * hits (free(); their strings are the sink's, until pms_session_free).
+ * 0, PMS_EINVAL without the sink, PMS_ENOMEM. */
+int pms_session_type_hits(struct pms_session *s, const struct pms_memreport *r,
+			  struct pms_type_hit **out);
 /* Feed a sort histogram (pmuscope/sorthist.h), handed over: the session
  * frees it (also on failure; the caller reads it, pms_sorthist_result,
  * until pms_session_free); its type keys attach the types sink.  Before
@@ -209,14 +215,13 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
  * index and *info, or -1 (none, or no tracking). */
 long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr, uint64_t time,
 			      struct pms_alloc_info *info);
-/* 1 when the session tracks allocations (live) or a file holds a tracked
- * run's allocation records (`mem -o`: pms_session_alloc_report then reads
- * them from the file), else 0. */
+/* 1 when the session tracks allocations (live) or one of its files (once
+ * run) holds a tracked run's allocation records (`mem -o`, `record -o`:
+ * pms_session_alloc_report then reads every file's, each file its own
+ * process space), else 0.  A session of files whose profile takes the
+ * samples keeps them (not aggregate) when a file has such records, so
+ * that the sites can be built; a pipe's records are not seen in time. */
 int pms_session_has_alloc(const struct pms_session *s);
-/* Whether the perf.data file at path (not stdin, "-") holds a tracked run's
- * allocation records: a caller that wants them from report -i keeps the
- * samples (pms_memprof_opts.aggregate false) before it opens the session. */
-bool pms_session_file_has_alloc(const char *path);
 
 /* The contention report (opts->c2c_opts), the caller's: code and data
  * named through the session's symbolizer and the profile's mappings; a

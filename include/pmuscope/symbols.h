@@ -74,6 +74,7 @@ struct pms_symbol {
 	int line;            /* 0 if no line info */
 	const char *module;  /* file path of the module, "[kernel]" for the kernel */
 	bool kernel;
+	bool object;         /* func names a data object (an ELF STT_OBJECT symbol) */
 };
 
 struct pms_symbolizer;

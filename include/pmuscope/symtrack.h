@@ -41,6 +41,7 @@ struct pms_symtrack_name {
 	const char *srcfile; /* NULL unless asked and known */
 	unsigned line;
 	uint64_t map_ip;     /* ip as an offset in the module (perf's map_ip) */
+	bool object;         /* sym is a data object's (ELF STT_OBJECT) */
 };
 
 /* info: the file's header (its build ids); NULL when it has none. */

@@ -38,7 +38,7 @@ struct pms_topo_cpu {
 	struct pms_cpuset smt_siblings; /* topology/thread_siblings_list (includes cpu) */
 	unsigned capacity; /* cpu_capacity (arm64/riscv), 0 if absent */
 	uint64_t midr;     /* regs/identification/midr_el1, 0 if absent */
-	int core_type;     /* index into pms_topo.core_types, -1 if offline */
+	int core_type;     /* pms_topo_core_type_at's index, -1 if offline */
 };
 
 enum pms_cache_type {
@@ -63,8 +63,8 @@ struct pms_topo_node {
 	struct pms_cpuset cpus; /* cpulist, or the hex cpumap where cpulist is absent */
 	bool has_cpu;           /* listed in node/has_cpu (or cpus not empty) */
 	bool has_memory;        /* listed in node/has_memory (true if the file is absent) */
-	int *distances;         /* nodeN/distance; distances[i] is to pms_topo.nodes[i] */
-	size_t ndistances;      /* == pms_topo.nnodes when the file was consistent, else 0 */
+	int *distances;         /* nodeN/distance; distances[i] is to pms_topo_node_at(i) */
+	size_t ndistances;      /* == pms_topo_node_count when the file was consistent, else 0 */
 	uint64_t *mem_blocks;   /* sorted memory block numbers (nodeN/memoryM) */
 	size_t nmem_blocks;
 	/* nodeN/meminfo MemTotal and MemFree in bytes (drivers/base/node.c
@@ -94,37 +94,11 @@ struct pms_topo_core_type {
 	struct pms_cpuset cpus;
 };
 
-struct pms_topo {
-	struct pms_topo_cpu *cpus; /* sorted by cpu number */
-	size_t ncpus;
-	struct pms_cpuset online;
-	struct pms_topo_cache *caches;
-	size_t ncaches;
-	struct pms_topo_node *nodes; /* sorted by id */
-	size_t nnodes;
-	bool numa_synthetic; /* no node directory: one node 0 was made up */
-	/* Some CPU is in several nodes' cpulists (broken firmware tables, as in
-	 * hwloc's 8em64t-2s2ca2c-buggynuma); each CPU keeps its lowest node. */
-	bool numa_overlap;
-	struct pms_topo_package *packages; /* sorted by id */
-	size_t npackages;
-	struct pms_topo_core_type *core_types;
-	size_t ncore_types;
-	int nl3;
-	int snc; /* largest per-package SNC count (1 = no sub-NUMA clustering) */
-	/* SNC nodes of one package are closer to each other than to other
-	 * packages' nodes (false when distances are missing or disagree). */
-	bool snc_distances_agree;
-	uint64_t mem_block_size; /* memory/block_size_bytes, 0 if absent */
-	/* From /proc/cpuinfo of the first processor ("" / -1 if absent). */
-	char vendor[32];   /* "GenuineIntel", "AuthenticAMD", "ARM" ... */
-	int family;
-	int model;
-	int stepping;
-	char *model_name;  /* NULL if absent */
-	/* How a hypervisor was told (pms_hypervisor_detect), "" on bare metal. */
-	char hypervisor[96];
-};
+/* The topology (opaque): read it through the functions below.  The CPUs,
+ * caches, nodes, packages and core types are plain rows, walked by count
+ * and index (pms_topo_*_count / pms_topo_*_at, NULL past the end or for a
+ * NULL topology) or looked up by id. */
+struct pms_topo;
 
 /* Read the topology below sys's root.  Missing optional files give -1/0
  * fields; a malformed file fails with a message naming it. */
@@ -143,6 +117,44 @@ const struct pms_topo_node *pms_topo_node(const struct pms_topo *topo, int node)
  * NULL topology). */
 size_t pms_topo_node_count(const struct pms_topo *topo);
 const struct pms_topo_node *pms_topo_node_at(const struct pms_topo *topo, size_t i);
+size_t pms_topo_cpu_count(const struct pms_topo *topo);
+const struct pms_topo_cpu *pms_topo_cpu_at(const struct pms_topo *topo, size_t i);
+/* Caches in order of (level, type, first CPU). */
+size_t pms_topo_cache_count(const struct pms_topo *topo);
+const struct pms_topo_cache *pms_topo_cache_at(const struct pms_topo *topo, size_t i);
+size_t pms_topo_package_count(const struct pms_topo *topo);
+const struct pms_topo_package *pms_topo_package_at(const struct pms_topo *topo, size_t i);
+/* Core types, index 0 the least capable. */
+size_t pms_topo_core_type_count(const struct pms_topo *topo);
+const struct pms_topo_core_type *pms_topo_core_type_at(const struct pms_topo *topo, size_t i);
+
+/* Whole-machine facts (NULL topology: "" / NULL / -1 / 0 / false). */
+/* The online CPUs (an empty set for a NULL topology). */
+const struct pms_cpuset *pms_topo_online(const struct pms_topo *topo);
+/* From /proc/cpuinfo of the first processor: vendor ("GenuineIntel",
+ * "AuthenticAMD", "ARM"; "" if absent), family, model, stepping (-1 if
+ * absent), model name (NULL if absent). */
+const char *pms_topo_vendor(const struct pms_topo *topo);
+int pms_topo_family(const struct pms_topo *topo);
+int pms_topo_model(const struct pms_topo *topo);
+int pms_topo_stepping(const struct pms_topo *topo);
+const char *pms_topo_model_name(const struct pms_topo *topo);
+/* How a hypervisor was told (pms_hypervisor_detect), "" on bare metal. */
+const char *pms_topo_hypervisor(const struct pms_topo *topo);
+/* L3 domains; the largest per-package SNC count (1 = no sub-NUMA
+ * clustering); whether the SNC nodes of a package are closer to each other
+ * than to other packages' nodes (false when distances are missing or
+ * disagree). */
+int pms_topo_l3_count(const struct pms_topo *topo);
+int pms_topo_snc(const struct pms_topo *topo);
+bool pms_topo_snc_distances_agree(const struct pms_topo *topo);
+/* No node directory: one node 0 was made up. */
+bool pms_topo_numa_synthetic(const struct pms_topo *topo);
+/* Some CPU is in several nodes' cpulists (broken firmware tables); each CPU
+ * keeps its lowest node. */
+bool pms_topo_numa_overlap(const struct pms_topo *topo);
+/* memory/block_size_bytes, 0 if absent. */
+uint64_t pms_topo_mem_block_size(const struct pms_topo *topo);
 const struct pms_topo_package *pms_topo_package(const struct pms_topo *topo, int package);
 int pms_topo_node_of_cpu(const struct pms_topo *topo, int cpu);
 /* Distance between two node ids from the distance files, -1 if unknown. */

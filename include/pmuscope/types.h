@@ -96,6 +96,24 @@ void pms_typeres_free(struct pms_typeres *r);
 int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, uint64_t ip,
 		       uint64_t addr, bool has_addr, struct pms_type_hit *out);
 
+/* The type an allocation's call site gives its result (C++ `new T`, a
+ * malloc whose result a typed pointer takes): ret_ip is the call's return
+ * address (runtime; the caller's frame of the allocation's call path).
+ * From there the result register (rax / x0) is followed, copies included,
+ * to the first instruction DWARF types: an access through it (the object
+ * there), its store into a typed pointer slot (a variable, a member: the
+ * pointee), or a call with it as the first argument whose first parameter
+ * is a pointer (a constructor's `this`).  No compiler here puts the
+ * allocated type in DWARF itself (docs/types.md).  0 with out->status OK
+ * (type; member "", offset 0) or the reason, or a negative PMS_E*. */
+int pms_typeres_alloc_type(struct pms_typeres *r, const char *path, uint64_t bias,
+			   uint64_t ret_ip, struct pms_type_hit *out);
+
+/* The per-(binary, IP) cache at work: lookups that reached a binary with
+ * DWARF, and how many of them decoded and resolved their IP (the others
+ * were answered from the cache). */
+void pms_typeres_cache_stats(const struct pms_typeres *r, uint64_t *lookups, uint64_t *computed);
+
 /* The load bias of path mapped at map_start from file offset map_pgoff
  * (its PT_LOAD segment's address - offset taken away): 0, or PMS_ENOENT
  * when the file cannot be read or no segment holds that offset. */
@@ -175,6 +193,11 @@ int pms_typeprof_new(struct pms_typeprof **out);
 void pms_typeprof_free(struct pms_typeprof *p);
 /* Resolve and count one sample; hit (may be NULL) gets its resolution. */
 int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     struct pms_type_hit *hit);
+/* One sample's hit as pms_typeprof_add finds it, without counting it
+ * (the same cache; e.g. a label per sample for an export).  0, or a
+ * negative PMS_E*. */
+int pms_typeprof_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		     struct pms_type_hit *hit);
 /* The profile's resolver (for pms_typeres_layout of its rows' types). */
 struct pms_typeres *pms_typeprof_resolver(struct pms_typeprof *p);

@@ -7,6 +7,7 @@
 #define PMUSCOPE_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmuscope/api.h"
 
@@ -26,6 +27,19 @@ int pms_exit_code(int wait_status);
  * (signal 11), core dumped", "" for a stop report.  Returns
  * pms_exit_code(wait_status). */
 int pms_exit_describe(int wait_status, char *buf, size_t size);
+
+/* bytes for people into buf: "512 bytes", "4 KiB", "1.5 GiB" (binary
+ * units, one decimal unless whole).  Returns buf. */
+const char *pms_human_size(uint64_t bytes, char *buf, size_t size);
+/* A size as people write it: a number (0x ok) with an optional K, M or G
+ * (binary) and i/iB/B after it, at most 1 TiB: 0, or -1. */
+int pms_parse_size(const char *s, size_t *out);
+/* perf record -m's ring size: a power-of-two page count, or a size
+ * (pms_parse_size) rounded up to one: 0, -1 a bad size, -2 a bad count. */
+int pms_parse_mmap_pages(const char *s, size_t page_size, size_t *pages);
+/* A list of bit numbers 0-63 ("0,3,8-11") as a mask: 0, or -1 (none or
+ * one above 63). */
+int pms_parse_bit_list(const char *s, uint64_t *mask);
 
 PMS_API_END
 #ifdef __cplusplus

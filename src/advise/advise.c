@@ -9,6 +9,7 @@
 #include "pmuscope/advise.h"
 #include "util/error.h"
 #include "util/opts.h"
+#include "topo/topo_int.h"
 
 #define LINE_SHIFT 6 /* samples are kept per 64-byte line */
 
@@ -453,30 +454,10 @@ static void fmt_bytes(char *buf, size_t len, uint64_t b)
 		snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
 }
 
-static void decide(const struct pms_advisor *a, struct pms_advice *p, struct pms_advice_item *it,
-		   struct stats *s)
+/* Candidate nodes: every node the topology has, else those seen (at most
+ * 256, into cand); how many. */
+static size_t candidates(const struct pms_advisor *a, const struct stats *s, int *cand)
 {
-	bool *assumed = &p->distances_assumed;
-	it->target = -1;
-	it->action = PMS_ADVICE_LEAVE;
-	it->cost_now = s->samples ? s->dist_sum / (double)s->samples : 0;
-	it->cost_after = it->cost_now;
-	it->predicted_remote = it->remote_share;
-	if (s->samples < a->o.min_samples) {
-		snprintf(it->reason, sizeof(it->reason),
-			 "too few samples (%llu < %llu): the remote share is %.0f-%.0f %% at 95 %%",
-			 (unsigned long long)s->samples, (unsigned long long)a->o.min_samples,
-			 100 * it->remote_lo, 100 * it->remote_hi);
-		return;
-	}
-	if (it->remote_hi < a->o.local_enough) {
-		snprintf(it->reason, sizeof(it->reason),
-			 "already local: remote share %.1f %% (at most %.1f %% at 95 %%)",
-			 100 * it->remote_share, 100 * it->remote_hi);
-		return;
-	}
-	/* candidate nodes: every node the topology has, else those seen */
-	int cand[256];
 	size_t ncand = 0;
 	if (a->topo) {
 		for (size_t i = 0; i < a->topo->nnodes && ncand < 256; i++)
@@ -492,7 +473,15 @@ static void decide(const struct pms_advisor *a, struct pms_advice *p, struct pms
 				cand[ncand++] = s->mems.v[i].node;
 		}
 	}
-	/* shared read-mostly data: interleave across the sharers */
+	return ncand;
+}
+
+/* Shared read-mostly data: interleave across the sharers when each has
+ * room.  true when that is the advice (it filled). */
+static bool try_interleave(const struct pms_advisor *a, struct pms_advice *p,
+			   struct pms_advice_item *it, const struct stats *s)
+{
+	bool *assumed = &p->distances_assumed;
 	int sh[64];
 	double shs[64];
 	size_t nsh = 0;
@@ -548,9 +537,38 @@ static void decide(const struct pms_advisor *a, struct pms_advice *p, struct pms
 				snprintf(it->reason + len, sizeof(it->reason) - (size_t)len,
 					 "; one home leaves the others remote, interleaving spreads "
 					 "the pages and the bandwidth over the sharers");
-			return;
+			return true;
 		}
 	}
+	return false;
+}
+
+static void decide(const struct pms_advisor *a, struct pms_advice *p, struct pms_advice_item *it,
+		   struct stats *s)
+{
+	bool *assumed = &p->distances_assumed;
+	it->target = -1;
+	it->action = PMS_ADVICE_LEAVE;
+	it->cost_now = s->samples ? s->dist_sum / (double)s->samples : 0;
+	it->cost_after = it->cost_now;
+	it->predicted_remote = it->remote_share;
+	if (s->samples < a->o.min_samples) {
+		snprintf(it->reason, sizeof(it->reason),
+			 "too few samples (%llu < %llu): the remote share is %.0f-%.0f %% at 95 %%",
+			 (unsigned long long)s->samples, (unsigned long long)a->o.min_samples,
+			 100 * it->remote_lo, 100 * it->remote_hi);
+		return;
+	}
+	if (it->remote_hi < a->o.local_enough) {
+		snprintf(it->reason, sizeof(it->reason),
+			 "already local: remote share %.1f %% (at most %.1f %% at 95 %%)",
+			 100 * it->remote_share, 100 * it->remote_hi);
+		return;
+	}
+	int cand[256];
+	size_t ncand = candidates(a, s, cand);
+	if (try_interleave(a, p, it, s))
+		return;
 	/* one node: the cheapest candidate with room */
 	int best = -1, best_any = -1;
 	double best_cost = 0, best_any_cost = 0;

@@ -58,6 +58,84 @@ static int fatal_errno(long e)
 PMS_OPTS_LAYOUT(PMS_MIGRATE_OPTS, struct pms_migrate_opts,
 		PMS_OPTS_END(struct pms_migrate_opts, headroom));
 
+/* The pages of one range, walked in batches (pms_migrate_range). */
+struct mrange {
+	const struct pms_sys_ops *ops;
+	pid_t pid;
+	uint64_t first, npages;
+	size_t ps, batch;
+	const int *nodes;
+	size_t nnodes;
+	void **pages;
+};
+
+/* Batch p0's page addresses into m->pages; how many. */
+static size_t batch_pages(const struct mrange *m, uint64_t p0)
+{
+	size_t n = (size_t)(m->npages - p0 < m->batch ? m->npages - p0 : m->batch);
+	for (size_t i = 0; i < n; i++)
+		m->pages[i] = (void *)(uintptr_t)(m->first + (p0 + i) * m->ps);
+	return n;
+}
+
+/* Capacity: what is not on its target already must fit there (the query
+ * pass before anything moves).  0, or the error (nothing moved). */
+static int capacity_check(const struct mrange *m, const struct pms_migrate_opts *opts,
+			  struct pms_migrate_result *res, int *before)
+{
+	uint64_t *need = calloc(m->nnodes, sizeof(*need));
+	int rc = 0;
+	if (!need)
+		return pms_err(PMS_ENOMEM, "pms_migrate_range: out of memory");
+	for (uint64_t p0 = 0; p0 < m->npages; p0 += m->batch) {
+		size_t n = batch_pages(m, p0);
+		res->calls++;
+		long q = m->ops->move_pages(m->ops->ud, (int)m->pid, n, m->pages, NULL, before, 0);
+		if (q < 0)
+			break; /* the moving pass says why */
+		for (size_t i = 0; i < n; i++) {
+			size_t k = (size_t)((p0 + i) % m->nnodes);
+			if (before[i] >= 0 && before[i] != m->nodes[k])
+				need[k] += m->ps;
+		}
+	}
+	for (size_t k = 0; k < m->nnodes && !rc; k++) {
+		const struct pms_topo_node *tn = pms_topo_node(opts->topo, m->nodes[k]);
+		if (!tn) {
+			rc = pms_err(PMS_ENOENT, "migrate: node %d does not exist", m->nodes[k]);
+			break;
+		}
+		if (!tn->has_memory) {
+			rc = pms_err(PMS_ENOTSUP, "migrate: node %d has no memory", m->nodes[k]);
+			break;
+		}
+		uint64_t room = tn->mem_free > opts->headroom ? tn->mem_free - opts->headroom : 0;
+		if (tn->mem_total && need[k] > room)
+			rc = pms_err(PMS_ERANGE,
+				     "migrate: node %d has %llu bytes free (less %llu headroom), the "
+				     "range needs %llu there: nothing moved; choose another node or "
+				     "a smaller range",
+				     m->nodes[k], (unsigned long long)room,
+				     (unsigned long long)opts->headroom, (unsigned long long)need[k]);
+	}
+	free(need);
+	return rc;
+}
+
+/* The final word: a query of the whole range, pages found on their target. */
+static void final_query(const struct mrange *m, struct pms_migrate_result *res, int *st)
+{
+	for (uint64_t p0 = 0; p0 < m->npages; p0 += m->batch) {
+		size_t n = batch_pages(m, p0);
+		res->calls++;
+		if (m->ops->move_pages(m->ops->ud, (int)m->pid, n, m->pages, NULL, st, 0) < 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (st[i] == m->nodes[(p0 + i) % m->nnodes])
+				res->after_on_target++;
+	}
+}
+
 int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t end,
 		      const int *nodes, size_t nnodes, const struct pms_migrate_opts *opts,
 		      struct pms_migrate_result *res)
@@ -98,59 +176,12 @@ int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t e
 		goto out;
 	}
 
-	/* capacity: what is not on its target already must fit there */
-	if (opts->topo) {
-		uint64_t *need = calloc(nnodes, sizeof(*need));
-		if (!need) {
-			rc = pms_err(PMS_ENOMEM, "pms_migrate_range: out of memory");
-			goto out;
-		}
-		for (uint64_t p0 = 0; p0 < npages; p0 += batch) {
-			size_t n = (size_t)(npages - p0 < batch ? npages - p0 : batch);
-			for (size_t i = 0; i < n; i++)
-				pages[i] = (void *)(uintptr_t)(first + (p0 + i) * ps);
-			res->calls++;
-			long q = ops->move_pages(ops->ud, (int)pid, n, pages, NULL, before, 0);
-			if (q < 0)
-				break; /* the moving pass says why */
-			for (size_t i = 0; i < n; i++) {
-				size_t k = (size_t)((p0 + i) % nnodes);
-				if (before[i] >= 0 && before[i] != nodes[k])
-					need[k] += ps;
-			}
-		}
-		for (size_t k = 0; k < nnodes; k++) {
-			const struct pms_topo_node *tn = pms_topo_node(opts->topo, nodes[k]);
-			if (!tn) {
-				free(need);
-				rc = pms_err(PMS_ENOENT, "migrate: node %d does not exist", nodes[k]);
-				goto out;
-			}
-			if (!tn->has_memory) {
-				free(need);
-				rc = pms_err(PMS_ENOTSUP, "migrate: node %d has no memory", nodes[k]);
-				goto out;
-			}
-			uint64_t room = tn->mem_free > opts->headroom ? tn->mem_free - opts->headroom : 0;
-			if (tn->mem_total && need[k] > room) {
-				uint64_t nk = need[k];
-				free(need);
-				rc = pms_err(PMS_ERANGE,
-					     "migrate: node %d has %llu bytes free (less %llu headroom), the "
-					     "range needs %llu there: nothing moved; choose another node or "
-					     "a smaller range",
-					     nodes[k], (unsigned long long)room,
-					     (unsigned long long)opts->headroom, (unsigned long long)nk);
-				goto out;
-			}
-		}
-		free(need);
-	}
+	const struct mrange mr = { ops, pid, first, npages, ps, batch, nodes, nnodes, pages };
+	if (opts->topo && (rc = capacity_check(&mr, opts, res, before)) < 0)
+		goto out;
 
 	for (uint64_t p0 = 0; p0 < npages; p0 += batch) {
-		size_t n = (size_t)(npages - p0 < batch ? npages - p0 : batch);
-		for (size_t i = 0; i < n; i++)
-			pages[i] = (void *)(uintptr_t)(first + (p0 + i) * ps);
+		size_t n = batch_pages(&mr, p0);
 		res->calls++;
 		long q = ops->move_pages(ops->ud, (int)pid, n, pages, NULL, before, 0);
 		if (q < 0) {
@@ -222,18 +253,7 @@ int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t e
 			goto out;
 		}
 	}
-	/* the final word: a query of the whole range */
-	for (uint64_t p0 = 0; p0 < npages; p0 += batch) {
-		size_t n = (size_t)(npages - p0 < batch ? npages - p0 : batch);
-		for (size_t i = 0; i < n; i++)
-			pages[i] = (void *)(uintptr_t)(first + (p0 + i) * ps);
-		res->calls++;
-		if (ops->move_pages(ops->ud, (int)pid, n, pages, NULL, st, 0) < 0)
-			break;
-		for (size_t i = 0; i < n; i++)
-			if (st[i] == nodes[(p0 + i) % nnodes])
-				res->after_on_target++;
-	}
+	final_query(&mr, res, st);
 	rc = 0;
 out:
 	free(pages);

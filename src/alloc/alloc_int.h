@@ -24,6 +24,7 @@ bool pms_alloc_hmap_del(struct hmap *h, uint64_t key, uint64_t *val);
 void pms_alloc_hmap_free(struct hmap *h);
 
 struct aproc {
+	uint32_t space;           /* its file's (pms_alloc_table_set_space) */
 	uint32_t pid, parent;     /* parent: the process it was forked from, 0 none */
 	uint64_t fork_time, exec_time; /* CLOCK_MONOTONIC; exec_time 0: none */
 	struct hmap open;         /* addr -> index of its open allocation */
@@ -37,7 +38,8 @@ struct aproc {
 
 struct asite {
 	size_t frames, nframes;   /* into the table's frames */
-	uint32_t pid;
+	uint32_t space, pid;
+	uint32_t tid;             /* PMS_ALLOC_THREAD_STACK / TLS: the thread */
 	uint8_t kind;
 	long next_same;           /* next site with the same frames hash, -1 */
 	uint64_t allocs, bytes;
@@ -62,11 +64,16 @@ struct pms_alloc_table {
 	struct calpt *cal;
 	size_t ncal, ccal;
 	bool read_done;           /* pms_alloc_table_read_fd ran */
+	uint32_t space;           /* records fed now go to this space's processes */
 	struct pms_alloc_stats st;
 };
 
 /* One record in (table.c): 0 or a negative PMS_E*. */
 int pms_alloc_table_feed_one(struct pms_alloc_table *t, const struct pms_alloc_rec *r,
 			     const uint64_t *f);
+
+/* The lookup in one process space (lookup.c). */
+long pms_alloc_table_lookup_in(struct pms_alloc_table *t, uint32_t space, uint32_t pid,
+			       uint64_t addr, uint64_t time, struct pms_alloc_info *info);
 
 #endif

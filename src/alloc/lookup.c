@@ -110,25 +110,25 @@ static long find_own(struct pms_alloc_table *t, struct aproc *p, uint64_t addr, 
 	return best;
 }
 
-static struct aproc *proc_find(struct pms_alloc_table *t, uint32_t pid)
+static struct aproc *proc_find(struct pms_alloc_table *t, uint32_t space, uint32_t pid)
 {
 	for (size_t i = t->nprocs; i-- > 0;)
-		if (t->procs[i].pid == pid)
+		if (t->procs[i].pid == pid && t->procs[i].space == space)
 			return &t->procs[i];
 	return NULL;
 }
 
-static long find_mono(struct pms_alloc_table *t, uint32_t pid, uint64_t addr, uint64_t tm,
-		      int depth)
+static long find_mono(struct pms_alloc_table *t, uint32_t space, uint32_t pid, uint64_t addr,
+		      uint64_t tm, int depth)
 {
-	struct aproc *p = proc_find(t, pid);
+	struct aproc *p = proc_find(t, space, pid);
 	if (!p || depth > 64)
 		return -1;
 	long i = find_own(t, p, addr, tm);
 	if (i >= 0 || !p->parent || tm < p->fork_time || (p->exec_time && tm >= p->exec_time))
 		return i;
 	/* a block inherited at the fork, unless the child freed it since */
-	i = find_mono(t, p->parent, addr, p->fork_time, depth + 1);
+	i = find_mono(t, space, p->parent, addr, p->fork_time, depth + 1);
 	uint64_t tf;
 	if (i >= 0 && pms_alloc_hmap_get(&p->inh_free, t->allocs[i].addr, &tf) && tf <= tm)
 		return -1;
@@ -138,7 +138,13 @@ static long find_mono(struct pms_alloc_table *t, uint32_t pid, uint64_t addr, ui
 long pms_alloc_table_lookup(struct pms_alloc_table *t, uint32_t pid, uint64_t addr, uint64_t time,
 			    struct pms_alloc_info *info)
 {
-	long i = find_mono(t, pid, addr, perf_to_mono(t, time), 0);
+	return pms_alloc_table_lookup_in(t, t->space, pid, addr, time, info);
+}
+
+long pms_alloc_table_lookup_in(struct pms_alloc_table *t, uint32_t space, uint32_t pid,
+			       uint64_t addr, uint64_t time, struct pms_alloc_info *info)
+{
+	long i = find_mono(t, space, pid, addr, perf_to_mono(t, time), 0);
 	if (i >= 0 && info) {
 		*info = t->allocs[i];
 		info->t_alloc = mono_to_perf(t, info->t_alloc);

@@ -8,8 +8,11 @@
 #include "alloc/alloc_int.h"
 #include "util/error.h"
 
+#define SITE_NODES 64 /* memory nodes counted per site (pms_alloc_site.node) */
+
 struct sitecount {
 	uint64_t samples, latency, weighted, resolved, remote;
+	uint32_t per_node[SITE_NODES]; /* resolved samples by memory node */
 };
 
 struct pms_alloc_sites {
@@ -43,7 +46,7 @@ long pms_alloc_sites_add(struct pms_alloc_sites *s, const struct pms_alloc_sampl
 		return -1;
 	s->with_addr++;
 	struct pms_alloc_info a;
-	if (pms_alloc_table_lookup(s->t, x->pid, x->addr, x->time, &a) < 0)
+	if (pms_alloc_table_lookup_in(s->t, x->space, x->pid, x->addr, x->time, &a) < 0)
 		return -1;
 	if ((size_t)a.site >= s->nc) {
 		size_t nc = s->t->nsites;
@@ -63,6 +66,8 @@ long pms_alloc_sites_add(struct pms_alloc_sites *s, const struct pms_alloc_sampl
 	}
 	if (x->mem_node >= 0) {
 		c->resolved++;
+		if (x->mem_node < SITE_NODES)
+			c->per_node[x->mem_node]++;
 		if (x->cpu_node >= 0 && x->cpu_node != x->mem_node)
 			c->remote++;
 	}
@@ -88,6 +93,8 @@ void pms_alloc_report_free(struct pms_alloc_report *r)
 			free(r->sites[i].frames[k].module);
 		}
 		free(r->sites[i].frames);
+		free(r->sites[i].type);
+		free(r->sites[i].member);
 	}
 	free(r->sites);
 	free(r->site_rank);
@@ -102,7 +109,14 @@ static int site_fill(const struct pms_alloc_sites *s, size_t i, struct pms_alloc
 	const struct sitecount *c = &s->c[i];
 	*o = (struct pms_alloc_site){ c->samples, c->latency, c->weighted, c->resolved, c->remote,
 				      k.allocs,   k.bytes,    k.est_bytes, k.est_count, k.kind,
-				      k.pid,      NULL,       0,           i };
+				      k.pid,      NULL,       0,           i,
+				      k.space,    k.tid,      -1,          0,
+				      0,          0,          0,           NULL, NULL /* types */ };
+	for (int n = 0; n < SITE_NODES; n++)
+		if (c->per_node[n] > o->node_samples) {
+			o->node = n;
+			o->node_samples = c->per_node[n];
+		}
 	o->frames = calloc(k.nframes ? k.nframes : 1, sizeof(*o->frames));
 	if (!o->frames)
 		return pms_err(PMS_ENOMEM, "pms_alloc_sites_report: out of memory");
@@ -112,10 +126,10 @@ static int site_fill(const struct pms_alloc_sites *s, size_t i, struct pms_alloc
 	return 0;
 }
 
-static uint32_t parent_of(const struct pms_alloc_table *t, uint32_t pid)
+static uint32_t parent_of(const struct pms_alloc_table *t, uint32_t space, uint32_t pid)
 {
 	for (size_t i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
+		if (t->procs[i].pid == pid && t->procs[i].space == space)
 			return t->procs[i].parent;
 	return 0;
 }
@@ -125,11 +139,11 @@ static uint32_t parent_of(const struct pms_alloc_table *t, uint32_t pid)
  * which a symbolizer built from a perf.data's records may know only under
  * the parent. */
 static void name_frame(const struct pms_alloc_table *t, pms_alloc_namer name, void *ud,
-		       uint32_t pid, struct pms_alloc_frame *f)
+		       uint32_t space, uint32_t pid, struct pms_alloc_frame *f)
 {
 	name(ud, pid, f->ip, f);
-	uint32_t p = parent_of(t, pid);
-	for (int d = 0; !f->func && p && d < 8; d++, p = parent_of(t, p)) {
+	uint32_t p = parent_of(t, space, pid);
+	for (int d = 0; !f->func && p && d < 8; d++, p = parent_of(t, space, p)) {
 		free(f->func);
 		free(f->file);
 		free(f->module);
@@ -184,7 +198,8 @@ int pms_alloc_sites_report(struct pms_alloc_sites *s, size_t top, pms_alloc_name
 		r->site_rank[r->sites[i].table_site] = (long)i;
 	for (size_t i = 0; name && i < r->nsites; i++)
 		for (size_t f = 0; f < r->sites[i].nframes; f++)
-			name_frame(s->t, name, ud, r->sites[i].pid, &r->sites[i].frames[f]);
+			name_frame(s->t, name, ud, r->sites[i].space, r->sites[i].pid,
+				   &r->sites[i].frames[f]);
 	*out = r;
 	return 0;
 }
@@ -206,6 +221,8 @@ const char *pms_alloc_kind_name(unsigned kind)
 		[PMS_ALLOC_MUNMAP] = "munmap",
 		[PMS_ALLOC_START] = "start",
 		[PMS_ALLOC_FORK] = "fork",
+		[PMS_ALLOC_THREAD_STACK] = "thread_stack",
+		[PMS_ALLOC_TLS] = "tls",
 	};
 	return kind < PMS_ALLOC_KIND_MAX && names[kind] ? names[kind] : "?";
 }

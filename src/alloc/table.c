@@ -147,7 +147,7 @@ void pms_alloc_table_free(struct pms_alloc_table *t)
 static struct aproc *proc_get(struct pms_alloc_table *t, uint32_t pid, bool create)
 {
 	for (size_t i = t->nprocs; i-- > 0;)
-		if (t->procs[i].pid == pid)
+		if (t->procs[i].pid == pid && t->procs[i].space == t->space)
 			return &t->procs[i];
 	if (!create)
 		return NULL;
@@ -156,6 +156,7 @@ static struct aproc *proc_get(struct pms_alloc_table *t, uint32_t pid, bool crea
 	struct aproc *p = &t->procs[t->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->space = t->space;
 	t->st.processes++;
 	return p;
 }
@@ -176,16 +177,23 @@ static uint64_t frames_hash(const uint64_t *f, size_t n)
 	return h ? h : 1;
 }
 
+/* A thread's stack or TLS block is a site of its own per thread. */
+static uint32_t per_thread(const struct pms_alloc_rec *r)
+{
+	return r->kind == PMS_ALLOC_THREAD_STACK || r->kind == PMS_ALLOC_TLS ? r->tid : 0;
+}
+
 /* The site of a call path: found by its frames (a chain of equal hashes is
  * walked through next_same). */
 static long site_of(struct pms_alloc_table *t, const struct pms_alloc_rec *r, const uint64_t *f)
 {
-	uint64_t h = frames_hash(f, r->nframes), v;
+	uint64_t h = frames_hash(f, r->nframes) ^ per_thread(r), v;
 	long first = -1;
 	if (pms_alloc_hmap_get(&t->site_map, h, &v)) {
 		for (long i = (long)v; i >= 0; i = t->sites[i].next_same) {
 			struct asite *s = &t->sites[i];
-			if (s->nframes == r->nframes &&
+			if (s->nframes == r->nframes && s->space == t->space &&
+			    s->tid == per_thread(r) &&
 			    !memcmp(t->frames + s->frames, f, r->nframes * sizeof(*f)))
 				return i;
 		}
@@ -201,6 +209,8 @@ static long site_of(struct pms_alloc_table *t, const struct pms_alloc_rec *r, co
 	s->frames = t->nframes;
 	s->nframes = r->nframes;
 	s->pid = r->pid;
+	s->space = t->space;
+	s->tid = per_thread(r);
 	s->kind = r->kind;
 	s->next_same = first;
 	memcpy(t->frames + t->nframes, f, r->nframes * sizeof(*f));
@@ -328,6 +338,14 @@ int pms_alloc_table_feed_one(struct pms_alloc_table *t, const struct pms_alloc_r
 	}
 }
 
+int pms_alloc_table_set_space(struct pms_alloc_table *t, uint32_t space)
+{
+	if (!t)
+		return pms_err(PMS_EINVAL, "pms_alloc_table_set_space: no table");
+	t->space = space;
+	return 0;
+}
+
 long pms_alloc_table_feed(struct pms_alloc_table *t, const void *buf, size_t len)
 {
 	const unsigned char *b = buf;
@@ -373,5 +391,6 @@ void pms_alloc_table_site(const struct pms_alloc_table *t, size_t i, struct pms_
 	const struct asite *s = &t->sites[i];
 	*out = (struct pms_alloc_site_key){ s->pid,   t->frames + s->frames, s->nframes,
 					    s->kind,  s->allocs,		 s->bytes,
-					    s->est_bytes, s->est_count };
+					    s->est_bytes, s->est_count,		 s->space,
+					    s->tid };
 }

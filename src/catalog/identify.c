@@ -10,6 +10,7 @@
 #include "pmuscope/catalog.h"
 #include "pmuscope/topo.h"
 #include "util/error.h"
+#include "topo/topo_int.h"
 
 int pms_catalog_select_for_topo(const struct pms_topo *t, int cpu, struct pms_catalog_select *sel,
 				char *idbuf, size_t idlen)

@@ -27,8 +27,8 @@ static int load_per_cluster(struct pms_catalog *cat, struct pms_sys *sys,
 {
 	char idbuf[64];
 	int loaded = 0, rc;
-	for (size_t i = 0; i < pmus->count; i++) {
-		const struct pms_pmu *p = &pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+		const struct pms_pmu *p = pms_pmus_at(pmus, i);
 		struct pms_catalog_select cs = PMS_CATALOG_SELECT_INIT;
 		if (p->kind != PMS_PMU_CORE)
 			continue;
@@ -101,9 +101,9 @@ int pms_catalog_event_available(const struct pms_pmus *pmus, const struct pms_ca
 	if (!pmus || !want)
 		return -1;
 	hit = pms_pmu_find(pmus, want);
-	for (size_t i = 0; !hit && i < pmus->count; i++)
-		if (pmus->pmus[i].box && !strcmp(pmus->pmus[i].box, want))
-			hit = &pmus->pmus[i];
+	for (size_t i = 0; !hit && i < pms_pmus_count(pmus); i++)
+		if (pms_pmus_at(pmus, i)->box && !strcmp(pms_pmus_at(pmus, i)->box, want))
+			hit = pms_pmus_at(pmus, i);
 	if (!hit)
 		return 0;
 	if (ev->pmu)

@@ -3,6 +3,7 @@
 #include "count/count_int.h"
 
 #include "util/error.h"
+#include "topo/topo_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,10 @@ static int core_pmu_index(const struct pms_pmus *pmus, const char *name)
 	int k = 0;
 	if (!pmus || !name)
 		return -1;
-	for (size_t i = 0; i < pmus->count; i++) {
-		if (pmus->pmus[i].kind != PMS_PMU_CORE)
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+		if (pms_pmus_at(pmus, i)->kind != PMS_PMU_CORE)
 			continue;
-		if (!strcmp(pmus->pmus[i].name, name))
+		if (!strcmp(pms_pmus_at(pmus, i)->name, name))
 			return k;
 		k++;
 	}

@@ -327,9 +327,9 @@ static const struct pms_pmu *group_pmu(const struct pms_counter *c, const size_t
 		if (!ev->pmu && (ev->attr.type == PERF_TYPE_HARDWARE || ev->attr.type == PERF_TYPE_HW_CACHE ||
 				 ev->attr.type == PERF_TYPE_RAW) &&
 		    pms_pmus_core_count(c->pmus) == 1)
-			for (size_t i = 0; i < c->pmus->count; i++)
-				if (is_pmuv3(&c->pmus->pmus[i]) || is_apple(&c->pmus->pmus[i]))
-					return &c->pmus->pmus[i];
+			for (size_t i = 0; i < pms_pmus_count(c->pmus); i++)
+				if (is_pmuv3(pms_pmus_at(c->pmus, i)) || is_apple(pms_pmus_at(c->pmus, i)))
+					return pms_pmus_at(c->pmus, i);
 	}
 	return NULL;
 }

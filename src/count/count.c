@@ -7,6 +7,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
+#include "topo/topo_int.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

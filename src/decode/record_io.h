@@ -180,6 +180,12 @@ int pms_rd_open(struct pms_rd *r, const void *rec, size_t len, uint32_t *type,
 int pms_sample_parse_rd(const struct pms_sample_layout *l, struct pms_rd *r, uint16_t misc,
 			struct pms_sample *out);
 
+/* The body size of a SAMPLE of layout l when every field it has is of
+ * fixed size and known to the decoder (such a body of that size always
+ * parses), else 0; *time_off: the byte offset of TIME in the record (0:
+ * none).  The perf.data reader's lazy samples (perfdata/reader_lazy.h). */
+size_t pms_sample_fixed_layout(const struct pms_sample_layout *l, size_t *time_off);
+
 /* read_format values (shared by SAMPLE and READ records). */
 int pms_rd_read_format(struct pms_rd *r, uint64_t read_format, struct pms_sample_read *out);
 int pms_wr_read_format(struct pms_wr *w, uint64_t read_format,

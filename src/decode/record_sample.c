@@ -229,6 +229,19 @@ static size_t fixed_body_size(uint64_t st)
 		     ((st & PMS_SAMPLE_WEIGHT_TYPE) == PMS_SAMPLE_WEIGHT_STRUCT));
 }
 
+size_t pms_sample_fixed_layout(const struct pms_sample_layout *l, size_t *time_off)
+{
+	uint64_t st = l->sample_type;
+	size_t n = fixed_body_size(st);
+	*time_off = 0;
+	if (n == SIZE_MAX || (st & ~PMS_SAMPLE_KNOWN_MASK) || !n)
+		return 0;
+	if (st & PMS_SAMPLE_TIME)
+		*time_off = 8 + 8u * bits_set(st & (PMS_SAMPLE_IDENTIFIER | PMS_SAMPLE_IP |
+						    PMS_SAMPLE_TID));
+	return n;
+}
+
 /* One field read: checked against the record's end, or not when the
  * caller has checked the whole body's size (trusted). */
 static inline int body_u64(struct pms_rd *r, bool trusted, const unsigned char **q,

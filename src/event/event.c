@@ -676,16 +676,16 @@ static int bind_bare(const struct bctx *b, const struct ev_ast *a, const struct 
 					  "raw event '%s' is wider than 64 bits", name);
 		if (b->ncores > 1) {
 			/* PERF_TYPE_RAW has no extended type: use each core PMU's own */
-			for (size_t i = 0; i < pmus->count; i++)
-				if (is_core(&pmus->pmus[i]) &&
-				    (ret = push_simple(b, a, gm, &pmus->pmus[i],
-						       pmus->pmus[i].type, cfg, out)) < 0)
+			for (size_t i = 0; i < pms_pmus_count(pmus); i++)
+				if (is_core(pms_pmus_at(pmus, i)) &&
+				    (ret = push_simple(b, a, gm, pms_pmus_at(pmus, i),
+						       pms_pmus_at(pmus, i)->type, cfg, out)) < 0)
 					return ret;
 			return 0;
 		}
-		for (size_t i = 0; pmus && i < pmus->count; i++)
-			if (is_core(&pmus->pmus[i]))
-				return push_simple(b, a, gm, &pmus->pmus[i], PERF_TYPE_RAW, cfg, out);
+		for (size_t i = 0; pmus && i < pms_pmus_count(pmus); i++)
+			if (is_core(pms_pmus_at(pmus, i)))
+				return push_simple(b, a, gm, pms_pmus_at(pmus, i), PERF_TYPE_RAW, cfg, out);
 		return push_simple(b, a, gm, NULL, PERF_TYPE_RAW, cfg, out);
 	}
 
@@ -694,8 +694,8 @@ static int bind_bare(const struct bctx *b, const struct ev_ast *a, const struct 
 		return push_simple(b, a, gm, NULL, PERF_TYPE_SOFTWARE, cfg, out);
 	if (kind == EV_GEN_HW || kind == EV_GEN_CACHE) {
 		uint32_t type = kind == EV_GEN_HW ? PERF_TYPE_HARDWARE : PERF_TYPE_HW_CACHE;
-		for (size_t i = 0; pmus && i < pmus->count; i++) {
-			const struct pms_pmu *p = &pmus->pmus[i];
+		for (size_t i = 0; pmus && i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *p = pms_pmus_at(pmus, i);
 			if (!is_core(p))
 				continue;
 			uint64_t c = cfg;
@@ -713,8 +713,8 @@ static int bind_bare(const struct bctx *b, const struct ev_ast *a, const struct 
 	/* an events/ alias: core PMUs first, then every other PMU that has it */
 	struct ev_term term = { a->name, NULL, a->name_col };
 	for (int pass = 0; pass < 2 && !found; pass++) {
-		for (size_t i = 0; pmus && i < pmus->count; i++) {
-			const struct pms_pmu *p = &pmus->pmus[i];
+		for (size_t i = 0; pmus && i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *p = pms_pmus_at(pmus, i);
 			if (is_core(p) != (pass == 0) || !pms_pmu_event(p, name))
 				continue;
 			if ((ret = bind_on_pmu(b, a, gm, p, &term, 1, out)) < 0)
@@ -734,8 +734,8 @@ static int bind_bare(const struct bctx *b, const struct ev_ast *a, const struct 
 	 * hybrid name gives one event per core PMU and an uncore one every box */
 	if (b->cat && pms_catalog_lookup_all(b->cat, name, NULL, NULL, 0)) {
 		for (int pass = 0; pass < 2; pass++) {
-			for (size_t i = 0; pmus && i < pmus->count; i++) {
-				p = &pmus->pmus[i];
+			for (size_t i = 0; pmus && i < pms_pmus_count(pmus); i++) {
+				p = pms_pmus_at(pmus, i);
 				if (is_core(p) != (pass == 0) || !catalog_entry(b->cat, name, p))
 					continue;
 				if ((ret = bind_on_pmu(b, a, gm, p, &term, 1, out)) < 0)
@@ -768,8 +768,8 @@ static int bind_pmu_form(const struct bctx *b, const struct ev_ast *a, const str
 	if (p)
 		return bind_on_pmu(b, a, gm, p, a->terms, a->nterms, out);
 	/* a box family ("uncore_cha") stands for all its instances */
-	for (size_t i = 0; pmus && i < pmus->count; i++) {
-		p = &pmus->pmus[i];
+	for (size_t i = 0; pmus && i < pms_pmus_count(pmus); i++) {
+		p = pms_pmus_at(pmus, i);
 		if (!p->box || strcmp(p->box, a->pmu))
 			continue;
 		if ((ret = bind_on_pmu(b, a, gm, p, a->terms, a->nterms, out)) < 0)

@@ -67,9 +67,9 @@ int pms_event_ibs_forward(const struct pms_pmus *pmus, const struct perf_event_a
 		return pms_err(PMS_EINVAL, "pms_event_ibs_forward: NULL argument");
 	memset(out, 0, sizeof(*out));
 	op = pms_pmu_find(pmus, "ibs_op");
-	for (size_t i = 0; i < pmus->count && !core; i++)
-		if (pmus->pmus[i].kind == PMS_PMU_CORE && !strcmp(pmus->pmus[i].name, "cpu"))
-			core = &pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(pmus) && !core; i++)
+		if (pms_pmus_at(pmus, i)->kind == PMS_PMU_CORE && !strcmp(pms_pmus_at(pmus, i)->name, "cpu"))
+			core = pms_pmus_at(pmus, i);
 	if (!op || !core || !fwd_rule(attr, core->type, out))
 		return 0;
 	if (out->status == PMS_IBS_FWD_FORWARDED)

@@ -65,8 +65,8 @@ static int add_generic(struct list *l, const struct pms_pmus *pmus)
 static int add_pmu_aliases(struct list *l, const struct pms_pmus *pmus)
 {
 	char enc[600];
-	for (size_t p = 0; pmus && p < pmus->count; p++) {
-		const struct pms_pmu *pp = &pmus->pmus[p];
+	for (size_t p = 0; pmus && p < pms_pmus_count(pmus); p++) {
+		const struct pms_pmu *pp = pms_pmus_at(pmus, p);
 		for (size_t e = 0; e < pp->nevents; e++) {
 			snprintf(enc, sizeof(enc), "%s/%s/", pp->name, pp->events[e].name);
 			if (add(l, enc, pp->name, enc, pp->events[e].value,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/stacks_int.h"
 #include "pmuscope/export.h"
 #include "util/error.h"
 
@@ -323,6 +324,47 @@ nomem:
 	build_done(&b);
 	pms_export_stacks_free(st);
 	return pms_err(PMS_ENOMEM, "export: no memory for %zu samples' stacks", r->nall);
+}
+
+size_t pms_export_stacks_count(const struct pms_export_stacks *st)
+{
+	return st ? st->nstacks : 0;
+}
+
+size_t pms_export_stacks_depth(const struct pms_export_stacks *st, size_t j)
+{
+	return st && j < st->nstacks ? st->off[j + 1] - st->off[j] : 0;
+}
+
+size_t pms_export_stacks_frame_index(const struct pms_export_stacks *st, size_t j, size_t k)
+{
+	return k < pms_export_stacks_depth(st, j) ? st->frame[st->off[j] + k] : (size_t)-1;
+}
+
+size_t pms_export_stacks_frame_count(const struct pms_export_stacks *st)
+{
+	return st ? st->nframes : 0;
+}
+
+const struct pms_export_frame *pms_export_stacks_frame(const struct pms_export_stacks *st,
+							size_t i)
+{
+	return st && i < st->nframes ? &st->frames[i] : NULL;
+}
+
+size_t pms_export_stacks_sample_count(const struct pms_export_stacks *st)
+{
+	return st ? st->nsamples : 0;
+}
+
+size_t pms_export_stacks_of_sample(const struct pms_export_stacks *st, size_t i)
+{
+	return st && i < st->nsamples ? st->stack[i] : (size_t)-1;
+}
+
+bool pms_export_stacks_callers(const struct pms_export_stacks *st)
+{
+	return st && st->callers;
 }
 
 void pms_export_stacks_free(struct pms_export_stacks *st)

@@ -458,11 +458,22 @@ static void while_alive(struct pms_liverun *r)
 	(void)pms_memprof_read_maps(r->prof, r->sys, MAPS_PER_ROUND);
 }
 
+/* Everything the rings held now, handed out: the source hands out a
+ * drain's records at the drain after it (their time order is known then,
+ * memsrc.h), so two drains. */
+static int drain_now(struct pms_liverun *r)
+{
+	int rc = pms_memsrc_poll(r->src, 0, &src_cb, r);
+	if (rc >= 0)
+		rc = pms_memsrc_poll(r->src, 0, &src_cb, r);
+	return rc;
+}
+
 int pms_liverun_drain(struct pms_liverun *r)
 {
 	if (!r || !r->src)
 		return pms_err(PMS_EINVAL, "pms_liverun_drain: NULL run");
-	int rc = pms_memsrc_poll(r->src, 0, &src_cb, r);
+	int rc = drain_now(r);
 	if (r->prof && r->oracle)
 		(void)pms_memprof_resolve(r->prof, r->oracle);
 	return rc < 0 ? rc : 0;
@@ -483,7 +494,7 @@ static void hold_release(struct pms_liverun *r, const struct pms_child_event *ev
 }
 
 /* Threads of the command's tree stopped at exit (the batch of one wake):
- * their memory is still there.  One drain of the rings (the kernel wrote
+ * their memory is still there.  The rings drained, all handed out (drain_now: the kernel wrote
  * their last samples before the exit stop), then each process in turn:
  * its pages asked about through a stopped thread (one oracle batch), its
  * held threads let go at once.  A process whose wait for the ones before
@@ -491,7 +502,7 @@ static void hold_release(struct pms_liverun *r, const struct pms_child_event *ev
 static void serve_batch(struct pms_liverun *r, uint64_t t0)
 {
 	size_t n = r->nbatch;
-	(void)pms_memsrc_poll(r->src, 0, &src_cb, r);
+	(void)drain_now(r);
 	if (r->prof) {
 		for (size_t i = 0; i < n; i++)
 			if (r->batch[i].pid == r->pid) {

@@ -100,6 +100,7 @@ struct pms_numa_oracle {
 	uint16_t **mval;    /* ... and their values */
 	void **ptrs;
 	int *status;
+	int *rstatus;       /* a retry's statuses (batch) */
 	size_t scratch_cap;
 };
 
@@ -364,6 +365,7 @@ void pms_numa_oracle_free(struct pms_numa_oracle *o)
 	free(o->mval);
 	free(o->ptrs);
 	free(o->status);
+	free(o->rstatus);
 	free(o);
 }
 
@@ -407,10 +409,69 @@ static int scratch_reserve(struct pms_numa_oracle *o, size_t n)
 	if (!p)
 		goto nomem;
 	o->ptrs = p;
+	int *rs = realloc(o->rstatus, (cap < o->batch ? cap : o->batch) * sizeof(*rs));
+	if (!rs)
+		goto nomem;
+	o->rstatus = rs;
 	o->scratch_cap = cap;
 	return 0;
 nomem:
 	return pms_err(PMS_ENOMEM, "numa oracle: no memory for %zu pages", cap);
+}
+
+/* A whole call's failure that may pass: made again once. */
+static bool transient_errno(long r)
+{
+	return r == -EINTR || r == -EAGAIN || r == -ENOMEM || r == -EBUSY;
+}
+
+/* One query of the n pages in o->ptrs, statuses to status; made again once
+ * when it failed with a transient errno.  Returns the last call's result. */
+static long query(struct pms_numa_oracle *o, pid_t pid, size_t n, int *status, int *calls)
+{
+	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
+	long r = ops->move_pages(ops->ud, (int)pid, n, o->ptrs, NULL, status, 0);
+	(*calls)++;
+	o->st.move_pages_calls++;
+	if (r < 0 && transient_errno(r)) {
+		o->st.retried_calls++;
+		r = ops->move_pages(ops->ud, (int)pid, n, o->ptrs, NULL, status, 0);
+		(*calls)++;
+		o->st.move_pages_calls++;
+	}
+	return r;
+}
+
+/* A query gives a page its node, -ENOENT (mapped, no page there) or
+ * -EFAULT (no mapping there, or the shared zero page): mm/migrate.c
+ * do_pages_stat_array().  Any other status (a fake kernel's, a future
+ * kernel's) is not an answer about the page: those pages of a batch of n
+ * (o->ptrs, status) are asked once more, in one call. */
+static void requery_odd(struct pms_numa_oracle *o, pid_t pid, size_t n, int *status, int *calls)
+{
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++) {
+		int s = status[k];
+		if (s < 0 && s != -ENOENT && s != -EFAULT)
+			o->ptrs[m++] = o->ptrs[k]; /* m <= k: in place */
+	}
+	if (!m)
+		return;
+	o->st.retried_pages += m;
+	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
+	long r = ops->move_pages(ops->ud, (int)pid, m, o->ptrs, NULL, o->rstatus, 0);
+	(*calls)++;
+	o->st.move_pages_calls++;
+	if (r < 0)
+		return; /* the first statuses stay */
+	for (size_t k = 0, j = 0; k < n && j < m; k++) {
+		int s = status[k];
+		if (s < 0 && s != -ENOENT && s != -EFAULT) {
+			int t = o->rstatus[j++];
+			status[k] = t;
+			o->st.retry_answered += t >= 0 || t == -ENOENT || t == -EFAULT;
+		}
+	}
 }
 
 static void count_status(struct pms_numa_stats *st, int node)
@@ -653,7 +714,6 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 	 * written after the last call, so that the kernel's page walks do not
 	 * push them out of the cache between their write and their read in
 	 * pass 4. */
-	const struct pms_sys_ops *ops = pms_sys_ops(o->sys);
 	int call_err = 0;
 	for (size_t off = 0; off < npages; off += o->batch) {
 		size_t cnt = npages - off < o->batch ? npages - off : o->batch;
@@ -661,16 +721,16 @@ int pms_numa_oracle_resolve_pid(struct pms_numa_oracle *o, pid_t pid, const uint
 		int *status = o->status + off;
 		for (size_t k = 0; k < cnt; k++)
 			o->ptrs[k] = (void *)(uintptr_t)(pg[k] << shift);
-		long r = ops->move_pages(ops->ud, (int)pid, cnt, o->ptrs, NULL, status, 0);
-		calls++;
-		o->st.move_pages_calls++;
 		o->st.pages_queried += cnt;
+		long r = query(o, pid, cnt, status, &calls);
 		if (r < 0) {
 			o->st.call_errors++;
 			o->st.last_call_errno = (int)-r;
 			call_err = (int)-r;
 			for (size_t k = 0; k < cnt; k++)
 				status[k] = (int)r;
+		} else {
+			requery_odd(o, pid, cnt, status, &calls);
 		}
 	}
 	/* Each status into its page's value; count the pages that get no

@@ -8,10 +8,13 @@
  * then come as HEADER_ATTR, HEADER_FEATURE and HEADER_BUILD_ID records
  * (tools/perf/util/header.c, perf_event__process_attr/_feature). */
 #include "reader_int.h"
+#include "reader_lazy.h"
+#include "decode/record_io.h"
 
 #include "util/error.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,7 +35,7 @@
  * struct page is still in the cache from mapping it, half the kernel time
  * of unmapping 16 MiB chunks (docs/perfdata.md), and at most this much of
  * the file is resident. */
-#define DROP_CHUNK (UINT64_C(2) << 20)
+#define DROP_CHUNK PD_DROP_CHUNK
 
 static uint64_t rd64(const struct pms_perfdata_reader *r, const unsigned char *p)
 {
@@ -169,6 +172,7 @@ static int add_attr(struct pms_perfdata_reader *r, const unsigned char *abytes, 
 	a->pub.nids = (size_t)nids;
 	a->pub.sample_type = a->attr.sample_type;
 	pms_sample_layout_from_attr(&a->layout, &a->attr);
+	a->fixed_len = pms_sample_fixed_layout(&a->layout, &a->time_off);
 	if (a->attr.sample_type & PMS_SAMPLE_PHYS_ADDR)
 		r->any_phys = true;
 	r->nattrs++;
@@ -648,6 +652,24 @@ static int take_payload(struct pms_perfdata_reader *r, uint64_t n, uint64_t at,
 }
 
 /* The next record of the file (not of a COMPRESSED record): 1, 0 at end. */
+/* A chunk whose end a walk is finding (pms_pd_reader_follow): wait until
+ * the walk is past r->pos (or says where the chunk ends).  Whether there is
+ * more to read. */
+static bool follow_more(struct pms_perfdata_reader *r)
+{
+	for (;;) {
+		bool done = atomic_load_explicit(&r->follow->done, memory_order_acquire);
+		uint64_t upto = atomic_load_explicit(&r->follow->upto, memory_order_acquire);
+		if (upto > r->end)
+			r->end = upto;
+		if (r->pos < r->end)
+			return true;
+		if (done)
+			return false;
+		sched_yield();
+	}
+}
+
 static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 {
 	uint16_t size;
@@ -701,18 +723,21 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		r->stream_pos += size;
 		return 1;
 	}
-	if (r->map && r->pos - r->dropped >= DROP_CHUNK) {
+	uint64_t read_upto = r->keep && r->keep_from < r->pos ? r->keep_from : r->pos;
+	if ((r->map || r->drop_buf) && read_upto > r->dropped &&
+	    read_upto - r->dropped >= DROP_CHUNK) {
 		/* Give back the mapped pages already read, so memory stays
 		 * bounded on files larger than RAM; nothing handed out points
-		 * there any more (an event is valid until the next call). */
-		uint64_t upto = r->pos & ~(uint64_t)(DROP_CHUNK - 1);
+		 * there any more (an event is valid until the next call), but
+		 * what a time-order queue holds by pointer (keep_from). */
+		uint64_t upto = read_upto & ~(uint64_t)(DROP_CHUNK - 1);
 		if (upto > r->dropped) {
-			(void)madvise((char *)r->map + r->dropped, (size_t)(upto - r->dropped),
-				      MADV_DONTNEED);
+			(void)madvise((void *)(uintptr_t)(r->buf + r->dropped),
+				      (size_t)(upto - r->dropped), MADV_DONTNEED);
 			r->dropped = upto;
 		}
 	}
-	if (r->pos >= r->end)
+	if (r->pos >= r->end && !(r->follow && follow_more(r)))
 		return 0;
 	if (r->end - r->pos < 8) {
 		r->stats.truncated = true;
@@ -1080,10 +1105,12 @@ static void aux_task_of(const struct pms_perfdata_reader *r, struct pms_perfdata
 	}
 }
 
-int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+/* Over 150 lines on purpose: the per-record loop of every reader (hot: once
+ * per record of a file); the record's raw bytes, its attr and the AUX
+ * state live across the loop's branches (compressed, AUX, sample).  Not
+ * split without a bench run showing no cost per record. */
+static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
 {
-	if (!r || !ev)
-		return pms_err(PMS_EINVAL, "pms_perfdata_next: reader or event is NULL");
 	if (r->stopped)
 		return pms_err(PMS_EPARSE, "perf.data: reading stopped at a record that could "
 					   "not be decompressed (%s)", r->skipmsg);
@@ -1218,6 +1245,16 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			ev->rec.size = (uint16_t)raw.len;
 			ev->rec.body = p + 8;
 			ev->rec.body_len = raw.len - 8;
+		} else if (type == PMS_RECORD_SAMPLE && r->lazy_samples && a->fixed_len &&
+			   raw.len - 8 >= a->fixed_len && raw.len - 8 - a->fixed_len < 8) {
+			/* lazy (reader_lazy.h): a body of fixed-size fields of
+			 * its size parses whenever it is parsed */
+			ev->rec.type = type;
+			ev->rec.misc = misc;
+			ev->rec.size = (uint16_t)raw.len;
+			ev->rec.sample.present = 0;
+			if (a->time_off)
+				memcpy(&ev->rec.sample.time, p + a->time_off, 8);
 		} else if (pms_record_parse(&a->layout, p, raw.len, &ev->rec) < 0) {
 			note_skip(r, raw.off, raw.compressed, type);
 			continue;
@@ -1257,6 +1294,66 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		}
 		return 1;
 	}
+}
+
+uint64_t pms_pd_rec_time(const struct pms_perfdata_event *ev)
+{
+	const struct pms_record *r = &ev->rec;
+	if (r->type >= PMS_RECORD_USER_TYPE_START)
+		return 0;
+	if (pms_pd_event_lazy(ev)) /* undecoded: its time only, when it has one */
+		return (ev->attr->sample_type & PMS_SAMPLE_TIME) ? r->sample.time : 0;
+	if (r->type == PMS_RECORD_SAMPLE)
+		return (r->sample.present & PMS_SAMPLE_TIME) ? r->sample.time : 0;
+	return (r->sample_id.present & PMS_SAMPLE_TIME) ? r->sample_id.time : 0;
+}
+
+/* A chunk's reader (pms_pd_reader_chunk) passes what is in its window. */
+static bool in_window(const struct pms_perfdata_reader *r, const struct pms_perfdata_event *ev)
+{
+	if (ev->rec.type >= PMS_RECORD_USER_TYPE_START)
+		return true;
+	uint64_t t = pms_pd_rec_time(ev);
+	if (!t || t == UINT64_MAX)
+		return r->window_untimed;
+	return t > r->wlo && t <= r->whi;
+}
+
+/* Order hint 2: whether ev keeps the data in perf's order as ordered.c's
+ * look ahead (data_in_time_order) judges it; the first that does not ends
+ * the reading. */
+static bool order_kept(struct pms_perfdata_reader *r, const struct pms_perfdata_event *ev)
+{
+	uint64_t t = pms_pd_rec_time(ev);
+	if (ev->from_compressed || ev->rec.type == PD_FINISHED_ROUND || ev->rec.type == PD_AUXTRACE)
+		return false;
+	if (!t || t == UINT64_MAX) {
+		r->order_untimed = true;
+		return !r->order_timed;
+	}
+	if (r->order_timed && t < r->order_last)
+		return false;
+	if (!r->order_timed)
+		r->order_first = t;
+	r->order_timed = true;
+	r->order_last = t;
+	return true;
+}
+
+int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	int rc;
+	if (!r || !ev)
+		return pms_err(PMS_EINVAL, "pms_perfdata_next: reader or event is NULL");
+	if (r->order_broke)
+		return 0;
+	while ((rc = next_event(r, ev)) > 0 && r->window && !in_window(r, ev))
+		;
+	if (rc > 0 && r->order_hint == 2 && !order_kept(r, ev)) {
+		r->order_broke = true;
+		return 0;
+	}
+	return rc;
 }
 
 /* ---- accessors ----------------------------------------------------------------- */
@@ -1354,3 +1451,49 @@ const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r)
 		 : !r->info.mem_block_size ? "MEM_TOPOLOGY has block size 0" : "");
 	return w->nodes_why;
 }
+
+void pms_pd_lazy_samples(struct pms_perfdata_reader *r, bool on)
+{
+	r->lazy_samples = on;
+}
+
+bool pms_pd_event_lazy(const struct pms_perfdata_event *ev)
+{
+	return ev->rec.type == PMS_RECORD_SAMPLE && !ev->rec.sample.present &&
+	       ev->attr->sample_type;
+}
+
+bool pms_pd_event_stable(const struct pms_perfdata_reader *r, const struct pms_perfdata_event *ev)
+{
+	uintptr_t p = (uintptr_t)ev->raw, b = (uintptr_t)r->buf;
+	return !r->stream && r->buf && !ev->from_compressed && p >= b && p - b <= r->end &&
+	       ev->raw_len <= r->end - (p - b);
+}
+
+void pms_pd_keep_from(struct pms_perfdata_reader *r, uint64_t off)
+{
+	r->keep = off != UINT64_MAX;
+	r->keep_from = off;
+}
+
+const struct pms_sample_layout *pms_pd_attr_layout(const struct pms_perfdata_attr *a)
+{
+	/* every pms_perfdata_attr the reader hands out is a rattr's first
+	 * member (its attrs and its dummy) */
+	return &((const struct rattr *)(const void *)a)->layout;
+}
+
+int pms_pd_reader_twin(const struct pms_perfdata_reader *r, struct pms_perfdata_reader **out)
+{
+	int rc;
+	*out = NULL;
+	if (r->stream || !r->buf)
+		return 0;
+	if ((rc = pms_perfdata_reader_open_mem(r->buf, r->len, out)) < 0)
+		return rc;
+	/* a mapped file's pages given back as the twin reads past them (never
+	 * a caller's memory: MADV_DONTNEED would zero it) */
+	(*out)->drop_buf = r->map != NULL;
+	return 1;
+}
+

@@ -21,6 +21,8 @@
 
 bool pd_type_known(uint32_t type)
 {
+	if (type == PMS_RECORD_SAMPLE) /* most records: no name lookup */
+		return true;
 	if (type >= PD_USER_FIRST)
 		return type <= PD_USER_LAST;
 	return type != 0 && strcmp(pms_record_type_name(type), "UNKNOWN") != 0;
@@ -64,6 +66,8 @@ static bool string_fits(const unsigned char *p, size_t len, size_t fixed, size_t
 bool pd_size_fits(const struct pms_sample_layout *l, uint32_t type, const unsigned char *p,
 		  size_t len)
 {
+	if (type == PMS_RECORD_SAMPLE) /* of variable size (the decoder checks it) */
+		return true;
 	long body = fixed_body(type);
 	size_t trailer = l->sample_id_all
 				 ? 8u * (size_t)__builtin_popcountll(l->sample_type &

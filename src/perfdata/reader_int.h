@@ -34,6 +34,12 @@ struct rattr {
 	uint64_t *ids;
 	struct pms_sample_layout layout;
 	char *name;
+	/* lazy samples (reader_lazy.h): the size of a SAMPLE whose fields are
+	 * all of fixed size (0: the layout has a field of variable size or
+	 * bits the decoder does not know), and the offset of its TIME (0:
+	 * none) */
+	size_t fixed_len;
+	size_t time_off;
 };
 
 /* A block of memory freed with the reader. */
@@ -57,6 +63,11 @@ struct pms_perfdata_reader {
 	void *map;
 	size_t map_len;
 	uint64_t dropped; /* mapped bytes before this were given back */
+	/* reader_lazy.h: mapped bytes from keep_from on are kept (records
+	 * held by pointer) */
+	bool keep;
+	uint64_t keep_from;
+	bool drop_buf; /* a twin over a mapped file's buffer: gives back as map does */
 	int fd;
 	bool stream, stream_eof;
 	uint64_t stream_pos;
@@ -91,6 +102,7 @@ struct pms_perfdata_reader {
 	struct pms_perfdata_stats stats;
 	char skipmsg[512];
 	bool stopped; /* a COMPRESSED record failed: no record after it is read */
+	bool lazy_samples; /* reader_lazy.h */
 	/* What was skipped or found corrupt, in file order (the first
 	 * PD_MAX_PROBLEMS kept; nproblems_all counts all). */
 	const char **problems;
@@ -102,9 +114,21 @@ struct pms_perfdata_reader {
 	size_t nunknown;
 	uint64_t unknown_other;
 	bool unknown_said;
+	/* a chunk of a split decode (reader_lazy.h, split.c): only the timed
+	 * kernel records of time in (wlo, whi], the untimed ones when
+	 * window_untimed, and perf's own records */
+	bool window, window_untimed;
+	uint64_t wlo, whi;
+	int order_hint; /* 1: the data is in perf's order, -1: not, 0: unknown,
+			 * 2: taken as in order, checked as read (order_*) */
+	struct pms_pd_follow *follow; /* the end grows with a walk (reader_lazy.h) */
+	bool order_broke, order_timed, order_untimed;
+	uint64_t order_first, order_last;
 };
 
 #define PD_MAX_PROBLEMS 32
+/* Mapped data is given back in steps of this many bytes (reader.c). */
+#define PD_DROP_CHUNK (UINT64_C(2) << 20)
 #define PD_MAX_UNKNOWN 8
 
 /* reader_check.c: whether type is a kernel or perf record type; a record

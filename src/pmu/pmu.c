@@ -6,6 +6,7 @@
  * nr_addr_filters. */
 #include "pmuscope/pmu.h"
 #include "pmu/classify.h"
+#include "pmu/pmu_int.h"
 #include "util/error.h"
 
 #include <ctype.h>

@@ -7,6 +7,7 @@
 #include "pmuscope/symbols.h"
 #include "util/error.h"
 #include "util/opts.h"
+#include "topo/topo_int.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -401,6 +402,25 @@ int pms_recorder_sync(struct pms_recorder *r)
 	return pms_perfdata_writer_sync(r->w);
 }
 
+/* PMU_CAPS for ibs_op, as perf writes it (one PMU per feature section
+ * here): perf's amd-sample-raw.c decodes the Zen 4 fields of IBS fetch and
+ * op samples only where the file says ibs_op zen4_ibs_extensions=1. */
+static int ibs_caps_feature(struct pms_recorder *r, const struct pms_pmus *pmus)
+{
+	const struct pms_pmu *op = pms_pmu_find(pmus, "ibs_op");
+	struct pms_perfdata_str_pair *c;
+	int rc;
+	if (!op || !op->ncaps)
+		return 0;
+	if (!(c = calloc(op->ncaps, sizeof(*c))))
+		return pms_err(PMS_ENOMEM, "out of memory for PMU_CAPS");
+	for (size_t i = 0; i < op->ncaps; i++)
+		c[i] = (struct pms_perfdata_str_pair){ op->caps[i].name, op->caps[i].value };
+	rc = pms_perfdata_writer_set_pmu_caps(r->w, "ibs_op", c, op->ncaps);
+	free(c);
+	return rc;
+}
+
 /* The header features; the first failure, or 0. */
 static int features(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
 		    const struct pms_pmus *pmus)
@@ -411,15 +431,17 @@ static int features(struct pms_recorder *r, struct pms_sys *sys, const struct pm
 		return rc;
 	if (topo && ((rc = topo_features(r, sys, topo)) < 0 || (rc = cpuid_feature(r, topo)) < 0))
 		return rc;
-	if (pmus && pmus->count) {
-		struct pms_perfdata_pmu_map *pm = calloc(pmus->count, sizeof(*pm));
+	if (pmus && pms_pmus_count(pmus)) {
+		struct pms_perfdata_pmu_map *pm = calloc(pms_pmus_count(pmus), sizeof(*pm));
 		if (!pm)
 			return pms_err(PMS_ENOMEM, "out of memory for PMU_MAPPINGS");
-		for (size_t i = 0; i < pmus->count; i++)
-			pm[i] = (struct pms_perfdata_pmu_map){ pmus->pmus[i].type, pmus->pmus[i].name };
-		rc = pms_perfdata_writer_set_pmu_mappings(r->w, pm, pmus->count);
+		for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *p = pms_pmus_at(pmus, i);
+			pm[i] = (struct pms_perfdata_pmu_map){ p->type, p->name };
+		}
+		rc = pms_perfdata_writer_set_pmu_mappings(r->w, pm, pms_pmus_count(pmus));
 		free(pm);
-		if (rc < 0)
+		if (rc < 0 || (rc = ibs_caps_feature(r, pmus)) < 0)
 			return rc;
 	}
 	for (size_t i = 0; i < r->npaths; i++) {

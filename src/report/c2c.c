@@ -270,6 +270,8 @@ struct line {
 	uint64_t node_unknown, paddr, paddr_cnt;
 	struct acc *acc;
 	size_t nacc, acccap;
+	struct pms_c2c_touch *tv;  /* pms_c2c_keep_touches: its samples */
+	size_t ntv, tvcap;
 };
 
 struct pms_c2c {
@@ -287,6 +289,7 @@ struct pms_c2c {
 	struct pidmaps *pm;
 	size_t npm, pmcap;
 	struct pms_maps *kmaps;
+	bool keep_touches;
 };
 
 struct pidmaps {
@@ -506,6 +509,11 @@ int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *rs)
 	if (!l)
 		return PMS_ENOMEM;
 	stats_add(&l->st, &one);
+	if (c->keep_touches && (s->valid & PMS_MS_TIME)) {
+		if (pms_grow(&l->tv, &l->tvcap, l->ntv + 1, sizeof(*l->tv), 4, "c2c samples") < 0)
+			return PMS_ENOMEM;
+		l->tv[l->ntv++] = (struct pms_c2c_touch){ s->addr, s->time, s->pid };
+	}
 	if (rs->mem_node >= 0) {
 		if (ivec_add(&l->mem_nodes, rs->mem_node) < 0)
 			return PMS_ENOMEM;
@@ -553,6 +561,28 @@ int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *rs)
 	return 0;
 }
 
+void pms_c2c_keep_touches(struct pms_c2c *c)
+{
+	c->keep_touches = true;
+}
+
+const struct pms_c2c_touch *pms_c2c_line_touches(const struct pms_c2c *c,
+						 const struct pms_c2c_line *l, size_t *n)
+{
+	*n = 0;
+	if (!c->nslots)
+		return NULL;
+	size_t k = hash2(l->addr, l->pid) & (c->nslots - 1);
+	for (; c->slots[k]; k = (k + 1) & (c->nslots - 1)) {
+		const struct line *x = &c->lines[c->slots[k] - 1];
+		if (x->addr == l->addr && x->pid == l->pid) {
+			*n = x->ntv;
+			return x->tv;
+		}
+	}
+	return NULL;
+}
+
 int pms_c2c_add_src(struct pms_c2c *c, const struct pms_memsrc_sample *s)
 {
 	struct pms_memreport_sample x = { s->ms, s->mem_node, s->cpu_node, s->node_from_phys, -1, -1, -1, 0 };
@@ -586,6 +616,7 @@ void pms_c2c_free(struct pms_c2c *c)
 			acc_fini(&c->lines[i].acc[k]);
 		free(c->lines[i].acc);
 		free(c->lines[i].mem_nodes.v);
+		free(c->lines[i].tv);
 	}
 	free(c->lines);
 	free(c->slots);
@@ -786,6 +817,7 @@ static int build_line(const struct line *l, const struct lsum *ls, uint32_t size
 	o->paddr_cnt = l->paddr_cnt;
 	o->nthreads = ls->nthreads;
 	o->nwriters = ls->nwriters;
+	o->alloc_site = -1;
 	if (ivec_copy(&l->mem_nodes, &o->mem_nodes, &o->nmem_nodes) < 0)
 		return PMS_ENOMEM;
 	const struct pms_map *m = maps ? pms_maps_find(maps, l->addr) : NULL;
@@ -974,6 +1006,9 @@ void pms_c2c_report_free(struct pms_c2c_report *r)
 		free(l->object);
 		free(l->object_kind);
 		free(l->cpu_nodes);
+		free(l->alloc_func);
+		free(l->alloc_caller);
+		free(l->alloc_file);
 	}
 	free(r->lines);
 	free(r);

@@ -250,6 +250,10 @@ static int agg_ipflush(struct agg *a)
 	return 0;
 }
 
+/* Over 150 lines on purpose: the aggregation of one sample, called once per
+ * sample on the report's hottest path; its steps share the sample and the
+ * aggregate's direct-mapped hints.  Not split without a bench run
+ * (bench/, against perf on the same input) showing the calls cost nothing. */
 static int agg_add(struct pms_memprof *p, const struct aggin *x)
 {
 	struct agg *a = p->agg;

@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
+#include "topo/topo_int.h"
 
 static int u64_cmp(const void *a, const void *b)
 {
@@ -375,6 +376,9 @@ static void data_src_note(struct pms_memreport *r, const struct pms_memreport_in
 	r->data_src_note = mp_xstrdup(note, rc);
 }
 
+/* Over 150 lines: the report assembled in one order (totals, levels, sites,
+ * objects, tasks, notes) with one error path; not split this round, as
+ * issue 33 reworks src/report/memprof*.c in parallel. */
 int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 		       const struct pms_memreport_input *in, struct pms_memreport **out)
 {

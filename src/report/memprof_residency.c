@@ -1,6 +1,7 @@
 /* `pmuscope mem` residency per data object (memprof_objects.c): the pages
  * of the sampled mappings, each's node, read while a process is held at
  * its exit; an object's pages per node counted from them. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,9 +42,10 @@ static int res_read_map(struct pms_memprof *p, struct pms_numa_oracle *oracle, p
 			free(nd);
 			return r;
 		}
+		/* a failed call's pages: no answer (INT16_MIN; PMS_NODE_UNKNOWN
+		 * does not fit 16 bits: it wrapped to a positive "node") */
 		for (size_t j = 0; j < m; j++)
-			nd[k + j] = (int16_t)(r < 0 ? PMS_NODE_UNKNOWN
-					  : nodes[j] < INT16_MIN ? INT16_MIN : nodes[j]);
+			nd[k + j] = (int16_t)(r < 0 || nodes[j] < INT16_MIN ? INT16_MIN : nodes[j]);
 	}
 	p->res[p->nres++] = (struct resmap){ (uint32_t)pid, start, end, nd };
 	p->res_pages += np;
@@ -124,6 +126,9 @@ int mp_object_residency(const struct pms_memprof *p, struct pms_memreport_site *
 			if (rc < 0)
 				return rc;
 			o->pages_absent += nd < 0;
+			o->pages_not_present += nd == -ENOENT;
+			o->pages_efault += nd == -EFAULT;
+			o->pages_unknown += nd < 0 && nd != -ENOENT && nd != -EFAULT;
 		}
 	}
 	return 0;

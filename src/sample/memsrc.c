@@ -3,7 +3,9 @@
  * perf.data reader.  Both kinds convert records with
  * pms_memsample_from_sample (src/decode/memconv.c). */
 #include "sample/decorate_int.h"
+#include "sample/memsrc_order_int.h"
 #include "sample/sampler_int.h"
+#include "sample/memsrc_int.h"
 #include "util/error.h"
 
 #include "pmuscope/datasrc.h"
@@ -12,6 +14,7 @@
 #include "pmuscope/memdeco.h"
 #include "pmuscope/memsrc.h"
 #include "pmuscope/spe.h"
+#include "topo/topo_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,23 +24,6 @@
 
 /* Records a recorded source hands out per pms_memsrc_poll call. */
 #define FILE_BATCH 4096
-/* Most SAMPLE and side-band records of one round held back (see hold()):
- * more end the round early (and the file order comes back past them). */
-#define HOLD_MAX 65536
-#define HOLD_BYTES (64u << 20)
-
-/* A record of the round being held back: its bytes are copied (the
- * reader's stay valid only until its next call) and decoded again. */
-struct held {
-	size_t off, len; /* in hbytes */
-	size_t attr_idx;
-	const struct pms_perfdata_attr *attr;
-	struct pms_sample_layout lay;
-	uint64_t file_offset;
-	uint64_t time; /* UINT64_MAX: not known */
-	bool from_compressed, side, done;
-};
-
 struct pms_memsrc {
 	enum pms_memsrc_kind kind;
 	/* live */
@@ -62,12 +48,13 @@ struct pms_memsrc {
 	uint64_t t0, t1;
 	char pmus[512], label[512], notes[512];
 	struct pms_frame frames[PMS_CALLPATH_MAX]; /* the path of the sample being delivered */
-	/* recorded: the round held back (hold(), release()) */
-	struct held *held;
-	size_t nheld, capheld;
-	unsigned char *hbytes;
-	size_t nhbytes, caphbytes;
-	uint64_t *hmin; /* hmin[i]: least time of the side-band records held[i..] */
+	/* recorded: the records in perf's time order (perfdata/ordered.c) */
+	struct pms_perfdata_ordered *oq;
+	/* live: the records held until their time order is known
+	 * (memsrc_order.c): those up to limit go out, limit is the latest
+	 * time of the drains before the last one (perf's rounds) */
+	struct lo_queue *lq;
+	uint64_t limit, round_max;
 	/* the callbacks of the poll in progress */
 	const struct pms_memsrc_callbacks *cb;
 	void *ud;
@@ -137,10 +124,10 @@ static inline void decorate(const struct pms_memsrc *s, struct pms_memsrc_sample
 
 /* ---- live --------------------------------------------------------------- */
 
-static int live_sample(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
-		       int ev)
+/* One sample handed out: its path, nodes and span, then the caller's. */
+static int live_deliver(struct pms_memsrc *s, const struct pms_memsample *m,
+			const struct pms_record *rec, int ev)
 {
-	struct pms_memsrc *s = ud;
 	struct pms_memsrc_sample x;
 
 	memset(&x, 0, sizeof(x));
@@ -155,9 +142,65 @@ static int live_sample(void *ud, const struct pms_memsample *m, const struct pms
 	return 0;
 }
 
-static int live_sideband(void *ud, const struct pms_record *rec, int ev)
+/* Hand out the held records of time <= limit, in time order.  A caller's
+ * stop leaves the rest ready for the next poll. */
+static int live_release(struct pms_memsrc *s, uint64_t limit)
+{
+	struct lo_item it;
+	struct pms_record r;
+	int rc = 0;
+	lo_ready(s->lq, limit);
+	while (rc >= 0 && lo_next(s->lq, &it)) {
+		/* the bytes decoded when they were drained: they decode again */
+		if (pms_record_parse(it.layout, it.raw, it.len, &r) < 0)
+			return pms_err(PMS_EPARSE, "a held live record did not decode again");
+		if (it.kind == LO_SAMPLE)
+			rc = live_deliver(s, &it.ms, &r, it.ev);
+		else if (s->cb && s->cb->sideband)
+			rc = s->cb->sideband(s->ud, &r, (size_t)it.ev);
+	}
+	if (rc < 0)
+		return rc;
+	return lo_tidy(s->lq);
+}
+
+/* The queue's bound: past it the older half goes out (as perf's ordered
+ * queue does at its size limit); a record of that half's time range that
+ * comes later goes out late. */
+#define LIVE_QUEUE_BYTES ((size_t)256 << 20)
+
+static int live_hold(struct pms_memsrc *s, enum lo_kind kind, const struct pms_memsample *m,
+		     const struct smp_raw *raw, uint64_t t, int ev)
+{
+	int rc = lo_push(s->lq, kind, ev, t, m, raw->bytes, raw->len, raw->layout);
+	if (rc < 0 || lo_bytes(s->lq) <= LIVE_QUEUE_BYTES)
+		return rc;
+	return live_release(s, lo_half_time(s->lq));
+}
+
+static int live_sample(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
+		       const struct smp_raw *raw, int ev)
 {
 	struct pms_memsrc *s = ud;
+	int rc;
+	if (rec && raw && (rec->sample.present & PMS_SAMPLE_TIME) && rec->sample.time)
+		return live_hold(s, LO_SAMPLE, m, raw, rec->sample.time, ev);
+	/* no time to order it by (an AUX-decoded SPE sample, decoded as its
+	 * trace is read): what is held goes first */
+	if ((rc = live_release(s, UINT64_MAX)) < 0)
+		return rc;
+	return live_deliver(s, m, rec, ev);
+}
+
+static int live_sideband(void *ud, const struct pms_record *rec, const struct smp_raw *raw,
+			 int ev)
+{
+	struct pms_memsrc *s = ud;
+	int rc;
+	if (raw && (rec->sample_id.present & PMS_SAMPLE_TIME) && rec->sample_id.time)
+		return live_hold(s, LO_SIDEBAND, NULL, raw, rec->sample_id.time, ev);
+	if ((rc = live_release(s, UINT64_MAX)) < 0)
+		return rc;
 	if (s->cb && s->cb->sideband)
 		return s->cb->sideband(s->ud, rec, (size_t)ev);
 	return 0;
@@ -166,12 +209,36 @@ static int live_sideband(void *ud, const struct pms_record *rec, int ev)
 static int live_aux(void *ud, const struct pms_memsrc_aux *a)
 {
 	struct pms_memsrc *s = ud;
+	int rc = live_release(s, UINT64_MAX); /* its samples went out already */
+	if (rc < 0)
+		return rc;
 	if (s->cb && s->cb->aux)
 		return s->cb->aux(s->ud, a);
 	return 0;
 }
 
 static const struct smp_hooks live_hooks = { live_sample, live_sideband, live_aux };
+
+/* One live poll: the records held and ready from a stopped poll first,
+ * then one drain of every ring into the queue, then those of time up to
+ * the latest of the drains before this one: perf's rule for its rounds (a
+ * record the kernel stamped before the end of one drain is in its ring by
+ * the next; docs/mem.md "Time order").  Everything once no more can come
+ * (pms_smp_quiet). */
+static int live_poll(struct pms_memsrc *s, int timeout_ms)
+{
+	int rc = live_release(s, s->limit);
+	if (rc < 0)
+		return rc;
+	int n = pms_smp_poll_hooks(s->smp, timeout_ms, &live_hooks, s);
+	if (n < 0)
+		return n;
+	s->limit = pms_smp_quiet(s->smp) ? UINT64_MAX : s->round_max;
+	s->round_max = lo_max_time(s->lq);
+	rc = live_release(s, s->limit);
+	return rc < 0 ? rc : n;
+}
+
 
 int pms_memsrc_open_live(struct pms_sampler *smp, const struct pms_topo *topo,
 			 struct pms_memsrc **out)
@@ -188,6 +255,13 @@ int pms_memsrc_open_live(struct pms_sampler *smp, const struct pms_topo *topo,
 	s->kind = PMS_MEMSRC_LIVE;
 	s->smp = smp;
 	s->topo = topo;
+	{
+		int rc = lo_new(&s->lq);
+		if (rc < 0) {
+			free(s);
+			return rc;
+		}
+	}
 	p = pms_smp_sampler_plan(smp);
 	s->attrs = calloc((size_t)(p->nev ? p->nev : 1), sizeof(*s->attrs));
 	if (topo && topo->nnodes)
@@ -558,133 +632,6 @@ static int file_record(struct pms_memsrc *s, const struct pms_perfdata_event *ev
 	}
 }
 
-/* ---- recorded: side-band in time order -----------------------------------
- * perf record reads the CPUs' rings one after the other and writes a
- * FINISHED_ROUND after each pass, so inside a round a SAMPLE from one CPU's
- * ring can come in the file before a MMAP2, COMM, FORK or EXIT of an
- * earlier time from another CPU's ring: a process that exec'd on one CPU
- * and then faulted on another can have its first samples before its
- * binary's MMAP2.  perf sorts the records by time (its ordered events); taken
- * in file order, the side-band would be missing at those samples (no
- * mapping for their DWARF unwind or their symbols).  So the SAMPLE and
- * side-band records of a round are held back until it ends, then handed out
- * in file order, except that a side-band record goes before the first sample
- * of the round whose time is later or equal.  Samples keep their file order
- * (the rows of a listing do not move), and a file whose rounds are in time
- * order comes out as before.  Any other record ends the round
- * (FINISHED_ROUND; an AUXTRACE and its borrowed payload; a pipe-mode
- * HEADER_ATTR), as do the end of the data and a full hold. */
-
-static bool is_side(uint32_t type)
-{
-	return type == PMS_RECORD_MMAP || type == PMS_RECORD_MMAP2 || type == PMS_RECORD_COMM ||
-	       type == PMS_RECORD_FORK || type == PMS_RECORD_EXIT;
-}
-
-/* Hold ev back: 0, 1 when it is not held (the caller releases the round
- * and takes ev itself), or PMS_ENOMEM. */
-static int hold(struct pms_memsrc *s, const struct pms_perfdata_event *ev)
-{
-	uint32_t type = ev->rec.type;
-	bool side = is_side(type);
-	if ((type != PMS_RECORD_SAMPLE && !side) || s->nheld >= HOLD_MAX ||
-	    s->nhbytes + ev->raw_len > HOLD_BYTES)
-		return 1;
-	if (s->nheld == s->capheld) {
-		size_t cap = s->capheld ? 2 * s->capheld : 256;
-		struct held *v = realloc(s->held, cap * sizeof(*v));
-		uint64_t *m = v ? realloc(s->hmin, cap * sizeof(*m)) : NULL;
-		if (v)
-			s->held = v;
-		if (m)
-			s->hmin = m;
-		if (!v || !m)
-			return pms_err(PMS_ENOMEM, "out of memory holding a round of records");
-		s->capheld = cap;
-	}
-	if (s->nhbytes + ev->raw_len > s->caphbytes) {
-		size_t cap = s->caphbytes ? 2 * s->caphbytes : 65536;
-		while (cap < s->nhbytes + ev->raw_len)
-			cap *= 2;
-		unsigned char *b = realloc(s->hbytes, cap);
-		if (!b)
-			return pms_err(PMS_ENOMEM, "out of memory holding a round of records");
-		s->hbytes = b;
-		s->caphbytes = cap;
-	}
-	struct held *h = &s->held[s->nheld++];
-	memcpy(s->hbytes + s->nhbytes, ev->raw, ev->raw_len);
-	h->off = s->nhbytes;
-	h->len = ev->raw_len;
-	s->nhbytes += ev->raw_len;
-	h->attr_idx = ev->attr_idx;
-	h->attr = ev->attr;
-	pms_sample_layout_from_attr(&h->lay, ev->attr->attr);
-	h->file_offset = ev->file_offset;
-	h->from_compressed = ev->from_compressed;
-	h->side = side;
-	h->done = false;
-	h->time = UINT64_MAX;
-	if (!side && (ev->rec.sample.present & PMS_SAMPLE_TIME))
-		h->time = ev->rec.sample.time;
-	else if (side && (ev->rec.sample_id.present & PMS_SAMPLE_TIME))
-		h->time = ev->rec.sample_id.time;
-	return 0;
-}
-
-/* Hand out one held record as the reader gave it. */
-static int release_one(struct pms_memsrc *s, struct held *h)
-{
-	struct pms_perfdata_event ev;
-	memset(&ev, 0, sizeof(ev));
-	h->done = true;
-	ev.raw = s->hbytes + h->off;
-	ev.raw_len = h->len;
-	/* a pipe-mode HEADER_ATTR may have moved the reader's attrs */
-	ev.attr = pms_perfdata_reader_attr(s->rd, h->attr_idx);
-	if (!ev.attr)
-		ev.attr = h->attr; /* the reader's stand-in of a file without attrs */
-	ev.attr_idx = h->attr_idx;
-	ev.file_offset = h->file_offset;
-	ev.from_compressed = h->from_compressed;
-	ev.aux_tid = UINT32_MAX;
-	/* it decoded when the reader read it: the same bytes decode again */
-	if (pms_record_parse(&h->lay, ev.raw, ev.raw_len, &ev.rec) < 0) {
-		s->st.parse_errors++;
-		return 0;
-	}
-	return file_record(s, &ev);
-}
-
-/* Hand out the held round (see above). */
-static int release(struct pms_memsrc *s)
-{
-	size_t n = s->nheld;
-	struct held *h = s->held;
-	int rc = 0;
-	if (!n)
-		return 0;
-	s->hmin[n - 1] = h[n - 1].side ? h[n - 1].time : UINT64_MAX;
-	for (size_t i = n - 1; i-- > 0;) {
-		uint64_t t = h[i].side ? h[i].time : UINT64_MAX;
-		s->hmin[i] = t < s->hmin[i + 1] ? t : s->hmin[i + 1];
-	}
-	for (size_t i = 0; i < n && rc >= 0; i++) {
-		if (h[i].done)
-			continue;
-		/* a sample of no known time takes no side-band early */
-		for (size_t j = i + 1; !h[i].side && h[i].time != UINT64_MAX && j < n &&
-				       s->hmin[j] <= h[i].time && rc >= 0; j++)
-			if (h[j].side && !h[j].done && h[j].time <= h[i].time)
-				rc = release_one(s, &h[j]);
-		if (rc >= 0)
-			rc = release_one(s, &h[i]);
-	}
-	s->nheld = 0;
-	s->nhbytes = 0;
-	return rc;
-}
-
 int pms_memsrc_open_reader(struct pms_perfdata_reader *r, struct pms_memsrc **out)
 {
 	struct pms_memsrc *s;
@@ -700,7 +647,8 @@ int pms_memsrc_open_reader(struct pms_perfdata_reader *r, struct pms_memsrc **ou
 	s->rd = r;
 	/* file mode: everything is known now; pipe mode: again at the first
 	 * sample */
-	if ((rc = file_attrs(s)) < 0 || (rc = file_nodes(s)) < 0) {
+	if ((rc = file_attrs(s)) < 0 || (rc = file_nodes(s)) < 0 ||
+	    (rc = pms_perfdata_ordered_new(r, &s->oq)) < 0) {
 		pms_memsrc_free(s);
 		return rc;
 	}
@@ -720,9 +668,8 @@ void pms_memsrc_free(struct pms_memsrc *s)
 	free(s->conv);
 	free(s->node_ids);
 	pms_memdeco_free(s->deco);
-	free(s->held);
-	free(s->hbytes);
-	free(s->hmin);
+	pms_perfdata_ordered_free(s->oq);
+	lo_free(s->lq);
 	free(s);
 }
 
@@ -737,25 +684,20 @@ int pms_memsrc_poll(struct pms_memsrc *s, int timeout_ms, const struct pms_memsr
 	s->cb = cb;
 	s->ud = ud;
 	if (s->kind == PMS_MEMSRC_LIVE) {
-		rc = pms_smp_poll_hooks(s->smp, timeout_ms, &live_hooks, s);
+		rc = live_poll(s, timeout_ms);
 		s->cb = NULL;
 		return rc;
 	}
 	while (!s->ended && n < FILE_BATCH) {
-		rc = pms_perfdata_next(s->rd, &ev);
+		/* perf's time order: side-band before the samples after it */
+		rc = pms_perfdata_ordered_next(s->oq, &ev);
 		if (rc <= 0) {
 			s->ended = true;
-			int rr = release(s);
-			rc = rc < 0 ? rc : rr;
 			break;
 		}
 		n++;
-		if ((rc = hold(s, &ev)) != 0) {
-			if (rc < 0)
-				break;
-			if ((rc = release(s)) < 0 || (rc = file_record(s, &ev)) < 0)
-				break;
-		}
+		if ((rc = file_record(s, &ev)) < 0)
+			break;
 	}
 	s->cb = NULL;
 	return rc < 0 ? rc : n;
@@ -965,4 +907,24 @@ struct pms_sampler *pms_memsrc_sampler(const struct pms_memsrc *s)
 struct pms_perfdata_reader *pms_memsrc_reader(const struct pms_memsrc *s)
 {
 	return s->kind == PMS_MEMSRC_FILE ? s->rd : NULL;
+}
+
+void pms_memsrc_absorb(struct pms_memsrc *d, const struct pms_memsrc *p)
+{
+#define ADD(f) d->st.f += p->st.f
+	ADD(samples); ADD(samples_dropped); ADD(parse_errors); ADD(ibs_raw_checked);
+	ADD(ibs_raw_mismatch); ADD(sideband); ADD(lost_records); ADD(throttle); ADD(unthrottle);
+	ADD(aux_records); ADD(aux_truncated); ADD(aux_overwrite); ADD(aux_partial);
+	ADD(aux_collision); ADD(aux_bytes); ADD(aux_decode_errors); ADD(aux_cut_records);
+	ADD(aux_cut_bytes);
+#undef ADD
+	if (p->t0 && (!d->t0 || p->t0 < d->t0))
+		d->t0 = p->t0;
+	if (p->t1 > d->t1)
+		d->t1 = p->t1;
+	for (size_t k = 0; k < RAW_BAD_SLOTS; k++) {
+		if (p->raw_bad[k] && !d->raw_bad[k])
+			memcpy(d->raw_bad_why[k], p->raw_bad_why[k], sizeof(d->raw_bad_why[k]));
+		d->raw_bad[k] += p->raw_bad[k];
+	}
 }

@@ -16,9 +16,9 @@
 
 static const struct pms_pmu *pmu_by_name(const struct pms_pmus *pmus, const char *name)
 {
-	for (size_t i = 0; pmus && name && i < pmus->count; i++)
-		if (!strcmp(pmus->pmus[i].name, name))
-			return &pmus->pmus[i];
+	for (size_t i = 0; pmus && name && i < pms_pmus_count(pmus); i++)
+		if (!strcmp(pms_pmus_at(pmus, i)->name, name))
+			return pms_pmus_at(pmus, i);
 	return NULL;
 }
 
@@ -98,6 +98,21 @@ static void ibs_forward(struct smp_plan *p, const struct pms_pmus *pmus, struct 
 	plan_note(p, "", "", "exact IP; data address, source and latency of memory ops)");
 }
 
+/* `-e ibs_fetch//` (issue 31 row 2): the driver fills only the IP
+ * (IbsFetchLinAd, exact) and, where PERF_SAMPLE_RAW is asked for, the fetch
+ * registers (perf_ibs_handle_irq: perf_ibs_parse_ld_st_data runs for ibs_op
+ * only), so the front-end fields exist only in RAW: asked for here, as perf
+ * users do with `--raw-samples` (docs/ibs.md). */
+static void ibs_fetch_event(struct smp_plan *p, struct smp_event *ev, const char *text)
+{
+	if (!ev->pmu || strcmp(ev->pmu->name, "ibs_fetch"))
+		return;
+	ev->attr.sample_type |= PMS_SAMPLE_RAW;
+	plan_note(p, text, " samples AMD IBS fetches: ",
+		  "exact fetch IP and the IbsFetchCtl/IcIbsExtdCtl registers in RAW "
+		  "(latency, iTLB, page size, IC/L2/L3 miss: `report --fetch`)");
+}
+
 /* Whether an attr needs a hardware PMU (a generic hardware or cache event,
  * a raw event, or an event of a PMU with its own type). */
 static bool hardware(const struct perf_event_attr *a)
@@ -134,6 +149,7 @@ int pms_smp_build_overflow(struct smp_plan *p, struct pms_sys *sys, const struct
 		if (hardware(&ev->attr))
 			*needs_hw = true;
 		ibs_forward(p, pmus, ev, e->name ? e->name : ev->pmu_name);
+		ibs_fetch_event(p, ev, e->name ? e->name : ev->pmu_name);
 		n++;
 	}
 	rc = n;

@@ -5,12 +5,14 @@
  * Facts: reference/kernel-abi-facts.md §3.4 (IBS perf_ibs_init rules), seed
  * 000 (the IBS exclude_* / swfilt errno matrix), §5 (PEBS), §4 (SPE).
  */
+#include "pmu/pmu_int.h" /* the empty list used when the caller gives none */
 #include "sample/sampler_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
 
 #include "pmuscope/event.h"
+#include "topo/topo_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -216,9 +218,9 @@ static int build_ibs(struct ctx *c)
 	struct smp_event *ev;
 	uint64_t period;
 
-	for (size_t i = 0; i < c->pmus->count; i++)
-		if (c->pmus->pmus[i].engine == PMS_ENG_IBS)
-			pmu = &c->pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(c->pmus); i++)
+		if (pms_pmus_at(c->pmus, i)->engine == PMS_ENG_IBS)
+			pmu = pms_pmus_at(c->pmus, i);
 	if (!pmu)
 		return 0;
 	ev = ev_new(c, PMS_ENG_IBS, pmu, pmu->name, SMP_ROLE_MAIN);
@@ -317,8 +319,8 @@ static int build_pebs(struct ctx *c)
 	int added = 0;
 	char text[128];
 
-	for (size_t i = 0; i < c->pmus->count; i++) {
-		const struct pms_pmu *pmu = &c->pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(c->pmus); i++) {
+		const struct pms_pmu *pmu = pms_pmus_at(c->pmus, i);
 		struct perf_event_attr a;
 		struct smp_event *ev;
 		int leader = -1;
@@ -513,8 +515,8 @@ static int build_spe(struct ctx *c)
 	unsigned ops = want_ops(c->o);
 	int added = 0;
 
-	for (size_t i = 0; i < c->pmus->count; i++) {
-		const struct pms_pmu *pmu = &c->pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(c->pmus); i++) {
+		const struct pms_pmu *pmu = pms_pmus_at(c->pmus, i);
 		struct smp_event *ev;
 		const char *mi;
 		uint64_t period;
@@ -767,6 +769,46 @@ static bool relax_ibs_fwd_gh(struct ctx *c, struct smp_event *ev, int err, char 
 	return true;
 }
 
+/* A user- or kernel-only IBS event (`ibs_fetch//u`), or an AMD precise event
+ * forwarded to ibs_op (`cycles:ppu`),
+ * meets perf_ibs_init with exclude_kernel/exclude_user (and perf's `:u`
+ * exclude_hv): without IBS_CAPS_BIT63_FILTER the driver takes them only
+ * with swfilt (config2:0, IBS_SW_FILTER_MASK), and exclude_hv never (ibs.c
+ * perf_ibs_init, seed 000 E2 at v7.1-rc6 :346-370; kernel-abi-facts §3.4).
+ * The forwarded event keeps its attr, config2 included (forward_event_to_ibs
+ * rewrites only type and config), so swfilt is set on the core attr where
+ * ibs_op's format has the term; the privilege filter then runs in the IBS
+ * NMI (perf_ibs_handle_irq: perf_exclude_event on the sample's IP). */
+static bool relax_ibs_fwd_swfilt(struct ctx *c, struct smp_event *ev, int err, char *why,
+				 size_t n)
+{
+	/* an event of record's on ibs_fetch/ibs_op itself (`ibs_fetch//u`), or
+	 * a forwarded core event, whose swfilt is ibs_op's term */
+	bool direct = ev->engine == PMS_ENG_OVERFLOW && ev->pmu &&
+		      (!strcmp(ev->pmu->name, "ibs_fetch") || !strcmp(ev->pmu->name, "ibs_op"));
+	bool fwd = ev->engine == PMS_ENG_IBS && strcmp(ev->pmu_name, "ibs_op");
+	const struct pms_pmu *op = direct ? ev->pmu : pms_pmu_find(c->pmus, "ibs_op");
+	const struct pms_format *f = op ? pms_pmu_format(op, "swfilt") : NULL;
+	struct smp_event probe;
+	if (err != EINVAL || !(direct || fwd) || !f ||
+	    !(ev->attr.exclude_kernel || ev->attr.exclude_user || ev->attr.exclude_hv))
+		return false;
+	probe = *ev;
+	probe.pmu = op;
+	if (term_set(&probe, "swfilt") && !ev->attr.exclude_hv)
+		return false; /* swfilt already on: the refusal is something else */
+	if (pms_format_attr_set(f, &ev->attr, 1) < 0)
+		return false;
+	ev->attr.exclude_hv = 0;
+	snprintf(why, n,
+		 "refused (EINVAL): %s takes %s-only only through swfilt (config2:0) without "
+		 "BIT63 filtering, and never exclude_hv (ibs.c perf_ibs_init); retrying with "
+		 "swfilt, exclude_hv clear",
+		 direct ? op->name : "the event is forwarded to ibs_op, which",
+		 ev->attr.exclude_kernel ? "user" : "kernel");
+	return true;
+}
+
 /* kernel/events/core.c perf_copy_attr: sample_type bits past the kernel's
  * PERF_SAMPLE_MAX are EINVAL; WEIGHT_STRUCT arrived in Linux 5.12. */
 static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why, size_t n)
@@ -785,6 +827,7 @@ static bool relax_weight(struct ctx *c, struct smp_event *ev, int err, char *why
 static const relax_fn relaxations[] = {
 	relax_phys, relax_spe_pa, relax_user_only, relax_precise, relax_spe_lat,
 	relax_ibs_fwd_gh, /* before relax_weight: both answer EINVAL */
+	relax_ibs_fwd_swfilt,
 	relax_weight, relax_spe_filters, relax_ibs_cnt_ctl,
 };
 

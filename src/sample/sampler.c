@@ -14,6 +14,7 @@
 #include "pmuscope/event.h"
 #include "pmuscope/ring.h"
 #include "pmuscope/spe.h"
+#include "topo/topo_int.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -198,6 +198,10 @@ struct adapt_why {
 	unsigned fill, rate;
 };
 
+/* Over 150 lines on purpose: one transaction (save the plan's attrs, widen
+ * the period or the rings, reopen, and on any failure restore every step);
+ * the rollback needs the saved attrs, the old generation and the thread
+ * set together, which a split would pass around by pointer. */
 static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 {
 	uint64_t kept = w->kept, lost = w->lost;

@@ -144,7 +144,7 @@ static int live_spe_record(void *arg, const struct pms_spe_record *rec,
 	m.period = s->plan.ev[st->ev].attr.sample_period;
 	s->stats.samples++;
 	if (c->h && c->h->sample)
-		r = c->h->sample(c->ud, &m, NULL, st->ev);
+		r = c->h->sample(c->ud, &m, NULL, NULL, st->ev);
 	else if (c->cb && c->cb->sample)
 		r = c->cb->sample(c->ud, &m);
 	else

@@ -84,7 +84,7 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 	c->st->nsamples++;
 	s->events += m.period;
 	if (c->h && c->h->sample)
-		return c->h->sample(c->ud, &m, r, c->st->ev);
+		return c->h->sample(c->ud, &m, r, &c->raw, c->st->ev);
 	if (c->cb && c->cb->sample)
 		return c->cb->sample(c->ud, &m);
 	return 0;
@@ -110,6 +110,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 		s->stats.parse_errors++;
 		return 0;
 	}
+	c->raw = (struct smp_raw){ rec, len, &c->st->layout };
 	switch (r.type) {
 	case PMS_RECORD_SAMPLE:
 		ret = on_sample(c, &r);
@@ -121,7 +122,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 	case PMS_RECORD_EXIT:
 		s->stats.sideband++;
 		if (c->h && c->h->sideband)
-			ret = c->h->sideband(c->ud, &r, c->st->ev);
+			ret = c->h->sideband(c->ud, &r, &c->raw, c->st->ev);
 		else if (c->cb && c->cb->sideband)
 			ret = c->cb->sideband(c->ud, &r);
 		break;
@@ -142,7 +143,7 @@ static int on_record(void *ud, const void *rec, size_t len)
 		/* the memory-sample source passes these on (a recorder writes
 		 * them); the public callbacks never had them */
 		if (c->h && c->h->sideband)
-			ret = c->h->sideband(c->ud, &r, c->st->ev);
+			ret = c->h->sideband(c->ud, &r, &c->raw, c->st->ev);
 		break;
 	case PMS_RECORD_AUX:
 		s->stats.aux_records++;
@@ -207,7 +208,7 @@ static int adapt_poll(struct pms_sampler *s, const struct pms_sampler_callbacks 
 
 	smp_adapt_check(s, false); /* the loss this drain found */
 	for (size_t i = 0; i < s->nst; i++) {
-		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0, { 0 } };
 		int r;
 		if (!s->st[i].retired)
 			continue;
@@ -517,7 +518,7 @@ static int stage_run(struct pms_sampler *s, const struct pms_sampler_callbacks *
 		memcpy(&ch, g->buf + g->pos, sizeof(ch));
 		p = g->pos + sizeof(ch);
 		end = p + ch.len;
-		struct drain_ctx c = { s, &s->st[ch.stream], cb, h, ud, 0 };
+		struct drain_ctx c = { s, &s->st[ch.stream], cb, h, ud, 0, { 0 } };
 		while (p < end) {
 			struct perf_event_header hd;
 			memcpy(&hd, g->buf + p, sizeof(hd));
@@ -634,7 +635,7 @@ static int poll_in_place(struct pms_sampler *s, int timeout_ms,
 		int r;
 		if (i)
 			smp_adapt_check_one(s, i); /* may append streams: s->st moves */
-		c = (struct drain_ctx){ s, &s->st[i], cb, h, ud, 0 };
+		c = (struct drain_ctx){ s, &s->st[i], cb, h, ud, 0, { 0 } };
 		/* SPE records a callback stop left behind come first. */
 		if (s->st[i].carry_whole)
 			smp_on_aux_bytes(&c, NULL, 0, 0);
@@ -679,7 +680,7 @@ static int poll_impl(struct pms_sampler *s, int timeout_ms, const struct pms_sam
 	if (s->out.pos == s->out.len)
 		stage_refill(s, timeout_ms);
 	for (size_t i = 0; i < s->nst; i++) {
-		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0 };
+		struct drain_ctx c = { s, &s->st[i], cb, h, ud, 0, { 0 } };
 		/* SPE records a callback stop left behind come first. */
 		if (s->st[i].carry_whole)
 			smp_on_aux_bytes(&c, NULL, 0, 0);
@@ -717,6 +718,11 @@ int pms_sampler_poll(struct pms_sampler *s, int timeout_ms,
 		     const struct pms_sampler_callbacks *cb, void *ud)
 {
 	return poll_impl(s, timeout_ms, cb, NULL, ud);
+}
+
+bool pms_smp_quiet(const struct pms_sampler *s)
+{
+	return __atomic_load_n(&s->disabled, __ATOMIC_RELAXED) || !pms_sys_is_live(s->sys);
 }
 
 int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_hooks *h,

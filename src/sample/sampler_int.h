@@ -53,13 +53,22 @@ void pms_smp_plan_fini(struct smp_plan *plan);
 /* CPUs of an event: plan->cpus ∩ the PMU's CPUs (first one via *first). */
 bool pms_smp_event_on_cpu(const struct smp_event *ev, int cpu);
 
-/* The memory-sample source's view of a sampler (memsrc_live.c): each
- * sample with its record (NULL for an AUX-decoded SPE sample) and the index
- * of its event in the plan, and each side-band record with its event. */
+/* A record's bytes as the ring held them and the layout they decode
+ * with (the source keeps a copy to hand out in time order, memsrc_order.c). */
+struct smp_raw {
+	const void *bytes;
+	size_t len;
+	const struct pms_sample_layout *layout;
+};
+
+/* The memory-sample source's view of a sampler (memsrc.c): each sample
+ * with its record and raw bytes (both NULL for an AUX-decoded SPE sample)
+ * and the index of its event in the plan, and each side-band record with
+ * its event and raw bytes. */
 struct smp_hooks {
 	int (*sample)(void *ud, const struct pms_memsample *m, const struct pms_record *rec,
-		      int ev);
-	int (*sideband)(void *ud, const struct pms_record *rec, int ev);
+		      const struct smp_raw *raw, int ev);
+	int (*sideband)(void *ud, const struct pms_record *rec, const struct smp_raw *raw, int ev);
 	/* an SPE AUX chunk (attr_idx is the plan's event index); may be NULL */
 	int (*aux)(void *ud, const struct pms_memsrc_aux *a);
 };
@@ -73,6 +82,11 @@ void pms_smp_stage_on(struct pms_sampler *s);
 int pms_smp_copy_step(struct pms_sampler *s);
 int pms_smp_poll_hooks(struct pms_sampler *s, int timeout_ms, const struct smp_hooks *h,
 		       void *ud);
+/* Whether no record can come after the ones drained so far, so that the
+ * source may hand out all it holds: the sampler is disabled
+ * (pms_sampler_disable), or its context is a fake kernel's, which writes
+ * nothing while the rings are drained. */
+bool pms_smp_quiet(const struct pms_sampler *s);
 const struct smp_plan *pms_smp_sampler_plan(const struct pms_sampler *s);
 /* The first SPE ring's user-page time conversion; PMS_ENOENT when none. */
 int pms_smp_time_conv(const struct pms_sampler *s, struct pms_spe_time_conv *out);

@@ -137,6 +137,7 @@ struct drain_ctx {
 	const struct smp_hooks *h; /* the memory-sample source's, or NULL */
 	void *ud;
 	int stop; /* a callback's negative code */
+	struct smp_raw raw; /* the record being handed out */
 };
 /* on_record's stop that asks poll_impl to adapt and drain on (not a code
  * any caller sees) */

@@ -339,7 +339,8 @@ int pms_script_read(struct pms_script *s, int fd, struct pms_sys *sys)
 	int rc;
 	if (s->r)
 		return pms_err(PMS_EINVAL, "pms_script_read: a file is already read");
-	if ((rc = pms_perfdata_reader_open_fd(fd, &s->r)) < 0)
+	if ((rc = pms_perfdata_reader_open_fd(fd, &s->r)) < 0 ||
+	    (rc = pms_perfdata_ordered_new(s->r, &s->oq)) < 0)
 		return rc;
 	if ((s->flags & PMS_SCRIPT_SYMBOLS) && !(s->flags & PMS_SCRIPT_RECORDS_ONLY))
 		return pms_symtrack_new(sys, pms_perfdata_reader_info(s->r), &s->st);
@@ -353,6 +354,7 @@ void pms_script_free(struct pms_script *s)
 	pms_symtrack_free(s->st);
 	pms_memdeco_free(s->deco);
 	pms_datasrc_memo_free(s->dm);
+	pms_perfdata_ordered_free(s->oq);
 	pms_perfdata_reader_free(s->r);
 	comms_free(&s->comms);
 	for (size_t i = 0; i < 4; i++) {
@@ -428,7 +430,8 @@ int pms_script_next(struct pms_script *s, struct pms_script_sample *out)
 		s->qi++;
 		return 1;
 	}
-	while ((rc = pms_perfdata_next(s->r, ev)) > 0) {
+	/* perf script's order: by time (its ordered events) */
+	while ((rc = pms_perfdata_ordered_next(s->oq, ev)) > 0) {
 		bool hw = ev->rec.type == PMS_RECORD_SAMPLE ||
 			  ev->rec.type == PMS_PERFDATA_RECORD_AUXTRACE;
 		int node = PMS_NODE_UNKNOWN;

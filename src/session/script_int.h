@@ -67,6 +67,7 @@ struct script_trange {
 
 struct pms_script {
 	struct pms_perfdata_reader *r;
+	struct pms_perfdata_ordered *oq; /* r's records in perf's time order */
 	unsigned flags;
 	struct pms_symtrack *st;
 	struct pms_memdeco *deco;

@@ -8,6 +8,7 @@
 #include "pmuscope/callpath.h"
 #include "pmuscope/memsample.h"
 #include "session/script_int.h"
+#include "util/fmtnum.h"
 
 /* A sample's text is built in place in the caller's buffer while it has
  * room (printing 5 M samples is most of `pmuscope script`'s time, and a
@@ -57,40 +58,6 @@ struct line {
 	char *b;
 	size_t n;
 };
-
-static const char dig2[] = /* "00" "01" .. "99" */
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* v in base 10 ending at end; the number of digits. */
-static inline size_t fmt_dec(char *end, uint64_t v)
-{
-	char *p = end;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		p -= 2;
-		memcpy(p, dig2 + 2 * r, 2);
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, dig2 + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	return (size_t)(end - p);
-}
-
-static inline size_t fmt_hex(char *end, uint64_t v)
-{
-	char *p = end;
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	return (size_t)(end - p);
-}
 
 /* s (n bytes) right-aligned in width; the line is cut 64 bytes before
  * its end. */
@@ -144,9 +111,9 @@ static inline __attribute__((always_inline)) void l_pnum(struct line *l, uint64_
 	l->n += w;
 	p = l->b + l->n;
 	if (hex)
-		(void)fmt_hex(p, v);
+		(void)pms_fmt_hex(p, v);
 	else
-		(void)fmt_dec(p, v);
+		(void)pms_fmt_dec(p, v);
 }
 
 static inline __attribute__((always_inline)) void l_num(struct line *l, uint64_t v, unsigned base,

@@ -15,40 +15,14 @@
 #include <linux/perf_event.h>
 
 #include "pmuscope/session.h"
+#include "session/c2c_sites.h"
+#include "session/session_int.h"
+#include "session/session_split.h"
 #include "session/symkeep.h"
 #include "session/sorthist_int.h"
 #include "session/types_sink.h"
 #include "util/error.h"
 #include "util/opts.h"
-
-#define MAX_NODE_IDS 256
-
-struct sfile {
-	char *path;
-	int fd;
-	struct pms_perfdata_reader *r;
-	struct pms_memsrc *src;
-	char *err;         /* what stopped its decoding, NULL: none */
-};
-
-/* The per-sample state of one decode pass (one per file in parallel). */
-struct pass {
-	struct pms_session *s;
-	struct pms_memprof *prof;
-	struct pms_pathprof *paths;
-	struct pms_advisor *adv;
-	struct pms_c2c *c2c;
-	struct types_sink *types; /* pms_session_set_types */
-	struct pms_sorthist *sort; /* pms_session_set_sort */
-	bool prof_samples;       /* the profile takes the samples (not only maps) */
-	const struct sfile *f;   /* the file being read */
-	bool started;            /* its first sample came: its headers are known */
-	bool merge;              /* several files: name each sample's source */
-	int ids[MAX_NODE_IDS];   /* node ids of the files read so far */
-	size_t nids;
-	uint64_t events, pmin, pmax;
-	int rc;
-};
 
 struct pms_session {
 	struct pms_sys *sys;
@@ -467,6 +441,26 @@ struct pms_typeprof *pms_session_typeprof(const struct pms_session *s)
 	return s->ps.types ? types_sink_profile(s->ps.types) : NULL;
 }
 
+int pms_session_type_hits(struct pms_session *s, const struct pms_memreport *r,
+			  struct pms_type_hit **out)
+{
+	*out = NULL;
+	if (!s->ps.types)
+		return pms_err(PMS_EINVAL, "pms_session_type_hits: no types sink");
+	struct pms_type_hit *h = calloc(r->nall ? r->nall : 1, sizeof(*h));
+	if (!h)
+		return pms_err(PMS_ENOMEM, "types: hits");
+	for (size_t i = 0; i < r->nall; i++) {
+		int rc = types_sink_hit(s->ps.types, &r->all[i].s, &h[i]);
+		if (rc < 0) {
+			free(h);
+			return rc;
+		}
+	}
+	*out = h;
+	return 0;
+}
+
 int pms_session_set_sort(struct pms_session *s, struct pms_sorthist *h)
 {
 	int rc = 0;
@@ -508,7 +502,7 @@ static int file_open(struct sfile *f)
 }
 
 /* Decode one file to its end; a read error is kept as the file's. */
-static int file_decode(struct pass *ps, struct sfile *f)
+int sess_file_decode(struct pass *ps, struct sfile *f)
 {
 	const struct pms_memsrc_callbacks cb = { file_sample, file_sideband, NULL };
 	int rc;
@@ -521,26 +515,36 @@ static int file_decode(struct pass *ps, struct sfile *f)
 	return 0;
 }
 
-struct jobs {
-	struct pms_session *s;
-	struct pass *v;
-	atomic_size_t next;
-};
-
 static void *job_worker(void *ud)
 {
 	struct jobs *js = ud;
 	size_t i;
-	while ((i = atomic_fetch_add(&js->next, 1)) < js->s->nfiles)
-		js->v[i].rc = file_decode(&js->v[i], &js->s->files[i]);
+	while ((i = atomic_fetch_add(&js->next, 1)) < js->n)
+		js->v[i].rc = sess_file_decode(&js->v[i], &js->f[i]);
 	return NULL;
 }
 
-/* Join the per-file passes into the session's, in file order. */
-static int passes_join(struct pms_session *s, struct pass *v)
+/* Run the jobs on threads threads (this one among them). */
+void sess_jobs_run(struct jobs *js, size_t threads)
+{
+	pthread_t tid[64];
+	size_t started = 0;
+	if (threads > 64)
+		threads = 64;
+	for (; started + 1 < threads; started++)
+		if (pthread_create(&tid[started], NULL, job_worker, js))
+			break; /* fewer threads: the others and this one do the rest */
+	job_worker(js);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+}
+
+/* Join n passes into the session's, in order (files, or one file's
+ * chunks). */
+int sess_passes_join(struct pms_session *s, struct pass *v, size_t n)
 {
 	struct pass *ps = &s->ps;
-	for (size_t i = 0; i < s->nfiles; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct pass *jp = &v[i];
 		if (jp->rc < 0)
 			return jp->rc;
@@ -576,11 +580,9 @@ static int passes_join(struct pms_session *s, struct pass *v)
 /* Several files, one thread and one profile each, merged in file order. */
 static int decode_parallel(struct pms_session *s, size_t threads)
 {
-	struct jobs js = { s, calloc(s->nfiles, sizeof(*js.v)), 0 };
-	pthread_t *tid = calloc(threads, sizeof(*tid));
-	size_t started = 0;
+	struct jobs js = { calloc(s->nfiles, sizeof(*js.v)), s->files, s->nfiles, 0 };
 	int rc = 0;
-	if (!js.v || !tid) {
+	if (!js.v) {
 		rc = pms_err(PMS_ENOMEM, "pms_session_run: out of memory");
 		goto out;
 	}
@@ -591,30 +593,21 @@ static int decode_parallel(struct pms_session *s, size_t threads)
 		if ((rc = pms_memprof_new(NULL, &s->po, &js.v[i].prof)) < 0)
 			goto out;
 	}
-	for (; started + 1 < threads; started++)
-		if (pthread_create(&tid[started], NULL, job_worker, &js))
-			break; /* fewer threads: the others and this one do the rest */
-	job_worker(&js);
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tid[t], NULL);
-	started = 0;
-	rc = passes_join(s, js.v);
+	sess_jobs_run(&js, threads);
+	rc = sess_passes_join(s, js.v, s->nfiles);
 out:
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tid[t], NULL);
 	for (size_t i = 0; js.v && i < s->nfiles; i++)
 		pms_memprof_free(js.v[i].prof);
 	free(js.v);
-	free(tid);
 	return rc;
 }
 
 /* The files can be decoded one profile each: an aggregate profile and
  * nothing else to feed, files (not a pipe) whose samples carry no call
  * path or branch stack. */
-static bool parallel_ok(const struct pms_session *s)
+static bool parallel_ok(const struct pms_session *s, size_t min_files)
 {
-	if (s->nfiles < 2 || !s->ps.prof || !s->po.aggregate || s->ps.adv || s->ps.c2c ||
+	if (s->nfiles < min_files || !s->ps.prof || !s->po.aggregate || s->ps.adv || s->ps.c2c ||
 	    s->ps.types || s->ps.sort || s->cb.sample || s->cb.sideband)
 		return false;
 	for (size_t i = 0; i < s->nfiles; i++) {
@@ -628,6 +621,46 @@ static bool parallel_ok(const struct pms_session *s)
 				return false;
 	}
 	return true;
+}
+
+static bool file_has_alloc(const struct sfile *f)
+{
+	const void *p;
+	size_t len;
+	return f->r && pms_perfdata_reader_alloc_records(f->r, &p, &len) == 0;
+}
+
+/* A file of a tracked run (`mem -o`, `record -o`) has its allocation
+ * records: the profile keeps the samples, for the allocation sites
+ * (pms_session_alloc_report), decided here once the files are open (a
+ * pipe's features come with its data: not seen here).  The profile has
+ * had no sample yet: it is made again, keeping them. */
+static int files_keep_for_alloc(struct pms_session *s)
+{
+	int rc;
+	if (!s->ps.c2c && (!s->ps.prof || !s->ps.prof_samples || !s->po.aggregate))
+		return 0;
+	bool any = false;
+	for (size_t i = 0; i < s->nfiles && !any; i++) {
+		if (!strcmp(s->files[i].path, "-"))
+			continue;
+		if ((rc = file_open(&s->files[i])) < 0)
+			return rc;
+		any = file_has_alloc(&s->files[i]);
+	}
+	if (!any)
+		return 0;
+	if (s->ps.c2c)
+		pms_c2c_keep_touches(s->ps.c2c); /* each line's site (c2c_sites.h) */
+	if (!s->ps.prof || !s->ps.prof_samples || !s->po.aggregate)
+		return 0;
+	struct pms_memprof *p = NULL;
+	s->po.aggregate = false;
+	if ((rc = pms_memprof_new(NULL, &s->po, &p)) < 0)
+		return rc;
+	pms_memprof_free(s->ps.prof);
+	s->ps.prof = p;
+	return 0;
 }
 
 static int files_run(struct pms_session *s)
@@ -647,19 +680,37 @@ static int files_run(struct pms_session *s)
 		if ((rc = file_open(&s->files[i])) < 0)
 			return rc;
 	}
-	if (parallel && parallel_ok(s)) {
-		size_t jobs = s->o.jobs;
-		if (!jobs) {
-			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-			jobs = ncpu > 0 ? (size_t)ncpu : 1;
-		}
-		return decode_parallel(s, jobs < s->nfiles ? jobs : s->nfiles);
+	size_t jobs = s->o.jobs;
+	if (!jobs) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = ncpu > 0 ? (size_t)ncpu : 1;
 	}
+	if (parallel && parallel_ok(s, 2))
+		return decode_parallel(s, jobs < s->nfiles ? jobs : s->nfiles);
+	/* one file on several threads: the same conditions, and the file's
+	 * data splits (decode_split) */
+	const struct sess_ops ops = { sess_file_decode, sess_jobs_run, sess_passes_join, &s->po };
+	if (s->nfiles == 1 && jobs > 1 && s->ps.prof && s->po.aggregate && !s->ps.adv &&
+	    !s->ps.c2c && !s->ps.types && !s->ps.sort && !s->cb.sample && !s->cb.sideband &&
+	    strcmp(s->files[0].path, "-")) {
+		if ((rc = file_open(&s->files[0])) < 0)
+			return rc;
+		if (!file_has_alloc(&s->files[0]) && parallel_ok(s, 1) &&
+		    (rc = sess_decode_split(s, &s->files[0], jobs, &ops)) != 0) {
+			s->files[0].first = 0;
+			s->files[0].end = pms_memprof_count(s->ps.prof);
+			return rc < 0 ? rc : 0;
+		}
+	}
+	if ((rc = files_keep_for_alloc(s)) < 0)
+		return rc;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		if ((rc = file_open(&s->files[i])) < 0)
 			return rc;
-		if ((rc = file_decode(&s->ps, &s->files[i])) < 0)
+		s->files[i].first = pms_memprof_count(s->ps.prof);
+		if ((rc = sess_file_decode(&s->ps, &s->files[i])) < 0)
 			return rc;
+		s->files[i].end = pms_memprof_count(s->ps.prof);
 		if (s->ps.rc < 0)
 			return s->ps.rc;
 	}
@@ -1155,6 +1206,9 @@ static void c2c_hide_kernel(struct pms_c2c_report *rep)
 	}
 }
 
+static int alloc_from_files(struct pms_session *s);
+static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f);
+
 int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 {
 	int rc;
@@ -1171,8 +1225,18 @@ int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 		return rc;
 	if (s->run && !s->o.kernel_visible)
 		c2c_hide_kernel(rep);
+	/* each line's allocation site (a tracked command or its file) */
+	if (!s->alloc && !s->run && (rc = alloc_from_files(s)) < 0)
+		goto fail;
+	if (s->alloc && s->run && (rc = (int)pms_alloc_table_read_fd(s->alloc, s->alloc_fd)) < 0)
+		goto fail;
+	if (s->alloc && (rc = pms_c2c_sites_name(s->alloc, s->ps.c2c, rep, alloc_namer, s->sym)) < 0)
+		goto fail;
 	*out = rep;
 	return 0;
+fail:
+	pms_c2c_report_free(rep);
+	return rc;
 }
 
 /* ---- allocation sites ------------------------------------------------------ */
@@ -1190,6 +1254,8 @@ int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t
 		return rc;
 	}
 	s->alloc_fd = fd;
+	if (s->ps.c2c)
+		pms_c2c_keep_touches(s->ps.c2c); /* each line's site (c2c_sites.h) */
 	s->alloc_rate = rate;
 	s->alloc_threshold = threshold;
 	struct pms_memsrc_info info;
@@ -1221,10 +1287,13 @@ long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr
 	return s && s->alloc ? pms_alloc_table_lookup(s->alloc, pid, addr, time, info) : -1;
 }
 
-/* Files: the allocation records of the first file that has them (`mem -o`
- * with tracking). */
+/* Files: the allocation records of every file that has them (`mem -o`,
+ * `record -o` with tracking), file i's in process space i: a merged
+ * report's files are different runs, whose pids and times are their own.
+ * The rate and threshold reported are the first such file's. */
 static int alloc_from_files(struct pms_session *s)
 {
+	int rc;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const unsigned char *p;
 		size_t len;
@@ -1232,48 +1301,45 @@ static int alloc_from_files(struct pms_session *s)
 		    pms_perfdata_reader_alloc_records(s->files[i].r, (const void **)&p, &len) < 0 ||
 		    len < 16)
 			continue;
-		int rc = pms_alloc_table_new(&s->alloc);
-		if (rc < 0)
-			return rc;
-		memcpy(&s->alloc_rate, p, 8);
-		memcpy(&s->alloc_threshold, p + 8, 8);
+		uint64_t rate, thr;
+		memcpy(&rate, p, 8);
+		memcpy(&thr, p + 8, 8);
+		if (!s->alloc) {
+			if ((rc = pms_alloc_table_new(&s->alloc)) < 0)
+				return rc;
+			s->alloc_rate = rate;
+			s->alloc_threshold = thr;
+		}
+		(void)pms_alloc_table_set_space(s->alloc, (uint32_t)i);
 		long used = pms_alloc_table_feed(s->alloc, p + 16, len - 16);
 		if (used < 0)
-			return (int)used;
-		struct pms_memsrc_info info;
-		pms_session_info(s, &info);
-		if (!(info.sample_type & PERF_SAMPLE_TIME))
-			s->alloc_cal_why = "the samples have no time";
-		return 0;
+			return pms_err((int)used, "%s: %s", s->files[i].path, pms_error_last());
 	}
+	if (!s->alloc)
+		return 0;
+	(void)pms_alloc_table_set_space(s->alloc, 0);
+	struct pms_memsrc_info info;
+	pms_session_info(s, &info);
+	if (!(info.sample_type & PERF_SAMPLE_TIME))
+		s->alloc_cal_why = "the samples have no time";
 	return 0;
 }
 
-bool pms_session_file_has_alloc(const char *path)
+/* The process space of the report's sample i: its file's (files). */
+static uint32_t sample_space(const struct pms_session *s, size_t i)
 {
-	if (!strcmp(path, "-"))
-		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	struct pms_perfdata_reader *r = NULL;
-	const void *p;
-	size_t len;
-	bool has = pms_perfdata_reader_open_fd(fd, &r) == 0 &&
-		   pms_perfdata_reader_alloc_records(r, &p, &len) == 0;
-	pms_perfdata_reader_free(r);
-	close(fd);
-	return has;
+	for (size_t f = 0; !s->run && f < s->nfiles; f++)
+		if (i >= s->files[f].first && i < s->files[f].end)
+			return (uint32_t)f;
+	return 0;
 }
 
 int pms_session_has_alloc(const struct pms_session *s)
 {
-	const void *p;
-	size_t len;
 	if (s->alloc)
 		return 1;
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (s->files[i].r && pms_perfdata_reader_alloc_records(s->files[i].r, &p, &len) == 0)
+		if (file_has_alloc(&s->files[i]))
 			return 1;
 	return 0;
 }
@@ -1304,9 +1370,10 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
 		tsite[i] = -1;
 		if (!(x->s.valid & PMS_MS_ADDR) || !(x->s.valid & PMS_MS_TIME))
 			continue;
-		struct pms_alloc_sample a = { x->s.pid, x->s.addr, x->s.time,
-					      (x->s.valid & PMS_MS_WEIGHT) ? x->s.weight : 0,
-					      x->mem_node, x->cpu_node };
+		struct pms_alloc_sample a = { x->s.pid,	    x->s.addr,
+					      x->s.time,	    (x->s.valid & PMS_MS_WEIGHT) ? x->s.weight : 0,
+					      x->mem_node,	    x->cpu_node,
+					      sample_space(s, i) };
 		tsite[i] = pms_alloc_sites_add(st, &a);
 	}
 	/* --apply's first measurement (rep is its report, the session already
@@ -1339,6 +1406,10 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
 	r->rate = s->alloc_rate;
 	r->threshold = s->alloc_threshold;
 	r->calibration_why = s->alloc_cal_why;
+	if (s->ps.types && (rc = types_sink_alloc_sites(s->ps.types, rep, r)) < 0) {
+		pms_alloc_report_free(r);
+		return rc;
+	}
 	*out = r;
 	return 0;
 }

@@ -12,7 +12,9 @@
 
 #include "pmuscope/datasrc.h"
 #include "pmuscope/symtrack.h"
+#include "pmuscope/unwind.h"
 #include "session/sorthist_int.h"
+#include "session/symtrack_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -20,6 +22,8 @@ struct ctx {
 	struct pms_sorthist *h;
 	const struct pms_memsrc_sample *x;
 	const struct pms_type_hit *hit;
+	const struct pms_frame *fr; /* a frame of the path (sym, dso), NULL: the sample */
+	bool carry_k; /* an unmapped frame's level: the last mapped frame's */
 };
 
 typedef void (*key_fn)(const struct ctx *c, char *b, size_t n);
@@ -30,8 +34,14 @@ struct comm {
 };
 
 struct row {
-	char *text; /* the key values joined by '\t' */
-	uint64_t samples, period;
+	char *text; /* the key values joined by '\t' (chains: row text, '\001', chain) */
+	uint64_t samples, period, children;
+};
+
+/* An open-addressing table of rows by text. */
+struct table {
+	struct row *rows;
+	size_t cap, n;
 };
 
 struct sort_key {
@@ -43,15 +53,30 @@ struct sort_key {
 #define NEED_TYPES 1u
 #define NEED_NAMES 2u
 #define NEED_COMM 4u
+#define PID_COMM 8u /* perf's "tid:comm", the thread's last comm, at the end */
 
 struct pms_sorthist {
 	const struct sort_key *sel[PMS_SORTHIST_MAXKEYS];
 	size_t nsel;
 	unsigned needs;
-	struct row *rows; /* open addressing on text; sorted by the result */
-	size_t cap, n;
+	struct table t;   /* the rows */
 	bool sorted;
+	/* call graphs (pms_sorthist_set_callgraph) */
+	unsigned cg;
+	bool fed;
+	struct table chains;
+	struct pms_sorthist_chain *outchains;
+	struct pms_unwinder *uw;   /* DWARF paths */
+	struct pms_sys *sys;
+	struct pms_frame *fbuf;    /* PMS_CALLPATH_MAX frames unwound */
+	char (*ftext)[1024];       /* each frame's row text */
+	char (*fname)[256];        /* each frame's chain name */
+	char *chainbuf;            /* add_chain's text */
+	const char **seen;         /* the rows a sample's frames gave */
+	uint64_t with_path;
 	struct pms_sorthist_row *out;
+	char **outtext; /* the result's texts with "tid:comm" (PID_COMM keys) */
+	size_t nouttext;
 	uint64_t samples, period;
 	/* the side-band's names */
 	bool bound;
@@ -110,17 +135,6 @@ static void k_locked(const struct ctx *c, char *b, size_t n)
 	pms_datasrc_format_lock(dsrc(c), b, n);
 }
 
-static void k_dcacheline(const struct ctx *c, char *b, size_t n)
-{
-	/* perf's cache line is 64 bytes unless the file says otherwise */
-	snprintf(b, n, "0x%016" PRIx64, c->x->ms.addr & ~(uint64_t)63);
-}
-
-static void k_phys(const struct ctx *c, char *b, size_t n)
-{
-	snprintf(b, n, "0x%016" PRIx64, c->x->ms.phys_addr);
-}
-
 static void node_text(int node, char *b, size_t n)
 {
 	if (node >= 0)
@@ -139,6 +153,21 @@ static void k_node(const struct ctx *c, char *b, size_t n)
 	node_text(c->x->cpu_node, b, n);
 }
 
+/* The comm of tid at the end of the stream, or perf's ":tid" (pid 0 is
+ * perf's idle thread "swapper", machine__init). */
+static void last_comm(const struct pms_sorthist *h, uint32_t tid, char *b, size_t n)
+{
+	for (size_t i = h->ncomms; i-- > 0;)
+		if (h->comms[i].tid == tid) {
+			snprintf(b, n, "%s", h->comms[i].name);
+			return;
+		}
+	if (tid == 0)
+		snprintf(b, n, "swapper");
+	else
+		snprintf(b, n, ":%" PRIu32, tid);
+}
+
 /* perf names a thread it has no COMM for ":tid" (thread__new). */
 static void k_comm(const struct ctx *c, char *b, size_t n)
 {
@@ -148,7 +177,7 @@ static void k_comm(const struct ctx *c, char *b, size_t n)
 			snprintf(b, n, "%s", h->comms[i].name);
 			return;
 		}
-	snprintf(b, n, ":%" PRIu32, c->x->ms.tid);
+	last_comm(h, c->x->ms.tid, b, n);
 }
 
 static bool kernel_ip(const struct ctx *c)
@@ -156,32 +185,56 @@ static bool kernel_ip(const struct ctx *c)
 	return (c->x->ms.valid & PMS_MS_KERNEL_IP) != 0;
 }
 
-/* perf's _hist_entry__sym_snprintf: "[level] name", else the address (in
- * its module where one maps it) as "%-#.16llx" (no "0x" for 0); the level
- * is the sample's mode. */
+static bool frame_kernel(const struct ctx *c)
+{
+	return c->fr ? (c->fr->flags & PMS_FRAME_KERNEL) != 0 : kernel_ip(c);
+}
+
+/* perf's _hist_entry__sym_snprintf (and __addr_snprintf): "[level] name",
+ * "name+0xOFF" for a data object (STT_OBJECT), else the address (in its
+ * module where one maps it) as "%-#.16llx" (no "0x" for 0); the level is
+ * the sample's mode. */
 static void sym_text(bool kernel, const struct pms_symtrack_name *nm, uint64_t addr, char *b,
 		     size_t n)
 {
 	char lvl = kernel ? 'k' : '.';
-	if (nm->sym)
+	if (nm->sym && nm->object)
+		snprintf(b, n, "[%c] %s+0x%" PRIx64, lvl, nm->sym, nm->off);
+	else if (nm->sym)
 		snprintf(b, n, "[%c] %s", lvl, nm->sym);
 	else
 		snprintf(b, n, "[%c] %#.16" PRIx64, lvl, nm->dso ? nm->map_ip : addr);
 }
 
+/* perf's hist_entry__phys_daddr_snprintf: "[level] %-#.*llx" (no "0x"
+ * for 0), the level the sample's mode; rows by the address alone
+ * (sort__phys_daddr_cmp), as row_of keeps them. */
+static void k_phys(const struct ctx *c, char *b, size_t n)
+{
+	snprintf(b, n, "[%c] %#.16" PRIx64, kernel_ip(c) ? 'k' : '.', c->x->ms.phys_addr);
+}
+
 static void code_name(const struct ctx *c, struct pms_symtrack_name *nm)
 {
 	memset(nm, 0, sizeof(*nm));
-	if (c->h->st && (c->x->ms.valid & PMS_MS_IP))
-		(void)pms_symtrack_code(c->h->st, c->x->ms.pid, c->x->ms.ip, kernel_ip(c), false,
-					nm);
+	if (c->h->st && (c->fr || (c->x->ms.valid & PMS_MS_IP)))
+		(void)pms_symtrack_code(c->h->st, c->x->ms.pid, c->fr ? c->fr->ip : c->x->ms.ip,
+					frame_kernel(c), false, nm);
 }
 
+/* A frame's level is its map's ([k] the kernel's); where no map holds it,
+ * that of the last mapped frame before it in the walk, else the sample's
+ * (perf's fill_callchain_info leaves the walk's al->level as it was); an
+ * unnamed frame shows its address, not its offset in the module (perf's
+ * al->addr = node->ip there). */
 static void k_sym(const struct ctx *c, char *b, size_t n)
 {
 	struct pms_symtrack_name nm;
 	code_name(c, &nm);
-	sym_text(kernel_ip(c), &nm, c->x->ms.ip, b, n);
+	if (c->fr) /* perf's callchain entry keeps the frame's own address */
+		nm.map_ip = c->fr->ip;
+	sym_text(!c->fr ? kernel_ip(c) : nm.dso ? frame_kernel(c) : c->carry_k, &nm,
+		 c->fr ? c->fr->ip : c->x->ms.ip, b, n);
 }
 
 /* perf's dso__short_name: the file's base name; "[unknown]" unmapped. */
@@ -198,19 +251,47 @@ static void k_dso(const struct ctx *c, char *b, size_t n)
 	snprintf(b, n, "%s", base ? base + 1 : d);
 }
 
-/* perf report --mem-mode names a data address by the function holding
- * it (an instruction fetch's fault); other addresses stay raw (perf 6.12
- * prints them so even where perf script names the object: not matched yet
- * for data objects, see docs/types.md). */
+/* perf report --mem-mode names a data address by the symbol holding it:
+ * a function's name, a data object's "name+0xOFF" (sym_text), looked up
+ * in the sample's own mode only (perf 6.12 ip__resolve_data has no
+ * fallback to the other: a kernel-mode fault on a user address stays an
+ * address, where perf script names it). */
+static void daddr_name(const struct ctx *c, struct pms_symtrack_name *nm)
+{
+	memset(nm, 0, sizeof(*nm));
+	uint64_t a = c->x->ms.addr;
+	if (c->h->st && (c->x->ms.valid & PMS_MS_ADDR) && (a >> 63) == kernel_ip(c))
+		(void)pms_symtrack_data(c->h->st, c->x->ms.pid, a, nm);
+}
+
 static void k_daddr(const struct ctx *c, char *b, size_t n)
 {
 	struct pms_symtrack_name nm;
-	memset(&nm, 0, sizeof(nm));
-	uint64_t a = c->x->ms.addr;
-	if (c->h->st && (c->x->ms.valid & PMS_MS_ADDR))
-		(void)pms_symtrack_data(c->h->st, c->x->ms.pid, a, &nm);
+	daddr_name(c, &nm);
 	nm.dso = NULL; /* perf prints the raw address */
-	sym_text(kernel_ip(c), &nm, a, b, n);
+	sym_text(kernel_ip(c), &nm, c->x->ms.addr, b, n);
+}
+
+/* perf 6.12's hist_entry__dcacheline_snprintf: the 64-byte line of the
+ * map-relative address (al_addr; the address itself where no map holds
+ * it, level [X]), named by the data symbol as _hist_entry__sym_snprintf
+ * names it: a data object's offset is the line's map-relative address
+ * less the object's start (perf subtracts an absolute address from a
+ * relative one: the wrapped 64-bit value is what it prints).  perf's
+ * [s] level (shared file mappings) is not given. */
+static void k_dcacheline(const struct ctx *c, char *b, size_t n)
+{
+	struct pms_symtrack_name nm;
+	daddr_name(c, &nm);
+	uint64_t a = c->x->ms.addr;
+	uint64_t cl = (nm.dso ? nm.map_ip : a) & ~(uint64_t)63;
+	char lvl = !nm.dso ? 'X' : kernel_ip(c) ? 'k' : '.';
+	if (nm.sym && nm.object)
+		snprintf(b, n, "[%c] %s+0x%" PRIx64, lvl, nm.sym, cl - (a - nm.off));
+	else if (nm.sym)
+		snprintf(b, n, "[%c] %s", lvl, nm.sym);
+	else
+		snprintf(b, n, "[%c] %#.16" PRIx64, lvl, cl);
 }
 
 static void k_type(const struct ctx *c, char *b, size_t n)
@@ -232,7 +313,8 @@ static void k_typecln(const struct ctx *c, char *b, size_t n)
 }
 
 static const struct sort_key keys[] = {
-	{ "pid", "Pid", k_tid, 0 }, /* perf's pid key is the thread */
+	/* perf's pid key is the thread, printed with its last comm */
+	{ "pid", "Pid:Command", k_tid, NEED_COMM | PID_COMM },
 	{ "tid", "Tid", k_tid, 0 },
 	{ "tgid", "Tgid", k_tgid, 0 },
 	{ "cpu", "CPU", k_cpu, 0 },
@@ -240,7 +322,7 @@ static const struct sort_key keys[] = {
 	{ "snoop", "Snoop", k_snoop, 0 },
 	{ "tlb", "TLB access", k_tlb, 0 },
 	{ "locked", "Locked", k_locked, 0 },
-	{ "dcacheline", "Data Cacheline", k_dcacheline, 0 },
+	{ "dcacheline", "Data Cacheline", k_dcacheline, NEED_NAMES },
 	{ "phys_daddr", "Data Physical Address", k_phys, 0 },
 	{ "node", "CPU node", k_node, 0 },
 	{ "memnode", "Memory node", k_memnode, 0 },
@@ -291,10 +373,23 @@ void pms_sorthist_free(struct pms_sorthist *h)
 {
 	if (!h)
 		return;
-	for (size_t i = 0; i < h->cap; i++)
-		free(h->rows[i].text);
-	free(h->rows);
+	for (size_t i = 0; i < h->t.cap; i++)
+		free(h->t.rows[i].text);
+	free(h->t.rows);
+	for (size_t i = 0; i < h->chains.cap; i++)
+		free(h->chains.rows[i].text);
+	free(h->chains.rows);
+	free(h->outchains);
+	pms_unwinder_free(h->uw);
+	free(h->fbuf);
+	free(h->ftext);
+	free(h->fname);
+	free(h->chainbuf);
+	free(h->seen);
 	free(h->out);
+	for (size_t i = 0; i < h->nouttext; i++)
+		free(h->outtext[i]);
+	free(h->outtext);
 	free(h->comms);
 	pms_symtrack_free(h->st);
 	free(h);
@@ -313,8 +408,9 @@ void sorthist_bind(struct pms_sorthist *h, struct pms_sys *sys,
 	if (h->bound)
 		return;
 	h->bound = true;
+	h->sys = sys;
 	/* no names without the seam: the keys print perf's unresolved text */
-	if ((h->needs & NEED_NAMES) && sys && pms_symtrack_new(sys, info, &h->st) < 0)
+	if ((h->needs & NEED_NAMES || h->cg) && sys && pms_symtrack_new(sys, info, &h->st) < 0)
 		h->st = NULL;
 }
 
@@ -364,7 +460,7 @@ static uint64_t hash(const char *t)
 	return v;
 }
 
-static struct row *slot(struct pms_sorthist *h, const char *text)
+static struct row *slot(struct table *h, const char *text)
 {
 	if (h->n * 2 >= h->cap) {
 		size_t nc = h->cap ? h->cap * 2 : 256;
@@ -394,19 +490,237 @@ static struct row *slot(struct pms_sorthist *h, const char *text)
 	return &h->rows[j];
 }
 
+static struct row *tfind(const struct table *h, const char *text)
+{
+	if (!h->cap)
+		return NULL;
+	size_t j = hash(text) & (h->cap - 1);
+	while (h->rows[j].text && strcmp(h->rows[j].text, text))
+		j = (j + 1) & (h->cap - 1);
+	return h->rows[j].text ? &h->rows[j] : NULL;
+}
+
+/* The row of text: perf's sym key compares an unnamed address by the
+ * address alone, not its level, and the entry keeps the level it was made
+ * with: a row of the same address at the other level is the row.  The same
+ * for phys_daddr, which compares the physical address alone. */
+static struct row *row_of(struct pms_sorthist *h, char *text)
+{
+	struct row *r = tfind(&h->t, text);
+	if (r)
+		return r;
+	for (size_t i = 0; i < h->nsel; i++) {
+		if (h->sel[i]->fn != k_sym && h->sel[i]->fn != k_phys)
+			continue;
+		char *t = text;
+		for (size_t k = 0; k < i && t; k++)
+			t = (t = strchr(t, '\t')) ? t + 1 : NULL;
+		if (!t || t[0] != '[' || (t[1] != 'k' && t[1] != '.') || strncmp(t + 2, "] 0", 3))
+			break;
+		char was = t[1];
+		t[1] = was == 'k' ? '.' : 'k';
+		r = tfind(&h->t, text);
+		t[1] = was;
+		if (r)
+			return r;
+		break;
+	}
+	return slot(&h->t, text);
+}
+
+/* The row text of a sample, or of one frame of its path (fr). */
+static void row_text(const struct ctx *c, char *text, size_t size)
+{
+	char v[512];
+	size_t len = 0;
+	text[0] = 0;
+	for (size_t i = 0; i < c->h->nsel; i++) {
+		c->h->sel[i]->fn(c, v, sizeof(v));
+		len += (size_t)snprintf(text + len, size - len, "%s%s", i ? "\t" : "", v);
+		if (len >= size)
+			len = size - 1;
+	}
+}
+
+/* ---- call graphs ----------------------------------------------------------- */
+
+int pms_sorthist_set_callgraph(struct pms_sorthist *h, unsigned flags)
+{
+	if (!h || h->fed ||
+	    (flags & ~(PMS_SORTHIST_CHILDREN | PMS_SORTHIST_CHAINS | PMS_SORTHIST_CALLER)))
+		return pms_err(PMS_EINVAL, "pms_sorthist_set_callgraph: %s",
+			       !h ? "no histogram" : h->fed ? "after the first sample" : "unknown flags");
+	h->cg = flags;
+	return 0;
+}
+
+/* The user PC among a sample's user registers (perf's register numbers),
+ * 0 when it has none or this architecture has no map here. */
+static uint64_t user_pc(const struct pms_sample *s)
+{
+#if defined(__x86_64__)
+	const unsigned pc = 8; /* PERF_REG_X86_IP */
+#elif defined(__aarch64__)
+	const unsigned pc = 32; /* PERF_REG_ARM64_PC */
+#else
+	const unsigned pc = 64;
+#endif
+	if (pc >= 64 || !(s->present & PMS_SAMPLE_REGS_USER) || !s->regs_user.abi ||
+	    !(s->regs_user.mask & (1ULL << pc)))
+		return 0;
+	uint64_t below = s->regs_user.mask & ((1ULL << pc) - 1);
+	size_t i = (size_t)__builtin_popcountll(below);
+	return i < s->regs_user.nr ? pms_u64_at(s->regs_user.regs, i) : 0;
+}
+
+/* The sample's whole path, leaf first: the FP callchain as decoded, a DWARF
+ * sample unwound with its process's mappings so far.  0 frames when it has
+ * none (or the unwinder cannot be had). */
+static size_t sample_frames(struct pms_sorthist *h, const struct pms_memsrc_sample *x,
+			    const struct pms_frame **fr)
+{
+	*fr = x->path.frames;
+	if (x->path.how == PMS_CALLGRAPH_NONE)
+		return 0;
+	if (x->path.how != PMS_CALLGRAPH_DWARF || !x->rec)
+		return x->path.n;
+	if (!h->uw && h->sys && pms_unwinder_new(h->sys, &h->uw) < 0)
+		h->uw = NULL;
+	if (!h->fbuf && !(h->fbuf = malloc(PMS_CALLPATH_MAX * sizeof(*h->fbuf))))
+		return x->path.n;
+	const struct pms_maps *maps = symtrack_maps(h->st, x->ms.pid);
+	size_t n = 0, nk = x->path.n < PMS_CALLPATH_MAX ? x->path.n : PMS_CALLPATH_MAX - 1;
+	uint64_t pc = user_pc(&x->rec->sample);
+	if (!h->uw || !maps ||
+	    pms_unwinder_sample(h->uw, maps, &x->rec->sample, h->fbuf, PMS_CALLPATH_MAX, &n) < 0)
+		n = 0;
+	bool dwarf = false;
+	for (size_t i = 0; i < n && !dwarf; i++)
+		dwarf = (h->fbuf[i].flags & PMS_FRAME_DWARF) != 0;
+	if (!dwarf) {
+		/* perf gives the user PC alone where its unwind cannot start
+		 * (no ELF of the module here), nothing where no map holds it */
+		memcpy(h->fbuf, x->path.frames, nk * sizeof(*h->fbuf));
+		n = nk;
+		if (pc && maps && pms_maps_find(maps, pc))
+			h->fbuf[n++] = (struct pms_frame){ pc, PMS_FRAME_DWARF };
+	}
+	/* perf's DWARF frames (unwind-libdw): a caller's return address less
+	 * one (the call, not the next line); no user frame at all when the
+	 * sampled user PC is in no mapping (the unwind does not start) */
+	size_t k = 0;
+	bool first = true;
+	for (size_t i = 0; i < n; i++) {
+		struct pms_frame f = h->fbuf[i];
+		if (f.flags & PMS_FRAME_DWARF) {
+			if (first && !pms_maps_find(maps, f.ip))
+				break;
+			if (!first && f.ip)
+				f.ip--;
+			first = false;
+		}
+		h->fbuf[k++] = f;
+	}
+	*fr = h->fbuf;
+	return k;
+}
+
+/* perf's callchain_list__sym_name: the function, else the address. */
+static void frame_name(const struct ctx *c, const struct pms_symtrack_name *nm, char *b,
+		       size_t n)
+{
+	if (nm->sym)
+		snprintf(b, n, "%s", nm->sym);
+	else
+		snprintf(b, n, "%#" PRIx64, c->fr->ip);
+}
+
+/* Add the chain of frames [from, to] (stepping by dir) to row text's chains. */
+static int add_chain(struct pms_sorthist *h, const char *text, size_t nf, long from, long dir,
+		     uint64_t period)
+{
+	/* one buffer for every chain: the row text and PMS_CALLPATH_MAX names */
+	size_t cap = 1024 + PMS_CALLPATH_MAX * sizeof(*h->fname), len;
+	if (!h->chainbuf && !(h->chainbuf = malloc(cap)))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	char *b = h->chainbuf;
+	len = (size_t)snprintf(b, cap, "%s\001", text);
+	for (long i = from, k = 0; i >= 0 && (size_t)i < nf; i += dir, k++)
+		len += (size_t)snprintf(b + len, cap - len, "%s%s", k ? ";" : "", h->fname[i]);
+	struct row *r = slot(&h->chains, b);
+	if (!r)
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	r->samples++;
+	r->period += period;
+	return 0;
+}
+
+/* perf's cumulative entries (hist_entry_iter cumulative_iter_ops): the
+ * sample's own row got its self period; each other distinct row of its
+ * frames (walked in the chains' order, recursion counted once) gets the
+ * period in its children. */
+static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, const char *self,
+			      uint64_t period)
+{
+	const struct pms_frame *fr;
+	size_t nf = sample_frames(h, c0->x, &fr);
+	if (!nf)
+		return 0;
+	h->with_path++;
+	if (nf > PMS_CALLPATH_MAX)
+		nf = PMS_CALLPATH_MAX;
+	if (!h->ftext && !(h->ftext = malloc(PMS_CALLPATH_MAX * sizeof(*h->ftext))))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	if (!h->fname && !(h->fname = malloc(PMS_CALLPATH_MAX * sizeof(*h->fname))))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	if (!h->seen && !(h->seen = malloc(PMS_CALLPATH_MAX * sizeof(*h->seen))))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	bool caller = (h->cg & PMS_SORTHIST_CALLER) != 0;
+	bool carry = kernel_ip(c0);
+	for (size_t k = 0; k < nf; k++) { /* in the walk's order */
+		size_t i = caller ? nf - 1 - k : k;
+		struct ctx c = *c0;
+		struct pms_symtrack_name nm;
+		c.fr = &fr[i];
+		c.carry_k = carry;
+		row_text(&c, h->ftext[i], sizeof(h->ftext[i]));
+		code_name(&c, &nm);
+		frame_name(&c, &nm, h->fname[i], sizeof(h->fname[i]));
+		if (nm.dso)
+			carry = frame_kernel(&c);
+	}
+	int rc = 0;
+	if (h->cg & PMS_SORTHIST_CHAINS)
+		rc = add_chain(h, self, nf, caller ? (long)nf - 1 : 0, caller ? -1 : 1, period);
+	if (!(h->cg & PMS_SORTHIST_CHILDREN))
+		return rc;
+	size_t nseen = 0;
+	for (size_t k = 0; k < nf && rc >= 0; k++) {
+		size_t i = caller ? nf - 1 - k : k;
+		struct row *r = row_of(h, h->ftext[i]);
+		if (!r)
+			return pms_err(PMS_ENOMEM, "sort: out of memory");
+		bool seen = r->text == self; /* row texts stay where they are */
+		for (size_t j = 0; j < nseen && !seen; j++)
+			seen = h->seen[j] == r->text;
+		if (seen)
+			continue;
+		h->seen[nseen++] = r->text;
+		r->children += period;
+		if (h->cg & PMS_SORTHIST_CHAINS)
+			rc = add_chain(h, r->text, nf, (long)i, caller ? -1 : 1, period);
+	}
+	return rc;
+}
+
 int sorthist_sample(struct pms_sorthist *h, const struct pms_memsrc_sample *x,
 		    const struct pms_type_hit *hit)
 {
-	char text[1024], v[512];
-	size_t len = 0;
-	const struct ctx c = { h, x, hit };
-	for (size_t i = 0; i < h->nsel; i++) {
-		h->sel[i]->fn(&c, v, sizeof(v));
-		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s", i ? "\t" : "", v);
-		if (len >= sizeof(text))
-			len = sizeof(text) - 1;
-	}
-	struct row *r = slot(h, text);
+	char text[1024];
+	const struct ctx c = { h, x, hit, NULL, false };
+	h->fed = true;
+	row_text(&c, text, sizeof(text));
+	struct row *r = row_of(h, text);
 	if (!r)
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	uint64_t period = x->ms.period ? x->ms.period : 1;
@@ -414,30 +728,145 @@ int sorthist_sample(struct pms_sorthist *h, const struct pms_memsrc_sample *x,
 	r->period += period;
 	h->samples++;
 	h->period += period;
-	return 0;
+	if (h->cg & PMS_SORTHIST_CHILDREN)
+		r->children += period;
+	return h->cg ? sorthist_cg_sample(h, &c, r->text, period) : 0;
 }
 
 /* ---- the result ------------------------------------------------------------ */
 
+
+/* A row's text with each pid field ("tid") as perf prints it, "tid:comm"
+ * (hist_entry__thread_snprintf: the thread's comm when printed). */
+static char *pid_text(const struct pms_sorthist *h, const char *text)
+{
+	char out[1024], comm[24];
+	size_t len = 0, i = 0;
+	for (const char *t = text; t; i++) {
+		const char *tab = strchr(t, '\t');
+		int flen = tab ? (int)(tab - t) : (int)strlen(t);
+		if (i < h->nsel && (h->sel[i]->needs & PID_COMM)) {
+			last_comm(h, (uint32_t)strtoul(t, NULL, 10), comm, sizeof(comm));
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%.*s:%s",
+						i ? "\t" : "", flen, t, comm);
+		} else {
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%.*s",
+						i ? "\t" : "", flen, t);
+		}
+		if (len >= sizeof(out))
+			len = sizeof(out) - 1;
+		t = tab ? tab + 1 : NULL;
+	}
+	return strdup(out);
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct pms_sorthist_row *x = a, *y = b;
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
 	return strcmp(x->text, y->text);
+}
+
+/* The chains, row text then period descending then chain text: a row's
+ * are contiguous (their texts start "row text\001"). */
+static int chain_cmp(const void *a, const void *b)
+{
+	const struct pms_sorthist_chain *x = a, *y = b;
+	const char *u = strchr(x->text, '\001'), *v = strchr(y->text, '\001');
+	size_t lu = (size_t)(u - x->text), lv = (size_t)(v - y->text);
+	int r = memcmp(x->text, y->text, lu < lv ? lu : lv);
+	if (r || lu != lv)
+		return r ? r : lu < lv ? -1 : 1;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	return strcmp(u, v);
+}
+
+static int chains_result(struct pms_sorthist *h)
+{
+	free(h->outchains);
+	h->outchains = NULL;
+	if (!h->chains.n)
+		return 0;
+	if (!(h->outchains = calloc(h->chains.n, sizeof(*h->outchains))))
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < h->chains.cap; i++)
+		if (h->chains.rows[i].text)
+			h->outchains[k++] = (struct pms_sorthist_chain){
+				h->chains.rows[i].text, h->chains.rows[i].samples,
+				h->chains.rows[i].period };
+	qsort(h->outchains, k, sizeof(*h->outchains), chain_cmp);
+	return 0;
+}
+
+/* Row text's chains, found among those sorted by chain_cmp. */
+static size_t row_chains(const struct pms_sorthist *h, const char *text,
+			 const struct pms_sorthist_chain **out)
+{
+	size_t lo = 0, hi = h->chains.n, len = strlen(text);
+	*out = NULL;
+	while (lo < hi) { /* the first chain whose row text is >= text */
+		size_t mid = (lo + hi) / 2;
+		const char *t = h->outchains[mid].text, *e = strchr(t, '\001');
+		size_t lt = (size_t)(e - t);
+		int r = memcmp(t, text, lt < len ? lt : len);
+		if (r < 0 || (!r && lt < len))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t n = 0;
+	while (lo + n < h->chains.n) {
+		const char *t = h->outchains[lo + n].text;
+		if (strncmp(t, text, len) || t[len] != '\001')
+			break;
+		n++;
+	}
+	*out = n ? &h->outchains[lo] : NULL;
+	return n;
 }
 
 int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	free(h->out);
-	if (!(h->out = calloc(h->n ? h->n : 1, sizeof(*h->out))))
+	for (size_t i = 0; i < h->nouttext; i++)
+		free(h->outtext[i]);
+	free(h->outtext);
+	h->outtext = NULL;
+	h->nouttext = 0;
+	if (!(h->out = calloc(h->t.n ? h->t.n : 1, sizeof(*h->out))))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	bool pid = false;
+	for (size_t i = 0; i < h->nsel; i++)
+		pid |= (h->sel[i]->needs & PID_COMM) != 0;
+	if (pid && !(h->outtext = calloc(h->t.n ? h->t.n : 1, sizeof(*h->outtext))))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	if (chains_result(h) < 0)
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	size_t k = 0;
-	for (size_t i = 0; i < h->cap; i++)
-		if (h->rows[i].text)
-			h->out[k++] = (struct pms_sorthist_row){ h->rows[i].text, h->rows[i].samples,
-								 h->rows[i].period };
+	for (size_t i = 0; i < h->t.cap; i++) {
+		if (!h->t.rows[i].text)
+			continue;
+		const char *text = h->t.rows[i].text;
+		const struct pms_sorthist_chain *ch = NULL;
+		size_t nch = row_chains(h, text, &ch);
+		if (pid) {
+			if (!(h->outtext[h->nouttext] = pid_text(h, text)))
+				return pms_err(PMS_ENOMEM, "sort: out of memory");
+			text = h->outtext[h->nouttext++];
+		}
+		h->out[k++] = (struct pms_sorthist_row){ text, h->t.rows[i].samples,
+							 h->t.rows[i].period, h->t.rows[i].children,
+							 ch, nch };
+	}
+	/* the rows have their chains: each chain's text past its row's */
+	for (size_t i = 0; i < h->chains.n; i++)
+		h->outchains[i].text = strchr(h->outchains[i].text, '\001') + 1;
 	if (k)
 		qsort(h->out, k, sizeof(*h->out), row_cmp);
 	out->rows = h->out;
@@ -447,5 +876,7 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 	out->nkeys = h->nsel;
 	out->samples = h->samples;
 	out->period = h->period;
+	out->with_path = h->with_path;
+	out->children = (h->cg & PMS_SORTHIST_CHILDREN) != 0;
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "pmuscope/symbols.h"
 #include "pmuscope/symtrack.h"
+#include "session/symtrack_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -189,8 +190,11 @@ static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_rec
 		pms_maps_remove(p->clean, m->addr, m->len);
 	} else {
 		/* the symbolizer places an ELF by the mapping of its offset 0:
-		 * stand one in below the text where none is known */
-		if (m->pgoff && m->pgoff <= m->addr && path[0] == '/' &&
+		 * stand one in below the text where none is known (not for
+		 * "//anon": its pgoff is its address, and a stand-in from 0
+		 * would cover, and drop, every file mapped below it: a -d or
+		 * DWARF recording's main binary went unnamed) */
+		if (m->pgoff && m->pgoff <= m->addr && path[0] == '/' && path[1] != '/' &&
 		    !pms_maps_find(p->clean, m->addr - m->pgoff) &&
 		    (rc = pms_maps_add(p->clean, m->addr - m->pgoff, m->pgoff, 0, ino, false, path)) < 0)
 			return rc;
@@ -401,6 +405,15 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 		if (!(mod = intern(t, m->path[0] ? m->path : "//anon")))
 			return 0;
 		key = ip - m->start + m->pgoff;
+		if (kind == 2 && m->kind != PMS_MAP_FILE) {
+			/* perf names a data address by its map's file only: the
+			 * anonymous tail of a module's .bss stays an address;
+			 * anonymous memory, [heap] and [stack] are identity maps
+			 * to perf (map__new), [vdso] is not */
+			out->dso = mod;
+			out->map_ip = m->kind == PMS_MAP_SPECIAL ? key : ip;
+			return 0;
+		}
 	}
 	struct tentry *e = slot(t, mod, key, (unsigned char)kind);
 	if (e && e->used && (e->line_done || !want_line)) {
@@ -426,6 +439,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 		if (rc == 0) {
 			out->sym = intern(t, s.func);
 			out->off = s.offset;
+			out->object = s.object;
 			out->srcfile = intern(t, s.file);
 			out->line = s.line > 0 ? (unsigned)s.line : 0;
 		}
@@ -449,4 +463,10 @@ int pms_symtrack_data(struct pms_symtrack *t, uint32_t pid, uint64_t addr,
 		      struct pms_symtrack_name *out)
 {
 	return named(t, pid, addr, (addr >> 63) ? 1 : 2, false, out);
+}
+
+const struct pms_maps *symtrack_maps(struct pms_symtrack *t, uint32_t pid)
+{
+	struct tproc *p = t ? proc_get(t, pid, false) : NULL;
+	return p ? p->maps : NULL;
 }

@@ -53,17 +53,10 @@ int types_sink_sideband(struct types_sink *t, const struct pms_record *rec)
 	return rc == PMS_ENOMEM ? rc : 0;
 }
 
-int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,
-		      struct pms_type_hit *hit)
+/* The profile's sample of ms (its IP placed in the sink's mappings). */
+static void sink_sample_of(struct types_sink *t, const struct pms_memsample *ms, int mem_node,
+			   int cpu_node, struct pms_typeprof_sample *sp)
 {
-	const struct pms_memsample *ms = &x->ms;
-	if (!(ms->valid & PMS_MS_IP)) {
-		if (hit) {
-			memset(hit, 0, sizeof(*hit));
-			hit->status = PMS_TYPE_NO_BINARY;
-		}
-		return 0;
-	}
 	struct pms_typeprof_sample s = { 0 };
 	s.ip = ms->ip;
 	s.addr = ms->addr;
@@ -72,8 +65,8 @@ int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,
 	s.tid = ms->tid;
 	s.weight = ms->weight;
 	s.has_weight = (ms->valid & PMS_MS_WEIGHT) != 0;
-	s.mem_node = x->mem_node;
-	s.cpu_node = x->cpu_node;
+	s.mem_node = mem_node;
+	s.cpu_node = cpu_node;
 	s.store = -1;
 	if (ms->valid & PMS_MS_DATA_SRC) {
 		uint64_t op = ms->data_src & 0x1f;
@@ -86,8 +79,36 @@ int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,
 		s.map_start = m->start;
 		s.map_pgoff = m->pgoff;
 	}
+	*sp = s;
+}
+
+int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,
+		      struct pms_type_hit *hit)
+{
+	const struct pms_memsample *ms = &x->ms;
+	if (!(ms->valid & PMS_MS_IP)) {
+		if (hit) {
+			memset(hit, 0, sizeof(*hit));
+			hit->status = PMS_TYPE_NO_BINARY;
+		}
+		return 0;
+	}
+	struct pms_typeprof_sample s;
+	sink_sample_of(t, ms, x->mem_node, x->cpu_node, &s);
 	int rc = pms_typeprof_add(t->tp, &s, hit);
 	return rc < 0 ? rc : 0;
+}
+
+int types_sink_hit(struct types_sink *t, const struct pms_memsample *ms, struct pms_type_hit *hit)
+{
+	if (!(ms->valid & PMS_MS_IP)) {
+		memset(hit, 0, sizeof(*hit));
+		hit->status = PMS_TYPE_NO_BINARY;
+		return 0;
+	}
+	struct pms_typeprof_sample s;
+	sink_sample_of(t, ms, -1, -1, &s);
+	return pms_typeprof_hit(t->tp, &s, hit);
 }
 
 struct pms_typeprof *types_sink_profile(struct types_sink *t)

@@ -8,6 +8,8 @@
 
 #include "pmuscope/memsrc.h"
 #include "pmuscope/record.h"
+#include "pmuscope/alloc.h"
+#include "pmuscope/report.h"
 #include "pmuscope/types.h"
 
 struct types_sink;
@@ -21,5 +23,11 @@ int types_sink_sideband(struct types_sink *t, const struct pms_record *rec);
 int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,
 		      struct pms_type_hit *hit);
 struct pms_typeprof *types_sink_profile(struct types_sink *t);
+/* One sample's hit, not counted (the same mappings and cache). */
+int types_sink_hit(struct types_sink *t, const struct pms_memsample *ms, struct pms_type_hit *hit);
+/* The type of each allocation site of r (rep's samples placed by
+ * r->sample_site; src/session/alloc_types.c): 0 or PMS_ENOMEM. */
+int types_sink_alloc_sites(struct types_sink *t, const struct pms_memreport *rep,
+			   struct pms_alloc_report *r);
 
 #endif

@@ -8,6 +8,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,9 @@ struct msym {
 	const char *name; /* libdwfl's string, lives as long as the Dwfl */
 	unsigned idx;       /* index in the table: libdwfl keeps the first of equals */
 	unsigned shndx;     /* its section (a sizeless one names only its own section) */
-	unsigned char bind; /* 2 global, 1 weak, 0 local (libdwfl's preference) */
+	unsigned char bind; /* 2 global, 1 weak, 0 local */
 	unsigned char type; /* STT_* */
+	bool psized;        /* a size as perf sees it (its fixup_end: below) */
 };
 
 struct msec {
@@ -58,6 +60,7 @@ struct modsyms {
 	size_t n;
 	struct msec *sec; /* the symbol file's sections in address order */
 	size_t nsec;
+	struct pms_plt plt; /* the synthesized PLT names (their strings) */
 	struct pms_dwline *dl; /* NULL: file:line from libdw */
 	uint64_t dl_bias;
 	bool dl_tried;
@@ -275,6 +278,20 @@ static struct symproc *proc_find(struct pms_symbolizer *s, pid_t pid)
 	return NULL;
 }
 
+/* The modules' sorted tables (cached by module pointer) dropped. */
+static void mods_clear(struct pms_symbolizer *s)
+{
+	for (size_t i = 0; i < s->nmods; i++) {
+		free(s->mods[i].v);
+		free(s->mods[i].sec);
+		free(s->mods[i].as);
+		pms_plt_free(&s->mods[i].plt);
+		pms_dwline_free(s->mods[i].dl);
+	}
+	s->nmods = s->last_mod = 0;
+}
+
+
 int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct pms_maps *maps)
 {
 	struct pms_maps *m = NULL;
@@ -291,13 +308,7 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 	if (p) {
 		/* the sorted tables are cached by module pointer: a new Dwfl
 		 * may reuse the old one's addresses, so the cache goes */
-		for (size_t i = 0; i < s->nmods; i++) {
-			free(s->mods[i].v);
-			free(s->mods[i].sec);
-			free(s->mods[i].as);
-			pms_dwline_free(s->mods[i].dl);
-		}
-		s->nmods = s->last_mod = 0;
+		mods_clear(s);
 		/* demangled names are keyed by the mangled string's address,
 		 * which the old Dwfl's ELF data held: they go too */
 		for (size_t i = 0; i < s->dm_cap; i++)
@@ -333,12 +344,7 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);
 	free(s->dm);
-	for (size_t i = 0; i < s->nmods; i++) {
-		free(s->mods[i].v);
-		free(s->mods[i].sec);
-		free(s->mods[i].as);
-		pms_dwline_free(s->mods[i].dl);
-	}
+	mods_clear(s);
 	free(s->mods);
 	pms_maps_free(s->maps);
 	for (size_t i = 0; i < s->nprocs; i++) {
@@ -467,14 +473,103 @@ static const char *line_of(struct modsyms *ms, Dwfl_Module *mod, uint64_t addr, 
 	return src;
 }
 
+/* Symbols in the file's order (perf's rb tree keeps equal starts so). */
+static int msym_cmp_idx(const void *a, const void *b)
+{
+	const struct msym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static size_t lead_underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static bool syscall_alias(const char *s)
+{
+	return !strncmp(s, "SyS", 3) || !strncmp(s, "compat_SyS", 10);
+}
+
+/* By address, and at one address perf's choice first: perf 6.12 keeps one
+ * symbol per address (tools/perf/util/symbol.c, symbols__fixup_duplicate
+ * with choose_best_symbol, run after symbols__fixup_end in symbol-elf.c's
+ * dso__load_sym_internal), preferring in turn: a nonzero size (after
+ * fixup_end: a sizeless symbol reaches to the next one's start), a typed
+ * symbol over an STT_NOTYPE one (6.12 stable), a non-weak one, a global
+ * one, fewer leading underscores, the longer name, not a "SyS" name, the
+ * first in the table.  An STT_GNU_IFUNC symbol has no special rank there
+ * (it only marks the kept alias for PLT naming).  The table is the one
+ * perf reads too: the debug file's .symtab (/usr/lib/debug/.build-id)
+ * where there is one, libdwfl's choice. */
 static int msym_cmp(const void *a, const void *b)
 {
 	const struct msym *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (x->bind != y->bind)
-		return x->bind > y->bind ? -1 : 1;
+	if (x->psized != y->psized)
+		return x->psized ? -1 : 1;
+	bool xn = x->type == STT_NOTYPE, yn = y->type == STT_NOTYPE;
+	if (xn != yn)
+		return xn ? 1 : -1;
+	if ((x->bind == 1) != (y->bind == 1))
+		return x->bind == 1 ? 1 : -1;
+	if ((x->bind == 2) != (y->bind == 2))
+		return x->bind == 2 ? -1 : 1;
+	size_t ux = lead_underscores(x->name), uy = lead_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	bool sx = syscall_alias(x->name), sy = syscall_alias(y->name);
+	if (sx != sy)
+		return sx ? 1 : -1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* perf's symbols__fixup_end before its duplicate pass: a sizeless symbol
+ * ends where the next one in the tree starts (the last: at the page after
+ * its own), so of several sizeless aliases the last in the file gets a
+ * size when a later address follows.  m->v in the file's order. */
+static void mark_psized(struct modsyms *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct msym *e = &m->v[i];
+		e->psized = e->size || i + 1 == m->n || m->v[i + 1].addr > e->addr;
+	}
+}
+
+/* perf's PLT names (plt.c) added to m's table, as sized functions; left
+ * out when memory runs short. */
+static void add_plt(struct modsyms *m, Dwfl_Module *mod)
+{
+	Dwarf_Addr bias = 0;
+	Elf *e = dwfl_module_getelf(mod, &bias);
+	struct pms_plt_alias *al = e ? calloc(m->n ? m->n : 1, sizeof(*al)) : NULL;
+	size_t na = 0;
+	if (!al)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].type == STT_GNU_IFUNC)
+			al[na++] = (struct pms_plt_alias){ m->v[i].addr - bias, m->v[i].name,
+							   m->v[i].bind, true };
+	int rc = pms_plt_synth(e, al, na, &m->plt);
+	free(al);
+	struct msym *v = rc == 0 && m->plt.n ? realloc(m->v, (m->n + m->plt.n) * sizeof(*v)) : NULL;
+	if (!v) {
+		pms_plt_free(&m->plt);
+		return;
+	}
+	m->v = v;
+	for (size_t i = 0; i < m->plt.n; i++)
+		m->v[m->n++] = (struct msym){ m->plt.v[i].addr + bias, m->plt.v[i].size,
+					      m->plt.v[i].name, UINT32_MAX, SHN_UNDEF, 2, STT_FUNC,
+					      true };
 }
 
 /* The sorted table of mod (built once), or NULL where there is none or no
@@ -521,8 +616,11 @@ static struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
 			m->v[m->n++] = (struct msym){ a, sym.st_size, name, (unsigned)i, (unsigned)shndx,
 						      (unsigned char)(bind == STB_GLOBAL ? 2
 								      : bind == STB_WEAK ? 1 : 0),
-						      (unsigned char)type };
+						      (unsigned char)type, false };
 		}
+		add_plt(m, mod);
+		qsort(m->v, m->n, sizeof(*m->v), msym_cmp_idx);
+		mark_psized(m);
 		qsort(m->v, m->n, sizeof(*m->v), msym_cmp);
 		size_t nscn = 0;
 		Elf_Scn *scn = NULL;
@@ -542,9 +640,9 @@ static struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
 }
 
 /* libdwfl's choice (dwfl_module_addrsym.c) over the sorted table: the
- * sized symbol holding addr with the highest start (a global before a
- * weak before a local at one address); else the nearest sizeless symbol
- * that no sized one ends after.  Sized symbols rarely nest, so the search
+ * sized symbol holding addr with the highest start (perf's alias first at
+ * one address: msym_cmp); else the nearest sizeless symbol that no sized
+ * one ends after.  Sized symbols rarely nest, so the search
  * back for a holder stops after a few hundred entries. */
 /* The first section (in the file's order, as libdwfl's same_section
  * scans) holding addr; SHN_UNDEF when none. */
@@ -581,10 +679,10 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 		}
 		if (e->size && e->addr + e->size > min_label)
 			min_label = e->addr + e->size;
-		if (!e->size && (!sizeless || (e->addr == sizeless->addr && e->bind >= sizeless->bind)) &&
+		if (!e->size && (!sizeless || e->addr == sizeless->addr) &&
 		    (e->shndx >= SHN_LORESERVE ? e->addr == addr
 					       : e->shndx != SHN_UNDEF && e->shndx == msec_of(m, addr)))
-			sizeless = e; /* sorted: the last taken at one start is the best bound */
+			sizeless = e; /* sorted: the last taken at one start is perf's */
 	}
 	return sizeless && sizeless->addr >= min_label ? sizeless : NULL;
 }
@@ -638,6 +736,7 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 			name = e->name;
 			off = addr - e->addr;
 			sym.st_size = e->size;
+			sym.st_info = GELF_ST_INFO(STB_GLOBAL, e->type);
 		}
 	} else {
 		name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
@@ -653,6 +752,7 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 	if (name) {
 		out->func = demangled(s, name);
 		out->offset = off;
+		out->object = GELF_ST_TYPE(sym.st_info) == STT_OBJECT;
 	}
 	if (want_line) {
 		int lineno = 0;

@@ -3,6 +3,7 @@
 #define PMS_SYMBOLS_SYMBOLS_INT_H
 
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,26 @@ const char *pms_sym_data_symbol(struct pms_symbolizer *s, Dwfl_Module *mod, uint
  * the gap).  PMS_ENOENT when the file's section headers cannot be read. */
 int pms_sym_data_section(struct pms_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
 			 const char **name, uint64_t *lo, uint64_t *hi);
+
+/* PLT entry names as perf synthesizes them (plt.c): ".plt" for the header
+ * and "NAME@plt" per entry, at file addresses.  syms: the module's symbols
+ * (file addresses) that may name an IRELATIVE entry's IFUNC. */
+struct pms_plt_alias {
+	uint64_t addr;
+	const char *name;
+	unsigned char bind; /* 2 global, 1 weak, 0 local */
+	bool ifunc;
+};
+struct pms_plt_sym {
+	uint64_t addr, size;
+	char *name;
+};
+struct pms_plt {
+	struct pms_plt_sym *v;
+	size_t n, cap;
+};
+/* 0 (out->n 0 when the file has no PLT to name) or -1 out of memory. */
+int pms_plt_synth(Elf *e, const struct pms_plt_alias *syms, size_t nsyms, struct pms_plt *out);
+void pms_plt_free(struct pms_plt *p);
 
 #endif

@@ -1,4 +1,5 @@
 /* /proc/cpuinfo identity and the Arm MIDR -> core name table. */
+#include "topo/topo_int.h"
 #include "topo/topo_internal.h"
 #include "util/error.h"
 

@@ -12,6 +12,7 @@
  *  - memory/block_size_bytes (hex, no 0x): drivers/base/memory.c
  */
 #include "pmuscope/topo.h"
+#include "topo/topo_int.h"
 #include "topo/topo_internal.h"
 #include "util/error.h"
 
@@ -973,6 +974,88 @@ size_t pms_topo_node_count(const struct pms_topo *t)
 const struct pms_topo_node *pms_topo_node_at(const struct pms_topo *t, size_t i)
 {
 	return t && i < t->nnodes ? &t->nodes[i] : NULL;
+}
+
+/* Count and i-th row of one of the topology's arrays. */
+#define TOPO_ROWS(what, type, arr, n)                                              \
+	size_t pms_topo_##what##_count(const struct pms_topo *t)                  \
+	{                                                                          \
+		return t ? t->n : 0;                                               \
+	}                                                                          \
+	const struct type *pms_topo_##what##_at(const struct pms_topo *t, size_t i) \
+	{                                                                          \
+		return t && i < t->n ? &t->arr[i] : NULL;                          \
+	}
+TOPO_ROWS(cpu, pms_topo_cpu, cpus, ncpus)
+TOPO_ROWS(cache, pms_topo_cache, caches, ncaches)
+TOPO_ROWS(package, pms_topo_package, packages, npackages)
+TOPO_ROWS(core_type, pms_topo_core_type, core_types, ncore_types)
+#undef TOPO_ROWS
+
+const struct pms_cpuset *pms_topo_online(const struct pms_topo *t)
+{
+	static const struct pms_cpuset none;
+	return t ? &t->online : &none;
+}
+
+const char *pms_topo_vendor(const struct pms_topo *t)
+{
+	return t ? t->vendor : "";
+}
+
+int pms_topo_family(const struct pms_topo *t)
+{
+	return t ? t->family : -1;
+}
+
+int pms_topo_model(const struct pms_topo *t)
+{
+	return t ? t->model : -1;
+}
+
+int pms_topo_stepping(const struct pms_topo *t)
+{
+	return t ? t->stepping : -1;
+}
+
+const char *pms_topo_model_name(const struct pms_topo *t)
+{
+	return t ? t->model_name : NULL;
+}
+
+const char *pms_topo_hypervisor(const struct pms_topo *t)
+{
+	return t ? t->hypervisor : "";
+}
+
+int pms_topo_l3_count(const struct pms_topo *t)
+{
+	return t ? t->nl3 : 0;
+}
+
+int pms_topo_snc(const struct pms_topo *t)
+{
+	return t ? t->snc : 0;
+}
+
+bool pms_topo_snc_distances_agree(const struct pms_topo *t)
+{
+	return t && t->snc_distances_agree;
+}
+
+bool pms_topo_numa_synthetic(const struct pms_topo *t)
+{
+	return t && t->numa_synthetic;
+}
+
+bool pms_topo_numa_overlap(const struct pms_topo *t)
+{
+	return t && t->numa_overlap;
+}
+
+uint64_t pms_topo_mem_block_size(const struct pms_topo *t)
+{
+	return t ? t->mem_block_size : 0;
 }
 
 const struct pms_topo_package *pms_topo_package(const struct pms_topo *t, int package)

@@ -5,6 +5,7 @@
  * no rule; with several, a platform rule (uncore_tables.c) places the box on
  * an SNC domain, and without one the box is reported package-wide with a
  * warning instead of being pinned to the socket's first node. */
+#include "topo/topo_int.h"
 #include "topo/topo_internal.h"
 #include "util/error.h"
 
@@ -165,8 +166,8 @@ static int fill_box(const struct pms_topo *t, const struct pms_uncore_platform *
 		b->snc_domain = 0;
 		return 0;
 	}
-	for (size_t i = 0; i < pmus->count; i++)
-		if (is_box(&pmus->pmus[i]) && !strcmp(family_of(&pmus->pmus[i]), b->box))
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++)
+		if (is_box(pms_pmus_at(pmus, i)) && !strcmp(family_of(pms_pmus_at(pmus, i)), b->box))
 			nboxes++;
 	{
 		const struct pms_uncore_rule *rule = find_rule(plat, b->box);
@@ -207,16 +208,16 @@ int pms_uncore_map(const struct pms_topo *t, const struct pms_pmus *pmus,
 	if (!t || !pmus)
 		return pms_err(PMS_EINVAL, "pms_uncore_map: topo or pmus is NULL");
 	plat = find_platform(t);
-	for (size_t i = 0; i < pmus->count; i++)
-		if (is_box(&pmus->pmus[i]))
-			cnt += (size_t)pms_cpuset_count(&pmus->pmus[i].cpus);
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++)
+		if (is_box(pms_pmus_at(pmus, i)))
+			cnt += (size_t)pms_cpuset_count(&pms_pmus_at(pmus, i)->cpus);
 	if (!cnt)
 		return 0;
 	v = calloc(cnt, sizeof(*v));
 	if (!v)
 		return pms_err(PMS_ENOMEM, "pms_uncore_map: out of memory");
-	for (size_t i = 0; i < pmus->count; i++) {
-		const struct pms_pmu *p = &pmus->pmus[i];
+	for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+		const struct pms_pmu *p = pms_pmus_at(pmus, i);
 		if (!is_box(p))
 			continue;
 		for (int c = pms_cpuset_first(&p->cpus); c >= 0;

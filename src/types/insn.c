@@ -8,10 +8,15 @@
 #include "types/types_int.h"
 #include "util/error.h"
 
+#define TY_REGMEMO 1024
+
 struct ty_decoder {
 	csh cs;
 	enum ty_arch arch;
 	cs_insn *insn;
+	/* dwreg's answers by capstone register (its name compares were a
+	 * third of the decoding): 0 unknown, else 1 + (reg + 1) * 2 + full */
+	uint16_t regmemo[TY_REGMEMO];
 };
 
 int ty_decoder_new(enum ty_arch arch, struct ty_decoder **out)
@@ -58,7 +63,7 @@ static const char *const x86_names[17][4] = {
 
 /* DWARF number of a capstone register; *full: the register is written
  * whole (64-bit, or 32-bit, which zero-extends on both targets). */
-static int dwreg(const struct ty_decoder *d, unsigned reg, bool *full)
+static int dwreg_name(const struct ty_decoder *d, unsigned reg, bool *full)
 {
 	if (full)
 		*full = false;
@@ -94,6 +99,21 @@ static int dwreg(const struct ty_decoder *d, unsigned reg, bool *full)
 		}
 	}
 	return TY_REG_NONE;
+}
+
+static int dwreg(struct ty_decoder *d, unsigned reg, bool *full)
+{
+	if (reg >= TY_REGMEMO)
+		return dwreg_name(d, reg, full);
+	if (!d->regmemo[reg]) {
+		bool f = false;
+		int r = dwreg_name(d, reg, &f);
+		d->regmemo[reg] = (uint16_t)(1 + (r + 1) * 2 + f);
+	}
+	unsigned v = d->regmemo[reg] - 1u;
+	if (full)
+		*full = v & 1;
+	return (int)(v / 2) - 1;
 }
 
 static void written_regs(struct ty_decoder *d, struct ty_insn *o)
@@ -164,6 +184,11 @@ static void decode_x86(struct ty_decoder *d, struct ty_insn *o)
 		}
 	} else if (mem == 0 && o->store) {
 		o->kind = TY_K_STORE;
+		/* mov %reg, mem: the register stored (a whole one) */
+		if (id == X86_INS_MOV && x->op_count == 2 && x->operands[1].type == X86_OP_REG) {
+			int s = dwreg(d, x->operands[1].reg, &full);
+			o->src = full ? s : TY_REG_NONE;
+		}
 	}
 }
 
@@ -183,7 +208,11 @@ static void decode_a64(struct ty_decoder *d, struct ty_insn *o)
 		o->has_mem = true;
 		o->base = dwreg(d, op->mem.base, NULL);
 		o->index = dwreg(d, op->mem.index, NULL);
-		o->scale = 1;
+		/* [xn, xm, lsl #k]: the index times 2^k (other shifts: 0) */
+		o->scale = op->shift.type == ARM64_SFT_INVALID ? 1
+			   : op->shift.type == ARM64_SFT_LSL && op->shift.value < 16
+				   ? 1 << op->shift.value
+				   : 0;
 		o->disp = op->mem.disp;
 		o->pre_index = a->writeback;
 		bool st = id == ARM64_INS_STR || id == ARM64_INS_STRB || id == ARM64_INS_STRH ||
@@ -216,6 +245,11 @@ static void decode_a64(struct ty_decoder *d, struct ty_insn *o)
 			}
 		} else if (st) {
 			o->kind = TY_K_STORE;
+			/* str xN, [mem]: the register stored (a whole one) */
+			if ((id == ARM64_INS_STR || id == ARM64_INS_STUR) && mem == 1) {
+				int s = dwreg(d, a->operands[0].reg, &full);
+				o->src = full ? s : TY_REG_NONE;
+			}
 		}
 		return;
 	}
@@ -236,11 +270,40 @@ static void decode_a64(struct ty_decoder *d, struct ty_insn *o)
 		   a->operands[2].type == ARM64_OP_REG) {
 		/* add xd, xn, xm (, lsl #k): an element of what xn points to */
 		int dst = dwreg(d, a->operands[0].reg, &full);
+		const cs_arm64_op *ix = &a->operands[2];
 		if (full) {
 			o->kind = TY_K_LEA;
 			o->dst = dst;
 			o->base = dwreg(d, a->operands[1].reg, NULL);
-			o->index = dwreg(d, a->operands[2].reg, NULL);
+			o->index = dwreg(d, ix->reg, NULL);
+			o->disp = 0;
+			/* the index's multiplier where it is a plain shift (else
+			 * 0: unknown, an extended register) */
+			o->scale = ix->ext != ARM64_EXT_INVALID ? 0
+				   : ix->shift.type == ARM64_SFT_INVALID ? 1
+				   : ix->shift.type == ARM64_SFT_LSL && ix->shift.value < 16
+					   ? 1 << ix->shift.value
+					   : 0;
+		}
+	} else if ((id == ARM64_INS_MOV || id == ARM64_INS_MOVZ) && a->op_count == 2 &&
+		   a->operands[1].type == ARM64_OP_IMM && a->operands[1].shift.value == 0) {
+		/* a W register's write zero-extends into its X register */
+		int dst = dwreg(d, a->operands[0].reg, &full);
+		if (dst >= 0) {
+			o->kind = TY_K_MOVI;
+			o->dst = dst;
+			o->disp = full ? a->operands[1].imm : (int64_t)(uint32_t)a->operands[1].imm;
+		}
+	} else if ((id == ARM64_INS_MADD || id == ARM64_INS_SMADDL || id == ARM64_INS_UMADDL) &&
+		   a->op_count == 4 && a->operands[3].type == ARM64_OP_REG) {
+		/* madd xd, xn, xm, xa (xd = xa + xn * xm): an element of what
+		 * xa points to */
+		int dst = dwreg(d, a->operands[0].reg, &full);
+		if (full) {
+			o->kind = TY_K_LEA;
+			o->dst = dst;
+			o->base = dwreg(d, a->operands[3].reg, NULL);
+			o->index = dwreg(d, a->operands[1].reg, NULL);
 			o->disp = 0;
 		}
 	} else if (id == ARM64_INS_ADD && a->op_count == 3 && a->operands[1].type == ARM64_OP_REG &&

@@ -237,6 +237,7 @@ void ty_bin_free(struct ty_bin *b)
 	free(b->tls);
 	free(b->code);
 	free(b->cache);
+	free(b->scan);
 	ty_decoder_free(b->dec);
 	if (b->ehcfi)
 		dwarf_cfi_end(b->ehcfi);

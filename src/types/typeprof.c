@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pmuscope/types.h"
+#include "types/typeres_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -122,25 +123,43 @@ static struct tp_row *row_of(struct pms_typeprof *p, const struct pms_type_hit *
 	return w;
 }
 
+static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		  struct pms_type_hit *h)
+{
+	if (s->kernel) {
+		memset(h, 0, sizeof(*h));
+		h->status = PMS_TYPE_KERNEL;
+		return 0;
+	}
+	uint64_t bias = 0;
+	int rc = s->path ? pms_typeres_bias(p->res, s->path, s->map_start, s->map_pgoff, &bias) : 0;
+	if (rc < 0 && rc != PMS_ENOENT)
+		return rc;
+	rc = pms_typeres_lookup(p->res, rc == PMS_ENOENT ? NULL : s->path, bias, s->ip, s->addr,
+				s->has_addr, h);
+	return rc < 0 ? rc : 0;
+}
+
+/* Not counted: the profile's samples and the cache's lookups are
+ * pms_typeprof_add's alone (a later join, e.g. the allocation sites' types
+ * or an export's labels, leaves the report's ip_cache as it was). */
+int pms_typeprof_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     struct pms_type_hit *h)
+{
+	uint64_t lookups, computed;
+	pms_typeres_cache_stats(p->res, &lookups, &computed);
+	int rc = tp_hit(p, s, h);
+	ty_res_set_lookups(p->res, lookups);
+	return rc;
+}
+
 int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		     struct pms_type_hit *hit)
 {
 	struct pms_type_hit h;
-	int rc = 0;
-	if (s->kernel) {
-		memset(&h, 0, sizeof(h));
-		h.status = PMS_TYPE_KERNEL;
-	} else {
-		uint64_t bias = 0;
-		rc = s->path ? pms_typeres_bias(p->res, s->path, s->map_start, s->map_pgoff, &bias)
-			     : 0;
-		if (rc < 0 && rc != PMS_ENOENT)
-			return rc;
-		rc = pms_typeres_lookup(p->res, rc == PMS_ENOENT ? NULL : s->path, bias, s->ip,
-					s->addr, s->has_addr, &h);
-		if (rc < 0)
-			return rc;
-	}
+	int rc = tp_hit(p, s, &h);
+	if (rc < 0)
+		return rc;
 	if (hit)
 		*hit = h;
 	p->total++;

@@ -24,7 +24,13 @@ struct ty_str {
 struct pms_typeres {
 	struct ty_bin *bins[TY_MAX_BINS];
 	size_t nbins;
+	struct ty_bin *last;  /* get_bin's last answer */
 	struct ty_str *strs[1024];
+	struct { /* pms_typeres_bias's last answer (samples of one mapping) */
+		struct ty_bin *bin;
+		uint64_t start, pgoff, bias;
+	} lastbias;
+	uint64_t lookups, computed; /* pms_typeres_cache_stats */
 };
 
 const char *pms_type_status_name(enum pms_type_status s)
@@ -50,12 +56,26 @@ int pms_typeres_new(struct pms_typeres **out)
 	return *out ? 0 : pms_err(PMS_ENOMEM, "types: resolver");
 }
 
+static void walks_free(struct ty_bin *b);
+static void fills_free(struct ty_bin *b);
+
+/* A binary with what typeres.c and scopes.c keep for it. */
+static void bin_free(struct ty_bin *b)
+{
+	if (!b)
+		return;
+	walks_free(b);
+	fills_free(b);
+	ty_scopes_free(b);
+	ty_bin_free(b);
+}
+
 void pms_typeres_free(struct pms_typeres *r)
 {
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nbins; i++)
-		ty_bin_free(r->bins[i]);
+		bin_free(r->bins[i]);
 	for (size_t i = 0; i < 1024; i++)
 		for (struct ty_str *s = r->strs[i], *n; s; s = n) {
 			n = s->next;
@@ -86,55 +106,46 @@ static const char *intern(struct pms_typeres *r, const char *s)
 
 static int get_bin(struct pms_typeres *r, const char *path, struct ty_bin **out)
 {
+	/* most samples are of the binary the one before was of */
+	if (r->last && !strcmp(r->last->path, path)) {
+		*out = r->last;
+		return 0;
+	}
 	for (size_t i = 0; i < r->nbins; i++)
 		if (!strcmp(r->bins[i]->path, path)) {
-			*out = r->bins[i];
+			*out = r->last = r->bins[i];
 			return 0;
 		}
 	if (r->nbins == TY_MAX_BINS) { /* forget the oldest */
-		ty_bin_free(r->bins[0]);
+		bin_free(r->bins[0]);
+		r->lastbias.bin = r->last = NULL;
 		memmove(r->bins, r->bins + 1, (TY_MAX_BINS - 1) * sizeof(r->bins[0]));
 		r->nbins--;
 	}
 	struct ty_bin *b;
 	int rc = ty_bin_open(path, &b);
 	if (rc < 0) {
-		ty_bin_free(b);
+		bin_free(b);
 		return rc;
 	}
 	r->bins[r->nbins++] = b;
-	*out = b;
+	*out = r->last = b;
 	return 0;
 }
 
 /* ---- the per-IP cache (open addressing on pc) ---- */
 
+_Static_assert(offsetof(struct ty_ipres, pc) == 0, "ty_pc_slot: pc first");
+_Static_assert(offsetof(struct ty_scanmemo, pc) == 0, "ty_pc_slot: pc first");
+
 static struct ty_ipres *cache_slot(struct ty_bin *b, uint64_t pc, bool *found)
 {
-	if (b->ncache * 2 >= b->capcache) {
-		size_t nc = b->capcache ? b->capcache * 2 : 256;
-		struct ty_ipres *nv = malloc(nc * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		for (size_t i = 0; i < nc; i++)
-			nv[i].pc = ~0ull;
-		for (size_t i = 0; i < b->capcache; i++) {
-			if (b->cache[i].pc == ~0ull)
-				continue;
-			size_t j = (b->cache[i].pc * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
-			while (nv[j].pc != ~0ull)
-				j = (j + 1) & (nc - 1);
-			nv[j] = b->cache[i];
-		}
-		free(b->cache);
-		b->cache = nv;
-		b->capcache = nc;
-	}
-	size_t j = (pc * 0x9e3779b97f4a7c15ull >> 20) & (b->capcache - 1);
-	while (b->cache[j].pc != ~0ull && b->cache[j].pc != pc)
-		j = (j + 1) & (b->capcache - 1);
-	*found = b->cache[j].pc == pc;
-	return &b->cache[j];
+	void *t = b->cache;
+	struct ty_ipres *e = ty_pc_slot(&t, &b->ncache, &b->capcache, sizeof(*e), 256, pc);
+	b->cache = t;
+	if (e)
+		*found = e->pc == pc;
+	return e;
 }
 
 /* ---- DWARF scopes at a pc ---- */
@@ -216,57 +227,50 @@ static struct ty_frame frame_base(struct ty_bin *b, Dwarf_Die *sub, uint64_t pc)
 	return f;
 }
 
-/* The CU covering pc: .debug_aranges, else each CU's ranges (clang
- * writes no aranges). */
-static bool cu_of(struct ty_bin *b, uint64_t pc, Dwarf_Die *cu)
-{
-	if (dwarf_addrdie(b->dw, pc, cu))
-		return true;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(b->dw, off + hsize, cu) && dwarf_haspc(cu, pc) == 1)
-			return true;
-		off = next;
-	}
-	return false;
-}
-
 struct ty_scan { /* what a search of the scopes found */
 	bool found, optimized, not_ptr;
 	struct ty_obj obj;
 };
 
 /* One variable: is the access (base reg + disp) through it? */
-static void try_var(struct ty_bin *b, Dwarf_Die *v, uint64_t pc, int reg, int64_t disp,
+static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
 		    const struct ty_frame *fb, struct ty_scan *s)
 {
-	Dwarf_Attribute a;
 	Dwarf_Op *ops[4];
 	size_t lens[4];
-	Dwarf_Die t;
-	if (!ty_type_of(v, &t) || !dwarf_attr_integrate(v, DW_AT_location, &a))
+	if (!v->init) { /* what does not depend on pc, once */
+		Dwarf_Die pt;
+		v->init = true;
+		v->ok = ty_type_of(&v->die, &v->type) &&
+			dwarf_attr_integrate(&v->die, DW_AT_location, &v->loc);
+		if (v->ok) {
+			v->is_ptr = ty_pointee(&v->type, &pt) && ty_peel(&v->type, &pt) &&
+				    dwarf_tag(&pt) == DW_TAG_pointer_type;
+			v->has_obj = v->is_ptr && ty_pointee(&v->type, &v->obj);
+			v->name = dwarf_diename(&v->die);
+		}
+	}
+	if (!v->ok)
 		return;
-	int n = dwarf_getlocation_addr(&a, pc, ops, lens, 4);
-	Dwarf_Die pt;
-	bool is_ptr = ty_pointee(&t, &pt) && ty_peel(&t, &pt) && dwarf_tag(&pt) == DW_TAG_pointer_type;
+	int n = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 4);
+	bool is_ptr = v->is_ptr;
+	Dwarf_Die t = v->type;
 	if (n < 1) {
 		if (is_ptr)
 			s->optimized = true;
 		return;
 	}
-	const char *name = dwarf_diename(v);
+	const char *name = v->name;
 	int r;
 	int64_t off;
 	if (lens[0] == 1 && reg_of(&ops[0][0], &r) && r == reg) {
 		/* the variable's value is in the base register */
-		Dwarf_Die obj;
-		if (!is_ptr || !ty_pointee(&t, &obj)) {
+		if (!v->has_obj) {
 			s->not_ptr = true;
 			return;
 		}
 		s->found = true;
-		s->obj = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_REG, name };
+		s->obj = (struct ty_obj){ v->obj, 0, PMS_TYPE_VIA_REG, name, false };
 		return;
 	}
 	/* in memory at reg + off (bregN) or frame base + off (fbreg) */
@@ -283,17 +287,15 @@ static void try_var(struct ty_bin *b, Dwarf_Die *v, uint64_t pc, int reg, int64_
 	if (disp < off || (uint64_t)(disp - off) >= (size ? size : 1))
 		return;
 	s->found = true;
-	s->obj = (struct ty_obj){ t, -off, PMS_TYPE_VIA_STACK, name };
+	s->obj = (struct ty_obj){ t, -off, PMS_TYPE_VIA_STACK, name, false };
 }
 
 /* The variables of the scopes at pc (innermost first) against base reg. */
 static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int64_t disp,
 					struct ty_obj *out, Dwarf_Die *func)
 {
-	Dwarf_Die cu, *scopes = NULL;
-	if (!cu_of(b, pc, &cu))
-		return PMS_TYPE_NO_SCOPE;
-	int n = dwarf_getscopes(&cu, pc, &scopes);
+	Dwarf_Die *scopes = NULL;
+	int n = ty_scopes(b, pc, &scopes);
 	if (n <= 0) {
 		free(scopes);
 		return PMS_TYPE_NO_SCOPE;
@@ -311,14 +313,10 @@ static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, 
 	struct ty_frame fb = frame_base(b, &scopes[sub], pc);
 	struct ty_scan s = { 0 };
 	for (int i = 0; i < n && !s.found; i++) {
-		Dwarf_Die c;
-		if (dwarf_child(&scopes[i], &c) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&c);
-			if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter)
-				try_var(b, &c, pc, reg, disp, &fb, &s);
-		} while (!s.found && dwarf_siblingof(&c, &c) == 0);
+		struct ty_var *v;
+		int nv = ty_scope_vars(b, &scopes[i], &v);
+		for (int k = 0; k < nv && !s.found; k++)
+			try_var(&v[k], pc, reg, disp, &fb, &s);
 	}
 	free(scopes);
 	if (s.found) {
@@ -333,10 +331,21 @@ static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, 
 struct ty_rstate {
 	bool valid;
 	struct ty_obj obj;
+	bool isconst;   /* (not valid) the register holds the constant cval */
+	int64_t cval;
 };
 
 /* The object a memory operand addresses at pc, given the registers' tracked
  * types: globals (RIP-relative), stack and register variables, tracked. */
+/* The memo slot of pc (its pc field ~0 when new), NULL without memory. */
+static struct ty_scanmemo *scan_slot(struct ty_bin *b, uint64_t pc)
+{
+	void *t = b->scan;
+	struct ty_scanmemo *e = ty_pc_slot(&t, &b->nscan, &b->capscan, sizeof(*e), 1024, pc);
+	b->scan = t;
+	return e;
+}
+
 static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 			const struct ty_rstate *st, struct ty_obj *obj, int64_t *off)
 {
@@ -345,7 +354,7 @@ static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 		const struct ty_gvar *g = ty_bin_global(b, target);
 		if (!g)
 			return false;
-		*obj = (struct ty_obj){ g->type, 0, PMS_TYPE_VIA_GLOBAL, g->name };
+		*obj = (struct ty_obj){ g->type, 0, PMS_TYPE_VIA_GLOBAL, g->name, false };
 		*off = (int64_t)(target - g->addr);
 		return true;
 	}
@@ -356,8 +365,23 @@ static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 		*off = in->disp + obj->adj;
 		return true;
 	}
-	if (scan_scopes(b, in->addr, in->base, in->disp, obj, NULL) != PMS_TYPE_OK)
+	struct ty_scanmemo *m = scan_slot(b, in->addr);
+	if (m && m->pc == in->addr && m->ok) {
+		*obj = m->obj;
+	} else if (m && m->pc == in->addr) {
 		return false;
+	} else {
+		bool ok = scan_scopes(b, in->addr, in->base, in->disp, obj, NULL) == PMS_TYPE_OK;
+		if (m) {
+			m->pc = in->addr;
+			m->ok = ok;
+			if (ok)
+				m->obj = *obj;
+			b->nscan++;
+		}
+		if (!ok)
+			return false;
+	}
 	*off = in->disp + obj->adj;
 	return true;
 }
@@ -375,7 +399,7 @@ static bool loaded_pointer(struct ty_obj *obj, int64_t off, unsigned size, struc
 	if ((uint64_t)off != mo || ms != size || !ty_peel(&leaf, &pt) ||
 	    dwarf_tag(&pt) != DW_TAG_pointer_type || !ty_type_of(&pt, &target))
 		return false;
-	*res = (struct ty_obj){ target, 0, PMS_TYPE_VIA_TRACK, obj->var };
+	*res = (struct ty_obj){ target, 0, PMS_TYPE_VIA_TRACK, obj->var, false };
 	return true;
 }
 
@@ -383,10 +407,10 @@ static bool loaded_pointer(struct ty_obj *obj, int64_t off, unsigned size, struc
  * is a pointer (an allocator returning struct T *). */
 static bool callee_ret(struct ty_bin *b, uint64_t target, struct ty_obj *out)
 {
-	Dwarf_Die cu, *scopes = NULL;
-	if (!target || !cu_of(b, target, &cu))
+	Dwarf_Die *scopes = NULL;
+	if (!target)
 		return false;
-	int n = dwarf_getscopes(&cu, target, &scopes);
+	int n = ty_scopes(b, target, &scopes);
 	bool ok = false;
 	for (int i = 0; i < n && !ok; i++) {
 		Dwarf_Addr entry;
@@ -396,12 +420,23 @@ static bool callee_ret(struct ty_bin *b, uint64_t target, struct ty_obj *out)
 			continue;
 		if (ty_type_of(&scopes[i], &rt) && ty_peel(&rt, &pt) &&
 		    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
-			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]) };
+			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]), false };
 			ok = true;
 		}
 	}
 	free(scopes);
 	return ok;
+}
+
+/* An offset outside an object reached through an index register added
+ * before (an element of an array of the type, a constant part of the index
+ * folded into the displacement): taken modulo the type's size. */
+static int64_t elem_off(struct ty_obj *obj, int64_t off)
+{
+	uint64_t size = obj->indexed ? ty_size(&obj->type) : 0;
+	if (size && (off < 0 || (uint64_t)off >= size))
+		off = ((off % (int64_t)size) + (int64_t)size) % (int64_t)size;
+	return off;
 }
 
 static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rstate *st)
@@ -412,6 +447,7 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 	int64_t off;
 	if (in->kind == TY_K_LOAD && operand_obj(b, in, st, &obj, &off)) {
 		dst = in->dst;
+		off = elem_off(&obj, off);
 		nv.valid = loaded_pointer(&obj, off, in->mem_size ? in->mem_size : 8, &nv.obj);
 	} else if (in->kind == TY_K_LEA && !in->rip_rel && in->base >= 0 && in->base < TY_NREGS &&
 		   st[in->base].valid &&
@@ -421,6 +457,10 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 		dst = in->dst;
 		nv = st[in->base];
 		nv.obj.adj += in->disp;
+		if (in->index >= 0 && st[in->index].isconst && in->scale > 0)
+			nv.obj.adj += st[in->index].cval * in->scale; /* a known offset */
+		else
+			nv.obj.indexed |= in->index >= 0;
 	} else if (in->kind == TY_K_ADD && in->dst >= 0 && in->dst < TY_NREGS &&
 		   st[in->dst].valid) {
 		dst = in->dst;
@@ -429,12 +469,18 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 			nv.obj.adj += in->disp;
 		else if (in->src >= TY_NREGS || st[in->src].valid)
 			nv.valid = false; /* pointer + pointer: not an element */
-	} else if (in->kind == TY_K_LEA && operand_obj(b, in, st, &obj, &off) && in->index < 0) {
+	} else if (in->kind == TY_K_LEA &&
+		   (in->index < 0 || (b->arch == TY_ARCH_AARCH64 && in->index < TY_NREGS &&
+				      !st[in->index].valid)) &&
+		   operand_obj(b, in, st, &obj, &off)) {
+		/* aarch64 add/madd with an untracked index register: an
+		 * element of what the base (a DWARF variable) points to */
 		dst = in->dst;
 		nv.valid = true;
 		nv.obj = obj;
 		nv.obj.adj = off;
 		nv.obj.via = PMS_TYPE_VIA_TRACK;
+		nv.obj.indexed |= in->index >= 0;
 	} else if (in->kind == TY_K_MOVRR && in->src == ty_reg_sp(b->arch) && !st[in->src].valid) {
 		/* mov %rsp, %reg: the address of the stack variable at sp + 0 */
 		struct ty_insn lea = *in;
@@ -455,11 +501,30 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 		nv = st[in->src];
 	} else if (in->kind == TY_K_CALL && in->target) {
 		dst = 0; /* x86-64 rax, aarch64 x0 */
-		nv.valid = callee_ret(b, in->target, &nv.obj);
+		/* memoized per callee (key: the target with bit 63 set) */
+		uint64_t key = in->target | 1ull << 63;
+		struct ty_scanmemo *m = scan_slot(b, key);
+		if (m && m->pc == key) {
+			nv.valid = m->ok;
+			nv.obj = m->obj;
+		} else {
+			nv.valid = callee_ret(b, in->target, &nv.obj);
+			if (m) {
+				m->pc = key;
+				m->ok = nv.valid;
+				m->obj = nv.obj;
+				b->nscan++;
+			}
+		}
+	}
+	if (in->kind == TY_K_MOVI && in->dst >= 0 && in->dst < TY_NREGS) {
+		dst = in->dst; /* mov xN, #imm */
+		nv.isconst = true;
+		nv.cval = in->disp;
 	}
 	for (int r = 0; r < TY_NREGS && r < 64; r++)
 		if (in->written & (1ull << r))
-			st[r].valid = false;
+			st[r].valid = st[r].isconst = false;
 	if (in->kind == TY_K_RET)
 		memset(st, 0, TY_NREGS * sizeof(*st));
 	if (dst >= 0 && dst < TY_NREGS)
@@ -479,11 +544,10 @@ static bool func_start(Dwarf_Die *func, uint64_t pc, uint64_t *start)
 	return false;
 }
 
-static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struct ty_obj *out)
+/* The walk from the function's start to pc (no memory for the record). */
+static bool track_full(struct ty_bin *b, uint64_t a, uint64_t pc, int reg, struct ty_obj *out,
+		       struct ty_rstate *rs)
 {
-	uint64_t a;
-	if (!func_start(func, pc, &a))
-		return false;
 	struct ty_rstate st[TY_NREGS];
 	memset(st, 0, sizeof(st));
 	for (int i = 0; a < pc && i < TY_WALK_MAX; i++) {
@@ -493,9 +557,134 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		track_step(b, &in, st);
 		a += in.size;
 	}
+	if (a == pc && rs)
+		*rs = st[reg];
 	if (a != pc || !st[reg].valid)
 		return false;
 	*out = st[reg].obj;
+	out->via = PMS_TYPE_VIA_TRACK;
+	return true;
+}
+
+/* A function's linear walk from its start, done once and as far as the IPs
+ * asked so far need (each IP of a function walked it again from the start):
+ * the state at its frontier, and for each memory instruction passed, the
+ * types its base and index registers held (the only registers asked about
+ * at an IP). */
+struct ty_wrec {
+	uint64_t addr;
+	int base, index;
+	struct ty_rstate sb, si;
+};
+
+struct ty_walk {
+	uint64_t start;       /* ~0 for an empty slot (ty_pc_slot's key) */
+	uint64_t a;           /* the frontier: the next instruction */
+	int step;             /* instructions walked to it */
+	bool dead;            /* the instruction at a does not decode */
+	struct ty_rstate *st; /* the registers at the frontier */
+	struct ty_wrec *rec;  /* by addr (the walk only goes forward) */
+	size_t nrec, caprec;
+};
+
+_Static_assert(offsetof(struct ty_walk, start) == 0, "ty_pc_slot: pc first");
+
+static struct ty_walk *walk_of(struct ty_bin *b, uint64_t start)
+{
+	void *t = b->walks;
+	struct ty_walk *w = ty_pc_slot(&t, &b->nwalks, &b->capwalks, sizeof(*w), 64, start);
+	b->walks = t;
+	if (!w || w->start == start)
+		return w;
+	struct ty_rstate *st = calloc(TY_NREGS, sizeof(*st));
+	if (!st)
+		return NULL;
+	*w = (struct ty_walk){ .start = start, .a = start, .st = st };
+	b->nwalks++;
+	return w;
+}
+
+static void walks_free(struct ty_bin *b)
+{
+	struct ty_walk *w = b->walks;
+	for (size_t i = 0; i < b->capwalks; i++)
+		if (w[i].start != ~0ull) {
+			free(w[i].st);
+			free(w[i].rec);
+		}
+	free(w);
+}
+
+static bool wrec_add(struct ty_walk *w, const struct ty_insn *in)
+{
+	if (w->nrec == w->caprec) {
+		size_t nc = w->caprec ? w->caprec * 2 : 16;
+		struct ty_wrec *nv = realloc(w->rec, nc * sizeof(*nv));
+		if (!nv)
+			return false;
+		w->rec = nv;
+		w->caprec = nc;
+	}
+	struct ty_wrec *r = &w->rec[w->nrec++];
+	struct ty_rstate none = { 0 };
+	r->addr = in->addr;
+	r->base = in->base;
+	r->index = in->index;
+	r->sb = in->base >= 0 && in->base < TY_NREGS ? w->st[in->base] : none;
+	r->si = in->index >= 0 && in->index < TY_NREGS ? w->st[in->index] : none;
+	return true;
+}
+
+/* The type register reg holds at pc (rs, when given: its whole state,
+ * a constant included). */
+static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struct ty_obj *out,
+		  struct ty_rstate *rs)
+{
+	uint64_t a;
+	if (!func_start(func, pc, &a))
+		return false;
+	struct ty_walk *w = walk_of(b, a);
+	if (!w)
+		return track_full(b, a, pc, reg, out, rs);
+	while (!w->dead && w->a < pc && w->step < TY_WALK_MAX) {
+		struct ty_insn in;
+		if (ty_bin_insn(b, w->a, &in) != 0) {
+			w->dead = true;
+			break;
+		}
+		if (in.has_mem && !wrec_add(w, &in))
+			return track_full(b, a, pc, reg, out, rs);
+		track_step(b, &in, w->st);
+		w->a += in.size;
+		w->step++;
+	}
+	const struct ty_rstate *st = NULL;
+	if (pc == w->a) {
+		st = &w->st[reg];
+	} else if (pc < w->a) {
+		size_t lo = 0, hi = w->nrec;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (w->rec[mid].addr < pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == w->nrec || w->rec[lo].addr != pc)
+			return false; /* not an instruction of the walk */
+		const struct ty_wrec *r = &w->rec[lo];
+		if (reg == r->base)
+			st = &r->sb;
+		else if (reg == r->index)
+			st = &r->si;
+		else
+			return track_full(b, a, pc, reg, out, rs);
+	}
+	if (st && rs)
+		*rs = *st;
+	if (!st || !st->valid)
+		return false;
+	*out = st->obj;
 	out->via = PMS_TYPE_VIA_TRACK;
 	return true;
 }
@@ -523,7 +712,7 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 			return;
 		}
 		res->has_obj = true;
-		res->obj = (struct ty_obj){ g->type, 0, PMS_TYPE_VIA_TLS, g->name };
+		res->obj = (struct ty_obj){ g->type, 0, PMS_TYPE_VIA_TLS, g->name, false };
 		res->offset = (int64_t)((uint64_t)in.disp + b->tls_aligned - g->addr);
 		res->status = PMS_TYPE_OK;
 		return;
@@ -543,14 +732,14 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 	Dwarf_Die func;
 	memset(&func, 0, sizeof(func));
 	enum pms_type_status s = scan_scopes(b, pc, in.base, in.disp, &res->obj, &func);
-	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && track(b, &func, pc, in.base, &res->obj))
+	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && track(b, &func, pc, in.base, &res->obj, NULL))
 		s = PMS_TYPE_OK;
 	/* base + index * 1: either may be the pointer (clang puts the
 	 * scaled index in the base) */
 	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && in.index >= 0 && in.index < TY_NREGS &&
 	    in.scale == 1 &&
 	    (scan_scopes(b, pc, in.index, in.disp, &res->obj, NULL) == PMS_TYPE_OK ||
-	     track(b, &func, pc, in.index, &res->obj)))
+	     track(b, &func, pc, in.index, &res->obj, NULL)))
 		s = PMS_TYPE_OK;
 	res->status = s;
 	res->has_obj = s == PMS_TYPE_OK;
@@ -558,7 +747,17 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 	/* an element of an array of the type: a constant part of the index
 	 * folded into the displacement */
 	uint64_t size = res->has_obj ? ty_size(&res->obj.type) : 0;
-	if (res->has_obj && in.index >= 0 && size && res->obj.via != PMS_TYPE_VIA_STACK &&
+	/* an index register holding a known constant (mov xN, #imm): an
+	 * offset, not an element */
+	struct ty_rstate ix = { 0 };
+	struct ty_obj ixo;
+	if (res->has_obj && in.index >= 0 && in.index < TY_NREGS && in.scale > 0) {
+		(void)track(b, &func, pc, in.index, &ixo, &ix);
+		if (ix.isconst)
+			res->offset += ix.cval * in.scale;
+	}
+	if (res->has_obj && ((in.index >= 0 && !ix.isconst) || res->obj.indexed) && size &&
+	    res->obj.via != PMS_TYPE_VIA_STACK &&
 	    (res->offset < 0 || (uint64_t)res->offset >= size))
 		res->offset = ((res->offset % (int64_t)size) + (int64_t)size) % (int64_t)size;
 }
@@ -575,31 +774,249 @@ static void note_type(struct pms_typeres *r, const char *name, struct ty_bin *b,
 	(void)r;
 }
 
+/* What fill_hit found for a (type DIE, offset): many IPs (and every
+ * sample of a global) ask the same member of the same type. */
+struct ty_fillmemo {
+	uint64_t key;         /* a hash of the two; ~0 for an empty slot */
+	void *die;            /* the type DIE (Dwarf_Die.addr) */
+	int64_t offset;
+	bool ok;              /* false: the offset is outside the type */
+	const char *type, *member;
+	uint64_t type_size, moff, msize;
+};
+
+_Static_assert(offsetof(struct ty_fillmemo, key) == 0, "ty_pc_slot: pc first");
+
+static void fills_free(struct ty_bin *b)
+{
+	free(b->fills);
+}
+
+static void fill_out(struct pms_typeres *r, const struct ty_obj *obj, int64_t offset,
+		     const struct ty_fillmemo *m, struct pms_type_hit *out)
+{
+	out->status = PMS_TYPE_OK;
+	out->via = obj->via;
+	out->type = m->type;
+	out->type_size = m->type_size;
+	out->offset = offset;
+	out->member = m->member;
+	out->member_offset = m->moff;
+	out->member_size = m->msize;
+	out->var = intern(r, obj->var ? obj->var : "");
+	if (!out->var)
+		out->status = PMS_TYPE_NO_VAR;
+}
+
 static void fill_hit(struct pms_typeres *r, struct ty_bin *b, const struct ty_obj *obj,
 		     int64_t offset, unsigned size, struct pms_type_hit *out)
 {
-	char path[256], tname[256];
-	uint64_t mo = 0, ms = 0;
-	Dwarf_Die leaf, t = obj->type;
-	if (offset < 0 || !ty_member_at(&t, (uint64_t)offset, 0, path, sizeof(path), &mo, &ms,
-					&leaf)) {
+	(void)size;
+	if (offset < 0) {
 		out->status = PMS_TYPE_BAD_OFFSET;
 		return;
 	}
-	(void)size;
-	ty_name(&t, tname, sizeof(tname));
-	out->status = PMS_TYPE_OK;
-	out->via = obj->via;
-	out->type = intern(r, tname);
-	note_type(r, out->type, b, &t);
-	out->type_size = ty_size(&t);
-	out->offset = offset;
-	out->member = intern(r, path);
-	out->member_offset = mo;
-	out->member_size = ms;
-	out->var = intern(r, obj->var ? obj->var : "");
-	if (!out->type || !out->member || !out->var)
+	uint64_t key = ((uint64_t)(uintptr_t)obj->type.addr * 0x9e3779b97f4a7c15ull) ^
+		       (uint64_t)offset;
+	if (key == ~0ull)
+		key = 0;
+	void *tab = b->fills;
+	struct ty_fillmemo *m = ty_pc_slot(&tab, &b->nfills, &b->capfills, sizeof(*m), 256, key);
+	b->fills = tab;
+	if (m && m->key == key && (m->die != obj->type.addr || m->offset != offset))
+		m = NULL; /* another (type, offset) with the same hash: not kept */
+	if (!m || m->key != key) {
+		char path[256], tname[256];
+		struct ty_fillmemo f = { key, obj->type.addr, offset, false, NULL, NULL, 0, 0, 0 };
+		Dwarf_Die leaf, t = obj->type;
+		if (ty_member_at(&t, (uint64_t)offset, 0, path, sizeof(path), &f.moff, &f.msize,
+				 &leaf)) {
+			ty_name(&t, tname, sizeof(tname));
+			f.ok = true;
+			f.type = intern(r, tname);
+			note_type(r, f.type, b, &t);
+			f.type_size = ty_size(&t);
+			f.member = intern(r, path);
+		}
+		if (f.ok && (!f.type || !f.member)) {
+			out->status = PMS_TYPE_NO_VAR;
+			return;
+		}
+		if (m) {
+			*m = f;
+			b->nfills++;
+		}
+		m = &f;
+		if (!f.ok) {
+			out->status = PMS_TYPE_BAD_OFFSET;
+			return;
+		}
+		fill_out(r, obj, offset, m, out);
+		return;
+	}
+	if (!m->ok) {
+		out->status = PMS_TYPE_BAD_OFFSET;
+		return;
+	}
+	fill_out(r, obj, offset, m, out);
+}
+
+/* The first formal parameter of the function entered at target, when it
+ * is a pointer: its pointee (a C++ constructor's `this`). */
+static bool callee_this(struct ty_bin *b, uint64_t target, struct ty_obj *out)
+{
+	Dwarf_Die *scopes = NULL, c, pt, obj, t;
+	if (!target)
+		return false;
+	int n = ty_scopes(b, target, &scopes);
+	bool ok = false;
+	for (int i = 0; i < n && !ok; i++) {
+		Dwarf_Addr entry;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
+		    dwarf_entrypc(&scopes[i], &entry) != 0 || entry != target ||
+		    dwarf_child(&scopes[i], &c) != 0)
+			continue;
+		do {
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			if (ty_type_of(&c, &t) && ty_peel(&t, &pt) &&
+			    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
+				*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&c), false };
+				ok = true;
+			}
+			break; /* the first parameter only */
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(scopes);
+	return ok;
+}
+
+/* A return (not a jump): x86 ret (c3, c2 iw), aarch64 ret. */
+static bool is_return(struct ty_bin *b, const struct ty_insn *in)
+{
+	for (size_t i = 0; i < b->ncode; i++) {
+		const struct ty_code *c = &b->code[i];
+		if (in->addr < c->addr || in->addr - c->addr >= c->size)
+			continue;
+		const uint8_t *p = c->bytes + (in->addr - c->addr);
+		if (b->arch == TY_ARCH_X86_64)
+			return p[0] == 0xc3 || p[0] == 0xc2;
+		return in->size == 4 && c->addr + c->size - in->addr >= 4 &&
+		       (p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24) == 0xd65f03c0u;
+	}
+	return false;
+}
+
+/* The pointee of the return type of the function that holds pc (the
+ * allocation returned at once: `return new T`). */
+static bool func_ret(struct ty_bin *b, uint64_t pc, struct ty_obj *out)
+{
+	Dwarf_Die *scopes = NULL, rt, pt, obj;
+	int n = ty_scopes(b, pc, &scopes);
+	bool ok = false;
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		if (ty_type_of(&scopes[i], &rt) && ty_peel(&rt, &pt) &&
+		    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
+			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]), false };
+			ok = true;
+		}
+		break; /* the function itself, not an inlined one's caller */
+	}
+	free(scopes);
+	return ok;
+}
+
+/* After an allocator's call returns at pc (its result in rax / x0): the
+ * first thing done with the result that DWARF types.  0: *obj found. */
+static int alloc_obj(struct ty_bin *b, uint64_t pc, struct ty_obj *obj)
+{
+	uint64_t held = 1; /* DWARF reg 0: rax on x86-64, x0 on aarch64 */
+	int arg0 = b->arch == TY_ARCH_X86_64 ? 5 : 0; /* rdi / x0 */
+	for (int k = 0; k < 24 && held; k++) {
+		struct ty_insn in;
+		if (ty_bin_insn(b, pc, &in) != 0)
+			return -1;
+		struct ty_ipres res;
+		memset(&res, 0, sizeof(res));
+		bool through = in.has_mem && !in.rip_rel && in.kind != TY_K_LEA && in.base >= 0 &&
+			       in.base < TY_NREGS && (held >> in.base & 1);
+		bool stored = in.kind == TY_K_STORE && in.src >= 0 && in.src < TY_NREGS &&
+			      (held >> in.src & 1);
+		if (through || stored)
+			resolve_ip(b, pc, &res);
+		/* an access through the new pointer: the object it points at */
+		if (through && res.has_obj && res.obj.adj == 0) {
+			*obj = res.obj;
+			return 0;
+		}
+		/* the pointer stored into a typed slot (a variable, a member):
+		 * the slot's pointer type names the object */
+		if (stored && res.has_obj && res.offset >= 0) {
+			char path[256];
+			uint64_t mo, ms;
+			Dwarf_Die leaf, pt, t = res.obj.type;
+			if (ty_member_at(&t, (uint64_t)res.offset, in.mem_size, path, sizeof(path), &mo,
+					 &ms, &leaf) &&
+			    ty_peel(&leaf, &pt) && dwarf_tag(&pt) == DW_TAG_pointer_type &&
+			    ty_type_of(&pt, &obj->type)) {
+				obj->adj = 0;
+				obj->via = res.obj.via;
+				obj->var = res.obj.var;
+				return 0;
+			}
+		}
+		if (in.kind == TY_K_CALL)
+			return held >> arg0 & 1 && callee_this(b, in.target, obj) ? 0 : -1;
+		/* a return: the function's return type; a jump (a loop's back
+		 * edge, -O0 value-initialisation): the walk goes on past it */
+		if (in.kind == TY_K_RET && is_return(b, &in))
+			return held & 1 && func_ret(b, pc, obj) ? 0 : -1;
+		uint64_t add = 0;
+		if (in.kind == TY_K_MOVRR && in.src >= 0 && in.src < TY_NREGS && (held >> in.src & 1) &&
+		    in.dst >= 0 && in.dst < TY_NREGS)
+			add = 1ull << in.dst;
+		held = (held & ~in.written) | add;
+		pc += in.size;
+	}
+	return -1;
+}
+
+int pms_typeres_alloc_type(struct pms_typeres *r, const char *path, uint64_t bias,
+			   uint64_t ret_ip, struct pms_type_hit *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct ty_bin *b = NULL;
+	int rc = path && *path ? get_bin(r, path, &b) : 0;
+	if (rc < 0)
+		return rc;
+	if (!b || b->bad) {
+		out->status = PMS_TYPE_NO_BINARY;
+		return 0;
+	}
+	if (b->no_debug) {
+		out->status = PMS_TYPE_NO_DEBUG;
+		return 0;
+	}
+	struct ty_obj obj;
+	if (alloc_obj(b, ret_ip - bias, &obj) < 0) {
 		out->status = PMS_TYPE_NO_VAR;
+		return 0;
+	}
+	fill_hit(r, b, &obj, 0, 0, out);
+	return 0;
+}
+
+void ty_res_set_lookups(struct pms_typeres *r, uint64_t lookups)
+{
+	r->lookups = lookups;
+}
+
+void pms_typeres_cache_stats(const struct pms_typeres *r, uint64_t *lookups, uint64_t *computed)
+{
+	*lookups = r->lookups;
+	*computed = r->computed;
 }
 
 int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, uint64_t ip,
@@ -627,7 +1044,9 @@ int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, u
 	struct ty_ipres *res = cache_slot(b, pc, &found);
 	if (!res)
 		return pms_err(PMS_ENOMEM, "types: cache");
+	r->lookups++;
 	if (!found) {
+		r->computed++;
 		memset(res, 0, sizeof(*res));
 		resolve_ip(b, pc, res);
 		res->pc = pc;
@@ -637,7 +1056,7 @@ int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, u
 	/* a global of this binary at the sampled address: the address says */
 	const struct ty_gvar *g = has_addr ? ty_bin_global(b, addr - bias) : NULL;
 	if (g && res->status != PMS_TYPE_NO_INSN) {
-		struct ty_obj obj = { g->type, 0, PMS_TYPE_VIA_GLOBAL, g->name };
+		struct ty_obj obj = { g->type, 0, PMS_TYPE_VIA_GLOBAL, g->name, false };
 		fill_hit(r, b, &obj, (int64_t)(addr - bias - g->addr), res->mem_size, out);
 		return 0;
 	}
@@ -645,7 +1064,14 @@ int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, u
 		out->status = res->status;
 		return 0;
 	}
-	fill_hit(r, b, &res->obj, res->offset, res->mem_size, out);
+	/* the answer depends on the IP alone: filled once (its strings are
+	 * interned, its type noted for the layout on the first fill) */
+	if (!res->hit_done) {
+		fill_hit(r, b, &res->obj, res->offset, res->mem_size, &res->hit);
+		res->hit.store = res->store;
+		res->hit_done = true;
+	}
+	*out = res->hit;
 	return 0;
 }
 
@@ -658,6 +1084,11 @@ int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start
 		return rc;
 	if (b->bad || !b->elf)
 		return PMS_ENOENT;
+	if (r->lastbias.bin == b && r->lastbias.start == map_start &&
+	    r->lastbias.pgoff == map_pgoff) {
+		*bias = r->lastbias.bias;
+		return 0;
+	}
 	size_t phnum;
 	if (elf_getphdrnum(b->elf, &phnum) != 0)
 		return PMS_ENOENT;
@@ -673,6 +1104,10 @@ int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start
 		 * page at map_pgoff */
 		uint64_t link = ph.p_vaddr - ph.p_offset + map_pgoff;
 		*bias = map_start - link;
+		r->lastbias.bin = b;
+		r->lastbias.start = map_start;
+		r->lastbias.pgoff = map_pgoff;
+		r->lastbias.bias = *bias;
 		return 0;
 	}
 	return PMS_ENOENT;

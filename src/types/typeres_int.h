@@ -26,6 +26,7 @@ struct ty_obj {
 	int64_t adj;          /* base register = &object + adj */
 	enum pms_type_via via;
 	const char *var;
+	bool indexed;         /* an index register was added to the base */
 };
 
 struct ty_ipres {
@@ -35,6 +36,16 @@ struct ty_ipres {
 	unsigned mem_size;
 	struct ty_obj obj;
 	int64_t offset;       /* of the access within obj.type */
+	bool hit_done;        /* hit: the answer for obj (not by address) */
+	struct pms_type_hit hit;
+};
+
+/* A memory operand's DWARF scope search at one pc (the tracked walks ask
+ * the same instructions again for every later IP of a function). */
+struct ty_scanmemo {
+	uint64_t pc;          /* ~0 for an empty slot */
+	bool ok;
+	struct ty_obj obj;
 };
 
 struct ty_bin {
@@ -53,13 +64,45 @@ struct ty_bin {
 	struct ty_decoder *dec;
 	struct ty_ipres *cache;
 	size_t ncache, capcache;
+	struct ty_scanmemo *scan;
+	size_t nscan, capscan;
+	struct ty_fillmemo *fills; /* typeres.c's members by (type, offset) */
+	size_t nfills, capfills;
+	struct ty_walk *walks;    /* typeres.c's tracked walks by function */
+	size_t nwalks, capwalks;
+	struct ty_scopeix *scopes; /* scopes.c's index, built lazily */
 };
 
+/* The slot of pc in an open-addressing table of elements of size sz whose
+ * first member is a uint64_t pc (pcslot.c). */
+void *ty_pc_slot(void **tab, size_t *n, size_t *cap, size_t sz, size_t first, uint64_t pc);
+
+/* The resolver's count of lookups (pms_typeres_cache_stats) set back to
+ * lookups: pms_typeprof_hit's are not counted, as its samples are not. */
+struct pms_typeres;
+void ty_res_set_lookups(struct pms_typeres *r, uint64_t lookups);
 int ty_bin_open(const char *path, struct ty_bin **out);
 void ty_bin_free(struct ty_bin *b);
 const struct ty_gvar *ty_bin_global(const struct ty_bin *b, uint64_t addr);
 const struct ty_gvar *ty_bin_tls(const struct ty_bin *b, uint64_t off);
 /* Decode the instruction at pc: 0, or -1 when no code maps it / no decode. */
 int ty_bin_insn(struct ty_bin *b, uint64_t pc, struct ty_insn *out);
+/* dwarf_getscopes() of the CU holding pc, from an index (scopes.c): the
+ * count (*scopes malloc'ed), or <= 0 with *scopes NULL. */
+int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
+/* A scope's variable or parameter: scopes.c lists them (die), typeres.c
+ * fills in the rest on its first use (init). */
+struct ty_var {
+	Dwarf_Die die;
+	bool init, ok, is_ptr, has_obj;
+	Dwarf_Die type, obj;  /* obj: the pointee when has_obj */
+	Dwarf_Attribute loc;
+	const char *name;
+};
+
+/* A scope's (from ty_scopes) variable and parameter children in order:
+ * the count (*vars kept until ty_bin_free), -1 without memory. */
+int ty_scope_vars(struct ty_bin *b, Dwarf_Die *scope, struct ty_var **vars);
+void ty_scopes_free(struct ty_bin *b);
 
 #endif

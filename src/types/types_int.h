@@ -25,6 +25,7 @@ enum ty_kind {
 	TY_K_CALL,
 	TY_K_RET,     /* ret, unconditional jmp: the path ends */
 	TY_K_ADD,     /* dst += src register (src >= 0) or += imm (disp) */
+	TY_K_MOVI,    /* dst <- the constant disp (aarch64 mov/movz #imm) */
 };
 
 struct ty_insn {
@@ -39,7 +40,8 @@ struct ty_insn {
 	bool fs_seg;           /* x86 %fs: (TLS, thread pointer relative) */
 	bool store, load;      /* the memory operand is written / read */
 	unsigned mem_size;     /* bytes the operand accesses (0 unknown) */
-	int dst, src;          /* TY_K_LOAD/LEA/MOVRR: written reg; MOVRR: read reg */
+	int dst, src;          /* TY_K_LOAD/LEA/MOVRR: written reg; MOVRR: read reg;
+				* TY_K_STORE: the whole register stored (or none) */
 	uint64_t written;      /* mask of DWARF regs the instruction writes */
 	bool pre_index;        /* aarch64 writeback of the base register */
 	uint64_t target;       /* TY_K_CALL: a direct call's target (0: indirect) */

@@ -78,6 +78,7 @@ extern const struct pms_opts_layout pms_opts_layout_PMS_MIGRATE_OPTS;
 extern const struct pms_opts_layout pms_opts_layout_PMS_NUMA_OPTS;
 extern const struct pms_opts_layout pms_opts_layout_PMS_PATHPROF_OPTS;
 extern const struct pms_opts_layout pms_opts_layout_PMS_RECORDER_OPTS;
+extern const struct pms_opts_layout pms_opts_layout_PMS_RENDER_MEM_OPTS;
 extern const struct pms_opts_layout pms_opts_layout_PMS_SAMPLER_OPTS;
 extern const struct pms_opts_layout pms_opts_layout_PMS_SELFMON_OPTS;
 extern const struct pms_opts_layout pms_opts_layout_PMS_SESSION_OPTS;

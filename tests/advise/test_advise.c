@@ -9,6 +9,7 @@
 #include "fake_kernel.h"
 #include "pmuscope/advise.h"
 #include "pmuscope/error.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 #define MiB (1ull << 20)
 

@@ -3,7 +3,10 @@
  * of them (each first touch is a page fault the software engine samples,
  * with the faulting address).  Realloc chains, a free followed by a
  * reuse of the same address by another site, threads, a forked child
- * (touching its own block and, copy-on-write, an inherited one).  It
+ * (touching its own block and, copy-on-write, an inherited one), a thread
+ * made by a raw clone (CLONE_VM | CLONE_THREAD, no CLONE_SETTLS: it runs
+ * on its creator's TLS, while the creator waits) and a process made by a
+ * raw clone system call (no fork handlers run), each allocating.  It
  * writes its ground truth to the file given as argv[1]: one line per block
  *   B SITE PID START LEN T_BEFORE T_AFTER_FREE
  * (CLOCK_MONOTONIC ns; T_AFTER_FREE 0: never freed) and one per fork
@@ -11,12 +14,17 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <linux/futex.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -129,6 +137,22 @@ SITE static char *site_child(size_t n, uint64_t *t0)
 	return p;
 }
 
+SITE static char *site_clone_thread(size_t n, uint64_t *t0)
+{
+	*t0 = now();
+	char *p = malloc(n);
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+
+SITE static char *site_clone_proc(size_t n, uint64_t *t0)
+{
+	*t0 = now();
+	char *p = malloc(n);
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+
 static void freed(const char *site, char *p, size_t n, uint64_t t0)
 {
 	uintptr_t at = (uintptr_t)p; /* the address, noted after the free */
@@ -147,6 +171,64 @@ static void *thread_main(void *arg)
 		freed("site_thread", p, n, t0);
 	}
 	return NULL;
+}
+
+/* The raw clone thread: a block allocated, touched and freed, and a
+ * second one kept (its creator waits for it to end: they share one TLS
+ * block, glibc's malloc state in it included). */
+static int clone_thread_main(void *arg)
+{
+	(void)arg;
+	uint64_t t0;
+	size_t n = 600u << 10;
+	char *p = site_clone_thread(n, &t0);
+	touch(p, n);
+	freed("site_clone_thread", p, n, t0);
+	pause_ms(20); /* the next block may take its address: apart in time */
+	p = site_clone_thread(n, &t0);
+	touch(p, n);
+	note("site_clone_thread", p, n, t0, 0);
+	return 0;
+}
+
+static void raw_clones(char *inherited, size_t in_n)
+{
+	size_t ss = 256u << 10;
+	char *stack = mmap(NULL, ss, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED)
+		return;
+	static volatile pid_t ctid;
+	pid_t ptid = 0;
+	ctid = 1;
+	int fl = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+		 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	if (clone(clone_thread_main, stack + ss, fl, NULL, &ptid, NULL, (pid_t *)&ctid) > 0) {
+		while (ctid) /* the kernel clears it at the thread's exit, and wakes */
+			syscall(SYS_futex, (pid_t *)&ctid, FUTEX_WAIT, ctid, NULL, NULL, 0);
+	}
+	munmap(stack, ss);
+	pause_ms(20);
+	/* a process by the raw system call: a fork whose handlers never run */
+	pid_t parent = getpid();
+	uint64_t tf = now();
+	long ch = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL, 0ul);
+	if (ch == 0) {
+		fprintf(truth, "F %d %d %lu\n", (int)syscall(SYS_getpid), (int)parent,
+			(unsigned long)tf);
+		fflush(truth);
+		uint64_t t0;
+		size_t n = 700u << 10;
+		char *p = site_clone_proc(n, &t0);
+		touch(p, n);
+		note("site_clone_proc", p, n, t0, 0);
+		touch(inherited, in_n); /* copy on write: the parent's block */
+		fclose(truth);
+		syscall(SYS_exit_group, 0);
+	}
+	if (ch > 0) {
+		int st;
+		waitpid((pid_t)ch, &st, 0);
+	}
 }
 
 int main(int argc, char **argv)
@@ -239,6 +321,7 @@ int main(int argc, char **argv)
 	}
 	int st;
 	waitpid(ch, &st, 0);
+	raw_clones(c, 1u << 20);
 	fclose(truth);
 	return 0;
 }

@@ -10,12 +10,22 @@ site).  Then the same from the file: `mem -o F` wrote the allocation
 records into the perf.data, and `report -i F --json --samples` must place
 every sample in the same site as the live run did (and so pass the same
 check), and perf still reads the file (perf script gives every sample).
-check_sites.py PMUSCOPE PROGRAM [MEM OPTIONS...]"""
+With --merge, a second run of the program writes a second file, and
+`report -i F1 -i F2 --json --samples` (a merged report) must place every
+sample in the site each file's own report placed it (file 1's samples,
+then file 2's, in order), each file's allocations in its own process
+space, and pass the same check against each run's truth.
+With --want S,S,... only those sites must have placeable samples (a
+program linked with jemalloc or tcmalloc: those allocators keep freed
+pages resident, so the reuse rounds' touches are not page faults and the
+software engine cannot see them); every placed sample is still checked.
+check_sites.py PMUSCOPE PROGRAM [--merge] [--want S,S] [MEM OPTIONS...]"""
 import json, os, shutil, subprocess, sys, tempfile
 
 MARGIN = 5_000_000  # ns
 WANT_SITES = {"site_big_malloc", "site_calloc", "site_realloc", "site_aligned",
-              "site_reuse_a", "site_reuse_b", "site_thread", "site_child"}
+              "site_reuse_a", "site_reuse_b", "site_thread", "site_child",
+              "site_clone_thread", "site_clone_proc"}
 
 def read_truth(path):
     blocks, forks = [], {}
@@ -81,28 +91,76 @@ def check(label, got_list, blocks, forks):
         return 1
     return 0
 
+def run_mem(cli, prog, extra, d, tag, env):
+    """One `mem -o` run: (live sites, the file, the truth path, the live
+    JSON), or an exit status."""
+    truth_path, data = os.path.join(d, "truth" + tag), os.path.join(d, "alloc%s.data" % tag)
+    r = subprocess.run([cli, "mem", "--engine", "software", "--json", "--samples", "-o", data] +
+                       extra + ["--", prog, truth_path],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        print("mem failed (%d): %s" % (r.returncode, r.stderr))
+        return 77 if "perf_event" in r.stderr or "permission" in r.stderr.lower() else 1
+    js = json.loads(r.stdout)
+    return sample_sites(js), data, truth_path, js
+
+def report_sites(cli, files, env):
+    args = [cli, "report", "--json", "--samples"]
+    for f in files:
+        args += ["-i", f]
+    f = subprocess.run(args, env=env, capture_output=True, text=True)
+    if f.returncode != 0:
+        print("report %s failed (%d): %s" % (files, f.returncode, f.stderr))
+        return None
+    return sample_sites(json.loads(f.stdout))
+
+def check_merge(cli, prog, extra, d, env, first, fromfile):
+    got = run_mem(cli, prog, extra, d, "2", env)
+    if isinstance(got, int):
+        return got
+    live2, data2, truth2, _ = got
+    fromfile2 = report_sites(cli, [data2], env)
+    merged = report_sites(cli, [first, data2], env)
+    if merged is None or fromfile2 is None:
+        return 1
+    for x in (live2, fromfile2, merged):
+        if isinstance(x, str):
+            print("merge:", x)
+            return 1
+    rc = 0
+    if merged != fromfile + fromfile2:
+        n = sum(1 for a, b in zip(merged, fromfile + fromfile2) if a != b)
+        print("merged report: %d samples (%d + %d from the files), %d placed otherwise" %
+              (len(merged), len(fromfile), len(fromfile2), n))
+        rc = 1
+    b2, f2 = read_truth(truth2)
+    rc |= check("merged, file 2 part", merged[len(fromfile):], b2, f2)
+    print("merged report of 2 files: %d samples, %d placed in sites" %
+          (len(merged), sum(1 for x in merged if x[3])))
+    return rc
+
 def main():
     cli, prog, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+    merge = "--merge" in extra
+    extra = [a for a in extra if a != "--merge"]
+    if "--want" in extra:
+        k = extra.index("--want")
+        global WANT_SITES
+        WANT_SITES = set(extra[k + 1].split(","))
+        extra = extra[:k] + extra[k + 2:]
     with tempfile.TemporaryDirectory() as d:
-        truth_path, data = os.path.join(d, "truth"), os.path.join(d, "alloc.data")
         env = dict(os.environ, PMUSCOPE_NO_DAMON="1")
-        r = subprocess.run([cli, "mem", "--engine", "software", "--json", "--samples", "-o", data] +
-                           extra + ["--", prog, truth_path],
-                           env=env, capture_output=True, text=True)
-        if r.returncode != 0:
-            print("mem failed (%d): %s" % (r.returncode, r.stderr))
-            return 77 if "perf_event" in r.stderr or "permission" in r.stderr.lower() else 1
-        live = sample_sites(json.loads(r.stdout))
-        f = subprocess.run([cli, "report", "-i", data, "--json", "--samples"],
-                           env=env, capture_output=True, text=True)
-        if f.returncode != 0:
-            print("report -i failed (%d): %s" % (f.returncode, f.stderr))
+        got = run_mem(cli, prog, extra, d, "", env)
+        if isinstance(got, int):
+            return got
+        live, data, truth_path, js = got
+        fromfile = report_sites(cli, [data], env)
+        if fromfile is None:
             return 1
-        fromfile = sample_sites(json.loads(f.stdout))
         blocks, forks = read_truth(truth_path)
         if shutil.which("perf"):
             # perf skips the allocation feature: the samples still read
-            nsamples = len(json.loads(r.stdout)["sample_list"])
+            nsamples = len(js["sample_list"])
             ps = subprocess.run(["perf", "script", "-i", data], capture_output=True, text=True)
             pr = subprocess.run(["perf", "report", "-i", data, "--stdio"], capture_output=True, text=True)
             lines = len(ps.stdout.splitlines())
@@ -111,15 +169,17 @@ def main():
                       (ps.returncode, lines, nsamples, pr.returncode, pr.stderr[-300:]))
                 return 1
             print("perf script: %d samples read" % lines)
-    for got in (live, fromfile):
-        if isinstance(got, str):
-            print(got)
-            return 1
-    rc = check("live", live, blocks, forks) | check("from the -o file", fromfile, blocks, forks)
-    if sorted(live) != sorted(fromfile):
-        diff = set(live) ^ set(fromfile)
-        print("live and file differ in %d samples, e.g. %s" % (len(diff), sorted(diff, key=str)[:4]))
-        rc = 1
+        for got in (live, fromfile):
+            if isinstance(got, str):
+                print(got)
+                return 1
+        rc = check("live", live, blocks, forks) | check("from the -o file", fromfile, blocks, forks)
+        if sorted(live) != sorted(fromfile):
+            diff = set(live) ^ set(fromfile)
+            print("live and file differ in %d samples, e.g. %s" % (len(diff), sorted(diff, key=str)[:4]))
+            rc = 1
+        if merge:
+            rc |= check_merge(cli, prog, extra, d, env, data, fromfile)
     return rc
 
 sys.exit(main())

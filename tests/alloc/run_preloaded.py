@@ -10,7 +10,7 @@ HDR = struct.Struct("<HBBIIIQQQQQ")  # struct pms_alloc_rec, 56 bytes
 MAGIC, HDR_PAGE, CHUNK = 0x31434f4c41534d50, 4096, 64 << 10  # PMS_ALLOC_STREAM_*
 KINDS = {1: "malloc", 2: "calloc", 3: "realloc", 4: "reallocarray", 5: "aligned_alloc",
          6: "posix_memalign", 7: "memalign", 8: "valloc", 9: "mmap", 10: "mremap",
-         11: "free", 12: "munmap", 13: "start", 14: "fork"}
+         11: "free", 12: "munmap", 13: "start", 14: "fork", 15: "thread_stack", 16: "tls"}
 
 def main():
     args = sys.argv[1:]

@@ -4,7 +4,8 @@
  * parent's blocks live at the fork until it frees them; an exec ends them
  * all; the clock calibration moves perf times onto the records' clock;
  * samples by site; malformed records are refused; a chunked stream file
- * (as the preload's threads fill it) is read in time order. */
+ * (as the preload's threads fill it) is read in time order; two files'
+ * records (a merged report) each in their own process space. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,7 @@ PMS_TEST(reuse_by_time)
 	CHECK_EQ_U64(st.allocs, 4);
 	CHECK_EQ_U64(st.frees, 2);
 	CHECK_EQ_U64(pms_alloc_table_nsites(t), 4);
+	CHECK_EQ_U64(pms_alloc_table_count(t), 4); /* A, B, C and C's move to D */
 	pms_alloc_table_free(t);
 }
 
@@ -147,25 +149,99 @@ PMS_TEST(calibration_and_sites)
 	CHECK_EQ_INT(site_at(t, 30, 0x1000, 2700), 0xB);
 	struct pms_alloc_sites *s = NULL;
 	CHECK_OK(pms_alloc_sites_new(t, &s));
-	struct pms_alloc_sample x = { 30, 0x1008, 2400, 50, 0, 1 };
+	struct pms_alloc_sample x = { 30, 0x1008, 2400, 50, 0, 1, 0 };
 	CHECK(pms_alloc_sites_add(s, &x) >= 0);
 	x.time = 2700;
 	CHECK(pms_alloc_sites_add(s, &x) >= 0);
 	x.mem_node = 1;
+	CHECK(pms_alloc_sites_add(s, &x) >= 0);
+	CHECK(pms_alloc_sites_add(s, &x) >= 0);
+	x.mem_node = -1; /* unresolved: no node */
+	x.time = 2400;
+	x.addr = 0x1010;
 	CHECK(pms_alloc_sites_add(s, &x) >= 0);
 	x.addr = 0x9999;
 	CHECK(pms_alloc_sites_add(s, &x) < 0);
 	struct pms_alloc_report *r = NULL;
 	CHECK_OK(pms_alloc_sites_report(s, 0, NULL, NULL, &r));
 	if (r) {
-		CHECK_EQ_U64(r->with_addr, 4);
-		CHECK_EQ_U64(r->placed, 3);
+		CHECK_EQ_U64(r->with_addr, 6);
+		CHECK_EQ_U64(r->placed, 5);
 		CHECK_EQ_U64(r->nsites, 2);
-		CHECK_EQ_U64(r->sites[0].samples, 2);
+		CHECK_EQ_U64(r->sites[0].samples, 3);
 		CHECK_EQ_U64(r->sites[0].frames[0].ip, 0xB);
-		CHECK_EQ_U64(r->sites[0].resolved, 2);
+		CHECK_EQ_U64(r->sites[0].resolved, 3);
 		CHECK_EQ_U64(r->sites[0].remote, 1);
-		CHECK_EQ_U64(r->sites[0].latency, 100);
+		CHECK_EQ_U64(r->sites[0].latency, 150);
+		/* the node that served most of its resolved samples (issue 28) */
+		CHECK_EQ_INT(r->sites[0].node, 1);
+		CHECK_EQ_U64(r->sites[0].node_samples, 2);
+		CHECK_EQ_U64(r->sites[1].samples, 2);
+		CHECK_EQ_U64(r->sites[1].resolved, 1);
+		CHECK_EQ_INT(r->sites[1].node, 0);
+		CHECK_EQ_U64(r->sites[1].node_samples, 1);
+	}
+	pms_alloc_report_free(r);
+	pms_alloc_sites_free(s);
+	pms_alloc_table_free(t);
+}
+
+/* Two runs' files of a merged report: the same pid, address and times in
+ * both, each with its own block and call path (the same frames in both
+ * are two sites, one per file); a fork's parent is found in its own file
+ * only. */
+PMS_TEST(process_spaces)
+{
+	struct pms_alloc_table *t = NULL;
+	CHECK_OK(pms_alloc_table_new(&t));
+	if (!t)
+		return;
+	blen = 0;
+	rec(PMS_ALLOC_MALLOC, 40, 100, 0x1000, 64, 0, 0xA);
+	rec(PMS_ALLOC_MALLOC, 40, 100, 0x5000, 64, 0, 0xC);
+	rec(PMS_ALLOC_FORK, 41, 150, 0, 0, 40, 0);
+	CHECK_EQ_INT(pms_alloc_table_feed(t, buf, blen), (long)blen);
+	CHECK_OK(pms_alloc_table_set_space(t, 1));
+	blen = 0;
+	rec(PMS_ALLOC_MALLOC, 40, 100, 0x1000, 4096, 0, 0xB);
+	rec(PMS_ALLOC_FREE, 40, 120, 0x1000, 0, 0, 0);
+	rec(PMS_ALLOC_MALLOC, 40, 130, 0x5000, 64, 0, 0xC);
+	CHECK_EQ_INT(pms_alloc_table_feed(t, buf, blen), (long)blen);
+	/* lookups in the space set last, then in the first */
+	CHECK_EQ_INT(site_at(t, 40, 0x1800, 110), 0xB);
+	CHECK_EQ_INT(site_at(t, 40, 0x1010, 200), -1); /* freed in file 2 */
+	CHECK_EQ_INT(site_at(t, 41, 0x1010, 200), -1); /* no fork in file 2 */
+	CHECK_OK(pms_alloc_table_set_space(t, 0));
+	CHECK_EQ_INT(site_at(t, 40, 0x1010, 200), 0xA);
+	CHECK_EQ_INT(site_at(t, 40, 0x1800, 110), -1); /* past A's 64 bytes */
+	CHECK_EQ_INT(site_at(t, 41, 0x1010, 200), 0xA);
+	CHECK_EQ_U64(pms_alloc_table_nsites(t), 4);
+	struct pms_alloc_stats st;
+	pms_alloc_table_stats(t, &st);
+	CHECK_EQ_U64(st.processes, 3);
+	CHECK_EQ_U64(st.unmatched_frees, 0);
+	/* the samples say their space */
+	struct pms_alloc_sites *s = NULL;
+	CHECK_OK(pms_alloc_sites_new(t, &s));
+	struct pms_alloc_sample x = { 40, 0x5008, 200, 0, -1, -1, 0 };
+	long s0 = pms_alloc_sites_add(s, &x);
+	x.space = 1;
+	long s1 = pms_alloc_sites_add(s, &x);
+	CHECK(s0 >= 0 && s1 >= 0 && s0 != s1);
+	x.addr = 0x1008;
+	CHECK(pms_alloc_sites_add(s, &x) < 0);
+	x.space = 0;
+	CHECK(pms_alloc_sites_add(s, &x) >= 0);
+	struct pms_alloc_report *r = NULL;
+	CHECK_OK(pms_alloc_sites_report(s, 0, NULL, NULL, &r));
+	if (r) {
+		CHECK_EQ_U64(r->placed, 3);
+		CHECK_EQ_U64(r->nsites, 3);
+		for (size_t i = 0; i < r->nsites; i++)
+			CHECK_EQ_U64(r->sites[i].space, r->sites[i].frames[0].ip == 0xC &&
+								(long)r->sites[i].table_site == s1
+							? 1
+							: 0);
 	}
 	pms_alloc_report_free(r);
 	pms_alloc_sites_free(s);

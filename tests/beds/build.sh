@@ -24,14 +24,19 @@ lib_srcs=$(python3 "$HERE/meson-files.py" "$TOP" pms_sources $src_mesons)
 cli_srcs=$(python3 "$HERE/meson-files.py" "$TOP" cli_sources tools/meson.build)
 
 stamp=$( (cd "$TOP" && cat meson.build $lib_srcs $cli_srcs $src_mesons tools/meson.build \
-	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c tests/report/c2c_false_sharing.c \
+	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c tests/report/c2c_false_sharing.c tests/types/gen_types.py \
+	src/alloc/preload/preload.c \
 	"$HERE/build.sh" src/export/profile.proto tools/html/* 2>/dev/null;
 	echo "$CC $deps") | sha256sum | cut -c1-16)
 if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] &&
-	[ -x "$out/pmuscope" ] && [ -x "$out/bedcheck" ] && [ -x "$out/c2c_false_sharing" ]; then
+	[ -x "$out/pmuscope" ] && [ -x "$out/bedcheck" ] && [ -x "$out/c2c_false_sharing" ] &&
+	[ -x "$out/typeshare" ] && [ -x "$out/typeshare_padded" ] &&
+	{ [ "$arch" != x86_64 ] || [ -x "$out/dyn/bin/allocnuma" ]; } &&
+	{ [ "$arch" != aarch64 ] || [ -f "$out/gt/manifest.json" ]; }; then
 	exit 0
 fi
-rm -f "$out/stamp" "$out/pmuscope" "$out/bedcheck" "$out/c2c_false_sharing"  # never leave a stale binary behind a failed build
+rm -f "$out/stamp" "$out/pmuscope" "$out/bedcheck" "$out/c2c_false_sharing" "$out/typeshare" "$out/typeshare_padded" # never leave a stale binary behind a failed build
+rm -rf "$out/dyn"
 
 # version.h as meson's configure_file makes it.
 ver=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" "$TOP/meson.build" | head -n1)
@@ -50,8 +55,8 @@ d3_js=/usr/share/javascript/d3/d3.min.js
 [ -r "$d3_js" ] || { echo "build.sh: no $d3_js (Debian libjs-d3, scripts/deps.sh)" >&2; exit 1; }
 python3 "$TOP/tools/html/embed.py" "$out/gen/html_embed.c" "pms_html_d3=$d3_js" \
 	"pms_html_js=$TOP/tools/html/page.js" "pms_html_css=$TOP/tools/html/page.css" || exit 1
-gen_lib_srcs="$out/gen/export/profile.pb-c.c"
-gen_cli_srcs="$out/gen/html_embed.c"
+gen_lib_srcs="$out/gen/export/profile.pb-c.c $out/gen/html_embed.c" # the page: src/render
+gen_cli_srcs=""
 
 CFLAGS="-std=c11 -O2 -g0 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$TOP/include -I$TOP/src -I$out -I$out/gen"
 # The library's own dependencies (meson.build dependency('...')), through
@@ -150,6 +155,47 @@ $CC -static -o "$out/bedcheck" "$out/obj/bedcheck.o" "${objs[@]}" $LIBS -lm 2>>"
 # The two-thread false-sharing workload `pmuscope c2c` profiles (x86 bed).
 $CC $CFLAGS -Werror -static -pthread "$TOP/tests/report/c2c_false_sharing.c" \
 	-o "$out/c2c_false_sharing" 2>>"$out/build.log" || link_fail c2c_false_sharing
+# Two threads writing members of one struct, then padded (issue 29, `mem
+# --types`, x86 bed): -g, for the DWARF the types are read from.
+for v in typeshare typeshare_padded; do
+	$CC -std=c11 -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror -static -pthread \
+		$([ $v = typeshare_padded ] && echo -DPADDED) "$HERE/guest/typeshare.c" \
+		-o "$out/$v" 2>>"$out/build.log" || link_fail $v
+done
+# The x86 bed's allocation-site check (issue 28): a dynamically linked
+# workload and the preload `mem -- CMD` puts into it, with the loader and
+# every library ldd names for either, laid out under dyn/ as the guest sees
+# them (beds.py copies dyn/ into the initramfs; /bin/pmuscope finds the
+# preload beside itself, at src/alloc/preload/ as in a build tree).  The
+# preload's flags are its meson target's (src/alloc/preload/meson.build).
+if [ "$arch" = x86_64 ]; then
+	pre=$out/dyn/bin/src/alloc/preload
+	mkdir -p "$pre"
+	$CC -std=c11 -O2 -g0 -D_GNU_SOURCE -I"$TOP/include" -shared -fPIC -fvisibility=hidden \
+		-fno-omit-frame-pointer -ftls-model=initial-exec -fno-tree-loop-distribute-patterns \
+		"$TOP/src/alloc/preload/preload.c" -o "$pre/libpmuscope-alloc.so" -lm -ldl -pthread \
+		2>>"$out/build.log" || link_fail libpmuscope-alloc.so
+	# -g for the sites' source lines; frame pointers for their call paths
+	$CC -std=c11 -O1 -g -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror -pthread \
+		"$HERE/guest/allocnuma.c" -o "$out/dyn/bin/allocnuma" 2>>"$out/build.log" ||
+		link_fail allocnuma
+	libs=$(for f in "$pre/libpmuscope-alloc.so" "$out/dyn/bin/allocnuma"; do ldd "$f"; done |
+		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' | sort -u)
+	[ -n "$libs" ] || { echo "build.sh: ldd names no library for allocnuma" >&2; exit 1; }
+	for l in $libs; do
+		mkdir -p "$out/dyn$(dirname "$l")"
+		cp -L "$l" "$out/dyn$l" || exit 1
+	done
+fi
+# The types ground truth's random programs (issue 29, tests/types/gen_types.py):
+# cross-compiled for the aarch64 bed by each compiler found (gcc, clang),
+# -O0 and -O2, with the manifest the host judges their samples by
+# (beds.py check_a64_types).
+if [ "$arch" = aarch64 ]; then
+	rm -rf "$out/gt"
+	python3 "$TOP/tests/types/gen_types.py" --emit-a64 "$out/gt" 4 >>"$out/build.log" 2>&1 ||
+		{ echo "build.sh: the types ground truth's programs failed for $arch" >&2; exit 1; }
+fi
 # Drop objects of sources that are gone or changed.
 for f in "$out"/obj/*.o; do
 	case " ${objs[*]} ${cli_objs[*]} $out/obj/bedcheck.o " in *" $f "*) ;; *) rm -f "$f" ;; esac

@@ -47,12 +47,21 @@ x86)
 		run c2c_shared /bin/pmuscope c2c --json -- /bin/c2c_false_sharing shared 400 --refault
 		run c2c_padded /bin/pmuscope c2c --json -- /bin/c2c_false_sharing padded 400 --refault
 	fi
+	# Data types (issue 29, beds.py check_x86_typeshare): two threads on
+	# CPUs of different nodes writing members a and b of one struct (one
+	# line), then the padded build (b on the next line).
+	for v in typeshare typeshare_padded; do
+		run types_$v /bin/pmuscope mem --quiet --json --engine software -c 1 --types --no-alloc \
+			-- /bin/$v 400
+	done
 	# Attribution (issue 13): three short-lived programs, each binding its
 	# buffer to another node, under one `mem -- sh -c` (held at exit) and
 	# under `mem -a`; each buffer's samples must be on its node (beds.py
 	# check_attrib).  THP: five runs per node, every fault sample resolved.
+	# (--hold-budget none: every program asked about; under TCG on a loaded
+	# host the default 5 ms lets one of two programs exiting together go)
 	T=/bin/bedcheck
-	run attrib_sh sh -c "/bin/pmuscope mem --quiet --csv --report-file /tmp/sh.csv -- sh -c '$T touchnode 0 8 /tmp/a0 & $T touchnode 1 8 /tmp/a1 | cat; $T touchnode 2 8 /tmp/a2; wait'; $T csvshare /tmp/sh.csv /tmp/a0 /tmp/a1 /tmp/a2"
+	run attrib_sh sh -c "/bin/pmuscope mem --quiet --hold-budget none --csv --report-file /tmp/sh.csv -- sh -c '$T touchnode 0 8 /tmp/a0 & $T touchnode 1 8 /tmp/a1 | cat; $T touchnode 2 8 /tmp/a2; wait'; $T csvshare /tmp/sh.csv /tmp/a0 /tmp/a1 /tmp/a2"
 	run attrib_sh_json /bin/pmuscope mem --quiet --json -- sh -c "$T touchnode 0 8 /tmp/b0; $T touchnode 1 8 /tmp/b1; $T touchnode 2 8 /tmp/b2"
 	# -a: no exit hold; each program lives 300 ms after its touch
 	for ph in "" --phys; do
@@ -74,6 +83,15 @@ x86)
 		run advise_share /bin/pmuscope mem --quiet --json --engine software --advise \
 			--duration 3 -- /bin/bedcheck advwl share 120 /tmp/advs
 		run advise_share_wl cat /tmp/advs
+	fi
+	# Allocation sites (issue 28, beds.py check_x86_allocsites): the dynamic
+	# allocnuma, libpmuscope-alloc.so preloaded, maps "near" on node 0 and
+	# "far" on node 2, read by threads on node 0; --apply moves the far
+	# site's pages only and measures again.
+	if [ -x /bin/allocnuma ]; then
+		run allocsites /bin/pmuscope mem --quiet --json --engine software --apply \
+			--duration 2 -- /bin/allocnuma 120 /tmp/an
+		run allocsites_wl cat /tmp/an
 	fi
 	;;
 x86damon)
@@ -159,6 +177,16 @@ a64plain|a64icount)
 a64numa)
 	run sysfs /bin/bedcheck sysfs
 	run numa /bin/bedcheck numa 256
+	# Types ground truth (issue 29, beds.py check_a64_types): the random
+	# programs' page-fault samples (IP, data address), judged on the host.
+	for p in /gt/*; do
+		[ -x "$p" ] || continue
+		# (the program's own exit status is mem's: not asked)
+		rm -f /tmp/gt.data
+		run "gt_${p##*/}" sh -c "/bin/pmuscope mem --quiet --engine software -c 1 \
+			-o /tmp/gt.data -- $p >/dev/null 2>/tmp/gt.err; [ -s /tmp/gt.data ] || cat /tmp/gt.err;
+			/bin/pmuscope script -i /tmp/gt.data -F ip,addr"
+	done
 	;;
 *)
 	echo "@@ERROR unknown bed '$bed'"

@@ -23,10 +23,11 @@ owner = {
     "cpuset": "util", "error": "util", "memsample": "util", "version": "util", "api": "util",
     "record": "decode", "datasrc": "decode", "spe": "decode", "callpath": "decode",
     "unwind": "symbols", "pathprof": "report",
-    "armpmu": "catalog", "pmuv3": "catalog", "ibsfwd": "event", "branchrules": "event", "uncore_enc": "catalog",
+    "armpmu": "catalog", "pmuv3": "catalog", "ibsfwd": "event", "branchrules": "event", "ibsfetch": "decode", "fetchview": "report", "uncore_enc": "catalog",
     "ring": "sample", "sampler": "sample", "memsrc": "sample", "memdeco": "sample",
     "selfmon": "count", "countrun": "count", "c2c": "report", "symtrack": "session",
-    "sorthist": "session",
+    "c2c_text": "report", "damon_text": "damon", "top": "report", "stat_text": "count", "advise_text": "advise",
+    "sorthist": "session", "render_cmd": "render", "workload": "sys",
     "script": "session",
 }
 allowed = {}
@@ -268,8 +269,8 @@ if [ "${1:-}" = "--self-test" ]; then
   fresh; sed -i '1i #include "count/count_int.h"' "$tmp/t/src/report/memprof.c"
   expect_fail "internal header" "src/report/memprof.c: reaches src/count/count_int.h (count)"
   # The CLI reaching an internal header.
-  fresh; sed -i '1i #include "util/error.h"' "$tmp/t/tools/json.c"
-  expect_fail "tools internal" "tools/json.c: reaches src/util/error.h"
+  fresh; sed -i '1i #include "util/error.h"' "$tmp/t/tools/cli_json.c"
+  expect_fail "tools internal" "tools/cli_json.c: reaches src/util/error.h"
   # A second reader of something that has one home.
   fresh; sed -i '1i static const char *p = "proc/cpuinfo";' "$tmp/t/src/sample/ring.c"
   expect_fail "second cpuinfo reader" "src/sample/ring.c:1: the CPU identity is read once"

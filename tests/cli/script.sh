@@ -56,8 +56,9 @@ ws=$q/perf.data.weight_struct
 
 out=$("$pms" script -i "$ws" -F pid,tid,addr,weight,data_src 2>&1)
 expect "lines" 14 "$(printf '%s\n' "$out" | wc -l)"
+# perf's first line (time order: this sample is the file's second)
 expect "first sample" \
-  "   3216/3216    ffffc36a5ba4ba40     10268100142 |OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A              71" \
+  "  20132/20144       55ffba5cda08     11868100242 |OP LOAD|LVL LFB/MAB hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A             225" \
   "$(printf '%s\n' "$out" | head -1)"
 expect "last sample" \
   "  17654/19892       7fc3ada9f408     10268100142 |OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A                  168" \

@@ -4,11 +4,13 @@
 #include "check.h"
 #include "fake_damon.h"
 #include "pmuscope/damon.h"
+#include "pmuscope/damon_text.h"
 #include "pmuscope/error.h"
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,6 +539,44 @@ static int run_once(struct fdm *f, struct pms_sys *sys, const struct pms_topo *t
 	return *out ? pms_damon_run(*out) : -1;
 }
 
+/* The text report and CSV of a finished run (damon_text.h), as mem
+ * --engine damon prints them: the hottest range first, one CSV row per
+ * snapshot region. */
+static void render_checks(const struct pms_damon_run_result *res)
+{
+	char *buf = NULL, want[96];
+	size_t len = 0, rows = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	pms_damon_render_text(f, res, 0, NULL);
+	fclose(f);
+	CHECK(strstr(buf, "DAMON memory-access profile: pid ") == buf);
+	CHECK(strstr(buf, "  engine: damon (asked for with --engine damon)\n") != NULL);
+	CHECK(strstr(buf, "  kdamond sys/kernel/mm/damon/admin/kdamonds/0: created by pmuscope, removed\n") != NULL);
+	snprintf(want, sizeof(want), "\n  1    %" PRIx64 "-", (uint64_t)HOT_S);
+	CHECK(strstr(buf, want) != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	pms_damon_render_csv(f, res);
+	fclose(f);
+	CHECK(buf[0] == '#');
+	CHECK(strstr(buf, "\nt_s,pid,start,end,bytes,nr_accesses,freq,age,object\n") != NULL);
+	for (char *p = buf; (p = strchr(p, '\n')); p++)
+		rows++;
+	size_t n = 0, regions = 0;
+	const struct pms_damon_snapshot *sn = pms_damon_snapshots(res->session, &n);
+	for (size_t i = 0; i < n; i++)
+		regions += sn[i].nregions;
+	CHECK_EQ_U64(rows, regions + 2);
+	free(buf);
+}
+
 PMS_TEST(run_until_duration_reports_and_cleans_up)
 {
 	struct fdm *f = fdm_new();
@@ -561,6 +601,7 @@ PMS_TEST(run_until_duration_reports_and_cleans_up)
 			CHECK_EQ_INT(res->report->nsnapshots, s.last_snapshots);
 			CHECK(res->report->nranges >= 1);
 			CHECK_EQ_U64(res->report->ranges[0].start, HOT_S);
+			render_checks(res);
 		}
 		CHECK_EQ_INT(pms_damon_state(res->session), PMS_DAMON_REMOVED);
 	}

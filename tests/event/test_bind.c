@@ -3,6 +3,7 @@
  * mixed-PMU group, built as an in-memory struct pms_pmus. */
 #include "event_t.h"
 #include "pmuscope/pmu.h"
+#include "pmu/pmu_int.h" /* a PMU list built by hand */
 
 struct fdef {
 	const char *name, *spec;

@@ -353,8 +353,8 @@ PMS_TEST(every_format_term_and_alias_on_every_machine)
 		struct pms_pmus *pmus;
 		if (load(all[m], &sys, &pmus) < 0)
 			continue;
-		for (size_t i = 0; i < pmus->count; i++) {
-			const struct pms_pmu *p = &pmus->pmus[i];
+		for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *p = pms_pmus_at(pmus, i);
 			char text[512], col[32];
 			struct pms_event_list *l = NULL;
 			for (size_t f = 0; f < p->nformats; f++) {

@@ -130,19 +130,32 @@ PMS_TEST(stacks_one_frame_per_sample_with_an_ip)
 	struct pms_export_stacks *st = NULL;
 	build(&f, false);
 	CHECK_OK(pms_export_stacks_new(f.rep, NULL, &st));
-	CHECK_EQ_U64(st->nsamples, 5);
-	CHECK(!st->callers);
+	CHECK_EQ_U64(pms_export_stacks_sample_count(st), 5);
+	CHECK(!pms_export_stacks_callers(st));
 	/* a+1, a+2, b+1, none; the fifth is the first's stack */
-	CHECK_EQ_U64(st->nstacks, 4);
-	CHECK_EQ_U64(st->stack[4], st->stack[0]);
+	CHECK_EQ_U64(pms_export_stacks_count(st), 4);
+	CHECK_EQ_U64(pms_export_stacks_of_sample(st, 4), pms_export_stacks_of_sample(st, 0));
 	for (size_t i = 0; i < 4; i++)
-		CHECK_EQ_U64(st->off[st->stack[i] + 1] - st->off[st->stack[i]], i == 3 ? 0 : 1);
-	const struct pms_export_frame *a = &st->frames[st->frame[st->off[st->stack[0]]]];
-	const struct pms_export_frame *b = &st->frames[st->frame[st->off[st->stack[2]]]];
-	CHECK_EQ_STR(a->name, "pms_t_load_a");
-	CHECK_EQ_STR(b->name, "pms_t_load_b");
-	CHECK_EQ_STR(f.rep->sites[a->site].name, "pms_t_load_a");
-	CHECK_EQ_U64(a->addr, (uint64_t)(uintptr_t)&pms_t_load_a + 1);
+		CHECK_EQ_U64(pms_export_stacks_depth(st, pms_export_stacks_of_sample(st, i)),
+			     i == 3 ? 0 : 1);
+	const struct pms_export_frame *a = pms_export_stacks_frame(
+		st, pms_export_stacks_frame_index(st, pms_export_stacks_of_sample(st, 0), 0));
+	const struct pms_export_frame *b = pms_export_stacks_frame(
+		st, pms_export_stacks_frame_index(st, pms_export_stacks_of_sample(st, 2), 0));
+	CHECK(a != NULL && b != NULL);
+	/* past the ends */
+	CHECK_EQ_U64(pms_export_stacks_of_sample(st, 5), (size_t)-1);
+	CHECK_EQ_U64(pms_export_stacks_depth(st, 4), 0);
+	CHECK_EQ_U64(pms_export_stacks_frame_index(st, 0, 1), (size_t)-1);
+	CHECK(pms_export_stacks_frame(st, pms_export_stacks_frame_count(st)) == NULL);
+	CHECK(pms_export_stacks_count(NULL) == 0 && pms_export_stacks_frame_count(NULL) == 0 &&
+	      pms_export_stacks_sample_count(NULL) == 0 && !pms_export_stacks_callers(NULL));
+	if (a && b) {
+		CHECK_EQ_STR(a->name, "pms_t_load_a");
+		CHECK_EQ_STR(b->name, "pms_t_load_b");
+		CHECK_EQ_STR(f.rep->sites[a->site].name, "pms_t_load_a");
+		CHECK_EQ_U64(a->addr, (uint64_t)(uintptr_t)&pms_t_load_a + 1);
+	}
 	/* every sample's object is the anonymous mapping */
 	for (size_t i = 0; i < 5; i++)
 		CHECK(f.rep->all[i].object >= 0 && !strcmp(f.rep->objects[f.rep->all[i].object].kind, "anon"));
@@ -313,11 +326,12 @@ static void cp_free(struct cp_fixture *c)
 
 static void stack_names(const struct pms_export_stacks *st, size_t sample, char *buf, size_t cap)
 {
-	size_t j = st->stack[sample], at = 0;
+	size_t j = pms_export_stacks_of_sample(st, sample), at = 0;
 	buf[0] = 0;
-	for (size_t k = st->off[j]; k < st->off[j + 1]; k++)
-		at += (size_t)snprintf(buf + at, cap - at, "%s%s", k > st->off[j] ? "," : "",
-				       st->frames[st->frame[k]].name);
+	for (size_t k = 0; k < pms_export_stacks_depth(st, j); k++)
+		at += (size_t)snprintf(
+			buf + at, cap - at, "%s%s", k ? "," : "",
+			pms_export_stacks_frame(st, pms_export_stacks_frame_index(st, j, k))->name);
 }
 
 PMS_TEST(stacks_of_call_paths_leaf_first)
@@ -329,7 +343,7 @@ PMS_TEST(stacks_of_call_paths_leaf_first)
 	cp_build(&c);
 	CHECK_EQ_U64(c.paths->nsample_path, 6);
 	CHECK_OK(pms_export_stacks_new(c.f.rep, c.paths, &st));
-	CHECK(st->callers);
+	CHECK(pms_export_stacks_callers(st));
 	static const char *want[6] = {
 		"pms_t_load_a,pms_t_caller,pms_t_outer",
 		"pms_t_load_a,pms_t_caller,pms_t_outer",
@@ -342,15 +356,23 @@ PMS_TEST(stacks_of_call_paths_leaf_first)
 		stack_names(st, i, buf, sizeof(buf));
 		CHECK_EQ_STR(buf, want[i]);
 	}
-	CHECK_EQ_U64(st->stack[5], st->stack[0]);
-	CHECK(st->stack[1] != st->stack[0]); /* another leaf instruction */
+	CHECK_EQ_U64(pms_export_stacks_of_sample(st, 5), pms_export_stacks_of_sample(st, 0));
+	/* another leaf instruction */
+	CHECK(pms_export_stacks_of_sample(st, 1) != pms_export_stacks_of_sample(st, 0));
 	/* the leaf is the sample's instruction (the report's site), a caller
 	 * keeps its return address and is no site */
-	size_t j = st->stack[1];
-	CHECK_EQ_U64(st->frames[st->frame[st->off[j]]].addr, (uint64_t)(uintptr_t)&pms_t_load_a + 2);
-	CHECK(st->frames[st->frame[st->off[j]]].site >= 0);
-	CHECK_EQ_U64(st->frames[st->frame[st->off[j] + 1]].addr, (uint64_t)(uintptr_t)&pms_t_caller + 4);
-	CHECK_EQ_INT(st->frames[st->frame[st->off[j] + 1]].site, -1);
+	size_t j = pms_export_stacks_of_sample(st, 1);
+	const struct pms_export_frame *leaf =
+		pms_export_stacks_frame(st, pms_export_stacks_frame_index(st, j, 0));
+	const struct pms_export_frame *caller =
+		pms_export_stacks_frame(st, pms_export_stacks_frame_index(st, j, 1));
+	CHECK(leaf != NULL && caller != NULL);
+	if (leaf && caller) {
+		CHECK_EQ_U64(leaf->addr, (uint64_t)(uintptr_t)&pms_t_load_a + 2);
+		CHECK(leaf->site >= 0);
+		CHECK_EQ_U64(caller->addr, (uint64_t)(uintptr_t)&pms_t_caller + 4);
+		CHECK_EQ_INT(caller->site, -1);
+	}
 	/* collapsed stacks: root first, equal names add up */
 	CHECK_OK(pms_export_folded(st, PMS_EXPORT_SAMPLES, &txt, &len));
 	CHECK_EQ_STR(txt, "pms_t_load_a 1\n"
@@ -607,7 +629,7 @@ PMS_TEST(pprof_locations_are_the_call_paths)
 		CHECK_EQ_INT(cum[2], 4);
 		CHECK_EQ_INT(cum[3], 5);
 		/* one location per frame: the caller's at its return address */
-		CHECK_EQ_U64(p->n_location, st->nframes);
+		CHECK_EQ_U64(p->n_location, pms_export_stacks_frame_count(st));
 		bool found = false;
 		for (size_t i = 0; i < p->n_location; i++)
 			if (p->location[i]->address == (uint64_t)(uintptr_t)&pms_t_caller + 4)
@@ -621,3 +643,56 @@ PMS_TEST(pprof_locations_are_the_call_paths)
 }
 
 PMS_TEST_MAIN()
+
+/* Version 3's labels "type" and "member" (issue 29): one per report sample
+ * where given; samples that differ only by them are separate pprof samples. */
+PMS_TEST(pprof_type_and_member_labels)
+{
+	struct pms_memprof *prof = NULL;
+	struct pms_memreport *rep = NULL;
+	struct pms_export_stacks *st = NULL;
+	struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+	void *gz = NULL;
+	size_t len = 0;
+	CHECK_OK(pms_memprof_new(NULL, &po, &prof));
+	for (int i = 0; i < 5; i++)
+		add(prof, 0x1000, 0, 0, 0, -1, -1);
+	struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE, .pmus = "", .label = "",
+					  .notes = "" };
+	CHECK_OK(pms_memprof_report(prof, NULL, &in, &rep));
+	CHECK_EQ_U64(rep->nall, 5);
+	CHECK_OK(pms_export_stacks_new(rep, NULL, &st));
+	/* the fifth sample is past ntype_values: no labels */
+	const char *types[4] = { "struct rec", "struct rec", "struct rec", NULL };
+	const char *members[4] = { "b[2].y[1]", "b[2].y[1]", "tail", "" };
+	struct pms_export_pprof_opts o = PMS_EXPORT_PPROF_OPTS_INIT;
+	o.type_values = types;
+	o.member_values = members;
+	o.ntype_values = 4;
+	CHECK_OK(pms_export_pprof(st, &o, &gz, &len));
+	Perftools__Profiles__Profile *p = decode(gz, len);
+	CHECK(p != NULL);
+	if (p) {
+		uint64_t by = 0, tail = 0, none = 0;
+		CHECK_EQ_U64(p->n_sample, 3);
+		for (size_t i = 0; i < p->n_sample; i++) {
+			const char *t = label_str(p, p->sample[i], "type");
+			const char *m = label_str(p, p->sample[i], "member");
+			uint64_t v = (uint64_t)p->sample[i]->value[0];
+			if (t && !strcmp(t, "struct rec") && m && !strcmp(m, "b[2].y[1]"))
+				by += v;
+			else if (t && !strcmp(t, "struct rec") && m && !strcmp(m, "tail"))
+				tail += v;
+			else if (!t && !m)
+				none += v;
+		}
+		CHECK_EQ_U64(by, 2);
+		CHECK_EQ_U64(tail, 1);
+		CHECK_EQ_U64(none, 2);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	free(gz);
+	pms_export_stacks_free(st);
+	pms_memreport_free(rep);
+	pms_memprof_free(prof);
+}

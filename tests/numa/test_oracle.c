@@ -186,6 +186,91 @@ PMS_TEST(verify_counts_disagreements_for_the_caller_only)
 	fk_free(fk);
 }
 
+/* Retries: a call failing whole with a transient errno is made again
+ * once (a lasting one, ESRCH, is not); a page answering a status a query
+ * never gives (mm/migrate.c do_pages_stat_array: a node, -ENOENT, -EFAULT)
+ * is asked once more; not-present and unmapped pages are answers, never
+ * asked again in the same call. */
+PMS_TEST(transient_failures_retried_once)
+{
+	struct fk *fk = fk_new();
+	struct pms_sys *sys = fake_sys(fk);
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	fk_set_page(fk, BASE, 1);
+	fk_set_page(fk, BASE + 4096, -ENOENT);
+	fk_set_page(fk, BASE + 2 * 4096, 0);
+	uint64_t a[4] = { BASE + 1, BASE + 4096 + 2, BASE + 8192 + 3, BASE + 3 * 4096 };
+	int n[4];
+	/* one EINTR: the call is made again and answers */
+	fk->query_fail_errno = EINTR;
+	fk->query_fail_calls = 1;
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 4, n), 2);
+	CHECK_EQ_INT((int)fk->move_pages_calls, 2);
+	CHECK_EQ_INT(n[0], 1);
+	CHECK_EQ_INT(n[1], -ENOENT);
+	CHECK_EQ_INT(n[2], 0);
+	CHECK_EQ_INT(n[3], -EFAULT);
+	struct pms_numa_stats st;
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.retried_calls, 1);
+	CHECK_EQ_U64(st.call_errors, 0);
+	CHECK_EQ_U64(st.retried_pages, 0); /* -ENOENT, -EFAULT: answers */
+	pms_numa_oracle_free(o);
+
+	/* two EAGAINs: retried once, then the call's error for every page */
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	long before = fk->move_pages_calls;
+	fk->query_fail_errno = EAGAIN;
+	fk->query_fail_calls = 2;
+	CHECK(pms_numa_oracle_resolve(o, a, 4, n) < 0);
+	CHECK_EQ_INT((int)(fk->move_pages_calls - before), 2);
+	CHECK_EQ_INT(n[0], -EAGAIN);
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.retried_calls, 1);
+	CHECK_EQ_U64(st.call_errors, 1);
+	CHECK_EQ_U64(st.cached, 0);
+	/* ESRCH (the process is gone) is not retried */
+	before = fk->move_pages_calls;
+	fk->query_fail_errno = ESRCH;
+	fk->query_fail_calls = 1;
+	CHECK(pms_numa_oracle_resolve(o, a, 4, n) < 0);
+	CHECK_EQ_INT((int)(fk->move_pages_calls - before), 1);
+	CHECK_EQ_INT(n[0], -ESRCH);
+	pms_numa_oracle_free(o);
+
+	/* a page that answers -EBUSY once: asked again alone, its node then */
+	CHECK_OK(pms_numa_oracle_new(sys, NULL, NULL, &o));
+	before = fk->move_pages_calls;
+	fk->flaky_page = BASE + 2 * 4096;
+	fk->flaky_status = -EBUSY;
+	fk->flaky_left = 1;
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 4, n), 2);
+	CHECK_EQ_INT((int)(fk->move_pages_calls - before), 2);
+	CHECK_EQ_INT(n[2], 0);
+	CHECK_EQ_INT(n[1], -ENOENT);
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.retried_pages, 1);
+	CHECK_EQ_U64(st.retry_answered, 1);
+	CHECK_EQ_U64(st.other_errors, 0);
+	/* ... and one that keeps answering it: asked once more, then kept as
+	 * an error (not cached) */
+	fk->flaky_page = BASE;
+	fk->flaky_left = 5;
+	pms_numa_oracle_invalidate(o, 0, 0);
+	CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, 4, n), 2);
+	CHECK_EQ_INT(n[0], -EBUSY);
+	CHECK_EQ_INT(fk->flaky_left, 3);
+	pms_numa_oracle_stats(o, &st);
+	CHECK_EQ_U64(st.retried_pages, 2);
+	CHECK_EQ_U64(st.retry_answered, 1);
+	CHECK_EQ_U64(st.other_errors, 1);
+	fk->flaky_left = 0;
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
+}
+
 PMS_TEST(real_kernel_own_pages)
 {
 	struct pms_sys *sys = NULL;
@@ -240,9 +325,10 @@ PMS_TEST(phys_through_memory_blocks)
 	struct pms_topo *topo = NULL;
 	CHECK_OK(pms_sys_new(&sys, NULL));
 	CHECK_OK(pms_topo_load(sys, &topo));
-	if (topo && topo->mem_block_size && topo->nnodes && topo->nodes[0].nmem_blocks) {
-		const struct pms_topo_node *nd = &topo->nodes[topo->nnodes - 1];
-		uint64_t pa = nd->mem_blocks[0] * topo->mem_block_size + 4096;
+	size_t nn = pms_topo_node_count(topo);
+	if (pms_topo_mem_block_size(topo) && nn && pms_topo_node_at(topo, 0)->nmem_blocks) {
+		const struct pms_topo_node *nd = pms_topo_node_at(topo, nn - 1);
+		uint64_t pa = nd->mem_blocks[0] * pms_topo_mem_block_size(topo) + 4096;
 		CHECK_EQ_INT(pms_numa_node_of_phys(topo, pa), nd->id);
 	}
 	CHECK(pms_numa_node_of_phys(NULL, 0) == PMS_EINVAL);
@@ -443,7 +529,9 @@ PMS_TEST(statuses_that_do_not_fit_are_answered_not_cached)
 	for (int i = 0; i < N; i++)
 		want[i] = rule_status(100, a[i] & ~4095ULL);
 	for (int round = 0; round < 2; round++) {
-		CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, N, n), 1);
+		/* the batch, then the odd page asked once more (no errno: not
+		 * an answer a query gives) */
+		CHECK_EQ_INT(pms_numa_oracle_resolve(o, a, N, n), 2);
 		int bad = 0;
 		for (int i = 0; i < N; i++)
 			bad += n[i] != want[i];
@@ -452,13 +540,14 @@ PMS_TEST(statuses_that_do_not_fit_are_answered_not_cached)
 	CHECK_EQ_INT(n[0], NODE_BIG);
 	CHECK_EQ_INT(n[1], STATUS_ODD);
 	/* Asked once: the pages with a node that fits; twice: the rest
-	 * (each once a round, duplicates in a round asked once). */
+	 * (each once a round, duplicates in a round asked once), and the
+	 * odd page twice a round (its retry). */
 	CHECK_EQ_INT((int)asked[0][255], 1);
 	CHECK_EQ_INT((int)asked[0][256], 1);
 	CHECK_EQ_INT((int)asked_low, 1);
 	CHECK_EQ_INT((int)asked_kernel, 1);
 	CHECK_EQ_INT((int)asked[0][77], 2);
-	CHECK_EQ_INT((int)asked[0][78], 2);
+	CHECK_EQ_INT((int)asked[0][78], 4);
 	CHECK_EQ_INT((int)asked[0][79], 2);
 	struct pms_numa_stats st;
 	pms_numa_oracle_stats(o, &st);
@@ -466,6 +555,8 @@ PMS_TEST(statuses_that_do_not_fit_are_answered_not_cached)
 	CHECK_EQ_U64(st.pages_queried, 7 + 3);
 	CHECK_EQ_U64(st.enoent, 2);
 	CHECK_EQ_U64(st.other_errors, 4); /* STATUS_ODD, twice a round */
+	CHECK_EQ_U64(st.retried_pages, 2); /* ... asked again once a round */
+	CHECK_EQ_U64(st.retry_answered, 0);
 	CHECK_EQ_INT(pms_numa_oracle_cached(o, 8), rule_status(100, 0));
 	CHECK_EQ_INT(pms_numa_oracle_cached(o, KERNEL_ADDR), rule_status(100, KERNEL_ADDR));
 	CHECK_EQ_INT(pms_numa_oracle_cached(o, BIG_PAGE), PMS_NODE_UNKNOWN);
@@ -556,18 +647,18 @@ PMS_TEST(range_invalidation_small_and_large)
 	fill(o, 200, 0, 8000);
 	fill(o, 100, 0, 8000);
 	CHECK_EQ_U64(asks(200, 255, 257), 2);
-	CHECK_EQ_U64(asks(200, 0, 255), 3); /* its odd pages, never cached */
+	CHECK_EQ_U64(asks(200, 0, 255), 4); /* its odd pages, never cached (ODD_PAGE twice) */
 	CHECK_EQ_U64(asks(200, 257, 1000), 0);
 	CHECK_EQ_U64(asks(200, 1000, 7000), 6000);
 	CHECK_EQ_U64(asks(200, 7000, 8000), 0);
-	CHECK_EQ_U64(asks(100, 0, 8000), 3); /* its odd pages only */
+	CHECK_EQ_U64(asks(100, 0, 8000), 4); /* its odd pages only */
 	/* every process, a range reaching the top of the address space */
 	pms_numa_oracle_invalidate(o, BASE + 7990 * 4096, UINT64_MAX - (BASE + 7990 * 4096) + 1);
 	memset(asked, 0, sizeof(asked));
 	fill(o, 200, 0, 8000);
 	fill(o, 100, 0, 8000);
-	CHECK_EQ_U64(asks(200, 0, 8000), 3 + 10);
-	CHECK_EQ_U64(asks(100, 0, 8000), 3 + 10);
+	CHECK_EQ_U64(asks(200, 0, 8000), 4 + 10);
+	CHECK_EQ_U64(asks(100, 0, 8000), 4 + 10);
 	pms_numa_oracle_free(o);
 	pms_sys_free(sys);
 }

@@ -25,12 +25,12 @@ PMS_TEST(live_root_loads)
 			CHECK_EQ_INT(sw->kind, PMS_PMU_SOFTWARE);
 		}
 		CHECK(pms_pmu_find_type(pmus, 2) != NULL);
-		for (size_t i = 0; i < pmus->count; i++)
+		for (size_t i = 0; i < pms_pmus_count(pmus); i++) {
+			const struct pms_pmu *p = pms_pmus_at(pmus, i);
 			fprintf(stderr, "  %s type=%u kind=%s engine=%s formats=%zu events=%zu\n",
-				pmus->pmus[i].name, pmus->pmus[i].type,
-				pms_pmu_kind_name(pmus->pmus[i].kind),
-				pms_engine_name(pmus->pmus[i].engine), pmus->pmus[i].nformats,
-				pmus->pmus[i].nevents);
+				p->name, p->type, pms_pmu_kind_name(p->kind),
+				pms_engine_name(p->engine), p->nformats, p->nevents);
+		}
 		/* every entry of the directory became a PMU, with its type file's value */
 		{
 			DIR *d = opendir("/sys/bus/event_source/devices");
@@ -57,7 +57,7 @@ PMS_TEST(live_root_loads)
 			}
 			if (d)
 				closedir(d);
-			CHECK_MSG(n == pmus->count, "%zu entries, %zu PMUs loaded", n, pmus->count);
+			CHECK_MSG(n == pms_pmus_count(pmus), "%zu entries, %zu PMUs loaded", n, pms_pmus_count(pmus));
 		}
 		/* On a machine with a hardware core PMU, every CPU 0 has one. */
 		if (pms_pmus_core_count(pmus) > 0)

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
+#include "pmu/pmu_int.h" /* the accessors checked against the body */
 
 #include <stdio.h>
 #include <string.h>
@@ -606,7 +607,7 @@ PMS_TEST(missing_type_fails_missing_tree_is_empty)
 	/* no sys/bus/event_source at all: an empty list */
 	put("sys/devices/system/cpu/online", "0\n");
 	CHECK_OK(load_tmp(&pmus));
-	CHECK(pmus && pmus->count == 0);
+	CHECK(pmus && pms_pmus_count(pmus) == 0);
 	CHECK(!pms_pmus_has_hardware(pmus));
 	CHECK(pms_pmus_core_for_cpu(pmus, 0) == NULL);
 	pms_pmus_free(pmus);

@@ -13,6 +13,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "pmuscope/report.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 /* Stand-ins for the workload's code: their addresses are sample IPs, so the
  * symbolizer has real functions to name. */
@@ -938,6 +939,85 @@ PMS_TEST(aggregate_many_ips_equals_kept_samples)
 	pms_memreport_free(a);
 	pms_memprof_free(pk);
 	pms_memprof_free(pa);
+}
+
+/* Residency's absent pages by reason (issue 28): -ENOENT not present,
+ * -EFAULT unmapped (or the zero page), no answer unknown; a page that
+ * answered a status a query never gives is asked again and counted by its
+ * second answer; a failed call is made again once. */
+PMS_TEST(object_residency_absent_by_reason)
+{
+	make_topo();
+	struct fk *fk = fk_new();
+	struct pms_sys_opts so = PMS_SYS_OPTS_INIT;
+	so.ops = fk_ops(fk);
+	struct pms_sys *sys = NULL;
+	CHECK_OK(pms_sys_new(&sys, &so));
+	struct pms_numa_oracle *o = NULL;
+	CHECK_OK(pms_numa_oracle_new(sys, &topo, NULL, &o));
+	fk_set_page(fk, BASE, 0);
+	fk_set_page(fk, BASE + PG, 1);
+	fk_set_page(fk, BASE + 2 * PG, -ENOENT);
+	fk_set_page(fk, BASE + 3 * PG, -ENOENT);
+	/* BASE + 4 * PG: -EFAULT (the fake knows no page there) */
+	fk_set_page(fk, BASE + 5 * PG, 1);
+	for (int round = 0; round < 3; round++) {
+		struct pms_memprof *p = NULL;
+		CHECK_OK(pms_memprof_new(&topo, NULL, &p));
+		struct pms_record rec = { 0 };
+		rec.type = PMS_RECORD_MMAP2;
+		rec.mmap.pid = rec.mmap.tid = 10;
+		rec.mmap.addr = BASE;
+		rec.mmap.len = 6 * PG;
+		rec.mmap.prot = 3;
+		rec.mmap.filename = "//anon";
+		CHECK_OK(pms_memprof_sideband(p, &rec, o));
+		struct pms_memsample a = pid_sample(10, 10, BASE + 8, 0);
+		CHECK_OK(pms_memprof_add(p, &a));
+		pms_numa_oracle_invalidate(o, 0, 0);
+		if (round == 0) { /* page 5 answers -EBUSY once: asked again */
+			fk->flaky_page = BASE + 5 * PG;
+			fk->flaky_status = -EBUSY;
+			fk->flaky_left = 1;
+		} else if (round == 1) { /* the residency read fails once: made again */
+			fk->query_fail_errno = EINTR;
+			fk->query_fail_calls = 1;
+			fk->query_fail_skip = 1; /* the samples' batch */
+		} else { /* ... fails twice: no answer for its pages */
+			fk->query_fail_errno = EAGAIN;
+			fk->query_fail_calls = 2;
+			fk->query_fail_skip = 1;
+		}
+		pms_memprof_resolve_task(p, o, 10, 10);
+		struct pms_memreport_input in = { .engine = PMS_ENG_SOFTWARE };
+		struct pms_memreport *r = NULL;
+		CHECK_OK(pms_memprof_report(p, NULL, &in, &r));
+		CHECK(r && r->ntop_objects == 1);
+		if (r && r->ntop_objects == 1) {
+			const struct pms_memreport_site *x = &r->top_objects[0];
+			CHECK(x->resident_read);
+			if (round < 2) {
+				CHECK_EQ_U64(x->pages_absent, 3);
+				CHECK_EQ_U64(x->pages_not_present, 2);
+				CHECK_EQ_U64(x->pages_efault, 1);
+				CHECK_EQ_U64(x->pages_unknown, 0);
+				CHECK_EQ_U64(x->nnodes, 2);
+				if (x->nnodes == 2)
+					CHECK_EQ_U64(x->nodes[1].pages, 2);
+			} else {
+				CHECK_EQ_U64(x->pages_absent, 6);
+				CHECK_EQ_U64(x->pages_unknown, 6);
+				CHECK_EQ_U64(x->pages_not_present, 0);
+			}
+		}
+		CHECK_EQ_INT(fk->flaky_left, 0);
+		CHECK_EQ_INT(fk->query_fail_calls, 0);
+		pms_memreport_free(r);
+		pms_memprof_free(p);
+	}
+	pms_numa_oracle_free(o);
+	pms_sys_free(sys);
+	fk_free(fk);
 }
 
 /* Residency (issue 28): a held process's sampled anonymous mapping, all of

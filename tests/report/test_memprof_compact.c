@@ -17,6 +17,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/report.h"
 #include "report_diff.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 #define BASE 0x7f1200000000ULL
 #define PG 4096ULL

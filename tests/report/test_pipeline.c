@@ -821,7 +821,7 @@ PMS_TEST(spe_aux_to_report)
 	CHECK_OK(pms_topo_load(p.r.sys, &p.topo));
 	if (!p.topo)
 		goto out;
-	CHECK_EQ_INT((int)p.topo->nnodes, 2);
+	CHECK_EQ_INT((int)pms_topo_node_count(p.topo), 2);
 	p.r.m.spe_type = 9;
 	p.r.m.spe_cpus = 0xf;
 	o.target = PMS_TARGET_CPUS;

@@ -9,6 +9,7 @@
 #include "pmuscope/perfdata.h"
 #include "pmuscope/spe.h"
 #include "pmuscope/topo.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 #include <linux/perf_event.h>
 #include <stdio.h>

@@ -882,4 +882,59 @@ out:
 	th_root_close(&r);
 }
 
+/* Issue 31 row 1, user-only: `cycles:ppu` on the Zen 4 fixture (no BIT63
+ * filtering).  The forwarded attr meets perf_ibs_init with exclude_kernel and
+ * perf's exclude_hv: EINVAL without swfilt (ibs.c perf_ibs_init; seed 000
+ * E2, v7.1-rc6 :346-370; the fake's fkr_amd_precise -> fkr_ibs_op), so the
+ * sampler retries with config2:0 (ibs_op's swfilt term) and exclude_hv
+ * clear, still as the core attr; the engine line says the forward. */
+PMS_TEST(amd_precise_user_only_forwarded_through_swfilt)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_info info;
+	size_t na = 0, refused = 0, swfilt = 0;
+	int fd;
+
+	if (th_root_open(&r, "zen4-ibs", "0", -1, true) < 0)
+		goto out;
+	r.m.ibs_op_type = 10;
+	r.m.ibs_caps = IBS_CAPS_ZEN4_LDLAT;
+	o.target = PMS_TARGET_CPUS;
+	o.event = "cycles:ppu";
+	o.period = 0x10000;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	pms_sampler_info(s, &info);
+	CHECK_EQ_INT(info.engine, PMS_ENG_IBS);
+	CHECK_MSG(strstr(info.label, "forwards AMD precise events to ibs_op") != NULL, "%s",
+		  info.label);
+	const struct pms_sampler_attempt *at = pms_sampler_attempts(s, &na);
+	for (size_t i = 0; i < na; i++) {
+		refused += at[i].err == EINVAL;
+		swfilt += at[i].err == 0 && strstr(at[i].reason, "swfilt") != NULL;
+	}
+	CHECK(refused >= 1);
+	CHECK_EQ_INT(swfilt, 1);
+	fd = th_fd_of_type(r.fk, PERF_TYPE_HARDWARE, 0);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		const struct perf_event_attr *a = &fk_fd(r.fk, fd)->attr;
+		CHECK_EQ_INT(a->precise_ip, 2);
+		CHECK_EQ_INT(a->exclude_kernel, 1);
+		CHECK_EQ_INT(a->exclude_hv, 0);
+		CHECK_EQ_U64(a->config2 & 1, 1);
+		/* the fake kernel's forward accepts exactly this attr */
+		CHECK_EQ_INT(fkr_amd_precise(&r.m, a), 0);
+		struct perf_event_attr bare = *a;
+		bare.config2 = 0;
+		CHECK_EQ_INT(fkr_amd_precise(&r.m, &bare), -EINVAL);
+	}
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
 PMS_TEST_MAIN()

@@ -3,7 +3,8 @@
  * joined in file order) give the report of the same files decoded one after
  * the other into one profile, field by field (report_diff.c), whatever the
  * number of threads; a caller's callback sees every sample the profile
- * took; the c2c model; a missing file stops the run with its path. */
+ * took; the c2c model; a missing file stops the run with its path; the
+ * session's parts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,33 @@ PMS_TEST(missing_file)
 	/* the first file was read before the second failed to open */
 	CHECK(pms_session_source(s, 0) != NULL);
 	CHECK(pms_session_source(s, 1) == NULL);
+	pms_session_free(s);
+}
+
+/* The parts of a files session: as many files as opened, no live run, no
+ * first measurement, no symbolizer before the report nor without symbols. */
+PMS_TEST(parts)
+{
+	setup();
+	char a[4200], b[4200];
+	const char *paths[2] = { fixture("memsrc/file_be.data", a, sizeof(a)),
+				 fixture("memsrc/mem_o_software.data", b, sizeof(b)) };
+	struct pms_session_opts o = PMS_SESSION_OPTS_INIT;
+	o.symbols = false;
+	struct pms_session *s = NULL;
+	CHECK_OK(pms_session_open_files(NULL, paths, 2, &o, &s));
+	CHECK_EQ_INT((int)pms_session_nfiles(s), 2);
+	CHECK(pms_session_liverun(s) == NULL);
+	CHECK(pms_session_symbolizer(s) == NULL);
+	CHECK_OK(pms_session_run(s));
+	CHECK(pms_session_profile(s) != NULL);
+	CHECK(pms_session_profile_before(s) == NULL);
+	struct pms_memreport *rep = NULL;
+	struct pms_pathreport *prep = NULL;
+	CHECK_OK(pms_session_report(s, NULL, &rep, &prep));
+	CHECK(pms_session_symbolizer(s) == NULL);
+	pms_memreport_free(rep);
+	pms_pathreport_free(prep);
 	pms_session_free(s);
 }
 

@@ -40,23 +40,8 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define PMS_T_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PMS_T_ASAN 1
-#endif
-#endif
-
 PMS_TEST(types_and_sort_live_equal_file)
 {
-#ifdef PMS_T_ASAN
-	/* Open bug (2026-12-06, sanitizer CI build only): the live run missed
-	 * the workload's COMM/MMAP side-band (its rows named ":PID" and
-	 * [unknown], 2008 samples "no-binary") where its own recording named
-	 * them; the gcc and clang builds agree field by field. */
-	PMS_SKIP("live side-band differs from the recording under ASan (open bug, see the test)");
-#endif
 	struct pms_sys *sys = NULL;
 	struct pms_pmus *pmus = NULL;
 	struct pms_session *s = NULL;

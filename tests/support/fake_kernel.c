@@ -283,10 +283,21 @@ static long fk_move_pages(void *ud, int pid, unsigned long count, void **pages,
 	if (!nodes) {
 		/* do_pages_stat(): nodes == NULL queries; a page that is not
 		 * mapped reports -EFAULT, one not yet faulted in -ENOENT. */
+		if (fk->query_fail_calls > 0 && fk->query_fail_skip > 0)
+			fk->query_fail_skip--;
+		else if (fk->query_fail_calls > 0) {
+			fk->query_fail_calls--;
+			return -fk->query_fail_errno;
+		}
 		for (unsigned long i = 0; i < count; i++) {
 			int node;
-			status[i] = page_lookup(fk, (uint64_t)(uintptr_t)pages[i], &node) ? node
-											 : -EFAULT;
+			uint64_t a = (uint64_t)(uintptr_t)pages[i];
+			status[i] = page_lookup(fk, a, &node) ? node : -EFAULT;
+			if (fk->flaky_left > 0 &&
+			    (a & ~(uint64_t)(fk->page_size - 1)) == fk->flaky_page) {
+				fk->flaky_left--;
+				status[i] = fk->flaky_status;
+			}
 		}
 		return 0;
 	}

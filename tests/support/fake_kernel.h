@@ -109,6 +109,13 @@ struct fk {
 	long move_calls;              /* move_pages calls with nodes */
 	struct fk_inh inh[FK_MAX_INH];
 	uint64_t clock;               /* sample times */
+	/* Transient failures of queries (move_pages without nodes): the next
+	 * query_fail_calls queries fail whole with -query_fail_errno; page
+	 * flaky_page answers flaky_status to its next flaky_left queries;
+	 * query_fail_skip queries pass before the failures start. */
+	int query_fail_errno, query_fail_calls, query_fail_skip;
+	uint64_t flaky_page;
+	int flaky_status, flaky_left;
 };
 
 enum {

@@ -19,6 +19,7 @@
 
 /* IBS caps bits (CPUID 0x8000001B EAX; kernel-abi-facts §3.5). */
 #define FKR_IBS_CAPS_OPCNT (1u << 4)
+#define FKR_IBS_CAPS_FETCHCTLEXTD (1u << 9)
 #define FKR_IBS_CAPS_OPCNTEXT (1u << 6)
 #define FKR_IBS_CAPS_ZEN4 (1u << 11)
 #define FKR_IBS_CAPS_OPLDLAT (1u << 12)
@@ -69,6 +70,10 @@ struct fkr_machine {
 	/* AMD IBS op */
 	uint32_t ibs_op_type; /* 0 = none */
 	uint32_t ibs_caps;
+	/* AMD IBS fetch (fake_rules_ibs.c fkr_ibs_fetch); 0 = none.  The CPU
+	 * family/model matter for erratum 1197 in its NMI (fkr_ibs_fetch_nmi). */
+	uint32_t ibs_fetch_type;
+	unsigned amd_family, amd_model;
 	/* Intel core PMUs with PEBS */
 	struct fkr_pebs_pmu pebs[2];
 	int npebs;
@@ -84,6 +89,7 @@ struct fkr_machine {
 	/* Arm PMUv3 core PMUs (one per cluster on big.LITTLE) */
 	struct fkr_armv8_pmu armv8[2];
 	int narmv8;
+	int armv8_brbe_nr; /* their FEAT_BRBE records (BRBIDR0_EL1.NUMREC); 0 = no BRBE */
 	/* Apple M1/M2 core PMUs (apple_m1_cpu_pmu.c), one per core type */
 	struct fkr_apple_pmu apple[2];
 	int napple;
@@ -99,6 +105,13 @@ void fkr_install(struct fk *fk, struct fkr_machine *m);
 int fkr_core(const struct fkr_machine *m, const struct perf_event_attr *attr, pid_t pid,
 	     int cpu);
 int fkr_ibs_op(const struct fkr_machine *m, const struct perf_event_attr *attr);
+int fkr_ibs_fetch(const struct fkr_machine *m, const struct perf_event_attr *attr);
+/* The IBS fetch NMI (perf_ibs_handle_irq for ibs_fetch): the fetch
+ * registers regs[0..3] (IbsFetchCtl, IbsFetchLinAd, IbsFetchPhysAd,
+ * IcIbsExtdCtl) become a sample in fd's ring as the driver writes it, or
+ * are dropped by the driver's rules.  1 written, 0 dropped, or -errno. */
+int fkr_ibs_fetch_nmi(struct fk *fk, const struct fkr_machine *m, int fd, const uint64_t regs[4],
+		      uint32_t tid, uint32_t cpu, uint64_t time);
 /* A core event with precise_ip on AMD: forwarded to ibs_op or refused. */
 int fkr_amd_precise(const struct fkr_machine *m, const struct perf_event_attr *attr);
 int fkr_pebs(struct fk *fk, const struct fkr_machine *m, const struct fkr_pebs_pmu *p,

@@ -174,8 +174,16 @@ int fkr_armv8(struct fk *fk, const struct fkr_armv8_pmu *p, const struct perf_ev
 	 * of another class is ENOENT; no branch stack (EOPNOTSUPP). */
 	if (p->cpus && cpu >= 0 && (cpu >= 64 || !(p->cpus & (1ULL << cpu))))
 		return -ENOENT;
-	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)
-		return -EOPNOTSUPP;
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		/* with FEAT_BRBE (6.17 arm_pmuv3.c armv8pmu_event_init ->
+		 * brbe_branch_attr_valid): fake_rules_branch.c's BRBE rules */
+		const struct fkr_machine *m = fk ? fk->rule_ud : NULL;
+		int nr = m ? m->armv8_brbe_nr : 0;
+		struct fkr_pebs_pmu b = { .lbr_nr = nr, .branch_kind = FKR_BR_ARM_BRBE };
+		int r = nr ? fkr_branch(m, &b, attr) : -EOPNOTSUPP;
+		if (r < 0)
+			return r;
+	}
 	if (ev < 0)
 		return ev;
 	/* armv8pmu_set_event_filter(): no idle filter (arm_pmuv3.c:999-1002). */

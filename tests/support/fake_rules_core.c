@@ -125,6 +125,8 @@ int fkr_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int c
 				}
 		} else if (m->ibs_op_type && attr->type == m->ibs_op_type) {
 			r = fkr_ibs_op(m, attr);
+		} else if (m->ibs_fetch_type && attr->type == m->ibs_fetch_type) {
+			r = fkr_ibs_fetch(m, attr);
 		} else if (m->spe_type && attr->type == m->spe_type) {
 			r = fkr_spe(m, attr, cpu);
 		} else {

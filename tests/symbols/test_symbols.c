@@ -75,6 +75,48 @@ PMS_TEST(demangled_names)
 	pms_sys_free(sys);
 }
 
+/* Five names of one function: perf 6.12 keeps one per address
+ * (symbols__fixup_duplicate, choose_best_symbol): sized, not weak,
+ * global, fewest leading underscores, longest name.  libdwfl's rule (a
+ * global first, then the table's order) would name it pms_t_alias_a. */
+__attribute__((noinline, used)) int pms_t_alias_a(volatile int *p);
+__attribute__((noinline, used)) int pms_t_alias_a(volatile int *p)
+{
+	return *p + 5;
+}
+int pms_t_alias_longer_b(volatile int *p) __attribute__((alias("pms_t_alias_a")));
+int pms_t_alias_weak_longest_name_c(volatile int *p) __attribute__((weak, alias("pms_t_alias_a")));
+int __pms_t_alias_underscored_longest_d(volatile int *p) __attribute__((alias("pms_t_alias_a")));
+static int pms_t_alias_local_the_very_longest_e(volatile int *p)
+	__attribute__((used, alias("pms_t_alias_a")));
+
+PMS_TEST(aliases_named_as_perf_names_them)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_maps *maps = NULL;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_symbol s;
+	volatile int x = 1;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_maps_new(&maps));
+	CHECK_OK(pms_maps_read_proc(maps, sys, getpid()));
+	CHECK_OK(pms_symbolizer_new(sys, maps, &sym));
+	if (!sym)
+		return;
+	CHECK_EQ_INT(pms_t_alias_a(&x) + pms_t_alias_local_the_very_longest_e(&x), 12);
+	CHECK_OK(pms_symbolizer_code(sym, (uint64_t)(uintptr_t)&pms_t_alias_a + 1, false, &s));
+	CHECK_EQ_STR(s.func, "pms_t_alias_longer_b");
+	CHECK_EQ_U64(s.offset, 1);
+	CHECK(!s.object);
+	/* a data object says so (perf prints it name+0xOFF) */
+	CHECK_OK(pms_symbolizer_data(sym, (uint64_t)(uintptr_t)&pms_t_symbols_global_table[2], &s));
+	CHECK_EQ_STR(s.func, "pms_t_symbols_global_table");
+	CHECK(s.object);
+	pms_symbolizer_free(sym);
+	pms_maps_free(maps);
+	pms_sys_free(sys);
+}
+
 PMS_TEST(own_function_name_and_line)
 {
 	struct pms_sys *sys = NULL;

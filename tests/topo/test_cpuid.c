@@ -7,6 +7,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/sys.h"
 #include "pmuscope/topo.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/topo.h"
 #include "snapshot.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 #include <stdio.h>
 #include <stdlib.h>

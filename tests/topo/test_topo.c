@@ -5,6 +5,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/topo.h"
 #include "snapshot.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,70 @@ PMS_TEST(node_accessors)
 	}
 	CHECK_EQ_INT(pms_topo_node_count(NULL), 0);
 	CHECK(pms_topo_node_at(NULL, 0) == NULL);
+	pms_topo_free(t);
+	pms_sys_free(sys);
+}
+
+/* Every row accessor gives the body's array in order, NULL past its end
+ * (the functions named whole, so a search for a name finds its test). */
+#define CHECK_ROWS(t, count, at, arr, n)                                          \
+	do {                                                                      \
+		CHECK_EQ_INT(count(t), (t)->n);                                   \
+		for (size_t i_ = 0; i_ < (t)->n; i_++)                            \
+			CHECK(at(t, i_) == &(t)->arr[i_]);                        \
+		CHECK(at(t, (t)->n) == NULL);                                     \
+		CHECK_EQ_INT(count(NULL), 0);                                     \
+		CHECK(at(NULL, 0) == NULL);                                       \
+	} while (0)
+
+/* The opaque topology's accessors over a fixture machine (gnr-snc2, an
+ * Intel SNC2 machine): each gives what the body holds; a NULL topology
+ * gives the documented empty values. */
+PMS_TEST(topo_accessors)
+{
+	char root[1024];
+	struct pms_sys *sys = NULL;
+	struct pms_topo *t = NULL;
+	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
+	snprintf(root, sizeof(root), "%s/machines/gnr-snc2", pms_t_fixtures());
+	o.root = root;
+	CHECK_OK(pms_sys_new(&sys, &o));
+	if (sys)
+		CHECK_OK(pms_topo_load(sys, &t));
+	if (t) {
+		CHECK(t->ncpus > 0 && t->ncaches > 0 && t->npackages > 0);
+		CHECK_ROWS(t, pms_topo_cpu_count, pms_topo_cpu_at, cpus, ncpus);
+		CHECK_ROWS(t, pms_topo_cache_count, pms_topo_cache_at, caches, ncaches);
+		CHECK_ROWS(t, pms_topo_package_count, pms_topo_package_at, packages, npackages);
+		CHECK_ROWS(t, pms_topo_core_type_count, pms_topo_core_type_at, core_types,
+			   ncore_types);
+		CHECK(pms_topo_online(t) == &t->online);
+		CHECK_EQ_STR(pms_topo_vendor(t), "GenuineIntel");
+		CHECK(pms_topo_vendor(t) == t->vendor);
+		CHECK_EQ_INT(pms_topo_family(t), t->family);
+		CHECK_EQ_INT(pms_topo_model(t), t->model);
+		CHECK_EQ_INT(pms_topo_stepping(t), t->stepping);
+		CHECK(pms_topo_model_name(t) == t->model_name);
+		CHECK(pms_topo_hypervisor(t) == t->hypervisor);
+		CHECK_EQ_INT(pms_topo_l3_count(t), t->nl3);
+		CHECK_EQ_INT(pms_topo_snc(t), 2);
+		CHECK_EQ_INT(pms_topo_snc_distances_agree(t), t->snc_distances_agree);
+		CHECK_EQ_INT(pms_topo_numa_synthetic(t), t->numa_synthetic);
+		CHECK_EQ_INT(pms_topo_numa_overlap(t), t->numa_overlap);
+		CHECK_EQ_U64(pms_topo_mem_block_size(t), t->mem_block_size);
+	}
+	CHECK_EQ_INT(pms_cpuset_count(pms_topo_online(NULL)), 0);
+	CHECK_EQ_STR(pms_topo_vendor(NULL), "");
+	CHECK_EQ_INT(pms_topo_family(NULL), -1);
+	CHECK_EQ_INT(pms_topo_model(NULL), -1);
+	CHECK_EQ_INT(pms_topo_stepping(NULL), -1);
+	CHECK(pms_topo_model_name(NULL) == NULL);
+	CHECK_EQ_STR(pms_topo_hypervisor(NULL), "");
+	CHECK_EQ_INT(pms_topo_l3_count(NULL), 0);
+	CHECK_EQ_INT(pms_topo_snc(NULL), 0);
+	CHECK(!pms_topo_snc_distances_agree(NULL) && !pms_topo_numa_synthetic(NULL) &&
+	      !pms_topo_numa_overlap(NULL));
+	CHECK_EQ_U64(pms_topo_mem_block_size(NULL), 0);
 	pms_topo_free(t);
 	pms_sys_free(sys);
 }

@@ -5,7 +5,9 @@
 #include "check.h"
 #include "pmuscope/error.h"
 #include "pmuscope/pmu.h"
+#include "pmu/pmu_int.h" /* a PMU list built by hand */
 #include "pmuscope/topo.h"
+#include "topo/topo_int.h" /* a topology built or read whole */
 
 #include <stdio.h>
 #include <stdlib.h>

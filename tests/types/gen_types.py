@@ -19,6 +19,7 @@ reasons.
 <= 1 % everywhere (the issue's goals); without it the table is only printed
 and the exit status says whether everything ran.
 """
+import json
 import os
 import random
 import re
@@ -279,11 +280,140 @@ def judge(res, exp):
     return "wrong"
 
 
+def script_samples(text):
+    """(ip, addr) of `pmuscope script -F ip,addr` lines (perf's field order:
+    addr before ip), user IPs only."""
+    samples = []
+    for ln in text.splitlines():
+        p = ln.split()
+        if len(p) == 2:
+            try:
+                samples.append((int(p[1], 16), int(p[0], 16)))
+            except ValueError:
+                continue
+    return [s for s in samples if s[0] < 0x7f0000000000]
+
+
+def judge_program(exe, cpath, expect, samples, probe, st, addr2line="addr2line"):
+    """One program's samples: those on access lines (the IP's line by
+    addr2line) resolved by typeprobe and judged into st."""
+    if not samples:
+        return
+    a2l = run([addr2line, "-e", exe] + ["%x" % s[0] for s in samples])
+    locs = a2l.stdout.splitlines()
+    rodata = ro_ranges(exe)
+    todo = []
+    for (ip, addr), loc in zip(samples, locs):
+        m = re.search(r":(\d+)", loc)
+        if any(lo <= addr < hi for lo, hi in rodata):
+            continue  # a constant of the line (an -O2 double), not the access
+        if m and os.path.basename(loc.split(":")[0]) == os.path.basename(cpath) \
+                and int(m.group(1)) in expect:
+            todo.append((ip, addr, expect[int(m.group(1))]))
+    st["lines"] += len(expect)
+    if not todo:
+        return
+    inp = "".join("%s 0 %x %x\n" % (exe, ip, addr) for ip, addr, _ in todo)
+    pr = run([probe], input=inp)
+    for (ip, addr, exp), res in zip(todo, pr.stdout.splitlines()):
+        v = judge(res, exp)
+        st["n"] += 1
+        bk = st["bykind"].setdefault(exp[3], [0, 0, 0])
+        bk[0] += 1
+        if v == "ok":
+            st["ok"] += 1
+            bk[1] += 1
+        elif v == "wrong":
+            st["wrong"] += 1
+            bk[2] += 1
+            print("WRONG %s ip %x line-expect %s -> %s" % (os.path.basename(exe), ip, exp, res))
+        else:
+            st["reasons"][v] = st["reasons"].get(v, 0) + 1
+
+
+def new_stats():
+    return {"n": 0, "ok": 0, "wrong": 0, "reasons": {}, "lines": 0, "bykind": {}}
+
+
+def print_table(table):
+    """The table per compiler x level; True when a goal is not met."""
+    print("%-6s %-4s %8s %9s %7s  %s" % ("cc", "opt", "samples", "resolved", "wrong",
+                                         "unresolved / by kind (n ok wrong)"))
+    fail = False
+    for (cc, opt), st in sorted(table.items()):
+        n = st["n"] or 1
+        res = 100.0 * (st["ok"] + st["wrong"]) / n
+        wrong = 100.0 * st["wrong"] / n
+        print("%-6s %-4s %8d %8.1f%% %6.1f%%  %s  %s" % (
+            cc, opt, st["n"], res, wrong,
+            " ".join("%s=%d" % kv for kv in sorted(st["reasons"].items())) or "-",
+            " ".join("%s:%d/%d/%d" % (k, v[0], v[1], v[2]) for k, v in sorted(st["bykind"].items()))))
+        goal = 95.0 if opt == "-O0" else 80.0
+        if st["n"] == 0 or res < goal or wrong > 1.0:
+            fail = True
+    return fail
+
+
+# aarch64 (the QEMU aarch64 bed, tests/beds): cross compilers, static
+A64_CC = {"gcc": ["aarch64-linux-gnu-gcc"], "clang": ["clang", "--target=aarch64-linux-gnu"]}
+A64_FLAGS = ["-g", "-static", "-fno-stack-clash-protection", "-fno-stack-protector"]
+
+
+def emit_a64(out, seeds):
+    """The programs of seeds 0..seeds-1 written to out and cross-compiled
+    for aarch64 by each compiler found, at -O0 and -O2 (static: the guest
+    has no libraries); out/manifest.json says each executable's compiler,
+    level, source and expected (type, member) per line."""
+    os.makedirs(out, exist_ok=True)
+    manifest = {}
+    for seed in range(seeds):
+        rnd = random.Random(1000 + seed)
+        src, expect = program(rnd, 28)
+        cpath = os.path.join(out, "p%d.c" % seed)
+        with open(cpath, "w") as fh:
+            fh.write(src)
+        for cc, cmd in sorted(A64_CC.items()):
+            if not shutil.which(cmd[0]):
+                continue
+            for opt in ("-O0", "-O2"):
+                name = "p%d_%s_%s" % (seed, cc, opt[1:])
+                r = run(cmd + [opt] + A64_FLAGS + ["-o", os.path.join(out, name), cpath])
+                if r.returncode:
+                    print("a64 compile failed: %s %s: %s" % (cc, opt, r.stderr[:1000]))
+                    if os.path.exists(os.path.join(out, name)):
+                        os.unlink(os.path.join(out, name))
+                    continue
+                manifest[name] = {"cc": cc, "opt": opt, "src": cpath,
+                                  "expect": {str(k): list(v) for k, v in expect.items()}}
+    with open(os.path.join(out, "manifest.json"), "w") as fh:
+        json.dump(manifest, fh)
+    return manifest
+
+
+def judge_a64(out, samples_by_exe, probe):
+    """The table of emit_a64's programs from their samples in the guest
+    ({name: `pmuscope script -F ip,addr` text}), resolved on this host."""
+    with open(os.path.join(out, "manifest.json")) as fh:
+        manifest = json.load(fh)
+    a2l = shutil.which("aarch64-linux-gnu-addr2line") or shutil.which("llvm-addr2line") or "addr2line"
+    table = {}
+    for name, m in sorted(manifest.items()):
+        if name not in samples_by_exe:
+            continue
+        st = table.setdefault((m["cc"], m["opt"]), new_stats())
+        expect = {int(k): tuple(v) for k, v in m["expect"].items()}
+        judge_program(os.path.join(out, name), m["src"], expect,
+                      script_samples(samples_by_exe[name]), probe, st, a2l)
+    return table
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
         print(__doc__)
         return 2
+    if args[0] == "--emit-a64":  # gen_types.py --emit-a64 DIR SEEDS (tests/beds/build.sh)
+        return 0 if emit_a64(args[1], int(args[2])) else 1
     cli, probe = os.path.abspath(args[0]), os.path.abspath(args[1])
     seeds = int(args[args.index("--seeds") + 1]) if "--seeds" in args else 4
     goals = "--goals" in args
@@ -306,8 +436,7 @@ def main():
             for cc in compilers:
                 for opt in ("-O0", "-O2"):
                     key = (cc, opt)
-                    st = table.setdefault(key, {"n": 0, "ok": 0, "wrong": 0, "reasons": {},
-                                                "lines": 0, "bykind": {}})
+                    st = table.setdefault(key, new_stats())
                     exe = os.path.join(work, "p%d_%s%s" % (seed, cc, opt))
                     r = run([cc, opt, "-g", "-fno-pie", "-no-pie",
                              "-fno-stack-clash-protection", "-fno-stack-protector",
@@ -322,60 +451,11 @@ def main():
                         print("SKIP: mem could not record here:", r.stderr[-500:])
                         return 77
                     r = run([cli, "script", "-i", data, "-F", "ip,addr"])
-                    samples = []
-                    for ln in r.stdout.splitlines():
-                        p = ln.split()
-                        if len(p) == 2:
-                            # perf's field order: addr before ip
-                            samples.append((int(p[1], 16), int(p[0], 16)))
-                    samples = [s for s in samples if s[0] < 0x7f0000000000]
-                    if not samples:
-                        continue
-                    a2l = run(["addr2line", "-e", exe] + ["%x" % s[0] for s in samples])
-                    locs = a2l.stdout.splitlines()
-                    rodata = ro_ranges(exe)
-                    todo = []
-                    for (ip, addr), loc in zip(samples, locs):
-                        m = re.search(r":(\d+)", loc)
-                        if any(lo <= addr < hi for lo, hi in rodata):
-                            continue  # a constant of the line (an -O2 double), not the access
-                        if m and loc.startswith(cpath) and int(m.group(1)) in expect:
-                            todo.append((ip, addr, expect[int(m.group(1))]))
-                    st["lines"] += len(expect)
-                    if not todo:
-                        continue
-                    inp = "".join("%s 0 %x %x\n" % (exe, ip, addr) for ip, addr, _ in todo)
-                    pr = run([probe], input=inp)
-                    for (ip, addr, exp), res in zip(todo, pr.stdout.splitlines()):
-                        v = judge(res, exp)
-                        st["n"] += 1
-                        bk = st["bykind"].setdefault(exp[3], [0, 0, 0])
-                        bk[0] += 1
-                        if v == "ok":
-                            st["ok"] += 1
-                            bk[1] += 1
-                        elif v == "wrong":
-                            st["wrong"] += 1
-                            bk[2] += 1
-                            print("WRONG %s %s ip %x line-expect %s -> %s" % (cc, opt, ip, exp, res))
-                        else:
-                            st["reasons"][v] = st["reasons"].get(v, 0) + 1
+                    judge_program(exe, cpath, expect, script_samples(r.stdout), probe, st)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
-    print("%-6s %-4s %8s %9s %7s  %s" % ("cc", "opt", "samples", "resolved", "wrong", "unresolved / by kind (n ok wrong)"))
-    fail = False
-    for (cc, opt), st in sorted(table.items()):
-        n = st["n"] or 1
-        res = 100.0 * (st["ok"] + st["wrong"]) / n
-        wrong = 100.0 * st["wrong"] / n
-        print("%-6s %-4s %8d %8.1f%% %6.1f%%  %s  %s" % (
-            cc, opt, st["n"], res, wrong,
-            " ".join("%s=%d" % kv for kv in sorted(st["reasons"].items())) or "-",
-            " ".join("%s:%d/%d/%d" % (k, v[0], v[1], v[2]) for k, v in sorted(st["bykind"].items()))))
-        goal = 95.0 if opt == "-O0" else 80.0
-        if st["n"] == 0 or res < goal or wrong > 1.0:
-            fail = True
+    fail = print_table(table)
     if goals and fail:
         print("goals not met")
         return 1

@@ -65,6 +65,10 @@ def want(c, msg):
     if not c: bad.append(msg)
 want(j["samples"] == 2 * n + 4, "samples %d != %d" % (j["samples"], 2 * n + 4))
 want(j["unresolved"]["no-binary"] == 1, "no-binary %s" % j["unresolved"])
+# the per-(binary, IP) cache: every sample with a binary is a lookup (2n +
+# 3), each of the n IPs resolved once
+c = j.get("ip_cache", {})
+want(c.get("lookups") == 2 * n + 3 and c.get("resolved_ips") == n, "ip_cache %s (n %d)" % (c, n))
 r = rows.get(("struct rec", "b[2].y[1]"))
 want(r and r["samples"] == 3 and r["stores"] == 1 and r["loads"] == 2 and r["offset"] == 38
      and r["size"] == 2 and r["threads"] == 3 and r["writer_threads"] == 1, "b[2].y[1] row %s" % r)

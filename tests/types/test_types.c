@@ -62,6 +62,22 @@ PMS_TEST(aarch64_memory_operands)
 	static const uint8_t sp[] = { 0xe0, 0x0f, 0x40, 0xf9 };  /* ldr x0, [sp, #24] */
 	CHECK(ty_decode(d, sp, 4, 0x400000, &in) == 0);
 	CHECK(in.base == 31 && in.disp == 24);
+	/* index arithmetic the tracked walk follows (issue 29, aarch64 bed) */
+	static const uint8_t madd[] = { 0x41, 0x00, 0x03, 0x9b }; /* madd x1, x2, x3, x0 */
+	CHECK(ty_decode(d, madd, 4, 0x400000, &in) == 0);
+	CHECK(in.kind == TY_K_LEA && in.dst == 1 && in.base == 0 && in.index == 2 && !in.has_mem);
+	static const uint8_t smaddl[] = { 0x21, 0x00, 0x23, 0x9b }; /* smaddl x1, w1, w3, x0 */
+	CHECK(ty_decode(d, smaddl, 4, 0x400000, &in) == 0);
+	CHECK(in.kind == TY_K_LEA && in.dst == 1 && in.base == 0 && in.index == 1);
+	static const uint8_t addsh[] = { 0x81, 0x0e, 0x00, 0x8b }; /* add x1, x20, x0, lsl #3 */
+	CHECK(ty_decode(d, addsh, 4, 0x400000, &in) == 0);
+	CHECK(in.kind == TY_K_LEA && in.base == 20 && in.index == 0 && in.scale == 8);
+	static const uint8_t add[] = { 0x09, 0x01, 0x09, 0x8b }; /* add x9, x8, x9 */
+	CHECK(ty_decode(d, add, 4, 0x400000, &in) == 0);
+	CHECK(in.kind == TY_K_LEA && in.base == 8 && in.index == 9 && in.scale == 1);
+	static const uint8_t movi[] = { 0x09, 0x0e, 0x80, 0xd2 }; /* mov x9, #0x70 */
+	CHECK(ty_decode(d, movi, 4, 0x400000, &in) == 0);
+	CHECK(in.kind == TY_K_MOVI && in.dst == 9 && in.disp == 0x70);
 	ty_decoder_free(d);
 }
 

@@ -1,4 +1,4 @@
-/* typeprobe: the type resolver on lines "PATH BIAS IP ADDR|-" from stdin
+/* typeprobe: the type resolver on lines "PATH BIAS IP ADDR|-|alloc" from stdin
  * (hex numbers), one result line each: status via type offset member var
  * load|store.  The ground-truth generator (gen_types.py) drives it. */
 #include <inttypes.h>
@@ -18,10 +18,13 @@ int main(void)
 	while (fgets(line, sizeof(line), stdin)) {
 		if (sscanf(line, "%3999s %" SCNx64 " %" SCNx64 " %63s", path, &bias, &ip, addr_s) != 4)
 			continue;
-		bool has = strcmp(addr_s, "-") != 0;
-		uint64_t addr = has ? strtoull(addr_s, NULL, 16) : 0;
+		bool has = strcmp(addr_s, "-") != 0, alloc = !strcmp(addr_s, "alloc");
+		uint64_t addr = has && !alloc ? strtoull(addr_s, NULL, 16) : 0;
 		struct pms_type_hit h;
-		if (pms_typeres_lookup(r, path, bias, ip, addr, has, &h) < 0) {
+		/* ADDR "alloc": IP is an allocation's return address
+		 * (pms_typeres_alloc_type) */
+		if ((alloc ? pms_typeres_alloc_type(r, path, bias, ip, &h)
+			   : pms_typeres_lookup(r, path, bias, ip, addr, has, &h)) < 0) {
 			pms_typeres_free(r);
 			return 1;
 		}

@@ -24,6 +24,7 @@
 #include "pmuscope/pathprof.h"
 #include "pmuscope/pmu.h"
 #include "pmuscope/recorder.h"
+#include "pmuscope/render.h"
 #include "pmuscope/report.h"
 #include "pmuscope/sampler.h"
 #include "pmuscope/selfmon.h"
@@ -357,6 +358,19 @@ static void export_pprof_opts(void)
 		       "pms_export_pprof");
 }
 
+static void render_mem_opts(void)
+{
+	struct pms_render_mem_opts o = PMS_RENDER_MEM_OPTS_INIT;
+	/* no stream and no report: refused for them, after the options were taken */
+	struct outcome na = took(pms_render_mem_text(NULL, NULL));
+	struct outcome nb = took(pms_render_mem_text(&o, NULL));
+	CHECK_SAME(na, nb);
+	CHECK_VERSIONS(pms_render_mem_text(&o, NULL), o, PMS_RENDER_MEM_OPTS_VERSION,
+		       "pms_render_mem_text");
+	CHECK_VERSIONS(pms_render_mem_json(&o, NULL), o, PMS_RENDER_MEM_OPTS_VERSION,
+		       "pms_render_mem_json");
+}
+
 static void pathprof_opts(void)
 {
 	struct machine m;
@@ -492,6 +506,7 @@ static const struct row {
 	{ "PMS_NUMA_OPTS", &pms_opts_layout_PMS_NUMA_OPTS, numa_opts },
 	{ "PMS_PATHPROF_OPTS", &pms_opts_layout_PMS_PATHPROF_OPTS, pathprof_opts },
 	{ "PMS_RECORDER_OPTS", &pms_opts_layout_PMS_RECORDER_OPTS, recorder_opts },
+	{ "PMS_RENDER_MEM_OPTS", &pms_opts_layout_PMS_RENDER_MEM_OPTS, render_mem_opts },
 	{ "PMS_SAMPLER_OPTS", &pms_opts_layout_PMS_SAMPLER_OPTS, sampler_opts },
 	{ "PMS_SELFMON_OPTS", &pms_opts_layout_PMS_SELFMON_OPTS, selfmon_opts },
 	{ "PMS_SESSION_OPTS", &pms_opts_layout_PMS_SESSION_OPTS, session_opts },

@@ -334,6 +334,66 @@
       }), true);
   }
 
+  /* ---- data types and struct members (issue 29; mem --types) ---- */
+  var TY = R.types;
+  if (TY && TY.members) {
+    var tty = section("Data types and members");
+    note(tty, fmt(TY.resolved) + " of " + fmt(TY.samples) + " samples resolved to a type (" + share(TY.resolved, TY.samples) +
+      "). Remote: share of the samples with both nodes known. Latency: the samples' weight (cycles) where the engine gives one.");
+    var nz = function (v) { return v ? fmt(v) : "\u2013"; };
+    table(tty, "t-types", [
+      { title: "type", key: "type", mono: true }, { title: "member", key: "member", mono: true },
+      { title: "offset", key: "offset", num: true, fmt: function (v) { return "+0x" + v.toString(16); } },
+      { title: "line", key: "cache_line", num: true },
+      { title: "samples", key: "samples", num: true, fmt: fmt },
+      { title: "loads", key: "loads", num: true, fmt: fmt }, { title: "stores", key: "stores", num: true, fmt: fmt },
+      { title: "remote", key: "remote_share", num: true, fmt: pctf },
+      { title: "lat p50", key: "p50", num: true, fmt: nz }, { title: "lat p90", key: "p90", num: true, fmt: nz },
+      { title: "threads", key: "threads", num: true }, { title: "writers", key: "writer_threads", num: true }],
+      TY.members.map(function (m) {
+        return { type: m.type, member: m.member || "(whole)", offset: m.offset, cache_line: m.cache_line,
+          samples: m.samples, loads: m.loads, stores: m.stores,
+          remote_share: m.node_known ? m.remote / m.node_known : null,
+          p50: m.latency.n ? m.latency.p50 : null, p90: m.latency.n ? m.latency.p90 : null,
+          threads: m.threads, writer_threads: m.writer_threads };
+      }), true);
+    var fsl = (TY.cache_lines || []).filter(function (l) { return l.false_sharing; });
+    if (fsl.length) {
+      tty.append("h3").text("False sharing: cache lines of a type whose members different threads write");
+      table(tty, "t-types-fs", [
+        { title: "type", key: "type", mono: true }, { title: "cache line", key: "line", num: true },
+        { title: "samples", key: "samples", num: true, fmt: fmt }, { title: "stores", key: "stores", num: true, fmt: fmt },
+        { title: "written members", key: "written_members", num: true },
+        { title: "writer threads", key: "writer_threads", num: true }], fsl, true);
+    }
+    (TY.layouts || []).forEach(function (lay, li) {
+      tty.append("h3").text("Layout of " + lay.type + " (pahole-like; a rule at each 64-byte cache line)");
+      var rows = [], line = -1;
+      lay.fields.forEach(function (f) {
+        var l = Math.floor(f.offset / 64);
+        if (l !== line) { rows.push({ boundary: true, name: "cache line " + l + " (+0x" + (64 * l).toString(16) + ")" }); line = l; }
+        rows.push(f);
+        if (f.hole) rows.push({ name: "/* " + f.hole + "-byte hole */", hole_row: true });
+      });
+      var tl = table(tty, "t-layout-" + li, [
+        { title: "offset", key: "offset", num: true }, { title: "size", key: "size", num: true },
+        { title: "member", key: "name", mono: true }, { title: "type", key: "type", mono: true },
+        { title: "samples", key: "samples", num: true, fmt: nz }, { title: "stores", key: "stores", num: true, fmt: nz }],
+        rows, false);
+      tl.selectAll("tbody tr").classed("line-boundary", function (_, i) { return !!rows[i].boundary; })
+        .classed("hole", function (_, i) { return !!rows[i].hole_row; });
+    });
+    if (TY.unresolved) {
+      var ur = Object.keys(TY.unresolved).filter(function (k) { return TY.unresolved[k]; })
+        .map(function (k) { return { reason: k, samples: TY.unresolved[k] }; });
+      if (ur.length) {
+        tty.append("h3").text("Unresolved samples by reason");
+        table(tty, "t-types-unresolved", [{ title: "reason", key: "reason", mono: true },
+          { title: "samples", key: "samples", num: true, fmt: fmt }], ur, true);
+      }
+    }
+  }
+
   /* ---- flame graph (icicle) of call paths ---- */
   var fs = section("Call paths (icicle)");
   note(fs, S.callers ? "The samples' recorded call paths (the stacks --pprof and --folded write), root at the top; width = weight; colour = remote share (blue 0%, red 100%, grey: no node). Click a frame to zoom into it."
@@ -483,6 +543,17 @@
   d3.selectAll("#t-funcs tbody tr").each(function () {
     chk.functions[this.cells[0].textContent] = Number(this.cells[2].getAttribute("data-v"));
   });
+  if (!d3.select("#t-types").empty()) {
+    chk.types = {};
+    d3.selectAll("#t-types tbody tr").each(function () {
+      chk.types[this.cells[0].textContent + " " + this.cells[2].textContent + " (" + this.cells[1].textContent + ")"] =
+        Number(this.cells[4].getAttribute("data-v"));
+    });
+    chk.type_layouts = [];
+    d3.selectAll("table[id^=t-layout-]").each(function () {
+      chk.type_layouts.push(d3.select(this).selectAll("tbody tr:not(.line-boundary):not(.hole)").size());
+    });
+  }
   document.getElementById("pms-check").textContent = JSON.stringify(chk);
   document.getElementById("pms-status").textContent = errors.length ? "errors" : "rendered";
 })();

@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -79,7 +80,14 @@ struct real_fns {
 	void *(*mmap)(void *, size_t, int, int, int, off_t);
 	int (*munmap)(void *, size_t);
 	void *(*mremap)(void *, size_t, size_t, int, ...);
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 };
+/* ThreadSanitizer's own pthread_create calls this library's as its "real"
+ * one: a TSan-built program segfaulted when its threads started in
+ * thread_start (clang 14), so a program with a TSan runtime (its
+ * __tsan_init, bound here weakly: no lookup, no allocation) keeps its
+ * threads as they are (no stack or TLS sites; docs/mem.md). */
+extern void __tsan_init(void) __attribute__((weak));
 static struct real_fns real;
 static atomic_int resolved; /* 0 not yet, 1 resolving, 2 done */
 
@@ -93,7 +101,14 @@ static __thread uint32_t tl_tid;
 static __thread int64_t tl_left;   /* bytes until this thread's next sample */
 static __thread uint64_t tl_rng;
 static __thread uintptr_t tl_stack_hi;
+static __thread uintptr_t tl_stack_lo; /* [lo, hi): this thread's frames; lo = hi: not known */
 static __thread bool tl_init;
+/* late TLS blocks (tls_late below) */
+static __thread bool tl_tls_late;
+static __thread uint64_t tl_tls_time;
+static __thread int64_t tl_tls_left; /* tl_left while parked */
+static __thread uint64_t tl_tls_seen[4]; /* module ids < 256 recorded */
+static void tls_late(void);
 extern void *__libc_stack_end; /* ld.so's: the main thread's stack at start */
 
 /* ---- bootstrap buffer ----------------------------------------------------- */
@@ -137,6 +152,8 @@ static void resolve(void)
 	real.mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
 	real.munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
 	real.mremap = (void *(*)(void *, size_t, size_t, int, ...))dlsym(RTLD_NEXT, "mremap");
+	real.pthread_create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				       void *))dlsym(RTLD_NEXT, "pthread_create");
 	depth--;
 	atomic_store(&resolved, 2);
 }
@@ -153,8 +170,14 @@ static inline bool ready(void)
 
 /* ---- the tracked-pointer set ---------------------------------------------- */
 
-#define SET_BITS 22
-#define SET_SLOTS (1ul << SET_BITS)
+/* 2^22 slots (32 MiB) when every allocation is tracked (rate 0), 2^20
+ * (8 MiB) when small ones are sampled: the probes are random, so every
+ * page of the table is soon touched, and zeroing 32 MiB of huge pages was
+ * 2.7 % of the bench's CPU (perf, cpu-clock) for a set that holds a few
+ * hundred live blocks there; 2^20 slots still hold the blocks of some
+ * 32 GiB live at the default rate. */
+static unsigned set_bits = 22;
+#define SET_SLOTS (1ul << set_bits)
 #define SET_PROBES 512
 #define TOMB ((uintptr_t)1)
 static _Atomic uintptr_t *set;
@@ -162,7 +185,7 @@ static bool set_add_slot(uintptr_t p);
 
 static inline size_t set_hash(uintptr_t p)
 {
-	return (size_t)((p >> 4) * 0x9E3779B97F4A7C15ull >> (64 - SET_BITS));
+	return (size_t)((p >> 4) * 0x9E3779B97F4A7C15ull >> (64 - set_bits));
 }
 
 /* A filter in front of the set: per bucket of pointers, how many are in the
@@ -281,10 +304,21 @@ static void thread_init(void)
 	 * glibc created has its descriptor (pthread_self) at the top of its
 	 * stack block, above every frame, its own stack or one the program gave;
 	 * the main thread's frames lie below __libc_stack_end. */
-	if (tl_tid == (uint32_t)getpid())
+	if (tl_tid == (uint32_t)getpid()) {
+		/* the main thread: its frames lie within the stack limit below
+		 * __libc_stack_end (deeper ones, rare, take who()'s slow path) */
 		tl_stack_hi = (uintptr_t)__libc_stack_end;
-	else
+		struct rlimit rl;
+		uintptr_t span = 8u << 20;
+		if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur > span)
+			span = rl.rlim_cur < (64u << 20) ? (uintptr_t)rl.rlim_cur : 64u << 20;
+		tl_stack_lo = tl_stack_hi > span ? tl_stack_hi - span : 0;
+	} else {
+		/* another thread: its block's low end is set by thread_blocks */
 		tl_stack_hi = (uintptr_t)pthread_self();
+		tl_stack_lo = tl_stack_hi;
+	}
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -331,6 +365,11 @@ static void chunk_drop(unsigned char *c)
 static void thread_exit(void *unused)
 {
 	(void)unused;
+	if (tl_tls_late && out_fd >= 0 && !depth) {
+		depth++;
+		tls_late();
+		depth--;
+	}
 	if (tl_chunk)
 		chunk_drop(tl_chunk);
 	tl_chunk = NULL;
@@ -420,7 +459,75 @@ NO_MEMCPY static void emit(const struct pms_alloc_rec *r)
 struct recbuf {
 	struct pms_alloc_rec r;
 	uint64_t frames[PMS_ALLOC_MAX_FRAMES];
+	bool foreign; /* made on a thread of a raw clone: frame 0 only */
 };
+
+/* Threads and processes made by a raw clone (clone(2), clone3, not
+ * pthread_create or fork) run no hook of this library when they start, and
+ * keep their creator's thread-local state: CLONE_VM | CLONE_THREAD without
+ * CLONE_SETTLS shares the creator's very TLS block, a child process gets a
+ * copy of it (its chunk pointer included: a chunk mapped shared, that the
+ * creator keeps writing).  Each record checks, without a system call, that
+ * it is made on this thread's stack ([tl_stack_lo, tl_stack_hi)) and in the
+ * process the library set up: a word on a MADV_WIPEONFORK page, zero in any
+ * child whose memory is a copy (fork or raw clone).  Else it asks the
+ * kernel (gettid, getpid):
+ *   - a child with its own memory (the word zero) takes over this state as
+ *     a forked child does (its own pid, tid, chunk, spares; a FORK record,
+ *     its parent the creator), and keeps the stack bound when it runs on
+ *     the creator's stack (fork-like), else walks frame 0 only;
+ *   - a thread or process sharing this memory (CLONE_VM) and not the
+ *     thread this TLS was set up for: the record carries the real tid and
+ *     pid, its call path is frame 0 alone (the stack's bound is not known);
+ *     a new process first drops the inherited chunk and spares, claims its
+ *     own and writes a FORK record once (its samples then read its
+ *     parent's blocks as a forked child's);
+ *   - this very thread on another stack (sigaltstack) or deeper than the
+ *     bound: as before.
+ * A raw-clone thread whose stack lies inside its creator's stack block is
+ * taken for the creator (its tid); its walk stays within that block. */
+static uint32_t raw_pid; /* a raw clone's process announced by a FORK record */
+static volatile uint64_t *wipe_tok; /* the MADV_WIPEONFORK word; NULL: none */
+
+static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
+		     uint64_t bytes, uint64_t weight, uint64_t old);
+
+static void raw_clone_process(uint32_t pid, uint32_t tid)
+{
+	tl_chunk = NULL; /* inherited: stays mapped, never written here */
+	for (size_t i = 0; i < SPARES; i++)
+		atomic_store(&spares[i], NULL);
+	raw_pid = pid;
+	struct recbuf f;
+	rec_init(&f, 0, PMS_ALLOC_FORK, 0, 0, 0, (uint64_t)syscall(SYS_getppid));
+	f.r.pid = pid;
+	f.r.tid = tid;
+	emit(&f.r);
+}
+
+static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack);
+
+static void who(struct recbuf *b)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	bool same_stack = sp - tl_stack_lo < tl_stack_hi - tl_stack_lo;
+	b->foreign = false;
+	if (same_stack && wipe_tok && *wipe_tok)
+		return; /* the common case: no system call */
+	if (tl_forking || b->r.kind == PMS_ALLOC_FORK)
+		return; /* dropped (fork runs), or the FORK record below */
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	uint32_t pid = (uint32_t)syscall(SYS_getpid);
+	if (wipe_tok && !*wipe_tok && pid != cur_pid) {
+		raw_fork_child(pid, tid, same_stack);
+	} else if (tid != tl_tid || pid != cur_pid) {
+		b->foreign = true;
+		if (pid != cur_pid && pid != raw_pid)
+			raw_clone_process(pid, tid);
+	}
+	b->r.pid = pid;
+	b->r.tid = tid;
+}
 
 static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
 		     uint64_t bytes, uint64_t weight, uint64_t old)
@@ -430,6 +537,7 @@ static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t ad
 	b->r.kind = (uint8_t)kind;
 	b->r.pid = cur_pid;
 	b->r.tid = tl_tid;
+	who(b);
 	b->r.time = time ? time : now_ns();
 	b->r.addr = addr;
 	b->r.bytes = bytes;
@@ -444,7 +552,7 @@ static void walk(struct recbuf *b, uintptr_t ret, uintptr_t fp)
 	size_t n = 0;
 	b->frames[n++] = ret;
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t hi = tl_stack_hi;
+	uintptr_t hi = b->foreign ? 0 : tl_stack_hi;
 	/* the hook's own frame: [fp] is its caller's frame pointer */
 	if (fp < lo || fp + 16 > hi || (fp & 7))
 		goto done;
@@ -517,6 +625,26 @@ static void untrack(unsigned kind, void *p)
 	emit(&b.r);
 }
 
+/* TLS blocks of modules loaded by dlopen (docs/mem.md): glibc allocates a
+ * thread's block of such a module (dynamic TLS) at the thread's first
+ * access to it, with malloc called from the loader (__tls_get_addr), which
+ * is not tracked (FROM_LOADER below), and dlpi_tls_data is NULL until then.
+ * So a loader allocation marks the thread (the time of the first one since
+ * the last look: the block's life starts no later), and forces its next
+ * malloc onto the slow path (tl_left parked); the next hook that enters
+ * (or the thread's end, or exit) looks at the modules again and records
+ * each TLS block of this thread not yet recorded (by module id). */
+
+static inline void loader_alloc(void)
+{
+	if (out_fd < 0 || depth || !tl_init || tl_tls_late)
+		return;
+	tl_tls_late = true;
+	tl_tls_time = now_ns();
+	tl_tls_left = tl_left;
+	tl_left = INT64_MIN / 2; /* the next malloc takes the slow path */
+}
+
 /* A hook's prologue: 1 when this call is tracked (depth taken). */
 static inline bool enter(void)
 {
@@ -525,6 +653,8 @@ static inline bool enter(void)
 	depth++;
 	if (!tl_init)
 		thread_init();
+	if (tl_tls_late)
+		tls_late();
 	return true;
 }
 
@@ -569,8 +699,10 @@ EXPORT void *malloc(size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
-	if (FROM_LOADER())
+	if (FROM_LOADER()) {
+		loader_alloc();
 		return real.malloc(n);
+	}
 	/* the common case, a small allocation not sampled: a tail call, no
 	 * depth or errno to keep (choose() would decide the same) */
 	if (out_fd >= 0 && !depth && tl_init && rate && n < threshold && tl_left > (int64_t)n) {
@@ -597,8 +729,10 @@ EXPORT void *calloc(size_t k, size_t n)
 			return NULL;
 		return boot_alloc(t); /* static: zeroed */
 	}
-	if (FROM_LOADER())
+	if (FROM_LOADER()) {
+		loader_alloc();
 		return real.calloc(k, n);
+	}
 	if (!enter())
 		return real.calloc(k, n);
 	struct pre pr;
@@ -661,8 +795,10 @@ EXPORT void *realloc(void *old, size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
-	if (FROM_LOADER() && !is_boot(old))
+	if (FROM_LOADER() && !is_boot(old)) {
+		loader_alloc();
 		return real.realloc(old, n);
+	}
 	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, RET_FP);
 }
 
@@ -746,7 +882,7 @@ EXPORT void *mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
 	if (atomic_load(&resolved) != 2 || !enter())
 		return sys_mmap(a, n, prot, fl, fd, off);
 	struct pre pr = { false, 0, 0, 0 };
-	if ((fl & MAP_ANONYMOUS) && !(fl & MAP_SHARED))
+	if (fl & MAP_ANONYMOUS) /* private or shared (a shared one: c2c's contended lines) */
 		pre_choose(&pr, n);
 	void *p = real.mmap(a, n, prot, fl, fd, off);
 	int e = errno;
@@ -866,6 +1002,8 @@ static void fork_parent(void)
 
 static void child_after_fork(void)
 {
+	if (wipe_tok)
+		*wipe_tok = 1; /* zero in this child (MADV_WIPEONFORK) */
 	uint32_t parent = cur_pid;
 	cur_pid = (uint32_t)getpid();
 	tl_tid = (uint32_t)syscall(SYS_gettid);
@@ -884,6 +1022,27 @@ static void child_after_fork(void)
 	depth--;
 }
 
+static void main_tls(void);
+
+/* A child with memory of its own made without fork's handlers (raw clone
+ * without CLONE_VM): this state becomes its own, as child_after_fork does;
+ * off its creator's stack the walk's bound is not known (frame 0 only). */
+static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack)
+{
+	uint32_t parent = cur_pid;
+	*wipe_tok = 1;
+	cur_pid = pid;
+	tl_tid = tid;
+	if (!same_stack)
+		tl_stack_lo = tl_stack_hi = 0;
+	tl_chunk = NULL;
+	for (size_t i = 0; i < SPARES; i++)
+		atomic_store(&spares[i], NULL);
+	struct recbuf f;
+	rec_init(&f, 0, PMS_ALLOC_FORK, 0, 0, 0, parent);
+	emit(&f.r);
+}
+
 __attribute__((constructor)) static void pms_alloc_load(void)
 {
 	resolve();
@@ -899,6 +1058,7 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 		threshold = UINT64_MAX;
 	if (!has_fd || !has_ino || !map_header(fd))
 		return;
+	set_bits = rate ? 20 : 22;
 	void *m = (void *)syscall(SYS_mmap, NULL, SET_SLOTS * sizeof(uintptr_t),
 				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				  -1, 0);
@@ -909,6 +1069,12 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	 * miss each (on this VM about 30 % of the bench's tracked cost) */
 	syscall(SYS_madvise, m, SET_SLOTS * sizeof(uintptr_t), MADV_HUGEPAGE);
 	set = m;
+	void *w = (void *)syscall(SYS_mmap, NULL, (size_t)4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w != MAP_FAILED && syscall(SYS_madvise, w, (size_t)4096, MADV_WIPEONFORK) == 0) {
+		wipe_tok = w;
+		*wipe_tok = 1;
+	}
 	dl_iterate_phdr(ldso_find, NULL);
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 	cur_pid = (uint32_t)getpid();
@@ -919,5 +1085,147 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	struct recbuf b;
 	rec_init(&b, 0, PMS_ALLOC_START, 0, 0, 0, (uint64_t)getppid());
 	emit(&b.r);
+	main_tls();
 	depth--;
+}
+
+/* exit: the exiting thread's late TLS blocks not yet looked at */
+__attribute__((destructor)) static void pms_alloc_unload(void)
+{
+	if (tl_tls_late && out_fd >= 0 && !depth) {
+		depth++;
+		tls_late();
+		depth--;
+	}
+}
+
+/* ---- threads: their stacks and TLS blocks --------------------------------- */
+
+/* pthread_create: the new thread, before its start routine, records its
+ * stack block (pthread_getattr_np: the whole block glibc mapped, its TLS
+ * and descriptor at the top included) as a PMS_ALLOC_THREAD_STACK and each
+ * module's TLS block of this thread (dl_iterate_phdr's dlpi_tls_data,
+ * PT_TLS's size) as a PMS_ALLOC_TLS, whose one frame is an address of the
+ * module (its name); the stack's frames are the pthread_create call's, in
+ * the creating thread.  A later thread given the same block (glibc reuses
+ * stacks) ends the earlier one's. */
+struct tstart {
+	void *(*fn)(void *);
+	void *arg;
+	struct recbuf b;
+};
+
+/* One module's TLS block of this thread, recorded once (ud: NULL at a
+ * thread's start, else the time of a late block). */
+static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	uint64_t time = ud ? *(const uint64_t *)ud : 0;
+	size_t id = size >= offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *)
+			    ? info->dlpi_tls_modid : 0;
+	bool idok = id && id < 256;
+	if (idok && (tl_tls_seen[id / 64] >> (id % 64) & 1))
+		return 0;
+	uintptr_t mod = 0;
+	uint64_t memsz = 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && !mod)
+			mod = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_TLS)
+			memsz = ph->p_memsz;
+	}
+	if (!memsz || !info->dlpi_tls_data || !mod || (time && !idok))
+		return 0;
+	if (idok)
+		tl_tls_seen[id / 64] |= 1ull << (id % 64);
+	struct recbuf b;
+	rec_init(&b, time, PMS_ALLOC_TLS, (uintptr_t)info->dlpi_tls_data, memsz, memsz, 0);
+	b.frames[0] = mod + 1; /* named as the module's first byte (ip - 1) */
+	b.r.nframes = 1;
+	b.r.size = (uint16_t)(sizeof(b.r) + 8);
+	emit(&b.r);
+	return 0;
+}
+
+/* The TLS blocks the loader allocated for this thread since the last look
+ * (depth held), and tl_left back. */
+static void tls_late(void)
+{
+	uint64_t t = tl_tls_time;
+	tl_tls_late = false;
+	tl_left = tl_tls_left;
+	dl_iterate_phdr(tls_one, &t);
+}
+
+/* This thread's stack block and TLS blocks, frames from b (the creator's
+ * call; NULL: none). */
+static void thread_blocks(const struct recbuf *from)
+{
+	pthread_attr_t at;
+	void *lo = NULL;
+	size_t sz = 0;
+	if (pthread_getattr_np(pthread_self(), &at) == 0) {
+		if (pthread_attr_getstack(&at, &lo, &sz) != 0)
+			sz = 0;
+		pthread_attr_destroy(&at);
+	}
+	if (sz && (uintptr_t)lo < tl_stack_hi && (uintptr_t)lo + sz >= tl_stack_hi)
+		tl_stack_lo = (uintptr_t)lo; /* the block holding its descriptor */
+	if (sz) {
+		struct recbuf b;
+		if (from)
+			b = *from;
+		else
+			memset(&b, 0, sizeof(b));
+		rec_init(&b, 0, PMS_ALLOC_THREAD_STACK, (uintptr_t)lo, sz, sz, 0);
+		b.r.nframes = from ? from->r.nframes : 0;
+		b.r.size = (uint16_t)(sizeof(b.r) + (size_t)b.r.nframes * 8);
+		emit(&b.r);
+	}
+	dl_iterate_phdr(tls_one, NULL);
+}
+
+static void *thread_start(void *p)
+{
+	struct tstart *ts = p;
+	void *(*fn)(void *) = ts->fn;
+	void *arg = ts->arg;
+	if (out_fd >= 0) {
+		depth++;
+		if (!tl_init)
+			thread_init();
+		thread_blocks(&ts->b);
+		depth--;
+	}
+	real.free(ts);
+	return fn(arg);
+}
+
+EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	if (!ready() || !real.pthread_create)
+		return ENOSYS;
+	if (__tsan_init || !enter())
+		return real.pthread_create(t, a, fn, arg);
+	struct tstart *ts = real.malloc(sizeof(*ts));
+	int rc;
+	if (!ts) {
+		depth--;
+		return real.pthread_create(t, a, fn, arg);
+	}
+	ts->fn = fn;
+	ts->arg = arg;
+	rec_init(&ts->b, 0, PMS_ALLOC_THREAD_STACK, 0, 0, 0, 0);
+	walk(&ts->b, RET_FP);
+	depth--;
+	rc = real.pthread_create(t, a, thread_start, ts);
+	if (rc)
+		real.free(ts);
+	return rc;
+}
+
+/* The main thread's TLS blocks, at load (its stack is the [stack] mapping). */
+static void main_tls(void)
+{
+	dl_iterate_phdr(tls_one, NULL);
 }

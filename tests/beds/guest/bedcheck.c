@@ -1357,6 +1357,15 @@ static int cmd_advwl(int argc, char **argv)
 	if (syscall(SYS_mbind, adv_buf, adv_size, MPOL_BIND, &mhot, 65UL, 0U) < 0 ||
 	    syscall(SYS_mbind, cold, cold_sz, MPOL_BIND, &m0, 65UL, 0U) < 0)
 		return 4;
+	/* the buffers are first written from CPU 0 (node 0): the cold buffer's
+	 * 256 first-touch faults are then local, as "cold on node 0" means; from
+	 * a CPU of another node they are 256 remote samples, and the advisor
+	 * rightly proposes to move it (seen once the live source handed samples
+	 * out in time order, which names them) */
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
 	memset(adv_buf, 1, adv_size);
 	memset(cold, 1, cold_sz);
 	int start_node = node_of(adv_buf);

@@ -7,6 +7,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/event.h"
 #include "pmuscope/pmu.h"
+#include "pmu/pmu_int.h" /* a PMU list built by hand */
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,0 +1,408 @@
+/* perf's time order over a perf.data reader (include/pmuscope/perfdata.h,
+ * pms_perfdata_ordered_*).
+ *
+ * perf record drains the CPUs' rings one after the other and writes a
+ * FINISHED_ROUND after each pass, so the file is in time order only per
+ * ring: inside a round, and across one round boundary, a record of one CPU
+ * can come before an earlier record of another CPU (an exec's COMM after
+ * the new program's first samples).  perf report and perf script take the
+ * records through a queue sorted by time (its ordered events): a kernel
+ * record with a time is queued; at a FINISHED_ROUND the queued records up
+ * to the latest time seen at the round before are handed out in time order
+ * (equal times in file order), and the latest time seen now becomes the
+ * next round's limit; at the end everything left.  Records without a time
+ * (none in the record, or 0) and perf's own records (type 64 and up:
+ * AUXTRACE, HEADER_ATTR, ...) are handed out as they come.  This does the
+ * same.  A held record of a mapped file (or of the caller's buffer) is
+ * held by pointer into it, as perf holds its mmap'ed file's records, and
+ * the reader keeps those pages mapped (pms_pd_keep_from); only a record
+ * whose bytes do not live on (a stream's, a decompressed or a byte-swapped
+ * one) is copied.  Data whose perf order is its file order (looked at
+ * once, ahead, data_in_time_order) goes out as it comes, with no queue;
+ * otherwise a run of records in order is never sorted (the queue notes
+ * that each record came at or after the one before).  Held records are decoded when handed out: the
+ * reader hands out samples of fixed-size fields undecoded, with only their
+ * time (reader_lazy.h), so each such sample is decoded once; the others
+ * are decoded again.  A queue past QUEUE_BYTES or
+ * QUEUE_RECS hands out its older half by time, as perf does at its queue's
+ * size limit (OE_FLUSH__HALF: up to the time halfway between the oldest and
+ * the newest held); perf report's queue has no limit unless configured, so
+ * a file without FINISHED_ROUNDs whose records are out of order by more
+ * than that window can come out otherwise than perf's.  An AUXTRACE record
+ * (SPE, ...) hands out everything held before it: its samples are decoded
+ * when it comes, and perf, which decodes a trace in time order with the
+ * side-band, names them with the side-band before them (the order of the
+ * other records around a trace can then differ from perf's).
+ */
+#include "pmuscope/perfdata.h"
+
+#include "reader_lazy.h"
+#include "util/error.h"
+#include "util/grow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char QNAME[] = "the time-order queue"; /* in out-of-memory messages */
+
+#define QUEUE_BYTES PMS_PD_QUEUE_BYTES
+#define QUEUE_RECS PMS_PD_QUEUE_RECS
+#define REC_FINISHED_ROUND 68
+
+struct oent {
+	uint64_t time, seq;
+	const unsigned char *p; /* the bytes in the reader's buffer; NULL: copied, at off */
+	size_t off, len;	/* off in bytes (copies) */
+	size_t attr_idx;
+	const struct pms_perfdata_attr *attr;
+	uint64_t file_offset;
+	bool from_compressed;
+};
+
+struct pms_perfdata_ordered {
+	struct pms_perfdata_reader *r;
+	struct oent *e;
+	size_t h, n, cap; /* e[h..n): held, e[h..dend) once flushed: being handed out */
+	size_t dend;
+	bool flushed;	  /* e[h..dend) is a flush's (tidied up once handed out) */
+	size_t held;	  /* bytes of the held records (the queue's size limit) */
+	size_t ncopies;	  /* held records that are copies */
+	unsigned char *bytes, *alt; /* the copies */
+	size_t nbytes, capbytes, capalt;
+	uint64_t keep; /* the lowest file offset held by pointer, UINT64_MAX: none */
+	uint64_t seq;
+	uint64_t max_time, next_flush;
+	struct pms_perfdata_event cur; /* a FINISHED_ROUND, out after the flushed ones */
+	bool pend;
+	bool ended, sorted;
+	bool checked, through; /* the data looked at ahead; in time order: no queue */
+	struct pms_perfdata_ordered_stats st;
+};
+
+int pms_perfdata_ordered_new(struct pms_perfdata_reader *r, struct pms_perfdata_ordered **out)
+{
+	struct pms_perfdata_ordered *q;
+	if (!r || !out)
+		return pms_err(PMS_EINVAL, "perfdata_ordered_new: NULL argument");
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return pms_err(PMS_ENOMEM, "out of memory for the time-order queue");
+	q->r = r;
+	q->sorted = true;
+	q->keep = UINT64_MAX;
+	pms_pd_lazy_samples(r, true); /* each fixed-field sample decoded once */
+	*out = q;
+	return 0;
+}
+
+void pms_perfdata_ordered_free(struct pms_perfdata_ordered *q)
+{
+	if (!q)
+		return;
+	free(q->e); /* the reader may be gone: its keep_from is left */
+	free(q->bytes);
+	free(q->alt);
+	free(q);
+}
+
+const struct pms_perfdata_ordered_stats *
+pms_perfdata_ordered_stats(const struct pms_perfdata_ordered *q)
+{
+	return &q->st;
+}
+
+/* The time perf orders the record by; 0 when it has none. */
+static uint64_t rec_time(const struct pms_perfdata_event *ev)
+{
+	return pms_pd_rec_time(ev);
+}
+
+static int queue(struct pms_perfdata_ordered *q, const struct pms_perfdata_event *ev, uint64_t t)
+{
+	struct oent *x;
+	bool stable = pms_pd_event_stable(q->r, ev);
+	int rc;
+	if ((rc = pms_grow(&q->e, &q->cap, q->n + 1, sizeof(*q->e), 1024, QNAME)) < 0 ||
+	    (!stable &&
+	     (rc = pms_grow(&q->bytes, &q->capbytes, q->nbytes + ev->raw_len, 1, 1u << 16, QNAME)) < 0))
+		return rc;
+	if (q->n > q->h && t < q->e[q->n - 1].time)
+		q->sorted = false;
+	if (t < q->st.last_flush)
+		q->st.late++; /* perf's "out of order events": after later ones */
+	x = &q->e[q->n++];
+	x->time = t;
+	x->seq = q->seq++;
+	x->len = ev->raw_len;
+	x->attr_idx = ev->attr_idx;
+	x->attr = ev->attr;
+	x->file_offset = ev->file_offset;
+	x->from_compressed = ev->from_compressed;
+	if (stable) {
+		x->p = ev->raw;
+		x->off = 0;
+		if (q->keep == UINT64_MAX) { /* the queue's lowest: records come in file order */
+			q->keep = ev->file_offset;
+			pms_pd_keep_from(q->r, q->keep);
+		}
+	} else {
+		x->p = NULL;
+		x->off = q->nbytes;
+		memcpy(q->bytes + q->nbytes, ev->raw, ev->raw_len);
+		q->nbytes += ev->raw_len;
+		q->ncopies++;
+	}
+	q->held += ev->raw_len;
+	if (t > q->max_time)
+		q->max_time = t;
+	q->st.queued++;
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct oent *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Hand out the queued records of time <= limit (in time order); half:
+ * up to halfway between the oldest and the newest held. */
+static void flush(struct pms_perfdata_ordered *q, uint64_t limit, bool half)
+{
+	size_t lo = q->h, hi = q->n;
+	if (!q->sorted) {
+		qsort(q->e + q->h, q->n - q->h, sizeof(*q->e), by_time);
+		q->sorted = true;
+		q->st.sorts++;
+	}
+	if (half && q->n > q->h)
+		limit = q->e[q->h].time + (q->e[q->n - 1].time - q->e[q->h].time) / 2;
+	while (lo < hi) { /* the first entry past limit */
+		size_t mid = lo + (hi - lo) / 2;
+		if (q->e[mid].time <= limit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	q->dend = lo;
+	q->flushed = lo > q->h;
+	if (lo > q->h && q->e[lo - 1].time > q->st.last_flush)
+		q->st.last_flush = q->e[lo - 1].time;
+}
+
+/* After a flush is handed out: the held records' size, their lowest file
+ * offset (for the reader's mapped pages) and their copies packed again;
+ * the entries moved down once the handed-out ones are most of the array. */
+static int tidy(struct pms_perfdata_ordered *q)
+{
+	size_t held = 0, nb = 0, ncopies = q->ncopies;
+	uint64_t keep = UINT64_MAX;
+	int rc;
+	if (ncopies) {
+		for (size_t i = q->h; i < q->n; i++)
+			if (!q->e[i].p)
+				nb += q->e[i].len;
+		if (nb && (rc = pms_grow(&q->alt, &q->capalt, nb, 1, 1u << 16, QNAME)) < 0)
+			return rc;
+	}
+	nb = 0;
+	ncopies = 0;
+	for (size_t i = q->h; i < q->n; i++) {
+		struct oent *x = &q->e[i];
+		held += x->len;
+		if (x->p) {
+			if (x->file_offset < keep)
+				keep = x->file_offset;
+			continue;
+		}
+		memcpy(q->alt + nb, q->bytes + x->off, x->len);
+		x->off = nb;
+		nb += x->len;
+		ncopies++;
+	}
+	if (q->ncopies) {
+		unsigned char *b = q->bytes;
+		size_t c = q->capbytes;
+		q->bytes = q->alt;
+		q->capbytes = q->capalt;
+		q->alt = b;
+		q->capalt = c;
+	}
+	q->nbytes = nb;
+	q->ncopies = ncopies;
+	q->held = held;
+	if (keep != q->keep) {
+		q->keep = keep;
+		pms_pd_keep_from(q->r, keep);
+	}
+	if (q->h == q->n) {
+		q->h = q->n = 0;
+	} else if (q->h >= q->n - q->h) {
+		memmove(q->e, q->e + q->h, (q->n - q->h) * sizeof(*q->e));
+		q->n -= q->h;
+		q->h = 0;
+	}
+	q->dend = q->h;
+	q->flushed = false;
+	return 0;
+}
+
+/* A lazy sample handed out as it came: decoded now (it always parses). */
+static int decode_now(struct pms_perfdata_event *ev)
+{
+	struct pms_sample_layout lay;
+	if (!pms_pd_event_lazy(ev))
+		return 1;
+	pms_sample_layout_from_attr(&lay, ev->attr->attr);
+	if (pms_record_parse(&lay, ev->raw, ev->raw_len, &ev->rec) < 0)
+		return pms_err(PMS_EPARSE, "a sample at offset %llu did not decode",
+			       (unsigned long long)ev->file_offset);
+	return 1;
+}
+
+/* Whether perf's order of the whole data is its file order, so that the
+ * records can go out as they come: records without a time only before the
+ * first with one, then every record with a time at or after the one
+ * before, and no FINISHED_ROUND, AUXTRACE or compressed record (perf
+ * would hand out a record without a time, or the round's, ahead of held
+ * ones).  Read with a second reader over the same buffer, in the same lazy
+ * mode, so each record's time is the one the queue would order it by; the
+ * first record that breaks it ends the look (a file from perf record,
+ * with its rounds, at once).  A read error: no (the queue reports it). */
+static bool data_in_time_order(struct pms_perfdata_ordered *q)
+{
+	struct pms_perfdata_reader *t = NULL;
+	struct pms_perfdata_event ev;
+	uint64_t last = 0;
+	bool timed = false, ok = true;
+	int rc;
+	if (pms_pd_reader_twin(q->r, &t) <= 0)
+		return false;
+	pms_pd_lazy_samples(t, true);
+	while (ok && (rc = pms_perfdata_next(t, &ev)) > 0) {
+		uint64_t tm = rec_time(&ev);
+		if (ev.from_compressed || ev.rec.type == REC_FINISHED_ROUND ||
+		    ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE)
+			ok = false;
+		else if (!tm || tm == UINT64_MAX)
+			ok = !timed;
+		else if (tm < last)
+			ok = false;
+		else
+			last = tm, timed = true;
+	}
+	pms_perfdata_reader_free(t);
+	return ok && rc == 0;
+}
+
+/* A record of data in time order, handed out as it comes (the statistics:
+ * queued counts the records with a time, last_flush the latest). */
+static int pass_through(struct pms_perfdata_ordered *q, struct pms_perfdata_event *ev)
+{
+	int rc = q->ended ? 0 : pms_perfdata_next(q->r, ev);
+	if (rc <= 0) {
+		q->ended = true;
+		return rc;
+	}
+	uint64_t t = rec_time(ev);
+	if (t && t != UINT64_MAX) {
+		q->st.queued++;
+		q->st.last_flush = t;
+	}
+	return decode_now(ev);
+}
+
+/* One held record, decoded from its bytes (again, unless the reader left it
+ * undecoded). */
+static int deliver(struct pms_perfdata_ordered *q, const struct oent *x,
+		   struct pms_perfdata_event *out)
+{
+	out->raw = x->p ? x->p : q->bytes + x->off;
+	out->raw_len = x->len;
+	/* a pipe-mode HEADER_ATTR may have moved the reader's attrs */
+	out->attr = pms_perfdata_reader_attr(q->r, x->attr_idx);
+	if (!out->attr)
+		out->attr = x->attr; /* the reader's stand-in of a file without attrs */
+	out->attr_idx = x->attr_idx;
+	out->file_offset = x->file_offset;
+	out->from_compressed = x->from_compressed;
+	memset(&out->auxtrace, 0, sizeof(out->auxtrace));
+	out->aux_data = NULL;
+	out->aux_len = 0;
+	out->aux_pid = 0;
+	out->aux_tid = UINT32_MAX;
+	/* it decoded (or, lazy, its layout was checked) when the reader read
+	 * it: the same bytes decode again */
+	if (pms_record_parse(pms_pd_attr_layout(out->attr), out->raw, out->raw_len, &out->rec) < 0)
+		return pms_err(PMS_EPARSE, "a held record at offset %llu did not decode again",
+			       (unsigned long long)x->file_offset);
+	return 1;
+}
+
+int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdata_event *ev)
+{
+	int rc;
+	if (!q || !ev)
+		return pms_err(PMS_EINVAL, "perfdata_ordered_next: NULL argument");
+	if (!q->checked) {
+		q->checked = true;
+		/* a split decode's chunk: its plan looked already (split.c) */
+		int hint = pms_pd_reader_order_hint(q->r);
+		q->through = hint ? hint > 0 : data_in_time_order(q);
+	}
+	if (q->through)
+		return pass_through(q, ev);
+	for (;;) {
+		if (q->h < q->dend)
+			return deliver(q, &q->e[q->h++], ev);
+		if (q->flushed && (rc = tidy(q)) < 0)
+			return rc;
+		if (q->pend) {
+			q->pend = false;
+			*ev = q->cur;
+			return 1;
+		}
+		if (q->ended)
+			return 0;
+		/* straight into the caller's: most records are held, and the
+		 * others go out as they are */
+		rc = pms_perfdata_next(q->r, ev);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			q->ended = true;
+			flush(q, UINT64_MAX, false);
+			continue;
+		}
+		uint64_t t = rec_time(ev);
+		if (ev->rec.type == REC_FINISHED_ROUND) {
+			q->st.rounds++;
+			flush(q, q->next_flush, false);
+			q->next_flush = q->max_time;
+			if (q->h == q->dend)
+				return 1; /* nothing old enough: the round's record alone */
+			q->cur = *ev;
+			q->pend = true;
+			continue;
+		}
+		if (ev->rec.type == PMS_PERFDATA_RECORD_AUXTRACE && q->n > q->h) {
+			/* its samples are decoded as it comes: the held side-band
+			 * goes first (perf decodes the trace in time order) */
+			q->st.aux_flushes++;
+			flush(q, UINT64_MAX, false);
+			q->cur = *ev;
+			q->pend = true;
+			continue;
+		}
+		if (!t || t == UINT64_MAX)
+			return decode_now(ev);
+		if ((rc = queue(q, ev, t)) < 0)
+			return rc;
+		if (q->held > QUEUE_BYTES || q->n - q->h > QUEUE_RECS) {
+			q->st.full++;
+			flush(q, 0, true);
+		}
+	}
+}

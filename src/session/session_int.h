@@ -1,0 +1,74 @@
+/* Internal: the session's file decode shared by session.c and
+ * session_split.c (one file on several threads, issue 33). */
+#ifndef PMS_SESSION_INT_H
+#define PMS_SESSION_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/session.h"
+
+#define MAX_NODE_IDS 256
+
+struct sfile {
+	char *path;
+	int fd;
+	struct pms_perfdata_reader *r;
+	struct pms_memsrc *src;
+	char *err;         /* what stopped its decoding, NULL: none */
+	/* its samples in the kept profile's list: [first, end) (the
+	 * allocation table's process space of each, docs/mem.md) */
+	size_t first, end;
+};
+
+/* The per-sample state of one decode pass (one per file in parallel). */
+struct pass {
+	struct pms_session *s;
+	struct pms_memprof *prof;
+	struct pms_pathprof *paths;
+	struct pms_advisor *adv;
+	struct pms_c2c *c2c;
+	struct types_sink *types; /* pms_session_set_types */
+	struct pms_sorthist *sort; /* pms_session_set_sort */
+	bool prof_samples;       /* the profile takes the samples (not only maps) */
+	const struct sfile *f;   /* the file being read */
+	bool started;            /* its first sample came: its headers are known */
+	bool merge;              /* several files: name each sample's source */
+	int ids[MAX_NODE_IDS];   /* node ids of the files read so far */
+	size_t nids;
+	uint64_t events, pmin, pmax;
+	int rc;
+};
+
+
+/* Passes v[i] over files f[i] (the session's, or one file's chunks). */
+struct jobs {
+	struct pass *v;
+	struct sfile *f;
+	size_t n;
+	atomic_size_t next;
+};
+
+/* Decode one file to its end; a read error is kept as the file's. */
+int sess_file_decode(struct pass *ps, struct sfile *f);
+/* Run the jobs on threads threads (this one among them). */
+void sess_jobs_run(struct jobs *js, size_t threads);
+/* Join n passes into the session's, in order (files, or one file's
+ * chunks). */
+int sess_passes_join(struct pms_session *s, struct pass *v, size_t n);
+/* What session_split.c uses of session.c, handed to it (so that it builds
+ * on session.c's parts without calling into session.c). */
+struct sess_ops {
+	int (*decode)(struct pass *ps, struct sfile *f);
+	void (*run)(struct jobs *js, size_t threads);
+	int (*join)(struct pms_session *s, struct pass *v, size_t n);
+	const struct pms_memprof_opts *po;
+};
+/* One file on several threads (session_split.c).  1: done; 0: the file
+ * does not split (read as before); or an error. */
+int sess_decode_split(struct pms_session *s, struct sfile *f, size_t threads,
+		      const struct sess_ops *ops);
+
+#endif

@@ -1,0 +1,40 @@
+/* The open-addressing tables keyed by a uint64_t (an IP, a DIE offset)
+ * that typeres.c and scopes.c keep per binary. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "types/typeres_int.h"
+
+/* The slot of pc in an open-addressing table of elements of size sz whose
+ * first member is a uint64_t pc (~0 empty), growing it (doubling from
+ * first) at half full; NULL without memory.  typeres.c's per-IP cache,
+ * scan memo, walks and members, and scopes.c's indexes are such tables. */
+void *ty_pc_slot(void **tab, size_t *n, size_t *cap, size_t sz, size_t first, uint64_t pc)
+{
+#define PC_AT(t, i) ((uint64_t *)(void *)((char *)(t) + (i) * sz))
+	if (*n * 2 >= *cap) {
+		size_t nc = *cap ? *cap * 2 : first;
+		char *nv = malloc(nc * sz);
+		if (!nv)
+			return NULL;
+		for (size_t i = 0; i < nc; i++)
+			*PC_AT(nv, i) = ~0ull;
+		for (size_t i = 0; i < *cap; i++) {
+			uint64_t k = *PC_AT(*tab, i);
+			if (k == ~0ull)
+				continue;
+			size_t j = (k * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
+			while (*PC_AT(nv, j) != ~0ull)
+				j = (j + 1) & (nc - 1);
+			memcpy(nv + j * sz, (char *)*tab + i * sz, sz);
+		}
+		free(*tab);
+		*tab = nv;
+		*cap = nc;
+	}
+	size_t j = (pc * 0x9e3779b97f4a7c15ull >> 20) & (*cap - 1);
+	while (*PC_AT(*tab, j) != ~0ull && *PC_AT(*tab, j) != pc)
+		j = (j + 1) & (*cap - 1);
+	return (char *)*tab + j * sz;
+#undef PC_AT
+}

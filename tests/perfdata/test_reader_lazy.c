@@ -1,0 +1,157 @@
+/* The perf.data reader's lazy samples (src/perfdata/reader_lazy.h): a
+ * SAMPLE of fixed-size fields comes undecoded with its time, and decodes
+ * from its bytes to what the reader decodes when not lazy; samples with a
+ * field of variable size (a callchain) are decoded by the reader either way;
+ * the statistics are the same.  [fake] files written by the library's
+ * writer. */
+#include "check.h"
+#include "perf_tool.h"
+
+#include "perfdata/reader_lazy.h"
+#include "pmuscope/error.h"
+#include "pmuscope/perfdata.h"
+#include "pmuscope/record.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#define ST_FIXED                                                                     \
+	(PMS_SAMPLE_IDENTIFIER | PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME |     \
+	 PMS_SAMPLE_ADDR | PMS_SAMPLE_CPU | PMS_SAMPLE_PERIOD | PMS_SAMPLE_WEIGHT |     \
+	 PMS_SAMPLE_DATA_SRC)
+#define ST_CHAIN (ST_FIXED | PMS_SAMPLE_CALLCHAIN)
+#define NSAMPLES 64
+
+static struct perf_event_attr mk_attr(uint64_t st, uint64_t config)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_RAW;
+	a.size = sizeof(a);
+	a.config = config;
+	a.sample_period = 1000;
+	a.sample_type = st;
+	a.sample_id_all = 1;
+	return a;
+}
+
+/* Sample i: attr 0 (fixed fields, id 1) when even, attr 1 (a callchain,
+ * id 2) when odd. */
+static void mk_sample(struct pms_record *r, uint64_t i, const uint64_t *chain)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = PMS_RECORD_SAMPLE;
+	r->sample.misc = PMS_MISC_USER;
+	r->sample.id = i % 2 ? 2 : 1;
+	r->sample.ip = 0x401000 + i;
+	r->sample.pid = 100;
+	r->sample.tid = 101 + (uint32_t)(i % 3);
+	r->sample.time = 5000 + 7 * i;
+	r->sample.addr = 0x7f0000001000 + i * 64;
+	r->sample.cpu = (uint32_t)(i % 4);
+	r->sample.period = 1000 + i;
+	r->sample.weight = 30 + i;
+	r->sample.data_src = 0x10268100142ULL + (i << 20);
+	if (i % 2) {
+		r->sample.callchain_nr = 3;
+		r->sample.callchain = chain;
+	}
+}
+
+static unsigned char *write_mem(size_t *len)
+{
+	char dir[256], path[512];
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a0 = mk_attr(ST_FIXED, 0x1cd), a1 = mk_attr(ST_CHAIN, 0x2cd);
+	const uint64_t id0 = 1, id1 = 2, chain[3] = { 0x401000, 0x402000, 0x403000 };
+	struct pms_sample_layout l0, l1;
+	unsigned char rec[512];
+	struct stat st;
+	unsigned char *buf = NULL;
+
+	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
+	snprintf(path, sizeof(path), "%s/lazy.data", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	pms_sample_layout_from_attr(&l0, &a0);
+	pms_sample_layout_from_attr(&l1, &a1);
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a0, &id0, 1));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a1, &id1, 1));
+	for (uint64_t i = 0; w && i < NSAMPLES; i++) {
+		struct pms_record r;
+		size_t n = 0;
+		mk_sample(&r, i, chain);
+		CHECK_OK(pms_record_encode(i % 2 ? &l1 : &l0, &r, rec, sizeof(rec), &n));
+		CHECK_OK(pms_perfdata_writer_write(w, rec, n));
+	}
+	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
+	CHECK(fstat(fd, &st) == 0);
+	*len = (size_t)st.st_size;
+	buf = malloc(*len);
+	CHECK(buf && pread(fd, buf, *len, 0) == st.st_size);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	return buf;
+}
+
+PMS_TEST(lazy_samples_decode_as_eager)
+{
+	size_t len = 0;
+	unsigned char *buf = write_mem(&len);
+	struct pms_perfdata_reader *eager = NULL, *lazy = NULL;
+	struct pms_perfdata_event e, z;
+	int re = 0, rz = 0;
+	size_t n = 0, nlazy = 0;
+
+	CHECK_OK(pms_perfdata_reader_open_mem(buf, len, &eager));
+	CHECK_OK(pms_perfdata_reader_open_mem(buf, len, &lazy));
+	if (!eager || !lazy)
+		goto out;
+	pms_pd_lazy_samples(lazy, true);
+	while ((re = pms_perfdata_next(eager, &e)) > 0 && (rz = pms_perfdata_next(lazy, &z)) > 0) {
+		CHECK_EQ_INT(z.rec.type, e.rec.type);
+		CHECK_EQ_INT(z.attr_idx, e.attr_idx);
+		CHECK_EQ_U64(z.file_offset, e.file_offset);
+		CHECK(!pms_pd_event_lazy(&e));
+		if (e.rec.type != PMS_RECORD_SAMPLE)
+			continue;
+		n++;
+		/* only the fixed-field event is lazy */
+		CHECK_EQ_INT(pms_pd_event_lazy(&z), e.attr_idx == 0);
+		CHECK_EQ_U64(z.rec.sample.time, e.rec.sample.time);
+		CHECK_EQ_INT(z.rec.misc, e.rec.misc);
+		if (pms_pd_event_lazy(&z)) {
+			struct pms_sample_layout l;
+			nlazy++;
+			pms_sample_layout_from_attr(&l, z.attr->attr);
+			CHECK_OK(pms_record_parse(&l, z.raw, z.raw_len, &z.rec));
+		}
+		CHECK_EQ_U64(z.rec.sample.present, e.rec.sample.present);
+		CHECK_EQ_U64(z.rec.sample.ip, e.rec.sample.ip);
+		CHECK_EQ_U64(z.rec.sample.addr, e.rec.sample.addr);
+		CHECK_EQ_U64(z.rec.sample.data_src, e.rec.sample.data_src);
+		CHECK_EQ_U64(z.rec.sample.period, e.rec.sample.period);
+		CHECK_EQ_U64(z.rec.sample.weight, e.rec.sample.weight);
+		CHECK_EQ_INT(z.rec.sample.tid, e.rec.sample.tid);
+		CHECK_EQ_INT(z.rec.sample.cpu, e.rec.sample.cpu);
+		CHECK_EQ_U64(z.rec.sample.callchain_nr, e.rec.sample.callchain_nr);
+	}
+	/* the eager reader ended first in the loop: the lazy one ends now */
+	CHECK_EQ_INT(re, 0);
+	CHECK(rz >= 0);
+	CHECK_EQ_INT(pms_perfdata_next(lazy, &z), 0);
+	CHECK_EQ_INT(n, NSAMPLES);
+	CHECK_EQ_INT(nlazy, NSAMPLES / 2);
+	CHECK_EQ_U64(pms_perfdata_reader_stats(lazy)->samples, pms_perfdata_reader_stats(eager)->samples);
+	CHECK_EQ_U64(pms_perfdata_reader_stats(lazy)->records, pms_perfdata_reader_stats(eager)->records);
+	CHECK_EQ_U64(pms_perfdata_reader_stats(lazy)->bad_records, 0);
+out:
+	pms_perfdata_reader_free(eager);
+	pms_perfdata_reader_free(lazy);
+	free(buf);
+}
+
+PMS_TEST_MAIN()

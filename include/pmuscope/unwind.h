@@ -38,6 +38,8 @@ struct pms_unwinder_stats {
 	uint64_t failed;    /* nothing beyond the sampled IP (no CFI, stack cut) */
 	uint64_t frames;    /* user frames found */
 	uint64_t rebuilds;  /* times the module list was rebuilt (the maps changed) */
+	uint64_t no_stack;  /* registers but no stack bytes captured: no user frame,
+			     * not even the sampled IP (as perf) */
 };
 
 /* Binaries are opened below sys's root. */

@@ -107,8 +107,9 @@ void pms_render_callpath_text(FILE *out, const struct pms_pathreport *r)
 	if (r->unwind.samples)
 		fprintf(out, "  DWARF unwinding: %" PRIu64 " of %" PRIu64
 		       " samples got callers (%" PRIu64 " user frames; %" PRIu64
-		       " without user registers)\n",
-		       r->unwind.unwound, r->unwind.samples, r->unwind.frames, r->unwind.no_regs);
+		       " without user registers, %" PRIu64 " without stack bytes)\n",
+		       r->unwind.unwound, r->unwind.samples, r->unwind.frames, r->unwind.no_regs,
+		       r->unwind.no_stack);
 	text_list(out, "top call paths by samples", r->by_samples, r->nby_samples, r->with_path);
 	if (r->nby_latency)
 		text_list(out, "top call paths by total latency", r->by_latency, r->nby_latency,
@@ -210,6 +211,7 @@ void pms_render_callpath_json(struct pms_json *j, const struct pms_pathreport *r
 	pms_json_uint(j, "unwound", r->unwind.unwound);
 	pms_json_uint(j, "failed", r->unwind.failed);
 	pms_json_uint(j, "no_user_regs", r->unwind.no_regs);
+	pms_json_uint(j, "no_user_stack", r->unwind.no_stack);
 	pms_json_uint(j, "user_frames", r->unwind.frames);
 	pms_json_end_object(j);
 	json_list(j, "by_samples", r->by_samples, r->nby_samples);

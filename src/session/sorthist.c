@@ -599,10 +599,15 @@ static size_t sample_frames(struct pms_sorthist *h, const struct pms_memsrc_samp
 		dwarf = (h->fbuf[i].flags & PMS_FRAME_DWARF) != 0;
 	if (!dwarf) {
 		/* perf gives the user PC alone where its unwind cannot start
-		 * (no ELF of the module here), nothing where no map holds it */
+		 * (no ELF of the module here), nothing where no map holds it
+		 * nor where no stack byte was captured (machine.c
+		 * thread__resolve_callchain_unwind: "Bail out if nothing was
+		 * captured") */
+		const struct pms_sample *rs = &x->rec->sample;
+		bool stack = rs->stack_size && rs->stack_dyn_size;
 		memcpy(h->fbuf, x->path.frames, nk * sizeof(*h->fbuf));
 		n = nk;
-		if (pc && maps && pms_maps_find(maps, pc))
+		if (pc && stack && maps && pms_maps_find(maps, pc))
 			h->fbuf[n++] = (struct pms_frame){ pc, PMS_FRAME_DWARF };
 	}
 	/* perf's DWARF frames (unwind-libdw): a caller's return address less

@@ -270,6 +270,14 @@ int pms_unwinder_sample(struct pms_unwinder *u, const struct pms_maps *maps,
 	u->pc = u->regs[PERF_PC];
 	u->stack = s->stack_data;
 	u->stack_len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
+	/* Nothing of the stack captured (the kernel could not copy it, e.g. a
+	 * fault on the stack page itself): no user frame at all, not even the
+	 * sampled IP, as perf 6.12 does ("Bail out if nothing was captured",
+	 * tools/perf/util/machine.c thread__resolve_callchain_unwind). */
+	if (u->stack_len == 0) {
+		u->st.no_stack++;
+		return 0;
+	}
 	u->tid = s->tid ? (pid_t)s->tid : 1;
 	if (!u->dwfl || maps->n != u->nmaps || maps_sig(maps) != u->sig) {
 		if ((rc = rebuild(u, maps, maps_sig(maps))) < 0)
@@ -285,8 +293,7 @@ int pms_unwinder_sample(struct pms_unwinder *u, const struct pms_maps *maps,
 		u->attached = dwfl_attach_state(u->dwfl, NULL, u->tid, &thread_cbs, u);
 	}
 	/* An unwind that ends on an error (not at the outermost frame) is
-	 * incomplete: said as a cut (perf's libdw unwinder drops such a
-	 * stack entirely; the frames found are kept here). */
+	 * incomplete: said as a cut; the frames found are kept. */
 	if (u->attached && dwfl_getthread_frames(u->dwfl, u->tid, on_frame, u) != 0)
 		u->cut = true;
 	/* No module knew the PC: no user frame (as perf's unwinder gives). */

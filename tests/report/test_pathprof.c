@@ -372,10 +372,18 @@ PMS_TEST(unwind_own_stack)
 	s.regs_user.abi = 0;
 	CHECK_EQ_INT(pms_unwinder_sample(u, maps, &s, f, 64, &n), 0);
 	CHECK_EQ_U64(n, 0);
+	/* registers but an empty stack dump (the kernel copied no byte, as
+	 * on a fault at the stack page): no user frame, not even the PC */
+	s.regs_user.abi = 2;
+	s.stack_dyn_size = 0;
+	n = 99;
+	CHECK_EQ_INT(pms_unwinder_sample(u, maps, &s, f, 64, &n), 0);
+	CHECK_EQ_U64(n, 0);
 	struct pms_unwinder_stats st;
 	pms_unwinder_stats(u, &st);
-	CHECK_EQ_U64(st.samples, 4);
+	CHECK_EQ_U64(st.samples, 5);
 	CHECK_EQ_U64(st.no_regs, 1);
+	CHECK_EQ_U64(st.no_stack, 1);
 	CHECK(st.unwound >= 2);
 	pms_symbolizer_free(sym);
 	pms_unwinder_free(u);

@@ -51,8 +51,17 @@ static void note_at(const char *site, uintptr_t p, size_t n, uint64_t t0, uint64
 
 #define note(site, p, n, t0, t1) note_at(site, (uintptr_t)(p), n, t0, t1)
 
+/* Each whole page of the block is dropped first, so that touching it
+ * faults (one sample) even where malloc hands out memory touched before:
+ * glibc's dynamic mmap threshold puts later blocks on the heap, and a
+ * raw clone thread sharing the main arena makes that layout timing-
+ * dependent (site_aligned and site_thread once had no sample at all). */
 static void touch(char *p, size_t n)
 {
+	uintptr_t a = ((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(PAGE - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_DONTNEED);
 	for (size_t i = 0; i < n; i += PAGE)
 		((volatile char *)p)[i] = 1;
 	((volatile char *)p)[n - 1] = 1;
@@ -160,15 +169,24 @@ static void freed(const char *site, char *p, size_t n, uint64_t t0)
 	note_at(site, at, n, t0, now());
 }
 
+/* The two threads take turns with their blocks: a block one thread frees
+ * is often mapped again at once for the other's, and the checker cannot
+ * tell two blocks apart at one address within its margin; the pause after
+ * each free (under the lock) keeps them further apart. */
+static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+
 static void *thread_main(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 3; i++) {
 		uint64_t t0;
 		size_t n = (size_t)(300 + 100 * i) * 1024;
+		pthread_mutex_lock(&turn);
 		char *p = site_thread(n, &t0);
 		touch(p, n);
 		freed("site_thread", p, n, t0);
+		pause_ms(20);
+		pthread_mutex_unlock(&turn);
 	}
 	return NULL;
 }
@@ -265,6 +283,9 @@ int main(int argc, char **argv)
 		touch(r, n);
 	}
 	note("site_realloc", r, rn, rt0, 0);
+	/* realloc's moves freed blocks this one may reuse: apart by more
+	 * than the checker's margin */
+	pause_ms(20);
 	char *al = site_aligned(640u << 10, &t0);
 	touch(al, 640u << 10);
 	note("site_aligned", al, 640u << 10, t0, 0);

@@ -86,6 +86,16 @@ def check(label, got_list, blocks, forks):
     missing = WANT_SITES - set(per_site)
     if missing:
         print("%s: no placeable samples for %s" % (label, sorted(missing)))
+        # what the truth and the samples say of each missing site's blocks
+        for b in blocks:
+            if b[0] not in missing:
+                continue
+            near = [(t, len(truth_of(pid, addr, t)), got) for pid, addr, t, got in got_list
+                    if pid == b[1] and b[2] <= addr < b[2] + b[3]
+                    and b[4] - MARGIN <= t <= b[5] + MARGIN]
+            print("  block %s pid %d %#x+%d alive [%d, %d]: %d samples in its range%s" %
+                  (b[0], b[1], b[2], b[3], b[4], b[5], len(near),
+                   ", e.g. (time, truth hits, placed) %s" % near[:3] if near else ""))
         return 1
     if placeable == 0 or placed < 0.99 * placeable or wrong:
         return 1

@@ -168,6 +168,9 @@ void alloc_cli_done(struct alloc_cli *a)
 	free(a->labels);
 	a->labels = NULL;
 	a->nlabels = 0;
+	free(a->type_labels);
+	a->type_labels = NULL;
+	a->ntype_labels = 0;
 	free(a->folded);
 	a->folded = NULL;
 	free(a->saved_preload);
@@ -191,6 +194,12 @@ int alloc_export_prepare(struct alloc_cli *a, struct mem_export *x)
 			goto nomem;
 		x->site_labels = (const char *const *)a->labels;
 		x->nsite_labels = a->nlabels;
+	}
+	if (x->pprof && !a->type_labels) {
+		if (pms_render_alloc_type_labels(&v, &a->type_labels, &a->ntype_labels) < 0)
+			goto nomem;
+		x->site_type_labels = a->type_labels;
+		x->nsite_type_labels = a->ntype_labels;
 	}
 	if (x->folded_alloc && !a->folded) {
 		if (pms_render_alloc_folded(&v, &a->folded, &a->folded_len) < 0)

@@ -1040,15 +1040,8 @@ static int mem_print(struct mem_run *r)
 	o->exp.paths = ma->phase == 1 ? NULL : r->prep; /* --apply: paths of both measurements */
 	struct pms_type_hit *hits = NULL;
 	const char **tl = NULL;
-	if (o->types && o->exp.pprof &&
-	    (pms_session_type_hits(r->ses, shown, &hits) < 0 ||
-	     pms_render_types_labels(hits, shown->nall, &tl) < 0))
-		fprintf(stderr, "pmuscope: mem: types: pprof labels: %s\n", pms_error_last());
-	else if (o->types && o->exp.pprof) {
-		o->exp.type_labels = tl;
-		o->exp.member_labels = tl + shown->nall;
-		o->exp.ntype_labels = shown->nall;
-	}
+	if (o->types)
+		mem_export_type_labels(&o->exp, r->ses, shown, "mem", &hits, &tl);
 	r->xrc = mem_export_write(&o->exp, &mr, shown);
 	free(hits);
 	free(tl);

@@ -56,7 +56,8 @@ static const struct cli_opt opts[] = {
 	  "samples per data type and struct member (DWARF of the\n"
 	  "binaries here; docs/types.md): loads, stores, remote share,\n"
 	  "latency, threads; unresolved samples by reason; with --json\n"
-	  "as JSON" },
+	  "as JSON; --html, --pprof: also the page's types and the\n"
+	  "type, member and alloc_type labels, as mem --types" },
 	{ "header", 0, CLI_NOARG, NULL, O_HEADER, "also print the header features (text)" },
 	{ "no-symbols", 0, CLI_NOARG, NULL, O_NOSYM, "do not name instructions or data objects" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
@@ -386,8 +387,9 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	if (o->json + o->csv + o->xo->folded > 1) {
 		return cli_usage(&cli_spec_report, "--json, --csv and --folded exclude each other");
 	}
-	if (o->types && (o->csv || o->samples || o->xo->folded || o->ma->advise || mem_export_wanted(o->xo)))
-		return cli_usage(&cli_spec_report, "--types goes with the text or --json report alone");
+	if (o->types && (o->csv || o->samples || o->xo->folded || o->ma->advise))
+		return cli_usage(&cli_spec_report,
+				 "--types goes with the text or --json report, --html and --pprof");
 	if (o->samples && !o->json) {
 		return cli_usage(&cli_spec_report, "--samples goes with --json");
 	}
@@ -458,8 +460,9 @@ static int report_open(const struct cli_global *g, struct report_opts *o,
 		*sys = cli_open_sys(g); /* names of sym, dso, symbol_daddr */
 	} else if (o->header_only) {
 		; /* the files' headers alone */
-	} else if (o->types) {
-		so.profile = false; /* the types sink alone */
+	} else if (o->types && !mem_export_wanted(o->xo)) {
+		so.profile = false; /* the types sink alone (--html, --pprof: mem's
+				     * exports of the report, with the types) */
 	} else if (o->csv) {
 		pms_render_mem_csv_header(stdout);
 		so.callbacks = &scb;
@@ -554,7 +557,7 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		report_headers(ses, paths, nin, false);
 		goto out;
 	}
-	if (types) {
+	if (types && !mem_export_wanted(&xo)) {
 		cli_session_problems("report", ses, paths, nin);
 		if (pms_render_types(stdout, pms_session_typeprof(ses), json, top, cli_json_meta()) < 0) {
 			fprintf(stderr, "pmuscope: report: types: %s\n", pms_error_last());
@@ -601,11 +604,29 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	xo.paths = prep;
 	xo.build_ids = bids;
 	xo.nbuild_ids = nbids;
+	/* --types: the page's types section and the pprof labels as mem's */
+	mr.types = types ? pms_session_typeprof(ses) : NULL;
+	struct pms_type_hit *hits = NULL;
+	const char **tl = NULL;
+	if (types)
+		mem_export_type_labels(&xo, ses, rep, "report", &hits, &tl);
+	if (types && alloc_export_prepare(&ac, &xo) < 0) { /* the sites' types too */
+		ret = 1;
+		goto out;
+	}
 	mem_render_warn_loss(&mr, rep); /* on the terminal too, whatever the form */
 	int xrc = mem_export_write(&xo, &mr, rep);
+	free(hits);
+	free(tl);
 	if (xrc)
 		ret = xrc;
-	if (xo.folded) {
+	if (types) {
+		/* the report --types alone would print */
+		if (pms_render_types(stdout, mr.types, json, top, cli_json_meta()) < 0) {
+			fprintf(stderr, "pmuscope: report: types: %s\n", pms_error_last());
+			ret = 1;
+		}
+	} else if (xo.folded) {
 		/* the collapsed stacks were the output */
 	} else if (json) {
 		if (pms_render_mem_json(&mr, rep) < 0)
@@ -620,6 +641,7 @@ out:
 	mem_export_abandon(&xo); /* not written: nothing left under their names */
 	fflush(stdout);
 	free(bids);
+	alloc_cli_done(&ac);
 	pms_alloc_report_free(arep);
 	pms_memreport_free(rep);
 	pms_pathreport_free(prep);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "mem_export.h"
 #include "pmuscope/error.h"
+#include "pmuscope/session.h"
 
 int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id)
 {
@@ -175,6 +176,8 @@ int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 		po.type_values = x->type_labels;
 		po.member_values = x->member_labels;
 		po.ntype_values = x->ntype_labels;
+		po.alloc_type_values = x->site_type_labels;
+		po.nalloc_type_values = x->nsite_type_labels;
 		if (pms_export_pprof(st, &po, &buf, &len) < 0)
 			ret = cli_fail(m->command);
 		else if (write_file(&x->pprof_out, buf, len))
@@ -187,4 +190,22 @@ int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 	pms_export_stacks_free(st);
 	mem_export_abandon(x); /* what was not written */
 	return ret;
+}
+
+void mem_export_type_labels(struct mem_export *x, struct pms_session *ses,
+			    const struct pms_memreport *r, const char *cmd,
+			    struct pms_type_hit **hits, const char ***labels)
+{
+	*hits = NULL;
+	*labels = NULL;
+	if (!x->pprof)
+		return;
+	if (pms_session_type_hits(ses, r, hits) < 0 ||
+	    pms_render_types_labels(*hits, r->nall, labels) < 0) {
+		fprintf(stderr, "pmuscope: %s: types: pprof labels: %s\n", cmd, pms_error_last());
+		return;
+	}
+	x->type_labels = *labels;
+	x->member_labels = *labels + r->nall;
+	x->ntype_labels = r->nall;
 }

@@ -45,6 +45,10 @@ struct mem_export {
 	 * --folded=alloc: the allocation paths' stacks written instead. */
 	const char *const *site_labels;
 	size_t nsite_labels;
+	/* --types: each report sample's site's type (NULL: none) as the pprof
+	 * label "alloc_type" (pms_render_alloc_type_labels) */
+	const char *const *site_type_labels;
+	size_t nsite_type_labels;
 	/* --types (issue 29): each report sample's type and member (NULL:
 	 * none) as the pprof labels "type" and "member" */
 	const char *const *type_labels, *const *member_labels;
@@ -90,5 +94,15 @@ void mem_export_abandon(struct mem_export *x);
  * file could not be written) after printing why. */
 int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 		     const struct pms_memreport *r);
+/* --types with --pprof (mem and report): each sample of r's type and member
+ * (pms_session_type_hits) as x->type_labels/member_labels; *hits and
+ * *labels are the caller's to free() after mem_export_write.  Without
+ * --pprof nothing.  A failure is said (the profile is then written without
+ * the labels). */
+struct pms_session;
+struct pms_type_hit;
+void mem_export_type_labels(struct mem_export *x, struct pms_session *ses,
+			    const struct pms_memreport *r, const char *cmd,
+			    struct pms_type_hit **hits, const char ***labels);
 
 #endif

@@ -122,7 +122,7 @@ int pms_export_build_ids(const struct pms_memreport *r,
 			 const struct pms_perfdata_info *const *infos, size_t ninfos,
 			 struct pms_export_build_id **out, size_t *n);
 
-#define PMS_EXPORT_PPROF_OPTS_VERSION 3
+#define PMS_EXPORT_PPROF_OPTS_VERSION 4
 struct pms_export_pprof_opts {
 	unsigned version;                 /* PMS_EXPORT_PPROF_OPTS_VERSION */
 	int64_t time_ns;                  /* start of the profile (wall clock), 0 = unknown */
@@ -146,10 +146,16 @@ struct pms_export_pprof_opts {
 	const char *const *type_values;
 	const char *const *member_values;
 	size_t ntype_values;
+	/* version 4: the label "alloc_type" of report.all[i]: the data type
+	 * of the allocation site the sample fell in (issue 29; the site's
+	 * pms_alloc_site.type), e.g. "struct rec"; NULL or "": none; samples
+	 * past nalloc_type_values: none */
+	const char *const *alloc_type_values;
+	size_t nalloc_type_values;
 };
 #define PMS_EXPORT_PPROF_OPTS_INIT                                                         \
 	{ PMS_EXPORT_PPROF_OPTS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0,    \
-	  NULL, NULL, 0 }
+	  NULL, NULL, 0, NULL, 0 }
 
 /* The profile as pprof's profile.proto, gzip-compressed (what `go tool
  * pprof`, Pyroscope and Parca read).  Sample types: samples/count and

@@ -133,6 +133,12 @@ void pms_render_alloc_csv(FILE *out, const struct pms_render_alloc *a,
 /* Per sample of rep->all its site's label (NULL: none; *labels and each
  * label the caller's), for pprof's "alloc_site" label.  0, or PMS_ENOMEM. */
 int pms_render_alloc_labels(const struct pms_render_alloc *a, char ***labels, size_t *n);
+/* Per sample of rep->all its site's data type (issue 29: the sites typed
+ * by --types; NULL: no site, or a site with no dominant type), for pprof's
+ * "alloc_type" label.  *labels is the caller's (free()), the strings the
+ * report's.  Untyped sites (a->ar->types false): *labels NULL.  0, or
+ * PMS_ENOMEM. */
+int pms_render_alloc_type_labels(const struct pms_render_alloc *a, const char ***labels, size_t *n);
 /* The allocation paths' collapsed stacks (root first, the allocating
  * call's kind as the leaf, weighted by samples).  0, or PMS_ENOMEM. */
 int pms_render_alloc_folded(const struct pms_render_alloc *a, char **text, size_t *len);

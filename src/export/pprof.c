@@ -121,7 +121,7 @@ static int gzip(const uint8_t *in, size_t n, void **out, size_t *len)
 	return 0;
 }
 
-#define NLABELS 11
+#define NLABELS 12
 
 struct build {
 	struct strtab st;
@@ -294,7 +294,8 @@ static bool has_src(const struct pms_memsample *s)
 PMS_OPTS_LAYOUT(PMS_EXPORT_PPROF_OPTS, struct pms_export_pprof_opts,
 		PMS_OPTS_END(struct pms_export_pprof_opts, comment),
 		PMS_OPTS_END(struct pms_export_pprof_opts, nextra_values),
-		PMS_OPTS_END(struct pms_export_pprof_opts, ntype_values));
+		PMS_OPTS_END(struct pms_export_pprof_opts, ntype_values),
+		PMS_OPTS_END(struct pms_export_pprof_opts, nalloc_type_values));
 
 /* Over 150 lines: the protobuf-c message built in one order (string
  * table, mappings, functions, locations, samples) with one cleanup path
@@ -346,11 +347,12 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		k_host = intern(&b.st, "host"), k_yes = intern(&b.st, "yes"),
 		k_no = intern(&b.st, "no"), v_host = o.host ? intern(&b.st, o.host) : 0,
 		k_extra = o.extra_key && o.extra_values ? intern(&b.st, o.extra_key) : 0,
-		k_type = intern(&b.st, "type"), k_member = intern(&b.st, "member");
+		k_type = intern(&b.st, "type"), k_member = intern(&b.st, "member"),
+		k_atype = o.alloc_type_values ? intern(&b.st, "alloc_type") : 0;
 	if (k_samples < 0 || k_count < 0 || k_latency < 0 || k_cycles < 0 || k_level < 0 ||
 	    k_snoop < 0 || k_op < 0 || k_object < 0 || k_remote < 0 || k_mem < 0 || k_cpu < 0 ||
 	    k_node < 0 || k_host < 0 || k_yes < 0 || k_no < 0 || v_host < 0 || k_extra < 0 ||
-	    k_type < 0 || k_member < 0)
+	    k_type < 0 || k_member < 0 || k_atype < 0)
 		goto nomem;
 
 	/* Locations: one per frame of the stacks (location id = frame + 1). */
@@ -430,6 +432,9 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		if (i < o.ntype_values && o.member_values && o.member_values[i] &&
 		    o.member_values[i][0])
 			STR_LABEL(k_member, intern(&b.st, o.member_values[i]));
+		if (k_atype && i < o.nalloc_type_values && o.alloc_type_values[i] &&
+		    o.alloc_type_values[i][0])
+			STR_LABEL(k_atype, intern(&b.st, o.alloc_type_values[i]));
 		if (x->mem_node >= 0)
 			NUM_LABEL(k_mem, x->mem_node);
 		if (x->cpu_node >= 0)

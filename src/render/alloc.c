@@ -357,3 +357,22 @@ int pms_render_alloc_labels(const struct pms_render_alloc *a, char ***labels, si
 	*n = r->nsample_site;
 	return 0;
 }
+
+int pms_render_alloc_type_labels(const struct pms_render_alloc *a, const char ***labels, size_t *n)
+{
+	const struct pms_alloc_report *r = a->ar;
+	*labels = NULL;
+	*n = 0;
+	if (!r || !r->types)
+		return 0;
+	const char **v = calloc(r->nsample_site ? r->nsample_site : 1, sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "render: allocation type labels: out of memory");
+	for (size_t i = 0; i < r->nsample_site; i++) {
+		const struct pms_alloc_site *s = sample_site(r, i);
+		v[i] = s ? s->type : NULL; /* NULL: no site, or no dominant type */
+	}
+	*labels = v;
+	*n = r->nsample_site;
+	return 0;
+}

@@ -4,13 +4,17 @@
  *            written member starts a line of its own (and the member after
  *            the last one too), the proposed layout with its padding;
  *   hot/cold the hot members (together 90% of the type's samples) touch
- *            more lines than they would fill: hot members first;
+ *            more lines than they would fill: hot members first, those
+ *            that different threads write on lines of their own (a
+ *            group per writing thread, the only-read ones with the first:
+ *            the advice never puts two threads' writes on one line);
  *   per-node a hot member mostly accessed remotely, from two nodes or more:
  *            one copy per node. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmuscope/types.h"
+#include "types/typeprof_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -22,7 +26,36 @@
 struct field_heat {
 	uint64_t samples, stores, hitm, remote, node_known, cpu_nodes;
 	size_t writers;
+	uint32_t *wtids; /* the threads that stored to it (its rows' together) */
+	size_t nwtids, capw;
 };
+
+/* Whether two different threads write fields a and b (one thread writing
+ * both, or either only read: no). */
+static bool two_writers(const struct field_heat *a, const struct field_heat *b)
+{
+	for (size_t i = 0; i < a->nwtids; i++)
+		for (size_t k = 0; k < b->nwtids; k++)
+			if (a->wtids[i] != b->wtids[k])
+				return true;
+	return false;
+}
+
+static int heat_writers(struct field_heat *h, const uint32_t *tids, size_t n)
+{
+	for (size_t t = 0; t < n; t++) {
+		bool have = false;
+		for (size_t i = 0; i < h->nwtids && !have; i++)
+			have = h->wtids[i] == tids[t];
+		if (have)
+			continue;
+		if (pms_grow(&h->wtids, &h->capw, h->nwtids + 1, sizeof(*h->wtids), 4,
+			     "types: advice threads") < 0)
+			return PMS_ENOMEM;
+		h->wtids[h->nwtids++] = tids[t];
+	}
+	return 0;
+}
 
 /* The top-level field of layout f holding offset off (n: none). */
 static size_t field_of(const struct pms_type_field *f, size_t n, uint64_t off)
@@ -182,8 +215,37 @@ static int advise_hotcold(struct adv_list *l, const char *type, const struct pms
 	}
 	if (!nhot || nhot == n)
 		return 0;
-	/* hot first in heat order, the cold after in their own order */
-	size_t k = nhot;
+	/* the hot in groups, each hot field (in heat order) in the first group
+	 * with no field another thread writes; the groups in the order of
+	 * their hottest, each after the first from a line's start; the cold
+	 * after in their own order */
+	size_t *gid = calloc(2 * nhot, sizeof(*gid)), *hot = gid + nhot, ngroups = 0;
+	if (!gid)
+		return pms_err(PMS_ENOMEM, "types: advice");
+	for (size_t h = 0; h < nhot; h++) {
+		size_t g = 0;
+		for (; g < ngroups; g++) {
+			bool clash = false;
+			for (size_t m = 0; m < h && !clash; m++)
+				clash = gid[m] == g && two_writers(&heat[ord[h]], &heat[ord[m]]);
+			if (!clash)
+				break;
+		}
+		gid[h] = g;
+		ngroups += g == ngroups;
+	}
+	size_t k = 0;
+	for (size_t g = 0; g < ngroups; g++) {
+		bool first = true;
+		for (size_t h = 0; h < nhot; h++)
+			if (gid[h] == g) {
+				start[ord[h]] = g > 0 && first;
+				first = false;
+				hot[k++] = ord[h];
+			}
+	}
+	memcpy(ord, hot, nhot * sizeof(*ord));
+	free(gid);
 	for (size_t i = 0; i < n; i++)
 		if (!sel[i])
 			ord[k++] = i;
@@ -260,6 +322,10 @@ static int advise_type(struct pms_typeprof *p, const struct pms_typeprof_result 
 		heat[k].cpu_nodes |= w->cpu_nodes;
 		if (w->writer_threads > heat[k].writers)
 			heat[k].writers = w->writer_threads;
+		const uint32_t *tids;
+		size_t ntids;
+		ty_prof_writers(p, w->type, w->member, &tids, &ntids);
+		rc = heat_writers(&heat[k], tids, ntids);
 		total += w->samples;
 	}
 	for (size_t i = 0; rc == 0 && i < r->n_lines; i++)
@@ -269,6 +335,8 @@ static int advise_type(struct pms_typeprof *p, const struct pms_typeprof_result 
 		rc = advise_hotcold(l, type, f, n, heat, total, ord, sel);
 	if (rc == 0 && total)
 		rc = advise_pernode(l, type, f, n, heat, total);
+	for (size_t i = 0; heat && i < n; i++)
+		free(heat[i].wtids);
 	free(heat);
 	free(ord);
 	free(sel);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pmuscope/types.h"
+#include "types/typeprof_int.h"
 #include "types/typeres_int.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -121,6 +122,24 @@ static struct tp_row *row_of(struct pms_typeprof *p, const struct pms_type_hit *
 	w->r.member_offset = h->member_offset;
 	w->r.member_size = h->member_size;
 	return w;
+}
+
+void ty_prof_writers(const struct pms_typeprof *p, const char *type, const char *member,
+		     const uint32_t **tids, size_t *n)
+{
+	*tids = NULL;
+	*n = 0;
+	if (!p->capidx)
+		return;
+	size_t j = row_hash(type, member, p->capidx);
+	for (; p->idx[j]; j = (j + 1) & (p->capidx - 1)) {
+		const struct tp_row *w = &p->rows[p->idx[j] - 1];
+		if (w->r.type == type && w->r.member == member) {
+			*tids = w->wtids;
+			*n = w->nwtids;
+			return;
+		}
+	}
 }
 
 static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,

@@ -49,7 +49,8 @@ gcc -O0 -g -fno-pie -no-pie -o "$tmp/s" "$tmp/s.c" || { echo "FAIL: compile"; ex
 line() { grep -n "/\* site: $1 \*/" "$tmp/s.c" | cut -d: -f1; }
 export L_CELLS=$(line cells) L_PAIRS=$(line pairs) L_MIXED=$(line mixed)
 
-"$pms" mem --engine software -c 1 --types --json -- "$tmp/s" >"$tmp/t.json" 2>"$tmp/err"
+"$pms" mem --engine software -c 1 --types --json -o "$tmp/s.data" --html "$tmp/m.html" \
+	--pprof "$tmp/m.pb.gz" -- "$tmp/s" >"$tmp/t.json" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ] && grep -qi "permission\|not permitted\|perf_event_open" "$tmp/err"; then
 	echo "SKIP: mem could not sample here: $(tail -2 "$tmp/err")"; exit 77
@@ -105,5 +106,114 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
-[ $fail -eq 0 ] && echo "PASS: allocation sites name their dominant type and hot member"
+
+# The exports: the HTML page's sites table (its type column) and the pprof
+# label alloc_type, of the live run (m) and of report --types on its -o file
+# (r), each against the sites of the page's own JSON; report's sites name
+# the same types as the live run's
+"$pms" report --types -i "$tmp/s.data" --html "$tmp/r.html" --pprof "$tmp/r.pb.gz" \
+	>"$tmp/r.txt" 2>"$tmp/err" || { echo "FAIL: report --types --html --pprof"; tail -5 "$tmp/err"; fail=1; }
+"$pms" report --types -i "$tmp/s.data" >"$tmp/r0.txt" 2>/dev/null
+cmp -s "$tmp/r.txt" "$tmp/r0.txt" || { echo "FAIL: report --types prints otherwise with --html/--pprof"; fail=1; }
+chrome=$(command -v chromium || command -v chromium-browser || true)
+for run in m r; do
+	if command -v go >/dev/null; then
+		go tool pprof -tags "$tmp/$run.pb.gz" >"$tmp/$run.tags" 2>"$tmp/err3" ||
+			{ echo "FAIL: go tool pprof -tags $run.pb.gz"; cat "$tmp/err3"; fail=1; }
+	fi
+	if [ -n "$chrome" ]; then
+		nonet=""; unshare -n true 2>/dev/null && nonet="unshare -n"
+		# shellcheck disable=SC2086
+		timeout 240 $nonet "$chrome" --headless --no-sandbox --disable-gpu \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--no-first-run --user-data-dir="$tmp/ud" --enable-logging=stderr --v=0 \
+			--dump-dom "file://$tmp/$run.html" >"$tmp/$run.dom" 2>"$tmp/dom.err" </dev/null ||
+			{ echo "FAIL: chromium $run.html"; fail=1; }
+	fi
+done
+[ -n "$chrome" ] || echo "chromium is not installed: the page's sites table not checked"
+command -v go >/dev/null || echo "go is not installed: the alloc_type labels not checked"
+python3 - "$tmp" <<'PY' || fail=1
+import html, json, os, re, sys
+tmp = sys.argv[1]
+bad = []
+def page_json(f):
+    m = re.search(r'<script type="application/json" id="pms-report">\s*(.*?)</script>',
+                  open(f).read(), re.S)
+    return json.loads(m.group(1))["allocation_sites"]
+def frame_text(f):
+    file = "%s:%d" % (os.path.basename(f["file"]), f["line"]) if f.get("file") else None
+    return (f.get("function") or f["ip"]) + (" (%s)" % file if file else "")
+def where(s):
+    path = s.get("call_path") or []
+    top = ([f for f in path if f.get("file")] or path or [None])[0]
+    return frame_text(top) if top else "[%s]" % s["kind"]
+def type_text(s):
+    t = s.get("type")
+    if not t:
+        return "mixed" if s["typed_samples"] else "-"
+    return "%s (%s) %.0f%%" % (t["name"], t["member"] or "whole",
+                               100.0 * t["samples"] / s["typed_samples"])
+def counts(tags, key):
+    out, on = {}, False
+    for ln in tags.splitlines():
+        m = re.match(r"\s*(\w+): Total", ln)
+        if m:
+            on = m.group(1) == key
+            continue
+        m = re.match(r"\s*(\d+(?:\.\d+)?) \(\s*[\d.]+%\): (.*)$", ln)
+        if on and m:
+            out[m.group(2).strip()] = int(float(m.group(1)))
+    return out
+def by_line(sites):
+    out = {}
+    for s in sites:
+        for f in s["call_path"]:
+            if (f.get("file") or "").endswith("s.c") and f.get("function") == "main":
+                out[f["line"]] = (s["type"] or {}).get("name"), (s["type"] or {}).get("member")
+    return out
+lines = {}
+for run in ("m", "r"):
+    AS = page_json(os.path.join(tmp, run + ".html"))
+    sites = AS["sites"]
+    if not sites or any("typed_samples" not in s for s in sites):
+        bad.append("%s: the page's sites carry no types" % run)
+        continue
+    lines[run] = by_line(sites)
+    dom = os.path.join(tmp, run + ".dom")
+    if os.path.exists(dom):
+        d = open(dom).read()
+        m = re.search(r'<pre id="pms-check"[^>]*>(.*?)</pre>', d, re.S)
+        st = re.search(r'<pre id="pms-status"[^>]*>(.*?)</pre>', d, re.S)
+        if not m or not st or html.unescape(st.group(1)) != "rendered":
+            bad.append("%s.html: not rendered" % run)
+        else:
+            chk = json.loads(html.unescape(m.group(1)))
+            want = {"%s %d" % (where(s), s["samples"]): type_text(s) for s in sites}
+            if chk.get("alloc_types") != want:
+                bad.append("%s.html: sites' types %s != json %s" % (run, chk.get("alloc_types"), want))
+            else:
+                print("%s.html: %d sites typed as the JSON" % (run, len(want)))
+    tf = os.path.join(tmp, run + ".tags")
+    if os.path.exists(tf):
+        got = counts(open(tf).read(), "alloc_type")
+        want = {}
+        for s in sites:
+            if s.get("type"):
+                want[s["type"]["name"]] = want.get(s["type"]["name"], 0) + s["samples"]
+        if got != want or not want:
+            bad.append("%s.pb.gz: alloc_type labels %s != sites %s" % (run, got, want))
+        else:
+            print("%s.pb.gz: alloc_type %s" % (run, got))
+# the typed sites as the text/JSON above (cells, pairs; mixed untyped), in both
+for run, ls in lines.items():
+    for k, ty in (("CELLS", ("struct cell", "w")), ("PAIRS", ("struct pair", "b")), ("MIXED", (None, None))):
+        got = ls.get(int(os.environ["L_" + k]))
+        if got != ty:
+            bad.append("%s: site %s type %s, want %s" % (run, k.lower(), got, ty))
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+[ $fail -eq 0 ] && echo "PASS: allocation sites name their dominant type and hot member (text, JSON, HTML, pprof; mem and report)"
 exit $fail

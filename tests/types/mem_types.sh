@@ -82,9 +82,36 @@ PY
 	--pprof "$tmp/c.pb.gz" --html "$tmp/c.html" -- "$tmp/p" >"$tmp/c.json" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: mem --types --pprof --html exit $rc"; tail -5 "$tmp/err"; fail=1; }
+# report --types --pprof --html on the run's file: the same exports (mem's
+# code path), its stdout what report --types alone prints
+"$pms" report --types --json -i "$tmp/c.data" --pprof "$tmp/r.pb.gz" --html "$tmp/r.html" \
+	>"$tmp/r.json" 2>"$tmp/err" || { echo "FAIL: report --types --pprof --html"; tail -5 "$tmp/err"; fail=1; }
+"$pms" report --types --json -i "$tmp/c.data" >"$tmp/r0.json" 2>/dev/null
+python3 - "$tmp/r.json" "$tmp/r0.json" "$tmp/c.json" <<'PY' || fail=1
+import json, sys
+r, r0 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+live = json.load(open(sys.argv[3]))["types"]
+for d in (r, r0):
+    d.pop("pmuscope", None)
+bad = []
+if r != r0:
+    bad.append("report --types --json differs with --pprof/--html")
+if r != live:
+    bad.append("report --types --json differs from the mem run's types")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+# the file's JSON (types key) for the checks below: report's exports are
+# checked against the report's own types
+python3 -c 'import json,sys; print(json.dumps({"types": json.load(open(sys.argv[1]))}))' \
+	"$tmp/r.json" >"$tmp/rw.json"
 if command -v go >/dev/null; then
-	go tool pprof -tags "$tmp/c.pb.gz" >"$tmp/tags" 2>"$tmp/err3"
-	python3 - "$tmp/c.json" "$tmp/tags" <<'PY' || fail=1
+    for run in c r; do
+	js=$tmp/$run.json; [ $run = r ] && js=$tmp/rw.json
+	go tool pprof -tags "$tmp/$run.pb.gz" >"$tmp/tags" 2>"$tmp/err3" ||
+		{ echo "FAIL: go tool pprof -tags $run.pb.gz"; cat "$tmp/err3"; fail=1; }
+	python3 - "$js" "$tmp/tags" <<'PY' || { echo "  (in $run.pb.gz)"; fail=1; }
 import json, re, sys
 j = json.load(open(sys.argv[1]))["types"]
 tags = open(sys.argv[2]).read()
@@ -117,18 +144,21 @@ for b in bad:
     print("FAIL: pprof:", b)
 sys.exit(1 if bad else 0)
 PY
+    done
 else
 	echo "go is not installed: pprof labels not checked"
 fi
 chrome=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$chrome" ]; then
-	nonet=""; unshare -n true 2>/dev/null && nonet="unshare -n"
+    nonet=""; unshare -n true 2>/dev/null && nonet="unshare -n"
+    for run in c r; do
+	js=$tmp/$run.json; [ $run = r ] && js=$tmp/rw.json
 	# shellcheck disable=SC2086
 	timeout 240 $nonet "$chrome" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$tmp/ud" \
-		--enable-logging=stderr --v=0 --dump-dom "file://$tmp/c.html" >"$tmp/dom" 2>"$tmp/dom.err" </dev/null ||
+		--enable-logging=stderr --v=0 --dump-dom "file://$tmp/$run.html" >"$tmp/dom" 2>"$tmp/dom.err" </dev/null ||
 		{ echo "FAIL: chromium"; fail=1; }
-	python3 - "$tmp/c.json" "$tmp/dom" <<'PY' || fail=1
+	python3 - "$js" "$tmp/dom" <<'PY' || { echo "  (in $run.html)"; fail=1; }
 import json, re, sys, html
 j = json.load(open(sys.argv[1]))["types"]
 dom = open(sys.argv[2]).read()
@@ -150,6 +180,7 @@ for b in bad:
     print("FAIL: html:", b)
 sys.exit(1 if bad else 0)
 PY
+    done
 else
 	echo "chromium is not installed: the page's types table not checked"
 fi
@@ -157,5 +188,5 @@ fi
 # usage: --types with --csv is refused
 "$pms" mem --types --csv -- true >/dev/null 2>&1; r=$?
 [ $r -eq 2 ] || { echo "FAIL: --types --csv exit $r, want 2"; fail=1; }
-[ $fail -eq 0 ] && echo "PASS: mem --types equals report --types on its -o file (text and JSON)"
+[ $fail -eq 0 ] && echo "PASS: mem --types equals report --types on its -o file (text, JSON, pprof labels, HTML page)"
 exit $fail

@@ -313,19 +313,87 @@ PMS_TEST(advice_pad_hotcold_pernode)
 		      pad->layout[1].offset == 64 && pad->layout[2].offset == 128);
 		CHECK(pad->layout[0].hole == 56 && pad->lines_before == 1 && pad->lines_after == 2);
 	}
+	/* hot: b (written by thread 2), a (thread 1), c and hot2 (read): b, c
+	 * and hot2 on one line, a (another thread's writes) from the next */
 	const struct pms_type_advice *hc = adv_find(a, na, PMS_TYPE_ADVICE_HOTCOLD);
 	CHECK(hc != NULL);
 	if (hc) {
-		CHECK(hc->lines_before == 3 && hc->lines_after == 1);
+		CHECK(hc->lines_before == 3 && hc->lines_after == 2);
 		CHECK(hc->n_members == 4 && hc->n_layout == 6);
 		CHECK(hc->n_layout == 6 && !strcmp(hc->layout[0].name, "b") &&
-		      !strcmp(hc->layout[5].name, "cold2") && hc->layout[3].offset == 24);
+		      !strcmp(hc->layout[1].name, "c") && !strcmp(hc->layout[2].name, "hot2") &&
+		      !strcmp(hc->layout[3].name, "a") && hc->layout[3].offset == 64 &&
+		      !strcmp(hc->layout[5].name, "cold2"));
+		CHECK(hc->layout[2].hole == 64 - 24);
 	}
 	const struct pms_type_advice *pn = adv_find(a, na, PMS_TYPE_ADVICE_PERNODE);
 	CHECK(pn != NULL);
 	if (pn) {
 		CHECK(pn->n_members == 1 && !strcmp(pn->members[0], "c"));
 		CHECK(pn->remote == 12 && pn->node_known == 15 && pn->cpu_nodes == 3);
+	}
+	pms_type_advice_free(a, na);
+	pms_typeprof_free(p);
+}
+
+/* Hot/cold and writer threads (issue 29): w1 and w2 hot, far apart,
+ * written by two threads: no layout puts them on one line (here none helps:
+ * no advice); x and y hot, far apart, written by one thread: put together. */
+struct t_adv2 {
+	long w1;
+	char cold[200];
+	long w2;
+};
+struct t_adv2 t_adv2_g;
+struct t_adv3 {
+	long x;
+	char cold[200];
+	long y;
+};
+struct t_adv3 t_adv3_g;
+
+static const struct pms_type_advice *adv_of(const struct pms_type_advice *a, size_t n,
+					    enum pms_type_advice_kind kind, const char *type)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == kind && !strcmp(a[i].type, type))
+			return &a[i];
+	return NULL;
+}
+
+PMS_TEST(advice_hotcold_writer_threads)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	struct exec_map m = { 0, 0 };
+	dl_iterate_phdr(exec_cb, &m);
+	struct pms_typeprof *p;
+	CHECK_OK(pms_typeprof_new(&p));
+	adv_add(p, exe, &m, &t_adv2_g.w1, 1, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv2_g.w2, 2, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv2_g.cold[100], 1, 0, 0, 0, 1);
+	adv_add(p, exe, &m, &t_adv3_g.x, 7, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv3_g.y, 7, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv3_g.x, 8, 0, 0, 0, 4); /* another thread reads */
+	adv_add(p, exe, &m, &t_adv3_g.cold[100], 7, 0, 0, 0, 1);
+	struct pms_type_advice *a = NULL;
+	size_t na = 0;
+	CHECK_OK(pms_typeprof_advise(p, &a, &na));
+	/* two threads' hot writes: not proposed together */
+	CHECK(adv_of(a, na, PMS_TYPE_ADVICE_HOTCOLD, "struct t_adv2") == NULL);
+	for (size_t i = 0; i < na; i++)
+		if (!strcmp(a[i].type, "struct t_adv2") && a[i].kind == PMS_TYPE_ADVICE_HOTCOLD)
+			CHECK(a[i].n_members < 2);
+	/* one thread's: still proposed, on one line */
+	const struct pms_type_advice *hc = adv_of(a, na, PMS_TYPE_ADVICE_HOTCOLD, "struct t_adv3");
+	CHECK(hc != NULL);
+	if (hc) {
+		CHECK(hc->n_members == 2 && hc->lines_before == 2 && hc->lines_after == 1);
+		CHECK(hc->n_layout == 3 && !strcmp(hc->layout[0].name, "x") &&
+		      !strcmp(hc->layout[1].name, "y") && hc->layout[1].offset == 8 &&
+		      !strcmp(hc->layout[2].name, "cold"));
 	}
 	pms_type_advice_free(a, na);
 	pms_typeprof_free(p);

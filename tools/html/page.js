@@ -318,19 +318,31 @@
       var file = f.file ? f.file.replace(/^.*\//, "") + ":" + f.line : null;
       return (f.function || f.ip) + (file ? " (" + file + ")" : "");
     };
-    table(tas, "t-allocs", [
+    /* --types (issue 29): the site's data type, as the text's column:
+     * "struct rec (b) 87%", "mixed" (typed, no type over half), "-" */
+    var typed = AS.sites[0].typed_samples !== undefined;
+    var siteType = function (s) {
+      if (!s.type)
+        return s.typed_samples ? "mixed" : "-";
+      return s.type.name + " (" + (s.type.member || "whole") + ") " +
+        (100 * s.type.samples / s.typed_samples).toFixed(0) + "%";
+    };
+    var acols = [
       { title: "allocated at", key: "where", mono: true }, { title: "kind", key: "kind" },
       { title: "samples", key: "samples", num: true, fmt: fmt },
       { title: "mean latency", key: "latency", num: true, fmt: latf },
       { title: "remote", key: "remote", num: true, fmt: pctf },
       { title: "allocations", key: "allocs", num: true, fmt: fmt },
-      { title: "bytes", key: "bytes", num: true, fmt: fmt }], AS.sites.map(function (s) {
+      { title: "bytes", key: "bytes", num: true, fmt: fmt }];
+    if (typed)
+      acols.push({ title: "type (member) share", key: "type", mono: true });
+    table(tas, "t-allocs", acols, AS.sites.map(function (s) {
         var path = s.call_path || [];
         var top = path.filter(function (f) { return f.file; })[0] || path[0];
         return { where: top ? frameText(top) : "[" + s.kind + "]", kind: s.kind, samples: s.samples,
           latency: s.latency_samples ? s.latency_total / s.latency_samples : null,
           remote: s.resolved ? s.remote / s.resolved : null, allocs: s.allocations, bytes: s.bytes,
-          hover: path.map(frameText).join("\n\u2190 ") };
+          type: typed ? siteType(s) : null, hover: path.map(frameText).join("\n\u2190 ") };
       }), true);
   }
 
@@ -543,6 +555,13 @@
   d3.selectAll("#t-funcs tbody tr").each(function () {
     chk.functions[this.cells[0].textContent] = Number(this.cells[2].getAttribute("data-v"));
   });
+  /* the allocation sites' type column (--types): row "where samples" -> type */
+  if (!d3.select("#t-allocs").empty() && d3.selectAll("#t-allocs thead th").size() > 7) {
+    chk.alloc_types = {};
+    d3.selectAll("#t-allocs tbody tr").each(function () {
+      chk.alloc_types[this.cells[0].textContent + " " + this.cells[2].getAttribute("data-v")] = this.cells[7].textContent;
+    });
+  }
   if (!d3.select("#t-types").empty()) {
     chk.types = {};
     d3.selectAll("#t-types tbody tr").each(function () {

@@ -23,7 +23,6 @@ static const char QNAME[] = "the live time-order queue"; /* in out-of-memory mes
 
 struct ent {
 	struct pms_tq_key k; /* its bytes: a sample's memsample, then the record */
-	uint32_t len;	     /* the record's */
 	uint16_t lay;
 	uint8_t kind;
 	int16_t ev;
@@ -81,7 +80,6 @@ int lo_push(struct lo_queue *q, enum lo_kind kind, int ev, uint64_t time,
 		return rc;
 	struct ent *x = slot;
 	unsigned char *b = pms_tq_bytes(&q->tq, x);
-	x->len = (uint32_t)len;
 	x->lay = (uint16_t)li;
 	x->kind = (uint8_t)kind;
 	x->ev = (int16_t)ev;
@@ -108,7 +106,7 @@ bool lo_next(struct lo_queue *q, struct lo_item *out)
 	out->ev = x->ev;
 	out->time = x->k.time;
 	out->raw = b + extra;
-	out->len = x->len;
+	out->len = x->k.nbytes - extra;
 	out->layout = &q->lays[x->lay];
 	if (extra)
 		memcpy(&out->ms, b, extra);

@@ -46,7 +46,6 @@ int pms_tq_push(struct pms_timeq *q, uint64_t time, size_t nbytes, void **entry)
 	if (time < q->last_out)
 		q->late++;
 	struct pms_tq_key *k = key(q, q->n++);
-	memset(k, 0, q->esz);
 	k->time = time;
 	k->seq = q->seq++;
 	k->off = nbytes ? q->nbytes : 0;
@@ -93,17 +92,6 @@ size_t pms_tq_release(struct pms_timeq *q, uint64_t limit)
 size_t pms_tq_flush(struct pms_timeq *q)
 {
 	return pms_tq_release(q, UINT64_MAX);
-}
-
-void *pms_tq_next(struct pms_timeq *q)
-{
-	if (q->h >= q->dend)
-		return NULL;
-	struct pms_tq_key *k = key(q, q->h++);
-	if (k->time > q->last_out)
-		q->last_out = k->time;
-	q->out = true;
-	return k;
 }
 
 int pms_tq_tidy(struct pms_timeq *q)

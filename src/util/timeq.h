@@ -35,7 +35,7 @@ struct pms_timeq {
 void pms_tq_init(struct pms_timeq *q, size_t esz, const char *what);
 void pms_tq_fini(struct pms_timeq *q);
 /* Hold one entry of the given time with room for nbytes of bytes: *entry
- * is its slot (key filled, the rest zero), valid until the next push or
+ * is its slot (key filled, the rest the caller's to fill), valid until the next push or
  * tidy; its bytes at pms_tq_bytes.  0, or PMS_ENOMEM (nothing pushed). */
 int pms_tq_push(struct pms_timeq *q, uint64_t time, size_t nbytes, void **entry);
 /* An entry's bytes (valid until the next push or tidy). */
@@ -49,7 +49,16 @@ size_t pms_tq_release(struct pms_timeq *q, uint64_t limit);
 /* Everything held ready (pms_tq_release(q, UINT64_MAX)). */
 size_t pms_tq_flush(struct pms_timeq *q);
 /* The next ready entry, NULL when none; valid until the next push or tidy. */
-void *pms_tq_next(struct pms_timeq *q);
+static inline void *pms_tq_next(struct pms_timeq *q)
+{
+	if (q->h >= q->dend)
+		return NULL;
+	struct pms_tq_key *k = (struct pms_tq_key *)(void *)(q->e + q->h++ * q->esz);
+	if (k->time > q->last_out)
+		q->last_out = k->time;
+	q->out = true;
+	return k;
+}
 /* Once the ready ones are handed out: the handed-out ones dropped, the
  * held ones' bytes packed again.  0, or PMS_ENOMEM (the queue unchanged). */
 int pms_tq_tidy(struct pms_timeq *q);

@@ -14,9 +14,10 @@
  * (none in the record, or 0) and perf's own records (type 64 and up:
  * AUXTRACE, HEADER_ATTR, ...) are handed out as they come.  This does the
  * same, with the one time-order queue (util/timeq.c, also under the live
- * source's, src/sample/memsrc_order.c).  A held record of a mapped file (or of the caller's buffer) is
- * held by pointer into it, as perf holds its mmap'ed file's records, and
- * the reader keeps those pages mapped (pms_pd_keep_from); only a record
+ * source's, src/sample/memsrc_order.c).  A held record of a mapped file
+ * (or of the caller's buffer) is held by pointer into it, as perf holds
+ * its mmap'ed file's records, and the reader keeps those pages mapped
+ * (pms_pd_keep_from); only a record
  * whose bytes do not live on (a stream's, a decompressed or a byte-swapped
  * one) is copied.  Data whose perf order is its file order (looked at
  * once, ahead, data_in_time_order) goes out as it comes, with no queue;

@@ -13,9 +13,11 @@
  * next round's limit; at the end everything left.  Records without a time
  * (none in the record, or 0) and perf's own records (type 64 and up:
  * AUXTRACE, HEADER_ATTR, ...) are handed out as they come.  This does the
- * same.  A held record of a mapped file (or of the caller's buffer) is
- * held by pointer into it, as perf holds its mmap'ed file's records, and
- * the reader keeps those pages mapped (pms_pd_keep_from); only a record
+ * same, with the one time-order queue (util/timeq.c, also under the live
+ * source's, src/sample/memsrc_order.c).  A held record of a mapped file
+ * (or of the caller's buffer) is held by pointer into it, as perf holds
+ * its mmap'ed file's records, and the reader keeps those pages mapped
+ * (pms_pd_keep_from); only a record
  * whose bytes do not live on (a stream's, a decompressed or a byte-swapped
  * one) is copied.  Data whose perf order is its file order (looked at
  * once, ahead, data_in_time_order) goes out as it comes, with no queue;
@@ -38,7 +40,7 @@
 
 #include "reader_lazy.h"
 #include "util/error.h"
-#include "util/grow.h"
+#include "util/timeq.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +52,9 @@ static const char QNAME[] = "the time-order queue"; /* in out-of-memory messages
 #define REC_FINISHED_ROUND 68
 
 struct oent {
-	uint64_t time, seq;
-	const unsigned char *p; /* the bytes in the reader's buffer; NULL: copied, at off */
-	size_t off, len;	/* off in bytes (copies) */
+	struct pms_tq_key k; /* k.nbytes: a copy's (the queue's buffer) */
+	const unsigned char *p; /* the bytes in the reader's buffer; NULL: copied */
+	size_t len;
 	size_t attr_idx;
 	const struct pms_perfdata_attr *attr;
 	uint64_t file_offset;
@@ -61,20 +63,14 @@ struct oent {
 
 struct pms_perfdata_ordered {
 	struct pms_perfdata_reader *r;
-	struct oent *e;
-	size_t h, n, cap; /* e[h..n): held, e[h..dend) once flushed: being handed out */
-	size_t dend;
-	bool flushed;	  /* e[h..dend) is a flush's (tidied up once handed out) */
+	struct pms_timeq tq; /* the held records (struct oent), the copies' bytes */
+	bool flushed;	  /* ready ones are a flush's (tidied up once handed out) */
 	size_t held;	  /* bytes of the held records (the queue's size limit) */
-	size_t ncopies;	  /* held records that are copies */
-	unsigned char *bytes, *alt; /* the copies */
-	size_t nbytes, capbytes, capalt;
 	uint64_t keep; /* the lowest file offset held by pointer, UINT64_MAX: none */
-	uint64_t seq;
-	uint64_t max_time, next_flush;
+	uint64_t next_flush;
 	struct pms_perfdata_event cur; /* a FINISHED_ROUND, out after the flushed ones */
 	bool pend;
-	bool ended, sorted;
+	bool ended;
 	bool checked, through; /* the data looked at ahead; in time order: no queue */
 	struct pms_perfdata_ordered_stats st;
 };
@@ -88,7 +84,7 @@ int pms_perfdata_ordered_new(struct pms_perfdata_reader *r, struct pms_perfdata_
 	if (!q)
 		return pms_err(PMS_ENOMEM, "out of memory for the time-order queue");
 	q->r = r;
-	q->sorted = true;
+	pms_tq_init(&q->tq, sizeof(struct oent), QNAME);
 	q->keep = UINT64_MAX;
 	pms_pd_lazy_samples(r, true); /* each fixed-field sample decoded once */
 	*out = q;
@@ -99,9 +95,7 @@ void pms_perfdata_ordered_free(struct pms_perfdata_ordered *q)
 {
 	if (!q)
 		return;
-	free(q->e); /* the reader may be gone: its keep_from is left */
-	free(q->bytes);
-	free(q->alt);
+	pms_tq_fini(&q->tq); /* the reader may be gone: its keep_from is left */
 	free(q);
 }
 
@@ -120,19 +114,13 @@ static uint64_t rec_time(const struct pms_perfdata_event *ev)
 static int queue(struct pms_perfdata_ordered *q, const struct pms_perfdata_event *ev, uint64_t t)
 {
 	struct oent *x;
+	void *slot;
 	bool stable = pms_pd_event_stable(q->r, ev);
-	int rc;
-	if ((rc = pms_grow(&q->e, &q->cap, q->n + 1, sizeof(*q->e), 1024, QNAME)) < 0 ||
-	    (!stable &&
-	     (rc = pms_grow(&q->bytes, &q->capbytes, q->nbytes + ev->raw_len, 1, 1u << 16, QNAME)) < 0))
+	int rc = pms_tq_push(&q->tq, t, stable ? 0 : ev->raw_len, &slot);
+	if (rc < 0)
 		return rc;
-	if (q->n > q->h && t < q->e[q->n - 1].time)
-		q->sorted = false;
-	if (t < q->st.last_flush)
-		q->st.late++; /* perf's "out of order events": after later ones */
-	x = &q->e[q->n++];
-	x->time = t;
-	x->seq = q->seq++;
+	q->st.late = q->tq.late; /* perf's "out of order events": after later ones */
+	x = slot;
 	x->len = ev->raw_len;
 	x->attr_idx = ev->attr_idx;
 	x->attr = ev->attr;
@@ -140,56 +128,33 @@ static int queue(struct pms_perfdata_ordered *q, const struct pms_perfdata_event
 	x->from_compressed = ev->from_compressed;
 	if (stable) {
 		x->p = ev->raw;
-		x->off = 0;
 		if (q->keep == UINT64_MAX) { /* the queue's lowest: records come in file order */
 			q->keep = ev->file_offset;
 			pms_pd_keep_from(q->r, q->keep);
 		}
 	} else {
 		x->p = NULL;
-		x->off = q->nbytes;
-		memcpy(q->bytes + q->nbytes, ev->raw, ev->raw_len);
-		q->nbytes += ev->raw_len;
-		q->ncopies++;
+		memcpy(pms_tq_bytes(&q->tq, x), ev->raw, ev->raw_len);
 	}
 	q->held += ev->raw_len;
-	if (t > q->max_time)
-		q->max_time = t;
 	q->st.queued++;
 	return 0;
-}
-
-static int by_time(const void *a, const void *b)
-{
-	const struct oent *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* Hand out the queued records of time <= limit (in time order); half:
  * up to halfway between the oldest and the newest held. */
 static void flush(struct pms_perfdata_ordered *q, uint64_t limit, bool half)
 {
-	size_t lo = q->h, hi = q->n;
-	if (!q->sorted) {
-		qsort(q->e + q->h, q->n - q->h, sizeof(*q->e), by_time);
-		q->sorted = true;
-		q->st.sorts++;
+	if (half && pms_tq_held(&q->tq))
+		limit = pms_tq_half_time(&q->tq);
+	size_t ready = pms_tq_release(&q->tq, limit);
+	q->st.sorts = q->tq.sorts;
+	q->flushed = ready > 0;
+	if (ready) {
+		const struct oent *last = pms_tq_at(&q->tq, ready - 1);
+		if (last->k.time > q->st.last_flush)
+			q->st.last_flush = last->k.time;
 	}
-	if (half && q->n > q->h)
-		limit = q->e[q->h].time + (q->e[q->n - 1].time - q->e[q->h].time) / 2;
-	while (lo < hi) { /* the first entry past limit */
-		size_t mid = lo + (hi - lo) / 2;
-		if (q->e[mid].time <= limit)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	q->dend = lo;
-	q->flushed = lo > q->h;
-	if (lo > q->h && q->e[lo - 1].time > q->st.last_flush)
-		q->st.last_flush = q->e[lo - 1].time;
 }
 
 /* After a flush is handed out: the held records' size, their lowest file
@@ -197,54 +162,22 @@ static void flush(struct pms_perfdata_ordered *q, uint64_t limit, bool half)
  * the entries moved down once the handed-out ones are most of the array. */
 static int tidy(struct pms_perfdata_ordered *q)
 {
-	size_t held = 0, nb = 0, ncopies = q->ncopies;
+	size_t held = 0;
 	uint64_t keep = UINT64_MAX;
-	int rc;
-	if (ncopies) {
-		for (size_t i = q->h; i < q->n; i++)
-			if (!q->e[i].p)
-				nb += q->e[i].len;
-		if (nb && (rc = pms_grow(&q->alt, &q->capalt, nb, 1, 1u << 16, QNAME)) < 0)
-			return rc;
-	}
-	nb = 0;
-	ncopies = 0;
-	for (size_t i = q->h; i < q->n; i++) {
-		struct oent *x = &q->e[i];
+	int rc = pms_tq_tidy(&q->tq);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < pms_tq_held(&q->tq); i++) {
+		const struct oent *x = pms_tq_at(&q->tq, i);
 		held += x->len;
-		if (x->p) {
-			if (x->file_offset < keep)
-				keep = x->file_offset;
-			continue;
-		}
-		memcpy(q->alt + nb, q->bytes + x->off, x->len);
-		x->off = nb;
-		nb += x->len;
-		ncopies++;
+		if (x->p && x->file_offset < keep)
+			keep = x->file_offset;
 	}
-	if (q->ncopies) {
-		unsigned char *b = q->bytes;
-		size_t c = q->capbytes;
-		q->bytes = q->alt;
-		q->capbytes = q->capalt;
-		q->alt = b;
-		q->capalt = c;
-	}
-	q->nbytes = nb;
-	q->ncopies = ncopies;
 	q->held = held;
 	if (keep != q->keep) {
 		q->keep = keep;
 		pms_pd_keep_from(q->r, keep);
 	}
-	if (q->h == q->n) {
-		q->h = q->n = 0;
-	} else if (q->h >= q->n - q->h) {
-		memmove(q->e, q->e + q->h, (q->n - q->h) * sizeof(*q->e));
-		q->n -= q->h;
-		q->h = 0;
-	}
-	q->dend = q->h;
 	q->flushed = false;
 	return 0;
 }
@@ -319,7 +252,7 @@ static int pass_through(struct pms_perfdata_ordered *q, struct pms_perfdata_even
 static int deliver(struct pms_perfdata_ordered *q, const struct oent *x,
 		   struct pms_perfdata_event *out)
 {
-	out->raw = x->p ? x->p : q->bytes + x->off;
+	out->raw = x->p ? x->p : pms_tq_bytes(&q->tq, x);
 	out->raw_len = x->len;
 	/* a pipe-mode HEADER_ATTR may have moved the reader's attrs */
 	out->attr = pms_perfdata_reader_attr(q->r, x->attr_idx);
@@ -355,8 +288,9 @@ int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdat
 	if (q->through)
 		return pass_through(q, ev);
 	for (;;) {
-		if (q->h < q->dend)
-			return deliver(q, &q->e[q->h++], ev);
+		const struct oent *x = pms_tq_next(&q->tq);
+		if (x)
+			return deliver(q, x, ev);
 		if (q->flushed && (rc = tidy(q)) < 0)
 			return rc;
 		if (q->pend) {
@@ -380,14 +314,14 @@ int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdat
 		if (ev->rec.type == REC_FINISHED_ROUND) {
 			q->st.rounds++;
 			flush(q, q->next_flush, false);
-			q->next_flush = q->max_time;
-			if (q->h == q->dend)
+			q->next_flush = q->tq.max_time;
+			if (!q->flushed)
 				return 1; /* nothing old enough: the round's record alone */
 			q->cur = *ev;
 			q->pend = true;
 			continue;
 		}
-		if (ev->rec.type == PMS_PERFDATA_RECORD_AUXTRACE && q->n > q->h) {
+		if (ev->rec.type == PMS_PERFDATA_RECORD_AUXTRACE && pms_tq_held(&q->tq)) {
 			/* its samples are decoded as it comes: the held side-band
 			 * goes first (perf decodes the trace in time order) */
 			q->st.aux_flushes++;
@@ -400,7 +334,7 @@ int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdat
 			return decode_now(ev);
 		if ((rc = queue(q, ev, t)) < 0)
 			return rc;
-		if (q->held > QUEUE_BYTES || q->n - q->h > QUEUE_RECS) {
+		if (q->held > QUEUE_BYTES || pms_tq_held(&q->tq) > QUEUE_RECS) {
 			q->st.full++;
 			flush(q, 0, true);
 		}

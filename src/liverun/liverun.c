@@ -8,7 +8,6 @@
  * for -p the liveness probe is kill(pid, 0). */
 #include "pmuscope/liverun.h"
 #include "pmuscope/symbols.h"
-#include "sample/memsrc_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
@@ -459,17 +458,14 @@ static void while_alive(struct pms_liverun *r)
 	(void)pms_memprof_read_maps(r->prof, r->sys, MAPS_PER_ROUND);
 }
 
-/* Everything the rings held now, handed out: one drain, then what the
- * source holds flushed (a poll alone keeps its drain's records for the
- * next one, when their time order is known: memsrc.h, memsrc_int.h). */
+/* Everything the rings held now, handed out: the source hands out a
+ * drain's records at the drain after it (their time order is known then,
+ * memsrc.h), so two drains. */
 static int drain_now(struct pms_liverun *r)
 {
 	int rc = pms_memsrc_poll(r->src, 0, &src_cb, r);
-	if (rc >= 0) {
-		int f = pms_memsrc_flush(r->src, &src_cb, r);
-		if (f < 0)
-			rc = f;
-	}
+	if (rc >= 0)
+		rc = pms_memsrc_poll(r->src, 0, &src_cb, r);
 	return rc;
 }
 

@@ -239,19 +239,6 @@ static int live_poll(struct pms_memsrc *s, int timeout_ms)
 	return rc < 0 ? rc : n;
 }
 
-int pms_memsrc_flush(struct pms_memsrc *s, const struct pms_memsrc_callbacks *cb, void *ud)
-{
-	if (!s)
-		return pms_err(PMS_EINVAL, "memsrc_flush: NULL source");
-	if (s->kind != PMS_MEMSRC_LIVE)
-		return 0;
-	s->cb = cb;
-	s->ud = ud;
-	int rc = live_release(s, UINT64_MAX);
-	s->cb = NULL;
-	return rc;
-}
-
 
 int pms_memsrc_open_live(struct pms_sampler *smp, const struct pms_topo *topo,
 			 struct pms_memsrc **out)

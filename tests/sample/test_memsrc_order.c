@@ -2,25 +2,17 @@
  * fake kernel: two CPUs' rings, the exec's COMM and MMAP2 in CPU 1's ring
  * and the program's first samples in CPU 0's, which the sampler drains
  * first.  One poll hands them out by time, side-band and samples
- * interleaved; before the change CPU 0's samples came first, unnamed.
- * Then on this kernel (software page faults of this process): a poll of
- * an enabled sampler keeps its drain's records, pms_memsrc_flush hands
- * them all out, in time order. */
+ * interleaved; before the change CPU 0's samples came first, unnamed. */
 #include "check.h"
 #include "sample_helpers.h"
 
 #include "pmuscope/error.h"
 #include "pmuscope/memsrc.h"
-#include "pmuscope/pmu.h"
 #include "pmuscope/record.h"
 #include "pmuscope/sampler.h"
 
-#include "sample/memsrc_int.h"
-
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 struct seen {
 	uint64_t t[16];
@@ -150,97 +142,6 @@ out:
 	pms_memsrc_free(src);
 	pms_sampler_free(s);
 	th_root_close(&r);
-}
-
-/* Every record handed out, counted, with the times in order checked. */
-struct all {
-	size_t n, samples, disorder;
-	uint64_t last;
-};
-
-static void note(struct all *a, uint64_t t)
-{
-	if (t && t < a->last)
-		a->disorder++;
-	if (t > a->last)
-		a->last = t;
-	a->n++;
-}
-
-static int all_sample(void *ud, const struct pms_memsrc_sample *s)
-{
-	struct all *a = ud;
-	a->samples++;
-	note(a, s->ms.time);
-	return 0;
-}
-
-static int all_side(void *ud, const struct pms_record *r, size_t attr_idx)
-{
-	(void)attr_idx;
-	note(ud, r->sample_id.time);
-	return 0;
-}
-
-static const struct pms_memsrc_callbacks all_cbs = { all_sample, all_side, NULL };
-
-PMS_TEST(flush_hands_out_a_drains_records)
-{
-	struct pms_sys *sys = NULL;
-	struct pms_pmus *pmus = NULL;
-	struct pms_sampler *smp = NULL;
-	struct pms_memsrc *src = NULL;
-	struct all a = { 0 };
-	const size_t npages = 256;
-	long pg = sysconf(_SC_PAGESIZE);
-	unsigned char *m = MAP_FAILED;
-
-	CHECK_EQ_INT(pms_memsrc_flush(NULL, &all_cbs, &a), PMS_EINVAL);
-	CHECK_OK(pms_sys_new(&sys, NULL));
-	if (!sys)
-		goto out;
-	CHECK_OK(pms_pmus_load(sys, &pmus));
-	if (!pmus)
-		goto out;
-	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
-	o.target = PMS_TARGET_PID;
-	o.pid = getpid();
-	o.engine = PMS_ENG_SOFTWARE;
-	o.priv = PMS_PRIV_USER;
-	if (pms_sampler_open(sys, pmus, NULL, &o, &smp) < 0) {
-		PMS_SKIP_PART("no software sampling here: %s", pms_error_last());
-		goto out;
-	}
-	CHECK_OK(pms_memsrc_open_live(smp, NULL, &src));
-	m = mmap(NULL, npages * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	CHECK(m != MAP_FAILED);
-	if (!src || m == MAP_FAILED)
-		goto out;
-	CHECK_OK(pms_sampler_enable(smp));
-	for (size_t i = 0; i < npages; i++)
-		m[i * (size_t)pg] = 1; /* a first touch: a page fault each */
-	int n = pms_memsrc_poll(src, 0, &all_cbs, &a);
-	CHECK(n > 0);
-	/* enabled, so more can come: the drain's records are held (a poll
-	 * hands out those up to the latest time of the drains before it) */
-	CHECK_MSG(a.n < (size_t)n, "the poll handed out %zu of the %d it drained", a.n, n);
-	CHECK_OK(pms_memsrc_flush(src, &all_cbs, &a));
-	CHECK_EQ_INT((int)a.n, n);
-	CHECK(a.samples >= 1);
-	CHECK_EQ_INT((int)a.disorder, 0);
-	/* nothing left: a second flush hands out nothing */
-	size_t before = a.n;
-	CHECK_OK(pms_memsrc_flush(src, &all_cbs, &a));
-	CHECK_EQ_INT((int)a.n, (int)before);
-	CHECK_OK(pms_sampler_disable(smp));
-out:
-	if (m != MAP_FAILED)
-		munmap(m, npages * (size_t)pg);
-	pms_memsrc_free(src);
-	pms_sampler_free(smp);
-	pms_pmus_free(pmus);
-	pms_sys_free(sys);
 }
 
 PMS_TEST_MAIN()

@@ -1047,10 +1047,15 @@ static void symbolizer_make(struct pms_session *s)
 {
 	if (!s->o.symbols || s->sym || !s->sys)
 		return;
-	if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->ps.prof), &s->sym) < 0)
+	if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->ps.prof), &s->sym) < 0) {
 		s->sym = NULL; /* names are a nicety: the numbers stand without them */
-	else if (!s->o.demangle)
+		return;
+	}
+	if (!s->o.demangle)
 		pms_symbolizer_set_demangle(s->sym, false);
+	/* a live run's processes map the running kernel's vDSO */
+	if (s->run && pms_symbolizer_use_running_vdso(s->sym, s->sys) < 0)
+		pms_error_clear();
 }
 
 int pms_session_report(struct pms_session *s, const struct pms_memreport_input *base,

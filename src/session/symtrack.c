@@ -34,6 +34,11 @@ struct pms_symtrack {
 	struct pms_symbolizer *sym;
 	const struct pms_perfdata_info *info;
 	bool kernel_ok;
+	/* [vdso]: the running kernel's image is the symbolizer's (vdso_setup);
+	 * vdso_default: a mapping whose MMAP2 has no build id may use it */
+	bool vdso_default;
+	uint8_t vdso_id[20];
+	size_t vdso_idlen;
 	bool kernel_mapped; /* the file maps the kernel (its MMAP of [kernel.kallsyms]) */
 	uint64_t kstart;    /* where that map starts: perf's kernel map reaches to the end */
 	struct kmod {
@@ -94,6 +99,46 @@ static bool ids_equal(const struct pms_perfdata_build_id *b, const uint8_t *id, 
 	return m == n && !memcmp(b->id, id, n);
 }
 
+/* The vDSO image for the file's [vdso] mappings (symbols/vdso.c): the
+ * running kernel's when the file lists its build id for [vdso], or lists
+ * none and was recorded here (hostname, kernel release and, where listed,
+ * the kernel's build id agree); a mapping whose MMAP2 carries a build id
+ * is checked against it in add_map. */
+static void vdso_setup(struct pms_symtrack *t, const struct pms_perfdata_info *info,
+		       const uint8_t *kid, size_t kidlen)
+{
+	const struct pms_perfdata_build_id *b = listed_id(info, "[vdso]");
+	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
+	struct pms_host_facts h;
+	void *img = NULL;
+	size_t len = 0;
+	bool here = info && info->hostname && info->osrelease &&
+		    pms_host_facts_read(t->sys, &h) == 0 && h.has_hostname && h.has_osrelease &&
+		    !strcmp(h.hostname, info->hostname) && !strcmp(h.osrelease, info->osrelease) &&
+		    (!k || (kidlen && ids_equal(k, kid, kidlen)));
+	/* with no id listed the image is loaded for MMAP2 ids to match */
+	int rc = pms_vdso_image_pick(t->sys, b ? b->id : NULL,
+				     b ? (b->size && b->size <= 20 ? b->size : 20) : 0, !b || here,
+				     &img, &len);
+	if (rc == 0 && pms_symbolizer_set_vdso(t->sym, img, len) == 0 &&
+	    pms_elf_image_build_id(img, len, t->vdso_id, &t->vdso_idlen) < 0)
+		t->vdso_idlen = 0;
+	t->vdso_default = rc == 0 && (b || here);
+	free(img);
+	pms_error_clear(); /* no image: [vdso] addresses stay unnamed */
+}
+
+/* Whether the [vdso] mapping of rec may be named from the image. */
+static bool vdso_fits(const struct pms_symtrack *t, const struct pms_rec_mmap *m)
+{
+	if (!m->has_build_id)
+		return t->vdso_default;
+	size_t n = m->build_id_size <= 20 ? m->build_id_size : 20;
+	while (n > t->vdso_idlen && !m->build_id[n - 1])
+		n--;
+	return t->vdso_idlen && n == t->vdso_idlen && !memcmp(m->build_id, t->vdso_id, n);
+}
+
 int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 		     struct pms_symtrack **out)
 {
@@ -116,9 +161,9 @@ int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 	/* kernel names from this machine's kallsyms: only for its kernel */
 	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
 	uint8_t id[20];
-	size_t n;
-	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k &&
-		       (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
+	size_t n = kernel_build_id(sys, id);
+	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k && n && ids_equal(k, id, n);
+	vdso_setup(t, info, id, n);
 	*out = t;
 	return 0;
 }
@@ -186,7 +231,7 @@ static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_rec
 	int rc;
 	if ((rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
 		return rc;
-	if (path[0] == '/' && !readable(t, path)) {
+	if ((path[0] == '/' && !readable(t, path)) || (!strcmp(path, "[vdso]") && !vdso_fits(t, m))) {
 		pms_maps_remove(p->clean, m->addr, m->len);
 	} else {
 		/* the symbolizer places an ELF by the mapping of its offset 0:

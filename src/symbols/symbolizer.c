@@ -386,6 +386,17 @@ int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t 
 	return 0;
 }
 
+int pms_symbolizer_use_running_vdso(struct pms_symbolizer *s, struct pms_sys *sys)
+{
+	void *img = NULL;
+	size_t len = 0;
+	int rc = pms_vdso_image_pick(sys, NULL, 0, true, &img, &len);
+	if (rc == 0)
+		rc = pms_symbolizer_set_vdso(s, img, len);
+	free(img);
+	return rc;
+}
+
 bool pms_kernel_addrs_visible(struct pms_sys *sys)
 {
 	if (!sys)

@@ -147,14 +147,3 @@ int pms_sym_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwa
 	}
 	return dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
 }
-
-int pms_symbolizer_use_running_vdso(struct pms_symbolizer *s, struct pms_sys *sys)
-{
-	void *img = NULL;
-	size_t len = 0;
-	int rc = pms_vdso_image_pick(sys, NULL, 0, true, &img, &len);
-	if (rc == 0)
-		rc = pms_symbolizer_set_vdso(s, img, len);
-	free(img);
-	return rc;
-}

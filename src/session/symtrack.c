@@ -99,31 +99,38 @@ static bool ids_equal(const struct pms_perfdata_build_id *b, const uint8_t *id, 
 	return m == n && !memcmp(b->id, id, n);
 }
 
-/* The vDSO image for the file's [vdso] mappings (symbols/vdso.c): the
- * running kernel's when the file lists its build id for [vdso], or lists
- * none and was recorded here (hostname, kernel release and, where listed,
- * the kernel's build id agree); a mapping whose MMAP2 carries a build id
- * is checked against it in add_map. */
-static void vdso_setup(struct pms_symtrack *t, const struct pms_perfdata_info *info,
-		       const uint8_t *kid, size_t kidlen)
+/* The vDSO image for a file's [vdso] mappings (symtrack_int.h). */
+int symtrack_vdso_image(struct pms_sys *sys, const struct pms_perfdata_info *info, void **img,
+			size_t *len, bool *fits)
 {
 	const struct pms_perfdata_build_id *b = listed_id(info, "[vdso]");
 	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
 	struct pms_host_facts h;
-	void *img = NULL;
-	size_t len = 0;
+	uint8_t kid[20];
+	size_t kidlen = k ? kernel_build_id(sys, kid) : 0;
 	bool here = info && info->hostname && info->osrelease &&
-		    pms_host_facts_read(t->sys, &h) == 0 && h.has_hostname && h.has_osrelease &&
+		    pms_host_facts_read(sys, &h) == 0 && h.has_hostname && h.has_osrelease &&
 		    !strcmp(h.hostname, info->hostname) && !strcmp(h.osrelease, info->osrelease) &&
 		    (!k || (kidlen && ids_equal(k, kid, kidlen)));
-	/* with no id listed the image is loaded for MMAP2 ids to match */
-	int rc = pms_vdso_image_pick(t->sys, b ? b->id : NULL,
+	/* with no id listed the image is still given, for MMAP2 ids to match */
+	int rc = pms_vdso_image_pick(sys, b ? b->id : NULL,
 				     b ? (b->size && b->size <= 20 ? b->size : 20) : 0, !b || here,
-				     &img, &len);
+				     img, len);
+	*fits = rc == 0 && (b || here);
+	return rc;
+}
+
+/* The symbolizer's vDSO image for this file, and its build id. */
+static void vdso_setup(struct pms_symtrack *t, const struct pms_perfdata_info *info)
+{
+	void *img = NULL;
+	size_t len = 0;
+	bool fits = false;
+	int rc = symtrack_vdso_image(t->sys, info, &img, &len, &fits);
 	if (rc == 0 && pms_symbolizer_set_vdso(t->sym, img, len) == 0 &&
 	    pms_elf_image_build_id(img, len, t->vdso_id, &t->vdso_idlen) < 0)
 		t->vdso_idlen = 0;
-	t->vdso_default = rc == 0 && (b || here);
+	t->vdso_default = fits;
 	free(img);
 	pms_error_clear(); /* no image: [vdso] addresses stay unnamed */
 }
@@ -161,9 +168,10 @@ int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 	/* kernel names from this machine's kallsyms: only for its kernel */
 	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
 	uint8_t id[20];
-	size_t n = kernel_build_id(sys, id);
-	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k && n && ids_equal(k, id, n);
-	vdso_setup(t, info, id, n);
+	size_t n;
+	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k &&
+		       (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
+	vdso_setup(t, info);
 	*out = t;
 	return 0;
 }

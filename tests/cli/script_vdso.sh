@@ -5,7 +5,7 @@
 # -F ip,sym,dso prints what perf prints, the vDSO lines named.  The same
 # file with the [vdso] build id changed: both say [unknown] (the running
 # image is not the recording's; no wrong name).  A live mem run names
-# the vDSO from the running kernel's image.
+# the vDSO from the running kernel's image; so does report's own table.
 set -u
 pms=${1:?usage: script_vdso.sh PMUSCOPE LOOP}
 loop=${2:?usage: script_vdso.sh PMUSCOPE LOOP}
@@ -61,6 +61,14 @@ bad=$(grep ' (\[vdso\])$' "$tmp/pms_bad.txt" | grep -vc ' \[unknown\] (\[vdso\])
 [ "$bad" = 0 ] || { echo "FAIL: $bad [vdso] samples named from an image whose build id is not the file's"; fail=1; }
 cmp -s "$tmp/perf_bad.txt" "$tmp/pms_bad.txt" || {
   echo "FAIL: the mismatching file differs from perf's"; diff "$tmp/perf_bad.txt" "$tmp/pms_bad.txt" | head -4; fail=1; }
+# report's own tables (the session's symbolizer): the same names, none for
+# the changed id
+pnames=$(awk '/ \(\[vdso\]\)$/ {print $2}' "$tmp/perf.txt" | sort -u)
+rnames=$("$pms" report --top 1000 -i "$f" 2>/dev/null | awk '/ \(\[vdso\]\)$/ && $2 ~ /%$/ {print $(NF-1)}' | sort -u)
+[ -n "$rnames" ] && [ "$rnames" = "$pnames" ] || { echo "FAIL: report names [vdso] rows [$rnames], perf script [$pnames]"; fail=1; }
+rbad=$("$pms" report --top 1000 -i "$tmp/bad.data" 2>/dev/null | awk '/ \(\[vdso\]\)$/ && $2 ~ /%$/ {print $(NF-1)}' | sort -u)
+[ "$rbad" = "[unknown]" ] || { echo "FAIL: report of the changed id names [vdso] rows [$rbad]"; fail=1; }
+
 # a live run (mem: page faults): the first clock_gettime faults its data
 # page in with the IP in the vDSO; named from the running kernel's image,
 # as perf record -e page-faults -c 1 names that fault

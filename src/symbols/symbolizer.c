@@ -371,8 +371,12 @@ int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t 
 		return pms_err(PMS_EBUSY, "symbolizer: the vDSO image is set once, before processes "
 					  "are added");
 	int rc = pms_vdso_img_set(&s->vdso, image, len);
-	if (rc < 0 || (rc = space_new(s->sys, s->maps, &s->vdso, &m, &d)) < 0)
+	if (rc < 0)
 		return rc;
+	if ((rc = space_new(s->sys, s->maps, &s->vdso, &m, &d)) < 0) {
+		pms_vdso_img_free(&s->vdso); /* as before: no image */
+		return rc;
+	}
 	mods_clear(s);
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);

@@ -174,6 +174,34 @@ bool pms_kernel_addrs_visible(struct pms_sys *sys);
  * cannot be opened or has no build id, PMS_EPARSE when it is not ELF. */
 int pms_elf_build_id(const char *path, uint8_t id[20], size_t *len);
 
+/* The GNU build id of an ELF image in memory, as pms_elf_build_id.
+ * PMS_EPARSE when it is not ELF, PMS_ENOENT when it has no build id. */
+int pms_elf_image_build_id(const void *image, size_t len, uint8_t id[20], size_t *n);
+
+/* vDSO names.  A [vdso] mapping is named from image (copied; an ELF file's
+ * bytes, such as pms_sys_vdso_image's) once this is called: its .dynsym
+ * names the addresses, the alias perf 6.12 prints chosen at one address
+ * (__vdso_clock_gettime, not the weak clock_gettime).  Without it [vdso]
+ * addresses stay unnamed.  Once, before pms_symbolizer_add_process
+ * (PMS_EBUSY otherwise); the shared mappings are read again.  0, PMS_EPARSE
+ * (not ELF), PMS_ENOMEM. */
+int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t len);
+/* A live run's symbolizer: pms_symbolizer_set_vdso with the running
+ * kernel's image (the one every process of the run maps).  0 or the
+ * negative code of pms_vdso_image_pick / _set_vdso. */
+int pms_symbolizer_use_running_vdso(struct pms_symbolizer *s, struct pms_sys *sys);
+/* The vDSO image that fits a recording's [vdso] mapping, as a malloc'd
+ * copy owned by the caller: the running kernel's (pms_sys_vdso_image) when
+ * the recording lists a build id for [vdso] (id, idlen: HEADER_BUILD_ID or
+ * its MMAP2) and the running image has that id, or when it lists none
+ * (idlen 0) and same_host says it was recorded on this host and kernel.
+ * PMS_ENOENT otherwise (the addresses then stay unnamed, never misnamed);
+ * PMS_ENOTLIVE on a context that is not this system.  A live run's
+ * processes map the running image: pms_vdso_image_pick(sys, NULL, 0, true,
+ * ...). */
+int pms_vdso_image_pick(struct pms_sys *sys, const uint8_t *id, size_t idlen, bool same_host,
+			void **out, size_t *len);
+
 PMS_API_END
 #ifdef __cplusplus
 }

@@ -129,6 +129,13 @@ struct pms_host_facts {
 };
 int pms_host_facts_read(const struct pms_sys *sys, struct pms_host_facts *out);
 
+/* The running kernel's vDSO image: a malloc'd copy (owned by the caller)
+ * of this process's [vdso] mapping, the ELF image at getauxval's
+ * AT_SYSINFO_EHDR, *len bytes (the mapping's length from proc/self/maps).
+ * Every process of the running kernel maps the same image.  PMS_ENOTLIVE
+ * on a context that is not this system, PMS_ENOENT when there is none. */
+int pms_sys_vdso_image(const struct pms_sys *sys, void **out, size_t *len);
+
 /* True when relpath exists below the root. */
 bool pms_sys_exists(const struct pms_sys *sys, const char *relpath);
 

@@ -19,6 +19,7 @@
 #include "session/session_int.h"
 #include "session/session_split.h"
 #include "session/symkeep.h"
+#include "session/symtrack_int.h"
 #include "session/sorthist_int.h"
 #include "session/types_sink.h"
 #include "util/error.h"
@@ -1047,10 +1048,35 @@ static void symbolizer_make(struct pms_session *s)
 {
 	if (!s->o.symbols || s->sym || !s->sys)
 		return;
-	if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->ps.prof), &s->sym) < 0)
+	if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->ps.prof), &s->sym) < 0) {
 		s->sym = NULL; /* names are a nicety: the numbers stand without them */
-	else if (!s->o.demangle)
+		return;
+	}
+	if (!s->o.demangle)
 		pms_symbolizer_set_demangle(s->sym, false);
+	/* a live run's processes map the running kernel's vDSO; files' [vdso]
+	 * mappings are named from it when it is every file's (symtrack.c) */
+	if (s->run) {
+		if (pms_symbolizer_use_running_vdso(s->sym, s->sys) < 0)
+			pms_error_clear();
+		return;
+	}
+	void *img = NULL;
+	size_t len = 0;
+	bool fits = s->nfiles > 0;
+	for (size_t i = 0; fits && i < s->nfiles; i++) {
+		bool f = false;
+		free(img);
+		img = NULL;
+		fits = s->files[i].r &&
+		       symtrack_vdso_image(s->sys, pms_perfdata_reader_info(s->files[i].r), &img,
+					   &len, &f) == 0 &&
+		       f;
+	}
+	if (fits && img)
+		(void)pms_symbolizer_set_vdso(s->sym, img, len);
+	free(img);
+	pms_error_clear();
 }
 
 int pms_session_report(struct pms_session *s, const struct pms_memreport_input *base,

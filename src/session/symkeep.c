@@ -1,5 +1,6 @@
 /* The kept symbolizer of a live session's intervals (symkeep.h). */
 #include "session/symkeep.h"
+#include "util/error.h"
 
 static int maps_copy(const struct pms_maps *from, struct pms_maps **out)
 {
@@ -38,5 +39,8 @@ int pms_symkeep_refresh(struct pms_symbolizer **sym, struct pms_maps **made_from
 	}
 	if (!demangle)
 		pms_symbolizer_set_demangle(*sym, false);
+	/* the live run's processes map the running kernel's vDSO */
+	if (pms_symbolizer_use_running_vdso(*sym, sys) < 0)
+		pms_error_clear();
 	return 1;
 }

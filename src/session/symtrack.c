@@ -34,6 +34,11 @@ struct pms_symtrack {
 	struct pms_symbolizer *sym;
 	const struct pms_perfdata_info *info;
 	bool kernel_ok;
+	/* [vdso]: the running kernel's image is the symbolizer's (vdso_setup);
+	 * vdso_default: a mapping whose MMAP2 has no build id may use it */
+	bool vdso_default;
+	uint8_t vdso_id[20];
+	size_t vdso_idlen;
 	bool kernel_mapped; /* the file maps the kernel (its MMAP of [kernel.kallsyms]) */
 	uint64_t kstart;    /* where that map starts: perf's kernel map reaches to the end */
 	struct kmod {
@@ -94,6 +99,53 @@ static bool ids_equal(const struct pms_perfdata_build_id *b, const uint8_t *id, 
 	return m == n && !memcmp(b->id, id, n);
 }
 
+/* The vDSO image for a file's [vdso] mappings (symtrack_int.h). */
+int symtrack_vdso_image(struct pms_sys *sys, const struct pms_perfdata_info *info, void **img,
+			size_t *len, bool *fits)
+{
+	const struct pms_perfdata_build_id *b = listed_id(info, "[vdso]");
+	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
+	struct pms_host_facts h;
+	uint8_t kid[20];
+	size_t kidlen = k ? kernel_build_id(sys, kid) : 0;
+	bool here = info && info->hostname && info->osrelease &&
+		    pms_host_facts_read(sys, &h) == 0 && h.has_hostname && h.has_osrelease &&
+		    !strcmp(h.hostname, info->hostname) && !strcmp(h.osrelease, info->osrelease) &&
+		    (!k || (kidlen && ids_equal(k, kid, kidlen)));
+	/* with no id listed the image is still given, for MMAP2 ids to match */
+	int rc = pms_vdso_image_pick(sys, b ? b->id : NULL,
+				     b ? (b->size && b->size <= 20 ? b->size : 20) : 0, !b || here,
+				     img, len);
+	*fits = rc == 0 && (b || here);
+	return rc;
+}
+
+/* The symbolizer's vDSO image for this file, and its build id. */
+static void vdso_setup(struct pms_symtrack *t, const struct pms_perfdata_info *info)
+{
+	void *img = NULL;
+	size_t len = 0;
+	bool fits = false;
+	int rc = symtrack_vdso_image(t->sys, info, &img, &len, &fits);
+	if (rc == 0 && pms_symbolizer_set_vdso(t->sym, img, len) == 0 &&
+	    pms_elf_image_build_id(img, len, t->vdso_id, &t->vdso_idlen) < 0)
+		t->vdso_idlen = 0;
+	t->vdso_default = fits;
+	free(img);
+	pms_error_clear(); /* no image: [vdso] addresses stay unnamed */
+}
+
+/* Whether the [vdso] mapping of rec may be named from the image. */
+static bool vdso_fits(const struct pms_symtrack *t, const struct pms_rec_mmap *m)
+{
+	if (!m->has_build_id)
+		return t->vdso_default;
+	size_t n = m->build_id_size <= 20 ? m->build_id_size : 20;
+	while (n > t->vdso_idlen && !m->build_id[n - 1])
+		n--;
+	return t->vdso_idlen && n == t->vdso_idlen && !memcmp(m->build_id, t->vdso_id, n);
+}
+
 int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 		     struct pms_symtrack **out)
 {
@@ -119,6 +171,7 @@ int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 	size_t n;
 	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k &&
 		       (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
+	vdso_setup(t, info);
 	*out = t;
 	return 0;
 }
@@ -186,7 +239,7 @@ static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_rec
 	int rc;
 	if ((rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
 		return rc;
-	if (path[0] == '/' && !readable(t, path)) {
+	if ((path[0] == '/' && !readable(t, path)) || (!strcmp(path, "[vdso]") && !vdso_fits(t, m))) {
 		pms_maps_remove(p->clean, m->addr, m->len);
 	} else {
 		/* the symbolizer places an ELF by the mapping of its offset 0:

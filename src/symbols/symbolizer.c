@@ -89,10 +89,11 @@ struct pms_symbolizer {
 		struct pms_maps *maps;
 	} *procs;
 	size_t nprocs, last_proc;
+	struct pms_vdso_img vdso; /* names [vdso] mappings (vdso.c) */
 };
 
 static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = pms_sym_find_elf, /* dwfl_linux_proc_find_elf's, [vdso] from memory (vdso.c) */
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
@@ -188,8 +189,8 @@ char *pms_sym_maps_text(const struct pms_maps *m, const char *root, size_t *len)
 }
 
 /* One address space: a copy of maps and a Dwfl fed them. */
-static int space_new(struct pms_sys *sys, const struct pms_maps *maps, struct pms_maps **mout,
-		     Dwfl **dout)
+static int space_new(struct pms_sys *sys, const struct pms_maps *maps,
+		     struct pms_vdso_img *vdso, struct pms_maps **mout, Dwfl **dout)
 {
 	struct pms_maps *m = NULL;
 	Dwfl *d = NULL;
@@ -227,6 +228,7 @@ static int space_new(struct pms_sys *sys, const struct pms_maps *maps, struct pm
 		(void)dwfl_linux_proc_maps_report(d, f);
 		fclose(f);
 	}
+	pms_vdso_report(d, m, vdso);
 	dwfl_report_end(d, NULL, NULL);
 	*mout = m;
 	*dout = d;
@@ -256,7 +258,7 @@ int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
 	s->sys = sys;
 	pms_ktab_init(&s->kt, sys);
 	s->demangle = true;
-	rc = space_new(sys, maps, &s->maps, &s->dwfl);
+	rc = space_new(sys, maps, &s->vdso, &s->maps, &s->dwfl);
 	if (rc < 0)
 		goto out;
 	*out = s;
@@ -302,7 +304,7 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 	struct symproc *p = proc_find(s, pid);
 	if (p && pms_maps_equal(p->maps, maps))
 		return 0; /* the same mappings (a kept symbolizer's next report) */
-	int rc = space_new(s->sys, maps, &m, &d);
+	int rc = space_new(s->sys, maps, &s->vdso, &m, &d);
 	if (rc < 0)
 		return rc;
 	if (p) {
@@ -352,7 +354,51 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 		pms_maps_free(s->procs[i].maps);
 	}
 	free(s->procs);
+	pms_vdso_img_free(&s->vdso);
 	free(s);
+}
+
+/* The vDSO image for [vdso] mappings: the shared space is read again with
+ * it (its module tables and demangled names, keyed by the old Dwfl's
+ * pointers, go). */
+int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t len)
+{
+	struct pms_maps *m = NULL;
+	Dwfl *d = NULL;
+	if (!s || !image)
+		return pms_err(PMS_EINVAL, "symbolizer: set_vdso: NULL argument");
+	if (s->nprocs || s->vdso.buf)
+		return pms_err(PMS_EBUSY, "symbolizer: the vDSO image is set once, before processes "
+					  "are added");
+	int rc = pms_vdso_img_set(&s->vdso, image, len);
+	if (rc < 0)
+		return rc;
+	if ((rc = space_new(s->sys, s->maps, &s->vdso, &m, &d)) < 0) {
+		pms_vdso_img_free(&s->vdso); /* as before: no image */
+		return rc;
+	}
+	mods_clear(s);
+	for (size_t i = 0; i < s->dm_cap; i++)
+		free(s->dm[i].pretty);
+	if (s->dm_cap)
+		memset(s->dm, 0, s->dm_cap * sizeof(*s->dm));
+	s->dm_used = 0;
+	dwfl_end(s->dwfl);
+	pms_maps_free(s->maps);
+	s->dwfl = d;
+	s->maps = m;
+	return 0;
+}
+
+int pms_symbolizer_use_running_vdso(struct pms_symbolizer *s, struct pms_sys *sys)
+{
+	void *img = NULL;
+	size_t len = 0;
+	int rc = pms_vdso_image_pick(sys, NULL, 0, true, &img, &len);
+	if (rc == 0)
+		rc = pms_symbolizer_set_vdso(s, img, len);
+	free(img);
+	return rc;
 }
 
 bool pms_kernel_addrs_visible(struct pms_sys *sys)

@@ -58,4 +58,24 @@ struct pms_plt {
 int pms_plt_synth(Elf *e, const struct pms_plt_alias *syms, size_t nsyms, struct pms_plt *out);
 void pms_plt_free(struct pms_plt *p);
 
+/* The vDSO image of a symbolizer (vdso.c): [vdso] mappings are reported
+ * as modules whose ELF is this image in memory. */
+struct pms_vdso_img {
+	void *buf; /* NULL: none; [vdso] addresses stay unnamed */
+	size_t len;
+	uint8_t id[20];
+	size_t idlen;
+};
+/* A copy of image into v (the old one dropped): 0, PMS_EPARSE when it is
+ * not ELF, PMS_ENOMEM. */
+int pms_vdso_img_set(struct pms_vdso_img *v, const void *image, size_t len);
+void pms_vdso_img_free(struct pms_vdso_img *v);
+/* Report each [vdso] mapping of m to d (between dwfl_report_begin and
+ * _end) as a module of v's image; nothing when v has none. */
+void pms_vdso_report(Dwfl *d, const struct pms_maps *m, struct pms_vdso_img *v);
+/* The symbolizer's find_elf: a [vdso] module's ELF from its image, every
+ * other module's as dwfl_linux_proc_find_elf finds it. */
+int pms_sym_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		     char **file_name, Elf **elfp);
+
 #endif

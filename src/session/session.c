@@ -1089,7 +1089,8 @@ int pms_session_report(struct pms_session *s, const struct pms_memreport_input *
 			pms_memreport_free(rep);
 			return rc;
 		}
-		if (!s->run && !(*paths)->with_path && !(*paths)->with_branches) {
+		if (!s->run && !pms_pathreport_with_path(*paths) &&
+		    !pms_pathreport_with_branches(*paths)) {
 			pms_pathreport_free(*paths); /* neither: no section */
 			*paths = NULL;
 		}

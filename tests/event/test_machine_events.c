@@ -176,34 +176,34 @@ PMS_TEST(tracepoints_by_name)
 	if (open_root(root, &sys, &pmus) == 0) {
 		po.sys = sys;
 		CHECK_OK(pms_event_parse_ex(pmus, "sched:sched_switch", &po, &l));
-		CHECK(l && l->count == 1);
-		if (l && l->count == 1) {
-			CHECK_EQ_INT(l->events[0].attr.type, PERF_TYPE_TRACEPOINT);
-			CHECK_EQ_INT(l->events[0].attr.config, 316);
-			CHECK_EQ_INT(l->events[0].attr.sample_period, 1);
-			CHECK_EQ_STR(l->events[0].name, "sched:sched_switch");
-			CHECK_EQ_STR(l->events[0].pmu, "tracepoint");
+		CHECK(l && pms_event_list_count(l) == 1);
+		if (l && pms_event_list_count(l) == 1) {
+			CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.type, PERF_TYPE_TRACEPOINT);
+			CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.config, 316);
+			CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.sample_period, 1);
+			CHECK_EQ_STR(pms_event_list_at(l, 0)->name, "sched:sched_switch");
+			CHECK_EQ_STR(pms_event_list_at(l, 0)->pmu, "tracepoint");
 		}
 		pms_event_list_free(l);
 		/* a glob: one event per match, named as matched; modifiers kept */
 		CHECK_OK(pms_event_parse_ex(pmus, "sched:*:u,page-faults", &po, &l));
-		CHECK(l && l->count == 3);
-		if (l && l->count == 3) {
-			CHECK_EQ_STR(l->events[0].name, "sched:sched_switch:u");
-			CHECK_EQ_INT(l->events[1].attr.config, 317);
-			CHECK(l->events[1].attr.exclude_kernel);
-			CHECK_EQ_STR(l->events[2].name, "page-faults");
+		CHECK(l && pms_event_list_count(l) == 3);
+		if (l && pms_event_list_count(l) == 3) {
+			CHECK_EQ_STR(pms_event_list_at(l, 0)->name, "sched:sched_switch:u");
+			CHECK_EQ_INT(pms_event_list_at(l, 1)->attr.config, 317);
+			CHECK(pms_event_list_at(l, 1)->attr.exclude_kernel);
+			CHECK_EQ_STR(pms_event_list_at(l, 2)->name, "page-faults");
 		}
 		pms_event_list_free(l);
 		CHECK_OK(pms_event_parse_ex(pmus, "*:irq_*", &po, &l));
-		CHECK(l && l->count == 1 && l->events[0].attr.config == 40);
+		CHECK(l && pms_event_list_count(l) == 1 && pms_event_list_at(l, 0)->attr.config == 40);
 		pms_event_list_free(l);
 		CHECK_OK(pms_event_parse_ex(pmus, "{sched:sched_switch,sched:sched_wakeup}", &po, &l));
-		CHECK(l && l->count == 2 && l->events[0].group_leader && l->events[1].group == 0);
+		CHECK(l && pms_event_list_count(l) == 2 && pms_event_list_at(l, 0)->group_leader && pms_event_list_at(l, 1)->group == 0);
 		pms_event_list_free(l);
 		/* modifiers alone after ':' stay modifiers */
 		CHECK_OK(pms_event_parse_ex(pmus, "page-faults:u", &po, &l));
-		CHECK(l && l->count == 1 && l->events[0].attr.type == PERF_TYPE_SOFTWARE);
+		CHECK(l && pms_event_list_count(l) == 1 && pms_event_list_at(l, 0)->attr.type == PERF_TYPE_SOFTWARE);
 		pms_event_list_free(l);
 		/* unknown name, no glob match, no seam */
 		CHECK_EQ_INT(pms_event_parse_ex(pmus, "sched:nosuch", &po, &l), PMS_ENOENT);

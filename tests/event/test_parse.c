@@ -141,22 +141,27 @@ PMS_TEST(names_columns_and_flags)
 	CHECK_OK(pms_event_parse(NULL, "cycles:u, {instructions:pp,cs}:W", &l));
 	if (!l)
 		return;
-	CHECK_EQ_INT(l->count, 3);
-	CHECK_EQ_INT(l->ngroups, 1);
-	CHECK_EQ_STR(l->events[0].name, "cycles:u");
-	CHECK_EQ_INT(l->events[0].column, 1);
-	CHECK_EQ_INT(l->events[0].group, -1);
-	CHECK_EQ_STR(l->events[1].name, "instructions:pp");
-	CHECK_EQ_INT(l->events[1].column, 12);
-	CHECK(l->events[1].group_leader);
-	CHECK(l->events[1].weak);
-	CHECK(!l->events[2].weak);
-	CHECK_EQ_STR(l->events[2].name, "cs");
-	CHECK(l->events[2].pmu == NULL);
-	CHECK_EQ_INT(l->events[0].attr.size, sizeof(struct perf_event_attr));
-	CHECK(l->events[0].scale == 1.0);
-	CHECK(l->events[0].unit == NULL);
+	CHECK_EQ_INT(pms_event_list_count(l), 3);
+	CHECK_EQ_INT(pms_event_list_groups(l), 1);
+	CHECK_EQ_STR(pms_event_list_at(l, 0)->name, "cycles:u");
+	CHECK_EQ_INT(pms_event_list_at(l, 0)->column, 1);
+	CHECK_EQ_INT(pms_event_list_at(l, 0)->group, -1);
+	CHECK_EQ_STR(pms_event_list_at(l, 1)->name, "instructions:pp");
+	CHECK_EQ_INT(pms_event_list_at(l, 1)->column, 12);
+	CHECK(pms_event_list_at(l, 1)->group_leader);
+	CHECK(pms_event_list_at(l, 1)->weak);
+	CHECK(!pms_event_list_at(l, 2)->weak);
+	CHECK_EQ_STR(pms_event_list_at(l, 2)->name, "cs");
+	CHECK(pms_event_list_at(l, 2)->pmu == NULL);
+	CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.size, sizeof(struct perf_event_attr));
+	CHECK(pms_event_list_at(l, 0)->scale == 1.0);
+	CHECK(pms_event_list_at(l, 0)->unit == NULL);
+	CHECK(pms_event_list_at(l, 3) == NULL); /* past the end */
 	pms_event_list_free(l);
+	/* a NULL list: no events, no groups */
+	CHECK_EQ_INT(pms_event_list_count(NULL), 0);
+	CHECK(pms_event_list_at(NULL, 0) == NULL);
+	CHECK_EQ_INT(pms_event_list_groups(NULL), 0);
 }
 
 PMS_TEST(long_strings_keep_the_column)
@@ -172,7 +177,7 @@ PMS_TEST(long_strings_keep_the_column)
 	CHECK(strstr(pms_error_last(), "event 'cycles,cycles,") != NULL);
 	text[strlen(text) - 5] = '\0';
 	CHECK_OK(pms_event_parse(NULL, text, &l));
-	CHECK(l && l->count == 100);
+	CHECK(l && pms_event_list_count(l) == 100);
 	pms_event_list_free(l);
 }
 

@@ -218,4 +218,23 @@ PMS_TEST(describe_truncates_like_snprintf)
 	CHECK_EQ_STR(big, "type=4,config=0x1cd,sample_freq=4000,freq,exclude_guest");
 }
 
+/* The generic name of an attr is the name that parses to it (perf's
+ * event_symbols_hw/_sw), and NULL for anything not generic. */
+PMS_TEST(generic_names_round_trip)
+{
+	const char *names[] = { "cycles", "instructions", "cache-misses", "page-faults",
+				"cpu-clock", "task-clock", "context-switches" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct pms_event_list *l = NULL;
+		CHECK_OK(pms_event_parse(NULL, names[i], &l));
+		const struct pms_event *e = pms_event_list_at(l, 0);
+		CHECK(e != NULL);
+		if (e)
+			CHECK_EQ_STR(pms_event_generic_name(e->attr.type, e->attr.config), names[i]);
+		pms_event_list_free(l);
+	}
+	CHECK(pms_event_generic_name(PERF_TYPE_RAW, 0x11) == NULL);
+	CHECK(pms_event_generic_name(PERF_TYPE_HARDWARE, 1000) == NULL);
+}
+
 PMS_TEST_MAIN()

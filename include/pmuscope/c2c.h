@@ -132,14 +132,6 @@ void pms_c2c_set_engine(struct pms_c2c *c, enum pms_engine engine);
  * time against the maps given there. */
 int pms_c2c_sideband(struct pms_c2c *c, const struct pms_record *rec);
 
-/* Keep each sample's process, data address and time per line (before the
- * first pms_c2c_add), for pms_c2c_line_touches: what an allocation table
- * needs to name a line's allocation (the session does, docs/mem.md). */
-struct pms_c2c_touch {
-	uint64_t addr, time;
-	uint32_t pid;
-};
-void pms_c2c_keep_touches(struct pms_c2c *c);
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -240,10 +232,6 @@ struct pms_c2c_report {
 int pms_c2c_report(struct pms_c2c *c, const struct pms_maps *maps, struct pms_symbolizer *sym,
 		   struct pms_c2c_report **out);
 void pms_c2c_report_free(struct pms_c2c_report *r);
-/* The kept samples (pms_c2c_keep_touches) of the model's line that a
- * report line l shows, in the order they came; *n 0 (NULL) when none. */
-const struct pms_c2c_touch *pms_c2c_line_touches(const struct pms_c2c *c,
-						 const struct pms_c2c_line *l, size_t *n);
 
 /* "tot_hitm", "lcl_hitm", "rmt_hitm", "peer", "score", "sharers"; parse the
  * same names ("tot", "lcl", "rmt" too).  PMS_EINVAL for an unknown name. */

@@ -23,6 +23,12 @@
 #include "session/types_sink.h"
 #include "util/error.h"
 #include "util/opts.h"
+#include "report/c2c_int.h"
+#include "liverun/liverun_int.h"
+#include "recorder/recorder_int.h"
+#include "sample/memsrc_int.h"
+#include "perfdata/reader_int.h"
+#include "alloc/alloc_int.h"
 
 struct pms_session {
 	struct pms_sys *sys;

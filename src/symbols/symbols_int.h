@@ -58,4 +58,9 @@ struct pms_plt {
 int pms_plt_synth(Elf *e, const struct pms_plt_alias *syms, size_t nsyms, struct pms_plt *out);
 void pms_plt_free(struct pms_plt *p);
 
+/* pms_symbolizer_data for an address of process pid: its own mappings when
+ * pms_symbolizer_add_process gave them, else the shared ones. */
+int pms_symbolizer_data_pid(struct pms_symbolizer *s, pid_t pid, uint64_t addr,
+			    struct pms_symbol *out);
+
 #endif

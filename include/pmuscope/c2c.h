@@ -62,13 +62,6 @@ struct pms_c2c_stats {
 int pms_c2c_classify(uint64_t data_src, bool has_addr, struct pms_c2c_stats *st);
 /* LLC misses as perf prints them: lcl_dram + rmt_dram + rmt_hitm + rmt_hit. */
 uint64_t pms_c2c_llc_misses(const struct pms_c2c_stats *st);
-/* perf c2c's per-line "Total Loads" (builtin-c2c.c total_loads): the sum of
- * the load level counts (FB, L1, L2, LLC, local HITM, local/remote DRAM,
- * remote HIT and HITM), and "Total records" (total_records): that plus the
- * store L1 hit, L1 miss and N/A counts.  They differ from load, store and
- * nr_entries where a data source sets several level bits or none. */
-uint64_t pms_c2c_perf_loads(const struct pms_c2c_stats *st);
-uint64_t pms_c2c_perf_records(const struct pms_c2c_stats *st);
 
 /* What ranks the lines and which are listed. */
 enum pms_c2c_metric {
@@ -131,7 +124,6 @@ void pms_c2c_set_engine(struct pms_c2c *c, enum pms_engine engine);
  * process's maps and the kernel's, as perf does; without it, at report
  * time against the maps given there. */
 int pms_c2c_sideband(struct pms_c2c *c, const struct pms_record *rec);
-
 
 /* ---- the report ------------------------------------------------------------ */
 

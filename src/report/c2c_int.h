@@ -20,4 +20,13 @@ void pms_c2c_keep_touches(struct pms_c2c *c);
 const struct pms_c2c_touch *pms_c2c_line_touches(const struct pms_c2c *c,
 						 const struct pms_c2c_line *l, size_t *n);
 
+/* perf c2c's per-line "Total Loads" (builtin-c2c.c total_loads): the sum of
+ * the load level counts (FB, L1, L2, LLC, local HITM, local/remote DRAM,
+ * remote HIT and HITM), and "Total records" (total_records): that plus the
+ * store L1 hit, L1 miss and N/A counts.  They differ from load, store and
+ * nr_entries where a data source sets several level bits or none. */
+uint64_t pms_c2c_perf_loads(const struct pms_c2c_stats *st);
+
+uint64_t pms_c2c_perf_records(const struct pms_c2c_stats *st);
+
 #endif

@@ -134,7 +134,21 @@ PMS_TEST(tracepoints_from_tracefs)
 	CHECK(mkdtemp(root) != NULL);
 	put(root, "sys/kernel/tracing/events/sched/sched_switch/id", "316\n");
 	put(root, "sys/bus/event_source/devices/software/type", "1\n");
+	put(root, "sys/kernel/tracing/events/irq/irq_handler_entry/id", "44\n");
 	if (open_root(root, &sys, &pmus) == 0) {
+		/* the tracefs listing itself (pmu.h): every event with its id */
+		struct pms_tracepoint *tp = NULL;
+		size_t ntp = 0, seen = 0;
+		CHECK_OK(pms_tracepoints_list(sys, &tp, &ntp));
+		CHECK_EQ_U64(ntp, 2);
+		for (size_t i = 0; i < ntp; i++) {
+			if (!strcmp(tp[i].name, "sched:sched_switch") && tp[i].id == 316)
+				seen++;
+			if (!strcmp(tp[i].name, "irq:irq_handler_entry") && tp[i].id == 44)
+				seen++;
+		}
+		CHECK_EQ_U64(seen, 2);
+		pms_tracepoints_free(tp, ntp);
 		CHECK_OK(pms_machine_events_list(sys, pmus, true, &ev, &n));
 		CHECK((e = find(ev, n, "sched:sched_switch")) != NULL);
 		if (e) {
@@ -150,6 +164,11 @@ PMS_TEST(tracepoints_from_tracefs)
 		CHECK(find(ev, n, "sched:sched_switch") == NULL);
 		CHECK(pms_error_last()[0] == '\0');
 		pms_machine_events_free(ev, n);
+		/* the listing itself says tracefs is not there */
+		tp = NULL;
+		ntp = 0;
+		CHECK_EQ_INT(pms_tracepoints_list(sys, &tp, &ntp), PMS_ENOENT);
+		pms_tracepoints_free(tp, ntp);
 	}
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);

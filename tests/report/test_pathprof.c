@@ -62,6 +62,7 @@ PMS_TEST(top_lists)
 		CHECK_EQ_U64(pms_pathreport_with_path(r), 8);
 		CHECK_EQ_U64(pms_pathreport_without_path(r), 1);
 		CHECK_EQ_U64(pms_pathreport_distinct(r), 3);
+		CHECK_EQ_U64(pms_pathreport_truncated(r), 0); /* no path was cut */
 		CHECK_EQ_INT(pms_pathreport_how(r), PMS_CALLGRAPH_FP);
 		CHECK_EQ_U64(pms_pathreport_path_count(r, PMS_PATHS_BY_SAMPLES), 2);
 		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->samples, 5);

@@ -121,13 +121,16 @@ enum pms_pathreport_branch_order {
 	PMS_BRANCHES_BY_LATENCY,
 };
 
-enum pms_callgraph pms_pathreport_how(const struct pms_pathreport *r); /* of the samples (NONE when none had a path) */
-uint64_t pms_pathreport_samples(const struct pms_pathreport *r);       /* added */
+/* How the samples' paths were taken (NONE when none had a path). */
+enum pms_callgraph pms_pathreport_how(const struct pms_pathreport *r);
+/* Samples added; of them with and without a path, whose path was cut, with
+ * a branch stack; and the number of distinct paths. */
+uint64_t pms_pathreport_samples(const struct pms_pathreport *r);
 uint64_t pms_pathreport_with_path(const struct pms_pathreport *r);
 uint64_t pms_pathreport_without_path(const struct pms_pathreport *r);
-uint64_t pms_pathreport_truncated(const struct pms_pathreport *r);     /* samples whose path was cut */
-size_t pms_pathreport_distinct(const struct pms_pathreport *r);        /* distinct paths */
-uint64_t pms_pathreport_with_branches(const struct pms_pathreport *r); /* samples with a branch stack */
+uint64_t pms_pathreport_truncated(const struct pms_pathreport *r);
+uint64_t pms_pathreport_with_branches(const struct pms_pathreport *r);
+size_t pms_pathreport_distinct(const struct pms_pathreport *r);
 /* The DWARF unwinder's counts for the samples (all 0 without DWARF
  * samples); NULL for a NULL report. */
 const struct pms_unwinder_stats *pms_pathreport_unwind(const struct pms_pathreport *r);

@@ -1,7 +1,7 @@
 /* Internal to src/session (it was include/pmuscope/symtrack.h; only the
  * session's script and sort-key parts use it).  Names for the IPs of a
- * recorded stream at each point of it, as `perf script` names them: each process's mappings from the MMAP/MMAP2 records
- * seen so far (a FORK of a new process copies its parent's, an exec drops
+ * recorded stream at each point of it, as `perf script` names them: each
+ * process's mappings from the MMAP/MMAP2 records seen so far (a FORK of a new process copies its parent's, an exec drops
  * them), code named through the project's symbolizer (pmuscope/symbols.h);
  * kernel IPs through proc/kallsyms only when the file's kernel build id is
  * the running kernel's (perf would relocate this host's symbols onto another

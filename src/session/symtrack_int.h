@@ -1,15 +1,16 @@
 /* Internal to src/session (it was include/pmuscope/symtrack.h; only the
  * session's script and sort-key parts use it).  Names for the IPs of a
  * recorded stream at each point of it, as `perf script` names them: each
- * process's mappings from the MMAP/MMAP2 records seen so far (a FORK of a new process copies its parent's, an exec drops
- * them), code named through the project's symbolizer (pmuscope/symbols.h);
- * kernel IPs through proc/kallsyms only when the file's kernel build id is
- * the running kernel's (perf would relocate this host's symbols onto another
- * kernel's; this names them [unknown] instead); a module whose build id on
- * this machine differs from the one the file lists is not read (its IPs keep
- * the module's path and no symbol, as perf shows them).  Names are cached
- * per (module, offset in it) and kernel IP, shared by the processes mapping
- * a module: a lookup repeated allocates nothing.
+ * process's mappings from the MMAP/MMAP2 records seen so far (a FORK of a
+ * new process copies its parent's, an exec drops them), code named through
+ * the project's symbolizer (pmuscope/symbols.h); kernel IPs through
+ * proc/kallsyms only when the file's kernel build id is the running kernel's
+ * (perf would relocate this host's symbols onto another kernel's; this names
+ * them [unknown] instead); a module whose build id on this machine differs
+ * from the one the file lists is not read (its IPs keep the module's path
+ * and no symbol, as perf shows them).  Names are cached per (module, offset
+ * in it) and kernel IP, shared by the processes mapping a module: a lookup
+ * repeated allocates nothing.
  *
  * Ownership: pms_symtrack_new() gives the caller an object released with
  * pms_symtrack_free(); sys and info are borrowed and must outlive it; the

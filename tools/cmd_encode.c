@@ -102,15 +102,15 @@ int cmd_encode(const struct cli_global *g, int argc, char **argv)
 		pms_json_begin_object(&j, NULL);
 		pms_json_begin_array(&j, "events");
 		for (int i = first; i < argc; i++)
-			for (size_t e = 0; e < lists[i]->count; e++)
-				pms_render_event_json(&j, pmus, &lists[i]->events[e], buf, SETBUF);
+			for (size_t e = 0; e < pms_event_list_count(lists[i]); e++)
+				pms_render_event_json(&j, pmus, pms_event_list_at(lists[i], e), buf, SETBUF);
 		pms_json_end_array(&j);
 		pms_json_end_object(&j);
 		cli_json_finish(&j);
 	} else {
 		for (int i = first; i < argc; i++)
-			for (size_t e = 0; e < lists[i]->count; e++)
-				pms_render_event_text(stdout, pmus, &lists[i]->events[e], buf,
+			for (size_t e = 0; e < pms_event_list_count(lists[i]); e++)
+				pms_render_event_text(stdout, pmus, pms_event_list_at(lists[i], e), buf,
 						      SETBUF);
 	}
 	rc = 0;

@@ -93,11 +93,6 @@ struct pms_alloc_rec {
  * negative PMS_E*. */
 int pms_alloc_channel_open(unsigned long *ino);
 
-/* The stream file on fd as records back to back in time order (equal
- * times in the order of their chunk), in *out (malloc'd, the caller frees):
- * what `mem -o` writes into the perf.data (docs/mem.md).  A file without
- * the stream's magic is given as it is.  0 or a negative PMS_E*. */
-int pms_alloc_stream_read(int fd, void **out, size_t *len);
 
 /* ---- the allocation table -------------------------------------------- */
 

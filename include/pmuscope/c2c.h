@@ -62,13 +62,6 @@ struct pms_c2c_stats {
 int pms_c2c_classify(uint64_t data_src, bool has_addr, struct pms_c2c_stats *st);
 /* LLC misses as perf prints them: lcl_dram + rmt_dram + rmt_hitm + rmt_hit. */
 uint64_t pms_c2c_llc_misses(const struct pms_c2c_stats *st);
-/* perf c2c's per-line "Total Loads" (builtin-c2c.c total_loads): the sum of
- * the load level counts (FB, L1, L2, LLC, local HITM, local/remote DRAM,
- * remote HIT and HITM), and "Total records" (total_records): that plus the
- * store L1 hit, L1 miss and N/A counts.  They differ from load, store and
- * nr_entries where a data source sets several level bits or none. */
-uint64_t pms_c2c_perf_loads(const struct pms_c2c_stats *st);
-uint64_t pms_c2c_perf_records(const struct pms_c2c_stats *st);
 
 /* What ranks the lines and which are listed. */
 enum pms_c2c_metric {
@@ -131,15 +124,6 @@ void pms_c2c_set_engine(struct pms_c2c *c, enum pms_engine engine);
  * process's maps and the kernel's, as perf does; without it, at report
  * time against the maps given there. */
 int pms_c2c_sideband(struct pms_c2c *c, const struct pms_record *rec);
-
-/* Keep each sample's process, data address and time per line (before the
- * first pms_c2c_add), for pms_c2c_line_touches: what an allocation table
- * needs to name a line's allocation (the session does, docs/mem.md). */
-struct pms_c2c_touch {
-	uint64_t addr, time;
-	uint32_t pid;
-};
-void pms_c2c_keep_touches(struct pms_c2c *c);
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -240,10 +224,6 @@ struct pms_c2c_report {
 int pms_c2c_report(struct pms_c2c *c, const struct pms_maps *maps, struct pms_symbolizer *sym,
 		   struct pms_c2c_report **out);
 void pms_c2c_report_free(struct pms_c2c_report *r);
-/* The kept samples (pms_c2c_keep_touches) of the model's line that a
- * report line l shows, in the order they came; *n 0 (NULL) when none. */
-const struct pms_c2c_touch *pms_c2c_line_touches(const struct pms_c2c *c,
-						 const struct pms_c2c_line *l, size_t *n);
 
 /* "tot_hitm", "lcl_hitm", "rmt_hitm", "peer", "score", "sharers"; parse the
  * same names ("tot", "lcl", "rmt" too).  PMS_EINVAL for an unknown name. */

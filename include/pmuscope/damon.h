@@ -4,7 +4,7 @@
  * DAMON samples page-table Accessed bits per adaptive address region.  Its
  * records are "how often was this range found accessed, and for how long has
  * that held" -- no instruction pointer, no data source, no latency.  Every
- * report carries that label (pms_damon_label()).
+ * report carries that label.
  *
  * Safety: a session creates its OWN kdamond and writes only below the
  * kdamond it created.  DAMON sysfs rebuilds every kdamond directory when
@@ -124,8 +124,6 @@ int pms_damon_start(struct pms_sys *sys, const struct pms_topo *topo,
 enum pms_damon_state pms_damon_state(const struct pms_damon *d);
 /* The kdamond directory we created, below the root ("" before ADDED). */
 const char *pms_damon_kdamond_dir(const struct pms_damon *d);
-/* The effective intervals and region limits (defaults filled in). */
-void pms_damon_effective(const struct pms_damon *d, struct pms_damon_opts *out);
 
 /* Ask the kernel for the regions of the last aggregation
  * (update_schemes_tried_regions, which returns once the kdamond has filled
@@ -137,9 +135,6 @@ int pms_damon_sample(struct pms_damon *d);
 
 const struct pms_damon_snapshot *pms_damon_snapshots(const struct pms_damon *d,
 						     size_t *count);
-/* The mapping addr of target falls in, from its /proc/PID/maps as read at
- * the snapshots: a file path, [heap], [stack], [anon] or [unmapped]. */
-const char *pms_damon_object_name(const struct pms_damon *d, unsigned target, uint64_t addr);
 /* The pid of target index t. */
 pid_t pms_damon_pid(const struct pms_damon *d, unsigned t);
 
@@ -323,8 +318,6 @@ const struct pms_damon_run_result *pms_damon_run_result(const struct pms_damon_r
  * frees the session and report.  NULL is accepted. */
 void pms_damon_run_free(struct pms_damon_run *run);
 
-/* "DAMON access-frequency regions: no IP, no data source, no latency ..." */
-const char *pms_damon_label(void);
 
 PMS_API_END
 

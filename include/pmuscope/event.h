@@ -71,11 +71,15 @@ struct pms_event {
 	int column;          /* 1-based column where the event starts in the text */
 };
 
-struct pms_event_list {
-	struct pms_event *events;
-	size_t count;
-	int ngroups; /* groups are numbered 0 .. ngroups-1 */
-};
+/* The parsed events are opaque (docs/api.md "Opaque objects"): walk them
+ * with pms_event_list_count / pms_event_list_at (NULL past the end and for
+ * a NULL list); each event lives as long as the list. */
+struct pms_event_list;
+size_t pms_event_list_count(const struct pms_event_list *list);
+const struct pms_event *pms_event_list_at(const struct pms_event_list *list, size_t i);
+/* Number of groups ({a,b} or a group leader's members): events' group
+ * fields run 0 .. this - 1.  0 for a NULL list. */
+int pms_event_list_groups(const struct pms_event_list *list);
 
 /* perf's name of a generic hardware or software event (PERF_TYPE_HARDWARE
  * or PERF_TYPE_SOFTWARE and its config: "cycles", "page-faults"), as perf

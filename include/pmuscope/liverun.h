@@ -181,13 +181,8 @@ int pms_liverun_start(struct pms_liverun *run);
 int pms_liverun_step(struct pms_liverun *run);
 /* Steps until the run is over; 0 or the failed step's code. */
 int pms_liverun_run(struct pms_liverun *run);
-/* Deliver what the rings hold now and resolve it (the caller is about to
- * let a waiting process go, or to close a measurement). */
-int pms_liverun_drain(struct pms_liverun *run);
 /* Stop as if sig had been caught (async-signal safe). */
 void pms_liverun_stop(struct pms_liverun *run, int sig);
-/* Restart the clock with a new limit (0: none) and keep going. */
-void pms_liverun_set_duration(struct pms_liverun *run, double seconds);
 /* Disable the sampler, deliver and resolve what is left, finish the
  * recording (the header features from sys, topo, pmus; pms_recorder_finish).
  * Returns the recording's first error, else 0. */
@@ -203,11 +198,8 @@ void pms_liverun_holds(const struct pms_liverun *run, struct pms_liverun_holds *
  * the finish, for other targets, and when the command did not exit by
  * itself. */
 uint64_t pms_liverun_left_running(const struct pms_liverun *run);
-/* Seconds since the start (or the last set_duration). */
-double pms_liverun_elapsed(const struct pms_liverun *run);
 /* The pid the run samples: the command's, opts->pid, or 0 system-wide. */
 pid_t pms_liverun_pid(const struct pms_liverun *run);
-struct pms_sampler *pms_liverun_sampler(const struct pms_liverun *run);
 struct pms_memsrc *pms_liverun_source(const struct pms_liverun *run);
 /* NULL without opts->resolve. */
 struct pms_numa_oracle *pms_liverun_oracle(const struct pms_liverun *run);

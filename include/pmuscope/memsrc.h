@@ -228,8 +228,6 @@ const int *pms_memsrc_node_ids(const struct pms_memsrc *s, size_t *n);
  * counter has no perf time). */
 int pms_memsrc_time_conv(const struct pms_memsrc *s, struct pms_spe_time_conv *out);
 
-/* Time span of the samples so far (TIME of the first and last), 0 if none. */
-uint64_t pms_memsrc_span_ns(const struct pms_memsrc *s);
 
 /* The underlying sampler (live) or reader (recorded), NULL for the other. */
 struct pms_sampler *pms_memsrc_sampler(const struct pms_memsrc *s);

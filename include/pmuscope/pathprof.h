@@ -99,30 +99,58 @@ struct pms_pathreport_branch {
 	uint64_t mispredicted;      /* of its samples, the branch was mispredicted */
 };
 
-struct pms_pathreport {
-	enum pms_callgraph how;          /* of the samples (NONE when none had a path) */
-	uint64_t samples;                /* added */
-	uint64_t with_path, without_path;
-	uint64_t truncated;              /* samples whose path was cut */
-	size_t distinct;                 /* distinct paths */
-	struct pms_unwinder_stats unwind; /* DWARF samples */
-	struct pms_pathreport_path *by_samples, *by_latency, *by_remote;
-	size_t nby_samples, nby_latency, nby_remote;
-	/* every distinct path, most samples first (for folded stacks) */
-	struct pms_pathreport_path *all;
-	size_t nall;
-	/* samples with a branch stack, and their last branches by samples and
-	 * by total latency */
-	uint64_t with_branches;
-	struct pms_pathreport_branch *branches_by_samples, *branches_by_latency;
-	size_t nbranches_by_samples, nbranches_by_latency;
-	/* Kept-samples mode (opts.kept_samples): the path of each sample
-	 * added, in the order added (the memory report's `all` order): 1 + its
-	 * index in `all`, 0 for a sample without a path.  NULL otherwise.
-	 * The exports take each sample's call path from here (export.h). */
-	uint32_t *sample_path;
-	size_t nsample_path;
+/* The report of a pathprof is opaque (docs/api.md "Opaque objects"): its
+ * lists and totals are read through the functions below.  Rows are the
+ * structs above, returned as const pointers that live as long as the
+ * report.  For a NULL report every count and total is 0, every _at NULL,
+ * and pms_pathreport_how PMS_CALLGRAPH_NONE. */
+struct pms_pathreport;
+
+/* Which list of paths: the top paths by samples, by total latency, by
+ * share of remote samples, or every distinct path (most samples first, the
+ * one folded stacks are written from). */
+enum pms_pathreport_order {
+	PMS_PATHS_BY_SAMPLES,
+	PMS_PATHS_BY_LATENCY,
+	PMS_PATHS_BY_REMOTE,
+	PMS_PATHS_ALL,
 };
+/* Which list of last branches: by samples or by total latency. */
+enum pms_pathreport_branch_order {
+	PMS_BRANCHES_BY_SAMPLES,
+	PMS_BRANCHES_BY_LATENCY,
+};
+
+/* How the samples' paths were taken (NONE when none had a path). */
+enum pms_callgraph pms_pathreport_how(const struct pms_pathreport *r);
+/* Samples added; of them with and without a path, whose path was cut, with
+ * a branch stack; and the number of distinct paths. */
+uint64_t pms_pathreport_samples(const struct pms_pathreport *r);
+uint64_t pms_pathreport_with_path(const struct pms_pathreport *r);
+uint64_t pms_pathreport_without_path(const struct pms_pathreport *r);
+uint64_t pms_pathreport_truncated(const struct pms_pathreport *r);
+uint64_t pms_pathreport_with_branches(const struct pms_pathreport *r);
+size_t pms_pathreport_distinct(const struct pms_pathreport *r);
+/* The DWARF unwinder's counts for the samples (all 0 without DWARF
+ * samples); NULL for a NULL report. */
+const struct pms_unwinder_stats *pms_pathreport_unwind(const struct pms_pathreport *r);
+size_t pms_pathreport_path_count(const struct pms_pathreport *r, enum pms_pathreport_order which);
+/* Path i of a list; NULL past the end or for an unknown list. */
+const struct pms_pathreport_path *pms_pathreport_path_at(const struct pms_pathreport *r,
+							 enum pms_pathreport_order which, size_t i);
+size_t pms_pathreport_branch_count(const struct pms_pathreport *r,
+				   enum pms_pathreport_branch_order which);
+const struct pms_pathreport_branch *pms_pathreport_branch_at(const struct pms_pathreport *r,
+							     enum pms_pathreport_branch_order which,
+							     size_t i);
+/* Kept-samples mode (opts.kept_samples): the path of each sample added, in
+ * the order added (the memory report's `all` order): 1 + its index in the
+ * PMS_PATHS_ALL list, 0 for a sample without a path.  The count is that of
+ * the samples added in that mode, 0 otherwise (and pms_pathreport_kept
+ * false); pms_pathreport_sample_path is 0 past the end. */
+bool pms_pathreport_kept(const struct pms_pathreport *r);
+size_t pms_pathreport_sample_path_count(const struct pms_pathreport *r);
+uint32_t pms_pathreport_sample_path(const struct pms_pathreport *r, size_t i);
 
 /* Build the report.  mem: the memory report of the same samples (its
  * `all` gives the resolved nodes in kept-samples mode; may be NULL).

@@ -504,11 +504,6 @@ const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r);
  * >= 0; PMS_ENOENT when no recorded block holds it; PMS_ENOTSUP without a
  * usable MEM_TOPOLOGY header (the message says which). */
 int pms_perfdata_reader_node_of_phys(const struct pms_perfdata_reader *r, uint64_t phys);
-/* The payload of feature PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC (pointing into the
- * reader's file, valid while it is open): 0, or PMS_ENOENT when the file
- * has none (or is a pipe-mode file). */
-int pms_perfdata_reader_alloc_records(const struct pms_perfdata_reader *r, const void **p,
-				      size_t *len);
 
 /* NULL when samples get nodes (some attr has PHYS_ADDR and MEM_TOPOLOGY is
  * there), else why not, as a sentence. */

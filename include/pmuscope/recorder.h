@@ -75,10 +75,6 @@ int pms_recorder_aux(struct pms_recorder *r, const struct pms_memsrc_aux *a);
 /* Write a side-band record of event attr_idx. */
 int pms_recorder_sideband(struct pms_recorder *r, const struct pms_record *rec, size_t attr_idx);
 
-/* Put the header down now so the file is readable (by perf too) up to the
- * records written so far if the recorder is killed; cheap enough to call
- * once a second. */
-int pms_recorder_sync(struct pms_recorder *r);
 
 /* Add the header features from this machine (sys: HOSTNAME, OSRELEASE and
  * ARCH from proc/sys/kernel, node meminfo; topo: NRCPUS, CPUID (vendor,
@@ -91,11 +87,6 @@ int pms_recorder_sync(struct pms_recorder *r);
 int pms_recorder_finish(struct pms_recorder *r, struct pms_sys *sys, const struct pms_topo *topo,
 			const struct pms_pmus *pmus);
 
-/* Set feature feat's payload (written by pms_recorder_finish; replaces an
- * earlier one): the allocation records' (PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC,
- * pms_session_finish). */
-int pms_recorder_set_feature(struct pms_recorder *r, unsigned feat, const void *payload,
-			     size_t len);
 
 uint64_t pms_recorder_records(const struct pms_recorder *r);
 uint64_t pms_recorder_skipped(const struct pms_recorder *r);

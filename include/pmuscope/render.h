@@ -95,16 +95,8 @@ size_t pms_json_quote(const char *s, char *out, size_t size);
 void pms_jrow_hex(struct pms_json_row *r, const char *key, unsigned long long val); /* "0x..." */
 void pms_jrow_null(struct pms_json_row *r, const char *key);
 void pms_jrow_end(struct pms_json_row *r, FILE *f); /* "}\n" and the line out */
-/* Text already in JSON (a key quoted once with its ',' and ':', a value),
- * cut at the row's end as every pms_jrow_* is; "}\n" ending the row in
- * r->b, its length returned, for a caller that writes many rows at once. */
-void pms_jrow_text(struct pms_json_row *r, const char *text, size_t len);
-size_t pms_jrow_close(struct pms_json_row *r);
 
 /* ---- call paths (-g) ------------------------------------------------------ */
-void pms_render_callpath_text(FILE *out, const struct pms_pathreport *r);
-/* The "callpaths" member (an object). */
-void pms_render_callpath_json(struct pms_json *j, const struct pms_pathreport *r);
 /* One folded line per distinct path ("a;b;c COUNT"), most samples first.
  * 0, or -1 with errno set when writing failed. */
 int pms_render_callpath_folded(FILE *f, const struct pms_pathreport *r);
@@ -119,12 +111,6 @@ struct pms_render_alloc {
 	bool samples;                    /* JSON: the per-sample site list */
 	size_t top;                      /* text rows, 0: 10 */
 };
-void pms_render_alloc_text(FILE *out, const struct pms_render_alloc *a);
-void pms_render_alloc_json(struct pms_json *j, const struct pms_render_alloc *a);
-/* A site by its source: "FILE:LINE (fn <- caller)" of the first frame with
- * a source file (frame 0 may be a wrapper such as operator new), else its
- * address. */
-void pms_render_alloc_where(const struct pms_alloc_site *s, char *buf, size_t len);
 /* CSV with the sample's allocation site (alloc_site, alloc_where; empty
  * when none) after the report's columns when allocations are tracked, else
  * the report's CSV. */
@@ -216,17 +202,10 @@ bool pms_render_mem_empty(const struct pms_render_mem_opts *opts, const struct p
 double pms_render_mem_loss(const struct pms_render_mem_opts *opts, const struct pms_memreport *r,
 			   char *warn, size_t size);
 
-/* CSV: one row per sample (a file report prints rows while it reads). */
-void pms_render_mem_csv(FILE *out, const struct pms_memreport *r);
 void pms_render_mem_csv_header(FILE *out);
 #define PMS_RENDER_MEM_CSV_COLUMNS                                                              \
 	"time,pid,tid,cpu,cpu_node,ip,addr,phys_addr,mem_node,node_status,data_src,level,weight," \
 	"object,object_kind,section"
-/* pms_render_mem_csv_row without its newline (for more columns after it);
- * o: the sample's data object, NULL when not known (report --csv streams
- * samples without building objects). */
-void pms_render_mem_csv_fields(FILE *out, const struct pms_memreport_sample *x,
-			       const struct pms_memreport_site *o);
 void pms_render_mem_csv_row(FILE *out, const struct pms_memreport_sample *x,
 			    const struct pms_memreport_site *o);
 
@@ -235,9 +214,6 @@ void pms_render_mem_csv_row(FILE *out, const struct pms_memreport_sample *x,
  * object); 0, or a negative PMS_E* when it cannot be built. */
 int pms_render_types(FILE *out, struct pms_typeprof *tp, bool json, size_t top,
 		     const struct pms_json_meta *meta);
-/* The same JSON object as the member key of an open object of j (mem
- * --types --json); 0, or a negative PMS_E*. */
-int pms_render_types_json_section(struct pms_json *j, const char *key, struct pms_typeprof *tp);
 /* The pprof labels of n samples' type hits (pms_session_type_hits):
  * (*labels)[i] the type of hits[i] (NULL: unresolved), (*labels)[n + i]
  * its member; *labels (borrowing the hits' strings) free()d by the caller.

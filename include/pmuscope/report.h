@@ -130,16 +130,6 @@ int pms_memprof_resolve(struct pms_memprof *p, struct pms_numa_oracle *oracle);
  * memory is still mapped.  Returns as pms_memprof_resolve. */
 int pms_memprof_resolve_task(struct pms_memprof *p, struct pms_numa_oracle *oracle, pid_t pid,
 			     pid_t tid);
-/* Process pid is gone, or about to be, before its pages were asked about
- * (why: PMS_NODE_HOLD_BUDGET, the run let it go at the exit hold's
- * budget): every one of its samples without a node yet takes why as its
- * final status and is not asked about again.  Returns how many. */
-int pms_memprof_give_up_task(struct pms_memprof *p, pid_t pid, int why);
-/* Name the sampled processes and threads that no COMM record named yet
- * from proc/PID/comm and proc/PID/task/TID/comm (a process that was
- * running before the recording began); each is asked once.  Returns how
- * many were named. */
-int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys);
 /* The mappings gathered so far (add /proc/PID/maps into them while the
  * process lives). */
 struct pms_maps *pms_memprof_maps(struct pms_memprof *p);

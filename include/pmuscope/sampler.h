@@ -252,12 +252,6 @@ void pms_sampler_free(struct pms_sampler *s);
 /* PERF_EVENT_IOC_ENABLE / DISABLE on every fd.  A CHILD target needs no
  * enable: its events start at exec (enable_on_exec). */
 int pms_sampler_enable(struct pms_sampler *s);
-/* Make the sampler's current or next poll wait (pms_sampler_poll with a
- * timeout) return at once, records or not.  Async-signal safe (one write
- * to an eventfd polled with the rings): a signal handler may call it,
- * e.g. on SIGCHLD, so that a held exit is served without waiting for the
- * poll timeout.  A sampler on a fake context, or NULL, ignores it. */
-void pms_sampler_wake(struct pms_sampler *s);
 int pms_sampler_disable(struct pms_sampler *s);
 
 /* Wait up to timeout_ms (0 = do not wait, -1 = forever) for a ring to pass its

@@ -6,7 +6,7 @@
  * the samples whose keys' texts are all equal, with their count and summed
  * period (perf's overhead).  Fed by a session (pms_session_set_sort), the
  * same for a live run and for files: comm, sym, dso and symbol_daddr from
- * the side-band at each sample's point of the stream (pmuscope/symtrack.h;
+ * the side-band at each sample's point of the stream (session/symtrack_int.h;
  * kernel names only where the file's kernel is the running one), type,
  * typeoff and typecln from the session's types sink (pmuscope/types.h).
  *

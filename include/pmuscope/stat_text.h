@@ -1,6 +1,7 @@
-/* `pmuscope stat`'s renderings of counted rows (pms_countrun's, or
- * pms_count_read's): perf stat's table and its -x CSV, written into a
- * caller's FILE (the library prints nothing on its own).
+/* How `pmuscope stat` renders counted rows (pms_countrun's, or
+ * pms_count_read's) as perf stat's table and its -x CSV: the view a caller
+ * hands to pms_render_stat (render_cmd.h).  The table and CSV writers
+ * themselves are the renderer's (src/count/stat_text_int.h).
  *
  * Ownership: nothing here allocates; everything is borrowed for the call.
  */
@@ -31,22 +32,6 @@ struct pms_stat_view {
 	double elapsed_rsd;              /* -r N: of the elapsed time, % */
 	double user_s, sys_s;            /* the command's rusage, -1 without one */
 };
-
-/* The value a row shows and its unit: clock events in msec (perf's
- * evsel__is_clock rule), else the scaled count times the event's scale,
- * unit the event's (NULL none). */
-double pms_count_row_display(const struct pms_count_row *r, const char **unit);
-
-/* perf stat's table of n rows (t >= 0: interval mode, each line starting
- * with the interval's end; t < 0: the final table with the time elapsed
- * and, with rusage, user and sys seconds). */
-void pms_stat_render_text(FILE *f, const struct pms_stat_view *v,
-			  const struct pms_count_row *rows, size_t n, double t);
-/* perf stat -x's fields: [time,] [aggregate, [instances,]] value, unit,
- * event, [variance% with -r,] run time (ns), percent running, metric
- * value, metric unit. */
-void pms_stat_render_csv(FILE *f, const struct pms_stat_view *v,
-			 const struct pms_count_row *rows, size_t n, double t);
 
 PMS_API_END
 #ifdef __cplusplus

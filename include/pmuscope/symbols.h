@@ -150,10 +150,6 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 int pms_symbolizer_code_pid(struct pms_symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
 			    bool want_line, struct pms_symbol *out);
 
-/* pms_symbolizer_data for an address of process pid: its own mappings when
- * pms_symbolizer_add_process gave them, else the shared ones. */
-int pms_symbolizer_data_pid(struct pms_symbolizer *s, pid_t pid, uint64_t addr,
-			    struct pms_symbol *out);
 
 /* C++ and Rust names come back demangled (GNU libiberty's demangler:
  * Itanium C++ ABI, Rust legacy and v0) unless turned off here; the default

@@ -93,19 +93,6 @@ bool pms_sys_is_live(const struct pms_sys *sys);
 int pms_sys_read_file(const struct pms_sys *sys, const char *relpath, char **out,
 		      size_t *len);
 
-/* A file below the root read piece by piece (for files read only as far
- * as needed, such as proc/kallsyms: the kernel formats every line read).
- * Opened as pms_sys_read_file opens (regular files only); the stream is
- * owned by the caller, who closes it with pms_sys_stream_close (NULL is
- * fine). */
-struct pms_sys_stream;
-int pms_sys_stream_open(const struct pms_sys *sys, const char *relpath,
-			struct pms_sys_stream **out);
-/* Up to max bytes into buf: the count read, 0 at the end of the file, or a
- * negative PMS_E* code. */
-ssize_t pms_sys_stream_read(struct pms_sys_stream *f, void *buf, size_t max);
-void pms_sys_stream_close(struct pms_sys_stream *f);
-
 /* Like pms_sys_read_file, but strips trailing whitespace. */
 int pms_sys_read_line(const struct pms_sys *sys, const char *relpath, char **out);
 

@@ -114,11 +114,6 @@ int pms_typeres_alloc_type(struct pms_typeres *r, const char *path, uint64_t bia
  * were answered from the cache). */
 void pms_typeres_cache_stats(const struct pms_typeres *r, uint64_t *lookups, uint64_t *computed);
 
-/* The load bias of path mapped at map_start from file offset map_pgoff
- * (its PT_LOAD segment's address - offset taken away): 0, or PMS_ENOENT
- * when the file cannot be read or no segment holds that offset. */
-int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
-		     uint64_t map_pgoff, uint64_t *bias);
 
 /* The layout of a type this resolver has named in a hit (pahole-like):
  * its top-level members in offset order, each with its type's name and the

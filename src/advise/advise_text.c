@@ -1,6 +1,7 @@
 /* The advisor's text: a plan, what --apply moved, the before/after
  * comparison, the runnable commands, and pmuscope migrate's result line
- * (include/pmuscope/advise_text.h).  Written into the caller's FILE. */
+ * (src/advise/advise_text_int.h; the migrate line: pmuscope/advise_text.h).
+ * Written into the caller's FILE. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "pmuscope/advise_text.h"
 #include "pmuscope/util.h"
+#include "advise/advise_text_int.h"
 
 static const char *errname(int e)
 {

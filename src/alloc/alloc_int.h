@@ -76,4 +76,10 @@ int pms_alloc_table_feed_one(struct pms_alloc_table *t, const struct pms_alloc_r
 long pms_alloc_table_lookup_in(struct pms_alloc_table *t, uint32_t space, uint32_t pid,
 			       uint64_t addr, uint64_t time, struct pms_alloc_info *info);
 
+/* The stream file on fd as records back to back in time order (equal
+ * times in the order of their chunk), in *out (malloc'd, the caller frees):
+ * what `mem -o` writes into the perf.data (docs/mem.md).  A file without
+ * the stream's magic is given as it is.  0 or a negative PMS_E*. */
+int pms_alloc_stream_read(int fd, void **out, size_t *len);
+
 #endif

@@ -1,6 +1,7 @@
 /* Aggregating the last read of a counter into rows per CPU, core, cluster,
  * L3, die, socket, NUMA node, core type, thread, or globally. */
 #include "count/count_int.h"
+#include "event/event_list_int.h" /* the counter reads its events whole */
 
 #include "util/error.h"
 #include "topo/topo_int.h"

@@ -320,7 +320,7 @@ int pms_count_budget_fit(const struct pms_count_budget *b, const struct pms_pmus
 static const struct pms_pmu *group_pmu(const struct pms_counter *c, const size_t *members, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		const struct pms_event *ev = &c->list->events[members[k]];
+		const struct pms_event *ev = pms_event_list_at(c->list, members[k]);
 		const struct pms_pmu *p = ev->pmu ? pms_pmu_find(c->pmus, ev->pmu) : NULL;
 		if (is_pmuv3(p) || is_apple(p))
 			return p;
@@ -365,8 +365,8 @@ int pms_count_budget_check(struct pms_counter *c, const size_t *members, size_t 
 	if (!e->ok)
 		return 0;
 	for (size_t k = 0; k < n; k++) {
-		attrs[k] = c->list->events[members[k]].attr;
-		names[k] = c->list->events[members[k]].name;
+		attrs[k] = pms_event_list_at(c->list, members[k])->attr;
+		names[k] = pms_event_list_at(c->list, members[k])->name;
 	}
 	r = pms_count_budget_fit(&e->b, c->pmus, attrs, names, n);
 	return r;

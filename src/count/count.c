@@ -1,6 +1,7 @@
 /* Opening event lists as perf groups on a task or on CPUs, and reading them
  * with time_enabled / time_running (include/pmuscope/count.h). */
 #include "count/count_int.h"
+#include "event/event_list_int.h" /* the counter reads its events whole */
 #include "count/explain.h"
 
 #include "pmuscope/error.h"

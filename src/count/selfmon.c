@@ -224,7 +224,7 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 	if (r < 0)
 		return r;
 	s = calloc(1, sizeof(*s));
-	if (!s || !(s->c = calloc(list->count, sizeof(*s->c)))) {
+	if (!s || !(s->c = calloc(pms_event_list_count(list), sizeof(*s->c)))) {
 		r = pms_err(PMS_ENOMEM, "out of memory for self-monitoring counters");
 		goto out;
 	}
@@ -246,8 +246,8 @@ int pms_selfmon_open(struct pms_sys *sys, const struct pms_pmus *pmus, const cha
 		s->have_user_read = true;
 #endif
 	}
-	for (size_t i = 0; i < list->count; i++) {
-		const struct pms_event *ev = &list->events[i];
+	for (size_t i = 0; i < pms_event_list_count(list); i++) {
+		const struct pms_event *ev = pms_event_list_at(list, i);
 		struct sm_counter *c = &s->c[s->n];
 		struct perf_event_attr a = ev->attr;
 		void *page = NULL;

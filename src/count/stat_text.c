@@ -1,10 +1,12 @@
 /* `pmuscope stat`'s table and CSV (perf stat's, -x) of counted rows:
- * include/pmuscope/stat_text.h.  Written into the caller's FILE. */
+ * src/count/stat_text_int.h (the view: pmuscope/stat_text.h).  Written into
+ * the caller's FILE. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pmuscope/stat_text.h"
+#include "count/stat_text_int.h"
 
 /* Clock events count nanoseconds; perf prints them in msec
  * (tools/perf/util/stat-display.c, evsel__is_clock). */

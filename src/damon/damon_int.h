@@ -32,4 +32,14 @@ struct pms_damon {
 	size_t npages, pages_cap;
 };
 
+/* The effective intervals and region limits (defaults filled in). */
+void pms_damon_effective(const struct pms_damon *d, struct pms_damon_opts *out);
+
+/* The mapping addr of target falls in, from its /proc/PID/maps as read at
+ * the snapshots: a file path, [heap], [stack], [anon] or [unmapped]. */
+const char *pms_damon_object_name(const struct pms_damon *d, unsigned target, uint64_t addr);
+
+/* "DAMON access-frequency regions: no IP, no data source, no latency ..." */
+const char *pms_damon_label(void);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "damon/damon_int.h"
 #include "util/csv.h"
 #include "pmuscope/damon_text.h"
 

@@ -15,6 +15,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/sampler.h"
 #include "pmuscope/util.h"
+#include "damon/damon_int.h"
 #include "util/error.h"
 #include "util/opts.h"
 

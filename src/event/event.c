@@ -4,6 +4,7 @@
 #include "pmuscope/catalog.h"
 #include "pmuscope/pmuv3.h"
 #include "event/event_int.h"
+#include "event/event_list_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
@@ -987,6 +988,21 @@ out:
 	evvec_fini(&final);
 	pms_ev_ast_fini(&al);
 	return ret;
+}
+
+size_t pms_event_list_count(const struct pms_event_list *list)
+{
+	return list ? list->count : 0;
+}
+
+const struct pms_event *pms_event_list_at(const struct pms_event_list *list, size_t i)
+{
+	return list && i < list->count ? &list->events[i] : NULL;
+}
+
+int pms_event_list_groups(const struct pms_event_list *list)
+{
+	return list ? list->ngroups : 0;
 }
 
 void pms_event_list_free(struct pms_event_list *list)

@@ -38,7 +38,7 @@ static void build_done(struct build *b)
 
 static size_t paths_n(const struct pms_pathreport *p)
 {
-	return p ? p->nall : 0;
+	return pms_pathreport_path_count(p, PMS_PATHS_ALL);
 }
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -258,7 +258,7 @@ static long stack_of(struct build *b, const struct pms_memreport *r,
 		return -1;
 	if (path) {
 		/* A sample without an IP: its path's first frame is its leaf. */
-		const struct pms_pathreport_path *p = &paths->all[path - 1];
+		const struct pms_pathreport_path *p = pms_pathreport_path_at(paths, PMS_PATHS_ALL, path - 1);
 		size_t k = site >= 0 && p->nframes && is_leaf(&r->sites[site], &p->frames[0]) ? 1 : 0;
 		for (; k < p->nframes; k++) {
 			long f = caller_frame(b, &p->frames[k], k == 0);
@@ -290,11 +290,11 @@ int pms_export_stacks_new(const struct pms_memreport *r, const struct pms_pathre
 	if (r->samples && !r->nall)
 		return pms_err(PMS_EINVAL, "export: the report kept no samples (aggregate mode): "
 					   "build it with opts.aggregate false");
-	if (paths && (!paths->sample_path || paths->nsample_path != r->nall))
+	if (paths && (!pms_pathreport_kept(paths) || pms_pathreport_sample_path_count(paths) != r->nall))
 		return pms_err(PMS_EINVAL,
 			       "export: the call paths are of %zu samples, the report has %zu: build "
 			       "them from the same samples with pathprof opts.kept_samples",
-			       paths->sample_path ? paths->nsample_path : 0, r->nall);
+			       pms_pathreport_sample_path_count(paths), r->nall);
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		goto nomem;
@@ -309,7 +309,7 @@ int pms_export_stacks_new(const struct pms_memreport *r, const struct pms_pathre
 		long s = r->all[i].site;
 		if (s < 0 || (size_t)s >= r->nsites)
 			s = -1;
-		uint32_t p = paths ? paths->sample_path[i] : 0;
+		uint32_t p = pms_pathreport_sample_path(paths, i);
 		if (p > paths_n(paths))
 			p = 0;
 		long j = stack_of(&b, r, paths, s, p);

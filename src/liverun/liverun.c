@@ -11,6 +11,10 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
+#include "liverun/liverun_int.h"
+#include "report/memprof_int.h"
+#include "recorder/recorder_int.h"
+#include "sample/sampler_obj_int.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -181,4 +181,10 @@ void pd_swap_attr(unsigned char *p, size_t size);
  * it belongs to (NULL for perf-tool types). */
 void pd_swap_record(unsigned char *p, size_t len, const struct pms_sample_layout *l);
 
+/* The payload of feature PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC (pointing into the
+ * reader's file, valid while it is open): 0, or PMS_ENOENT when the file
+ * has none (or is a pipe-mode file). */
+int pms_perfdata_reader_alloc_records(const struct pms_perfdata_reader *r, const void **p,
+				      size_t *len);
+
 #endif

@@ -8,6 +8,7 @@
 #include "util/error.h"
 #include "util/opts.h"
 #include "topo/topo_int.h"
+#include "recorder/recorder_int.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>

@@ -10,6 +10,8 @@
 
 #include "pmuscope/render_cmd.h"
 #include "pmuscope/util.h"
+#include "advise/advise_text_int.h"
+#include "render_int.h"
 
 static void json_nodes(struct pms_json *j, const char *key, const struct pms_advice_node *v, size_t n,
 		       bool mem);

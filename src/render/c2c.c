@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "pmuscope/render_cmd.h"
+#include "report/c2c_int.h"
 
 static void json_stats(struct pms_json *j, const char *key, const struct pms_c2c_stats *s)
 {

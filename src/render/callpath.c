@@ -32,14 +32,15 @@ static void frame_text(const struct pms_pathreport_frame *f, char *buf, size_t c
 	}
 }
 
-static void text_list(FILE *out, const char *title, const struct pms_pathreport_path *v, size_t n,
-		      uint64_t total)
+static void text_list(FILE *out, const char *title, const struct pms_pathreport *r,
+		      enum pms_pathreport_order which, uint64_t total)
 {
+	size_t n = pms_pathreport_path_count(r, which);
 	fprintf(out, "\n%s:\n", title);
 	if (!n)
 		fprintf(out, "  (none)\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct pms_pathreport_path *p = &v[i];
+		const struct pms_pathreport_path *p = pms_pathreport_path_at(r, which, i);
 		fprintf(out, "  %8" PRIu64 " %5.1f%%", p->samples, pct(p->samples, total));
 		if (p->weighted)
 			fprintf(out, "  latency %" PRIu64 " (mean %.0f)", p->latency,
@@ -58,12 +59,13 @@ static void text_list(FILE *out, const char *title, const struct pms_pathreport_
 	}
 }
 
-static void text_branches(FILE *out, const char *title, const struct pms_pathreport_branch *v, size_t n,
-			  uint64_t total)
+static void text_branches(FILE *out, const char *title, const struct pms_pathreport *r,
+			  enum pms_pathreport_branch_order which, uint64_t total)
 {
+	size_t n = pms_pathreport_branch_count(r, which);
 	fprintf(out, "\n%s:\n", title);
 	for (size_t i = 0; i < n; i++) {
-		const struct pms_pathreport_branch *b = &v[i];
+		const struct pms_pathreport_branch *b = pms_pathreport_branch_at(r, which, i);
 		fprintf(out, "  %8" PRIu64 " %5.1f%%", b->samples, pct(b->samples, total));
 		if (b->weighted)
 			fprintf(out, "  latency %" PRIu64 " (mean %.0f)", b->latency,
@@ -81,42 +83,43 @@ static void text_branches(FILE *out, const char *title, const struct pms_pathrep
 
 static void text_branch_section(FILE *out, const struct pms_pathreport *r)
 {
-	if (!r->with_branches)
+	uint64_t with = pms_pathreport_with_branches(r);
+	if (!with)
 		return;
 	fprintf(out, "\nlast branch before the sample (branch stacks: %" PRIu64 " of %" PRIu64
 	       " samples):\n",
-	       r->with_branches, r->samples);
-	text_branches(out, "  by samples", r->branches_by_samples, r->nbranches_by_samples,
-		      r->with_branches);
-	if (r->nbranches_by_latency)
-		text_branches(out, "  by total latency of the samples", r->branches_by_latency,
-			      r->nbranches_by_latency, r->with_branches);
+	       with, pms_pathreport_samples(r));
+	text_branches(out, "  by samples", r, PMS_BRANCHES_BY_SAMPLES, with);
+	if (pms_pathreport_branch_count(r, PMS_BRANCHES_BY_LATENCY))
+		text_branches(out, "  by total latency of the samples", r, PMS_BRANCHES_BY_LATENCY,
+			      with);
 }
 
 void pms_render_callpath_text(FILE *out, const struct pms_pathreport *r)
 {
-	if (!r->with_path) {
+	uint64_t with = pms_pathreport_with_path(r);
+	const struct pms_unwinder_stats *u = pms_pathreport_unwind(r);
+	if (!with) {
 		text_branch_section(out, r);
 		return;
 	}
 	fprintf(out, "\ncall paths (%s): %" PRIu64 " of %" PRIu64 " samples with one, %zu distinct",
-	       pms_callgraph_name(r->how), r->with_path, r->samples, r->distinct);
-	if (r->truncated)
-		fprintf(out, ", %" PRIu64 " cut", r->truncated);
+	       pms_callgraph_name(pms_pathreport_how(r)), with, pms_pathreport_samples(r),
+	       pms_pathreport_distinct(r));
+	if (pms_pathreport_truncated(r))
+		fprintf(out, ", %" PRIu64 " cut", pms_pathreport_truncated(r));
 	fprintf(out, "\n");
-	if (r->unwind.samples)
+	if (u->samples)
 		fprintf(out, "  DWARF unwinding: %" PRIu64 " of %" PRIu64
 		       " samples got callers (%" PRIu64 " user frames; %" PRIu64
 		       " without user registers, %" PRIu64 " without stack bytes)\n",
-		       r->unwind.unwound, r->unwind.samples, r->unwind.frames, r->unwind.no_regs,
-		       r->unwind.no_stack);
-	text_list(out, "top call paths by samples", r->by_samples, r->nby_samples, r->with_path);
-	if (r->nby_latency)
-		text_list(out, "top call paths by total latency", r->by_latency, r->nby_latency,
-			  r->with_path);
-	if (r->nby_remote)
+		       u->unwound, u->samples, u->frames, u->no_regs, u->no_stack);
+	text_list(out, "top call paths by samples", r, PMS_PATHS_BY_SAMPLES, with);
+	if (pms_pathreport_path_count(r, PMS_PATHS_BY_LATENCY))
+		text_list(out, "top call paths by total latency", r, PMS_PATHS_BY_LATENCY, with);
+	if (pms_pathreport_path_count(r, PMS_PATHS_BY_REMOTE))
 		text_list(out, "top call paths by remote share (of samples with a memory node)",
-			  r->by_remote, r->nby_remote, r->with_path);
+			  r, PMS_PATHS_BY_REMOTE, with);
 	text_branch_section(out, r);
 }
 
@@ -127,12 +130,13 @@ static void hexs(struct pms_json *j, const char *key, uint64_t v)
 	pms_json_str(j, key, b);
 }
 
-static void json_list(struct pms_json *j, const char *key, const struct pms_pathreport_path *v,
-		      size_t n)
+static void json_list(struct pms_json *j, const char *key, const struct pms_pathreport *r,
+		      enum pms_pathreport_order which)
 {
+	size_t n = pms_pathreport_path_count(r, which);
 	pms_json_begin_array(j, key);
 	for (size_t i = 0; i < n; i++) {
-		const struct pms_pathreport_path *p = &v[i];
+		const struct pms_pathreport_path *p = pms_pathreport_path_at(r, which, i);
 		pms_json_begin_object(j, NULL);
 		pms_json_uint(j, "samples", p->samples);
 		pms_json_uint(j, "latency", p->latency);
@@ -173,25 +177,27 @@ static void json_list(struct pms_json *j, const char *key, const struct pms_path
 	pms_json_end_array(j);
 }
 
-static void json_branches(struct pms_json *j, const char *key, const struct pms_pathreport_branch *v,
-			  size_t n)
+static void json_branches(struct pms_json *j, const char *key, const struct pms_pathreport *r,
+			  enum pms_pathreport_branch_order which)
 {
+	size_t n = pms_pathreport_branch_count(r, which);
 	pms_json_begin_array(j, key);
 	for (size_t i = 0; i < n; i++) {
+		const struct pms_pathreport_branch *v = pms_pathreport_branch_at(r, which, i);
 		pms_json_begin_object(j, NULL);
-		hexs(j, "from", v[i].from);
-		hexs(j, "to", v[i].to);
-		pms_json_str(j, "from_func", v[i].from_func);
-		pms_json_str(j, "to_func", v[i].to_func);
-		pms_json_str(j, "to_file", v[i].to_file);
-		if (v[i].to_file)
-			pms_json_int(j, "to_line", v[i].to_line);
+		hexs(j, "from", v->from);
+		hexs(j, "to", v->to);
+		pms_json_str(j, "from_func", v->from_func);
+		pms_json_str(j, "to_func", v->to_func);
+		pms_json_str(j, "to_file", v->to_file);
+		if (v->to_file)
+			pms_json_int(j, "to_line", v->to_line);
 		else
 			pms_json_null(j, "to_line");
-		pms_json_uint(j, "samples", v[i].samples);
-		pms_json_uint(j, "latency", v[i].latency);
-		pms_json_uint(j, "weighted", v[i].weighted);
-		pms_json_uint(j, "mispredicted", v[i].mispredicted);
+		pms_json_uint(j, "samples", v->samples);
+		pms_json_uint(j, "latency", v->latency);
+		pms_json_uint(j, "weighted", v->weighted);
+		pms_json_uint(j, "mispredicted", v->mispredicted);
 		pms_json_end_object(j);
 	}
 	pms_json_end_array(j);
@@ -200,26 +206,27 @@ static void json_branches(struct pms_json *j, const char *key, const struct pms_
 void pms_render_callpath_json(struct pms_json *j, const struct pms_pathreport *r)
 {
 	pms_json_begin_object(j, "callpaths");
-	pms_json_str(j, "mode", pms_callgraph_name(r->how));
-	pms_json_uint(j, "samples", r->samples);
-	pms_json_uint(j, "with_path", r->with_path);
-	pms_json_uint(j, "without_path", r->without_path);
-	pms_json_uint(j, "truncated", r->truncated);
-	pms_json_uint(j, "distinct", r->distinct);
+	const struct pms_unwinder_stats *u = pms_pathreport_unwind(r);
+	pms_json_str(j, "mode", pms_callgraph_name(pms_pathreport_how(r)));
+	pms_json_uint(j, "samples", pms_pathreport_samples(r));
+	pms_json_uint(j, "with_path", pms_pathreport_with_path(r));
+	pms_json_uint(j, "without_path", pms_pathreport_without_path(r));
+	pms_json_uint(j, "truncated", pms_pathreport_truncated(r));
+	pms_json_uint(j, "distinct", pms_pathreport_distinct(r));
 	pms_json_begin_object(j, "dwarf_unwind");
-	pms_json_uint(j, "samples", r->unwind.samples);
-	pms_json_uint(j, "unwound", r->unwind.unwound);
-	pms_json_uint(j, "failed", r->unwind.failed);
-	pms_json_uint(j, "no_user_regs", r->unwind.no_regs);
-	pms_json_uint(j, "no_user_stack", r->unwind.no_stack);
-	pms_json_uint(j, "user_frames", r->unwind.frames);
+	pms_json_uint(j, "samples", u->samples);
+	pms_json_uint(j, "unwound", u->unwound);
+	pms_json_uint(j, "failed", u->failed);
+	pms_json_uint(j, "no_user_regs", u->no_regs);
+	pms_json_uint(j, "no_user_stack", u->no_stack);
+	pms_json_uint(j, "user_frames", u->frames);
 	pms_json_end_object(j);
-	json_list(j, "by_samples", r->by_samples, r->nby_samples);
-	json_list(j, "by_latency", r->by_latency, r->nby_latency);
-	json_list(j, "by_remote_share", r->by_remote, r->nby_remote);
-	pms_json_uint(j, "with_branches", r->with_branches);
-	json_branches(j, "last_branch_by_samples", r->branches_by_samples, r->nbranches_by_samples);
-	json_branches(j, "last_branch_by_latency", r->branches_by_latency, r->nbranches_by_latency);
+	json_list(j, "by_samples", r, PMS_PATHS_BY_SAMPLES);
+	json_list(j, "by_latency", r, PMS_PATHS_BY_LATENCY);
+	json_list(j, "by_remote_share", r, PMS_PATHS_BY_REMOTE);
+	pms_json_uint(j, "with_branches", pms_pathreport_with_branches(r));
+	json_branches(j, "last_branch_by_samples", r, PMS_BRANCHES_BY_SAMPLES);
+	json_branches(j, "last_branch_by_latency", r, PMS_BRANCHES_BY_LATENCY);
 	pms_json_end_object(j);
 }
 
@@ -227,8 +234,10 @@ int pms_render_callpath_folded(FILE *f, const struct pms_pathreport *r)
 {
 	char *buf = NULL;
 	size_t cap = 0;
-	for (size_t i = 0; i < r->nall; i++) {
-		size_t need = pms_pathreport_folded(&r->all[i], buf, cap);
+	size_t n = pms_pathreport_path_count(r, PMS_PATHS_ALL);
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_pathreport_path *p = pms_pathreport_path_at(r, PMS_PATHS_ALL, i);
+		size_t need = pms_pathreport_folded(p, buf, cap);
 		if (need + 1 > cap) {
 			char *nb = realloc(buf, need + 1);
 			if (!nb) {
@@ -237,9 +246,9 @@ int pms_render_callpath_folded(FILE *f, const struct pms_pathreport *r)
 			}
 			buf = nb;
 			cap = need + 1;
-			pms_pathreport_folded(&r->all[i], buf, cap);
+			pms_pathreport_folded(p, buf, cap);
 		}
-		if (fprintf(f, "%s %" PRIu64 "\n", buf, r->all[i].samples) < 0) {
+		if (fprintf(f, "%s %" PRIu64 "\n", buf, p->samples) < 0) {
 			free(buf);
 			return -1;
 		}

@@ -18,6 +18,7 @@
 #include "pmuscope/topo.h"
 #include "util/error.h"
 #include "version.h"
+#include "render_int.h"
 
 void pms_json_init(struct pms_json *j, FILE *f)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pmuscope/render_cmd.h"
+#include "render_int.h"
 
 static double pct(uint64_t a, uint64_t b)
 {

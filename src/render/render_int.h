@@ -11,4 +11,38 @@
 int pms_render_mem_take(const char *fn, const struct pms_render_mem_opts *opts,
 			struct pms_render_mem_opts *copy);
 
+size_t pms_jrow_close(struct pms_json_row *r);
+
+/* Text already in JSON (a key quoted once with its ',' and ':', a value),
+ * cut at the row's end as every pms_jrow_* is; "}\n" ending the row in
+ * r->b, its length returned, for a caller that writes many rows at once. */
+void pms_jrow_text(struct pms_json_row *r, const char *text, size_t len);
+
+void pms_render_alloc_json(struct pms_json *j, const struct pms_render_alloc *a);
+
+void pms_render_alloc_text(FILE *out, const struct pms_render_alloc *a);
+
+/* A site by its source: "FILE:LINE (fn <- caller)" of the first frame with
+ * a source file (frame 0 may be a wrapper such as operator new), else its
+ * address. */
+void pms_render_alloc_where(const struct pms_alloc_site *s, char *buf, size_t len);
+
+/* The "callpaths" member (an object). */
+void pms_render_callpath_json(struct pms_json *j, const struct pms_pathreport *r);
+
+void pms_render_callpath_text(FILE *out, const struct pms_pathreport *r);
+
+/* CSV: one row per sample (a file report prints rows while it reads). */
+void pms_render_mem_csv(FILE *out, const struct pms_memreport *r);
+
+/* pms_render_mem_csv_row without its newline (for more columns after it);
+ * o: the sample's data object, NULL when not known (report --csv streams
+ * samples without building objects). */
+void pms_render_mem_csv_fields(FILE *out, const struct pms_memreport_sample *x,
+			       const struct pms_memreport_site *o);
+
+/* The same JSON object as the member key of an open object of j (mem
+ * --types --json); 0, or a negative PMS_E*. */
+int pms_render_types_json_section(struct pms_json *j, const char *key, struct pms_typeprof *tp);
+
 #endif

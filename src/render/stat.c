@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pmuscope/render_cmd.h"
+#include "count/stat_text_int.h"
 
 /* Never enabled, or no instance ever ran (interval mode: the cumulative
  * rows decide). */

@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
+#include "report/c2c_int.h"
 
 /* ---- classification (perf's c2c_decode_stats rules) ----------------------- */
 

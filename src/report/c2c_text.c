@@ -10,6 +10,7 @@
 #include "util/csv.h"
 #include "pmuscope/c2c_text.h"
 #include "pmuscope/memsample.h"
+#include "report/c2c_int.h"
 
 struct statf {
 	const char *key;   /* JSON / CSV name (perf's c2c_stats field) */

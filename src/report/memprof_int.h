@@ -323,4 +323,16 @@ void mp_task_free(struct pms_memreport_task *t);
 int mp_build_tasks(struct pms_memprof *p, bool threads, struct pms_memreport_task **out,
 		   size_t *nout);
 
+/* Process pid is gone, or about to be, before its pages were asked about
+ * (why: PMS_NODE_HOLD_BUDGET, the run let it go at the exit hold's
+ * budget): every one of its samples without a node yet takes why as its
+ * final status and is not asked about again.  Returns how many. */
+int pms_memprof_give_up_task(struct pms_memprof *p, pid_t pid, int why);
+
+/* Name the sampled processes and threads that no COMM record named yet
+ * from proc/PID/comm and proc/PID/task/TID/comm (a process that was
+ * running before the recording began); each is asked once.  Returns how
+ * many were named. */
+int pms_memprof_name_tasks(struct pms_memprof *p, struct pms_sys *sys);
+
 #endif

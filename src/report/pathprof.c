@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pmuscope/pathprof.h"
+#include "report/pathprof_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
@@ -675,4 +676,121 @@ size_t pms_pathreport_folded(const struct pms_pathreport_path *path, char *buf, 
 			at = put(buf, cap, at, *c == ';' ? ":" : c, 1);
 	}
 	return at;
+}
+
+/* Accessors of the opaque report (pathprof.h). */
+enum pms_callgraph pms_pathreport_how(const struct pms_pathreport *r)
+{
+	return r ? r->how : PMS_CALLGRAPH_NONE;
+}
+
+uint64_t pms_pathreport_samples(const struct pms_pathreport *r)
+{
+	return r ? r->samples : 0;
+}
+
+uint64_t pms_pathreport_with_path(const struct pms_pathreport *r)
+{
+	return r ? r->with_path : 0;
+}
+
+uint64_t pms_pathreport_without_path(const struct pms_pathreport *r)
+{
+	return r ? r->without_path : 0;
+}
+
+uint64_t pms_pathreport_truncated(const struct pms_pathreport *r)
+{
+	return r ? r->truncated : 0;
+}
+
+size_t pms_pathreport_distinct(const struct pms_pathreport *r)
+{
+	return r ? r->distinct : 0;
+}
+
+uint64_t pms_pathreport_with_branches(const struct pms_pathreport *r)
+{
+	return r ? r->with_branches : 0;
+}
+
+const struct pms_unwinder_stats *pms_pathreport_unwind(const struct pms_pathreport *r)
+{
+	return r ? &r->unwind : NULL;
+}
+
+static const struct pms_pathreport_path *path_list(const struct pms_pathreport *r,
+						   enum pms_pathreport_order which, size_t *n)
+{
+	*n = 0;
+	if (!r)
+		return NULL;
+	switch (which) {
+	case PMS_PATHS_BY_SAMPLES: *n = r->nby_samples; return r->by_samples;
+	case PMS_PATHS_BY_LATENCY: *n = r->nby_latency; return r->by_latency;
+	case PMS_PATHS_BY_REMOTE: *n = r->nby_remote; return r->by_remote;
+	case PMS_PATHS_ALL: *n = r->nall; return r->all;
+	}
+	return NULL;
+}
+
+size_t pms_pathreport_path_count(const struct pms_pathreport *r, enum pms_pathreport_order which)
+{
+	size_t n;
+	path_list(r, which, &n);
+	return n;
+}
+
+const struct pms_pathreport_path *pms_pathreport_path_at(const struct pms_pathreport *r,
+							 enum pms_pathreport_order which, size_t i)
+{
+	size_t n;
+	const struct pms_pathreport_path *v = path_list(r, which, &n);
+	return v && i < n ? &v[i] : NULL;
+}
+
+static const struct pms_pathreport_branch *branch_list(const struct pms_pathreport *r,
+						       enum pms_pathreport_branch_order which,
+						       size_t *n)
+{
+	*n = 0;
+	if (!r)
+		return NULL;
+	switch (which) {
+	case PMS_BRANCHES_BY_SAMPLES: *n = r->nbranches_by_samples; return r->branches_by_samples;
+	case PMS_BRANCHES_BY_LATENCY: *n = r->nbranches_by_latency; return r->branches_by_latency;
+	}
+	return NULL;
+}
+
+size_t pms_pathreport_branch_count(const struct pms_pathreport *r,
+				   enum pms_pathreport_branch_order which)
+{
+	size_t n;
+	branch_list(r, which, &n);
+	return n;
+}
+
+const struct pms_pathreport_branch *pms_pathreport_branch_at(const struct pms_pathreport *r,
+							     enum pms_pathreport_branch_order which,
+							     size_t i)
+{
+	size_t n;
+	const struct pms_pathreport_branch *v = branch_list(r, which, &n);
+	return v && i < n ? &v[i] : NULL;
+}
+
+bool pms_pathreport_kept(const struct pms_pathreport *r)
+{
+	return r && r->sample_path;
+}
+
+size_t pms_pathreport_sample_path_count(const struct pms_pathreport *r)
+{
+	return r && r->sample_path ? r->nsample_path : 0;
+}
+
+uint32_t pms_pathreport_sample_path(const struct pms_pathreport *r, size_t i)
+{
+	return r && r->sample_path && i < r->nsample_path ? r->sample_path[i] : 0;
 }

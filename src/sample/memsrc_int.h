@@ -11,4 +11,7 @@
  * has none).  The reader's statistics stay dst's. */
 void pms_memsrc_absorb(struct pms_memsrc *dst, const struct pms_memsrc *part);
 
+/* Time span of the samples so far (TIME of the first and last), 0 if none. */
+uint64_t pms_memsrc_span_ns(const struct pms_memsrc *s);
+
 #endif

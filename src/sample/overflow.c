@@ -133,8 +133,8 @@ int pms_smp_build_overflow(struct smp_plan *p, struct pms_sys *sys, const struct
 	rc = pms_event_parse_ex(pmus, o->event, &po, &l);
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < l->count; i++) {
-		const struct pms_event *e = &l->events[i];
+	for (size_t i = 0; i < pms_event_list_count(l); i++) {
+		const struct pms_event *e = pms_event_list_at(l, i);
 		const struct pms_pmu *pmu = pmu_by_name(pmus, e->pmu);
 		struct smp_event *ev = ev_add(p, pmu, e->pmu ? e->pmu : "software");
 		if (!ev) {

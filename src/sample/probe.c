@@ -304,11 +304,11 @@ static int parse_one(struct ctx *c, const char *text, struct perf_event_attr *ou
 	int ret = pms_event_parse(c->pmus, text, &l);
 	if (ret < 0)
 		return ret;
-	if (l->count != 1) {
+	if (pms_event_list_count(l) != 1) {
 		pms_event_list_free(l);
 		return pms_err(PMS_EINVAL, "%s: expected one event", text);
 	}
-	*out = l->events[0].attr;
+	*out = pms_event_list_at(l, 0)->attr;
 	pms_event_list_free(l);
 	return 0;
 }

@@ -170,4 +170,11 @@ void smp_adapt_check_one(struct pms_sampler *s, size_t i);
 void smp_drain_thread_start(struct pms_sampler *s);
 void smp_drain_thread_stop(struct pms_sampler *s);
 
+/* Make the sampler's current or next poll wait (pms_sampler_poll with a
+ * timeout) return at once, records or not.  Async-signal safe (one write
+ * to an eventfd polled with the rings): a signal handler may call it,
+ * e.g. on SIGCHLD, so that a held exit is served without waiting for the
+ * poll timeout.  A sampler on a fake context, or NULL, ignores it. */
+void pms_sampler_wake(struct pms_sampler *s);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "pmuscope/alloc.h"
 #include "pmuscope/c2c.h"
+#include "report/c2c_int.h"
 
 /* Fill rep's lines' alloc_* fields: each line's samples go to the blocks
  * that held their addresses at their times; the site with most of them

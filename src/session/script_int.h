@@ -13,7 +13,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/memdeco.h"
 #include "pmuscope/script.h"
-#include "pmuscope/symtrack.h"
+#include "session/symtrack_int.h"
 
 /* ---- perf script's text: its fields, its order, its widths ---------------
  * (tools/perf/builtin-script.c process_event and perf_sample__fprintf_start,

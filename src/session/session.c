@@ -24,6 +24,12 @@
 #include "session/types_sink.h"
 #include "util/error.h"
 #include "util/opts.h"
+#include "report/c2c_int.h"
+#include "liverun/liverun_int.h"
+#include "recorder/recorder_int.h"
+#include "sample/memsrc_int.h"
+#include "perfdata/reader_int.h"
+#include "alloc/alloc_int.h"
 
 struct pms_session {
 	struct pms_sys *sys;
@@ -1115,7 +1121,8 @@ int pms_session_report(struct pms_session *s, const struct pms_memreport_input *
 			pms_memreport_free(rep);
 			return rc;
 		}
-		if (!s->run && !(*paths)->with_path && !(*paths)->with_branches) {
+		if (!s->run && !pms_pathreport_with_path(*paths) &&
+		    !pms_pathreport_with_branches(*paths)) {
 			pms_pathreport_free(*paths); /* neither: no section */
 			*paths = NULL;
 		}

@@ -11,7 +11,6 @@
 #include <linux/perf_event.h>
 
 #include "pmuscope/datasrc.h"
-#include "pmuscope/symtrack.h"
 #include "pmuscope/unwind.h"
 #include "session/sorthist_int.h"
 #include "session/symtrack_int.h"

@@ -1,4 +1,4 @@
-/* IPs of a recorded stream named at each point of it (pmuscope/symtrack.h):
+/* IPs of a recorded stream named at each point of it (session/symtrack_int.h):
  * per-process mappings kept from the side-band, handed to the symbolizer as
  * a process of its own the first time a lookup needs them after a change. */
 #include <elf.h>
@@ -8,10 +8,10 @@
 #include <sys/mman.h>
 
 #include "pmuscope/symbols.h"
-#include "pmuscope/symtrack.h"
 #include "session/symtrack_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "symbols/symbols_int.h"
 
 struct tproc {
 	uint32_t pid;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "sys/sys_int.h"
 
 #define KREAD_CHUNK ((size_t)64 << 10)
 

@@ -78,4 +78,9 @@ void pms_vdso_report(Dwfl *d, const struct pms_maps *m, struct pms_vdso_img *v);
 int pms_sym_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		     char **file_name, Elf **elfp);
 
+/* pms_symbolizer_data for an address of process pid: its own mappings when
+ * pms_symbolizer_add_process gave them, else the shared ones. */
+int pms_symbolizer_data_pid(struct pms_symbolizer *s, pid_t pid, uint64_t addr,
+			    struct pms_symbol *out);
+
 #endif

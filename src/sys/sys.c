@@ -4,6 +4,7 @@
 #include "util/grow.h"
 #include "util/natsort.h"
 #include "util/opts.h"
+#include "sys/sys_int.h"
 
 #include <dirent.h>
 #include <errno.h>

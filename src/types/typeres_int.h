@@ -105,4 +105,10 @@ struct ty_var {
 int ty_scope_vars(struct ty_bin *b, Dwarf_Die *scope, struct ty_var **vars);
 void ty_scopes_free(struct ty_bin *b);
 
+/* The load bias of path mapped at map_start from file offset map_pgoff
+ * (its PT_LOAD segment's address - offset taken away): 0, or PMS_ENOENT
+ * when the file cannot be read or no segment holds that offset. */
+int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
+		     uint64_t map_pgoff, uint64_t *bias);
+
 #endif

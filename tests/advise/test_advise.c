@@ -591,4 +591,13 @@ PMS_TEST(site_advice_interleaves_shared_site)
 	pms_site_plan_free(p);
 }
 
+PMS_TEST(action_names)
+{
+	CHECK_EQ_STR(pms_advice_action_name(PMS_ADVICE_LEAVE), "leave");
+	CHECK_EQ_STR(pms_advice_action_name(PMS_ADVICE_MOVE), "move");
+	CHECK_EQ_STR(pms_advice_action_name(PMS_ADVICE_INTERLEAVE), "interleave");
+	CHECK_EQ_STR(pms_advice_action_name(PMS_ADVICE_MOVE_THREADS), "move-threads");
+	CHECK_EQ_STR(pms_advice_action_name((enum pms_advice_action)99), "?");
+}
+
 PMS_TEST_MAIN()

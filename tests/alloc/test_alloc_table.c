@@ -312,4 +312,20 @@ PMS_TEST(chunked_time_order)
 	close(fd);
 }
 
+/* Every kind below PMS_ALLOC_KIND_MAX has its own name; others are "?". */
+PMS_TEST(kind_names)
+{
+	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_MALLOC), "malloc");
+	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_POSIX_MEMALIGN), "posix_memalign");
+	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_MMAP), "mmap");
+	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_FREE), "free");
+	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_TLS), "tls");
+	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_KIND_MAX), "?");
+	for (unsigned k = 0; k < PMS_ALLOC_KIND_MAX; k++)
+		for (unsigned j = k + 1; j < PMS_ALLOC_KIND_MAX; j++)
+			if (strcmp(pms_alloc_kind_name(k), "?"))
+				CHECK_MSG(strcmp(pms_alloc_kind_name(k), pms_alloc_kind_name(j)) != 0,
+					  "kinds %u and %u share a name", k, j);
+}
+
 PMS_TEST_MAIN()

@@ -1,5 +1,6 @@
 /* Apple generations: the seed's numbers round-trip, the M4 renumbering, the
  * 8-bit Linux limit, the PMUv3 compatibility map. */
+#include <linux/perf_event.h>
 #include <string.h>
 
 #include "check.h"
@@ -128,6 +129,25 @@ PMS_TEST(pmuv3_compat_map)
 		CHECK_MSG(pms_arm_event_by_name(c->pmuv3_name)->number == c->pmuv3_number, "%s",
 			  c->pmuv3_name);
 	}
+}
+
+/* The event table walks by index, each row findable by its name; the
+ * generic events map as the driver's m1_pmu_perf_map (cycles 0x02,
+ * instructions 0x8c; apple_m1_cpu_pmu.c). */
+PMS_TEST(event_table_walk_and_generic_map)
+{
+	size_t n = pms_apple_event_count();
+	CHECK(n > 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct pms_apple_event *e = pms_apple_event_at(i);
+		CHECK(e && e->name);
+		if (e && e->name)
+			CHECK(pms_apple_event_find(e->name) == e);
+	}
+	CHECK(pms_apple_event_at(n) == NULL);
+	CHECK_EQ_INT(pms_apple_hw_event(PERF_COUNT_HW_CPU_CYCLES), 0x02);
+	CHECK_EQ_INT(pms_apple_hw_event(PERF_COUNT_HW_INSTRUCTIONS), 0x8c);
+	CHECK_EQ_INT(pms_apple_hw_event(PERF_COUNT_HW_CACHE_MISSES), -1);
 }
 
 PMS_TEST_MAIN()

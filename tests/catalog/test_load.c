@@ -484,4 +484,29 @@ PMS_TEST(identify_fixture_machines)
 	}
 }
 
+/* A catalog event's perf string: its own PMU first, else the one given,
+ * else the bare terms; the length needed, as snprintf. */
+PMS_TEST(event_string_and_format_names)
+{
+	struct pms_cat_event ev = { 0 };
+	char b[64];
+	ev.terms = "event=0xb0,umask=0x1";
+	CHECK_EQ_U64(pms_cat_event_string(&ev, NULL, b, sizeof(b)), strlen("event=0xb0,umask=0x1"));
+	CHECK_EQ_STR(b, "event=0xb0,umask=0x1");
+	CHECK_EQ_U64(pms_cat_event_string(&ev, "cpu", b, sizeof(b)), strlen("cpu/event=0xb0,umask=0x1/"));
+	CHECK_EQ_STR(b, "cpu/event=0xb0,umask=0x1/");
+	ev.pmu = "uncore_imc";
+	pms_cat_event_string(&ev, "cpu", b, sizeof(b));
+	CHECK_EQ_STR(b, "uncore_imc/event=0xb0,umask=0x1/");
+	char small[8];
+	CHECK_EQ_U64(pms_cat_event_string(&ev, NULL, small, sizeof(small)), strlen(b));
+	CHECK_EQ_STR(small, "uncore_");
+	CHECK_EQ_STR(pms_catalog_format_name(PMS_CATFMT_KERNEL), "kernel");
+	CHECK_EQ_STR(pms_catalog_format_name(PMS_CATFMT_PERFMON), "perfmon");
+	CHECK_EQ_STR(pms_catalog_format_name(PMS_CATFMT_ARMDATA), "arm-data");
+	CHECK_EQ_STR(pms_catalog_format_name(PMS_CATFMT_PERFLIST), "perf-list");
+	CHECK_EQ_STR(pms_catalog_format_name(PMS_CATFMT_BUILTIN), "built-in");
+	CHECK_EQ_STR(pms_catalog_format_name(PMS_CATFMT_UNKNOWN), "unknown");
+}
+
 PMS_TEST_MAIN()

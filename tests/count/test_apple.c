@@ -67,13 +67,13 @@ static void agree(struct ch_root *r, struct pms_count_budget *b, const int *evs,
 		return;
 	struct perf_event_attr attrs[16];
 	const char *names[16];
-	for (size_t i = 0; i < l->count; i++) {
-		attrs[i] = l->events[i].attr;
-		names[i] = l->events[i].name;
+	for (size_t i = 0; i < pms_event_list_count(l); i++) {
+		attrs[i] = pms_event_list_at(l, i)->attr;
+		names[i] = pms_event_list_at(l, i)->name;
 	}
-	int lib = pms_count_budget_fit(b, r->pmus, attrs, names, l->count);
+	int lib = pms_count_budget_fit(b, r->pmus, attrs, names, pms_event_list_count(l));
 	int fds[16], nfd = 0, kern = 0;
-	for (size_t i = 0; i < l->count; i++) {
+	for (size_t i = 0; i < pms_event_list_count(l); i++) {
 		int fd = pms_sys_perf_event_open(r->sys, &attrs[i], 4242, -1, nfd ? fds[0] : -1, 0,
 						 "apple group");
 		if (fd < 0) {

@@ -306,7 +306,7 @@ PMS_TEST(big_little_per_pmu)
 		CHECK_EQ_INT(pms_counter_ninstances(c), 6);
 		for (size_t i = 0; i < pms_counter_ninstances(c); i++) {
 			const struct pms_count_instance *in = pms_counter_instance(c, i);
-			CHECK_EQ_STR(l->events[in->event].pmu, "armv8_cortex_a53");
+			CHECK_EQ_STR(pms_event_list_at(l, in->event)->pmu, "armv8_cortex_a53");
 		}
 		CHECK_OK(pms_counter_rows(c, PMS_AGG_CORE_TYPE, &rows, &n));
 		for (size_t i = 0; i < n; i++)

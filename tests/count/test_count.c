@@ -297,7 +297,7 @@ PMS_TEST(hybrid_sum_per_core_type)
 		CHECK_EQ_INT(pms_counter_ninstances(c), 4);
 		for (size_t i = 0; i < pms_counter_ninstances(c); i++) {
 			const struct pms_count_instance *in = pms_counter_instance(c, i);
-			const struct pms_event *ev = &l->events[in->event];
+			const struct pms_event *ev = pms_event_list_at(l, in->event);
 			uint32_t type = (uint32_t)(r.fk->log[i].attr.config >> 32);
 			const struct pms_pmu *p = pms_pmu_find(r.pmus, ev->pmu);
 			CHECK(p && p->type == type);

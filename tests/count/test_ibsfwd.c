@@ -47,7 +47,7 @@ PMS_TEST(amd_precise_forward_library_equals_kernel)
 		CHECK_OK(pms_event_parse(r.pmus, cases[i].ev, &l));
 		if (!l)
 			continue;
-		struct perf_event_attr a = l->events[0].attr;
+		struct perf_event_attr a = pms_event_list_at(l, 0)->attr;
 		a.sample_period = 0x10000; /* IBS needs a period (perf_ibs_init) */
 		CHECK_OK(pms_event_ibs_forward(r.pmus, &a, &fw));
 		CHECK_MSG(fw.status == cases[i].st, "%s: status %d", cases[i].ev, fw.status);
@@ -74,7 +74,7 @@ PMS_TEST(amd_precise_forward_library_equals_kernel)
 	struct pms_event_list *l = NULL;
 	CHECK_OK(pms_event_parse(r.pmus, "cycles:pp", &l));
 	if (l) {
-		struct perf_event_attr a = l->events[0].attr;
+		struct perf_event_attr a = pms_event_list_at(l, 0)->attr;
 		CHECK(pms_sys_perf_event_open(r.sys, &a, 4242, -1, -1, 0, "cycles:pp") < 0 &&
 		      pms_error_errno() == EINVAL);
 	}
@@ -86,7 +86,7 @@ PMS_TEST(amd_precise_forward_library_equals_kernel)
 	CHECK_OK(pms_event_parse(r.pmus, "cpu_core/cycles/pp", &l));
 	if (l) {
 		struct pms_ibs_forward fw;
-		CHECK_OK(pms_event_ibs_forward(r.pmus, &l->events[0].attr, &fw));
+		CHECK_OK(pms_event_ibs_forward(r.pmus, &pms_event_list_at(l, 0)->attr, &fw));
 		CHECK_EQ_INT(fw.status, PMS_IBS_FWD_NONE);
 	}
 	pms_event_list_free(l);

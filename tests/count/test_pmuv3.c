@@ -211,7 +211,7 @@ PMS_TEST(pmuv3_threshold)
 				 "armv9_pmuv3_th/event=0x3f,threshold=5,threshold_compare=2,threshold_count=1/",
 				 &l));
 	if (l) {
-		struct perf_event_attr *a = &l->events[0].attr;
+		struct perf_event_attr attr = pms_event_list_at(l, 0)->attr, *a = &attr;
 		CHECK_EQ_U64(a->config1, (1u << 2) | (2u << 3) | (5u << 5));
 		CHECK_OK(pms_pmuv3_threshold(p, a, &th));
 		CHECK(th.applied);
@@ -246,7 +246,8 @@ PMS_TEST(pmuv3_threshold)
 	/* compare/count without a threshold: the driver writes no TH/TC */
 	CHECK_OK(pms_event_parse(r.pmus, "armv9_pmuv3_th/event=0x3f,threshold_compare=1/", &l));
 	if (l) {
-		CHECK_OK(pms_pmuv3_threshold(p, &l->events[0].attr, &th));
+		struct perf_event_attr attr = pms_event_list_at(l, 0)->attr;
+		CHECK_OK(pms_pmuv3_threshold(p, &attr, &th));
 		CHECK(!th.applied);
 		CHECK_EQ_U64(th.evtyper_bits, 0);
 	}

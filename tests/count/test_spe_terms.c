@@ -70,7 +70,7 @@ PMS_TEST(spe_eft_and_fds_where_advertised)
 	CHECK_OK(pms_event_parse(r.pmus,
 				 "arm_spe_0/float_filter=1,float_filter_mask=1,simd_filter_mask=1/", &l));
 	if (l) {
-		struct perf_event_attr a = l->events[0].attr;
+		struct perf_event_attr a = pms_event_list_at(l, 0)->attr;
 		CHECK_EQ_U64(a.config, (1ULL << 41) | (1ULL << 42) | (1ULL << 40));
 		int fd = pms_sys_perf_event_open(r.sys, &a, -1, 0, -1, 0, "spe eft");
 		CHECK_MSG(fd >= 0, "%s", pms_error_last());
@@ -88,10 +88,10 @@ PMS_TEST(spe_eft_and_fds_where_advertised)
 	 * ~inv_data_src_filter, so the term is ~0x9 in config4 */
 	CHECK_OK(pms_event_parse(r.pmus, "arm_spe_0/inv_data_src_filter=0xfffffffffffffff6/", &l));
 	if (l) {
-		CHECK_EQ_U64(l->events[0].config4, 0xfffffffffffffff6ULL);
-		CHECK_EQ_U64(~l->events[0].config4, 0x9);
+		CHECK_EQ_U64(pms_event_list_at(l, 0)->config4, 0xfffffffffffffff6ULL);
+		CHECK_EQ_U64(~pms_event_list_at(l, 0)->config4, 0x9);
 		char buf[256];
-		pms_event_describe(&l->events[0], buf, sizeof(buf));
+		pms_event_describe(pms_event_list_at(l, 0), buf, sizeof(buf));
 		CHECK(strstr(buf, "config4=0xfffffffffffffff6") != NULL);
 	}
 	pms_event_list_free(l);

@@ -706,4 +706,16 @@ PMS_TEST(run_options_are_checked)
 	fdm_free(f);
 }
 
+PMS_TEST(state_and_heat_names)
+{
+	CHECK_EQ_STR(pms_damon_state_name(PMS_DAMON_IDLE), "idle");
+	CHECK_EQ_STR(pms_damon_state_name(PMS_DAMON_RUNNING), "running");
+	CHECK_EQ_STR(pms_damon_state_name(PMS_DAMON_STOPPED), "stopped");
+	CHECK_EQ_STR(pms_damon_state_name(PMS_DAMON_REMOVED), "removed");
+	CHECK_EQ_STR(pms_damon_state_name((enum pms_damon_state)99), "?");
+	CHECK_EQ_STR(pms_damon_heat_name(PMS_DAMON_COLD), "cold");
+	CHECK_EQ_STR(pms_damon_heat_name(PMS_DAMON_WARM), "warm");
+	CHECK_EQ_STR(pms_damon_heat_name(PMS_DAMON_HOT), "hot");
+}
+
 PMS_TEST_MAIN()

@@ -711,4 +711,44 @@ PMS_TEST(many_records_round_trip)
 	free(buf);
 }
 
+/* A mispredicted branch's record (the MISPRED event, bit 7 as the Arm ARM's
+ * event packet numbers it) gives its source, target, latency and flags;
+ * a record without it gives nothing and leaves *out as it was. */
+PMS_TEST(branch_miss_of_a_record)
+{
+	struct pms_spe_record r;
+	struct pms_spe_branch b;
+	memset(&r, 0, sizeof(r));
+	r.valid = PMS_SPE_R_PC | PMS_SPE_R_BRANCH_TARGET | PMS_SPE_R_TOTAL_LAT | PMS_SPE_R_EVENTS |
+		  PMS_SPE_R_OP;
+	r.pc = 0x400100;
+	r.branch_target = 0x400800;
+	r.total_lat = 21;
+	r.op_flags = PMS_SPE_F_BRANCH | PMS_SPE_F_COND;
+	r.events = PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_MISPRED) | PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_NOT_TAKEN);
+	memset(&b, 0xa5, sizeof(b));
+	CHECK_EQ_INT(pms_spe_record_branch_miss(&r, &b), 1);
+	CHECK_EQ_U64(b.from, 0x400100);
+	CHECK_EQ_U64(b.to, 0x400800);
+	CHECK_EQ_INT(b.latency, 21);
+	CHECK(b.not_taken);
+	CHECK_EQ_U64(b.op_flags, PMS_SPE_F_BRANCH | PMS_SPE_F_COND);
+	/* a field whose valid bit is clear reads 0 */
+	r.valid &= ~(uint32_t)(PMS_SPE_R_BRANCH_TARGET | PMS_SPE_R_TOTAL_LAT);
+	r.events = PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_MISPRED);
+	CHECK_EQ_INT(pms_spe_record_branch_miss(&r, &b), 1);
+	CHECK_EQ_U64(b.to, 0);
+	CHECK_EQ_INT(b.latency, 0);
+	CHECK(!b.not_taken);
+	/* predicted: no branch miss, *out untouched */
+	r.events = PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_NOT_TAKEN);
+	b.from = 77;
+	CHECK_EQ_INT(pms_spe_record_branch_miss(&r, &b), 0);
+	CHECK_EQ_U64(b.from, 77);
+	r.valid &= ~(uint32_t)PMS_SPE_R_EVENTS; /* no events packet */
+	r.events = PMS_SPE_EVENT_BIT(PMS_SPE_EVENT_MISPRED);
+	CHECK_EQ_INT(pms_spe_record_branch_miss(&r, &b), 0);
+	CHECK_EQ_INT(pms_spe_record_branch_miss(NULL, &b), 0);
+}
+
 PMS_TEST_MAIN()

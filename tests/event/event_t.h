@@ -12,8 +12,8 @@ static inline void ev_render(const struct pms_event_list *l, char *buf, size_t s
 {
 	size_t n = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < l->count && n + 1 < size; i++) {
-		const struct pms_event *e = &l->events[i];
+	for (size_t i = 0; i < pms_event_list_count(l) && n + 1 < size; i++) {
+		const struct pms_event *e = pms_event_list_at(l, i);
 		char d[512], c[256];
 		pms_event_describe(e, d, sizeof(d));
 		c[0] = '\0';

@@ -116,12 +116,12 @@ PMS_TEST(alias_scale_unit_and_names)
 	CHECK_OK(pms_event_parse(&pmus, "cpu/bytes,name=\"my bytes\"/,bytes", &l));
 	if (!l)
 		return;
-	CHECK_EQ_INT(l->count, 2);
-	CHECK_EQ_STR(l->events[0].name, "my bytes");
-	CHECK(l->events[0].scale == 64.0);
-	CHECK_EQ_STR(l->events[0].unit, "bytes");
-	CHECK_EQ_STR(l->events[1].name, "bytes");
-	CHECK_EQ_STR(l->events[1].unit, "bytes");
+	CHECK_EQ_INT(pms_event_list_count(l), 2);
+	CHECK_EQ_STR(pms_event_list_at(l, 0)->name, "my bytes");
+	CHECK(pms_event_list_at(l, 0)->scale == 64.0);
+	CHECK_EQ_STR(pms_event_list_at(l, 0)->unit, "bytes");
+	CHECK_EQ_STR(pms_event_list_at(l, 1)->name, "bytes");
+	CHECK_EQ_STR(pms_event_list_at(l, 1)->unit, "bytes");
 	pms_event_list_free(l);
 }
 

@@ -144,8 +144,8 @@ static void gnr_rows(const struct pms_pmus *pmus, const struct pms_catalog *cat,
 	struct pms_event_list *l = NULL;
 	o.catalog = cat;
 	CHECK_OK(pms_event_parse_ex(pmus, "UNC_M_CAS_COUNT_SCH0.RD", &o, &l));
-	for (size_t i = 0; l && i < l->count; i++)
-		CHECK_MSG(l->events[i].per_pkg, "[%s] %s not per_pkg", where, l->events[i].pmu);
+	for (size_t i = 0; l && i < pms_event_list_count(l); i++)
+		CHECK_MSG(pms_event_list_at(l, i)->per_pkg, "[%s] %s not per_pkg", where, pms_event_list_at(l, i)->pmu);
 	pms_event_list_free(l);
 }
 
@@ -361,14 +361,14 @@ PMS_TEST(scale_unit_and_per_pkg)
 	/* L3PMC is amd_l3 (jevents.py unit_to_pmu) */
 	CHECK_OK(pms_event_parse_ex(pmus, "UNC_RD,CORE_X", &o, &l));
 	if (l) {
-		CHECK_EQ_INT((int)l->count, 2);
-		CHECK_EQ_STR(l->events[0].pmu, "amd_l3");
-		CHECK_EQ_U64(l->events[0].attr.config, 0x304);
-		CHECK(l->events[0].per_pkg);
-		CHECK(l->events[0].scale == 64.0);
-		CHECK_EQ_STR(l->events[0].unit ? l->events[0].unit : "(null)", "Bytes");
-		CHECK_EQ_STR(l->events[1].pmu, "cpu");
-		CHECK(!l->events[1].per_pkg && l->events[1].scale == 1.0 && !l->events[1].unit);
+		CHECK_EQ_INT((int)pms_event_list_count(l), 2);
+		CHECK_EQ_STR(pms_event_list_at(l, 0)->pmu, "amd_l3");
+		CHECK_EQ_U64(pms_event_list_at(l, 0)->attr.config, 0x304);
+		CHECK(pms_event_list_at(l, 0)->per_pkg);
+		CHECK(pms_event_list_at(l, 0)->scale == 64.0);
+		CHECK_EQ_STR(pms_event_list_at(l, 0)->unit ? pms_event_list_at(l, 0)->unit : "(null)", "Bytes");
+		CHECK_EQ_STR(pms_event_list_at(l, 1)->pmu, "cpu");
+		CHECK(!pms_event_list_at(l, 1)->per_pkg && pms_event_list_at(l, 1)->scale == 1.0 && !pms_event_list_at(l, 1)->unit);
 	}
 	pms_event_list_free(l);
 	pms_catalog_free(cat);

@@ -134,7 +134,21 @@ PMS_TEST(tracepoints_from_tracefs)
 	CHECK(mkdtemp(root) != NULL);
 	put(root, "sys/kernel/tracing/events/sched/sched_switch/id", "316\n");
 	put(root, "sys/bus/event_source/devices/software/type", "1\n");
+	put(root, "sys/kernel/tracing/events/irq/irq_handler_entry/id", "44\n");
 	if (open_root(root, &sys, &pmus) == 0) {
+		/* the tracefs listing itself (pmu.h): every event with its id */
+		struct pms_tracepoint *tp = NULL;
+		size_t ntp = 0, seen = 0;
+		CHECK_OK(pms_tracepoints_list(sys, &tp, &ntp));
+		CHECK_EQ_U64(ntp, 2);
+		for (size_t i = 0; i < ntp; i++) {
+			if (!strcmp(tp[i].name, "sched:sched_switch") && tp[i].id == 316)
+				seen++;
+			if (!strcmp(tp[i].name, "irq:irq_handler_entry") && tp[i].id == 44)
+				seen++;
+		}
+		CHECK_EQ_U64(seen, 2);
+		pms_tracepoints_free(tp, ntp);
 		CHECK_OK(pms_machine_events_list(sys, pmus, true, &ev, &n));
 		CHECK((e = find(ev, n, "sched:sched_switch")) != NULL);
 		if (e) {
@@ -150,6 +164,11 @@ PMS_TEST(tracepoints_from_tracefs)
 		CHECK(find(ev, n, "sched:sched_switch") == NULL);
 		CHECK(pms_error_last()[0] == '\0');
 		pms_machine_events_free(ev, n);
+		/* the listing itself says tracefs is not there */
+		tp = NULL;
+		ntp = 0;
+		CHECK_EQ_INT(pms_tracepoints_list(sys, &tp, &ntp), PMS_ENOENT);
+		pms_tracepoints_free(tp, ntp);
 	}
 	pms_pmus_free(pmus);
 	pms_sys_free(sys);
@@ -176,34 +195,34 @@ PMS_TEST(tracepoints_by_name)
 	if (open_root(root, &sys, &pmus) == 0) {
 		po.sys = sys;
 		CHECK_OK(pms_event_parse_ex(pmus, "sched:sched_switch", &po, &l));
-		CHECK(l && l->count == 1);
-		if (l && l->count == 1) {
-			CHECK_EQ_INT(l->events[0].attr.type, PERF_TYPE_TRACEPOINT);
-			CHECK_EQ_INT(l->events[0].attr.config, 316);
-			CHECK_EQ_INT(l->events[0].attr.sample_period, 1);
-			CHECK_EQ_STR(l->events[0].name, "sched:sched_switch");
-			CHECK_EQ_STR(l->events[0].pmu, "tracepoint");
+		CHECK(l && pms_event_list_count(l) == 1);
+		if (l && pms_event_list_count(l) == 1) {
+			CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.type, PERF_TYPE_TRACEPOINT);
+			CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.config, 316);
+			CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.sample_period, 1);
+			CHECK_EQ_STR(pms_event_list_at(l, 0)->name, "sched:sched_switch");
+			CHECK_EQ_STR(pms_event_list_at(l, 0)->pmu, "tracepoint");
 		}
 		pms_event_list_free(l);
 		/* a glob: one event per match, named as matched; modifiers kept */
 		CHECK_OK(pms_event_parse_ex(pmus, "sched:*:u,page-faults", &po, &l));
-		CHECK(l && l->count == 3);
-		if (l && l->count == 3) {
-			CHECK_EQ_STR(l->events[0].name, "sched:sched_switch:u");
-			CHECK_EQ_INT(l->events[1].attr.config, 317);
-			CHECK(l->events[1].attr.exclude_kernel);
-			CHECK_EQ_STR(l->events[2].name, "page-faults");
+		CHECK(l && pms_event_list_count(l) == 3);
+		if (l && pms_event_list_count(l) == 3) {
+			CHECK_EQ_STR(pms_event_list_at(l, 0)->name, "sched:sched_switch:u");
+			CHECK_EQ_INT(pms_event_list_at(l, 1)->attr.config, 317);
+			CHECK(pms_event_list_at(l, 1)->attr.exclude_kernel);
+			CHECK_EQ_STR(pms_event_list_at(l, 2)->name, "page-faults");
 		}
 		pms_event_list_free(l);
 		CHECK_OK(pms_event_parse_ex(pmus, "*:irq_*", &po, &l));
-		CHECK(l && l->count == 1 && l->events[0].attr.config == 40);
+		CHECK(l && pms_event_list_count(l) == 1 && pms_event_list_at(l, 0)->attr.config == 40);
 		pms_event_list_free(l);
 		CHECK_OK(pms_event_parse_ex(pmus, "{sched:sched_switch,sched:sched_wakeup}", &po, &l));
-		CHECK(l && l->count == 2 && l->events[0].group_leader && l->events[1].group == 0);
+		CHECK(l && pms_event_list_count(l) == 2 && pms_event_list_at(l, 0)->group_leader && pms_event_list_at(l, 1)->group == 0);
 		pms_event_list_free(l);
 		/* modifiers alone after ':' stay modifiers */
 		CHECK_OK(pms_event_parse_ex(pmus, "page-faults:u", &po, &l));
-		CHECK(l && l->count == 1 && l->events[0].attr.type == PERF_TYPE_SOFTWARE);
+		CHECK(l && pms_event_list_count(l) == 1 && pms_event_list_at(l, 0)->attr.type == PERF_TYPE_SOFTWARE);
 		pms_event_list_free(l);
 		/* unknown name, no glob match, no seam */
 		CHECK_EQ_INT(pms_event_parse_ex(pmus, "sched:nosuch", &po, &l), PMS_ENOENT);

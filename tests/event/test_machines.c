@@ -321,10 +321,10 @@ PMS_TEST(generic_events_follow_core_pmus_on_every_machine)
 			CHECK_OK(pms_event_parse(pmus, generic[g], &l));
 			if (!l)
 				continue;
-			CHECK_MSG(l->count == (ncores ? ncores : 1), "[%s] %s: %zu events for %zu cores",
-				  all[m], generic[g], l->count, ncores);
-			for (size_t i = 0; i < l->count; i++) {
-				const struct pms_event *e = &l->events[i];
+			CHECK_MSG(pms_event_list_count(l) == (ncores ? ncores : 1), "[%s] %s: %zu events for %zu cores",
+				  all[m], generic[g], pms_event_list_count(l), ncores);
+			for (size_t i = 0; i < pms_event_list_count(l); i++) {
+				const struct pms_event *e = pms_event_list_at(l, i);
 				const struct pms_pmu *p = e->pmu ? pms_pmu_find(pmus, e->pmu) : NULL;
 				CHECK_MSG(ncores == 0 || (p && p->kind == PMS_PMU_CORE), "[%s] %s bound to %s",
 					  all[m], generic[g], e->pmu ? e->pmu : "(none)");
@@ -365,13 +365,13 @@ PMS_TEST(every_format_term_and_alias_on_every_machine)
 				int rc = pms_event_parse(pmus, text, &l);
 				CHECK_MSG(rc == 0, "[%s] %s: %s", all[m], text, pms_error_last());
 				if (rc == 0) {
-					uint64_t w = fm->field == PMS_CFG_CONFIG ? l->events[0].attr.config
-						   : fm->field == PMS_CFG_CONFIG1 ? l->events[0].attr.config1
-						   : fm->field == PMS_CFG_CONFIG2 ? l->events[0].attr.config2
-						   : fm->field == PMS_CFG_CONFIG3 ? l->events[0].attr.config3
-										  : l->events[0].config4;
+					uint64_t w = fm->field == PMS_CFG_CONFIG ? pms_event_list_at(l, 0)->attr.config
+						   : fm->field == PMS_CFG_CONFIG1 ? pms_event_list_at(l, 0)->attr.config1
+						   : fm->field == PMS_CFG_CONFIG2 ? pms_event_list_at(l, 0)->attr.config2
+						   : fm->field == PMS_CFG_CONFIG3 ? pms_event_list_at(l, 0)->attr.config3
+										  : pms_event_list_at(l, 0)->config4;
 					CHECK_EQ_U64(w, pms_format_mask(fm));
-					CHECK_EQ_INT(l->events[0].attr.type, p->type);
+					CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.type, p->type);
 				}
 				pms_event_list_free(l);
 				l = NULL;
@@ -392,8 +392,8 @@ PMS_TEST(every_format_term_and_alias_on_every_machine)
 				bool param = p->events[e].value && strchr(p->events[e].value, '?');
 				CHECK_MSG(rc == 0 || param, "[%s] %s: %s", all[m], text, pms_error_last());
 				if (rc == 0) {
-					CHECK(l->events[0].scale == p->events[e].scale);
-					CHECK_EQ_STR(l->events[0].pmu, p->name);
+					CHECK(pms_event_list_at(l, 0)->scale == p->events[e].scale);
+					CHECK_EQ_STR(pms_event_list_at(l, 0)->pmu, p->name);
 				}
 				pms_event_list_free(l);
 				l = NULL;
@@ -425,19 +425,19 @@ PMS_TEST(alias_carries_scale_and_unit)
 				       "metric-id=m1,call-graph=dwarf,stack-size=8192,percore/",
 				 &l));
 	if (l) {
-		CHECK_EQ_INT(l->count, 4);
-		CHECK(l->events[0].scale == 2.3283064365386962890625e-10);
-		CHECK_EQ_STR(l->events[0].unit, "Joules");
-		CHECK(l->events[1].scale == 6.103515625e-5);
-		CHECK_EQ_STR(l->events[1].unit, "MiB");
-		CHECK_EQ_STR(l->events[3].name, "cyc");
-		CHECK_EQ_STR(l->events[3].metric_id, "m1");
-		CHECK_EQ_STR(l->events[3].call_graph, "dwarf");
-		CHECK_EQ_U64(l->events[3].stack_size, 8192);
-		CHECK(l->events[3].percore);
-		CHECK(l->events[3].scale == 1.0);
-		CHECK(l->events[3].unit == NULL);
-		CHECK_EQ_INT(l->events[3].column, 29);
+		CHECK_EQ_INT(pms_event_list_count(l), 4);
+		CHECK(pms_event_list_at(l, 0)->scale == 2.3283064365386962890625e-10);
+		CHECK_EQ_STR(pms_event_list_at(l, 0)->unit, "Joules");
+		CHECK(pms_event_list_at(l, 1)->scale == 6.103515625e-5);
+		CHECK_EQ_STR(pms_event_list_at(l, 1)->unit, "MiB");
+		CHECK_EQ_STR(pms_event_list_at(l, 3)->name, "cyc");
+		CHECK_EQ_STR(pms_event_list_at(l, 3)->metric_id, "m1");
+		CHECK_EQ_STR(pms_event_list_at(l, 3)->call_graph, "dwarf");
+		CHECK_EQ_U64(pms_event_list_at(l, 3)->stack_size, 8192);
+		CHECK(pms_event_list_at(l, 3)->percore);
+		CHECK(pms_event_list_at(l, 3)->scale == 1.0);
+		CHECK(pms_event_list_at(l, 3)->unit == NULL);
+		CHECK_EQ_INT(pms_event_list_at(l, 3)->column, 29);
 	}
 	pms_event_list_free(l);
 	pms_pmus_free(pmus);

@@ -141,22 +141,27 @@ PMS_TEST(names_columns_and_flags)
 	CHECK_OK(pms_event_parse(NULL, "cycles:u, {instructions:pp,cs}:W", &l));
 	if (!l)
 		return;
-	CHECK_EQ_INT(l->count, 3);
-	CHECK_EQ_INT(l->ngroups, 1);
-	CHECK_EQ_STR(l->events[0].name, "cycles:u");
-	CHECK_EQ_INT(l->events[0].column, 1);
-	CHECK_EQ_INT(l->events[0].group, -1);
-	CHECK_EQ_STR(l->events[1].name, "instructions:pp");
-	CHECK_EQ_INT(l->events[1].column, 12);
-	CHECK(l->events[1].group_leader);
-	CHECK(l->events[1].weak);
-	CHECK(!l->events[2].weak);
-	CHECK_EQ_STR(l->events[2].name, "cs");
-	CHECK(l->events[2].pmu == NULL);
-	CHECK_EQ_INT(l->events[0].attr.size, sizeof(struct perf_event_attr));
-	CHECK(l->events[0].scale == 1.0);
-	CHECK(l->events[0].unit == NULL);
+	CHECK_EQ_INT(pms_event_list_count(l), 3);
+	CHECK_EQ_INT(pms_event_list_groups(l), 1);
+	CHECK_EQ_STR(pms_event_list_at(l, 0)->name, "cycles:u");
+	CHECK_EQ_INT(pms_event_list_at(l, 0)->column, 1);
+	CHECK_EQ_INT(pms_event_list_at(l, 0)->group, -1);
+	CHECK_EQ_STR(pms_event_list_at(l, 1)->name, "instructions:pp");
+	CHECK_EQ_INT(pms_event_list_at(l, 1)->column, 12);
+	CHECK(pms_event_list_at(l, 1)->group_leader);
+	CHECK(pms_event_list_at(l, 1)->weak);
+	CHECK(!pms_event_list_at(l, 2)->weak);
+	CHECK_EQ_STR(pms_event_list_at(l, 2)->name, "cs");
+	CHECK(pms_event_list_at(l, 2)->pmu == NULL);
+	CHECK_EQ_INT(pms_event_list_at(l, 0)->attr.size, sizeof(struct perf_event_attr));
+	CHECK(pms_event_list_at(l, 0)->scale == 1.0);
+	CHECK(pms_event_list_at(l, 0)->unit == NULL);
+	CHECK(pms_event_list_at(l, 3) == NULL); /* past the end */
 	pms_event_list_free(l);
+	/* a NULL list: no events, no groups */
+	CHECK_EQ_INT(pms_event_list_count(NULL), 0);
+	CHECK(pms_event_list_at(NULL, 0) == NULL);
+	CHECK_EQ_INT(pms_event_list_groups(NULL), 0);
 }
 
 PMS_TEST(long_strings_keep_the_column)
@@ -172,7 +177,7 @@ PMS_TEST(long_strings_keep_the_column)
 	CHECK(strstr(pms_error_last(), "event 'cycles,cycles,") != NULL);
 	text[strlen(text) - 5] = '\0';
 	CHECK_OK(pms_event_parse(NULL, text, &l));
-	CHECK(l && l->count == 100);
+	CHECK(l && pms_event_list_count(l) == 100);
 	pms_event_list_free(l);
 }
 
@@ -211,6 +216,25 @@ PMS_TEST(describe_truncates_like_snprintf)
 	a.exclude_guest = 1;
 	pms_event_attr_describe(&a, big, sizeof(big));
 	CHECK_EQ_STR(big, "type=4,config=0x1cd,sample_freq=4000,freq,exclude_guest");
+}
+
+/* The generic name of an attr is the name that parses to it (perf's
+ * event_symbols_hw/_sw), and NULL for anything not generic. */
+PMS_TEST(generic_names_round_trip)
+{
+	const char *names[] = { "cycles", "instructions", "cache-misses", "page-faults",
+				"cpu-clock", "task-clock", "context-switches" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct pms_event_list *l = NULL;
+		CHECK_OK(pms_event_parse(NULL, names[i], &l));
+		const struct pms_event *e = pms_event_list_at(l, 0);
+		CHECK(e != NULL);
+		if (e)
+			CHECK_EQ_STR(pms_event_generic_name(e->attr.type, e->attr.config), names[i]);
+		pms_event_list_free(l);
+	}
+	CHECK(pms_event_generic_name(PERF_TYPE_RAW, 0x11) == NULL);
+	CHECK(pms_event_generic_name(PERF_TYPE_HARDWARE, 1000) == NULL);
 }
 
 PMS_TEST_MAIN()

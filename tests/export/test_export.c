@@ -16,6 +16,7 @@
 #include "pmuscope/error.h"
 #include "pmuscope/export.h"
 #include "pmuscope/report.h"
+#include "report/pathprof_int.h" /* a report tampered with whole */
 
 /* Two functions of this program: their addresses are the sample IPs. */
 __attribute__((noinline)) int pms_t_load_a(volatile int *p);
@@ -341,7 +342,7 @@ PMS_TEST(stacks_of_call_paths_leaf_first)
 	char buf[512], *txt = NULL;
 	size_t len = 0;
 	cp_build(&c);
-	CHECK_EQ_U64(c.paths->nsample_path, 6);
+	CHECK_EQ_U64(pms_pathreport_sample_path_count(c.paths), 6);
 	CHECK_OK(pms_export_stacks_new(c.f.rep, c.paths, &st));
 	CHECK(pms_export_stacks_callers(st));
 	static const char *want[6] = {

@@ -803,4 +803,14 @@ PMS_TEST(mapped_pages_given_back_as_read)
 	pt_rmdir(dir);
 }
 
+/* Feature numbers as perf's util/header.h HEADER_* enum names them. */
+PMS_TEST(feature_names)
+{
+	CHECK_EQ_STR(pms_perfdata_feature_name(2), "BUILD_ID");
+	CHECK_EQ_STR(pms_perfdata_feature_name(9), "CPUID");
+	CHECK_EQ_STR(pms_perfdata_feature_name(14), "NUMA_TOPOLOGY");
+	CHECK_EQ_STR(pms_perfdata_feature_name(16), "PMU_MAPPINGS");
+	CHECK(pms_perfdata_feature_name(255) == NULL);
+}
+
 PMS_TEST_MAIN()

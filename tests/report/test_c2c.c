@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pmuscope/c2c_text.h"
 #include "pmuscope/c2c.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
@@ -328,6 +329,34 @@ PMS_TEST(names_and_errors)
 	}
 	pms_c2c_report_free(r);
 	pms_c2c_free(c);
+}
+
+/* Each named statistic reads its own field of the stats struct. */
+PMS_TEST(stat_names_and_values)
+{
+	struct pms_c2c_stats s;
+	memset(&s, 0, sizeof(s));
+	s.nr_entries = 11;
+	s.load = 7;
+	s.rmt_hitm = 3;
+	s.store = 2;
+	size_t n = pms_c2c_stat_count();
+	CHECK(n > 20);
+	size_t seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = pms_c2c_stat_name(i);
+		CHECK(k != NULL);
+		if (!k)
+			continue;
+		uint64_t v = pms_c2c_stat_value(&s, i);
+		uint64_t want = !strcmp(k, "nr_entries") ? 11 : !strcmp(k, "load") ? 7
+			      : !strcmp(k, "rmt_hitm") ? 3 : !strcmp(k, "store") ? 2 : 0;
+		CHECK_MSG(v == want, "%s = %llu", k, (unsigned long long)v);
+		seen += want != 0;
+	}
+	CHECK_EQ_U64(seen, 4);
+	CHECK(pms_c2c_stat_name(n) == NULL);
+	CHECK_EQ_U64(pms_c2c_stat_value(&s, n), 0);
 }
 
 PMS_TEST_MAIN()

@@ -58,34 +58,48 @@ PMS_TEST(top_lists)
 
 	CHECK_OK(pms_pathprof_report(p, NULL, NULL, false, &r));
 	if (r) {
-		CHECK_EQ_U64(r->samples, 9);
-		CHECK_EQ_U64(r->with_path, 8);
-		CHECK_EQ_U64(r->without_path, 1);
-		CHECK_EQ_U64(r->distinct, 3);
-		CHECK_EQ_INT(r->how, PMS_CALLGRAPH_FP);
-		CHECK_EQ_U64(r->nby_samples, 2);
-		CHECK_EQ_U64(r->by_samples[0].samples, 5);
-		CHECK_EQ_U64(r->by_samples[0].frames[0].ip, 0x1000);
-		CHECK_EQ_U64(r->by_samples[0].nframes, 3);
-		CHECK_EQ_U64(r->by_latency[0].latency, 1000);
-		CHECK_EQ_U64(r->by_latency[0].frames[0].ip, 0x1100);
-		CHECK_EQ_U64(r->nby_latency, 2); /* c has no weight: not listed */
-		CHECK_EQ_U64(r->nby_remote, 2);  /* c has no node: not listed */
-		CHECK_EQ_U64(r->by_remote[0].remote, 2);
-		CHECK_EQ_U64(r->by_remote[0].resolved, 2);
-		CHECK_EQ_U64(r->by_remote[1].remote, 0);
-		CHECK_EQ_U64(r->nall, 3);
-		CHECK_EQ_U64(r->all[2].frames[0].flags, PMS_FRAME_KERNEL);
-		CHECK_EQ_STR(r->all[2].frames[0].module, "[kernel]");
+		CHECK_EQ_U64(pms_pathreport_samples(r), 9);
+		CHECK_EQ_U64(pms_pathreport_with_path(r), 8);
+		CHECK_EQ_U64(pms_pathreport_without_path(r), 1);
+		CHECK_EQ_U64(pms_pathreport_distinct(r), 3);
+		CHECK_EQ_U64(pms_pathreport_truncated(r), 0); /* no path was cut */
+		CHECK_EQ_INT(pms_pathreport_how(r), PMS_CALLGRAPH_FP);
+		CHECK_EQ_U64(pms_pathreport_path_count(r, PMS_PATHS_BY_SAMPLES), 2);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->samples, 5);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->frames[0].ip, 0x1000);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->nframes, 3);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_LATENCY, 0)->latency, 1000);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_LATENCY, 0)->frames[0].ip, 0x1100);
+		CHECK_EQ_U64(pms_pathreport_path_count(r, PMS_PATHS_BY_LATENCY), 2); /* c has no weight: not listed */
+		CHECK_EQ_U64(pms_pathreport_path_count(r, PMS_PATHS_BY_REMOTE), 2);  /* c has no node: not listed */
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_REMOTE, 0)->remote, 2);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_REMOTE, 0)->resolved, 2);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_REMOTE, 1)->remote, 0);
+		CHECK_EQ_U64(pms_pathreport_path_count(r, PMS_PATHS_ALL), 3);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_ALL, 2)->frames[0].flags, PMS_FRAME_KERNEL);
+		CHECK_EQ_STR(pms_pathreport_path_at(r, PMS_PATHS_ALL, 2)->frames[0].module, "[kernel]");
 		/* folded: root first; no names: module+address or the address */
 		char buf[256];
-		size_t need = pms_pathreport_folded(&r->all[0], buf, sizeof(buf));
+		size_t need = pms_pathreport_folded(pms_pathreport_path_at(r, PMS_PATHS_ALL, 0), buf, sizeof(buf));
 		CHECK_EQ_STR(buf, "0x3000;0x2000;0x1000");
 		CHECK_EQ_U64(need, strlen("0x3000;0x2000;0x1000"));
 		char small[8];
-		CHECK_EQ_U64(pms_pathreport_folded(&r->all[0], small, sizeof(small)), need);
+		CHECK_EQ_U64(pms_pathreport_folded(pms_pathreport_path_at(r, PMS_PATHS_ALL, 0), small, sizeof(small)), need);
 		CHECK_EQ_STR(small, "0x3000;");
+		CHECK(!pms_pathreport_kept(r)); /* not kept-samples mode */
+		CHECK_EQ_U64(pms_pathreport_sample_path_count(r), 0);
+		CHECK_EQ_U64(pms_pathreport_sample_path(r, 0), 0);
+		CHECK(pms_pathreport_unwind(r) && pms_pathreport_unwind(r)->samples == 0);
+		CHECK(!pms_pathreport_path_at(r, PMS_PATHS_ALL, 3));
+		CHECK(!pms_pathreport_branch_at(r, PMS_BRANCHES_BY_SAMPLES, 0));
 	}
+	/* a NULL report reads as empty */
+	CHECK_EQ_U64(pms_pathreport_samples(NULL), 0);
+	CHECK_EQ_INT(pms_pathreport_how(NULL), PMS_CALLGRAPH_NONE);
+	CHECK_EQ_U64(pms_pathreport_path_count(NULL, PMS_PATHS_ALL), 0);
+	CHECK(!pms_pathreport_path_at(NULL, PMS_PATHS_BY_SAMPLES, 0));
+	CHECK_EQ_U64(pms_pathreport_branch_count(NULL, PMS_BRANCHES_BY_LATENCY), 0);
+	CHECK(!pms_pathreport_unwind(NULL));
 	pms_pathreport_free(r);
 	pms_pathprof_free(p);
 	pms_sys_free(sys);
@@ -115,16 +129,20 @@ static struct pms_pathreport *three_paths(struct pms_sys *sys, unsigned version,
 	return r;
 }
 
-static void same_list(const struct pms_pathreport_path *x, size_t nx,
-		      const struct pms_pathreport_path *y, size_t ny)
+static void same_list(const struct pms_pathreport *x, const struct pms_pathreport *y,
+		      enum pms_pathreport_order which)
 {
+	size_t nx = pms_pathreport_path_count(x, which), ny = pms_pathreport_path_count(y, which);
 	CHECK_EQ_U64(nx, ny);
 	for (size_t i = 0; i < nx && i < ny; i++) {
-		CHECK_EQ_U64(x[i].samples, y[i].samples);
-		CHECK_EQ_U64(x[i].latency, y[i].latency);
-		CHECK_EQ_U64(x[i].nframes, y[i].nframes);
-		CHECK_EQ_U64(x[i].frames[0].ip, y[i].frames[0].ip);
+		const struct pms_pathreport_path *px = pms_pathreport_path_at(x, which, i);
+		const struct pms_pathreport_path *py = pms_pathreport_path_at(y, which, i);
+		CHECK_EQ_U64(px->samples, py->samples);
+		CHECK_EQ_U64(px->latency, py->latency);
+		CHECK_EQ_U64(px->nframes, py->nframes);
+		CHECK_EQ_U64(px->frames[0].ip, py->frames[0].ip);
 	}
+	CHECK(!pms_pathreport_path_at(x, which, nx)); /* past the end */
 }
 
 PMS_TEST(top_only)
@@ -135,15 +153,15 @@ PMS_TEST(top_only)
 	struct pms_pathreport *top = three_paths(sys, PMS_PATHPROF_OPTS_VERSION, true);
 	struct pms_pathreport *v1 = three_paths(sys, 1, true);
 	if (full && top && v1) {
-		CHECK_EQ_U64(full->nall, 3);
-		CHECK_EQ_U64(top->nall, 0);
-		CHECK_EQ_U64(v1->nall, 3); /* version 1: top_only not read */
-		CHECK_EQ_U64(top->distinct, 3);
-		same_list(full->by_samples, full->nby_samples, top->by_samples, top->nby_samples);
-		same_list(full->by_latency, full->nby_latency, top->by_latency, top->nby_latency);
-		same_list(full->by_remote, full->nby_remote, top->by_remote, top->nby_remote);
-		CHECK_EQ_U64(top->by_samples[0].samples, 3);
-		CHECK_EQ_U64(top->by_latency[0].frames[0].ip, 0x1100);
+		CHECK_EQ_U64(pms_pathreport_path_count(full, PMS_PATHS_ALL), 3);
+		CHECK_EQ_U64(pms_pathreport_path_count(top, PMS_PATHS_ALL), 0);
+		CHECK_EQ_U64(pms_pathreport_path_count(v1, PMS_PATHS_ALL), 3); /* version 1: top_only not read */
+		CHECK_EQ_U64(pms_pathreport_distinct(top), 3);
+		same_list(full, top, PMS_PATHS_BY_SAMPLES);
+		same_list(full, top, PMS_PATHS_BY_LATENCY);
+		same_list(full, top, PMS_PATHS_BY_REMOTE);
+		CHECK_EQ_U64(pms_pathreport_path_at(top, PMS_PATHS_BY_SAMPLES, 0)->samples, 3);
+		CHECK_EQ_U64(pms_pathreport_path_at(top, PMS_PATHS_BY_LATENCY, 0)->frames[0].ip, 0x1100);
 	}
 	pms_pathreport_free(full);
 	pms_pathreport_free(top);
@@ -187,15 +205,15 @@ PMS_TEST(kept_nodes_and_hidden_kernel)
 	CHECK_OK(pms_pathprof_report(p, &mem, NULL, false, &r));
 	if (r) {
 		/* both kernel parts fold into one hidden frame: one path */
-		CHECK_EQ_U64(r->distinct, 1);
-		CHECK_EQ_U64(r->by_samples[0].samples, 2);
-		CHECK_EQ_U64(r->by_samples[0].nframes, 2);
-		CHECK_EQ_U64(r->by_samples[0].frames[0].ip, 0);
-		CHECK(r->by_samples[0].frames[0].flags & PMS_FRAME_HIDDEN);
-		CHECK_EQ_U64(r->by_samples[0].resolved, 2);
-		CHECK_EQ_U64(r->by_samples[0].remote, 1);
+		CHECK_EQ_U64(pms_pathreport_distinct(r), 1);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->samples, 2);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->nframes, 2);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->frames[0].ip, 0);
+		CHECK(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->frames[0].flags & PMS_FRAME_HIDDEN);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->resolved, 2);
+		CHECK_EQ_U64(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0)->remote, 1);
 		char buf[64];
-		pms_pathreport_folded(&r->by_samples[0], buf, sizeof(buf));
+		pms_pathreport_folded(pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0), buf, sizeof(buf));
 		CHECK_EQ_STR(buf, "0x1000;[kernel]");
 	}
 	pms_pathreport_free(r);
@@ -237,15 +255,15 @@ PMS_TEST(last_branches)
 	CHECK_OK(pms_pathprof_add_src(p, &x, NULL));
 	CHECK_OK(pms_pathprof_report(p, NULL, NULL, false, &r));
 	if (r) {
-		CHECK_EQ_U64(r->with_branches, 4);
-		CHECK_EQ_U64(r->nbranches_by_samples, 2);
-		CHECK_EQ_U64(r->branches_by_samples[0].from, 0x1000);
-		CHECK_EQ_U64(r->branches_by_samples[0].to, 0x2000);
-		CHECK_EQ_U64(r->branches_by_samples[0].samples, 3);
-		CHECK_EQ_U64(r->branches_by_samples[0].mispredicted, 3);
-		CHECK_EQ_U64(r->branches_by_latency[0].from, 0x5000);
-		CHECK_EQ_U64(r->branches_by_latency[0].latency, 1000);
-		CHECK_EQ_U64(r->with_path, 0);
+		CHECK_EQ_U64(pms_pathreport_with_branches(r), 4);
+		CHECK_EQ_U64(pms_pathreport_branch_count(r, PMS_BRANCHES_BY_SAMPLES), 2);
+		CHECK_EQ_U64(pms_pathreport_branch_at(r, PMS_BRANCHES_BY_SAMPLES, 0)->from, 0x1000);
+		CHECK_EQ_U64(pms_pathreport_branch_at(r, PMS_BRANCHES_BY_SAMPLES, 0)->to, 0x2000);
+		CHECK_EQ_U64(pms_pathreport_branch_at(r, PMS_BRANCHES_BY_SAMPLES, 0)->samples, 3);
+		CHECK_EQ_U64(pms_pathreport_branch_at(r, PMS_BRANCHES_BY_SAMPLES, 0)->mispredicted, 3);
+		CHECK_EQ_U64(pms_pathreport_branch_at(r, PMS_BRANCHES_BY_LATENCY, 0)->from, 0x5000);
+		CHECK_EQ_U64(pms_pathreport_branch_at(r, PMS_BRANCHES_BY_LATENCY, 0)->latency, 1000);
+		CHECK_EQ_U64(pms_pathreport_with_path(r), 0);
 	}
 	pms_pathreport_free(r);
 	pms_pathprof_free(p);

@@ -292,4 +292,29 @@ PMS_TEST(maps_match_a_unit_model_under_random_adds)
 	pms_maps_free(m);
 }
 
+PMS_TEST(map_kind_names)
+{
+	struct pms_maps *m = NULL;
+	CHECK_OK(pms_maps_new(&m));
+	if (!m)
+		return;
+	/* the kind a /proc/PID/maps line parses to, and its name */
+	CHECK_OK(pms_maps_parse(m, "00400000-00401000 r-xp 00000000 08:01 12 /bin/x\n"
+				   "01000000-01021000 rw-p 00000000 00:00 0 [heap]\n"
+				   "7f0000000000-7f0000001000 rw-p 00000000 00:00 0 \n"
+				   "7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0 [stack]\n"
+				   "7ffc00100000-7ffc00102000 r-xp 00000000 00:00 0 [vdso]\n"));
+	const char *want[][2] = { { "0x400000", "file" }, { "0x1000000", "heap" },
+				  { "0x7f0000000000", "anon" }, { "0x7ffc00000000", "stack" },
+				  { "0x7ffc00100000", "special" } };
+	for (size_t i = 0; i < 5; i++) {
+		const struct pms_map *mp = pms_maps_find(m, strtoull(want[i][0], NULL, 16));
+		CHECK_MSG(mp != NULL, "%s", want[i][0]);
+		if (mp)
+			CHECK_EQ_STR(pms_map_kind_name(mp->kind), want[i][1]);
+	}
+	CHECK_EQ_STR(pms_map_kind_name((enum pms_map_kind)99), "?");
+	pms_maps_free(m);
+}
+
 PMS_TEST_MAIN()

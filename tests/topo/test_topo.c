@@ -500,4 +500,12 @@ PMS_TEST(missing_root_is_an_error_naming_the_path)
 	pms_topo_free(NULL);
 }
 
+PMS_TEST(cache_type_names)
+{
+	/* the words of sysfs cache/indexN/type, lower case */
+	CHECK_EQ_STR(pms_cache_type_name(PMS_CACHE_DATA), "data");
+	CHECK_EQ_STR(pms_cache_type_name(PMS_CACHE_INSTRUCTION), "instruction");
+	CHECK_EQ_STR(pms_cache_type_name(PMS_CACHE_UNIFIED), "unified");
+}
+
 PMS_TEST_MAIN()

@@ -1,4 +1,5 @@
 #include "check.h"
+#include "pmuscope/util.h"
 #include "pmuscope/cpuset.h"
 #include "pmuscope/error.h"
 
@@ -107,6 +108,45 @@ PMS_TEST(set_algebra)
 	pms_cpuset_fini(&a);
 	pms_cpuset_fini(&b);
 	pms_cpuset_fini(&c);
+}
+
+/* A range adds every CPU from first to last; clear empties the set and
+ * keeps it usable. */
+PMS_TEST(add_range_and_clear)
+{
+	struct pms_cpuset s = { 0 };
+	CHECK_OK(pms_cpuset_add_range(&s, 3, 6));
+	CHECK_OK(pms_cpuset_add_range(&s, 70, 70)); /* one CPU, past the first word */
+	CHECK_EQ_INT(pms_cpuset_count(&s), 5);
+	CHECK(!pms_cpuset_has(&s, 2) && pms_cpuset_has(&s, 3) && pms_cpuset_has(&s, 6));
+	CHECK(!pms_cpuset_has(&s, 7) && pms_cpuset_has(&s, 70));
+	CHECK_OK(pms_cpuset_add_range(&s, 9, 8)); /* empty range: nothing added */
+	CHECK_EQ_INT(pms_cpuset_count(&s), 5);
+	CHECK(pms_cpuset_add_range(&s, 0, PMS_CPUSET_MAX + 1) < 0); /* past the cap */
+	pms_cpuset_clear(&s);
+	CHECK_EQ_INT(pms_cpuset_count(&s), 0);
+	CHECK(!pms_cpuset_has(&s, 3));
+	CHECK_OK(pms_cpuset_add(&s, 1));
+	CHECK_EQ_INT(pms_cpuset_count(&s), 1);
+	pms_cpuset_fini(&s);
+	struct pms_cpuset e = { 0 };
+	pms_cpuset_clear(&e); /* never grown: nothing to clear */
+	CHECK_EQ_INT(pms_cpuset_count(&e), 0);
+}
+
+/* Binary units, one decimal unless whole (util.h). */
+PMS_TEST(human_size)
+{
+	char b[32];
+	CHECK_EQ_STR(pms_human_size(0, b, sizeof(b)), "0 bytes");
+	CHECK_EQ_STR(pms_human_size(512, b, sizeof(b)), "512 bytes");
+	CHECK_EQ_STR(pms_human_size(1023, b, sizeof(b)), "1023 bytes");
+	CHECK_EQ_STR(pms_human_size(4096, b, sizeof(b)), "4 KiB");
+	CHECK_EQ_STR(pms_human_size(1536ULL << 20, b, sizeof(b)), "1.5 GiB");
+	CHECK_EQ_STR(pms_human_size(3ULL << 40, b, sizeof(b)), "3 TiB");
+	char small[4];
+	CHECK(pms_human_size(4096, small, sizeof(small)) == small);
+	CHECK_EQ_STR(small, "4 K"); /* cut to the buffer, NUL-terminated */
 }
 
 PMS_TEST_MAIN()

@@ -126,7 +126,7 @@ static void event_parse_opts(void)
 	CHECK_OK(machine_load(&m));
 	CHECK_OK(pms_event_parse_ex(m.pmus, "page-faults,task-clock", NULL, &a));
 	CHECK_OK(pms_event_parse_ex(m.pmus, "page-faults,task-clock", &o, &b));
-	CHECK(a && b && a->count == b->count && a->count == 2);
+	CHECK(a && b && pms_event_list_count(a) == pms_event_list_count(b) && pms_event_list_count(a) == 2);
 	pms_event_list_free(a);
 	pms_event_list_free(b);
 	CHECK_VERSIONS(pms_event_parse_ex(m.pmus, "page-faults", &o, &a), o,

@@ -84,8 +84,7 @@ static void agg_free(struct agg *a)
 {
 	if (!a)
 		return;
-	free(a->ipt.v);
-	free(a->ipt.nv);
+	mp_iptab_free(&a->ipt);
 	free(a->objmap.keys);
 	free(a->objmap.vals);
 	free(a->dsmap.keys);

@@ -274,6 +274,8 @@ int mp_skey_cmp(const void *a, const void *b);
 void mp_skey_sort(struct skey *v, size_t n);
 
 /* memprof_add.c */
+/* Frees t's slots and node counters (a table of megabytes is mapped). */
+void mp_iptab_free(struct iptab *t);
 bool mp_iptab_resize(struct iptab *t, size_t cap, bool with_nodes);
 size_t mp_iptab_get(struct iptab *t, uint64_t ip, bool nodes);
 uint64_t mp_agg_pct(const struct agg *a, double pct);

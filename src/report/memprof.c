@@ -80,6 +80,19 @@ out:
 
 static void site_free(struct pms_memreport_site *s);
 
+/* (memprof_add.c maps the tables of IPTAB_HUGE bytes and more) */
+void mp_iptab_free(struct iptab *t)
+{
+	if (t->cap * sizeof(struct ipslot) >= IPTAB_HUGE)
+		(void)munmap(t->v, t->cap * sizeof(struct ipslot));
+	else
+		free(t->v);
+	free(t->nv);
+	t->v = NULL;
+	t->nv = NULL;
+}
+
+
 static void agg_free(struct agg *a)
 {
 	if (!a)

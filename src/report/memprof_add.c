@@ -20,8 +20,6 @@ static size_t iptab_home(const struct iptab *t, uint64_t ip)
 	return (size_t)((ip * 0x9e3779b97f4a7c15ULL) >> t->shift);
 }
 
-#define IPTAB_HUGE ((size_t)2 << 20)
-
 /* A table of bytes (a multiple of IPTAB_HUGE), zeroed: fresh anonymous
  * pages on a 2 MiB boundary.  A table of megabytes is probed at random: on
  * 2 MiB pages (where the kernel gives them: transparent huge pages on
@@ -42,17 +40,6 @@ static struct ipslot *tab_map(size_t bytes)
 		(void)munmap((char *)a + bytes, tail);
 	(void)madvise((void *)a, bytes, MADV_HUGEPAGE);
 	return (struct ipslot *)a;
-}
-
-void mp_iptab_free(struct iptab *t)
-{
-	if (t->cap * sizeof(struct ipslot) >= IPTAB_HUGE)
-		(void)munmap(t->v, t->cap * sizeof(struct ipslot));
-	else
-		free(t->v);
-	free(t->nv);
-	t->v = NULL;
-	t->nv = NULL;
 }
 
 /* A table of cap slots (and node counters when with_nodes) holding t's

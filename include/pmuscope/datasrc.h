@@ -190,7 +190,9 @@ size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size);
 /* A memo of data_src texts, for printing many samples: each distinct word
  * is formatted once (pms_datasrc_format or _format_script, by kind) and its
  * text kept, up to max_entries words (0: PMS_DATASRC_MEMO_DEFAULT); past the
- * bound a word is formatted into a scratch buffer on each call.  The texts
+ * bound a word is formatted into a scratch buffer on each call (and while
+ * a full memo's words come up rarely, every word is, for a while: the same
+ * texts without a lookup that misses).  The texts
  * are printable ASCII without '"' or '\\' (the vocabularies above and
  * decimal digits), so a JSON string needs only the quotes around them.  The
  * memo belongs to the caller (pms_datasrc_memo_free); one thread at a time. */

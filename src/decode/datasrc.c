@@ -5,6 +5,8 @@
  * perf_script__meminfo_scnprintf, mem_stat_index) and builtin-script.c
  * data_src__fprintf.  See include/pmuscope/datasrc.h for the length policy. */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,58 +44,68 @@ uint64_t pms_datasrc_pack(const struct pms_datasrc *d)
 
 /* ---- vocabularies (mem-events.c string tables, indexed by bit or value) --- */
 
+/* A name and its length (no strlen a piece: the pieces were a third of
+ * formatting a word). */
+struct name {
+	const char *s;
+	unsigned char n;
+};
+#define NM(lit) { (lit), sizeof(lit) - 1 }
+
 /* tlb_access[]: by bit of mem_dtlb. */
-static const char *const tlb_names[PMS_MEM_TLB_WIDTH] = {
-	"N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault",
+static const struct name tlb_names[PMS_MEM_TLB_WIDTH] = {
+	NM("N/A"), NM("HIT"), NM("MISS"), NM("L1"), NM("L2"), NM("Walker"), NM("Fault"),
 };
 
 /* mem_lvl[]: by bit of mem_lvl. */
-static const char *const lvl_names[PMS_MEM_LVL_WIDTH] = {
-	"N/A", "HIT", "MISS", "L1", "LFB/MAB", "L2", "L3", "Local RAM",
-	"Remote RAM (1 hop)", "Remote RAM (2 hops)", "Remote Cache (1 hop)",
-	"Remote Cache (2 hops)", "I/O", "Uncached",
+static const struct name lvl_names[PMS_MEM_LVL_WIDTH] = {
+	NM("N/A"), NM("HIT"), NM("MISS"), NM("L1"), NM("LFB/MAB"), NM("L2"), NM("L3"),
+	NM("Local RAM"),
+	NM("Remote RAM (1 hop)"), NM("Remote RAM (2 hops)"), NM("Remote Cache (1 hop)"),
+	NM("Remote Cache (2 hops)"), NM("I/O"), NM("Uncached"),
 };
 
 /* snoop_access[] then snoopx_access[]: by bit. */
-static const char *const snoop_names[PMS_MEM_SNOOP_WIDTH] = {
-	"N/A", "None", "Hit", "Miss", "HitM",
+static const struct name snoop_names[PMS_MEM_SNOOP_WIDTH] = {
+	NM("N/A"), NM("None"), NM("Hit"), NM("Miss"), NM("HitM"),
 };
-static const char *const snoopx_names[PMS_MEM_SNOOPX_WIDTH] = { "Fwd", "Peer" };
+static const struct name snoopx_names[PMS_MEM_SNOOPX_WIDTH] = { NM("Fwd"), NM("Peer") };
 
-/* mem_lvlnum[]: by value; NULL prints "Unknown level N" (L0 = 7 has no name
+/* mem_lvlnum[]: by value; no name prints "Unknown level N" (L0 = 7 has no name
  * in perf 7.3). */
-static const char *const lvlnum_names[1u << PMS_MEM_LVLNUM_WIDTH] = {
-	[PMS_MEM_LVLNUM_L1] = "L1",
-	[PMS_MEM_LVLNUM_L2] = "L2",
-	[PMS_MEM_LVLNUM_L3] = "L3",
-	[PMS_MEM_LVLNUM_L4] = "L4",
-	[PMS_MEM_LVLNUM_L2_MHB] = "L2 MHB",
-	[PMS_MEM_LVLNUM_MSC] = "Memory-side Cache",
-	[PMS_MEM_LVLNUM_UNC] = "Uncached",
-	[PMS_MEM_LVLNUM_CXL] = "CXL",
-	[PMS_MEM_LVLNUM_IO] = "I/O",
-	[PMS_MEM_LVLNUM_ANY_CACHE] = "Any cache",
-	[PMS_MEM_LVLNUM_LFB] = "LFB/MAB",
-	[PMS_MEM_LVLNUM_RAM] = "RAM",
-	[PMS_MEM_LVLNUM_PMEM] = "PMEM",
-	[PMS_MEM_LVLNUM_NA] = "N/A",
+static const struct name lvlnum_names[1u << PMS_MEM_LVLNUM_WIDTH] = {
+	[PMS_MEM_LVLNUM_L1] = NM("L1"),
+	[PMS_MEM_LVLNUM_L2] = NM("L2"),
+	[PMS_MEM_LVLNUM_L3] = NM("L3"),
+	[PMS_MEM_LVLNUM_L4] = NM("L4"),
+	[PMS_MEM_LVLNUM_L2_MHB] = NM("L2 MHB"),
+	[PMS_MEM_LVLNUM_MSC] = NM("Memory-side Cache"),
+	[PMS_MEM_LVLNUM_UNC] = NM("Uncached"),
+	[PMS_MEM_LVLNUM_CXL] = NM("CXL"),
+	[PMS_MEM_LVLNUM_IO] = NM("I/O"),
+	[PMS_MEM_LVLNUM_ANY_CACHE] = NM("Any cache"),
+	[PMS_MEM_LVLNUM_LFB] = NM("LFB/MAB"),
+	[PMS_MEM_LVLNUM_RAM] = NM("RAM"),
+	[PMS_MEM_LVLNUM_PMEM] = NM("PMEM"),
+	[PMS_MEM_LVLNUM_NA] = NM("N/A"),
 };
 
 /* mem_hops[]: by value; 5..7 are outside perf's array. */
-static const char *const hops_names[5] = {
-	"N/A", "core, same node", "node, same socket", "socket, same board", "board",
+static const struct name hops_names[5] = {
+	NM("N/A"), NM("core, same node"), NM("node, same socket"), NM("socket, same board"),
+	NM("board"),
 };
 
 /* perf_mem__op_scnprintf: first matching bit wins, in this order. */
 static const struct {
 	unsigned bit;
-	const char *name;
+	struct name name;
 } op_order[] = {
-	{ PMS_MEM_OP_NA, "N/A" },
-	{ PMS_MEM_OP_LOAD, "LOAD" },
-	{ PMS_MEM_OP_STORE, "STORE" },
-	{ PMS_MEM_OP_PFETCH, "PFETCH" },
-	{ PMS_MEM_OP_EXEC, "EXEC" },
+	{ PMS_MEM_OP_NA, NM("N/A") },
+	{ PMS_MEM_OP_LOAD, NM("LOAD") },
+	{ PMS_MEM_OP_STORE, NM("STORE") },
+	{ PMS_MEM_OP_PFETCH, NM("PFETCH") },
+	{ PMS_MEM_OP_EXEC, NM("EXEC") },
 };
 
 /* ---- a bounded string builder that counts the full length ---------------- */
@@ -132,11 +144,6 @@ static void sb_end(struct sb *s)
 		s->buf[s->len < s->size - 1 ? s->len : s->size - 1] = '\0';
 }
 
-static void sb_puts(struct sb *s, const char *str)
-{
-	sb_putn(s, str, strlen(str));
-}
-
 /* A string literal: its length known at compile time (no strlen). */
 #define SB_LIT(s, lit) sb_putn((s), (lit), sizeof(lit) - 1)
 
@@ -168,7 +175,7 @@ static void piece_op(struct sb *s, uint64_t val)
 	unsigned op = FIELD(val, OP);
 	for (size_t i = 0; i < sizeof(op_order) / sizeof(op_order[0]); i++) {
 		if (op & op_order[i].bit) {
-			sb_puts(s, op_order[i].name);
+			sb_putn(s, op_order[i].name.s, op_order[i].name.n);
 			return;
 		}
 	}
@@ -179,12 +186,12 @@ static void piece_op(struct sb *s, uint64_t val)
 static void piece_lvl(struct sb *s, uint64_t val)
 {
 	unsigned lvl = FIELD(val, LVL), num = FIELD(val, LVLNUM);
-	const char *hit_miss = "";
+	struct name hit_miss = NM("");
 
 	if (lvl & PMS_MEM_LVL_HIT)
-		hit_miss = "hit";
+		hit_miss = (struct name)NM("hit");
 	else if (lvl & PMS_MEM_LVL_MISS)
-		hit_miss = "miss";
+		hit_miss = (struct name)NM("miss");
 
 	if (num != 0 && num != PMS_MEM_LVLNUM_NA) {
 		unsigned hops = FIELD(val, HOPS);
@@ -192,7 +199,7 @@ static void piece_lvl(struct sb *s, uint64_t val)
 			SB_LIT(s, "Remote ");
 		if (hops) {
 			if (hops < sizeof(hops_names) / sizeof(hops_names[0])) {
-				sb_puts(s, hops_names[hops]);
+				sb_putn(s, hops_names[hops].s, hops_names[hops].n);
 			} else {
 				/* perf reads past mem_hops[] here (undefined). */
 				SB_LIT(s, "Unknown hops ");
@@ -200,14 +207,14 @@ static void piece_lvl(struct sb *s, uint64_t val)
 			}
 			SB_LIT(s, " ");
 		}
-		if (lvlnum_names[num]) {
-			sb_puts(s, lvlnum_names[num]);
+		if (lvlnum_names[num].s) {
+			sb_putn(s, lvlnum_names[num].s, lvlnum_names[num].n);
 		} else {
 			SB_LIT(s, "Unknown level ");
 			sb_putu(s, num);
 		}
 		SB_LIT(s, " ");
-		sb_puts(s, hit_miss);
+		sb_putn(s, hit_miss.s, hit_miss.n);
 		return;
 	}
 
@@ -222,17 +229,19 @@ static void piece_lvl(struct sb *s, uint64_t val)
 			continue;
 		if (!first)
 			SB_LIT(s, " or ");
-		sb_puts(s, lvl_names[i]);
+		sb_putn(s, lvl_names[i].s, lvl_names[i].n);
 		first = false;
 	}
 	SB_LIT(s, " ");
-	sb_puts(s, hit_miss);
+	sb_putn(s, hit_miss.s, hit_miss.n);
 }
 
-/* perf_mem__snp_scnprintf: snoop bits then snoopx bits, one " or " list. */
-static void piece_snoop(struct sb *s, uint64_t val)
+/* perf_mem__snp_scnprintf: snoop bits then snoopx bits, one " or " list;
+ * snp: the snoop field, the snoopx field above it (SNP_BITS). */
+#define SNP_BITS (PMS_MEM_SNOOP_WIDTH + PMS_MEM_SNOOPX_WIDTH)
+static void snoop_build(struct sb *s, unsigned snp)
 {
-	unsigned snp = FIELD(val, SNOOP), snpx = FIELD(val, SNOOPX);
+	unsigned snpx = snp >> PMS_MEM_SNOOP_WIDTH;
 	bool any = false;
 
 	for (unsigned i = 0; i < PMS_MEM_SNOOP_WIDTH; i++) {
@@ -240,7 +249,7 @@ static void piece_snoop(struct sb *s, uint64_t val)
 			continue;
 		if (any)
 			SB_LIT(s, " or ");
-		sb_puts(s, snoop_names[i]);
+		sb_putn(s, snoop_names[i].s, snoop_names[i].n);
 		any = true;
 	}
 	for (unsigned i = 0; i < PMS_MEM_SNOOPX_WIDTH; i++) {
@@ -248,7 +257,7 @@ static void piece_snoop(struct sb *s, uint64_t val)
 			continue;
 		if (any)
 			SB_LIT(s, " or ");
-		sb_puts(s, snoopx_names[i]);
+		sb_putn(s, snoopx_names[i].s, snoopx_names[i].n);
 		any = true;
 	}
 	if (!any)
@@ -256,9 +265,8 @@ static void piece_snoop(struct sb *s, uint64_t val)
 }
 
 /* perf_mem__tlb_scnprintf: HIT/MISS become suffixes after the level names. */
-static void piece_tlb(struct sb *s, uint64_t val)
+static void tlb_build(struct sb *s, unsigned m)
 {
-	unsigned m = FIELD(val, TLB);
 	bool hit = m & PMS_MEM_TLB_HIT, miss = m & PMS_MEM_TLB_MISS, any = false;
 
 	m &= ~(PMS_MEM_TLB_HIT | PMS_MEM_TLB_MISS);
@@ -267,7 +275,7 @@ static void piece_tlb(struct sb *s, uint64_t val)
 			continue;
 		if (any)
 			SB_LIT(s, " or ");
-		sb_puts(s, tlb_names[i]);
+		sb_putn(s, tlb_names[i].s, tlb_names[i].n);
 		any = true;
 	}
 	if (!any)
@@ -276,6 +284,50 @@ static void piece_tlb(struct sb *s, uint64_t val)
 		SB_LIT(s, " hit");
 	if (miss)
 		SB_LIT(s, " miss");
+}
+
+/* The snoop and TLB pieces of every value of their bits (128 each), built
+ * once by the rules above: a file of many distinct words formats a word a
+ * sample, and the bit loops, a branch a bit on random bits, were a fifth
+ * of `script -F data_src` there.  The longest piece is 49 characters. */
+struct piece_text {
+	unsigned char n;
+	char s[63];
+};
+static struct piece_text snp_text[1u << SNP_BITS], tlb_text[1u << PMS_MEM_TLB_WIDTH];
+static pthread_once_t text_once = PTHREAD_ONCE_INIT;
+
+static void text_init(void)
+{
+	struct sb s;
+	for (unsigned i = 0; i < (1u << SNP_BITS); i++) {
+		sb_init(&s, snp_text[i].s, sizeof(snp_text[i].s));
+		snoop_build(&s, i);
+		snp_text[i].n = (unsigned char)s.len;
+	}
+	for (unsigned i = 0; i < (1u << PMS_MEM_TLB_WIDTH); i++) {
+		sb_init(&s, tlb_text[i].s, sizeof(tlb_text[i].s));
+		tlb_build(&s, i);
+		tlb_text[i].n = (unsigned char)s.len;
+	}
+}
+
+static inline void pieces_ready(void)
+{
+	(void)pthread_once(&text_once, text_init);
+}
+
+static void piece_snoop(struct sb *s, uint64_t val)
+{
+	const struct piece_text *t =
+		&snp_text[FIELD(val, SNOOP) | FIELD(val, SNOOPX) << PMS_MEM_SNOOP_WIDTH];
+	sb_putn(s, t->s, t->n);
+}
+
+static void piece_tlb(struct sb *s, uint64_t val)
+{
+	const struct piece_text *t = &tlb_text[FIELD(val, TLB)];
+	sb_putn(s, t->s, t->n);
 }
 
 /* perf_mem__lck_scnprintf: NA wins over LOCKED; 0 is "No". */
@@ -309,6 +361,7 @@ static void piece_blk(struct sb *s, uint64_t val)
 
 static void meminfo(struct sb *s, uint64_t val)
 {
+	pieces_ready();
 	SB_LIT(s, "|OP ");
 	piece_op(s, val);
 	SB_LIT(s, "|LVL ");
@@ -361,6 +414,7 @@ size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size)
 	size_t pms_datasrc_format_##name(uint64_t val, char *buf, size_t size) \
 	{                                                             \
 		struct sb s;                                          \
+		pieces_ready();                                       \
 		sb_init(&s, buf, size);                               \
 		piece(&s, val);                                       \
 		sb_end(&s);                                           \

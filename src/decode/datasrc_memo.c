@@ -25,6 +25,10 @@ struct pms_datasrc_memo {
 	size_t n, max;  /* entries, their bound */
 	char *text;     /* every kept text, back to back (no NUL between) */
 	size_t tlen, tcap;
+	/* full: lookups and hits in this window, lookups left to format
+	 * without looking (a file of a new word a sample misses a table of
+	 * megabytes each time: a cache miss, then the formatting anyway) */
+	unsigned look, hit, skip;
 	char scratch[PMS_DATASRC_TEXT_MAX + 1];
 };
 
@@ -154,7 +158,15 @@ scratch:
 	return m->scratch;
 }
 
-const char *pms_datasrc_memo_text(struct pms_datasrc_memo *m, uint64_t val, size_t *len)
+/* While the memo is full: a window of MEMO_WINDOW lookups that hit less
+ * than one in MEMO_RARE stops the lookups for the next MEMO_SKIP words
+ * (formatted each, as a miss is), then looks again.  The texts are the
+ * same either way; only where they come from differs. */
+#define MEMO_WINDOW 4096u
+#define MEMO_RARE 16u
+#define MEMO_SKIP 65536u
+
+static const char *lookup(struct pms_datasrc_memo *m, uint64_t val, size_t *len)
 {
 	size_t j = hash(val, m->cap);
 	for (;;) {
@@ -167,4 +179,23 @@ const char *pms_datasrc_memo_text(struct pms_datasrc_memo *m, uint64_t val, size
 		}
 		j = (j + 1) & (m->cap - 1);
 	}
+}
+
+const char *pms_datasrc_memo_text(struct pms_datasrc_memo *m, uint64_t val, size_t *len)
+{
+	if (m->n < m->max)
+		return lookup(m, val, len);
+	if (m->skip) {
+		m->skip--;
+		*len = format(m, val, m->scratch, sizeof(m->scratch));
+		return m->scratch;
+	}
+	const char *t = lookup(m, val, len);
+	m->hit += t != m->scratch;
+	if (++m->look == MEMO_WINDOW) {
+		if (m->hit < MEMO_WINDOW / MEMO_RARE)
+			m->skip = MEMO_SKIP;
+		m->look = m->hit = 0;
+	}
+	return t;
 }

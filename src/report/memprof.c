@@ -80,12 +80,24 @@ out:
 
 static void site_free(struct pms_memreport_site *s);
 
+/* (memprof_add.c maps the tables of IPTAB_HUGE bytes and more) */
+void mp_iptab_free(struct iptab *t)
+{
+	if (t->cap * sizeof(struct ipslot) >= IPTAB_HUGE)
+		(void)munmap(t->v, t->cap * sizeof(struct ipslot));
+	else
+		free(t->v);
+	free(t->nv);
+	t->v = NULL;
+	t->nv = NULL;
+}
+
+
 static void agg_free(struct agg *a)
 {
 	if (!a)
 		return;
-	free(a->ipt.v);
-	free(a->ipt.nv);
+	mp_iptab_free(&a->ipt);
 	free(a->objmap.keys);
 	free(a->objmap.vals);
 	free(a->dsmap.keys);

@@ -274,6 +274,10 @@ int mp_skey_cmp(const void *a, const void *b);
 void mp_skey_sort(struct skey *v, size_t n);
 
 /* memprof_add.c */
+/* IP tables of at least this many bytes are mapped on 2 MiB boundaries
+ * (memprof_add.c), the others allocated; mp_iptab_free frees either. */
+#define IPTAB_HUGE ((size_t)2 << 20)
+void mp_iptab_free(struct iptab *t);
 bool mp_iptab_resize(struct iptab *t, size_t cap, bool with_nodes);
 size_t mp_iptab_get(struct iptab *t, uint64_t ip, bool nodes);
 uint64_t mp_agg_pct(const struct agg *a, double pct);

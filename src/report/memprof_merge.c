@@ -71,8 +71,14 @@ int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src)
 		d->ds[k].n += s->ds[i].n;
 	}
 	bool nodes = s->ipt.nv != NULL;
+	/* room for the larger of the two, at least src's slots: the halves of
+	 * one file share most instructions, and a table sized for the sum
+	 * (twice the union there) was a fresh table of megabytes for the
+	 * kernel to clear; a union that outgrows it grows it as one profile's
+	 * table grows (mp_iptab_get) */
 	if (s->ipt.n &&
-	    (rc = iptab_reserve(&d->ipt, d->ipt.n + s->ipt.n, s->ipt.cap, nodes)) < 0)
+	    (rc = iptab_reserve(&d->ipt, d->ipt.n > s->ipt.n ? d->ipt.n : s->ipt.n, s->ipt.cap,
+				nodes)) < 0)
 		return rc;
 	for (size_t i = 0; i < s->ipt.cap; i++) {
 		const struct ipslot *x = &s->ipt.v[i];

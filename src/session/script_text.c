@@ -269,21 +269,20 @@ static void pf_head(struct line *lp, const struct pms_script *pf,
 		l_strn(&l, "] ", 2, 0);
 	}
 	if (f & PF_TIME) {
-		char t[40];
-		size_t n;
-		if (pf->flags & PMS_SCRIPT_NS)
-			n = (size_t)snprintf(t, sizeof(t), "%5" PRIu64 ".%09" PRIu64 ": ",
-					     s->time / 1000000000u, s->time % 1000000000u);
-		else
-			n = (size_t)snprintf(t, sizeof(t), "%12s: ", "");
-		if (!(pf->flags & PMS_SCRIPT_NS)) {
-			char u[32];
-			int k = snprintf(u, sizeof(u), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
-					 s->time % 1000000000u / 1000u);
-			n = (size_t)snprintf(t, sizeof(t), "%12s: ", u);
-			(void)k;
+		/* perf's "%5lu.%09lu: " (--ns) or "%12s: " of "%lu.%06lu",
+		 * written in place (two snprintf a sample were a tenth of a
+		 * default `script`) */
+		uint64_t sec = s->time / 1000000000u, ns = s->time % 1000000000u;
+		if (pf->flags & PMS_SCRIPT_NS) {
+			l_num(&l, sec, 10, 5);
+			l_chr(&l, '.');
+			l_zero(&l, ns, 9);
+		} else {
+			l_num(&l, sec, 10, 5); /* "sec.uuuuuu" right-aligned in 12 */
+			l_chr(&l, '.');
+			l_zero(&l, ns / 1000u, 6);
 		}
-		l_strn(&l, t, n, 0);
+		l_strn(&l, ": ", 2, 0);
 	}
 	if (f & PF_PERIOD) {
 		/* perf: the event's sample_period when the samples carry none */

@@ -321,6 +321,33 @@ static void memo_check(enum pms_datasrc_memo_kind kind, size_t max, size_t words
 	pms_datasrc_memo_free(m);
 }
 
+/* A full memo fed a new word almost every call (it then formats without
+ * looking for a while, and looks again): every text still that of the
+ * formatter, through more than one such stretch, and the kept words
+ * still served after it. */
+PMS_TEST(memo_full_of_new_words)
+{
+	struct pms_datasrc_memo *m = NULL;
+	char want[PMS_DATASRC_TEXT_MAX + 1];
+	CHECK_OK(pms_datasrc_memo_new(PMS_DATASRC_MEMO_SCRIPT, 64, &m));
+	memo_rng = 0x13198a2e03707344ULL;
+	for (size_t i = 0; i < 150000; i++) {
+		/* one word in 64 from the first 64 (kept), the rest new */
+		uint64_t v = (i & 63) == 0 ? (uint64_t)(i >> 6 & 63) << 24 : memo_rand();
+		if (i < 64)
+			v = (uint64_t)i << 24;
+		size_t n = 0;
+		const char *t = pms_datasrc_memo_text(m, v, &n);
+		size_t wn = pms_datasrc_format_script(v, want, sizeof(want));
+		CHECK_MSG(n == wn && !memcmp(t, want, n), "call %zu, 0x%" PRIx64 ": '%.*s' != '%s'",
+			  i, v, (int)n, t, want);
+		if (n != wn || memcmp(t, want, n))
+			break;
+	}
+	CHECK_EQ_INT(pms_datasrc_memo_size(m), 64);
+	pms_datasrc_memo_free(m);
+}
+
 PMS_TEST(memo_matches_format)
 {
 	memo_check(PMS_DATASRC_MEMO_SCRIPT, 0, 5000);

@@ -14,6 +14,7 @@
 #include "pmuscope/memdeco.h"
 #include "pmuscope/script.h"
 #include "pmuscope/symtrack.h"
+#include "session/dwpath.h"
 
 /* ---- perf script's text: its fields, its order, its widths ---------------
  * (tools/perf/builtin-script.c process_event and perf_sample__fprintf_start,
@@ -70,6 +71,7 @@ struct pms_script {
 	struct pms_perfdata_ordered *oq; /* r's records in perf's time order */
 	unsigned flags;
 	struct pms_symtrack *st;
+	struct dwpath dw; /* DWARF samples' user frames (with symbols: st's maps) */
 	struct pms_memdeco *deco;
 	struct pms_datasrc_memo *dm;
 	struct script_comms comms;

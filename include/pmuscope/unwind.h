@@ -54,7 +54,8 @@ void pms_unwinder_free(struct pms_unwinder *u);
  * Writes at most cap frames; *n gets the count.  Returns 0, or 1 when the
  * path is incomplete: frames dropped for want of room, or the unwind
  * stopped on an error before the outermost frame (no CFI, the stack copy
- * too short: the frames found are given); PMS_ENOTSUP when the sample has
+ * too short, a PC in a module whose ELF is not on this machine, from which
+ * perf takes no step either: the frames found are given); PMS_ENOTSUP when the sample has
  * no user registers and stack, or this architecture has no register map
  * here; PMS_EINVAL for NULL. */
 int pms_unwinder_sample(struct pms_unwinder *u, const struct pms_maps *maps,

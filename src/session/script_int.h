@@ -13,6 +13,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/memdeco.h"
 #include "pmuscope/script.h"
+#include "session/dwpath.h"
 #include "session/symtrack_int.h"
 
 /* ---- perf script's text: its fields, its order, its widths ---------------
@@ -70,6 +71,7 @@ struct pms_script {
 	struct pms_perfdata_ordered *oq; /* r's records in perf's time order */
 	unsigned flags;
 	struct pms_symtrack *st;
+	struct dwpath dw; /* DWARF samples' user frames (with symbols: st's maps) */
 	struct pms_memdeco *deco;
 	struct pms_datasrc_memo *dm;
 	struct script_comms comms;

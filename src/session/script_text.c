@@ -8,6 +8,7 @@
 #include "pmuscope/callpath.h"
 #include "pmuscope/memsample.h"
 #include "session/script_int.h"
+#include "session/symtrack_int.h"
 #include "util/fmtnum.h"
 
 /* A sample's text is built in place in the caller's buffer while it has
@@ -306,20 +307,29 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 	int node = smp->node;
 	unsigned f = pf->o[pms_script_ot_of_(ev->attr->attr->type)].fields;
 	struct pms_frame fr[PMS_CALLPATH_MAX];
+	const struct pms_frame *frp = fr;
 	size_t nfr = 0;
 	bool chain = false;
 	struct pms_symtrack_name nm = { 0 };
 	struct line l;
 	if (!f)
 		return;
-	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain && (s->present & PMS_SAMPLE_CALLCHAIN) &&
-	    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr, PMS_CALLPATH_MAX,
-				    &nfr) >= 0) {
-		chain = true;
-		if (!nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
-			fr[0].ip = s->ip;
-			fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
-			nfr = 1;
+	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain && (s->present & PMS_SAMPLE_CALLCHAIN)) {
+		if (dwpath_applies(s)) {
+			/* --call-graph dwarf: the kernel part, then the user
+			 * frames unwound from the stack copy, as report -g
+			 * (session/dwpath.c); an empty path prints no frame,
+			 * as perf's empty cursor */
+			chain = dwpath_frames(&pf->dw, symtrack_maps(pf->st, s->pid), s, &frp,
+					      &nfr) >= 0;
+		} else if (pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr,
+						   PMS_CALLPATH_MAX, &nfr) >= 0) {
+			chain = true;
+			if (!nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
+				fr[0].ip = s->ip;
+				fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
+				nfr = 1;
+			}
 		}
 	}
 	if ((f & (PF_SYM | PF_DSO | PF_SRCLINE)) && (f & PF_IP) && !chain)
@@ -373,7 +383,7 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 	}
 	o->n += l.n;
 	if (chain)
-		pf_chain(o, pf, s, fr, nfr, (f & PX_CHAIN) && !(f & PF_IP) ? 0 : f);
+		pf_chain(o, pf, s, frp, nfr, (f & PX_CHAIN) && !(f & PF_IP) ? 0 : f);
 	if ((f & PF_BRSTACK) && (s->present & PMS_SAMPLE_BRANCH_STACK))
 		for (uint64_t k = 0; k < s->branch.nr; k++) {
 			char b[160];

@@ -12,6 +12,7 @@
 
 #include "pmuscope/datasrc.h"
 #include "pmuscope/unwind.h"
+#include "session/dwpath.h"
 #include "session/sorthist_int.h"
 #include "session/symtrack_int.h"
 #include "util/error.h"
@@ -65,9 +66,8 @@ struct pms_sorthist {
 	bool fed;
 	struct table chains;
 	struct pms_sorthist_chain *outchains;
-	struct pms_unwinder *uw;   /* DWARF paths */
+	struct dwpath dw;          /* DWARF paths */
 	struct pms_sys *sys;
-	struct pms_frame *fbuf;    /* PMS_CALLPATH_MAX frames unwound */
 	char (*ftext)[1024];       /* each frame's row text */
 	char (*fname)[256];        /* each frame's chain name */
 	char *chainbuf;            /* add_chain's text */
@@ -379,8 +379,7 @@ void pms_sorthist_free(struct pms_sorthist *h)
 		free(h->chains.rows[i].text);
 	free(h->chains.rows);
 	free(h->outchains);
-	pms_unwinder_free(h->uw);
-	free(h->fbuf);
+	dwpath_fini(&h->dw);
 	free(h->ftext);
 	free(h->fname);
 	free(h->chainbuf);
@@ -553,80 +552,25 @@ int pms_sorthist_set_callgraph(struct pms_sorthist *h, unsigned flags)
 	return 0;
 }
 
-/* The user PC among a sample's user registers (perf's register numbers),
- * 0 when it has none or this architecture has no map here. */
-static uint64_t user_pc(const struct pms_sample *s)
-{
-#if defined(__x86_64__)
-	const unsigned pc = 8; /* PERF_REG_X86_IP */
-#elif defined(__aarch64__)
-	const unsigned pc = 32; /* PERF_REG_ARM64_PC */
-#else
-	const unsigned pc = 64;
-#endif
-	if (pc >= 64 || !(s->present & PMS_SAMPLE_REGS_USER) || !s->regs_user.abi ||
-	    !(s->regs_user.mask & (1ULL << pc)))
-		return 0;
-	uint64_t below = s->regs_user.mask & ((1ULL << pc) - 1);
-	size_t i = (size_t)__builtin_popcountll(below);
-	return i < s->regs_user.nr ? pms_u64_at(s->regs_user.regs, i) : 0;
-}
-
 /* The sample's whole path, leaf first: the FP callchain as decoded, a DWARF
- * sample unwound with its process's mappings so far.  0 frames when it has
- * none (or the unwinder cannot be had). */
+ * sample's as perf builds it (session/dwpath.c, shared with script); 0
+ * frames when it has none.  Out of memory, a DWARF sample keeps the
+ * kernel part of its chain. */
 static size_t sample_frames(struct pms_sorthist *h, const struct pms_memsrc_sample *x,
 			    const struct pms_frame **fr)
 {
+	size_t n;
 	*fr = x->path.frames;
 	if (x->path.how == PMS_CALLGRAPH_NONE)
 		return 0;
 	if (x->path.how != PMS_CALLGRAPH_DWARF || !x->rec)
 		return x->path.n;
-	if (!h->uw && h->sys && pms_unwinder_new(h->sys, &h->uw) < 0)
-		h->uw = NULL;
-	if (!h->fbuf && !(h->fbuf = malloc(PMS_CALLPATH_MAX * sizeof(*h->fbuf))))
+	h->dw.sys = h->sys;
+	if (dwpath_frames(&h->dw, symtrack_maps(h->st, x->ms.pid), &x->rec->sample, fr, &n) < 0) {
+		*fr = x->path.frames;
 		return x->path.n;
-	const struct pms_maps *maps = symtrack_maps(h->st, x->ms.pid);
-	size_t n = 0, nk = x->path.n < PMS_CALLPATH_MAX ? x->path.n : PMS_CALLPATH_MAX - 1;
-	uint64_t pc = user_pc(&x->rec->sample);
-	if (!h->uw || !maps ||
-	    pms_unwinder_sample(h->uw, maps, &x->rec->sample, h->fbuf, PMS_CALLPATH_MAX, &n) < 0)
-		n = 0;
-	bool dwarf = false;
-	for (size_t i = 0; i < n && !dwarf; i++)
-		dwarf = (h->fbuf[i].flags & PMS_FRAME_DWARF) != 0;
-	if (!dwarf) {
-		/* perf gives the user PC alone where its unwind cannot start
-		 * (no ELF of the module here), nothing where no map holds it
-		 * nor where no stack byte was captured (machine.c
-		 * thread__resolve_callchain_unwind: "Bail out if nothing was
-		 * captured") */
-		const struct pms_sample *rs = &x->rec->sample;
-		bool stack = rs->stack_size && rs->stack_dyn_size;
-		memcpy(h->fbuf, x->path.frames, nk * sizeof(*h->fbuf));
-		n = nk;
-		if (pc && stack && maps && pms_maps_find(maps, pc))
-			h->fbuf[n++] = (struct pms_frame){ pc, PMS_FRAME_DWARF };
 	}
-	/* perf's DWARF frames (unwind-libdw): a caller's return address less
-	 * one (the call, not the next line); no user frame at all when the
-	 * sampled user PC is in no mapping (the unwind does not start) */
-	size_t k = 0;
-	bool first = true;
-	for (size_t i = 0; i < n; i++) {
-		struct pms_frame f = h->fbuf[i];
-		if (f.flags & PMS_FRAME_DWARF) {
-			if (first && !pms_maps_find(maps, f.ip))
-				break;
-			if (!first && f.ip)
-				f.ip--;
-			first = false;
-		}
-		h->fbuf[k++] = f;
-	}
-	*fr = h->fbuf;
-	return k;
+	return n;
 }
 
 /* perf's callchain_list__sym_name: the function, else the address. */

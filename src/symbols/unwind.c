@@ -166,6 +166,17 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	u->out[u->n].ip = pc;
 	u->out[u->n].flags = PMS_FRAME_DWARF;
 	u->n++;
+	/* perf steps from a frame only with its module's unwind tables: a PC
+	 * in no module with an ELF here (the binary is not on this machine) ends
+	 * the unwind there (perf's libunwind find_proc_info fails for a DSO
+	 * it cannot read; libdw would go on by frame pointers, its x86-64
+	 * fallback, and give callers perf does not: KDAB's contentsize.data) */
+	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, act ? pc : pc - 1);
+	Dwarf_Addr bias;
+	if (!m || !dwfl_module_getelf(m, &bias)) {
+		u->cut = true;
+		return DWARF_CB_ABORT;
+	}
 	return DWARF_CB_OK;
 }
 

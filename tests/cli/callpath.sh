@@ -10,7 +10,8 @@
 #     samples, and the stacks equal perf's own DWARF unwinding of F
 #     (perf script --no-inline; perf shows a caller's return address - 1).
 #  3. Files written by perf record -g and --call-graph dwarf: `pmuscope
-#     script -F callchain` prints what `perf script -F ip` prints, and
+#     script -F callchain` prints what `perf script -F ip` prints (DWARF:
+#     --no-inline, script unwinding as report), and
 #     `pmuscope report` aggregates the same stacks as perf script.
 # $1 = pmuscope.  Needs PMS_BUILD_DIR (the workloads) and perf.
 # callpath.sh --self-test: callpath_compare.py's pairing rules on crafted
@@ -118,18 +119,17 @@ for m in fp dwarf; do
   opt=$([ $m = dwarf ] && echo "--no-inline" || true)
   perf script -i "$tmp/p$m.data" -F tid,ip $opt >"$tmp/p$m.perf" 2>/dev/null
   python3 "$cmp_py" "$tmp/p$m.json" "$tmp/p$m.perf" $m || bad "report of perf record $cg vs perf script"
-  if [ $m = fp ]; then
-    perf script -i "$tmp/p$m.data" -F ip >"$tmp/p$m.perfip" 2>/dev/null
-    "$cli" script -i "$tmp/p$m.data" -F callchain >"$tmp/p$m.ours" 2>"$tmp/err" || bad "script -F callchain"
-    # the same stacks, each sample's block of frames whole; perf orders
-    # samples by time across CPUs, pmuscope script keeps file order
-    python3 - "$tmp/p$m.perfip" "$tmp/p$m.ours" <<'PY' || { bad "script -F callchain differs from perf script -F ip"; diff "$tmp/p$m.perfip" "$tmp/p$m.ours" | head -5; }
+  # both: script unwinds DWARF samples as report does (session/dwpath.c)
+  perf script -i "$tmp/p$m.data" -F ip $opt >"$tmp/p$m.perfip" 2>/dev/null
+  "$cli" script -i "$tmp/p$m.data" -F callchain >"$tmp/p$m.ours" 2>"$tmp/err" || bad "script -F callchain"
+  # the same stacks, each sample's block of frames whole; perf orders
+  # samples by time across CPUs, pmuscope script keeps file order
+  python3 - "$tmp/p$m.perfip" "$tmp/p$m.ours" <<'PY' || { bad "script -F callchain differs from perf script -F ip"; diff "$tmp/p$m.perfip" "$tmp/p$m.ours" | head -5; }
 import sys
 def blocks(path):
-    return sorted(b.strip("\n") for b in open(path).read().split("\n\n") if b.strip())
+  return sorted(b.strip("\n") for b in open(path).read().split("\n\n") if b.strip())
 a, b = blocks(sys.argv[1]), blocks(sys.argv[2])
 sys.exit(0 if a == b and a else 1)
 PY
-  fi
 done
 exit $fail

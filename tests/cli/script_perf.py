@@ -15,9 +15,21 @@ Field classes left out, and why:
            only from the running kernel's symbols as they are.  For files not
            recorded here the name before " ([kernel.kallsyms])" is masked on
            both sides (the address, the DSO and the rest still compared).
-  DWARF-unwound user frames (files with STACK_USER): perf unwinds the copied
-           user stack; this tool prints the kernel's chain; those files are
-           skipped.
+  DWARF-unwound user frames (files with STACK_USER): none left out: this
+           tool unwinds the copied user stack as report -g does
+           (src/session/dwpath.c); such files are compared with perf script
+           --no-inline (perf adds "(inlined)" frames from DWARF, this tool
+           does not; perf's own non-inline frames are then the same).  The
+           file recorded here (--call-graph dwarf of the call-path workload
+           built without frame pointers, PMS_BUILD_DIR) may differ in at
+           most DW_TOL samples a run, each printed: seen once, in -F +addr,
+           a data address at a zero-size object (__TMC_END__, where exec
+           clears .bss) that perf names by stretching the object to the next
+           symbol and this tool leaves [unknown] (a data-symbol rule, not
+           the unwind).  The shared DWARF files (KDAB's cpp-inlining and
+           contentsize, binaries not here: the unwind stops at a PC in a
+           module without an ELF, as perf's) must be equal, but for one
+           perf quirk on contentsize (KNOWN_SYM below).
   big-endian pipe files: perf 6.12 swaps the pid/tid pair and the weight
            struct of a foreign-endian sample differently from the kernel's
            layout (pipe_be.data: perf says pid 10 tid 9 where the
@@ -108,6 +120,17 @@ def record(tmp):
             out.append(f)
         else:
             print('note: perf record %s failed: %s' % (name, err.decode(errors='replace')[-200:]))
+    nofp = os.path.join(os.environ.get('PMS_BUILD_DIR', ''), 'tests', 'sample', 'pms_callpath_nofp')
+    if os.access(nofp, os.X_OK):
+        f = os.path.join(tmp, 'dw.data')
+        rc, _, err = run([perf, 'record', '-q', '--call-graph', 'dwarf', '-e', 'page-faults', '-c', '1',
+                          '-o', f, nofp, 'touch', '300'])
+        if rc == 0:
+            out.append(f)
+        else:
+            print('note: perf record --call-graph dwarf failed: %s' % err.decode(errors='replace')[-200:])
+    else:
+        print('note: no %s (PMS_BUILD_DIR): no DWARF file recorded' % nofp)
     f = os.path.join(tmp, 'pms.data')
     env = dict(os.environ, PMUSCOPE_NO_DAMON='1')
     p = subprocess.run([PMS, 'record', '-o', f, '--', '/bin/true'], stdout=subprocess.PIPE,
@@ -125,16 +148,39 @@ def record(tmp):
 # not failed (a known difference: docs/script.md).
 KNOWN_ORDER = ('perf.data.armv7.perf_3.14-3.8', 'perf.data.callgraph-3.8', 'perf.data.i686-3.4')
 
+# perf 6.12 prints each frame's symbol (no offset; [unknown] where none) in
+# the call chains of KDAB's contentsize.data under -F ip,dso, which asks for
+# no symbol (it does not on the files recorded here, nor on KDAB's
+# cpp-inlining or quipper's callgraph-3.8); with those names taken out the
+# lines are equal.  Cause not traced; reported, not failed.
+KNOWN_SYM = {('contentsize.data', 'ip,dso')}
+
 
 def aux_file(f):
-    """A file left out (see above): AUX trace, DWARF stacks, big-endian."""
+    """A file left out (see above): AUX trace, tracepoints, big-endian."""
     if 'intel_pt' in f or f.endswith(('pipe_be.data', 'file_be.data')):
         return True
     rc, out, _ = run([PMS, 'script', '--header', '-i', f])
     if rc == 0 and b'#   AUXTRACE ' in out:
         return True
     rc, out, _ = run(['perf', 'evlist', '-v', '-i', f])
-    return rc == 0 and (b'STACK_USER' in out or re.search(rb'type: 2\b', out) is not None)
+    return rc == 0 and re.search(rb'type: 2\b', out) is not None
+
+
+def dwarf_file(f):
+    """Samples with user registers and stack (perf record --call-graph dwarf)."""
+    rc, out, _ = run(['perf', 'evlist', '-v', '-i', f])
+    return rc == 0 and b'STACK_USER' in out
+
+
+# Most samples of the DWARF file recorded here that may differ in a run (see above).
+DW_TOL = 2
+
+
+def samples(b):
+    """The output as samples: with call chains, a blank line ends each
+    sample (perf's chain form); else one line each."""
+    return b.split(b'\n\n') if b'\n\n' in b else b.split(b'\n')
 
 
 def main():
@@ -145,6 +191,7 @@ def main():
     fails = 0
     compared = 0
     known = 0
+    dwdiff = 0
     try:
         files = sorted(glob.glob(os.path.join(SRC, 'tests', 'fuzz', 'corpus', '**', '*.data'),
                                  recursive=True))
@@ -168,9 +215,13 @@ def main():
         local = record(tmp)
         files += local
         files = [f for f in files if not aux_file(f)]
+        dwarf = set(f for f in files if dwarf_file(f))
+        print('%d files, %d with DWARF stacks: %s' % (len(files), len(dwarf),
+                                                     ' '.join(os.path.basename(f) for f in sorted(dwarf))))
         for f in files:
             for opts in OPTS:
-                prc, pout, perr = run(['perf', 'script', '-i', f] + opts)
+                pex = ['--no-inline'] if f in dwarf else []
+                prc, pout, perr = run(['perf', 'script', '-i', f] + pex + opts)
                 if prc != 0 or not pout:
                     print('skip: perf script %s %s: rc %d, %d bytes' % (' '.join(opts), f, prc, len(pout)))
                     continue
@@ -182,6 +233,22 @@ def main():
                     known += 1
                     print('known: script %s %s: perf 3.x file, one thread named :TID by perf' % (' '.join(opts), f))
                     continue
+                if rc == 0 and out != pout and (os.path.basename(f), opts[-1]) in KNOWN_SYM and \
+                   re.sub(rb'(?m)^(\t *[0-9a-f]+) \S+ \(', rb'\1 (', pout) == out:
+                    known += 1
+                    print('known: script %s %s: perf names chain frames under -F ip,dso' % (' '.join(opts), f))
+                    continue
+                if rc == 0 and out != pout and f in local and f in dwarf:
+                    so, sp = samples(out), samples(pout)
+                    nd = sum(1 for a, b in zip(so, sp) if a != b)
+                    if len(so) == len(sp) and nd <= DW_TOL:
+                        dwdiff += 1
+                        print('dwarf: script %s %s: %d of %d samples differ (at most %d):'
+                              % (' '.join(opts), f, nd, len(sp), DW_TOL))
+                        for a, b in zip(so, sp):
+                            if a != b:
+                                print('  perf: %r\n  ours: %r' % (b[:400], a[:400]))
+                        continue
                 if rc != 0 or out != pout:
                     fails += 1
                     pl = pout.decode(errors='replace').split('\n')
@@ -207,8 +274,8 @@ def main():
                     print('FAIL: error %s: perf rc %d %r, ours rc %d %r' % (opts, prc, pw, rc, ow))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print('%d comparisons, %d different, %d known (perf 3.x comm)'
-          % (compared, fails, known))
+    print('%d comparisons, %d different, %d known (perf 3.x comm, kernel names), '
+          '%d DWARF runs within %d samples' % (compared, fails, known, dwdiff, DW_TOL))
     return 1 if fails else 0
 
 

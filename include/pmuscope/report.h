@@ -274,6 +274,11 @@ struct pms_memreport_input {
 	 * recorded, and kernel IPs are not named (this machine's kallsyms does
 	 * not describe the recording's kernel). */
 	bool recorded;
+	/* Every sample in `all` as sampled, kernel addresses included, for a
+	 * caller that applies the visibility rule itself (the live c2c feed:
+	 * its report hides them at the end when the caller may not see
+	 * them). */
+	bool unmasked;
 };
 
 struct pms_memreport {

@@ -542,7 +542,7 @@ int pms_memprof_report(struct pms_memprof *p, struct pms_symbolizer *sym,
 	/* Every sample, with what the caller may not see masked. */
 	if (p->xv && (rc = build_all(p, r)) < 0)
 		goto out;
-	if (!r->kernel_visible)
+	if (!r->kernel_visible && !in->unmasked)
 		for (size_t i = 0; i < r->nall; i++) {
 			struct pms_memsample *s = &r->all[i].s;
 			if (kernel_ip(s))

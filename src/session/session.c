@@ -1218,6 +1218,9 @@ static int c2c_feed_live(struct pms_session *s)
 	pms_session_stats(s, &st);
 	struct pms_memreport_input in = { .duration_ns = 0 };
 	pms_memreport_input_from_src(&in, &info, &st);
+	/* kernel IPs as sampled, as a file's model has them (each its own
+	 * offset row); c2c_hide_kernel masks them at the end where needed */
+	in.unmasked = true;
 	int rc = pms_memprof_report(s->ps.prof, NULL, &in, &mrep);
 	for (size_t i = 0; rc >= 0 && i < mrep->nall; i++)
 		rc = pms_c2c_add(s->ps.c2c, &mrep->all[i]);

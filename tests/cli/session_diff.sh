@@ -52,16 +52,21 @@ LIVE_ONLY = {
     "lines[].object": "live data objects also come from /proc/PID/maps (heap, stack, "
                       "merged mappings); a file has only its MMAP/MMAP2 records",
 }
-# A kernel instruction's address: the live model is fed from the profile's
-# kept samples, whose kernel IPs read 0 (as before the session); the file
-# keeps them as recorded (the recorder hid them only for a caller that
-# kallsyms hides them from).  Both say kernel and [kernel].  The offsets of
-# a line are ordered by address, so the comparison takes them in one order.
+# and a kernel offset's function: named live from this kernel's kallsyms,
+# [kernel] from a file (docs/c2c.md)
+# A kernel instruction's address: the live model is fed the profile's kept
+# samples unmasked (pms_memreport_input.unmasked), each kernel IP its own
+# offset row as in the file (before, they read 0 live and merged into one
+# row: "offsets: 2 vs 3 entries" under ASan); the live report masks them
+# only for a caller that may not see them, the file keeps them as recorded.
+# Both say kernel and [kernel].  The offsets of a line are ordered by
+# address, so the comparison takes them in one order.
 for d in (live, file):
     for line in d["lines"]:
         for o in line["offsets"]:
             if o["kernel"]:
                 o["ip"] = "kernel"
+                o["function"] = "[kernel]"
         line["offsets"].sort(key=lambda o: json.dumps(o, sort_keys=True))
 diffs = []
 def walk(a, b, path):

@@ -293,6 +293,19 @@ static void mods_clear(struct pms_symbolizer *s)
 	s->nmods = s->last_mod = 0;
 }
 
+/* What is tied to a Dwfl about to end: the sorted tables, cached by module
+ * pointer (a new Dwfl may reuse the old one's addresses), and the demangled
+ * names, keyed by the mangled string's address in the old Dwfl's ELF data. */
+static void dwfl_caches_drop(struct pms_symbolizer *s)
+{
+	mods_clear(s);
+	for (size_t i = 0; i < s->dm_cap; i++)
+		free(s->dm[i].pretty);
+	if (s->dm_cap)
+		memset(s->dm, 0, s->dm_cap * sizeof(*s->dm));
+	s->dm_used = 0;
+}
+
 
 int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct pms_maps *maps)
 {
@@ -308,16 +321,7 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 	if (rc < 0)
 		return rc;
 	if (p) {
-		/* the sorted tables are cached by module pointer: a new Dwfl
-		 * may reuse the old one's addresses, so the cache goes */
-		mods_clear(s);
-		/* demangled names are keyed by the mangled string's address,
-		 * which the old Dwfl's ELF data held: they go too */
-		for (size_t i = 0; i < s->dm_cap; i++)
-			free(s->dm[i].pretty);
-		if (s->dm_cap)
-			memset(s->dm, 0, s->dm_cap * sizeof(*s->dm));
-		s->dm_used = 0;
+		dwfl_caches_drop(s);
 		dwfl_end(p->dwfl);
 		pms_maps_free(p->maps);
 	} else {
@@ -377,12 +381,7 @@ int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t 
 		pms_vdso_img_free(&s->vdso); /* as before: no image */
 		return rc;
 	}
-	mods_clear(s);
-	for (size_t i = 0; i < s->dm_cap; i++)
-		free(s->dm[i].pretty);
-	if (s->dm_cap)
-		memset(s->dm, 0, s->dm_cap * sizeof(*s->dm));
-	s->dm_used = 0;
+	dwfl_caches_drop(s);
 	dwfl_end(s->dwfl);
 	pms_maps_free(s->maps);
 	s->dwfl = d;

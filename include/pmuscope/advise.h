@@ -188,7 +188,11 @@ struct pms_migrate_result {
 	uint64_t calls;        /* move_pages calls (queries included) */
 	uint64_t after_on_target; /* pages the final query found on their target */
 	int call_errno;        /* first whole-call failure's errno, 0 if none */
+	uint64_t retried;      /* pages moved again after a busy answer (EAGAIN,
+				* EBUSY; up to PMS_MIGRATE_RETRIES more tries each) */
 };
+
+#define PMS_MIGRATE_RETRIES 3
 
 /* Move the pages of [start, end) of process pid (0 = the caller) to
  * nodes[i % nnodes] (one node: move; several: interleave page by page),

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pmuscope/advise.h"
 #include "util/error.h"
@@ -30,6 +31,13 @@
 
 #define MPOL_MF_MOVE_ (1 << 1) /* include/uapi/linux/mempolicy.h */
 #define NOT_WRITTEN INT_MIN
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
 
 static void count_err(struct pms_migrate_result *r, int err, uint64_t n)
 {
@@ -218,31 +226,47 @@ int pms_migrate_range(struct pms_sys *sys, pid_t pid, uint64_t start, uint64_t e
 		}
 		if (!m)
 			continue;
-		res->calls++;
-		q = ops->move_pages(ops->ud, (int)pid, m, pages, tnodes, st, MPOL_MF_MOVE_);
-		if (q < 0 && !res->call_errno)
-			res->call_errno = (int)-q;
-		/* the kernel's answer per page, then what a query finds */
-		int callerr = q < 0 ? (int)-q : q > 0 ? EAGAIN : 0;
-		res->calls++;
-		int *after = before; /* reuse: the before values are no longer needed */
-		long q2 = ops->move_pages(ops->ud, (int)pid, m, pages, NULL, after, 0);
-		for (size_t i = 0; i < m; i++) {
-			/* the query's word, unless it cannot see the page now (not
-			 * present: reclaimed or unmapped since): then the move's */
-			bool there = q2 >= 0 && after[i] >= 0 ? after[i] == tnodes[i]
-							       : st[i] == tnodes[i];
-			if (there) {
-				res->moved++;
-			} else {
-				res->failed++;
-				if (st[i] != NOT_WRITTEN && st[i] < 0)
-					count_err(res, st[i], 1);
-				else if (st[i] == NOT_WRITTEN && callerr)
-					count_err(res, callerr, 1);
-				else
-					count_err(res, EAGAIN, 1); /* said done, found elsewhere */
+		for (int pass = 0; m; pass++) {
+			if (pass)
+				pause_ms(20 * pass);
+			for (size_t i = 0; i < m; i++)
+				st[i] = NOT_WRITTEN;
+			res->calls++;
+			q = ops->move_pages(ops->ud, (int)pid, m, pages, tnodes, st, MPOL_MF_MOVE_);
+			if (q < 0 && !res->call_errno)
+				res->call_errno = (int)-q;
+			/* the kernel's answer per page, then what a query finds */
+			int callerr = q < 0 ? (int)-q : q > 0 ? EAGAIN : 0;
+			res->calls++;
+			int *after = before; /* reuse: the before values are no longer needed */
+			long q2 = ops->move_pages(ops->ud, (int)pid, m, pages, NULL, after, 0);
+			size_t again = 0;
+			for (size_t i = 0; i < m; i++) {
+				/* the query's word, unless it cannot see the page now
+				 * (not present: reclaimed or unmapped since): then the
+				 * move's */
+				bool there = q2 >= 0 && after[i] >= 0 ? after[i] == tnodes[i]
+								       : st[i] == tnodes[i];
+				int err = st[i] != NOT_WRITTEN && st[i] < 0 ? -st[i]
+					  : st[i] == NOT_WRITTEN && callerr ? callerr
+					  : EAGAIN; /* said done, found elsewhere */
+				if (there) {
+					res->moved++;
+					res->retried += pass > 0;
+				} else if ((err == EAGAIN || err == EBUSY) && pass < PMS_MIGRATE_RETRIES &&
+					   !(q < 0 && fatal_errno(q))) {
+					/* busy now (referenced, locked, under writeback;
+					 * or not tried after another page failed): again,
+					 * a little later, in order */
+					pages[again] = pages[i];
+					tnodes[again] = tnodes[i];
+					again++;
+				} else {
+					res->failed++;
+					count_err(res, err, 1);
+				}
 			}
+			m = again;
 		}
 		if (q < 0 && fatal_errno(q)) {
 			uint64_t rest = npages - p0 - n;

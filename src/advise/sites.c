@@ -275,6 +275,7 @@ static void add_result(struct pms_migrate_result *t, const struct pms_migrate_re
 	t->failed += r->failed;
 	t->calls += r->calls;
 	t->after_on_target += r->after_on_target;
+	t->retried += r->retried;
 	if (!t->call_errno)
 		t->call_errno = r->call_errno;
 	for (size_t i = 0; i < r->nerrs; i++) {

@@ -263,6 +263,7 @@ void pms_render_migrate_json(struct pms_json *j, const char *key, const struct p
 		pms_json_uint(j, errname(r->errs[i].err), r->errs[i].pages);
 	pms_json_end_object(j);
 	pms_json_uint(j, "on_target_after", r->after_on_target);
+	pms_json_uint(j, "moved_after_retry", r->retried);
 	pms_json_uint(j, "move_pages_calls", r->calls);
 	if (r->call_errno)
 		pms_json_str(j, "call_error", errname(r->call_errno));

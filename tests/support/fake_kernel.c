@@ -244,7 +244,8 @@ static long fk_flush(struct fk *fk, int node, int *queue, int nq, int *status, i
 		return 0;
 	for (int k = 0; k < nq; k++) {
 		int pi = queue[k];
-		if (fk->page_flags[pi] & FK_PAGE_AGAIN) {
+		if (fk->page_flags[pi] & (FK_PAGE_AGAIN | FK_PAGE_AGAIN_ONCE)) {
+			fk->page_flags[pi] &= ~FK_PAGE_AGAIN_ONCE;
 			failed++;
 			continue;
 		}
@@ -349,6 +350,10 @@ static long fk_move_pages(void *ud, int pid, unsigned long count, void **pages,
 			err = -EACCES;
 		else if (fk->page_flags[pi] & FK_PAGE_BUSY)
 			err = -EBUSY;
+		else if (fk->page_flags[pi] & FK_PAGE_BUSY_ONCE) {
+			fk->page_flags[pi] &= ~FK_PAGE_BUSY_ONCE;
+			err = -EBUSY;
+		}
 		else
 			err = 1;
 		if (err > 0) {

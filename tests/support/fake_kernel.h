@@ -122,6 +122,10 @@ enum {
 	FK_PAGE_BUSY = 1,   /* isolate_lru_page fails: -EBUSY */
 	FK_PAGE_SHARED = 2, /* mapcount > 1: -EACCES without MPOL_MF_MOVE_ALL */
 	FK_PAGE_AGAIN = 4,  /* migrate_pages fails it (counted, status not written) */
+	/* the same once (then the flag clears): a page busy for a moment
+	 * (referenced or locked while migration tries it) */
+	FK_PAGE_AGAIN_ONCE = 8,
+	FK_PAGE_BUSY_ONCE = 16,
 };
 /* Flags of the page holding addr (after fk_set_page). */
 void fk_set_page_flags(struct fk *fk, uint64_t addr, int flags);

@@ -74,7 +74,11 @@ def as_c2(cut):
         p += s
     # the feature sections follow the data: move their offsets
     feat = bytearray(d[data_off + data_size:])
-    nfeat = bin(int.from_bytes(d[0x68:0x68 + 32], 'little')).count('1')
+    # the feature bitmap: 256 bits after magic, size, attr_size and three
+    # sections (0x48); 0x68 (the header's end) once counted the attrs'
+    # bits, moving payload bytes too (the hostname's length: read as
+    # truncated, and the copy's [vdso] no longer named as on this host)
+    nfeat = bin(int.from_bytes(d[0x48:0x48 + 32], 'little')).count('1')
     delta = len(out) - data_size
     for i in range(nfeat):
         o, s = struct.unpack_from('<QQ', feat, 16 * i)

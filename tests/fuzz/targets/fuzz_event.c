@@ -127,19 +127,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (l != NULL || !*pms_error_last())
 			abort();
 	} else {
-		int *leaders = calloc((size_t)l->ngroups + 1, sizeof(int));
-		if (!leaders || l->count == 0)
+		int ngroups = pms_event_list_groups(l);
+		size_t count = pms_event_list_count(l);
+		int *leaders = calloc((size_t)ngroups + 1, sizeof(int));
+		if (!leaders || count == 0 || pms_event_list_at(l, count))
 			abort();
-		for (size_t i = 0; i < l->count; i++) {
-			const struct pms_event *e = &l->events[i];
-			if (!e->name || e->group >= l->ngroups || e->group < -1)
+		for (size_t i = 0; i < count; i++) {
+			const struct pms_event *e = pms_event_list_at(l, i);
+			if (!e || !e->name || e->group >= ngroups || e->group < -1)
 				abort();
 			if (e->group >= 0 && e->group_leader)
 				leaders[e->group]++;
 			if (pms_event_describe(e, desc, sizeof(desc)) == 0)
 				abort();
 		}
-		for (int g = 0; g < l->ngroups; g++)
+		for (int g = 0; g < ngroups; g++)
 			if (leaders[g] != 1)
 				abort();
 		free(leaders);

@@ -117,7 +117,10 @@ tm -f /dev/null new-session -d -x 160 -y 40 -s t "env PS1='PROMPT\$ ' bash --nor
   { bad "tmux new-session"; exit $fail; }
 tm set-option -t t remain-on-exit on >/dev/null
 wait_for '^PROMPT\$' || bad "the pane's shell gave no prompt"
-tm send-keys -t t "stty -g >$tmp/stty.before; $pms top -p $wl; echo top-exit=\$?; stty -g >$tmp/stty.after; echo done1" Enter
+# The markers are spelt do''ne1 in the command: a command line longer than
+# the pane wraps, and a wrapped part that begins "done1" matched ^done1
+# before top had quit (an ASan run under load).
+tm send-keys -t t "stty -g >$tmp/stty.before; $pms top -p $wl; echo top-exit=\$?; stty -g >$tmp/stty.after; echo do''ne1" Enter
 
 # rows within two refreshes: the first frame that shows the process's row is
 # frame 1 or 2 (frames every 2 s; polled every 0.2 s)
@@ -166,7 +169,7 @@ cmp -s "$tmp/stty.before" "$tmp/stty.after" || bad "q: stty settings changed ($(
 wait_for '^PROMPT\$ *$' || bad "q: no prompt after top"
 
 # Ctrl-C: the same way out
-tm send-keys -t t "clear; $pms top -d 1 -p $wl; echo top-exit=\$?; stty -g >$tmp/stty.after2; echo done2" Enter
+tm send-keys -t t "clear; $pms top -d 1 -p $wl; echo top-exit=\$?; stty -g >$tmp/stty.after2; echo do''ne2" Enter
 wait_for '^pmuscope top: frame' || bad "second top: no frame"
 tm send-keys -t t C-c
 wait_for '^done2' || { bad "Ctrl-C did not end top"; cap; }

@@ -215,6 +215,7 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 	size_t first = s->nst, old_n = 0;
 	uint64_t factor = 2, t0, t1;
 	unsigned old_gen = s->gen;
+	bool gone = false;
 	int ret;
 
 	memset(&a, 0, sizeof(a));
@@ -280,6 +281,15 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 		ret = smp_open_gen(s, tids.v, tids.n, a.new_pages);
 	if (ret < 0)
 		goto fail;
+	/* Every task exited since the walk (a task past perf_event_exit_task
+	 * refuses new events with ESRCH: kernel/events/core.c
+	 * find_get_context, PF_EXITING): nothing to move to; the old rings
+	 * hold the last records.  No change is recorded (it would say 0 new
+	 * streams: an ASan CI run of cli_adapt adapted at the final drain). */
+	if (s->nst == first && s->o.target != PMS_TARGET_CPUS) {
+		gone = true;
+		goto fail;
+	}
 	/* This generation's lineages: each task with events of its own (the
 	 * older generations' entries stay for their rings' last drains). */
 	for (size_t i = 0; s->o.target != PMS_TARGET_CPUS && i < tids.n; i++) {
@@ -355,6 +365,11 @@ fail:
 	s->gen = old_gen;
 	for (int i = 0; i < p->nev; i++)
 		p->ev[i].attr = saved[i];
+	if (gone) {
+		free(tids.v);
+		s->adapt_ok = false; /* the target is gone: nothing more to adapt */
+		return 0;
+	}
 	{
 		char msg[256];
 		snprintf(msg, sizeof(msg), "adaptation to loss stopped: %s", pms_error_last());

@@ -13,6 +13,7 @@
 #include "pmuscope/sampler.h"
 #include "sample/sampler_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,65 @@ PMS_TEST(child_with_running_tasks_reopened_with_a_larger_period)
 		CHECK_EQ_U64(dups - dups0, 2 * PHASE3);
 		CHECK_EQ_U64(t.weight, faults);
 	}
+out:
+	pms_sampler_free(s);
+	th_root_close(&r);
+}
+
+/* Every task exited between the walk and the opens (a task past
+ * perf_event_exit_task refuses new events with ESRCH: kernel/events/core.c
+ * find_get_context, PF_EXITING): the poll that finds the rings full at the
+ * end of a run records no change (before: one with 0 new streams), notes
+ * no failure, and the old rings give every record they hold. */
+static int gone_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
+		     int group_fd, unsigned long flags)
+{
+	if (pid > 0 && attr->sample_period > 1)
+		return -ESRCH;
+	return fkr_rule(fk, attr, pid, cpu, group_fd, flags);
+}
+
+PMS_TEST(tasks_gone_at_the_change_no_adaptation)
+{
+	struct th_root r;
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	struct pms_sampler *s = NULL;
+	struct pms_sampler_stats st;
+	struct pms_sampler_info info;
+	struct tally t;
+	size_t na = 5, nst0;
+	uint64_t faults = 0;
+
+	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		return;
+	r.fk->rule = gone_rule;
+	mkfile(r.dir, "proc/100/task/100/children", "");
+	o.target = PMS_TARGET_CHILD;
+	o.pid = PID;
+	o.adapt = true;
+	o.data_pages = 1;
+	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
+	if (!s)
+		goto out;
+	CHECK_OK(pms_sampler_enable(s));
+	pms_sampler_info(s, &info);
+	nst0 = info.nstreams;
+	memset(&t, 0, sizeof(t));
+	fault_all(r.fk, PID, PID, 300, &faults); /* 600 faults: full rings */
+	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+	pms_sampler_adaptations(s, &na, NULL);
+	CHECK_EQ_INT((int)na, 0);
+	pms_sampler_info(s, &info);
+	CHECK(strstr(info.notes, "adaptation to loss stopped") == NULL);
+	CHECK_EQ_U64(info.nstreams, nst0);
+	/* the old rings go on: the next faults' records follow the LOST
+	 * record the kernel writes first (ring_buffer.c:248-256); kept plus
+	 * lost make every fault */
+	fault_all(r.fk, PID, PID, 10, &faults);
+	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
+	pms_sampler_stats(s, &st);
+	CHECK_EQ_U64(t.weight + st.lost, faults);
+	CHECK(t.n > 0);
 out:
 	pms_sampler_free(s);
 	th_root_close(&r);

@@ -113,9 +113,12 @@ static __thread bool tl_init;
 static __thread uintptr_t tl_self;
 static __thread bool tl_pthread; /* started by pthread_create (thread_start) */
 static __thread bool tl_raw_anon; /* tl_raw: its stack is an unnamed anonymous mapping */
-static __thread bool tl_raw;     /* not (a raw clone, or a thread that ran a hook
-				  * before thread_start): no dl_iterate_phdr, whose
-				  * TLS lookup reads a dtv the program may not have */
+static __thread bool tl_raw;     /* started without thread_start (a raw clone, or a
+				  * thread that ran a hook before thread_start) */
+static __thread bool tl_nodtv;   /* tl_raw, and its thread pointer not a glibc
+				  * descriptor at its stack's top: no
+				  * dl_iterate_phdr, whose TLS lookup reads a dtv
+				  * the program may not have */
 static uint32_t load_tid;        /* the thread that loaded the library */
 /* late TLS blocks (tls_late below) */
 static __thread bool tl_tls_late;
@@ -416,6 +419,10 @@ static void thread_init(void)
 		tl_stack_lo = lo;
 		tl_stack_hi = hi;
 		tl_raw_anon = anon;
+		/* glibc's own threads (its internal ones, a sanitizer's) have
+		 * their descriptor at the top of their stack's mapping */
+		uintptr_t self = (uintptr_t)pthread_self();
+		tl_nodtv = !(self > (uintptr_t)__builtin_frame_address(0) && self < hi);
 	}
 }
 
@@ -1377,7 +1384,7 @@ static void tls_late(void)
 	uint64_t t = tl_tls_time;
 	tl_tls_late = false;
 	tl_left = tl_tls_left;
-	if (tl_raw || tl_self != (uintptr_t)&tl_self)
+	if (tl_nodtv || tl_self != (uintptr_t)&tl_self)
 		return; /* a raw clone's thread: its dtv is the program's (raw_blocks) */
 	dl_iterate_phdr(tls_one, &t);
 }
@@ -1421,7 +1428,7 @@ static void *thread_start(void *p)
 		if (!tl_init)
 			thread_init();
 		thread_blocks(&ts->b);
-		tl_raw = false; /* (a hook that ran first took it for a raw one) */
+		tl_raw = tl_nodtv = false; /* (a hook that ran first took it for a raw one) */
 		depth--;
 	}
 	real.free(ts);

@@ -461,7 +461,7 @@ static uint32_t chunk_used(const unsigned char *c)
  * full, one mmap of the whole window back to PROT_NONE unmaps its chunks at
  * once, and the window is used again from its first slot.  So a thread pays
  * one unmapping (page tables zapped, TLB shot down on every CPU the process
- * runs on) per WIN_CHUNKS chunks, not one per chunk (bench/bench.md: the
+ * runs on) per WIN_CHUNKS chunks, not one per chunk (docs/bench.md: the
  * preload's munmap calls on bench/alloc_bench).  The file's layout is as
  * before: one chunk claimed at a time. */
 #define WIN_CHUNKS 8

@@ -5,9 +5,14 @@ libpmuscope-alloc.so exactly as `pmuscope mem -- CMD` sets it up (LD_PRELOAD,
 PMUSCOPE_ALLOC on an O_APPEND memfd), alternating, and prints the medians of
 the run time the bench prints and of its CPU time (user + system, from the
 children's rusage: steadier than run time on a loaded machine), their ratios
-and the records written.
-  alloc_overhead.py BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
-import fcntl, os, resource, statistics, struct, subprocess, sys
+and the records written.  --preload PATH (repeatable) runs each library
+named instead of the build's, in the same alternation (another build's, to
+compare two versions on one loaded machine); --syscalls then runs the bench
+once more under each one with `strace -f -c` and prints the library's
+mmap/munmap/fallocate calls (the bench's own large blocks make some too:
+the plain run's counts are printed beside them).
+  alloc_overhead.py [--preload PATH]... [--syscalls] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
+import fcntl, os, re, resource, shutil, statistics, struct, subprocess, sys
 
 def count_records(fd):
     """Records in the stream file (include/pmuscope/alloc.h: a header page,
@@ -26,13 +31,45 @@ def count_records(fd):
             n, off = n + 1, off + size
     return n
 
+def tracked_env(pre, rate, thr):
+    fd = os.memfd_create("alloc-bench", 0)
+    os.set_inheritable(fd, True)
+    fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
+    env = dict(os.environ, LD_PRELOAD=pre, PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=%s,threshold=%s"
+               % (fd, os.fstat(fd).st_ino, rate, thr))
+    return fd, env
+
+def syscall_counts(cmd, env=None, fds=()):
+    """mmap, munmap, fallocate calls of cmd and its threads (strace -f -c)."""
+    r = subprocess.run(["strace", "-f", "-c", "-e", "trace=mmap,munmap,fallocate"] + cmd,
+                       capture_output=True, text=True, env=env, pass_fds=fds)
+    got = {}
+    for line in r.stderr.splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[-1] in ("mmap", "munmap", "fallocate") and re.match(r"^\d+$", f[3]):
+            got[f[-1]] = int(f[3])
+    return got
+
 def main():
-    build = sys.argv[1]
-    runs, threads, rounds = (int(a) for a in (sys.argv[2:5] + ["5", "4", "200000"][len(sys.argv[2:5]):]))
-    rate = sys.argv[5] if len(sys.argv) > 5 else "32768"
-    thr = sys.argv[6] if len(sys.argv) > 6 else "65536"
+    argv, pres, sysc = sys.argv[1:], [], False
+    while argv and argv[0].startswith("--"):
+        if argv[0] == "--preload":
+            pres.append(argv[1])
+            argv = argv[2:]
+        elif argv[0] == "--syscalls":
+            sysc, argv = True, argv[1:]
+        else:
+            raise SystemExit("unknown option %s" % argv[0])
+    build = argv[0]
+    runs, threads, rounds = (int(a) for a in (argv[1:4] + ["5", "4", "200000"][len(argv[1:4]):]))
+    rate = argv[4] if len(argv) > 4 else "32768"
+    thr = argv[5] if len(argv) > 5 else "65536"
     bench = os.path.join(build, "bench", "alloc_bench")
-    pre = os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")
+    if not pres:
+        pres = [os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")]
+    if len(pres) > 1:
+        return compare(bench, pres, runs, threads, rounds, rate, thr, sysc)
+    pre = pres[0]
     plain, tracked, recbytes, records = [], [], 0, 0
     cpu = {"plain": [], "tracked": []}
 
@@ -65,6 +102,48 @@ def main():
     print("ratio tracked/plain %.3f; stream file %d bytes, %d records" % (t / p, recbytes, records))
     cp, ct = statistics.median(cpu["plain"]), statistics.median(cpu["tracked"])
     print("cpu plain median %.3f s, tracked %.3f s: ratio %.3f" % (cp, ct, ct / cp))
+    if sysc:
+        print_syscalls(bench, pres, threads, rounds, rate, thr)
+    return 0
+
+def print_syscalls(bench, pres, threads, rounds, rate, thr):
+    if not shutil.which("strace"):
+        print("(no strace: system calls not counted)")
+        return
+    cmd = [bench, str(threads), str(rounds)]
+    print("system calls (strace -f -c, one run each): plain %s" % syscall_counts(cmd))
+    for pre in pres:
+        fd, env = tracked_env(pre, rate, thr)
+        print("  under %s: %s" % (pre, syscall_counts(cmd, env, (fd,))))
+        os.close(fd)
+
+def compare(bench, pres, runs, threads, rounds, rate, thr, sysc):
+    """Plain, then each preload, alternating: median wall and CPU ratios."""
+    def cpu_now():
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+    wall = {k: [] for k in ["plain"] + pres}
+    cpu = {k: [] for k in ["plain"] + pres}
+    for _ in range(runs):
+        for k in ["plain"] + pres:
+            fd, env = tracked_env(k, rate, thr) if k != "plain" else (None, None)
+            c0 = cpu_now()
+            out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True,
+                                 check=True, env=env, pass_fds=(fd,) if fd is not None else ())
+            cpu[k].append(cpu_now() - c0)
+            wall[k].append(float(out.stdout))
+            if fd is not None:
+                os.close(fd)
+    print("alloc_bench %d threads x %d allocations, rate %s, threshold %s, %d runs each, alternating" %
+          (threads, rounds, rate, thr, runs))
+    wp, cp = statistics.median(wall["plain"]), statistics.median(cpu["plain"])
+    print("plain: wall median %.3f s, cpu median %.3f s" % (wp, cp))
+    for k in pres:
+        w, c = statistics.median(wall[k]), statistics.median(cpu[k])
+        print("%s: wall median %.3f s (ratio %.3f), cpu median %.3f s (ratio %.3f)" %
+              (k, w, w / wp, c, c / cp))
+    if sysc:
+        print_syscalls(bench, pres, threads, rounds, rate, thr)
     return 0
 
 sys.exit(main())

@@ -135,8 +135,8 @@ def check_advice(cli, prog, d):
         fn = sites[a["site"]]["call_path"][0]["function"] or ""
         if not fn.startswith("site_"):
             continue  # the C library's own (fopen of the truth file)
-        # a raw clone thread's site has frame 0 only (docs/mem.md "Raw clone")
-        caller = "(%s)" % fn if fn == "site_clone_thread" else "(%s <- " % fn
+        # every site with its caller (a raw clone thread's too: docs/mem.md "Raw clone")
+        caller = "(%s <- " % fn
         assert a["where"].startswith("alloc_sites_prog.c:") and caller in a["where"], a
         assert a["text"].startswith("allocation at " + a["where"] + ": "), a
         assert sites[a["site"]]["samples"] == a["samples"], (a, sites[a["site"]])

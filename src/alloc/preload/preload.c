@@ -22,7 +22,9 @@
  *     shared (a chunk claimed from a counter in the file's header, shared by
  *     every process of the command), so a record costs no system call and
  *     is in the file the moment it is written: nothing to flush at thread
- *     exit, exit, exec, fork or a crash.  A thread's chunk is handed to the
+ *     exit, exit, exec, fork or a crash.  A thread's chunks are mapped
+ *     into a window of slots unmapped all at once when full (chunk_claim);
+ *     its chunk is handed to the
  *     next thread at its exit (a small lock-free array of spares); the
  *     forked child drops the parent's chunks (they stay mapped there,
  *     unwritten) and claims its own; a record made while fork runs in the
@@ -38,7 +40,8 @@
  * pointer.
  * Call path: frame 0 is the hook's return address (exact with or without
  * frame pointers); then a frame-pointer walk, each frame checked to lie
- * above the last and below the top of the thread's stack. */
+ * above the last and below the top of the thread's stack (a raw clone's
+ * thread: of the mapping that holds its stack; who(), thread_init). */
 /* mmap and mmap64 both hooked: the plain names, not the 64-bit offset
  * renames meson's default _FILE_OFFSET_BITS=64 would give */
 #undef _FILE_OFFSET_BITS
@@ -46,6 +49,7 @@
 #include <link.h>
 #include <malloc.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -103,12 +107,33 @@ static __thread uint64_t tl_rng;
 static __thread uintptr_t tl_stack_hi;
 static __thread uintptr_t tl_stack_lo; /* [lo, hi): this thread's frames; lo = hi: not known */
 static __thread bool tl_init;
+/* The address of tl_self itself when this thread's state was made: another
+ * value is a copy of another thread's (a raw clone given, with
+ * CLONE_SETTLS, a TLS block copied from its creator's) */
+static __thread uintptr_t tl_self;
+static __thread bool tl_pthread; /* started by pthread_create (thread_start) */
+static __thread bool tl_raw_anon; /* tl_raw: its stack is an unnamed anonymous mapping */
+static __thread bool tl_raw;     /* started without thread_start (a raw clone, or a
+				  * thread that ran a hook before thread_start) */
+static __thread bool tl_nodtv;   /* tl_raw, and its thread pointer not a glibc
+				  * descriptor at its stack's top: no
+				  * dl_iterate_phdr, whose TLS lookup reads a dtv
+				  * the program may not have */
+static uint32_t load_tid;        /* the thread that loaded the library */
 /* late TLS blocks (tls_late below) */
 static __thread bool tl_tls_late;
 static __thread uint64_t tl_tls_time;
 static __thread int64_t tl_tls_left; /* tl_left while parked */
 static __thread uint64_t tl_tls_seen[4]; /* module ids < 256 recorded */
+/* ... and ids from 256 on (modules dlopen'ed past the first 255 with TLS:
+ * glibc's ids have no such bound), bit id - 256, in pages mapped for the
+ * thread at its first such id (no allocation in a hook), grown by mremap,
+ * unmapped at its end */
+static __thread uint64_t *tl_tls_more;
+static __thread size_t tl_tls_more_len; /* bytes mapped */
 static void tls_late(void);
+static void tls_more_free(void);
+static void raw_blocks(void);
 extern void *__libc_stack_end; /* ld.so's: the main thread's stack at start */
 
 /* ---- bootstrap buffer ----------------------------------------------------- */
@@ -290,9 +315,71 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The mapping that holds address sp, from /proc/self/maps (read with
+ * system calls into a small buffer on the stack: no allocation, no lock):
+ * [lo, hi), and whether it is an anonymous mapping with no name.  Used only
+ * off the paths of glibc's own threads (a raw clone's stack), once per
+ * thread, or per record of a thread that shares its creator's TLS. */
+static bool stack_vma(uintptr_t sp, uintptr_t *lo, uintptr_t *hi, bool *anon)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char buf[512];
+	int field = 0; /* start, end, perms, offset, dev, inode, name */
+	uintptr_t a = 0, e = 0;
+	uint64_t ino = 0;
+	bool named = false, found = false;
+	for (;;) {
+		long n = syscall(SYS_read, fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long i = 0; i < n; i++) {
+			char c = buf[i];
+			unsigned v = c >= 'a' ? (unsigned)(c - 'a' + 10) : (unsigned)(c - '0');
+			if (c == '\n') {
+				if (field >= 5 && sp >= a && sp < e) {
+					*lo = a;
+					*hi = e;
+					*anon = !ino && !named;
+					found = true;
+					goto out;
+				}
+				field = 0;
+				a = e = 0;
+				ino = 0;
+				named = false;
+			} else if (field == 0) {
+				if (c == '-')
+					field = 1;
+				else
+					a = a * 16 + v;
+			} else if (field == 1) {
+				if (c == ' ')
+					field = 2;
+				else
+					e = e * 16 + v;
+			} else if (field < 5) {
+				field += c == ' ';
+			} else if (field == 5) {
+				if (c == ' ')
+					field = 6;
+				else
+					ino = ino * 10 + v;
+			} else if (c != ' ') {
+				named = true;
+			}
+		}
+	}
+out:
+	syscall(SYS_close, fd);
+	return found;
+}
+
 static void thread_init(void)
 {
 	tl_init = true;
+	tl_self = (uintptr_t)&tl_self;
 	tl_tid = (uint32_t)syscall(SYS_gettid);
 	tl_rng = (now_ns() ^ ((uint64_t)tl_tid << 32) ^ (uintptr_t)&tl_rng) | 1;
 	tl_left = rate ? draw() : 0;
@@ -304,7 +391,7 @@ static void thread_init(void)
 	 * glibc created has its descriptor (pthread_self) at the top of its
 	 * stack block, above every frame, its own stack or one the program gave;
 	 * the main thread's frames lie below __libc_stack_end. */
-	if (tl_tid == (uint32_t)getpid()) {
+	if (tl_tid == load_tid) {
 		/* the main thread: its frames lie within the stack limit below
 		 * __libc_stack_end (deeper ones, rare, take who()'s slow path) */
 		tl_stack_hi = (uintptr_t)__libc_stack_end;
@@ -314,10 +401,28 @@ static void thread_init(void)
 		    rl.rlim_cur > span)
 			span = rl.rlim_cur < (64u << 20) ? (uintptr_t)rl.rlim_cur : 64u << 20;
 		tl_stack_lo = tl_stack_hi > span ? tl_stack_hi - span : 0;
-	} else {
+	} else if (tl_pthread) {
 		/* another thread: its block's low end is set by thread_blocks */
 		tl_stack_hi = (uintptr_t)pthread_self();
 		tl_stack_lo = tl_stack_hi;
+	} else {
+		/* a thread pthread_create did not start (a raw clone; or an
+		 * ASan or TSan program's thread, whose runtime allocates before
+		 * thread_start or starts it itself): its thread pointer need not
+		 * be a glibc descriptor at its stack's top, so the bound is the
+		 * mapping that holds its stack (none known: frame 0 only) */
+		uintptr_t lo = 0, hi = 0;
+		bool anon = false;
+		tl_raw = true;
+		if (!stack_vma((uintptr_t)__builtin_frame_address(0), &lo, &hi, &anon))
+			lo = hi = 0;
+		tl_stack_lo = lo;
+		tl_stack_hi = hi;
+		tl_raw_anon = anon;
+		/* glibc's own threads (its internal ones, a sanitizer's) have
+		 * their descriptor at the top of their stack's mapping */
+		uintptr_t self = (uintptr_t)pthread_self();
+		tl_nodtv = !(self > (uintptr_t)__builtin_frame_address(0) && self < hi);
 	}
 }
 
@@ -348,6 +453,46 @@ static uint32_t chunk_used(const unsigned char *c)
 	return pos;
 }
 
+/* Chunk windows.  A thread maps its chunks into a window of WIN_CHUNKS
+ * slots, a range reserved once (PROT_NONE, aligned to its size, so that a
+ * chunk's window is its address rounded down): a full chunk stays mapped
+ * and the next one is mapped over the next slot (MAP_FIXED on reserved,
+ * never touched pages: nothing to unmap there); when the last slot is
+ * full, one mmap of the whole window back to PROT_NONE unmaps its chunks at
+ * once, and the window is used again from its first slot.  So a thread pays
+ * one unmapping (page tables zapped, TLB shot down on every CPU the process
+ * runs on) per WIN_CHUNKS chunks, not one per chunk (docs/bench.md: the
+ * preload's munmap calls on bench/alloc_bench).  The file's layout is as
+ * before: one chunk claimed at a time. */
+#define WIN_CHUNKS 8
+#define WIN_SIZE ((size_t)WIN_CHUNKS * PMS_ALLOC_CHUNK)
+
+static unsigned char *win_of(unsigned char *c)
+{
+	return (unsigned char *)((uintptr_t)c & ~(uintptr_t)(WIN_SIZE - 1));
+}
+
+static bool sys_failed(long r)
+{
+	return r == -1 || (r < 0 && r > -4096);
+}
+
+/* A new window, reserved: 2 sizes mapped, the unaligned ends given back. */
+static unsigned char *win_new(void)
+{
+	long r = syscall(SYS_mmap, NULL, 2 * WIN_SIZE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, (off_t)0);
+	if (sys_failed(r))
+		return NULL;
+	uintptr_t m = (uintptr_t)r, a = (m + WIN_SIZE - 1) & ~(uintptr_t)(WIN_SIZE - 1);
+	if (a > m)
+		syscall(SYS_munmap, m, a - m);
+	if (m + 2 * WIN_SIZE > a + WIN_SIZE)
+		syscall(SYS_munmap, a + WIN_SIZE, m + 2 * WIN_SIZE - (a + WIN_SIZE));
+	return (unsigned char *)a;
+}
+
+/* An exited thread's chunk goes to the spares, else its window goes. */
 static void chunk_drop(unsigned char *c)
 {
 	for (size_t i = 0; i < SPARES; i++) {
@@ -355,7 +500,7 @@ static void chunk_drop(unsigned char *c)
 		if (atomic_compare_exchange_strong(&spares[i], &expect, c))
 			return;
 	}
-	syscall(SYS_munmap, c, (size_t)PMS_ALLOC_CHUNK);
+	syscall(SYS_munmap, win_of(c), WIN_SIZE);
 }
 
 /* The thread ends (a pthread key's destructor): its chunk goes to the next
@@ -373,21 +518,48 @@ static void thread_exit(void *unused)
 	if (tl_chunk)
 		chunk_drop(tl_chunk);
 	tl_chunk = NULL;
+	tls_more_free();
 }
 
-/* A chunk for this thread: a spare, else a new one claimed from the
- * header's counter (the file grown with fallocate, which never shrinks it
- * under another process's claim) and mapped shared.  The descriptor is
- * checked to be the stream's (a program may have closed it and opened
- * another file on its number): else tracking stops. */
+/* The next chunk for this thread (none yet, or its chunk full): a spare
+ * when it has none, else a new one claimed from the header's counter (the
+ * file grown with fallocate, which never shrinks it under another
+ * process's claim) and mapped shared into the next slot of its window.
+ * The descriptor is checked to be the stream's (a program may have closed
+ * it and opened another file on its number): else tracking stops. */
 static bool chunk_claim(void)
 {
-	for (size_t i = 0; i < SPARES; i++) {
-		unsigned char *c = atomic_exchange(&spares[i], NULL);
-		if (c) {
-			tl_chunk = c;
-			tl_pos = chunk_used(c);
-			goto got;
+	unsigned char *w = NULL;
+	size_t slot = 0;
+	if (tl_chunk) {
+		w = win_of(tl_chunk);
+		slot = (size_t)(tl_chunk - w) / PMS_ALLOC_CHUNK + 1;
+		if (slot == WIN_CHUNKS) {
+			/* the window is full: all its chunks unmapped in one call,
+			 * the range kept reserved for the next ones */
+			long r = syscall(SYS_mmap, w, WIN_SIZE, PROT_NONE,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+					 (off_t)0);
+			tl_chunk = NULL;
+			if (sys_failed(r)) {
+				out_fd = -1;
+				return false;
+			}
+			slot = 0;
+		}
+	} else {
+		for (size_t i = 0; i < SPARES; i++) {
+			unsigned char *c = atomic_exchange(&spares[i], NULL);
+			if (c) {
+				tl_chunk = c;
+				tl_pos = chunk_used(c);
+				goto got;
+			}
+		}
+		w = win_new();
+		if (!w) {
+			out_fd = -1;
+			return false;
 		}
 	}
 	struct stat st;
@@ -401,13 +573,13 @@ static bool chunk_claim(void)
 		out_fd = -1; /* no memory for the stream: stop, consistently */
 		return false;
 	}
-	void *m = (void *)syscall(SYS_mmap, NULL, (size_t)PMS_ALLOC_CHUNK, PROT_READ | PROT_WRITE,
-				  MAP_SHARED | MAP_POPULATE, out_fd, off);
-	if (m == MAP_FAILED) {
+	long m = syscall(SYS_mmap, w + slot * PMS_ALLOC_CHUNK, (size_t)PMS_ALLOC_CHUNK,
+			 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, out_fd, off);
+	if (sys_failed(m)) {
 		out_fd = -1;
 		return false;
 	}
-	tl_chunk = m;
+	tl_chunk = (unsigned char *)m;
 	tl_pos = 0;
 got:
 	if (exit_key_ok)
@@ -428,19 +600,10 @@ NO_MEMCPY static void emit(const struct pms_alloc_rec *r)
 {
 	if (out_fd < 0 || tl_forking)
 		return;
-	if (!tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK) {
-		if (tl_chunk)
-			syscall(SYS_munmap, tl_chunk, (size_t)PMS_ALLOC_CHUNK);
-		tl_chunk = NULL;
-		if (!chunk_claim())
+	/* (a spare taken may be full: its window's next slot then) */
+	for (int i = 0; !tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK; i++)
+		if (i == 3 || !chunk_claim())
 			return;
-		if (tl_pos + r->size > PMS_ALLOC_CHUNK) { /* a full spare */
-			syscall(SYS_munmap, tl_chunk, (size_t)PMS_ALLOC_CHUNK);
-			tl_chunk = NULL;
-			if (!chunk_claim() || tl_pos + r->size > PMS_ALLOC_CHUNK)
-				return;
-		}
-	}
 	unsigned char *d = tl_chunk + tl_pos;
 	/* copied by words here, not by libc's memcpy: a ThreadSanitizer
 	 * program intercepts memcpy and, not seeing this library's atomics
@@ -459,7 +622,7 @@ NO_MEMCPY static void emit(const struct pms_alloc_rec *r)
 struct recbuf {
 	struct pms_alloc_rec r;
 	uint64_t frames[PMS_ALLOC_MAX_FRAMES];
-	bool foreign; /* made on a thread of a raw clone: frame 0 only */
+	uintptr_t hi; /* the walk's bound: the top of the stack it is made on */
 };
 
 /* Threads and processes made by a raw clone (clone(2), clone3, not
@@ -475,17 +638,26 @@ struct recbuf {
  *   - a child with its own memory (the word zero) takes over this state as
  *     a forked child does (its own pid, tid, chunk, spares; a FORK record,
  *     its parent the creator), and keeps the stack bound when it runs on
- *     the creator's stack (fork-like), else walks frame 0 only;
- *   - a thread or process sharing this memory (CLONE_VM) and not the
- *     thread this TLS was set up for: the record carries the real tid and
- *     pid, its call path is frame 0 alone (the stack's bound is not known);
- *     a new process first drops the inherited chunk and spares, claims its
- *     own and writes a FORK record once (its samples then read its
- *     parent's blocks as a forked child's);
+ *     the creator's stack (fork-like), else the mapping that holds its
+ *     stack (stack_vma) bounds its walk;
+ *   - a thread on a TLS block of its own (CLONE_SETTLS) whose state was
+ *     copied from another thread's (tl_self is not its own address): a new
+ *     thread, made anew as a raw one (raw_thread_new; a TLS block made
+ *     from the modules' images, not a copy, has zeroed state and is made a
+ *     raw thread by its first hook: thread_init);
+ *   - a thread or process sharing this memory and TLS (CLONE_VM without
+ *     CLONE_SETTLS) and not the thread this TLS was set up for: the record
+ *     carries the real tid and pid, its walk is bounded by the mapping that
+ *     holds its stack pointer, read for each such record (these threads
+ *     cannot run beside their creator anyway: glibc's malloc state is in
+ *     the TLS they share); a new process first drops the inherited chunk
+ *     and spares, claims its own and writes a FORK record once (its
+ *     samples then read its parent's blocks as a forked child's);
  *   - this very thread on another stack (sigaltstack) or deeper than the
  *     bound: as before.
- * A raw-clone thread whose stack lies inside its creator's stack block is
- * taken for the creator (its tid); its walk stays within that block. */
+ * A raw-clone thread whose stack lies inside its creator's stack block and
+ * that shares its TLS is taken for the creator (its tid); its walk stays
+ * within that block. */
 static uint32_t raw_pid; /* a raw clone's process announced by a FORK record */
 static volatile uint64_t *wipe_tok; /* the MADV_WIPEONFORK word; NULL: none */
 
@@ -506,13 +678,15 @@ static void raw_clone_process(uint32_t pid, uint32_t tid)
 }
 
 static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack);
+static void raw_thread_new(void);
 
 static void who(struct recbuf *b)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	bool same_stack = sp - tl_stack_lo < tl_stack_hi - tl_stack_lo;
-	b->foreign = false;
-	if (same_stack && wipe_tok && *wipe_tok)
+	bool same_tls = tl_self == (uintptr_t)&tl_self;
+	b->hi = tl_stack_hi;
+	if (same_stack && same_tls && wipe_tok && *wipe_tok)
 		return; /* the common case: no system call */
 	if (tl_forking || b->r.kind == PMS_ALLOC_FORK)
 		return; /* dropped (fork runs), or the FORK record below */
@@ -520,8 +694,15 @@ static void who(struct recbuf *b)
 	uint32_t pid = (uint32_t)syscall(SYS_getpid);
 	if (wipe_tok && !*wipe_tok && pid != cur_pid) {
 		raw_fork_child(pid, tid, same_stack);
+		b->hi = tl_stack_hi;
+	} else if (!same_tls) {
+		raw_thread_new();
+		tid = tl_tid;
+		b->hi = tl_stack_hi;
 	} else if (tid != tl_tid || pid != cur_pid) {
-		b->foreign = true;
+		uintptr_t lo = 0, hi = 0;
+		bool anon;
+		b->hi = stack_vma(sp, &lo, &hi, &anon) ? hi : 0;
 		if (pid != cur_pid && pid != raw_pid)
 			raw_clone_process(pid, tid);
 	}
@@ -552,7 +733,7 @@ static void walk(struct recbuf *b, uintptr_t ret, uintptr_t fp)
 	size_t n = 0;
 	b->frames[n++] = ret;
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t hi = b->foreign ? 0 : tl_stack_hi;
+	uintptr_t hi = b->hi;
 	/* the hook's own frame: [fp] is its caller's frame pointer */
 	if (fp < lo || fp + 16 > hi || (fp & 7))
 		goto done;
@@ -651,8 +832,11 @@ static inline bool enter(void)
 	if (out_fd < 0 || depth)
 		return false;
 	depth++;
-	if (!tl_init)
+	if (!tl_init) {
 		thread_init();
+		if (tl_raw)
+			raw_blocks();
+	}
 	if (tl_tls_late)
 		tls_late();
 	return true;
@@ -1033,8 +1217,15 @@ static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack)
 	*wipe_tok = 1;
 	cur_pid = pid;
 	tl_tid = tid;
-	if (!same_stack)
-		tl_stack_lo = tl_stack_hi = 0;
+	tl_self = (uintptr_t)&tl_self; /* its TLS, a copy or not, is its own now */
+	if (!same_stack) {
+		uintptr_t lo = 0, hi = 0;
+		bool anon;
+		if (!stack_vma((uintptr_t)__builtin_frame_address(0), &lo, &hi, &anon))
+			lo = hi = 0;
+		tl_stack_lo = lo;
+		tl_stack_hi = hi;
+	}
 	tl_chunk = NULL;
 	for (size_t i = 0; i < SPARES; i++)
 		atomic_store(&spares[i], NULL);
@@ -1078,6 +1269,7 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	dl_iterate_phdr(ldso_find, NULL);
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 	cur_pid = (uint32_t)getpid();
+	load_tid = (uint32_t)syscall(SYS_gettid);
 	depth++;
 	pthread_atfork(fork_prepare, fork_parent, child_after_fork);
 	thread_init();
@@ -1115,6 +1307,44 @@ struct tstart {
 	struct recbuf b;
 };
 
+/* Whether module id's TLS block of this thread was recorded; mark: note it
+ * (false: not noted, no memory for the set). */
+static bool tls_seen(size_t id, bool mark)
+{
+	if (id < 256) {
+		bool was = tl_tls_seen[id / 64] >> (id % 64) & 1;
+		if (mark)
+			tl_tls_seen[id / 64] |= 1ull << (id % 64);
+		return mark || was;
+	}
+	size_t bit = id - 256, need = (bit / 64 + 1) * 8;
+	if (need > tl_tls_more_len) {
+		if (!mark)
+			return false;
+		size_t len = (need + 4095) & ~(size_t)4095;
+		long r = tl_tls_more
+				 ? syscall(SYS_mremap, tl_tls_more, tl_tls_more_len, len, MREMAP_MAYMOVE)
+				 : syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, (off_t)0);
+		if (sys_failed(r))
+			return false;
+		tl_tls_more = (uint64_t *)r;
+		tl_tls_more_len = len;
+	}
+	bool was = tl_tls_more[bit / 64] >> (bit % 64) & 1;
+	if (mark)
+		tl_tls_more[bit / 64] |= 1ull << (bit % 64);
+	return mark || was;
+}
+
+static void tls_more_free(void)
+{
+	if (tl_tls_more)
+		syscall(SYS_munmap, tl_tls_more, tl_tls_more_len);
+	tl_tls_more = NULL;
+	tl_tls_more_len = 0;
+}
+
 /* One module's TLS block of this thread, recorded once (ud: NULL at a
  * thread's start, else the time of a late block). */
 static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
@@ -1122,8 +1352,7 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	uint64_t time = ud ? *(const uint64_t *)ud : 0;
 	size_t id = size >= offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *)
 			    ? info->dlpi_tls_modid : 0;
-	bool idok = id && id < 256;
-	if (idok && (tl_tls_seen[id / 64] >> (id % 64) & 1))
+	if (id && tls_seen(id, false))
 		return 0;
 	uintptr_t mod = 0;
 	uint64_t memsz = 0;
@@ -1134,10 +1363,11 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 		if (ph->p_type == PT_TLS)
 			memsz = ph->p_memsz;
 	}
-	if (!memsz || !info->dlpi_tls_data || !mod || (time && !idok))
+	/* a late block is recorded once: its id noted first */
+	if (!memsz || !info->dlpi_tls_data || !mod || (time && (!id || !tls_seen(id, true))))
 		return 0;
-	if (idok)
-		tl_tls_seen[id / 64] |= 1ull << (id % 64);
+	if (id)
+		tls_seen(id, true);
 	struct recbuf b;
 	rec_init(&b, time, PMS_ALLOC_TLS, (uintptr_t)info->dlpi_tls_data, memsz, memsz, 0);
 	b.frames[0] = mod + 1; /* named as the module's first byte (ip - 1) */
@@ -1154,6 +1384,8 @@ static void tls_late(void)
 	uint64_t t = tl_tls_time;
 	tl_tls_late = false;
 	tl_left = tl_tls_left;
+	if (tl_nodtv || tl_self != (uintptr_t)&tl_self)
+		return; /* a raw clone's thread: its dtv is the program's (raw_blocks) */
 	dl_iterate_phdr(tls_one, &t);
 }
 
@@ -1192,9 +1424,11 @@ static void *thread_start(void *p)
 	void *arg = ts->arg;
 	if (out_fd >= 0) {
 		depth++;
+		tl_pthread = true;
 		if (!tl_init)
 			thread_init();
 		thread_blocks(&ts->b);
+		tl_raw = tl_nodtv = false; /* (a hook that ran first took it for a raw one) */
 		depth--;
 	}
 	real.free(ts);
@@ -1224,8 +1458,87 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 	return rc;
 }
 
-/* The main thread's TLS blocks, at load (its stack is the [stack] mapping). */
+/* The modules with static TLS (those loaded with the program, present when
+ * this library loads): where each one's block lies from this library's own
+ * (tl_self's address), the same in every thread that runs glibc's code,
+ * since their code reaches these blocks at fixed offsets from the thread
+ * pointer (initial-exec and local-exec TLS). */
+#define STLS_MAX 64
+static struct stls {
+	intptr_t delta;   /* block - &tl_self */
+	uint64_t memsz;
+	uintptr_t mod;    /* the module's first byte */
+	size_t id;
+} stls[STLS_MAX];
+static size_t nstls;
+
+static int stls_learn(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	(void)ud;
+	if (size < offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *) ||
+	    !info->dlpi_tls_modid || !info->dlpi_tls_data || nstls == STLS_MAX)
+		return 0;
+	uintptr_t mod = 0;
+	uint64_t memsz = 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && !mod)
+			mod = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_TLS)
+			memsz = ph->p_memsz;
+	}
+	if (!memsz || !mod)
+		return 0;
+	stls[nstls++] = (struct stls){ (intptr_t)((uintptr_t)info->dlpi_tls_data - tl_self), memsz,
+				       mod, info->dlpi_tls_modid };
+	return 0;
+}
+
+/* The main thread's TLS blocks, at load (its stack is the [stack] mapping),
+ * and the static TLS modules. */
 static void main_tls(void)
 {
 	dl_iterate_phdr(tls_one, NULL);
+	dl_iterate_phdr(stls_learn, NULL);
+}
+
+/* A raw thread's blocks, at its first hook: its stack (the mapping that
+ * holds it, when that is an unnamed anonymous one: a stack the program
+ * mapped; no call path, clone is not interposed) and its static TLS blocks
+ * (stls: at their offsets from its own thread pointer).  The TLS blocks of
+ * modules loaded later are not looked up in such a thread (tls_late). */
+static void raw_blocks(void)
+{
+	struct recbuf b;
+	if (tl_raw_anon && tl_stack_hi > tl_stack_lo) {
+		rec_init(&b, 0, PMS_ALLOC_THREAD_STACK, tl_stack_lo, tl_stack_hi - tl_stack_lo,
+			 tl_stack_hi - tl_stack_lo, 0);
+		emit(&b.r);
+	}
+	for (size_t i = 0; i < nstls; i++) {
+		uintptr_t a = (uintptr_t)&tl_self + (uintptr_t)stls[i].delta;
+		rec_init(&b, 0, PMS_ALLOC_TLS, a, stls[i].memsz, stls[i].memsz, 0);
+		b.frames[0] = stls[i].mod + 1; /* named as the module's first byte */
+		b.r.nframes = 1;
+		b.r.size = (uint16_t)(sizeof(b.r) + 8);
+		emit(&b.r);
+		tls_seen(stls[i].id, true);
+	}
+}
+
+/* A thread whose TLS state is a copy of another thread's (who()): made anew,
+ * as a raw thread's (its own chunk; the copied chunk is its creator's). */
+static void raw_thread_new(void)
+{
+	tl_init = false;
+	tl_chunk = NULL;
+	tl_pos = 0;
+	tl_forking = false;
+	tl_pthread = false;
+	tl_tls_late = false;
+	memset(tl_tls_seen, 0, sizeof(tl_tls_seen));
+	tl_tls_more = NULL; /* the creator's */
+	tl_tls_more_len = 0;
+	thread_init();
+	raw_blocks();
 }

@@ -1,0 +1,289 @@
+/* Test workload for the preload's raw-clone threads and late TLS blocks
+ * (tests/alloc/check_raw.py runs it under libpmuscope-alloc.so and checks
+ * the records against the lines it writes to TRUTH).
+ *
+ *   alloc_raw_prog TRUTH clone
+ * Three threads made by a raw clone (not pthread_create), one after the
+ * other, the creator waiting for each (CLONE_CHILD_CLEARTID futex):
+ *   - "fresh": CLONE_SETTLS with a TLS area made as glibc lays one out (each
+ *     static TLS module's block at its offset below the thread pointer,
+ *     filled from the module's image; the TCB's header from the creator's,
+ *     its self pointers its own): the library's own state there is zero;
+ *   - "copy": CLONE_SETTLS with the creator's static TLS blocks copied (the
+ *     library's state of the creator included);
+ *   - "shared": CLONE_VM | CLONE_THREAD without CLONE_SETTLS (the creator's
+ *     very TLS block).
+ * Each runs on an mmap'd stack between PROT_NONE guard pages and calls
+ * malloc through two functions of its own; it writes
+ *   A TID ADDR SITE_FN RET1 RET2   its block, the function that called
+ *                                  malloc, and the return addresses into
+ *                                  the two functions above it
+ *   S TID LO HI                    (SETTLS threads) its stack mapping
+ *   L TID LO HI MODBASE            (SETTLS threads) its block of this
+ *                                  program's __thread buffer, the program's
+ *                                  first byte
+ * (x86-64 only: the TLS layout is the architecture's; elsewhere it exits 77.)
+ *
+ *   alloc_raw_prog TRUTH mods MODULE...
+ * dlopens every MODULE (copies of tests/alloc/alloc_tls_mod.c's module, so
+ * that the last one's TLS module id is past 255), writes "I ID" (the last
+ * one's id), then the main thread and a pthread each touch their block of
+ * the last module's __thread buffer (dynamic TLS, allocated at the first
+ * access) and allocate once: "L TID LO HI MODBASE" each. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__clang__)
+#define SITE __attribute__((noinline))
+#else
+#define SITE __attribute__((noinline, noclone))
+#endif
+
+#define TLS_BUF (64 << 10)
+#define STACK (512u << 10)
+#define PG 4096u
+
+static __thread char tls_buf[TLS_BUF];
+static FILE *truth;
+
+/* The first byte of the module whose TLS module id is id (0: this program). */
+struct modq {
+	size_t id;
+	int main;
+	uintptr_t base;
+};
+
+static int find_mod(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	(void)size;
+	struct modq *q = ud;
+	if (q->main ? info->dlpi_name[0] != 0 : info->dlpi_tls_modid != q->id)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+			q->base = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			return 1;
+		}
+	return 0;
+}
+
+static uintptr_t mod_base(size_t id, int main_prog)
+{
+	struct modq q = { id, main_prog, 0 };
+	dl_iterate_phdr(find_mod, &q);
+	return q.base;
+}
+
+#if defined(__x86_64__)
+
+struct job {
+	volatile pid_t ctid;
+	pid_t tid;
+	char *blk;
+	uintptr_t ret1, ret2;
+	uintptr_t tls_lo;
+};
+
+SITE static char *raw_site(struct job *j, size_t n)
+{
+	j->ret1 = (uintptr_t)__builtin_return_address(0);
+	char *p = malloc(n);
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+
+SITE static void raw_work(struct job *j)
+{
+	j->ret2 = (uintptr_t)__builtin_return_address(0);
+	j->blk = raw_site(j, 100000);
+	tls_buf[0] = 1;
+	j->tls_lo = (uintptr_t)tls_buf;
+	__asm__ volatile("" ::: "memory");
+}
+
+static int raw_main(void *arg)
+{
+	raw_work(arg);
+	return 0;
+}
+
+/* The static TLS modules: each block's offset below the thread pointer. */
+static struct smod {
+	uintptr_t off;
+	const void *img;
+	size_t filesz;
+} smods[64];
+static size_t nsmods;
+static uintptr_t max_off;
+
+static uintptr_t tp_now(void)
+{
+	uintptr_t tp;
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return tp;
+}
+
+static int learn(struct dl_phdr_info *info, size_t size, void *ud)
+{
+	(void)size;
+	(void)ud;
+	if (!info->dlpi_tls_modid || !info->dlpi_tls_data || nsmods == 64)
+		return 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_TLS)
+			continue;
+		uintptr_t off = tp_now() - (uintptr_t)info->dlpi_tls_data;
+		smods[nsmods++] = (struct smod){ off, (const void *)(info->dlpi_addr + ph->p_vaddr),
+						 ph->p_filesz };
+		max_off = off > max_off ? off : max_off;
+	}
+	return 0;
+}
+
+/* A mapping of n usable bytes between two PROT_NONE guard pages. */
+static char *guarded(size_t n)
+{
+	char *m = mmap(NULL, n + 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	mprotect(m, PG, PROT_NONE);
+	mprotect(m + PG + n, PG, PROT_NONE);
+	return m + PG;
+}
+
+/* A thread pointer with glibc's x86-64 layout: static TLS blocks below it,
+ * the TCB above (its header from the creator's: the stack protector's
+ * canary, the pointer guard, the dtv; tcb and self its own). */
+static uintptr_t make_tls(int copy)
+{
+	size_t below = (max_off + PG - 1) & ~(size_t)(PG - 1);
+	char *m = guarded(below + 4 * PG);
+	if (!m)
+		return 0;
+	uintptr_t tp = tp_now(), nt = (uintptr_t)m + below;
+	if (copy) {
+		memcpy((void *)(nt - max_off), (const void *)(tp - max_off), max_off);
+	} else {
+		for (size_t i = 0; i < nsmods; i++)
+			memcpy((void *)(nt - smods[i].off), smods[i].img, smods[i].filesz);
+	}
+	memcpy((void *)nt, (const void *)tp, 0x80);
+	((uintptr_t *)nt)[0] = nt; /* tcb */
+	((uintptr_t *)nt)[2] = nt; /* self */
+	return nt;
+}
+
+static int run_one(const char *what, int settls)
+{
+	struct job j;
+	memset(&j, 0, sizeof(j));
+	char *stack = guarded(STACK);
+	uintptr_t tp = 0;
+	if (!stack)
+		return 1;
+	int fl = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+		 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	if (settls) {
+		tp = make_tls(settls == 2);
+		if (!tp)
+			return 1;
+		fl |= CLONE_SETTLS;
+	}
+	j.ctid = 1;
+	if (clone(raw_main, stack + STACK, fl, &j, &j.tid, (void *)tp, (pid_t *)&j.ctid) <= 0)
+		return 1;
+	while (j.ctid) /* the kernel clears it at the thread's exit, and wakes */
+		syscall(SYS_futex, (pid_t *)&j.ctid, FUTEX_WAIT, j.ctid, NULL, NULL, 0);
+	if (!j.blk)
+		return 1;
+	fprintf(truth, "A %d %#lx %#lx %#lx %#lx %s\n", (int)j.tid, (unsigned long)j.blk,
+		(unsigned long)(uintptr_t)raw_site, (unsigned long)j.ret1, (unsigned long)j.ret2,
+		what);
+	if (settls) {
+		fprintf(truth, "S %d %#lx %#lx\n", (int)j.tid, (unsigned long)stack,
+			(unsigned long)(stack + STACK));
+		fprintf(truth, "L %d %#lx %#lx %#lx\n", (int)j.tid, (unsigned long)j.tls_lo,
+			(unsigned long)(j.tls_lo + TLS_BUF), (unsigned long)mod_base(0, 1));
+	}
+	return 0;
+}
+
+static int clones(void)
+{
+	dl_iterate_phdr(learn, NULL);
+	if (!nsmods)
+		return 1;
+	return run_one("fresh", 1) || run_one("copy", 2) || run_one("shared", 0);
+}
+
+#else
+static int clones(void)
+{
+	return 77;
+}
+#endif
+
+/* ---- mods ---- */
+
+static char *(*mod_buf)(size_t *);
+static uintptr_t last_base;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *mod_touch(void *arg)
+{
+	(void)arg;
+	size_t n = 0;
+	char *b = mod_buf(&n); /* the block is allocated here (dynamic TLS) */
+	memset(b, 1, 4096);
+	free(malloc(64)); /* a hook that enters: the late block is looked at */
+	pthread_mutex_lock(&mu);
+	fprintf(truth, "L %ld %#lx %#lx %#lx\n", (long)syscall(SYS_gettid), (unsigned long)b,
+		(unsigned long)(b + n), (unsigned long)last_base);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+static int mods(int n, char **paths)
+{
+	void *h = NULL;
+	for (int i = 0; i < n; i++)
+		if (!(h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL))) {
+			fprintf(stderr, "dlopen %s: %s\n", paths[i], dlerror());
+			return 1;
+		}
+	size_t id = 0;
+	if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &id) != 0 ||
+	    !(mod_buf = (char *(*)(size_t *))dlsym(h, "alloc_tls_mod_buf")))
+		return 1;
+	last_base = mod_base(id, 0);
+	fprintf(truth, "I %zu\n", id);
+	mod_touch(NULL);
+	pthread_t t;
+	if (pthread_create(&t, NULL, mod_touch, NULL))
+		return 1;
+	pthread_join(t, NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3 || !(truth = fopen(argv[1], "w")))
+		return 2;
+	int rc = !strcmp(argv[2], "clone") ? clones() : mods(argc - 3, argv + 3);
+	fclose(truth);
+	return rc;
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The preload's records for raw-clone threads and for TLS blocks of modules
+past id 255 (docs/mem.md), read from the stream file itself: runs
+tests/alloc/alloc_raw_prog under libpmuscope-alloc.so as `pmuscope mem --
+CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
+  A TID ADDR FN RET1 RET2 WHAT  a malloc record at ADDR with that thread's
+                                tid, frame 0 inside FN (the hook's return
+                                address: within 512 bytes of FN's start),
+                                frames 1 and 2 the return addresses into the
+                                two callers (a full call path, not frame 0
+                                alone)
+  S TID LO HI                   a thread_stack record of that tid holding
+                                [LO, HI)
+  L TID LO HI MODBASE           a tls record of that tid holding [LO, HI),
+                                its one frame the module's first byte + 1
+  I ID                          the module id is 256 or more
+check_raw.py PRELOAD PROGRAM clone
+check_raw.py PRELOAD PROGRAM mods MODULE COPIES   (COPIES copies of MODULE
+                                                   made in a temporary folder)"""
+import fcntl, os, shutil, struct, subprocess, sys, tempfile
+
+REC = struct.Struct("<HBBIIIQQQQQ")  # struct pms_alloc_rec, 56 bytes
+MAGIC, HDR_PAGE, CHUNK = 0x31434f4c41534d50, 4096, 64 << 10
+
+def records(data):
+    out = []
+    if len(data) < HDR_PAGE or struct.unpack_from("<Q", data)[0] != MAGIC:
+        raise SystemExit("no stream header")
+    for k in range(struct.unpack_from("<Q", data, 8)[0]):
+        off = HDR_PAGE + k * CHUNK
+        end = min(off + CHUNK, len(data))
+        while end - off >= REC.size:
+            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = REC.unpack_from(data, off)
+            if size == 0:
+                break
+            if size != REC.size + 8 * nfr or off + size > end:
+                raise SystemExit("malformed record at %d" % off)
+            frames = struct.unpack_from("<%dQ" % nfr, data, off + REC.size)
+            out.append((kind, pid, tid, addr, nbytes, frames))
+            off += size
+    return out
+
+def main():
+    preload, prog, mode = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as d:
+        args = [prog, os.path.join(d, "truth"), mode]
+        if mode == "mods":
+            mod, copies = sys.argv[4], int(sys.argv[5])
+            for i in range(copies):
+                p = os.path.join(d, "mod%03d.so" % i)
+                shutil.copyfile(mod, p)
+                args.append(p)
+        fd = os.memfd_create("pmuscope-alloc-test", 0)
+        os.set_inheritable(fd, True)
+        fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
+        env = dict(os.environ, LD_PRELOAD=preload,
+                   PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=0,threshold=65536" % (fd, os.fstat(fd).st_ino))
+        r = subprocess.run(args, env=env, pass_fds=(fd,))
+        if r.returncode == 77:
+            print("skipped: not on this architecture")
+            return 77
+        if r.returncode:
+            print("program exited %d under the preload" % r.returncode)
+            return 1
+        recs = records(os.pread(fd, os.fstat(fd).st_size, 0))
+        rows = [l.split() for l in open(os.path.join(d, "truth"))]
+    rc = 0
+    for row in rows:
+        if row[0] == "I":
+            ok = int(row[1]) >= 256
+            print("last module's TLS id %s: %s" % (row[1], "ok" if ok else "below 256"))
+            rc |= not ok
+            continue
+        tid = int(row[1])
+        if row[0] == "A":
+            addr, fn, r1, r2 = (int(x, 16) for x in row[2:6])
+            got = [x for x in recs if x[0] == 1 and x[3] == addr and x[2] == tid]
+            ok = any(len(x[5]) >= 3 and fn <= x[5][0] < fn + 512 and x[5][1] == r1 and x[5][2] == r2
+                     for x in got)
+            print("%s thread %d: malloc record %s, frames %s (want %#x.., %#x, %#x): %s" %
+                  (row[6], tid, "found" if got else "missing",
+                   [["%#x" % f for f in x[5][:4]] for x in got], fn, r1, r2, "ok" if ok else "WRONG"))
+        else:
+            lo, hi = int(row[2], 16), int(row[3], 16)
+            kind = 15 if row[0] == "S" else 16
+            got = [x for x in recs if x[0] == kind and x[2] == tid and x[3] <= lo and hi <= x[3] + x[4]]
+            if row[0] == "L":
+                base = int(row[4], 16)
+                got = [x for x in got if x[5][:1] == (base + 1,)]
+            ok = len(got) >= 1
+            print("thread %d %s [%#x, %#x): %d records: %s" %
+                  (tid, "stack" if kind == 15 else "tls", lo, hi, len(got), "ok" if ok else "MISSING"))
+        rc |= not ok
+    if not rows:
+        print("no truth rows")
+        rc = 1
+    return rc
+
+sys.exit(main())

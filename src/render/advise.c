@@ -11,11 +11,11 @@
 #include "pmuscope/render_cmd.h"
 #include "pmuscope/util.h"
 #include "advise/advise_text_int.h"
+#include "fields.h"
 #include "render_int.h"
 
 static void json_nodes(struct pms_json *j, const char *key, const struct pms_advice_node *v, size_t n,
 		       bool mem);
-static void json_hex(struct pms_json *j, const char *key, uint64_t v);
 static void json_action(struct pms_json *j, enum pms_advice_action a, int target, const int *nodes,
 			size_t n);
 
@@ -109,6 +109,13 @@ static void sites_text(FILE *out, const struct pms_render_advice *ma,
 	}
 }
 
+static void json_block(struct pms_json *j, const void *ctx, size_t i)
+{
+	const struct pms_site_block *b = &((const struct pms_site_block *)ctx)[i];
+	PMS_JSON_FIELDS(j, JU("pid", b->pid), JX("start", true, b->start),
+			JX("end", true, b->end));
+}
+
 static void sites_json(struct pms_json *j, const struct pms_render_advice *ma,
 		       const struct pms_memreport *after, char **cmd)
 {
@@ -125,29 +132,15 @@ static void sites_json(struct pms_json *j, const struct pms_render_advice *ma,
 		pms_json_str(j, "where", where);
 		site_line(it, s, line, sizeof(line));
 		pms_json_str(j, "text", line);
-		pms_json_uint(j, "samples", it->samples);
-		pms_json_double(j, "share", it->share);
-		pms_json_uint(j, "resolved", it->resolved);
-		pms_json_uint(j, "remote", it->remote);
-		pms_json_double(j, "remote_share", it->remote_share);
-		pms_json_double(j, "remote_lo", it->remote_lo);
-		pms_json_double(j, "remote_hi", it->remote_hi);
-		if (it->from_node >= 0)
-			pms_json_int(j, "remote_from_node", it->from_node);
-		else
-			pms_json_null(j, "remote_from_node");
+		PMS_JSON_FIELDS(j, JU("samples", it->samples), JD("share", it->share),
+				JU("resolved", it->resolved), JU("remote", it->remote),
+				JD("remote_share", it->remote_share), JD("remote_lo", it->remote_lo),
+				JD("remote_hi", it->remote_hi),
+				JIQ("remote_from_node", it->from_node >= 0, it->from_node));
 		json_nodes(j, "cpu_nodes", it->cpus, it->ncpus, false);
 		json_nodes(j, "mem_nodes", it->mems, it->nmems, true);
 		json_action(j, it->action, it->target, it->nodes, it->nnodes);
-		pms_json_begin_array(j, "blocks");
-		for (size_t b = 0; b < it->nblocks; b++) {
-			pms_json_begin_object(j, NULL);
-			pms_json_uint(j, "pid", it->blocks[b].pid);
-			json_hex(j, "start", it->blocks[b].start);
-			json_hex(j, "end", it->blocks[b].end);
-			pms_json_end_object(j);
-		}
-		pms_json_end_array(j);
+		pms_json_rows(j, "blocks", it->nblocks, json_block, it->blocks);
 		pms_json_uint(j, "bytes", it->bytes);
 		pms_json_str(j, "reason", it->reason);
 		site_hint(it, cmd, hint, sizeof(hint), run, sizeof(run));
@@ -159,10 +152,10 @@ static void sites_json(struct pms_json *j, const struct pms_render_advice *ma,
 			pms_site_measure(it, ma->before, &b);
 			pms_site_measure(it, after, &a);
 			pms_json_begin_object(j, "remeasure");
-			pms_json_uint(j, "before_samples", b.samples);
-			pms_json_double(j, "before_remote_share", b.remote_share);
-			pms_json_uint(j, "after_samples", a.samples);
-			pms_json_double(j, "after_remote_share", a.remote_share);
+			PMS_JSON_FIELDS(j, JU("before_samples", b.samples),
+					JD("before_remote_share", b.remote_share),
+					JU("after_samples", a.samples),
+					JD("after_remote_share", a.remote_share));
 			pms_json_end_object(j);
 			pms_advice_range_release(&b);
 			pms_advice_range_release(&a);
@@ -209,66 +202,56 @@ void pms_render_advice_text(FILE *out, const struct pms_render_advice *ma,
 static void json_action(struct pms_json *j, enum pms_advice_action a, int target, const int *nodes,
 			size_t n)
 {
-	pms_json_str(j, "action", pms_advice_action_name(a));
-	if (target >= 0)
-		pms_json_int(j, "target", target);
-	else
-		pms_json_null(j, "target");
+	PMS_JSON_FIELDS(j, JS("action", pms_advice_action_name(a)),
+			JIQ("target", target >= 0, target));
 	pms_json_begin_array(j, "interleave");
 	for (size_t k = 0; k < n; k++)
 		pms_json_int(j, NULL, nodes[k]);
 	pms_json_end_array(j);
 }
 
+/* A node of an item's or a site's mem_nodes (its pages) or cpu_nodes (its
+ * distance). */
+static void json_node(struct pms_json *j, const struct pms_advice_node *v, bool mem)
+{
+	PMS_JSON_FIELDS(j, JI("node", v->node), JU("accesses", v->accesses),
+			JD("share", v->share));
+	if (mem)
+		pms_json_uint(j, "pages_sampled", v->pages);
+	else
+		pms_json_double(j, "distance", v->cost);
+	PMS_JSON_FIELDS(j, JU("latency_samples", v->latency_n),
+			JDQ("latency_mean", v->latency_n, v->latency_mean));
+}
+
+static void json_mem_node(struct pms_json *j, const void *ctx, size_t i)
+{
+	json_node(j, &((const struct pms_advice_node *)ctx)[i], true);
+}
+
+static void json_cpu_node(struct pms_json *j, const void *ctx, size_t i)
+{
+	json_node(j, &((const struct pms_advice_node *)ctx)[i], false);
+}
+
 static void json_nodes(struct pms_json *j, const char *key, const struct pms_advice_node *v, size_t n,
 		       bool mem)
 {
-	pms_json_begin_array(j, key);
-	for (size_t i = 0; i < n; i++) {
-		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "node", v[i].node);
-		pms_json_uint(j, "accesses", v[i].accesses);
-		pms_json_double(j, "share", v[i].share);
-		if (mem)
-			pms_json_uint(j, "pages_sampled", v[i].pages);
-		else
-			pms_json_double(j, "distance", v[i].cost);
-		pms_json_uint(j, "latency_samples", v[i].latency_n);
-		if (v[i].latency_n)
-			pms_json_double(j, "latency_mean", v[i].latency_mean);
-		else
-			pms_json_null(j, "latency_mean");
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
-}
-
-static void json_hex(struct pms_json *j, const char *key, uint64_t v)
-{
-	char b[32];
-	snprintf(b, sizeof(b), "0x%" PRIx64, v);
-	pms_json_str(j, key, b);
+	pms_json_rows(j, key, n, mem ? json_mem_node : json_cpu_node, v);
 }
 
 void pms_render_migrate_json(struct pms_json *j, const char *key, const struct pms_migrate_result *r)
 {
 	pms_json_begin_object(j, key);
-	pms_json_uint(j, "pages", r->pages);
-	pms_json_uint(j, "moved", r->moved);
-	pms_json_uint(j, "already", r->already);
-	pms_json_uint(j, "not_present", r->not_present);
-	pms_json_uint(j, "failed", r->failed);
+	PMS_JSON_FIELDS(j, JU("pages", r->pages), JU("moved", r->moved), JU("already", r->already),
+			JU("not_present", r->not_present), JU("failed", r->failed));
 	pms_json_begin_object(j, "failed_by_errno");
 	for (size_t i = 0; i < r->nerrs; i++)
 		pms_json_uint(j, errname(r->errs[i].err), r->errs[i].pages);
 	pms_json_end_object(j);
-	pms_json_uint(j, "on_target_after", r->after_on_target);
-	pms_json_uint(j, "moved_after_retry", r->retried);
-	pms_json_uint(j, "move_pages_calls", r->calls);
-	if (r->call_errno)
-		pms_json_str(j, "call_error", errname(r->call_errno));
-	else
-		pms_json_null(j, "call_error");
+	PMS_JSON_FIELDS(j, JU("on_target_after", r->after_on_target),
+			JU("moved_after_retry", r->retried), JU("move_pages_calls", r->calls),
+			JS("call_error", r->call_errno ? errname(r->call_errno) : NULL));
 	pms_json_end_object(j);
 }
 
@@ -281,15 +264,10 @@ static void json_range(struct pms_json *j, const char *key, const struct pms_adv
 		return;
 	}
 	pms_json_begin_object(j, key);
-	pms_json_uint(j, "samples", x.samples);
-	pms_json_uint(j, "remote", x.remote);
-	pms_json_double(j, "remote_share", x.remote_share);
-	pms_json_double(j, "remote_lo", x.remote_lo);
-	pms_json_double(j, "remote_hi", x.remote_hi);
-	if (x.latency_n)
-		pms_json_double(j, "latency_mean", x.latency_mean);
-	else
-		pms_json_null(j, "latency_mean");
+	PMS_JSON_FIELDS(j, JU("samples", x.samples), JU("remote", x.remote),
+			JD("remote_share", x.remote_share), JD("remote_lo", x.remote_lo),
+			JD("remote_hi", x.remote_hi),
+			JDQ("latency_mean", x.latency_n, x.latency_mean));
 	json_nodes(j, "mem_nodes", x.mems, x.nmems, true);
 	pms_json_end_object(j);
 	pms_advice_range_release(&x);
@@ -300,8 +278,8 @@ static void json_totals(struct pms_json *j, const char *key, const struct pms_me
 	uint64_t all, remote;
 	pms_memreport_remote_totals(r, &all, &remote);
 	pms_json_begin_object(j, key);
-	pms_json_uint(j, "samples", all);
-	pms_json_double(j, "remote_share", all ? (double)remote / (double)all : 0);
+	PMS_JSON_FIELDS(j, JU("samples", all),
+			JD("remote_share", all ? (double)remote / (double)all : 0));
 	pms_json_begin_object(j, "accesses_per_node");
 	for (size_t k = 0; k < r->nnodes; k++) {
 		uint64_t col = 0;
@@ -312,10 +290,7 @@ static void json_totals(struct pms_json *j, const char *key, const struct pms_me
 		pms_json_uint(j, name, col);
 	}
 	pms_json_end_object(j);
-	if (r->latency.n)
-		pms_json_double(j, "latency_mean", r->latency.mean);
-	else
-		pms_json_null(j, "latency_mean");
+	PMS_JSON_FIELDS(j, JDQ("latency_mean", r->latency.n, r->latency.mean));
 	pms_json_end_object(j);
 }
 
@@ -330,10 +305,8 @@ void pms_render_advice_json(struct pms_json *j, const struct pms_render_advice *
 	}
 	const struct pms_advice *p = ma->plan;
 	pms_json_begin_object(j, "advice");
-	pms_json_uint(j, "samples", p->samples);
-	pms_json_bool(j, "distances_assumed", p->distances_assumed);
-	pms_json_bool(j, "capacity_checked", p->capacity_checked);
-	pms_json_uint(j, "page_size", p->page_size);
+	PMS_JSON_FIELDS(j, JU("samples", p->samples), JB("distances_assumed", p->distances_assumed),
+			JB("capacity_checked", p->capacity_checked), JU("page_size", p->page_size));
 	if (ma->err[0])
 		pms_json_str(j, "note", ma->err);
 	if (ma->sites)
@@ -346,27 +319,21 @@ void pms_render_advice_json(struct pms_json *j, const struct pms_render_advice *
 		const struct pms_advice_item *it = &p->items[i];
 		char nl[512], ml[512];
 		pms_json_begin_object(j, NULL);
-		pms_json_str(j, "name", it->name);
-		pms_json_str(j, "kind", it->kind);
-		json_hex(j, "start", it->start);
-		json_hex(j, "end", it->end);
-		pms_json_uint(j, "bytes", it->end - it->start);
-		pms_json_uint(j, "samples", it->samples);
-		pms_json_double(j, "store_share", it->store_share);
-		pms_json_double(j, "remote_share", it->remote_share);
-		pms_json_double(j, "remote_lo", it->remote_lo);
-		pms_json_double(j, "remote_hi", it->remote_hi);
-		pms_json_bool(j, "sure", it->sure);
-		pms_json_bool(j, "latency_measured", it->latency_measured);
+		PMS_JSON_FIELDS(j, JS("name", it->name), JS("kind", it->kind),
+				JX("start", true, it->start), JX("end", true, it->end),
+				JU("bytes", it->end - it->start), JU("samples", it->samples),
+				JD("store_share", it->store_share),
+				JD("remote_share", it->remote_share), JD("remote_lo", it->remote_lo),
+				JD("remote_hi", it->remote_hi), JB("sure", it->sure),
+				JB("latency_measured", it->latency_measured));
 		json_nodes(j, "mem_nodes", it->mems, it->nmems, true);
 		json_nodes(j, "cpu_nodes", it->cpus, it->ncpus, false);
 		json_action(j, it->action, it->target, it->nodes, it->nnodes);
-		pms_json_double(j, "distance_now", it->cost_now);
-		pms_json_double(j, "distance_after", it->cost_after);
-		pms_json_double(j, "predicted_remote_share", it->predicted_remote);
-		pms_json_uint(j, "move_pages", it->move_pages);
-		pms_json_uint(j, "move_bytes", it->move_bytes);
-		pms_json_str(j, "reason", it->reason);
+		PMS_JSON_FIELDS(j, JD("distance_now", it->cost_now),
+				JD("distance_after", it->cost_after),
+				JD("predicted_remote_share", it->predicted_remote),
+				JU("move_pages", it->move_pages), JU("move_bytes", it->move_bytes),
+				JS("reason", it->reason));
 		pms_advice_item_commands(it, pid, cmd, nl, sizeof(nl), ml, sizeof(ml));
 		pms_json_str(j, "numactl", nl[0] ? nl : NULL);
 		pms_json_str(j, "migrate", ml[0] ? ml : NULL);
@@ -379,8 +346,7 @@ void pms_render_advice_json(struct pms_json *j, const struct pms_render_advice *
 				pms_render_migrate_json(j, "applied", &row->res);
 				pms_json_str(j, "apply_error", row->rc < 0 ? row->err : NULL);
 			} else {
-				pms_json_null(j, "applied");
-				pms_json_null(j, "apply_error");
+				PMS_JSON_FIELDS(j, JS("applied", NULL), JS("apply_error", NULL));
 			}
 			json_range(j, "before", ma->adv_before, it);
 			json_range(j, "after", ma->adv_after, it);

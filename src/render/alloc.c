@@ -7,19 +7,15 @@
 
 #include "pmuscope/error.h"
 #include "pmuscope/render.h"
+#include "fields.h"
 #include "render_int.h"
 #include "util/error.h"
 
 static void json_frame(struct pms_json *j, const struct pms_alloc_frame *f)
 {
 	pms_json_begin_object(j, NULL);
-	char hex[32];
-	snprintf(hex, sizeof(hex), "0x%" PRIx64, f->ip);
-	pms_json_str(j, "ip", hex);
-	pms_json_str(j, "function", f->func);
-	pms_json_str(j, "file", f->file);
-	pms_json_int(j, "line", f->line);
-	pms_json_str(j, "module", f->module);
+	PMS_JSON_FIELDS(j, JX("ip", true, f->ip), JS("function", f->func), JS("file", f->file),
+			JI("line", f->line), JS("module", f->module));
 	pms_json_end_object(j);
 }
 
@@ -53,35 +49,23 @@ void pms_render_alloc_json(struct pms_json *j, const struct pms_render_alloc *a)
 	pms_json_uint(j, "threshold", a->threshold);
 	if (r) {
 		pms_json_str(j, "clock_calibration", r->calibration_why ? r->calibration_why : "ok");
-		pms_json_uint(j, "records", r->stats.records);
-		pms_json_uint(j, "allocations", r->stats.allocs);
-		pms_json_uint(j, "sampled", r->stats.sampled);
-		pms_json_uint(j, "always", r->stats.always);
-		pms_json_uint(j, "frees", r->stats.frees);
-		pms_json_uint(j, "processes", r->stats.processes);
-		pms_json_uint(j, "samples_with_addr", r->with_addr);
-		pms_json_uint(j, "samples_placed", r->placed);
+		PMS_JSON_FIELDS(j, JU("records", r->stats.records), JU("allocations", r->stats.allocs),
+				JU("sampled", r->stats.sampled), JU("always", r->stats.always),
+				JU("frees", r->stats.frees), JU("processes", r->stats.processes),
+				JU("samples_with_addr", r->with_addr),
+				JU("samples_placed", r->placed));
 		pms_json_begin_array(j, "sites");
 		for (size_t i = 0; i < r->nsites; i++) {
 			const struct pms_alloc_site *s = &r->sites[i];
 			pms_json_begin_object(j, NULL);
-			pms_json_uint(j, "samples", s->samples);
-			pms_json_uint(j, "latency_total", s->latency);
-			pms_json_uint(j, "latency_samples", s->weighted);
-			pms_json_uint(j, "resolved", s->resolved);
-			pms_json_uint(j, "remote", s->remote);
-			if (s->node >= 0)
-				pms_json_int(j, "node", s->node);
-			else
-				pms_json_null(j, "node");
-			pms_json_uint(j, "node_samples", s->node_samples);
-			pms_json_uint(j, "allocations", s->allocs);
-			pms_json_uint(j, "bytes", s->bytes);
-			pms_json_double(j, "est_bytes", s->est_bytes);
-			pms_json_double(j, "est_count", s->est_count);
-			pms_json_str(j, "kind", pms_alloc_kind_name(s->kind));
-			pms_json_uint(j, "pid", s->pid);
-			pms_json_uint(j, "tid", s->tid);
+			PMS_JSON_FIELDS(j, JU("samples", s->samples), JU("latency_total", s->latency),
+					JU("latency_samples", s->weighted), JU("resolved", s->resolved),
+					JU("remote", s->remote), JIQ("node", s->node >= 0, s->node),
+					JU("node_samples", s->node_samples),
+					JU("allocations", s->allocs), JU("bytes", s->bytes),
+					JD("est_bytes", s->est_bytes), JD("est_count", s->est_count),
+					JS("kind", pms_alloc_kind_name(s->kind)), JU("pid", s->pid),
+					JU("tid", s->tid));
 			if (r->types)
 				json_type(j, s);
 			pms_json_begin_array(j, "call_path");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "pmuscope/render.h"
+#include "fields.h"
 #include "render_int.h"
 
 static double pct(uint64_t a, uint64_t b)
@@ -32,6 +33,16 @@ static void frame_text(const struct pms_pathreport_frame *f, char *buf, size_t c
 	}
 }
 
+/* A row's samples, their share of total and, where measured, its latency. */
+static void text_head(FILE *out, uint64_t samples, uint64_t total, uint64_t latency,
+		      uint64_t weighted)
+{
+	fprintf(out, "  %8" PRIu64 " %5.1f%%", samples, pct(samples, total));
+	if (weighted)
+		fprintf(out, "  latency %" PRIu64 " (mean %.0f)", latency,
+			(double)latency / (double)weighted);
+}
+
 static void text_list(FILE *out, const char *title, const struct pms_pathreport *r,
 		      enum pms_pathreport_order which, uint64_t total)
 {
@@ -41,10 +52,7 @@ static void text_list(FILE *out, const char *title, const struct pms_pathreport 
 		fprintf(out, "  (none)\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_pathreport_path *p = pms_pathreport_path_at(r, which, i);
-		fprintf(out, "  %8" PRIu64 " %5.1f%%", p->samples, pct(p->samples, total));
-		if (p->weighted)
-			fprintf(out, "  latency %" PRIu64 " (mean %.0f)", p->latency,
-			       (double)p->latency / (double)p->weighted);
+		text_head(out, p->samples, total, p->latency, p->weighted);
 		if (p->resolved)
 			fprintf(out, "  remote %.0f%% of %" PRIu64, pct(p->remote, p->resolved),
 			       p->resolved);
@@ -66,10 +74,7 @@ static void text_branches(FILE *out, const char *title, const struct pms_pathrep
 	fprintf(out, "\n%s:\n", title);
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_pathreport_branch *b = pms_pathreport_branch_at(r, which, i);
-		fprintf(out, "  %8" PRIu64 " %5.1f%%", b->samples, pct(b->samples, total));
-		if (b->weighted)
-			fprintf(out, "  latency %" PRIu64 " (mean %.0f)", b->latency,
-			       (double)b->latency / (double)b->weighted);
+		text_head(out, b->samples, total, b->latency, b->weighted);
 		if (b->mispredicted)
 			fprintf(out, "  mispredicted %.0f%%", pct(b->mispredicted, b->samples));
 		fprintf(out, "\n      %016" PRIx64 " %s -> %016" PRIx64 " %s", b->from,
@@ -123,103 +128,75 @@ void pms_render_callpath_text(FILE *out, const struct pms_pathreport *r)
 	text_branch_section(out, r);
 }
 
-static void hexs(struct pms_json *j, const char *key, uint64_t v)
+/* A list of the report in one order, for pms_json_rows. */
+struct list_ctx {
+	const struct pms_pathreport *r;
+	int which; /* enum pms_pathreport_order or _branch_order */
+};
+
+static void json_frame(struct pms_json *j, const void *ctx, size_t k)
 {
-	char b[24];
-	snprintf(b, sizeof(b), "0x%" PRIx64, v);
-	pms_json_str(j, key, b);
+	const struct pms_pathreport_frame *f = &((const struct pms_pathreport_path *)ctx)->frames[k];
+	PMS_JSON_FIELDS(j, JX("ip", !(f->flags & PMS_FRAME_HIDDEN), f->ip),
+			JB("kernel", (f->flags & PMS_FRAME_KERNEL) != 0),
+			JB("dwarf", (f->flags & PMS_FRAME_DWARF) != 0), JS("func", f->func),
+			JX("offset", f->func, f->offset), JS("file", f->file),
+			JIQ("line", f->file, f->line), JS("module", f->module));
+}
+
+static void json_path(struct pms_json *j, const void *ctx, size_t i)
+{
+	const struct list_ctx *c = ctx;
+	const struct pms_pathreport_path *p =
+		pms_pathreport_path_at(c->r, (enum pms_pathreport_order)c->which, i);
+	PMS_JSON_FIELDS(j, JU("samples", p->samples), JU("latency", p->latency),
+			JU("weighted", p->weighted), JU("resolved", p->resolved),
+			JU("remote", p->remote),
+			JDQ("remote_share", p->resolved, (double)p->remote / (double)p->resolved),
+			JB("truncated", p->truncated));
+	pms_json_rows(j, "frames", p->nframes, json_frame, p);
 }
 
 static void json_list(struct pms_json *j, const char *key, const struct pms_pathreport *r,
 		      enum pms_pathreport_order which)
 {
-	size_t n = pms_pathreport_path_count(r, which);
-	pms_json_begin_array(j, key);
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_pathreport_path *p = pms_pathreport_path_at(r, which, i);
-		pms_json_begin_object(j, NULL);
-		pms_json_uint(j, "samples", p->samples);
-		pms_json_uint(j, "latency", p->latency);
-		pms_json_uint(j, "weighted", p->weighted);
-		pms_json_uint(j, "resolved", p->resolved);
-		pms_json_uint(j, "remote", p->remote);
-		if (p->resolved)
-			pms_json_double(j, "remote_share", (double)p->remote / (double)p->resolved);
-		else
-			pms_json_null(j, "remote_share");
-		pms_json_bool(j, "truncated", p->truncated);
-		pms_json_begin_array(j, "frames");
-		for (size_t k = 0; k < p->nframes; k++) {
-			const struct pms_pathreport_frame *f = &p->frames[k];
-			pms_json_begin_object(j, NULL);
-			if (f->flags & PMS_FRAME_HIDDEN)
-				pms_json_null(j, "ip");
-			else
-				hexs(j, "ip", f->ip);
-			pms_json_bool(j, "kernel", (f->flags & PMS_FRAME_KERNEL) != 0);
-			pms_json_bool(j, "dwarf", (f->flags & PMS_FRAME_DWARF) != 0);
-			pms_json_str(j, "func", f->func);
-			if (f->func)
-				hexs(j, "offset", f->offset);
-			else
-				pms_json_null(j, "offset");
-			pms_json_str(j, "file", f->file);
-			if (f->file)
-				pms_json_int(j, "line", f->line);
-			else
-				pms_json_null(j, "line");
-			pms_json_str(j, "module", f->module);
-			pms_json_end_object(j);
-		}
-		pms_json_end_array(j);
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
+	struct list_ctx c = { r, (int)which };
+	pms_json_rows(j, key, pms_pathreport_path_count(r, which), json_path, &c);
+}
+
+static void json_branch(struct pms_json *j, const void *ctx, size_t i)
+{
+	const struct list_ctx *c = ctx;
+	const struct pms_pathreport_branch *v =
+		pms_pathreport_branch_at(c->r, (enum pms_pathreport_branch_order)c->which, i);
+	PMS_JSON_FIELDS(j, JX("from", true, v->from), JX("to", true, v->to),
+			JS("from_func", v->from_func), JS("to_func", v->to_func),
+			JS("to_file", v->to_file), JIQ("to_line", v->to_file, v->to_line),
+			JU("samples", v->samples), JU("latency", v->latency),
+			JU("weighted", v->weighted), JU("mispredicted", v->mispredicted));
 }
 
 static void json_branches(struct pms_json *j, const char *key, const struct pms_pathreport *r,
 			  enum pms_pathreport_branch_order which)
 {
-	size_t n = pms_pathreport_branch_count(r, which);
-	pms_json_begin_array(j, key);
-	for (size_t i = 0; i < n; i++) {
-		const struct pms_pathreport_branch *v = pms_pathreport_branch_at(r, which, i);
-		pms_json_begin_object(j, NULL);
-		hexs(j, "from", v->from);
-		hexs(j, "to", v->to);
-		pms_json_str(j, "from_func", v->from_func);
-		pms_json_str(j, "to_func", v->to_func);
-		pms_json_str(j, "to_file", v->to_file);
-		if (v->to_file)
-			pms_json_int(j, "to_line", v->to_line);
-		else
-			pms_json_null(j, "to_line");
-		pms_json_uint(j, "samples", v->samples);
-		pms_json_uint(j, "latency", v->latency);
-		pms_json_uint(j, "weighted", v->weighted);
-		pms_json_uint(j, "mispredicted", v->mispredicted);
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
+	struct list_ctx c = { r, (int)which };
+	pms_json_rows(j, key, pms_pathreport_branch_count(r, which), json_branch, &c);
 }
 
 void pms_render_callpath_json(struct pms_json *j, const struct pms_pathreport *r)
 {
 	pms_json_begin_object(j, "callpaths");
 	const struct pms_unwinder_stats *u = pms_pathreport_unwind(r);
-	pms_json_str(j, "mode", pms_callgraph_name(pms_pathreport_how(r)));
-	pms_json_uint(j, "samples", pms_pathreport_samples(r));
-	pms_json_uint(j, "with_path", pms_pathreport_with_path(r));
-	pms_json_uint(j, "without_path", pms_pathreport_without_path(r));
-	pms_json_uint(j, "truncated", pms_pathreport_truncated(r));
-	pms_json_uint(j, "distinct", pms_pathreport_distinct(r));
+	PMS_JSON_FIELDS(j, JS("mode", pms_callgraph_name(pms_pathreport_how(r))),
+			JU("samples", pms_pathreport_samples(r)),
+			JU("with_path", pms_pathreport_with_path(r)),
+			JU("without_path", pms_pathreport_without_path(r)),
+			JU("truncated", pms_pathreport_truncated(r)),
+			JU("distinct", pms_pathreport_distinct(r)));
 	pms_json_begin_object(j, "dwarf_unwind");
-	pms_json_uint(j, "samples", u->samples);
-	pms_json_uint(j, "unwound", u->unwound);
-	pms_json_uint(j, "failed", u->failed);
-	pms_json_uint(j, "no_user_regs", u->no_regs);
-	pms_json_uint(j, "no_user_stack", u->no_stack);
-	pms_json_uint(j, "user_frames", u->frames);
+	PMS_JSON_FIELDS(j, JU("samples", u->samples), JU("unwound", u->unwound),
+			JU("failed", u->failed), JU("no_user_regs", u->no_regs),
+			JU("no_user_stack", u->no_stack), JU("user_frames", u->frames));
 	pms_json_end_object(j);
 	json_list(j, "by_samples", r, PMS_PATHS_BY_SAMPLES);
 	json_list(j, "by_latency", r, PMS_PATHS_BY_LATENCY);

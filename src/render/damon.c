@@ -1,10 +1,10 @@
 /* `pmuscope mem --engine damon`'s JSON document (docs/damon.md;
  * pmuscope/render_cmd.h): the run, its regions by heat with their nodes,
  * the snapshots.  Its text and CSV are damon's (pmuscope/damon_text.h). */
-#include <inttypes.h>
 #include <stdio.h>
 
 #include "pmuscope/render_cmd.h"
+#include "fields.h"
 
 static void json_nodes(struct pms_json *j, const char *key, const struct pms_damon_nodes *nd)
 {
@@ -13,8 +13,7 @@ static void json_nodes(struct pms_json *j, const char *key, const struct pms_dam
 		pms_json_int(j, "node", nd->node);
 	else
 		pms_json_null(j, "node");
-	pms_json_uint(j, "pages_sampled", nd->sampled);
-	pms_json_uint(j, "pages_absent", nd->absent);
+	PMS_JSON_FIELDS(j, JU("pages_sampled", nd->sampled), JU("pages_absent", nd->absent));
 	pms_json_begin_object(j, "pages_by_node");
 	for (int i = 0; i < PMS_DAMON_MAX_NODES; i++)
 		if (nd->pages[i]) {
@@ -26,26 +25,16 @@ static void json_nodes(struct pms_json *j, const char *key, const struct pms_dam
 	pms_json_end_object(j);
 }
 
-static void hexs(char *buf, size_t n, uint64_t v)
-{
-	snprintf(buf, n, "0x%" PRIx64, v);
-}
-
 static void render_json(struct pms_json *j, const struct pms_damon *d,
 			const struct pms_damon_report *r, bool samples, const char *why,
 			const char *kdir, int cleanup_rc, const char *cleanup_msg,
 			const char *outcome)
 {
-	char b[64];
 	pms_json_begin_object(j, NULL);
-	pms_json_str(j, "engine", "damon");
-	pms_json_str(j, "label", r->label);
-	pms_json_bool(j, "has_ip", false);
-	pms_json_bool(j, "has_data_source", false);
-	pms_json_bool(j, "has_latency", false);
-	pms_json_str(j, "engine_reason", why ? why : "asked for with --engine damon");
-	pms_json_str(j, "kdamond", kdir);
-	pms_json_bool(j, "kdamond_removed", cleanup_rc == 0);
+	PMS_JSON_FIELDS(j, JS("engine", "damon"), JS("label", r->label), JB("has_ip", false),
+			JB("has_data_source", false), JB("has_latency", false),
+			JS("engine_reason", why ? why : "asked for with --engine damon"),
+			JS("kdamond", kdir), JB("kdamond_removed", cleanup_rc == 0));
 	if (cleanup_rc)
 		pms_json_str(j, "cleanup_error", cleanup_msg);
 	pms_json_str(j, "outcome", outcome);
@@ -54,34 +43,26 @@ static void render_json(struct pms_json *j, const struct pms_damon *d,
 		pms_json_int(j, NULL, r->pids[i]);
 	pms_json_end_array(j);
 	pms_json_begin_object(j, "attrs");
-	pms_json_uint(j, "sample_us", r->attrs.sample_us);
-	pms_json_uint(j, "aggr_us", r->attrs.aggr_us);
-	pms_json_uint(j, "update_us", r->attrs.update_us);
-	pms_json_uint(j, "min_regions", r->attrs.min_regions);
-	pms_json_uint(j, "max_regions", r->attrs.max_regions);
-	pms_json_uint(j, "pages_per_region", r->attrs.pages_per_region);
+	const struct pms_damon_opts *at = &r->attrs;
+	PMS_JSON_FIELDS(j, JU("sample_us", at->sample_us), JU("aggr_us", at->aggr_us),
+			JU("update_us", at->update_us), JU("min_regions", at->min_regions),
+			JU("max_regions", at->max_regions),
+			JU("pages_per_region", at->pages_per_region));
 	pms_json_end_object(j);
-	pms_json_uint(j, "snapshots", r->nsnapshots);
-	pms_json_double(j, "duration_s", (double)r->duration_us / 1e6);
-	pms_json_double(j, "max_nr_accesses", r->max_nr_accesses);
-	pms_json_double(j, "total_heat", r->total_heat);
+	PMS_JSON_FIELDS(j, JU("snapshots", r->nsnapshots),
+			JD("duration_s", (double)r->duration_us / 1e6),
+			JD("max_nr_accesses", r->max_nr_accesses), JD("total_heat", r->total_heat));
 	pms_json_begin_array(j, "ranges");
 	for (size_t i = 0; i < r->nranges; i++) {
 		const struct pms_damon_range *x = &r->ranges[i];
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "pid", r->pids[x->target]);
-		hexs(b, sizeof(b), x->start);
-		pms_json_str(j, "start", b);
-		hexs(b, sizeof(b), x->end);
-		pms_json_str(j, "end", b);
-		pms_json_uint(j, "bytes", x->end - x->start);
-		pms_json_double(j, "heat", x->heat);
-		pms_json_double(j, "share", x->share);
-		pms_json_double(j, "freq_mean", x->freq_mean);
-		pms_json_double(j, "freq_max", x->freq_max);
-		pms_json_uint(j, "age_max", x->age_max);
-		pms_json_str(j, "class", pms_damon_heat_name(x->heat_class));
-		pms_json_str(j, "object", x->object);
+		PMS_JSON_FIELDS(j, JI("pid", r->pids[x->target]), JX("start", true, x->start),
+				JX("end", true, x->end), JU("bytes", x->end - x->start),
+				JD("heat", x->heat), JD("share", x->share),
+				JD("freq_mean", x->freq_mean), JD("freq_max", x->freq_max),
+				JU("age_max", x->age_max),
+				JS("class", pms_damon_heat_name(x->heat_class)),
+				JS("object", x->object));
 		json_nodes(j, "nodes", &x->nodes);
 		pms_json_end_object(j);
 	}
@@ -90,16 +71,10 @@ static void render_json(struct pms_json *j, const struct pms_damon *d,
 	for (size_t i = 0; i < r->nobjects; i++) {
 		const struct pms_damon_object *x = &r->objects[i];
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "pid", r->pids[x->target]);
-		pms_json_str(j, "name", x->name);
-		hexs(b, sizeof(b), x->start);
-		pms_json_str(j, "start", b);
-		hexs(b, sizeof(b), x->end);
-		pms_json_str(j, "end", b);
-		pms_json_uint(j, "bytes_monitored", x->bytes);
-		pms_json_double(j, "heat", x->heat);
-		pms_json_double(j, "share", x->share);
-		pms_json_double(j, "freq_mean", x->freq_mean);
+		PMS_JSON_FIELDS(j, JI("pid", r->pids[x->target]), JS("name", x->name),
+				JX("start", true, x->start), JX("end", true, x->end),
+				JU("bytes_monitored", x->bytes), JD("heat", x->heat),
+				JD("share", x->share), JD("freq_mean", x->freq_mean));
 		json_nodes(j, "nodes", &x->nodes);
 		pms_json_end_object(j);
 	}
@@ -107,10 +82,9 @@ static void render_json(struct pms_json *j, const struct pms_damon *d,
 	pms_json_begin_array(j, "cpu_nodes");
 	for (size_t i = 0; i < r->ncpu_nodes; i++) {
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "node", r->cpu_nodes[i].node);
-		pms_json_double(j, "heat", r->cpu_nodes[i].heat);
-		pms_json_double(j, "remote_heat", r->cpu_nodes[i].remote_heat);
-		pms_json_double(j, "remote_share", r->cpu_nodes[i].remote_share);
+		const struct pms_damon_cpu_node *c = &r->cpu_nodes[i];
+		PMS_JSON_FIELDS(j, JI("node", c->node), JD("heat", c->heat),
+				JD("remote_heat", c->remote_heat), JD("remote_share", c->remote_share));
 		pms_json_end_object(j);
 	}
 	pms_json_end_array(j);
@@ -120,15 +94,10 @@ static void render_json(struct pms_json *j, const struct pms_damon *d,
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct pms_damon_step *s = &r->steps[i];
 		pms_json_begin_object(j, NULL);
-		pms_json_double(j, "t_s", (double)s->t_us / 1e6);
-		pms_json_int(j, "pid", r->pids[s->target]);
-		pms_json_double(j, "heat", s->heat);
-		hexs(b, sizeof(b), s->hot_start);
-		pms_json_str(j, "hottest_start", b);
-		hexs(b, sizeof(b), s->hot_end);
-		pms_json_str(j, "hottest_end", b);
-		pms_json_double(j, "hottest_freq", s->hot_freq);
-		pms_json_str(j, "hottest_object", s->hot_object);
+		PMS_JSON_FIELDS(j, JD("t_s", (double)s->t_us / 1e6), JI("pid", r->pids[s->target]),
+				JD("heat", s->heat), JX("hottest_start", true, s->hot_start),
+				JX("hottest_end", true, s->hot_end),
+				JD("hottest_freq", s->hot_freq), JS("hottest_object", s->hot_object));
 		pms_json_begin_object(j, "heat_by_node");
 		for (int n = 0; n < r->nnodes && n < PMS_DAMON_MAX_NODES; n++) {
 			char k[16];
@@ -141,12 +110,8 @@ static void render_json(struct pms_json *j, const struct pms_damon *d,
 			for (size_t k = 0; k < sn[i].nregions; k++) {
 				const struct pms_damon_region *g = &sn[i].regions[k];
 				pms_json_begin_object(j, NULL);
-				hexs(b, sizeof(b), g->start);
-				pms_json_str(j, "start", b);
-				hexs(b, sizeof(b), g->end);
-				pms_json_str(j, "end", b);
-				pms_json_uint(j, "nr_accesses", g->nr_accesses);
-				pms_json_uint(j, "age", g->age);
+				PMS_JSON_FIELDS(j, JX("start", true, g->start), JX("end", true, g->end),
+						JU("nr_accesses", g->nr_accesses), JU("age", g->age));
 				pms_json_end_object(j);
 			}
 			pms_json_end_array(j);

@@ -13,6 +13,7 @@
 #include "pmuscope/armpmu.h"
 #include "pmuscope/error.h"
 #include "pmuscope/render_cmd.h"
+#include "fields.h"
 
 static bool matches(const char *pattern, const char *name)
 {
@@ -85,22 +86,20 @@ int pms_render_arm_explain(FILE *out, struct pms_json *j, uint32_t number,
 	return 0;
 }
 
+static void json_fact(struct pms_json *j, const void *ctx, size_t i)
+{
+	const struct pms_arm_fact *f = pms_arm_fact_at(i);
+	(void)ctx;
+	PMS_JSON_FIELDS(j, JS("key", f->key), JS("term", f->term), JS("fact", f->fact),
+			JS("source", f->cite));
+}
+
 void pms_render_arm_facts(FILE *out, struct pms_json *j)
 {
 	if (j) {
 		pms_json_begin_object(j, NULL);
 		pms_json_int(j, "schema_version", 1);
-		pms_json_begin_array(j, "facts");
-		for (size_t i = 0; i < pms_arm_fact_count(); i++) {
-			const struct pms_arm_fact *f = pms_arm_fact_at(i);
-			pms_json_begin_object(j, NULL);
-			pms_json_str(j, "key", f->key);
-			pms_json_str(j, "term", f->term);
-			pms_json_str(j, "fact", f->fact);
-			pms_json_str(j, "source", f->cite);
-			pms_json_end_object(j);
-		}
-		pms_json_end_array(j);
+		pms_json_rows(j, "facts", pms_arm_fact_count(), json_fact, NULL);
 		pms_json_end_object(j);
 		return;
 	}
@@ -111,27 +110,24 @@ void pms_render_arm_facts(FILE *out, struct pms_json *j)
 	}
 }
 
+static void json_gen(struct pms_json *j, const void *ctx, size_t g)
+{
+	const struct pms_apple_gen *ag = pms_apple_gen_at(g);
+	(void)ctx;
+	PMS_JSON_FIELDS(j, JS("id", ag->id), JS("chip", ag->chip), JU("events", ag->n_events),
+			JU("arm_prefixed", ag->n_arm_prefixed),
+			JU("fixed_counters", ag->fixed_counters),
+			JU("config_counters_mask", ag->config_counters),
+			JB("pmuv3_numbering", ag->pmuv3_numbering), JB("partial", ag->partial));
+}
+
 /* --apple all: each known event's number on every generation. */
 void pms_render_apple_all(FILE *out, struct pms_json *j, const char *pattern)
 {
 	if (j) {
 		pms_json_begin_object(j, NULL);
 		pms_json_int(j, "schema_version", 1);
-		pms_json_begin_array(j, "generations");
-		for (size_t g = 0; g < pms_apple_gen_count(); g++) {
-			const struct pms_apple_gen *ag = pms_apple_gen_at(g);
-			pms_json_begin_object(j, NULL);
-			pms_json_str(j, "id", ag->id);
-			pms_json_str(j, "chip", ag->chip);
-			pms_json_uint(j, "events", ag->n_events);
-			pms_json_uint(j, "arm_prefixed", ag->n_arm_prefixed);
-			pms_json_uint(j, "fixed_counters", ag->fixed_counters);
-			pms_json_uint(j, "config_counters_mask", ag->config_counters);
-			pms_json_bool(j, "pmuv3_numbering", ag->pmuv3_numbering);
-			pms_json_bool(j, "partial", ag->partial);
-			pms_json_end_object(j);
-		}
-		pms_json_end_array(j);
+		pms_json_rows(j, "generations", pms_apple_gen_count(), json_gen, NULL);
 		pms_json_begin_array(j, "events");
 	} else {
 		fprintf(out, "%-24s", "EVENT");

@@ -10,6 +10,7 @@
 #include "util/csv.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/render.h"
+#include "fields.h"
 #include "render_int.h"
 #include "util/error.h"
 #include "util/opts.h"
@@ -180,18 +181,12 @@ static void json_site(struct pms_json *j, const struct pms_memreport_site *s, bo
 		else
 			pms_json_null(j, "line");
 	}
-	pms_json_str(j, "module", s->module);
-	pms_json_bool(j, "kernel", s->kernel);
-	pms_json_uint(j, "samples", s->samples);
-	pms_json_uint(j, "latency_total", s->latency);
-	pms_json_uint(j, "latency_samples", s->weighted);
-	pms_json_uint(j, "resolved", s->resolved);
-	pms_json_uint(j, "remote", s->remote);
-	if (s->resolved)
-		pms_json_double(j, "remote_share", (double)s->remote / (double)s->resolved);
-	else
-		pms_json_null(j, "remote_share");
-	pms_json_uint(j, "on_home", s->on_home);
+	PMS_JSON_FIELDS(j, JS("module", s->module), JB("kernel", s->kernel),
+			JU("samples", s->samples), JU("latency_total", s->latency),
+			JU("latency_samples", s->weighted), JU("resolved", s->resolved),
+			JU("remote", s->remote),
+			JDQ("remote_share", s->resolved, (double)s->remote / (double)s->resolved),
+			JU("on_home", s->on_home));
 	if (!object) {
 		if (s->pid) {
 			pms_json_uint(j, "pid", s->pid);
@@ -270,43 +265,52 @@ double pms_render_mem_loss(const struct pms_render_mem_opts *opts, const struct 
 	return loss_ratio(&m, r, warn, size);
 }
 
+static void json_unhonoured(struct pms_json *j, const void *ctx, size_t i)
+{
+	const struct pms_render_mem_opts *m = ctx;
+	PMS_JSON_FIELDS(j, JS("option", m->unhonoured[i].option), JS("why", m->unhonoured[i].why));
+}
+
+static void json_attempt(struct pms_json *j, const void *ctx, size_t i)
+{
+	const struct pms_sampler_attempt *a = &((const struct pms_sampler_attempt *)ctx)[i];
+	PMS_JSON_FIELDS(j, JS("engine", pms_engine_name(a->engine)), JS("pmu", a->pmu),
+			JS("attr", a->attr), JI("errno", a->err),
+			JS("error", a->err ? strerrorname_np(a->err) : NULL),
+			JB("chosen", a->chosen), JS("reason", a->reason));
+}
+
 /* Engine and the ladder's attempts. */
 static void json_engine(struct pms_json *j, const struct pms_render_mem_opts *m,
 			const struct pms_memreport *r)
 {
-	char b[64];
 	pms_json_begin_object(j, "engine");
-	pms_json_str(j, "name", pms_engine_name(r->engine));
-	pms_json_str(j, "label", r->label);
-	pms_json_str(j, "pmus", r->pmus);
-	pms_json_str(j, "notes", r->notes);
-	pms_json_bool(j, "data_src", r->data_src_available);
-	pms_json_bool(j, "phys", r->phys);
-	hex(b, sizeof(b), m->sample_type);
-	pms_json_str(j, "sample_type", b);
-	pms_json_begin_array(j, "not_honoured");
-	for (size_t i = 0; i < m->nunhonoured; i++) {
-		pms_json_begin_object(j, NULL);
-		pms_json_str(j, "option", m->unhonoured[i].option);
-		pms_json_str(j, "why", m->unhonoured[i].why);
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
+	PMS_JSON_FIELDS(j, JS("name", pms_engine_name(r->engine)), JS("label", r->label),
+			JS("pmus", r->pmus), JS("notes", r->notes),
+			JB("data_src", r->data_src_available), JB("phys", r->phys),
+			JX("sample_type", true, m->sample_type));
+	pms_json_rows(j, "not_honoured", m->nunhonoured, json_unhonoured, m);
 	pms_json_end_object(j);
-	pms_json_begin_array(j, "attempts");
-	for (size_t i = 0; i < r->nattempts; i++) {
-		const struct pms_sampler_attempt *a = &r->attempts[i];
-		pms_json_begin_object(j, NULL);
-		pms_json_str(j, "engine", pms_engine_name(a->engine));
-		pms_json_str(j, "pmu", a->pmu);
-		pms_json_str(j, "attr", a->attr);
-		pms_json_int(j, "errno", a->err);
-		pms_json_str(j, "error", a->err ? strerrorname_np(a->err) : NULL);
-		pms_json_bool(j, "chosen", a->chosen);
-		pms_json_str(j, "reason", a->reason);
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
+	pms_json_rows(j, "attempts", r->nattempts, json_attempt, r->attempts);
+}
+
+/* A list of counts by name (sources, levels, ops), for pms_json_rows. */
+struct counts_ctx {
+	const struct pms_memreport_count *v;
+	const char *name; /* the key of each count's name */
+};
+
+static void json_count(struct pms_json *j, const void *ctx, size_t i)
+{
+	const struct counts_ctx *c = ctx;
+	PMS_JSON_FIELDS(j, JS(c->name, c->v[i].name), JU("samples", c->v[i].samples));
+}
+
+static void json_counts(struct pms_json *j, const char *key, const char *name,
+			const struct pms_memreport_count *v, size_t n)
+{
+	struct counts_ctx c = { v, name };
+	pms_json_rows(j, key, n, json_count, &c);
 }
 
 /* Sample counts, losses, adaptations; the hosts of a merged report. */
@@ -314,16 +318,12 @@ static void json_samples(struct pms_json *j, const struct pms_render_mem_opts *m
 			 const struct pms_memreport *r)
 {
 	pms_json_begin_object(j, "samples");
-	pms_json_uint(j, "total", r->samples);
-	pms_json_uint(j, "with_addr", r->with_addr);
-	pms_json_uint(j, "with_data_src", r->with_data_src);
-	pms_json_uint(j, "dropped", r->stats.samples_dropped);
-	pms_json_uint(j, "excluded_self", r->stats.samples_excluded);
-	pms_json_uint(j, "lost", r->stats.lost);
-	pms_json_uint(j, "lost_records", r->stats.lost_records);
-	pms_json_uint(j, "lost_samples", r->stats.lost_samples);
-	pms_json_uint(j, "throttle", r->stats.throttle);
-	pms_json_uint(j, "unthrottle", r->stats.unthrottle);
+	const struct pms_memsrc_stats *st = &r->stats;
+	PMS_JSON_FIELDS(j, JU("total", r->samples), JU("with_addr", r->with_addr),
+			JU("with_data_src", r->with_data_src), JU("dropped", st->samples_dropped),
+			JU("excluded_self", st->samples_excluded), JU("lost", st->lost),
+			JU("lost_records", st->lost_records), JU("lost_samples", st->lost_samples),
+			JU("throttle", st->throttle), JU("unthrottle", st->unthrottle));
 	{
 		char warn[400];
 		pms_json_double(j, "loss_ratio", loss_ratio(m, r, warn, sizeof(warn)));
@@ -346,42 +346,27 @@ static void json_samples(struct pms_json *j, const struct pms_render_mem_opts *m
 		for (size_t i = 0; i < m->nadapt; i++) {
 			const struct pms_sampler_adaptation *a = &m->adapt[i];
 			pms_json_begin_object(j, NULL);
-			pms_json_double(j, "at_s", (double)a->at_ns / 1e9);
-			pms_json_str(j, "what", a->freq ? "frequency" : "period");
-			pms_json_uint(j, "old", a->old_period);
-			pms_json_uint(j, "new", a->new_period);
-			pms_json_uint(j, "old_ring_pages", a->old_pages);
-			pms_json_uint(j, "new_ring_pages", a->new_pages);
-			pms_json_uint(j, "kept_records", a->kept);
-			pms_json_uint(j, "lost_records", a->lost);
-			pms_json_uint(j, "fill_pct", a->fill_pct);
-			pms_json_uint(j, "rate_pct", a->rate_pct);
-			pms_json_uint(j, "old_samples", a->old_samples);
-			pms_json_uint(j, "old_events", a->old_samples * a->old_period);
-			pms_json_uint(j, "old_streams", a->old_streams);
-			pms_json_uint(j, "new_streams", a->new_streams);
-			pms_json_uint(j, "tasks", a->tasks);
-			pms_json_double(j, "gap_us", (double)a->gap_ns / 1e3);
+			PMS_JSON_FIELDS(
+				j, JD("at_s", (double)a->at_ns / 1e9),
+				JS("what", a->freq ? "frequency" : "period"), JU("old", a->old_period),
+				JU("new", a->new_period), JU("old_ring_pages", a->old_pages),
+				JU("new_ring_pages", a->new_pages), JU("kept_records", a->kept),
+				JU("lost_records", a->lost), JU("fill_pct", a->fill_pct),
+				JU("rate_pct", a->rate_pct), JU("old_samples", a->old_samples),
+				JU("old_events", a->old_samples * a->old_period),
+				JU("old_streams", a->old_streams), JU("new_streams", a->new_streams),
+				JU("tasks", a->tasks), JD("gap_us", (double)a->gap_ns / 1e3));
 			pms_json_end_object(j);
 		}
 		pms_json_end_array(j);
 	}
-	pms_json_uint(j, "parse_errors", r->stats.parse_errors);
-	pms_json_uint(j, "corrupt_bytes", r->stats.corrupt_bytes);
-	pms_json_uint(j, "aux_truncated", r->stats.aux_truncated);
-	pms_json_uint(j, "aux_decode_errors", r->stats.aux_decode_errors);
-	pms_json_uint(j, "aux_partial", r->stats.aux_partial);
-	pms_json_uint(j, "aux_cut_records", r->stats.aux_cut_records);
+	PMS_JSON_FIELDS(j, JU("parse_errors", st->parse_errors),
+			JU("corrupt_bytes", st->corrupt_bytes), JU("aux_truncated", st->aux_truncated),
+			JU("aux_decode_errors", st->aux_decode_errors),
+			JU("aux_partial", st->aux_partial), JU("aux_cut_records", st->aux_cut_records));
 	pms_json_end_object(j);
 	/* the hosts of a merged report (`report -i A -i B`), else empty */
-	pms_json_begin_array(j, "sources");
-	for (size_t i = 0; i < r->nsources; i++) {
-		pms_json_begin_object(j, NULL);
-		pms_json_str(j, "host", r->sources[i].name);
-		pms_json_uint(j, "samples", r->sources[i].samples);
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
+	json_counts(j, "sources", "host", r->sources, r->nsources);
 }
 
 /* Data-source levels, operations and latency. */
@@ -393,41 +378,16 @@ static void json_levels(struct pms_json *j, const struct pms_render_mem_opts *m,
 	pms_json_str(j, "note", r->data_src_note);
 	/* the levels count every sample ("N/A": none), so they add up to this */
 	pms_json_uint(j, "levels_total", r->samples);
-	pms_json_begin_array(j, "levels");
-	for (size_t i = 0; i < r->nlevels; i++) {
-		pms_json_begin_object(j, NULL);
-		pms_json_str(j, "level", r->levels[i].name);
-		pms_json_uint(j, "samples", r->levels[i].samples);
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
-	pms_json_begin_array(j, "ops");
-	for (size_t i = 0; i < r->nops; i++) {
-		pms_json_begin_object(j, NULL);
-		pms_json_str(j, "op", r->ops[i].name);
-		pms_json_uint(j, "samples", r->ops[i].samples);
-		pms_json_end_object(j);
-	}
-	pms_json_end_array(j);
+	json_counts(j, "levels", "level", r->levels, r->nlevels);
+	json_counts(j, "ops", "op", r->ops, r->nops);
 	pms_json_end_object(j);
 
 	pms_json_begin_object(j, "latency");
-	pms_json_uint(j, "samples", r->latency.n);
-	if (r->latency.n) {
-		pms_json_uint(j, "min", r->latency.min);
-		pms_json_uint(j, "median", r->latency.median);
-		pms_json_uint(j, "p90", r->latency.p90);
-		pms_json_uint(j, "p99", r->latency.p99);
-		pms_json_uint(j, "max", r->latency.max);
-		pms_json_double(j, "mean", r->latency.mean);
-	} else {
-		pms_json_null(j, "min");
-		pms_json_null(j, "median");
-		pms_json_null(j, "p90");
-		pms_json_null(j, "p99");
-		pms_json_null(j, "max");
-		pms_json_null(j, "mean");
-	}
+	const bool lat = r->latency.n != 0;
+	PMS_JSON_FIELDS(j, JU("samples", r->latency.n), JUQ("min", lat, r->latency.min),
+			JUQ("median", lat, r->latency.median), JUQ("p90", lat, r->latency.p90),
+			JUQ("p99", lat, r->latency.p99), JUQ("max", lat, r->latency.max),
+			JDQ("mean", lat, r->latency.mean));
 	pms_json_end_object(j);
 }
 
@@ -436,41 +396,27 @@ static void json_numa(struct pms_json *j, const struct pms_render_mem_opts *m,
 		      const struct pms_memreport *r)
 {
 	pms_json_begin_object(j, "numa");
-	if (r->home_node >= 0)
-		pms_json_int(j, "home_node", r->home_node);
-	else
-		pms_json_null(j, "home_node");
-	pms_json_uint(j, "resolved", r->resolved);
-	pms_json_uint(j, "on_home", r->on_home);
-	pms_json_uint(j, "elsewhere", r->elsewhere);
-	pms_json_uint(j, "from_phys", r->from_phys);
-	pms_json_uint(j, "unresolved", r->unresolved);
-	pms_json_uint(j, "efault", r->st_efault);
-	pms_json_uint(j, "enoent", r->st_enoent);
-	pms_json_uint(j, "other_status", r->st_other);
-	pms_json_uint(j, "not_asked", r->st_not_asked);
-	pms_json_uint(j, "process_gone", r->st_gone);
-	pms_json_uint(j, "no_addr", r->no_addr);
-	pms_json_uint(j, "retried_samples", r->retried_samples);
-	pms_json_uint(j, "retries", r->retries);
-	pms_json_uint(j, "resolved_on_retry", r->retry_resolved);
-	pms_json_uint(j, "resolved_held", r->resolved_held);
-	pms_json_uint(j, "exec_replaced", r->st_exec_replaced);
-	pms_json_uint(j, "hold_budget", r->st_hold_budget);
+	PMS_JSON_FIELDS(j, JIQ("home_node", r->home_node >= 0, r->home_node),
+			JU("resolved", r->resolved), JU("on_home", r->on_home),
+			JU("elsewhere", r->elsewhere), JU("from_phys", r->from_phys),
+			JU("unresolved", r->unresolved), JU("efault", r->st_efault),
+			JU("enoent", r->st_enoent), JU("other_status", r->st_other),
+			JU("not_asked", r->st_not_asked), JU("process_gone", r->st_gone),
+			JU("no_addr", r->no_addr), JU("retried_samples", r->retried_samples),
+			JU("retries", r->retries), JU("resolved_on_retry", r->retry_resolved),
+			JU("resolved_held", r->resolved_held),
+			JU("exec_replaced", r->st_exec_replaced),
+			JU("hold_budget", r->st_hold_budget));
 	pms_json_str(j, "exit_hold", m->hold > 0 ? "held" : m->hold < 0 ? "off" : NULL);
 	if (m->hold > 0) {
 		const struct pms_liverun_holds *h = &m->holds;
 		pms_json_begin_object(j, "exit_holds");
-		pms_json_uint(j, "processes", h->processes);
-		pms_json_uint(j, "threads", h->threads);
-		pms_json_uint(j, "batches", h->batches);
-		pms_json_double(j, "total_ms", (double)h->total_ns / 1e6);
-		pms_json_double(j, "longest_ms", (double)h->longest_ns / 1e6);
-		pms_json_uint(j, "released_at_budget", h->budget_released);
-		if (m->hold_budget_ms >= 0)
-			pms_json_double(j, "budget_ms", m->hold_budget_ms);
-		else
-			pms_json_null(j, "budget_ms");
+		PMS_JSON_FIELDS(j, JU("processes", h->processes), JU("threads", h->threads),
+				JU("batches", h->batches),
+				JD("total_ms", (double)h->total_ns / 1e6),
+				JD("longest_ms", (double)h->longest_ns / 1e6),
+				JU("released_at_budget", h->budget_released),
+				JDQ("budget_ms", m->hold_budget_ms >= 0, m->hold_budget_ms));
 		pms_json_end_object(j);
 	} else {
 		pms_json_null(j, "exit_holds");
@@ -481,12 +427,11 @@ static void json_numa(struct pms_json *j, const struct pms_render_mem_opts *m,
 		pms_json_str(j, "unresolved_hint", hint[0] ? hint : NULL);
 	}
 	pms_json_begin_object(j, "oracle");
-	pms_json_uint(j, "lookups", r->numa.lookups);
-	pms_json_uint(j, "cache_hits", r->numa.cache_hits);
-	pms_json_uint(j, "pages_queried", r->numa.pages_queried);
-	pms_json_uint(j, "move_pages_calls", r->numa.move_pages_calls);
-	pms_json_uint(j, "call_errors", r->numa.call_errors);
-	pms_json_uint(j, "invalidations", r->numa.invalidations);
+	PMS_JSON_FIELDS(j, JU("lookups", r->numa.lookups), JU("cache_hits", r->numa.cache_hits),
+			JU("pages_queried", r->numa.pages_queried),
+			JU("move_pages_calls", r->numa.move_pages_calls),
+			JU("call_errors", r->numa.call_errors),
+			JU("invalidations", r->numa.invalidations));
 	pms_json_end_object(j);
 	if (m->nodes_why)
 		pms_json_str(j, "nodes_unavailable", m->nodes_why);
@@ -496,11 +441,8 @@ static void json_numa(struct pms_json *j, const struct pms_render_mem_opts *m,
 	if (m->json_verify) {
 		m->json_verify(j, m->ud);
 	} else {
-		pms_json_bool(j, "requested", false);
-		pms_json_null(j, "how");
-		pms_json_null(j, "checked");
-		pms_json_null(j, "disagree");
-		pms_json_null(j, "errors");
+		PMS_JSON_FIELDS(j, JB("requested", false), JS("how", NULL), JS("checked", NULL),
+				JS("disagree", NULL), JS("errors", NULL));
 	}
 	pms_json_end_object(j);
 	pms_json_begin_array(j, "nodes");

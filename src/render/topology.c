@@ -8,6 +8,7 @@
 
 #include "pmuscope/render_cmd.h"
 #include "pmuscope/util.h"
+#include "fields.h"
 
 static const char *set_str(const struct pms_cpuset *s, char *buf, size_t size)
 {
@@ -26,32 +27,27 @@ int pms_render_topology_json(struct pms_json *j, const char *root, const struct 
 	if (!b)
 		return -1;
 	pms_json_begin_object(j, NULL);
-	pms_json_int(j, "schema_version", 1);
-	pms_json_str(j, "root", root ? root : "/");
 	const char *vendor = pms_topo_vendor(t);
-	pms_json_str(j, "vendor", vendor[0] ? vendor : NULL);
-	pms_json_int(j, "family", pms_topo_family(t));
-	pms_json_int(j, "model", pms_topo_model(t));
-	pms_json_int(j, "stepping", pms_topo_stepping(t));
-	pms_json_str(j, "model_name", pms_topo_model_name(t));
-	pms_json_int(j, "ncpus", (long long)pms_topo_cpu_count(t));
-	pms_json_str(j, "online", set_str(pms_topo_online(t), b, SETBUF));
-	pms_json_int(j, "snc", pms_topo_snc(t));
-	pms_json_bool(j, "snc_distances_agree", pms_topo_snc_distances_agree(t));
-	pms_json_bool(j, "numa_synthetic", pms_topo_numa_synthetic(t));
-	pms_json_bool(j, "numa_overlap", pms_topo_numa_overlap(t));
-	pms_json_uint(j, "mem_block_size", pms_topo_mem_block_size(t));
+	PMS_JSON_FIELDS(j, JI("schema_version", 1), JS("root", root ? root : "/"),
+			JS("vendor", vendor[0] ? vendor : NULL), JI("family", pms_topo_family(t)),
+			JI("model", pms_topo_model(t)), JI("stepping", pms_topo_stepping(t)),
+			JS("model_name", pms_topo_model_name(t)),
+			JI("ncpus", (long long)pms_topo_cpu_count(t)),
+			JS("online", set_str(pms_topo_online(t), b, SETBUF)),
+			JI("snc", pms_topo_snc(t)),
+			JB("snc_distances_agree", pms_topo_snc_distances_agree(t)),
+			JB("numa_synthetic", pms_topo_numa_synthetic(t)),
+			JB("numa_overlap", pms_topo_numa_overlap(t)),
+			JU("mem_block_size", pms_topo_mem_block_size(t)));
 
 	pms_json_begin_array(j, "packages");
 	for (size_t i = 0; i < pms_topo_package_count(t); i++) {
 		const struct pms_topo_package *p = pms_topo_package_at(t, i);
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "id", p->id);
-		pms_json_str(j, "cpus", set_str(&p->cpus, b, SETBUF));
-		pms_json_str(j, "nodes", set_str(&p->nodes, b, SETBUF));
-		pms_json_int(j, "dies", p->ndies);
-		pms_json_int(j, "l3", p->nl3);
-		pms_json_int(j, "snc", p->snc);
+		/* one set_str buffer: cpus written before nodes is formatted */
+		PMS_JSON_FIELDS(j, JI("id", p->id), JS("cpus", set_str(&p->cpus, b, SETBUF)));
+		PMS_JSON_FIELDS(j, JS("nodes", set_str(&p->nodes, b, SETBUF)), JI("dies", p->ndies),
+				JI("l3", p->nl3), JI("snc", p->snc));
 		pms_json_end_object(j);
 	}
 	pms_json_end_array(j);
@@ -60,12 +56,9 @@ int pms_render_topology_json(struct pms_json *j, const char *root, const struct 
 	for (size_t i = 0; i < pms_topo_cache_count(t); i++) {
 		const struct pms_topo_cache *c = pms_topo_cache_at(t, i);
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "level", c->level);
-		pms_json_str(j, "type", pms_cache_type_name(c->type));
-		pms_json_int(j, "logical", c->logical);
-		pms_json_int(j, "id", c->id);
-		pms_json_uint(j, "size", c->size);
-		pms_json_str(j, "cpus", set_str(&c->cpus, b, SETBUF));
+		PMS_JSON_FIELDS(j, JI("level", c->level), JS("type", pms_cache_type_name(c->type)),
+				JI("logical", c->logical), JI("id", c->id), JU("size", c->size),
+				JS("cpus", set_str(&c->cpus, b, SETBUF)));
 		pms_json_end_object(j);
 	}
 	pms_json_end_array(j);
@@ -74,18 +67,11 @@ int pms_render_topology_json(struct pms_json *j, const char *root, const struct 
 	for (size_t i = 0; i < pms_topo_node_count(t); i++) {
 		const struct pms_topo_node *n = pms_topo_node_at(t, i);
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "id", n->id);
-		pms_json_str(j, "cpus", set_str(&n->cpus, b, SETBUF));
-		pms_json_bool(j, "has_cpu", n->has_cpu);
-		pms_json_bool(j, "has_memory", n->has_memory);
-		pms_json_uint(j, "memory_blocks", n->nmem_blocks);
-		if (n->mem_total) {
-			pms_json_uint(j, "mem_total_bytes", n->mem_total);
-			pms_json_uint(j, "mem_free_bytes", n->mem_free);
-		} else {
-			pms_json_null(j, "mem_total_bytes");
-			pms_json_null(j, "mem_free_bytes");
-		}
+		PMS_JSON_FIELDS(j, JI("id", n->id), JS("cpus", set_str(&n->cpus, b, SETBUF)),
+				JB("has_cpu", n->has_cpu), JB("has_memory", n->has_memory),
+				JU("memory_blocks", n->nmem_blocks),
+				JUQ("mem_total_bytes", n->mem_total, n->mem_total),
+				JUQ("mem_free_bytes", n->mem_total, n->mem_free));
 		pms_json_begin_array(j, "distances");
 		for (size_t k = 0; k < n->ndistances; k++)
 			pms_json_int(j, NULL, n->distances[k]);
@@ -100,12 +86,9 @@ int pms_render_topology_json(struct pms_json *j, const char *root, const struct 
 		char midr[24];
 		snprintf(midr, sizeof(midr), "0x%llx", (unsigned long long)ct->midr);
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "index", ct->index);
-		pms_json_str(j, "cpus", set_str(&ct->cpus, b, SETBUF));
-		pms_json_str(j, "midr", ct->midr ? midr : NULL);
-		pms_json_str(j, "name", ct->name);
-		pms_json_uint(j, "capacity", ct->capacity);
-		pms_json_uint(j, "base_khz", ct->base_khz);
+		PMS_JSON_FIELDS(j, JI("index", ct->index), JS("cpus", set_str(&ct->cpus, b, SETBUF)),
+				JS("midr", ct->midr ? midr : NULL), JS("name", ct->name),
+				JU("capacity", ct->capacity), JU("base_khz", ct->base_khz));
 		pms_json_end_object(j);
 	}
 	pms_json_end_array(j);
@@ -114,18 +97,13 @@ int pms_render_topology_json(struct pms_json *j, const char *root, const struct 
 	for (size_t i = 0; i < pms_topo_cpu_count(t); i++) {
 		const struct pms_topo_cpu *c = pms_topo_cpu_at(t, i);
 		pms_json_begin_object(j, NULL);
-		pms_json_int(j, "cpu", c->cpu);
-		pms_json_bool(j, "online", c->online);
-		pms_json_int(j, "package", c->package);
-		pms_json_int(j, "die", c->die);
-		pms_json_int(j, "cluster", c->cluster);
-		pms_json_int(j, "core", c->core);
-		pms_json_int(j, "node", c->node);
-		pms_json_int(j, "l3", c->l3);
-		pms_json_str(j, "smt_siblings", set_str(&c->smt_siblings, b, SETBUF));
-		pms_json_uint(j, "capacity", c->capacity);
-		pms_json_uint(j, "midr", c->midr);
-		pms_json_int(j, "core_type", c->core_type);
+		PMS_JSON_FIELDS(j, JI("cpu", c->cpu), JB("online", c->online),
+				JI("package", c->package), JI("die", c->die),
+				JI("cluster", c->cluster), JI("core", c->core), JI("node", c->node),
+				JI("l3", c->l3),
+				JS("smt_siblings", set_str(&c->smt_siblings, b, SETBUF)),
+				JU("capacity", c->capacity), JU("midr", c->midr),
+				JI("core_type", c->core_type));
 		pms_json_end_object(j);
 	}
 	pms_json_end_array(j);
@@ -137,16 +115,12 @@ int pms_render_topology_json(struct pms_json *j, const char *root, const struct 
 		for (size_t i = 0; i < nboxes; i++) {
 			const struct pms_uncore_box *x = &boxes[i];
 			pms_json_begin_object(j, NULL);
-			pms_json_str(j, "pmu", x->pmu);
-			pms_json_str(j, "box", x->box);
-			pms_json_int(j, "index", x->index);
-			pms_json_int(j, "package", x->package);
-			pms_json_int(j, "kernel_cpu", x->kernel_cpu);
-			pms_json_int(j, "node", x->node);
-			pms_json_int(j, "reader_cpu", x->reader_cpu);
-			pms_json_int(j, "snc_domain", x->snc_domain);
-			pms_json_str(j, "how", pms_uncore_how_name(x->how));
-			pms_json_str(j, "warning", x->warning);
+			PMS_JSON_FIELDS(j, JS("pmu", x->pmu), JS("box", x->box),
+					JI("index", x->index), JI("package", x->package),
+					JI("kernel_cpu", x->kernel_cpu), JI("node", x->node),
+					JI("reader_cpu", x->reader_cpu), JI("snc_domain", x->snc_domain),
+					JS("how", pms_uncore_how_name(x->how)),
+					JS("warning", x->warning));
 			pms_json_end_object(j);
 		}
 		pms_json_end_array(j);

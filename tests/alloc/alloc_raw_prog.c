@@ -25,7 +25,7 @@
  * (x86-64 only: the TLS layout is the architecture's; elsewhere it exits 77.)
  *
  *   alloc_raw_prog TRUTH mods MODULE...
- * dlopens every MODULE (copies of tests/alloc/alloc_tls_mod.c's module, so
+ * dlopens every MODULE (copies of tests/alloc/alloc_tls_mod_workload.c's module, so
  * that the last one's TLS module id is past 255), writes "I ID" (the last
  * one's id), then the main thread and a pthread each touch their block of
  * the last module's __thread buffer (dynamic TLS, allocated at the first

@@ -1312,10 +1312,13 @@ def check_x86_advise(c, bed, blocks):
                        'in this run' % (what, split))
 
 
+ALLOCNUMA_SRC = 'allocnuma_workload.c'  # the allocnuma program's source (guest/)
+
+
 def allocnuma_lines():
-    """The source lines of allocnuma.c's two mmap calls (marked site:near, site:far)."""
+    """The source lines of allocnuma's two mmap calls (marked site:near, site:far)."""
     lines = {}
-    with open(os.path.join(HERE, 'guest', 'allocnuma.c')) as f:
+    with open(os.path.join(HERE, 'guest', ALLOCNUMA_SRC)) as f:
         for i, l in enumerate(f, 1):
             m = re.search(r'/\* site:(near|far) \*/', l)
             if m:
@@ -1354,13 +1357,13 @@ def check_x86_allocsites(c, bed, blocks):
     def site(key):
         for s in al.get('sites') or []:
             fr = (s.get('call_path') or [{}])[0]
-            if (fr.get('file') or '').endswith('allocnuma.c') and fr.get('line') == src[key]:
+            if (fr.get('file') or '').endswith(ALLOCNUMA_SRC) and fr.get('line') == src[key]:
                 return s
         return None
     for key, local, node in (('near', True, 0), ('far', False, 2)):
         s = site(key)
-        if not c.ok(s is not None, '%s: allocation_sites names the %s site allocnuma.c:%d (%s)'
-                    % (what, key, src[key], [(x['call_path'][0].get('file'),
+        if not c.ok(s is not None, '%s: allocation_sites names the %s site %s:%d (%s)'
+                    % (what, key, ALLOCNUMA_SRC, src[key], [(x['call_path'][0].get('file'),
                                               x['call_path'][0].get('line'), x['samples'])
                                              for x in al.get('sites') or [] if x['call_path']])):
             continue
@@ -1375,7 +1378,7 @@ def check_x86_allocsites(c, bed, blocks):
     items = {}
     for it in adv.get('sites') or []:
         for key in ('near', 'far'):
-            if it.get('where', '').startswith('allocnuma.c:%d ' % src[key]):
+            if it.get('where', '').startswith('%s:%d ' % (ALLOCNUMA_SRC, src[key])):
                 items[key] = it
     c.ok(set(items) == {'near', 'far'}, '%s: the site advice names both lines (%s)'
          % (what, [it.get('where') for it in adv.get('sites') or []]))

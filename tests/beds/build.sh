@@ -159,7 +159,7 @@ $CC $CFLAGS -Werror -static -pthread "$TOP/tests/report/c2c_false_sharing.c" \
 # --types`, x86 bed): -g, for the DWARF the types are read from.
 for v in typeshare typeshare_padded; do
 	$CC -std=c11 -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror -static -pthread \
-		$([ $v = typeshare_padded ] && echo -DPADDED) "$HERE/guest/typeshare.c" \
+		$([ $v = typeshare_padded ] && echo -DPADDED) "$HERE/guest/typeshare_workload.c" \
 		-o "$out/$v" 2>>"$out/build.log" || link_fail $v
 done
 # The x86 bed's allocation-site check (issue 28): a dynamically linked
@@ -177,7 +177,7 @@ if [ "$arch" = x86_64 ]; then
 		2>>"$out/build.log" || link_fail libpmuscope-alloc.so
 	# -g for the sites' source lines; frame pointers for their call paths
 	$CC -std=c11 -O1 -g -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror -pthread \
-		"$HERE/guest/allocnuma.c" -o "$out/dyn/bin/allocnuma" 2>>"$out/build.log" ||
+		"$HERE/guest/allocnuma_workload.c" -o "$out/dyn/bin/allocnuma" 2>>"$out/build.log" ||
 		link_fail allocnuma
 	libs=$(for f in "$pre/libpmuscope-alloc.so" "$out/dyn/bin/allocnuma"; do ldd "$f"; done |
 		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' | sort -u)

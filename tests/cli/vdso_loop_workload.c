@@ -1,3 +1,4 @@
+/* Workload, not a test: its [vdso] samples are judged by tests/cli/script_vdso.sh. */
 /* Calls clock_gettime (the vDSO's) in a loop: argv[1] times (default
  * 300000), so that a cpu-clock recording has samples in [vdso]. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Workload, not a test: its ground truth is judged by tests/beds/beds.py check_x86_allocsites. */
 /* allocnuma SECONDS OUTFILE: the allocation-site workload of the x86 NUMA bed
  * (issue 28, beds.py check_x86_allocsites).  Unlike bedcheck it is linked
  * dynamically, so that `pmuscope mem -- allocnuma` can preload

@@ -1,3 +1,4 @@
+/* Workload, not a test: its TLS samples are judged by tests/alloc/check_threads.py. */
 /* A module alloc_threads_prog loads with dlopen: its TLS block is a
  * late-loaded module's (glibc allocates it per thread at the thread's first
  * access, from the loader), named by the preload as this module's TLS. */

@@ -1,3 +1,4 @@
+/* Workload, not a test: its samples are judged by tests/alloc/check_threads.py. */
 /* Test workload for thread stacks and TLS blocks under `mem`: THREADS
  * threads, all alive at once (so each has a stack block of its own), each
  * touching fresh pages of a buffer on its own stack and of a __thread
@@ -6,7 +7,7 @@
  * drops them first (MADV_DONTNEED) so that its own touches fault again, for
  * the software page-fault engine.  Writes one line per thread to TRUTH:
  * "T tid stack_lo stack_hi tls_lo tls_hi" (the touched ranges).  With
- * MODULE (tests/alloc/alloc_tls_mod.c), loaded by dlopen before the threads
+ * MODULE (tests/alloc/alloc_tls_mod_workload.c), loaded by dlopen before the threads
  * start, the main thread and each thread also touch the module's __thread
  * buffer (dynamic TLS, allocated at the first access) the same way:
  * "M tid lo hi".

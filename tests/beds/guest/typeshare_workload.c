@@ -1,3 +1,4 @@
+/* Workload, not a test: its ground truth is judged by tests/beds/beds.py check_x86_typeshare. */
 /* Bed workload for `pmuscope mem --types` (issue 29, beds.py
  * check_x86_typeshare): two threads, each writing its own counter of one
  * struct ctrs.  Built twice (build.sh): as is, a and b 8 bytes apart on one

@@ -1,3 +1,4 @@
+/* Workload, not a test: its records are judged by tests/alloc/check_raw.py. */
 /* Test workload for the preload's raw-clone threads and late TLS blocks
  * (tests/alloc/check_raw.py runs it under libpmuscope-alloc.so and checks
  * the records against the lines it writes to TRUTH).

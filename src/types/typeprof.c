@@ -150,12 +150,8 @@ static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		h->status = PMS_TYPE_KERNEL;
 		return 0;
 	}
-	uint64_t bias = 0;
-	int rc = s->path ? pms_typeres_bias(p->res, s->path, s->map_start, s->map_pgoff, &bias) : 0;
-	if (rc < 0 && rc != PMS_ENOENT)
-		return rc;
-	rc = pms_typeres_lookup(p->res, rc == PMS_ENOENT ? NULL : s->path, bias, s->ip, s->addr,
-				s->has_addr, h);
+	int rc = ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip, s->addr,
+				      s->has_addr, h);
 	return rc < 0 ? rc : 0;
 }
 

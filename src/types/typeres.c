@@ -263,11 +263,25 @@ static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
 				    dwarf_tag(&pt) == DW_TAG_pointer_type;
 			v->has_obj = v->is_ptr && ty_pointee(&v->type, &v->obj);
 			v->name = dwarf_diename(&v->die);
+			Dwarf_Block blk;
+			if (v->loc.form != DW_FORM_data16 && dwarf_formblock(&v->loc, &blk) == 0) {
+				v->block = true;
+				v->nblock = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 1);
+				v->bops = v->nblock >= 1 ? ops[0] : NULL;
+				v->blen = v->nblock >= 1 ? lens[0] : 0;
+			}
 		}
 	}
 	if (!v->ok)
 		return;
-	int n = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 4);
+	int n;
+	if (v->block) {
+		n = v->nblock;
+		ops[0] = v->bops;
+		lens[0] = v->blen;
+	} else {
+		n = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 4);
+	}
 	bool is_ptr = v->is_ptr;
 	Dwarf_Die t = v->type;
 	if (n < 1) {

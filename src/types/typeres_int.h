@@ -114,6 +114,12 @@ struct ty_var {
 	Dwarf_Die type, obj;  /* obj: the pointee when has_obj */
 	Dwarf_Attribute loc;
 	const char *name;
+	/* loc a single expression (a block, not a list): its answer does not
+	 * depend on the pc, so libdw is asked once (nblock as it returned) */
+	bool block;
+	int nblock;
+	Dwarf_Op *bops;
+	size_t blen;
 };
 
 /* A scope's (from ty_scopes) variable and parameter children in order:

@@ -11,8 +11,16 @@
  * scan memo, walks and members, and scopes.c's indexes are such tables. */
 void *ty_pc_slot(void **tab, size_t *n, size_t *cap, size_t sz, size_t first, uint64_t pc)
 {
+	return ty_pc_slot_full(tab, n, cap, sz, first, pc, 2);
+}
+
+/* ty_pc_slot growing at (den - 1) / den full instead (den 2: half, 4:
+ * three quarters): a smaller table for one probed by every sample. */
+void *ty_pc_slot_full(void **tab, size_t *n, size_t *cap, size_t sz, size_t first, uint64_t pc,
+		      unsigned den)
+{
 #define PC_AT(t, i) ((uint64_t *)(void *)((char *)(t) + (i) * sz))
-	if (*n * 2 >= *cap) {
+	if (*n * den >= *cap * (den - 1)) {
 		size_t nc = *cap ? *cap * 2 : first;
 		char *nv = malloc(nc * sz);
 		if (!nv)

@@ -7,7 +7,8 @@
  *            more lines than they would fill: hot members first, those
  *            that different threads write on lines of their own (a
  *            group per writing thread, the only-read ones with the first:
- *            the advice never puts two threads' writes on one line);
+ *            the advice never puts two threads' writes on one line), the
+ *            cold ones after in groups by writing thread the same way;
  *   per-node a hot member mostly accessed remotely, from two nodes or more:
  *            one copy per node. */
 #include <stdlib.h>
@@ -191,7 +192,8 @@ static int advise_pad(struct adv_list *l, const char *type, const struct pms_typ
 }
 
 /* Hot/cold: hot fields first (most sampled first), then the others in their
- * order, when that packs the hot ones into fewer lines. */
+ * order grouped by writing thread, when that packs the hot ones into fewer
+ * lines. */
 static int advise_hotcold(struct adv_list *l, const char *type, const struct pms_type_field *f,
 			  size_t n, const struct field_heat *heat, uint64_t total, size_t *ord,
 			  bool *sel)
@@ -217,8 +219,7 @@ static int advise_hotcold(struct adv_list *l, const char *type, const struct pms
 		return 0;
 	/* the hot in groups, each hot field (in heat order) in the first group
 	 * with no field another thread writes; the groups in the order of
-	 * their hottest, each after the first from a line's start; the cold
-	 * after in their own order */
+	 * their hottest, each after the first from a line's start */
 	size_t *gid = calloc(2 * nhot, sizeof(*gid)), *hot = gid + nhot, ngroups = 0;
 	if (!gid)
 		return pms_err(PMS_ENOMEM, "types: advice");
@@ -245,10 +246,51 @@ static int advise_hotcold(struct adv_list *l, const char *type, const struct pms
 			}
 	}
 	memcpy(ord, hot, nhot * sizeof(*ord));
-	free(gid);
+	/* the cold after, grouped the same way (each in declaration order in
+	 * the first cold group with no field another thread writes): a group
+	 * per writing thread, the only-read ones with the first; each group
+	 * after the first from a line's start, and the first too when a field
+	 * of it clashes with the last hot group (which may end on its line) */
+	size_t ncold = n - nhot, *cgid = calloc(ncold ? 2 * ncold : 1, sizeof(*cgid));
+	if (!cgid) {
+		free(gid);
+		return pms_err(PMS_ENOMEM, "types: advice");
+	}
+	size_t *cold = cgid + ncold, nc = 0, ncg = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!sel[i])
-			ord[k++] = i;
+			cold[nc++] = i;
+	for (size_t c = 0; c < ncold; c++) {
+		size_t g = 0;
+		for (; g < ncg; g++) {
+			bool clash = false;
+			for (size_t m = 0; m < c && !clash; m++)
+				clash = cgid[m] == g && two_writers(&heat[cold[c]], &heat[cold[m]]);
+			if (!clash)
+				break;
+		}
+		cgid[c] = g;
+		ncg += g == ncg;
+	}
+	/* the last hot group: the end of the hot ones */
+	size_t lastn = 0;
+	for (size_t h = 0; h < nhot; h++)
+		lastn += gid[h] == ngroups - 1;
+	bool clash0 = false;
+	for (size_t c = 0; c < ncold && !clash0; c++)
+		for (size_t h = nhot - lastn; h < nhot && cgid[c] == 0 && !clash0; h++)
+			clash0 = two_writers(&heat[cold[c]], &heat[ord[h]]);
+	for (size_t g = 0; g < ncg; g++) {
+		bool first = true;
+		for (size_t c = 0; c < ncold; c++)
+			if (cgid[c] == g) {
+				start[cold[c]] = first && (g > 0 || clash0);
+				first = false;
+				ord[k++] = cold[c];
+			}
+	}
+	free(cgid);
+	free(gid);
 	struct pms_type_field *lay = calloc(n, sizeof(*lay));
 	if (!lay)
 		return pms_err(PMS_ENOMEM, "types: advice");

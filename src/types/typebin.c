@@ -116,6 +116,9 @@ static int load_vars(struct ty_bin *b)
 		qsort(t.v, t.n, sizeof(*t.v), gv_cmp);
 	b->gv = g.v;
 	b->ngv = g.n;
+	for (size_t i = 0; i < g.n; i++)
+		if (g.v[i].addr + g.v[i].size > b->gv_end)
+			b->gv_end = g.v[i].addr + g.v[i].size;
 	b->tls = t.v;
 	b->ntls = t.n;
 	return 0;
@@ -140,6 +143,9 @@ static const struct ty_gvar *find(const struct ty_gvar *v, size_t n, uint64_t ad
 
 const struct ty_gvar *ty_bin_global(const struct ty_bin *b, uint64_t addr)
 {
+	/* most sampled addresses (heap, stack) lie past every global */
+	if (addr >= b->gv_end)
+		return NULL;
 	return find(b->gv, b->ngv, addr);
 }
 
@@ -237,6 +243,7 @@ void ty_bin_free(struct ty_bin *b)
 	free(b->tls);
 	free(b->code);
 	free(b->cache);
+	free(b->ipres);
 	free(b->scan);
 	ty_decoder_free(b->dec);
 	if (b->ehcfi)

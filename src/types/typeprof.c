@@ -150,12 +150,8 @@ static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		h->status = PMS_TYPE_KERNEL;
 		return 0;
 	}
-	uint64_t bias = 0;
-	int rc = s->path ? pms_typeres_bias(p->res, s->path, s->map_start, s->map_pgoff, &bias) : 0;
-	if (rc < 0 && rc != PMS_ENOENT)
-		return rc;
-	rc = pms_typeres_lookup(p->res, rc == PMS_ENOENT ? NULL : s->path, bias, s->ip, s->addr,
-				s->has_addr, h);
+	int rc = ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip, s->addr,
+				      s->has_addr, h);
 	return rc < 0 ? rc : 0;
 }
 
@@ -269,32 +265,53 @@ static bool two_writers(const struct tp_row *a, const struct tp_row *b)
 	return false;
 }
 
-/* The cache lines of the types: rows grouped by (type, offset / 64). */
+/* A row's place for build_lines' sort: each line's rows together. */
+struct tp_lkey {
+	uintptr_t type;
+	uint64_t line;
+	size_t i;
+};
+
+static int lkey_cmp(const void *a, const void *b)
+{
+	const struct tp_lkey *x = a, *y = b;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The cache lines of the types: rows grouped by (type, offset / 64), the
+ * groups found by sorting the rows' indexes (each line's rows in their
+ * order); the lines then sorted by line_cmp, a total order. */
 static int build_lines(struct pms_typeprof *p, size_t *n_out)
 {
 	free(p->lines);
 	p->lines = calloc(p->n ? p->n : 1, sizeof(*p->lines));
-	if (!p->lines)
+	struct tp_lkey *ix = malloc((p->n ? p->n : 1) * sizeof(*ix));
+	if (!p->lines || !ix) {
+		free(ix);
 		return pms_err(PMS_ENOMEM, "types: lines");
+	}
+	for (size_t i = 0; i < p->n; i++)
+		ix[i] = (struct tp_lkey){ (uintptr_t)p->rows[i].r.type,
+					  p->rows[i].r.member_offset / 64, i };
+	if (p->n > 1)
+		qsort(ix, p->n, sizeof(*ix), lkey_cmp);
 	size_t n = 0;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct tp_row *w = &p->rows[i];
-		uint64_t line = w->r.member_offset / 64;
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = p->rows[k].r.type == w->r.type &&
-			       p->rows[k].r.member_offset / 64 == line;
-		if (seen)
-			continue;
+	for (size_t a = 0, e; a < p->n; a = e) {
+		const struct tp_row *w = &p->rows[ix[a].i];
+		uint64_t line = ix[a].line;
+		for (e = a + 1; e < p->n && ix[e].type == ix[a].type && ix[e].line == line; e++)
+			;
 		struct pms_typeprof_line *l = &p->lines[n++];
 		l->type = w->r.type;
 		l->line = line;
 		uint32_t *tids = NULL;
 		size_t ntids = 0, cap = 0;
-		for (size_t k = i; k < p->n; k++) {
-			const struct tp_row *x = &p->rows[k];
-			if (x->r.type != w->r.type || x->r.member_offset / 64 != line)
-				continue;
+		for (size_t k = a; k < e; k++) {
+			const struct tp_row *x = &p->rows[ix[k].i];
 			l->samples += x->r.samples;
 			l->stores += x->r.stores;
 			l->members++;
@@ -302,18 +319,18 @@ static int build_lines(struct pms_typeprof *p, size_t *n_out)
 			for (size_t t = 0; t < x->nwtids; t++)
 				if (add_tid(&tids, &ntids, &cap, x->wtids[t]) < 0) {
 					free(tids);
+					free(ix);
 					return PMS_ENOMEM;
 				}
-			for (size_t m = i; m < k && !l->false_sharing; m++) {
-				const struct tp_row *y = &p->rows[m];
-				l->false_sharing = y->r.type == x->r.type &&
-						   y->r.member_offset / 64 == line &&
-						   y->r.member != x->r.member && two_writers(x, y);
+			for (size_t m = a; m < k && !l->false_sharing; m++) {
+				const struct tp_row *y = &p->rows[ix[m].i];
+				l->false_sharing = y->r.member != x->r.member && two_writers(x, y);
 			}
 		}
 		l->writer_threads = ntids;
 		free(tids);
 	}
+	free(ix);
 	qsort(p->lines, n, sizeof(*p->lines), line_cmp);
 	*n_out = n;
 	return 0;

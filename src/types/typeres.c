@@ -135,17 +135,32 @@ static int get_bin(struct pms_typeres *r, const char *path, struct ty_bin **out)
 
 /* ---- the per-IP cache (open addressing on pc) ---- */
 
-_Static_assert(offsetof(struct ty_ipres, pc) == 0, "ty_pc_slot: pc first");
+_Static_assert(offsetof(struct ty_ipkey, pc) == 0, "ty_pc_slot: pc first");
 _Static_assert(offsetof(struct ty_scanmemo, pc) == 0, "ty_pc_slot: pc first");
 
-static struct ty_ipres *cache_slot(struct ty_bin *b, uint64_t pc, bool *found)
+/* The index slot of pc, *fresh when new (its ipres[i] zeroed, to be
+ * resolved and its slot's copies set); NULL without memory. */
+static struct ty_ipkey *cache_get(struct ty_bin *b, uint64_t pc, bool *fresh)
 {
 	void *t = b->cache;
-	struct ty_ipres *e = ty_pc_slot(&t, &b->ncache, &b->capcache, sizeof(*e), 256, pc);
+	struct ty_ipkey *k = ty_pc_slot_full(&t, &b->ncache, &b->capcache, sizeof(*k), 256, pc, 4);
 	b->cache = t;
-	if (e)
-		*found = e->pc == pc;
-	return e;
+	if (!k)
+		return NULL;
+	if (k->pc == pc) {
+		*fresh = false;
+		return k;
+	}
+	if (b->nipres >= UINT32_MAX ||
+	    pms_grow(&b->ipres, &b->capipres, b->nipres + 1, sizeof(*b->ipres), 256,
+		     "types: cache") < 0)
+		return NULL;
+	k->pc = pc;
+	k->i = (uint32_t)b->nipres;
+	b->ncache++;
+	memset(&b->ipres[b->nipres++], 0, sizeof(*b->ipres));
+	*fresh = true;
+	return k;
 }
 
 /* ---- DWARF scopes at a pc ---- */
@@ -248,11 +263,25 @@ static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
 				    dwarf_tag(&pt) == DW_TAG_pointer_type;
 			v->has_obj = v->is_ptr && ty_pointee(&v->type, &v->obj);
 			v->name = dwarf_diename(&v->die);
+			Dwarf_Block blk;
+			if (v->loc.form != DW_FORM_data16 && dwarf_formblock(&v->loc, &blk) == 0) {
+				v->block = true;
+				v->nblock = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 1);
+				v->bops = v->nblock >= 1 ? ops[0] : NULL;
+				v->blen = v->nblock >= 1 ? lens[0] : 0;
+			}
 		}
 	}
 	if (!v->ok)
 		return;
-	int n = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 4);
+	int n;
+	if (v->block) {
+		n = v->nblock;
+		ops[0] = v->bops;
+		lens[0] = v->blen;
+	} else {
+		n = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 4);
+	}
 	bool is_ptr = v->is_ptr;
 	Dwarf_Die t = v->type;
 	if (n < 1) {
@@ -1019,51 +1048,50 @@ void pms_typeres_cache_stats(const struct pms_typeres *r, uint64_t *lookups, uin
 	*computed = r->computed;
 }
 
-int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, uint64_t ip,
-		       uint64_t addr, bool has_addr, struct pms_type_hit *out)
+static int lookup_bin(struct pms_typeres *r, struct ty_bin *b, uint64_t bias, uint64_t ip,
+		      uint64_t addr, bool has_addr, struct pms_type_hit *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (!path || !*path) {
-		out->status = PMS_TYPE_NO_BINARY;
-		return 0;
-	}
-	struct ty_bin *b;
-	int rc = get_bin(r, path, &b);
-	if (rc < 0)
-		return rc;
 	if (b->bad) {
+		memset(out, 0, sizeof(*out));
 		out->status = PMS_TYPE_NO_BINARY;
 		return 0;
 	}
 	if (b->no_debug) {
+		memset(out, 0, sizeof(*out));
 		out->status = PMS_TYPE_NO_DEBUG;
 		return 0;
 	}
 	uint64_t pc = ip - bias;
-	bool found;
-	struct ty_ipres *res = cache_slot(b, pc, &found);
-	if (!res)
+	bool fresh;
+	struct ty_ipkey *k = cache_get(b, pc, &fresh);
+	if (!k)
 		return pms_err(PMS_ENOMEM, "types: cache");
 	r->lookups++;
-	if (!found) {
+	if (fresh) { /* resolve_ip asks no lookup: k stays in place */
 		r->computed++;
-		memset(res, 0, sizeof(*res));
-		resolve_ip(b, pc, res);
-		res->pc = pc;
-		b->ncache++;
+		struct ty_ipres *n = &b->ipres[k->i];
+		resolve_ip(b, pc, n);
+		k->status = (uint8_t)n->status;
+		k->has_obj = n->has_obj;
+		k->store = n->store;
 	}
-	out->store = res->store;
 	/* a global of this binary at the sampled address: the address says */
 	const struct ty_gvar *g = has_addr ? ty_bin_global(b, addr - bias) : NULL;
-	if (g && res->status != PMS_TYPE_NO_INSN) {
+	if (g && k->status != PMS_TYPE_NO_INSN) {
 		struct ty_obj obj = { g->type, 0, PMS_TYPE_VIA_GLOBAL, g->name, false };
-		fill_hit(r, b, &obj, (int64_t)(addr - bias - g->addr), res->mem_size, out);
+		memset(out, 0, sizeof(*out));
+		out->store = k->store;
+		fill_hit(r, b, &obj, (int64_t)(addr - bias - g->addr), b->ipres[k->i].mem_size,
+			 out);
 		return 0;
 	}
-	if (!res->has_obj) {
-		out->status = res->status;
+	if (!k->has_obj) {
+		memset(out, 0, sizeof(*out));
+		out->store = k->store;
+		out->status = (enum pms_type_status)k->status;
 		return 0;
 	}
+	struct ty_ipres *res = &b->ipres[k->i];
 	/* the answer depends on the IP alone: filled once (its strings are
 	 * interned, its type noted for the layout on the first fill) */
 	if (!res->hit_done) {
@@ -1075,13 +1103,27 @@ int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, u
 	return 0;
 }
 
-int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
-		     uint64_t map_pgoff, uint64_t *bias)
+int pms_typeres_lookup(struct pms_typeres *r, const char *path, uint64_t bias, uint64_t ip,
+		       uint64_t addr, bool has_addr, struct pms_type_hit *out)
 {
+	if (!path || !*path) {
+		memset(out, 0, sizeof(*out));
+		out->status = PMS_TYPE_NO_BINARY;
+		return 0;
+	}
 	struct ty_bin *b;
 	int rc = get_bin(r, path, &b);
-	if (rc < 0)
+	if (rc < 0) {
+		memset(out, 0, sizeof(*out));
 		return rc;
+	}
+	return lookup_bin(r, b, bias, ip, addr, has_addr, out);
+}
+
+/* The load bias of b mapped at map_start from map_pgoff (pms_typeres_bias). */
+static int bin_bias(struct pms_typeres *r, struct ty_bin *b, uint64_t map_start,
+		    uint64_t map_pgoff, uint64_t *bias)
+{
 	if (b->bad || !b->elf)
 		return PMS_ENOENT;
 	if (r->lastbias.bin == b && r->lastbias.start == map_start &&
@@ -1111,6 +1153,39 @@ int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start
 		return 0;
 	}
 	return PMS_ENOENT;
+}
+
+int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
+		     uint64_t map_pgoff, uint64_t *bias)
+{
+	struct ty_bin *b;
+	int rc = get_bin(r, path, &b);
+	if (rc < 0)
+		return rc;
+	return bin_bias(r, b, map_start, map_pgoff, bias);
+}
+
+int ty_res_lookup_mapped(struct pms_typeres *r, const char *path, uint64_t map_start,
+			 uint64_t map_pgoff, uint64_t ip, uint64_t addr, bool has_addr,
+			 struct pms_type_hit *out)
+{
+	if (!path || !*path)
+		return pms_typeres_lookup(r, NULL, 0, ip, addr, has_addr, out);
+	struct ty_bin *b;
+	int rc = get_bin(r, path, &b);
+	if (rc < 0) {
+		memset(out, 0, sizeof(*out));
+		return rc;
+	}
+	uint64_t bias = 0;
+	rc = bin_bias(r, b, map_start, map_pgoff, &bias);
+	if (rc == PMS_ENOENT) /* as pms_typeres_lookup without a path */
+		return pms_typeres_lookup(r, NULL, 0, ip, addr, has_addr, out);
+	if (rc < 0) {
+		memset(out, 0, sizeof(*out));
+		return rc;
+	}
+	return lookup_bin(r, b, bias, ip, addr, has_addr, out);
 }
 
 int pms_typeres_layout(struct pms_typeres *r, const char *type, struct pms_type_field **out,

@@ -29,15 +29,26 @@ struct ty_obj {
 	bool indexed;         /* an index register was added to the base */
 };
 
+/* One IP's answer, in the binary's dense array (ty_bin.ipres); what each
+ * sample reads first (the filled hit and the flags), the resolution's
+ * details after. */
 struct ty_ipres {
-	uint64_t pc;          /* link-time IP; ~0 for an empty slot */
-	enum pms_type_status status;
-	bool has_obj, store, load, global_by_addr;
-	unsigned mem_size;
-	struct ty_obj obj;
-	int64_t offset;       /* of the access within obj.type */
 	bool hit_done;        /* hit: the answer for obj (not by address) */
+	bool has_obj, store, load, global_by_addr;
+	enum pms_type_status status;
+	unsigned mem_size;
 	struct pms_type_hit hit;
+	int64_t offset;       /* of the access within obj.type */
+	struct ty_obj obj;
+};
+
+/* The per-IP cache's index: pc -> ipres[i] (16 bytes a slot, so that the
+ * probe of each sample stays in a small table). */
+struct ty_ipkey {
+	uint64_t pc;          /* link-time IP; ~0 for an empty slot */
+	uint32_t i;
+	uint8_t status;       /* ipres[i]'s, so that an IP without an */
+	bool has_obj, store;  /* object is answered from the slot alone */
 };
 
 /* A memory operand's DWARF scope search at one pc (the tracked walks ask
@@ -62,8 +73,11 @@ struct ty_bin {
 	struct ty_code *code;
 	size_t ncode;
 	struct ty_decoder *dec;
-	struct ty_ipres *cache;
+	struct ty_ipkey *cache;
 	size_t ncache, capcache;
+	struct ty_ipres *ipres;
+	size_t nipres, capipres;
+	uint64_t gv_end;       /* the end of the last-ending global */
 	struct ty_scanmemo *scan;
 	size_t nscan, capscan;
 	struct ty_fillmemo *fills; /* typeres.c's members by (type, offset) */
@@ -76,6 +90,8 @@ struct ty_bin {
 /* The slot of pc in an open-addressing table of elements of size sz whose
  * first member is a uint64_t pc (pcslot.c). */
 void *ty_pc_slot(void **tab, size_t *n, size_t *cap, size_t sz, size_t first, uint64_t pc);
+void *ty_pc_slot_full(void **tab, size_t *n, size_t *cap, size_t sz, size_t first, uint64_t pc,
+		      unsigned den);
 
 /* The resolver's count of lookups (pms_typeres_cache_stats) set back to
  * lookups: pms_typeprof_hit's are not counted, as its samples are not. */
@@ -98,6 +114,12 @@ struct ty_var {
 	Dwarf_Die type, obj;  /* obj: the pointee when has_obj */
 	Dwarf_Attribute loc;
 	const char *name;
+	/* loc a single expression (a block, not a list): its answer does not
+	 * depend on the pc, so libdw is asked once (nblock as it returned) */
+	bool block;
+	int nblock;
+	Dwarf_Op *bops;
+	size_t blen;
 };
 
 /* A scope's (from ty_scopes) variable and parameter children in order:
@@ -110,5 +132,11 @@ void ty_scopes_free(struct ty_bin *b);
  * when the file cannot be read or no segment holds that offset. */
 int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start,
 		     uint64_t map_pgoff, uint64_t *bias);
+
+/* pms_typeres_bias and pms_typeres_lookup of a mapped sample in one (the
+ * binary found once): what the profile asks for each sample. */
+int ty_res_lookup_mapped(struct pms_typeres *r, const char *path, uint64_t map_start,
+			 uint64_t map_pgoff, uint64_t ip, uint64_t addr, bool has_addr,
+			 struct pms_type_hit *out);
 
 #endif

@@ -399,4 +399,72 @@ PMS_TEST(advice_hotcold_writer_threads)
 	pms_typeprof_free(p);
 }
 
+/* Hot/cold and the cold members' writer threads (issue 29): the cold ones
+ * after the hot in groups by writing thread, each group after the first
+ * from a line's start (c2, thread 2's, apart from c1 and c3, thread 1's);
+ * the first group too where it would share the last hot line with another
+ * thread's writes (t_adv5: c1, thread 8's, after h1 and h2, thread 7's). */
+struct t_adv4 {
+	long h1;
+	long c1;
+	char pad1[100];
+	long c2;
+	long c3;
+	char pad2[100];
+	long h2;
+};
+struct t_adv4 t_adv4_g;
+struct t_adv5 {
+	long h1;
+	long c1;
+	char pad[200];
+	long h2;
+};
+struct t_adv5 t_adv5_g;
+
+PMS_TEST(advice_hotcold_cold_writer_threads)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0);
+	exe[n > 0 ? n : 0] = 0;
+	struct exec_map m = { 0, 0 };
+	dl_iterate_phdr(exec_cb, &m);
+	struct pms_typeprof *p;
+	CHECK_OK(pms_typeprof_new(&p));
+	adv_add(p, exe, &m, &t_adv4_g.h1, 7, 0, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv4_g.h2, 7, 0, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv4_g.c1, 1, 1, 0, 0, 1);
+	adv_add(p, exe, &m, &t_adv4_g.c2, 2, 1, 0, 0, 1);
+	adv_add(p, exe, &m, &t_adv4_g.c3, 1, 1, 0, 0, 1);
+	adv_add(p, exe, &m, &t_adv5_g.h1, 7, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv5_g.h2, 7, 1, 0, 0, 20);
+	adv_add(p, exe, &m, &t_adv5_g.c1, 8, 1, 0, 0, 1);
+	struct pms_type_advice *a = NULL;
+	size_t na = 0;
+	CHECK_OK(pms_typeprof_advise(p, &a, &na));
+	const struct pms_type_advice *hc = adv_of(a, na, PMS_TYPE_ADVICE_HOTCOLD, "struct t_adv4");
+	CHECK(hc != NULL);
+	if (hc) {
+		static const char *const want[] = { "h1", "h2", "c1", "pad1", "c3", "pad2", "c2" };
+		static const uint64_t off[] = { 0, 8, 16, 24, 128, 136, 256 };
+		CHECK(hc->n_members == 2 && hc->lines_before == 2 && hc->lines_after == 1);
+		CHECK(hc->n_layout == 7);
+		for (size_t i = 0; hc->n_layout == 7 && i < 7; i++)
+			CHECK(!strcmp(hc->layout[i].name, want[i]) && hc->layout[i].offset == off[i]);
+		CHECK(hc->size_after == 264);
+	}
+	hc = adv_of(a, na, PMS_TYPE_ADVICE_HOTCOLD, "struct t_adv5");
+	CHECK(hc != NULL);
+	if (hc) {
+		CHECK(hc->n_members == 2 && hc->lines_before == 2 && hc->lines_after == 1);
+		CHECK(hc->n_layout == 4 && !strcmp(hc->layout[0].name, "h1") &&
+		      !strcmp(hc->layout[1].name, "h2") && !strcmp(hc->layout[2].name, "c1") &&
+		      hc->layout[2].offset == 64 && !strcmp(hc->layout[3].name, "pad") &&
+		      hc->layout[3].offset == 72);
+	}
+	pms_type_advice_free(a, na);
+	pms_typeprof_free(p);
+}
+
 PMS_TEST_MAIN()

@@ -45,8 +45,12 @@ static void build_ids(struct pms_session *s, const struct pms_memreport *r, stru
 	if (nin) {
 		if (!(h->infos = calloc(nin, sizeof(*h->infos))))
 			return;
-		for (size_t i = 0; i < nin; i++)
-			h->infos[i] = pms_perfdata_reader_info(pms_session_reader(s, i));
+		for (size_t i = 0; i < nin; i++) {
+			const struct pms_perfdata_reader *rd = pms_session_reader(s, i);
+			if (!rd) /* a file not opened (the session did not run) */
+				return;
+			h->infos[i] = pms_perfdata_reader_info(rd);
+		}
 	}
 	if (pms_export_build_ids(nin ? NULL : r, h->infos, nin, &h->ids, &n) < 0) {
 		h->ids = NULL;
@@ -98,7 +102,7 @@ int pms_render_session_pprof(struct pms_session *s, const struct pms_memreport *
 	*len = 0;
 	po.comment = comment;
 	po.maps = pms_memprof_maps(pms_session_profile(s));
-	if (pms_session_nfiles(s) == 1) /* a merged report's samples name their file */
+	if (pms_session_nfiles(s) == 1 && pms_session_reader(s, 0)) /* merged: each sample's file */
 		po.host = pms_perfdata_reader_info(pms_session_reader(s, 0))->hostname;
 	build_ids(s, r, &h, &po);
 	rc = labels(s, r, ar, &h, &po); /* its error said by the step that failed */

@@ -163,14 +163,6 @@ void alloc_cli_restore(struct alloc_cli *a)
 
 void alloc_cli_done(struct alloc_cli *a)
 {
-	for (size_t i = 0; i < a->nlabels; i++)
-		free(a->labels[i]);
-	free(a->labels);
-	a->labels = NULL;
-	a->nlabels = 0;
-	free(a->type_labels);
-	a->type_labels = NULL;
-	a->ntype_labels = 0;
 	free(a->folded);
 	a->folded = NULL;
 	free(a->saved_preload);
@@ -184,33 +176,20 @@ void alloc_cli_done(struct alloc_cli *a)
 
 int alloc_export_prepare(struct alloc_cli *a, struct mem_export *x)
 {
-	const struct pms_alloc_report *r = a->ar;
 	struct pms_render_alloc v;
-	if (!r || !a->rep || r->nsample_site != a->rep->nall)
+	if (!a->ar || !a->rep || a->ar->nsample_site != a->rep->nall)
 		return 0;
+	x->ar = a->ar;
 	alloc_cli_view(a, &v);
-	if (x->pprof && !a->labels) {
-		if (pms_render_alloc_labels(&v, &a->labels, &a->nlabels) < 0)
-			goto nomem;
-		x->site_labels = (const char *const *)a->labels;
-		x->nsite_labels = a->nlabels;
-	}
-	if (x->pprof && !a->type_labels) {
-		if (pms_render_alloc_type_labels(&v, &a->type_labels, &a->ntype_labels) < 0)
-			goto nomem;
-		x->site_type_labels = a->type_labels;
-		x->nsite_type_labels = a->ntype_labels;
-	}
 	if (x->folded_alloc && !a->folded) {
-		if (pms_render_alloc_folded(&v, &a->folded, &a->folded_len) < 0)
-			goto nomem;
+		if (pms_render_alloc_folded(&v, &a->folded, &a->folded_len) < 0) {
+			fprintf(stderr, "pmuscope: mem: the allocation sites' exports: out of memory\n");
+			return -1;
+		}
 		x->alloc_folded = a->folded;
 		x->alloc_folded_len = a->folded_len;
 	}
 	return 0;
-nomem:
-	fprintf(stderr, "pmuscope: mem: the allocation sites' exports: out of memory\n");
-	return -1;
 }
 
 void alloc_cli_view(const struct alloc_cli *a, struct pms_render_alloc *v)

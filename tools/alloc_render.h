@@ -34,12 +34,8 @@ struct alloc_cli {
 	const struct pms_memreport *rep;
 	bool samples;              /* --samples: the per-sample site list in JSON */
 	size_t top;
-	/* alloc_export_prepare's: per sample of rep->all its site's label
-	 * (pprof), the allocation paths' collapsed stacks (--folded=alloc) */
-	char **labels;
-	size_t nlabels;
-	const char **type_labels; /* the sites' types (--types), borrowed strings */
-	size_t ntype_labels;
+	/* alloc_export_prepare's: the allocation paths' collapsed stacks
+	 * (--folded=alloc) */
 	char *folded;
 	size_t folded_len;
 };
@@ -56,9 +52,8 @@ void alloc_cli_done(struct alloc_cli *a);
 
 /* The library's view of a (pms_render_mem_opts.alloc, pms_render_alloc_*). */
 void alloc_cli_view(const struct alloc_cli *a, struct pms_render_alloc *v);
-/* The exports' view of the sites (a->ar, a->rep): x->site_labels for the
- * pprof "alloc_site" label, x->site_type_labels for "alloc_type" (sites
- * typed by --types) and x->alloc_folded for --folded=alloc.  0, or
+/* The exports' view of the sites (a->ar placing a->rep's samples): x->ar
+ * for the pprof's labels and x->alloc_folded for --folded=alloc.  0, or
  * -1 out of memory (said). */
 int alloc_export_prepare(struct alloc_cli *a, struct mem_export *x);
 

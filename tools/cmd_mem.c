@@ -1034,17 +1034,10 @@ static int mem_print(struct mem_run *r)
 	if (ma->phase == 1)
 		mr.seconds = ma->before_s;
 	/* the exports are of the report shown (the page embeds its JSON) */
-	o->exp.maps = pms_memprof_maps(r->prof);
+	o->exp.ses = r->ses;
 	o->exp.topo = r->topo;
-	o->exp.read_build_ids = true;
 	o->exp.paths = ma->phase == 1 ? NULL : r->prep; /* --apply: paths of both measurements */
-	struct pms_type_hit *hits = NULL;
-	const char **tl = NULL;
-	if (o->types)
-		mem_export_type_labels(&o->exp, r->ses, shown, "mem", &hits, &tl);
 	r->xrc = mem_export_write(&o->exp, &mr, shown);
-	free(hits);
-	free(tl);
 	if (o->exp.folded) {
 		; /* the collapsed stacks were the output */
 	} else if (o->json) {

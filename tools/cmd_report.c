@@ -246,23 +246,6 @@ static void report_target(char *buf, size_t size, const char *const *paths, size
 			 paths[0], nin - 1, fdsc->st.records, fdsc->st.bad_records);
 }
 
-/* Build ids of every file (perf names the kernel [kernel.kallsyms]; the
- * report [kernel]): their count, none when they cannot be listed. */
-static size_t report_build_ids(struct pms_session *ses, size_t nin,
-			       struct pms_export_build_id **bids)
-{
-	size_t nbids = 0;
-	const struct pms_perfdata_info **infos = calloc(nin + 1, sizeof(*infos));
-	for (size_t i = 0; infos && i < nin; i++)
-		infos[i] = pms_perfdata_reader_info(pms_session_reader(ses, i));
-	if (!infos || pms_export_build_ids(NULL, infos, nin, bids, &nbids) < 0) {
-		*bids = NULL;
-		nbids = 0;
-	}
-	free(infos);
-	return nbids;
-}
-
 /* The files' header features (--header, --header-only). */
 static void report_headers(struct pms_session *ses, const char *const *paths, size_t nin,
 			   bool after_report)
@@ -502,7 +485,6 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 	struct pms_sys *sys = NULL;
 	struct pms_session *ses = NULL;
 	struct pms_memreport *rep = NULL;
-	struct pms_export_build_id *bids = NULL;
 	struct pms_pathreport *prep = NULL;
 	struct mem_export xo = { 0 };
 	struct mem_advise ma = { 0 };
@@ -598,26 +580,16 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 		.paths = ac.want ? ac.paths : prep, .alloc = ac.want ? &av : NULL,
 	};
 	pms_session_periods(ses, &mr.events, &mr.period_min, &mr.period_max);
-	size_t nbids = report_build_ids(ses, nin, &bids);
-	xo.host = nin == 1 ? pms_perfdata_reader_info(pms_session_reader(ses, 0))->hostname : NULL;
-	xo.maps = pms_memprof_maps(pms_session_profile(ses));
+	xo.ses = ses;
 	xo.paths = prep;
-	xo.build_ids = bids;
-	xo.nbuild_ids = nbids;
-	/* --types: the page's types section and the pprof labels as mem's */
+	/* --types: the page's types section; the pprof labels as mem's */
 	mr.types = types ? pms_session_typeprof(ses) : NULL;
-	struct pms_type_hit *hits = NULL;
-	const char **tl = NULL;
-	if (types)
-		mem_export_type_labels(&xo, ses, rep, "report", &hits, &tl);
-	if (types && alloc_export_prepare(&ac, &xo) < 0) { /* the sites' types too */
+	if (alloc_export_prepare(&ac, &xo) < 0) {
 		ret = 1;
 		goto out;
 	}
 	mem_render_warn_loss(&mr, rep); /* on the terminal too, whatever the form */
 	int xrc = mem_export_write(&xo, &mr, rep);
-	free(hits);
-	free(tl);
 	if (xrc)
 		ret = xrc;
 	if (types) {
@@ -640,7 +612,6 @@ int cmd_report(const struct cli_global *g, int argc, char **argv)
 out:
 	mem_export_abandon(&xo); /* not written: nothing left under their names */
 	fflush(stdout);
-	free(bids);
 	alloc_cli_done(&ac);
 	pms_alloc_report_free(arep);
 	pms_memreport_free(rep);

@@ -52,17 +52,6 @@ static int plan_from(struct mem_advise *ma, const struct pms_topo *topo,
 
 /* ---- allocation sites (issue 28) --------------------------------------- */
 
-static bool site_lookup(void *ud, uint32_t pid, uint64_t addr, uint64_t time, uint64_t *start,
-			uint64_t *end)
-{
-	struct pms_alloc_info info;
-	if (pms_session_alloc_lookup(ud, pid, addr, time, &info) < 0)
-		return false;
-	*start = info.addr;
-	*end = info.addr + (info.bytes ? info.bytes : 1);
-	return true;
-}
-
 int mem_advise_sites(struct mem_advise *ma, struct pms_session *ses,
 		     const struct pms_memreport *rep, const struct pms_alloc_report *ar)
 {
@@ -70,8 +59,7 @@ int mem_advise_sites(struct mem_advise *ma, struct pms_session *ses,
 		return 0;
 	struct pms_advise_opts ao = PMS_ADVISE_OPTS_INIT;
 	ao.page_size = page_size();
-	if (pms_site_plan_new(rep, ar->sample_site, ar->nsample_site, site_lookup, ses, &ao,
-			      &ma->sites) < 0) {
+	if (pms_session_site_plan(ses, rep, ar, &ao, &ma->sites) < 0) {
 		fprintf(stderr, "pmuscope: advise: allocation sites: %s\n", pms_error_last());
 		return -1;
 	}

@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "mem_export.h"
 #include "pmuscope/error.h"
-#include "pmuscope/session.h"
 
 int mem_export_cli(struct mem_export *x, const struct cli_parser *p, int id)
 {
@@ -118,6 +117,7 @@ int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 	}
 	if (x->folded) {
 		char *txt = NULL;
+		const char *out = NULL;
 		size_t len = 0;
 		if (x->folded_alloc) {
 			/* the allocation paths (alloc_render.c), or why none */
@@ -125,13 +125,8 @@ int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 				fprintf(stderr, "pmuscope: %s: --folded=alloc: no stacks to write (%s)\n",
 					m->command, x->alloc_folded ? "no sample in a tracked allocation"
 								    : "allocations are not tracked");
-			else if (x->folded_to && strcmp(x->folded_to, "-")) {
-				if (write_file(&x->folded_out, x->alloc_folded, x->alloc_folded_len))
-					ret = CLI_EXIT_IO;
-			} else {
-				fwrite(x->alloc_folded, 1, x->alloc_folded_len, stdout);
-				fflush(stdout);
-			}
+			else
+				out = x->alloc_folded, len = x->alloc_folded_len;
 		} else if (pms_export_folded(st, x->folded_weight, &txt, &len) < 0) {
 			ret = cli_fail(m->command);
 		} else if (!len) {
@@ -141,71 +136,33 @@ int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 				x->folded_weight == PMS_EXPORT_LATENCY
 					? "no sample has a latency: this engine or file gives none"
 					: "no samples");
-		} else if (x->folded_to && strcmp(x->folded_to, "-")) {
-			if (write_file(&x->folded_out, txt, len))
-				ret = CLI_EXIT_IO;
 		} else {
-			fwrite(txt, 1, len, stdout);
+			out = txt;
+		}
+		if (out && x->folded_to && strcmp(x->folded_to, "-")) {
+			if (write_file(&x->folded_out, out, len))
+				ret = CLI_EXIT_IO;
+		} else if (out) {
+			fwrite(out, 1, len, stdout);
 			fflush(stdout); /* checked at the end (cli_out.h) */
 		}
 		free(txt);
 	}
 	if (x->pprof) {
-		struct pms_export_pprof_opts po = PMS_EXPORT_PPROF_OPTS_INIT;
 		void *buf = NULL;
-		size_t len = 0, nids = 0;
-		struct pms_export_build_id *ids = NULL;
+		size_t len = 0;
 		char comment[600];
 		snprintf(comment, sizeof(comment), "pmuscope %s: %s", m->command,
 			 m->target_text ? m->target_text : "");
-		po.time_ns = x->time_ns;
-		po.maps = x->maps;
-		po.build_ids = x->build_ids;
-		po.nbuild_ids = x->nbuild_ids;
-		if (!x->nbuild_ids && x->read_build_ids && pms_export_build_ids(r, NULL, 0, &ids, &nids) == 0) {
-			po.build_ids = ids;
-			po.nbuild_ids = nids;
-		}
-		po.host = x->host;
-		po.comment = comment;
-		if (x->site_labels) {
-			po.extra_key = "alloc_site";
-			po.extra_values = x->site_labels;
-			po.nextra_values = x->nsite_labels;
-		}
-		po.type_values = x->type_labels;
-		po.member_values = x->member_labels;
-		po.ntype_values = x->ntype_labels;
-		po.alloc_type_values = x->site_type_labels;
-		po.nalloc_type_values = x->nsite_type_labels;
-		if (pms_export_pprof(st, &po, &buf, &len) < 0)
+		if (pms_render_session_pprof(x->ses, r, x->ar, st, comment, &buf, &len) < 0)
 			ret = cli_fail(m->command);
 		else if (write_file(&x->pprof_out, buf, len))
 			ret = CLI_EXIT_IO;
 		free(buf);
-		free(ids);
 	}
 	if (x->html && write_html(x, m, r, st))
 		ret = CLI_EXIT_IO;
 	pms_export_stacks_free(st);
 	mem_export_abandon(x); /* what was not written */
 	return ret;
-}
-
-void mem_export_type_labels(struct mem_export *x, struct pms_session *ses,
-			    const struct pms_memreport *r, const char *cmd,
-			    struct pms_type_hit **hits, const char ***labels)
-{
-	*hits = NULL;
-	*labels = NULL;
-	if (!x->pprof)
-		return;
-	if (pms_session_type_hits(ses, r, hits) < 0 ||
-	    pms_render_types_labels(*hits, r->nall, labels) < 0) {
-		fprintf(stderr, "pmuscope: %s: types: pprof labels: %s\n", cmd, pms_error_last());
-		return;
-	}
-	x->type_labels = *labels;
-	x->member_labels = *labels + r->nall;
-	x->ntype_labels = r->nall;
 }

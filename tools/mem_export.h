@@ -12,10 +12,7 @@
 
 #include "cli_opt.h"
 #include "cli_out.h"
-#include "pmuscope/render.h"
-#include "pmuscope/export.h"
-#include "pmuscope/pathprof.h"
-#include "pmuscope/topo.h"
+#include "pmuscope/render.h" /* export.h, pathprof.h, topo.h */
 
 struct mem_export {
 	const char *html;   /* --html FILE */
@@ -26,33 +23,17 @@ struct mem_export {
 	 * command's run needs it (mem -- CMD: the command's own output would
 	 * share stdout; issue 30) */
 	const char *folded_to;
-	/* What the command knows besides the report (all may be NULL/0). */
-	const char *host;                /* pprof "host" label */
-	const struct pms_maps *maps;     /* pprof mapping ranges */
-	const struct pms_export_build_id *build_ids;
-	size_t nbuild_ids;
+	/* The pprof's session and the allocation sites of the report's samples
+	 * (NULL: none): its options and labels (pms_render_session_pprof). */
+	struct pms_session *ses;
+	const struct pms_alloc_report *ar;
 	const struct pms_topo *topo;     /* node distances for the HTML page */
-	int64_t time_ns;                 /* wall-clock start, pprof time_nanos */
-	/* Live runs: read the modules' build ids from their files
-	 * (pms_elf_build_id) when build_ids gives none. */
-	bool read_build_ids;
 	/* Call paths of the report's samples (-g, --call-graph, or a file
 	 * recorded so; kept-samples mode): the one set of stacks of all three
 	 * exports (pms_export_stacks_new).  NULL: one frame per sample. */
 	const struct pms_pathreport *paths;
-	/* Allocation sites (issue 28; pms_render_alloc_labels/_folded): each report
-	 * sample's site (NULL: none) as the pprof label "alloc_site", and
-	 * --folded=alloc: the allocation paths' stacks written instead. */
-	const char *const *site_labels;
-	size_t nsite_labels;
-	/* --types: each report sample's site's type (NULL: none) as the pprof
-	 * label "alloc_type" (pms_render_alloc_type_labels) */
-	const char *const *site_type_labels;
-	size_t nsite_type_labels;
-	/* --types (issue 29): each report sample's type and member (NULL:
-	 * none) as the pprof labels "type" and "member" */
-	const char *const *type_labels, *const *member_labels;
-	size_t ntype_labels;
+	/* --folded=alloc: the allocation paths' stacks written instead
+	 * (alloc_export_prepare) */
 	bool folded_alloc;
 	const char *alloc_folded;
 	size_t alloc_folded_len;
@@ -94,15 +75,4 @@ void mem_export_abandon(struct mem_export *x);
  * file could not be written) after printing why. */
 int mem_export_write(struct mem_export *x, const struct pms_render_mem_opts *m,
 		     const struct pms_memreport *r);
-/* --types with --pprof (mem and report): each sample of r's type and member
- * (pms_session_type_hits) as x->type_labels/member_labels; *hits and
- * *labels are the caller's to free() after mem_export_write.  Without
- * --pprof nothing.  A failure is said (the profile is then written without
- * the labels). */
-struct pms_session;
-struct pms_type_hit;
-void mem_export_type_labels(struct mem_export *x, struct pms_session *ses,
-			    const struct pms_memreport *r, const char *cmd,
-			    struct pms_type_hit **hits, const char ***labels);
-
 #endif

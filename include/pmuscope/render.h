@@ -116,15 +116,6 @@ struct pms_render_alloc {
  * the report's CSV. */
 void pms_render_alloc_csv(FILE *out, const struct pms_render_alloc *a,
 			  const struct pms_memreport *r);
-/* Per sample of rep->all its site's label (NULL: none; *labels and each
- * label the caller's), for pprof's "alloc_site" label.  0, or PMS_ENOMEM. */
-int pms_render_alloc_labels(const struct pms_render_alloc *a, char ***labels, size_t *n);
-/* Per sample of rep->all its site's data type (issue 29: the sites typed
- * by --types; NULL: no site, or a site with no dominant type), for pprof's
- * "alloc_type" label.  *labels is the caller's (free()), the strings the
- * report's.  Untyped sites (a->ar->types false): *labels NULL.  0, or
- * PMS_ENOMEM. */
-int pms_render_alloc_type_labels(const struct pms_render_alloc *a, const char ***labels, size_t *n);
 /* The allocation paths' collapsed stacks (root first, the allocating
  * call's kind as the leaf, weighted by samples).  0, or PMS_ENOMEM. */
 int pms_render_alloc_folded(const struct pms_render_alloc *a, char **text, size_t *len);
@@ -214,12 +205,21 @@ void pms_render_mem_csv_row(FILE *out, const struct pms_memreport_sample *x,
  * object); 0, or a negative PMS_E* when it cannot be built. */
 int pms_render_types(FILE *out, struct pms_typeprof *tp, bool json, size_t top,
 		     const struct pms_json_meta *meta);
-/* The pprof labels of n samples' type hits (pms_session_type_hits):
- * (*labels)[i] the type of hits[i] (NULL: unresolved), (*labels)[n + i]
- * its member; *labels (borrowing the hits' strings) free()d by the caller.
- * 0, or PMS_ENOMEM. */
-struct pms_type_hit;
-int pms_render_types_labels(const struct pms_type_hit *hits, size_t n, const char ***labels);
+/* ---- the pprof profile of a session's report (mem, report) ------------- */
+/* pms_export_pprof of st (the stacks of r's samples, pms_export_stacks_new)
+ * with what the session knows, the same for a live run and its -o file:
+ * the mapping ranges of the session's profile; the modules' build ids (a
+ * files session: its headers' lists; live: read from the report's module
+ * files); the host of a single file; per sample the labels alloc_site and
+ * alloc_type (ar: the allocation sites of r's samples,
+ * pms_session_alloc_report; NULL or placing another report: none) and,
+ * when the session has the types sink (pms_session_set_types), type and
+ * member.  comment: the profile's comment (may be NULL).  *out (gzip
+ * pprof) the caller's to free().  0, or a negative PMS_E*. */
+struct pms_session;
+int pms_render_session_pprof(struct pms_session *s, const struct pms_memreport *r,
+			     const struct pms_alloc_report *ar, const struct pms_export_stacks *st,
+			     const char *comment, void **out, size_t *len);
 
 /* ---- script's JSON rows ------------------------------------------------ */
 /* Output gathered in a buffer (b, cap bytes, the caller's) and written to f

@@ -215,6 +215,13 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
  * index and *info, or -1 (none, or no tracking). */
 long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr, uint64_t time,
 			      struct pms_alloc_info *info);
+/* The advice per allocation site of r (pms_site_plan_new, opts as its):
+ * ar places r's samples in sites (pms_session_alloc_report of r), the
+ * session's table names each sampled block (pms_session_alloc_lookup).
+ * *out the caller's (pms_site_plan_free).  0, or a negative PMS_E*. */
+int pms_session_site_plan(struct pms_session *s, const struct pms_memreport *r,
+			  const struct pms_alloc_report *ar, const struct pms_advise_opts *opts,
+			  struct pms_site_plan **out);
 /* 1 when the session tracks allocations (live) or one of its files (once
  * run) holds a tracked run's allocation records (`mem -o`, `record -o`:
  * pms_session_alloc_report then reads every file's, each file its own

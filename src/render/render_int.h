@@ -27,6 +27,22 @@ void pms_render_alloc_text(FILE *out, const struct pms_render_alloc *a);
  * address. */
 void pms_render_alloc_where(const struct pms_alloc_site *s, char *buf, size_t len);
 
+/* The pprof labels of pms_render_session_pprof (session_pprof.c).  Per
+ * sample of a->rep->all its site's label (NULL: none; *labels and each
+ * label the caller's), for "alloc_site".  0, or PMS_ENOMEM. */
+int pms_render_alloc_labels(const struct pms_render_alloc *a, char ***labels, size_t *n);
+/* Per sample of a->rep->all its site's data type (the sites typed by the
+ * types sink; NULL: no site, or a site with no dominant type), for
+ * "alloc_type".  *labels is the caller's (free()), the strings the
+ * report's.  Untyped sites (a->ar->types false): *labels NULL.  0, or
+ * PMS_ENOMEM. */
+int pms_render_alloc_type_labels(const struct pms_render_alloc *a, const char ***labels, size_t *n);
+/* n samples' type hits (pms_session_type_hits): (*labels)[i] the type of
+ * hits[i] (NULL: unresolved), (*labels)[n + i] its member; *labels
+ * (borrowing the hits' strings) free()d by the caller.  0, or PMS_ENOMEM. */
+struct pms_type_hit;
+int pms_render_types_labels(const struct pms_type_hit *hits, size_t n, const char ***labels);
+
 /* The "callpaths" member (an object). */
 void pms_render_callpath_json(struct pms_json *j, const struct pms_pathreport *r);
 

@@ -255,6 +255,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		goto out;
 	}
 	a.flags |= js && pms_render_script_node(js) ? PMS_SCRIPT_NODE : 0;
+	a.flags |= js && pms_render_script_chain(js) ? PMS_SCRIPT_CHAIN | PMS_SCRIPT_SYMBOLS : 0;
 	if (pms_script_new(a.flags, &s) < 0) {
 		ret = cli_fail("script");
 		goto out;
@@ -267,7 +268,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (!a.json && !a.header && !(sys = cli_open_sys(g))) {
+	if ((a.flags & PMS_SCRIPT_SYMBOLS) && !a.header && !(sys = cli_open_sys(g))) {
 		ret = cli_fail("script");
 		goto out;
 	}

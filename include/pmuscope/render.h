@@ -236,6 +236,9 @@ struct pms_render_script;
  * callchain, brstack); 0, or PMS_EINVAL naming the bad field, PMS_ENOMEM. */
 int pms_render_script_new(const char *fields, struct pms_render_script **out);
 bool pms_render_script_node(const struct pms_render_script *j);
+/* The fields hold callchain: the script's samples need PMS_SCRIPT_CHAIN
+ * (and, for --call-graph dwarf samples' user frames, PMS_SCRIPT_SYMBOLS). */
+bool pms_render_script_chain(const struct pms_render_script *j);
 void pms_render_script_row(struct pms_render_script *j, struct pms_render_out *o,
 			   const struct pms_script_sample *smp);
 void pms_render_script_free(struct pms_render_script *j);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "pmuscope/api.h"
+#include "pmuscope/callpath.h"
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
 #include "pmuscope/spe.h"
@@ -43,6 +44,8 @@ enum pms_script_flag {
 	PMS_SCRIPT_ITRACE_MEM = 1u << 5,  /* SPE: memory operations (--itrace M) */
 	PMS_SCRIPT_ITRACE_BRANCH = 1u << 6, /* SPE: mispredicted branches (--itrace b) */
 	PMS_SCRIPT_RECORDS_ONLY = 1u << 7,  /* read the records, yield no sample (--header) */
+	PMS_SCRIPT_CHAIN = 1u << 8, /* each sample's call chain in its frames (a DWARF
+				     * sample's user frames need PMS_SCRIPT_SYMBOLS) */
 };
 
 /* Filters, perf's options: a comma-separated list each. */
@@ -60,6 +63,14 @@ struct pms_script_sample {
 	const char *comm;  /* the thread's comm from COMM (and, in text, FORK) records; NULL: none */
 	const char *event; /* the event's name (the file's, perf's generic one, else typeN/0xC/) */
 	int node;          /* node of its phys_addr with PMS_SCRIPT_NODE, else PMS_NODE_UNKNOWN */
+	/* With PMS_SCRIPT_CHAIN (and not -G): the frames the text prints for
+	 * its call chain, leaf first (perf's -F ip of a chain: the IP alone
+	 * for an empty one; a --call-graph dwarf sample's kernel part, then
+	 * its user stack unwound, src/session/dwpath.c); chain false when the
+	 * sample has none.  Borrowed until the next pms_script_next. */
+	bool chain;
+	const struct pms_frame *frames;
+	size_t nframes;
 };
 
 /* flags: enum pms_script_flag.  Then fields and filters, then the file. */

@@ -182,6 +182,12 @@ int pms_elf_image_build_id(const void *image, size_t len, uint8_t id[20], size_t
  * (PMS_EBUSY otherwise); the shared mappings are read again.  0, PMS_EPARSE
  * (not ELF), PMS_ENOMEM. */
 int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t len);
+/* The [vdso] mapping at [start, end) left unnamed whatever the image (a
+ * merged report's file whose [vdso] the image does not fit; a mapping of
+ * any other process at an overlapping range too).  Before
+ * pms_symbolizer_set_vdso and pms_symbolizer_add_process (PMS_EBUSY
+ * otherwise).  0, PMS_EINVAL, PMS_ENOMEM. */
+int pms_symbolizer_vdso_exclude(struct pms_symbolizer *s, uint64_t start, uint64_t end);
 /* A live run's symbolizer: pms_symbolizer_set_vdso with the running
  * kernel's image (the one every process of the run maps).  0 or the
  * negative code of pms_vdso_image_pick / _set_vdso. */

@@ -41,7 +41,7 @@ struct pms_render_script {
 	size_t nf;
 	struct pms_datasrc_memo *dm;
 	bool json_direct; /* no field needs a jansson value: rows built in place */
-	bool want_node;
+	bool want_node, want_chain;
 	struct evname e[64];
 	size_t ne;
 	char key[32][24];
@@ -303,23 +303,20 @@ static void json_fields(struct jpend *pp, struct pms_json_row *jr, struct pms_re
 			}
 			break;
 		case F_CALLCHAIN: {
-			struct pms_frame f[PMS_CALLPATH_MAX];
-			size_t nfr = 0;
+			/* the frames the text prints (smp: PMS_SCRIPT_CHAIN) */
 			if (!jr) {
 				pp->over = true;
 				break;
 			}
 			jp_flush(pp);
-			if (!(s->present & PMS_SAMPLE_CALLCHAIN) ||
-			    pms_callpath_from_chain(s->callchain, s->callchain_nr, true, f,
-						    PMS_CALLPATH_MAX, &nfr) < 0) {
+			if (!smp->chain) {
 				pms_jrow_null(jr, k);
 				break;
 			}
 			json_t *arr = json_array();
-			for (size_t c = 0; arr && c < nfr; c++) {
+			for (size_t c = 0; arr && c < smp->nframes; c++) {
 				char hx[24];
-				snprintf(hx, sizeof(hx), "0x%" PRIx64, f[c].ip);
+				snprintf(hx, sizeof(hx), "0x%" PRIx64, smp->frames[c].ip);
 				json_array_append_new(arr, json_string(hx));
 			}
 			jrow_json(jr, k, arr);
@@ -403,6 +400,7 @@ int pms_render_script_new(const char *fields, struct pms_render_script **out)
 		if (f->fs[i] == F_BRSTACK || f->fs[i] == F_CALLCHAIN)
 			f->json_direct = false;
 		f->want_node |= f->fs[i] == F_NODE;
+		f->want_chain |= f->fs[i] == F_CALLCHAIN;
 	}
 	*out = f;
 	return 0;
@@ -414,6 +412,11 @@ fail:
 bool pms_render_script_node(const struct pms_render_script *j)
 {
 	return j->want_node;
+}
+
+bool pms_render_script_chain(const struct pms_render_script *j)
+{
+	return j->want_chain;
 }
 
 void pms_render_script_free(struct pms_render_script *j)

@@ -331,6 +331,8 @@ int pms_script_new(unsigned flags, struct pms_script **out)
 	s->flags = flags;
 	s->want_node = (flags & PMS_SCRIPT_NODE) != 0;
 	pms_script_pf_defaults_(s->o);
+	if ((flags & PMS_SCRIPT_CHAIN) && !(s->chain = calloc(PMS_CALLPATH_MAX, sizeof(*s->chain))))
+		return pms_err(PMS_ENOMEM, "script: out of memory");
 	return pms_datasrc_memo_new(PMS_DATASRC_MEMO_SCRIPT, 0, &s->dm);
 }
 
@@ -354,6 +356,7 @@ void pms_script_free(struct pms_script *s)
 		return;
 	pms_symtrack_free(s->st);
 	dwpath_fini(&s->dw);
+	free(s->chain);
 	pms_memdeco_free(s->deco);
 	pms_datasrc_memo_free(s->dm);
 	pms_perfdata_ordered_free(s->oq);
@@ -421,6 +424,12 @@ static void fill(struct pms_script *s, const struct pms_perfdata_event *ev, int 
 	out->comm = c != SIZE_MAX ? s->comms.name[c] : NULL;
 	out->event = ev_name(s, ev->attr);
 	out->node = node;
+	out->chain = false;
+	out->frames = NULL;
+	out->nframes = 0;
+	if (s->chain && !(s->flags & PMS_SCRIPT_HIDE_CHAIN))
+		out->chain = pms_script_chain_(s, &ev->rec.sample, s->chain, &out->frames,
+					       &out->nframes);
 }
 
 int pms_script_next(struct pms_script *s, struct pms_script_sample *out)

@@ -72,6 +72,7 @@ struct pms_script {
 	unsigned flags;
 	struct pms_symtrack *st;
 	struct dwpath dw; /* DWARF samples' user frames (with symbols: st's maps) */
+	struct pms_frame *chain; /* PMS_SCRIPT_CHAIN: PMS_CALLPATH_MAX frames */
 	struct pms_memdeco *deco;
 	struct pms_datasrc_memo *dm;
 	struct script_comms comms;
@@ -106,6 +107,11 @@ const char *pms_script_event_name_(const struct pms_perfdata_attr *a, char *buf,
 const char *pms_script_pf_event_name_(const struct pms_perfdata_attr *a, char *buf, size_t size);
 void pms_script_pf_defaults_(struct pf_out o[OT_N]);
 int pms_script_ot_of_(uint32_t type);
+/* The frames of s's call chain as the text prints them (script_text.c):
+ * true with *frp, *nfr (fr: PMS_CALLPATH_MAX frames of scratch), false
+ * when s has none. */
+bool pms_script_chain_(struct pms_script *pf, const struct pms_sample *s, struct pms_frame *fr,
+		       const struct pms_frame **frp, size_t *nfr);
 int pms_script_pf_parse_(struct pf_out o[OT_N], const char *arg);
 int pms_script_pf_check_(struct pf_out o[OT_N], struct pms_perfdata_reader *r, bool aux);
 bool pms_script_ibs_raw_(struct pms_perfdata_reader *r, const struct pms_perfdata_attr *a);

@@ -299,6 +299,31 @@ static void pf_head(struct line *lp, const struct pms_script *pf,
 	*lp = l;
 }
 
+/* The sample's call chain as printed (script_int.h). */
+bool pms_script_chain_(struct pms_script *pf, const struct pms_sample *s, struct pms_frame *fr,
+		       const struct pms_frame **frp, size_t *nfr)
+{
+	*frp = fr;
+	*nfr = 0;
+	if (!(s->present & PMS_SAMPLE_CALLCHAIN))
+		return false;
+	if (dwpath_applies(s))
+		/* --call-graph dwarf: the kernel part, then the user frames
+		 * unwound from the stack copy, as report -g (session/dwpath.c);
+		 * an empty path prints no frame, as perf's empty cursor */
+		return dwpath_frames(&pf->dw, pf->st ? symtrack_maps(pf->st, s->pid) : NULL, s, frp,
+				     nfr) >= 0;
+	if (pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr, PMS_CALLPATH_MAX,
+				    nfr) < 0)
+		return false;
+	if (!*nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
+		fr[0].ip = s->ip;
+		fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
+		*nfr = 1;
+	}
+	return true;
+}
+
 /* One sample as perf script prints it (nothing when -S drops it). */
 static void print_perf(struct out *o, struct pms_script *pf, const struct pms_script_sample *smp)
 {
@@ -314,24 +339,8 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 	struct line l;
 	if (!f)
 		return;
-	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain && (s->present & PMS_SAMPLE_CALLCHAIN)) {
-		if (dwpath_applies(s)) {
-			/* --call-graph dwarf: the kernel part, then the user
-			 * frames unwound from the stack copy, as report -g
-			 * (session/dwpath.c); an empty path prints no frame,
-			 * as perf's empty cursor */
-			chain = dwpath_frames(&pf->dw, symtrack_maps(pf->st, s->pid), s, &frp,
-					      &nfr) >= 0;
-		} else if (pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr,
-						   PMS_CALLPATH_MAX, &nfr) >= 0) {
-			chain = true;
-			if (!nfr && (s->present & PMS_SAMPLE_IP)) { /* perf: the IP alone */
-				fr[0].ip = s->ip;
-				fr[0].flags = kernel_ip(s) ? PMS_FRAME_KERNEL : 0;
-				nfr = 1;
-			}
-		}
-	}
+	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain)
+		chain = pms_script_chain_(pf, s, fr, &frp, &nfr);
 	if ((f & (PF_SYM | PF_DSO | PF_SRCLINE)) && (f & PF_IP) && !chain)
 		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), (f & PF_SRCLINE) != 0,
 					&nm);

@@ -23,6 +23,7 @@
 #include "session/sorthist_int.h"
 #include "session/types_sink.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/opts.h"
 #include "report/c2c_int.h"
 #include "liverun/liverun_int.h"
@@ -203,10 +204,29 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 	return rc;
 }
 
+/* A [vdso] mapping of a merged report's file kept (vdso_maps). */
+static int vdso_keep(struct vdso_maps *m, const struct pms_record *rec)
+{
+	if (!m || (rec->type != PMS_RECORD_MMAP && rec->type != PMS_RECORD_MMAP2) ||
+	    !rec->mmap.filename || strcmp(rec->mmap.filename, "[vdso]") || !rec->mmap.len)
+		return 0;
+	uint64_t start = rec->mmap.addr, end = start + rec->mmap.len;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].start == start && m->v[i].end == end)
+			return 0;
+	if (pms_grow(&m->v, &m->cap, m->n + 1, sizeof(*m->v), 8, "[vdso] mappings") < 0)
+		return PMS_ENOMEM;
+	m->v[m->n].start = start;
+	m->v[m->n++].end = end;
+	return 0;
+}
+
 static int file_sideband(void *ud, const struct pms_record *rec, size_t attr_idx)
 {
 	struct pass *ps = ud;
 	int rc = 0;
+	if (ps->f && (rc = vdso_keep(ps->f->vdso, rec)) < 0)
+		return rc;
 	/* the model keeps each process's maps and the kernel's for perf's
 	 * nomap at each sample's time */
 	if (ps->c2c && (rc = pms_c2c_sideband(ps->c2c, rec)) < 0)
@@ -383,6 +403,10 @@ int pms_session_open_files(struct pms_sys *sys, const char *const *paths, size_t
 			goto fail;
 		}
 		s->nfiles++;
+		if (npaths > 1 && !(s->files[i].vdso = calloc(1, sizeof(struct vdso_maps)))) {
+			rc = pms_err(PMS_ENOMEM, "pms_session_open_files: out of memory");
+			goto fail;
+		}
 	}
 	s->ps.merge = npaths > 1;
 	if ((rc = sinks_new(s, NULL)) < 0)
@@ -418,6 +442,9 @@ void pms_session_free(struct pms_session *s)
 			close(f->fd);
 		free(f->path);
 		free(f->err);
+		if (f->vdso)
+			free(f->vdso->v);
+		free(f->vdso);
 	}
 	free(s->files);
 	pms_alloc_table_free(s->alloc);
@@ -1060,26 +1087,40 @@ static void symbolizer_make(struct pms_session *s)
 	}
 	if (!s->o.demangle)
 		pms_symbolizer_set_demangle(s->sym, false);
-	/* a live run's processes map the running kernel's vDSO; files' [vdso]
-	 * mappings are named from it when it is every file's (symtrack.c) */
+	/* a live run's processes map the running kernel's vDSO */
 	if (s->run) {
 		if (pms_symbolizer_use_running_vdso(s->sym, s->sys) < 0)
 			pms_error_clear();
 		return;
 	}
+	/* files: the running image names the [vdso] mappings of those that
+	 * pass the rule (symtrack.c); a merged report's other files' [vdso]
+	 * mappings are excluded (they stay unnamed) */
 	void *img = NULL;
 	size_t len = 0;
-	bool fits = s->nfiles > 0;
-	for (size_t i = 0; fits && i < s->nfiles; i++) {
+	bool ok = true;
+	for (size_t i = 0; ok && i < s->nfiles; i++) {
+		void *fi = NULL;
+		size_t fl = 0;
 		bool f = false;
-		free(img);
-		img = NULL;
-		fits = s->files[i].r &&
-		       symtrack_vdso_image(s->sys, pms_perfdata_reader_info(s->files[i].r), &img,
-					   &len, &f) == 0 &&
-		       f;
+		bool fits = s->files[i].r &&
+			    symtrack_vdso_image(s->sys, pms_perfdata_reader_info(s->files[i].r), &fi,
+						&fl, &f) == 0 &&
+			    f;
+		if (fits && !img) {
+			img = fi;
+			len = fl;
+			fi = NULL;
+		}
+		free(fi);
+		const struct vdso_maps *m = s->files[i].vdso;
+		for (size_t k = 0; !fits && m && ok && k < m->n; k++)
+			ok = pms_symbolizer_vdso_exclude(s->sym, m->v[k].start, m->v[k].end) == 0;
+		/* one file: no mappings kept, its rule is the rule */
+		if (!fits && !m)
+			ok = false;
 	}
-	if (fits && img)
+	if (ok && img)
 		(void)pms_symbolizer_set_vdso(s->sym, img, len);
 	free(img);
 	pms_error_clear();

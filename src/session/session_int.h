@@ -12,6 +12,16 @@
 
 #define MAX_NODE_IDS 256
 
+/* The [vdso] mappings a file of a merged report has ([start, end)): the
+ * symbolizer leaves them unnamed when the file fails the vDSO rule
+ * (session.c symbolizer_make). */
+struct vdso_maps {
+	struct {
+		uint64_t start, end;
+	} *v;
+	size_t n, cap;
+};
+
 struct sfile {
 	char *path;
 	int fd;
@@ -21,6 +31,7 @@ struct sfile {
 	/* its samples in the kept profile's list: [first, end) (the
 	 * allocation table's process space of each, docs/mem.md) */
 	size_t first, end;
+	struct vdso_maps *vdso; /* several files only, else NULL */
 };
 
 /* The per-sample state of one decode pass (one per file in parallel). */

@@ -378,7 +378,7 @@ int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t 
 	if (rc < 0)
 		return rc;
 	if ((rc = space_new(s->sys, s->maps, &s->vdso, &m, &d)) < 0) {
-		pms_vdso_img_free(&s->vdso); /* as before: no image */
+		pms_vdso_img_drop(&s->vdso); /* as before: no image */
 		return rc;
 	}
 	dwfl_caches_drop(s);
@@ -387,6 +387,16 @@ int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t 
 	s->dwfl = d;
 	s->maps = m;
 	return 0;
+}
+
+int pms_symbolizer_vdso_exclude(struct pms_symbolizer *s, uint64_t start, uint64_t end)
+{
+	if (!s || end <= start)
+		return pms_err(PMS_EINVAL, "symbolizer: vdso_exclude: NULL or an empty range");
+	if (s->nprocs || s->vdso.buf)
+		return pms_err(PMS_EBUSY, "symbolizer: [vdso] mappings are excluded before the image "
+					  "is set and processes are added");
+	return pms_vdso_img_exclude(&s->vdso, start, end);
 }
 
 int pms_symbolizer_use_running_vdso(struct pms_symbolizer *s, struct pms_sys *sys)

@@ -65,13 +65,24 @@ struct pms_vdso_img {
 	size_t len;
 	uint8_t id[20];
 	size_t idlen;
+	/* [vdso] mappings left unnamed whatever the image: [start, end) of a
+	 * merged report's files that fail the rule (pms_symbolizer_vdso_exclude) */
+	struct pms_vdso_range {
+		uint64_t start, end;
+	} *deny;
+	size_t ndeny;
 };
 /* A copy of image into v (the old one dropped): 0, PMS_EPARSE when it is
  * not ELF, PMS_ENOMEM. */
 int pms_vdso_img_set(struct pms_vdso_img *v, const void *image, size_t len);
+/* The image dropped (the excluded ranges kept); pms_vdso_img_free: both. */
+void pms_vdso_img_drop(struct pms_vdso_img *v);
 void pms_vdso_img_free(struct pms_vdso_img *v);
+/* [start, end) added to v's excluded [vdso] mappings: 0 or PMS_ENOMEM. */
+int pms_vdso_img_exclude(struct pms_vdso_img *v, uint64_t start, uint64_t end);
 /* Report each [vdso] mapping of m to d (between dwfl_report_begin and
- * _end) as a module of v's image; nothing when v has none. */
+ * _end) as a module of v's image, but those v excludes; nothing when v has
+ * no image. */
 void pms_vdso_report(Dwfl *d, const struct pms_maps *m, struct pms_vdso_img *v);
 /* The symbolizer's find_elf: a [vdso] module's ELF from its image, every
  * other module's as dwfl_linux_proc_find_elf finds it. */

@@ -113,10 +113,42 @@ int pms_vdso_img_set(struct pms_vdso_img *v, const void *image, size_t len)
 	return 0;
 }
 
+void pms_vdso_img_drop(struct pms_vdso_img *v)
+{
+	free(v->buf);
+	v->buf = NULL;
+	v->len = v->idlen = 0;
+}
+
 void pms_vdso_img_free(struct pms_vdso_img *v)
 {
 	free(v->buf);
+	free(v->deny);
 	memset(v, 0, sizeof(*v));
+}
+
+int pms_vdso_img_exclude(struct pms_vdso_img *v, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < v->ndeny; i++)
+		if (v->deny[i].start == start && v->deny[i].end == end)
+			return 0;
+	struct pms_vdso_range *n = realloc(v->deny, (v->ndeny + 1) * sizeof(*n));
+	if (!n)
+		return pms_err(PMS_ENOMEM, "symbolizer: no memory for an excluded [vdso] mapping");
+	v->deny = n;
+	v->deny[v->ndeny++] = (struct pms_vdso_range){ start, end };
+	return 0;
+}
+
+/* Whether [start, end) is one of v's excluded mappings (a mapping of a
+ * file that passes the rule at the same range as one of a file that does
+ * not is left unnamed too: a wrong name is worse than none). */
+static bool excluded(const struct pms_vdso_img *v, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < v->ndeny; i++)
+		if (v->deny[i].start < end && start < v->deny[i].end)
+			return true;
+	return false;
 }
 
 void pms_vdso_report(Dwfl *d, const struct pms_maps *m, struct pms_vdso_img *v)
@@ -128,7 +160,7 @@ void pms_vdso_report(Dwfl *d, const struct pms_maps *m, struct pms_vdso_img *v)
 		/* a mapping of another length is another image (a compat
 		 * process's 32-bit vDSO, say): left unnamed */
 		if (p->kind != PMS_MAP_SPECIAL || strcmp(p->path, "[vdso]") ||
-		    p->end - p->start != v->len)
+		    p->end - p->start != v->len || excluded(v, p->start, p->end))
 			continue;
 		Dwfl_Module *mod = dwfl_report_module(d, "[vdso]", p->start, p->end);
 		void **ud = NULL;

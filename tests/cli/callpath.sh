@@ -11,7 +11,8 @@
 #     (perf script --no-inline; perf shows a caller's return address - 1).
 #  3. Files written by perf record -g and --call-graph dwarf: `pmuscope
 #     script -F callchain` prints what `perf script -F ip` prints (DWARF:
-#     --no-inline, script unwinding as report), and
+#     --no-inline, script unwinding as report), `script --json -F
+#     callchain` the same frames sample by sample, and
 #     `pmuscope report` aggregates the same stacks as perf script.
 # $1 = pmuscope.  Needs PMS_BUILD_DIR (the workloads) and perf.
 # callpath.sh --self-test: callpath_compare.py's pairing rules on crafted
@@ -130,6 +131,23 @@ def blocks(path):
   return sorted(b.strip("\n") for b in open(path).read().split("\n\n") if b.strip())
 a, b = blocks(sys.argv[1]), blocks(sys.argv[2])
 sys.exit(0 if a == b and a else 1)
+PY
+  # script --json's callchain: the frames the text prints, sample by
+  # sample (DWARF: unwound as the text, not the kernel part alone); a
+  # sample whose text has no frame is [] there
+  "$cli" script -i "$tmp/p$m.data" --json -F tid,callchain >"$tmp/p$m.ours.json" 2>"$tmp/err" \
+    || bad "script --json -F tid,callchain"
+  python3 - "$tmp/p$m.ours" "$tmp/p$m.ours.json" "$tmp/p$m.perfip" <<'PY' || bad "script --json callchain ($m) differs from the text / perf script -F ip"
+import json, sys
+def blocks(path):
+  return [[int(x, 16) for x in b.split()] for b in open(path).read().split("\n\n") if b.strip()]
+text, perf = blocks(sys.argv[1]), blocks(sys.argv[3])
+rows = [json.loads(l)["callchain"] for l in open(sys.argv[2])]
+js = [[int(x, 16) for x in r] for r in rows if r]
+user = sum(1 for b in js for ip in b if ip < 1 << 63)
+print("script --json: %d samples, %d with frames, %d user frames" % (len(rows), len(js), user))
+ok = js == text and sorted(js) == sorted(perf) and user > len(js)
+sys.exit(0 if ok else 1)
 PY
 done
 exit $fail

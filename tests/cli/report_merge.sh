@@ -82,9 +82,10 @@ PY
 # Code is named through each file's mappings: the functions of a recording
 # and of perf's file (other binaries) add up.  (One executable at two
 # bases, as in two recordings of one program, is named at one of them
-# only: the symbolizer keeps one module per file.  [vdso] functions are
-# left out: a merged report names them only when every file is of this
-# host and kernel (session.c symbolizer_make), and perf's file is not.)
+# only: the symbolizer keeps one module per file.)  [vdso] functions too:
+# the vDSO rule is per file (session.c symbolizer_make), so the recording's
+# are named as in its own report and perf's file (another host) leaves its
+# own unnamed, as its own report does.
 if [ -r "$ws" ]; then
   "$pms" report -i "$tmp/a.data" -i "$ws" --json --samples --top 100000 >"$tmp/aw.json" 2>/dev/null
   python3 - "$tmp/a.data.kept.json" "$tmp/$(basename "$ws").kept.json" "$tmp/aw.json" <<'PY' || fail=1
@@ -93,7 +94,7 @@ a, w, m = (json.load(open(f)) for f in sys.argv[1:4])
 def named(r):
     c = collections.Counter()
     for x in r["top"]["functions_by_samples"]:
-        if x["name"] not in ("[unknown]", "[kernel]") and x.get("module") != "[vdso]":
+        if x["name"] not in ("[unknown]", "[kernel]"):
             c[x["name"]] += x["samples"]
     return c
 want, got = named(a) + named(w), named(m)

@@ -88,6 +88,47 @@ PY
   then
     other=$("$pms" script -i "$tmp/nbh.data" -F ip,sym,dso 2>/dev/null | grep ' (\[vdso\])$' | grep -vc ' \[unknown\] (\[vdso\])$')
     [ "$other" = 0 ] || { echo "FAIL: no build ids, another host: $other [vdso] samples named"; fail=1; }
+    # a merged report of this file (passes the rule) and the other host's
+    # (fails it): each file's [vdso] rows as in its own report, in the
+    # aggregate and the kept modes (the rule is per file).  Not compared
+    # when the two [vdso] mappings overlap (one range: left unnamed).
+    vr() { perf script -i "$1" --show-mmap-events 2>/dev/null |
+           sed -n 's/.*PERF_RECORD_MMAP2\{0,1\} .*\[\(0x[0-9a-f]*\)(\(0x[0-9a-f]*\)).*\[vdso\]$/\1 \2/p'; }
+    if python3 - "$(vr "$f")" "$(vr "$tmp/nbh.data")" <<'PY'
+import sys
+def ranges(t):
+    return [(int(a, 16), int(a, 16) + int(l, 16)) for a, l in (x.split() for x in t.splitlines())]
+a, b = ranges(sys.argv[1]), ranges(sys.argv[2])
+sys.exit(1 if not a or any(x[0] < y[1] and y[0] < x[1] for x in a for y in b) else 0)
+PY
+    then
+      for m in "" "--samples"; do
+        for i in "$f" "$tmp/nbh.data"; do
+          # shellcheck disable=SC2086 # m is one option or none
+          "$pms" report -i "$i" --json $m --top 100000 >"$tmp/one_$(basename "$i").json" 2>/dev/null
+        done
+        # shellcheck disable=SC2086
+        "$pms" report -i "$tmp/nbh.data" -i "$f" --json $m --top 100000 >"$tmp/merged.json" 2>/dev/null
+        python3 - "$tmp/one_$(basename "$f").json" "$tmp/one_nbh.data.json" "$tmp/merged.json" "$m" <<'PY' || fail=1
+import collections, json, sys
+a, b, m = (json.load(open(x)) for x in sys.argv[1:4])
+def vdso(r):
+    c = collections.Counter()
+    for x in r["top"]["functions_by_samples"]:
+        if x.get("module") == "[vdso]":
+            c[x["name"]] += x["samples"]
+    return c
+want, got = vdso(a) + vdso(b), vdso(m)
+named = sum(n for k, n in want.items() if k != "[unknown]")
+if want != got or not named or not want["[unknown]"]:
+    print("FAIL: merged report [%s]: [vdso] rows %r, the files' own %r" % (sys.argv[4], dict(got), dict(want)))
+    sys.exit(1)
+print("merged [%s]: [vdso] rows %r, as the files' own" % (sys.argv[4], dict(got)))
+PY
+      done
+    else
+      echo "note: the two recordings' [vdso] mappings overlap; the merged report not compared"
+    fi
   else
     echo "note: the hostname is not once in the -B file; the other-host case not checked"
   fi

@@ -92,7 +92,7 @@ PMS_TEST(image_and_build_id_rule)
 PMS_TEST(own_vdso_named)
 {
 	struct pms_sys *sys = NULL;
-	struct pms_maps *maps = NULL;
+	struct pms_maps *maps = NULL, *other = NULL;
 	struct pms_symbolizer *sym = NULL, *bare = NULL;
 	struct pms_symbol s;
 	void *img = NULL;
@@ -156,7 +156,35 @@ PMS_TEST(own_vdso_named)
 	CHECK_OK(pms_symbolizer_new(sys, maps, &bare));
 	CHECK_EQ_INT(pms_symbolizer_set_vdso(bare, "junk", 4), PMS_EPARSE);
 	CHECK_EQ_INT(pms_symbolizer_code(bare, ip, false, &s), PMS_ENOENT);
+	/* excluded [vdso] mappings (a merged report's file that fails the
+	 * rule): unnamed in every space, the others named */
+	pms_symbolizer_free(bare);
+	bare = NULL;
+	CHECK_OK(pms_maps_new(&other));
+	const uint64_t at = 0x100000000000ull;
+	CHECK_OK(pms_maps_add(other, at, v->end - v->start, 0, 0, true, "[vdso]"));
+	CHECK_OK(pms_symbolizer_new(sys, maps, &bare));
+	CHECK_EQ_INT(pms_symbolizer_vdso_exclude(bare, at, at), PMS_EINVAL);
+	CHECK_OK(pms_symbolizer_vdso_exclude(bare, at, at + (v->end - v->start)));
+	CHECK_OK(pms_symbolizer_set_vdso(bare, img, len));
+	CHECK_EQ_INT(pms_symbolizer_vdso_exclude(bare, v->start, v->end), PMS_EBUSY);
+	CHECK_OK(pms_symbolizer_add_process(bare, getpid(), maps));
+	CHECK_OK(pms_symbolizer_add_process(bare, getpid() + 1, other));
+	CHECK_OK(pms_symbolizer_code_pid(bare, getpid(), ip, false, false, &s));
+	CHECK_EQ_STR(s.func, best);
+	CHECK_EQ_INT(pms_symbolizer_code_pid(bare, getpid() + 1, at + off + 3, false, false, &s),
+		     PMS_ENOENT);
+	CHECK(!s.func);
+	/* the shared space: a range overlapping its own mapping excluded */
+	pms_symbolizer_free(bare);
+	bare = NULL;
+	CHECK_OK(pms_symbolizer_new(sys, maps, &bare));
+	CHECK_OK(pms_symbolizer_vdso_exclude(bare, v->end - 1, v->end + 4096));
+	CHECK_OK(pms_symbolizer_set_vdso(bare, img, len));
+	CHECK_EQ_INT(pms_symbolizer_code(bare, ip, false, &s), PMS_ENOENT);
+	CHECK(!s.func);
 out:
+	pms_maps_free(other);
 	pms_symbolizer_free(bare);
 	pms_symbolizer_free(sym);
 	pms_maps_free(maps);

@@ -19,14 +19,32 @@ struct tproc {
 	bool stale;     /* the symbolizer has an older copy (or none) */
 	struct pms_maps *maps;  /* everything mapped: names the module */
 	struct pms_maps *clean; /* the mappings whose file may be read */
+	/* maps->v[i]'s interned module path (NULL: not yet asked), valid
+	 * while modgen == gen: a sample's module without hashing its path */
+	const char **mod;
+	size_t nmod;
+	uint32_t modgen;
 };
 
+/* A name looked up, kept for the next sample at the same place: 24 bytes
+ * (a table of hundreds of thousands of IPs is read at random, one slot a
+ * sample) pointing at the name's record, which the IPs of one function
+ * share. */
 struct tentry {
 	uint64_t ip;        /* the kernel IP, or the offset in the module */
 	const char *mod;    /* the module's interned path; NULL: the kernel */
-	bool used, line_done;
+	uint32_t rec;       /* the name: t->r[rec] */
 	unsigned char kind; /* 0 user code, 1 kernel, 2 data */
-	struct pms_symtrack_name n;
+	bool used, line_done;
+};
+
+/* A name less what depends on the IP: off and map_ip are the entry's
+ * ip less offd and mapd. */
+struct trec {
+	const char *sym, *dso, *srcfile; /* interned */
+	uint64_t offd, mapd;
+	unsigned line;
+	bool object;
 };
 
 struct pms_symtrack {
@@ -50,6 +68,18 @@ struct pms_symtrack {
 	size_t np, capp, last;
 	struct tentry *c;
 	size_t ccap, cused;
+	struct trec *r;   /* the distinct names */
+	size_t rn, rcap;
+	uint32_t *rh;     /* their index (open addressing, UINT32_MAX: free) */
+	size_t rhcap;
+	/* each module's first process to name an address in it: another
+	 * process mapping the module alike asks that one's symbolizer copy
+	 * (one symbol table a module, not one a process mapping it) */
+	struct modown {
+		const char *mod;
+		uint32_t pid;
+	} *own;
+	size_t nown, capown;
 	/* names, module paths and source files, interned: a cached name
 	 * outlives the process (and the symbolizer's tables) it came from */
 	char **str;
@@ -183,9 +213,13 @@ void pms_symtrack_free(struct pms_symtrack *t)
 	for (size_t i = 0; i < t->np; i++) {
 		pms_maps_free(t->p[i].maps);
 		pms_maps_free(t->p[i].clean);
+		free(t->p[i].mod);
 	}
 	free(t->p);
+	free(t->own);
 	free(t->c);
+	free(t->r);
+	free(t->rh);
 	free(t->mods);
 	for (size_t i = 0; i < t->scap; i++)
 		free(t->str[i]);
@@ -237,6 +271,8 @@ static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_rec
 	const char *path = m->filename ? m->filename : "";
 	uint64_t ino = rec->type == PMS_RECORD_MMAP2 ? m->ino : 0;
 	int rc;
+	p->gen++; /* before any change: an error part way leaves it bumped */
+	p->stale = true;
 	if ((rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
 		return rc;
 	if ((path[0] == '/' && !readable(t, path)) || (!strcmp(path, "[vdso]") && !vdso_fits(t, m))) {
@@ -254,8 +290,6 @@ static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_rec
 		if ((rc = pms_maps_add(p->clean, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
 			return rc;
 	}
-	p->gen++;
-	p->stale = true;
 	return 0;
 }
 
@@ -324,14 +358,14 @@ int pms_symtrack_record(struct pms_symtrack *t, const struct pms_record *rec)
 			if (!(p = proc_get(t, rec->fork.pid, true)))
 				return pms_err(PMS_ENOMEM, "symtrack: no memory");
 			pp = &t->p[ppi];
+			p->gen++;
+			p->stale = true;
 			pms_maps_remove(p->maps, 0, UINT64_MAX);
 			pms_maps_remove(p->clean, 0, UINT64_MAX);
 			int rc;
 			if ((rc = copy_maps(p->maps, pp->maps)) < 0 ||
 			    (rc = copy_maps(p->clean, pp->clean)) < 0)
 				return rc;
-			p->gen++;
-			p->stale = true;
 		}
 		return 0;
 	case PMS_RECORD_COMM:
@@ -421,6 +455,120 @@ static struct tentry *slot(struct pms_symtrack *t, const char *mod, uint64_t ip,
 	return &t->c[h];
 }
 
+/* The interned module path of m, one of p's maps (NULL without memory). */
+static const char *map_mod(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m)
+{
+	size_t i = (size_t)(m - p->maps->v);
+	if (p->modgen != p->gen || !p->mod || i >= p->nmod) {
+		size_t n = p->maps->n;
+		if (n > p->nmod) {
+			const char **v = realloc(p->mod, n * sizeof(*v));
+			if (!v)
+				return intern(t, m->path[0] ? m->path : "//anon");
+			p->mod = v;
+			p->nmod = n;
+		}
+		memset(p->mod, 0, p->nmod * sizeof(*p->mod));
+		p->modgen = p->gen;
+	}
+	if (!p->mod[i])
+		p->mod[i] = intern(t, m->path[0] ? m->path : "//anon");
+	return p->mod[i];
+}
+
+static bool same_map(const struct pms_map *a, const struct pms_map *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->ino == b->ino && a->exec == b->exec && a->kind == b->kind &&
+	       !strcmp(a->path, b->path);
+}
+
+/* Whether q maps m's module as p does: the same mapping, readable alike,
+ * and the same mapping at the module's offset 0 (where the symbolizer
+ * places the file). */
+static bool maps_alike(const struct tproc *p, const struct tproc *q, const struct pms_map *m)
+{
+	uint64_t base = m->start - (m->pgoff <= m->start ? m->pgoff : 0);
+	return same_map(m, pms_maps_find(q->maps, m->start)) &&
+	       same_map(pms_maps_find(p->clean, m->start), pms_maps_find(q->clean, m->start)) &&
+	       same_map(pms_maps_find(p->clean, base), pms_maps_find(q->clean, base)) &&
+	       same_map(pms_maps_find(p->maps, base), pms_maps_find(q->maps, base));
+}
+
+/* The process whose symbolizer copy names an address of p in m (module
+ * mod): the module's first such process when it maps the module alike,
+ * else p (the first for mod becomes its owner).  NULL without memory. */
+static struct tproc *answerer(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m,
+			      const char *mod)
+{
+	uint32_t pid = p->pid;
+	for (size_t i = 0; i < t->nown; i++) {
+		if (t->own[i].mod != mod)
+			continue;
+		if (t->own[i].pid == pid)
+			return p;
+		/* no new process: t->p stays where it is */
+		struct tproc *q = proc_get(t, t->own[i].pid, false);
+		return q && maps_alike(p, q, m) ? q : p;
+	}
+	if (pms_grow(&t->own, &t->capown, t->nown + 1, sizeof(*t->own), 8, "symtrack: modules") == 0)
+		t->own[t->nown++] = (struct modown){ mod, pid };
+	else
+		pms_error_clear();
+	return p;
+}
+
+static uint64_t rec_hash(const struct trec *r)
+{
+	return mix((uintptr_t)r->sym ^ mix((uintptr_t)r->dso ^ mix(r->offd ^ mix(r->mapd))) ^
+		   (uintptr_t)r->srcfile ^ ((uint64_t)r->line << 1) ^ r->object);
+}
+
+static bool rec_eq(const struct trec *a, const struct trec *b)
+{
+	return a->sym == b->sym && a->dso == b->dso && a->srcfile == b->srcfile &&
+	       a->offd == b->offd && a->mapd == b->mapd && a->line == b->line &&
+	       a->object == b->object;
+}
+
+/* The index of n's record for an entry at key (made the first time);
+ * -1 without memory. */
+static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n, uint64_t key)
+{
+	struct trec r = { n->sym, n->dso, n->srcfile, key - n->off, key - n->map_ip, n->line,
+			  n->object };
+	if ((t->rn + 1) * 2 > t->rhcap) {
+		size_t cap = t->rhcap ? t->rhcap * 2 : 1024;
+		uint32_t *h = malloc(cap * sizeof(*h));
+		if (!h)
+			return -1;
+		memset(h, 0xff, cap * sizeof(*h));
+		for (size_t i = 0; i < t->rn; i++) {
+			size_t j = rec_hash(&t->r[i]) & (cap - 1);
+			while (h[j] != UINT32_MAX)
+				j = (j + 1) & (cap - 1);
+			h[j] = (uint32_t)i;
+		}
+		free(t->rh);
+		t->rh = h;
+		t->rhcap = cap;
+	}
+	size_t j = rec_hash(&r) & (t->rhcap - 1);
+	for (; t->rh[j] != UINT32_MAX; j = (j + 1) & (t->rhcap - 1))
+		if (rec_eq(&t->r[t->rh[j]], &r))
+			return t->rh[j];
+	if (t->rn >= UINT32_MAX - 1 ||
+	    pms_grow(&t->r, &t->rcap, t->rn + 1, sizeof(*t->r), 256, "symtrack: names") < 0) {
+		pms_error_clear();
+		return -1;
+	}
+	t->r[t->rn] = r;
+	t->rh[j] = (uint32_t)t->rn;
+	return (int64_t)t->rn++;
+}
+
 /* The kernel's name of ip (its modules, kallsyms when this is its kernel). */
 static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack_name *n)
 {
@@ -455,7 +603,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 		 * serves every process mapping that module */
 		if (!(p = proc_get(t, pid, false)) || !(m = pms_maps_find(p->maps, ip)))
 			return 0;
-		if (!(mod = intern(t, m->path[0] ? m->path : "//anon")))
+		if (!(mod = map_mod(t, p, m)))
 			return 0;
 		key = ip - m->start + m->pgoff;
 		if (kind == 2 && m->kind != PMS_MAP_FILE) {
@@ -470,7 +618,14 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 	}
 	struct tentry *e = slot(t, mod, key, (unsigned char)kind);
 	if (e && e->used && (e->line_done || !want_line)) {
-		*out = e->n;
+		const struct trec *r = &t->r[e->rec];
+		out->sym = r->sym;
+		out->off = key - r->offd;
+		out->dso = r->dso;
+		out->srcfile = r->srcfile;
+		out->line = r->line;
+		out->map_ip = key - r->mapd;
+		out->object = r->object;
 		return 0;
 	}
 	if (kind == 1) {
@@ -478,6 +633,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 	} else {
 		out->dso = mod;
 		out->map_ip = key;
+		p = answerer(t, p, m, mod);
 		if (p->stale && pms_symbolizer_add_process(t->sym, (pid_t)p->pid, p->clean) == 0)
 			p->stale = false;
 		/* perf's symbols reach to the next one when they have no size:
@@ -497,11 +653,12 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 			out->line = s.line > 0 ? (unsigned)s.line : 0;
 		}
 	}
-	if (e) {
+	int64_t ri = e ? rec_id(t, out, key) : -1;
+	if (ri >= 0) {
 		if (!e->used)
 			t->cused++;
-		*e = (struct tentry){ .ip = key, .mod = mod, .used = true, .kind = (unsigned char)kind,
-				      .line_done = want_line, .n = *out };
+		*e = (struct tentry){ .ip = key, .mod = mod, .rec = (uint32_t)ri, .used = true,
+				      .kind = (unsigned char)kind, .line_done = want_line };
 	}
 	return 0;
 }

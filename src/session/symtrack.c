@@ -19,9 +19,10 @@ struct tproc {
 	bool stale;     /* the symbolizer has an older copy (or none) */
 	struct pms_maps *maps;  /* everything mapped: names the module */
 	struct pms_maps *clean; /* the mappings whose file may be read */
-	/* maps->v[i]'s interned module path (NULL: not yet asked), valid
-	 * while modgen == gen: a sample's module without hashing its path */
-	const char **mod;
+	/* maps->v[i]'s module: its t->own index + 1 (0: not yet asked),
+	 * valid while modgen == gen (a sample's module without hashing its
+	 * path) */
+	uint32_t *mod;
 	size_t nmod;
 	uint32_t modgen;
 };
@@ -66,6 +67,7 @@ struct pms_symtrack {
 	size_t nmods, capmods;
 	struct tproc *p;
 	size_t np, capp, last;
+	uint32_t pslot[1024]; /* a pid's hash -> its index + 1 (0: ask the list) */
 	struct tentry *c;
 	size_t ccap, cused;
 	struct trec *r;   /* the distinct names */
@@ -76,8 +78,17 @@ struct pms_symtrack {
 	 * process mapping the module alike asks that one's symbolizer copy
 	 * (one symbol table a module, not one a process mapping it) */
 	struct modown {
-		const char *mod;
+		const char *mod; /* interned path */
 		uint32_t pid;
+		bool owned;
+		/* runs of offsets in the module that one name's record names
+		 * (pms_sym_code_range), sorted, disjoint: user code without a
+		 * line found by a search in a small array */
+		struct krange {
+			uint64_t lo, hi;
+			uint32_t rec;
+		} *rv;
+		size_t rn, rcap;
 	} *own;
 	size_t nown, capown;
 	/* names, module paths and source files, interned: a cached name
@@ -216,6 +227,8 @@ void pms_symtrack_free(struct pms_symtrack *t)
 		free(t->p[i].mod);
 	}
 	free(t->p);
+	for (size_t i = 0; i < t->nown; i++)
+		free(t->own[i].rv);
 	free(t->own);
 	free(t->c);
 	free(t->r);
@@ -230,11 +243,17 @@ void pms_symtrack_free(struct pms_symtrack *t)
 
 static struct tproc *proc_get(struct pms_symtrack *t, uint32_t pid, bool make)
 {
+	size_t h = (pid * 2654435761u) >> 22;
 	if (t->last < t->np && t->p[t->last].pid == pid)
 		return &t->p[t->last];
+	if (t->pslot[h] && t->p[t->pslot[h] - 1].pid == pid)
+		return &t->p[t->last = t->pslot[h] - 1];
 	for (size_t i = 0; i < t->np; i++)
-		if (t->p[i].pid == pid)
+		if (t->p[i].pid == pid) {
+			if (i < UINT32_MAX)
+				t->pslot[h] = (uint32_t)i + 1;
 			return &t->p[t->last = i];
+		}
 	if (!make)
 		return NULL;
 	if (pms_grow(&t->p, &t->capp, t->np + 1, sizeof(*t->p), 8, "symtrack: processes") < 0)
@@ -247,6 +266,8 @@ static struct tproc *proc_get(struct pms_symtrack *t, uint32_t pid, bool make)
 		pms_maps_free(p->maps);
 		return NULL;
 	}
+	if (t->np < UINT32_MAX)
+		t->pslot[h] = (uint32_t)t->np + 1;
 	t->last = t->np++;
 	return p;
 }
@@ -455,25 +476,88 @@ static struct tentry *slot(struct pms_symtrack *t, const char *mod, uint64_t ip,
 	return &t->c[h];
 }
 
-/* The interned module path of m, one of p's maps (NULL without memory). */
-static const char *map_mod(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m)
+/* m's module (one of p's maps), its t->own index; -1 without memory. */
+static int64_t own_of(struct pms_symtrack *t, const char *mod)
+{
+	for (size_t i = 0; i < t->nown; i++)
+		if (t->own[i].mod == mod)
+			return (int64_t)i;
+	if (t->nown >= UINT32_MAX - 1 ||
+	    pms_grow(&t->own, &t->capown, t->nown + 1, sizeof(*t->own), 8, "symtrack: modules") < 0) {
+		pms_error_clear();
+		return -1;
+	}
+	t->own[t->nown] = (struct modown){ .mod = mod };
+	return (int64_t)t->nown++;
+}
+
+static struct modown *map_mod(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m)
 {
 	size_t i = (size_t)(m - p->maps->v);
+	const char *mod;
+	int64_t k;
 	if (p->modgen != p->gen || !p->mod || i >= p->nmod) {
 		size_t n = p->maps->n;
 		if (n > p->nmod) {
-			const char **v = realloc(p->mod, n * sizeof(*v));
-			if (!v)
-				return intern(t, m->path[0] ? m->path : "//anon");
+			uint32_t *v = realloc(p->mod, n * sizeof(*v));
+			if (!v) {
+				mod = intern(t, m->path[0] ? m->path : "//anon");
+				k = mod ? own_of(t, mod) : -1;
+				return k < 0 ? NULL : &t->own[k];
+			}
 			p->mod = v;
 			p->nmod = n;
 		}
 		memset(p->mod, 0, p->nmod * sizeof(*p->mod));
 		p->modgen = p->gen;
 	}
-	if (!p->mod[i])
-		p->mod[i] = intern(t, m->path[0] ? m->path : "//anon");
-	return p->mod[i];
+	if (!p->mod[i]) {
+		mod = intern(t, m->path[0] ? m->path : "//anon");
+		if (!mod || (k = own_of(t, mod)) < 0)
+			return NULL;
+		p->mod[i] = (uint32_t)k + 1;
+	}
+	return &t->own[p->mod[i] - 1];
+}
+
+/* The record of the run holding key in o's runs, or -1. */
+static int64_t range_find(const struct modown *o, uint64_t key)
+{
+	size_t lo = 0, hi = o->rn;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->rv[mid].lo <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && key < o->rv[lo - 1].hi ? (int64_t)o->rv[lo - 1].rec : -1;
+}
+
+/* The run [lo, hi) (holding key, which no run holds yet) kept, cut where
+ * it meets its neighbours. */
+static void range_add(struct modown *o, uint64_t key, uint64_t lo, uint64_t hi, uint32_t rec)
+{
+	size_t at = 0, top = o->rn;
+	while (at < top) {
+		size_t mid = at + (top - at) / 2;
+		if (o->rv[mid].lo <= key)
+			at = mid + 1;
+		else
+			top = mid;
+	}
+	if (at && o->rv[at - 1].hi > lo)
+		lo = o->rv[at - 1].hi;
+	if (at < o->rn && o->rv[at].lo < hi)
+		hi = o->rv[at].lo;
+	if (lo >= hi ||
+	    pms_grow(&o->rv, &o->rcap, o->rn + 1, sizeof(*o->rv), 64, "symtrack: runs") < 0) {
+		pms_error_clear();
+		return;
+	}
+	memmove(&o->rv[at + 1], &o->rv[at], (o->rn - at) * sizeof(*o->rv));
+	o->rv[at] = (struct krange){ lo, hi, rec };
+	o->rn++;
 }
 
 static bool same_map(const struct pms_map *a, const struct pms_map *b)
@@ -498,26 +582,21 @@ static bool maps_alike(const struct tproc *p, const struct tproc *q, const struc
 }
 
 /* The process whose symbolizer copy names an address of p in m (module
- * mod): the module's first such process when it maps the module alike,
- * else p (the first for mod becomes its owner).  NULL without memory. */
+ * o): the module's first such process when it maps the module alike,
+ * else p (the first for the module becomes its owner). */
 static struct tproc *answerer(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m,
-			      const char *mod)
+			      struct modown *o)
 {
-	uint32_t pid = p->pid;
-	for (size_t i = 0; i < t->nown; i++) {
-		if (t->own[i].mod != mod)
-			continue;
-		if (t->own[i].pid == pid)
-			return p;
-		/* no new process: t->p stays where it is */
-		struct tproc *q = proc_get(t, t->own[i].pid, false);
-		return q && maps_alike(p, q, m) ? q : p;
+	if (!o->owned) {
+		o->owned = true;
+		o->pid = p->pid;
+		return p;
 	}
-	if (pms_grow(&t->own, &t->capown, t->nown + 1, sizeof(*t->own), 8, "symtrack: modules") == 0)
-		t->own[t->nown++] = (struct modown){ mod, pid };
-	else
-		pms_error_clear();
-	return p;
+	if (o->pid == p->pid)
+		return p;
+	/* no new process: t->p stays where it is */
+	struct tproc *q = proc_get(t, o->pid, false);
+	return q && maps_alike(p, q, m) ? q : p;
 }
 
 static uint64_t rec_hash(const struct trec *r)
@@ -537,8 +616,9 @@ static bool rec_eq(const struct trec *a, const struct trec *b)
  * -1 without memory. */
 static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n, uint64_t key)
 {
-	struct trec r = { n->sym, n->dso, n->srcfile, key - n->off, key - n->map_ip, n->line,
-			  n->object };
+	/* no symbol: offset 0 (the entries of a run without one share it) */
+	struct trec r = { n->sym, n->dso, n->srcfile, n->sym ? key - n->off : 0, key - n->map_ip,
+			  n->line, n->object };
 	if ((t->rn + 1) * 2 > t->rhcap) {
 		size_t cap = t->rhcap ? t->rhcap * 2 : 1024;
 		uint32_t *h = malloc(cap * sizeof(*h));
@@ -589,22 +669,37 @@ static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack
 	}
 }
 
+static void from_rec(const struct trec *r, uint64_t key, struct pms_symtrack_name *out)
+{
+	out->sym = r->sym;
+	out->off = r->sym ? key - r->offd : 0;
+	out->dso = r->dso;
+	out->srcfile = r->srcfile;
+	out->line = r->line;
+	out->map_ip = key - r->mapd;
+	out->object = r->object;
+}
+
 static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kind,
 		 bool want_line, struct pms_symtrack_name *out)
 {
 	struct pms_symbol s;
 	struct tproc *p = NULL;
 	const struct pms_map *m = NULL;
+	struct modown *o = NULL;
 	const char *mod = NULL;
-	uint64_t key = ip;
+	uint64_t key = ip, rlo = 0, rhi = 0;
+	bool run = kind == 0 && !want_line; /* user code: the module's runs */
+	int64_t ri;
 	memset(out, 0, sizeof(*out));
 	if (kind != 1) {
 		/* names depend on the module and the offset in it: one entry
 		 * serves every process mapping that module */
 		if (!(p = proc_get(t, pid, false)) || !(m = pms_maps_find(p->maps, ip)))
 			return 0;
-		if (!(mod = map_mod(t, p, m)))
+		if (!(o = map_mod(t, p, m)))
 			return 0;
+		mod = o->mod;
 		key = ip - m->start + m->pgoff;
 		if (kind == 2 && m->kind != PMS_MAP_FILE) {
 			/* perf names a data address by its map's file only: the
@@ -615,17 +710,14 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 			out->map_ip = m->kind == PMS_MAP_SPECIAL ? key : ip;
 			return 0;
 		}
+		if (run && (ri = range_find(o, key)) >= 0) {
+			from_rec(&t->r[ri], key, out);
+			return 0;
+		}
 	}
 	struct tentry *e = slot(t, mod, key, (unsigned char)kind);
 	if (e && e->used && (e->line_done || !want_line)) {
-		const struct trec *r = &t->r[e->rec];
-		out->sym = r->sym;
-		out->off = key - r->offd;
-		out->dso = r->dso;
-		out->srcfile = r->srcfile;
-		out->line = r->line;
-		out->map_ip = key - r->mapd;
-		out->object = r->object;
+		from_rec(&t->r[e->rec], key, out);
 		return 0;
 	}
 	if (kind == 1) {
@@ -633,7 +725,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 	} else {
 		out->dso = mod;
 		out->map_ip = key;
-		p = answerer(t, p, m, mod);
+		p = answerer(t, p, m, o);
 		if (p->stale && pms_symbolizer_add_process(t->sym, (pid_t)p->pid, p->clean) == 0)
 			p->stale = false;
 		/* perf's symbols reach to the next one when they have no size:
@@ -641,6 +733,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 		 * rule); the symbol holding it where the module says none
 		 * precedes it */
 		int rc = p->stale ? -1
+			 : run	  ? pms_sym_code_range(t->sym, (pid_t)p->pid, ip, &s, &rlo, &rhi)
 				  : pms_symbolizer_code_pid(t->sym, (pid_t)p->pid, ip, false,
 							    want_line && kind == 0, &s);
 		if (rc < 0 && kind == 2 && !p->stale)
@@ -653,7 +746,16 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 			out->line = s.line > 0 ? (unsigned)s.line : 0;
 		}
 	}
-	int64_t ri = e ? rec_id(t, out, key) : -1;
+	ri = e ? rec_id(t, out, key) : -1;
+	if (ri >= 0 && rlo < rhi) {
+		/* the run, in this mapping, as offsets in the module */
+		uint64_t lo = rlo > m->start ? rlo : m->start, hi = rhi < m->end ? rhi : m->end;
+		if (lo <= ip && ip < hi) {
+			range_add(o, key, lo - m->start + m->pgoff, hi - m->start + m->pgoff,
+				  (uint32_t)ri);
+			return 0;
+		}
+	}
 	if (ri >= 0) {
 		if (!e->used)
 			t->cused++;

@@ -175,7 +175,7 @@ static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigne
 	if (f & PF_SYM) {
 		l_chr(l, ' ');
 		if (n->sym) {
-			l_str(l, n->sym, 0);
+			l_strn(l, n->sym, n->symlen ? n->symlen : strlen(n->sym), 0);
 			if (f & PF_SYMOFF) {
 				l_strn(l, "+0x", 3, 0);
 				l_num(l, n->off, 16, 0);
@@ -186,7 +186,10 @@ static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigne
 	}
 	if (f & PF_DSO) {
 		l_strn(l, " (", 2, 0);
-		l_str(l, n->dso ? n->dso : "[unknown]", 0);
+		if (n->dso)
+			l_strn(l, n->dso, n->dsolen ? n->dsolen : strlen(n->dso), 0);
+		else
+			l_strn(l, "[unknown]", 9, 0);
 		l_chr(l, ')');
 	}
 	if ((f & PF_SRCLINE) && n->srcfile && n->line) {

@@ -46,6 +46,7 @@ struct trec {
 	uint64_t offd, mapd;
 	unsigned line;
 	bool object;
+	uint32_t symlen, dsolen; /* their strlen where it fits, else 0 */
 };
 
 struct pms_symtrack {
@@ -618,7 +619,7 @@ static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n,
 {
 	/* no symbol: offset 0 (the entries of a run without one share it) */
 	struct trec r = { n->sym, n->dso, n->srcfile, n->sym ? key - n->off : 0, key - n->map_ip,
-			  n->line, n->object };
+			  n->line, n->object, 0, 0 };
 	if ((t->rn + 1) * 2 > t->rhcap) {
 		size_t cap = t->rhcap ? t->rhcap * 2 : 1024;
 		uint32_t *h = malloc(cap * sizeof(*h));
@@ -644,6 +645,9 @@ static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n,
 		pms_error_clear();
 		return -1;
 	}
+	size_t sl = r.sym ? strlen(r.sym) : 0, dl = r.dso ? strlen(r.dso) : 0;
+	r.symlen = sl < UINT32_MAX ? (uint32_t)sl : 0;
+	r.dsolen = dl < UINT32_MAX ? (uint32_t)dl : 0;
 	t->r[t->rn] = r;
 	t->rh[j] = (uint32_t)t->rn;
 	return (int64_t)t->rn++;
@@ -678,6 +682,8 @@ static void from_rec(const struct trec *r, uint64_t key, struct pms_symtrack_nam
 	out->line = r->line;
 	out->map_ip = key - r->mapd;
 	out->object = r->object;
+	out->symlen = r->symlen;
+	out->dsolen = r->dsolen;
 }
 
 static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kind,

@@ -31,7 +31,9 @@
 # PMS_BENCH_REPORT_ONLY=1 runs only `report`, `perf mem report --sort=mem`,
 # `report --no-symbols` and `script -F ip` (the per-sample perf commands
 # take minutes a run at 5 M samples); PMS_BENCH_NO_PER_SAMPLE=1 leaves
-# out only the per-sample `perf mem report` (the slowest of them).
+# out only the per-sample `perf mem report` (the slowest of them);
+# PMS_BENCH_SCRIPT_ONLY=1 runs only the `script` commands against `perf
+# script` (text and JSON, -F and default fields, sym and dso included).
 #
 # Paired and interleaved: each run does pmuscope then perf, one after the
 # other, so a loaded machine slows both alike; figures are medians of
@@ -123,6 +125,17 @@ for shape in $shapes; do
 	[ "$shape" = huge ] && only=1
 	rm -f "$home"/p_* "$home"/f_*
 	for _ in $(seq "$runs"); do
+		if [ "${PMS_BENCH_SCRIPT_ONLY:-0}" = 1 ]; then
+			one p_scr "$pms" script -F ip,addr,data_src,weight -i "$f"
+			one f_scr perf script --force -i "$f" -F ip,addr,data_src,weight
+			one p_json "$pms" script --json -F ip,addr,data_src,weight -i "$f"
+			one p_scrall "$pms" script -i "$f"
+			one f_scrall perf script --force -i "$f"
+			one p_jsonall "$pms" script --json -i "$f"
+			one p_scrsym "$pms" script -F ip,sym,dso -i "$f"
+			one f_scrsym perf script --force -i "$f" -F ip,sym,dso
+			continue
+		fi
 		one p_rep "$pms" report "$f"   # the file as an operand, as users type it
 		[ "$shape" = huge ] || one f_agg perf mem report --force --stdio --sort=mem -i "$f"
 		case $shape in fp|dwarf|realdwarf)
@@ -146,6 +159,14 @@ for shape in $shapes; do
 	done
 	[ -s "$home/p_rep2" ] && cat "$home/p_rep2" >>"$home/p_rep"
 	echo "$shape: $f ($(stat -c %s "$f") bytes, $m samples)"
+	if [ "${PMS_BENCH_SCRIPT_ONLY:-0}" = 1 ]; then
+		show "script -F ip,addr,data_src,weight" p_scr f_scr
+		show "script --json -F ... vs perf script -F ..." p_json f_scr
+		show "script (default fields)" p_scrall f_scrall
+		show "script --json vs perf script" p_jsonall f_scrall
+		show "script -F ip,sym,dso" p_scrsym f_scrsym
+		continue
+	fi
 	[ "$shape" = huge ] || show "report vs perf mem report --sort=mem" p_rep f_agg
 	[ -s "$home/f_cg" ] && show "report vs perf report --no-children" p_rep f_cg
 	if [ "$only" != 1 ]; then

@@ -91,6 +91,9 @@ struct pms_script {
 	struct script_evname ev[64];
 	size_t nev;
 	char evx[64];
+	/* perf's -F event names (script_text.c), made once an event */
+	struct script_evname pfev[64];
+	size_t pfevlen[64], npfev;
 	/* samples of the last AUX trace chunk, pulled one by one */
 	struct script_q *q;
 	size_t qn, qi, qcap;

@@ -175,7 +175,7 @@ static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigne
 	if (f & PF_SYM) {
 		l_chr(l, ' ');
 		if (n->sym) {
-			l_str(l, n->sym, 0);
+			l_strn(l, n->sym, n->symlen ? n->symlen : strlen(n->sym), 0);
 			if (f & PF_SYMOFF) {
 				l_strn(l, "+0x", 3, 0);
 				l_num(l, n->off, 16, 0);
@@ -186,7 +186,10 @@ static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigne
 	}
 	if (f & PF_DSO) {
 		l_strn(l, " (", 2, 0);
-		l_str(l, n->dso ? n->dso : "[unknown]", 0);
+		if (n->dso)
+			l_strn(l, n->dso, n->dsolen ? n->dsolen : strlen(n->dso), 0);
+		else
+			l_strn(l, "[unknown]", 9, 0);
 		l_chr(l, ')');
 	}
 	if ((f & PF_SRCLINE) && n->srcfile && n->line) {
@@ -235,8 +238,29 @@ static void pf_chain(struct out *o, const struct pms_script *pf, const struct pm
 	}
 }
 
+/* perf's name of a sample's event, made once an event (a few a file;
+ * beyond the cache, each time into nb). */
+static const char *pf_evname(struct pms_script *pf, const struct pms_perfdata_attr *a, char *nb,
+			     size_t *len)
+{
+	for (size_t i = 0; i < pf->npfev; i++)
+		if (pf->pfev[i].a == a) {
+			*len = pf->pfevlen[i];
+			return pf->pfev[i].name;
+		}
+	const char *n = pms_script_pf_event_name_(a, nb, 64);
+	*len = strlen(n);
+	if (pf->npfev == sizeof(pf->pfev) / sizeof(pf->pfev[0]) || *len >= sizeof(pf->pfev[0].name))
+		return n;
+	struct script_evname *e = &pf->pfev[pf->npfev];
+	e->a = a;
+	memcpy(e->name, n, *len + 1);
+	pf->pfevlen[pf->npfev++] = *len;
+	return e->name;
+}
+
 /* perf_sample__fprintf_start and the period and event name after it. */
-static void pf_head(struct line *lp, const struct pms_script *pf,
+static void pf_head(struct line *lp, struct pms_script *pf,
 		    const struct pms_script_sample *smp, unsigned f, bool chain)
 {
 	const struct pms_perfdata_event *ev = smp->ev;
@@ -293,7 +317,9 @@ static void pf_head(struct line *lp, const struct pms_script *pf,
 	}
 	if (f & PF_EVENT) {
 		char nb[64];
-		l_str(&l, pms_script_pf_event_name_(ev->attr, nb, sizeof(nb)), (size_t)pf->name_width);
+		size_t nl;
+		const char *en = pf_evname(pf, ev->attr, nb, &nl);
+		l_strn(&l, en, nl, (size_t)pf->name_width);
 		l_strn(&l, ": ", 2, 0);
 	}
 	*lp = l;

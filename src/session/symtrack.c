@@ -19,14 +19,34 @@ struct tproc {
 	bool stale;     /* the symbolizer has an older copy (or none) */
 	struct pms_maps *maps;  /* everything mapped: names the module */
 	struct pms_maps *clean; /* the mappings whose file may be read */
+	/* maps->v[i]'s module: its t->own index + 1 (0: not yet asked),
+	 * valid while modgen == gen (a sample's module without hashing its
+	 * path) */
+	uint32_t *mod;
+	size_t nmod;
+	uint32_t modgen;
 };
 
+/* A name looked up, kept for the next sample at the same place: 24 bytes
+ * (a table of hundreds of thousands of IPs is read at random, one slot a
+ * sample) pointing at the name's record, which the IPs of one function
+ * share. */
 struct tentry {
 	uint64_t ip;        /* the kernel IP, or the offset in the module */
 	const char *mod;    /* the module's interned path; NULL: the kernel */
-	bool used, line_done;
+	uint32_t rec;       /* the name: t->r[rec] */
 	unsigned char kind; /* 0 user code, 1 kernel, 2 data */
-	struct pms_symtrack_name n;
+	bool used, line_done;
+};
+
+/* A name less what depends on the IP: off and map_ip are the entry's
+ * ip less offd and mapd. */
+struct trec {
+	const char *sym, *dso, *srcfile; /* interned */
+	uint64_t offd, mapd;
+	unsigned line;
+	bool object;
+	uint32_t symlen, dsolen; /* their strlen where it fits, else 0 */
 };
 
 struct pms_symtrack {
@@ -48,8 +68,30 @@ struct pms_symtrack {
 	size_t nmods, capmods;
 	struct tproc *p;
 	size_t np, capp, last;
+	uint32_t pslot[1024]; /* a pid's hash -> its index + 1 (0: ask the list) */
 	struct tentry *c;
 	size_t ccap, cused;
+	struct trec *r;   /* the distinct names */
+	size_t rn, rcap;
+	uint32_t *rh;     /* their index (open addressing, UINT32_MAX: free) */
+	size_t rhcap;
+	/* each module's first process to name an address in it: another
+	 * process mapping the module alike asks that one's symbolizer copy
+	 * (one symbol table a module, not one a process mapping it) */
+	struct modown {
+		const char *mod; /* interned path */
+		uint32_t pid;
+		bool owned;
+		/* runs of offsets in the module that one name's record names
+		 * (pms_sym_code_range), sorted, disjoint: user code without a
+		 * line found by a search in a small array */
+		struct krange {
+			uint64_t lo, hi;
+			uint32_t rec;
+		} *rv;
+		size_t rn, rcap;
+	} *own;
+	size_t nown, capown;
 	/* names, module paths and source files, interned: a cached name
 	 * outlives the process (and the symbolizer's tables) it came from */
 	char **str;
@@ -183,9 +225,15 @@ void pms_symtrack_free(struct pms_symtrack *t)
 	for (size_t i = 0; i < t->np; i++) {
 		pms_maps_free(t->p[i].maps);
 		pms_maps_free(t->p[i].clean);
+		free(t->p[i].mod);
 	}
 	free(t->p);
+	for (size_t i = 0; i < t->nown; i++)
+		free(t->own[i].rv);
+	free(t->own);
 	free(t->c);
+	free(t->r);
+	free(t->rh);
 	free(t->mods);
 	for (size_t i = 0; i < t->scap; i++)
 		free(t->str[i]);
@@ -196,11 +244,17 @@ void pms_symtrack_free(struct pms_symtrack *t)
 
 static struct tproc *proc_get(struct pms_symtrack *t, uint32_t pid, bool make)
 {
+	size_t h = (pid * 2654435761u) >> 22;
 	if (t->last < t->np && t->p[t->last].pid == pid)
 		return &t->p[t->last];
+	if (t->pslot[h] && t->p[t->pslot[h] - 1].pid == pid)
+		return &t->p[t->last = t->pslot[h] - 1];
 	for (size_t i = 0; i < t->np; i++)
-		if (t->p[i].pid == pid)
+		if (t->p[i].pid == pid) {
+			if (i < UINT32_MAX)
+				t->pslot[h] = (uint32_t)i + 1;
 			return &t->p[t->last = i];
+		}
 	if (!make)
 		return NULL;
 	if (pms_grow(&t->p, &t->capp, t->np + 1, sizeof(*t->p), 8, "symtrack: processes") < 0)
@@ -213,6 +267,8 @@ static struct tproc *proc_get(struct pms_symtrack *t, uint32_t pid, bool make)
 		pms_maps_free(p->maps);
 		return NULL;
 	}
+	if (t->np < UINT32_MAX)
+		t->pslot[h] = (uint32_t)t->np + 1;
 	t->last = t->np++;
 	return p;
 }
@@ -237,6 +293,8 @@ static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_rec
 	const char *path = m->filename ? m->filename : "";
 	uint64_t ino = rec->type == PMS_RECORD_MMAP2 ? m->ino : 0;
 	int rc;
+	p->gen++; /* before any change: an error part way leaves it bumped */
+	p->stale = true;
 	if ((rc = pms_maps_add(p->maps, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
 		return rc;
 	if ((path[0] == '/' && !readable(t, path)) || (!strcmp(path, "[vdso]") && !vdso_fits(t, m))) {
@@ -254,8 +312,6 @@ static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_rec
 		if ((rc = pms_maps_add(p->clean, m->addr, m->len, m->pgoff, ino, exec, path)) < 0)
 			return rc;
 	}
-	p->gen++;
-	p->stale = true;
 	return 0;
 }
 
@@ -324,14 +380,14 @@ int pms_symtrack_record(struct pms_symtrack *t, const struct pms_record *rec)
 			if (!(p = proc_get(t, rec->fork.pid, true)))
 				return pms_err(PMS_ENOMEM, "symtrack: no memory");
 			pp = &t->p[ppi];
+			p->gen++;
+			p->stale = true;
 			pms_maps_remove(p->maps, 0, UINT64_MAX);
 			pms_maps_remove(p->clean, 0, UINT64_MAX);
 			int rc;
 			if ((rc = copy_maps(p->maps, pp->maps)) < 0 ||
 			    (rc = copy_maps(p->clean, pp->clean)) < 0)
 				return rc;
-			p->gen++;
-			p->stale = true;
 		}
 		return 0;
 	case PMS_RECORD_COMM:
@@ -421,6 +477,182 @@ static struct tentry *slot(struct pms_symtrack *t, const char *mod, uint64_t ip,
 	return &t->c[h];
 }
 
+/* m's module (one of p's maps), its t->own index; -1 without memory. */
+static int64_t own_of(struct pms_symtrack *t, const char *mod)
+{
+	for (size_t i = 0; i < t->nown; i++)
+		if (t->own[i].mod == mod)
+			return (int64_t)i;
+	if (t->nown >= UINT32_MAX - 1 ||
+	    pms_grow(&t->own, &t->capown, t->nown + 1, sizeof(*t->own), 8, "symtrack: modules") < 0) {
+		pms_error_clear();
+		return -1;
+	}
+	t->own[t->nown] = (struct modown){ .mod = mod };
+	return (int64_t)t->nown++;
+}
+
+static struct modown *map_mod(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m)
+{
+	size_t i = (size_t)(m - p->maps->v);
+	const char *mod;
+	int64_t k;
+	if (p->modgen != p->gen || !p->mod || i >= p->nmod) {
+		size_t n = p->maps->n;
+		if (n > p->nmod) {
+			uint32_t *v = realloc(p->mod, n * sizeof(*v));
+			if (!v) {
+				mod = intern(t, m->path[0] ? m->path : "//anon");
+				k = mod ? own_of(t, mod) : -1;
+				return k < 0 ? NULL : &t->own[k];
+			}
+			p->mod = v;
+			p->nmod = n;
+		}
+		memset(p->mod, 0, p->nmod * sizeof(*p->mod));
+		p->modgen = p->gen;
+	}
+	if (!p->mod[i]) {
+		mod = intern(t, m->path[0] ? m->path : "//anon");
+		if (!mod || (k = own_of(t, mod)) < 0)
+			return NULL;
+		p->mod[i] = (uint32_t)k + 1;
+	}
+	return &t->own[p->mod[i] - 1];
+}
+
+/* The record of the run holding key in o's runs, or -1. */
+static int64_t range_find(const struct modown *o, uint64_t key)
+{
+	size_t lo = 0, hi = o->rn;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->rv[mid].lo <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && key < o->rv[lo - 1].hi ? (int64_t)o->rv[lo - 1].rec : -1;
+}
+
+/* The run [lo, hi) (holding key, which no run holds yet) kept, cut where
+ * it meets its neighbours. */
+static void range_add(struct modown *o, uint64_t key, uint64_t lo, uint64_t hi, uint32_t rec)
+{
+	size_t at = 0, top = o->rn;
+	while (at < top) {
+		size_t mid = at + (top - at) / 2;
+		if (o->rv[mid].lo <= key)
+			at = mid + 1;
+		else
+			top = mid;
+	}
+	if (at && o->rv[at - 1].hi > lo)
+		lo = o->rv[at - 1].hi;
+	if (at < o->rn && o->rv[at].lo < hi)
+		hi = o->rv[at].lo;
+	if (lo >= hi ||
+	    pms_grow(&o->rv, &o->rcap, o->rn + 1, sizeof(*o->rv), 64, "symtrack: runs") < 0) {
+		pms_error_clear();
+		return;
+	}
+	memmove(&o->rv[at + 1], &o->rv[at], (o->rn - at) * sizeof(*o->rv));
+	o->rv[at] = (struct krange){ lo, hi, rec };
+	o->rn++;
+}
+
+static bool same_map(const struct pms_map *a, const struct pms_map *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->ino == b->ino && a->exec == b->exec && a->kind == b->kind &&
+	       !strcmp(a->path, b->path);
+}
+
+/* Whether q maps m's module as p does: the same mapping, readable alike,
+ * and the same mapping at the module's offset 0 (where the symbolizer
+ * places the file). */
+static bool maps_alike(const struct tproc *p, const struct tproc *q, const struct pms_map *m)
+{
+	uint64_t base = m->start - (m->pgoff <= m->start ? m->pgoff : 0);
+	return same_map(m, pms_maps_find(q->maps, m->start)) &&
+	       same_map(pms_maps_find(p->clean, m->start), pms_maps_find(q->clean, m->start)) &&
+	       same_map(pms_maps_find(p->clean, base), pms_maps_find(q->clean, base)) &&
+	       same_map(pms_maps_find(p->maps, base), pms_maps_find(q->maps, base));
+}
+
+/* The process whose symbolizer copy names an address of p in m (module
+ * o): the module's first such process when it maps the module alike,
+ * else p (the first for the module becomes its owner). */
+static struct tproc *answerer(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m,
+			      struct modown *o)
+{
+	if (!o->owned) {
+		o->owned = true;
+		o->pid = p->pid;
+		return p;
+	}
+	if (o->pid == p->pid)
+		return p;
+	/* no new process: t->p stays where it is */
+	struct tproc *q = proc_get(t, o->pid, false);
+	return q && maps_alike(p, q, m) ? q : p;
+}
+
+static uint64_t rec_hash(const struct trec *r)
+{
+	return mix((uintptr_t)r->sym ^ mix((uintptr_t)r->dso ^ mix(r->offd ^ mix(r->mapd))) ^
+		   (uintptr_t)r->srcfile ^ ((uint64_t)r->line << 1) ^ r->object);
+}
+
+static bool rec_eq(const struct trec *a, const struct trec *b)
+{
+	return a->sym == b->sym && a->dso == b->dso && a->srcfile == b->srcfile &&
+	       a->offd == b->offd && a->mapd == b->mapd && a->line == b->line &&
+	       a->object == b->object;
+}
+
+/* The index of n's record for an entry at key (made the first time);
+ * -1 without memory. */
+static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n, uint64_t key)
+{
+	/* no symbol: offset 0 (the entries of a run without one share it) */
+	struct trec r = { n->sym, n->dso, n->srcfile, n->sym ? key - n->off : 0, key - n->map_ip,
+			  n->line, n->object, 0, 0 };
+	if ((t->rn + 1) * 2 > t->rhcap) {
+		size_t cap = t->rhcap ? t->rhcap * 2 : 1024;
+		uint32_t *h = malloc(cap * sizeof(*h));
+		if (!h)
+			return -1;
+		memset(h, 0xff, cap * sizeof(*h));
+		for (size_t i = 0; i < t->rn; i++) {
+			size_t j = rec_hash(&t->r[i]) & (cap - 1);
+			while (h[j] != UINT32_MAX)
+				j = (j + 1) & (cap - 1);
+			h[j] = (uint32_t)i;
+		}
+		free(t->rh);
+		t->rh = h;
+		t->rhcap = cap;
+	}
+	size_t j = rec_hash(&r) & (t->rhcap - 1);
+	for (; t->rh[j] != UINT32_MAX; j = (j + 1) & (t->rhcap - 1))
+		if (rec_eq(&t->r[t->rh[j]], &r))
+			return t->rh[j];
+	if (t->rn >= UINT32_MAX - 1 ||
+	    pms_grow(&t->r, &t->rcap, t->rn + 1, sizeof(*t->r), 256, "symtrack: names") < 0) {
+		pms_error_clear();
+		return -1;
+	}
+	size_t sl = r.sym ? strlen(r.sym) : 0, dl = r.dso ? strlen(r.dso) : 0;
+	r.symlen = sl < UINT32_MAX ? (uint32_t)sl : 0;
+	r.dsolen = dl < UINT32_MAX ? (uint32_t)dl : 0;
+	t->r[t->rn] = r;
+	t->rh[j] = (uint32_t)t->rn;
+	return (int64_t)t->rn++;
+}
+
 /* The kernel's name of ip (its modules, kallsyms when this is its kernel). */
 static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack_name *n)
 {
@@ -441,22 +673,39 @@ static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack
 	}
 }
 
+static void from_rec(const struct trec *r, uint64_t key, struct pms_symtrack_name *out)
+{
+	out->sym = r->sym;
+	out->off = r->sym ? key - r->offd : 0;
+	out->dso = r->dso;
+	out->srcfile = r->srcfile;
+	out->line = r->line;
+	out->map_ip = key - r->mapd;
+	out->object = r->object;
+	out->symlen = r->symlen;
+	out->dsolen = r->dsolen;
+}
+
 static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kind,
 		 bool want_line, struct pms_symtrack_name *out)
 {
 	struct pms_symbol s;
 	struct tproc *p = NULL;
 	const struct pms_map *m = NULL;
+	struct modown *o = NULL;
 	const char *mod = NULL;
-	uint64_t key = ip;
+	uint64_t key = ip, rlo = 0, rhi = 0;
+	bool run = kind == 0 && !want_line; /* user code: the module's runs */
+	int64_t ri;
 	memset(out, 0, sizeof(*out));
 	if (kind != 1) {
 		/* names depend on the module and the offset in it: one entry
 		 * serves every process mapping that module */
 		if (!(p = proc_get(t, pid, false)) || !(m = pms_maps_find(p->maps, ip)))
 			return 0;
-		if (!(mod = intern(t, m->path[0] ? m->path : "//anon")))
+		if (!(o = map_mod(t, p, m)))
 			return 0;
+		mod = o->mod;
 		key = ip - m->start + m->pgoff;
 		if (kind == 2 && m->kind != PMS_MAP_FILE) {
 			/* perf names a data address by its map's file only: the
@@ -467,10 +716,14 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 			out->map_ip = m->kind == PMS_MAP_SPECIAL ? key : ip;
 			return 0;
 		}
+		if (run && (ri = range_find(o, key)) >= 0) {
+			from_rec(&t->r[ri], key, out);
+			return 0;
+		}
 	}
 	struct tentry *e = slot(t, mod, key, (unsigned char)kind);
 	if (e && e->used && (e->line_done || !want_line)) {
-		*out = e->n;
+		from_rec(&t->r[e->rec], key, out);
 		return 0;
 	}
 	if (kind == 1) {
@@ -478,6 +731,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 	} else {
 		out->dso = mod;
 		out->map_ip = key;
+		p = answerer(t, p, m, o);
 		if (p->stale && pms_symbolizer_add_process(t->sym, (pid_t)p->pid, p->clean) == 0)
 			p->stale = false;
 		/* perf's symbols reach to the next one when they have no size:
@@ -485,6 +739,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 		 * rule); the symbol holding it where the module says none
 		 * precedes it */
 		int rc = p->stale ? -1
+			 : run	  ? pms_sym_code_range(t->sym, (pid_t)p->pid, ip, &s, &rlo, &rhi)
 				  : pms_symbolizer_code_pid(t->sym, (pid_t)p->pid, ip, false,
 							    want_line && kind == 0, &s);
 		if (rc < 0 && kind == 2 && !p->stale)
@@ -497,11 +752,21 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 			out->line = s.line > 0 ? (unsigned)s.line : 0;
 		}
 	}
-	if (e) {
+	ri = e ? rec_id(t, out, key) : -1;
+	if (ri >= 0 && rlo < rhi) {
+		/* the run, in this mapping, as offsets in the module */
+		uint64_t lo = rlo > m->start ? rlo : m->start, hi = rhi < m->end ? rhi : m->end;
+		if (lo <= ip && ip < hi) {
+			range_add(o, key, lo - m->start + m->pgoff, hi - m->start + m->pgoff,
+				  (uint32_t)ri);
+			return 0;
+		}
+	}
+	if (ri >= 0) {
 		if (!e->used)
 			t->cused++;
-		*e = (struct tentry){ .ip = key, .mod = mod, .used = true, .kind = (unsigned char)kind,
-				      .line_done = want_line, .n = *out };
+		*e = (struct tentry){ .ip = key, .mod = mod, .rec = (uint32_t)ri, .used = true,
+				      .kind = (unsigned char)kind, .line_done = want_line };
 	}
 	return 0;
 }

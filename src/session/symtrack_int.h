@@ -39,6 +39,8 @@ struct pms_symtrack_name {
 	unsigned line;
 	uint64_t map_ip;     /* ip as an offset in the module (perf's map_ip) */
 	bool object;         /* sym is a data object's (ELF STT_OBJECT) */
+	/* strlen of sym and dso where known (a name found again), else 0 */
+	uint32_t symlen, dsolen;
 };
 
 /* info: the file's header (its build ids); NULL when it has none. */

@@ -742,6 +742,60 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 	return sizeless && sizeless->addr >= min_label ? sizeless : NULL;
 }
 
+/* Around addr, the addresses [*plo, *phi) where msym_find's answer is
+ * the one it gives for addr: the same entries at or below (the same
+ * run between two starts), each sized entry of its window holding all
+ * of them or none, no sizeless absolute entry starting inside but at
+ * addr, and the same sections holding them (msec_of).  Narrower than
+ * the true run at times, never wider. */
+static void msym_range(const struct modsyms *m, uint64_t addr, uint64_t *plo, uint64_t *phi)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t L = lo ? m->v[lo - 1].addr : 0, H = lo < m->n ? m->v[lo].addr : UINT64_MAX;
+	/* msym_find's window, and the entries sharing its last start (its
+	 * search for the best holder at one start goes on through them) */
+	size_t kmin = lo > 256 ? lo - 256 : 0;
+	while (kmin > 0 && m->v[kmin - 1].addr == m->v[kmin].addr)
+		kmin--;
+	for (size_t k = lo; k-- > kmin;) {
+		const struct msym *e = &m->v[k];
+		if (e->size) {
+			uint64_t end = e->addr + e->size;
+			if (end > addr)
+				H = end < H ? end : H;
+			else
+				L = end > L ? end : L;
+		} else if (e->shndx >= SHN_LORESERVE) {
+			if (e->addr == addr) {
+				L = addr;
+				H = addr + 1;
+			} else {
+				L = e->addr + 1 > L ? e->addr + 1 : L;
+			}
+		}
+	}
+	for (size_t i = 0; i < m->nsec; i++) {
+		const struct msec *c = &m->sec[i];
+		if (addr >= c->lo && addr < c->hi) {
+			L = c->lo > L ? c->lo : L;
+			H = c->hi < H ? c->hi : H;
+		} else if (c->hi <= addr) {
+			L = c->hi > L ? c->hi : L;
+		} else {
+			H = c->lo < H ? c->lo : H;
+		}
+	}
+	*plo = L;
+	*phi = H;
+}
+
 /* Data naming: the STT_OBJECT symbol whose [value, value + size) holds
  * addr (the best bound one at its start, as msym_find); never a
  * function's, never the nearest one before it. */
@@ -769,7 +823,8 @@ static const struct msym *msym_object(const struct modsyms *m, uint64_t addr)
 /* code: the nearest symbol names it (libdwfl's rule); else only a symbol
  * holding it.  want_line: also the source file and line. */
 static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint64_t addr,
-		       bool code, bool want_line, struct pms_symbol *out)
+		       bool code, bool want_line, struct pms_symbol *out, uint64_t *rlo,
+		       uint64_t *rhi)
 {
 	const struct pms_map *m = pms_maps_find(sp ? sp->maps : s->maps, addr);
 	if (m)
@@ -787,6 +842,18 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 	if (ms && ms->v) {
 		const struct msym *e = code ? msym_find(ms, addr) : msym_object(ms, addr);
 		memset(&sym, 0, sizeof(sym));
+		if (code && rlo) {
+			Dwarf_Addr mlo = 0, mhi = 0;
+			msym_range(ms, addr, rlo, rhi);
+			/* within the module: beyond it another one answers */
+			if (dwfl_module_info(mod, NULL, &mlo, &mhi, NULL, NULL, NULL, NULL) &&
+			    mlo <= addr && addr < mhi) {
+				*rlo = *rlo > mlo ? *rlo : mlo;
+				*rhi = *rhi < mhi ? *rhi : mhi;
+			} else {
+				*rlo = *rhi = 0;
+			}
+		}
 		if (e) {
 			name = e->name;
 			off = addr - e->addr;
@@ -828,7 +895,7 @@ int pms_symbolizer_code(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 	memset(out, 0, sizeof(*out));
 	if (kernel)
 		return kernel_lookup(s, ip, out);
-	return dwfl_lookup(s, NULL, ip, true, true, out);
+	return dwfl_lookup(s, NULL, ip, true, true, out, NULL, NULL);
 }
 
 int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
@@ -839,7 +906,7 @@ int pms_symbolizer_code_func(struct pms_symbolizer *s, uint64_t ip, bool kernel,
 	memset(out, 0, sizeof(*out));
 	if (kernel)
 		return kernel_lookup(s, ip, out);
-	return dwfl_lookup(s, NULL, ip, true, false, out);
+	return dwfl_lookup(s, NULL, ip, true, false, out, NULL, NULL);
 }
 
 int pms_symbolizer_code_pid(struct pms_symbolizer *s, pid_t pid, uint64_t ip, bool kernel,
@@ -850,7 +917,19 @@ int pms_symbolizer_code_pid(struct pms_symbolizer *s, pid_t pid, uint64_t ip, bo
 	memset(out, 0, sizeof(*out));
 	if (kernel)
 		return kernel_lookup(s, ip, out);
-	return dwfl_lookup(s, pid > 0 ? proc_find(s, pid) : NULL, ip, true, want_line, out);
+	return dwfl_lookup(s, pid > 0 ? proc_find(s, pid) : NULL, ip, true, want_line, out, NULL,
+			   NULL);
+}
+
+int pms_sym_code_range(struct pms_symbolizer *s, pid_t pid, uint64_t ip, struct pms_symbol *out,
+		       uint64_t *lo, uint64_t *hi)
+{
+	*lo = *hi = 0;
+	memset(out, 0, sizeof(*out));
+	int rc = dwfl_lookup(s, pid > 0 ? proc_find(s, pid) : NULL, ip, true, false, out, lo, hi);
+	if (ip < *lo || ip >= *hi)
+		*lo = *hi = 0;
+	return rc;
 }
 
 int pms_symbolizer_data(struct pms_symbolizer *s, uint64_t addr, struct pms_symbol *out)
@@ -871,7 +950,7 @@ int pms_symbolizer_data_pid(struct pms_symbolizer *s, pid_t pid, uint64_t addr,
 			out->module = m->path;
 		return pms_err(PMS_ENOENT, "0x%" PRIx64 " is not in a file mapping", addr);
 	}
-	return dwfl_lookup(s, sp, addr, false, false, out);
+	return dwfl_lookup(s, sp, addr, false, false, out, NULL, NULL);
 }
 
 /* dataobj.c's questions (symbols_int.h). */

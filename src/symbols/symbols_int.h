@@ -91,6 +91,13 @@ int pms_sym_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwa
 
 /* pms_symbolizer_data for an address of process pid: its own mappings when
  * pms_symbolizer_add_process gave them, else the shared ones. */
+/* pms_symbolizer_code_pid's answer for user code at ip (no line), and
+ * the addresses [*lo, *hi) around ip that get the same answer from the
+ * module's sorted table (the same symbol, the offset growing with the
+ * address; or no symbol): the caller may keep it for them.  *lo == *hi:
+ * no such range known (no module, libdwfl's own lookup). */
+int pms_sym_code_range(struct pms_symbolizer *s, pid_t pid, uint64_t ip, struct pms_symbol *out,
+		       uint64_t *lo, uint64_t *hi);
 int pms_symbolizer_data_pid(struct pms_symbolizer *s, pid_t pid, uint64_t addr,
 			    struct pms_symbol *out);
 

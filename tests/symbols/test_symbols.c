@@ -11,6 +11,7 @@
 #include "check.h"
 #include "pmuscope/error.h"
 #include "pmuscope/symbols.h"
+#include "symbols/symbols_int.h"
 
 int pms_t_symbols_global_table[64] = { 1 };
 
@@ -162,6 +163,71 @@ PMS_TEST(own_function_name_and_line)
 
 	/* Unmapped: nothing. */
 	CHECK(pms_symbolizer_code(sym, 16, false, &s) == PMS_ENOENT);
+	pms_symbolizer_free(sym);
+	pms_maps_free(maps);
+	pms_sys_free(sys);
+}
+
+/* pms_sym_code_range: every address of the run it gives for an IP gets
+ * the answer the IP got (the same symbol, the offset growing with the
+ * address; or none), checked at both ends, the middle and a few more
+ * points of the runs around 2,000 IPs spread over libc's text. */
+PMS_TEST(code_range_answers_alike)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_maps *maps = NULL;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_symbol s, t;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	CHECK_OK(pms_maps_new(&maps));
+	CHECK_OK(pms_maps_read_proc(maps, sys, getpid()));
+	CHECK_OK(pms_symbolizer_new(sys, maps, &sym));
+	if (!sym)
+		return;
+	const struct pms_map *m = pms_maps_find(maps, (uint64_t)(uintptr_t)&getpid);
+	CHECK(m != NULL);
+	if (!m) {
+		pms_symbolizer_free(sym);
+		pms_maps_free(maps);
+		pms_sys_free(sys);
+		return;
+	}
+	uint64_t step = (m->end - m->start) / 2000 + 1, runs = 0, named = 0, bad = 0;
+	for (uint64_t ip = m->start + 3; ip < m->end; ip += step) {
+		uint64_t lo = 1, hi = 0;
+		int rc = pms_sym_code_range(sym, 0, ip, &s, &lo, &hi);
+		if (lo == hi)
+			continue;
+		runs++;
+		named += rc == 0 && s.func;
+		CHECK_MSG(lo <= ip && ip < hi, "0x%llx outside [0x%llx, 0x%llx)",
+			  (unsigned long long)ip, (unsigned long long)lo, (unsigned long long)hi);
+		uint64_t pts[6] = { lo, hi - 1, lo + (hi - lo) / 2, lo + (hi - lo) / 3, ip + 1, ip - 1 };
+		for (int k = 0; k < 6; k++) {
+			uint64_t a = pts[k];
+			if (a < lo || a >= hi)
+				continue;
+			(void)pms_symbolizer_code_pid(sym, 0, a, false, false, &t);
+			bool same = s.func ? t.func && !strcmp(s.func, t.func) &&
+						     t.offset == s.offset + (a - ip)
+					   : !t.func;
+			bad += !same;
+			CHECK_MSG(same, "0x%llx in [0x%llx, 0x%llx) of 0x%llx: %s+%llu, not %s+%llu",
+				  (unsigned long long)a, (unsigned long long)lo,
+				  (unsigned long long)hi, (unsigned long long)ip,
+				  t.func ? t.func : "(none)", (unsigned long long)t.offset,
+				  s.func ? s.func : "(none)",
+				  (unsigned long long)(s.offset + (a - ip)));
+			if (bad > 5)
+				break;
+		}
+		if (bad > 5)
+			break;
+	}
+	pms_error_clear();
+	/* libc's text has its table: runs for most IPs, and named ones */
+	CHECK_MSG(runs > 1000 && named > 500, "%llu runs, %llu named", (unsigned long long)runs,
+		  (unsigned long long)named);
 	pms_symbolizer_free(sym);
 	pms_maps_free(maps);
 	pms_sys_free(sys);

@@ -66,6 +66,7 @@
 #include <unistd.h>
 
 #include "pmuscope/alloc.h"
+#include "preload_set.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -191,102 +192,6 @@ static inline bool ready(void)
 		return false; /* inside dlsym: the caller uses the boot buffer */
 	resolve();
 	return true;
-}
-
-/* ---- the tracked-pointer set ---------------------------------------------- */
-
-/* 2^22 slots (32 MiB) when every allocation is tracked (rate 0), 2^20
- * (8 MiB) when small ones are sampled: the probes are random, so every
- * page of the table is soon touched, and zeroing 32 MiB of huge pages was
- * 2.7 % of the bench's CPU (perf, cpu-clock) for a set that holds a few
- * hundred live blocks there; 2^20 slots still hold the blocks of some
- * 32 GiB live at the default rate. */
-static unsigned set_bits = 22;
-#define SET_SLOTS (1ul << set_bits)
-#define SET_PROBES 512
-#define TOMB ((uintptr_t)1)
-static _Atomic uintptr_t *set;
-static bool set_add_slot(uintptr_t p);
-
-static inline size_t set_hash(uintptr_t p)
-{
-	return (size_t)((p >> 4) * 0x9E3779B97F4A7C15ull >> (64 - set_bits));
-}
-
-/* A filter in front of the set: per bucket of pointers, how many are in the
- * set (saturating at UINT16_MAX, then never lowered).  A free whose bucket
- * counts 0 is not tracked and costs no access to the large table: most
- * frees, when few blocks are tracked. */
-#define FILTER_SLOTS (1u << 15)
-static _Atomic uint16_t filter[FILTER_SLOTS];
-
-static inline size_t filter_slot(uintptr_t p)
-{
-	return (size_t)(((p >> 4) * 0xD6E8FEB86659FD93ull) >> 49);
-}
-
-static void filter_inc(uintptr_t p)
-{
-	_Atomic uint16_t *f = &filter[filter_slot(p)];
-	uint16_t v = atomic_load_explicit(f, memory_order_relaxed);
-	while (v != UINT16_MAX && !atomic_compare_exchange_weak(f, &v, (uint16_t)(v + 1)))
-		;
-}
-
-static void filter_dec(uintptr_t p)
-{
-	_Atomic uint16_t *f = &filter[filter_slot(p)];
-	uint16_t v = atomic_load_explicit(f, memory_order_relaxed);
-	while (v != UINT16_MAX && v && !atomic_compare_exchange_weak(f, &v, (uint16_t)(v - 1)))
-		;
-}
-
-static bool set_add(uintptr_t p)
-{
-	filter_inc(p); /* before the slot: a concurrent take never misses it */
-	bool ok = set_add_slot(p);
-	if (!ok)
-		filter_dec(p);
-	return ok;
-}
-
-static bool set_add_slot(uintptr_t p)
-{
-	size_t h = set_hash(p);
-	for (size_t i = 0; i < SET_PROBES; i++) {
-		_Atomic uintptr_t *slot = &set[(h + i) & (SET_SLOTS - 1)];
-		uintptr_t v = atomic_load_explicit(slot, memory_order_relaxed);
-		if ((v == 0 || v == TOMB) &&
-		    atomic_compare_exchange_strong(slot, &v, p))
-			return true;
-	}
-	return false; /* full here: the block stays untracked */
-}
-
-static bool set_take_slot(uintptr_t p);
-
-static bool set_take(uintptr_t p)
-{
-	if (!atomic_load_explicit(&filter[filter_slot(p)], memory_order_relaxed))
-		return false;
-	if (!set_take_slot(p))
-		return false;
-	filter_dec(p);
-	return true;
-}
-
-static bool set_take_slot(uintptr_t p)
-{
-	size_t h = set_hash(p);
-	for (size_t i = 0; i < SET_PROBES; i++) {
-		_Atomic uintptr_t *slot = &set[(h + i) & (SET_SLOTS - 1)];
-		uintptr_t v = atomic_load_explicit(slot, memory_order_relaxed);
-		if (v == 0)
-			return false;
-		if (v == p)
-			return atomic_compare_exchange_strong(slot, &v, TOMB);
-	}
-	return false;
 }
 
 /* ---- per thread ----------------------------------------------------------- */
@@ -1040,7 +945,7 @@ EXPORT void free(void *p)
 	if (!ready())
 		return;
 	/* a block the filter says is not tracked (most): a tail call */
-	if (!atomic_load_explicit(&filter[filter_slot((uintptr_t)p)], memory_order_relaxed) ||
+	if (!atomic_load_explicit(&pl_filter[filter_slot((uintptr_t)p)], memory_order_relaxed) ||
 	    !enter()) {
 		real.free(p);
 		return;
@@ -1249,17 +1154,8 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 		threshold = UINT64_MAX;
 	if (!has_fd || !has_ino || !map_header(fd))
 		return;
-	set_bits = rate ? 20 : 22;
-	void *m = (void *)syscall(SYS_mmap, NULL, SET_SLOTS * sizeof(uintptr_t),
-				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-				  -1, 0);
-	if (m == MAP_FAILED)
+	if (!pl_set_map(rate))
 		return;
-	/* huge pages where the system gives them on request: the set is
-	 * probed at random, and a 4 KiB page per probe costs a fault and a TLB
-	 * miss each (on this VM about 30 % of the bench's tracked cost) */
-	syscall(SYS_madvise, m, SET_SLOTS * sizeof(uintptr_t), MADV_HUGEPAGE);
-	set = m;
 	void *w = (void *)syscall(SYS_mmap, NULL, (size_t)4096, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w != MAP_FAILED && syscall(SYS_madvise, w, (size_t)4096, MADV_WIPEONFORK) == 0) {

@@ -31,7 +31,18 @@ void pms_ktab_free(struct pms_ktab *t)
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq; /* file order */
+}
+
+/* The types perf keeps from kallsyms (tools/perf/util/symbol.c
+ * symbol_type__filter): code, data and bss of either case, and the
+ * exact-case u (unique global), l and N; not r/R (read-only data), a/A
+ * (absolute) nor U. */
+static bool kept_type(char c)
+{
+	return (c && strchr("tTwWdDbB", c)) || c == 'u' || c == 'l' || c == 'N';
 }
 
 /* One line "ADDR TYPE NAME[\t[MODULE]]" (NUL-terminated), parsed by hand:
@@ -43,21 +54,7 @@ static void parse_line(struct pms_ktab *t, const char *l)
 	if (end == l || !a)
 		return;
 	t->visible = true;
-	if (a < t->last)
-		t->sorted = false;
-	else
-		t->last = a;
-	/* "\t[module]" (and [bpf], [__builtin__ftrace]): the core kernel's
-	 * lines, in address order, come before every such line */
-	bool core = !strchr(end, '[');
-	if (core && !t->core_done) {
-		if (a < t->core_last)
-			t->core_sorted = false;
-		else
-			t->core_last = a;
-	} else if (!core) {
-		t->core_done = true;
-	}
+	const char *tag = strchr(end, '[');
 	char type;
 	const char *name;
 	size_t nlen = 0;
@@ -73,8 +70,34 @@ static void parse_line(struct pms_ktab *t, const char *l)
 		nlen++;
 	if (nlen > 255)
 		nlen = 255;
-	if (!nlen || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+	if (!nlen || !kept_type(type))
 		return;
+	/* the kept lines' order: "\t[module]" (and [bpf], [__builtin__ftrace])
+	 * tags the lines after the core kernel's, which come in address order */
+	if (a < t->last)
+		t->sorted = false;
+	else
+		t->last = a;
+	if (!tag && !t->core_done) {
+		if (a < t->core_last)
+			t->core_sorted = false;
+		else
+			t->core_last = a;
+	} else if (tag) {
+		t->core_done = true;
+	}
+	uint32_t grp = 0;
+	if (tag) { /* a run of one module's lines: one group */
+		size_t tl = strcspn(tag, "]\r");
+		if (tl >= sizeof(t->mod))
+			tl = sizeof(t->mod) - 1;
+		if (!t->grp || strncmp(t->mod, tag, tl) || t->mod[tl]) {
+			memcpy(t->mod, tag, tl);
+			t->mod[tl] = 0;
+			t->grp++;
+		}
+		grp = t->grp;
+	}
 	if (t->n == t->vcap) {
 		size_t cap = t->vcap ? t->vcap * 2 : 4096;
 		struct ksym *v = realloc(t->v, cap * sizeof(*v));
@@ -84,8 +107,10 @@ static void parse_line(struct pms_ktab *t, const char *l)
 		t->vcap = cap;
 	}
 	char *nm = strndup(name, nlen);
-	if (nm)
-		t->v[t->n++] = (struct ksym){ a, nm };
+	if (nm) {
+		t->v[t->n] = (struct ksym){ a, nm, (uint32_t)t->n, grp };
+		t->n++;
+	}
 }
 
 /* The end: the table is whole; sorted when the file was not in order. */
@@ -169,6 +194,16 @@ const struct ksym *pms_ktab_find(struct pms_ktab *t, uint64_t ip)
 			lo = mid;
 		else
 			hi = mid;
+	}
+	/* the last of the core kernel or of a module: zero long for perf's
+	 * fixup_end, which gives it up to the page boundary past the next
+	 * page; ip above that is in no symbol (perf: no symbol, [unknown]) */
+	if (lo + 1 == t->n || t->v[lo + 1].grp != t->v[lo].grp) {
+		uint64_t a = t->v[lo].addr, end = ((a + 4096) | 4095) + 1;
+		if (!(a & 4095))
+			end = a + 4096;
+		if (end > a && ip >= end)
+			return NULL;
 	}
 	return &t->v[lo];
 }

@@ -12,10 +12,15 @@
 struct ksym {
 	uint64_t addr;
 	char *name;
+	uint32_t seq; /* the line's place among those kept: equal addresses
+		       * stay in file order when the table is sorted */
+	uint32_t grp; /* 0: the core kernel; else one per run of lines of
+		       * one "[module]" tag */
 };
 
-/* proc/kallsyms as far as read: the text symbols (t, T, w, W) with a
- * non-zero address.  The kernel formats every line read (kallsyms_expand
+/* proc/kallsyms as far as read: the symbols perf keeps from it (text
+ * t/T/w/W, data d/D/b/B, and u, l, N: tools/perf/util/symbol.c
+ * symbol_type__filter) with a non-zero address.  The kernel formats every line read (kallsyms_expand
  * and vsnprintf: 40 ms of system time for a whole 6.12 table), so a
  * lookup reads on only until the table holds a line above its address. */
 struct pms_ktab {
@@ -29,6 +34,8 @@ struct pms_ktab {
 	 * address order so far, up to core_last */
 	bool core_sorted, core_done;
 	uint64_t core_last;
+	char mod[64]; /* the last "[module]" tag read, for ksym.grp */
+	uint32_t grp;
 	struct ksym *v;
 	size_t n, vcap;
 };
@@ -41,7 +48,13 @@ void pms_ktab_free(struct pms_ktab *t);
  * reads up to the first non-zero address. */
 bool pms_ktab_visible(struct pms_ktab *t);
 
-/* The text symbol at or below ip (NULL: none): reads until a line above
+/* The symbol naming ip as perf 6.12 names a kernel IP from kallsyms
+ * (tools/perf/util/symbol.c: dso__load_kallsyms, symbols__fixup_end,
+ * symbols__fixup_duplicate, choose_best_symbol): the kept line at or below
+ * ip; of several at one address the last in file order (fixup_end leaves
+ * all but the last zero long, and choose_best_symbol prefers a non-zero
+ * length); the last line of the core kernel or of a module ends at the
+ * page boundary past the page after its address (NULL above).  Reads until a line above
  * ip is in the table and the core kernel's lines before it came in
  * address order (they do: modules, BPF and ftrace lines, tagged "[...]",
  * come after them and outside the kernel's text); else, or for an ip

@@ -1,5 +1,7 @@
 /* proc/kallsyms read as far as a lookup needs (src/symbols/kallsyms.c):
- * every answer equals a floor search over the whole table, on generated
+ * every answer equals perf's rule applied to the whole table (the kept
+ * types, the last line at an address, the last line of the core kernel or
+ * of a module ending a page past it), on generated
  * tables laid out as x86-64's (modules above the kernel) and arm64's
  * (modules below it, listed after it), and a lookup in the core kernel
  * stops reading early. */
@@ -23,6 +25,9 @@ struct ent {
 	char name[32];
 };
 
+/* the index of the first module line of the table written last */
+static size_t first_module = SIZE_MAX;
+
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)
 {
@@ -38,6 +43,7 @@ static struct pms_sys *make_root(char *dir, const struct ent *e, size_t n, size_
 				 size_t first_mod, bool cut)
 {
 	char path[256];
+	first_module = first_mod;
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/proc", dir);
 	CHECK(mkdir(path, 0755) == 0);
@@ -70,17 +76,31 @@ static void drop_root(const char *dir, struct pms_sys *sys)
 	rmdir(dir);
 }
 
-/* The floor over the whole table: the text symbol with the highest
- * address at or below ip (addresses are distinct here). */
+/* perf's kallsyms rule (tools/perf/util/symbol.c symbol_type__filter,
+ * symbols__fixup_end, symbols__fixup_duplicate) over the whole table, by
+ * a scan: the kept line with the highest address at or below ip, the
+ * last in file order of equal ones; when no kept line of its part (core
+ * or module) lies above it, it ends at the page boundary past the page
+ * after it. */
+static bool kept(char c)
+{
+	return (c && strchr("tTwWdDbB", c)) || c == 'u' || c == 'l' || c == 'N';
+}
+
 static const struct ent *floor_of(const struct ent *e, size_t n, uint64_t ip)
 {
 	const struct ent *best = NULL;
-	for (size_t i = 0; i < n; i++) {
-		bool text = strchr("tTwW", e[i].type) != NULL;
-		if (text && e[i].addr <= ip && (!best || e[i].addr > best->addr))
+	for (size_t i = 0; i < n; i++)
+		if (kept(e[i].type) && e[i].addr <= ip && (!best || e[i].addr >= best->addr))
 			best = &e[i];
-	}
-	return best;
+	if (!best)
+		return NULL;
+	bool bmod = (size_t)(best - e) >= first_module, above = false;
+	for (size_t i = 0; i < n; i++)
+		if (kept(e[i].type) && e[i].addr > best->addr && (i >= first_module) == bmod)
+			above = true;
+	uint64_t end = (best->addr + 4095) / 4096 * 4096 + 4096;
+	return above || ip < end ? best : NULL;
 }
 
 /* n entries: core ones ascending from core0, then nmod module ones in
@@ -263,14 +283,79 @@ PMS_TEST(hidden_addresses_and_the_public_calls)
 	CHECK(pms_kernel_addrs_visible(sys));
 	CHECK_OK(pms_symbolizer_new(sys, maps, &sym));
 	CHECK(pms_symbolizer_kernel_visible(sym));
+	/* a data line ends the function before it, as for perf */
 	CHECK_OK(pms_symbolizer_code(sym, 0xffffffff81000150ULL, true, &s));
-	CHECK(s.func && !strcmp(s.func, "_stext") && s.offset == 0x150);
+	CHECK(s.func && !strcmp(s.func, "data") && s.offset == 0x50);
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffff810000f0ULL, true, &s));
+	CHECK(s.func && !strcmp(s.func, "_stext") && s.offset == 0xf0);
 	CHECK_OK(pms_symbolizer_code(sym, 0xffffffff81000204ULL, true, &s));
 	CHECK(s.func && !strcmp(s.func, "schedule") && s.offset == 4);
 	CHECK(pms_symbolizer_code(sym, 0xffffffff80000000ULL, true, &s) == PMS_ENOENT);
 	pms_symbolizer_free(sym);
 	pms_maps_free(maps);
 	drop_root(dir2, sys);
+}
+
+/* perf's choices written out (tools/perf/util/symbol.c): of aliases the
+ * last line at the address, also when the file is out of order and the
+ * table is sorted; data lines kept, r/A lines not; the last line of the
+ * core kernel and of each module ends a page past its page. */
+static void write_lines(const char *dir, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/proc/kallsyms", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static const char *name_at(struct pms_ktab *t, uint64_t ip)
+{
+	const struct ksym *k = pms_ktab_find(t, ip);
+	return k ? k->name : "(none)";
+}
+
+PMS_TEST(perf_alias_data_and_end_rules)
+{
+	struct ent one = { 0xffffffff81000000ULL, 'T', "x" };
+	char dir[] = "/tmp/pms-ksyms-XXXXXX";
+	struct pms_sys *sys = make_root(dir, &one, 1, 0, 1, false);
+	write_lines(dir, "ffffffff81000000 T _stext\n"
+			 "ffffffff81000000 T _text\n"
+			 "ffffffff81000000 T srso_alias_untrain_ret\n"
+			 "ffffffff81000100 r ro_thing\n"
+			 "ffffffff81000200 A abs_thing\n"
+			 "ffffffff81001000 T memcpy\n"
+			 "ffffffff81001000 T __memcpy\n"
+			 "ffffffff81001000 T __pi_memcpy\n"
+			 "ffffffff81002000 t fn_b\n"
+			 "ffffffff81000800 D data_in_text\n"
+			 "ffffffff81003010 T last_core\n"
+			 "ffffffffc0000000 t mod_a\t[m1]\n"
+			 "ffffffffc0000040 t mod_b\t[m1]\n"
+			 "ffffffffc0100000 t other\t[m2]\n");
+	struct pms_ktab t;
+	for (int pass = 0; pass < 2; pass++) { /* core first, then modules first */
+		pms_ktab_init(&t, sys);
+		uint64_t first = pass ? 0xffffffffc0000050ULL : 0xffffffff81000010ULL;
+		CHECK(pms_ktab_find(&t, first) != NULL);
+		CHECK_EQ_STR(name_at(&t, 0xffffffff81000010ULL), "srso_alias_untrain_ret");
+		CHECK_EQ_STR(name_at(&t, 0xffffffff81000300ULL), "srso_alias_untrain_ret");
+		CHECK_EQ_STR(name_at(&t, 0xffffffff81000900ULL), "data_in_text");
+		CHECK_EQ_STR(name_at(&t, 0xffffffff81001004ULL), "__pi_memcpy");
+		CHECK_EQ_STR(name_at(&t, 0xffffffff81004fffULL), "last_core");
+		CHECK_EQ_STR(name_at(&t, 0xffffffff81005000ULL), "(none)");
+		CHECK_EQ_STR(name_at(&t, 0xffffffffc0000050ULL), "mod_b");
+		CHECK_EQ_STR(name_at(&t, 0xffffffffc0001fffULL), "mod_b");
+		CHECK_EQ_STR(name_at(&t, 0xffffffffc0002000ULL), "(none)");
+		CHECK_EQ_STR(name_at(&t, 0xffffffffc0100008ULL), "other");
+		CHECK_EQ_STR(name_at(&t, 0xffffffffc0102000ULL), "(none)");
+		pms_ktab_free(&t);
+	}
+	drop_root(dir, sys);
 }
 
 PMS_TEST_MAIN()

@@ -567,6 +567,11 @@ void pms_c2c_keep_touches(struct pms_c2c *c)
 	c->keep_touches = true;
 }
 
+void pms_c2c_set_recorded(struct pms_c2c *c, bool recorded)
+{
+	c->o.recorded = recorded;
+}
+
 const struct pms_c2c_touch *pms_c2c_line_touches(const struct pms_c2c *c,
 						 const struct pms_c2c_line *l, size_t *n)
 {

@@ -14,6 +14,10 @@ struct pms_c2c_touch {
 	uint32_t pid;
 };
 void pms_c2c_keep_touches(struct pms_c2c *c);
+/* Whether the samples' kernel IPs go unnamed (pms_c2c_opts.recorded): the
+ * session clears it for files whose kernel is the running one
+ * (session/symtrack_int.h symtrack_kernel_here), as report names them. */
+void pms_c2c_set_recorded(struct pms_c2c *c, bool recorded);
 
 /* The kept samples (pms_c2c_keep_touches) of the model's line that a
  * report line l shows, in the order they came; *n 0 (NULL) when none. */

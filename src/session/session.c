@@ -1296,6 +1296,15 @@ int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 	pms_c2c_set_engine(s->ps.c2c, info.engine);
 	if (s->run && (rc = c2c_feed_live(s)) < 0)
 		return rc;
+	/* files: kernel IPs named as report names them, from this machine's
+	 * kallsyms when every file's kernel is the running one */
+	if (!s->run) {
+		bool here = s->sys && s->nfiles > 0;
+		for (size_t i = 0; here && i < s->nfiles; i++)
+			here = s->files[i].r &&
+			       symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r));
+		pms_c2c_set_recorded(s->ps.c2c, !here);
+	}
 	symbolizer_make(s);
 	struct pms_c2c_report *rep = NULL;
 	if ((rc = pms_c2c_report(s->ps.c2c, pms_memprof_maps(s->ps.prof), s->sym, &rep)) < 0)

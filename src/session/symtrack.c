@@ -141,6 +141,15 @@ static bool ids_equal(const struct pms_perfdata_build_id *b, const uint8_t *id, 
 	return m == n && !memcmp(b->id, id, n);
 }
 
+/* Whether info lists the running kernel's build id (symtrack_int.h). */
+bool symtrack_kernel_here(struct pms_sys *sys, const struct pms_perfdata_info *info)
+{
+	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
+	uint8_t id[20];
+	size_t n;
+	return k && (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
+}
+
 /* The vDSO image for a file's [vdso] mappings (symtrack_int.h). */
 int symtrack_vdso_image(struct pms_sys *sys, const struct pms_perfdata_info *info, void **img,
 			size_t *len, bool *fits)
@@ -208,11 +217,7 @@ int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 	}
 	pms_maps_free(none);
 	/* kernel names from this machine's kallsyms: only for its kernel */
-	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
-	uint8_t id[20];
-	size_t n;
-	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && k &&
-		       (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
+	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && symtrack_kernel_here(sys, info);
 	vdso_setup(t, info);
 	*out = t;
 	return 0;

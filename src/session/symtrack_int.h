@@ -66,6 +66,12 @@ int pms_symtrack_data(struct pms_symtrack *t, uint32_t pid, uint64_t addr,
  * modules), NULL when none were seen; borrowed until the next record. */
 const struct pms_maps *symtrack_maps(struct pms_symtrack *t, uint32_t pid);
 
+/* Whether the file (info) lists, for [kernel.kallsyms], the running
+ * kernel's build id (sys/kernel/notes): the rule under which its kernel IPs
+ * are named from this machine's proc/kallsyms (report, script, c2c). */
+struct pms_perfdata_info;
+bool symtrack_kernel_here(struct pms_sys *sys, const struct pms_perfdata_info *info);
+
 /* The vDSO image (malloc'd, the caller's) for a recording's [vdso]
  * mappings: the running kernel's (pms_vdso_image_pick) when info lists
  * that image's build id for [vdso], or lists none and the file is of this

@@ -20,9 +20,10 @@ struct ksym {
 
 /* proc/kallsyms as far as read: the symbols perf keeps from it (text
  * t/T/w/W, data d/D/b/B, and u, l, N: tools/perf/util/symbol.c
- * symbol_type__filter) with a non-zero address.  The kernel formats every line read (kallsyms_expand
- * and vsnprintf: 40 ms of system time for a whole 6.12 table), so a
- * lookup reads on only until the table holds a line above its address. */
+ * symbol_type__filter) with a non-zero address.  The kernel formats every
+ * line read (kallsyms_expand and vsnprintf: 40 ms of system time for a
+ * whole 6.12 table), so a lookup reads on only until the table holds a
+ * line above its address. */
 struct pms_ktab {
 	const struct pms_sys *sys;
 	struct pms_sys_stream *f;
@@ -54,12 +55,12 @@ bool pms_ktab_visible(struct pms_ktab *t);
  * ip; of several at one address the last in file order (fixup_end leaves
  * all but the last zero long, and choose_best_symbol prefers a non-zero
  * length); the last line of the core kernel or of a module ends at the
- * page boundary past the page after its address (NULL above).  Reads until a line above
- * ip is in the table and the core kernel's lines before it came in
- * address order (they do: modules, BPF and ftrace lines, tagged "[...]",
- * come after them and outside the kernel's text); else, or for an ip
- * outside the core lines read (x86-64's modules lie above the kernel,
- * arm64's below it), the whole table, sorted. */
+ * page boundary past the page after its address (NULL above).  Reads
+ * until a kept line above ip is in the table and the core kernel's kept
+ * lines before it came in address order (they do: modules, BPF and ftrace
+ * lines, tagged "[...]", come after them and outside the kernel's text);
+ * else, or for an ip outside the core lines read (x86-64's modules lie
+ * above the kernel, arm64's below it), the whole table, sorted. */
 const struct ksym *pms_ktab_find(struct pms_ktab *t, uint64_t ip);
 
 #endif

@@ -25,7 +25,7 @@ cli_srcs=$(python3 "$HERE/meson-files.py" "$TOP" cli_sources tools/meson.build)
 
 stamp=$( (cd "$TOP" && cat meson.build $lib_srcs $cli_srcs $src_mesons tools/meson.build \
 	include/pmuscope/*.h src/*/*.h tools/*.h tests/beds/guest/*.c tests/report/c2c_false_sharing.c tests/types/gen_types.py \
-	src/alloc/preload/preload.c \
+	src/alloc/preload/*.[ch] \
 	"$HERE/build.sh" src/export/profile.proto tools/html/* 2>/dev/null;
 	echo "$CC $deps") | sha256sum | cut -c1-16)
 if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] &&
@@ -167,13 +167,14 @@ done
 # every library ldd names for either, laid out under dyn/ as the guest sees
 # them (beds.py copies dyn/ into the initramfs; /bin/pmuscope finds the
 # preload beside itself, at src/alloc/preload/ as in a build tree).  The
-# preload's flags are its meson target's (src/alloc/preload/meson.build).
+# preload's flags and sources are its meson target's (src/alloc/preload/
+# meson.build: every .c there; -z defs fails the link on a missing one).
 if [ "$arch" = x86_64 ]; then
 	pre=$out/dyn/bin/src/alloc/preload
 	mkdir -p "$pre"
 	$CC -std=c11 -O2 -g0 -D_GNU_SOURCE -I"$TOP/include" -shared -fPIC -fvisibility=hidden \
 		-fno-omit-frame-pointer -ftls-model=initial-exec -fno-tree-loop-distribute-patterns \
-		"$TOP/src/alloc/preload/preload.c" -o "$pre/libpmuscope-alloc.so" -lm -ldl -pthread \
+		"$TOP"/src/alloc/preload/*.c -o "$pre/libpmuscope-alloc.so" -Wl,-z,defs -lm -ldl -pthread \
 		2>>"$out/build.log" || link_fail libpmuscope-alloc.so
 	# -g for the sites' source lines; frame pointers for their call paths
 	$CC -std=c11 -O1 -g -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra -Werror -pthread \

@@ -173,31 +173,53 @@ static uint64_t level_key(const struct pms_memsample *s)
 	return mp_level_key_of(s->valid, s->data_src);
 }
 
-/* Whether addr is in the remembered range and the maps still have it as
- * they had (a mapping, or a gap bounded by the same two mappings: sorted
- * and not overlapping, so nothing is between them). */
-static bool agg_obj_cached(const struct agg *a, const struct pms_maps *ms, uint64_t addr)
+/* The entry of agg.oc an address's 2 MiB granule goes to. */
+static inline size_t oc_slot(uint64_t addr)
 {
-	size_t k = a->oc_k;
-	if (addr < a->oc_lo || addr >= a->oc_hi)
+	return (size_t)(((addr >> 21) * 0x9e3779b97f4a7c15ULL) >> (64 - OC_BITS));
+}
+
+/* Whether addr is in entry e's range and the maps still have it as they
+ * had (a mapping, or a gap bounded by the same two mappings: sorted and
+ * not overlapping, so nothing is between them). */
+static bool oc_holds(const struct objcache *e, const struct pms_maps *ms, uint64_t addr)
+{
+	size_t k = e->k;
+	if (addr < e->lo || addr >= e->hi)
 		return false;
-	if (a->oc_mapped)
-		return k < ms->n && ms->v[k].start == a->oc_lo && ms->v[k].end == a->oc_hi;
-	if (k > ms->n || (k ? ms->v[k - 1].end != a->oc_lo : a->oc_lo != 0))
+	if (e->mapped)
+		return k < ms->n && ms->v[k].start == e->lo && ms->v[k].end == e->hi;
+	if (k > ms->n || (k ? ms->v[k - 1].end != e->lo : e->lo != 0))
 		return false;
-	return k < ms->n ? ms->v[k].start == a->oc_hi : a->oc_hi == UINT64_MAX;
+	return k < ms->n ? ms->v[k].start == e->hi : e->hi == UINT64_MAX;
+}
+
+/* The object of addr when a remembered range still holds it (the last
+ * one used, then its granule's), else -1. */
+static long agg_obj_cached(struct agg *a, const struct pms_maps *ms, uint64_t addr)
+{
+	if (oc_holds(&a->oc[a->oc_last], ms, addr))
+		return a->oc[a->oc_last].obj;
+	size_t j = oc_slot(addr);
+	if (!oc_holds(&a->oc[j], ms, addr))
+		return -1;
+	a->oc_last = j;
+	return a->oc[j].obj;
 }
 
 /* Remember the range of addr's object i (m: its mapping, NULL: none). */
 static void agg_obj_remember(struct agg *a, const struct pms_maps *ms, const struct pms_map *m,
 			     uint64_t addr, long i)
 {
-	a->oc_obj = i;
-	a->oc_mapped = m != NULL;
+	size_t j = oc_slot(addr);
+	struct objcache *e = &a->oc[j];
+	a->oc_last = j;
+	e->obj = i;
+	e->mapped = m != NULL;
 	if (m) {
-		a->oc_k = (size_t)(m - ms->v);
-		a->oc_lo = m->start;
-		a->oc_hi = m->end;
+		e->k = (size_t)(m - ms->v);
+		e->lo = m->start;
+		e->hi = m->end;
 		return;
 	}
 	size_t lo = 0, hi = ms->n; /* the first mapping starting above addr */
@@ -208,9 +230,9 @@ static void agg_obj_remember(struct agg *a, const struct pms_maps *ms, const str
 		else
 			hi = mid;
 	}
-	a->oc_k = lo;
-	a->oc_lo = lo ? ms->v[lo - 1].end : 0;
-	a->oc_hi = lo < ms->n ? ms->v[lo].start : UINT64_MAX;
+	e->k = lo;
+	e->lo = lo ? ms->v[lo - 1].end : 0;
+	e->hi = lo < ms->n ? ms->v[lo].start : UINT64_MAX;
 }
 
 /* An aggregated sample counted into a data object's row. */
@@ -370,9 +392,9 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 	bool home = p->home_end > p->home_start && addr >= p->home_start && addr < p->home_end;
 	if (home) {
 		start = p->home_start;
-	} else if (agg_obj_cached(a, p->maps, addr)) {
-		/* the last sample's object, still the one holding addr */
-		agg_obj_account(&a->objs[a->oc_obj].site, x, p->home_node);
+	} else if ((i = agg_obj_cached(a, p->maps, addr)) >= 0) {
+		/* a remembered object, still the one holding addr */
+		agg_obj_account(&a->objs[i].site, x, p->home_node);
 		return 0;
 	} else {
 		m = pms_maps_find(p->maps, addr);

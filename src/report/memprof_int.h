@@ -218,6 +218,7 @@ struct aggin {
 	 (((1ULL << PMS_MEM_HOPS_WIDTH) - 1) << PMS_MEM_HOPS_SHIFT))
 
 #define DS_HINT_BITS 10
+#define OC_BITS 8 /* entries of agg.oc: 1 << OC_BITS */
 struct agg {
 	uint64_t samples, with_addr, with_data_src;
 	bool any_kernel;
@@ -244,14 +245,20 @@ struct agg {
 	struct ipb ipb[IPB_N];
 	size_t nipb;
 	bool ipb_nodes; /* one of them has a memory node */
-	/* The last data object's range and object oc_obj: mapped, the
-	 * mapping maps->v[oc_k] = [oc_lo, oc_hi); else the gap [oc_lo, oc_hi)
-	 * between maps->v[oc_k - 1] and maps->v[oc_k].  Checked again at each
-	 * use (the maps may have changed since): agg_obj_cached. */
-	size_t oc_k;
-	uint64_t oc_lo, oc_hi;
-	long oc_obj;
-	bool oc_mapped;
+	/* Data objects' ranges seen lately, direct-mapped by the 2 MiB
+	 * granule of the address that found them, and the one used last
+	 * (oc_last, checked first).  An entry of object obj: mapped, the
+	 * mapping maps->v[k] = [lo, hi); else the gap [lo, hi) between
+	 * maps->v[k - 1] and maps->v[k].  Checked again at each use (the maps
+	 * may have changed since): agg_obj_cached.  Zeroed: lo = hi = 0 holds
+	 * no address. */
+	struct objcache {
+		uint64_t lo, hi;
+		size_t k;
+		long obj;
+		bool mapped;
+	} oc[1u << OC_BITS];
+	size_t oc_last;
 };
 /* A sort key of the kept samples: (major, minor) and the sample. */
 struct skey {

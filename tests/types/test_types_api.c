@@ -133,7 +133,9 @@ PMS_TEST(hit_resolves_without_counting)
 			CHECK_EQ_U64(f[i].hole, end - off[i] - size[i]);
 		}
 		CHECK_EQ_STR(f[0].type, "char");
-		CHECK_EQ_STR(f[1].type, "long int");
+		/* DWARF's base type name as the compiler wrote it: gcc "long
+		 * int", clang "long" */
+		CHECK(f[1].type && (!strcmp(f[1].type, "long int") || !strcmp(f[1].type, "long")));
 		CHECK(f[0].hole == 7); /* c, then l aligned to 8 */
 	}
 	free(f);

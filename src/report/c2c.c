@@ -992,6 +992,19 @@ out:
 	return 0;
 }
 
+void pms_c2c_report_hide_kernel(struct pms_c2c_report *rep)
+{
+	for (size_t i = 0; i < rep->nlines; i++) {
+		if (rep->lines[i].kernel)
+			rep->lines[i].addr = 0;
+		for (size_t k = 0; k < rep->lines[i].nacc; k++)
+			if (rep->lines[i].acc[k].kernel) {
+				rep->lines[i].acc[k].ip = 0;
+				rep->lines[i].acc[k].ip_valid = false;
+			}
+	}
+}
+
 void pms_c2c_report_free(struct pms_c2c_report *r)
 {
 	if (!r)

@@ -19,6 +19,10 @@ void pms_c2c_keep_touches(struct pms_c2c *c);
  * (session/symtrack_int.h symtrack_kernel_here), as report names them. */
 void pms_c2c_set_recorded(struct pms_c2c *c, bool recorded);
 
+/* No kernel address in rep (its lines' addresses and their accesses' IPs
+ * of kernel code zeroed) for a caller that may not see them. */
+void pms_c2c_report_hide_kernel(struct pms_c2c_report *rep);
+
 /* The kept samples (pms_c2c_keep_touches) of the model's line that a
  * report line l shows, in the order they came; *n 0 (NULL) when none. */
 const struct pms_c2c_touch *pms_c2c_line_touches(const struct pms_c2c *c,

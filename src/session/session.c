@@ -1260,27 +1260,13 @@ static int c2c_feed_live(struct pms_session *s)
 	struct pms_memreport_input in = { .duration_ns = 0 };
 	pms_memreport_input_from_src(&in, &info, &st);
 	/* kernel IPs as sampled, as a file's model has them (each its own
-	 * offset row); c2c_hide_kernel masks them at the end where needed */
+	 * offset row); pms_c2c_report_hide_kernel masks them at the end where needed */
 	in.unmasked = true;
 	int rc = pms_memprof_report(s->ps.prof, NULL, &in, &mrep);
 	for (size_t i = 0; rc >= 0 && i < mrep->nall; i++)
 		rc = pms_c2c_add(s->ps.c2c, &mrep->all[i]);
 	pms_memreport_free(mrep);
 	return rc < 0 ? rc : 0;
-}
-
-/* No kernel address for a caller that may not see them. */
-static void c2c_hide_kernel(struct pms_c2c_report *rep)
-{
-	for (size_t i = 0; i < rep->nlines; i++) {
-		if (rep->lines[i].kernel)
-			rep->lines[i].addr = 0;
-		for (size_t k = 0; k < rep->lines[i].nacc; k++)
-			if (rep->lines[i].acc[k].kernel) {
-				rep->lines[i].acc[k].ip = 0;
-				rep->lines[i].acc[k].ip_valid = false;
-			}
-	}
 }
 
 static int alloc_from_files(struct pms_session *s);
@@ -1310,7 +1296,7 @@ int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 	if ((rc = pms_c2c_report(s->ps.c2c, pms_memprof_maps(s->ps.prof), s->sym, &rep)) < 0)
 		return rc;
 	if (s->run && !s->o.kernel_visible)
-		c2c_hide_kernel(rep);
+		pms_c2c_report_hide_kernel(rep);
 	/* each line's allocation site (a tracked command or its file) */
 	if (!s->alloc && !s->run && (rc = alloc_from_files(s)) < 0)
 		goto fail;

@@ -709,7 +709,9 @@ static unsigned msec_of(const struct modsyms *m, uint64_t addr)
 	return SHN_UNDEF;
 }
 
-static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
+/* The number of m's entries starting at or below addr (sorted by start):
+ * the index of the first one above it. */
+static size_t msym_above(const struct modsyms *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
@@ -719,6 +721,12 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
+{
+	size_t lo = msym_above(m, addr);
 	if (!lo)
 		return NULL;
 	const struct msym *sizeless = NULL;
@@ -750,14 +758,7 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
  * the true run at times, never wider. */
 static void msym_range(const struct modsyms *m, uint64_t addr, uint64_t *plo, uint64_t *phi)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = msym_above(m, addr);
 	uint64_t L = lo ? m->v[lo - 1].addr : 0, H = lo < m->n ? m->v[lo].addr : UINT64_MAX;
 	/* msym_find's window, and the entries sharing its last start (its
 	 * search for the best holder at one start goes on through them) */
@@ -801,14 +802,7 @@ static void msym_range(const struct modsyms *m, uint64_t addr, uint64_t *plo, ui
  * function's, never the nearest one before it. */
 static const struct msym *msym_object(const struct modsyms *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = msym_above(m, addr);
 	const struct msym *best = NULL;
 	for (size_t k = lo, seen = 0; k-- > 0 && seen < 256; seen++) {
 		const struct msym *e = &m->v[k];

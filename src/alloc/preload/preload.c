@@ -1243,6 +1243,21 @@ static void tls_more_free(void)
 
 /* One module's TLS block of this thread, recorded once (ud: NULL at a
  * thread's start, else the time of a late block). */
+/* A loaded object's first PT_LOAD address (*mod) and the size of its TLS
+ * image (PT_TLS memsz; 0: none). */
+static uint64_t mod_tls(const struct dl_phdr_info *info, uintptr_t *mod)
+{
+	uint64_t memsz = 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && !*mod)
+			*mod = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_TLS)
+			memsz = ph->p_memsz;
+	}
+	return memsz;
+}
+
 static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 {
 	uint64_t time = ud ? *(const uint64_t *)ud : 0;
@@ -1251,14 +1266,7 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	if (id && tls_seen(id, false))
 		return 0;
 	uintptr_t mod = 0;
-	uint64_t memsz = 0;
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && !mod)
-			mod = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_TLS)
-			memsz = ph->p_memsz;
-	}
+	uint64_t memsz = mod_tls(info, &mod);
 	/* a late block is recorded once: its id noted first */
 	if (!memsz || !info->dlpi_tls_data || !mod || (time && (!id || !tls_seen(id, true))))
 		return 0;
@@ -1375,14 +1383,7 @@ static int stls_learn(struct dl_phdr_info *info, size_t size, void *ud)
 	    !info->dlpi_tls_modid || !info->dlpi_tls_data || nstls == STLS_MAX)
 		return 0;
 	uintptr_t mod = 0;
-	uint64_t memsz = 0;
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && !mod)
-			mod = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_TLS)
-			memsz = ph->p_memsz;
-	}
+	uint64_t memsz = mod_tls(info, &mod);
 	if (!memsz || !mod)
 		return 0;
 	stls[nstls++] = (struct stls){ (intptr_t)((uintptr_t)info->dlpi_tls_data - tl_self), memsz,

@@ -526,8 +526,8 @@ static struct modown *map_mod(struct pms_symtrack *t, struct tproc *p, const str
 	return &t->own[p->mod[i] - 1];
 }
 
-/* The record of the run holding key in o's runs, or -1. */
-static int64_t range_find(const struct modown *o, uint64_t key)
+/* The number of o's runs starting at or below key (sorted, disjoint). */
+static size_t range_above(const struct modown *o, uint64_t key)
 {
 	size_t lo = 0, hi = o->rn;
 	while (lo < hi) {
@@ -537,6 +537,13 @@ static int64_t range_find(const struct modown *o, uint64_t key)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The record of the run holding key in o's runs, or -1. */
+static int64_t range_find(const struct modown *o, uint64_t key)
+{
+	size_t lo = range_above(o, key);
 	return lo && key < o->rv[lo - 1].hi ? (int64_t)o->rv[lo - 1].rec : -1;
 }
 
@@ -544,14 +551,7 @@ static int64_t range_find(const struct modown *o, uint64_t key)
  * it meets its neighbours. */
 static void range_add(struct modown *o, uint64_t key, uint64_t lo, uint64_t hi, uint32_t rec)
 {
-	size_t at = 0, top = o->rn;
-	while (at < top) {
-		size_t mid = at + (top - at) / 2;
-		if (o->rv[mid].lo <= key)
-			at = mid + 1;
-		else
-			top = mid;
-	}
+	size_t at = range_above(o, key);
 	if (at && o->rv[at - 1].hi > lo)
 		lo = o->rv[at - 1].hi;
 	if (at < o->rn && o->rv[at].lo < hi)

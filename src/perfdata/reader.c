@@ -816,18 +816,18 @@ void pd_unknown_summary(struct pms_perfdata_reader *r)
 	r->unknown_other = 0;
 }
 
-/* The record next_event hands out most: a SAMPLE whose fields are all of
- * fixed size (reader_lazy.h), of a buffer in host order (a mapped file or
- * the caller's memory), with no decompressed record waiting.  Handed out
- * lazily as next_event would, without its general steps (the outer and
- * inner record sources, the type and size checks of other types, the
- * AUXTRACE payload, the swap): a few loads and stores a record.  1, or 0
- * when the next record is not such a sample (next_event reads it, and
- * says what is wrong with it, if anything). */
+/* The record next_event hands out most: a SAMPLE of a buffer in host
+ * order (a mapped file or the caller's memory), with no decompressed
+ * record waiting.  Handed out as next_event would, without its general
+ * steps (the outer and inner record sources, the type and size checks of
+ * other types, the AUXTRACE payload, the swap): one whose fields are all
+ * of fixed size lazily (reader_lazy.h) in a few loads and stores, another
+ * decoded.  1, or 0 when the next record is not such a sample or does not
+ * decode (next_event reads it, and says what is wrong with it). */
 static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
 {
-	if (!r->lazy_samples || r->stream || r->swap || !r->nattrs || r->dpos < r->dlen ||
-	    r->pos >= r->end || r->end - r->pos < 8)
+	if (r->stream || r->swap || !r->nattrs || r->dpos < r->dlen || r->pos >= r->end ||
+	    r->end - r->pos < 8)
 		return 0;
 	const unsigned char *p = r->buf + r->pos;
 	uint32_t type;
@@ -843,16 +843,19 @@ static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_e
 			return 0;
 		a = &r->attrs[ai];
 	}
-	if (!a->fixed.body || size - 8u < a->fixed.body || size - 8u - a->fixed.body >= 8)
-		return 0;
 	drop_read(r);
-	memcpy(&misc, p + 4, 2);
-	ev->rec.type = type;
-	ev->rec.misc = misc;
-	ev->rec.size = size;
-	ev->rec.sample.present = 0;
-	if (a->fixed.time_off)
-		memcpy(&ev->rec.sample.time, p + a->fixed.time_off, 8);
+	if (r->lazy_samples && a->fixed.body && size - 8u >= a->fixed.body &&
+	    size - 8u - a->fixed.body < 8) {
+		memcpy(&misc, p + 4, 2);
+		ev->rec.type = type;
+		ev->rec.misc = misc;
+		ev->rec.size = size;
+		ev->rec.sample.present = 0;
+		if (a->fixed.time_off)
+			memcpy(&ev->rec.sample.time, p + a->fixed.time_off, 8);
+	} else if (pms_record_parse(&a->layout, p, size, &ev->rec) < 0) {
+		return 0;
+	}
 	ev->raw = p;
 	ev->raw_len = size;
 	ev->attr = &a->pub;

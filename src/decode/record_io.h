@@ -180,11 +180,30 @@ int pms_rd_open(struct pms_rd *r, const void *rec, size_t len, uint32_t *type,
 int pms_sample_parse_rd(const struct pms_sample_layout *l, struct pms_rd *r, uint16_t misc,
 			struct pms_sample *out);
 
-/* The body size of a SAMPLE of layout l when every field it has is of
- * fixed size and known to the decoder (such a body of that size always
- * parses), else 0; *time_off: the byte offset of TIME in the record (0:
- * none).  The perf.data reader's lazy samples (perfdata/reader_lazy.h). */
-size_t pms_sample_fixed_layout(const struct pms_sample_layout *l, size_t *time_off);
+/* A SAMPLE layout whose fields are all of fixed size and known to the
+ * decoder (the layouts of PEBS/IBS/SPE load-latency files): where each
+ * 8-byte word of the body goes in struct pms_sample, worked out once per
+ * layout, so that such a sample decodes with a copy a word.  body: the
+ * body's size (0: the layout has a field of variable size or bits the
+ * decoder does not know; a body of that size, plus at most 7 bytes of
+ * padding, always parses); time_off: the byte offset of TIME in the
+ * record (0: none). */
+#define PMS_SAMPLE_FIXED_MAX 18
+struct pms_sample_fixed {
+	uint64_t sample_type;
+	size_t body, time_off;
+	unsigned n;    /* words */
+	bool weight;   /* one word is the weight: its WEIGHT_STRUCT views too */
+	uint16_t dst[PMS_SAMPLE_FIXED_MAX]; /* word i: its offset in struct pms_sample */
+};
+/* The plan of layout l (out->body 0: not such a layout); the perf.data
+ * reader's lazy samples (perfdata/reader_lazy.h). */
+void pms_sample_fixed_layout(const struct pms_sample_layout *l, struct pms_sample_fixed *out);
+/* Decode the SAMPLE at rec by plan f (f->body != 0): what pms_record_parse
+ * gives for it, without its checks; the caller has checked that the
+ * record's header.size is 8 + f->body plus at most 7. */
+void pms_sample_fixed_decode(const struct pms_sample_fixed *f, const void *rec,
+			     struct pms_record *out);
 
 /* read_format values (shared by SAMPLE and READ records). */
 int pms_rd_read_format(struct pms_rd *r, uint64_t read_format, struct pms_sample_read *out);

@@ -5,6 +5,7 @@
  * CGROUP, missing from that comment, after PHYS_ADDR). */
 #include "decode/record_io.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -229,17 +230,81 @@ static size_t fixed_body_size(uint64_t st)
 		     ((st & PMS_SAMPLE_WEIGHT_TYPE) == PMS_SAMPLE_WEIGHT_STRUCT));
 }
 
-size_t pms_sample_fixed_layout(const struct pms_sample_layout *l, size_t *time_off)
+void pms_sample_fixed_layout(const struct pms_sample_layout *l, struct pms_sample_fixed *out)
 {
 	uint64_t st = l->sample_type;
 	size_t n = fixed_body_size(st);
-	*time_off = 0;
+	memset(out, 0, sizeof(*out));
 	if (n == SIZE_MAX || (st & ~PMS_SAMPLE_KNOWN_MASK) || !n)
-		return 0;
-	if (st & PMS_SAMPLE_TIME)
-		*time_off = 8 + 8u * bits_set(st & (PMS_SAMPLE_IDENTIFIER | PMS_SAMPLE_IP |
-						    PMS_SAMPLE_TID));
-	return n;
+		return;
+	/* the body's words in the order sample_body reads them (pid/tid and
+	 * cpu/res: two u32s side by side in struct pms_sample) */
+	static const struct {
+		uint64_t bit;
+		uint16_t dst;
+	} order[] = {
+		{ PMS_SAMPLE_IDENTIFIER, offsetof(struct pms_sample, id) },
+		{ PMS_SAMPLE_IP, offsetof(struct pms_sample, ip) },
+		{ PMS_SAMPLE_TID, offsetof(struct pms_sample, pid) },
+		{ PMS_SAMPLE_TIME, offsetof(struct pms_sample, time) },
+		{ PMS_SAMPLE_ADDR, offsetof(struct pms_sample, addr) },
+		{ PMS_SAMPLE_ID, offsetof(struct pms_sample, id) },
+		{ PMS_SAMPLE_STREAM_ID, offsetof(struct pms_sample, stream_id) },
+		{ PMS_SAMPLE_CPU, offsetof(struct pms_sample, cpu) },
+		{ PMS_SAMPLE_PERIOD, offsetof(struct pms_sample, period) },
+		{ PMS_SAMPLE_WEIGHT_TYPE, offsetof(struct pms_sample, weight) },
+		{ PMS_SAMPLE_DATA_SRC, offsetof(struct pms_sample, data_src) },
+		{ PMS_SAMPLE_TRANSACTION, offsetof(struct pms_sample, transaction) },
+		{ PMS_SAMPLE_PHYS_ADDR, offsetof(struct pms_sample, phys_addr) },
+		{ PMS_SAMPLE_CGROUP, offsetof(struct pms_sample, cgroup) },
+		{ PMS_SAMPLE_DATA_PAGE_SIZE, offsetof(struct pms_sample, data_page_size) },
+		{ PMS_SAMPLE_CODE_PAGE_SIZE, offsetof(struct pms_sample, code_page_size) },
+	};
+	_Static_assert(offsetof(struct pms_sample, tid) == offsetof(struct pms_sample, pid) + 4 &&
+			       offsetof(struct pms_sample, cpu_res) ==
+				       offsetof(struct pms_sample, cpu) + 4,
+		       "pid/tid and cpu/cpu_res are read as one word each");
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(st & order[i].bit))
+			continue;
+		if (order[i].bit == PMS_SAMPLE_TIME)
+			out->time_off = 8 + 8u * out->n;
+		if (order[i].bit == PMS_SAMPLE_WEIGHT_TYPE)
+			out->weight = true;
+		out->dst[out->n++] = order[i].dst;
+	}
+	if (8u * out->n != n) { /* not reached: the table has every fixed field */
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	out->sample_type = st;
+	out->body = n;
+}
+
+void pms_sample_fixed_decode(const struct pms_sample_fixed *f, const void *rec,
+			     struct pms_record *out)
+{
+	const unsigned char *q = (const unsigned char *)rec;
+	struct pms_sample *s = &out->sample;
+	uint16_t misc, size;
+	memcpy(&misc, q + 4, 2);
+	memcpy(&size, q + 6, 2);
+	pms_rd_clear(out, 0, sizeof(*out));
+	out->type = PMS_RECORD_SAMPLE;
+	out->misc = misc;
+	out->size = size;
+	s->misc = misc;
+	s->cpumode = (uint8_t)(misc & PMS_MISC_CPUMODE_MASK);
+	s->exact_ip = (misc & PMS_MISC_EXACT_IP) != 0;
+	q += 8;
+	for (unsigned i = 0; i < f->n; i++, q += 8)
+		memcpy((unsigned char *)s + f->dst[i], q, 8);
+	if (f->weight) {
+		s->weight_var1_dw = (uint32_t)s->weight;
+		s->weight_var2_w = (uint16_t)(s->weight >> 32);
+		s->weight_var3_w = (uint16_t)(s->weight >> 48);
+	}
+	s->present = f->sample_type;
 }
 
 /* One field read: checked against the record's end, or not when the

@@ -185,11 +185,9 @@ static int tidy(struct pms_perfdata_ordered *q)
 /* A lazy sample handed out as it came: decoded now (it always parses). */
 static int decode_now(struct pms_perfdata_event *ev)
 {
-	struct pms_sample_layout lay;
 	if (!pms_pd_event_lazy(ev))
 		return 1;
-	pms_sample_layout_from_attr(&lay, ev->attr->attr);
-	if (pms_record_parse(&lay, ev->raw, ev->raw_len, &ev->rec) < 0)
+	if (pms_pd_decode(ev->attr, ev->raw, ev->raw_len, &ev->rec) < 0)
 		return pms_err(PMS_EPARSE, "a sample at offset %llu did not decode",
 			       (unsigned long long)ev->file_offset);
 	return 1;
@@ -268,7 +266,7 @@ static int deliver(struct pms_perfdata_ordered *q, const struct oent *x,
 	out->aux_tid = UINT32_MAX;
 	/* it decoded (or, lazy, its layout was checked) when the reader read
 	 * it: the same bytes decode again */
-	if (pms_record_parse(pms_pd_attr_layout(out->attr), out->raw, out->raw_len, &out->rec) < 0)
+	if (pms_pd_decode(out->attr, out->raw, out->raw_len, &out->rec) < 0)
 		return pms_err(PMS_EPARSE, "a held record at offset %llu did not decode again",
 			       (unsigned long long)x->file_offset);
 	return 1;

@@ -37,154 +37,6 @@
  * the file is resident. */
 #define DROP_CHUNK PD_DROP_CHUNK
 
-static uint64_t rd64(const struct pms_perfdata_reader *r, const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return r->swap ? pd_bswap64(v) : v;
-}
-
-static uint32_t rd32(const struct pms_perfdata_reader *r, const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return r->swap ? pd_bswap32(v) : v;
-}
-
-static uint16_t rd16(const struct pms_perfdata_reader *r, const unsigned char *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return r->swap ? pd_bswap16(v) : v;
-}
-
-/* ---- id -> attr ----------------------------------------------------------- */
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static int idmap_put(struct idmap *m, uint64_t id, uint32_t idx)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-		uint64_t *nk = calloc(ncap, sizeof(*nk));
-		uint32_t *nv = calloc(ncap, sizeof(*nv));
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory for ids");
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			size_t j;
-			if (!m->vals[i])
-				continue;
-			for (j = mix(m->keys[i]) & (ncap - 1); nv[j]; j = (j + 1) & (ncap - 1))
-				;
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = ncap;
-	}
-	for (size_t j = mix(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		if (!m->vals[j]) {
-			m->keys[j] = id;
-			m->vals[j] = idx + 1;
-			m->n++;
-			return 0;
-		}
-		if (m->keys[j] == id) {
-			m->vals[j] = idx + 1; /* the later mapping wins, as in perf */
-			return 0;
-		}
-	}
-}
-
-static long idmap_get(const struct idmap *m, uint64_t id)
-{
-	if (!m->cap)
-		return -1;
-	for (size_t j = mix(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		if (!m->vals[j])
-			return -1;
-		if (m->keys[j] == id)
-			return (long)m->vals[j] - 1;
-	}
-}
-
-/* ---- attrs ------------------------------------------------------------------ */
-
-/* Add an attr from its recorded bytes (host order after swapping). */
-static int add_attr(struct pms_perfdata_reader *r, const unsigned char *abytes, size_t asz,
-		    const unsigned char *ids, uint64_t nids, const char *where, uint64_t off)
-{
-	struct rattr *grown, *a;
-	unsigned char tmp[512];
-	size_t copy = asz < sizeof(struct perf_event_attr) ? asz : sizeof(struct perf_event_attr);
-
-	if (asz > sizeof(tmp))
-		return pms_err(PMS_EPARSE,
-			       "perf.data: %s at offset %" PRIu64 ": attr.size %zu is not a "
-			       "perf_event_attr size (64..%zu)",
-			       where, off, asz, sizeof(tmp));
-	if (r->nattrs >= 1u << 20)
-		return pms_err(PMS_EPARSE, "perf.data: %s at offset %" PRIu64 ": too many attrs",
-			       where, off);
-	grown = realloc(r->attrs, (r->nattrs + 1) * sizeof(*grown));
-	if (!grown)
-		return pms_err(PMS_ENOMEM, "perf.data reader: out of memory for attrs");
-	r->attrs = grown;
-	/* Re-point the public views: realloc may have moved them. */
-	for (size_t i = 0; i < r->nattrs; i++)
-		r->attrs[i].pub.attr = &r->attrs[i].attr;
-	a = &r->attrs[r->nattrs];
-	memset(a, 0, sizeof(*a));
-	memcpy(tmp, abytes, asz);
-	if (r->swap)
-		pd_swap_attr(tmp, asz);
-	memcpy(&a->attr, tmp, copy);
-	a->pub.recorded_size = a->attr.size;
-	a->attr.size = (uint32_t)copy;
-	if (nids) {
-		a->ids = malloc(nids * sizeof(uint64_t));
-		if (!a->ids)
-			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory for ids");
-		for (uint64_t i = 0; i < nids; i++) {
-			int rc;
-			a->ids[i] = rd64(r, ids + i * 8);
-			rc = idmap_put(&r->ids, a->ids[i], (uint32_t)r->nattrs);
-			if (rc < 0) {
-				free(a->ids);
-				return rc;
-			}
-		}
-	}
-	a->pub.attr = &a->attr;
-	a->pub.ids = a->ids;
-	a->pub.nids = (size_t)nids;
-	a->pub.sample_type = a->attr.sample_type;
-	pms_sample_layout_from_attr(&a->layout, &a->attr);
-	a->fixed_len = pms_sample_fixed_layout(&a->layout, &a->time_off);
-	if (a->attr.sample_type & PMS_SAMPLE_PHYS_ADDR)
-		r->any_phys = true;
-	r->nattrs++;
-	return 0;
-}
-
-/* The recorded attr.size at p (0 means PERF_ATTR_SIZE_VER0). */
-static size_t attr_recorded_size(const struct pms_perfdata_reader *r, const unsigned char *p)
-{
-	uint32_t sz = rd32(r, p + 4);
-	return sz ? sz : PD_ATTR_VER0;
-}
 
 static int read_file_attrs(struct pms_perfdata_reader *r, uint64_t off, uint64_t size)
 {
@@ -225,22 +77,22 @@ static int read_file_attrs(struct pms_perfdata_reader *r, uint64_t off, uint64_t
 				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
 				       " lies past the end of the file (%zu bytes)",
 				       i, at, r->len);
-		asz = attr_recorded_size(r, p);
+		asz = pd_attr_recorded_size(r, p);
 		if (asz < PD_ATTR_VER0 || asz > 4096 || asz + 16 > r->len - at)
 			return pms_err(PMS_EPARSE,
 				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
 				       ": attr.size %zu is not possible here (64..4096 bytes and its "
 				       "16-byte ids section inside the file)",
 				       i, at, asz);
-		ioff = rd64(r, p + asz);
-		isize = rd64(r, p + asz + 8);
+		ioff = pd_rd64(r, p + asz);
+		isize = pd_rd64(r, p + asz + 8);
 		if (ioff > r->len || isize > r->len - ioff || isize % 8)
 			return pms_err(PMS_EPARSE,
 				       "perf.data: attr %" PRIu64 " at offset %" PRIu64
 				       ": its ids section (offset %" PRIu64 ", %" PRIu64
 				       " bytes) is not inside the file (%zu bytes) or not u64s",
 				       i, at, ioff, isize, r->len);
-		rc = add_attr(r, p, asz, r->buf + ioff, isize / 8, "attrs section", at);
+		rc = pd_add_attr(r, p, asz, r->buf + ioff, isize / 8, "attrs section", at);
 		if (rc < 0)
 			return rc;
 		at += asz + 16;
@@ -305,7 +157,7 @@ static int parse_magic(struct pms_perfdata_reader *r, const unsigned char *p, si
 			       "perf.data: magic at offset 0 is 0x%016" PRIx64 ", not "
 			       "\"PERFILE2\" in either byte order: not a perf.data file",
 			       magic);
-	hsize = rd64(r, p + 8);
+	hsize = pd_rd64(r, p + 8);
 	if (hsize == PIPE_HEADER_SIZE)
 		r->pipe = true;
 	else if (hsize == FILE_HEADER_SIZE)
@@ -353,13 +205,13 @@ static int read_features(struct pms_perfdata_reader *r, const unsigned char *bit
 {
 	uint64_t at = table_off;
 	for (unsigned f = 0; f < PMS_PERFDATA_FEAT_MAX; f++) {
-		uint64_t word = rd64(r, bitmap + (f / 64) * 8), off, size;
+		uint64_t word = pd_rd64(r, bitmap + (f / 64) * 8), off, size;
 		if (!(word & (UINT64_C(1) << (f % 64))))
 			continue;
 		if (at > r->len || r->len - at < 16) {
 			/* every feature from here on is lost */
 			for (unsigned g = f; g < PMS_PERFDATA_FEAT_MAX; g++)
-				if (rd64(r, bitmap + (g / 64) * 8) & (UINT64_C(1) << (g % 64)))
+				if (pd_rd64(r, bitmap + (g / 64) * 8) & (UINT64_C(1) << (g % 64)))
 					r->stats.bad_features++;
 			pd_problem(r, "feature %s (%u) and the features after it skipped: the "
 				      "feature table entry at offset %" PRIu64 " is past the end of "
@@ -367,8 +219,8 @@ static int read_features(struct pms_perfdata_reader *r, const unsigned char *bit
 				   feat_label(f), f, at, r->len);
 			return 0;
 		}
-		off = rd64(r, r->buf + at);
-		size = rd64(r, r->buf + at + 8);
+		off = pd_rd64(r, r->buf + at);
+		size = pd_rd64(r, r->buf + at + 8);
 		at += 16;
 		if (off > r->len || size > r->len - off) {
 			r->stats.bad_features++;
@@ -411,18 +263,18 @@ static int open_common(struct pms_perfdata_reader *r)
 			       "perf.data: header at offset 0: the file has %zu bytes, less than "
 			       "the 104-byte file header",
 			       r->len);
-	r->attr_size = rd64(r, p + 16);
-	aoff = rd64(r, p + 24);
-	asize = rd64(r, p + 32);
-	doff = rd64(r, p + 40);
-	dsize = rd64(r, p + 48);
+	r->attr_size = pd_rd64(r, p + 16);
+	aoff = pd_rd64(r, p + 24);
+	asize = pd_rd64(r, p + 32);
+	doff = pd_rd64(r, p + 40);
+	dsize = pd_rd64(r, p + 48);
 	/* A file whose writer did not finish (killed, power cut) lists no
 	 * features: its header was written before the data was complete
 	 * (data.size 0 as perf leaves it, or what pmuscope's writer last
 	 * synced).  Its records are read up to the end of the file. */
-	bool nofeat = true, mark = rd64(r, p + 56) == PMS_PERFDATA_UNFINISHED_MARK;
+	bool nofeat = true, mark = pd_rd64(r, p + 56) == PMS_PERFDATA_UNFINISHED_MARK;
 	for (int i = 0; i < 4; i++)
-		nofeat &= rd64(r, p + 72 + 8 * i) == 0;
+		nofeat &= pd_rd64(r, p + 72 + 8 * i) == 0;
 	if ((mark || nofeat) && doff >= FILE_HEADER_SIZE && doff <= r->len &&
 	    (mark || dsize == 0 || dsize > r->len - doff || r->len - doff - dsize >= 8)) {
 		r->stats.unfinished = true;
@@ -433,8 +285,8 @@ static int open_common(struct pms_perfdata_reader *r)
 			      "failed): %s; the records up to the end of the file are read (%" PRIu64
 			      " bytes past the header's data size)",
 			   mark ? "the header still has the writer's in-progress mark"
-			   : rd64(r, p + 48) == 0 ? "the header lists no features and data size 0"
-			   : rd64(r, p + 48) > r->len - doff
+			   : pd_rd64(r, p + 48) == 0 ? "the header lists no features and data size 0"
+			   : pd_rd64(r, p + 48) > r->len - doff
 				   ? "the header lists no features and a data size past the end of the file"
 				   : "the header lists no features and records follow the data section",
 			   r->stats.recovered_bytes);
@@ -670,6 +522,24 @@ static bool follow_more(struct pms_perfdata_reader *r)
 	}
 }
 
+/* Give back the mapped pages already read, so memory stays bounded on
+ * files larger than RAM; nothing handed out points there any more (an
+ * event is valid until the next call), but what a time-order queue holds
+ * by pointer (keep_from).  Before each record of a whole buffer. */
+static inline void drop_read(struct pms_perfdata_reader *r)
+{
+	uint64_t read_upto = r->keep && r->keep_from < r->pos ? r->keep_from : r->pos;
+	if ((r->map || r->drop_buf) && read_upto > r->dropped &&
+	    read_upto - r->dropped >= DROP_CHUNK) {
+		uint64_t upto = read_upto & ~(uint64_t)(DROP_CHUNK - 1);
+		if (upto > r->dropped) {
+			(void)madvise((void *)(uintptr_t)(r->buf + r->dropped),
+				      (size_t)(upto - r->dropped), MADV_DONTNEED);
+			r->dropped = upto;
+		}
+	}
+}
+
 static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 {
 	uint16_t size;
@@ -723,20 +593,7 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		r->stream_pos += size;
 		return 1;
 	}
-	uint64_t read_upto = r->keep && r->keep_from < r->pos ? r->keep_from : r->pos;
-	if ((r->map || r->drop_buf) && read_upto > r->dropped &&
-	    read_upto - r->dropped >= DROP_CHUNK) {
-		/* Give back the mapped pages already read, so memory stays
-		 * bounded on files larger than RAM; nothing handed out points
-		 * there any more (an event is valid until the next call), but
-		 * what a time-order queue holds by pointer (keep_from). */
-		uint64_t upto = read_upto & ~(uint64_t)(DROP_CHUNK - 1);
-		if (upto > r->dropped) {
-			(void)madvise((void *)(uintptr_t)(r->buf + r->dropped),
-				      (size_t)(upto - r->dropped), MADV_DONTNEED);
-			r->dropped = upto;
-		}
-	}
+	drop_read(r);
 	if (r->pos >= r->end && !(r->follow && follow_more(r)))
 		return 0;
 	if (r->end - r->pos < 8) {
@@ -747,8 +604,8 @@ static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
 		r->pos = r->end;
 		return 0;
 	}
-	size = rd16(r, r->buf + r->pos + 6);
-	type = rd32(r, r->buf + r->pos);
+	size = pd_rd16(r, r->buf + r->pos + 6);
+	type = pd_rd32(r, r->buf + r->pos);
 	if ((size < 8 || size > r->end - r->pos) && r->stats.unfinished) {
 		/* Where an unfinished file was cut: the record being written
 		 * when it stopped, or pages that never reached the disk. */
@@ -792,7 +649,7 @@ static int decompress(struct pms_perfdata_reader *r, const struct raw *raw, uint
 		if (srclen < 8)
 			return pms_err(PMS_EPARSE, "perf.data: COMPRESSED2 record at offset %" PRIu64
 						   " has no data size", raw->off);
-		dsz = rd64(r, src);
+		dsz = pd_rd64(r, src);
 		src += 8;
 		srclen -= 8;
 		if (dsz > srclen)
@@ -880,7 +737,7 @@ static int next_inner(struct pms_perfdata_reader *r, struct raw *out)
 	uint16_t size;
 	if (r->dlen - r->dpos < 8)
 		return 0;
-	size = rd16(r, r->dbuf + r->dpos + 6);
+	size = pd_rd16(r, r->dbuf + r->dpos + 6);
 	if (size < 8) {
 		/* Nothing after it can be trusted: drop the buffer. */
 		r->dpos = r->dlen;
@@ -912,7 +769,7 @@ static long attr_of(struct pms_perfdata_reader *r, const unsigned char *p, size_
 		return 0;
 	if (r->swap)
 		id = pd_bswap64(id);
-	i = idmap_get(&r->ids, id);
+	i = pd_idmap_get(&r->ids, id);
 	return i;
 }
 
@@ -959,150 +816,62 @@ void pd_unknown_summary(struct pms_perfdata_reader *r)
 	r->unknown_other = 0;
 }
 
-/* perf-tool records that carry header data (pipe mode) or id maps. */
-static int user_record(struct pms_perfdata_reader *r, const unsigned char *p, size_t len,
-		       uint32_t type, uint64_t off)
+/* The record next_event hands out most: a SAMPLE of a buffer in host
+ * order (a mapped file or the caller's memory), with no decompressed
+ * record waiting.  Handed out as next_event would, without its general
+ * steps (the outer and inner record sources, the type and size checks of
+ * other types, the AUXTRACE payload, the swap): one whose fields are all
+ * of fixed size lazily (reader_lazy.h) in a few loads and stores, another
+ * decoded.  1, or 0 when the next record is not such a sample or does not
+ * decode (next_event reads it, and says what is wrong with it). */
+static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
 {
-	switch (type) {
-	case PD_HEADER_ATTR: {
-		size_t asz;
-		if (len < 8 + PD_ATTR_VER0)
-			return pms_err(PMS_EPARSE, "perf.data: HEADER_ATTR at offset %" PRIu64
-						   " is %zu bytes, too short for an attr",
-				       off, len);
-		asz = attr_recorded_size(r, p + 8);
-		if (asz < PD_ATTR_VER0 || asz > len - 8 || (len - 8 - asz) % 8)
-			return pms_err(PMS_EPARSE,
-				       "perf.data: HEADER_ATTR at offset %" PRIu64 ": attr.size %zu "
-				       "does not fit its %zu-byte record",
-				       off, asz, len);
-		return add_attr(r, p + 8, asz, p + 8 + asz, (len - 8 - asz) / 8, "HEADER_ATTR",
-				off);
-	}
-	case PD_HEADER_FEATURE: {
-		uint64_t feat;
-		if (len < 16)
-			return pms_err(PMS_EPARSE, "perf.data: HEADER_FEATURE at offset %" PRIu64
-						   " has no feature number", off);
-		feat = rd64(r, p + 8);
-		if (feat >= PMS_PERFDATA_FEAT_MAX)
-			return pms_err(PMS_EPARSE, "perf.data: HEADER_FEATURE at offset %" PRIu64
-						   ": feature %" PRIu64 " is out of range", off, feat);
-		if (feat == 1) {
-			r->info.has[0] |= 2;
+	if (r->stream || r->swap || !r->nattrs || r->dpos < r->dlen || r->pos >= r->end ||
+	    r->end - r->pos < 8)
+		return 0;
+	const unsigned char *p = r->buf + r->pos;
+	uint32_t type;
+	uint16_t misc, size;
+	memcpy(&type, p, 4);
+	memcpy(&size, p + 6, 2);
+	if (type != PMS_RECORD_SAMPLE || size < 8 || size > r->end - r->pos)
+		return 0;
+	const struct rattr *a = r->attrs;
+	if (r->nattrs > 1 && r->ids.n) {
+		long ai = attr_of(r, p, size);
+		if (ai < 0)
 			return 0;
-		}
-		return pd_feature_parse(r, (unsigned)feat, p + 16, len - 16, off + 16);
+		a = &r->attrs[ai];
 	}
-	case PD_HEADER_BUILD_ID: {
-		struct pms_perfdata_info *in = &r->info;
-		struct pms_perfdata_build_id *v = pd_alloc(r, (in->nbuild_ids + 1) * sizeof(*v));
-		if (!v)
-			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory");
-		if (in->nbuild_ids)
-			memcpy(v, in->build_ids, in->nbuild_ids * sizeof(*v));
-		if (pd_build_id_add(r, p, len, r->swap, &v[in->nbuild_ids]) < 0)
-			return pms_err(PMS_EPARSE, "perf.data: HEADER_BUILD_ID at offset %" PRIu64
-						   " is malformed", off);
-		in->build_ids = v;
-		in->nbuild_ids++;
-		in->has[0] |= UINT64_C(1) << PMS_PERFDATA_FEAT_BUILD_ID;
+	drop_read(r);
+	if (r->lazy_samples && a->fixed.body && size - 8u >= a->fixed.body &&
+	    size - 8u - a->fixed.body < 8) {
+		memcpy(&misc, p + 4, 2);
+		ev->rec.type = type;
+		ev->rec.misc = misc;
+		ev->rec.size = size;
+		ev->rec.sample.present = 0;
+		if (a->fixed.time_off)
+			memcpy(&ev->rec.sample.time, p + a->fixed.time_off, 8);
+	} else if (pms_record_parse(&a->layout, p, size, &ev->rec) < 0) {
 		return 0;
 	}
-	case PD_AUXTRACE_INFO: {
-		/* u32 type, u32 reserved, u64 priv[] (perf/event.h). */
-		uint64_t *priv;
-		size_t n;
-		if (len < 16)
-			return pms_err(PMS_EPARSE, "perf.data: AUXTRACE_INFO at offset %" PRIu64
-						   " has no type", off);
-		if (r->info.auxtrace_type)
-			return 0; /* perf keeps the first one too */
-		n = (len - 16) / 8;
-		priv = pd_alloc(r, n ? n * 8 : 8);
-		if (!priv)
-			return pms_err(PMS_ENOMEM, "perf.data reader: out of memory");
-		for (size_t i = 0; i < n; i++)
-			priv[i] = rd64(r, p + 16 + i * 8);
-		r->info.auxtrace_type = rd32(r, p + 8);
-		r->info.auxtrace_priv = priv;
-		r->info.nauxtrace_priv = n;
-		return 0;
-	}
-	case PD_TIME_CONV: {
-		/* struct perf_record_time_conv: 3 u64s, then (since perf 5.13)
-		 * time_cycles, time_mask and the two capability bytes. */
-		struct pms_spe_time_conv tc = { 0 };
-		if (len < 8 + 24)
-			return pms_err(PMS_EPARSE, "perf.data: TIME_CONV at offset %" PRIu64
-						   " is %zu bytes, too short for its 3 words", off, len);
-		if (r->info.has_time_conv)
-			return 0; /* the first one, as AUXTRACE_INFO */
-		tc.time_shift = rd64(r, p + 8);
-		tc.time_mult = rd64(r, p + 16);
-		tc.time_zero = rd64(r, p + 24);
-		tc.cap_user_time_zero = true;
-		if (len >= 8 + 40 + 2) {
-			tc.time_cycles = rd64(r, p + 32);
-			tc.time_mask = rd64(r, p + 40);
-			tc.cap_user_time_zero = p[48] != 0;
-			tc.cap_user_time_short = p[49] != 0;
-		}
-		r->info.time_conv = tc;
-		r->info.has_time_conv = true;
-		return 0;
-	}
-	case PD_ID_INDEX: {
-		/* u64 nr, then nr {id, idx, cpu, tid} (perf/event.h
-		 * id_index_entry); idx is the ring-buffer index, not the
-		 * attr's, so the entries only need to fit.  Newer perf may
-		 * append a second table after them. */
-		uint64_t nr;
-		if (len < 16)
-			return pms_err(PMS_EPARSE, "perf.data: ID_INDEX at offset %" PRIu64
-						   " has no count", off);
-		nr = rd64(r, p + 8);
-		if (nr > (len - 16) / 32)
-			return pms_err(PMS_EPARSE,
-				       "perf.data: ID_INDEX at offset %" PRIu64 ": %" PRIu64
-				       " entries do not fit its %zu bytes",
-				       off, nr, len);
-		return 0;
-	}
-	default:
-		return 0;
-	}
-}
-
-/* A PERF_RECORD_AUX: its CPU's task, for that CPU's AUXTRACE chunks. */
-static int aux_task_note(struct pms_perfdata_reader *r, const struct pms_record *rec)
-{
-	const struct pms_sample_id *id = &rec->sample_id;
-	if (!(id->present & PMS_SAMPLE_CPU) || !(id->present & PMS_SAMPLE_TID) || id->cpu >= 4096)
-		return 0;
-	if (id->cpu >= r->naux_task) {
-		size_t n = (size_t)id->cpu + 64;
-		struct aux_task *v = realloc(r->aux_task, n * sizeof(*v));
-		if (!v)
-			return pms_err(PMS_ENOMEM, "perf.data: out of memory for the AUX task table");
-		memset(v + r->naux_task, 0, (n - r->naux_task) * sizeof(*v));
-		r->aux_task = v;
-		r->naux_task = n;
-	}
-	r->aux_task[id->cpu] = (struct aux_task){ true, id->pid, id->tid };
-	return 0;
-}
-
-/* An AUXTRACE chunk's task (pms_perfdata_event.aux_pid/aux_tid). */
-static void aux_task_of(const struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
-{
-	uint32_t cpu = ev->auxtrace.cpu;
-	if (ev->auxtrace.tid != UINT32_MAX) {
-		ev->aux_tid = ev->auxtrace.tid; /* a per-thread buffer */
-	} else if (cpu < r->naux_task && r->aux_task[cpu].valid) {
-		ev->aux_pid = r->aux_task[cpu].pid;
-		ev->aux_tid = r->aux_task[cpu].tid;
-	}
+	ev->raw = p;
+	ev->raw_len = size;
+	ev->attr = &a->pub;
+	ev->attr_idx = (size_t)(a - r->attrs);
+	ev->file_offset = r->pos;
+	ev->from_compressed = false;
+	memset(&ev->auxtrace, 0, sizeof(ev->auxtrace));
+	ev->aux_data = NULL;
+	ev->aux_len = 0;
+	ev->aux_pid = 0;
+	ev->aux_tid = UINT32_MAX;
+	r->pos += size;
+	r->stats.records++;
+	r->stats.by_type[PMS_RECORD_SAMPLE]++;
+	r->stats.samples++;
+	return 1;
 }
 
 /* Over 150 lines on purpose: the per-record loop of every reader (hot: once
@@ -1114,6 +883,8 @@ static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 	if (r->stopped)
 		return pms_err(PMS_EPARSE, "perf.data: reading stopped at a record that could "
 					   "not be decompressed (%s)", r->skipmsg);
+	if (next_fast(r, ev))
+		return 1;
 	for (;;) {
 		struct raw raw = { NULL, 0, 0, false };
 		const unsigned char *p;
@@ -1138,7 +909,7 @@ static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			if (rc <= 0)
 				return rc;
 		}
-		type = rd32(r, raw.p);
+		type = pd_rd32(r, raw.p);
 		if (!pd_type_known(type)) {
 			pd_unknown_record(r, type, raw.off, false);
 			continue;
@@ -1190,29 +961,29 @@ static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		/* Header data and payload sizes are read from the bytes as
 		 * recorded (the helpers swap), before the record is swapped
 		 * for the decoders. */
-		misc = rd16(r, raw.p + 4);
+		misc = pd_rd16(r, raw.p + 4);
 		memset(&aux, 0, sizeof(aux));
 		aux_data = NULL;
 		aux_len = 0;
 		if (type == PD_AUXTRACE && raw.len >= 48) {
-			aux.size = rd64(r, raw.p + 8);
-			aux.offset = rd64(r, raw.p + 16);
-			aux.reference = rd64(r, raw.p + 24);
-			aux.idx = rd32(r, raw.p + 32);
-			aux.tid = rd32(r, raw.p + 36);
-			aux.cpu = rd32(r, raw.p + 40);
+			aux.size = pd_rd64(r, raw.p + 8);
+			aux.offset = pd_rd64(r, raw.p + 16);
+			aux.reference = pd_rd64(r, raw.p + 24);
+			aux.idx = pd_rd32(r, raw.p + 32);
+			aux.tid = pd_rd32(r, raw.p + 36);
+			aux.cpu = pd_rd32(r, raw.p + 40);
 			if (!raw.compressed &&
 			    (rc = take_payload(r, aux.size, raw.off, &aux_data, &aux_len)) < 0)
 				return rc;
 		} else if (type == PD_AUXTRACE && raw.len >= 16) {
-			if (!raw.compressed && (rc = skip_payload(r, rd64(r, raw.p + 8), raw.off)) < 0)
+			if (!raw.compressed && (rc = skip_payload(r, pd_rd64(r, raw.p + 8), raw.off)) < 0)
 				return rc;
 		} else if (type == PD_HEADER_TRACING_DATA && raw.len >= 12 && r->pipe) {
-			if (!raw.compressed && (rc = skip_payload(r, rd32(r, raw.p + 8), raw.off)) < 0)
+			if (!raw.compressed && (rc = skip_payload(r, pd_rd32(r, raw.p + 8), raw.off)) < 0)
 				return rc;
 		}
 		if (type >= PMS_RECORD_USER_TYPE_START) {
-			if (user_record(r, raw.p, raw.len, type, raw.off) < 0) {
+			if (pd_user_record(r, raw.p, raw.len, type, raw.off) < 0) {
 				note_skip(r, raw.off, raw.compressed, type);
 				continue;
 			}
@@ -1245,16 +1016,16 @@ static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 			ev->rec.size = (uint16_t)raw.len;
 			ev->rec.body = p + 8;
 			ev->rec.body_len = raw.len - 8;
-		} else if (type == PMS_RECORD_SAMPLE && r->lazy_samples && a->fixed_len &&
-			   raw.len - 8 >= a->fixed_len && raw.len - 8 - a->fixed_len < 8) {
+		} else if (type == PMS_RECORD_SAMPLE && r->lazy_samples && a->fixed.body &&
+			   raw.len - 8 >= a->fixed.body && raw.len - 8 - a->fixed.body < 8) {
 			/* lazy (reader_lazy.h): a body of fixed-size fields of
 			 * its size parses whenever it is parsed */
 			ev->rec.type = type;
 			ev->rec.misc = misc;
 			ev->rec.size = (uint16_t)raw.len;
 			ev->rec.sample.present = 0;
-			if (a->time_off)
-				memcpy(&ev->rec.sample.time, p + a->time_off, 8);
+			if (a->fixed.time_off)
+				memcpy(&ev->rec.sample.time, p + a->fixed.time_off, 8);
 		} else if (pms_record_parse(&a->layout, p, raw.len, &ev->rec) < 0) {
 			note_skip(r, raw.off, raw.compressed, type);
 			continue;
@@ -1272,10 +1043,10 @@ static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		ev->aux_tid = UINT32_MAX;
 		if (type == PD_AUXTRACE) {
 			r->stats.auxtrace_bytes += aux_len;
-			aux_task_of(r, ev);
+			pd_aux_task_of(r, ev);
 		} else if (type == PMS_RECORD_AUX) {
 			uint64_t fl = ev->rec.aux.flags;
-			if ((rc = aux_task_note(r, &ev->rec)) < 0)
+			if ((rc = pd_aux_task_note(r, &ev->rec)) < 0)
 				return rc;
 			r->stats.aux_records++;
 			r->stats.aux_truncated += !!(fl & PMS_AUX_FLAG_TRUNCATED);
@@ -1294,18 +1065,6 @@ static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		}
 		return 1;
 	}
-}
-
-uint64_t pms_pd_rec_time(const struct pms_perfdata_event *ev)
-{
-	const struct pms_record *r = &ev->rec;
-	if (r->type >= PMS_RECORD_USER_TYPE_START)
-		return 0;
-	if (pms_pd_event_lazy(ev)) /* undecoded: its time only, when it has one */
-		return (ev->attr->sample_type & PMS_SAMPLE_TIME) ? r->sample.time : 0;
-	if (r->type == PMS_RECORD_SAMPLE)
-		return (r->sample.present & PMS_SAMPLE_TIME) ? r->sample.time : 0;
-	return (r->sample_id.present & PMS_SAMPLE_TIME) ? r->sample_id.time : 0;
 }
 
 /* A chunk's reader (pms_pd_reader_chunk) passes what is in its window. */
@@ -1356,111 +1115,9 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 	return rc;
 }
 
-/* ---- accessors ----------------------------------------------------------------- */
-
-const struct pms_perfdata_info *pms_perfdata_reader_info(const struct pms_perfdata_reader *r)
-{
-	return r ? &r->info : NULL;
-}
-
-size_t pms_perfdata_reader_nattrs(const struct pms_perfdata_reader *r)
-{
-	return r ? r->nattrs : 0;
-}
-
-const struct pms_perfdata_attr *pms_perfdata_reader_attr(const struct pms_perfdata_reader *r,
-							 size_t i)
-{
-	return r && i < r->nattrs ? &r->attrs[i].pub : NULL;
-}
-
-const struct pms_perfdata_stats *pms_perfdata_reader_stats(const struct pms_perfdata_reader *r)
-{
-	return r ? &r->stats : NULL;
-}
-
-bool pms_perfdata_reader_is_pipe(const struct pms_perfdata_reader *r)
-{
-	return r && r->pipe;
-}
-
-bool pms_perfdata_reader_swapped(const struct pms_perfdata_reader *r)
-{
-	return r && r->swap;
-}
-
-uint64_t pms_perfdata_reader_attr_size(const struct pms_perfdata_reader *r)
-{
-	return r ? r->attr_size : 0;
-}
-
-size_t pms_perfdata_reader_nproblems(const struct pms_perfdata_reader *r)
-{
-	return r ? r->nproblems_all : 0;
-}
-
-const char *pms_perfdata_reader_problem(const struct pms_perfdata_reader *r, size_t i)
-{
-	return r && i < r->nproblems ? r->problems[i] : NULL;
-}
-
-const char *pms_perfdata_reader_last_skip(const struct pms_perfdata_reader *r)
-{
-	return r ? r->skipmsg : "";
-}
-
-int pms_perfdata_reader_node_of_phys(const struct pms_perfdata_reader *r, uint64_t phys)
-{
-	const struct pms_perfdata_info *in;
-	uint64_t block;
-
-	if (!r)
-		return pms_err(PMS_EINVAL, "pms_perfdata_reader_node_of_phys: reader is NULL");
-	in = &r->info;
-	if (!in->nmem)
-		return pms_err(PMS_ENOTSUP,
-			       "perf.data: no MEM_TOPOLOGY header (perf writes it since 4.19 "
-			       "when /sys/devices/system/memory exists): the physical address "
-			       "cannot be put on a node offline");
-	if (!in->mem_block_size)
-		return pms_err(PMS_ENOTSUP,
-			       "perf.data: MEM_TOPOLOGY has block size 0; nodes cannot be resolved");
-	block = phys / in->mem_block_size;
-	for (size_t i = 0; i < in->nmem; i++) {
-		const struct pms_perfdata_mem_node *m = &in->mem[i];
-		if (block < m->nbits && (m->bitmap[block / 64] >> (block % 64)) & 1)
-			return m->node > INT32_MAX ? PMS_ERANGE : (int)m->node;
-	}
-	return pms_err(PMS_ENOENT,
-		       "perf.data: physical address 0x%" PRIx64 " (memory block %" PRIu64
-		       ") is in no node's block list in MEM_TOPOLOGY",
-		       phys, block);
-}
-
-const char *pms_perfdata_reader_nodes_why(const struct pms_perfdata_reader *r)
-{
-	struct pms_perfdata_reader *w = (struct pms_perfdata_reader *)r;
-	if (!r)
-		return "no reader";
-	if (r->any_phys && r->info.nmem && r->info.mem_block_size)
-		return NULL;
-	snprintf(w->nodes_why, sizeof(w->nodes_why), "%s%s%s",
-		 r->any_phys ? "" : "no event samples PHYS_ADDR (record with pmuscope mem --phys, or perf record --phys-data)",
-		 !r->any_phys && !(r->info.nmem && r->info.mem_block_size) ? "; " : "",
-		 !r->info.nmem ? "the file has no MEM_TOPOLOGY header"
-		 : !r->info.mem_block_size ? "MEM_TOPOLOGY has block size 0" : "");
-	return w->nodes_why;
-}
-
 void pms_pd_lazy_samples(struct pms_perfdata_reader *r, bool on)
 {
 	r->lazy_samples = on;
-}
-
-bool pms_pd_event_lazy(const struct pms_perfdata_event *ev)
-{
-	return ev->rec.type == PMS_RECORD_SAMPLE && !ev->rec.sample.present &&
-	       ev->attr->sample_type;
 }
 
 bool pms_pd_event_stable(const struct pms_perfdata_reader *r, const struct pms_perfdata_event *ev)
@@ -1497,3 +1154,20 @@ int pms_pd_reader_twin(const struct pms_perfdata_reader *r, struct pms_perfdata_
 	return 1;
 }
 
+
+int pms_pd_decode(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
+		  struct pms_record *out)
+{
+	/* every attr the reader hands out is a rattr (pms_pd_attr_layout) */
+	const struct rattr *a = (const struct rattr *)(const void *)attr;
+	uint32_t type;
+	uint16_t size;
+	memcpy(&type, raw, 4);
+	memcpy(&size, (const unsigned char *)raw + 6, 2);
+	if (type == PMS_RECORD_SAMPLE && a->fixed.body && size <= len && size >= 8 &&
+	    size - 8u >= a->fixed.body && size - 8u - a->fixed.body < 8) {
+		pms_sample_fixed_decode(&a->fixed, raw, out);
+		return 0;
+	}
+	return pms_record_parse(&a->layout, raw, len, out);
+}

@@ -1,15 +1,17 @@
 /* Internal: the perf.data reader's state, shared by reader.c (sections,
- * records, compression), features.c (header features) and swap.c (foreign
- * byte order). */
+ * records, compression), reader_user.c (perf-tool records, accessors),
+ * features.c (header features) and swap.c (foreign byte order). */
 #ifndef PMS_PERFDATA_READER_INT_H
 #define PMS_PERFDATA_READER_INT_H
 
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
+#include "decode/record_io.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* perf-tool record types (tools/lib/perf/include/perf/event.h). */
 #define PD_HEADER_ATTR 64
@@ -34,12 +36,10 @@ struct rattr {
 	uint64_t *ids;
 	struct pms_sample_layout layout;
 	char *name;
-	/* lazy samples (reader_lazy.h): the size of a SAMPLE whose fields are
-	 * all of fixed size (0: the layout has a field of variable size or
-	 * bits the decoder does not know), and the offset of its TIME (0:
-	 * none) */
-	size_t fixed_len;
-	size_t time_off;
+	/* lazy samples (reader_lazy.h): the layout's plan when its fields
+	 * are all of fixed size (fixed.body 0: a field of variable size or
+	 * bits the decoder does not know) */
+	struct pms_sample_fixed fixed;
 };
 
 /* A block of memory freed with the reader. */
@@ -180,6 +180,63 @@ void pd_swap_attr(unsigned char *p, size_t size);
 /* Swap a whole record in place, header first; l is the layout of the event
  * it belongs to (NULL for perf-tool types). */
 void pd_swap_record(unsigned char *p, size_t len, const struct pms_sample_layout *l);
+
+/* Fields as recorded, in host order (swapped when the file is foreign). */
+static inline uint64_t pd_rd64(const struct pms_perfdata_reader *r, const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return r->swap ? pd_bswap64(v) : v;
+}
+
+static inline uint32_t pd_rd32(const struct pms_perfdata_reader *r, const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return r->swap ? pd_bswap32(v) : v;
+}
+
+static inline uint16_t pd_rd16(const struct pms_perfdata_reader *r, const unsigned char *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return r->swap ? pd_bswap16(v) : v;
+}
+
+/* id -> attr index (reader_user.c fills it): the index, or -1. */
+static inline uint64_t pd_idmix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static inline long pd_idmap_get(const struct idmap *m, uint64_t id)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t j = pd_idmix(id) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		if (!m->vals[j])
+			return -1;
+		if (m->keys[j] == id)
+			return (long)m->vals[j] - 1;
+	}
+}
+
+/* reader_user.c: an attr from its recorded bytes (ids: nids of them as
+ * recorded); the size an attr's bytes say they have. */
+int pd_add_attr(struct pms_perfdata_reader *r, const unsigned char *abytes, size_t asz,
+		const unsigned char *ids, uint64_t nids, const char *where, uint64_t off);
+size_t pd_attr_recorded_size(const struct pms_perfdata_reader *r, const unsigned char *p);
+
+/* reader_user.c: a perf-tool record that carries header data (pipe mode)
+ * or id maps, taken into the reader's state; a PERF_RECORD_AUX's task for
+ * its CPU, and an AUXTRACE chunk's task (event.aux_pid/aux_tid). */
+int pd_user_record(struct pms_perfdata_reader *r, const unsigned char *p, size_t len,
+		   uint32_t type, uint64_t off);
+int pd_aux_task_note(struct pms_perfdata_reader *r, const struct pms_record *rec);
+void pd_aux_task_of(const struct pms_perfdata_reader *r, struct pms_perfdata_event *ev);
 
 /* The payload of feature PMS_PERFDATA_FEAT_PMUSCOPE_ALLOC (pointing into the
  * reader's file, valid while it is open): 0, or PMS_ENOENT when the file

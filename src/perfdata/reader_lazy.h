@@ -17,7 +17,17 @@
 
 void pms_pd_lazy_samples(struct pms_perfdata_reader *r, bool on);
 /* ev came from a lazy reader undecoded (see above). */
-bool pms_pd_event_lazy(const struct pms_perfdata_event *ev);
+static inline bool pms_pd_event_lazy(const struct pms_perfdata_event *ev)
+{
+	return ev->rec.type == PMS_RECORD_SAMPLE && !ev->rec.sample.present &&
+	       ev->attr->sample_type;
+}
+/* Decode the record at raw (len bytes, in host order) of attr (an attr the
+ * reader handed out: ev->attr) into out, as pms_record_parse with the
+ * attr's layout does; a lazy sample by its layout's plan (a copy a field,
+ * decode/record_io.h pms_sample_fixed_decode). */
+int pms_pd_decode(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
+		  struct pms_record *out);
 
 /* Records held by pointer (the time-order queue, ordered.c): true when
  * ev->raw lies in the reader's whole buffer (a mapped file or the caller's
@@ -35,7 +45,17 @@ int pms_pd_reader_twin(const struct pms_perfdata_reader *r, struct pms_perfdata_
 const struct pms_sample_layout *pms_pd_attr_layout(const struct pms_perfdata_attr *a);
 
 /* The time perf orders a record by (its queue, ordered.c); 0: none. */
-uint64_t pms_pd_rec_time(const struct pms_perfdata_event *ev);
+static inline uint64_t pms_pd_rec_time(const struct pms_perfdata_event *ev)
+{
+	const struct pms_record *r = &ev->rec;
+	if (r->type >= PMS_RECORD_USER_TYPE_START)
+		return 0;
+	if (pms_pd_event_lazy(ev)) /* undecoded: its time only, when it has one */
+		return (ev->attr->sample_type & PMS_SAMPLE_TIME) ? r->sample.time : 0;
+	if (r->type == PMS_RECORD_SAMPLE)
+		return (r->sample.present & PMS_SAMPLE_TIME) ? r->sample.time : 0;
+	return (r->sample_id.present & PMS_SAMPLE_TIME) ? r->sample_id.time : 0;
+}
 
 /* ---- one file's data in chunks (split.c; docs/perfdata.md) ---------------- */
 

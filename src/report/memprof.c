@@ -627,8 +627,15 @@ int pms_memprof_sideband(struct pms_memprof *p, const struct pms_record *rec,
 	}
 }
 
+/* A site's own strings and nodes.  The instruction rows of an aggregate
+ * report (hundreds of thousands) own none once named: one test of them
+ * all rather than seven calls of free a row (2 % of `report
+ * --no-symbols` on 300 K instructions). */
 static void site_free(struct pms_memreport_site *s)
 {
+	if (!s->comm && !s->name && !s->file && !s->module && !s->kind && !s->section &&
+	    !s->nodes)
+		return;
 	free(s->comm);
 	free(s->name);
 	free(s->file);

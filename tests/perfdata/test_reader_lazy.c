@@ -2,11 +2,14 @@
  * SAMPLE of fixed-size fields comes undecoded with its time, and decodes
  * from its bytes to what the reader decodes when not lazy; samples with a
  * field of variable size (a callchain) are decoded by the reader either way;
- * the statistics are the same.  [fake] files written by the library's
- * writer. */
+ * the statistics are the same.  The per-layout plan that decodes them
+ * (pms_sample_fixed_layout/_decode, pms_pd_decode) gives what
+ * pms_record_parse gives, byte for byte, for every subset of the fixed
+ * fields.  [fake] files written by the library's writer. */
 #include "check.h"
 #include "perf_tool.h"
 
+#include "decode/record_io.h"
 #include "perfdata/reader_lazy.h"
 #include "pmuscope/error.h"
 #include "pmuscope/perfdata.h"
@@ -125,9 +128,13 @@ PMS_TEST(lazy_samples_decode_as_eager)
 		CHECK_EQ_INT(z.rec.misc, e.rec.misc);
 		if (pms_pd_event_lazy(&z)) {
 			struct pms_sample_layout l;
+			static struct pms_record planned;
 			nlazy++;
+			/* the plan's decoding is the general parse's, byte for byte */
+			CHECK_OK(pms_pd_decode(z.attr, z.raw, z.raw_len, &planned));
 			pms_sample_layout_from_attr(&l, z.attr->attr);
 			CHECK_OK(pms_record_parse(&l, z.raw, z.raw_len, &z.rec));
+			CHECK(!memcmp(&planned, &z.rec, sizeof(planned)));
 		}
 		CHECK_EQ_U64(z.rec.sample.present, e.rec.sample.present);
 		CHECK_EQ_U64(z.rec.sample.ip, e.rec.sample.ip);
@@ -152,6 +159,100 @@ out:
 	pms_perfdata_reader_free(eager);
 	pms_perfdata_reader_free(lazy);
 	free(buf);
+}
+
+/* The fixed fields (WEIGHT_STRUCT stands for either weight) */
+static const uint64_t fixed_bits[] = {
+	PMS_SAMPLE_IDENTIFIER, PMS_SAMPLE_IP, PMS_SAMPLE_TID, PMS_SAMPLE_TIME,
+	PMS_SAMPLE_ADDR, PMS_SAMPLE_ID, PMS_SAMPLE_STREAM_ID, PMS_SAMPLE_CPU,
+	PMS_SAMPLE_PERIOD, PMS_SAMPLE_WEIGHT, PMS_SAMPLE_DATA_SRC, PMS_SAMPLE_TRANSACTION,
+	PMS_SAMPLE_PHYS_ADDR, PMS_SAMPLE_CGROUP, PMS_SAMPLE_DATA_PAGE_SIZE,
+	PMS_SAMPLE_CODE_PAGE_SIZE, PMS_SAMPLE_WEIGHT_STRUCT,
+};
+#define NFIXED (sizeof(fixed_bits) / sizeof(fixed_bits[0]))
+
+/* Every field its own value (the weight's three WEIGHT_STRUCT parts too). */
+static void fill_fixed(struct pms_sample *s, uint64_t k)
+{
+	memset(s, 0, sizeof(*s));
+	s->misc = (uint16_t)(PMS_MISC_USER | (k & 1 ? PMS_MISC_EXACT_IP : 0));
+	s->id = 0x1d + k;
+	s->ip = 0x401000 + k;
+	s->pid = 100;
+	s->tid = 101;
+	s->time = 123456789 + k;
+	s->addr = 0x7fff0000 + k;
+	s->stream_id = 0x5d;
+	s->cpu = 3;
+	s->cpu_res = 7;
+	s->period = 10007;
+	s->weight = 0x0003000200000123ULL + k;
+	s->weight_var1_dw = (uint32_t)s->weight;
+	s->weight_var2_w = 2;
+	s->weight_var3_w = 3;
+	s->data_src = 0x10268100142ULL;
+	s->transaction = 0x55;
+	s->phys_addr = 0x12345000;
+	s->cgroup = 9;
+	s->data_page_size = 4096;
+	s->code_page_size = 2u << 20;
+}
+
+PMS_TEST(fixed_plan_decodes_as_the_general_parse)
+{
+	unsigned char rec[512];
+	static struct pms_record a, b;
+	size_t subsets = 0;
+	/* every subset of the first 12 fields, and random ones of all */
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	for (uint64_t m = 0; m < (1u << 12) + 4096; m++) {
+		uint64_t pick = m;
+		if (m >= (1u << 12)) {
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			pick = seed;
+		}
+		struct pms_sample_layout l;
+		struct pms_sample_fixed f;
+		struct pms_sample s;
+		memset(&l, 0, sizeof(l));
+		for (size_t i = 0; i < NFIXED; i++)
+			if (pick & (1ULL << i))
+				l.sample_type |= fixed_bits[i];
+		if (!l.sample_type)
+			continue;
+		pms_sample_fixed_layout(&l, &f);
+		CHECK(f.body > 0);
+		fill_fixed(&s, m);
+		size_t n = 0;
+		if (pms_sample_encode(&l, &s, rec, sizeof(rec), &n) < 0) {
+			CHECK(0);
+			continue;
+		}
+		CHECK_EQ_U64(n, 8 + f.body);
+		CHECK_OK(pms_record_parse(&l, rec, n, &a));
+		memset(&b, 0xA5, sizeof(b)); /* the plan sets every byte */
+		pms_sample_fixed_decode(&f, rec, &b);
+		CHECK(!memcmp(&a, &b, sizeof(a)));
+		if (l.sample_type & PMS_SAMPLE_TIME) {
+			uint64_t t;
+			memcpy(&t, rec + f.time_off, 8);
+			CHECK_EQ_U64(t, s.time);
+		} else {
+			CHECK_EQ_U64(f.time_off, 0);
+		}
+		subsets++;
+	}
+	CHECK(subsets > 4000);
+	/* a field of variable size or a bit the decoder does not know: no plan */
+	struct pms_sample_layout l;
+	struct pms_sample_fixed f;
+	memset(&l, 0, sizeof(l));
+	l.sample_type = PMS_SAMPLE_IP | PMS_SAMPLE_CALLCHAIN;
+	pms_sample_fixed_layout(&l, &f);
+	CHECK_EQ_U64(f.body, 0);
+	l.sample_type = PMS_SAMPLE_IP | (1ULL << 62);
+	pms_sample_fixed_layout(&l, &f);
+	CHECK_EQ_U64(f.body, 0);
 }
 
 PMS_TEST_MAIN()

@@ -35,6 +35,16 @@
  * the last module's __thread buffer (dynamic TLS, allocated at the first
  * access) and allocate once: "L TID LO HI MODBASE" each.
  *
+ *   alloc_raw_prog TRUTH maps
+ * One "shared" thread that makes and frees 10 more tracked blocks after its
+ * first: "M TID" (its reads of /proc/self/maps are counted under strace by
+ * check_raw.py: once per thread, not per record).
+ *
+ *   alloc_raw_prog TRUTH rawdyn MODULE
+ * dlopens MODULE, then a "fresh" raw thread touches its block of the
+ * module's __thread buffer first (dynamic TLS: the loader allocates it in
+ * that thread) and allocates: "L TID LO HI MODBASE".
+ *
  *   alloc_raw_prog TRUTH reuse
  * Eight "fresh" raw threads one after the other (each waited for until the
  * kernel has let it go: tgkill ESRCH), each allocating once; then "W N": the
@@ -116,7 +126,13 @@ struct job {
 	char *blk;
 	uintptr_t ret1, ret2;
 	uintptr_t tls_lo;
+	int reps; /* more tracked blocks made and freed after the first */
+	char *(*dyn)(size_t *); /* rawdyn: a dlopen'ed module's __thread buffer */
+	char *dyn_lo;
+	size_t dyn_n;
 };
+
+static void hook_call(void);
 
 SITE static char *raw_site(struct job *j, size_t n)
 {
@@ -130,6 +146,15 @@ SITE static void raw_work(struct job *j)
 {
 	j->ret2 = (uintptr_t)__builtin_return_address(0);
 	j->blk = raw_site(j, 100000);
+	for (int i = 0; i < j->reps; i++) {
+		char *volatile q = malloc(100000);
+		free(q);
+	}
+	if (j->dyn) {
+		j->dyn_lo = j->dyn(&j->dyn_n); /* its block allocated here */
+		memset(j->dyn_lo, 3, 4096);
+		hook_call();
+	}
 	tls_buf[0] = 1;
 	j->tls_lo = (uintptr_t)tls_buf;
 	__asm__ volatile("" ::: "memory");
@@ -214,10 +239,17 @@ static int gone(pid_t tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH;
 }
 
+static char *(*dyn_buf)(size_t *);
+static uintptr_t dyn_base;
+
 static int run_one(const char *what, int settls)
 {
 	struct job j;
 	memset(&j, 0, sizeof(j));
+	if (!strcmp(what, "rawdyn"))
+		j.dyn = dyn_buf;
+	if (!strcmp(what, "maps"))
+		j.reps = 10;
 	char *stack = guarded(STACK);
 	uintptr_t tp = 0;
 	if (!stack)
@@ -252,6 +284,11 @@ static int run_one(const char *what, int settls)
 		(unsigned long)(uintptr_t)raw_site, (unsigned long)j.ret1, (unsigned long)j.ret2,
 		what);
 	fprintf(truth, "P %d %#lx\n", vmproc ? (int)j.tid : (int)getpid(), (unsigned long)j.blk);
+	if (j.reps)
+		fprintf(truth, "M %d\n", (int)j.tid);
+	if (j.dyn)
+		fprintf(truth, "L %d %#lx %#lx %#lx\n", (int)j.tid, (unsigned long)j.dyn_lo,
+			(unsigned long)(j.dyn_lo + j.dyn_n), (unsigned long)dyn_base);
 	if (settls) {
 		fprintf(truth, "S %d %#lx %#lx\n", (int)j.tid, (unsigned long)stack,
 			(unsigned long)(stack + STACK));
@@ -288,6 +325,28 @@ static int stream_maps(void)
 	return n;
 }
 
+/* A thread sharing this one's TLS that makes 11 tracked blocks and frees
+ * 10: "M TID" (tests/alloc/check_raw.py counts its reads of
+ * /proc/self/maps under strace). */
+static int maps(void)
+{
+	return run_one("maps", 0);
+}
+
+/* A fresh raw thread's first touch of a dlopen'ed module's __thread
+ * buffer (its block allocated by the loader in that thread). */
+static int rawdyn(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	size_t id = 0;
+	if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &id) != 0 ||
+	    !(dyn_buf = (char *(*)(size_t *))dlsym(h, "alloc_tls_mod_buf")))
+		return 1;
+	dyn_base = mod_base(id, 0);
+	dl_iterate_phdr(learn, NULL);
+	return nsmods ? run_one("rawdyn", 1) : 1;
+}
+
 static int reuse(void)
 {
 	dl_iterate_phdr(learn, NULL);
@@ -303,6 +362,17 @@ static int reuse(void)
 #else
 static int clones(void)
 {
+	return 77;
+}
+
+static int maps(void)
+{
+	return 77;
+}
+
+static int rawdyn(const char *path)
+{
+	(void)path;
 	return 77;
 }
 
@@ -393,7 +463,9 @@ int main(int argc, char **argv)
 {
 	if (argc < 3 || !(truth = fopen(argv[1], "w")))
 		return 2;
-	int rc = !strcmp(argv[2], "clone")    ? clones()
+	int rc = !strcmp(argv[2], "maps")     ? maps()
+		 : !strcmp(argv[2], "rawdyn") ? (argc == 4 ? rawdyn(argv[3]) : 2)
+		 : !strcmp(argv[2], "clone")    ? clones()
 		 : !strcmp(argv[2], "reuse")  ? reuse()
 		 : !strcmp(argv[2], "reload") ? (argc == 5 ? reload(argv + 3) : 2)
 					      : mods(argc - 3, argv + 3);

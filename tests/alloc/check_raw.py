@@ -17,12 +17,15 @@ CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
                                 (its time T or later)
   I ID                          the module id is 256 or more
   R IDA IDB                     the two ids are the same (the id reused)
+  M TID                         (maps, run under strace) that thread
+                                opened /proc/self/maps once at most (not
+                                once per record: 21)
   W N                           at most 3 mappings of the stream's chunks
                                 (the main thread's and one the raw threads
                                 handed on; a chunk left mapped per raw
                                 thread: 9)
-check_raw.py PRELOAD PROGRAM clone|reuse
-check_raw.py PRELOAD PROGRAM mods|reload MODULE COPIES   (COPIES copies of
+check_raw.py PRELOAD PROGRAM clone|reuse|maps
+check_raw.py PRELOAD PROGRAM mods|reload|rawdyn MODULE COPIES   (COPIES copies of
                                             MODULE made in a temporary folder)"""
 import fcntl, os, shutil, struct, subprocess, sys, tempfile
 
@@ -51,7 +54,7 @@ def main():
     preload, prog, mode = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as d:
         args = [prog, os.path.join(d, "truth"), mode]
-        if mode in ("mods", "reload"):
+        if mode in ("mods", "reload", "rawdyn"):
             mod, copies = sys.argv[4], int(sys.argv[5])
             for i in range(copies):
                 p = os.path.join(d, "mod%03d.so" % i)
@@ -62,6 +65,12 @@ def main():
         fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
         env = dict(os.environ, LD_PRELOAD=preload,
                    PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=0,threshold=65536" % (fd, os.fstat(fd).st_ino))
+        trace = os.path.join(d, "strace")
+        if mode == "maps":
+            if not shutil.which("strace"):
+                print("skipped: no strace")
+                return 77
+            args = ["strace", "-f", "-qq", "-e", "trace=openat", "-o", trace] + args
         r = subprocess.run(args, env=env, pass_fds=(fd,))
         if r.returncode == 77:
             print("skipped: not on this architecture")
@@ -71,6 +80,7 @@ def main():
             return 1
         recs = records(os.pread(fd, os.fstat(fd).st_size, 0))
         rows = [l.split() for l in open(os.path.join(d, "truth"))]
+        opens = [l.split()[0] for l in open(trace) if "/proc/self/maps" in l] if mode == "maps" else []
     rc = 0
     for row in rows:
         if row[0] == "I":
@@ -81,6 +91,12 @@ def main():
         if row[0] == "R":
             ok = row[1] == row[2]
             print("TLS module ids %s then %s: %s" % (row[1], row[2], "ok" if ok else "not reused"))
+            rc |= not ok
+            continue
+        if row[0] == "M":
+            n = opens.count(row[1])
+            ok = n <= 1
+            print("thread %s opened /proc/self/maps %d times: %s" % (row[1], n, "ok" if ok else "WRONG"))
             rc |= not ok
             continue
         if row[0] == "W":

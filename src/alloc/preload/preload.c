@@ -127,6 +127,7 @@ static uint32_t load_tid;        /* the thread that loaded the library */
 static __thread bool tl_tls_late;
 static __thread uint64_t tl_tls_time;
 static __thread int64_t tl_tls_left; /* tl_left while parked */
+static __thread bool tl_tls_parked;
 static __thread uint64_t tl_tls_seen[4]; /* module ids < 256 recorded */
 /* ... and ids from 256 on (modules dlopen'ed past the first 255 with TLS:
  * glibc's ids have no such bound), bit id - 256, in pages mapped for the
@@ -610,12 +611,17 @@ static void untrack(unsigned kind, void *p)
 
 static inline void loader_alloc(void)
 {
-	if (out_fd < 0 || depth || !tl_init || tl_tls_late)
+	if (out_fd < 0 || depth || tl_tls_late)
 		return;
 	tl_tls_late = true;
 	tl_tls_time = now_ns();
-	tl_tls_left = tl_left;
-	tl_left = INT64_MIN / 2; /* the next malloc takes the slow path */
+	/* (a thread not set up yet, a raw clone's whose first hook this is:
+	 * its next malloc takes the slow path anyway) */
+	tl_tls_parked = tl_init;
+	if (tl_init) {
+		tl_tls_left = tl_left;
+		tl_left = INT64_MIN / 2; /* the next malloc takes the slow path */
+	}
 }
 
 /* A hook's prologue: 1 when this call is tracked (depth taken). */
@@ -1208,15 +1214,37 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	return 0;
 }
 
+/* Whether a raw clone's thread (tl_nodtv) has a thread control block laid
+ * out as glibc's, whose dtv dl_iterate_phdr's TLS lookup may read: its
+ * first and third words the thread pointer, its second (the dtv) set, this
+ * library's static TLS below it.  Such a thread reached the loader's
+ * __tls_get_addr (a late block's allocation, tls_late): its dynamic TLS
+ * blocks are looked up as a glibc thread's.  (x86-64; elsewhere: no.) */
+static bool tcb_usable(void)
+{
+#if defined(__x86_64__)
+	uintptr_t tcb, dtv, self;
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tcb));
+	__asm__ volatile("mov %%fs:8, %0" : "=r"(dtv));
+	__asm__ volatile("mov %%fs:16, %0" : "=r"(self));
+	return tcb && tcb == self && dtv && tcb > (uintptr_t)&tl_self &&
+	       tcb - (uintptr_t)&tl_self < (64u << 20);
+#else
+	return false;
+#endif
+}
+
 /* The TLS blocks the loader allocated for this thread since the last look
  * (depth held), and tl_left back. */
 static void tls_late(void)
 {
 	uint64_t t = tl_tls_time;
 	tl_tls_late = false;
-	tl_left = tl_tls_left;
-	if (tl_nodtv || tl_self != (uintptr_t)&tl_self)
-		return; /* a raw clone's thread: its dtv is the program's (raw_blocks) */
+	if (tl_tls_parked)
+		tl_left = tl_tls_left;
+	tl_tls_parked = false;
+	if (tl_self != (uintptr_t)&tl_self || (tl_nodtv && !tcb_usable()))
+		return; /* a raw clone's thread whose dtv is not glibc's */
 	dl_iterate_phdr(tls_one, &t);
 }
 
@@ -1333,7 +1361,8 @@ static void main_tls(void)
  * holds it, when that is an unnamed anonymous one: a stack the program
  * mapped; no call path, clone is not interposed) and its static TLS blocks
  * (stls: at their offsets from its own thread pointer).  The TLS blocks of
- * modules loaded later are not looked up in such a thread (tls_late). */
+ * modules loaded later are looked up in such a thread only when its thread
+ * control block is glibc's (tls_late, tcb_usable). */
 static void raw_blocks(void)
 {
 	struct recbuf b;
@@ -1361,7 +1390,8 @@ static void raw_thread_new(void)
 	chunk_disown();
 	tl_forking = false;
 	tl_pthread = false;
-	tl_tls_late = false;
+	tl_tls_late = tl_tls_parked = false;
+	tl_tls_subs = 0;
 	memset(tl_tls_seen, 0, sizeof(tl_tls_seen));
 	tl_tls_more = NULL; /* the creator's */
 	tl_tls_more_len = 0;

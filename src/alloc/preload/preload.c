@@ -569,8 +569,8 @@ static void pre_choose(struct pre *pr, size_t n)
 	pr->time = pr->want ? now_ns() : 0;
 }
 
-/* The set's slot for a tracked block is fetched first and used last: its
- * cache miss (the set is probed at random) overlaps the record's making. */
+/* The set's near slots for a tracked block are fetched first and used
+ * last: a cache miss there overlaps the record's making. */
 static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64_t old,
 		  uintptr_t ret, uintptr_t fp)
 {
@@ -591,7 +591,8 @@ static void untrack(unsigned kind, void *p)
 	if (!p || !set_maybe((uintptr_t)p))
 		return;
 	set_prefetch((uintptr_t)p);
-	uint64_t t = now_ns(); /* while the slot comes */
+	uint64_t t = now_ns(); /* while the slots come (the block freed long
+				* after it was made: they left the cache) */
 	if (!set_take((uintptr_t)p))
 		return;
 	struct recbuf b;

@@ -715,7 +715,8 @@ EXPORT void *malloc(size_t n)
 	return malloc_slow(n, RET_FP);
 }
 
-EXPORT void *calloc(size_t k, size_t n)
+__attribute__((noinline)) static void *calloc_slow(size_t k, size_t n, uintptr_t ret,
+						   uintptr_t fp)
 {
 	if (!ready() || !real.calloc) {
 		size_t t;
@@ -723,7 +724,7 @@ EXPORT void *calloc(size_t k, size_t n)
 			return NULL;
 		return boot_alloc(t); /* static: zeroed */
 	}
-	if (FROM_LOADER()) {
+	if (ret - ldso_lo < ldso_hi - ldso_lo) {
 		loader_alloc();
 		return real.calloc(k, n);
 	}
@@ -733,10 +734,22 @@ EXPORT void *calloc(size_t k, size_t n)
 	pre_choose(&pr, k * n);
 	void *p = real.calloc(k, n);
 	int e = errno;
-	track(&pr, PMS_ALLOC_CALLOC, p, k * n, 0, RET_FP);
+	track(&pr, PMS_ALLOC_CALLOC, p, k * n, 0, ret, fp);
 	depth--;
 	errno = e;
 	return p;
+}
+
+EXPORT void *calloc(size_t k, size_t n)
+{
+	size_t t;
+	if (atomic_load_explicit(&resolved, memory_order_acquire) == 2 && real.calloc &&
+	    !FROM_LOADER() && !__builtin_mul_overflow(k, n, &t) && t < threshold &&
+	    tl_left > (int64_t)t && !depth) {
+		tl_left -= (int64_t)t; /* as malloc's */
+		return real.calloc(k, n);
+	}
+	return calloc_slow(k, n, RET_FP);
 }
 
 static void *realloc_common(unsigned kind, void *old, size_t k, size_t n, uintptr_t ret,
@@ -785,15 +798,29 @@ static void *realloc_common(unsigned kind, void *old, size_t k, size_t n, uintpt
 	return p;
 }
 
-EXPORT void *realloc(void *old, size_t n)
+__attribute__((noinline)) static void *realloc_slow(void *old, size_t n, uintptr_t ret,
+						    uintptr_t fp)
 {
 	if (!ready())
 		return boot_alloc(n);
-	if (FROM_LOADER() && !is_boot(old)) {
+	if (ret - ldso_lo < ldso_hi - ldso_lo && !is_boot(old)) {
 		loader_alloc();
 		return real.realloc(old, n);
 	}
-	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, RET_FP);
+	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, ret, fp);
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	/* a block not tracked (the filter's 0, or none) resized and not
+	 * sampled: as malloc's (a zero size, a free, takes the slow path) */
+	if (atomic_load_explicit(&resolved, memory_order_acquire) == 2 && !FROM_LOADER() &&
+	    !is_boot(old) && (!old || !set_maybe((uintptr_t)old)) && n && n < threshold &&
+	    tl_left > (int64_t)n && !depth) {
+		tl_left -= (int64_t)n;
+		return real.realloc(old, n);
+	}
+	return realloc_slow(old, n, RET_FP);
 }
 
 EXPORT void *reallocarray(void *old, size_t k, size_t n)

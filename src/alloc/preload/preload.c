@@ -23,9 +23,10 @@
  *     every process of the command), so a record costs no system call and
  *     is in the file the moment it is written: nothing to flush at thread
  *     exit, exit, exec, fork or a crash.  A thread's chunks are mapped
- *     into a window of slots unmapped all at once when full (chunk_claim);
- *     its chunk is handed to the
- *     next thread at its exit (a small lock-free array of spares); the
+ *     into a window of slots unmapped all at once when full (chunk_claim,
+ *     preload_stream.c); its chunk is handed to the next thread at its
+ *     exit (a small lock-free array of spares; a raw clone's thread, which
+ *     runs no exit hook: once the kernel says it is gone); the
  *     forked child drops the parent's chunks (they stay mapped there,
  *     unwritten) and claims its own; a record made while fork runs in the
  *     forking thread (another library's atfork handler) is dropped.

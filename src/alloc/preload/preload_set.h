@@ -13,10 +13,11 @@
 
 /* Two open-addressing tables in one mapping.  The near one, 2^16 slots
  * (512 KiB), takes a block in one of the PRI_PROBES slots from its hash
- * (two cache lines): small enough to stay in the cache, where the probes
- * of a table sized for the worst case (8 MiB, random) missed it on every
- * tracked allocation and free (3.6 % of the bench's samples; docs/mem.md
- * "Cost").  A block whose slots there are all taken goes to the far one:
+ * (128 bytes): small enough to stay in the caches more often than a
+ * table sized for the worst case (8 MiB, probed at random), which missed
+ * them on every tracked allocation and free (3.6 % of the bench's samples;
+ * a block freed long after it was made still misses the near one:
+ * docs/mem.md "Cost").  A block whose slots there are all taken goes to the far one:
  * 2^22 slots (32 MiB) when every allocation is tracked (rate 0), 2^20
  * (8 MiB) when small ones are sampled (the blocks of some 32 GiB live at
  * the default rate), probed only once a block went there (pl_far_used).

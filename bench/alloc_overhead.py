@@ -10,8 +10,13 @@ named instead of the build's, in the same alternation (another build's, to
 compare two versions on one loaded machine); --syscalls then runs the bench
 once more under each one with `strace -f -c` and prints the library's
 mmap/munmap/fallocate calls (the bench's own large blocks make some too:
-the plain run's counts are printed beside them).
-  alloc_overhead.py [--preload PATH]... [--syscalls] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
+the plain run's counts are printed beside them).  --split adds, for each
+library, a run that tracks nothing (the hooks' own cost: rate and threshold
+past any size) and one that tracks only the large blocks (the rate past any
+size, THRESHOLD kept), in the same alternation, so the ratios split into
+hooks, large blocks and sampled small ones.  The load average is printed
+before and after.
+  alloc_overhead.py [--preload PATH]... [--syscalls] [--split] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
 import fcntl, os, re, resource, shutil, statistics, struct, subprocess, sys
 
 def count_records(fd):
@@ -51,13 +56,15 @@ def syscall_counts(cmd, env=None, fds=()):
     return got
 
 def main():
-    argv, pres, sysc = sys.argv[1:], [], False
+    argv, pres, sysc, split = sys.argv[1:], [], False, False
     while argv and argv[0].startswith("--"):
         if argv[0] == "--preload":
             pres.append(argv[1])
             argv = argv[2:]
         elif argv[0] == "--syscalls":
             sysc, argv = True, argv[1:]
+        elif argv[0] == "--split":
+            split, argv = True, argv[1:]
         else:
             raise SystemExit("unknown option %s" % argv[0])
     build = argv[0]
@@ -67,8 +74,8 @@ def main():
     bench = os.path.join(build, "bench", "alloc_bench")
     if not pres:
         pres = [os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")]
-    if len(pres) > 1:
-        return compare(bench, pres, runs, threads, rounds, rate, thr, sysc)
+    if len(pres) > 1 or split:
+        return compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split)
     pre = pres[0]
     plain, tracked, recbytes, records = [], [], 0, 0
     cpu = {"plain": [], "tracked": []}
@@ -102,6 +109,7 @@ def main():
     print("ratio tracked/plain %.3f; stream file %d bytes, %d records" % (t / p, recbytes, records))
     cp, ct = statistics.median(cpu["plain"]), statistics.median(cpu["tracked"])
     print("cpu plain median %.3f s, tracked %.3f s: ratio %.3f" % (cp, ct, ct / cp))
+    print("load average now: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     if sysc:
         print_syscalls(bench, pres, threads, rounds, rate, thr)
     return 0
@@ -117,16 +125,27 @@ def print_syscalls(bench, pres, threads, rounds, rate, thr):
         print("  under %s: %s" % (pre, syscall_counts(cmd, env, (fd,))))
         os.close(fd)
 
-def compare(bench, pres, runs, threads, rounds, rate, thr, sysc):
-    """Plain, then each preload, alternating: median wall and CPU ratios."""
+NEVER = str(1 << 62)  # a rate or threshold past any size
+
+def compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split=False):
+    """Plain, then each preload (with --split: also tracking nothing, and
+    only large blocks), alternating: median wall and CPU ratios."""
     def cpu_now():
         r = resource.getrusage(resource.RUSAGE_CHILDREN)
         return r.ru_utime + r.ru_stime
-    wall = {k: [] for k in ["plain"] + pres}
-    cpu = {k: [] for k in ["plain"] + pres}
+    runs_of = [("plain", None, None, None)]
+    for pre in pres:
+        if split:
+            runs_of.append((pre + " hooks only", pre, NEVER, NEVER))
+            runs_of.append((pre + " large only", pre, NEVER, thr))
+        runs_of.append((pre, pre, rate, thr))
+    keys = [k for k, _, _, _ in runs_of]
+    wall = {k: [] for k in keys}
+    cpu = {k: [] for k in keys}
+    print("load average before: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     for _ in range(runs):
-        for k in ["plain"] + pres:
-            fd, env = tracked_env(k, rate, thr) if k != "plain" else (None, None)
+        for k, pre, r_, t_ in runs_of:
+            fd, env = tracked_env(pre, r_, t_) if pre else (None, None)
             c0 = cpu_now()
             out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True,
                                  check=True, env=env, pass_fds=(fd,) if fd is not None else ())
@@ -138,10 +157,11 @@ def compare(bench, pres, runs, threads, rounds, rate, thr, sysc):
           (threads, rounds, rate, thr, runs))
     wp, cp = statistics.median(wall["plain"]), statistics.median(cpu["plain"])
     print("plain: wall median %.3f s, cpu median %.3f s" % (wp, cp))
-    for k in pres:
+    for k in keys[1:]:
         w, c = statistics.median(wall[k]), statistics.median(cpu[k])
         print("%s: wall median %.3f s (ratio %.3f), cpu median %.3f s (ratio %.3f)" %
               (k, w, w / wp, c, c / cp))
+    print("load average after: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     if sysc:
         print_syscalls(bench, pres, threads, rounds, rate, thr)
     return 0

@@ -13,12 +13,15 @@
  *   - "copy": CLONE_SETTLS with the creator's static TLS blocks copied (the
  *     library's state of the creator included);
  *   - "shared": CLONE_VM | CLONE_THREAD without CLONE_SETTLS (the creator's
- *     very TLS block).
+ *     very TLS block);
+ *   - "vmproc": a process, CLONE_VM | CLONE_SETTLS without CLONE_THREAD (a
+ *     fresh TLS area; this memory, the library's state included, shared).
  * Each runs on an mmap'd stack between PROT_NONE guard pages and calls
  * malloc through two functions of its own; it writes
  *   A TID ADDR SITE_FN RET1 RET2   its block, the function that called
  *                                  malloc, and the return addresses into
  *                                  the two functions above it
+ *   P PID ADDR                     its process (vmproc: its own)
  *   S TID LO HI                    (SETTLS threads) its stack mapping
  *   L TID LO HI MODBASE            (SETTLS threads) its block of this
  *                                  program's __thread buffer, the program's
@@ -30,11 +33,36 @@
  * that the last one's TLS module id is past 255), writes "I ID" (the last
  * one's id), then the main thread and a pthread each touch their block of
  * the last module's __thread buffer (dynamic TLS, allocated at the first
- * access) and allocate once: "L TID LO HI MODBASE" each. */
+ * access) and allocate once: "L TID LO HI MODBASE" each.
+ *
+ *   alloc_raw_prog TRUTH maps
+ * One "shared" thread that makes and frees 10 more tracked blocks after its
+ * first: "M TID" (its reads of /proc/self/maps are counted under strace by
+ * check_raw.py: once per thread, not per record).
+ *
+ *   alloc_raw_prog TRUTH rawdyn MODULE
+ * dlopens MODULE, then a "fresh" raw thread touches its block of the
+ * module's __thread buffer first (dynamic TLS: the loader allocates it in
+ * that thread) and allocates: "L TID LO HI MODBASE".
+ *
+ *   alloc_raw_prog TRUTH reuse
+ * Eight "fresh" raw threads one after the other (each waited for until the
+ * kernel has let it go: tgkill ESRCH), each allocating once; then "W N": the
+ * mappings of the stream file past its header that this process holds
+ * (/proc/self/maps, the memfd named pmuscope-alloc-*): a raw thread's chunk
+ * is taken over by the next one, not left mapped.
+ *
+ *   alloc_raw_prog TRUTH reload MODULE_A MODULE_B
+ * dlopens A, touches its __thread buffer and allocates (its TLS block
+ * recorded), dlcloses it, dlopens B (two copies of alloc_tls_mod: B gets
+ * A's TLS module id again), writes "R IDA IDB", then touches B's buffer and
+ * allocates: "L TID LO HI MODBASE T" with T the time (CLOCK_MONOTONIC ns)
+ * before B was touched: B's block is recorded then, not taken for A's. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -45,6 +73,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__clang__)
@@ -96,7 +126,13 @@ struct job {
 	char *blk;
 	uintptr_t ret1, ret2;
 	uintptr_t tls_lo;
+	int reps; /* more tracked blocks made and freed after the first */
+	char *(*dyn)(size_t *); /* rawdyn: a dlopen'ed module's __thread buffer */
+	char *dyn_lo;
+	size_t dyn_n;
 };
+
+static void hook_call(void);
 
 SITE static char *raw_site(struct job *j, size_t n)
 {
@@ -110,6 +146,15 @@ SITE static void raw_work(struct job *j)
 {
 	j->ret2 = (uintptr_t)__builtin_return_address(0);
 	j->blk = raw_site(j, 100000);
+	for (int i = 0; i < j->reps; i++) {
+		char *volatile q = malloc(100000);
+		free(q);
+	}
+	if (j->dyn) {
+		j->dyn_lo = j->dyn(&j->dyn_n); /* its block allocated here */
+		memset(j->dyn_lo, 3, 4096);
+		hook_call();
+	}
 	tls_buf[0] = 1;
 	j->tls_lo = (uintptr_t)tls_buf;
 	__asm__ volatile("" ::: "memory");
@@ -188,16 +233,32 @@ static uintptr_t make_tls(int copy)
 	return nt;
 }
 
+/* Whether thread tid of this process is gone (the kernel let it go). */
+static int gone(pid_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH;
+}
+
+static char *(*dyn_buf)(size_t *);
+static uintptr_t dyn_base;
+
 static int run_one(const char *what, int settls)
 {
 	struct job j;
 	memset(&j, 0, sizeof(j));
+	if (!strcmp(what, "rawdyn"))
+		j.dyn = dyn_buf;
+	if (!strcmp(what, "maps"))
+		j.reps = 10;
 	char *stack = guarded(STACK);
 	uintptr_t tp = 0;
 	if (!stack)
 		return 1;
+	int vmproc = !strcmp(what, "vmproc");
 	int fl = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
 		 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	if (vmproc)
+		fl = CLONE_VM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD;
 	if (settls) {
 		tp = make_tls(settls == 2);
 		if (!tp)
@@ -207,13 +268,27 @@ static int run_one(const char *what, int settls)
 	j.ctid = 1;
 	if (clone(raw_main, stack + STACK, fl, &j, &j.tid, (void *)tp, (pid_t *)&j.ctid) <= 0)
 		return 1;
-	while (j.ctid) /* the kernel clears it at the thread's exit, and wakes */
-		syscall(SYS_futex, (pid_t *)&j.ctid, FUTEX_WAIT, j.ctid, NULL, NULL, 0);
+	if (vmproc) {
+		int st;
+		if (waitpid(j.tid, &st, __WALL) != j.tid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+	} else {
+		while (j.ctid) /* the kernel clears it at the thread's exit, and wakes */
+			syscall(SYS_futex, (pid_t *)&j.ctid, FUTEX_WAIT, j.ctid, NULL, NULL, 0);
+		while (!gone(j.tid))
+			sched_yield();
+	}
 	if (!j.blk)
 		return 1;
 	fprintf(truth, "A %d %#lx %#lx %#lx %#lx %s\n", (int)j.tid, (unsigned long)j.blk,
 		(unsigned long)(uintptr_t)raw_site, (unsigned long)j.ret1, (unsigned long)j.ret2,
 		what);
+	fprintf(truth, "P %d %#lx\n", vmproc ? (int)j.tid : (int)getpid(), (unsigned long)j.blk);
+	if (j.reps)
+		fprintf(truth, "M %d\n", (int)j.tid);
+	if (j.dyn)
+		fprintf(truth, "L %d %#lx %#lx %#lx\n", (int)j.tid, (unsigned long)j.dyn_lo,
+			(unsigned long)(j.dyn_lo + j.dyn_n), (unsigned long)dyn_base);
 	if (settls) {
 		fprintf(truth, "S %d %#lx %#lx\n", (int)j.tid, (unsigned long)stack,
 			(unsigned long)(stack + STACK));
@@ -228,7 +303,60 @@ static int clones(void)
 	dl_iterate_phdr(learn, NULL);
 	if (!nsmods)
 		return 1;
-	return run_one("fresh", 1) || run_one("copy", 2) || run_one("shared", 0);
+	return run_one("fresh", 1) || run_one("copy", 2) || run_one("shared", 0) ||
+	       run_one("vmproc", 1);
+}
+
+/* The stream file's mappings past its header page in this process. */
+static int stream_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long off = 0;
+		if (strstr(line, "/memfd:pmuscope-alloc") && sscanf(line, "%*s %*s %lx", &off) == 1 &&
+		    off)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* A thread sharing this one's TLS that makes 11 tracked blocks and frees
+ * 10: "M TID" (tests/alloc/check_raw.py counts its reads of
+ * /proc/self/maps under strace). */
+static int maps(void)
+{
+	return run_one("maps", 0);
+}
+
+/* A fresh raw thread's first touch of a dlopen'ed module's __thread
+ * buffer (its block allocated by the loader in that thread). */
+static int rawdyn(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	size_t id = 0;
+	if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &id) != 0 ||
+	    !(dyn_buf = (char *(*)(size_t *))dlsym(h, "alloc_tls_mod_buf")))
+		return 1;
+	dyn_base = mod_base(id, 0);
+	dl_iterate_phdr(learn, NULL);
+	return nsmods ? run_one("rawdyn", 1) : 1;
+}
+
+static int reuse(void)
+{
+	dl_iterate_phdr(learn, NULL);
+	if (!nsmods)
+		return 1;
+	for (int i = 0; i < 8; i++)
+		if (run_one("fresh", 1))
+			return 1;
+	fprintf(truth, "W %d\n", stream_maps());
+	return 0;
 }
 
 #else
@@ -236,7 +364,58 @@ static int clones(void)
 {
 	return 77;
 }
+
+static int maps(void)
+{
+	return 77;
+}
+
+static int rawdyn(const char *path)
+{
+	(void)path;
+	return 77;
+}
+
+static int reuse(void)
+{
+	return 77;
+}
 #endif
+
+/* ---- reload ---- */
+
+/* A call of a hook that enters (the compiler may drop free(malloc(n))). */
+static void hook_call(void)
+{
+	void *volatile q = malloc(64);
+	free(q);
+}
+
+static int reload(char **paths)
+{
+	void *a = dlopen(paths[0], RTLD_NOW | RTLD_LOCAL), *b;
+	size_t ida = 0, idb = 0, n = 0;
+	char *(*buf)(size_t *);
+	if (!a || dlinfo(a, RTLD_DI_TLS_MODID, &ida) != 0 ||
+	    !(buf = (char *(*)(size_t *))dlsym(a, "alloc_tls_mod_buf")))
+		return 1;
+	memset(buf(&n), 1, 4096);
+	hook_call();
+	if (dlclose(a) != 0 || !(b = dlopen(paths[1], RTLD_NOW | RTLD_LOCAL)) ||
+	    dlinfo(b, RTLD_DI_TLS_MODID, &idb) != 0 ||
+	    !(buf = (char *(*)(size_t *))dlsym(b, "alloc_tls_mod_buf")))
+		return 1;
+	fprintf(truth, "R %zu %zu\n", ida, idb);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	char *p = buf(&n); /* B's block, allocated here */
+	memset(p, 2, 4096);
+	hook_call();
+	fprintf(truth, "L %ld %#lx %#lx %#lx %llu\n", (long)syscall(SYS_gettid), (unsigned long)p,
+		(unsigned long)(p + n), (unsigned long)mod_base(idb, 0),
+		(unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+	return 0;
+}
 
 /* ---- mods ---- */
 
@@ -250,7 +429,7 @@ static void *mod_touch(void *arg)
 	size_t n = 0;
 	char *b = mod_buf(&n); /* the block is allocated here (dynamic TLS) */
 	memset(b, 1, 4096);
-	free(malloc(64)); /* a hook that enters: the late block is looked at */
+	hook_call(); /* a hook that enters: the late block is looked at */
 	pthread_mutex_lock(&mu);
 	fprintf(truth, "L %ld %#lx %#lx %#lx\n", (long)syscall(SYS_gettid), (unsigned long)b,
 		(unsigned long)(b + n), (unsigned long)last_base);
@@ -284,7 +463,12 @@ int main(int argc, char **argv)
 {
 	if (argc < 3 || !(truth = fopen(argv[1], "w")))
 		return 2;
-	int rc = !strcmp(argv[2], "clone") ? clones() : mods(argc - 3, argv + 3);
+	int rc = !strcmp(argv[2], "maps")     ? maps()
+		 : !strcmp(argv[2], "rawdyn") ? (argc == 4 ? rawdyn(argv[3]) : 2)
+		 : !strcmp(argv[2], "clone")    ? clones()
+		 : !strcmp(argv[2], "reuse")  ? reuse()
+		 : !strcmp(argv[2], "reload") ? (argc == 5 ? reload(argv + 3) : 2)
+					      : mods(argc - 3, argv + 3);
 	fclose(truth);
 	return rc;
 }

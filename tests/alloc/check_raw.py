@@ -9,14 +9,24 @@ CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
                                 frames 1 and 2 the return addresses into the
                                 two callers (a full call path, not frame 0
                                 alone)
+  P PID ADDR                    the malloc record at ADDR carries pid PID
   S TID LO HI                   a thread_stack record of that tid holding
                                 [LO, HI)
-  L TID LO HI MODBASE           a tls record of that tid holding [LO, HI),
+  L TID LO HI MODBASE [T]       a tls record of that tid holding [LO, HI),
                                 its one frame the module's first byte + 1
+                                (its time T or later)
   I ID                          the module id is 256 or more
-check_raw.py PRELOAD PROGRAM clone
-check_raw.py PRELOAD PROGRAM mods MODULE COPIES   (COPIES copies of MODULE
-                                                   made in a temporary folder)"""
+  R IDA IDB                     the two ids are the same (the id reused)
+  M TID                         (maps, run under strace) that thread
+                                opened /proc/self/maps once at most (not
+                                once per record: 21)
+  W N                           at most 3 mappings of the stream's chunks
+                                (the main thread's and one the raw threads
+                                handed on; a chunk left mapped per raw
+                                thread: 9)
+check_raw.py PRELOAD PROGRAM clone|reuse|maps
+check_raw.py PRELOAD PROGRAM mods|reload|rawdyn MODULE COPIES   (COPIES copies of
+                                            MODULE made in a temporary folder)"""
 import fcntl, os, shutil, struct, subprocess, sys, tempfile
 
 REC = struct.Struct("<HBBIIIQQQQQ")  # struct pms_alloc_rec, 56 bytes
@@ -36,7 +46,7 @@ def records(data):
             if size != REC.size + 8 * nfr or off + size > end:
                 raise SystemExit("malformed record at %d" % off)
             frames = struct.unpack_from("<%dQ" % nfr, data, off + REC.size)
-            out.append((kind, pid, tid, addr, nbytes, frames))
+            out.append((kind, pid, tid, addr, nbytes, frames, t))
             off += size
     return out
 
@@ -44,7 +54,7 @@ def main():
     preload, prog, mode = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as d:
         args = [prog, os.path.join(d, "truth"), mode]
-        if mode == "mods":
+        if mode in ("mods", "reload", "rawdyn"):
             mod, copies = sys.argv[4], int(sys.argv[5])
             for i in range(copies):
                 p = os.path.join(d, "mod%03d.so" % i)
@@ -55,6 +65,12 @@ def main():
         fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
         env = dict(os.environ, LD_PRELOAD=preload,
                    PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=0,threshold=65536" % (fd, os.fstat(fd).st_ino))
+        trace = os.path.join(d, "strace")
+        if mode == "maps":
+            if not shutil.which("strace"):
+                print("skipped: no strace")
+                return 77
+            args = ["strace", "-f", "-qq", "-e", "trace=openat", "-o", trace] + args
         r = subprocess.run(args, env=env, pass_fds=(fd,))
         if r.returncode == 77:
             print("skipped: not on this architecture")
@@ -64,11 +80,36 @@ def main():
             return 1
         recs = records(os.pread(fd, os.fstat(fd).st_size, 0))
         rows = [l.split() for l in open(os.path.join(d, "truth"))]
+        opens = [l.split()[0] for l in open(trace) if "/proc/self/maps" in l] if mode == "maps" else []
     rc = 0
     for row in rows:
         if row[0] == "I":
             ok = int(row[1]) >= 256
             print("last module's TLS id %s: %s" % (row[1], "ok" if ok else "below 256"))
+            rc |= not ok
+            continue
+        if row[0] == "R":
+            ok = row[1] == row[2]
+            print("TLS module ids %s then %s: %s" % (row[1], row[2], "ok" if ok else "not reused"))
+            rc |= not ok
+            continue
+        if row[0] == "M":
+            n = opens.count(row[1])
+            ok = n <= 1
+            print("thread %s opened /proc/self/maps %d times: %s" % (row[1], n, "ok" if ok else "WRONG"))
+            rc |= not ok
+            continue
+        if row[0] == "W":
+            ok = 0 < int(row[1]) <= 3
+            print("stream chunk mappings after 8 raw threads: %s: %s" % (row[1], "ok" if ok else "WRONG"))
+            rc |= not ok
+            continue
+        if row[0] == "P":
+            pid, addr = int(row[1]), int(row[2], 16)
+            got = [x for x in recs if x[0] == 1 and x[3] == addr]
+            ok = bool(got) and all(x[1] == pid for x in got)
+            print("malloc record at %#x: pids %s (want %d): %s" %
+                  (addr, [x[1] for x in got], pid, "ok" if ok else "WRONG"))
             rc |= not ok
             continue
         tid = int(row[1])
@@ -87,6 +128,8 @@ def main():
             if row[0] == "L":
                 base = int(row[4], 16)
                 got = [x for x in got if x[5][:1] == (base + 1,)]
+                if len(row) > 5:
+                    got = [x for x in got if x[6] >= int(row[5])]
             ok = len(got) >= 1
             print("thread %d %s [%#x, %#x): %d records: %s" %
                   (tid, "stack" if kind == 15 else "tls", lo, hi, len(got), "ok" if ok else "MISSING"))

@@ -23,9 +23,10 @@
  *     every process of the command), so a record costs no system call and
  *     is in the file the moment it is written: nothing to flush at thread
  *     exit, exit, exec, fork or a crash.  A thread's chunks are mapped
- *     into a window of slots unmapped all at once when full (chunk_claim);
- *     its chunk is handed to the
- *     next thread at its exit (a small lock-free array of spares); the
+ *     into a window of slots unmapped all at once when full (chunk_claim,
+ *     preload_stream.c); its chunk is handed to the next thread at its
+ *     exit (a small lock-free array of spares; a raw clone's thread, which
+ *     runs no exit hook: once the kernel says it is gone); the
  *     forked child drops the parent's chunks (they stay mapped there,
  *     unwritten) and claims its own; a record made while fork runs in the
  *     forking thread (another library's atfork handler) is dropped.
@@ -66,6 +67,7 @@
 #include <unistd.h>
 
 #include "pmuscope/alloc.h"
+#include "preload_int.h"
 #include "preload_set.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -96,13 +98,14 @@ extern void __tsan_init(void) __attribute__((weak));
 static struct real_fns real;
 static atomic_int resolved; /* 0 not yet, 1 resolving, 2 done */
 
-static int out_fd = -1;     /* -1: tracking off */
-static unsigned long out_ino;
+int out_fd = -1;
+unsigned long out_ino;
 static uint64_t rate, threshold;
-static uint32_t cur_pid;
+uint32_t cur_pid;
 
 static __thread int depth;  /* > 0: inside a hook */
-static __thread uint32_t tl_tid;
+__thread uint32_t tl_tid;
+__thread uint32_t tl_pid;
 static __thread int64_t tl_left;   /* bytes until this thread's next sample */
 static __thread uint64_t tl_rng;
 static __thread uintptr_t tl_stack_hi;
@@ -114,7 +117,7 @@ static __thread bool tl_init;
 static __thread uintptr_t tl_self;
 static __thread bool tl_pthread; /* started by pthread_create (thread_start) */
 static __thread bool tl_raw_anon; /* tl_raw: its stack is an unnamed anonymous mapping */
-static __thread bool tl_raw;     /* started without thread_start (a raw clone, or a
+__thread bool tl_raw;     /* started without thread_start (a raw clone, or a
 				  * thread that ran a hook before thread_start) */
 static __thread bool tl_nodtv;   /* tl_raw, and its thread pointer not a glibc
 				  * descriptor at its stack's top: no
@@ -125,6 +128,7 @@ static uint32_t load_tid;        /* the thread that loaded the library */
 static __thread bool tl_tls_late;
 static __thread uint64_t tl_tls_time;
 static __thread int64_t tl_tls_left; /* tl_left while parked */
+static __thread bool tl_tls_parked;
 static __thread uint64_t tl_tls_seen[4]; /* module ids < 256 recorded */
 /* ... and ids from 256 on (modules dlopen'ed past the first 255 with TLS:
  * glibc's ids have no such bound), bit id - 256, in pages mapped for the
@@ -281,11 +285,18 @@ out:
 	return found;
 }
 
+static uint32_t raw_pid; /* a raw clone's process announced by a FORK record */
+static void vm_process_new(void);
+
 static void thread_init(void)
 {
 	tl_init = true;
 	tl_self = (uintptr_t)&tl_self;
 	tl_tid = (uint32_t)syscall(SYS_gettid);
+	/* its own, not cur_pid: a process made by a raw clone with CLONE_VM
+	 * shares this memory, cur_pid with it (getpid's cache is its
+	 * creator's too) */
+	tl_pid = (uint32_t)syscall(SYS_getpid);
 	tl_rng = (now_ns() ^ ((uint64_t)tl_tid << 32) ^ (uintptr_t)&tl_rng) | 1;
 	tl_left = rate ? draw() : 0;
 	/* The top of this thread's stack, for the walk's bound, read without a
@@ -329,83 +340,8 @@ static void thread_init(void)
 		uintptr_t self = (uintptr_t)pthread_self();
 		tl_nodtv = !(self > (uintptr_t)__builtin_frame_address(0) && self < hi);
 	}
-}
-
-/* ---- records -------------------------------------------------------------- */
-
-/* The stream's header page (shared by every process of the command) and
- * this thread's chunk. */
-static _Atomic uint64_t *hdr;          /* [0] magic, [1] chunks claimed */
-static pthread_key_t exit_key;
-static bool exit_key_ok;
-static __thread unsigned char *tl_chunk;
-static __thread uint32_t tl_pos;
-static __thread bool tl_forking; /* between fork's prepare and its end */
-#define SPARES 64
-static unsigned char *_Atomic spares[SPARES]; /* chunks of exited threads */
-
-/* Where the records in chunk c end (its first size 0). */
-static uint32_t chunk_used(const unsigned char *c)
-{
-	uint32_t pos = 0;
-	while (pos + sizeof(struct pms_alloc_rec) <= PMS_ALLOC_CHUNK) {
-		uint16_t sz = atomic_load_explicit((_Atomic uint16_t *)(uintptr_t)(c + pos),
-						   memory_order_relaxed);
-		if (!sz)
-			break;
-		pos += sz;
-	}
-	return pos;
-}
-
-/* Chunk windows.  A thread maps its chunks into a window of WIN_CHUNKS
- * slots, a range reserved once (PROT_NONE, aligned to its size, so that a
- * chunk's window is its address rounded down): a full chunk stays mapped
- * and the next one is mapped over the next slot (MAP_FIXED on reserved,
- * never touched pages: nothing to unmap there); when the last slot is
- * full, one mmap of the whole window back to PROT_NONE unmaps its chunks at
- * once, and the window is used again from its first slot.  So a thread pays
- * one unmapping (page tables zapped, TLB shot down on every CPU the process
- * runs on) per WIN_CHUNKS chunks, not one per chunk (docs/bench.md: the
- * preload's munmap calls on bench/alloc_bench).  The file's layout is as
- * before: one chunk claimed at a time. */
-#define WIN_CHUNKS 8
-#define WIN_SIZE ((size_t)WIN_CHUNKS * PMS_ALLOC_CHUNK)
-
-static unsigned char *win_of(unsigned char *c)
-{
-	return (unsigned char *)((uintptr_t)c & ~(uintptr_t)(WIN_SIZE - 1));
-}
-
-static bool sys_failed(long r)
-{
-	return r == -1 || (r < 0 && r > -4096);
-}
-
-/* A new window, reserved: 2 sizes mapped, the unaligned ends given back. */
-static unsigned char *win_new(void)
-{
-	long r = syscall(SYS_mmap, NULL, 2 * WIN_SIZE, PROT_NONE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, (off_t)0);
-	if (sys_failed(r))
-		return NULL;
-	uintptr_t m = (uintptr_t)r, a = (m + WIN_SIZE - 1) & ~(uintptr_t)(WIN_SIZE - 1);
-	if (a > m)
-		syscall(SYS_munmap, m, a - m);
-	if (m + 2 * WIN_SIZE > a + WIN_SIZE)
-		syscall(SYS_munmap, a + WIN_SIZE, m + 2 * WIN_SIZE - (a + WIN_SIZE));
-	return (unsigned char *)a;
-}
-
-/* An exited thread's chunk goes to the spares, else its window goes. */
-static void chunk_drop(unsigned char *c)
-{
-	for (size_t i = 0; i < SPARES; i++) {
-		unsigned char *expect = NULL;
-		if (atomic_compare_exchange_strong(&spares[i], &expect, c))
-			return;
-	}
-	syscall(SYS_munmap, win_of(c), WIN_SIZE);
+	if (tl_pid != cur_pid && tl_pid != raw_pid && out_fd >= 0)
+		vm_process_new();
 }
 
 /* The thread ends (a pthread key's destructor): its chunk goes to the next
@@ -420,108 +356,8 @@ static void thread_exit(void *unused)
 		tls_late();
 		depth--;
 	}
-	if (tl_chunk)
-		chunk_drop(tl_chunk);
-	tl_chunk = NULL;
+	chunk_drop_mine();
 	tls_more_free();
-}
-
-/* The next chunk for this thread (none yet, or its chunk full): a spare
- * when it has none, else a new one claimed from the header's counter (the
- * file grown with fallocate, which never shrinks it under another
- * process's claim) and mapped shared into the next slot of its window.
- * The descriptor is checked to be the stream's (a program may have closed
- * it and opened another file on its number): else tracking stops. */
-static bool chunk_claim(void)
-{
-	unsigned char *w = NULL;
-	size_t slot = 0;
-	if (tl_chunk) {
-		w = win_of(tl_chunk);
-		slot = (size_t)(tl_chunk - w) / PMS_ALLOC_CHUNK + 1;
-		if (slot == WIN_CHUNKS) {
-			/* the window is full: all its chunks unmapped in one call,
-			 * the range kept reserved for the next ones */
-			long r = syscall(SYS_mmap, w, WIN_SIZE, PROT_NONE,
-					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
-					 (off_t)0);
-			tl_chunk = NULL;
-			if (sys_failed(r)) {
-				out_fd = -1;
-				return false;
-			}
-			slot = 0;
-		}
-	} else {
-		for (size_t i = 0; i < SPARES; i++) {
-			unsigned char *c = atomic_exchange(&spares[i], NULL);
-			if (c) {
-				tl_chunk = c;
-				tl_pos = chunk_used(c);
-				goto got;
-			}
-		}
-		w = win_new();
-		if (!w) {
-			out_fd = -1;
-			return false;
-		}
-	}
-	struct stat st;
-	if (syscall(SYS_fstat, out_fd, &st) != 0 || (unsigned long)st.st_ino != out_ino) {
-		out_fd = -1;
-		return false;
-	}
-	uint64_t k = atomic_fetch_add(&hdr[1], 1);
-	off_t off = (off_t)(PMS_ALLOC_HDR_SIZE + k * PMS_ALLOC_CHUNK);
-	if (syscall(SYS_fallocate, out_fd, 0, off, (off_t)PMS_ALLOC_CHUNK) != 0) {
-		out_fd = -1; /* no memory for the stream: stop, consistently */
-		return false;
-	}
-	long m = syscall(SYS_mmap, w + slot * PMS_ALLOC_CHUNK, (size_t)PMS_ALLOC_CHUNK,
-			 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, out_fd, off);
-	if (sys_failed(m)) {
-		out_fd = -1;
-		return false;
-	}
-	tl_chunk = (unsigned char *)m;
-	tl_pos = 0;
-got:
-	if (exit_key_ok)
-		pthread_setspecific(exit_key, (void *)1);
-	return true;
-}
-
-/* Append r to this thread's chunk: the record's body first, its size last
- * (a reader of a chunk still being written stops at a size of 0). */
-#if defined(__clang__)
-/* clang's idiom recognition would make the copy loop below a memcpy call */
-#define NO_MEMCPY __attribute__((no_builtin("memcpy")))
-#else
-#define NO_MEMCPY /* gcc: -fno-tree-loop-distribute-patterns (meson.build) */
-#endif
-
-NO_MEMCPY static void emit(const struct pms_alloc_rec *r)
-{
-	if (out_fd < 0 || tl_forking)
-		return;
-	/* (a spare taken may be full: its window's next slot then) */
-	for (int i = 0; !tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK; i++)
-		if (i == 3 || !chunk_claim())
-			return;
-	unsigned char *d = tl_chunk + tl_pos;
-	/* copied by words here, not by libc's memcpy: a ThreadSanitizer
-	 * program intercepts memcpy and, not seeing this library's atomics
-	 * that hand a chunk from an exited thread to a new one, reported the
-	 * copy as a race (the build keeps gcc from making the loop a memcpy
-	 * call: -fno-tree-loop-distribute-patterns) */
-	const uint64_t *src = (const uint64_t *)(const void *)r;
-	uint64_t *dst = (uint64_t *)(void *)d;
-	dst[0] = src[0] & ~(uint64_t)0xffff; /* its size (0 here) goes last */
-	for (size_t i = 1; i < (size_t)r->size / 8; i++)
-		dst[i] = src[i];
-	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, r->size, memory_order_release);
-	tl_pos += r->size;
 }
 
 struct recbuf {
@@ -563,7 +399,6 @@ struct recbuf {
  * A raw-clone thread whose stack lies inside its creator's stack block and
  * that shares its TLS is taken for the creator (its tid); its walk stays
  * within that block. */
-static uint32_t raw_pid; /* a raw clone's process announced by a FORK record */
 static volatile uint64_t *wipe_tok; /* the MADV_WIPEONFORK word; NULL: none */
 
 static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
@@ -571,15 +406,62 @@ static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t ad
 
 static void raw_clone_process(uint32_t pid, uint32_t tid)
 {
-	tl_chunk = NULL; /* inherited: stays mapped, never written here */
-	for (size_t i = 0; i < SPARES; i++)
-		atomic_store(&spares[i], NULL);
+	chunks_forget(); /* inherited: stay mapped, never written here */
 	raw_pid = pid;
 	struct recbuf f;
 	rec_init(&f, 0, PMS_ALLOC_FORK, 0, 0, 0, (uint64_t)syscall(SYS_getppid));
 	f.r.pid = pid;
 	f.r.tid = tid;
 	emit(&f.r);
+}
+
+/* A process made by a raw clone with CLONE_VM and thread-local state of its
+ * own (thread_init): announced once by a FORK record, as raw_clone_process
+ * does (its chunk is its own already). */
+static void vm_process_new(void)
+{
+	raw_pid = tl_pid;
+	struct recbuf f;
+	rec_init(&f, 0, PMS_ALLOC_FORK, 0, 0, 0, (uint64_t)syscall(SYS_getppid));
+	emit(&f.r);
+}
+
+/* The top of the stack mapping of a thread that shares another's TLS
+ * (who()), read from /proc/self/maps once per thread: noted here by tid
+ * (these threads have no state of their own to keep it in) and used again
+ * while the thread's stack pointer lies in the mapping noted. */
+#define SHARED_STACKS 16
+#define SHARED_BUSY UINT32_MAX
+static struct shared_stack {
+	_Atomic uint32_t tid; /* 0: free; SHARED_BUSY: being written */
+	_Atomic uintptr_t lo, hi;
+} shared_stacks[SHARED_STACKS];
+static atomic_uint shared_next;
+
+static uintptr_t shared_stack_hi(uint32_t tid, uintptr_t sp)
+{
+	for (size_t i = 0; i < SHARED_STACKS; i++) {
+		struct shared_stack *e = &shared_stacks[i];
+		if (atomic_load_explicit(&e->tid, memory_order_acquire) != tid)
+			continue;
+		uintptr_t lo = atomic_load_explicit(&e->lo, memory_order_relaxed);
+		uintptr_t hi = atomic_load_explicit(&e->hi, memory_order_relaxed);
+		if (atomic_load_explicit(&e->tid, memory_order_acquire) == tid && sp - lo < hi - lo)
+			return hi;
+	}
+	uintptr_t lo = 0, hi = 0;
+	bool anon;
+	if (!stack_vma(sp, &lo, &hi, &anon))
+		return 0;
+	/* noted in the next entry, unless another thread writes it now */
+	struct shared_stack *e = &shared_stacks[atomic_fetch_add(&shared_next, 1) % SHARED_STACKS];
+	uint32_t old = atomic_load(&e->tid);
+	if (old != SHARED_BUSY && atomic_compare_exchange_strong(&e->tid, &old, SHARED_BUSY)) {
+		atomic_store_explicit(&e->lo, lo, memory_order_relaxed);
+		atomic_store_explicit(&e->hi, hi, memory_order_relaxed);
+		atomic_store_explicit(&e->tid, tid, memory_order_release);
+	}
+	return hi;
 }
 
 static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack);
@@ -604,11 +486,9 @@ static void who(struct recbuf *b)
 		raw_thread_new();
 		tid = tl_tid;
 		b->hi = tl_stack_hi;
-	} else if (tid != tl_tid || pid != cur_pid) {
-		uintptr_t lo = 0, hi = 0;
-		bool anon;
-		b->hi = stack_vma(sp, &lo, &hi, &anon) ? hi : 0;
-		if (pid != cur_pid && pid != raw_pid)
+	} else if (tid != tl_tid || pid != tl_pid) {
+		b->hi = shared_stack_hi(tid, sp);
+		if (pid != tl_pid && pid != raw_pid)
 			raw_clone_process(pid, tid);
 	}
 	b->r.pid = pid;
@@ -621,7 +501,7 @@ static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t ad
 	memset(&b->r, 0, sizeof(b->r));
 	b->r.size = sizeof(b->r);
 	b->r.kind = (uint8_t)kind;
-	b->r.pid = cur_pid;
+	b->r.pid = tl_pid;
 	b->r.tid = tl_tid;
 	who(b);
 	b->r.time = time ? time : now_ns();
@@ -690,24 +570,34 @@ static void pre_choose(struct pre *pr, size_t n)
 	pr->time = pr->want ? now_ns() : 0;
 }
 
+/* The set's near slots for a tracked block are fetched first and used
+ * last: a cache miss there overlaps the record's making. */
 static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64_t old,
 		  uintptr_t ret, uintptr_t fp)
 {
-	if (!p || !pr->want || !set_add((uintptr_t)p))
+	if (!p || !pr->want)
 		return;
+	set_prefetch((uintptr_t)p);
 	struct recbuf b;
 	rec_init(&b, pr->time, kind, (uintptr_t)p, n, pr->weight, old);
 	b.r.flags = pr->flags;
 	walk(&b, ret, fp);
-	emit(&b.r);
+	/* (the block is not the caller's yet: no free of it can come first) */
+	if (set_add((uintptr_t)p))
+		emit(&b.r);
 }
 
 static void untrack(unsigned kind, void *p)
 {
-	if (!p || !set_take((uintptr_t)p))
+	if (!p || !set_maybe((uintptr_t)p))
+		return;
+	set_prefetch((uintptr_t)p);
+	uint64_t t = now_ns(); /* while the slots come (the block freed long
+				* after it was made: they left the cache) */
+	if (!set_take((uintptr_t)p))
 		return;
 	struct recbuf b;
-	rec_init(&b, 0, kind, (uintptr_t)p, 0, 0, 0);
+	rec_init(&b, t, kind, (uintptr_t)p, 0, 0, 0);
 	emit(&b.r);
 }
 
@@ -723,12 +613,17 @@ static void untrack(unsigned kind, void *p)
 
 static inline void loader_alloc(void)
 {
-	if (out_fd < 0 || depth || !tl_init || tl_tls_late)
+	if (out_fd < 0 || depth || tl_tls_late)
 		return;
 	tl_tls_late = true;
 	tl_tls_time = now_ns();
-	tl_tls_left = tl_left;
-	tl_left = INT64_MIN / 2; /* the next malloc takes the slow path */
+	/* (a thread not set up yet, a raw clone's whose first hook this is:
+	 * its next malloc takes the slow path anyway) */
+	tl_tls_parked = tl_init;
+	if (tl_init) {
+		tl_tls_left = tl_left;
+		tl_left = INT64_MIN / 2; /* the next malloc takes the slow path */
+	}
 }
 
 /* A hook's prologue: 1 when this call is tracked (depth taken). */
@@ -784,18 +679,16 @@ static int ldso_find(struct dl_phdr_info *info, size_t size, void *ud)
 
 /* ---- the hooks ------------------------------------------------------------ */
 
-EXPORT void *malloc(size_t n)
+/* The hooks' common cases are small functions that test and tail-call the
+ * real one (no register saved, no frame: a few loads), their other cases
+ * out of line (the _slow functions, given the caller's return address and
+ * frame). */
+__attribute__((noinline)) static void *malloc_slow(size_t n, uintptr_t ret, uintptr_t fp)
 {
 	if (!ready())
 		return boot_alloc(n);
-	if (FROM_LOADER()) {
+	if (ret - ldso_lo < ldso_hi - ldso_lo) {
 		loader_alloc();
-		return real.malloc(n);
-	}
-	/* the common case, a small allocation not sampled: a tail call, no
-	 * depth or errno to keep (choose() would decide the same) */
-	if (out_fd >= 0 && !depth && tl_init && rate && n < threshold && tl_left > (int64_t)n) {
-		tl_left -= (int64_t)n;
 		return real.malloc(n);
 	}
 	if (!enter())
@@ -804,13 +697,27 @@ EXPORT void *malloc(size_t n)
 	pre_choose(&pr, n);
 	void *p = real.malloc(n);
 	int e = errno;
-	track(&pr, PMS_ALLOC_MALLOC, p, n, 0, RET_FP);
+	track(&pr, PMS_ALLOC_MALLOC, p, n, 0, ret, fp);
 	depth--;
 	errno = e;
 	return p;
 }
 
-EXPORT void *calloc(size_t k, size_t n)
+EXPORT void *malloc(size_t n)
+{
+	/* a small allocation not sampled (choose() would decide the same):
+	 * tl_left is 0 in a thread not set up and with rate 0, and made
+	 * negative by loader_alloc */
+	if (atomic_load_explicit(&resolved, memory_order_acquire) == 2 &&
+	    !FROM_LOADER() && n < threshold && tl_left > (int64_t)n && !depth) {
+		tl_left -= (int64_t)n;
+		return real.malloc(n);
+	}
+	return malloc_slow(n, RET_FP);
+}
+
+__attribute__((noinline)) static void *calloc_slow(size_t k, size_t n, uintptr_t ret,
+						   uintptr_t fp)
 {
 	if (!ready() || !real.calloc) {
 		size_t t;
@@ -818,7 +725,7 @@ EXPORT void *calloc(size_t k, size_t n)
 			return NULL;
 		return boot_alloc(t); /* static: zeroed */
 	}
-	if (FROM_LOADER()) {
+	if (ret - ldso_lo < ldso_hi - ldso_lo) {
 		loader_alloc();
 		return real.calloc(k, n);
 	}
@@ -828,10 +735,22 @@ EXPORT void *calloc(size_t k, size_t n)
 	pre_choose(&pr, k * n);
 	void *p = real.calloc(k, n);
 	int e = errno;
-	track(&pr, PMS_ALLOC_CALLOC, p, k * n, 0, RET_FP);
+	track(&pr, PMS_ALLOC_CALLOC, p, k * n, 0, ret, fp);
 	depth--;
 	errno = e;
 	return p;
+}
+
+EXPORT void *calloc(size_t k, size_t n)
+{
+	size_t t;
+	if (atomic_load_explicit(&resolved, memory_order_acquire) == 2 && real.calloc &&
+	    !FROM_LOADER() && !__builtin_mul_overflow(k, n, &t) && t < threshold &&
+	    tl_left > (int64_t)t && !depth) {
+		tl_left -= (int64_t)t; /* as malloc's */
+		return real.calloc(k, n);
+	}
+	return calloc_slow(k, n, RET_FP);
 }
 
 static void *realloc_common(unsigned kind, void *old, size_t k, size_t n, uintptr_t ret,
@@ -880,15 +799,29 @@ static void *realloc_common(unsigned kind, void *old, size_t k, size_t n, uintpt
 	return p;
 }
 
-EXPORT void *realloc(void *old, size_t n)
+__attribute__((noinline)) static void *realloc_slow(void *old, size_t n, uintptr_t ret,
+						    uintptr_t fp)
 {
 	if (!ready())
 		return boot_alloc(n);
-	if (FROM_LOADER() && !is_boot(old)) {
+	if (ret - ldso_lo < ldso_hi - ldso_lo && !is_boot(old)) {
 		loader_alloc();
 		return real.realloc(old, n);
 	}
-	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, RET_FP);
+	return realloc_common(PMS_ALLOC_REALLOC, old, 1, n, ret, fp);
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	/* a block not tracked (the filter's 0, or none) resized and not
+	 * sampled: as malloc's (a zero size, a free, takes the slow path) */
+	if (atomic_load_explicit(&resolved, memory_order_acquire) == 2 && !FROM_LOADER() &&
+	    !is_boot(old) && (!old || !set_maybe((uintptr_t)old)) && n && n < threshold &&
+	    tl_left > (int64_t)n && !depth) {
+		tl_left -= (int64_t)n;
+		return real.realloc(old, n);
+	}
+	return realloc_slow(old, n, RET_FP);
 }
 
 EXPORT void *reallocarray(void *old, size_t k, size_t n)
@@ -938,13 +871,10 @@ EXPORT int posix_memalign(void **out, size_t al, size_t n)
 	return rc;
 }
 
-EXPORT void free(void *p)
+__attribute__((noinline)) static void free_slow(void *p)
 {
-	if (!p || is_boot(p))
-		return;
 	if (!ready())
 		return;
-	/* a block the filter says is not tracked (most): a tail call */
 	if (!atomic_load_explicit(&pl_filter[filter_slot((uintptr_t)p)], memory_order_relaxed) ||
 	    !enter()) {
 		real.free(p);
@@ -956,6 +886,19 @@ EXPORT void free(void *p)
 	real.free(p);
 	depth--;
 	errno = e;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || is_boot(p))
+		return;
+	/* a block the filter says is not tracked (most): a tail call */
+	if (atomic_load_explicit(&resolved, memory_order_acquire) == 2 &&
+	    !atomic_load_explicit(&pl_filter[filter_slot((uintptr_t)p)], memory_order_relaxed)) {
+		real.free(p);
+		return;
+	}
+	free_slow(p);
 }
 
 static void *sys_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
@@ -1095,13 +1038,12 @@ static void child_after_fork(void)
 		*wipe_tok = 1; /* zero in this child (MADV_WIPEONFORK) */
 	uint32_t parent = cur_pid;
 	cur_pid = (uint32_t)getpid();
+	tl_pid = cur_pid;
 	tl_tid = (uint32_t)syscall(SYS_gettid);
 	/* the parent's chunks stay mapped here (shared): never written by
 	 * the child, which claims its own */
 	tl_forking = false;
-	tl_chunk = NULL;
-	for (size_t i = 0; i < SPARES; i++)
-		atomic_store(&spares[i], NULL);
+	chunks_forget();
 	if (out_fd < 0)
 		return;
 	struct recbuf b;
@@ -1121,6 +1063,7 @@ static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack)
 	uint32_t parent = cur_pid;
 	*wipe_tok = 1;
 	cur_pid = pid;
+	tl_pid = pid;
 	tl_tid = tid;
 	tl_self = (uintptr_t)&tl_self; /* its TLS, a copy or not, is its own now */
 	if (!same_stack) {
@@ -1131,9 +1074,7 @@ static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack)
 		tl_stack_lo = lo;
 		tl_stack_hi = hi;
 	}
-	tl_chunk = NULL;
-	for (size_t i = 0; i < SPARES; i++)
-		atomic_store(&spares[i], NULL);
+	chunks_forget();
 	struct recbuf f;
 	rec_init(&f, 0, PMS_ALLOC_FORK, 0, 0, 0, parent);
 	emit(&f.r);
@@ -1258,11 +1199,32 @@ static uint64_t mod_tls(const struct dl_phdr_info *info, uintptr_t *mod)
 	return memsz;
 }
 
+/* The ids of the modules with static TLS (loaded with the program, never
+ * unloaded), < 256; and the loader's count of unloaded modules when this
+ * thread's ids were last made right. */
+static uint64_t tls_static[4];
+static __thread unsigned long long tl_tls_subs;
+
+/* A module was unloaded since this thread noted its ids (dlclose): the id
+ * of a module loaded later may be that one's again, so the ids of the
+ * modules loaded late are forgotten (their blocks recorded again). */
+static void tls_forget_late(unsigned long long subs)
+{
+	tl_tls_subs = subs;
+	for (size_t i = 0; i < 4; i++)
+		tl_tls_seen[i] &= tls_static[i];
+	for (size_t i = 0; i < tl_tls_more_len / 8; i++)
+		tl_tls_more[i] = 0;
+}
+
 static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 {
 	uint64_t time = ud ? *(const uint64_t *)ud : 0;
 	size_t id = size >= offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *)
 			    ? info->dlpi_tls_modid : 0;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs) &&
+	    info->dlpi_subs != tl_tls_subs)
+		tls_forget_late(info->dlpi_subs);
 	if (id && tls_seen(id, false))
 		return 0;
 	uintptr_t mod = 0;
@@ -1281,15 +1243,37 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	return 0;
 }
 
+/* Whether a raw clone's thread (tl_nodtv) has a thread control block laid
+ * out as glibc's, whose dtv dl_iterate_phdr's TLS lookup may read: its
+ * first and third words the thread pointer, its second (the dtv) set, this
+ * library's static TLS below it.  Such a thread reached the loader's
+ * __tls_get_addr (a late block's allocation, tls_late): its dynamic TLS
+ * blocks are looked up as a glibc thread's.  (x86-64; elsewhere: no.) */
+static bool tcb_usable(void)
+{
+#if defined(__x86_64__)
+	uintptr_t tcb, dtv, self;
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tcb));
+	__asm__ volatile("mov %%fs:8, %0" : "=r"(dtv));
+	__asm__ volatile("mov %%fs:16, %0" : "=r"(self));
+	return tcb && tcb == self && dtv && tcb > (uintptr_t)&tl_self &&
+	       tcb - (uintptr_t)&tl_self < (64u << 20);
+#else
+	return false;
+#endif
+}
+
 /* The TLS blocks the loader allocated for this thread since the last look
  * (depth held), and tl_left back. */
 static void tls_late(void)
 {
 	uint64_t t = tl_tls_time;
 	tl_tls_late = false;
-	tl_left = tl_tls_left;
-	if (tl_nodtv || tl_self != (uintptr_t)&tl_self)
-		return; /* a raw clone's thread: its dtv is the program's (raw_blocks) */
+	if (tl_tls_parked)
+		tl_left = tl_tls_left;
+	tl_tls_parked = false;
+	if (tl_self != (uintptr_t)&tl_self || (tl_nodtv && !tcb_usable()))
+		return; /* a raw clone's thread whose dtv is not glibc's */
 	dl_iterate_phdr(tls_one, &t);
 }
 
@@ -1333,6 +1317,7 @@ static void *thread_start(void *p)
 			thread_init();
 		thread_blocks(&ts->b);
 		tl_raw = tl_nodtv = false; /* (a hook that ran first took it for a raw one) */
+		chunk_raw_forget();
 		depth--;
 	}
 	real.free(ts);
@@ -1386,6 +1371,8 @@ static int stls_learn(struct dl_phdr_info *info, size_t size, void *ud)
 	uint64_t memsz = mod_tls(info, &mod);
 	if (!memsz || !mod)
 		return 0;
+	if (info->dlpi_tls_modid < 256)
+		tls_static[info->dlpi_tls_modid / 64] |= 1ull << (info->dlpi_tls_modid % 64);
 	stls[nstls++] = (struct stls){ (intptr_t)((uintptr_t)info->dlpi_tls_data - tl_self), memsz,
 				       mod, info->dlpi_tls_modid };
 	return 0;
@@ -1403,7 +1390,8 @@ static void main_tls(void)
  * holds it, when that is an unnamed anonymous one: a stack the program
  * mapped; no call path, clone is not interposed) and its static TLS blocks
  * (stls: at their offsets from its own thread pointer).  The TLS blocks of
- * modules loaded later are not looked up in such a thread (tls_late). */
+ * modules loaded later are looked up in such a thread only when its thread
+ * control block is glibc's (tls_late, tcb_usable). */
 static void raw_blocks(void)
 {
 	struct recbuf b;
@@ -1428,11 +1416,11 @@ static void raw_blocks(void)
 static void raw_thread_new(void)
 {
 	tl_init = false;
-	tl_chunk = NULL;
-	tl_pos = 0;
+	chunk_disown();
 	tl_forking = false;
 	tl_pthread = false;
-	tl_tls_late = false;
+	tl_tls_late = tl_tls_parked = false;
+	tl_tls_subs = 0;
 	memset(tl_tls_seen, 0, sizeof(tl_tls_seen));
 	tl_tls_more = NULL; /* the creator's */
 	tl_tls_more_len = 0;

@@ -1,0 +1,42 @@
+/* What the preload's files share (src/alloc/preload/preload.c: the hooks,
+ * threads and TLS; preload_stream.c: the stream file's chunks and where
+ * each thread writes).  Internal: hidden like every symbol of the library
+ * but its hooks. */
+#ifndef PMS_ALLOC_PRELOAD_INT_H
+#define PMS_ALLOC_PRELOAD_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmuscope/alloc.h"
+
+extern int out_fd; /* the stream's descriptor; -1: tracking off */
+extern unsigned long out_ino;
+extern uint32_t cur_pid; /* the process the library's state is for */
+extern __thread uint32_t tl_tid;
+extern __thread uint32_t tl_pid; /* this thread's process (a CLONE_VM one: its own) */
+extern __thread bool tl_raw;
+extern __thread bool tl_forking; /* between fork's prepare and its end */
+
+/* The stream's header page (shared by every process of the command):
+ * [0] magic, [1] chunks claimed. */
+extern _Atomic uint64_t *hdr;
+extern pthread_key_t exit_key;
+extern bool exit_key_ok;
+
+bool sys_failed(long r);
+/* Append a record to this thread's chunk (claimed when it has none). */
+void emit(const struct pms_alloc_rec *r);
+/* The thread ends: its chunk to the next thread. */
+void chunk_drop_mine(void);
+/* This thread's chunk is not its own (its state a copy of its creator's). */
+void chunk_disown(void);
+/* This thread is not a raw one (its chunk no longer noted as such). */
+void chunk_raw_forget(void);
+/* A child with memory of its own: the parent's chunks (still mapped,
+ * never written here) and spares are not its own. */
+void chunks_forget(void);
+
+#endif

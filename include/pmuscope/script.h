@@ -46,6 +46,8 @@ enum pms_script_flag {
 	PMS_SCRIPT_RECORDS_ONLY = 1u << 7,  /* read the records, yield no sample (--header) */
 	PMS_SCRIPT_CHAIN = 1u << 8, /* each sample's call chain in its frames (a DWARF
 				     * sample's user frames need PMS_SCRIPT_SYMBOLS) */
+	PMS_SCRIPT_NO_INLINE = 1u << 9, /* perf's --no-inline: a DWARF frame inside inlined
+					 * code is not expanded into its inline stack */
 };
 
 /* Filters, perf's options: a comma-separated list each. */

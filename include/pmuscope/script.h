@@ -68,8 +68,10 @@ struct pms_script_sample {
 	/* With PMS_SCRIPT_CHAIN (and not -G): the frames the text prints for
 	 * its call chain, leaf first (perf's -F ip of a chain: the IP alone
 	 * for an empty one; a --call-graph dwarf sample's kernel part, then
-	 * its user stack unwound, src/session/dwpath.c); chain false when the
-	 * sample has none.  Borrowed until the next pms_script_next. */
+	 * its user stack unwound, src/session/dwpath.c, each unwound frame in
+	 * inlined code as its inline stack unless PMS_SCRIPT_NO_INLINE:
+	 * PMS_FRAME_INLINE frames at one ip); chain false when the sample has
+	 * none.  Borrowed until the next pms_script_next. */
 	bool chain;
 	const struct pms_frame *frames;
 	size_t nframes;

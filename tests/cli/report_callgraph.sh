@@ -25,6 +25,11 @@ set -u
 pms=${1:?usage: report_callgraph.sh PMUSCOPE}
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# perf's inline frames need its addr2line to answer within
+# core.addr2line-timeout (1 s by default: too short for libc's debug file
+# on a loaded host, and perf then drops them; docs/script.md)
+printf '[core]\n\taddr2line-timeout = 120000\n' >"$tmp/perfconfig"
+export PERF_CONFIG=$tmp/perfconfig
 bad() { echo "FAIL: $*"; fail=1; }
 command -v perf >/dev/null || { echo "SKIP: no perf" >&2; exit 77; }
 
@@ -119,10 +124,11 @@ for f in "${files[@]}"; do
     # into (sort.c _sort__sym_cmp: fake symbols of another start), this
     # tool one per name; and perf report names the frames of the chains
     # below a few inlined rows by address (its perf script names them):
-    # each costs a row's chain lines, so 75 % of the lines (seen 77-99 %;
-    # --no-children and --no-inline stay within 2 lines)
+    # each costs a row's chain lines, so 90 % of the lines (seen 96-99 %
+    # with perf's addr2line given time; --no-children and --no-inline stay
+    # within 2 lines)
     t=$tol
-    [ -z "$ni" ] && [[ $f == *dw.data ]] && [[ $m0 != --no-children* ]] && t=75
+    [ -z "$ni" ] && [[ $f == *dw.data ]] && [[ $m0 != --no-children* ]] && t=90
     # shellcheck disable=SC2086
     UNTIE=$untie compare "$f" $t "$pex" $m
   done

@@ -124,7 +124,7 @@ for f in "${files[@]}"; do
     # into (sort.c _sort__sym_cmp: fake symbols of another start), this
     # tool one per name; and perf report names the frames of the chains
     # below a few inlined rows by address (its perf script names them):
-    # each costs a row's chain lines, so 90 % of the lines (seen 96-99 %
+    # each costs a row's chain lines, so 90 % of the lines (seen 93-99 %
     # with perf's addr2line given time; --no-children and --no-inline stay
     # within 2 lines)
     t=$tol

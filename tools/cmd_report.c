@@ -35,7 +35,8 @@ void cli_perfdata_print_header(FILE *o, struct pms_perfdata_reader *r);
 int cli_perfdata_open(const char *cmd, const char *path, int *fd, struct pms_perfdata_reader **r);
 
 enum { O_JSON = 256, O_CSV, O_SAMPLES, O_HEADER, O_NOSYM, O_TOP, O_STDIO, O_ADVISE, O_NODEMANGLE,
-       O_JOBS, O_PCTLIMIT, O_HEADERONLY, O_TYPES, O_FETCH, O_CHILDREN, O_NOCHILDREN };
+       O_JOBS, O_PCTLIMIT, O_HEADERONLY, O_TYPES, O_FETCH, O_CHILDREN, O_NOCHILDREN,
+       O_NOINLINE };
 int report_fetch(const struct cli_global *g, const char *path, bool by_line, size_t top);
 
 static const struct cli_opt opts[] = {
@@ -85,6 +86,7 @@ static const struct cli_opt opts[] = {
 	{ "no-children", 0, CLI_NOARG, NULL, O_NOCHILDREN,
 	  "perf's table without the Children column (each sample to its\n"
 	  "own function only), keys comm,dso,sym unless --sort" },
+	{ "no-inline", 0, CLI_NOARG, NULL, O_NOINLINE, "-g of DWARF files: no inlined frames (perf's)" },
 	{ "call-graph", 'g', CLI_ARG, "MODE,...", 'g',
 	  "perf report -g: the table (as --children unless\n"
 	  "--no-children) with each row's call chains: flat, folded\n"
@@ -270,6 +272,7 @@ struct report_opts {
 	size_t ncols;
 	double pct_limit;
 	struct report_cg cg; /* --children, --no-children, -g */
+	bool no_inline;
 	struct pms_sorthist *sorter; /* the session's once handed over */
 	bool sorter_given;
 	struct mem_export *xo;
@@ -316,6 +319,7 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		case 'n': o->show_nr = true; break;
 		case O_CHILDREN: o->cg.set = true; o->cg.children = 1; break;
 		case O_NOCHILDREN: o->cg.set = true; o->cg.children = 0; break;
+		case O_NOINLINE: o->no_inline = true; break;
 		case 'g': {
 			const char *bad = NULL;
 			if (report_cg_parse(p.arg, &o->cg, &bad) < 0)
@@ -395,7 +399,8 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		if (pms_sorthist_new(o->sort_keys, &o->sorter) < 0)
 			return cli_usage(&cli_spec_report, "--sort %s: %s", o->sort_keys,
 					 pms_error_last());
-		if (o->cg.set && pms_sorthist_set_callgraph(o->sorter, report_cg_flags(&o->cg)) < 0)
+		if (o->cg.set && pms_sorthist_set_callgraph(o->sorter, report_cg_flags(&o->cg) |
+				(o->no_inline ? PMS_SORTHIST_NO_INLINE : 0)) < 0)
 			return cli_fail("report: -g");
 	}
 	if (o->ma->advise && (o->csv || o->xo->folded))

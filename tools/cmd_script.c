@@ -18,7 +18,7 @@
 
 int cmd_script(const struct cli_global *g, int argc, char **argv);
 
-enum { O_JSON = 256, O_HEADER, O_ITRACE, O_NS, O_COMMS, O_PID, O_TID, O_TIME };
+enum { O_JSON = 256, O_HEADER, O_ITRACE, O_NS, O_COMMS, O_PID, O_TID, O_TIME, O_NOINL };
 
 static const struct cli_opt opts[] = {
 	{ "input", 'i', CLI_ARG, "FILE", 'i',
@@ -35,6 +35,7 @@ static const struct cli_opt opts[] = {
 	{ "hide-call-graph", 'G', CLI_NOARG, NULL, 'G',
 	  "print the sample's own IP, not its call chain" },
 	{ "ns", 0, CLI_NOARG, NULL, O_NS, "times in nanoseconds (perf's --ns)" },
+	{ "no-inline", 0, CLI_NOARG, NULL, O_NOINL, "DWARF chains: no inlined frames (perf's)" },
 	{ "symbols", 'S', CLI_ARG, "SYM,...", 'S', "only samples whose IP is in one of these functions" },
 	{ "comms", 0, CLI_ARG, "COMM,...", O_COMMS, "only samples of these commands" },
 	{ "pid", 0, CLI_ARG, "PID,...", O_PID, "only samples of these processes" },
@@ -118,6 +119,7 @@ static int parse(struct args *a, int argc, char **argv)
 			break;
 		case 'G': a->flags |= PMS_SCRIPT_HIDE_CHAIN; break;
 		case O_NS: a->flags |= PMS_SCRIPT_NS; break;
+		case O_NOINL: a->flags |= PMS_SCRIPT_NO_INLINE; break;
 		case 'S': a->filt[PMS_SCRIPT_F_SYMBOLS] = cp.arg; break;
 		case O_COMMS: a->filt[PMS_SCRIPT_F_COMMS] = cp.arg; break;
 		case O_PID: a->filt[PMS_SCRIPT_F_PIDS] = cp.arg; break;

@@ -55,6 +55,11 @@ int pms_branch_filter_parse(const char *text, uint64_t *out);
 #define PMS_FRAME_KERNEL 0x1u /* a kernel address */
 #define PMS_FRAME_DWARF  0x2u /* found by the DWARF unwinder, not the kernel */
 #define PMS_FRAME_HIDDEN 0x4u /* a kernel address this caller may not see: ip is 0 */
+/* one of the frames perf 6.12 prints for a DWARF-unwound address inside
+ * inlined code: the functions holding it, innermost first, all at its ip;
+ * (flags >> PMS_FRAME_INLINE_SHIFT) is the frame's depth in that stack */
+#define PMS_FRAME_INLINE 0x8u
+#define PMS_FRAME_INLINE_SHIFT 16
 
 struct pms_frame {
 	uint64_t ip;    /* return address (callers) or the sampled IP (leaf) */

@@ -46,6 +46,8 @@ enum pms_script_flag {
 	PMS_SCRIPT_RECORDS_ONLY = 1u << 7,  /* read the records, yield no sample (--header) */
 	PMS_SCRIPT_CHAIN = 1u << 8, /* each sample's call chain in its frames (a DWARF
 				     * sample's user frames need PMS_SCRIPT_SYMBOLS) */
+	PMS_SCRIPT_NO_INLINE = 1u << 9, /* perf's --no-inline: a DWARF frame inside inlined
+					 * code is not expanded into its inline stack */
 };
 
 /* Filters, perf's options: a comma-separated list each. */
@@ -66,8 +68,10 @@ struct pms_script_sample {
 	/* With PMS_SCRIPT_CHAIN (and not -G): the frames the text prints for
 	 * its call chain, leaf first (perf's -F ip of a chain: the IP alone
 	 * for an empty one; a --call-graph dwarf sample's kernel part, then
-	 * its user stack unwound, src/session/dwpath.c); chain false when the
-	 * sample has none.  Borrowed until the next pms_script_next. */
+	 * its user stack unwound, src/session/dwpath.c, each unwound frame in
+	 * inlined code as its inline stack unless PMS_SCRIPT_NO_INLINE:
+	 * PMS_FRAME_INLINE frames at one ip); chain false when the sample has
+	 * none.  Borrowed until the next pms_script_next. */
 	bool chain;
 	const struct pms_frame *frames;
 	size_t nframes;

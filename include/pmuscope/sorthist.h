@@ -48,11 +48,15 @@ void pms_sorthist_free(struct pms_sorthist *h);
  *    frames' function names (else the address "%#x") joined by ';'; a
  *    row's own samples give their whole path, a CHILDREN row the part from
  *    its frame to the leaf (CALLER) or to the root;
- *  CALLER: chains root first (perf's caller order), else leaf first.
+ *  CALLER: chains root first (perf's caller order), else leaf first;
+ *  NO_INLINE: a DWARF frame inside inlined code stays one frame (perf's
+ *    --no-inline); by default it is its inline stack, as perf 6.12 shows
+ *    it ("NAME (inlined)" frames and rows, session/inlpath.c).
  * 0, or PMS_EINVAL after the first sample or for unknown flags. */
 #define PMS_SORTHIST_CHILDREN 0x1u
 #define PMS_SORTHIST_CHAINS 0x2u
 #define PMS_SORTHIST_CALLER 0x4u
+#define PMS_SORTHIST_NO_INLINE 0x8u /* perf's --no-inline: DWARF frames not expanded */
 int pms_sorthist_set_callgraph(struct pms_sorthist *h, unsigned flags);
 
 struct pms_sorthist_chain {

@@ -345,6 +345,7 @@ int pms_script_read(struct pms_script *s, int fd, struct pms_sys *sys)
 	    (rc = pms_perfdata_ordered_new(s->r, &s->oq)) < 0)
 		return rc;
 	s->dw.sys = sys;
+	s->inl.sys = sys;
 	if ((s->flags & PMS_SCRIPT_SYMBOLS) && !(s->flags & PMS_SCRIPT_RECORDS_ONLY))
 		return pms_symtrack_new(sys, pms_perfdata_reader_info(s->r), &s->st);
 	return 0;
@@ -356,6 +357,7 @@ void pms_script_free(struct pms_script *s)
 		return;
 	pms_symtrack_free(s->st);
 	dwpath_fini(&s->dw);
+	inlpath_fini(&s->inl);
 	free(s->chain);
 	pms_memdeco_free(s->deco);
 	pms_datasrc_memo_free(s->dm);

@@ -14,6 +14,7 @@
 #include "pmuscope/memdeco.h"
 #include "pmuscope/script.h"
 #include "session/dwpath.h"
+#include "session/inlpath.h"
 #include "session/symtrack_int.h"
 
 /* ---- perf script's text: its fields, its order, its widths ---------------
@@ -72,6 +73,7 @@ struct pms_script {
 	unsigned flags;
 	struct pms_symtrack *st;
 	struct dwpath dw; /* DWARF samples' user frames (with symbols: st's maps) */
+	struct inlpath inl; /* their inline stacks (not with PMS_SCRIPT_NO_INLINE) */
 	struct pms_frame *chain; /* PMS_SCRIPT_CHAIN: PMS_CALLPATH_MAX frames */
 	struct pms_memdeco *deco;
 	struct pms_datasrc_memo *dm;

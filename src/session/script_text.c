@@ -215,8 +215,25 @@ static bool kernel_ip(const struct pms_sample *s)
 	return m == PMS_MISC_KERNEL || m == PMS_MISC_GUEST_KERNEL || m == PMS_MISC_HYPERVISOR;
 }
 
+/* A frame of an inline stack (session/inlpath.c), as perf prints a
+ * callchain node (util/evsel_fprintf.c sample__fprintf_callchain): an
+ * inlined function's symbol without its dso, the node's own srcline, then
+ * " (inlined)" (with -F ip alone too); f 0 (-F callchain): the address. */
+static void pf_inline_frame(struct line *l, struct pms_script *pf, const struct pms_sample *s,
+			    const struct pms_frame *fr, unsigned f)
+{
+	struct pms_symtrack_name nm;
+	if (!f)
+		return;
+	(void)pms_symtrack_code(pf->st, s->pid, fr->ip, false, (f & PF_SRCLINE) != 0, &nm);
+	bool inl = inlpath_name(&pf->inl, fr, &nm);
+	pf_symdso(l, &nm, inl ? f & ~PF_DSO : f);
+	if (inl)
+		l_strn(l, " (inlined)", 10, 0);
+}
+
 /* The sample's call chain, one frame a line (perf's "\t%16lx sym+off (dso)"). */
-static void pf_chain(struct out *o, const struct pms_script *pf, const struct pms_sample *s,
+static void pf_chain(struct out *o, struct pms_script *pf, const struct pms_sample *s,
 		     const struct pms_frame *fr, size_t n, unsigned f)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -227,7 +244,9 @@ static void pf_chain(struct out *o, const struct pms_script *pf, const struct pm
 		l.n = 0;
 		l_chr(&l, '\t');
 		l_num(&l, fr[i].ip, 16, 16);
-		if (f & (PF_SYM | PF_DSO | PF_SRCLINE)) {
+		if (fr[i].flags & PMS_FRAME_INLINE) {
+			pf_inline_frame(&l, pf, s, &fr[i], f);
+		} else if (f & (PF_SYM | PF_DSO | PF_SRCLINE)) {
 			(void)pms_symtrack_code(pf->st, s->pid, fr[i].ip,
 						(fr[i].flags & PMS_FRAME_KERNEL) != 0,
 						(f & PF_SRCLINE) != 0, &nm);
@@ -325,6 +344,16 @@ static void pf_head(struct line *lp, struct pms_script *pf,
 	*lp = l;
 }
 
+/* perf's inline stacks in a DWARF path (session/inlpath.c), unless
+ * --no-inline; true. */
+static bool chain_inlines(struct pms_script *pf, const struct pms_sample *s,
+			  const struct pms_frame **frp, size_t *nfr)
+{
+	if (!(pf->flags & PMS_SCRIPT_NO_INLINE))
+		(void)inlpath_expand(&pf->inl, pf->st, s->pid, *frp, *nfr, frp, nfr);
+	return true;
+}
+
 /* The sample's call chain as printed (script_int.h). */
 bool pms_script_chain_(struct pms_script *pf, const struct pms_sample *s, struct pms_frame *fr,
 		       const struct pms_frame **frp, size_t *nfr)
@@ -338,7 +367,8 @@ bool pms_script_chain_(struct pms_script *pf, const struct pms_sample *s, struct
 		 * unwound from the stack copy, as report -g (session/dwpath.c);
 		 * an empty path prints no frame, as perf's empty cursor */
 		return dwpath_frames(&pf->dw, pf->st ? symtrack_maps(pf->st, s->pid) : NULL, s, frp,
-				     nfr) >= 0;
+				     nfr) >= 0 &&
+		       chain_inlines(pf, s, frp, nfr);
 	if (pms_callpath_from_chain(s->callchain, s->callchain_nr, true, fr, PMS_CALLPATH_MAX,
 				    nfr) < 0)
 		return false;

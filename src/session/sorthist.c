@@ -13,6 +13,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/unwind.h"
 #include "session/dwpath.h"
+#include "session/inlpath.h"
 #include "session/sorthist_int.h"
 #include "session/symtrack_int.h"
 #include "util/error.h"
@@ -67,6 +68,8 @@ struct pms_sorthist {
 	struct table chains;
 	struct pms_sorthist_chain *outchains;
 	struct dwpath dw;          /* DWARF paths */
+	struct inlpath inl;        /* their inline stacks (session/inlpath.c) */
+	char inlname[512];         /* an inlined frame's "NAME (inlined)" */
 	struct pms_sys *sys;
 	char (*ftext)[1024];       /* each frame's row text */
 	char (*fname)[256];        /* each frame's chain name */
@@ -213,12 +216,25 @@ static void k_phys(const struct ctx *c, char *b, size_t n)
 	snprintf(b, n, "[%c] %#.16" PRIx64, kernel_ip(c) ? 'k' : '.', c->x->ms.phys_addr);
 }
 
+/* A frame of an inline stack (session/inlpath.c): its function, an
+ * inlined one's as perf names its fake symbol (sort.c
+ * _hist_entry__sym_snprintf, callchain_list__sym_name: "NAME (inlined)"). */
+static void inline_name(const struct ctx *c, struct pms_symtrack_name *nm)
+{
+	if (inlpath_name(&c->h->inl, c->fr, nm)) {
+		snprintf(c->h->inlname, sizeof(c->h->inlname), "%s (inlined)", nm->sym);
+		nm->sym = c->h->inlname;
+	}
+}
+
 static void code_name(const struct ctx *c, struct pms_symtrack_name *nm)
 {
 	memset(nm, 0, sizeof(*nm));
 	if (c->h->st && (c->fr || (c->x->ms.valid & PMS_MS_IP)))
 		(void)pms_symtrack_code(c->h->st, c->x->ms.pid, c->fr ? c->fr->ip : c->x->ms.ip,
 					frame_kernel(c), false, nm);
+	if (c->fr && (c->fr->flags & PMS_FRAME_INLINE))
+		inline_name(c, nm);
 }
 
 /* A frame's level is its map's ([k] the kernel's); where no map holds it,
@@ -380,6 +396,7 @@ void pms_sorthist_free(struct pms_sorthist *h)
 	free(h->chains.rows);
 	free(h->outchains);
 	dwpath_fini(&h->dw);
+	inlpath_fini(&h->inl);
 	free(h->ftext);
 	free(h->fname);
 	free(h->chainbuf);
@@ -545,7 +562,8 @@ static void row_text(const struct ctx *c, char *text, size_t size)
 int pms_sorthist_set_callgraph(struct pms_sorthist *h, unsigned flags)
 {
 	if (!h || h->fed ||
-	    (flags & ~(PMS_SORTHIST_CHILDREN | PMS_SORTHIST_CHAINS | PMS_SORTHIST_CALLER)))
+	    (flags & ~(PMS_SORTHIST_CHILDREN | PMS_SORTHIST_CHAINS | PMS_SORTHIST_CALLER |
+		       PMS_SORTHIST_NO_INLINE)))
 		return pms_err(PMS_EINVAL, "pms_sorthist_set_callgraph: %s",
 			       !h ? "no histogram" : h->fed ? "after the first sample" : "unknown flags");
 	h->cg = flags;
@@ -570,6 +588,9 @@ static size_t sample_frames(struct pms_sorthist *h, const struct pms_memsrc_samp
 		*fr = x->path.frames;
 		return x->path.n;
 	}
+	h->inl.sys = h->sys;
+	if (!(h->cg & PMS_SORTHIST_NO_INLINE)) /* perf's inline frames */
+		(void)inlpath_expand(&h->inl, h->st, x->ms.pid, *fr, n, fr, &n);
 	return n;
 }
 

@@ -17,6 +17,7 @@
 #include "pmuscope/symbols.h"
 #include "symbols/dwline.h"
 #include "symbols/kallsyms.h"
+#include "symbols/inline_int.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -135,7 +136,7 @@ static const char *demangled(struct pms_symbolizer *s, const char *name)
 		h = (h + 1) & (s->dm_cap - 1);
 	if (!s->dm[h].mangled) {
 		s->dm[h].mangled = name;
-		s->dm[h].pretty = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+		s->dm[h].pretty = pms_sym_demangle(name);
 		s->dm_used++;
 	}
 	return s->dm[h].pretty ? s->dm[h].pretty : name;

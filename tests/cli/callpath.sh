@@ -11,7 +11,8 @@
 #     (perf script --no-inline; perf shows a caller's return address - 1).
 #  3. Files written by perf record -g and --call-graph dwarf: `pmuscope
 #     script -F callchain` prints what `perf script -F ip` prints (DWARF:
-#     --no-inline, script unwinding as report), `script --json -F
+#     script unwinding as report, inline frames expanded as perf's default,
+#     their " (inlined)" taken out), `script --json -F
 #     callchain` the same frames sample by sample, and
 #     `pmuscope report` aggregates the same stacks as perf script.
 # $1 = pmuscope.  Needs PMS_BUILD_DIR (the workloads) and perf.
@@ -119,9 +120,11 @@ for m in fp dwarf; do
     || { bad "report of perf record $cg"; cat "$tmp/err"; continue; }
   opt=$([ $m = dwarf ] && echo "--no-inline" || true)
   perf script -i "$tmp/p$m.data" -F tid,ip $opt >"$tmp/p$m.perf" 2>/dev/null
+  # script expands inline frames as perf does by default (report's
+  # paths do not): its -F callchain is perf's -F ip, " (inlined)" dropped
+  perf script -i "$tmp/p$m.data" -F ip 2>/dev/null | sed "s/ (inlined)\$//" >"$tmp/p$m.perfip"
   python3 "$cmp_py" "$tmp/p$m.json" "$tmp/p$m.perf" $m || bad "report of perf record $cg vs perf script"
   # both: script unwinds DWARF samples as report does (session/dwpath.c)
-  perf script -i "$tmp/p$m.data" -F ip $opt >"$tmp/p$m.perfip" 2>/dev/null
   "$cli" script -i "$tmp/p$m.data" -F callchain >"$tmp/p$m.ours" 2>"$tmp/err" || bad "script -F callchain"
   # the same stacks, each sample's block of frames whole; perf orders
   # samples by time across CPUs, pmuscope script keeps file order

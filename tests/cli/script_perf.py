@@ -17,10 +17,11 @@ Field classes left out, and why:
            both sides (the address, the DSO and the rest still compared).
   DWARF-unwound user frames (files with STACK_USER): none left out: this
            tool unwinds the copied user stack as report -g does
-           (src/session/dwpath.c); such files are compared with perf script
-           --no-inline (perf adds "(inlined)" frames from DWARF, this tool
-           does not; perf's own non-inline frames are then the same).  The
-           file recorded here (--call-graph dwarf of the call-path workload
+           (src/session/dwpath.c), and expands each unwound frame in
+           inlined code into its inline stack as perf does by default
+           (src/session/inlpath.c, src/symbols/inline.c); such files are
+           compared twice: perf's default against this tool's, and both
+           with --no-inline.  The files recorded here (--call-graph dwarf of the call-path workload
            built without frame pointers, PMS_BUILD_DIR) may differ in at
            most DW_TOL samples a run, each printed: seen once, in -F +addr,
            a data address at a zero-size object (__TMC_END__, where exec
@@ -56,8 +57,11 @@ Field classes left out, and why:
   AUX-trace files (arm_spe, intel_pt): perf synthesizes its own events
            (l1d-miss, tlb-access, ...) from the trace; this tool prints the
            memory operations its way (docs/spe.md): not compared.
-  inline frames: perf adds "(inlined)" frames from DWARF; the option sets
-           here use files whose modules carry no inline info on this host.
+  inline frames: none left out: DWARF files are compared with perf's
+           default (its "(inlined)" frames) and with --no-inline on both
+           sides; one of the files recorded here is a workload whose
+           functions are inlined three deep (tests/cli/inline_workload.c,
+           --call-graph dwarf and -g: perf 6.12 expands the DWARF one only).
 Usage: script_perf.py PMUSCOPE [SRCDIR]
 """
 import glob
@@ -131,6 +135,18 @@ def record(tmp):
             print('note: perf record --call-graph dwarf failed: %s' % err.decode(errors='replace')[-200:])
     else:
         print('note: no %s (PMS_BUILD_DIR): no DWARF file recorded' % nofp)
+    inl = os.path.join(os.environ.get('PMS_BUILD_DIR', ''), 'tests', 'cli', 'pms_inline_work')
+    if os.access(inl, os.X_OK):
+        for name, cg in (('inl_dw', ['--call-graph', 'dwarf']), ('inl_fp', ['-g'])):
+            f = os.path.join(tmp, name + '.data')
+            rc, _, err = run([perf, 'record', '-q', '-e', 'cpu-clock', '-c', '2000000', '-o', f]
+                             + cg + ['--', inl, '40000'])
+            if rc == 0:
+                out.append(f)
+            else:
+                print('note: perf record %s failed: %s' % (name, err.decode(errors='replace')[-200:]))
+    else:
+        print('note: no %s (PMS_BUILD_DIR): no inline workload recorded' % inl)
     f = os.path.join(tmp, 'pms.data')
     env = dict(os.environ, PMUSCOPE_NO_DAMON='1')
     p = subprocess.run([PMS, 'record', '-o', f, '--', '/bin/true'], stdout=subprocess.PIPE,
@@ -188,6 +204,12 @@ def main():
         print('SKIP: perf is not installed')
         return 77
     tmp = tempfile.mkdtemp()
+    # perf's inline frames need its addr2line to answer within
+    # core.addr2line-timeout (1 s by default: too short for libc's debug
+    # file on a loaded host, and perf then drops them)
+    with open(os.path.join(tmp, 'perfconfig'), 'w') as pc:
+        pc.write('[core]\n\taddr2line-timeout = 120000\n')
+    os.environ['PERF_CONFIG'] = os.path.join(tmp, 'perfconfig')
     fails = 0
     compared = 0
     known = 0
@@ -218,10 +240,11 @@ def main():
         dwarf = set(f for f in files if dwarf_file(f))
         print('%d files, %d with DWARF stacks: %s' % (len(files), len(dwarf),
                                                      ' '.join(os.path.basename(f) for f in sorted(dwarf))))
-        for f in files:
-            for opts in OPTS:
-                pex = ['--no-inline'] if f in dwarf else []
-                prc, pout, perr = run(['perf', 'script', '-i', f] + pex + opts)
+        runs = [(f, opts) for f in files for opts in OPTS]
+        runs += [(f, ['--no-inline'] + opts) for f in files if f in dwarf for opts in OPTS]
+        for f, opts in runs:
+            if True:
+                prc, pout, perr = run(['perf', 'script', '-i', f] + opts)
                 if prc != 0 or not pout:
                     print('skip: perf script %s %s: rc %d, %d bytes' % (' '.join(opts), f, prc, len(pout)))
                     continue

@@ -1,0 +1,53 @@
+/* Internal: a DWARF call path with its inline stacks expanded, as perf 6.12
+ * prints it by default (util/machine.c unwind_entry -> append_inlines: each
+ * frame the DWARF unwinder gives, in a module with DWARF and with a symbol,
+ * becomes the functions holding its address, innermost first, all at the
+ * one ip; frames of the kernel's callchain are not expanded, nor frame
+ * pointer or LBR chains: add_callchain_ip does not call it in 6.12).  The
+ * one place script's text and JSON (script_text.c) and report's call
+ * graphs (sorthist.c) expand a path; the stacks come from
+ * symbols/inline.c, looked up once per (module, offset).
+ *
+ * Ownership: the struct is the caller's (zeroed, then sys set: borrowed);
+ * inlpath_fini() frees what the calls allocated.  The frames given are the
+ * struct's, valid until the next inlpath_expand. */
+#ifndef PMS_SESSION_INLPATH_H
+#define PMS_SESSION_INLPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/callpath.h"
+#include "pmuscope/sys.h"
+#include "session/symtrack_int.h"
+
+struct pms_inline;
+
+struct inlpath {
+	struct pms_sys *sys;
+	struct pms_inline *c; /* made at the first expansion */
+	struct pms_frame *buf;
+	size_t cap;
+	bool failed; /* pms_inline_new failed: paths stay as they are */
+};
+
+/* fr[0..n) of process pid (leaf first), each PMS_FRAME_DWARF user frame
+ * in code with inlined functions replaced by its inline stack (flags
+ * PMS_FRAME_INLINE and the depth): *out, *nout (fr itself where nothing
+ * was expanded).  0, or PMS_ENOMEM (the path unexpanded). */
+int inlpath_expand(struct inlpath *p, struct pms_symtrack *st, uint32_t pid,
+		   const struct pms_frame *fr, size_t n, const struct pms_frame **out,
+		   size_t *nout);
+
+/* A PMS_FRAME_INLINE frame f named: nm (pms_symtrack_code's answer for
+ * f->ip, with its line) gets the function of f's depth in the stack and,
+ * for the outer ones, the line of the call inside it (NULL, 0 where none
+ * is known).  True when that function is not the
+ * address's own symbol (perf's fake "(inlined)" symbol: its dso is not
+ * printed, its offset is the symbol's). */
+bool inlpath_name(struct inlpath *p, const struct pms_frame *f, struct pms_symtrack_name *nm);
+
+void inlpath_fini(struct inlpath *p);
+
+#endif

@@ -1,0 +1,389 @@
+/* The inline stack at a code address from the module's DWARF (inline_int.h):
+ * the scopes holding the address (libdw dwarf_getscopes), each
+ * DW_TAG_inlined_subroutine and the DW_TAG_subprogram around them named by
+ * their abstract origin (a linkage name first, as binutils' addr2line reads
+ * them, then DW_AT_name), each outer one's line from the inlined call's
+ * DW_AT_call_file/DW_AT_call_line. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/inline_int.h"
+#include "util/error.h"
+
+#ifdef PMS_HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
+char *pms_sym_demangle(const char *name)
+{
+#ifdef PMS_HAVE_LIBIBERTY
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+/* One address's answer: frames [first, first + n) of the pool. */
+struct slot {
+	uint64_t off;
+	uint32_t first, n;
+	bool used;
+};
+
+/* A unit's address range, for modules without .debug_aranges (clang's
+ * default), where libdw's lookup by address finds no unit. */
+struct curange {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+};
+
+struct module {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr mainbias;
+	Elf *elf;
+	Dwarf *dw;
+	Dwarf_Addr dwbias;
+	struct curange *cur; /* built at the first lookup libdw cannot place */
+	size_t ncur;
+	bool cur_built;
+	bool none; /* no DWARF (or not readable): no frame, no more work */
+	struct slot *slots;
+	size_t cap, used;
+};
+
+struct pms_inline {
+	struct pms_sys *sys;
+	struct module *mods;
+	size_t nmods, capmods;
+	size_t last; /* the module of the last lookup */
+	struct pms_inl_frame *pool;
+	size_t npool, cappool;
+	char **owned; /* demangled names */
+	size_t nowned, capowned;
+};
+
+static const Dwfl_Callbacks offline_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+int pms_inline_new(struct pms_sys *sys, struct pms_inline **out)
+{
+	struct pms_inline *c = calloc(1, sizeof(*c));
+	*out = c;
+	if (!c)
+		return pms_err(PMS_ENOMEM, "inline frames: out of memory");
+	c->sys = sys;
+	return 0;
+}
+
+void pms_inline_free(struct pms_inline *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nmods; i++) {
+		if (c->mods[i].dwfl)
+			dwfl_end(c->mods[i].dwfl);
+		free(c->mods[i].path);
+		free(c->mods[i].slots);
+		free(c->mods[i].cur);
+	}
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	free(c->mods);
+	free(c->pool);
+	free(c);
+}
+
+/* The module's DWARF, once: none when the file (below the root) cannot be
+ * read or neither it nor a debug file for it has DWARF. */
+static void module_open(struct pms_inline *c, struct module *m)
+{
+	char full[PATH_MAX];
+	const char *root = c->sys ? pms_sys_root(c->sys) : NULL;
+	GElf_Ehdr eh;
+	m->none = true;
+	if (m->path[0] != '/' ||
+	    (size_t)snprintf(full, sizeof(full), "%s%s", root && strcmp(root, "/") ? root : "",
+			     m->path) >= sizeof(full))
+		return;
+	if (!(m->dwfl = dwfl_begin(&offline_cbs)))
+		return;
+	dwfl_report_begin(m->dwfl);
+	m->mod = dwfl_report_offline(m->dwfl, m->path, full, -1);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod || !(m->elf = dwfl_module_getelf(m->mod, &m->mainbias)) ||
+	    !gelf_getehdr(m->elf, &eh) || eh.e_type == ET_REL ||
+	    !(m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias)))
+		return;
+	m->none = false;
+}
+
+static struct module *module_of(struct pms_inline *c, const char *path)
+{
+	if (c->last < c->nmods &&
+	    (c->mods[c->last].path == path || !strcmp(c->mods[c->last].path, path)))
+		return &c->mods[c->last];
+	for (size_t i = 0; i < c->nmods; i++)
+		if (!strcmp(c->mods[i].path, path)) {
+			c->last = i;
+			return &c->mods[i];
+		}
+	if (c->nmods == c->capmods) {
+		size_t cap = c->capmods ? 2 * c->capmods : 16;
+		struct module *n = realloc(c->mods, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		c->mods = n;
+		c->capmods = cap;
+	}
+	struct module *m = &c->mods[c->nmods];
+	memset(m, 0, sizeof(*m));
+	if (!(m->path = strdup(path)))
+		return NULL;
+	c->last = c->nmods++;
+	module_open(c, m);
+	return m;
+}
+
+/* The link-time address of file offset off (its PT_LOAD segment). */
+static bool vaddr_of(Elf *elf, uint64_t off, uint64_t *va)
+{
+	size_t np;
+	if (elf_getphdrnum(elf, &np) < 0)
+		return false;
+	for (size_t i = 0; i < np; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && off >= ph.p_offset &&
+		    off < ph.p_offset + ph.p_filesz) {
+			*va = off - ph.p_offset + ph.p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int pool_add(struct pms_inline *c, const char *name, const char *file, unsigned line)
+{
+	if (c->npool == c->cappool) {
+		size_t cap = c->cappool ? 2 * c->cappool : 256;
+		struct pms_inl_frame *n = realloc(c->pool, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		c->pool = n;
+		c->cappool = cap;
+	}
+	c->pool[c->npool++] = (struct pms_inl_frame){ name, file, line };
+	return 0;
+}
+
+/* A function's name as binutils reads it: the linkage name (through the
+ * abstract origin or specification) demangled, else DW_AT_name. */
+static const char *fn_name(struct pms_inline *c, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a)) {
+		s = dwarf_formstring(&a);
+		char *d = s ? pms_sym_demangle(s) : NULL;
+		if (d) {
+			if (c->nowned == c->capowned) {
+				size_t cap = c->capowned ? 2 * c->capowned : 64;
+				char **n = realloc(c->owned, cap * sizeof(*n));
+				if (!n) {
+					free(d);
+					return s;
+				}
+				c->owned = n;
+				c->capowned = cap;
+			}
+			c->owned[c->nowned++] = d;
+			return d;
+		}
+	}
+	if (!s && dwarf_attr_integrate(die, DW_AT_name, &a))
+		s = dwarf_formstring(&a);
+	return s ? s : "??";
+}
+
+/* The call site of inlined subroutine die: its file (in cu's file table)
+ * and line. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, unsigned *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Files *files;
+	size_t nf;
+	*file = NULL;
+	*line = 0;
+	if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &w) == 0)
+		*line = (unsigned)w;
+	if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &w) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nf) == 0 && w < nf)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+}
+
+static int cur_cmp(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit's ranges, sorted (once; none when out of memory). */
+static void cur_build(struct module *m)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	m->cur_built = true;
+	while (dwarf_next_unit(m->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+		if (dwarf_offdie(m->dw, off + hsize, &cu) && dwarf_tag(&cu) == DW_TAG_compile_unit)
+			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+				if (m->ncur == cap) {
+					size_t nc = cap ? 2 * cap : 64;
+					struct curange *n = realloc(m->cur, nc * sizeof(*n));
+					if (!n)
+						goto out;
+					m->cur = n;
+					cap = nc;
+				}
+				m->cur[m->ncur++] = (struct curange){ lo, hi, dwarf_dieoffset(&cu) };
+			}
+		off = next;
+	}
+out:
+	if (m->ncur)
+		qsort(m->cur, m->ncur, sizeof(*m->cur), cur_cmp);
+}
+
+/* The unit holding DWARF address a: libdw's (its .debug_aranges), else the
+ * units' own ranges. */
+static bool unit_of(struct module *m, uint64_t a, Dwarf_Die *cu)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *d = dwfl_module_addrdie(m->mod, a + m->dwbias, &bias);
+	if (d) {
+		*cu = *d;
+		return true;
+	}
+	if (!m->cur_built)
+		cur_build(m);
+	size_t lo = 0, hi = m->ncur;
+	while (lo < hi) { /* the first range starting above a */
+		size_t mid = (lo + hi) / 2;
+		if (m->cur[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
+		if (a < m->cur[i].hi)
+			return dwarf_offdie(m->dw, m->cur[i].die, cu) != NULL;
+	return false;
+}
+
+/* The frames at link-time address va of m, appended to the pool: their
+ * count. */
+static uint32_t lookup(struct pms_inline *c, struct module *m, uint64_t va)
+{
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Die cuc;
+	uint32_t n = 0;
+	/* DWARF addresses: the link-time ones, as libdwfl relocates them */
+	Dwarf_Addr a = va + m->mainbias - m->dwbias;
+	if (!unit_of(m, a, &cuc))
+		return 0;
+	int ns = dwarf_getscopes(&cuc, a, &scopes);
+	/* the innermost line is the address's own: the caller's line
+	 * lookup (symbols/dwline.c) gives it */
+	const char *file = NULL;
+	unsigned line = 0;
+	/* dwarf_getscopes follows an inlined instance with its abstract
+	 * origin's scopes: the concrete ones around the innermost function
+	 * come from dwarf_getscopes_die */
+	Dwarf_Die *chain = NULL;
+	int nc = 0;
+	for (int i = 0; i < ns && !nc; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			nc = dwarf_getscopes_die(&scopes[i], &chain);
+	}
+	for (int i = 0; i < nc; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		if (pool_add(c, fn_name(c, &chain[i]), file, line) < 0) {
+			c->npool -= n;
+			n = 0;
+			break;
+		}
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		call_site(&cuc, &chain[i], &file, &line);
+	}
+	free(chain);
+	free(scopes);
+	return n;
+}
+
+int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
+		  const struct pms_inl_frame **fr, size_t *n)
+{
+	struct module *m;
+	uint64_t va;
+	*fr = NULL;
+	*n = 0;
+	if (!c || !path || !(m = module_of(c, path)))
+		return c && path ? pms_err(PMS_ENOMEM, "inline frames: out of memory") : 0;
+	if (m->none)
+		return 0;
+	if ((m->used + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct slot *ns = calloc(cap, sizeof(*ns));
+		if (!ns)
+			return pms_err(PMS_ENOMEM, "inline frames: out of memory");
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->slots[i].used)
+				continue;
+			size_t h = (size_t)(m->slots[i].off * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+			while (ns[h].used)
+				h = (h + 1) & (cap - 1);
+			ns[h] = m->slots[i];
+		}
+		free(m->slots);
+		m->slots = ns;
+		m->cap = cap;
+	}
+	size_t h = (size_t)(off * 0x9e3779b97f4a7c15ULL >> 20) & (m->cap - 1);
+	while (m->slots[h].used && m->slots[h].off != off)
+		h = (h + 1) & (m->cap - 1);
+	struct slot *s = &m->slots[h];
+	if (!s->used) {
+		s->used = true;
+		s->off = off;
+		s->first = (uint32_t)c->npool;
+		s->n = vaddr_of(m->elf, off, &va) ? lookup(c, m, va) : 0;
+		m->used++;
+	}
+	*fr = s->n ? &c->pool[s->first] : NULL;
+	*n = s->n;
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* Internal: the inline stack at a code address, from the module's DWARF
+ * (inline.c), as perf 6.12 expands a DWARF-unwound call-chain frame
+ * (util/machine.c append_inlines over util/srcline.c addr2inlines: one
+ * record per function holding the address, the innermost first, each with
+ * its source line: the address's own line for the innermost, the call
+ * site of the function inside it for each outer one).
+ *
+ * A module is opened once (libdwfl offline: its separate debug file found
+ * as the symbolizer finds it); one with no DWARF is remembered as such and
+ * costs nothing more.  Each (module, offset) is looked up once.
+ *
+ * Ownership: pms_inline_new() gives the caller an object released with
+ * pms_inline_free(); sys is borrowed and must outlive it; the frames given
+ * are valid until the next pms_inline_at, their strings until the free. */
+#ifndef PMS_SYMBOLS_INLINE_INT_H
+#define PMS_SYMBOLS_INLINE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmuscope/sys.h"
+
+struct pms_inline;
+
+struct pms_inl_frame {
+	const char *name; /* the function (a C++ linkage name demangled); "??" unnamed */
+	const char *file; /* source file, NULL when no line is known; the
+			   * innermost's is the address's own line (the line
+			   * table's: not given here, NULL) */
+	unsigned line;
+};
+
+int pms_inline_new(struct pms_sys *sys, struct pms_inline **out);
+void pms_inline_free(struct pms_inline *c);
+
+/* The functions holding file offset off of the module at path (perf's
+ * map_ip: the offset in the file, as the module's mapping gives it): *n
+ * frames, innermost first, the last the subprogram itself.  0 frames where
+ * the module has no DWARF or no function's DIE holds the address.  0, or
+ * PMS_ENOMEM (0 frames). */
+int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
+		  const struct pms_inl_frame **fr, size_t *n);
+
+/* The demangled form of a mangled name (Itanium C++, Rust), malloc'd, or
+ * NULL when it is not one or no demangler is built in: the symbolizer's
+ * and the inline frames' one demangler. */
+char *pms_sym_demangle(const char *name);
+
+#endif

@@ -473,12 +473,17 @@ static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 	} else if (m && m->pc == in->addr) {
 		return false;
 	} else {
-		bool ok = scan_scopes(b, in->addr, in->base, in->disp, obj, NULL) == PMS_TYPE_OK;
+		Dwarf_Die func;
+		enum pms_type_status ss = scan_scopes(b, in->addr, in->base, in->disp, obj, &func);
+		bool ok = ss == PMS_TYPE_OK;
 		if (m) {
 			m->pc = in->addr;
 			m->ok = ok;
 			if (ok)
 				m->obj = *obj;
+			m->status = (uint8_t)ss;
+			if (ss != PMS_TYPE_NO_SCOPE)
+				m->func = func;
 			b->nscan++;
 		}
 		if (!ok)
@@ -615,6 +620,7 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 				m->pc = key;
 				m->ok = nv.valid;
 				m->obj = nv.obj;
+				m->status = PMS_TYPE_NO_SCOPE; /* (not a scan's) */
 				b->nscan++;
 			}
 		}
@@ -793,6 +799,33 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 
 /* ---- one IP ---- */
 
+/* scan_scopes of the IP's instruction's base and displacement, through the
+ * memo that operand_obj keeps by pc (a walk may have scanned it, or will). */
+static enum pms_type_status ip_scan(struct ty_bin *b, const struct ty_insn *in,
+				    struct ty_obj *obj, Dwarf_Die *func)
+{
+	struct ty_scanmemo *m = scan_slot(b, in->addr);
+	if (m && m->pc == in->addr) {
+		if (m->ok)
+			*obj = m->obj;
+		if (m->status != PMS_TYPE_NO_SCOPE)
+			*func = m->func;
+		return (enum pms_type_status)m->status;
+	}
+	enum pms_type_status st = scan_scopes(b, in->addr, in->base, in->disp, obj, func);
+	if (m) {
+		m->pc = in->addr;
+		m->ok = st == PMS_TYPE_OK;
+		if (m->ok)
+			m->obj = *obj;
+		m->status = (uint8_t)st;
+		if (st != PMS_TYPE_NO_SCOPE)
+			m->func = *func;
+		b->nscan++;
+	}
+	return st;
+}
+
 static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 {
 	struct ty_insn in;
@@ -833,7 +866,7 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 	}
 	Dwarf_Die func;
 	memset(&func, 0, sizeof(func));
-	enum pms_type_status s = scan_scopes(b, pc, in.base, in.disp, &res->obj, &func);
+	enum pms_type_status s = ip_scan(b, &in, &res->obj, &func);
 	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && track(b, &func, pc, in.base, &res->obj, NULL))
 		s = PMS_TYPE_OK;
 	/* base + index * 1: either may be the pointer (clang puts the

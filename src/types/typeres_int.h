@@ -57,6 +57,11 @@ struct ty_scanmemo {
 	uint64_t pc;          /* ~0 for an empty slot */
 	bool ok;
 	struct ty_obj obj;
+	/* the scan's status and function (the IP's own resolution asks the
+	 * same scan: pc's instruction's base and displacement); func is
+	 * valid unless status is PMS_TYPE_NO_SCOPE */
+	uint8_t status;
+	Dwarf_Die func;
 };
 
 struct ty_bin {

@@ -53,33 +53,34 @@ int types_sink_sideband(struct types_sink *t, const struct pms_record *rec)
 	return rc == PMS_ENOMEM ? rc : 0;
 }
 
-/* The profile's sample of ms (its IP placed in the sink's mappings). */
+/* The profile's sample of ms (its IP placed in the sink's mappings),
+ * written in place (each sample passes here). */
 static void sink_sample_of(struct types_sink *t, const struct pms_memsample *ms, int mem_node,
-			   int cpu_node, struct pms_typeprof_sample *sp)
+			   int cpu_node, struct pms_typeprof_sample *s)
 {
-	struct pms_typeprof_sample s = { 0 };
-	s.ip = ms->ip;
-	s.addr = ms->addr;
-	s.has_addr = (ms->valid & PMS_MS_ADDR) != 0;
-	s.kernel = (ms->valid & PMS_MS_KERNEL_IP) != 0;
-	s.tid = ms->tid;
-	s.weight = ms->weight;
-	s.has_weight = (ms->valid & PMS_MS_WEIGHT) != 0;
-	s.mem_node = mem_node;
-	s.cpu_node = cpu_node;
-	s.store = -1;
+	s->ip = ms->ip;
+	s->addr = ms->addr;
+	s->has_addr = (ms->valid & PMS_MS_ADDR) != 0;
+	s->kernel = (ms->valid & PMS_MS_KERNEL_IP) != 0;
+	s->tid = ms->tid;
+	s->weight = ms->weight;
+	s->has_weight = (ms->valid & PMS_MS_WEIGHT) != 0;
+	s->mem_node = mem_node;
+	s->cpu_node = cpu_node;
+	s->store = -1;
+	s->hitm = false;
 	if (ms->valid & PMS_MS_DATA_SRC) {
 		uint64_t op = ms->data_src & 0x1f;
-		s.store = op & PMS_MEM_OP_STORE ? 1 : op & PMS_MEM_OP_LOAD ? 0 : -1;
-		s.hitm = !strcmp(pms_datasrc_stat_snoop(ms->data_src), "HitM");
+		s->store = op & PMS_MEM_OP_STORE ? 1 : op & PMS_MEM_OP_LOAD ? 0 : -1;
+		/* the snoop field exactly HitM (pms_datasrc_stat_snoop's "HitM") */
+		s->hitm = ((ms->data_src >> PMS_MEM_SNOOP_SHIFT) &
+			   ((1u << PMS_MEM_SNOOP_WIDTH) - 1)) == PMS_MEM_SNOOP_HITM;
 	}
-	const struct pms_map *m = s.kernel ? NULL : pms_maps_find(t->maps, ms->ip);
-	if (m && m->kind == PMS_MAP_FILE) {
-		s.path = m->path;
-		s.map_start = m->start;
-		s.map_pgoff = m->pgoff;
-	}
-	*sp = s;
+	const struct pms_map *m = s->kernel ? NULL : pms_maps_find(t->maps, ms->ip);
+	bool file = m && m->kind == PMS_MAP_FILE;
+	s->path = file ? m->path : NULL;
+	s->map_start = file ? m->start : 0;
+	s->map_pgoff = file ? m->pgoff : 0;
 }
 
 int types_sink_sample(struct types_sink *t, const struct pms_memsrc_sample *x,

@@ -164,8 +164,10 @@ static bool step(Dwarf_Die *t, uint64_t *offset, unsigned want_size, char *path,
 		Dwarf_Die mt;
 		if (!member_offset(&m, &mo) || !ty_type_of(&m, &mt))
 			continue;
+		if (*offset < mo) /* (its size not needed) */
+			continue;
 		uint64_t ms = ty_size(&mt);
-		if (*offset < mo || *offset >= mo + (ms ? ms : 1))
+		if (*offset >= mo + (ms ? ms : 1))
 			continue;
 		/* a union: the first member that can hold an access of want_size */
 		if (tag == DW_TAG_union_type && want_size && ms < want_size)

@@ -31,7 +31,7 @@ void *ty_pc_slot_full(void **tab, size_t *n, size_t *cap, size_t sz, size_t firs
 			uint64_t k = *PC_AT(*tab, i);
 			if (k == ~0ull)
 				continue;
-			size_t j = (k * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
+			size_t j = ty_pc_hash(k) & (nc - 1);
 			while (*PC_AT(nv, j) != ~0ull)
 				j = (j + 1) & (nc - 1);
 			memcpy(nv + j * sz, (char *)*tab + i * sz, sz);
@@ -40,7 +40,7 @@ void *ty_pc_slot_full(void **tab, size_t *n, size_t *cap, size_t sz, size_t firs
 		*tab = nv;
 		*cap = nc;
 	}
-	size_t j = (pc * 0x9e3779b97f4a7c15ull >> 20) & (*cap - 1);
+	size_t j = ty_pc_hash(pc) & (*cap - 1);
 	while (*PC_AT(*tab, j) != ~0ull && *PC_AT(*tab, j) != pc)
 		j = (j + 1) & (*cap - 1);
 	return (char *)*tab + j * sz;

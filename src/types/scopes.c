@@ -559,8 +559,11 @@ void ty_scopes_free(struct ty_bin *b)
 	free(x->cus);
 	free(x->curng);
 	for (size_t i = 0; i < x->capvars; i++)
-		if (x->vars[i].off != ~0ull)
+		if (x->vars[i].off != ~0ull) {
+			for (size_t k = 0; k < x->vars[i].n; k++)
+				free(x->vars[i].v[k].lr);
 			free(x->vars[i].v);
+		}
 	free(x->trees);
 	free(x->pars);
 	free(x->vars);

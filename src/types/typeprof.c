@@ -60,12 +60,12 @@ void pms_typeprof_free(struct pms_typeprof *p)
 	free(p);
 }
 
-static int add_tid(uint32_t **v, size_t *n, size_t *cap, uint32_t tid)
+static inline int add_tid(uint32_t **v, size_t *n, size_t *cap, uint32_t tid)
 {
 	for (size_t i = 0; i < *n; i++)
 		if ((*v)[i] == tid)
 			return 0;
-	int rc = pms_grow(v, cap, *n + 1, sizeof(**v), 8, "types: threads");
+	int rc = *n < *cap ? 0 : pms_grow(v, cap, *n + 1, sizeof(**v), 8, "types: threads");
 	if (rc < 0)
 		return rc;
 	(*v)[(*n)++] = tid;
@@ -204,7 +204,8 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 			w->r.remote++;
 	}
 	if (s->has_weight && s->weight) {
-		if ((rc = pms_grow(&w->lat, &w->caplat, w->nlat + 1, sizeof(*w->lat), 8,
+		if (w->nlat == w->caplat &&
+		    (rc = pms_grow(&w->lat, &w->caplat, w->nlat + 1, sizeof(*w->lat), 8,
 				   "types: latencies")) < 0)
 			return rc;
 		w->lat[w->nlat++] = s->weight;
@@ -225,6 +226,47 @@ static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* v ascending, as qsort with u64_cmp would leave it: a least significant
+ * digit first radix sort (8-bit digits, a digit all values share skipped)
+ * through tmp (n values). */
+static void radix_u64(uint64_t *v, uint64_t *tmp, size_t n)
+{
+	size_t cnt[8][256] = { { 0 } }; /* 16 KB on the stack */
+	for (size_t i = 0; i < n; i++)
+		for (unsigned d = 0; d < 8; d++)
+			cnt[d][(v[i] >> (8 * d)) & 0xff]++;
+	uint64_t *src = v, *dst = tmp;
+	for (unsigned d = 0; d < 8; d++) {
+		if (cnt[d][(src[0] >> (8 * d)) & 0xff] == n)
+			continue;
+		size_t at = 0;
+		for (unsigned k = 0; k < 256; k++) {
+			size_t c = cnt[d][k];
+			cnt[d][k] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[d][(src[i] >> (8 * d)) & 0xff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+/* A row's latencies sorted (the percentiles' order): the radix sort for
+ * many, qsort for few or without memory for the radix sort's buffer. */
+static void lat_sort(uint64_t *v, size_t n)
+{
+	uint64_t *tmp = n >= 256 ? malloc(n * sizeof(*tmp)) : NULL;
+	if (tmp)
+		radix_u64(v, tmp, n);
+	else if (n > 1)
+		qsort(v, n, sizeof(*v), u64_cmp);
+	free(tmp);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -345,8 +387,7 @@ int pms_typeprof_result(struct pms_typeprof *p, struct pms_typeprof_result *out)
 		return pms_err(PMS_ENOMEM, "types: result");
 	for (size_t i = 0; i < p->n; i++) {
 		struct tp_row *w = &p->rows[i];
-		if (w->nlat > 1)
-			qsort(w->lat, w->nlat, sizeof(*w->lat), u64_cmp);
+		lat_sort(w->lat, w->nlat);
 		w->r.lat_n = w->nlat;
 		w->r.lat_p50 = pct(w->lat, w->nlat, 50);
 		w->r.lat_p90 = pct(w->lat, w->nlat, 90);

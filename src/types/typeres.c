@@ -163,6 +163,22 @@ static struct ty_ipkey *cache_get(struct ty_bin *b, uint64_t pc, bool *fresh)
 	return k;
 }
 
+/* The index slot of a cached pc, NULL when pc is not cached: each sample's
+ * probe (the table's hash, without ty_pc_slot_full's growth and sizes). */
+static inline struct ty_ipkey *cache_find(struct ty_bin *b, uint64_t pc)
+{
+	if (!b->capcache)
+		return NULL;
+	size_t mask = b->capcache - 1, j = ty_pc_hash(pc) & mask;
+	for (;; j = (j + 1) & mask) {
+		struct ty_ipkey *k = &b->cache[j];
+		if (k->pc == ~0ull)
+			return NULL;
+		if (k->pc == pc)
+			return k;
+	}
+}
+
 /* ---- DWARF scopes at a pc ---- */
 
 struct ty_frame { /* frame base (or CFA) = reg + off */
@@ -242,6 +258,61 @@ static struct ty_frame frame_base(struct ty_bin *b, Dwarf_Die *sub, uint64_t pc)
 	return f;
 }
 
+/* The entries of v's location list that hold pc (at most max, in the list's
+ * order): dwarf_getlocation_addr's answer, from the list read once. */
+static int var_loc_at(struct ty_var *v, uint64_t pc, Dwarf_Op **ops, size_t *lens, int max)
+{
+	if (!v->lr_done) {
+		v->lr_done = true;
+		Dwarf_Addr base, start, end;
+		Dwarf_Op *e;
+		size_t len, cap = 0;
+		ptrdiff_t o = 0;
+		while ((o = dwarf_getlocations(&v->loc, o, &base, &start, &end, &e, &len)) > 0) {
+			if (v->nlr == cap) {
+				size_t nc = cap ? cap * 2 : 8;
+				struct ty_locr *nv = realloc(v->lr, nc * sizeof(*nv));
+				if (!nv) {
+					o = -1;
+					break;
+				}
+				v->lr = nv;
+				cap = nc;
+			}
+			v->lr[v->nlr++] = (struct ty_locr){ start, end, e, len };
+		}
+		v->lr_bad = o < 0;
+	}
+	if (v->lr_bad)
+		return dwarf_getlocation_addr(&v->loc, pc, ops, lens, (size_t)max);
+	int n = 0;
+	for (size_t i = 0; i < v->nlr && n < max; i++)
+		if (pc >= v->lr[i].start && pc < v->lr[i].end) {
+			ops[n] = v->lr[i].ops;
+			lens[n++] = v->lr[i].len;
+		}
+	return n;
+}
+
+/* A scan's frame base, computed on its first use (most variables are not
+ * fbreg-located: their scans do without it). */
+struct ty_lazyfb {
+	struct ty_bin *b;
+	Dwarf_Die *sub;
+	uint64_t pc;
+	bool done;
+	struct ty_frame f;
+};
+
+static const struct ty_frame *lazy_fb(struct ty_lazyfb *l)
+{
+	if (!l->done) {
+		l->f = frame_base(l->b, l->sub, l->pc);
+		l->done = true;
+	}
+	return &l->f;
+}
+
 struct ty_scan { /* what a search of the scopes found */
 	bool found, optimized, not_ptr;
 	struct ty_obj obj;
@@ -249,7 +320,7 @@ struct ty_scan { /* what a search of the scopes found */
 
 /* One variable: is the access (base reg + disp) through it? */
 static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
-		    const struct ty_frame *fb, struct ty_scan *s)
+		    struct ty_lazyfb *lfb, struct ty_scan *s)
 {
 	Dwarf_Op *ops[4];
 	size_t lens[4];
@@ -280,7 +351,7 @@ static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
 		ops[0] = v->bops;
 		lens[0] = v->blen;
 	} else {
-		n = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 4);
+		n = var_loc_at(v, pc, ops, lens, 4);
 	}
 	bool is_ptr = v->is_ptr;
 	Dwarf_Die t = v->type;
@@ -304,7 +375,9 @@ static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
 	}
 	/* in memory at reg + off (bregN) or frame base + off (fbreg) */
 	bool at = false;
-	if (lens[0] >= 1 && ops[0][0].atom == DW_OP_fbreg && fb->ok && fb->reg == reg) {
+	const struct ty_frame *fb;
+	if (lens[0] >= 1 && ops[0][0].atom == DW_OP_fbreg && (fb = lazy_fb(lfb))->ok &&
+	    fb->reg == reg) {
 		off = fb->off + (int64_t)ops[0][0].number;
 		at = true;
 	} else if (lens[0] == 1 && breg_of(&ops[0][0], &r, &off) && r == reg) {
@@ -339,7 +412,7 @@ static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, 
 	}
 	if (func)
 		*func = scopes[sub];
-	struct ty_frame fb = frame_base(b, &scopes[sub], pc);
+	struct ty_lazyfb fb = { b, &scopes[sub], pc, false, { 0 } };
 	struct ty_scan s = { 0 };
 	for (int i = 0; i < n && !s.found; i++) {
 		struct ty_var *v;
@@ -400,12 +473,17 @@ static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 	} else if (m && m->pc == in->addr) {
 		return false;
 	} else {
-		bool ok = scan_scopes(b, in->addr, in->base, in->disp, obj, NULL) == PMS_TYPE_OK;
+		Dwarf_Die func;
+		enum pms_type_status ss = scan_scopes(b, in->addr, in->base, in->disp, obj, &func);
+		bool ok = ss == PMS_TYPE_OK;
 		if (m) {
 			m->pc = in->addr;
 			m->ok = ok;
 			if (ok)
 				m->obj = *obj;
+			m->status = (uint8_t)ss;
+			if (ss != PMS_TYPE_NO_SCOPE)
+				m->func = func;
 			b->nscan++;
 		}
 		if (!ok)
@@ -542,6 +620,7 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 				m->pc = key;
 				m->ok = nv.valid;
 				m->obj = nv.obj;
+				m->status = PMS_TYPE_NO_SCOPE; /* (not a scan's) */
 				b->nscan++;
 			}
 		}
@@ -720,6 +799,33 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 
 /* ---- one IP ---- */
 
+/* scan_scopes of the IP's instruction's base and displacement, through the
+ * memo that operand_obj keeps by pc (a walk may have scanned it, or will). */
+static enum pms_type_status ip_scan(struct ty_bin *b, const struct ty_insn *in,
+				    struct ty_obj *obj, Dwarf_Die *func)
+{
+	struct ty_scanmemo *m = scan_slot(b, in->addr);
+	if (m && m->pc == in->addr) {
+		if (m->ok)
+			*obj = m->obj;
+		if (m->status != PMS_TYPE_NO_SCOPE)
+			*func = m->func;
+		return (enum pms_type_status)m->status;
+	}
+	enum pms_type_status st = scan_scopes(b, in->addr, in->base, in->disp, obj, func);
+	if (m) {
+		m->pc = in->addr;
+		m->ok = st == PMS_TYPE_OK;
+		if (m->ok)
+			m->obj = *obj;
+		m->status = (uint8_t)st;
+		if (st != PMS_TYPE_NO_SCOPE)
+			m->func = *func;
+		b->nscan++;
+	}
+	return st;
+}
+
 static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 {
 	struct ty_insn in;
@@ -760,7 +866,7 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 	}
 	Dwarf_Die func;
 	memset(&func, 0, sizeof(func));
-	enum pms_type_status s = scan_scopes(b, pc, in.base, in.disp, &res->obj, &func);
+	enum pms_type_status s = ip_scan(b, &in, &res->obj, &func);
 	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && track(b, &func, pc, in.base, &res->obj, NULL))
 		s = PMS_TYPE_OK;
 	/* base + index * 1: either may be the pointer (clang puts the
@@ -1062,9 +1168,16 @@ static int lookup_bin(struct pms_typeres *r, struct ty_bin *b, uint64_t bias, ui
 		return 0;
 	}
 	uint64_t pc = ip - bias;
-	bool fresh;
-	struct ty_ipkey *k = cache_get(b, pc, &fresh);
-	if (!k)
+	if (pc == ~0ull) { /* the tables' empty key: no instruction there */
+		r->lookups++;
+		r->computed++;
+		memset(out, 0, sizeof(*out));
+		out->status = PMS_TYPE_NO_INSN;
+		return 0;
+	}
+	bool fresh = false;
+	struct ty_ipkey *k = cache_find(b, pc);
+	if (!k && !(k = cache_get(b, pc, &fresh)))
 		return pms_err(PMS_ENOMEM, "types: cache");
 	r->lookups++;
 	if (fresh) { /* resolve_ip asks no lookup: k stays in place */
@@ -1076,7 +1189,8 @@ static int lookup_bin(struct pms_typeres *r, struct ty_bin *b, uint64_t bias, ui
 		k->store = n->store;
 	}
 	/* a global of this binary at the sampled address: the address says */
-	const struct ty_gvar *g = has_addr ? ty_bin_global(b, addr - bias) : NULL;
+	const struct ty_gvar *g =
+		has_addr && addr - bias < b->gv_end ? ty_bin_global(b, addr - bias) : NULL;
 	if (g && k->status != PMS_TYPE_NO_INSN) {
 		struct ty_obj obj = { g->type, 0, PMS_TYPE_VIA_GLOBAL, g->name, false };
 		memset(out, 0, sizeof(*out));

@@ -57,6 +57,11 @@ struct ty_scanmemo {
 	uint64_t pc;          /* ~0 for an empty slot */
 	bool ok;
 	struct ty_obj obj;
+	/* the scan's status and function (the IP's own resolution asks the
+	 * same scan: pc's instruction's base and displacement); func is
+	 * valid unless status is PMS_TYPE_NO_SCOPE */
+	uint8_t status;
+	Dwarf_Die func;
 };
 
 struct ty_bin {
@@ -86,6 +91,12 @@ struct ty_bin {
 	size_t nwalks, capwalks;
 	struct ty_scopeix *scopes; /* scopes.c's index, built lazily */
 };
+
+/* The hash of those tables' keys (masked by the table's size). */
+static inline size_t ty_pc_hash(uint64_t pc)
+{
+	return (size_t)(pc * 0x9e3779b97f4a7c15ull >> 20);
+}
 
 /* The slot of pc in an open-addressing table of elements of size sz whose
  * first member is a uint64_t pc (pcslot.c). */
@@ -120,6 +131,20 @@ struct ty_var {
 	int nblock;
 	Dwarf_Op *bops;
 	size_t blen;
+	/* loc a list: its entries read once (dwarf_getlocations), each pc's
+	 * matching ones then found here, in the list's order, as
+	 * dwarf_getlocation_addr would (which reads the list for every pc);
+	 * lr_bad: the list did not read whole, libdw is asked per pc */
+	bool lr_done, lr_bad;
+	struct ty_locr *lr;
+	size_t nlr;
+};
+
+/* A location list entry: [start, end) -> ops (libdw's, kept with the Dwarf). */
+struct ty_locr {
+	uint64_t start, end;
+	Dwarf_Op *ops;
+	size_t len;
 };
 
 /* A scope's (from ty_scopes) variable and parameter children in order:

@@ -74,7 +74,6 @@ struct pms_script {
 	struct dwpath dw; /* DWARF samples' user frames (with symbols: st's maps) */
 	struct pms_frame *chain; /* PMS_SCRIPT_CHAIN: PMS_CALLPATH_MAX frames */
 	struct pms_memdeco *deco;
-	struct pms_datasrc_memo *dm;
 	struct script_comms comms;
 	struct pf_out o[OT_N];
 	bool checked, use_chain, want_node;

@@ -114,6 +114,27 @@ show() { # label, pms name, perf name
 		"$(ratio "$(med "$3" 3)" "$(med "$2" 3)")"
 }
 
+# script_runs FILE: one round of the script commands against perf script
+# (text and JSON, -F and default fields, sym and dso); script_show: their
+# medians and ratios.  The same set in the script-only and the full runs.
+script_runs() {
+	one p_scr "$pms" script -F ip,addr,data_src,weight -i "$1"
+	one f_scr perf script --force -i "$1" -F ip,addr,data_src,weight
+	one p_json "$pms" script --json -F ip,addr,data_src,weight -i "$1"
+	one p_scrall "$pms" script -i "$1"
+	one f_scrall perf script --force -i "$1"
+	one p_jsonall "$pms" script --json -i "$1"
+	one p_scrsym "$pms" script -F ip,sym,dso -i "$1"
+	one f_scrsym perf script --force -i "$1" -F ip,sym,dso
+}
+script_show() {
+	show "script -F ip,addr,data_src,weight" p_scr f_scr
+	show "script --json -F ... vs perf script -F ..." p_json f_scr
+	show "script (default fields)" p_scrall f_scrall
+	show "script --json vs perf script" p_jsonall f_scrall
+	show "script -F ip,sym,dso" p_scrsym f_scrsym
+}
+
 echo "perfdata_bench: $n samples a file, $runs paired runs, $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "pmuscope $("$pms" --version 2>/dev/null | head -1); $(perf --version)"
 for shape in $shapes; do
@@ -126,14 +147,7 @@ for shape in $shapes; do
 	rm -f "$home"/p_* "$home"/f_*
 	for _ in $(seq "$runs"); do
 		if [ "${PMS_BENCH_SCRIPT_ONLY:-0}" = 1 ]; then
-			one p_scr "$pms" script -F ip,addr,data_src,weight -i "$f"
-			one f_scr perf script --force -i "$f" -F ip,addr,data_src,weight
-			one p_json "$pms" script --json -F ip,addr,data_src,weight -i "$f"
-			one p_scrall "$pms" script -i "$f"
-			one f_scrall perf script --force -i "$f"
-			one p_jsonall "$pms" script --json -i "$f"
-			one p_scrsym "$pms" script -F ip,sym,dso -i "$f"
-			one f_scrsym perf script --force -i "$f" -F ip,sym,dso
+			script_runs "$f"
 			continue
 		fi
 		one p_rep "$pms" report "$f"   # the file as an operand, as users type it
@@ -150,31 +164,19 @@ for shape in $shapes; do
 		[ "${PMS_BENCH_NO_PER_SAMPLE:-0}" = 1 ] || one f_per perf mem report --force --stdio -i "$f"
 		one p_nos "$pms" report --no-symbols -i "$f"
 		one p_read "$pms" script -F ip -i "$f"
-		one p_scr "$pms" script -F ip,addr,data_src,weight -i "$f"
-		one f_scr perf script --force -i "$f" -F ip,addr,data_src,weight
-		one p_json "$pms" script --json -F ip,addr,data_src,weight -i "$f"
-		one p_scrall "$pms" script -i "$f"
-		one f_scrall perf script --force -i "$f"
-		one p_jsonall "$pms" script --json -i "$f"
+		script_runs "$f"
 	done
 	[ -s "$home/p_rep2" ] && cat "$home/p_rep2" >>"$home/p_rep"
 	echo "$shape: $f ($(stat -c %s "$f") bytes, $m samples)"
 	if [ "${PMS_BENCH_SCRIPT_ONLY:-0}" = 1 ]; then
-		show "script -F ip,addr,data_src,weight" p_scr f_scr
-		show "script --json -F ... vs perf script -F ..." p_json f_scr
-		show "script (default fields)" p_scrall f_scrall
-		show "script --json vs perf script" p_jsonall f_scrall
-		show "script -F ip,sym,dso" p_scrsym f_scrsym
+		script_show
 		continue
 	fi
 	[ "$shape" = huge ] || show "report vs perf mem report --sort=mem" p_rep f_agg
 	[ -s "$home/f_cg" ] && show "report vs perf report --no-children" p_rep f_cg
 	if [ "$only" != 1 ]; then
 	[ -s "$home/f_per" ] && show "report vs perf mem report (per sample)" p_rep f_per
-	show "script -F ip,addr,data_src,weight" p_scr f_scr
-	show "script --json -F ... vs perf script -F ..." p_json f_scr
-	show "script (default fields)" p_scrall f_scrall
-	show "script --json vs perf script" p_jsonall f_scrall
+	script_show
 	fi
 	[ "$shape" = huge ] && printf '  report: %.2f s cpu, peak %d kB\n' "$(med p_rep 2)" "$(med p_rep 3)"
 	nos=$(med p_nos 2); rd=$(med p_read 2)

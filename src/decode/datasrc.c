@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "pmuscope/datasrc.h"
+#include "decode/datasrc_int.h"
+#include "util/fmtnum.h"
 
 /* ---- pack / unpack ------------------------------------------------------- */
 
@@ -295,11 +297,53 @@ struct piece_text {
 	char s[63];
 };
 static struct piece_text snp_text[1u << SNP_BITS], tlb_text[1u << PMS_MEM_TLB_WIDTH];
+/* The other pieces by their bits, built by the same rules: "|OP x" by the
+ * op field; "|LVL x" of a word with a level number by (remote, hops,
+ * level number, hit/miss), LVLN_INDEX; "|LCK x|BLK y" by the lock and
+ * block fields.  A word's text is then six copies (put_meminfo). */
+#define LVLN_INDEX(remote, hops, num, hm) ((((remote) * 8u + (hops)) * 16u + (num)) * 3u + (hm))
+static struct piece_text op_text[1u << PMS_MEM_OP_WIDTH], lvln_text[2 * 8 * 16 * 3],
+	lckblk_text[1u << (PMS_MEM_LOCK_WIDTH + PMS_MEM_BLK_WIDTH)];
 static pthread_once_t text_once = PTHREAD_ONCE_INIT;
+
+static void piece_op(struct sb *s, uint64_t val);
+static void piece_lvl(struct sb *s, uint64_t val);
+static void piece_lock(struct sb *s, uint64_t val);
+static void piece_blk(struct sb *s, uint64_t val);
 
 static void text_init(void)
 {
 	struct sb s;
+	for (unsigned i = 0; i < (1u << PMS_MEM_OP_WIDTH); i++) {
+		sb_init(&s, op_text[i].s, sizeof(op_text[i].s));
+		SB_LIT(&s, "|OP ");
+		piece_op(&s, PUT(i, OP));
+		SB_LIT(&s, "|LVL ");
+		op_text[i].n = (unsigned char)s.len;
+	}
+	for (unsigned r = 0; r < 2; r++)
+		for (unsigned h = 0; h < 8; h++)
+			for (unsigned num = 0; num < 16; num++)
+				for (unsigned hm = 0; hm < 3; hm++) {
+					struct piece_text *t = &lvln_text[LVLN_INDEX(r, h, num, hm)];
+					uint64_t lvl = hm == 1 ? PMS_MEM_LVL_HIT
+						       : hm == 2 ? PMS_MEM_LVL_MISS : 0;
+					sb_init(&s, t->s, sizeof(t->s));
+					piece_lvl(&s, PUT(r, REMOTE) | PUT(h, HOPS) | PUT(num, LVLNUM) |
+							      PUT(lvl, LVL));
+					SB_LIT(&s, "|SNP ");
+					t->n = (unsigned char)s.len;
+				}
+	for (unsigned i = 0; i < (1u << (PMS_MEM_LOCK_WIDTH + PMS_MEM_BLK_WIDTH)); i++) {
+		struct piece_text *t = &lckblk_text[i];
+		uint64_t v = PUT(i, LOCK) | PUT(i >> PMS_MEM_LOCK_WIDTH, BLK);
+		sb_init(&s, t->s, sizeof(t->s));
+		SB_LIT(&s, "|LCK ");
+		piece_lock(&s, v);
+		SB_LIT(&s, "|BLK ");
+		piece_blk(&s, v);
+		t->n = (unsigned char)s.len;
+	}
 	for (unsigned i = 0; i < (1u << SNP_BITS); i++) {
 		sb_init(&s, snp_text[i].s, sizeof(snp_text[i].s));
 		snoop_build(&s, i);
@@ -359,55 +403,69 @@ static void piece_blk(struct sb *s, uint64_t val)
 /* Enough for the longest decode (every level bit: ~170 characters). */
 #define FULL_MAX 512
 
-static void meminfo(struct sb *s, uint64_t val)
+/* A table's piece at d: a fixed 64-byte copy (the bytes past its length
+ * are overwritten by what follows), its length. */
+static inline __attribute__((always_inline)) size_t put_piece(char *d, const struct piece_text *t)
 {
+	memcpy(d, t->s, sizeof(t->s));
+	return t->n;
+}
+
+/* perf_script__meminfo_scnprintf's text of val at d (room for
+ * PMS_DATASRC_PUT_ROOM bytes, written past the text), uncut: the pieces
+ * from the tables above, the level's "or" list of a word without a level
+ * number by its rule.  Its length. */
+static size_t put_meminfo(char *d, uint64_t val)
+{
+	unsigned num = FIELD(val, LVLNUM), lvl = FIELD(val, LVL);
+	size_t n;
 	pieces_ready();
-	SB_LIT(s, "|OP ");
-	piece_op(s, val);
-	SB_LIT(s, "|LVL ");
-	piece_lvl(s, val);
-	SB_LIT(s, "|SNP ");
-	piece_snoop(s, val);
-	SB_LIT(s, "|TLB ");
-	piece_tlb(s, val);
-	SB_LIT(s, "|LCK ");
-	piece_lock(s, val);
-	SB_LIT(s, "|BLK ");
-	piece_blk(s, val);
+	n = put_piece(d, &op_text[FIELD(val, OP)]);
+	if (num != 0 && num != PMS_MEM_LVLNUM_NA) {
+		unsigned hm = (lvl & PMS_MEM_LVL_HIT) ? 1 : (lvl & PMS_MEM_LVL_MISS) ? 2 : 0;
+		n += put_piece(d + n, &lvln_text[LVLN_INDEX(FIELD(val, REMOTE), FIELD(val, HOPS),
+							    num, hm)]);
+	} else {
+		struct sb s;
+		sb_init(&s, d + n, FULL_MAX);
+		piece_lvl(&s, val);
+		SB_LIT(&s, "|SNP ");
+		n += s.len;
+	}
+	n += put_piece(d + n, &snp_text[FIELD(val, SNOOP) | FIELD(val, SNOOPX) << PMS_MEM_SNOOP_WIDTH]);
+	memcpy(d + n, "|TLB ", 5);
+	n += 5;
+	n += put_piece(d + n, &tlb_text[FIELD(val, TLB)]);
+	n += put_piece(d + n, &lckblk_text[FIELD(val, LOCK) | FIELD(val, BLK) << PMS_MEM_LOCK_WIDTH]);
+	return n;
+}
+
+size_t pms_datasrc_put_script_(uint64_t val, char *d)
+{
+	/* "%16" PRIx64 " ": right-aligned in 16 columns, then a space */
+	size_t n;
+	memset(d, ' ', 17);
+	(void)pms_fmt_hex(d + 16, val);
+	n = 17 + put_meminfo(d + 17, val);
+	return n < PMS_DATASRC_TEXT_MAX ? n : PMS_DATASRC_TEXT_MAX;
+}
+
+size_t pms_datasrc_put_(uint64_t val, char *d)
+{
+	size_t n = put_meminfo(d, val);
+	return n < PMS_DATASRC_TEXT_MAX ? n : PMS_DATASRC_TEXT_MAX;
 }
 
 size_t pms_datasrc_format(uint64_t val, char *buf, size_t size)
 {
-	char full[FULL_MAX];
-	struct sb s;
-
-	sb_init(&s, full, sizeof(full));
-	meminfo(&s, val);
-	sb_end(&s);
-	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
-	return out_text(full, len, buf, size);
+	char full[PMS_DATASRC_PUT_ROOM];
+	return out_text(full, pms_datasrc_put_(val, full), buf, size);
 }
 
 size_t pms_datasrc_format_script(uint64_t val, char *buf, size_t size)
 {
-	char full[FULL_MAX];
-	char hex[17];
-	size_t i = 16;
-	struct sb s;
-
-	/* "%16" PRIx64 " ": right-aligned in 16 columns, then a space */
-	uint64_t v = val;
-	memset(hex, ' ', sizeof(hex));
-	do {
-		hex[--i] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	sb_init(&s, full, sizeof(full));
-	sb_putn(&s, hex, sizeof(hex));
-	meminfo(&s, val);
-	sb_end(&s);
-	size_t len = s.len < PMS_DATASRC_TEXT_MAX ? s.len : PMS_DATASRC_TEXT_MAX;
-	return out_text(full, len, buf, size);
+	char full[PMS_DATASRC_PUT_ROOM];
+	return out_text(full, pms_datasrc_put_script_(val, full), buf, size);
 }
 
 #define COLUMN_FN(name, piece)                                        \

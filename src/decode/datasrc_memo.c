@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/datasrc_int.h"
 #include "pmuscope/datasrc.h"
 #include "pmuscope/error.h"
 #include "util/error.h"
@@ -29,7 +30,7 @@ struct pms_datasrc_memo {
 	 * without looking (a file of a new word a sample misses a table of
 	 * megabytes each time: a cache miss, then the formatting anyway) */
 	unsigned look, hit, skip;
-	char scratch[PMS_DATASRC_TEXT_MAX + 1];
+	char scratch[PMS_DATASRC_PUT_ROOM];
 };
 
 int pms_datasrc_memo_new(enum pms_datasrc_memo_kind kind, size_t max_entries,
@@ -84,10 +85,11 @@ static inline size_t hash(uint64_t v, size_t cap)
 	return (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 }
 
-static size_t format(const struct pms_datasrc_memo *m, uint64_t val, char *buf, size_t size)
+/* val's text in m's scratch (written in place: no copy of it), its length. */
+static size_t format(struct pms_datasrc_memo *m, uint64_t val)
 {
-	return m->kind == PMS_DATASRC_MEMO_SCRIPT ? pms_datasrc_format_script(val, buf, size)
-						  : pms_datasrc_format(val, buf, size);
+	return m->kind == PMS_DATASRC_MEMO_SCRIPT ? pms_datasrc_put_script_(val, m->scratch)
+						  : pms_datasrc_put_(val, m->scratch);
 }
 
 /* Double the table (rehash every kept word).  false when out of memory. */
@@ -139,7 +141,7 @@ static bool keep(struct pms_datasrc_memo *m, size_t j, uint64_t val, const char 
 
 static const char *miss(struct pms_datasrc_memo *m, uint64_t val, size_t j, size_t *len)
 {
-	size_t n = format(m, val, m->scratch, sizeof(m->scratch));
+	size_t n = format(m, val);
 	if (m->n >= m->max)
 		goto scratch;
 	if (2 * (m->n + 1) > m->cap) {
@@ -187,7 +189,7 @@ const char *pms_datasrc_memo_text(struct pms_datasrc_memo *m, uint64_t val, size
 		return lookup(m, val, len);
 	if (m->skip) {
 		m->skip--;
-		*len = format(m, val, m->scratch, sizeof(m->scratch));
+		*len = format(m, val);
 		return m->scratch;
 	}
 	const char *t = lookup(m, val, len);

@@ -333,7 +333,7 @@ int pms_script_new(unsigned flags, struct pms_script **out)
 	pms_script_pf_defaults_(s->o);
 	if ((flags & PMS_SCRIPT_CHAIN) && !(s->chain = calloc(PMS_CALLPATH_MAX, sizeof(*s->chain))))
 		return pms_err(PMS_ENOMEM, "script: out of memory");
-	return pms_datasrc_memo_new(PMS_DATASRC_MEMO_SCRIPT, 0, &s->dm);
+	return 0;
 }
 
 int pms_script_read(struct pms_script *s, int fd, struct pms_sys *sys)
@@ -360,7 +360,6 @@ void pms_script_free(struct pms_script *s)
 	inlpath_fini(&s->inl);
 	free(s->chain);
 	pms_memdeco_free(s->deco);
-	pms_datasrc_memo_free(s->dm);
 	pms_perfdata_ordered_free(s->oq);
 	pms_perfdata_reader_free(s->r);
 	comms_free(&s->comms);

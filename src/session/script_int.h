@@ -76,7 +76,6 @@ struct pms_script {
 	struct inlpath inl; /* their inline stacks (not with PMS_SCRIPT_NO_INLINE) */
 	struct pms_frame *chain; /* PMS_SCRIPT_CHAIN: PMS_CALLPATH_MAX frames */
 	struct pms_memdeco *deco;
-	struct pms_datasrc_memo *dm;
 	struct script_comms comms;
 	struct pf_out o[OT_N];
 	bool checked, use_chain, want_node;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pmuscope/callpath.h"
+#include "decode/datasrc_int.h"
 #include "pmuscope/memsample.h"
 #include "session/script_int.h"
 #include "session/symtrack_int.h"
@@ -426,12 +427,23 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 	}
 	if (f & PF_DSRC) {
 		size_t n;
-		const char *t = pms_datasrc_memo_text(pf->dm, s->data_src, &n);
-		if (n > pf->dsrc_max)
-			pf->dsrc_max = n;
-		l_strn(&l, t, n, 0);
-		while (n++ < pf->dsrc_max)
-			l_chr(&l, ' ');
+		if (l.n + PMS_DATASRC_PUT_ROOM + PMS_DATASRC_TEXT_MAX < LINE_CAP - 64) {
+			/* written in place, padded to the longest so far */
+			n = pms_datasrc_put_script_(s->data_src, l.b + l.n);
+			l.n += n;
+			if (n > pf->dsrc_max)
+				pf->dsrc_max = n;
+			memset(l.b + l.n, ' ', pf->dsrc_max - n);
+			l.n += pf->dsrc_max - n;
+		} else {
+			char t[PMS_DATASRC_PUT_ROOM];
+			n = pms_datasrc_put_script_(s->data_src, t);
+			if (n > pf->dsrc_max)
+				pf->dsrc_max = n;
+			l_strn(&l, t, n, 0);
+			while (n++ < pf->dsrc_max)
+				l_chr(&l, ' ');
+		}
 	}
 	if (f & PF_WEIGHT)
 		l_num(&l, (s->present & PMS_SAMPLE_WEIGHT_STRUCT) ? s->weight_var1_dw : s->weight, 10, 16);

@@ -19,12 +19,22 @@ struct tproc {
 	bool stale;     /* the symbolizer has an older copy (or none) */
 	struct pms_maps *maps;  /* everything mapped: names the module */
 	struct pms_maps *clean; /* the mappings whose file may be read */
-	/* maps->v[i]'s module: its t->own index + 1 (0: not yet asked),
-	 * valid while modgen == gen (a sample's module without hashing its
-	 * path) */
-	uint32_t *mod;
+	/* per mapping maps->v[i], valid while modgen == gen: its module,
+	 * t->own index + 1 (0: not yet asked; a sample's module without
+	 * hashing its path), and whether the module's owner process maps it
+	 * alike (maps_alike: 0 not asked, 1 yes, 2 no) while the owner's gen
+	 * is qgen (four searches of the maps a lookup, not one a mapping) */
+	struct tmapc {
+		uint32_t mod, qgen;
+		unsigned char alike;
+	} *mod;
 	size_t nmod;
 	uint32_t modgen;
+	/* the mapping of an address's 1 MiB granule: maps->v's index + 1
+	 * (0: ask maps), valid while mapgen == gen (a search of every
+	 * mapping a sample was a tenth of naming it over 20 libraries) */
+	uint32_t mapgen;
+	uint32_t map1m[256];
 };
 
 /* A name looked up, kept for the next sample at the same place: 24 bytes
@@ -497,6 +507,25 @@ static int64_t own_of(struct pms_symtrack *t, const char *mod)
 	return (int64_t)t->nown++;
 }
 
+/* p's mapping holding ip (NULL: none). */
+static const struct pms_map *proc_map(struct tproc *p, uint64_t ip)
+{
+	size_t h = (size_t)(((ip >> 20) * 0x9e3779b97f4a7c15ULL) >> 56);
+	const struct pms_map *m;
+	uint32_t i;
+	if (p->mapgen != p->gen) {
+		memset(p->map1m, 0, sizeof(p->map1m));
+		p->mapgen = p->gen;
+	}
+	i = p->map1m[h];
+	if (i && i <= p->maps->n && (m = &p->maps->v[i - 1])->start <= ip && ip < m->end)
+		return m;
+	m = pms_maps_find(p->maps, ip);
+	if (m && (size_t)(m - p->maps->v) < UINT32_MAX)
+		p->map1m[h] = (uint32_t)(m - p->maps->v) + 1;
+	return m;
+}
+
 static struct modown *map_mod(struct pms_symtrack *t, struct tproc *p, const struct pms_map *m)
 {
 	size_t i = (size_t)(m - p->maps->v);
@@ -505,7 +534,7 @@ static struct modown *map_mod(struct pms_symtrack *t, struct tproc *p, const str
 	if (p->modgen != p->gen || !p->mod || i >= p->nmod) {
 		size_t n = p->maps->n;
 		if (n > p->nmod) {
-			uint32_t *v = realloc(p->mod, n * sizeof(*v));
+			struct tmapc *v = realloc(p->mod, n * sizeof(*v));
 			if (!v) {
 				mod = intern(t, m->path[0] ? m->path : "//anon");
 				k = mod ? own_of(t, mod) : -1;
@@ -517,27 +546,34 @@ static struct modown *map_mod(struct pms_symtrack *t, struct tproc *p, const str
 		memset(p->mod, 0, p->nmod * sizeof(*p->mod));
 		p->modgen = p->gen;
 	}
-	if (!p->mod[i]) {
+	if (!p->mod[i].mod) {
 		mod = intern(t, m->path[0] ? m->path : "//anon");
 		if (!mod || (k = own_of(t, mod)) < 0)
 			return NULL;
-		p->mod[i] = (uint32_t)k + 1;
+		p->mod[i].mod = (uint32_t)k + 1;
 	}
-	return &t->own[p->mod[i] - 1];
+	return &t->own[p->mod[i].mod - 1];
 }
 
 /* The number of o's runs starting at or below key (sorted, disjoint). */
 static size_t range_above(const struct modown *o, uint64_t key)
 {
-	size_t lo = 0, hi = o->rn;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (o->rv[mid].lo <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
+	const struct krange *v = o->rv;
+	size_t base = 0, n = o->rn;
+	if (!n)
+		return 0;
+	/* the answer is in [base, base + n]: halve n, moving base by a
+	 * conditional move, not a branch (a sample's search was a
+	 * mispredicted branch a level: most of naming it) */
+	while (n > 1) {
+		size_t half = n / 2;
+		/* both halves' next probes fetched while this one compares */
+		__builtin_prefetch(&v[base + half / 2]);
+		__builtin_prefetch(&v[base + half + half / 2]);
+		base = v[base + half].lo <= key ? base + half : base;
+		n -= half;
 	}
-	return lo;
+	return base + (v[base].lo <= key);
 }
 
 /* The record of the run holding key in o's runs, or -1. */
@@ -602,7 +638,19 @@ static struct tproc *answerer(struct pms_symtrack *t, struct tproc *p, const str
 		return p;
 	/* no new process: t->p stays where it is */
 	struct tproc *q = proc_get(t, o->pid, false);
-	return q && maps_alike(p, q, m) ? q : p;
+	size_t i = (size_t)(m - p->maps->v);
+	struct tmapc *c = p->modgen == p->gen && i < p->nmod ? &p->mod[i] : NULL;
+	bool alike;
+	if (!q)
+		return p;
+	if (c && c->alike && c->qgen == q->gen)
+		return c->alike == 1 ? q : p;
+	alike = maps_alike(p, q, m);
+	if (c) {
+		c->alike = alike ? 1 : 2;
+		c->qgen = q->gen;
+	}
+	return alike ? q : p;
 }
 
 static uint64_t rec_hash(const struct trec *r)
@@ -706,7 +754,7 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 	if (kind != 1) {
 		/* names depend on the module and the offset in it: one entry
 		 * serves every process mapping that module */
-		if (!(p = proc_get(t, pid, false)) || !(m = pms_maps_find(p->maps, ip)))
+		if (!(p = proc_get(t, pid, false)) || !(m = proc_map(p, ip)))
 			return 0;
 		if (!(o = map_mod(t, p, m)))
 			return 0;

@@ -2,6 +2,7 @@
  * of kernel-abi-facts.md, the mem report columns and mem-stat names, and the
  * 99-character cut. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -369,6 +370,51 @@ PMS_TEST(memo_matches_format)
 	CHECK_EQ_INT(pms_datasrc_memo_new((enum pms_datasrc_memo_kind)7, 0, &m), PMS_EINVAL);
 	CHECK(m == NULL);
 	CHECK_EQ_INT(pms_datasrc_memo_new(PMS_DATASRC_MEMO_TEXT, 0, NULL), PMS_EINVAL);
+}
+
+/* The whole text (made from per-piece tables, in place) is the six columns
+ * (made piece by piece by perf's rules) joined as perf joins them, cut at
+ * 99, for words of every shape: random bits, with a level number, without
+ * one (the level's "or" list), every level bit (a text past the cut). */
+PMS_TEST(text_is_the_columns_joined)
+{
+	static const char *const head[6] = { "|OP ", "|LVL ", "|SNP ", "|TLB ", "|LCK ", "|BLK " };
+	size_t (*const col[6])(uint64_t, char *, size_t) = {
+		pms_datasrc_format_op, pms_datasrc_format_mem, pms_datasrc_format_snoop,
+		pms_datasrc_format_tlb, pms_datasrc_format_lock, pms_datasrc_format_blk,
+	};
+	memo_rng = 0x452821e638d01377ULL;
+	for (int i = 0; i < 200000; i++) {
+		uint64_t v = memo_rand();
+		char want[1024], got[128], hex[24], piece[256];
+		size_t n = 0, k;
+		switch (i % 5) {
+		case 1: v &= (1ULL << PMS_MEM_REGION_SHIFT) - 1; break;
+		case 2: v &= ~(0xfULL << PMS_MEM_LVLNUM_SHIFT); break;
+		case 3: v |= 0x3fffULL << PMS_MEM_LVL_SHIFT; v &= ~(0xfULL << PMS_MEM_LVLNUM_SHIFT); break;
+		case 4: v = (v & 0xffULL) << (i % 48); break;
+		}
+		for (int c = 0; c < 6; c++) {
+			size_t pl = col[c](v, piece, sizeof(piece));
+			CHECK(pl < sizeof(piece));
+			memcpy(want + n, head[c], strlen(head[c]));
+			n += strlen(head[c]);
+			memcpy(want + n, piece, pl);
+			n += pl;
+		}
+		k = n < PMS_DATASRC_TEXT_MAX ? n : PMS_DATASRC_TEXT_MAX;
+		CHECK_EQ_INT(pms_datasrc_format(v, got, sizeof(got)), k);
+		CHECK(!memcmp(got, want, k) && got[k] == 0);
+		snprintf(hex, sizeof(hex), "%16llx ", (unsigned long long)v);
+		memmove(want + 17, want, n);
+		memcpy(want, hex, 17);
+		k = n + 17 < PMS_DATASRC_TEXT_MAX ? n + 17 : PMS_DATASRC_TEXT_MAX;
+		CHECK_EQ_INT(pms_datasrc_format_script(v, got, sizeof(got)), k);
+		CHECK(!memcmp(got, want, k) && got[k] == 0);
+		/* a short buffer: snprintf's contract */
+		CHECK_EQ_INT(pms_datasrc_format_script(v, got, 8), k);
+		CHECK(!memcmp(got, want, 7) && got[7] == 0);
+	}
 }
 
 PMS_TEST_MAIN()

@@ -70,6 +70,8 @@ struct pms_sorthist {
 	struct dwpath dw;          /* DWARF paths */
 	struct inlpath inl;        /* their inline stacks (session/inlpath.c) */
 	char inlname[512];         /* an inlined frame's "NAME (inlined)" */
+	uint64_t inl_base;         /* its function's start in the module ... */
+	bool inl_named;            /* ... when the row text being made has one */
 	struct pms_sys *sys;
 	char (*ftext)[1024];       /* each frame's row text */
 	char (*fname)[256];        /* each frame's chain name */
@@ -221,7 +223,10 @@ static void k_phys(const struct ctx *c, char *b, size_t n)
  * _hist_entry__sym_snprintf, callchain_list__sym_name: "NAME (inlined)"). */
 static void inline_name(const struct ctx *c, struct pms_symtrack_name *nm)
 {
+	uint64_t base = nm->sym ? nm->map_ip - nm->off : 0;
 	if (inlpath_name(&c->h->inl, c->fr, nm)) {
+		c->h->inl_base = base;
+		c->h->inl_named = true;
 		snprintf(c->h->inlname, sizeof(c->h->inlname), "%s (inlined)", nm->sym);
 		nm->sym = c->h->inlname;
 	}
@@ -543,18 +548,26 @@ static struct row *row_of(struct pms_sorthist *h, char *text)
 	return slot(&h->t, text);
 }
 
-/* The row text of a sample, or of one frame of its path (fr). */
+/* The row text of a sample, or of one frame of its path (fr).  An
+ * inlined function's row is one per function it is inlined into, as perf
+ * keeps its fake symbols apart by their base symbol's range (sort.c
+ * _sort__sym_cmp: equal names, then overlapping ranges): that function's
+ * start follows the text, after a \002 no output shows (shown_text). */
 static void row_text(const struct ctx *c, char *text, size_t size)
 {
 	char v[512];
 	size_t len = 0;
 	text[0] = 0;
+	c->h->inl_named = false;
 	for (size_t i = 0; i < c->h->nsel; i++) {
 		c->h->sel[i]->fn(c, v, sizeof(v));
 		len += (size_t)snprintf(text + len, size - len, "%s%s", i ? "\t" : "", v);
 		if (len >= size)
 			len = size - 1;
 	}
+	if (c->h->inl_named && len + 20 < size)
+		snprintf(text + len, size - len, "\002%" PRIx64, c->h->inl_base);
+	c->h->inl_named = false;
 }
 
 /* ---- call graphs ----------------------------------------------------------- */
@@ -736,7 +749,12 @@ static int row_cmp(const void *a, const void *b)
 		return x->children > y->children ? -1 : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
-	return strcmp(x->text, y->text);
+	int r = strcmp(x->text, y->text);
+	if (r || x->chains == y->chains)
+		return r;
+	/* one text, two rows (an inlined function's, row_text): chains are in
+	 * their rows' hidden order */
+	return !x->chains ? -1 : !y->chains ? 1 : x->chains < y->chains ? -1 : 1;
 }
 
 /* The chains, row text then period descending then chain text: a row's
@@ -813,7 +831,7 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 	bool pid = false;
 	for (size_t i = 0; i < h->nsel; i++)
 		pid |= (h->sel[i]->needs & PID_COMM) != 0;
-	if (pid && !(h->outtext = calloc(h->t.n ? h->t.n : 1, sizeof(*h->outtext))))
+	if (!(h->outtext = calloc(h->t.n ? h->t.n : 1, sizeof(*h->outtext))))
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	if (chains_result(h) < 0)
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
@@ -821,11 +839,15 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 	for (size_t i = 0; i < h->t.cap; i++) {
 		if (!h->t.rows[i].text)
 			continue;
-		const char *text = h->t.rows[i].text;
+		const char *text = h->t.rows[i].text, *hid = strchr(text, '\002');
 		const struct pms_sorthist_chain *ch = NULL;
 		size_t nch = row_chains(h, text, &ch);
-		if (pid) {
-			if (!(h->outtext[h->nouttext] = pid_text(h, text)))
+		char shown[1024];
+		if (hid) /* the row text without its hidden key (row_text) */
+			snprintf(shown, sizeof(shown), "%.*s", (int)(hid - text), text);
+		if (pid || hid) {
+			if (!(h->outtext[h->nouttext] = pid ? pid_text(h, hid ? shown : text)
+							   : strdup(shown)))
 				return pms_err(PMS_ENOMEM, "sort: out of memory");
 			text = h->outtext[h->nouttext++];
 		}

@@ -8,6 +8,7 @@
 
 #include "pmuscope/pathprof.h"
 #include "report/pathprof_int.h"
+#include "report/pathprof_merge.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
@@ -22,17 +23,31 @@ struct path {
 	bool truncated;
 };
 
+/* The paths' frames, in blocks (one malloc per block, not per path: a file
+ * of call stacks has millions of distinct paths). */
+struct fblock {
+	struct fblock *next;
+	size_t used, cap;
+	struct pms_frame f[];
+};
+#define FBLOCK_FRAMES 32768
+
 struct lastbr {
 	uint64_t from, to, samples, latency, weighted, mispred;
 };
 
 struct pms_pathprof {
 	struct pms_pathprof_opts o;
+	struct pms_sys *sys; /* for a twin (pathprof_merge.h) */
 	struct pms_unwinder *uw;
 	struct path *v;
 	size_t n, cap;
-	uint32_t *slots; /* open addressing: path index + 1, 0 empty */
+	/* open addressing: path index + 1 in the low half, 0 empty; the
+	 * hash's high half in the high half (a probe reads the path only
+	 * when they match) */
+	uint64_t *slots;
 	size_t nslots;
+	struct fblock *blocks; /* the paths' frames, the newest first */
 	uint32_t *of;    /* kept mode: path index + 1 of each sample (0 none) */
 	size_t nof, capof;
 	uint64_t samples, with_path, without_path, truncated;
@@ -65,6 +80,7 @@ int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
 	if (!p)
 		return pms_err(PMS_ENOMEM, "pathprof: no memory");
 	p->o = o;
+	p->sys = sys;
 	if (!p->o.top)
 		p->o.top = DEFAULT_TOP;
 	if ((rc = pms_unwinder_new(sys, &p->uw)) < 0) {
@@ -79,8 +95,10 @@ void pms_pathprof_free(struct pms_pathprof *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n; i++)
-		free(p->v[i].f);
+	for (struct fblock *b = p->blocks, *nx; b; b = nx) {
+		nx = b->next;
+		free(b);
+	}
 	free(p->v);
 	free(p->slots);
 	free(p->of);
@@ -110,17 +128,27 @@ static bool frames_eq(const struct path *a, const struct pms_frame *f, size_t n)
 	return true;
 }
 
+static uint64_t slot_val(uint64_t hash, size_t idx)
+{
+	return (hash & 0xffffffff00000000ULL) | (uint64_t)(idx + 1);
+}
+
+static size_t slot_idx(uint64_t slot)
+{
+	return (size_t)(uint32_t)slot - 1;
+}
+
 static int rehash(struct pms_pathprof *p)
 {
 	size_t ns = p->nslots ? p->nslots * 2 : 256;
-	uint32_t *s = calloc(ns, sizeof(*s));
+	uint64_t *s = calloc(ns, sizeof(*s));
 	if (!s)
 		return pms_err(PMS_ENOMEM, "pathprof: no memory");
 	for (size_t i = 0; i < p->n; i++) {
 		size_t h = (size_t)p->v[i].hash & (ns - 1);
 		while (s[h])
 			h = (h + 1) & (ns - 1);
-		s[h] = (uint32_t)(i + 1);
+		s[h] = slot_val(p->v[i].hash, i);
 	}
 	free(p->slots);
 	p->slots = s;
@@ -128,39 +156,70 @@ static int rehash(struct pms_pathprof *p)
 	return 0;
 }
 
-/* The index of the path f[0..n), added when new; negative on no memory. */
-static long intern(struct pms_pathprof *p, const struct pms_frame *f, size_t n)
+/* The slot of the path f[0..n) of hash h: its own, or the empty one where
+ * it goes (the slots less than half full). */
+static size_t slot_of(const struct pms_pathprof *p, uint64_t h, const struct pms_frame *f, size_t n)
 {
-	uint64_t h = frames_hash(f, n);
-	size_t k;
-	int rc;
-
-	if ((p->n + 1) * 2 > p->nslots && (rc = rehash(p)) < 0)
-		return rc;
-	k = (size_t)h & (p->nslots - 1);
+	size_t k = (size_t)h & (p->nslots - 1);
+	uint64_t tag = h & 0xffffffff00000000ULL;
 	while (p->slots[k]) {
-		struct path *x = &p->v[p->slots[k] - 1];
-		if (x->hash == h && frames_eq(x, f, n))
-			return (long)(p->slots[k] - 1);
+		if ((p->slots[k] & 0xffffffff00000000ULL) == tag) {
+			const struct path *x = &p->v[slot_idx(p->slots[k])];
+			if (x->hash == h && frames_eq(x, f, n))
+				break;
+		}
 		k = (k + 1) & (p->nslots - 1);
 	}
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64;
+	return k;
+}
+
+/* Room for n paths in the vector. */
+static int reserve_paths(struct pms_pathprof *p, size_t n)
+{
+	if (n > p->cap) {
+		size_t nc = p->cap ? p->cap : 64;
+		while (nc < n)
+			nc *= 2;
 		struct path *v = realloc(p->v, nc * sizeof(*v));
 		if (!v)
 			return pms_err(PMS_ENOMEM, "pathprof: no memory");
 		p->v = v;
 		p->cap = nc;
 	}
+	return 0;
+}
+
+/* The index of the path f[0..n), added when new; negative on no memory. */
+static long intern(struct pms_pathprof *p, const struct pms_frame *f, size_t n)
+{
+	uint64_t h = frames_hash(f, n);
+	int rc;
+
+	if ((p->n + 1) * 2 > p->nslots && (rc = rehash(p)) < 0)
+		return rc;
+	size_t k = slot_of(p, h, f, n);
+	if (p->slots[k])
+		return (long)slot_idx(p->slots[k]);
+	if (p->n == p->cap && (rc = reserve_paths(p, p->cap ? p->cap * 2 : 64)) < 0)
+		return rc;
 	struct path *x = &p->v[p->n];
 	memset(x, 0, sizeof(*x));
-	x->f = malloc((n ? n : 1) * sizeof(*x->f));
-	if (!x->f)
-		return pms_err(PMS_ENOMEM, "pathprof: no memory");
+	struct fblock *b = p->blocks;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > FBLOCK_FRAMES ? n : FBLOCK_FRAMES;
+		if (!(b = malloc(sizeof(*b) + cap * sizeof(*b->f))))
+			return pms_err(PMS_ENOMEM, "pathprof: no memory");
+		b->next = p->blocks;
+		b->used = 0;
+		b->cap = cap;
+		p->blocks = b;
+	}
+	x->f = b->f + b->used;
+	b->used += n;
 	memcpy(x->f, f, n * sizeof(*f));
 	x->n = n;
 	x->hash = h;
-	p->slots[k] = (uint32_t)(p->n + 1);
+	p->slots[k] = slot_val(h, p->n);
 	return (long)p->n++;
 }
 
@@ -194,6 +253,26 @@ static size_t br_slot(const struct lastbr *v, size_t cap, uint64_t from, uint64_
 	return k;
 }
 
+/* Room for n branches, the table at most half full. */
+static int br_reserve(struct pms_pathprof *p, size_t n)
+{
+	if (n * 2 <= p->capbr)
+		return 0;
+	size_t nc = p->capbr ? p->capbr * 2 : 64;
+	while (n * 2 > nc)
+		nc *= 2;
+	struct lastbr *v = calloc(nc, sizeof(*v));
+	if (!v)
+		return pms_err(PMS_ENOMEM, "pathprof: no memory");
+	for (size_t i = 0; i < p->capbr; i++)
+		if (p->br[i].from || p->br[i].to)
+			v[br_slot(v, nc, p->br[i].from, p->br[i].to)] = p->br[i];
+	free(p->br);
+	p->br = v;
+	p->capbr = nc;
+	return 0;
+}
+
 /* The sample's most recent branch (entry 0, as the kernel writes them). */
 static int add_branch(struct pms_pathprof *p, const struct pms_memsrc_sample *s)
 {
@@ -204,18 +283,9 @@ static int add_branch(struct pms_pathprof *p, const struct pms_memsrc_sample *s)
 	b = pms_branch_at(in->branch.entries, 0);
 	if (!b.from && !b.to)
 		return 0;
-	if ((p->nbr + 1) * 2 > p->capbr) {
-		size_t nc = p->capbr ? p->capbr * 2 : 64;
-		struct lastbr *v = calloc(nc, sizeof(*v));
-		if (!v)
-			return pms_err(PMS_ENOMEM, "pathprof: no memory");
-		for (size_t i = 0; i < p->capbr; i++)
-			if (p->br[i].from || p->br[i].to)
-				v[br_slot(v, nc, p->br[i].from, p->br[i].to)] = p->br[i];
-		free(p->br);
-		p->br = v;
-		p->capbr = nc;
-	}
+	int rc = br_reserve(p, p->nbr + 1);
+	if (rc < 0)
+		return rc;
 	struct lastbr *x = &p->br[br_slot(p->br, p->capbr, b.from, b.to)];
 	if (!x->from && !x->to) {
 		x->from = b.from;
@@ -310,6 +380,123 @@ static __attribute__((noinline)) int add_src(struct pms_pathprof *p,
 			return rc;
 		p->of[p->nof++] = (uint32_t)(idx + 1);
 	}
+	return 0;
+}
+
+/* ---- merging (pathprof_merge.h) -------------------------------------------- */
+
+int pms_pathprof_twin(const struct pms_pathprof *p, struct pms_pathprof **out)
+{
+	if (!p)
+		return pms_err(PMS_EINVAL, "pathprof: NULL argument");
+	return pms_pathprof_new(p->sys, &p->o, out);
+}
+
+static int merge_branches(struct pms_pathprof *dst, const struct pms_pathprof *src)
+{
+	int rc = br_reserve(dst, dst->nbr + src->nbr);
+	for (size_t i = 0; rc >= 0 && i < src->capbr; i++) {
+		const struct lastbr *b = &src->br[i];
+		if (!b->from && !b->to)
+			continue;
+		struct lastbr *x = &dst->br[br_slot(dst->br, dst->capbr, b->from, b->to)];
+		if (!x->from && !x->to) {
+			*x = *b;
+			dst->nbr++;
+			continue;
+		}
+		x->samples += b->samples;
+		x->latency += b->latency;
+		x->weighted += b->weighted;
+		x->mispred += b->mispred;
+	}
+	dst->with_branches += src->with_branches;
+	return rc;
+}
+
+/* Into a dst that has counted nothing: src's counts taken whole (its
+ * options, system and unwinder stay). */
+static void take_all(struct pms_pathprof *dst, struct pms_pathprof *src)
+{
+	struct pms_pathprof t = *dst;
+	*dst = *src;
+	dst->o = t.o;
+	dst->sys = t.sys;
+	dst->uw = t.uw;
+	src->v = t.v;
+	src->n = t.n;
+	src->cap = t.cap;
+	src->slots = t.slots;
+	src->nslots = t.nslots;
+	src->of = t.of;
+	src->nof = t.nof;
+	src->capof = t.capof;
+	src->br = t.br;
+	src->nbr = t.nbr;
+	src->capbr = t.capbr;
+	src->blocks = t.blocks;
+}
+
+int pms_pathprof_merge(struct pms_pathprof *dst, struct pms_pathprof *src)
+{
+	if (!dst || !src || dst == src)
+		return pms_err(PMS_EINVAL, "pathprof merge: NULL argument or a collector into itself");
+	if (dst->o.kept_samples != src->o.kept_samples || dst->o.hide_kernel != src->o.hide_kernel)
+		return pms_err(PMS_EINVAL, "pathprof merge: collectors of different options");
+	if (!dst->samples && !dst->n && !dst->nof && !dst->nbr) {
+		take_all(dst, src);
+		return 0;
+	}
+	int rc = reserve_paths(dst, dst->n + src->n);
+	while (rc >= 0 && (dst->n + src->n + 1) * 2 > dst->nslots) /* the slots at most half full */
+		rc = rehash(dst);
+	uint32_t *to = NULL; /* kept samples: src's path index + 1 -> dst's */
+	if (rc >= 0 && src->o.kept_samples && src->n && !(to = calloc(src->n, sizeof(*to))))
+		rc = pms_err(PMS_ENOMEM, "pathprof merge: no memory");
+	if (rc >= 0 && src->nof)
+		rc = pms_grow(&dst->of, &dst->capof, dst->nof + src->nof, sizeof(*dst->of), 1024,
+			      "the samples' path index");
+	if (rc >= 0)
+		rc = merge_branches(dst, src);
+	if (rc < 0) {
+		free(to);
+		return rc;
+	}
+	for (size_t i = 0; i < src->n; i++) {
+		struct path *y = &src->v[i];
+		size_t k = slot_of(dst, y->hash, y->f, y->n);
+		if (!dst->slots[k]) {
+			dst->v[dst->n] = *y; /* its frames in src's blocks, dst's below */
+			dst->slots[k] = slot_val(y->hash, dst->n);
+			dst->n++;
+		} else {
+			struct path *x = &dst->v[slot_idx(dst->slots[k])];
+			x->samples += y->samples;
+			x->latency += y->latency;
+			x->weighted += y->weighted;
+			x->resolved += y->resolved;
+			x->remote += y->remote;
+			x->truncated |= y->truncated;
+		}
+		if (to)
+			to[i] = (uint32_t)slot_idx(dst->slots[k]) + 1;
+	}
+	/* src's blocks after dst's (the newest first stays dst's) */
+	struct fblock **tail = &dst->blocks;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = src->blocks;
+	src->blocks = NULL;
+	src->n = 0;
+	for (size_t i = 0; i < src->nof; i++)
+		dst->of[dst->nof++] = src->of[i] ? to[src->of[i] - 1] : 0;
+	free(to);
+	dst->samples += src->samples;
+	dst->with_path += src->with_path;
+	dst->without_path += src->without_path;
+	dst->truncated += src->truncated;
+	if (dst->how == PMS_CALLGRAPH_NONE)
+		dst->how = src->how;
 	return 0;
 }
 
@@ -412,7 +599,19 @@ static int cmp_samples(const void *a, const void *b)
 		return x->samples > y->samples ? -1 : 1;
 	if (x->latency != y->latency)
 		return x->latency > y->latency ? -1 : 1;
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	/* one order whatever the paths' first-seen order (a merge's, or a
+	 * top list's selection): the frames themselves last */
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	for (size_t i = 0; i < x->n; i++) {
+		if (x->f[i].ip != y->f[i].ip)
+			return x->f[i].ip < y->f[i].ip ? -1 : 1;
+		if (x->f[i].flags != y->f[i].flags)
+			return x->f[i].flags < y->f[i].flags ? -1 : 1;
+	}
+	return 0;
 }
 
 static int cmp_latency(const void *a, const void *b)
@@ -435,6 +634,46 @@ static int cmp_remote(const void *a, const void *b)
 	if (x->remote != y->remote)
 		return x->remote > y->remote ? -1 : 1;
 	return cmp_samples(a, b);
+}
+
+/* The first k of ord[0..n) in cmp's order (a total one), in that order at
+ * ord's start; the others after them in no order.  A top list needs no
+ * more: a sort of every distinct path (millions in a file of call stacks)
+ * was most of the report's time. */
+static void top_of(struct path **ord, size_t n, size_t k, int (*cmp)(const void *, const void *))
+{
+	if (k >= n || k > 64 || n < 4 * k) {
+		qsort(ord, n, sizeof(*ord), cmp);
+		return;
+	}
+	/* ord[0..k): a heap, the last of them in cmp's order at its root */
+	for (size_t i = k; i-- > 0;)
+		for (size_t j = i, c; (c = 2 * j + 1) < k; j = c) {
+			if (c + 1 < k && cmp(&ord[c + 1], &ord[c]) > 0)
+				c++;
+			if (cmp(&ord[c], &ord[j]) <= 0)
+				break;
+			struct path *t = ord[j];
+			ord[j] = ord[c];
+			ord[c] = t;
+		}
+	for (size_t i = k; i < n; i++) {
+		if (cmp(&ord[i], &ord[0]) >= 0)
+			continue;
+		struct path *t = ord[0];
+		ord[0] = ord[i];
+		ord[i] = t;
+		for (size_t j = 0, c; (c = 2 * j + 1) < k; j = c) {
+			if (c + 1 < k && cmp(&ord[c + 1], &ord[c]) > 0)
+				c++;
+			if (cmp(&ord[c], &ord[j]) <= 0)
+				break;
+			t = ord[j];
+			ord[j] = ord[c];
+			ord[c] = t;
+		}
+	}
+	qsort(ord, k, sizeof(*ord), cmp);
 }
 
 static int list_of(struct path **ord, size_t n, size_t top, struct pms_symbolizer *sym,
@@ -602,7 +841,9 @@ int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 	}
 	for (size_t i = 0; i < p->n; i++)
 		ord[i] = &p->v[i];
-	qsort(ord, p->n, sizeof(*ord), cmp_samples);
+	/* every path in order only for `all` and the kept samples' ranks */
+	bool every = p->o.kept_samples || !p->o.top_only;
+	top_of(ord, p->n, every ? p->n : p->o.top, cmp_samples);
 	if (p->o.kept_samples && (rc = sample_paths(p, ord, r)) < 0)
 		goto out;
 	if ((rc = list_of(ord, p->n, p->o.top_only ? 0 : p->n, sym, name_kernel, &r->all,
@@ -610,9 +851,10 @@ int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 	    (rc = list_of(ord, p->n, p->o.top, sym, name_kernel, &r->by_samples,
 			  &r->nby_samples)) < 0)
 		goto out;
-	qsort(ord, p->n, sizeof(*ord), cmp_latency);
+	/* the weighted paths' prefix of the latency order, to the top's */
+	top_of(ord, p->n, p->o.top, cmp_latency);
 	size_t nlat = 0;
-	while (nlat < p->n && ord[nlat]->weighted)
+	while (nlat < p->n && nlat < p->o.top && ord[nlat]->weighted)
 		nlat++;
 	if ((rc = list_of(ord, nlat, p->o.top, sym, name_kernel, &r->by_latency,
 			  &r->nby_latency)) < 0)
@@ -621,7 +863,7 @@ int pms_pathprof_report(struct pms_pathprof *p, const struct pms_memreport *mem,
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].resolved)
 			ord[nrem++] = &p->v[i];
-	qsort(ord, nrem, sizeof(*ord), cmp_remote);
+	top_of(ord, nrem, p->o.top, cmp_remote);
 	if ((rc = list_of(ord, nrem, p->o.top, sym, name_kernel, &r->by_remote,
 			  &r->nby_remote)) < 0)
 		goto out;

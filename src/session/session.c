@@ -637,8 +637,7 @@ out:
 }
 
 /* The files can be decoded one profile each: an aggregate profile and
- * nothing else to feed, files (not a pipe) whose samples carry no call
- * path or branch stack. */
+ * nothing else to feed, files (not a pipe) without SESS_UNSPLIT_*. */
 static bool parallel_ok(const struct pms_session *s, size_t min_files)
 {
 	if (s->nfiles < min_files || !s->ps.prof || !s->po.aggregate || s->ps.adv || s->ps.c2c ||
@@ -651,7 +650,7 @@ static bool parallel_ok(const struct pms_session *s, size_t min_files)
 		size_t na = pms_perfdata_reader_nattrs(f->r);
 		for (size_t k = 0; k < na; k++)
 			if (pms_perfdata_reader_attr(f->r, k)->attr->sample_type &
-			    (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_BRANCH_STACK | PMS_SAMPLE_STACK_USER))
+			    (min_files > 1 ? SESS_UNSPLIT_FILES : SESS_UNSPLIT_CHUNKS))
 				return false;
 	}
 	return true;
@@ -721,9 +720,10 @@ static int files_run(struct pms_session *s)
 	}
 	if (parallel && parallel_ok(s, 2))
 		return decode_parallel(s, jobs < s->nfiles ? jobs : s->nfiles);
-	/* one file on several threads: the same conditions, and the file's
-	 * data splits (decode_split) */
-	const struct sess_ops ops = { sess_file_decode, sess_jobs_run, sess_passes_join, &s->po };
+	/* one file on several threads: the same (call paths too), and the
+	 * file's data splits (decode_split) */
+	const struct sess_ops ops = { sess_file_decode, sess_jobs_run, sess_passes_join, &s->po,
+				      s->ps.paths };
 	if (s->nfiles == 1 && jobs > 1 && s->ps.prof && s->po.aggregate && !s->ps.adv &&
 	    !s->ps.c2c && !s->ps.types && !s->ps.sort && !s->cb.sample && !s->cb.sideband &&
 	    strcmp(s->files[0].path, "-")) {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmuscope/record.h"
 #include "pmuscope/session.h"
 
 #define MAX_NODE_IDS 256
@@ -76,7 +77,14 @@ struct sess_ops {
 	void (*run)(struct jobs *js, size_t threads);
 	int (*join)(struct pms_session *s, struct pass *v, size_t n);
 	const struct pms_memprof_opts *po;
+	struct pms_pathprof *paths; /* the session's call paths, or NULL */
 };
+/* The sample fields that keep files from their own passes: several files
+ * (their passes would need the session's call paths), one file's chunks
+ * (each has a call-path collector, merged in order, but a DWARF unwind's
+ * statistics are its unwinder's and its maps the chunk's). */
+#define SESS_UNSPLIT_FILES (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_BRANCH_STACK | PMS_SAMPLE_STACK_USER)
+#define SESS_UNSPLIT_CHUNKS PMS_SAMPLE_STACK_USER
 /* One file on several threads (session_split.c).  1: done; 0: the file
  * does not split (read as before); or an error. */
 int sess_decode_split(struct pms_session *s, struct sfile *f, size_t threads,

@@ -1,6 +1,7 @@
 /* One file's data decoded in chunks (session_split.h, issue 33). */
 #include "session/session_split.h"
 #include "session/session_int.h"
+#include "report/pathprof_merge.h"
 #include "sample/memsrc_int.h"
 #include "util/error.h"
 
@@ -157,6 +158,20 @@ void sess_split_close(struct sess_split *sp, struct pms_memsrc *fsrc,
 
 /* ---- the decode (session.c's passes, one per chunk) ---------------------- */
 
+/* Chunk k's file and pass: a profile (the side-band before it given, after
+ * the first), and call paths when the session has them. */
+static int pass_new(const struct sess_ops *ops, struct pms_session *s, const struct sfile *f,
+		    struct sess_split *sp, size_t k, struct pass *v, struct sfile *fv)
+{
+	int rc;
+	fv[k] = (struct sfile){ .path = f->path, .fd = -1, .r = sp->r[k], .src = sp->src[k] };
+	v[k] = (struct pass){ .s = s, .prof_samples = true };
+	if ((rc = pms_memprof_new(NULL, ops->po, &v[k].prof)) < 0 ||
+	    (ops->paths && (rc = pms_pathprof_twin(ops->paths, &v[k].paths)) < 0))
+		return rc;
+	return k ? sess_split_seed(sp, k, v[k].prof) : 0;
+}
+
 /* The chunks of sp (over file f) on threads threads: one pass and profile
  * each in v (fv: the chunks as files), the chunks after the first given
  * the side-band before them. */
@@ -165,13 +180,9 @@ static int split_run(const struct sess_ops *ops, struct pms_session *s, const st
 		     struct pass *v, struct sfile *fv, size_t threads)
 {
 	int rc;
-	for (size_t k = 0; k < sp->n; k++) {
-		fv[k] = (struct sfile){ .path = f->path, .fd = -1, .r = sp->r[k], .src = sp->src[k] };
-		v[k] = (struct pass){ .s = s, .prof_samples = true };
-		if ((rc = pms_memprof_new(NULL, ops->po, &v[k].prof)) < 0 ||
-		    (k && (rc = sess_split_seed(sp, k, v[k].prof)) < 0))
+	for (size_t k = 0; k < sp->n; k++)
+		if ((rc = pass_new(ops, s, f, sp, k, v, fv)) < 0)
 			return rc;
-	}
 	struct jobs js = { v, fv, sp->n, 0 };
 	ops->run(&js, threads < sp->n ? threads : sp->n);
 	return 0;
@@ -182,6 +193,8 @@ static void split_drop(struct sess_split *sp, struct pass *v, struct sfile *fv)
 	for (size_t k = 0; k < sp->n; k++) {
 		pms_memprof_free(v[k].prof);
 		v[k].prof = NULL;
+		pms_pathprof_free(v[k].paths);
+		v[k].paths = NULL;
 		free(fv[k].err);
 		fv[k].err = NULL;
 	}
@@ -206,10 +219,8 @@ static void *rest_worker(void *ud)
 	struct sess_split *sp = j->sp;
 	int rc = sess_split_rest(j->f->r, j->threads, sp);
 	for (size_t k = 1; rc > 0 && k < sp->n; k++) {
-		j->fv[k] = (struct sfile){ .path = j->f->path, .fd = -1, .r = sp->r[k], .src = sp->src[k] };
-		j->v[k] = (struct pass){ .s = j->s, .prof_samples = true };
-		int e = pms_memprof_new(NULL, j->ops->po, &j->v[k].prof);
-		if (e < 0 || (e = sess_split_seed(sp, k, j->v[k].prof)) < 0)
+		int e = pass_new(j->ops, j->s, j->f, sp, k, j->v, j->fv);
+		if (e < 0)
 			rc = e;
 	}
 	if (rc > 0) {
@@ -231,12 +242,10 @@ static int split_quick(const struct sess_ops *ops, struct pms_session *s, struct
 	int rc = sess_split_first(f->r, sp);
 	if (rc <= 0)
 		return rc;
-	fv[0] = (struct sfile){ .path = f->path, .fd = -1, .r = sp->r[0], .src = sp->src[0] };
-	v[0] = (struct pass){ .s = s, .prof_samples = true };
 	struct rest_job rj = { ops, s, f, sp, v, fv, threads, 0 };
 	pthread_t tid;
 	bool thread = false;
-	if ((rc = pms_memprof_new(NULL, ops->po, &v[0].prof)) >= 0) {
+	if ((rc = pass_new(ops, s, f, sp, 0, v, fv)) >= 0) {
 		thread = pthread_create(&tid, NULL, rest_worker, &rj) == 0;
 		if (!thread)
 			rest_worker(&rj); /* the walk first, then the first chunk */
@@ -281,6 +290,9 @@ int sess_decode_split(struct pms_session *s, struct sfile *f, size_t threads,
 			rc = pms_err(PMS_ENOMEM, "pms_session_run: out of memory");
 	if (rc >= 0)
 		rc = ops->join(s, v, sp.n);
+	/* the call paths in chunk order, into the session's (empty so far) */
+	for (size_t k = 0; rc >= 0 && ops->paths && k < sp.n; k++)
+		rc = pms_pathprof_merge(ops->paths, v[k].paths);
 	split_drop(&sp, v, fv);
 	sess_split_close(&sp, f->src, quick ? f->r : NULL);
 	return rc < 0 ? rc : 1;

@@ -4,7 +4,9 @@
 # JSON, with and without symbols.  Files: perfdata_gen's in every shape the
 # split treats otherwise (data in file order; FINISHED_ROUNDs with records
 # out of order; timed MMAP2s in the middle; both; data objects in changing
-# mappings; call stacks, which are read by one thread), a live `mem -o`
+# mappings; frame-pointer call stacks, whose paths each chunk counts and
+# the merge joins, in file order and with rounds; DWARF stacks, which are
+# read by one thread), a live `mem -o`
 # recording, the perf.data files of tests/fixtures, and the real files of
 # the shared data (PMS_SHARED_DATA) when there.
 set -u
@@ -31,6 +33,7 @@ g mid 60000 8 --mmap-every=5000
 g both 60000 8 --rounds=1500 --mmap-every=4000
 g objs 60000 8 --addr=maps --rounds=3000 --mmap-every=3000 --datasrc=varied
 g fp 20000 8 --stack=fp --rounds=2000
+g fpq 30000 8 --stack=fp --paths=300 --depth=12
 g dwarf 3000 4 --stack=dwarf --stack-size=512
 if "$pms" mem --size 8M --quiet -o "$tmp/live.data" >/dev/null 2>&1; then files+=("$tmp/live.data")
 else echo "note: no live recording (mem -o failed here)"; fi
@@ -76,7 +79,17 @@ for f in "${files[@]}"; do
     "$pms" report "$f" --jobs 2 --json >"$tmp/many" 2>/dev/null
     cmp -s "$tmp/one" "$tmp/many" || { echo "FAIL: $f (json with symbols): --jobs 2 differs"; fail=1; } ;;
   esac
+  # the call paths' folded stacks (every distinct path) and the paths with
+  # every sample's (--json --samples: kept samples, read by one thread)
+  case $f in "$tmp"/fp*)
+    # shellcheck disable=SC2086 # a is a word list
+    for a in --folded "--json --samples"; do
+      "$pms" report "$f" --jobs 1 $a >"$tmp/one" 2>/dev/null
+      "$pms" report "$f" --jobs 2 $a >"$tmp/many" 2>/dev/null
+      [ -s "$tmp/one" ] && cmp -s "$tmp/one" "$tmp/many" || { echo "FAIL: $f ($a): --jobs 2 differs"; fail=1; }
+    done ;;
+  esac
 done
 echo "${#files[@]} files, $n comparisons"
-[ "${#files[@]}" -ge 7 ] || { echo "FAIL: too few files"; fail=1; }
+[ "${#files[@]}" -ge 8 ] || { echo "FAIL: too few files"; fail=1; }
 exit $fail

@@ -259,7 +259,9 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	}
 	free(keys);
 	rc = mp_finish_code(p, r, sym, ips, nips);
-	mp_sites_free(ips, nips);
+	/* its rows own nothing (mp_finish_code's names were borrowed and are
+	 * cleared): one free, not a test of each row's pointers */
+	free(ips);
 	if (rc >= 0)
 		rc = agg_objects(p, r, sym);
 	return rc;

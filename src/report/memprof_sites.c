@@ -345,13 +345,13 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 		   struct pms_memreport_site *ips, size_t nips)
 {
 	int rc = 0;
-	size_t nfuncs = 0, nruns = 0;
+	size_t nfuncs = 0, nruns = 0, runcap = 0;
 	struct skey *ord = NULL;
 	struct symres *res = NULL;
 	struct frun *runs = NULL;
-	struct pms_memreport_site *funcs = calloc(nips ? nips : 1, sizeof(*funcs));
-	struct fkey *fk = calloc(nips ? nips : 1, sizeof(*fk));
-	if (!funcs || !fk) {
+	struct pms_memreport_site *funcs = NULL;
+	struct fkey *fk = malloc((nips ? nips : 1) * sizeof(*fk)); /* each one set below */
+	if (!fk) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
@@ -362,7 +362,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	 * costs about log2(its distinct IPs) lookups, not one per IP (each
 	 * lookup scans a symbol table).  Those in between get no line; the top
 	 * lists are looked up again one by one below. */
-	ord = calloc(nips ? nips : 1, sizeof(*ord));
+	ord = malloc((nips ? nips : 1) * sizeof(*ord)); /* each one set below */
 	res = calloc(nips ? nips : 1, sizeof(*res));
 	if (!ord || !res) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
@@ -421,19 +421,24 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	 * shown: hidden kernel ones are all 0, then the first in site
 	 * order).  Runs of one function in address order are sorted, not
 	 * every instruction: a symbol is one range, so there are about as
-	 * many runs as functions. */
-	runs = calloc(nips ? nips : 1, sizeof(*runs));
-	if (!runs) {
+	 * many runs as functions, and the runs and the function rows are
+	 * sized by them, not by the instructions. */
+	for (size_t k = 0; k < nips; k++) {
+		size_t i = ord[k].i;
+		if (!nruns || !fkey_same(&fk[i], &runs[nruns - 1].k)) {
+			if ((rc = mp_grow((void **)&runs, &runcap, nruns, sizeof(*runs))) < 0)
+				goto out;
+			runs[nruns++] = (struct frun){ fk[i], k, k };
+		}
+		runs[nruns - 1].to = k + 1;
+	}
+	if (nruns)
+		qsort(runs, nruns, sizeof(*runs), frun_cmp);
+	funcs = calloc(nruns ? nruns : 1, sizeof(*funcs));
+	if (!funcs) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
-	for (size_t k = 0; k < nips; k++) {
-		size_t i = ord[k].i;
-		if (!nruns || !fkey_same(&fk[i], &runs[nruns - 1].k))
-			runs[nruns++] = (struct frun){ fk[i], k, k };
-		runs[nruns - 1].to = k + 1;
-	}
-	qsort(runs, nruns, sizeof(*runs), frun_cmp);
 	for (size_t a = 0; a < nruns;) {
 		size_t b = a;
 		const struct pms_memreport_site *s0 = NULL;

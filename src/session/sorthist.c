@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <linux/perf_event.h>
 
@@ -28,6 +29,19 @@ struct ctx {
 
 typedef void (*key_fn)(const struct ctx *c, char *b, size_t n);
 
+/* A mapping's identity as perf 6.12 keeps it for a data address's map
+ * (its dso's id from MMAP2: major, minor, inode, inode generation) and its
+ * prot and flags: sort__dcacheline_cmp and hist_entry__dcacheline_snprintf
+ * read them.  Kept per mapping (start, end, pgoff, inode, path) as the
+ * MMAP2 records give them; the mapping holding an address is the side-band
+ * tracker's (symtrack_maps). */
+struct mapattr {
+	uint64_t start, pgoff, kino; /* the key: start - pgoff, inode, path */
+	const char *path; /* owned */
+	uint32_t maj, min, prot, flags;
+	uint64_t ino, gen;
+};
+
 struct comm {
 	uint32_t tid;
 	char name[24];
@@ -35,6 +49,8 @@ struct comm {
 
 struct row {
 	char *text; /* the key values joined by '\t' (chains: row text, '\001', chain) */
+	char *disp; /* NULL, or the text printed where a key's identity is not
+		     * its text (the first sample's: perf's entry keeps it) */
 	uint64_t samples, period, children;
 };
 
@@ -49,11 +65,13 @@ struct sort_key {
 	const char *title; /* the column title */
 	key_fn fn;
 	unsigned needs;    /* NEED_* */
+	key_fn id;         /* what makes two rows one, NULL: the text */
 };
 #define NEED_TYPES 1u
 #define NEED_NAMES 2u
 #define NEED_COMM 4u
 #define PID_COMM 8u /* perf's "tid:comm", the thread's last comm, at the end */
+#define NEED_MAPATTR 16u
 
 struct pms_sorthist {
 	const struct sort_key *sel[PMS_SORTHIST_MAXKEYS];
@@ -82,6 +100,9 @@ struct pms_sorthist {
 	struct pms_symtrack *st;
 	struct comm *comms; /* by tid, in arrival order (a tid's last wins) */
 	size_t ncomms, capcomms;
+	bool has_id;          /* a selected key has an identity of its own */
+	struct mapattr *attrs; /* NEED_MAPATTR: the MMAP2 mappings seen */
+	size_t nattrs, capattrs;
 };
 
 /* ---- the keys ------------------------------------------------------------ */
@@ -271,26 +292,145 @@ static void k_daddr(const struct ctx *c, char *b, size_t n)
 	sym_text(kernel_ip(c), &nm, c->x->ms.addr, b, n);
 }
 
+/* ---- dcacheline ---------------------------------------------------------- */
+
+static uint64_t attr_hash(uint64_t base, uint64_t ino)
+{
+	uint64_t k = base ^ (ino * 0x9e3779b97f4a7c15ULL);
+	k ^= k >> 31;
+	k *= 0xbf58476d1ce4e5b9ULL;
+	return k ^ (k >> 29);
+}
+
+/* The slot of the mapping of path at base (start less pgoff: a mapping
+ * split by a later one keeps it) with inode ino (the record's, as symtrack
+ * keeps it): its own, or a free one. */
+static struct mapattr *attr_slot(const struct pms_sorthist *h, uint64_t base, uint64_t ino,
+				 const char *path)
+{
+	size_t j = attr_hash(base, ino) & (h->capattrs - 1);
+	while (h->attrs[j].path && (h->attrs[j].start - h->attrs[j].pgoff != base ||
+				    h->attrs[j].kino != ino || strcmp(h->attrs[j].path, path)))
+		j = (j + 1) & (h->capattrs - 1);
+	return &h->attrs[j];
+}
+
+static uint64_t le_bytes(const uint8_t *u, int n)
+{
+	uint64_t v = 0;
+	while (n-- > 0)
+		v = v << 8 | u[n];
+	return v;
+}
+
+/* A process's MMAP2: its identity as perf's map and dso keep it (with a
+ * build id in the record, perf 6.12's machine__process_mmap2_event still
+ * reads the id fields: the build id's bytes in their place). */
+static int attr_record(struct pms_sorthist *h, const struct pms_rec_mmap *m)
+{
+	if (h->nattrs * 2 >= h->capattrs) {
+		size_t nc = h->capattrs ? h->capattrs * 2 : 64, oc = h->capattrs;
+		struct mapattr *old = h->attrs, *nv = calloc(nc, sizeof(*nv));
+		if (!nv)
+			return pms_err(PMS_ENOMEM, "sort: out of memory");
+		h->attrs = nv;
+		h->capattrs = nc;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].path)
+				*attr_slot(h, old[i].start - old[i].pgoff, old[i].kino, old[i].path) =
+					old[i];
+		free(old);
+	}
+	const char *path = m->filename ? m->filename : "";
+	struct mapattr *e = attr_slot(h, m->addr - m->pgoff, m->ino, path);
+	const char *own = e->path;
+	if (!own) {
+		if (!(own = strdup(path)))
+			return pms_err(PMS_ENOMEM, "sort: out of memory");
+		h->nattrs++;
+	}
+	*e = (struct mapattr){ m->addr, m->pgoff, m->ino, own, m->maj, m->min, m->prot, m->flags,
+			       m->ino, m->ino_generation };
+	if (m->has_build_id) {
+		uint8_t u[20] = { 0 };
+		memcpy(u, m->build_id, m->build_id_size <= 20 ? m->build_id_size : 20);
+		e->maj = m->build_id_size;
+		e->min = (uint32_t)le_bytes(u, 4);
+		e->ino = le_bytes(u + 4, 8);
+		e->gen = le_bytes(u + 12, 8);
+	}
+	return 0;
+}
+
+/* What perf knows of the map holding the sample's data address. */
+struct dcl {
+	struct pms_symtrack_name nm; /* nm.dso NULL: no map */
+	uint32_t maj, min, prot, flags;
+	uint64_t ino, gen;
+};
+
+static void dcl_get(const struct ctx *c, struct dcl *d)
+{
+	memset(d, 0, sizeof(*d));
+	daddr_name(c, &d->nm);
+	if (!d->nm.dso || kernel_ip(c) || !c->h->capattrs)
+		return;
+	const struct pms_map *m = pms_maps_find(symtrack_maps(c->h->st, c->x->ms.pid), c->x->ms.addr);
+	if (!m)
+		return;
+	const struct mapattr *a = attr_slot(c->h, m->start - m->pgoff, m->ino, m->path);
+	if (!a->path)
+		return; /* an MMAP without MMAP2's fields: perf's are zero */
+	d->maj = a->maj;
+	d->min = a->min;
+	d->prot = a->prot;
+	d->flags = a->flags;
+	d->ino = a->ino;
+	d->gen = a->gen;
+}
+
 /* perf 6.12's hist_entry__dcacheline_snprintf: the 64-byte line of the
  * map-relative address (al_addr; the address itself where no map holds
  * it, level [X]), named by the data symbol as _hist_entry__sym_snprintf
  * names it: a data object's offset is the line's map-relative address
  * less the object's start (perf subtracts an absolute address from a
- * relative one: the wrapped 64-bit value is what it prints).  perf's
- * [s] level (shared file mappings) is not given. */
+ * relative one: the wrapped 64-bit value is what it prints).  Level [s]
+ * for a user sample's address in a shared (MAP_SHARED), not executable
+ * mapping of a file (a non-zero id). */
 static void k_dcacheline(const struct ctx *c, char *b, size_t n)
 {
-	struct pms_symtrack_name nm;
-	daddr_name(c, &nm);
+	struct dcl d;
+	dcl_get(c, &d);
+	const struct pms_symtrack_name *nm = &d.nm;
 	uint64_t a = c->x->ms.addr;
-	uint64_t cl = (nm.dso ? nm.map_ip : a) & ~(uint64_t)63;
-	char lvl = !nm.dso ? 'X' : kernel_ip(c) ? 'k' : '.';
-	if (nm.sym && nm.object)
-		snprintf(b, n, "[%c] %s+0x%" PRIx64, lvl, nm.sym, cl - (a - nm.off));
-	else if (nm.sym)
-		snprintf(b, n, "[%c] %s", lvl, nm.sym);
+	uint64_t cl = (nm->dso ? nm->map_ip : a) & ~(uint64_t)63;
+	char lvl = !nm->dso ? 'X' : kernel_ip(c) ? 'k' : '.';
+	if (nm->dso && !kernel_ip(c) && !(d.prot & PROT_EXEC) && (d.flags & MAP_SHARED) &&
+	    (d.maj || d.min || d.ino || d.gen))
+		lvl = 's';
+	if (nm->sym && nm->object)
+		snprintf(b, n, "[%c] %s+0x%" PRIx64, lvl, nm->sym, cl - (a - nm->off));
+	else if (nm->sym)
+		snprintf(b, n, "[%c] %s", lvl, nm->sym);
 	else
 		snprintf(b, n, "[%c] %#.16" PRIx64, lvl, cl);
+}
+
+/* perf 6.12's sort__dcacheline_cmp: one row per sample mode, map or none,
+ * the map's id (major, minor, inode, generation), the process for a user
+ * address in a private mapping of no file (all zero: anonymous memory,
+ * heap, stack), and the line of the map-relative address.  A row prints
+ * its first sample's text (k_dcacheline). */
+static void k_dcacheline_id(const struct ctx *c, char *b, size_t n)
+{
+	struct dcl d;
+	dcl_get(c, &d);
+	uint64_t cl = (d.nm.dso ? d.nm.map_ip : c->x->ms.addr) & ~(uint64_t)63;
+	bool anon = d.nm.dso && !kernel_ip(c) && !(d.flags & MAP_SHARED) && !d.maj && !d.min &&
+		    !d.ino && !d.gen;
+	snprintf(b, n, "%c%c %" PRIx32 ":%" PRIx32 ":%" PRIx64 ":%" PRIx64 " %" PRId64 " %" PRIx64,
+		 kernel_ip(c) ? 'k' : 'u', d.nm.dso ? 'm' : '-', d.maj, d.min, d.ino, d.gen,
+		 anon ? (int64_t)c->x->ms.pid : (int64_t)-1, cl);
 }
 
 static void k_type(const struct ctx *c, char *b, size_t n)
@@ -313,25 +453,26 @@ static void k_typecln(const struct ctx *c, char *b, size_t n)
 
 static const struct sort_key keys[] = {
 	/* perf's pid key is the thread, printed with its last comm */
-	{ "pid", "Pid:Command", k_tid, NEED_COMM | PID_COMM },
-	{ "tid", "Tid", k_tid, 0 },
-	{ "tgid", "Tgid", k_tgid, 0 },
-	{ "cpu", "CPU", k_cpu, 0 },
-	{ "mem", "Memory access", k_mem, 0 },
-	{ "snoop", "Snoop", k_snoop, 0 },
-	{ "tlb", "TLB access", k_tlb, 0 },
-	{ "locked", "Locked", k_locked, 0 },
-	{ "dcacheline", "Data Cacheline", k_dcacheline, NEED_NAMES },
-	{ "phys_daddr", "Data Physical Address", k_phys, 0 },
-	{ "node", "CPU node", k_node, 0 },
-	{ "memnode", "Memory node", k_memnode, 0 },
-	{ "comm", "Command", k_comm, NEED_COMM },
-	{ "sym", "Symbol", k_sym, NEED_NAMES },
-	{ "dso", "Shared Object", k_dso, NEED_NAMES },
-	{ "symbol_daddr", "Data Symbol", k_daddr, NEED_NAMES },
-	{ "type", "Data Type", k_type, NEED_TYPES },
-	{ "typeoff", "Data Type Offset", k_typeoff, NEED_TYPES },
-	{ "typecln", "Data Type Cacheline", k_typecln, NEED_TYPES },
+	{ "pid", "Pid:Command", k_tid, NEED_COMM | PID_COMM, NULL },
+	{ "tid", "Tid", k_tid, 0, NULL },
+	{ "tgid", "Tgid", k_tgid, 0, NULL },
+	{ "cpu", "CPU", k_cpu, 0, NULL },
+	{ "mem", "Memory access", k_mem, 0, NULL },
+	{ "snoop", "Snoop", k_snoop, 0, NULL },
+	{ "tlb", "TLB access", k_tlb, 0, NULL },
+	{ "locked", "Locked", k_locked, 0, NULL },
+	{ "dcacheline", "Data Cacheline", k_dcacheline, NEED_NAMES | NEED_MAPATTR,
+	  k_dcacheline_id },
+	{ "phys_daddr", "Data Physical Address", k_phys, 0, NULL },
+	{ "node", "CPU node", k_node, 0, NULL },
+	{ "memnode", "Memory node", k_memnode, 0, NULL },
+	{ "comm", "Command", k_comm, NEED_COMM, NULL },
+	{ "sym", "Symbol", k_sym, NEED_NAMES, NULL },
+	{ "dso", "Shared Object", k_dso, NEED_NAMES, NULL },
+	{ "symbol_daddr", "Data Symbol", k_daddr, NEED_NAMES, NULL },
+	{ "type", "Data Type", k_type, NEED_TYPES, NULL },
+	{ "typeoff", "Data Type Offset", k_typeoff, NEED_TYPES, NULL },
+	{ "typecln", "Data Type Cacheline", k_typecln, NEED_TYPES, NULL },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -359,6 +500,7 @@ int pms_sorthist_new(const char *list, struct pms_sorthist **out)
 		}
 		h->sel[h->nsel++] = k;
 		h->needs |= k->needs;
+		h->has_id |= k->id != NULL;
 	}
 	if (!h->nsel) {
 		free(h);
@@ -372,9 +514,14 @@ void pms_sorthist_free(struct pms_sorthist *h)
 {
 	if (!h)
 		return;
-	for (size_t i = 0; i < h->t.cap; i++)
+	for (size_t i = 0; i < h->t.cap; i++) {
 		free(h->t.rows[i].text);
+		free(h->t.rows[i].disp);
+	}
 	free(h->t.rows);
+	for (size_t i = 0; i < h->capattrs; i++)
+		free((char *)h->attrs[i].path);
+	free(h->attrs);
 	for (size_t i = 0; i < h->chains.cap; i++)
 		free(h->chains.rows[i].text);
 	free(h->chains.rows);
@@ -434,6 +581,9 @@ int sorthist_sideband(struct pms_sorthist *h, const struct pms_record *rec)
 	int rc = 0;
 	if (h->st)
 		rc = pms_symtrack_record(h->st, rec);
+	if (rc >= 0 && (h->needs & NEED_MAPATTR) && rec->type == PMS_RECORD_MMAP2 &&
+	    (rec->misc & PMS_MISC_CPUMODE_MASK) != PMS_MISC_KERNEL)
+		rc = attr_record(h, &rec->mmap);
 	if (rc < 0 || !(h->needs & NEED_COMM))
 		return rc;
 	if (rec->type == PMS_RECORD_COMM && rec->comm.comm)
@@ -526,18 +676,39 @@ static struct row *row_of(struct pms_sorthist *h, char *text)
 	return slot(&h->t, text);
 }
 
-/* The row text of a sample, or of one frame of its path (fr). */
-static void row_text(const struct ctx *c, char *text, size_t size)
+/* The row text of a sample, or of one frame of its path (fr): what makes
+ * two rows one (each key's identity where it has one: disp false), or
+ * what is printed (disp true). */
+static void row_text_as(const struct ctx *c, char *text, size_t size, bool disp)
 {
 	char v[512];
 	size_t len = 0;
 	text[0] = 0;
 	for (size_t i = 0; i < c->h->nsel; i++) {
-		c->h->sel[i]->fn(c, v, sizeof(v));
+		const struct sort_key *k = c->h->sel[i];
+		(!disp && k->id ? k->id : k->fn)(c, v, sizeof(v));
 		len += (size_t)snprintf(text + len, size - len, "%s%s", i ? "\t" : "", v);
 		if (len >= size)
 			len = size - 1;
 	}
+}
+
+static void row_text(const struct ctx *c, char *text, size_t size)
+{
+	row_text_as(c, text, size, false);
+}
+
+/* A new row's printed text, where a key's identity is not its text: the
+ * first sample's (perf's hist entry keeps the one it was made with). */
+static int row_disp(const struct ctx *c, struct row *r)
+{
+	char text[1024];
+	if (!c->h->has_id || r->disp)
+		return 0;
+	row_text_as(c, text, sizeof(text), true);
+	if (!(r->disp = strdup(text)))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	return 0;
 }
 
 /* ---- call graphs ----------------------------------------------------------- */
@@ -648,6 +819,12 @@ static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, cons
 		struct row *r = row_of(h, h->ftext[i]);
 		if (!r)
 			return pms_err(PMS_ENOMEM, "sort: out of memory");
+		if (h->has_id) {
+			struct ctx c = *c0;
+			c.fr = &fr[i];
+			if ((rc = row_disp(&c, r)) < 0)
+				return rc;
+		}
 		bool seen = r->text == self; /* row texts stay where they are */
 		for (size_t j = 0; j < nseen && !seen; j++)
 			seen = h->seen[j] == r->text;
@@ -669,7 +846,7 @@ int sorthist_sample(struct pms_sorthist *h, const struct pms_memsrc_sample *x,
 	h->fed = true;
 	row_text(&c, text, sizeof(text));
 	struct row *r = row_of(h, text);
-	if (!r)
+	if (!r || row_disp(&c, r) < 0)
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	uint64_t period = x->ms.period ? x->ms.period : 1;
 	r->samples++;
@@ -803,6 +980,8 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 		const char *text = h->t.rows[i].text;
 		const struct pms_sorthist_chain *ch = NULL;
 		size_t nch = row_chains(h, text, &ch);
+		if (h->t.rows[i].disp)
+			text = h->t.rows[i].disp;
 		if (pid) {
 			if (!(h->outtext[h->nouttext] = pid_text(h, text)))
 				return pms_err(PMS_ENOMEM, "sort: out of memory");

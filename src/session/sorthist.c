@@ -246,15 +246,35 @@ static void code_name(const struct ctx *c, struct pms_symtrack_name *nm)
  * that of the last mapped frame before it in the walk, else the sample's
  * (perf's fill_callchain_info leaves the walk's al->level as it was); an
  * unnamed frame shows its address, not its offset in the module (perf's
- * al->addr = node->ip there). */
-static void k_sym(const struct ctx *c, char *b, size_t n)
+ * al->addr = node->ip there).  id: the row's identity (perf's sort__sym_cmp
+ * compares the symbol, not the address in it: a data object's rows are
+ * one, printed with the first sample's offset). */
+static void sym_key(const struct ctx *c, char *b, size_t n, bool id)
 {
 	struct pms_symtrack_name nm;
 	code_name(c, &nm);
 	if (c->fr) /* perf's callchain entry keeps the frame's own address */
 		nm.map_ip = c->fr->ip;
-	sym_text(!c->fr ? kernel_ip(c) : nm.dso ? frame_kernel(c) : c->carry_k, &nm,
-		 c->fr ? c->fr->ip : c->x->ms.ip, b, n);
+	/* a data object's offset: perf's entry address (map-relative, or a
+	 * frame's own) less the object's absolute start (a wrapped value in a
+	 * module: perf's _hist_entry__sym_snprintf) */
+	if (nm.sym && nm.object && nm.dso)
+		nm.off = nm.map_ip - ((c->fr ? c->fr->ip : c->x->ms.ip) - nm.off);
+	bool k = !c->fr ? kernel_ip(c) : nm.dso ? frame_kernel(c) : c->carry_k;
+	if (id && nm.sym && nm.object)
+		snprintf(b, n, "[%c] %s\002%s", k ? 'k' : '.', nm.sym, nm.dso ? nm.dso : "");
+	else
+		sym_text(k, &nm, c->fr ? c->fr->ip : c->x->ms.ip, b, n);
+}
+
+static void k_sym(const struct ctx *c, char *b, size_t n)
+{
+	sym_key(c, b, n, false);
+}
+
+static void k_sym_id(const struct ctx *c, char *b, size_t n)
+{
+	sym_key(c, b, n, true);
 }
 
 /* perf's dso__short_name: the file's base name; "[unknown]" unmapped. */
@@ -467,7 +487,7 @@ static const struct sort_key keys[] = {
 	{ "node", "CPU node", k_node, 0, NULL },
 	{ "memnode", "Memory node", k_memnode, 0, NULL },
 	{ "comm", "Command", k_comm, NEED_COMM, NULL },
-	{ "sym", "Symbol", k_sym, NEED_NAMES, NULL },
+	{ "sym", "Symbol", k_sym, NEED_NAMES, k_sym_id },
 	{ "dso", "Shared Object", k_dso, NEED_NAMES, NULL },
 	{ "symbol_daddr", "Data Symbol", k_daddr, NEED_NAMES, NULL },
 	{ "type", "Data Type", k_type, NEED_TYPES, NULL },

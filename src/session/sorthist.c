@@ -88,6 +88,7 @@ struct pms_sorthist {
 	struct pms_sys *sys;
 	char (*ftext)[1024];       /* each frame's row text */
 	char (*fname)[256];        /* each frame's chain name */
+	bool *fcarry;              /* each frame's carried level (ctx.carry_k) */
 	char *chainbuf;            /* add_chain's text */
 	const char **seen;         /* the rows a sample's frames gave */
 	uint64_t with_path;
@@ -549,6 +550,7 @@ void pms_sorthist_free(struct pms_sorthist *h)
 	dwpath_fini(&h->dw);
 	free(h->ftext);
 	free(h->fname);
+	free(h->fcarry);
 	free(h->chainbuf);
 	free(h->seen);
 	free(h->out);
@@ -814,6 +816,8 @@ static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, cons
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	if (!h->seen && !(h->seen = malloc(PMS_CALLPATH_MAX * sizeof(*h->seen))))
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	if (!h->fcarry && !(h->fcarry = malloc(PMS_CALLPATH_MAX * sizeof(*h->fcarry))))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	bool caller = (h->cg & PMS_SORTHIST_CALLER) != 0;
 	bool carry = kernel_ip(c0);
 	for (size_t k = 0; k < nf; k++) { /* in the walk's order */
@@ -821,7 +825,7 @@ static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, cons
 		struct ctx c = *c0;
 		struct pms_symtrack_name nm;
 		c.fr = &fr[i];
-		c.carry_k = carry;
+		c.carry_k = h->fcarry[i] = carry;
 		row_text(&c, h->ftext[i], sizeof(h->ftext[i]));
 		code_name(&c, &nm);
 		frame_name(&c, &nm, h->fname[i], sizeof(h->fname[i]));
@@ -842,6 +846,7 @@ static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, cons
 		if (h->has_id) {
 			struct ctx c = *c0;
 			c.fr = &fr[i];
+			c.carry_k = h->fcarry[i];
 			if ((rc = row_disp(&c, r)) < 0)
 				return rc;
 		}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <linux/perf_event.h>
 
@@ -29,6 +30,19 @@ struct ctx {
 
 typedef void (*key_fn)(const struct ctx *c, char *b, size_t n);
 
+/* A mapping's identity as perf 6.12 keeps it for a data address's map
+ * (its dso's id from MMAP2: major, minor, inode, inode generation) and its
+ * prot and flags: sort__dcacheline_cmp and hist_entry__dcacheline_snprintf
+ * read them.  Kept per mapping (start, end, pgoff, inode, path) as the
+ * MMAP2 records give them; the mapping holding an address is the side-band
+ * tracker's (symtrack_maps). */
+struct mapattr {
+	uint64_t start, pgoff, kino; /* the key: start - pgoff, inode, path */
+	const char *path; /* owned */
+	uint32_t maj, min, prot, flags;
+	uint64_t ino, gen;
+};
+
 struct comm {
 	uint32_t tid;
 	char name[24];
@@ -36,6 +50,8 @@ struct comm {
 
 struct row {
 	char *text; /* the key values joined by '\t' (chains: row text, '\001', chain) */
+	char *disp; /* NULL, or the text printed where a key's identity is not
+		     * its text (the first sample's: perf's entry keeps it) */
 	uint64_t samples, period, children;
 };
 
@@ -50,11 +66,13 @@ struct sort_key {
 	const char *title; /* the column title */
 	key_fn fn;
 	unsigned needs;    /* NEED_* */
+	key_fn id;         /* what makes two rows one, NULL: the text */
 };
 #define NEED_TYPES 1u
 #define NEED_NAMES 2u
 #define NEED_COMM 4u
 #define PID_COMM 8u /* perf's "tid:comm", the thread's last comm, at the end */
+#define NEED_MAPATTR 16u
 
 struct pms_sorthist {
 	const struct sort_key *sel[PMS_SORTHIST_MAXKEYS];
@@ -75,6 +93,7 @@ struct pms_sorthist {
 	struct pms_sys *sys;
 	char (*ftext)[1024];       /* each frame's row text */
 	char (*fname)[256];        /* each frame's chain name */
+	bool *fcarry;              /* each frame's carried level (ctx.carry_k) */
 	char *chainbuf;            /* add_chain's text */
 	const char **seen;         /* the rows a sample's frames gave */
 	uint64_t with_path;
@@ -87,6 +106,9 @@ struct pms_sorthist {
 	struct pms_symtrack *st;
 	struct comm *comms; /* by tid, in arrival order (a tid's last wins) */
 	size_t ncomms, capcomms;
+	bool has_id;          /* a selected key has an identity of its own */
+	struct mapattr *attrs; /* NEED_MAPATTR: the MMAP2 mappings seen */
+	size_t nattrs, capattrs;
 };
 
 /* ---- the keys ------------------------------------------------------------ */
@@ -246,15 +268,35 @@ static void code_name(const struct ctx *c, struct pms_symtrack_name *nm)
  * that of the last mapped frame before it in the walk, else the sample's
  * (perf's fill_callchain_info leaves the walk's al->level as it was); an
  * unnamed frame shows its address, not its offset in the module (perf's
- * al->addr = node->ip there). */
-static void k_sym(const struct ctx *c, char *b, size_t n)
+ * al->addr = node->ip there).  id: the row's identity (perf's sort__sym_cmp
+ * compares the symbol, not the address in it: a data object's rows are
+ * one, printed with the first sample's offset). */
+static void sym_key(const struct ctx *c, char *b, size_t n, bool id)
 {
 	struct pms_symtrack_name nm;
 	code_name(c, &nm);
 	if (c->fr) /* perf's callchain entry keeps the frame's own address */
 		nm.map_ip = c->fr->ip;
-	sym_text(!c->fr ? kernel_ip(c) : nm.dso ? frame_kernel(c) : c->carry_k, &nm,
-		 c->fr ? c->fr->ip : c->x->ms.ip, b, n);
+	/* a data object's offset: perf's entry address (map-relative, or a
+	 * frame's own) less the object's absolute start (a wrapped value in a
+	 * module: perf's _hist_entry__sym_snprintf) */
+	if (nm.sym && nm.object && nm.dso)
+		nm.off = nm.map_ip - ((c->fr ? c->fr->ip : c->x->ms.ip) - nm.off);
+	bool k = !c->fr ? kernel_ip(c) : nm.dso ? frame_kernel(c) : c->carry_k;
+	if (id && nm.sym && nm.object)
+		snprintf(b, n, "[%c] %s\002%s", k ? 'k' : '.', nm.sym, nm.dso ? nm.dso : "");
+	else
+		sym_text(k, &nm, c->fr ? c->fr->ip : c->x->ms.ip, b, n);
+}
+
+static void k_sym(const struct ctx *c, char *b, size_t n)
+{
+	sym_key(c, b, n, false);
+}
+
+static void k_sym_id(const struct ctx *c, char *b, size_t n)
+{
+	sym_key(c, b, n, true);
 }
 
 /* perf's dso__short_name: the file's base name; "[unknown]" unmapped. */
@@ -292,26 +334,145 @@ static void k_daddr(const struct ctx *c, char *b, size_t n)
 	sym_text(kernel_ip(c), &nm, c->x->ms.addr, b, n);
 }
 
+/* ---- dcacheline ---------------------------------------------------------- */
+
+static uint64_t attr_hash(uint64_t base, uint64_t ino)
+{
+	uint64_t k = base ^ (ino * 0x9e3779b97f4a7c15ULL);
+	k ^= k >> 31;
+	k *= 0xbf58476d1ce4e5b9ULL;
+	return k ^ (k >> 29);
+}
+
+/* The slot of the mapping of path at base (start less pgoff: a mapping
+ * split by a later one keeps it) with inode ino (the record's, as symtrack
+ * keeps it): its own, or a free one. */
+static struct mapattr *attr_slot(const struct pms_sorthist *h, uint64_t base, uint64_t ino,
+				 const char *path)
+{
+	size_t j = attr_hash(base, ino) & (h->capattrs - 1);
+	while (h->attrs[j].path && (h->attrs[j].start - h->attrs[j].pgoff != base ||
+				    h->attrs[j].kino != ino || strcmp(h->attrs[j].path, path)))
+		j = (j + 1) & (h->capattrs - 1);
+	return &h->attrs[j];
+}
+
+static uint64_t le_bytes(const uint8_t *u, int n)
+{
+	uint64_t v = 0;
+	while (n-- > 0)
+		v = v << 8 | u[n];
+	return v;
+}
+
+/* A process's MMAP2: its identity as perf's map and dso keep it (with a
+ * build id in the record, perf 6.12's machine__process_mmap2_event still
+ * reads the id fields: the build id's bytes in their place). */
+static int attr_record(struct pms_sorthist *h, const struct pms_rec_mmap *m)
+{
+	if (h->nattrs * 2 >= h->capattrs) {
+		size_t nc = h->capattrs ? h->capattrs * 2 : 64, oc = h->capattrs;
+		struct mapattr *old = h->attrs, *nv = calloc(nc, sizeof(*nv));
+		if (!nv)
+			return pms_err(PMS_ENOMEM, "sort: out of memory");
+		h->attrs = nv;
+		h->capattrs = nc;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].path)
+				*attr_slot(h, old[i].start - old[i].pgoff, old[i].kino, old[i].path) =
+					old[i];
+		free(old);
+	}
+	const char *path = m->filename ? m->filename : "";
+	struct mapattr *e = attr_slot(h, m->addr - m->pgoff, m->ino, path);
+	const char *own = e->path;
+	if (!own) {
+		if (!(own = strdup(path)))
+			return pms_err(PMS_ENOMEM, "sort: out of memory");
+		h->nattrs++;
+	}
+	*e = (struct mapattr){ m->addr, m->pgoff, m->ino, own, m->maj, m->min, m->prot, m->flags,
+			       m->ino, m->ino_generation };
+	if (m->has_build_id) {
+		uint8_t u[20] = { 0 };
+		memcpy(u, m->build_id, m->build_id_size <= 20 ? m->build_id_size : 20);
+		e->maj = m->build_id_size;
+		e->min = (uint32_t)le_bytes(u, 4);
+		e->ino = le_bytes(u + 4, 8);
+		e->gen = le_bytes(u + 12, 8);
+	}
+	return 0;
+}
+
+/* What perf knows of the map holding the sample's data address. */
+struct dcl {
+	struct pms_symtrack_name nm; /* nm.dso NULL: no map */
+	uint32_t maj, min, prot, flags;
+	uint64_t ino, gen;
+};
+
+static void dcl_get(const struct ctx *c, struct dcl *d)
+{
+	memset(d, 0, sizeof(*d));
+	daddr_name(c, &d->nm);
+	if (!d->nm.dso || kernel_ip(c) || !c->h->capattrs)
+		return;
+	const struct pms_map *m = pms_maps_find(symtrack_maps(c->h->st, c->x->ms.pid), c->x->ms.addr);
+	if (!m)
+		return;
+	const struct mapattr *a = attr_slot(c->h, m->start - m->pgoff, m->ino, m->path);
+	if (!a->path)
+		return; /* an MMAP without MMAP2's fields: perf's are zero */
+	d->maj = a->maj;
+	d->min = a->min;
+	d->prot = a->prot;
+	d->flags = a->flags;
+	d->ino = a->ino;
+	d->gen = a->gen;
+}
+
 /* perf 6.12's hist_entry__dcacheline_snprintf: the 64-byte line of the
  * map-relative address (al_addr; the address itself where no map holds
  * it, level [X]), named by the data symbol as _hist_entry__sym_snprintf
  * names it: a data object's offset is the line's map-relative address
  * less the object's start (perf subtracts an absolute address from a
- * relative one: the wrapped 64-bit value is what it prints).  perf's
- * [s] level (shared file mappings) is not given. */
+ * relative one: the wrapped 64-bit value is what it prints).  Level [s]
+ * for a user sample's address in a shared (MAP_SHARED), not executable
+ * mapping of a file (a non-zero id). */
 static void k_dcacheline(const struct ctx *c, char *b, size_t n)
 {
-	struct pms_symtrack_name nm;
-	daddr_name(c, &nm);
+	struct dcl d;
+	dcl_get(c, &d);
+	const struct pms_symtrack_name *nm = &d.nm;
 	uint64_t a = c->x->ms.addr;
-	uint64_t cl = (nm.dso ? nm.map_ip : a) & ~(uint64_t)63;
-	char lvl = !nm.dso ? 'X' : kernel_ip(c) ? 'k' : '.';
-	if (nm.sym && nm.object)
-		snprintf(b, n, "[%c] %s+0x%" PRIx64, lvl, nm.sym, cl - (a - nm.off));
-	else if (nm.sym)
-		snprintf(b, n, "[%c] %s", lvl, nm.sym);
+	uint64_t cl = (nm->dso ? nm->map_ip : a) & ~(uint64_t)63;
+	char lvl = !nm->dso ? 'X' : kernel_ip(c) ? 'k' : '.';
+	if (nm->dso && !kernel_ip(c) && !(d.prot & PROT_EXEC) && (d.flags & MAP_SHARED) &&
+	    (d.maj || d.min || d.ino || d.gen))
+		lvl = 's';
+	if (nm->sym && nm->object)
+		snprintf(b, n, "[%c] %s+0x%" PRIx64, lvl, nm->sym, cl - (a - nm->off));
+	else if (nm->sym)
+		snprintf(b, n, "[%c] %s", lvl, nm->sym);
 	else
 		snprintf(b, n, "[%c] %#.16" PRIx64, lvl, cl);
+}
+
+/* perf 6.12's sort__dcacheline_cmp: one row per sample mode, map or none,
+ * the map's id (major, minor, inode, generation), the process for a user
+ * address in a private mapping of no file (all zero: anonymous memory,
+ * heap, stack), and the line of the map-relative address.  A row prints
+ * its first sample's text (k_dcacheline). */
+static void k_dcacheline_id(const struct ctx *c, char *b, size_t n)
+{
+	struct dcl d;
+	dcl_get(c, &d);
+	uint64_t cl = (d.nm.dso ? d.nm.map_ip : c->x->ms.addr) & ~(uint64_t)63;
+	bool anon = d.nm.dso && !kernel_ip(c) && !(d.flags & MAP_SHARED) && !d.maj && !d.min &&
+		    !d.ino && !d.gen;
+	snprintf(b, n, "%c%c %" PRIx32 ":%" PRIx32 ":%" PRIx64 ":%" PRIx64 " %" PRId64 " %" PRIx64,
+		 kernel_ip(c) ? 'k' : 'u', d.nm.dso ? 'm' : '-', d.maj, d.min, d.ino, d.gen,
+		 anon ? (int64_t)c->x->ms.pid : (int64_t)-1, cl);
 }
 
 static void k_type(const struct ctx *c, char *b, size_t n)
@@ -334,25 +495,26 @@ static void k_typecln(const struct ctx *c, char *b, size_t n)
 
 static const struct sort_key keys[] = {
 	/* perf's pid key is the thread, printed with its last comm */
-	{ "pid", "Pid:Command", k_tid, NEED_COMM | PID_COMM },
-	{ "tid", "Tid", k_tid, 0 },
-	{ "tgid", "Tgid", k_tgid, 0 },
-	{ "cpu", "CPU", k_cpu, 0 },
-	{ "mem", "Memory access", k_mem, 0 },
-	{ "snoop", "Snoop", k_snoop, 0 },
-	{ "tlb", "TLB access", k_tlb, 0 },
-	{ "locked", "Locked", k_locked, 0 },
-	{ "dcacheline", "Data Cacheline", k_dcacheline, NEED_NAMES },
-	{ "phys_daddr", "Data Physical Address", k_phys, 0 },
-	{ "node", "CPU node", k_node, 0 },
-	{ "memnode", "Memory node", k_memnode, 0 },
-	{ "comm", "Command", k_comm, NEED_COMM },
-	{ "sym", "Symbol", k_sym, NEED_NAMES },
-	{ "dso", "Shared Object", k_dso, NEED_NAMES },
-	{ "symbol_daddr", "Data Symbol", k_daddr, NEED_NAMES },
-	{ "type", "Data Type", k_type, NEED_TYPES },
-	{ "typeoff", "Data Type Offset", k_typeoff, NEED_TYPES },
-	{ "typecln", "Data Type Cacheline", k_typecln, NEED_TYPES },
+	{ "pid", "Pid:Command", k_tid, NEED_COMM | PID_COMM, NULL },
+	{ "tid", "Tid", k_tid, 0, NULL },
+	{ "tgid", "Tgid", k_tgid, 0, NULL },
+	{ "cpu", "CPU", k_cpu, 0, NULL },
+	{ "mem", "Memory access", k_mem, 0, NULL },
+	{ "snoop", "Snoop", k_snoop, 0, NULL },
+	{ "tlb", "TLB access", k_tlb, 0, NULL },
+	{ "locked", "Locked", k_locked, 0, NULL },
+	{ "dcacheline", "Data Cacheline", k_dcacheline, NEED_NAMES | NEED_MAPATTR,
+	  k_dcacheline_id },
+	{ "phys_daddr", "Data Physical Address", k_phys, 0, NULL },
+	{ "node", "CPU node", k_node, 0, NULL },
+	{ "memnode", "Memory node", k_memnode, 0, NULL },
+	{ "comm", "Command", k_comm, NEED_COMM, NULL },
+	{ "sym", "Symbol", k_sym, NEED_NAMES, k_sym_id },
+	{ "dso", "Shared Object", k_dso, NEED_NAMES, NULL },
+	{ "symbol_daddr", "Data Symbol", k_daddr, NEED_NAMES, NULL },
+	{ "type", "Data Type", k_type, NEED_TYPES, NULL },
+	{ "typeoff", "Data Type Offset", k_typeoff, NEED_TYPES, NULL },
+	{ "typecln", "Data Type Cacheline", k_typecln, NEED_TYPES, NULL },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -380,6 +542,7 @@ int pms_sorthist_new(const char *list, struct pms_sorthist **out)
 		}
 		h->sel[h->nsel++] = k;
 		h->needs |= k->needs;
+		h->has_id |= k->id != NULL;
 	}
 	if (!h->nsel) {
 		free(h);
@@ -393,9 +556,14 @@ void pms_sorthist_free(struct pms_sorthist *h)
 {
 	if (!h)
 		return;
-	for (size_t i = 0; i < h->t.cap; i++)
+	for (size_t i = 0; i < h->t.cap; i++) {
 		free(h->t.rows[i].text);
+		free(h->t.rows[i].disp);
+	}
 	free(h->t.rows);
+	for (size_t i = 0; i < h->capattrs; i++)
+		free((char *)h->attrs[i].path);
+	free(h->attrs);
 	for (size_t i = 0; i < h->chains.cap; i++)
 		free(h->chains.rows[i].text);
 	free(h->chains.rows);
@@ -404,6 +572,7 @@ void pms_sorthist_free(struct pms_sorthist *h)
 	inlpath_fini(&h->inl);
 	free(h->ftext);
 	free(h->fname);
+	free(h->fcarry);
 	free(h->chainbuf);
 	free(h->seen);
 	free(h->out);
@@ -456,6 +625,9 @@ int sorthist_sideband(struct pms_sorthist *h, const struct pms_record *rec)
 	int rc = 0;
 	if (h->st)
 		rc = pms_symtrack_record(h->st, rec);
+	if (rc >= 0 && (h->needs & NEED_MAPATTR) && rec->type == PMS_RECORD_MMAP2 &&
+	    (rec->misc & PMS_MISC_CPUMODE_MASK) != PMS_MISC_KERNEL)
+		rc = attr_record(h, &rec->mmap);
 	if (rc < 0 || !(h->needs & NEED_COMM))
 		return rc;
 	if (rec->type == PMS_RECORD_COMM && rec->comm.comm)
@@ -548,26 +720,47 @@ static struct row *row_of(struct pms_sorthist *h, char *text)
 	return slot(&h->t, text);
 }
 
-/* The row text of a sample, or of one frame of its path (fr).  An
- * inlined function's row is one per function it is inlined into, as perf
- * keeps its fake symbols apart by their base symbol's range (sort.c
- * _sort__sym_cmp: equal names, then overlapping ranges): that function's
- * start follows the text, after a \002 no output shows (shown_text). */
-static void row_text(const struct ctx *c, char *text, size_t size)
+/* The row text of a sample, or of one frame of its path (fr): what makes
+ * two rows one (each key's identity where it has one: disp false), or
+ * what is printed (disp true).  An inlined function's row is one per
+ * function it is inlined into, as perf keeps its fake symbols apart by
+ * their base symbol's range (sort.c _sort__sym_cmp: equal names, then
+ * overlapping ranges): that function's start follows the identity text,
+ * after a \002 no output shows (pms_sorthist_result). */
+static void row_text_as(const struct ctx *c, char *text, size_t size, bool disp)
 {
 	char v[512];
 	size_t len = 0;
 	text[0] = 0;
 	c->h->inl_named = false;
 	for (size_t i = 0; i < c->h->nsel; i++) {
-		c->h->sel[i]->fn(c, v, sizeof(v));
+		const struct sort_key *k = c->h->sel[i];
+		(!disp && k->id ? k->id : k->fn)(c, v, sizeof(v));
 		len += (size_t)snprintf(text + len, size - len, "%s%s", i ? "\t" : "", v);
 		if (len >= size)
 			len = size - 1;
 	}
-	if (c->h->inl_named && len + 20 < size)
+	if (!disp && c->h->inl_named && len + 20 < size)
 		snprintf(text + len, size - len, "\002%" PRIx64, c->h->inl_base);
 	c->h->inl_named = false;
+}
+
+static void row_text(const struct ctx *c, char *text, size_t size)
+{
+	row_text_as(c, text, size, false);
+}
+
+/* A new row's printed text, where a key's identity is not its text: the
+ * first sample's (perf's hist entry keeps the one it was made with). */
+static int row_disp(const struct ctx *c, struct row *r)
+{
+	char text[1024];
+	if (!c->h->has_id || r->disp)
+		return 0;
+	row_text_as(c, text, sizeof(text), true);
+	if (!(r->disp = strdup(text)))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	return 0;
 }
 
 /* ---- call graphs ----------------------------------------------------------- */
@@ -657,6 +850,8 @@ static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, cons
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	if (!h->seen && !(h->seen = malloc(PMS_CALLPATH_MAX * sizeof(*h->seen))))
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
+	if (!h->fcarry && !(h->fcarry = malloc(PMS_CALLPATH_MAX * sizeof(*h->fcarry))))
+		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	bool caller = (h->cg & PMS_SORTHIST_CALLER) != 0;
 	bool carry = kernel_ip(c0);
 	for (size_t k = 0; k < nf; k++) { /* in the walk's order */
@@ -664,7 +859,7 @@ static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, cons
 		struct ctx c = *c0;
 		struct pms_symtrack_name nm;
 		c.fr = &fr[i];
-		c.carry_k = carry;
+		c.carry_k = h->fcarry[i] = carry;
 		row_text(&c, h->ftext[i], sizeof(h->ftext[i]));
 		code_name(&c, &nm);
 		frame_name(&c, &nm, h->fname[i], sizeof(h->fname[i]));
@@ -682,6 +877,13 @@ static int sorthist_cg_sample(struct pms_sorthist *h, const struct ctx *c0, cons
 		struct row *r = row_of(h, h->ftext[i]);
 		if (!r)
 			return pms_err(PMS_ENOMEM, "sort: out of memory");
+		if (h->has_id) {
+			struct ctx c = *c0;
+			c.fr = &fr[i];
+			c.carry_k = h->fcarry[i];
+			if ((rc = row_disp(&c, r)) < 0)
+				return rc;
+		}
 		bool seen = r->text == self; /* row texts stay where they are */
 		for (size_t j = 0; j < nseen && !seen; j++)
 			seen = h->seen[j] == r->text;
@@ -703,7 +905,7 @@ int sorthist_sample(struct pms_sorthist *h, const struct pms_memsrc_sample *x,
 	h->fed = true;
 	row_text(&c, text, sizeof(text));
 	struct row *r = row_of(h, text);
-	if (!r)
+	if (!r || row_disp(&c, r) < 0)
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	uint64_t period = x->ms.period ? x->ms.period : 1;
 	r->samples++;
@@ -843,7 +1045,9 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 		const struct pms_sorthist_chain *ch = NULL;
 		size_t nch = row_chains(h, text, &ch);
 		char shown[1024];
-		if (hid) /* the row text without its hidden key (row_text) */
+		if (h->t.rows[i].disp) /* the first sample's text (row_disp) */
+			text = h->t.rows[i].disp, hid = NULL;
+		else if (hid) /* the row text without its hidden key (row_text_as) */
 			snprintf(shown, sizeof(shown), "%.*s", (int)(hid - text), text);
 		if (pid || hid) {
 			if (!(h->outtext[h->nouttext] = pid ? pid_text(h, hid ? shown : text)

@@ -11,6 +11,7 @@
 #include "session/symtrack_int.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "symbols/kallsyms.h"
 #include "symbols/symbols_int.h"
 
 struct tproc {
@@ -70,7 +71,7 @@ struct pms_symtrack {
 	uint8_t vdso_id[20];
 	size_t vdso_idlen;
 	bool kernel_mapped; /* the file maps the kernel (its MMAP of [kernel.kallsyms]) */
-	uint64_t kstart;    /* where that map starts: perf's kernel map reaches to the end */
+	uint64_t kstart, kend; /* that map (kend 0: to the end) */
 	struct kmod {
 		uint64_t start, end;
 		char name[64]; /* perf's short name: "[kvm]" */
@@ -342,7 +343,7 @@ static int copy_maps(struct pms_maps *to, const struct pms_maps *from)
 	return 0;
 }
 
-/* A kernel module's map; perf names it [base name without .ko...]. */
+/* A kernel module's map, named as perf names it (pms_kmod_short_name). */
 static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
 {
 	int rc = pms_grow(&t->mods, &t->capmods, t->nmods + 1, sizeof(*t->mods), 8,
@@ -350,18 +351,9 @@ static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
 	if (rc < 0)
 		return rc;
 	struct kmod *k = &t->mods[t->nmods++];
-	const char *b = strrchr(m->filename, '/');
-	b = b ? b + 1 : m->filename;
 	k->start = m->addr;
 	k->end = m->addr + m->len;
-	if (*b == '[')
-		snprintf(k->name, sizeof(k->name), "%s", b);
-	else
-		snprintf(k->name, sizeof(k->name), "[%.*s]", (int)strcspn(b, "."), b);
-	/* perf's module names use '_' for '-' */
-	for (char *c = k->name; *c; c++)
-		if (*c == '-')
-			*c = '_';
+	pms_kmod_short_name(m->filename, k->name, sizeof(k->name));
 	return 0;
 }
 
@@ -378,6 +370,7 @@ int pms_symtrack_record(struct pms_symtrack *t, const struct pms_record *rec)
 			if (rec->mmap.filename && !strncmp(rec->mmap.filename, "[kernel.kallsyms]", 17)) {
 				t->kernel_mapped = true;
 				t->kstart = rec->mmap.addr;
+				t->kend = rec->mmap.addr + rec->mmap.len;
 			} else if (rec->mmap.filename && rec->mmap.len) {
 				return add_module(t, &rec->mmap);
 			}
@@ -706,6 +699,23 @@ static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n,
 	return (int64_t)t->rn++;
 }
 
+/* A module's IP named as perf 6.12 names it without the module's file:
+ * from the kallsyms lines tagged with the module's name, which
+ * dso__split_kallsyms moves to the module's dso (their ends fixed over
+ * the whole table first, symbols__fixup_end); a line of another module or
+ * of the core kernel names nothing here. */
+static void kmod_name(struct pms_symtrack *t, uint64_t ip, const char *mod,
+		      struct pms_symtrack_name *n)
+{
+	struct pms_symbol s;
+	if (pms_symbolizer_code_pid(t->sym, 0, ip, true, false, &s) == 0 && s.func && s.module &&
+	    !strcmp(s.module, mod)) {
+		n->sym = intern(t, s.func);
+		n->off = s.offset;
+		n->object = s.object;
+	}
+}
+
 /* The kernel's name of ip (its modules, kallsyms when this is its kernel). */
 static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack_name *n)
 {
@@ -714,15 +724,20 @@ static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack
 		if (ip >= t->mods[i].start && ip < t->mods[i].end) {
 			n->dso = t->mods[i].name;
 			n->map_ip = ip - t->mods[i].start;
-			return; /* module symbols are not read */
+			if (t->kernel_ok)
+				kmod_name(t, ip, t->mods[i].name, n);
+			return;
 		}
-	if (!t->kernel_mapped || ip < t->kstart)
+	/* perf's kernel map: the MMAP's range (machine__set_kernel_mmap; a
+	 * zero-sized one reaches to the end) */
+	if (!t->kernel_mapped || ip < t->kstart || (t->kend > t->kstart && ip >= t->kend))
 		return;
 	n->dso = "[kernel.kallsyms]";
 	n->map_ip = ip;
 	if (t->kernel_ok && pms_symbolizer_code_pid(t->sym, 0, ip, true, false, &s) == 0 && s.func) {
 		n->sym = intern(t, s.func);
 		n->off = s.offset;
+		n->object = s.object;
 	}
 }
 

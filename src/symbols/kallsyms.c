@@ -1,6 +1,7 @@
 /* proc/kallsyms read only as far as needed: kallsyms.h. */
 #include "symbols/kallsyms.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,9 @@ void pms_ktab_free(struct pms_ktab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].name);
 	free(t->v);
+	for (size_t i = 0; i < t->grpcap; i++)
+		free(t->grpname[i]);
+	free(t->grpname);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -43,6 +47,34 @@ static int ksym_cmp(const void *a, const void *b)
 static bool kept_type(char c)
 {
 	return (c && strchr("tTwWdDbB", c)) || c == 'u' || c == 'l' || c == 'N';
+}
+
+/* Keep the tag of the group just begun (t->grp), "[module]". */
+static void name_group(struct pms_ktab *t)
+{
+	if (t->grp > t->grpcap) {
+		size_t cap = t->grpcap ? t->grpcap * 2 : 64;
+		while (cap < t->grp)
+			cap *= 2;
+		char **v = realloc(t->grpname, cap * sizeof(*v));
+		if (!v)
+			return; /* the group stays unnamed: its lines name no module */
+		memset(v + t->grpcap, 0, (cap - t->grpcap) * sizeof(*v));
+		t->grpname = v;
+		t->grpcap = cap;
+	}
+	char *nm = malloc(strlen(t->mod) + 2);
+	if (nm) {
+		sprintf(nm, "%s]", t->mod);
+		t->grpname[t->grp - 1] = nm;
+	}
+}
+
+const char *pms_ktab_module(const struct pms_ktab *t, const struct ksym *k)
+{
+	if (!k || !k->grp || k->grp > t->grpcap)
+		return NULL;
+	return t->grpname[k->grp - 1];
 }
 
 /* One line "ADDR TYPE NAME[\t[MODULE]]" (NUL-terminated), parsed by hand:
@@ -95,6 +127,7 @@ static void parse_line(struct pms_ktab *t, const char *l)
 			memcpy(t->mod, tag, tl);
 			t->mod[tl] = 0;
 			t->grp++;
+			name_group(t);
 		}
 		grp = t->grp;
 	}
@@ -108,7 +141,8 @@ static void parse_line(struct pms_ktab *t, const char *l)
 	}
 	char *nm = strndup(name, nlen);
 	if (nm) {
-		t->v[t->n] = (struct ksym){ a, nm, (uint32_t)t->n, grp };
+		t->v[t->n] = (struct ksym){ a, nm, (uint32_t)t->n, grp,
+					    !strchr("tTwW", type) };
 		t->n++;
 	}
 }

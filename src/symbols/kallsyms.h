@@ -16,6 +16,8 @@ struct ksym {
 		       * stay in file order when the table is sorted */
 	uint32_t grp; /* 0: the core kernel; else one per run of lines of
 		       * one "[module]" tag */
+	bool object;  /* not code: perf's kallsyms2elf_type gives STT_OBJECT
+		       * to every type but t/T/w/W */
 };
 
 /* proc/kallsyms as far as read: the symbols perf keeps from it (text
@@ -37,6 +39,8 @@ struct pms_ktab {
 	uint64_t core_last;
 	char mod[64]; /* the last "[module]" tag read, for ksym.grp */
 	uint32_t grp;
+	char **grpname; /* grp - 1 -> its tag, "[module]" (NULL: no memory) */
+	size_t grpcap;
 	struct ksym *v;
 	size_t n, vcap;
 };
@@ -62,5 +66,14 @@ bool pms_ktab_visible(struct pms_ktab *t);
  * else, or for an ip outside the core lines read (x86-64's modules lie
  * above the kernel, arm64's below it), the whole table, sorted. */
 const struct ksym *pms_ktab_find(struct pms_ktab *t, uint64_t ip);
+
+/* The "[module]" tag of k's lines (perf's module dso short name, which
+ * dso__split_kallsyms moves them to), NULL for the core kernel's. */
+const char *pms_ktab_module(const struct pms_ktab *t, const struct ksym *k);
+
+/* The short name perf 6.12 gives a kernel module's map from the file name
+ * of its MMAP ("[kvm]", "/lib/modules/.../kvm-intel.ko.xz" -> "[kvm_intel]"):
+ * src/symbols/kmod.c. */
+void pms_kmod_short_name(const char *filename, char *out, size_t n);
 
 #endif

@@ -439,6 +439,11 @@ static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbo
 			       s->kt.visible ? "" : " (proc/kallsyms hides addresses: kptr_restrict)");
 	out->func = demangled(s, k->name);
 	out->offset = ip - k->addr;
+	/* a module's line: its "[module]" tag, perf's dso short name */
+	const char *mod = pms_ktab_module(&s->kt, k);
+	if (mod)
+		out->module = mod;
+	out->object = k->object;
 	return 0;
 }
 

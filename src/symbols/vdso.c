@@ -9,7 +9,8 @@
  * Which image fits: perf names a recording's [vdso] from the image whose
  * build id the file lists for it (its build-id cache, or its own copy when
  * the ids agree; symbol-elf.c symsrc__init rejects a mismatching one).
- * pms_vdso_image_pick keeps that rule and, where the file lists no id,
+ * pms_vdso_image_pick keeps that rule (the running image, else perf's
+ * cache under $HOME/.debug) and, where the file lists no id,
  * takes the running image only for a recording of this host and kernel
  * (perf would take its own copy whatever the file's host: a wrong name
  * is worse than none). */
@@ -51,12 +52,58 @@ int pms_elf_image_build_id(const void *image, size_t len, uint8_t id[20], size_t
 	return rc;
 }
 
+/* Whether image's GNU build id is id (idlen bytes; a 20-byte slot holds
+ * a shorter id padded with zeros). */
+static bool image_has_id(const void *img, size_t n, const uint8_t *id, size_t idlen)
+{
+	uint8_t rid[20];
+	size_t rn = 0, m = idlen;
+	if (pms_elf_image_build_id(img, n, rid, &rn) < 0) {
+		pms_error_clear();
+		return false;
+	}
+	while (m > rn && !id[m - 1])
+		m--;
+	return rn && m == rn && !memcmp(id, rid, rn);
+}
+
+/* perf's build-id cache entry for a [vdso] image of build id id: the file
+ * $HOME/.debug/.build-id/xx/yyyy.../vdso names (perf 6.12 build-id.c
+ * __dso__build_id_filename, build_id_cache__linkname; the directory is
+ * buildid_dir, $HOME/.debug unless perf's config sets buildid.dir, which
+ * is not read here), read as the [vdso]/<id>/vdso file perf record puts
+ * there (build_id_cache__add) and the link points at, below the context's
+ * root.  The hex is of the id's idlen bytes (build_id__sprintf). */
+static int cache_image(struct pms_sys *sys, const uint8_t *id, size_t idlen, void **out,
+		       size_t *len)
+{
+	const char *home = getenv("HOME");
+	char path[4096], hex[41];
+	for (size_t i = 0; i < idlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * idlen] = 0;
+	while (home && *home == '/')
+		home++;
+	if (!home || !*home)
+		return pms_err(PMS_ENOENT, "no HOME for perf's build-id cache");
+	int k = snprintf(path, sizeof(path), "%s/.debug/[vdso]/%s/vdso", home, hex);
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return pms_err(PMS_ENOENT, "perf's build-id cache path is too long");
+	char *b = NULL;
+	size_t n = 0;
+	int rc = pms_sys_read_file(sys, path, &b, &n);
+	if (rc < 0)
+		return rc;
+	*out = b;
+	*len = n;
+	return 0;
+}
+
 int pms_vdso_image_pick(struct pms_sys *sys, const uint8_t *id, size_t idlen, bool same_host,
 			void **out, size_t *len)
 {
 	void *img = NULL;
-	size_t n = 0, rn = 0;
-	uint8_t rid[20];
+	size_t n = 0;
 	int rc;
 	if (!sys || !out || !len || (idlen && !id) || idlen > 20)
 		return pms_err(PMS_EINVAL, "vdso_image_pick: bad argument");
@@ -65,23 +112,34 @@ int pms_vdso_image_pick(struct pms_sys *sys, const uint8_t *id, size_t idlen, bo
 	if (!idlen && !same_host)
 		return pms_err(PMS_ENOENT, "the recording lists no vDSO build id and is not of this "
 					   "host and kernel");
-	if ((rc = pms_sys_vdso_image(sys, &img, &n)) < 0)
-		return rc;
-	if (idlen) {
-		/* a 20-byte slot holds a shorter id padded with zeros */
-		size_t m = idlen;
-		if (pms_elf_image_build_id(img, n, rid, &rn) < 0)
-			rn = 0;
-		while (m > rn && !id[m - 1])
-			m--;
-		if (!rn || m != rn || memcmp(id, rid, rn)) {
-			free(img);
-			return pms_err(PMS_ENOENT, "the running vDSO's build id is not the recording's");
-		}
+	/* perf's order (dso__load, binary_type_symtab): its build-id cache,
+	 * then its own copy of the running image; either only with the
+	 * recording's id (symsrc__init rejects another).  The running image
+	 * is asked first: with the id equal it is the cached one's copy. */
+	rc = pms_sys_vdso_image(sys, &img, &n);
+	if (rc == 0 && (!idlen || image_has_id(img, n, id, idlen))) {
+		*out = img;
+		*len = n;
+		return 0;
 	}
-	*out = img;
-	*len = n;
-	return 0;
+	free(img);
+	if (!idlen)
+		return rc;
+	pms_error_clear();
+	if (cache_image(sys, id, idlen, &img, &n) == 0) {
+		if (image_has_id(img, n, id, idlen)) {
+			*out = img;
+			*len = n;
+			return 0;
+		}
+		free(img);
+	}
+	pms_error_clear();
+	/* the running image's own error where it could not be read */
+	return pms_err(rc < 0 ? rc : PMS_ENOENT, "%s, and perf's build-id cache has no image of the "
+			   "recording's [vdso] build id", rc == PMS_ENOTLIVE ? "not a live system"
+			   : rc < 0 ? "no running vDSO" : "the running vDSO's build id is not the "
+							  "recording's");
 }
 
 /* symbolizer.c's side (symbols_int.h) */

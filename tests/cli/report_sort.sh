@@ -115,17 +115,43 @@ else
   echo "SKIP libc aliases: no perfdata_gen (PMS_BUILD_DIR)" >&2
 fi
 # dcacheline: perf's text (the line of the map-relative address, named by
-# the data symbol, [X] unmapped) on the fixture, one process: equal rows.
-# Not on the recordings: perf keeps one row per module line for all
-# processes and prints an object's offset from the first sample's mapping
-# (a wrapped relative-minus-absolute value), and its [s] level for shared
-# mappings is not given here
+# the data symbol, [X] unmapped, [s] in a shared file mapping) and perf's
+# rows (sort__dcacheline_cmp: one per sample mode, map or none, the map's
+# id, the process for private anonymous memory, and line; a row prints its
+# first sample's text, so rows may print alike): on the fixture (two
+# events: perf's rows summed by text), and row for row (text and count,
+# rows printed alike kept apart) on the recordings and on a workload that
+# writes a MAP_SHARED file mapping and anonymous memory at the same lines
+# from two processes (tests/cli/dcl_shared_workload.c)
 perf_rows dcacheline "${files[0]}" >"$tmp/p"
 pms_rows dcacheline "${files[0]}" >"$tmp/m"
 if [ -s "$tmp/p" ]; then
   diff "$tmp/p" "$tmp/m" >"$tmp/d" || bad "-s dcacheline on $(basename "${files[0]}"): rows differ from perf's (perf <, pmuscope >): $(head -6 "$tmp/d")"
 else
   echo "SKIP dcacheline: perf gives no rows" >&2
+fi
+dcl=${PMS_BUILD_DIR:-}/tests/cli/dcl_shared
+dfiles=("${files[@]:1}")
+if [ -x "$dcl" ] && perf record -q -e page-faults -c 1 -d -o "$tmp/shm.data" -- "$dcl" "$tmp/shm.bin" \
+     >/dev/null 2>"$tmp/e"; then
+  dfiles+=("$tmp/shm.data")
+else
+  echo "SKIP dcacheline on a shared mapping: no $dcl or perf record refused: $(head -1 "$tmp/e")" >&2
+fi
+rows_each() { grep -v '^#' | grep . | sed -E 's/^ *[0-9.]+% +([0-9]+) +(.*[^ ]) *$/\2\t\1/; s/ +/ /g' | sort; }
+for f in "${dfiles[@]}"; do
+  for k in dcacheline dcacheline,pid mem,dcacheline; do
+    perf report --mem-mode -i "$f" --stdio -n -s $k 2>/dev/null | rows_each >"$tmp/p"
+    "$pms" report -i "$f" -n -s $k 2>/dev/null | rows_each >"$tmp/m"
+    [ -s "$tmp/p" ] || { echo "SKIP -s $k on $(basename "$f"): perf gives no rows" >&2; continue; }
+    echo "-s $k on $(basename "$f"): perf $(wc -l <"$tmp/p") rows ($(grep -c '\[s\]' "$tmp/p") [s]), pmuscope $(wc -l <"$tmp/m")" >&2
+    diff "$tmp/p" "$tmp/m" >"$tmp/d" || bad "-s $k on $(basename "$f"): rows differ from perf's (perf <, pmuscope >): $(head -6 "$tmp/d")"
+  done
+done
+if [ -s "$tmp/shm.data" ]; then
+  # the shared file's lines: one [s] row each, both processes' samples in it
+  "$pms" report -i "$tmp/shm.data" -n -s dcacheline 2>/dev/null | rows_each >"$tmp/m"
+  [ "$(grep -c '^\[s\] .*	2$' "$tmp/m")" -ge 16 ] || bad "-s dcacheline: not 16 [s] rows of 2 samples on the shared mapping: $(grep -c '^\[s\]' "$tmp/m") [s] rows"
 fi
 # -F: perf's columns in the given order (overhead, sample, period, keys),
 # rows in the order of the fields; compared as whitespace-separated

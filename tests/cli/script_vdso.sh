@@ -13,6 +13,10 @@ command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 f=$tmp/v.data
+# perf's build-id cache is the test's: $HOME/.debug (perf record fills it,
+# perf script reads it); no perf config (buildid.dir)
+export HOME=$tmp/home PERF_CONFIG=/dev/null
+mkdir -p "$HOME"
 
 # a few tries: on a loaded host the loop may get few samples
 n=0
@@ -61,6 +65,53 @@ bad=$(grep ' (\[vdso\])$' "$tmp/pms_bad.txt" | grep -vc ' \[unknown\] (\[vdso\])
 [ "$bad" = 0 ] || { echo "FAIL: $bad [vdso] samples named from an image whose build id is not the file's"; fail=1; }
 cmp -s "$tmp/perf_bad.txt" "$tmp/pms_bad.txt" || {
   echo "FAIL: the mismatching file differs from perf's"; diff "$tmp/perf_bad.txt" "$tmp/pms_bad.txt" | head -4; fail=1; }
+# perf's build-id cache (issue 30 item 2): an image of another build id
+# (the recording's id changed, one byte) put in $HOME/.debug as perf record
+# puts one ([vdso]/<id>/vdso and the .build-id link), with
+# __vdso_clock_gettime renamed in it: perf names the samples from that
+# image; so must script (-F ip,sym,dso), report -s sym,dso and report's
+# own table.  Fails where only the running image is taken ([unknown]).
+cdir=$(ls -d "$HOME/.debug/[vdso]"/*/ 2>/dev/null | head -1)
+if [ -z "$cdir" ] || [ ! -s "$cdir/vdso" ]; then
+  echo "FAIL: perf record put no [vdso] image in \$HOME/.debug"; fail=1
+elif python3 - "$cdir/vdso" "$HOME/.debug" "$f" "$tmp/cached.data" "$id" <<'PY'
+import os, sys
+src, dbg, data, out, hexid = sys.argv[1:6]
+img = bytearray(open(src, 'rb').read())
+old = bytes.fromhex(hexid)
+i = img.find(old)
+assert i > 0, 'the id in the image'
+img[i + 1] ^= 0x5a
+new = bytes(img[i:i + 20]).hex()
+assert img.count(b'__vdso_clock_gettime\0') == 1
+img = img.replace(b'__vdso_clock_gettime\0', b'__vdso_clock_gettimX\0')
+os.makedirs(f'{dbg}/[vdso]/{new}')
+open(f'{dbg}/[vdso]/{new}/vdso', 'wb').write(img)
+os.makedirs(f'{dbg}/.build-id/{new[:2]}', exist_ok=True)
+os.symlink(f'../../[vdso]/{new}', f'{dbg}/.build-id/{new[:2]}/{new[2:]}')
+b = bytearray(open(data, 'rb').read())
+assert b.count(old) == 1
+j = b.find(old)
+b[j:j + 20] = bytes.fromhex(new)
+open(out, 'wb').write(b)
+PY
+then
+  perf script -i "$tmp/cached.data" -F ip,sym,dso >"$tmp/perf_c.txt" 2>/dev/null
+  "$pms" script -i "$tmp/cached.data" -F ip,sym,dso >"$tmp/pms_c.txt" 2>/dev/null
+  cn=$(grep -c ' __vdso_clock_gettimX (\[vdso\])$' "$tmp/perf_c.txt")
+  [ "$cn" -ge 1 ] || { echo "FAIL: perf named no sample from its cache's image"; fail=1; }
+  cmp -s "$tmp/perf_c.txt" "$tmp/pms_c.txt" || {
+    echo "FAIL: the cached image's file: script differs from perf's"; diff "$tmp/perf_c.txt" "$tmp/pms_c.txt" | head -4; fail=1; }
+  perf report -i "$tmp/cached.data" --stdio -n -s sym,dso 2>/dev/null | grep -v '^#' | grep . | sed -E 's/ +/ /g; s/ $//' | sort >"$tmp/perf_cr.txt"
+  "$pms" report -i "$tmp/cached.data" -n -s sym,dso 2>/dev/null | grep -v '^#' | grep . | sed -E 's/ +/ /g; s/ $//' | sort >"$tmp/pms_cr.txt"
+  cmp -s "$tmp/perf_cr.txt" "$tmp/pms_cr.txt" || {
+    echo "FAIL: the cached image's file: report -s sym,dso differs from perf's"; diff "$tmp/perf_cr.txt" "$tmp/pms_cr.txt" | head -4; fail=1; }
+  own=$("$pms" report --top 1000 -i "$tmp/cached.data" 2>/dev/null | awk '/ \(\[vdso\]\)$/ && $2 ~ /%$/ {print $(NF-1)}' | sort -u)
+  [ "$own" = "__vdso_clock_gettimX" ] || { echo "FAIL: report's table names the cached image's [vdso] rows [$own]"; fail=1; }
+  echo "perf's cache: $cn samples named __vdso_clock_gettimX by perf; script and report as perf's"
+else
+  echo "FAIL: could not make the cached image"; fail=1
+fi
 # no build ids in the file (perf record -B): the running image only for a
 # recording of this host and kernel.  Here: the [vdso] lines as perf's (the
 # kernel's lines differ without a kernel build id: not this test's).  With

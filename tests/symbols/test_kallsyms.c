@@ -247,9 +247,37 @@ PMS_TEST(module_lines_in_order_do_not_end_the_search)
 	ip = 0xffffffffc1000000ULL + 5 * 64;
 	k = pms_ktab_find(&t, ip);
 	CHECK(k && !strcmp(k->name, "a_fn_5"));
+	/* a module line's tag (perf's module dso name), none in the core;
+	 * a code line is not a data object */
+	CHECK(!strcmp(pms_ktab_module(&t, k), "[mod]") && !k->object);
+	k = pms_ktab_find(&t, e[ncore / 2].addr);
+	CHECK(k && !pms_ktab_module(&t, k));
+	CHECK(!pms_ktab_module(&t, NULL));
 	pms_ktab_free(&t);
 	drop_root(dir, sys);
 	free(e);
+}
+
+/* A module map's name from its MMAP's file name, perf 6.12's rule
+ * (dso.c __kmod_path__parse): kept in brackets, else "[base]" up to the
+ * last '.' (over a gz/xz suffix) for a .ko, '-' as '_'. */
+PMS_TEST(module_map_names_as_perf)
+{
+	static const char *const cases[][2] = {
+		{ "[kvm]", "[kvm]" },
+		{ "[dash-mod]", "[dash-mod]" },
+		{ "/lib/modules/6.12.0/kernel/arch/x86/kvm/kvm-intel.ko", "[kvm_intel]" },
+		{ "/lib/modules/6.12.0/kernel/fs/ext4/ext4.ko.xz", "[ext4]" },
+		{ "/lib/modules/6.12.0/kernel/fs/ext4/ext4.ko.gz", "[ext4]" },
+		{ "/lib/modules/x/nf.conntrack.ko", "[nf.conntrack]" },
+		{ "/lib/modules/x/ext4.ko.zst", "ext4.ko.zst" }, /* no zstd in perf 6.12 */
+		{ "/tmp/some-file.bin", "some_file.bin" },
+	};
+	char out[64];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pms_kmod_short_name(cases[i][0], out, sizeof(out));
+		CHECK_EQ_STR(out, cases[i][1]);
+	}
 }
 
 PMS_TEST(hidden_addresses_and_the_public_calls)

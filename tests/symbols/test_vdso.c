@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -86,6 +88,82 @@ PMS_TEST(image_and_build_id_rule)
 	/* not ELF */
 	CHECK_EQ_INT(pms_elf_image_build_id("not an ELF image", 16, id, &n), PMS_EPARSE);
 	free(img);
+	pms_sys_free(sys);
+}
+
+/* Write image to ROOT/h/.debug/[vdso]/<hex of id>/vdso (perf record's
+ * build-id cache entry under HOME=/h). */
+static void cache_put(const char *root, const uint8_t *id, size_t n, const void *img, size_t len)
+{
+	char path[512], hex[41];
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	const char *parts[] = { "/h", "/h/.debug", "/h/.debug/[vdso]" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, parts[i]);
+		(void)mkdir(path, 0700);
+	}
+	snprintf(path, sizeof(path), "%s/h/.debug/[vdso]/%s", root, hex);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/h/.debug/[vdso]/%s/vdso", root, hex);
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fwrite(img, 1, len, f) == len);
+		fclose(f);
+	}
+}
+
+/* perf's build-id cache (issue 30 item 2): where the running image is not
+ * the recording's (here: not a live system), the image perf record put in
+ * $HOME/.debug/[vdso]/<id>/vdso, when its build id is the recording's; an
+ * entry holding another image is refused as perf's symsrc__init refuses it. */
+PMS_TEST(perf_build_id_cache)
+{
+	struct pms_sys *sys = NULL, *fake = NULL;
+	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
+	void *img = NULL, *got = NULL;
+	size_t len = 0, glen = 0, n = 0;
+	uint8_t id[20], other[20];
+	char root[] = "/tmp/pms_vdso_cache_XXXXXX", cmd[600];
+	const char *home = getenv("HOME");
+	char *saved = home ? strdup(home) : NULL;
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	if (pms_sys_vdso_image(sys, &img, &len) < 0 || pms_elf_image_build_id(img, len, id, &n) < 0) {
+		printf("SKIP: this process has no vDSO with a build id\n");
+		pms_t_skipped++;
+		free(img);
+		free(saved);
+		pms_sys_free(sys);
+		return;
+	}
+	CHECK(mkdtemp(root) != NULL);
+	o.root = root;
+	CHECK_OK(pms_sys_new(&fake, &o));
+	setenv("HOME", "/h", 1);
+	/* nothing cached: none */
+	CHECK_EQ_INT(pms_vdso_image_pick(fake, id, n, false, &got, &glen), PMS_ENOTLIVE);
+	CHECK(!got);
+	cache_put(root, id, n, img, len);
+	CHECK_OK(pms_vdso_image_pick(fake, id, n, false, &got, &glen));
+	CHECK(got && glen == len && !memcmp(got, img, len));
+	free(got);
+	got = NULL;
+	/* an entry named by another id holding this image: refused */
+	memcpy(other, id, n);
+	other[0] ^= 0x5a;
+	cache_put(root, other, n, img, len);
+	CHECK_EQ_INT(pms_vdso_image_pick(fake, other, n, false, &got, &glen), PMS_ENOTLIVE);
+	CHECK(!got && !glen);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(img);
+	pms_sys_free(fake);
 	pms_sys_free(sys);
 }
 

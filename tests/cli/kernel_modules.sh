@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Kernel module IPs named as perf 6.12 names them (issue 30 item 4):
+# from the kallsyms lines tagged with the module's name (perf's
+# dso__split_kallsyms), the map named "[module]" (dso.c __kmod_path__parse).
+#  1. A file written here (a kernel MMAP, three module MMAPs: a .ko.xz
+#     path, "[other_mod]", "[dash-mod]") with samples in and around them,
+#     read against a kallsyms written here: pmuscope --root ROOT (ROOT's
+#     proc/kallsyms, its sys/kernel/notes holding the file's kernel build
+#     id) and perf --kallsyms ROOT/proc/kallsyms: script -F ip,sym,dso and
+#     report -s sym,dso equal, and c2c -i names the module IPs as script.
+#  2. This machine, system-wide (perf record -a -e cpu-clock while modules
+#     work): every module IP's line as perf's; skipped with a message when
+#     no module IP is sampled (no modules loaded, as on a kernel without
+#     module support).
+set -u
+pms=${1:?usage: kernel_modules.sh PMUSCOPE}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+command -v perf >/dev/null || { echo "SKIP: no perf" >&2; exit 77; }
+export HOME=$tmp/home PERF_CONFIG=/dev/null
+mkdir -p "$HOME"
+
+# 1. the written file
+python3 - "$tmp/m.data" "$tmp/root" <<'PY' || { echo "FAIL: could not write the file"; exit 1; }
+import os, struct, sys
+out, root = sys.argv[1:3]
+KID = bytes(range(0x10, 0x24))
+TEXT, MOD = 0xffffffff81000000, 0xffffffffc0000000
+ks = [(TEXT, 'T', '_text', None), (TEXT, 'T', 'startup_64', None),
+      (TEXT + 0x1000, 'T', 'core_fn_a', None), (TEXT + 0x2000, 't', 'core_fn_b', None),
+      (TEXT + 0x2800, 'D', 'core_data', None), (TEXT + 0x3000, 'T', 'core_last', None),
+      # a .ko.xz path: "[fake_mod]"; an alias at one address (the last
+      # line is perf's), a data line ending a function, the last line
+      # ending at the page after it
+      (MOD, 't', 'mod_fn_a', 'fake_mod'), (MOD + 0x100, 't', 'mod_fn_b', 'fake_mod'),
+      (MOD + 0x100, 'T', 'mod_fn_b_alias', 'fake_mod'), (MOD + 0x400, 'T', 'mod_fn_c', 'fake_mod'),
+      (MOD + 0x2000, 'd', 'mod_data', 'fake_mod'),
+      (MOD + 0x10000, 't', 'other_fn', 'other_mod'), (MOD + 0x10200, 'T', 'other_last', 'other_mod'),
+      # a "[dash-mod]" map: perf keeps the bracketed name as it is, so the
+      # kallsyms tag [dash_mod] is not its module's
+      (MOD + 0x20000, 't', 'dash_fn', 'dash_mod'),
+      # a module with no map in the file
+      (MOD + 0x30000, 't', 'unmapped_fn', 'gone_mod')]
+os.makedirs(f'{root}/proc'); os.makedirs(f'{root}/sys/kernel')
+with open(f'{root}/proc/kallsyms', 'w') as f:
+    for a, t, n, m in ks:
+        f.write(f'{a:016x} {t} {n}' + (f'\t[{m}]' if m else '') + '\n')
+with open(f'{root}/sys/kernel/notes', 'wb') as f:
+    f.write(struct.pack('<III', 4, 20, 3) + b'GNU\0' + KID)
+def rec(t, misc, body):
+    return struct.pack('<IHH', t, misc, 8 + len(body)) + body
+def pad8(s):
+    b = s.encode() + b'\0'
+    return b + b'\0' * (-len(b) % 8)
+def kmmap(start, ln, pgoff, name):
+    return rec(1, 1, struct.pack('<IIQQQ', 0xffffffff, 0, start, ln, pgoff) + pad8(name))
+data = kmmap(TEXT, 0x4000, TEXT, '[kernel.kallsyms]_text')
+data += kmmap(MOD, 0x4000, 0, '/lib/modules/6.12.0/kernel/drivers/fake-mod.ko.xz')
+data += kmmap(MOD + 0x10000, 0x1000, 0, '[other_mod]')
+data += kmmap(MOD + 0x20000, 0x1000, 0, '[dash-mod]')
+data += rec(3, 0, struct.pack('<II', 100, 100) + pad8('fakeproc'))
+ips = [TEXT + 0x1010, TEXT + 0x2010, TEXT + 0x2808, TEXT + 0x3010, MOD, MOD + 0x50, MOD + 0x100,
+       MOD + 0x180, MOD + 0x400, MOD + 0x1ff0, MOD + 0x2008, MOD + 0x2ff8, MOD + 0x3ff0,
+       MOD + 0x10010, MOD + 0x10210, MOD + 0x10ff8, MOD + 0x20010, MOD + 0x30010, TEXT + 0x8000]
+t = 1000
+for i, ip in enumerate(ips):
+    # the address: a kernel data address for c2c (a line per sample)
+    data += rec(9, 1, struct.pack('<QIIQQQQ', ip, 100, 100, t, 0xffff888000000000 + 64 * i, 1,
+                                  0x68100142))
+    t += 1000
+# cpu-clock; IP, TID, TIME, ADDR, PERIOD, DATA_SRC; mmap, comm
+attr = struct.pack('<IIQQQQQIIQQQQIiQIHHIIQ', 1, 128, 0, 1, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x8000,
+                   0, (1 << 8) | (1 << 9), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+fattr = attr + struct.pack('<QQ', 0, 0)
+data_off = 104 + len(fattr)
+feat_off = data_off + len(data)
+fname = pad8('[kernel.kallsyms]')
+fname += b'\0' * (-len(fname) % 64)
+bid = struct.pack('<IHH', 0, 1, 36 + len(fname)) + struct.pack('<i', -1) + KID + b'\0' * 4 + fname
+hdr = b'PERFILE2' + struct.pack('<QQQQQQQQ4Q', 104, len(fattr), 104, len(fattr), data_off, len(data),
+                                0, 0, 1 << 2, 0, 0, 0)
+open(out, 'wb').write(hdr + fattr + data + struct.pack('<QQ', feat_off + 16, len(bid)) + bid)
+PY
+perf script -i "$tmp/m.data" -F ip,sym,dso --kallsyms "$tmp/root/proc/kallsyms" >"$tmp/p.txt" 2>"$tmp/e" ||
+  { echo "FAIL: perf script on the written file: $(head -2 "$tmp/e")"; fail=1; }
+"$pms" --root "$tmp/root" script -i "$tmp/m.data" -F ip,sym,dso >"$tmp/m.txt" 2>"$tmp/e" ||
+  { echo "FAIL: pmuscope script on the written file: $(head -2 "$tmp/e")"; fail=1; }
+named=$(grep -c '_fn\|_alias\|_last\|_data' "$tmp/p.txt")
+echo "written file: $(wc -l <"$tmp/p.txt") samples, perf names $(grep -c 'mod\])$' "$tmp/p.txt") in modules"
+[ "$(grep -c ' mod_fn_[a-z_]* (\[fake_mod\])$' "$tmp/p.txt")" -ge 5 ] ||
+  { echo "FAIL: perf named no module IP from the written kallsyms ($named named)"; cat "$tmp/p.txt"; fail=1; }
+cmp -s "$tmp/p.txt" "$tmp/m.txt" || {
+  echo "FAIL: script -F ip,sym,dso differs from perf's (perf <, pmuscope >)"; diff "$tmp/p.txt" "$tmp/m.txt"; fail=1; }
+rows() { grep -v '^#' | grep . | sed -E 's/ +/ /g; s/ $//' | sort; }
+perf report -i "$tmp/m.data" --stdio -n -s sym,dso --kallsyms "$tmp/root/proc/kallsyms" 2>/dev/null | rows >"$tmp/pr.txt"
+"$pms" --root "$tmp/root" report -i "$tmp/m.data" -n -s sym,dso 2>/dev/null | rows >"$tmp/mr.txt"
+grep -q 'mod_data+0x' "$tmp/pr.txt" || { echo "FAIL: perf's report has no module data object row"; fail=1; }
+cmp -s "$tmp/pr.txt" "$tmp/mr.txt" || {
+  echo "FAIL: report -s sym,dso differs from perf's (perf <, pmuscope >)"; diff "$tmp/pr.txt" "$tmp/mr.txt"; fail=1; }
+# c2c: the module IPs it lists named as script names them
+"$pms" --root "$tmp/root" c2c --json --all -i "$tmp/m.data" >"$tmp/c2c.json" 2>"$tmp/e" ||
+  { echo "FAIL: c2c -i: $(head -2 "$tmp/e")"; fail=1; }
+python3 - "$tmp/c2c.json" "$tmp/m.txt" <<'PY' || fail=1
+import json, sys
+script = {}
+for l in open(sys.argv[2]):
+    p = l.split()
+    script[int(p[0], 16)] = (p[1], p[2].strip('()'))
+d = json.load(open(sys.argv[1]))
+acc = [a for l in d["lines"] for a in l["offsets"] if a.get("ip")]
+mod = [a for a in acc if script.get(int(a["ip"], 16), ("", ""))[1] not in ("[kernel.kallsyms]", "[unknown]")]
+bad = [(a["ip"], a["function"], a.get("module"), script[int(a["ip"], 16)]) for a in mod
+       if script[int(a["ip"], 16)][0] != "[unknown]" and
+       (a["function"], a.get("module")) != script[int(a["ip"], 16)]]
+print(f"c2c: {len(acc)} IPs listed, {len(mod)} in modules, {len(bad)} named otherwise than script")
+if len(mod) < 5 or bad:
+    print("FAIL: c2c module names:", bad[:8])
+    sys.exit(1)
+PY
+
+# 2. this machine
+if [ "$(id -u)" != 0 ] || ! awk 'NR == 1 { exit ($1 ~ /^0+$/) }' /proc/kallsyms 2>/dev/null; then
+  echo "SKIP (this machine): kallsyms hides addresses here"
+elif ! grep -q '	\[' /proc/kallsyms; then
+  echo "SKIP (this machine): no module IP can be sampled: no module is loaded (proc/kallsyms has no [module] line$([ -e /proc/modules ] || echo ', no proc/modules'))"
+else
+  work='for i in $(seq 100); do cat /proc/self/status /proc/net/dev /proc/net/tcp >/dev/null 2>&1; ls -R /sys/module >/dev/null 2>&1; done;
+        dd if=/dev/zero of='"$tmp"'/z bs=64k count=500 conv=fsync 2>/dev/null; sync'
+  if perf record -q -a -e cpu-clock -c 20000 -o "$tmp/a.data" -- sh -c "$work" >/dev/null 2>"$tmp/e"; then
+    perf script -i "$tmp/a.data" -F ip,sym,dso >"$tmp/pa.txt" 2>/dev/null
+    "$pms" script -i "$tmp/a.data" -F ip,sym,dso >"$tmp/ma.txt" 2>/dev/null
+    # the lines of module IPs (a "[name]" dso other than the kernel's and [vdso]...)
+    sel() { grep -E ' \(\[[^]]*\]\)$' "$1" | grep -Ev '\((\[kernel\.kallsyms\]|\[vdso\]|\[unknown\]|\[vsyscall\])\)$'; }
+    n=$(sel "$tmp/pa.txt" | wc -l)
+    if [ "$n" = 0 ]; then
+      echo "SKIP (this machine): no module IP sampled in $(wc -l <"$tmp/pa.txt") samples"
+    else
+      paste -d'|' "$tmp/pa.txt" "$tmp/ma.txt" | awk -F'|' '$1 ~ /\(\[[^]]*\]\)$/ && $1 !~ /kernel\.kallsyms|vdso|unknown/ && $1 != $2' >"$tmp/d"
+      echo "this machine: $n module IP samples, $(wc -l <"$tmp/d") differ from perf's"
+      [ -s "$tmp/d" ] && { echo "FAIL: module IPs named otherwise than perf (perf|pmuscope):"; head "$tmp/d"; fail=1; }
+    fi
+  else
+    echo "SKIP (this machine): perf record -a refused: $(head -1 "$tmp/e")"
+  fi
+fi
+exit $fail

@@ -144,6 +144,7 @@ static struct root_slot *root_find(struct pms_sampler *s, unsigned gen, int32_t 
 			s->roots[h].tid = tid;
 			s->roots[h].gen = gen;
 			s->roots[h].root = 0;
+			s->roots[h].since = 0;
 			s->nroots++;
 			return &s->roots[h];
 		}
@@ -151,8 +152,13 @@ static struct root_slot *root_find(struct pms_sampler *s, unsigned gen, int32_t 
 }
 
 /* Whether a sample of task tid that came from events opened on root is
- * from the one lineage kept for that task in this generation. */
-bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root)
+ * from the one lineage kept for that task in this generation.  A task the
+ * second walk found counted through the events inherited from its creator
+ * alone until its own were enabled (since): those samples are kept, where
+ * the ring's clock is CLOCK_MONOTONIC (time; 0: unknown).  A dd done in a
+ * few milliseconds is all such samples: a clang CI rehearsal of cli_adapt
+ * dropped 2,261 of its 8,192 page faults so. */
+bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root, uint64_t time)
 {
 	struct root_slot *r;
 	if (tid <= 0 || root <= 0)
@@ -162,7 +168,7 @@ bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root)
 		return true; /* out of memory: keep */
 	if (!r->root)
 		r->root = root;
-	return r->root == root;
+	return r->root == root || (time && r->since && time < r->since);
 }
 
 uint64_t smp_mono_ns(void)
@@ -325,12 +331,16 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 		}
 		if (smp_open_gen(s, fresh.v, fresh.n, a.new_pages) < 0)
 			pms_error_clear(); /* gone again: nothing to sample */
+		ioctl_range(s, n0, s->nst, PERF_EVENT_IOC_ENABLE);
+		/* what the inherited events counted before is theirs alone */
+		uint64_t since = s->o.clock_monotonic ? smp_mono_ns() : 0;
 		for (size_t i = 0; i < fresh.n; i++) {
 			struct root_slot *r = root_find(s, s->gen, fresh.v[i], true);
-			if (r)
+			if (r) {
 				r->root = fresh.v[i];
+				r->since = since;
+			}
 		}
-		ioctl_range(s, n0, s->nst, PERF_EVENT_IOC_ENABLE);
 		free(fresh.v);
 	}
 	if (s->st_unlocked) {

@@ -41,7 +41,8 @@
  * from its creator and directly: its samples are then kept from one lineage
  * only (the task's own events, else the first seen), by the ring they come
  * from -- inherited events write into their parent's ring (ring_buffer.c:
- * 171-172). */
+ * 171-172) -- but for what the inherited events took before its own were
+ * enabled (smp_root_keep). */
 
 struct tidset {
 	pid_t *v;

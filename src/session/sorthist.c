@@ -89,7 +89,7 @@ struct pms_sorthist {
 	struct inlpath inl;        /* their inline stacks (session/inlpath.c) */
 	char inlname[512];         /* an inlined frame's "NAME (inlined)" */
 	uint64_t inl_base;         /* its function's start in the module ... */
-	bool inl_named;            /* ... when the row text being made has one */
+	bool inl_named;            /* ... when code_name named an inlined frame */
 	struct pms_sys *sys;
 	char (*ftext)[1024];       /* each frame's row text */
 	char (*fname)[256];        /* each frame's chain name */
@@ -274,7 +274,9 @@ static void code_name(const struct ctx *c, struct pms_symtrack_name *nm)
 static void sym_key(const struct ctx *c, char *b, size_t n, bool id)
 {
 	struct pms_symtrack_name nm;
+	c->h->inl_named = false;
 	code_name(c, &nm);
+	bool inl = c->h->inl_named;
 	if (c->fr) /* perf's callchain entry keeps the frame's own address */
 		nm.map_ip = c->fr->ip;
 	/* a data object's offset: perf's entry address (map-relative, or a
@@ -287,6 +289,12 @@ static void sym_key(const struct ctx *c, char *b, size_t n, bool id)
 		snprintf(b, n, "[%c] %s\002%s", k ? 'k' : '.', nm.sym, nm.dso ? nm.dso : "");
 	else
 		sym_text(k, &nm, c->fr ? c->fr->ip : c->x->ms.ip, b, n);
+	/* an inlined function's rows: one per function it is inlined into, as
+	 * perf keeps its fake symbols apart by their base symbol's range
+	 * (sort.c _sort__sym_cmp: equal names, then overlapping ranges) */
+	size_t len = strlen(b);
+	if (id && inl && len + 20 < n)
+		snprintf(b + len, n - len, "\002%" PRIx64, c->h->inl_base);
 }
 
 static void k_sym(const struct ctx *c, char *b, size_t n)
@@ -722,17 +730,12 @@ static struct row *row_of(struct pms_sorthist *h, char *text)
 
 /* The row text of a sample, or of one frame of its path (fr): what makes
  * two rows one (each key's identity where it has one: disp false), or
- * what is printed (disp true).  An inlined function's row is one per
- * function it is inlined into, as perf keeps its fake symbols apart by
- * their base symbol's range (sort.c _sort__sym_cmp: equal names, then
- * overlapping ranges): that function's start follows the identity text,
- * after a \002 no output shows (pms_sorthist_result). */
+ * what is printed (disp true). */
 static void row_text_as(const struct ctx *c, char *text, size_t size, bool disp)
 {
 	char v[512];
 	size_t len = 0;
 	text[0] = 0;
-	c->h->inl_named = false;
 	for (size_t i = 0; i < c->h->nsel; i++) {
 		const struct sort_key *k = c->h->sel[i];
 		(!disp && k->id ? k->id : k->fn)(c, v, sizeof(v));
@@ -740,9 +743,6 @@ static void row_text_as(const struct ctx *c, char *text, size_t size, bool disp)
 		if (len >= size)
 			len = size - 1;
 	}
-	if (!disp && c->h->inl_named && len + 20 < size)
-		snprintf(text + len, size - len, "\002%" PRIx64, c->h->inl_base);
-	c->h->inl_named = false;
 }
 
 static void row_text(const struct ctx *c, char *text, size_t size)
@@ -1033,7 +1033,7 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 	bool pid = false;
 	for (size_t i = 0; i < h->nsel; i++)
 		pid |= (h->sel[i]->needs & PID_COMM) != 0;
-	if (!(h->outtext = calloc(h->t.n ? h->t.n : 1, sizeof(*h->outtext))))
+	if (pid && !(h->outtext = calloc(h->t.n ? h->t.n : 1, sizeof(*h->outtext))))
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
 	if (chains_result(h) < 0)
 		return pms_err(PMS_ENOMEM, "sort: out of memory");
@@ -1041,17 +1041,13 @@ int pms_sorthist_result(struct pms_sorthist *h, struct pms_sorthist_result *out)
 	for (size_t i = 0; i < h->t.cap; i++) {
 		if (!h->t.rows[i].text)
 			continue;
-		const char *text = h->t.rows[i].text, *hid = strchr(text, '\002');
+		const char *text = h->t.rows[i].text;
 		const struct pms_sorthist_chain *ch = NULL;
 		size_t nch = row_chains(h, text, &ch);
-		char shown[1024];
-		if (h->t.rows[i].disp) /* the first sample's text (row_disp) */
-			text = h->t.rows[i].disp, hid = NULL;
-		else if (hid) /* the row text without its hidden key (row_text_as) */
-			snprintf(shown, sizeof(shown), "%.*s", (int)(hid - text), text);
-		if (pid || hid) {
-			if (!(h->outtext[h->nouttext] = pid ? pid_text(h, hid ? shown : text)
-							   : strdup(shown)))
+		if (h->t.rows[i].disp)
+			text = h->t.rows[i].disp;
+		if (pid) {
+			if (!(h->outtext[h->nouttext] = pid_text(h, text)))
 				return pms_err(PMS_ENOMEM, "sort: out of memory");
 			text = h->outtext[h->nouttext++];
 		}

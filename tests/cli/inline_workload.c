@@ -1,5 +1,6 @@
-/* A workload with inlined functions three deep, in a loop (issue 30's
- * inline frames): leaf, mid and top are always inlined (at every -O and
+/* Workload, not a test: judged by tests/cli/script_inline.sh (its script and
+ * report -g output against perf's).  Inlined functions three deep, in a loop
+ * (issue 30's inline frames): leaf, mid and top are always inlined (at every -O and
  * under the sanitizers), so the DWARF of outer holds DW_TAG_inlined_subroutine
  * scopes for them; outer itself is not inlined. */
 #include <stdio.h>

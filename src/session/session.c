@@ -16,6 +16,7 @@
 
 #include "pmuscope/session.h"
 #include "session/c2c_sites.h"
+#include "session/inlpath.h"
 #include "session/session_int.h"
 #include "session/session_split.h"
 #include "session/symkeep.h"
@@ -1158,7 +1159,12 @@ int pms_session_report(struct pms_session *s, const struct pms_memreport_input *
 		return rc;
 	if (paths && s->ps.paths) {
 		bool kvis = s->run ? s->o.kernel_visible : false;
-		if ((rc = pms_pathprof_report(s->ps.paths, rep, s->sym, kvis, paths)) < 0) {
+		/* perf's inline stacks, one expansion for every output (inlpath.h) */
+		if ((rc = pms_pathprof_report(s->ps.paths, rep, s->sym, kvis, paths)) < 0 ||
+		    (s->sym && !s->pp.no_inline &&
+		     (rc = inlpath_report(s->sys, pms_memprof_maps(s->ps.prof), *paths)) < 0)) {
+			pms_pathreport_free(*paths);
+			*paths = NULL;
 			pms_memreport_free(rep);
 			return rc;
 		}

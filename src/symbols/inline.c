@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/cuidx.h"
 #include "symbols/inline_int.h"
 #include "util/error.h"
 
@@ -40,13 +41,6 @@ struct slot {
 	bool used;
 };
 
-/* A unit's address range, for modules without .debug_aranges (clang's
- * default), where libdw's lookup by address finds no unit. */
-struct curange {
-	uint64_t lo, hi;
-	Dwarf_Off die;
-};
-
 struct module {
 	char *path;
 	Dwfl *dwfl;
@@ -55,9 +49,7 @@ struct module {
 	Elf *elf;
 	Dwarf *dw;
 	Dwarf_Addr dwbias;
-	struct curange *cur; /* built at the first lookup libdw cannot place */
-	size_t ncur;
-	bool cur_built;
+	struct pms_cuidx cux; /* units by address where libdw cannot place one */
 	bool none; /* no DWARF (or not readable): no frame, no more work */
 	struct slot *slots;
 	size_t cap, used;
@@ -99,7 +91,7 @@ void pms_inline_free(struct pms_inline *c)
 			dwfl_end(c->mods[i].dwfl);
 		free(c->mods[i].path);
 		free(c->mods[i].slots);
-		free(c->mods[i].cur);
+		pms_cuidx_free(&c->mods[i].cux);
 	}
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
@@ -238,43 +230,8 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, unsigned
 		*file = dwarf_filesrc(files, w, NULL, NULL);
 }
 
-static int cur_cmp(const void *a, const void *b)
-{
-	const struct curange *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Every unit's ranges, sorted (once; none when out of memory). */
-static void cur_build(struct module *m)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize, cap = 0;
-	m->cur_built = true;
-	while (dwarf_next_unit(m->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t it = 0;
-		if (dwarf_offdie(m->dw, off + hsize, &cu) && dwarf_tag(&cu) == DW_TAG_compile_unit)
-			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
-				if (m->ncur == cap) {
-					size_t nc = cap ? 2 * cap : 64;
-					struct curange *n = realloc(m->cur, nc * sizeof(*n));
-					if (!n)
-						goto out;
-					m->cur = n;
-					cap = nc;
-				}
-				m->cur[m->ncur++] = (struct curange){ lo, hi, dwarf_dieoffset(&cu) };
-			}
-		off = next;
-	}
-out:
-	if (m->ncur)
-		qsort(m->cur, m->ncur, sizeof(*m->cur), cur_cmp);
-}
-
 /* The unit holding DWARF address a: libdw's (its .debug_aranges), else the
- * units' own ranges. */
+ * units' own ranges (cuidx.h). */
 static bool unit_of(struct module *m, uint64_t a, Dwarf_Die *cu)
 {
 	Dwarf_Addr bias;
@@ -283,20 +240,7 @@ static bool unit_of(struct module *m, uint64_t a, Dwarf_Die *cu)
 		*cu = *d;
 		return true;
 	}
-	if (!m->cur_built)
-		cur_build(m);
-	size_t lo = 0, hi = m->ncur;
-	while (lo < hi) { /* the first range starting above a */
-		size_t mid = (lo + hi) / 2;
-		if (m->cur[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
-		if (a < m->cur[i].hi)
-			return dwarf_offdie(m->dw, m->cur[i].die, cu) != NULL;
-	return false;
+	return pms_cuidx_find(&m->cux, m->dw, a, cu) > 0;
 }
 
 /* The frames at link-time address va of m, appended to the pool: their

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pmuscope/symbols.h"
+#include "symbols/cuidx.h"
 #include "symbols/dwline.h"
 #include "symbols/kallsyms.h"
 #include "symbols/inline_int.h"
@@ -65,6 +66,7 @@ struct modsyms {
 	struct pms_dwline *dl; /* NULL: file:line from libdw */
 	uint64_t dl_bias;
 	bool dl_tried;
+	struct pms_cuidx cux; /* libdw's units by address, built at the first need */
 };
 
 struct pms_symbolizer {
@@ -290,6 +292,7 @@ static void mods_clear(struct pms_symbolizer *s)
 		free(s->mods[i].as);
 		pms_plt_free(&s->mods[i].plt);
 		pms_dwline_free(s->mods[i].dl);
+		pms_cuidx_free(&s->mods[i].cux);
 	}
 	s->nmods = s->last_mod = 0;
 }
@@ -447,27 +450,21 @@ static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbo
 	return 0;
 }
 
-/* The CU whose ranges hold addr, found by walking every CU.  libdw finds
- * CUs through .debug_aranges, which clang does not emit by default, so
- * dwfl_module_getsrc() finds nothing in clang-built binaries. */
-static const char *line_by_cu_walk(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno)
+/* The line of addr in the unit whose ranges hold it (the units' index,
+ * cuidx.h).  libdw finds units through .debug_aranges, which clang does not
+ * emit by default, so dwfl_module_getsrc() finds nothing in clang-built
+ * binaries. */
+static const char *line_by_cu_index(Dwfl_Module *mod, struct pms_cuidx *cux, Dwarf_Addr addr,
+				    int *lineno)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = NULL;
-	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
-		Dwarf_Addr base, start, end, a = addr - bias;
-		ptrdiff_t off = 0;
-		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
-			if (a < start || a >= end)
-				continue;
-			Dwarf_Line *l = dwarf_getsrc_die(cu, a);
-			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-			if (src && dwarf_lineno(l, lineno) == 0)
-				return src;
-			return NULL;
-		}
-	}
-	return NULL;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Dwarf_Die cu;
+	if (!dw || pms_cuidx_find(cux, dw, addr - bias, &cu) <= 0)
+		return NULL;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr - bias);
+	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	return src && dwarf_lineno(l, lineno) == 0 ? src : NULL;
 }
 
 int pms_sym_dwline_open(Dwfl_Module *mod, struct pms_dwline **out, uint64_t *bias)
@@ -511,7 +508,7 @@ int pms_sym_dwline_open(Dwfl_Module *mod, struct pms_dwline **out, uint64_t *bia
 /* file:line of addr in mod: the .debug_line reader's answer, libdw's where
  * the reader cannot give the answer libdw would (or cannot read the file:
  * then libdw meets the same file).  One rule either way: dwline.c follows
- * dwfl_module_getsrc and the unit walk below. */
+ * dwfl_module_getsrc and the units' ranges (line_by_cu_index). */
 static const char *line_of(struct modsyms *ms, Dwfl_Module *mod, uint64_t addr, int *lineno)
 {
 	if (ms && !ms->dl_tried) {
@@ -529,8 +526,8 @@ static const char *line_of(struct modsyms *ms, Dwfl_Module *mod, uint64_t addr, 
 	}
 	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
 	const char *src = line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : NULL;
-	if (!src)
-		src = line_by_cu_walk(mod, addr, lineno);
+	if (!src && ms)
+		src = line_by_cu_index(mod, &ms->cux, addr, lineno);
 	return src;
 }
 

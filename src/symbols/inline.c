@@ -16,23 +16,8 @@
 
 #include "symbols/cuidx.h"
 #include "symbols/inline_int.h"
+#include "symbols/symbols_int.h"
 #include "util/error.h"
-
-#ifdef PMS_HAVE_LIBIBERTY
-#include <libiberty/demangle.h>
-#endif
-
-char *pms_sym_demangle(const char *name)
-{
-#ifdef PMS_HAVE_LIBIBERTY
-	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
-		return NULL;
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
-#else
-	(void)name;
-	return NULL;
-#endif
-}
 
 /* One address's answer: frames [first, first + n) of the pool. */
 struct slot {

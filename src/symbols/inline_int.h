@@ -41,9 +41,4 @@ void pms_inline_free(struct pms_inline *c);
 int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
 		  const struct pms_inl_frame **fr, size_t *n);
 
-/* The demangled form of a mangled name (Itanium C++, Rust), malloc'd, or
- * NULL when it is not one or no demangler is built in: the symbolizer's
- * and the inline frames' one demangler. */
-char *pms_sym_demangle(const char *name);
-
 #endif

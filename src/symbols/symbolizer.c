@@ -18,7 +18,6 @@
 #include "symbols/cuidx.h"
 #include "symbols/dwline.h"
 #include "symbols/kallsyms.h"
-#include "symbols/inline_int.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -99,6 +98,18 @@ static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = pms_sym_find_elf, /* dwfl_linux_proc_find_elf's, [vdso] from memory (vdso.c) */
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
+
+char *pms_sym_demangle(const char *name)
+{
+#ifdef PMS_HAVE_LIBIBERTY
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+#else
+	(void)name;
+	return NULL;
+#endif
+}
 
 static size_t dm_hash(const char *p, size_t cap)
 {

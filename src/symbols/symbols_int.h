@@ -1,4 +1,4 @@
-/* Internal: what unwind.c and dataobj.c take from symbolizer.c. */
+/* Internal: what unwind.c, dataobj.c and inline.c take from symbolizer.c. */
 #ifndef PMS_SYMBOLS_SYMBOLS_INT_H
 #define PMS_SYMBOLS_SYMBOLS_INT_H
 
@@ -15,6 +15,11 @@
 char *pms_sym_maps_text(const struct pms_maps *m, const char *root, size_t *len);
 
 struct pms_dwline;
+
+/* The demangled form of a mangled name (Itanium C++, Rust), malloc'd, or
+ * NULL when it is not one or no demangler is built in: the symbolizer's
+ * and the inline frames' (inline.c) one demangler. */
+char *pms_sym_demangle(const char *name);
 
 /* The .debug_line reader for mod's DWARF (the file libdwfl takes it from:
  * the main file when it has DWARF, else its separate debug file, found by

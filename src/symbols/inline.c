@@ -8,9 +8,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
-#include <limits.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,20 +26,15 @@ struct slot {
 
 struct module {
 	char *path;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	GElf_Addr mainbias;
-	Elf *elf;
-	Dwarf *dw;
-	Dwarf_Addr dwbias;
-	struct pms_cuidx cux; /* units by address where libdw cannot place one */
-	bool none; /* no DWARF (or not readable): no frame, no more work */
+	/* the symbolizer's handle on the file's DWARF (its units' index too);
+	 * NULL: no DWARF (or not readable): no frame, no more work */
+	struct pms_sym_dwfile *f;
 	struct slot *slots;
 	size_t cap, used;
 };
 
 struct pms_inline {
-	struct pms_sys *sys;
+	struct pms_symbolizer *sym;
 	struct module *mods;
 	size_t nmods, capmods;
 	size_t last; /* the module of the last lookup */
@@ -51,19 +44,13 @@ struct pms_inline {
 	size_t nowned, capowned;
 };
 
-static const Dwfl_Callbacks offline_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-int pms_inline_new(struct pms_sys *sys, struct pms_inline **out)
+int pms_inline_new(struct pms_symbolizer *sym, struct pms_inline **out)
 {
 	struct pms_inline *c = calloc(1, sizeof(*c));
 	*out = c;
 	if (!c)
 		return pms_err(PMS_ENOMEM, "inline frames: out of memory");
-	c->sys = sys;
+	c->sym = sym;
 	return 0;
 }
 
@@ -72,11 +59,8 @@ void pms_inline_free(struct pms_inline *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nmods; i++) {
-		if (c->mods[i].dwfl)
-			dwfl_end(c->mods[i].dwfl);
 		free(c->mods[i].path);
 		free(c->mods[i].slots);
-		pms_cuidx_free(&c->mods[i].cux);
 	}
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
@@ -84,30 +68,6 @@ void pms_inline_free(struct pms_inline *c)
 	free(c->mods);
 	free(c->pool);
 	free(c);
-}
-
-/* The module's DWARF, once: none when the file (below the root) cannot be
- * read or neither it nor a debug file for it has DWARF. */
-static void module_open(struct pms_inline *c, struct module *m)
-{
-	char full[PATH_MAX];
-	const char *root = c->sys ? pms_sys_root(c->sys) : NULL;
-	GElf_Ehdr eh;
-	m->none = true;
-	if (m->path[0] != '/' ||
-	    (size_t)snprintf(full, sizeof(full), "%s%s", root && strcmp(root, "/") ? root : "",
-			     m->path) >= sizeof(full))
-		return;
-	if (!(m->dwfl = dwfl_begin(&offline_cbs)))
-		return;
-	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_offline(m->dwfl, m->path, full, -1);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod || !(m->elf = dwfl_module_getelf(m->mod, &m->mainbias)) ||
-	    !gelf_getehdr(m->elf, &eh) || eh.e_type == ET_REL ||
-	    !(m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias)))
-		return;
-	m->none = false;
 }
 
 static struct module *module_of(struct pms_inline *c, const char *path)
@@ -133,7 +93,7 @@ static struct module *module_of(struct pms_inline *c, const char *path)
 	if (!(m->path = strdup(path)))
 		return NULL;
 	c->last = c->nmods++;
-	module_open(c, m);
+	m->f = pms_sym_dwfile(c->sym, path);
 	return m;
 }
 
@@ -220,12 +180,12 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, unsigned
 static bool unit_of(struct module *m, uint64_t a, Dwarf_Die *cu)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *d = dwfl_module_addrdie(m->mod, a + m->dwbias, &bias);
+	Dwarf_Die *d = dwfl_module_addrdie(m->f->mod, a + m->f->dwbias, &bias);
 	if (d) {
 		*cu = *d;
 		return true;
 	}
-	return pms_cuidx_find(&m->cux, m->dw, a, cu) > 0;
+	return pms_cuidx_find(&m->f->cux, m->f->dw, a, cu) > 0;
 }
 
 /* The frames at link-time address va of m, appended to the pool: their
@@ -236,7 +196,7 @@ static uint32_t lookup(struct pms_inline *c, struct module *m, uint64_t va)
 	Dwarf_Die cuc;
 	uint32_t n = 0;
 	/* DWARF addresses: the link-time ones, as libdwfl relocates them */
-	Dwarf_Addr a = va + m->mainbias - m->dwbias;
+	Dwarf_Addr a = va + m->f->mainbias - m->f->dwbias;
 	if (!unit_of(m, a, &cuc))
 		return 0;
 	int ns = dwarf_getscopes(&cuc, a, &scopes);
@@ -282,7 +242,7 @@ int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
 	*n = 0;
 	if (!c || !path || !(m = module_of(c, path)))
 		return c && path ? pms_err(PMS_ENOMEM, "inline frames: out of memory") : 0;
-	if (m->none)
+	if (!m->f)
 		return 0;
 	if ((m->used + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 256;
@@ -309,7 +269,7 @@ int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
 		s->used = true;
 		s->off = off;
 		s->first = (uint32_t)c->npool;
-		s->n = vaddr_of(m->elf, off, &va) ? lookup(c, m, va) : 0;
+		s->n = vaddr_of(m->f->elf, off, &va) ? lookup(c, m, va) : 0;
 		m->used++;
 	}
 	*fr = s->n ? &c->pool[s->first] : NULL;

@@ -238,8 +238,9 @@ static int index_cu(struct ty_cuix *c, Dwarf_Die *cu)
 }
 
 /* The CU covering pc: .debug_aranges, else the first CU whose ranges hold
- * it (clang writes no aranges; the units' index, symbols/cuidx.h).  -1: none; 0: *cu, with *ix its index
- * (NULL for a unit that dwarf_nextcu does not list). */
+ * it (clang writes no aranges; the units' index, symbols/cuidx.h).  -1:
+ * none; 0: *cu, with *ix its index (NULL for a unit that dwarf_nextcu does
+ * not list). */
 static int cu_at(struct ty_bin *b, uint64_t pc, Dwarf_Die *cu, struct ty_cuix **ix)
 {
 	*ix = NULL;

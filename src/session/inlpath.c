@@ -56,7 +56,7 @@ int inlpath_expand(struct inlpath *p, struct pms_symtrack *st, uint32_t pid,
 	*nout = n;
 	if (!st || !n || p->failed)
 		return 0;
-	if (!p->c && pms_inline_new(p->sys, &p->c) < 0) {
+	if (!p->c && pms_inline_new(symtrack_symbolizer(st), &p->c) < 0) {
 		p->failed = true;
 		return PMS_ENOMEM;
 	}

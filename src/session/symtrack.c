@@ -851,6 +851,11 @@ int pms_symtrack_data(struct pms_symtrack *t, uint32_t pid, uint64_t addr,
 	return named(t, pid, addr, (addr >> 63) ? 1 : 2, false, out);
 }
 
+struct pms_symbolizer *symtrack_symbolizer(struct pms_symtrack *t)
+{
+	return t ? t->sym : NULL;
+}
+
 const struct pms_maps *symtrack_maps(struct pms_symtrack *t, uint32_t pid)
 {
 	struct tproc *p = t ? proc_get(t, pid, false) : NULL;

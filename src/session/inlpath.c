@@ -18,7 +18,7 @@ static size_t stack_at(struct inlpath *p, const char *sym, const char *dso, uint
 	 * (srcline.c srcline_dso_name: no "[...]" names) */
 	if (!sym || !dso || dso[0] != '/')
 		return 0;
-	if (!p->c && !p->failed && pms_inline_new(p->sys, &p->c) < 0)
+	if (!p->c && !p->failed && pms_inline_new(p->sym, &p->c) < 0)
 		p->failed = true;
 	if (p->failed || pms_inline_at(p->c, dso, map_ip, fr, &n) < 0)
 		return 0;
@@ -56,7 +56,9 @@ int inlpath_expand(struct inlpath *p, struct pms_symtrack *st, uint32_t pid,
 	*nout = n;
 	if (!st || !n || p->failed)
 		return 0;
-	if (!p->c && pms_inline_new(symtrack_symbolizer(st), &p->c) < 0) {
+	if (!p->sym)
+		p->sym = symtrack_symbolizer(st);
+	if (!p->c && pms_inline_new(p->sym, &p->c) < 0) {
 		p->failed = true;
 		return PMS_ENOMEM;
 	}
@@ -204,11 +206,12 @@ nomem:
 	return pms_err(PMS_ENOMEM, "call path: out of memory");
 }
 
-int inlpath_report(struct pms_sys *sys, const struct pms_maps *maps, struct pms_pathreport *r)
+int inlpath_report(struct pms_symbolizer *sym, const struct pms_maps *maps,
+		   struct pms_pathreport *r)
 {
-	struct inlpath p = { .sys = sys };
+	struct inlpath p = { .sym = sym };
 	int rc = 0;
-	if (!sys || !maps || !r)
+	if (!sym || !maps || !r)
 		return 0;
 	struct {
 		struct pms_pathreport_path *v;

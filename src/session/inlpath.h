@@ -9,7 +9,8 @@
  * text, JSON, folded stacks, pprof, HTML) expand a path; the stacks come from
  * symbols/inline.c, looked up once per (module, offset).
  *
- * Ownership: the struct is the caller's (zeroed, then sys set: borrowed);
+ * Ownership: the struct is the caller's (zeroed; sym, borrowed, is taken
+ * from the symtrack at the first expansion, or set by the caller);
  * inlpath_fini() frees what the calls allocated.  The frames given are the
  * struct's, valid until the next inlpath_expand. */
 #ifndef PMS_SESSION_INLPATH_H
@@ -25,9 +26,10 @@
 #include "session/symtrack_int.h"
 
 struct pms_inline;
+struct pms_symbolizer;
 
 struct inlpath {
-	struct pms_sys *sys;
+	struct pms_symbolizer *sym; /* whose module handles the stacks read */
 	struct pms_inline *c; /* made at the first expansion */
 	struct pms_frame *buf;
 	size_t cap;
@@ -58,9 +60,11 @@ bool inlpath_name(struct inlpath *p, const struct pms_frame *f, struct pms_symtr
  * function (the symbol's own name for the frame of the symbol), the
  * innermost's line the frame's, an outer one's the line of the call in
  * it.  maps: the mappings the report's symbolizer named the paths with
- * (file offsets of the modules).  The paths' counts and the samples'
+ * (file offsets of the modules), sym the report's symbolizer (its
+ * handles on the module files).  The paths' counts and the samples'
  * indexes stay.  0, or PMS_ENOMEM (a path left as it was). */
-int inlpath_report(struct pms_sys *sys, const struct pms_maps *maps, struct pms_pathreport *r);
+int inlpath_report(struct pms_symbolizer *sym, const struct pms_maps *maps,
+		   struct pms_pathreport *r);
 
 void inlpath_fini(struct inlpath *p);
 

@@ -1162,7 +1162,7 @@ int pms_session_report(struct pms_session *s, const struct pms_memreport_input *
 		/* perf's inline stacks, one expansion for every output (inlpath.h) */
 		if ((rc = pms_pathprof_report(s->ps.paths, rep, s->sym, kvis, paths)) < 0 ||
 		    (s->sym && !s->pp.no_inline &&
-		     (rc = inlpath_report(s->sys, pms_memprof_maps(s->ps.prof), *paths)) < 0)) {
+		     (rc = inlpath_report(s->sym, pms_memprof_maps(s->ps.prof), *paths)) < 0)) {
 			pms_pathreport_free(*paths);
 			*paths = NULL;
 			pms_memreport_free(rep);

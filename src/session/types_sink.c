@@ -7,6 +7,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/symbols.h"
 #include "session/types_sink.h"
+#include "types/typeprof_int.h"
 #include "util/error.h"
 
 struct types_sink {
@@ -28,6 +29,30 @@ int types_sink_new(struct types_sink **out)
 	}
 	*out = t;
 	return 0;
+}
+
+int types_sink_twin(struct types_sink *t, struct types_sink **out)
+{
+	struct types_sink *n = calloc(1, sizeof(*n));
+	if (!n)
+		return pms_err(PMS_ENOMEM, "types: sink");
+	int rc = ty_prof_twin(t->tp, &n->tp);
+	if (rc == 0)
+		rc = pms_maps_new(&n->maps);
+	if (rc < 0) {
+		types_sink_free(n);
+		return rc;
+	}
+	*out = n;
+	return 0;
+}
+
+int types_sink_join(struct types_sink *t, struct types_sink *part)
+{
+	struct pms_maps *m = t->maps;
+	t->maps = part->maps;
+	part->maps = m;
+	return ty_prof_merge(t->tp, part->tp);
 }
 
 void types_sink_free(struct types_sink *t)

@@ -26,6 +26,14 @@ struct pms_typeprof {
 	struct pms_typeprof *first;
 	pthread_mutex_t lock;
 	uint64_t lookups; /* a twin's, added to the resolver's when merged */
+	/* ty_prof_memo_paths: the last sample's mapping (its path by pointer)
+	 * and the binary and bias the resolver gave for it */
+	struct {
+		bool on, valid;
+		const char *path;
+		uint64_t start, pgoff, gen, bias;
+		struct ty_bin *bin; /* NULL: no binary answers */
+	} memo;
 	struct tp_row *rows;
 	size_t n, cap;
 	size_t *idx, capidx; /* open addressing on (type, member): row + 1 */
@@ -163,6 +171,42 @@ void ty_prof_writers(const struct pms_typeprof *p, const char *type, const char 
 	}
 }
 
+void ty_prof_memo_paths(struct pms_typeprof *p, bool on)
+{
+	p->memo.on = on;
+	p->memo.valid = false;
+}
+
+/* ty_res_lookup_mapped, the binary and bias found once per mapping while
+ * the memo is on (called under the first's lock for a twin). */
+static int tp_lookup(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     struct pms_type_hit *h)
+{
+	if (!p->memo.on || !s->path)
+		return ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip,
+					    s->addr, s->has_addr, h);
+	uint64_t gen = ty_res_bins_gen(p->res);
+	if (!p->memo.valid || p->memo.path != s->path || p->memo.start != s->map_start ||
+	    p->memo.pgoff != s->map_pgoff || p->memo.gen != gen) {
+		struct ty_bin *b = NULL;
+		uint64_t bias = 0;
+		int rc = ty_res_map_bin(p->res, s->path, s->map_start, s->map_pgoff, &b, &bias);
+		if (rc < 0) {
+			p->memo.valid = false;
+			memset(h, 0, sizeof(*h));
+			return rc;
+		}
+		p->memo.valid = true;
+		p->memo.path = s->path;
+		p->memo.start = s->map_start;
+		p->memo.pgoff = s->map_pgoff;
+		p->memo.gen = ty_res_bins_gen(p->res); /* opening b may have let one go */
+		p->memo.bin = rc ? NULL : b;
+		p->memo.bias = bias;
+	}
+	return ty_res_lookup_in(p->res, p->memo.bin, p->memo.bias, s->ip, s->addr, s->has_addr, h);
+}
+
 static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		  struct pms_type_hit *h)
 {
@@ -172,8 +216,7 @@ static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		return 0;
 	}
 	if (!p->first) {
-		int rc = ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip,
-					      s->addr, s->has_addr, h);
+		int rc = tp_lookup(p, s, h);
 		return rc < 0 ? rc : 0;
 	}
 	/* a twin: its lookups its own until merged (a chunk dropped is not
@@ -181,8 +224,7 @@ static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 	uint64_t l0, l1, comp;
 	pthread_mutex_lock(&p->first->lock);
 	pms_typeres_cache_stats(p->res, &l0, &comp);
-	int rc = ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip, s->addr,
-				      s->has_addr, h);
+	int rc = tp_lookup(p, s, h);
 	pms_typeres_cache_stats(p->res, &l1, &comp);
 	ty_res_set_lookups(p->res, l0);
 	pthread_mutex_unlock(&p->first->lock);

@@ -3,6 +3,7 @@
 #ifndef PMS_TYPES_TYPEPROF_INT_H
 #define PMS_TYPES_TYPEPROF_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,12 @@ int ty_prof_twin(struct pms_typeprof *p, struct pms_typeprof **out);
  * give what one profile that counted them all gives: the rows, threads
  * and latencies in the order of first sight).  0 or PMS_ENOMEM. */
 int ty_prof_merge(struct pms_typeprof *p, const struct pms_typeprof *t);
+
+/* on: the samples' path strings stay put and keep their text until the
+ * caller says otherwise (calling this again; a sink's mappings), so the
+ * profile keeps the binary and load bias of the last mapping by the path's
+ * pointer instead of comparing the text per sample.  Each call forgets
+ * what was kept. */
+void ty_prof_memo_paths(struct pms_typeprof *p, bool on);
 
 #endif

@@ -601,13 +601,13 @@ int sess_passes_join(struct pms_session *s, struct pass *v, size_t n)
 			pms_memprof_free(ps->prof);
 			ps->prof = jp->prof;
 			jp->prof = NULL;
-		} else {
+		} else if (jp->prof) {
 			int rc = pms_memprof_merge(ps->prof, jp->prof);
 			if (rc < 0)
 				return rc;
 		}
 	}
-	if (ps->nids)
+	if (ps->nids && ps->prof)
 		return pms_memprof_set_node_ids(ps->prof, ps->ids, ps->nids);
 	return 0;
 }
@@ -641,8 +641,10 @@ out:
  * nothing else to feed, files (not a pipe) without SESS_UNSPLIT_*. */
 static bool parallel_ok(const struct pms_session *s, size_t min_files)
 {
-	if (s->nfiles < min_files || !s->ps.prof || !s->po.aggregate || s->ps.adv || s->ps.c2c ||
-	    s->ps.types || s->ps.sort || s->cb.sample || s->cb.sideband)
+	/* one file of the types sink alone splits too (its chunks' sinks) */
+	bool agg = s->ps.prof ? s->po.aggregate : s->ps.types && min_files == 1;
+	if (s->nfiles < min_files || !agg || s->ps.adv || s->ps.c2c ||
+	    (s->ps.types && min_files > 1) || s->ps.sort || s->cb.sample || s->cb.sideband)
 		return false;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct sfile *f = &s->files[i];
@@ -723,10 +725,11 @@ static int files_run(struct pms_session *s)
 		return decode_parallel(s, jobs < s->nfiles ? jobs : s->nfiles);
 	/* one file on several threads: the same (call paths too), and the
 	 * file's data splits (decode_split) */
-	const struct sess_ops ops = { sess_file_decode, sess_jobs_run, sess_passes_join, &s->po,
-				      s->ps.paths };
-	if (s->nfiles == 1 && jobs > 1 && s->ps.prof && s->po.aggregate && !s->ps.adv &&
-	    !s->ps.c2c && !s->ps.types && !s->ps.sort && !s->cb.sample && !s->cb.sideband &&
+	const struct sess_ops ops = { sess_file_decode, sess_jobs_run, sess_passes_join,
+				      s->ps.prof ? &s->po : NULL, s->ps.paths, s->ps.types };
+	if (s->nfiles == 1 && jobs > 1 && (s->ps.prof ? s->po.aggregate : !!s->ps.types) &&
+	    !s->ps.adv &&
+	    !s->ps.c2c && !s->ps.sort && !s->cb.sample && !s->cb.sideband &&
 	    strcmp(s->files[0].path, "-")) {
 		if ((rc = file_open(&s->files[0])) < 0)
 			return rc;

@@ -82,8 +82,9 @@ struct sess_ops {
 	int (*decode)(struct pass *ps, struct sfile *f);
 	void (*run)(struct jobs *js, size_t threads);
 	int (*join)(struct pms_session *s, struct pass *v, size_t n);
-	const struct pms_memprof_opts *po;
+	const struct pms_memprof_opts *po; /* NULL: the session has no profile */
 	struct pms_pathprof *paths; /* the session's call paths, or NULL */
+	struct types_sink *types;   /* the session's types sink, or NULL */
 };
 /* The sample fields that keep files from their own passes: several files
  * (their passes would need the session's call paths), one file's chunks

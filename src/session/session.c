@@ -1081,6 +1081,18 @@ struct pms_advisor *pms_session_take_advisor(struct pms_session *s)
 
 /* ---- the report ----------------------------------------------------------- */
 
+/* Files: kernel IPs are named from this machine's kallsyms, in every table
+ * and call path, when every file's kernel is the running one (the build-id
+ * check symtrack makes for report -s and script), as a live run names them. */
+static bool files_kernel_here(struct pms_session *s)
+{
+	bool here = !s->run && s->nfiles > 0 && s->sym && pms_symbolizer_kernel_visible(s->sym);
+	for (size_t i = 0; here && i < s->nfiles; i++)
+		here = s->files[i].r &&
+		       symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r));
+	return here;
+}
+
 static void symbolizer_make(struct pms_session *s)
 {
 	if (!s->o.symbols || s->sym || !s->sys)
@@ -1157,11 +1169,13 @@ int pms_session_report(struct pms_session *s, const struct pms_memreport_input *
 	}
 	pms_memreport_input_from_src(&in, &info, &sst);
 	symbolizer_make(s);
+	bool here = files_kernel_here(s);
+	in.recorded = in.recorded && !here;
 	struct pms_memreport *rep = NULL;
 	if ((rc = pms_memprof_report(s->ps.prof, s->sym, &in, &rep)) < 0)
 		return rc;
 	if (paths && s->ps.paths) {
-		bool kvis = s->run ? s->o.kernel_visible : false;
+		bool kvis = s->run ? s->o.kernel_visible : here;
 		/* perf's inline stacks, one expansion for every output (inlpath.h) */
 		if ((rc = pms_pathprof_report(s->ps.paths, rep, s->sym, kvis, paths)) < 0 ||
 		    (s->sym && !s->pp.no_inline &&
@@ -1291,16 +1305,9 @@ int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 	pms_c2c_set_engine(s->ps.c2c, info.engine);
 	if (s->run && (rc = c2c_feed_live(s)) < 0)
 		return rc;
-	/* files: kernel IPs named as report names them, from this machine's
-	 * kallsyms when every file's kernel is the running one */
-	if (!s->run) {
-		bool here = s->sys && s->nfiles > 0;
-		for (size_t i = 0; here && i < s->nfiles; i++)
-			here = s->files[i].r &&
-			       symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r));
-		pms_c2c_set_recorded(s->ps.c2c, !here);
-	}
 	symbolizer_make(s);
+	if (!s->run)
+		pms_c2c_set_recorded(s->ps.c2c, !files_kernel_here(s));
 	struct pms_c2c_report *rep = NULL;
 	if ((rc = pms_c2c_report(s->ps.c2c, pms_memprof_maps(s->ps.prof), s->sym, &rep)) < 0)
 		return rc;

@@ -109,27 +109,14 @@ struct pms_symtrack {
 	size_t scap, sused;
 };
 
-/* The running kernel's build id from sys/kernel/notes (ELF notes). */
+/* The running kernel's build id (0 bytes: none). */
 static size_t kernel_build_id(struct pms_sys *sys, uint8_t id[20])
 {
-	char *b = NULL;
-	size_t len = 0, n = 0;
-	if (pms_sys_read_file(sys, "sys/kernel/notes", &b, &len) < 0)
+	size_t n = 0;
+	if (pms_kernel_build_id(sys, id, &n) < 0) {
+		pms_error_clear();
 		return 0;
-	for (size_t o = 0; o + sizeof(Elf64_Nhdr) <= len;) {
-		Elf64_Nhdr h;
-		memcpy(&h, b + o, sizeof(h));
-		size_t name = o + sizeof(h), desc = name + ((h.n_namesz + 3u) & ~3u);
-		if (desc + h.n_descsz > len)
-			break;
-		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 && !memcmp(b + name, "GNU", 4)) {
-			n = h.n_descsz < 20 ? h.n_descsz : 20;
-			memcpy(id, b + desc, n);
-			break;
-		}
-		o = desc + ((h.n_descsz + 3u) & ~3u);
 	}
-	free(b);
 	return n;
 }
 

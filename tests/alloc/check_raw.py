@@ -39,15 +39,18 @@ def records(data):
     for k in range(struct.unpack_from("<Q", data, 8)[0]):
         off = HDR_PAGE + k * CHUNK
         end = min(off + CHUNK, len(data))
-        while end - off >= REC.size:
-            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = REC.unpack_from(data, off)
+        while end - off >= 32:
+            size, kind, nfr = struct.unpack_from("<HBB", data, off)
             if size == 0:
                 break
-            if size != REC.size + 8 * nfr or off + size > end:
+            body = size - 8 * nfr  # a record may end early (32, 40, 48 or 56 bytes)
+            if body not in (32, 40, 48, 56) or off + size > end:
                 raise SystemExit("malformed record at %d" % off)
-            frames = struct.unpack_from("<%dQ" % nfr, data, off + REC.size)
+            whole = data[off:off + body] + bytes(REC.size - body)
+            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = REC.unpack(whole)
+            frames = struct.unpack_from("<%dQ" % nfr, data, off + body)
             out.append((kind, pid, tid, addr, nbytes, frames, t))
-            off += size
+            off += body + 8 * nfr
     return out
 
 def main():

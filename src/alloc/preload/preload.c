@@ -365,6 +365,8 @@ struct recbuf {
 	uint64_t frames[PMS_ALLOC_MAX_FRAMES];
 	uintptr_t hi; /* the walk's bound: the top of the stack it is made on */
 };
+_Static_assert(offsetof(struct recbuf, frames) == sizeof(struct pms_alloc_rec),
+	       "emit: the frames right after the record");
 
 /* Threads and processes made by a raw clone (clone(2), clone3, not
  * pthread_create or fork) run no hook of this library when they start, and

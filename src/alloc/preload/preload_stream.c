@@ -28,7 +28,7 @@ static unsigned char *_Atomic spares[SPARES]; /* chunks of exited threads */
 static uint32_t chunk_used(const unsigned char *c)
 {
 	uint32_t pos = 0;
-	while (pos + sizeof(struct pms_alloc_rec) <= PMS_ALLOC_CHUNK) {
+	while (pos + PMS_ALLOC_REC_MIN <= PMS_ALLOC_CHUNK) {
 		uint16_t sz = atomic_load_explicit((_Atomic uint16_t *)(uintptr_t)(c + pos),
 						   memory_order_relaxed);
 		if (!sz)
@@ -253,10 +253,13 @@ got:
 	return true;
 }
 
-/* Append r to this thread's chunk: the record's body first, its size last
- * (a reader of a chunk still being written stops at a size of 0). */
+/* Append r (its frames right after it) to this thread's chunk: the
+ * record's body first, its size last (a reader of a chunk still being
+ * written stops at a size of 0); its trailing zero fields not written
+ * (a free: 32 bytes, an allocation with no old_addr: 48; the stream's rule
+ * in include/pmuscope/alloc.h). */
 #if defined(__clang__)
-/* clang's idiom recognition would make the copy loop below a memcpy call */
+/* clang's idiom recognition would make the copy loops below memcpy calls */
 #define NO_MEMCPY __attribute__((no_builtin("memcpy")))
 #else
 #define NO_MEMCPY /* gcc: -fno-tree-loop-distribute-patterns (meson.build) */
@@ -266,22 +269,27 @@ NO_MEMCPY void emit(const struct pms_alloc_rec *r)
 {
 	if (out_fd < 0 || tl_forking)
 		return;
+	size_t body = sizeof(*r) / 8, nf = r->nframes; /* in words */
+	if (!r->old_addr)
+		body = r->bytes || r->weight ? 6 : PMS_ALLOC_REC_MIN / 8;
+	uint16_t size = (uint16_t)((body + nf) * 8);
 	/* (a spare taken may be full: its window's next slot then) */
-	for (int i = 0; !tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK; i++)
+	for (int i = 0; !tl_chunk || tl_pos + size > PMS_ALLOC_CHUNK; i++)
 		if (i == 3 || !chunk_claim())
 			return;
 	unsigned char *d = tl_chunk + tl_pos;
 	/* copied by words here, not by libc's memcpy: a ThreadSanitizer
 	 * program intercepts memcpy and, not seeing this library's atomics
 	 * that hand a chunk from an exited thread to a new one, reported the
-	 * copy as a race (the build keeps gcc from making the loop a memcpy
-	 * call: -fno-tree-loop-distribute-patterns) */
+	 * copy as a race (the build keeps gcc from making the loops memcpy
+	 * calls: -fno-tree-loop-distribute-patterns) */
 	const uint64_t *src = (const uint64_t *)(const void *)r;
 	uint64_t *dst = (uint64_t *)(void *)d;
 	dst[0] = src[0] & ~(uint64_t)0xffff; /* its size (0 here) goes last */
-	for (size_t i = 1; i < (size_t)r->size / 8; i++)
+	for (size_t i = 1; i < body; i++)
 		dst[i] = src[i];
-	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, r->size, memory_order_release);
-	tl_pos += r->size;
+	for (size_t i = 0; i < nf; i++)
+		dst[body + i] = src[sizeof(*r) / 8 + i];
+	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, size, memory_order_release);
+	tl_pos += size;
 }
-

@@ -52,12 +52,15 @@
  * (/proc/self/maps, the memfd named pmuscope-alloc-*): a raw thread's chunk
  * is taken over by the next one, not left mapped.
  *
- *   alloc_raw_prog TRUTH reload MODULE_A MODULE_B
+ *   alloc_raw_prog TRUTH reload MODULE_A MODULE_B MODULE_C
+ * dlopens C, touches its __thread buffer and allocates (C stays loaded);
  * dlopens A, touches its __thread buffer and allocates (its TLS block
- * recorded), dlcloses it, dlopens B (two copies of alloc_tls_mod: B gets
+ * recorded), dlcloses it, dlopens B (copies of alloc_tls_mod: B gets
  * A's TLS module id again), writes "R IDA IDB", then touches B's buffer and
  * allocates: "L TID LO HI MODBASE T" with T the time (CLOCK_MONOTONIC ns)
- * before B was touched: B's block is recorded then, not taken for A's. */
+ * before B was touched: B's block is recorded then, not taken for A's;
+ * and "U TID LO HI MODBASE": C's block recorded once (not again after A's
+ * dlclose). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -393,9 +396,17 @@ static void hook_call(void)
 
 static int reload(char **paths)
 {
-	void *a = dlopen(paths[0], RTLD_NOW | RTLD_LOCAL), *b;
-	size_t ida = 0, idb = 0, n = 0;
+	/* C: loaded late, before A, and kept */
+	void *c = dlopen(paths[2], RTLD_NOW | RTLD_LOCAL), *a, *b;
+	size_t ida = 0, idb = 0, idc = 0, n = 0, nc = 0;
 	char *(*buf)(size_t *);
+	if (!c || dlinfo(c, RTLD_DI_TLS_MODID, &idc) != 0 ||
+	    !(buf = (char *(*)(size_t *))dlsym(c, "alloc_tls_mod_buf")))
+		return 1;
+	char *pc = buf(&nc); /* C's block, allocated here */
+	memset(pc, 3, 4096);
+	hook_call();
+	a = dlopen(paths[0], RTLD_NOW | RTLD_LOCAL);
 	if (!a || dlinfo(a, RTLD_DI_TLS_MODID, &ida) != 0 ||
 	    !(buf = (char *(*)(size_t *))dlsym(a, "alloc_tls_mod_buf")))
 		return 1;
@@ -414,6 +425,8 @@ static int reload(char **paths)
 	fprintf(truth, "L %ld %#lx %#lx %#lx %llu\n", (long)syscall(SYS_gettid), (unsigned long)p,
 		(unsigned long)(p + n), (unsigned long)mod_base(idb, 0),
 		(unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+	fprintf(truth, "U %ld %#lx %#lx %#lx\n", (long)syscall(SYS_gettid), (unsigned long)pc,
+		(unsigned long)(pc + nc), (unsigned long)mod_base(idc, 0));
 	return 0;
 }
 
@@ -467,7 +480,7 @@ int main(int argc, char **argv)
 		 : !strcmp(argv[2], "rawdyn") ? (argc == 4 ? rawdyn(argv[3]) : 2)
 		 : !strcmp(argv[2], "clone")    ? clones()
 		 : !strcmp(argv[2], "reuse")  ? reuse()
-		 : !strcmp(argv[2], "reload") ? (argc == 5 ? reload(argv + 3) : 2)
+		 : !strcmp(argv[2], "reload") ? (argc == 6 ? reload(argv + 3) : 2)
 					      : mods(argc - 3, argv + 3);
 	fclose(truth);
 	return rc;

@@ -15,6 +15,8 @@ CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
   L TID LO HI MODBASE [T]       a tls record of that tid holding [LO, HI),
                                 its one frame the module's first byte + 1
                                 (its time T or later)
+  U TID LO HI MODBASE           exactly one tls record of that tid holding
+                                [LO, HI) with that module frame
   I ID                          the module id is 256 or more
   R IDA IDB                     the two ids are the same (the id reused)
   M TID                         (maps, run under strace) that thread
@@ -134,8 +136,12 @@ def main():
                 if len(row) > 5:
                     got = [x for x in got if x[6] >= int(row[5])]
             ok = len(got) >= 1
+            if row[0] == "U":
+                base = int(row[4], 16)
+                ok = len([x for x in got if x[5][:1] == (base + 1,)]) == 1
             print("thread %d %s [%#x, %#x): %d records: %s" %
-                  (tid, "stack" if kind == 15 else "tls", lo, hi, len(got), "ok" if ok else "MISSING"))
+                  (tid, "stack" if kind == 15 else "tls", lo, hi, len(got),
+                   "ok" if ok else "WRONG (want 1)" if row[0] == "U" else "MISSING"))
         rc |= not ok
     if not rows:
         print("no truth rows")

@@ -251,67 +251,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The mapping that holds address sp, from /proc/self/maps (read with
- * system calls into a small buffer on the stack: no allocation, no lock):
- * [lo, hi), and whether it is an anonymous mapping with no name.  Used only
- * off the paths of glibc's own threads (a raw clone's stack), once per
- * thread, or per record of a thread that shares its creator's TLS. */
-static bool stack_vma(uintptr_t sp, uintptr_t *lo, uintptr_t *hi, bool *anon)
-{
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	char buf[512];
-	int field = 0; /* start, end, perms, offset, dev, inode, name */
-	uintptr_t a = 0, e = 0;
-	uint64_t ino = 0;
-	bool named = false, found = false;
-	for (;;) {
-		long n = syscall(SYS_read, fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (long i = 0; i < n; i++) {
-			char c = buf[i];
-			unsigned v = c >= 'a' ? (unsigned)(c - 'a' + 10) : (unsigned)(c - '0');
-			if (c == '\n') {
-				if (field >= 5 && sp >= a && sp < e) {
-					*lo = a;
-					*hi = e;
-					*anon = !ino && !named;
-					found = true;
-					goto out;
-				}
-				field = 0;
-				a = e = 0;
-				ino = 0;
-				named = false;
-			} else if (field == 0) {
-				if (c == '-')
-					field = 1;
-				else
-					a = a * 16 + v;
-			} else if (field == 1) {
-				if (c == ' ')
-					field = 2;
-				else
-					e = e * 16 + v;
-			} else if (field < 5) {
-				field += c == ' ';
-			} else if (field == 5) {
-				if (c == ' ')
-					field = 6;
-				else
-					ino = ino * 10 + v;
-			} else if (c != ' ') {
-				named = true;
-			}
-		}
-	}
-out:
-	syscall(SYS_close, fd);
-	return found;
-}
-
 static uint32_t raw_pid; /* a raw clone's process announced by a FORK record */
 static void vm_process_new(void);
 
@@ -453,44 +392,6 @@ static void vm_process_new(void)
 	struct recbuf f;
 	rec_init(&f, 0, PMS_ALLOC_FORK, 0, 0, 0, (uint64_t)syscall(SYS_getppid));
 	emit(&f.r);
-}
-
-/* The top of the stack mapping of a thread that shares another's TLS
- * (who()), read from /proc/self/maps once per thread: noted here by tid
- * (these threads have no state of their own to keep it in) and used again
- * while the thread's stack pointer lies in the mapping noted. */
-#define SHARED_STACKS 16
-#define SHARED_BUSY UINT32_MAX
-static struct shared_stack {
-	_Atomic uint32_t tid; /* 0: free; SHARED_BUSY: being written */
-	_Atomic uintptr_t lo, hi;
-} shared_stacks[SHARED_STACKS];
-static atomic_uint shared_next;
-
-static uintptr_t shared_stack_hi(uint32_t tid, uintptr_t sp)
-{
-	for (size_t i = 0; i < SHARED_STACKS; i++) {
-		struct shared_stack *e = &shared_stacks[i];
-		if (atomic_load_explicit(&e->tid, memory_order_acquire) != tid)
-			continue;
-		uintptr_t lo = atomic_load_explicit(&e->lo, memory_order_relaxed);
-		uintptr_t hi = atomic_load_explicit(&e->hi, memory_order_relaxed);
-		if (atomic_load_explicit(&e->tid, memory_order_acquire) == tid && sp - lo < hi - lo)
-			return hi;
-	}
-	uintptr_t lo = 0, hi = 0;
-	bool anon;
-	if (!stack_vma(sp, &lo, &hi, &anon))
-		return 0;
-	/* noted in the next entry, unless another thread writes it now */
-	struct shared_stack *e = &shared_stacks[atomic_fetch_add(&shared_next, 1) % SHARED_STACKS];
-	uint32_t old = atomic_load(&e->tid);
-	if (old != SHARED_BUSY && atomic_compare_exchange_strong(&e->tid, &old, SHARED_BUSY)) {
-		atomic_store_explicit(&e->lo, lo, memory_order_relaxed);
-		atomic_store_explicit(&e->hi, hi, memory_order_relaxed);
-		atomic_store_explicit(&e->tid, tid, memory_order_release);
-	}
-	return hi;
 }
 
 static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack);
@@ -1203,12 +1104,21 @@ static bool tls_seen(size_t id, bool mark)
 	return mark || was;
 }
 
+/* Which module instance's block this thread recorded under each late id:
+ * a fingerprint of its block, its first byte and its name (0: none), in
+ * pages mapped for the thread at its first late block, grown by mremap,
+ * unmapped at its end (tls_fp_slot). */
+static __thread uint64_t *tl_tls_fp;
+static __thread size_t tl_tls_fp_len; /* bytes mapped */
+
 static void tls_more_free(void)
 {
 	if (tl_tls_more)
 		syscall(SYS_munmap, tl_tls_more, tl_tls_more_len);
-	tl_tls_more = NULL;
-	tl_tls_more_len = 0;
+	if (tl_tls_fp)
+		syscall(SYS_munmap, tl_tls_fp, tl_tls_fp_len);
+	tl_tls_more = tl_tls_fp = NULL;
+	tl_tls_more_len = tl_tls_fp_len = 0;
 }
 
 /* One module's TLS block of this thread, recorded once (ud: NULL at a
@@ -1230,20 +1140,57 @@ static uint64_t mod_tls(const struct dl_phdr_info *info, uintptr_t *mod)
 
 /* The ids of the modules with static TLS (loaded with the program, never
  * unloaded), < 256; and the loader's count of unloaded modules when this
- * thread's ids were last made right. */
+ * thread last looked at its late blocks. */
 static uint64_t tls_static[4];
 static __thread unsigned long long tl_tls_subs;
+static __thread bool tl_tls_check; /* this look: a module was unloaded since the last */
 
-/* A module was unloaded since this thread noted its ids (dlclose): the id
- * of a module loaded later may be that one's again, so the ids of the
- * modules loaded late are forgotten (their blocks recorded again). */
-static void tls_forget_late(unsigned long long subs)
+static uint64_t tls_fingerprint(const struct dl_phdr_info *info, uintptr_t mod)
 {
-	tl_tls_subs = subs;
-	for (size_t i = 0; i < 4; i++)
-		tl_tls_seen[i] &= tls_static[i];
-	for (size_t i = 0; i < tl_tls_more_len / 8; i++)
-		tl_tls_more[i] = 0;
+	uint64_t h = ((uintptr_t)info->dlpi_tls_data ^ mod * 0x9E3779B97F4A7C15ull) | 1;
+	for (const char *c = info->dlpi_name; c && *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001B3ull;
+	return h | 1;
+}
+
+/* id's fingerprint slot (NULL: no memory for it). */
+static uint64_t *tls_fp_slot(size_t id)
+{
+	size_t need = (id + 1) * 8;
+	if (need > tl_tls_fp_len) {
+		size_t len = (need + 4095) & ~(size_t)4095;
+		long r = tl_tls_fp ? syscall(SYS_mremap, tl_tls_fp, tl_tls_fp_len, len, MREMAP_MAYMOVE)
+				   : syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1, (off_t)0);
+		if (sys_failed(r))
+			return NULL;
+		tl_tls_fp = (uint64_t *)r;
+		tl_tls_fp_len = len;
+	}
+	return &tl_tls_fp[id];
+}
+
+/* A module was unloaded since this thread noted its late ids (dlclose):
+ * the id of a module loaded since may be the unloaded one's again.  So a
+ * late id noted is looked at again: recorded again only when its module
+ * instance is not the one recorded (another fingerprint), not for the
+ * late modules still loaded (each got a second record before). */
+static void tls_unsee(size_t id)
+{
+	if (id < 256)
+		tl_tls_seen[id / 64] &= ~(1ull << (id % 64));
+	else if ((id - 256) / 64 * 8 < tl_tls_more_len)
+		tl_tls_more[(id - 256) / 64] &= ~(1ull << ((id - 256) % 64));
+}
+
+static bool tls_same_late(const struct dl_phdr_info *info, size_t id)
+{
+	if (!tl_tls_check || (id < 256 && (tls_static[id / 64] >> (id % 64) & 1)))
+		return true;
+	uintptr_t mod = 0;
+	mod_tls(info, &mod);
+	uint64_t *fp = tls_fp_slot(id);
+	return fp && *fp == tls_fingerprint(info, mod);
 }
 
 static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
@@ -1252,10 +1199,15 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	size_t id = size >= offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *)
 			    ? info->dlpi_tls_modid : 0;
 	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs) &&
-	    info->dlpi_subs != tl_tls_subs)
-		tls_forget_late(info->dlpi_subs);
-	if (id && tls_seen(id, false))
-		return 0;
+	    info->dlpi_subs != tl_tls_subs) {
+		tl_tls_subs = info->dlpi_subs;
+		tl_tls_check = true;
+	}
+	if (id && tls_seen(id, false)) {
+		if (tls_same_late(info, id))
+			return 0;
+		tls_unsee(id); /* another module's now (its block may come later) */
+	}
 	uintptr_t mod = 0;
 	uint64_t memsz = mod_tls(info, &mod);
 	/* a late block is recorded once: its id noted first */
@@ -1263,6 +1215,11 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 		return 0;
 	if (id)
 		tls_seen(id, true);
+	if (id && (id >= 256 || !(tls_static[id / 64] >> (id % 64) & 1))) {
+		uint64_t *fp = tls_fp_slot(id);
+		if (fp)
+			*fp = tls_fingerprint(info, mod);
+	}
 	struct recbuf b;
 	rec_init(&b, time, PMS_ALLOC_TLS, (uintptr_t)info->dlpi_tls_data, memsz, memsz, 0);
 	b.frames[0] = mod + 1; /* named as the module's first byte (ip - 1) */
@@ -1304,6 +1261,7 @@ static void tls_late(void)
 	if (tl_self != (uintptr_t)&tl_self || (tl_nodtv && !tcb_usable()))
 		return; /* a raw clone's thread whose dtv is not glibc's */
 	dl_iterate_phdr(tls_one, &t);
+	tl_tls_check = false;
 }
 
 /* This thread's stack block and TLS blocks, frames from b (the creator's
@@ -1451,8 +1409,9 @@ static void raw_thread_new(void)
 	tl_tls_late = tl_tls_parked = false;
 	tl_tls_subs = 0;
 	memset(tl_tls_seen, 0, sizeof(tl_tls_seen));
-	tl_tls_more = NULL; /* the creator's */
-	tl_tls_more_len = 0;
+	tl_tls_more = tl_tls_fp = NULL; /* the creator's */
+	tl_tls_more_len = tl_tls_fp_len = 0;
+	tl_tls_check = false;
 	thread_init();
 	raw_blocks();
 }

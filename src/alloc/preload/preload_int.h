@@ -39,4 +39,12 @@ void chunk_raw_forget(void);
  * never written here) and spares are not its own. */
 void chunks_forget(void);
 
+/* The mapping that holds address sp (/proc/self/maps): [lo, hi), and
+ * whether it is an unnamed anonymous one; false: none found
+ * (preload_vma.c). */
+bool stack_vma(uintptr_t sp, uintptr_t *lo, uintptr_t *hi, bool *anon);
+/* The top of the stack mapping holding sp of thread tid, which shares
+ * another's TLS (noted once per thread); 0: not known. */
+uintptr_t shared_stack_hi(uint32_t tid, uintptr_t sp);
+
 #endif

@@ -200,7 +200,7 @@ static inline bool ready(void)
 
 /* ---- per thread ----------------------------------------------------------- */
 
-static uint64_t rng_next(void)
+PL_HOT static uint64_t rng_next(void)
 {
 	uint64_t x = tl_rng;
 	x ^= x >> 12;
@@ -215,7 +215,7 @@ static uint64_t rng_next(void)
  * bench/alloc_bench): u = m 2^e, m in [1, 2), log m = 2 atanh((m-1)/(m+1))
  * by its series to t^9 (error under 1.2e-6 of the mean: 0.04 bytes of a
  * 32 KiB draw; docs/mem.md "Cost"). */
-static double neg_log(double u)
+PL_HOT static double neg_log(double u)
 {
 	uint64_t bits;
 	memcpy(&bits, &u, sizeof(bits));
@@ -230,21 +230,21 @@ static double neg_log(double u)
 
 /* 1 - exp(-x) for x >= 0: its series to x^6 when x < 1/4 (a small block at
  * the default rate; relative error under 1e-6), else libm's. */
-static double one_minus_exp(double x)
+PL_HOT static double one_minus_exp(double x)
 {
 	if (x >= 0.25)
 		return -expm1(-x);
 	return x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4 * (1 - x / 5 * (1 - x / 6)))));
 }
 
-static int64_t draw(void)
+PL_HOT static int64_t draw(void)
 {
 	double u = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0; /* (0,1) */
 	double v = neg_log(u) * (double)rate;
 	return v > 9e18 ? INT64_MAX : (int64_t)v + 1;
 }
 
-static uint64_t now_ns(void)
+PL_HOT static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -397,7 +397,7 @@ static void vm_process_new(void)
 static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack);
 static void raw_thread_new(void);
 
-static void who(struct recbuf *b)
+PL_HOT static void who(struct recbuf *b)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	bool same_stack = sp - tl_stack_lo < tl_stack_hi - tl_stack_lo;
@@ -425,7 +425,7 @@ static void who(struct recbuf *b)
 	b->r.tid = tid;
 }
 
-static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
+PL_HOT static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
 		     uint64_t bytes, uint64_t weight, uint64_t old)
 {
 	memset(&b->r, 0, sizeof(b->r));
@@ -443,7 +443,7 @@ static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t ad
 
 /* frame 0 is ret (the hook's return address); then the frame-pointer chain
  * from the hook's frame fp, bounded by the thread's stack. */
-static void walk(struct recbuf *b, uintptr_t ret, uintptr_t fp)
+PL_HOT static void walk(struct recbuf *b, uintptr_t ret, uintptr_t fp)
 {
 	size_t n = 0;
 	b->frames[n++] = ret;
@@ -468,7 +468,7 @@ done:
 }
 
 /* Whether this allocation is tracked, and its weight. */
-static bool choose(size_t n, uint64_t *weight, uint32_t *flags)
+PL_HOT static bool choose(size_t n, uint64_t *weight, uint32_t *flags)
 {
 	if (!rate || n >= threshold) {
 		*weight = n;
@@ -494,7 +494,7 @@ struct pre {
 	uint64_t weight, time;
 };
 
-static void pre_choose(struct pre *pr, size_t n)
+PL_HOT static void pre_choose(struct pre *pr, size_t n)
 {
 	pr->want = choose(n, &pr->weight, &pr->flags);
 	pr->time = pr->want ? now_ns() : 0;
@@ -502,7 +502,7 @@ static void pre_choose(struct pre *pr, size_t n)
 
 /* The set's near slots for a tracked block are fetched first and used
  * last: a cache miss there overlaps the record's making. */
-static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64_t old,
+PL_HOT static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64_t old,
 		  uintptr_t ret, uintptr_t fp)
 {
 	if (!p || !pr->want)
@@ -517,7 +517,7 @@ static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64
 		emit(&b.r);
 }
 
-static void untrack(unsigned kind, void *p)
+PL_HOT static void untrack(unsigned kind, void *p)
 {
 	if (!p || !set_maybe((uintptr_t)p))
 		return;
@@ -613,7 +613,7 @@ static int ldso_find(struct dl_phdr_info *info, size_t size, void *ud)
  * real one (no register saved, no frame: a few loads), their other cases
  * out of line (the _slow functions, given the caller's return address and
  * frame). */
-__attribute__((noinline)) static void *malloc_slow(size_t n, uintptr_t ret, uintptr_t fp)
+__attribute__((noinline)) PL_HOT static void *malloc_slow(size_t n, uintptr_t ret, uintptr_t fp)
 {
 	if (!ready())
 		return boot_alloc(n);
@@ -633,7 +633,7 @@ __attribute__((noinline)) static void *malloc_slow(size_t n, uintptr_t ret, uint
 	return p;
 }
 
-EXPORT void *malloc(size_t n)
+PL_HOT EXPORT void *malloc(size_t n)
 {
 	/* a small allocation not sampled (choose() would decide the same):
 	 * tl_left is 0 in a thread not set up and with rate 0, and made
@@ -801,7 +801,7 @@ EXPORT int posix_memalign(void **out, size_t al, size_t n)
 	return rc;
 }
 
-__attribute__((noinline)) static void free_slow(void *p)
+__attribute__((noinline)) PL_HOT static void free_slow(void *p)
 {
 	if (!ready())
 		return;
@@ -818,7 +818,7 @@ __attribute__((noinline)) static void free_slow(void *p)
 	errno = e;
 }
 
-EXPORT void free(void *p)
+PL_HOT EXPORT void free(void *p)
 {
 	if (!p || is_boot(p))
 		return;

@@ -5,6 +5,13 @@
 #ifndef PMS_ALLOC_PRELOAD_INT_H
 #define PMS_ALLOC_PRELOAD_INT_H
 
+/* The functions a tracked allocation or free runs (its record's making):
+ * together in .text.hot, a few contiguous lines and one page of code, not
+ * spread over the library (the program's own code evicts them between two
+ * records: their instruction fetches missed the caches; docs/mem.md
+ * "Cost"). */
+#define PL_HOT __attribute__((hot))
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -265,7 +265,7 @@ got:
 #define NO_MEMCPY /* gcc: -fno-tree-loop-distribute-patterns (meson.build) */
 #endif
 
-NO_MEMCPY void emit(const struct pms_alloc_rec *r)
+PL_HOT NO_MEMCPY void emit(const struct pms_alloc_rec *r)
 {
 	if (out_fd < 0 || tl_forking)
 		return;

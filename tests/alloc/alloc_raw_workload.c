@@ -40,10 +40,12 @@
  * first: "M TID" (its reads of /proc/self/maps are counted under strace by
  * check_raw.py: once per thread, not per record).
  *
- *   alloc_raw_prog TRUTH rawdyn MODULE
+ *   alloc_raw_prog TRUTH rawdyn|rawdyn_noself MODULE
  * dlopens MODULE, then a "fresh" raw thread touches its block of the
  * module's __thread buffer first (dynamic TLS: the loader allocates it in
- * that thread) and allocates: "L TID LO HI MODBASE".
+ * that thread) and allocates: "L TID LO HI MODBASE".  rawdyn_noself: the
+ * thread's control block keeps the ABI's words (the TCB, the dtv) but not
+ * glibc's own descriptor word (0 there: a control block not glibc's).
  *
  *   alloc_raw_prog TRUTH reuse
  * Eight "fresh" raw threads one after the other (each waited for until the
@@ -217,6 +219,8 @@ static char *guarded(size_t n)
 /* A thread pointer with glibc's x86-64 layout: static TLS blocks below it,
  * the TCB above (its header from the creator's: the stack protector's
  * canary, the pointer guard, the dtv; tcb and self its own). */
+static int tcb_noself; /* rawdyn_noself: a TCB without glibc's self word */
+
 static uintptr_t make_tls(int copy)
 {
 	size_t below = (max_off + PG - 1) & ~(size_t)(PG - 1);
@@ -232,7 +236,7 @@ static uintptr_t make_tls(int copy)
 	}
 	memcpy((void *)nt, (const void *)tp, 0x80);
 	((uintptr_t *)nt)[0] = nt; /* tcb */
-	((uintptr_t *)nt)[2] = nt; /* self */
+	((uintptr_t *)nt)[2] = tcb_noself ? 0 : nt; /* self (glibc's own: none in rawdyn_noself) */
 	return nt;
 }
 
@@ -478,6 +482,7 @@ int main(int argc, char **argv)
 		return 2;
 	int rc = !strcmp(argv[2], "maps")     ? maps()
 		 : !strcmp(argv[2], "rawdyn") ? (argc == 4 ? rawdyn(argv[3]) : 2)
+		 : !strcmp(argv[2], "rawdyn_noself") ? (argc == 4 ? (tcb_noself = 1, rawdyn(argv[3])) : 2)
 		 : !strcmp(argv[2], "clone")    ? clones()
 		 : !strcmp(argv[2], "reuse")  ? reuse()
 		 : !strcmp(argv[2], "reload") ? (argc == 6 ? reload(argv + 3) : 2)

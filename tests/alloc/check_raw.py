@@ -27,7 +27,7 @@ CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
                                 handed on; a chunk left mapped per raw
                                 thread: 9)
 check_raw.py PRELOAD PROGRAM clone|reuse|maps
-check_raw.py PRELOAD PROGRAM mods|reload|rawdyn MODULE COPIES   (COPIES copies of
+check_raw.py PRELOAD PROGRAM mods|reload|rawdyn|rawdyn_noself MODULE COPIES   (COPIES copies of
                                             MODULE made in a temporary folder)"""
 import fcntl, os, shutil, struct, subprocess, sys, tempfile
 
@@ -59,7 +59,7 @@ def main():
     preload, prog, mode = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as d:
         args = [prog, os.path.join(d, "truth"), mode]
-        if mode in ("mods", "reload", "rawdyn"):
+        if mode in ("mods", "reload", "rawdyn", "rawdyn_noself"):
             mod, copies = sys.argv[4], int(sys.argv[5])
             for i in range(copies):
                 p = os.path.join(d, "mod%03d.so" % i)

@@ -63,6 +63,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,7 +120,7 @@ static __thread bool tl_pthread; /* started by pthread_create (thread_start) */
 static __thread bool tl_raw_anon; /* tl_raw: its stack is an unnamed anonymous mapping */
 __thread bool tl_raw;     /* started without thread_start (a raw clone, or a
 				  * thread that ran a hook before thread_start) */
-static __thread bool tl_nodtv;   /* tl_raw, and its thread pointer not a glibc
+__thread bool tl_nodtv;          /* tl_raw, and its thread pointer not a glibc
 				  * descriptor at its stack's top: no
 				  * dl_iterate_phdr, whose TLS lookup reads a dtv
 				  * the program may not have */
@@ -1229,21 +1230,31 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	return 0;
 }
 
-/* Whether a raw clone's thread (tl_nodtv) has a thread control block laid
- * out as glibc's, whose dtv dl_iterate_phdr's TLS lookup may read: its
- * first and third words the thread pointer, its second (the dtv) set, this
- * library's static TLS below it.  Such a thread reached the loader's
- * __tls_get_addr (a late block's allocation, tls_late): its dynamic TLS
- * blocks are looked up as a glibc thread's.  (x86-64; elsewhere: no.) */
+/* Whether a raw clone's thread (tl_nodtv) has a dtv that dl_iterate_phdr's
+ * TLS lookup may read (the loader's __tls_get_addr reads only the thread
+ * pointer's first two words, the TCB and the dtv, never glibc's third, its
+ * own descriptor: a control block that is not glibc's but keeps the ABI's
+ * has dynamic TLS too): its first word the thread pointer, this library's
+ * static TLS below it, and its second a dtv, read here through the kernel
+ * (process_vm_readv: a bad pointer answers EFAULT, not a fault) with a
+ * length (dtv[-1]) and a generation (dtv[0]) that a dtv can have.
+ * (x86-64; elsewhere: no.) */
 static bool tcb_usable(void)
 {
 #if defined(__x86_64__)
-	uintptr_t tcb, dtv, self;
+	uintptr_t tcb, dtv;
 	__asm__ volatile("mov %%fs:0, %0" : "=r"(tcb));
 	__asm__ volatile("mov %%fs:8, %0" : "=r"(dtv));
-	__asm__ volatile("mov %%fs:16, %0" : "=r"(self));
-	return tcb && tcb == self && dtv && tcb > (uintptr_t)&tl_self &&
-	       tcb - (uintptr_t)&tl_self < (64u << 20);
+	if (!tcb || !dtv || (dtv & 7) || tcb <= (uintptr_t)&tl_self ||
+	    tcb - (uintptr_t)&tl_self >= (64u << 20))
+		return false;
+	uint64_t w[3]; /* dtv[-1] (16 bytes: its length first), dtv[0].counter */
+	struct iovec local = { w, sizeof(w) }, remote = { (void *)(dtv - 16), sizeof(w) };
+	int e = errno;
+	long n = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), &local, 1ul, &remote,
+			 1ul, 0ul);
+	errno = e;
+	return n == (long)sizeof(w) && w[0] && w[0] < (1u << 20) && w[2] < (1ull << 48);
 #else
 	return false;
 #endif

@@ -26,6 +26,10 @@ extern __thread uint32_t tl_tid;
 extern __thread uint32_t tl_pid; /* this thread's process (a CLONE_VM one: its own) */
 extern __thread bool tl_raw;
 extern __thread bool tl_forking; /* between fork's prepare and its end */
+/* A raw thread whose thread pointer is not a glibc descriptor at its
+ * stack's top: no glibc call that reads its descriptor (pthread_setspecific:
+ * a control block not glibc's has none, 0 there, and the call faulted) */
+extern __thread bool tl_nodtv;
 
 /* The stream's header page (shared by every process of the command):
  * [0] magic, [1] chunks claimed. */

@@ -248,7 +248,7 @@ static bool chunk_claim(void)
 	tl_pos = 0;
 got:
 	raw_note(tl_chunk);
-	if (exit_key_ok)
+	if (exit_key_ok && !tl_nodtv) /* (a raw thread runs no key destructor) */
 		pthread_setspecific(exit_key, (void *)1);
 	return true;
 }

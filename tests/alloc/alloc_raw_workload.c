@@ -54,6 +54,12 @@
  * (/proc/self/maps, the memfd named pmuscope-alloc-*): a raw thread's chunk
  * is taken over by the next one, not left mapped.
  *
+ *   alloc_raw_prog TRUTH reap
+ * A "fresh" raw thread allocates and ends (waited for as in reuse); the
+ * main thread then makes 3,000 tracked blocks (new chunks claimed): "X N",
+ * N 1 when the stream's mapping that held the raw thread's record is
+ * still mapped.
+ *
  *   alloc_raw_prog TRUTH reload MODULE_A MODULE_B MODULE_C
  * dlopens C, touches its __thread buffer and allocates (C stays loaded);
  * dlopens A, touches its __thread buffer and allocates (its TLS block
@@ -249,6 +255,8 @@ static int gone(pid_t tid)
 static char *(*dyn_buf)(size_t *);
 static uintptr_t dyn_base;
 
+static uintptr_t last_blk; /* the last raw thread's tracked block */
+
 static int run_one(const char *what, int settls)
 {
 	struct job j;
@@ -287,6 +295,7 @@ static int run_one(const char *what, int settls)
 	}
 	if (!j.blk)
 		return 1;
+	last_blk = (uintptr_t)j.blk;
 	fprintf(truth, "A %d %#lx %#lx %#lx %#lx %s\n", (int)j.tid, (unsigned long)j.blk,
 		(unsigned long)(uintptr_t)raw_site, (unsigned long)j.ret1, (unsigned long)j.ret2,
 		what);
@@ -354,6 +363,52 @@ static int rawdyn(const char *path)
 	return nsmods ? run_one("rawdyn", 1) : 1;
 }
 
+/* The stream's mapping past its header that holds the 8-byte value v (a
+ * record's address field) or, v 0, the address lo: its start; 0 none. */
+static uintptr_t stream_map_with(uintptr_t v, uintptr_t lo)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	uintptr_t got = 0;
+	if (!f)
+		return 0;
+	while (!got && fgets(line, sizeof(line), f)) {
+		unsigned long a, e, off = 0;
+		if (!strstr(line, "/memfd:pmuscope-alloc") ||
+		    sscanf(line, "%lx-%lx %*s %lx", &a, &e, &off) != 3 || !off)
+			continue;
+		if (!v) {
+			got = lo >= a && lo < e ? a : 0;
+			continue;
+		}
+		for (const uintptr_t *w = (const uintptr_t *)a; (uintptr_t)(w + 1) <= e; w++)
+			if (*w == v) {
+				got = a;
+				break;
+			}
+	}
+	fclose(f);
+	return got;
+}
+
+/* A raw thread ends; the main thread then claims new chunks: "X N", N 1
+ * when the raw thread's chunk is still mapped (no thread took it). */
+static int reap(void)
+{
+	dl_iterate_phdr(learn, NULL);
+	if (!nsmods || run_one("fresh", 1))
+		return 1;
+	uintptr_t raw = stream_map_with(last_blk, 0);
+	if (!raw)
+		return 1;
+	for (int i = 0; i < 3000; i++) {
+		void *volatile q = malloc(100000);
+		free(q);
+	}
+	fprintf(truth, "X %d\n", stream_map_with(0, raw) != 0);
+	return 0;
+}
+
 static int reuse(void)
 {
 	dl_iterate_phdr(learn, NULL);
@@ -384,6 +439,11 @@ static int rawdyn(const char *path)
 }
 
 static int reuse(void)
+{
+	return 77;
+}
+
+static int reap(void)
 {
 	return 77;
 }
@@ -485,6 +545,7 @@ int main(int argc, char **argv)
 		 : !strcmp(argv[2], "rawdyn_noself") ? (argc == 4 ? (tcb_noself = 1, rawdyn(argv[3])) : 2)
 		 : !strcmp(argv[2], "clone")    ? clones()
 		 : !strcmp(argv[2], "reuse")  ? reuse()
+		 : !strcmp(argv[2], "reap")   ? reap()
 		 : !strcmp(argv[2], "reload") ? (argc == 6 ? reload(argv + 3) : 2)
 					      : mods(argc - 3, argv + 3);
 	fclose(truth);

@@ -22,11 +22,13 @@ CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
   M TID                         (maps, run under strace) that thread
                                 opened /proc/self/maps once at most (not
                                 once per record: 21)
+  X N                           N 0: the stream mapping that held a gone
+                                raw thread's record is unmapped
   W N                           at most 3 mappings of the stream's chunks
                                 (the main thread's and one the raw threads
                                 handed on; a chunk left mapped per raw
                                 thread: 9)
-check_raw.py PRELOAD PROGRAM clone|reuse|maps
+check_raw.py PRELOAD PROGRAM clone|reuse|reap|maps
 check_raw.py PRELOAD PROGRAM mods|reload|rawdyn|rawdyn_noself MODULE COPIES   (COPIES copies of
                                             MODULE made in a temporary folder)"""
 import fcntl, os, shutil, struct, subprocess, sys, tempfile
@@ -102,6 +104,12 @@ def main():
             n = opens.count(row[1])
             ok = n <= 1
             print("thread %s opened /proc/self/maps %d times: %s" % (row[1], n, "ok" if ok else "WRONG"))
+            rc |= not ok
+            continue
+        if row[0] == "X":
+            ok = row[1] == "0"
+            print("a gone raw thread's chunk still mapped after the main thread's claims: %s: %s" %
+                  (row[1], "ok" if ok else "WRONG"))
             rc |= not ok
             continue
         if row[0] == "W":

@@ -93,7 +93,9 @@ static void chunk_drop(unsigned char *c)
  * its window with it, for the life of the process.  Each chunk such a
  * thread writes is noted here under its pid and tid; a thread that needs a
  * chunk and finds no spare takes the chunk of a noted thread that is gone
- * (tgkill with signal 0: ESRCH), and goes on in its window. */
+ * (tgkill with signal 0: ESRCH), and goes on in its window; a thread
+ * that claims its next chunk unmaps the windows of the noted threads that
+ * are gone (raw_reap). */
 #define RAWS 64
 #define RAW_BUSY UINT64_MAX
 static struct raw_ent {
@@ -156,6 +158,30 @@ static unsigned char *raw_take(void)
 	return got;
 }
 
+/* The windows of noted threads that are gone, unmapped (a thread's claim
+ * of its next chunk: a raw thread's window stayed mapped after its end
+ * until a new thread took its chunk, for the life of the process when none
+ * came). */
+static void raw_reap(void)
+{
+	int e = errno;
+	for (unsigned i = 0; i < RAWS; i++) {
+		uint64_t k = atomic_load(&raws[i].who);
+		if (!k || k == RAW_BUSY || k == raw_key())
+			continue;
+		if (syscall(SYS_tgkill, (pid_t)(k >> 32), (pid_t)(uint32_t)k, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		if (atomic_compare_exchange_strong(&raws[i].who, &k, RAW_BUSY)) {
+			unsigned char *c = atomic_load(&raws[i].chunk);
+			atomic_store(&raws[i].who, 0);
+			if (c)
+				syscall(SYS_munmap, win_of(c), WIN_SIZE);
+		}
+	}
+	errno = e;
+}
+
 void chunk_drop_mine(void)
 {
 	chunk_raw_forget();
@@ -191,6 +217,7 @@ static bool chunk_claim(void)
 	unsigned char *w = NULL;
 	size_t slot = 0;
 	if (tl_chunk) {
+		raw_reap();
 		w = win_of(tl_chunk);
 		slot = (size_t)(tl_chunk - w) / PMS_ALLOC_CHUNK + 1;
 		if (slot == WIN_CHUNKS) {

@@ -1171,11 +1171,7 @@ static uint64_t *tls_fp_slot(size_t id)
 	return &tl_tls_fp[id];
 }
 
-/* A module was unloaded since this thread noted its late ids (dlclose):
- * the id of a module loaded since may be the unloaded one's again.  So a
- * late id noted is looked at again: recorded again only when its module
- * instance is not the one recorded (another fingerprint), not for the
- * late modules still loaded (each got a second record before). */
+/* Module id's TLS block of this thread no longer noted. */
 static void tls_unsee(size_t id)
 {
 	if (id < 256)
@@ -1184,6 +1180,11 @@ static void tls_unsee(size_t id)
 		tl_tls_more[(id - 256) / 64] &= ~(1ull << ((id - 256) % 64));
 }
 
+/* A module was unloaded since this thread noted its late ids (dlclose):
+ * the id of a module loaded since may be the unloaded one's again.  So a
+ * late id noted is looked at again: recorded again only when its module
+ * instance is not the one recorded (another fingerprint), not for the
+ * late modules still loaded (each got a second record before). */
 static bool tls_same_late(const struct dl_phdr_info *info, size_t id)
 {
 	if (!tl_tls_check || (id < 256 && (tls_static[id / 64] >> (id % 64) & 1)))

@@ -15,7 +15,8 @@
  *   - "shared": CLONE_VM | CLONE_THREAD without CLONE_SETTLS (the creator's
  *     very TLS block);
  *   - "vmproc": a process, CLONE_VM | CLONE_SETTLS without CLONE_THREAD (a
- *     fresh TLS area; this memory, the library's state included, shared).
+ *     fresh TLS area, then a copy of its creator's; this memory, the
+ *     library's state included, shared).
  * Each runs on an mmap'd stack between PROT_NONE guard pages and calls
  * malloc through two functions of its own; it writes
  *   A TID ADDR SITE_FN RET1 RET2   its block, the function that called
@@ -320,7 +321,7 @@ static int clones(void)
 	if (!nsmods)
 		return 1;
 	return run_one("fresh", 1) || run_one("copy", 2) || run_one("shared", 0) ||
-	       run_one("vmproc", 1);
+	       run_one("vmproc", 1) || run_one("vmproc", 2);
 }
 
 /* The stream file's mappings past its header page in this process. */

@@ -1051,7 +1051,7 @@ struct pms_advisor *pms_session_take_advisor(struct pms_session *s)
 /* Files: kernel IPs are named from this machine's kallsyms, in every table
  * and call path, when every file's kernel is the running one (the build-id
  * check symtrack makes for report -s and script), as a live run names them. */
-static bool files_kernel_here(struct pms_session *s)
+bool sess_files_kernel_here(struct pms_session *s)
 {
 	bool here = !s->run && s->nfiles > 0 && s->sym && pms_symbolizer_kernel_visible(s->sym);
 	for (size_t i = 0; here && i < s->nfiles; i++)
@@ -1136,7 +1136,7 @@ int pms_session_report(struct pms_session *s, const struct pms_memreport_input *
 	}
 	pms_memreport_input_from_src(&in, &info, &sst);
 	sess_symbolizer_make(s);
-	bool here = files_kernel_here(s);
+	bool here = sess_files_kernel_here(s);
 	in.recorded = in.recorded && !here;
 	struct pms_memreport *rep = NULL;
 	if ((rc = pms_memprof_report(s->ps.prof, s->sym, &in, &rep)) < 0)
@@ -1239,54 +1239,3 @@ int pms_session_interval(struct pms_session *s, double seconds, struct pms_memre
 	return 0;
 }
 
-/* Live: the model gets the profile's kept samples, their nodes resolved. */
-static int c2c_feed_live(struct pms_session *s)
-{
-	struct pms_memsrc_info info;
-	struct pms_memsrc_stats st;
-	struct pms_memreport *mrep = NULL;
-	pms_session_info(s, &info);
-	pms_session_stats(s, &st);
-	struct pms_memreport_input in = { .duration_ns = 0 };
-	pms_memreport_input_from_src(&in, &info, &st);
-	/* kernel IPs as sampled, as a file's model has them (each its own
-	 * offset row); pms_c2c_report_hide_kernel masks them at the end where needed */
-	in.unmasked = true;
-	int rc = pms_memprof_report(s->ps.prof, NULL, &in, &mrep);
-	for (size_t i = 0; rc >= 0 && i < mrep->nall; i++)
-		rc = pms_c2c_add(s->ps.c2c, &mrep->all[i]);
-	pms_memreport_free(mrep);
-	return rc < 0 ? rc : 0;
-}
-
-int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
-{
-	int rc;
-	if (!s->ps.c2c)
-		return pms_err(PMS_EINVAL, "pms_session_c2c_report: the session has no c2c model");
-	struct pms_memsrc_info info;
-	pms_session_info(s, &info);
-	pms_c2c_set_engine(s->ps.c2c, info.engine);
-	if (s->run && (rc = c2c_feed_live(s)) < 0)
-		return rc;
-	sess_symbolizer_make(s);
-	if (!s->run)
-		pms_c2c_set_recorded(s->ps.c2c, !files_kernel_here(s));
-	struct pms_c2c_report *rep = NULL;
-	if ((rc = pms_c2c_report(s->ps.c2c, pms_memprof_maps(s->ps.prof), s->sym, &rep)) < 0)
-		return rc;
-	if (s->run && !s->o.kernel_visible)
-		pms_c2c_report_hide_kernel(rep);
-	/* each line's allocation site (a tracked command or its file) */
-	if (!s->alloc && !s->run && (rc = sess_alloc_from_files(s)) < 0)
-		goto fail;
-	if (s->alloc && s->run && (rc = (int)pms_alloc_table_read_fd(s->alloc, s->alloc_fd)) < 0)
-		goto fail;
-	if (s->alloc && (rc = pms_c2c_sites_name(s->alloc, s->ps.c2c, rep, sess_alloc_namer, s->sym)) < 0)
-		goto fail;
-	*out = rep;
-	return 0;
-fail:
-	pms_c2c_report_free(rep);
-	return rc;
-}

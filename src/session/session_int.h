@@ -97,7 +97,8 @@ struct sess_ops {
 int sess_decode_split(struct pms_session *s, struct sfile *f, size_t threads,
 		      const struct sess_ops *ops);
 
-/* The session (session.c; its allocation part in session_alloc.c). */
+/* The session (session.c; its allocation sites and c2c report in
+ * session_sites.c, which builds on session.c). */
 struct pms_session {
 	struct pms_sys *sys;
 	const struct pms_topo *topo;
@@ -136,9 +137,9 @@ struct pms_session {
  * NULL on failure). */
 bool sess_file_has_alloc(const struct sfile *f);
 void sess_symbolizer_make(struct pms_session *s);
-/* session_alloc.c: the files' allocation records into s->alloc (0 or an
- * error); a site frame named through the symbolizer ud (pid, return ip). */
-int sess_alloc_from_files(struct pms_session *s);
-void sess_alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f);
+/* session.c: files: whether every file's kernel is the running one (its
+ * kernel IPs are then named from this machine's kallsyms, as a live run
+ * names them). */
+bool sess_files_kernel_here(struct pms_session *s);
 
 #endif

@@ -85,7 +85,10 @@ PY
 # only: the symbolizer keeps one module per file.)  [vdso] functions too:
 # the vDSO rule is per file (session.c symbolizer_make), so the recording's
 # are named as in its own report and perf's file (another host) leaves its
-# own unnamed, as its own report does.
+# own unnamed, as its own report does.  Kernel functions are left out: a
+# file's kernel IPs are named only when every file's kernel is the running
+# one (session.c files_kernel_here; perf's file lists none), so the
+# recording's own report names them and the merged one does not.
 if [ -r "$ws" ]; then
   "$pms" report -i "$tmp/a.data" -i "$ws" --json --samples --top 100000 >"$tmp/aw.json" 2>/dev/null
   python3 - "$tmp/a.data.kept.json" "$tmp/$(basename "$ws").kept.json" "$tmp/aw.json" <<'PY' || fail=1
@@ -94,7 +97,7 @@ a, w, m = (json.load(open(f)) for f in sys.argv[1:4])
 def named(r):
     c = collections.Counter()
     for x in r["top"]["functions_by_samples"]:
-        if x["name"] not in ("[unknown]", "[kernel]"):
+        if x["name"] not in ("[unknown]", "[kernel]") and not x["kernel"]:
             c[x["name"]] += x["samples"]
     return c
 want, got = named(a) + named(w), named(m)

@@ -1,6 +1,8 @@
 /* One session's allocation sites (include/pmuscope/session.h
  * pms_session_set_alloc .. pms_session_alloc_report): a tracked command's
- * channel or the files' allocation records, each sample's site by time. */
+ * channel or the files' allocation records, each sample's site by time;
+ * and its c2c report, whose lines carry those sites.  Built on session.c
+ * (which calls nothing here). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +15,63 @@
 #include "util/error.h"
 #include "perfdata/reader_int.h"
 #include "alloc/alloc_int.h"
+
+/* ---- c2c ------------------------------------------------------------------ */
+
+static int alloc_from_files(struct pms_session *s);
+static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f);
+
+/* Live: the model gets the profile's kept samples, their nodes resolved. */
+static int c2c_feed_live(struct pms_session *s)
+{
+	struct pms_memsrc_info info;
+	struct pms_memsrc_stats st;
+	struct pms_memreport *mrep = NULL;
+	pms_session_info(s, &info);
+	pms_session_stats(s, &st);
+	struct pms_memreport_input in = { .duration_ns = 0 };
+	pms_memreport_input_from_src(&in, &info, &st);
+	/* kernel IPs as sampled, as a file's model has them (each its own
+	 * offset row); pms_c2c_report_hide_kernel masks them at the end where needed */
+	in.unmasked = true;
+	int rc = pms_memprof_report(s->ps.prof, NULL, &in, &mrep);
+	for (size_t i = 0; rc >= 0 && i < mrep->nall; i++)
+		rc = pms_c2c_add(s->ps.c2c, &mrep->all[i]);
+	pms_memreport_free(mrep);
+	return rc < 0 ? rc : 0;
+}
+
+int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
+{
+	int rc;
+	if (!s->ps.c2c)
+		return pms_err(PMS_EINVAL, "pms_session_c2c_report: the session has no c2c model");
+	struct pms_memsrc_info info;
+	pms_session_info(s, &info);
+	pms_c2c_set_engine(s->ps.c2c, info.engine);
+	if (s->run && (rc = c2c_feed_live(s)) < 0)
+		return rc;
+	sess_symbolizer_make(s);
+	if (!s->run)
+		pms_c2c_set_recorded(s->ps.c2c, !sess_files_kernel_here(s));
+	struct pms_c2c_report *rep = NULL;
+	if ((rc = pms_c2c_report(s->ps.c2c, pms_memprof_maps(s->ps.prof), s->sym, &rep)) < 0)
+		return rc;
+	if (s->run && !s->o.kernel_visible)
+		pms_c2c_report_hide_kernel(rep);
+	/* each line's allocation site (a tracked command or its file) */
+	if (!s->alloc && !s->run && (rc = alloc_from_files(s)) < 0)
+		goto fail;
+	if (s->alloc && s->run && (rc = (int)pms_alloc_table_read_fd(s->alloc, s->alloc_fd)) < 0)
+		goto fail;
+	if (s->alloc && (rc = pms_c2c_sites_name(s->alloc, s->ps.c2c, rep, alloc_namer, s->sym)) < 0)
+		goto fail;
+	*out = rep;
+	return 0;
+fail:
+	pms_c2c_report_free(rep);
+	return rc;
+}
 
 /* ---- allocation sites ------------------------------------------------------ */
 
@@ -41,7 +100,7 @@ int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t
 	return 0;
 }
 
-void sess_alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f)
+static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f)
 {
 	struct pms_symbolizer *names = ud;
 	struct pms_symbol sym;
@@ -66,7 +125,7 @@ long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr
  * `record -o` with tracking), file i's in process space i: a merged
  * report's files are different runs, whose pids and times are their own.
  * The rate and threshold reported are the first such file's. */
-int sess_alloc_from_files(struct pms_session *s)
+static int alloc_from_files(struct pms_session *s)
 {
 	int rc;
 	for (size_t i = 0; i < s->nfiles; i++) {
@@ -123,7 +182,7 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
 			     struct pms_alloc_report **out)
 {
 	int rc;
-	if (!s->alloc && !s->run && (rc = sess_alloc_from_files(s)) < 0)
+	if (!s->alloc && !s->run && (rc = alloc_from_files(s)) < 0)
 		return rc;
 	if (!s->alloc)
 		return pms_err(PMS_EINVAL, "pms_session_alloc_report: no allocation tracking");
@@ -166,7 +225,7 @@ int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *
 		names = s->sym;
 	}
 	struct pms_alloc_report *r = NULL;
-	rc = pms_alloc_sites_report(st, 0, sess_alloc_namer, names, &r);
+	rc = pms_alloc_sites_report(st, 0, alloc_namer, names, &r);
 	pms_symbolizer_free(own);
 	pms_alloc_sites_free(st);
 	if (rc < 0) {

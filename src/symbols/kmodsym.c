@@ -22,6 +22,10 @@
  *    name, else the first). */
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
+#ifdef PMS_HAVE_LZMA
+#include <lzma.h>
+#endif
+#include <zlib.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,25 +287,159 @@ static bool elf_has_id(Elf *e, const uint8_t *id, size_t idlen)
 	return m == (size_t)rn && !memcmp(id, bid, m);
 }
 
-/* One candidate file (absolute path, read below the root). */
-static int try_file(const struct pms_sys *sys, const char *path, const uint8_t *id, size_t idlen,
-		    struct pms_kmsyms **out)
+/* A compressed module, by its name's suffix as perf's __kmod_path__parse
+ * tells it (the file's bytes are not looked at: perf's decompressor is
+ * chosen by the suffix too). */
+enum comp { C_NONE, C_GZ, C_XZ };
+
+static enum comp comp_of(const char *path)
 {
-	struct pms_sys_stream *f = NULL;
+	size_t l = strlen(path);
+	if (l > 3 && !strcmp(path + l - 3, ".gz"))
+		return C_GZ;
+	if (l > 3 && !strcmp(path + l - 3, ".xz"))
+		return C_XZ;
+	return C_NONE;
+}
+
+/* A module's uncompressed size is bounded: a larger one is refused. */
+#define KMOD_MAX ((size_t)512 << 20)
+
+/* Grow *b (of *cap bytes) for more output; false at the bound. */
+static bool grow(unsigned char **b, size_t *cap)
+{
+	size_t nc = *cap ? *cap * 2 : (size_t)256 << 10;
+	if (*cap >= KMOD_MAX)
+		return false;
+	if (nc > KMOD_MAX)
+		nc = KMOD_MAX;
+	unsigned char *n = realloc(*b, nc);
+	if (!n)
+		return false;
+	*b = n;
+	*cap = nc;
+	return true;
+}
+
+/* in (n bytes) inflated (gzip) or decoded (xz) into a malloc'd buffer. */
+static int decompress(enum comp c, const unsigned char *in, size_t n, unsigned char **out,
+		      size_t *len)
+{
+	unsigned char *b = NULL;
+	size_t cap = 0, have = 0;
+	int rc = 0;
+	*out = NULL;
+	*len = 0;
+	if (c == C_GZ) {
+		z_stream z;
+		memset(&z, 0, sizeof(z));
+		if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+			return pms_err(PMS_ENOMEM, "kernel module: zlib: no memory");
+		z.next_in = (unsigned char *)(uintptr_t)in;
+		for (size_t left = n;;) {
+			if (have == cap && !grow(&b, &cap)) {
+				rc = pms_err(PMS_ERANGE, "kernel module: too large inflated");
+				break;
+			}
+			uInt in_now = left > (1u << 30) ? (1u << 30) : (uInt)left;
+			uInt room = cap - have > (1u << 30) ? (1u << 30) : (uInt)(cap - have);
+			z.avail_in = in_now;
+			z.next_out = b + have;
+			z.avail_out = room;
+			int r = inflate(&z, Z_NO_FLUSH);
+			left -= in_now - z.avail_in;
+			have += room - z.avail_out;
+			if (r == Z_STREAM_END)
+				break;
+			if ((r != Z_OK && r != Z_BUF_ERROR) || (r == Z_BUF_ERROR && z.avail_out)) {
+				rc = pms_err(PMS_EPARSE, "kernel module: not a whole gzip stream");
+				break;
+			}
+		}
+		inflateEnd(&z);
+	} else {
+#ifdef PMS_HAVE_LZMA
+		lzma_stream z = LZMA_STREAM_INIT;
+		if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+			return pms_err(PMS_ENOMEM, "kernel module: liblzma: no memory");
+		z.next_in = in;
+		z.avail_in = n;
+		for (;;) {
+			if (have == cap && !grow(&b, &cap)) {
+				rc = pms_err(PMS_ERANGE, "kernel module: too large decoded");
+				break;
+			}
+			z.next_out = b + have;
+			z.avail_out = cap - have;
+			lzma_ret r = lzma_code(&z, LZMA_FINISH);
+			have = cap - z.avail_out;
+			if (r == LZMA_STREAM_END)
+				break;
+			if (r != LZMA_OK) {
+				rc = pms_err(PMS_EPARSE, "kernel module: not a whole xz stream");
+				break;
+			}
+		}
+		lzma_end(&z);
+#else
+		(void)in;
+		(void)n;
+		return pms_err(PMS_ENOTSUP, "kernel module: built without liblzma (.ko.xz)");
+#endif
+	}
+	if (rc < 0 || !have) {
+		free(b);
+		return rc < 0 ? rc : pms_err(PMS_EPARSE, "kernel module: empty once decompressed");
+	}
+	*out = b;
+	*len = have;
+	return 0;
+}
+
+/* The symbols of an opened ELF when its id is the recording's (or none is
+ * asked). */
+static int read_checked(Elf *e, const char *path, const uint8_t *id, size_t idlen,
+			struct pms_kmsyms **out)
+{
+	if (!e || elf_kind(e) != ELF_K_ELF)
+		return pms_err(PMS_EPARSE, "%s: not an ELF file", path);
+	if (idlen && !elf_has_id(e, id, idlen))
+		return pms_err(PMS_ENOENT, "%s: not the recording's build id", path);
+	return read_elf(e, out);
+}
+
+/* One candidate file (absolute path, read below the root), compressed as
+ * c says (perf decompresses a cached copy of a compressed module too). */
+static int try_file(const struct pms_sys *sys, const char *path, enum comp c,
+		    const uint8_t *id, size_t idlen, struct pms_kmsyms **out)
+{
 	int rc;
 	while (*path == '/')
 		path++;
 	if (!*path)
 		return PMS_ENOENT;
+	if (c != C_NONE) {
+		char *raw = NULL;
+		unsigned char *img = NULL;
+		size_t n = 0, len = 0;
+		if ((rc = pms_sys_read_file(sys, path, &raw, &n)) < 0)
+			return rc;
+		rc = decompress(c, (const unsigned char *)raw, n, &img, &len);
+		free(raw);
+		if (rc < 0)
+			return rc;
+		Elf *e = elf_memory((char *)img, len);
+		rc = read_checked(e, path, id, idlen, out);
+		if (e)
+			elf_end(e);
+		free(img);
+		return rc;
+	}
+	struct pms_sys_stream *f = NULL;
 	if ((rc = pms_sys_stream_open(sys, path, &f)) < 0)
 		return rc;
 	Elf *e = elf_begin(pms_sys_stream_fd(f), ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF)
-		rc = pms_err(PMS_EPARSE, "%s: not an ELF file", path);
-	else if (idlen && !elf_has_id(e, id, idlen))
-		rc = pms_err(PMS_ENOENT, "%s: not the recording's build id", path);
-	else
-		rc = read_elf(e, out);
+	rc = read_checked(e, path, id, idlen, out);
 	if (e)
 		elf_end(e);
 	pms_sys_stream_close(f);
@@ -326,18 +464,19 @@ int pms_kmsyms_load(const struct pms_sys *sys, const char *path, const uint8_t *
 			snprintf(hex + 2 * i, 3, "%02x", id[i]);
 		if (pms_perf_buildid_dir(sys, dir, sizeof(dir)) == 0) {
 			int k = snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
-			if (k > 0 && (size_t)k < sizeof(p) && try_file(sys, p, id, idlen, out) == 0)
+			if (k > 0 && (size_t)k < sizeof(p) &&
+			    try_file(sys, p, comp_of(path), id, idlen, out) == 0)
 				return 0;
 			k = snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
-			if (k > 0 && (size_t)k < sizeof(p) && try_file(sys, p, id, idlen, out) == 0)
+			if (k > 0 && (size_t)k < sizeof(p) &&
+			    try_file(sys, p, comp_of(path), id, idlen, out) == 0)
 				return 0;
 		}
 		pms_error_clear();
 	}
-	size_t l = strlen(path);
-	if (path[0] != '/' || (l > 3 && (!strcmp(path + l - 3, ".gz") || !strcmp(path + l - 3, ".xz"))))
-		return pms_err(PMS_ENOENT, "%s: no module file read here", path);
-	return try_file(sys, path, id, idlen, out);
+	if (path[0] != '/')
+		return pms_err(PMS_ENOENT, "%s: no module file", path);
+	return try_file(sys, path, comp_of(path), id, idlen, out);
 }
 
 const char *pms_kmsyms_find(const struct pms_kmsyms *k, uint64_t map_ip, uint64_t *off,

@@ -38,8 +38,10 @@ struct pms_kmsyms;
  * for path; 0: none), the build-id cache's file
  * <buildid dir>/.build-id/<xx>/<rest>[/elf] first, then path itself; a file
  * whose GNU build id is not id is not read (symbol-elf.c symsrc__init);
- * with no id, path as it is.  Compressed modules (.ko.gz, .ko.xz) are not
- * read here.  Files are read below sys's root (perf's --symfs).
+ * with no id, path as it is.  A path ending .gz or .xz is a compressed
+ * module: each candidate is inflated (zlib) or decoded (liblzma, where
+ * built with it) first, as perf decompresses a _COMP module dso's files.
+ * Files are read below sys's root (perf's --symfs).
  * PMS_ENOENT when no file fits. */
 int pms_kmsyms_load(const struct pms_sys *sys, const char *path, const uint8_t *id,
 		    size_t idlen, struct pms_kmsyms **out);

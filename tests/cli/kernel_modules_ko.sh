@@ -10,6 +10,7 @@
 #     (with no id listed, script's dso column too).  What perf shows: the
 #     .ko's symbols with its id or none; with another id kallsyms' lines,
 #     only when the kernel's symbols were loaded before the module's.
+#     The same for the object gzip'd and xz'd (.ko.gz, .ko.xz).
 #  2. perf's build-id cache: the .ko gone from its path, its copy in the
 #     cache (perf buildid-cache -a), the cache moved where buildid.dir
 #     says ($HOME/.perfconfig, PERF_CONFIG=FILE; PERF_CONFIG=/dev/null and
@@ -134,6 +135,24 @@ for idcase in "$kid" none "$other"; do
     "$pms" --root "$root" report -i "$f" -n -s sym,dso 2>/dev/null | rows >"$tmp/mr.txt"
     cmp -s "$tmp/pr.txt" "$tmp/mr.txt" || {
       echo "FAIL: $c: report -s sym,dso differs from perf's (perf <, pmuscope >)"; diff "$tmp/pr.txt" "$tmp/mr.txt" | head -8; fail=1; }
+  done
+done
+
+# compressed modules (perf decompresses a .ko.gz/.ko.xz by its suffix):
+# script -F ip,sym,symoff,dso as perf's, with the id listed and without
+for z in gz xz; do
+  command -v $( [ $z = gz ] && echo gzip || echo xz ) >/dev/null || { echo "note: no $z command; .ko.$z not checked"; continue; }
+  if [ $z = gz ]; then gzip -c "$tmp/fake-mod.ko" >"$root$kpath.gz"; else xz -c "$tmp/fake-mod.ko" >"$root$kpath.xz"; fi
+  for idcase in "$kid" none; do
+    c="$z id=${idcase:0:8}"
+    python3 "$tmp/gen.py" "$tmp/z.data" "$root" "$kpath.$z" "$idcase" mfirst || { echo "FAIL: could not write $c"; fail=1; continue; }
+    perf script -i "$tmp/z.data" -F ip,sym,symoff --kallsyms "$root/proc/kallsyms" --symfs "$root" >"$tmp/p.txt" 2>/dev/null
+    "$pms" --root "$root" script -i "$tmp/z.data" -F ip,sym,symoff >"$tmp/m.txt" 2>/dev/null
+    named=$(grep -c ' mod_[a-z_]*+0x' "$tmp/p.txt")
+    echo "$c: perf names $named from the .ko.$z"
+    [ "$named" -ge 20 ] || { echo "FAIL: $c: perf read no .ko.$z"; fail=1; }
+    cmp -s "$tmp/p.txt" "$tmp/m.txt" || {
+      echo "FAIL: $c: script differs from perf's (perf <, pmuscope >)"; diff "$tmp/p.txt" "$tmp/m.txt" | head -6; fail=1; }
   done
 done
 

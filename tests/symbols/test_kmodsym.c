@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "check.h"
 #include "pmuscope/error.h"
@@ -227,9 +228,31 @@ PMS_TEST(load_by_build_id_and_cache)
 	pms_kmsyms_free(k);
 	k = NULL;
 	CHECK(pms_kmsyms_load(sys, "/lib/modules/x/m.ko", other, 20, &k) < 0 && !k);
-	/* compressed: not read here */
-	put(dir, "lib/modules/x/z.ko.xz", img, n);
-	CHECK(pms_kmsyms_load(sys, "/lib/modules/x/z.ko.xz", NULL, 0, &k) < 0 && !k);
+	/* compressed, by the suffix: a gzip'd image is read, with its id;
+	 * an uncompressed one named .xz or .gz is not (nor a cut stream) */
+	static uint8_t gz[sizeof(img) + 256];
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = img;
+	z.avail_in = (uInt)n;
+	z.next_out = gz;
+	z.avail_out = sizeof(gz);
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	size_t gzn = sizeof(gz) - z.avail_out;
+	deflateEnd(&z);
+	put(dir, "lib/modules/x/z.ko.gz", gz, gzn);
+	CHECK_OK(pms_kmsyms_load(sys, "/lib/modules/x/z.ko.gz", bid, 20, &k));
+	if (k)
+		check_rules(k);
+	pms_kmsyms_free(k);
+	k = NULL;
+	put(dir, "lib/modules/x/cut.ko.gz", gz, gzn / 2);
+	CHECK(pms_kmsyms_load(sys, "/lib/modules/x/cut.ko.gz", NULL, 0, &k) < 0 && !k);
+	put(dir, "lib/modules/x/p.ko.xz", img, n);
+	CHECK(pms_kmsyms_load(sys, "/lib/modules/x/p.ko.xz", NULL, 0, &k) < 0 && !k);
+	put(dir, "lib/modules/x/p.ko.gz", img, n);
+	CHECK(pms_kmsyms_load(sys, "/lib/modules/x/p.ko.gz", NULL, 0, &k) < 0 && !k);
 	pms_error_clear();
 	/* perf's cache, the new layout: .build-id/de/adbeef.../elf */
 	put(dir, "home/u/.debug/.build-id/de/adbeef0102030405060708090a0b0c0d0e0f10/elf", img, n);

@@ -18,8 +18,9 @@
  * first skipped under PERF_CONFIG_NOSYSTEM, the second under
  * PERF_CONFIG_NOGLOBAL, or when owned by another user), else
  * $HOME/.debug (util/build-id.c set_buildid_dir).  PERF_BUILDID_DIR is
- * not read: perf only sets it for the commands it starts.  The files are
- * read below sys's root.  0, or PMS_ENOENT with no HOME and no
+ * not read: perf only sets it for the commands it starts.  A relative
+ * PERF_CONFIG or buildid.dir is taken from the working directory, as perf
+ * opens it.  The files are read below sys's root.  0, or PMS_ENOENT with no HOME and no
  * buildid.dir, PMS_ERANGE when the path does not fit. */
 int pms_perf_buildid_dir(const struct pms_sys *sys, char *out, size_t n);
 

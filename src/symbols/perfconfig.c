@@ -174,6 +174,20 @@ static int from_file(const struct pms_sys *sys, const char *path, bool check_own
 	return rc;
 }
 
+/* p as perf opens it: a relative path from the working directory. */
+static int absolute(const char *p, char *out, size_t n)
+{
+	char cwd[4096];
+	int k;
+	if (p[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		k = snprintf(out, n, "%s", p);
+	else
+		k = snprintf(out, n, "%s/%s", strcmp(cwd, "/") ? cwd : "", p);
+	if (k < 0 || (size_t)k >= n)
+		return pms_err(PMS_ERANGE, "perf's build-id cache path is too long");
+	return 0;
+}
+
 int pms_perf_buildid_dir(const struct pms_sys *sys, char *out, size_t n)
 {
 	const char *home = getenv("HOME");
@@ -184,7 +198,9 @@ int pms_perf_buildid_dir(const struct pms_sys *sys, char *out, size_t n)
 		return pms_err(PMS_EINVAL, "perf_buildid_dir: NULL argument");
 	if (only) {
 		/* PERF_CONFIG: that file only */
-		if ((rc = from_file(sys, only, false, dir, sizeof(dir))) < 0)
+		char path[4096];
+		if ((rc = absolute(only, path, sizeof(path))) < 0 ||
+		    (rc = from_file(sys, path, false, dir, sizeof(dir))) < 0)
 			return rc;
 		got = rc;
 	} else {
@@ -207,8 +223,8 @@ int pms_perf_buildid_dir(const struct pms_sys *sys, char *out, size_t n)
 	}
 	int k;
 	if (got)
-		k = snprintf(out, n, "%s", dir);
-	else if (home && *home)
+		return absolute(dir, out, n);
+	if (home && *home)
 		k = snprintf(out, n, "%s/.debug", home);
 	else
 		return pms_err(PMS_ENOENT, "no HOME and no buildid.dir for perf's build-id cache");

@@ -17,6 +17,7 @@
 #     PERF_BUILDID_DIR read nothing): the module lines as perf's.
 set -u
 pms=${1:?usage: kernel_modules_ko.sh PMUSCOPE}
+case $pms in /*) ;; *) pms=$PWD/$pms ;; esac
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 command -v perf >/dev/null || { echo "SKIP: no perf" >&2; exit 77; }
@@ -183,6 +184,10 @@ cachecase 'buildid.dir in ~/.perfconfig, PERF_CONFIG=/dev/null' 0
 mv "$HOME/.perfconfig" "$HOME/pc"
 PERF_CONFIG=$HOME/pc cachecase 'PERF_CONFIG=FILE' 20
 ( unset PERF_CONFIG; PERF_BUILDID_DIR=$HOME/elsewhere cachecase 'PERF_BUILDID_DIR only' 0 )
+# relative: PERF_CONFIG and buildid.dir from the working directory
+printf '[buildid]\ndir = elsewhere\n' >"$HOME/rel"
+( cd "$HOME" && PERF_CONFIG=rel cachecase 'relative PERF_CONFIG and buildid.dir' 20 )
+( cd "$tmp" && PERF_CONFIG=$HOME/rel cachecase 'relative buildid.dir from another directory' 0 )
 printf '[buildid]\ndir = %s/elsewhere\n[buildid]\ndir = %s/nowhere\n' "$HOME" "$HOME" >"$HOME/pc"
 PERF_CONFIG=$HOME/pc cachecase 'the last buildid.dir' 0
 exit $fail

@@ -116,7 +116,7 @@ int pms_perfconfig_buildid_dir(const char *text, size_t len, char *out, size_t n
 			p++;
 			bool f = true;
 			if (!parse_value(&p, end, val, sizeof(val), &f))
-				return found ? (fits ? found : PMS_ERANGE) : 0;
+				break; /* perf stops at a malformed value */
 			if (ours) {
 				size_t vl = strlen(val);
 				fits = f && vl < n;
@@ -126,7 +126,7 @@ int pms_perfconfig_buildid_dir(const char *text, size_t len, char *out, size_t n
 			}
 		} else if (ours) {
 			/* "dir" without a value: perf's perf_config_dirname refuses it */
-			return found ? (fits ? found : PMS_ERANGE) : 0;
+			break;
 		}
 		while (p < end && *p != '\n')
 			p++;

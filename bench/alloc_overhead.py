@@ -21,7 +21,7 @@ import fcntl, os, re, resource, shutil, statistics, struct, subprocess, sys
 
 def count_records(fd):
     """Records in the stream file (include/pmuscope/alloc.h: a header page,
-    then 64 KiB chunks of records ended by a size of 0)."""
+    then 64 KiB chunks of records, 32 bytes or more, ended by a size of 0)."""
     data = os.pread(fd, os.fstat(fd).st_size, 0)
     if len(data) < 4096:
         return 0
@@ -29,7 +29,7 @@ def count_records(fd):
     for k in range(struct.unpack_from("<Q", data, 8)[0]):
         off = 4096 + k * 65536
         end = min(off + 65536, len(data))
-        while end - off >= 56:
+        while end - off >= 32:  # a record may end early (a free: 32 bytes)
             size = struct.unpack_from("<H", data, off)[0]
             if not size:
                 break

@@ -10,7 +10,8 @@
 # -g): IPS (default 20000) of its instructions with a memory operand, drawn
 # at random, each sample one of them at random (tests/types/typefile writes
 # it: an MMAP2 of the executable segment at a PIE base, TID, ADDR, WEIGHT,
-# DATA_SRC).  Both commands run RUNS (default 3) times, interleaved;
+# DATA_SRC).  Both commands read with the default --jobs (the online CPUs;
+# --types runs in the split too).  Both run RUNS (default 3) times, interleaved;
 # medians of wall and user+sys seconds (GNU time).  Say the load average
 # printed before and after with the figures.
 #

@@ -58,7 +58,7 @@ struct mem_opts {
 	unsigned ops, ldlat;
 	enum pms_sampler_priv priv;
 	bool phys, strict, verify, json, samples, csv, quiet, progress;
-	bool no_hold, per_process, per_thread, no_demangle;
+	bool no_hold, per_process, per_thread, no_demangle, no_inline;
 	double hold_budget; /* --hold-budget ms; 0: the library's default, < 0: none */
 	bool adapt; /* --adapt: raise the period and ring on loss */
 	const char *out;
@@ -84,7 +84,7 @@ enum {
 	O_REPORTFD, O_RELEASEFD, O_REPORTFILE, O_LDLAT, O_USER, O_KERNEL, O_ADVISE, O_APPLY,
 	O_CALLGRAPH = 400,
 	O_MMAP_PAGES,
-	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE,
+	O_NOHOLD, O_PERPROC, O_PERTHREAD, O_NODEMANGLE, O_NOINLINE,
 	O_SPE_EVF, O_SPE_INVEVF, O_SPE_INVDSF, O_SPE_DSRC, O_HOLD_BUDGET,
 	O_NOALLOC, O_ALLOC_RATE, O_ALLOC_THRESHOLD, O_TYPES,
 };
@@ -168,6 +168,7 @@ static const struct cli_opt opts[] = {
 	  "a row per process: pid, command, samples, levels, latency,\nhome node, remote share (always in --json)" },
 	{ "per-thread", 0, CLI_NOARG, NULL, O_PERTHREAD, "the same per thread (tid)" },
 	{ "no-demangle", 0, CLI_NOARG, NULL, O_NODEMANGLE, "show C++/Rust symbols as they are in the binary" },
+	{ "no-inline", 0, CLI_NOARG, NULL, O_NOINLINE, "DWARF call paths: no inlined frames (perf's)" },
 	{ "progress", 0, CLI_NOARG, NULL, O_PROGRESS, "progress line on stderr (default when it is a terminal)" },
 	{ "quiet", 'q', CLI_NOARG, NULL, O_QUIET, "no progress line" },
 	MEM_EXPORT_CLI_OPTS,
@@ -462,6 +463,7 @@ static int parse_opts(int argc, char **argv, struct mem_opts *o)
 		case O_PERPROC: o->per_process = true; break;
 		case O_PERTHREAD: o->per_thread = true; break;
 		case O_NODEMANGLE: o->no_demangle = true; break;
+		case O_NOINLINE: o->no_inline = true; break;
 		case O_ADAPT: o->adapt = true; break;
 		case O_VERIFY: o->verify = true; break;
 		case O_JSON: o->json = true; break;
@@ -805,6 +807,7 @@ static int mem_open(struct mem_run *r)
 	r->pp.top = o->top;
 	r->pp.hide_kernel = !r->kvis;
 	r->pp.kept_samples = true;
+	r->pp.no_inline = o->no_inline;
 	r->scb = (struct pms_session_callbacks){ NULL, NULL,
 						 r->show_progress ? on_progress : NULL };
 	r->sopt = (struct pms_session_opts)PMS_SESSION_OPTS_INIT;

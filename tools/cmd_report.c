@@ -86,7 +86,7 @@ static const struct cli_opt opts[] = {
 	{ "no-children", 0, CLI_NOARG, NULL, O_NOCHILDREN,
 	  "perf's table without the Children column (each sample to its\n"
 	  "own function only), keys comm,dso,sym unless --sort" },
-	{ "no-inline", 0, CLI_NOARG, NULL, O_NOINLINE, "-g of DWARF files: no inlined frames (perf's)" },
+	{ "no-inline", 0, CLI_NOARG, NULL, O_NOINLINE, "DWARF call paths: no inlined frames (perf's)" },
 	{ "call-graph", 'g', CLI_ARG, "MODE,...", 'g',
 	  "perf report -g: the table (as --children unless\n"
 	  "--no-children) with each row's call chains: flat, folded\n"
@@ -436,6 +436,7 @@ static int report_open(const struct cli_global *g, struct report_opts *o,
 	pp.top = o->top;
 	pp.kept_samples = o->samples || mem_export_wanted(o->xo); /* the exports' stacks */
 	pp.top_only = !o->xo->folded && !mem_export_wanted(o->xo); /* no stack needs `all` */
+	pp.no_inline = o->no_inline;
 	const struct pms_session_callbacks scb = { csv_row, NULL, NULL };
 	struct pms_session_opts so = PMS_SESSION_OPTS_INIT;
 	so.profile = !o->csv && !o->sorter && !o->header_only;

@@ -82,11 +82,16 @@ struct pms_alloc_rec {
  * then the count of chunks claimed, a shared counter), then chunk k at
  * PMS_ALLOC_HDR_SIZE + k * PMS_ALLOC_CHUNK.  A chunk holds records back to
  * back from its start, each thread's in its order; a record size of 0 (or
- * the chunk's end) ends them.  Records of different chunks are merged by
- * time when read (pms_alloc_table_read_fd). */
+ * the chunk's end) ends them.  In the stream a record may end early: its
+ * body (size - 8 * nframes bytes, its frames right after it) is 32, 40, 48
+ * or 56 bytes, the fields past it 0 (a free is 32 bytes, an allocation with
+ * no old_addr 48: fewer pages of the stream written per record).  Records
+ * of different chunks are merged by time when read (pms_alloc_table_read_fd,
+ * pms_alloc_stream_read), each made whole (56 bytes, then its frames). */
 #define PMS_ALLOC_STREAM_MAGIC 0x31434f4c41534d50ull /* "PMSALOC1" */
 #define PMS_ALLOC_HDR_SIZE 4096u
 #define PMS_ALLOC_CHUNK (64u << 10)
+#define PMS_ALLOC_REC_MIN 32u /* the shortest record body in the stream */
 
 /* A memfd for the stream: O_APPEND, not closed at exec (the command and its
  * children inherit it); its inode in *ino (the preload checks it).  fd or a

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 PMS_API_BEGIN
 
-#define PMS_PATHPROF_OPTS_VERSION 2
+#define PMS_PATHPROF_OPTS_VERSION 3
 struct pms_pathprof_opts {
 	unsigned version;  /* PMS_PATHPROF_OPTS_VERSION */
 	size_t top;        /* paths per top list; 0 = 10 */
@@ -48,8 +48,13 @@ struct pms_pathprof_opts {
 	 * empty.  Naming every frame of every distinct path (a source line
 	 * each) was most of a text report's time on files of many paths. */
 	bool top_only;
+	/* Version 3, read by the session (pms_session_report): perf's
+	 * --no-inline.  By default each DWARF frame in inlined code is its
+	 * inline stack in the report's paths, as perf 6.12 shows it
+	 * (PMS_FRAME_INLINE frames); with this they stay one frame each. */
+	bool no_inline;
 };
-#define PMS_PATHPROF_OPTS_INIT { PMS_PATHPROF_OPTS_VERSION, 0, false, false, false }
+#define PMS_PATHPROF_OPTS_INIT { PMS_PATHPROF_OPTS_VERSION, 0, false, false, false, false }
 
 struct pms_pathprof;
 

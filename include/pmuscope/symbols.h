@@ -170,6 +170,11 @@ bool pms_kernel_addrs_visible(struct pms_sys *sys);
  * cannot be opened or has no build id, PMS_EPARSE when it is not ELF. */
 int pms_elf_build_id(const char *path, uint8_t id[20], size_t *len);
 
+/* The running kernel's GNU build id, from sys/kernel/notes (its ELF notes,
+ * what `perf buildid-list -k` prints): id gets *len (<= 20) bytes.
+ * PMS_ENOENT when the notes cannot be read or hold no build id. */
+int pms_kernel_build_id(struct pms_sys *sys, uint8_t id[20], size_t *len);
+
 /* The GNU build id of an ELF image in memory, as pms_elf_build_id.
  * PMS_EPARSE when it is not ELF, PMS_ENOENT when it has no build id. */
 int pms_elf_image_build_id(const void *image, size_t len, uint8_t id[20], size_t *n);

@@ -4,7 +4,8 @@
  * time order here (a stable sort: a chunk's own order kept for equal
  * times) before the table takes them, since a free must come after the
  * allocation it ends and before the allocation that gets the address
- * again. */
+ * again.  Records that end early in the file (a free's 32 bytes) are
+ * made whole here: the table and a perf.data file only see whole ones. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 struct recref {
 	uint64_t time;
 	size_t off; /* in the file: also the tie-break, chunk order */
+	uint16_t body; /* bytes of its body in the file (a short one: PMS_ALLOC_REC_MIN..) */
+	uint8_t nframes;
 };
 
 static int recref_cmp(const void *a, const void *b)
@@ -56,18 +59,23 @@ static int read_all(int fd, unsigned char **out, size_t *len)
 	return 0;
 }
 
-/* The records of one chunk [c, c + len) into refs. */
+/* The records of one chunk [c, c + len) into refs (a record's body may end
+ * early: include/pmuscope/alloc.h). */
 static int index_chunk(const unsigned char *b, size_t c, size_t len, struct recref **refs,
 		       size_t *n, size_t *cap)
 {
 	size_t pos = 0;
-	while (len - pos >= sizeof(struct pms_alloc_rec)) {
+	while (len - pos >= PMS_ALLOC_REC_MIN) {
 		struct pms_alloc_rec r;
-		memcpy(&r, b + c + pos, sizeof(r));
+		memset(&r, 0, sizeof(r));
+		memcpy(&r, b + c + pos, PMS_ALLOC_REC_MIN);
 		if (!r.size)
 			break;
-		if (r.size != sizeof(r) + (size_t)r.nframes * 8 || r.nframes > PMS_ALLOC_MAX_FRAMES ||
-		    !r.kind || r.kind >= PMS_ALLOC_KIND_MAX || r.size > len - pos)
+		size_t frames = (size_t)r.nframes * 8;
+		size_t body = r.size >= frames ? r.size - frames : 0;
+		if (body < PMS_ALLOC_REC_MIN || body > sizeof(r) || body % 8 ||
+		    r.nframes > PMS_ALLOC_MAX_FRAMES || !r.kind || r.kind >= PMS_ALLOC_KIND_MAX ||
+		    r.size > len - pos)
 			return pms_err(PMS_EINVAL,
 				       "allocation stream: malformed record at byte %zu (size %u, "
 				       "kind %u, %u frames)",
@@ -75,7 +83,7 @@ static int index_chunk(const unsigned char *b, size_t c, size_t len, struct recr
 				       (unsigned)r.nframes);
 		if (pms_grow(refs, cap, *n + 1, sizeof(**refs), 4096, "allocation stream") < 0)
 			return PMS_ENOMEM;
-		(*refs)[(*n)++] = (struct recref){ r.time, c + pos };
+		(*refs)[(*n)++] = (struct recref){ r.time, c + pos, (uint16_t)body, r.nframes };
 		pos += r.size;
 	}
 	return 0;
@@ -103,22 +111,24 @@ static long sort_chunked(const unsigned char *b, size_t len, unsigned char **out
 	}
 	if (n)
 		qsort(refs, n, sizeof(*refs), recref_cmp);
-	for (size_t i = 0; i < n; i++) {
-		uint16_t sz;
-		memcpy(&sz, b + refs[i].off, sizeof(sz));
-		total += sz;
-	}
+	for (size_t i = 0; i < n; i++)
+		total += sizeof(struct pms_alloc_rec) + (size_t)refs[i].nframes * 8;
 	unsigned char *o = malloc(total ? total : 1);
 	if (!o) {
 		free(refs);
 		return pms_err(PMS_ENOMEM, "allocation stream: out of memory");
 	}
+	/* each record made whole: its body, the fields past it 0, its frames */
 	size_t at = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint16_t sz;
-		memcpy(&sz, b + refs[i].off, sizeof(sz));
-		memcpy(o + at, b + refs[i].off, sz);
-		at += sz;
+		struct pms_alloc_rec r;
+		size_t frames = (size_t)refs[i].nframes * 8;
+		memset(&r, 0, sizeof(r));
+		memcpy(&r, b + refs[i].off, refs[i].body);
+		r.size = (uint16_t)(sizeof(r) + frames);
+		memcpy(o + at, &r, sizeof(r));
+		memcpy(o + at + sizeof(r), b + refs[i].off + refs[i].body, frames);
+		at += r.size;
 	}
 	free(refs);
 	*out = o;

@@ -138,6 +138,9 @@ struct build {
 	Location **locp;
 	Line *lines;
 	Line **linep;
+	Line **runp;    /* an inline stack's lines, innermost first */
+	size_t *soff;   /* stack j: its location ids from locids[soff[j]] */
+	bool *ran;      /* location i has its inline stack's lines */
 	Function *funcs;
 	Function **funcp;
 	size_t nfuncs;
@@ -160,6 +163,9 @@ static void build_free(struct build *b)
 	free(b->locp);
 	free(b->lines);
 	free(b->linep);
+	free(b->runp);
+	free(b->soff);
+	free(b->ran);
 	free(b->funcs);
 	free(b->funcp);
 	free(b->maps);
@@ -297,6 +303,54 @@ PMS_OPTS_LAYOUT(PMS_EXPORT_PPROF_OPTS, struct pms_export_pprof_opts,
 		PMS_OPTS_END(struct pms_export_pprof_opts, ntype_values),
 		PMS_OPTS_END(struct pms_export_pprof_opts, nalloc_type_values));
 
+/* The stacks' location ids, leaf first (location id = frame + 1): an
+ * inline stack's frames (stacks_int.h inl: together, innermost first, at
+ * one address) are one location, pprof's form of inlined calls
+ * (profile.proto Location.line: "the last entry represents the caller
+ * into which the preceding entries were inlined"): the location of its
+ * outermost frame, with a line per frame. */
+static bool inlined_into_next(const struct pms_export_stacks *stk, size_t j, size_t k)
+{
+	size_t fi = stk->frame[k];
+	return stk->inl[fi] && k + 1 < stk->off[j + 1] &&
+	       stk->inl[stk->frame[k + 1]] == stk->inl[fi] + 1 &&
+	       stk->frames[stk->frame[k + 1]].addr == stk->frames[fi].addr;
+}
+
+static int inline_runs(struct build *b, const struct pms_export_stacks *stk)
+{
+	size_t nframes = stk->off[stk->nstacks], q = 0, nr = 0;
+	b->soff = calloc(stk->nstacks + 1, sizeof(*b->soff));
+	b->runp = calloc(nframes + 1, sizeof(*b->runp));
+	b->ran = calloc(stk->nframes + 1, sizeof(*b->ran));
+	if (!b->soff || !b->runp || !b->ran)
+		return -1;
+	for (size_t j = 0; j < stk->nstacks; j++) {
+		b->soff[j] = q;
+		for (size_t k = stk->off[j]; k < stk->off[j + 1]; k++) {
+			size_t fi = stk->frame[k], c = k;
+			if (inlined_into_next(stk, j, k))
+				continue; /* a line of a location further on */
+			while (c > stk->off[j] && inlined_into_next(stk, j, c - 1))
+				c--;
+			bool run = c < k && stk->inl[stk->frame[c]] == 1; /* innermost to outermost */
+			if (run && !b->ran[fi]) {
+				for (size_t t = c; t <= k; t++)
+					b->runp[nr + t - c] = &b->lines[stk->frame[t]];
+				b->locs[fi].line = &b->runp[nr];
+				b->locs[fi].n_line = k - c + 1;
+				nr += k - c + 1;
+				b->ran[fi] = true;
+			}
+			for (size_t t = c; !run && t < k; t++) /* not a whole stack: one each */
+				b->locids[q++] = stk->frame[t] + 1;
+			b->locids[q++] = fi + 1;
+		}
+	}
+	b->soff[stk->nstacks] = q;
+	return 0;
+}
+
 /* Over 150 lines: the protobuf-c message built in one order (string
  * table, mappings, functions, locations, samples) with one cleanup path
  * for every allocation; not split this round (issue 29 edits this file's
@@ -378,8 +432,8 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 	}
 
 	/* Samples: their stacks' frames leaf first, and their labels. */
-	for (size_t k = 0; k < nframes; k++)
-		b.locids[k] = stk->frame[k] + 1;
+	if (inline_runs(&b, stk) < 0)
+		goto nomem;
 	for (size_t i = 0; i < n; i++) {
 		const struct pms_memreport_sample *x = &r->all[i];
 		const struct pms_memsample *s = &x->s;
@@ -390,8 +444,8 @@ int pms_export_pprof(const struct pms_export_stacks *stk, const struct pms_expor
 		char txt[128];
 		size_t j = stk->stack[i];
 		perftools__profiles__sample__init(sm);
-		sm->location_id = &b.locids[stk->off[j]];
-		sm->n_location_id = stk->off[j + 1] - stk->off[j];
+		sm->location_id = &b.locids[b.soff[j]];
+		sm->n_location_id = b.soff[j + 1] - b.soff[j];
 		b.values[2 * i] = 1;
 		b.values[2 * i + 1] = (s->valid & PMS_MS_WEIGHT) ? (int64_t)s->weight : 0;
 		sm->value = &b.values[2 * i];

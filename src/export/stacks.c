@@ -59,7 +59,7 @@ static char *dup_or_null(const char *s, bool *bad)
 	return d;
 }
 
-static long add_frame(struct build *b, struct pms_export_frame fr)
+static long add_frame(struct build *b, struct pms_export_frame fr, unsigned inl)
 {
 	struct pms_export_stacks *st = b->st;
 	if (st->nframes == b->capframes) {
@@ -68,9 +68,14 @@ static long add_frame(struct build *b, struct pms_export_frame fr)
 		if (!v)
 			return -1;
 		st->frames = v;
+		unsigned *d = realloc(st->inl, c * sizeof(*d));
+		if (!d)
+			return -1;
+		st->inl = d;
 		b->capframes = c;
 	}
 	st->frames[st->nframes] = fr;
+	st->inl[st->nframes] = inl;
 	return (long)st->nframes++;
 }
 
@@ -92,7 +97,7 @@ static int add_sites(struct build *b, const struct pms_memreport *r)
 		f.name = dup_or_null(pms_export_frame_name(s, nb, sizeof(nb)), &bad);
 		f.file = dup_or_null(s->file, &bad);
 		f.module = dup_or_null(s->module ? s->module : "", &bad);
-		if (bad || add_frame(b, f) < 0) {
+		if (bad || add_frame(b, f, 0) < 0) {
 			frame_free(&f);
 			return -1;
 		}
@@ -160,7 +165,8 @@ static long caller_frame(struct build *b, const struct pms_pathreport_frame *pf,
 	f.name = dup_or_null(name, &bad);
 	f.file = dup_or_null(pf->file, &bad);
 	f.module = dup_or_null(pf->module ? pf->module : "", &bad);
-	long idx = bad ? -1 : add_frame(b, f);
+	unsigned inl = (pf->flags & PMS_FRAME_INLINE) ? (pf->flags >> PMS_FRAME_INLINE_SHIFT) + 1 : 0;
+	long idx = bad ? -1 : add_frame(b, f, inl);
 	if (idx < 0) {
 		frame_free(&f);
 		return -1;
@@ -259,9 +265,21 @@ static long stack_of(struct build *b, const struct pms_memreport *r,
 	if (path) {
 		/* A sample without an IP: its path's first frame is its leaf. */
 		const struct pms_pathreport_path *p = pms_pathreport_path_at(paths, PMS_PATHS_ALL, path - 1);
-		size_t k = site >= 0 && p->nframes && is_leaf(&r->sites[site], &p->frames[0]) ? 1 : 0;
+		bool leaf = site >= 0 && p->nframes && is_leaf(&r->sites[site], &p->frames[0]);
+		size_t k = leaf ? 1 : 0, lead = 1;
+		/* the leaf's inline stack (pathprof's frames expanded,
+		 * session/inlpath.c): its frames stand for the site, all named
+		 * at the leaf's address */
+		while (p->nframes && lead < p->nframes && p->frames[lead].ip == p->frames[0].ip &&
+		       (p->frames[lead].flags & PMS_FRAME_INLINE) &&
+		       (p->frames[lead].flags >> PMS_FRAME_INLINE_SHIFT) == lead)
+			lead++;
+		if (leaf && (p->frames[0].flags & PMS_FRAME_INLINE)) {
+			b->nframe--; /* the site's frame pushed above */
+			k = 0;
+		}
 		for (; k < p->nframes; k++) {
-			long f = caller_frame(b, &p->frames[k], k == 0);
+			long f = caller_frame(b, &p->frames[k], k < lead);
 			if (f < 0 || push_frame(b, (size_t)f) < 0)
 				return -1;
 		}
@@ -374,6 +392,7 @@ void pms_export_stacks_free(struct pms_export_stacks *st)
 	for (size_t i = 0; i < st->nframes; i++)
 		frame_free(&st->frames[i]);
 	free(st->frames);
+	free(st->inl);
 	free(st->stack);
 	free(st->off);
 	free(st->frame);

@@ -17,6 +17,10 @@ struct pms_export_stacks {
 	size_t *off;         /* stack j: frame[off[j]] .. frame[off[j + 1] - 1] */
 	size_t *frame;       /* indexes into frames */
 	struct pms_export_frame *frames;
+	/* frame i: 1 + its depth in an inline stack (a PMS_FRAME_INLINE
+	 * frame of the call paths, session/inlpath.c), 0 for any other; a
+	 * stack holds an inline stack's frames together, innermost first */
+	unsigned *inl;
 	size_t nframes;
 	bool callers;        /* some stack has a caller (call paths were recorded) */
 };

@@ -453,6 +453,15 @@ static int features(struct pms_recorder *r, struct pms_sys *sys, const struct pm
 		if ((rc = pms_perfdata_writer_add_build_id(r->w, -1, id, (uint8_t)n, r->paths[i])) < 0)
 			return rc;
 	}
+	/* the kernel's, as perf record files it for [kernel.kallsyms]: a reader
+	 * names the file's kernel IPs from its own kallsyms only when its
+	 * kernel has this id (session/symtrack.c symtrack_kernel_here) */
+	uint8_t kid[20];
+	size_t kn = 0;
+	if (sys && !r->o.hide_kernel_ips && pms_kernel_build_id(sys, kid, &kn) == 0)
+		return pms_perfdata_writer_add_build_id(r->w, -1, kid, (uint8_t)kn,
+							"[kernel.kallsyms]");
+	pms_error_clear();
 	return 0;
 }
 

@@ -13,13 +13,28 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-static void frame_text(const struct pms_pathreport_frame *f, char *buf, size_t cap)
+/* Frame k of p is inlined into the next one (an inline stack's frames,
+ * session/inlpath.c: innermost first, at one address). */
+static bool inlined(const struct pms_pathreport_path *p, size_t k)
+{
+	const struct pms_pathreport_frame *f = &p->frames[k];
+	return (f->flags & PMS_FRAME_INLINE) && k + 1 < p->nframes &&
+	       (p->frames[k + 1].flags & PMS_FRAME_INLINE) && p->frames[k + 1].ip == f->ip &&
+	       p->frames[k + 1].flags >> PMS_FRAME_INLINE_SHIFT ==
+		       (f->flags >> PMS_FRAME_INLINE_SHIFT) + 1;
+}
+
+/* As perf script names an inlined function's frame: "(inlined)" for the
+ * module. */
+static void frame_text(const struct pms_pathreport_frame *f, bool inl, char *buf, size_t cap)
 {
 	const char *mod = f->module && *f->module ? f->module : NULL;
 	const char *base = mod ? mod : "";
 	for (const char *c = base; *c; c++)
 		if (*c == '/')
 			base = c + 1;
+	if (inl && f->func)
+		base = "inlined";
 	if (f->flags & PMS_FRAME_HIDDEN) {
 		snprintf(buf, cap, "[kernel] (addresses hidden: kptr_restrict)");
 	} else if (f->func && f->file) {
@@ -61,7 +76,7 @@ static void text_list(FILE *out, const char *title, const struct pms_pathreport 
 		fprintf(out, "\n");
 		for (size_t k = 0; k < p->nframes; k++) {
 			char line[1024];
-			frame_text(&p->frames[k], line, sizeof(line));
+			frame_text(&p->frames[k], inlined(p, k), line, sizeof(line));
 			fprintf(out, "      %s\n", line);
 		}
 	}
@@ -136,10 +151,12 @@ struct list_ctx {
 
 static void json_frame(struct pms_json *j, const void *ctx, size_t k)
 {
-	const struct pms_pathreport_frame *f = &((const struct pms_pathreport_path *)ctx)->frames[k];
+	const struct pms_pathreport_path *p = ctx;
+	const struct pms_pathreport_frame *f = &p->frames[k];
 	PMS_JSON_FIELDS(j, JX("ip", !(f->flags & PMS_FRAME_HIDDEN), f->ip),
 			JB("kernel", (f->flags & PMS_FRAME_KERNEL) != 0),
-			JB("dwarf", (f->flags & PMS_FRAME_DWARF) != 0), JS("func", f->func),
+			JB("dwarf", (f->flags & PMS_FRAME_DWARF) != 0),
+			JB("inlined", inlined(p, k)), JS("func", f->func),
 			JX("offset", f->func, f->offset), JS("file", f->file),
 			JIQ("line", f->file, f->line), JS("module", f->module));
 }

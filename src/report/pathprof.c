@@ -60,7 +60,8 @@ struct pms_pathprof {
 
 PMS_OPTS_LAYOUT(PMS_PATHPROF_OPTS, struct pms_pathprof_opts,
 		PMS_OPTS_END(struct pms_pathprof_opts, kept_samples),
-		PMS_OPTS_END(struct pms_pathprof_opts, top_only));
+		PMS_OPTS_END(struct pms_pathprof_opts, top_only),
+		PMS_OPTS_END(struct pms_pathprof_opts, no_inline));
 
 int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
 		     struct pms_pathprof **out)

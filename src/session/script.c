@@ -345,7 +345,6 @@ int pms_script_read(struct pms_script *s, int fd, struct pms_sys *sys)
 	    (rc = pms_perfdata_ordered_new(s->r, &s->oq)) < 0)
 		return rc;
 	s->dw.sys = sys;
-	s->inl.sys = sys;
 	if ((s->flags & PMS_SCRIPT_SYMBOLS) && !(s->flags & PMS_SCRIPT_RECORDS_ONLY))
 		return pms_symtrack_new(sys, pms_perfdata_reader_info(s->r), &s->st);
 	return 0;

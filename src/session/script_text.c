@@ -401,6 +401,9 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 	if ((f & (PF_SYM | PF_DSO | PF_SRCLINE)) && (f & PF_IP) && !chain)
 		(void)pms_symtrack_code(pf->st, s->pid, s->ip, kernel_ip(s), (f & PF_SRCLINE) != 0,
 					&nm);
+	/* its text is read at the line's end: fetched while the head is made */
+	if (nm.sym)
+		__builtin_prefetch(nm.sym);
 	if (pf->nlist[0]) { /* -S: the sample's own symbol */
 		struct pms_symtrack_name sn;
 		bool keep = false;

@@ -16,6 +16,7 @@
 
 #include "pmuscope/session.h"
 #include "session/c2c_sites.h"
+#include "session/inlpath.h"
 #include "session/session_int.h"
 #include "session/session_split.h"
 #include "session/symkeep.h"
@@ -31,39 +32,6 @@
 #include "sample/memsrc_int.h"
 #include "perfdata/reader_int.h"
 #include "alloc/alloc_int.h"
-
-struct pms_session {
-	struct pms_sys *sys;
-	const struct pms_topo *topo;
-	struct pms_session_opts o;
-	struct pms_memprof_opts po;
-	struct pms_pathprof_opts pp;
-	struct pms_advise_opts ao;
-	struct pms_c2c_opts co;
-	bool have_paths, have_adv, have_c2c;
-	struct pms_session_callbacks cb;
-	/* live */
-	struct pms_liverun *run;
-	bool finished;
-	struct pms_memprof *prof_before;
-	/* files */
-	struct sfile *files;
-	size_t nfiles;
-	bool ran;
-	/* the sinks */
-	struct pass ps;
-	struct pms_symbolizer *sym;
-	struct pms_maps *sym_maps; /* what sym was made from (symkeep.h), or NULL */
-	/* allocation tracking (pms_session_set_alloc) */
-	struct pms_alloc_table *alloc;
-	int alloc_fd;
-	uint64_t alloc_rate, alloc_threshold;
-	const char *alloc_cal_why;
-	bool clock_mono;          /* the live sampler stamps CLOCK_MONOTONIC */
-	char **problems;         /* "path"-less texts, in file order */
-	size_t *problem_file, nproblems;
-	bool problems_done;
-};
 
 PMS_OPTS_LAYOUT(PMS_SESSION_OPTS, struct pms_session_opts,
 		PMS_OPTS_END(struct pms_session_opts, c2c_opts));
@@ -600,13 +568,13 @@ int sess_passes_join(struct pms_session *s, struct pass *v, size_t n)
 			pms_memprof_free(ps->prof);
 			ps->prof = jp->prof;
 			jp->prof = NULL;
-		} else {
+		} else if (jp->prof) {
 			int rc = pms_memprof_merge(ps->prof, jp->prof);
 			if (rc < 0)
 				return rc;
 		}
 	}
-	if (ps->nids)
+	if (ps->nids && ps->prof)
 		return pms_memprof_set_node_ids(ps->prof, ps->ids, ps->nids);
 	return 0;
 }
@@ -640,8 +608,10 @@ out:
  * nothing else to feed, files (not a pipe) without SESS_UNSPLIT_*. */
 static bool parallel_ok(const struct pms_session *s, size_t min_files)
 {
-	if (s->nfiles < min_files || !s->ps.prof || !s->po.aggregate || s->ps.adv || s->ps.c2c ||
-	    s->ps.types || s->ps.sort || s->cb.sample || s->cb.sideband)
+	/* one file of the types sink alone splits too (its chunks' sinks) */
+	bool agg = s->ps.prof ? s->po.aggregate : s->ps.types && min_files == 1;
+	if (s->nfiles < min_files || !agg || s->ps.adv || s->ps.c2c ||
+	    (s->ps.types && min_files > 1) || s->ps.sort || s->cb.sample || s->cb.sideband)
 		return false;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct sfile *f = &s->files[i];
@@ -656,7 +626,7 @@ static bool parallel_ok(const struct pms_session *s, size_t min_files)
 	return true;
 }
 
-static bool file_has_alloc(const struct sfile *f)
+bool sess_file_has_alloc(const struct sfile *f)
 {
 	const void *p;
 	size_t len;
@@ -679,7 +649,7 @@ static int files_keep_for_alloc(struct pms_session *s)
 			continue;
 		if ((rc = file_open(&s->files[i])) < 0)
 			return rc;
-		any = file_has_alloc(&s->files[i]);
+		any = sess_file_has_alloc(&s->files[i]);
 	}
 	if (!any)
 		return 0;
@@ -722,14 +692,15 @@ static int files_run(struct pms_session *s)
 		return decode_parallel(s, jobs < s->nfiles ? jobs : s->nfiles);
 	/* one file on several threads: the same (call paths too), and the
 	 * file's data splits (decode_split) */
-	const struct sess_ops ops = { sess_file_decode, sess_jobs_run, sess_passes_join, &s->po,
-				      s->ps.paths };
-	if (s->nfiles == 1 && jobs > 1 && s->ps.prof && s->po.aggregate && !s->ps.adv &&
-	    !s->ps.c2c && !s->ps.types && !s->ps.sort && !s->cb.sample && !s->cb.sideband &&
+	const struct sess_ops ops = { sess_file_decode, sess_jobs_run, sess_passes_join,
+				      s->ps.prof ? &s->po : NULL, s->ps.paths, s->ps.types };
+	if (s->nfiles == 1 && jobs > 1 && (s->ps.prof ? s->po.aggregate : !!s->ps.types) &&
+	    !s->ps.adv &&
+	    !s->ps.c2c && !s->ps.sort && !s->cb.sample && !s->cb.sideband &&
 	    strcmp(s->files[0].path, "-")) {
 		if ((rc = file_open(&s->files[0])) < 0)
 			return rc;
-		if (!file_has_alloc(&s->files[0]) && parallel_ok(s, 1) &&
+		if (!sess_file_has_alloc(&s->files[0]) && parallel_ok(s, 1) &&
 		    (rc = sess_decode_split(s, &s->files[0], jobs, &ops)) != 0) {
 			s->files[0].first = 0;
 			s->files[0].end = pms_memprof_count(s->ps.prof);
@@ -1077,7 +1048,19 @@ struct pms_advisor *pms_session_take_advisor(struct pms_session *s)
 
 /* ---- the report ----------------------------------------------------------- */
 
-static void symbolizer_make(struct pms_session *s)
+/* Files: kernel IPs are named from this machine's kallsyms, in every table
+ * and call path, when every file's kernel is the running one (the build-id
+ * check symtrack makes for report -s and script), as a live run names them. */
+static bool files_kernel_here(struct pms_session *s)
+{
+	bool here = !s->run && s->nfiles > 0 && s->sym && pms_symbolizer_kernel_visible(s->sym);
+	for (size_t i = 0; here && i < s->nfiles; i++)
+		here = s->files[i].r &&
+		       symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r));
+	return here;
+}
+
+void sess_symbolizer_make(struct pms_session *s)
 {
 	if (!s->o.symbols || s->sym || !s->sys)
 		return;
@@ -1152,13 +1135,20 @@ int pms_session_report(struct pms_session *s, const struct pms_memreport_input *
 		in.duration_ns = pms_session_span_ns(s);
 	}
 	pms_memreport_input_from_src(&in, &info, &sst);
-	symbolizer_make(s);
+	sess_symbolizer_make(s);
+	bool here = files_kernel_here(s);
+	in.recorded = in.recorded && !here;
 	struct pms_memreport *rep = NULL;
 	if ((rc = pms_memprof_report(s->ps.prof, s->sym, &in, &rep)) < 0)
 		return rc;
 	if (paths && s->ps.paths) {
-		bool kvis = s->run ? s->o.kernel_visible : false;
-		if ((rc = pms_pathprof_report(s->ps.paths, rep, s->sym, kvis, paths)) < 0) {
+		bool kvis = s->run ? s->o.kernel_visible : here;
+		/* perf's inline stacks, one expansion for every output (inlpath.h) */
+		if ((rc = pms_pathprof_report(s->ps.paths, rep, s->sym, kvis, paths)) < 0 ||
+		    (s->sym && !s->pp.no_inline &&
+		     (rc = inlpath_report(s->sym, pms_memprof_maps(s->ps.prof), *paths)) < 0)) {
+			pms_pathreport_free(*paths);
+			*paths = NULL;
 			pms_memreport_free(rep);
 			return rc;
 		}
@@ -1269,9 +1259,6 @@ static int c2c_feed_live(struct pms_session *s)
 	return rc < 0 ? rc : 0;
 }
 
-static int alloc_from_files(struct pms_session *s);
-static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f);
-
 int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 {
 	int rc;
@@ -1282,206 +1269,24 @@ int pms_session_c2c_report(struct pms_session *s, struct pms_c2c_report **out)
 	pms_c2c_set_engine(s->ps.c2c, info.engine);
 	if (s->run && (rc = c2c_feed_live(s)) < 0)
 		return rc;
-	/* files: kernel IPs named as report names them, from this machine's
-	 * kallsyms when every file's kernel is the running one */
-	if (!s->run) {
-		bool here = s->sys && s->nfiles > 0;
-		for (size_t i = 0; here && i < s->nfiles; i++)
-			here = s->files[i].r &&
-			       symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r));
-		pms_c2c_set_recorded(s->ps.c2c, !here);
-	}
-	symbolizer_make(s);
+	sess_symbolizer_make(s);
+	if (!s->run)
+		pms_c2c_set_recorded(s->ps.c2c, !files_kernel_here(s));
 	struct pms_c2c_report *rep = NULL;
 	if ((rc = pms_c2c_report(s->ps.c2c, pms_memprof_maps(s->ps.prof), s->sym, &rep)) < 0)
 		return rc;
 	if (s->run && !s->o.kernel_visible)
 		pms_c2c_report_hide_kernel(rep);
 	/* each line's allocation site (a tracked command or its file) */
-	if (!s->alloc && !s->run && (rc = alloc_from_files(s)) < 0)
+	if (!s->alloc && !s->run && (rc = sess_alloc_from_files(s)) < 0)
 		goto fail;
 	if (s->alloc && s->run && (rc = (int)pms_alloc_table_read_fd(s->alloc, s->alloc_fd)) < 0)
 		goto fail;
-	if (s->alloc && (rc = pms_c2c_sites_name(s->alloc, s->ps.c2c, rep, alloc_namer, s->sym)) < 0)
+	if (s->alloc && (rc = pms_c2c_sites_name(s->alloc, s->ps.c2c, rep, sess_alloc_namer, s->sym)) < 0)
 		goto fail;
 	*out = rep;
 	return 0;
 fail:
 	pms_c2c_report_free(rep);
 	return rc;
-}
-
-/* ---- allocation sites ------------------------------------------------------ */
-
-int pms_session_set_alloc(struct pms_session *s, int fd, uint64_t rate, uint64_t threshold)
-{
-	if (!s->run || fd < 0 || s->alloc) {
-		if (fd >= 0)
-			close(fd);
-		return pms_err(PMS_EINVAL, "pms_session_set_alloc: a live session, once, and a channel");
-	}
-	int rc = pms_alloc_table_new(&s->alloc);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	s->alloc_fd = fd;
-	if (s->ps.c2c)
-		pms_c2c_keep_touches(s->ps.c2c); /* each line's site (c2c_sites.h) */
-	s->alloc_rate = rate;
-	s->alloc_threshold = threshold;
-	struct pms_memsrc_info info;
-	pms_session_info(s, &info);
-	if (!(info.sample_type & PERF_SAMPLE_TIME) || !s->clock_mono)
-		s->alloc_cal_why = "the samples are not stamped with CLOCK_MONOTONIC "
-				   "(pms_sampler_opts.clock_monotonic)";
-	return 0;
-}
-
-static void alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f)
-{
-	struct pms_symbolizer *names = ud;
-	struct pms_symbol sym;
-	memset(&sym, 0, sizeof(sym));
-	/* a return address: its call is the byte before */
-	int rc = names ? pms_symbolizer_code_pid(names, (pid_t)pid, ip ? ip - 1 : 0, false, true,
-						 &sym)
-		       : PMS_ENOENT;
-	f->func = rc == 0 && sym.func ? strdup(sym.func) : NULL;
-	f->file = rc == 0 && sym.file ? strdup(sym.file) : NULL;
-	f->line = rc == 0 ? sym.line : 0;
-	f->module = strdup(sym.module ? sym.module : "");
-}
-
-long pms_session_alloc_lookup(struct pms_session *s, uint32_t pid, uint64_t addr, uint64_t time,
-			      struct pms_alloc_info *info)
-{
-	return s && s->alloc ? pms_alloc_table_lookup(s->alloc, pid, addr, time, info) : -1;
-}
-
-/* Files: the allocation records of every file that has them (`mem -o`,
- * `record -o` with tracking), file i's in process space i: a merged
- * report's files are different runs, whose pids and times are their own.
- * The rate and threshold reported are the first such file's. */
-static int alloc_from_files(struct pms_session *s)
-{
-	int rc;
-	for (size_t i = 0; i < s->nfiles; i++) {
-		const unsigned char *p;
-		size_t len;
-		if (!s->files[i].r ||
-		    pms_perfdata_reader_alloc_records(s->files[i].r, (const void **)&p, &len) < 0 ||
-		    len < 16)
-			continue;
-		uint64_t rate, thr;
-		memcpy(&rate, p, 8);
-		memcpy(&thr, p + 8, 8);
-		if (!s->alloc) {
-			if ((rc = pms_alloc_table_new(&s->alloc)) < 0)
-				return rc;
-			s->alloc_rate = rate;
-			s->alloc_threshold = thr;
-		}
-		(void)pms_alloc_table_set_space(s->alloc, (uint32_t)i);
-		long used = pms_alloc_table_feed(s->alloc, p + 16, len - 16);
-		if (used < 0)
-			return pms_err((int)used, "%s: %s", s->files[i].path, pms_error_last());
-	}
-	if (!s->alloc)
-		return 0;
-	(void)pms_alloc_table_set_space(s->alloc, 0);
-	struct pms_memsrc_info info;
-	pms_session_info(s, &info);
-	if (!(info.sample_type & PERF_SAMPLE_TIME))
-		s->alloc_cal_why = "the samples have no time";
-	return 0;
-}
-
-/* The process space of the report's sample i: its file's (files). */
-static uint32_t sample_space(const struct pms_session *s, size_t i)
-{
-	for (size_t f = 0; !s->run && f < s->nfiles; f++)
-		if (i >= s->files[f].first && i < s->files[f].end)
-			return (uint32_t)f;
-	return 0;
-}
-
-int pms_session_has_alloc(const struct pms_session *s)
-{
-	if (s->alloc)
-		return 1;
-	for (size_t i = 0; i < s->nfiles; i++)
-		if (file_has_alloc(&s->files[i]))
-			return 1;
-	return 0;
-}
-
-int pms_session_alloc_report(struct pms_session *s, const struct pms_memreport *rep,
-			     struct pms_alloc_report **out)
-{
-	int rc;
-	if (!s->alloc && !s->run && (rc = alloc_from_files(s)) < 0)
-		return rc;
-	if (!s->alloc)
-		return pms_err(PMS_EINVAL, "pms_session_alloc_report: no allocation tracking");
-	if (rep->with_addr && !rep->nall)
-		return pms_err(PMS_EINVAL, "pms_session_alloc_report: the report has no sample list");
-	long n = s->run ? pms_alloc_table_read_fd(s->alloc, s->alloc_fd) : 0;
-	if (n < 0)
-		return (int)n;
-	struct pms_alloc_sites *st = NULL;
-	if ((rc = pms_alloc_sites_new(s->alloc, &st)) < 0)
-		return rc;
-	long *tsite = calloc(rep->nall ? rep->nall : 1, sizeof(*tsite));
-	if (!tsite) {
-		pms_alloc_sites_free(st);
-		return pms_err(PMS_ENOMEM, "pms_session_alloc_report: out of memory");
-	}
-	for (size_t i = 0; i < rep->nall; i++) {
-		const struct pms_memreport_sample *x = &rep->all[i];
-		tsite[i] = -1;
-		if (!(x->s.valid & PMS_MS_ADDR) || !(x->s.valid & PMS_MS_TIME))
-			continue;
-		struct pms_alloc_sample a = { x->s.pid,	    x->s.addr,
-					      x->s.time,	    (x->s.valid & PMS_MS_WEIGHT) ? x->s.weight : 0,
-					      x->mem_node,	    x->cpu_node,
-					      sample_space(s, i) };
-		tsite[i] = pms_alloc_sites_add(st, &a);
-	}
-	/* --apply's first measurement (rep is its report, the session already
-	 * on the second's fresh profile): named through the first's maps, in
-	 * a symbolizer of its own (the session's is made later, for the end) */
-	struct pms_symbolizer *names = NULL, *own = NULL;
-	if (s->prof_before && !s->sym && s->o.symbols && s->sys) {
-		if (pms_symbolizer_new(s->sys, pms_memprof_maps(s->prof_before), &own) < 0)
-			own = NULL;
-		else if (!s->o.demangle)
-			pms_symbolizer_set_demangle(own, false);
-		names = own;
-	} else {
-		symbolizer_make(s);
-		names = s->sym;
-	}
-	struct pms_alloc_report *r = NULL;
-	rc = pms_alloc_sites_report(st, 0, alloc_namer, names, &r);
-	pms_symbolizer_free(own);
-	pms_alloc_sites_free(st);
-	if (rc < 0) {
-		free(tsite);
-		return rc;
-	}
-	for (size_t i = 0; i < rep->nall; i++)
-		if (tsite[i] >= 0)
-			tsite[i] = (size_t)tsite[i] < r->nsite_rank ? r->site_rank[tsite[i]] : -1;
-	r->sample_site = tsite;
-	r->nsample_site = rep->nall;
-	r->rate = s->alloc_rate;
-	r->threshold = s->alloc_threshold;
-	r->calibration_why = s->alloc_cal_why;
-	if (s->ps.types && (rc = types_sink_alloc_sites(s->ps.types, rep, r)) < 0) {
-		pms_alloc_report_free(r);
-		return rc;
-	}
-	*out = r;
-	return 0;
 }

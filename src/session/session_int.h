@@ -82,8 +82,9 @@ struct sess_ops {
 	int (*decode)(struct pass *ps, struct sfile *f);
 	void (*run)(struct jobs *js, size_t threads);
 	int (*join)(struct pms_session *s, struct pass *v, size_t n);
-	const struct pms_memprof_opts *po;
+	const struct pms_memprof_opts *po; /* NULL: the session has no profile */
 	struct pms_pathprof *paths; /* the session's call paths, or NULL */
+	struct types_sink *types;   /* the session's types sink, or NULL */
 };
 /* The sample fields that keep files from their own passes: several files
  * (their passes would need the session's call paths), one file's chunks
@@ -95,5 +96,49 @@ struct sess_ops {
  * does not split (read as before); or an error. */
 int sess_decode_split(struct pms_session *s, struct sfile *f, size_t threads,
 		      const struct sess_ops *ops);
+
+/* The session (session.c; its allocation part in session_alloc.c). */
+struct pms_session {
+	struct pms_sys *sys;
+	const struct pms_topo *topo;
+	struct pms_session_opts o;
+	struct pms_memprof_opts po;
+	struct pms_pathprof_opts pp;
+	struct pms_advise_opts ao;
+	struct pms_c2c_opts co;
+	bool have_paths, have_adv, have_c2c;
+	struct pms_session_callbacks cb;
+	/* live */
+	struct pms_liverun *run;
+	bool finished;
+	struct pms_memprof *prof_before;
+	/* files */
+	struct sfile *files;
+	size_t nfiles;
+	bool ran;
+	/* the sinks */
+	struct pass ps;
+	struct pms_symbolizer *sym;
+	struct pms_maps *sym_maps; /* what sym was made from (symkeep.h), or NULL */
+	/* allocation tracking (pms_session_set_alloc) */
+	struct pms_alloc_table *alloc;
+	int alloc_fd;
+	uint64_t alloc_rate, alloc_threshold;
+	const char *alloc_cal_why;
+	bool clock_mono;          /* the live sampler stamps CLOCK_MONOTONIC */
+	char **problems;         /* "path"-less texts, in file order */
+	size_t *problem_file, nproblems;
+	bool problems_done;
+};
+
+/* session.c: whether a file holds allocation records; the session's
+ * symbolizer, made once from the profile's mappings (names are a nicety:
+ * NULL on failure). */
+bool sess_file_has_alloc(const struct sfile *f);
+void sess_symbolizer_make(struct pms_session *s);
+/* session_alloc.c: the files' allocation records into s->alloc (0 or an
+ * error); a site frame named through the symbolizer ud (pid, return ip). */
+int sess_alloc_from_files(struct pms_session *s);
+void sess_alloc_namer(void *ud, uint32_t pid, uint64_t ip, struct pms_alloc_frame *f);
 
 #endif

@@ -3,6 +3,7 @@
 #include "session/session_int.h"
 #include "report/pathprof_merge.h"
 #include "sample/memsrc_int.h"
+#include "session/types_sink.h"
 #include "util/error.h"
 
 #include <pthread.h>
@@ -113,7 +114,8 @@ int sess_split_open(struct pms_perfdata_reader **fr, struct pms_memsrc **fsrc, s
 	return 1;
 }
 
-int sess_split_seed(struct sess_split *sp, size_t k, struct pms_memprof *prof)
+int sess_split_seed(struct sess_split *sp, size_t k, struct pms_memprof *prof,
+		    struct types_sink *types)
 {
 	const struct pms_pd_chunk *c = &sp->plan.chunk[k];
 	struct pms_pd_chunk all = { sp->plan.chunk[0].start, sp->plan.chunk[sp->n - 1].end,
@@ -134,8 +136,10 @@ int sess_split_seed(struct sess_split *sp, size_t k, struct pms_memprof *prof)
 						   (unsigned long long)e->off);
 			break;
 		}
-		if (!(ev.rec.type == PMS_RECORD_COMM && (ev.rec.misc & PMS_MISC_COMM_EXEC)))
+		if (prof && !(ev.rec.type == PMS_RECORD_COMM && (ev.rec.misc & PMS_MISC_COMM_EXEC)))
 			rc = pms_memprof_sideband(prof, &ev.rec, NULL);
+		if (rc >= 0 && types)
+			rc = types_sink_sideband(types, &ev.rec);
 	}
 	pms_perfdata_reader_free(r);
 	return rc < 0 ? rc : 0;
@@ -159,17 +163,19 @@ void sess_split_close(struct sess_split *sp, struct pms_memsrc *fsrc,
 /* ---- the decode (session.c's passes, one per chunk) ---------------------- */
 
 /* Chunk k's file and pass: a profile (the side-band before it given, after
- * the first), and call paths when the session has them. */
+ * the first), call paths and a types sink when the session has them (the
+ * types sink alone: no profile). */
 static int pass_new(const struct sess_ops *ops, struct pms_session *s, const struct sfile *f,
 		    struct sess_split *sp, size_t k, struct pass *v, struct sfile *fv)
 {
 	int rc;
 	fv[k] = (struct sfile){ .path = f->path, .fd = -1, .r = sp->r[k], .src = sp->src[k] };
 	v[k] = (struct pass){ .s = s, .prof_samples = true };
-	if ((rc = pms_memprof_new(NULL, ops->po, &v[k].prof)) < 0 ||
-	    (ops->paths && (rc = pms_pathprof_twin(ops->paths, &v[k].paths)) < 0))
+	if ((ops->po && (rc = pms_memprof_new(NULL, ops->po, &v[k].prof)) < 0) ||
+	    (ops->paths && (rc = pms_pathprof_twin(ops->paths, &v[k].paths)) < 0) ||
+	    (ops->types && (rc = types_sink_twin(ops->types, &v[k].types)) < 0))
 		return rc;
-	return k ? sess_split_seed(sp, k, v[k].prof) : 0;
+	return k ? sess_split_seed(sp, k, v[k].prof, v[k].types) : 0;
 }
 
 /* The chunks of sp (over file f) on threads threads: one pass and profile
@@ -195,6 +201,8 @@ static void split_drop(struct sess_split *sp, struct pass *v, struct sfile *fv)
 		v[k].prof = NULL;
 		pms_pathprof_free(v[k].paths);
 		v[k].paths = NULL;
+		types_sink_free(v[k].types);
+		v[k].types = NULL;
 		free(fv[k].err);
 		fv[k].err = NULL;
 	}
@@ -293,6 +301,9 @@ int sess_decode_split(struct pms_session *s, struct sfile *f, size_t threads,
 	/* the call paths in chunk order, into the session's (empty so far) */
 	for (size_t k = 0; rc >= 0 && ops->paths && k < sp.n; k++)
 		rc = pms_pathprof_merge(ops->paths, v[k].paths);
+	/* the types likewise (each chunk's twin sink, one resolver) */
+	for (size_t k = 0; rc >= 0 && ops->types && k < sp.n; k++)
+		rc = types_sink_join(ops->types, v[k].types);
 	split_drop(&sp, v, fv);
 	sess_split_close(&sp, f->src, quick ? f->r : NULL);
 	return rc < 0 ? rc : 1;

@@ -38,9 +38,12 @@ bool sess_split_quick_held(const struct sess_split *sp, const struct pms_perfdat
  * its order kept for its queue); or an error. */
 int sess_split_open(struct pms_perfdata_reader **fr, struct pms_memsrc **fsrc, size_t parts,
 		    struct sess_split *sp);
-/* Give prof the side-band that precedes chunk k in perf's order, as the
- * session's file_sideband gives it (COMM exec aside). */
-int sess_split_seed(struct sess_split *sp, size_t k, struct pms_memprof *prof);
+/* Give prof (and types, when not NULL) the side-band that precedes chunk
+ * k in perf's order, as the session's file_sideband gives it (COMM exec
+ * aside for prof). */
+struct types_sink;
+int sess_split_seed(struct sess_split *sp, size_t k, struct pms_memprof *prof,
+		    struct types_sink *types);
 /* What the chunks' sources counted into fsrc, and (the quick way) what
  * their readers counted into fr, when not NULL; the chunks freed. */
 void sess_split_close(struct sess_split *sp, struct pms_memsrc *fsrc,

@@ -794,7 +794,6 @@ static size_t sample_frames(struct pms_sorthist *h, const struct pms_memsrc_samp
 		*fr = x->path.frames;
 		return x->path.n;
 	}
-	h->inl.sys = h->sys;
 	if (!(h->cg & PMS_SORTHIST_NO_INLINE)) /* perf's inline frames */
 		(void)inlpath_expand(&h->inl, h->st, x->ms.pid, *fr, n, fr, &n);
 	return n;

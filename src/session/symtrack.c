@@ -111,6 +111,11 @@ struct pms_symtrack {
 			uint32_t rec;
 		} *rv;
 		size_t rn, rcap;
+		/* per HINT_SHIFT granule of offsets, range_above's last answer
+		 * there (0: none): checked against the runs, so an answer an
+		 * insertion moved costs a step, not a wrong name */
+		uint32_t *hint;
+		size_t nhint;
 	} *own;
 	size_t nown, capown;
 	/* names, module paths and source files, interned: a cached name
@@ -119,27 +124,14 @@ struct pms_symtrack {
 	size_t scap, sused;
 };
 
-/* The running kernel's build id from sys/kernel/notes (ELF notes). */
+/* The running kernel's build id (0 bytes: none). */
 static size_t kernel_build_id(struct pms_sys *sys, uint8_t id[20])
 {
-	char *b = NULL;
-	size_t len = 0, n = 0;
-	if (pms_sys_read_file(sys, "sys/kernel/notes", &b, &len) < 0)
+	size_t n = 0;
+	if (pms_kernel_build_id(sys, id, &n) < 0) {
+		pms_error_clear();
 		return 0;
-	for (size_t o = 0; o + sizeof(Elf64_Nhdr) <= len;) {
-		Elf64_Nhdr h;
-		memcpy(&h, b + o, sizeof(h));
-		size_t name = o + sizeof(h), desc = name + ((h.n_namesz + 3u) & ~3u);
-		if (desc + h.n_descsz > len)
-			break;
-		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 && !memcmp(b + name, "GNU", 4)) {
-			n = h.n_descsz < 20 ? h.n_descsz : 20;
-			memcpy(id, b + desc, n);
-			break;
-		}
-		o = desc + ((h.n_descsz + 3u) & ~3u);
 	}
-	free(b);
 	return n;
 }
 
@@ -254,8 +246,10 @@ void pms_symtrack_free(struct pms_symtrack *t)
 		free(t->p[i].mod);
 	}
 	free(t->p);
-	for (size_t i = 0; i < t->nown; i++)
+	for (size_t i = 0; i < t->nown; i++) {
 		free(t->own[i].rv);
+		free(t->own[i].hint);
+	}
 	free(t->own);
 	free(t->c);
 	free(t->r);
@@ -587,10 +581,57 @@ static size_t range_above(const struct modown *o, uint64_t key)
 	return base + (v[base].lo <= key);
 }
 
-/* The record of the run holding key in o's runs, or -1. */
-static int64_t range_find(const struct modown *o, uint64_t key)
+/* Offsets a hint covers (512 bytes: a few functions), and the offsets
+ * hinted at all (512 MiB of a module; 4 MiB of hints at most). */
+#define HINT_SHIFT 9
+#define HINT_MAX ((size_t)1 << 11)
+
+/* range_above, starting from the answer last given in key's granule
+ * (a sample's search of a module's runs was a fifth of `script -F
+ * ip,sym,dso`): that answer when it still brackets key, a step or two
+ * from it, else the search. */
+static size_t range_above_hinted(struct modown *o, uint64_t key)
 {
-	size_t lo = range_above(o, key);
+	const struct krange *v = o->rv;
+	size_t g = (size_t)(key >> HINT_SHIFT), a;
+	if (g >= HINT_MAX)
+		return range_above(o, key);
+	if (g >= o->nhint) {
+		size_t n = o->nhint ? o->nhint : 256;
+		uint32_t *h;
+		while (n <= g)
+			n *= 2;
+		if (n > HINT_MAX || !(h = realloc(o->hint, n * sizeof(*h))))
+			return range_above(o, key);
+		memset(h + o->nhint, 0, (n - o->nhint) * sizeof(*h));
+		o->hint = h;
+		o->nhint = n;
+	}
+	a = o->hint[g];
+	if (a && a <= o->rn) {
+		/* a runs start at or below key: v[a - 1].lo <= key < v[a].lo */
+		for (int step = 0; step < 3; step++) {
+			if (v[a - 1].lo > key) {
+				if (--a == 0)
+					break;
+			} else if (a < o->rn && v[a].lo <= key) {
+				a++;
+			} else {
+				o->hint[g] = (uint32_t)a;
+				return a;
+			}
+		}
+	}
+	a = range_above(o, key);
+	if (a <= UINT32_MAX)
+		o->hint[g] = (uint32_t)a;
+	return a;
+}
+
+/* The record of the run holding key in o's runs, or -1. */
+static int64_t range_find(struct modown *o, uint64_t key)
+{
+	size_t lo = range_above_hinted(o, key);
 	return lo && key < o->rv[lo - 1].hi ? (int64_t)o->rv[lo - 1].rec : -1;
 }
 
@@ -598,7 +639,7 @@ static int64_t range_find(const struct modown *o, uint64_t key)
  * it meets its neighbours. */
 static void range_add(struct modown *o, uint64_t key, uint64_t lo, uint64_t hi, uint32_t rec)
 {
-	size_t at = range_above(o, key);
+	size_t at = range_above_hinted(o, key);
 	if (at && o->rv[at - 1].hi > lo)
 		lo = o->rv[at - 1].hi;
 	if (at < o->rn && o->rv[at].lo < hi)
@@ -889,6 +930,11 @@ int pms_symtrack_data(struct pms_symtrack *t, uint32_t pid, uint64_t addr,
 		      struct pms_symtrack_name *out)
 {
 	return named(t, pid, addr, (addr >> 63) ? 1 : 2, false, out);
+}
+
+struct pms_symbolizer *symtrack_symbolizer(struct pms_symtrack *t)
+{
+	return t ? t->sym : NULL;
 }
 
 const struct pms_maps *symtrack_maps(struct pms_symtrack *t, uint32_t pid)

@@ -62,6 +62,10 @@ int pms_symtrack_code(struct pms_symtrack *t, uint32_t pid, uint64_t ip, bool ke
 int pms_symtrack_data(struct pms_symtrack *t, uint32_t pid, uint64_t addr,
 		      struct pms_symtrack_name *out);
 
+/* The symbolizer that names the stream's addresses (its module files'
+ * DWARF: the inline stacks, session/inlpath.c); borrowed, as long as t. */
+struct pms_symbolizer *symtrack_symbolizer(struct pms_symtrack *t);
+
 /* Process pid's mappings at this point of the stream (the DWARF unwinder's
  * modules), NULL when none were seen; borrowed until the next record. */
 const struct pms_maps *symtrack_maps(struct pms_symtrack *t, uint32_t pid);

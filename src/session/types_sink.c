@@ -7,6 +7,7 @@
 #include "pmuscope/datasrc.h"
 #include "pmuscope/symbols.h"
 #include "session/types_sink.h"
+#include "types/typeprof_int.h"
 #include "util/error.h"
 
 struct types_sink {
@@ -22,12 +23,42 @@ int types_sink_new(struct types_sink **out)
 	int rc = pms_typeprof_new(&t->tp);
 	if (rc == 0)
 		rc = pms_maps_new(&t->maps);
+	if (rc == 0) /* the paths are the mappings', changed only here */
+		ty_prof_memo_paths(t->tp, true);
 	if (rc < 0) {
 		types_sink_free(t);
 		return rc;
 	}
 	*out = t;
 	return 0;
+}
+
+int types_sink_twin(struct types_sink *t, struct types_sink **out)
+{
+	struct types_sink *n = calloc(1, sizeof(*n));
+	if (!n)
+		return pms_err(PMS_ENOMEM, "types: sink");
+	int rc = ty_prof_twin(t->tp, &n->tp);
+	if (rc == 0)
+		rc = pms_maps_new(&n->maps);
+	if (rc == 0)
+		ty_prof_memo_paths(n->tp, true);
+	if (rc < 0) {
+		types_sink_free(n);
+		return rc;
+	}
+	*out = n;
+	return 0;
+}
+
+int types_sink_join(struct types_sink *t, struct types_sink *part)
+{
+	struct pms_maps *m = t->maps;
+	t->maps = part->maps;
+	part->maps = m;
+	ty_prof_memo_paths(t->tp, true);
+	ty_prof_memo_paths(part->tp, true);
+	return ty_prof_merge(t->tp, part->tp);
 }
 
 void types_sink_free(struct types_sink *t)
@@ -48,7 +79,9 @@ int types_sink_sideband(struct types_sink *t, const struct pms_record *rec)
 						 : !(rec->misc & PMS_MISC_MMAP_DATA);
 	if (!exec || !m->filename)
 		return 0;
-	/* a mapping the maps refuse (empty) is left out, not fatal */
+	/* a mapping the maps refuse (empty) is left out, not fatal; the
+	 * paths of those it replaces are freed: the profile forgets them */
+	ty_prof_memo_paths(t->tp, true);
 	int rc = pms_maps_add(t->maps, m->addr, m->len, m->pgoff, m->ino, true, m->filename);
 	return rc == PMS_ENOMEM ? rc : 0;
 }

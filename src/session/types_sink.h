@@ -15,6 +15,14 @@
 struct types_sink;
 int types_sink_new(struct types_sink **out);
 void types_sink_free(struct types_sink *t);
+/* A sink for one chunk of a file read on its own thread (session_split.c):
+ * its own mappings and profile, the profile a twin of t's (the same
+ * resolver and cache, ty_prof_twin).  Freed before t.  0 or PMS_ENOMEM. */
+int types_sink_twin(struct types_sink *t, struct types_sink **out);
+/* Chunk part's counts added to t's, the chunks joined in file order;
+ * t takes part's mappings (after the last chunk: the file's).  0 or
+ * PMS_ENOMEM. */
+int types_sink_join(struct types_sink *t, struct types_sink *part);
 /* An executable MMAP/MMAP2 joins the mappings (others are ignored): 0 or
  * PMS_ENOMEM. */
 int types_sink_sideband(struct types_sink *t, const struct pms_record *rec);

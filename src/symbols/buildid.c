@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pmuscope/symbols.h"
+#include "pmuscope/sys.h"
 #include "util/error.h"
 
 int pms_elf_build_id(const char *path, uint8_t id[20], size_t *len)
@@ -44,4 +46,32 @@ out:
 		elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+int pms_kernel_build_id(struct pms_sys *sys, uint8_t id[20], size_t *len)
+{
+	char *b = NULL;
+	size_t blen = 0;
+	int ret = PMS_ENOENT;
+	if (!sys || !id || !len)
+		return pms_err(PMS_EINVAL, "kernel_build_id: NULL argument");
+	*len = 0;
+	if (pms_sys_read_file(sys, "sys/kernel/notes", &b, &blen) < 0)
+		return pms_err(PMS_ENOENT, "sys/kernel/notes: cannot read the kernel's build id");
+	for (size_t o = 0; o + sizeof(Elf64_Nhdr) <= blen;) {
+		Elf64_Nhdr h;
+		memcpy(&h, b + o, sizeof(h));
+		size_t name = o + sizeof(h), desc = name + ((h.n_namesz + 3u) & ~3u);
+		if (desc + h.n_descsz > blen)
+			break;
+		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 && !memcmp(b + name, "GNU", 4)) {
+			*len = h.n_descsz < 20 ? h.n_descsz : 20;
+			memcpy(id, b + desc, *len);
+			ret = 0;
+			break;
+		}
+		o = desc + ((h.n_descsz + 3u) & ~3u);
+	}
+	free(b);
+	return ret == 0 ? 0 : pms_err(PMS_ENOENT, "sys/kernel/notes: no GNU build id note");
 }

@@ -8,30 +8,14 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
-#include <limits.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/cuidx.h"
 #include "symbols/inline_int.h"
+#include "symbols/symbols_int.h"
 #include "util/error.h"
-
-#ifdef PMS_HAVE_LIBIBERTY
-#include <libiberty/demangle.h>
-#endif
-
-char *pms_sym_demangle(const char *name)
-{
-#ifdef PMS_HAVE_LIBIBERTY
-	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
-		return NULL;
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
-#else
-	(void)name;
-	return NULL;
-#endif
-}
 
 /* One address's answer: frames [first, first + n) of the pool. */
 struct slot {
@@ -40,31 +24,17 @@ struct slot {
 	bool used;
 };
 
-/* A unit's address range, for modules without .debug_aranges (clang's
- * default), where libdw's lookup by address finds no unit. */
-struct curange {
-	uint64_t lo, hi;
-	Dwarf_Off die;
-};
-
 struct module {
 	char *path;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	GElf_Addr mainbias;
-	Elf *elf;
-	Dwarf *dw;
-	Dwarf_Addr dwbias;
-	struct curange *cur; /* built at the first lookup libdw cannot place */
-	size_t ncur;
-	bool cur_built;
-	bool none; /* no DWARF (or not readable): no frame, no more work */
+	/* the symbolizer's handle on the file's DWARF (its units' index too);
+	 * NULL: no DWARF (or not readable): no frame, no more work */
+	struct pms_sym_dwfile *f;
 	struct slot *slots;
 	size_t cap, used;
 };
 
 struct pms_inline {
-	struct pms_sys *sys;
+	struct pms_symbolizer *sym;
 	struct module *mods;
 	size_t nmods, capmods;
 	size_t last; /* the module of the last lookup */
@@ -74,19 +44,13 @@ struct pms_inline {
 	size_t nowned, capowned;
 };
 
-static const Dwfl_Callbacks offline_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-int pms_inline_new(struct pms_sys *sys, struct pms_inline **out)
+int pms_inline_new(struct pms_symbolizer *sym, struct pms_inline **out)
 {
 	struct pms_inline *c = calloc(1, sizeof(*c));
 	*out = c;
 	if (!c)
 		return pms_err(PMS_ENOMEM, "inline frames: out of memory");
-	c->sys = sys;
+	c->sym = sym;
 	return 0;
 }
 
@@ -95,11 +59,8 @@ void pms_inline_free(struct pms_inline *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nmods; i++) {
-		if (c->mods[i].dwfl)
-			dwfl_end(c->mods[i].dwfl);
 		free(c->mods[i].path);
 		free(c->mods[i].slots);
-		free(c->mods[i].cur);
 	}
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
@@ -107,30 +68,6 @@ void pms_inline_free(struct pms_inline *c)
 	free(c->mods);
 	free(c->pool);
 	free(c);
-}
-
-/* The module's DWARF, once: none when the file (below the root) cannot be
- * read or neither it nor a debug file for it has DWARF. */
-static void module_open(struct pms_inline *c, struct module *m)
-{
-	char full[PATH_MAX];
-	const char *root = c->sys ? pms_sys_root(c->sys) : NULL;
-	GElf_Ehdr eh;
-	m->none = true;
-	if (m->path[0] != '/' ||
-	    (size_t)snprintf(full, sizeof(full), "%s%s", root && strcmp(root, "/") ? root : "",
-			     m->path) >= sizeof(full))
-		return;
-	if (!(m->dwfl = dwfl_begin(&offline_cbs)))
-		return;
-	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_offline(m->dwfl, m->path, full, -1);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod || !(m->elf = dwfl_module_getelf(m->mod, &m->mainbias)) ||
-	    !gelf_getehdr(m->elf, &eh) || eh.e_type == ET_REL ||
-	    !(m->dw = dwfl_module_getdwarf(m->mod, &m->dwbias)))
-		return;
-	m->none = false;
 }
 
 static struct module *module_of(struct pms_inline *c, const char *path)
@@ -156,7 +93,7 @@ static struct module *module_of(struct pms_inline *c, const char *path)
 	if (!(m->path = strdup(path)))
 		return NULL;
 	c->last = c->nmods++;
-	module_open(c, m);
+	m->f = pms_sym_dwfile(c->sym, path);
 	return m;
 }
 
@@ -238,65 +175,17 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, unsigned
 		*file = dwarf_filesrc(files, w, NULL, NULL);
 }
 
-static int cur_cmp(const void *a, const void *b)
-{
-	const struct curange *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Every unit's ranges, sorted (once; none when out of memory). */
-static void cur_build(struct module *m)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize, cap = 0;
-	m->cur_built = true;
-	while (dwarf_next_unit(m->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t it = 0;
-		if (dwarf_offdie(m->dw, off + hsize, &cu) && dwarf_tag(&cu) == DW_TAG_compile_unit)
-			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
-				if (m->ncur == cap) {
-					size_t nc = cap ? 2 * cap : 64;
-					struct curange *n = realloc(m->cur, nc * sizeof(*n));
-					if (!n)
-						goto out;
-					m->cur = n;
-					cap = nc;
-				}
-				m->cur[m->ncur++] = (struct curange){ lo, hi, dwarf_dieoffset(&cu) };
-			}
-		off = next;
-	}
-out:
-	if (m->ncur)
-		qsort(m->cur, m->ncur, sizeof(*m->cur), cur_cmp);
-}
-
 /* The unit holding DWARF address a: libdw's (its .debug_aranges), else the
- * units' own ranges. */
+ * units' own ranges (cuidx.h). */
 static bool unit_of(struct module *m, uint64_t a, Dwarf_Die *cu)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *d = dwfl_module_addrdie(m->mod, a + m->dwbias, &bias);
+	Dwarf_Die *d = dwfl_module_addrdie(m->f->mod, a + m->f->dwbias, &bias);
 	if (d) {
 		*cu = *d;
 		return true;
 	}
-	if (!m->cur_built)
-		cur_build(m);
-	size_t lo = 0, hi = m->ncur;
-	while (lo < hi) { /* the first range starting above a */
-		size_t mid = (lo + hi) / 2;
-		if (m->cur[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
-		if (a < m->cur[i].hi)
-			return dwarf_offdie(m->dw, m->cur[i].die, cu) != NULL;
-	return false;
+	return pms_cuidx_find(&m->f->cux, m->f->dw, a, cu) > 0;
 }
 
 /* The frames at link-time address va of m, appended to the pool: their
@@ -307,7 +196,7 @@ static uint32_t lookup(struct pms_inline *c, struct module *m, uint64_t va)
 	Dwarf_Die cuc;
 	uint32_t n = 0;
 	/* DWARF addresses: the link-time ones, as libdwfl relocates them */
-	Dwarf_Addr a = va + m->mainbias - m->dwbias;
+	Dwarf_Addr a = va + m->f->mainbias - m->f->dwbias;
 	if (!unit_of(m, a, &cuc))
 		return 0;
 	int ns = dwarf_getscopes(&cuc, a, &scopes);
@@ -353,7 +242,7 @@ int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
 	*n = 0;
 	if (!c || !path || !(m = module_of(c, path)))
 		return c && path ? pms_err(PMS_ENOMEM, "inline frames: out of memory") : 0;
-	if (m->none)
+	if (!m->f)
 		return 0;
 	if ((m->used + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 256;
@@ -380,7 +269,7 @@ int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
 		s->used = true;
 		s->off = off;
 		s->first = (uint32_t)c->npool;
-		s->n = vaddr_of(m->elf, off, &va) ? lookup(c, m, va) : 0;
+		s->n = vaddr_of(m->f->elf, off, &va) ? lookup(c, m, va) : 0;
 		m->used++;
 	}
 	*fr = s->n ? &c->pool[s->first] : NULL;

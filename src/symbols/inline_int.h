@@ -5,20 +5,24 @@
  * its source line: the address's own line for the innermost, the call
  * site of the function inside it for each outer one).
  *
- * A module is opened once (libdwfl offline: its separate debug file found
- * as the symbolizer finds it); one with no DWARF is remembered as such and
- * costs nothing more.  Each (module, offset) is looked up once.
+ * A module's DWARF is the symbolizer's handle on its file (symbols_int.h
+ * pms_sym_dwfile: opened once per symbolizer, its separate debug file found
+ * as the symbolizer's modules find theirs, shared with the symbolizer's own
+ * libdw line lookups); one with no DWARF costs nothing more.  Each (module,
+ * offset) is looked up once.
  *
  * Ownership: pms_inline_new() gives the caller an object released with
- * pms_inline_free(); sys is borrowed and must outlive it; the frames given
- * are valid until the next pms_inline_at, their strings until the free. */
+ * pms_inline_free(); the symbolizer is borrowed and must outlive every
+ * pms_inline_at (the free does not touch it); the frames given are valid
+ * until the next pms_inline_at, their strings until the free or the
+ * symbolizer's, whichever comes first. */
 #ifndef PMS_SYMBOLS_INLINE_INT_H
 #define PMS_SYMBOLS_INLINE_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmuscope/sys.h"
+#include "pmuscope/symbols.h"
 
 struct pms_inline;
 
@@ -30,7 +34,9 @@ struct pms_inl_frame {
 	unsigned line;
 };
 
-int pms_inline_new(struct pms_sys *sys, struct pms_inline **out);
+/* sym: the symbolizer whose file handles give the DWARF (paths below its
+ * root); NULL: no frames at all. */
+int pms_inline_new(struct pms_symbolizer *sym, struct pms_inline **out);
 void pms_inline_free(struct pms_inline *c);
 
 /* The functions holding file offset off of the module at path (perf's
@@ -40,10 +46,5 @@ void pms_inline_free(struct pms_inline *c);
  * PMS_ENOMEM (0 frames). */
 int pms_inline_at(struct pms_inline *c, const char *path, uint64_t off,
 		  const struct pms_inl_frame **fr, size_t *n);
-
-/* The demangled form of a mangled name (Itanium C++, Rust), malloc'd, or
- * NULL when it is not one or no demangler is built in: the symbolizer's
- * and the inline frames' one demangler. */
-char *pms_sym_demangle(const char *name);
 
 #endif

@@ -8,6 +8,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,9 @@
 #include <unistd.h>
 
 #include "pmuscope/symbols.h"
+#include "symbols/cuidx.h"
 #include "symbols/dwline.h"
 #include "symbols/kallsyms.h"
-#include "symbols/inline_int.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -65,6 +66,7 @@ struct modsyms {
 	struct pms_dwline *dl; /* NULL: file:line from libdw */
 	uint64_t dl_bias;
 	bool dl_tried;
+	struct pms_cuidx cux; /* libdw's units by address, built at the first need */
 };
 
 struct pms_symbolizer {
@@ -91,12 +93,40 @@ struct pms_symbolizer {
 	} *procs;
 	size_t nprocs, last_proc;
 	struct pms_vdso_img vdso; /* names [vdso] mappings (vdso.c) */
+	/* Module files' DWARF by path (pms_sym_dwfile), never dropped with
+	 * an address space; each allocated alone: the handles given stay put */
+	struct dwfile {
+		char *full; /* the path below the root */
+		Dwfl *dwfl;
+		struct pms_sym_dwfile f;
+		bool none;
+	} **files;
+	size_t nfiles, last_file;
 };
 
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = pms_sym_find_elf, /* dwfl_linux_proc_find_elf's, [vdso] from memory (vdso.c) */
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
+
+/* A module file by itself (pms_sym_dwfile): its debug file found as above. */
+static const Dwfl_Callbacks offline_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+char *pms_sym_demangle(const char *name)
+{
+#ifdef PMS_HAVE_LIBIBERTY
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+#else
+	(void)name;
+	return NULL;
+#endif
+}
 
 static size_t dm_hash(const char *p, size_t cap)
 {
@@ -290,6 +320,7 @@ static void mods_clear(struct pms_symbolizer *s)
 		free(s->mods[i].as);
 		pms_plt_free(&s->mods[i].plt);
 		pms_dwline_free(s->mods[i].dl);
+		pms_cuidx_free(&s->mods[i].cux);
 	}
 	s->nmods = s->last_mod = 0;
 }
@@ -360,7 +391,73 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	}
 	free(s->procs);
 	pms_vdso_img_free(&s->vdso);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (s->files[i]->dwfl)
+			dwfl_end(s->files[i]->dwfl);
+		pms_cuidx_free(&s->files[i]->f.cux);
+		free(s->files[i]->full);
+		free(s->files[i]);
+	}
+	free(s->files);
 	free(s);
+}
+
+/* f's file opened (libdwfl offline); f->none when it cannot be read, is
+ * relocatable or has no DWARF (neither it nor a debug file for it). */
+static void dwfile_open(struct dwfile *f)
+{
+	GElf_Ehdr eh;
+	struct pms_sym_dwfile *d = &f->f;
+	f->none = true;
+	if (!(f->dwfl = dwfl_begin(&offline_cbs)))
+		return;
+	dwfl_report_begin(f->dwfl);
+	d->mod = dwfl_report_offline(f->dwfl, f->full, f->full, -1);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!d->mod || !(d->elf = dwfl_module_getelf(d->mod, &d->mainbias)) ||
+	    !gelf_getehdr(d->elf, &eh) || eh.e_type == ET_REL ||
+	    !(d->dw = dwfl_module_getdwarf(d->mod, &d->dwbias)))
+		return;
+	f->none = false;
+}
+
+/* The file at full (a path with the root in front), opened at the first
+ * question; NULL: none, or no memory. */
+static struct pms_sym_dwfile *dwfile_full(struct pms_symbolizer *s, const char *full)
+{
+	struct dwfile *f = NULL;
+	if (s->last_file < s->nfiles && !strcmp(s->files[s->last_file]->full, full))
+		f = s->files[s->last_file];
+	for (size_t i = 0; !f && i < s->nfiles; i++)
+		if (!strcmp(s->files[i]->full, full)) {
+			s->last_file = i;
+			f = s->files[i];
+		}
+	if (!f) {
+		struct dwfile **v = realloc(s->files, (s->nfiles + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		s->files = v;
+		if (!(f = calloc(1, sizeof(*f))) || !(f->full = strdup(full))) {
+			free(f);
+			return NULL;
+		}
+		v[s->nfiles] = f;
+		s->last_file = s->nfiles++;
+		dwfile_open(f);
+	}
+	return f->none ? NULL : &f->f;
+}
+
+struct pms_sym_dwfile *pms_sym_dwfile(struct pms_symbolizer *s, const char *path)
+{
+	char full[PATH_MAX];
+	const char *root = s ? pms_sys_root(s->sys) : NULL;
+	if (!s || !path || path[0] != '/' ||
+	    (size_t)snprintf(full, sizeof(full), "%s%s", root && strcmp(root, "/") ? root : "",
+			     path) >= sizeof(full))
+		return NULL;
+	return dwfile_full(s, full);
 }
 
 /* The vDSO image for [vdso] mappings: the shared space is read again with
@@ -447,27 +544,21 @@ static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbo
 	return 0;
 }
 
-/* The CU whose ranges hold addr, found by walking every CU.  libdw finds
- * CUs through .debug_aranges, which clang does not emit by default, so
- * dwfl_module_getsrc() finds nothing in clang-built binaries. */
-static const char *line_by_cu_walk(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno)
+/* The line of addr in the unit whose ranges hold it (the units' index,
+ * cuidx.h).  libdw finds units through .debug_aranges, which clang does not
+ * emit by default, so dwfl_module_getsrc() finds nothing in clang-built
+ * binaries. */
+static const char *line_by_cu_index(Dwfl_Module *mod, struct pms_cuidx *cux, Dwarf_Addr addr,
+				    int *lineno)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = NULL;
-	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
-		Dwarf_Addr base, start, end, a = addr - bias;
-		ptrdiff_t off = 0;
-		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
-			if (a < start || a >= end)
-				continue;
-			Dwarf_Line *l = dwarf_getsrc_die(cu, a);
-			const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-			if (src && dwarf_lineno(l, lineno) == 0)
-				return src;
-			return NULL;
-		}
-	}
-	return NULL;
+	Dwarf *dw = cux ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	Dwarf_Die cu;
+	if (!dw || pms_cuidx_find(cux, dw, addr - bias, &cu) <= 0)
+		return NULL;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr - bias);
+	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	return src && dwarf_lineno(l, lineno) == 0 ? src : NULL;
 }
 
 int pms_sym_dwline_open(Dwfl_Module *mod, struct pms_dwline **out, uint64_t *bias)
@@ -511,8 +602,12 @@ int pms_sym_dwline_open(Dwfl_Module *mod, struct pms_dwline **out, uint64_t *bia
 /* file:line of addr in mod: the .debug_line reader's answer, libdw's where
  * the reader cannot give the answer libdw would (or cannot read the file:
  * then libdw meets the same file).  One rule either way: dwline.c follows
- * dwfl_module_getsrc and the unit walk below. */
-static const char *line_of(struct modsyms *ms, Dwfl_Module *mod, uint64_t addr, int *lineno)
+ * dwfl_module_getsrc and the units' ranges (line_by_cu_index).  libdw reads
+ * a file module's DWARF from the file's own handle (pms_sym_dwfile: once
+ * per symbolizer, shared with the inline stacks), at the same link-time
+ * address; a module with no file ([vdso]) its own. */
+static const char *line_of(struct pms_symbolizer *s, struct modsyms *ms, Dwfl_Module *mod,
+			   uint64_t addr, int *lineno)
 {
 	if (ms && !ms->dl_tried) {
 		ms->dl_tried = true;
@@ -527,10 +622,21 @@ static const char *line_of(struct modsyms *ms, Dwfl_Module *mod, uint64_t addr, 
 		if (r == PMS_DWLINE_NONE)
 			return NULL;
 	}
+	Dwarf_Addr bias = 0;
+	const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	struct pms_sym_dwfile *f = name && name[0] == '/' && dwfl_module_getelf(mod, &bias)
+					   ? dwfile_full(s, name)
+					   : NULL;
+	struct pms_cuidx *cux = ms ? &ms->cux : NULL;
+	if (f) {
+		addr = addr - bias + f->mainbias;
+		mod = f->mod;
+		cux = &f->cux;
+	}
 	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
 	const char *src = line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : NULL;
 	if (!src)
-		src = line_by_cu_walk(mod, addr, lineno);
+		src = line_by_cu_index(mod, cux, addr, lineno);
 	return src;
 }
 
@@ -878,7 +984,7 @@ static int dwfl_lookup(struct pms_symbolizer *s, const struct symproc *sp, uint6
 	}
 	if (want_line) {
 		int lineno = 0;
-		const char *src = line_of(ms, mod, addr, &lineno);
+		const char *src = line_of(s, ms, mod, addr, &lineno);
 		if (src) {
 			out->file = src;
 			out->line = lineno;

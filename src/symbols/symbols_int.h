@@ -1,4 +1,4 @@
-/* Internal: what unwind.c and dataobj.c take from symbolizer.c. */
+/* Internal: what unwind.c, dataobj.c and inline.c take from symbolizer.c. */
 #ifndef PMS_SYMBOLS_SYMBOLS_INT_H
 #define PMS_SYMBOLS_SYMBOLS_INT_H
 
@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pmuscope/symbols.h"
+#include "symbols/cuidx.h"
 
 /* The file-backed mappings of m as /proc/PID/maps text (paths prefixed
  * with root unless it is "/"), for dwfl_linux_proc_maps_report; malloc'd,
@@ -15,6 +16,30 @@
 char *pms_sym_maps_text(const struct pms_maps *m, const char *root, size_t *len);
 
 struct pms_dwline;
+
+/* A module file's DWARF, opened once per symbolizer by path and kept for its
+ * life (the processes' address spaces come and go: a file's DWARF is
+ * inflated once however many of them map it): libdwfl offline, in a Dwfl of
+ * its own, its separate debug file found as the processes' modules find
+ * theirs (dwfl_standard_find_debuginfo).  The symbolizer's libdw line
+ * lookups and the inline stacks (inline.c) read it. */
+struct pms_sym_dwfile {
+	Dwfl_Module *mod;
+	Elf *elf;              /* the main file: its segments place file offsets */
+	GElf_Addr mainbias;    /* link-time address + mainbias: mod's address */
+	Dwarf *dw;
+	Dwarf_Addr dwbias;     /* mod's address - dwbias: the DWARF address */
+	struct pms_cuidx cux;  /* units by address (no .debug_aranges) */
+};
+/* The DWARF of the file at path (an absolute path below the symbolizer's
+ * root), NULL when it cannot be read, is relocatable or has no DWARF (that
+ * answer is kept too).  Lives as long as s. */
+struct pms_sym_dwfile *pms_sym_dwfile(struct pms_symbolizer *s, const char *path);
+
+/* The demangled form of a mangled name (Itanium C++, Rust), malloc'd, or
+ * NULL when it is not one or no demangler is built in: the symbolizer's
+ * and the inline frames' (inline.c) one demangler. */
+char *pms_sym_demangle(const char *name);
 
 /* The .debug_line reader for mod's DWARF (the file libdwfl takes it from:
  * the main file when it has DWARF, else its separate debug file, found by

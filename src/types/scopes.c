@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/cuidx.h"
 #include "types/typeres_int.h"
 
 #define TY_SCOPE_DEPTH 64
@@ -96,8 +97,7 @@ struct ty_svars {
 struct ty_scopeix {
 	struct ty_cuix *cus;   /* by CU DIE offset */
 	size_t ncus;
-	struct ty_rng *curng;  /* the CUs' own ranges (order: index in cus) */
-	size_t ncurng;
+	struct pms_cuidx cux;  /* the CUs by their own ranges (symbols/cuidx.h) */
 	struct ty_stree *trees;   /* by CU child */
 	size_t ntrees, captrees;
 	struct ty_cupar *pars;    /* by CU */
@@ -186,15 +186,14 @@ static int cuix_cmp(const void *key, const void *el)
 	return k < o ? -1 : k > o;
 }
 
-/* The CUs, once per binary: their DIE offsets and (for pcs that
- * .debug_aranges does not cover) their ranges. */
+/* The CUs, once per binary: their DIE offsets. */
 static int index_cus(struct ty_bin *b)
 {
 	struct ty_scopeix *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -1;
 	b->scopes = x;
-	size_t cap = 0, rcap = 0;
+	size_t cap = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	while (dwarf_nextcu(b->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
@@ -208,14 +207,10 @@ static int index_cus(struct ty_bin *b)
 				x->cus = nv;
 				cap = nc;
 			}
-			x->cus[x->ncus] = (struct ty_cuix){ .off = off + hsize };
-			if (add_ranges(&cu, (uint32_t)x->ncus, &x->curng, &x->ncurng, &rcap) < 0)
-				return -1;
-			x->ncus++;
+			x->cus[x->ncus++] = (struct ty_cuix){ .off = off + hsize };
 		}
 		off = next;
 	}
-	rng_finish(x->curng, x->ncurng);
 	return 0;
 }
 
@@ -243,21 +238,17 @@ static int index_cu(struct ty_cuix *c, Dwarf_Die *cu)
 }
 
 /* The CU covering pc: .debug_aranges, else the first CU whose ranges hold
- * it (clang writes no aranges).  -1: none; 0: *cu, with *ix its index
- * (NULL for a unit that dwarf_nextcu does not list). */
+ * it (clang writes no aranges; the units' index, symbols/cuidx.h).  -1:
+ * none; 0: *cu, with *ix its index (NULL for a unit that dwarf_nextcu does
+ * not list). */
 static int cu_at(struct ty_bin *b, uint64_t pc, Dwarf_Die *cu, struct ty_cuix **ix)
 {
 	*ix = NULL;
 	if (!b->scopes && index_cus(b) < 0)
 		return -1;
 	struct ty_scopeix *x = b->scopes;
-	if (!dwarf_addrdie(b->dw, pc, cu)) {
-		const struct ty_rng *r = rng_find(x->curng, x->ncurng, pc);
-		if (!r || !dwarf_offdie(b->dw, x->cus[r->order].off, cu))
-			return -1;
-		*ix = &x->cus[r->order];
-		return 0;
-	}
+	if (!dwarf_addrdie(b->dw, pc, cu) && pms_cuidx_find(&x->cux, b->dw, pc, cu) <= 0)
+		return -1;
 	Dwarf_Off off = dwarf_dieoffset(cu);
 	*ix = bsearch(&off, x->cus, x->ncus, sizeof(*x->cus), cuix_cmp);
 	return 0;
@@ -557,7 +548,7 @@ void ty_scopes_free(struct ty_bin *b)
 			free(x->pars[i].p);
 		}
 	free(x->cus);
-	free(x->curng);
+	pms_cuidx_free(&x->cux);
 	for (size_t i = 0; i < x->capvars; i++)
 		if (x->vars[i].off != ~0ull) {
 			for (size_t k = 0; k < x->vars[i].n; k++)

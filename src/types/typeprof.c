@@ -1,5 +1,6 @@
 /* Samples per type and member: counts, loads and stores, remote share,
  * latency percentiles, threads; unresolved samples by reason. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,19 @@ struct tp_row {
 
 struct pms_typeprof {
 	struct pms_typeres *res;
+	/* a twin (ty_prof_twin) shares its first's resolver, asked under the
+	 * first's lock; the first owns it */
+	struct pms_typeprof *first;
+	pthread_mutex_t lock;
+	uint64_t lookups; /* a twin's, added to the resolver's when merged */
+	/* ty_prof_memo_paths: the last sample's mapping (its path by pointer)
+	 * and the binary and bias the resolver gave for it */
+	struct {
+		bool on, valid;
+		const char *path;
+		uint64_t start, pgoff, gen, bias;
+		struct ty_bin *bin; /* NULL: no binary answers */
+	} memo;
 	struct tp_row *rows;
 	size_t n, cap;
 	size_t *idx, capidx; /* open addressing on (type, member): row + 1 */
@@ -39,7 +53,19 @@ int pms_typeprof_new(struct pms_typeprof **out)
 		free(p);
 		return rc;
 	}
+	pthread_mutex_init(&p->lock, NULL);
 	*out = p;
+	return 0;
+}
+
+int ty_prof_twin(struct pms_typeprof *p, struct pms_typeprof **out)
+{
+	struct pms_typeprof *t = calloc(1, sizeof(*t));
+	if (!t)
+		return pms_err(PMS_ENOMEM, "types: profile");
+	t->first = p->first ? p->first : p;
+	t->res = p->res;
+	*out = t;
 	return 0;
 }
 
@@ -56,7 +82,10 @@ void pms_typeprof_free(struct pms_typeprof *p)
 	free(p->idx);
 	free(p->out);
 	free(p->lines);
-	pms_typeres_free(p->res);
+	if (!p->first) {
+		pms_typeres_free(p->res);
+		pthread_mutex_destroy(&p->lock);
+	}
 	free(p);
 }
 
@@ -142,6 +171,42 @@ void ty_prof_writers(const struct pms_typeprof *p, const char *type, const char 
 	}
 }
 
+void ty_prof_memo_paths(struct pms_typeprof *p, bool on)
+{
+	p->memo.on = on;
+	p->memo.valid = false;
+}
+
+/* ty_res_lookup_mapped, the binary and bias found once per mapping while
+ * the memo is on (called under the first's lock for a twin). */
+static int tp_lookup(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     struct pms_type_hit *h)
+{
+	if (!p->memo.on || !s->path)
+		return ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip,
+					    s->addr, s->has_addr, h);
+	uint64_t gen = ty_res_bins_gen(p->res);
+	if (!p->memo.valid || p->memo.path != s->path || p->memo.start != s->map_start ||
+	    p->memo.pgoff != s->map_pgoff || p->memo.gen != gen) {
+		struct ty_bin *b = NULL;
+		uint64_t bias = 0;
+		int rc = ty_res_map_bin(p->res, s->path, s->map_start, s->map_pgoff, &b, &bias);
+		if (rc < 0) {
+			p->memo.valid = false;
+			memset(h, 0, sizeof(*h));
+			return rc;
+		}
+		p->memo.valid = true;
+		p->memo.path = s->path;
+		p->memo.start = s->map_start;
+		p->memo.pgoff = s->map_pgoff;
+		p->memo.gen = ty_res_bins_gen(p->res); /* opening b may have let one go */
+		p->memo.bin = rc ? NULL : b;
+		p->memo.bias = bias;
+	}
+	return ty_res_lookup_in(p->res, p->memo.bin, p->memo.bias, s->ip, s->addr, s->has_addr, h);
+}
+
 static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		  struct pms_type_hit *h)
 {
@@ -150,8 +215,20 @@ static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 		h->status = PMS_TYPE_KERNEL;
 		return 0;
 	}
-	int rc = ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip, s->addr,
-				      s->has_addr, h);
+	if (!p->first) {
+		int rc = tp_lookup(p, s, h);
+		return rc < 0 ? rc : 0;
+	}
+	/* a twin: its lookups its own until merged (a chunk dropped is not
+	 * counted), the cache the resolver's */
+	uint64_t l0, l1, comp;
+	pthread_mutex_lock(&p->first->lock);
+	pms_typeres_cache_stats(p->res, &l0, &comp);
+	int rc = tp_lookup(p, s, h);
+	pms_typeres_cache_stats(p->res, &l1, &comp);
+	ty_res_set_lookups(p->res, l0);
+	pthread_mutex_unlock(&p->first->lock);
+	p->lookups += l1 - l0;
 	return rc < 0 ? rc : 0;
 }
 
@@ -214,6 +291,61 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 		return rc;
 	if (store && (rc = add_tid(&w->wtids, &w->nwtids, &w->capwtids, s->tid)) < 0)
 		return rc;
+	return 0;
+}
+
+/* The tids of src not yet in *v, appended in src's order. */
+static int tids_union(uint32_t **v, size_t *n, size_t *cap, const uint32_t *src, size_t ns)
+{
+	for (size_t i = 0; i < ns; i++) {
+		int rc = add_tid(v, n, cap, src[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int ty_prof_merge(struct pms_typeprof *p, const struct pms_typeprof *t)
+{
+	uint64_t lookups, comp;
+	pms_typeres_cache_stats(p->res, &lookups, &comp);
+	ty_res_set_lookups(p->res, lookups + t->lookups);
+	p->total += t->total;
+	p->resolved += t->resolved;
+	for (size_t i = 0; i < PMS_TYPE__COUNT; i++)
+		p->unresolved[i] += t->unresolved[i];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tp_row *x = &t->rows[i];
+		struct pms_type_hit key = { .type = x->r.type, .member = x->r.member,
+					    .type_size = x->r.type_size,
+					    .member_offset = x->r.member_offset,
+					    .member_size = x->r.member_size };
+		struct tp_row *w = row_of(p, &key);
+		if (!w)
+			return PMS_ENOMEM;
+		w->r.samples += x->r.samples;
+		w->r.loads += x->r.loads;
+		w->r.stores += x->r.stores;
+		w->r.remote += x->r.remote;
+		w->r.node_known += x->r.node_known;
+		for (size_t k = 0; k < PMS_TYPE_VIA__COUNT; k++)
+			w->r.via[k] += x->r.via[k];
+		w->r.hitm += x->r.hitm;
+		w->r.cpu_nodes |= x->r.cpu_nodes;
+		w->r.mem_nodes |= x->r.mem_nodes;
+		if (x->nlat) {
+			if (w->nlat + x->nlat > w->caplat &&
+			    pms_grow(&w->lat, &w->caplat, w->nlat + x->nlat, sizeof(*w->lat), 8,
+				     "types: latencies") < 0)
+				return PMS_ENOMEM;
+			memcpy(w->lat + w->nlat, x->lat, x->nlat * sizeof(*x->lat));
+			w->nlat += x->nlat;
+		}
+		int rc;
+		if ((rc = tids_union(&w->tids, &w->ntids, &w->captids, x->tids, x->ntids)) < 0 ||
+		    (rc = tids_union(&w->wtids, &w->nwtids, &w->capwtids, x->wtids, x->nwtids)) < 0)
+			return rc;
+	}
 	return 0;
 }
 

@@ -31,6 +31,7 @@ struct pms_typeres {
 		uint64_t start, pgoff, bias;
 	} lastbias;
 	uint64_t lookups, computed; /* pms_typeres_cache_stats */
+	uint64_t gen;         /* ty_res_bins_gen: bumped when a binary is let go */
 };
 
 const char *pms_type_status_name(enum pms_type_status s)
@@ -118,6 +119,7 @@ static int get_bin(struct pms_typeres *r, const char *path, struct ty_bin **out)
 		}
 	if (r->nbins == TY_MAX_BINS) { /* forget the oldest */
 		bin_free(r->bins[0]);
+		r->gen++;
 		r->lastbias.bin = r->last = NULL;
 		memmove(r->bins, r->bins + 1, (TY_MAX_BINS - 1) * sizeof(r->bins[0]));
 		r->nbins--;
@@ -1279,27 +1281,44 @@ int pms_typeres_bias(struct pms_typeres *r, const char *path, uint64_t map_start
 	return bin_bias(r, b, map_start, map_pgoff, bias);
 }
 
+uint64_t ty_res_bins_gen(const struct pms_typeres *r)
+{
+	return r->gen;
+}
+
+int ty_res_map_bin(struct pms_typeres *r, const char *path, uint64_t map_start,
+		   uint64_t map_pgoff, struct ty_bin **b, uint64_t *bias)
+{
+	if (!path || !*path)
+		return 1;
+	int rc = get_bin(r, path, b);
+	if (rc < 0)
+		return rc;
+	*bias = 0;
+	rc = bin_bias(r, *b, map_start, map_pgoff, bias);
+	return rc == PMS_ENOENT ? 1 : rc;
+}
+
+int ty_res_lookup_in(struct pms_typeres *r, struct ty_bin *b, uint64_t bias, uint64_t ip,
+		     uint64_t addr, bool has_addr, struct pms_type_hit *out)
+{
+	if (!b) /* as pms_typeres_lookup without a path */
+		return pms_typeres_lookup(r, NULL, 0, ip, addr, has_addr, out);
+	return lookup_bin(r, b, bias, ip, addr, has_addr, out);
+}
+
 int ty_res_lookup_mapped(struct pms_typeres *r, const char *path, uint64_t map_start,
 			 uint64_t map_pgoff, uint64_t ip, uint64_t addr, bool has_addr,
 			 struct pms_type_hit *out)
 {
-	if (!path || !*path)
-		return pms_typeres_lookup(r, NULL, 0, ip, addr, has_addr, out);
-	struct ty_bin *b;
-	int rc = get_bin(r, path, &b);
-	if (rc < 0) {
-		memset(out, 0, sizeof(*out));
-		return rc;
-	}
+	struct ty_bin *b = NULL;
 	uint64_t bias = 0;
-	rc = bin_bias(r, b, map_start, map_pgoff, &bias);
-	if (rc == PMS_ENOENT) /* as pms_typeres_lookup without a path */
-		return pms_typeres_lookup(r, NULL, 0, ip, addr, has_addr, out);
+	int rc = ty_res_map_bin(r, path, map_start, map_pgoff, &b, &bias);
 	if (rc < 0) {
 		memset(out, 0, sizeof(*out));
 		return rc;
 	}
-	return lookup_bin(r, b, bias, ip, addr, has_addr, out);
+	return ty_res_lookup_in(r, rc ? NULL : b, bias, ip, addr, has_addr, out);
 }
 
 int pms_typeres_layout(struct pms_typeres *r, const char *type, struct pms_type_field **out,

@@ -164,4 +164,16 @@ int ty_res_lookup_mapped(struct pms_typeres *r, const char *path, uint64_t map_s
 			 uint64_t map_pgoff, uint64_t ip, uint64_t addr, bool has_addr,
 			 struct pms_type_hit *out);
 
+/* ty_res_lookup_mapped in two steps, for a caller that keeps the first's
+ * answer per mapping (typeprof.c's memo): the binary and load bias of
+ * path mapped at map_start from map_pgoff (0), 1 when no binary answers
+ * (no path, no segment at that offset: look up with b NULL), or a
+ * negative PMS_E*; then the look-up in b (NULL: as without a path).  b is
+ * valid while ty_res_bins_gen stays the same (a binary let go bumps it). */
+int ty_res_map_bin(struct pms_typeres *r, const char *path, uint64_t map_start,
+		   uint64_t map_pgoff, struct ty_bin **b, uint64_t *bias);
+int ty_res_lookup_in(struct pms_typeres *r, struct ty_bin *b, uint64_t bias, uint64_t ip,
+		     uint64_t addr, bool has_addr, struct pms_type_hit *out);
+uint64_t ty_res_bins_gen(const struct pms_typeres *r);
+
 #endif

@@ -15,7 +15,8 @@
  *   - "shared": CLONE_VM | CLONE_THREAD without CLONE_SETTLS (the creator's
  *     very TLS block);
  *   - "vmproc": a process, CLONE_VM | CLONE_SETTLS without CLONE_THREAD (a
- *     fresh TLS area; this memory, the library's state included, shared).
+ *     fresh TLS area, then a copy of its creator's; this memory, the
+ *     library's state included, shared).
  * Each runs on an mmap'd stack between PROT_NONE guard pages and calls
  * malloc through two functions of its own; it writes
  *   A TID ADDR SITE_FN RET1 RET2   its block, the function that called
@@ -40,10 +41,12 @@
  * first: "M TID" (its reads of /proc/self/maps are counted under strace by
  * check_raw.py: once per thread, not per record).
  *
- *   alloc_raw_prog TRUTH rawdyn MODULE
+ *   alloc_raw_prog TRUTH rawdyn|rawdyn_noself MODULE
  * dlopens MODULE, then a "fresh" raw thread touches its block of the
  * module's __thread buffer first (dynamic TLS: the loader allocates it in
- * that thread) and allocates: "L TID LO HI MODBASE".
+ * that thread) and allocates: "L TID LO HI MODBASE".  rawdyn_noself: the
+ * thread's control block keeps the ABI's words (the TCB, the dtv) but not
+ * glibc's own descriptor word (0 there: a control block not glibc's).
  *
  *   alloc_raw_prog TRUTH reuse
  * Eight "fresh" raw threads one after the other (each waited for until the
@@ -52,12 +55,21 @@
  * (/proc/self/maps, the memfd named pmuscope-alloc-*): a raw thread's chunk
  * is taken over by the next one, not left mapped.
  *
- *   alloc_raw_prog TRUTH reload MODULE_A MODULE_B
+ *   alloc_raw_prog TRUTH reap
+ * A "fresh" raw thread allocates and ends (waited for as in reuse); the
+ * main thread then makes 3,000 tracked blocks (new chunks claimed): "X N",
+ * N 1 when the stream's mapping that held the raw thread's record is
+ * still mapped.
+ *
+ *   alloc_raw_prog TRUTH reload MODULE_A MODULE_B MODULE_C
+ * dlopens C, touches its __thread buffer and allocates (C stays loaded);
  * dlopens A, touches its __thread buffer and allocates (its TLS block
- * recorded), dlcloses it, dlopens B (two copies of alloc_tls_mod: B gets
+ * recorded), dlcloses it, dlopens B (copies of alloc_tls_mod: B gets
  * A's TLS module id again), writes "R IDA IDB", then touches B's buffer and
  * allocates: "L TID LO HI MODBASE T" with T the time (CLOCK_MONOTONIC ns)
- * before B was touched: B's block is recorded then, not taken for A's. */
+ * before B was touched: B's block is recorded then, not taken for A's;
+ * and "U TID LO HI MODBASE": C's block recorded once (not again after A's
+ * dlclose). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -214,6 +226,8 @@ static char *guarded(size_t n)
 /* A thread pointer with glibc's x86-64 layout: static TLS blocks below it,
  * the TCB above (its header from the creator's: the stack protector's
  * canary, the pointer guard, the dtv; tcb and self its own). */
+static int tcb_noself; /* rawdyn_noself: a TCB without glibc's self word */
+
 static uintptr_t make_tls(int copy)
 {
 	size_t below = (max_off + PG - 1) & ~(size_t)(PG - 1);
@@ -229,7 +243,7 @@ static uintptr_t make_tls(int copy)
 	}
 	memcpy((void *)nt, (const void *)tp, 0x80);
 	((uintptr_t *)nt)[0] = nt; /* tcb */
-	((uintptr_t *)nt)[2] = nt; /* self */
+	((uintptr_t *)nt)[2] = tcb_noself ? 0 : nt; /* self (glibc's own: none in rawdyn_noself) */
 	return nt;
 }
 
@@ -241,6 +255,8 @@ static int gone(pid_t tid)
 
 static char *(*dyn_buf)(size_t *);
 static uintptr_t dyn_base;
+
+static uintptr_t last_blk; /* the last raw thread's tracked block */
 
 static int run_one(const char *what, int settls)
 {
@@ -280,6 +296,7 @@ static int run_one(const char *what, int settls)
 	}
 	if (!j.blk)
 		return 1;
+	last_blk = (uintptr_t)j.blk;
 	fprintf(truth, "A %d %#lx %#lx %#lx %#lx %s\n", (int)j.tid, (unsigned long)j.blk,
 		(unsigned long)(uintptr_t)raw_site, (unsigned long)j.ret1, (unsigned long)j.ret2,
 		what);
@@ -304,7 +321,7 @@ static int clones(void)
 	if (!nsmods)
 		return 1;
 	return run_one("fresh", 1) || run_one("copy", 2) || run_one("shared", 0) ||
-	       run_one("vmproc", 1);
+	       run_one("vmproc", 1) || run_one("vmproc", 2);
 }
 
 /* The stream file's mappings past its header page in this process. */
@@ -347,6 +364,52 @@ static int rawdyn(const char *path)
 	return nsmods ? run_one("rawdyn", 1) : 1;
 }
 
+/* The stream's mapping past its header that holds the 8-byte value v (a
+ * record's address field) or, v 0, the address lo: its start; 0 none. */
+static uintptr_t stream_map_with(uintptr_t v, uintptr_t lo)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	uintptr_t got = 0;
+	if (!f)
+		return 0;
+	while (!got && fgets(line, sizeof(line), f)) {
+		unsigned long a, e, off = 0;
+		if (!strstr(line, "/memfd:pmuscope-alloc") ||
+		    sscanf(line, "%lx-%lx %*s %lx", &a, &e, &off) != 3 || !off)
+			continue;
+		if (!v) {
+			got = lo >= a && lo < e ? a : 0;
+			continue;
+		}
+		for (const uintptr_t *w = (const uintptr_t *)a; (uintptr_t)(w + 1) <= e; w++)
+			if (*w == v) {
+				got = a;
+				break;
+			}
+	}
+	fclose(f);
+	return got;
+}
+
+/* A raw thread ends; the main thread then claims new chunks: "X N", N 1
+ * when the raw thread's chunk is still mapped (no thread took it). */
+static int reap(void)
+{
+	dl_iterate_phdr(learn, NULL);
+	if (!nsmods || run_one("fresh", 1))
+		return 1;
+	uintptr_t raw = stream_map_with(last_blk, 0);
+	if (!raw)
+		return 1;
+	for (int i = 0; i < 3000; i++) {
+		void *volatile q = malloc(100000);
+		free(q);
+	}
+	fprintf(truth, "X %d\n", stream_map_with(0, raw) != 0);
+	return 0;
+}
+
 static int reuse(void)
 {
 	dl_iterate_phdr(learn, NULL);
@@ -380,6 +443,11 @@ static int reuse(void)
 {
 	return 77;
 }
+
+static int reap(void)
+{
+	return 77;
+}
 #endif
 
 /* ---- reload ---- */
@@ -393,9 +461,17 @@ static void hook_call(void)
 
 static int reload(char **paths)
 {
-	void *a = dlopen(paths[0], RTLD_NOW | RTLD_LOCAL), *b;
-	size_t ida = 0, idb = 0, n = 0;
+	/* C: loaded late, before A, and kept */
+	void *c = dlopen(paths[2], RTLD_NOW | RTLD_LOCAL), *a, *b;
+	size_t ida = 0, idb = 0, idc = 0, n = 0, nc = 0;
 	char *(*buf)(size_t *);
+	if (!c || dlinfo(c, RTLD_DI_TLS_MODID, &idc) != 0 ||
+	    !(buf = (char *(*)(size_t *))dlsym(c, "alloc_tls_mod_buf")))
+		return 1;
+	char *pc = buf(&nc); /* C's block, allocated here */
+	memset(pc, 3, 4096);
+	hook_call();
+	a = dlopen(paths[0], RTLD_NOW | RTLD_LOCAL);
 	if (!a || dlinfo(a, RTLD_DI_TLS_MODID, &ida) != 0 ||
 	    !(buf = (char *(*)(size_t *))dlsym(a, "alloc_tls_mod_buf")))
 		return 1;
@@ -414,6 +490,8 @@ static int reload(char **paths)
 	fprintf(truth, "L %ld %#lx %#lx %#lx %llu\n", (long)syscall(SYS_gettid), (unsigned long)p,
 		(unsigned long)(p + n), (unsigned long)mod_base(idb, 0),
 		(unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+	fprintf(truth, "U %ld %#lx %#lx %#lx\n", (long)syscall(SYS_gettid), (unsigned long)pc,
+		(unsigned long)(pc + nc), (unsigned long)mod_base(idc, 0));
 	return 0;
 }
 
@@ -465,9 +543,11 @@ int main(int argc, char **argv)
 		return 2;
 	int rc = !strcmp(argv[2], "maps")     ? maps()
 		 : !strcmp(argv[2], "rawdyn") ? (argc == 4 ? rawdyn(argv[3]) : 2)
+		 : !strcmp(argv[2], "rawdyn_noself") ? (argc == 4 ? (tcb_noself = 1, rawdyn(argv[3])) : 2)
 		 : !strcmp(argv[2], "clone")    ? clones()
 		 : !strcmp(argv[2], "reuse")  ? reuse()
-		 : !strcmp(argv[2], "reload") ? (argc == 5 ? reload(argv + 3) : 2)
+		 : !strcmp(argv[2], "reap")   ? reap()
+		 : !strcmp(argv[2], "reload") ? (argc == 6 ? reload(argv + 3) : 2)
 					      : mods(argc - 3, argv + 3);
 	fclose(truth);
 	return rc;

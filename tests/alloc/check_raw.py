@@ -15,17 +15,21 @@ CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
   L TID LO HI MODBASE [T]       a tls record of that tid holding [LO, HI),
                                 its one frame the module's first byte + 1
                                 (its time T or later)
+  U TID LO HI MODBASE           exactly one tls record of that tid holding
+                                [LO, HI) with that module frame
   I ID                          the module id is 256 or more
   R IDA IDB                     the two ids are the same (the id reused)
   M TID                         (maps, run under strace) that thread
                                 opened /proc/self/maps once at most (not
                                 once per record: 21)
+  X N                           N 0: the stream mapping that held a gone
+                                raw thread's record is unmapped
   W N                           at most 3 mappings of the stream's chunks
                                 (the main thread's and one the raw threads
                                 handed on; a chunk left mapped per raw
                                 thread: 9)
-check_raw.py PRELOAD PROGRAM clone|reuse|maps
-check_raw.py PRELOAD PROGRAM mods|reload|rawdyn MODULE COPIES   (COPIES copies of
+check_raw.py PRELOAD PROGRAM clone|reuse|reap|maps
+check_raw.py PRELOAD PROGRAM mods|reload|rawdyn|rawdyn_noself MODULE COPIES   (COPIES copies of
                                             MODULE made in a temporary folder)"""
 import fcntl, os, shutil, struct, subprocess, sys, tempfile
 
@@ -39,22 +43,25 @@ def records(data):
     for k in range(struct.unpack_from("<Q", data, 8)[0]):
         off = HDR_PAGE + k * CHUNK
         end = min(off + CHUNK, len(data))
-        while end - off >= REC.size:
-            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = REC.unpack_from(data, off)
+        while end - off >= 32:
+            size, kind, nfr = struct.unpack_from("<HBB", data, off)
             if size == 0:
                 break
-            if size != REC.size + 8 * nfr or off + size > end:
+            body = size - 8 * nfr  # a record may end early (32, 40, 48 or 56 bytes)
+            if body not in (32, 40, 48, 56) or off + size > end:
                 raise SystemExit("malformed record at %d" % off)
-            frames = struct.unpack_from("<%dQ" % nfr, data, off + REC.size)
+            whole = data[off:off + body] + bytes(REC.size - body)
+            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = REC.unpack(whole)
+            frames = struct.unpack_from("<%dQ" % nfr, data, off + body)
             out.append((kind, pid, tid, addr, nbytes, frames, t))
-            off += size
+            off += body + 8 * nfr
     return out
 
 def main():
     preload, prog, mode = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as d:
         args = [prog, os.path.join(d, "truth"), mode]
-        if mode in ("mods", "reload", "rawdyn"):
+        if mode in ("mods", "reload", "rawdyn", "rawdyn_noself"):
             mod, copies = sys.argv[4], int(sys.argv[5])
             for i in range(copies):
                 p = os.path.join(d, "mod%03d.so" % i)
@@ -99,6 +106,12 @@ def main():
             print("thread %s opened /proc/self/maps %d times: %s" % (row[1], n, "ok" if ok else "WRONG"))
             rc |= not ok
             continue
+        if row[0] == "X":
+            ok = row[1] == "0"
+            print("a gone raw thread's chunk still mapped after the main thread's claims: %s: %s" %
+                  (row[1], "ok" if ok else "WRONG"))
+            rc |= not ok
+            continue
         if row[0] == "W":
             ok = 0 < int(row[1]) <= 3
             print("stream chunk mappings after 8 raw threads: %s: %s" % (row[1], "ok" if ok else "WRONG"))
@@ -131,8 +144,12 @@ def main():
                 if len(row) > 5:
                     got = [x for x in got if x[6] >= int(row[5])]
             ok = len(got) >= 1
+            if row[0] == "U":
+                base = int(row[4], 16)
+                ok = len([x for x in got if x[5][:1] == (base + 1,)]) == 1
             print("thread %d %s [%#x, %#x): %d records: %s" %
-                  (tid, "stack" if kind == 15 else "tls", lo, hi, len(got), "ok" if ok else "MISSING"))
+                  (tid, "stack" if kind == 15 else "tls", lo, hi, len(got),
+                   "ok" if ok else "WRONG (want 1)" if row[0] == "U" else "MISSING"))
         rc |= not ok
     if not rows:
         print("no truth rows")

@@ -38,13 +38,16 @@ def main():
     for k in range(claimed):
         c = HDR_PAGE + k * CHUNK
         end, off = min(c + CHUNK, len(data)), c
-        while end - off >= HDR.size:
-            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = HDR.unpack_from(data, off)
+        while end - off >= 32:
+            size, kind, nfr = struct.unpack_from("<HBB", data, off)
             if size == 0:
                 break
-            if kind not in KINDS or size != HDR.size + 8 * nfr or nfr > 32 or off + size > end:
+            body = size - 8 * nfr  # a record may end early (32, 40, 48 or 56 bytes)
+            if kind not in KINDS or body not in (32, 40, 48, 56) or nfr > 32 or off + size > end:
                 print("malformed record at %d: kind %d size %d frames %d" % (off, kind, size, nfr))
                 return 1
+            whole = data[off:off + body] + bytes(HDR.size - body)
+            size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = HDR.unpack(whole)
             if kind <= 10 and (nfr < 1 or not addr):
                 print("allocation record without a call path or address at %d" % off)
                 return 1

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "pmuscope/alloc.h"
 #include "pmuscope/error.h"
+#include "alloc/alloc_int.h" /* pms_alloc_stream_read */
 
 static unsigned char buf[1 << 16];
 static size_t blen;
@@ -309,6 +310,63 @@ PMS_TEST(chunked_time_order)
 	CHECK_OK(pms_alloc_table_new(&t));
 	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), PMS_EINVAL);
 	pms_alloc_table_free(t);
+	close(fd);
+}
+
+/* A record ended early in the stream (the preload writes a free's first 32
+ * bytes, an allocation with no old_addr 48, the frames right after): read
+ * back whole, as the same records written in full; a body past 56 bytes or
+ * not a multiple of 8 is refused. */
+PMS_TEST(short_records)
+{
+	blen = 0;
+	rec(PMS_ALLOC_START, 41, 1, 0, 0, 1, 0);
+	rec(PMS_ALLOC_MALLOC, 41, 100, 0x1000, 64, 0, 0xA);
+	rec(PMS_ALLOC_FREE, 41, 210, 0x1000, 0, 0, 0);
+	unsigned char whole[512];
+	size_t wlen = blen;
+	memcpy(whole, buf, blen);
+	/* the same three, cut as the preload cuts them */
+	static unsigned char file[PMS_ALLOC_HDR_SIZE + PMS_ALLOC_CHUNK];
+	memset(file, 0, sizeof(file));
+	uint64_t h[2] = { PMS_ALLOC_STREAM_MAGIC, 1 };
+	memcpy(file, h, sizeof(h));
+	unsigned char *c = file + PMS_ALLOC_HDR_SIZE;
+	size_t at = 0, from = 0;
+	const size_t bodies[3] = { 56, 48, 32 };
+	for (size_t i = 0; i < 3; i++) {
+		struct pms_alloc_rec r;
+		memcpy(&r, whole + from, sizeof(r));
+		size_t frames = (size_t)r.nframes * 8;
+		r.size = (uint16_t)(bodies[i] + frames);
+		memcpy(c + at, &r, bodies[i]);
+		memcpy(c + at + bodies[i], whole + from + sizeof(r), frames);
+		at += r.size;
+		from += sizeof(r) + frames;
+	}
+	CHECK_EQ_U64(at, wlen - 8 - 24); /* 8 and 24 bytes shorter */
+	int fd = memfd_create("alloc-test", 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(write(fd, file, sizeof(file)) == (ssize_t)sizeof(file));
+	void *got = NULL;
+	size_t glen = 0;
+	CHECK_OK(pms_alloc_stream_read(fd, &got, &glen));
+	CHECK_EQ_U64(glen, wlen);
+	CHECK(got && glen == wlen && memcmp(got, whole, wlen) == 0);
+	free(got);
+	struct pms_alloc_table *t = NULL;
+	CHECK_OK(pms_alloc_table_new(&t));
+	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), 3);
+	CHECK_EQ_INT(site_at(t, 41, 0x1010, 150), 0xA);
+	CHECK_EQ_INT(site_at(t, 41, 0x1010, 250), -1);
+	pms_alloc_table_free(t);
+	/* a body of 36 bytes (not a multiple of 8) is refused */
+	uint16_t bad = 36;
+	memcpy(c + 56, &bad, sizeof(bad));
+	CHECK(pwrite(fd, file, sizeof(file), 0) == (ssize_t)sizeof(file));
+	CHECK_EQ_INT(pms_alloc_stream_read(fd, &got, &glen), PMS_EINVAL);
 	close(fd);
 }
 

@@ -8,7 +8,8 @@
 #  2. --call-graph dwarf on the workload built without frame pointers
 #     (-O2 -fomit-frame-pointer): the expected path for >= 95% of those
 #     samples, and the stacks equal perf's own DWARF unwinding of F
-#     (perf script --no-inline; perf shows a caller's return address - 1).
+#     (perf script's default: the inline stacks of DWARF frames expanded on
+#     both sides; perf shows a caller's return address - 1).
 #  3. Files written by perf record -g and --call-graph dwarf: `pmuscope
 #     script -F callchain` prints what `perf script -F ip` prints (DWARF:
 #     script unwinding as report, inline frames expanded as perf's default,
@@ -97,7 +98,7 @@ python3 "$cmp_py" "$tmp/fp.json" "$tmp/fp.perf" fp $want || bad "mem -g vs perf 
 
 # 2. DWARF on code without frame pointers
 live "--call-graph dwarf" "$nofp" dwarf
-perf script -i "$tmp/dwarf.data" -F tid,ip --no-inline >"$tmp/dwarf.perf" 2>"$tmp/perr" \
+perf script -i "$tmp/dwarf.data" -F tid,ip >"$tmp/dwarf.perf" 2>"$tmp/perr" \
   || { bad "perf script of mem --call-graph dwarf -o"; cat "$tmp/perr"; }
 python3 "$cmp_py" "$tmp/dwarf.json" "$tmp/dwarf.perf" dwarf $want || bad "mem --call-graph dwarf vs perf script"
 # ... and frame pointers there give no callers: the DWARF result is the unwinder's
@@ -118,10 +119,9 @@ for m in fp dwarf; do
   fi
   "$cli" report --json --top 100000 -i "$tmp/p$m.data" >"$tmp/p$m.json" 2>"$tmp/err" \
     || { bad "report of perf record $cg"; cat "$tmp/err"; continue; }
-  opt=$([ $m = dwarf ] && echo "--no-inline" || true)
-  perf script -i "$tmp/p$m.data" -F tid,ip $opt >"$tmp/p$m.perf" 2>/dev/null
-  # script expands inline frames as perf does by default (report's
-  # paths do not): its -F callchain is perf's -F ip, " (inlined)" dropped
+  perf script -i "$tmp/p$m.data" -F tid,ip >"$tmp/p$m.perf" 2>/dev/null
+  # script and report expand inline frames as perf does by default: -F
+  # callchain is perf's -F ip, " (inlined)" dropped
   perf script -i "$tmp/p$m.data" -F ip 2>/dev/null | sed "s/ (inlined)\$//" >"$tmp/p$m.perfip"
   python3 "$cmp_py" "$tmp/p$m.json" "$tmp/p$m.perf" $m || bad "report of perf record $cg vs perf script"
   # both: script unwinds DWARF samples as report does (session/dwpath.c)

@@ -16,16 +16,20 @@ cut = set()  # stacks of paths cut short (perf drops a failed DWARF unwind)
 want = sys.argv[4].split(",") if sys.argv[4:] else []
 in_leaf = good = 0
 for p in cp["by_samples"]:
-    fr, first_user = [], True
+    fr, first_user, prev = [], True, None
     for f in p["frames"]:
         if f["kernel"]:
             if not hidden:
                 fr.append(int(f["ip"], 16))
             continue
         ip = int(f["ip"], 16)
+        # the first user frame's inline stack (frames "inlined" into the
+        # next, at its ip) is at that pc too
+        if prev is not None and not (prev.get("inlined") and int(prev["ip"], 16) == ip):
+            first_user = False
         if mode == "dwarf" and not first_user:
             ip -= 1   # perf's libdw unwinder shows a caller's pc - 1
-        first_user = False
+        prev = f
         fr.append(ip)
     ours[tuple(fr)] += p["samples"]
     if p["truncated"]:

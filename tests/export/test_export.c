@@ -256,6 +256,15 @@ static const char *func_of(const Perftools__Profiles__Profile *p, uint64_t loc)
 	return NULL;
 }
 
+static const char *func_name_of_line(const Perftools__Profiles__Profile *p,
+				     const Perftools__Profiles__Line *ln)
+{
+	for (size_t k = 0; k < p->n_function; k++)
+		if (p->function[k]->id == ln->function_id)
+			return p->string_table[p->function[k]->name];
+	return "";
+}
+
 /* The call-path fixture: six samples through a memory report and a
  * kept-samples path collector, as mem and report feed them. */
 struct cp_fixture {
@@ -639,6 +648,91 @@ PMS_TEST(pprof_locations_are_the_call_paths)
 		perftools__profiles__profile__free_unpacked(p, NULL);
 	}
 	free(gz);
+	pms_export_stacks_free(st);
+	cp_free(&c);
+}
+
+/* Frame k of path x made an inline stack of two (session/inlpath.c's
+ * form: innermost first, both at its ip, PMS_FRAME_INLINE with the depth):
+ * inner, then the frame itself. */
+static void inline_pair(struct pms_pathreport_path *x, size_t k, const char *inner)
+{
+	struct pms_pathreport_frame *v = calloc(x->nframes + 1, sizeof(*v));
+	CHECK(v != NULL);
+	if (!v)
+		return;
+	memcpy(v, x->frames, (k + 1) * sizeof(*v));
+	memcpy(v + k + 1, x->frames + k, (x->nframes - k) * sizeof(*v));
+	v[k].func = strdup(inner);
+	v[k].file = NULL;
+	v[k].module = strdup(v[k + 1].module);
+	v[k].flags |= PMS_FRAME_INLINE;
+	v[k + 1].flags |= PMS_FRAME_INLINE | (1u << PMS_FRAME_INLINE_SHIFT);
+	free(x->frames);
+	x->frames = v;
+	x->nframes++;
+}
+
+/* Inline stacks in the call paths (issue 30): where the path's first
+ * frame is one at the leaf's address it stands for the leaf; pprof makes
+ * each stack one location with a line per function, innermost first. */
+PMS_TEST(inline_stacks_in_stacks_and_pprof)
+{
+	struct cp_fixture c;
+	struct pms_export_stacks *st = NULL;
+	char buf[512], *txt = NULL;
+	void *gz = NULL;
+	size_t len = 0;
+	cp_build(&c);
+	uint64_t a = (uint64_t)(uintptr_t)&pms_t_load_a;
+	struct pms_pathreport *r = c.paths;
+	for (size_t i = 0; i < r->nall; i++)
+		if (r->all[i].nframes == 3 && r->all[i].frames[0].ip == a + 1) {
+			inline_pair(&r->all[i], 1, "pms_t_inl_caller");
+			inline_pair(&r->all[i], 0, "pms_t_inl");
+		}
+	CHECK_OK(pms_export_stacks_new(c.f.rep, c.paths, &st));
+	stack_names(st, 0, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "pms_t_inl,pms_t_load_a,pms_t_inl_caller,pms_t_caller,pms_t_outer");
+	/* another leaf: the path's stack kept whole as its callers */
+	stack_names(st, 2, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "pms_t_load_b,pms_t_inl,pms_t_load_a,pms_t_inl_caller,pms_t_caller,"
+			  "pms_t_outer");
+	CHECK_OK(pms_export_folded(st, PMS_EXPORT_SAMPLES, &txt, &len));
+	CHECK(txt && strstr(txt, "\npms_t_outer;pms_t_caller;pms_t_inl_caller;pms_t_load_a;"
+				  "pms_t_inl 2\n"));
+	CHECK_OK(pms_export_pprof(st, NULL, &gz, &len));
+	Perftools__Profiles__Profile *p = decode(gz, len);
+	CHECK(p != NULL);
+	size_t seen = 0;
+	for (size_t i = 0; p && i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *sm = p->sample[i];
+		const Perftools__Profiles__Location *l0 = NULL, *l1 = NULL;
+		for (size_t q = 0; q < p->n_location; q++) {
+			if (sm->n_location_id > 1 && p->location[q]->id == sm->location_id[0])
+				l0 = p->location[q];
+			if (sm->n_location_id > 1 && p->location[q]->id == sm->location_id[1])
+				l1 = p->location[q];
+		}
+		if (!l0 || l0->n_line != 2)
+			continue;
+		/* samples 0 and 5: three locations, the first two of two lines */
+		seen += (size_t)sm->value[0];
+		CHECK_EQ_U64(sm->n_location_id, 3);
+		CHECK_EQ_U64(l0->address, a + 1);
+		CHECK_EQ_STR(func_name_of_line(p, l0->line[0]), "pms_t_inl");
+		CHECK_EQ_STR(func_name_of_line(p, l0->line[1]), "pms_t_load_a");
+		CHECK(l1 && l1->n_line == 2);
+		if (l1 && l1->n_line == 2) {
+			CHECK_EQ_STR(func_name_of_line(p, l1->line[0]), "pms_t_inl_caller");
+			CHECK_EQ_STR(func_name_of_line(p, l1->line[1]), "pms_t_caller");
+		}
+	}
+	CHECK_EQ_U64(seen, 2);
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	free(gz);
+	free(txt);
 	pms_export_stacks_free(st);
 	cp_free(&c);
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct fk_fd *fk_fd(struct fk *fk, int fd)
 {
@@ -94,6 +95,8 @@ static int fk_ioctl(void *ud, int fd, unsigned long request, unsigned long arg)
 		for (int i = 0; i < FK_MAX_INH; i++)
 			if (fk->inh[i].used && fk->inh[i].top == fd)
 				fk->inh[i].on = on;
+		if (on && fk->enable_hook)
+			fk->enable_hook(fk, fd);
 	}
 	/* PERF_EVENT_IOC_PERIOD: the event itself only (core.c:6089-6096 ->
 	 * _perf_event_period 6009-6030: EINVAL for a counting event, 0, or
@@ -583,7 +586,17 @@ static int fk_output(struct fk *fk, int fd, pid_t tid, int cpu, uint64_t ip, uin
 	r.sample.ip = ip;
 	r.sample.pid = (uint32_t)tid;
 	r.sample.tid = (uint32_t)tid;
-	r.sample.time = ++fk->clock;
+	/* an event with use_clockid CLOCK_MONOTONIC stamps its records with
+	 * that clock (kernel/events/core.c perf_event_set_clock:
+	 * ktime_get_mono_fast_ns); else the fake's own counter */
+	if (f->attr.use_clockid && f->attr.clockid == CLOCK_MONOTONIC) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		fk->clock = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	} else {
+		++fk->clock;
+	}
+	r.sample.time = fk->clock;
 	r.sample.addr = addr;
 	r.sample.id = FK_EVENT_ID(fd);        /* primary_event_id: the parent's */
 	r.sample.stream_id = FK_EVENT_ID(fd);

@@ -108,7 +108,10 @@ struct fk {
 	long pages_moved;             /* pages the fake migrated */
 	long move_calls;              /* move_pages calls with nodes */
 	struct fk_inh inh[FK_MAX_INH];
-	uint64_t clock;               /* sample times */
+	uint64_t clock;               /* sample times (events without use_clockid) */
+	/* Called after an ENABLE reached fd and its inherited events: a test
+	 * makes tasks run between two enables of one change. */
+	void (*enable_hook)(struct fk *fk, int fd);
 	/* Transient failures of queries (move_pages without nodes): the next
 	 * query_fail_calls queries fail whole with -query_fail_errno; page
 	 * flaky_page answers flaky_status to its next flaky_left queries;

@@ -3,7 +3,9 @@
  * call inside t_leaf (its return address - 1, as a DWARF caller frame)
  * gives t_leaf, t_mid, t_outer, innermost first, each outer one with the
  * line of the call inside it; a file that is not there or has no DWARF
- * gives no frame; an address looked up again gives the same answer. */
+ * gives no frame; an address looked up again gives the same answer.  The
+ * DWARF is the symbolizer's handle on the file (pms_sym_dwfile), one per
+ * path for the symbolizer's life. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +15,10 @@
 
 #include "check.h"
 #include "pmuscope/error.h"
+#include "pmuscope/symbols.h"
+#include "pmuscope/sys.h"
 #include "symbols/inline_int.h"
+#include "symbols/symbols_int.h"
 
 static int mid_call_line, outer_call_line;
 
@@ -39,6 +44,22 @@ __attribute__((noinline)) static uintptr_t t_outer(int k)
 	uintptr_t pc = t_mid(k);
 	__asm__ volatile("" ::: "memory");
 	return pc;
+}
+
+/* A symbolizer with no process mapped (the file handles need none). */
+static void sym_open(struct pms_sys **sys, struct pms_symbolizer **s)
+{
+	struct pms_maps *none = NULL;
+	CHECK_OK(pms_sys_new(sys, NULL));
+	CHECK_OK(pms_maps_new(&none));
+	CHECK_OK(pms_symbolizer_new(*sys, none, s));
+	pms_maps_free(none);
+}
+
+static void sym_close(struct pms_sys *sys, struct pms_symbolizer *s)
+{
+	pms_symbolizer_free(s);
+	pms_sys_free(sys);
 }
 
 /* The file offset of addr in this process's mapping of path. */
@@ -73,10 +94,14 @@ PMS_TEST(stack_of_an_inlined_call)
 	const struct pms_inl_frame *fr;
 	size_t n;
 	CHECK(offset_of(pc, path, sizeof(path), &off) == 0);
-	CHECK_OK(pms_inline_new(NULL, &c));
+	struct pms_sys *sys;
+	struct pms_symbolizer *sym;
+	sym_open(&sys, &sym);
+	CHECK_OK(pms_inline_new(sym, &c));
 	CHECK_OK(pms_inline_at(c, path, off, &fr, &n));
 	if (n == 0) {
 		pms_inline_free(c);
+		sym_close(sys, sym);
 		PMS_SKIP("no DWARF in %s (built without -g?)", path);
 	}
 	CHECK_EQ_INT((int)n, 3);
@@ -99,7 +124,20 @@ PMS_TEST(stack_of_an_inlined_call)
 	CHECK_OK(pms_inline_at(c, p2, fo, &fr, &n));
 	CHECK_EQ_INT((int)n, 1);
 	CHECK_EQ_STR(fr[0].name, "t_grab");
+	/* the symbolizer's handle on the file, the same at each question */
+	struct pms_sym_dwfile *f = pms_sym_dwfile(sym, path);
+	CHECK(f && f->dw && f->mod);
+	CHECK(pms_sym_dwfile(sym, path) == f);
+	/* a second inline object over the same symbolizer: the same answer */
+	struct pms_inline *c2 = NULL;
+	CHECK_OK(pms_inline_new(sym, &c2));
+	CHECK_OK(pms_inline_at(c2, path, off, &fr, &n));
+	CHECK_EQ_INT((int)n, 3);
+	CHECK_EQ_STR(fr[2].name, "t_outer");
+	pms_inline_free(c2);
 	pms_inline_free(c);
+	CHECK(pms_sym_dwfile(sym, path) == f); /* the symbolizer's, kept */
+	sym_close(sys, sym);
 }
 
 PMS_TEST(no_file_no_dwarf_no_frame)
@@ -107,7 +145,10 @@ PMS_TEST(no_file_no_dwarf_no_frame)
 	struct pms_inline *c = NULL;
 	const struct pms_inl_frame *fr;
 	size_t n = 7;
-	CHECK_OK(pms_inline_new(NULL, &c));
+	struct pms_sys *sys;
+	struct pms_symbolizer *sym;
+	sym_open(&sys, &sym);
+	CHECK_OK(pms_inline_new(sym, &c));
 	CHECK_OK(pms_inline_at(c, "/nonexistent/module.so", 0x1000, &fr, &n));
 	CHECK_EQ_INT((int)n, 0);
 	CHECK_OK(pms_inline_at(c, "/proc/self/status", 0x10, &fr, &n)); /* not ELF */
@@ -117,8 +158,16 @@ PMS_TEST(no_file_no_dwarf_no_frame)
 	/* the module already known as without DWARF: no frame again */
 	CHECK_OK(pms_inline_at(c, "/nonexistent/module.so", 0x2000, &fr, &n));
 	CHECK_EQ_INT((int)n, 0);
+	CHECK(pms_sym_dwfile(sym, "/nonexistent/module.so") == NULL);
+	CHECK(pms_sym_dwfile(sym, "relative/path.so") == NULL);
 	pms_inline_free(c);
 	pms_inline_free(NULL);
+	sym_close(sys, sym);
+	/* no symbolizer: no frame, no failure */
+	CHECK_OK(pms_inline_new(NULL, &c));
+	CHECK_OK(pms_inline_at(c, "/proc/self/exe", 0x10, &fr, &n));
+	CHECK_EQ_INT((int)n, 0);
+	pms_inline_free(c);
 }
 
 PMS_TEST_MAIN()

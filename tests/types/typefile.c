@@ -4,7 +4,9 @@
  * mem-loads attr (0x1cd, sample type IP|TID|TIME|ADDR|CPU|WEIGHT|
  * DATA_SRC), HEADER_ARCH x86_64, a COMM and an MMAP2 (START, LEN, PGOFF:
  * the binary's executable segment) for pid 4000, then one SAMPLE per line
- * (pid 4000, the line's tid, an L1-hit load or store data source). */
+ * (pid 4000, the line's tid, an L1-hit load or store data source).  A
+ * line "mmap START LEN PGOFF" writes another MMAP2 of the binary there (a
+ * mapping in the middle of the data). */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +44,13 @@ int main(int argc, char **argv)
 	char line[256], kind[8];
 	while (!bad && fgets(line, sizeof(line), stdin)) {
 		kind[0] = 0;
+		uint64_t ms, ml, mo;
+		if (sscanf(line, "mmap %" SCNx64 " %" SCNx64 " %" SCNx64, &ms, &ml, &mo) == 3) {
+			t += 1000;
+			n = rec_mmap2(&r, 4000, 4000, ms, ml, mo, argv[2], t, 0);
+			bad |= pms_perfdata_writer_write(w, r.b, n) < 0;
+			continue;
+		}
 		if (sscanf(line, "%u %" SCNx64 " %" SCNx64 " %7s", &tid, &ip, &addr, kind) < 3)
 			continue;
 		/* "s" after the address: a store (perf_mem_data_src op 4) */

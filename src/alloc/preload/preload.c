@@ -63,6 +63,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,7 +120,7 @@ static __thread bool tl_pthread; /* started by pthread_create (thread_start) */
 static __thread bool tl_raw_anon; /* tl_raw: its stack is an unnamed anonymous mapping */
 __thread bool tl_raw;     /* started without thread_start (a raw clone, or a
 				  * thread that ran a hook before thread_start) */
-static __thread bool tl_nodtv;   /* tl_raw, and its thread pointer not a glibc
+__thread bool tl_nodtv;          /* tl_raw, and its thread pointer not a glibc
 				  * descriptor at its stack's top: no
 				  * dl_iterate_phdr, whose TLS lookup reads a dtv
 				  * the program may not have */
@@ -200,7 +201,7 @@ static inline bool ready(void)
 
 /* ---- per thread ----------------------------------------------------------- */
 
-static uint64_t rng_next(void)
+PL_HOT static uint64_t rng_next(void)
 {
 	uint64_t x = tl_rng;
 	x ^= x >> 12;
@@ -210,79 +211,45 @@ static uint64_t rng_next(void)
 	return x * 0x2545F4914F6CDD1Dull;
 }
 
-static int64_t draw(void)
+/* -log(u) for u in (0, 1), without libm's call (each sampled allocation
+ * draws one; libm's log and expm1 were 17 % of the preload's samples on
+ * bench/alloc_bench): u = m 2^e, m in [1, 2), log m = 2 atanh((m-1)/(m+1))
+ * by its series to t^9 (error under 1.2e-6 of the mean: 0.04 bytes of a
+ * 32 KiB draw; docs/mem.md "Cost"). */
+PL_HOT static double neg_log(double u)
+{
+	uint64_t bits;
+	memcpy(&bits, &u, sizeof(bits));
+	int e = (int)((bits >> 52) & 0x7ff) - 1023;
+	bits = (bits & ((1ull << 52) - 1)) | (1023ull << 52);
+	double m;
+	memcpy(&m, &bits, sizeof(m));
+	double t = (m - 1) / (m + 1), t2 = t * t;
+	double lm = 2 * t * (1 + t2 * (1.0 / 3 + t2 * (1.0 / 5 + t2 * (1.0 / 7 + t2 / 9))));
+	return -(e * 0.69314718055994530942 + lm);
+}
+
+/* 1 - exp(-x) for x >= 0: its series to x^6 when x < 1/4 (a small block at
+ * the default rate; relative error under 1e-6), else libm's. */
+PL_HOT static double one_minus_exp(double x)
+{
+	if (x >= 0.25)
+		return -expm1(-x);
+	return x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4 * (1 - x / 5 * (1 - x / 6)))));
+}
+
+PL_HOT static int64_t draw(void)
 {
 	double u = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0; /* (0,1) */
-	double v = -log(u) * (double)rate;
+	double v = neg_log(u) * (double)rate;
 	return v > 9e18 ? INT64_MAX : (int64_t)v + 1;
 }
 
-static uint64_t now_ns(void)
+PL_HOT static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The mapping that holds address sp, from /proc/self/maps (read with
- * system calls into a small buffer on the stack: no allocation, no lock):
- * [lo, hi), and whether it is an anonymous mapping with no name.  Used only
- * off the paths of glibc's own threads (a raw clone's stack), once per
- * thread, or per record of a thread that shares its creator's TLS. */
-static bool stack_vma(uintptr_t sp, uintptr_t *lo, uintptr_t *hi, bool *anon)
-{
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	char buf[512];
-	int field = 0; /* start, end, perms, offset, dev, inode, name */
-	uintptr_t a = 0, e = 0;
-	uint64_t ino = 0;
-	bool named = false, found = false;
-	for (;;) {
-		long n = syscall(SYS_read, fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (long i = 0; i < n; i++) {
-			char c = buf[i];
-			unsigned v = c >= 'a' ? (unsigned)(c - 'a' + 10) : (unsigned)(c - '0');
-			if (c == '\n') {
-				if (field >= 5 && sp >= a && sp < e) {
-					*lo = a;
-					*hi = e;
-					*anon = !ino && !named;
-					found = true;
-					goto out;
-				}
-				field = 0;
-				a = e = 0;
-				ino = 0;
-				named = false;
-			} else if (field == 0) {
-				if (c == '-')
-					field = 1;
-				else
-					a = a * 16 + v;
-			} else if (field == 1) {
-				if (c == ' ')
-					field = 2;
-				else
-					e = e * 16 + v;
-			} else if (field < 5) {
-				field += c == ' ';
-			} else if (field == 5) {
-				if (c == ' ')
-					field = 6;
-				else
-					ino = ino * 10 + v;
-			} else if (c != ' ') {
-				named = true;
-			}
-		}
-	}
-out:
-	syscall(SYS_close, fd);
-	return found;
 }
 
 static uint32_t raw_pid; /* a raw clone's process announced by a FORK record */
@@ -365,6 +332,8 @@ struct recbuf {
 	uint64_t frames[PMS_ALLOC_MAX_FRAMES];
 	uintptr_t hi; /* the walk's bound: the top of the stack it is made on */
 };
+_Static_assert(offsetof(struct recbuf, frames) == sizeof(struct pms_alloc_rec),
+	       "emit: the frames right after the record");
 
 /* Threads and processes made by a raw clone (clone(2), clone3, not
  * pthread_create or fork) run no hook of this library when they start, and
@@ -426,48 +395,10 @@ static void vm_process_new(void)
 	emit(&f.r);
 }
 
-/* The top of the stack mapping of a thread that shares another's TLS
- * (who()), read from /proc/self/maps once per thread: noted here by tid
- * (these threads have no state of their own to keep it in) and used again
- * while the thread's stack pointer lies in the mapping noted. */
-#define SHARED_STACKS 16
-#define SHARED_BUSY UINT32_MAX
-static struct shared_stack {
-	_Atomic uint32_t tid; /* 0: free; SHARED_BUSY: being written */
-	_Atomic uintptr_t lo, hi;
-} shared_stacks[SHARED_STACKS];
-static atomic_uint shared_next;
-
-static uintptr_t shared_stack_hi(uint32_t tid, uintptr_t sp)
-{
-	for (size_t i = 0; i < SHARED_STACKS; i++) {
-		struct shared_stack *e = &shared_stacks[i];
-		if (atomic_load_explicit(&e->tid, memory_order_acquire) != tid)
-			continue;
-		uintptr_t lo = atomic_load_explicit(&e->lo, memory_order_relaxed);
-		uintptr_t hi = atomic_load_explicit(&e->hi, memory_order_relaxed);
-		if (atomic_load_explicit(&e->tid, memory_order_acquire) == tid && sp - lo < hi - lo)
-			return hi;
-	}
-	uintptr_t lo = 0, hi = 0;
-	bool anon;
-	if (!stack_vma(sp, &lo, &hi, &anon))
-		return 0;
-	/* noted in the next entry, unless another thread writes it now */
-	struct shared_stack *e = &shared_stacks[atomic_fetch_add(&shared_next, 1) % SHARED_STACKS];
-	uint32_t old = atomic_load(&e->tid);
-	if (old != SHARED_BUSY && atomic_compare_exchange_strong(&e->tid, &old, SHARED_BUSY)) {
-		atomic_store_explicit(&e->lo, lo, memory_order_relaxed);
-		atomic_store_explicit(&e->hi, hi, memory_order_relaxed);
-		atomic_store_explicit(&e->tid, tid, memory_order_release);
-	}
-	return hi;
-}
-
 static void raw_fork_child(uint32_t pid, uint32_t tid, bool same_stack);
 static void raw_thread_new(void);
 
-static void who(struct recbuf *b)
+PL_HOT static void who(struct recbuf *b)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	bool same_stack = sp - tl_stack_lo < tl_stack_hi - tl_stack_lo;
@@ -495,7 +426,7 @@ static void who(struct recbuf *b)
 	b->r.tid = tid;
 }
 
-static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
+PL_HOT static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t addr,
 		     uint64_t bytes, uint64_t weight, uint64_t old)
 {
 	memset(&b->r, 0, sizeof(b->r));
@@ -513,7 +444,7 @@ static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint64_t ad
 
 /* frame 0 is ret (the hook's return address); then the frame-pointer chain
  * from the hook's frame fp, bounded by the thread's stack. */
-static void walk(struct recbuf *b, uintptr_t ret, uintptr_t fp)
+PL_HOT static void walk(struct recbuf *b, uintptr_t ret, uintptr_t fp)
 {
 	size_t n = 0;
 	b->frames[n++] = ret;
@@ -538,7 +469,7 @@ done:
 }
 
 /* Whether this allocation is tracked, and its weight. */
-static bool choose(size_t n, uint64_t *weight, uint32_t *flags)
+PL_HOT static bool choose(size_t n, uint64_t *weight, uint32_t *flags)
 {
 	if (!rate || n >= threshold) {
 		*weight = n;
@@ -549,7 +480,7 @@ static bool choose(size_t n, uint64_t *weight, uint32_t *flags)
 	if (tl_left > 0)
 		return false;
 	tl_left = draw();
-	double p = -expm1(-(double)n / (double)rate);
+	double p = one_minus_exp((double)n / (double)rate);
 	*weight = (uint64_t)((double)n / (p > 0 ? p : 1) + 0.5);
 	*flags = PMS_ALLOC_F_SAMPLED;
 	return true;
@@ -564,7 +495,7 @@ struct pre {
 	uint64_t weight, time;
 };
 
-static void pre_choose(struct pre *pr, size_t n)
+PL_HOT static void pre_choose(struct pre *pr, size_t n)
 {
 	pr->want = choose(n, &pr->weight, &pr->flags);
 	pr->time = pr->want ? now_ns() : 0;
@@ -572,7 +503,7 @@ static void pre_choose(struct pre *pr, size_t n)
 
 /* The set's near slots for a tracked block are fetched first and used
  * last: a cache miss there overlaps the record's making. */
-static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64_t old,
+PL_HOT static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64_t old,
 		  uintptr_t ret, uintptr_t fp)
 {
 	if (!p || !pr->want)
@@ -587,7 +518,7 @@ static void track(const struct pre *pr, unsigned kind, void *p, size_t n, uint64
 		emit(&b.r);
 }
 
-static void untrack(unsigned kind, void *p)
+PL_HOT static void untrack(unsigned kind, void *p)
 {
 	if (!p || !set_maybe((uintptr_t)p))
 		return;
@@ -683,7 +614,7 @@ static int ldso_find(struct dl_phdr_info *info, size_t size, void *ud)
  * real one (no register saved, no frame: a few loads), their other cases
  * out of line (the _slow functions, given the caller's return address and
  * frame). */
-__attribute__((noinline)) static void *malloc_slow(size_t n, uintptr_t ret, uintptr_t fp)
+__attribute__((noinline)) PL_HOT static void *malloc_slow(size_t n, uintptr_t ret, uintptr_t fp)
 {
 	if (!ready())
 		return boot_alloc(n);
@@ -703,7 +634,7 @@ __attribute__((noinline)) static void *malloc_slow(size_t n, uintptr_t ret, uint
 	return p;
 }
 
-EXPORT void *malloc(size_t n)
+PL_HOT EXPORT void *malloc(size_t n)
 {
 	/* a small allocation not sampled (choose() would decide the same):
 	 * tl_left is 0 in a thread not set up and with rate 0, and made
@@ -871,7 +802,7 @@ EXPORT int posix_memalign(void **out, size_t al, size_t n)
 	return rc;
 }
 
-__attribute__((noinline)) static void free_slow(void *p)
+__attribute__((noinline)) PL_HOT static void free_slow(void *p)
 {
 	if (!ready())
 		return;
@@ -888,7 +819,7 @@ __attribute__((noinline)) static void free_slow(void *p)
 	errno = e;
 }
 
-EXPORT void free(void *p)
+PL_HOT EXPORT void free(void *p)
 {
 	if (!p || is_boot(p))
 		return;
@@ -1174,12 +1105,21 @@ static bool tls_seen(size_t id, bool mark)
 	return mark || was;
 }
 
+/* Which module instance's block this thread recorded under each late id:
+ * a fingerprint of its block, its first byte and its name (0: none), in
+ * pages mapped for the thread at its first late block, grown by mremap,
+ * unmapped at its end (tls_fp_slot). */
+static __thread uint64_t *tl_tls_fp;
+static __thread size_t tl_tls_fp_len; /* bytes mapped */
+
 static void tls_more_free(void)
 {
 	if (tl_tls_more)
 		syscall(SYS_munmap, tl_tls_more, tl_tls_more_len);
-	tl_tls_more = NULL;
-	tl_tls_more_len = 0;
+	if (tl_tls_fp)
+		syscall(SYS_munmap, tl_tls_fp, tl_tls_fp_len);
+	tl_tls_more = tl_tls_fp = NULL;
+	tl_tls_more_len = tl_tls_fp_len = 0;
 }
 
 /* One module's TLS block of this thread, recorded once (ud: NULL at a
@@ -1201,20 +1141,58 @@ static uint64_t mod_tls(const struct dl_phdr_info *info, uintptr_t *mod)
 
 /* The ids of the modules with static TLS (loaded with the program, never
  * unloaded), < 256; and the loader's count of unloaded modules when this
- * thread's ids were last made right. */
+ * thread last looked at its late blocks. */
 static uint64_t tls_static[4];
 static __thread unsigned long long tl_tls_subs;
+static __thread bool tl_tls_check; /* this look: a module was unloaded since the last */
 
-/* A module was unloaded since this thread noted its ids (dlclose): the id
- * of a module loaded later may be that one's again, so the ids of the
- * modules loaded late are forgotten (their blocks recorded again). */
-static void tls_forget_late(unsigned long long subs)
+static uint64_t tls_fingerprint(const struct dl_phdr_info *info, uintptr_t mod)
 {
-	tl_tls_subs = subs;
-	for (size_t i = 0; i < 4; i++)
-		tl_tls_seen[i] &= tls_static[i];
-	for (size_t i = 0; i < tl_tls_more_len / 8; i++)
-		tl_tls_more[i] = 0;
+	uint64_t h = ((uintptr_t)info->dlpi_tls_data ^ mod * 0x9E3779B97F4A7C15ull) | 1;
+	for (const char *c = info->dlpi_name; c && *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001B3ull;
+	return h | 1;
+}
+
+/* id's fingerprint slot (NULL: no memory for it). */
+static uint64_t *tls_fp_slot(size_t id)
+{
+	size_t need = (id + 1) * 8;
+	if (need > tl_tls_fp_len) {
+		size_t len = (need + 4095) & ~(size_t)4095;
+		long r = tl_tls_fp ? syscall(SYS_mremap, tl_tls_fp, tl_tls_fp_len, len, MREMAP_MAYMOVE)
+				   : syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1, (off_t)0);
+		if (sys_failed(r))
+			return NULL;
+		tl_tls_fp = (uint64_t *)r;
+		tl_tls_fp_len = len;
+	}
+	return &tl_tls_fp[id];
+}
+
+/* Module id's TLS block of this thread no longer noted. */
+static void tls_unsee(size_t id)
+{
+	if (id < 256)
+		tl_tls_seen[id / 64] &= ~(1ull << (id % 64));
+	else if ((id - 256) / 64 * 8 < tl_tls_more_len)
+		tl_tls_more[(id - 256) / 64] &= ~(1ull << ((id - 256) % 64));
+}
+
+/* A module was unloaded since this thread noted its late ids (dlclose):
+ * the id of a module loaded since may be the unloaded one's again.  So a
+ * late id noted is looked at again: recorded again only when its module
+ * instance is not the one recorded (another fingerprint), not for the
+ * late modules still loaded (each got a second record before). */
+static bool tls_same_late(const struct dl_phdr_info *info, size_t id)
+{
+	if (!tl_tls_check || (id < 256 && (tls_static[id / 64] >> (id % 64) & 1)))
+		return true;
+	uintptr_t mod = 0;
+	mod_tls(info, &mod);
+	uint64_t *fp = tls_fp_slot(id);
+	return fp && *fp == tls_fingerprint(info, mod);
 }
 
 static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
@@ -1223,10 +1201,15 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	size_t id = size >= offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *)
 			    ? info->dlpi_tls_modid : 0;
 	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs) &&
-	    info->dlpi_subs != tl_tls_subs)
-		tls_forget_late(info->dlpi_subs);
-	if (id && tls_seen(id, false))
-		return 0;
+	    info->dlpi_subs != tl_tls_subs) {
+		tl_tls_subs = info->dlpi_subs;
+		tl_tls_check = true;
+	}
+	if (id && tls_seen(id, false)) {
+		if (tls_same_late(info, id))
+			return 0;
+		tls_unsee(id); /* another module's now (its block may come later) */
+	}
 	uintptr_t mod = 0;
 	uint64_t memsz = mod_tls(info, &mod);
 	/* a late block is recorded once: its id noted first */
@@ -1234,6 +1217,11 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 		return 0;
 	if (id)
 		tls_seen(id, true);
+	if (id && (id >= 256 || !(tls_static[id / 64] >> (id % 64) & 1))) {
+		uint64_t *fp = tls_fp_slot(id);
+		if (fp)
+			*fp = tls_fingerprint(info, mod);
+	}
 	struct recbuf b;
 	rec_init(&b, time, PMS_ALLOC_TLS, (uintptr_t)info->dlpi_tls_data, memsz, memsz, 0);
 	b.frames[0] = mod + 1; /* named as the module's first byte (ip - 1) */
@@ -1243,21 +1231,31 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	return 0;
 }
 
-/* Whether a raw clone's thread (tl_nodtv) has a thread control block laid
- * out as glibc's, whose dtv dl_iterate_phdr's TLS lookup may read: its
- * first and third words the thread pointer, its second (the dtv) set, this
- * library's static TLS below it.  Such a thread reached the loader's
- * __tls_get_addr (a late block's allocation, tls_late): its dynamic TLS
- * blocks are looked up as a glibc thread's.  (x86-64; elsewhere: no.) */
+/* Whether a raw clone's thread (tl_nodtv) has a dtv that dl_iterate_phdr's
+ * TLS lookup may read (the loader's __tls_get_addr reads only the thread
+ * pointer's first two words, the TCB and the dtv, never glibc's third, its
+ * own descriptor: a control block that is not glibc's but keeps the ABI's
+ * has dynamic TLS too): its first word the thread pointer, this library's
+ * static TLS below it, and its second a dtv, read here through the kernel
+ * (process_vm_readv: a bad pointer answers EFAULT, not a fault) with a
+ * length (dtv[-1]) and a generation (dtv[0]) that a dtv can have.
+ * (x86-64; elsewhere: no.) */
 static bool tcb_usable(void)
 {
 #if defined(__x86_64__)
-	uintptr_t tcb, dtv, self;
+	uintptr_t tcb, dtv;
 	__asm__ volatile("mov %%fs:0, %0" : "=r"(tcb));
 	__asm__ volatile("mov %%fs:8, %0" : "=r"(dtv));
-	__asm__ volatile("mov %%fs:16, %0" : "=r"(self));
-	return tcb && tcb == self && dtv && tcb > (uintptr_t)&tl_self &&
-	       tcb - (uintptr_t)&tl_self < (64u << 20);
+	if (!tcb || !dtv || (dtv & 7) || tcb <= (uintptr_t)&tl_self ||
+	    tcb - (uintptr_t)&tl_self >= (64u << 20))
+		return false;
+	uint64_t w[3]; /* dtv[-1] (16 bytes: its length first), dtv[0].counter */
+	struct iovec local = { w, sizeof(w) }, remote = { (void *)(dtv - 16), sizeof(w) };
+	int e = errno;
+	long n = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), &local, 1ul, &remote,
+			 1ul, 0ul);
+	errno = e;
+	return n == (long)sizeof(w) && w[0] && w[0] < (1u << 20) && w[2] < (1ull << 48);
 #else
 	return false;
 #endif
@@ -1275,6 +1273,7 @@ static void tls_late(void)
 	if (tl_self != (uintptr_t)&tl_self || (tl_nodtv && !tcb_usable()))
 		return; /* a raw clone's thread whose dtv is not glibc's */
 	dl_iterate_phdr(tls_one, &t);
+	tl_tls_check = false;
 }
 
 /* This thread's stack block and TLS blocks, frames from b (the creator's
@@ -1422,8 +1421,9 @@ static void raw_thread_new(void)
 	tl_tls_late = tl_tls_parked = false;
 	tl_tls_subs = 0;
 	memset(tl_tls_seen, 0, sizeof(tl_tls_seen));
-	tl_tls_more = NULL; /* the creator's */
-	tl_tls_more_len = 0;
+	tl_tls_more = tl_tls_fp = NULL; /* the creator's */
+	tl_tls_more_len = tl_tls_fp_len = 0;
+	tl_tls_check = false;
 	thread_init();
 	raw_blocks();
 }

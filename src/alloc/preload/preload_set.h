@@ -11,20 +11,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Two open-addressing tables in one mapping.  The near one, 2^16 slots
- * (512 KiB), takes a block in one of the PRI_PROBES slots from its hash
+/* Two open-addressing tables in one mapping.  The near one, 2^13 slots
+ * (64 KiB), takes a block in one of the PRI_PROBES slots from its hash
  * (128 bytes): small enough to stay in the caches more often than a
  * table sized for the worst case (8 MiB, probed at random), which missed
  * them on every tracked allocation and free (3.6 % of the bench's samples;
- * a block freed long after it was made still misses the near one:
- * docs/mem.md "Cost").  A block whose slots there are all taken goes to the far one:
+ * 2^16 slots, 512 KiB, still missed the caches on a free long after the
+ * allocation: 2^13 took 15 % fewer of the preload's samples on
+ * bench/alloc_bench; docs/mem.md "Cost").  It holds some 4,000 live
+ * tracked blocks before its windows fill (128 MiB of small blocks at the
+ * default rate).  A block whose slots there are all taken goes to the far one:
  * 2^22 slots (32 MiB) when every allocation is tracked (rate 0), 2^20
  * (8 MiB) when small ones are sampled (the blocks of some 32 GiB live at
  * the default rate), probed only once a block went there (pl_far_used).
  * A slot is 0 (never used), TOMB (freed) or a block, and never goes back
  * to 0: a near slot of 0 among a block's slots means it is in neither
  * table (it would have taken that slot). */
-#define PRI_BITS 16
+#define PRI_BITS 13
 #define PRI_PROBES 16
 extern unsigned pl_set_bits; /* the far table's */
 #define SET_SLOTS (1ul << pl_set_bits)
@@ -109,7 +112,7 @@ static inline bool set_add_slot(uintptr_t p)
 	/* false: full here, the block stays untracked */
 }
 
-static inline bool set_add(uintptr_t p)
+__attribute__((hot)) static inline bool set_add(uintptr_t p)
 {
 	filter_inc(p); /* before the slot: a concurrent take never misses it */
 	bool ok = set_add_slot(p);
@@ -143,7 +146,7 @@ static inline bool set_take_slot(uintptr_t p)
 	return set_drop(pl_set, SET_SLOTS - 1, set_hash(p), SET_PROBES, p) == 1;
 }
 
-static inline bool set_take(uintptr_t p)
+__attribute__((hot)) static inline bool set_take(uintptr_t p)
 {
 	if (!set_maybe(p))
 		return false;

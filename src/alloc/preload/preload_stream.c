@@ -28,7 +28,7 @@ static unsigned char *_Atomic spares[SPARES]; /* chunks of exited threads */
 static uint32_t chunk_used(const unsigned char *c)
 {
 	uint32_t pos = 0;
-	while (pos + sizeof(struct pms_alloc_rec) <= PMS_ALLOC_CHUNK) {
+	while (pos + PMS_ALLOC_REC_MIN <= PMS_ALLOC_CHUNK) {
 		uint16_t sz = atomic_load_explicit((_Atomic uint16_t *)(uintptr_t)(c + pos),
 						   memory_order_relaxed);
 		if (!sz)
@@ -93,7 +93,9 @@ static void chunk_drop(unsigned char *c)
  * its window with it, for the life of the process.  Each chunk such a
  * thread writes is noted here under its pid and tid; a thread that needs a
  * chunk and finds no spare takes the chunk of a noted thread that is gone
- * (tgkill with signal 0: ESRCH), and goes on in its window. */
+ * (tgkill with signal 0: ESRCH), and goes on in its window; a thread
+ * that claims its next chunk unmaps the windows of the noted threads that
+ * are gone (raw_reap). */
 #define RAWS 64
 #define RAW_BUSY UINT64_MAX
 static struct raw_ent {
@@ -156,6 +158,30 @@ static unsigned char *raw_take(void)
 	return got;
 }
 
+/* The windows of noted threads that are gone, unmapped (a thread's claim
+ * of its next chunk: a raw thread's window stayed mapped after its end
+ * until a new thread took its chunk, for the life of the process when none
+ * came). */
+static void raw_reap(void)
+{
+	int e = errno;
+	for (unsigned i = 0; i < RAWS; i++) {
+		uint64_t k = atomic_load(&raws[i].who);
+		if (!k || k == RAW_BUSY || k == raw_key())
+			continue;
+		if (syscall(SYS_tgkill, (pid_t)(k >> 32), (pid_t)(uint32_t)k, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		if (atomic_compare_exchange_strong(&raws[i].who, &k, RAW_BUSY)) {
+			unsigned char *c = atomic_load(&raws[i].chunk);
+			atomic_store(&raws[i].who, 0);
+			if (c)
+				syscall(SYS_munmap, win_of(c), WIN_SIZE);
+		}
+	}
+	errno = e;
+}
+
 void chunk_drop_mine(void)
 {
 	chunk_raw_forget();
@@ -191,6 +217,7 @@ static bool chunk_claim(void)
 	unsigned char *w = NULL;
 	size_t slot = 0;
 	if (tl_chunk) {
+		raw_reap();
 		w = win_of(tl_chunk);
 		slot = (size_t)(tl_chunk - w) / PMS_ALLOC_CHUNK + 1;
 		if (slot == WIN_CHUNKS) {
@@ -248,40 +275,48 @@ static bool chunk_claim(void)
 	tl_pos = 0;
 got:
 	raw_note(tl_chunk);
-	if (exit_key_ok)
+	if (exit_key_ok && !tl_nodtv) /* (a raw thread runs no key destructor) */
 		pthread_setspecific(exit_key, (void *)1);
 	return true;
 }
 
-/* Append r to this thread's chunk: the record's body first, its size last
- * (a reader of a chunk still being written stops at a size of 0). */
+/* Append r (its frames right after it) to this thread's chunk: the
+ * record's body first, its size last (a reader of a chunk still being
+ * written stops at a size of 0); its trailing zero fields not written
+ * (a free: 32 bytes, an allocation with no old_addr: 48; the stream's rule
+ * in include/pmuscope/alloc.h). */
 #if defined(__clang__)
-/* clang's idiom recognition would make the copy loop below a memcpy call */
+/* clang's idiom recognition would make the copy loops below memcpy calls */
 #define NO_MEMCPY __attribute__((no_builtin("memcpy")))
 #else
 #define NO_MEMCPY /* gcc: -fno-tree-loop-distribute-patterns (meson.build) */
 #endif
 
-NO_MEMCPY void emit(const struct pms_alloc_rec *r)
+PL_HOT NO_MEMCPY void emit(const struct pms_alloc_rec *r)
 {
 	if (out_fd < 0 || tl_forking)
 		return;
+	size_t body = sizeof(*r) / 8, nf = r->nframes; /* in words */
+	if (!r->old_addr)
+		body = r->bytes || r->weight ? 6 : PMS_ALLOC_REC_MIN / 8;
+	uint16_t size = (uint16_t)((body + nf) * 8);
 	/* (a spare taken may be full: its window's next slot then) */
-	for (int i = 0; !tl_chunk || tl_pos + r->size > PMS_ALLOC_CHUNK; i++)
+	for (int i = 0; !tl_chunk || tl_pos + size > PMS_ALLOC_CHUNK; i++)
 		if (i == 3 || !chunk_claim())
 			return;
 	unsigned char *d = tl_chunk + tl_pos;
 	/* copied by words here, not by libc's memcpy: a ThreadSanitizer
 	 * program intercepts memcpy and, not seeing this library's atomics
 	 * that hand a chunk from an exited thread to a new one, reported the
-	 * copy as a race (the build keeps gcc from making the loop a memcpy
-	 * call: -fno-tree-loop-distribute-patterns) */
+	 * copy as a race (the build keeps gcc from making the loops memcpy
+	 * calls: -fno-tree-loop-distribute-patterns) */
 	const uint64_t *src = (const uint64_t *)(const void *)r;
 	uint64_t *dst = (uint64_t *)(void *)d;
 	dst[0] = src[0] & ~(uint64_t)0xffff; /* its size (0 here) goes last */
-	for (size_t i = 1; i < (size_t)r->size / 8; i++)
+	for (size_t i = 1; i < body; i++)
 		dst[i] = src[i];
-	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, r->size, memory_order_release);
-	tl_pos += r->size;
+	for (size_t i = 0; i < nf; i++)
+		dst[body + i] = src[sizeof(*r) / 8 + i];
+	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, size, memory_order_release);
+	tl_pos += size;
 }
-

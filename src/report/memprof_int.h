@@ -267,6 +267,11 @@ struct skey {
 };
 
 /* memprof.c */
+/* Arrays of IPTAB_HUGE bytes or more are mapped on 2 MiB boundaries (on
+ * huge pages where the kernel gives them), the others allocated; zeroed.
+ * mp_big_free takes the size given to mp_big_calloc. */
+void *mp_big_calloc(size_t bytes);
+void mp_big_free(void *v, size_t bytes);
 const struct pms_maps *mp_maps_of(struct pms_memprof *p, const struct ksample *s);
 long mp_u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added);
 int mp_grow(void **v, size_t *cap, size_t n, size_t sz);
@@ -282,7 +287,7 @@ void mp_skey_sort(struct skey *v, size_t n);
 
 /* memprof_add.c */
 /* IP tables of at least this many bytes are mapped on 2 MiB boundaries
- * (memprof_add.c), the others allocated; mp_iptab_free frees either. */
+ * (mp_big_calloc), the others allocated; mp_iptab_free frees either. */
 #define IPTAB_HUGE ((size_t)2 << 20)
 void mp_iptab_free(struct iptab *t);
 bool mp_iptab_resize(struct iptab *t, size_t cap, bool with_nodes);

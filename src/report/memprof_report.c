@@ -230,11 +230,11 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	/* the code sites are named into a copy, so a second report works;
 	 * in address order (mp_finish_code's order: its passes then go through
 	 * memory in sequence, not a cache miss an instruction) */
-	size_t nips = 0, nk = 0;
-	struct pms_memreport_site *ips = calloc(a->ipt.n ? a->ipt.n : 1, sizeof(*ips));
+	size_t nips = 0, nk = 0, ipsz = (a->ipt.n ? a->ipt.n : 1) * sizeof(struct pms_memreport_site);
+	struct pms_memreport_site *ips = mp_big_calloc(ipsz);
 	struct skey *keys = malloc((a->ipt.n ? a->ipt.n : 1) * sizeof(*keys));
 	if (!ips || !keys) {
-		free(ips);
+		mp_big_free(ips, ipsz);
 		free(keys);
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	}
@@ -259,9 +259,9 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	}
 	free(keys);
 	rc = mp_finish_code(p, r, sym, ips, nips);
-	/* its rows own nothing (mp_finish_code's names were borrowed and are
-	 * cleared): one free, not a test of each row's pointers */
-	free(ips);
+	/* its rows own nothing (mp_finish_code's names are borrowed): one
+	 * free, not a test of each row's pointers */
+	mp_big_free(ips, ipsz);
 	if (rc >= 0)
 		rc = agg_objects(p, r, sym);
 	return rc;

@@ -197,7 +197,9 @@ int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 }
 
 /* Name each instruction site, group them into functions (same module and
- * name; sorted, so n log n), and fill the four top lists.  ips is consumed. */
+ * name; sorted, so n log n), and fill the four top lists.  ips is consumed:
+ * reordered, its rows' strings left borrowed (the symbolizer's, the maps'
+ * or literals), so the caller frees the array alone, not a row's strings. */
 struct fkey {
 	size_t i;
 	const struct pms_memreport_site *s;
@@ -350,6 +352,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	struct symres *res = NULL;
 	struct frun *runs = NULL;
 	struct pms_memreport_site *funcs = NULL;
+	size_t ressz = (nips ? nips : 1) * sizeof(*res);
 	struct fkey *fk = malloc((nips ? nips : 1) * sizeof(*fk)); /* each one set below */
 	if (!fk) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
@@ -363,7 +366,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	 * lookup scans a symbol table).  Those in between get no line; the top
 	 * lists are looked up again one by one below. */
 	ord = malloc((nips ? nips : 1) * sizeof(*ord)); /* each one set below */
-	res = calloc(nips ? nips : 1, sizeof(*res));
+	res = mp_big_calloc(ressz);
 	if (!ord || !res) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
@@ -393,8 +396,8 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 			st->addr_hidden = true;
 		}
 		const char *name = sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]");
-		/* borrowed (the symbolizer's, the maps' or literals) until the
-		 * copies below; cleared at the end, before the caller frees ips */
+		/* borrowed (the symbolizer's, the maps' or literals); the lists
+		 * below copy them */
 		st->name = (char *)name;
 		st->file = (char *)sy->file;
 		st->line = sy->line;
@@ -442,31 +445,33 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	for (size_t a = 0; a < nruns;) {
 		size_t b = a;
 		const struct pms_memreport_site *s0 = NULL;
-		for (size_t q = a; q < nruns && fkey_same(&runs[q].k, &runs[a].k); q++)
-			for (size_t k = runs[q].from; k < runs[q].to; k++) {
+		struct pms_memreport_site sum = { 0 };
+		/* its first instruction and its sums, in one pass */
+		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
+			for (size_t k = runs[b].from; k < runs[b].to; k++) {
 				const struct pms_memreport_site *x = &ips[ord[k].i];
 				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
 					s0 = x;
+				sum.samples += x->samples;
+				sum.latency += x->latency;
+				sum.weighted += x->weighted;
+				sum.resolved += x->resolved;
+				sum.remote += x->remote;
+				sum.on_home += x->on_home;
 			}
 		struct pms_memreport_site *f = &funcs[nfuncs++];
 		*f = *s0; /* its strings borrowed too; comm is its own */
 		f->comm = NULL;
-		f->samples = f->latency = f->weighted = 0;
-		f->resolved = f->remote = f->on_home = 0;
+		f->samples = sum.samples;
+		f->latency = sum.latency;
+		f->weighted = sum.weighted;
+		f->resolved = sum.resolved;
+		f->remote = sum.remote;
+		f->on_home = sum.on_home;
 		/* a function's line would be one instruction's: keep the file */
 		f->line = 0;
 		if (p->per_pid_funcs && s0->pid)
 			f->comm = mp_xstrdup(mp_task_comm(p, s0->pid, s0->pid), &rc);
-		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
-			for (size_t k = runs[b].from; k < runs[b].to; k++) {
-				const struct pms_memreport_site *x = &ips[ord[k].i];
-				f->samples += x->samples;
-				f->latency += x->latency;
-				f->weighted += x->weighted;
-				f->resolved += x->resolved;
-				f->remote += x->remote;
-				f->on_home += x->on_home;
-			}
 		a = b;
 	}
 	/* kept samples: every instruction, before mp_top_of reorders them
@@ -493,12 +498,10 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	if (rc >= 0)
 		rc = top_lines(p, r, sym, r->top_funcs_latency, r->ntop_funcs_latency, false);
 out:
-	for (size_t i = 0; i < nips; i++)
-		ips[i].name = ips[i].file = ips[i].module = NULL;
 	for (size_t i = 0; funcs && i < nfuncs; i++)
 		free(funcs[i].comm);
 	free(ord);
-	free(res);
+	mp_big_free(res, ressz);
 	free(fk);
 	free(runs);
 	free(funcs);
@@ -511,7 +514,7 @@ out:
 int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	int rc = 0;
-	size_t nk = 0, nips = 0;
+	size_t nk = 0, nips = 0, ipsz = 0;
 	/* (ip, pid), pid 0 unless per-process functions */
 	struct skey *keys = malloc((p->n ? p->n : 1) * sizeof(*keys));
 	struct pms_memreport_site *ips = NULL;
@@ -528,7 +531,8 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 	size_t ndist = 0;
 	for (size_t a = 0; a < nk; a++)
 		ndist += !a || keys[a].major != keys[a - 1].major || keys[a].minor != keys[a - 1].minor;
-	ips = calloc(ndist ? ndist : 1, sizeof(*ips));
+	ipsz = (ndist ? ndist : 1) * sizeof(*ips);
+	ips = mp_big_calloc(ipsz);
 	if (!ips) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
@@ -563,6 +567,6 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 	rc = mp_finish_code(p, r, sym, ips, nips);
 out:
 	free(keys);
-	mp_sites_free(ips, nips);
+	mp_big_free(ips, ipsz); /* its rows own nothing (mp_finish_code) */
 	return rc;
 }

@@ -260,6 +260,41 @@ struct agg {
 	} oc[1u << OC_BITS];
 	size_t oc_last;
 };
+/* A sample's counts into a row's (as struct pms_memreport_site has them). */
+struct mp_counts {
+	uint64_t samples, latency, weighted, resolved, remote, on_home;
+};
+
+static inline void mp_counts_add(struct mp_counts *c, uint32_t valid, uint64_t weight,
+				 int mem_node, int cpu_node, int home)
+{
+	c->samples++;
+	if (valid & PMS_MS_WEIGHT) {
+		c->latency += weight;
+		c->weighted++;
+	}
+	if (mem_node >= 0) {
+		c->resolved++;
+		if (cpu_node >= 0 && mem_node != cpu_node)
+			c->remote++;
+		if (home >= 0 && mem_node == home)
+			c->on_home++;
+	}
+}
+
+/* One instruction as the report's code side reads it (mp_finish_code): 72
+ * bytes, not the 200 of a struct pms_memreport_site, which only the rows
+ * that are shown become (the rows of hundreds of thousands of
+ * instructions were most of the memory building the report touched).  i:
+ * its index in the caller's order (the names found for it). */
+struct irow {
+	uint64_t addr;
+	struct mp_counts n;
+	size_t i;
+	uint32_t pid;
+	bool kernel, addr_hidden;
+};
+
 /* A sort key of the kept samples: (major, minor) and the sample. */
 struct skey {
 	uint64_t major, minor;
@@ -308,7 +343,7 @@ int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 	      int (*cmp)(const void *, const void *), bool need_latency,
 	      struct pms_memreport_site **out, size_t *nout);
 int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-		   struct pms_memreport_site *ips, size_t nips);
+		   struct irow *ips, size_t nips);
 int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym);
 void mp_site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
 		       const struct ksample *x);

@@ -201,8 +201,9 @@ int pms_symbolizer_use_running_vdso(struct pms_symbolizer *s, struct pms_sys *sy
  * copy owned by the caller: the running kernel's (pms_sys_vdso_image) when
  * the recording lists a build id for [vdso] (id, idlen: HEADER_BUILD_ID or
  * its MMAP2) and the running image has that id (else perf's build-id
- * cache's image of that id, $HOME/.debug/[vdso]/<id>/vdso below the
- * context's root, when its build id is that id), or when it lists none
+ * cache's image of that id, <dir>/[vdso]/<id>/vdso below the context's
+ * root, dir perf's buildid.dir from its config or $HOME/.debug, when its
+ * build id is that id), or when it lists none
  * (idlen 0) and same_host says it was recorded on this host and kernel.
  * PMS_ENOENT otherwise (the addresses then stay unnamed, never misnamed);
  * PMS_ENOTLIVE on a context that is not this system.  A live run's

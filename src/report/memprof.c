@@ -80,13 +80,49 @@ out:
 
 static void site_free(struct pms_memreport_site *s);
 
-/* (memprof_add.c maps the tables of IPTAB_HUGE bytes and more) */
+/* An array of bytes, zeroed.  One of IPTAB_HUGE bytes or more is fresh
+ * anonymous memory on a 2 MiB boundary, on 2 MiB pages where the kernel
+ * gives them (transparent huge pages on madvise): the kernel clears the
+ * pages as they are first touched (a memset after an allocation wrote them
+ * a second time), and a table of megabytes probed at random stops missing
+ * the TLB; an array of megabytes read in order (the report's instructions)
+ * takes one fault each 2 MiB, not each 4 KiB (of 52 MB of sites on 262 K
+ * instructions, the faults were a fifth of building the report). */
+void *mp_big_calloc(size_t bytes)
+{
+	if (bytes < IPTAB_HUGE)
+		return calloc(1, bytes ? bytes : 1);
+	if (bytes > SIZE_MAX - 2 * IPTAB_HUGE)
+		return NULL;
+	bytes = (bytes + IPTAB_HUGE - 1) & ~(IPTAB_HUGE - 1);
+	size_t len = bytes + IPTAB_HUGE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)p + IPTAB_HUGE - 1) & ~(uintptr_t)(IPTAB_HUGE - 1);
+	size_t head = a - (uintptr_t)p, tail = len - head - bytes;
+	if (head)
+		(void)munmap(p, head);
+	if (tail)
+		(void)munmap((char *)a + bytes, tail);
+	(void)madvise((void *)a, bytes, MADV_HUGEPAGE);
+	return (void *)a;
+}
+
+/* Free what mp_big_calloc(bytes) gave (NULL: nothing). */
+void mp_big_free(void *v, size_t bytes)
+{
+	if (!v)
+		return;
+	if (bytes < IPTAB_HUGE)
+		free(v);
+	else
+		(void)munmap(v, (bytes + IPTAB_HUGE - 1) & ~(IPTAB_HUGE - 1));
+}
+
 void mp_iptab_free(struct iptab *t)
 {
-	if (t->cap * sizeof(struct ipslot) >= IPTAB_HUGE)
-		(void)munmap(t->v, t->cap * sizeof(struct ipslot));
-	else
-		free(t->v);
+	mp_big_free(t->v, t->cap * sizeof(struct ipslot));
 	free(t->nv);
 	t->v = NULL;
 	t->nv = NULL;

@@ -20,35 +20,13 @@ static size_t iptab_home(const struct iptab *t, uint64_t ip)
 	return (size_t)((ip * 0x9e3779b97f4a7c15ULL) >> t->shift);
 }
 
-/* A table of bytes (a multiple of IPTAB_HUGE), zeroed: fresh anonymous
- * pages on a 2 MiB boundary.  A table of megabytes is probed at random: on
- * 2 MiB pages (where the kernel gives them: transparent huge pages on
- * madvise) the probes stop missing the TLB.  The kernel clears the pages
- * as they are first touched; a memset after aligned_alloc wrote them a
- * second time (4 % of `report --no-symbols` on 262 K instructions). */
-static struct ipslot *tab_map(size_t bytes)
-{
-	size_t len = bytes + IPTAB_HUGE;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	uintptr_t a = ((uintptr_t)p + IPTAB_HUGE - 1) & ~(uintptr_t)(IPTAB_HUGE - 1);
-	size_t head = a - (uintptr_t)p, tail = len - head - bytes;
-	if (head)
-		(void)munmap(p, head);
-	if (tail)
-		(void)munmap((char *)a + bytes, tail);
-	(void)madvise((void *)a, bytes, MADV_HUGEPAGE);
-	return (struct ipslot *)a;
-}
-
 /* A table of cap slots (and node counters when with_nodes) holding t's
  * entries; false when there is no memory (t unchanged). */
 bool mp_iptab_resize(struct iptab *t, size_t cap, bool with_nodes)
 {
 	unsigned shift = 64u - (unsigned)__builtin_ctzll(cap);
 	size_t bytes = cap * sizeof(struct ipslot);
-	struct ipslot *v = bytes >= IPTAB_HUGE ? tab_map(bytes) : calloc(cap, sizeof(*v));
+	struct ipslot *v = mp_big_calloc(bytes);
 	struct ipnode *nv = with_nodes ? calloc(cap, sizeof(*nv)) : NULL;
 	if (!v || (with_nodes && !nv)) {
 		struct iptab bad = { v, nv, cap, 0, shift };

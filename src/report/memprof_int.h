@@ -260,6 +260,41 @@ struct agg {
 	} oc[1u << OC_BITS];
 	size_t oc_last;
 };
+/* A sample's counts into a row's (as struct pms_memreport_site has them). */
+struct mp_counts {
+	uint64_t samples, latency, weighted, resolved, remote, on_home;
+};
+
+static inline void mp_counts_add(struct mp_counts *c, uint32_t valid, uint64_t weight,
+				 int mem_node, int cpu_node, int home)
+{
+	c->samples++;
+	if (valid & PMS_MS_WEIGHT) {
+		c->latency += weight;
+		c->weighted++;
+	}
+	if (mem_node >= 0) {
+		c->resolved++;
+		if (cpu_node >= 0 && mem_node != cpu_node)
+			c->remote++;
+		if (home >= 0 && mem_node == home)
+			c->on_home++;
+	}
+}
+
+/* One instruction as the report's code side reads it (mp_finish_code): 72
+ * bytes, not the 200 of a struct pms_memreport_site, which only the rows
+ * that are shown become (the rows of hundreds of thousands of
+ * instructions were most of the memory building the report touched).  i:
+ * its index in the caller's order (the names found for it). */
+struct irow {
+	uint64_t addr;
+	struct mp_counts n;
+	size_t i;
+	uint32_t pid;
+	bool kernel, addr_hidden;
+};
+
 /* A sort key of the kept samples: (major, minor) and the sample. */
 struct skey {
 	uint64_t major, minor;
@@ -267,6 +302,11 @@ struct skey {
 };
 
 /* memprof.c */
+/* Arrays of IPTAB_HUGE bytes or more are mapped on 2 MiB boundaries (on
+ * huge pages where the kernel gives them), the others allocated; zeroed.
+ * mp_big_free takes the size given to mp_big_calloc. */
+void *mp_big_calloc(size_t bytes);
+void mp_big_free(void *v, size_t bytes);
 const struct pms_maps *mp_maps_of(struct pms_memprof *p, const struct ksample *s);
 long mp_u64map_get(struct u64map *m, uint64_t key, size_t next, bool *added);
 int mp_grow(void **v, size_t *cap, size_t n, size_t sz);
@@ -282,7 +322,7 @@ void mp_skey_sort(struct skey *v, size_t n);
 
 /* memprof_add.c */
 /* IP tables of at least this many bytes are mapped on 2 MiB boundaries
- * (memprof_add.c), the others allocated; mp_iptab_free frees either. */
+ * (mp_big_calloc), the others allocated; mp_iptab_free frees either. */
 #define IPTAB_HUGE ((size_t)2 << 20)
 void mp_iptab_free(struct iptab *t);
 bool mp_iptab_resize(struct iptab *t, size_t cap, bool with_nodes);
@@ -303,7 +343,7 @@ int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 	      int (*cmp)(const void *, const void *), bool need_latency,
 	      struct pms_memreport_site **out, size_t *nout);
 int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-		   struct pms_memreport_site *ips, size_t nips);
+		   struct irow *ips, size_t nips);
 int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym);
 void mp_site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
 		       const struct ksample *x);

@@ -230,11 +230,11 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	/* the code sites are named into a copy, so a second report works;
 	 * in address order (mp_finish_code's order: its passes then go through
 	 * memory in sequence, not a cache miss an instruction) */
-	size_t nips = 0, nk = 0;
-	struct pms_memreport_site *ips = calloc(a->ipt.n ? a->ipt.n : 1, sizeof(*ips));
+	size_t nips = 0, nk = 0, ipsz = (a->ipt.n ? a->ipt.n : 1) * sizeof(struct irow);
+	struct irow *ips = mp_big_calloc(ipsz);
 	struct skey *keys = malloc((a->ipt.n ? a->ipt.n : 1) * sizeof(*keys));
 	if (!ips || !keys) {
-		free(ips);
+		mp_big_free(ips, ipsz);
 		free(keys);
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	}
@@ -245,23 +245,23 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	for (size_t k = 0; k < nk; k++) {
 		size_t i = keys[k].i;
 		const struct ipslot *e = &a->ipt.v[i];
-		struct pms_memreport_site *st = &ips[nips++];
+		struct irow *st = &ips[nips++];
 		st->addr = e->ip;
 		st->kernel = e->wk & 1;
-		st->samples = e->samples;
-		st->latency = e->latency;
-		st->weighted = e->wk >> 1;
+		st->n.samples = e->samples;
+		st->n.latency = e->latency;
+		st->n.weighted = e->wk >> 1;
 		if (a->ipt.nv) {
-			st->resolved = a->ipt.nv[i].resolved;
-			st->remote = a->ipt.nv[i].remote;
-			st->on_home = a->ipt.nv[i].on_home;
+			st->n.resolved = a->ipt.nv[i].resolved;
+			st->n.remote = a->ipt.nv[i].remote;
+			st->n.on_home = a->ipt.nv[i].on_home;
 		}
 	}
 	free(keys);
 	rc = mp_finish_code(p, r, sym, ips, nips);
-	/* its rows own nothing (mp_finish_code's names were borrowed and are
-	 * cleared): one free, not a test of each row's pointers */
-	free(ips);
+	/* its rows own nothing (mp_finish_code's names are borrowed): one
+	 * free, not a test of each row's pointers */
+	mp_big_free(ips, ipsz);
 	if (rc >= 0)
 		rc = agg_objects(p, r, sym);
 	return rc;

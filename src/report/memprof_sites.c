@@ -66,18 +66,15 @@ int mp_count_cmp(const void *a, const void *b)
 void mp_site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight, int mem_node,
 		   int cpu_node, int home)
 {
-	s->samples++;
-	if (valid & PMS_MS_WEIGHT) {
-		s->latency += weight;
-		s->weighted++;
-	}
-	if (mem_node >= 0) {
-		s->resolved++;
-		if (cpu_node >= 0 && mem_node != cpu_node)
-			s->remote++;
-		if (home >= 0 && mem_node == home)
-			s->on_home++;
-	}
+	struct mp_counts c = { s->samples, s->latency, s->weighted, s->resolved, s->remote,
+			       s->on_home };
+	mp_counts_add(&c, valid, weight, mem_node, cpu_node, home);
+	s->samples = c.samples;
+	s->latency = c.latency;
+	s->weighted = c.weighted;
+	s->resolved = c.resolved;
+	s->remote = c.remote;
+	s->on_home = c.on_home;
 }
 
 void mp_site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
@@ -144,44 +141,59 @@ int mp_sites_copy(const struct pms_memreport_site *v, size_t n, struct pms_memre
 	return rc;
 }
 
+/* The first `top` of the n rows of sz bytes at all in cmp's order, as a
+ * stable sort would give them: their addresses in best (room for top; at
+ * least one), how many the result.  Few of many: kept in a sorted array of
+ * `top` (a candidate goes after the ones equal to it), not a sort of all;
+ * many of few: all sorted in place. */
+static size_t top_pick(void *all, size_t n, size_t sz, size_t top,
+		       int (*cmp)(const void *, const void *), const void **best)
+{
+	char *v = all;
+	size_t nb = 0;
+	if (top >= n / 8) {
+		qsort(all, n, sz, cmp);
+		for (; nb < n && nb < top; nb++)
+			best[nb] = v + nb * sz;
+		return nb;
+	}
+	for (size_t i = 0; i < n && top; i++) {
+		const void *x = v + i * sz;
+		if (nb == top && cmp(x, best[nb - 1]) >= 0)
+			continue;
+		size_t lo = 0, hi = nb;
+		while (lo < hi) { /* first one that sorts after x */
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp(best[mid], x) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (nb < top)
+			nb++;
+		memmove(&best[lo + 1], &best[lo], (nb - 1 - lo) * sizeof(*best));
+		best[lo] = x;
+	}
+	return nb;
+}
+
 /* The first `top` of all n sites in cmp's order, as a stable sort would
- * give them, copied into *out.  Few of many: kept in a sorted array of
- * `top` (a candidate goes after the ones equal to it), not a sort of all. */
+ * give them (top_pick), copied into *out. */
 int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 	      int (*cmp)(const void *, const void *), bool need_latency,
 	      struct pms_memreport_site **out, size_t *nout)
 {
-	size_t k = 0, nb = 0;
-	const struct pms_memreport_site **best = NULL;
+	size_t k = 0;
 	*nout = 0;
 	*out = calloc(top ? top : 1, sizeof(**out));
-	if (!*out)
+	const void **best = malloc((top ? top : 1) * sizeof(*best));
+	if (!*out || !best) {
+		free(best);
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	if (top >= n / 8) {
-		qsort(all, n, sizeof(*all), cmp);
-	} else {
-		best = malloc((top ? top : 1) * sizeof(*best));
-		if (!best)
-			return pms_err(PMS_ENOMEM, "memreport: no memory");
-		for (size_t i = 0; i < n && top; i++) {
-			if (nb == top && cmp(&all[i], best[nb - 1]) >= 0)
-				continue;
-			size_t lo = 0, hi = nb;
-			while (lo < hi) { /* first one that sorts after all[i] */
-				size_t mid = lo + (hi - lo) / 2;
-				if (cmp(best[mid], &all[i]) <= 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (nb < top)
-				nb++;
-			memmove(&best[lo + 1], &best[lo], (nb - 1 - lo) * sizeof(*best));
-			best[lo] = &all[i];
-		}
 	}
-	for (size_t i = 0; i < (best ? nb : n) && k < top; i++) {
-		const struct pms_memreport_site *x = best ? best[i] : &all[i];
+	size_t nb = top_pick(all, n, sizeof(*all), top, cmp, best);
+	for (size_t i = 0; i < nb; i++) {
+		const struct pms_memreport_site *x = best[i];
 		if (need_latency && !x->weighted)
 			break;
 		int rc = mp_site_copy(&(*out)[k++], x);
@@ -196,11 +208,32 @@ int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 	return 0;
 }
 
+/* An instruction's row as the report's orders read it. */
+static int irow_by_samples(const void *a, const void *b)
+{
+	const struct irow *x = a, *y = b;
+	if (x->n.samples != y->n.samples)
+		return x->n.samples > y->n.samples ? -1 : 1;
+	if (x->n.latency != y->n.latency)
+		return x->n.latency > y->n.latency ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int irow_by_latency(const void *a, const void *b)
+{
+	const struct irow *x = a, *y = b;
+	if (x->n.latency != y->n.latency)
+		return x->n.latency > y->n.latency ? -1 : 1;
+	return irow_by_samples(a, b);
+}
+
 /* Name each instruction site, group them into functions (same module and
- * name; sorted, so n log n), and fill the four top lists.  ips is consumed. */
+ * name; sorted, so n log n), and fill the four top lists.  ips is consumed:
+ * reordered, its rows' strings left borrowed (the symbolizer's, the maps'
+ * or literals), so the caller frees the array alone, not a row's strings. */
 struct fkey {
 	size_t i;
-	const struct pms_memreport_site *s;
+	uint32_t pid;
 	/* the strings the site's copies were made from (the symbolizer's,
 	 * the maps' or literals): the same function mostly has the same
 	 * pointers, which compare without strcmp */
@@ -215,7 +248,7 @@ static int str_cmp(const char *a, const char *b)
 /* Same process, module and name: the same function. */
 static bool fkey_same(const struct fkey *x, const struct fkey *y)
 {
-	return x->s->pid == y->s->pid && !str_cmp(x->module, y->module) &&
+	return x->pid == y->pid && !str_cmp(x->module, y->module) &&
 	       !str_cmp(x->name, y->name);
 }
 
@@ -229,7 +262,7 @@ struct frun {
 static int frun_cmp(const void *a, const void *b)
 {
 	const struct frun *x = a, *y = b;
-	int c = x->k.s->pid < y->k.s->pid ? -1 : x->k.s->pid > y->k.s->pid;
+	int c = x->k.pid < y->k.pid ? -1 : x->k.pid > y->k.pid;
 	if (!c)
 		c = str_cmp(x->k.module, y->k.module);
 	if (!c)
@@ -254,8 +287,7 @@ static bool may_name(const struct pms_memprof *p, const struct pms_memreport *r,
 
 /* Look up the k-th IP in address order. */
 static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-		   const struct pms_memreport_site *ips, const struct skey *ord, struct symres *res,
-		   size_t k)
+		   const struct irow *ips, const struct skey *ord, struct symres *res, size_t k)
 {
 	size_t i = ord[k].i;
 	struct pms_symbol sy = { 0 };
@@ -281,8 +313,8 @@ static bool str_eq(const char *a, const char *b)
 }
 
 static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-			const struct pms_memreport_site *ips, const struct skey *ord,
-			struct symres *res, size_t lo, size_t hi)
+			const struct irow *ips, const struct skey *ord, struct symres *res, size_t lo,
+			size_t hi)
 {
 	while (hi - lo > 1) {
 		const struct symres *a = &res[ord[lo].i], *b = &res[ord[hi].i];
@@ -338,11 +370,80 @@ static int top_lines(struct pms_memprof *p, struct pms_memreport *r, struct pms_
 	return rc;
 }
 
+/* Instruction x as a site row, its strings borrowed from its names (fk, sy:
+ * its fkey and symres). */
+static void irow_view(const struct irow *x, const struct fkey *fk, const struct symres *sy,
+		      struct pms_memreport_site *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->addr = x->addr;
+	d->kernel = x->kernel;
+	d->addr_hidden = x->addr_hidden;
+	d->name = (char *)fk->name;
+	d->module = (char *)fk->module;
+	d->file = (char *)sy->file;
+	d->line = sy->line;
+	d->samples = x->n.samples;
+	d->latency = x->n.latency;
+	d->weighted = x->n.weighted;
+	d->resolved = x->n.resolved;
+	d->remote = x->n.remote;
+	d->on_home = x->n.on_home;
+	d->pid = x->pid;
+}
+
+/* Every instruction as a site of the report (r->sites), in ips' order. */
+static int irow_copy_all(const struct irow *ips, size_t nips, const struct fkey *fk,
+			 const struct symres *res, struct pms_memreport *r)
+{
+	int rc = 0;
+	r->nsites = 0;
+	r->sites = calloc(nips ? nips : 1, sizeof(*r->sites));
+	if (!r->sites)
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	for (size_t k = 0; k < nips && rc >= 0; k++) {
+		struct pms_memreport_site v;
+		irow_view(&ips[k], &fk[ips[k].i], &res[ips[k].i], &v);
+		rc = mp_site_copy(&r->sites[k], &v);
+		r->nsites = k + 1;
+	}
+	return rc;
+}
+
+/* The first `top` instructions in cmp's order (top_pick), copied as sites
+ * into *out; with need_latency, only those with a weight. */
+static int irow_top(struct irow *ips, size_t nips, const struct fkey *fk, const struct symres *res,
+		    size_t top, int (*cmp)(const void *, const void *), bool need_latency,
+		    struct pms_memreport_site **out, size_t *nout)
+{
+	size_t k = 0;
+	*nout = 0;
+	*out = calloc(top ? top : 1, sizeof(**out));
+	const void **best = malloc((top ? top : 1) * sizeof(*best));
+	if (!*out || !best) {
+		free(best);
+		return pms_err(PMS_ENOMEM, "memreport: no memory");
+	}
+	size_t nb = top_pick(ips, nips, sizeof(*ips), top, cmp, best);
+	int rc = 0;
+	for (size_t i = 0; i < nb && rc >= 0; i++) {
+		const struct irow *x = best[i];
+		if (need_latency && !x->n.weighted)
+			break;
+		struct pms_memreport_site v;
+		irow_view(x, &fk[x->i], &res[x->i], &v);
+		rc = mp_site_copy(&(*out)[k++], &v);
+		*nout = k;
+	}
+	free(best);
+	return rc;
+}
+
 /* Over 150 lines: the code side of the report (sites, functions, their
  * symbols) finished in one pass with one error path; not split this round,
  * as issue 28 reworks src/report/memprof_sites.c in parallel. */
 int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
-		   struct pms_memreport_site *ips, size_t nips)
+		   struct irow *ips, size_t nips)
 {
 	int rc = 0;
 	size_t nfuncs = 0, nruns = 0, runcap = 0;
@@ -350,6 +451,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	struct symres *res = NULL;
 	struct frun *runs = NULL;
 	struct pms_memreport_site *funcs = NULL;
+	size_t ressz = (nips ? nips : 1) * sizeof(*res);
 	struct fkey *fk = malloc((nips ? nips : 1) * sizeof(*fk)); /* each one set below */
 	if (!fk) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
@@ -363,13 +465,15 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	 * lookup scans a symbol table).  Those in between get no line; the top
 	 * lists are looked up again one by one below. */
 	ord = malloc((nips ? nips : 1) * sizeof(*ord)); /* each one set below */
-	res = calloc(nips ? nips : 1, sizeof(*res));
+	res = mp_big_calloc(ressz);
 	if (!ord || !res) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nips; i++)
+	for (size_t i = 0; i < nips; i++) {
+		ips[i].i = i;
 		ord[i] = (struct skey){ ips[i].pid, ips[i].addr, i };
+	}
 	/* by (process, address), process 0 without per-process functions:
 	 * the aggregate and the kept samples give them in that order already */
 	bool sorted = true;
@@ -385,19 +489,16 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	const struct pms_maps *lmaps = NULL;
 	const struct pms_map *lm = NULL;
 	for (size_t i = 0; i < nips; i++) {
-		struct pms_memreport_site *st = &ips[i];
+		struct irow *st = &ips[i];
 		bool kern = st->kernel;
 		const struct symres *sy = &res[i];
 		if (kern && !r->kernel_visible) {
 			st->addr = 0;
 			st->addr_hidden = true;
 		}
+		/* borrowed (the symbolizer's, the maps' or literals); the rows
+		 * made below copy them (irow_site) */
 		const char *name = sy->func ? sy->func : (kern ? "[kernel]" : "[unknown]");
-		/* borrowed (the symbolizer's, the maps' or literals) until the
-		 * copies below; cleared at the end, before the caller frees ips */
-		st->name = (char *)name;
-		st->file = (char *)sy->file;
-		st->line = sy->line;
 		const char *mod = sy->module;
 		if (!mod && !kern) {
 			/* perf's "[unknown]" with the binary it is in (in address
@@ -413,8 +514,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 			mod = m && m->path[0] == '/' ? m->path : NULL;
 		}
 		mod = mod ? mod : (kern ? "[kernel]" : "");
-		st->module = (char *)mod;
-		fk[i] = (struct fkey){ i, st, mod, name };
+		fk[i] = (struct fkey){ i, st->pid, mod, name };
 	}
 	/* Functions: instructions with the same (module, name); the unknown
 	 * ones stay per module.  A function's first IP is its lowest (as
@@ -441,43 +541,46 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	}
 	for (size_t a = 0; a < nruns;) {
 		size_t b = a;
-		const struct pms_memreport_site *s0 = NULL;
-		for (size_t q = a; q < nruns && fkey_same(&runs[q].k, &runs[a].k); q++)
-			for (size_t k = runs[q].from; k < runs[q].to; k++) {
-				const struct pms_memreport_site *x = &ips[ord[k].i];
+		const struct irow *s0 = NULL;
+		struct mp_counts sum = { 0 };
+		/* its first instruction and its sums, in one pass */
+		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
+			for (size_t k = runs[b].from; k < runs[b].to; k++) {
+				const struct irow *x = &ips[ord[k].i];
 				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
 					s0 = x;
+				sum.samples += x->n.samples;
+				sum.latency += x->n.latency;
+				sum.weighted += x->n.weighted;
+				sum.resolved += x->n.resolved;
+				sum.remote += x->n.remote;
+				sum.on_home += x->n.on_home;
 			}
 		struct pms_memreport_site *f = &funcs[nfuncs++];
-		*f = *s0; /* its strings borrowed too; comm is its own */
-		f->comm = NULL;
-		f->samples = f->latency = f->weighted = 0;
-		f->resolved = f->remote = f->on_home = 0;
-		/* a function's line would be one instruction's: keep the file */
+		/* its strings borrowed too; comm is its own; a function's line
+		 * would be one instruction's: keep the file */
+		irow_view(s0, &fk[s0->i], &res[s0->i], f);
+		f->samples = sum.samples;
+		f->latency = sum.latency;
+		f->weighted = sum.weighted;
+		f->resolved = sum.resolved;
+		f->remote = sum.remote;
+		f->on_home = sum.on_home;
 		f->line = 0;
 		if (p->per_pid_funcs && s0->pid)
 			f->comm = mp_xstrdup(mp_task_comm(p, s0->pid, s0->pid), &rc);
-		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
-			for (size_t k = runs[b].from; k < runs[b].to; k++) {
-				const struct pms_memreport_site *x = &ips[ord[k].i];
-				f->samples += x->samples;
-				f->latency += x->latency;
-				f->weighted += x->weighted;
-				f->resolved += x->resolved;
-				f->remote += x->remote;
-				f->on_home += x->on_home;
-			}
 		a = b;
 	}
-	/* kept samples: every instruction, before mp_top_of reorders them
+	/* kept samples: every instruction, before irow_top reorders them
 	 * (samples index them); none in aggregate mode (report.h) */
 	if (rc >= 0 && !p->agg)
-		rc = mp_sites_copy(ips, nips, &r->sites, &r->nsites);
+		rc = irow_copy_all(ips, nips, fk, res, r);
 	if (rc >= 0)
-		rc = mp_top_of(ips, nips, p->top, mp_by_samples, false, &r->top_ips_samples,
-			    &r->ntop_ips_samples);
+		rc = irow_top(ips, nips, fk, res, p->top, irow_by_samples, false, &r->top_ips_samples,
+			      &r->ntop_ips_samples);
 	if (rc >= 0)
-		rc = mp_top_of(ips, nips, p->top, by_latency, true, &r->top_ips_latency, &r->ntop_ips_latency);
+		rc = irow_top(ips, nips, fk, res, p->top, irow_by_latency, true, &r->top_ips_latency,
+			      &r->ntop_ips_latency);
 	if (rc >= 0)
 		rc = mp_top_of(funcs, nfuncs, p->top, mp_by_samples, false, &r->top_funcs_samples,
 			    &r->ntop_funcs_samples);
@@ -493,12 +596,10 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	if (rc >= 0)
 		rc = top_lines(p, r, sym, r->top_funcs_latency, r->ntop_funcs_latency, false);
 out:
-	for (size_t i = 0; i < nips; i++)
-		ips[i].name = ips[i].file = ips[i].module = NULL;
 	for (size_t i = 0; funcs && i < nfuncs; i++)
 		free(funcs[i].comm);
 	free(ord);
-	free(res);
+	mp_big_free(res, ressz);
 	free(fk);
 	free(runs);
 	free(funcs);
@@ -511,10 +612,10 @@ out:
 int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	int rc = 0;
-	size_t nk = 0, nips = 0;
+	size_t nk = 0, nips = 0, ipsz = 0;
 	/* (ip, pid), pid 0 unless per-process functions */
 	struct skey *keys = malloc((p->n ? p->n : 1) * sizeof(*keys));
-	struct pms_memreport_site *ips = NULL;
+	struct irow *ips = NULL;
 	if (!keys)
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	for (size_t i = 0; i < p->n; i++) {
@@ -528,7 +629,8 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 	size_t ndist = 0;
 	for (size_t a = 0; a < nk; a++)
 		ndist += !a || keys[a].major != keys[a - 1].major || keys[a].minor != keys[a - 1].minor;
-	ips = calloc(ndist ? ndist : 1, sizeof(*ips));
+	ipsz = (ndist ? ndist : 1) * sizeof(*ips);
+	ips = mp_big_calloc(ipsz);
 	if (!ips) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
@@ -536,12 +638,14 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 	for (size_t a = 0; a < nk;) {
 		size_t b = a;
 		const struct ksample *s0 = &p->v[keys[a].i];
-		struct pms_memreport_site *st = &ips[nips++];
+		struct irow *st = &ips[nips++];
 		st->addr = s0->ip;
 		st->kernel = (s0->valid & PMS_MS_KERNEL_IP) != 0;
 		st->pid = (uint32_t)keys[a].minor;
 		for (; b < nk && keys[b].major == keys[a].major && keys[b].minor == keys[a].minor; b++) {
-			mp_site_account_k(p, st, &p->v[keys[b].i]);
+			const struct ksample *x = &p->v[keys[b].i];
+			mp_counts_add(&st->n, x->valid, x->weight, x->mem_node, kcpu(p, x),
+				      p->home_node);
 			if (p->xv)
 				p->xv[keys[b].i].site = (int64_t)(nips - 1);
 		}
@@ -563,6 +667,6 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 	rc = mp_finish_code(p, r, sym, ips, nips);
 out:
 	free(keys);
-	mp_sites_free(ips, nips);
+	mp_big_free(ips, ipsz); /* its rows own nothing (mp_finish_code) */
 	return rc;
 }

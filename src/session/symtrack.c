@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "symbols/kallsyms.h"
+#include "symbols/kmodsym.h"
 #include "symbols/symbols_int.h"
 
 struct tproc {
@@ -72,9 +73,18 @@ struct pms_symtrack {
 	size_t vdso_idlen;
 	bool kernel_mapped; /* the file maps the kernel (its MMAP of [kernel.kallsyms]) */
 	uint64_t kstart, kend; /* that map (kend 0: to the end) */
+	bool kernel_loaded; /* an IP of that map was looked up (perf loads its
+			     * symbols then: map__load) */
 	struct kmod {
 		uint64_t start, end;
 		char name[64]; /* perf's short name: "[kvm]" */
+		char *path;    /* the MMAP's file name */
+		struct pms_kmsyms *ks; /* its .ko's symbols (kmodsym.h) */
+		bool ks_tried;
+		bool kallsyms; /* first looked up after the kernel map's first
+				* lookup: perf's dso__split_kallsyms gave it the
+				* kallsyms lines (else its dso was loaded, without
+				* a file, and they are discarded) */
 	} *mods;
 	size_t nmods, capmods;
 	struct tproc *p;
@@ -244,6 +254,10 @@ void pms_symtrack_free(struct pms_symtrack *t)
 	free(t->c);
 	free(t->r);
 	free(t->rh);
+	for (size_t i = 0; i < t->nmods; i++) {
+		free(t->mods[i].path);
+		pms_kmsyms_free(t->mods[i].ks);
+	}
 	free(t->mods);
 	for (size_t i = 0; i < t->scap; i++)
 		free(t->str[i]);
@@ -344,7 +358,11 @@ static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
 			  "symtrack: modules");
 	if (rc < 0)
 		return rc;
-	struct kmod *k = &t->mods[t->nmods++];
+	struct kmod *k = &t->mods[t->nmods];
+	memset(k, 0, sizeof(*k));
+	if (!(k->path = strdup(m->filename)))
+		return pms_err(PMS_ENOMEM, "symtrack: modules");
+	t->nmods++;
 	k->start = m->addr;
 	k->end = m->addr + m->len;
 	pms_kmod_short_name(m->filename, k->name, sizeof(k->name));
@@ -757,15 +775,36 @@ static void kmod_name(struct pms_symtrack *t, uint64_t ip, const char *mod,
 	}
 }
 
-/* The kernel's name of ip (its modules, kallsyms when this is its kernel). */
+/* The module's .ko symbols, read at its first lookup (perf's dso__load of
+ * a module dso: pms_kmsyms_load, with the build id the file lists for its
+ * path); NULL when no file fits. */
+static const struct pms_kmsyms *kmod_syms(struct pms_symtrack *t, struct kmod *k)
+{
+	if (!k->ks_tried) {
+		const struct pms_perfdata_build_id *b = listed_id(t->info, k->path);
+		k->ks_tried = true;
+		k->kallsyms = t->kernel_loaded;
+		if (pms_kmsyms_load(t->sys, k->path, b ? b->id : NULL,
+				    b ? (b->size && b->size <= 20 ? b->size : 20) : 0, &k->ks) < 0)
+			pms_error_clear(); /* kallsyms names it, or nothing */
+	}
+	return k->ks;
+}
+
+/* The kernel's name of ip (its modules: their .ko, else kallsyms when this
+ * is its kernel). */
 static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack_name *n)
 {
 	struct pms_symbol s;
 	for (size_t i = 0; i < t->nmods; i++)
 		if (ip >= t->mods[i].start && ip < t->mods[i].end) {
+			const struct pms_kmsyms *ks = kmod_syms(t, &t->mods[i]);
 			n->dso = t->mods[i].name;
 			n->map_ip = ip - t->mods[i].start;
-			if (t->kernel_ok)
+			if (ks) {
+				n->map_ip += pms_kmsyms_pgoff(ks);
+				n->sym = intern(t, pms_kmsyms_find(ks, n->map_ip, &n->off, &n->object));
+			} else if (t->kernel_ok && t->mods[i].kallsyms)
 				kmod_name(t, ip, t->mods[i].name, n);
 			return;
 		}
@@ -775,6 +814,7 @@ static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack
 		return;
 	n->dso = "[kernel.kallsyms]";
 	n->map_ip = ip;
+	t->kernel_loaded = true;
 	if (t->kernel_ok && pms_symbolizer_code_pid(t->sym, 0, ip, true, false, &s) == 0 && s.func) {
 		n->sym = intern(t, s.func);
 		n->off = s.offset;

@@ -10,7 +10,7 @@
  * build id the file lists for it (its build-id cache, or its own copy when
  * the ids agree; symbol-elf.c symsrc__init rejects a mismatching one).
  * pms_vdso_image_pick keeps that rule (the running image, else perf's
- * cache under $HOME/.debug) and, where the file lists no id,
+ * build-id cache, where perf's config puts it) and, where the file lists no id,
  * takes the running image only for a recording of this host and kernel
  * (perf would take its own copy whatever the file's host: a wrong name
  * is worse than none). */
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "pmuscope/symbols.h"
+#include "symbols/kmodsym.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -68,30 +69,31 @@ static bool image_has_id(const void *img, size_t n, const uint8_t *id, size_t id
 }
 
 /* perf's build-id cache entry for a [vdso] image of build id id: the file
- * $HOME/.debug/.build-id/xx/yyyy.../vdso names (perf 6.12 build-id.c
- * __dso__build_id_filename, build_id_cache__linkname; the directory is
- * buildid_dir, $HOME/.debug unless perf's config sets buildid.dir, which
- * is not read here), read as the [vdso]/<id>/vdso file perf record puts
- * there (build_id_cache__add) and the link points at, below the context's
- * root.  The hex is of the id's idlen bytes (build_id__sprintf). */
+ * <dir>/.build-id/xx/yyyy.../vdso names (perf 6.12 build-id.c
+ * __dso__build_id_filename, build_id_cache__linkname; dir is perf's
+ * buildid_dir: buildid.dir from its config, else $HOME/.debug,
+ * pms_perf_buildid_dir), read as the [vdso]/<id>/vdso file perf record
+ * puts there (build_id_cache__add) and the link points at, below the
+ * context's root.  The hex is of the id's idlen bytes (build_id__sprintf). */
 static int cache_image(struct pms_sys *sys, const uint8_t *id, size_t idlen, void **out,
 		       size_t *len)
 {
-	const char *home = getenv("HOME");
-	char path[4096], hex[41];
+	char dir[4096], path[4352], hex[41];
+	int rc;
 	for (size_t i = 0; i < idlen; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	hex[2 * idlen] = 0;
-	while (home && *home == '/')
-		home++;
-	if (!home || !*home)
-		return pms_err(PMS_ENOENT, "no HOME for perf's build-id cache");
-	int k = snprintf(path, sizeof(path), "%s/.debug/[vdso]/%s/vdso", home, hex);
+	if ((rc = pms_perf_buildid_dir(sys, dir, sizeof(dir))) < 0)
+		return rc;
+	const char *d = dir;
+	while (*d == '/')
+		d++;
+	int k = snprintf(path, sizeof(path), "%s/[vdso]/%s/vdso", d, hex);
 	if (k < 0 || (size_t)k >= sizeof(path))
 		return pms_err(PMS_ENOENT, "perf's build-id cache path is too long");
 	char *b = NULL;
 	size_t n = 0;
-	int rc = pms_sys_read_file(sys, path, &b, &n);
+	rc = pms_sys_read_file(sys, path, &b, &n);
 	if (rc < 0)
 		return rc;
 	*out = b;

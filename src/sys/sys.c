@@ -310,6 +310,11 @@ ssize_t pms_sys_stream_read(struct pms_sys_stream *f, void *buf, size_t max)
 	}
 }
 
+int pms_sys_stream_fd(const struct pms_sys_stream *f)
+{
+	return f ? f->fd : -1;
+}
+
 void pms_sys_stream_close(struct pms_sys_stream *f)
 {
 	if (!f)

@@ -21,4 +21,8 @@ ssize_t pms_sys_stream_read(struct pms_sys_stream *f, void *buf, size_t max);
 
 void pms_sys_stream_close(struct pms_sys_stream *f);
 
+/* The stream's file descriptor (read-only, a regular file; the stream
+ * keeps owning it): for a reader that maps the file (libelf). */
+int pms_sys_stream_fd(const struct pms_sys_stream *f);
+
 #endif

@@ -14,7 +14,8 @@ fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 f=$tmp/v.data
 # perf's build-id cache is the test's: $HOME/.debug (perf record fills it,
-# perf script reads it); no perf config (buildid.dir)
+# perf script reads it); no perf config (buildid.dir) but where a case
+# writes one
 export HOME=$tmp/home PERF_CONFIG=/dev/null
 mkdir -p "$HOME"
 
@@ -109,6 +110,24 @@ then
   own=$("$pms" report --top 1000 -i "$tmp/cached.data" 2>/dev/null | awk '/ \(\[vdso\]\)$/ && $2 ~ /%$/ {print $(NF-1)}' | sort -u)
   [ "$own" = "__vdso_clock_gettimX" ] || { echo "FAIL: report's table names the cached image's [vdso] rows [$own]"; fail=1; }
   echo "perf's cache: $cn samples named __vdso_clock_gettimX by perf; script and report as perf's"
+  # buildid.dir (issue 30 item 4): the cache moved where ~/.perfconfig's
+  # [buildid] dir says; perf reads it there with PERF_CONFIG unset (so must
+  # pmuscope), and not with PERF_CONFIG=/dev/null ([unknown], as perf)
+  mv "$HOME/.debug" "$HOME/moved"
+  printf '[buildid]\n\tdir = %s/moved\n' "$HOME" >"$HOME/.perfconfig"
+  for pc in unset /dev/null; do
+    ( [ $pc = unset ] && unset PERF_CONFIG
+      perf script -i "$tmp/cached.data" -F ip,sym,dso 2>/dev/null >"$tmp/perf_d.txt"
+      "$pms" script -i "$tmp/cached.data" -F ip,sym,dso 2>/dev/null >"$tmp/pms_d.txt" )
+    dn=$(grep -c ' __vdso_clock_gettimX (\[vdso\])$' "$tmp/perf_d.txt")
+    { [ $pc = unset ] && [ "$dn" -ge 1 ]; } || { [ $pc != unset ] && [ "$dn" = 0 ]; } ||
+      { echo "FAIL: buildid.dir, PERF_CONFIG $pc: perf named $dn samples from the moved cache"; fail=1; }
+    cmp -s "$tmp/perf_d.txt" "$tmp/pms_d.txt" || {
+      echo "FAIL: buildid.dir, PERF_CONFIG $pc: script differs from perf's"; diff "$tmp/perf_d.txt" "$tmp/pms_d.txt" | head -4; fail=1; }
+    echo "buildid.dir, PERF_CONFIG $pc: perf names $dn samples from the moved cache; script as perf's"
+  done
+  rm -f "$HOME/.perfconfig"
+  mv "$HOME/moved" "$HOME/.debug"
 else
   echo "FAIL: could not make the cached image"; fail=1
 fi

@@ -137,23 +137,31 @@ void chunk_raw_forget(void)
 	raw_slot = 0;
 }
 
+/* Slot i's thread, when it is gone (tgkill: ESRCH) and the slot is won,
+ * released: *chunk its chunk (may be NULL).  errno is the caller's to
+ * keep (tgkill's ESRCH is not the program's). */
+static bool raw_gone_claim(unsigned i, unsigned char **chunk)
+{
+	uint64_t k = atomic_load(&raws[i].who);
+	if (!k || k == RAW_BUSY || k == raw_key())
+		return false;
+	if (syscall(SYS_tgkill, (pid_t)(k >> 32), (pid_t)(uint32_t)k, 0) == 0 || errno != ESRCH)
+		return false;
+	if (!atomic_compare_exchange_strong(&raws[i].who, &k, RAW_BUSY))
+		return false;
+	*chunk = atomic_load(&raws[i].chunk);
+	atomic_store(&raws[i].who, 0);
+	return true;
+}
+
 /* The chunk of a noted thread that is gone, taken; NULL: none. */
 static unsigned char *raw_take(void)
 {
-	int e = errno; /* (tgkill's ESRCH is not the program's) */
-	unsigned char *got = NULL;
-	for (unsigned i = 0; i < RAWS && !got; i++) {
-		uint64_t k = atomic_load(&raws[i].who);
-		if (!k || k == RAW_BUSY || k == raw_key())
-			continue;
-		if (syscall(SYS_tgkill, (pid_t)(k >> 32), (pid_t)(uint32_t)k, 0) == 0 ||
-		    errno != ESRCH)
-			continue;
-		if (atomic_compare_exchange_strong(&raws[i].who, &k, RAW_BUSY)) {
-			got = atomic_load(&raws[i].chunk);
-			atomic_store(&raws[i].who, 0);
-		}
-	}
+	int e = errno;
+	unsigned char *got = NULL, *c;
+	for (unsigned i = 0; i < RAWS && !got; i++)
+		if (raw_gone_claim(i, &c))
+			got = c;
 	errno = e;
 	return got;
 }
@@ -165,20 +173,10 @@ static unsigned char *raw_take(void)
 static void raw_reap(void)
 {
 	int e = errno;
-	for (unsigned i = 0; i < RAWS; i++) {
-		uint64_t k = atomic_load(&raws[i].who);
-		if (!k || k == RAW_BUSY || k == raw_key())
-			continue;
-		if (syscall(SYS_tgkill, (pid_t)(k >> 32), (pid_t)(uint32_t)k, 0) == 0 ||
-		    errno != ESRCH)
-			continue;
-		if (atomic_compare_exchange_strong(&raws[i].who, &k, RAW_BUSY)) {
-			unsigned char *c = atomic_load(&raws[i].chunk);
-			atomic_store(&raws[i].who, 0);
-			if (c)
-				syscall(SYS_munmap, win_of(c), WIN_SIZE);
-		}
-	}
+	unsigned char *c;
+	for (unsigned i = 0; i < RAWS; i++)
+		if (raw_gone_claim(i, &c) && c)
+			syscall(SYS_munmap, win_of(c), WIN_SIZE);
 	errno = e;
 }
 

@@ -401,15 +401,30 @@ static void lat_sort(uint64_t *v, size_t n)
 	free(tmp);
 }
 
+#define CMP_U(a, b) ((a) < (b) ? -1 : (a) > (b))
+
+/* By samples, then what the row prints: two types of one name (a `struct
+ * opts` per source file) are told apart by size and members, so the
+ * order does not depend on the order the rows were made in (--jobs). */
 static int row_cmp(const void *a, const void *b)
 {
 	const struct pms_typeprof_row *x = a, *y = b;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	int c = strcmp(x->type, y->type);
-	if (c)
-		return c;
-	return x->member_offset < y->member_offset ? -1 : x->member_offset > y->member_offset;
+	if (!c)
+		c = CMP_U(x->member_offset, y->member_offset);
+	if (!c)
+		c = CMP_U(x->type_size, y->type_size);
+	if (!c)
+		c = strcmp(x->member, y->member);
+	if (!c)
+		c = CMP_U(x->member_size, y->member_size);
+	if (!c)
+		c = CMP_U(x->stores, y->stores);
+	if (!c)
+		c = CMP_U(x->lat_max, y->lat_max);
+	return c ? c : CMP_U(x->writer_threads, y->writer_threads);
 }
 
 static uint64_t pct(const uint64_t *v, size_t n, unsigned p)
@@ -426,7 +441,15 @@ static int line_cmp(const void *a, const void *b)
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	int c = strcmp(x->type, y->type);
-	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+	if (!c)
+		c = CMP_U(x->line, y->line);
+	if (!c) /* two types of one name (row_cmp) */
+		c = CMP_U(x->stores, y->stores);
+	if (!c)
+		c = CMP_U(x->members, y->members);
+	if (!c)
+		c = CMP_U(x->written_members, y->written_members);
+	return c ? c : CMP_U(x->writer_threads, y->writer_threads);
 }
 
 /* Whether member rows a and b were written by two different threads. */

@@ -899,14 +899,21 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 		res->offset = ((res->offset % (int64_t)size) + (int64_t)size) % (int64_t)size;
 }
 
-/* Remember where a type name's DIE is (for its layout). */
+/* Remember where a type name's DIE is (for its layout).  Of several types
+ * of one name (a `struct opts` per source file) the one first by binary
+ * path and DIE offset, whatever order the IPs were resolved in (--jobs
+ * resolves them as the chunks ask). */
 static void note_type(struct pms_typeres *r, const char *name, struct ty_bin *b, Dwarf_Die *t)
 {
 	struct ty_str *e = name ? (struct ty_str *)(void *)(name - offsetof(struct ty_str, s)) : NULL;
 	Dwarf_Die p;
-	if (e && !e->bin && ty_peel(t, &p)) {
+	if (!e || !ty_peel(t, &p))
+		return;
+	Dwarf_Off off = dwarf_dieoffset(&p);
+	int c = e->bin ? (e->bin == b ? 0 : strcmp(b->path, e->bin->path)) : -1;
+	if (c < 0 || (c == 0 && e->bin == b && off < e->die)) {
 		e->bin = b;
-		e->die = dwarf_dieoffset(&p);
+		e->die = off;
 	}
 	(void)r;
 }

@@ -24,7 +24,8 @@ flock 9 2>/dev/null || true
 # dependencies' archives too, e.g. libdw's libelf, zlib, xz, bzip2).  The
 # amd64 ones are installed; the arm64 ones are only downloaded and unpacked
 # into cache/sysroot-arm64 for the static cross link.
-DEV_PKGS="jansson=libjansson-dev libdw=libdw-dev,libelf-dev,zlib1g-dev,liblzma-dev,libbz2-dev libzstd=libzstd-dev zlib=zlib1g-dev libprotobuf-c=libprotobuf-c-dev capstone=libcapstone-dev"
+# "-": the package comes with another dependency's list (liblzma-dev with libdw's)
+DEV_PKGS="jansson=libjansson-dev libdw=libdw-dev,libelf-dev,zlib1g-dev,liblzma-dev,libbz2-dev libzstd=libzstd-dev zlib=zlib1g-dev libprotobuf-c=libprotobuf-c-dev capstone=libcapstone-dev liblzma=-"
 TOP=$(cd "$HERE/../.." && pwd -P)
 deps=$(grep -v '^ *#' "$TOP/meson.build" | grep -o "dependency('[^']*'" | cut -d"'" -f2 | sort -u | tr '\n' ' ')
 dev_pkgs=""
@@ -34,6 +35,7 @@ for d in $deps; do
 	pkg=""
 	for m in $DEV_PKGS; do [ "${m%%=*}" = "$d" ] && pkg=${m#*=}; done
 	[ -n "$pkg" ] || { echo "beds setup: meson dependency '$d' has no Debian package in DEV_PKGS (tests/beds/setup.sh)" >&2; exit 1; }
+	[ "$pkg" = "-" ] && continue
 	dev_pkgs="$dev_pkgs ${pkg//,/ }"
 done
 want_ready="v1 bpo612 deps:$dev_pkgs"

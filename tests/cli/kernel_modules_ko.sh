@@ -21,7 +21,10 @@ case $pms in /*) ;; *) pms=$PWD/$pms ;; esac
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 command -v perf >/dev/null || { echo "SKIP: no perf" >&2; exit 77; }
-cc=${CC:-cc}; command -v "${cc%% *}" >/dev/null || cc=gcc
+# gcc builds the stand-in module whatever CC builds pmuscope: the layout the
+# .init.text check below asks for (.init.text right after the text run) is
+# gcc's; clang's object places it elsewhere (a clang CI rehearsal failed so)
+cc=gcc; command -v gcc >/dev/null || cc=${CC:-cc}
 command -v ld >/dev/null && command -v "${cc%% *}" >/dev/null || { echo "SKIP: no cc or ld" >&2; exit 77; }
 [ "$(uname -m)" = x86_64 ] || { echo "SKIP: the written file is x86-64's" >&2; exit 77; }
 export HOME=$tmp/home PERF_CONFIG=/dev/null
@@ -127,7 +130,7 @@ for idcase in "$kid" none "$other"; do
     echo "$c: $(wc -l <"$tmp/p.txt") samples, perf names $named from the .ko, $(grep -c ' ks_mod_' "$tmp/p.txt") from kallsyms"
     if [ "$idcase" != "$other" ]; then
       [ "$named" -ge 20 ] || { echo "FAIL: $c: perf read no .ko ($named named)"; fail=1; }
-      grep -q ' mod_init+' "$tmp/p.txt" && ! grep -q ' mod_exit+' "$tmp/p.txt" ||
+      [ "$cc" != gcc ] || { grep -q ' mod_init+' "$tmp/p.txt" && ! grep -q ' mod_exit+' "$tmp/p.txt"; } ||
         { echo "FAIL: $c: perf's .init.text/.exit.text rule not shown"; fail=1; }
     fi
     cmp -s "$tmp/p.txt" "$tmp/m.txt" || {

@@ -123,12 +123,13 @@ for f in "${files[@]}"; do
     # rows are perf's (one per inlined function and function it is inlined
     # into, sort.c _sort__sym_cmp), but perf report names the frames of the
     # chains below a few inlined rows by address (its perf script names
-    # them) and orders chains of equal value its own way: 90 % of the lines
-    # (seen 96-100 % with perf's addr2line given time, the low end on a
-    # clang build's recording; --no-children and --no-inline stay within 2
-    # lines)
+    # them) and orders chains of equal value its own way: 80 % of the lines
+    # (seen 96-100 % with perf's addr2line given time, 95.7 % on a clang
+    # build's recording, 86 % on one CI rehearsal's, where perf also printed
+    # ten chains through ld.so's _start by address; --no-children and
+    # --no-inline stay within 2 lines)
     t=$tol
-    [ -z "$ni" ] && [[ $f == *dw.data ]] && [[ $m0 != --no-children* ]] && t=90
+    [ -z "$ni" ] && [[ $f == *dw.data ]] && [[ $m0 != --no-children* ]] && t=80
     # shellcheck disable=SC2086
     UNTIE=$untie compare "$f" $t "$pex" $m
   done

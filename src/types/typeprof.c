@@ -19,6 +19,22 @@ struct tp_row {
 	size_t ntids, captids, nwtids, capwtids;
 };
 
+/* One IP's answer in a profile whose paths are memoized (the mappings
+ * fixed until the next ty_prof_memo_paths, so that an IP and its path's
+ * pointer name one mapping): the hit lookup_bin gave for an address that
+ * is not below the binary's last global (gv_end, past the load bias), and
+ * whether the look-up was counted (0 or 1).  Open addressing on ip; an
+ * entry of an older epoch is an empty slot. */
+struct tp_ipm {
+	uint64_t ip;
+	const char *path;
+	uint32_t epoch;
+	int32_t row;          /* the hit's row in rows, -1 not yet */
+	uint64_t bias, gv_end;
+	uint8_t counted;
+	struct pms_type_hit hit;
+};
+
 struct pms_typeprof {
 	struct pms_typeres *res;
 	/* a twin (ty_prof_twin) shares its first's resolver, asked under the
@@ -34,6 +50,11 @@ struct pms_typeprof {
 		uint64_t start, pgoff, gen, bias;
 		struct ty_bin *bin; /* NULL: no binary answers */
 	} memo;
+	/* the IPs' answers while the memo is on (tp_ipm): each sample of a
+	 * known IP answered here, without the resolver or the first's lock */
+	struct tp_ipm *ipm;
+	size_t nipm, capipm;
+	uint32_t epoch;       /* ty_prof_memo_paths' calls: older entries are gone */
 	struct tp_row *rows;
 	size_t n, cap;
 	size_t *idx, capidx; /* open addressing on (type, member): row + 1 */
@@ -54,6 +75,7 @@ int pms_typeprof_new(struct pms_typeprof **out)
 		return rc;
 	}
 	pthread_mutex_init(&p->lock, NULL);
+	p->epoch = 1;
 	*out = p;
 	return 0;
 }
@@ -65,6 +87,7 @@ int ty_prof_twin(struct pms_typeprof *p, struct pms_typeprof **out)
 		return pms_err(PMS_ENOMEM, "types: profile");
 	t->first = p->first ? p->first : p;
 	t->res = p->res;
+	t->epoch = 1;
 	*out = t;
 	return 0;
 }
@@ -78,6 +101,7 @@ void pms_typeprof_free(struct pms_typeprof *p)
 		free(p->rows[i].tids);
 		free(p->rows[i].wtids);
 	}
+	free(p->ipm);
 	free(p->rows);
 	free(p->idx);
 	free(p->out);
@@ -175,13 +199,76 @@ void ty_prof_memo_paths(struct pms_typeprof *p, bool on)
 {
 	p->memo.on = on;
 	p->memo.valid = false;
+	if (++p->epoch == 0) { /* wrapped: every entry forgotten for good */
+		for (size_t i = 0; i < p->capipm; i++)
+			p->ipm[i].epoch = 0;
+		p->epoch = 1;
+	}
+	p->nipm = 0;
+}
+
+static inline size_t ipm_hash(uint64_t ip, size_t cap)
+{
+	return (size_t)(ip * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
+}
+
+/* s's entry in the IP memo, NULL when none. */
+static inline struct tp_ipm *ipm_find(struct pms_typeprof *p, const struct pms_typeprof_sample *s)
+{
+	if (!p->capipm)
+		return NULL;
+	size_t mask = p->capipm - 1;
+	for (size_t j = ipm_hash(s->ip, p->capipm);; j = (j + 1) & mask) {
+		struct tp_ipm *e = &p->ipm[j];
+		if (e->epoch != p->epoch)
+			return NULL;
+		if (e->ip == s->ip && e->path == s->path)
+			return e;
+	}
+}
+
+/* A new entry for s (not in the memo), NULL without memory: the table
+ * grows at three quarters full of this epoch's entries. */
+static struct tp_ipm *ipm_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s)
+{
+	if ((p->nipm + 1) * 4 > p->capipm * 3) {
+		size_t nc = p->capipm ? p->capipm * 2 : 256;
+		struct tp_ipm *nv = calloc(nc, sizeof(*nv));
+		if (!nv)
+			return NULL;
+		for (size_t i = 0; i < p->capipm; i++) {
+			struct tp_ipm *e = &p->ipm[i];
+			if (e->epoch != p->epoch)
+				continue;
+			size_t j = ipm_hash(e->ip, nc);
+			while (nv[j].epoch == p->epoch)
+				j = (j + 1) & (nc - 1);
+			nv[j] = *e;
+		}
+		free(p->ipm);
+		p->ipm = nv;
+		p->capipm = nc;
+	}
+	size_t j = ipm_hash(s->ip, p->capipm);
+	while (p->ipm[j].epoch == p->epoch)
+		j = (j + 1) & (p->capipm - 1);
+	struct tp_ipm *e = &p->ipm[j];
+	e->ip = s->ip;
+	e->path = s->path;
+	e->epoch = p->epoch;
+	e->row = -1;
+	p->nipm++;
+	return e;
 }
 
 /* ty_res_lookup_mapped, the binary and bias found once per mapping while
- * the memo is on (called under the first's lock for a twin). */
+ * the memo is on (called under the first's lock for a twin); *gv_end (0:
+ * none) and *bias: what the IP memo needs to know whether another address
+ * would take the same answer (lookup_bin's global by address). */
 static int tp_lookup(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
-		     struct pms_type_hit *h)
+		     struct pms_type_hit *h, uint64_t *gv_end, uint64_t *bias)
 {
+	*gv_end = *bias = 0;
 	if (!p->memo.on || !s->path)
 		return ty_res_lookup_mapped(p->res, s->path, s->map_start, s->map_pgoff, s->ip,
 					    s->addr, s->has_addr, h);
@@ -189,8 +276,8 @@ static int tp_lookup(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 	if (!p->memo.valid || p->memo.path != s->path || p->memo.start != s->map_start ||
 	    p->memo.pgoff != s->map_pgoff || p->memo.gen != gen) {
 		struct ty_bin *b = NULL;
-		uint64_t bias = 0;
-		int rc = ty_res_map_bin(p->res, s->path, s->map_start, s->map_pgoff, &b, &bias);
+		uint64_t mb = 0;
+		int rc = ty_res_map_bin(p->res, s->path, s->map_start, s->map_pgoff, &b, &mb);
 		if (rc < 0) {
 			p->memo.valid = false;
 			memset(h, 0, sizeof(*h));
@@ -202,34 +289,72 @@ static int tp_lookup(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 		p->memo.pgoff = s->map_pgoff;
 		p->memo.gen = ty_res_bins_gen(p->res); /* opening b may have let one go */
 		p->memo.bin = rc ? NULL : b;
-		p->memo.bias = bias;
+		p->memo.bias = mb;
+	}
+	const struct ty_bin *b = p->memo.bin;
+	if (b && !b->bad && !b->no_debug) {
+		*gv_end = b->gv_end;
+		*bias = p->memo.bias;
 	}
 	return ty_res_lookup_in(p->res, p->memo.bin, p->memo.bias, s->ip, s->addr, s->has_addr, h);
 }
 
-static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
-		  struct pms_type_hit *h)
+/* Whether lookup_bin could answer s from a global by its address (the IP
+ * memo's entries hold the answer of the other addresses only). */
+static inline bool maybe_global(const struct pms_typeprof_sample *s, uint64_t bias,
+				uint64_t gv_end)
 {
+	return s->has_addr && s->addr - bias < gv_end;
+}
+
+/* s's hit: from the IP memo when it holds s's IP (*ent: the entry, NULL
+ * when the answer did not come from or go to the memo), else from the
+ * resolver (a twin's under the first's lock), kept in the memo. */
+static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		  struct pms_type_hit *h, struct tp_ipm **ent)
+{
+	*ent = NULL;
 	if (s->kernel) {
 		memset(h, 0, sizeof(*h));
 		h->status = PMS_TYPE_KERNEL;
 		return 0;
 	}
-	if (!p->first) {
-		int rc = tp_lookup(p, s, h);
-		return rc < 0 ? rc : 0;
+	uint64_t l0, l1, comp, gv_end, bias;
+	struct tp_ipm *e = p->memo.on ? ipm_find(p, s) : NULL;
+	if (e && !maybe_global(s, e->bias, e->gv_end)) {
+		/* counted as the resolver would have counted it */
+		*h = e->hit;
+		*ent = e;
+		if (p->first) {
+			p->lookups += e->counted;
+		} else if (e->counted) {
+			pms_typeres_cache_stats(p->res, &l0, &comp);
+			ty_res_set_lookups(p->res, l0 + 1);
+		}
+		return 0;
 	}
 	/* a twin: its lookups its own until merged (a chunk dropped is not
 	 * counted), the cache the resolver's */
-	uint64_t l0, l1, comp;
-	pthread_mutex_lock(&p->first->lock);
+	if (p->first)
+		pthread_mutex_lock(&p->first->lock);
 	pms_typeres_cache_stats(p->res, &l0, &comp);
-	int rc = tp_lookup(p, s, h);
+	int rc = tp_lookup(p, s, h, &gv_end, &bias);
 	pms_typeres_cache_stats(p->res, &l1, &comp);
-	ty_res_set_lookups(p->res, l0);
-	pthread_mutex_unlock(&p->first->lock);
-	p->lookups += l1 - l0;
-	return rc < 0 ? rc : 0;
+	if (p->first) {
+		ty_res_set_lookups(p->res, l0);
+		pthread_mutex_unlock(&p->first->lock);
+		p->lookups += l1 - l0;
+	}
+	if (rc < 0)
+		return rc;
+	if (!e && p->memo.on && !maybe_global(s, bias, gv_end) && (e = ipm_add(p, s))) {
+		e->bias = bias;
+		e->gv_end = gv_end;
+		e->counted = (uint8_t)(l1 - l0);
+		e->hit = *h;
+		*ent = e;
+	}
+	return 0;
 }
 
 /* Not counted: the profile's samples and the cache's lookups are
@@ -239,8 +364,9 @@ int pms_typeprof_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 		     struct pms_type_hit *h)
 {
 	uint64_t lookups, computed;
+	struct tp_ipm *e;
 	pms_typeres_cache_stats(p->res, &lookups, &computed);
-	int rc = tp_hit(p, s, h);
+	int rc = tp_hit(p, s, h, &e);
 	ty_res_set_lookups(p->res, lookups);
 	return rc;
 }
@@ -249,7 +375,8 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 		     struct pms_type_hit *hit)
 {
 	struct pms_type_hit h;
-	int rc = tp_hit(p, s, &h);
+	struct tp_ipm *e;
+	int rc = tp_hit(p, s, &h, &e);
 	if (rc < 0)
 		return rc;
 	if (hit)
@@ -260,9 +387,12 @@ int pms_typeprof_add(struct pms_typeprof *p, const struct pms_typeprof_sample *s
 		return 0;
 	}
 	p->resolved++;
-	struct tp_row *w = row_of(p, &h);
+	/* the IP's row, found once (a merge adds rows after; none moves) */
+	struct tp_row *w = e && e->row >= 0 ? &p->rows[e->row] : row_of(p, &h);
 	if (!w)
 		return PMS_ENOMEM;
+	if (e && e->row < 0 && p->n <= INT32_MAX)
+		e->row = (int32_t)(w - p->rows);
 	w->r.samples++;
 	bool store = s->store >= 0 ? s->store == 1 : h.store;
 	if (store)

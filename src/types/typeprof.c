@@ -24,16 +24,22 @@ struct tp_row {
  * pointer name one mapping): the hit lookup_bin gave for an address that
  * is not below the binary's last global (gv_end, past the load bias), and
  * whether the look-up was counted (0 or 1).  Open addressing on ip; an
- * entry of an older epoch is an empty slot. */
+ * entry of an older epoch is an empty slot.  One cache line: a hit that
+ * is its status and store alone (every unresolved one) is kept here, any
+ * other in the profile's ipmhit (hix). */
 struct tp_ipm {
 	uint64_t ip;
 	const char *path;
+	uint64_t bias, gv_end;
 	uint32_t epoch;
 	int32_t row;          /* the hit's row in rows, -1 not yet */
-	uint64_t bias, gv_end;
-	uint8_t counted;
-	struct pms_type_hit hit;
+	uint32_t hix;         /* ipmhit's index + 1; 0: the hit is status, store */
+	uint8_t status, counted;
+	bool store;
+	char pad[64 - 47];
 };
+
+_Static_assert(sizeof(struct tp_ipm) == 64, "tp_ipm: one cache line");
 
 struct pms_typeprof {
 	struct pms_typeres *res;
@@ -54,6 +60,8 @@ struct pms_typeprof {
 	 * known IP answered here, without the resolver or the first's lock */
 	struct tp_ipm *ipm;
 	size_t nipm, capipm;
+	struct pms_type_hit *ipmhit;
+	size_t nipmhit, capipmhit;
 	uint32_t epoch;       /* ty_prof_memo_paths' calls: older entries are gone */
 	struct tp_row *rows;
 	size_t n, cap;
@@ -102,6 +110,7 @@ void pms_typeprof_free(struct pms_typeprof *p)
 		free(p->rows[i].wtids);
 	}
 	free(p->ipm);
+	free(p->ipmhit);
 	free(p->rows);
 	free(p->idx);
 	free(p->out);
@@ -204,7 +213,7 @@ void ty_prof_memo_paths(struct pms_typeprof *p, bool on)
 			p->ipm[i].epoch = 0;
 		p->epoch = 1;
 	}
-	p->nipm = 0;
+	p->nipm = p->nipmhit = 0;
 }
 
 static inline size_t ipm_hash(uint64_t ip, size_t cap)
@@ -233,9 +242,10 @@ static struct tp_ipm *ipm_add(struct pms_typeprof *p, const struct pms_typeprof_
 {
 	if ((p->nipm + 1) * 4 > p->capipm * 3) {
 		size_t nc = p->capipm ? p->capipm * 2 : 256;
-		struct tp_ipm *nv = calloc(nc, sizeof(*nv));
+		struct tp_ipm *nv = aligned_alloc(64, nc * sizeof(*nv));
 		if (!nv)
 			return NULL;
+		memset(nv, 0, nc * sizeof(*nv));
 		for (size_t i = 0; i < p->capipm; i++) {
 			struct tp_ipm *e = &p->ipm[i];
 			if (e->epoch != p->epoch)
@@ -307,6 +317,38 @@ static inline bool maybe_global(const struct pms_typeprof_sample *s, uint64_t bi
 	return s->has_addr && s->addr - bias < gv_end;
 }
 
+/* s's answer h kept in the IP memo (*ent: its entry; left NULL without
+ * memory, the memo being only a shortcut). */
+static void ipm_keep(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
+		     const struct pms_type_hit *h, uint64_t bias, uint64_t gv_end, uint8_t counted,
+		     struct tp_ipm **ent)
+{
+	struct pms_type_hit bare;
+	memset(&bare, 0, sizeof(bare));
+	bare.status = h->status;
+	bare.store = h->store;
+	bool full = memcmp(&bare, h, sizeof(bare)) != 0;
+	if (full && (p->nipmhit >= UINT32_MAX - 1 ||
+		     (p->nipmhit == p->capipmhit &&
+		      pms_grow(&p->ipmhit, &p->capipmhit, p->nipmhit + 1, sizeof(*p->ipmhit), 256,
+			       "types: ip memo") < 0)))
+		return;
+	struct tp_ipm *e = ipm_add(p, s);
+	if (!e)
+		return;
+	e->bias = bias;
+	e->gv_end = gv_end;
+	e->counted = counted;
+	e->status = (uint8_t)h->status;
+	e->store = h->store;
+	e->hix = 0;
+	if (full) {
+		p->ipmhit[p->nipmhit++] = *h;
+		e->hix = (uint32_t)p->nipmhit;
+	}
+	*ent = e;
+}
+
 /* s's hit: from the IP memo when it holds s's IP (*ent: the entry, NULL
  * when the answer did not come from or go to the memo), else from the
  * resolver (a twin's under the first's lock), kept in the memo. */
@@ -323,7 +365,13 @@ static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 	struct tp_ipm *e = p->memo.on ? ipm_find(p, s) : NULL;
 	if (e && !maybe_global(s, e->bias, e->gv_end)) {
 		/* counted as the resolver would have counted it */
-		*h = e->hit;
+		if (e->hix) {
+			*h = p->ipmhit[e->hix - 1];
+		} else {
+			memset(h, 0, sizeof(*h));
+			h->status = (enum pms_type_status)e->status;
+			h->store = e->store;
+		}
 		*ent = e;
 		if (p->first) {
 			p->lookups += e->counted;
@@ -347,13 +395,8 @@ static int tp_hit(struct pms_typeprof *p, const struct pms_typeprof_sample *s,
 	}
 	if (rc < 0)
 		return rc;
-	if (!e && p->memo.on && !maybe_global(s, bias, gv_end) && (e = ipm_add(p, s))) {
-		e->bias = bias;
-		e->gv_end = gv_end;
-		e->counted = (uint8_t)(l1 - l0);
-		e->hit = *h;
-		*ent = e;
-	}
+	if (!e && p->memo.on && !maybe_global(s, bias, gv_end))
+		ipm_keep(p, s, h, bias, gv_end, (uint8_t)(l1 - l0), ent);
 	return 0;
 }
 

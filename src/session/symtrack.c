@@ -55,6 +55,7 @@ struct tentry {
  * ip less offd and mapd. */
 struct trec {
 	const char *sym, *dso, *srcfile; /* interned */
+	const char *dso_name;            /* the file's info's */
 	uint64_t offd, mapd;
 	unsigned line;
 	bool object;
@@ -79,6 +80,8 @@ struct pms_symtrack {
 		uint64_t start, end;
 		char name[64]; /* perf's short name: "[kvm]" */
 		char *path;    /* the MMAP's file name */
+		const char *listed; /* perf's dso name: the path the file's build
+				     * ids list under this short name (NULL: none) */
 		struct pms_kmsyms *ks; /* its .ko's symbols (kmodsym.h) */
 		bool ks_tried;
 		bool kallsyms; /* first looked up after the kernel map's first
@@ -366,6 +369,21 @@ static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
 	k->start = m->addr;
 	k->end = m->addr + m->len;
 	pms_kmod_short_name(m->filename, k->name, sizeof(k->name));
+	/* perf's module dso: the one the build-id table made, found by its
+	 * short name (machine.c machine__addnew_module_map ->
+	 * dsos__findnew_module_dso, dsos__find with cmp_short), named by the
+	 * listed path (header.c __event_process_build_id ->
+	 * machine__findnew_dso_id; dso__set_module_info sets the short name
+	 * only); else a dso named "[module]" (dso__new(m->name)) */
+	char sn[64];
+	for (size_t i = 0; t->info && i < t->info->nbuild_ids && !k->listed; i++) {
+		const char *f = t->info->build_ids[i].filename;
+		if (!f || (t->info->build_ids[i].misc & PMS_MISC_CPUMODE_MASK) != PMS_MISC_KERNEL)
+			continue;
+		pms_kmod_short_name(f, sn, sizeof(sn));
+		if (!strcmp(sn, k->name) && strcmp(f, "[kernel.kallsyms]"))
+			k->listed = f;
+	}
 	return 0;
 }
 
@@ -713,7 +731,8 @@ static uint64_t rec_hash(const struct trec *r)
 
 static bool rec_eq(const struct trec *a, const struct trec *b)
 {
-	return a->sym == b->sym && a->dso == b->dso && a->srcfile == b->srcfile &&
+	return a->sym == b->sym && a->dso == b->dso && a->dso_name == b->dso_name &&
+	       a->srcfile == b->srcfile &&
 	       a->offd == b->offd && a->mapd == b->mapd && a->line == b->line &&
 	       a->object == b->object;
 }
@@ -723,8 +742,9 @@ static bool rec_eq(const struct trec *a, const struct trec *b)
 static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n, uint64_t key)
 {
 	/* no symbol: offset 0 (the entries of a run without one share it) */
-	struct trec r = { n->sym, n->dso, n->srcfile, n->sym ? key - n->off : 0, key - n->map_ip,
-			  n->line, n->object, 0, 0 };
+	struct trec r = { n->sym,      n->dso,	       n->srcfile, n->dso_name,
+			  n->sym ? key - n->off : 0, key - n->map_ip, n->line, n->object,
+			  0,	       0 };
 	if ((t->rn + 1) * 2 > t->rhcap) {
 		size_t cap = t->rhcap ? t->rhcap * 2 : 1024;
 		uint32_t *h = malloc(cap * sizeof(*h));
@@ -799,7 +819,9 @@ static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack
 	for (size_t i = 0; i < t->nmods; i++)
 		if (ip >= t->mods[i].start && ip < t->mods[i].end) {
 			const struct pms_kmsyms *ks = kmod_syms(t, &t->mods[i]);
-			n->dso = t->mods[i].name;
+			/* interned: t->mods moves as modules are added */
+			n->dso = intern(t, t->mods[i].name);
+			n->dso_name = t->mods[i].listed;
 			n->map_ip = ip - t->mods[i].start;
 			if (ks) {
 				n->map_ip += pms_kmsyms_pgoff(ks);
@@ -827,6 +849,7 @@ static void from_rec(const struct trec *r, uint64_t key, struct pms_symtrack_nam
 	out->sym = r->sym;
 	out->off = r->sym ? key - r->offd : 0;
 	out->dso = r->dso;
+	out->dso_name = r->dso_name;
 	out->srcfile = r->srcfile;
 	out->line = r->line;
 	out->map_ip = key - r->mapd;

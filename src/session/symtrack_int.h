@@ -35,6 +35,10 @@ struct pms_symtrack_name {
 	const char *sym;     /* function, NULL when nothing names the IP */
 	uint64_t off;        /* IP - function start */
 	const char *dso;     /* module path, "[kernel.kallsyms]"; NULL: no mapping */
+	/* perf's dso name where it is not dso's short name: a kernel module
+	 * the file's build ids list, by that path (perf script's dso column);
+	 * NULL: dso */
+	const char *dso_name;
 	const char *srcfile; /* NULL unless asked and known */
 	unsigned line;
 	uint64_t map_ip;     /* ip as an offset in the module (perf's map_ip) */

@@ -78,6 +78,10 @@ const struct pms_maps *symtrack_maps(struct pms_symtrack *t, uint32_t pid);
  * kernel's build id (sys/kernel/notes): the rule under which its kernel IPs
  * are named from this machine's proc/kallsyms (report, script, c2c). */
 struct pms_perfdata_info;
+/* The build id info lists for path (a file name as its MMAPs give it),
+ * NULL: none. */
+const struct pms_perfdata_build_id *symtrack_listed_id(const struct pms_perfdata_info *in,
+						       const char *path);
 bool symtrack_kernel_here(struct pms_sys *sys, const struct pms_perfdata_info *info);
 
 /* The vDSO image (malloc'd, the caller's) for a recording's [vdso]

@@ -19,6 +19,7 @@
 #include "symbols/cuidx.h"
 #include "symbols/dwline.h"
 #include "symbols/kallsyms.h"
+#include "symbols/kmodsym.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -74,6 +75,10 @@ struct pms_symbolizer {
 	Dwfl *dwfl;
 	struct pms_maps *maps;
 	struct pms_ktab kt; /* proc/kallsyms, read as far as needed */
+	/* kernel modules named from their .ko (kmodsym.h): given, else the
+	 * running kernel's, read at the first kernel lookup */
+	struct pms_kmods *kmods, *kmods_run;
+	bool kmods_set;
 	/* Demangled names, keyed by the mangled string's address (libdwfl's
 	 * and kallsyms' names live as long as the symbolizer). */
 	bool demangle;
@@ -379,6 +384,7 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	pms_ktab_free(&s->kt);
+	pms_kmods_free(s->kmods_run);
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);
 	free(s->dm);
@@ -526,10 +532,32 @@ bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s)
 	return s && pms_ktab_visible(&s->kt);
 }
 
+void pms_symbolizer_set_kmods(struct pms_symbolizer *s, struct pms_kmods *m)
+{
+	s->kmods = m;
+	s->kmods_set = true;
+}
+
 static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbol *out)
 {
 	out->kernel = true;
 	out->module = "[kernel]";
+	/* a module's IP: its .ko names it (kmodsym.h), else kallsyms' lines */
+	const char *mod = NULL, *sym = NULL;
+	if (!s->kmods_set) {
+		s->kmods_set = true;
+		if (pms_kmods_running(s->sys, &s->kmods_run) < 0)
+			pms_error_clear();
+		s->kmods = s->kmods_run;
+	}
+	int km = pms_kmods_lookup(s->kmods, ip, &mod, &sym, &out->offset, &out->object);
+	if (km >= 0) {
+		out->module = mod;
+		if (!km)
+			return pms_err(PMS_ENOENT, "no symbol of %s for this address", mod);
+		out->func = demangled(s, sym);
+		return 0;
+	}
 	const struct ksym *k = pms_ktab_visible(&s->kt) ? pms_ktab_find(&s->kt, ip) : NULL;
 	if (!k)
 		return pms_err(PMS_ENOENT, "no kernel symbol for this address%s",
@@ -537,7 +565,7 @@ static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbo
 	out->func = demangled(s, k->name);
 	out->offset = ip - k->addr;
 	/* a module's line: its "[module]" tag, perf's dso short name */
-	const char *mod = pms_ktab_module(&s->kt, k);
+	mod = pms_ktab_module(&s->kt, k);
 	if (mod)
 		out->module = mod;
 	out->object = k->object;

@@ -139,6 +139,29 @@ for idcase in "$kid" none "$other"; do
     fi
     cmp -s "$tmp/p.txt" "$tmp/m.txt" || {
       echo "FAIL: $c: script -F $fields differs from perf's (perf <, pmuscope >)"; diff "$tmp/p.txt" "$tmp/m.txt" | head -8; fail=1; }
+    # c2c and the default report: the module IPs script names, named alike
+    # (one module naming, src/symbols/kmod.c)
+    "$pms" --root "$root" c2c --json --all -i "$f" >"$tmp/c2c.json" 2>"$tmp/e" ||
+      { echo "FAIL: $c: c2c -i: $(head -2 "$tmp/e")"; fail=1; }
+    "$pms" --root "$root" report -i "$f" >"$tmp/rep.txt" 2>"$tmp/e" ||
+      { echo "FAIL: $c: report -i: $(head -2 "$tmp/e")"; fail=1; }
+    python3 - "$tmp/c2c.json" "$tmp/m.txt" "$tmp/rep.txt" "$c" <<'PY2' || fail=1
+import json, re, sys
+script = {}
+for l in open(sys.argv[2]):
+    p = l.split()
+    script[int(p[0], 16)] = re.sub(r'\+0x[0-9a-f]+$', '', p[1])
+d = json.load(open(sys.argv[1]))
+acc = [(int(a["ip"], 16), a["function"]) for l in d["lines"] for a in l["offsets"] if a.get("ip")]
+rep = [(int(m.group(1), 16), m.group(2)) for m in re.finditer(r' 0x([0-9a-f]{16}) (\S+) ', open(sys.argv[3]).read())]
+for what, v in (("c2c", acc), ("report", rep)):
+    mod = [(ip, fn) for ip, fn in v if ip >= 0xffffffffc0000000 and script.get(ip, "[unknown]") != "[unknown]"]
+    bad = [(hex(ip), fn, script[ip]) for ip, fn in mod if fn != script[ip]]
+    named = sum(1 for ip, fn in script.items() if ip >= 0xffffffffc0000000 and fn != "[unknown]")
+    if len(mod) < min(named, 10) or bad:
+        print(f"FAIL: {sys.argv[4]}: {what}: {len(mod)} module IPs script names, {len(bad)} named otherwise:", bad[:4])
+        sys.exit(1)
+PY2
     perf report -i "$f" --stdio -n -s sym,dso --kallsyms "$root/proc/kallsyms" --symfs "$root" 2>/dev/null | rows >"$tmp/pr.txt"
     "$pms" --root "$root" report -i "$f" -n -s sym,dso 2>/dev/null | rows >"$tmp/mr.txt"
     cmp -s "$tmp/pr.txt" "$tmp/mr.txt" || {

@@ -157,7 +157,7 @@ static void modules_dir(struct pms_kmods *m, const char *relpath, int depth)
 {
 	char **names = NULL;
 	size_t n = 0;
-	if (depth > 16 || pms_sys_list_dir(m->sys, relpath, &names, &n) < 0) {
+	if (depth > 12 || pms_sys_list_dir(m->sys, relpath, &names, &n) < 0) {
 		pms_error_clear();
 		return;
 	}

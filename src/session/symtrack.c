@@ -311,7 +311,12 @@ static bool readable(const struct pms_symtrack *t, const char *path)
 	size_t n = 0;
 	if (!b)
 		return true;
-	return pms_elf_build_id(path, id, &n) == 0 && ids_equal(b, id, n);
+	/* the file below the root, as it is read (perf's --symfs) */
+	const char *root = pms_sys_root(t->sys);
+	char full[4096];
+	int k = snprintf(full, sizeof(full), "%s%s", root && strcmp(root, "/") ? root : "", path);
+	return k > 0 && (size_t)k < sizeof(full) && pms_elf_build_id(full, id, &n) == 0 &&
+	       ids_equal(b, id, n);
 }
 
 static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_record *rec)

@@ -7,6 +7,8 @@
 # is perf's --symfs for debug files too: libdwfl's search goes to
 # ROOT/usr/lib/debug, not the host's (src/symbols/symbolizer.c), so where
 # this host has libc's debug file (libc6-dbg) its .symtab is not taken.
+# The program below the root rebuilt with another build id: unnamed in
+# both (the id checked is the root's file's).
 set -u
 pms=${1:?usage: symfs_alias.sh PMUSCOPE}
 case $pms in /*) ;; *) pms=$PWD/$pms ;; esac
@@ -68,4 +70,18 @@ echo "$(wc -l <"$tmp/p.txt") samples, $libc in libc, perf names $named there wit
 cmp -s "$tmp/p.txt" "$tmp/m.txt" || {
   echo "FAIL: script -F ip,sym,dso --root differs from perf's --symfs (perf <, pmuscope >): $(diff "$tmp/p.txt" "$tmp/m.txt" | grep -c '^<') lines"
   diff "$tmp/p.txt" "$tmp/m.txt" | head -8; fail=1; }
+# the program below the root rebuilt with another build id: perf reads no
+# file of another id than the one the recording lists (symbol-elf.c
+# symsrc__init), so its samples are [unknown] in both; the id is the root's
+# file's, not this host's
+$cc -O1 -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 -o "$root$tmp/w" "$tmp/w.c" 2>/dev/null &&
+  readelf -n "$root$tmp/w" 2>/dev/null | grep -q 0123456789abcdef || { echo "note: no other build id made; that case not checked"; exit $fail; }
+perf script -i "$tmp/w.data" -F ip,sym,dso --symfs "$root" >"$tmp/p2.txt" 2>/dev/null
+"$pms" --root "$root" script -i "$tmp/w.data" -F ip,sym,dso >"$tmp/m2.txt" 2>/dev/null
+unk=$(grep -c "\[unknown\] ($tmp/w)" "$tmp/p2.txt")
+echo "the program of another id below the root: perf leaves $unk samples [unknown]"
+[ "$unk" -ge 20 ] || { echo "FAIL: perf named the program of another id ($unk unknown)"; fail=1; }
+cmp -s "$tmp/p2.txt" "$tmp/m2.txt" || {
+  echo "FAIL: another id below the root: script differs from perf's (perf <, pmuscope >): $(diff "$tmp/p2.txt" "$tmp/m2.txt" | grep -c '^<') lines"
+  diff "$tmp/p2.txt" "$tmp/m2.txt" | head -6; fail=1; }
 exit $fail

@@ -191,6 +191,41 @@ static void modules_dir(struct pms_kmods *m, const char *relpath, int depth)
 	pms_sys_names_free(names, n);
 }
 
+int pms_kmods_parse(struct pms_kmods *m, char *text)
+{
+	int rc = 0;
+	/* "name size refs deps state address": the map [address, +size)
+	 * (symbol.c modules__parse; machine.c machine__create_module) */
+	for (char *l = text, *nl; rc >= 0 && l && *l; l = nl) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl++ = '\0';
+		char name[56], notes[128], path[64];
+		unsigned long long size = 0, addr = 0;
+		const char *x = strrchr(l, 'x');
+		if (sscanf(l, "%55s %llu", name, &size) != 2 || !x ||
+		    sscanf(x + 1, "%llx", &addr) != 1 || !addr || addr + size < addr)
+			continue;
+		/* its build id: perf's dso__kernel_module_get_build_id reads
+		 * sys/module/<name>/notes/.note.gnu.build-id; the .ko of
+		 * another id is not read */
+		uint8_t id[20];
+		size_t idlen = 0;
+		snprintf(notes, sizeof(notes), "sys/module/%s/notes/.note.gnu.build-id", name);
+		if (!m->sys || pms_notes_build_id(m->sys, notes, id, &idlen) < 0) {
+			pms_error_clear();
+			idlen = 0;
+		}
+		snprintf(path, sizeof(path), "[%s]", name);
+		if ((rc = pms_kmods_add(m, addr, addr + size, path, id, idlen)) < 0)
+			break;
+		/* no file until lib/modules gives one */
+		free(m->v[m->n - 1].path);
+		m->v[m->n - 1].path = NULL;
+	}
+	return rc < 0 ? rc : 0;
+}
+
 int pms_kmods_running(const struct pms_sys *sys, struct pms_kmods **out)
 {
 	char *text = NULL, *rel = NULL;
@@ -201,36 +236,7 @@ int pms_kmods_running(const struct pms_sys *sys, struct pms_kmods **out)
 		pms_error_clear();
 		return 0; /* no modules */
 	}
-	/* "name size refs deps state address": the map [address, +size)
-	 * (symbol.c modules__parse; machine.c machine__create_module) */
-	for (char *l = text, *nl; l && *l; l = nl) {
-		nl = strchr(l, '\n');
-		if (nl)
-			*nl++ = '\0';
-		char name[56], notes[128];
-		unsigned long long size = 0, addr = 0;
-		const char *x = strrchr(l, 'x');
-		if (sscanf(l, "%55s %llu", name, &size) != 2 || !x ||
-		    sscanf(x + 1, "%llx", &addr) != 1 || !addr)
-			continue;
-		char path[64];
-		snprintf(path, sizeof(path), "[%s]", name);
-		/* its build id: perf's dso__kernel_module_get_build_id reads
-		 * sys/module/<name>/notes/.note.gnu.build-id; the .ko of
-		 * another id is not read */
-		uint8_t id[20];
-		size_t idlen = 0;
-		snprintf(notes, sizeof(notes), "sys/module/%s/notes/.note.gnu.build-id", name);
-		if (pms_notes_build_id(sys, notes, id, &idlen) < 0) {
-			pms_error_clear();
-			idlen = 0;
-		}
-		if ((rc = pms_kmods_add(*out, addr, addr + size, path, id, idlen)) < 0)
-			break;
-		struct kmap *k = &(*out)->v[(*out)->n - 1];
-		free(k->path);
-		k->path = NULL;
-	}
+	rc = pms_kmods_parse(*out, text);
 	free(text);
 	if (rc >= 0 && (*out)->n && pms_sys_read_line(sys, "proc/sys/kernel/osrelease", &rel) == 0 &&
 	    !((*out)->moddir = malloc(strlen(rel) + 16)))

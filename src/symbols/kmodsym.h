@@ -85,6 +85,10 @@ int pms_kmods_add(struct pms_kmods *m, uint64_t start, uint64_t end, const char 
  * dso__kernel_module_get_build_id), a .ko of another id left unread.  No
  * proc/modules: an empty set.  0 or PMS_ENOMEM. */
 int pms_kmods_running(const struct pms_sys *sys, struct pms_kmods **out);
+/* proc/modules' text (NUL-ended, changed in place) added to m as
+ * pms_kmods_running reads it (a line without a non-zero address left
+ * out; ids from m's sys, none without one); 0 or PMS_ENOMEM. */
+int pms_kmods_parse(struct pms_kmods *m, char *text);
 /* The index of the first map holding ip, -1: none. */
 long pms_kmods_at(const struct pms_kmods *m, uint64_t ip);
 const char *pms_kmods_name(const struct pms_kmods *m, size_t i);

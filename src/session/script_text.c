@@ -187,7 +187,9 @@ static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigne
 	}
 	if (f & PF_DSO) {
 		l_strn(l, " (", 2, 0);
-		if (n->dso)
+		if (n->dso_name)
+			l_str(l, n->dso_name, 0);
+		else if (n->dso)
 			l_strn(l, n->dso, n->dsolen ? n->dsolen : strlen(n->dso), 0);
 		else
 			l_strn(l, "[unknown]", 9, 0);

@@ -193,7 +193,8 @@ static int file_sideband(void *ud, const struct pms_record *rec, size_t attr_idx
 {
 	struct pass *ps = ud;
 	int rc = 0;
-	if (ps->f && (rc = vdso_keep(ps->f->vdso, rec)) < 0)
+	if (ps->f && ((rc = vdso_keep(ps->f->vdso, rec)) < 0 ||
+		      (rc = sess_kmod_keep(ps->s, ps->f, rec)) < 0))
 		return rc;
 	/* the model keeps each process's maps and the kernel's for perf's
 	 * nomap at each sample's time */
@@ -394,6 +395,7 @@ void pms_session_free(struct pms_session *s)
 	 * puts the signal handlers back */
 	pms_liverun_free(s->run);
 	pms_symbolizer_free(s->sym);
+	sess_kmods_free(s);
 	pms_maps_free(s->sym_maps);
 	pms_pathprof_free(s->ps.paths);
 	pms_advisor_free(s->ps.adv);
@@ -1076,6 +1078,8 @@ void sess_symbolizer_make(struct pms_session *s)
 			pms_error_clear();
 		return;
 	}
+	/* files: their module maps (else the running kernel's) */
+	sess_kmods_apply(s);
 	/* files: the running image names the [vdso] mappings of those that
 	 * pass the rule (symtrack.c); a merged report's other files' [vdso]
 	 * mappings are excluded (they stay unnamed) */

@@ -23,6 +23,17 @@ struct vdso_maps {
 	size_t n, cap;
 };
 
+/* A file's kernel module maps (its kernel MMAPs other than the kernel's
+ * own), for the session's symbolizer (session_kmods.c). */
+struct kmod_maps {
+	struct kmod_map {
+		uint64_t start, end;
+		char *path;
+	} *v;
+	size_t n, cap;
+	bool kernel_mapped; /* the file maps [kernel.kallsyms] (perf's files) */
+};
+
 struct sfile {
 	char *path;
 	int fd;
@@ -33,6 +44,7 @@ struct sfile {
 	 * allocation table's process space of each, docs/mem.md) */
 	size_t first, end;
 	struct vdso_maps *vdso; /* several files only, else NULL */
+	struct kmod_maps kmaps;
 };
 
 /* The per-sample state of one decode pass (one per file in parallel). */
@@ -121,6 +133,7 @@ struct pms_session {
 	struct pass ps;
 	struct pms_symbolizer *sym;
 	struct pms_maps *sym_maps; /* what sym was made from (symkeep.h), or NULL */
+	struct pms_kmods *kmods;   /* the files' module maps sym names from */
 	/* allocation tracking (pms_session_set_alloc) */
 	struct pms_alloc_table *alloc;
 	int alloc_fd;
@@ -141,5 +154,14 @@ void sess_symbolizer_make(struct pms_session *s);
  * kernel IPs are then named from this machine's kallsyms, as a live run
  * names them). */
 bool sess_files_kernel_here(struct pms_session *s);
+
+/* session_kmods.c: a file's kernel module MMAP kept (f: the file or one
+ * of its chunks; any thread), 0 or PMS_ENOMEM; the files' module maps
+ * handed to the session's symbolizer (each .ko read with the build id its
+ * file lists), when a file maps its kernel: else the running kernel's
+ * modules name them, as in the live run (a pmuscope file); freed. */
+int sess_kmod_keep(struct pms_session *s, const struct sfile *f, const struct pms_record *rec);
+void sess_kmods_apply(struct pms_session *s);
+void sess_kmods_free(struct pms_session *s);
 
 #endif

@@ -55,6 +55,7 @@ struct tentry {
  * ip less offd and mapd. */
 struct trec {
 	const char *sym, *dso, *srcfile; /* interned */
+	const char *dso_name;            /* the file's info's */
 	uint64_t offd, mapd;
 	unsigned line;
 	bool object;
@@ -75,12 +76,12 @@ struct pms_symtrack {
 	uint64_t kstart, kend; /* that map (kend 0: to the end) */
 	bool kernel_loaded; /* an IP of that map was looked up (perf loads its
 			     * symbols then: map__load) */
+	/* the module maps (their .ko files' symbols: kmodsym.h), and per map */
+	struct pms_kmods *km;
 	struct kmod {
-		uint64_t start, end;
-		char name[64]; /* perf's short name: "[kvm]" */
-		char *path;    /* the MMAP's file name */
-		struct pms_kmsyms *ks; /* its .ko's symbols (kmodsym.h) */
-		bool ks_tried;
+		const char *listed; /* perf's dso name: the path the file's build
+				     * ids list under this short name (NULL: none) */
+		bool tried;
 		bool kallsyms; /* first looked up after the kernel map's first
 				* lookup: perf's dso__split_kallsyms gave it the
 				* kallsyms lines (else its dso was loaded, without
@@ -135,9 +136,9 @@ static size_t kernel_build_id(struct pms_sys *sys, uint8_t id[20])
 	return n;
 }
 
-/* The build id the file lists for path (NULL: none). */
-static const struct pms_perfdata_build_id *listed_id(const struct pms_perfdata_info *in,
-						     const char *path)
+/* The build id the file lists for path (symtrack_int.h). */
+const struct pms_perfdata_build_id *symtrack_listed_id(const struct pms_perfdata_info *in,
+						       const char *path)
 {
 	for (size_t i = 0; in && i < in->nbuild_ids; i++)
 		if (in->build_ids[i].filename && !strcmp(in->build_ids[i].filename, path))
@@ -157,7 +158,7 @@ static bool ids_equal(const struct pms_perfdata_build_id *b, const uint8_t *id, 
 /* Whether info lists the running kernel's build id (symtrack_int.h). */
 bool symtrack_kernel_here(struct pms_sys *sys, const struct pms_perfdata_info *info)
 {
-	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
+	const struct pms_perfdata_build_id *k = symtrack_listed_id(info, "[kernel.kallsyms]");
 	uint8_t id[20];
 	size_t n;
 	return k && (n = kernel_build_id(sys, id)) && ids_equal(k, id, n);
@@ -167,8 +168,8 @@ bool symtrack_kernel_here(struct pms_sys *sys, const struct pms_perfdata_info *i
 int symtrack_vdso_image(struct pms_sys *sys, const struct pms_perfdata_info *info, void **img,
 			size_t *len, bool *fits)
 {
-	const struct pms_perfdata_build_id *b = listed_id(info, "[vdso]");
-	const struct pms_perfdata_build_id *k = listed_id(info, "[kernel.kallsyms]");
+	const struct pms_perfdata_build_id *b = symtrack_listed_id(info, "[vdso]");
+	const struct pms_perfdata_build_id *k = symtrack_listed_id(info, "[kernel.kallsyms]");
 	struct pms_host_facts h;
 	uint8_t kid[20];
 	size_t kidlen = k ? kernel_build_id(sys, kid) : 0;
@@ -229,6 +230,13 @@ int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 		return rc;
 	}
 	pms_maps_free(none);
+	if ((rc = pms_kmods_new(sys, &t->km)) < 0) {
+		pms_symbolizer_free(t->sym);
+		free(t);
+		return rc;
+	}
+	/* the file's module maps, not the running kernel's, name its IPs */
+	pms_symbolizer_set_kmods(t->sym, t->km);
 	/* kernel names from this machine's kallsyms: only for its kernel */
 	t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && symtrack_kernel_here(sys, info);
 	vdso_setup(t, info);
@@ -254,10 +262,7 @@ void pms_symtrack_free(struct pms_symtrack *t)
 	free(t->c);
 	free(t->r);
 	free(t->rh);
-	for (size_t i = 0; i < t->nmods; i++) {
-		free(t->mods[i].path);
-		pms_kmsyms_free(t->mods[i].ks);
-	}
+	pms_kmods_free(t->km);
 	free(t->mods);
 	for (size_t i = 0; i < t->scap; i++)
 		free(t->str[i]);
@@ -301,12 +306,17 @@ static struct tproc *proc_get(struct pms_symtrack *t, uint32_t pid, bool make)
  * id for it, or this machine's file has that id. */
 static bool readable(const struct pms_symtrack *t, const char *path)
 {
-	const struct pms_perfdata_build_id *b = listed_id(t->info, path);
+	const struct pms_perfdata_build_id *b = symtrack_listed_id(t->info, path);
 	uint8_t id[20];
 	size_t n = 0;
 	if (!b)
 		return true;
-	return pms_elf_build_id(path, id, &n) == 0 && ids_equal(b, id, n);
+	/* the file below the root, as it is read (perf's --symfs) */
+	const char *root = pms_sys_root(t->sys);
+	char full[4096];
+	int k = snprintf(full, sizeof(full), "%s%s", root && strcmp(root, "/") ? root : "", path);
+	return k > 0 && (size_t)k < sizeof(full) && pms_elf_build_id(full, id, &n) == 0 &&
+	       ids_equal(b, id, n);
 }
 
 static int add_map(struct pms_symtrack *t, struct tproc *p, const struct pms_record *rec)
@@ -351,21 +361,37 @@ static int copy_maps(struct pms_maps *to, const struct pms_maps *from)
 	return 0;
 }
 
-/* A kernel module's map, named as perf names it (pms_kmod_short_name). */
+/* A kernel module's map, named as perf names it (pms_kmod_short_name),
+ * its .ko read (at its first lookup) with the build id the file lists for
+ * its path. */
 static int add_module(struct pms_symtrack *t, const struct pms_rec_mmap *m)
 {
 	int rc = pms_grow(&t->mods, &t->capmods, t->nmods + 1, sizeof(*t->mods), 8,
 			  "symtrack: modules");
 	if (rc < 0)
 		return rc;
-	struct kmod *k = &t->mods[t->nmods];
+	const struct pms_perfdata_build_id *b = symtrack_listed_id(t->info, m->filename);
+	if ((rc = pms_kmods_add(t->km, m->addr, m->addr + m->len, m->filename, b ? b->id : NULL,
+				b ? (b->size && b->size <= 20 ? b->size : 20) : 0)) < 0)
+		return rc;
+	struct kmod *k = &t->mods[t->nmods++];
 	memset(k, 0, sizeof(*k));
-	if (!(k->path = strdup(m->filename)))
-		return pms_err(PMS_ENOMEM, "symtrack: modules");
-	t->nmods++;
-	k->start = m->addr;
-	k->end = m->addr + m->len;
-	pms_kmod_short_name(m->filename, k->name, sizeof(k->name));
+	const char *name = pms_kmods_name(t->km, t->nmods - 1);
+	/* perf's module dso: the one the build-id table made, found by its
+	 * short name (machine.c machine__addnew_module_map ->
+	 * dsos__findnew_module_dso, dsos__find with cmp_short), named by the
+	 * listed path (header.c __event_process_build_id ->
+	 * machine__findnew_dso_id; dso__set_module_info sets the short name
+	 * only); else a dso named "[module]" (dso__new(m->name)) */
+	char sn[64];
+	for (size_t i = 0; t->info && i < t->info->nbuild_ids && !k->listed; i++) {
+		const char *f = t->info->build_ids[i].filename;
+		if (!f || (t->info->build_ids[i].misc & PMS_MISC_CPUMODE_MASK) != PMS_MISC_KERNEL)
+			continue;
+		pms_kmod_short_name(f, sn, sizeof(sn));
+		if (!strcmp(sn, name) && strcmp(f, "[kernel.kallsyms]"))
+			k->listed = f;
+	}
 	return 0;
 }
 
@@ -713,7 +739,8 @@ static uint64_t rec_hash(const struct trec *r)
 
 static bool rec_eq(const struct trec *a, const struct trec *b)
 {
-	return a->sym == b->sym && a->dso == b->dso && a->srcfile == b->srcfile &&
+	return a->sym == b->sym && a->dso == b->dso && a->dso_name == b->dso_name &&
+	       a->srcfile == b->srcfile &&
 	       a->offd == b->offd && a->mapd == b->mapd && a->line == b->line &&
 	       a->object == b->object;
 }
@@ -723,8 +750,9 @@ static bool rec_eq(const struct trec *a, const struct trec *b)
 static int64_t rec_id(struct pms_symtrack *t, const struct pms_symtrack_name *n, uint64_t key)
 {
 	/* no symbol: offset 0 (the entries of a run without one share it) */
-	struct trec r = { n->sym, n->dso, n->srcfile, n->sym ? key - n->off : 0, key - n->map_ip,
-			  n->line, n->object, 0, 0 };
+	struct trec r = { n->sym,      n->dso,	       n->srcfile, n->dso_name,
+			  n->sym ? key - n->off : 0, key - n->map_ip, n->line, n->object,
+			  0,	       0 };
 	if ((t->rn + 1) * 2 > t->rhcap) {
 		size_t cap = t->rhcap ? t->rhcap * 2 : 1024;
 		uint32_t *h = malloc(cap * sizeof(*h));
@@ -775,39 +803,33 @@ static void kmod_name(struct pms_symtrack *t, uint64_t ip, const char *mod,
 	}
 }
 
-/* The module's .ko symbols, read at its first lookup (perf's dso__load of
- * a module dso: pms_kmsyms_load, with the build id the file lists for its
- * path); NULL when no file fits. */
-static const struct pms_kmsyms *kmod_syms(struct pms_symtrack *t, struct kmod *k)
-{
-	if (!k->ks_tried) {
-		const struct pms_perfdata_build_id *b = listed_id(t->info, k->path);
-		k->ks_tried = true;
-		k->kallsyms = t->kernel_loaded;
-		if (pms_kmsyms_load(t->sys, k->path, b ? b->id : NULL,
-				    b ? (b->size && b->size <= 20 ? b->size : 20) : 0, &k->ks) < 0)
-			pms_error_clear(); /* kallsyms names it, or nothing */
-	}
-	return k->ks;
-}
-
 /* The kernel's name of ip (its modules: their .ko, else kallsyms when this
  * is its kernel). */
 static void kernel_name(struct pms_symtrack *t, uint64_t ip, struct pms_symtrack_name *n)
 {
 	struct pms_symbol s;
-	for (size_t i = 0; i < t->nmods; i++)
-		if (ip >= t->mods[i].start && ip < t->mods[i].end) {
-			const struct pms_kmsyms *ks = kmod_syms(t, &t->mods[i]);
-			n->dso = t->mods[i].name;
-			n->map_ip = ip - t->mods[i].start;
-			if (ks) {
-				n->map_ip += pms_kmsyms_pgoff(ks);
-				n->sym = intern(t, pms_kmsyms_find(ks, n->map_ip, &n->off, &n->object));
-			} else if (t->kernel_ok && t->mods[i].kallsyms)
-				kmod_name(t, ip, t->mods[i].name, n);
-			return;
+	long i = pms_kmods_at(t->km, ip);
+	if (i >= 0) {
+		/* the module's .ko, read at its first lookup (perf's dso__load
+		 * of a module dso); without one kallsyms' lines, when they were
+		 * split off to it (struct kmod's kallsyms) */
+		struct kmod *k = &t->mods[i];
+		if (!k->tried) {
+			k->tried = true;
+			k->kallsyms = t->kernel_loaded;
 		}
+		const struct pms_kmsyms *ks = pms_kmods_syms(t->km, (size_t)i);
+		/* interned: a cached name outlives nothing it points into */
+		n->dso = intern(t, pms_kmods_name(t->km, (size_t)i));
+		n->dso_name = k->listed;
+		n->map_ip = ip - pms_kmods_start(t->km, (size_t)i);
+		if (ks) {
+			n->map_ip += pms_kmsyms_pgoff(ks);
+			n->sym = intern(t, pms_kmsyms_find(ks, n->map_ip, &n->off, &n->object));
+		} else if (t->kernel_ok && k->kallsyms)
+			kmod_name(t, ip, n->dso, n);
+		return;
+	}
 	/* perf's kernel map: the MMAP's range (machine__set_kernel_mmap; a
 	 * zero-sized one reaches to the end) */
 	if (!t->kernel_mapped || ip < t->kstart || (t->kend > t->kstart && ip >= t->kend))
@@ -827,6 +849,7 @@ static void from_rec(const struct trec *r, uint64_t key, struct pms_symtrack_nam
 	out->sym = r->sym;
 	out->off = r->sym ? key - r->offd : 0;
 	out->dso = r->dso;
+	out->dso_name = r->dso_name;
 	out->srcfile = r->srcfile;
 	out->line = r->line;
 	out->map_ip = key - r->mapd;

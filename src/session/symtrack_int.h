@@ -35,6 +35,10 @@ struct pms_symtrack_name {
 	const char *sym;     /* function, NULL when nothing names the IP */
 	uint64_t off;        /* IP - function start */
 	const char *dso;     /* module path, "[kernel.kallsyms]"; NULL: no mapping */
+	/* perf's dso name where it is not dso's short name: a kernel module
+	 * the file's build ids list, by that path (perf script's dso column);
+	 * NULL: dso */
+	const char *dso_name;
 	const char *srcfile; /* NULL unless asked and known */
 	unsigned line;
 	uint64_t map_ip;     /* ip as an offset in the module (perf's map_ip) */
@@ -74,6 +78,10 @@ const struct pms_maps *symtrack_maps(struct pms_symtrack *t, uint32_t pid);
  * kernel's build id (sys/kernel/notes): the rule under which its kernel IPs
  * are named from this machine's proc/kallsyms (report, script, c2c). */
 struct pms_perfdata_info;
+/* The build id info lists for path (a file name as its MMAPs give it),
+ * NULL: none. */
+const struct pms_perfdata_build_id *symtrack_listed_id(const struct pms_perfdata_info *in,
+						       const char *path);
 bool symtrack_kernel_here(struct pms_sys *sys, const struct pms_perfdata_info *info);
 
 /* The vDSO image (malloc'd, the caller's) for a recording's [vdso]

@@ -11,6 +11,7 @@
 
 #include "pmuscope/symbols.h"
 #include "pmuscope/sys.h"
+#include "symbols/kmodsym.h"
 #include "util/error.h"
 
 int pms_elf_build_id(const char *path, uint8_t id[20], size_t *len)
@@ -48,16 +49,17 @@ out:
 	return ret;
 }
 
-int pms_kernel_build_id(struct pms_sys *sys, uint8_t id[20], size_t *len)
+int pms_notes_build_id(const struct pms_sys *sys, const char *relpath, uint8_t id[20],
+		       size_t *len)
 {
 	char *b = NULL;
 	size_t blen = 0;
 	int ret = PMS_ENOENT;
 	if (!sys || !id || !len)
-		return pms_err(PMS_EINVAL, "kernel_build_id: NULL argument");
+		return pms_err(PMS_EINVAL, "build id notes: NULL argument");
 	*len = 0;
-	if (pms_sys_read_file(sys, "sys/kernel/notes", &b, &blen) < 0)
-		return pms_err(PMS_ENOENT, "sys/kernel/notes: cannot read the kernel's build id");
+	if (pms_sys_read_file(sys, relpath, &b, &blen) < 0)
+		return pms_err(PMS_ENOENT, "%s: cannot read the build id", relpath);
 	for (size_t o = 0; o + sizeof(Elf64_Nhdr) <= blen;) {
 		Elf64_Nhdr h;
 		memcpy(&h, b + o, sizeof(h));
@@ -73,5 +75,12 @@ int pms_kernel_build_id(struct pms_sys *sys, uint8_t id[20], size_t *len)
 		o = desc + ((h.n_descsz + 3u) & ~3u);
 	}
 	free(b);
-	return ret == 0 ? 0 : pms_err(PMS_ENOENT, "sys/kernel/notes: no GNU build id note");
+	return ret == 0 ? 0 : pms_err(PMS_ENOENT, "%s: no GNU build id note", relpath);
+}
+
+int pms_kernel_build_id(struct pms_sys *sys, uint8_t id[20], size_t *len)
+{
+	if (!sys || !id || !len)
+		return pms_err(PMS_EINVAL, "kernel_build_id: NULL argument");
+	return pms_notes_build_id(sys, "sys/kernel/notes", id, len);
 }

@@ -1,11 +1,13 @@
 /* proc/kallsyms read only as far as needed: kallsyms.h. */
 #include "symbols/kallsyms.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
+#include "util/lastle.h"
 #include "sys/sys_int.h"
 
 #define KREAD_CHUNK ((size_t)64 << 10)
@@ -219,16 +221,9 @@ const struct ksym *pms_ktab_find(struct pms_ktab *t, uint64_t ip)
 	while (!(t->core_sorted && t->n && t->v[0].addr <= ip && t->core_last > ip) &&
 	       read_more(t))
 		;
-	if (!t->n || ip < t->v[0].addr)
+	size_t lo = pms_last_le(t->v, t->n, sizeof(*t->v), offsetof(struct ksym, addr), ip);
+	if (lo == SIZE_MAX)
 		return NULL;
-	size_t lo = 0, hi = t->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].addr <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	/* the last of the core kernel or of a module: zero long for perf's
 	 * fixup_end, which gives it up to the page boundary past the next
 	 * page; ip above that is in no symbol (perf: no symbol, [unknown]) */

@@ -27,6 +27,7 @@
 #endif
 #include <zlib.h>
 #include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include "symbols/kmodsym.h"
 #include "sys/sys_int.h"
 #include "util/error.h"
+#include "util/lastle.h"
 
 struct kms {
 	uint64_t start, end;
@@ -482,17 +484,11 @@ int pms_kmsyms_load(const struct pms_sys *sys, const char *path, const uint8_t *
 const char *pms_kmsyms_find(const struct pms_kmsyms *k, uint64_t map_ip, uint64_t *off,
 			    bool *object)
 {
-	if (!k || !k->n || map_ip < k->v[0].start)
+	size_t i = k ? pms_last_le(k->v, k->n, sizeof(*k->v), offsetof(struct kms, start), map_ip)
+		     : SIZE_MAX;
+	if (i == SIZE_MAX)
 		return NULL;
-	size_t lo = 0, hi = k->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->v[mid].start <= map_ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	const struct kms *s = &k->v[lo];
+	const struct kms *s = &k->v[i];
 	if (map_ip >= s->end)
 		return NULL;
 	if (off)

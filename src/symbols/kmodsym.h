@@ -63,4 +63,56 @@ uint64_t pms_kmsyms_pgoff(const struct pms_kmsyms *k);
 const char *pms_kmsyms_find(const struct pms_kmsyms *k, uint64_t map_ip, uint64_t *off,
 			    bool *object);
 
+/* A kernel's module maps, each named from its .ko as perf 6.12 names a
+ * module dso's IPs: one set for every naming of module IPs (a file's
+ * module MMAPs in session/symtrack.c, the running kernel's in the
+ * symbolizer; src/symbols/kmod.c).  Borrows sys. */
+struct pms_kmods;
+
+int pms_kmods_new(const struct pms_sys *sys, struct pms_kmods **out);
+void pms_kmods_free(struct pms_kmods *m);
+/* A module map [start, end) from path (its MMAP's file name: short name
+ * pms_kmod_short_name), its .ko read with id (idlen bytes, 0: none) as
+ * pms_kmsyms_load reads it.  0 or PMS_ENOMEM. */
+int pms_kmods_add(struct pms_kmods *m, uint64_t start, uint64_t end, const char *path,
+		  const uint8_t *id, size_t idlen);
+/* The running kernel's module maps as perf builds them for a live session
+ * (machine.c machine__create_modules): proc/modules' lines with an address
+ * (symbol.c modules__parse: [address, address + size), named "[name]"),
+ * each given the path of its file found below lib/modules/<osrelease>
+ * (proc/sys/kernel/osrelease; machine__set_modules_path) and the build id
+ * of sys/module/<name>/notes/.note.gnu.build-id (dso.c
+ * dso__kernel_module_get_build_id), a .ko of another id left unread.  No
+ * proc/modules: an empty set.  0 or PMS_ENOMEM. */
+int pms_kmods_running(const struct pms_sys *sys, struct pms_kmods **out);
+/* proc/modules' text (NUL-ended, changed in place) added to m as
+ * pms_kmods_running reads it (a line without a non-zero address left
+ * out; ids from m's sys, none without one); 0 or PMS_ENOMEM. */
+int pms_kmods_parse(struct pms_kmods *m, char *text);
+/* The index of the first map holding ip, -1: none. */
+long pms_kmods_at(const struct pms_kmods *m, uint64_t ip);
+const char *pms_kmods_name(const struct pms_kmods *m, size_t i);
+uint64_t pms_kmods_start(const struct pms_kmods *m, size_t i);
+/* Map i's .ko symbols, read at the first call; NULL when no file fits. */
+const struct pms_kmsyms *pms_kmods_syms(struct pms_kmods *m, size_t i);
+/* ip named from the .ko of the module map holding it: 1 and *sym, *off,
+ * *object; 0: its .ko has no symbol there (perf: [unknown] in the module);
+ * -1: no map holds ip or its .ko was not found (kallsyms may name it).
+ * *mod: the map's short name (0 and 1). */
+int pms_kmods_lookup(struct pms_kmods *m, uint64_t ip, const char **mod, const char **sym,
+		     uint64_t *off, bool *object);
+
+/* The symbolizer's module maps (symbolizer.c): m (borrowed, NULL: none)
+ * names its kernel IPs in modules before kallsyms does; without a call the
+ * running kernel's (pms_kmods_running), read at the first kernel lookup. */
+struct pms_symbolizer;
+void pms_symbolizer_set_kmods(struct pms_symbolizer *s, struct pms_kmods *m);
+
+/* The GNU build id note in the ELF notes file relpath below sys's root
+ * (sys/kernel/notes, sys/module/<name>/notes/.note.gnu.build-id): id gets
+ * *len (<= 20) bytes.  PMS_ENOENT when unreadable or without one
+ * (buildid.c). */
+int pms_notes_build_id(const struct pms_sys *sys, const char *relpath, uint8_t id[20],
+		       size_t *len);
+
 #endif

@@ -19,6 +19,7 @@
 #include "symbols/cuidx.h"
 #include "symbols/dwline.h"
 #include "symbols/kallsyms.h"
+#include "symbols/kmodsym.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -74,6 +75,15 @@ struct pms_symbolizer {
 	Dwfl *dwfl;
 	struct pms_maps *maps;
 	struct pms_ktab kt; /* proc/kallsyms, read as far as needed */
+	/* kernel modules named from their .ko (kmodsym.h): given, else the
+	 * running kernel's, read at the first kernel lookup */
+	struct pms_kmods *kmods, *kmods_run;
+	bool kmods_set;
+	/* libdwfl's callbacks, its debug-file search below sys's root (perf's
+	 * --symfs: ROOT/usr/lib/debug, not the host's; dipath, NULL: the
+	 * host's, libdwfl's default) */
+	Dwfl_Callbacks cbs, ocbs;
+	char *dipath;
 	/* Demangled names, keyed by the mangled string's address (libdwfl's
 	 * and kallsyms' names live as long as the symbolizer). */
 	bool demangle;
@@ -220,7 +230,7 @@ char *pms_sym_maps_text(const struct pms_maps *m, const char *root, size_t *len)
 }
 
 /* One address space: a copy of maps and a Dwfl fed them. */
-static int space_new(struct pms_sys *sys, const struct pms_maps *maps,
+static int space_new(struct pms_sys *sys, const Dwfl_Callbacks *cbs, const struct pms_maps *maps,
 		     struct pms_vdso_img *vdso, struct pms_maps **mout, Dwfl **dout)
 {
 	struct pms_maps *m = NULL;
@@ -237,7 +247,7 @@ static int space_new(struct pms_sys *sys, const struct pms_maps *maps,
 		if (rc < 0)
 			goto out;
 	}
-	d = dwfl_begin(&dwfl_cbs);
+	d = dwfl_begin(cbs);
 	if (!d) {
 		rc = pms_err(PMS_ENOMEM, "symbolizer: dwfl_begin: %s", dwfl_errmsg(-1));
 		goto out;
@@ -289,7 +299,22 @@ int pms_symbolizer_new(struct pms_sys *sys, const struct pms_maps *maps,
 	s->sys = sys;
 	pms_ktab_init(&s->kt, sys);
 	s->demangle = true;
-	rc = space_new(sys, maps, &s->vdso, &s->maps, &s->dwfl);
+	s->cbs = dwfl_cbs;
+	s->ocbs = offline_cbs;
+	const char *root = pms_sys_root(sys);
+	if (root && strcmp(root, "/")) {
+		/* libdwfl's default path less the host's directory: the main
+		 * file's directory, its .debug, then ROOT/usr/lib/debug (by
+		 * build id there too) */
+		size_t dl = strlen(root) + 32;
+		if (!(s->dipath = malloc(dl))) {
+			rc = pms_err(PMS_ENOMEM, "symbolizer: no memory");
+			goto out;
+		}
+		snprintf(s->dipath, dl, ":.debug:%s/usr/lib/debug", root);
+		s->cbs.debuginfo_path = s->ocbs.debuginfo_path = &s->dipath;
+	}
+	rc = space_new(sys, &s->cbs, maps, &s->vdso, &s->maps, &s->dwfl);
 	if (rc < 0)
 		goto out;
 	*out = s;
@@ -349,7 +374,7 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 	struct symproc *p = proc_find(s, pid);
 	if (p && pms_maps_equal(p->maps, maps))
 		return 0; /* the same mappings (a kept symbolizer's next report) */
-	int rc = space_new(s->sys, maps, &s->vdso, &m, &d);
+	int rc = space_new(s->sys, &s->cbs, maps, &s->vdso, &m, &d);
 	if (rc < 0)
 		return rc;
 	if (p) {
@@ -379,6 +404,7 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	pms_ktab_free(&s->kt);
+	pms_kmods_free(s->kmods_run);
 	for (size_t i = 0; i < s->dm_cap; i++)
 		free(s->dm[i].pretty);
 	free(s->dm);
@@ -399,17 +425,18 @@ void pms_symbolizer_free(struct pms_symbolizer *s)
 		free(s->files[i]);
 	}
 	free(s->files);
+	free(s->dipath);
 	free(s);
 }
 
 /* f's file opened (libdwfl offline); f->none when it cannot be read, is
  * relocatable or has no DWARF (neither it nor a debug file for it). */
-static void dwfile_open(struct dwfile *f)
+static void dwfile_open(struct dwfile *f, const Dwfl_Callbacks *cbs)
 {
 	GElf_Ehdr eh;
 	struct pms_sym_dwfile *d = &f->f;
 	f->none = true;
-	if (!(f->dwfl = dwfl_begin(&offline_cbs)))
+	if (!(f->dwfl = dwfl_begin(cbs)))
 		return;
 	dwfl_report_begin(f->dwfl);
 	d->mod = dwfl_report_offline(f->dwfl, f->full, f->full, -1);
@@ -444,7 +471,7 @@ static struct pms_sym_dwfile *dwfile_full(struct pms_symbolizer *s, const char *
 		}
 		v[s->nfiles] = f;
 		s->last_file = s->nfiles++;
-		dwfile_open(f);
+		dwfile_open(f, &s->ocbs);
 	}
 	return f->none ? NULL : &f->f;
 }
@@ -475,7 +502,7 @@ int pms_symbolizer_set_vdso(struct pms_symbolizer *s, const void *image, size_t 
 	int rc = pms_vdso_img_set(&s->vdso, image, len);
 	if (rc < 0)
 		return rc;
-	if ((rc = space_new(s->sys, s->maps, &s->vdso, &m, &d)) < 0) {
+	if ((rc = space_new(s->sys, &s->cbs, s->maps, &s->vdso, &m, &d)) < 0) {
 		pms_vdso_img_drop(&s->vdso); /* as before: no image */
 		return rc;
 	}
@@ -526,10 +553,32 @@ bool pms_symbolizer_kernel_visible(struct pms_symbolizer *s)
 	return s && pms_ktab_visible(&s->kt);
 }
 
+void pms_symbolizer_set_kmods(struct pms_symbolizer *s, struct pms_kmods *m)
+{
+	s->kmods = m;
+	s->kmods_set = true;
+}
+
 static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbol *out)
 {
 	out->kernel = true;
 	out->module = "[kernel]";
+	/* a module's IP: its .ko names it (kmodsym.h), else kallsyms' lines */
+	const char *mod = NULL, *sym = NULL;
+	if (!s->kmods_set) {
+		s->kmods_set = true;
+		if (pms_kmods_running(s->sys, &s->kmods_run) < 0)
+			pms_error_clear();
+		s->kmods = s->kmods_run;
+	}
+	int km = pms_kmods_lookup(s->kmods, ip, &mod, &sym, &out->offset, &out->object);
+	if (km >= 0) {
+		out->module = mod;
+		if (!km)
+			return pms_err(PMS_ENOENT, "no symbol of %s for this address", mod);
+		out->func = demangled(s, sym);
+		return 0;
+	}
 	const struct ksym *k = pms_ktab_visible(&s->kt) ? pms_ktab_find(&s->kt, ip) : NULL;
 	if (!k)
 		return pms_err(PMS_ENOENT, "no kernel symbol for this address%s",
@@ -537,7 +586,7 @@ static int kernel_lookup(struct pms_symbolizer *s, uint64_t ip, struct pms_symbo
 	out->func = demangled(s, k->name);
 	out->offset = ip - k->addr;
 	/* a module's line: its "[module]" tag, perf's dso short name */
-	const char *mod = pms_ktab_module(&s->kt, k);
+	mod = pms_ktab_module(&s->kt, k);
 	if (mod)
 		out->module = mod;
 	out->object = k->object;

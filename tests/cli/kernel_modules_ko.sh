@@ -6,8 +6,9 @@
 # maps it as a module and samples in and around it.
 #  1. For each build-id case (the file lists the .ko's id, none, another
 #     id) and sample order (a core-kernel sample first or a module sample
-#     first): script -F ip,sym,symoff and report -n -s sym,dso as perf's
-#     (with no id listed, script's dso column too).  What perf shows: the
+#     first): script -F ip,sym,symoff,dso and report -n -s sym,dso as
+#     perf's (script's dso: the listed .ko path where the file's build ids
+#     name the module, found or not, else "[module]"; report's: "[module]").  What perf shows: the
 #     .ko's symbols with its id or none; with another id kallsyms' lines,
 #     only when the kernel's symbols were loaded before the module's.
 #     The same for the object gzip'd and xz'd (.ko.gz, .ko.xz).
@@ -122,7 +123,7 @@ for idcase in "$kid" none "$other"; do
     c="id=${idcase:0:8} $order"
     f=$tmp/$order-${idcase:0:8}.data
     python3 "$tmp/gen.py" "$f" "$root" "$kpath" "$idcase" "$order" || { echo "FAIL: could not write $c"; fail=1; continue; }
-    fields=ip,sym,symoff; [ "$idcase" = none ] && fields=ip,sym,symoff,dso
+    fields=ip,sym,symoff,dso
     perf script -i "$f" -F $fields --kallsyms "$root/proc/kallsyms" --symfs "$root" >"$tmp/p.txt" 2>/dev/null
     "$pms" --root "$root" script -i "$f" -F $fields >"$tmp/m.txt" 2>"$tmp/e" ||
       { echo "FAIL: $c: pmuscope script: $(head -2 "$tmp/e")"; fail=1; }
@@ -130,11 +131,37 @@ for idcase in "$kid" none "$other"; do
     echo "$c: $(wc -l <"$tmp/p.txt") samples, perf names $named from the .ko, $(grep -c ' ks_mod_' "$tmp/p.txt") from kallsyms"
     if [ "$idcase" != "$other" ]; then
       [ "$named" -ge 20 ] || { echo "FAIL: $c: perf read no .ko ($named named)"; fail=1; }
+      # script's dso column: the path the build ids list, else the short name
+      want="($kpath)"; [ "$idcase" = none ] && want='([fake_mod])'
+      grep -qF " mod_asm+0x0 $want" "$tmp/p.txt" || { echo "FAIL: $c: perf's dso column is not $want"; fail=1; }
       [ "$cc" != gcc ] || { grep -q ' mod_init+' "$tmp/p.txt" && ! grep -q ' mod_exit+' "$tmp/p.txt"; } ||
         { echo "FAIL: $c: perf's .init.text/.exit.text rule not shown"; fail=1; }
     fi
     cmp -s "$tmp/p.txt" "$tmp/m.txt" || {
       echo "FAIL: $c: script -F $fields differs from perf's (perf <, pmuscope >)"; diff "$tmp/p.txt" "$tmp/m.txt" | head -8; fail=1; }
+    # c2c and the default report: the module IPs script names, named alike
+    # (one module naming, src/symbols/kmod.c)
+    "$pms" --root "$root" c2c --json --all -i "$f" >"$tmp/c2c.json" 2>"$tmp/e" ||
+      { echo "FAIL: $c: c2c -i: $(head -2 "$tmp/e")"; fail=1; }
+    "$pms" --root "$root" report -i "$f" >"$tmp/rep.txt" 2>"$tmp/e" ||
+      { echo "FAIL: $c: report -i: $(head -2 "$tmp/e")"; fail=1; }
+    python3 - "$tmp/c2c.json" "$tmp/m.txt" "$tmp/rep.txt" "$c" <<'PY2' || fail=1
+import json, re, sys
+script = {}
+for l in open(sys.argv[2]):
+    p = l.split()
+    script[int(p[0], 16)] = re.sub(r'\+0x[0-9a-f]+$', '', p[1])
+d = json.load(open(sys.argv[1]))
+acc = [(int(a["ip"], 16), a["function"]) for l in d["lines"] for a in l["offsets"] if a.get("ip")]
+rep = [(int(m.group(1), 16), m.group(2)) for m in re.finditer(r' 0x([0-9a-f]{16}) (\S+) ', open(sys.argv[3]).read())]
+for what, v in (("c2c", acc), ("report", rep)):
+    mod = [(ip, fn) for ip, fn in v if ip >= 0xffffffffc0000000 and script.get(ip, "[unknown]") != "[unknown]"]
+    bad = [(hex(ip), fn, script[ip]) for ip, fn in mod if fn != script[ip]]
+    named = sum(1 for ip, fn in script.items() if ip >= 0xffffffffc0000000 and fn != "[unknown]")
+    if len(mod) < min(named, 10) or bad:
+        print(f"FAIL: {sys.argv[4]}: {what}: {len(mod)} module IPs script names, {len(bad)} named otherwise:", bad[:4])
+        sys.exit(1)
+PY2
     perf report -i "$f" --stdio -n -s sym,dso --kallsyms "$root/proc/kallsyms" --symfs "$root" 2>/dev/null | rows >"$tmp/pr.txt"
     "$pms" --root "$root" report -i "$f" -n -s sym,dso 2>/dev/null | rows >"$tmp/mr.txt"
     cmp -s "$tmp/pr.txt" "$tmp/mr.txt" || {
@@ -150,8 +177,8 @@ for z in gz xz; do
   for idcase in "$kid" none; do
     c="$z id=${idcase:0:8}"
     python3 "$tmp/gen.py" "$tmp/z.data" "$root" "$kpath.$z" "$idcase" mfirst || { echo "FAIL: could not write $c"; fail=1; continue; }
-    perf script -i "$tmp/z.data" -F ip,sym,symoff --kallsyms "$root/proc/kallsyms" --symfs "$root" >"$tmp/p.txt" 2>/dev/null
-    "$pms" --root "$root" script -i "$tmp/z.data" -F ip,sym,symoff >"$tmp/m.txt" 2>/dev/null
+    perf script -i "$tmp/z.data" -F ip,sym,symoff,dso --kallsyms "$root/proc/kallsyms" --symfs "$root" >"$tmp/p.txt" 2>/dev/null
+    "$pms" --root "$root" script -i "$tmp/z.data" -F ip,sym,symoff,dso >"$tmp/m.txt" 2>/dev/null
     named=$(grep -c ' mod_[a-z_]*+0x' "$tmp/p.txt")
     echo "$c: perf names $named from the .ko.$z"
     [ "$named" -ge 20 ] || { echo "FAIL: $c: perf read no .ko.$z"; fail=1; }
@@ -169,8 +196,8 @@ rm -f "$gone"
 python3 "$tmp/gen.py" "$tmp/c.data" "$tmp/croot" "$gone" "$kid" mfirst || { echo "FAIL: could not write the cache file"; exit 1; }
 mods() { grep ' ffffffffc'; }
 cachecase() { # NAME MIN: the module lines as perf's; perf names at least MIN
-  perf script -i "$tmp/c.data" -F ip,sym,symoff 2>/dev/null | mods >"$tmp/p.txt"
-  "$pms" script -i "$tmp/c.data" -F ip,sym,symoff 2>/dev/null | mods >"$tmp/m.txt"
+  perf script -i "$tmp/c.data" -F ip,sym,symoff,dso 2>/dev/null | mods >"$tmp/p.txt"
+  "$pms" script -i "$tmp/c.data" -F ip,sym,symoff,dso 2>/dev/null | mods >"$tmp/m.txt"
   local n; n=$(grep -c ' mod_[a-z_]*+0x' "$tmp/p.txt")
   echo "cache, $1: perf names $n module IPs"
   if [ "$2" -gt 0 ]; then [ "$n" -ge "$2" ]; else [ "$n" = 0 ]; fi ||

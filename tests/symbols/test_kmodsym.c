@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "pmuscope/error.h"
+#include "pmuscope/symbols.h"
 #include "pmuscope/sys.h"
 #include "symbols/kmodsym.h"
 
@@ -330,6 +331,93 @@ PMS_TEST(perfconfig_text)
 	CHECK_EQ_STR(v, "/z");
 	const char bin[] = "[buildid\x01\xff]\n\x00dir=\x7f\n[";
 	(void)pms_perfconfig_buildid_dir(bin, sizeof(bin) - 1, v, sizeof(v));
+}
+
+/* A live session's kernel modules (kmodsym.h pms_kmods_running): the
+ * running kernel's proc/modules maps, each named from the .ko found below
+ * lib/modules/<osrelease> (not through the top level's source/ and
+ * build/) when its build id is the one sys/module/<name>/notes gives; a
+ * module without such a file is named by kallsyms' lines; a symbolizer
+ * handed a file's own module maps does not read the running ones. */
+PMS_TEST(running_kernel_modules_name_module_ips)
+{
+	static uint8_t img[0x800 + S_N * sizeof(Elf64_Shdr)];
+	size_t n = write_image(img, sizeof(img));
+	char dir[] = "/tmp/pms_kmodrun_XXXXXX", cmd[600];
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("HOME", "/home/u", 1);
+	setenv("PERF_CONFIG", "/dev/null", 1);
+	const char *ks = "ffffffff81000000 T _text\n"
+			 "ffffffff81001000 T core_fn\n"
+			 "ffffffffc0000000 t ks_mod_a\t[fake_mod]\n"
+			 "ffffffffc0000020 t ks_mod_b\t[fake_mod]\n"
+			 "ffffffffc0010000 t other_fn\t[other_mod]\n"
+			 "ffffffffc0020000 t third_fn\t[third_mod]\n";
+	put(dir, "proc/kallsyms", ks, strlen(ks));
+	const char *mods = "fake_mod 4096 0 - Live 0xffffffffc0000000\n"
+			   "other_mod 4096 0 - Live 0xffffffffc0010000 (OE)\n"
+			   "third_mod 4096 0 - Live 0xffffffffc0020000\n"
+			   "hidden_mod 4096 0 - Live 0x0000000000000000\n";
+	put(dir, "proc/modules", mods, strlen(mods));
+	put(dir, "proc/sys/kernel/osrelease", "6.12.0-t\n", 9);
+	put(dir, "lib/modules/6.12.0-t/kernel/drivers/fake-mod.ko", img, n);
+	/* other_mod's only file lies below source/: not searched */
+	put(dir, "lib/modules/6.12.0-t/source/other_mod.ko", img, n);
+	/* third_mod's file has fake_mod's id, the running module another */
+	put(dir, "lib/modules/6.12.0-t/extra/third_mod.ko", img, n);
+	uint8_t note[12 + 4 + 20];
+	Elf64_Nhdr h = { 4, 20, NT_GNU_BUILD_ID };
+	memcpy(note, &h, 12);
+	memcpy(note + 12, "GNU", 4);
+	memcpy(note + 16, bid, 20);
+	put(dir, "sys/module/fake_mod/notes/.note.gnu.build-id", note, sizeof(note));
+	note[35] ^= 1;
+	put(dir, "sys/module/third_mod/notes/.note.gnu.build-id", note, sizeof(note));
+	struct pms_sys *sys = NULL;
+	struct pms_sys_opts o = PMS_SYS_OPTS_INIT;
+	o.root = dir;
+	CHECK_OK(pms_sys_new(&sys, &o));
+	struct pms_maps *none = NULL;
+	struct pms_symbolizer *sym = NULL;
+	struct pms_symbol s;
+	CHECK_OK(pms_maps_new(&none));
+	CHECK_OK(pms_symbolizer_new(sys, none, &sym));
+	/* fake_mod's .ko: .text at map offset 0 (pgoff 0x100) */
+	memset(&s, 0, sizeof(s));
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffffc0000009, true, &s));
+	CHECK(s.func && !strcmp(s.func, "helper") && s.offset == 1);
+	CHECK(s.module && !strcmp(s.module, "[fake_mod]") && s.kernel);
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffffc0000024, true, &s));
+	CHECK(s.func && !strcmp(s.func, "__mod_weak_u") && s.offset == 4);
+	/* in the map, no symbol of the .ko there: unnamed, not kallsyms' */
+	CHECK(pms_symbolizer_code(sym, 0xffffffffc0000100, true, &s) < 0);
+	pms_error_clear();
+	/* no file found, another id: kallsyms' lines */
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffffc0010004, true, &s));
+	CHECK(s.func && !strcmp(s.func, "other_fn") && !strcmp(s.module, "[other_mod]"));
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffffc0020009, true, &s));
+	CHECK(s.func && !strcmp(s.func, "third_fn") && !strcmp(s.module, "[third_mod]"));
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffff81001004, true, &s));
+	CHECK(s.func && !strcmp(s.func, "core_fn") && !strcmp(s.module, "[kernel]"));
+	pms_symbolizer_free(sym);
+	/* handed a file's maps (none here): kallsyms names fake_mod's IPs */
+	struct pms_kmods *file = NULL;
+	CHECK_OK(pms_symbolizer_new(sys, none, &sym));
+	CHECK_OK(pms_kmods_new(sys, &file));
+	pms_symbolizer_set_kmods(sym, file);
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffffc0000009, true, &s));
+	CHECK(s.func && !strcmp(s.func, "ks_mod_a") && !strcmp(s.module, "[fake_mod]"));
+	/* and with fake_mod mapped from its path, with its id: the .ko */
+	CHECK_OK(pms_kmods_add(file, 0xffffffffc0000000, 0xffffffffc0001000,
+			       "/lib/modules/6.12.0-t/kernel/drivers/fake-mod.ko", bid, 20));
+	CHECK_OK(pms_symbolizer_code(sym, 0xffffffffc0000030, true, &s));
+	CHECK(s.func && !strcmp(s.func, "mod_fn_alias"));
+	pms_symbolizer_free(sym);
+	pms_kmods_free(file);
+	pms_maps_free(none);
+	pms_sys_free(sys);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
 }
 
 PMS_TEST_MAIN()

@@ -1,9 +1,11 @@
-/* libFuzzer target for the two readers of kmodsym.h: the input's first
- * byte chooses one.  Even: a perfconfig text (src/symbols/perfconfig.c),
- * whose buildid.dir, when found, must be a NUL-ended string that fits the
- * output.  Odd: an ELF relocatable image (src/symbols/kmodsym.c), whose
- * symbols must each be found at their own offset (a lookup never reads
- * outside the table). */
+/* libFuzzer target for the three readers of kmodsym.h: the input's first
+ * byte chooses one.  'M': a proc/modules text (src/symbols/kmod.c
+ * pms_kmods_parse), then lookups over the module area.  Else even: a
+ * perfconfig text (src/symbols/perfconfig.c), whose buildid.dir, when
+ * found, must be a NUL-ended string that fits the output.  Else odd: an
+ * ELF relocatable image (src/symbols/kmodsym.c), whose symbols must each
+ * be found at their own offset (a lookup never reads outside the
+ * table). */
 #include "pmuscope/error.h"
 #include "symbols/kmodsym.h"
 
@@ -17,6 +19,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > (1u << 20))
 		return 0;
+	if (data[0] == 'M') {
+		char *t = malloc(size);
+		struct pms_kmods *m = NULL;
+		if (!t || pms_kmods_new(NULL, &m) < 0) {
+			free(t);
+			pms_error_clear();
+			return 0;
+		}
+		memcpy(t, data + 1, size - 1);
+		t[size - 1] = '\0';
+		if (pms_kmods_parse(m, t) == 0)
+			for (uint64_t ip = 0xffffffffc0000000ull; ip < 0xffffffffc0000000ull + 4096;
+			     ip += 512)
+				(void)pms_kmods_at(m, ip);
+		pms_kmods_free(m);
+		free(t);
+		pms_error_clear();
+		return 0;
+	}
 	if (!(data[0] & 1)) {
 		char out[32];
 		memset(out, 'x', sizeof(out));

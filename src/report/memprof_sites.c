@@ -177,13 +177,21 @@ static size_t top_pick(void *all, size_t n, size_t sz, size_t top,
 	return nb;
 }
 
-/* The first `top` of all n sites in cmp's order, as a stable sort would
- * give them (top_pick), copied into *out. */
-int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
-	      int (*cmp)(const void *, const void *), bool need_latency,
-	      struct pms_memreport_site **out, size_t *nout)
+/* One row of a top list copied as a site into *dst: 0, 1 when the list
+ * ends before it (not copied), or a negative PMS_E* (dst partly made:
+ * freed with the list). */
+typedef int (*top_copy_fn)(const void *row, const void *ctx, bool need_latency,
+			   struct pms_memreport_site *dst);
+
+/* The first `top` of the n rows of sz bytes at all in cmp's order
+ * (top_pick), each copied into *out by copy: the one setup of the sites'
+ * and the instructions' top lists. */
+static int top_rows(void *all, size_t n, size_t sz, size_t top,
+		    int (*cmp)(const void *, const void *), top_copy_fn copy, const void *ctx,
+		    bool need_latency, struct pms_memreport_site **out, size_t *nout)
 {
 	size_t k = 0;
+	int rc = 0;
 	*nout = 0;
 	*out = calloc(top ? top : 1, sizeof(**out));
 	const void **best = malloc((top ? top : 1) * sizeof(*best));
@@ -191,21 +199,38 @@ int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
 		free(best);
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
 	}
-	size_t nb = top_pick(all, n, sizeof(*all), top, cmp, best);
-	for (size_t i = 0; i < nb; i++) {
-		const struct pms_memreport_site *x = best[i];
-		if (need_latency && !x->weighted)
+	size_t nb = top_pick(all, n, sz, top, cmp, best);
+	for (size_t i = 0; i < nb && rc >= 0; i++) {
+		rc = copy(best[i], ctx, need_latency, &(*out)[k]);
+		if (rc == 1) {
+			rc = 0;
 			break;
-		int rc = mp_site_copy(&(*out)[k++], x);
-		*nout = k;
-		if (rc < 0) {
-			free(best);
-			return rc;
 		}
+		*nout = ++k;
 	}
 	free(best);
-	*nout = k;
-	return 0;
+	return rc;
+}
+
+static int site_row_copy(const void *row, const void *ctx, bool need_latency,
+			 struct pms_memreport_site *dst)
+{
+	const struct pms_memreport_site *x = row;
+	(void)ctx;
+	if (need_latency && !x->weighted)
+		return 1;
+	return mp_site_copy(dst, x);
+}
+
+/* The first `top` of all n sites in cmp's order, as a stable sort would
+ * give them (top_pick), copied into *out; with need_latency, only those
+ * with a weight. */
+int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,
+	      int (*cmp)(const void *, const void *), bool need_latency,
+	      struct pms_memreport_site **out, size_t *nout)
+{
+	return top_rows(all, n, sizeof(*all), top, cmp, site_row_copy, NULL, need_latency, out,
+			nout);
 }
 
 /* An instruction's row as the report's orders read it. */
@@ -410,33 +435,33 @@ static int irow_copy_all(const struct irow *ips, size_t nips, const struct fkey 
 	return rc;
 }
 
+/* What an instruction's row is copied with: the names found for it. */
+struct irow_ctx {
+	const struct fkey *fk;
+	const struct symres *res;
+};
+
+static int irow_row_copy(const void *row, const void *ctx, bool need_latency,
+			 struct pms_memreport_site *dst)
+{
+	const struct irow *x = row;
+	const struct irow_ctx *c = ctx;
+	if (need_latency && !x->n.weighted)
+		return 1;
+	struct pms_memreport_site v;
+	irow_view(x, &c->fk[x->i], &c->res[x->i], &v);
+	return mp_site_copy(dst, &v);
+}
+
 /* The first `top` instructions in cmp's order (top_pick), copied as sites
  * into *out; with need_latency, only those with a weight. */
 static int irow_top(struct irow *ips, size_t nips, const struct fkey *fk, const struct symres *res,
 		    size_t top, int (*cmp)(const void *, const void *), bool need_latency,
 		    struct pms_memreport_site **out, size_t *nout)
 {
-	size_t k = 0;
-	*nout = 0;
-	*out = calloc(top ? top : 1, sizeof(**out));
-	const void **best = malloc((top ? top : 1) * sizeof(*best));
-	if (!*out || !best) {
-		free(best);
-		return pms_err(PMS_ENOMEM, "memreport: no memory");
-	}
-	size_t nb = top_pick(ips, nips, sizeof(*ips), top, cmp, best);
-	int rc = 0;
-	for (size_t i = 0; i < nb && rc >= 0; i++) {
-		const struct irow *x = best[i];
-		if (need_latency && !x->n.weighted)
-			break;
-		struct pms_memreport_site v;
-		irow_view(x, &fk[x->i], &res[x->i], &v);
-		rc = mp_site_copy(&(*out)[k++], &v);
-		*nout = k;
-	}
-	free(best);
-	return rc;
+	const struct irow_ctx c = { fk, res };
+	return top_rows(ips, nips, sizeof(*ips), top, cmp, irow_row_copy, &c, need_latency, out,
+			nout);
 }
 
 /* Over 150 lines: the code side of the report (sites, functions, their

@@ -282,7 +282,7 @@ static int walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd
 
 /* The walk's cost beside the first chunk, in shares, and what of the pages
  * it passed stays mapped for that chunk (walk). */
-#define WALK_SHARE 0.1
+#define WALK_SHARE 0.15
 #define WALK_KEEP (UINT64_C(192) << 20)
 
 int pms_pd_split_walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd_split *sp,
@@ -314,7 +314,8 @@ static int walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd
 	 * CPU beside the chunk after it (per-thread cpu-clock, bench shape,
 	 * --no-symbols: the walk over the first half 0.087 of that half's
 	 * decode at 10 M samples, 0.13 at 1 M; with equal shares the first
-	 * chunk's thread ended 5-9 % of its CPU before the other).  A
+	 * chunk's thread ended 5-9 % of its CPU before the other, with a
+	 * tenth of a share and the pages kept 2-7 %).  A
 	 * thread's CPU in all (its chunk, then the merge and the report) is
 	 * not that critical path: it does not see the wait. */
 	uint64_t first = parts ? (uint64_t)((double)(end - pos) * (1.0 + WALK_SHARE) /

@@ -315,9 +315,9 @@ static int walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd
 	 * --no-symbols: the walk over the first half 0.087 of that half's
 	 * decode at 10 M samples, 0.13 at 1 M; with equal shares the first
 	 * chunk's thread ended 5-9 % of its CPU before the other, with a
-	 * tenth of a share and the pages kept 2-7 %).  A
-	 * thread's CPU in all (its chunk, then the merge and the report) is
-	 * not that critical path: it does not see the wait. */
+	 * tenth of a share and the pages kept 2-7 %).  A thread's CPU in all
+	 * (its chunk, then the merge and the report) is not that critical
+	 * path: it does not see the wait. */
 	uint64_t first = parts ? (uint64_t)((double)(end - pos) * (1.0 + WALK_SHARE) /
 					    ((double)parts + WALK_SHARE))
 			       : 0; /* the first chunk's */

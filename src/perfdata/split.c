@@ -280,10 +280,8 @@ static void publish(struct pms_pd_follow *f, uint64_t upto, bool done)
 static int walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd_split *sp,
 		struct pms_pd_follow *f);
 
-/* The walk's cost beside the first chunk, in shares, and what of the pages
- * it passed stays mapped for that chunk (walk). */
+/* The walk's cost beside the first chunk, in shares (walk). */
 #define WALK_SHARE 0.15
-#define WALK_KEEP (UINT64_C(192) << 20)
 
 int pms_pd_split_walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd_split *sp,
 		      struct pms_pd_follow *f)
@@ -315,17 +313,18 @@ static int walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd
 	 * --no-symbols: the walk over the first half 0.087 of that half's
 	 * decode at 10 M samples, 0.13 at 1 M; with equal shares the first
 	 * chunk's thread ended 5-9 % of its CPU before the other, with a
-	 * tenth of a share and the pages kept 2-7 %).  A thread's CPU in all
+	 * tenth of a share 2-7 %).  A thread's CPU in all
 	 * (its chunk, then the merge and the report) is not that critical
 	 * path: it does not see the wait. */
 	uint64_t first = parts ? (uint64_t)((double)(end - pos) * (1.0 + WALK_SHARE) /
 					    ((double)parts + WALK_SHARE))
 			       : 0; /* the first chunk's */
 	uint64_t share = parts > 1 ? (end - pos - first) / (parts - 1) : 0;
-	/* The pages the walk passed are the first chunk's reader's to read
-	 * next (it gives them back behind itself): dropping them here made it
-	 * fault each again.  Only those more than WALK_KEEP behind the walk
-	 * go back, which bounds what the walk holds mapped on a huge file. */
+	/* The pages the walk passed go back as it passes them: keeping up to
+	 * 192 MiB mapped for the first chunk's reader saved it faulting them
+	 * again (its kernel CPU samples 182-220 -> 103-165 at 10 M) but raised
+	 * the peak RSS of --jobs 2 from 75 to 248 MB for no wall time out of
+	 * the noise (docs/bench.md), so they are not kept. */
 	uint64_t dropped = pos & ~(uint64_t)(PD_DROP_CHUNK - 1);
 	size_t n = 0;
 	/* to the last cut only: the side-band after it precedes no chunk,
@@ -374,8 +373,9 @@ static int walk(const struct pms_perfdata_reader *r, size_t parts, struct pms_pd
 		pos += size;
 		if (n < 2 && (pos & 0xffff) < size)
 			publish(f, pos, false); /* every 64 KiB */
-		if (r->map && pos - dropped >= WALK_KEEP + 4 * PD_DROP_CHUNK) {
-			uint64_t upto = (pos - WALK_KEEP) & ~(uint64_t)(PD_DROP_CHUNK - 1);
+		if (r->map && pos - dropped >= 4 * PD_DROP_CHUNK) {
+			/* headers only: the pages go back as the walk passes */
+			uint64_t upto = pos & ~(uint64_t)(PD_DROP_CHUNK - 1);
 			(void)madvise((void *)(uintptr_t)(r->buf + dropped), (size_t)(upto - dropped),
 				      MADV_DONTNEED);
 			dropped = upto;

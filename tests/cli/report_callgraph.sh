@@ -54,10 +54,12 @@ compare() { # FILE MAX_OTHER PERF_EXTRA MODE...
   case "$*" in *callee*) order=callee;; *caller*) order=caller;; *--no-children*) order=callee;; esac
   local value=percent
   case "$*" in *,count*) value=count;; *,period*) value=period;; esac
+  # shellcheck disable=SC2086 # PERF_EXTRA: no option or one
   perf report -i "$f" --stdio $pex "$@" >"$tmp/p" 2>/dev/null
   "$pms" report -i "$f" "$@" >"$tmp/m" 2>"$tmp/e"
   if ! grep -q '^ *[0-9]' "$tmp/p"; then bad "$(basename "$f") $*: perf printed nothing"; return; fi
   # perf script names each IP as perf report would have (its own names)
+  # shellcheck disable=SC2086
   [ -s "$tmp/script.$(basename "$f")$pex" ] ||
     perf script -i "$f" $pex >"$tmp/script.$(basename "$f")$pex" 2>/dev/null
   out=$(python3 "$cmp_py" --mode $mode --order $order --value $value --max-other "$max" \
@@ -105,7 +107,7 @@ fi
 for f in "${files[@]}"; do
   # at most 1 other line a side (frame pointers) or 2 (DWARF): see the
   # header; none seen since empty stack dumps give no user frame, as perf
-  pex= tol=1 inl=("")
+  tol=1 inl=("")
   case $f in *dw.data) tol=2 inl=("" "--no-inline");; esac
   for ni in "${inl[@]}"; do
   # the rows perf merged at its collapse, from perf's own folded forms
@@ -114,8 +116,10 @@ for f in "${files[@]}"; do
   MERGED=
   if [[ $f == *dw.data ]]; then
     MERGED=$tmp/merged$ni
+    # shellcheck disable=SC2086
     perf script -i "$f" $ni >"$tmp/script.$(basename "$f")$ni" 2>/dev/null
     for o in caller callee; do for v in count period; do
+      # shellcheck disable=SC2086
       perf report -i "$f" --stdio $ni --children -g folded,0,$o,$v >"$tmp/det.$o.$v" 2>/dev/null
     done; done
     python3 "$cmp_py" --script "$tmp/script.$(basename "$f")$ni" \
@@ -149,7 +153,7 @@ done
 
 d=${PMS_SHARED_DATA:-}
 cg=$d/perf_data_converter/src/quipper/testdata/perf.data.callgraph-3.8
-inl=$d/kdab-perfparser/tests/auto/perfdata/cpp-inlining/cpp-inlining.perf.data
+cpi=$d/kdab-perfparser/tests/auto/perfdata/cpp-inlining/cpp-inlining.perf.data
 if [ -r "$cg" ]; then
   for m in "${modes[@]}"; do
     # shellcheck disable=SC2086
@@ -158,10 +162,10 @@ if [ -r "$cg" ]; then
 else
   echo "SKIP shared data: no $cg (PMS_SHARED_DATA)" >&2
 fi
-if [ -r "$inl" ]; then
+if [ -r "$cpi" ]; then
   for m in "--no-children -g folded" "--no-children -g none" "--children -g none"; do
     # shellcheck disable=SC2086
-    compare "$inl" 1 --no-inline $m
+    compare "$cpi" 1 --no-inline $m
   done
 fi
 

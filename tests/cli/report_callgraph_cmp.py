@@ -47,8 +47,6 @@ while args:
         opts[a] = args.pop(0)
     else:
         files.append(a)
-if opts.get("--detect"):
-    pass
 perf_f, pms_f = (files + [None, None])[:2]
 mode = opts["--mode"]
 callee = opts["--order"] == "callee"

@@ -2,7 +2,9 @@
  * the modules come from the process's mappings (as the symbolizer feeds
  * them), the thread state from the sample's user registers, and memory
  * reads from the stack copy (dwfl_attach_state's callbacks). */
+#include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,12 @@ struct pms_unwinder {
 	struct pms_sys *sys;
 	Dwfl *dwfl;
 	bool attached;
+	/* The architecture the thread state is attached with: an ELF header
+	 * of this build's (the registers' map below is this build's), the
+	 * state's own (dwfl_attach_state without an ELF borrows the first
+	 * module's backend, which a later report may end with the module) */
+	Elf *arch;
+	Elf64_Ehdr arch_hdr;
 	uint64_t sig; /* of the maps the modules were reported from */
 	size_t nmaps;
 	struct pms_unwinder_stats st;
@@ -44,6 +52,7 @@ static const Dwfl_Callbacks dwfl_cbs = {
 static const int dwarf_to_perf[NDWARF] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
 #define PERF_SP 7
 #define PERF_PC 8
+#define ARCH_MACHINE EM_X86_64
 #elif defined(__aarch64__)
 /* arch/arm64/include/uapi/asm/perf_regs.h X0-X30 0-30, SP 31, PC 32; DWARF
  * (AADWARF64) x0-x30 0-30, sp 31. */
@@ -53,6 +62,7 @@ static const int dwarf_to_perf[NDWARF] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9
 					   22, 23, 24, 25, 26, 27, 28, 29, 30, 31 };
 #define PERF_SP 31
 #define PERF_PC 32
+#define ARCH_MACHINE EM_AARCH64
 #else
 #define NDWARF 0
 #endif
@@ -78,6 +88,8 @@ void pms_unwinder_free(struct pms_unwinder *u)
 		return;
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
+	if (u->arch)
+		elf_end(u->arch);
 	free(u);
 }
 
@@ -202,18 +214,46 @@ static uint64_t maps_sig(const struct pms_maps *m)
 	return h;
 }
 
+static int elf_seen(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	Dwarf_Addr bias;
+	(void)ud;
+	(void)name;
+	(void)start;
+	if (!dwfl_module_getelf(m, &bias))
+		return DWARF_CB_OK;
+	*(bool *)arg = true;
+	return DWARF_CB_ABORT;
+}
+
+/* A module has its ELF here: the thread state is attached then only, as
+ * dwfl_attach_state without an ELF does (its first module with one). */
+static bool has_elf(Dwfl *d)
+{
+	bool seen = false;
+	(void)dwfl_getmodules(d, elf_seen, &seen, 0);
+	return seen;
+}
+
+/* The modules of maps reported to u's Dwfl.  A Dwfl already made is
+ * reported to again rather than ended: libdwfl keeps a module reported
+ * again at the same name and range with what it opened (its ELF, its
+ * separate debug file, its CFI; dwfl_report_begin, libdwfl.h) and ends
+ * only those not reported again, so a mapping change (each mmap of the
+ * process's start) opens the new files alone: libc's and ld.so's debug
+ * files once, not once per change. */
 static int rebuild(struct pms_unwinder *u, const struct pms_maps *maps, uint64_t sig)
 {
 	size_t len = 0;
 	char *text;
 	int rc = 0;
 
-	if (u->dwfl)
-		dwfl_end(u->dwfl);
-	u->attached = false;
-	u->dwfl = dwfl_begin(&dwfl_cbs);
-	if (!u->dwfl)
-		return pms_err(PMS_ENOMEM, "unwinder: dwfl_begin: %s", dwfl_errmsg(-1));
+	if (!u->dwfl) {
+		u->attached = false;
+		u->dwfl = dwfl_begin(&dwfl_cbs);
+		if (!u->dwfl)
+			return pms_err(PMS_ENOMEM, "unwinder: dwfl_begin: %s", dwfl_errmsg(-1));
+	}
 	text = pms_sym_maps_text(maps, pms_sys_root(u->sys), &len);
 	if (!text)
 		return pms_err(PMS_ENOMEM, "unwinder: no memory for the maps text");
@@ -299,9 +339,20 @@ int pms_unwinder_sample(struct pms_unwinder *u, const struct pms_maps *maps,
 	u->cap = cap - k;
 	u->n = 0;
 	u->cut = false;
-	if (!u->attached) {
-		/* The architecture comes from the first module with an ELF. */
-		u->attached = dwfl_attach_state(u->dwfl, NULL, u->tid, &thread_cbs, u);
+	if (!u->attached && has_elf(u->dwfl)) {
+		if (!u->arch) {
+			Elf64_Ehdr *h = &u->arch_hdr;
+			memcpy(h->e_ident, ELFMAG, SELFMAG);
+			h->e_ident[EI_CLASS] = ELFCLASS64;
+			h->e_ident[EI_DATA] = ELFDATA2LSB;
+			h->e_ident[EI_VERSION] = EV_CURRENT;
+			h->e_type = ET_EXEC;
+			h->e_machine = ARCH_MACHINE;
+			h->e_version = EV_CURRENT;
+			h->e_ehsize = sizeof(*h);
+			u->arch = elf_memory((char *)h, sizeof(*h));
+		}
+		u->attached = u->arch && dwfl_attach_state(u->dwfl, u->arch, u->tid, &thread_cbs, u);
 	}
 	/* An unwind that ends on an error (not at the outermost frame) is
 	 * incomplete: said as a cut; the frames found are kept. */

@@ -14,14 +14,17 @@ the plain run's counts are printed beside them).  --split adds, for each
 library, a run that tracks nothing (the hooks' own cost: rate and threshold
 past any size) and one that tracks only the large blocks (the rate past any
 size, THRESHOLD kept), in the same alternation, so the ratios split into
-hooks, large blocks and sampled small ones.  The load average is printed
-before and after.
-  alloc_overhead.py [--preload PATH]... [--syscalls] [--split] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
+hooks, large blocks and sampled small ones.  --mono adds, for each
+library, a run with its records stamped by clock_gettime(CLOCK_MONOTONIC)
+(clock=mono) instead of the time-stamp counter, in the same alternation.
+The load average is printed before and after.
+  alloc_overhead.py [--preload PATH]... [--syscalls] [--split] [--mono] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
 import fcntl, os, re, resource, shutil, statistics, struct, subprocess, sys
 
 def count_records(fd):
     """Records in the stream file (include/pmuscope/alloc.h: a header page,
-    then 64 KiB chunks of records, 32 bytes or more, ended by a size of 0)."""
+    then 64 KiB chunks of records, 32 bytes or more, ended by a size of 0),
+    its calibration points (kind 17) left out."""
     data = os.pread(fd, os.fstat(fd).st_size, 0)
     if len(data) < 4096:
         return 0
@@ -30,18 +33,18 @@ def count_records(fd):
         off = 4096 + k * 65536
         end = min(off + 65536, len(data))
         while end - off >= 32:  # a record may end early (a free: 32 bytes)
-            size = struct.unpack_from("<H", data, off)[0]
+            size, kind = struct.unpack_from("<HB", data, off)
             if not size:
                 break
-            n, off = n + 1, off + size
+            n, off = n + (kind != 17), off + size
     return n
 
-def tracked_env(pre, rate, thr):
+def tracked_env(pre, rate, thr, mono=False):
     fd = os.memfd_create("alloc-bench", 0)
     os.set_inheritable(fd, True)
     fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
-    env = dict(os.environ, LD_PRELOAD=pre, PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=%s,threshold=%s"
-               % (fd, os.fstat(fd).st_ino, rate, thr))
+    env = dict(os.environ, LD_PRELOAD=pre, PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=%s,threshold=%s%s"
+               % (fd, os.fstat(fd).st_ino, rate, thr, ",clock=mono" if mono else ""))
     return fd, env
 
 def syscall_counts(cmd, env=None, fds=()):
@@ -56,7 +59,7 @@ def syscall_counts(cmd, env=None, fds=()):
     return got
 
 def main():
-    argv, pres, sysc, split = sys.argv[1:], [], False, False
+    argv, pres, sysc, split, mono = sys.argv[1:], [], False, False, False
     while argv and argv[0].startswith("--"):
         if argv[0] == "--preload":
             pres.append(argv[1])
@@ -65,6 +68,8 @@ def main():
             sysc, argv = True, argv[1:]
         elif argv[0] == "--split":
             split, argv = True, argv[1:]
+        elif argv[0] == "--mono":
+            mono, argv = True, argv[1:]
         else:
             raise SystemExit("unknown option %s" % argv[0])
     build = argv[0]
@@ -74,8 +79,8 @@ def main():
     bench = os.path.join(build, "bench", "alloc_bench")
     if not pres:
         pres = [os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")]
-    if len(pres) > 1 or split:
-        return compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split)
+    if len(pres) > 1 or split or mono:
+        return compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split, mono)
     pre = pres[0]
     plain, tracked, recbytes, records = [], [], 0, 0
     cpu = {"plain": [], "tracked": []}
@@ -127,25 +132,28 @@ def print_syscalls(bench, pres, threads, rounds, rate, thr):
 
 NEVER = str(1 << 62)  # a rate or threshold past any size
 
-def compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split=False):
+def compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split=False, mono=False):
     """Plain, then each preload (with --split: also tracking nothing, and
-    only large blocks), alternating: median wall and CPU ratios."""
+    only large blocks; with --mono: also clock=mono), alternating: median
+    wall and CPU ratios."""
     def cpu_now():
         r = resource.getrusage(resource.RUSAGE_CHILDREN)
         return r.ru_utime + r.ru_stime
-    runs_of = [("plain", None, None, None)]
+    runs_of = [("plain", None, None, None, False)]
     for pre in pres:
         if split:
-            runs_of.append((pre + " hooks only", pre, NEVER, NEVER))
-            runs_of.append((pre + " large only", pre, NEVER, thr))
-        runs_of.append((pre, pre, rate, thr))
-    keys = [k for k, _, _, _ in runs_of]
+            runs_of.append((pre + " hooks only", pre, NEVER, NEVER, False))
+            runs_of.append((pre + " large only", pre, NEVER, thr, False))
+        if mono:
+            runs_of.append((pre + " clock=mono", pre, rate, thr, True))
+        runs_of.append((pre, pre, rate, thr, False))
+    keys = [k for k, _, _, _, _ in runs_of]
     wall = {k: [] for k in keys}
     cpu = {k: [] for k in keys}
     print("load average before: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     for _ in range(runs):
-        for k, pre, r_, t_ in runs_of:
-            fd, env = tracked_env(pre, r_, t_) if pre else (None, None)
+        for k, pre, r_, t_, m_ in runs_of:
+            fd, env = tracked_env(pre, r_, t_, m_) if pre else (None, None)
             c0 = cpu_now()
             out = subprocess.run([bench, str(threads), str(rounds)], capture_output=True, text=True,
                                  check=True, env=env, pass_fds=(fd,) if fd is not None else ())

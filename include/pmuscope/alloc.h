@@ -12,6 +12,10 @@
  * Times are CLOCK_MONOTONIC nanoseconds, as the samples' when the sampler
  * stamps them so (pms_sampler_opts.clock_monotonic, which `mem -- CMD` asks
  * for); another clock's offset can be given (pms_alloc_table_calibrate).
+ * In the stream file a record's time may be the CPU's time-stamp counter
+ * instead (PMS_ALLOC_F_TSC), made CLOCK_MONOTONIC by the reader from the
+ * stream's PMS_ALLOC_CLOCK records (pms_alloc_stream_read): the table and
+ * a perf.data file only see CLOCK_MONOTONIC times.
  *
  * Ownership: pms_alloc_table_new() gives the caller a table released with
  * pms_alloc_table_free(); pms_alloc_sites_build() a report released with
@@ -54,6 +58,11 @@ enum pms_alloc_kind {
 				  * frames: its pthread_create call) */
 	PMS_ALLOC_TLS,           /* a module's TLS block of thread tid (one
 				  * frame: an address in the module) */
+	PMS_ALLOC_CLOCK,         /* stream only (version 2): a calibration
+				  * point, time CLOCK_MONOTONIC ns read between
+				  * two reads of the time-stamp counter; addr
+				  * their midpoint, bytes their distance
+				  * (ticks); never given to the table */
 	PMS_ALLOC_KIND_MAX
 };
 
@@ -77,6 +86,8 @@ struct pms_alloc_rec {
 	uint64_t old_addr;   /* see the kinds */
 };
 #define PMS_ALLOC_F_SAMPLED 1u  /* chosen by the byte sampling (else always) */
+#define PMS_ALLOC_F_TSC 2u      /* stream only: time is in time-stamp counter
+				 * ticks, converted by the reader (cleared then) */
 
 /* The stream file: PMS_ALLOC_HDR_SIZE bytes of header (the magic at 0,
  * then the count of chunks claimed, a shared counter), then chunk k at
@@ -88,7 +99,14 @@ struct pms_alloc_rec {
  * no old_addr 48: fewer pages of the stream written per record).  Records
  * of different chunks are merged by time when read (pms_alloc_table_read_fd,
  * pms_alloc_stream_read), each made whole (56 bytes, then its frames). */
-#define PMS_ALLOC_STREAM_MAGIC 0x31434f4c41534d50ull /* "PMSALOC1" */
+/* Version 2 ("PMSALOC2") adds PMS_ALLOC_CLOCK records and PMS_ALLOC_F_TSC
+ * times; version 1 ("PMSALOC1", every time CLOCK_MONOTONIC) is still read.
+ * A version 2 file's TSC times are converted by linear interpolation
+ * between its calibration points (sorted by tick; past the ends, the slope
+ * of the first and last points), at least two of them when any time is in
+ * ticks (else the file is refused). */
+#define PMS_ALLOC_STREAM_MAGIC 0x32434f4c41534d50ull /* "PMSALOC2" */
+#define PMS_ALLOC_STREAM_MAGIC_V1 0x31434f4c41534d50ull /* "PMSALOC1" */
 #define PMS_ALLOC_HDR_SIZE 4096u
 #define PMS_ALLOC_CHUNK (64u << 10)
 #define PMS_ALLOC_REC_MIN 32u /* the shortest record body in the stream */

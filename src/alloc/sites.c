@@ -223,6 +223,7 @@ const char *pms_alloc_kind_name(unsigned kind)
 		[PMS_ALLOC_FORK] = "fork",
 		[PMS_ALLOC_THREAD_STACK] = "thread_stack",
 		[PMS_ALLOC_TLS] = "tls",
+		[PMS_ALLOC_CLOCK] = "clock",
 	};
 	return kind < PMS_ALLOC_KIND_MAX && names[kind] ? names[kind] : "?";
 }

@@ -321,6 +321,8 @@ static int on_start(struct pms_alloc_table *t, struct aproc *p, const struct pms
 int pms_alloc_table_feed_one(struct pms_alloc_table *t, const struct pms_alloc_rec *r,
 			     const uint64_t *f)
 {
+	if (r->kind == PMS_ALLOC_CLOCK)
+		return 0; /* the stream's calibration point: no process event */
 	bool fresh = !proc_get(t, r->pid, false);
 	struct aproc *p = proc_get(t, r->pid, true);
 	if (!p)

@@ -41,6 +41,15 @@
  * first: "M TID" (its reads of /proc/self/maps are counted under strace by
  * check_raw.py: once per thread, not per record).
  *
+ *   alloc_raw_prog TRUTH rawie MODULE
+ * A raw thread with no dtv at all (nor glibc's self word) started before
+ * MODULE (initial-exec TLS) is dlopen'ed touches its block of the module's
+ * buffer and allocates: "L TID LO HI MODBASE" (see rawie).
+ *
+ *   alloc_raw_prog TRUTH clock
+ * Tracked blocks made and freed between reads of CLOCK_MONOTONIC: "C ADDR
+ * T0 T1 T2 T3" (see clock_times).
+ *
  *   alloc_raw_prog TRUTH rawdyn|rawdyn_noself MODULE
  * dlopens MODULE, then a "fresh" raw thread touches its block of the
  * module's __thread buffer first (dynamic TLS: the loader allocates it in
@@ -227,10 +236,13 @@ static char *guarded(size_t n)
  * the TCB above (its header from the creator's: the stack protector's
  * canary, the pointer guard, the dtv; tcb and self its own). */
 static int tcb_noself; /* rawdyn_noself: a TCB without glibc's self word */
+static int tcb_nodtv;  /* rawie: nor a dtv (0 there) */
+static size_t tls_extra; /* rawie: bytes more below the blocks (a module's
+			  * block placed in the surplus after the thread started) */
 
 static uintptr_t make_tls(int copy)
 {
-	size_t below = (max_off + PG - 1) & ~(size_t)(PG - 1);
+	size_t below = ((max_off + PG - 1) & ~(size_t)(PG - 1)) + tls_extra;
 	char *m = guarded(below + 4 * PG);
 	if (!m)
 		return 0;
@@ -244,6 +256,8 @@ static uintptr_t make_tls(int copy)
 	memcpy((void *)nt, (const void *)tp, 0x80);
 	((uintptr_t *)nt)[0] = nt; /* tcb */
 	((uintptr_t *)nt)[2] = tcb_noself ? 0 : nt; /* self (glibc's own: none in rawdyn_noself) */
+	if (tcb_nodtv)
+		((uintptr_t *)nt)[1] = 0; /* no dtv at all */
 	return nt;
 }
 
@@ -364,6 +378,68 @@ static int rawdyn(const char *path)
 	return nsmods ? run_one("rawdyn", 1) : 1;
 }
 
+/* rawie: a "fresh" raw thread with no dtv and no self word allocates, then
+ * waits; the main thread dlopens MODULE (initial-exec TLS: its block in the
+ * static area's surplus) and allocates (a hook: its late blocks looked at);
+ * the raw thread then touches its own block of the module's buffer and
+ * allocates: "L TID LO HI MODBASE". */
+static volatile int ie_go;
+static char *(*ie_buf)(size_t *);
+
+static int ie_main(void *arg)
+{
+	struct job *j = arg;
+	char *volatile q = malloc(100000); /* its first hook: set up */
+	free(q);
+	while (!ie_go)
+		sched_yield();
+	j->dyn_lo = ie_buf(&j->dyn_n);
+	memset(j->dyn_lo, 3, j->dyn_n);
+	j->blk = malloc(100000); /* a hook after the module came */
+	__asm__ volatile("" ::: "memory");
+	return 0;
+}
+
+static int rawie(const char *path)
+{
+	dl_iterate_phdr(learn, NULL);
+	if (!nsmods)
+		return 1;
+	tcb_noself = tcb_nodtv = 1;
+	tls_extra = 4 * PG;
+	struct job j;
+	memset(&j, 0, sizeof(j));
+	char *stack = guarded(STACK);
+	uintptr_t tp = make_tls(0);
+	if (!stack || !tp)
+		return 1;
+	j.ctid = 1;
+	int fl = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+		 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_SETTLS;
+	if (clone(ie_main, stack + STACK, fl, &j, &j.tid, (void *)tp, (pid_t *)&j.ctid) <= 0)
+		return 1;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	size_t id = 0;
+	if (!h || dlinfo(h, RTLD_DI_TLS_MODID, &id) != 0 ||
+	    !(ie_buf = (char *(*)(size_t *))dlsym(h, "alloc_tls_ie_buf"))) {
+		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+		ie_go = 1;
+		return 1;
+	}
+	void *volatile q = malloc(100000);
+	free(q);
+	ie_go = 1;
+	while (j.ctid)
+		syscall(SYS_futex, (pid_t *)&j.ctid, FUTEX_WAIT, j.ctid, NULL, NULL, 0);
+	while (!gone(j.tid))
+		sched_yield();
+	if (!j.blk || !j.dyn_lo)
+		return 1;
+	fprintf(truth, "L %d %#lx %#lx %#lx\n", (int)j.tid, (unsigned long)j.dyn_lo,
+		(unsigned long)(j.dyn_lo + j.dyn_n), (unsigned long)mod_base(id, 0));
+	return 0;
+}
+
 /* The stream's mapping past its header that holds the 8-byte value v (a
  * record's address field) or, v 0, the address lo: its start; 0 none. */
 static uintptr_t stream_map_with(uintptr_t v, uintptr_t lo)
@@ -434,6 +510,12 @@ static int maps(void)
 }
 
 static int rawdyn(const char *path)
+{
+	(void)path;
+	return 77;
+}
+
+static int rawie(const char *path)
 {
 	(void)path;
 	return 77;
@@ -537,11 +619,61 @@ static int mods(int n, char **paths)
 	return 0;
 }
 
+/* clock: tracked blocks (100,000 bytes) made and freed between reads of
+ * CLOCK_MONOTONIC, 0.2 ms apart (the stream's calibration points come
+ * every 0.5-2 ms), by the main thread and a pthread at once: "C ADDR T0 T1
+ * T2 T3" with malloc between T0 and T1, free between T2 and T3. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static pthread_mutex_t clock_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *clock_loop(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 150; i++) {
+		uint64_t t0 = mono_ns();
+		char *volatile p = malloc(100000);
+		uint64_t t1 = mono_ns();
+		if (!p)
+			return (void *)1;
+		p[0] = 1;
+		struct timespec d = { 0, 200000 };
+		nanosleep(&d, NULL);
+		uint64_t t2 = mono_ns();
+		free(p);
+		uint64_t t3 = mono_ns();
+		pthread_mutex_lock(&clock_mu);
+		fprintf(truth, "C %#lx %llu %llu %llu %llu\n", (unsigned long)(uintptr_t)p,
+			(unsigned long long)t0, (unsigned long long)t1, (unsigned long long)t2,
+			(unsigned long long)t3);
+		pthread_mutex_unlock(&clock_mu);
+	}
+	return NULL;
+}
+
+static int clock_times(void)
+{
+	pthread_t t;
+	void *r1 = NULL;
+	if (pthread_create(&t, NULL, clock_loop, NULL))
+		return 1;
+	void *r0 = clock_loop(NULL);
+	pthread_join(t, &r1);
+	return r0 || r1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3 || !(truth = fopen(argv[1], "w")))
 		return 2;
-	int rc = !strcmp(argv[2], "maps")     ? maps()
+	int rc = !strcmp(argv[2], "clock")    ? clock_times()
+		 : !strcmp(argv[2], "maps")     ? maps()
+		 : !strcmp(argv[2], "rawie")    ? (argc == 4 ? rawie(argv[3]) : 2)
 		 : !strcmp(argv[2], "rawdyn") ? (argc == 4 ? rawdyn(argv[3]) : 2)
 		 : !strcmp(argv[2], "rawdyn_noself") ? (argc == 4 ? (tcb_noself = 1, rawdyn(argv[3])) : 2)
 		 : !strcmp(argv[2], "clone")    ? clones()

@@ -28,17 +28,31 @@ CMD` sets it up (every allocation tracked) and checks its TRUTH lines:
                                 (the main thread's and one the raw threads
                                 handed on; a chunk left mapped per raw
                                 thread: 9)
-check_raw.py PRELOAD PROGRAM clone|reuse|reap|maps
-check_raw.py PRELOAD PROGRAM mods|reload|rawdyn|rawdyn_noself MODULE COPIES   (COPIES copies of
+  C ADDR T0 T1 T2 T3            (clock, clock_mono) the malloc record at
+                                ADDR within [T0, T1], its free within
+                                [T2, T3] (CLOCK_MONOTONIC ns; the stream's
+                                counter ticks converted as the reader does)
+check_raw.py PRELOAD PROGRAM clone|reuse|reap|maps|clock|clock_mono
+check_raw.py PRELOAD PROGRAM mods|reload|rawdyn|rawdyn_noself|rawie MODULE COPIES   (COPIES copies of
                                             MODULE made in a temporary folder)"""
-import fcntl, os, shutil, struct, subprocess, sys, tempfile
+import bisect, fcntl, os, shutil, struct, subprocess, sys, tempfile
 
 REC = struct.Struct("<HBBIIIQQQQQ")  # struct pms_alloc_rec, 56 bytes
-MAGIC, HDR_PAGE, CHUNK = 0x31434f4c41534d50, 4096, 64 << 10
+MAGICS, HDR_PAGE, CHUNK = (0x32434f4c41534d50, 0x31434f4c41534d50), 4096, 64 << 10
+CLOCK, F_TSC = 17, 2  # PMS_ALLOC_CLOCK, PMS_ALLOC_F_TSC
+
+def tick_ns(points, x):
+    """Counter tick x as CLOCK_MONOTONIC ns: linear between the calibration
+    points (tick, ns) around it, else along the first and last ones."""
+    a, b = points[0], points[-1]
+    i = bisect.bisect_right([p[0] for p in points], x)
+    if 0 < i < len(points):
+        a, b = points[i - 1], points[i]
+    return a[1] + (x - a[0]) * (b[1] - a[1]) / (b[0] - a[0])
 
 def records(data):
-    out = []
-    if len(data) < HDR_PAGE or struct.unpack_from("<Q", data)[0] != MAGIC:
+    out, points = [], []
+    if len(data) < HDR_PAGE or struct.unpack_from("<Q", data)[0] not in MAGICS:
         raise SystemExit("no stream header")
     for k in range(struct.unpack_from("<Q", data, 8)[0]):
         off = HDR_PAGE + k * CHUNK
@@ -53,15 +67,83 @@ def records(data):
             whole = data[off:off + body] + bytes(REC.size - body)
             size, kind, nfr, pid, tid, flags, t, addr, nbytes, w, old = REC.unpack(whole)
             frames = struct.unpack_from("<%dQ" % nfr, data, off + body)
-            out.append((kind, pid, tid, addr, nbytes, frames, t))
+            if kind == CLOCK:
+                points.append((addr, t, nbytes))
+            else:
+                out.append((kind, pid, tid, addr, nbytes, frames, t, flags))
             off += body + 8 * nfr
-    return out
+    # (the reader's rule, src/alloc/stream.c: points read across a
+    # preemption, wider than twice the narrowest and 256 ticks, not used;
+    # each kept one past the last)
+    wide = 2 * min(p[2] for p in points) + 256 if points else 0
+    narrow = sum(1 for p in points if p[2] <= wide)
+    kept = []
+    for p in sorted(points):
+        if (narrow >= 2 and p[2] > wide) or (kept and (p[0] <= kept[-1][0] or p[1] <= kept[-1][1])):
+            continue
+        kept.append(p)
+    if any(x[7] & F_TSC for x in out) and len(kept) < 2:
+        raise SystemExit("times in counter ticks, %d calibration points" % len(kept))
+    return [x[:6] + (tick_ns(kept, x[6]) if x[7] & F_TSC else x[6], x[7]) for x in out]
+
+def clocksource_tsc():
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            return f.read().strip() == "tsc"
+    except OSError:
+        return False
+
+def check_clock(recs, rows, mono):
+    """C rows: the malloc record at ADDR between T0 and T1, the free
+    between T2 and T3 (paired in time order per address), within SLACK ns
+    (the calibration points' own width); counter ticks used where the
+    kernel's clock source is the TSC on x86-64, unless mono."""
+    SLACK = 2000
+    rc, worst = 0, 0
+    tsc = [x for x in recs if x[0] in (1, 11) and x[7] & F_TSC]
+    want_tsc = not mono and clocksource_tsc() and os.uname().machine == "x86_64"
+    print("records in counter ticks: %d (expected: %s)" % (len(tsc), "yes" if want_tsc else "none"))
+    if bool(tsc) != want_tsc:
+        rc = 1
+    by_addr = {}
+    for row in rows:
+        if row[0] == "C":
+            by_addr.setdefault(int(row[1], 16), []).append(tuple(int(v) for v in row[2:6]))
+    n = 0
+    for addr, spans in by_addr.items():
+        spans.sort()
+        # this address's records in time order: each malloc of 100,000
+        # bytes (other blocks may get the address too) and the free after it
+        seq = sorted((x[6], x[0], x[4]) for x in recs if x[0] in (1, 11) and x[3] == addr)
+        pairs = [(t, next((u for u, k, _ in seq[i + 1:] if k == 11), None))
+                 for i, (t, k, b) in enumerate(seq) if k == 1 and b == 100000]
+        if len(pairs) != len(spans) or any(f is None for _, f in pairs):
+            print("%#x: %d malloc records (with a free after: %d) for %d blocks: WRONG" %
+                  (addr, len(pairs), sum(f is not None for _, f in pairs), len(spans)))
+            rc = 1
+            continue
+        for kind, lo_i, hi_i in ((1, 0, 1), (11, 2, 3)):
+            times = [p[0] if kind == 1 else p[1] for p in pairs]
+            for t, sp in zip(times, spans):
+                off = max(sp[lo_i] - t, t - sp[hi_i], 0)
+                worst = max(worst, off)
+                n += 1
+                if off > SLACK:
+                    print("%#x: %s at %d, outside [%d, %d] by %d ns: WRONG" %
+                          (addr, "malloc" if kind == 1 else "free", t, sp[lo_i], sp[hi_i], off))
+                    rc = 1
+    print("%d record times checked against CLOCK_MONOTONIC: worst %d ns outside their span: %s" %
+          (n, worst, "ok" if not rc else "WRONG"))
+    return rc if n else 1
 
 def main():
     preload, prog, mode = sys.argv[1:4]
+    mono = mode == "clock_mono"
+    if mono:
+        mode = "clock"
     with tempfile.TemporaryDirectory() as d:
         args = [prog, os.path.join(d, "truth"), mode]
-        if mode in ("mods", "reload", "rawdyn", "rawdyn_noself"):
+        if mode in ("mods", "reload", "rawdyn", "rawdyn_noself", "rawie"):
             mod, copies = sys.argv[4], int(sys.argv[5])
             for i in range(copies):
                 p = os.path.join(d, "mod%03d.so" % i)
@@ -71,7 +153,8 @@ def main():
         os.set_inheritable(fd, True)
         fcntl.fcntl(fd, fcntl.F_SETFL, os.O_APPEND)
         env = dict(os.environ, LD_PRELOAD=preload,
-                   PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=0,threshold=65536" % (fd, os.fstat(fd).st_ino))
+                   PMUSCOPE_ALLOC="fd=%d,ino=%d,rate=0,threshold=65536%s" %
+                   (fd, os.fstat(fd).st_ino, ",clock=mono" if mono else ""))
         trace = os.path.join(d, "strace")
         if mode == "maps":
             if not shutil.which("strace"):
@@ -88,6 +171,8 @@ def main():
         recs = records(os.pread(fd, os.fstat(fd).st_size, 0))
         rows = [l.split() for l in open(os.path.join(d, "truth"))]
         opens = [l.split()[0] for l in open(trace) if "/proc/self/maps" in l] if mode == "maps" else []
+    if mode == "clock":
+        return check_clock(recs, rows, mono)
     rc = 0
     for row in rows:
         if row[0] == "I":

@@ -7,10 +7,11 @@ with --expect present.
 import fcntl, os, struct, subprocess, sys
 
 HDR = struct.Struct("<HBBIIIQQQQQ")  # struct pms_alloc_rec, 56 bytes
-MAGIC, HDR_PAGE, CHUNK = 0x31434f4c41534d50, 4096, 64 << 10  # PMS_ALLOC_STREAM_*
+MAGICS, HDR_PAGE, CHUNK = (0x32434f4c41534d50, 0x31434f4c41534d50), 4096, 64 << 10  # PMS_ALLOC_STREAM_*
 KINDS = {1: "malloc", 2: "calloc", 3: "realloc", 4: "reallocarray", 5: "aligned_alloc",
          6: "posix_memalign", 7: "memalign", 8: "valloc", 9: "mmap", 10: "mremap",
-         11: "free", 12: "munmap", 13: "start", 14: "fork", 15: "thread_stack", 16: "tls"}
+         11: "free", 12: "munmap", 13: "start", 14: "fork", 15: "thread_stack", 16: "tls",
+         17: "clock"}
 
 def main():
     args = sys.argv[1:]
@@ -31,7 +32,7 @@ def main():
         return 1
     data = os.pread(fd, os.fstat(fd).st_size, 0)
     seen, pids = {}, set()
-    if len(data) < HDR_PAGE or struct.unpack_from("<QQ", data)[0] != MAGIC:
+    if len(data) < HDR_PAGE or struct.unpack_from("<QQ", data)[0] not in MAGICS:
         print("no stream header (%d bytes)" % len(data))
         return 1
     claimed = struct.unpack_from("<QQ", data)[1]

@@ -6,6 +6,7 @@
  * samples by site; malformed records are refused; a chunked stream file
  * (as the preload's threads fill it) is read in time order; two files'
  * records (a merged report) each in their own process space. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,100 @@ PMS_TEST(short_records)
 	close(fd);
 }
 
+/* rec(), its time in counter ticks (PMS_ALLOC_F_TSC). */
+static void rec_tsc(unsigned kind, uint32_t pid, uint64_t tick, uint64_t addr, uint64_t bytes,
+		    uint64_t frame0)
+{
+	size_t at = blen;
+	rec(kind, pid, tick, addr, bytes, 0, frame0);
+	uint32_t fl = PMS_ALLOC_F_TSC;
+	memcpy(buf + at + offsetof(struct pms_alloc_rec, flags), &fl, sizeof(fl));
+}
+
+/* A calibration point: CLOCK_MONOTONIC ns at a tick, read width ticks apart. */
+static void clock_point(uint64_t ns, uint64_t tick, uint64_t width)
+{
+	rec(PMS_ALLOC_CLOCK, 42, ns, tick, width, 0, 0);
+}
+
+/* Times in counter ticks (the preload's, where the kernel's clock is the
+ * TSC) are made CLOCK_MONOTONIC ns by the reader: linear between the
+ * calibration points around them, past the last one along the first and
+ * last; a point read across a preemption (wide) is not used; the points
+ * are not given on, and the flag is cleared.  Points here: tick 3,000,000
+ * at 1,000,000 ns and 3,012,000 at 1,004,000 (1/3 ns a tick); a wide one
+ * at 3,006,000 claims 999 ns. */
+PMS_TEST(tsc_times)
+{
+	static unsigned char file[PMS_ALLOC_HDR_SIZE + 2 * PMS_ALLOC_CHUNK];
+	memset(file, 0, sizeof(file));
+	uint64_t h[2] = { PMS_ALLOC_STREAM_MAGIC, 2 };
+	memcpy(file, h, sizeof(h));
+	blen = 0;
+	clock_point(1000000, 3000000, 40);
+	rec_tsc(PMS_ALLOC_START, 42, 3000300, 0, 0, 0);
+	rec_tsc(PMS_ALLOC_MALLOC, 42, 3003000, 0x1000, 64, 0xA);
+	rec_tsc(PMS_ALLOC_FREE, 42, 3009000, 0x1000, 0, 0);
+	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
+	blen = 0;
+	clock_point(1004000, 3012000, 30);
+	clock_point(999, 3006000, 100000);
+	rec_tsc(PMS_ALLOC_MALLOC, 42, 3010500, 0x1000, 64, 0xB);
+	rec_tsc(PMS_ALLOC_MALLOC, 42, 3015000, 0x9000, 64, 0xC);
+	memcpy(file + PMS_ALLOC_HDR_SIZE + PMS_ALLOC_CHUNK, buf, blen);
+	int fd = memfd_create("alloc-test", 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(write(fd, file, sizeof(file)) == (ssize_t)sizeof(file));
+	void *got = NULL;
+	size_t glen = 0;
+	CHECK_OK(pms_alloc_stream_read(fd, &got, &glen));
+	const uint64_t want[5] = { 1000100, 1001000, 1003000, 1003500, 1005000 };
+	size_t at = 0, k = 0;
+	while (got && at + sizeof(struct pms_alloc_rec) <= glen && k < 5) {
+		struct pms_alloc_rec r;
+		memcpy(&r, (unsigned char *)got + at, sizeof(r));
+		CHECK_MSG(r.kind != PMS_ALLOC_CLOCK, "a calibration point given on");
+		CHECK_EQ_U64(r.time, want[k]);
+		CHECK_EQ_U64(r.flags & PMS_ALLOC_F_TSC, 0);
+		at += r.size;
+		k++;
+	}
+	CHECK_EQ_U64(k, 5);
+	CHECK_EQ_U64(at, glen);
+	free(got);
+	struct pms_alloc_table *t = NULL;
+	CHECK_OK(pms_alloc_table_new(&t));
+	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), 5);
+	CHECK_EQ_INT(site_at(t, 42, 0x1010, 1002000), 0xA);
+	CHECK_EQ_INT(site_at(t, 42, 0x1010, 1003200), -1); /* freed, not yet B's */
+	CHECK_EQ_INT(site_at(t, 42, 0x1010, 1003600), 0xB);
+	pms_alloc_table_free(t);
+	/* one point only: refused */
+	blen = 0;
+	clock_point(1000000, 3000000, 40);
+	rec_tsc(PMS_ALLOC_MALLOC, 42, 3003000, 0x1000, 64, 0xA);
+	memset(file + PMS_ALLOC_HDR_SIZE, 0, 2 * PMS_ALLOC_CHUNK);
+	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
+	CHECK(pwrite(fd, file, sizeof(file), 0) == (ssize_t)sizeof(file));
+	CHECK_EQ_INT(pms_alloc_stream_read(fd, &got, &glen), PMS_EINVAL);
+	/* a version 1 file (no points, every time in ns) is read as before */
+	h[0] = PMS_ALLOC_STREAM_MAGIC_V1;
+	memcpy(file, h, sizeof(h));
+	blen = 0;
+	rec(PMS_ALLOC_START, 42, 1, 0, 0, 1, 0);
+	rec(PMS_ALLOC_MALLOC, 42, 100, 0x1000, 64, 0, 0xA);
+	memset(file + PMS_ALLOC_HDR_SIZE, 0, 2 * PMS_ALLOC_CHUNK);
+	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
+	CHECK(pwrite(fd, file, sizeof(file), 0) == (ssize_t)sizeof(file));
+	CHECK_OK(pms_alloc_table_new(&t));
+	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), 2);
+	CHECK_EQ_INT(site_at(t, 42, 0x1010, 150), 0xA);
+	pms_alloc_table_free(t);
+	close(fd);
+}
+
 /* Every kind below PMS_ALLOC_KIND_MAX has its own name; others are "?". */
 PMS_TEST(kind_names)
 {
@@ -378,6 +473,7 @@ PMS_TEST(kind_names)
 	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_MMAP), "mmap");
 	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_FREE), "free");
 	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_TLS), "tls");
+	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_CLOCK), "clock");
 	CHECK_EQ_STR(pms_alloc_kind_name(PMS_ALLOC_KIND_MAX), "?");
 	for (unsigned k = 0; k < PMS_ALLOC_KIND_MAX; k++)
 		for (unsigned j = k + 1; j < PMS_ALLOC_KIND_MAX; j++)

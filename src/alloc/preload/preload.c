@@ -130,16 +130,12 @@ static __thread bool tl_tls_late;
 static __thread uint64_t tl_tls_time;
 static __thread int64_t tl_tls_left; /* tl_left while parked */
 static __thread bool tl_tls_parked;
-static __thread uint64_t tl_tls_seen[4]; /* module ids < 256 recorded */
-/* ... and ids from 256 on (modules dlopen'ed past the first 255 with TLS:
- * glibc's ids have no such bound), bit id - 256, in pages mapped for the
- * thread at its first such id (no allocation in a hook), grown by mremap,
- * unmapped at its end */
-static __thread uint64_t *tl_tls_more;
-static __thread size_t tl_tls_more_len; /* bytes mapped */
 static void tls_late(void);
-static void tls_more_free(void);
 static void raw_blocks(void);
+static void raw_static_tls(void);
+static _Atomic size_t nstls; /* (below: stls) */
+static size_t tls_static_size; /* glibc's static TLS area, surplus included (0: not known) */
+static __thread size_t tl_stls_done; /* stls entries this raw thread looked at */
 extern void *__libc_stack_end; /* ld.so's: the main thread's stack at start */
 
 /* ---- bootstrap buffer ----------------------------------------------------- */
@@ -245,13 +241,6 @@ PL_HOT static int64_t draw(void)
 	return v > 9e18 ? INT64_MAX : (int64_t)v + 1;
 }
 
-PL_HOT static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint32_t raw_pid; /* a raw clone's process announced by a FORK record */
 static void vm_process_new(void);
 
@@ -264,7 +253,7 @@ static void thread_init(void)
 	 * shares this memory, cur_pid with it (getpid's cache is its
 	 * creator's too) */
 	tl_pid = (uint32_t)syscall(SYS_getpid);
-	tl_rng = (now_ns() ^ ((uint64_t)tl_tid << 32) ^ (uintptr_t)&tl_rng) | 1;
+	tl_rng = (clk_now() ^ ((uint64_t)tl_tid << 32) ^ (uintptr_t)&tl_rng) | 1;
 	tl_left = rate ? draw() : 0;
 	/* The top of this thread's stack, for the walk's bound, read without a
 	 * lock: pthread_getattr_np (what this did first) takes the thread's own
@@ -435,7 +424,7 @@ PL_HOT static void rec_init(struct recbuf *b, uint64_t time, unsigned kind, uint
 	b->r.pid = tl_pid;
 	b->r.tid = tl_tid;
 	who(b);
-	b->r.time = time ? time : now_ns();
+	b->r.time = time ? time : clk_now();
 	b->r.addr = addr;
 	b->r.bytes = bytes;
 	b->r.weight = weight;
@@ -498,7 +487,7 @@ struct pre {
 PL_HOT static void pre_choose(struct pre *pr, size_t n)
 {
 	pr->want = choose(n, &pr->weight, &pr->flags);
-	pr->time = pr->want ? now_ns() : 0;
+	pr->time = pr->want ? clk_now() : 0;
 }
 
 /* The set's near slots for a tracked block are fetched first and used
@@ -523,7 +512,7 @@ PL_HOT static void untrack(unsigned kind, void *p)
 	if (!p || !set_maybe((uintptr_t)p))
 		return;
 	set_prefetch((uintptr_t)p);
-	uint64_t t = now_ns(); /* while the slots come (the block freed long
+	uint64_t t = clk_now(); /* while the slots come (the block freed long
 				* after it was made: they left the cache) */
 	if (!set_take((uintptr_t)p))
 		return;
@@ -547,7 +536,7 @@ static inline void loader_alloc(void)
 	if (out_fd < 0 || depth || tl_tls_late)
 		return;
 	tl_tls_late = true;
-	tl_tls_time = now_ns();
+	tl_tls_time = clk_now();
 	/* (a thread not set up yet, a raw clone's whose first hook this is:
 	 * its next malloc takes the slow path anyway) */
 	tl_tls_parked = tl_init;
@@ -570,6 +559,9 @@ static inline bool enter(void)
 	}
 	if (tl_tls_late)
 		tls_late();
+	if (tl_raw && tl_stls_done != atomic_load_explicit(&nstls, memory_order_relaxed) &&
+	    tl_self == (uintptr_t)&tl_self)
+		raw_static_tls();
 	return true;
 }
 
@@ -707,7 +699,7 @@ static void *realloc_common(unsigned kind, void *old, size_t k, size_t n, uintpt
 						 : real.reallocarray(old, k, n);
 	struct pre pr;
 	pre_choose(&pr, t);
-	uint64_t t0 = pr.time ? pr.time : now_ns();
+	uint64_t t0 = pr.time ? pr.time : clk_now();
 	void *p = kind == PMS_ALLOC_REALLOC ? real.realloc(old, n) : real.reallocarray(old, k, n);
 	int e = errno;
 	if (p || t == 0) {
@@ -887,7 +879,7 @@ EXPORT void *mremap(void *old, size_t on, size_t nn, int fl, ...)
 		return (void *)syscall(SYS_mremap, old, on, nn, fl, na);
 	if (!enter())
 		return real.mremap(old, on, nn, fl, na);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clk_now();
 	void *p = real.mremap(old, on, nn, fl, na);
 	int e = errno;
 	if (p != MAP_FAILED && set_take((uintptr_t)old)) {
@@ -1026,6 +1018,7 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 		threshold = UINT64_MAX;
 	if (!has_fd || !has_ino || !map_header(fd))
 		return;
+	clk_init(env);
 	if (!pl_set_map(rate))
 		return;
 	void *w = (void *)syscall(SYS_mmap, NULL, (size_t)4096, PROT_READ | PROT_WRITE,
@@ -1035,6 +1028,14 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 		*wipe_tok = 1;
 	}
 	dl_iterate_phdr(ldso_find, NULL);
+	/* glibc's static TLS area's size (stls_late; ld.so's, GLIBC_PRIVATE) */
+	void (*tsi)(size_t *, size_t *) =
+		(void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+	size_t tsz = 0, tal = 0;
+	if (tsi) {
+		tsi(&tsz, &tal);
+		tls_static_size = tsz;
+	}
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 	cur_pid = (uint32_t)getpid();
 	load_tid = (uint32_t)syscall(SYS_gettid);
@@ -1042,6 +1043,7 @@ __attribute__((constructor)) static void pms_alloc_load(void)
 	pthread_atfork(fork_prepare, fork_parent, child_after_fork);
 	thread_init();
 	out_fd = fd;
+	clk_start();
 	struct recbuf b;
 	rec_init(&b, 0, PMS_ALLOC_START, 0, 0, 0, (uint64_t)getppid());
 	emit(&b.r);
@@ -1057,6 +1059,8 @@ __attribute__((destructor)) static void pms_alloc_unload(void)
 		tls_late();
 		depth--;
 	}
+	if (!depth) /* a calibration point at the end (the records' clock) */
+		clk_point();
 }
 
 /* ---- threads: their stacks and TLS blocks --------------------------------- */
@@ -1074,53 +1078,6 @@ struct tstart {
 	void *arg;
 	struct recbuf b;
 };
-
-/* Whether module id's TLS block of this thread was recorded; mark: note it
- * (false: not noted, no memory for the set). */
-static bool tls_seen(size_t id, bool mark)
-{
-	if (id < 256) {
-		bool was = tl_tls_seen[id / 64] >> (id % 64) & 1;
-		if (mark)
-			tl_tls_seen[id / 64] |= 1ull << (id % 64);
-		return mark || was;
-	}
-	size_t bit = id - 256, need = (bit / 64 + 1) * 8;
-	if (need > tl_tls_more_len) {
-		if (!mark)
-			return false;
-		size_t len = (need + 4095) & ~(size_t)4095;
-		long r = tl_tls_more
-				 ? syscall(SYS_mremap, tl_tls_more, tl_tls_more_len, len, MREMAP_MAYMOVE)
-				 : syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-					   MAP_PRIVATE | MAP_ANONYMOUS, -1, (off_t)0);
-		if (sys_failed(r))
-			return false;
-		tl_tls_more = (uint64_t *)r;
-		tl_tls_more_len = len;
-	}
-	bool was = tl_tls_more[bit / 64] >> (bit % 64) & 1;
-	if (mark)
-		tl_tls_more[bit / 64] |= 1ull << (bit % 64);
-	return mark || was;
-}
-
-/* Which module instance's block this thread recorded under each late id:
- * a fingerprint of its block, its first byte and its name (0: none), in
- * pages mapped for the thread at its first late block, grown by mremap,
- * unmapped at its end (tls_fp_slot). */
-static __thread uint64_t *tl_tls_fp;
-static __thread size_t tl_tls_fp_len; /* bytes mapped */
-
-static void tls_more_free(void)
-{
-	if (tl_tls_more)
-		syscall(SYS_munmap, tl_tls_more, tl_tls_more_len);
-	if (tl_tls_fp)
-		syscall(SYS_munmap, tl_tls_fp, tl_tls_fp_len);
-	tl_tls_more = tl_tls_fp = NULL;
-	tl_tls_more_len = tl_tls_fp_len = 0;
-}
 
 /* One module's TLS block of this thread, recorded once (ud: NULL at a
  * thread's start, else the time of a late block). */
@@ -1154,32 +1111,6 @@ static uint64_t tls_fingerprint(const struct dl_phdr_info *info, uintptr_t mod)
 	return h | 1;
 }
 
-/* id's fingerprint slot (NULL: no memory for it). */
-static uint64_t *tls_fp_slot(size_t id)
-{
-	size_t need = (id + 1) * 8;
-	if (need > tl_tls_fp_len) {
-		size_t len = (need + 4095) & ~(size_t)4095;
-		long r = tl_tls_fp ? syscall(SYS_mremap, tl_tls_fp, tl_tls_fp_len, len, MREMAP_MAYMOVE)
-				   : syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-					     MAP_PRIVATE | MAP_ANONYMOUS, -1, (off_t)0);
-		if (sys_failed(r))
-			return NULL;
-		tl_tls_fp = (uint64_t *)r;
-		tl_tls_fp_len = len;
-	}
-	return &tl_tls_fp[id];
-}
-
-/* Module id's TLS block of this thread no longer noted. */
-static void tls_unsee(size_t id)
-{
-	if (id < 256)
-		tl_tls_seen[id / 64] &= ~(1ull << (id % 64));
-	else if ((id - 256) / 64 * 8 < tl_tls_more_len)
-		tl_tls_more[(id - 256) / 64] &= ~(1ull << ((id - 256) % 64));
-}
-
 /* A module was unloaded since this thread noted its late ids (dlclose):
  * the id of a module loaded since may be the unloaded one's again.  So a
  * late id noted is looked at again: recorded again only when its module
@@ -1194,6 +1125,57 @@ static bool tls_same_late(const struct dl_phdr_info *info, size_t id)
 	uint64_t *fp = tls_fp_slot(id);
 	return fp && *fp == tls_fingerprint(info, mod);
 }
+
+/* The modules with static TLS (those loaded with the program, present when
+ * this library loads, and those dlopen'ed later into the static area's
+ * surplus: stls_late): where each one's block lies from this library's own
+ * (tl_self's address), the same in every thread that runs glibc's code,
+ * since their code reaches these blocks at fixed offsets from the thread
+ * pointer (initial-exec and local-exec TLS).  Appended under stls_lock,
+ * read without it (nstls published last). */
+#define STLS_MAX 64
+static struct stls {
+	intptr_t delta;   /* block - &tl_self */
+	uint64_t memsz;
+	uintptr_t mod;    /* the module's first byte */
+	size_t id;
+} stls[STLS_MAX];
+static atomic_flag stls_lock = ATOMIC_FLAG_INIT;
+
+/* A late module (dlopen'ed) whose block lies in this thread's static TLS
+ * area (initial-exec TLS: glibc put it in the area's surplus, at one
+ * offset from every thread's pointer), noted in stls: a raw thread reaches
+ * it without a dtv, and has none to find it by (raw_static_tls). */
+static void stls_late(const struct dl_phdr_info *info, uintptr_t a, uintptr_t mod, uint64_t memsz)
+{
+#if defined(__x86_64__)
+	uintptr_t tp;
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	if (!tls_static_size || a >= tp || tp - a > tls_static_size ||
+	    tl_self != (uintptr_t)&tl_self)
+		return; /* a dynamic block (allocated), or not known */
+	intptr_t delta = (intptr_t)(a - (uintptr_t)&tl_self);
+	while (atomic_flag_test_and_set_explicit(&stls_lock, memory_order_acquire))
+		;
+	size_t n = atomic_load_explicit(&nstls, memory_order_relaxed);
+	bool known = false;
+	for (size_t i = 0; i < n && !known; i++)
+		known = stls[i].id == info->dlpi_tls_modid && stls[i].mod == mod &&
+			stls[i].delta == delta;
+	if (!known && n < STLS_MAX) {
+		stls[n] = (struct stls){ delta, memsz, mod, info->dlpi_tls_modid };
+		atomic_store_explicit(&nstls, n + 1, memory_order_release);
+	}
+	atomic_flag_clear_explicit(&stls_lock, memory_order_release);
+#else
+	(void)info;
+	(void)a;
+	(void)mod;
+	(void)memsz;
+#endif
+}
+
+
 
 static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 {
@@ -1212,8 +1194,11 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 	}
 	uintptr_t mod = 0;
 	uint64_t memsz = mod_tls(info, &mod);
+	void *data = info->dlpi_tls_data;
+	if (!data && memsz && mod)
+		data = static_block(info, id);
 	/* a late block is recorded once: its id noted first */
-	if (!memsz || !info->dlpi_tls_data || !mod || (time && (!id || !tls_seen(id, true))))
+	if (!memsz || !data || !mod || (time && (!id || !tls_seen(id, true))))
 		return 0;
 	if (id)
 		tls_seen(id, true);
@@ -1221,9 +1206,10 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *ud)
 		uint64_t *fp = tls_fp_slot(id);
 		if (fp)
 			*fp = tls_fingerprint(info, mod);
+		stls_late(info, (uintptr_t)data, mod, memsz);
 	}
 	struct recbuf b;
-	rec_init(&b, time, PMS_ALLOC_TLS, (uintptr_t)info->dlpi_tls_data, memsz, memsz, 0);
+	rec_init(&b, time, PMS_ALLOC_TLS, (uintptr_t)data, memsz, memsz, 0);
 	b.frames[0] = mod + 1; /* named as the module's first byte (ip - 1) */
 	b.r.nframes = 1;
 	b.r.size = (uint16_t)(sizeof(b.r) + 8);
@@ -1346,34 +1332,23 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 	return rc;
 }
 
-/* The modules with static TLS (those loaded with the program, present when
- * this library loads): where each one's block lies from this library's own
- * (tl_self's address), the same in every thread that runs glibc's code,
- * since their code reaches these blocks at fixed offsets from the thread
- * pointer (initial-exec and local-exec TLS). */
-#define STLS_MAX 64
-static struct stls {
-	intptr_t delta;   /* block - &tl_self */
-	uint64_t memsz;
-	uintptr_t mod;    /* the module's first byte */
-	size_t id;
-} stls[STLS_MAX];
-static size_t nstls;
 
 static int stls_learn(struct dl_phdr_info *info, size_t size, void *ud)
 {
 	(void)ud;
 	if (size < offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *) ||
 	    !info->dlpi_tls_modid || !info->dlpi_tls_data || nstls == STLS_MAX)
-		return 0;
+		return 0; /* (at load: one thread, no lock) */
 	uintptr_t mod = 0;
 	uint64_t memsz = mod_tls(info, &mod);
 	if (!memsz || !mod)
 		return 0;
 	if (info->dlpi_tls_modid < 256)
 		tls_static[info->dlpi_tls_modid / 64] |= 1ull << (info->dlpi_tls_modid % 64);
-	stls[nstls++] = (struct stls){ (intptr_t)((uintptr_t)info->dlpi_tls_data - tl_self), memsz,
-				       mod, info->dlpi_tls_modid };
+	size_t n = atomic_load(&nstls);
+	stls[n] = (struct stls){ (intptr_t)((uintptr_t)info->dlpi_tls_data - tl_self), memsz, mod,
+				 info->dlpi_tls_modid };
+	atomic_store(&nstls, n + 1);
 	return 0;
 }
 
@@ -1381,8 +1356,8 @@ static int stls_learn(struct dl_phdr_info *info, size_t size, void *ud)
  * and the static TLS modules. */
 static void main_tls(void)
 {
+	dl_iterate_phdr(stls_learn, NULL); /* first: none taken for late (stls_late) */
 	dl_iterate_phdr(tls_one, NULL);
-	dl_iterate_phdr(stls_learn, NULL);
 }
 
 /* A raw thread's blocks, at its first hook: its stack (the mapping that
@@ -1399,7 +1374,21 @@ static void raw_blocks(void)
 			 tl_stack_hi - tl_stack_lo, 0);
 		emit(&b.r);
 	}
-	for (size_t i = 0; i < nstls; i++) {
+	tl_stls_done = 0;
+	raw_static_tls();
+}
+
+/* This raw thread's blocks of the static TLS modules (stls) it has not
+ * recorded: at its first hook all, later those noted since (stls_late; a
+ * raw thread's hooks look, enter: it has no dtv to find them by, maybe no
+ * dtv at all, and touching such a block allocates nothing). */
+static void raw_static_tls(void)
+{
+	size_t n = atomic_load_explicit(&nstls, memory_order_acquire);
+	for (size_t i = tl_stls_done; i < n; i++) {
+		if (tls_seen(stls[i].id, false))
+			continue;
+		struct recbuf b;
 		uintptr_t a = (uintptr_t)&tl_self + (uintptr_t)stls[i].delta;
 		rec_init(&b, 0, PMS_ALLOC_TLS, a, stls[i].memsz, stls[i].memsz, 0);
 		b.frames[0] = stls[i].mod + 1; /* named as the module's first byte */
@@ -1408,6 +1397,7 @@ static void raw_blocks(void)
 		emit(&b.r);
 		tls_seen(stls[i].id, true);
 	}
+	tl_stls_done = n;
 }
 
 /* A thread whose TLS state is a copy of another thread's (who()): made anew,
@@ -1420,9 +1410,7 @@ static void raw_thread_new(void)
 	tl_pthread = false;
 	tl_tls_late = tl_tls_parked = false;
 	tl_tls_subs = 0;
-	memset(tl_tls_seen, 0, sizeof(tl_tls_seen));
-	tl_tls_more = tl_tls_fp = NULL; /* the creator's */
-	tl_tls_more_len = tl_tls_fp_len = 0;
+	tls_ids_reset(); /* (the creator's) */
 	tl_tls_check = false;
 	thread_init();
 	raw_blocks();

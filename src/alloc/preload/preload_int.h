@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pmuscope/alloc.h"
@@ -38,6 +39,39 @@ extern pthread_key_t exit_key;
 extern bool exit_key_ok;
 
 bool sys_failed(long r);
+
+/* ---- the records' clock (preload_clock.c) ----
+ * A record's time is the time-stamp counter when the kernel's clock source
+ * is the TSC (x86-64: rdtsc, about 15 ns of CPU here against 37-55 for
+ * clock_gettime, the largest part of a record's cost; docs/mem.md
+ * "Cost"), else CLOCK_MONOTONIC ns.  With the counter, emit stamps each
+ * record PMS_ALLOC_F_TSC and the stream gets a calibration point
+ * (PMS_ALLOC_CLOCK: the counter on each side of a CLOCK_MONOTONIC read)
+ * at load (in the command's first process also CLK_SETTLE ticks later),
+ * at exit, and whenever a record's time is
+ * CLK_GAP ticks past the last point, so that the reader interpolates
+ * over short spans. */
+extern bool clk_tsc;
+extern _Atomic uint64_t clk_last; /* the counter at the last point */
+#define CLK_GAP ((uint64_t)1 << 21)    /* 0.5-2 ms at 1-4 GHz */
+#define CLK_SETTLE ((uint64_t)1 << 16) /* 16-64 us: the load's second point */
+uint64_t clk_mono_ns(void);
+static inline uint64_t clk_now(void)
+{
+#if defined(__x86_64__)
+	if (clk_tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	return clk_mono_ns();
+}
+/* Whether the counter is used (env: the PMUSCOPE_ALLOC value; clock=mono
+ * asks for CLOCK_MONOTONIC), decided at load. */
+void clk_init(const char *env);
+/* A calibration point written to the stream (emit's, and the load's). */
+void clk_point(void);
+/* The load's points: one, and in the command's first process a second
+ * CLK_SETTLE ticks after it. */
+void clk_start(void);
 /* Append a record to this thread's chunk (claimed when it has none). */
 void emit(const struct pms_alloc_rec *r);
 /* The thread ends: its chunk to the next thread. */
@@ -49,6 +83,23 @@ void chunk_raw_forget(void);
 /* A child with memory of its own: the parent's chunks (still mapped,
  * never written here) and spares are not its own. */
 void chunks_forget(void);
+
+/* Which modules' TLS blocks this thread recorded (preload_tlsids.c).
+ * tls_seen: whether module id's block was recorded; mark: note it (false:
+ * not noted, no memory for the set).  tls_unsee: no longer noted.
+ * tls_fp_slot: id's fingerprint slot (NULL: no memory for it).
+ * tls_more_free: the thread's pages given back (its end).  tls_ids_reset:
+ * none noted (a copy of another thread's state dropped, not freed). */
+bool tls_seen(size_t id, bool mark);
+void tls_unsee(size_t id);
+uint64_t *tls_fp_slot(size_t id);
+void tls_more_free(void);
+void tls_ids_reset(void);
+/* This thread's block of module id when the module asks for static TLS
+ * (DF_STATIC_TLS) and dl_iterate_phdr gave none (NULL: not such a module;
+ * struct dl_phdr_info from <link.h>). */
+struct dl_phdr_info;
+void *static_block(const struct dl_phdr_info *info, size_t id);
 
 /* The mapping that holds address sp (/proc/self/maps): [lo, hi), and
  * whether it is an unnamed anonymous one; false: none found

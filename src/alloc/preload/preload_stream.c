@@ -294,6 +294,12 @@ PL_HOT NO_MEMCPY void emit(const struct pms_alloc_rec *r)
 {
 	if (out_fd < 0 || tl_forking)
 		return;
+	/* a time in counter ticks: a calibration point first when the last
+	 * is CLK_GAP ticks behind (preload_int.h, the records' clock) */
+	bool tsc = clk_tsc && r->kind != PMS_ALLOC_CLOCK;
+	if (tsc && (int64_t)(r->time - atomic_load_explicit(&clk_last, memory_order_relaxed)) >
+			   (int64_t)CLK_GAP)
+		clk_point();
 	size_t body = sizeof(*r) / 8, nf = r->nframes; /* in words */
 	if (!r->old_addr)
 		body = r->bytes || r->weight ? 6 : PMS_ALLOC_REC_MIN / 8;
@@ -315,6 +321,8 @@ PL_HOT NO_MEMCPY void emit(const struct pms_alloc_rec *r)
 		dst[i] = src[i];
 	for (size_t i = 0; i < nf; i++)
 		dst[body + i] = src[sizeof(*r) / 8 + i];
+	if (tsc)
+		((struct pms_alloc_rec *)(void *)d)->flags |= PMS_ALLOC_F_TSC;
 	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, size, memory_order_release);
 	tl_pos += size;
 }

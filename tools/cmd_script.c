@@ -241,7 +241,7 @@ int cmd_script(const struct cli_global *g, int argc, char **argv)
 	struct args a = { .path = "perf.data", .flags = PMS_SCRIPT_ITRACE_MEM };
 	struct pms_script *s = NULL;
 	struct pms_render_script *js = NULL;
-	struct pms_render_out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 20 };
+	struct pms_render_out out = { .f = stdout, .b = NULL, .n = 0, .cap = 1 << 17 };
 	static char obuf[1 << 20];
 	struct pms_sys *sys = NULL;
 	int fd = -1, rc, ret;

@@ -289,6 +289,7 @@ static int pf_setup(struct pms_script *s)
 	bool aux = (in->has[PMS_PERFDATA_FEAT_AUXTRACE / 64] >>
 		    (PMS_PERFDATA_FEAT_AUXTRACE % 64)) & 1;
 	int rc = pms_script_pf_check_(s->o, r, aux);
+	s->f_set = false;
 	if (rc < 0)
 		return rc;
 	s->use_chain = !(s->flags & PMS_SCRIPT_HIDE_CHAIN);
@@ -374,6 +375,7 @@ void pms_script_free(struct pms_script *s)
 
 int pms_script_fields(struct pms_script *s, const char *arg)
 {
+	s->f_set = false;
 	return pms_script_pf_parse_(s->o, arg);
 }
 

@@ -79,6 +79,11 @@ struct pms_script {
 	struct script_comms comms;
 	struct pf_out o[OT_N];
 	bool checked, use_chain, want_node;
+	/* the fields of f_type's samples (script_text.c print_perf; f_set:
+	 * known, cleared when perf's checks change the fields) */
+	uint32_t f_type;
+	unsigned f_fields;
+	bool f_set;
 	int name_width;
 	size_t dsrc_max; /* perf pads data_src to the longest printed so far */
 	/* filters: -S (syms), --comms, --pid, --tid, -C, --time */

@@ -170,8 +170,9 @@ static void br_text(char *buf, size_t n, const struct pms_branch *b)
 }
 
 
-/* sym[+off] (dso) of one address, as perf prints a symbol and a DSO. */
-static void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigned f)
+/* sym[+off] (dso) of one address, as perf prints a symbol and a DSO
+ * (inlined: the line's length stays in a register). */
+static inline __attribute__((always_inline)) void pf_symdso(struct line *l, const struct pms_symtrack_name *n, unsigned f)
 {
 	if (f & PF_SYM) {
 		l_chr(l, ' ');
@@ -282,7 +283,7 @@ static const char *pf_evname(struct pms_script *pf, const struct pms_perfdata_at
 }
 
 /* perf_sample__fprintf_start and the period and event name after it. */
-static void pf_head(struct line *lp, struct pms_script *pf,
+static inline __attribute__((always_inline)) void pf_head(struct line *lp, struct pms_script *pf,
 		    const struct pms_script_sample *smp, unsigned f, bool chain)
 {
 	const struct pms_perfdata_event *ev = smp->ev;
@@ -389,13 +390,21 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 	const struct pms_perfdata_event *ev = smp->ev;
 	const struct pms_sample *s = &ev->rec.sample;
 	int node = smp->node;
-	unsigned f = pf->o[pms_script_ot_of_(ev->attr->attr->type)].fields;
+	unsigned f;
 	struct pms_frame fr[PMS_CALLPATH_MAX];
 	const struct pms_frame *frp = fr;
 	size_t nfr = 0;
 	bool chain = false;
 	struct pms_symtrack_name nm = { 0 };
 	struct line l;
+	/* the fields of the last sample's event type, kept (most files have
+	 * one) */
+	if (ev->attr->attr->type != pf->f_type || !pf->f_set) {
+		pf->f_type = ev->attr->attr->type;
+		pf->f_fields = pf->o[pms_script_ot_of_(pf->f_type)].fields;
+		pf->f_set = true;
+	}
+	f = pf->f_fields;
 	if (!f)
 		return;
 	if ((f & (PF_IP | PX_CHAIN)) && pf->use_chain)

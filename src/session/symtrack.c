@@ -19,6 +19,12 @@ struct tproc {
 	uint32_t pid;
 	uint32_t gen;   /* bumped at each change of maps */
 	bool stale;     /* the symbolizer has an older copy (or none) */
+	/* the mapping user code was last named in, while fgen == gen: its
+	 * [fstart, fstart + flen), the module offset of fstart and the module
+	 * (t->own index): a sample there goes straight to the module's runs
+	 * (the mapping's and module's searches were a third of naming one) */
+	uint32_t fgen, fown;
+	uint64_t fstart, flen, fpgoff;
 	struct pms_maps *maps;  /* everything mapped: names the module */
 	struct pms_maps *clean; /* the mappings whose file may be read */
 	/* per mapping maps->v[i], valid while modgen == gen: its module,
@@ -586,11 +592,11 @@ static struct modown *map_mod(struct pms_symtrack *t, struct tproc *p, const str
 	return &t->own[p->mod[i].mod - 1];
 }
 
-/* The number of o's runs starting at or below key (sorted, disjoint). */
-static size_t range_above(const struct modown *o, uint64_t key)
+/* The number of runs of v[0, n) starting at or below key (sorted,
+ * disjoint). */
+static size_t range_above_in(const struct krange *v, size_t n, uint64_t key)
 {
-	const struct krange *v = o->rv;
-	size_t base = 0, n = o->rn;
+	size_t base = 0;
 	if (!n)
 		return 0;
 	/* the answer is in [base, base + n]: halve n, moving base by a
@@ -607,19 +613,73 @@ static size_t range_above(const struct modown *o, uint64_t key)
 	return base + (v[base].lo <= key);
 }
 
-/* Offsets a hint covers (512 bytes: a few functions), and the offsets
- * hinted at all (512 MiB of a module; 4 MiB of hints at most). */
+static size_t range_above(const struct modown *o, uint64_t key)
+{
+	return range_above_in(o->rv, o->rn, key);
+}
+
+/* Offsets a fine hint covers (512 bytes: a few functions) over a module's
+ * first MiB, then a coarse one (32 KiB) to its 64th MiB; 4,096 hints (16
+ * KB) a module at most. */
 #define HINT_SHIFT 9
-#define HINT_MAX ((size_t)1 << 11)
+#define HINT_FINE ((size_t)1 << 11)
+#define HINT_COARSE_SHIFT 15
+#define HINT_MAX (HINT_FINE + ((size_t)1 << 11))
+
+/* The hint slot of key, HINT_MAX when none covers it. */
+static size_t hint_of(uint64_t key)
+{
+	if (key < ((uint64_t)HINT_FINE << HINT_SHIFT))
+		return (size_t)(key >> HINT_SHIFT);
+	key >>= HINT_COARSE_SHIFT;
+	return key < HINT_MAX - HINT_FINE ? HINT_FINE + (size_t)key : HINT_MAX;
+}
+
+/* range_above from a, a wrong answer near the right one: probes a step,
+ * two, four... away from it, then the search of what they bracket (a
+ * granule's last answer is a few runs from the next one's: a few probes
+ * in one or two cache lines, not a search of the whole module's runs). */
+static size_t range_gallop(const struct krange *v, size_t n, size_t a, uint64_t key)
+{
+	size_t lo, hi, d; /* the answer is in [lo, hi] */
+	if (a && v[a - 1].lo > key) {
+		hi = a - 1;
+		for (d = 1;; d *= 2) {
+			if (d > hi) {
+				lo = 0;
+				break;
+			}
+			if (v[hi - d].lo <= key) {
+				lo = hi - d + 1;
+				break;
+			}
+			hi -= d;
+		}
+	} else {
+		lo = a + 1; /* v[a].lo <= key */
+		for (d = 1;; d *= 2) {
+			if (lo + d - 1 >= n) {
+				hi = n;
+				break;
+			}
+			if (v[lo + d - 1].lo > key) {
+				hi = lo + d - 1;
+				break;
+			}
+			lo += d;
+		}
+	}
+	return lo + range_above_in(v + lo, hi - lo, key);
+}
 
 /* range_above, starting from the answer last given in key's granule
  * (a sample's search of a module's runs was a fifth of `script -F
  * ip,sym,dso`): that answer when it still brackets key, a step or two
- * from it, else the search. */
+ * from it, else probes outward from it. */
 static size_t range_above_hinted(struct modown *o, uint64_t key)
 {
 	const struct krange *v = o->rv;
-	size_t g = (size_t)(key >> HINT_SHIFT), a;
+	size_t g = hint_of(key), a;
 	if (g >= HINT_MAX)
 		return range_above(o, key);
 	if (g >= o->nhint) {
@@ -627,7 +687,9 @@ static size_t range_above_hinted(struct modown *o, uint64_t key)
 		uint32_t *h;
 		while (n <= g)
 			n *= 2;
-		if (n > HINT_MAX || !(h = realloc(o->hint, n * sizeof(*h))))
+		if (n > HINT_MAX)
+			n = HINT_MAX;
+		if (!(h = realloc(o->hint, n * sizeof(*h))))
 			return range_above(o, key);
 		memset(h + o->nhint, 0, (n - o->nhint) * sizeof(*h));
 		o->hint = h;
@@ -636,19 +698,11 @@ static size_t range_above_hinted(struct modown *o, uint64_t key)
 	a = o->hint[g];
 	if (a && a <= o->rn) {
 		/* a runs start at or below key: v[a - 1].lo <= key < v[a].lo */
-		for (int step = 0; step < 3; step++) {
-			if (v[a - 1].lo > key) {
-				if (--a == 0)
-					break;
-			} else if (a < o->rn && v[a].lo <= key) {
-				a++;
-			} else {
-				o->hint[g] = (uint32_t)a;
-				return a;
-			}
-		}
+		if (v[a - 1].lo > key || (a < o->rn && v[a].lo <= key))
+			a = range_gallop(v, o->rn, a, key);
+	} else {
+		a = range_above(o, key);
 	}
-	a = range_above(o, key);
 	if (a <= UINT32_MAX)
 		o->hint[g] = (uint32_t)a;
 	return a;
@@ -870,6 +924,13 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 	bool run = kind == 0 && !want_line; /* user code: the module's runs */
 	int64_t ri;
 	memset(out, 0, sizeof(*out));
+	if (run && (p = proc_get(t, pid, false)) && p->fgen == p->gen && ip - p->fstart < p->flen) {
+		key = ip - p->fstart + p->fpgoff;
+		if ((ri = range_find(&t->own[p->fown], key)) >= 0) {
+			from_rec(&t->r[ri], key, out);
+			return 0;
+		}
+	}
 	if (kind != 1) {
 		/* names depend on the module and the offset in it: one entry
 		 * serves every process mapping that module */
@@ -888,9 +949,16 @@ static int named(struct pms_symtrack *t, uint32_t pid, uint64_t ip, unsigned kin
 			out->map_ip = m->kind == PMS_MAP_SPECIAL ? key : ip;
 			return 0;
 		}
-		if (run && (ri = range_find(o, key)) >= 0) {
-			from_rec(&t->r[ri], key, out);
-			return 0;
+		if (run) {
+			p->fgen = p->gen;
+			p->fown = (uint32_t)(o - t->own);
+			p->fstart = m->start;
+			p->flen = m->end - m->start;
+			p->fpgoff = m->pgoff;
+			if ((ri = range_find(o, key)) >= 0) {
+				from_rec(&t->r[ri], key, out);
+				return 0;
+			}
 		}
 	}
 	struct tentry *e = slot(t, mod, key, (unsigned char)kind);

@@ -60,6 +60,9 @@ int pms_branch_filter_parse(const char *text, uint64_t *out);
  * (flags >> PMS_FRAME_INLINE_SHIFT) is the frame's depth in that stack */
 #define PMS_FRAME_INLINE 0x8u
 #define PMS_FRAME_INLINE_SHIFT 16
+/* a kernel address of another kernel than the one naming the report's
+ * frames (PMS_MS_KERNEL_FOREIGN): left unnamed */
+#define PMS_FRAME_FOREIGN 0x10u
 
 struct pms_frame {
 	uint64_t ip;    /* return address (callers) or the sampled IP (leaf) */

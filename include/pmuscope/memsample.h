@@ -72,6 +72,11 @@ enum pms_memsample_valid {
 	PMS_MS_PAGE_SIZE = 1u << 9, /* data page size */
 	PMS_MS_EXACT_IP = 1u << 10, /* IP is the sampled instruction (no skid) */
 	PMS_MS_KERNEL_IP = 1u << 11,/* IP is in the kernel */
+	/* the sample's kernel addresses (IP, call path, branches) are of another
+	 * kernel than the one a report names them from (a merged report's file
+	 * recorded under another kernel): they stay unnamed, apart from the
+	 * same addresses of the naming kernel's files */
+	PMS_MS_KERNEL_FOREIGN = 1u << 12,
 };
 
 struct pms_memsample {

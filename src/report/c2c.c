@@ -253,6 +253,7 @@ struct acc {
 	uint32_t offset;
 	uint64_t ip;
 	bool kernel, ip_valid;
+	bool foreign; /* a PMS_MS_KERNEL_FOREIGN sample's kernel IP: unnamed */
 	struct pms_c2c_stats st;
 	uint64_t reached; /* samples that got to perf's nomap check */
 	uint64_t nomap_sb; /* ... and had no mapping by the side-band (pms_c2c_sideband) */
@@ -451,10 +452,12 @@ static struct line *line_get(struct pms_c2c *c, uint64_t addr, uint32_t pid, boo
 	return l;
 }
 
-static struct acc *acc_get(struct line *l, uint32_t off, uint64_t ip, bool ip_valid, bool kernel)
+static struct acc *acc_get(struct line *l, uint32_t off, uint64_t ip, bool ip_valid, bool kernel,
+			   bool foreign)
 {
 	for (size_t i = 0; i < l->nacc; i++)
-		if (l->acc[i].offset == off && l->acc[i].ip == ip && l->acc[i].ip_valid == ip_valid)
+		if (l->acc[i].offset == off && l->acc[i].ip == ip && l->acc[i].ip_valid == ip_valid &&
+		    l->acc[i].foreign == foreign)
 			return &l->acc[i];
 	if (pms_grow(&l->acc, &l->acccap, l->nacc + 1, sizeof(*l->acc), 4, "c2c accesses") < 0)
 		return NULL;
@@ -464,6 +467,7 @@ static struct acc *acc_get(struct line *l, uint32_t off, uint64_t ip, bool ip_va
 	a->ip = ip;
 	a->ip_valid = ip_valid;
 	a->kernel = kernel;
+	a->foreign = foreign;
 	return a;
 }
 
@@ -527,8 +531,9 @@ int pms_c2c_add(struct pms_c2c *c, const struct pms_memreport_sample *rs)
 		l->paddr = s->phys_addr;
 	}
 	bool ipv = (s->valid & PMS_MS_IP) != 0;
-	struct acc *a = acc_get(l, (uint32_t)(s->addr - addr), ipv ? s->ip : 0, ipv,
-				(s->valid & PMS_MS_KERNEL_IP) != 0);
+	bool kip = (s->valid & PMS_MS_KERNEL_IP) != 0;
+	struct acc *a = acc_get(l, (uint32_t)(s->addr - addr), ipv ? s->ip : 0, ipv, kip,
+				kip && (s->valid & PMS_MS_KERNEL_FOREIGN));
 	if (!a)
 		return PMS_ENOMEM;
 	stats_add(&a->st, &one);
@@ -788,7 +793,7 @@ static int build_access(const struct acc *a, struct pms_symbolizer *sym, bool re
 	o->lat_all = a->lat_all;
 	struct pms_symbol sy;
 	memset(&sy, 0, sizeof(sy));
-	bool named = a->ip_valid && sym && !(a->kernel && recorded) &&
+	bool named = a->ip_valid && sym && !(a->kernel && (recorded || a->foreign)) &&
 		     pms_symbolizer_code(sym, a->ip, a->kernel, &sy) == 0;
 	o->func = dup_or(named ? sy.func : NULL, a->kernel ? "[kernel]" : "[unknown]", &rc);
 	o->file = named && sy.file ? dup_or(sy.file, "", &rc) : NULL;

@@ -242,13 +242,13 @@ static int agg_ipflush(struct agg *a)
 		struct ipslot *e = &t->v[j];
 		if (!e->samples) {
 			e->ip = b->ip;
-			e->wk = b->fl & IPB_KERNEL;
+			e->wk = (b->fl & IPB_KERNEL) | ((b->fl & IPB_FOREIGN) ? 2 : 0);
 			t->n++;
 		}
 		e->samples++;
 		if (b->fl & IPB_WEIGHT) {
 			e->latency += b->weight;
-			e->wk += 2;
+			e->wk += 4;
 		}
 		if (b->fl & IPB_RESOLVED) {
 			struct ipnode *nd = &t->nv[j];
@@ -307,6 +307,11 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		/* counted in the IP table with the next IPB_N (agg_ipflush) */
 		struct ipb *b = &a->ipb[a->nipb++];
 		uint32_t fl = (s->valid & PMS_MS_KERNEL_IP) ? IPB_KERNEL : 0;
+		uint64_t ip = s->ip;
+		if ((s->valid & PMS_MS_KERNEL_FOREIGN) && fl) { /* a merged report's only */
+			fl |= IPB_FOREIGN;
+			ip = mp_ip_key(ip, s->valid);
+		}
 		if (s->valid & PMS_MS_WEIGHT)
 			fl |= IPB_WEIGHT;
 		if (x->mem_node >= 0) {
@@ -317,7 +322,7 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 				fl |= IPB_HOME;
 			a->ipb_nodes = true;
 		}
-		b->ip = s->ip;
+		b->ip = ip;
 		b->weight = s->weight;
 		b->fl = fl;
 		if (a->nipb == IPB_N && (rc = agg_ipflush(a)) < 0)
@@ -501,8 +506,8 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 		for (cn = 0; cn < p->ncpun && p->cpun[cn] != x.cpu_node; cn++)
 			;
 		if (cn == p->ncpun) {
-			if (cn > 0xffff)
-				return pms_err(PMS_EINVAL, "memprof: more than 65536 CPU nodes");
+			if (cn > 0x7fff)
+				return pms_err(PMS_EINVAL, "memprof: more than 32768 CPU nodes");
 			if (mp_grow((void **)&p->cpun, &p->cpuncap, p->ncpun, sizeof(*p->cpun)) < 0)
 				return pms_err(PMS_ENOMEM, "memprof: no memory for CPU nodes");
 			p->cpun[p->ncpun++] = x.cpu_node;
@@ -516,7 +521,7 @@ int pms_memprof_add_node(struct pms_memprof *p, const struct pms_memsample *s, i
 	/* a node given here is kept: pms_memprof_resolve passes over it */
 	p->v[p->n] = (struct ksample){
 		.ip = s->ip, .addr = s->addr, .weight = s->weight, .task = task,
-		.ds = (uint32_t)ds, .mem_node = x.mem_node, .valid = s->valid & 0xfffu,
+		.ds = (uint32_t)ds, .mem_node = x.mem_node, .valid = s->valid & 0x1fffu,
 		.from_phys = x.node_from_phys, .cpu = (unsigned)cn,
 	};
 	if (mp_askable(p, &p->v[p->n], PMS_MEMPROF_RESOLVE_TRIES + 1)) {

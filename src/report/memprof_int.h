@@ -24,15 +24,24 @@ struct ksample {
 			   * without PMS_MS_TID */
 	uint32_t ds;      /* its data_src: the index in pms_memprof.dsv */
 	int32_t mem_node; /* as pms_memreport_sample.mem_node */
-	unsigned valid : 12;    /* PMS_MS_* */
+	unsigned valid : 13;    /* PMS_MS_* */
 	unsigned tries : 3;     /* times its page was asked about (at most
 				 * PMS_MEMPROF_RESOLVE_TRIES + 1) */
 	unsigned from_phys : 1;
-	unsigned cpu : 16;      /* its CPU's node: the index in pms_memprof.cpun */
+	unsigned cpu : 15;      /* its CPU's node: the index in pms_memprof.cpun */
 };
 #define KNO_TASK UINT32_MAX
 _Static_assert(sizeof(struct ksample) == 40, "a kept sample is 40 bytes");
-_Static_assert(PMS_MS_KERNEL_IP < (1u << 12), "PMS_MS_* bits fit a kept sample's valid");
+_Static_assert(PMS_MS_KERNEL_FOREIGN < (1u << 13), "PMS_MS_* bits fit a kept sample's valid");
+/* A foreign kernel IP (PMS_MS_KERNEL_FOREIGN) is keyed with this bit flipped:
+ * apart from the same IP of the naming kernel (a kernel IP has it set, the
+ * key then is no address), the rows restoring it (mp_row_addr). */
+#define MP_FOREIGN_BIT (1ULL << 62)
+static inline uint64_t mp_ip_key(uint64_t ip, uint32_t valid)
+{
+	const uint32_t both = PMS_MS_KERNEL_FOREIGN | PMS_MS_KERNEL_IP;
+	return (valid & both) == both ? ip ^ MP_FOREIGN_BIT : ip;
+}
 _Static_assert(PMS_MEMPROF_RESOLVE_TRIES + 1 < 8, "a kept sample's tries fit 3 bits");
 
 struct kextra {
@@ -160,7 +169,8 @@ struct pair {
 /* One instruction's counters in one 32-byte slot of an open-addressing
  * table (two to a cache line): the hottest lookup of the aggregate costs
  * one cache miss (a key map, an index and a separate site were three).
- * samples 0: a free slot.  wk: the samples with a weight << 1 | kernel.
+ * samples 0: a free slot.  ip: its key (mp_ip_key).  wk: the samples with
+ * a weight << 2 | foreign kernel << 1 | kernel.
  * The node counters sit in a parallel array that exists only once a
  * sample had a memory node (most recorded files have none). */
 struct ipslot {
@@ -191,6 +201,7 @@ struct iptab {
 #define IPB_RESOLVED 4u /* a memory node */
 #define IPB_REMOTE 8u   /* ... not the CPU's */
 #define IPB_HOME 16u    /* ... the home node */
+#define IPB_FOREIGN 32u /* PMS_MS_KERNEL_FOREIGN (wk's bit 1) */
 
 /* One sample as the IP table counts it, its node flags fixed when it came. */
 struct ipb {
@@ -293,6 +304,7 @@ struct irow {
 	size_t i;
 	uint32_t pid;
 	bool kernel, addr_hidden;
+	bool foreign; /* addr is a foreign kernel IP's key (mp_ip_key) */
 };
 
 /* A sort key of the kept samples: (major, minor) and the sample. */

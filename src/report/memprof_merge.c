@@ -91,12 +91,12 @@ int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src)
 		struct ipslot *e = &d->ipt.v[j];
 		if (!e->samples) {
 			e->ip = x->ip;
-			e->wk = x->wk & 1; /* kernel */
+			e->wk = x->wk & 3; /* kernel, foreign */
 			d->ipt.n++;
 		}
 		e->samples += x->samples;
 		e->latency += x->latency;
-		e->wk += x->wk & ~1ULL; /* weighted << 1 */
+		e->wk += x->wk & ~3ULL; /* weighted << 2 */
 		if (nodes) {
 			d->ipt.nv[j].resolved += s->ipt.nv[i].resolved;
 			d->ipt.nv[j].remote += s->ipt.nv[i].remote;

@@ -248,9 +248,10 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		struct irow *st = &ips[nips++];
 		st->addr = e->ip;
 		st->kernel = e->wk & 1;
+		st->foreign = (e->wk & 2) != 0;
 		st->n.samples = e->samples;
 		st->n.latency = e->latency;
-		st->n.weighted = e->wk >> 1;
+		st->n.weighted = e->wk >> 2;
 		if (a->ipt.nv) {
 			st->n.resolved = a->ipt.nv[i].resolved;
 			st->n.remote = a->ipt.nv[i].remote;

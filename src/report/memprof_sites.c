@@ -305,9 +305,9 @@ struct symres {
 };
 
 static bool may_name(const struct pms_memprof *p, const struct pms_memreport *r,
-		     const struct pms_symbolizer *sym, bool kern)
+		     const struct pms_symbolizer *sym, bool kern, bool foreign)
 {
-	return sym && (!kern || (r->kernel_visible && !p->recorded));
+	return sym && (!kern || (r->kernel_visible && !p->recorded && !foreign));
 }
 
 /* Look up the k-th IP in address order. */
@@ -319,7 +319,7 @@ static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	if (res[i].done)
 		return;
 	res[i].done = true;
-	if (!may_name(p, r, sym, ips[i].kernel))
+	if (!may_name(p, r, sym, ips[i].kernel, ips[i].foreign))
 		return;
 	if (pms_symbolizer_code_pid(sym, (pid_t)ips[i].pid, ips[i].addr, ips[i].kernel, false,
 				    &sy) < 0) {
@@ -352,7 +352,8 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 			continue;
 		}
 		if (ips[ord[lo].i].addr == ips[ord[hi].i].addr &&
-		    ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
+		    ips[ord[lo].i].kernel == ips[ord[hi].i].kernel &&
+		    ips[ord[lo].i].foreign == ips[ord[hi].i].foreign) {
 			/* one address (of several threads): one lookup */
 			for (size_t k = lo + 1; k < hi; k++)
 				res[ord[k].i] = *a;
@@ -384,7 +385,10 @@ static int top_lines(struct pms_memprof *p, struct pms_memreport *r, struct pms_
 	int rc = 0;
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		struct pms_symbol sy = { 0 };
-		if (v[i].addr_hidden || v[i].file || !may_name(p, r, sym, v[i].kernel) ||
+		/* a kernel row left unnamed (a foreign kernel's among them)
+		 * has no line either */
+		if (v[i].addr_hidden || v[i].file ||
+		    !may_name(p, r, sym, v[i].kernel, v[i].kernel && !strcmp(v[i].name, "[kernel]")) ||
 		    (!line && !strcmp(v[i].name, "[unknown]")) ||
 		    pms_symbolizer_code_pid(sym, (pid_t)v[i].pid, v[i].addr, v[i].kernel, true, &sy) < 0 ||
 		    !sy.file)
@@ -401,7 +405,8 @@ static void irow_view(const struct irow *x, const struct fkey *fk, const struct 
 		      struct pms_memreport_site *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->addr = x->addr;
+	/* a foreign kernel IP's key back to the IP (MP_FOREIGN_BIT) */
+	d->addr = x->foreign && !x->addr_hidden ? x->addr ^ MP_FOREIGN_BIT : x->addr;
 	d->kernel = x->kernel;
 	d->addr_hidden = x->addr_hidden;
 	d->name = (char *)fk->name;
@@ -647,8 +652,8 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 		if (p->xv)
 			p->xv[i].site = -1;
 		if (p->v[i].valid & PMS_MS_IP)
-			keys[nk++] = (struct skey){ p->v[i].ip, p->per_pid_funcs ? kpid(p, &p->v[i]) : 0,
-						    i };
+			keys[nk++] = (struct skey){ mp_ip_key(p->v[i].ip, p->v[i].valid),
+						    p->per_pid_funcs ? kpid(p, &p->v[i]) : 0, i };
 	}
 	mp_skey_sort(keys, nk);
 	size_t ndist = 0;
@@ -664,8 +669,9 @@ int mp_build_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sym
 		size_t b = a;
 		const struct ksample *s0 = &p->v[keys[a].i];
 		struct irow *st = &ips[nips++];
-		st->addr = s0->ip;
+		st->addr = keys[a].major;
 		st->kernel = (s0->valid & PMS_MS_KERNEL_IP) != 0;
+		st->foreign = st->kernel && (s0->valid & PMS_MS_KERNEL_FOREIGN);
 		st->pid = (uint32_t)keys[a].minor;
 		for (; b < nk && keys[b].major == keys[a].major && keys[b].minor == keys[a].minor; b++) {
 			const struct ksample *x = &p->v[keys[b].i];

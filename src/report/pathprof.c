@@ -34,6 +34,7 @@ struct fblock {
 
 struct lastbr {
 	uint64_t from, to, samples, latency, weighted, mispred;
+	bool foreign; /* of a PMS_MS_KERNEL_FOREIGN sample: its kernel ends unnamed */
 };
 
 struct pms_pathprof {
@@ -245,11 +246,13 @@ static size_t hide_kernel(struct pms_frame *f, size_t n)
 	return k;
 }
 
-static size_t br_slot(const struct lastbr *v, size_t cap, uint64_t from, uint64_t to)
+static size_t br_slot(const struct lastbr *v, size_t cap, uint64_t from, uint64_t to,
+		      bool foreign)
 {
-	uint64_t h = (from * 0x9e3779b97f4a7c15ULL) ^ (to + (to << 17));
+	uint64_t h = (from * 0x9e3779b97f4a7c15ULL) ^ (to + (to << 17)) ^ foreign;
 	size_t k = (size_t)(h ^ (h >> 31)) & (cap - 1);
-	while ((v[k].from || v[k].to) && (v[k].from != from || v[k].to != to))
+	while ((v[k].from || v[k].to) &&
+	       (v[k].from != from || v[k].to != to || v[k].foreign != foreign))
 		k = (k + 1) & (cap - 1);
 	return k;
 }
@@ -267,7 +270,7 @@ static int br_reserve(struct pms_pathprof *p, size_t n)
 		return pms_err(PMS_ENOMEM, "pathprof: no memory");
 	for (size_t i = 0; i < p->capbr; i++)
 		if (p->br[i].from || p->br[i].to)
-			v[br_slot(v, nc, p->br[i].from, p->br[i].to)] = p->br[i];
+			v[br_slot(v, nc, p->br[i].from, p->br[i].to, p->br[i].foreign)] = p->br[i];
 	free(p->br);
 	p->br = v;
 	p->capbr = nc;
@@ -287,10 +290,12 @@ static int add_branch(struct pms_pathprof *p, const struct pms_memsrc_sample *s)
 	int rc = br_reserve(p, p->nbr + 1);
 	if (rc < 0)
 		return rc;
-	struct lastbr *x = &p->br[br_slot(p->br, p->capbr, b.from, b.to)];
+	bool foreign = (s->ms.valid & PMS_MS_KERNEL_FOREIGN) != 0;
+	struct lastbr *x = &p->br[br_slot(p->br, p->capbr, b.from, b.to, foreign)];
 	if (!x->from && !x->to) {
 		x->from = b.from;
 		x->to = b.to;
+		x->foreign = foreign;
 		p->nbr++;
 	}
 	x->samples++;
@@ -348,6 +353,10 @@ static __attribute__((noinline)) int add_src(struct pms_pathprof *p,
 		memcpy(p->buf, s->path.frames, n * sizeof(*p->buf));
 		cut = s->path.truncated || s->path.n > PMS_CALLPATH_MAX;
 	}
+	if (s->ms.valid & PMS_MS_KERNEL_FOREIGN) /* a merged report's file of another kernel */
+		for (size_t i = 0; i < n; i++)
+			if (p->buf[i].flags & PMS_FRAME_KERNEL)
+				p->buf[i].flags |= PMS_FRAME_FOREIGN;
 	if (p->o.hide_kernel)
 		n = hide_kernel(p->buf, n);
 	if (n) {
@@ -400,7 +409,7 @@ static int merge_branches(struct pms_pathprof *dst, const struct pms_pathprof *s
 		const struct lastbr *b = &src->br[i];
 		if (!b->from && !b->to)
 			continue;
-		struct lastbr *x = &dst->br[br_slot(dst->br, dst->capbr, b->from, b->to)];
+		struct lastbr *x = &dst->br[br_slot(dst->br, dst->capbr, b->from, b->to, b->foreign)];
 		if (!x->from && !x->to) {
 			*x = *b;
 			dst->nbr++;
@@ -570,7 +579,8 @@ static int name_frames(struct pms_pathreport_path *x, const struct path *src,
 		f->ip = src->f[i].ip;
 		f->flags = src->f[i].flags;
 		f->module = dup0(kern ? "[kernel]" : "", &rc);
-		if (!sym || (f->flags & PMS_FRAME_HIDDEN) || (kern && !name_kernel) || !f->ip)
+		if (!sym || (f->flags & (PMS_FRAME_HIDDEN | PMS_FRAME_FOREIGN)) || (kern && !name_kernel) ||
+		    !f->ip)
 			continue;
 		/* A caller's frame holds a return address: the call is the
 		 * instruction before it (name ip - 1, as debuggers do). */
@@ -740,7 +750,8 @@ static int br_list(struct lastbr **ord, size_t n, size_t top, struct pms_symboli
 			uint64_t a = end ? s->to : s->from;
 			bool kern = a >= (1ULL << 63);
 			struct pms_symbol sy = { 0 };
-			if ((kern && !name_kernel) || pms_symbolizer_code(sym, a, kern, &sy) < 0 || !sy.func)
+			if ((kern && (!name_kernel || s->foreign)) ||
+			    pms_symbolizer_code(sym, a, kern, &sy) < 0 || !sy.func)
 				continue;
 			if (end) {
 				b->to_func = dup0(sy.func, &rc);

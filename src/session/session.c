@@ -81,6 +81,11 @@ static void pass_started(struct pass *ps)
 	size_t n = 0;
 	const int *ids = pms_memsrc_node_ids(ps->f->src, &n);
 	ps->started = true;
+	/* a merged report names each file's kernel IPs when its kernel is the
+	 * running one (the [vdso] rule is per file too): the others' are
+	 * marked, kept apart and left unnamed (sess_files_kernel_here) */
+	ps->kforeign = ps->merge && ps->f->r &&
+		       !symtrack_kernel_here(ps->s->sys, pms_perfdata_reader_info(ps->f->r));
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < ps->nids && ps->ids[k] != ids[i])
@@ -138,6 +143,13 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 		ps->pmin = x->ms.period;
 	if (x->ms.period > ps->pmax)
 		ps->pmax = x->ms.period;
+	struct pms_memsrc_sample fx;
+	if (ps->kforeign) {
+		/* the tables, call paths and c2c keep its kernel addresses apart */
+		fx = *x;
+		fx.ms.valid |= PMS_MS_KERNEL_FOREIGN;
+		x = &fx;
+	}
 	if (ps->adv && (x->ms.valid & PMS_MS_ADDR)) {
 		/* PERF_MEM_OP_STORE: bit 2 of data_src's mem_op */
 		bool store = (x->ms.valid & PMS_MS_DATA_SRC) && (x->ms.data_src & 0x04);
@@ -1051,15 +1063,20 @@ struct pms_advisor *pms_session_take_advisor(struct pms_session *s)
 /* ---- the report ----------------------------------------------------------- */
 
 /* Files: kernel IPs are named from this machine's kallsyms, in every table
- * and call path, when every file's kernel is the running one (the build-id
- * check symtrack makes for report -s and script), as a live run names them. */
+ * and call path, when their file's kernel is the running one (the build-id
+ * check symtrack makes for report -s and script), as a live run names them:
+ * true when a file's is.  A merged report's files of another kernel have
+ * their samples marked (pass_started), so their kernel IPs are rows of
+ * their own, unnamed, as in their own reports. */
 bool sess_files_kernel_here(struct pms_session *s)
 {
-	bool here = !s->run && s->nfiles > 0 && s->sym && pms_symbolizer_kernel_visible(s->sym);
-	for (size_t i = 0; here && i < s->nfiles; i++)
-		here = s->files[i].r &&
-		       symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r));
-	return here;
+	if (s->run || !s->nfiles || !s->sym || !pms_symbolizer_kernel_visible(s->sym))
+		return false;
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].r &&
+		    symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r)))
+			return true;
+	return false;
 }
 
 void sess_symbolizer_make(struct pms_session *s)

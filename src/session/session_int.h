@@ -60,6 +60,8 @@ struct pass {
 	const struct sfile *f;   /* the file being read */
 	bool started;            /* its first sample came: its headers are known */
 	bool merge;              /* several files: name each sample's source */
+	bool kforeign;           /* ... and this file's kernel is not the running
+				  * one: its samples are PMS_MS_KERNEL_FOREIGN */
 	int ids[MAX_NODE_IDS];   /* node ids of the files read so far */
 	size_t nids;
 	uint64_t events, pmin, pmax;
@@ -150,9 +152,10 @@ struct pms_session {
  * NULL on failure). */
 bool sess_file_has_alloc(const struct sfile *f);
 void sess_symbolizer_make(struct pms_session *s);
-/* session.c: files: whether every file's kernel is the running one (its
- * kernel IPs are then named from this machine's kallsyms, as a live run
- * names them). */
+/* session.c: files: whether a file's kernel is the running one: its kernel
+ * IPs are then named from this machine's kallsyms, as a live run names
+ * them; a merged report's other files' stay unnamed (their samples are
+ * PMS_MS_KERNEL_FOREIGN, pass.kforeign). */
 bool sess_files_kernel_here(struct pms_session *s);
 
 /* session_kmods.c: a file's kernel module MMAP kept (f: the file or one

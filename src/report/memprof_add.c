@@ -306,12 +306,13 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 	if (s->valid & PMS_MS_IP) {
 		/* counted in the IP table with the next IPB_N (agg_ipflush) */
 		struct ipb *b = &a->ipb[a->nipb++];
-		uint32_t fl = (s->valid & PMS_MS_KERNEL_IP) ? IPB_KERNEL : 0;
-		uint64_t ip = s->ip;
-		if ((s->valid & PMS_MS_KERNEL_FOREIGN) && fl) { /* a merged report's only */
-			fl |= IPB_FOREIGN;
-			ip = mp_ip_key(ip, s->valid);
-		}
+		/* a foreign kernel IP (a merged report's): its key and mark,
+		 * without a branch */
+		uint32_t fgn = (s->valid >> 11) & (s->valid >> 12) & 1u;
+		_Static_assert(PMS_MS_KERNEL_IP == 1u << 11 && PMS_MS_KERNEL_FOREIGN == 1u << 12,
+			       "the shifts above");
+		uint32_t fl = ((s->valid & PMS_MS_KERNEL_IP) ? IPB_KERNEL : 0) | fgn * IPB_FOREIGN;
+		uint64_t ip = s->ip ^ ((uint64_t)fgn * MP_FOREIGN_BIT);
 		if (s->valid & PMS_MS_WEIGHT)
 			fl |= IPB_WEIGHT;
 		if (x->mem_node >= 0) {

@@ -144,8 +144,10 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 	if (x->ms.period > ps->pmax)
 		ps->pmax = x->ms.period;
 	struct pms_memsrc_sample fx;
-	if (ps->kforeign) {
-		/* the tables, call paths and c2c keep its kernel addresses apart */
+	if (ps->kforeign && ((x->ms.valid & PMS_MS_KERNEL_IP) || x->path.how != PMS_CALLGRAPH_NONE ||
+			     (x->rec && (x->rec->sample.present & PMS_SAMPLE_BRANCH_STACK)))) {
+		/* the tables, call paths and c2c keep its kernel addresses
+		 * apart (a sample that may hold one: not a copy each) */
 		fx = *x;
 		fx.ms.valid |= PMS_MS_KERNEL_FOREIGN;
 		x = &fx;

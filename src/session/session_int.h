@@ -61,7 +61,8 @@ struct pass {
 	bool started;            /* its first sample came: its headers are known */
 	bool merge;              /* several files: name each sample's source */
 	bool kforeign;           /* ... and this file's kernel is not the running
-				  * one: its samples are PMS_MS_KERNEL_FOREIGN */
+				  * one: its samples that may hold a kernel
+				  * address are PMS_MS_KERNEL_FOREIGN */
 	int ids[MAX_NODE_IDS];   /* node ids of the files read so far */
 	size_t nids;
 	uint64_t events, pmin, pmax;

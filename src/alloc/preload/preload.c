@@ -103,6 +103,10 @@ int out_fd = -1;
 unsigned long out_ino;
 static uint64_t rate, threshold;
 static double rate_inv; /* 1 / rate (choose: a product, not a division) */
+/* (ldso_find below; defined here, beside what the hooks' common cases read
+ * with them, resolved and threshold: one line, not two pages apart with
+ * the boot buffer between) */
+static uintptr_t ldso_lo, ldso_hi;
 uint32_t cur_pid;
 
 static __thread int depth;  /* > 0: inside a hook */
@@ -579,8 +583,6 @@ static inline bool enter(void)
  * allocated as reachable, by the caller's address) then sees the loader,
  * not this library (an ASan program reported the link map of every dlopen
  * as leaked). */
-static uintptr_t ldso_lo, ldso_hi;
-
 static int ldso_find(struct dl_phdr_info *info, size_t size, void *ud)
 {
 	(void)size;

@@ -17,8 +17,12 @@ size, THRESHOLD kept), in the same alternation, so the ratios split into
 hooks, large blocks and sampled small ones.  --mono adds, for each
 library, a run with its records stamped by clock_gettime(CLOCK_MONOTONIC)
 (clock=mono) instead of the time-stamp counter, in the same alternation.
+--profile runs each case under `perf record -e cpu-clock` instead, in the
+same alternation, and prints the median samples per run in each part of
+the process (the libc allocator, the kernel, the library, the bench's own
+code): where the tracked run's extra time goes, less noisy than the total.
 The load average is printed before and after.
-  alloc_overhead.py [--preload PATH]... [--syscalls] [--split] [--mono] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
+  alloc_overhead.py [--preload PATH]... [--syscalls] [--split] [--mono] [--profile] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
 import fcntl, os, re, resource, shutil, statistics, struct, subprocess, sys
 
 def count_records(fd):
@@ -59,7 +63,7 @@ def syscall_counts(cmd, env=None, fds=()):
     return got
 
 def main():
-    argv, pres, sysc, split, mono = sys.argv[1:], [], False, False, False
+    argv, pres, sysc, split, mono, profile = sys.argv[1:], [], False, False, False, False
     while argv and argv[0].startswith("--"):
         if argv[0] == "--preload":
             pres.append(argv[1])
@@ -70,6 +74,8 @@ def main():
             split, argv = True, argv[1:]
         elif argv[0] == "--mono":
             mono, argv = True, argv[1:]
+        elif argv[0] == "--profile":
+            profile, argv = True, argv[1:]
         else:
             raise SystemExit("unknown option %s" % argv[0])
     build = argv[0]
@@ -79,6 +85,8 @@ def main():
     bench = os.path.join(build, "bench", "alloc_bench")
     if not pres:
         pres = [os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")]
+    if profile:
+        return profile_parts(bench, pres, runs, threads, rounds, rate, thr)
     if len(pres) > 1 or split or mono:
         return compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split, mono)
     pre = pres[0]
@@ -129,6 +137,53 @@ def print_syscalls(bench, pres, threads, rounds, rate, thr):
         fd, env = tracked_env(pre, rate, thr)
         print("  under %s: %s" % (pre, syscall_counts(cmd, env, (fd,))))
         os.close(fd)
+
+def dso_samples(data):
+    """cpu-clock samples per object of a perf.data file (perf report --sort dso)."""
+    r = subprocess.run(["perf", "report", "-i", data, "--no-children", "-n", "--sort", "dso",
+                        "--stdio", "-g", "none"], capture_output=True, text=True)
+    got = {}
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) == 3 and not line.startswith("#") and f[1].isdigit():
+            got[f[2]] = got.get(f[2], 0) + int(f[1])
+    return got
+
+def profile_parts(bench, pres, runs, threads, rounds, rate, thr):
+    """Plain and each preload alternating under perf record: the median
+    samples (50 us of CPU each) per run in libc, the kernel, the library
+    and the bench."""
+    if not shutil.which("perf"):
+        raise SystemExit("--profile needs perf")
+    tmp = "/tmp/alloc-overhead-%d.data" % os.getpid()
+    cases = [("plain", None)] + [(pre, pre) for pre in pres]
+    got = {k: [] for k, _ in cases}
+    print("load average before: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+    for _ in range(runs):
+        for k, pre in cases:
+            fd, env = tracked_env(pre, rate, thr) if pre else (None, None)
+            subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", "50000", "-o", tmp,
+                            bench, str(threads), str(rounds)], capture_output=True, check=True,
+                           env=env, pass_fds=(fd,) if fd is not None else ())
+            if fd is not None:
+                os.close(fd)
+            d = dso_samples(tmp)
+            lib = os.path.basename(pre) if pre else None
+            got[k].append({"total": sum(d.values()), "libc": d.get("libc.so.6", 0),
+                           "kernel": d.get("[kernel.kallsyms]", 0),
+                           "library": d.get(lib, 0) if lib else 0,
+                           "bench": d.get(os.path.basename(bench), 0)})
+    os.unlink(tmp)
+    print("alloc_bench %d threads x %d allocations, rate %s, threshold %s, %d runs each, "
+          "alternating: median cpu-clock samples (50 us) per run" % (threads, rounds, rate, thr, runs))
+    parts = ("total", "libc", "kernel", "library", "bench")
+    base = {p: statistics.median(x[p] for x in got["plain"]) for p in parts}
+    for k, _ in cases:
+        med = {p: statistics.median(x[p] for x in got[k]) for p in parts}
+        print("%s: %s; total ratio %.3f" % (k, ", ".join("%s %d" % (p, med[p]) for p in parts),
+                                            med["total"] / base["total"]))
+    print("load average after: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+    return 0
 
 NEVER = str(1 << 62)  # a rate or threshold past any size
 

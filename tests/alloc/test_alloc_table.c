@@ -58,6 +58,24 @@ static struct pms_alloc_table *fed(void)
 	return t;
 }
 
+/* A stream file's header page in file (len bytes, zeroed first): magic,
+ * then nchunks chunks claimed. */
+static void file_head(unsigned char *file, size_t len, uint64_t magic, uint64_t nchunks)
+{
+	memset(file, 0, len);
+	uint64_t h[2] = { magic, nchunks };
+	memcpy(file, h, sizeof(h));
+}
+
+/* The records built since the last chunk (buf) as chunk k of the stream
+ * file, as one thread of the preload writes them; buf emptied for the
+ * next. */
+static void put_chunk(unsigned char *file, size_t k)
+{
+	memcpy(file + PMS_ALLOC_HDR_SIZE + k * PMS_ALLOC_CHUNK, buf, blen);
+	blen = 0;
+}
+
 static long site_at(struct pms_alloc_table *t, uint32_t pid, uint64_t addr, uint64_t time)
 {
 	struct pms_alloc_info a;
@@ -276,20 +294,18 @@ PMS_TEST(chunked_time_order)
 	if (fd < 0)
 		return;
 	static unsigned char file[PMS_ALLOC_HDR_SIZE + 2 * PMS_ALLOC_CHUNK];
-	memset(file, 0, sizeof(file));
-	uint64_t h[2] = { PMS_ALLOC_STREAM_MAGIC, 3 }; /* chunk 2 claimed, never grown */
-	memcpy(file, h, sizeof(h));
+	/* chunk 2 claimed, never grown */
+	file_head(file, sizeof(file), PMS_ALLOC_STREAM_MAGIC, 3);
 	blen = 0; /* thread A's chunk */
 	rec(PMS_ALLOC_START, 40, 1, 0, 0, 1, 0);
 	rec(PMS_ALLOC_MALLOC, 40, 100, 0x1000, 64, 0, 0xA);
 	rec(PMS_ALLOC_FREE, 40, 210, 0x1000, 0, 0, 0);
 	rec(PMS_ALLOC_MALLOC, 40, 400, 0x8000, 64, 0, 0xC);
-	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
-	blen = 0; /* thread B's chunk */
+	put_chunk(file, 0); /* then thread B's chunk */
 	rec(PMS_ALLOC_MALLOC, 40, 150, 0x5000, 64, 0, 0xD);
 	rec(PMS_ALLOC_MALLOC, 40, 205, 0x1000, 32, 0, 0xB);
 	rec(PMS_ALLOC_FREE, 40, 300, 0x8000, 0, 0, 0); /* before its malloc in time: unmatched */
-	memcpy(file + PMS_ALLOC_HDR_SIZE + PMS_ALLOC_CHUNK, buf, blen);
+	put_chunk(file, 1);
 	CHECK(write(fd, file, sizeof(file)) == (ssize_t)sizeof(file));
 	struct pms_alloc_table *t = NULL;
 	CHECK_OK(pms_alloc_table_new(&t));
@@ -329,9 +345,7 @@ PMS_TEST(short_records)
 	memcpy(whole, buf, blen);
 	/* the same three, cut as the preload cuts them */
 	static unsigned char file[PMS_ALLOC_HDR_SIZE + PMS_ALLOC_CHUNK];
-	memset(file, 0, sizeof(file));
-	uint64_t h[2] = { PMS_ALLOC_STREAM_MAGIC, 1 };
-	memcpy(file, h, sizeof(h));
+	file_head(file, sizeof(file), PMS_ALLOC_STREAM_MAGIC, 1);
 	unsigned char *c = file + PMS_ALLOC_HDR_SIZE;
 	size_t at = 0, from = 0;
 	const size_t bodies[3] = { 56, 48, 32 };
@@ -397,21 +411,18 @@ static void clock_point(uint64_t ns, uint64_t tick, uint64_t width)
 PMS_TEST(tsc_times)
 {
 	static unsigned char file[PMS_ALLOC_HDR_SIZE + 2 * PMS_ALLOC_CHUNK];
-	memset(file, 0, sizeof(file));
-	uint64_t h[2] = { PMS_ALLOC_STREAM_MAGIC, 2 };
-	memcpy(file, h, sizeof(h));
+	file_head(file, sizeof(file), PMS_ALLOC_STREAM_MAGIC, 2);
 	blen = 0;
 	clock_point(1000000, 3000000, 40);
 	rec_tsc(PMS_ALLOC_START, 42, 3000300, 0, 0, 0);
 	rec_tsc(PMS_ALLOC_MALLOC, 42, 3003000, 0x1000, 64, 0xA);
 	rec_tsc(PMS_ALLOC_FREE, 42, 3009000, 0x1000, 0, 0);
-	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
-	blen = 0;
+	put_chunk(file, 0);
 	clock_point(1004000, 3012000, 30);
 	clock_point(999, 3006000, 100000);
 	rec_tsc(PMS_ALLOC_MALLOC, 42, 3010500, 0x1000, 64, 0xB);
 	rec_tsc(PMS_ALLOC_MALLOC, 42, 3015000, 0x9000, 64, 0xC);
-	memcpy(file + PMS_ALLOC_HDR_SIZE + PMS_ALLOC_CHUNK, buf, blen);
+	put_chunk(file, 1);
 	int fd = memfd_create("alloc-test", 0);
 	CHECK(fd >= 0);
 	if (fd < 0)
@@ -445,18 +456,16 @@ PMS_TEST(tsc_times)
 	blen = 0;
 	clock_point(1000000, 3000000, 40);
 	rec_tsc(PMS_ALLOC_MALLOC, 42, 3003000, 0x1000, 64, 0xA);
-	memset(file + PMS_ALLOC_HDR_SIZE, 0, 2 * PMS_ALLOC_CHUNK);
-	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
+	file_head(file, sizeof(file), PMS_ALLOC_STREAM_MAGIC, 2);
+	put_chunk(file, 0);
 	CHECK(pwrite(fd, file, sizeof(file), 0) == (ssize_t)sizeof(file));
 	CHECK_EQ_INT(pms_alloc_stream_read(fd, &got, &glen), PMS_EINVAL);
 	/* a version 1 file (no points, every time in ns) is read as before */
-	h[0] = PMS_ALLOC_STREAM_MAGIC_V1;
-	memcpy(file, h, sizeof(h));
+	file_head(file, sizeof(file), PMS_ALLOC_STREAM_MAGIC_V1, 2);
 	blen = 0;
 	rec(PMS_ALLOC_START, 42, 1, 0, 0, 1, 0);
 	rec(PMS_ALLOC_MALLOC, 42, 100, 0x1000, 64, 0, 0xA);
-	memset(file + PMS_ALLOC_HDR_SIZE, 0, 2 * PMS_ALLOC_CHUNK);
-	memcpy(file + PMS_ALLOC_HDR_SIZE, buf, blen);
+	put_chunk(file, 0);
 	CHECK(pwrite(fd, file, sizeof(file), 0) == (ssize_t)sizeof(file));
 	CHECK_OK(pms_alloc_table_new(&t));
 	CHECK_EQ_INT(pms_alloc_table_read_fd(t, fd), 2);

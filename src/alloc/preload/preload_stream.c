@@ -316,13 +316,22 @@ PL_HOT NO_MEMCPY void emit(const struct pms_alloc_rec *r)
 	 * calls: -fno-tree-loop-distribute-patterns) */
 	const uint64_t *src = (const uint64_t *)(const void *)r;
 	uint64_t *dst = (uint64_t *)(void *)d;
-	dst[0] = src[0] & ~(uint64_t)0xffff; /* its size (0 here) goes last */
-	for (size_t i = 1; i < body; i++)
+	/* its first two words from their fields, its size (0 here) last: the
+	 * fields were stored one by one, and an 8-byte load of them cannot be
+	 * served from those stores (a stall at each record in a profile) */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	dst[0] = (uint64_t)r->kind << 16 | (uint64_t)r->nframes << 24 | (uint64_t)r->pid << 32;
+	dst[1] = (uint64_t)r->tid | (uint64_t)(r->flags | (tsc ? PMS_ALLOC_F_TSC : 0)) << 32;
+#else
+	dst[0] = src[0] & ~(uint64_t)0xffff;
+	dst[1] = src[1];
+	if (tsc)
+		((struct pms_alloc_rec *)(void *)d)->flags |= PMS_ALLOC_F_TSC;
+#endif
+	for (size_t i = 2; i < body; i++)
 		dst[i] = src[i];
 	for (size_t i = 0; i < nf; i++)
 		dst[body + i] = src[sizeof(*r) / 8 + i];
-	if (tsc)
-		((struct pms_alloc_rec *)(void *)d)->flags |= PMS_ALLOC_F_TSC;
 	atomic_store_explicit((_Atomic uint16_t *)(uintptr_t)d, size, memory_order_release);
 	tl_pos += size;
 }

@@ -108,8 +108,14 @@ static inline __attribute__((always_inline)) void l_pnum(struct line *l, uint64_
 	char *p;
 	if (l->n + w + 2 > LINE_CAP)
 		return;
-	if (width > n)
-		memset(l->b + l->n, pad, width - n);
+	if (width > n) {
+		/* perf's widths are at most 16: one store, not a memset call
+		 * (the digits overwrite what is past the pad) */
+		if (width <= 16 && l->n + 16 <= LINE_CAP)
+			memcpy(l->b + l->n, pad == ' ' ? "                " : "0000000000000000", 16);
+		else
+			memset(l->b + l->n, pad, width - n);
+	}
 	l->n += w;
 	p = l->b + l->n;
 	if (hex)

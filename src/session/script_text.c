@@ -453,7 +453,12 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 			l.n += n;
 			if (n > pf->dsrc_max)
 				pf->dsrc_max = n;
-			memset(l.b + l.n, ' ', pf->dsrc_max - n);
+			/* the pad: 32 bytes stored (the 64 spare cover them), not
+			 * a memset call */
+			if (pf->dsrc_max - n <= 32)
+				memcpy(l.b + l.n, "                                ", 32);
+			else
+				memset(l.b + l.n, ' ', pf->dsrc_max - n);
 			l.n += pf->dsrc_max - n;
 		} else {
 			char t[PMS_DATASRC_PUT_ROOM];

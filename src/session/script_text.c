@@ -108,8 +108,14 @@ static inline __attribute__((always_inline)) void l_pnum(struct line *l, uint64_
 	char *p;
 	if (l->n + w + 2 > LINE_CAP)
 		return;
-	if (width > n)
-		memset(l->b + l->n, pad, width - n);
+	if (width > n) {
+		/* perf's widths are at most 16: one store, not a memset call
+		 * (the digits overwrite what is past the pad) */
+		if (width <= 16 && l->n + 16 <= LINE_CAP)
+			memcpy(l->b + l->n, pad == ' ' ? "                " : "0000000000000000", 16);
+		else
+			memset(l->b + l->n, pad, width - n);
+	}
 	l->n += w;
 	p = l->b + l->n;
 	if (hex)
@@ -447,7 +453,12 @@ static void print_perf(struct out *o, struct pms_script *pf, const struct pms_sc
 			l.n += n;
 			if (n > pf->dsrc_max)
 				pf->dsrc_max = n;
-			memset(l.b + l.n, ' ', pf->dsrc_max - n);
+			/* the pad: 32 bytes stored (the 64 spare cover them), not
+			 * a memset call */
+			if (pf->dsrc_max - n <= 32)
+				memcpy(l.b + l.n, "                                ", 32);
+			else
+				memset(l.b + l.n, ' ', pf->dsrc_max - n);
 			l.n += pf->dsrc_max - n;
 		} else {
 			char t[PMS_DATASRC_PUT_ROOM];

@@ -399,7 +399,7 @@ static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, 
 					struct ty_obj *out, Dwarf_Die *func)
 {
 	Dwarf_Die *scopes = NULL;
-	int n = ty_scopes(b, pc, &scopes);
+	int n = ty_scopes_concrete(b, pc, &scopes);
 	if (n <= 0) {
 		free(scopes);
 		return PMS_TYPE_NO_SCOPE;

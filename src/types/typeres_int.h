@@ -117,6 +117,14 @@ int ty_bin_insn(struct ty_bin *b, uint64_t pc, struct ty_insn *out);
 /* dwarf_getscopes() of the CU holding pc, from an index (scopes.c): the
  * count (*scopes malloc'ed), or <= 0 with *scopes NULL. */
 int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
+/* The concrete scopes at pc: in inlined code dwarf_getscopes() goes on from
+ * the inlined subroutine with the scopes of its abstract origin (no
+ * subprogram of this code); these are the DIEs that hold pc, innermost
+ * first (lexical blocks, inlined subroutines, the function that holds the
+ * code, the CU), the chain whose variables are live at pc and whose
+ * subprogram gives the frame base.  A CU answered by dwarf_getscopes
+ * itself (imported units) gives its answer. */
+int ty_scopes_concrete(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
 /* A scope's variable or parameter: scopes.c lists them (die), typeres.c
  * fills in the rest on its first use (init). */
 struct ty_var {

@@ -535,6 +535,13 @@ int ty_scope_vars(struct ty_bin *b, Dwarf_Die *scope, struct ty_var **vars)
 				}
 				nv.v[nv.n++] = (struct ty_var){ .die = c };
 			} while (dwarf_siblingof(&c, &c) == 0);
+		/* to its size: most scopes hold a few variables, not the 16
+		 * the growth starts at (the rest stays free for the next) */
+		if (nv.n && nv.n < cap) {
+			struct ty_var *sv = realloc(nv.v, nv.n * sizeof(*nv.v));
+			if (sv)
+				nv.v = sv;
+		}
 		*e = nv;
 		x->nvars++;
 	}

@@ -453,6 +453,36 @@ static struct ty_scanmemo *scan_slot(struct ty_bin *b, uint64_t pc)
 	return e;
 }
 
+/* Keep a scan's answer at m (pc, status; obj when ok, func when given);
+ * without memory m stays empty (pc asked again next time). */
+static void scan_keep(struct ty_bin *b, struct ty_scanmemo *m, uint64_t pc, uint8_t status,
+		      bool ok, const struct ty_obj *obj, const Dwarf_Die *func)
+{
+	uint32_t res = 0;
+	if (ok || func) {
+		if (b->nscanres == b->capscanres) {
+			size_t nc = b->capscanres ? b->capscanres * 2 : 256;
+			struct ty_scanres *nv = realloc(b->scanres, nc * sizeof(*nv));
+			if (!nv || b->nscanres >= UINT32_MAX - 1) {
+				if (nv)
+					b->scanres = nv;
+				return;
+			}
+			b->scanres = nv;
+			b->capscanres = nc;
+		}
+		struct ty_scanres *r = &b->scanres[b->nscanres];
+		memset(r, 0, sizeof(*r));
+		if (ok)
+			r->obj = *obj;
+		if (func)
+			r->func = *func;
+		res = (uint32_t)++b->nscanres;
+	}
+	*m = (struct ty_scanmemo){ .pc = pc, .res = res, .status = status, .ok = ok };
+	b->nscan++;
+}
+
 static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 			const struct ty_rstate *st, struct ty_obj *obj, int64_t *off)
 {
@@ -474,23 +504,16 @@ static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 	}
 	struct ty_scanmemo *m = scan_slot(b, in->addr);
 	if (m && m->pc == in->addr && m->ok) {
-		*obj = m->obj;
+		*obj = b->scanres[m->res - 1].obj;
 	} else if (m && m->pc == in->addr) {
 		return false;
 	} else {
 		Dwarf_Die func;
 		enum pms_type_status ss = scan_scopes(b, in->addr, in->base, in->disp, obj, &func);
 		bool ok = ss == PMS_TYPE_OK;
-		if (m) {
-			m->pc = in->addr;
-			m->ok = ok;
-			if (ok)
-				m->obj = *obj;
-			m->status = (uint8_t)ss;
-			if (ss != PMS_TYPE_NO_SCOPE)
-				m->func = func;
-			b->nscan++;
-		}
+		if (m)
+			scan_keep(b, m, in->addr, (uint8_t)ss, ok, obj,
+				  ss != PMS_TYPE_NO_SCOPE ? &func : NULL);
 		if (!ok)
 			return false;
 	}
@@ -623,16 +646,12 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 		struct ty_scanmemo *m = scan_slot(b, key);
 		if (m && m->pc == key) {
 			nv.valid = m->ok;
-			nv.obj = m->obj;
+			if (m->ok)
+				nv.obj = b->scanres[m->res - 1].obj;
 		} else {
 			nv.valid = callee_ret(b, in->target, &nv.obj);
-			if (m) {
-				m->pc = key;
-				m->ok = nv.valid;
-				m->obj = nv.obj;
-				m->status = PMS_TYPE_NO_SCOPE; /* (not a scan's) */
-				b->nscan++;
-			}
+			if (m) /* (status: not a scan's) */
+				scan_keep(b, m, key, PMS_TYPE_NO_SCOPE, nv.valid, &nv.obj, NULL);
 		}
 	}
 	if (in->kind == TY_K_MOVI && in->dst >= 0 && in->dst < TY_NREGS) {
@@ -844,23 +863,17 @@ static enum pms_type_status ip_scan(struct ty_bin *b, const struct ty_insn *in,
 {
 	struct ty_scanmemo *m = scan_slot(b, in->addr);
 	if (m && m->pc == in->addr) {
+		const struct ty_scanres *r = m->res ? &b->scanres[m->res - 1] : NULL;
 		if (m->ok)
-			*obj = m->obj;
+			*obj = r->obj;
 		if (m->status != PMS_TYPE_NO_SCOPE)
-			*func = m->func;
+			*func = r->func;
 		return (enum pms_type_status)m->status;
 	}
 	enum pms_type_status st = scan_scopes(b, in->addr, in->base, in->disp, obj, func);
-	if (m) {
-		m->pc = in->addr;
-		m->ok = st == PMS_TYPE_OK;
-		if (m->ok)
-			m->obj = *obj;
-		m->status = (uint8_t)st;
-		if (st != PMS_TYPE_NO_SCOPE)
-			m->func = *func;
-		b->nscan++;
-	}
+	if (m)
+		scan_keep(b, m, in->addr, (uint8_t)st, st == PMS_TYPE_OK, obj,
+			  st != PMS_TYPE_NO_SCOPE ? func : NULL);
 	return st;
 }
 

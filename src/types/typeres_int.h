@@ -52,15 +52,22 @@ struct ty_ipkey {
 };
 
 /* A memory operand's DWARF scope search at one pc (the tracked walks ask
- * the same instructions again for every later IP of a function). */
+ * the same instructions again for every later IP of a function): 16 bytes
+ * a slot, so that the table (two to four times the instructions walked)
+ * stays small; what a search found is kept apart, densely (ty_scanres). */
 struct ty_scanmemo {
 	uint64_t pc;          /* ~0 for an empty slot */
-	bool ok;
-	struct ty_obj obj;
-	/* the scan's status and function (the IP's own resolution asks the
-	 * same scan: pc's instruction's base and displacement); func is
-	 * valid unless status is PMS_TYPE_NO_SCOPE */
+	uint32_t res;         /* 1 + the index of its ty_scanres, 0 for none */
+	/* the scan's status (the IP's own resolution asks the same scan:
+	 * pc's instruction's base and displacement) */
 	uint8_t status;
+	bool ok;
+};
+
+/* A scan's answer: obj when ok, the function unless the status is
+ * PMS_TYPE_NO_SCOPE. */
+struct ty_scanres {
+	struct ty_obj obj;
 	Dwarf_Die func;
 };
 
@@ -85,6 +92,8 @@ struct ty_bin {
 	uint64_t gv_end;       /* the end of the last-ending global */
 	struct ty_scanmemo *scan;
 	size_t nscan, capscan;
+	struct ty_scanres *scanres;
+	size_t nscanres, capscanres;
 	struct ty_fillmemo *fills; /* typeres.c's members by (type, offset) */
 	size_t nfills, capfills;
 	struct ty_walk *walks;    /* typeres.c's tracked walks by function */

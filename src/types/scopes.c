@@ -438,7 +438,9 @@ static int libdw_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die **scopes)
 	return n;
 }
 
-int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes)
+/* ty_scopes and ty_scopes_concrete: concrete leaves the origin's chain out
+ * and gives the DIEs the descent went through, the CU last. */
+static int scopes_at(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes, bool concrete)
 {
 	*scopes = NULL;
 	Dwarf_Die chain[TY_SCOPE_DEPTH], tail[TY_SCOPE_DEPTH];
@@ -470,6 +472,8 @@ int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes)
 			return libdw_scopes(&chain[0], pc, scopes);
 		k = j;
 	}
+	if (concrete)
+		inl = 0;
 	int ntail = 0;
 	if (inl > 0) {
 		Dwarf_Attribute a;
@@ -492,6 +496,16 @@ int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes)
 		memcpy(s + (d + 1 - inl), tail, (size_t)ntail * sizeof(*s));
 	*scopes = s;
 	return n;
+}
+
+int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes)
+{
+	return scopes_at(b, pc, scopes, false);
+}
+
+int ty_scopes_concrete(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes)
+{
+	return scopes_at(b, pc, scopes, true);
 }
 
 int ty_scope_vars(struct ty_bin *b, Dwarf_Die *scope, struct ty_var **vars)
@@ -521,6 +535,13 @@ int ty_scope_vars(struct ty_bin *b, Dwarf_Die *scope, struct ty_var **vars)
 				}
 				nv.v[nv.n++] = (struct ty_var){ .die = c };
 			} while (dwarf_siblingof(&c, &c) == 0);
+		/* to its size: most scopes hold a few variables, not the 16
+		 * the growth starts at (the rest stays free for the next) */
+		if (nv.n && nv.n < cap) {
+			struct ty_var *sv = realloc(nv.v, nv.n * sizeof(*nv.v));
+			if (sv)
+				nv.v = sv;
+		}
 		*e = nv;
 		x->nvars++;
 	}

@@ -245,6 +245,7 @@ void ty_bin_free(struct ty_bin *b)
 	free(b->cache);
 	free(b->ipres);
 	free(b->scan);
+	free(b->scanres);
 	ty_decoder_free(b->dec);
 	if (b->ehcfi)
 		dwarf_cfi_end(b->ehcfi);

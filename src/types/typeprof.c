@@ -124,9 +124,15 @@ void pms_typeprof_free(struct pms_typeprof *p)
 
 static inline int add_tid(uint32_t **v, size_t *n, size_t *cap, uint32_t tid)
 {
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i] == tid)
-			return 0;
+	/* without an early exit: the few threads of a row compared at once
+	 * (the tid of one sample to the next is not predictable) */
+	const uint32_t *t = *v;
+	size_t k = *n;
+	bool seen = false;
+	for (size_t i = 0; i < k; i++)
+		seen |= t[i] == tid;
+	if (seen)
+		return 0;
 	int rc = *n < *cap ? 0 : pms_grow(v, cap, *n + 1, sizeof(**v), 8, "types: threads");
 	if (rc < 0)
 		return rc;

@@ -399,7 +399,7 @@ static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, 
 					struct ty_obj *out, Dwarf_Die *func)
 {
 	Dwarf_Die *scopes = NULL;
-	int n = ty_scopes(b, pc, &scopes);
+	int n = ty_scopes_concrete(b, pc, &scopes);
 	if (n <= 0) {
 		free(scopes);
 		return PMS_TYPE_NO_SCOPE;
@@ -416,7 +416,10 @@ static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, 
 		*func = scopes[sub];
 	struct ty_lazyfb fb = { b, &scopes[sub], pc, false, { 0 } };
 	struct ty_scan s = { 0 };
-	for (int i = 0; i < n && !s.found; i++) {
+	/* the scopes out to the function: those above it (the CU, a
+	 * namespace) hold variables of static storage, at an address, which
+	 * no register or frame location names (globals: by the address) */
+	for (int i = 0; i <= sub && !s.found; i++) {
 		struct ty_var *v;
 		int nv = ty_scope_vars(b, &scopes[i], &v);
 		for (int k = 0; k < nv && !s.found; k++)
@@ -450,6 +453,36 @@ static struct ty_scanmemo *scan_slot(struct ty_bin *b, uint64_t pc)
 	return e;
 }
 
+/* Keep a scan's answer at m (pc, status; obj when ok, func when given);
+ * without memory m stays empty (pc asked again next time). */
+static void scan_keep(struct ty_bin *b, struct ty_scanmemo *m, uint64_t pc, uint8_t status,
+		      bool ok, const struct ty_obj *obj, const Dwarf_Die *func)
+{
+	uint32_t res = 0;
+	if (ok || func) {
+		if (b->nscanres == b->capscanres) {
+			size_t nc = b->capscanres ? b->capscanres * 2 : 256;
+			struct ty_scanres *nv = realloc(b->scanres, nc * sizeof(*nv));
+			if (!nv || b->nscanres >= UINT32_MAX - 1) {
+				if (nv)
+					b->scanres = nv;
+				return;
+			}
+			b->scanres = nv;
+			b->capscanres = nc;
+		}
+		struct ty_scanres *r = &b->scanres[b->nscanres];
+		memset(r, 0, sizeof(*r));
+		if (ok)
+			r->obj = *obj;
+		if (func)
+			r->func = *func;
+		res = (uint32_t)++b->nscanres;
+	}
+	*m = (struct ty_scanmemo){ .pc = pc, .res = res, .status = status, .ok = ok };
+	b->nscan++;
+}
+
 static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 			const struct ty_rstate *st, struct ty_obj *obj, int64_t *off)
 {
@@ -471,23 +504,16 @@ static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 	}
 	struct ty_scanmemo *m = scan_slot(b, in->addr);
 	if (m && m->pc == in->addr && m->ok) {
-		*obj = m->obj;
+		*obj = b->scanres[m->res - 1].obj;
 	} else if (m && m->pc == in->addr) {
 		return false;
 	} else {
 		Dwarf_Die func;
 		enum pms_type_status ss = scan_scopes(b, in->addr, in->base, in->disp, obj, &func);
 		bool ok = ss == PMS_TYPE_OK;
-		if (m) {
-			m->pc = in->addr;
-			m->ok = ok;
-			if (ok)
-				m->obj = *obj;
-			m->status = (uint8_t)ss;
-			if (ss != PMS_TYPE_NO_SCOPE)
-				m->func = func;
-			b->nscan++;
-		}
+		if (m)
+			scan_keep(b, m, in->addr, (uint8_t)ss, ok, obj,
+				  ss != PMS_TYPE_NO_SCOPE ? &func : NULL);
 		if (!ok)
 			return false;
 	}
@@ -554,7 +580,12 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 	int dst = TY_REG_NONE;
 	struct ty_obj obj;
 	int64_t off;
-	if (in->kind == TY_K_LOAD && operand_obj(b, in, st, &obj, &off)) {
+	if (in->kind == TY_K_LOAD && in->mem_size && in->mem_size != 8) {
+		/* what loaded_pointer asks of the member (a pointer, as wide
+		 * as the load) no load of another width meets: the operand's
+		 * scan would find nothing for the register */
+		dst = in->dst;
+	} else if (in->kind == TY_K_LOAD && operand_obj(b, in, st, &obj, &off)) {
 		dst = in->dst;
 		off = elem_off(&obj, off);
 		nv.valid = loaded_pointer(&obj, off, in->mem_size ? in->mem_size : 8, &nv.obj);
@@ -615,16 +646,12 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 		struct ty_scanmemo *m = scan_slot(b, key);
 		if (m && m->pc == key) {
 			nv.valid = m->ok;
-			nv.obj = m->obj;
+			if (m->ok)
+				nv.obj = b->scanres[m->res - 1].obj;
 		} else {
 			nv.valid = callee_ret(b, in->target, &nv.obj);
-			if (m) {
-				m->pc = key;
-				m->ok = nv.valid;
-				m->obj = nv.obj;
-				m->status = PMS_TYPE_NO_SCOPE; /* (not a scan's) */
-				b->nscan++;
-			}
+			if (m) /* (status: not a scan's) */
+				scan_keep(b, m, key, PMS_TYPE_NO_SCOPE, nv.valid, &nv.obj, NULL);
 		}
 	}
 	if (in->kind == TY_K_MOVI && in->dst >= 0 && in->dst < TY_NREGS) {
@@ -683,8 +710,10 @@ static bool track_full(struct ty_bin *b, uint64_t a, uint64_t pc, int reg, struc
  * at an IP). */
 struct ty_wrec {
 	uint64_t addr;
-	int base, index;
-	struct ty_rstate sb, si;
+	int16_t base, index;
+	uint32_t sb, si;      /* the registers' states: 1 + their index in the
+			       * walk's pool, 0 for none (neither a type nor
+			       * a constant, as most are) */
 };
 
 struct ty_walk {
@@ -695,6 +724,8 @@ struct ty_walk {
 	struct ty_rstate *st; /* the registers at the frontier */
 	struct ty_wrec *rec;  /* by addr (the walk only goes forward) */
 	size_t nrec, caprec;
+	struct ty_rstate *pool; /* the records' states that are something */
+	size_t npool, cappool;
 };
 
 _Static_assert(offsetof(struct ty_walk, start) == 0, "ty_pc_slot: pc first");
@@ -721,8 +752,32 @@ static void walks_free(struct ty_bin *b)
 		if (w[i].start != ~0ull) {
 			free(w[i].st);
 			free(w[i].rec);
+			free(w[i].pool);
 		}
 	free(w);
+}
+
+/* A register's state kept for a record: 0 (none), or 1 + its place in the
+ * pool; false without memory. */
+static bool wrec_state(struct ty_walk *w, int reg, uint32_t *out)
+{
+	*out = 0;
+	if (reg < 0 || reg >= TY_NREGS || (!w->st[reg].valid && !w->st[reg].isconst))
+		return true;
+	if (w->npool == w->cappool) {
+		size_t nc = w->cappool ? w->cappool * 2 : 8;
+		struct ty_rstate *nv = realloc(w->pool, nc * sizeof(*nv));
+		if (!nv || w->npool >= UINT32_MAX - 1) {
+			if (nv)
+				w->pool = nv;
+			return false;
+		}
+		w->pool = nv;
+		w->cappool = nc;
+	}
+	w->pool[w->npool] = w->st[reg];
+	*out = (uint32_t)++w->npool;
+	return true;
 }
 
 static bool wrec_add(struct ty_walk *w, const struct ty_insn *in)
@@ -735,13 +790,10 @@ static bool wrec_add(struct ty_walk *w, const struct ty_insn *in)
 		w->rec = nv;
 		w->caprec = nc;
 	}
-	struct ty_wrec *r = &w->rec[w->nrec++];
-	struct ty_rstate none = { 0 };
-	r->addr = in->addr;
-	r->base = in->base;
-	r->index = in->index;
-	r->sb = in->base >= 0 && in->base < TY_NREGS ? w->st[in->base] : none;
-	r->si = in->index >= 0 && in->index < TY_NREGS ? w->st[in->index] : none;
+	struct ty_wrec r = { in->addr, (int16_t)in->base, (int16_t)in->index, 0, 0 };
+	if (!wrec_state(w, in->base, &r.sb) || !wrec_state(w, in->index, &r.si))
+		return false;
+	w->rec[w->nrec++] = r;
 	return true;
 }
 
@@ -783,12 +835,15 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		if (lo == w->nrec || w->rec[lo].addr != pc)
 			return false; /* not an instruction of the walk */
 		const struct ty_wrec *r = &w->rec[lo];
+		static const struct ty_rstate none;
+		uint32_t k;
 		if (reg == r->base)
-			st = &r->sb;
+			k = r->sb;
 		else if (reg == r->index)
-			st = &r->si;
+			k = r->si;
 		else
 			return track_full(b, a, pc, reg, out, rs);
+		st = k ? &w->pool[k - 1] : &none;
 	}
 	if (st && rs)
 		*rs = *st;
@@ -808,23 +863,17 @@ static enum pms_type_status ip_scan(struct ty_bin *b, const struct ty_insn *in,
 {
 	struct ty_scanmemo *m = scan_slot(b, in->addr);
 	if (m && m->pc == in->addr) {
+		const struct ty_scanres *r = m->res ? &b->scanres[m->res - 1] : NULL;
 		if (m->ok)
-			*obj = m->obj;
+			*obj = r->obj;
 		if (m->status != PMS_TYPE_NO_SCOPE)
-			*func = m->func;
+			*func = r->func;
 		return (enum pms_type_status)m->status;
 	}
 	enum pms_type_status st = scan_scopes(b, in->addr, in->base, in->disp, obj, func);
-	if (m) {
-		m->pc = in->addr;
-		m->ok = st == PMS_TYPE_OK;
-		if (m->ok)
-			m->obj = *obj;
-		m->status = (uint8_t)st;
-		if (st != PMS_TYPE_NO_SCOPE)
-			m->func = *func;
-		b->nscan++;
-	}
+	if (m)
+		scan_keep(b, m, in->addr, (uint8_t)st, st == PMS_TYPE_OK, obj,
+			  st != PMS_TYPE_NO_SCOPE ? func : NULL);
 	return st;
 }
 

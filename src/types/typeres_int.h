@@ -52,15 +52,22 @@ struct ty_ipkey {
 };
 
 /* A memory operand's DWARF scope search at one pc (the tracked walks ask
- * the same instructions again for every later IP of a function). */
+ * the same instructions again for every later IP of a function): 16 bytes
+ * a slot, so that the table (two to four times the instructions walked)
+ * stays small; what a search found is kept apart, densely (ty_scanres). */
 struct ty_scanmemo {
 	uint64_t pc;          /* ~0 for an empty slot */
-	bool ok;
-	struct ty_obj obj;
-	/* the scan's status and function (the IP's own resolution asks the
-	 * same scan: pc's instruction's base and displacement); func is
-	 * valid unless status is PMS_TYPE_NO_SCOPE */
+	uint32_t res;         /* 1 + the index of its ty_scanres, 0 for none */
+	/* the scan's status (the IP's own resolution asks the same scan:
+	 * pc's instruction's base and displacement) */
 	uint8_t status;
+	bool ok;
+};
+
+/* A scan's answer: obj when ok, the function unless the status is
+ * PMS_TYPE_NO_SCOPE. */
+struct ty_scanres {
+	struct ty_obj obj;
 	Dwarf_Die func;
 };
 
@@ -85,6 +92,8 @@ struct ty_bin {
 	uint64_t gv_end;       /* the end of the last-ending global */
 	struct ty_scanmemo *scan;
 	size_t nscan, capscan;
+	struct ty_scanres *scanres;
+	size_t nscanres, capscanres;
 	struct ty_fillmemo *fills; /* typeres.c's members by (type, offset) */
 	size_t nfills, capfills;
 	struct ty_walk *walks;    /* typeres.c's tracked walks by function */
@@ -117,6 +126,14 @@ int ty_bin_insn(struct ty_bin *b, uint64_t pc, struct ty_insn *out);
 /* dwarf_getscopes() of the CU holding pc, from an index (scopes.c): the
  * count (*scopes malloc'ed), or <= 0 with *scopes NULL. */
 int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
+/* The concrete scopes at pc: in inlined code dwarf_getscopes() goes on from
+ * the inlined subroutine with the scopes of its abstract origin (no
+ * subprogram of this code); these are the DIEs that hold pc, innermost
+ * first (lexical blocks, inlined subroutines, the function that holds the
+ * code, the CU), the chain whose variables are live at pc and whose
+ * subprogram gives the frame base.  A CU answered by dwarf_getscopes
+ * itself (imported units) gives its answer. */
+int ty_scopes_concrete(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
 /* A scope's variable or parameter: scopes.c lists them (die), typeres.c
  * fills in the rest on its first use (init). */
 struct ty_var {

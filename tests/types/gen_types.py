@@ -221,6 +221,22 @@ def program(rnd, n_access):
         body_funcs.append(fn)
         if kind != "stack" or not calls or True:
             calls.append(k)
+    # accesses in inlined code (always_inline, so at -O0 too): the access
+    # line is the inlined function's; its scopes are an inlined
+    # subroutine's inside the caller.  Drawn from a stream of their own,
+    # appended, so the accesses above stay as they were.
+    rin = random.Random(hash(rnd.getstate()))
+    n_inline = 4
+    for k in range(n_access, n_access + n_inline):
+        t = rin.choice(types)
+        path, ctype, union = rin.choice(t.leaves(rin))
+        fn = ["static inline __attribute__((always_inline)) void inl%d(struct %s *q, long v) {"
+              % (k, t.name), "\t(void)v;",
+              ("\t" + access("q->" + path, ctype, rin), t.name, path, union, "inline"),
+              "\tescape(q);", "}",
+              "__attribute__((noinline)) void acc%d(void) { inl%d(fresh_%s(), sink); }"
+              % (k, k, t.name)]
+        body_funcs.append(fn)
     # stack functions call the next accessor so frames go deeper; make the
     # chain consistent: every accessor is called from main unless a stack
     # accessor before it calls it
@@ -229,7 +245,7 @@ def program(rnd, n_access):
         if any(isinstance(x, str) and x == "\tacc%d();" % (k + 1) for x in fn):
             called_by_stack.add(k + 1)
     lines += globals_
-    lines += ["void acc%d(void);" % k for k in range(n_access)]
+    lines += ["void acc%d(void);" % k for k in range(n_access + n_inline)]
     out_lines = [ln for block in lines for ln in block.split("\n")]
     for fn in body_funcs:
         for x in fn:
@@ -240,7 +256,7 @@ def program(rnd, n_access):
             else:
                 out_lines.append(x)
     out_lines.append("int main(void) {")
-    for k in range(n_access):
+    for k in range(n_access + n_inline):
         if k not in called_by_stack:
             out_lines.append("\tacc%d();" % k)
     out_lines.append("\treturn (int)(sink & 1);")

@@ -102,6 +102,7 @@ def main():
     stats = {}
     disagree = []
     known = []
+    perf_only = []
     try:
         for seed in range(seeds):
             src, _ = gen_types.program(random.Random(2000 + seed), 20)
@@ -154,6 +155,8 @@ def main():
                                     cc, opt, os.path.basename(exe), sym, p, o))
                         elif p:
                             st["perf_only"] += 1
+                            perf_only.append("%s %s %s %s: perf %s | pmuscope %s" % (
+                                cc, opt, os.path.basename(exe), sym, p, f[0]))
                         elif o:
                             st["ours_only"] += 1
                         else:
@@ -171,6 +174,8 @@ def main():
         print("DISAGREE (perf names the pointer, not the object it points to)", d)
     for d in disagree:
         print("DISAGREE", d)
+    for d in perf_only:
+        print("PERF-ONLY", d)
     if not any_perf:
         print("SKIP: perf printed no type for any sample")
         return 77

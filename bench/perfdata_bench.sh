@@ -114,10 +114,19 @@ show() { # label, pms name, perf name
 		"$(ratio "$(med "$3" 3)" "$(med "$2" 3)")"
 }
 
-# script_runs FILE: one round of the script commands against perf script
-# (text and JSON, -F and default fields, sym and dso); script_show: their
-# medians and ratios.  The same set in the script-only and the full runs.
+# script_runs FILE SHAPE: one round of the script commands against perf
+# script (text and JSON, -F and default fields, sym and dso; on call-chain
+# shapes also -F ip and -F ip,sym, where every frame of a DWARF stack is
+# unwound and expanded into its inlined functions); script_show SHAPE:
+# their medians and ratios.  The same set in the script-only and the full
+# runs.
 script_runs() {
+	case $2 in fp|dwarf|realdwarf)
+		one p_scrip "$pms" script -F ip -i "$1"
+		one f_scrip perf script --force -i "$1" -F ip
+		one p_scripsym "$pms" script -F ip,sym -i "$1"
+		one f_scripsym perf script --force -i "$1" -F ip,sym ;;
+	esac
 	one p_scr "$pms" script -F ip,addr,data_src,weight -i "$1"
 	one f_scr perf script --force -i "$1" -F ip,addr,data_src,weight
 	one p_json "$pms" script --json -F ip,addr,data_src,weight -i "$1"
@@ -128,6 +137,10 @@ script_runs() {
 	one f_scrsym perf script --force -i "$1" -F ip,sym,dso
 }
 script_show() {
+	case $1 in fp|dwarf|realdwarf)
+		show "script -F ip (call chains)" p_scrip f_scrip
+		show "script -F ip,sym (call chains)" p_scripsym f_scripsym ;;
+	esac
 	show "script -F ip,addr,data_src,weight" p_scr f_scr
 	show "script --json -F ... vs perf script -F ..." p_json f_scr
 	show "script (default fields)" p_scrall f_scrall
@@ -147,7 +160,7 @@ for shape in $shapes; do
 	rm -f "$home"/p_* "$home"/f_*
 	for _ in $(seq "$runs"); do
 		if [ "${PMS_BENCH_SCRIPT_ONLY:-0}" = 1 ]; then
-			script_runs "$f"
+			script_runs "$f" "$shape"
 			continue
 		fi
 		one p_rep "$pms" report "$f"   # the file as an operand, as users type it
@@ -164,19 +177,19 @@ for shape in $shapes; do
 		[ "${PMS_BENCH_NO_PER_SAMPLE:-0}" = 1 ] || one f_per perf mem report --force --stdio -i "$f"
 		one p_nos "$pms" report --no-symbols -i "$f"
 		one p_read "$pms" script -F ip -i "$f"
-		script_runs "$f"
+		script_runs "$f" "$shape"
 	done
 	[ -s "$home/p_rep2" ] && cat "$home/p_rep2" >>"$home/p_rep"
 	echo "$shape: $f ($(stat -c %s "$f") bytes, $m samples)"
 	if [ "${PMS_BENCH_SCRIPT_ONLY:-0}" = 1 ]; then
-		script_show
+		script_show "$shape"
 		continue
 	fi
 	[ "$shape" = huge ] || show "report vs perf mem report --sort=mem" p_rep f_agg
 	[ -s "$home/f_cg" ] && show "report vs perf report --no-children" p_rep f_cg
 	if [ "$only" != 1 ]; then
 	[ -s "$home/f_per" ] && show "report vs perf mem report (per sample)" p_rep f_per
-	script_show
+	script_show "$shape"
 	fi
 	[ "$shape" = huge ] && printf '  report: %.2f s cpu, peak %d kB\n' "$(med p_rep 2)" "$(med p_rep 3)"
 	nos=$(med p_nos 2); rd=$(med p_read 2)

@@ -1,5 +1,6 @@
 /* The inline stack at a code address from the module's DWARF (inline_int.h):
- * the scopes holding the address (libdw dwarf_getscopes), each
+ * the scopes holding the address, as libdw's dwarf_getscopes finds them,
+ * from an index of its unit's code scopes built once (scopeidx.h); each
  * DW_TAG_inlined_subroutine and the DW_TAG_subprogram around them named by
  * their abstract origin (a linkage name first, as binutils' addr2line reads
  * them, then DW_AT_name), each outer one's line from the inlined call's
@@ -14,6 +15,7 @@
 
 #include "symbols/cuidx.h"
 #include "symbols/inline_int.h"
+#include "symbols/scopeidx.h"
 #include "symbols/symbols_int.h"
 #include "util/error.h"
 
@@ -24,6 +26,13 @@ struct slot {
 	bool used;
 };
 
+/* A unit's scope index, by its unit DIE. */
+struct unit {
+	const void *addr; /* the unit DIE's; NULL: free slot */
+	Dwarf_Die cu;
+	struct pms_scopeidx *x;
+};
+
 struct module {
 	char *path;
 	/* the symbolizer's handle on the file's DWARF (its units' index too);
@@ -31,6 +40,8 @@ struct module {
 	struct pms_sym_dwfile *f;
 	struct slot *slots;
 	size_t cap, used;
+	struct unit *units; /* open addressing by unit DIE address */
+	size_t capu, nu;
 };
 
 struct pms_inline {
@@ -61,6 +72,9 @@ void pms_inline_free(struct pms_inline *c)
 	for (size_t i = 0; i < c->nmods; i++) {
 		free(c->mods[i].path);
 		free(c->mods[i].slots);
+		for (size_t j = 0; j < c->mods[i].capu; j++)
+			pms_scopeidx_free(c->mods[i].units[j].x);
+		free(c->mods[i].units);
 	}
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
@@ -188,48 +202,86 @@ static bool unit_of(struct module *m, uint64_t a, Dwarf_Die *cu)
 	return pms_cuidx_find(&m->f->cux, m->f->dw, a, cu) > 0;
 }
 
+static size_t unit_hash(const void *addr, size_t cap)
+{
+	return (size_t)((uintptr_t)addr * 0x9e3779b97f4a7c15ULL >> 24) & (cap - 1);
+}
+
+/* The scope index of unit cu, built at its first question: NULL when out
+ * of memory. */
+static struct unit *unit_index(struct module *m, Dwarf_Die *cu)
+{
+	if ((m->nu + 1) * 2 > m->capu) {
+		size_t cap = m->capu ? 2 * m->capu : 64;
+		struct unit *nu = calloc(cap, sizeof(*nu));
+		if (!nu)
+			return NULL;
+		for (size_t i = 0; i < m->capu; i++) {
+			if (!m->units[i].addr)
+				continue;
+			size_t h = unit_hash(m->units[i].addr, cap);
+			while (nu[h].addr)
+				h = (h + 1) & (cap - 1);
+			nu[h] = m->units[i];
+		}
+		free(m->units);
+		m->units = nu;
+		m->capu = cap;
+	}
+	size_t h = unit_hash(cu->addr, m->capu);
+	while (m->units[h].addr && m->units[h].addr != cu->addr)
+		h = (h + 1) & (m->capu - 1);
+	struct unit *u = &m->units[h];
+	if (!u->addr) {
+		if (pms_scopeidx_build(cu, &u->x) < 0)
+			return NULL;
+		u->addr = cu->addr;
+		u->cu = *cu;
+		m->nu++;
+	}
+	return u;
+}
+
 /* The frames at link-time address va of m, appended to the pool: their
- * count. */
+ * count.  The innermost function (scopeidx.h) and each scope around it
+ * that is a function, up to the first subprogram, as libdw's
+ * dwarf_getscopes_die lists them. */
 static uint32_t lookup(struct pms_inline *c, struct module *m, uint64_t va)
 {
-	Dwarf_Die *scopes = NULL;
 	Dwarf_Die cuc;
+	struct unit *u;
 	uint32_t n = 0;
 	/* DWARF addresses: the link-time ones, as libdwfl relocates them */
 	Dwarf_Addr a = va + m->f->mainbias - m->f->dwbias;
-	if (!unit_of(m, a, &cuc))
+	if (!unit_of(m, a, &cuc) || !(u = unit_index(m, &cuc)))
 		return 0;
-	int ns = dwarf_getscopes(&cuc, a, &scopes);
+	struct pms_scopeidx *x = u->x;
 	/* the innermost line is the address's own: the caller's line
 	 * lookup (symbols/dwline.c) gives it */
 	const char *file = NULL;
 	unsigned line = 0;
-	/* dwarf_getscopes follows an inlined instance with its abstract
-	 * origin's scopes: the concrete ones around the innermost function
-	 * come from dwarf_getscopes_die */
-	Dwarf_Die *chain = NULL;
-	int nc = 0;
-	for (int i = 0; i < ns && !nc; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			nc = dwarf_getscopes_die(&scopes[i], &chain);
-	}
-	for (int i = 0; i < nc; i++) {
-		int tag = dwarf_tag(&chain[i]);
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+	for (uint32_t i = pms_scopeidx_func(x, a); i != PMS_SCOPE_NONE; i = x->s[i].parent) {
+		struct pms_scope *sc = &x->s[i];
+		if (sc->tag != DW_TAG_inlined_subroutine && sc->tag != DW_TAG_subprogram)
 			continue;
-		if (pool_add(c, fn_name(c, &chain[i]), file, line) < 0) {
+		if (!sc->named) {
+			sc->name = fn_name(c, &sc->die);
+			sc->named = true;
+		}
+		if (pool_add(c, sc->name, file, line) < 0) {
 			c->npool -= n;
-			n = 0;
-			break;
+			return 0;
 		}
 		n++;
-		if (tag == DW_TAG_subprogram)
+		if (sc->tag == DW_TAG_subprogram)
 			break;
-		call_site(&cuc, &chain[i], &file, &line);
+		if (!sc->sited) {
+			call_site(&u->cu, &sc->die, &sc->file, &sc->line);
+			sc->sited = true;
+		}
+		file = sc->file;
+		line = sc->line;
 	}
-	free(chain);
-	free(scopes);
 	return n;
 }
 

@@ -9,7 +9,8 @@
  * pms_sym_dwfile: opened once per symbolizer, its separate debug file found
  * as the symbolizer's modules find theirs, shared with the symbolizer's own
  * libdw line lookups); one with no DWARF costs nothing more.  Each (module,
- * offset) is looked up once.
+ * offset) is looked up once, in an index of its unit's code scopes built at
+ * the unit's first question (scopeidx.h).
  *
  * Ownership: pms_inline_new() gives the caller an object released with
  * pms_inline_free(); the symbolizer is borrowed and must outlive every

@@ -105,11 +105,15 @@ if command -v perf >/dev/null; then
       perf record -q -e cpu-clock -F 1000 -o "$tmp/p.data" -- "$pms" report "$f" --jobs "$j" $extra \
         >/dev/null 2>&1 || continue
       # samples per thread: the total, the busiest thread's, and the
-      # first thread's after the other threads' last (the serial part)
+      # first thread's after the decoding threads' last (the serial part;
+      # a thread of under a quarter of the busiest other's samples is no
+      # decoding thread: the naming's warm-up, memprof_report.c, runs
+      # beside the serial part)
       perf script -i "$tmp/p.data" -F pid,tid,time 2>/dev/null | awk '
         { split($1, a, "/"); t = $2 + 0; n[a[2]]++
-          if (a[1] == a[2]) mt[++nm] = t; else if (t > last) last = t }
-        END { for (k in n) { s += n[k]; if (n[k] > m) m = n[k] }
+          if (a[1] == a[2]) { mt[++nm] = t; main = a[2] } else if (t > lt[a[2]]) lt[a[2]] = t }
+        END { for (k in n) { s += n[k]; if (n[k] > m) m = n[k]; if (k != main && n[k] > mo) mo = n[k] }
+              for (k in lt) if (n[k] * 4 >= mo && lt[k] > last) last = lt[k]
               for (i = 1; i <= nm; i++) if (mt[i] > last) after++
               print s, m, after + 0 }' >>"$tmp/thr.$j"
     done

@@ -347,8 +347,22 @@ int mp_agg_flush(struct pms_memprof *p);
 char *mp_xstrdup(const char *s, int *rc);
 int mp_count_addn(struct pms_memreport_count **v, size_t *n, const char *name, uint64_t k);
 int mp_count_cmp(const void *a, const void *b);
-void mp_site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight, int mem_node,
-		   int cpu_node, int home);
+/* Accumulate one sample (its validity bits, weight and nodes) into a site:
+ * inline, as the aggregate counts every sample with an address into its
+ * data object's row with it (a call was 3 % of a report's CPU). */
+static inline void mp_site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight,
+				 int mem_node, int cpu_node, int home)
+{
+	struct mp_counts c = { s->samples, s->latency, s->weighted, s->resolved, s->remote,
+			       s->on_home };
+	mp_counts_add(&c, valid, weight, mem_node, cpu_node, home);
+	s->samples = c.samples;
+	s->latency = c.latency;
+	s->weighted = c.weighted;
+	s->resolved = c.resolved;
+	s->remote = c.remote;
+	s->on_home = c.on_home;
+}
 int mp_site_copy(struct pms_memreport_site *d, const struct pms_memreport_site *s);
 int mp_by_samples(const void *a, const void *b);
 int mp_top_of(struct pms_memreport_site *all, size_t n, size_t top,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,11 +196,78 @@ static int agg_nodes(struct pms_memprof *p, struct pms_memreport *r)
 	return 0;
 }
 
+/* Naming's first lookup into each sampled module (its ELF file and symbol
+ * table read and sorted, its line table inflated: a fixed cost per file,
+ * a fifth of a 1 M-sample report's part after a --jobs merge) made on a
+ * thread of its own while this one sorts the IP table and builds the rows;
+ * naming waits for it (warm_join), so the symbolizer has one user at a
+ * time.  The names do not change: the lookups are the ones naming makes
+ * anyway, their answers remembered by the symbolizer. */
+#define WARM_MODULES 64  /* mappings warmed at most */
+#define WARM_MIN_IPS 4096 /* fewer instructions: not worth a thread */
+#define WARM_STRIDE 61   /* every WARM_STRIDE-th instruction looked at */
+struct warm {
+	struct pms_symbolizer *sym;
+	uint64_t ip[WARM_MODULES];
+	size_t n;
+	pthread_t tid;
+	bool started;
+};
+
+static void *warm_run(void *ud)
+{
+	struct warm *w = ud;
+	for (size_t i = 0; i < w->n; i++) {
+		struct pms_symbol sy = { 0 };
+		(void)pms_symbolizer_code_pid(w->sym, 0, w->ip[i], false, true, &sy);
+	}
+	return NULL;
+}
+
+/* Start w on an IP of each mapping that some sampled user instruction of
+ * the table is in (a spread of them looked at), when there are many. */
+static void warm_start(struct pms_memprof *p, struct pms_symbolizer *sym, struct warm *w)
+{
+	const struct iptab *t = &p->agg->ipt;
+	const struct pms_maps *ms = pms_memprof_maps(p);
+	uint64_t start[WARM_MODULES];
+	w->n = 0;
+	w->started = false;
+	if (!sym || !ms || p->per_pid_maps || t->n < WARM_MIN_IPS)
+		return;
+	for (size_t i = 0; i < t->cap && w->n < WARM_MODULES; i += WARM_STRIDE) {
+		const struct ipslot *e = &t->v[i];
+		if (!e->samples || (e->wk & 3))
+			continue; /* free, or a kernel IP */
+		const struct pms_map *m = pms_maps_find(ms, e->ip);
+		size_t k = 0;
+		if (!m || m->kind == PMS_MAP_ANON)
+			continue;
+		while (k < w->n && start[k] != m->start)
+			k++;
+		if (k == w->n) {
+			start[w->n] = m->start;
+			w->ip[w->n++] = e->ip;
+		}
+	}
+	w->sym = sym;
+	w->started = w->n && pthread_create(&w->tid, NULL, warm_run, w) == 0;
+}
+
+static void warm_join(struct warm *w)
+{
+	if (w->started)
+		pthread_join(w->tid, NULL);
+	w->started = false;
+}
+
 /* Everything the kept-samples path computes, from the aggregate. */
 static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym)
 {
 	struct agg *a = p->agg;
 	int rc = 0;
+	struct warm w;
+	warm_start(p, sym, &w);
 	r->samples = a->samples;
 	r->with_addr = a->with_addr;
 	r->with_data_src = a->with_data_src;
@@ -210,8 +278,10 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		if (rc >= 0 && a->ds[i].key != PMS_MEM_NA_VALUE)
 			rc = mp_count_addn(&r->ops, &r->nops, pms_datasrc_stat_op(a->ds[i].key), a->ds[i].n);
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		warm_join(&w);
 		return rc;
+	}
 	if (r->nlevels)
 		qsort(r->levels, r->nlevels, sizeof(*r->levels), mp_count_cmp);
 	if (r->nops)
@@ -225,8 +295,10 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		r->latency.p99 = mp_agg_pct(a, 99);
 		r->latency.mean = a->wsum / (double)a->wn;
 	}
-	if ((rc = agg_nodes(p, r)) < 0)
+	if ((rc = agg_nodes(p, r)) < 0) {
+		warm_join(&w);
 		return rc;
+	}
 	/* the code sites are named into a copy, so a second report works;
 	 * in address order (mp_finish_code's order: its passes then go through
 	 * memory in sequence, not a cache miss an instruction) */
@@ -234,6 +306,7 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 	struct irow *ips = mp_big_calloc(ipsz);
 	struct skey *keys = malloc((a->ipt.n ? a->ipt.n : 1) * sizeof(*keys));
 	if (!ips || !keys) {
+		warm_join(&w);
 		mp_big_free(ips, ipsz);
 		free(keys);
 		return pms_err(PMS_ENOMEM, "memreport: no memory");
@@ -242,8 +315,15 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		if (a->ipt.v[i].samples)
 			keys[nk++] = (struct skey){ 0, a->ipt.v[i].ip, i };
 	mp_skey_sort(keys, nk);
+	/* the slots in address order are in no order in the table: each is
+	 * fetched IPB_AHEAD rows ahead, so their misses overlap */
 	for (size_t k = 0; k < nk; k++) {
 		size_t i = keys[k].i;
+		if (k + IPB_AHEAD < nk) {
+			__builtin_prefetch(&a->ipt.v[keys[k + IPB_AHEAD].i]);
+			if (a->ipt.nv)
+				__builtin_prefetch(&a->ipt.nv[keys[k + IPB_AHEAD].i]);
+		}
 		const struct ipslot *e = &a->ipt.v[i];
 		struct irow *st = &ips[nips++];
 		st->addr = e->ip;
@@ -259,6 +339,7 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		}
 	}
 	free(keys);
+	warm_join(&w);
 	rc = mp_finish_code(p, r, sym, ips, nips);
 	/* its rows own nothing (mp_finish_code's names are borrowed): one
 	 * free, not a test of each row's pointers */

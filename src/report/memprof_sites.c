@@ -62,21 +62,6 @@ int mp_count_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Accumulate one sample (its validity bits, weight and nodes) into a site. */
-void mp_site_count(struct pms_memreport_site *s, uint32_t valid, uint64_t weight, int mem_node,
-		   int cpu_node, int home)
-{
-	struct mp_counts c = { s->samples, s->latency, s->weighted, s->resolved, s->remote,
-			       s->on_home };
-	mp_counts_add(&c, valid, weight, mem_node, cpu_node, home);
-	s->samples = c.samples;
-	s->latency = c.latency;
-	s->weighted = c.weighted;
-	s->resolved = c.resolved;
-	s->remote = c.remote;
-	s->on_home = c.on_home;
-}
-
 void mp_site_account_k(const struct pms_memprof *p, struct pms_memreport_site *s,
 		       const struct ksample *x)
 {
@@ -310,11 +295,18 @@ static bool may_name(const struct pms_memprof *p, const struct pms_memreport *r,
 	return sym && (!kern || (r->kernel_visible && !p->recorded && !foreign));
 }
 
+/* The k-th IP in address order: its index (ord NULL: the IPs are in that
+ * order). */
+static inline size_t ord_i(const struct skey *ord, size_t k)
+{
+	return ord ? ord[k].i : k;
+}
+
 /* Look up the k-th IP in address order. */
 static void sym_at(struct pms_memprof *p, struct pms_memreport *r, struct pms_symbolizer *sym,
 		   const struct irow *ips, const struct skey *ord, struct symres *res, size_t k)
 {
-	size_t i = ord[k].i;
+	size_t i = ord_i(ord, k);
 	struct pms_symbol sy = { 0 };
 	if (res[i].done)
 		return;
@@ -342,8 +334,8 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 			size_t hi)
 {
 	while (hi - lo > 1) {
-		const struct symres *a = &res[ord[lo].i], *b = &res[ord[hi].i];
-		if (ips[ord[lo].i].pid != ips[ord[hi].i].pid) {
+		const struct symres *a = &res[ord_i(ord, lo)], *b = &res[ord_i(ord, hi)];
+		if (ips[ord_i(ord, lo)].pid != ips[ord_i(ord, hi)].pid) {
 			/* two processes (-a, sorted by process): each its own */
 			size_t mid = lo + (hi - lo) / 2;
 			sym_at(p, r, sym, ips, ord, res, mid);
@@ -351,18 +343,18 @@ static void sym_between(struct pms_memprof *p, struct pms_memreport *r, struct p
 			lo = mid;
 			continue;
 		}
-		if (ips[ord[lo].i].addr == ips[ord[hi].i].addr &&
-		    ips[ord[lo].i].kernel == ips[ord[hi].i].kernel &&
-		    ips[ord[lo].i].foreign == ips[ord[hi].i].foreign) {
+		if (ips[ord_i(ord, lo)].addr == ips[ord_i(ord, hi)].addr &&
+		    ips[ord_i(ord, lo)].kernel == ips[ord_i(ord, hi)].kernel &&
+		    ips[ord_i(ord, lo)].foreign == ips[ord_i(ord, hi)].foreign) {
 			/* one address (of several threads): one lookup */
 			for (size_t k = lo + 1; k < hi; k++)
-				res[ord[k].i] = *a;
+				res[ord_i(ord, k)] = *a;
 			return;
 		}
 		if (a->func && b->func && str_eq(a->func, b->func) && str_eq(a->module, b->module) &&
-		    a->start == b->start && ips[ord[lo].i].kernel == ips[ord[hi].i].kernel) {
+		    a->start == b->start && ips[ord_i(ord, lo)].kernel == ips[ord_i(ord, hi)].kernel) {
 			for (size_t k = lo + 1; k < hi; k++) {
-				struct symres *x = &res[ord[k].i];
+				struct symres *x = &res[ord_i(ord, k)];
 				*x = *a;
 				x->file = NULL;
 				x->line = 0;
@@ -494,23 +486,27 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	 * costs about log2(its distinct IPs) lookups, not one per IP (each
 	 * lookup scans a symbol table).  Those in between get no line; the top
 	 * lists are looked up again one by one below. */
-	ord = malloc((nips ? nips : 1) * sizeof(*ord)); /* each one set below */
+	/* by (process, address), process 0 without per-process functions:
+	 * the aggregate and the kept samples give them in that order already,
+	 * and then there is no order to keep (ord NULL: ord_i) */
+	bool sorted = true;
+	for (size_t i = 0; i < nips; i++) {
+		ips[i].i = i;
+		if (i && sorted)
+			sorted = ips[i - 1].pid < ips[i].pid ||
+				 (ips[i - 1].pid == ips[i].pid && ips[i - 1].addr < ips[i].addr);
+	}
+	ord = sorted ? NULL : malloc((nips ? nips : 1) * sizeof(*ord)); /* each one set below */
 	res = mp_big_calloc(ressz);
-	if (!ord || !res) {
+	if ((!sorted && !ord) || !res) {
 		rc = pms_err(PMS_ENOMEM, "memreport: no memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nips; i++) {
-		ips[i].i = i;
-		ord[i] = (struct skey){ ips[i].pid, ips[i].addr, i };
-	}
-	/* by (process, address), process 0 without per-process functions:
-	 * the aggregate and the kept samples give them in that order already */
-	bool sorted = true;
-	for (size_t k = 1; k < nips && sorted; k++)
-		sorted = mp_skey_cmp(&ord[k - 1], &ord[k]) < 0;
-	if (!sorted)
+	if (!sorted) {
+		for (size_t i = 0; i < nips; i++)
+			ord[i] = (struct skey){ ips[i].pid, ips[i].addr, i };
 		mp_skey_sort(ord, nips);
+	}
 	if (nips && sym) { /* without a symbolizer nothing is named */
 		sym_at(p, r, sym, ips, ord, res, 0);
 		sym_at(p, r, sym, ips, ord, res, nips - 1);
@@ -554,7 +550,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 	 * many runs as functions, and the runs and the function rows are
 	 * sized by them, not by the instructions. */
 	for (size_t k = 0; k < nips; k++) {
-		size_t i = ord[k].i;
+		size_t i = ord_i(ord, k);
 		if (!nruns || !fkey_same(&fk[i], &runs[nruns - 1].k)) {
 			if ((rc = mp_grow((void **)&runs, &runcap, nruns, sizeof(*runs))) < 0)
 				goto out;
@@ -576,7 +572,7 @@ int mp_finish_code(struct pms_memprof *p, struct pms_memreport *r, struct pms_sy
 		/* its first instruction and its sums, in one pass */
 		for (; b < nruns && fkey_same(&runs[b].k, &runs[a].k); b++)
 			for (size_t k = runs[b].from; k < runs[b].to; k++) {
-				const struct irow *x = &ips[ord[k].i];
+				const struct irow *x = &ips[ord_i(ord, k)];
 				if (!s0 || x->addr < s0->addr || (x->addr == s0->addr && x < s0))
 					s0 = x;
 				sum.samples += x->n.samples;

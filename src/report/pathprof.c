@@ -140,9 +140,9 @@ static size_t slot_idx(uint64_t slot)
 	return (size_t)(uint32_t)slot - 1;
 }
 
-static int rehash(struct pms_pathprof *p)
+/* The slots made ns (a power of two above p->n * 2), every path put back. */
+static int rehash_to(struct pms_pathprof *p, size_t ns)
 {
-	size_t ns = p->nslots ? p->nslots * 2 : 256;
 	uint64_t *s = calloc(ns, sizeof(*s));
 	if (!s)
 		return pms_err(PMS_ENOMEM, "pathprof: no memory");
@@ -156,6 +156,11 @@ static int rehash(struct pms_pathprof *p)
 	p->slots = s;
 	p->nslots = ns;
 	return 0;
+}
+
+static int rehash(struct pms_pathprof *p)
+{
+	return rehash_to(p, p->nslots ? p->nslots * 2 : 256);
 }
 
 /* The slot of the path f[0..n) of hash h: its own, or the empty one where
@@ -447,6 +452,7 @@ static void take_all(struct pms_pathprof *dst, struct pms_pathprof *src)
 	src->blocks = t.blocks;
 }
 
+#define MERGE_AHEAD 16
 int pms_pathprof_merge(struct pms_pathprof *dst, struct pms_pathprof *src)
 {
 	if (!dst || !src || dst == src)
@@ -458,8 +464,11 @@ int pms_pathprof_merge(struct pms_pathprof *dst, struct pms_pathprof *src)
 		return 0;
 	}
 	int rc = reserve_paths(dst, dst->n + src->n);
-	while (rc >= 0 && (dst->n + src->n + 1) * 2 > dst->nslots) /* the slots at most half full */
-		rc = rehash(dst);
+	size_t ns = dst->nslots ? dst->nslots : 256;
+	while ((dst->n + src->n + 1) * 2 > ns) /* the slots at most half full */
+		ns *= 2;
+	if (rc >= 0 && ns != dst->nslots) /* one pass, not one per doubling */
+		rc = rehash_to(dst, ns);
 	uint32_t *to = NULL; /* kept samples: src's path index + 1 -> dst's */
 	if (rc >= 0 && src->o.kept_samples && src->n && !(to = calloc(src->n, sizeof(*to))))
 		rc = pms_err(PMS_ENOMEM, "pathprof merge: no memory");
@@ -474,6 +483,11 @@ int pms_pathprof_merge(struct pms_pathprof *dst, struct pms_pathprof *src)
 	}
 	for (size_t i = 0; i < src->n; i++) {
 		struct path *y = &src->v[i];
+		/* src's paths hash anywhere in dst's slots: each fetched
+		 * MERGE_AHEAD paths ahead, so the misses overlap */
+		if (i + MERGE_AHEAD < src->n)
+			__builtin_prefetch(&dst->slots[(size_t)src->v[i + MERGE_AHEAD].hash &
+						       (dst->nslots - 1)]);
 		size_t k = slot_of(dst, y->hash, y->f, y->n);
 		if (!dst->slots[k]) {
 			dst->v[dst->n] = *y; /* its frames in src's blocks, dst's below */

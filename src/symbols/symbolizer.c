@@ -61,6 +61,11 @@ struct modsyms {
 	bool as_tried;
 	struct msym *v; /* NULL: no table; lookups go to libdwfl */
 	size_t n;
+	/* Per entry k of v: the highest end of a sized entry in v[0..k], and
+	 * whether a sizeless one is among them; NULL when memory ran short
+	 * (the searches then walk their whole window). */
+	uint64_t *maxend;
+	bool *slbelow;
 	struct msec *sec; /* the symbol file's sections in address order */
 	size_t nsec;
 	struct pms_plt plt; /* the synthesized PLT names (their strings) */
@@ -341,6 +346,8 @@ static void mods_clear(struct pms_symbolizer *s)
 {
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].v);
+		free(s->mods[i].maxend);
+		free(s->mods[i].slbelow);
 		free(s->mods[i].sec);
 		free(s->mods[i].as);
 		pms_plt_free(&s->mods[i].plt);
@@ -760,6 +767,32 @@ static void mark_psized(struct modsyms *m)
 	}
 }
 
+/* m->maxend and m->slbelow over the sorted table: what lets a search
+ * back from an address stop once nothing further back can change its
+ * answer (msym_find, msym_range). */
+static void msym_prefix(struct modsyms *m)
+{
+	m->maxend = m->n ? malloc(m->n * sizeof(*m->maxend)) : NULL;
+	m->slbelow = m->n ? malloc(m->n * sizeof(*m->slbelow)) : NULL;
+	if (!m->maxend || !m->slbelow) {
+		free(m->maxend);
+		free(m->slbelow);
+		m->maxend = NULL;
+		m->slbelow = NULL;
+		return;
+	}
+	uint64_t hi = 0;
+	bool sl = false;
+	for (size_t k = 0; k < m->n; k++) {
+		const struct msym *e = &m->v[k];
+		if (e->size && e->addr + e->size > hi)
+			hi = e->addr + e->size;
+		sl = sl || !e->size;
+		m->maxend[k] = hi;
+		m->slbelow[k] = sl;
+	}
+}
+
 /* perf's PLT names (plt.c) added to m's table, as sized functions; left
  * out when memory runs short. */
 static void add_plt(struct modsyms *m, Dwfl_Module *mod)
@@ -838,6 +871,7 @@ static struct modsyms *mod_syms(struct pms_symbolizer *s, Dwfl_Module *mod)
 		qsort(m->v, m->n, sizeof(*m->v), msym_cmp_idx);
 		mark_psized(m);
 		qsort(m->v, m->n, sizeof(*m->v), msym_cmp);
+		msym_prefix(m);
 		size_t nscn = 0;
 		Elf_Scn *scn = NULL;
 		if (symelf && elf_getshdrnum(symelf, &nscn) == 0 && nscn &&
@@ -894,6 +928,15 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 	uint64_t min_label = 0;
 	for (size_t k = lo, seen = 0; k-- > 0 && seen < 256; seen++) {
 		const struct msym *e = &m->v[k];
+		/* No sized entry at or below k holds addr: with no sizeless one
+		 * there either, or with the chosen one's start passed and no end
+		 * beyond it, the rest of the walk changes nothing. */
+		if (m->maxend && m->maxend[k] <= addr) {
+			if (!sizeless && !m->slbelow[k])
+				return NULL;
+			if (sizeless && e->addr < sizeless->addr && m->maxend[k] <= sizeless->addr)
+				break;
+		}
 		if (e->size && addr < e->addr + e->size) {
 			/* the best bound holder at this start comes first */
 			for (; k > 0 && m->v[k - 1].addr == e->addr; k--)
@@ -928,6 +971,10 @@ static void msym_range(const struct modsyms *m, uint64_t addr, uint64_t *plo, ui
 		kmin--;
 	for (size_t k = lo; k-- > kmin;) {
 		const struct msym *e = &m->v[k];
+		/* every end at or below k already at or below L, and no sizeless
+		 * entry there: nothing further back moves L or H */
+		if (m->maxend && m->maxend[k] <= L && !m->slbelow[k])
+			break;
 		if (e->size) {
 			uint64_t end = e->addr + e->size;
 			if (end > addr)

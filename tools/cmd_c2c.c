@@ -44,7 +44,7 @@ enum { O_DURATION = 256, O_ENGINE, O_PERIOD, O_PHYS, O_DOUBLE, O_DISPLAY, O_SORT
 
 static const struct cli_opt opts[] = {
 	{ NULL, 0, CLI_NOARG, NULL, 0, "Target (exactly one):" },
-	{ "input", 'i', CLI_ARG, "FILE", 'i', "read FILE ('-' a pipe-mode stream on stdin)" },
+	{ "input", 'i', CLI_ARG, "FILE", 'i', "read FILE ('-' a pipe on stdin); several: one model" },
 	{ "pid", 'p', CLI_ARG, "PID", 'p', "attach to PID (until it exits, Ctrl-C or --duration)" },
 	{ "all-cpus", 'a', CLI_NOARG, NULL, 'a', "system-wide (nodes only from physical addresses)" },
 	{ NULL, 0, CLI_NOARG, NULL, 0, "Live runs:" },
@@ -114,7 +114,9 @@ const struct cli_spec cli_spec_c2c = {
 };
 
 struct c2c_opts {
-	const char *input;
+	const char *input;  /* the first of in[] */
+	const char *in[8];
+	int nin;
 	const char *out;    /* -o: the live run's recording */
 	pid_t pid;
 	bool system, json, csv, symbols, phys, no_hold, no_alloc;
@@ -144,7 +146,12 @@ static int parse_opts(int argc, char **argv, struct c2c_opts *o)
 	cli_parser_init(&p, sp, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
-		case 'i': o->input = p.arg; break;
+		case 'i':
+			if (o->nin == 8)
+				return cli_usage(sp, "at most 8 input files");
+			o->in[o->nin++] = p.arg;
+			o->input = o->in[0];
+			break;
 		case 'o': o->out = p.arg; break;
 		case 'p':
 			if (cli_parse_long(p.arg, 1, 0x7fffffff, &v) < 0)
@@ -284,8 +291,11 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 	so.profile = false;
 	so.c2c_opts = &o->mo;
 	so.symbols = o->symbols;
-	const char *paths[1] = { o->input };
-	if (pms_session_open_files(NULL, paths, 1, &so, &ses) < 0) {
+	/* names are a nicety: without a seam the numbers stand alone; with
+	 * it, several files' kernels are judged as they are read */
+	if (o->symbols)
+		sys = cli_open_sys(g);
+	if (pms_session_open_files(sys, o->in, (size_t)o->nin, &so, &ses) < 0) {
 		cli_fail("c2c");
 		goto out;
 	}
@@ -293,26 +303,29 @@ static int run_file(const struct cli_global *g, const struct c2c_opts *o)
 		fprintf(stderr, "pmuscope: c2c: %s\n", pms_error_last());
 		goto out;
 	}
-	if (pms_session_file_error(ses, 0))
-		fprintf(stderr, "pmuscope: c2c: %s: %s (the report covers the records before it)\n",
-			o->input, pms_session_file_error(ses, 0));
+	bool ferr = false;
+	for (int i = 0; i < o->nin; i++)
+		if (pms_session_file_error(ses, (size_t)i) && (ferr = true))
+			fprintf(stderr, "pmuscope: c2c: %s: %s (the report covers the records "
+					"before it)\n", o->in[i], pms_session_file_error(ses, (size_t)i));
 	struct pms_memsrc_stats st;
 	struct pms_memsrc_info info;
 	pms_session_stats(ses, &st);
 	pms_session_info(ses, &info);
 	/* what the reader skipped, on stderr and in the JSON (as report) */
-	cli_session_problems("c2c", ses, &o->input, 1);
+	cli_session_problems("c2c", ses, o->in, (size_t)o->nin);
 	src.ses = ses;
 	struct pms_perfdata_stats fst;
 	pms_session_file_stats(ses, &fst);
 	src.unfinished = fst.unfinished;
-	snprintf(src.what, sizeof(src.what), "%s (%s mode, %" PRIu64 " samples)", o->input,
-		 info.pipe ? "pipe" : "file", st.samples);
-	/* names are a nicety: without a seam the numbers stand alone */
-	if (o->symbols && (sys = cli_open_sys(g)))
-		pms_session_set_sys(ses, sys);
+	size_t k = 0;
+	for (int i = 0; i < o->nin && k < sizeof(src.what); i++)
+		k += (size_t)snprintf(src.what + k, sizeof(src.what) - k, "%s%s", i ? ", " : "", o->in[i]);
+	if (k < sizeof(src.what))
+		snprintf(src.what + k, sizeof(src.what) - k, " (%s mode, %" PRIu64 " samples)",
+			 info.pipe ? "pipe" : "file", st.samples);
 	ret = finish(o, ses, &src);
-	if (pms_session_file_error(ses, 0))
+	if (ferr)
 		ret = 1;
 out:
 	pms_session_free(ses);

@@ -46,8 +46,11 @@ struct pms_ibs_fetch_view;
 /* The view of the ibs_fetch samples of the perf.data file open on fd (its
  * events on the PMU that PMU_MAPPINGS names ibs_fetch), by function or, with
  * by_line, by source line, IPs named through the file's MMAP/MMAP2 records
- * with files opened under sys's root.  PMS_ENOENT when the file has no
- * ibs_fetch event; PMS_EPARSE when its CPUID is not an AMD one. */
+ * with files opened under sys's root; kernel IPs named (modules from the
+ * file's kernel MMAPs and build ids) only when the file lists the running
+ * kernel's build id, as every report names them, else "[kernel]" rows.
+ * PMS_ENOENT when the file has no ibs_fetch event; PMS_EPARSE when its
+ * CPUID is not an AMD one. */
 int pms_ibs_fetch_view_file(struct pms_sys *sys, int fd, bool by_line,
 			    struct pms_ibs_fetch_view **out);
 void pms_ibs_fetch_view_free(struct pms_ibs_fetch_view *v);

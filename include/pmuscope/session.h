@@ -120,7 +120,9 @@ int pms_session_open_files(struct pms_sys *sys, const char *const *paths, size_t
 void pms_session_free(struct pms_session *s);
 /* Files: the seam that names code and data and makes call paths, when it
  * was not given at the open (borrowed, must outlive the session); before
- * the report. */
+ * the report.  Several files' kernels are judged as they are read (each
+ * file's kernel IPs named when it lists the running kernel's build id):
+ * given only after the run, the kernel IPs of several files stay unnamed. */
 void pms_session_set_sys(struct pms_session *s, struct pms_sys *sys);
 
 /* The data-type sink (pmuscope/types.h, issue 29): every sample's IP is

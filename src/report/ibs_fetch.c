@@ -4,7 +4,9 @@
  * through the file's MMAP/MMAP2 records (a forked child starts with its
  * parent's mappings), and counted per row: fetch latency over completed
  * fetches, iTLB level, page size where PhyAddrValid, instruction-cache
- * miss, and the L2/L3 misses where the fields are valid. */
+ * miss, and the L2/L3 misses where the fields are valid.  Kernel IPs are
+ * named under the file's kernel rule, which the session gives
+ * (fetchview_int.h; session/session_fetch.c), as report names them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
 #include "pmuscope/symbols.h"
+#include "report/fetchview_int.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -202,15 +205,19 @@ static void count(struct pms_ibs_fetch_row *w, const struct pms_ibs_fetch *f)
 
 /* Pass 1: the fetch samples decoded, the mappings by process. */
 static int collect(struct build *b, struct pms_perfdata_reader *rd, uint32_t fetch_type,
-		   const struct pms_ibs_cpu *cpu)
+		   const struct pms_ibs_cpu *cpu, const struct fetch_kernel_rule *k)
 {
 	struct pms_perfdata_event ev;
 	int rc;
 
 	while ((rc = pms_perfdata_next(rd, &ev)) > 0) {
 		const struct pms_record *r = &ev.rec;
-		if (r->type == PMS_RECORD_MMAP || r->type == PMS_RECORD_MMAP2)
-			rc = on_mmap(b, r);
+		if (r->type == PMS_RECORD_MMAP || r->type == PMS_RECORD_MMAP2) {
+			/* the kernel's and its modules' to the rule, the
+			 * processes' here */
+			if ((rc = k->kernel_mmap(k->ud, r)) >= 0)
+				rc = on_mmap(b, r);
+		}
 		else if (r->type == PMS_RECORD_FORK)
 			rc = on_fork(b, &r->fork);
 		else if (r->type == PMS_RECORD_SAMPLE && ev.attr->attr->type == fetch_type) {
@@ -242,15 +249,20 @@ static int collect(struct build *b, struct pms_perfdata_reader *rd, uint32_t fet
 	return rc;
 }
 
-/* Pass 2: each sample named and counted. */
-static int name_and_count(struct build *b, struct pms_sys *sys, bool by_line)
+/* Pass 2: each sample named and counted; kernel IPs under the file's
+ * kernel rule, "[kernel]" where it leaves them unnamed (as report's rows). */
+static int name_and_count(struct build *b, struct pms_sys *sys, bool by_line,
+			  const struct pms_perfdata_info *info, const struct fetch_kernel_rule *k)
 {
 	struct pms_maps *none = NULL;
 	struct pms_symbolizer *sym = NULL;
+	bool knamed = false;
 	int rc = pms_maps_new(&none);
 
 	if (rc == 0)
 		rc = pms_symbolizer_new(sys, none, &sym);
+	if (rc == 0)
+		knamed = k->kernel_named(k->ud, info, sym);
 	for (size_t i = 0; rc == 0 && i < b->np; i++)
 		rc = pms_symbolizer_add_process(sym, (pid_t)b->p[i].pid, b->p[i].maps);
 	for (size_t i = 0; rc == 0 && i < b->ns; i++) {
@@ -258,10 +270,11 @@ static int name_and_count(struct build *b, struct pms_sys *sys, bool by_line)
 		struct pms_symbol y;
 		struct pms_ibs_fetch_row *w;
 		memset(&y, 0, sizeof(y));
-		if (pms_symbolizer_code_pid(sym, (pid_t)s->pid, s->f.ip, s->kernel, by_line, &y) < 0) {
+		if ((!s->kernel || knamed) &&
+		    pms_symbolizer_code_pid(sym, (pid_t)s->pid, s->f.ip, s->kernel, by_line, &y) < 0)
 			pms_error_clear();
-		}
-		w = row_get(b, y.func ? y.func : "[unknown]", y.module ? y.module : "",
+		w = row_get(b, y.func ? y.func : (s->kernel ? "[kernel]" : "[unknown]"),
+			    y.module ? y.module : "",
 			    by_line ? (y.file ? y.file : "[unknown]") : NULL, by_line ? y.line : 0);
 		if (!w) {
 			rc = PMS_ENOMEM;
@@ -283,8 +296,8 @@ static int by_samples(const void *a, const void *b)
 	return strcmp(x->func, y->func);
 }
 
-int pms_ibs_fetch_view_file(struct pms_sys *sys, int fd, bool by_line,
-			    struct pms_ibs_fetch_view **out)
+int ibs_fetch_view_read(struct pms_sys *sys, int fd, bool by_line,
+			const struct fetch_kernel_rule *k, struct pms_ibs_fetch_view **out)
 {
 	struct pms_perfdata_reader *rd = NULL;
 	const struct pms_perfdata_info *info;
@@ -294,7 +307,7 @@ int pms_ibs_fetch_view_file(struct pms_sys *sys, int fd, bool by_line,
 	bool have = false;
 	int rc;
 
-	if (!sys || !out)
+	if (!sys || !out || !k)
 		return pms_err(PMS_EINVAL, "pms_ibs_fetch_view_file: NULL argument");
 	*out = NULL;
 	memset(&b, 0, sizeof(b));
@@ -324,8 +337,9 @@ int pms_ibs_fetch_view_file(struct pms_sys *sys, int fd, bool by_line,
 	b.v->total.func = "total";
 	b.v->total.module = "";
 	b.v->cpuid = info->cpuid ? strdup(info->cpuid) : NULL;
-	if ((rc = collect(&b, rd, fetch_type, &cpu)) >= 0)
-		rc = name_and_count(&b, sys, by_line);
+	/* pipe mode: the in-stream features (build ids) are read by now */
+	if ((rc = collect(&b, rd, fetch_type, &cpu, k)) >= 0)
+		rc = name_and_count(&b, sys, by_line, pms_perfdata_reader_info(rd), k);
 	if (rc >= 0 && b.v->nrows)
 		qsort(b.v->rows, b.v->nrows, sizeof(*b.v->rows), by_samples);
 out:

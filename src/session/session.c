@@ -81,11 +81,10 @@ static void pass_started(struct pass *ps)
 	size_t n = 0;
 	const int *ids = pms_memsrc_node_ids(ps->f->src, &n);
 	ps->started = true;
-	/* a merged report names each file's kernel IPs when its kernel is the
-	 * running one (the [vdso] rule is per file too): the others' are
-	 * marked, kept apart and left unnamed (sess_files_kernel_here) */
-	ps->kforeign = ps->merge && ps->f->r &&
-		       !symtrack_kernel_here(ps->s->sys, pms_perfdata_reader_info(ps->f->r));
+	/* the file's kernel is judged at its first sample that may hold a
+	 * kernel address (file_sample; session_kmods.c sess_kernel_judge) */
+	ps->kjudge = ps->f->r != NULL;
+	ps->kforeign = false;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < ps->nids && ps->ids[k] != ids[i])
@@ -144,13 +143,23 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 	if (x->ms.period > ps->pmax)
 		ps->pmax = x->ms.period;
 	struct pms_memsrc_sample fx;
-	if (ps->kforeign && ((x->ms.valid & PMS_MS_KERNEL_IP) || x->path.how != PMS_CALLGRAPH_NONE ||
-			     (x->rec && (x->rec->sample.present & PMS_SAMPLE_BRANCH_STACK)))) {
-		/* the tables, call paths and c2c keep its kernel addresses
-		 * apart (a sample that may hold one: not a copy each) */
-		fx = *x;
-		fx.ms.valid |= PMS_MS_KERNEL_FOREIGN;
-		x = &fx;
+	if ((ps->kjudge || ps->kforeign) &&
+	    ((x->ms.valid & PMS_MS_KERNEL_IP) || x->path.how != PMS_CALLGRAPH_NONE ||
+	     (x->rec && (x->rec->sample.present & PMS_SAMPLE_BRANCH_STACK)))) {
+		/* a merged report names each file's kernel IPs when its
+		 * kernel is the running one (the [vdso] rule is per file
+		 * too); the others' samples that may hold a kernel address
+		 * are marked: the tables, call paths and c2c keep them apart,
+		 * unnamed (not a copy each) */
+		if (ps->kjudge) {
+			ps->kjudge = false;
+			ps->kforeign = !sess_kernel_judge(ps->s, ps->f) && ps->merge;
+		}
+		if (ps->kforeign) {
+			fx = *x;
+			fx.ms.valid |= PMS_MS_KERNEL_FOREIGN;
+			x = &fx;
+		}
 	}
 	if (ps->adv && (x->ms.valid & PMS_MS_ADDR)) {
 		/* PERF_MEM_OP_STORE: bit 2 of data_src's mem_op */
@@ -1068,15 +1077,14 @@ struct pms_advisor *pms_session_take_advisor(struct pms_session *s)
  * and call path, when their file's kernel is the running one (the build-id
  * check symtrack makes for report -s and script), as a live run names them:
  * true when a file's is.  A merged report's files of another kernel have
- * their samples marked (pass_started), so their kernel IPs are rows of
+ * their samples marked (file_sample), so their kernel IPs are rows of
  * their own, unnamed, as in their own reports. */
 bool sess_files_kernel_here(struct pms_session *s)
 {
 	if (s->run || !s->nfiles || !s->sym || !pms_symbolizer_kernel_visible(s->sym))
 		return false;
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (s->files[i].r &&
-		    symtrack_kernel_here(s->sys, pms_perfdata_reader_info(s->files[i].r)))
+		if (sess_file_kernel_here(s, &s->files[i]))
 			return true;
 	return false;
 }

@@ -45,6 +45,8 @@ struct sfile {
 	size_t first, end;
 	struct vdso_maps *vdso; /* several files only, else NULL */
 	struct kmod_maps kmaps;
+	/* its kernel judged (sess_kernel_judge): khere, the running one */
+	bool kjudged, khere;
 };
 
 /* The per-sample state of one decode pass (one per file in parallel). */
@@ -60,7 +62,9 @@ struct pass {
 	const struct sfile *f;   /* the file being read */
 	bool started;            /* its first sample came: its headers are known */
 	bool merge;              /* several files: name each sample's source */
-	bool kforeign;           /* ... and this file's kernel is not the running
+	bool kjudge;             /* this file's kernel is judged at the next
+				  * sample that may hold a kernel address */
+	bool kforeign;           /* merged, and its kernel is not the running
 				  * one: its samples that may hold a kernel
 				  * address are PMS_MS_KERNEL_FOREIGN */
 	int ids[MAX_NODE_IDS];   /* node ids of the files read so far */
@@ -167,5 +171,21 @@ bool sess_files_kernel_here(struct pms_session *s);
 int sess_kmod_keep(struct pms_session *s, const struct sfile *f, const struct pms_record *rec);
 void sess_kmods_apply(struct pms_session *s);
 void sess_kmods_free(struct pms_session *s);
+/* One file's module MMAP kept in km (a record of any type: the kernel's
+ * and its modules' are kept), its maps added to k (pms_kmods_add, each
+ * with the id info lists), freed. */
+/* session_kmods.c: the per-file kernel rule.  A file's kernel is the
+ * running one when the build ids it lists when judged name the running
+ * kernel's (symtrack_kernel_here).  It is judged once, at its first sample
+ * that may hold a kernel address (f: the file or one of its chunks; any
+ * thread): in pipe mode from the HEADER_BUILD_ID records before that
+ * sample, a later one changes nothing (docs/report.md).  Every output
+ * keeps that judgment: sess_file_kernel_here gives it, else (no such
+ * sample yet) the file's ids as read so far. */
+bool sess_kernel_judge(struct pms_session *s, const struct sfile *f);
+bool sess_file_kernel_here(struct pms_session *s, const struct sfile *f);
+int kmod_maps_keep(struct kmod_maps *km, const struct pms_record *rec);
+void kmod_maps_add(struct pms_kmods *k, struct kmod_maps *km, const struct pms_perfdata_info *info);
+void kmod_maps_free(struct kmod_maps *km);
 
 #endif

@@ -180,15 +180,19 @@ int pms_sys_new(struct pms_sys **out, const struct pms_sys_opts *opts)
 	sys = calloc(1, sizeof(*sys));
 	if (!sys)
 		return pms_err(PMS_ENOMEM, "pms_sys_new: out of memory");
-	sys->root_fd = -1;
-	sys->root = strdup(root);
-	if (!sys->root) {
-		ret = pms_err(PMS_ENOMEM, "pms_sys_new: out of memory");
-		goto out;
-	}
 	sys->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys->root_fd < 0) {
 		ret = pms_err_errno(0, errno, "cannot open root directory '%s'", root);
+		goto out;
+	}
+	/* a relative root is made absolute once, here: the paths built below
+	 * it (the recorded binaries, modules and debug files the symbolizer
+	 * and libdwfl open, perf's --symfs) hold wherever they are used */
+	sys->root = root[0] == '/' ? strdup(root) : realpath(root, NULL);
+	if (!sys->root) {
+		ret = root[0] == '/' ? pms_err(PMS_ENOMEM, "pms_sys_new: out of memory")
+				     : pms_err_errno(0, errno, "cannot resolve root directory '%s'",
+						     root);
 		goto out;
 	}
 	sys->ops = o.ops ? *o.ops : real_ops;

@@ -66,54 +66,7 @@ cp "$tmp/fake-mod.ko" "$root/lib/modules/6.12.0/kernel/"
 kpath=/lib/modules/6.12.0/kernel/fake-mod.ko
 
 # FILE ROOT MODPATH ID|none ORDER: a file mapping MODPATH at 0xffffffffc0000000
-cat >"$tmp/gen.py" <<'PY'
-import os, struct, sys
-out, root, kopath, kidhex, order = sys.argv[1:6]
-KID = bytes(range(0x10, 0x24))
-TEXT, MOD = 0xffffffff81000000, 0xffffffffc0000000
-ks = [(TEXT, 'T', '_text', None), (TEXT + 0x1000, 'T', 'core_fn_a', None),
-      (TEXT + 0x3000, 'T', 'core_last', None),
-      (MOD, 't', 'ks_mod_a', 'fake_mod'), (MOD + 0x20, 't', 'ks_mod_b', 'fake_mod')]
-os.makedirs(f'{root}/proc', exist_ok=True); os.makedirs(f'{root}/sys/kernel', exist_ok=True)
-with open(f'{root}/proc/kallsyms', 'w') as f:
-    for a, t, n, m in ks:
-        f.write(f'{a:016x} {t} {n}' + (f'\t[{m}]' if m else '') + '\n')
-with open(f'{root}/sys/kernel/notes', 'wb') as f:
-    f.write(struct.pack('<III', 4, 20, 3) + b'GNU\0' + KID)
-def rec(t, misc, body):
-    return struct.pack('<IHH', t, misc, 8 + len(body)) + body
-def pad8(s):
-    b = s.encode() + b'\0'
-    return b + b'\0' * (-len(b) % 8)
-def kmmap(start, ln, pgoff, name):
-    return rec(1, 1, struct.pack('<IIQQQ', 0xffffffff, 0, start, ln, pgoff) + pad8(name))
-data = kmmap(TEXT, 0x4000, TEXT, '[kernel.kallsyms]_text')
-data += kmmap(MOD, 0x4000, 0, kopath)
-data += rec(3, 0, struct.pack('<II', 100, 100) + pad8('fakeproc'))
-mips = [MOD + o for o in range(0, 0x80, 3)] + [MOD + o for o in (0x138, 0x200, 0x3ff0)]
-kips = [TEXT + 0x1010, TEXT + 0x3010]
-ips = (kips + mips) if order == 'kfirst' else (mips + kips)
-t = 1000
-for i, ip in enumerate(ips):
-    data += rec(9, 1, struct.pack('<QIIQQQQ', ip, 100, 100, t, 0xffff888000000000 + 64 * i, 1,
-                                  0x68100142))
-    t += 1000
-attr = struct.pack('<IIQQQQQIIQQQQIiQIHHIIQ', 1, 128, 0, 1, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x8000,
-                   0, (1 << 8) | (1 << 9), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-fattr = attr + struct.pack('<QQ', 0, 0)
-data_off = 104 + len(fattr)
-feat_off = data_off + len(data)
-def bidrec(idb, name):
-    fname = pad8(name); fname += b'\0' * (-len(fname) % 64)
-    return (struct.pack('<IHH', 0, 1, 36 + len(fname)) + struct.pack('<i', -1) + idb +
-            b'\0' * (24 - len(idb)) + fname)
-bid = bidrec(KID, '[kernel.kallsyms]')
-if kidhex != 'none':
-    bid += bidrec(bytes.fromhex(kidhex), kopath)
-hdr = b'PERFILE2' + struct.pack('<QQQQQQQQ4Q', 104, len(fattr), 104, len(fattr), data_off, len(data),
-                                0, 0, 1 << 2, 0, 0, 0)
-open(out, 'wb').write(hdr + fattr + data + struct.pack('<QQ', feat_off + 16, len(bid)) + bid)
-PY
+gen=$(cd "$(dirname "$0")" && pwd)/kernel_file_gen.py
 rows() { grep -v '^#' | grep . | sed -E 's/ +/ /g; s/ $//' | sort; }
 
 # 1. the .ko below the root
@@ -122,7 +75,7 @@ for idcase in "$kid" none "$other"; do
   for order in kfirst mfirst; do
     c="id=${idcase:0:8} $order"
     f=$tmp/$order-${idcase:0:8}.data
-    python3 "$tmp/gen.py" "$f" "$root" "$kpath" "$idcase" "$order" || { echo "FAIL: could not write $c"; fail=1; continue; }
+    python3 "$gen" "$f" "$root" "$kpath" "$idcase" "$order" || { echo "FAIL: could not write $c"; fail=1; continue; }
     fields=ip,sym,symoff,dso
     perf script -i "$f" -F $fields --kallsyms "$root/proc/kallsyms" --symfs "$root" >"$tmp/p.txt" 2>/dev/null
     "$pms" --root "$root" script -i "$f" -F $fields >"$tmp/m.txt" 2>"$tmp/e" ||
@@ -176,7 +129,7 @@ for z in gz xz; do
   if [ $z = gz ]; then gzip -c "$tmp/fake-mod.ko" >"$root$kpath.gz"; else xz -c "$tmp/fake-mod.ko" >"$root$kpath.xz"; fi
   for idcase in "$kid" none; do
     c="$z id=${idcase:0:8}"
-    python3 "$tmp/gen.py" "$tmp/z.data" "$root" "$kpath.$z" "$idcase" mfirst || { echo "FAIL: could not write $c"; fail=1; continue; }
+    python3 "$gen" "$tmp/z.data" "$root" "$kpath.$z" "$idcase" mfirst || { echo "FAIL: could not write $c"; fail=1; continue; }
     perf script -i "$tmp/z.data" -F ip,sym,symoff,dso --kallsyms "$root/proc/kallsyms" --symfs "$root" >"$tmp/p.txt" 2>/dev/null
     "$pms" --root "$root" script -i "$tmp/z.data" -F ip,sym,symoff,dso >"$tmp/m.txt" 2>/dev/null
     named=$(grep -c ' mod_[a-z_]*+0x' "$tmp/p.txt")
@@ -193,7 +146,7 @@ mkdir -p "$tmp/gone"; cp "$tmp/fake-mod.ko" "$gone"
 perf buildid-cache -a "$gone" 2>/dev/null
 rm -f "$gone"
 [ -e "$HOME/.debug/.build-id/${kid:0:2}/${kid:2}" ] || { echo "FAIL: perf buildid-cache -a put nothing in \$HOME/.debug"; exit 1; }
-python3 "$tmp/gen.py" "$tmp/c.data" "$tmp/croot" "$gone" "$kid" mfirst || { echo "FAIL: could not write the cache file"; exit 1; }
+python3 "$gen" "$tmp/c.data" "$tmp/croot" "$gone" "$kid" mfirst || { echo "FAIL: could not write the cache file"; exit 1; }
 mods() { grep ' ffffffffc'; }
 cachecase() { # NAME MIN: the module lines as perf's; perf names at least MIN
   perf script -i "$tmp/c.data" -F ip,sym,symoff,dso 2>/dev/null | mods >"$tmp/p.txt"

@@ -87,7 +87,7 @@ PY
 # the vDSO rule is per file (session.c symbolizer_make), so the recording's
 # are named as in its own report and perf's file (another host) leaves its
 # own unnamed, as its own report does.  Kernel functions as well: the
-# kernel rule is per file too (session.c pass_started), so the recording's
+# kernel rule is per file too (session_kmods.c sess_kernel_judge), so the recording's
 # kernel IPs are named and perf's file's stay "[kernel]".
 if [ -r "$ws" ]; then
   "$pms" report -i "$tmp/a.data" -i "$ws" --json --samples --top 100000 >"$tmp/aw.json" 2>/dev/null

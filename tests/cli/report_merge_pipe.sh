@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The per-file kernel rule for a pipe-mode file, whose build ids come
+# in-stream as HEADER_BUILD_ID records (session/session_kmods.c
+# sess_kernel_judge): a file's kernel is judged once, at its first sample
+# that may hold a kernel address, from the build ids read by then; every
+# output keeps that judgment, so a merged report is the sum of the files'
+# own reports.  Pipe files written by kernel_file_gen.py --pipe (a user
+# sample first, a FINISHED_ROUND after each sample), listing the running
+# kernel's id (a written root's) early (before every sample), before the
+# kernel samples (after the user sample: perf inject -b's order), or late
+# (after every sample); merged with a file of another kernel:
+#  - early, beforekernel: kernel IPs named, alone and merged (before: a
+#    merge judged beforekernel at its user sample, and left it unnamed);
+#  - late: kernel IPs "[kernel]", alone and merged (before: named alone,
+#    unnamed merged);
+#  - the merged report's functions are the sum of the two files' own.
+set -u
+pms=${1:?usage: report_merge_pipe.sh PMUSCOPE}
+fail=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+gen=$(cd "$(dirname "$0")" && pwd)/kernel_file_gen.py
+root=$tmp/root
+mod=/lib/modules/x/fake-mod.ko
+python3 "$gen" "$tmp/other.data" "$root" $mod none kfirst \
+  --kid 00112233445566778899aabbccddeeff00112233 || { echo "FAIL: could not write other.data"; exit 1; }
+rep() { # OUT FILES...
+  local out=$1; shift
+  local args=()
+  for f in "$@"; do args+=(-i "$tmp/$f.data"); done
+  "$pms" --root "$root" report "${args[@]}" --json --top 100000 >"$tmp/$out.json" 2>"$tmp/e" ||
+    { echo "FAIL: report $*: $(head -2 "$tmp/e")"; fail=1; }
+}
+rep other other
+for w in early beforekernel late; do
+  python3 "$gen" "$tmp/$w.data" "$root" $mod none kfirst --pipe $w ||
+    { echo "FAIL: could not write $w.data"; fail=1; continue; }
+  rep "$w" "$w"
+  rep "$w-m" "$w" other
+  rep "m-$w" other "$w"
+done
+
+python3 - "$tmp" <<'PY' || fail=1
+import collections, json, sys
+tmp = sys.argv[1]
+bad = []
+def funcs(name):
+    c = collections.Counter()
+    for x in json.load(open(f"{tmp}/{name}.json"))["top"]["functions_by_samples"]:
+        c[(x["name"], x["module"])] += x["samples"]
+    return c
+other = funcs("other")
+if {k[0] for k in other} != {"[kernel]"}:
+    bad.append(f"another kernel's file names {sorted(other)}")
+for w, named in (("early", True), ("beforekernel", True), ("late", False)):
+    own = funcs(w)
+    names = {k[0] for k in own}
+    if named and not {"core_fn_a", "core_last", "ks_mod_a"} <= names:
+        bad.append(f"{w}: its kernel IPs are not named alone: {sorted(names)}")
+    if not named and names - {"[kernel]", "[unknown]"}:
+        bad.append(f"{w}: named alone although its kernel id came after its samples: {sorted(names)}")
+    for m in (f"{w}-m", f"m-{w}"):
+        got = funcs(m)
+        if got != own + other:
+            bad.append(f"{m}: merged functions {dict(got)} != the files' own {dict(own + other)}")
+    print(f"{w}: {'named' if named else 'unnamed'}: {sum(own.values())} samples, {len(names)} functions")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+[ $fail -eq 0 ] && echo "ok: a pipe file's kernel judged at its first kernel sample, alone and merged alike"
+exit $fail

@@ -738,7 +738,7 @@ static int files_run(struct pms_session *s)
 		if ((rc = file_open(&s->files[i])) < 0)
 			return rc;
 		s->files[i].first = pms_memprof_count(s->ps.prof);
-		if ((rc = in_order_ok(s) ? sess_decode_in_order(s, &s->files[i]) : 0) == 0)
+		if ((rc = in_order_ok(s) ? sess_decode_in_order(s, &s->files[i], &ops) : 0) == 0)
 			rc = sess_file_decode(&s->ps, &s->files[i]);
 		if (rc < 0)
 			return rc;

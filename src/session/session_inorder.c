@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sess_decode_in_order(struct pms_session *s, struct sfile *f)
+int sess_decode_in_order(struct pms_session *s, struct sfile *f, const struct sess_ops *ops)
 {
 	struct sess_split sp;
 	int rc;
@@ -52,7 +52,7 @@ int sess_decode_in_order(struct pms_session *s, struct sfile *f)
 		return rc;
 	}
 	s->ps.paths = tw;
-	rc = sess_file_decode(&s->ps, &cf);
+	rc = ops->decode(&s->ps, &cf);
 	s->ps.paths = paths;
 	bool held = rc >= 0 && !cf.err && s->ps.rc >= 0 && sess_split_quick_held(&sp, f->r);
 	free(cf.err);
@@ -84,7 +84,7 @@ int sess_decode_in_order(struct pms_session *s, struct sfile *f)
 	s->ps.events = s->ps.pmin = s->ps.pmax = 0;
 	s->ps.nids = 0;
 	pms_pd_reader_set_order_hint(f->r, broke ? -1 : 0);
-	if ((rc = sess_file_decode(&s->ps, f)) < 0)
+	if ((rc = ops->decode(&s->ps, f)) < 0)
 		return rc;
 	return 1;
 }

@@ -204,6 +204,12 @@ void pms_sample_fixed_layout(const struct pms_sample_layout *l, struct pms_sampl
  * record's header.size is 8 + f->body plus at most 7. */
 void pms_sample_fixed_decode(const struct pms_sample_fixed *f, const void *rec,
 			     struct pms_record *out);
+/* The same into an out that holds nothing but a decode by a plan of the
+ * same sample_type (pms_sample_fixed_decode's, or this): only what the
+ * plan sets is written (every other byte is zero already), without the
+ * clear of the whole record. */
+void pms_sample_fixed_refill(const struct pms_sample_fixed *f, const void *rec,
+			     struct pms_record *out);
 
 /* read_format values (shared by SAMPLE and READ records). */
 int pms_rd_read_format(struct pms_rd *r, uint64_t read_format, struct pms_sample_read *out);

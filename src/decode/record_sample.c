@@ -284,12 +284,18 @@ void pms_sample_fixed_layout(const struct pms_sample_layout *l, struct pms_sampl
 void pms_sample_fixed_decode(const struct pms_sample_fixed *f, const void *rec,
 			     struct pms_record *out)
 {
+	pms_rd_clear(out, 0, sizeof(*out));
+	pms_sample_fixed_refill(f, rec, out);
+}
+
+void pms_sample_fixed_refill(const struct pms_sample_fixed *f, const void *rec,
+			     struct pms_record *out)
+{
 	const unsigned char *q = (const unsigned char *)rec;
 	struct pms_sample *s = &out->sample;
 	uint16_t misc, size;
 	memcpy(&misc, q + 4, 2);
 	memcpy(&size, q + 6, 2);
-	pms_rd_clear(out, 0, sizeof(*out));
 	out->type = PMS_RECORD_SAMPLE;
 	out->misc = misc;
 	out->size = size;

@@ -72,6 +72,11 @@ struct pms_perfdata_ordered {
 	bool pend;
 	bool ended;
 	bool checked, through; /* the data looked at ahead; in time order: no queue */
+	/* the caller passes one event it does not write (pms_pd_ordered_own):
+	 * what its record holds, so a plan's sample is decoded over the one
+	 * before without clearing it (reader_lazy.h) */
+	bool own;
+	struct pms_pd_clean clean;
 	struct pms_perfdata_ordered_stats st;
 };
 
@@ -103,6 +108,29 @@ const struct pms_perfdata_ordered_stats *
 pms_perfdata_ordered_stats(const struct pms_perfdata_ordered *q)
 {
 	return &q->st;
+}
+
+void pms_pd_ordered_own(struct pms_perfdata_ordered *q)
+{
+	q->own = true;
+	q->clean.rec = NULL;
+}
+
+/* A record read into ev: what ev's record holds now. */
+static inline int read_into(struct pms_perfdata_ordered *q, struct pms_perfdata_event *ev)
+{
+	int rc = pms_perfdata_next(q->r, ev);
+	pms_pd_clean_after_read(&q->clean, rc, ev);
+	return rc;
+}
+
+/* Decode into ev's record: over the last decode when the caller owns ev. */
+static inline int decode_into(struct pms_perfdata_ordered *q, const struct pms_perfdata_attr *attr,
+			      const void *raw, size_t len, struct pms_record *out)
+{
+	if (!q->own)
+		return pms_pd_decode(attr, raw, len, out);
+	return pms_pd_decode_over(attr, raw, len, out, &q->clean);
 }
 
 /* The time perf orders the record by; 0 when it has none. */
@@ -183,11 +211,11 @@ static int tidy(struct pms_perfdata_ordered *q)
 }
 
 /* A lazy sample handed out as it came: decoded now (it always parses). */
-static int decode_now(struct pms_perfdata_event *ev)
+static int decode_now(struct pms_perfdata_ordered *q, struct pms_perfdata_event *ev)
 {
 	if (!pms_pd_event_lazy(ev))
 		return 1;
-	if (pms_pd_decode(ev->attr, ev->raw, ev->raw_len, &ev->rec) < 0)
+	if (decode_into(q, ev->attr, ev->raw, ev->raw_len, &ev->rec) < 0)
 		return pms_err(PMS_EPARSE, "a sample at offset %llu did not decode",
 			       (unsigned long long)ev->file_offset);
 	return 1;
@@ -232,7 +260,7 @@ static bool data_in_time_order(struct pms_perfdata_ordered *q)
  * queued counts the records with a time, last_flush the latest). */
 static int pass_through(struct pms_perfdata_ordered *q, struct pms_perfdata_event *ev)
 {
-	int rc = q->ended ? 0 : pms_perfdata_next(q->r, ev);
+	int rc = q->ended ? 0 : read_into(q, ev);
 	if (rc <= 0) {
 		q->ended = true;
 		return rc;
@@ -242,7 +270,7 @@ static int pass_through(struct pms_perfdata_ordered *q, struct pms_perfdata_even
 		q->st.queued++;
 		q->st.last_flush = t;
 	}
-	return decode_now(ev);
+	return decode_now(q, ev);
 }
 
 /* One held record, decoded from its bytes (again, unless the reader left it
@@ -266,7 +294,7 @@ static int deliver(struct pms_perfdata_ordered *q, const struct oent *x,
 	out->aux_tid = UINT32_MAX;
 	/* it decoded (or, lazy, its layout was checked) when the reader read
 	 * it: the same bytes decode again */
-	if (pms_pd_decode(out->attr, out->raw, out->raw_len, &out->rec) < 0)
+	if (decode_into(q, out->attr, out->raw, out->raw_len, &out->rec) < 0)
 		return pms_err(PMS_EPARSE, "a held record at offset %llu did not decode again",
 			       (unsigned long long)x->file_offset);
 	return 1;
@@ -294,13 +322,14 @@ int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdat
 		if (q->pend) {
 			q->pend = false;
 			*ev = q->cur;
+			q->clean.rec = NULL;
 			return 1;
 		}
 		if (q->ended)
 			return 0;
 		/* straight into the caller's: most records are held, and the
 		 * others go out as they are */
-		rc = pms_perfdata_next(q->r, ev);
+		rc = read_into(q, ev);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -329,7 +358,7 @@ int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdat
 			continue;
 		}
 		if (!t || t == UINT64_MAX)
-			return decode_now(ev);
+			return decode_now(q, ev);
 		if ((rc = queue(q, ev, t)) < 0)
 			return rc;
 		if (q->held > QUEUE_BYTES || pms_tq_held(&q->tq) > QUEUE_RECS) {

@@ -1155,8 +1155,8 @@ int pms_pd_reader_twin(const struct pms_perfdata_reader *r, struct pms_perfdata_
 }
 
 
-int pms_pd_decode(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
-		  struct pms_record *out)
+int pms_pd_decode_over(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
+		       struct pms_record *out, struct pms_pd_clean *c)
 {
 	/* every attr the reader hands out is a rattr (pms_pd_attr_layout) */
 	const struct rattr *a = (const struct rattr *)(const void *)attr;
@@ -1166,8 +1166,22 @@ int pms_pd_decode(const struct pms_perfdata_attr *attr, const void *raw, size_t 
 	memcpy(&size, (const unsigned char *)raw + 6, 2);
 	if (type == PMS_RECORD_SAMPLE && a->fixed.body && size <= len && size >= 8 &&
 	    size - 8u >= a->fixed.body && size - 8u - a->fixed.body < 8) {
-		pms_sample_fixed_decode(&a->fixed, raw, out);
+		if (c->rec == out && c->sample_type == a->fixed.sample_type) {
+			pms_sample_fixed_refill(&a->fixed, raw, out);
+		} else {
+			pms_sample_fixed_decode(&a->fixed, raw, out);
+			c->rec = out;
+			c->sample_type = a->fixed.sample_type;
+		}
 		return 0;
 	}
+	c->rec = NULL;
 	return pms_record_parse(&a->layout, raw, len, out);
+}
+
+int pms_pd_decode(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
+		  struct pms_record *out)
+{
+	struct pms_pd_clean c = { NULL, 0 };
+	return pms_pd_decode_over(attr, raw, len, out, &c);
 }

@@ -28,6 +28,35 @@ static inline bool pms_pd_event_lazy(const struct pms_perfdata_event *ev)
  * decode/record_io.h pms_sample_fixed_decode). */
 int pms_pd_decode(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
 		  struct pms_record *out);
+/* What a record the caller decodes into again and again holds: rec
+ * (NULL: unknown) holds a plan's decode of a sample of sample_type and
+ * nothing else (every other byte zero), so the next such sample of that
+ * sample_type into it writes only the plan's fields (no clear of the
+ * whole record, decode/record_io.h pms_sample_fixed_refill).  Whoever
+ * writes rec otherwise sets rec NULL (or keeps it only as
+ * pms_pd_clean_after_read says). */
+struct pms_pd_clean {
+	const struct pms_record *rec;
+	uint64_t sample_type;
+};
+/* pms_pd_decode into out, keeping c (above). */
+int pms_pd_decode_over(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
+		       struct pms_record *out, struct pms_pd_clean *c);
+/* The caller of pms_perfdata_ordered_next passes the same event each
+ * time and never writes it: a plan's sample is decoded over the one
+ * before (struct pms_pd_clean). */
+struct pms_perfdata_ordered;
+void pms_pd_ordered_own(struct pms_perfdata_ordered *q);
+/* After the reader handed out ev (rc its pms_perfdata_next's result): a
+ * lazy sample of c's sample_type wrote only fields its plan writes again
+ * (the header, present, time); anything else leaves ev->rec unknown. */
+static inline void pms_pd_clean_after_read(struct pms_pd_clean *c, int rc,
+					   const struct pms_perfdata_event *ev)
+{
+	if (c->rec == &ev->rec &&
+	    (rc <= 0 || !pms_pd_event_lazy(ev) || ev->attr->sample_type != c->sample_type))
+		c->rec = NULL;
+}
 
 /* Records held by pointer (the time-order queue, ordered.c): true when
  * ev->raw lies in the reader's whole buffer (a mapped file or the caller's

@@ -6,6 +6,7 @@
 #include "sample/memsrc_order_int.h"
 #include "sample/sampler_int.h"
 #include "sample/memsrc_int.h"
+#include "perfdata/reader_lazy.h"
 #include "util/error.h"
 
 #include "pmuscope/datasrc.h"
@@ -50,6 +51,9 @@ struct pms_memsrc {
 	struct pms_frame frames[PMS_CALLPATH_MAX]; /* the path of the sample being delivered */
 	/* recorded: the records in perf's time order (perfdata/ordered.c) */
 	struct pms_perfdata_ordered *oq;
+	/* the one event it hands out, never written here: a sample is decoded
+	 * over the one before (pms_pd_ordered_own) */
+	struct pms_perfdata_event ev;
 	/* live: the records held until their time order is known
 	 * (memsrc_order.c): those up to limit go out, limit is the latest
 	 * time of the drains before the last one (perf's rounds) */
@@ -652,6 +656,7 @@ int pms_memsrc_open_reader(struct pms_perfdata_reader *r, struct pms_memsrc **ou
 		pms_memsrc_free(s);
 		return rc;
 	}
+	pms_pd_ordered_own(s->oq);
 	*out = s;
 	return 0;
 }
@@ -676,7 +681,6 @@ void pms_memsrc_free(struct pms_memsrc *s)
 int pms_memsrc_poll(struct pms_memsrc *s, int timeout_ms, const struct pms_memsrc_callbacks *cb,
 		    void *ud)
 {
-	struct pms_perfdata_event ev;
 	int rc = 0, n = 0;
 
 	if (!s)
@@ -690,13 +694,13 @@ int pms_memsrc_poll(struct pms_memsrc *s, int timeout_ms, const struct pms_memsr
 	}
 	while (!s->ended && n < FILE_BATCH) {
 		/* perf's time order: side-band before the samples after it */
-		rc = pms_perfdata_ordered_next(s->oq, &ev);
+		rc = pms_perfdata_ordered_next(s->oq, &s->ev);
 		if (rc <= 0) {
 			s->ended = true;
 			break;
 		}
 		n++;
-		if ((rc = file_record(s, &ev)) < 0)
+		if ((rc = file_record(s, &s->ev)) < 0)
 			break;
 	}
 	s->cb = NULL;

@@ -691,6 +691,15 @@ static int files_keep_for_alloc(struct pms_session *s)
 	return 0;
 }
 
+/* One file of an aggregate profile and nothing else to feed, its order
+ * not known yet: read first as in perf's order (sess_decode_in_order). */
+static bool in_order_ok(const struct pms_session *s)
+{
+	const struct sfile *f = &s->files[0];
+	return s->nfiles == 1 && s->ps.prof && s->po.aggregate && !s->ps.types &&
+	       parallel_ok(s, 1) && !sess_file_has_alloc(f) && !pms_pd_reader_order_hint(f->r);
+}
+
 static int files_run(struct pms_session *s)
 {
 	int rc;
@@ -738,7 +747,9 @@ static int files_run(struct pms_session *s)
 		if ((rc = file_open(&s->files[i])) < 0)
 			return rc;
 		s->files[i].first = pms_memprof_count(s->ps.prof);
-		if ((rc = sess_file_decode(&s->ps, &s->files[i])) < 0)
+		if ((rc = in_order_ok(s) ? sess_decode_in_order(s, &s->files[i], &ops) : 0) == 0)
+			rc = sess_file_decode(&s->ps, &s->files[i]);
+		if (rc < 0)
 			return rc;
 		s->files[i].end = pms_memprof_count(s->ps.prof);
 		if (s->ps.rc < 0)

@@ -111,6 +111,12 @@ struct sess_ops {
  * statistics are its unwinder's and its maps the chunk's). */
 #define SESS_UNSPLIT_FILES (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_BRANCH_STACK | PMS_SAMPLE_STACK_USER)
 #define SESS_UNSPLIT_CHUNKS PMS_SAMPLE_STACK_USER
+/* One file (the session's only) into the session's pass, read in file
+ * order and checked to be in perf's order as it is read; where it was not,
+ * the pass starts again and the file is read through the time-order queue
+ * (session_inorder.c; ops->decode reads, as a split's chunks are).  1:
+ * done; 0: not taken (a pipe file: read as before); or an error. */
+int sess_decode_in_order(struct pms_session *s, struct sfile *f, const struct sess_ops *ops);
 /* One file on several threads (session_split.c).  1: done; 0: the file
  * does not split (read as before); or an error. */
 int sess_decode_split(struct pms_session *s, struct sfile *f, size_t threads,

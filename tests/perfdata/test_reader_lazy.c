@@ -255,4 +255,137 @@ PMS_TEST(fixed_plan_decodes_as_the_general_parse)
 	CHECK_EQ_U64(f.body, 0);
 }
 
+/* ---- one event decoded over the one before (pms_pd_ordered_own) ---------- */
+
+/* Attr 2: fixed fields of another sample_type (no weight or data source:
+ * the fields the first plan sets and it does not must read zero). */
+#define ST_FIXED2 (PMS_SAMPLE_IDENTIFIER | PMS_SAMPLE_IP | PMS_SAMPLE_TID | PMS_SAMPLE_TIME | \
+		   PMS_SAMPLE_CPU | PMS_SAMPLE_PERIOD | PMS_SAMPLE_PHYS_ADDR)
+
+/* A file of the three attrs' samples in turn (fixed, callchain, fixed
+ * twice, other fixed); shuffled: times out of order inside rounds of 7 records with a
+ * FINISHED_ROUND after each (the queue's path), else in time order and
+ * no rounds (the pass-through). */
+static unsigned char *write_mixed(size_t *len, bool shuffled)
+{
+	char dir[256], path[512];
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a[3] = { mk_attr(ST_FIXED, 0x1cd), mk_attr(ST_CHAIN, 0x2cd),
+					mk_attr(ST_FIXED2, 0x3cd) };
+	const uint64_t chain[3] = { 0x401000, 0x402000, 0x403000 };
+	struct pms_sample_layout l[3];
+	unsigned char rec[512];
+	struct stat st;
+	unsigned char *buf = NULL;
+
+	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
+	snprintf(path, sizeof(path), "%s/mixed.data", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	for (size_t k = 0; k < 3; k++) {
+		const uint64_t id = k + 1;
+		pms_sample_layout_from_attr(&l[k], &a[k]);
+		CHECK_OK(pms_perfdata_writer_add_attr(w, &a[k], &id, 1));
+	}
+	for (uint64_t i = 0; w && i < 3 * NSAMPLES; i++) {
+		struct pms_record r;
+		/* the first plan after itself, after a callchain sample and
+		 * after the other plan */
+		static const size_t turn[5] = { 0, 1, 0, 0, 2 };
+		size_t n = 0, k = turn[i % 5];
+		mk_sample(&r, i, chain);
+		r.sample.id = k + 1;
+		r.sample.callchain_nr = k == 1 ? 3 : 0;
+		r.sample.callchain = k == 1 ? chain : NULL;
+		r.sample.phys_addr = 0x9000 + i;
+		/* out of order inside a round of 7, never before the last round */
+		if (shuffled)
+			r.sample.time = 5000 + 7 * (i / 7) * 7 + (6 - i % 7) * 3;
+		CHECK_OK(pms_record_encode(&l[k], &r, rec, sizeof(rec), &n));
+		CHECK_OK(pms_perfdata_writer_write(w, rec, n));
+		if (shuffled && i % 7 == 6) {
+			const unsigned char fin[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };
+			CHECK_OK(pms_perfdata_writer_write(w, fin, sizeof(fin)));
+		}
+	}
+	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
+	CHECK(fstat(fd, &st) == 0);
+	*len = (size_t)st.st_size;
+	buf = malloc(*len);
+	CHECK(buf && pread(fd, buf, *len, 0) == st.st_size);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	return buf;
+}
+
+/* The time-order queue handing out one event its caller owns gives every
+ * record byte for byte as one that decodes each afresh: a plan's sample
+ * over one of another sample_type, over a callchain sample, over a round's
+ * record, in the pass-through and in the queue. */
+static void own_as_fresh(bool shuffled)
+{
+	size_t len = 0;
+	unsigned char *buf = write_mixed(&len, shuffled);
+	struct pms_perfdata_reader *ra = NULL, *rb = NULL;
+	struct pms_perfdata_ordered *qa = NULL, *qb = NULL;
+	static struct pms_perfdata_event ea, eb;
+	int rca = 0, rcb = 0;
+	size_t n = 0, rounds = 0;
+	uint64_t last = 0;
+	bool ordered = true;
+
+	CHECK_OK(pms_perfdata_reader_open_mem(buf, len, &ra));
+	CHECK_OK(pms_perfdata_reader_open_mem(buf, len, &rb));
+	if (!ra || !rb)
+		goto out;
+	CHECK_OK(pms_perfdata_ordered_new(ra, &qa));
+	CHECK_OK(pms_perfdata_ordered_new(rb, &qb));
+	if (!qa || !qb)
+		goto out;
+	pms_pd_ordered_own(qb);
+	while ((rca = pms_perfdata_ordered_next(qa, &ea)) > 0 &&
+	       (rcb = pms_perfdata_ordered_next(qb, &eb)) > 0) {
+		CHECK_EQ_U64(eb.file_offset, ea.file_offset);
+		CHECK(!memcmp(&ea.rec, &eb.rec, sizeof(ea.rec)));
+		if (ea.rec.type == 68)
+			rounds++;
+		if (ea.rec.type != PMS_RECORD_SAMPLE)
+			continue;
+		n++;
+		ordered = ordered && ea.rec.sample.time >= last;
+		last = ea.rec.sample.time;
+		/* the other plan's fields are not left behind */
+		if (ea.rec.sample.id == 3)
+			CHECK(!eb.rec.sample.weight && !eb.rec.sample.data_src && !eb.rec.sample.addr);
+		else if (ea.rec.sample.id == 1)
+			CHECK(!eb.rec.sample.phys_addr && eb.rec.sample.data_src);
+	}
+	CHECK_EQ_INT(rca, 0);
+	CHECK_EQ_INT(pms_perfdata_ordered_next(qb, &eb), 0);
+	CHECK_EQ_INT(n, 3 * NSAMPLES);
+	CHECK(ordered);
+	CHECK_EQ_INT(rounds, shuffled ? 3 * NSAMPLES / 7 : 0);
+	/* the queue's path was taken when the data was out of order */
+	CHECK_EQ_INT(pms_perfdata_ordered_stats(qb)->rounds > 0, shuffled);
+out:
+	pms_perfdata_ordered_free(qa);
+	pms_perfdata_ordered_free(qb);
+	pms_perfdata_reader_free(ra);
+	pms_perfdata_reader_free(rb);
+	free(buf);
+}
+
+PMS_TEST(owned_event_decodes_as_fresh_in_order)
+{
+	own_as_fresh(false);
+}
+
+PMS_TEST(owned_event_decodes_as_fresh_through_the_queue)
+{
+	own_as_fresh(true);
+}
+
 PMS_TEST_MAIN()

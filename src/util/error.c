@@ -14,8 +14,11 @@ static _Thread_local char scratch[sizeof(last_msg)];
 
 static void set_msg(void)
 {
-	memcpy(last_msg, scratch, sizeof(last_msg));
-	last_msg[sizeof(last_msg) - 1] = '\0';
+	/* the message only, not the whole buffer: lookups that miss set one
+	 * per sample */
+	size_t n = strnlen(scratch, sizeof(scratch) - 1);
+	memcpy(last_msg, scratch, n);
+	last_msg[n] = '\0';
 }
 
 const char *pms_error_last(void)

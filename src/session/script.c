@@ -434,6 +434,22 @@ static void fill(struct pms_script *s, const struct pms_perfdata_event *ev, int 
 					       &out->nframes);
 }
 
+/* The per-file kernel rule (session_int.h sess_kernel_judge), as report
+ * keeps it: the file's kernel judged once, at its first sample that may hold
+ * a kernel address (a kernel cpumode, a call chain, a branch stack), from
+ * the build ids read by then (a pipe file's HEADER_BUILD_ID records before
+ * it; a later one changes nothing). */
+static void kernel_judge(struct pms_script *s, const struct pms_sample *x)
+{
+	unsigned m = x->misc & PMS_MISC_CPUMODE_MASK;
+	if (s->kjudged || !s->st ||
+	    (m != PMS_MISC_KERNEL && m != PMS_MISC_GUEST_KERNEL && m != PMS_MISC_HYPERVISOR &&
+	     !(x->present & (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_BRANCH_STACK))))
+		return;
+	s->kjudged = true;
+	symtrack_kernel_set(s->st, symtrack_kernel_here(s->dw.sys, pms_perfdata_reader_info(s->r)));
+}
+
 int pms_script_next(struct pms_script *s, struct pms_script_sample *out)
 {
 	struct pms_perfdata_event *ev = &s->cur;
@@ -470,6 +486,7 @@ int pms_script_next(struct pms_script *s, struct pms_script_sample *out)
 			}
 			continue;
 		}
+		kernel_judge(s, &ev->rec.sample);
 		if (drops(s, &ev->rec.sample))
 			continue;
 		ibs_fill(s->r, ev);

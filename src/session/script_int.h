@@ -79,6 +79,7 @@ struct pms_script {
 	struct script_comms comms;
 	struct pf_out o[OT_N];
 	bool checked, use_chain, want_node;
+	bool kjudged; /* the file's kernel judged (script.c kernel_judge) */
 	/* the fields of f_type's samples (script_text.c print_perf; f_set:
 	 * known, cleared when perf's checks change the fields) */
 	uint32_t f_type;

@@ -153,7 +153,10 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 		 * unnamed (not a copy each) */
 		if (ps->kjudge) {
 			ps->kjudge = false;
-			ps->kforeign = !sess_kernel_judge(ps->s, ps->f) && ps->merge;
+			bool here = sess_kernel_judge(ps->s, ps->f);
+			ps->kforeign = !here && ps->merge;
+			if (ps->sort && !ps->merge) /* report -s: the same judgment */
+				sorthist_kernel(ps->sort, here);
 		}
 		if (ps->kforeign) {
 			fx = *x;

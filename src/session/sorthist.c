@@ -103,6 +103,7 @@ struct pms_sorthist {
 	uint64_t samples, period;
 	/* the side-band's names */
 	bool bound;
+	bool kset, khere; /* the file's kernel judged (sorthist_kernel) */
 	struct pms_symtrack *st;
 	struct comm *comms; /* by tid, in arrival order (a tid's last wins) */
 	size_t ncomms, capcomms;
@@ -609,6 +610,15 @@ void sorthist_bind(struct pms_sorthist *h, struct pms_sys *sys,
 	/* no names without the seam: the keys print perf's unresolved text */
 	if ((h->needs & NEED_NAMES || h->cg) && sys && pms_symtrack_new(sys, info, &h->st) < 0)
 		h->st = NULL;
+	if (h->kset)
+		symtrack_kernel_set(h->st, h->khere);
+}
+
+void sorthist_kernel(struct pms_sorthist *h, bool here)
+{
+	h->kset = true;
+	h->khere = here;
+	symtrack_kernel_set(h->st, here);
 }
 
 static int comm_set(struct pms_sorthist *h, uint32_t tid, const char *name)

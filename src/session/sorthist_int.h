@@ -15,6 +15,11 @@ bool sorthist_wants_types(const struct pms_sorthist *h);
  * record. */
 void sorthist_bind(struct pms_sorthist *h, struct pms_sys *sys,
 		   const struct pms_perfdata_info *info);
+/* The file's kernel as the session judged it (session_int.h
+ * sess_kernel_judge, at its first sample that may hold a kernel address):
+ * its kernel IPs named from then on when here (a pipe file's build ids come
+ * in-stream, after the bind). */
+void sorthist_kernel(struct pms_sorthist *h, bool here);
 int sorthist_sideband(struct pms_sorthist *h, const struct pms_record *rec);
 /* hit: the sample's type (NULL without a types sink). */
 int sorthist_sample(struct pms_sorthist *h, const struct pms_memsrc_sample *x,

@@ -250,6 +250,13 @@ int pms_symtrack_new(struct pms_sys *sys, const struct pms_perfdata_info *info,
 	return 0;
 }
 
+/* The file's kernel as judged by the per-file rule (symtrack_int.h). */
+void symtrack_kernel_set(struct pms_symtrack *t, bool here)
+{
+	if (t)
+		t->kernel_ok = pms_symbolizer_kernel_visible(t->sym) && here;
+}
+
 void pms_symtrack_free(struct pms_symtrack *t)
 {
 	if (!t)

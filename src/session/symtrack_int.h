@@ -83,6 +83,13 @@ struct pms_perfdata_info;
 const struct pms_perfdata_build_id *symtrack_listed_id(const struct pms_perfdata_info *in,
 						       const char *path);
 bool symtrack_kernel_here(struct pms_sys *sys, const struct pms_perfdata_info *info);
+/* The per-file kernel rule (session_int.h sess_kernel_judge): a file's
+ * kernel is judged once, at its first sample that may hold a kernel
+ * address, from the build ids read by then.  pms_symtrack_new judges it
+ * from the ids info lists at the open (a pipe file's come later, in-stream);
+ * the reader of the stream gives the judgment here (here: the running
+ * kernel's), kernel IPs named from then on when the kernel is visible. */
+void symtrack_kernel_set(struct pms_symtrack *t, bool here);
 
 /* The vDSO image (malloc'd, the caller's) for a recording's [vdso]
  * mappings: the running kernel's (pms_vdso_image_pick) when info lists

@@ -13,7 +13,15 @@
 #    merge judged beforekernel at its user sample, and left it unnamed);
 #  - late: kernel IPs "[kernel]", alone and merged (before: named alone,
 #    unnamed merged);
-#  - the merged report's functions are the sum of the two files' own.
+#  - the merged report's functions are the sum of the two files' own;
+#  - script -F ip,sym,dso and report -s sym keep the same judgment (before:
+#    they judged a pipe file at its open, before its build ids, and named
+#    none of its kernel IPs): the kernel functions they name are report's;
+#    early and beforekernel equal perf script's lines and perf report -s
+#    sym's rows (as sets: ties are ordered apart) where perf is installed.
+#    perf names the late file's kernel IPs too: it names them from the
+#    --kallsyms given, whatever the build id, where this leaves them
+#    unnamed (docs/mem.md).
 set -u
 pms=${1:?usage: report_merge_pipe.sh PMUSCOPE}
 fail=0
@@ -37,6 +45,20 @@ for w in early beforekernel late; do
   rep "$w" "$w"
   rep "$w-m" "$w" other
   rep "m-$w" other "$w"
+  "$pms" --root "$root" script -i "$tmp/$w.data" -F ip,sym,dso >"$tmp/$w.script" 2>"$tmp/e" ||
+    { echo "FAIL: script $w: $(head -2 "$tmp/e")"; fail=1; }
+  "$pms" --root "$root" report -i "$tmp/$w.data" -s sym >"$tmp/$w.sort" 2>"$tmp/e" ||
+    { echo "FAIL: report -s sym $w: $(head -2 "$tmp/e")"; fail=1; }
+  [ "$w" = late ] && continue
+  command -v perf >/dev/null || continue
+  perf script -i "$tmp/$w.data" --symfs "$root" --kallsyms "$root/proc/kallsyms" \
+    -F ip,sym,dso >"$tmp/$w.pscript" 2>/dev/null &&
+    { cmp -s "$tmp/$w.script" "$tmp/$w.pscript" ||
+      { echo "FAIL: $w: script differs from perf script:"; diff "$tmp/$w.script" "$tmp/$w.pscript" | head -5; fail=1; }; }
+  perf report -i "$tmp/$w.data" --stdio -s sym --symfs "$root" \
+    --kallsyms "$root/proc/kallsyms" 2>/dev/null >"$tmp/$w.preport" && {
+    diff <(grep '%' "$tmp/$w.sort" | sort) <(grep '%' "$tmp/$w.preport" | sed 's/ *$//' | sort) >"$tmp/d" ||
+      { echo "FAIL: $w: report -s sym differs from perf report -s sym:"; head -5 "$tmp/d"; fail=1; }; }
 done
 
 python3 - "$tmp" <<'PY' || fail=1
@@ -63,9 +85,27 @@ for w, named in (("early", True), ("beforekernel", True), ("late", False)):
         if got != own + other:
             bad.append(f"{m}: merged functions {dict(got)} != the files' own {dict(own + other)}")
     print(f"{w}: {'named' if named else 'unnamed'}: {sum(own.values())} samples, {len(names)} functions")
+    # script and report -s name the kernel functions report names
+    kern = {k[0] for k in own} - {"[kernel]", "[unknown]"}
+    scr = set()
+    for line in open(f"{tmp}/{w}.script"):
+        f = line.split()
+        if len(f) >= 3 and f[0].startswith("ffff") and f[1] != "[unknown]":
+            scr.add(f[1])
+    srt = set()
+    for line in open(f"{tmp}/{w}.sort"):
+        f = line.split()
+        if len(f) == 3 and f[1] == "[k]" and not f[2][0].isdigit():
+            srt.add(f[2])
+    if named and not kern:
+        bad.append(f"{w}: report names no kernel function")
+    if scr != kern:
+        bad.append(f"{w}: script names kernel functions {sorted(scr)}, report {sorted(kern)}")
+    if srt != kern:
+        bad.append(f"{w}: report -s sym names kernel functions {sorted(srt)}, report {sorted(kern)}")
 for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
-[ $fail -eq 0 ] && echo "ok: a pipe file's kernel judged at its first kernel sample, alone and merged alike"
+[ $fail -eq 0 ] && echo "ok: a pipe file's kernel judged at its first kernel sample, alone and merged alike, by report, report -s and script"
 exit $fail

@@ -234,12 +234,19 @@ char *pms_sym_maps_text(const struct pms_maps *m, const char *root, size_t *len)
 	return buf;
 }
 
-/* One address space: a copy of maps and a Dwfl fed them. */
+/* One address space: a copy of maps and a Dwfl fed them.  *dout, when
+ * not NULL, is a Dwfl of the same process reported to again rather than a
+ * new one: libdwfl keeps a module reported again at its name and range
+ * with what it opened (its ELF, its debug file; dwfl_report_begin,
+ * libdwfl.h) and ends the others, so a mapping change opens the new files
+ * alone (libc's debug file once per process, not once per change).  What
+ * can fail is done before the report: on an error *dout is as it was. */
 static int space_new(struct pms_sys *sys, const Dwfl_Callbacks *cbs, const struct pms_maps *maps,
 		     struct pms_vdso_img *vdso, struct pms_maps **mout, Dwfl **dout)
 {
 	struct pms_maps *m = NULL;
 	Dwfl *d = NULL;
+	FILE *f = NULL;
 	char *text = NULL;
 	size_t len = 0;
 	int rc = pms_maps_new(&m);
@@ -252,35 +259,34 @@ static int space_new(struct pms_sys *sys, const Dwfl_Callbacks *cbs, const struc
 		if (rc < 0)
 			goto out;
 	}
-	d = dwfl_begin(cbs);
-	if (!d) {
-		rc = pms_err(PMS_ENOMEM, "symbolizer: dwfl_begin: %s", dwfl_errmsg(-1));
-		goto out;
-	}
 	text = pms_sym_maps_text(m, pms_sys_root(sys), &len);
 	if (!text) {
 		rc = pms_err(PMS_ENOMEM, "symbolizer: no memory for the maps text");
 		goto out;
 	}
-	dwfl_report_begin(d);
-	if (len) {
-		FILE *f = fmemopen(text, len, "r");
-		if (!f) {
-			rc = pms_err(PMS_ENOMEM, "symbolizer: fmemopen");
-			goto out;
-		}
-		/* A module that cannot be opened is simply not reported; lookups
-		 * in it then say "no symbol" rather than failing the report. */
-		(void)dwfl_linux_proc_maps_report(d, f);
-		fclose(f);
+	if (len && !(f = fmemopen(text, len, "r"))) {
+		rc = pms_err(PMS_ENOMEM, "symbolizer: fmemopen");
+		goto out;
 	}
-	pms_vdso_report(d, m, vdso);
-	dwfl_report_end(d, NULL, NULL);
+	if (!*dout && !(d = dwfl_begin(cbs))) {
+		rc = pms_err(PMS_ENOMEM, "symbolizer: dwfl_begin: %s", dwfl_errmsg(-1));
+		goto out;
+	}
+	Dwfl *r = *dout ? *dout : d;
+	dwfl_report_begin(r);
+	/* A module that cannot be opened is simply not reported; lookups in
+	 * it then say "no symbol" rather than failing the report. */
+	if (f)
+		(void)dwfl_linux_proc_maps_report(r, f);
+	pms_vdso_report(r, m, vdso);
+	dwfl_report_end(r, NULL, NULL);
 	*mout = m;
-	*dout = d;
+	*dout = r;
 	m = NULL;
 	d = NULL;
 out:
+	if (f)
+		fclose(f);
 	free(text);
 	if (d)
 		dwfl_end(d);
@@ -381,12 +387,16 @@ int pms_symbolizer_add_process(struct pms_symbolizer *s, pid_t pid, const struct
 	struct symproc *p = proc_find(s, pid);
 	if (p && pms_maps_equal(p->maps, maps))
 		return 0; /* the same mappings (a kept symbolizer's next report) */
+	if (p) {
+		/* reported again into its Dwfl (space_new); the tables keyed
+		 * by module pointer go with the modules it may end */
+		dwfl_caches_drop(s);
+		d = p->dwfl;
+	}
 	int rc = space_new(s->sys, &s->cbs, maps, &s->vdso, &m, &d);
 	if (rc < 0)
 		return rc;
 	if (p) {
-		dwfl_caches_drop(s);
-		dwfl_end(p->dwfl);
 		pms_maps_free(p->maps);
 	} else {
 		struct symproc *v = realloc(s->procs, (s->nprocs + 1) * sizeof(*v));

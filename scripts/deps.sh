@@ -10,7 +10,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for p in gcc meson ninja-build pkg-config python3 libjansson-dev libdw-dev libzstd-dev libiberty-dev \
          zlib1g-dev libprotobuf-c-dev protobuf-c-compiler libjs-d3 libcapstone-dev; do have_pkg "$p" || need+=("$p"); done
 if [ "$mode" = test ]; then
-  for p in clang libclang-rt-14-dev llvm cpio busybox-static zstd golang-go chromium tmux dwarves libjemalloc2 libtcmalloc-minimal4; do have_pkg "$p" || need+=("$p"); done
+  for p in clang libclang-rt-14-dev llvm cpio busybox-static zstd golang-go chromium tmux dwarves libjemalloc2 libtcmalloc-minimal4 strace; do have_pkg "$p" || need+=("$p"); done
 fi
 
 SUDO=""

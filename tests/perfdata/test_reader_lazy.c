@@ -61,6 +61,26 @@ static void mk_sample(struct pms_record *r, uint64_t i, const uint64_t *chain)
 	}
 }
 
+/* w closed and freed, its file (fd at path in dir) read back whole and
+ * removed: the bytes, *len of them. */
+static unsigned char *finish_file(struct pms_perfdata_writer *w, int fd, const char *path,
+				  const char *dir, size_t *len)
+{
+	struct stat st;
+	unsigned char *buf = NULL;
+
+	CHECK_OK(pms_perfdata_writer_close(w));
+	pms_perfdata_writer_free(w);
+	CHECK(fstat(fd, &st) == 0);
+	*len = (size_t)st.st_size;
+	buf = malloc(*len);
+	CHECK(buf && pread(fd, buf, *len, 0) == st.st_size);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	return buf;
+}
+
 static unsigned char *write_mem(size_t *len)
 {
 	char dir[256], path[512];
@@ -69,8 +89,6 @@ static unsigned char *write_mem(size_t *len)
 	const uint64_t id0 = 1, id1 = 2, chain[3] = { 0x401000, 0x402000, 0x403000 };
 	struct pms_sample_layout l0, l1;
 	unsigned char rec[512];
-	struct stat st;
-	unsigned char *buf = NULL;
 
 	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
 	snprintf(path, sizeof(path), "%s/lazy.data", dir);
@@ -88,16 +106,7 @@ static unsigned char *write_mem(size_t *len)
 		CHECK_OK(pms_record_encode(i % 2 ? &l1 : &l0, &r, rec, sizeof(rec), &n));
 		CHECK_OK(pms_perfdata_writer_write(w, rec, n));
 	}
-	CHECK_OK(pms_perfdata_writer_close(w));
-	pms_perfdata_writer_free(w);
-	CHECK(fstat(fd, &st) == 0);
-	*len = (size_t)st.st_size;
-	buf = malloc(*len);
-	CHECK(buf && pread(fd, buf, *len, 0) == st.st_size);
-	close(fd);
-	unlink(path);
-	rmdir(dir);
-	return buf;
+	return finish_file(w, fd, path, dir, len);
 }
 
 PMS_TEST(lazy_samples_decode_as_eager)
@@ -275,8 +284,6 @@ static unsigned char *write_mixed(size_t *len, bool shuffled)
 	const uint64_t chain[3] = { 0x401000, 0x402000, 0x403000 };
 	struct pms_sample_layout l[3];
 	unsigned char rec[512];
-	struct stat st;
-	unsigned char *buf = NULL;
 
 	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
 	snprintf(path, sizeof(path), "%s/mixed.data", dir);
@@ -309,16 +316,7 @@ static unsigned char *write_mixed(size_t *len, bool shuffled)
 			CHECK_OK(pms_perfdata_writer_write(w, fin, sizeof(fin)));
 		}
 	}
-	CHECK_OK(pms_perfdata_writer_close(w));
-	pms_perfdata_writer_free(w);
-	CHECK(fstat(fd, &st) == 0);
-	*len = (size_t)st.st_size;
-	buf = malloc(*len);
-	CHECK(buf && pread(fd, buf, *len, 0) == st.st_size);
-	close(fd);
-	unlink(path);
-	rmdir(dir);
-	return buf;
+	return finish_file(w, fd, path, dir, len);
 }
 
 /* The time-order queue handing out one event its caller owns gives every

@@ -61,11 +61,12 @@ struct modsyms {
 	bool as_tried;
 	struct msym *v; /* NULL: no table; lookups go to libdwfl */
 	size_t n;
-	/* Per entry k of v: the highest end of a sized entry in v[0..k], and
-	 * whether a sizeless one is among them; NULL when memory ran short
-	 * (the searches then walk their whole window). */
+	/* Per entry k of v: the highest end of a sized entry in v[0..k]; NULL
+	 * when memory ran short (the searches then walk their whole window).
+	 * first_sl: the index of the first sizeless entry (n: none), so one is
+	 * in v[0..k] when k >= first_sl. */
 	uint64_t *maxend;
-	bool *slbelow;
+	size_t first_sl;
 	struct msec *sec; /* the symbol file's sections in address order */
 	size_t nsec;
 	struct pms_plt plt; /* the synthesized PLT names (their strings) */
@@ -353,7 +354,6 @@ static void mods_clear(struct pms_symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].v);
 		free(s->mods[i].maxend);
-		free(s->mods[i].slbelow);
 		free(s->mods[i].sec);
 		free(s->mods[i].as);
 		pms_plt_free(&s->mods[i].plt);
@@ -777,29 +777,23 @@ static void mark_psized(struct modsyms *m)
 	}
 }
 
-/* m->maxend and m->slbelow over the sorted table: what lets a search
+/* m->maxend and m->first_sl over the sorted table: what lets a search
  * back from an address stop once nothing further back can change its
  * answer (msym_find, msym_range). */
 static void msym_prefix(struct modsyms *m)
 {
+	m->first_sl = m->n;
 	m->maxend = m->n ? malloc(m->n * sizeof(*m->maxend)) : NULL;
-	m->slbelow = m->n ? malloc(m->n * sizeof(*m->slbelow)) : NULL;
-	if (!m->maxend || !m->slbelow) {
-		free(m->maxend);
-		free(m->slbelow);
-		m->maxend = NULL;
-		m->slbelow = NULL;
+	if (!m->maxend)
 		return;
-	}
 	uint64_t hi = 0;
-	bool sl = false;
 	for (size_t k = 0; k < m->n; k++) {
 		const struct msym *e = &m->v[k];
 		if (e->size && e->addr + e->size > hi)
 			hi = e->addr + e->size;
-		sl = sl || !e->size;
+		if (!e->size && m->first_sl == m->n)
+			m->first_sl = k;
 		m->maxend[k] = hi;
-		m->slbelow[k] = sl;
 	}
 }
 
@@ -942,7 +936,7 @@ static const struct msym *msym_find(const struct modsyms *m, uint64_t addr)
 		 * there either, or with the chosen one's start passed and no end
 		 * beyond it, the rest of the walk changes nothing. */
 		if (m->maxend && m->maxend[k] <= addr) {
-			if (!sizeless && !m->slbelow[k])
+			if (!sizeless && k < m->first_sl)
 				return NULL;
 			if (sizeless && e->addr < sizeless->addr && m->maxend[k] <= sizeless->addr)
 				break;
@@ -983,7 +977,7 @@ static void msym_range(const struct modsyms *m, uint64_t addr, uint64_t *plo, ui
 		const struct msym *e = &m->v[k];
 		/* every end at or below k already at or below L, and no sizeless
 		 * entry there: nothing further back moves L or H */
-		if (m->maxend && m->maxend[k] <= L && !m->slbelow[k])
+		if (m->maxend && m->maxend[k] <= L && k < m->first_sl)
 			break;
 		if (e->size) {
 			uint64_t end = e->addr + e->size;

@@ -41,8 +41,7 @@
  * from its creator and directly: its samples are then kept from one lineage
  * only (the task's own events, else the first seen), by the ring they come
  * from -- inherited events write into their parent's ring (ring_buffer.c:
- * 171-172) -- but for what the inherited events took before its own were
- * enabled (smp_root_keep). */
+ * 171-172; smp_root_keep). */
 
 struct tidset {
 	pid_t *v;
@@ -145,7 +144,6 @@ static struct root_slot *root_find(struct pms_sampler *s, unsigned gen, int32_t 
 			s->roots[h].tid = tid;
 			s->roots[h].gen = gen;
 			s->roots[h].root = 0;
-			s->roots[h].since = 0;
 			s->nroots++;
 			return &s->roots[h];
 		}
@@ -153,13 +151,10 @@ static struct root_slot *root_find(struct pms_sampler *s, unsigned gen, int32_t 
 }
 
 /* Whether a sample of task tid that came from events opened on root is
- * from the one lineage kept for that task in this generation.  A task the
- * second walk found counted through the events inherited from its creator
- * alone until its own were enabled (since): those samples are kept, where
- * the ring's clock is CLOCK_MONOTONIC (time; 0: unknown).  A dd done in a
- * few milliseconds is all such samples: a clang CI rehearsal of cli_adapt
- * dropped 2,261 of its 8,192 page faults so. */
-bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root, uint64_t time)
+ * from the one lineage kept for that task in this generation: its own
+ * events where it has them (found by a walk), else the first seen.  Its
+ * own and inherited events are enabled at the same switch (adapt_now). */
+bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root)
 {
 	struct root_slot *r;
 	if (tid <= 0 || root <= 0)
@@ -169,7 +164,7 @@ bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root,
 		return true; /* out of memory: keep */
 	if (!r->root)
 		r->root = root;
-	return r->root == root || (time && r->since && time < r->since);
+	return r->root == root;
 }
 
 uint64_t smp_mono_ns(void)
@@ -297,23 +292,16 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 		gone = true;
 		goto fail;
 	}
-	/* This generation's lineages: each task with events of its own (the
-	 * older generations' entries stay for their rings' last drains). */
-	for (size_t i = 0; s->o.target != PMS_TARGET_CPUS && i < tids.n; i++) {
-		struct root_slot *r = root_find(s, s->gen, tids.v[i], true);
-		if (r)
-			r->root = tids.v[i];
-	}
-	t0 = smp_mono_ns();
-	for (size_t i = 0; i < first; i++)
-		if (s->st[i].gen == old_gen && !s->st[i].retired)
-			ioctl_range(s, i, i + 1, PERF_EVENT_IOC_DISABLE);
-	ioctl_range(s, first, s->nst, PERF_EVENT_IOC_ENABLE);
-	t1 = smp_mono_ns();
-	/* Tasks forked from one whose new events were not yet open. */
+	/* Tasks forked from one whose new events were not yet open: found and
+	 * given events of their own before the switch, while the old events
+	 * still count them (they inherited those).  After the switch such a
+	 * task counted nothing until a later walk opened its events: a CI run
+	 * of cli_adapt lost 656 of its 8,192 page faults so.  Events open
+	 * disabled; a task forked after its creator's new events opened
+	 * inherits them and is enabled with them (PERF_EVENT_IOC_ENABLE reaches
+	 * every inherited event: _perf_ioctl, kernel/events/core.c:6178-6180). */
 	for (int round = 0; s->o.target != PMS_TARGET_CPUS && round < 3; round++) {
 		struct tidset now = { NULL, 0, 0 }, fresh = { NULL, 0, 0 };
-		size_t n0 = s->nst;
 		if (walk_tasks(s, &now) < 0) {
 			free(now.v);
 			break;
@@ -326,24 +314,33 @@ static int adapt_now(struct pms_sampler *s, const struct adapt_why *w)
 				break;
 		}
 		free(now.v);
-		if (!fresh.n) {
-			free(fresh.v);
-			break;
-		}
-		if (smp_open_gen(s, fresh.v, fresh.n, a.new_pages) < 0)
+		if (fresh.n && smp_open_gen(s, fresh.v, fresh.n, a.new_pages) < 0)
 			pms_error_clear(); /* gone again: nothing to sample */
-		ioctl_range(s, n0, s->nst, PERF_EVENT_IOC_ENABLE);
-		/* what the inherited events counted before is theirs alone */
-		uint64_t since = s->o.clock_monotonic ? smp_mono_ns() : 0;
-		for (size_t i = 0; i < fresh.n; i++) {
-			struct root_slot *r = root_find(s, s->gen, fresh.v[i], true);
-			if (r) {
-				r->root = fresh.v[i];
-				r->since = since;
-			}
-		}
+		bool none = !fresh.n;
 		free(fresh.v);
+		if (none)
+			break;
 	}
+	/* This generation's lineages: each task with events of its own (the
+	 * older generations' entries stay for their rings' last drains).  A task
+	 * with its own events and ones inherited from its creator keeps its own
+	 * samples only: both were enabled at the same switch. */
+	for (size_t i = 0; s->o.target != PMS_TARGET_CPUS && i < tids.n; i++) {
+		struct root_slot *r = root_find(s, s->gen, tids.v[i], true);
+		if (r)
+			r->root = tids.v[i];
+	}
+	/* The ENABLEs go one event after the other, last opened first: a task
+	 * found by a later walk has its own events counting before those it
+	 * inherited from its creator (opened earlier), so what the inherited
+	 * ones take is a duplicate from the start. */
+	t0 = smp_mono_ns();
+	for (size_t i = 0; i < first; i++)
+		if (s->st[i].gen == old_gen && !s->st[i].retired)
+			ioctl_range(s, i, i + 1, PERF_EVENT_IOC_DISABLE);
+	for (size_t i = s->nst; i > first; i--)
+		ioctl_range(s, i - 1, i, PERF_EVENT_IOC_ENABLE);
+	t1 = smp_mono_ns();
 	if (s->st_unlocked) {
 		pthread_mutex_lock(&s->mu);
 		s->st_unlocked = false;

@@ -58,8 +58,7 @@ static int on_sample(struct drain_ctx *c, const struct pms_record *r)
 	/* adaptation: one lineage per task in a generation (adapt_now), in
 	 * a retired generation's last drains too (issue 32 item 8) */
 	if (c->st->gen && (c->st->layout.sample_type & PMS_SAMPLE_TID) &&
-	    !smp_root_keep(s, c->st->gen, (int32_t)in->tid, c->st->root,
-			   (c->st->layout.sample_type & PMS_SAMPLE_TIME) ? in->time : 0)) {
+	    !smp_root_keep(s, c->st->gen, (int32_t)in->tid, c->st->root)) {
 		s->dups++;
 		return 0;
 	}

@@ -52,7 +52,6 @@ struct stream {
 struct root_slot {
 	int32_t tid, root; /* tid 0: empty */
 	unsigned gen;      /* the generation whose lineage this is */
-	uint64_t since;    /* CLOCK_MONOTONIC ns its own events counted from (0: always) */
 };
 
 struct stage {
@@ -158,7 +157,7 @@ void smp_ring_time_conv(const struct stream *st, struct pms_spe_time_conv *tc);
 int smp_on_aux_bytes(void *ud, const void *data, size_t len, uint64_t offset);
 
 /* sampler_adapt.c */
-bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root, uint64_t time);
+bool smp_root_keep(struct pms_sampler *s, unsigned gen, int32_t tid, pid_t root);
 uint64_t smp_mono_ns(void);
 void smp_note_fill(struct stream *st);
 unsigned smp_fill_trigger(const struct pms_sampler *s);

@@ -21,8 +21,15 @@ library, a run with its records stamped by clock_gettime(CLOCK_MONOTONIC)
 same alternation, and prints the median samples per run in each part of
 the process (the libc allocator, the kernel, the library, the bench's own
 code): where the tracked run's extra time goes, less noisy than the total.
+With --profile, --split adds the same two runs per library.  --pin CPUS
+(a list such as 0 or 0,1) runs everything on those CPUs only: with one,
+the bench's threads never run at the same time, so the time they spend
+waiting on each other's arena locks (futex sleeps and the allocator's
+cache lines moving between CPUs: on the loaded 2-CPU VM it changed the
+CPU of one case by up to 1.5x from run to run) leaves the figures, and
+the tracker's own cost is what differs.
 The load average is printed before and after.
-  alloc_overhead.py [--preload PATH]... [--syscalls] [--split] [--mono] [--profile] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
+  alloc_overhead.py [--preload PATH]... [--syscalls] [--split] [--mono] [--profile] [--pin CPUS] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
 import fcntl, os, re, resource, shutil, statistics, struct, subprocess, sys
 
 def count_records(fd):
@@ -76,6 +83,11 @@ def main():
             mono, argv = True, argv[1:]
         elif argv[0] == "--profile":
             profile, argv = True, argv[1:]
+        elif argv[0] == "--pin":
+            cpus = {int(c) for c in argv[1].split(",")}
+            os.sched_setaffinity(0, cpus)  # the runs inherit it
+            print("pinned to CPUs %s" % ",".join(str(c) for c in sorted(cpus)))
+            argv = argv[2:]
         else:
             raise SystemExit("unknown option %s" % argv[0])
     build = argv[0]
@@ -86,7 +98,7 @@ def main():
     if not pres:
         pres = [os.path.join(build, "src", "alloc", "preload", "libpmuscope-alloc.so")]
     if profile:
-        return profile_parts(bench, pres, runs, threads, rounds, rate, thr)
+        return profile_parts(bench, pres, runs, threads, rounds, rate, thr, split)
     if len(pres) > 1 or split or mono:
         return compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split, mono)
     pre = pres[0]
@@ -149,19 +161,25 @@ def dso_samples(data):
             got[f[2]] = got.get(f[2], 0) + int(f[1])
     return got
 
-def profile_parts(bench, pres, runs, threads, rounds, rate, thr):
+def profile_parts(bench, pres, runs, threads, rounds, rate, thr, split=False):
     """Plain and each preload alternating under perf record: the median
     samples (50 us of CPU each) per run in libc, the kernel, the library
-    and the bench."""
+    and the bench (with --split: each preload also tracking nothing, and
+    only large blocks)."""
     if not shutil.which("perf"):
         raise SystemExit("--profile needs perf")
     tmp = "/tmp/alloc-overhead-%d.data" % os.getpid()
-    cases = [("plain", None)] + [(pre, pre) for pre in pres]
-    got = {k: [] for k, _ in cases}
+    cases = [("plain", None, None, None)]
+    for pre in pres:
+        if split:
+            cases.append((pre + " hooks only", pre, NEVER, NEVER))
+            cases.append((pre + " large only", pre, NEVER, thr))
+        cases.append((pre, pre, rate, thr))
+    got = {k: [] for k, _, _, _ in cases}
     print("load average before: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     for _ in range(runs):
-        for k, pre in cases:
-            fd, env = tracked_env(pre, rate, thr) if pre else (None, None)
+        for k, pre, r_, t_ in cases:
+            fd, env = tracked_env(pre, r_, t_) if pre else (None, None)
             subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", "50000", "-o", tmp,
                             bench, str(threads), str(rounds)], capture_output=True, check=True,
                            env=env, pass_fds=(fd,) if fd is not None else ())
@@ -178,7 +196,7 @@ def profile_parts(bench, pres, runs, threads, rounds, rate, thr):
           "alternating: median cpu-clock samples (50 us) per run" % (threads, rounds, rate, thr, runs))
     parts = ("total", "libc", "kernel", "library", "bench")
     base = {p: statistics.median(x[p] for x in got["plain"]) for p in parts}
-    for k, _ in cases:
+    for k, _, _, _ in cases:
         med = {p: statistics.median(x[p] for x in got[k]) for p in parts}
         print("%s: %s; total ratio %.3f" % (k, ", ".join("%s %d" % (p, med[p]) for p in parts),
                                             med["total"] / base["total"]))
@@ -219,11 +237,12 @@ def compare(bench, pres, runs, threads, rounds, rate, thr, sysc, split=False, mo
     print("alloc_bench %d threads x %d allocations, rate %s, threshold %s, %d runs each, alternating" %
           (threads, rounds, rate, thr, runs))
     wp, cp = statistics.median(wall["plain"]), statistics.median(cpu["plain"])
-    print("plain: wall median %.3f s, cpu median %.3f s" % (wp, cp))
+    print("plain: wall median %.3f s, cpu median %.3f s (runs %.3f-%.3f)" %
+          (wp, cp, min(cpu["plain"]), max(cpu["plain"])))
     for k in keys[1:]:
         w, c = statistics.median(wall[k]), statistics.median(cpu[k])
-        print("%s: wall median %.3f s (ratio %.3f), cpu median %.3f s (ratio %.3f)" %
-              (k, w, w / wp, c, c / cp))
+        print("%s: wall median %.3f s (ratio %.3f), cpu median %.3f s (ratio %.3f; runs %.3f-%.3f)" %
+              (k, w, w / wp, c, c / cp, min(cpu[k]), max(cpu[k])))
     print("load average after: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     if sysc:
         print_syscalls(bench, pres, threads, rounds, rate, thr)

@@ -23,11 +23,11 @@ the process (the libc allocator, the kernel, the library, the bench's own
 code): where the tracked run's extra time goes, less noisy than the total.
 With --profile, --split adds the same two runs per library.  --pin CPUS
 (a list such as 0 or 0,1) runs everything on those CPUs only: with one,
-the bench's threads never run at the same time, so the time they spend
-waiting on each other's arena locks (futex sleeps and the allocator's
-cache lines moving between CPUs: on the loaded 2-CPU VM it changed the
-CPU of one case by up to 1.5x from run to run) leaves the figures, and
-the tracker's own cost is what differs.
+the bench's threads never run at the same time, so most of the time they
+spend waiting on each other's arena locks (futex sleeps and the
+allocator's cache lines moving between CPUs: on the loaded 2-CPU VM it
+changed the CPU of one case by up to 1.5x from run to run) leaves the
+figures (a thread preempted holding a lock still makes the others wait).
 The load average is printed before and after.
   alloc_overhead.py [--preload PATH]... [--syscalls] [--split] [--mono] [--profile] [--pin CPUS] BUILD [RUNS [THREADS [ROUNDS [RATE [THRESHOLD]]]]]"""
 import fcntl, os, re, resource, shutil, statistics, struct, subprocess, sys

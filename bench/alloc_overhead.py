@@ -72,6 +72,9 @@ def syscall_counts(cmd, env=None, fds=()):
 def main():
     argv, pres, sysc, split, mono, profile = sys.argv[1:], [], False, False, False, False
     while argv and argv[0].startswith("--"):
+        if argv[0] in ("--help", "-h"):
+            print(__doc__)
+            raise SystemExit(0)
         if argv[0] == "--preload":
             pres.append(argv[1])
             argv = argv[2:]

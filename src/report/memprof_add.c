@@ -102,37 +102,56 @@ static int agg_weight(struct agg *a, uint64_t w)
 		if (!a->wlo && !(a->wlo = calloc(WH_EXACT, sizeof(*a->wlo))))
 			return pms_err(PMS_ENOMEM, "memprof: no memory for the latency histogram");
 		a->wlo[w]++;
-	} else {
-		if (!a->whi && !(a->whi = calloc((64 - 16) * WH_SUB, sizeof(*a->whi))))
-			return pms_err(PMS_ENOMEM, "memprof: no memory for the latency histogram");
-		a->whi[wh_bucket(w)]++;
+		return 0;
 	}
-	if (!a->wn || w < a->wmin)
-		a->wmin = w;
-	if (!a->wn || w > a->wmax)
-		a->wmax = w;
-	a->wn++;
-	a->wsum += (double)w;
+	if (!a->whi && !(a->whi = calloc((64 - 16) * WH_SUB, sizeof(*a->whi))))
+		return pms_err(PMS_ENOMEM, "memprof: no memory for the latency histogram");
+	a->whi[wh_bucket(w)]++;
+	if (!a->hn || w < a->hmin)
+		a->hmin = w;
+	if (!a->hn || w > a->hmax)
+		a->hmax = w;
+	a->hn++;
+	a->hsum += (double)w;
 	return 0;
 }
 
-/* Nearest-rank percentile from the histogram (same rank rule as
- * pms_percentile). */
-uint64_t mp_agg_pct(const struct agg *a, double pct)
+void mp_agg_wstats(const struct agg *a, struct wstats *w)
 {
-	if (!a->wn)
+	uint64_t n = 0, sum = 0;
+	size_t lo = WH_EXACT, hi = 0;
+	for (size_t i = 0; a->wlo && i < WH_EXACT; i++) {
+		if (!a->wlo[i])
+			continue;
+		if (lo == WH_EXACT)
+			lo = i;
+		hi = i;
+		n += a->wlo[i];
+		sum += a->wlo[i] * i;
+	}
+	w->n = n + a->hn;
+	w->min = n ? lo : a->hmin;
+	w->max = a->hn ? a->hmax : hi;
+	w->sum = (double)sum + a->hsum;
+}
+
+/* Nearest-rank percentile from the histogram (same rank rule as
+ * pms_percentile); w: mp_agg_wstats(a). */
+uint64_t mp_agg_pct(const struct agg *a, const struct wstats *w, double pct)
+{
+	if (!w->n)
 		return 0;
-	double rank = ceil(pct / 100.0 * (double)a->wn);
+	double rank = ceil(pct / 100.0 * (double)w->n);
 	uint64_t want = rank < 1 ? 1 : (uint64_t)rank, cum = 0;
-	if (want > a->wn)
-		want = a->wn;
+	if (want > w->n)
+		want = w->n;
 	for (size_t i = 0; a->wlo && i < WH_EXACT; i++)
 		if ((cum += a->wlo[i]) >= want)
 			return i;
 	for (size_t b = 0; a->whi && b < (64 - 16) * WH_SUB; b++)
 		if ((cum += a->whi[b]) >= want)
-			return wh_value(b) > a->wmax ? a->wmax : wh_value(b);
-	return a->wmax;
+			return wh_value(b) > w->max ? w->max : wh_value(b);
+	return w->max;
 }
 
 /* The data source a sample counts under: its own, or PERF_MEM_NA (perf's
@@ -160,7 +179,7 @@ static inline size_t oc_slot(uint64_t addr)
 /* Whether addr is in entry e's range and the maps still have it as they
  * had (a mapping, or a gap bounded by the same two mappings: sorted and
  * not overlapping, so nothing is between them). */
-static bool oc_holds(const struct objcache *e, const struct pms_maps *ms, uint64_t addr)
+static inline __attribute__((always_inline)) bool oc_holds(const struct objcache *e, const struct pms_maps *ms, uint64_t addr)
 {
 	size_t k = e->k;
 	if (addr < e->lo || addr >= e->hi)
@@ -214,7 +233,7 @@ static void agg_obj_remember(struct agg *a, const struct pms_maps *ms, const str
 }
 
 /* An aggregated sample counted into a data object's row. */
-static void agg_obj_account(struct pms_memreport_site *o, const struct aggin *x, int home)
+static inline __attribute__((always_inline)) void agg_obj_account(struct pms_memreport_site *o, const struct aggin *x, int home)
 {
 	mp_site_count(o, x->valid, x->weight, x->mem_node, x->cpu_node, home);
 }
@@ -260,15 +279,84 @@ static int agg_ipflush(struct agg *a)
 	return 0;
 }
 
-/* Over 150 lines on purpose: the aggregation of one sample, called once per
- * sample on the report's hottest path; its steps share the sample and the
- * aggregate's direct-mapped hints.  Not split without a bench run
- * (bench/, against perf on the same input) showing the calls cost nothing. */
+/* The index in a->objs of the data object starting at start (UINT64_MAX:
+ * unmapped; m: its mapping, NULL for the workload's or an unmapped
+ * address), added at its first address addr; a negative PMS_E* when
+ * there is no memory.  Out of agg_add: only an address no remembered
+ * range holds comes here. */
+static __attribute__((noinline)) long agg_obj_of(struct pms_memprof *p, const struct pms_map *m,
+						 uint64_t start, uint64_t addr)
+{
+	struct agg *a = p->agg;
+	bool added;
+	long i;
+	int rc;
+	if ((rc = mp_grow((void **)&a->objs, &a->objcap, a->nobjs, sizeof(*a->objs))) < 0)
+		return rc;
+	if ((i = mp_u64map_get(&a->objmap, start, a->nobjs, &added)) < 0)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	if (added) {
+		struct objacc *o = &a->objs[a->nobjs++];
+		memset(o, 0, sizeof(*o));
+		char buf[256];
+		const char *name, *kind, *module = "";
+		o->addr0 = addr;
+		if (start == UINT64_MAX) {
+			name = "[unmapped]";
+			kind = "unmapped";
+		} else if (!m) {
+			o->site.addr = p->home_start;
+			o->site.size = p->home_end - p->home_start;
+			name = p->home_name;
+			kind = "workload";
+		} else {
+			o->site.addr = m->start;
+			o->site.size = m->end - m->start;
+			kind = pms_map_kind_name(m->kind);
+			module = m->path;
+			if (m->kind == PMS_MAP_ANON) {
+				snprintf(buf, sizeof(buf), "[anon 0x%" PRIx64 "]", m->start);
+				name = buf;
+			} else {
+				name = *m->path ? m->path : "[anon]";
+			}
+		}
+		o->site.name = strdup(name);
+		o->site.kind = strdup(kind);
+		o->site.module = strdup(module);
+		if (!o->site.name || !o->site.kind || !o->site.module)
+			return pms_err(PMS_ENOMEM, "memprof: no memory");
+	}
+	return i;
+}
+
+/* The index in a->ds of a level key the hint (slot h) did not give, added
+ * when new, and the hint set to it; a negative PMS_E* when there is no
+ * memory. */
+static __attribute__((noinline)) long agg_level_new(struct agg *a, uint64_t key, unsigned h)
+{
+	bool added;
+	long i;
+	int rc;
+	if ((rc = mp_grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
+		return rc;
+	if ((i = mp_u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
+		return pms_err(PMS_ENOMEM, "memprof: no memory");
+	if (added)
+		a->ds[a->nds++] = (struct dsc){ key, 0 };
+	if (i < UINT16_MAX)
+		a->ds_hint[h] = (uint16_t)(i + 1);
+	return i;
+}
+
+/* The aggregation of one sample, on the report's hottest path: what most
+ * samples do stays inline (the level hint, the weight histogram, the
+ * remembered object range), what few do (a new level, a new object's
+ * row) is a call out of line, so that this one keeps a small frame. */
 static int agg_add(struct pms_memprof *p, const struct aggin *x)
 {
 	struct agg *a = p->agg;
 	const struct aggin *s = x;
-	bool added;
 	long i;
 	int rc;
 
@@ -280,28 +368,20 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		uint64_t key = s->level;
 		if (key != PMS_MEM_NA_VALUE)
 			a->with_data_src++;
-		if (!a->nds || a->ds[a->ds_last].key != key) {
-			/* a few levels are the usual, up to a hundred in files
-			 * of many data sources (PEBS/IBS/SPE decoders' words):
-			 * a 1024-entry direct-mapped hint before the map (no
-			 * data-dependent loop) */
-			unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> (64 - DS_HINT_BITS));
-			size_t k = a->ds_hint[h];
-			if (k && a->ds[k - 1].key == key) {
-				a->ds_last = k - 1;
-			} else {
-				if ((rc = mp_grow((void **)&a->ds, &a->dscap, a->nds, sizeof(*a->ds))) < 0)
-					return rc;
-				if ((i = mp_u64map_get(&a->dsmap, key, a->nds, &added)) < 0)
-					return pms_err(PMS_ENOMEM, "memprof: no memory");
-				if (added)
-					a->ds[a->nds++] = (struct dsc){ key, 0 };
-				a->ds_last = (size_t)i;
-				if (i < UINT16_MAX)
-					a->ds_hint[h] = (uint16_t)(i + 1);
-			}
+		/* a few levels are the usual, up to a hundred in files of many
+		 * data sources (PEBS/IBS/SPE decoders' words): a 1024-entry
+		 * direct-mapped hint, asked for every sample (one test that
+		 * holds, where "the same as the last sample's" failed on most
+		 * samples of a file of mixed levels), then the map */
+		unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> (64 - DS_HINT_BITS));
+		size_t k = a->ds_hint[h];
+		if (__builtin_expect(!k || a->ds[k - 1].key != key, 0)) {
+			long j = agg_level_new(a, key, h);
+			if (j < 0)
+				return (int)j;
+			k = (size_t)j + 1;
 		}
-		a->ds[a->ds_last].n++;
+		a->ds[k - 1].n++;
 	}
 	if (s->valid & PMS_MS_IP) {
 		/* counted in the IP table with the next IPB_N (agg_ipflush) */
@@ -384,42 +464,8 @@ static int agg_add(struct pms_memprof *p, const struct aggin *x)
 		m = pms_maps_find(p->maps, addr);
 		start = m ? m->start : UINT64_MAX;
 	}
-	if ((rc = mp_grow((void **)&a->objs, &a->objcap, a->nobjs, sizeof(*a->objs))) < 0)
-		return rc;
-	if ((i = mp_u64map_get(&a->objmap, start, a->nobjs, &added)) < 0)
-		return pms_err(PMS_ENOMEM, "memprof: no memory");
-	if (added) {
-		struct objacc *o = &a->objs[a->nobjs++];
-		memset(o, 0, sizeof(*o));
-		char buf[256];
-		const char *name, *kind, *module = "";
-		o->addr0 = addr;
-		if (start == UINT64_MAX) {
-			name = "[unmapped]";
-			kind = "unmapped";
-		} else if (!m) {
-			o->site.addr = p->home_start;
-			o->site.size = p->home_end - p->home_start;
-			name = p->home_name;
-			kind = "workload";
-		} else {
-			o->site.addr = m->start;
-			o->site.size = m->end - m->start;
-			kind = pms_map_kind_name(m->kind);
-			module = m->path;
-			if (m->kind == PMS_MAP_ANON) {
-				snprintf(buf, sizeof(buf), "[anon 0x%" PRIx64 "]", m->start);
-				name = buf;
-			} else {
-				name = *m->path ? m->path : "[anon]";
-			}
-		}
-		o->site.name = strdup(name);
-		o->site.kind = strdup(kind);
-		o->site.module = strdup(module);
-		if (!o->site.name || !o->site.kind || !o->site.module)
-			return pms_err(PMS_ENOMEM, "memprof: no memory");
-	}
+	if ((i = agg_obj_of(p, m, start, addr)) < 0)
+		return (int)i;
 	if (!home)
 		agg_obj_remember(a, p->maps, m, addr, i);
 	agg_obj_account(&a->objs[i].site, x, p->home_node);

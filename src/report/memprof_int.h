@@ -240,13 +240,17 @@ struct agg {
 	struct dsc {
 		uint64_t key, n; /* key: data_src & DS_KEY_MASK */
 	} *ds;
-	size_t nds, dscap, ds_last;
+	size_t nds, dscap;
 	uint16_t ds_hint[1u << DS_HINT_BITS]; /* hash of a key -> its index + 1 (0: none) */
 	struct pair *pairs;
 	size_t npairs;
 	uint64_t *wlo, *whi; /* histogram: exact part, log part */
-	uint64_t wn, wmin, wmax;
-	double wsum;
+	/* The weights of WH_EXACT or more (whi's): their count, least, most
+	 * and sum.  Those below are counted in wlo only, one increment a
+	 * sample: their count, least, most and sum are read off it when
+	 * asked (mp_agg_wstats). */
+	uint64_t hn, hmin, hmax;
+	double hsum;
 	/* node counters, as build_nodes computes them from kept samples */
 	uint64_t no_addr, unresolved, resolved, from_phys, on_home, elsewhere;
 	uint64_t st_efault, st_enoent, st_not_asked, st_gone, st_other;
@@ -339,7 +343,15 @@ void mp_skey_sort(struct skey *v, size_t n);
 void mp_iptab_free(struct iptab *t);
 bool mp_iptab_resize(struct iptab *t, size_t cap, bool with_nodes);
 size_t mp_iptab_get(struct iptab *t, uint64_t ip, bool nodes);
-uint64_t mp_agg_pct(const struct agg *a, double pct);
+/* The weights' count, least, most and sum (wlo's read off it, whi's
+ * kept as they came); the sum is exact while below 2^53, as a sum of
+ * each weight in turn would be. */
+struct wstats {
+	uint64_t n, min, max;
+	double sum;
+};
+void mp_agg_wstats(const struct agg *a, struct wstats *w);
+uint64_t mp_agg_pct(const struct agg *a, const struct wstats *w, double pct);
 uint64_t mp_level_key_of(uint32_t valid, uint64_t data_src);
 int mp_agg_flush(struct pms_memprof *p);
 

@@ -175,13 +175,13 @@ int pms_memprof_merge(struct pms_memprof *dst, struct pms_memprof *src)
 		d->wlo[i] += s->wlo[i];
 	for (size_t i = 0; s->whi && i < (64 - 16) * WH_SUB; i++)
 		d->whi[i] += s->whi[i];
-	if (s->wn) {
-		if (!d->wn || s->wmin < d->wmin)
-			d->wmin = s->wmin;
-		if (!d->wn || s->wmax > d->wmax)
-			d->wmax = s->wmax;
-		d->wn += s->wn;
-		d->wsum += s->wsum;
+	if (s->hn) {
+		if (!d->hn || s->hmin < d->hmin)
+			d->hmin = s->hmin;
+		if (!d->hn || s->hmax > d->hmax)
+			d->hmax = s->hmax;
+		d->hn += s->hn;
+		d->hsum += s->hsum;
 	}
 	d->no_addr += s->no_addr;
 	d->unresolved += s->unresolved;

@@ -286,14 +286,16 @@ static int agg_report(struct pms_memprof *p, struct pms_memreport *r, struct pms
 		qsort(r->levels, r->nlevels, sizeof(*r->levels), mp_count_cmp);
 	if (r->nops)
 		qsort(r->ops, r->nops, sizeof(*r->ops), mp_count_cmp);
-	r->latency.n = a->wn;
-	if (a->wn) {
-		r->latency.min = a->wmin;
-		r->latency.max = a->wmax;
-		r->latency.median = mp_agg_pct(a, 50);
-		r->latency.p90 = mp_agg_pct(a, 90);
-		r->latency.p99 = mp_agg_pct(a, 99);
-		r->latency.mean = a->wsum / (double)a->wn;
+	struct wstats ws;
+	mp_agg_wstats(a, &ws);
+	r->latency.n = ws.n;
+	if (ws.n) {
+		r->latency.min = ws.min;
+		r->latency.max = ws.max;
+		r->latency.median = mp_agg_pct(a, &ws, 50);
+		r->latency.p90 = mp_agg_pct(a, &ws, 90);
+		r->latency.p99 = mp_agg_pct(a, &ws, 99);
+		r->latency.mean = ws.sum / (double)ws.n;
 	}
 	if ((rc = agg_nodes(p, r)) < 0) {
 		warm_join(&w);

@@ -593,6 +593,49 @@ PMS_TEST(aggregate_latency_histogram_bounds)
 	pms_memprof_free(pa);
 }
 
+/* The weights' count, least, most and mean: below 65536 read off the
+ * histogram, above kept as they come; each of the three mixes (only
+ * below, only above, both with the least above and the most below
+ * impossible, so the least below and the most above) equal to the kept
+ * samples' exact figures. */
+PMS_TEST(aggregate_latency_extremes_and_mean)
+{
+	for (int mix = 0; mix < 3; mix++) {
+		struct pms_memprof *pa = NULL, *pk = NULL;
+		struct pms_memprof_opts po = PMS_MEMPROF_OPTS_INIT;
+		CHECK_OK(pms_memprof_new(NULL, &po, &pk));
+		po.aggregate = true;
+		CHECK_OK(pms_memprof_new(NULL, &po, &pa));
+		if (!pa || !pk)
+			return;
+		for (uint64_t i = 0; i < 3000; i++) {
+			struct pms_memsample s = { 0 };
+			uint64_t lo = 7 + (i * 7919) % 60000, hi = 65536 + (i * 104729) % 5000000;
+			s.valid = i % 5 ? PMS_MS_WEIGHT : 0; /* some without a weight */
+			s.weight = mix == 0 ? lo : mix == 1 ? hi : (i % 2 ? lo : hi);
+			CHECK_OK(pms_memprof_add(pa, &s));
+			CHECK_OK(pms_memprof_add(pk, &s));
+		}
+		struct pms_memreport_input in = { .engine = PMS_ENG_PEBS, .data_src = true };
+		struct pms_memreport *k = NULL, *a = NULL;
+		CHECK_OK(pms_memprof_report(pk, NULL, &in, &k));
+		CHECK_OK(pms_memprof_report(pa, NULL, &in, &a));
+		if (k && a) {
+			CHECK_EQ_U64(a->latency.n, 2400);
+			CHECK_EQ_U64(a->latency.n, k->latency.n);
+			CHECK_EQ_U64(a->latency.min, k->latency.min);
+			CHECK_EQ_U64(a->latency.max, k->latency.max);
+			CHECK(a->latency.mean == k->latency.mean); /* both exact sums */
+			if (mix == 0)
+				CHECK_EQ_U64(a->latency.p99, k->latency.p99);
+		}
+		pms_memreport_free(k);
+		pms_memreport_free(a);
+		pms_memprof_free(pk);
+		pms_memprof_free(pa);
+	}
+}
+
 PMS_TEST(add_node_survives_resolve)
 {
 	make_topo();

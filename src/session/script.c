@@ -358,8 +358,8 @@ void pms_script_free(struct pms_script *s)
 {
 	if (!s)
 		return;
+	dwpath_fini(&s->dw); /* its unwinder borrows st's symbolizer */
 	pms_symtrack_free(s->st);
-	dwpath_fini(&s->dw);
 	inlpath_fini(&s->inl);
 	free(s->chain);
 	pms_memdeco_free(s->deco);

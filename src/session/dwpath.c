@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "session/dwpath.h"
+#include "symbols/symbols_int.h"
 #include "util/error.h"
 
 bool dwpath_applies(const struct pms_sample *s)
@@ -42,9 +43,12 @@ int dwpath_frames(struct dwpath *d, const struct pms_maps *maps, const struct pm
 	if (!d->buf && !(d->buf = malloc(PMS_CALLPATH_MAX * sizeof(*d->buf))))
 		return pms_err(PMS_ENOMEM, "call path: out of memory");
 	*out = d->buf;
-	if (!d->uw && !d->no_unwinder && d->sys && pms_unwinder_new(d->sys, &d->uw) < 0) {
-		d->uw = NULL;
-		d->no_unwinder = true;
+	if (!d->uw && !d->no_unwinder && d->sys) {
+		if (pms_unwinder_new(d->sys, &d->uw) < 0) {
+			d->uw = NULL;
+			d->no_unwinder = true;
+		}
+		pms_unwinder_files_from(d->uw, d->sym);
 	}
 	if (!d->uw || !maps ||
 	    pms_unwinder_sample(d->uw, maps, s, d->buf, PMS_CALLPATH_MAX, &k) < 0)

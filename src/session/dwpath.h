@@ -23,6 +23,9 @@
 
 struct dwpath {
 	struct pms_sys *sys;      /* binaries are opened below its root (borrowed) */
+	struct pms_symbolizer *sym; /* NULL, or the caller's, whose per-file DWARF the
+				     * unwinder asks before opening a debug file
+				     * (pms_unwinder_files_from; borrowed) */
 	struct pms_unwinder *uw;  /* made at the first DWARF sample */
 	struct pms_frame *buf;    /* PMS_CALLPATH_MAX frames */
 	bool no_unwinder;         /* pms_unwinder_new failed: the fallback's frames */

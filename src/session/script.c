@@ -346,8 +346,11 @@ int pms_script_read(struct pms_script *s, int fd, struct pms_sys *sys)
 	    (rc = pms_perfdata_ordered_new(s->r, &s->oq)) < 0)
 		return rc;
 	s->dw.sys = sys;
-	if ((s->flags & PMS_SCRIPT_SYMBOLS) && !(s->flags & PMS_SCRIPT_RECORDS_ONLY))
-		return pms_symtrack_new(sys, pms_perfdata_reader_info(s->r), &s->st);
+	if ((s->flags & PMS_SCRIPT_SYMBOLS) && !(s->flags & PMS_SCRIPT_RECORDS_ONLY)) {
+		rc = pms_symtrack_new(sys, pms_perfdata_reader_info(s->r), &s->st);
+		s->dw.sym = symtrack_symbolizer(s->st); /* one DWARF per file */
+		return rc;
+	}
 	return 0;
 }
 
@@ -355,8 +358,8 @@ void pms_script_free(struct pms_script *s)
 {
 	if (!s)
 		return;
+	dwpath_fini(&s->dw); /* its unwinder borrows st's symbolizer */
 	pms_symtrack_free(s->st);
-	dwpath_fini(&s->dw);
 	inlpath_fini(&s->inl);
 	free(s->chain);
 	pms_memdeco_free(s->deco);

@@ -800,6 +800,7 @@ static size_t sample_frames(struct pms_sorthist *h, const struct pms_memsrc_samp
 	if (x->path.how != PMS_CALLGRAPH_DWARF || !x->rec)
 		return x->path.n;
 	h->dw.sys = h->sys;
+	h->dw.sym = symtrack_symbolizer(h->st); /* one DWARF per file */
 	if (dwpath_frames(&h->dw, symtrack_maps(h->st, x->ms.pid), &x->rec->sample, fr, &n) < 0) {
 		*fr = x->path.frames;
 		return x->path.n;

@@ -493,6 +493,16 @@ static struct pms_sym_dwfile *dwfile_full(struct pms_symbolizer *s, const char *
 	return f->none ? NULL : &f->f;
 }
 
+int pms_sym_debug_cfi(struct pms_symbolizer *s, const char *full)
+{
+	struct pms_sym_dwfile *f = s && full && full[0] == '/' ? dwfile_full(s, full) : NULL;
+	/* the DWARF libdwfl took from a file other than the main one: the
+	 * separate debug file (find_dw tries the main file first) */
+	if (!f || dwarf_getelf(f->dw) == f->elf)
+		return -1;
+	return dwarf_getcfi(f->dw) != NULL;
+}
+
 struct pms_sym_dwfile *pms_sym_dwfile(struct pms_symbolizer *s, const char *path)
 {
 	char full[PATH_MAX];

@@ -35,6 +35,19 @@ struct pms_sym_dwfile {
  * root), NULL when it cannot be read, is relocatable or has no DWARF (that
  * answer is kept too).  Lives as long as s. */
 struct pms_sym_dwfile *pms_sym_dwfile(struct pms_symbolizer *s, const char *path);
+/* Whether the separate debug file of the file at full (the path with the
+ * root in front) gives CFI (.debug_frame), from that file's DWARF above
+ * (opened here if it was not yet): 1 it does, 0 it does not, -1 not known
+ * here (no DWARF, or the main file's own). */
+int pms_sym_debug_cfi(struct pms_symbolizer *s, const char *full);
+
+/* The unwinder u asks s (borrowed, outliving u) before it opens a module's
+ * separate debug file: libdwfl opens that file for its CFI alone (frames
+ * .eh_frame cannot step), and inflates all its DWARF sections to do so; a
+ * debug file s has read and found without .debug_frame is not opened
+ * again.  The unwind is the same: CFI from such a file is none. */
+struct pms_unwinder;
+void pms_unwinder_files_from(struct pms_unwinder *u, struct pms_symbolizer *s);
 
 /* The demangled form of a mangled name (Itanium C++, Rust), malloc'd, or
  * NULL when it is not one or no demangler is built in: the symbolizer's

@@ -15,6 +15,7 @@
 
 struct pms_unwinder {
 	struct pms_sys *sys;
+	struct pms_symbolizer *files; /* whose per-file DWARF answers (borrowed) */
 	Dwfl *dwfl;
 	bool attached;
 	/* The architecture the thread state is attached with: an ELF header
@@ -38,9 +39,26 @@ struct pms_unwinder {
 	bool cut;
 };
 
+/* libdwfl asks for a module's separate debug file only once the main file
+ * has no DWARF, here for its CFI alone (dwfl_module_dwarf_cfi, where
+ * .eh_frame does not step a frame); a module's userdata is its unwinder
+ * (rebuild).  A debug file the symbolizer found without .debug_frame is
+ * not opened: dwarf_getcfi would give none from it after libdw inflated
+ * every section (libdw 0.188's dwarf_begin_elf decompresses them all). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	struct pms_unwinder *u = *userdata;
+	if (u && u->files && file_name && pms_sym_debug_cfi(u->files, file_name) == 0)
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 /* The sample's perf registers (lowest bit first) as DWARF registers. */
@@ -80,6 +98,12 @@ int pms_unwinder_new(struct pms_sys *sys, struct pms_unwinder **out)
 	u->sys = sys;
 	*out = u;
 	return 0;
+}
+
+void pms_unwinder_files_from(struct pms_unwinder *u, struct pms_symbolizer *s)
+{
+	if (u)
+		u->files = s;
 }
 
 void pms_unwinder_free(struct pms_unwinder *u)
@@ -226,6 +250,15 @@ static int elf_seen(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr star
 	return DWARF_CB_ABORT;
 }
 
+static int mod_owned(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)m;
+	(void)name;
+	(void)start;
+	*ud = arg;
+	return DWARF_CB_OK;
+}
+
 /* A module has its ELF here: the thread state is attached then only, as
  * dwfl_attach_state without an ELF does (its first module with one). */
 static bool has_elf(Dwfl *d)
@@ -270,6 +303,7 @@ static int rebuild(struct pms_unwinder *u, const struct pms_maps *maps, uint64_t
 		}
 	}
 	dwfl_report_end(u->dwfl, NULL, NULL);
+	(void)dwfl_getmodules(u->dwfl, mod_owned, u, 0);
 	free(text);
 	u->sig = sig;
 	u->st.rebuilds++;

@@ -17,9 +17,14 @@ struct fetch_kernel_rule {
 	/* each MMAP/MMAP2 record of the file, in stream order (the rule keeps
 	 * the kernel's and its modules'): 0 or a negative code */
 	int (*kernel_mmap)(void *ud, const struct pms_record *rec);
+	/* at the file's first sample that may hold a kernel address
+	 * (decode/kaddr.h), with the header read by then (pipe mode: the
+	 * build ids before it): the file's kernel judged, once */
+	void (*kernel_judge)(void *ud, const struct pms_perfdata_info *info);
 	/* once the file is read (pipe mode: its in-stream build ids too):
 	 * whether its kernel IPs are named by sym (the view's symbolizer,
-	 * whose kernel modules the rule may set; it outlives sym) */
+	 * whose kernel modules the rule may set; it outlives sym), under the
+	 * judgment made (none made: no such sample, judged from info) */
 	bool (*kernel_named)(void *ud, const struct pms_perfdata_info *info,
 			     struct pms_symbolizer *sym);
 };

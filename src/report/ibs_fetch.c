@@ -15,6 +15,7 @@
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
 #include "pmuscope/symbols.h"
+#include "decode/kaddr.h"
 #include "report/fetchview_int.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -52,6 +53,10 @@ struct build {
 	/* row index by key: open addressing, size a power of two */
 	size_t *slot;
 	size_t nslot;
+	/* the fetch event and its CPU (setup) */
+	bool setup;
+	uint32_t fetch_type;
+	struct pms_ibs_cpu cpu;
 };
 
 static struct proc *proc_get(struct build *b, uint32_t pid, bool create)
@@ -203,15 +208,56 @@ static void count(struct pms_ibs_fetch_row *w, const struct pms_ibs_fetch *f)
 	}
 }
 
-/* Pass 1: the fetch samples decoded, the mappings by process. */
-static int collect(struct build *b, struct pms_perfdata_reader *rd, uint32_t fetch_type,
-		   const struct pms_ibs_cpu *cpu, const struct fetch_kernel_rule *k)
+/* The file's fetch event and the CPU its registers are read for, from its
+ * header (pipe mode: the HEADER_ATTR and HEADER_FEATURE records read by its
+ * first sample). */
+static int setup(struct build *b, struct pms_perfdata_reader *rd)
 {
+	const struct pms_perfdata_info *info = pms_perfdata_reader_info(rd);
+	bool have = false;
+	int rc;
+	b->setup = true;
+	for (size_t i = 0; i < info->npmu; i++)
+		if (info->pmu[i].name && !strcmp(info->pmu[i].name, "ibs_fetch"))
+			b->fetch_type = info->pmu[i].type;
+	for (size_t i = 0; b->fetch_type && i < pms_perfdata_reader_nattrs(rd); i++)
+		have |= pms_perfdata_reader_attr(rd, i)->attr->type == b->fetch_type;
+	if (!have)
+		return pms_err(PMS_ENOENT, "the file has no ibs_fetch event (PMU_MAPPINGS names no "
+					   "ibs_fetch PMU, or no event is on it)");
+	if ((rc = pms_ibs_cpu_from_cpuid(info->cpuid ? info->cpuid : "", 0, &b->cpu)) < 0) {
+		char why[256];
+		snprintf(why, sizeof(why), "%s", pms_error_last());
+		return pms_err(PMS_EPARSE, "ibs_fetch file: %s", why);
+	}
+	if (!(b->v->cpuid = info->cpuid ? strdup(info->cpuid) : NULL) && info->cpuid)
+		return pms_err(PMS_ENOMEM, "fetch view: no memory");
+	return 0;
+}
+
+/* Pass 1: the fetch samples decoded, the mappings by process, read in
+ * perf's order as the session reads them; the file's kernel judged at its
+ * first sample that may hold a kernel address, of any event
+ * (decode/kaddr.h): the session's point, so report's judgment (a pipe
+ * file's build ids read by then, the same). */
+static int collect(struct build *b, struct pms_perfdata_reader *rd,
+		   const struct fetch_kernel_rule *k)
+{
+	struct pms_perfdata_ordered *oq = NULL;
 	struct pms_perfdata_event ev;
+	bool judged = false;
 	int rc;
 
-	while ((rc = pms_perfdata_next(rd, &ev)) > 0) {
+	if ((rc = pms_perfdata_ordered_new(rd, &oq)) < 0)
+		return rc;
+	while ((rc = pms_perfdata_ordered_next(oq, &ev)) > 0) {
 		const struct pms_record *r = &ev.rec;
+		if (r->type == PMS_RECORD_SAMPLE && !judged && kaddr_in_sample(&r->sample)) {
+			judged = true;
+			k->kernel_judge(k->ud, pms_perfdata_reader_info(rd));
+		}
+		if (r->type == PMS_RECORD_SAMPLE && !b->setup && (rc = setup(b, rd)) < 0)
+			break;
 		if (r->type == PMS_RECORD_MMAP || r->type == PMS_RECORD_MMAP2) {
 			/* the kernel's and its modules' to the rule, the
 			 * processes' here */
@@ -220,13 +266,13 @@ static int collect(struct build *b, struct pms_perfdata_reader *rd, uint32_t fet
 		}
 		else if (r->type == PMS_RECORD_FORK)
 			rc = on_fork(b, &r->fork);
-		else if (r->type == PMS_RECORD_SAMPLE && ev.attr->attr->type == fetch_type) {
+		else if (r->type == PMS_RECORD_SAMPLE && ev.attr->attr->type == b->fetch_type) {
 			struct fsample s = { 0 };
 			if (!(r->sample.present & PMS_SAMPLE_RAW)) {
 				b->v->bad++;
 				continue;
 			}
-			rc = pms_ibs_fetch_decode(r->sample.raw, r->sample.raw_size, cpu, &s.f);
+			rc = pms_ibs_fetch_decode(r->sample.raw, r->sample.raw_size, &b->cpu, &s.f);
 			pms_error_clear();
 			if (rc == PMS_ENOENT) {
 				b->v->dropped++;
@@ -238,15 +284,17 @@ static int collect(struct build *b, struct pms_perfdata_reader *rd, uint32_t fet
 			}
 			s.pid = r->sample.pid;
 			s.kernel = r->sample.cpumode == PMS_MISC_KERNEL;
-			if (pms_grow(&b->s, &b->scap, b->ns + 1, sizeof(*b->s), 256,
-				     "fetch view") < 0)
-				return PMS_ENOMEM;
+			if ((rc = pms_grow(&b->s, &b->scap, b->ns + 1, sizeof(*b->s), 256,
+					   "fetch view")) < 0)
+				break;
 			b->s[b->ns++] = s;
 		}
 		if (rc < 0)
-			return rc;
+			break;
 	}
-	return rc;
+	pms_perfdata_ordered_free(oq);
+	/* a pipe file without samples: its header says why there are none */
+	return rc < 0 || b->setup ? rc : setup(b, rd);
 }
 
 /* Pass 2: each sample named and counted; kernel IPs under the file's
@@ -300,11 +348,7 @@ int ibs_fetch_view_read(struct pms_sys *sys, int fd, bool by_line,
 			const struct fetch_kernel_rule *k, struct pms_ibs_fetch_view **out)
 {
 	struct pms_perfdata_reader *rd = NULL;
-	const struct pms_perfdata_info *info;
 	struct build b;
-	struct pms_ibs_cpu cpu;
-	uint32_t fetch_type = 0;
-	bool have = false;
 	int rc;
 
 	if (!sys || !out || !k)
@@ -313,32 +357,18 @@ int ibs_fetch_view_read(struct pms_sys *sys, int fd, bool by_line,
 	memset(&b, 0, sizeof(b));
 	if ((rc = pms_perfdata_reader_open_fd(fd, &rd)) < 0)
 		return rc;
-	info = pms_perfdata_reader_info(rd);
-	for (size_t i = 0; i < info->npmu; i++)
-		if (info->pmu[i].name && !strcmp(info->pmu[i].name, "ibs_fetch"))
-			fetch_type = info->pmu[i].type;
-	for (size_t i = 0; fetch_type && i < pms_perfdata_reader_nattrs(rd); i++)
-		have |= pms_perfdata_reader_attr(rd, i)->attr->type == fetch_type;
-	if (!have) {
-		rc = pms_err(PMS_ENOENT, "the file has no ibs_fetch event (PMU_MAPPINGS names no "
-					 "ibs_fetch PMU, or no event is on it)");
-		goto out;
-	}
-	if ((rc = pms_ibs_cpu_from_cpuid(info->cpuid ? info->cpuid : "", 0, &cpu)) < 0) {
-		char why[256];
-		snprintf(why, sizeof(why), "%s", pms_error_last());
-		rc = pms_err(PMS_EPARSE, "ibs_fetch file: %s", why);
-		goto out;
-	}
 	if (!(b.v = calloc(1, sizeof(*b.v)))) {
 		rc = pms_err(PMS_ENOMEM, "fetch view: no memory");
 		goto out;
 	}
 	b.v->total.func = "total";
 	b.v->total.module = "";
-	b.v->cpuid = info->cpuid ? strdup(info->cpuid) : NULL;
-	/* pipe mode: the in-stream features (build ids) are read by now */
-	if ((rc = collect(&b, rd, fetch_type, &cpu, k)) >= 0)
+	/* a file's header is read now; a pipe's comes in-stream, before its
+	 * first sample */
+	if (!pms_perfdata_reader_is_pipe(rd) && (rc = setup(&b, rd)) < 0)
+		goto out;
+	/* the module maps' build ids: those of the whole file, as report's */
+	if ((rc = collect(&b, rd, k)) >= 0)
 		rc = name_and_count(&b, sys, by_line, pms_perfdata_reader_info(rd), k);
 	if (rc >= 0 && b.v->nrows)
 		qsort(b.v->rows, b.v->nrows, sizeof(*b.v->rows), by_samples);

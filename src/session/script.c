@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/kaddr.h"
 #include "pmuscope/memsample.h"
 #include "session/script_int.h"
 #include "util/error.h"
@@ -439,15 +440,12 @@ static void fill(struct pms_script *s, const struct pms_perfdata_event *ev, int 
 
 /* The per-file kernel rule (session_int.h sess_kernel_judge), as report
  * keeps it: the file's kernel judged once, at its first sample that may hold
- * a kernel address (a kernel cpumode, a call chain, a branch stack), from
- * the build ids read by then (a pipe file's HEADER_BUILD_ID records before
- * it; a later one changes nothing). */
+ * a kernel address (decode/kaddr.h, report's test), from the build ids read
+ * by then (a pipe file's HEADER_BUILD_ID records before it; a later one
+ * changes nothing). */
 static void kernel_judge(struct pms_script *s, const struct pms_sample *x)
 {
-	unsigned m = x->misc & PMS_MISC_CPUMODE_MASK;
-	if (s->kjudged || !s->st ||
-	    (m != PMS_MISC_KERNEL && m != PMS_MISC_GUEST_KERNEL && m != PMS_MISC_HYPERVISOR &&
-	     !(x->present & (PMS_SAMPLE_CALLCHAIN | PMS_SAMPLE_BRANCH_STACK))))
+	if (s->kjudged || !s->st || !kaddr_in_sample(x))
 		return;
 	s->kjudged = true;
 	symtrack_kernel_set(s->st, symtrack_kernel_here(s->dw.sys, pms_perfdata_reader_info(s->r)));

@@ -23,6 +23,7 @@
 #include "session/symtrack_int.h"
 #include "session/sorthist_int.h"
 #include "session/types_sink.h"
+#include "decode/kaddr.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/opts.h"
@@ -106,6 +107,13 @@ static void pass_started(struct pass *ps)
 	}
 }
 
+/* The sort histogram's naming bound to the file being read (each file of
+ * a merged report -s: its own, sorthist_bind). */
+static void sort_bind(struct pass *ps)
+{
+	sorthist_bind(ps->sort, ps->s->sys, ps->f ? pms_perfdata_reader_info(ps->f->r) : NULL);
+}
+
 /* The types sink and the sort histogram (its type keys take the sink's
  * hit), files and live alike. */
 static int extra_sample(struct pass *ps, const struct pms_memsrc_sample *x)
@@ -113,7 +121,7 @@ static int extra_sample(struct pass *ps, const struct pms_memsrc_sample *x)
 	struct pms_type_hit hit;
 	int rc = ps->types ? types_sink_sample(ps->types, x, &hit) : 0;
 	if (rc >= 0 && ps->sort) {
-		sorthist_bind(ps->sort, ps->s->sys, ps->f ? pms_perfdata_reader_info(ps->f->r) : NULL);
+		sort_bind(ps);
 		rc = sorthist_sample(ps->sort, x, ps->types ? &hit : NULL);
 	}
 	return rc;
@@ -123,7 +131,7 @@ static int extra_sideband(struct pass *ps, const struct pms_record *rec)
 {
 	int rc = ps->types ? types_sink_sideband(ps->types, rec) : 0;
 	if (rc >= 0 && ps->sort) {
-		sorthist_bind(ps->sort, ps->s->sys, ps->f ? pms_perfdata_reader_info(ps->f->r) : NULL);
+		sort_bind(ps);
 		rc = sorthist_sideband(ps->sort, rec);
 	}
 	return rc;
@@ -144,8 +152,7 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 		ps->pmax = x->ms.period;
 	struct pms_memsrc_sample fx;
 	if ((ps->kjudge || ps->kforeign) &&
-	    ((x->ms.valid & PMS_MS_KERNEL_IP) || x->path.how != PMS_CALLGRAPH_NONE ||
-	     (x->rec && (x->rec->sample.present & PMS_SAMPLE_BRANCH_STACK)))) {
+	    (x->rec ? kaddr_in_sample(&x->rec->sample) : kaddr_in_memsample(&x->ms))) {
 		/* a merged report names each file's kernel IPs when its
 		 * kernel is the running one (the [vdso] rule is per file
 		 * too); the others' samples that may hold a kernel address
@@ -155,8 +162,10 @@ static int file_sample(void *ud, const struct pms_memsrc_sample *x)
 			ps->kjudge = false;
 			bool here = sess_kernel_judge(ps->s, ps->f);
 			ps->kforeign = !here && ps->merge;
-			if (ps->sort && !ps->merge) /* report -s: the same judgment */
+			if (ps->sort) { /* report -s: the same judgment, per file */
+				sort_bind(ps);
 				sorthist_kernel(ps->sort, here);
+			}
 		}
 		if (ps->kforeign) {
 			fx = *x;

@@ -163,6 +163,7 @@ struct fetch_rule {
 	struct pms_sys *sys;
 	struct kmod_maps km;
 	struct pms_kmods *kmods; /* the symbolizer's, freed after it */
+	bool judged, here;       /* the file's kernel, as sess_kernel_judge */
 };
 
 static int fetch_kernel_mmap(void *ud, const struct pms_record *rec)
@@ -170,11 +171,20 @@ static int fetch_kernel_mmap(void *ud, const struct pms_record *rec)
 	return kmod_maps_keep(&((struct fetch_rule *)ud)->km, rec);
 }
 
+static void fetch_kernel_judge(void *ud, const struct pms_perfdata_info *info)
+{
+	struct fetch_rule *fr = ud;
+	fr->judged = true;
+	fr->here = symtrack_kernel_here(fr->sys, info);
+}
+
 static bool fetch_kernel_named(void *ud, const struct pms_perfdata_info *info,
 			       struct pms_symbolizer *sym)
 {
 	struct fetch_rule *fr = ud;
-	if (!pms_symbolizer_kernel_visible(sym) || !symtrack_kernel_here(fr->sys, info))
+	/* sess_file_kernel_here's rule */
+	bool here = fr->judged ? fr->here : symtrack_kernel_here(fr->sys, info);
+	if (!pms_symbolizer_kernel_visible(sym) || !here)
 		return false;
 	if ((fr->km.kernel_mapped || fr->km.n) && pms_kmods_new(fr->sys, &fr->kmods) == 0) {
 		kmod_maps_add(fr->kmods, &fr->km, info);
@@ -188,7 +198,8 @@ int pms_ibs_fetch_view_file(struct pms_sys *sys, int fd, bool by_line,
 			    struct pms_ibs_fetch_view **out)
 {
 	struct fetch_rule fr = { .sys = sys };
-	const struct fetch_kernel_rule k = { &fr, fetch_kernel_mmap, fetch_kernel_named };
+	const struct fetch_kernel_rule k = { &fr, fetch_kernel_mmap, fetch_kernel_judge,
+					     fetch_kernel_named };
 	int rc = ibs_fetch_view_read(sys, fd, by_line, &k, out);
 	kmod_maps_free(&fr.km);
 	pms_kmods_free(fr.kmods);

@@ -103,6 +103,7 @@ struct pms_sorthist {
 	uint64_t samples, period;
 	/* the side-band's names */
 	bool bound;
+	const struct pms_perfdata_info *binfo; /* the file bound (NULL live) */
 	bool kset, khere; /* the file's kernel judged (sorthist_kernel) */
 	struct pms_symtrack *st;
 	struct comm *comms; /* by tid, in arrival order (a tid's last wins) */
@@ -603,9 +604,20 @@ bool sorthist_wants_types(const struct pms_sorthist *h)
 void sorthist_bind(struct pms_sorthist *h, struct pms_sys *sys,
 		   const struct pms_perfdata_info *info)
 {
-	if (h->bound)
+	if (h->bound && h->binfo == info)
 		return;
+	if (h->bound) {
+		/* the next file of a merged report -s: its own side-band and
+		 * its own kernel judgment name its samples (the rows made so
+		 * far keep their texts) */
+		pms_symtrack_free(h->st);
+		h->st = NULL;
+		inlpath_fini(&h->inl);
+		memset(&h->inl, 0, sizeof(h->inl));
+		h->kset = false;
+	}
 	h->bound = true;
+	h->binfo = info;
 	h->sys = sys;
 	/* no names without the seam: the keys print perf's unresolved text */
 	if ((h->needs & NEED_NAMES || h->cg) && sys && pms_symtrack_new(sys, info, &h->st) < 0)

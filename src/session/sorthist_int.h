@@ -12,10 +12,11 @@
 bool sorthist_wants_types(const struct pms_sorthist *h);
 /* The stream's naming: sys (NULL: no names, sym and dso as perf's
  * unresolved text) and the file's header (NULL live); taken at the first
- * record. */
+ * record, and again at the first record of each next file (a merged
+ * report -s: each file named by its own side-band and kernel rule). */
 void sorthist_bind(struct pms_sorthist *h, struct pms_sys *sys,
 		   const struct pms_perfdata_info *info);
-/* The file's kernel as the session judged it (session_int.h
+/* The bound file's kernel as the session judged it (session_int.h
  * sess_kernel_judge, at its first sample that may hold a kernel address):
  * its kernel IPs named from then on when here (a pipe file's build ids come
  * in-stream, after the bind). */

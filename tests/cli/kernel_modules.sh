@@ -20,67 +20,10 @@ command -v perf >/dev/null || { echo "SKIP: no perf" >&2; exit 77; }
 export HOME=$tmp/home PERF_CONFIG=/dev/null
 mkdir -p "$HOME"
 
-# 1. the written file
-python3 - "$tmp/m.data" "$tmp/root" <<'PY' || { echo "FAIL: could not write the file"; exit 1; }
-import os, struct, sys
-out, root = sys.argv[1:3]
-KID = bytes(range(0x10, 0x24))
-TEXT, MOD = 0xffffffff81000000, 0xffffffffc0000000
-ks = [(TEXT, 'T', '_text', None), (TEXT, 'T', 'startup_64', None),
-      (TEXT + 0x1000, 'T', 'core_fn_a', None), (TEXT + 0x2000, 't', 'core_fn_b', None),
-      (TEXT + 0x2800, 'D', 'core_data', None), (TEXT + 0x3000, 'T', 'core_last', None),
-      # a .ko.xz path: "[fake_mod]"; an alias at one address (the last
-      # line is perf's), a data line ending a function, the last line
-      # ending at the page after it
-      (MOD, 't', 'mod_fn_a', 'fake_mod'), (MOD + 0x100, 't', 'mod_fn_b', 'fake_mod'),
-      (MOD + 0x100, 'T', 'mod_fn_b_alias', 'fake_mod'), (MOD + 0x400, 'T', 'mod_fn_c', 'fake_mod'),
-      (MOD + 0x2000, 'd', 'mod_data', 'fake_mod'),
-      (MOD + 0x10000, 't', 'other_fn', 'other_mod'), (MOD + 0x10200, 'T', 'other_last', 'other_mod'),
-      # a "[dash-mod]" map: perf keeps the bracketed name as it is, so the
-      # kallsyms tag [dash_mod] is not its module's
-      (MOD + 0x20000, 't', 'dash_fn', 'dash_mod'),
-      # a module with no map in the file
-      (MOD + 0x30000, 't', 'unmapped_fn', 'gone_mod')]
-os.makedirs(f'{root}/proc'); os.makedirs(f'{root}/sys/kernel')
-with open(f'{root}/proc/kallsyms', 'w') as f:
-    for a, t, n, m in ks:
-        f.write(f'{a:016x} {t} {n}' + (f'\t[{m}]' if m else '') + '\n')
-with open(f'{root}/sys/kernel/notes', 'wb') as f:
-    f.write(struct.pack('<III', 4, 20, 3) + b'GNU\0' + KID)
-def rec(t, misc, body):
-    return struct.pack('<IHH', t, misc, 8 + len(body)) + body
-def pad8(s):
-    b = s.encode() + b'\0'
-    return b + b'\0' * (-len(b) % 8)
-def kmmap(start, ln, pgoff, name):
-    return rec(1, 1, struct.pack('<IIQQQ', 0xffffffff, 0, start, ln, pgoff) + pad8(name))
-data = kmmap(TEXT, 0x4000, TEXT, '[kernel.kallsyms]_text')
-data += kmmap(MOD, 0x4000, 0, '/lib/modules/6.12.0/kernel/drivers/fake-mod.ko.xz')
-data += kmmap(MOD + 0x10000, 0x1000, 0, '[other_mod]')
-data += kmmap(MOD + 0x20000, 0x1000, 0, '[dash-mod]')
-data += rec(3, 0, struct.pack('<II', 100, 100) + pad8('fakeproc'))
-ips = [TEXT + 0x1010, TEXT + 0x2010, TEXT + 0x2808, TEXT + 0x3010, MOD, MOD + 0x50, MOD + 0x100,
-       MOD + 0x180, MOD + 0x400, MOD + 0x1ff0, MOD + 0x2008, MOD + 0x2ff8, MOD + 0x3ff0,
-       MOD + 0x10010, MOD + 0x10210, MOD + 0x10ff8, MOD + 0x20010, MOD + 0x30010, TEXT + 0x8000]
-t = 1000
-for i, ip in enumerate(ips):
-    # the address: a kernel data address for c2c (a line per sample)
-    data += rec(9, 1, struct.pack('<QIIQQQQ', ip, 100, 100, t, 0xffff888000000000 + 64 * i, 1,
-                                  0x68100142))
-    t += 1000
-# cpu-clock; IP, TID, TIME, ADDR, PERIOD, DATA_SRC; mmap, comm
-attr = struct.pack('<IIQQQQQIIQQQQIiQIHHIIQ', 1, 128, 0, 1, 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x8000,
-                   0, (1 << 8) | (1 << 9), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-fattr = attr + struct.pack('<QQ', 0, 0)
-data_off = 104 + len(fattr)
-feat_off = data_off + len(data)
-fname = pad8('[kernel.kallsyms]')
-fname += b'\0' * (-len(fname) % 64)
-bid = struct.pack('<IHH', 0, 1, 36 + len(fname)) + struct.pack('<i', -1) + KID + b'\0' * 4 + fname
-hdr = b'PERFILE2' + struct.pack('<QQQQQQQQ4Q', 104, len(fattr), 104, len(fattr), data_off, len(data),
-                                0, 0, 1 << 2, 0, 0, 0)
-open(out, 'wb').write(hdr + fattr + data + struct.pack('<QQ', feat_off + 16, len(bid)) + bid)
-PY
+# 1. the written file (kernel_file_gen.py --modules)
+python3 "$(dirname "$0")/kernel_file_gen.py" "$tmp/m.data" "$tmp/root" \
+  /lib/modules/6.12.0/kernel/drivers/fake-mod.ko.xz none kfirst --modules ||
+  { echo "FAIL: could not write the file"; exit 1; }
 perf script -i "$tmp/m.data" -F ip,sym,dso --kallsyms "$tmp/root/proc/kallsyms" >"$tmp/p.txt" 2>"$tmp/e" ||
   { echo "FAIL: perf script on the written file: $(head -2 "$tmp/e")"; fail=1; }
 "$pms" --root "$tmp/root" script -i "$tmp/m.data" -F ip,sym,dso >"$tmp/m.txt" 2>"$tmp/e" ||

@@ -13,7 +13,8 @@ set -u
 pms=${1:?usage: report_fetch_kernel.sh PMUSCOPE}
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-gen=$(cd "$(dirname "$0")" && pwd)/kernel_file_gen.py
+here=$(cd "$(dirname "$0")" && pwd)
+gen=$here/kernel_file_gen.py
 root=$tmp/root
 kpath=/lib/modules/6.12.0/kernel/fake-mod.ko
 mkdir -p "$root/lib/modules/6.12.0/kernel"
@@ -50,23 +51,15 @@ rows() { # FILE KERNEL-ID
 rows here running
 rows other 00112233445566778899aabbccddeeff00112233
 
-python3 - "$tmp" "$kid" <<'PY' || fail=1
-import collections, json, sys
+PYTHONPATH=$here python3 - "$tmp" "$kid" <<'PY' || fail=1
+import sys
+from kernel_check import fetch_rows, functions, verdict
 tmp, kid = sys.argv[1:3]
 bad = []
 def fetch(name):
-    c = collections.Counter()
-    for l in open(f"{tmp}/{name}.fetch"):
-        p = l.split()
-        if l.startswith("#") or not p or not p[0].isdigit() or p[-1] == "total":
-            continue
-        c[p[-1]] += int(p[0])
-    return c
+    return fetch_rows(f"{tmp}/{name}.fetch")
 def report(name):
-    c = collections.Counter()
-    for x in json.load(open(f"{tmp}/{name}.json"))["top"]["functions_by_samples"]:
-        c[x["name"]] += x["samples"]
-    return c
+    return functions(f"{tmp}/{name}.json")
 for name in ("here", "other"):
     f, r = fetch(name), report(name)
     print(f"{name}: fetch view {dict(f)}")
@@ -78,9 +71,7 @@ if not want <= set(h):
     bad.append(f"this kernel's file: {sorted(want - set(h))} not named")
 if set(o) != {"[kernel]"} or sum(o.values()) != sum(h.values()):
     bad.append(f"another kernel's file: rows {dict(o)}, not all [kernel]")
-for b in bad:
-    print("FAIL:", b)
-sys.exit(1 if bad else 0)
+verdict(bad)
 PY
 [ $fail -eq 0 ] && echo "ok: report --fetch names kernel IPs as report does, for this kernel's file and another's"
 exit $fail

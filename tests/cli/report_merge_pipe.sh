@@ -26,7 +26,8 @@ set -u
 pms=${1:?usage: report_merge_pipe.sh PMUSCOPE}
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-gen=$(cd "$(dirname "$0")" && pwd)/kernel_file_gen.py
+here=$(cd "$(dirname "$0")" && pwd)
+gen=$here/kernel_file_gen.py
 root=$tmp/root
 mod=/lib/modules/x/fake-mod.ko
 python3 "$gen" "$tmp/other.data" "$root" $mod none kfirst \
@@ -61,15 +62,13 @@ for w in early beforekernel late; do
       { echo "FAIL: $w: report -s sym differs from perf report -s sym:"; head -5 "$tmp/d"; fail=1; }; }
 done
 
-python3 - "$tmp" <<'PY' || fail=1
-import collections, json, sys
+PYTHONPATH=$here python3 - "$tmp" <<'PY' || fail=1
+import sys
+from kernel_check import functions, verdict
 tmp = sys.argv[1]
 bad = []
 def funcs(name):
-    c = collections.Counter()
-    for x in json.load(open(f"{tmp}/{name}.json"))["top"]["functions_by_samples"]:
-        c[(x["name"], x["module"])] += x["samples"]
-    return c
+    return functions(f"{tmp}/{name}.json", module=True)
 other = funcs("other")
 if {k[0] for k in other} != {"[kernel]"}:
     bad.append(f"another kernel's file names {sorted(other)}")
@@ -103,9 +102,7 @@ for w, named in (("early", True), ("beforekernel", True), ("late", False)):
         bad.append(f"{w}: script names kernel functions {sorted(scr)}, report {sorted(kern)}")
     if srt != kern:
         bad.append(f"{w}: report -s sym names kernel functions {sorted(srt)}, report {sorted(kern)}")
-for b in bad:
-    print("FAIL:", b)
-sys.exit(1 if bad else 0)
+verdict(bad)
 PY
 [ $fail -eq 0 ] && echo "ok: a pipe file's kernel judged at its first kernel sample, alone and merged alike, by report, report -s and script"
 exit $fail

@@ -1,7 +1,7 @@
 /* libFuzzer target for the CLI's file paths: the input is a perf.data file
- * that `pmuscope report` (text and --json) and `pmuscope script` (samples
- * and --header) read, through the real command code (tools/, with main()
- * renamed pms_cli_main by the build).  This reaches what the library
+ * that `pmuscope report` (text, --json and --fetch) and `pmuscope script`
+ * (samples and --header) read, through the real command code (tools/, with
+ * main() renamed pms_cli_main by the build).  This reaches what the library
  * target does not: the report builder fed from a file, the NUMA_TOPOLOGY
  * cpu lists, the renderers.  Bad input must end in an exit status, never a
  * crash, hang or leak.  Run with -close_fd_mask=3 to keep the commands'
@@ -37,10 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *b[] = { "pmuscope", "report", "--no-symbols", "--json", "--samples", "-i", path, NULL };
 		char *c[] = { "pmuscope", "script", "-i", path, NULL };
 		char *d[] = { "pmuscope", "script", "--header", "-i", path, NULL };
+		/* the IBS fetch view's own read (file and pipe mode) */
+		char *e[] = { "pmuscope", "report", "--fetch", "-i", path, NULL };
 		pms_cli_main(5, a);
 		pms_cli_main(7, b);
 		pms_cli_main(4, c);
 		pms_cli_main(5, d);
+		pms_cli_main(5, e);
 	}
 	fflush(stdout);
 	return 0;

@@ -88,6 +88,11 @@ struct jobs {
 	atomic_size_t next;
 };
 
+/* The pass as before its file's first sample: every field its samples set
+ * or count (started and what pass_started sets up, the kernel judgment's
+ * flags, the node ids, events and periods, rc) back to none; its sinks,
+ * file and options are left as they are. */
+void sess_pass_restart(struct pass *ps);
 /* Decode one file to its end; a read error is kept as the file's. */
 int sess_file_decode(struct pass *ps, struct sfile *f);
 /* Run the jobs on threads threads (this one among them). */

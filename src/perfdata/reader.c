@@ -1172,11 +1172,16 @@ int pms_pd_reader_order_look(struct pms_perfdata_reader *r)
 	int rc;
 	r->order_hint = 2;
 	r->lazy_samples = true;
+	/* no attr of fixed-size fields (a call-chain file): no sample to
+	 * look at in place */
+	bool plans = false;
+	for (size_t i = 0; i < r->nattrs; i++)
+		plans |= r->attrs[i].fixed.body != 0;
 	for (;;) {
 		uint16_t size;
 		const struct rattr *a;
 		/* a plan's sample: its time read in place, as a lazy one's */
-		while (!r->order_broke && (a = plan_sample_next(r, &size))) {
+		while (plans && !r->order_broke && (a = plan_sample_next(r, &size))) {
 			uint64_t t = 0;
 			drop_read(r);
 			if (a->fixed.time_off)

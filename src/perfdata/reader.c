@@ -526,7 +526,7 @@ static bool follow_more(struct pms_perfdata_reader *r)
  * files larger than RAM; nothing handed out points there any more (an
  * event is valid until the next call), but what a time-order queue holds
  * by pointer (keep_from).  Before each record of a whole buffer. */
-static inline void drop_read(struct pms_perfdata_reader *r)
+static void drop_read_now(struct pms_perfdata_reader *r)
 {
 	uint64_t read_upto = r->keep && r->keep_from < r->pos ? r->keep_from : r->pos;
 	if ((r->map || r->drop_buf) && read_upto > r->dropped &&
@@ -538,6 +538,14 @@ static inline void drop_read(struct pms_perfdata_reader *r)
 			r->dropped = upto;
 		}
 	}
+}
+
+/* drop_read_now where it may give something back: what it gives back
+ * ends at or before r->pos, a DROP_CHUNK past r->dropped at least */
+static inline void drop_read(struct pms_perfdata_reader *r)
+{
+	if (r->pos - r->dropped >= DROP_CHUNK)
+		drop_read_now(r);
 }
 
 static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
@@ -1132,7 +1140,11 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 	 * decode, kept by next_fast) */
 	if (r->over_on && rc != 2)
 		pms_pd_clean_after_read(&r->over, rc, ev);
-	if (rc > 0 && r->order_hint == 2 && !order_kept(r, ev)) {
+	/* a plan's sample (rc 2) is neither compressed nor a round: its time */
+	const struct pms_sample *x = &ev->rec.sample;
+	if (rc > 0 && r->order_hint == 2 &&
+	    !(rc == 2 ? order_time_kept(r, (x->present & PMS_SAMPLE_TIME) ? x->time : 0)
+		      : order_kept(r, ev))) {
 		r->order_broke = true;
 		r->over.rec = NULL;
 		return 0;

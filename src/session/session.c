@@ -76,16 +76,8 @@ static int opts_take(struct pms_session *s, const struct pms_session_opts *opts)
 
 /* ---- the sinks ------------------------------------------------------------ */
 
-void sess_pass_restart(struct pass *ps)
-{
-	ps->started = ps->kjudge = ps->kforeign = false;
-	ps->nids = 0;
-	ps->events = ps->pmin = ps->pmax = 0;
-	ps->rc = 0;
-}
-
-/* The pass at its file's first sample (sess_pass_restart undoes it and
- * what the samples counted). */
+/* The pass at its file's first sample (session_int.h sess_pass_restart
+ * undoes it and what the samples counted). */
 static void pass_started(struct pass *ps)
 {
 	size_t n = 0;

@@ -77,6 +77,7 @@ struct pms_perfdata_ordered {
 	 * before without clearing it (reader_lazy.h) */
 	bool own;
 	struct pms_pd_clean clean;
+	struct pms_pd_clean *rclean; /* the reader's (pms_pd_reader_decode_over), or NULL */
 	struct pms_perfdata_ordered_stats st;
 };
 
@@ -120,7 +121,8 @@ void pms_pd_ordered_own(struct pms_perfdata_ordered *q)
 static inline int read_into(struct pms_perfdata_ordered *q, struct pms_perfdata_event *ev)
 {
 	int rc = pms_perfdata_next(q->r, ev);
-	pms_pd_clean_after_read(&q->clean, rc, ev);
+	if (!q->rclean) /* else the reader keeps its own */
+		pms_pd_clean_after_read(&q->clean, rc, ev);
 	return rc;
 }
 
@@ -130,7 +132,7 @@ static inline int decode_into(struct pms_perfdata_ordered *q, const struct pms_p
 {
 	if (!q->own)
 		return pms_pd_decode(attr, raw, len, out);
-	return pms_pd_decode_over(attr, raw, len, out, &q->clean);
+	return pms_pd_decode_over(attr, raw, len, out, q->rclean ? q->rclean : &q->clean);
 }
 
 /* The time perf orders the record by; 0 when it has none. */
@@ -227,33 +229,19 @@ static int decode_now(struct pms_perfdata_ordered *q, struct pms_perfdata_event 
  * before, and no FINISHED_ROUND, AUXTRACE or compressed record (perf
  * would hand out a record without a time, or the round's, ahead of held
  * ones).  Read with a second reader over the same buffer, in the same lazy
- * mode, so each record's time is the one the queue would order it by; the
- * first record that breaks it ends the look (a file from perf record,
- * with its rounds, at once).  A read error: no (the queue reports it). */
+ * mode, so each record's time is the one the queue would order it by,
+ * judged by the reader's order hint 2 (the rule the split's chunks are
+ * read by, pms_pd_reader_order_look); the first record that breaks it ends
+ * the look (a file from perf record, with its rounds, at once).  A read
+ * error: no (the queue reports it). */
 static bool data_in_time_order(struct pms_perfdata_ordered *q)
 {
 	struct pms_perfdata_reader *t = NULL;
-	struct pms_perfdata_event ev;
-	uint64_t last = 0;
-	bool timed = false, ok = true;
-	int rc;
 	if (pms_pd_reader_twin(q->r, &t) <= 0)
 		return false;
-	pms_pd_lazy_samples(t, true);
-	while (ok && (rc = pms_perfdata_next(t, &ev)) > 0) {
-		uint64_t tm = rec_time(&ev);
-		if (ev.from_compressed || ev.rec.type == REC_FINISHED_ROUND ||
-		    ev.rec.type == PMS_PERFDATA_RECORD_AUXTRACE)
-			ok = false;
-		else if (!tm || tm == UINT64_MAX)
-			ok = !timed;
-		else if (tm < last)
-			ok = false;
-		else
-			last = tm, timed = true;
-	}
+	int rc = pms_pd_reader_order_look(t);
 	pms_perfdata_reader_free(t);
-	return ok && rc == 0;
+	return rc > 0;
 }
 
 /* A record of data in time order, handed out as it comes (the statistics:
@@ -310,6 +298,10 @@ int pms_perfdata_ordered_next(struct pms_perfdata_ordered *q, struct pms_perfdat
 		/* a split decode's chunk: its plan looked already (split.c) */
 		int hint = pms_pd_reader_order_hint(q->r);
 		q->through = hint ? hint > 0 : data_in_time_order(q);
+		/* records out as they come, into the owner's one event: the
+		 * reader decodes them there */
+		if (q->through && q->own)
+			q->rclean = pms_pd_reader_decode_over(q->r);
 	}
 	if (q->through)
 		return pass_through(q, ev);

@@ -526,7 +526,7 @@ static bool follow_more(struct pms_perfdata_reader *r)
  * files larger than RAM; nothing handed out points there any more (an
  * event is valid until the next call), but what a time-order queue holds
  * by pointer (keep_from).  Before each record of a whole buffer. */
-static inline void drop_read(struct pms_perfdata_reader *r)
+static void drop_read_now(struct pms_perfdata_reader *r)
 {
 	uint64_t read_upto = r->keep && r->keep_from < r->pos ? r->keep_from : r->pos;
 	if ((r->map || r->drop_buf) && read_upto > r->dropped &&
@@ -538,6 +538,14 @@ static inline void drop_read(struct pms_perfdata_reader *r)
 			r->dropped = upto;
 		}
 	}
+}
+
+/* drop_read_now where it may give something back: what it gives back
+ * ends at or before r->pos, a DROP_CHUNK past r->dropped at least */
+static inline void drop_read(struct pms_perfdata_reader *r)
+{
+	if (r->pos - r->dropped >= DROP_CHUNK)
+		drop_read_now(r);
 }
 
 static int next_outer(struct pms_perfdata_reader *r, struct raw *out)
@@ -823,7 +831,8 @@ void pd_unknown_summary(struct pms_perfdata_reader *r)
  * other types, the AUXTRACE payload, the swap): one whose fields are all
  * of fixed size lazily (reader_lazy.h) in a few loads and stores, another
  * decoded.  1, or 0 when the next record is not such a sample or does not
- * decode (next_event reads it, and says what is wrong with it). */
+ * decode (next_event reads it, and says what is wrong with it); 2 when it
+ * was decoded over the event before (pms_pd_reader_decode_over). */
 static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
 {
 	if (r->stream || r->swap || !r->nattrs || r->dpos < r->dlen || r->pos >= r->end ||
@@ -836,16 +845,30 @@ static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_e
 	memcpy(&size, p + 6, 2);
 	if (type != PMS_RECORD_SAMPLE || size < 8 || size > r->end - r->pos)
 		return 0;
-	const struct rattr *a = r->attrs;
+	size_t ai = 0;
 	if (r->nattrs > 1 && r->ids.n) {
-		long ai = attr_of(r, p, size);
-		if (ai < 0)
+		long i = attr_of(r, p, size);
+		if (i < 0)
 			return 0;
-		a = &r->attrs[ai];
+		ai = (size_t)i;
 	}
+	const struct rattr *a = &r->attrs[ai];
+	int ret = 1;
 	drop_read(r);
 	if (r->lazy_samples && a->fixed.body && size - 8u >= a->fixed.body &&
-	    size - 8u - a->fixed.body < 8) {
+	    size - 8u - a->fixed.body < 8 && r->over_on) {
+		/* decoded here, over the event's last sample when that was
+		 * of this plan's sample_type */
+		if (r->over.rec == &ev->rec && r->over.sample_type == a->fixed.sample_type) {
+			pms_sample_fixed_refill(&a->fixed, p, &ev->rec);
+		} else {
+			pms_sample_fixed_decode(&a->fixed, p, &ev->rec);
+			r->over.rec = &ev->rec;
+			r->over.sample_type = a->fixed.sample_type;
+		}
+		ret = 2;
+	} else if (r->lazy_samples && a->fixed.body && size - 8u >= a->fixed.body &&
+		   size - 8u - a->fixed.body < 8) {
 		memcpy(&misc, p + 4, 2);
 		ev->rec.type = type;
 		ev->rec.misc = misc;
@@ -859,7 +882,7 @@ static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_e
 	ev->raw = p;
 	ev->raw_len = size;
 	ev->attr = &a->pub;
-	ev->attr_idx = (size_t)(a - r->attrs);
+	ev->attr_idx = ai;
 	ev->file_offset = r->pos;
 	ev->from_compressed = false;
 	memset(&ev->auxtrace, 0, sizeof(ev->auxtrace));
@@ -871,7 +894,7 @@ static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_e
 	r->stats.records++;
 	r->stats.by_type[PMS_RECORD_SAMPLE]++;
 	r->stats.samples++;
-	return 1;
+	return ret;
 }
 
 /* Over 150 lines on purpose: the per-record loop of every reader (hot: once
@@ -883,8 +906,9 @@ static int next_event(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 	if (r->stopped)
 		return pms_err(PMS_EPARSE, "perf.data: reading stopped at a record that could "
 					   "not be decompressed (%s)", r->skipmsg);
-	if (next_fast(r, ev))
-		return 1;
+	int fast = next_fast(r, ev);
+	if (fast)
+		return fast;
 	for (;;) {
 		struct raw raw = { NULL, 0, 0, false };
 		const unsigned char *p;
@@ -1081,11 +1105,8 @@ static bool in_window(const struct pms_perfdata_reader *r, const struct pms_perf
 /* Order hint 2: whether ev keeps the data in perf's order as ordered.c's
  * look ahead (data_in_time_order) judges it; the first that does not ends
  * the reading. */
-static bool order_kept(struct pms_perfdata_reader *r, const struct pms_perfdata_event *ev)
+static inline bool order_time_kept(struct pms_perfdata_reader *r, uint64_t t)
 {
-	uint64_t t = pms_pd_rec_time(ev);
-	if (ev->from_compressed || ev->rec.type == PD_FINISHED_ROUND || ev->rec.type == PD_AUXTRACE)
-		return false;
 	if (!t || t == UINT64_MAX) {
 		r->order_untimed = true;
 		return !r->order_timed;
@@ -1099,6 +1120,13 @@ static bool order_kept(struct pms_perfdata_reader *r, const struct pms_perfdata_
 	return true;
 }
 
+static bool order_kept(struct pms_perfdata_reader *r, const struct pms_perfdata_event *ev)
+{
+	if (ev->from_compressed || ev->rec.type == PD_FINISHED_ROUND || ev->rec.type == PD_AUXTRACE)
+		return false;
+	return order_time_kept(r, pms_pd_rec_time(ev));
+}
+
 int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
 {
 	int rc;
@@ -1108,11 +1136,89 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
 		return 0;
 	while ((rc = next_event(r, ev)) > 0 && r->window && !in_window(r, ev))
 		;
-	if (rc > 0 && r->order_hint == 2 && !order_kept(r, ev)) {
+	/* decoding over the caller's event: what it holds now (2: a plan's
+	 * decode, kept by next_fast) */
+	if (r->over_on && rc != 2)
+		pms_pd_clean_after_read(&r->over, rc, ev);
+	/* a plan's sample (rc 2) is neither compressed nor a round: its time */
+	const struct pms_sample *x = &ev->rec.sample;
+	if (rc > 0 && r->order_hint == 2 &&
+	    !(rc == 2 ? order_time_kept(r, (x->present & PMS_SAMPLE_TIME) ? x->time : 0)
+		      : order_kept(r, ev))) {
 		r->order_broke = true;
+		r->over.rec = NULL;
 		return 0;
 	}
-	return rc;
+	return rc > 0 ? 1 : rc;
+}
+
+/* A plan's SAMPLE next in a whole host-order buffer (what next_fast hands
+ * out lazily): its attr, or NULL. */
+static inline const struct rattr *plan_sample_next(struct pms_perfdata_reader *r, uint16_t *size)
+{
+	if (r->stream || r->swap || !r->nattrs || r->dpos < r->dlen || r->window ||
+	    r->pos >= r->end || r->end - r->pos < 8)
+		return NULL;
+	const unsigned char *p = r->buf + r->pos;
+	uint32_t type;
+	memcpy(&type, p, 4);
+	memcpy(size, p + 6, 2);
+	if (type != PMS_RECORD_SAMPLE || *size < 8 || *size > r->end - r->pos)
+		return NULL;
+	size_t ai = 0;
+	if (r->nattrs > 1 && r->ids.n) {
+		long i = attr_of(r, p, *size);
+		if (i < 0)
+			return NULL;
+		ai = (size_t)i;
+	}
+	const struct rattr *a = &r->attrs[ai];
+	if (!a->fixed.body || *size - 8u < a->fixed.body || *size - 8u - a->fixed.body >= 8)
+		return NULL;
+	return a;
+}
+
+int pms_pd_reader_order_look(struct pms_perfdata_reader *r)
+{
+	struct pms_perfdata_event ev;
+	int rc;
+	r->order_hint = 2;
+	r->lazy_samples = true;
+	/* no attr of fixed-size fields (a call-chain file): no sample to
+	 * look at in place */
+	bool plans = false;
+	for (size_t i = 0; i < r->nattrs; i++)
+		plans |= r->attrs[i].fixed.body != 0;
+	for (;;) {
+		uint16_t size;
+		const struct rattr *a;
+		/* a plan's sample: its time read in place, as a lazy one's */
+		while (plans && !r->order_broke && (a = plan_sample_next(r, &size))) {
+			uint64_t t = 0;
+			drop_read(r);
+			if (a->fixed.time_off)
+				memcpy(&t, r->buf + r->pos + a->fixed.time_off, 8);
+			r->pos += size;
+			r->stats.records++;
+			r->stats.by_type[PMS_RECORD_SAMPLE]++;
+			r->stats.samples++;
+			if (!order_time_kept(r, t))
+				r->order_broke = true;
+		}
+		if (r->order_broke)
+			return 0;
+		if ((rc = pms_perfdata_next(r, &ev)) <= 0)
+			return rc < 0 ? rc : !r->order_broke;
+	}
+}
+
+struct pms_pd_clean *pms_pd_reader_decode_over(struct pms_perfdata_reader *r)
+{
+	if (!r->over_on) {
+		r->over_on = true;
+		r->over.rec = NULL;
+	}
+	return &r->over;
 }
 
 void pms_pd_lazy_samples(struct pms_perfdata_reader *r, bool on)

@@ -7,6 +7,7 @@
 #include "pmuscope/perfdata.h"
 #include "pmuscope/record.h"
 #include "decode/record_io.h"
+#include "perfdata/reader_lazy.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -103,6 +104,10 @@ struct pms_perfdata_reader {
 	char skipmsg[512];
 	bool stopped; /* a COMPRESSED record failed: no record after it is read */
 	bool lazy_samples; /* reader_lazy.h */
+	/* reader_lazy.h pms_pd_reader_decode_over: a plan's sample decoded
+	 * here over the caller's one event, which over describes */
+	bool over_on;
+	struct pms_pd_clean over;
 	/* What was skipped or found corrupt, in file order (the first
 	 * PD_MAX_PROBLEMS kept; nproblems_all counts all). */
 	const char **problems;

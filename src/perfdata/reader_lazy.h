@@ -42,6 +42,14 @@ struct pms_pd_clean {
 /* pms_pd_decode into out, keeping c (above). */
 int pms_pd_decode_over(const struct pms_perfdata_attr *attr, const void *raw, size_t len,
 		       struct pms_record *out, struct pms_pd_clean *c);
+/* For one caller that passes the same event to every pms_perfdata_next
+ * and only reads it (the time-order queue handing records out as they
+ * come, ordered.c): from now on a lazy reader decodes a plan's sample
+ * itself, over the sample before (pms_pd_decode_over's rule), instead of
+ * leaving it to the caller; a lazy sample it still hands out (one from a
+ * COMPRESSED record) the caller decodes with the state returned, the
+ * reader's (valid while the reader lives). */
+struct pms_pd_clean *pms_pd_reader_decode_over(struct pms_perfdata_reader *r);
 /* The caller of pms_perfdata_ordered_next passes the same event each
  * time and never writes it: a plan's sample is decoded over the one
  * before (struct pms_pd_clean). */
@@ -128,6 +136,12 @@ void pms_pd_reader_set_order_hint(struct pms_perfdata_reader *r, int order);
  * record without a time was read. */
 bool pms_pd_reader_order_seen(const struct pms_perfdata_reader *r, uint64_t *first, uint64_t *last,
 			      bool *untimed);
+/* Read r's data to its end as order hint 2 reads it (r: a reader no one
+ * else reads, a twin): 1 when it kept perf's order to the end, 0 when a
+ * record broke it (the reading stops there), or a read error.  A sample
+ * of a fixed-field layout is judged by its time where it lies, without an
+ * event. */
+int pms_pd_reader_order_look(struct pms_perfdata_reader *r);
 /* Add what a chunk's reader counted record by record to r's statistics. */
 void pms_pd_reader_stats_absorb(struct pms_perfdata_reader *r,
 				const struct pms_perfdata_reader *part);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "decode/kaddr.h"
+#include "perfdata/reader_lazy.h"
 #include "pmuscope/memsample.h"
 #include "session/script_int.h"
 #include "util/error.h"
@@ -346,6 +347,10 @@ int pms_script_read(struct pms_script *s, int fd, struct pms_sys *sys)
 	if ((rc = pms_perfdata_reader_open_fd(fd, &s->r)) < 0 ||
 	    (rc = pms_perfdata_ordered_new(s->r, &s->oq)) < 0)
 		return rc;
+	/* s->cur is the one event pms_script_next reads into and only reads
+	 * (ibs_fill writes a RAW sample, which no plan decodes): samples are
+	 * decoded over the one before (perfdata/reader_lazy.h) */
+	pms_pd_ordered_own(s->oq);
 	s->dw.sys = sys;
 	if ((s->flags & PMS_SCRIPT_SYMBOLS) && !(s->flags & PMS_SCRIPT_RECORDS_ONLY)) {
 		rc = pms_symtrack_new(sys, pms_perfdata_reader_info(s->r), &s->st);

@@ -77,6 +77,8 @@ static int opts_take(struct pms_session *s, const struct pms_session_opts *opts)
 
 /* ---- the sinks ------------------------------------------------------------ */
 
+/* The pass at its file's first sample (session_int.h sess_pass_restart
+ * undoes it and what the samples counted). */
 static void pass_started(struct pass *ps)
 {
 	size_t n = 0;

@@ -79,10 +79,7 @@ int sess_decode_in_order(struct pms_session *s, struct sfile *f, const struct se
 		return rc;
 	pms_memprof_free(s->ps.prof);
 	s->ps.prof = p;
-	s->ps.started = false;
-	s->ps.rc = 0;
-	s->ps.events = s->ps.pmin = s->ps.pmax = 0;
-	s->ps.nids = 0;
+	sess_pass_restart(&s->ps);
 	pms_pd_reader_set_order_hint(f->r, broke ? -1 : 0);
 	if ((rc = ops->decode(&s->ps, f)) < 0)
 		return rc;

@@ -79,6 +79,20 @@ struct pass {
 	char apart[64];
 };
 
+/* The pass as before its file's first sample: every field its samples set
+ * or count (started and what session.c pass_started sets up, the kernel
+ * judgment's flags, the node ids, events and periods, rc) back to none;
+ * its sinks, file and options are left as they are.  Here, not in
+ * session.c: session_inorder.c uses it, and session.c calls into
+ * session_inorder.c. */
+static inline void sess_pass_restart(struct pass *ps)
+{
+	ps->started = ps->kjudge = ps->kforeign = false;
+	ps->nids = 0;
+	ps->events = ps->pmin = ps->pmax = 0;
+	ps->rc = 0;
+}
+
 
 /* Passes v[i] over files f[i] (the session's, or one file's chunks). */
 struct jobs {

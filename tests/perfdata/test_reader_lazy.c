@@ -376,6 +376,90 @@ out:
 	free(buf);
 }
 
+/* write_mem's file with sample back's time before the one ahead of it
+ * (SIZE_MAX: none), and a FINISHED_ROUND before sample round (SIZE_MAX:
+ * none). */
+static unsigned char *write_back(size_t back, size_t round, size_t *len)
+{
+	char dir[256], path[512];
+	struct pms_perfdata_writer *w = NULL;
+	struct perf_event_attr a0 = mk_attr(ST_FIXED, 0x1cd), a1 = mk_attr(ST_CHAIN, 0x2cd);
+	const uint64_t id0 = 1, id1 = 2, chain[3] = { 0x401000, 0x402000, 0x403000 };
+	struct pms_sample_layout l0, l1;
+	unsigned char rec[512];
+
+	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
+	snprintf(path, sizeof(path), "%s/back.data", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	pms_sample_layout_from_attr(&l0, &a0);
+	pms_sample_layout_from_attr(&l1, &a1);
+	CHECK_OK(pms_perfdata_writer_open(fd, &w));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a0, &id0, 1));
+	CHECK_OK(pms_perfdata_writer_add_attr(w, &a1, &id1, 1));
+	for (uint64_t i = 0; w && i < NSAMPLES; i++) {
+		struct pms_record r;
+		size_t n = 0;
+		mk_sample(&r, i, chain);
+		if (i == back)
+			r.sample.time -= 10;
+		if (i == round) {
+			const unsigned char fin[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };
+			CHECK_OK(pms_perfdata_writer_write(w, fin, sizeof(fin)));
+		}
+		CHECK_OK(pms_record_encode(i % 2 ? &l1 : &l0, &r, rec, sizeof(rec), &n));
+		CHECK_OK(pms_perfdata_writer_write(w, rec, n));
+	}
+	return finish_file(w, fd, path, dir, len);
+}
+
+/* The order look (pms_pd_reader_order_look: a fixed-field sample judged
+ * by its time in place, the others through the reader) finds what order
+ * hint 2's reading finds, record by record: in order to the end; broken
+ * by a fixed-field sample, a callchain sample or a round, the times seen
+ * ending at the record before. */
+PMS_TEST(order_look_judges_as_hint_2)
+{
+	static const struct {
+		size_t back, round;
+		int want;
+	} cases[] = {
+		{ SIZE_MAX, SIZE_MAX, 1 }, { 20, SIZE_MAX, 0 }, { 21, SIZE_MAX, 0 },
+		{ SIZE_MAX, 30, 0 },       { SIZE_MAX, 31, 0 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t len = 0;
+		unsigned char *buf = write_back(cases[c].back, cases[c].round, &len);
+		struct pms_perfdata_reader *look = NULL, *slow = NULL;
+		struct pms_perfdata_event ev;
+		CHECK_OK(pms_perfdata_reader_open_mem(buf, len, &look));
+		CHECK_OK(pms_perfdata_reader_open_mem(buf, len, &slow));
+		if (look && slow) {
+			CHECK_EQ_INT(pms_pd_reader_order_look(look), cases[c].want);
+			/* the same reading, an event a record */
+			pms_pd_lazy_samples(slow, true);
+			pms_pd_reader_set_order_hint(slow, 2);
+			while (pms_perfdata_next(slow, &ev) > 0)
+				;
+			uint64_t f0, l0, f1, l1;
+			bool u0, u1;
+			CHECK_EQ_INT(pms_pd_reader_order_seen(look, &f0, &l0, &u0), cases[c].want);
+			CHECK_EQ_INT(pms_pd_reader_order_seen(slow, &f1, &l1, &u1), cases[c].want);
+			CHECK_EQ_U64(f0, 5000);
+			CHECK_EQ_U64(f0, f1);
+			CHECK_EQ_U64(l0, l1);
+			CHECK_EQ_INT(u0, u1);
+			size_t stop = cases[c].back < cases[c].round ? cases[c].back : cases[c].round;
+			CHECK_EQ_U64(l0, 5000 + 7 * (stop == SIZE_MAX ? NSAMPLES - 1 : stop - 1));
+			CHECK_EQ_U64(pms_perfdata_reader_stats(look)->samples,
+				     pms_perfdata_reader_stats(slow)->samples);
+		}
+		pms_perfdata_reader_free(look);
+		pms_perfdata_reader_free(slow);
+		free(buf);
+	}
+}
+
 PMS_TEST(owned_event_decodes_as_fresh_in_order)
 {
 	own_as_fresh(false);

@@ -398,34 +398,25 @@ static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
 static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int64_t disp,
 					struct ty_obj *out, Dwarf_Die *func)
 {
-	Dwarf_Die *scopes = NULL;
-	int n = ty_scopes_concrete(b, pc, &scopes);
-	if (n <= 0) {
-		free(scopes);
+	struct ty_unit *u;
+	uint32_t chain[64];
+	int n = ty_scope_chain(b, pc, &u, chain, 64);
+	if (n <= 0)
 		return PMS_TYPE_NO_SCOPE;
-	}
-	int sub = -1;
-	for (int i = 0; i < n; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			sub = i;
-	if (sub < 0) {
-		free(scopes);
-		return PMS_TYPE_NO_SCOPE;
-	}
+	Dwarf_Die *sub = ty_scope_die(u, chain[n - 1]);
 	if (func)
-		*func = scopes[sub];
-	struct ty_lazyfb fb = { b, &scopes[sub], pc, false, { 0 } };
+		*func = *sub;
+	struct ty_lazyfb fb = { b, sub, pc, false, { 0 } };
 	struct ty_scan s = { 0 };
 	/* the scopes out to the function: those above it (the CU, a
 	 * namespace) hold variables of static storage, at an address, which
 	 * no register or frame location names (globals: by the address) */
-	for (int i = 0; i <= sub && !s.found; i++) {
+	for (int i = 0; i < n && !s.found; i++) {
 		struct ty_var *v;
-		int nv = ty_scope_vars(b, &scopes[i], &v);
+		int nv = ty_scope_vars(u, chain[i], &v);
 		for (int k = 0; k < nv && !s.found; k++)
 			try_var(&v[k], pc, reg, disp, &fb, &s);
 	}
-	free(scopes);
 	if (s.found) {
 		*out = s.obj;
 		return PMS_TYPE_OK;
@@ -439,7 +430,15 @@ struct ty_rstate {
 	bool valid;
 	struct ty_obj obj;
 	bool isconst;   /* (not valid) the register holds the constant cval */
-	int64_t cval;
+	/* (not valid) loaded by the instruction at lpc from [lbase + ldisp],
+	 * lbase holding no tracked type: the operand's scope search that says
+	 * what was loaded is asked only if an instruction reads the register
+	 * (lazy_force; most loaded registers are never a base) */
+	bool lazy;
+	int8_t lbase;
+	uint8_t lsize;
+	int64_t cval;   /* isconst: the constant; lazy: ldisp */
+	uint64_t lpc;
 };
 
 /* The object a memory operand addresses at pc, given the registers' tracked
@@ -542,25 +541,16 @@ static bool loaded_pointer(struct ty_obj *obj, int64_t off, unsigned size, struc
  * is a pointer (an allocator returning struct T *). */
 static bool callee_ret(struct ty_bin *b, uint64_t target, struct ty_obj *out)
 {
-	Dwarf_Die *scopes = NULL;
-	if (!target)
+	Dwarf_Addr entry;
+	Dwarf_Die sub, rt, obj, pt;
+	if (!target || !ty_scope_func(b, target, &sub) || dwarf_entrypc(&sub, &entry) != 0 ||
+	    entry != target)
 		return false;
-	int n = ty_scopes(b, target, &scopes);
-	bool ok = false;
-	for (int i = 0; i < n && !ok; i++) {
-		Dwarf_Addr entry;
-		Dwarf_Die rt, obj, pt;
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
-		    dwarf_entrypc(&scopes[i], &entry) != 0 || entry != target)
-			continue;
-		if (ty_type_of(&scopes[i], &rt) && ty_peel(&rt, &pt) &&
-		    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
-			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]), false };
-			ok = true;
-		}
-	}
-	free(scopes);
-	return ok;
+	if (!ty_type_of(&sub, &rt) || !ty_peel(&rt, &pt) || dwarf_tag(&pt) != DW_TAG_pointer_type ||
+	    !ty_type_of(&pt, &obj))
+		return false;
+	*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&sub), false };
+	return true;
 }
 
 /* An offset outside an object reached through an index register added
@@ -574,17 +564,63 @@ static int64_t elem_off(struct ty_obj *obj, int64_t off)
 	return off;
 }
 
+/* A lazy state made what the load it stands for gives (track_step's load
+ * of a base holding no tracked type: the operand's scope search). */
+static void lazy_resolve(struct ty_bin *b, struct ty_rstate *r)
+{
+	if (!r->lazy)
+		return;
+	struct ty_insn in;
+	memset(&in, 0, sizeof(in));
+	in.addr = r->lpc;
+	in.kind = TY_K_LOAD;
+	in.base = r->lbase;
+	in.index = TY_REG_NONE;
+	in.disp = r->cval;
+	unsigned size = r->lsize;
+	struct ty_obj obj;
+	int64_t off;
+	memset(r, 0, sizeof(*r));
+	if (operand_obj(b, &in, NULL, &obj, &off))
+		r->valid = loaded_pointer(&obj, elem_off(&obj, off), size, &r->obj);
+}
+
+static void lazy_force(struct ty_bin *b, struct ty_rstate *st, int reg)
+{
+	if (reg >= 0 && reg < TY_NREGS)
+		lazy_resolve(b, &st[reg]);
+}
+
 static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rstate *st)
 {
 	struct ty_rstate nv = { 0 };
 	int dst = TY_REG_NONE;
 	struct ty_obj obj;
 	int64_t off;
+	/* the registers whose type this instruction reads (a copy keeps a
+	 * lazy state as it is) */
+	lazy_force(b, st, in->base);
+	lazy_force(b, st, in->index);
+	if (in->kind == TY_K_ADD) {
+		lazy_force(b, st, in->dst);
+		lazy_force(b, st, in->src);
+	}
+	if (in->kind == TY_K_MOVRR && in->src == ty_reg_sp(b->arch))
+		lazy_force(b, st, in->src);
 	if (in->kind == TY_K_LOAD && in->mem_size && in->mem_size != 8) {
 		/* what loaded_pointer asks of the member (a pointer, as wide
 		 * as the load) no load of another width meets: the operand's
 		 * scan would find nothing for the register */
 		dst = in->dst;
+	} else if (in->kind == TY_K_LOAD && !in->rip_rel && !in->fs_seg && in->base >= 0 &&
+		   in->base < TY_NREGS && !st[in->base].valid) {
+		/* what operand_obj would find by the scope search, later */
+		dst = in->dst;
+		nv.lazy = true;
+		nv.lpc = in->addr;
+		nv.lbase = (int8_t)in->base;
+		nv.cval = in->disp;
+		nv.lsize = (uint8_t)(in->mem_size ? in->mem_size : 8);
 	} else if (in->kind == TY_K_LOAD && operand_obj(b, in, st, &obj, &off)) {
 		dst = in->dst;
 		off = elem_off(&obj, off);
@@ -661,7 +697,7 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 	}
 	for (int r = 0; r < TY_NREGS && r < 64; r++)
 		if (in->written & (1ull << r))
-			st[r].valid = st[r].isconst = false;
+			st[r].valid = st[r].isconst = st[r].lazy = false;
 	if (in->kind == TY_K_RET)
 		memset(st, 0, TY_NREGS * sizeof(*st));
 	if (dst >= 0 && dst < TY_NREGS)
@@ -694,6 +730,8 @@ static bool track_full(struct ty_bin *b, uint64_t a, uint64_t pc, int reg, struc
 		track_step(b, &in, st);
 		a += in.size;
 	}
+	if (a == pc)
+		lazy_force(b, st, reg);
 	if (a == pc && rs)
 		*rs = st[reg];
 	if (a != pc || !st[reg].valid)
@@ -762,7 +800,8 @@ static void walks_free(struct ty_bin *b)
 static bool wrec_state(struct ty_walk *w, int reg, uint32_t *out)
 {
 	*out = 0;
-	if (reg < 0 || reg >= TY_NREGS || (!w->st[reg].valid && !w->st[reg].isconst))
+	if (reg < 0 || reg >= TY_NREGS ||
+	    (!w->st[reg].valid && !w->st[reg].isconst && !w->st[reg].lazy))
 		return true;
 	if (w->npool == w->cappool) {
 		size_t nc = w->cappool ? w->cappool * 2 : 8;
@@ -820,8 +859,9 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		w->a += in.size;
 		w->step++;
 	}
-	const struct ty_rstate *st = NULL;
+	struct ty_rstate *st = NULL;
 	if (pc == w->a) {
+		lazy_force(b, w->st, reg);
 		st = &w->st[reg];
 	} else if (pc < w->a) {
 		size_t lo = 0, hi = w->nrec;
@@ -835,7 +875,7 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		if (lo == w->nrec || w->rec[lo].addr != pc)
 			return false; /* not an instruction of the walk */
 		const struct ty_wrec *r = &w->rec[lo];
-		static const struct ty_rstate none;
+		static struct ty_rstate none; /* (never lazy: never written) */
 		uint32_t k;
 		if (reg == r->base)
 			k = r->sb;
@@ -844,6 +884,7 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		else
 			return track_full(b, a, pc, reg, out, rs);
 		st = k ? &w->pool[k - 1] : &none;
+		lazy_resolve(b, st);
 	}
 	if (st && rs)
 		*rs = *st;
@@ -1058,30 +1099,21 @@ static void fill_hit(struct pms_typeres *r, struct ty_bin *b, const struct ty_ob
  * is a pointer: its pointee (a C++ constructor's `this`). */
 static bool callee_this(struct ty_bin *b, uint64_t target, struct ty_obj *out)
 {
-	Dwarf_Die *scopes = NULL, c, pt, obj, t;
-	if (!target)
+	Dwarf_Die sub, c, pt, obj, t;
+	Dwarf_Addr entry;
+	if (!target || !ty_scope_func(b, target, &sub) || dwarf_entrypc(&sub, &entry) != 0 ||
+	    entry != target || dwarf_child(&sub, &c) != 0)
 		return false;
-	int n = ty_scopes(b, target, &scopes);
-	bool ok = false;
-	for (int i = 0; i < n && !ok; i++) {
-		Dwarf_Addr entry;
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
-		    dwarf_entrypc(&scopes[i], &entry) != 0 || entry != target ||
-		    dwarf_child(&scopes[i], &c) != 0)
+	do {
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 			continue;
-		do {
-			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
-				continue;
-			if (ty_type_of(&c, &t) && ty_peel(&t, &pt) &&
-			    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
-				*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&c), false };
-				ok = true;
-			}
-			break; /* the first parameter only */
-		} while (dwarf_siblingof(&c, &c) == 0);
-	}
-	free(scopes);
-	return ok;
+		if (!ty_type_of(&c, &t) || !ty_peel(&t, &pt) || dwarf_tag(&pt) != DW_TAG_pointer_type ||
+		    !ty_type_of(&pt, &obj))
+			return false; /* the first parameter only */
+		*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&c), false };
+		return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
 }
 
 /* A return (not a jump): x86 ret (c3, c2 iw), aarch64 ret. */
@@ -1104,21 +1136,12 @@ static bool is_return(struct ty_bin *b, const struct ty_insn *in)
  * allocation returned at once: `return new T`). */
 static bool func_ret(struct ty_bin *b, uint64_t pc, struct ty_obj *out)
 {
-	Dwarf_Die *scopes = NULL, rt, pt, obj;
-	int n = ty_scopes(b, pc, &scopes);
-	bool ok = false;
-	for (int i = 0; i < n; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
-			continue;
-		if (ty_type_of(&scopes[i], &rt) && ty_peel(&rt, &pt) &&
-		    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
-			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]), false };
-			ok = true;
-		}
-		break; /* the function itself, not an inlined one's caller */
-	}
-	free(scopes);
-	return ok;
+	Dwarf_Die sub, rt, pt, obj;
+	if (!ty_scope_func(b, pc, &sub) || !ty_type_of(&sub, &rt) || !ty_peel(&rt, &pt) ||
+	    dwarf_tag(&pt) != DW_TAG_pointer_type || !ty_type_of(&pt, &obj))
+		return false;
+	*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&sub), false };
+	return true;
 }
 
 /* After an allocator's call returns at pc (its result in rax / x0): the

@@ -123,17 +123,20 @@ const struct ty_gvar *ty_bin_global(const struct ty_bin *b, uint64_t addr);
 const struct ty_gvar *ty_bin_tls(const struct ty_bin *b, uint64_t off);
 /* Decode the instruction at pc: 0, or -1 when no code maps it / no decode. */
 int ty_bin_insn(struct ty_bin *b, uint64_t pc, struct ty_insn *out);
-/* dwarf_getscopes() of the CU holding pc, from an index (scopes.c): the
- * count (*scopes malloc'ed), or <= 0 with *scopes NULL. */
-int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
-/* The concrete scopes at pc: in inlined code dwarf_getscopes() goes on from
- * the inlined subroutine with the scopes of its abstract origin (no
- * subprogram of this code); these are the DIEs that hold pc, innermost
- * first (lexical blocks, inlined subroutines, the function that holds the
- * code, the CU), the chain whose variables are live at pc and whose
- * subprogram gives the frame base.  A CU answered by dwarf_getscopes
- * itself (imported units) gives its answer. */
-int ty_scopes_concrete(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
+/* The code scopes at pc (scopes.c, from the unit's index: symbols/
+ * scopeidx.h): the concrete chain, innermost first (lexical blocks, inlined
+ * subroutines, the function that holds the code), the DIEs whose variables
+ * are live at pc, out to the outermost subprogram (whose frame base
+ * applies): their count (at most max) as scopes of *unit in chain, 0 when no
+ * subprogram holds pc (or no unit, no memory). */
+struct ty_unit;
+int ty_scope_chain(struct ty_bin *b, uint64_t pc, struct ty_unit **unit, uint32_t *chain,
+		   int max);
+Dwarf_Die *ty_scope_die(struct ty_unit *u, uint32_t s);
+int ty_scope_tag(const struct ty_unit *u, uint32_t s);
+/* The subprogram holding pc where pc is not in inlined code (the innermost
+ * function is a subprogram): what dwarf_getscopes lists first of that tag. */
+bool ty_scope_func(struct ty_bin *b, uint64_t pc, Dwarf_Die *sub);
 /* A scope's variable or parameter: scopes.c lists them (die), typeres.c
  * fills in the rest on its first use (init). */
 struct ty_var {
@@ -164,9 +167,9 @@ struct ty_locr {
 	size_t len;
 };
 
-/* A scope's (from ty_scopes) variable and parameter children in order:
- * the count (*vars kept until ty_bin_free), -1 without memory. */
-int ty_scope_vars(struct ty_bin *b, Dwarf_Die *scope, struct ty_var **vars);
+/* Scope s's (of a chain) variable and parameter children in order: the
+ * count (*vars kept until ty_scopes_free), -1 without memory. */
+int ty_scope_vars(struct ty_unit *u, uint32_t s, struct ty_var **vars);
 void ty_scopes_free(struct ty_bin *b);
 
 /* The load bias of path mapped at map_start from file offset map_pgoff

@@ -1,6 +1,7 @@
-/* The DWARF scopes at a pc for the type resolution, from the per-unit
- * index of code scopes that the inline stacks use (symbols/scopeidx.h):
- * each unit's scopes are read once, at its first pc; a pc's chain is a
+/* The DWARF scopes at a pc for the type resolution, and their variables
+ * against an access's base register (ty_scan_scopes).  The scopes come
+ * from the per-unit index of code scopes that the inline stacks use
+ * (symbols/scopeidx.h): each unit's scopes are read once, at its first pc; a pc's chain is a
  * binary search per level of nesting, then the parents outward.
  *
  * The chain is the concrete one (the DIEs whose ranges hold the pc, as
@@ -158,6 +159,248 @@ int ty_scope_vars(struct ty_unit *u, uint32_t s, struct ty_var **vars)
 	}
 	*vars = e->v;
 	return (int)e->n;
+}
+
+/* ---- the variables of the scopes at a pc against a base register ---- */
+
+struct ty_frame { /* frame base (or CFA) = reg + off */
+	int reg;
+	int64_t off;
+	bool ok;
+};
+
+static bool cfa_at(struct ty_bin *b, uint64_t pc, struct ty_frame *f)
+{
+	Dwarf_CFI *cfis[2] = { b->cfi, b->ehcfi };
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *fr;
+		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc, &fr) != 0)
+			continue;
+		Dwarf_Op *ops;
+		size_t n;
+		bool ok = dwarf_frame_cfa(fr, &ops, &n) == 0 && n == 1 &&
+			  ops[0].atom == DW_OP_bregx;
+		if (ok) {
+			f->reg = (int)ops[0].number;
+			f->off = (int64_t)ops[0].number2;
+			f->ok = true;
+		}
+		free(fr);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/* A register + offset location operation: DW_OP_bregN / bregx. */
+static bool breg_of(const Dwarf_Op *op, int *reg, int64_t *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx) {
+		*reg = (int)op->number;
+		*off = (int64_t)op->number2;
+		return true;
+	}
+	return false;
+}
+
+static bool reg_of(const Dwarf_Op *op, int *reg)
+{
+	if (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31) {
+		*reg = op->atom - DW_OP_reg0;
+		return true;
+	}
+	if (op->atom == DW_OP_regx) {
+		*reg = (int)op->number;
+		return true;
+	}
+	return false;
+}
+
+static struct ty_frame frame_base(struct ty_bin *b, Dwarf_Die *sub, uint64_t pc)
+{
+	struct ty_frame f = { 0 };
+	Dwarf_Attribute a;
+	Dwarf_Op *ops[2];
+	size_t lens[2];
+	if (!dwarf_attr_integrate(sub, DW_AT_frame_base, &a) ||
+	    dwarf_getlocation_addr(&a, pc, ops, lens, 2) < 1 || lens[0] != 1)
+		return f;
+	if (ops[0][0].atom == DW_OP_call_frame_cfa) {
+		cfa_at(b, pc, &f);
+	} else if (reg_of(&ops[0][0], &f.reg)) {
+		f.ok = true;
+	} else if (breg_of(&ops[0][0], &f.reg, &f.off)) {
+		f.ok = true;
+	}
+	return f;
+}
+
+/* The entries of v's location list that hold pc (at most max, in the list's
+ * order): dwarf_getlocation_addr's answer, from the list read once. */
+static int var_loc_at(struct ty_var *v, uint64_t pc, Dwarf_Op **ops, size_t *lens, int max)
+{
+	if (!v->lr_done) {
+		v->lr_done = true;
+		Dwarf_Addr base, start, end;
+		Dwarf_Op *e;
+		size_t len, cap = 0;
+		ptrdiff_t o = 0;
+		while ((o = dwarf_getlocations(&v->loc, o, &base, &start, &end, &e, &len)) > 0) {
+			if (v->nlr == cap) {
+				size_t nc = cap ? cap * 2 : 8;
+				struct ty_locr *nv = realloc(v->lr, nc * sizeof(*nv));
+				if (!nv) {
+					o = -1;
+					break;
+				}
+				v->lr = nv;
+				cap = nc;
+			}
+			v->lr[v->nlr++] = (struct ty_locr){ start, end, e, len };
+		}
+		v->lr_bad = o < 0;
+	}
+	if (v->lr_bad)
+		return dwarf_getlocation_addr(&v->loc, pc, ops, lens, (size_t)max);
+	int n = 0;
+	for (size_t i = 0; i < v->nlr && n < max; i++)
+		if (pc >= v->lr[i].start && pc < v->lr[i].end) {
+			ops[n] = v->lr[i].ops;
+			lens[n++] = v->lr[i].len;
+		}
+	return n;
+}
+
+/* A scan's frame base, computed on its first use (most variables are not
+ * fbreg-located: their scans do without it). */
+struct ty_lazyfb {
+	struct ty_bin *b;
+	Dwarf_Die *sub;
+	uint64_t pc;
+	bool done;
+	struct ty_frame f;
+};
+
+static const struct ty_frame *lazy_fb(struct ty_lazyfb *l)
+{
+	if (!l->done) {
+		l->f = frame_base(l->b, l->sub, l->pc);
+		l->done = true;
+	}
+	return &l->f;
+}
+
+struct ty_scan { /* what a search of the scopes found */
+	bool found, optimized, not_ptr;
+	struct ty_obj obj;
+};
+
+/* One variable: is the access (base reg + disp) through it? */
+static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
+		    struct ty_lazyfb *lfb, struct ty_scan *s)
+{
+	Dwarf_Op *ops[4];
+	size_t lens[4];
+	if (!v->init) { /* what does not depend on pc, once */
+		Dwarf_Die pt;
+		v->init = true;
+		v->ok = ty_type_of(&v->die, &v->type) &&
+			dwarf_attr_integrate(&v->die, DW_AT_location, &v->loc);
+		if (v->ok) {
+			v->is_ptr = ty_pointee(&v->type, &pt) && ty_peel(&v->type, &pt) &&
+				    dwarf_tag(&pt) == DW_TAG_pointer_type;
+			v->has_obj = v->is_ptr && ty_pointee(&v->type, &v->obj);
+			v->name = dwarf_diename(&v->die);
+			Dwarf_Block blk;
+			if (v->loc.form != DW_FORM_data16 && dwarf_formblock(&v->loc, &blk) == 0) {
+				v->block = true;
+				v->nblock = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 1);
+				v->bops = v->nblock >= 1 ? ops[0] : NULL;
+				v->blen = v->nblock >= 1 ? lens[0] : 0;
+			}
+		}
+	}
+	if (!v->ok)
+		return;
+	int n;
+	if (v->block) {
+		n = v->nblock;
+		ops[0] = v->bops;
+		lens[0] = v->blen;
+	} else {
+		n = var_loc_at(v, pc, ops, lens, 4);
+	}
+	bool is_ptr = v->is_ptr;
+	Dwarf_Die t = v->type;
+	if (n < 1) {
+		if (is_ptr)
+			s->optimized = true;
+		return;
+	}
+	const char *name = v->name;
+	int r;
+	int64_t off;
+	if (lens[0] == 1 && reg_of(&ops[0][0], &r) && r == reg) {
+		/* the variable's value is in the base register */
+		if (!v->has_obj) {
+			s->not_ptr = true;
+			return;
+		}
+		s->found = true;
+		s->obj = (struct ty_obj){ v->obj, 0, PMS_TYPE_VIA_REG, name, false };
+		return;
+	}
+	/* in memory at reg + off (bregN) or frame base + off (fbreg) */
+	bool at = false;
+	const struct ty_frame *fb;
+	if (lens[0] >= 1 && ops[0][0].atom == DW_OP_fbreg && (fb = lazy_fb(lfb))->ok &&
+	    fb->reg == reg) {
+		off = fb->off + (int64_t)ops[0][0].number;
+		at = true;
+	} else if (lens[0] == 1 && breg_of(&ops[0][0], &r, &off) && r == reg) {
+		at = true;
+	}
+	if (!at)
+		return;
+	uint64_t size = ty_size(&t);
+	if (disp < off || (uint64_t)(disp - off) >= (size ? size : 1))
+		return;
+	s->found = true;
+	s->obj = (struct ty_obj){ t, -off, PMS_TYPE_VIA_STACK, name, false };
+}
+
+enum pms_type_status ty_scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int64_t disp,
+				    struct ty_obj *out, Dwarf_Die *func)
+{
+	struct ty_unit *u;
+	uint32_t chain[64];
+	int n = ty_scope_chain(b, pc, &u, chain, 64);
+	if (n <= 0)
+		return PMS_TYPE_NO_SCOPE;
+	Dwarf_Die *sub = ty_scope_die(u, chain[n - 1]);
+	if (func)
+		*func = *sub;
+	struct ty_lazyfb fb = { b, sub, pc, false, { 0 } };
+	struct ty_scan s = { 0 };
+	/* the scopes out to the function: those above it (the CU, a
+	 * namespace) hold variables of static storage, at an address, which
+	 * no register or frame location names (globals: by the address) */
+	for (int i = 0; i < n && !s.found; i++) {
+		struct ty_var *v;
+		int nv = ty_scope_vars(u, chain[i], &v);
+		for (int k = 0; k < nv && !s.found; k++)
+			try_var(&v[k], pc, reg, disp, &fb, &s);
+	}
+	if (s.found) {
+		*out = s.obj;
+		return PMS_TYPE_OK;
+	}
+	return s.not_ptr ? PMS_TYPE_NOT_PTR : s.optimized ? PMS_TYPE_OPTIMIZED : PMS_TYPE_NO_VAR;
 }
 
 void ty_scopes_free(struct ty_bin *b)

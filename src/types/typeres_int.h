@@ -167,6 +167,13 @@ struct ty_locr {
 	size_t len;
 };
 
+/* The variables of the scopes at pc (innermost first, out to the function)
+ * against an access through base register reg + disp: PMS_TYPE_OK with
+ * *out (what reg points into: a pointer variable's pointee, a stack
+ * variable), else why not (no-scope, not-pointer, optimized, no-var); *func
+ * (when given) the function holding pc unless no-scope. */
+enum pms_type_status ty_scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int64_t disp,
+				    struct ty_obj *out, Dwarf_Die *func);
 /* Scope s's (of a chain) variable and parameter children in order: the
  * count (*vars kept until ty_scopes_free), -1 without memory. */
 int ty_scope_vars(struct ty_unit *u, uint32_t s, struct ty_var **vars);

@@ -19,7 +19,37 @@
 #include "symbols/scopeidx.h"
 #include "types/typeres_int.h"
 
-#define TY_SCOPE_DEPTH 64
+#define TY_SCOPE_DEPTH 64 /* deeper chains (none in code) get no answer */
+
+/* A scope's variable or parameter: listed with its DIE (scope_vars), the
+ * rest filled in on its first use (try_var's init). */
+struct ty_var {
+	Dwarf_Die die;
+	bool init, ok, is_ptr, has_obj;
+	Dwarf_Die type, obj;  /* obj: the pointee when has_obj */
+	Dwarf_Attribute loc;
+	const char *name;
+	/* loc a single expression (a block, not a list): its answer does not
+	 * depend on the pc, so libdw is asked once (nblock as it returned) */
+	bool block;
+	int nblock;
+	Dwarf_Op *bops;
+	size_t blen;
+	/* loc a list: its entries read once (dwarf_getlocations), each pc's
+	 * matching ones then found here, in the list's order, as
+	 * dwarf_getlocation_addr would (which reads the list for every pc);
+	 * lr_bad: the list did not read whole, libdw is asked per pc */
+	bool lr_done, lr_bad;
+	struct ty_locr *lr;
+	size_t nlr;
+};
+
+/* A location list entry: [start, end) -> ops (libdw's, kept with the Dwarf). */
+struct ty_locr {
+	uint64_t start, end;
+	Dwarf_Op *ops;
+	size_t len;
+};
 
 /* A scope's variables and parameters (its children of those tags), in
  * order: the scans ask the same scopes for every instruction. */
@@ -81,8 +111,13 @@ static struct ty_unit *unit_at(struct ty_bin *b, uint64_t pc)
 	return e->u->failed ? NULL : e->u;
 }
 
-int ty_scope_chain(struct ty_bin *b, uint64_t pc, struct ty_unit **unit, uint32_t *chain,
-		   int max)
+/* The code scopes at pc: the concrete chain, innermost first (lexical
+ * blocks, inlined subroutines, the function that holds the code), the DIEs
+ * whose variables are live at pc, out to the outermost subprogram (whose
+ * frame base applies): their count (at most max) as scopes of *unit in
+ * chain, 0 when no subprogram holds pc (or no unit, no memory). */
+static int scope_chain(struct ty_bin *b, uint64_t pc, struct ty_unit **unit, uint32_t *chain,
+		       int max)
 {
 	struct ty_unit *u = unit_at(b, pc);
 	*unit = u;
@@ -98,16 +133,6 @@ int ty_scope_chain(struct ty_bin *b, uint64_t pc, struct ty_unit **unit, uint32_
 		chain[n++] = s;
 	}
 	return sub + 1;
-}
-
-Dwarf_Die *ty_scope_die(struct ty_unit *u, uint32_t s)
-{
-	return &u->x->s[s].die;
-}
-
-int ty_scope_tag(const struct ty_unit *u, uint32_t s)
-{
-	return u->x->s[s].tag;
 }
 
 bool ty_scope_func(struct ty_bin *b, uint64_t pc, Dwarf_Die *sub)
@@ -127,7 +152,9 @@ bool ty_scope_func(struct ty_bin *b, uint64_t pc, Dwarf_Die *sub)
 	return false;
 }
 
-int ty_scope_vars(struct ty_unit *u, uint32_t s, struct ty_var **vars)
+/* Scope s's (of a chain) variable and parameter children in order: the
+ * count (*vars kept until ty_scopes_free), -1 without memory. */
+static int scope_vars(struct ty_unit *u, uint32_t s, struct ty_var **vars)
 {
 	*vars = NULL;
 	if (!u->sv && !(u->sv = calloc(u->x->ns, sizeof(*u->sv))))
@@ -378,11 +405,11 @@ enum pms_type_status ty_scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int6
 				    struct ty_obj *out, Dwarf_Die *func)
 {
 	struct ty_unit *u;
-	uint32_t chain[64];
-	int n = ty_scope_chain(b, pc, &u, chain, 64);
+	uint32_t chain[TY_SCOPE_DEPTH];
+	int n = scope_chain(b, pc, &u, chain, TY_SCOPE_DEPTH);
 	if (n <= 0)
 		return PMS_TYPE_NO_SCOPE;
-	Dwarf_Die *sub = ty_scope_die(u, chain[n - 1]);
+	Dwarf_Die *sub = &u->x->s[chain[n - 1]].die;
 	if (func)
 		*func = *sub;
 	struct ty_lazyfb fb = { b, sub, pc, false, { 0 } };
@@ -392,7 +419,7 @@ enum pms_type_status ty_scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int6
 	 * no register or frame location names (globals: by the address) */
 	for (int i = 0; i < n && !s.found; i++) {
 		struct ty_var *v;
-		int nv = ty_scope_vars(u, chain[i], &v);
+		int nv = scope_vars(u, chain[i], &v);
 		for (int k = 0; k < nv && !s.found; k++)
 			try_var(&v[k], pc, reg, disp, &fb, &s);
 	}

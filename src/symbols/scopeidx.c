@@ -261,18 +261,29 @@ static uint32_t first_holding(const struct pms_scopeiv *iv, uint32_t n, uint64_t
 	return best;
 }
 
+uint32_t pms_scopeidx_innermost(const struct pms_scopeidx *x, uint64_t a)
+{
+	uint32_t in = PMS_SCOPE_NONE, first = x->top, n = x->ntop, at;
+	while (n && (at = first_holding(x->iv + first, n, a)) != PMS_SCOPE_NONE) {
+		in = at;
+		first = x->s[at].kids;
+		n = x->s[at].nkids;
+	}
+	return in;
+}
+
 uint32_t pms_scopeidx_func(struct pms_scopeidx *x, uint64_t a)
 {
 	uint32_t fn = PMS_SCOPE_NONE, inl = PMS_SCOPE_NONE;
-	uint32_t first = x->top, n = x->ntop, at;
-	while (n && (at = first_holding(x->iv + first, n, a)) != PMS_SCOPE_NONE) {
+	for (uint32_t at = pms_scopeidx_innermost(x, a); at != PMS_SCOPE_NONE; at = x->s[at].parent) {
 		const struct pms_scope *s = &x->s[at];
-		if (s->tag == DW_TAG_subprogram || s->tag == DW_TAG_inlined_subroutine)
+		if (fn == PMS_SCOPE_NONE &&
+		    (s->tag == DW_TAG_subprogram || s->tag == DW_TAG_inlined_subroutine))
 			fn = at;
-		if (s->tag == DW_TAG_inlined_subroutine)
-			inl = at;
-		first = s->kids;
-		n = s->nkids;
+		if (s->tag == DW_TAG_inlined_subroutine) {
+			inl = at; /* the deepest: the first met going out */
+			break;
+		}
 	}
 	if (inl != PMS_SCOPE_NONE && !origin_found(x, &x->s[inl]))
 		return PMS_SCOPE_NONE;

@@ -15,6 +15,7 @@
  *    the importing DIE;
  *  - the innermost function is the deepest DW_TAG_subprogram or
  *    DW_TAG_inlined_subroutine on that path;
+ *  - (pms_scopeidx_innermost: the path itself, for the types' scopes)
  *  - when the path holds an inlined subroutine, libdw finds the deepest
  *    one's DW_AT_abstract_origin by a walk of the whole unit (every DIE
  *    below the tags above, not only those holding the address) and answers
@@ -75,5 +76,11 @@ void pms_scopeidx_free(struct pms_scopeidx *x);
  * PMS_SCOPE_NONE where libdw's dwarf_getscopes would give no function
  * (none holds a, or the deepest inlined subroutine's origin is not found). */
 uint32_t pms_scopeidx_func(struct pms_scopeidx *x, uint64_t a);
+
+/* The innermost scope holding DWARF address a (its enclosing ones by
+ * parent, out to a child of the unit), PMS_SCOPE_NONE where none does: the
+ * concrete chain, whatever the abstract origins (the types' scope search,
+ * types/scopes.c). */
+uint32_t pms_scopeidx_innermost(const struct pms_scopeidx *x, uint64_t a);
 
 #endif

@@ -1,7 +1,8 @@
 /* Type resolution per (binary, IP): the instruction's memory operand, the
  * DWARF variable its base register holds at the IP (location lists), the
- * stack variable it addresses (frame base / CFA), or the type the register
- * got from the instructions before it; globals and TLS by address. */
+ * stack variable it addresses (frame base / CFA) -- both searched in
+ * scopes.c -- or the type the register got from the instructions before
+ * it; globals and TLS by address. */
 #include <dwarf.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -181,265 +182,21 @@ static inline struct ty_ipkey *cache_find(struct ty_bin *b, uint64_t pc)
 	}
 }
 
-/* ---- DWARF scopes at a pc ---- */
-
-struct ty_frame { /* frame base (or CFA) = reg + off */
-	int reg;
-	int64_t off;
-	bool ok;
-};
-
-static bool cfa_at(struct ty_bin *b, uint64_t pc, struct ty_frame *f)
-{
-	Dwarf_CFI *cfis[2] = { b->cfi, b->ehcfi };
-	for (int i = 0; i < 2; i++) {
-		Dwarf_Frame *fr;
-		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc, &fr) != 0)
-			continue;
-		Dwarf_Op *ops;
-		size_t n;
-		bool ok = dwarf_frame_cfa(fr, &ops, &n) == 0 && n == 1 &&
-			  ops[0].atom == DW_OP_bregx;
-		if (ok) {
-			f->reg = (int)ops[0].number;
-			f->off = (int64_t)ops[0].number2;
-			f->ok = true;
-		}
-		free(fr);
-		if (ok)
-			return true;
-	}
-	return false;
-}
-
-/* A register + offset location operation: DW_OP_bregN / bregx. */
-static bool breg_of(const Dwarf_Op *op, int *reg, int64_t *off)
-{
-	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
-		*reg = op->atom - DW_OP_breg0;
-		*off = (int64_t)op->number;
-		return true;
-	}
-	if (op->atom == DW_OP_bregx) {
-		*reg = (int)op->number;
-		*off = (int64_t)op->number2;
-		return true;
-	}
-	return false;
-}
-
-static bool reg_of(const Dwarf_Op *op, int *reg)
-{
-	if (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31) {
-		*reg = op->atom - DW_OP_reg0;
-		return true;
-	}
-	if (op->atom == DW_OP_regx) {
-		*reg = (int)op->number;
-		return true;
-	}
-	return false;
-}
-
-static struct ty_frame frame_base(struct ty_bin *b, Dwarf_Die *sub, uint64_t pc)
-{
-	struct ty_frame f = { 0 };
-	Dwarf_Attribute a;
-	Dwarf_Op *ops[2];
-	size_t lens[2];
-	if (!dwarf_attr_integrate(sub, DW_AT_frame_base, &a) ||
-	    dwarf_getlocation_addr(&a, pc, ops, lens, 2) < 1 || lens[0] != 1)
-		return f;
-	if (ops[0][0].atom == DW_OP_call_frame_cfa) {
-		cfa_at(b, pc, &f);
-	} else if (reg_of(&ops[0][0], &f.reg)) {
-		f.ok = true;
-	} else if (breg_of(&ops[0][0], &f.reg, &f.off)) {
-		f.ok = true;
-	}
-	return f;
-}
-
-/* The entries of v's location list that hold pc (at most max, in the list's
- * order): dwarf_getlocation_addr's answer, from the list read once. */
-static int var_loc_at(struct ty_var *v, uint64_t pc, Dwarf_Op **ops, size_t *lens, int max)
-{
-	if (!v->lr_done) {
-		v->lr_done = true;
-		Dwarf_Addr base, start, end;
-		Dwarf_Op *e;
-		size_t len, cap = 0;
-		ptrdiff_t o = 0;
-		while ((o = dwarf_getlocations(&v->loc, o, &base, &start, &end, &e, &len)) > 0) {
-			if (v->nlr == cap) {
-				size_t nc = cap ? cap * 2 : 8;
-				struct ty_locr *nv = realloc(v->lr, nc * sizeof(*nv));
-				if (!nv) {
-					o = -1;
-					break;
-				}
-				v->lr = nv;
-				cap = nc;
-			}
-			v->lr[v->nlr++] = (struct ty_locr){ start, end, e, len };
-		}
-		v->lr_bad = o < 0;
-	}
-	if (v->lr_bad)
-		return dwarf_getlocation_addr(&v->loc, pc, ops, lens, (size_t)max);
-	int n = 0;
-	for (size_t i = 0; i < v->nlr && n < max; i++)
-		if (pc >= v->lr[i].start && pc < v->lr[i].end) {
-			ops[n] = v->lr[i].ops;
-			lens[n++] = v->lr[i].len;
-		}
-	return n;
-}
-
-/* A scan's frame base, computed on its first use (most variables are not
- * fbreg-located: their scans do without it). */
-struct ty_lazyfb {
-	struct ty_bin *b;
-	Dwarf_Die *sub;
-	uint64_t pc;
-	bool done;
-	struct ty_frame f;
-};
-
-static const struct ty_frame *lazy_fb(struct ty_lazyfb *l)
-{
-	if (!l->done) {
-		l->f = frame_base(l->b, l->sub, l->pc);
-		l->done = true;
-	}
-	return &l->f;
-}
-
-struct ty_scan { /* what a search of the scopes found */
-	bool found, optimized, not_ptr;
-	struct ty_obj obj;
-};
-
-/* One variable: is the access (base reg + disp) through it? */
-static void try_var(struct ty_var *v, uint64_t pc, int reg, int64_t disp,
-		    struct ty_lazyfb *lfb, struct ty_scan *s)
-{
-	Dwarf_Op *ops[4];
-	size_t lens[4];
-	if (!v->init) { /* what does not depend on pc, once */
-		Dwarf_Die pt;
-		v->init = true;
-		v->ok = ty_type_of(&v->die, &v->type) &&
-			dwarf_attr_integrate(&v->die, DW_AT_location, &v->loc);
-		if (v->ok) {
-			v->is_ptr = ty_pointee(&v->type, &pt) && ty_peel(&v->type, &pt) &&
-				    dwarf_tag(&pt) == DW_TAG_pointer_type;
-			v->has_obj = v->is_ptr && ty_pointee(&v->type, &v->obj);
-			v->name = dwarf_diename(&v->die);
-			Dwarf_Block blk;
-			if (v->loc.form != DW_FORM_data16 && dwarf_formblock(&v->loc, &blk) == 0) {
-				v->block = true;
-				v->nblock = dwarf_getlocation_addr(&v->loc, pc, ops, lens, 1);
-				v->bops = v->nblock >= 1 ? ops[0] : NULL;
-				v->blen = v->nblock >= 1 ? lens[0] : 0;
-			}
-		}
-	}
-	if (!v->ok)
-		return;
-	int n;
-	if (v->block) {
-		n = v->nblock;
-		ops[0] = v->bops;
-		lens[0] = v->blen;
-	} else {
-		n = var_loc_at(v, pc, ops, lens, 4);
-	}
-	bool is_ptr = v->is_ptr;
-	Dwarf_Die t = v->type;
-	if (n < 1) {
-		if (is_ptr)
-			s->optimized = true;
-		return;
-	}
-	const char *name = v->name;
-	int r;
-	int64_t off;
-	if (lens[0] == 1 && reg_of(&ops[0][0], &r) && r == reg) {
-		/* the variable's value is in the base register */
-		if (!v->has_obj) {
-			s->not_ptr = true;
-			return;
-		}
-		s->found = true;
-		s->obj = (struct ty_obj){ v->obj, 0, PMS_TYPE_VIA_REG, name, false };
-		return;
-	}
-	/* in memory at reg + off (bregN) or frame base + off (fbreg) */
-	bool at = false;
-	const struct ty_frame *fb;
-	if (lens[0] >= 1 && ops[0][0].atom == DW_OP_fbreg && (fb = lazy_fb(lfb))->ok &&
-	    fb->reg == reg) {
-		off = fb->off + (int64_t)ops[0][0].number;
-		at = true;
-	} else if (lens[0] == 1 && breg_of(&ops[0][0], &r, &off) && r == reg) {
-		at = true;
-	}
-	if (!at)
-		return;
-	uint64_t size = ty_size(&t);
-	if (disp < off || (uint64_t)(disp - off) >= (size ? size : 1))
-		return;
-	s->found = true;
-	s->obj = (struct ty_obj){ t, -off, PMS_TYPE_VIA_STACK, name, false };
-}
-
-/* The variables of the scopes at pc (innermost first) against base reg. */
-static enum pms_type_status scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int64_t disp,
-					struct ty_obj *out, Dwarf_Die *func)
-{
-	Dwarf_Die *scopes = NULL;
-	int n = ty_scopes_concrete(b, pc, &scopes);
-	if (n <= 0) {
-		free(scopes);
-		return PMS_TYPE_NO_SCOPE;
-	}
-	int sub = -1;
-	for (int i = 0; i < n; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			sub = i;
-	if (sub < 0) {
-		free(scopes);
-		return PMS_TYPE_NO_SCOPE;
-	}
-	if (func)
-		*func = scopes[sub];
-	struct ty_lazyfb fb = { b, &scopes[sub], pc, false, { 0 } };
-	struct ty_scan s = { 0 };
-	/* the scopes out to the function: those above it (the CU, a
-	 * namespace) hold variables of static storage, at an address, which
-	 * no register or frame location names (globals: by the address) */
-	for (int i = 0; i <= sub && !s.found; i++) {
-		struct ty_var *v;
-		int nv = ty_scope_vars(b, &scopes[i], &v);
-		for (int k = 0; k < nv && !s.found; k++)
-			try_var(&v[k], pc, reg, disp, &fb, &s);
-	}
-	free(scopes);
-	if (s.found) {
-		*out = s.obj;
-		return PMS_TYPE_OK;
-	}
-	return s.not_ptr ? PMS_TYPE_NOT_PTR : s.optimized ? PMS_TYPE_OPTIMIZED : PMS_TYPE_NO_VAR;
-}
-
 /* ---- register types along the function's instructions ---- */
 
 struct ty_rstate {
 	bool valid;
 	struct ty_obj obj;
 	bool isconst;   /* (not valid) the register holds the constant cval */
-	int64_t cval;
+	/* (not valid) loaded by the instruction at lpc from [lbase + ldisp],
+	 * lbase holding no tracked type: the operand's scope search that says
+	 * what was loaded is asked only if an instruction reads the register
+	 * (lazy_force; most loaded registers are never a base) */
+	bool lazy;
+	int8_t lbase;
+	uint8_t lsize;
+	int64_t cval;   /* isconst: the constant; lazy: ldisp */
+	uint64_t lpc;
 };
 
 /* The object a memory operand addresses at pc, given the registers' tracked
@@ -509,7 +266,7 @@ static bool operand_obj(struct ty_bin *b, const struct ty_insn *in,
 		return false;
 	} else {
 		Dwarf_Die func;
-		enum pms_type_status ss = scan_scopes(b, in->addr, in->base, in->disp, obj, &func);
+		enum pms_type_status ss = ty_scan_scopes(b, in->addr, in->base, in->disp, obj, &func);
 		bool ok = ss == PMS_TYPE_OK;
 		if (m)
 			scan_keep(b, m, in->addr, (uint8_t)ss, ok, obj,
@@ -542,25 +299,16 @@ static bool loaded_pointer(struct ty_obj *obj, int64_t off, unsigned size, struc
  * is a pointer (an allocator returning struct T *). */
 static bool callee_ret(struct ty_bin *b, uint64_t target, struct ty_obj *out)
 {
-	Dwarf_Die *scopes = NULL;
-	if (!target)
+	Dwarf_Addr entry;
+	Dwarf_Die sub, rt, obj, pt;
+	if (!target || !ty_scope_func(b, target, &sub) || dwarf_entrypc(&sub, &entry) != 0 ||
+	    entry != target)
 		return false;
-	int n = ty_scopes(b, target, &scopes);
-	bool ok = false;
-	for (int i = 0; i < n && !ok; i++) {
-		Dwarf_Addr entry;
-		Dwarf_Die rt, obj, pt;
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
-		    dwarf_entrypc(&scopes[i], &entry) != 0 || entry != target)
-			continue;
-		if (ty_type_of(&scopes[i], &rt) && ty_peel(&rt, &pt) &&
-		    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
-			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]), false };
-			ok = true;
-		}
-	}
-	free(scopes);
-	return ok;
+	if (!ty_type_of(&sub, &rt) || !ty_peel(&rt, &pt) || dwarf_tag(&pt) != DW_TAG_pointer_type ||
+	    !ty_type_of(&pt, &obj))
+		return false;
+	*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&sub), false };
+	return true;
 }
 
 /* An offset outside an object reached through an index register added
@@ -574,17 +322,63 @@ static int64_t elem_off(struct ty_obj *obj, int64_t off)
 	return off;
 }
 
+/* A lazy state made what the load it stands for gives (track_step's load
+ * of a base holding no tracked type: the operand's scope search). */
+static void lazy_resolve(struct ty_bin *b, struct ty_rstate *r)
+{
+	if (!r->lazy)
+		return;
+	struct ty_insn in;
+	memset(&in, 0, sizeof(in));
+	in.addr = r->lpc;
+	in.kind = TY_K_LOAD;
+	in.base = r->lbase;
+	in.index = TY_REG_NONE;
+	in.disp = r->cval;
+	unsigned size = r->lsize;
+	struct ty_obj obj;
+	int64_t off;
+	memset(r, 0, sizeof(*r));
+	if (operand_obj(b, &in, NULL, &obj, &off))
+		r->valid = loaded_pointer(&obj, elem_off(&obj, off), size, &r->obj);
+}
+
+static void lazy_force(struct ty_bin *b, struct ty_rstate *st, int reg)
+{
+	if (reg >= 0 && reg < TY_NREGS)
+		lazy_resolve(b, &st[reg]);
+}
+
 static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rstate *st)
 {
 	struct ty_rstate nv = { 0 };
 	int dst = TY_REG_NONE;
 	struct ty_obj obj;
 	int64_t off;
+	/* the registers whose type this instruction reads (a copy keeps a
+	 * lazy state as it is) */
+	lazy_force(b, st, in->base);
+	lazy_force(b, st, in->index);
+	if (in->kind == TY_K_ADD) {
+		lazy_force(b, st, in->dst);
+		lazy_force(b, st, in->src);
+	}
+	if (in->kind == TY_K_MOVRR && in->src == ty_reg_sp(b->arch))
+		lazy_force(b, st, in->src);
 	if (in->kind == TY_K_LOAD && in->mem_size && in->mem_size != 8) {
 		/* what loaded_pointer asks of the member (a pointer, as wide
 		 * as the load) no load of another width meets: the operand's
 		 * scan would find nothing for the register */
 		dst = in->dst;
+	} else if (in->kind == TY_K_LOAD && !in->rip_rel && !in->fs_seg && in->base >= 0 &&
+		   in->base < TY_NREGS && !st[in->base].valid) {
+		/* what operand_obj would find by the scope search, later */
+		dst = in->dst;
+		nv.lazy = true;
+		nv.lpc = in->addr;
+		nv.lbase = (int8_t)in->base;
+		nv.cval = in->disp;
+		nv.lsize = (uint8_t)(in->mem_size ? in->mem_size : 8);
 	} else if (in->kind == TY_K_LOAD && operand_obj(b, in, st, &obj, &off)) {
 		dst = in->dst;
 		off = elem_off(&obj, off);
@@ -661,7 +455,7 @@ static void track_step(struct ty_bin *b, const struct ty_insn *in, struct ty_rst
 	}
 	for (int r = 0; r < TY_NREGS && r < 64; r++)
 		if (in->written & (1ull << r))
-			st[r].valid = st[r].isconst = false;
+			st[r].valid = st[r].isconst = st[r].lazy = false;
 	if (in->kind == TY_K_RET)
 		memset(st, 0, TY_NREGS * sizeof(*st));
 	if (dst >= 0 && dst < TY_NREGS)
@@ -694,6 +488,8 @@ static bool track_full(struct ty_bin *b, uint64_t a, uint64_t pc, int reg, struc
 		track_step(b, &in, st);
 		a += in.size;
 	}
+	if (a == pc)
+		lazy_force(b, st, reg);
 	if (a == pc && rs)
 		*rs = st[reg];
 	if (a != pc || !st[reg].valid)
@@ -762,7 +558,8 @@ static void walks_free(struct ty_bin *b)
 static bool wrec_state(struct ty_walk *w, int reg, uint32_t *out)
 {
 	*out = 0;
-	if (reg < 0 || reg >= TY_NREGS || (!w->st[reg].valid && !w->st[reg].isconst))
+	if (reg < 0 || reg >= TY_NREGS ||
+	    (!w->st[reg].valid && !w->st[reg].isconst && !w->st[reg].lazy))
 		return true;
 	if (w->npool == w->cappool) {
 		size_t nc = w->cappool ? w->cappool * 2 : 8;
@@ -820,8 +617,9 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		w->a += in.size;
 		w->step++;
 	}
-	const struct ty_rstate *st = NULL;
+	struct ty_rstate *st = NULL;
 	if (pc == w->a) {
+		lazy_force(b, w->st, reg);
 		st = &w->st[reg];
 	} else if (pc < w->a) {
 		size_t lo = 0, hi = w->nrec;
@@ -835,7 +633,7 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		if (lo == w->nrec || w->rec[lo].addr != pc)
 			return false; /* not an instruction of the walk */
 		const struct ty_wrec *r = &w->rec[lo];
-		static const struct ty_rstate none;
+		static struct ty_rstate none; /* (never lazy: never written) */
 		uint32_t k;
 		if (reg == r->base)
 			k = r->sb;
@@ -844,6 +642,7 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 		else
 			return track_full(b, a, pc, reg, out, rs);
 		st = k ? &w->pool[k - 1] : &none;
+		lazy_resolve(b, st);
 	}
 	if (st && rs)
 		*rs = *st;
@@ -856,7 +655,7 @@ static bool track(struct ty_bin *b, Dwarf_Die *func, uint64_t pc, int reg, struc
 
 /* ---- one IP ---- */
 
-/* scan_scopes of the IP's instruction's base and displacement, through the
+/* ty_scan_scopes of the IP's instruction's base and displacement, through the
  * memo that operand_obj keeps by pc (a walk may have scanned it, or will). */
 static enum pms_type_status ip_scan(struct ty_bin *b, const struct ty_insn *in,
 				    struct ty_obj *obj, Dwarf_Die *func)
@@ -870,7 +669,7 @@ static enum pms_type_status ip_scan(struct ty_bin *b, const struct ty_insn *in,
 			*func = r->func;
 		return (enum pms_type_status)m->status;
 	}
-	enum pms_type_status st = scan_scopes(b, in->addr, in->base, in->disp, obj, func);
+	enum pms_type_status st = ty_scan_scopes(b, in->addr, in->base, in->disp, obj, func);
 	if (m)
 		scan_keep(b, m, in->addr, (uint8_t)st, st == PMS_TYPE_OK, obj,
 			  st != PMS_TYPE_NO_SCOPE ? func : NULL);
@@ -924,7 +723,7 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 	 * scaled index in the base) */
 	if (s != PMS_TYPE_OK && s != PMS_TYPE_NO_SCOPE && in.index >= 0 && in.index < TY_NREGS &&
 	    in.scale == 1 &&
-	    (scan_scopes(b, pc, in.index, in.disp, &res->obj, NULL) == PMS_TYPE_OK ||
+	    (ty_scan_scopes(b, pc, in.index, in.disp, &res->obj, NULL) == PMS_TYPE_OK ||
 	     track(b, &func, pc, in.index, &res->obj, NULL)))
 		s = PMS_TYPE_OK;
 	res->status = s;
@@ -937,7 +736,10 @@ static void resolve_ip(struct ty_bin *b, uint64_t pc, struct ty_ipres *res)
 	 * offset, not an element */
 	struct ty_rstate ix = { 0 };
 	struct ty_obj ixo;
-	if (res->has_obj && in.index >= 0 && in.index < TY_NREGS && in.scale > 0) {
+	/* (only aarch64's decoding gives constants, TY_K_MOVI: on x86-64 the
+	 * walk would be for nothing) */
+	if (res->has_obj && in.index >= 0 && in.index < TY_NREGS && in.scale > 0 &&
+	    b->arch == TY_ARCH_AARCH64) {
 		(void)track(b, &func, pc, in.index, &ixo, &ix);
 		if (ix.isconst)
 			res->offset += ix.cval * in.scale;
@@ -1058,30 +860,21 @@ static void fill_hit(struct pms_typeres *r, struct ty_bin *b, const struct ty_ob
  * is a pointer: its pointee (a C++ constructor's `this`). */
 static bool callee_this(struct ty_bin *b, uint64_t target, struct ty_obj *out)
 {
-	Dwarf_Die *scopes = NULL, c, pt, obj, t;
-	if (!target)
+	Dwarf_Die sub, c, pt, obj, t;
+	Dwarf_Addr entry;
+	if (!target || !ty_scope_func(b, target, &sub) || dwarf_entrypc(&sub, &entry) != 0 ||
+	    entry != target || dwarf_child(&sub, &c) != 0)
 		return false;
-	int n = ty_scopes(b, target, &scopes);
-	bool ok = false;
-	for (int i = 0; i < n && !ok; i++) {
-		Dwarf_Addr entry;
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
-		    dwarf_entrypc(&scopes[i], &entry) != 0 || entry != target ||
-		    dwarf_child(&scopes[i], &c) != 0)
+	do {
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 			continue;
-		do {
-			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
-				continue;
-			if (ty_type_of(&c, &t) && ty_peel(&t, &pt) &&
-			    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
-				*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&c), false };
-				ok = true;
-			}
-			break; /* the first parameter only */
-		} while (dwarf_siblingof(&c, &c) == 0);
-	}
-	free(scopes);
-	return ok;
+		if (!ty_type_of(&c, &t) || !ty_peel(&t, &pt) || dwarf_tag(&pt) != DW_TAG_pointer_type ||
+		    !ty_type_of(&pt, &obj))
+			return false; /* the first parameter only */
+		*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&c), false };
+		return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
 }
 
 /* A return (not a jump): x86 ret (c3, c2 iw), aarch64 ret. */
@@ -1104,21 +897,12 @@ static bool is_return(struct ty_bin *b, const struct ty_insn *in)
  * allocation returned at once: `return new T`). */
 static bool func_ret(struct ty_bin *b, uint64_t pc, struct ty_obj *out)
 {
-	Dwarf_Die *scopes = NULL, rt, pt, obj;
-	int n = ty_scopes(b, pc, &scopes);
-	bool ok = false;
-	for (int i = 0; i < n; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
-			continue;
-		if (ty_type_of(&scopes[i], &rt) && ty_peel(&rt, &pt) &&
-		    dwarf_tag(&pt) == DW_TAG_pointer_type && ty_type_of(&pt, &obj)) {
-			*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&scopes[i]), false };
-			ok = true;
-		}
-		break; /* the function itself, not an inlined one's caller */
-	}
-	free(scopes);
-	return ok;
+	Dwarf_Die sub, rt, pt, obj;
+	if (!ty_scope_func(b, pc, &sub) || !ty_type_of(&sub, &rt) || !ty_peel(&rt, &pt) ||
+	    dwarf_tag(&pt) != DW_TAG_pointer_type || !ty_type_of(&pt, &obj))
+		return false;
+	*out = (struct ty_obj){ obj, 0, PMS_TYPE_VIA_TRACK, dwarf_diename(&sub), false };
+	return true;
 }
 
 /* After an allocator's call returns at pc (its result in rax / x0): the

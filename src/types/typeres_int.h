@@ -123,50 +123,16 @@ const struct ty_gvar *ty_bin_global(const struct ty_bin *b, uint64_t addr);
 const struct ty_gvar *ty_bin_tls(const struct ty_bin *b, uint64_t off);
 /* Decode the instruction at pc: 0, or -1 when no code maps it / no decode. */
 int ty_bin_insn(struct ty_bin *b, uint64_t pc, struct ty_insn *out);
-/* dwarf_getscopes() of the CU holding pc, from an index (scopes.c): the
- * count (*scopes malloc'ed), or <= 0 with *scopes NULL. */
-int ty_scopes(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
-/* The concrete scopes at pc: in inlined code dwarf_getscopes() goes on from
- * the inlined subroutine with the scopes of its abstract origin (no
- * subprogram of this code); these are the DIEs that hold pc, innermost
- * first (lexical blocks, inlined subroutines, the function that holds the
- * code, the CU), the chain whose variables are live at pc and whose
- * subprogram gives the frame base.  A CU answered by dwarf_getscopes
- * itself (imported units) gives its answer. */
-int ty_scopes_concrete(struct ty_bin *b, uint64_t pc, Dwarf_Die **scopes);
-/* A scope's variable or parameter: scopes.c lists them (die), typeres.c
- * fills in the rest on its first use (init). */
-struct ty_var {
-	Dwarf_Die die;
-	bool init, ok, is_ptr, has_obj;
-	Dwarf_Die type, obj;  /* obj: the pointee when has_obj */
-	Dwarf_Attribute loc;
-	const char *name;
-	/* loc a single expression (a block, not a list): its answer does not
-	 * depend on the pc, so libdw is asked once (nblock as it returned) */
-	bool block;
-	int nblock;
-	Dwarf_Op *bops;
-	size_t blen;
-	/* loc a list: its entries read once (dwarf_getlocations), each pc's
-	 * matching ones then found here, in the list's order, as
-	 * dwarf_getlocation_addr would (which reads the list for every pc);
-	 * lr_bad: the list did not read whole, libdw is asked per pc */
-	bool lr_done, lr_bad;
-	struct ty_locr *lr;
-	size_t nlr;
-};
-
-/* A location list entry: [start, end) -> ops (libdw's, kept with the Dwarf). */
-struct ty_locr {
-	uint64_t start, end;
-	Dwarf_Op *ops;
-	size_t len;
-};
-
-/* A scope's (from ty_scopes) variable and parameter children in order:
- * the count (*vars kept until ty_bin_free), -1 without memory. */
-int ty_scope_vars(struct ty_bin *b, Dwarf_Die *scope, struct ty_var **vars);
+/* The subprogram holding pc where pc is not in inlined code (the innermost
+ * function is a subprogram): what dwarf_getscopes lists first of that tag. */
+bool ty_scope_func(struct ty_bin *b, uint64_t pc, Dwarf_Die *sub);
+/* The variables of the scopes at pc (innermost first, out to the function)
+ * against an access through base register reg + disp: PMS_TYPE_OK with
+ * *out (what reg points into: a pointer variable's pointee, a stack
+ * variable), else why not (no-scope, not-pointer, optimized, no-var); *func
+ * (when given) the function holding pc unless no-scope. */
+enum pms_type_status ty_scan_scopes(struct ty_bin *b, uint64_t pc, int reg, int64_t disp,
+				    struct ty_obj *out, Dwarf_Die *func);
 void ty_scopes_free(struct ty_bin *b);
 
 /* The load bias of path mapped at map_start from file offset map_pgoff

@@ -265,45 +265,63 @@ static void gap_enable(struct fk *fk, int fd)
 		fk_task_fault(fk, gap.task, 0, 0x401004, 0x7f0000a00000 + 4096u * (uint64_t)i);
 }
 
+static bool early_forked;
+
+/* Both races' runs: tasks PID, PID+1, PID+2 (a child process), one-page
+ * rings, the rule hook RULE during the opens, gap_enable faulting TASK
+ * while PID's new events are enabled; faults until the first poll adapts.
+ * 0 with the sampler in *sp and the poll's samples in *t. */
+static int race_run(struct th_root *r, fk_open_rule rule, bool mono,
+		    pid_t task, struct pms_sampler **sp, struct tally *t)
+{
+	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
+	uint64_t faults = 0;
+
+	*sp = NULL;
+	if (th_root_open(r, "vm-nopmu", "0-1", 2, true) < 0)
+		return -1;
+	hook.r = r;
+	hook.forked = false;
+	early_forked = false;
+	r->fk->rule = rule;
+	r->fk->enable_hook = gap_enable;
+	mkfile(r->dir, "proc/100/task/100/children", "102 ");
+	mkfile(r->dir, "proc/100/task/101/children", "");
+	mkfile(r->dir, "proc/102/task/102/children", "");
+	o.target = PMS_TARGET_CHILD;
+	o.pid = PID;
+	o.adapt = true;
+	o.data_pages = 1;
+	o.clock_monotonic = mono;
+	CHECK_OK(pms_sampler_open(r->sys, r->pmus, NULL, &o, sp));
+	if (!*sp) {
+		th_root_close(r);
+		return -1;
+	}
+	CHECK_OK(pms_sampler_enable(*sp));
+	CHECK(fk_task_fork(r->fk, PID, PID + 1) == 2);
+	CHECK(fk_task_fork(r->fk, PID, PID + 2) == 2);
+	memset(&gap, 0, sizeof(gap));
+	gap.gap_faults = 3 * 8; /* three periods of the new events */
+	gap.task = task;
+	memset(t, 0, sizeof(*t));
+	fault_all(r->fk, PID, PID + 2, 100, &faults);
+	CHECK(pms_sampler_poll(*sp, 0, &cbs, t) > 0);
+	return 0;
+}
+
 PMS_TEST(second_walk_task_counted_once_from_the_switch)
 {
 	for (int mono = 1; mono >= 0; mono--) {
 		struct th_root r;
-		struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
 		struct pms_sampler *s = NULL;
 		struct tally t;
 		const struct pms_sampler_adaptation *a;
 		size_t na = 0;
 		uint64_t faults = 0, dups = 0, p2;
 
-		if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+		if (race_run(&r, hook_rule, mono, PID + 4, &s, &t) < 0)
 			return;
-		hook.r = &r;
-		hook.forked = false;
-		r.fk->rule = hook_rule;
-		r.fk->enable_hook = gap_enable;
-		mkfile(r.dir, "proc/100/task/100/children", "102 ");
-		mkfile(r.dir, "proc/100/task/101/children", "");
-		mkfile(r.dir, "proc/102/task/102/children", "");
-		o.target = PMS_TARGET_CHILD;
-		o.pid = PID;
-		o.adapt = true;
-		o.data_pages = 1;
-		o.clock_monotonic = mono;
-		CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
-		if (!s) {
-			th_root_close(&r);
-			return;
-		}
-		CHECK_OK(pms_sampler_enable(s));
-		CHECK(fk_task_fork(r.fk, PID, PID + 1) == 2);
-		CHECK(fk_task_fork(r.fk, PID, PID + 2) == 2);
-		memset(&gap, 0, sizeof(gap));
-		gap.gap_faults = 3 * 8; /* three periods of the new events */
-		gap.task = PID + 4;
-		memset(&t, 0, sizeof(t));
-		fault_all(r.fk, PID, PID + 2, 100, &faults);
-		CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
 		a = pms_sampler_adaptations(s, &na, &dups);
 		CHECK_EQ_INT((int)na, 1);
 		if (na != 1)
@@ -338,8 +356,6 @@ PMS_TEST(second_walk_task_counted_once_from_the_switch)
  * are counted.  (Before, the second walk came after the switch: what it
  * did until its events were opened was lost -- a gcc CI run of cli_adapt
  * counted 7,536 of its 8,192 page faults, none lost.) */
-static bool early_forked;
-
 static int early_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t pid, int cpu,
 		      int group_fd, unsigned long flags)
 {
@@ -354,41 +370,14 @@ static int early_rule(struct fk *fk, const struct perf_event_attr *attr, pid_t p
 PMS_TEST(task_forked_before_its_creators_new_events_counted_across_the_switch)
 {
 	struct th_root r;
-	struct pms_sampler_opts o = PMS_SAMPLER_OPTS_INIT;
 	struct pms_sampler *s = NULL;
 	struct tally t;
 	const struct pms_sampler_adaptation *a;
 	size_t na = 0;
-	uint64_t faults = 0, dups = 0;
+	uint64_t dups = 0;
 
-	if (th_root_open(&r, "vm-nopmu", "0-1", 2, true) < 0)
+	if (race_run(&r, early_rule, true, PID + 5, &s, &t) < 0)
 		return;
-	hook.r = &r;
-	early_forked = false;
-	r.fk->rule = early_rule;
-	r.fk->enable_hook = gap_enable;
-	mkfile(r.dir, "proc/100/task/100/children", "102 ");
-	mkfile(r.dir, "proc/100/task/101/children", "");
-	mkfile(r.dir, "proc/102/task/102/children", "");
-	o.target = PMS_TARGET_CHILD;
-	o.pid = PID;
-	o.adapt = true;
-	o.data_pages = 1;
-	o.clock_monotonic = true;
-	CHECK_OK(pms_sampler_open(r.sys, r.pmus, NULL, &o, &s));
-	if (!s) {
-		th_root_close(&r);
-		return;
-	}
-	CHECK_OK(pms_sampler_enable(s));
-	CHECK(fk_task_fork(r.fk, PID, PID + 1) == 2);
-	CHECK(fk_task_fork(r.fk, PID, PID + 2) == 2);
-	memset(&gap, 0, sizeof(gap));
-	gap.gap_faults = 3 * 8; /* three periods of the new events */
-	gap.task = PID + 5;
-	memset(&t, 0, sizeof(t));
-	fault_all(r.fk, PID, PID + 2, 100, &faults);
-	CHECK(pms_sampler_poll(s, 0, &cbs, &t) > 0);
 	a = pms_sampler_adaptations(s, &na, &dups);
 	CHECK_EQ_INT((int)na, 1);
 	CHECK(early_forked && gap.done);

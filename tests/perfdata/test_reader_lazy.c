@@ -81,7 +81,10 @@ static unsigned char *finish_file(struct pms_perfdata_writer *w, int fd, const c
 	return buf;
 }
 
-static unsigned char *write_mem(size_t *len)
+/* NSAMPLES samples of two attrs (fixed fields; a call chain), one after the
+ * other, with sample back's time before the one ahead of it (SIZE_MAX:
+ * none), and a FINISHED_ROUND before sample round (SIZE_MAX: none). */
+static unsigned char *write_back(size_t back, size_t round, size_t *len)
 {
 	char dir[256], path[512];
 	struct pms_perfdata_writer *w = NULL;
@@ -91,7 +94,7 @@ static unsigned char *write_mem(size_t *len)
 	unsigned char rec[512];
 
 	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
-	snprintf(path, sizeof(path), "%s/lazy.data", dir);
+	snprintf(path, sizeof(path), "%s/back.data", dir);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	CHECK(fd >= 0);
 	pms_sample_layout_from_attr(&l0, &a0);
@@ -103,10 +106,21 @@ static unsigned char *write_mem(size_t *len)
 		struct pms_record r;
 		size_t n = 0;
 		mk_sample(&r, i, chain);
+		if (i == back)
+			r.sample.time -= 10;
+		if (i == round) {
+			const unsigned char fin[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };
+			CHECK_OK(pms_perfdata_writer_write(w, fin, sizeof(fin)));
+		}
 		CHECK_OK(pms_record_encode(i % 2 ? &l1 : &l0, &r, rec, sizeof(rec), &n));
 		CHECK_OK(pms_perfdata_writer_write(w, rec, n));
 	}
 	return finish_file(w, fd, path, dir, len);
+}
+
+static unsigned char *write_mem(size_t *len)
+{
+	return write_back(SIZE_MAX, SIZE_MAX, len);
 }
 
 PMS_TEST(lazy_samples_decode_as_eager)
@@ -374,43 +388,6 @@ out:
 	pms_perfdata_reader_free(ra);
 	pms_perfdata_reader_free(rb);
 	free(buf);
-}
-
-/* write_mem's file with sample back's time before the one ahead of it
- * (SIZE_MAX: none), and a FINISHED_ROUND before sample round (SIZE_MAX:
- * none). */
-static unsigned char *write_back(size_t back, size_t round, size_t *len)
-{
-	char dir[256], path[512];
-	struct pms_perfdata_writer *w = NULL;
-	struct perf_event_attr a0 = mk_attr(ST_FIXED, 0x1cd), a1 = mk_attr(ST_CHAIN, 0x2cd);
-	const uint64_t id0 = 1, id1 = 2, chain[3] = { 0x401000, 0x402000, 0x403000 };
-	struct pms_sample_layout l0, l1;
-	unsigned char rec[512];
-
-	CHECK(pt_mkdtemp(dir, sizeof(dir)) != NULL);
-	snprintf(path, sizeof(path), "%s/back.data", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	CHECK(fd >= 0);
-	pms_sample_layout_from_attr(&l0, &a0);
-	pms_sample_layout_from_attr(&l1, &a1);
-	CHECK_OK(pms_perfdata_writer_open(fd, &w));
-	CHECK_OK(pms_perfdata_writer_add_attr(w, &a0, &id0, 1));
-	CHECK_OK(pms_perfdata_writer_add_attr(w, &a1, &id1, 1));
-	for (uint64_t i = 0; w && i < NSAMPLES; i++) {
-		struct pms_record r;
-		size_t n = 0;
-		mk_sample(&r, i, chain);
-		if (i == back)
-			r.sample.time -= 10;
-		if (i == round) {
-			const unsigned char fin[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };
-			CHECK_OK(pms_perfdata_writer_write(w, fin, sizeof(fin)));
-		}
-		CHECK_OK(pms_record_encode(i % 2 ? &l1 : &l0, &r, rec, sizeof(rec), &n));
-		CHECK_OK(pms_perfdata_writer_write(w, rec, n));
-	}
-	return finish_file(w, fd, path, dir, len);
 }
 
 /* The order look (pms_pd_reader_order_look: a fixed-field sample judged

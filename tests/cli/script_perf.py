@@ -256,7 +256,7 @@ def main():
                     known += 1
                     print('known: script %s %s: perf 3.x file, one thread named :TID by perf' % (' '.join(opts), f))
                     continue
-                if rc == 0 and out != pout and (os.path.basename(f), opts[-1]) in KNOWN_SYM and \
+                if rc == 0 and out != pout and (os.path.basename(f), opts[-1] if opts else None) in KNOWN_SYM and \
                    re.sub(rb'(?m)^(\t *[0-9a-f]+) \S+ \(', rb'\1 (', pout) == out:
                     known += 1
                     print('known: script %s %s: perf names chain frames under -F ip,dso' % (' '.join(opts), f))

@@ -132,14 +132,18 @@ void pms_pathprof_free(struct pms_pathprof *p)
 	free(p);
 }
 
-static uint64_t frames_hash(const struct pms_frame *f, size_t n)
+/* The hash of f[0..n), and in *any the frames' flags or'ed. */
+static uint64_t frames_hash(const struct pms_frame *f, size_t n, uint32_t *any)
 {
 	uint64_t h = 1469598103934665603ULL ^ n;
+	uint32_t fl = 0;
 	for (size_t i = 0; i < n; i++) {
+		fl |= f[i].flags;
 		h ^= f[i].ip + ((uint64_t)f[i].flags << 56);
 		h *= 1099511628211ULL;
 		h ^= h >> 29;
 	}
+	*any = fl;
 	return h;
 }
 
@@ -228,7 +232,8 @@ static int reserve_paths(struct pms_pathprof *p, size_t n)
 /* The index of the path f[0..n), added when new; negative on no memory. */
 static long intern(struct pms_pathprof *p, const struct pms_frame *f, size_t n)
 {
-	uint64_t h = frames_hash(f, n);
+	uint32_t any;
+	uint64_t h = frames_hash(f, n, &any);
 	int rc;
 
 	if ((p->n + 1) * 2 > p->nslots && (rc = rehash(p)) < 0)
@@ -240,9 +245,7 @@ static long intern(struct pms_pathprof *p, const struct pms_frame *f, size_t n)
 		return rc;
 	struct path *x = &p->v[p->n];
 	memset(x, 0, sizeof(*x));
-	bool flagged = false;
-	for (size_t i = 0; i < n && !flagged; i++)
-		flagged = f[i].flags != 0;
+	bool flagged = any != 0;
 	size_t words = n + (flagged ? (n + 1) / 2 : 0);
 	struct fblock *b = p->blocks;
 	if (!b || b->cap - b->used < words) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pmuscope/pathprof.h"
+#include "report/memprof_int.h"
 #include "report/pathprof_int.h"
 #include "report/pathprof_merge.h"
 #include "util/error.h"
@@ -15,22 +16,38 @@
 
 #define DEFAULT_TOP 10
 
+/* A path's n frames: w[0..n) their ips; when flagged, their flags after
+ * them (n uint32_t from w + n), else every flag 0 (a user-space path's
+ * usual frames): 8 bytes a frame, not a struct pms_frame's 16 (of 58 MB
+ * of frames on 200 K paths, the first touch of the pages was a tenth of
+ * the report, issue 33). */
 struct path {
-	struct pms_frame *f;
-	size_t n;
+	uint64_t *w;
+	uint32_t n;
+	bool flagged, truncated;
 	uint64_t hash;
 	uint64_t samples, latency, weighted, resolved, remote;
-	bool truncated;
 };
 
-/* The paths' frames, in blocks (one malloc per block, not per path: a file
- * of call stacks has millions of distinct paths). */
+static uint32_t path_flags(const struct path *x, size_t i)
+{
+	return x->flagged ? ((const uint32_t *)(const void *)(x->w + x->n))[i] : 0;
+}
+
+/* The paths' words (struct path), in blocks (one allocation per block, not
+ * per path: a file of call stacks has millions of distinct paths).  The
+ * first FBLOCK_SMALL blocks are of FBLOCK_WORDS words, allocated; the later
+ * ones of 2 MiB, on huge pages where the kernel gives them (mp_big_calloc;
+ * this machine gave none, AnonHugePages 0).  A block's bytes:
+ * fblock_bytes(its cap). */
 struct fblock {
 	struct fblock *next;
 	size_t used, cap;
-	struct pms_frame f[];
+	uint64_t w[];
 };
-#define FBLOCK_FRAMES 32768
+#define FBLOCK_WORDS 65536
+#define FBLOCK_SMALL 4
+#define FBLOCK_BIG ((IPTAB_HUGE - sizeof(struct fblock)) / sizeof(uint64_t))
 
 struct lastbr {
 	uint64_t from, to, samples, latency, weighted, mispred;
@@ -46,9 +63,10 @@ struct pms_pathprof {
 	/* open addressing: path index + 1 in the low half, 0 empty; the
 	 * hash's high half in the high half (a probe reads the path only
 	 * when they match) */
-	uint64_t *slots;
+	uint64_t *slots; /* mp_big_calloc'd: of megabytes, probed at random */
 	size_t nslots;
 	struct fblock *blocks; /* the paths' frames, the newest first */
+	size_t nblocks;
 	uint32_t *of;    /* kept mode: path index + 1 of each sample (0 none) */
 	size_t nof, capof;
 	uint64_t samples, with_path, without_path, truncated;
@@ -93,39 +111,53 @@ int pms_pathprof_new(struct pms_sys *sys, const struct pms_pathprof_opts *opts,
 	return 0;
 }
 
+static size_t fblock_bytes(size_t cap)
+{
+	return sizeof(struct fblock) + cap * sizeof(uint64_t);
+}
+
 void pms_pathprof_free(struct pms_pathprof *p)
 {
 	if (!p)
 		return;
 	for (struct fblock *b = p->blocks, *nx; b; b = nx) {
 		nx = b->next;
-		free(b);
+		mp_big_free(b, fblock_bytes(b->cap));
 	}
 	free(p->v);
-	free(p->slots);
+	mp_big_free(p->slots, p->nslots * sizeof(*p->slots));
 	free(p->of);
 	free(p->br);
 	pms_unwinder_free(p->uw);
 	free(p);
 }
 
-static uint64_t frames_hash(const struct pms_frame *f, size_t n)
+/* The hash of f[0..n), and in *any the frames' flags or'ed. */
+static uint64_t frames_hash(const struct pms_frame *f, size_t n, uint32_t *any)
 {
 	uint64_t h = 1469598103934665603ULL ^ n;
+	uint32_t fl = 0;
 	for (size_t i = 0; i < n; i++) {
+		fl |= f[i].flags;
 		h ^= f[i].ip + ((uint64_t)f[i].flags << 56);
 		h *= 1099511628211ULL;
 		h ^= h >> 29;
 	}
+	*any = fl;
 	return h;
 }
 
-static bool frames_eq(const struct path *a, const struct pms_frame *f, size_t n)
+/* Whether path a is f[0..n) or, f NULL, path y. */
+static bool frames_eq(const struct path *a, const struct pms_frame *f, size_t n,
+		      const struct path *y)
 {
 	if (a->n != n)
 		return false;
+	if (!f)
+		return a->flagged == y->flagged &&
+		       !memcmp(a->w, y->w, (n + (a->flagged ? (n + 1) / 2 : 0)) * sizeof(*a->w));
 	for (size_t i = 0; i < n; i++)
-		if (a->f[i].ip != f[i].ip || a->f[i].flags != f[i].flags)
+		if (a->w[i] != f[i].ip || path_flags(a, i) != f[i].flags)
 			return false;
 	return true;
 }
@@ -143,7 +175,7 @@ static size_t slot_idx(uint64_t slot)
 /* The slots made ns (a power of two above p->n * 2), every path put back. */
 static int rehash_to(struct pms_pathprof *p, size_t ns)
 {
-	uint64_t *s = calloc(ns, sizeof(*s));
+	uint64_t *s = mp_big_calloc(ns * sizeof(*s));
 	if (!s)
 		return pms_err(PMS_ENOMEM, "pathprof: no memory");
 	for (size_t i = 0; i < p->n; i++) {
@@ -152,7 +184,7 @@ static int rehash_to(struct pms_pathprof *p, size_t ns)
 			h = (h + 1) & (ns - 1);
 		s[h] = slot_val(p->v[i].hash, i);
 	}
-	free(p->slots);
+	mp_big_free(p->slots, p->nslots * sizeof(*p->slots));
 	p->slots = s;
 	p->nslots = ns;
 	return 0;
@@ -163,16 +195,17 @@ static int rehash(struct pms_pathprof *p)
 	return rehash_to(p, p->nslots ? p->nslots * 2 : 256);
 }
 
-/* The slot of the path f[0..n) of hash h: its own, or the empty one where
- * it goes (the slots less than half full). */
-static size_t slot_of(const struct pms_pathprof *p, uint64_t h, const struct pms_frame *f, size_t n)
+/* The slot of the path f[0..n) (or, f NULL, of path y) of hash h: its own,
+ * or the empty one where it goes (the slots less than half full). */
+static size_t slot_of(const struct pms_pathprof *p, uint64_t h, const struct pms_frame *f, size_t n,
+		      const struct path *y)
 {
 	size_t k = (size_t)h & (p->nslots - 1);
 	uint64_t tag = h & 0xffffffff00000000ULL;
 	while (p->slots[k]) {
 		if ((p->slots[k] & 0xffffffff00000000ULL) == tag) {
 			const struct path *x = &p->v[slot_idx(p->slots[k])];
-			if (x->hash == h && frames_eq(x, f, n))
+			if (x->hash == h && frames_eq(x, f, n, y))
 				break;
 		}
 		k = (k + 1) & (p->nslots - 1);
@@ -199,32 +232,43 @@ static int reserve_paths(struct pms_pathprof *p, size_t n)
 /* The index of the path f[0..n), added when new; negative on no memory. */
 static long intern(struct pms_pathprof *p, const struct pms_frame *f, size_t n)
 {
-	uint64_t h = frames_hash(f, n);
+	uint32_t any;
+	uint64_t h = frames_hash(f, n, &any);
 	int rc;
 
 	if ((p->n + 1) * 2 > p->nslots && (rc = rehash(p)) < 0)
 		return rc;
-	size_t k = slot_of(p, h, f, n);
+	size_t k = slot_of(p, h, f, n, NULL);
 	if (p->slots[k])
 		return (long)slot_idx(p->slots[k]);
 	if (p->n == p->cap && (rc = reserve_paths(p, p->cap ? p->cap * 2 : 64)) < 0)
 		return rc;
 	struct path *x = &p->v[p->n];
 	memset(x, 0, sizeof(*x));
+	bool flagged = any != 0;
+	size_t words = n + (flagged ? (n + 1) / 2 : 0);
 	struct fblock *b = p->blocks;
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > FBLOCK_FRAMES ? n : FBLOCK_FRAMES;
-		if (!(b = malloc(sizeof(*b) + cap * sizeof(*b->f))))
+	if (!b || b->cap - b->used < words) {
+		size_t cap = p->nblocks < FBLOCK_SMALL ? FBLOCK_WORDS : FBLOCK_BIG;
+		if (cap < words)
+			cap = words;
+		if (!(b = mp_big_calloc(fblock_bytes(cap))))
 			return pms_err(PMS_ENOMEM, "pathprof: no memory");
 		b->next = p->blocks;
 		b->used = 0;
 		b->cap = cap;
 		p->blocks = b;
+		p->nblocks++;
 	}
-	x->f = b->f + b->used;
-	b->used += n;
-	memcpy(x->f, f, n * sizeof(*f));
-	x->n = n;
+	x->w = b->w + b->used;
+	b->used += words;
+	for (size_t i = 0; i < n; i++)
+		x->w[i] = f[i].ip;
+	if (flagged)
+		for (size_t i = 0; i < n; i++)
+			((uint32_t *)(void *)(x->w + n))[i] = f[i].flags;
+	x->n = (uint32_t)n;
+	x->flagged = flagged;
 	x->hash = h;
 	p->slots[k] = slot_val(h, p->n);
 	return (long)p->n++;
@@ -338,6 +382,7 @@ static __attribute__((noinline)) int add_src(struct pms_pathprof *p,
 					     const struct pms_memsrc_sample *s,
 					     const struct pms_maps *maps)
 {
+	const struct pms_frame *f = p->buf;
 	size_t n = 0;
 	bool cut = false;
 	long idx = -1;
@@ -355,8 +400,12 @@ static __attribute__((noinline)) int add_src(struct pms_pathprof *p,
 		cut = rc == 1;
 	} else if (s->path.how != PMS_CALLGRAPH_NONE) {
 		n = s->path.n < PMS_CALLPATH_MAX ? s->path.n : PMS_CALLPATH_MAX;
-		memcpy(p->buf, s->path.frames, n * sizeof(*p->buf));
 		cut = s->path.truncated || s->path.n > PMS_CALLPATH_MAX;
+		/* interned from the sample's own frames unless changed below */
+		if ((s->ms.valid & PMS_MS_KERNEL_FOREIGN) || p->o.hide_kernel)
+			memcpy(p->buf, s->path.frames, n * sizeof(*p->buf));
+		else
+			f = s->path.frames;
 	}
 	if (s->ms.valid & PMS_MS_KERNEL_FOREIGN) /* a merged report's file of another kernel */
 		for (size_t i = 0; i < n; i++)
@@ -365,7 +414,7 @@ static __attribute__((noinline)) int add_src(struct pms_pathprof *p,
 	if (p->o.hide_kernel)
 		n = hide_kernel(p->buf, n);
 	if (n) {
-		if ((idx = intern(p, p->buf, n)) < 0)
+		if ((idx = intern(p, f, n)) < 0)
 			return (int)idx;
 		struct path *x = &p->v[idx];
 		x->samples++;
@@ -450,6 +499,7 @@ static void take_all(struct pms_pathprof *dst, struct pms_pathprof *src)
 	src->nbr = t.nbr;
 	src->capbr = t.capbr;
 	src->blocks = t.blocks;
+	src->nblocks = t.nblocks;
 }
 
 #define MERGE_AHEAD 16
@@ -488,7 +538,7 @@ int pms_pathprof_merge(struct pms_pathprof *dst, struct pms_pathprof *src)
 		if (i + MERGE_AHEAD < src->n)
 			__builtin_prefetch(&dst->slots[(size_t)src->v[i + MERGE_AHEAD].hash &
 						       (dst->nslots - 1)]);
-		size_t k = slot_of(dst, y->hash, y->f, y->n);
+		size_t k = slot_of(dst, y->hash, NULL, y->n, y);
 		if (!dst->slots[k]) {
 			dst->v[dst->n] = *y; /* its frames in src's blocks, dst's below */
 			dst->slots[k] = slot_val(y->hash, dst->n);
@@ -511,6 +561,8 @@ int pms_pathprof_merge(struct pms_pathprof *dst, struct pms_pathprof *src)
 		tail = &(*tail)->next;
 	*tail = src->blocks;
 	src->blocks = NULL;
+	dst->nblocks += src->nblocks;
+	src->nblocks = 0;
 	src->n = 0;
 	for (size_t i = 0; i < src->nof; i++)
 		dst->of[dst->nof++] = src->of[i] ? to[src->of[i] - 1] : 0;
@@ -588,10 +640,10 @@ static int name_frames(struct pms_pathreport_path *x, const struct path *src,
 	x->nframes = src->n;
 	for (size_t i = 0; i < src->n && rc >= 0; i++) {
 		struct pms_pathreport_frame *f = &x->frames[i];
-		bool kern = src->f[i].flags & PMS_FRAME_KERNEL;
+		bool kern = path_flags(src, i) & PMS_FRAME_KERNEL;
 		struct pms_symbol sy = { 0 };
-		f->ip = src->f[i].ip;
-		f->flags = src->f[i].flags;
+		f->ip = src->w[i];
+		f->flags = path_flags(src, i);
 		f->module = dup0(kern ? "[kernel]" : "", &rc);
 		if (!sym || (f->flags & (PMS_FRAME_HIDDEN | PMS_FRAME_FOREIGN)) || (kern && !name_kernel) ||
 		    !f->ip)
@@ -631,10 +683,11 @@ static int cmp_samples(const void *a, const void *b)
 	if (x->n != y->n)
 		return x->n < y->n ? -1 : 1;
 	for (size_t i = 0; i < x->n; i++) {
-		if (x->f[i].ip != y->f[i].ip)
-			return x->f[i].ip < y->f[i].ip ? -1 : 1;
-		if (x->f[i].flags != y->f[i].flags)
-			return x->f[i].flags < y->f[i].flags ? -1 : 1;
+		if (x->w[i] != y->w[i])
+			return x->w[i] < y->w[i] ? -1 : 1;
+		uint32_t xf = path_flags(x, i), yf = path_flags(y, i);
+		if (xf != yf)
+			return xf < yf ? -1 : 1;
 	}
 	return 0;
 }

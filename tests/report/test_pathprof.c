@@ -410,4 +410,58 @@ PMS_TEST(unwind_own_stack)
 #endif
 }
 
+/* Paths of the same ips apart only in a frame's flags stay apart, and each
+ * comes back with its own flags (the collector keeps flags only for paths
+ * that have one set: odd and even lengths, an inline depth). */
+PMS_TEST(flags_apart)
+{
+	struct pms_sys *sys = NULL;
+	struct pms_pathprof *p = NULL;
+	struct pms_pathreport *r = NULL;
+	struct pms_pathprof_opts o = PMS_PATHPROF_OPTS_INIT;
+	const uint32_t inl = PMS_FRAME_INLINE | (2u << PMS_FRAME_INLINE_SHIFT);
+	const struct pms_frame v[4][3] = {
+		{ { 0x1000, 0 }, { 0x2000, 0 }, { 0x3000, 0 } },
+		{ { 0x1000, 0 }, { 0x2000, PMS_FRAME_DWARF }, { 0x3000, 0 } },
+		{ { 0x1000, inl }, { 0x2000, 0 }, { 0x3000, 0 } },
+		{ { 0x1000, 0 }, { 0x2000, 0 }, { 0x3000, PMS_FRAME_DWARF } },
+	};
+	CHECK_OK(pms_sys_new(&sys, NULL));
+	o.top = 8;
+	CHECK_OK(pms_pathprof_new(sys, &o, &p));
+	/* path i: i + 1 samples, as 3 frames; and path 1 as its first 2 */
+	for (size_t i = 0; i < 4; i++)
+		for (size_t k = 0; k <= i; k++) {
+			struct pms_memsrc_sample x = mk(v[i], 3, 0, 0, 0);
+			CHECK_OK(pms_pathprof_add_src(p, &x, NULL));
+		}
+	for (int k = 0; k < 6; k++) {
+		struct pms_memsrc_sample x = mk(v[1], 2, 0, 0, 0);
+		CHECK_OK(pms_pathprof_add_src(p, &x, NULL));
+	}
+	CHECK_OK(pms_pathprof_report(p, NULL, NULL, false, &r));
+	if (r) {
+		CHECK_EQ_U64(pms_pathreport_distinct(r), 5);
+		CHECK_EQ_U64(pms_pathreport_path_count(r, PMS_PATHS_BY_SAMPLES), 5);
+		const struct pms_pathreport_path *two = pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, 0);
+		CHECK_EQ_U64(two->samples, 6);
+		CHECK_EQ_U64(two->nframes, 2);
+		CHECK_EQ_U64(two->frames[1].flags, PMS_FRAME_DWARF);
+		/* then v[3], v[2], v[1], v[0]: 4, 3, 2, 1 samples */
+		for (size_t j = 1; j < 5; j++) {
+			const struct pms_pathreport_path *x = pms_pathreport_path_at(r, PMS_PATHS_BY_SAMPLES, j);
+			const struct pms_frame *want = v[4 - j];
+			CHECK_EQ_U64(x->samples, 5 - j);
+			CHECK_EQ_U64(x->nframes, 3);
+			for (size_t f = 0; f < 3 && f < x->nframes; f++) {
+				CHECK_EQ_U64(x->frames[f].ip, want[f].ip);
+				CHECK_EQ_U64(x->frames[f].flags, want[f].flags);
+			}
+		}
+	}
+	pms_pathreport_free(r);
+	pms_pathprof_free(p);
+	pms_sys_free(sys);
+}
+
 PMS_TEST_MAIN()

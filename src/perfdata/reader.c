@@ -833,26 +833,34 @@ void pd_unknown_summary(struct pms_perfdata_reader *r)
  * decoded.  1, or 0 when the next record is not such a sample or does not
  * decode (next_event reads it, and says what is wrong with it); 2 when it
  * was decoded over the event before (pms_pd_reader_decode_over). */
-static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+/* The attr of the SAMPLE record next in a whole host-order buffer (its
+ * size in *size), or NULL when the next record is not one. */
+static inline const struct rattr *sample_next(struct pms_perfdata_reader *r, uint16_t *size)
 {
 	if (r->stream || r->swap || !r->nattrs || r->dpos < r->dlen || r->pos >= r->end ||
 	    r->end - r->pos < 8)
-		return 0;
+		return NULL;
 	const unsigned char *p = r->buf + r->pos;
 	uint32_t type;
-	uint16_t misc, size;
 	memcpy(&type, p, 4);
-	memcpy(&size, p + 6, 2);
-	if (type != PMS_RECORD_SAMPLE || size < 8 || size > r->end - r->pos)
-		return 0;
-	size_t ai = 0;
+	memcpy(size, p + 6, 2);
+	if (type != PMS_RECORD_SAMPLE || *size < 8 || *size > r->end - r->pos)
+		return NULL;
 	if (r->nattrs > 1 && r->ids.n) {
-		long i = attr_of(r, p, size);
-		if (i < 0)
-			return 0;
-		ai = (size_t)i;
+		long i = attr_of(r, p, *size);
+		return i < 0 ? NULL : &r->attrs[i];
 	}
-	const struct rattr *a = &r->attrs[ai];
+	return r->attrs;
+}
+
+static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_event *ev)
+{
+	uint16_t misc, size;
+	const struct rattr *a = sample_next(r, &size);
+	if (!a)
+		return 0;
+	const unsigned char *p = r->buf + r->pos;
+	size_t ai = (size_t)(a - r->attrs);
 	int ret = 1;
 	drop_read(r);
 	if (r->lazy_samples && a->fixed.body && size - 8u >= a->fixed.body &&
@@ -870,7 +878,7 @@ static inline int next_fast(struct pms_perfdata_reader *r, struct pms_perfdata_e
 	} else if (r->lazy_samples && a->fixed.body && size - 8u >= a->fixed.body &&
 		   size - 8u - a->fixed.body < 8) {
 		memcpy(&misc, p + 4, 2);
-		ev->rec.type = type;
+		ev->rec.type = PMS_RECORD_SAMPLE;
 		ev->rec.misc = misc;
 		ev->rec.size = size;
 		ev->rec.sample.present = 0;
@@ -1156,24 +1164,8 @@ int pms_perfdata_next(struct pms_perfdata_reader *r, struct pms_perfdata_event *
  * out lazily): its attr, or NULL. */
 static inline const struct rattr *plan_sample_next(struct pms_perfdata_reader *r, uint16_t *size)
 {
-	if (r->stream || r->swap || !r->nattrs || r->dpos < r->dlen || r->window ||
-	    r->pos >= r->end || r->end - r->pos < 8)
-		return NULL;
-	const unsigned char *p = r->buf + r->pos;
-	uint32_t type;
-	memcpy(&type, p, 4);
-	memcpy(size, p + 6, 2);
-	if (type != PMS_RECORD_SAMPLE || *size < 8 || *size > r->end - r->pos)
-		return NULL;
-	size_t ai = 0;
-	if (r->nattrs > 1 && r->ids.n) {
-		long i = attr_of(r, p, *size);
-		if (i < 0)
-			return NULL;
-		ai = (size_t)i;
-	}
-	const struct rattr *a = &r->attrs[ai];
-	if (!a->fixed.body || *size - 8u < a->fixed.body || *size - 8u - a->fixed.body >= 8)
+	const struct rattr *a = r->window ? NULL : sample_next(r, size);
+	if (!a || !a->fixed.body || *size - 8u < a->fixed.body || *size - 8u - a->fixed.body >= 8)
 		return NULL;
 	return a;
 }
